@@ -1,0 +1,131 @@
+package io.leasehold.cli.command;
+
+import io.leasehold.cli.DurationConverter;
+import io.leasehold.server.LeaseholdNode;
+import io.leasehold.server.NodeConfig;
+import io.leasehold.server.Peer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code leasehold server}: runs one node until SIGINT/SIGTERM. */
+@Command(
+    name = "server",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Runs one Leasehold node until interrupted.",
+        "",
+        "Standalone (one node, for local work and tests):",
+        "  leasehold server --standalone",
+        "One node of a three-node cluster:",
+        "  leasehold server --id n1 --peers n1=10.0.0.1:7401:7400,n2=10.0.0.2:7401:7400,n3=10.0.0.3:7401:7400",
+        ""},
+    sortOptions = false)
+public final class ServerCommand implements Callable<Integer> {
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--standalone", description = "Run a one-node cluster on loopback (id n1 unless --id is given).")
+  boolean standalone;
+
+  @Option(names = "--id", description = "This node's id; must be one of --peers.")
+  String id;
+
+  @Option(names = "--peers", paramLabel = "ID=HOST:PEER_PORT:CLIENT_PORT,...",
+      description = "Every member of the cluster, this node included. Also from LEASEHOLD_PEERS.",
+      defaultValue = "${env:LEASEHOLD_PEERS}")
+  String peers;
+
+  @Option(names = "--data-dir", paramLabel = "DIR", description = "Where the node keeps its Raft log and state (default: ./leasehold-data/<id>).")
+  Path dataDir;
+
+  @Option(names = "--client-port", description = "With --standalone: the gRPC API port (default: ${DEFAULT-VALUE}).", defaultValue = "" + NodeConfig.DEFAULT_CLIENT_PORT)
+  int clientPort;
+
+  @Option(names = "--peer-port", description = "With --standalone: the Raft port (default: ${DEFAULT-VALUE}).", defaultValue = "" + NodeConfig.DEFAULT_PEER_PORT)
+  int peerPort;
+
+  @Option(names = "--listen-host", description = "Address to bind both ports to (default: this node's host in --peers).")
+  String listenHost;
+
+  @Option(names = "--cluster-name", description = "Names the Raft group; every member must agree (default: ${DEFAULT-VALUE}).", defaultValue = NodeConfig.DEFAULT_CLUSTER_NAME)
+  String clusterName;
+
+  @Option(names = "--election-timeout-min", converter = DurationConverter.class, defaultValue = "1s",
+      description = "Shortest wait before a follower without a leader stands for election (default: ${DEFAULT-VALUE}).")
+  Duration electionTimeoutMin;
+
+  @Option(names = "--election-timeout-max", converter = DurationConverter.class, defaultValue = "2s",
+      description = "Longest such wait; must not exceed the 2s minimum lease TTL (default: ${DEFAULT-VALUE}).")
+  Duration electionTimeoutMax;
+
+  @Option(names = "--tick-interval", converter = DurationConverter.class, defaultValue = "100ms",
+      description = "How often the leader looks for expired leases (default: ${DEFAULT-VALUE}).")
+  Duration tickInterval;
+
+  @Option(names = "--stall-threshold", converter = DurationConverter.class, defaultValue = "500ms",
+      description = "A ticker or apply-loop stall longer than this extends every lease by the stall (default: ${DEFAULT-VALUE}).")
+  Duration stallThreshold;
+
+  @Option(names = "--request-timeout", converter = DurationConverter.class, defaultValue = "10s",
+      description = "How long a request waits for a leader before UNAVAILABLE (default: ${DEFAULT-VALUE}).")
+  Duration requestTimeout;
+
+  @Option(names = "--snapshot-threshold", paramLabel = "ENTRIES", defaultValue = "100000",
+      description = "Take a snapshot and purge the log after this many entries (default: ${DEFAULT-VALUE}).")
+  long snapshotThreshold;
+
+  /** Runs until shutdown; tests use {@link #build} and drive the node themselves. */
+  @Override
+  public Integer call() throws Exception {
+    NodeConfig config = build();
+    LeaseholdNode node = LeaseholdNode.start(config);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      node.close();
+      stopped.countDown();
+    }, "leasehold-shutdown"));
+    spec.commandLine().getOut().printf("leasehold node %s: clients on %s, peers on %s, data in %s%n",
+        config.id(), config.self().clientAddress(), config.self().peerAddress(), config.dataDir().toAbsolutePath());
+    spec.commandLine().getOut().flush();
+    stopped.await();
+    return 0;
+  }
+
+  /** The node configuration these options describe; IllegalArgumentException names the bad option. */
+  public NodeConfig build() {
+    NodeConfig.Builder b;
+    if (standalone) {
+      if (peers != null && !peers.isBlank()) {
+        throw new IllegalArgumentException("--standalone and --peers are mutually exclusive");
+      }
+      String nodeId = id == null ? "n1" : id;
+      b = NodeConfig.builder().id(nodeId).peers(List.of(new Peer(nodeId, "127.0.0.1", peerPort, clientPort)));
+    } else {
+      if (peers == null || peers.isBlank()) {
+        throw new IllegalArgumentException("--peers is required (or use --standalone for a one-node cluster)");
+      }
+      if (id == null) {
+        throw new IllegalArgumentException("--id is required with --peers");
+      }
+      b = NodeConfig.builder().id(id).peers(peers);
+    }
+    String nodeId = id == null ? "n1" : id;
+    b.dataDir(dataDir != null ? dataDir : Path.of("leasehold-data", nodeId))
+        .clusterName(clusterName)
+        .electionTimeout(electionTimeoutMin, electionTimeoutMax)
+        .tickInterval(tickInterval)
+        .stallThreshold(stallThreshold)
+        .requestTimeout(requestTimeout)
+        .snapshotThreshold(snapshotThreshold);
+    if (listenHost != null) {
+      b.listenHost(listenHost);
+    }
+    return b.build();
+  }
+}

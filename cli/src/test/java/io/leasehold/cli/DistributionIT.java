@@ -1,0 +1,87 @@
+package io.leasehold.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.GetRequest;
+import io.leasehold.proto.v1.GetResponse;
+import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.server.TestCluster;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The packaged jar, run as a real OS process the way the launcher runs it. */
+class DistributionIT {
+  @TempDir
+  Path dir;
+  final List<Process> processes = new ArrayList<>();
+
+  @AfterEach
+  void killAll() {
+    processes.forEach(Process::destroyForcibly);
+  }
+
+  Process server(int clientPort, int peerPort) throws IOException {
+    Path jar = Path.of(System.getProperty("leasehold.jar", "target/leasehold.jar"));
+    assertTrue(Files.exists(jar), "the distribution jar exists: " + jar.toAbsolutePath());
+    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString(),
+        "server", "--standalone", "--client-port", "" + clientPort, "--peer-port", "" + peerPort,
+        "--data-dir", dir.resolve("n1").toString())
+        .redirectErrorStream(true)
+        .redirectOutput(dir.resolve("server-" + processes.size() + ".log").toFile())
+        .start();
+    processes.add(p);
+    return p;
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  @Test
+  void standaloneServerServesLeasesAndKeepsThemAcrossARestart() throws Exception {
+    int clientPort = freePort();
+    int peerPort = freePort();
+    Process first = server(clientPort, peerPort);
+    ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", clientPort).usePlaintext().build();
+    try {
+      LeasesGrpc.LeasesBlockingStub leases = LeasesGrpc.newBlockingStub(channel);
+      AcquireRequest acquire = AcquireRequest.newBuilder().setName("lock/e2e").setHolder("runner-1")
+          .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(3600)).build();
+      AcquireResponse granted = TestCluster.eventually("the packaged server answers", Duration.ofSeconds(60),
+          () -> java.util.Optional.of(leases.withDeadlineAfter(5, TimeUnit.SECONDS).acquire(acquire)));
+      assertEquals(Outcome.GRANTED, granted.getOutcome());
+      String log = Files.readString(dir.resolve("server-0.log"));
+      assertTrue(log.contains("leasehold node n1: clients on 127.0.0.1:" + clientPort), log);
+
+      first.destroy(); // SIGTERM: the shutdown hook closes the node cleanly
+      assertTrue(first.waitFor(30, TimeUnit.SECONDS), "the server exits on SIGTERM");
+      assertEquals(143, first.exitValue(), "killed by SIGTERM after a clean shutdown");
+
+      server(clientPort, peerPort);
+      GetResponse after = TestCluster.eventually("the restarted server answers", Duration.ofSeconds(60),
+          () -> java.util.Optional.of(leases.withDeadlineAfter(5, TimeUnit.SECONDS)
+              .get(GetRequest.newBuilder().setName("lock/e2e").build())));
+      assertTrue(after.getFound(), "the lease survives a restart from the data dir");
+      assertEquals(granted.getLease().getToken(), after.getLease().getToken());
+    } finally {
+      channel.shutdownNow();
+    }
+  }
+}

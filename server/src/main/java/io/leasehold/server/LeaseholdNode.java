@@ -1,0 +1,221 @@
+package io.leasehold.server;
+
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.leasehold.server.api.ClusterService;
+import io.leasehold.server.api.LeasesService;
+import io.leasehold.server.api.StrictProtobuf;
+import io.leasehold.server.expiry.ExpiryTicker;
+import io.leasehold.statemachine.core.ApplyResult;
+import io.leasehold.statemachine.ratis.LeaseStateMachine;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Leasehold node: a Ratis server on the peer port, the gRPC API on the client port, and the
+ * expiry ticker that runs while this node leads.
+ *
+ * <p>Data layout: {@code <data-dir>/raft} holds Ratis's log and snapshots,
+ * {@code <data-dir>/state} the live RocksDB.
+ */
+public final class LeaseholdNode implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaseholdNode.class);
+
+  private final NodeConfig config;
+  private final RaftGroupId groupId;
+  private final LeaseStateMachine stateMachine;
+  private final RaftServer raftServer;
+  private final Replicator replicator;
+  private final ExpiryTicker ticker;
+  private final Server grpcServer;
+  private volatile boolean closed;
+
+  private LeaseholdNode(NodeConfig config) throws IOException {
+    this.config = config;
+    this.groupId = groupId(config.clusterName());
+    RaftPeerId selfId = RaftPeerId.valueOf(config.id());
+    List<RaftPeer> peers = config.peers().stream()
+        .map(p -> RaftPeer.newBuilder().setId(p.id()).setAddress(p.peerAddress()).build())
+        .toList();
+    RaftGroup group = RaftGroup.valueOf(groupId, peers);
+
+    ExpiryTicker expiry = new ExpiryTicker(config.tickInterval(), config.stallThreshold(), System::nanoTime);
+    this.ticker = expiry;
+    this.stateMachine = new LeaseStateMachine(config.dataDir().resolve("state"), new LeaseStateMachine.Listener() {
+      @Override
+      public void onApplied(ApplyResult result) {
+        expiry.onApplied(result);
+      }
+
+      @Override
+      public void onLeaderReady() {
+        expiry.promote();
+      }
+
+      @Override
+      public void onNotLeader() {
+        expiry.demote();
+      }
+    }, LeaseholdNode::wallClockMicros);
+
+    this.raftServer = RaftServer.newBuilder()
+        .setServerId(selfId)
+        .setGroup(group)
+        .setProperties(serverProperties(config))
+        .setStateMachine(stateMachine)
+        .setOption(RaftStorage.StartupOption.RECOVER)
+        .build();
+    RaftClient client = RaftClient.newBuilder()
+        .setProperties(clientProperties(config))
+        .setRaftGroup(group)
+        .setClientId(ClientId.randomId())
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+            (int) Math.max(1, config.requestTimeout().toMillis() / 200), TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
+        .build();
+    this.replicator = new Replicator(client, raftServer, groupId, selfId, stateMachine, LeaseholdNode::wallClockMicros);
+    this.grpcServer = NettyServerBuilder
+        .forAddress(new InetSocketAddress(config.bindHost(), config.self().clientPort()))
+        .addService(StrictProtobuf.wrap(new LeasesService(replicator, this::leaderClientAddress).bindService()))
+        .addService(StrictProtobuf.wrap(new ClusterService(this).bindService()))
+        .build();
+  }
+
+  /** Starts a node and returns once both ports are open (it may not have a leader yet). */
+  public static LeaseholdNode start(NodeConfig config) throws IOException {
+    LeaseholdNode node = new LeaseholdNode(config);
+    try {
+      node.raftServer.start();
+      node.ticker.bind(node.stateMachine, node.replicator::proposeHere, node::isLeader,
+          () -> node.division().getRaftLog().getLastCommittedIndex());
+      node.grpcServer.start();
+    } catch (IOException | RuntimeException e) {
+      node.close();
+      throw e;
+    }
+    LOG.info("node {} started: client {} peer {} data {}", config.id(), config.self().clientAddress(),
+        config.self().peerAddress(), config.dataDir());
+    return node;
+  }
+
+  static RaftGroupId groupId(String clusterName) {
+    return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("leasehold:" + clusterName).getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private static RaftProperties serverProperties(NodeConfig c) {
+    RaftProperties p = new RaftProperties();
+    RaftServerConfigKeys.setStorageDir(p, List.of(c.dataDir().resolve("raft").toFile()));
+    GrpcConfigKeys.Server.setHost(p, c.bindHost());
+    GrpcConfigKeys.Server.setPort(p, c.self().peerPort());
+    RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(c.electionTimeoutMin()));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(c.electionTimeoutMax()));
+    RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, c.snapshotThreshold());
+    RaftServerConfigKeys.Snapshot.setCreationGap(p, Math.min(1024, c.snapshotThreshold()));
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(Integer.MAX_VALUE, c.logPurgeGap()));
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(c.logSegmentSizeBytes()));
+    return p;
+  }
+
+  private static RaftProperties clientProperties(NodeConfig c) {
+    RaftProperties p = new RaftProperties();
+    RaftClientConfigKeys.Rpc.setRequestTimeout(p, millis(c.electionTimeoutMax().multipliedBy(2)));
+    return p;
+  }
+
+  private static TimeDuration millis(Duration d) {
+    return TimeDuration.valueOf(d.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  static long wallClockMicros() {
+    java.time.Instant now = java.time.Instant.now();
+    return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+  }
+
+  public NodeConfig config() {
+    return config;
+  }
+
+  public String id() {
+    return config.id();
+  }
+
+  public String clientAddress() {
+    return config.self().clientAddress();
+  }
+
+  public RaftServer.Division division() {
+    try {
+      return raftServer.getDivision(groupId);
+    } catch (IOException e) {
+      throw new IllegalStateException("Raft group " + groupId + " is not on this server", e);
+    }
+  }
+
+  /** The client address of the leader this node knows of, for redirect hints. */
+  public java.util.Optional<String> leaderClientAddress() {
+    RaftPeerId leader = division().getInfo().getLeaderId();
+    return leader == null ? java.util.Optional.empty() : config.peer(leader.toString()).map(Peer::clientAddress);
+  }
+
+  public boolean isLeader() {
+    return !closed && division().getInfo().isLeader();
+  }
+
+  public LeaseStateMachine stateMachine() {
+    return stateMachine;
+  }
+
+  public ExpiryTicker ticker() {
+    return ticker;
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    grpcServer.shutdownNow();
+    ticker.close();
+    try {
+      replicator.close();
+    } catch (IOException e) {
+      LOG.warn("closing Raft client: {}", e.toString());
+    }
+    try {
+      raftServer.close();
+    } catch (IOException e) {
+      LOG.warn("closing Raft server: {}", e.toString());
+    }
+    try {
+      grpcServer.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    LOG.info("node {} stopped", config.id());
+  }
+}

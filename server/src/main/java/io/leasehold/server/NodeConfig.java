@@ -1,0 +1,141 @@
+package io.leasehold.server;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Everything a node needs, with every default in one place. Built with {@link #builder}; invalid
+ * combinations fail in {@link Builder#build} with a message naming the option.
+ *
+ * @param listenHost the address the node binds both ports to; defaults to its own peer host
+ */
+public record NodeConfig(
+    String id,
+    List<Peer> peers,
+    Path dataDir,
+    Optional<String> listenHost,
+    String clusterName,
+    Duration electionTimeoutMin,
+    Duration electionTimeoutMax,
+    Duration tickInterval,
+    Duration stallThreshold,
+    Duration requestTimeout,
+    long snapshotThreshold,
+    long logSegmentSizeBytes,
+    long logPurgeGap) {
+
+  public static final int DEFAULT_CLIENT_PORT = 7400;
+  public static final int DEFAULT_PEER_PORT = 7401;
+  public static final String DEFAULT_CLUSTER_NAME = "leasehold";
+
+  public NodeConfig {
+    peers = List.copyOf(peers);
+  }
+
+  public Peer self() {
+    return peers.stream().filter(p -> p.id().equals(id)).findFirst().orElseThrow();
+  }
+
+  public Optional<Peer> peer(String peerId) {
+    return peers.stream().filter(p -> p.id().equals(peerId)).findFirst();
+  }
+
+  public String bindHost() {
+    return listenHost.orElse(self().host());
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A one-node cluster on loopback with default ports: {@code leasehold server --standalone}. */
+  public static Builder standalone() {
+    return builder().id("n1").peers(List.of(new Peer("n1", "127.0.0.1", DEFAULT_PEER_PORT, DEFAULT_CLIENT_PORT)));
+  }
+
+  public static final class Builder {
+    private String id;
+    private List<Peer> peers = List.of();
+    private Path dataDir;
+    private String listenHost;
+    private String clusterName = DEFAULT_CLUSTER_NAME;
+    private Duration electionTimeoutMin = Duration.ofMillis(1000);
+    private Duration electionTimeoutMax = Duration.ofMillis(2000);
+    private Duration tickInterval = Duration.ofMillis(100);
+    private Duration stallThreshold = Duration.ofMillis(500);
+    private Duration requestTimeout = Duration.ofSeconds(10);
+    private long snapshotThreshold = 100_000;
+    private long logSegmentSizeBytes = 32L << 20;
+    private long logPurgeGap = 1024;
+
+    public Builder id(String id) { this.id = id; return this; }
+    public Builder peers(List<Peer> peers) { this.peers = new ArrayList<>(peers); return this; }
+    /** Parses a comma-separated list of {@code id=host:peerPort:clientPort}. */
+    public Builder peers(String spec) {
+      List<Peer> parsed = new ArrayList<>();
+      for (String part : spec.split(",")) {
+        if (!part.isBlank()) {
+          parsed.add(Peer.parse(part.trim()));
+        }
+      }
+      return peers(parsed);
+    }
+    public Builder dataDir(Path dataDir) { this.dataDir = dataDir; return this; }
+    public Builder listenHost(String host) { this.listenHost = host; return this; }
+    public Builder clusterName(String name) { this.clusterName = name; return this; }
+    public Builder electionTimeout(Duration min, Duration max) { this.electionTimeoutMin = min; this.electionTimeoutMax = max; return this; }
+    public Builder tickInterval(Duration d) { this.tickInterval = d; return this; }
+    public Builder stallThreshold(Duration d) { this.stallThreshold = d; return this; }
+    public Builder requestTimeout(Duration d) { this.requestTimeout = d; return this; }
+    public Builder snapshotThreshold(long entries) { this.snapshotThreshold = entries; return this; }
+    public Builder logSegmentSizeBytes(long bytes) { this.logSegmentSizeBytes = bytes; return this; }
+    public Builder logPurgeGap(long entries) { this.logPurgeGap = entries; return this; }
+
+    public NodeConfig build() {
+      require(id != null && !id.isBlank(), "id: must be set (e.g. --id n1)");
+      require(!peers.isEmpty(), "peers: must list every member as id=host:peerPort:clientPort (or use --standalone)");
+      Set<String> ids = new HashSet<>();
+      Set<String> endpoints = new HashSet<>();
+      for (Peer p : peers) {
+        require(ids.add(p.id()), "peers: id " + p.id() + " appears twice");
+        require(endpoints.add(p.host() + ":" + p.peerPort()), "peers: " + p.host() + ":" + p.peerPort() + " is used twice");
+        require(endpoints.add(p.host() + ":" + p.clientPort()), "peers: " + p.host() + ":" + p.clientPort() + " is used twice");
+      }
+      require(ids.contains(id), "id: " + id + " is not one of the peers " + ids);
+      require(dataDir != null, "data-dir: must be set");
+      require(clusterName != null && !clusterName.isBlank(), "cluster-name: must not be empty");
+      positive("election-timeout-min", electionTimeoutMin);
+      positive("election-timeout-max", electionTimeoutMax);
+      require(electionTimeoutMax.compareTo(electionTimeoutMin) > 0, "election-timeout: max (" + electionTimeoutMax.toMillis() + "ms) must exceed min (" + electionTimeoutMin.toMillis() + "ms)");
+      // Leases must outlive an election, or a leader change alone would expire them.
+      require(electionTimeoutMax.compareTo(io.leasehold.statemachine.core.Limits.MIN_TTL) <= 0,
+          "election-timeout-max: must not exceed the minimum lease TTL (" + io.leasehold.statemachine.core.Limits.MIN_TTL.toMillis() + "ms)");
+      positive("tick-interval", tickInterval);
+      positive("stall-threshold", stallThreshold);
+      positive("request-timeout", requestTimeout);
+      require(snapshotThreshold > 0, "snapshot-threshold: must be positive, got " + snapshotThreshold);
+      require(logSegmentSizeBytes >= 16 << 10, "log-segment-size: must be at least 16 KiB, got " + logSegmentSizeBytes);
+      require(logPurgeGap > 0, "log-purge-gap: must be positive, got " + logPurgeGap);
+      return new NodeConfig(id, peers, dataDir, Optional.ofNullable(listenHost), clusterName,
+          electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
+          snapshotThreshold, logSegmentSizeBytes, logPurgeGap);
+    }
+
+    private static void positive(String option, Duration d) {
+      Objects.requireNonNull(d, option);
+      require(!d.isNegative() && !d.isZero(), option + ": must be positive, got " + d);
+    }
+
+    private static void require(boolean ok, String message) {
+      if (!ok) {
+        throw new IllegalArgumentException(message);
+      }
+    }
+  }
+}

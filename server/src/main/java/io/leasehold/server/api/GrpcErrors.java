@@ -1,0 +1,81 @@
+package io.leasehold.server.api;
+
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.leasehold.statemachine.core.InvalidArgumentException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.RaftException;
+import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
+import org.apache.ratis.protocol.exceptions.ReadException;
+import org.apache.ratis.protocol.exceptions.ReadIndexException;
+import org.apache.ratis.protocol.exceptions.ResourceUnavailableException;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
+
+/**
+ * Maps failures to gRPC statuses: bad input is INVALID_ARGUMENT naming the field; no leader or
+ * no quorum is UNAVAILABLE (retry elsewhere or later); anything else is INTERNAL.
+ */
+public final class GrpcErrors {
+  private GrpcErrors() {}
+
+  /** Trailer with the leader's client address, when this node knows it. */
+  public static final Metadata.Key<String> LEADER_HINT = Metadata.Key.of("leasehold-leader", Metadata.ASCII_STRING_MARSHALLER);
+
+  public static StatusRuntimeException invalid(InvalidArgumentException e) {
+    return Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
+  }
+
+  public static StatusRuntimeException invalid(String field, String message) {
+    return Status.INVALID_ARGUMENT.withDescription(message.startsWith(field) ? message : field + ": " + message).asRuntimeException();
+  }
+
+  public static StatusRuntimeException toStatus(Throwable t, java.util.Optional<String> leaderHint) {
+    Throwable cause = unwrap(t);
+    if (cause instanceof StatusRuntimeException s) {
+      return s;
+    }
+    if (cause instanceof InvalidArgumentException e) {
+      return invalid(e);
+    }
+    if (cause instanceof StateMachineException sme && sme.getCause() instanceof InvalidArgumentException e) {
+      return invalid(e);
+    }
+    if (isUnavailable(cause)) {
+      Metadata trailers = new Metadata();
+      leaderHint.ifPresent(h -> trailers.put(LEADER_HINT, h));
+      return Status.UNAVAILABLE
+          .withDescription("no leader reachable with a quorum: " + cause.getMessage()
+              + leaderHint.map(h -> " (last known leader at " + h + ")").orElse(""))
+          .withCause(cause)
+          .asRuntimeException(trailers);
+    }
+    return Status.INTERNAL.withDescription(String.valueOf(cause)).withCause(cause).asRuntimeException();
+  }
+
+  private static boolean isUnavailable(Throwable t) {
+    return t instanceof NotLeaderException
+        || t instanceof LeaderNotReadyException
+        || t instanceof RaftRetryFailureException
+        || t instanceof ReadIndexException
+        || t instanceof ReadException
+        || t instanceof ResourceUnavailableException
+        || t instanceof AlreadyClosedException
+        || t instanceof TimeoutException
+        || t instanceof org.apache.ratis.protocol.exceptions.TimeoutIOException
+        || (t instanceof java.io.IOException && !(t instanceof RaftException));
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    Throwable c = t;
+    while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
+      c = c.getCause();
+    }
+    return c;
+  }
+}

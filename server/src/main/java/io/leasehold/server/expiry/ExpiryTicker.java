@@ -1,0 +1,183 @@
+package io.leasehold.server.expiry;
+
+import io.leasehold.proto.v1.ExpireCommand;
+import io.leasehold.proto.v1.ExpireItem;
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.LogReply;
+import io.leasehold.statemachine.core.ApplyResult;
+import io.leasehold.statemachine.core.LeaseEvent;
+import io.leasehold.statemachine.ratis.LeaseStateMachine;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the {@link ExpiryScheduler} while this node leads: promotes it when Ratis says the leader
+ * is ready, demotes it when leadership goes, and proposes the due leases as batched Expire
+ * commands through this node's Raft server. Everything runs on its own thread: Ratis callbacks
+ * only enqueue work and return.
+ */
+public final class ExpiryTicker implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ExpiryTicker.class);
+  static final int MAX_BATCH = 1000;
+
+  private final Duration tickInterval;
+  private final LongSupplier monotonicNanos;
+  private final ExpiryScheduler scheduler;
+  private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "leasehold-expiry");
+    t.setDaemon(true);
+    return t;
+  });
+  /** Bumped by every promote/demote: a queued promotion that was overtaken by a demotion does nothing. */
+  private final AtomicLong generation = new AtomicLong();
+  private final AtomicLong proposedExpiries = new AtomicLong();
+  private volatile LeaseStateMachine stateMachine;
+  private volatile Function<LogCommand, CompletableFuture<LogReply>> propose;
+  private volatile BooleanSupplier isLeader;
+  private volatile LongSupplier commitIndex;
+  /** Ratis said "leader ready" and nothing said otherwise since; survives until {@link #bind}. */
+  private volatile boolean leaderReady;
+  private ScheduledFuture<?> ticking;
+
+  public ExpiryTicker(Duration tickInterval, Duration stallThreshold, LongSupplier monotonicNanos) {
+    this.tickInterval = tickInterval;
+    this.monotonicNanos = monotonicNanos;
+    this.scheduler = new ExpiryScheduler(tickInterval.toNanos(), stallThreshold.toNanos());
+  }
+
+  /**
+   * Connects the ticker to the node once its Raft server runs. Leadership news that came
+   * during start-up (a single node elects itself at once) takes effect here.
+   *
+   * @param propose proposes to this node's Raft server only, never forwarding to another leader
+   */
+  public void bind(LeaseStateMachine stateMachine, Function<LogCommand, CompletableFuture<LogReply>> propose,
+                   BooleanSupplier isLeader, LongSupplier commitIndex) {
+    this.stateMachine = stateMachine;
+    this.propose = propose;
+    this.isLeader = isLeader;
+    this.commitIndex = commitIndex;
+    if (leaderReady) {
+      promote();
+    }
+  }
+
+  /** From the apply thread: keep deadlines in step with grants, renewals and endings. */
+  public void onApplied(ApplyResult result) {
+    if (result.events().isEmpty() || !scheduler.isActive()) {
+      return;
+    }
+    long now = monotonicNanos.getAsLong();
+    for (LeaseEvent e : result.events()) {
+      scheduler.onEvent(e, now);
+    }
+  }
+
+  /** Ratis says this node leads and has applied its term's first entry. */
+  public void promote() {
+    leaderReady = true;
+    long gen = generation.incrementAndGet();
+    submit(() -> promoteNow(gen));
+  }
+
+  /** Ratis says this node does not lead (any more). Stops deciding at once. */
+  public void demote() {
+    leaderReady = false;
+    generation.incrementAndGet();
+    scheduler.demote();
+    submit(this::stopTicking);
+  }
+
+  /** Ratis still reports leadership changes while the node shuts down; by then there is nothing to do. */
+  private void submit(Runnable task) {
+    try {
+      executor.execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException closed) {
+      LOG.debug("expiry ticker closed; ignoring leadership change");
+    }
+  }
+
+  private void promoteNow(long gen) {
+    LeaseStateMachine sm = stateMachine;
+    if (gen != generation.get() || sm == null) {
+      return;
+    }
+    long now = monotonicNanos.getAsLong();
+    scheduler.promote(now);
+    // Leases found in the state start from a full TTL now: a renewal may have reached the
+    // old leader just before it died, and this leader cannot know.
+    long revision = sm.core().forEachLease((name, lease) -> scheduler.track(name, lease, now));
+    if (gen != generation.get()) {
+      scheduler.demote();
+      return;
+    }
+    stopTicking();
+    long period = tickInterval.toNanos();
+    ticking = executor.scheduleAtFixedRate(this::tick, period, period, TimeUnit.NANOSECONDS);
+    LOG.info("expiry ticker promoted: tracking {} leases as of revision {}", scheduler.tracked(), revision);
+  }
+
+  private void stopTicking() {
+    if (ticking != null) {
+      ticking.cancel(false);
+      ticking = null;
+      LOG.info("expiry ticker demoted");
+    }
+  }
+
+  private void tick() {
+    try {
+      if (!isLeader.getAsBoolean()) {
+        demote();
+        return;
+      }
+      long applied = stateMachine.getLastAppliedTermIndex().getIndex();
+      long commit = commitIndex.getAsLong();
+      List<ExpireItem> due;
+      do {
+        due = scheduler.tick(monotonicNanos.getAsLong(), applied, commit, MAX_BATCH);
+        if (!due.isEmpty()) {
+          proposedExpiries.addAndGet(due.size());
+          LogCommand command = LogCommand.newBuilder().setExpire(ExpireCommand.newBuilder().addAllItems(due)).build();
+          propose.apply(command).whenComplete((reply, error) -> {
+            if (error != null) {
+              LOG.debug("expire proposal not applied here: {}", error.toString());
+            } else if (reply.getExpire().getExpired() > 0) {
+              LOG.info("expired {} leases at revision {}", reply.getExpire().getExpired(), reply.getExpire().getRevision());
+            }
+          });
+        }
+      } while (due.size() == MAX_BATCH);
+    } catch (RuntimeException e) {
+      // Never let one bad turn kill the schedule.
+      LOG.warn("expiry tick failed", e);
+    }
+  }
+
+  public ExpiryScheduler scheduler() {
+    return scheduler;
+  }
+
+  /** Expire items proposed so far (including no-ops the guard turned down). */
+  public long proposedExpiries() {
+    return proposedExpiries.get();
+  }
+
+  @Override
+  public void close() {
+    generation.incrementAndGet();
+    scheduler.demote();
+    executor.shutdownNow();
+  }
+}

@@ -1,0 +1,50 @@
+package io.leasehold.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class NodeConfigTest {
+  private static String error(Runnable r) {
+    return assertThrows(IllegalArgumentException.class, r::run).getMessage();
+  }
+
+  @Test
+  void parsesPeerListWithIpv4AndIpv6Hosts() {
+    NodeConfig c = NodeConfig.builder().id("n2").dataDir(Path.of("d"))
+        .peers("n1=10.0.0.1:7401:7400, n2=[::1]:7411:7410,n3=node-3.example:7421:7420").build();
+    assertEquals(3, c.peers().size());
+    assertEquals(new Peer("n2", "::1", 7411, 7410), c.self());
+    assertEquals("[::1]:7410", c.self().clientAddress());
+    assertEquals("::1", c.bindHost());
+  }
+
+  @Test
+  void standaloneDefaultsToOneLoopbackNode() {
+    NodeConfig c = NodeConfig.standalone().dataDir(Path.of("d")).build();
+    assertEquals("n1", c.id());
+    assertEquals("127.0.0.1:" + NodeConfig.DEFAULT_CLIENT_PORT, c.self().clientAddress());
+  }
+
+  @Test
+  void errorsNameTheOption() {
+    assertTrue(error(() -> NodeConfig.builder().dataDir(Path.of("d")).peers("n1=h:1:2").build()).startsWith("id:"));
+    assertTrue(error(() -> NodeConfig.builder().id("n9").dataDir(Path.of("d")).peers("n1=h:1:2").build()).startsWith("id: n9 is not one of the peers"));
+    assertTrue(error(() -> NodeConfig.builder().id("n1").peers("n1=h:1:2").build()).startsWith("data-dir:"));
+    assertTrue(error(() -> Peer.parse("n1=h:1")).contains("expected id=host:peerPort:clientPort"));
+    assertTrue(error(() -> Peer.parse("n1=h:x:2")).contains("peer port must be a number"));
+    assertTrue(error(() -> Peer.parse("n1=h:1:70000")).contains("client port must be 1-65535"));
+    assertTrue(error(() -> Peer.parse("bad id=h:1:2")).startsWith("peer id:"));
+    assertTrue(error(() -> NodeConfig.builder().id("n1").dataDir(Path.of("d")).peers("n1=h:1:2,n1=g:3:4").build()).contains("appears twice"));
+    assertTrue(error(() -> NodeConfig.builder().id("n1").dataDir(Path.of("d")).peers("n1=h:1:2,n2=h:1:4").build()).contains("used twice"));
+    assertTrue(error(() -> NodeConfig.standalone().dataDir(Path.of("d"))
+        .electionTimeout(Duration.ofSeconds(2), Duration.ofSeconds(1)).build()).startsWith("election-timeout:"));
+    assertTrue(error(() -> NodeConfig.standalone().dataDir(Path.of("d"))
+        .electionTimeout(Duration.ofSeconds(1), Duration.ofSeconds(5)).build()).startsWith("election-timeout-max: must not exceed the minimum lease TTL"));
+    assertTrue(error(() -> NodeConfig.standalone().dataDir(Path.of("d")).tickInterval(Duration.ZERO).build()).startsWith("tick-interval:"));
+  }
+}

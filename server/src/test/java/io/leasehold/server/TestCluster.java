@@ -1,0 +1,230 @@
+package io.leasehold.server;
+
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.ManagedChannelBuilder;
+import io.leasehold.proto.v1.ClusterGrpc;
+import io.leasehold.proto.v1.LeasesGrpc;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+
+/**
+ * N real Leasehold nodes (Ratis + gRPC on loopback ports picked free) inside one JVM, each with
+ * its own data directory under a test's temp dir. Nodes can be stopped and restarted from disk.
+ */
+public final class TestCluster implements AutoCloseable {
+  private final Path baseDir;
+  private final List<Peer> peers;
+  private final UnaryOperator<NodeConfig.Builder> tweak;
+  private final Map<String, LeaseholdNode> nodes = new LinkedHashMap<>();
+  private final Map<String, ManagedChannel> channels = new LinkedHashMap<>();
+
+  private TestCluster(Path baseDir, List<Peer> peers, UnaryOperator<NodeConfig.Builder> tweak) {
+    this.baseDir = baseDir;
+    this.peers = peers;
+    this.tweak = tweak;
+  }
+
+  public static TestCluster start(int size, Path baseDir) throws IOException {
+    return start(size, baseDir, UnaryOperator.identity());
+  }
+
+  /** Starts {@code size} nodes and waits until one of them leads and is ready. */
+  public static TestCluster start(int size, Path baseDir, UnaryOperator<NodeConfig.Builder> tweak) throws IOException {
+    int[] ports = freePorts(size * 2);
+    List<Peer> peers = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      peers.add(new Peer("n" + (i + 1), "127.0.0.1", ports[2 * i], ports[2 * i + 1]));
+    }
+    TestCluster cluster = new TestCluster(baseDir, peers, tweak);
+    try {
+      for (Peer p : peers) {
+        cluster.startNode(p.id());
+      }
+      cluster.awaitLeader();
+    } catch (IOException | RuntimeException e) {
+      cluster.close();
+      throw e;
+    }
+    return cluster;
+  }
+
+  public NodeConfig configFor(String id) {
+    NodeConfig.Builder b = NodeConfig.builder()
+        .id(id)
+        .peers(peers)
+        .dataDir(baseDir.resolve(id))
+        .electionTimeout(Duration.ofMillis(600), Duration.ofMillis(1200))
+        .requestTimeout(Duration.ofSeconds(10));
+    return tweak.apply(b).build();
+  }
+
+  public LeaseholdNode startNode(String id) throws IOException {
+    if (nodes.get(id) != null) {
+      throw new IllegalStateException(id + " is running");
+    }
+    LeaseholdNode node = LeaseholdNode.start(configFor(id));
+    nodes.put(id, node);
+    return node;
+  }
+
+  /** Stops a node (closes its servers and store); its data dir stays for {@link #startNode}. */
+  public void stopNode(String id) {
+    LeaseholdNode node = nodes.put(id, null);
+    if (node != null) {
+      ManagedChannel ch = channels.remove(id);
+      if (ch != null) {
+        ch.shutdownNow();
+      }
+      node.close();
+    }
+  }
+
+  public LeaseholdNode node(String id) {
+    LeaseholdNode n = nodes.get(id);
+    if (n == null) {
+      throw new IllegalStateException(id + " is not running");
+    }
+    return n;
+  }
+
+  public List<LeaseholdNode> running() {
+    return nodes.values().stream().filter(n -> n != null).toList();
+  }
+
+  public List<String> ids() {
+    return peers.stream().map(Peer::id).toList();
+  }
+
+  public Optional<LeaseholdNode> leader() {
+    return running().stream().filter(LeaseholdNode::isLeader).findFirst();
+  }
+
+  /** Waits until a running node leads with its expiry ticker promoted (leader ready). */
+  public LeaseholdNode awaitLeader() {
+    await("a ready leader", Duration.ofSeconds(30),
+        () -> leader().filter(l -> l.ticker().scheduler().isActive()).isPresent());
+    return leader().orElseThrow();
+  }
+
+  public List<LeaseholdNode> followers() {
+    return running().stream().filter(n -> !n.isLeader()).toList();
+  }
+
+  /** Waits until every running node has applied at least what the leader has committed now. */
+  public void awaitConverged() {
+    LeaseholdNode leader = awaitLeader();
+    long commit = leader.division().getRaftLog().getLastCommittedIndex();
+    await("every node applied " + commit, Duration.ofSeconds(30),
+        () -> running().stream().allMatch(n -> n.division().getInfo().getLastAppliedIndex() >= commit));
+  }
+
+  public LeasesGrpc.LeasesBlockingStub leases(String id) {
+    return LeasesGrpc.newBlockingStub(channel(id)).withInterceptors(PER_CALL_DEADLINE);
+  }
+
+  public ClusterGrpc.ClusterBlockingStub cluster(String id) {
+    return ClusterGrpc.newBlockingStub(channel(id)).withInterceptors(PER_CALL_DEADLINE);
+  }
+
+  public ManagedChannel channel(String id) {
+    return channels.computeIfAbsent(id, k -> ManagedChannelBuilder.forTarget(node(k).clientAddress()).usePlaintext().build());
+  }
+
+  /** Every call gets its own 20 s deadline (a stub's withDeadlineAfter is fixed when the stub is made). */
+  private static final ClientInterceptor PER_CALL_DEADLINE = new ClientInterceptor() {
+    @Override
+    public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+      return next.newCall(method, options.withDeadlineAfter(20, TimeUnit.SECONDS));
+    }
+  };
+
+  /** The node's whole state in snapshot format: byte-equal dumps mean identical replicas. */
+  public static byte[] dump(LeaseholdNode node) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try {
+      node.stateMachine().core().store().writeSnapshot(out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toByteArray();
+  }
+
+  public static void await(String what, Duration timeout, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      try {
+        if (condition.getAsBoolean()) {
+          return;
+        }
+      } catch (RuntimeException e) {
+        // Not yet: nodes may be mid-election or restarting.
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for " + what);
+      }
+      try {
+        TimeUnit.MILLISECONDS.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted waiting for " + what);
+      }
+    }
+  }
+
+  public static <T> T eventually(String what, Duration timeout, Supplier<Optional<T>> attempt) {
+    Object[] box = new Object[1];
+    await(what, timeout, () -> {
+      Optional<T> r = attempt.get();
+      r.ifPresent(v -> box[0] = v);
+      return r.isPresent();
+    });
+    @SuppressWarnings("unchecked")
+    T value = (T) box[0];
+    return value;
+  }
+
+  static int[] freePorts(int count) throws IOException {
+    List<ServerSocket> sockets = new ArrayList<>();
+    try {
+      int[] ports = new int[count];
+      for (int i = 0; i < count; i++) {
+        ServerSocket s = new ServerSocket(0);
+        s.setReuseAddress(true);
+        sockets.add(s);
+        ports[i] = s.getLocalPort();
+      }
+      return ports;
+    } finally {
+      for (ServerSocket s : sockets) {
+        s.close();
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    channels.values().forEach(ManagedChannel::shutdownNow);
+    channels.clear();
+    for (String id : new ArrayList<>(nodes.keySet())) {
+      stopNode(id);
+    }
+  }
+}

@@ -1,0 +1,191 @@
+package io.leasehold.server;
+
+import static io.leasehold.server.Requests.acquire;
+import static io.leasehold.server.Requests.get;
+import static io.leasehold.server.Requests.list;
+import static io.leasehold.server.Requests.release;
+import static io.leasehold.server.Requests.renew;
+import static io.leasehold.server.Requests.staleGet;
+import static io.leasehold.server.TestCluster.await;
+import static io.leasehold.server.TestCluster.dump;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.GetResponse;
+import io.leasehold.proto.v1.Lease;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.Role;
+import io.leasehold.proto.v1.StatusRequest;
+import io.leasehold.proto.v1.StatusResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ThreeNodeClusterTest {
+  @TempDir
+  Path dir;
+  TestCluster cluster;
+
+  @AfterEach
+  void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void writeToAFollowerIsForwardedAndVisibleOnEveryNode() throws Exception {
+    cluster = TestCluster.start(3, dir);
+    LeaseholdNode follower = cluster.followers().get(0);
+    AcquireResponse granted = cluster.leases(follower.id()).acquire(acquire("lock/forwarded", "runner-1", 30));
+    assertEquals(Outcome.GRANTED, granted.getOutcome());
+    for (String id : cluster.ids()) {
+      GetResponse r = cluster.leases(id).get(get("lock/forwarded"));
+      assertTrue(r.getFound(), "linearizable read on " + id + " sees the write");
+      assertEquals(granted.getLease().getToken(), r.getLease().getToken());
+      assertTrue(r.getRevision() >= granted.getRevision());
+    }
+    StatusResponse status = cluster.cluster(follower.id()).status(StatusRequest.getDefaultInstance());
+    assertEquals(Role.FOLLOWER, status.getRole());
+    assertEquals(cluster.leader().orElseThrow().id(), status.getLeaderId());
+    assertEquals(3, status.getMembersCount());
+  }
+
+  @Test
+  void leaderKilledNewLeaderServesEveryLeaseStillHeldAndNewTokensAreLarger() throws Exception {
+    cluster = TestCluster.start(3, dir);
+    String entry = cluster.followers().get(0).id();
+    Map<String, Long> tokens = new HashMap<>();
+    for (int i = 0; i < 10; i++) {
+      AcquireResponse r = cluster.leases(entry).acquire(acquire("lock/job-" + i, "runner-" + i, 60));
+      assertEquals(Outcome.GRANTED, r.getOutcome());
+      tokens.put("lock/job-" + i, r.getLease().getToken());
+    }
+    long maxOldToken = tokens.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+    LeaseholdNode oldLeader = cluster.leader().orElseThrow();
+    cluster.stopNode(oldLeader.id());
+
+    LeaseholdNode newLeader = cluster.awaitLeader();
+    assertNotEquals(oldLeader.id(), newLeader.id());
+    for (LeaseholdNode survivor : cluster.running()) {
+      for (Map.Entry<String, Long> e : tokens.entrySet()) {
+        GetResponse r = cluster.leases(survivor.id()).get(get(e.getKey()));
+        assertTrue(r.getFound(), e.getKey() + " survives the leader's death on " + survivor.id());
+        assertEquals(e.getValue(), r.getLease().getToken());
+      }
+    }
+    // A lease still renews under the new leader with its old token.
+    assertEquals(Outcome.RENEWED, cluster.leases(newLeader.id()).renew(renew("lock/job-0", tokens.get("lock/job-0"))).getResults(0).getOutcome());
+    AcquireResponse fresh = cluster.leases(newLeader.id()).acquire(acquire("lock/after-failover", "runner-x", 60));
+    assertEquals(Outcome.GRANTED, fresh.getOutcome());
+    assertTrue(fresh.getLease().getToken() > maxOldToken, "tokens keep increasing across leaders");
+  }
+
+  @Test
+  void unrenewedLeaseExpiresWithinTtlPlusTickPlusCommitOnEveryNode() throws Exception {
+    cluster = TestCluster.start(3, dir);
+    String any = cluster.ids().get(0);
+    AcquireResponse kept = cluster.leases(any).acquire(acquire("lock/kept-alive", "runner-k", 2));
+    long start = System.nanoTime();
+    AcquireResponse r = cluster.leases(any).acquire(acquire("lock/abandoned", "runner-a", 2));
+    long granted = System.nanoTime();
+    assertEquals(Outcome.GRANTED, r.getOutcome());
+
+    Map<String, Long> goneAfterNanos = new HashMap<>();
+    long deadline = start + Duration.ofSeconds(10).toNanos();
+    long nextRenew = 0;
+    while (goneAfterNanos.size() < 3 && System.nanoTime() < deadline) {
+      if (System.nanoTime() > nextRenew) {
+        // The other lease's holder keeps renewing: it must outlive the abandoned one.
+        assertEquals(Outcome.RENEWED, cluster.leases(any).renew(renew("lock/kept-alive", kept.getLease().getToken())).getResults(0).getOutcome());
+        nextRenew = System.nanoTime() + Duration.ofMillis(500).toNanos();
+      }
+      for (String id : cluster.ids()) {
+        if (!goneAfterNanos.containsKey(id) && !cluster.leases(id).get(staleGet("lock/abandoned")).getFound()) {
+          goneAfterNanos.put(id, System.nanoTime() - start);
+        }
+      }
+      await("a moment", Duration.ofMillis(100), () -> true);
+      Thread.onSpinWait();
+    }
+    assertEquals(3, goneAfterNanos.size(), "expired on every node: " + goneAfterNanos);
+    long ttl = Duration.ofSeconds(2).toNanos();
+    long bound = ttl + Duration.ofMillis(100).toNanos() + Duration.ofMillis(1500).toNanos();
+    for (Map.Entry<String, Long> e : goneAfterNanos.entrySet()) {
+      assertTrue(e.getValue() >= ttl - (granted - start), "not before its TTL on " + e.getKey() + ": " + e.getValue() / 1e6 + " ms");
+      assertTrue(e.getValue() <= bound, "within TTL + tick + commit on " + e.getKey() + ": " + e.getValue() / 1e6 + " ms");
+    }
+    assertTrue(cluster.leases(any).get(get("lock/kept-alive")).getFound(), "a renewed lease does not expire");
+  }
+
+  @Test
+  void restartedNodeComesBackFromItsDataDirWithIdenticalState() throws Exception {
+    cluster = TestCluster.start(3, dir);
+    String follower = cluster.followers().get(0).id();
+    String other = cluster.ids().stream().filter(id -> !id.equals(follower)).findFirst().orElseThrow();
+    for (int i = 0; i < 20; i++) {
+      cluster.leases(other).acquire(acquire("svc/a-" + i, "h", 60));
+    }
+    cluster.stopNode(follower);
+    for (int i = 0; i < 20; i++) {
+      AcquireResponse r = cluster.leases(other).acquire(acquire("svc/b-" + i, "h", 60));
+      if (i % 2 == 0) {
+        cluster.leases(other).release(release("svc/b-" + i, r.getLease().getToken()));
+      }
+    }
+    cluster.startNode(follower);
+    cluster.awaitConverged();
+    byte[] expected = dump(cluster.leader().orElseThrow());
+    await("identical state on every node", Duration.ofSeconds(20), () -> {
+      cluster.awaitConverged();
+      byte[] leaderDump = dump(cluster.leader().orElseThrow());
+      return cluster.running().stream().allMatch(n -> java.util.Arrays.equals(leaderDump, dump(n)));
+    });
+    assertArrayEquals(dump(cluster.leader().orElseThrow()), dump(cluster.node(follower)));
+    assertTrue(expected.length > 0);
+    assertEquals(30, cluster.leases(follower).list(list("svc/")).getLeasesCount());
+  }
+
+  @Test
+  void followerThatMissedAPurgedLogCatchesUpBySnapshot() throws Exception {
+    cluster = TestCluster.start(3, dir, b -> b
+        .snapshotThreshold(64)
+        .logSegmentSizeBytes(16 << 10)
+        .logPurgeGap(1));
+    String follower = cluster.followers().get(0).id();
+    String other = cluster.ids().stream().filter(id -> !id.equals(follower)).findFirst().orElseThrow();
+    long followerApplied = cluster.node(follower).division().getInfo().getLastAppliedIndex();
+    cluster.stopNode(follower);
+
+    for (int i = 0; i < 400; i++) {
+      AcquireResponse r = cluster.leases(other).acquire(acquire("partition/" + i, "owner", 60));
+      if (i % 4 != 0) {
+        cluster.leases(other).release(release("partition/" + i, r.getLease().getToken()));
+      }
+    }
+    LeaseholdNode leader = cluster.leader().orElseThrow();
+    await("the leader purged the log past the stopped follower", Duration.ofSeconds(20),
+        () -> leader.division().getRaftLog().getStartIndex() > followerApplied + 1);
+
+    LeaseholdNode restarted = cluster.startNode(follower);
+    cluster.awaitConverged();
+    await("the follower installed a snapshot", Duration.ofSeconds(20), () -> restarted.stateMachine().snapshotsLoaded() >= 1);
+    await("identical state", Duration.ofSeconds(20), () -> {
+      cluster.awaitConverged();
+      return java.util.Arrays.equals(dump(cluster.leader().orElseThrow()), dump(restarted));
+    });
+    var leases = cluster.leases(follower).list(list("partition/").toBuilder().setStale(true).build());
+    assertEquals(100, leases.getLeasesCount());
+    for (Lease l : leases.getLeasesList()) {
+      assertFalse(l.getHolder().isEmpty());
+    }
+  }
+}

@@ -1,0 +1,149 @@
+package io.leasehold.server.expiry;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.proto.v1.ExpireItem;
+import io.leasehold.proto.v1.LeaseRecord;
+import io.leasehold.statemachine.core.LeaseEvent;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The leader's expiry decisions, driven by a fake monotonic clock. */
+class ExpirySchedulerTest {
+  static final long MS = 1_000_000L;
+  static final long TICK = 100 * MS;
+  static final long STALL = 500 * MS;
+
+  final ExpiryScheduler scheduler = new ExpiryScheduler(TICK, STALL);
+  long now = 1_000_000 * MS;
+  long applied = 10;
+
+  static LeaseRecord lease(long token, long lastRenew, long ttlMs) {
+    return LeaseRecord.newBuilder().setHolder("h").setToken(token).setLastRenewRevision(lastRenew).setTtlMicros(ttlMs * 1000).build();
+  }
+
+  /** Advances the clock in normal ticks, collecting what expires. */
+  List<ExpireItem> runFor(long millis) {
+    List<ExpireItem> expired = new java.util.ArrayList<>();
+    for (long t = 0; t < millis * MS; t += TICK) {
+      now += TICK;
+      expired.addAll(scheduler.tick(now, applied, applied, 1000));
+    }
+    return expired;
+  }
+
+  @Test
+  void leaseExpiresOneTtlAfterItsGrantWasApplied() {
+    scheduler.promote(now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000)), now);
+    assertEquals(List.of(), runFor(1900));
+    List<ExpireItem> expired = runFor(200);
+    assertEquals(1, expired.size());
+    assertEquals(ExpireItem.newBuilder().setName("lock/a").setToken(5).setLastRenewRevision(5).build(), expired.get(0));
+  }
+
+  @Test
+  void renewalRestartsTheTtlAndTheExpireCarriesTheLatestRenewal() {
+    scheduler.promote(now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000)), now);
+    runFor(1500);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RENEWED, 9, "lock/a", lease(5, 9, 2000)), now);
+    assertEquals(List.of(), runFor(1900));
+    assertEquals(9, runFor(200).get(0).getLastRenewRevision());
+  }
+
+  @Test
+  void newLeaderExtendsEveryLeaseToAFullTtlBeforeExpiring() {
+    // Found in the state at promotion: however old the last renewal, the lease gets a full TTL now.
+    scheduler.promote(now);
+    scheduler.track("lock/old", lease(3, 3, 2000), now);
+    assertEquals(List.of(), runFor(1900));
+    assertEquals(1, runFor(200).size());
+  }
+
+  @Test
+  void eventsAppliedDuringPromotionWinOverTheScan() {
+    scheduler.promote(now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RENEWED, 20, "lock/a", lease(5, 20, 2000)), now);
+    scheduler.track("lock/a", lease(5, 4, 2000), now);
+    assertEquals(20, runFor(2100).get(0).getLastRenewRevision());
+  }
+
+  @Test
+  void stalledTickerExtendsDeadlinesByTheStallBeforeExpiring() {
+    scheduler.promote(now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000)), now);
+    runFor(1000);
+    now += 10_000 * MS; // a 10 s GC pause: the lease is long past its deadline on the clock
+    assertEquals(List.of(), scheduler.tick(now, applied, applied, 1000), "nothing expires in the turn after a stall");
+    assertEquals(1, scheduler.stalls());
+    // The remaining second of TTL is still there after the stall.
+    assertEquals(List.of(), runFor(800));
+    assertEquals(1, runFor(400).size());
+  }
+
+  @Test
+  void stalledApplyLoopExpiresNothingAndThenExtendsDeadlines() {
+    scheduler.promote(now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000)), now);
+    runFor(1000);
+    // Entries are committed but the apply loop makes no progress for 5 s (a slow disk).
+    long commit = applied + 50;
+    for (int i = 0; i < 50; i++) {
+      now += TICK;
+      assertEquals(List.of(), scheduler.tick(now, applied, commit, 1000));
+    }
+    applied = commit;
+    now += TICK;
+    assertEquals(List.of(), scheduler.tick(now, applied, commit, 1000), "the turn the apply loop resumes only extends");
+    assertTrue(scheduler.remainingNanos("lock/a", now).orElseThrow() > 500 * MS, "the stall was given back");
+  }
+
+  @Test
+  void dueLeaseIsNotProposedAgainUntilTheRetryInterval() {
+    scheduler.promote(now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000)), now);
+    assertEquals(1, runFor(2100).size());
+    assertEquals(List.of(), runFor(500), "in flight: not proposed again yet");
+    assertEquals(1, runFor(1000).size(), "its reply was lost: proposed again");
+  }
+
+  @Test
+  void endedLeaseIsForgottenButOnlyForItsOwnToken() {
+    scheduler.promote(now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000)), now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RELEASED, 6, "lock/a", lease(4, 4, 2000)), now);
+    assertEquals(1, scheduler.tracked(), "an ending of an older lease on the name changes nothing");
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RELEASED, 7, "lock/a", lease(5, 5, 2000)), now);
+    assertEquals(0, scheduler.tracked());
+    assertEquals(List.of(), runFor(3000));
+  }
+
+  @Test
+  void demotedSchedulerTracksAndExpiresNothing() {
+    scheduler.promote(now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000)), now);
+    scheduler.demote();
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 6, "lock/b", lease(6, 6, 2000)), now);
+    assertEquals(0, scheduler.tracked());
+    assertEquals(List.of(), runFor(5000));
+  }
+
+  @Test
+  void batchesAreBounded() {
+    scheduler.promote(now);
+    for (int i = 0; i < 2500; i++) {
+      scheduler.track("lock/" + i, lease(i + 1, i + 1, 2000), now);
+    }
+    assertEquals(List.of(), runFor(1900));
+    now += 2 * TICK;
+    int total = 0;
+    for (int i = 0; i < 5; i++) {
+      List<ExpireItem> batch = scheduler.tick(now, applied, applied, 1000);
+      assertTrue(batch.size() <= 1000);
+      total += batch.size();
+    }
+    assertEquals(2500, total);
+  }
+}

@@ -1,0 +1,15 @@
+package io.leasehold.statemachine.core;
+
+import io.leasehold.proto.v1.LogReply;
+import java.util.List;
+
+/** What applying one log entry produced: the reply for the proposer and the events for watchers and the ticker. */
+public record ApplyResult(long revision, LogReply reply, List<LeaseEvent> events) {
+  public ApplyResult {
+    events = List.copyOf(events);
+  }
+
+  static ApplyResult skipped(long revision) {
+    return new ApplyResult(revision, LogReply.getDefaultInstance(), List.of());
+  }
+}

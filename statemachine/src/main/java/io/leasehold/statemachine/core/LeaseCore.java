@@ -1,0 +1,372 @@
+package io.leasehold.statemachine.core;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.Conflict;
+import io.leasehold.proto.v1.ExpireCommand;
+import io.leasehold.proto.v1.ExpireItem;
+import io.leasehold.proto.v1.ExpireResponse;
+import io.leasehold.proto.v1.GetRequest;
+import io.leasehold.proto.v1.GetResponse;
+import io.leasehold.proto.v1.InvalidCommand;
+import io.leasehold.proto.v1.LeaseRecord;
+import io.leasehold.proto.v1.ListRequest;
+import io.leasehold.proto.v1.ListResponse;
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.LogReply;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.ReadQuery;
+import io.leasehold.proto.v1.ReadReply;
+import io.leasehold.proto.v1.RejectReason;
+import io.leasehold.proto.v1.Rejection;
+import io.leasehold.proto.v1.ReleaseRequest;
+import io.leasehold.proto.v1.ReleaseResponse;
+import io.leasehold.proto.v1.RenewItem;
+import io.leasehold.proto.v1.RenewRequest;
+import io.leasehold.proto.v1.RenewResponse;
+import io.leasehold.proto.v1.RenewResult;
+import io.leasehold.proto.v1.UpdateRequest;
+import io.leasehold.proto.v1.UpdateResponse;
+import io.leasehold.statemachine.store.AppliedPosition;
+import io.leasehold.statemachine.store.Change;
+import io.leasehold.statemachine.store.KvStore;
+import io.leasehold.statemachine.store.ReadView;
+import io.leasehold.statemachine.store.Space;
+import io.leasehold.statemachine.store.StoreException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.BiConsumer;
+
+/**
+ * The deterministic lease state machine: a log entry in, the new state, a reply and events out.
+ *
+ * <p>It reads no clock. Time enters only as the leader's stamp in each {@link LogCommand}, kept
+ * monotone, and is used only for recorded timestamps; whether a lease has expired is decided by
+ * the leader's ticker, which proposes {@code Expire}. The fencing token of a lease is the log
+ * index of the entry that granted it, so tokens strictly increase over every grant.
+ *
+ * <p>Single writer: {@link #apply} is called by one thread at a time; reads may run concurrently.
+ */
+public final class LeaseCore {
+  private static final byte[] CLOCK_KEY = "clock".getBytes(StandardCharsets.US_ASCII);
+
+  private final KvStore store;
+  private long clockMicros;
+  private long appliedIndex;
+
+  public LeaseCore(KvStore store) {
+    this.store = store;
+    reload();
+  }
+
+  /** Re-reads the cached position and clock, after the store was replaced by a snapshot. */
+  public void reload() {
+    clockMicros = store.get(Space.META, CLOCK_KEY).map(b -> ByteBuffer.wrap(b).getLong()).orElse(0L);
+    appliedIndex = store.applied().index();
+  }
+
+  public KvStore store() {
+    return store;
+  }
+
+  public AppliedPosition applied() {
+    return store.applied();
+  }
+
+  /**
+   * Applies the entry at {@code index}. Entries at or below the store's applied index are
+   * skipped: their effects are already in the store (a replay after restart).
+   */
+  public ApplyResult apply(long term, long index, LogCommand command) throws IOException {
+    if (index <= appliedIndex) {
+      return ApplyResult.skipped(index);
+    }
+    long now = Math.max(clockMicros, command.getLeaderTimeMicros());
+    Tx tx = new Tx(index, now);
+    LogReply reply;
+    try {
+      reply = switch (command.getCommandCase()) {
+        case ACQUIRE -> LogReply.newBuilder().setAcquire(acquire(tx, command.getAcquire())).build();
+        case RENEW -> LogReply.newBuilder().setRenew(renew(tx, command.getRenew())).build();
+        case RELEASE -> LogReply.newBuilder().setRelease(release(tx, command.getRelease())).build();
+        case UPDATE -> LogReply.newBuilder().setUpdate(update(tx, command.getUpdate())).build();
+        case EXPIRE -> LogReply.newBuilder().setExpire(expire(tx, command.getExpire())).build();
+        case COMMAND_NOT_SET -> throw new InvalidArgumentException("command", "the log entry carries no command");
+      };
+    } catch (InvalidArgumentException e) {
+      // A command the API should have refused: consume the entry, change nothing.
+      tx = new Tx(index, now);
+      reply = LogReply.newBuilder()
+          .setInvalid(InvalidCommand.newBuilder().setField(e.field()).setMessage(e.getMessage()))
+          .build();
+    }
+    List<Change> changes = tx.changes();
+    if (now != clockMicros) {
+      changes.add(Change.put(Space.META, CLOCK_KEY, ByteBuffer.allocate(8).putLong(now).array()));
+    }
+    store.commit(new AppliedPosition(term, index), changes);
+    clockMicros = now;
+    appliedIndex = index;
+    return new ApplyResult(index, reply, tx.events);
+  }
+
+  private AcquireResponse acquire(Tx tx, AcquireRequest r) {
+    Validation.acquire(r);
+    long ttl = r.hasTtl() ? Times.micros(r.getTtl()) : Times.micros(Limits.DEFAULT_TTL);
+    AcquireResponse.Builder reply = AcquireResponse.newBuilder().setRevision(tx.index);
+    long min = Times.micros(Limits.MIN_TTL);
+    long max = Times.micros(Limits.MAX_TTL);
+    if (ttl < min || ttl > max) {
+      return reply.setOutcome(Outcome.REJECTED)
+          .setRejection(Rejection.newBuilder()
+              .setReason(RejectReason.TTL_OUT_OF_RANGE)
+              .setMessage("ttl must be between " + Limits.MIN_TTL + " and " + Limits.MAX_TTL)
+              .setMinTtl(Times.duration(min))
+              .setMaxTtl(Times.duration(max)))
+          .build();
+    }
+    Optional<LeaseRecord> current = tx.get(r.getName());
+    LeaseRecord lease;
+    if (current.isPresent() && !current.get().getHolder().equals(r.getHolder())) {
+      LeaseRecord held = current.get();
+      long remaining = Math.max(0, LeaseViews.expiresAtMicros(held) - tx.now);
+      return reply.setOutcome(Outcome.CONFLICT)
+          .setConflict(Conflict.newBuilder()
+              .setHolder(held.getHolder())
+              .setToken(held.getToken())
+              .setRemaining(Times.duration(remaining)))
+          .build();
+    } else if (current.isPresent()) {
+      // The holder asks again (a retry, or a restart that kept its identity): same lease, renewed.
+      LeaseRecord held = current.get();
+      LeaseRecord.Builder b = renewed(tx, held).setTtlMicros(ttl);
+      boolean attributesChanged = r.hasAttributes() && !r.getAttributes().equals(held.getAttributes());
+      if (attributesChanged) {
+        b.setAttributes(r.getAttributes());
+      }
+      lease = b.build();
+      tx.put(r.getName(), lease, LeaseEvent.Type.RENEWED);
+      if (attributesChanged) {
+        tx.event(LeaseEvent.Type.UPDATED, r.getName(), lease);
+      }
+    } else {
+      LeaseRecord.Builder b = LeaseRecord.newBuilder()
+          .setHolder(r.getHolder())
+          .setToken(tx.index)
+          .setTtlMicros(ttl)
+          .setAcquiredAtMicros(tx.now)
+          .setRenewedAtMicros(tx.now)
+          .setLastRenewRevision(tx.index)
+          .setModRevision(tx.index);
+      if (r.hasAttributes()) {
+        b.setAttributes(r.getAttributes());
+      }
+      lease = b.build();
+      tx.put(r.getName(), lease, LeaseEvent.Type.ACQUIRED);
+    }
+    return reply.setOutcome(Outcome.GRANTED)
+        .setLease(LeaseViews.toLease(r.getName(), lease, OptionalLong.empty()))
+        .setHeartbeatInterval(Times.duration(ttl / 3))
+        .build();
+  }
+
+  private RenewResponse renew(Tx tx, RenewRequest r) {
+    Validation.renew(r);
+    for (int i = 0; i < r.getItemsCount(); i++) {
+      neverIssued(tx, "items[" + i + "].token", r.getItems(i).getToken());
+    }
+    RenewResponse.Builder reply = RenewResponse.newBuilder().setRevision(tx.index);
+    long shortestTtl = Long.MAX_VALUE;
+    for (RenewItem item : r.getItemsList()) {
+      RenewResult.Builder result = RenewResult.newBuilder().setName(item.getName()).setToken(item.getToken());
+      Optional<LeaseRecord> current = tx.get(item.getName());
+      if (current.isPresent() && current.get().getToken() == item.getToken()) {
+        LeaseRecord lease = renewed(tx, current.get()).build();
+        tx.put(item.getName(), lease, LeaseEvent.Type.RENEWED);
+        result.setOutcome(Outcome.RENEWED).setTtl(Times.duration(lease.getTtlMicros()));
+        shortestTtl = Math.min(shortestTtl, lease.getTtlMicros());
+      } else {
+        result.setOutcome(Outcome.NOT_HELD);
+      }
+      reply.addResults(result);
+    }
+    if (shortestTtl != Long.MAX_VALUE) {
+      reply.setHeartbeatInterval(Times.duration(shortestTtl / 3));
+    }
+    return reply.build();
+  }
+
+  private ReleaseResponse release(Tx tx, ReleaseRequest r) {
+    Validation.release(r);
+    neverIssued(tx, "token", r.getToken());
+    ReleaseResponse.Builder reply = ReleaseResponse.newBuilder().setRevision(tx.index);
+    Optional<LeaseRecord> current = tx.get(r.getName());
+    if (current.isEmpty() || current.get().getToken() != r.getToken()) {
+      return reply.setOutcome(Outcome.NOT_HELD).build();
+    }
+    tx.delete(r.getName(), current.get(), LeaseEvent.Type.RELEASED);
+    return reply.setOutcome(Outcome.RELEASED).build();
+  }
+
+  private UpdateResponse update(Tx tx, UpdateRequest r) {
+    Validation.update(r);
+    neverIssued(tx, "token", r.getToken());
+    UpdateResponse.Builder reply = UpdateResponse.newBuilder().setRevision(tx.index);
+    Optional<LeaseRecord> current = tx.get(r.getName());
+    if (current.isEmpty() || current.get().getToken() != r.getToken()) {
+      return reply.setOutcome(Outcome.NOT_HELD).build();
+    }
+    LeaseRecord lease = current.get().toBuilder().setAttributes(r.getAttributes()).setModRevision(tx.index).build();
+    tx.put(r.getName(), lease, LeaseEvent.Type.UPDATED);
+    return reply.setOutcome(Outcome.UPDATED).setLease(LeaseViews.toLease(r.getName(), lease, OptionalLong.empty())).build();
+  }
+
+  /**
+   * Ends leases the leader's ticker found past their deadline, but only those still at the
+   * token and renewal the ticker saw: a renewal that raced the proposal wins, and a deposed
+   * leader's late proposal changes nothing.
+   */
+  private ExpireResponse expire(Tx tx, ExpireCommand c) {
+    int expired = 0;
+    int skipped = 0;
+    for (ExpireItem item : c.getItemsList()) {
+      Optional<LeaseRecord> current = item.getName().isEmpty() ? Optional.empty() : tx.get(item.getName());
+      if (current.isPresent()
+          && current.get().getToken() == item.getToken()
+          && current.get().getLastRenewRevision() <= item.getLastRenewRevision()) {
+        tx.delete(item.getName(), current.get(), LeaseEvent.Type.EXPIRED);
+        expired++;
+      } else {
+        skipped++;
+      }
+    }
+    return ExpireResponse.newBuilder().setExpired(expired).setSkipped(skipped).setRevision(tx.index).build();
+  }
+
+  private static LeaseRecord.Builder renewed(Tx tx, LeaseRecord lease) {
+    return lease.toBuilder()
+        .setRenewedAtMicros(tx.now)
+        .setLastRenewRevision(tx.index)
+        .setRenewCount(lease.getRenewCount() + 1)
+        .setModRevision(tx.index);
+  }
+
+  /** A token at or above this entry's index cannot have been granted yet: bad input, not a stale lease. */
+  private static void neverIssued(Tx tx, String field, long token) {
+    if (token >= tx.index) {
+      throw new InvalidArgumentException(field, "token " + token + " was never issued (the cluster is at revision " + (tx.index - 1) + ")");
+    }
+  }
+
+  // ---- reads ----
+
+  /** Answers a read from one consistent view; {@code nowMicros} only fills {@code remaining}. */
+  public ReadReply query(ReadQuery query, long nowMicros) {
+    return switch (query.getQueryCase()) {
+      case GET -> ReadReply.newBuilder().setGet(get(query.getGet(), nowMicros)).build();
+      case LIST -> ReadReply.newBuilder().setList(list(query.getList(), nowMicros)).build();
+      case QUERY_NOT_SET -> throw new InvalidArgumentException("query", "carries no request");
+    };
+  }
+
+  public GetResponse get(GetRequest r, long nowMicros) {
+    Validation.get(r);
+    return store.read(view -> {
+      GetResponse.Builder b = GetResponse.newBuilder().setRevision(view.applied().index());
+      view.get(Space.LEASES, utf8(r.getName())).ifPresent(bytes -> b.setFound(true)
+          .setLease(LeaseViews.toLease(r.getName(), parse(bytes), OptionalLong.of(nowMicros))));
+      return b.build();
+    });
+  }
+
+  public ListResponse list(ListRequest r, long nowMicros) {
+    Validation.list(r);
+    int limit = r.getLimit() == 0 ? Limits.MAX_LIST_LIMIT : r.getLimit();
+    return store.read(view -> {
+      ListResponse.Builder b = ListResponse.newBuilder().setRevision(view.applied().index());
+      view.scan(Space.LEASES, utf8(r.getPrefix()), utf8(r.getStartAfter()), (key, value) -> {
+        if (b.getLeasesCount() == limit) {
+          b.setMore(true);
+          return false;
+        }
+        b.addLeases(LeaseViews.toLease(new String(key, StandardCharsets.UTF_8), parse(value), OptionalLong.of(nowMicros)));
+        return true;
+      });
+      return b.build();
+    });
+  }
+
+  /** Visits every lease in one consistent view; returns the revision the view reflects. */
+  public long forEachLease(BiConsumer<String, LeaseRecord> visitor) {
+    return store.read(view -> {
+      view.scan(Space.LEASES, new byte[0], new byte[0], (key, value) -> {
+        visitor.accept(new String(key, StandardCharsets.UTF_8), parse(value));
+        return true;
+      });
+      return view.applied().index();
+    });
+  }
+
+  static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static LeaseRecord parse(byte[] bytes) {
+    try {
+      return LeaseRecord.parseFrom(bytes);
+    } catch (InvalidProtocolBufferException e) {
+      throw new StoreException("corrupt lease record", e);
+    }
+  }
+
+  /** The writes and events of one entry, with read-your-writes for commands that touch a name twice. */
+  private final class Tx {
+    final long index;
+    final long now;
+    final Map<String, Optional<LeaseRecord>> writes = new LinkedHashMap<>();
+    final List<LeaseEvent> events = new ArrayList<>();
+
+    Tx(long index, long now) {
+      this.index = index;
+      this.now = now;
+    }
+
+    Optional<LeaseRecord> get(String name) {
+      Optional<LeaseRecord> written = writes.get(name);
+      if (written != null) {
+        return written;
+      }
+      return store.get(Space.LEASES, utf8(name)).map(LeaseCore::parse);
+    }
+
+    void put(String name, LeaseRecord lease, LeaseEvent.Type type) {
+      writes.put(name, Optional.of(lease));
+      event(type, name, lease);
+    }
+
+    void delete(String name, LeaseRecord ended, LeaseEvent.Type type) {
+      writes.put(name, Optional.empty());
+      event(type, name, ended);
+    }
+
+    void event(LeaseEvent.Type type, String name, LeaseRecord lease) {
+      events.add(new LeaseEvent(type, index, name, lease));
+    }
+
+    List<Change> changes() {
+      List<Change> changes = new ArrayList<>(writes.size() + 1);
+      writes.forEach((name, lease) -> changes.add(lease
+          .map(l -> Change.put(Space.LEASES, utf8(name), l.toByteArray()))
+          .orElseGet(() -> Change.delete(Space.LEASES, utf8(name)))));
+      return changes;
+    }
+  }
+}

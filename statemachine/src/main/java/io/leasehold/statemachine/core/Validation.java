@@ -1,0 +1,147 @@
+package io.leasehold.statemachine.core;
+
+import com.google.protobuf.Duration;
+import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.proto.v1.Attributes;
+import io.leasehold.proto.v1.GetRequest;
+import io.leasehold.proto.v1.ListRequest;
+import io.leasehold.proto.v1.ReleaseRequest;
+import io.leasehold.proto.v1.RenewItem;
+import io.leasehold.proto.v1.RenewRequest;
+import io.leasehold.proto.v1.UpdateRequest;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/**
+ * The rules for input, shared by the API (which rejects bad requests before they reach the log)
+ * and the core (which must stay deterministic even if a bad command was logged).
+ */
+public final class Validation {
+  private Validation() {}
+
+  public static void acquire(AcquireRequest r) {
+    name("name", r.getName());
+    holder("holder", r.getHolder());
+    if (r.hasTtl()) {
+      positiveDuration("ttl", r.getTtl());
+    }
+    if (r.hasAttributes()) {
+      attributes("attributes", r.getAttributes());
+    }
+  }
+
+  public static void renew(RenewRequest r) {
+    if (r.getItemsCount() == 0) {
+      throw new InvalidArgumentException("items", "must contain at least one (name, token) pair");
+    }
+    if (r.getItemsCount() > Limits.MAX_RENEW_ITEMS) {
+      throw new InvalidArgumentException("items", "at most " + Limits.MAX_RENEW_ITEMS + " per call, got " + r.getItemsCount());
+    }
+    for (int i = 0; i < r.getItemsCount(); i++) {
+      RenewItem item = r.getItems(i);
+      name("items[" + i + "].name", item.getName());
+      token("items[" + i + "].token", item.getToken());
+    }
+  }
+
+  public static void release(ReleaseRequest r) {
+    name("name", r.getName());
+    token("token", r.getToken());
+  }
+
+  public static void update(UpdateRequest r) {
+    name("name", r.getName());
+    token("token", r.getToken());
+    if (!r.hasAttributes()) {
+      throw new InvalidArgumentException("attributes", "must be set (the new address, metadata and status)");
+    }
+    attributes("attributes", r.getAttributes());
+  }
+
+  public static void get(GetRequest r) {
+    name("name", r.getName());
+  }
+
+  public static void list(ListRequest r) {
+    text("prefix", r.getPrefix(), Limits.MAX_NAME_BYTES);
+    text("start_after", r.getStartAfter(), Limits.MAX_NAME_BYTES);
+    if (r.getLimit() < 0 || r.getLimit() > Limits.MAX_LIST_LIMIT) {
+      throw new InvalidArgumentException("limit", "must be between 0 (server maximum) and " + Limits.MAX_LIST_LIMIT + ", got " + r.getLimit());
+    }
+  }
+
+  /** A lease name: {@code namespace/rest}, both parts non-empty, bounded, printable. */
+  public static void name(String field, String name) {
+    if (name.isEmpty()) {
+      throw new InvalidArgumentException(field, "must not be empty; expected namespace/rest, e.g. lock/billing-job");
+    }
+    text(field, name, Limits.MAX_NAME_BYTES);
+    int slash = name.indexOf('/');
+    if (slash <= 0 || slash == name.length() - 1) {
+      throw new InvalidArgumentException(field, "must be namespace/rest with both parts non-empty, got \"" + abbreviate(name) + "\"");
+    }
+  }
+
+  public static void holder(String field, String holder) {
+    if (holder.isEmpty()) {
+      throw new InvalidArgumentException(field, "must not be empty");
+    }
+    text(field, holder, Limits.MAX_HOLDER_BYTES);
+  }
+
+  public static void token(String field, long token) {
+    if (token <= 0) {
+      throw new InvalidArgumentException(field, "must be a positive fencing token, got " + token);
+    }
+  }
+
+  public static void positiveDuration(String field, Duration d) {
+    if (d.getNanos() < -999_999_999 || d.getNanos() > 999_999_999
+        || (d.getSeconds() > 0 && d.getNanos() < 0) || (d.getSeconds() < 0 && d.getNanos() > 0)) {
+      throw new InvalidArgumentException(field, "is not a valid duration (seconds and nanos disagree in sign or nanos out of range)");
+    }
+    if (d.getSeconds() < 0 || (d.getSeconds() == 0 && d.getNanos() <= 0)) {
+      throw new InvalidArgumentException(field, "must be positive, got " + d.getSeconds() + "s " + d.getNanos() + "ns");
+    }
+  }
+
+  public static void attributes(String field, Attributes a) {
+    text(field + ".address", a.getAddress(), Limits.MAX_ADDRESS_BYTES);
+    text(field + ".status", a.getStatus(), Limits.MAX_STATUS_BYTES);
+    if (a.getMetadataCount() > Limits.MAX_METADATA_ENTRIES) {
+      throw new InvalidArgumentException(field + ".metadata", "at most " + Limits.MAX_METADATA_ENTRIES + " entries, got " + a.getMetadataCount());
+    }
+    for (Map.Entry<String, String> e : a.getMetadataMap().entrySet()) {
+      if (e.getKey().isEmpty()) {
+        throw new InvalidArgumentException(field + ".metadata", "keys must not be empty");
+      }
+      text(field + ".metadata key \"" + abbreviate(e.getKey()) + "\"", e.getKey(), Limits.MAX_METADATA_KEY_BYTES);
+      text(field + ".metadata[" + abbreviate(e.getKey()) + "]", e.getValue(), Limits.MAX_METADATA_VALUE_BYTES);
+    }
+  }
+
+  private static void text(String field, String value, int maxBytes) {
+    // UTF-8 length is at most 3 bytes per UTF-16 unit: skip the encoding for short strings.
+    if (value.length() * 3 > maxBytes) {
+      int bytes = value.getBytes(StandardCharsets.UTF_8).length;
+      if (bytes > maxBytes) {
+        throw new InvalidArgumentException(field, "must be at most " + maxBytes + " bytes of UTF-8, got " + bytes);
+      }
+    }
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (Character.isISOControl(c)) {
+        throw new InvalidArgumentException(field, "must not contain control characters (found U+" + String.format("%04X", (int) c) + " at " + i + ")");
+      }
+      if (Character.isSurrogate(c) && !(Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1)))) {
+        if (!(Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(value.charAt(i - 1)))) {
+          throw new InvalidArgumentException(field, "must be valid Unicode (unpaired surrogate at " + i + ")");
+        }
+      }
+    }
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() <= 64 ? s : s.substring(0, 61) + "...";
+  }
+}

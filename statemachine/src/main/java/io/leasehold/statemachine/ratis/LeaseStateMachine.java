@@ -1,0 +1,270 @@
+package io.leasehold.statemachine.ratis;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.ReadQuery;
+import io.leasehold.statemachine.core.ApplyResult;
+import io.leasehold.statemachine.core.LeaseCore;
+import io.leasehold.statemachine.store.RocksDbStore;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Collection;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.apache.ratis.io.MD5Hash;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.SnapshotRetentionPolicy;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.LifeCycle;
+import org.apache.ratis.util.MD5FileUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Ratis face of {@link LeaseCore}: decodes log entries, stamps the leader's time, delegates,
+ * persists snapshots, and passes leadership changes on. It decides nothing itself.
+ *
+ * <p>The live RocksDB lives in {@code dbDir}, outside Ratis's {@code sm/} directory, which a
+ * snapshot installation replaces. A snapshot is one file in {@code sm/} holding the whole state
+ * in the store-independent {@code SnapshotFormat}, so Ratis can ship it to a lagging follower
+ * with its own InstallSnapshot machinery.
+ */
+public final class LeaseStateMachine extends BaseStateMachine {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaseStateMachine.class);
+  private static final SnapshotRetentionPolicy KEEP_TWO = new SnapshotRetentionPolicy() {
+    @Override
+    public int getNumSnapshotsRetained() {
+      return 2;
+    }
+  };
+
+  /** Callbacks from the apply thread and Ratis's leadership notifications. None may block. */
+  public interface Listener {
+    void onApplied(ApplyResult result);
+
+    /** This node is leader and has applied its term's first entry: it may start deciding expiry. */
+    void onLeaderReady();
+
+    /** This node is not (or no longer) the leader. */
+    void onNotLeader();
+  }
+
+  private final Path dbDir;
+  private final Listener listener;
+  private final LongSupplier wallClockMicros;
+  private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+  private final AtomicLong lastStamp = new AtomicLong();
+  private final AtomicInteger snapshotsLoaded = new AtomicInteger();
+  private volatile RocksDbStore store;
+  private volatile LeaseCore core;
+  private volatile RaftPeerId selfId;
+
+  public LeaseStateMachine(Path dbDir, Listener listener, LongSupplier wallClockMicros) {
+    this.dbDir = Objects.requireNonNull(dbDir);
+    this.listener = Objects.requireNonNull(listener);
+    this.wallClockMicros = Objects.requireNonNull(wallClockMicros);
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+    getLifeCycle().startAndTransition(() -> {
+      super.initialize(server, groupId, raftStorage);
+      selfId = server.getId();
+      storage.init(raftStorage);
+      store = RocksDbStore.open(dbDir);
+      core = new LeaseCore(store);
+      catchUpFromSnapshot(storage.loadLatestSnapshot());
+    });
+    LOG.info("state loaded: db={} applied={} snapshot={}", dbDir, core.applied(), storage.getLatestSnapshot());
+  }
+
+  /** Ratis pauses the state machine (no applies) before it publishes an installed snapshot. */
+  @Override
+  public void pause() {
+    getLifeCycle().transition(LifeCycle.State.PAUSING);
+    getLifeCycle().transition(LifeCycle.State.PAUSED);
+  }
+
+  /** Called by Ratis, paused, after it installed a snapshot from the leader. */
+  @Override
+  public void reinitialize() throws IOException {
+    catchUpFromSnapshot(storage.loadLatestSnapshot());
+    if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+      getLifeCycle().transition(LifeCycle.State.STARTING);
+      getLifeCycle().transition(LifeCycle.State.RUNNING);
+    }
+    LOG.info("state reloaded after snapshot install: applied={}", core.applied());
+  }
+
+  /**
+   * Loads the snapshot into the live store if the store is behind it (a fresh node, a lost DB,
+   * or an installed snapshot). A store that is ahead keeps its state: Ratis replays from the
+   * snapshot index and the core skips entries it has already applied.
+   */
+  private void catchUpFromSnapshot(SingleFileSnapshotInfo snapshot) throws IOException {
+    if (snapshot == null) {
+      return;
+    }
+    Path file = snapshot.getFile().getPath();
+    if (core.applied().index() < snapshot.getIndex()) {
+      MD5Hash md5 = snapshot.getFile().getFileDigest();
+      if (md5 != null) {
+        MD5FileUtil.verifySavedMD5(file.toFile(), md5);
+      }
+      try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+        store.loadSnapshot(in);
+      }
+      core.reload();
+      snapshotsLoaded.incrementAndGet();
+      LOG.info("snapshot loaded: {} -> applied={}", file.getFileName(), core.applied());
+    }
+    setLastAppliedTermIndex(snapshot.getTermIndex());
+  }
+
+  @Override
+  public SimpleStateMachineStorage getStateMachineStorage() {
+    return storage;
+  }
+
+  /** Stamps the leader's wall-clock time into the command before it is appended to the log. */
+  @Override
+  public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+    TransactionContext.Builder trx = TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request);
+    LogCommand command;
+    try {
+      command = LogCommand.parseFrom(request.getMessage().getContent().asReadOnlyByteBuffer());
+    } catch (InvalidProtocolBufferException e) {
+      TransactionContext rejected = trx.build();
+      rejected.setException(new IOException("not a Leasehold log command: " + e.getMessage(), e));
+      return rejected;
+    }
+    long stamp = lastStamp.accumulateAndGet(wallClockMicros.getAsLong(), Math::max);
+    LogCommand stamped = command.toBuilder().setLeaderTimeMicros(stamp).build();
+    return trx.setLogData(UnsafeByteOperations.unsafeWrap(stamped.toByteArray()))
+        .setStateMachineContext(stamped)
+        .build();
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    LogEntryProto entry = trx.getLogEntry();
+    LogCommand command = trx.getStateMachineContext() instanceof LogCommand c ? c : decode(entry);
+    try {
+      ApplyResult result = core.apply(entry.getTerm(), entry.getIndex(), command);
+      updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+      listener.onApplied(result);
+      return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(result.reply().toByteArray())));
+    } catch (IOException | RuntimeException e) {
+      // A storage fault: Ratis stops this server rather than let replicas diverge.
+      LOG.error("apply failed at index {}", entry.getIndex(), e);
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private static LogCommand decode(LogEntryProto entry) {
+    ByteString data = entry.getStateMachineLogEntry().getLogData();
+    try {
+      return LogCommand.parseFrom(data.asReadOnlyByteBuffer());
+    } catch (InvalidProtocolBufferException e) {
+      // Applied as "no command": an invalid no-op on every replica alike.
+      LOG.warn("undecodable log entry at index {}: {}", entry.getIndex(), e.getMessage());
+      return LogCommand.getDefaultInstance();
+    }
+  }
+
+  /** Answers reads; linearizability comes from Ratis's read index before this is called. */
+  @Override
+  public CompletableFuture<Message> query(Message request) {
+    try {
+      ReadQuery query = ReadQuery.parseFrom(request.getContent().asReadOnlyByteBuffer());
+      byte[] reply = core.query(query, wallClockMicros.getAsLong()).toByteArray();
+      return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(reply)));
+    } catch (InvalidProtocolBufferException | RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  @Override
+  public long takeSnapshot() throws IOException {
+    TermIndex last = getLastAppliedTermIndex();
+    if (last == null || last.getIndex() <= 0) {
+      return -1;
+    }
+    File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+    Path partial = file.toPath().resolveSibling("partial-" + file.getName());
+    try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+         OutputStream out = new BufferedOutputStream(java.nio.channels.Channels.newOutputStream(channel), 1 << 16)) {
+      store.writeSnapshot(out);
+      out.flush();
+      channel.force(true);
+    }
+    Files.move(partial, file.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
+    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
+    storage.cleanupOldSnapshots(KEEP_TWO);
+    LOG.info("snapshot taken at {} ({} bytes)", last, Files.size(file.toPath()));
+    return last.getIndex();
+  }
+
+  @Override
+  public void notifyLeaderReady() {
+    listener.onLeaderReady();
+  }
+
+  @Override
+  public void notifyNotLeader(Collection<TransactionContext> pendingEntries) {
+    listener.onNotLeader();
+  }
+
+  @Override
+  public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
+    if (!Objects.equals(newLeaderId, selfId)) {
+      listener.onNotLeader();
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    super.close();
+    RocksDbStore s = store;
+    if (s != null) {
+      s.close();
+    }
+  }
+
+  /** The core, for reads served from this node's applied state and for the expiry ticker. */
+  public LeaseCore core() {
+    return core;
+  }
+
+  /** How many times a snapshot replaced the live state (fresh start, lost DB or install from the leader). */
+  public int snapshotsLoaded() {
+    return snapshotsLoaded.get();
+  }
+}

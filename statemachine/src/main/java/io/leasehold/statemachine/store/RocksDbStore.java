@@ -1,0 +1,298 @@
+package io.leasehold.statemachine.store;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Snapshot;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The production store: one RocksDB column family per {@link Space}.
+ *
+ * <p>Durability comes from the Raft log, so writes go to RocksDB's WAL without fsync: after a
+ * machine crash RocksDB recovers a prefix of whole batches, and the applied position stored in the
+ * same batch tells Ratis's replay where to resume. The database directory must not be inside
+ * Ratis's {@code sm/} directory, which snapshot installation replaces.
+ */
+public final class RocksDbStore implements KvStore {
+  static {
+    RocksDB.loadLibrary();
+  }
+
+  private final Path dir;
+  /** Writers and readers share the handle; reloading a snapshot or closing swaps it exclusively. */
+  private final ReadWriteLock handleLock = new ReentrantReadWriteLock();
+  private final WriteOptions writeOptions = new WriteOptions();
+  private Handle handle;
+
+  private RocksDbStore(Path dir) throws IOException {
+    this.dir = dir;
+    this.handle = Handle.open(dir);
+  }
+
+  /** Opens (creating if needed) the database in {@code dir}. */
+  public static RocksDbStore open(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    return new RocksDbStore(dir);
+  }
+
+  public Path directory() {
+    return dir;
+  }
+
+  @Override
+  public AppliedPosition applied() {
+    return get(Space.META, AppliedPosition.META_KEY).map(AppliedPosition::decode).orElse(AppliedPosition.NONE);
+  }
+
+  @Override
+  public Optional<byte[]> get(Space space, byte[] key) {
+    handleLock.readLock().lock();
+    try {
+      Handle h = live();
+      return Optional.ofNullable(h.db.get(h.cf(space), key));
+    } catch (RocksDBException e) {
+      throw new StoreException("read " + space + " from " + dir, e);
+    } finally {
+      handleLock.readLock().unlock();
+    }
+  }
+
+  @Override
+  public void commit(AppliedPosition position, List<Change> changes) throws IOException {
+    handleLock.readLock().lock();
+    try (WriteBatch batch = new WriteBatch()) {
+      Handle h = live();
+      for (Change c : changes) {
+        if (c.value().isPresent()) {
+          batch.put(h.cf(c.space()), c.key(), c.value().get());
+        } else {
+          batch.delete(h.cf(c.space()), c.key());
+        }
+      }
+      batch.put(h.cf(Space.META), AppliedPosition.META_KEY, position.encode());
+      h.db.write(writeOptions, batch);
+    } catch (RocksDBException e) {
+      throw new IOException("write batch at index " + position.index() + " to " + dir, e);
+    } finally {
+      handleLock.readLock().unlock();
+    }
+  }
+
+  @Override
+  public <T> T read(Function<ReadView, T> reader) {
+    handleLock.readLock().lock();
+    try {
+      Handle h = live();
+      Snapshot snapshot = h.db.getSnapshot();
+      try (ReadOptions options = new ReadOptions().setSnapshot(snapshot)) {
+        return reader.apply(new SnapshotView(h, options));
+      } finally {
+        h.db.releaseSnapshot(snapshot);
+      }
+    } finally {
+      handleLock.readLock().unlock();
+    }
+  }
+
+  @Override
+  public void loadSnapshot(InputStream in) throws IOException {
+    // Load into a fresh database beside the live one, then swap: a corrupt snapshot leaves the
+    // live state untouched.
+    Path incoming = dir.resolveSibling(dir.getFileName() + ".incoming");
+    deleteRecursively(incoming);
+    Handle fresh = Handle.open(incoming);
+    try {
+      List<Change> pending = new ArrayList<>();
+      SnapshotFormat.read(in, (space, key, value) -> {
+        pending.add(Change.put(space, key, value));
+        if (pending.size() >= 10_000) {
+          fresh.writeAll(pending, writeOptions);
+          pending.clear();
+        }
+      });
+      fresh.writeAll(pending, writeOptions);
+      fresh.db.flushWal(true);
+    } catch (IOException | RuntimeException e) {
+      fresh.close();
+      deleteRecursively(incoming);
+      throw e;
+    } catch (RocksDBException e) {
+      fresh.close();
+      deleteRecursively(incoming);
+      throw new IOException("load snapshot into " + incoming, e);
+    }
+    fresh.close();
+    handleLock.writeLock().lock();
+    try {
+      live().close();
+      handle = null;
+      deleteRecursively(dir);
+      Files.move(incoming, dir);
+      handle = Handle.open(dir);
+    } finally {
+      handleLock.writeLock().unlock();
+    }
+  }
+
+  @Override
+  public void close() {
+    handleLock.writeLock().lock();
+    try {
+      if (handle != null) {
+        handle.close();
+        handle = null;
+      }
+      writeOptions.close();
+    } finally {
+      handleLock.writeLock().unlock();
+    }
+  }
+
+  private Handle live() {
+    if (handle == null) {
+      throw new StoreException("store " + dir + " is closed", null);
+    }
+    return handle;
+  }
+
+  private static void deleteRecursively(Path path) throws IOException {
+    if (!Files.exists(path)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(path)) {
+      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  /** An open database with its column family handles. */
+  private static final class Handle {
+    final RocksDB db;
+    final DBOptions options;
+    final ColumnFamilyOptions cfOptions;
+    final List<ColumnFamilyHandle> handles;
+    final Map<Space, ColumnFamilyHandle> bySpace = new EnumMap<>(Space.class);
+
+    private Handle(RocksDB db, DBOptions options, ColumnFamilyOptions cfOptions, List<ColumnFamilyHandle> handles) {
+      this.db = db;
+      this.options = options;
+      this.cfOptions = cfOptions;
+      this.handles = handles;
+      Space[] spaces = Space.values();
+      for (int i = 0; i < spaces.length; i++) {
+        bySpace.put(spaces[i], handles.get(i + 1));
+      }
+    }
+
+    static Handle open(Path dir) throws IOException {
+      DBOptions options = new DBOptions()
+          .setCreateIfMissing(true)
+          .setCreateMissingColumnFamilies(true)
+          .setMaxBackgroundJobs(2);
+      ColumnFamilyOptions cfOptions = new ColumnFamilyOptions();
+      List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+      descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
+      for (Space s : Space.values()) {
+        descriptors.add(new ColumnFamilyDescriptor(s.columnFamily().getBytes(java.nio.charset.StandardCharsets.UTF_8), cfOptions));
+      }
+      List<ColumnFamilyHandle> handles = new ArrayList<>();
+      try {
+        Files.createDirectories(dir);
+        RocksDB db = RocksDB.open(options, dir.toString(), descriptors, handles);
+        return new Handle(db, options, cfOptions, handles);
+      } catch (RocksDBException e) {
+        options.close();
+        cfOptions.close();
+        throw new IOException("open RocksDB at " + dir + ": " + e.getMessage(), e);
+      }
+    }
+
+    ColumnFamilyHandle cf(Space space) {
+      return bySpace.get(space);
+    }
+
+    void writeAll(List<Change> changes, WriteOptions writeOptions) throws IOException {
+      try (WriteBatch batch = new WriteBatch()) {
+        for (Change c : changes) {
+          batch.put(cf(c.space()), c.key(), c.value().orElseThrow());
+        }
+        db.write(writeOptions, batch);
+      } catch (RocksDBException e) {
+        throw new IOException("write snapshot entries", e);
+      }
+    }
+
+    void close() {
+      handles.forEach(ColumnFamilyHandle::close);
+      db.close();
+      options.close();
+      cfOptions.close();
+    }
+  }
+
+  private static final class SnapshotView implements ReadView {
+    private final Handle h;
+    private final ReadOptions options;
+
+    SnapshotView(Handle h, ReadOptions options) {
+      this.h = h;
+      this.options = options;
+    }
+
+    @Override
+    public AppliedPosition applied() {
+      return get(Space.META, AppliedPosition.META_KEY).map(AppliedPosition::decode).orElse(AppliedPosition.NONE);
+    }
+
+    @Override
+    public Optional<byte[]> get(Space space, byte[] key) {
+      try {
+        return Optional.ofNullable(h.db.get(h.cf(space), options, key));
+      } catch (RocksDBException e) {
+        throw new StoreException("read " + space, e);
+      }
+    }
+
+    @Override
+    public void scan(Space space, byte[] prefix, byte[] after, EntryVisitor visitor) {
+      try (RocksIterator it = h.db.newIterator(h.cf(space), options)) {
+        boolean afterWins = java.util.Arrays.compareUnsigned(after, prefix) >= 0 && after.length > 0;
+        it.seek(afterWins ? after : prefix);
+        if (afterWins && it.isValid() && java.util.Arrays.equals(it.key(), after)) {
+          it.next();
+        }
+        for (; it.isValid(); it.next()) {
+          byte[] key = it.key();
+          if (!Keys.startsWith(key, prefix)) {
+            return;
+          }
+          if (!visitor.visit(key, it.value())) {
+            return;
+          }
+        }
+      }
+    }
+  }
+}
