@@ -127,6 +127,32 @@ class ThreeNodeClusterTest {
   }
 
   @Test
+  void newLeaderGivesEveryLeaseAFullTtlBeforeExpiring() throws Exception {
+    cluster = TestCluster.start(3, dir);
+    LeaseholdNode oldLeader = cluster.leader().orElseThrow();
+    String survivor = cluster.followers().get(0).id();
+    long ttlNanos = Duration.ofSeconds(2).toNanos();
+    AcquireResponse r = cluster.leases(survivor).acquire(acquire("lock/orphan", "runner-o", 2));
+    long granted = System.nanoTime();
+    cluster.stopNode(oldLeader.id());
+
+    LeaseholdNode newLeader = cluster.awaitLeader();
+    long ready = System.nanoTime();
+    assertTrue(cluster.leases(newLeader.id()).get(staleGet("lock/orphan")).getFound(),
+        "still held when the new leader is ready, " + (ready - granted) / 1_000_000 + " ms after the grant");
+    await("the orphaned lease expires", Duration.ofSeconds(10),
+        () -> !cluster.leases(newLeader.id()).get(staleGet("lock/orphan")).getFound());
+    long gone = System.nanoTime();
+    // Measured from when the new leader was seen ready (which is after it promoted its ticker),
+    // the lease lived at least one more full TTL; carried-over deadlines would have ended it at
+    // granted + TTL.
+    assertTrue(gone - ready >= ttlNanos - Duration.ofMillis(150).toNanos(),
+        "expired " + (gone - ready) / 1_000_000 + " ms after the new leader was ready; TTL is 2000 ms");
+    assertEquals(r.getLease().getToken(), newLeader.ticker().scheduler().tracked() == 0 ? r.getLease().getToken() : -1,
+        "the new leader forgot the lease once it expired");
+  }
+
+  @Test
   void restartedNodeComesBackFromItsDataDirWithIdenticalState() throws Exception {
     cluster = TestCluster.start(3, dir);
     String follower = cluster.followers().get(0).id();

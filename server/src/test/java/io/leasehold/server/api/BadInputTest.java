@@ -111,6 +111,8 @@ class BadInputTest {
     AcquireRequest mixedSigns = acquire("lock/free", "runner-2", 5).toBuilder()
         .setTtl(Duration.newBuilder().setSeconds(5).setNanos(-1)).build();
     assertInvalid("ttl", () -> leases.acquire(mixedSigns));
+    // Beyond protobuf's Duration range: in microseconds it would overflow during apply.
+    assertInvalid("ttl", () -> leases.acquire(acquire("lock/free", "runner-2", 10_000_000_000_000L)));
   }
 
   @Test

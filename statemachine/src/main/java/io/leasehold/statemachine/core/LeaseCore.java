@@ -120,7 +120,12 @@ public final class LeaseCore {
 
   private AcquireResponse acquire(Tx tx, AcquireRequest r) {
     Validation.acquire(r);
-    long ttl = r.hasTtl() ? Times.micros(r.getTtl()) : Times.micros(Limits.DEFAULT_TTL);
+    Optional<LeaseRecord> current = tx.get(r.getName());
+    boolean holderAsksAgain = current.isPresent() && current.get().getHolder().equals(r.getHolder());
+    // No TTL in the request: a new lease gets the default; the holder asking again keeps its own,
+    // so a bare retry never shortens a lease.
+    long ttl = r.hasTtl() ? Times.micros(r.getTtl())
+        : holderAsksAgain ? current.get().getTtlMicros() : Times.micros(Limits.DEFAULT_TTL);
     AcquireResponse.Builder reply = AcquireResponse.newBuilder().setRevision(tx.index);
     long min = Times.micros(Limits.MIN_TTL);
     long max = Times.micros(Limits.MAX_TTL);
@@ -133,9 +138,8 @@ public final class LeaseCore {
               .setMaxTtl(Times.duration(max)))
           .build();
     }
-    Optional<LeaseRecord> current = tx.get(r.getName());
     LeaseRecord lease;
-    if (current.isPresent() && !current.get().getHolder().equals(r.getHolder())) {
+    if (current.isPresent() && !holderAsksAgain) {
       LeaseRecord held = current.get();
       long remaining = Math.max(0, LeaseViews.expiresAtMicros(held) - tx.now);
       return reply.setOutcome(Outcome.CONFLICT)
@@ -144,7 +148,7 @@ public final class LeaseCore {
               .setToken(held.getToken())
               .setRemaining(Times.duration(remaining)))
           .build();
-    } else if (current.isPresent()) {
+    } else if (holderAsksAgain) {
       // The holder asks again (a retry, or a restart that kept its identity): same lease, renewed.
       LeaseRecord held = current.get();
       LeaseRecord.Builder b = renewed(tx, held).setTtlMicros(ttl);

@@ -19,6 +19,9 @@ import java.util.Map;
 public final class Validation {
   private Validation() {}
 
+  /** The largest google.protobuf.Duration (about 10,000 years). */
+  static final long MAX_DURATION_SECONDS = 315_576_000_000L;
+
   public static void acquire(AcquireRequest r) {
     name("name", r.getName());
     holder("holder", r.getHolder());
@@ -102,6 +105,10 @@ public final class Validation {
     }
     if (d.getSeconds() < 0 || (d.getSeconds() == 0 && d.getNanos() <= 0)) {
       throw new InvalidArgumentException(field, "must be positive, got " + d.getSeconds() + "s " + d.getNanos() + "ns");
+    }
+    // protobuf's own range; beyond it the value in microseconds would overflow during apply.
+    if (d.getSeconds() > MAX_DURATION_SECONDS) {
+      throw new InvalidArgumentException(field, "must be at most " + MAX_DURATION_SECONDS + "s (the protobuf Duration range), got " + d.getSeconds() + "s");
     }
   }
 

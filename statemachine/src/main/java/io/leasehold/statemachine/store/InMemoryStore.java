@@ -90,7 +90,8 @@ public final class InMemoryStore implements KvStore {
 
     @Override
     public Optional<byte[]> get(Space space, byte[] key) {
-      return Optional.ofNullable(spaces.get(space).get(key));
+      // Copies, as RocksDB hands out: callers must not reach into the map.
+      return Optional.ofNullable(spaces.get(space).get(key)).map(byte[]::clone);
     }
 
     @Override
@@ -102,7 +103,7 @@ public final class InMemoryStore implements KvStore {
         if (!Keys.startsWith(e.getKey(), prefix)) {
           return;
         }
-        if (!visitor.visit(e.getKey(), e.getValue())) {
+        if (!visitor.visit(e.getKey().clone(), e.getValue().clone())) {
           return;
         }
       }

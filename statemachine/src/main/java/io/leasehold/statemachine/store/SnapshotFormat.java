@@ -85,7 +85,12 @@ public final class SnapshotFormat {
       if (spaceId == 0) {
         break;
       }
-      Space space = Space.byId(spaceId);
+      Space space;
+      try {
+        space = Space.byId(spaceId);
+      } catch (IllegalArgumentException e) {
+        throw new IOException("corrupt Leasehold snapshot: " + e.getMessage(), e);
+      }
       byte[] key = readField(in);
       byte[] value = readField(in);
       sink.put(space, key, value);

@@ -1,0 +1,94 @@
+package io.leasehold.statemachine.core;
+
+import com.google.protobuf.Duration;
+import com.google.protobuf.Timestamp;
+import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.proto.v1.Attributes;
+import io.leasehold.proto.v1.ExpireCommand;
+import io.leasehold.proto.v1.ExpireItem;
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.ReleaseRequest;
+import io.leasehold.proto.v1.RenewItem;
+import io.leasehold.proto.v1.RenewRequest;
+import io.leasehold.proto.v1.UpdateRequest;
+import java.util.Map;
+
+/** Builders for log commands and times, so tests read like the log they apply. */
+public final class Cmds {
+  private Cmds() {}
+
+  /** An arbitrary leader wall-clock origin (2023-11-14), in microseconds. */
+  public static final long T0 = 1_700_000_000_000_000L;
+
+  public static final long SECOND = 1_000_000L;
+
+  public static long secondsMicros(long s) {
+    return s * SECOND;
+  }
+
+  public static Duration secs(long s) {
+    return Duration.newBuilder().setSeconds(s).build();
+  }
+
+  public static Duration micros(long us) {
+    return Times.duration(us);
+  }
+
+  public static Timestamp at(long micros) {
+    return Times.timestamp(micros);
+  }
+
+  public static Attributes attrs(String address, String status, Map<String, String> metadata) {
+    return Attributes.newBuilder().setAddress(address).setStatus(status).putAllMetadata(metadata).build();
+  }
+
+  public static AcquireRequest.Builder acquireRequest(String name, String holder) {
+    return AcquireRequest.newBuilder().setName(name).setHolder(holder);
+  }
+
+  /** Acquire with the default TTL and no attributes. */
+  public static LogCommand.Builder acquire(String name, String holder) {
+    return LogCommand.newBuilder().setAcquire(acquireRequest(name, holder));
+  }
+
+  public static LogCommand.Builder acquire(String name, String holder, Duration ttl) {
+    return LogCommand.newBuilder().setAcquire(acquireRequest(name, holder).setTtl(ttl));
+  }
+
+  public static LogCommand.Builder acquire(String name, String holder, Duration ttl, Attributes attributes) {
+    return LogCommand.newBuilder().setAcquire(acquireRequest(name, holder).setTtl(ttl).setAttributes(attributes));
+  }
+
+  public static RenewItem item(String name, long token) {
+    return RenewItem.newBuilder().setName(name).setToken(token).build();
+  }
+
+  public static LogCommand.Builder renew(String name, long token) {
+    return renew(item(name, token));
+  }
+
+  public static LogCommand.Builder renew(RenewItem... items) {
+    return LogCommand.newBuilder().setRenew(RenewRequest.newBuilder().addAllItems(java.util.List.of(items)));
+  }
+
+  public static LogCommand.Builder release(String name, long token) {
+    return LogCommand.newBuilder().setRelease(ReleaseRequest.newBuilder().setName(name).setToken(token));
+  }
+
+  public static LogCommand.Builder update(String name, long token, Attributes attributes) {
+    return LogCommand.newBuilder()
+        .setUpdate(UpdateRequest.newBuilder().setName(name).setToken(token).setAttributes(attributes));
+  }
+
+  public static ExpireItem expiry(String name, long token, long lastRenewRevision) {
+    return ExpireItem.newBuilder().setName(name).setToken(token).setLastRenewRevision(lastRenewRevision).build();
+  }
+
+  public static LogCommand.Builder expire(String name, long token, long lastRenewRevision) {
+    return expire(expiry(name, token, lastRenewRevision));
+  }
+
+  public static LogCommand.Builder expire(ExpireItem... items) {
+    return LogCommand.newBuilder().setExpire(ExpireCommand.newBuilder().addAllItems(java.util.List.of(items)));
+  }
+}

@@ -1,0 +1,184 @@
+package io.leasehold.statemachine.core;
+
+import static io.leasehold.statemachine.core.Cmds.T0;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.GetRequest;
+import io.leasehold.proto.v1.ListRequest;
+import io.leasehold.proto.v1.LogReply;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.RenewResult;
+import io.leasehold.statemachine.store.InMemoryStore;
+import io.leasehold.statemachine.store.KvStore;
+import io.leasehold.statemachine.store.RocksDbStore;
+import io.leasehold.statemachine.store.StoreKind;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The same log gives the same state, replies and events on every replica, whatever its store:
+ * random command sequences applied to an in-memory replica, a RocksDB replica and a second
+ * in-memory replica must leave byte-identical snapshots. Halfway through, a fourth replica
+ * starts from a snapshot of the RocksDB one and must end in the same state.
+ */
+class ReplicaDeterminismTest {
+  private static final int STEPS = 2_000;
+
+  @TempDir
+  Path tempDir;
+
+  /** Tallies of what the workload exercised, so a degenerate generator fails the test. */
+  private static final class Tally {
+    final Map<Outcome, Integer> outcomes = new EnumMap<>(Outcome.class);
+    final Map<LogReply.ReplyCase, Integer> replies = new EnumMap<>(LogReply.ReplyCase.class);
+    int renewItems;
+    int releases;
+    int expired;
+    int expireSkipped;
+    int replays;
+
+    void count(Outcome o) {
+      outcomes.merge(o, 1, Integer::sum);
+    }
+
+    int of(Outcome o) {
+      return outcomes.getOrDefault(o, 0);
+    }
+  }
+
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20})
+  void replicasApplyingTheSameLogEndIdentical(long seed) throws IOException {
+    List<KvStore> stores = new ArrayList<>();
+    try {
+      KvStore a = new InMemoryStore();
+      KvStore b = RocksDbStore.open(tempDir.resolve("rocks"));
+      KvStore c = new InMemoryStore();
+      stores.add(a);
+      stores.add(b);
+      stores.add(c);
+      List<LeaseCore> replicas = new ArrayList<>(List.of(new LeaseCore(a), new LeaseCore(b), new LeaseCore(c)));
+
+      RandomWorkload workload = new RandomWorkload(seed);
+      Tally tally = new Tally();
+      long lastGrant = 0;
+      for (int step = 1; step <= STEPS; step++) {
+        RandomWorkload.Step s = workload.next();
+        ApplyResult first = null;
+        for (LeaseCore replica : replicas) {
+          ApplyResult r = replica.apply(s.term(), s.index(), s.command());
+          if (first == null) {
+            first = r;
+          } else {
+            long i = s.index();
+            assertEquals(first.reply(), r.reply(), () -> "reply at index " + i + " for " + s.command());
+            assertEquals(first.events(), r.events(), () -> "events at index " + i);
+          }
+        }
+        workload.observe(first);
+        lastGrant = checkAndTally(s, first, tally, lastGrant);
+
+        if (step == STEPS / 2) {
+          // A replica that joins from a snapshot of the RocksDB one (Ratis's InstallSnapshot).
+          KvStore d = new InMemoryStore();
+          stores.add(d);
+          StoreKind.load(d, StoreKind.dump(b));
+          replicas.add(new LeaseCore(d));
+        }
+        if (step % 500 == 0) {
+          assertSameState(seed, step, stores);
+        }
+      }
+      assertSameState(seed, STEPS, stores);
+      assertSameReads(replicas);
+
+      // The workload must have exercised the interesting paths, current tokens included.
+      String summary = "seed " + seed + ": " + tally.outcomes + " " + tally.replies + " renewItems=" + tally.renewItems + " releases=" + tally.releases
+          + " expired=" + tally.expired + " expireSkipped=" + tally.expireSkipped + " replays=" + tally.replays;
+      assertTrue(tally.of(Outcome.GRANTED) >= 100, summary);
+      assertTrue(tally.of(Outcome.CONFLICT) >= 20, summary);
+      assertTrue(tally.of(Outcome.REJECTED) >= 5, summary);
+      // About half the renewals and releases use the current token (a few are never-issued, the rest stale).
+      assertTrue(tally.of(Outcome.RENEWED) >= 0.4 * tally.renewItems, summary);
+      assertTrue(tally.of(Outcome.RELEASED) >= 0.4 * tally.releases, summary);
+      assertTrue(tally.of(Outcome.UPDATED) >= 30, summary);
+      assertTrue(tally.of(Outcome.NOT_HELD) >= 50, summary);
+      assertTrue(tally.expired >= 50 && tally.expireSkipped >= 50, summary);
+      assertTrue(tally.replies.getOrDefault(LogReply.ReplyCase.INVALID, 0) >= 20, summary);
+      assertTrue(tally.replays >= 10, summary);
+    } finally {
+      stores.forEach(KvStore::close);
+    }
+  }
+
+  private static long checkAndTally(RandomWorkload.Step s, ApplyResult r, Tally tally, long lastGrant) {
+    LogReply reply = r.reply();
+    if (reply.getReplyCase() == LogReply.ReplyCase.REPLY_NOT_SET) {
+      tally.replays++;
+      assertTrue(r.events().isEmpty());
+      return lastGrant;
+    }
+    tally.replies.merge(reply.getReplyCase(), 1, Integer::sum);
+    switch (reply.getReplyCase()) {
+      case ACQUIRE -> {
+        AcquireResponse a = reply.getAcquire();
+        tally.count(a.getOutcome());
+        boolean newGrant = r.events().stream().anyMatch(e -> e.type() == LeaseEvent.Type.ACQUIRED);
+        if (newGrant) {
+          // Fencing: a new grant's token is its index, above every earlier grant.
+          assertEquals(s.index(), a.getLease().getToken());
+          assertTrue(a.getLease().getToken() > lastGrant);
+          return a.getLease().getToken();
+        }
+      }
+      case RENEW -> {
+        for (RenewResult item : reply.getRenew().getResultsList()) {
+          tally.renewItems++;
+          tally.count(item.getOutcome());
+        }
+      }
+      case RELEASE -> {
+        tally.releases++;
+        tally.count(reply.getRelease().getOutcome());
+      }
+      case UPDATE -> tally.count(reply.getUpdate().getOutcome());
+      case EXPIRE -> {
+        tally.expired += reply.getExpire().getExpired();
+        tally.expireSkipped += reply.getExpire().getSkipped();
+      }
+      default -> {}
+    }
+    return lastGrant;
+  }
+
+  private static void assertSameState(long seed, int step, List<KvStore> stores) {
+    byte[] reference = StoreKind.dump(stores.get(0));
+    for (int i = 1; i < stores.size(); i++) {
+      assertArrayEquals(reference, StoreKind.dump(stores.get(i)),
+          "seed " + seed + " step " + step + ": snapshot of replica " + i + " differs from replica 0");
+      assertEquals(stores.get(0).applied(), stores.get(i).applied());
+    }
+  }
+
+  private static void assertSameReads(List<LeaseCore> replicas) {
+    LeaseCore reference = replicas.get(0);
+    long now = T0 + 3_600_000_000L;
+    for (LeaseCore replica : replicas.subList(1, replicas.size())) {
+      assertEquals(reference.list(ListRequest.getDefaultInstance(), now), replica.list(ListRequest.getDefaultInstance(), now));
+      for (String name : RandomWorkload.NAMES) {
+        GetRequest g = GetRequest.newBuilder().setName(name).build();
+        assertEquals(reference.get(g, now), replica.get(g, now));
+      }
+    }
+  }
+}

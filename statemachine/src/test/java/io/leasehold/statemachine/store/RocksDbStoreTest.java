@@ -1,0 +1,82 @@
+package io.leasehold.statemachine.store;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RocksDbStoreTest extends KvStoreContract {
+  @Override
+  protected KvStore newStore(Path tempDir) throws IOException {
+    return RocksDbStore.open(tempDir.resolve("db"));
+  }
+
+  private RocksDbStore reopen() throws IOException {
+    store.close();
+    store = null;
+    RocksDbStore reopened = RocksDbStore.open(tempDir.resolve("db"));
+    store = reopened;
+    return reopened;
+  }
+
+  @Test
+  void keepsStateAndAppliedPositionAcrossCloseAndReopen() throws IOException {
+    store.commit(new AppliedPosition(2, 41), List.of(
+        Change.put(Space.LEASES, b("lock/a"), b("A")),
+        Change.put(Space.LEASES, b("lock/b"), b("B")),
+        Change.put(Space.META, b("clock"), bytes(9, 9))));
+    store.commit(new AppliedPosition(3, 42), List.of(Change.delete(Space.LEASES, b("lock/b"))));
+    byte[] before = StoreKind.dump(store);
+
+    reopen();
+    assertEquals(new AppliedPosition(3, 42), store.applied());
+    assertArrayEquals(b("A"), store.get(Space.LEASES, b("lock/a")).orElseThrow());
+    assertTrue(store.get(Space.LEASES, b("lock/b")).isEmpty());
+    assertArrayEquals(before, StoreKind.dump(store));
+  }
+
+  @Test
+  void loadedSnapshotSurvivesReopenAndLeavesNoStagingDirectory() throws IOException {
+    byte[] snapshot;
+    try (KvStore source = new InMemoryStore()) {
+      source.commit(new AppliedPosition(5, 100), List.of(Change.put(Space.LEASES, b("lock/s"), b("S"))));
+      snapshot = StoreKind.dump(source);
+    }
+    store.commit(new AppliedPosition(1, 1), List.of(Change.put(Space.LEASES, b("lock/old"), b("O"))));
+    StoreKind.load(store, snapshot);
+    assertFalse(Files.exists(tempDir.resolve("db.incoming")));
+
+    reopen();
+    assertEquals(new AppliedPosition(5, 100), store.applied());
+    assertArrayEquals(snapshot, StoreKind.dump(store));
+  }
+
+  @Test
+  void failedLoadKeepsStateAcrossReopenAndCleansUp() throws IOException {
+    store.commit(new AppliedPosition(1, 7), List.of(Change.put(Space.LEASES, b("lock/keep"), b("K"))));
+    byte[] before = StoreKind.dump(store);
+    byte[] bad = before.clone();
+    bad[bad.length - 1] ^= 0x01;
+    assertThrows(IOException.class, () -> StoreKind.load(store, bad));
+    assertFalse(Files.exists(tempDir.resolve("db.incoming")), "the staging database is removed");
+
+    reopen();
+    assertEquals(new AppliedPosition(1, 7), store.applied());
+    assertArrayEquals(before, StoreKind.dump(store));
+  }
+
+  @Test
+  void closedStoreRefusesUse() {
+    store.close();
+    assertThrows(StoreException.class, () -> store.get(Space.LEASES, b("lock/a")));
+    assertThrows(StoreException.class, () -> store.read(ReadView::applied));
+    store = null;
+  }
+}
