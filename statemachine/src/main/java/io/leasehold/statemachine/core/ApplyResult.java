@@ -6,7 +6,8 @@ import java.util.List;
 /** What applying one log entry produced: the reply for the proposer and the events for watchers and the ticker. */
 public record ApplyResult(long revision, LogReply reply, List<LeaseEvent> events) {
   public ApplyResult {
-    events = List.copyOf(events);
+    // Not copied: a batch of renewals yields thousands of events per entry, built once by the core.
+    events = java.util.Collections.unmodifiableList(events);
   }
 
   static ApplyResult skipped(long revision) {

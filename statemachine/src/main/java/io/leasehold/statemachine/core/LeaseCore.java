@@ -38,6 +38,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +60,12 @@ public final class LeaseCore {
   private static final byte[] CLOCK_KEY = "clock".getBytes(StandardCharsets.US_ASCII);
 
   private final KvStore store;
+  /**
+   * Every live lease, kept in step with the LEASES space after each commit. The apply loop reads
+   * only this (a RocksDB read per lease touched was half the cost of a renewal); readers on other
+   * threads use consistent store views instead.
+   */
+  private final Map<String, LeaseRecord> leases = new HashMap<>();
   private long clockMicros;
   private long appliedIndex;
 
@@ -71,6 +78,8 @@ public final class LeaseCore {
   public void reload() {
     clockMicros = store.get(Space.META, CLOCK_KEY).map(b -> ByteBuffer.wrap(b).getLong()).orElse(0L);
     appliedIndex = store.applied().index();
+    leases.clear();
+    forEachLease(leases::put);
   }
 
   public KvStore store() {
@@ -113,6 +122,13 @@ public final class LeaseCore {
       changes.add(Change.put(Space.META, CLOCK_KEY, ByteBuffer.allocate(8).putLong(now).array()));
     }
     store.commit(new AppliedPosition(term, index), changes);
+    tx.writes.forEach((name, lease) -> {
+      if (lease.isPresent()) {
+        leases.put(name, lease.get());
+      } else {
+        leases.remove(name);
+      }
+    });
     clockMicros = now;
     appliedIndex = index;
     return new ApplyResult(index, reply, tx.events);
@@ -185,17 +201,26 @@ public final class LeaseCore {
   private RenewResponse renew(Tx tx, RenewRequest r) {
     Validation.renew(r);
     for (int i = 0; i < r.getItemsCount(); i++) {
-      neverIssued(tx, "items[" + i + "].token", r.getItems(i).getToken());
+      if (r.getItems(i).getToken() >= tx.index) {
+        neverIssued(tx, "items[" + i + "].token", r.getItems(i).getToken());
+      }
     }
     RenewResponse.Builder reply = RenewResponse.newBuilder().setRevision(tx.index);
     long shortestTtl = Long.MAX_VALUE;
+    // Leases renewed together mostly share a TTL: build its Duration once.
+    long ttlMicros = -1;
+    com.google.protobuf.Duration ttl = null;
     for (RenewItem item : r.getItemsList()) {
       RenewResult.Builder result = RenewResult.newBuilder().setName(item.getName()).setToken(item.getToken());
       Optional<LeaseRecord> current = tx.get(item.getName());
       if (current.isPresent() && current.get().getToken() == item.getToken()) {
         LeaseRecord lease = renewed(tx, current.get()).build();
         tx.put(item.getName(), lease, LeaseEvent.Type.RENEWED);
-        result.setOutcome(Outcome.RENEWED).setTtl(Times.duration(lease.getTtlMicros()));
+        if (lease.getTtlMicros() != ttlMicros) {
+          ttlMicros = lease.getTtlMicros();
+          ttl = Times.duration(ttlMicros);
+        }
+        result.setOutcome(Outcome.RENEWED).setTtl(ttl);
         shortestTtl = Math.min(shortestTtl, lease.getTtlMicros());
       } else {
         result.setOutcome(Outcome.NOT_HELD);
@@ -348,7 +373,7 @@ public final class LeaseCore {
       if (written != null) {
         return written;
       }
-      return store.get(Space.LEASES, utf8(name)).map(LeaseCore::parse);
+      return Optional.ofNullable(leases.get(name));
     }
 
     void put(String name, LeaseRecord lease, LeaseEvent.Type type) {

@@ -29,9 +29,11 @@ import org.rocksdb.WriteOptions;
 /**
  * The production store: one RocksDB column family per {@link Space}.
  *
- * <p>Durability comes from the Raft log, so writes go to RocksDB's WAL without fsync: after a
- * machine crash RocksDB recovers a prefix of whole batches, and the applied position stored in the
- * same batch tells Ratis's replay where to resume. The database directory must not be inside
+ * <p>Durability comes from the Raft log, so writes go to RocksDB's WAL without fsync, and the WAL
+ * buffer itself is written out by a background flush every {@value #WAL_FLUSH_MILLIS} ms rather than
+ * on every commit (it was a third of the apply cost). After a crash RocksDB recovers a prefix of
+ * whole batches; the applied position stored in the same batch tells Ratis's replay where to
+ * resume, and a store that fell behind the latest snapshot is reloaded from it. The database directory must not be inside
  * Ratis's {@code sm/} directory, which snapshot installation replaces.
  */
 public final class RocksDbStore implements KvStore {
@@ -43,11 +45,34 @@ public final class RocksDbStore implements KvStore {
   /** Writers and readers share the handle; reloading a snapshot or closing swaps it exclusively. */
   private final ReadWriteLock handleLock = new ReentrantReadWriteLock();
   private final WriteOptions writeOptions = new WriteOptions();
+  private final java.util.concurrent.ScheduledExecutorService walFlusher;
   private Handle handle;
+
+  static final long WAL_FLUSH_MILLIS = 20;
 
   private RocksDbStore(Path dir) throws IOException {
     this.dir = dir;
     this.handle = Handle.open(dir);
+    this.walFlusher = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "leasehold-wal-flush");
+      t.setDaemon(true);
+      return t;
+    });
+    walFlusher.scheduleWithFixedDelay(this::flushWal, WAL_FLUSH_MILLIS, WAL_FLUSH_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  private void flushWal() {
+    handleLock.readLock().lock();
+    try {
+      if (handle != null) {
+        handle.db.flushWal(false);
+      }
+    } catch (RocksDBException e) {
+      // The next commit or flush reports a failing disk; the Raft log still has the entries.
+      org.slf4j.LoggerFactory.getLogger(RocksDbStore.class).warn("flushing the RocksDB WAL in {}: {}", dir, e.getMessage());
+    } finally {
+      handleLock.readLock().unlock();
+    }
   }
 
   /** Opens (creating if needed) the database in {@code dir}. */
@@ -81,17 +106,20 @@ public final class RocksDbStore implements KvStore {
   @Override
   public void commit(AppliedPosition position, List<Change> changes) throws IOException {
     handleLock.readLock().lock();
-    try (WriteBatch batch = new WriteBatch()) {
+    try {
       Handle h = live();
+      WriteBatchEncoder encoder = new WriteBatchEncoder();
       for (Change c : changes) {
         if (c.value().isPresent()) {
-          batch.put(h.cf(c.space()), c.key(), c.value().get());
+          encoder.put(h.cfId(c.space()), c.key(), c.value().get());
         } else {
-          batch.delete(h.cf(c.space()), c.key());
+          encoder.delete(h.cfId(c.space()), c.key());
         }
       }
-      batch.put(h.cf(Space.META), AppliedPosition.META_KEY, position.encode());
-      h.db.write(writeOptions, batch);
+      encoder.put(h.cfId(Space.META), AppliedPosition.META_KEY, position.encode());
+      try (WriteBatch batch = new WriteBatch(encoder.toByteArray())) {
+        h.db.write(writeOptions, batch);
+      }
     } catch (RocksDBException e) {
       throw new IOException("write batch at index " + position.index() + " to " + dir, e);
     } finally {
@@ -157,9 +185,15 @@ public final class RocksDbStore implements KvStore {
 
   @Override
   public void close() {
+    walFlusher.shutdownNow();
     handleLock.writeLock().lock();
     try {
       if (handle != null) {
+        try {
+          handle.db.flushWal(true);
+        } catch (RocksDBException e) {
+          org.slf4j.LoggerFactory.getLogger(RocksDbStore.class).warn("final WAL flush in {}: {}", dir, e.getMessage());
+        }
         handle.close();
         handle = null;
       }
@@ -210,6 +244,7 @@ public final class RocksDbStore implements KvStore {
       DBOptions options = new DBOptions()
           .setCreateIfMissing(true)
           .setCreateMissingColumnFamilies(true)
+          .setManualWalFlush(true)
           .setMaxBackgroundJobs(2);
       ColumnFamilyOptions cfOptions = new ColumnFamilyOptions();
       List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
@@ -231,6 +266,10 @@ public final class RocksDbStore implements KvStore {
 
     ColumnFamilyHandle cf(Space space) {
       return bySpace.get(space);
+    }
+
+    int cfId(Space space) {
+      return bySpace.get(space).getID();
     }
 
     void writeAll(List<Change> changes, WriteOptions writeOptions) throws IOException {

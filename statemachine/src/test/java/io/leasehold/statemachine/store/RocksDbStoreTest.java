@@ -26,6 +26,30 @@ class RocksDbStoreTest extends KvStoreContract {
     return reopened;
   }
 
+  /** The batch is encoded in Java: lengths of one, two and three varint bytes, many records, deletes. */
+  @Test
+  void javaEncodedBatchesCarryLongKeysValuesAndManyRecords() throws IOException {
+    byte[] longKey = new byte[300];
+    java.util.Arrays.fill(longKey, (byte) 'k');
+    byte[] bigValue = new byte[70_000];
+    new java.util.Random(7).nextBytes(bigValue);
+    java.util.List<Change> changes = new java.util.ArrayList<>();
+    changes.add(Change.put(Space.LEASES, longKey, bigValue));
+    changes.add(Change.put(Space.LEASES, b("lock/empty"), new byte[0]));
+    for (int i = 0; i < 2_000; i++) {
+      changes.add(Change.put(Space.META, b("m-" + i), b("v-" + i)));
+    }
+    store.commit(new AppliedPosition(1, 7), changes);
+    store.commit(new AppliedPosition(1, 8), List.of(Change.delete(Space.META, b("m-5"))));
+
+    reopen();
+    assertArrayEquals(bigValue, store.get(Space.LEASES, longKey).orElseThrow());
+    assertArrayEquals(new byte[0], store.get(Space.LEASES, b("lock/empty")).orElseThrow());
+    assertArrayEquals(b("v-1999"), store.get(Space.META, b("m-1999")).orElseThrow());
+    assertTrue(store.get(Space.META, b("m-5")).isEmpty());
+    assertEquals(new AppliedPosition(1, 8), store.applied());
+  }
+
   @Test
   void keepsStateAndAppliedPositionAcrossCloseAndReopen() throws IOException {
     store.commit(new AppliedPosition(2, 41), List.of(
