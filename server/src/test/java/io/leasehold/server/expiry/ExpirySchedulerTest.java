@@ -36,7 +36,7 @@ class ExpirySchedulerTest {
   @Test
   void leaseExpiresOneTtlAfterItsGrantWasApplied() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000)), now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
     assertEquals(List.of(), runFor(1900));
     List<ExpireItem> expired = runFor(200);
     assertEquals(1, expired.size());
@@ -46,9 +46,9 @@ class ExpirySchedulerTest {
   @Test
   void renewalRestartsTheTtlAndTheExpireCarriesTheLatestRenewal() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000)), now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
     runFor(1500);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RENEWED, 9, "lock/a", lease(5, 9, 2000)), now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RENEWED, 9, "lock/a", lease(5, 9, 2000), 0), now);
     assertEquals(List.of(), runFor(1900));
     assertEquals(9, runFor(200).get(0).getLastRenewRevision());
   }
@@ -65,7 +65,7 @@ class ExpirySchedulerTest {
   @Test
   void eventsAppliedDuringPromotionWinOverTheScan() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RENEWED, 20, "lock/a", lease(5, 20, 2000)), now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RENEWED, 20, "lock/a", lease(5, 20, 2000), 0), now);
     scheduler.track("lock/a", lease(5, 4, 2000), now);
     assertEquals(20, runFor(2100).get(0).getLastRenewRevision());
   }
@@ -73,7 +73,7 @@ class ExpirySchedulerTest {
   @Test
   void stalledTickerExtendsDeadlinesByTheStallBeforeExpiring() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000)), now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
     runFor(1000);
     now += 10_000 * MS; // a 10 s GC pause: the lease is long past its deadline on the clock
     assertEquals(List.of(), scheduler.tick(now, applied, applied, 1000), "nothing expires in the turn after a stall");
@@ -86,7 +86,7 @@ class ExpirySchedulerTest {
   @Test
   void stalledApplyLoopExpiresNothingAndThenExtendsDeadlines() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000)), now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
     runFor(1000);
     // Entries are committed but the apply loop makes no progress for 5 s (a slow disk).
     long commit = applied + 50;
@@ -103,7 +103,7 @@ class ExpirySchedulerTest {
   @Test
   void dueLeaseIsNotProposedAgainUntilTheRetryInterval() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000)), now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
     assertEquals(1, runFor(2100).size());
     assertEquals(List.of(), runFor(500), "in flight: not proposed again yet");
     assertEquals(1, runFor(1000).size(), "its reply was lost: proposed again");
@@ -112,10 +112,10 @@ class ExpirySchedulerTest {
   @Test
   void endedLeaseIsForgottenButOnlyForItsOwnToken() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000)), now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RELEASED, 6, "lock/a", lease(4, 4, 2000)), now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RELEASED, 6, "lock/a", lease(4, 4, 2000), 0), now);
     assertEquals(1, scheduler.tracked(), "an ending of an older lease on the name changes nothing");
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RELEASED, 7, "lock/a", lease(5, 5, 2000)), now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RELEASED, 7, "lock/a", lease(5, 5, 2000), 0), now);
     assertEquals(0, scheduler.tracked());
     assertEquals(List.of(), runFor(3000));
   }
@@ -123,9 +123,9 @@ class ExpirySchedulerTest {
   @Test
   void demotedSchedulerTracksAndExpiresNothing() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000)), now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
     scheduler.demote();
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 6, "lock/b", lease(6, 6, 2000)), now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 6, "lock/b", lease(6, 6, 2000), 0), now);
     assertEquals(0, scheduler.tracked());
     assertEquals(List.of(), runFor(5000));
   }

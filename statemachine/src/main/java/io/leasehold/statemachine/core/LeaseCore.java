@@ -2,6 +2,11 @@ package io.leasehold.statemachine.core;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.proto.v1.Attributes;
+import io.leasehold.proto.v1.CompactHistory;
+import io.leasehold.proto.v1.CompactHistoryResponse;
+import io.leasehold.proto.v1.Event;
+import io.leasehold.proto.v1.HistoryMeta;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.Conflict;
 import io.leasehold.proto.v1.ExpireCommand;
@@ -58,6 +63,7 @@ import java.util.function.BiConsumer;
  */
 public final class LeaseCore {
   private static final byte[] CLOCK_KEY = "clock".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] HISTORY_KEY = "history".getBytes(StandardCharsets.US_ASCII);
 
   private final KvStore store;
   /**
@@ -68,6 +74,7 @@ public final class LeaseCore {
   private final Map<String, LeaseRecord> leases = new HashMap<>();
   private long clockMicros;
   private long appliedIndex;
+  private HistoryMeta history = HistoryMeta.getDefaultInstance();
 
   public LeaseCore(KvStore store) {
     this.store = store;
@@ -78,6 +85,7 @@ public final class LeaseCore {
   public void reload() {
     clockMicros = store.get(Space.META, CLOCK_KEY).map(b -> ByteBuffer.wrap(b).getLong()).orElse(0L);
     appliedIndex = store.applied().index();
+    history = store.get(Space.META, HISTORY_KEY).map(LeaseCore::parseHistory).orElse(HistoryMeta.getDefaultInstance());
     leases.clear();
     forEachLease(leases::put);
   }
@@ -108,6 +116,7 @@ public final class LeaseCore {
         case RELEASE -> LogReply.newBuilder().setRelease(release(tx, command.getRelease())).build();
         case UPDATE -> LogReply.newBuilder().setUpdate(update(tx, command.getUpdate())).build();
         case EXPIRE -> LogReply.newBuilder().setExpire(expire(tx, command.getExpire())).build();
+        case COMPACT_HISTORY -> LogReply.newBuilder().setCompactHistory(compactHistory(tx, command.getCompactHistory())).build();
         case COMMAND_NOT_SET -> throw new InvalidArgumentException("command", "the log entry carries no command");
       };
     } catch (InvalidArgumentException e) {
@@ -121,6 +130,10 @@ public final class LeaseCore {
     if (now != clockMicros) {
       changes.add(Change.put(Space.META, CLOCK_KEY, ByteBuffer.allocate(8).putLong(now).array()));
     }
+    HistoryMeta newHistory = tx.recordHistory(changes, history);
+    if (newHistory != history) {
+      changes.add(Change.put(Space.META, HISTORY_KEY, newHistory.toByteArray()));
+    }
     store.commit(new AppliedPosition(term, index), changes);
     tx.writes.forEach((name, lease) -> {
       if (lease.isPresent()) {
@@ -131,6 +144,7 @@ public final class LeaseCore {
     });
     clockMicros = now;
     appliedIndex = index;
+    history = newHistory;
     return new ApplyResult(index, reply, tx.events);
   }
 
@@ -253,7 +267,8 @@ public final class LeaseCore {
     if (current.isEmpty() || current.get().getToken() != r.getToken()) {
       return reply.setOutcome(Outcome.NOT_HELD).build();
     }
-    LeaseRecord lease = current.get().toBuilder().setAttributes(r.getAttributes()).setModRevision(tx.index).build();
+    Attributes attributes = merge(current.get().getAttributes(), r);
+    LeaseRecord lease = current.get().toBuilder().setAttributes(attributes).setModRevision(tx.index).build();
     tx.put(r.getName(), lease, LeaseEvent.Type.UPDATED);
     return reply.setOutcome(Outcome.UPDATED).setLease(LeaseViews.toLease(r.getName(), lease, OptionalLong.empty())).build();
   }
@@ -278,6 +293,52 @@ public final class LeaseCore {
       }
     }
     return ExpireResponse.newBuilder().setExpired(expired).setSkipped(skipped).setRevision(tx.index).build();
+  }
+
+  /** The attributes after an update: all replaced, or only the fields its mask names. */
+  private static Attributes merge(Attributes current, UpdateRequest r) {
+    if (r.getUpdateMask().getPathsCount() == 0) {
+      return r.getAttributes();
+    }
+    Attributes.Builder merged = current.toBuilder();
+    for (String path : r.getUpdateMask().getPathsList()) {
+      switch (path) {
+        case "address" -> merged.setAddress(r.getAttributes().getAddress());
+        case "status" -> merged.setStatus(r.getAttributes().getStatus());
+        case "metadata" -> merged.clearMetadata().putAllMetadata(r.getAttributes().getMetadataMap());
+        default -> throw new InvalidArgumentException("update_mask", "unknown path " + path);
+      }
+    }
+    return merged.build();
+  }
+
+  /**
+   * Drops the history below a revision the leader chose from its bounds (count, age). Every
+   * replica drops the same events, so every node serves the same history and snapshots agree.
+   */
+  private CompactHistoryResponse compactHistory(Tx tx, CompactHistory c) {
+    long from = history.getCompactRevision();
+    long below = Math.min(c.getBelowRevision(), tx.index);
+    CompactHistoryResponse.Builder reply = CompactHistoryResponse.newBuilder().setRevision(tx.index);
+    if (below <= from) {
+      return reply.setCompactRevision(from).build();
+    }
+    byte[] end = Events.key(below, 0);
+    List<byte[]> doomed = new ArrayList<>();
+    store.read(view -> {
+      view.scan(Space.EVENTS, new byte[0], new byte[0], (key, value) -> {
+        if (java.util.Arrays.compareUnsigned(key, end) >= 0) {
+          return false;
+        }
+        doomed.add(key);
+        return true;
+      });
+      return null;
+    });
+    doomed.forEach(key -> tx.extra.add(Change.delete(Space.EVENTS, key)));
+    tx.compactTo = below;
+    tx.removed = doomed.size();
+    return reply.setCompactRevision(below).setRemoved(doomed.size()).build();
   }
 
   private static LeaseRecord.Builder renewed(Tx tx, LeaseRecord lease) {
@@ -322,15 +383,53 @@ public final class LeaseCore {
     return store.read(view -> {
       ListResponse.Builder b = ListResponse.newBuilder().setRevision(view.applied().index());
       view.scan(Space.LEASES, utf8(r.getPrefix()), utf8(r.getStartAfter()), (key, value) -> {
+        LeaseRecord lease = parse(value);
+        if (r.getWithAddress() && lease.getAttributes().getAddress().isEmpty()) {
+          return true;
+        }
         if (b.getLeasesCount() == limit) {
           b.setMore(true);
           return false;
         }
-        b.addLeases(LeaseViews.toLease(new String(key, StandardCharsets.UTF_8), parse(value), OptionalLong.of(nowMicros)));
+        b.addLeases(LeaseViews.toLease(new String(key, StandardCharsets.UTF_8), lease, OptionalLong.of(nowMicros)));
         return true;
       });
       return b.build();
     });
+  }
+
+  /** What a history read found: the events are gone below {@code compactRevision}; the view was at {@code revision}. */
+  public record HistoryRead(boolean compacted, long compactRevision, long revision) {}
+
+  /**
+   * Visits, in one consistent view, every event in the history from {@code fromRevision} on,
+   * unless the history no longer reaches back that far ({@link HistoryRead#compacted}).
+   */
+  public HistoryRead readHistory(long fromRevision, java.util.function.Consumer<Event> visitor) {
+    return store.read(view -> {
+      HistoryMeta meta = view.get(Space.META, HISTORY_KEY).map(LeaseCore::parseHistory).orElse(HistoryMeta.getDefaultInstance());
+      long revision = view.applied().index();
+      if (fromRevision < meta.getCompactRevision()) {
+        return new HistoryRead(true, meta.getCompactRevision(), revision);
+      }
+      byte[] start = Events.key(fromRevision, 0);
+      view.scan(Space.EVENTS, new byte[0], new byte[0], (key, value) -> {
+        if (java.util.Arrays.compareUnsigned(key, start) >= 0) {
+          try {
+            visitor.accept(Event.parseFrom(value));
+          } catch (InvalidProtocolBufferException e) {
+            throw new StoreException("corrupt event in history", e);
+          }
+        }
+        return true;
+      });
+      return new HistoryRead(false, meta.getCompactRevision(), revision);
+    });
+  }
+
+  /** The history's bounds as of the latest applied entry (apply thread), for the leader's compactor. */
+  public HistoryMeta history() {
+    return store.read(view -> view.get(Space.META, HISTORY_KEY).map(LeaseCore::parseHistory).orElse(HistoryMeta.getDefaultInstance()));
   }
 
   /** Visits every lease in one consistent view; returns the revision the view reflects. */
@@ -348,6 +447,14 @@ public final class LeaseCore {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
+  static HistoryMeta parseHistory(byte[] bytes) {
+    try {
+      return HistoryMeta.parseFrom(bytes);
+    } catch (InvalidProtocolBufferException e) {
+      throw new StoreException("corrupt history meta", e);
+    }
+  }
+
   static LeaseRecord parse(byte[] bytes) {
     try {
       return LeaseRecord.parseFrom(bytes);
@@ -362,6 +469,10 @@ public final class LeaseCore {
     final long now;
     final Map<String, Optional<LeaseRecord>> writes = new LinkedHashMap<>();
     final List<LeaseEvent> events = new ArrayList<>();
+    /** Changes outside the lease space (history deletions). */
+    final List<Change> extra = new ArrayList<>();
+    long compactTo = -1;
+    long removed;
 
     Tx(long index, long now) {
       this.index = index;
@@ -387,7 +498,26 @@ public final class LeaseCore {
     }
 
     void event(LeaseEvent.Type type, String name, LeaseRecord lease) {
-      events.add(new LeaseEvent(type, index, name, lease));
+      events.add(new LeaseEvent(type, index, name, lease, now));
+    }
+
+    /** Adds this entry's kept events to the history; returns the new bounds (the same object if unchanged). */
+    HistoryMeta recordHistory(List<Change> changes, HistoryMeta before) {
+      int sequence = 0;
+      for (LeaseEvent e : events) {
+        if (Events.kept(e)) {
+          changes.add(Change.put(Space.EVENTS, Events.key(index, sequence++), Events.toApi(e).toByteArray()));
+        }
+      }
+      changes.addAll(extra);
+      if (sequence == 0 && compactTo < 0) {
+        return before;
+      }
+      HistoryMeta.Builder after = before.toBuilder().setCount(before.getCount() + sequence - removed);
+      if (compactTo >= 0) {
+        after.setCompactRevision(compactTo);
+      }
+      return after.build();
     }
 
     List<Change> changes() {

@@ -3,6 +3,8 @@ package io.leasehold.statemachine.core;
 import com.google.protobuf.Duration;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.Attributes;
+import io.leasehold.proto.v1.Event;
+import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.proto.v1.GetRequest;
 import io.leasehold.proto.v1.ListRequest;
 import io.leasehold.proto.v1.ReleaseRequest;
@@ -61,10 +63,31 @@ public final class Validation {
   public static void update(UpdateRequest r) {
     name("name", r.getName());
     token("token", r.getToken());
-    if (!r.hasAttributes()) {
-      throw new InvalidArgumentException("attributes", "must be set (the new address, metadata and status)");
+    for (int i = 0; i < r.getUpdateMask().getPathsCount(); i++) {
+      String path = r.getUpdateMask().getPaths(i);
+      if (!path.equals("address") && !path.equals("metadata") && !path.equals("status")) {
+        throw new InvalidArgumentException("update_mask.paths[" + i + "]", "unknown attribute \"" + abbreviate(path) + "\"; expected address, metadata or status");
+      }
+    }
+    if (!r.hasAttributes() && r.getUpdateMask().getPathsCount() == 0) {
+      throw new InvalidArgumentException("attributes", "must be set (the new address, metadata and status), or name the fields to change in update_mask");
     }
     attributes("attributes", r.getAttributes());
+  }
+
+  public static void watch(WatchRequest r) {
+    text("prefix", r.getPrefix(), Limits.MAX_NAME_BYTES);
+    if (r.getStartRevision() < 0) {
+      throw new InvalidArgumentException("start_revision", "must be >= 0 (0: from now on), got " + r.getStartRevision());
+    }
+    for (int i = 0; i < r.getTypesCount(); i++) {
+      int value = r.getTypesValue(i);
+      Event.Type type = Event.Type.forNumber(value);
+      if (type == null || type == Event.Type.TYPE_UNSPECIFIED) {
+        throw new InvalidArgumentException("types[" + i + "]", "unknown event type " + value
+            + "; expected ACQUIRED, RENEWED, UPDATED, RELEASED, EXPIRED or REVOKED");
+      }
+    }
   }
 
   public static void get(GetRequest r) {

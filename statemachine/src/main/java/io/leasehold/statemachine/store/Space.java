@@ -8,7 +8,9 @@ public enum Space {
   /** Lease name (UTF-8) to {@code LeaseRecord}. */
   LEASES(1, "leases"),
   /** Applied position, leader clock, counters. */
-  META(2, "meta");
+  META(2, "meta"),
+  /** Event history: (revision, sequence) big-endian to {@code Event}, bounded by replicated compaction. */
+  EVENTS(3, "events");
 
   private final int id;
   private final String columnFamily;

@@ -696,7 +696,7 @@ public abstract class LeaseCoreContract {
   @Test
   void acquireEmitsAcquiredWithTheStoredLease() throws IOException {
     ApplyResult r = apply(1, T0, acquire("svc/pay/1", "alice", secs(10), A1));
-    assertEquals(List.of(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 1, "svc/pay/1", held("svc/pay/1"))), r.events());
+    assertEquals(List.of(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 1, "svc/pay/1", held("svc/pay/1"), T0)), r.events());
   }
 
   // ---- reads ----

@@ -92,7 +92,7 @@ class SnapshotFormatTest {
       public void scan(Space space, byte[] prefix, byte[] after, EntryVisitor visitor) {
         if (space == Space.LEASES) {
           visitor.visit("lock/a".getBytes(StandardCharsets.UTF_8), "A".getBytes(StandardCharsets.UTF_8));
-        } else {
+        } else if (space == Space.META) {
           visitor.visit("k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8));
         }
       }
