@@ -4,8 +4,12 @@ import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.leasehold.server.api.ClusterService;
 import io.leasehold.server.api.LeasesService;
+import io.leasehold.server.api.RegistryService;
+import io.leasehold.server.api.RoutingService;
 import io.leasehold.server.api.StrictProtobuf;
 import io.leasehold.server.expiry.ExpiryTicker;
+import io.leasehold.server.watch.HistoryCompactor;
+import io.leasehold.server.watch.WatchHub;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import java.io.IOException;
@@ -49,6 +53,8 @@ public final class LeaseholdNode implements AutoCloseable {
   private final RaftServer raftServer;
   private final Replicator replicator;
   private final ExpiryTicker ticker;
+  private final WatchHub watchHub;
+  private final HistoryCompactor compactor;
   private final Server grpcServer;
   private volatile boolean closed;
 
@@ -63,10 +69,15 @@ public final class LeaseholdNode implements AutoCloseable {
 
     ExpiryTicker expiry = new ExpiryTicker(config.tickInterval(), config.stallThreshold(), System::nanoTime);
     this.ticker = expiry;
+    // The hub reaches the core through the state machine, which exists only after this line.
+    java.util.concurrent.atomic.AtomicReference<LeaseStateMachine> sm = new java.util.concurrent.atomic.AtomicReference<>();
+    WatchHub hub = new WatchHub(() -> sm.get().core(), config.watchQueueLimit(), config.watchProgressInterval());
+    this.watchHub = hub;
     this.stateMachine = new LeaseStateMachine(config.dataDir().resolve("state"), new LeaseStateMachine.Listener() {
       @Override
       public void onApplied(ApplyResult result) {
         expiry.onApplied(result);
+        hub.onApplied(result);
       }
 
       @Override
@@ -79,6 +90,7 @@ public final class LeaseholdNode implements AutoCloseable {
         expiry.demote();
       }
     }, LeaseholdNode::wallClockMicros);
+    sm.set(stateMachine);
 
     this.raftServer = RaftServer.newBuilder()
         .setServerId(selfId)
@@ -95,9 +107,13 @@ public final class LeaseholdNode implements AutoCloseable {
             (int) Math.max(1, config.requestTimeout().toMillis() / 200), TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
         .build();
     this.replicator = new Replicator(client, raftServer, groupId, selfId, stateMachine, LeaseholdNode::wallClockMicros);
+    this.compactor = new HistoryCompactor(stateMachine::core, replicator::proposeHere, this::isLeader,
+        LeaseholdNode::wallClockMicros, config.historyMaxEvents(), config.historyMaxAge(), Duration.ofSeconds(1));
     this.grpcServer = NettyServerBuilder
         .forAddress(new InetSocketAddress(config.bindHost(), config.self().clientPort()))
-        .addService(StrictProtobuf.wrap(new LeasesService(replicator, this::leaderClientAddress).bindService()))
+        .addService(StrictProtobuf.wrap(new LeasesService(replicator, hub, this::leaderClientAddress).bindService()))
+        .addService(StrictProtobuf.wrap(new RoutingService(replicator, this::leaderClientAddress).bindService()))
+        .addService(StrictProtobuf.wrap(new RegistryService(replicator, this::leaderClientAddress).bindService()))
         .addService(StrictProtobuf.wrap(new ClusterService(this).bindService()))
         .build();
   }
@@ -193,12 +209,18 @@ public final class LeaseholdNode implements AutoCloseable {
     return ticker;
   }
 
+  public WatchHub watchHub() {
+    return watchHub;
+  }
+
   @Override
   public void close() {
     if (closed) {
       return;
     }
     closed = true;
+    compactor.close();
+    watchHub.close();
     grpcServer.shutdownNow();
     ticker.close();
     try {

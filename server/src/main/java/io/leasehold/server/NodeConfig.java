@@ -28,7 +28,11 @@ public record NodeConfig(
     Duration requestTimeout,
     long snapshotThreshold,
     long logSegmentSizeBytes,
-    long logPurgeGap) {
+    long logPurgeGap,
+    long historyMaxEvents,
+    Duration historyMaxAge,
+    int watchQueueLimit,
+    Duration watchProgressInterval) {
 
   public static final int DEFAULT_CLIENT_PORT = 7400;
   public static final int DEFAULT_PEER_PORT = 7401;
@@ -73,6 +77,10 @@ public record NodeConfig(
     private long snapshotThreshold = 100_000;
     private long logSegmentSizeBytes = 32L << 20;
     private long logPurgeGap = 1024;
+    private long historyMaxEvents = 100_000;
+    private Duration historyMaxAge = Duration.ofHours(1);
+    private int watchQueueLimit = 10_000;
+    private Duration watchProgressInterval = Duration.ofSeconds(1);
 
     public Builder id(String id) { this.id = id; return this; }
     public Builder peers(List<Peer> peers) { this.peers = new ArrayList<>(peers); return this; }
@@ -96,6 +104,10 @@ public record NodeConfig(
     public Builder snapshotThreshold(long entries) { this.snapshotThreshold = entries; return this; }
     public Builder logSegmentSizeBytes(long bytes) { this.logSegmentSizeBytes = bytes; return this; }
     public Builder logPurgeGap(long entries) { this.logPurgeGap = entries; return this; }
+    /** The history keeps at most this many events and none older than {@code maxAge}. */
+    public Builder history(long maxEvents, Duration maxAge) { this.historyMaxEvents = maxEvents; this.historyMaxAge = maxAge; return this; }
+    public Builder watchQueueLimit(int events) { this.watchQueueLimit = events; return this; }
+    public Builder watchProgressInterval(Duration d) { this.watchProgressInterval = d; return this; }
 
     public NodeConfig build() {
       require(id != null && !id.isBlank(), "id: must be set (e.g. --id n1)");
@@ -122,9 +134,14 @@ public record NodeConfig(
       require(snapshotThreshold > 0, "snapshot-threshold: must be positive, got " + snapshotThreshold);
       require(logSegmentSizeBytes >= 16 << 10, "log-segment-size: must be at least 16 KiB, got " + logSegmentSizeBytes);
       require(logPurgeGap > 0, "log-purge-gap: must be positive, got " + logPurgeGap);
+      require(historyMaxEvents > 0, "history-max-events: must be positive, got " + historyMaxEvents);
+      positive("history-max-age", historyMaxAge);
+      require(watchQueueLimit > 0, "watch-queue-limit: must be positive, got " + watchQueueLimit);
+      positive("watch-progress-interval", watchProgressInterval);
       return new NodeConfig(id, peers, dataDir, Optional.ofNullable(listenHost), clusterName,
           electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
-          snapshotThreshold, logSegmentSizeBytes, logPurgeGap);
+          snapshotThreshold, logSegmentSizeBytes, logPurgeGap, historyMaxEvents, historyMaxAge,
+          watchQueueLimit, watchProgressInterval);
     }
 
     private static void positive(String option, Duration d) {

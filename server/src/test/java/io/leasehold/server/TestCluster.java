@@ -168,6 +168,11 @@ public final class TestCluster implements AutoCloseable {
   }
 
   public static void await(String what, Duration timeout, BooleanSupplier condition) {
+    await(() -> what, timeout, condition);
+  }
+
+  /** As {@link #await(String, Duration, BooleanSupplier)}, describing the state at the time it gave up. */
+  public static void await(Supplier<String> what, Duration timeout, BooleanSupplier condition) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       try {
@@ -178,13 +183,13 @@ public final class TestCluster implements AutoCloseable {
         // Not yet: nodes may be mid-election or restarting.
       }
       if (System.nanoTime() - deadline > 0) {
-        throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for " + what);
+        throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for " + what.get());
       }
       try {
         TimeUnit.MILLISECONDS.sleep(20);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted waiting for " + what);
+        throw new AssertionError("interrupted waiting for " + what.get());
       }
     }
   }

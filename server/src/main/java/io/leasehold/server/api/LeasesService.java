@@ -18,11 +18,13 @@ import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.RenewResponse;
 import io.leasehold.proto.v1.UpdateRequest;
 import io.leasehold.proto.v1.UpdateResponse;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.leasehold.proto.v1.WatchRequest;
+import io.leasehold.proto.v1.WatchResponse;
 import io.leasehold.server.Replicator;
-import io.leasehold.statemachine.core.InvalidArgumentException;
+import io.leasehold.server.watch.WatchHub;
 import io.leasehold.statemachine.core.Validation;
 import java.util.Optional;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -30,82 +32,48 @@ import java.util.function.Supplier;
  * costs no replication and leaves the state alone; business outcomes come back in the reply.
  */
 public final class LeasesService extends LeasesGrpc.LeasesImplBase {
-  private final Replicator replicator;
-  private final Supplier<Optional<String>> leaderHint;
+  private final ReplicatedCalls calls;
+  private final WatchHub watchHub;
 
-  public LeasesService(Replicator replicator, Supplier<Optional<String>> leaderHint) {
-    this.replicator = replicator;
-    this.leaderHint = leaderHint;
+  public LeasesService(Replicator replicator, WatchHub watchHub, Supplier<Optional<String>> leaderHint) {
+    this.calls = new ReplicatedCalls(replicator, leaderHint);
+    this.watchHub = watchHub;
+  }
+
+  @Override
+  public void watch(WatchRequest request, StreamObserver<WatchResponse> response) {
+    if (ReplicatedCalls.valid(() -> Validation.watch(request), response)) {
+      watchHub.watch(request, (ServerCallStreamObserver<WatchResponse>) response);
+    }
   }
 
   @Override
   public void acquire(AcquireRequest request, StreamObserver<AcquireResponse> response) {
-    write(() -> Validation.acquire(request), LogCommand.newBuilder().setAcquire(request), LogReply::getAcquire, response);
+    calls.write(() -> Validation.acquire(request), () -> LogCommand.newBuilder().setAcquire(request).build(), LogReply::getAcquire, response);
   }
 
   @Override
   public void renew(RenewRequest request, StreamObserver<RenewResponse> response) {
-    write(() -> Validation.renew(request), LogCommand.newBuilder().setRenew(request), LogReply::getRenew, response);
+    calls.write(() -> Validation.renew(request), () -> LogCommand.newBuilder().setRenew(request).build(), LogReply::getRenew, response);
   }
 
   @Override
   public void release(ReleaseRequest request, StreamObserver<ReleaseResponse> response) {
-    write(() -> Validation.release(request), LogCommand.newBuilder().setRelease(request), LogReply::getRelease, response);
+    calls.write(() -> Validation.release(request), () -> LogCommand.newBuilder().setRelease(request).build(), LogReply::getRelease, response);
   }
 
   @Override
   public void update(UpdateRequest request, StreamObserver<UpdateResponse> response) {
-    write(() -> Validation.update(request), LogCommand.newBuilder().setUpdate(request), LogReply::getUpdate, response);
+    calls.write(() -> Validation.update(request), () -> LogCommand.newBuilder().setUpdate(request).build(), LogReply::getUpdate, response);
   }
 
   @Override
   public void get(GetRequest request, StreamObserver<GetResponse> response) {
-    read(() -> Validation.get(request), ReadQuery.newBuilder().setGet(request).build(), request.getStale(), ReadReply::getGet, response);
+    calls.read(() -> Validation.get(request), () -> ReadQuery.newBuilder().setGet(request).build(), request.getStale(), ReadReply::getGet, response);
   }
 
   @Override
   public void list(ListRequest request, StreamObserver<ListResponse> response) {
-    read(() -> Validation.list(request), ReadQuery.newBuilder().setList(request).build(), request.getStale(), ReadReply::getList, response);
+    calls.read(() -> Validation.list(request), () -> ReadQuery.newBuilder().setList(request).build(), request.getStale(), ReadReply::getList, response);
   }
-
-  private <T> void write(Runnable validate, LogCommand.Builder command, Function<LogReply, T> pick, StreamObserver<T> response) {
-    if (!valid(validate, response)) {
-      return;
-    }
-    replicator.propose(command.build()).whenComplete((reply, error) -> {
-      if (error != null) {
-        response.onError(GrpcErrors.toStatus(error, leaderHint.get()));
-      } else if (reply.hasInvalid()) {
-        response.onError(GrpcErrors.invalid(reply.getInvalid().getField(), reply.getInvalid().getMessage()));
-      } else {
-        response.onNext(pick.apply(reply));
-        response.onCompleted();
-      }
-    });
-  }
-
-  private <T> void read(Runnable validate, ReadQuery query, boolean stale, Function<ReadReply, T> pick, StreamObserver<T> response) {
-    if (!valid(validate, response)) {
-      return;
-    }
-    replicator.read(query, stale).whenComplete((reply, error) -> {
-      if (error != null) {
-        response.onError(GrpcErrors.toStatus(error, leaderHint.get()));
-      } else {
-        response.onNext(pick.apply(reply));
-        response.onCompleted();
-      }
-    });
-  }
-
-  private static boolean valid(Runnable validate, StreamObserver<?> response) {
-    try {
-      validate.run();
-      return true;
-    } catch (InvalidArgumentException e) {
-      response.onError(GrpcErrors.invalid(e));
-      return false;
-    }
-  }
-
 }

@@ -145,7 +145,7 @@ public final class LeaseCore {
     clockMicros = now;
     appliedIndex = index;
     history = newHistory;
-    return new ApplyResult(index, reply, tx.events);
+    return new ApplyResult(index, reply, tx.events, tx.kept);
   }
 
   private AcquireResponse acquire(Tx tx, AcquireRequest r) {
@@ -427,6 +427,39 @@ public final class LeaseCore {
     });
   }
 
+  /**
+   * The revision below which the history may be dropped to keep at most {@code maxCount} events,
+   * none older than {@code notBeforeMicros} (leader-stamped time). The leader proposes it as a
+   * CompactHistory; work is proportional to the events that go.
+   */
+  public long compactionPoint(long maxCount, long notBeforeMicros) {
+    return store.read(view -> {
+      HistoryMeta meta = view.get(Space.META, HISTORY_KEY).map(LeaseCore::parseHistory).orElse(HistoryMeta.getDefaultInstance());
+      long excess = meta.getCount() - maxCount;
+      long[] point = {meta.getCompactRevision()};
+      long[] seen = {0};
+      view.scan(Space.EVENTS, new byte[0], new byte[0], (key, value) -> {
+        long revision = Events.revisionOf(key);
+        boolean tooMany = seen[0] < excess;
+        boolean tooOld;
+        try {
+          tooOld = Times.micros(Event.parseFrom(value).getTime()) < notBeforeMicros;
+        } catch (InvalidProtocolBufferException e) {
+          throw new StoreException("corrupt event in history", e);
+        }
+        if (!tooMany && !tooOld) {
+          // Compaction works by revision: this event's whole revision stays.
+          point[0] = revision;
+          return false;
+        }
+        seen[0]++;
+        point[0] = revision + 1;
+        return true;
+      });
+      return point[0];
+    });
+  }
+
   /** The history's bounds as of the latest applied entry (apply thread), for the leader's compactor. */
   public HistoryMeta history() {
     return store.read(view -> view.get(Space.META, HISTORY_KEY).map(LeaseCore::parseHistory).orElse(HistoryMeta.getDefaultInstance()));
@@ -469,6 +502,8 @@ public final class LeaseCore {
     final long now;
     final Map<String, Optional<LeaseRecord>> writes = new LinkedHashMap<>();
     final List<LeaseEvent> events = new ArrayList<>();
+    /** The API form of the events kept in the history, in order. */
+    final List<Event> kept = new ArrayList<>();
     /** Changes outside the lease space (history deletions). */
     final List<Change> extra = new ArrayList<>();
     long compactTo = -1;
@@ -506,7 +541,9 @@ public final class LeaseCore {
       int sequence = 0;
       for (LeaseEvent e : events) {
         if (Events.kept(e)) {
-          changes.add(Change.put(Space.EVENTS, Events.key(index, sequence++), Events.toApi(e).toByteArray()));
+          Event event = Events.toApi(e);
+          kept.add(event);
+          changes.add(Change.put(Space.EVENTS, Events.key(index, sequence++), event.toByteArray()));
         }
       }
       changes.addAll(extra);

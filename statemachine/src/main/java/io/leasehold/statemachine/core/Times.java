@@ -11,6 +11,10 @@ public final class Times {
     return Math.addExact(Math.multiplyExact(d.getSeconds(), 1_000_000L), d.getNanos() / 1_000);
   }
 
+  public static long micros(com.google.protobuf.Timestamp t) {
+    return Math.addExact(Math.multiplyExact(t.getSeconds(), 1_000_000L), t.getNanos() / 1_000);
+  }
+
   public static long micros(java.time.Duration d) {
     return d.toNanos() / 1_000;
   }

@@ -1,0 +1,157 @@
+package io.leasehold.server.api;
+
+import com.google.protobuf.FieldMask;
+import io.grpc.stub.StreamObserver;
+import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.Attributes;
+import io.leasehold.proto.v1.DeregisterRequest;
+import io.leasehold.proto.v1.DeregisterResponse;
+import io.leasehold.proto.v1.Instance;
+import io.leasehold.proto.v1.Lease;
+import io.leasehold.proto.v1.ListRequest;
+import io.leasehold.proto.v1.ListResponse;
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.ReadQuery;
+import io.leasehold.proto.v1.RegisterRequest;
+import io.leasehold.proto.v1.RegisterResponse;
+import io.leasehold.proto.v1.RegistryGrpc;
+import io.leasehold.proto.v1.ReleaseRequest;
+import io.leasehold.proto.v1.ReleaseResponse;
+import io.leasehold.proto.v1.ResolveRequest;
+import io.leasehold.proto.v1.ResolveResponse;
+import io.leasehold.proto.v1.SetStatusRequest;
+import io.leasehold.proto.v1.SetStatusResponse;
+import io.leasehold.proto.v1.UpdateRequest;
+import io.leasehold.proto.v1.UpdateResponse;
+import io.leasehold.server.Replicator;
+import io.leasehold.statemachine.core.Limits;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The service registry: a view over leases, not a second store. An instance is the lease
+ * {@code service/<service>/<instance>} whose attributes carry its address, metadata and status;
+ * registering acquires it, deregistering releases it, renewing is {@code Leases.Renew} with its
+ * token, and an instance that stops renewing expires like any lease.
+ */
+public final class RegistryService extends RegistryGrpc.RegistryImplBase {
+  private static final FieldMask STATUS_ONLY = FieldMask.newBuilder().addPaths("status").build();
+
+  private final ReplicatedCalls calls;
+
+  public RegistryService(Replicator replicator, Supplier<Optional<String>> leaderHint) {
+    this.calls = new ReplicatedCalls(replicator, leaderHint);
+  }
+
+  @Override
+  public void register(RegisterRequest request, StreamObserver<RegisterResponse> response) {
+    calls.write(() -> RegistryValidation.register(request), () -> {
+      AcquireRequest.Builder acquire = AcquireRequest.newBuilder()
+          .setName(RegistryValidation.leaseName(request.getService(), request.getInstance()))
+          .setHolder(RegistryValidation.holder(request))
+          .setAttributes(RegistryValidation.attributes(request));
+      if (request.hasTtl()) {
+        acquire.setTtl(request.getTtl());
+      }
+      return LogCommand.newBuilder().setAcquire(acquire).build();
+    }, reply -> registered(request, reply.getAcquire()), response);
+  }
+
+  @Override
+  public void deregister(DeregisterRequest request, StreamObserver<DeregisterResponse> response) {
+    calls.write(() -> RegistryValidation.deregister(request), () -> LogCommand.newBuilder()
+        .setRelease(ReleaseRequest.newBuilder()
+            .setName(RegistryValidation.leaseName(request.getService(), request.getInstance()))
+            .setToken(request.getToken()))
+        .build(), reply -> deregistered(reply.getRelease()), response);
+  }
+
+  @Override
+  public void setStatus(SetStatusRequest request, StreamObserver<SetStatusResponse> response) {
+    calls.write(() -> RegistryValidation.setStatus(request), () -> LogCommand.newBuilder()
+        .setUpdate(UpdateRequest.newBuilder()
+            .setName(RegistryValidation.leaseName(request.getService(), request.getInstance()))
+            .setToken(request.getToken())
+            .setAttributes(Attributes.newBuilder().setStatus(request.getStatus()))
+            // Only the status: the address and metadata stay as registered.
+            .setUpdateMask(STATUS_ONLY))
+        .build(), reply -> statusSet(request.getService(), request.getInstance(), reply.getUpdate()), response);
+  }
+
+  @Override
+  public void resolve(ResolveRequest request, StreamObserver<ResolveResponse> response) {
+    String prefix = RegistryValidation.servicePrefix(request.getService());
+    calls.read(() -> RegistryValidation.resolve(request), () -> ReadQuery.newBuilder()
+        .setList(ListRequest.newBuilder()
+            .setPrefix(prefix)
+            .setLimit(Limits.MAX_LIST_LIMIT)
+            .setStale(request.getStale()))
+        .build(), request.getStale(), reply -> resolved(request, prefix, reply.getList()), response);
+  }
+
+  private static RegisterResponse registered(RegisterRequest request, AcquireResponse acquired) {
+    RegisterResponse.Builder b = RegisterResponse.newBuilder()
+        .setOutcome(acquired.getOutcome())
+        .setRevision(acquired.getRevision());
+    if (acquired.hasLease()) {
+      b.setInstance(instance(request.getService(), request.getInstance(), acquired.getLease()));
+    }
+    if (acquired.hasConflict()) {
+      b.setConflict(acquired.getConflict());
+    }
+    if (acquired.hasRejection()) {
+      b.setRejection(acquired.getRejection());
+    }
+    if (acquired.hasHeartbeatInterval()) {
+      b.setHeartbeatInterval(acquired.getHeartbeatInterval());
+    }
+    return b.build();
+  }
+
+  private static DeregisterResponse deregistered(ReleaseResponse released) {
+    return DeregisterResponse.newBuilder()
+        .setOutcome(released.getOutcome())
+        .setRevision(released.getRevision())
+        .build();
+  }
+
+  private static SetStatusResponse statusSet(String service, String instance, UpdateResponse updated) {
+    SetStatusResponse.Builder b = SetStatusResponse.newBuilder()
+        .setOutcome(updated.getOutcome())
+        .setRevision(updated.getRevision());
+    if (updated.hasLease()) {
+      b.setInstance(instance(service, instance, updated.getLease()));
+    }
+    return b.build();
+  }
+
+  private static ResolveResponse resolved(ResolveRequest request, String prefix, ListResponse listed) {
+    ResolveResponse.Builder b = ResolveResponse.newBuilder().setRevision(listed.getRevision());
+    for (Lease lease : listed.getLeasesList()) {
+      String instance = lease.getName().substring(prefix.length());
+      // A lease acquired directly under the prefix with a deeper name is not an instance.
+      if (instance.isEmpty() || instance.indexOf('/') >= 0) {
+        continue;
+      }
+      if (request.getAnyStatus() || RegistryValidation.SERVING.equals(lease.getAttributes().getStatus())) {
+        b.addInstances(instance(request.getService(), instance, lease));
+      }
+    }
+    return b.build();
+  }
+
+  static Instance instance(String service, String instance, Lease lease) {
+    Attributes a = lease.getAttributes();
+    return Instance.newBuilder()
+        .setService(service)
+        .setInstance(instance)
+        .setAddress(a.getAddress())
+        .putAllMetadata(a.getMetadataMap())
+        .setStatus(a.getStatus())
+        .setToken(lease.getToken())
+        .setHolder(lease.getHolder())
+        .setExpiresAt(lease.getExpiresAt())
+        .build();
+  }
+}

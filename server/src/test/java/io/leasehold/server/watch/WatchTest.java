@@ -1,0 +1,290 @@
+package io.leasehold.server.watch;
+
+import static io.leasehold.server.Requests.acquire;
+import static io.leasehold.server.Requests.list;
+import static io.leasehold.server.Requests.release;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.Attributes;
+import io.leasehold.proto.v1.Event;
+import io.leasehold.proto.v1.Lease;
+import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.ListResponse;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.UpdateRequest;
+import io.leasehold.proto.v1.WatchRequest;
+import io.leasehold.proto.v1.WatchResponse;
+import io.leasehold.server.LeaseholdNode;
+import io.leasehold.server.TestCluster;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WatchTest {
+  @TempDir
+  Path dir;
+  TestCluster cluster;
+
+  @AfterEach
+  void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  static WatchRequest from(long revision) {
+    return WatchRequest.newBuilder().setStartRevision(revision).build();
+  }
+
+  /** Acquires, updates and releases over a few names through random nodes; returns the last revision. */
+  long randomWorkload(Random random, int operations, String prefix) {
+    Map<String, Long> held = new HashMap<>();
+    long last = 0;
+    List<String> ids = cluster.running().stream().map(LeaseholdNode::id).toList();
+    for (int i = 0; i < operations; i++) {
+      LeasesGrpc.LeasesBlockingStub leases = cluster.leases(ids.get(random.nextInt(ids.size())));
+      String name = prefix + (random.nextInt(12));
+      Long token = held.get(name);
+      if (token == null) {
+        AcquireResponse r = leases.acquire(acquire(name, "holder-" + random.nextInt(3), 60));
+        last = Math.max(last, r.getRevision());
+        if (r.getOutcome() == Outcome.GRANTED) {
+          held.put(name, r.getLease().getToken());
+        }
+      } else if (random.nextBoolean()) {
+        last = Math.max(last, leases.release(release(name, token)).getRevision());
+        held.remove(name);
+      } else {
+        last = Math.max(last, leases.update(UpdateRequest.newBuilder().setName(name).setToken(token)
+            .setAttributes(Attributes.newBuilder().setAddress("10.0.0." + random.nextInt(255) + ":80")).build()).getRevision());
+      }
+    }
+    return last;
+  }
+
+  @Test
+  void watcherOnEachNodeSeesTheSameEventsInTheSameOrder() throws Exception {
+    cluster = TestCluster.start(3, dir);
+    List<WatchRecorder> watchers = new ArrayList<>();
+    for (String id : cluster.ids()) {
+      watchers.add(WatchRecorder.watch(cluster, id, from(0)));
+    }
+    for (WatchRecorder w : watchers) {
+      w.awaitRevision(0);
+    }
+    long last = randomWorkload(new Random(42), 150, "lock/w-");
+    for (WatchRecorder w : watchers) {
+      w.awaitRevision(last);
+    }
+    List<Event> reference = watchers.get(0).events();
+    assertTrue(reference.size() >= 100, "the workload made events: " + reference.size());
+    for (WatchRecorder w : watchers) {
+      assertEquals(reference, w.events(), "every node streams the same events in the same order");
+    }
+    for (int i = 1; i < reference.size(); i++) {
+      assertTrue(reference.get(i).getRevision() >= reference.get(i - 1).getRevision(), "revision order");
+    }
+  }
+
+  @Test
+  void watcherResumingOnAnotherNodeAfterItsNodeIsKilledSeesExactlyTheEventsAfterR() throws Exception {
+    cluster = TestCluster.start(3, dir);
+    String doomed = cluster.followers().get(0).id();
+    String other = cluster.ids().stream().filter(id -> !id.equals(doomed)).findFirst().orElseThrow();
+    WatchRecorder reference = WatchRecorder.watch(cluster, other, from(1));
+    WatchRecorder first = WatchRecorder.watch(cluster, doomed, from(1));
+    long middle = randomWorkload(new Random(7), 60, "lock/r-");
+    first.awaitRevision(middle);
+    long r = first.revision();
+    cluster.stopNode(doomed);
+
+    long end = randomWorkload(new Random(8), 60, "lock/r-");
+    WatchRecorder resumed = WatchRecorder.watch(cluster, other, from(r + 1));
+    resumed.awaitRevision(end);
+    reference.awaitRevision(end);
+
+    List<Event> expected = reference.events().stream().filter(e -> e.getRevision() > r).toList();
+    assertFalse(expected.isEmpty());
+    assertEquals(expected, resumed.events(), "no gap and no duplicate after resuming at R + 1 on another node");
+    List<Event> joined = new ArrayList<>(first.events());
+    joined.addAll(resumed.events());
+    assertEquals(reference.events().stream().filter(e -> e.getRevision() <= end).toList(),
+        joined.stream().filter(e -> e.getRevision() <= end).toList());
+  }
+
+  @Test
+  void listThenWatchFromTheListRevisionGivesAGapFreeCache() throws Exception {
+    cluster = TestCluster.start(3, dir);
+    String node = cluster.followers().get(0).id();
+    randomWorkload(new Random(1), 40, "svc/c-");
+    ListResponse listed = cluster.leases(node).list(list("svc/"));
+    Map<String, Lease> cache = new HashMap<>();
+    listed.getLeasesList().forEach(l -> cache.put(l.getName(), l.toBuilder().clearRemaining().build()));
+    WatchRecorder w = WatchRecorder.watch(cluster, node, WatchRequest.newBuilder().setPrefix("svc/").setStartRevision(listed.getRevision() + 1).build());
+    long end = randomWorkload(new Random(2), 60, "svc/c-");
+    w.awaitRevision(end);
+    for (Event e : w.events()) {
+      switch (e.getType()) {
+        case ACQUIRED, UPDATED -> cache.put(e.getName(), e.getLease());
+        case RELEASED, EXPIRED, REVOKED -> cache.remove(e.getName());
+        default -> { }
+      }
+    }
+    Map<String, Lease> truth = new HashMap<>();
+    ListResponse now = cluster.leases(node).list(list("svc/"));
+    assertTrue(now.getRevision() >= end);
+    now.getLeasesList().forEach(l -> truth.put(l.getName(), l.toBuilder().clearRemaining().build()));
+    // Events carry the lease as of the change; renewals (not in the stream) move only renewal fields.
+    assertEquals(strip(truth), strip(cache));
+  }
+
+  private static Map<String, Lease> strip(Map<String, Lease> leases) {
+    Map<String, Lease> out = new HashMap<>();
+    leases.forEach((k, v) -> out.put(k, v.toBuilder().clearRenewedAt().clearExpiresAt().clearLastRenewRevision()
+        .clearRenewCount().clearModRevision().build()));
+    return out;
+  }
+
+  @Test
+  void compactedStartRevisionFailsWithTheCompactionRevision() throws Exception {
+    cluster = TestCluster.start(3, dir, b -> b.history(50, Duration.ofHours(1)));
+    String node = cluster.ids().get(0);
+    for (int i = 0; i < 120; i++) {
+      cluster.leases(node).acquire(acquire("lock/c-" + i, "h", 60));
+    }
+    // The leader checks once a second; once writes stop, every replica is down to the bound.
+    TestCluster.await("every replica's history compacted to at most 50 events", Duration.ofSeconds(20), () -> {
+      cluster.awaitConverged();
+      return cluster.running().stream().allMatch(n -> n.stateMachine().core().history().getCount() <= 50
+          && n.stateMachine().core().history().getCompactRevision() > 1);
+    });
+    long compact = cluster.node(node).stateMachine().core().history().getCompactRevision();
+
+    WatchRecorder tooOld = WatchRecorder.watch(cluster, node, from(1));
+    tooOld.awaitError();
+    assertEquals(Status.Code.OUT_OF_RANGE, tooOld.status().getCode());
+    assertTrue(tooOld.status().getDescription().contains("history starts at revision"), tooOld.status().getDescription());
+    long reported = Long.parseLong(tooOld.trailers().get(Metadata.Key.of("leasehold-compact-revision", Metadata.ASCII_STRING_MARSHALLER)));
+    assertTrue(reported >= compact, "the trailer carries the compaction revision");
+
+    WatchRecorder fromCompact = WatchRecorder.watch(cluster, node, from(reported));
+    // The store's revision: Ratis's own applied index also counts its configuration entries.
+    long end = cluster.node(node).stateMachine().core().applied().index();
+    fromCompact.awaitRevision(end);
+    assertTrue(fromCompact.events().size() >= 40 && fromCompact.events().size() <= 50, "the retained history: " + fromCompact.events().size());
+    assertEquals(reported, fromCompact.events().get(0).getRevision(), "the history starts at the compaction revision");
+  }
+
+  @Test
+  void idleWatcherGetsProgressNotificationsWithTheAppliedRevision() throws Exception {
+    cluster = TestCluster.start(3, dir, b -> b.watchProgressInterval(Duration.ofMillis(300)));
+    String node = cluster.followers().get(0).id();
+    WatchRecorder w = WatchRecorder.watch(cluster, node, WatchRequest.newBuilder().setPrefix("quiet/").build());
+    AcquireResponse r = cluster.leases(node).acquire(acquire("lock/elsewhere", "h", 60));
+    w.awaitRevision(r.getRevision());
+    assertTrue(w.events().isEmpty(), "no event matches the prefix, but progress still moves");
+    int before = w.responses();
+    TestCluster.await("more progress notifications", Duration.ofSeconds(5), () -> w.responses() >= before + 2);
+  }
+
+  @Test
+  void watcherThatStopsReadingIsCutOffWithoutStallingWrites() throws Exception {
+    cluster = TestCluster.start(3, dir, b -> b.watchQueueLimit(200));
+    LeaseholdNode leader = cluster.awaitLeader();
+    LeasesGrpc.LeasesStub async = LeasesGrpc.newStub(cluster.channel(leader.id()));
+    int writes = 1500;
+
+    long baseline = timeWrites(async, "lock/base-", writes);
+
+    // A client that asks for the stream and never reads it: after the HTTP/2 window fills, the
+    // server can no longer send, the watcher's queue grows, and it is cut off.
+    ClientCall<WatchRequest, WatchResponse> stuck = cluster.channel(leader.id()).newCall(LeasesGrpc.getWatchMethod(), CallOptions.DEFAULT);
+    Status[] closed = new Status[1];
+    stuck.start(new ClientCall.Listener<>() {
+      @Override
+      public void onClose(Status status, Metadata trailers) {
+        closed[0] = status;
+      }
+    }, new Metadata());
+    stuck.sendMessage(WatchRequest.newBuilder().setStartRevision(0).build());
+    stuck.halfClose();
+    TestCluster.await("the stuck watcher is registered", Duration.ofSeconds(10), () -> leader.watchHub().watchers() == 1);
+
+    long withStuck = timeWrites(async, "lock/stuck-", writes);
+    TestCluster.await("the stuck watcher is cut off", Duration.ofSeconds(20), () -> leader.watchHub().watchers() == 0);
+    double ratio = (double) baseline / withStuck;
+    assertTrue(ratio > 0.5, "writes keep their throughput with a stuck watcher: " + baseline / 1_000_000 + " ms without, "
+        + withStuck / 1_000_000 + " ms with (ratio " + ratio + ")");
+    stuck.cancel("done", null);
+  }
+
+  /** Nanoseconds to apply {@code count} acquires of ~1 KB leases, 32 in flight. */
+  private static long timeWrites(LeasesGrpc.LeasesStub async, String prefix, int count) throws Exception {
+    Semaphore inFlight = new Semaphore(32);
+    List<CompletableFuture<AcquireResponse>> all = new ArrayList<>();
+    String padding = "x".repeat(1000);
+    long start = System.nanoTime();
+    for (int i = 0; i < count; i++) {
+      inFlight.acquire();
+      CompletableFuture<AcquireResponse> f = new CompletableFuture<>();
+      all.add(f);
+      async.acquire(acquire(prefix + i, "h", 60).toBuilder().setAttributes(Attributes.newBuilder().putMetadata("pad", padding)).build(),
+          new io.grpc.stub.StreamObserver<>() {
+            @Override
+            public void onNext(AcquireResponse value) {
+              f.complete(value);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+              f.completeExceptionally(t);
+              inFlight.release();
+            }
+
+            @Override
+            public void onCompleted() {
+              inFlight.release();
+            }
+          });
+    }
+    CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get();
+    long elapsed = System.nanoTime() - start;
+    for (CompletableFuture<AcquireResponse> f : all) {
+      assertEquals(Outcome.GRANTED, f.get().getOutcome());
+    }
+    return elapsed;
+  }
+
+  @Test
+  void badWatchRequestsAreInvalidArguments() throws Exception {
+    cluster = TestCluster.start(1, dir);
+    for (var c : List.of(
+        new Object[] {WatchRequest.newBuilder().setStartRevision(-1).build(), "start_revision"},
+        new Object[] {WatchRequest.newBuilder().addTypesValue(42).build(), "types[0]"},
+        new Object[] {WatchRequest.newBuilder().addTypes(Event.Type.TYPE_UNSPECIFIED).build(), "types[0]"},
+        new Object[] {WatchRequest.newBuilder().setPrefix("a\u0001").build(), "prefix"})) {
+      WatchRecorder w = WatchRecorder.watch(cluster, "n1", (WatchRequest) c[0]);
+      w.awaitError();
+      assertEquals(Status.Code.INVALID_ARGUMENT, w.status().getCode());
+      assertNotNull(w.status().getDescription());
+      assertTrue(w.status().getDescription().startsWith(c[1] + ":"), w.status().getDescription());
+    }
+  }
+}
