@@ -46,13 +46,18 @@ class ServerCommandTest {
   void clusterMemberTakesIdPeersAndDurations() {
     NodeConfig c = parse("--id", "n2", "--peers", "n1=127.0.0.1:7401:7400,n2=127.0.0.1:7411:7410,n3=127.0.0.1:7421:7420",
         "--data-dir", "/var/lib/leasehold", "--election-timeout-min", "500ms", "--election-timeout-max", "1500ms",
-        "--tick-interval", "50ms");
+        "--tick-interval", "50ms", "--history-max-events", "5000", "--history-max-age", "10m",
+        "--watch-queue-limit", "300", "--watch-progress-interval", "500ms");
     assertEquals("n2", c.id());
     assertEquals(3, c.peers().size());
     assertEquals(7410, c.self().clientPort());
     assertEquals(Path.of("/var/lib/leasehold"), c.dataDir());
     assertEquals(Duration.ofMillis(1500), c.electionTimeoutMax());
     assertEquals(Duration.ofMillis(50), c.tickInterval());
+    assertEquals(5000, c.historyMaxEvents());
+    assertEquals(Duration.ofMinutes(10), c.historyMaxAge());
+    assertEquals(300, c.watchQueueLimit());
+    assertEquals(Duration.ofMillis(500), c.watchProgressInterval());
   }
 
   @Test

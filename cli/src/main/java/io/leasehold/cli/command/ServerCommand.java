@@ -80,6 +80,22 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Take a snapshot and purge the log after this many entries (default: ${DEFAULT-VALUE}).")
   long snapshotThreshold;
 
+  @Option(names = "--history-max-events", paramLabel = "EVENTS", defaultValue = "100000",
+      description = "Watch history kept per node: at most this many events (default: ${DEFAULT-VALUE}).")
+  long historyMaxEvents;
+
+  @Option(names = "--history-max-age", converter = DurationConverter.class, defaultValue = "1h",
+      description = "... and none older than this (default: ${DEFAULT-VALUE}).")
+  Duration historyMaxAge;
+
+  @Option(names = "--watch-queue-limit", paramLabel = "EVENTS", defaultValue = "10000",
+      description = "A watcher this many events behind is cut off and told where to resume (default: ${DEFAULT-VALUE}).")
+  int watchQueueLimit;
+
+  @Option(names = "--watch-progress-interval", converter = DurationConverter.class, defaultValue = "1s",
+      description = "An idle watcher is told the applied revision this often (default: ${DEFAULT-VALUE}).")
+  Duration watchProgressInterval;
+
   /** Runs until shutdown; tests use {@link #build} and drive the node themselves. */
   @Override
   public Integer call() throws Exception {
@@ -122,7 +138,10 @@ public final class ServerCommand implements Callable<Integer> {
         .tickInterval(tickInterval)
         .stallThreshold(stallThreshold)
         .requestTimeout(requestTimeout)
-        .snapshotThreshold(snapshotThreshold);
+        .snapshotThreshold(snapshotThreshold)
+        .history(historyMaxEvents, historyMaxAge)
+        .watchQueueLimit(watchQueueLimit)
+        .watchProgressInterval(watchProgressInterval);
     if (listenHost != null) {
       b.listenHost(listenHost);
     }

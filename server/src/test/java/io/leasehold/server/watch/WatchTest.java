@@ -18,7 +18,12 @@ import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.Lease;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.ListResponse;
+import io.leasehold.proto.v1.DeregisterRequest;
 import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.RegisterRequest;
+import io.leasehold.proto.v1.RegisterResponse;
+import io.leasehold.proto.v1.RegistryGrpc;
+import io.leasehold.proto.v1.ResolveRequest;
 import io.leasehold.proto.v1.UpdateRequest;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.proto.v1.WatchResponse;
@@ -270,6 +275,36 @@ class WatchTest {
       assertEquals(Outcome.GRANTED, f.get().getOutcome());
     }
     return elapsed;
+  }
+
+  @Test
+  void resolveNeverReturnsAnInstanceOnceItsEndingEventIsObserved() throws Exception {
+    cluster = TestCluster.start(3, dir);
+    String follower = cluster.followers().get(0).id();
+    RegistryGrpc.RegistryBlockingStub registry = RegistryGrpc.newBlockingStub(cluster.channel(follower));
+    WatchRecorder endings = WatchRecorder.watch(cluster, follower, WatchRequest.newBuilder().setPrefix("service/pay/")
+        .addTypes(Event.Type.RELEASED).addTypes(Event.Type.EXPIRED).build());
+    endings.awaitRevision(0);
+    RegisterResponse expiring = registry.register(RegisterRequest.newBuilder().setService("pay").setInstance("i-expiring")
+        .setAddress("10.0.0.1:80").setTtl(io.leasehold.server.Requests.seconds(2)).build());
+    RegisterResponse leaving = registry.register(RegisterRequest.newBuilder().setService("pay").setInstance("i-leaving")
+        .setAddress("10.0.0.2:80").setTtl(io.leasehold.server.Requests.seconds(60)).build());
+    assertEquals(Outcome.GRANTED, expiring.getOutcome());
+    assertEquals(2, registry.resolve(ResolveRequest.newBuilder().setService("pay").build()).getInstancesCount());
+
+    registry.deregister(DeregisterRequest.newBuilder().setService("pay").setInstance("i-leaving").setToken(leaving.getInstance().getToken()).build());
+    for (String ended : List.of("service/pay/i-leaving", "service/pay/i-expiring")) {
+      TestCluster.await("the ending of " + ended + " is observed", Duration.ofSeconds(10),
+          () -> endings.events().stream().anyMatch(e -> e.getName().equals(ended)));
+      // Right after the event, on every node: a linearizable Resolve reflects it.
+      for (String id : cluster.ids()) {
+        List<String> live = RegistryGrpc.newBlockingStub(cluster.channel(id)).resolve(ResolveRequest.newBuilder().setService("pay").build())
+            .getInstancesList().stream().map(i -> "service/pay/" + i.getInstance()).toList();
+        assertFalse(live.contains(ended), ended + " resolved on " + id + " after its ending event: " + live);
+      }
+    }
+    assertEquals(List.of(Event.Reason.REASON_RELEASED, Event.Reason.REASON_EXPIRED),
+        endings.events().stream().map(Event::getReason).toList());
   }
 
   @Test
