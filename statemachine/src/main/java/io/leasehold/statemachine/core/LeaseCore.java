@@ -412,14 +412,14 @@ public final class LeaseCore {
       if (fromRevision < meta.getCompactRevision()) {
         return new HistoryRead(true, meta.getCompactRevision(), revision);
       }
-      byte[] start = Events.key(fromRevision, 0);
-      view.scan(Space.EVENTS, new byte[0], new byte[0], (key, value) -> {
-        if (java.util.Arrays.compareUnsigned(key, start) >= 0) {
-          try {
-            visitor.accept(Event.parseFrom(value));
-          } catch (InvalidProtocolBufferException e) {
-            throw new StoreException("corrupt event in history", e);
-          }
+      // Seek straight to the start: the keys of revision fromRevision - 1 all sort below
+      // (fromRevision - 1, 0xFFFFFFFF), and sequences never reach that value.
+      byte[] after = fromRevision <= 0 ? new byte[0] : Events.key(fromRevision - 1, -1);
+      view.scan(Space.EVENTS, new byte[0], after, (key, value) -> {
+        try {
+          visitor.accept(Event.parseFrom(value));
+        } catch (InvalidProtocolBufferException e) {
+          throw new StoreException("corrupt event in history", e);
         }
         return true;
       });

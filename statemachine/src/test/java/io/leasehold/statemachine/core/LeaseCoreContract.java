@@ -21,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.Duration;
+import com.google.protobuf.FieldMask;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.Attributes;
 import io.leasehold.proto.v1.ExpireResponse;
@@ -48,17 +49,16 @@ import io.leasehold.statemachine.store.Space;
 import io.leasehold.statemachine.store.StoreKind;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The behaviour of {@link LeaseCore}, run against every {@link KvStore}: the core cannot tell
@@ -66,80 +66,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Tests drive {@code apply} with explicit log indexes and leader times, exactly as Raft would.
  */
-public abstract class LeaseCoreContract {
-  protected static final long TERM = 1;
-  protected static final Attributes A1 = attrs("10.0.0.1:8080", "SERVING", Map.of("zone", "a"));
-  protected static final Attributes A2 = attrs("10.0.0.2:9090", "DRAINING", Map.of("zone", "b", "v", "2"));
-
-  @TempDir
-  protected Path tempDir;
-
-  protected KvStore store;
-  protected LeaseCore core;
-
-  /** A fresh, empty store of the kind under test, living in (or under) {@code tempDir}. */
-  protected abstract KvStore newStore(Path tempDir) throws IOException;
-
-  @BeforeEach
-  void openStore() throws IOException {
-    store = newStore(tempDir);
-    core = new LeaseCore(store);
-  }
-
-  @AfterEach
-  void closeStore() {
-    if (store != null) {
-      store.close();
-    }
-  }
-
-  // ---- helpers ----
-
-  /** Applies {@code command} as the entry at {@code index}, stamped with the leader time {@code timeMicros}. */
-  protected ApplyResult apply(long index, long timeMicros, LogCommand.Builder command) throws IOException {
-    return core.apply(TERM, index, command.setLeaderTimeMicros(timeMicros).build());
-  }
-
-  protected Optional<LeaseRecord> record(String name) {
-    return store.get(Space.LEASES, name.getBytes(StandardCharsets.UTF_8)).map(LeaseCore::parse);
-  }
-
-  protected LeaseRecord held(String name) {
-    return record(name).orElseThrow(() -> new AssertionError("no lease on " + name));
-  }
-
-  protected Map<String, LeaseRecord> leases() {
-    Map<String, LeaseRecord> all = new LinkedHashMap<>();
-    core.forEachLease(all::put);
-    return all;
-  }
-
-  protected GetResponse get(String name, long nowMicros) {
-    return core.get(GetRequest.newBuilder().setName(name).build(), nowMicros);
-  }
-
-  protected ListResponse list(String prefix, int limit, String startAfter, long nowMicros) {
-    return core.list(ListRequest.newBuilder().setPrefix(prefix).setLimit(limit).setStartAfter(startAfter).build(), nowMicros);
-  }
-
-  protected static List<String> names(ListResponse r) {
-    return r.getLeasesList().stream().map(Lease::getName).collect(Collectors.toList());
-  }
-
-  protected static List<String> describe(List<LeaseEvent> events) {
-    return events.stream().map(e -> e.type() + "@" + e.revision() + ":" + e.name()).collect(Collectors.toList());
-  }
-
-  protected static AcquireResponse granted(ApplyResult r) {
-    assertTrue(r.reply().hasAcquire(), () -> "not an acquire reply: " + r.reply());
-    assertEquals(Outcome.GRANTED, r.reply().getAcquire().getOutcome(), () -> r.reply().toString());
-    return r.reply().getAcquire();
-  }
-
-  protected static InvalidCommand invalid(ApplyResult r) {
-    assertTrue(r.reply().hasInvalid(), () -> "expected an invalid-command reply, got " + r.reply());
-    return r.reply().getInvalid();
-  }
+public abstract class LeaseCoreContract extends CoreFixture {
 
   // ---- acquire ----
 
@@ -481,6 +408,110 @@ public abstract class LeaseCoreContract {
     assertFalse(record("svc/none/1").isPresent());
   }
 
+  // ---- update masks ----
+
+  /** The attributes masked updates start from: metadata with two keys, so replacement and key-wise merging differ. */
+  private static final Attributes CURRENT = attrs("10.0.0.1:8080", "SERVING", Map.of("zone", "a", "v", "1"));
+  /** What masked updates send: every field differs from CURRENT, and its metadata lacks "zone". */
+  private static final Attributes SENT = attrs("10.9.9.9:1", "DRAINING", Map.of("v", "2", "w", "3"));
+
+  protected static LogCommand.Builder maskedUpdate(String name, long token, Attributes attributes, String... paths) {
+    UpdateRequest.Builder u = UpdateRequest.newBuilder().setName(name).setToken(token)
+        .setUpdateMask(FieldMask.newBuilder().addAllPaths(List.of(paths)));
+    if (attributes != null) {
+      u.setAttributes(attributes);
+    }
+    return LogCommand.newBuilder().setUpdate(u);
+  }
+
+  static Stream<Arguments> masks() {
+    Map<String, String> kept = Map.of("zone", "a", "v", "1");
+    Map<String, String> sent = Map.of("v", "2", "w", "3");
+    return Stream.of(
+        Arguments.of(List.of("address"), attrs("10.9.9.9:1", "SERVING", kept)),
+        Arguments.of(List.of("metadata"), attrs("10.0.0.1:8080", "SERVING", sent)),
+        Arguments.of(List.of("status"), attrs("10.0.0.1:8080", "DRAINING", kept)),
+        Arguments.of(List.of("address", "status"), attrs("10.9.9.9:1", "DRAINING", kept)),
+        Arguments.of(List.of("metadata", "address"), attrs("10.9.9.9:1", "SERVING", sent)),
+        Arguments.of(List.of("status", "metadata"), attrs("10.0.0.1:8080", "DRAINING", sent)),
+        Arguments.of(List.of("address", "metadata", "status"), SENT),
+        Arguments.of(List.of("status", "status"), attrs("10.0.0.1:8080", "DRAINING", kept)));
+  }
+
+  @ParameterizedTest(name = "mask {0}")
+  @MethodSource("masks")
+  void updateMaskChangesOnlyTheNamedAttributesAndReplacesMetadataWhole(List<String> paths, Attributes expected) throws IOException {
+    granted(apply(1, T0, acquire("svc/pay/1", "alice", secs(10), CURRENT)));
+    LeaseRecord before = held("svc/pay/1");
+
+    ApplyResult r = apply(2, T0 + SECOND, maskedUpdate("svc/pay/1", 1, SENT, paths.toArray(String[]::new)));
+    UpdateResponse u = r.reply().getUpdate();
+    assertEquals(Outcome.UPDATED, u.getOutcome(), r.reply()::toString);
+    assertEquals(expected, u.getLease().getAttributes());
+    assertEquals(before.toBuilder().setAttributes(expected).setModRevision(2).build(), held("svc/pay/1"),
+        "only the named attributes and mod_revision change");
+    assertEquals(List.of("UPDATED@2:svc/pay/1"), describe(r.events()));
+    assertEquals(expected, r.events().get(0).lease().getAttributes());
+    assertEquals(List.of(expected), storedAt(2).stream().map(s -> s.event().getLease().getAttributes()).collect(Collectors.toList()));
+  }
+
+  @Test
+  void emptyUpdateMaskReplacesEveryAttribute() throws IOException {
+    granted(apply(1, T0, acquire("svc/pay/1", "alice", secs(10), CURRENT)));
+    Attributes noStatus = attrs("10.9.9.9:1", "", Map.of("v", "2"));
+
+    ApplyResult r = apply(2, T0 + SECOND, maskedUpdate("svc/pay/1", 1, noStatus));
+    assertEquals(Outcome.UPDATED, r.reply().getUpdate().getOutcome());
+    assertEquals(noStatus, held("svc/pay/1").getAttributes(), "no mask: status cleared, metadata key zone gone");
+  }
+
+  @Test
+  void updateMaskWithoutAttributesClearsTheNamedFields() throws IOException {
+    granted(apply(1, T0, acquire("svc/pay/1", "alice", secs(10), CURRENT)));
+
+    ApplyResult status = apply(2, T0 + SECOND, maskedUpdate("svc/pay/1", 1, null, "status"));
+    assertEquals(Outcome.UPDATED, status.reply().getUpdate().getOutcome(), status.reply()::toString);
+    assertEquals(attrs("10.0.0.1:8080", "", Map.of("zone", "a", "v", "1")), held("svc/pay/1").getAttributes());
+
+    apply(3, T0 + SECOND, maskedUpdate("svc/pay/1", 1, null, "metadata"));
+    assertEquals(attrs("10.0.0.1:8080", "", Map.of()), held("svc/pay/1").getAttributes());
+  }
+
+  @Test
+  void updateMaskOnALeaseWithoutAttributesSetsOnlyTheNamedField() throws IOException {
+    granted(apply(1, T0, acquire("svc/pay/1", "alice", secs(10))));
+
+    apply(2, T0 + SECOND, maskedUpdate("svc/pay/1", 1, SENT, "address"));
+    assertEquals(attrs("10.9.9.9:1", "", Map.of()), held("svc/pay/1").getAttributes());
+  }
+
+  @ParameterizedTest(name = "paths {0}")
+  @MethodSource("unknownMasks")
+  void updateMaskWithUnknownPathIsInvalidAndChangesNothing(List<String> paths, String field) throws IOException {
+    granted(apply(1, T0, acquire("svc/pay/1", "alice", secs(10), CURRENT)));
+    Map<String, LeaseRecord> before = leases();
+    List<Stored> history = stored();
+
+    ApplyResult r = apply(2, T0 + SECOND, maskedUpdate("svc/pay/1", 1, SENT, paths.toArray(String[]::new)));
+    assertEquals(field, invalid(r).getField());
+    assertTrue(invalid(r).getMessage().contains(field), invalid(r)::getMessage);
+    assertTrue(r.events().isEmpty());
+    assertEquals(before, leases());
+    assertEquals(history, stored());
+    assertEquals(meta(0, 1), core.history());
+    assertEquals(2, core.applied().index(), "the entry is consumed");
+  }
+
+  static Stream<Arguments> unknownMasks() {
+    return Stream.of(
+        Arguments.of(List.of("zone"), "update_mask.paths[0]"),
+        Arguments.of(List.of("address", "zone"), "update_mask.paths[1]"),
+        Arguments.of(List.of("status", "metadata", "Address"), "update_mask.paths[2]"),
+        Arguments.of(List.of("attributes.address"), "update_mask.paths[0]"),
+        Arguments.of(List.of("metadata.zone", "status"), "update_mask.paths[0]"),
+        Arguments.of(List.of("address", ""), "update_mask.paths[1]"));
+  }
+
   // ---- expire ----
 
   @Test
@@ -762,6 +793,60 @@ public abstract class LeaseCoreContract {
     apply(rev + 1, T0, release("a/c", 4));
     assertEquals(rev + 1, list("a/", 0, "", T0).getRevision());
     assertFalse(names(list("a/", 0, "", T0)).contains("a/c"));
+  }
+
+  @Test
+  void listWithAddressKeepsOnlyLeasesWithAnAddressAndPagesOverMatchesOnly() throws IOException {
+    Attributes addressed = attrs("10.0.0.1:1", "", Map.of());
+    Attributes statusOnly = attrs("", "SERVING", Map.of("zone", "a"));
+    Object[][] leases = {
+        {"r/1", addressed}, {"r/2", null}, {"r/3", statusOnly}, {"r/4", addressed},
+        {"r/5", null}, {"r/6", addressed}, {"r/7", statusOnly}, {"s/1", addressed},
+    };
+    long index = 0;
+    for (Object[] l : leases) {
+      index++;
+      Attributes a = (Attributes) l[1];
+      granted(apply(index, T0, a == null ? acquire((String) l[0], "h", secs(10)) : acquire((String) l[0], "h", secs(10), a)));
+    }
+
+    assertEquals(List.of("r/1", "r/4", "r/6"), names(routes("r/", 0, "")));
+    assertEquals(List.of("r/1", "r/4", "r/6", "s/1"), names(routes("", 0, "")));
+    assertEquals(8, list("", 0, "", T0).getLeasesCount(), "without the flag every lease is listed");
+    assertEquals(index, routes("r/", 0, "").getRevision());
+    assertEquals(get("r/4", T0).getLease(), routes("r/", 0, "").getLeases(1), "a route is listed as Get shows it");
+
+    // The limit counts matches only, and "more" means another match, not another lease.
+    ListResponse page1 = routes("r/", 2, "");
+    assertEquals(List.of("r/1", "r/4"), names(page1));
+    assertTrue(page1.getMore());
+    ListResponse page2 = routes("r/", 2, "r/4");
+    assertEquals(List.of("r/6"), names(page2));
+    assertFalse(page2.getMore(), "only leases without an address follow r/6");
+    ListResponse exact = routes("r/", 3, "");
+    assertEquals(List.of("r/1", "r/4", "r/6"), names(exact));
+    assertFalse(exact.getMore());
+    assertEquals(List.of("r/4"), names(routes("r/", 1, "r/1")));
+
+    List<String> paged = new ArrayList<>();
+    String after = "";
+    ListResponse page;
+    do {
+      page = routes("", 1, after);
+      paged.addAll(names(page));
+      after = page.getLeasesCount() == 0 ? after : page.getLeases(0).getName();
+    } while (page.getMore());
+    assertEquals(List.of("r/1", "r/4", "r/6", "s/1"), paged);
+
+    // An update that clears the address drops the lease from the routes; one that sets it adds it.
+    apply(++index, T0, maskedUpdate("r/4", 4, null, "address"));
+    apply(++index, T0, maskedUpdate("r/3", 3, addressed, "address"));
+    assertEquals(List.of("r/1", "r/3", "r/6"), names(routes("r/", 0, "")));
+    assertEquals(statusOnly.toBuilder().setAddress("10.0.0.1:1").build(), routes("r/", 0, "").getLeases(1).getAttributes());
+  }
+
+  private ListResponse routes(String prefix, int limit, String startAfter) {
+    return core.list(ListRequest.newBuilder().setPrefix(prefix).setLimit(limit).setStartAfter(startAfter).setWithAddress(true).build(), T0);
   }
 
   @Test

@@ -21,6 +21,9 @@ import java.util.TreeMap;
  * and expiries use the current token (and the current last_renew_revision), while some use stale
  * or never-issued tokens. Leader times mostly advance and sometimes go backwards (a new leader
  * with a slower clock), which also bumps the term; a few entries replay an already-applied index.
+ * Updates are often masked (a random subset of address, metadata and status, now and then with an
+ * unknown path), and now and then the history is compacted: below a revision inside it, at or
+ * below its compact revision (a no-op), or beyond the entry's own index (capped there).
  */
 public final class RandomWorkload {
   /** One log entry to apply. */
@@ -42,6 +45,8 @@ public final class RandomWorkload {
   private long term = 1;
   private long index = 0;
   private long time = T0;
+  private long compactRevision;
+  private static final String[] MASK_PATHS = {"address", "metadata", "status"};
 
   public RandomWorkload(long seed) {
     this.rnd = new Random(seed);
@@ -69,8 +74,16 @@ public final class RandomWorkload {
     return new Step(term, index, command().setLeaderTimeMicros(stamp).build());
   }
 
+  /** The history's compact revision, as the replies of applied compactions reported it. */
+  public long compactRevision() {
+    return compactRevision;
+  }
+
   /** Follows the state through what an entry produced. */
   public void observe(ApplyResult result) {
+    if (result.reply().hasCompactHistory()) {
+      compactRevision = result.reply().getCompactHistory().getCompactRevision();
+    }
     for (LeaseEvent e : result.events()) {
       switch (e.type()) {
         case ACQUIRED -> {
@@ -88,7 +101,7 @@ public final class RandomWorkload {
     LogCommand.Builder c = LogCommand.newBuilder();
     if (roll < 30) {
       c.setAcquire(acquire());
-    } else if (roll < 55) {
+    } else if (roll < 54) {
       int n = 1 + rnd.nextInt(rnd.nextInt(4) == 0 ? 5 : 2);
       List<RenewItem> items = new ArrayList<>();
       for (int i = 0; i < n; i++) {
@@ -96,20 +109,20 @@ public final class RandomWorkload {
         items.add(RenewItem.newBuilder().setName(name).setToken(token(name)).build());
       }
       c.setRenew(io.leasehold.proto.v1.RenewRequest.newBuilder().addAllItems(items));
-    } else if (roll < 70) {
+    } else if (roll < 68) {
       String name = heldName();
       c.setRelease(io.leasehold.proto.v1.ReleaseRequest.newBuilder().setName(name).setToken(token(name)));
     } else if (roll < 80) {
-      String name = heldName();
-      c.setUpdate(io.leasehold.proto.v1.UpdateRequest.newBuilder().setName(name).setToken(token(name))
-          .setAttributes(ATTRIBUTES[rnd.nextInt(ATTRIBUTES.length)]));
-    } else if (roll < 96) {
+      c.setUpdate(update());
+    } else if (roll < 94) {
       int n = 1 + rnd.nextInt(3);
       io.leasehold.proto.v1.ExpireCommand.Builder e = io.leasehold.proto.v1.ExpireCommand.newBuilder();
       for (int i = 0; i < n; i++) {
         e.addItems(expiry(heldName()));
       }
       c.setExpire(e);
+    } else if (roll < 96) {
+      c.setCompactHistory(io.leasehold.proto.v1.CompactHistory.newBuilder().setBelowRevision(compactBelow()));
     } else if (roll < 98) {
       // Garbage that reached the log: must be applied as an invalid no-op everywhere.
       c.setAcquire(AcquireRequest.newBuilder().setName(rnd.nextBoolean() ? "" : "no-slash").setHolder(holder()));
@@ -138,6 +151,45 @@ public final class RandomWorkload {
       a.setAttributes(ATTRIBUTES[rnd.nextInt(ATTRIBUTES.length)]);
     }
     return a;
+  }
+
+  /** Half the updates replace every attribute; most others name a random non-empty subset. */
+  private io.leasehold.proto.v1.UpdateRequest.Builder update() {
+    String name = heldName();
+    io.leasehold.proto.v1.UpdateRequest.Builder u = io.leasehold.proto.v1.UpdateRequest.newBuilder()
+        .setName(name).setToken(token(name));
+    int roll = rnd.nextInt(100);
+    if (roll < 50) {
+      return u.setAttributes(ATTRIBUTES[rnd.nextInt(ATTRIBUTES.length)]);
+    }
+    List<String> paths = new ArrayList<>(List.of(MASK_PATHS));
+    java.util.Collections.shuffle(paths, rnd);
+    com.google.protobuf.FieldMask.Builder mask = com.google.protobuf.FieldMask.newBuilder()
+        .addAllPaths(paths.subList(0, 1 + rnd.nextInt(paths.size())));
+    if (roll >= 96) {
+      // A path the API should have refused: invalid everywhere.
+      mask.addPaths(rnd.nextBoolean() ? "zone" : "Address");
+    }
+    u.setUpdateMask(mask);
+    if (rnd.nextInt(5) != 0) {
+      u.setAttributes(ATTRIBUTES[rnd.nextInt(ATTRIBUTES.length)]);
+    }
+    return u;
+  }
+
+  /**
+   * Mostly inside the older half of the history (as a leader bounding it would); else a no-op
+   * bound, or one at or beyond this entry (capped at its index: everything goes).
+   */
+  private long compactBelow() {
+    int roll = rnd.nextInt(100);
+    if (roll < 55) {
+      return compactRevision + 1 + rnd.nextInt((int) Math.max(1, (index - compactRevision) / 2));
+    }
+    if (roll < 85) {
+      return compactRevision - rnd.nextInt(3);
+    }
+    return index + rnd.nextInt(50);
   }
 
   private ExpireItem expiry(String name) {

@@ -3,9 +3,13 @@ package io.leasehold.statemachine.core;
 import static io.leasehold.statemachine.core.Cmds.T0;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.CompactHistoryResponse;
+import io.leasehold.proto.v1.Event;
+import io.leasehold.proto.v1.HistoryMeta;
 import io.leasehold.proto.v1.GetRequest;
 import io.leasehold.proto.v1.ListRequest;
 import io.leasehold.proto.v1.LogReply;
@@ -29,7 +33,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The same log gives the same state, replies and events on every replica, whatever its store:
  * random command sequences applied to an in-memory replica, a RocksDB replica and a second
  * in-memory replica must leave byte-identical snapshots. Halfway through, a fourth replica
- * starts from a snapshot of the RocksDB one and must end in the same state.
+ * starts from a snapshot of the RocksDB one and must end in the same state. The workload includes
+ * history compactions and masked updates; every replica's history must equal a model built from
+ * the events the entries produced, less what the compactions dropped.
  */
 class ReplicaDeterminismTest {
   private static final int STEPS = 2_000;
@@ -46,6 +52,11 @@ class ReplicaDeterminismTest {
     int expired;
     int expireSkipped;
     int replays;
+    int maskedUpdates;
+    int compactions;
+    int compactionsRemoving;
+    int compactionNoops;
+    int compactionsCapped;
 
     void count(Outcome o) {
       outcomes.merge(o, 1, Integer::sum);
@@ -72,6 +83,8 @@ class ReplicaDeterminismTest {
       RandomWorkload workload = new RandomWorkload(seed);
       Tally tally = new Tally();
       long lastGrant = 0;
+      List<Event> model = new ArrayList<>();
+      int largestHistory = 0;
       for (int step = 1; step <= STEPS; step++) {
         RandomWorkload.Step s = workload.next();
         ApplyResult first = null;
@@ -85,8 +98,10 @@ class ReplicaDeterminismTest {
             assertEquals(first.events(), r.events(), () -> "events at index " + i);
           }
         }
+        long compactBefore = workload.compactRevision();
         workload.observe(first);
         lastGrant = checkAndTally(s, first, tally, lastGrant);
+        followHistory(s, first, model, compactBefore, tally);
 
         if (step == STEPS / 2) {
           // A replica that joins from a snapshot of the RocksDB one (Ratis's InstallSnapshot).
@@ -97,14 +112,19 @@ class ReplicaDeterminismTest {
         }
         if (step % 500 == 0) {
           assertSameState(seed, step, stores);
+          assertHistory(seed, step, replicas, workload.compactRevision(), model);
+          largestHistory = Math.max(largestHistory, model.size());
         }
       }
       assertSameState(seed, STEPS, stores);
       assertSameReads(replicas);
+      assertHistory(seed, STEPS, replicas, workload.compactRevision(), model);
 
       // The workload must have exercised the interesting paths, current tokens included.
       String summary = "seed " + seed + ": " + tally.outcomes + " " + tally.replies + " renewItems=" + tally.renewItems + " releases=" + tally.releases
-          + " expired=" + tally.expired + " expireSkipped=" + tally.expireSkipped + " replays=" + tally.replays;
+          + " expired=" + tally.expired + " expireSkipped=" + tally.expireSkipped + " replays=" + tally.replays
+          + " masked=" + tally.maskedUpdates + " compactions=" + tally.compactions + " removing=" + tally.compactionsRemoving
+          + " noops=" + tally.compactionNoops + " capped=" + tally.compactionsCapped + " history=" + model.size() + " largestHistory=" + largestHistory;
       assertTrue(tally.of(Outcome.GRANTED) >= 100, summary);
       assertTrue(tally.of(Outcome.CONFLICT) >= 20, summary);
       assertTrue(tally.of(Outcome.REJECTED) >= 5, summary);
@@ -116,6 +136,9 @@ class ReplicaDeterminismTest {
       assertTrue(tally.expired >= 50 && tally.expireSkipped >= 50, summary);
       assertTrue(tally.replies.getOrDefault(LogReply.ReplyCase.INVALID, 0) >= 20, summary);
       assertTrue(tally.replays >= 10, summary);
+      assertTrue(tally.maskedUpdates >= 30, summary);
+      assertTrue(tally.compactionsRemoving >= 10 && tally.compactionNoops >= 2 && tally.compactionsCapped >= 1, summary);
+      assertTrue(workload.compactRevision() > 0 && largestHistory >= 20, summary);
     } finally {
       stores.forEach(KvStore::close);
     }
@@ -151,7 +174,12 @@ class ReplicaDeterminismTest {
         tally.releases++;
         tally.count(reply.getRelease().getOutcome());
       }
-      case UPDATE -> tally.count(reply.getUpdate().getOutcome());
+      case UPDATE -> {
+        tally.count(reply.getUpdate().getOutcome());
+        if (reply.getUpdate().getOutcome() == Outcome.UPDATED && s.command().getUpdate().getUpdateMask().getPathsCount() > 0) {
+          tally.maskedUpdates++;
+        }
+      }
       case EXPIRE -> {
         tally.expired += reply.getExpire().getExpired();
         tally.expireSkipped += reply.getExpire().getSkipped();
@@ -159,6 +187,56 @@ class ReplicaDeterminismTest {
       default -> {}
     }
     return lastGrant;
+  }
+
+  /**
+   * Extends the model of the history by what the entry produced (every change but renewals, in
+   * order) and, for a compaction, checks its reply against the model and drops what it dropped.
+   */
+  private static void followHistory(RandomWorkload.Step s, ApplyResult r, List<Event> model, long compactBefore, Tally tally) {
+    for (LeaseEvent e : r.events()) {
+      if (e.type() != LeaseEvent.Type.RENEWED) {
+        model.add(Events.toApi(e));
+      }
+    }
+    if (!r.reply().hasCompactHistory()) {
+      return;
+    }
+    CompactHistoryResponse c = r.reply().getCompactHistory();
+    long requested = s.command().getCompactHistory().getBelowRevision();
+    long expected = Math.max(compactBefore, Math.min(requested, s.index()));
+    assertEquals(expected, c.getCompactRevision(), () -> "compact revision at " + s.index() + " for below " + requested);
+    int sizeBefore = model.size();
+    model.removeIf(e -> e.getRevision() < c.getCompactRevision());
+    assertEquals(sizeBefore - model.size(), c.getRemoved(), () -> "removed at " + s.index());
+    assertEquals(s.index(), c.getRevision());
+    tally.compactions++;
+    if (c.getRemoved() > 0) {
+      tally.compactionsRemoving++;
+    }
+    if (c.getCompactRevision() == compactBefore) {
+      tally.compactionNoops++;
+    } else if (c.getCompactRevision() == s.index()) {
+      tally.compactionsCapped++;
+    }
+  }
+
+  /** Every replica reads the modelled history from its compact revision, and nothing from below it. */
+  private static void assertHistory(long seed, int step, List<LeaseCore> replicas, long compactRevision, List<Event> model) {
+    for (int i = 0; i < replicas.size(); i++) {
+      LeaseCore replica = replicas.get(i);
+      String where = "seed " + seed + " step " + step + " replica " + i;
+      assertEquals(HistoryMeta.newBuilder().setCompactRevision(compactRevision).setCount(model.size()).build(),
+          replica.history(), where);
+      List<Event> events = new ArrayList<>();
+      LeaseCore.HistoryRead read = replica.readHistory(compactRevision, events::add);
+      assertFalse(read.compacted(), where);
+      assertEquals(replica.applied().index(), read.revision(), where);
+      assertEquals(model, events, where);
+      if (compactRevision > 0) {
+        assertTrue(replica.readHistory(compactRevision - 1, e -> { throw new AssertionError(where + ": visited " + e); }).compacted(), where);
+      }
+    }
   }
 
   private static void assertSameState(long seed, int step, List<KvStore> stores) {

@@ -4,10 +4,16 @@ import static io.leasehold.statemachine.core.Cmds.SECOND;
 import static io.leasehold.statemachine.core.Cmds.T0;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.proto.v1.CompactHistory;
+import io.leasehold.proto.v1.CompactHistoryResponse;
+import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.GetRequest;
+import io.leasehold.proto.v1.HistoryMeta;
+import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.ListRequest;
 import io.leasehold.statemachine.store.AppliedPosition;
 import io.leasehold.statemachine.store.KvStore;
@@ -58,6 +64,8 @@ class SnapshotRoundTripTest {
     LeaseCore sourceCore = new LeaseCore(source);
     RandomWorkload w = run(sourceCore, 42, 400);
     assertTrue(sourceCore.forEachLease((n, l) -> {}) > 0);
+    assertTrue(sourceCore.history().getCompactRevision() > 0 && sourceCore.history().getCount() > 10,
+        () -> "the snapshot should carry a compacted, non-empty history: " + sourceCore.history());
     byte[] snapshot = StoreKind.dump(source);
 
     List<LeaseCore> restored = new ArrayList<>();
@@ -78,6 +86,9 @@ class SnapshotRoundTripTest {
         GetRequest g = GetRequest.newBuilder().setName(name).build();
         assertEquals(sourceCore.get(g, now), core.get(g, now), kind + ": get " + name);
       }
+      assertEquals(sourceCore.history(), core.history(), kind + ": history bounds");
+      long compactRevision = sourceCore.history().getCompactRevision();
+      assertEquals(events(sourceCore, compactRevision), events(core, compactRevision), kind + ": history");
     }
 
     // The next entries give the same replies everywhere, including the clock restored from the snapshot.
@@ -95,6 +106,72 @@ class SnapshotRoundTripTest {
     for (LeaseCore core : restored) {
       assertArrayEquals(after, StoreKind.dump(core.store()));
     }
+  }
+
+  /** The events a core's history holds from {@code fromRevision}, failing if it reports compaction. */
+  private static List<Event> events(LeaseCore core, long fromRevision) {
+    List<Event> out = new ArrayList<>();
+    assertFalse(core.readHistory(fromRevision, out::add).compacted());
+    return out;
+  }
+
+  @ParameterizedTest
+  @EnumSource(StoreKind.class)
+  void snapshotCarriesTheHistoryAndItsBounds(StoreKind sourceKind) throws IOException {
+    KvStore source = open(sourceKind);
+    LeaseCore sourceCore = new LeaseCore(source);
+    long t = T0;
+    sourceCore.apply(1, 1, Cmds.acquire("lock/a", "alice").setLeaderTimeMicros(t).build());
+    sourceCore.apply(1, 2, Cmds.acquire("lock/b", "bob").setLeaderTimeMicros(t += SECOND).build());
+    sourceCore.apply(1, 3, Cmds.update("lock/a", 1, Cmds.attrs("10.0.0.1:1", "SERVING", java.util.Map.of())).setLeaderTimeMicros(t += SECOND).build());
+    sourceCore.apply(1, 4, compact(3).setLeaderTimeMicros(t += SECOND).build());
+    sourceCore.apply(1, 5, Cmds.release("lock/b", 2).setLeaderTimeMicros(t += SECOND).build());
+    sourceCore.apply(1, 6, Cmds.acquire("lock/c", "carol").setLeaderTimeMicros(t += SECOND).build());
+    HistoryMeta bounds = HistoryMeta.newBuilder().setCompactRevision(3).setCount(3).build();
+    assertEquals(bounds, sourceCore.history());
+    List<Event> history = events(sourceCore, 3);
+    assertEquals(List.of(3L, 5L, 6L), history.stream().map(Event::getRevision).toList());
+    byte[] snapshot = StoreKind.dump(source);
+
+    for (StoreKind kind : StoreKind.values()) {
+      KvStore target = open(kind);
+      // A replica with a longer life of its own (events at later revisions, other bounds) that
+      // installs the snapshot and reloads, as the Ratis state machine does.
+      LeaseCore core = new LeaseCore(target);
+      RandomWorkload w = new RandomWorkload(5);
+      for (int i = 0; i < 200; i++) {
+        RandomWorkload.Step s = w.next();
+        w.observe(core.apply(s.term(), s.index(), s.command()));
+      }
+      assertTrue(core.history().getCount() > 0 && !core.history().equals(bounds), () -> "prior life: " + core.history());
+      StoreKind.load(target, snapshot);
+      core.reload();
+
+      assertEquals(bounds, core.history(), kind + ": bounds");
+      assertEquals(history, events(core, 3), kind + ": events, and only the snapshot's");
+      List<Event> visited = new ArrayList<>();
+      assertEquals(new LeaseCore.HistoryRead(true, 3, 6), core.readHistory(2, visited::add), kind + ": below the bound");
+      assertEquals(List.of(), visited);
+
+      // The reloaded bounds drive the next compactions exactly as on the source.
+      // {index, below, expected compact revision, expected removed}: a no-op, then a real one.
+      for (long[] step : new long[][] {{7, 3, 3, 0}, {8, 6, 6, 2}}) {
+        LogCommand c = compact(step[1]).setLeaderTimeMicros(t).build();
+        ApplyResult expected = sourceCore.apply(1, step[0], c);
+        ApplyResult actual = core.apply(1, step[0], c);
+        assertEquals(CompactHistoryResponse.newBuilder().setCompactRevision(step[2]).setRemoved(step[3]).setRevision(step[0]).build(),
+            actual.reply().getCompactHistory(), kind + ": compaction at " + step[0]);
+        assertEquals(expected.reply(), actual.reply(), kind + ": compaction at " + step[0]);
+      }
+      assertArrayEquals(StoreKind.dump(source), StoreKind.dump(target), kind + ": after compacting");
+      // Back to the snapshot's state, so the next target is compared with the same source.
+      StoreKind.load(source, snapshot);
+      sourceCore.reload();
+    }
+  }
+
+  private static LogCommand.Builder compact(long below) {
+    return LogCommand.newBuilder().setCompactHistory(CompactHistory.newBuilder().setBelowRevision(below));
   }
 
   @ParameterizedTest

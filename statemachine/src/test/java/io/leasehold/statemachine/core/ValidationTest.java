@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.Duration;
+import com.google.protobuf.FieldMask;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.Attributes;
 import io.leasehold.proto.v1.GetRequest;
@@ -17,6 +18,8 @@ import io.leasehold.proto.v1.ReleaseRequest;
 import io.leasehold.proto.v1.RenewItem;
 import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.UpdateRequest;
+import io.leasehold.proto.v1.WatchRequest;
+import io.leasehold.proto.v1.Event;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -187,5 +191,99 @@ class ValidationTest {
     assertInvalid("prefix", () -> Validation.list(ListRequest.newBuilder().setPrefix("lock/\u0001").build()));
     assertInvalid("prefix", () -> Validation.list(ListRequest.newBuilder().setPrefix("p".repeat(513)).build()));
     assertInvalid("start_after", () -> Validation.list(ListRequest.newBuilder().setStartAfter("s".repeat(513)).build()));
+  }
+
+  // ---- update masks ----
+
+  private static UpdateRequest.Builder masked(String... paths) {
+    return UpdateRequest.newBuilder().setName("ns/x").setToken(1)
+        .setUpdateMask(FieldMask.newBuilder().addAllPaths(List.of(paths)));
+  }
+
+  static Stream<Arguments> unknownMaskPaths() {
+    return Stream.of(
+        Arguments.of(new String[] {"zone"}, 0),
+        Arguments.of(new String[] {"address", "zone"}, 1),
+        Arguments.of(new String[] {"address", "status", "Metadata"}, 2),
+        Arguments.of(new String[] {"attributes.address"}, 0),
+        Arguments.of(new String[] {"metadata.zone"}, 0),
+        Arguments.of(new String[] {"status", ""}, 1),
+        Arguments.of(new String[] {" status"}, 0),
+        Arguments.of(new String[] {"address", "metadata", "status", "ttl"}, 3));
+  }
+
+  @ParameterizedTest
+  @MethodSource("unknownMaskPaths")
+  void unknownUpdateMaskPathIsRefusedNamingItsIndex(String[] paths, int bad) {
+    assertInvalid("update_mask.paths[" + bad + "]", () -> Validation.update(masked(paths).setAttributes(Attributes.getDefaultInstance()).build()));
+    assertInvalid("update_mask.paths[" + bad + "]", () -> Validation.update(masked(paths).build()));
+  }
+
+  @Test
+  void everyCombinationOfKnownMaskPathsIsAccepted() {
+    String[] known = {"address", "metadata", "status"};
+    for (int bits = 1; bits < 8; bits++) {
+      List<String> paths = new ArrayList<>();
+      for (int i = 0; i < known.length; i++) {
+        if ((bits & (1 << i)) != 0) {
+          paths.add(known[i]);
+        }
+      }
+      String[] p = paths.toArray(String[]::new);
+      assertDoesNotThrow(() -> Validation.update(masked(p).setAttributes(Attributes.newBuilder().setStatus("SERVING")).build()),
+          paths::toString);
+      // With a mask, the attributes may be left out: the named fields are cleared.
+      assertDoesNotThrow(() -> Validation.update(masked(p).build()), paths::toString);
+    }
+    assertDoesNotThrow(() -> Validation.update(masked("status", "status").build()));
+  }
+
+  // ---- watch ----
+
+  private static WatchRequest.Builder watch() {
+    return WatchRequest.newBuilder();
+  }
+
+  @Test
+  void defaultWatchRequestIsValid() {
+    assertDoesNotThrow(() -> Validation.watch(WatchRequest.getDefaultInstance()));
+    assertDoesNotThrow(() -> Validation.watch(watch().setPrefix("service/pay/").setStartRevision(17)
+        .addTypes(Event.Type.ACQUIRED).setIncludeRenewals(true).setRoutesOnly(true).build()));
+  }
+
+  @Test
+  void watchPrefixFollowsTheListPrefixRules() {
+    assertDoesNotThrow(() -> Validation.watch(watch().setPrefix("lo").build()), "a prefix need not be a whole name");
+    assertDoesNotThrow(() -> Validation.watch(watch().setPrefix("p".repeat(512)).build()));
+    assertInvalid("prefix", () -> Validation.watch(watch().setPrefix("p".repeat(513)).build()));
+    assertInvalid("prefix", () -> Validation.watch(watch().setPrefix("lock/\u0001").build()));
+    assertInvalid("prefix", () -> Validation.watch(watch().setPrefix("lock/\ud800").build()));
+  }
+
+  @ParameterizedTest
+  @ValueSource(longs = {-1, -1_000, Long.MIN_VALUE})
+  void negativeWatchStartRevisionIsRefused(long revision) {
+    assertInvalid("start_revision", () -> Validation.watch(watch().setStartRevision(revision).build()));
+  }
+
+  @ParameterizedTest
+  @ValueSource(longs = {0, 1, Long.MAX_VALUE})
+  void nonNegativeWatchStartRevisionIsAccepted(long revision) {
+    assertDoesNotThrow(() -> Validation.watch(watch().setStartRevision(revision).build()));
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = Event.Type.class, names = {"TYPE_UNSPECIFIED", "UNRECOGNIZED"}, mode = EnumSource.Mode.EXCLUDE)
+  void everyKnownEventTypeIsAcceptedInAWatch(Event.Type type) {
+    assertDoesNotThrow(() -> Validation.watch(watch().addTypes(type).build()));
+    assertDoesNotThrow(() -> Validation.watch(watch().addTypes(Event.Type.UPDATED).addTypes(type).addTypes(type).build()));
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {0, 7, 99, -1, Integer.MIN_VALUE})
+  void unspecifiedOrUnknownEventTypeIsRefusedNamingItsIndex(int value) {
+    assertInvalid("types[0]", () -> Validation.watch(watch().addTypesValue(value).build()));
+    assertInvalid("types[2]", () -> Validation.watch(watch()
+        .addTypes(Event.Type.ACQUIRED).addTypes(Event.Type.REVOKED).addTypesValue(value).addTypes(Event.Type.EXPIRED).build()));
   }
 }
