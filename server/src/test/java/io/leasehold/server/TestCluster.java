@@ -144,6 +144,14 @@ public final class TestCluster implements AutoCloseable {
     return ClusterGrpc.newBlockingStub(channel(id)).withInterceptors(PER_CALL_DEADLINE);
   }
 
+  public io.leasehold.proto.v1.RegistryGrpc.RegistryBlockingStub registry(String id) {
+    return io.leasehold.proto.v1.RegistryGrpc.newBlockingStub(channel(id)).withInterceptors(PER_CALL_DEADLINE);
+  }
+
+  public io.leasehold.proto.v1.RoutingGrpc.RoutingBlockingStub routing(String id) {
+    return io.leasehold.proto.v1.RoutingGrpc.newBlockingStub(channel(id)).withInterceptors(PER_CALL_DEADLINE);
+  }
+
   public ManagedChannel channel(String id) {
     return channels.computeIfAbsent(id, k -> ManagedChannelBuilder.forTarget(node(k).clientAddress()).usePlaintext().build());
   }

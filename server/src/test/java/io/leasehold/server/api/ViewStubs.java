@@ -1,10 +1,5 @@
 package io.leasehold.server.api;
 
-import io.grpc.CallOptions;
-import io.grpc.Channel;
-import io.grpc.ClientCall;
-import io.grpc.ClientInterceptor;
-import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.leasehold.proto.v1.Lease;
@@ -14,7 +9,6 @@ import io.leasehold.proto.v1.RegistryGrpc;
 import io.leasehold.proto.v1.RoutingGrpc;
 import io.leasehold.server.TestCluster;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -25,11 +19,11 @@ final class ViewStubs {
   private ViewStubs() {}
 
   static RegistryGrpc.RegistryBlockingStub registry(TestCluster cluster, String id) {
-    return RegistryGrpc.newBlockingStub(cluster.channel(id)).withInterceptors(PER_CALL_DEADLINE);
+    return cluster.registry(id);
   }
 
   static RoutingGrpc.RoutingBlockingStub routing(TestCluster cluster, String id) {
-    return RoutingGrpc.newBlockingStub(cluster.channel(id)).withInterceptors(PER_CALL_DEADLINE);
+    return cluster.routing(id);
   }
 
   /** Every lease, without the read-time field "remaining", which changes by itself. */
@@ -47,12 +41,4 @@ final class ViewStubs {
         "the message names the field " + field + ": " + e.getStatus().getDescription());
     assertEquals(before, leasesNow(leases), "the leases are unchanged");
   }
-
-  /** Every call gets its own 20 s deadline. */
-  private static final ClientInterceptor PER_CALL_DEADLINE = new ClientInterceptor() {
-    @Override
-    public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
-      return next.newCall(method, options.withDeadlineAfter(20, TimeUnit.SECONDS));
-    }
-  };
 }
