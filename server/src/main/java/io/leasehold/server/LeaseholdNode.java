@@ -106,7 +106,8 @@ public final class LeaseholdNode implements AutoCloseable {
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
             (int) Math.max(1, config.requestTimeout().toMillis() / 200), TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
         .build();
-    this.replicator = new Replicator(client, raftServer, groupId, selfId, stateMachine, LeaseholdNode::wallClockMicros);
+    this.replicator = new Replicator(client, raftServer, groupId, selfId, stateMachine, LeaseholdNode::wallClockMicros,
+        config.maxPendingWrites());
     this.compactor = new HistoryCompactor(stateMachine::core, replicator::proposeHere, this::isLeader,
         LeaseholdNode::wallClockMicros, config.historyMaxEvents(), config.historyMaxAge(), Duration.ofSeconds(1));
     this.grpcServer = NettyServerBuilder
@@ -159,6 +160,8 @@ public final class LeaseholdNode implements AutoCloseable {
   private static RaftProperties clientProperties(NodeConfig c) {
     RaftProperties p = new RaftProperties();
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, millis(c.electionTimeoutMax().multipliedBy(2)));
+    // Above our own admission bound, so Ratis never blocks a gRPC thread waiting for a slot.
+    RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, c.maxPendingWrites() + 16);
     return p;
   }
 

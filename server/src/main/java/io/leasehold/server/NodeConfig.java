@@ -32,7 +32,8 @@ public record NodeConfig(
     long historyMaxEvents,
     Duration historyMaxAge,
     int watchQueueLimit,
-    Duration watchProgressInterval) {
+    Duration watchProgressInterval,
+    int maxPendingWrites) {
 
   public static final int DEFAULT_CLIENT_PORT = 7400;
   public static final int DEFAULT_PEER_PORT = 7401;
@@ -81,6 +82,7 @@ public record NodeConfig(
     private Duration historyMaxAge = Duration.ofHours(1);
     private int watchQueueLimit = 10_000;
     private Duration watchProgressInterval = Duration.ofSeconds(1);
+    private int maxPendingWrites = 1024;
 
     public Builder id(String id) { this.id = id; return this; }
     public Builder peers(List<Peer> peers) { this.peers = new ArrayList<>(peers); return this; }
@@ -108,6 +110,8 @@ public record NodeConfig(
     public Builder history(long maxEvents, Duration maxAge) { this.historyMaxEvents = maxEvents; this.historyMaxAge = maxAge; return this; }
     public Builder watchQueueLimit(int events) { this.watchQueueLimit = events; return this; }
     public Builder watchProgressInterval(Duration d) { this.watchProgressInterval = d; return this; }
+    /** Writes this node lets wait for the leader at once; beyond it a write gets RESOURCE_EXHAUSTED. */
+    public Builder maxPendingWrites(int writes) { this.maxPendingWrites = writes; return this; }
 
     public NodeConfig build() {
       require(id != null && !id.isBlank(), "id: must be set (e.g. --id n1)");
@@ -138,10 +142,11 @@ public record NodeConfig(
       positive("history-max-age", historyMaxAge);
       require(watchQueueLimit > 0, "watch-queue-limit: must be positive, got " + watchQueueLimit);
       positive("watch-progress-interval", watchProgressInterval);
+      require(maxPendingWrites > 0, "max-pending-writes: must be positive, got " + maxPendingWrites);
       return new NodeConfig(id, peers, dataDir, Optional.ofNullable(listenHost), clusterName,
           electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
           snapshotThreshold, logSegmentSizeBytes, logPurgeGap, historyMaxEvents, historyMaxAge,
-          watchQueueLimit, watchProgressInterval);
+          watchQueueLimit, watchProgressInterval, maxPendingWrites);
     }
 
     private static void positive(String option, Duration d) {

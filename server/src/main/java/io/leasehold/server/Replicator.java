@@ -39,9 +39,18 @@ public final class Replicator implements AutoCloseable {
   private final LongSupplier wallClockMicros;
   private final ClientId tickerClientId = ClientId.randomId();
   private final AtomicLong tickerCallId = new AtomicLong();
+  /**
+   * Writes waiting for the leader. Ratis's client blocks the caller once its own outstanding
+   * limit is reached, which under overload parked thousands of gRPC threads; instead a write
+   * beyond this bound is refused at once (RESOURCE_EXHAUSTED) and the client backs off.
+   */
+  private final java.util.concurrent.Semaphore pendingWrites;
+  private final int maxPendingWrites;
 
   Replicator(RaftClient client, RaftServer server, RaftGroupId groupId, RaftPeerId selfId,
-             LeaseStateMachine stateMachine, LongSupplier wallClockMicros) {
+             LeaseStateMachine stateMachine, LongSupplier wallClockMicros, int maxPendingWrites) {
+    this.pendingWrites = new java.util.concurrent.Semaphore(maxPendingWrites);
+    this.maxPendingWrites = maxPendingWrites;
     this.client = client;
     this.server = server;
     this.groupId = groupId;
@@ -52,7 +61,18 @@ public final class Replicator implements AutoCloseable {
 
   /** Replicates a command through the leader and returns the reply of its application. */
   public CompletableFuture<LogReply> propose(LogCommand command) {
-    return client.async().send(message(command)).thenApply(Replicator::logReply);
+    if (!pendingWrites.tryAcquire()) {
+      return CompletableFuture.failedFuture(new OverloadedException("more than " + maxPendingWrites
+          + " writes are already waiting for the leader on this node; retry with backoff"));
+    }
+    CompletableFuture<RaftClientReply> sent;
+    try {
+      sent = client.async().send(message(command));
+    } catch (RuntimeException e) {
+      pendingWrites.release();
+      return CompletableFuture.failedFuture(e);
+    }
+    return sent.whenComplete((reply, error) -> pendingWrites.release()).thenApply(Replicator::logReply);
   }
 
   /** Proposes to this server only; fails with NotLeaderException if it is not the leader. */

@@ -96,6 +96,10 @@ public final class ServerCommand implements Callable<Integer> {
       description = "An idle watcher is told the applied revision this often (default: ${DEFAULT-VALUE}).")
   Duration watchProgressInterval;
 
+  @Option(names = "--max-pending-writes", paramLabel = "WRITES", defaultValue = "1024",
+      description = "Writes this node lets wait for the leader at once; more get RESOURCE_EXHAUSTED (default: ${DEFAULT-VALUE}).")
+  int maxPendingWrites;
+
   /** Runs until shutdown; tests use {@link #build} and drive the node themselves. */
   @Override
   public Integer call() throws Exception {
@@ -141,7 +145,8 @@ public final class ServerCommand implements Callable<Integer> {
         .snapshotThreshold(snapshotThreshold)
         .history(historyMaxEvents, historyMaxAge)
         .watchQueueLimit(watchQueueLimit)
-        .watchProgressInterval(watchProgressInterval);
+        .watchProgressInterval(watchProgressInterval)
+        .maxPendingWrites(maxPendingWrites);
     if (listenHost != null) {
       b.listenHost(listenHost);
     }

@@ -46,6 +46,9 @@ public final class GrpcErrors {
     if (cause instanceof StateMachineException sme && sme.getCause() instanceof InvalidArgumentException e) {
       return invalid(e);
     }
+    if (cause instanceof io.leasehold.server.OverloadedException) {
+      return Status.RESOURCE_EXHAUSTED.withDescription(cause.getMessage()).asRuntimeException();
+    }
     if (isUnavailable(cause)) {
       Metadata trailers = new Metadata();
       leaderHint.ifPresent(h -> trailers.put(LEADER_HINT, h));

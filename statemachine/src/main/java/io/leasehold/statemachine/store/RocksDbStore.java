@@ -228,6 +228,8 @@ public final class RocksDbStore implements KvStore {
     final ColumnFamilyOptions cfOptions;
     final List<ColumnFamilyHandle> handles;
     final Map<Space, ColumnFamilyHandle> bySpace = new EnumMap<>(Space.class);
+    /** Column family ids by space ordinal: getID() is a JNI call, too dear once per put. */
+    final int[] ids;
 
     private Handle(RocksDB db, DBOptions options, ColumnFamilyOptions cfOptions, List<ColumnFamilyHandle> handles) {
       this.db = db;
@@ -235,8 +237,10 @@ public final class RocksDbStore implements KvStore {
       this.cfOptions = cfOptions;
       this.handles = handles;
       Space[] spaces = Space.values();
+      this.ids = new int[spaces.length];
       for (int i = 0; i < spaces.length; i++) {
         bySpace.put(spaces[i], handles.get(i + 1));
+        ids[spaces[i].ordinal()] = handles.get(i + 1).getID();
       }
     }
 
@@ -269,7 +273,7 @@ public final class RocksDbStore implements KvStore {
     }
 
     int cfId(Space space) {
-      return bySpace.get(space).getID();
+      return ids[space.ordinal()];
     }
 
     void writeAll(List<Change> changes, WriteOptions writeOptions) throws IOException {

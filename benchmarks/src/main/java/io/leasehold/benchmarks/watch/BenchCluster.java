@@ -1,0 +1,213 @@
+package io.leasehold.benchmarks.watch;
+
+import io.grpc.ManagedChannel;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import io.leasehold.server.LeaseholdNode;
+import io.leasehold.server.NodeConfig;
+import io.leasehold.server.Peer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+
+/**
+ * Three (or N) real Leasehold nodes inside this JVM on free loopback ports, each with its own data
+ * directory under one temp directory that {@link #close} deletes. Mirrors the test harness
+ * {@code server/src/test/.../TestCluster} so the benchmark needs no test-jar.
+ *
+ * <p>Client channels are plain gRPC over loopback TCP ({@code ManagedChannelBuilder}'s Netty
+ * implementation, plaintext), but on an event loop group of their own ({@code bench-client-*}
+ * threads) rather than gRPC's process-wide default that the nodes' servers also use: the client's
+ * CPU then shows up apart from the server's in the per-thread CPU accounting.
+ */
+final class BenchCluster implements AutoCloseable {
+  private final Path baseDir;
+  private final List<LeaseholdNode> nodes = new ArrayList<>();
+  private final List<ManagedChannel> channels = new ArrayList<>();
+  private final EventLoopGroup clientGroup;
+  private final boolean epoll;
+  private final Thread cleanupHook;
+  private volatile boolean closed;
+
+  private BenchCluster(Path baseDir) {
+    this.baseDir = baseDir;
+    this.epoll = Epoll.isAvailable();
+    DefaultThreadFactory threads = new DefaultThreadFactory("bench-client-elg", true);
+    this.clientGroup = epoll ? new EpollEventLoopGroup(2, threads) : new NioEventLoopGroup(2, threads);
+    this.cleanupHook = new Thread(this::close, "bench-cleanup");
+    Runtime.getRuntime().addShutdownHook(cleanupHook);
+  }
+
+  static BenchCluster start(int size, Duration electionMin, Duration electionMax) throws IOException {
+    Path base = Files.createTempDirectory("leasehold-watch-bench-");
+    BenchCluster cluster = new BenchCluster(base);
+    try {
+      int[] ports = freePorts(size * 2);
+      List<Peer> peers = new ArrayList<>();
+      for (int i = 0; i < size; i++) {
+        peers.add(new Peer("n" + (i + 1), "127.0.0.1", ports[2 * i], ports[2 * i + 1]));
+      }
+      for (Peer p : peers) {
+        NodeConfig config = NodeConfig.builder()
+            .id(p.id())
+            .peers(peers)
+            .dataDir(base.resolve(p.id()))
+            .electionTimeout(electionMin, electionMax)
+            .build();
+        cluster.nodes.add(LeaseholdNode.start(config));
+      }
+      cluster.awaitReadyLeader(Duration.ofSeconds(60));
+      return cluster;
+    } catch (IOException | RuntimeException | Error e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
+  Path baseDir() {
+    return baseDir;
+  }
+
+  List<LeaseholdNode> nodes() {
+    return nodes;
+  }
+
+  Optional<LeaseholdNode> leader() {
+    return nodes.stream().filter(LeaseholdNode::isLeader).findFirst();
+  }
+
+  /** Waits until a node leads with its expiry ticker promoted (leader ready), as TestCluster does. */
+  LeaseholdNode awaitReadyLeader(Duration timeout) {
+    await("a ready leader", timeout, () -> leader().filter(l -> l.ticker().scheduler().isActive()).isPresent());
+    return leader().orElseThrow();
+  }
+
+  LeaseholdNode follower() {
+    return nodes.stream().filter(n -> !n.isLeader()).findFirst().orElseThrow();
+  }
+
+  /** A new plaintext channel to the node's client port (closed by {@link #close}). */
+  ManagedChannel channel(LeaseholdNode node) {
+    ManagedChannel ch = NettyChannelBuilder.forTarget(node.clientAddress())
+        .usePlaintext()
+        .eventLoopGroup(clientGroup)
+        .channelType(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+        // Callbacks are cheap and never block: run them on the event loop, no hand-off.
+        .directExecutor()
+        .build();
+    synchronized (channels) {
+      channels.add(ch);
+    }
+    return ch;
+  }
+
+  static void await(String what, Duration timeout, BooleanSupplier condition) {
+    if (!awaitQuietly(timeout, condition)) {
+      throw new IllegalStateException("timed out after " + timeout.toMillis() + " ms waiting for " + what);
+    }
+  }
+
+  /** Polls every 5 ms; returns whether the condition held before the timeout. */
+  static boolean awaitQuietly(Duration timeout, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      try {
+        if (condition.getAsBoolean()) {
+          return true;
+        }
+      } catch (RuntimeException notYet) {
+        // Nodes may be mid-election.
+      }
+      if (System.nanoTime() - deadline > 0) {
+        return false;
+      }
+      try {
+        TimeUnit.MILLISECONDS.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+  }
+
+  private static int[] freePorts(int count) throws IOException {
+    List<ServerSocket> sockets = new ArrayList<>();
+    try {
+      int[] ports = new int[count];
+      for (int i = 0; i < count; i++) {
+        ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        s.setReuseAddress(true);
+        sockets.add(s);
+        ports[i] = s.getLocalPort();
+      }
+      return ports;
+    } finally {
+      for (ServerSocket s : sockets) {
+        s.close();
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    synchronized (channels) {
+      channels.forEach(ManagedChannel::shutdownNow);
+    }
+    for (LeaseholdNode n : nodes) {
+      try {
+        n.close();
+      } catch (RuntimeException e) {
+        System.err.println("closing node " + n.id() + ": " + e);
+      }
+    }
+    clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    deleteRecursively(baseDir);
+    if (Thread.currentThread() != cleanupHook) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(cleanupHook);
+      } catch (IllegalStateException shuttingDown) {
+        // Already running the hooks.
+      }
+    }
+  }
+
+  private static void deleteRecursively(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(dir)) {
+      walk.sorted(Comparator.reverseOrder()).forEach(p -> {
+        try {
+          Files.deleteIfExists(p);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+    } catch (IOException | UncheckedIOException e) {
+      System.err.println("could not delete " + dir + ": " + e);
+    }
+  }
+}

@@ -1,0 +1,160 @@
+package io.leasehold.benchmarks.watch;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * CPU time per thread group over an interval (threads grouped by name with their numbers
+ * blanked: {@code leasehold-watch-3} counts as {@code leasehold-watch-#}), plus the process's
+ * total CPU and the machine's load average. Cheap enough to take around every phase; it shows
+ * where the cores went without a profiler. Client threads are named {@code bench-*}.
+ */
+final class CpuProfile {
+  private static final Pattern NUMBER = Pattern.compile("(?<=[-_.#])\\d+");
+  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+  private final long wallNanos;
+  private final long processCpuNanos;
+  private final Map<Long, Map.Entry<String, Long>> perThread;
+  private final String loadAverage;
+  /** Every OS thread of the process (Linux /proc): tid -> (comm, CPU ns); empty elsewhere. */
+  private final Map<Long, Map.Entry<String, Long>> osThreads;
+
+  private CpuProfile(long wallNanos, long processCpuNanos, Map<Long, Map.Entry<String, Long>> perThread, String loadAverage,
+                     Map<Long, Map.Entry<String, Long>> osThreads) {
+    this.wallNanos = wallNanos;
+    this.processCpuNanos = processCpuNanos;
+    this.perThread = perThread;
+    this.loadAverage = loadAverage;
+    this.osThreads = osThreads;
+  }
+
+  static CpuProfile take() {
+    if (THREADS.isThreadCpuTimeSupported() && !THREADS.isThreadCpuTimeEnabled()) {
+      THREADS.setThreadCpuTimeEnabled(true);
+    }
+    Map<Long, Map.Entry<String, Long>> per = new HashMap<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      long cpu = THREADS.getThreadCpuTime(t.getId());
+      if (cpu >= 0) {
+        per.put(t.getId(), Map.entry(t.getName(), cpu));
+      }
+    }
+    return new CpuProfile(System.nanoTime(), processCpu(), per, readLoadAverage(), osThreads());
+  }
+
+  String loadAverage() {
+    return loadAverage;
+  }
+
+  /** The top groups by CPU between {@code before} and this profile, as printable lines. */
+  List<String> since(CpuProfile before, int top) {
+    Map<String, Long> groups = new HashMap<>();
+    for (Map.Entry<Long, Map.Entry<String, Long>> e : perThread.entrySet()) {
+      Map.Entry<String, Long> then = before.perThread.get(e.getKey());
+      long delta = e.getValue().getValue() - (then == null ? 0 : then.getValue());
+      groups.merge(group(e.getValue().getKey()), delta, Long::sum);
+    }
+    double wall = (wallNanos - before.wallNanos) / 1e9;
+    double process = (processCpuNanos - before.processCpuNanos) / 1e9;
+    java.util.ArrayList<String> lines = new java.util.ArrayList<>();
+    lines.add(String.format(Locale.ROOT, "process CPU %.1f s over %.1f s wall = %.2f cores (machine has %d); load average before: %s, after: %s",
+        process, wall, process / wall, Runtime.getRuntime().availableProcessors(), before.loadAverage, loadAverage));
+    long javaTotal = groups.values().stream().mapToLong(Long::longValue).sum();
+    groups.entrySet().stream()
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .limit(top)
+        .forEach(g -> lines.add(String.format(Locale.ROOT, "  %6.2f cores  %5.1f%%  %s",
+            g.getValue() / 1e9 / wall, process > 0 ? 100.0 * g.getValue() / 1e9 / process : 0.0, g.getKey())));
+    lines.add(String.format(Locale.ROOT, "  %6.2f cores  %5.1f%%  (all live Java threads together)", javaTotal / 1e9 / wall,
+        process > 0 ? 100.0 * javaTotal / 1e9 / process : 0.0));
+    if (!osThreads.isEmpty()) {
+      // Threads the JVM does not list (JIT compilers, GC, RocksDB's native threads) and threads that
+      // started and ended within the interval, from /proc (names cut to 15 characters by the OS).
+      java.util.Set<String> javaNames = new java.util.HashSet<>();
+      perThread.values().forEach(e -> javaNames.add(osName(e.getKey())));
+      before.perThread.values().forEach(e -> javaNames.add(osName(e.getKey())));
+      Map<String, Long> others = new HashMap<>();
+      long osTotal = 0;
+      for (Map.Entry<Long, Map.Entry<String, Long>> e : osThreads.entrySet()) {
+        Map.Entry<String, Long> then = before.osThreads.get(e.getKey());
+        long delta = e.getValue().getValue() - (then == null ? 0 : then.getValue());
+        osTotal += delta;
+        if (!javaNames.contains(e.getValue().getKey())) {
+          others.merge(group(e.getValue().getKey()), delta, Long::sum);
+        }
+      }
+      long exited = Math.max(0, processCpuNanos - before.processCpuNanos - osTotal);
+      others.put("(threads that exited during the interval)", exited);
+      lines.add("  not Java-listed (JVM-internal, native, or exited):");
+      others.entrySet().stream()
+          .filter(g -> g.getValue() > 0)
+          .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+          .limit(Math.max(3, top / 2))
+          .forEach(g -> lines.add(String.format(Locale.ROOT, "  %6.2f cores  %5.1f%%  %s",
+              g.getValue() / 1e9 / wall, process > 0 ? 100.0 * g.getValue() / 1e9 / process : 0.0, g.getKey())));
+    }
+    return lines;
+  }
+
+  /** The name Linux shows for a Java thread: its first 15 bytes. */
+  private static String osName(String javaName) {
+    return javaName.length() <= 15 ? javaName : javaName.substring(0, 15);
+  }
+
+  /** Linux: every thread of this process with its user+system CPU time; empty where there is no /proc. */
+  private static Map<Long, Map.Entry<String, Long>> osThreads() {
+    Map<Long, Map.Entry<String, Long>> out = new HashMap<>();
+    Path tasks = Path.of("/proc/self/task");
+    if (!Files.isDirectory(tasks)) {
+      return out;
+    }
+    long nanosPerTick = 10_000_000L;  // USER_HZ is 100 on Linux
+    try (java.util.stream.Stream<Path> list = Files.list(tasks)) {
+      for (Path t : (Iterable<Path>) list::iterator) {
+        try {
+          String stat = Files.readString(t.resolve("stat"));
+          int open = stat.indexOf('(');
+          int close = stat.lastIndexOf(')');
+          String comm = stat.substring(open + 1, close);
+          String[] f = stat.substring(close + 2).split(" ");
+          // after "(comm) ": state is f[0]; utime and stime are fields 14 and 15 of stat, f[11] and f[12].
+          long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+          out.put(Long.parseLong(t.getFileName().toString()), Map.entry(comm, ticks * nanosPerTick));
+        } catch (Exception gone) {
+          // The thread ended while we looked.
+        }
+      }
+    } catch (Exception e) {
+      return out;
+    }
+    return out;
+  }
+
+  static String group(String threadName) {
+    return NUMBER.matcher(threadName).replaceAll("#");
+  }
+
+  private static long processCpu() {
+    if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+      return os.getProcessCpuTime();
+    }
+    return 0;
+  }
+
+  private static String readLoadAverage() {
+    try {
+      String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      return parts[0] + " " + parts[1] + " " + parts[2];
+    } catch (Exception e) {
+      return String.format(Locale.ROOT, "%.2f", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    }
+  }
+}

@@ -1,0 +1,365 @@
+package io.leasehold.benchmarks.watch;
+
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
+import io.grpc.stub.StreamObserver;
+import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.Event;
+import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.WatchRequest;
+import io.leasehold.proto.v1.WatchResponse;
+import io.leasehold.server.LeaseholdNode;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Commit-to-watcher latency: an open-loop load of Acquires of distinct names at a fixed rate
+ * through the leader (async stub, paced on System.nanoTime, never waiting for one reply before
+ * the next send), with one Watch on the leader and one on a follower.
+ *
+ * <p>Per watcher and acquisition, two numbers:
+ * <ul>
+ *   <li>send-to-watch = watcher receipt − client send: an upper bound of commit-to-watcher (it
+ *       also contains the client→leader hop, the forward through the node's Raft client,
+ *       replication and commit);</li>
+ *   <li>reply-to-watch = watcher receipt − client receipt of the Acquire reply: how much later
+ *       than the writer a watcher learns of the change (negative, recorded as 0 and counted, when
+ *       the watcher was first).</li>
+ * </ul>
+ */
+final class LatencyBenchmark {
+  static final String PREFIX = "bench/";
+
+  /** What the summary needs. */
+  record Result(String mode, double targetRate, double achievedRate, long granted, long planned, long notGranted, long errors,
+                WatcherResult leader, WatcherResult follower, boolean leaderUnchanged, double replyRate, double lastReplyLagMs) {
+    boolean complete() {
+      return notGranted == 0 && errors == 0 && leader.exactlyOnce() && follower.exactlyOnce() && leaderUnchanged;
+    }
+  }
+
+  record WatcherResult(String where, Histogram sendToWatch, Histogram replyToWatch, long negativeReplyToWatch,
+                       long missed, long duplicates, long outOfOrder, long unexpected, long seenNotGranted, String error) {
+    boolean exactlyOnce() {
+      return missed == 0 && duplicates == 0 && outOfOrder == 0 && error == null;
+    }
+  }
+
+  private final BenchCluster cluster;
+  private final Options options;
+  private final PrintStream out;
+  private final PhaseProfiler profiler;
+
+  LatencyBenchmark(BenchCluster cluster, Options options, PrintStream out, PhaseProfiler profiler) {
+    this.cluster = cluster;
+    this.options = options;
+    this.out = out;
+    this.profiler = profiler;
+  }
+
+  Result run() throws InterruptedException {
+    LeaseholdNode leader = cluster.awaitReadyLeader(Duration.ofSeconds(30));
+    LeaseholdNode follower = cluster.follower();
+    double rate = options.rate;
+    int warmCount = (int) Math.round(rate * options.warmup.toNanos() / 1e9);
+    int measureCount = (int) Math.round(rate * options.duration.toNanos() / 1e9);
+    int total = warmCount + measureCount;
+    out.printf(Locale.ROOT, "%n== latency: 3-node loopback cluster, leader %s, watchers on %s (leader) and %s (follower); "
+            + "open-loop Acquire at %.0f/s through the leader, %d warmup + %d recorded acquisitions%n",
+        leader.id(), leader.id(), follower.id(), rate, warmCount, measureCount);
+
+    ManagedChannel acquireChannel = cluster.channel(leader);
+    LeasesGrpc.LeasesStub stub = LeasesGrpc.newStub(acquireChannel);
+    LatencyWatcher onLeader = new LatencyWatcher("leader " + leader.id(), total);
+    LatencyWatcher onFollower = new LatencyWatcher("follower " + follower.id(), total);
+    WatchRequest watch = WatchRequest.newBuilder().setPrefix(PREFIX).setStartRevision(0).build();
+    LeasesGrpc.newStub(cluster.channel(leader)).watch(watch, onLeader);
+    LeasesGrpc.newStub(cluster.channel(follower)).watch(watch, onFollower);
+    BenchCluster.await("both watches to start (first response)", Duration.ofSeconds(30),
+        () -> onLeader.started && onFollower.started);
+
+    long appliedBefore = leader.division().getInfo().getLastAppliedIndex();
+    AtomicLongArray sendNs = new AtomicLongArray(total);
+    AtomicLongArray replyNs = new AtomicLongArray(total);
+    AtomicIntegerArray outcome = new AtomicIntegerArray(total);  // 0 pending, 1 granted, 2 other outcome, 3 error
+    AtomicInteger pending = new AtomicInteger();
+    Map<String, AtomicInteger> errorsByStatus = new ConcurrentHashMap<>();
+    com.google.protobuf.Duration ttl = com.google.protobuf.Duration.newBuilder().setSeconds(options.ttl.toSeconds()).build();
+    Histogram scheduleLag = Stats.nanosHistogram();
+
+    // Every 5 s: how far sending, replies, each node's applied index and each watcher have got.
+    AtomicInteger sentSoFar = new AtomicInteger();
+    AtomicInteger grantedSoFar = new AtomicInteger();
+    long progressStart = System.nanoTime();
+    ScheduledExecutorService reporter = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "bench-progress");
+      t.setDaemon(true);
+      return t;
+    });
+    reporter.scheduleAtFixedRate(() -> out.printf(Locale.ROOT,
+            "  t=%.0fs: sent %d, GRANTED replies %d, in flight %d; applied index leader %d, follower %d; watcher saw leader %d, follower %d%n",
+            (System.nanoTime() - progressStart) / 1e9, sentSoFar.get(), grantedSoFar.get(), pending.get(),
+            leader.division().getInfo().getLastAppliedIndex(), follower.division().getInfo().getLastAppliedIndex(),
+            onLeader.distinct.get(), onFollower.distinct.get()),
+        5, 5, TimeUnit.SECONDS);
+    long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
+    CpuProfile cpuStart = null;
+    for (int i = 0; i < total; i++) {
+      long target = t0 + (long) (i * 1e9 / rate);
+      long wait;
+      while ((wait = target - System.nanoTime()) > 0) {
+        LockSupport.parkNanos(wait);
+      }
+      if (i == warmCount) {
+        cpuStart = CpuProfile.take();
+        profiler.start();
+      }
+      final int seq = i;
+      AcquireRequest request = AcquireRequest.newBuilder().setName(PREFIX + seq).setHolder("bench-client").setTtl(ttl).build();
+      pending.incrementAndGet();
+      sentSoFar.incrementAndGet();
+      long sent = System.nanoTime();
+      sendNs.set(seq, sent);
+      if (seq >= warmCount) {
+        scheduleLag.recordValue(Math.max(0, sent - target));
+      }
+      stub.withDeadlineAfter(60, TimeUnit.SECONDS).acquire(request, new StreamObserver<>() {
+        @Override
+        public void onNext(AcquireResponse r) {
+          replyNs.set(seq, System.nanoTime());
+          outcome.set(seq, r.getOutcome() == Outcome.GRANTED ? 1 : 2);
+          if (r.getOutcome() == Outcome.GRANTED) {
+            grantedSoFar.incrementAndGet();
+          }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+          replyNs.set(seq, System.nanoTime());
+          outcome.set(seq, 3);
+          errorsByStatus.computeIfAbsent(Status.fromThrowable(t).getCode().toString(), k -> new AtomicInteger()).incrementAndGet();
+          pending.decrementAndGet();
+        }
+
+        @Override
+        public void onCompleted() {
+          pending.decrementAndGet();
+        }
+      });
+    }
+    long lastSend = sendNs.get(total - 1);
+    // Every call has a 60 s deadline, so all of them end within about that.
+    boolean allReplied = BenchCluster.awaitQuietly(Duration.ofSeconds(75), () -> pending.get() == 0);
+    long lastReply = 0;
+    for (int i = warmCount; i < total; i++) {
+      lastReply = Math.max(lastReply, replyNs.get(i));
+    }
+    CpuProfile cpuEnd = CpuProfile.take();
+    profiler.stop("latency");
+
+    long granted = 0;
+    long notGranted = 0;
+    long errors = 0;
+    for (int i = 0; i < total; i++) {
+      switch (outcome.get(i)) {
+        case 1 -> granted++;
+        case 2 -> notGranted++;
+        case 3 -> errors++;
+        default -> errors++;  // no reply within the deadline
+      }
+    }
+    final long expected = granted;
+    long drainStart = System.nanoTime();
+    boolean drained = BenchCluster.awaitQuietly(options.drainTimeout,
+        () -> onLeader.distinct.get() >= expected && onFollower.distinct.get() >= expected);
+    double drainMs = (System.nanoTime() - drainStart) / 1e6;
+    // A moment for late duplicates to show, then stop watching.
+    Thread.sleep(200);
+    onLeader.cancel();
+    onFollower.cancel();
+    reporter.shutdownNow();
+    boolean leaderUnchanged = cluster.leader().map(l -> l == leader).orElse(false);
+
+    double sendSpan = (lastSend - sendNs.get(warmCount)) / 1e9;
+    double achieved = measureCount > 1 ? (measureCount - 1) / sendSpan : Double.NaN;
+    Histogram acquireLatency = Stats.nanosHistogram();
+    for (int i = warmCount; i < total; i++) {
+      if (outcome.get(i) == 1) {
+        acquireLatency.recordValue(Math.max(0, replyNs.get(i) - sendNs.get(i)));
+      }
+    }
+    out.printf(Locale.ROOT, "  sent %d recorded acquisitions in %.3f s = %.1f/s (target %.0f/s); schedule lag %s%n",
+        measureCount, sendSpan, achieved, rate, Stats.line(scheduleLag));
+    out.printf(Locale.ROOT, "  replies (all %d): %d GRANTED, %d other outcome, %d errors/no reply%s%s%n", total, granted, notGranted, errors,
+        errorsByStatus.isEmpty() ? "" : " " + errorsByStatus, allReplied ? "" : " (gave up waiting for replies after 75 s)");
+    long firstRecordedSend = sendNs.get(warmCount);
+    long repliedInWindow = 0;
+    for (int i = 0; i < total; i++) {
+      long r = replyNs.get(i);
+      if (outcome.get(i) == 1 && r >= firstRecordedSend && r <= lastSend) {
+        repliedInWindow++;
+      }
+    }
+    out.printf(Locale.ROOT, "  GRANTED replies received while sending the recorded acquisitions: %.1f/s; last recorded reply %.1f ms after "
+            + "the last send%s%n", repliedInWindow / sendSpan, (lastReply - lastSend) / 1e6,
+        lastReply - lastSend > TimeUnit.SECONDS.toNanos(1) ? " (the cluster did not keep up with the offered rate)" : "");
+    out.printf(Locale.ROOT, "  acquire reply latency (reply - send):  %s%n", Stats.line(acquireLatency));
+    long appliedAfter = leader.division().getInfo().getLastAppliedIndex();
+    // More entries than acquisitions: Ratis metadata (commit-info) entries, expiry, compaction, retries; fewer: some
+    // acquisitions were still queued (or never proposed) when this was read.
+    out.printf(Locale.ROOT, "  the leader's applied index advanced by %d log entries while these %d acquisitions were sent and answered%n",
+        appliedAfter - appliedBefore, total);
+    out.printf(Locale.ROOT, "  watchers %s every event %.0f ms after the last reply%s%n", drained ? "had" : "did NOT have",
+        drainMs, drained ? "" : " (timed out after " + options.drainTimeout.toSeconds() + " s)");
+
+    WatcherResult leaderResult = onLeader.result(warmCount, total, sendNs, replyNs, outcome);
+    WatcherResult followerResult = onFollower.result(warmCount, total, sendNs, replyNs, outcome);
+    for (WatcherResult w : List.of(leaderResult, followerResult)) {
+      out.printf(Locale.ROOT, "  watcher on %s:%n", w.where());
+      out.printf(Locale.ROOT, "    send-to-watch  (upper bound of commit-to-watcher): %s%n", Stats.line(w.sendToWatch()));
+      out.printf(Locale.ROOT, "    reply-to-watch (max(0, watch - reply)):            %s%n", Stats.line(w.replyToWatch()));
+      out.printf(Locale.ROOT, "    watch before the reply (reply-to-watch < 0): %d of %d (%.1f%%)%n", w.negativeReplyToWatch(),
+          w.replyToWatch().getTotalCount(), 100.0 * w.negativeReplyToWatch() / Math.max(1, w.replyToWatch().getTotalCount()));
+      out.printf(Locale.ROOT, "    delivery: %d granted acquisitions (warmup included), %d missed, %d duplicated, %d out of revision order, "
+              + "%d unexpected events; %d events of acquisitions whose reply was not GRANTED (e.g. timed out at the client, "
+              + "committed anyway)%s%n", granted, w.missed(), w.duplicates(), w.outOfOrder(), w.unexpected(), w.seenNotGranted(),
+          w.error() == null ? "" : "; stream ended: " + w.error());
+    }
+    if (!leaderUnchanged) {
+      out.println("  WARNING: the leader changed during the run; the numbers mix two leaders");
+    }
+    if (cpuStart != null && options.topThreads > 0) {
+      out.println("  CPU during the recorded period (first recorded send to last reply):");
+      cpuEnd.since(cpuStart, options.topThreads).forEach(l -> out.println("    " + l));
+    }
+    return new Result("latency", rate, achieved, granted, total, notGranted, errors, leaderResult, followerResult, leaderUnchanged,
+        repliedInWindow / sendSpan, (lastReply - lastSend) / 1e6);
+  }
+
+  /** One Watch stream that maps every ACQUIRED event of bench/<seq> to its seq and notes when it arrived. */
+  private static final class LatencyWatcher implements ClientResponseObserver<WatchRequest, WatchResponse> {
+    private final String where;
+    private final int total;
+    private final AtomicLongArray receivedNs;
+    private final AtomicIntegerArray seen;
+    final AtomicInteger distinct = new AtomicInteger();
+    private volatile ClientCallStreamObserver<WatchRequest> call;
+    volatile boolean started;
+    private volatile String error;
+    private volatile boolean cancelling;
+    // Written only by gRPC's serialized callbacks, read after the stream is done with.
+    private volatile long duplicates;
+    private volatile long outOfOrder;
+    private volatile long unexpected;
+    private long lastRevision;
+
+    LatencyWatcher(String where, int total) {
+      this.where = where;
+      this.total = total;
+      this.receivedNs = new AtomicLongArray(total);
+      this.seen = new AtomicIntegerArray(total);
+    }
+
+    @Override
+    public void beforeStart(ClientCallStreamObserver<WatchRequest> requestStream) {
+      this.call = requestStream;
+    }
+
+    @Override
+    public void onNext(WatchResponse response) {
+      long now = System.nanoTime();
+      started = true;
+      for (Event e : response.getEventsList()) {
+        if (e.getRevision() < lastRevision) {  // one entry's events share its revision
+          outOfOrder++;
+        }
+        lastRevision = Math.max(lastRevision, e.getRevision());
+        String name = e.getName();
+        int seq = -1;
+        if (e.getType() == Event.Type.ACQUIRED && name.startsWith(PREFIX)) {
+          try {
+            seq = Integer.parseInt(name, PREFIX.length(), name.length(), 10);
+          } catch (NumberFormatException notOurs) {
+            seq = -1;
+          }
+        }
+        if (seq < 0 || seq >= total) {
+          unexpected++;
+          continue;
+        }
+        if (seen.incrementAndGet(seq) == 1) {
+          receivedNs.set(seq, now);
+          distinct.incrementAndGet();
+        } else {
+          duplicates++;
+        }
+      }
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      if (!cancelling) {
+        error = Status.fromThrowable(t).toString();
+        System.err.println("watch on " + where + " failed: " + error);
+      }
+    }
+
+    @Override
+    public void onCompleted() {
+      error = "completed by the server";
+    }
+
+    void cancel() {
+      cancelling = true;
+      ClientCallStreamObserver<WatchRequest> c = call;
+      if (c != null) {
+        c.cancel("benchmark done", null);
+      }
+    }
+
+    WatcherResult result(int warmCount, int total, AtomicLongArray sendNs, AtomicLongArray replyNs, AtomicIntegerArray outcome) {
+      Histogram sendToWatch = Stats.nanosHistogram();
+      Histogram replyToWatch = Stats.nanosHistogram();
+      long negative = 0;
+      long missed = 0;
+      long extra = 0;
+      for (int i = 0; i < total; i++) {
+        boolean granted = outcome.get(i) == 1;
+        long received = receivedNs.get(i);
+        if (granted && seen.get(i) == 0) {
+          missed++;
+          continue;
+        }
+        if (!granted && seen.get(i) > 0) {
+          extra++;  // an event for an acquisition whose reply was not GRANTED
+        }
+        if (!granted || i < warmCount) {
+          continue;
+        }
+        sendToWatch.recordValue(Math.max(0, received - sendNs.get(i)));
+        long r2w = received - replyNs.get(i);
+        if (r2w < 0) {
+          negative++;
+        }
+        replyToWatch.recordValue(Math.max(0, r2w));
+      }
+      return new WatcherResult(where, sendToWatch, replyToWatch, negative, missed, duplicates, outOfOrder, unexpected, extra, error);
+    }
+  }
+}

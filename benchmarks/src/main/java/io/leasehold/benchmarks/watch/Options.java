@@ -1,0 +1,137 @@
+package io.leasehold.benchmarks.watch;
+
+import java.time.Duration;
+import java.util.Locale;
+
+/** Command-line options of {@link WatchBenchmark}: {@code --name=value} or {@code --name value}. */
+final class Options {
+  String mode = "all";
+
+  // latency
+  double rate = 1000;
+  Duration warmup = Duration.ofSeconds(5);
+  Duration duration = Duration.ofSeconds(20);
+
+  // fanout
+  int inFlight = 64;
+  int watchers = 1000;
+  int channels = 8;
+  Duration fanoutWarmup = Duration.ofSeconds(5);
+  Duration fanoutDuration = Duration.ofSeconds(15);
+
+  // both
+  Duration drainTimeout = Duration.ofSeconds(60);
+  Duration ttl = Duration.ofMinutes(30);
+  Duration electionMin = Duration.ofMillis(1000);
+  Duration electionMax = Duration.ofMillis(2000);
+  int topThreads = 12;
+  Duration jvmWarmup = Duration.ofSeconds(20);
+  java.nio.file.Path profileDir;
+  String profilerLib;
+
+  static final String USAGE = String.join("\n",
+      "usage: java -cp benchmarks/target/benchmarks.jar io.leasehold.benchmarks.watch.WatchBenchmark [latency|fanout|all] [options]",
+      "",
+      "  latency: commit-to-watcher latency, open-loop Acquire load through the leader, one watcher on the leader and one on a follower",
+      "    --rate=N             acquisitions per second (default 1000)",
+      "    --warmup=SECONDS     unrecorded warmup at the same rate (default 5)",
+      "    --duration=SECONDS   recorded period (default 20)",
+      "  fanout: closed-loop Acquire throughput with no watchers, with N watchers on the leader, with none again",
+      "    --in-flight=N        concurrent acquires (default 64)",
+      "    --watchers=N         watchers in the middle phase (default 1000)",
+      "    --channels=N         client connections the watchers share (default 8)",
+      "    --fanout-warmup=SECONDS    per phase (default 5)",
+      "    --fanout-duration=SECONDS  measured, per phase (default 15)",
+      "  both:",
+      "    --drain-timeout=SECONDS  how long to wait for watchers to catch up after the load (default 60)",
+      "    --ttl=SECONDS        TTL of every acquired lease (default 1800: nothing expires during a run)",
+      "    --election-min-ms=N / --election-max-ms=N   Raft election timeout (defaults 1000 / 2000, the server's)",
+      "    --top-threads=N      thread groups listed in the CPU breakdown (default 12; 0: none)",
+      "    --jvm-warmup=SECONDS closed-loop Acquire load on each new cluster before anything is measured (default 20)",
+      "    --profile=DIR        CPU profile of every measured period with async-profiler (on the class path) into DIR",
+      "    --profiler-lib=PATH  libasyncProfiler.so, if not on java.library.path");
+
+  static Options parse(String[] args) {
+    Options o = new Options();
+    boolean modeSeen = false;
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      if (a.equals("-h") || a.equals("--help")) {
+        System.out.println(USAGE);
+        System.exit(0);
+      }
+      if (!a.startsWith("--")) {
+        if (modeSeen) {
+          throw new IllegalArgumentException("unexpected argument " + a);
+        }
+        String m = a.toLowerCase(Locale.ROOT);
+        if (!m.equals("latency") && !m.equals("fanout") && !m.equals("all")) {
+          throw new IllegalArgumentException("mode must be latency, fanout or all, got " + a);
+        }
+        o.mode = m;
+        modeSeen = true;
+        continue;
+      }
+      String name;
+      String value;
+      int eq = a.indexOf('=');
+      if (eq > 0) {
+        name = a.substring(2, eq);
+        value = a.substring(eq + 1);
+      } else {
+        name = a.substring(2);
+        if (i + 1 >= args.length) {
+          throw new IllegalArgumentException("--" + name + " needs a value");
+        }
+        value = args[++i];
+      }
+      switch (name) {
+        case "rate" -> o.rate = positive(name, Double.parseDouble(value));
+        case "warmup" -> o.warmup = seconds(name, value, true);
+        case "duration" -> o.duration = seconds(name, value, false);
+        case "in-flight" -> o.inFlight = (int) positive(name, Integer.parseInt(value));
+        case "watchers" -> o.watchers = (int) positive(name, Integer.parseInt(value));
+        case "channels" -> o.channels = (int) positive(name, Integer.parseInt(value));
+        case "fanout-warmup" -> o.fanoutWarmup = seconds(name, value, true);
+        case "fanout-duration" -> o.fanoutDuration = seconds(name, value, false);
+        case "drain-timeout" -> o.drainTimeout = seconds(name, value, false);
+        case "ttl" -> o.ttl = seconds(name, value, false);
+        case "election-min-ms" -> o.electionMin = Duration.ofMillis((long) positive(name, Long.parseLong(value)));
+        case "election-max-ms" -> o.electionMax = Duration.ofMillis((long) positive(name, Long.parseLong(value)));
+        case "top-threads" -> o.topThreads = Integer.parseInt(value);
+        case "jvm-warmup" -> o.jvmWarmup = seconds(name, value, true);
+        case "profile" -> o.profileDir = java.nio.file.Path.of(value);
+        case "profiler-lib" -> o.profilerLib = value;
+        default -> throw new IllegalArgumentException("unknown option --" + name);
+      }
+    }
+    return o;
+  }
+
+  private static double positive(String name, double v) {
+    if (!(v > 0)) {
+      throw new IllegalArgumentException("--" + name + " must be positive, got " + v);
+    }
+    return v;
+  }
+
+  private static Duration seconds(String name, String value, boolean zeroOk) {
+    double s = Double.parseDouble(value);
+    if (s < 0 || (!zeroOk && s == 0)) {
+      throw new IllegalArgumentException("--" + name + " must be " + (zeroOk ? "non-negative" : "positive") + " seconds, got " + value);
+    }
+    return Duration.ofNanos((long) (s * 1e9));
+  }
+
+  String describe() {
+    return String.format(Locale.ROOT,
+        "mode=%s rate=%.0f/s warmup=%ss duration=%ss in-flight=%d watchers=%d channels=%d fanout-warmup=%ss fanout-duration=%ss drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss",
+        mode, rate, secs(warmup), secs(duration), inFlight, watchers, channels, secs(fanoutWarmup), secs(fanoutDuration),
+        secs(drainTimeout), secs(ttl), electionMin.toMillis(), electionMax.toMillis(), secs(jvmWarmup));
+  }
+
+  private static String secs(Duration d) {
+    double s = d.toNanos() / 1e9;
+    return s == Math.rint(s) ? Long.toString((long) s) : Double.toString(s);
+  }
+}

@@ -1,0 +1,63 @@
+package io.leasehold.benchmarks.watch;
+
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Optional CPU profile of each measured period with async-profiler, if it is on the class path
+ * ({@code one.profiler.AsyncProfiler}, e.g. the {@code tools.profiler:async-profiler} jar from
+ * Maven Central) and {@code --profile=DIR} is given: one collapsed-stack file per period, with
+ * thread names as the root frames ({@code DIR/<label>.collapsed}, for flame graphs or grep).
+ * Called by reflection so the benchmark needs no dependency on it.
+ */
+final class PhaseProfiler {
+  private final Path dir;
+  private final Object profiler;
+  private final Method execute;
+
+  private PhaseProfiler(Path dir, Object profiler, Method execute) {
+    this.dir = dir;
+    this.profiler = profiler;
+    this.execute = execute;
+  }
+
+  static PhaseProfiler create(Options options) {
+    if (options.profileDir == null) {
+      return new PhaseProfiler(null, null, null);
+    }
+    try {
+      Files.createDirectories(options.profileDir);
+      Class<?> c = Class.forName("one.profiler.AsyncProfiler");
+      Object p = options.profilerLib == null
+          ? c.getMethod("getInstance").invoke(null)
+          : c.getMethod("getInstance", String.class).invoke(null, options.profilerLib);
+      return new PhaseProfiler(options.profileDir, p, c.getMethod("execute", String.class));
+    } catch (ReflectiveOperationException | java.io.IOException | LinkageError e) {
+      throw new IllegalStateException("--profile needs async-profiler on the class path (one.profiler.AsyncProfiler) and, "
+          + "unless its library is on java.library.path, --profiler-lib=/path/to/libasyncProfiler.so: " + e, e);
+    }
+  }
+
+  void start() {
+    run("start,event=cpu,interval=1ms,threads");
+  }
+
+  void stop(String label) {
+    if (profiler != null) {
+      run("stop,collapsed,file=" + dir.resolve(label + ".collapsed"));
+      System.out.println("  (CPU profile: " + dir.resolve(label + ".collapsed") + ")");
+    }
+  }
+
+  private void run(String command) {
+    if (profiler == null) {
+      return;
+    }
+    try {
+      execute.invoke(profiler, command);
+    } catch (ReflectiveOperationException e) {
+      System.err.println("async-profiler " + command + ": " + e.getCause());
+    }
+  }
+}

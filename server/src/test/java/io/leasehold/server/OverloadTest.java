@@ -1,0 +1,59 @@
+package io.leasehold.server;
+
+import static io.leasehold.server.Requests.acquire;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.Outcome;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Writes beyond the node's admission bound are refused at once instead of parking server threads. */
+class OverloadTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void writesBeyondThePendingBoundAreRefusedWithResourceExhaustedAndNoneHang() throws Exception {
+    try (TestCluster cluster = TestCluster.start(1, dir, b -> b.maxPendingWrites(2))) {
+      LeasesGrpc.LeasesStub async = LeasesGrpc.newStub(cluster.channel("n1")).withDeadlineAfter(30, TimeUnit.SECONDS);
+      List<CompletableFuture<Object>> calls = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        calls.add(f);
+        async.acquire(acquire("lock/burst-" + i, "h", 60), new StreamObserver<>() {
+          @Override
+          public void onNext(AcquireResponse value) {
+            f.complete(value.getOutcome());
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            f.complete(Status.fromThrowable(t).getCode());
+          }
+
+          @Override
+          public void onCompleted() {
+          }
+        });
+      }
+      CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+      long granted = calls.stream().filter(f -> f.join() == Outcome.GRANTED).count();
+      long refused = calls.stream().filter(f -> f.join() == Status.Code.RESOURCE_EXHAUSTED).count();
+      assertEquals(300, granted + refused, "every call ended GRANTED or RESOURCE_EXHAUSTED");
+      assertTrue(granted >= 2, "writes within the bound go through: " + granted);
+      assertTrue(refused > 0, "a burst of 300 against a bound of 2 is partly refused");
+      // Once the burst is over the node accepts writes again.
+      assertEquals(Outcome.GRANTED, cluster.leases("n1").acquire(acquire("lock/after", "h", 60)).getOutcome());
+    }
+  }
+}
