@@ -37,18 +37,4 @@ public final class DurationConverter implements CommandLine.ITypeConverter<Durat
     }
     return total;
   }
-
-  /** The inverse, for defaults in help text. */
-  public static String format(Duration d) {
-    if (d.toMillis() % 3_600_000 == 0 && !d.isZero()) {
-      return d.toHours() + "h";
-    }
-    if (d.toMillis() % 60_000 == 0 && !d.isZero()) {
-      return d.toMinutes() + "m";
-    }
-    if (d.toMillis() % 1000 == 0) {
-      return d.toSeconds() + "s";
-    }
-    return d.toMillis() + "ms";
-  }
 }

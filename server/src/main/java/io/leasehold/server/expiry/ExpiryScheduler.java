@@ -31,15 +31,13 @@ public final class ExpiryScheduler {
   private static final class Deadline {
     final long token;
     final long lastRenewRevision;
-    final long ttlNanos;
     long dueNanos;
     long proposedAtNanos;
     boolean proposed;
 
-    Deadline(long token, long lastRenewRevision, long ttlNanos, long dueNanos) {
+    Deadline(long token, long lastRenewRevision, long dueNanos) {
       this.token = token;
       this.lastRenewRevision = lastRenewRevision;
-      this.ttlNanos = ttlNanos;
       this.dueNanos = dueNanos;
     }
   }
@@ -178,7 +176,6 @@ public final class ExpiryScheduler {
   }
 
   private static Deadline deadline(LeaseRecord lease, long nowNanos) {
-    long ttlNanos = lease.getTtlMicros() * 1_000;
-    return new Deadline(lease.getToken(), lease.getLastRenewRevision(), ttlNanos, nowNanos + ttlNanos);
+    return new Deadline(lease.getToken(), lease.getLastRenewRevision(), nowNanos + lease.getTtlMicros() * 1_000);
   }
 }

@@ -41,7 +41,6 @@ public final class ExpiryTicker implements AutoCloseable {
   });
   /** Bumped by every promote/demote: a queued promotion that was overtaken by a demotion does nothing. */
   private final AtomicLong generation = new AtomicLong();
-  private final AtomicLong proposedExpiries = new AtomicLong();
   private volatile LeaseStateMachine stateMachine;
   private volatile Function<LogCommand, CompletableFuture<LogReply>> propose;
   private volatile BooleanSupplier isLeader;
@@ -148,7 +147,6 @@ public final class ExpiryTicker implements AutoCloseable {
       do {
         due = scheduler.tick(monotonicNanos.getAsLong(), applied, commit, MAX_BATCH);
         if (!due.isEmpty()) {
-          proposedExpiries.addAndGet(due.size());
           LogCommand command = LogCommand.newBuilder().setExpire(ExpireCommand.newBuilder().addAllItems(due)).build();
           propose.apply(command).whenComplete((reply, error) -> {
             if (error != null) {
@@ -167,11 +165,6 @@ public final class ExpiryTicker implements AutoCloseable {
 
   public ExpiryScheduler scheduler() {
     return scheduler;
-  }
-
-  /** Expire items proposed so far (including no-ops the guard turned down). */
-  public long proposedExpiries() {
-    return proposedExpiries.get();
   }
 
   @Override

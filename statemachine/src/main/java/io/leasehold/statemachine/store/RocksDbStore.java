@@ -81,10 +81,6 @@ public final class RocksDbStore implements KvStore {
     return new RocksDbStore(dir);
   }
 
-  public Path directory() {
-    return dir;
-  }
-
   @Override
   public AppliedPosition applied() {
     return get(Space.META, AppliedPosition.META_KEY).map(AppliedPosition::decode).orElse(AppliedPosition.NONE);
