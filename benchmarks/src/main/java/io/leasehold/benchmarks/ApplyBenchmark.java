@@ -1,6 +1,9 @@
 // How to run (from the repository root):
 //
-//   mvn -B -q -pl benchmarks -am package -DskipTests && java -jar benchmarks/target/benchmarks.jar ApplyBenchmark
+//   mvn -B -q -pl benchmarks -am package -DskipTests && java -jar benchmarks/target/benchmarks.jar ApplyBenchmark -f 3
+//
+// Three forks (about 7.5 minutes) because one fork on a small VM varies by ±30%; quote the
+// three-fork score and error.
 //
 // One benchmark only: append its name, e.g. `ApplyBenchmark.renewBatch1000`; add `-prof gc` for
 // allocation per operation. The whole class takes about 2.5 minutes (five benchmarks, one fork each).

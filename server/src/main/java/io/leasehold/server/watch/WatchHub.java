@@ -58,22 +58,26 @@ public final class WatchHub implements AutoCloseable {
   public void onApplied(ApplyResult result) {
     if (!result.events().isEmpty() && !watchers.isEmpty()) {
       List<Event> events = live(result);
-      for (Watcher w : watchers) {
-        w.offer(events);
+      if (!events.isEmpty()) {
+        for (Watcher w : watchers) {
+          w.offer(events);
+        }
       }
     }
     appliedRevision = result.revision();
   }
 
-  /** The entry's events in order: the history's own objects, plus renewals if anyone asked for them. */
+  /**
+   * The entry's events in API form, built once and shared by every watcher: the kept ones, plus
+   * renewals if anyone asked for them.
+   */
   private List<Event> live(ApplyResult result) {
-    if (renewalWatchers.get() == 0) {
-      return result.keptEvents();
-    }
+    boolean renewals = renewalWatchers.get() > 0;
     List<Event> all = new ArrayList<>(result.events().size());
-    int kept = 0;
     for (LeaseEvent e : result.events()) {
-      all.add(Events.kept(e) ? result.keptEvents().get(kept++) : Events.toApi(e));
+      if (renewals || Events.kept(e)) {
+        all.add(Events.toApi(e));
+      }
     }
     return all;
   }

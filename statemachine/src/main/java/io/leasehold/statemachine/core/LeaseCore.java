@@ -74,7 +74,13 @@ public final class LeaseCore {
   private final Map<String, LeaseRecord> leases = new HashMap<>();
   private long clockMicros;
   private long appliedIndex;
-  private HistoryMeta history = HistoryMeta.getDefaultInstance();
+  /** Events below this revision are gone from the history; the stored value is the truth. */
+  private volatile long compactRevision;
+  /**
+   * Events in the history. Not stored (an extra write per event), recounted on load; only the
+   * leader's compactor reads it, to choose a compaction point it then proposes.
+   */
+  private volatile long historyCount;
 
   public LeaseCore(KvStore store) {
     this.store = store;
@@ -85,9 +91,21 @@ public final class LeaseCore {
   public void reload() {
     clockMicros = store.get(Space.META, CLOCK_KEY).map(b -> ByteBuffer.wrap(b).getLong()).orElse(0L);
     appliedIndex = store.applied().index();
-    history = store.get(Space.META, HISTORY_KEY).map(LeaseCore::parseHistory).orElse(HistoryMeta.getDefaultInstance());
+    compactRevision = storedCompactRevision(store.get(Space.META, HISTORY_KEY));
+    historyCount = store.read(view -> {
+      long[] n = {0};
+      view.scan(Space.EVENTS, new byte[0], new byte[0], (key, value) -> {
+        n[0]++;
+        return true;
+      });
+      return n[0];
+    });
     leases.clear();
     forEachLease(leases::put);
+  }
+
+  private static long storedCompactRevision(Optional<byte[]> meta) {
+    return meta.map(LeaseCore::parseHistory).orElse(HistoryMeta.getDefaultInstance()).getCompactRevision();
   }
 
   public KvStore store() {
@@ -130,9 +148,8 @@ public final class LeaseCore {
     if (now != clockMicros) {
       changes.add(Change.put(Space.META, CLOCK_KEY, ByteBuffer.allocate(8).putLong(now).array()));
     }
-    HistoryMeta newHistory = tx.recordHistory(changes, history);
-    if (newHistory != history) {
-      changes.add(Change.put(Space.META, HISTORY_KEY, newHistory.toByteArray()));
+    if (tx.compactTo >= 0) {
+      changes.add(Change.put(Space.META, HISTORY_KEY, HistoryMeta.newBuilder().setCompactRevision(tx.compactTo).build().toByteArray()));
     }
     store.commit(new AppliedPosition(term, index), changes);
     tx.writes.forEach((name, lease) -> {
@@ -144,8 +161,11 @@ public final class LeaseCore {
     });
     clockMicros = now;
     appliedIndex = index;
-    history = newHistory;
-    return new ApplyResult(index, reply, tx.events, tx.kept);
+    if (tx.compactTo >= 0) {
+      compactRevision = tx.compactTo;
+    }
+    historyCount += tx.keptCount - tx.removed;
+    return new ApplyResult(index, reply, tx.events);
   }
 
   private AcquireResponse acquire(Tx tx, AcquireRequest r) {
@@ -317,7 +337,7 @@ public final class LeaseCore {
    * replica drops the same events, so every node serves the same history and snapshots agree.
    */
   private CompactHistoryResponse compactHistory(Tx tx, CompactHistory c) {
-    long from = history.getCompactRevision();
+    long from = compactRevision;
     long below = Math.min(c.getBelowRevision(), tx.index);
     CompactHistoryResponse.Builder reply = CompactHistoryResponse.newBuilder().setRevision(tx.index);
     if (below <= from) {
@@ -407,23 +427,19 @@ public final class LeaseCore {
    */
   public HistoryRead readHistory(long fromRevision, java.util.function.Consumer<Event> visitor) {
     return store.read(view -> {
-      HistoryMeta meta = view.get(Space.META, HISTORY_KEY).map(LeaseCore::parseHistory).orElse(HistoryMeta.getDefaultInstance());
+      long compacted = storedCompactRevision(view.get(Space.META, HISTORY_KEY));
       long revision = view.applied().index();
-      if (fromRevision < meta.getCompactRevision()) {
-        return new HistoryRead(true, meta.getCompactRevision(), revision);
+      if (fromRevision < compacted) {
+        return new HistoryRead(true, compacted, revision);
       }
       // Seek straight to the start: the keys of revision fromRevision - 1 all sort below
       // (fromRevision - 1, 0xFFFFFFFF), and sequences never reach that value.
       byte[] after = fromRevision <= 0 ? new byte[0] : Events.key(fromRevision - 1, -1);
       view.scan(Space.EVENTS, new byte[0], after, (key, value) -> {
-        try {
-          visitor.accept(Event.parseFrom(value));
-        } catch (InvalidProtocolBufferException e) {
-          throw new StoreException("corrupt event in history", e);
-        }
+        visitor.accept(Events.toApi(Events.decode(Events.revisionOf(key), value)));
         return true;
       });
-      return new HistoryRead(false, meta.getCompactRevision(), revision);
+      return new HistoryRead(false, compacted, revision);
     });
   }
 
@@ -434,19 +450,13 @@ public final class LeaseCore {
    */
   public long compactionPoint(long maxCount, long notBeforeMicros) {
     return store.read(view -> {
-      HistoryMeta meta = view.get(Space.META, HISTORY_KEY).map(LeaseCore::parseHistory).orElse(HistoryMeta.getDefaultInstance());
-      long excess = meta.getCount() - maxCount;
-      long[] point = {meta.getCompactRevision()};
+      long excess = historyCount - maxCount;
+      long[] point = {storedCompactRevision(view.get(Space.META, HISTORY_KEY))};
       long[] seen = {0};
       view.scan(Space.EVENTS, new byte[0], new byte[0], (key, value) -> {
         long revision = Events.revisionOf(key);
         boolean tooMany = seen[0] < excess;
-        boolean tooOld;
-        try {
-          tooOld = Times.micros(Event.parseFrom(value).getTime()) < notBeforeMicros;
-        } catch (InvalidProtocolBufferException e) {
-          throw new StoreException("corrupt event in history", e);
-        }
+        boolean tooOld = Events.decode(revision, value).timeMicros() < notBeforeMicros;
         if (!tooMany && !tooOld) {
           // Compaction works by revision: this event's whole revision stays.
           point[0] = revision;
@@ -460,9 +470,9 @@ public final class LeaseCore {
     });
   }
 
-  /** The history's bounds as of the latest applied entry (apply thread), for the leader's compactor. */
+  /** The history's bounds as of the latest applied entry, for the leader's compactor. */
   public HistoryMeta history() {
-    return store.read(view -> view.get(Space.META, HISTORY_KEY).map(LeaseCore::parseHistory).orElse(HistoryMeta.getDefaultInstance()));
+    return HistoryMeta.newBuilder().setCompactRevision(compactRevision).setCount(historyCount).build();
   }
 
   /** Visits every lease in one consistent view; returns the revision the view reflects. */
@@ -502,12 +512,11 @@ public final class LeaseCore {
     final long now;
     final Map<String, Optional<LeaseRecord>> writes = new LinkedHashMap<>();
     final List<LeaseEvent> events = new ArrayList<>();
-    /** The API form of the events kept in the history, in order. */
-    final List<Event> kept = new ArrayList<>();
     /** Changes outside the lease space (history deletions). */
     final List<Change> extra = new ArrayList<>();
     long compactTo = -1;
     long removed;
+    int keptCount;
 
     Tx(long index, long now) {
       this.index = index;
@@ -536,32 +545,34 @@ public final class LeaseCore {
       events.add(new LeaseEvent(type, index, name, lease, now));
     }
 
-    /** Adds this entry's kept events to the history; returns the new bounds (the same object if unchanged). */
-    HistoryMeta recordHistory(List<Change> changes, HistoryMeta before) {
-      int sequence = 0;
+    /**
+     * The entry's writes: the leases, then the history (its kept events, in order, and any
+     * deletions by a compaction). A lease record is serialised once, for its lease write and its
+     * event alike.
+     */
+    List<Change> changes() {
+      List<Change> changes = new ArrayList<>(writes.size() + events.size() + extra.size() + 2);
+      // Renewals are not kept: a batch of them needs no lookup table.
+      boolean anyKept = events.stream().anyMatch(Events::kept);
+      Map<LeaseRecord, byte[]> serialised = anyKept ? new java.util.IdentityHashMap<>() : Map.of();
+      writes.forEach((name, lease) -> {
+        if (lease.isPresent()) {
+          byte[] bytes = lease.get().toByteArray();
+          if (anyKept) {
+            serialised.put(lease.get(), bytes);
+          }
+          changes.add(Change.put(Space.LEASES, utf8(name), bytes));
+        } else {
+          changes.add(Change.delete(Space.LEASES, utf8(name)));
+        }
+      });
       for (LeaseEvent e : events) {
         if (Events.kept(e)) {
-          Event event = Events.toApi(e);
-          kept.add(event);
-          changes.add(Change.put(Space.EVENTS, Events.key(index, sequence++), event.toByteArray()));
+          byte[] lease = serialised.computeIfAbsent(e.lease(), LeaseRecord::toByteArray);
+          changes.add(Change.put(Space.EVENTS, Events.key(index, keptCount++), Events.encode(e, lease)));
         }
       }
       changes.addAll(extra);
-      if (sequence == 0 && compactTo < 0) {
-        return before;
-      }
-      HistoryMeta.Builder after = before.toBuilder().setCount(before.getCount() + sequence - removed);
-      if (compactTo >= 0) {
-        after.setCompactRevision(compactTo);
-      }
-      return after.build();
-    }
-
-    List<Change> changes() {
-      List<Change> changes = new ArrayList<>(writes.size() + 1);
-      writes.forEach((name, lease) -> changes.add(lease
-          .map(l -> Change.put(Space.LEASES, utf8(name), l.toByteArray()))
-          .orElseGet(() -> Change.delete(Space.LEASES, utf8(name)))));
       return changes;
     }
   }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.protobuf.InvalidProtocolBufferException;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.Attributes;
 import io.leasehold.proto.v1.CompactHistory;
@@ -129,11 +128,8 @@ public abstract class CoreFixture {
       view.scan(Space.EVENTS, new byte[0], new byte[0], (key, value) -> {
         assertEquals(12, key.length, "an event key is (i64 revision, i32 sequence)");
         ByteBuffer k = ByteBuffer.wrap(key);
-        try {
-          out.add(new Stored(k.getLong(), k.getInt(), Event.parseFrom(value)));
-        } catch (InvalidProtocolBufferException e) {
-          throw new AssertionError("unparsable event under key " + java.util.HexFormat.of().formatHex(key), e);
-        }
+        long revision = k.getLong();
+        out.add(new Stored(revision, k.getInt(), Events.toApi(Events.decode(revision, value))));
         return true;
       });
       return out;
@@ -153,9 +149,9 @@ public abstract class CoreFixture {
     return out;
   }
 
-  /** The raw bytes of the history bounds in the META space, if written. */
-  protected Optional<byte[]> rawHistoryMeta() {
-    return store.get(Space.META, "history".getBytes(StandardCharsets.US_ASCII));
+  /** The raw bytes (in hex) of the history bounds in the META space, if written. */
+  protected Optional<String> rawHistoryMeta() {
+    return store.get(Space.META, "history".getBytes(StandardCharsets.US_ASCII)).map(java.util.HexFormat.of()::formatHex);
   }
 
   protected static HistoryMeta meta(long compactRevision, long count) {
