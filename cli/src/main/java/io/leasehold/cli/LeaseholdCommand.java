@@ -47,7 +47,21 @@ public final class LeaseholdCommand implements Runnable {
   }
 
   public static void main(String[] args) {
+    commonPoolOfAtLeastTwo();
     System.exit(commandLine().execute(args));
+  }
+
+  /**
+   * On one or two cores the JDK sizes the common ForkJoinPool at one thread and then runs every
+   * default-executor {@code CompletableFuture.*Async} stage (Ratis has many) on a new thread of
+   * its own. Two workers avoid that thread-per-task mode. Must run before the pool is first used;
+   * an explicit {@code -Djava.util.concurrent.ForkJoinPool.common.parallelism} wins.
+   */
+  static void commonPoolOfAtLeastTwo() {
+    String key = "java.util.concurrent.ForkJoinPool.common.parallelism";
+    if (System.getProperty(key) == null && Runtime.getRuntime().availableProcessors() <= 2) {
+      System.setProperty(key, "2");
+    }
   }
 
   static final class Version implements CommandLine.IVersionProvider {

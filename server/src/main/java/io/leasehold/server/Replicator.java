@@ -8,6 +8,7 @@ import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ReadReply;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import java.io.IOException;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,17 +19,31 @@ import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.RaftException;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
 /**
  * The node's door into Raft.
  *
- * <p>Client writes go through an embedded Ratis client, which finds the leader and follows its
- * redirects: a write sent to a follower is forwarded to the leader rather than refused. Ratis's
- * retry cache makes the client's own retries safe. The expiry ticker instead submits to this
- * server only, so a node that lost leadership cannot get its Expire proposals applied elsewhere.
+ * <p>Client writes are submitted to the leader: to this server directly when it leads (no RPC),
+ * otherwise over Ratis's client transport; a write that reaches a follower is forwarded rather
+ * than refused. Each write is one Ratis request (this node's client id, its own call id) that is
+ * resent unchanged, to whichever node now leads, until it is answered or the request timeout
+ * passes; Ratis's retry cache answers a resent request that was already committed with its first
+ * reply instead of applying it twice (a new leader accepts requests only once it has applied every
+ * entry of earlier terms, so the cache is complete by then).
+ *
+ * <p>Writes are sent unordered: the API promises no order between concurrent calls, and Ratis's
+ * ordered client, which sequences every request of one client id through a sliding window, was
+ * the cluster's bottleneck (a third of the leader's throughput).
+ *
+ * <p>The expiry ticker instead submits to this server only, so a node that lost leadership cannot
+ * get its Expire proposals applied elsewhere.
  */
 public final class Replicator implements AutoCloseable {
   private final RaftClient client;
@@ -39,6 +54,9 @@ public final class Replicator implements AutoCloseable {
   private final LongSupplier wallClockMicros;
   private final ClientId tickerClientId = ClientId.randomId();
   private final AtomicLong tickerCallId = new AtomicLong();
+  private final ClientId writeClientId = ClientId.randomId();
+  private final AtomicLong writeCallId = new AtomicLong();
+  private final long requestTimeoutNanos;
   /**
    * Writes waiting for the leader. Ratis's client blocks the caller once its own outstanding
    * limit is reached, which under overload parked thousands of gRPC threads; instead a write
@@ -48,7 +66,8 @@ public final class Replicator implements AutoCloseable {
   private final int maxPendingWrites;
 
   Replicator(RaftClient client, RaftServer server, RaftGroupId groupId, RaftPeerId selfId,
-             LeaseStateMachine stateMachine, LongSupplier wallClockMicros, int maxPendingWrites) {
+             LeaseStateMachine stateMachine, LongSupplier wallClockMicros, int maxPendingWrites, java.time.Duration requestTimeout) {
+    this.requestTimeoutNanos = requestTimeout.toNanos();
     this.pendingWrites = new java.util.concurrent.Semaphore(maxPendingWrites);
     this.maxPendingWrites = maxPendingWrites;
     this.client = client;
@@ -67,7 +86,10 @@ public final class Replicator implements AutoCloseable {
     }
     CompletableFuture<RaftClientReply> sent;
     try {
-      sent = client.async().send(message(command));
+      RaftClientRequest request = writeRequest(writeClientId, writeCallId.incrementAndGet(), message(command), selfId);
+      CompletableFuture<RaftClientReply> answer = new CompletableFuture<>();
+      submit(request, leaderOrSelf(), System.nanoTime() + requestTimeoutNanos, 0, answer);
+      sent = answer;
     } catch (RuntimeException e) {
       pendingWrites.release();
       return CompletableFuture.failedFuture(e);
@@ -75,16 +97,103 @@ public final class Replicator implements AutoCloseable {
     return sent.whenComplete((reply, error) -> pendingWrites.release()).thenApply(Replicator::logReply);
   }
 
-  /** Proposes to this server only; fails with NotLeaderException if it is not the leader. */
-  public CompletableFuture<LogReply> proposeHere(LogCommand command) {
-    RaftClientRequest request = RaftClientRequest.newBuilder()
-        .setClientId(tickerClientId)
-        .setServerId(selfId)
+  /**
+   * Sends {@code request} (its ids unchanged) to {@code target}; on a redirect or a failure that
+   * says nothing was applied yet or that the node is unreachable, tries again at the suggested
+   * leader or the next member, after a short pause when there is no fresh hint.
+   */
+  private void submit(RaftClientRequest request, RaftPeerId target, long deadlineNanos, int attempt,
+                      CompletableFuture<RaftClientReply> answer) {
+    RaftClientRequest addressed = writeRequest(request.getClientId(), request.getCallId(), request.getMessage(), target);
+    CompletableFuture<RaftClientReply> sent;
+    try {
+      sent = target.equals(selfId)
+          ? server.submitClientRequestAsync(addressed)
+          : client.getClientRpc().sendRequestAsyncUnordered(addressed);
+    } catch (IOException | RuntimeException e) {
+      sent = CompletableFuture.failedFuture(e);
+    }
+    sent.whenComplete((reply, error) -> {
+      Throwable failure = error != null ? unwrap(error) : reply.isSuccess() ? null : reply.getException();
+      if (failure == null || !(failure instanceof IOException) || failure instanceof StateMachineException) {
+        // Answered: a reply, the state machine's own failure, or an error that is not Ratis's
+        // "try elsewhere / later" (those are all IOExceptions).
+        if (error != null) {
+          answer.completeExceptionally(error);
+        } else {
+          answer.complete(reply);
+        }
+        return;
+      }
+      if (System.nanoTime() - deadlineNanos > 0) {
+        answer.completeExceptionally(failure);
+        return;
+      }
+      RaftPeerId next;
+      long pauseMillis;
+      RaftPeer suggested = failure instanceof NotLeaderException nle ? nle.getSuggestedLeader() : null;
+      if (suggested != null && !suggested.getId().equals(target)) {
+        next = suggested.getId();
+        pauseMillis = 0;
+      } else if (failure instanceof NotLeaderException || !(failure instanceof RaftException)) {
+        // No leader known yet, or the node could not be reached: the next member, after a pause.
+        next = nextPeer(target);
+        pauseMillis = Math.min(200, 25L << Math.min(attempt, 3));
+      } else {
+        // Leader not ready, stepping down, overloaded: the same node again, after a pause.
+        next = leaderOrSelf();
+        pauseMillis = Math.min(200, 25L << Math.min(attempt, 3));
+      }
+      Runnable again = () -> submit(request, next, deadlineNanos, attempt + 1, answer);
+      if (pauseMillis == 0) {
+        again.run();
+      } else {
+        CompletableFuture.delayedExecutor(pauseMillis, java.util.concurrent.TimeUnit.MILLISECONDS).execute(again);
+      }
+    });
+  }
+
+  private RaftPeerId leaderOrSelf() {
+    try {
+      RaftPeerId leader = server.getDivision(groupId).getInfo().getLeaderId();
+      return leader != null ? leader : selfId;
+    } catch (IOException e) {
+      return selfId;
+    }
+  }
+
+  private RaftPeerId nextPeer(RaftPeerId after) {
+    try {
+      List<RaftPeerId> peers = server.getDivision(groupId).getGroup().getPeers().stream()
+          .map(RaftPeer::getId).sorted(java.util.Comparator.comparing(RaftPeerId::toString)).toList();
+      int i = peers.indexOf(after);
+      return peers.isEmpty() ? selfId : peers.get((i + 1) % peers.size());
+    } catch (IOException e) {
+      return selfId;
+    }
+  }
+
+  private RaftClientRequest writeRequest(ClientId clientId, long callId, Message message, RaftPeerId target) {
+    return RaftClientRequest.newBuilder()
+        .setClientId(clientId)
+        .setServerId(target)
         .setGroupId(groupId)
-        .setCallId(tickerCallId.incrementAndGet())
-        .setMessage(message(command))
+        .setCallId(callId)
+        .setMessage(message)
         .setType(RaftClientRequest.writeRequestType())
         .build();
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    while ((t instanceof CompletionException || t instanceof java.util.concurrent.ExecutionException) && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  /** Proposes to this server only; fails with NotLeaderException if it is not the leader. */
+  public CompletableFuture<LogReply> proposeHere(LogCommand command) {
+    RaftClientRequest request = writeRequest(tickerClientId, tickerCallId.incrementAndGet(), message(command), selfId);
     try {
       return server.submitClientRequestAsync(request).thenApply(Replicator::logReply);
     } catch (IOException e) {

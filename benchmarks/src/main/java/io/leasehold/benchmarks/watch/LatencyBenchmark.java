@@ -33,11 +33,13 @@ import org.HdrHistogram.Histogram;
  * through the leader (async stub, paced on System.nanoTime, never waiting for one reply before
  * the next send), with one Watch on the leader and one on a follower.
  *
- * <p>Per watcher and acquisition, two numbers:
+ * <p>Per watcher and acquisition, three numbers:
  * <ul>
- *   <li>send-to-watch = watcher receipt − client send: an upper bound of commit-to-watcher (it
- *       also contains the client→leader hop, the forward through the node's Raft client,
- *       replication and commit);</li>
+ *   <li>stamp-to-watch = watcher receipt − the event's time, on the one wall clock of this JVM.
+ *       The event's time is the leader's stamp, taken before the entry is appended (so before it
+ *       commits): an upper bound of commit-to-watcher, which the target is judged on;</li>
+ *   <li>send-to-watch = watcher receipt − client send: a looser upper bound (it also contains the
+ *       client→leader hop and any queue in front of the stamp);</li>
  *   <li>reply-to-watch = watcher receipt − client receipt of the Acquire reply: how much later
  *       than the writer a watcher learns of the change (negative, recorded as 0 and counted, when
  *       the watcher was first).</li>
@@ -54,7 +56,7 @@ final class LatencyBenchmark {
     }
   }
 
-  record WatcherResult(String where, Histogram sendToWatch, Histogram replyToWatch, long negativeReplyToWatch,
+  record WatcherResult(String where, Histogram stampToWatch, Histogram sendToWatch, Histogram replyToWatch, long negativeReplyToWatch,
                        long missed, long duplicates, long outOfOrder, long unexpected, long seenNotGranted, String error) {
     boolean exactlyOnce() {
       return missed == 0 && duplicates == 0 && outOfOrder == 0 && error == null;
@@ -232,7 +234,8 @@ final class LatencyBenchmark {
     WatcherResult followerResult = onFollower.result(warmCount, total, sendNs, replyNs, outcome);
     for (WatcherResult w : List.of(leaderResult, followerResult)) {
       out.printf(Locale.ROOT, "  watcher on %s:%n", w.where());
-      out.printf(Locale.ROOT, "    send-to-watch  (upper bound of commit-to-watcher): %s%n", Stats.line(w.sendToWatch()));
+      out.printf(Locale.ROOT, "    stamp-to-watch (upper bound of commit-to-watcher): %s%n", Stats.line(w.stampToWatch()));
+      out.printf(Locale.ROOT, "    send-to-watch  (adds the client's hop and queue):   %s%n", Stats.line(w.sendToWatch()));
       out.printf(Locale.ROOT, "    reply-to-watch (max(0, watch - reply)):            %s%n", Stats.line(w.replyToWatch()));
       out.printf(Locale.ROOT, "    watch before the reply (reply-to-watch < 0): %d of %d (%.1f%%)%n", w.negativeReplyToWatch(),
           w.replyToWatch().getTotalCount(), 100.0 * w.negativeReplyToWatch() / Math.max(1, w.replyToWatch().getTotalCount()));
@@ -257,6 +260,13 @@ final class LatencyBenchmark {
     private final String where;
     private final int total;
     private final AtomicLongArray receivedNs;
+    /**
+     * Wall-clock receipt minus the event's time, in microseconds. The event's time is the leader's
+     * stamp, taken before the entry is appended, kept monotone (max with earlier entries, whose
+     * stamps all precede their own appends): so it is never later than this entry's append, let
+     * alone its commit, and this is an upper bound of commit-to-watcher. One JVM, one wall clock.
+     */
+    private final AtomicLongArray stampToWatchMicros;
     private final AtomicIntegerArray seen;
     final AtomicInteger distinct = new AtomicInteger();
     private volatile ClientCallStreamObserver<WatchRequest> call;
@@ -273,6 +283,7 @@ final class LatencyBenchmark {
       this.where = where;
       this.total = total;
       this.receivedNs = new AtomicLongArray(total);
+      this.stampToWatchMicros = new AtomicLongArray(total);
       this.seen = new AtomicIntegerArray(total);
     }
 
@@ -284,6 +295,8 @@ final class LatencyBenchmark {
     @Override
     public void onNext(WatchResponse response) {
       long now = System.nanoTime();
+      java.time.Instant wall = java.time.Instant.now();
+      long wallMicros = wall.getEpochSecond() * 1_000_000L + wall.getNano() / 1_000;
       started = true;
       for (Event e : response.getEventsList()) {
         if (e.getRevision() < lastRevision) {  // one entry's events share its revision
@@ -305,6 +318,7 @@ final class LatencyBenchmark {
         }
         if (seen.incrementAndGet(seq) == 1) {
           receivedNs.set(seq, now);
+          stampToWatchMicros.set(seq, wallMicros - (e.getTime().getSeconds() * 1_000_000L + e.getTime().getNanos() / 1_000));
           distinct.incrementAndGet();
         } else {
           duplicates++;
@@ -336,6 +350,7 @@ final class LatencyBenchmark {
     WatcherResult result(int warmCount, int total, AtomicLongArray sendNs, AtomicLongArray replyNs, AtomicIntegerArray outcome) {
       Histogram sendToWatch = Stats.nanosHistogram();
       Histogram replyToWatch = Stats.nanosHistogram();
+      Histogram stampToWatch = Stats.nanosHistogram();
       long negative = 0;
       long missed = 0;
       long extra = 0;
@@ -353,13 +368,14 @@ final class LatencyBenchmark {
           continue;
         }
         sendToWatch.recordValue(Math.max(0, received - sendNs.get(i)));
+        stampToWatch.recordValue(Math.max(0, stampToWatchMicros.get(i) * 1_000));
         long r2w = received - replyNs.get(i);
         if (r2w < 0) {
           negative++;
         }
         replyToWatch.recordValue(Math.max(0, r2w));
       }
-      return new WatcherResult(where, sendToWatch, replyToWatch, negative, missed, duplicates, outOfOrder, unexpected, extra, error);
+      return new WatcherResult(where, stampToWatch, sendToWatch, replyToWatch, negative, missed, duplicates, outOfOrder, unexpected, extra, error);
     }
   }
 }

@@ -25,7 +25,7 @@ final class Options {
   Duration electionMin = Duration.ofMillis(1000);
   Duration electionMax = Duration.ofMillis(2000);
   int topThreads = 12;
-  Duration jvmWarmup = Duration.ofSeconds(20);
+  Duration jvmWarmup = Duration.ofSeconds(90);
   java.nio.file.Path profileDir;
   String profilerLib;
 
@@ -47,7 +47,7 @@ final class Options {
       "    --ttl=SECONDS        TTL of every acquired lease (default 1800: nothing expires during a run)",
       "    --election-min-ms=N / --election-max-ms=N   Raft election timeout (defaults 1000 / 2000, the server's)",
       "    --top-threads=N      thread groups listed in the CPU breakdown (default 12; 0: none)",
-      "    --jvm-warmup=SECONDS closed-loop Acquire load on each new cluster before anything is measured (default 20)",
+      "    --jvm-warmup=SECONDS closed-loop Acquire load on each new cluster before anything is measured (default 90: C2 is still compiling three nodes' code after 20 s)",
       "    --profile=DIR        CPU profile of every measured period with async-profiler (on the class path) into DIR",
       "    --profiler-lib=PATH  libasyncProfiler.so, if not on java.library.path");
 

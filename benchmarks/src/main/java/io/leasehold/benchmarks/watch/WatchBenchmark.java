@@ -21,9 +21,9 @@ import java.util.Locale;
  *
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
- * java -cp benchmarks/target/benchmarks.jar io.leasehold.benchmarks.watch.WatchBenchmark [latency|fanout|all] [options]
+ * java -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -cp benchmarks/target/benchmarks.jar io.leasehold.benchmarks.watch.WatchBenchmark [latency|fanout|all] [options]
  * </pre>
- * {@code --help} lists the options. Exit status 0 whether or not the targets are met (the summary
+ * The GC flags are the {@code ./leasehold} launcher's defaults. {@code --help} lists the options. Exit status 0 whether or not the targets are met (the summary
  * says), 2 if the benchmark itself failed.
  */
 public final class WatchBenchmark {
@@ -38,6 +38,11 @@ public final class WatchBenchmark {
   public static void main(String[] args) {
     if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
       System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
+    // As the `leasehold` launcher does (LeaseholdCommand.commonPoolOfAtLeastTwo): the nodes run as they would in the server.
+    String pool = "java.util.concurrent.ForkJoinPool.common.parallelism";
+    if (System.getProperty(pool) == null && Runtime.getRuntime().availableProcessors() <= 2) {
+      System.setProperty(pool, "2");
     }
     Options options;
     try {
@@ -118,8 +123,9 @@ public final class WatchBenchmark {
           latency.replyRate(), latency.lastReplyLagMs(), latency.lastReplyLagMs() > 1000 ? " (the cluster did NOT keep up with the offered rate)" : "",
           latency.granted(), latency.planned(), latency.errors()));
       for (LatencyBenchmark.WatcherResult w : List.of(latency.leader(), latency.follower())) {
-        lines.add(String.format(Locale.ROOT, "    %-12s send-to-watch p50 %.2f ms, p99 %.2f ms (upper bound) -> %s; reply-to-watch p50 %.2f, p99 %.2f ms; "
-                + "%s", w.where(), Stats.p(w.sendToWatch(), 50), Stats.p(w.sendToWatch(), 99), meets(w) ? "within target" : "OVER target",
+        lines.add(String.format(Locale.ROOT, "    %-12s stamp-to-watch p50 %.2f ms, p99 %.2f ms (upper bound) -> %s; send-to-watch p50 %.2f, p99 %.2f ms; "
+                + "reply-to-watch p50 %.2f, p99 %.2f ms; %s", w.where(), Stats.p(w.stampToWatch(), 50), Stats.p(w.stampToWatch(), 99),
+            meets(w) ? "within target" : "OVER target", Stats.p(w.sendToWatch(), 50), Stats.p(w.sendToWatch(), 99),
             Stats.p(w.replyToWatch(), 50), Stats.p(w.replyToWatch(), 99),
             w.exactlyOnce() ? "every event exactly once" : "DELIVERY PROBLEM: " + w.missed() + " missed, " + w.duplicates()
                 + " duplicated, " + w.outOfOrder() + " out of order" + (w.error() == null ? "" : ", " + w.error())));
@@ -152,9 +158,14 @@ public final class WatchBenchmark {
     return lines;
   }
 
+  /**
+   * Judged on stamp-to-watch: from the leader's time stamp, taken before the entry is appended
+   * and so before it commits, to the watcher's receipt. That bounds commit-to-watcher from above
+   * without the client's own hop and the queue in front of the leader, which send-to-watch adds.
+   */
   private static boolean meets(LatencyBenchmark.WatcherResult w) {
-    return w.sendToWatch().getTotalCount() > 0
-        && Stats.p(w.sendToWatch(), 50) < TARGET_P50_MS
-        && Stats.p(w.sendToWatch(), 99) < TARGET_P99_MS;
+    return w.stampToWatch().getTotalCount() > 0
+        && Stats.p(w.stampToWatch(), 50) < TARGET_P50_MS
+        && Stats.p(w.stampToWatch(), 99) < TARGET_P99_MS;
   }
 }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 
 /**
  * The leader's lease deadlines on its monotonic clock, and the decision of what has expired.
@@ -14,12 +15,27 @@ import java.util.Map;
  *
  * <p>Lifecycle (after etcd's lessor): {@link #promote} when this node becomes leader,
  * {@link #demote} when it stops; only a promoted scheduler tracks or expires anything.
+ *
+ * <p>Deadlines sit in a min-heap by due time (as etcd's lessor keeps its lease queue), so a tick
+ * costs only the leases that are due, not one visit per live lease: with a million leases and a
+ * tick every 100 ms, a full scan was the ticker's whole cost and held this lock (which the apply
+ * thread needs for every event) for milliseconds. A grant or renewal pushes a new heap entry and
+ * leaves the old one behind; stale entries are skipped when they surface, and the heap is rebuilt
+ * when they outnumber the live ones.
  */
 public final class ExpiryScheduler {
   private final long tickNanos;
   private final long stallThresholdNanos;
   private final long reproposeAfterNanos;
+  /** The current deadline of each tracked lease. */
   private final Map<String, Deadline> deadlines = new HashMap<>();
+  /** Every current deadline, and stale ones not yet surfaced; ordered by due time. */
+  private final PriorityQueue<Deadline> queue = new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos, b.dueNanos));
+  /**
+   * Added to every stored due time: a stall moves all deadlines out by the same amount, which
+   * leaves the heap's order as it is, so it is one addition here instead of a pass over the heap.
+   */
+  private long shiftNanos;
   private boolean active;
   private long lastTickNanos;
   private long lastAppliedIndex = -1;
@@ -27,15 +43,15 @@ public final class ExpiryScheduler {
   private boolean applyStalled;
   private long stalls;
 
-  /** A tracked lease: what an Expire must carry, and when it is due. */
+  /** A tracked lease: what an Expire must carry, and when it is due (minus {@link #shiftNanos}). */
   private static final class Deadline {
+    final String name;
     final long token;
     final long lastRenewRevision;
     long dueNanos;
-    long proposedAtNanos;
-    boolean proposed;
 
-    Deadline(long token, long lastRenewRevision, long dueNanos) {
+    Deadline(String name, long token, long lastRenewRevision, long dueNanos) {
+      this.name = name;
       this.token = token;
       this.lastRenewRevision = lastRenewRevision;
       this.dueNanos = dueNanos;
@@ -54,7 +70,7 @@ public final class ExpiryScheduler {
    * because a renewal may have reached the old leader just before it died.
    */
   public synchronized void promote(long nowNanos) {
-    deadlines.clear();
+    clear();
     active = true;
     lastTickNanos = nowNanos;
     lastApplyProgressNanos = nowNanos;
@@ -64,15 +80,21 @@ public final class ExpiryScheduler {
 
   /** Adds a lease found in the state when promoted, unless an applied event already tracks it. */
   public synchronized void track(String name, LeaseRecord lease, long nowNanos) {
-    if (active) {
-      deadlines.putIfAbsent(name, deadline(lease, nowNanos));
+    if (active && !deadlines.containsKey(name)) {
+      put(name, lease, nowNanos);
     }
   }
 
   /** Stops deciding and forgets every deadline: the next leader starts from full TTLs. */
   public synchronized void demote() {
     active = false;
+    clear();
+  }
+
+  private void clear() {
     deadlines.clear();
+    queue.clear();
+    shiftNanos = 0;
   }
 
   public synchronized boolean isActive() {
@@ -85,8 +107,9 @@ public final class ExpiryScheduler {
       return;
     }
     switch (event.type()) {
-      case ACQUIRED, RENEWED -> deadlines.put(event.name(), deadline(event.lease(), nowNanos));
+      case ACQUIRED, RENEWED -> put(event.name(), event.lease(), nowNanos);
       case RELEASED, EXPIRED -> {
+        // Its heap entry stays behind, stale, until it surfaces or the heap is rebuilt.
         Deadline d = deadlines.get(event.name());
         if (d != null && d.token == event.lease().getToken()) {
           deadlines.remove(event.name());
@@ -135,20 +158,17 @@ public final class ExpiryScheduler {
       return List.of();
     }
     List<ExpireItem> due = new ArrayList<>();
-    for (Map.Entry<String, Deadline> e : deadlines.entrySet()) {
-      Deadline d = e.getValue();
-      if (d.dueNanos - nowNanos > 0) {
-        continue;
+    while (due.size() < max && !queue.isEmpty() && queue.peek().dueNanos + shiftNanos - nowNanos <= 0) {
+      Deadline d = queue.poll();
+      if (deadlines.get(d.name) != d) {
+        continue;  // renewed or ended since: a newer entry (or none) stands for it
       }
-      if (d.proposed && nowNanos - d.proposedAtNanos < reproposeAfterNanos) {
-        continue;
-      }
-      d.proposed = true;
-      d.proposedAtNanos = nowNanos;
-      due.add(ExpireItem.newBuilder().setName(e.getKey()).setToken(d.token).setLastRenewRevision(d.lastRenewRevision).build());
-      if (due.size() == max) {
-        break;
-      }
+      // Proposed now; if its Expire is lost (a dropped reply, a failed proposal) and nothing
+      // ends or renews it, it comes due again after the re-propose interval. The Expire's guard
+      // makes a repeat harmless.
+      d.dueNanos = nowNanos + reproposeAfterNanos - shiftNanos;
+      queue.add(d);
+      due.add(ExpireItem.newBuilder().setName(d.name).setToken(d.token).setLastRenewRevision(d.lastRenewRevision).build());
     }
     return due;
   }
@@ -162,20 +182,37 @@ public final class ExpiryScheduler {
     return deadlines.size();
   }
 
-  /** Nanoseconds until the lease is due (negative: overdue), if tracked. */
+  /**
+   * Nanoseconds until the lease is due (negative: overdue), if tracked. Once its Expire has been
+   * proposed, until it would be proposed again.
+   */
   public synchronized java.util.OptionalLong remainingNanos(String name, long nowNanos) {
     Deadline d = deadlines.get(name);
-    return d == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(d.dueNanos - nowNanos);
+    return d == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(d.dueNanos + shiftNanos - nowNanos);
+  }
+
+  /** Heap entries, live and stale (for tests of the compaction). */
+  synchronized int queued() {
+    return queue.size();
   }
 
   private void extendAll(long byNanos) {
     stalls++;
-    for (Deadline d : deadlines.values()) {
-      d.dueNanos += byNanos;
+    shiftNanos += byNanos;
+  }
+
+  private void put(String name, LeaseRecord lease, long nowNanos) {
+    Deadline d = deadline(name, lease, nowNanos);
+    deadlines.put(name, d);
+    queue.add(d);
+    if (queue.size() > 2 * deadlines.size() + 1024) {
+      // Mostly renewals' leftovers: keep the heap proportional to the live leases.
+      queue.clear();
+      queue.addAll(deadlines.values());
     }
   }
 
-  private static Deadline deadline(LeaseRecord lease, long nowNanos) {
-    return new Deadline(lease.getToken(), lease.getLastRenewRevision(), nowNanos + lease.getTtlMicros() * 1_000);
+  private Deadline deadline(String name, LeaseRecord lease, long nowNanos) {
+    return new Deadline(name, lease.getToken(), lease.getLastRenewRevision(), nowNanos + lease.getTtlMicros() * 1_000 - shiftNanos);
   }
 }

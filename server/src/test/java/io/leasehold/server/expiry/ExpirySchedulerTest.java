@@ -146,4 +146,70 @@ class ExpirySchedulerTest {
     }
     assertEquals(2500, total);
   }
+
+  @Test
+  void leasesExpireInDeadlineOrderWhateverTheOrderTheyWereTracked() {
+    scheduler.promote(now);
+    long[] ttls = {5000, 2000, 4000, 3000};
+    for (int i = 0; i < ttls.length; i++) {
+      scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, i + 1, "lock/" + i, lease(i + 1, i + 1, ttls[i]), 0), now);
+    }
+    List<String> order = new java.util.ArrayList<>();
+    for (int t = 0; t < 60; t++) {
+      runFor(100).forEach(e -> {
+        order.add(e.getName());
+        applyExpire(e);
+      });
+    }
+    assertEquals(List.of("lock/1", "lock/3", "lock/2", "lock/0"), order);
+  }
+
+  @Test
+  void manyRenewalsLeaveTheHeapBoundedAndOnlyTheLatestDeadlineCounts() {
+    scheduler.promote(now);
+    for (int i = 0; i < 100; i++) {
+      scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, i + 1, "lock/" + i, lease(i + 1, i + 1, 2000), 0), now);
+    }
+    // 100 leases renewed 100 times each, a tick apart: 10,000 heap entries without compaction.
+    long revision = 1000;
+    for (int round = 0; round < 100; round++) {
+      assertEquals(List.of(), runFor(100));
+      for (int i = 0; i < 100; i++) {
+        revision++;
+        scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RENEWED, revision, "lock/" + i, lease(i + 1, revision, 2000), 0), now);
+      }
+    }
+    assertTrue(scheduler.queued() <= 2 * 100 + 1024, () -> "heap entries: " + scheduler.queued());
+    assertEquals(100, scheduler.tracked());
+    // The stale deadlines (from the grants and early renewals, long past) expire nothing.
+    assertEquals(List.of(), runFor(1900));
+    List<ExpireItem> expired = runFor(200);
+    assertEquals(100, expired.size());
+    // Each Expire carries the lease's last renewal (round 99 renewed lock/i at revision 1000 + 9900 + i + 1).
+    for (ExpireItem e : expired) {
+      int i = Integer.parseInt(e.getName().substring("lock/".length()));
+      assertEquals(1000 + 9900 + i + 1, e.getLastRenewRevision(), e::toString);
+    }
+  }
+
+  @Test
+  void aStallMovesEveryDeadlineIncludingLeasesTrackedAfterIt() {
+    scheduler.promote(now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 1, "lock/a", lease(1, 1, 2000), 0), now);
+    runFor(1000);
+    now += 3000 * MS;  // a 3 s stall: lock/a gets the time back
+    assertEquals(List.of(), scheduler.tick(now, applied, applied, 1000));
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 2, "lock/b", lease(2, 2, 2000), 0), now);
+    // lock/a had 1 s left, less the one normal tick the stall's turn stands for.
+    assertEquals(List.of(), runFor(800));
+    List<ExpireItem> expired = runFor(200);
+    assertEquals(List.of("lock/a"), expired.stream().map(ExpireItem::getName).collect(java.util.stream.Collectors.toList()));
+    expired.forEach(this::applyExpire);
+    assertEquals(List.of("lock/b"), runFor(1000).stream().map(ExpireItem::getName).collect(java.util.stream.Collectors.toList()));
+  }
+
+  /** The proposed Expire was applied: the lease ended. */
+  private void applyExpire(ExpireItem e) {
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.EXPIRED, ++applied, e.getName(), lease(e.getToken(), e.getLastRenewRevision(), 2000), 0), now);
+  }
 }
