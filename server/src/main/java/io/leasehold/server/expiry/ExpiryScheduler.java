@@ -9,7 +9,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The leader's lease deadlines on its monotonic clock, and the decision of what has expired.
+ * The leader's lease deadlines on its monotonic clock (TTL plus the lease's grace period), and
+ * the decision of what has expired.
  * Pure: every method takes the time, so tests drive it with a fake clock.
  *
  * <p>Lifecycle (after etcd's lessor): {@link #promote} when this node becomes leader,
@@ -86,13 +87,13 @@ public final class ExpiryScheduler {
     }
     switch (event.type()) {
       case ACQUIRED, RENEWED -> deadlines.put(event.name(), deadline(event.lease(), nowNanos));
-      case RELEASED, EXPIRED -> {
+      case RELEASED, EXPIRED, REVOKED, BANNED -> {
         Deadline d = deadlines.get(event.name());
         if (d != null && d.token == event.lease().getToken()) {
           deadlines.remove(event.name());
         }
       }
-      case UPDATED -> { }
+      case UPDATED, POLICY_CHANGED -> { }
     }
   }
 
@@ -175,7 +176,9 @@ public final class ExpiryScheduler {
     }
   }
 
+  /** Due one TTL plus the namespace's grace period (as recorded at the grant or renewal) after now. */
   private static Deadline deadline(LeaseRecord lease, long nowNanos) {
-    return new Deadline(lease.getToken(), lease.getLastRenewRevision(), nowNanos + lease.getTtlMicros() * 1_000);
+    return new Deadline(lease.getToken(), lease.getLastRenewRevision(),
+        nowNanos + (lease.getTtlMicros() + lease.getGraceMicros()) * 1_000);
   }
 }

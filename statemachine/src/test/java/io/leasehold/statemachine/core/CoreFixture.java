@@ -172,11 +172,11 @@ public abstract class CoreFixture {
     return CompactHistoryResponse.newBuilder().setCompactRevision(compactRevision).setRemoved(removed).setRevision(revision).build();
   }
 
-  /** The API view of a live lease as apply produces it (no {@code remaining}): Get's view without its local-clock field. */
+  /** The API view of a live lease as apply produces it (no {@code remaining}, no {@code state}): Get's view without its local-clock fields. */
   protected Lease view(String name) {
     GetResponse g = get(name, 0);
     assertTrue(g.getFound(), () -> "no lease on " + name);
-    return g.getLease().toBuilder().clearRemaining().build();
+    return g.getLease().toBuilder().clearRemaining().clearState().build();
   }
 
   /** An event as the history should hold it; {@code reason} is unset for ACQUIRED and UPDATED. */
