@@ -35,10 +35,6 @@ final class Policies {
     return defaults;
   }
 
-  boolean has(String namespace) {
-    return namespace.isEmpty() ? defaults != PolicyTerms.BUILT_IN : byNamespace.containsKey(namespace);
-  }
-
   void set(String namespace, PolicyTerms terms) {
     if (namespace.isEmpty()) {
       defaults = terms;

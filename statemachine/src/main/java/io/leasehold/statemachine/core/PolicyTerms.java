@@ -35,11 +35,6 @@ public record PolicyTerms(
   /** Where no policy was set: 2 s – 24 h, 10 s by default, a third of the TTL, no limits. */
   public static final PolicyTerms BUILT_IN = resolve(Policy.getDefaultInstance());
 
-  /** The heartbeat interval suggested for a lease of this TTL. */
-  public long heartbeatFor(long ttlMicros) {
-    return heartbeatMicros.isPresent() ? heartbeatMicros.getAsLong() : ttlMicros / 3;
-  }
-
   /** Whether {@code rest}, the name after its namespace and slash, is allowed. */
   public boolean allows(String rest) {
     return pattern.isEmpty() || pattern.get().matches(rest);
