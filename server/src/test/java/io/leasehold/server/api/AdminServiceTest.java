@@ -211,6 +211,57 @@ class AdminServiceTest {
     assertTrue(admin.unban(io.leasehold.proto.v1.UnbanRequest.newBuilder().setHolder("b-alice").build()).getWasBanned() == false);
   }
 
+  @Test
+  void watchersSeeRevocationsAndBansAsRevokedWithTheirReasonAndPolicyChangesWhenTheyAskForThem() {
+    long from = admin.setPolicy(SetPolicyRequest.newBuilder().setNamespace("e2e-watch").setPolicy(policy().setMaxTtl(seconds(600))).build())
+        .getRevision();
+    leases.acquire(acquire("e2e-watch/a", "w-alice", 60));
+    leases.acquire(acquire("e2e-watch/b", "w-bob", 60));
+    admin.revoke(RevokeRequest.newBuilder().setName("e2e-watch/a").setReason("drain").build());
+    admin.ban(BanRequest.newBuilder().setHolder("w-bob").setReason("abuse").build());
+    admin.unban(io.leasehold.proto.v1.UnbanRequest.newBuilder().setHolder("w-bob").build());
+
+    List<Event> everything = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<Event> byDefault = new java.util.concurrent.CopyOnWriteArrayList<>();
+    io.grpc.Context.CancellableContext watching = io.grpc.Context.current().withCancellation();
+    try {
+      watching.run(() -> {
+        io.leasehold.proto.v1.WatchRequest.Builder w = io.leasehold.proto.v1.WatchRequest.newBuilder().setPrefix("e2e-watch/").setStartRevision(from);
+        LeasesGrpc.newStub(cluster.channel(cluster.ids().get(2))).watch(
+            w.clone().addTypes(Event.Type.REVOKED).addTypes(Event.Type.POLICY_CHANGED).build(), collect(everything));
+        LeasesGrpc.newStub(cluster.channel(cluster.ids().get(1))).watch(w.build(), collect(byDefault));
+      });
+      await("both watchers caught up", java.time.Duration.ofSeconds(20), () -> everything.size() >= 3 && byDefault.size() >= 4);
+    } finally {
+      watching.cancel(null);
+    }
+    assertEquals(List.of(Event.Type.POLICY_CHANGED, Event.Type.REVOKED, Event.Type.REVOKED),
+        everything.stream().map(Event::getType).toList());
+    assertEquals("e2e-watch/", everything.get(0).getName());
+    assertEquals(List.of(Event.Reason.REASON_REVOKED, Event.Reason.REASON_BANNED),
+        everything.subList(1, 3).stream().map(Event::getReason).toList());
+    assertEquals(List.of("drain", "abuse"), everything.subList(1, 3).stream().map(Event::getMessage).toList());
+    assertTrue(byDefault.stream().noneMatch(e -> e.getType() == Event.Type.POLICY_CHANGED), "only when asked for");
+    assertEquals(4, byDefault.size(), "two grants, a revocation and a ban: " + byDefault);
+  }
+
+  private static io.grpc.stub.StreamObserver<io.leasehold.proto.v1.WatchResponse> collect(List<Event> into) {
+    return new io.grpc.stub.StreamObserver<>() {
+      @Override
+      public void onNext(io.leasehold.proto.v1.WatchResponse value) {
+        into.addAll(value.getEventsList());
+      }
+
+      @Override
+      public void onError(Throwable t) {
+      }
+
+      @Override
+      public void onCompleted() {
+      }
+    };
+  }
+
   // ---- bad input ----
 
   @Test

@@ -8,22 +8,32 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The live leases by holder and by namespace, each in token (grant) order, kept in step with the
- * lease map: a ban ends a holder's leases without scanning every lease, and quotas count in
- * constant time. Apply thread only.
+ * The live leases by holder (and, within a holder, by namespace) and by namespace, each in token
+ * (grant) order, kept in step with the lease map: a ban ends a holder's leases without scanning
+ * every lease, and quotas count in constant time. Apply thread only.
  */
 final class LeaseIndex {
-  private final Map<String, TreeMap<Long, String>> byHolder = new HashMap<>();
+  /** Holder to namespace to (token to name). */
+  private final Map<String, Map<String, TreeMap<Long, String>>> byHolder = new HashMap<>();
   private final Map<String, TreeMap<Long, String>> byNamespace = new HashMap<>();
 
   void add(String name, LeaseRecord lease) {
-    byHolder.computeIfAbsent(lease.getHolder(), h -> new TreeMap<>()).put(lease.getToken(), name);
-    byNamespace.computeIfAbsent(namespace(name), n -> new TreeMap<>()).put(lease.getToken(), name);
+    String namespace = namespace(name);
+    byHolder.computeIfAbsent(lease.getHolder(), h -> new HashMap<>())
+        .computeIfAbsent(namespace, n -> new TreeMap<>()).put(lease.getToken(), name);
+    byNamespace.computeIfAbsent(namespace, n -> new TreeMap<>()).put(lease.getToken(), name);
   }
 
   void remove(String name, LeaseRecord lease) {
-    removeFrom(byHolder, lease.getHolder(), lease.getToken());
-    removeFrom(byNamespace, namespace(name), lease.getToken());
+    String namespace = namespace(name);
+    Map<String, TreeMap<Long, String>> held = byHolder.get(lease.getHolder());
+    if (held != null) {
+      removeFrom(held, namespace, lease.getToken());
+      if (held.isEmpty()) {
+        byHolder.remove(lease.getHolder());
+      }
+    }
+    removeFrom(byNamespace, namespace, lease.getToken());
   }
 
   void clear() {
@@ -31,8 +41,9 @@ final class LeaseIndex {
     byNamespace.clear();
   }
 
-  int heldBy(String holder) {
-    TreeMap<Long, String> m = byHolder.get(holder);
+  /** The leases a holder holds in a namespace. */
+  int heldBy(String holder, String namespace) {
+    TreeMap<Long, String> m = group(holder, namespace);
     return m == null ? 0 : m.size();
   }
 
@@ -41,15 +52,25 @@ final class LeaseIndex {
     return m == null ? 0 : m.size();
   }
 
-  /** The names a holder holds, oldest grant first. */
+  /** The names a holder holds, in every namespace, oldest grant first. */
   List<String> namesHeldBy(String holder) {
-    TreeMap<Long, String> m = byHolder.get(holder);
-    return m == null ? List.of() : new ArrayList<>(m.values());
+    Map<String, TreeMap<Long, String>> held = byHolder.get(holder);
+    if (held == null) {
+      return List.of();
+    }
+    TreeMap<Long, String> all = new TreeMap<>();
+    held.values().forEach(all::putAll);
+    return new ArrayList<>(all.values());
   }
 
-  /** Whether the holder's lease with this token is among its {@code quota} oldest. */
-  boolean holderWithin(String holder, long token, long quota) {
-    return within(byHolder.get(holder), token, quota);
+  /** Whether the holder's lease with this token is among its {@code quota} oldest in the namespace. */
+  boolean holderWithin(String holder, String namespace, long token, long quota) {
+    return within(group(holder, namespace), token, quota);
+  }
+
+  private TreeMap<Long, String> group(String holder, String namespace) {
+    Map<String, TreeMap<Long, String>> held = byHolder.get(holder);
+    return held == null ? null : held.get(namespace);
   }
 
   /** Whether the namespace's lease with this token is among its {@code quota} oldest. */

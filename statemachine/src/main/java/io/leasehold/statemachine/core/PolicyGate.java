@@ -70,14 +70,15 @@ final class PolicyGate {
         .build());
   }
 
-  /** A new lease must fit under both quotas. */
+  /** A new lease must fit under both quotas; both count the leases in the name's namespace. */
   static Optional<Rejection> quotaForNew(LeaseIndex index, PolicyTerms p, String name, String holder) {
-    if (p.maxLeasesPerHolder().isPresent() && index.heldBy(holder) >= p.maxLeasesPerHolder().getAsLong()) {
-      return Optional.of(quota(RejectReason.HOLDER_QUOTA, "holder \"" + holder + "\" already holds", p.maxLeasesPerHolder().getAsLong()));
+    if (p.maxLeasesPerHolder().isPresent() && index.heldBy(holder, LeaseIndex.namespace(name)) >= p.maxLeasesPerHolder().getAsLong()) {
+      return Optional.of(quota(RejectReason.HOLDER_QUOTA, "holder \"" + holder + "\" already holds ",
+          p.maxLeasesPerHolder().getAsLong(), " leases in namespace \"" + LeaseIndex.namespace(name) + "\", its quota"));
     }
     if (p.maxLeasesPerNamespace().isPresent() && index.inNamespace(LeaseIndex.namespace(name)) >= p.maxLeasesPerNamespace().getAsLong()) {
-      return Optional.of(quota(RejectReason.NAMESPACE_QUOTA, "namespace \"" + LeaseIndex.namespace(name) + "\" already has",
-          p.maxLeasesPerNamespace().getAsLong()));
+      return Optional.of(quota(RejectReason.NAMESPACE_QUOTA, "namespace \"" + LeaseIndex.namespace(name) + "\" already has ",
+          p.maxLeasesPerNamespace().getAsLong(), " leases, its quota"));
     }
     return Optional.empty();
   }
@@ -89,14 +90,16 @@ final class PolicyGate {
    * without disturbing the leases that were there first.
    */
   static Optional<Rejection> quotaForHeld(LeaseIndex index, PolicyTerms p, String name, LeaseRecord lease) {
-    if (p.maxLeasesPerHolder().isPresent() && !index.holderWithin(lease.getHolder(), lease.getToken(), p.maxLeasesPerHolder().getAsLong())) {
-      return Optional.of(quota(RejectReason.HOLDER_QUOTA, "holder \"" + lease.getHolder() + "\" holds more than",
-          p.maxLeasesPerHolder().getAsLong()));
+    if (p.maxLeasesPerHolder().isPresent()
+        && !index.holderWithin(lease.getHolder(), LeaseIndex.namespace(name), lease.getToken(), p.maxLeasesPerHolder().getAsLong())) {
+      return Optional.of(quota(RejectReason.HOLDER_QUOTA, "holder \"" + lease.getHolder() + "\" holds more than ",
+          p.maxLeasesPerHolder().getAsLong(), " leases in namespace \"" + LeaseIndex.namespace(name)
+          + "\" (its quota was lowered); its newest ones are not renewed"));
     }
     if (p.maxLeasesPerNamespace().isPresent()
         && !index.namespaceWithin(LeaseIndex.namespace(name), lease.getToken(), p.maxLeasesPerNamespace().getAsLong())) {
-      return Optional.of(quota(RejectReason.NAMESPACE_QUOTA, "namespace \"" + LeaseIndex.namespace(name) + "\" has more than",
-          p.maxLeasesPerNamespace().getAsLong()));
+      return Optional.of(quota(RejectReason.NAMESPACE_QUOTA, "namespace \"" + LeaseIndex.namespace(name) + "\" has more than ",
+          p.maxLeasesPerNamespace().getAsLong(), " leases (its quota was lowered); its newest ones are not renewed"));
     }
     return Optional.empty();
   }
@@ -116,10 +119,10 @@ final class PolicyGate {
     return r;
   }
 
-  private static Rejection quota(RejectReason reason, String what, long limit) {
+  private static Rejection quota(RejectReason reason, String before, long limit, String after) {
     return Rejection.newBuilder()
         .setReason(reason)
-        .setMessage(what + " " + limit + " leases, its quota")
+        .setMessage(before + limit + after)
         .setLimit(limit)
         .build();
   }

@@ -64,6 +64,27 @@ class AdminValidationTest {
   }
 
   @Test
+  void anyPatternIsEitherAcceptedOrInvalidNeverAnotherException() {
+    // A RuntimeException other than InvalidArgumentException in apply would stop the replica.
+    java.util.Random rnd = new java.util.Random(4);
+    String alphabet = "ab()[]{}|*+?^$\\.,:-=!<>PQEp0123456789";
+    for (int i = 0; i < 20_000; i++) {
+      StringBuilder p = new StringBuilder();
+      int length = 1 + rnd.nextInt(30);
+      for (int j = 0; j < length; j++) {
+        p.append(alphabet.charAt(rnd.nextInt(alphabet.length())));
+      }
+      Policy policy = Policy.newBuilder().setNamePattern(p.toString()).build();
+      try {
+        PolicyTerms terms = PolicyTerms.validate("policy", policy);
+        terms.allows("job-1/x");
+      } catch (InvalidArgumentException expected) {
+        assertEquals("policy.name_pattern", expected.field());
+      }
+    }
+  }
+
+  @Test
   void aNamespaceWithASlashIsRefused() {
     assertInvalid("namespace", () -> AdminValidation.setPolicy(SetPolicyRequest.newBuilder().setNamespace("lock/a").build()));
     assertDoesNotThrow(() -> AdminValidation.setPolicy(SetPolicyRequest.newBuilder().setNamespace("").build()));

@@ -145,18 +145,21 @@ public abstract class PolicyContract extends CoreFixture {
   // ---- quotas ----
 
   @Test
-  void holderQuotaRejectsALeaseBeyondIt() throws IOException {
+  void holderQuotaRejectsALeaseBeyondItInTheNamespace() throws IOException {
     apply(1, T0, setPolicy("", policy().setMaxLeasesPerHolder(2)));
     granted(apply(2, T0, acquire("lock/a", "alice")));
-    granted(apply(3, T0, acquire("svc/b", "alice")));
+    granted(apply(3, T0, acquire("lock/b", "alice")));
     Rejection r = rejected(apply(4, T0, acquire("lock/c", "alice")));
     assertEquals(RejectReason.HOLDER_QUOTA, r.getReason());
     assertEquals(2, r.getLimit());
+    assertTrue(r.getMessage().contains("namespace \"lock\""), r::getMessage);
     granted(apply(5, T0, acquire("lock/c", "bob")));
+    // The quota counts the holder's leases in the name's namespace; other namespaces count apart.
+    granted(apply(6, T0, acquire("svc/a", "alice")));
     // Asking again for a lease it holds is a renewal, not a new lease.
-    assertEquals(2, granted(apply(6, T0, acquire("lock/a", "alice"))).getLease().getToken());
-    apply(7, T0, release("lock/a", 2));
-    granted(apply(8, T0, acquire("lock/d", "alice")));
+    assertEquals(2, granted(apply(7, T0, acquire("lock/a", "alice"))).getLease().getToken());
+    apply(8, T0, release("lock/a", 2));
+    granted(apply(9, T0, acquire("lock/d", "alice")));
   }
 
   @Test
