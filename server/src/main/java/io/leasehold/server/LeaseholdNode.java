@@ -2,6 +2,7 @@ package io.leasehold.server;
 
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.leasehold.server.api.AdminService;
 import io.leasehold.server.api.ClusterService;
 import io.leasehold.server.api.LeasesService;
 import io.leasehold.server.api.RegistryService;
@@ -11,6 +12,7 @@ import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.server.watch.HistoryCompactor;
 import io.leasehold.server.watch.WatchHub;
 import io.leasehold.statemachine.core.ApplyResult;
+import io.leasehold.statemachine.core.Counters;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -67,7 +69,7 @@ public final class LeaseholdNode implements AutoCloseable {
         .toList();
     RaftGroup group = RaftGroup.valueOf(groupId, peers);
 
-    ExpiryTicker expiry = new ExpiryTicker(config.tickInterval(), config.stallThreshold(), System::nanoTime);
+    ExpiryTicker expiry = new ExpiryTicker(config.tickInterval(), config.stallThreshold(), System::nanoTime, LeaseholdNode::wallClockMicros);
     this.ticker = expiry;
     // The hub reaches the core through the state machine, which exists only after this line.
     java.util.concurrent.atomic.AtomicReference<LeaseStateMachine> sm = new java.util.concurrent.atomic.AtomicReference<>();
@@ -116,6 +118,7 @@ public final class LeaseholdNode implements AutoCloseable {
         .addService(StrictProtobuf.wrap(new RoutingService(replicator, this::leaderClientAddress).bindService()))
         .addService(StrictProtobuf.wrap(new RegistryService(replicator, this::leaderClientAddress).bindService()))
         .addService(StrictProtobuf.wrap(new ClusterService(this).bindService()))
+        .addService(StrictProtobuf.wrap(new AdminService(replicator, this::leaderClientAddress, LeaseholdNode::wallClockMicros).bindService()))
         .build();
   }
 
@@ -224,6 +227,11 @@ public final class LeaseholdNode implements AutoCloseable {
 
   public WatchHub watchHub() {
     return watchHub;
+  }
+
+  /** What this node's apply loop has counted since it started (leases by outcome, rejections by reason, late heartbeats). */
+  public Counters.Snapshot counters() {
+    return stateMachine.core().counters().snapshot();
   }
 
   @Override

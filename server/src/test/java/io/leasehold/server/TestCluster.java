@@ -148,6 +148,10 @@ public final class TestCluster implements AutoCloseable {
     return io.leasehold.proto.v1.RegistryGrpc.newBlockingStub(channel(id)).withInterceptors(PER_CALL_DEADLINE);
   }
 
+  public io.leasehold.proto.v1.AdminGrpc.AdminBlockingStub admin(String id) {
+    return io.leasehold.proto.v1.AdminGrpc.newBlockingStub(channel(id)).withInterceptors(PER_CALL_DEADLINE);
+  }
+
   public io.leasehold.proto.v1.RoutingGrpc.RoutingBlockingStub routing(String id) {
     return io.leasehold.proto.v1.RoutingGrpc.newBlockingStub(channel(id)).withInterceptors(PER_CALL_DEADLINE);
   }

@@ -10,7 +10,8 @@ import java.util.Map;
 import java.util.PriorityQueue;
 
 /**
- * The leader's lease deadlines on its monotonic clock, and the decision of what has expired.
+ * The leader's lease deadlines on its monotonic clock (TTL plus the lease's grace period), and
+ * the decision of what has expired.
  * Pure: every method takes the time, so tests drive it with a fake clock.
  *
  * <p>Lifecycle (after etcd's lessor): {@link #promote} when this node becomes leader,
@@ -108,14 +109,14 @@ public final class ExpiryScheduler {
     }
     switch (event.type()) {
       case ACQUIRED, RENEWED -> put(event.name(), event.lease(), nowNanos);
-      case RELEASED, EXPIRED -> {
+      case RELEASED, EXPIRED, REVOKED, BANNED -> {
         // Its heap entry stays behind, stale, until it surfaces or the heap is rebuilt.
         Deadline d = deadlines.get(event.name());
         if (d != null && d.token == event.lease().getToken()) {
           deadlines.remove(event.name());
         }
       }
-      case UPDATED -> { }
+      case UPDATED, POLICY_CHANGED -> { }
     }
   }
 
@@ -212,7 +213,9 @@ public final class ExpiryScheduler {
     }
   }
 
+  /** Due one TTL plus the namespace's grace period (as recorded at the grant or renewal) after now. */
   private Deadline deadline(String name, LeaseRecord lease, long nowNanos) {
-    return new Deadline(name, lease.getToken(), lease.getLastRenewRevision(), nowNanos + lease.getTtlMicros() * 1_000 - shiftNanos);
+    return new Deadline(name, lease.getToken(), lease.getLastRenewRevision(),
+        nowNanos + (lease.getTtlMicros() + lease.getGraceMicros()) * 1_000 - shiftNanos);
   }
 }

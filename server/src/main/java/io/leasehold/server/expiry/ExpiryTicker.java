@@ -2,6 +2,8 @@ package io.leasehold.server.expiry;
 
 import io.leasehold.proto.v1.ExpireCommand;
 import io.leasehold.proto.v1.ExpireItem;
+import io.leasehold.proto.v1.LiftBanItem;
+import io.leasehold.proto.v1.LiftBans;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.statemachine.core.ApplyResult;
@@ -24,8 +26,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs the {@link ExpiryScheduler} while this node leads: promotes it when Ratis says the leader
  * is ready, demotes it when leadership goes, and proposes the due leases as batched Expire
- * commands through this node's Raft server. Everything runs on its own thread: Ratis callbacks
- * only enqueue work and return.
+ * commands through this node's Raft server. In the same turn it proposes the lifting of timed
+ * bans whose end has passed on this leader's wall clock ({@link BanLifter}). Everything runs on
+ * its own thread: Ratis callbacks only enqueue work and return.
  */
 public final class ExpiryTicker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ExpiryTicker.class);
@@ -33,7 +36,9 @@ public final class ExpiryTicker implements AutoCloseable {
 
   private final Duration tickInterval;
   private final LongSupplier monotonicNanos;
+  private final LongSupplier wallClockMicros;
   private final ExpiryScheduler scheduler;
+  private final BanLifter banLifter;
   private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "leasehold-expiry");
     t.setDaemon(true);
@@ -49,10 +54,16 @@ public final class ExpiryTicker implements AutoCloseable {
   private volatile boolean leaderReady;
   private ScheduledFuture<?> ticking;
 
-  public ExpiryTicker(Duration tickInterval, Duration stallThreshold, LongSupplier monotonicNanos) {
+  /**
+   * @param wallClockMicros the leader's wall clock, for the ends of timed bans (absolute times an
+   *     operator gave); expiry itself uses only {@code monotonicNanos}
+   */
+  public ExpiryTicker(Duration tickInterval, Duration stallThreshold, LongSupplier monotonicNanos, LongSupplier wallClockMicros) {
     this.tickInterval = tickInterval;
     this.monotonicNanos = monotonicNanos;
+    this.wallClockMicros = wallClockMicros;
     this.scheduler = new ExpiryScheduler(tickInterval.toNanos(), stallThreshold.toNanos());
+    this.banLifter = new BanLifter(Math.max(tickInterval.toNanos() * 10, 1_000_000_000L));
   }
 
   /**
@@ -114,6 +125,7 @@ public final class ExpiryTicker implements AutoCloseable {
     }
     long now = monotonicNanos.getAsLong();
     scheduler.promote(now);
+    banLifter.reset();
     // Leases found in the state start from a full TTL now: a renewal may have reached the
     // old leader just before it died, and this leader cannot know.
     long revision = sm.core().forEachLease((name, lease) -> scheduler.track(name, lease, now));
@@ -157,10 +169,28 @@ public final class ExpiryTicker implements AutoCloseable {
           });
         }
       } while (due.size() == MAX_BATCH);
+      liftDueBans();
     } catch (RuntimeException e) {
       // Never let one bad turn kill the schedule.
       LOG.warn("expiry tick failed", e);
     }
+  }
+
+  /** Proposes the lifting of timed bans that are due, like an Expire: guarded by the ban's revision and end. */
+  private void liftDueBans() {
+    List<LiftBanItem> lift = banLifter.toPropose(stateMachine.core().dueBans(wallClockMicros.getAsLong(), MAX_BATCH),
+        monotonicNanos.getAsLong());
+    if (lift.isEmpty()) {
+      return;
+    }
+    propose.apply(LogCommand.newBuilder().setLiftBans(LiftBans.newBuilder().addAllItems(lift)).build())
+        .whenComplete((reply, error) -> {
+          if (error != null) {
+            LOG.debug("lift-bans proposal not applied here: {}", error.toString());
+          } else if (reply.getLiftBans().getLifted() > 0) {
+            LOG.info("lifted {} timed bans at revision {}", reply.getLiftBans().getLifted(), reply.getLiftBans().getRevision());
+          }
+        });
   }
 
   public ExpiryScheduler scheduler() {

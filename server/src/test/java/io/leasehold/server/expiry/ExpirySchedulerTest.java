@@ -121,6 +121,28 @@ class ExpirySchedulerTest {
   }
 
   @Test
+  void theGracePeriodRecordedWithTheLeaseIsAddedToItsDeadline() {
+    scheduler.promote(now);
+    LeaseRecord graced = lease(5, 5, 2000).toBuilder().setGraceMicros(1_000_000).build();
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", graced, 0), now);
+    scheduler.track("lock/found", lease(3, 3, 2000).toBuilder().setGraceMicros(1_000_000).build(), now);
+    assertEquals(List.of(), runFor(2900), "not at the TTL: the TTL plus the grace period");
+    assertEquals(2, runFor(200).size());
+  }
+
+  @Test
+  void revokedAndBannedLeasesAreForgotten() {
+    scheduler.promote(now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 6, "lock/b", lease(6, 6, 2000), 0), now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.REVOKED, 7, "lock/a", lease(5, 5, 2000), 0), now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.BANNED, 8, "lock/b", lease(6, 6, 2000), 0), now);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.POLICY_CHANGED, 9, "lock/", LeaseRecord.getDefaultInstance(), 0), now);
+    assertEquals(0, scheduler.tracked());
+    assertEquals(List.of(), runFor(3000));
+  }
+
+  @Test
   void demotedSchedulerTracksAndExpiresNothing() {
     scheduler.promote(now);
     scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);

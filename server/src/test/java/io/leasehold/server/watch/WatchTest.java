@@ -162,7 +162,7 @@ class WatchTest {
 
   private static Map<String, Lease> strip(Map<String, Lease> leases) {
     Map<String, Lease> out = new HashMap<>();
-    leases.forEach((k, v) -> out.put(k, v.toBuilder().clearRenewedAt().clearExpiresAt().clearLastRenewRevision()
+    leases.forEach((k, v) -> out.put(k, v.toBuilder().clearState().clearRenewedAt().clearExpiresAt().clearLastRenewRevision()
         .clearRenewCount().clearModRevision().build()));
     return out;
   }

@@ -22,16 +22,21 @@ public final class Events {
         .setType(type(e.type()))
         .setRevision(e.revision())
         .setName(e.name())
-        .setLease(LeaseViews.toLease(e.name(), e.lease(), OptionalLong.empty()))
         .setTime(Times.timestamp(e.timeMicros()));
-    switch (e.type()) {
-      case RELEASED -> b.setReason(Event.Reason.REASON_RELEASED);
-      case EXPIRED -> b.setReason(Event.Reason.REASON_EXPIRED);
-      default -> { }
+    if (e.type() != LeaseEvent.Type.POLICY_CHANGED) {
+      b.setLease(LeaseViews.toLease(e.name(), e.lease(), OptionalLong.empty()));
+    }
+    Event.Reason reason = reason(e.type());
+    if (reason != Event.Reason.REASON_UNSPECIFIED) {
+      b.setReason(reason);
+    }
+    if (!e.message().isEmpty()) {
+      b.setMessage(e.message());
     }
     return b.build();
   }
 
+  /** The API type: a ban's endings are REVOKED events whose reason says BANNED. */
   public static Event.Type type(LeaseEvent.Type t) {
     return switch (t) {
       case ACQUIRED -> Event.Type.ACQUIRED;
@@ -39,16 +44,31 @@ public final class Events {
       case UPDATED -> Event.Type.UPDATED;
       case RELEASED -> Event.Type.RELEASED;
       case EXPIRED -> Event.Type.EXPIRED;
+      case REVOKED, BANNED -> Event.Type.REVOKED;
+      case POLICY_CHANGED -> Event.Type.POLICY_CHANGED;
     };
   }
 
-  static LeaseEvent.Type type(Event.Type t) {
+  /** Why a lease ended, for endings; unspecified otherwise. */
+  public static Event.Reason reason(LeaseEvent.Type t) {
+    return switch (t) {
+      case RELEASED -> Event.Reason.REASON_RELEASED;
+      case EXPIRED -> Event.Reason.REASON_EXPIRED;
+      case REVOKED -> Event.Reason.REASON_REVOKED;
+      case BANNED -> Event.Reason.REASON_BANNED;
+      default -> Event.Reason.REASON_UNSPECIFIED;
+    };
+  }
+
+  static LeaseEvent.Type type(Event.Type t, Event.Reason reason) {
     return switch (t) {
       case ACQUIRED -> LeaseEvent.Type.ACQUIRED;
       case RENEWED -> LeaseEvent.Type.RENEWED;
       case UPDATED -> LeaseEvent.Type.UPDATED;
       case RELEASED -> LeaseEvent.Type.RELEASED;
       case EXPIRED -> LeaseEvent.Type.EXPIRED;
+      case REVOKED -> reason == Event.Reason.REASON_BANNED ? LeaseEvent.Type.BANNED : LeaseEvent.Type.REVOKED;
+      case POLICY_CHANGED -> LeaseEvent.Type.POLICY_CHANGED;
       default -> throw new StoreException("unknown event type in history: " + t, null);
     };
   }
@@ -65,10 +85,15 @@ public final class Events {
    */
   static byte[] encode(LeaseEvent e, byte[] leaseBytes) {
     int type = type(e.type()).getNumber();
+    // Only endings by an operator carry a reason here (REVOKED or BANNED share the API type);
+    // the others' reasons follow from their type, and stay out of the bytes as before.
+    int reason = e.type() == LeaseEvent.Type.REVOKED || e.type() == LeaseEvent.Type.BANNED ? reason(e.type()).getNumber() : 0;
     int size = CodedOutputStream.computeEnumSize(StoredEvent.TYPE_FIELD_NUMBER, type)
         + CodedOutputStream.computeInt64Size(StoredEvent.TIME_MICROS_FIELD_NUMBER, e.timeMicros())
         + CodedOutputStream.computeStringSize(StoredEvent.NAME_FIELD_NUMBER, e.name())
-        + CodedOutputStream.computeByteArraySize(StoredEvent.LEASE_FIELD_NUMBER, leaseBytes);
+        + CodedOutputStream.computeByteArraySize(StoredEvent.LEASE_FIELD_NUMBER, leaseBytes)
+        + (reason != 0 ? CodedOutputStream.computeEnumSize(StoredEvent.REASON_FIELD_NUMBER, reason) : 0)
+        + (!e.message().isEmpty() ? CodedOutputStream.computeStringSize(StoredEvent.MESSAGE_FIELD_NUMBER, e.message()) : 0);
     byte[] out = new byte[size];
     CodedOutputStream o = CodedOutputStream.newInstance(out);
     try {
@@ -77,6 +102,12 @@ public final class Events {
       o.writeString(StoredEvent.NAME_FIELD_NUMBER, e.name());
       // A length-delimited field: the same wire form as the embedded message.
       o.writeByteArray(StoredEvent.LEASE_FIELD_NUMBER, leaseBytes);
+      if (reason != 0) {
+        o.writeEnum(StoredEvent.REASON_FIELD_NUMBER, reason);
+      }
+      if (!e.message().isEmpty()) {
+        o.writeString(StoredEvent.MESSAGE_FIELD_NUMBER, e.message());
+      }
       o.checkNoSpaceLeft();
     } catch (IOException ex) {
       throw new UncheckedIOException(ex);
@@ -92,7 +123,7 @@ public final class Events {
     } catch (InvalidProtocolBufferException ex) {
       throw new StoreException("corrupt event in history at revision " + revision, ex);
     }
-    return new LeaseEvent(type(s.getType()), revision, s.getName(), s.getLease(), s.getTimeMicros());
+    return new LeaseEvent(type(s.getType(), s.getReason()), revision, s.getName(), s.getLease(), s.getTimeMicros(), s.getMessage());
   }
 
   /** History key: revision then sequence within the entry, big-endian, so keys sort in event order. */

@@ -3,6 +3,7 @@ package io.leasehold.statemachine.core;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.Attributes;
+import io.leasehold.proto.v1.LiftBanItem;
 import io.leasehold.proto.v1.CompactHistory;
 import io.leasehold.proto.v1.CompactHistoryResponse;
 import io.leasehold.proto.v1.Event;
@@ -23,7 +24,6 @@ import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ReadReply;
-import io.leasehold.proto.v1.RejectReason;
 import io.leasehold.proto.v1.Rejection;
 import io.leasehold.proto.v1.ReleaseRequest;
 import io.leasehold.proto.v1.ReleaseResponse;
@@ -43,10 +43,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.BiConsumer;
@@ -59,19 +56,27 @@ import java.util.function.BiConsumer;
  * the leader's ticker, which proposes {@code Expire}. The fencing token of a lease is the log
  * index of the entry that granted it, so tokens strictly increase over every grant.
  *
+ * <p>Every Acquire and renewal is checked against the replicated policy of the name's namespace
+ * ({@link PolicyGate}); operators' commands (policies, bans, revocations) are applied by
+ * {@link AdminCommands}. Everything the apply loop consults lives in memory ({@link CoreState}).
+ *
  * <p>Single writer: {@link #apply} is called by one thread at a time; reads may run concurrently.
  */
 public final class LeaseCore {
   private static final byte[] CLOCK_KEY = "clock".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] HISTORY_KEY = "history".getBytes(StandardCharsets.US_ASCII);
 
+  /** Lock-delays that have passed, dropped per entry: enough to keep up, bounded so no entry grows large. */
+  private static final int DROP_PASSED_DELAYS = 64;
+
   private final KvStore store;
   /**
-   * Every live lease, kept in step with the LEASES space after each commit. The apply loop reads
-   * only this (a RocksDB read per lease touched was half the cost of a renewal); readers on other
+   * What the apply loop reads, kept in step with the store after each commit; readers on other
    * threads use consistent store views instead.
    */
-  private final Map<String, LeaseRecord> leases = new HashMap<>();
+  private final CoreState state = new CoreState();
+  private final AdminCommands admin;
+  private final AdminReads adminReads;
   private long clockMicros;
   private long appliedIndex;
   /** Events below this revision are gone from the history; the stored value is the truth. */
@@ -84,10 +89,12 @@ public final class LeaseCore {
 
   public LeaseCore(KvStore store) {
     this.store = store;
+    this.admin = new AdminCommands(store, state);
+    this.adminReads = new AdminReads(store);
     reload();
   }
 
-  /** Re-reads the cached position and clock, after the store was replaced by a snapshot. */
+  /** Re-reads the cached position, clock and in-memory state, after the store was replaced by a snapshot. */
   public void reload() {
     clockMicros = store.get(Space.META, CLOCK_KEY).map(b -> ByteBuffer.wrap(b).getLong()).orElse(0L);
     appliedIndex = store.applied().index();
@@ -100,8 +107,7 @@ public final class LeaseCore {
       });
       return n[0];
     });
-    leases.clear();
-    forEachLease(leases::put);
+    state.load(store);
   }
 
   private static long storedCompactRevision(Optional<byte[]> meta) {
@@ -125,7 +131,7 @@ public final class LeaseCore {
       return ApplyResult.skipped(index);
     }
     long now = Math.max(clockMicros, command.getLeaderTimeMicros());
-    Tx tx = new Tx(index, now);
+    Tx tx = new Tx(index, now, state);
     LogReply reply;
     try {
       reply = switch (command.getCommandCase()) {
@@ -135,15 +141,22 @@ public final class LeaseCore {
         case UPDATE -> LogReply.newBuilder().setUpdate(update(tx, command.getUpdate())).build();
         case EXPIRE -> LogReply.newBuilder().setExpire(expire(tx, command.getExpire())).build();
         case COMPACT_HISTORY -> LogReply.newBuilder().setCompactHistory(compactHistory(tx, command.getCompactHistory())).build();
+        case SET_POLICY -> LogReply.newBuilder().setSetPolicy(admin.setPolicy(tx, command.getSetPolicy())).build();
+        case DELETE_POLICY -> LogReply.newBuilder().setDeletePolicy(admin.deletePolicy(tx, command.getDeletePolicy())).build();
+        case BAN -> LogReply.newBuilder().setBan(admin.ban(tx, command.getBan())).build();
+        case UNBAN -> LogReply.newBuilder().setUnban(admin.unban(tx, command.getUnban())).build();
+        case REVOKE -> LogReply.newBuilder().setRevoke(admin.revoke(tx, command.getRevoke())).build();
+        case LIFT_BANS -> LogReply.newBuilder().setLiftBans(admin.liftBans(tx, command.getLiftBans())).build();
         case COMMAND_NOT_SET -> throw new InvalidArgumentException("command", "the log entry carries no command");
       };
     } catch (InvalidArgumentException e) {
       // A command the API should have refused: consume the entry, change nothing.
-      tx = new Tx(index, now);
+      tx = new Tx(index, now, state);
       reply = LogReply.newBuilder()
           .setInvalid(InvalidCommand.newBuilder().setField(e.field()).setMessage(e.getMessage()))
           .build();
     }
+    tx.dropPassedLockDelays(DROP_PASSED_DELAYS);
     List<Change> changes = tx.changes();
     if (now != clockMicros) {
       changes.add(Change.put(Space.META, CLOCK_KEY, ByteBuffer.allocate(8).putLong(now).array()));
@@ -152,13 +165,7 @@ public final class LeaseCore {
       changes.add(Change.put(Space.META, HISTORY_KEY, HistoryMeta.newBuilder().setCompactRevision(tx.compactTo).build().toByteArray()));
     }
     store.commit(new AppliedPosition(term, index), changes);
-    tx.writes.forEach((name, lease) -> {
-      if (lease.isPresent()) {
-        leases.put(name, lease.get());
-      } else {
-        leases.remove(name);
-      }
-    });
+    tx.publish();
     clockMicros = now;
     appliedIndex = index;
     if (tx.compactTo >= 0) {
@@ -168,28 +175,30 @@ public final class LeaseCore {
     return new ApplyResult(index, reply, tx.events);
   }
 
+  /**
+   * Grants a free name, renews it for its holder asking again, or says why not. Policy comes first
+   * (the holder's ban, the name pattern, the TTL bounds), then a conflict with another holder, then
+   * what only a new grant must pass (the lock-delay, the quotas).
+   */
   private AcquireResponse acquire(Tx tx, AcquireRequest r) {
     Validation.acquire(r);
-    Optional<LeaseRecord> current = tx.get(r.getName());
+    String name = r.getName();
+    PolicyTerms policy = state.policies.forName(name);
+    AcquireResponse.Builder reply = AcquireResponse.newBuilder().setRevision(tx.index);
+    Optional<Rejection> refused = PolicyGate.banned(state.bans, r.getHolder(), tx.now);
+    if (refused.isEmpty()) {
+      refused = PolicyGate.pattern(policy, name);
+    }
+    Optional<LeaseRecord> current = tx.get(name);
     boolean holderAsksAgain = current.isPresent() && current.get().getHolder().equals(r.getHolder());
     // No TTL in the request: a new lease gets the default; the holder asking again keeps its own,
     // so a bare retry never shortens a lease.
     long ttl = r.hasTtl() ? Times.micros(r.getTtl())
-        : holderAsksAgain ? current.get().getTtlMicros() : Times.micros(Limits.DEFAULT_TTL);
-    AcquireResponse.Builder reply = AcquireResponse.newBuilder().setRevision(tx.index);
-    long min = Times.micros(Limits.MIN_TTL);
-    long max = Times.micros(Limits.MAX_TTL);
-    if (ttl < min || ttl > max) {
-      return reply.setOutcome(Outcome.REJECTED)
-          .setRejection(Rejection.newBuilder()
-              .setReason(RejectReason.TTL_OUT_OF_RANGE)
-              .setMessage("ttl must be between " + Limits.MIN_TTL + " and " + Limits.MAX_TTL)
-              .setMinTtl(Times.duration(min))
-              .setMaxTtl(Times.duration(max)))
-          .build();
+        : holderAsksAgain ? current.get().getTtlMicros() : policy.defaultTtlMicros();
+    if (refused.isEmpty()) {
+      refused = PolicyGate.ttl(policy, ttl);
     }
-    LeaseRecord lease;
-    if (current.isPresent() && !holderAsksAgain) {
+    if (refused.isEmpty() && current.isPresent() && !holderAsksAgain) {
       LeaseRecord held = current.get();
       long remaining = Math.max(0, LeaseViews.expiresAtMicros(held) - tx.now);
       return reply.setOutcome(Outcome.CONFLICT)
@@ -198,18 +207,29 @@ public final class LeaseCore {
               .setToken(held.getToken())
               .setRemaining(Times.duration(remaining)))
           .build();
-    } else if (holderAsksAgain) {
+    }
+    if (refused.isEmpty()) {
+      refused = holderAsksAgain
+          ? PolicyGate.quotaForHeld(state.index, policy, name, current.get())
+          : PolicyGate.lockDelay(state.lockDelays, name, tx.now).or(() -> PolicyGate.quotaForNew(state.index, policy, name, r.getHolder()));
+    }
+    if (refused.isPresent()) {
+      tx.rejected(refused.get().getReason());
+      return reply.setOutcome(Outcome.REJECTED).setRejection(refused.get()).build();
+    }
+    LeaseRecord lease;
+    if (holderAsksAgain) {
       // The holder asks again (a retry, or a restart that kept its identity): same lease, renewed.
       LeaseRecord held = current.get();
-      LeaseRecord.Builder b = renewed(tx, held).setTtlMicros(ttl);
+      LeaseRecord.Builder b = renewed(tx, held, policy).setTtlMicros(ttl);
       boolean attributesChanged = r.hasAttributes() && !r.getAttributes().equals(held.getAttributes());
       if (attributesChanged) {
         b.setAttributes(r.getAttributes());
       }
       lease = b.build();
-      tx.put(r.getName(), lease, LeaseEvent.Type.RENEWED);
+      tx.put(name, lease, LeaseEvent.Type.RENEWED);
       if (attributesChanged) {
-        tx.event(LeaseEvent.Type.UPDATED, r.getName(), lease);
+        tx.event(LeaseEvent.Type.UPDATED, name, lease);
       }
     } else {
       LeaseRecord.Builder b = LeaseRecord.newBuilder()
@@ -219,19 +239,27 @@ public final class LeaseCore {
           .setAcquiredAtMicros(tx.now)
           .setRenewedAtMicros(tx.now)
           .setLastRenewRevision(tx.index)
-          .setModRevision(tx.index);
+          .setModRevision(tx.index)
+          .setHeartbeatMicros(policy.heartbeatMicros().orElse(0))
+          .setGraceMicros(policy.graceMicros());
       if (r.hasAttributes()) {
         b.setAttributes(r.getAttributes());
       }
       lease = b.build();
-      tx.put(r.getName(), lease, LeaseEvent.Type.ACQUIRED);
+      tx.put(name, lease, LeaseEvent.Type.ACQUIRED);
+      tx.clearLockDelay(name);
     }
     return reply.setOutcome(Outcome.GRANTED)
-        .setLease(LeaseViews.toLease(r.getName(), lease, OptionalLong.empty()))
-        .setHeartbeatInterval(Times.duration(ttl / 3))
+        .setLease(LeaseViews.toLease(name, lease, OptionalLong.empty()))
+        .setHeartbeatInterval(Times.duration(LeaseViews.heartbeatMicros(lease)))
         .build();
   }
 
+  /**
+   * Renews each item still held with its token, if policy allows: a renewal is checked like an
+   * Acquire (ban, pattern, the lease's TTL against the bounds now in force, quotas), and takes on
+   * the heartbeat and grace of the policy now in force.
+   */
   private RenewResponse renew(Tx tx, RenewRequest r) {
     Validation.renew(r);
     for (int i = 0; i < r.getItemsCount(); i++) {
@@ -240,29 +268,46 @@ public final class LeaseCore {
       }
     }
     RenewResponse.Builder reply = RenewResponse.newBuilder().setRevision(tx.index);
-    long shortestTtl = Long.MAX_VALUE;
-    // Leases renewed together mostly share a TTL: build its Duration once.
+    long shortestHeartbeat = Long.MAX_VALUE;
+    // Leases renewed together mostly share a TTL and heartbeat: build their Durations once.
     long ttlMicros = -1;
     com.google.protobuf.Duration ttl = null;
+    long heartbeatMicros = -1;
+    com.google.protobuf.Duration heartbeat = null;
     for (RenewItem item : r.getItemsList()) {
       RenewResult.Builder result = RenewResult.newBuilder().setName(item.getName()).setToken(item.getToken());
       Optional<LeaseRecord> current = tx.get(item.getName());
       if (current.isPresent() && current.get().getToken() == item.getToken()) {
-        LeaseRecord lease = renewed(tx, current.get()).build();
+        PolicyTerms policy = state.policies.forName(item.getName());
+        Optional<Rejection> refused = PolicyGate.renewal(state, policy, item.getName(), current.get(), tx.now);
+        if (refused.isPresent()) {
+          tx.rejected(refused.get().getReason());
+          reply.addResults(result.setOutcome(Outcome.REJECTED).setRejection(refused.get()));
+          continue;
+        }
+        LeaseRecord lease = renewed(tx, current.get(), policy).build();
         tx.put(item.getName(), lease, LeaseEvent.Type.RENEWED);
         if (lease.getTtlMicros() != ttlMicros) {
           ttlMicros = lease.getTtlMicros();
           ttl = Times.duration(ttlMicros);
         }
-        result.setOutcome(Outcome.RENEWED).setTtl(ttl);
-        shortestTtl = Math.min(shortestTtl, lease.getTtlMicros());
+        long hb = LeaseViews.heartbeatMicros(lease);
+        if (hb != heartbeatMicros) {
+          heartbeatMicros = hb;
+          heartbeat = Times.duration(hb);
+        }
+        result.setOutcome(Outcome.RENEWED).setTtl(ttl).setHeartbeatInterval(heartbeat);
+        shortestHeartbeat = Math.min(shortestHeartbeat, hb);
       } else {
         result.setOutcome(Outcome.NOT_HELD);
+        if (current.isEmpty() && state.counters.expiredRecently(item.getName(), item.getToken())) {
+          tx.lateHeartbeat();
+        }
       }
       reply.addResults(result);
     }
-    if (shortestTtl != Long.MAX_VALUE) {
-      reply.setHeartbeatInterval(Times.duration(shortestTtl / 3));
+    if (shortestHeartbeat != Long.MAX_VALUE) {
+      reply.setHeartbeatInterval(Times.duration(shortestHeartbeat));
     }
     return reply.build();
   }
@@ -275,7 +320,7 @@ public final class LeaseCore {
     if (current.isEmpty() || current.get().getToken() != r.getToken()) {
       return reply.setOutcome(Outcome.NOT_HELD).build();
     }
-    tx.delete(r.getName(), current.get(), LeaseEvent.Type.RELEASED);
+    tx.end(r.getName(), current.get(), LeaseEvent.Type.RELEASED, "");
     return reply.setOutcome(Outcome.RELEASED).build();
   }
 
@@ -306,7 +351,7 @@ public final class LeaseCore {
       if (current.isPresent()
           && current.get().getToken() == item.getToken()
           && current.get().getLastRenewRevision() <= item.getLastRenewRevision()) {
-        tx.delete(item.getName(), current.get(), LeaseEvent.Type.EXPIRED);
+        tx.end(item.getName(), current.get(), LeaseEvent.Type.EXPIRED, "");
         expired++;
       } else {
         skipped++;
@@ -361,12 +406,14 @@ public final class LeaseCore {
     return reply.setCompactRevision(below).setRemoved(doomed.size()).build();
   }
 
-  private static LeaseRecord.Builder renewed(Tx tx, LeaseRecord lease) {
+  private static LeaseRecord.Builder renewed(Tx tx, LeaseRecord lease, PolicyTerms policy) {
     return lease.toBuilder()
         .setRenewedAtMicros(tx.now)
         .setLastRenewRevision(tx.index)
         .setRenewCount(lease.getRenewCount() + 1)
-        .setModRevision(tx.index);
+        .setModRevision(tx.index)
+        .setHeartbeatMicros(policy.heartbeatMicros().orElse(0))
+        .setGraceMicros(policy.graceMicros());
   }
 
   /** A token at or above this entry's index cannot have been granted yet: bad input, not a stale lease. */
@@ -383,6 +430,10 @@ public final class LeaseCore {
     return switch (query.getQueryCase()) {
       case GET -> ReadReply.newBuilder().setGet(get(query.getGet(), nowMicros)).build();
       case LIST -> ReadReply.newBuilder().setList(list(query.getList(), nowMicros)).build();
+      case GET_POLICY -> ReadReply.newBuilder().setGetPolicy(adminReads.getPolicy(query.getGetPolicy())).build();
+      case LIST_POLICIES -> ReadReply.newBuilder().setListPolicies(adminReads.listPolicies(query.getListPolicies())).build();
+      case LIST_BANS -> ReadReply.newBuilder().setListBans(adminReads.listBans(query.getListBans())).build();
+      case HISTORY -> ReadReply.newBuilder().setHistory(adminReads.history(query.getHistory())).build();
       case QUERY_NOT_SET -> throw new InvalidArgumentException("query", "carries no request");
     };
   }
@@ -475,6 +526,32 @@ public final class LeaseCore {
     return HistoryMeta.newBuilder().setCompactRevision(compactRevision).setCount(historyCount).build();
   }
 
+  /** What this replica's apply loop has counted since it started (not replicated). */
+  public Counters counters() {
+    return state.counters;
+  }
+
+  /**
+   * The timed bans whose end has passed by {@code nowMicros} (the leader's wall clock), at most
+   * {@code max}, for the leader to lift. Cheap when none is due: any thread may call it each tick.
+   */
+  public List<LiftBanItem> dueBans(long nowMicros, int max) {
+    if (state.bans.nextEndMicros() > nowMicros) {
+      return List.of();
+    }
+    return store.read(view -> {
+      List<LiftBanItem> due = new ArrayList<>();
+      view.scan(Space.BANS, new byte[0], new byte[0], (key, value) -> {
+        io.leasehold.proto.v1.BanRecord ban = Bans.parse(value);
+        if (ban.getUntilMicros() != 0 && ban.getUntilMicros() <= nowMicros) {
+          due.add(LiftBanItem.newBuilder().setHolder(new String(key, StandardCharsets.UTF_8)).setRevision(ban.getRevision()).build());
+        }
+        return due.size() < max;
+      });
+      return due;
+    });
+  }
+
   /** Visits every lease in one consistent view; returns the revision the view reflects. */
   public long forEachLease(BiConsumer<String, LeaseRecord> visitor) {
     return store.read(view -> {
@@ -512,77 +589,6 @@ public final class LeaseCore {
       return LeaseRecord.parseFrom(bytes);
     } catch (InvalidProtocolBufferException e) {
       throw new StoreException("corrupt lease record", e);
-    }
-  }
-
-  /** The writes and events of one entry, with read-your-writes for commands that touch a name twice. */
-  private final class Tx {
-    final long index;
-    final long now;
-    final Map<String, Optional<LeaseRecord>> writes = new LinkedHashMap<>();
-    final List<LeaseEvent> events = new ArrayList<>();
-    /** Changes outside the lease space (history deletions). */
-    final List<Change> extra = new ArrayList<>();
-    long compactTo = -1;
-    long removed;
-    int keptCount;
-
-    Tx(long index, long now) {
-      this.index = index;
-      this.now = now;
-    }
-
-    Optional<LeaseRecord> get(String name) {
-      Optional<LeaseRecord> written = writes.get(name);
-      if (written != null) {
-        return written;
-      }
-      return Optional.ofNullable(leases.get(name));
-    }
-
-    void put(String name, LeaseRecord lease, LeaseEvent.Type type) {
-      writes.put(name, Optional.of(lease));
-      event(type, name, lease);
-    }
-
-    void delete(String name, LeaseRecord ended, LeaseEvent.Type type) {
-      writes.put(name, Optional.empty());
-      event(type, name, ended);
-    }
-
-    void event(LeaseEvent.Type type, String name, LeaseRecord lease) {
-      events.add(new LeaseEvent(type, index, name, lease, now));
-    }
-
-    /**
-     * The entry's writes: the leases, then the history (its kept events, in order, and any
-     * deletions by a compaction). A lease record is serialised once, for its lease write and its
-     * event alike.
-     */
-    List<Change> changes() {
-      List<Change> changes = new ArrayList<>(writes.size() + events.size() + extra.size() + 2);
-      // Renewals are not kept: a batch of them needs no lookup table.
-      boolean anyKept = events.stream().anyMatch(Events::kept);
-      Map<LeaseRecord, byte[]> serialised = anyKept ? new java.util.IdentityHashMap<>() : Map.of();
-      writes.forEach((name, lease) -> {
-        if (lease.isPresent()) {
-          byte[] bytes = lease.get().toByteArray();
-          if (anyKept) {
-            serialised.put(lease.get(), bytes);
-          }
-          changes.add(Change.put(Space.LEASES, utf8(name), bytes));
-        } else {
-          changes.add(Change.delete(Space.LEASES, utf8(name)));
-        }
-      });
-      for (LeaseEvent e : events) {
-        if (Events.kept(e)) {
-          byte[] lease = serialised.computeIfAbsent(e.lease(), LeaseRecord::toByteArray);
-          changes.add(Change.put(Space.EVENTS, Events.key(index, keptCount++), Events.encode(e, lease)));
-        }
-      }
-      changes.addAll(extra);
-      return changes;
     }
   }
 }

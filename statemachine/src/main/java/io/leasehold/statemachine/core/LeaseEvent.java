@@ -4,19 +4,31 @@ import io.leasehold.proto.v1.LeaseRecord;
 
 /**
  * A change produced by applying one log entry. {@code lease} is the lease after the change, or
- * as it was when it ended; {@code timeMicros} is the leader-stamped time of the entry.
+ * as it was when it ended (the default instance for a policy change); {@code timeMicros} is the
+ * leader-stamped time of the entry; {@code message} is the operator's reason for a revocation or
+ * a ban, else empty.
  */
-public record LeaseEvent(Type type, long revision, String name, LeaseRecord lease, long timeMicros) {
+public record LeaseEvent(Type type, long revision, String name, LeaseRecord lease, long timeMicros, String message) {
+  public LeaseEvent(Type type, long revision, String name, LeaseRecord lease, long timeMicros) {
+    this(type, revision, name, lease, timeMicros, "");
+  }
+
   public enum Type {
     ACQUIRED,
     /** Not shown to watchers unless asked for: renewals would flood them. */
     RENEWED,
     UPDATED,
     RELEASED,
-    EXPIRED;
+    EXPIRED,
+    /** Ended by an operator's Revoke. */
+    REVOKED,
+    /** Ended because its holder was banned (an API event of type REVOKED, reason BANNED). */
+    BANNED,
+    /** A namespace's policy was set or deleted; the name is "namespace/" ("" for the default). */
+    POLICY_CHANGED;
 
     public boolean endsLease() {
-      return this == RELEASED || this == EXPIRED;
+      return this == RELEASED || this == EXPIRED || this == REVOKED || this == BANNED;
     }
   }
 }

@@ -85,7 +85,7 @@ public final class Validation {
       Event.Type type = Event.Type.forNumber(value);
       if (type == null || type == Event.Type.TYPE_UNSPECIFIED) {
         throw new InvalidArgumentException("types[" + i + "]", "unknown event type " + value
-            + "; expected ACQUIRED, RENEWED, UPDATED, RELEASED, EXPIRED or REVOKED");
+            + "; expected ACQUIRED, RENEWED, UPDATED, RELEASED, EXPIRED, REVOKED or POLICY_CHANGED");
       }
     }
   }
@@ -151,6 +151,22 @@ public final class Validation {
     if (d.getSeconds() > MAX_DURATION_SECONDS) {
       throw new InvalidArgumentException(field, "must be at most " + MAX_DURATION_SECONDS + "s (the protobuf Duration range), got " + d.getSeconds() + "s");
     }
+  }
+
+  /** A duration that may be zero (none) but not negative, e.g. a grace period. */
+  public static void nonNegativeDuration(String field, Duration d) {
+    if (d.getSeconds() == 0 && d.getNanos() == 0) {
+      return;
+    }
+    if (d.getSeconds() < 0 || (d.getSeconds() == 0 && d.getNanos() < 0)) {
+      throw new InvalidArgumentException(field, "must not be negative, got " + d.getSeconds() + "s " + d.getNanos() + "ns");
+    }
+    positiveDuration(field, d);
+  }
+
+  /** A bounded printable string (no control characters, valid Unicode); empty is allowed. */
+  public static void printable(String field, String value, int maxBytes) {
+    text(field, value, maxBytes);
   }
 
   public static void attributes(String field, Attributes a) {

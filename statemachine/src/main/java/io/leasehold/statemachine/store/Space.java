@@ -7,10 +7,20 @@ package io.leasehold.statemachine.store;
 public enum Space {
   /** Lease name (UTF-8) to {@code LeaseRecord}. */
   LEASES(1, "leases"),
-  /** Applied position, leader clock, counters. */
+  /** Applied position, leader clock, history bounds, the default policy. */
   META(2, "meta"),
   /** Event history: (revision, sequence) big-endian to {@code Event}, bounded by replicated compaction. */
-  EVENTS(3, "events");
+  EVENTS(3, "events"),
+  /** Namespace (UTF-8) to {@code StoredPolicy}; the default policy is in META. */
+  POLICIES(4, "policies"),
+  /** Holder (UTF-8) to {@code BanRecord}. */
+  BANS(5, "bans"),
+  /** Lease name (UTF-8) to the leader-stamped time (i64 micros, big-endian) until which it cannot be acquired. */
+  LOCK_DELAYS(6, "lock_delays"),
+  /** (name, 0x00, i64 sequence) to {@code HistoryRecord}: the last leases of each name that ended. */
+  NAME_HISTORY(7, "name_history"),
+  /** (holder, 0x00, i64 sequence) to {@code HistoryRecord}: the last leases of each holder that ended. */
+  HOLDER_HISTORY(8, "holder_history");
 
   private final int id;
   private final String columnFamily;

@@ -91,4 +91,44 @@ public final class Cmds {
   public static LogCommand.Builder expire(ExpireItem... items) {
     return LogCommand.newBuilder().setExpire(ExpireCommand.newBuilder().addAllItems(java.util.List.of(items)));
   }
+
+  // ---- admin ----
+
+  public static LogCommand.Builder setPolicy(String namespace, io.leasehold.proto.v1.Policy.Builder policy) {
+    return LogCommand.newBuilder().setSetPolicy(io.leasehold.proto.v1.SetPolicyRequest.newBuilder().setNamespace(namespace).setPolicy(policy));
+  }
+
+  public static LogCommand.Builder deletePolicy(String namespace) {
+    return LogCommand.newBuilder().setDeletePolicy(io.leasehold.proto.v1.DeletePolicyRequest.newBuilder().setNamespace(namespace));
+  }
+
+  public static io.leasehold.proto.v1.Policy.Builder policy() {
+    return io.leasehold.proto.v1.Policy.newBuilder();
+  }
+
+  /** A ban until Unban. */
+  public static LogCommand.Builder ban(String holder, String reason) {
+    return LogCommand.newBuilder().setBan(io.leasehold.proto.v1.BanRequest.newBuilder().setHolder(holder).setReason(reason));
+  }
+
+  public static LogCommand.Builder banFor(String holder, Duration duration) {
+    return LogCommand.newBuilder().setBan(io.leasehold.proto.v1.BanRequest.newBuilder().setHolder(holder).setReason("for a while").setDuration(duration));
+  }
+
+  public static LogCommand.Builder unban(String holder) {
+    return LogCommand.newBuilder().setUnban(io.leasehold.proto.v1.UnbanRequest.newBuilder().setHolder(holder));
+  }
+
+  public static LogCommand.Builder liftBan(String holder, long banRevision) {
+    return LogCommand.newBuilder().setLiftBans(io.leasehold.proto.v1.LiftBans.newBuilder()
+        .addItems(io.leasehold.proto.v1.LiftBanItem.newBuilder().setHolder(holder).setRevision(banRevision)));
+  }
+
+  public static LogCommand.Builder revoke(String name, String reason) {
+    return LogCommand.newBuilder().setRevoke(io.leasehold.proto.v1.RevokeRequest.newBuilder().setName(name).setReason(reason));
+  }
+
+  public static LogCommand.Builder revoke(String name, long token, String reason) {
+    return LogCommand.newBuilder().setRevoke(io.leasehold.proto.v1.RevokeRequest.newBuilder().setName(name).setToken(token).setReason(reason));
+  }
 }

@@ -111,6 +111,30 @@ public abstract class CoreFixture {
     return r.reply().getAcquire();
   }
 
+  protected static io.leasehold.proto.v1.Rejection rejected(ApplyResult r) {
+    assertTrue(r.reply().hasAcquire(), () -> "not an acquire reply: " + r.reply());
+    assertEquals(Outcome.REJECTED, r.reply().getAcquire().getOutcome(), () -> r.reply().toString());
+    assertTrue(r.events().isEmpty(), "a rejected acquire changes nothing");
+    return r.reply().getAcquire().getRejection();
+  }
+
+  /** The query's reply, read on the core under test. */
+  protected io.leasehold.proto.v1.ReadReply query(io.leasehold.proto.v1.ReadQuery.Builder q, long nowMicros) {
+    return core.query(q.build(), nowMicros);
+  }
+
+  /** The ended leases of a name, newest first. */
+  protected List<io.leasehold.proto.v1.EndedLease> historyOf(String name) {
+    return core.query(io.leasehold.proto.v1.ReadQuery.newBuilder()
+        .setHistory(io.leasehold.proto.v1.HistoryRequest.newBuilder().setName(name)).build(), 0).getHistory().getLeasesList();
+  }
+
+  /** The ended leases of a holder, newest first. */
+  protected List<io.leasehold.proto.v1.EndedLease> historyOfHolder(String holder) {
+    return core.query(io.leasehold.proto.v1.ReadQuery.newBuilder()
+        .setHistory(io.leasehold.proto.v1.HistoryRequest.newBuilder().setHolder(holder)).build(), 0).getHistory().getLeasesList();
+  }
+
   protected static InvalidCommand invalid(ApplyResult r) {
     assertTrue(r.reply().hasInvalid(), () -> "expected an invalid-command reply, got " + r.reply());
     return r.reply().getInvalid();
@@ -172,11 +196,11 @@ public abstract class CoreFixture {
     return CompactHistoryResponse.newBuilder().setCompactRevision(compactRevision).setRemoved(removed).setRevision(revision).build();
   }
 
-  /** The API view of a live lease as apply produces it (no {@code remaining}): Get's view without its local-clock field. */
+  /** The API view of a live lease as apply produces it (no {@code remaining}, no {@code state}): Get's view without its local-clock fields. */
   protected Lease view(String name) {
     GetResponse g = get(name, 0);
     assertTrue(g.getFound(), () -> "no lease on " + name);
-    return g.getLease().toBuilder().clearRemaining().build();
+    return g.getLease().toBuilder().clearRemaining().clearState().build();
   }
 
   /** An event as the history should hold it; {@code reason} is unset for ACQUIRED and UPDATED. */

@@ -96,7 +96,7 @@ public abstract class LeaseCoreContract extends CoreFixture {
     GetResponse g = get("lock/a", T0 + 4 * SECOND);
     assertTrue(g.getFound());
     assertEquals(7, g.getRevision());
-    assertEquals(l.toBuilder().setRemaining(secs(6)).build(), g.getLease());
+    assertEquals(l.toBuilder().setRemaining(secs(6)).setState(io.leasehold.proto.v1.LeaseState.ACTIVE).build(), g.getLease());
   }
 
   @Test
@@ -263,7 +263,8 @@ public abstract class LeaseCoreContract extends CoreFixture {
     ApplyResult r = apply(2, T0 + 4 * SECOND, renew("lock/a", 1));
     RenewResponse rr = r.reply().getRenew();
     assertEquals(2, rr.getRevision());
-    assertEquals(List.of(RenewResult.newBuilder().setName("lock/a").setToken(1).setOutcome(Outcome.RENEWED).setTtl(secs(10)).build()),
+    assertEquals(List.of(RenewResult.newBuilder().setName("lock/a").setToken(1).setOutcome(Outcome.RENEWED).setTtl(secs(10))
+            .setHeartbeatInterval(micros(10 * SECOND / 3)).build()),
         rr.getResultsList());
     assertEquals(micros(10 * SECOND / 3), rr.getHeartbeatInterval());
     LeaseRecord l = held("lock/a");

@@ -24,6 +24,9 @@ import java.util.TreeMap;
  * Updates are often masked (a random subset of address, metadata and status, now and then with an
  * unknown path), and now and then the history is compacted: below a revision inside it, at or
  * below its compact revision (a no-op), or beyond the entry's own index (capped there).
+ * About one entry in twelve is an operator's: a policy set (valid or not) or deleted on a
+ * namespace or the default, a ban (without an end, for a while, until a time, now and then in the
+ * past), an unban, the leader's lifting of a timed ban, or a revocation.
  */
 public final class RandomWorkload {
   /** One log entry to apply. */
@@ -32,6 +35,8 @@ public final class RandomWorkload {
   static final String[] NAMES = {
       "lock/a", "lock/b", "service/pay/i-1", "service/pay/i-2", "partition/7", "mailbox/$admin@p1", "lock/\u00fcber"};
   static final String[] HOLDERS = {"runner-1", "runner-2", "proxy-01", "p\u00e9"};
+  static final String[] NAMESPACES = {"lock", "service", "partition", "mailbox", ""};
+  private static final String[] PATTERNS = {"[a-z]+", "a|b|7|\\$admin@p1", ".*", "pay/i-[0-9]+", "[^\u00fc]*", "(", "((a{1000}){1000}){1000}"};
   static final Attributes[] ATTRIBUTES = {
       Attributes.getDefaultInstance(),
       Attributes.newBuilder().setAddress("10.0.0.1:80").setStatus("SERVING").build(),
@@ -46,6 +51,8 @@ public final class RandomWorkload {
   private long index = 0;
   private long time = T0;
   private long compactRevision;
+  /** The revision of each holder's latest ban, as the replies reported it. */
+  private final java.util.Map<String, Long> banRevisions = new java.util.HashMap<>();
   private static final String[] MASK_PATHS = {"address", "metadata", "status"};
 
   public RandomWorkload(long seed) {
@@ -84,6 +91,9 @@ public final class RandomWorkload {
     if (result.reply().hasCompactHistory()) {
       compactRevision = result.reply().getCompactHistory().getCompactRevision();
     }
+    if (result.reply().hasBan()) {
+      banRevisions.put(result.reply().getBan().getBan().getHolder(), result.reply().getBan().getRevision());
+    }
     for (LeaseEvent e : result.events()) {
       switch (e.type()) {
         case ACQUIRED -> {
@@ -91,12 +101,16 @@ public final class RandomWorkload {
           issued.add(e.lease().getToken());
         }
         case RENEWED, UPDATED -> live.put(e.name(), e.lease());
-        case RELEASED, EXPIRED -> live.remove(e.name());
+        case RELEASED, EXPIRED, REVOKED, BANNED -> live.remove(e.name());
+        case POLICY_CHANGED -> { }
       }
     }
   }
 
   private LogCommand.Builder command() {
+    if (rnd.nextInt(100) < 8) {
+      return admin();
+    }
     int roll = rnd.nextInt(100);
     LogCommand.Builder c = LogCommand.newBuilder();
     if (roll < 30) {
@@ -151,6 +165,82 @@ public final class RandomWorkload {
       a.setAttributes(ATTRIBUTES[rnd.nextInt(ATTRIBUTES.length)]);
     }
     return a;
+  }
+
+  private LogCommand.Builder admin() {
+    int roll = rnd.nextInt(100);
+    LogCommand.Builder c = LogCommand.newBuilder();
+    if (roll < 30) {
+      c.setSetPolicy(io.leasehold.proto.v1.SetPolicyRequest.newBuilder().setNamespace(namespace()).setPolicy(policy()));
+    } else if (roll < 45) {
+      c.setDeletePolicy(io.leasehold.proto.v1.DeletePolicyRequest.newBuilder().setNamespace(namespace()));
+    } else if (roll < 60) {
+      // Mostly someone who holds leases now, mostly for a short while (bans without an end are rare).
+      LeaseRecord victim = live.isEmpty() || rnd.nextInt(10) < 3 ? null : live.get(heldName());
+      io.leasehold.proto.v1.BanRequest.Builder b = io.leasehold.proto.v1.BanRequest.newBuilder()
+          .setHolder(victim != null ? victim.getHolder() : holder()).setReason(rnd.nextBoolean() ? "" : "abuse #" + rnd.nextInt(10));
+      int until = rnd.nextInt(10);
+      if (until < 6) {
+        b.setDuration(Duration.newBuilder().setSeconds(1 + rnd.nextInt(10)));
+      } else if (until < 9) {
+        // An absolute end: mostly ahead of the leader's time, now and then behind it (invalid).
+        long at = time + (rnd.nextInt(10) == 0 ? -5_000_000 : 1_000_000 + rnd.nextInt(10_000_000));
+        b.setUntil(com.google.protobuf.Timestamp.newBuilder().setSeconds(at / 1_000_000).setNanos((int) (at % 1_000_000) * 1000));
+      }
+      c.setBan(b);
+    } else if (roll < 70) {
+      c.setUnban(io.leasehold.proto.v1.UnbanRequest.newBuilder().setHolder(holder()));
+    } else if (roll < 80) {
+      String holder = holder();
+      long revision = banRevisions.getOrDefault(holder, 1L) - (rnd.nextInt(5) == 0 ? 1 : 0);
+      c.setLiftBans(io.leasehold.proto.v1.LiftBans.newBuilder()
+          .addItems(io.leasehold.proto.v1.LiftBanItem.newBuilder().setHolder(holder).setRevision(revision)));
+    } else {
+      String name = heldName();
+      long token = rnd.nextInt(4) == 0 ? 0 : token(name);
+      c.setRevoke(io.leasehold.proto.v1.RevokeRequest.newBuilder().setName(name).setToken(token).setReason("op " + rnd.nextInt(3)));
+    }
+    return c;
+  }
+
+  /** Each field now and then; the TTL fields always consistent (2–5 s ≤ 5–30 s ≤ 30–120 s); a pattern now and then invalid. */
+  private io.leasehold.proto.v1.Policy.Builder policy() {
+    io.leasehold.proto.v1.Policy.Builder p = io.leasehold.proto.v1.Policy.newBuilder();
+    if (rnd.nextInt(3) == 0) {
+      p.setMinTtl(Duration.newBuilder().setSeconds(2 + rnd.nextInt(4)));
+    }
+    if (rnd.nextInt(3) == 0) {
+      p.setMaxTtl(Duration.newBuilder().setSeconds(30 + rnd.nextInt(91)));
+    }
+    if (rnd.nextInt(3) == 0) {
+      p.setDefaultTtl(Duration.newBuilder().setSeconds(5 + rnd.nextInt(26)));
+    }
+    if (rnd.nextInt(4) == 0) {
+      p.setHeartbeatInterval(Duration.newBuilder().setNanos(250_000_000 * (1 + rnd.nextInt(4))));
+    }
+    if (rnd.nextInt(4) == 0) {
+      p.setNamePattern(PATTERNS[rnd.nextInt(PATTERNS.length)]);
+    }
+    if (rnd.nextInt(4) == 0) {
+      p.setGracePeriod(Duration.newBuilder().setSeconds(rnd.nextInt(4)));
+    }
+    if (rnd.nextInt(3) == 0) {
+      p.setLockDelay(Duration.newBuilder().setSeconds(1 + rnd.nextInt(10)));
+    }
+    if (rnd.nextInt(5) == 0) {
+      p.setMaxLeasesPerHolder(1 + rnd.nextInt(3));
+    }
+    if (rnd.nextInt(5) == 0) {
+      p.setMaxLeasesPerNamespace(1 + rnd.nextInt(3));
+    }
+    if (rnd.nextInt(3) == 0) {
+      p.setHistoryLimit(1 + rnd.nextInt(4));
+    }
+    return p;
+  }
+
+  private String namespace() {
+    return NAMESPACES[rnd.nextInt(NAMESPACES.length)];
   }
 
   /** Half the updates replace every attribute; most others name a random non-empty subset. */

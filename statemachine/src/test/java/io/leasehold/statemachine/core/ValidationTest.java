@@ -280,7 +280,7 @@ class ValidationTest {
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {0, 7, 99, -1, Integer.MIN_VALUE})
+  @ValueSource(ints = {0, 8, 99, -1, Integer.MIN_VALUE})
   void unspecifiedOrUnknownEventTypeIsRefusedNamingItsIndex(int value) {
     assertInvalid("types[0]", () -> Validation.watch(watch().addTypesValue(value).build()));
     assertInvalid("types[2]", () -> Validation.watch(watch()

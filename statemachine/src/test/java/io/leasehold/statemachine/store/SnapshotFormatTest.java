@@ -178,7 +178,7 @@ class SnapshotFormatTest {
 
   @Test
   void unknownSpaceIdIsRejectedWithIOException() throws IOException {
-    byte[] unknownSpace = handMade(new int[] {1, 7}, new String[] {"lock/a", "x"}, new String[] {"A", "y"});
+    byte[] unknownSpace = handMade(new int[] {1, 99}, new String[] {"lock/a", "x"}, new String[] {"A", "y"});
     assertThrows(IOException.class, () -> read(unknownSpace));
   }
 

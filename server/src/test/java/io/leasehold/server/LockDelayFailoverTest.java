@@ -1,0 +1,63 @@
+package io.leasehold.server;
+
+import static io.leasehold.server.Requests.acquire;
+import static io.leasehold.server.Requests.staleGet;
+import static io.leasehold.server.TestCluster.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.util.Durations;
+import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.Policy;
+import io.leasehold.proto.v1.RejectReason;
+import io.leasehold.proto.v1.SetPolicyRequest;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Lock-delay is replicated state, not a timer on the leader: it outlives the leader that applied the expiry. */
+class LockDelayFailoverTest {
+  @TempDir
+  Path dir;
+  TestCluster cluster;
+
+  @AfterEach
+  void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void lockDelayAfterAnExpiryHoldsOnEveryNodeAfterALeaderChange() throws Exception {
+    cluster = TestCluster.start(3, dir);
+    String entry = cluster.followers().get(0).id();
+    cluster.admin(entry).setPolicy(SetPolicyRequest.newBuilder().setNamespace("lock")
+        .setPolicy(Policy.newBuilder().setLockDelay(Requests.seconds(60))).build());
+    assertEquals(Outcome.GRANTED, cluster.leases(entry).acquire(acquire("lock/job", "runner-1", 2)).getOutcome());
+    LeaseholdNode oldLeader = cluster.awaitLeader();
+    await("the lease expires", Duration.ofSeconds(15), () -> !cluster.leases(oldLeader.id()).get(staleGet("lock/job")).getFound());
+    cluster.awaitConverged();
+
+    cluster.stopNode(oldLeader.id());
+    LeaseholdNode newLeader = cluster.awaitLeader();
+    assertNotEquals(oldLeader.id(), newLeader.id());
+    for (LeaseholdNode node : cluster.running()) {
+      AcquireResponse r = cluster.leases(node.id()).acquire(acquire("lock/job", "runner-2", 10));
+      assertEquals(Outcome.REJECTED, r.getOutcome(), node.id() + ": " + r);
+      assertEquals(RejectReason.LOCK_DELAY, r.getRejection().getReason());
+      long left = Durations.toMillis(r.getRejection().getRetryAfter());
+      assertTrue(left > 30_000 && left <= 60_000, "about a minute left on " + node.id() + ": " + left + " ms");
+      assertFalse(cluster.leases(node.id()).get(staleGet("lock/job")).getFound());
+    }
+    // A name that merely was released has no delay, under the new leader too.
+    AcquireResponse other = cluster.leases(newLeader.id()).acquire(acquire("lock/other", "runner-1", 10));
+    cluster.leases(newLeader.id()).release(Requests.release("lock/other", other.getLease().getToken()));
+    assertEquals(Outcome.GRANTED, cluster.leases(newLeader.id()).acquire(acquire("lock/other", "runner-2", 10)).getOutcome());
+  }
+}

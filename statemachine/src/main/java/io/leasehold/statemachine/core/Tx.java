@@ -1,0 +1,215 @@
+package io.leasehold.statemachine.core;
+
+import io.leasehold.proto.v1.HistoryRecord;
+import io.leasehold.proto.v1.LeaseRecord;
+import io.leasehold.proto.v1.RejectReason;
+import io.leasehold.statemachine.store.Change;
+import io.leasehold.statemachine.store.Space;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The writes and events of one entry, with read-your-writes for commands that touch a name
+ * twice. Nothing reaches the store or the in-memory state until the core commits it
+ * ({@link #changes}) and then publishes it ({@link #publish}); a command found invalid halfway is
+ * dropped whole.
+ */
+final class Tx {
+  final long index;
+  final long now;
+  private final CoreState state;
+  final Map<String, Optional<LeaseRecord>> writes = new LinkedHashMap<>();
+  final List<LeaseEvent> events = new ArrayList<>();
+  /** Changes outside the lease, lock-delay and history spaces (event compaction, policies, bans). */
+  final List<Change> extra = new ArrayList<>();
+  private final Map<String, OptionalLong> lockDelays = new LinkedHashMap<>();
+  private final Map<String, LeaseHistory.Pending> nameHistory = new LinkedHashMap<>();
+  private final Map<String, LeaseHistory.Pending> holderHistory = new LinkedHashMap<>();
+  private final List<Runnable> afterCommit = new ArrayList<>();
+  private final int[] counts = new int[LeaseEvent.Type.values().length];
+  private Map<RejectReason, Integer> rejections = Map.of();
+  private int lateHeartbeats;
+  long compactTo = -1;
+  long removed;
+  int keptCount;
+
+  Tx(long index, long now, CoreState state) {
+    this.index = index;
+    this.now = now;
+    this.state = state;
+  }
+
+  Optional<LeaseRecord> get(String name) {
+    Optional<LeaseRecord> written = writes.get(name);
+    if (written != null) {
+      return written;
+    }
+    return Optional.ofNullable(state.leases.get(name));
+  }
+
+  void put(String name, LeaseRecord lease, LeaseEvent.Type type) {
+    writes.put(name, Optional.of(lease));
+    event(type, name, lease);
+  }
+
+  /**
+   * Ends a lease: the name is free (after the namespace's lock-delay, unless it was released),
+   * and the lease joins the history of its name and of its holder.
+   */
+  void end(String name, LeaseRecord ended, LeaseEvent.Type type, String message) {
+    writes.put(name, Optional.empty());
+    event(type, name, ended, message);
+    PolicyTerms p = state.policies.forName(name);
+    if (type != LeaseEvent.Type.RELEASED && p.lockDelayMicros() > 0) {
+      lockDelays.put(name, OptionalLong.of(now + p.lockDelayMicros()));
+    }
+    byte[] record = HistoryRecord.newBuilder()
+        .setName(name)
+        .setHolder(ended.getHolder())
+        .setToken(ended.getToken())
+        .setTtlMicros(ended.getTtlMicros())
+        .setAcquiredAtMicros(ended.getAcquiredAtMicros())
+        .setEndedAtMicros(now)
+        .setRenewCount(ended.getRenewCount())
+        .setReason(Events.reason(type))
+        .setMessage(message)
+        .setRevision(index)
+        .build()
+        .toByteArray();
+    nameHistory.computeIfAbsent(name, n -> new LeaseHistory.Pending(state.history.bounds(Space.NAME_HISTORY, n)))
+        .add(record, p.historyLimit());
+    holderHistory.computeIfAbsent(ended.getHolder(), h -> new LeaseHistory.Pending(state.history.bounds(Space.HOLDER_HISTORY, h)))
+        .add(record, state.policies.defaults().historyLimit());
+  }
+
+  /** A name granted again: a lock-delay it had is over, and goes. */
+  void clearLockDelay(String name) {
+    if (state.lockDelays.contains(name)) {
+      lockDelays.put(name, OptionalLong.empty());
+    }
+  }
+
+  /** Drops up to {@code max} lock-delays that have passed, so they do not pile up for names nobody takes again. */
+  void dropPassedLockDelays(int max) {
+    for (String name : state.lockDelays.passed(now, max)) {
+      lockDelays.putIfAbsent(name, OptionalLong.empty());
+    }
+  }
+
+  void event(LeaseEvent.Type type, String name, LeaseRecord lease) {
+    events.add(new LeaseEvent(type, index, name, lease, now));
+    counts[type.ordinal()]++;
+  }
+
+  void event(LeaseEvent.Type type, String name, LeaseRecord lease, String message) {
+    events.add(new LeaseEvent(type, index, name, lease, now, message));
+    counts[type.ordinal()]++;
+  }
+
+  void rejected(RejectReason reason) {
+    if (rejections.isEmpty()) {
+      rejections = new java.util.EnumMap<>(RejectReason.class);
+    }
+    rejections.merge(reason, 1, Integer::sum);
+  }
+
+  void lateHeartbeat() {
+    lateHeartbeats++;
+  }
+
+  /** Runs once the entry is committed, to bring in-memory state (policies, bans) in step. */
+  void afterCommit(Runnable r) {
+    afterCommit.add(r);
+  }
+
+  /**
+   * The entry's writes: the leases, then the history (its kept events, in order), lock-delays,
+   * ended-lease history and the rest. A lease record is serialised once, for its lease write and
+   * its event alike.
+   */
+  List<Change> changes() {
+    List<Change> changes = new ArrayList<>(writes.size() + events.size() + extra.size() + 2);
+    // Renewals are not kept: a batch of them needs no lookup table.
+    boolean anyKept = events.stream().anyMatch(Events::kept);
+    Map<LeaseRecord, byte[]> serialised = anyKept ? new IdentityHashMap<>() : Map.of();
+    writes.forEach((name, lease) -> {
+      if (lease.isPresent()) {
+        byte[] bytes = lease.get().toByteArray();
+        if (anyKept) {
+          serialised.put(lease.get(), bytes);
+        }
+        changes.add(Change.put(Space.LEASES, LeaseCore.utf8(name), bytes));
+      } else {
+        changes.add(Change.delete(Space.LEASES, LeaseCore.utf8(name)));
+      }
+    });
+    for (LeaseEvent e : events) {
+      if (Events.kept(e)) {
+        byte[] lease = serialised.computeIfAbsent(e.lease(), LeaseRecord::toByteArray);
+        changes.add(Change.put(Space.EVENTS, Events.key(index, keptCount++), Events.encode(e, lease)));
+      }
+    }
+    lockDelays.forEach((name, until) -> changes.add(until.isPresent()
+        ? Change.put(Space.LOCK_DELAYS, LeaseCore.utf8(name), LockDelays.encode(until.getAsLong()))
+        : Change.delete(Space.LOCK_DELAYS, LeaseCore.utf8(name))));
+    nameHistory.forEach((name, p) -> p.changes(Space.NAME_HISTORY, name, changes));
+    holderHistory.forEach((holder, p) -> p.changes(Space.HOLDER_HISTORY, holder, changes));
+    changes.addAll(extra);
+    return changes;
+  }
+
+  /** After the commit: the in-memory state catches up with the store, and the counters count. */
+  void publish() {
+    writes.forEach((name, lease) -> {
+      if (lease.isPresent()) {
+        LeaseRecord now = lease.get();
+        LeaseRecord old = state.leases.put(name, now);
+        if (old == null) {
+          state.index.add(name, now);
+        } else if (old.getToken() != now.getToken()) {
+          state.index.remove(name, old);
+          state.index.add(name, now);
+        }
+      } else {
+        LeaseRecord old = state.leases.remove(name);
+        if (old != null) {
+          state.index.remove(name, old);
+        }
+      }
+    });
+    lockDelays.forEach((name, until) -> {
+      if (until.isPresent()) {
+        state.lockDelays.put(name, until.getAsLong());
+      } else {
+        state.lockDelays.remove(name);
+      }
+    });
+    nameHistory.forEach((name, p) -> state.history.publish(Space.NAME_HISTORY, name, p));
+    holderHistory.forEach((holder, p) -> state.history.publish(Space.HOLDER_HISTORY, holder, p));
+    afterCommit.forEach(Runnable::run);
+
+    Counters c = state.counters;
+    LeaseEvent.Type[] types = LeaseEvent.Type.values();
+    for (int i = 0; i < counts.length; i++) {
+      if (counts[i] > 0) {
+        c.add(types[i], counts[i]);
+      }
+    }
+    if (counts[LeaseEvent.Type.EXPIRED.ordinal()] > 0) {
+      for (LeaseEvent e : events) {
+        if (e.type() == LeaseEvent.Type.EXPIRED) {
+          c.expired(e.name(), e.lease().getToken());
+        }
+      }
+    }
+    rejections.forEach(c::rejected);
+    if (lateHeartbeats > 0) {
+      c.lateHeartbeats(lateHeartbeats);
+    }
+  }
+}
