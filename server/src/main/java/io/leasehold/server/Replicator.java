@@ -133,8 +133,10 @@ public final class Replicator implements AutoCloseable {
       long pauseMillis;
       RaftPeer suggested = failure instanceof NotLeaderException nle ? nle.getSuggestedLeader() : null;
       if (suggested != null && !suggested.getId().equals(target)) {
+        // A fresh hint is followed at once, but two nodes pointing at each other during an
+        // election must not be bounced between without a pause.
         next = suggested.getId();
-        pauseMillis = 0;
+        pauseMillis = attempt < 2 ? 0 : Math.min(200, 25L << Math.min(attempt, 3));
       } else if (failure instanceof NotLeaderException || !(failure instanceof RaftException)) {
         // No leader known yet, or the node could not be reached: the next member, after a pause.
         next = nextPeer(target);

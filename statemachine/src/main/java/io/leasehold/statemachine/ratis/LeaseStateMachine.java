@@ -258,13 +258,17 @@ public final class LeaseStateMachine extends BaseStateMachine {
     if (core.applied().index() <= Math.max(0, done)) {
       return done;
     }
-    snapshotRun = snapshotWriter.submit(() -> {
-      try {
-        writeSnapshot();
-      } catch (IOException | RuntimeException e) {
-        LOG.warn("snapshot failed; Ratis will ask again: {}", e.toString());
-      }
-    });
+    try {
+      snapshotRun = snapshotWriter.submit(() -> {
+        try {
+          writeSnapshot();
+        } catch (IOException | RuntimeException e) {
+          LOG.warn("snapshot failed; Ratis will ask again: {}", e.toString());
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException closed) {
+      // Asked while closing: the store is durable as it is; the next start replays from `done`.
+    }
     return done;
   }
 
