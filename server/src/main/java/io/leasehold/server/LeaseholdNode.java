@@ -69,7 +69,7 @@ public final class LeaseholdNode implements AutoCloseable {
         .toList();
     RaftGroup group = RaftGroup.valueOf(groupId, peers);
 
-    ExpiryTicker expiry = new ExpiryTicker(config.tickInterval(), config.stallThreshold(), System::nanoTime, LeaseholdNode::wallClockMicros);
+    ExpiryTicker expiry = new ExpiryTicker(config.tickInterval(), config.stallThreshold(), System::nanoTime);
     this.ticker = expiry;
     // The hub reaches the core through the state machine, which exists only after this line.
     java.util.concurrent.atomic.AtomicReference<LeaseStateMachine> sm = new java.util.concurrent.atomic.AtomicReference<>();

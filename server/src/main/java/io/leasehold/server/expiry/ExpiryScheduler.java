@@ -3,11 +3,14 @@ package io.leasehold.server.expiry;
 import io.leasehold.proto.v1.ExpireItem;
 import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.statemachine.core.LeaseEvent;
+import io.leasehold.statemachine.core.TimedBar;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.Set;
 
 /**
  * The leader's lease deadlines on its monotonic clock (TTL plus the lease's grace period), and
@@ -23,6 +26,12 @@ import java.util.PriorityQueue;
  * thread needs for every event) for milliseconds. A grant or renewal pushes a new heap entry and
  * leaves the old one behind; stale entries are skipped when they surface, and the heap is rebuilt
  * when they outnumber the live ones.
+ *
+ * <p>It also decides when the bars it must lift are due (lock-delays and timed bans,
+ * {@link TimedBar}), on the same clock and with the same rules: a bar applied while this node
+ * leads is due its hold after the apply; on promotion every bar in the state is due its hold
+ * (a lock-delay's full delay, a ban's remainder by stamped time) from now; a stall moves lifts
+ * out like expiries, and a stalled turn lifts nothing.
  */
 public final class ExpiryScheduler {
   private final long tickNanos;
@@ -43,6 +52,32 @@ public final class ExpiryScheduler {
   private long lastApplyProgressNanos;
   private boolean applyStalled;
   private long stalls;
+  /** The latest turn moved deadlines out (or waited for the apply loop): nothing is due in it. */
+  private boolean quietTurn;
+  /** The current lift of each tracked bar. */
+  private final Map<BarKey, Lift> lifts = new HashMap<>();
+  private final PriorityQueue<Lift> liftQueue = new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos, b.dueNanos));
+  /**
+   * While a new leader reads the bars in the state ({@link #trackBar}): the bars an applied entry
+   * changed since {@link #promote}, which are newer than (or as new as) what the read sees.
+   * Null once the read is done.
+   */
+  private Set<BarKey> changedWhilePromoting;
+
+  private record BarKey(TimedBar.Kind kind, String key) {}
+
+  /** A tracked bar: what its lift must carry, and when it is due (minus {@link #shiftNanos}). */
+  private static final class Lift {
+    final BarKey key;
+    final long revision;
+    long dueNanos;
+
+    Lift(BarKey key, long revision, long dueNanos) {
+      this.key = key;
+      this.revision = revision;
+      this.dueNanos = dueNanos;
+    }
+  }
 
   /** A tracked lease: what an Expire must carry, and when it is due (minus {@link #shiftNanos}). */
   private static final class Deadline {
@@ -77,6 +112,25 @@ public final class ExpiryScheduler {
     lastApplyProgressNanos = nowNanos;
     lastAppliedIndex = -1;
     applyStalled = false;
+    quietTurn = false;
+    changedWhilePromoting = new HashSet<>();
+  }
+
+  /**
+   * Adds a bar found in the state when promoted, due its hold from now, unless an entry applied
+   * since {@link #promote} already changed it (then that entry's news stands).
+   */
+  public synchronized void trackBar(TimedBar bar, long nowNanos) {
+    BarKey key = new BarKey(bar.kind(), bar.key());
+    if (active && !bar.removed() && !lifts.containsKey(key)
+        && (changedWhilePromoting == null || !changedWhilePromoting.contains(key))) {
+      putLift(key, bar, nowNanos);
+    }
+  }
+
+  /** The bars in the state have all been read ({@link #trackBar}). */
+  public synchronized void promoted() {
+    changedWhilePromoting = null;
   }
 
   /** Adds a lease found in the state when promoted, unless an applied event already tracks it. */
@@ -95,7 +149,69 @@ public final class ExpiryScheduler {
   private void clear() {
     deadlines.clear();
     queue.clear();
+    lifts.clear();
+    liftQueue.clear();
+    changedWhilePromoting = null;
     shiftNanos = 0;
+  }
+
+  /** Follows an applied change to a bar: a bar set is due its hold from now; one removed is forgotten. */
+  public synchronized void onBar(TimedBar bar, long nowNanos) {
+    if (!active) {
+      return;
+    }
+    BarKey key = new BarKey(bar.kind(), bar.key());
+    if (changedWhilePromoting != null) {
+      changedWhilePromoting.add(key);
+    }
+    if (bar.removed()) {
+      lifts.remove(key);  // its heap entry stays behind, stale
+    } else {
+      putLift(key, bar, nowNanos);
+    }
+  }
+
+  /**
+   * The bars to lift now (at most {@code max}), as of the latest {@link #tick}: nothing in a turn
+   * that a stall made quiet. A bar proposed is proposed again after the re-propose interval if
+   * nothing removed it meanwhile (the lift's guard makes a repeat harmless). The result carries
+   * each bar's kind, key and revision.
+   */
+  public synchronized List<TimedBar> dueLifts(long nowNanos, int max) {
+    if (!active || quietTurn) {
+      return List.of();
+    }
+    List<TimedBar> due = new ArrayList<>();
+    while (due.size() < max && !liftQueue.isEmpty() && liftQueue.peek().dueNanos + shiftNanos - nowNanos <= 0) {
+      Lift l = liftQueue.poll();
+      if (lifts.get(l.key) != l) {
+        continue;
+      }
+      l.dueNanos = nowNanos + reproposeAfterNanos - shiftNanos;
+      liftQueue.add(l);
+      due.add(new TimedBar(l.key.kind(), l.key.key(), l.revision, 0, false));
+    }
+    return due;
+  }
+
+  public synchronized int trackedBars() {
+    return lifts.size();
+  }
+
+  /** Nanoseconds until the bar is due (negative: overdue), if tracked. */
+  public synchronized java.util.OptionalLong remainingNanos(TimedBar.Kind kind, String key, long nowNanos) {
+    Lift l = lifts.get(new BarKey(kind, key));
+    return l == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(l.dueNanos + shiftNanos - nowNanos);
+  }
+
+  private void putLift(BarKey key, TimedBar bar, long nowNanos) {
+    Lift l = new Lift(key, bar.revision(), nowNanos + bar.holdMicros() * 1_000 - shiftNanos);
+    lifts.put(key, l);
+    liftQueue.add(l);
+    if (liftQueue.size() > 2 * lifts.size() + 1024) {
+      liftQueue.clear();
+      liftQueue.addAll(lifts.values());
+    }
   }
 
   public synchronized boolean isActive() {
@@ -135,6 +251,7 @@ public final class ExpiryScheduler {
     if (!active) {
       return List.of();
     }
+    quietTurn = true;
     long gap = nowNanos - lastTickNanos;
     lastTickNanos = nowNanos;
     if (gap > tickNanos + stallThresholdNanos) {
@@ -158,6 +275,7 @@ public final class ExpiryScheduler {
     if (applyStalled) {
       return List.of();
     }
+    quietTurn = false;
     List<ExpireItem> due = new ArrayList<>();
     while (due.size() < max && !queue.isEmpty() && queue.peek().dueNanos + shiftNanos - nowNanos <= 0) {
       Deadline d = queue.poll();

@@ -4,12 +4,16 @@ import io.leasehold.proto.v1.ExpireCommand;
 import io.leasehold.proto.v1.ExpireItem;
 import io.leasehold.proto.v1.LiftBanItem;
 import io.leasehold.proto.v1.LiftBans;
+import io.leasehold.proto.v1.LiftLockDelayItem;
+import io.leasehold.proto.v1.LiftLockDelays;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.core.LeaseEvent;
+import io.leasehold.statemachine.core.TimedBar;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -26,9 +30,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs the {@link ExpiryScheduler} while this node leads: promotes it when Ratis says the leader
  * is ready, demotes it when leadership goes, and proposes the due leases as batched Expire
- * commands through this node's Raft server. In the same turn it proposes the lifting of timed
- * bans whose end has passed on this leader's wall clock ({@link BanLifter}). Everything runs on
- * its own thread: Ratis callbacks only enqueue work and return.
+ * commands through this node's Raft server. In the same turn it proposes the lifting of the
+ * lock-delays and timed bans the scheduler found due on the same monotonic clock (LiftLockDelays,
+ * LiftBans, each guarded by the revision that set the bar). Everything runs on its own thread:
+ * Ratis callbacks only enqueue work and return.
  */
 public final class ExpiryTicker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ExpiryTicker.class);
@@ -36,9 +41,7 @@ public final class ExpiryTicker implements AutoCloseable {
 
   private final Duration tickInterval;
   private final LongSupplier monotonicNanos;
-  private final LongSupplier wallClockMicros;
   private final ExpiryScheduler scheduler;
-  private final BanLifter banLifter;
   private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "leasehold-expiry");
     t.setDaemon(true);
@@ -54,16 +57,11 @@ public final class ExpiryTicker implements AutoCloseable {
   private volatile boolean leaderReady;
   private ScheduledFuture<?> ticking;
 
-  /**
-   * @param wallClockMicros the leader's wall clock, for the ends of timed bans (absolute times an
-   *     operator gave); expiry itself uses only {@code monotonicNanos}
-   */
-  public ExpiryTicker(Duration tickInterval, Duration stallThreshold, LongSupplier monotonicNanos, LongSupplier wallClockMicros) {
+  /** Expiry and lifts use only {@code monotonicNanos}: no wall clock decides anything. */
+  public ExpiryTicker(Duration tickInterval, Duration stallThreshold, LongSupplier monotonicNanos) {
     this.tickInterval = tickInterval;
     this.monotonicNanos = monotonicNanos;
-    this.wallClockMicros = wallClockMicros;
     this.scheduler = new ExpiryScheduler(tickInterval.toNanos(), stallThreshold.toNanos());
-    this.banLifter = new BanLifter(Math.max(tickInterval.toNanos() * 10, 1_000_000_000L));
   }
 
   /**
@@ -83,14 +81,17 @@ public final class ExpiryTicker implements AutoCloseable {
     }
   }
 
-  /** From the apply thread: keep deadlines in step with grants, renewals and endings. */
+  /** From the apply thread: keep deadlines in step with grants, renewals and endings, and lifts with bars. */
   public void onApplied(ApplyResult result) {
-    if (result.events().isEmpty() || !scheduler.isActive()) {
+    if ((result.events().isEmpty() && result.bars().isEmpty()) || !scheduler.isActive()) {
       return;
     }
     long now = monotonicNanos.getAsLong();
     for (LeaseEvent e : result.events()) {
       scheduler.onEvent(e, now);
+    }
+    for (TimedBar b : result.bars()) {
+      scheduler.onBar(b, now);
     }
   }
 
@@ -125,10 +126,13 @@ public final class ExpiryTicker implements AutoCloseable {
     }
     long now = monotonicNanos.getAsLong();
     scheduler.promote(now);
-    banLifter.reset();
     // Leases found in the state start from a full TTL now: a renewal may have reached the
     // old leader just before it died, and this leader cannot know.
     long revision = sm.core().forEachLease((name, lease) -> scheduler.track(name, lease, now));
+    // Likewise every lock-delay gets its full delay from now, and a timed ban what remains of it
+    // by stamped time: the old leader's timers died with it.
+    sm.core().forEachTimedBar(bar -> scheduler.trackBar(bar, now));
+    scheduler.promoted();
     if (gen != generation.get()) {
       scheduler.demote();
       return;
@@ -136,7 +140,8 @@ public final class ExpiryTicker implements AutoCloseable {
     stopTicking();
     long period = tickInterval.toNanos();
     ticking = executor.scheduleAtFixedRate(this::tick, period, period, TimeUnit.NANOSECONDS);
-    LOG.info("expiry ticker promoted: tracking {} leases as of revision {}", scheduler.tracked(), revision);
+    LOG.info("expiry ticker promoted: tracking {} leases and {} lock-delays and timed bans as of revision {}",
+        scheduler.tracked(), scheduler.trackedBars(), revision);
   }
 
   private void stopTicking() {
@@ -169,28 +174,49 @@ public final class ExpiryTicker implements AutoCloseable {
           });
         }
       } while (due.size() == MAX_BATCH);
-      liftDueBans();
+      liftDue();
     } catch (RuntimeException e) {
       // Never let one bad turn kill the schedule.
       LOG.warn("expiry tick failed", e);
     }
   }
 
-  /** Proposes the lifting of timed bans that are due, like an Expire: guarded by the ban's revision and end. */
-  private void liftDueBans() {
-    List<LiftBanItem> lift = banLifter.toPropose(stateMachine.core().dueBans(wallClockMicros.getAsLong(), MAX_BATCH),
-        monotonicNanos.getAsLong());
-    if (lift.isEmpty()) {
-      return;
-    }
-    propose.apply(LogCommand.newBuilder().setLiftBans(LiftBans.newBuilder().addAllItems(lift)).build())
-        .whenComplete((reply, error) -> {
-          if (error != null) {
-            LOG.debug("lift-bans proposal not applied here: {}", error.toString());
-          } else if (reply.getLiftBans().getLifted() > 0) {
-            LOG.info("lifted {} timed bans at revision {}", reply.getLiftBans().getLifted(), reply.getLiftBans().getRevision());
-          }
-        });
+  /** Proposes the lifting of the lock-delays and timed bans that are due, like an Expire: guarded by the revision that set each. */
+  private void liftDue() {
+    List<TimedBar> due;
+    do {
+      due = scheduler.dueLifts(monotonicNanos.getAsLong(), MAX_BATCH);
+      List<LiftLockDelayItem> delays = new ArrayList<>();
+      List<LiftBanItem> bans = new ArrayList<>();
+      for (TimedBar b : due) {
+        if (b.kind() == TimedBar.Kind.LOCK_DELAY) {
+          delays.add(LiftLockDelayItem.newBuilder().setName(b.key()).setRevision(b.revision()).build());
+        } else {
+          bans.add(LiftBanItem.newBuilder().setHolder(b.key()).setRevision(b.revision()).build());
+        }
+      }
+      if (!delays.isEmpty()) {
+        propose.apply(LogCommand.newBuilder().setLiftLockDelays(LiftLockDelays.newBuilder().addAllItems(delays)).build())
+            .whenComplete((reply, error) -> {
+              if (error != null) {
+                LOG.debug("lift-lock-delays proposal not applied here: {}", error.toString());
+              } else if (reply.getLiftLockDelays().getLifted() > 0) {
+                LOG.debug("lifted {} lock-delays at revision {}", reply.getLiftLockDelays().getLifted(),
+                    reply.getLiftLockDelays().getRevision());
+              }
+            });
+      }
+      if (!bans.isEmpty()) {
+        propose.apply(LogCommand.newBuilder().setLiftBans(LiftBans.newBuilder().addAllItems(bans)).build())
+            .whenComplete((reply, error) -> {
+              if (error != null) {
+                LOG.debug("lift-bans proposal not applied here: {}", error.toString());
+              } else if (reply.getLiftBans().getLifted() > 0) {
+                LOG.info("lifted {} timed bans at revision {}", reply.getLiftBans().getLifted(), reply.getLiftBans().getRevision());
+              }
+            });
+      }
+    } while (due.size() == MAX_BATCH);
   }
 
   public ExpiryScheduler scheduler() {

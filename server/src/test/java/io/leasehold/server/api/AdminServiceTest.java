@@ -162,6 +162,23 @@ class AdminServiceTest {
   }
 
   @Test
+  void theLeaderLiftsALockDelayOnceItIsDueAndOnlyThen() {
+    setPolicy("e2e-lift", policy().setLockDelay(seconds(2)));
+    leases.acquire(acquire("e2e-lift/a", "l-alice", 60));
+    assertEquals(Outcome.REVOKED, admin.revoke(RevokeRequest.newBuilder().setName("e2e-lift/a").build()).getOutcome());
+    long revoked = System.nanoTime();
+    rejected(leases.acquire(acquire("e2e-lift/a", "l-bob", 60)), RejectReason.LOCK_DELAY);
+    // Lifted by the leader's LiftLockDelays: D after it applied the revocation, plus a tick and a commit.
+    AcquireResponse granted = TestCluster.eventually("the lock-delay is lifted", java.time.Duration.ofSeconds(10), () -> {
+      AcquireResponse r = leases.acquire(acquire("e2e-lift/a", "l-bob", 60));
+      return r.getOutcome() == Outcome.GRANTED ? java.util.Optional.of(r) : java.util.Optional.empty();
+    });
+    long waited = (System.nanoTime() - revoked) / 1_000_000;
+    assertTrue(waited >= 1_800 && waited <= 2_000 + 1_500, "lifted after " + waited + " ms; lock-delay 2 s");
+    assertEquals("l-bob", granted.getLease().getHolder());
+  }
+
+  @Test
   void anUnrenewedLeaseExpiresAfterItsTtlPlusGraceAndThenWaitsOutTheLockDelay() {
     setPolicy("e2e-expire", policy().setGracePeriod(seconds(1)).setLockDelay(seconds(60)));
     long start = System.nanoTime();
@@ -180,7 +197,7 @@ class AdminServiceTest {
   }
 
   @Test
-  void aBanEndsTheHoldersLeasesRefusesItAndATimedBanLiftsItself() {
+  void aBanEndsTheHoldersLeasesRefusesItAndTheLeaderLiftsATimedBan() {
     long token = 0;
     for (int i = 0; i < 3; i++) {
       token = leases.acquire(acquire("e2e-ban/" + i, "b-alice", 60)).getLease().getToken();

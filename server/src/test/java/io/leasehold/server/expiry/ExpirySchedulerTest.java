@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.leasehold.proto.v1.ExpireItem;
 import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.statemachine.core.LeaseEvent;
+import io.leasehold.statemachine.core.TimedBar;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -233,5 +234,83 @@ class ExpirySchedulerTest {
   /** The proposed Expire was applied: the lease ended. */
   private void applyExpire(ExpireItem e) {
     scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.EXPIRED, ++applied, e.getName(), lease(e.getToken(), e.getLastRenewRevision(), 2000), 0), now);
+  }
+
+  // ---- lifts: lock-delays and timed bans ----
+
+  static TimedBar bar(TimedBar.Kind kind, String key, long revision, long holdMs) {
+    return new TimedBar(kind, key, revision, holdMs * 1000, false);
+  }
+
+  /** Advances the clock in normal ticks, collecting the bars to lift. */
+  List<TimedBar> liftsFor(long millis) {
+    List<TimedBar> due = new java.util.ArrayList<>();
+    for (long t = 0; t < millis * MS; t += TICK) {
+      now += TICK;
+      scheduler.tick(now, applied, applied, 1000);
+      due.addAll(scheduler.dueLifts(now, 1000));
+    }
+    return due;
+  }
+
+  @Test
+  void aLockDelayIsLiftedOneDelayAfterTheEndingWasAppliedWithTheEndingsRevision() {
+    scheduler.promote(now);
+    scheduler.promoted();
+    scheduler.onBar(bar(TimedBar.Kind.LOCK_DELAY, "lock/a", 7, 3000), now);
+    assertEquals(List.of(), liftsFor(2900));
+    List<TimedBar> due = liftsFor(200);
+    assertEquals(1, due.size());
+    assertEquals(TimedBar.Kind.LOCK_DELAY, due.get(0).kind());
+    assertEquals("lock/a", due.get(0).key());
+    assertEquals(7, due.get(0).revision());
+    // Proposed again only after the re-propose interval, and never once the bar is gone.
+    assertEquals(List.of(), liftsFor(500));
+    scheduler.onBar(new TimedBar(TimedBar.Kind.LOCK_DELAY, "lock/a", 0, 0, true), now);
+    assertEquals(List.of(), liftsFor(5000));
+    assertEquals(0, scheduler.trackedBars());
+  }
+
+  @Test
+  void aNewLeaderGivesEveryBarItsHoldFromNowAndEntriesAppliedMeanwhileWin() {
+    scheduler.promote(now);
+    // Applied after the promotion, before the scan's view: the scan's older news is ignored.
+    scheduler.onBar(new TimedBar(TimedBar.Kind.LOCK_DELAY, "lock/gone", 0, 0, true), now);
+    scheduler.onBar(bar(TimedBar.Kind.BAN, "alice", 9, 1000), now);
+    scheduler.trackBar(bar(TimedBar.Kind.LOCK_DELAY, "lock/gone", 3, 2000), now);
+    scheduler.trackBar(bar(TimedBar.Kind.BAN, "alice", 4, 2000), now);
+    scheduler.trackBar(bar(TimedBar.Kind.LOCK_DELAY, "lock/old", 5, 2000), now);
+    scheduler.promoted();
+    List<TimedBar> first = liftsFor(1100);
+    assertEquals(1, first.size());
+    assertEquals(9, first.get(0).revision(), "the ban as applied after the promotion");
+    assertEquals(List.of(), liftsFor(800));
+    List<TimedBar> second = liftsFor(200);
+    assertEquals(List.of("lock/old"), second.stream().filter(b -> b.kind() == TimedBar.Kind.LOCK_DELAY).map(TimedBar::key).toList(),
+        "a full delay from the promotion; lock/gone, removed meanwhile, never");
+  }
+
+  @Test
+  void aStallMovesLiftsOutLikeExpiriesAndLiftsNothingInItsTurn() {
+    scheduler.promote(now);
+    scheduler.promoted();
+    scheduler.onBar(bar(TimedBar.Kind.LOCK_DELAY, "lock/a", 7, 2000), now);
+    liftsFor(1000);
+    now += 10_000 * MS;
+    scheduler.tick(now, applied, applied, 1000);
+    assertEquals(List.of(), scheduler.dueLifts(now, 1000), "nothing is lifted in the turn after a stall");
+    assertEquals(List.of(), liftsFor(800), "the remaining second is still there after the stall");
+    assertEquals(1, liftsFor(300).size());
+  }
+
+  @Test
+  void aDemotedSchedulerLiftsNothingAndForgetsItsBars() {
+    scheduler.promote(now);
+    scheduler.promoted();
+    scheduler.onBar(bar(TimedBar.Kind.BAN, "alice", 2, 100), now);
+    scheduler.demote();
+    assertEquals(0, scheduler.trackedBars());
+    now += 1000 * MS;
+    assertEquals(List.of(), scheduler.dueLifts(now, 1000));
   }
 }

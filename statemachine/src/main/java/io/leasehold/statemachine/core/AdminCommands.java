@@ -10,11 +10,15 @@ import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.proto.v1.LiftBanItem;
 import io.leasehold.proto.v1.LiftBans;
 import io.leasehold.proto.v1.LiftBansResponse;
+import io.leasehold.proto.v1.LiftLockDelayItem;
+import io.leasehold.proto.v1.LiftLockDelays;
+import io.leasehold.proto.v1.LiftLockDelaysResponse;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RevokeRequest;
 import io.leasehold.proto.v1.RevokeResponse;
 import io.leasehold.proto.v1.SetPolicyRequest;
 import io.leasehold.proto.v1.SetPolicyResponse;
+import io.leasehold.proto.v1.StoredLockDelay;
 import io.leasehold.proto.v1.StoredPolicy;
 import io.leasehold.proto.v1.UnbanRequest;
 import io.leasehold.proto.v1.UnbanResponse;
@@ -96,6 +100,10 @@ final class AdminCommands {
         .build();
     tx.extra.add(Change.put(Space.BANS, LeaseCore.utf8(r.getHolder()), ban.toByteArray()));
     tx.afterCommit(() -> state.bans.put(r.getHolder(), ban));
+    // A timed ban is the leader's to lift; a ban without end replaces any timed one it had.
+    tx.bars.add(until != 0
+        ? TimedBar.set(TimedBar.Kind.BAN, r.getHolder(), tx.index, until - tx.now)
+        : TimedBar.removed(TimedBar.Kind.BAN, r.getHolder()));
     return BanResponse.newBuilder().setBan(view(r.getHolder(), ban)).setRevision(tx.index).build();
   }
 
@@ -105,14 +113,15 @@ final class AdminCommands {
     if (banned) {
       tx.extra.add(Change.delete(Space.BANS, LeaseCore.utf8(r.getHolder())));
       tx.afterCommit(() -> state.bans.remove(r.getHolder()));
+      tx.bars.add(TimedBar.removed(TimedBar.Kind.BAN, r.getHolder()));
     }
     return UnbanResponse.newBuilder().setWasBanned(banned).setRevision(tx.index).build();
   }
 
   /**
-   * Lifts the timed bans the leader found due, but only a ban that is still the one it saw and
-   * whose end has passed by this entry's stamped time: a ban renewed meanwhile stays, and a
-   * deposed leader's late proposal changes nothing.
+   * Lifts the timed bans the leader found due on its monotonic clock, but only a ban that is still
+   * the one it saw (same revision): a ban set again meanwhile stays, and a deposed leader's late
+   * proposal changes nothing. No stamped time is compared: the leader decides when time has passed.
    */
   LiftBansResponse liftBans(Tx tx, LiftBans c) {
     AdminValidation.liftBans(c);
@@ -121,13 +130,33 @@ final class AdminCommands {
     for (LiftBanItem item : c.getItemsList()) {
       Optional<BanRecord> ban = state.bans.get(item.getHolder());
       if (seen.add(item.getHolder()) && ban.isPresent() && ban.get().getRevision() == item.getRevision()
-          && ban.get().getUntilMicros() != 0 && ban.get().getUntilMicros() <= tx.now) {
+          && ban.get().getUntilMicros() != 0) {
         tx.extra.add(Change.delete(Space.BANS, LeaseCore.utf8(item.getHolder())));
         tx.afterCommit(() -> state.bans.remove(item.getHolder()));
+        tx.bars.add(TimedBar.removed(TimedBar.Kind.BAN, item.getHolder()));
         lifted++;
       }
     }
     return LiftBansResponse.newBuilder().setLifted(lifted).setSkipped(c.getItemsCount() - lifted).setRevision(tx.index).build();
+  }
+
+  /**
+   * Lifts the lock-delays the leader found due on its monotonic clock, each only if the name's bar
+   * is still the one set by the ending at the item's revision (the Expire guard's counterpart): a
+   * name granted and barred again meanwhile keeps its new bar, and a deposed leader's late
+   * proposal changes nothing.
+   */
+  LiftLockDelaysResponse liftLockDelays(Tx tx, LiftLockDelays c) {
+    AdminValidation.liftLockDelays(c);
+    int lifted = 0;
+    for (LiftLockDelayItem item : c.getItemsList()) {
+      Optional<StoredLockDelay> bar = tx.lockDelay(item.getName());
+      if (bar.isPresent() && bar.get().getRevision() == item.getRevision()) {
+        tx.clearLockDelay(item.getName());
+        lifted++;
+      }
+    }
+    return LiftLockDelaysResponse.newBuilder().setLifted(lifted).setSkipped(c.getItemsCount() - lifted).setRevision(tx.index).build();
   }
 
   /** Ends a live lease whoever holds it (only the one with {@code token}, if given). */

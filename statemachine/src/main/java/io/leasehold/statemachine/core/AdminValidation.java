@@ -6,6 +6,7 @@ import io.leasehold.proto.v1.DeletePolicyRequest;
 import io.leasehold.proto.v1.GetPolicyRequest;
 import io.leasehold.proto.v1.HistoryRequest;
 import io.leasehold.proto.v1.LiftBans;
+import io.leasehold.proto.v1.LiftLockDelays;
 import io.leasehold.proto.v1.ListBansRequest;
 import io.leasehold.proto.v1.RevokeRequest;
 import io.leasehold.proto.v1.SetPolicyRequest;
@@ -114,6 +115,15 @@ public final class AdminValidation {
     }
     for (int i = 0; i < c.getItemsCount(); i++) {
       Validation.holder("items[" + i + "].holder", c.getItems(i).getHolder());
+    }
+  }
+
+  public static void liftLockDelays(LiftLockDelays c) {
+    if (c.getItemsCount() == 0) {
+      throw new InvalidArgumentException("items", "must name at least one lock-delay");
+    }
+    for (int i = 0; i < c.getItemsCount(); i++) {
+      Validation.name("items[" + i + "].name", c.getItems(i).getName());
     }
   }
 

@@ -4,17 +4,23 @@ import io.leasehold.proto.v1.LogReply;
 import java.util.List;
 
 /**
- * What applying one log entry produced: the reply for the proposer and the events for the ticker
- * and watchers, in order. The API form of the events ({@link Events#toApi}) is built only by
- * whoever delivers them, so an entry nobody watches costs nothing more.
+ * What applying one log entry produced: the reply for the proposer, the events for the ticker
+ * and watchers, in order, and the lock-delays and timed bans it set or removed, for the leader
+ * that lifts them. The API form of the events ({@link Events#toApi}) is built only by whoever
+ * delivers them, so an entry nobody watches costs nothing more.
  */
-public record ApplyResult(long revision, LogReply reply, List<LeaseEvent> events) {
+public record ApplyResult(long revision, LogReply reply, List<LeaseEvent> events, List<TimedBar> bars) {
   public ApplyResult {
     // Not copied: a batch of renewals yields thousands of events per entry, built once by the core.
     events = java.util.Collections.unmodifiableList(events);
+    bars = bars.isEmpty() ? List.of() : java.util.Collections.unmodifiableList(bars);
+  }
+
+  public ApplyResult(long revision, LogReply reply, List<LeaseEvent> events) {
+    this(revision, reply, events, List.of());
   }
 
   static ApplyResult skipped(long revision) {
-    return new ApplyResult(revision, LogReply.getDefaultInstance(), List.of());
+    return new ApplyResult(revision, LogReply.getDefaultInstance(), List.of(), List.of());
   }
 }

@@ -10,42 +10,26 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
-/** The banned holders, kept in step with the BANS space after each commit; written by the apply thread only. */
+/**
+ * The banned holders, kept in step with the BANS space after each commit; apply thread only.
+ * A stored ban is in force until Unban or, for a timed ban, until the leader's LiftBans is
+ * applied: its {@code until} is what the operator asked for and an estimate for replies, never
+ * compared with the stamped time to decide anything.
+ */
 final class Bans {
   private final Map<String, BanRecord> byHolder = new HashMap<>();
-  /** The earliest end of a timed ban (leader-stamped micros), for the leader's lifter on another thread. */
-  private volatile long nextEndMicros = Long.MAX_VALUE;
 
-  /** The ban in force on {@code holder} at leader time {@code now}: a timed ban past its end no longer counts. */
-  Optional<BanRecord> active(String holder, long now) {
-    if (byHolder.isEmpty()) {
-      return Optional.empty();
-    }
-    BanRecord b = byHolder.get(holder);
-    if (b == null || (b.getUntilMicros() != 0 && b.getUntilMicros() <= now)) {
-      return Optional.empty();
-    }
-    return Optional.of(b);
-  }
-
-  /** The stored ban, in force or past its end but not yet lifted. */
+  /** The ban in force on {@code holder}: every stored ban, timed or not, until it is lifted. */
   Optional<BanRecord> get(String holder) {
-    return Optional.ofNullable(byHolder.get(holder));
+    return byHolder.isEmpty() ? Optional.empty() : Optional.ofNullable(byHolder.get(holder));
   }
 
   void put(String holder, BanRecord ban) {
     byHolder.put(holder, ban);
-    recomputeNextEnd();
   }
 
   void remove(String holder) {
-    if (byHolder.remove(holder) != null) {
-      recomputeNextEnd();
-    }
-  }
-
-  long nextEndMicros() {
-    return nextEndMicros;
+    byHolder.remove(holder);
   }
 
   void load(KvStore store) {
@@ -57,17 +41,6 @@ final class Bans {
       });
       return null;
     });
-    recomputeNextEnd();
-  }
-
-  private void recomputeNextEnd() {
-    long next = Long.MAX_VALUE;
-    for (BanRecord b : byHolder.values()) {
-      if (b.getUntilMicros() != 0) {
-        next = Math.min(next, b.getUntilMicros());
-      }
-    }
-    nextEndMicros = next;
   }
 
   static BanRecord parse(byte[] bytes) {

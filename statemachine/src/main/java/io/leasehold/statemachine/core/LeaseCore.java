@@ -3,7 +3,6 @@ package io.leasehold.statemachine.core;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.Attributes;
-import io.leasehold.proto.v1.LiftBanItem;
 import io.leasehold.proto.v1.CompactHistory;
 import io.leasehold.proto.v1.CompactHistoryResponse;
 import io.leasehold.proto.v1.Event;
@@ -65,9 +64,6 @@ import java.util.function.BiConsumer;
 public final class LeaseCore {
   private static final byte[] CLOCK_KEY = "clock".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] HISTORY_KEY = "history".getBytes(StandardCharsets.US_ASCII);
-
-  /** Lock-delays that have passed, dropped per entry: enough to keep up, bounded so no entry grows large. */
-  private static final int DROP_PASSED_DELAYS = 64;
 
   private final KvStore store;
   /**
@@ -147,6 +143,7 @@ public final class LeaseCore {
         case UNBAN -> LogReply.newBuilder().setUnban(admin.unban(tx, command.getUnban())).build();
         case REVOKE -> LogReply.newBuilder().setRevoke(admin.revoke(tx, command.getRevoke())).build();
         case LIFT_BANS -> LogReply.newBuilder().setLiftBans(admin.liftBans(tx, command.getLiftBans())).build();
+        case LIFT_LOCK_DELAYS -> LogReply.newBuilder().setLiftLockDelays(admin.liftLockDelays(tx, command.getLiftLockDelays())).build();
         case COMMAND_NOT_SET -> throw new InvalidArgumentException("command", "the log entry carries no command");
       };
     } catch (InvalidArgumentException e) {
@@ -156,7 +153,6 @@ public final class LeaseCore {
           .setInvalid(InvalidCommand.newBuilder().setField(e.field()).setMessage(e.getMessage()))
           .build();
     }
-    tx.dropPassedLockDelays(DROP_PASSED_DELAYS);
     List<Change> changes = tx.changes();
     if (now != clockMicros) {
       changes.add(Change.put(Space.META, CLOCK_KEY, ByteBuffer.allocate(8).putLong(now).array()));
@@ -172,7 +168,7 @@ public final class LeaseCore {
       compactRevision = tx.compactTo;
     }
     historyCount += tx.keptCount - tx.removed;
-    return new ApplyResult(index, reply, tx.events);
+    return new ApplyResult(index, reply, tx.events, tx.bars);
   }
 
   /**
@@ -532,23 +528,30 @@ public final class LeaseCore {
   }
 
   /**
-   * The timed bans whose end has passed by {@code nowMicros} (the leader's wall clock), at most
-   * {@code max}, for the leader to lift. Cheap when none is due: any thread may call it each tick.
+   * Visits every lock-delay and timed ban in one consistent view, for a new leader that must lift
+   * them; returns the revision the view reflects. A lock-delay comes with its full delay (the
+   * leader gives it all of it again, as it gives every lease a full TTL); a timed ban with what
+   * remains of it by the latest stamped time, at least 0 (so the leader lifts it no earlier than
+   * the recorded end, as far as stamped time can tell).
    */
-  public List<LiftBanItem> dueBans(long nowMicros, int max) {
-    if (state.bans.nextEndMicros() > nowMicros) {
-      return List.of();
-    }
+  public long forEachTimedBar(java.util.function.Consumer<TimedBar> visitor) {
     return store.read(view -> {
-      List<LiftBanItem> due = new ArrayList<>();
+      long stamped = view.get(Space.META, CLOCK_KEY).map(b -> ByteBuffer.wrap(b).getLong()).orElse(0L);
+      view.scan(Space.LOCK_DELAYS, new byte[0], new byte[0], (key, value) -> {
+        io.leasehold.proto.v1.StoredLockDelay bar = LockDelays.decode(value);
+        long hold = Math.max(bar.getDelayMicros(), bar.getUntilMicros() - stamped);
+        visitor.accept(TimedBar.set(TimedBar.Kind.LOCK_DELAY, new String(key, StandardCharsets.UTF_8), bar.getRevision(), hold));
+        return true;
+      });
       view.scan(Space.BANS, new byte[0], new byte[0], (key, value) -> {
         io.leasehold.proto.v1.BanRecord ban = Bans.parse(value);
-        if (ban.getUntilMicros() != 0 && ban.getUntilMicros() <= nowMicros) {
-          due.add(LiftBanItem.newBuilder().setHolder(new String(key, StandardCharsets.UTF_8)).setRevision(ban.getRevision()).build());
+        if (ban.getUntilMicros() != 0) {
+          visitor.accept(TimedBar.set(TimedBar.Kind.BAN, new String(key, StandardCharsets.UTF_8), ban.getRevision(),
+              ban.getUntilMicros() - stamped));
         }
-        return due.size() < max;
+        return true;
       });
-      return due;
+      return view.applied().index();
     });
   }
 

@@ -4,8 +4,8 @@ import io.leasehold.proto.v1.BanRecord;
 import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.proto.v1.RejectReason;
 import io.leasehold.proto.v1.Rejection;
+import io.leasehold.proto.v1.StoredLockDelay;
 import java.util.Optional;
-import java.util.OptionalLong;
 
 /**
  * The policy checks of every Acquire and every renewal. A refusal is a {@link Rejection} in the
@@ -15,7 +15,7 @@ final class PolicyGate {
   private PolicyGate() {}
 
   static Optional<Rejection> banned(Bans bans, String holder, long now) {
-    Optional<BanRecord> ban = bans.active(holder, now);
+    Optional<BanRecord> ban = bans.get(holder);
     if (ban.isEmpty()) {
       return Optional.empty();
     }
@@ -24,7 +24,12 @@ final class PolicyGate {
         .setReason(RejectReason.BANNED)
         .setMessage("holder \"" + holder + "\" is banned" + (b.getReason().isEmpty() ? "" : ": " + b.getReason()));
     if (b.getUntilMicros() != 0) {
-      r.setRetryAfter(Times.duration(b.getUntilMicros() - now));
+      // An estimate from stamped times; the ban holds until the leader lifts it, even past its end.
+      long remaining = Math.max(0, b.getUntilMicros() - now);
+      r.setRetryAfter(Times.duration(remaining));
+      if (remaining == 0) {
+        r.setMessage(r.getMessage() + " (its end has passed; the ban ends when the leader lifts it)");
+      }
     }
     return Optional.of(r.build());
   }
@@ -57,16 +62,25 @@ final class PolicyGate {
         .build());
   }
 
+  /**
+   * A barred name is refused until the leader lifts its lock-delay. What remains is only an
+   * estimate from stamped times (floored at 0): the state machine does not decide that time passed.
+   */
   static Optional<Rejection> lockDelay(LockDelays delays, String name, long now) {
-    OptionalLong remaining = delays.remaining(name, now);
-    if (remaining.isEmpty()) {
+    Optional<StoredLockDelay> bar = delays.get(name);
+    if (bar.isEmpty()) {
       return Optional.empty();
     }
+    long remaining = Math.max(0, bar.get().getUntilMicros() - now);
+    String message = remaining > 0
+        ? "the last lease on " + name + " expired or was revoked; it cannot be acquired for about another "
+            + PolicyTerms.show(Times.duration(remaining)) + " (the lock-delay ends when the leader lifts it)"
+        : "the last lease on " + name + " expired or was revoked; its lock-delay is not lifted yet"
+            + " (the lock-delay ends when the leader lifts it)";
     return Optional.of(Rejection.newBuilder()
         .setReason(RejectReason.LOCK_DELAY)
-        .setMessage("the last lease on " + name + " expired or was revoked; it cannot be acquired for another "
-            + PolicyTerms.show(Times.duration(remaining.getAsLong())))
-        .setRetryAfter(Times.duration(remaining.getAsLong()))
+        .setMessage(message)
+        .setRetryAfter(Times.duration(remaining))
         .build());
   }
 

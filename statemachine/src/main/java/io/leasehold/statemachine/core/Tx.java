@@ -3,6 +3,7 @@ package io.leasehold.statemachine.core;
 import io.leasehold.proto.v1.HistoryRecord;
 import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.proto.v1.RejectReason;
+import io.leasehold.proto.v1.StoredLockDelay;
 import io.leasehold.statemachine.store.Change;
 import io.leasehold.statemachine.store.Space;
 import java.util.ArrayList;
@@ -11,7 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 
 /**
  * The writes and events of one entry, with read-your-writes for commands that touch a name
@@ -27,7 +27,9 @@ final class Tx {
   final List<LeaseEvent> events = new ArrayList<>();
   /** Changes outside the lease, lock-delay and history spaces (event compaction, policies, bans). */
   final List<Change> extra = new ArrayList<>();
-  private final Map<String, OptionalLong> lockDelays = new LinkedHashMap<>();
+  private final Map<String, Optional<StoredLockDelay>> lockDelays = new LinkedHashMap<>();
+  /** Lock-delays and timed bans set or removed by this entry, for the leader that lifts them. */
+  final List<TimedBar> bars = new ArrayList<>(0);
   private final Map<String, LeaseHistory.Pending> nameHistory = new LinkedHashMap<>();
   private final Map<String, LeaseHistory.Pending> holderHistory = new LinkedHashMap<>();
   private final List<Runnable> afterCommit = new ArrayList<>();
@@ -66,7 +68,13 @@ final class Tx {
     event(type, name, ended, message);
     PolicyTerms p = state.policies.forName(name);
     if (type != LeaseEvent.Type.RELEASED && p.lockDelayMicros() > 0) {
-      lockDelays.put(name, OptionalLong.of(now + p.lockDelayMicros()));
+      // The end is an estimate for replies; the bar holds until the leader lifts it.
+      lockDelays.put(name, Optional.of(StoredLockDelay.newBuilder()
+          .setUntilMicros(now + p.lockDelayMicros())
+          .setRevision(index)
+          .setDelayMicros(p.lockDelayMicros())
+          .build()));
+      bars.add(TimedBar.set(TimedBar.Kind.LOCK_DELAY, name, index, p.lockDelayMicros()));
     }
     byte[] record = HistoryRecord.newBuilder()
         .setName(name)
@@ -87,17 +95,20 @@ final class Tx {
         .add(record, state.policies.defaults().historyLimit());
   }
 
-  /** A name granted again: a lock-delay it had is over, and goes. */
-  void clearLockDelay(String name) {
-    if (state.lockDelays.contains(name)) {
-      lockDelays.put(name, OptionalLong.empty());
-    }
+  /** The lock-delay on {@code name} as this entry left it so far. */
+  Optional<StoredLockDelay> lockDelay(String name) {
+    Optional<StoredLockDelay> written = lockDelays.get(name);
+    return written != null ? written : state.lockDelays.get(name);
   }
 
-  /** Drops up to {@code max} lock-delays that have passed, so they do not pile up for names nobody takes again. */
-  void dropPassedLockDelays(int max) {
-    for (String name : state.lockDelays.passed(now, max)) {
-      lockDelays.putIfAbsent(name, OptionalLong.empty());
+  /**
+   * The lock-delay on {@code name} goes: the name was granted again (only possible once the bar
+   * was lifted; kept for stores that hold a bar nothing lifts), or the leader lifted it.
+   */
+  void clearLockDelay(String name) {
+    if (lockDelay(name).isPresent()) {
+      lockDelays.put(name, Optional.empty());
+      bars.add(TimedBar.removed(TimedBar.Kind.LOCK_DELAY, name));
     }
   }
 
@@ -154,8 +165,8 @@ final class Tx {
         changes.add(Change.put(Space.EVENTS, Events.key(index, keptCount++), Events.encode(e, lease)));
       }
     }
-    lockDelays.forEach((name, until) -> changes.add(until.isPresent()
-        ? Change.put(Space.LOCK_DELAYS, LeaseCore.utf8(name), LockDelays.encode(until.getAsLong()))
+    lockDelays.forEach((name, bar) -> changes.add(bar.isPresent()
+        ? Change.put(Space.LOCK_DELAYS, LeaseCore.utf8(name), LockDelays.encode(bar.get()))
         : Change.delete(Space.LOCK_DELAYS, LeaseCore.utf8(name))));
     nameHistory.forEach((name, p) -> p.changes(Space.NAME_HISTORY, name, changes));
     holderHistory.forEach((holder, p) -> p.changes(Space.HOLDER_HISTORY, holder, changes));
@@ -182,9 +193,9 @@ final class Tx {
         }
       }
     });
-    lockDelays.forEach((name, until) -> {
-      if (until.isPresent()) {
-        state.lockDelays.put(name, until.getAsLong());
+    lockDelays.forEach((name, bar) -> {
+      if (bar.isPresent()) {
+        state.lockDelays.put(name, bar.get());
       } else {
         state.lockDelays.remove(name);
       }

@@ -9,6 +9,7 @@ import static io.leasehold.statemachine.core.Cmds.banFor;
 import static io.leasehold.statemachine.core.Cmds.expire;
 import static io.leasehold.statemachine.core.Cmds.item;
 import static io.leasehold.statemachine.core.Cmds.liftBan;
+import static io.leasehold.statemachine.core.Cmds.liftLockDelay;
 import static io.leasehold.statemachine.core.Cmds.policy;
 import static io.leasehold.statemachine.core.Cmds.release;
 import static io.leasehold.statemachine.core.Cmds.renew;
@@ -25,7 +26,6 @@ import io.leasehold.proto.v1.EndedLease;
 import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.LeaseState;
 import io.leasehold.proto.v1.ListBansRequest;
-import io.leasehold.proto.v1.LiftBanItem;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.RejectReason;
@@ -105,24 +105,48 @@ public abstract class AdminContract extends CoreFixture {
   }
 
   @Test
-  void aTimedBanStopsCountingAtItsEndAndTheLeaderLiftsItOnlyWhenDue() throws IOException {
+  void aTimedBanHoldsPastItsEndUntilTheLeaderLiftsIt() throws IOException {
     ApplyResult banned = apply(1, T0, banFor("alice", secs(10)));
     assertEquals(at(T0 + 10 * SECOND), banned.reply().getBan().getBan().getUntil());
+    assertEquals(List.of(TimedBar.set(TimedBar.Kind.BAN, "alice", 1, 10 * SECOND)), banned.bars(), "the leader learns of it");
     Rejection r = rejected(apply(2, T0 + 4 * SECOND, acquire("lock/a", "alice")));
     assertEquals(RejectReason.BANNED, r.getReason());
-    assertEquals(secs(6), r.getRetryAfter());
+    assertEquals(secs(6), r.getRetryAfter(), "an estimate from stamped times");
 
-    assertEquals(List.of(), core.dueBans(T0 + 9 * SECOND, 10));
-    assertEquals(List.of(LiftBanItem.newBuilder().setHolder("alice").setRevision(1).build()), core.dueBans(T0 + 10 * SECOND, 10));
-    // Too early by the entry's stamped time, or another ban than the leader saw: skipped.
-    assertEquals(0, apply(3, T0 + 9 * SECOND, liftBan("alice", 1)).reply().getLiftBans().getLifted());
+    // Past its end by stamped time the ban still holds: only the leader decides it is over.
+    Rejection late = rejected(apply(3, T0 + 11 * SECOND, acquire("lock/a", "alice")));
+    assertEquals(RejectReason.BANNED, late.getReason());
+    assertEquals(secs(0), late.getRetryAfter(), "floored at 0");
+    assertTrue(late.getMessage().contains("when the leader lifts it"), late.getMessage());
+    // Another ban than the leader saw: skipped.
     assertEquals(0, apply(4, T0 + 11 * SECOND, liftBan("alice", 2)).reply().getLiftBans().getLifted());
-    // Past its end a ban no longer counts, even before it is lifted.
-    granted(apply(5, T0 + 11 * SECOND, acquire("lock/a", "alice")));
     assertEquals(1, bans().size());
-    assertEquals(1, apply(6, T0 + 12 * SECOND, liftBan("alice", 1)).reply().getLiftBans().getLifted());
+    // The lift applies whatever its stamped time says: the leader decided on its monotonic clock.
+    ApplyResult lifted = apply(5, T0 + 5 * SECOND, liftBan("alice", 1));
+    assertEquals(1, lifted.reply().getLiftBans().getLifted());
+    assertEquals(List.of(TimedBar.removed(TimedBar.Kind.BAN, "alice")), lifted.bars());
     assertEquals(0, bans().size());
-    assertEquals(List.of(), core.dueBans(T0 + 20 * SECOND, 10));
+    granted(apply(6, T0 + 12 * SECOND, acquire("lock/a", "alice")));
+  }
+
+  @Test
+  void aStampedTimeFarInTheFutureLiftsNeitherABanNorALockDelay() throws IOException {
+    apply(1, T0, setPolicy("lock", policy().setLockDelay(secs(10))));
+    apply(2, T0, banFor("alice", secs(10)));
+    granted(apply(3, T0, acquire("lock/a", "carol", secs(5))));
+    apply(4, T0 + 6 * SECOND, expire("lock/a", 3, 3));
+    long farFuture = T0 + 10L * 365 * 24 * 3600 * SECOND;
+    assertEquals(RejectReason.BANNED, rejected(apply(5, farFuture, acquire("lock/b", "alice"))).getReason());
+    Rejection r = rejected(apply(6, farFuture, acquire("lock/a", "bob")));
+    assertEquals(RejectReason.LOCK_DELAY, r.getReason());
+    assertEquals(secs(0), r.getRetryAfter());
+    assertTrue(r.getMessage().contains("the lock-delay ends when the leader lifts it"), r.getMessage());
+    assertEquals(1, count(Space.LOCK_DELAYS), "nothing drops a bar by stamped time");
+    assertEquals(1, bans().size());
+    // Reloaded (a restart, a snapshot), still barred.
+    core = new LeaseCore(store);
+    assertEquals(RejectReason.LOCK_DELAY, rejected(apply(7, farFuture + SECOND, acquire("lock/a", "bob"))).getReason());
+    assertEquals(RejectReason.BANNED, rejected(apply(8, farFuture + SECOND, acquire("lock/b", "alice"))).getReason());
   }
 
   @Test
@@ -223,17 +247,58 @@ public abstract class AdminContract extends CoreFixture {
   // ---- lock-delay ----
 
   @Test
-  void afterAnExpiryTheNameIsRefusedForTheLockDelayWithWhatRemains() throws IOException {
+  void afterAnExpiryTheNameIsRefusedUntilTheLeaderLiftsTheLockDelay() throws IOException {
     apply(1, T0, setPolicy("lock", policy().setLockDelay(secs(10))));
     granted(apply(2, T0, acquire("lock/a", "alice", secs(5))));
-    apply(3, T0 + 20 * SECOND, expire("lock/a", 2, 2));
+    ApplyResult expired = apply(3, T0 + 20 * SECOND, expire("lock/a", 2, 2));
+    assertEquals(List.of(TimedBar.set(TimedBar.Kind.LOCK_DELAY, "lock/a", 3, 10 * SECOND)), expired.bars(),
+        "the leader learns of the bar and its delay");
     Rejection r = rejected(apply(4, T0 + 25 * SECOND, acquire("lock/a", "bob")));
     assertEquals(RejectReason.LOCK_DELAY, r.getReason());
-    assertEquals(secs(5), r.getRetryAfter());
+    assertEquals(secs(5), r.getRetryAfter(), "an estimate from stamped times");
     assertEquals(RejectReason.LOCK_DELAY, rejected(apply(5, T0 + 29 * SECOND, acquire("lock/a", "alice"))).getReason(),
         "the former holder too");
-    granted(apply(6, T0 + 30 * SECOND, acquire("lock/a", "bob")));
-    granted(apply(7, T0 + 30 * SECOND, acquire("lock/b", "bob")));
+    // Past the estimate, still barred: the delay ends when the leader lifts it.
+    Rejection late = rejected(apply(6, T0 + 31 * SECOND, acquire("lock/a", "bob")));
+    assertEquals(RejectReason.LOCK_DELAY, late.getReason());
+    assertEquals(secs(0), late.getRetryAfter());
+    assertTrue(late.getMessage().contains("the lock-delay ends when the leader lifts it"), late.getMessage());
+    // A lift for another ending than the one that set the bar changes nothing.
+    assertEquals(0, apply(7, T0 + 31 * SECOND, liftLockDelay("lock/a", 2)).reply().getLiftLockDelays().getLifted());
+    assertEquals(0, apply(8, T0 + 31 * SECOND, liftLockDelay("lock/other", 3)).reply().getLiftLockDelays().getLifted());
+    ApplyResult lifted = apply(9, T0 + 31 * SECOND, liftLockDelay("lock/a", 3));
+    assertEquals(1, lifted.reply().getLiftLockDelays().getLifted());
+    assertEquals(List.of(TimedBar.removed(TimedBar.Kind.LOCK_DELAY, "lock/a")), lifted.bars());
+    assertEquals(0, count(Space.LOCK_DELAYS));
+    granted(apply(10, T0 + 31 * SECOND, acquire("lock/a", "bob")));
+    granted(apply(11, T0 + 31 * SECOND, acquire("lock/b", "bob")));
+  }
+
+  @Test
+  void aLateLiftDoesNotLiftANewerBarOnTheSameName() throws IOException {
+    apply(1, T0, setPolicy("lock", policy().setLockDelay(secs(10))));
+    granted(apply(2, T0, acquire("lock/a", "alice")));
+    apply(3, T0, revoke("lock/a", ""));
+    apply(4, T0, liftLockDelay("lock/a", 3));
+    granted(apply(5, T0, acquire("lock/a", "bob")));
+    apply(6, T0, revoke("lock/a", ""));
+    assertEquals(0, apply(7, T0, liftLockDelay("lock/a", 3)).reply().getLiftLockDelays().getLifted(),
+        "a deposed leader's repeat of the old lift");
+    assertEquals(RejectReason.LOCK_DELAY, rejected(apply(8, T0 + 60 * SECOND, acquire("lock/a", "carol"))).getReason());
+  }
+
+  @Test
+  void aNewLeaderReadsEveryBarWithItsFullDelayAndEveryTimedBanWithWhatRemains() throws IOException {
+    apply(1, T0, setPolicy("lock", policy().setLockDelay(secs(10))));
+    granted(apply(2, T0, acquire("lock/a", "alice")));
+    apply(3, T0 + SECOND, revoke("lock/a", ""));
+    apply(4, T0 + 2 * SECOND, banFor("bob", secs(30)));
+    apply(5, T0 + 2 * SECOND, ban("carol", "for good"));
+    apply(6, T0 + 7 * SECOND, acquire("svc/x", "dave"));
+    List<TimedBar> bars = new ArrayList<>();
+    assertEquals(6, core.forEachTimedBar(bars::add));
+    assertEquals(List.of(TimedBar.set(TimedBar.Kind.LOCK_DELAY, "lock/a", 3, 10 * SECOND),
+        TimedBar.set(TimedBar.Kind.BAN, "bob", 4, 25 * SECOND)), bars, "a ban without end is not the leader's to lift");
   }
 
   @Test
@@ -259,6 +324,9 @@ public abstract class AdminContract extends CoreFixture {
 
     core = new LeaseCore(store);
     assertEquals(secs(8), rejected(apply(4, T0 + 3 * SECOND, acquire("lock/a", "bob"))).getRetryAfter());
+    List<TimedBar> bars = new ArrayList<>();
+    core.forEachTimedBar(bars::add);
+    assertEquals(List.of(TimedBar.set(TimedBar.Kind.LOCK_DELAY, "lock/a", 3, 10 * SECOND)), bars);
     for (StoreKind kind : StoreKind.values()) {
       try (KvStore other = kind.open(tempDir.resolve("other-" + kind))) {
         StoreKind.load(other, snapshot);
@@ -270,7 +338,7 @@ public abstract class AdminContract extends CoreFixture {
   }
 
   @Test
-  void passedLockDelaysAreDroppedFromTheState() throws IOException {
+  void aRevokedNameWaitsForTheLiftNotForLaterEntries() throws IOException {
     apply(1, T0, setPolicy("lock", policy().setLockDelay(secs(5))));
     long index = 1;
     for (int i = 0; i < 3; i++) {
@@ -279,7 +347,14 @@ public abstract class AdminContract extends CoreFixture {
     }
     assertEquals(3, count(Space.LOCK_DELAYS));
     apply(++index, T0 + 6 * SECOND, acquire("svc/unrelated", "bob"));
-    assertEquals(0, count(Space.LOCK_DELAYS), "any later entry drops the delays that have passed");
+    assertEquals(3, count(Space.LOCK_DELAYS), "later entries drop nothing: the leader lifts bars");
+    var lift = io.leasehold.proto.v1.LiftLockDelays.newBuilder();
+    for (int i = 0; i < 3; i++) {
+      lift.addItems(io.leasehold.proto.v1.LiftLockDelayItem.newBuilder().setName("lock/n" + i).setRevision(3 + 2L * i));
+    }
+    assertEquals(3, apply(++index, T0 + 6 * SECOND, io.leasehold.proto.v1.LogCommand.newBuilder().setLiftLockDelays(lift))
+        .reply().getLiftLockDelays().getLifted());
+    assertEquals(0, count(Space.LOCK_DELAYS));
   }
 
   // ---- states ----

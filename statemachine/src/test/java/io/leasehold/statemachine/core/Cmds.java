@@ -124,6 +124,11 @@ public final class Cmds {
         .addItems(io.leasehold.proto.v1.LiftBanItem.newBuilder().setHolder(holder).setRevision(banRevision)));
   }
 
+  public static LogCommand.Builder liftLockDelay(String name, long endingRevision) {
+    return LogCommand.newBuilder().setLiftLockDelays(io.leasehold.proto.v1.LiftLockDelays.newBuilder()
+        .addItems(io.leasehold.proto.v1.LiftLockDelayItem.newBuilder().setName(name).setRevision(endingRevision)));
+  }
+
   public static LogCommand.Builder revoke(String name, String reason) {
     return LogCommand.newBuilder().setRevoke(io.leasehold.proto.v1.RevokeRequest.newBuilder().setName(name).setReason(reason));
   }

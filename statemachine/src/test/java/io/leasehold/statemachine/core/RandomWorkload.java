@@ -53,6 +53,10 @@ public final class RandomWorkload {
   private long compactRevision;
   /** The revision of each holder's latest ban, as the replies reported it. */
   private final java.util.Map<String, Long> banRevisions = new java.util.HashMap<>();
+  /** The names barred by a lock-delay, and the revision of the ending that set each, as the results reported them. */
+  private final TreeMap<String, Long> barred = new TreeMap<>();
+  /** The holders under a timed ban, and the ban's revision, as the results reported them. */
+  private final TreeMap<String, Long> timedBans = new TreeMap<>();
   private static final String[] MASK_PATHS = {"address", "metadata", "status"};
 
   public RandomWorkload(long seed) {
@@ -94,6 +98,14 @@ public final class RandomWorkload {
     if (result.reply().hasBan()) {
       banRevisions.put(result.reply().getBan().getBan().getHolder(), result.reply().getBan().getRevision());
     }
+    for (TimedBar b : result.bars()) {
+      TreeMap<String, Long> bars = b.kind() == TimedBar.Kind.LOCK_DELAY ? barred : timedBans;
+      if (b.removed()) {
+        bars.remove(b.key());
+      } else {
+        bars.put(b.key(), b.revision());
+      }
+    }
     for (LeaseEvent e : result.events()) {
       switch (e.type()) {
         case ACQUIRED -> {
@@ -110,6 +122,17 @@ public final class RandomWorkload {
   private LogCommand.Builder command() {
     if (rnd.nextInt(100) < 8) {
       return admin();
+    }
+    if (!barred.isEmpty() && rnd.nextInt(100) < 6) {
+      return liftLockDelays();
+    }
+    if (!timedBans.isEmpty() && rnd.nextInt(100) < 8) {
+      // The leader lifting a timed ban it found due (mostly the current one).
+      List<String> holders = new ArrayList<>(timedBans.keySet());
+      String holder = holders.get(rnd.nextInt(holders.size()));
+      return LogCommand.newBuilder().setLiftBans(io.leasehold.proto.v1.LiftBans.newBuilder()
+          .addItems(io.leasehold.proto.v1.LiftBanItem.newBuilder().setHolder(holder)
+              .setRevision(timedBans.get(holder) - (rnd.nextInt(6) == 0 ? 1 : 0))));
     }
     int roll = rnd.nextInt(100);
     LogCommand.Builder c = LogCommand.newBuilder();
@@ -165,6 +188,22 @@ public final class RandomWorkload {
       a.setAttributes(ATTRIBUTES[rnd.nextInt(ATTRIBUTES.length)]);
     }
     return a;
+  }
+
+  /**
+   * The leader lifting lock-delays (it decides when on its own clock; here, at random): mostly the
+   * current bar, now and then a stale revision (a repeat, a deposed leader) or a name not barred.
+   */
+  private LogCommand.Builder liftLockDelays() {
+    io.leasehold.proto.v1.LiftLockDelays.Builder lift = io.leasehold.proto.v1.LiftLockDelays.newBuilder();
+    int n = 1 + rnd.nextInt(3);
+    List<String> names = new ArrayList<>(barred.keySet());
+    for (int i = 0; i < n; i++) {
+      String name = rnd.nextInt(10) == 0 ? heldName() : names.get(rnd.nextInt(names.size()));
+      long revision = barred.getOrDefault(name, 1L) - (rnd.nextInt(6) == 0 ? 1 : 0);
+      lift.addItems(io.leasehold.proto.v1.LiftLockDelayItem.newBuilder().setName(name).setRevision(revision));
+    }
+    return LogCommand.newBuilder().setLiftLockDelays(lift);
   }
 
   private LogCommand.Builder admin() {

@@ -69,6 +69,8 @@ class ReplicaDeterminismTest {
     int revoked;
     int bannedEnded;
     int bansLifted;
+    int lockDelaysLifted;
+    int lockDelaySkipped;
     int renewRejected;
 
     void count(Outcome o) {
@@ -139,24 +141,28 @@ class ReplicaDeterminismTest {
           + " masked=" + tally.maskedUpdates + " compactions=" + tally.compactions + " removing=" + tally.compactionsRemoving
           + " noops=" + tally.compactionNoops + " capped=" + tally.compactionsCapped + " history=" + model.size() + " largestHistory=" + largestHistory
           + " rejections=" + tally.rejections + " policiesSet=" + tally.policiesSet + " revoked=" + tally.revoked
-          + " bannedEnded=" + tally.bannedEnded + " bansLifted=" + tally.bansLifted;
+          + " bannedEnded=" + tally.bannedEnded + " bansLifted=" + tally.bansLifted
+          + " lockDelaysLifted=" + tally.lockDelaysLifted + " lockDelaySkipped=" + tally.lockDelaySkipped;
       assertTrue(tally.of(Outcome.GRANTED) >= 100, summary);
       assertTrue(tally.of(Outcome.CONFLICT) >= 10, summary);
       assertTrue(tally.of(Outcome.REJECTED) >= 5, summary);
       // About half the renewals and releases use the current token (a few are never-issued, the rest
       // stale, more of them since operators end leases too); some of those the policy then refuses.
       assertTrue(tally.of(Outcome.RENEWED) + tally.renewRejected >= 0.35 * tally.renewItems, summary);
-      assertTrue(tally.of(Outcome.RELEASED) >= 0.4 * tally.releases, summary);
+      // (Timed bans now hold until the leader's lift, so a few more releases meet ended leases.)
+      assertTrue(tally.of(Outcome.RELEASED) >= 0.35 * tally.releases, summary);
       assertTrue(tally.of(Outcome.UPDATED) >= 30, summary);
       assertTrue(tally.of(Outcome.NOT_HELD) >= 50, summary);
       assertTrue(tally.expired >= 50 && tally.expireSkipped >= 50, summary);
       assertTrue(tally.replies.getOrDefault(LogReply.ReplyCase.INVALID, 0) >= 20, summary);
       assertTrue(tally.replays >= 10, summary);
-      assertTrue(tally.maskedUpdates >= 30, summary);
+      assertTrue(tally.maskedUpdates >= 25, summary);
       assertTrue(tally.compactionsRemoving >= 10 && tally.compactionNoops >= 2 && tally.compactionsCapped >= 1, summary);
       assertTrue(workload.compactRevision() > 0 && largestHistory >= 20, summary);
       assertTrue(tally.policiesSet >= 10 && tally.revoked >= 3 && tally.bannedEnded >= 1, summary);
       assertTrue(tally.rejections.size() >= 4, summary);
+      // Lock-delays end only by the leader's lift (or never): both lifts and refused stale lifts happen.
+      assertTrue(tally.lockDelaysLifted >= 5 && tally.lockDelaySkipped >= 3, summary);
     } finally {
       stores.forEach(KvStore::close);
     }
@@ -203,6 +209,10 @@ class ReplicaDeterminismTest {
       }
       case BAN -> tally.bannedEnded += (int) reply.getBan().getBan().getLeasesEnded();
       case LIFT_BANS -> tally.bansLifted += reply.getLiftBans().getLifted();
+      case LIFT_LOCK_DELAYS -> {
+        tally.lockDelaysLifted += reply.getLiftLockDelays().getLifted();
+        tally.lockDelaySkipped += reply.getLiftLockDelays().getSkipped();
+      }
       case RELEASE -> {
         tally.releases++;
         tally.count(reply.getRelease().getOutcome());

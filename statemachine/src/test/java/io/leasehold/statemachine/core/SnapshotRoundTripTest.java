@@ -68,7 +68,7 @@ class SnapshotRoundTripTest {
   void restoredReplicasMatchTheirSource(StoreKind sourceKind) throws IOException {
     KvStore source = open(sourceKind);
     LeaseCore sourceCore = new LeaseCore(source);
-    RandomWorkload w = run(sourceCore, 42, 400);
+    RandomWorkload w = run(sourceCore, 42, 500);
     assertTrue(sourceCore.forEachLease((n, l) -> {}) > 0);
     assertTrue(sourceCore.history().getCompactRevision() > 0 && sourceCore.history().getCount() > 10,
         () -> "the snapshot should carry a compacted, non-empty history: " + sourceCore.history());
