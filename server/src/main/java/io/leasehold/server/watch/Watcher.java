@@ -179,6 +179,7 @@ final class Watcher {
       // Read the hub's revision before looking at the queue: events up to it were queued before it was published.
       long applied = hub.appliedRevision();
       List<Event> batch = new ArrayList<>();
+      boolean splitsARevision;
       synchronized (this) {
         while (batch.size() < MAX_EVENTS_PER_MESSAGE && !queue.isEmpty()) {
           Event e = queue.pollFirst();
@@ -186,10 +187,11 @@ final class Watcher {
             batch.add(e);
           }
         }
+        splitsARevision = !batch.isEmpty() && !queue.isEmpty()
+            && queue.peekFirst().getRevision() == batch.get(batch.size() - 1).getRevision();
       }
       if (!batch.isEmpty()) {
-        long last = batch.get(batch.size() - 1).getRevision();
-        send(batch, last);
+        send(batch, completeThrough(batch, splitsARevision));
         continue;
       }
       if (progressDue) {
@@ -222,8 +224,10 @@ final class Watcher {
       return;
     }
     for (int i = 0; i < history.size(); i += MAX_EVENTS_PER_MESSAGE) {
-      List<Event> chunk = history.subList(i, Math.min(history.size(), i + MAX_EVENTS_PER_MESSAGE));
-      send(chunk, chunk.get(chunk.size() - 1).getRevision());
+      int end = Math.min(history.size(), i + MAX_EVENTS_PER_MESSAGE);
+      List<Event> chunk = history.subList(i, end);
+      boolean splitsARevision = end < history.size() && history.get(end).getRevision() == chunk.get(chunk.size() - 1).getRevision();
+      send(chunk, completeThrough(chunk, splitsARevision));
     }
     // Everything up to the view's revision has been delivered, matching or not.
     send(List.of(), Math.max(sentRevision, read.revision()));
@@ -233,6 +237,17 @@ final class Watcher {
     closed = true;
     hub.remove(this);
     out.onError(status.asRuntimeException(trailers));
+  }
+
+  /**
+   * The revision a message may claim as fully sent: its last event's, unless more events of that
+   * revision follow in the next message (an entry can carry more events than fit in one, e.g. a
+   * ban of thousands of leases). Then only the revision before: a client that resumes from the
+   * claimed revision + 1 must still get the rest.
+   */
+  private static long completeThrough(List<Event> events, boolean splitsARevision) {
+    long last = events.get(events.size() - 1).getRevision();
+    return splitsARevision ? last - 1 : last;
   }
 
   private void send(List<Event> events, long revision) {

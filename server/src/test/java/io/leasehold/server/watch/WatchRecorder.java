@@ -17,6 +17,8 @@ final class WatchRecorder implements StreamObserver<WatchResponse> {
   private final List<Event> events = new ArrayList<>();
   private long revision = -1;
   private int responses;
+  /** Events that arrived at or below a revision an earlier message had claimed complete. */
+  private int afterTheirClaim;
   private Throwable error;
   private boolean completed;
 
@@ -28,6 +30,11 @@ final class WatchRecorder implements StreamObserver<WatchResponse> {
 
   @Override
   public synchronized void onNext(WatchResponse value) {
+    for (Event e : value.getEventsList()) {
+      if (e.getRevision() <= revision) {
+        afterTheirClaim++;
+      }
+    }
     events.addAll(value.getEventsList());
     revision = Math.max(revision, value.getRevision());
     responses++;
@@ -49,6 +56,10 @@ final class WatchRecorder implements StreamObserver<WatchResponse> {
 
   synchronized long revision() {
     return revision;
+  }
+
+  synchronized int afterTheirClaim() {
+    return afterTheirClaim;
   }
 
   synchronized int responses() {
