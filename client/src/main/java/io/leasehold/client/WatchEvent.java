@@ -1,0 +1,35 @@
+package io.leasehold.client;
+
+import io.leasehold.proto.v1.Event;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A change to a lease, produced by applying one log entry; every node produces the same events
+ * with the same revisions.
+ *
+ * @param type     what happened; {@link Event.Type#UNRECOGNIZED} for a type newer than this SDK
+ * @param revision the log index of the entry that made the change (several events may share one)
+ * @param name     the lease's name
+ * @param lease    the lease after the change; for endings, as it was
+ * @param reason   why the lease ended, for RELEASED, EXPIRED and REVOKED
+ * @param time     the leader's wall-clock time of the change
+ */
+public record WatchEvent(Event.Type type, long revision, String name, LeaseInfo lease, Optional<Event.Reason> reason, Instant time) {
+  public WatchEvent {
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(lease, "lease");
+    Objects.requireNonNull(reason, "reason");
+    Objects.requireNonNull(time, "time");
+  }
+
+  /** Whether the event ends the lease (released, expired, revoked — or a type this SDK does not know that is not a grant or change). */
+  public boolean endsLease() {
+    return switch (type) {
+      case ACQUIRED, UPDATED, RENEWED, TYPE_UNSPECIFIED -> false;
+      default -> true;
+    };
+  }
+}
