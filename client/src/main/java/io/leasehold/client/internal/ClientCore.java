@@ -36,6 +36,7 @@ import org.slf4j.LoggerFactory;
 public final class ClientCore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClientCore.class);
   private static final AtomicInteger CLIENTS = new AtomicInteger();
+  private static final int CLOSE_RELEASES_IN_FLIGHT = 64;
 
   private final ClientSettings settings;
   private final ScheduledThreadPoolExecutor scheduler;
@@ -262,6 +263,38 @@ public final class ClientCore implements AutoCloseable {
 
   // ---- close ----
 
+  /** Releases every lease, a bounded number at a time, so a client holding thousands does not flood the leader. */
+  private static CompletableFuture<Void> releaseAll(List<LeaseHandle> leases) {
+    CompletableFuture<Void> all = new CompletableFuture<>();
+    if (leases.isEmpty()) {
+      all.complete(null);
+      return all;
+    }
+    java.util.Iterator<LeaseHandle> next = leases.iterator();
+    AtomicInteger remaining = new AtomicInteger(leases.size());
+    Runnable[] worker = new Runnable[1];
+    worker[0] = () -> {
+      LeaseHandle l;
+      synchronized (next) {
+        if (!next.hasNext()) {
+          return;
+        }
+        l = next.next();
+      }
+      l.releaseQuietly().whenComplete((v, e) -> {
+        if (remaining.decrementAndGet() == 0) {
+          all.complete(null);
+        } else {
+          worker[0].run();
+        }
+      });
+    };
+    for (int i = 0; i < Math.min(CLOSE_RELEASES_IN_FLIGHT, leases.size()); i++) {
+      worker[0].run();
+    }
+    return all;
+  }
+
   /**
    * Stops taking requests, fails pending acquisitions, stops watches and tables, releases every
    * held lease (or abandons them, if so configured) waiting up to the request timeout, then stops
@@ -280,17 +313,15 @@ public final class ClientCore implements AutoCloseable {
     tables.forEach(RoutingTableImpl::close);
     registrations.forEach(RegistrationImpl::stopRegisteringAgain);
     keepAlive.stop();
-    List<CompletableFuture<Void>> releases = new ArrayList<>();
-    for (LeaseHandle l : keepAlive.leases()) {
-      if (settings.releaseOnClose()) {
-        releases.add(l.releaseQuietly());
-      } else {
-        l.abandon();
-      }
+    List<LeaseHandle> held = keepAlive.leases();
+    CompletableFuture<Void> released = CompletableFuture.completedFuture(null);
+    if (settings.releaseOnClose()) {
+      released = releaseAll(held);
+    } else {
+      held.forEach(LeaseHandle::abandon);
     }
     try {
-      CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
-          .get(settings.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
+      released.get(settings.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
