@@ -63,6 +63,11 @@ final class Fixtures {
     return LeaseOptions.defaults().withTtl(Duration.ofSeconds(seconds));
   }
 
+  /** As {@link #await(String, Duration, java.util.function.BooleanSupplier)}, describing the state when it gave up. */
+  static void await(java.util.function.Supplier<String> what, Duration timeout, java.util.function.BooleanSupplier condition) {
+    TestCluster.await(what, timeout, condition);
+  }
+
   /** Waits on a condition with a deadline (never a fixed sleep). */
   static void await(String what, Duration timeout, java.util.function.BooleanSupplier condition) {
     TestCluster.await(what, timeout, condition);

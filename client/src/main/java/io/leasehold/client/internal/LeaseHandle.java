@@ -138,6 +138,11 @@ public final class LeaseHandle implements Lease {
     }
   }
 
+  /** Time to the local deadline, without moving the state (safe to call under other locks). */
+  synchronized Duration peekRemaining() {
+    return state.isFinal() ? Duration.ZERO : Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
+  }
+
   @Override
   public synchronized Optional<LossReason> lossReason() {
     return Optional.ofNullable(lossReason);

@@ -42,6 +42,7 @@ final class NameSlot {
   private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
   private LeaseHandle held;
   private boolean attempting;
+  private Waiter sending;
   private boolean awaitingChange;
   private long conflictRevision;
   private ResumingWatch watch;
@@ -84,6 +85,9 @@ final class NameSlot {
   private void timedOut(Waiter w) {
     Conflict last;
     synchronized (this) {
+      if (attempting && sending == w) {
+        return;  // its attempt is out: a grant still counts, a conflict ends it (see conflicted)
+      }
       last = w.lastConflict;
     }
     w.result.completeExceptionally(new AcquireTimeoutException(name, w.waitUpTo.orElse(Duration.ZERO), Optional.ofNullable(last)));
@@ -101,7 +105,7 @@ final class NameSlot {
         failAllLocked(new ClientClosedException(name + ": the client is closed"), after);
       } else {
         if (held != null) {
-          Conflict local = new Conflict(held.holder(), held.token(), held.remaining());
+          Conflict local = new Conflict(held.holder(), held.token(), held.peekRemaining());
           for (Iterator<Waiter> it = queue.iterator(); it.hasNext(); ) {
             Waiter w = it.next();
             if (w.tryOnly()) {
@@ -119,6 +123,7 @@ final class NameSlot {
             }
           } else if (head.tryOnly() || !awaitingChange) {
             attempting = true;
+            sending = head;
             send = head;
           }
         }

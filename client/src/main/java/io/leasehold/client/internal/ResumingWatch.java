@@ -151,9 +151,13 @@ public final class ResumingWatch implements Watch {
         delivery.execute(() -> ended(gen, status, trailers));
       }
     }, new Metadata());
-    c.request(1);
-    c.sendMessage(request);
-    c.halfClose();
+    try {
+      c.request(1);
+      c.sendMessage(request);
+      c.halfClose();
+    } catch (IllegalStateException cancelled) {
+      // close() cancelled the call meanwhile; its onClose ends it.
+    }
   }
 
   private synchronized ClientCall<WatchRequest, WatchResponse> current(int gen) {

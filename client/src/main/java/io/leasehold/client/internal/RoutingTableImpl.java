@@ -212,9 +212,11 @@ public final class RoutingTableImpl implements RoutingTable {
     if (changes.isEmpty()) {
       return;
     }
+    // The listeners registered when the change was applied: one added later hears only later changes.
+    List<RouteListener> targets = List.copyOf(listeners);
     notify.execute(() -> {
       for (RouteChange c : changes) {
-        for (RouteListener l : listeners) {
+        for (RouteListener l : targets) {
           try {
             l.onChange(c);
           } catch (RuntimeException ex) {
@@ -293,6 +295,7 @@ public final class RoutingTableImpl implements RoutingTable {
     if (w != null) {
       w.close();
     }
+    ready.completeExceptionally(new ClientClosedException("routing table of \"" + prefix + "\": closed before it was loaded"));
     core.forget(this);
   }
 }
