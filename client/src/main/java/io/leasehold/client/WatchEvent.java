@@ -25,11 +25,15 @@ public record WatchEvent(Event.Type type, long revision, String name, LeaseInfo 
     Objects.requireNonNull(time, "time");
   }
 
-  /** Whether the event ends the lease (released, expired, revoked — or a type this SDK does not know that is not a grant or change). */
+  /**
+   * Whether the event ends the lease: RELEASED, EXPIRED, REVOKED, or a type newer than this SDK
+   * that carries an ending reason.
+   */
   public boolean endsLease() {
     return switch (type) {
+      case RELEASED, EXPIRED, REVOKED -> true;
       case ACQUIRED, UPDATED, RENEWED, TYPE_UNSPECIFIED -> false;
-      default -> true;
+      default -> reason.isPresent();
     };
   }
 }

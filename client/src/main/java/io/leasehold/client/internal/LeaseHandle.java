@@ -60,6 +60,7 @@ public final class LeaseHandle implements Lease {
   private ScheduledFuture<?> timer;
   private long timerAt;
   private boolean releaseCalled;
+  private boolean releasedOnClose;
 
   /**
    * @param sentNanos when the request that granted the lease was sent
@@ -85,8 +86,9 @@ public final class LeaseHandle implements Lease {
 
   /** Starts the timers and the renewals. */
   void start() {
-    check();
+    // Added first: if the grant's answer came so late that the lease is already lost, check() takes it out again.
     core.keepAlive().add(this);
+    check();
   }
 
   @Override
@@ -306,7 +308,8 @@ public final class LeaseHandle implements Lease {
     boolean wasLost;
     synchronized (this) {
       if (releaseCalled) {
-        throw new IllegalStateException("lease " + name + " (token " + token + ") was already released");
+        throw new IllegalStateException("lease " + name + " (token " + token + ") was already released"
+            + (releasedOnClose ? " (by the client's close)" : ""));
       }
       releaseCalled = true;
       wasLost = state == LeaseState.LOST;
@@ -330,6 +333,9 @@ public final class LeaseHandle implements Lease {
 
   /** Release for the client's close: nothing is delivered to the caller. */
   CompletableFuture<Void> releaseQuietly() {
+    synchronized (this) {
+      releasedOnClose = !releaseCalled;
+    }
     try {
       return release().exceptionally(e -> null);
     } catch (IllegalStateException alreadyReleased) {
