@@ -7,6 +7,7 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.leasehold.client.ClientClosedException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -164,7 +165,7 @@ public final class Calls {
       }
       try {
         scheduler.schedule(this::next, delay, TimeUnit.NANOSECONDS);
-      } catch (java.util.concurrent.RejectedExecutionException stopping) {
+      } catch (RejectedExecutionException stopping) {
         result.completeExceptionally(new ClientClosedException(what + ": the client is closed"));
       }
     }

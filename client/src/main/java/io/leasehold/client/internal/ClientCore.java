@@ -3,6 +3,8 @@ package io.leasehold.client.internal;
 import io.leasehold.client.AcquireResult;
 import io.leasehold.client.ClientClosedException;
 import io.leasehold.client.LeaseOptions;
+import io.leasehold.client.RegisterOptions;
+import io.leasehold.client.Registration;
 import io.leasehold.client.RoutingTable;
 import io.leasehold.client.Watch;
 import io.leasehold.client.WatchListener;
@@ -10,12 +12,16 @@ import io.leasehold.client.WatchOptions;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.ReleaseRequest;
-import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Delayed;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -148,7 +154,7 @@ public final class ClientCore implements AutoCloseable {
     }
 
     @Override
-    public int compareTo(java.util.concurrent.Delayed o) {
+    public int compareTo(Delayed o) {
       return 0;
     }
 
@@ -169,12 +175,12 @@ public final class ClientCore implements AutoCloseable {
 
     @Override
     public Void get() {
-      throw new java.util.concurrent.CancellationException();
+      throw new CancellationException();
     }
 
     @Override
     public Void get(long timeout, TimeUnit unit) {
-      throw new java.util.concurrent.CancellationException();
+      throw new CancellationException();
     }
   };
 
@@ -194,7 +200,7 @@ public final class ClientCore implements AutoCloseable {
     Waiter w = new Waiter(tryOnly ? Waiter.Mode.TRY : Waiter.Mode.WAIT,
         () -> calls.send(Calls.Target.WRITE, LeasesGrpc.getAcquireMethod(), built, "Acquire " + name)
             .thenApply(sent -> new Calls.Sent<>(Grant.of(sent.value()), sent.sentNanos())),
-        tryOnly ? java.util.Optional.empty() : options.waitUpTo());
+        tryOnly ? Optional.empty() : options.waitUpTo());
     slots.enqueue(name, w);
     return w.result;
   }
@@ -243,8 +249,8 @@ public final class ClientCore implements AutoCloseable {
     return onCallbacks(t.start());
   }
 
-  public CompletableFuture<io.leasehold.client.Registration> register(String service, String instance, String address,
-      java.util.Map<String, String> metadata, io.leasehold.client.RegisterOptions options) {
+  public CompletableFuture<Registration> register(String service, String instance, String address,
+      Map<String, String> metadata, RegisterOptions options) {
     return RegistrationImpl.register(this, service, instance, address, metadata, options);
   }
 
@@ -270,7 +276,7 @@ public final class ClientCore implements AutoCloseable {
       all.complete(null);
       return all;
     }
-    java.util.Iterator<LeaseHandle> next = leases.iterator();
+    Iterator<LeaseHandle> next = leases.iterator();
     AtomicInteger remaining = new AtomicInteger(leases.size());
     Runnable[] worker = new Runnable[1];
     worker[0] = () -> {

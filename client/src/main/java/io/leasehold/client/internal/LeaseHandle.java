@@ -14,6 +14,7 @@ import io.leasehold.proto.v1.ReleaseRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -394,7 +395,7 @@ public final class LeaseHandle implements Lease {
   public void addListener(LeaseListener listener) {
     LeaseTransition done;
     synchronized (this) {
-      listeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+      listeners.add(Objects.requireNonNull(listener, "listener"));
       done = finalTransition;
     }
     if (done != null) {
