@@ -64,7 +64,11 @@ public final class LeaseholdClient implements AutoCloseable {
     this.blocking = new BlockingLeaseholdClient(this);
   }
 
-  /** A client of the cluster at {@code endpoints} ({@code host:port} client addresses of any of its nodes), with defaults. */
+  /**
+   * A client of the cluster at {@code endpoints} ({@code host:port} client addresses of any of its
+   * nodes), with defaults. Returns at once: connections are made by the first calls, and a cluster
+   * that cannot be reached fails those calls with {@link ClusterUnavailableException}.
+   */
   public static LeaseholdClient connect(String... endpoints) {
     return builder().endpoints(endpoints).build();
   }

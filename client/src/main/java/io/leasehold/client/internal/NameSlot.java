@@ -6,6 +6,7 @@ import io.leasehold.client.AcquireTimeoutException;
 import io.leasehold.client.ClientClosedException;
 import io.leasehold.client.ClusterUnavailableException;
 import io.leasehold.client.Conflict;
+import io.leasehold.client.LeaseLostException;
 import io.leasehold.client.LeaseholdException;
 import io.leasehold.client.WatchEvent;
 import io.leasehold.client.WatchListener;
@@ -220,7 +221,6 @@ final class NameSlot {
     synchronized (this) {
       attempting = false;
       held = lease;
-      queue.remove(w);
       awaitingChange = false;
       unconfirmedEnd = false;
       toClose = watch;
@@ -230,6 +230,17 @@ final class NameSlot {
       toClose.close();
     }
     lease.start();
+    if (lease.isFinal()) {
+      // The answer came after the TTL had run out on this client's clock: the lease is being
+      // released. A waiter stays at the head and asks again once it is; a try fails.
+      if (w.tryOnly()) {
+        finish(w, new LeaseLostException(name + ": granted (token " + lease.token() + "), but the answer came after its TTL ran out"));
+      }
+      return;
+    }
+    synchronized (this) {
+      queue.remove(w);
+    }
     if (!w.result.complete(AcquireResult.granted(lease))) {
       // Nobody wants it any more (timed out or cancelled while the request was out): give it back.
       lease.releaseQuietly();
