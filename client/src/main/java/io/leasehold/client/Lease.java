@@ -46,6 +46,13 @@ public interface Lease extends AutoCloseable {
   Optional<LossReason> lossReason();
 
   /**
+   * Why the cluster's policy refuses to renew the lease, while it does (for instance a TTL that a
+   * tightened policy no longer allows): the lease is then in JEOPARDY at once and will be lost at
+   * its deadline unless a renewal succeeds again. Empty while renewals succeed.
+   */
+  Optional<Rejection> renewalRejection();
+
+  /**
    * Changes the lease's attributes (address, metadata, status) without changing its token.
    * Completes with the attributes now stored, or fails with {@link LeaseLostException} if the
    * cluster no longer holds the lease (the handle is then LOST).

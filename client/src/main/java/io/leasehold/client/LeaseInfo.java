@@ -21,6 +21,10 @@ import java.util.Optional;
  * @param renewCount  how many times it was renewed
  * @param modRevision the revision of its latest change of any kind
  * @param remaining   for reads: {@code expiresAt} minus the serving node's clock
+ * @param serverState for reads: ACTIVE, or STALE once its last renewal is older than twice its
+ *                    heartbeat interval (its holder is probably gone); LEASE_STATE_UNSPECIFIED in events
+ * @param heartbeatInterval the renewal interval the cluster suggested at its last grant or renewal
+ * @param gracePeriod the time the cluster waits after {@code expiresAt} before it expires the lease
  */
 public record LeaseInfo(
     String name,
@@ -33,7 +37,10 @@ public record LeaseInfo(
     LeaseAttributes attributes,
     long renewCount,
     long modRevision,
-    Optional<Duration> remaining) {
+    Optional<Duration> remaining,
+    io.leasehold.proto.v1.LeaseState serverState,
+    Optional<Duration> heartbeatInterval,
+    Optional<Duration> gracePeriod) {
 
   public LeaseInfo {
     Objects.requireNonNull(name, "name");
@@ -44,5 +51,8 @@ public record LeaseInfo(
     Objects.requireNonNull(expiresAt, "expiresAt");
     Objects.requireNonNull(attributes, "attributes");
     Objects.requireNonNull(remaining, "remaining");
+    Objects.requireNonNull(serverState, "serverState");
+    Objects.requireNonNull(heartbeatInterval, "heartbeatInterval");
+    Objects.requireNonNull(gracePeriod, "gracePeriod");
   }
 }

@@ -74,7 +74,12 @@ public final class LeaseLock implements Lock {
     own(Futures.get(client.acquire(name, options)));
   }
 
-  /** One attempt: true if the lock was free (a network call), false if anyone holds it. */
+  /**
+   * One attempt: true if the lock was free (a network call), false if anyone holds it or it is
+   * still in a lock-delay.
+   *
+   * @throws AcquireRejectedException if the cluster's policy refuses the name to this client
+   */
   @Override
   public boolean tryLock() {
     if (reenter()) {
@@ -85,7 +90,8 @@ public final class LeaseLock implements Lock {
       own(r.lease().orElseThrow());
       return true;
     }
-    r.rejection().ifPresent(rej -> {
+    // A lock-delay only means "not yet"; other refusals (a ban, a bad name or TTL) need fixing.
+    r.rejection().filter(rej -> rej.reason() != io.leasehold.proto.v1.RejectReason.LOCK_DELAY).ifPresent(rej -> {
       throw new AcquireRejectedException(name, rej);
     });
     return false;

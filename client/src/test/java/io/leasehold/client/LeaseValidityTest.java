@@ -47,7 +47,7 @@ class LeaseValidityTest {
       // The moment the cluster expires the lease, as another client sees it: was the paused client's handle still valid?
       CompletableFuture<Boolean> validWhenExpired = new CompletableFuture<>();
       Watch watch = other.watch("lock/paused", 0, e -> {
-        if (e.type() == Event.Type.EXPIRED && e.lease().token() == lease.token()) {
+        if (e.type() == Event.Type.EXPIRED && e.lease().orElseThrow().token() == lease.token()) {
           validWhenExpired.complete(lease.isValid());
         }
       });

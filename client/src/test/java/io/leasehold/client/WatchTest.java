@@ -39,7 +39,7 @@ class WatchTest {
 
     @Override
     public void onEvent(WatchEvent e) {
-      events.add(e.revision() + " " + e.type() + " " + e.name() + " " + e.lease().token());
+      events.add(e.revision() + " " + e.type() + " " + e.name() + " " + e.lease().orElseThrow().token());
     }
 
     @Override

@@ -1,7 +1,6 @@
 package io.leasehold.client.internal;
 
 import io.leasehold.proto.v1.LeasesGrpc;
-import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RenewItem;
 import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.RenewResponse;
@@ -15,7 +14,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -156,7 +154,6 @@ public final class KeepAlive {
     for (LeaseHandle l : batch) {
       request.addItems(RenewItem.newBuilder().setName(l.name()).setToken(l.token()));
     }
-    AtomicBoolean ok = new AtomicBoolean();
     return core.calls()
         .send(Calls.Target.WRITE, LeasesGrpc.getRenewMethod(), request.build(), "Renew",
             System.nanoTime() + attemptNanos, attemptNanos, 1)
@@ -165,6 +162,7 @@ public final class KeepAlive {
             LOG.debug("renewal of {} leases failed: {}", batch.size(), Futures.unwrap(error).toString());
             return false;
           }
+          batch.forEach(l -> l.asked(sent.sentNanos()));
           apply(batch, sent.value(), sent.sentNanos());
           return true;
         });
@@ -178,10 +176,13 @@ public final class KeepAlive {
       if (!r.getName().equals(l.name()) || r.getToken() != l.token()) {
         continue;  // not the answer for this item; it stays due and is sent again
       }
-      if (r.getOutcome() == Outcome.RENEWED) {
-        l.renewed(sentNanos, r.hasTtl() ? Optional.of(Protos.duration(r.getTtl())) : Optional.empty());
-      } else if (r.getOutcome() == Outcome.NOT_HELD) {
-        l.notHeld();
+      switch (r.getOutcome()) {
+        case RENEWED -> l.renewed(sentNanos, r.hasTtl() ? Optional.of(Protos.duration(r.getTtl())) : Optional.empty(),
+            r.hasHeartbeatInterval() ? Optional.of(Protos.duration(r.getHeartbeatInterval())) : Optional.empty());
+        case NOT_HELD -> l.notHeld();
+        // Still held, but the policy now in force will not renew it: it stays due and is asked again.
+        case REJECTED -> l.renewalRefused(Protos.rejection(r.getRejection()));
+        default -> { }  // an outcome newer than this SDK: not renewed
       }
     }
   }

@@ -8,6 +8,7 @@ import io.leasehold.client.LeaseLostException;
 import io.leasehold.client.LeaseState;
 import io.leasehold.client.LeaseTransition;
 import io.leasehold.client.LossReason;
+import io.leasehold.client.Rejection;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.ReleaseRequest;
@@ -57,11 +58,13 @@ public final class LeaseHandle implements Lease {
   private long heartbeatNanos;
   private long marginNanos;
   private long lastSentNanos;
+  private long lastAskedNanos;
   private long deadlineNanos;
   private ScheduledFuture<?> timer;
   private long timerAt;
   private boolean releaseCalled;
   private boolean releasedOnClose;
+  private Rejection refusal;
 
   /**
    * @param sentNanos when the request that granted the lease was sent
@@ -82,6 +85,7 @@ public final class LeaseHandle implements Lease {
     long suggested = grant.heartbeat().map(Duration::toNanos).filter(h -> h > 0).orElse(ttlNanos / 3);
     this.heartbeatNanos = Math.max(MIN_HEARTBEAT_NANOS, Math.min(suggested, ttlNanos / 2));
     this.lastSentNanos = sentNanos;
+    this.lastAskedNanos = sentNanos;
     this.deadlineNanos = sentNanos + ttlNanos - marginNanos;
   }
 
@@ -151,30 +155,54 @@ public final class LeaseHandle implements Lease {
     return Optional.ofNullable(lossReason);
   }
 
+  @Override
+  public synchronized Optional<Rejection> renewalRejection() {
+    return Optional.ofNullable(refusal);
+  }
+
   synchronized boolean isFinal() {
     return state.isFinal();
   }
 
-  /** When the next renewal is due: one heartbeat after the last successful one was sent. */
+  /**
+   * When the next renewal is due: one heartbeat after the last successful one was sent, and never
+   * sooner than half a heartbeat after the last time it was asked for (so a lease whose renewal
+   * the policy refuses is asked again at that pace, not in a tight loop).
+   */
   synchronized long nextDueNanos() {
-    return lastSentNanos + heartbeatNanos;
+    long afterSuccess = lastSentNanos + heartbeatNanos;
+    long afterAsking = lastAskedNanos + heartbeatNanos / 2;
+    return afterAsking - afterSuccess > 0 ? afterAsking : afterSuccess;
+  }
+
+  /** The keep-alive loop included this lease in a Renew sent at {@code sentNanos}. */
+  synchronized void asked(long sentNanos) {
+    if (sentNanos - lastAskedNanos > 0) {
+      lastAskedNanos = sentNanos;
+    }
   }
 
   synchronized long heartbeatNanos() {
     return heartbeatNanos;
   }
 
-  /** A renewal sent at {@code sentNanos} succeeded. */
-  void renewed(long sentNanos, Optional<Duration> ttl) {
+  /**
+   * A renewal sent at {@code sentNanos} succeeded, with the TTL and heartbeat interval the policy
+   * in force gave it.
+   */
+  void renewed(long sentNanos, Optional<Duration> ttl, Optional<Duration> heartbeat) {
     boolean releaseAgain;
     synchronized (this) {
       releaseAgain = state == LeaseState.LOST && lossReason == LossReason.DEADLINE_PASSED;
       if (!state.isFinal()) {
+        refusal = null;
         ttl.map(Duration::toNanos).filter(t -> t > 0 && t != ttlNanos).ifPresent(t -> {
           ttlNanos = t;
           marginNanos = core.settings().driftMarginNanos(t);
           heartbeatNanos = Math.max(MIN_HEARTBEAT_NANOS, Math.min(heartbeatNanos, t / 3));
         });
+        heartbeat.map(Duration::toNanos).filter(h -> h > 0)
+            .ifPresent(h -> heartbeatNanos = Math.max(MIN_HEARTBEAT_NANOS, Math.min(h, ttlNanos / 2)));
         if (sentNanos - lastSentNanos > 0) {
           lastSentNanos = sentNanos;
           deadlineNanos = Math.max(deadlineNanos, sentNanos + ttlNanos - marginNanos);
@@ -184,6 +212,21 @@ public final class LeaseHandle implements Lease {
     if (releaseAgain) {
       // The cluster renewed it after this client gave it up: let the name go now rather than after a TTL.
       sendRelease();
+    }
+    check();
+  }
+
+  /** The cluster's policy refused to renew the lease: it is in jeopardy until a renewal succeeds. */
+  void renewalRefused(Rejection rejection) {
+    boolean changed;
+    synchronized (this) {
+      changed = !state.isFinal() && refusal == null;
+      if (!state.isFinal()) {
+        refusal = rejection;
+      }
+    }
+    if (changed) {
+      LOG.info("lease {} (token {}): renewal refused ({}): {}", name, token, rejection.reason(), rejection.message());
     }
     check();
   }
@@ -223,10 +266,12 @@ public final class LeaseHandle implements Lease {
       return lose(LossReason.DEADLINE_PASSED);
     }
     long jeopardyAt = lastSentNanos + Math.min(2 * heartbeatNanos, (ttlNanos - marginNanos) * 2 / 3);
+    // In jeopardy when a renewal is overdue by a full interval, or the policy refuses renewals.
+    boolean doubtful = now - jeopardyAt >= 0 || refusal != null;
     LeaseTransition t = null;
-    if (state == LeaseState.HELD && now - jeopardyAt >= 0) {
+    if (state == LeaseState.HELD && doubtful) {
       t = move(LeaseState.JEOPARDY, null);
-    } else if (state == LeaseState.JEOPARDY && now - jeopardyAt < 0) {
+    } else if (state == LeaseState.JEOPARDY && !doubtful) {
       t = move(LeaseState.HELD, null);
     }
     long next = state == LeaseState.HELD ? jeopardyAt : deadlineNanos;

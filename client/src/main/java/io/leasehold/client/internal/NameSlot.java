@@ -8,9 +8,11 @@ import io.leasehold.client.ClusterUnavailableException;
 import io.leasehold.client.Conflict;
 import io.leasehold.client.LeaseLostException;
 import io.leasehold.client.LeaseholdException;
+import io.leasehold.client.Rejection;
 import io.leasehold.client.WatchEvent;
 import io.leasehold.client.WatchListener;
 import io.leasehold.client.WatchOptions;
+import io.leasehold.proto.v1.RejectReason;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -20,6 +22,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The acquisitions of one name in this client, served one at a time in arrival order.
@@ -28,7 +31,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * again to the same holder, so two handles of one client must never ask for a name at once: only
  * the queue's head sends an Acquire, and only while no handle of this client holds the name. A
  * head that meets another holder waits for a watch (from the conflict's revision + 1) to report
- * the lease's end, then asks again — no polling. Tries jump the queue but never wait.
+ * the lease's end, then asks again — no polling. A lock-delay (the name is free but its last
+ * lease expired or was revoked moments ago) is waited out by a timer, since no event marks its
+ * end. Tries jump the queue but never wait.
  *
  * <p>A handle whose release the cluster did not confirm may still be held there; if the cluster
  * then grants the same token again, it is released and asked for again, so no two handles of this
@@ -152,12 +157,33 @@ final class NameSlot {
       switch (g.outcome()) {
         case GRANTED -> granted(w, g, sent.sentNanos());
         case CONFLICT -> conflicted(w, g);
-        case REJECTED -> finish(w, g.rejection()
-            .map(r -> w.tryOnly() ? (Object) AcquireResult.rejected(r) : new AcquireRejectedException(name, r))
-            .orElseGet(() -> new LeaseholdException(name + ": rejected without a reason")));
+        case REJECTED -> rejected(w, g);
         default -> finish(w, new LeaseholdException(name + ": unexpected outcome " + g.outcome()));
       }
     });
+  }
+
+  private void rejected(Waiter w, Grant g) {
+    if (g.rejection().isEmpty()) {
+      finish(w, new LeaseholdException(name + ": rejected without a reason"));
+      return;
+    }
+    Rejection r = g.rejection().get();
+    if (!w.tryOnly() && r.reason() == RejectReason.LOCK_DELAY) {
+      synchronized (this) {
+        if (!w.result.isDone() && !w.pastDeadline() && !core.isClosing()) {
+          // The name is free, but its last lease expired or was revoked a moment ago: no event
+          // marks the delay's end, so a waiter asks again when it is over (spread a little, so
+          // waiters of several clients do not all ask at once).
+          attempting = false;
+          long delay = r.retryAfter().map(Duration::toNanos).orElse(0L);
+          delay += TimeUnit.MILLISECONDS.toNanos(5) + (long) (ThreadLocalRandom.current().nextDouble() * Math.max(delay / 10, TimeUnit.MILLISECONDS.toNanos(20)));
+          retry = core.schedule(this::retryNow, delay);
+          return;
+        }
+      }
+    }
+    finish(w, w.tryOnly() ? AcquireResult.rejected(r) : new AcquireRejectedException(name, r));
   }
 
   private void failedAttempt(Waiter w, Throwable cause) {

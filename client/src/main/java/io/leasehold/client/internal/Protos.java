@@ -19,6 +19,7 @@ import io.leasehold.proto.v1.UpdateRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /** Conversions between the wire types and the SDK's values. */
 public final class Protos {
@@ -78,7 +79,10 @@ public final class Protos {
     return new LeaseInfo(l.getName(), l.getHolder(), l.getToken(), duration(l.getTtl()),
         instant(l.getAcquiredAt()), instant(l.getRenewedAt()), instant(l.getExpiresAt()),
         attributes(l.getAttributes()), l.getRenewCount(), l.getModRevision(),
-        l.hasRemaining() ? Optional.of(duration(l.getRemaining())) : Optional.empty());
+        l.hasRemaining() ? Optional.of(duration(l.getRemaining())) : Optional.empty(),
+        l.getState(),
+        l.hasHeartbeatInterval() ? Optional.of(duration(l.getHeartbeatInterval())) : Optional.empty(),
+        l.hasGracePeriod() ? Optional.of(duration(l.getGracePeriod())) : Optional.empty());
   }
 
   public static Conflict conflict(io.leasehold.proto.v1.Conflict c) {
@@ -88,12 +92,16 @@ public final class Protos {
   public static Rejection rejection(io.leasehold.proto.v1.Rejection r) {
     return new Rejection(r.getReason(), r.getReasonValue(), r.getMessage(),
         r.hasMinTtl() ? Optional.of(duration(r.getMinTtl())) : Optional.empty(),
-        r.hasMaxTtl() ? Optional.of(duration(r.getMaxTtl())) : Optional.empty());
+        r.hasMaxTtl() ? Optional.of(duration(r.getMaxTtl())) : Optional.empty(),
+        r.hasRetryAfter() ? Optional.of(duration(r.getRetryAfter())) : Optional.empty(),
+        r.getLimit() > 0 ? OptionalLong.of(r.getLimit()) : OptionalLong.empty(),
+        r.getNamePattern().isEmpty() ? Optional.empty() : Optional.of(r.getNamePattern()));
   }
 
   public static WatchEvent event(Event e) {
     Optional<Event.Reason> reason = e.getReason() == Event.Reason.REASON_UNSPECIFIED ? Optional.empty() : Optional.of(e.getReason());
-    return new WatchEvent(e.getType(), e.getRevision(), e.getName(), lease(e.getLease()), reason, instant(e.getTime()));
+    return new WatchEvent(e.getType(), e.getRevision(), e.getName(), e.hasLease() ? Optional.of(lease(e.getLease())) : Optional.empty(),
+        reason, instant(e.getTime()), e.getMessage().isEmpty() ? Optional.empty() : Optional.of(e.getMessage()));
   }
 
   /** The route of a lease, if it carries an address. */

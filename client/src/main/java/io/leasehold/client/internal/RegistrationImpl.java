@@ -17,6 +17,7 @@ import io.leasehold.client.RegistrationState;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RegisterRequest;
 import io.leasehold.proto.v1.RegistryGrpc;
+import io.leasehold.proto.v1.RejectReason;
 import io.leasehold.proto.v1.SetStatusRequest;
 import java.util.ArrayList;
 import java.util.List;
@@ -134,13 +135,17 @@ public final class RegistrationImpl implements Registration {
   }
 
   private void scheduleRegisterAgain() {
+    scheduleRegisterAgain(0);
+  }
+
+  private void scheduleRegisterAgain(long atLeastNanos) {
     synchronized (this) {
       if (deregistered || !options.reRegister() || core.isClosing()) {
         return;
       }
       failures++;
       long delay = core.settings().retry().backoff(failures, ThreadLocalRandom.current().nextDouble()).toNanos();
-      retry = core.schedule(this::registerAgain, delay);
+      retry = core.schedule(this::registerAgain, Math.max(delay, atLeastNanos));
     }
   }
 
@@ -162,6 +167,11 @@ public final class RegistrationImpl implements Registration {
         return;
       }
       Throwable cause = Futures.unwrap(error);
+      if (cause instanceof AcquireRejectedException r && r.rejection().reason() == RejectReason.LOCK_DELAY) {
+        // The lost lease expired moments ago and the namespace has a lock-delay: wait it out.
+        scheduleRegisterAgain(r.rejection().retryAfter().map(java.time.Duration::toNanos).orElse(0L));
+        return;
+      }
       if (cause instanceof LeaseConflictException || cause instanceof AcquireRejectedException
           || cause instanceof InvalidRequestException || cause instanceof ClientClosedException) {
         LOG.warn("instance {} of {} lost its registration and cannot register again: {}", instance, service, cause.getMessage());

@@ -155,11 +155,11 @@ public final class RoutingTableImpl implements RoutingTable {
       if (current != null && current.revision() >= e.revision()) {
         return;  // the entry (from a later page) already reflects this change
       }
-      if (e.type() == io.leasehold.proto.v1.Event.Type.RENEWED) {
-        return;  // moves only renewal fields, never a route
+      if (e.type() == io.leasehold.proto.v1.Event.Type.RENEWED || e.lease().isEmpty()) {
+        return;  // renewals move only renewal fields; events about no lease (policy changes) touch no route
       }
       // Endings remove the route; a grant or change (also of a type newer than this SDK) sets it from the lease.
-      Optional<Route> after = e.endsLease() ? Optional.empty() : Protos.route(e.name(), e.lease());
+      Optional<Route> after = e.endsLease() ? Optional.empty() : Protos.route(e.name(), e.lease().get());
       Optional<Route> before = Optional.ofNullable(current).map(Entry::route);
       if (after.isPresent()) {
         entries.put(e.name(), new Entry(after.get(), e.revision()));
