@@ -173,11 +173,16 @@ final class NameSlot {
       synchronized (this) {
         if (!w.result.isDone() && !w.pastDeadline() && !core.isClosing()) {
           // The name is free, but its last lease expired or was revoked a moment ago: no event
-          // marks the delay's end, so a waiter asks again when it is over (spread a little, so
-          // waiters of several clients do not all ask at once).
+          // marks the delay's end, so a waiter asks again when it should be over. retry_after is
+          // the leader's estimate (it may say 0 while the bar still holds, until the leader lifts
+          // it), so asking again backs off too; spread a little, so the waiters of several
+          // clients do not all ask at once.
           attempting = false;
-          long delay = r.retryAfter().map(Duration::toNanos).orElse(0L);
-          delay += TimeUnit.MILLISECONDS.toNanos(5) + (long) (ThreadLocalRandom.current().nextDouble() * Math.max(delay / 10, TimeUnit.MILLISECONDS.toNanos(20)));
+          w.lockDelayRetries++;
+          long estimate = r.retryAfter().map(Duration::toNanos).orElse(0L);
+          long backoff = w.lockDelayRetries == 1 ? 0 : core.settings().retry().backoff(w.lockDelayRetries - 1, 0.5).toNanos();
+          long delay = Math.max(estimate, backoff) + TimeUnit.MILLISECONDS.toNanos(5)
+              + (long) (ThreadLocalRandom.current().nextDouble() * Math.max(estimate / 10, TimeUnit.MILLISECONDS.toNanos(20)));
           retry = core.schedule(this::retryNow, delay);
           return;
         }

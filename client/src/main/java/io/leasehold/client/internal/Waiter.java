@@ -26,6 +26,7 @@ final class Waiter {
   // Touched under the slot's lock.
   Conflict lastConflict;
   int transientFailures;
+  int lockDelayRetries;
   ScheduledFuture<?> timeout;
 
   Waiter(Mode mode, Supplier<CompletableFuture<Calls.Sent<Grant>>> attempt, Optional<Duration> waitUpTo) {
