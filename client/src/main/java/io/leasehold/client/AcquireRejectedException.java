@@ -1,0 +1,16 @@
+package io.leasehold.client;
+
+/** The cluster's policy refused an acquisition or registration; waiting will not change that. */
+public class AcquireRejectedException extends LeaseholdException {
+  private static final long serialVersionUID = 1L;
+  private final transient Rejection rejection;
+
+  public AcquireRejectedException(String name, Rejection rejection) {
+    super(name + ": rejected (" + rejection.reason() + "): " + rejection.message());
+    this.rejection = rejection;
+  }
+
+  public Rejection rejection() {
+    return rejection;
+  }
+}

@@ -1,0 +1,107 @@
+package io.leasehold.client;
+
+import io.leasehold.client.internal.Futures;
+import io.leasehold.client.internal.LeaseRunner;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@link LeaseholdClient}'s API, waiting for each answer ({@link LeaseholdClient#blocking()}).
+ * Failures are thrown as they are (unchecked {@link LeaseholdException}s and
+ * {@link IllegalStateException}s), not wrapped. Calls that may wait for a name to become free
+ * throw {@link InterruptedException} and stop waiting when interrupted; the others are bounded by
+ * the client's request timeout.
+ */
+public final class BlockingLeaseholdClient {
+  private final LeaseholdClient client;
+
+  BlockingLeaseholdClient(LeaseholdClient client) {
+    this.client = client;
+  }
+
+  /** The asynchronous client this facade waits on. */
+  public LeaseholdClient async() {
+    return client;
+  }
+
+  /** @see LeaseholdClient#acquire(String, LeaseOptions) */
+  public Lease acquire(String name, LeaseOptions options) throws InterruptedException {
+    return Futures.get(client.acquire(name, options));
+  }
+
+  /** @see LeaseholdClient#acquire(String, Duration) */
+  public Lease acquire(String name, Duration waitUpTo) throws InterruptedException {
+    return Futures.get(client.acquire(name, waitUpTo));
+  }
+
+  /** @see LeaseholdClient#tryAcquire(String, LeaseOptions) */
+  public AcquireResult tryAcquire(String name, LeaseOptions options) {
+    return Futures.join(client.tryAcquire(name, options));
+  }
+
+  public AcquireResult tryAcquire(String name) {
+    return Futures.join(client.tryAcquire(name));
+  }
+
+  /** @see LeaseholdClient#get(String) */
+  public Optional<LeaseInfo> get(String name) {
+    return Futures.join(client.get(name));
+  }
+
+  /** @see LeaseholdClient#list(String) */
+  public LeaseListing list(String prefix) {
+    return Futures.join(client.list(prefix));
+  }
+
+  /** @see LeaseholdClient#checkToken(String, long) */
+  public boolean checkToken(String name, long token) {
+    return Futures.join(client.checkToken(name, token));
+  }
+
+  /**
+   * Acquires {@code name} (waiting as {@code options} say), runs {@code action} on the calling
+   * thread while the lease is held — interrupting it if the lease is lost — and releases the
+   * lease. Returns the action's result.
+   *
+   * @throws LeaseLostException   if the lease ended while the action ran
+   * @throws InterruptedException if interrupted while waiting for the name
+   * @throws Exception            what the action threw
+   */
+  public <T> T withLease(String name, LeaseOptions options, LeaseAction<T> action) throws Exception {
+    Lease lease = acquire(name, options);
+    return LeaseRunner.run(lease, action);
+  }
+
+  public <T> T withLease(String name, LeaseAction<T> action) throws Exception {
+    return withLease(name, LeaseOptions.defaults(), action);
+  }
+
+  /** @see LeaseholdClient#register(String, String, String, Map) */
+  public Registration register(String service, String instance, String address, Map<String, String> metadata) {
+    return Futures.join(client.register(service, instance, address, metadata));
+  }
+
+  public Registration register(String service, String instance, String address, Map<String, String> metadata, RegisterOptions options) {
+    return Futures.join(client.register(service, instance, address, metadata, options));
+  }
+
+  /** @see LeaseholdClient#resolve(String) */
+  public List<ServiceInstance> resolve(String service) {
+    return Futures.join(client.resolve(service));
+  }
+
+  public List<ServiceInstance> resolve(String service, boolean anyStatus) {
+    return Futures.join(client.resolve(service, anyStatus));
+  }
+
+  /** @see LeaseholdClient#routingTable(String) */
+  public RoutingTable routingTable(String prefix) {
+    return Futures.join(client.routingTable(prefix));
+  }
+
+  public RoutingTable routingTable() {
+    return Futures.join(client.routingTable());
+  }
+}

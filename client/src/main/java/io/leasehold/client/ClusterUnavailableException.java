@@ -1,0 +1,16 @@
+package io.leasehold.client;
+
+import io.grpc.Status;
+
+/**
+ * No node could carry out the request within the client's request timeout, after retrying with
+ * backoff on every endpoint (nodes down, no leader, or overloaded). The outcome of a write that
+ * failed this way is unknown: it may or may not have been applied.
+ */
+public class ClusterUnavailableException extends LeaseholdException {
+  private static final long serialVersionUID = 1L;
+
+  public ClusterUnavailableException(String message, Status.Code lastCode, Throwable cause) {
+    super(message, lastCode, cause);
+  }
+}

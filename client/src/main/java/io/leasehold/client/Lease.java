@@ -1,0 +1,92 @@
+package io.leasehold.client;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A lease this client holds on a name, kept alive by the client's keep-alive loop until it is
+ * released, lost, or the client closes.
+ *
+ * <p>Validity is judged on the client's monotonic clock: the lease is valid until the send time of
+ * its last successful renewal + TTL − a drift margin, a deadline never later than the cluster's.
+ * Check {@link #isValid()} before acting on the lease, and pass {@link #token()} to every resource
+ * you write to, so that a resource can refuse a writer whose lease has ended without it noticing
+ * (a GC pause, a slow network): see {@link FencingGuard}.
+ *
+ * <p>Thread-safe. {@link #close()} releases the lease if it is still held, so a handle fits
+ * try-with-resources.
+ */
+public interface Lease extends AutoCloseable {
+  /** The leased name, e.g. {@code mailbox/$admin@proxy-01}. */
+  String name();
+
+  /** The holder identity the lease was granted to (the client's). */
+  String holder();
+
+  /** The fencing token: the log index of the grant. Strictly larger for every later grant of any name. */
+  long token();
+
+  /** The TTL the cluster granted. */
+  Duration ttl();
+
+  /** The attributes as of the grant or the last {@link #update} through this handle. */
+  LeaseAttributes attributes();
+
+  /** The current state. Moves to LOST as soon as the local deadline passes, even between timer ticks. */
+  LeaseState state();
+
+  /** Whether the lease may still be acted on: HELD or JEOPARDY, and the local deadline not passed. */
+  boolean isValid();
+
+  /** Time left before the local deadline; zero once the lease is no longer valid. */
+  Duration remaining();
+
+  /** Why the lease was lost, once it is {@link LeaseState#LOST}. */
+  Optional<LossReason> lossReason();
+
+  /**
+   * Why the cluster's policy refuses to renew the lease, while it does (for instance a TTL that a
+   * tightened policy no longer allows): the lease is then in JEOPARDY at once and will be lost at
+   * its deadline unless a renewal succeeds again. Empty while renewals succeed.
+   */
+  Optional<Rejection> renewalRejection();
+
+  /**
+   * Changes the lease's attributes (address, metadata, status) without changing its token.
+   * Completes with the attributes now stored, or fails with {@link LeaseLostException} if the
+   * cluster no longer holds the lease (the handle is then LOST).
+   *
+   * @throws IllegalStateException if the lease was released
+   */
+  CompletableFuture<LeaseAttributes> update(AttributeUpdate update);
+
+  /**
+   * Ends the lease: the handle is RELEASED at once (it stops being valid and renewed), and the
+   * cluster frees the name. Completes when the cluster has answered; fails with
+   * {@link ClusterUnavailableException} if it could not be reached, in which case the lease
+   * simply expires there after its TTL. Releasing a LOST lease is allowed (it does nothing more).
+   *
+   * @throws IllegalStateException if {@code release()} was already called on this handle
+   */
+  CompletableFuture<Void> release();
+
+  /**
+   * Releases the lease if it is still held and waits (bounded by the client's request timeout) for
+   * the cluster to answer; does nothing if it was already released or lost. Never throws: a
+   * release the cluster did not receive ends with the lease's expiry.
+   */
+  @Override
+  void close();
+
+  /**
+   * Adds a listener for this handle's state changes. A listener added after the handle reached a
+   * final state is told about that final transition at once.
+   */
+  void addListener(LeaseListener listener);
+
+  boolean removeListener(LeaseListener listener);
+
+  /** Completes (on the callback executor) with the transition into LOST or RELEASED. */
+  CompletableFuture<LeaseTransition> ended();
+}

@@ -1,0 +1,17 @@
+package io.leasehold.client;
+
+/** A name that had to be free was held by another holder (for instance a service instance registered by someone else). */
+public class LeaseConflictException extends LeaseholdException {
+  private static final long serialVersionUID = 1L;
+  private final transient Conflict conflict;
+
+  public LeaseConflictException(String name, Conflict conflict) {
+    super(name + ": held by " + conflict.holder() + " (token " + conflict.token() + ", about "
+        + conflict.remaining().toMillis() + " ms left)");
+    this.conflict = conflict;
+  }
+
+  public Conflict conflict() {
+    return conflict;
+  }
+}

@@ -1,0 +1,10 @@
+package io.leasehold.client;
+
+/**
+ * Told about every state change of a lease handle, in order, on the client's callback executor
+ * (never on a gRPC thread). A listener that throws is logged and keeps being called.
+ */
+@FunctionalInterface
+public interface LeaseListener {
+  void onTransition(LeaseTransition transition);
+}

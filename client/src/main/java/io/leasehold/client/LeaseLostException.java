@@ -1,0 +1,18 @@
+package io.leasehold.client;
+
+/**
+ * An operation needed a lease that is no longer held: the handle is {@link LeaseState#LOST} (its
+ * local deadline passed, or the cluster said it is not held), or it was lost while an action ran
+ * under it ({@link LeaseholdClient#withLease}).
+ */
+public class LeaseLostException extends LeaseholdException {
+  private static final long serialVersionUID = 1L;
+
+  public LeaseLostException(String message) {
+    super(message);
+  }
+
+  public LeaseLostException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

@@ -1,0 +1,523 @@
+package io.leasehold.client;
+
+import io.grpc.ChannelCredentials;
+import io.grpc.ClientInterceptor;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannelBuilder;
+import io.leasehold.client.internal.Calls;
+import io.leasehold.client.internal.ClientCore;
+import io.leasehold.client.internal.ClientSettings;
+import io.leasehold.client.internal.Futures;
+import io.leasehold.client.internal.LeaseRunner;
+import io.leasehold.client.internal.Protos;
+import io.leasehold.proto.v1.GetRequest;
+import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.ListRequest;
+import io.leasehold.proto.v1.RegistryGrpc;
+import io.leasehold.proto.v1.ResolveRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * The Leasehold SDK: leases with client-side validity and fencing tokens, locks, a service
+ * registry and a routing table, over a cluster of any number of nodes.
+ *
+ * <pre>{@code
+ * try (LeaseholdClient client = LeaseholdClient.connect("10.0.0.1:7400", "10.0.0.2:7400", "10.0.0.3:7400")) {
+ *   Lease lease = client.acquire("mailbox/$admin@proxy-01", LeaseOptions.defaults().withTtl(Duration.ofSeconds(10))).join();
+ *   lease.addListener(t -> { if (t.to() == LeaseState.LOST) stopServing(); });
+ *   serve(lease.token());
+ * }
+ * }</pre>
+ *
+ * <p>Async first: every call that talks to the cluster returns a {@link CompletableFuture},
+ * completed on the callback executor (never on a gRPC thread); {@link #blocking()} is the same API
+ * waiting for the answers. One client per process is the intent: it renews every lease it holds
+ * in one batched call per interval, and it serializes its own acquisitions of a name, since all
+ * its leases share one holder identity. Thread-safe; {@link #close()} releases what it holds.
+ *
+ * <p>Any node accepts any request (a follower forwards writes to the leader). The client sends
+ * writes to the leader when it knows it, reads and watches to one "home" node, and fails over to
+ * the other nodes — and to members it learns from the cluster — when a node fails, retrying with
+ * jittered backoff within the request timeout. Misuse (a closed client, a second release) throws
+ * {@link IllegalStateException} at the call; bad input the cluster refuses fails the future with
+ * {@link InvalidRequestException} carrying the cluster's message.
+ */
+public final class LeaseholdClient implements AutoCloseable {
+  private final ClientCore core;
+  private final BlockingLeaseholdClient blocking;
+
+  private LeaseholdClient(ClientSettings settings) {
+    this.core = new ClientCore(settings);
+    this.blocking = new BlockingLeaseholdClient(this);
+  }
+
+  /**
+   * A client of the cluster at {@code endpoints} ({@code host:port} client addresses of any of its
+   * nodes), with defaults. Returns at once: connections are made by the first calls, and a cluster
+   * that cannot be reached fails those calls with {@link ClusterUnavailableException}.
+   */
+  public static LeaseholdClient connect(String... endpoints) {
+    return builder().endpoints(endpoints).build();
+  }
+
+  public static LeaseholdClient connect(List<String> endpoints) {
+    return builder().endpoints(endpoints).build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The holder identity of every lease this client acquires. */
+  public String holder() {
+    return core.settings().holder();
+  }
+
+  /** The endpoints this client knows: the configured ones and the members it learned. */
+  public List<String> endpoints() {
+    return core.connection().addresses();
+  }
+
+  /** The same API, waiting for each answer. */
+  public BlockingLeaseholdClient blocking() {
+    return blocking;
+  }
+
+  // ---- leases ----
+
+  /**
+   * Acquires {@code name}, waiting for it to become free if another holder has it (up to
+   * {@link LeaseOptions#waitUpTo()}; indefinitely if absent — cancel the future to stop waiting).
+   * Waiting uses a watch on the name, not polling, and acquisitions of one name by this client
+   * are served in arrival order. The lease is then renewed by the client until released, lost, or
+   * the client closes.
+   *
+   * <p>Fails with {@link AcquireTimeoutException} if the wait bound passed,
+   * {@link AcquireRejectedException} if policy refused, {@link InvalidRequestException} for a name
+   * or TTL the cluster refuses; cluster outages are ridden out until the wait bound.
+   */
+  public CompletableFuture<Lease> acquire(String name, LeaseOptions options) {
+    return deliver(core.acquire(name, options, false), r -> r.lease().orElseThrow());
+  }
+
+  /** Acquires {@code name} with default options, waiting up to {@code waitUpTo} for it to become free. */
+  public CompletableFuture<Lease> acquire(String name, Duration waitUpTo) {
+    return acquire(name, LeaseOptions.defaults().withWait(waitUpTo));
+  }
+
+  /**
+   * One attempt to acquire {@code name}: GRANTED with the lease, CONFLICT with the current holder,
+   * token and remaining time (without a network call if another handle of this client holds it),
+   * or REJECTED with the policy's reason.
+   */
+  public CompletableFuture<AcquireResult> tryAcquire(String name, LeaseOptions options) {
+    return deliver(core.acquire(name, options, true), r -> r);
+  }
+
+  public CompletableFuture<AcquireResult> tryAcquire(String name) {
+    return tryAcquire(name, LeaseOptions.defaults());
+  }
+
+  /**
+   * Hands {@code source}'s result to the caller on the callback executor. A lease granted to a
+   * caller that has stopped waiting (cancelled the future) is released, never leaked; cancelling
+   * the caller's future cancels the acquisition.
+   */
+  private <T> CompletableFuture<T> deliver(CompletableFuture<AcquireResult> source, Function<AcquireResult, T> map) {
+    CompletableFuture<T> out = new CompletableFuture<>();
+    source.whenComplete((result, error) -> {
+      Runnable hand = () -> {
+        if (error != null) {
+          out.completeExceptionally(Futures.unwrap(error));
+          return;
+        }
+        if (!out.complete(map.apply(result))) {
+          result.lease().ifPresent(l -> {
+            try {
+              l.release();
+            } catch (IllegalStateException alreadyReleased) {
+              // nothing to give back
+            }
+          });
+        }
+      };
+      try {
+        core.callbackExecutor().execute(hand);
+      } catch (RejectedExecutionException shutDown) {
+        hand.run();
+      }
+    });
+    out.whenComplete((v, e) -> {
+      if (out.isCancelled()) {
+        source.cancel(true);
+      }
+    });
+    return out;
+  }
+
+  /** The lease on {@code name}, if any (a linearizable read). */
+  public CompletableFuture<Optional<LeaseInfo>> get(String name) {
+    Objects.requireNonNull(name, "name");
+    core.ensureOpen("get " + name);
+    return core.onCallbacks(core.calls()
+        .call(Calls.Target.READ, LeasesGrpc.getGetMethod(), GetRequest.newBuilder().setName(name).build(), "Get " + name)
+        .thenApply(r -> r.getFound() ? Optional.of(Protos.lease(r.getLease())) : Optional.empty()));
+  }
+
+  /**
+   * Every lease whose name starts with {@code prefix}, in name order, read page by page
+   * (10,000 leases a page); the listing's revision is the first page's.
+   */
+  public CompletableFuture<LeaseListing> list(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    core.ensureOpen("list " + prefix);
+    CompletableFuture<LeaseListing> all = new CompletableFuture<>();
+    List<LeaseInfo> leases = new ArrayList<>();
+    listFrom(ListRequest.newBuilder().setPrefix(prefix).build(), leases, -1, all);
+    return core.onCallbacks(all);
+  }
+
+  private void listFrom(ListRequest request, List<LeaseInfo> leases, long revision, CompletableFuture<LeaseListing> all) {
+    core.calls().call(Calls.Target.READ, LeasesGrpc.getListMethod(), request, "List " + request.getPrefix())
+        .whenComplete((page, error) -> {
+          if (error != null) {
+            all.completeExceptionally(Futures.unwrap(error));
+            return;
+          }
+          page.getLeasesList().forEach(l -> leases.add(Protos.lease(l)));
+          long r = revision < 0 ? page.getRevision() : revision;
+          if (page.getMore() && page.getLeasesCount() > 0) {
+            listFrom(request.toBuilder().setStartAfter(page.getLeases(page.getLeasesCount() - 1).getName()).build(), leases, r, all);
+          } else {
+            all.complete(new LeaseListing(leases, r));
+          }
+        });
+  }
+
+  /**
+   * Asks the cluster (a linearizable read) whether {@code token} is still the fencing token of the
+   * live lease on {@code name}. False once the lease ended or the name was granted again.
+   */
+  public CompletableFuture<Boolean> checkToken(String name, long token) {
+    return get(name).thenApply(l -> l.isPresent() && l.get().token() == token);
+  }
+
+  // ---- locks ----
+
+  /** A {@link java.util.concurrent.locks.Lock} on {@code name}, with default lease options. */
+  public LeaseLock lock(String name) {
+    return lock(name, LeaseOptions.defaults());
+  }
+
+  /** A {@link java.util.concurrent.locks.Lock} on {@code name}; its leases use {@code options} (their wait bound is ignored). */
+  public LeaseLock lock(String name, LeaseOptions options) {
+    core.ensureOpen("lock " + name);
+    return new LeaseLock(this, name, options);
+  }
+
+  /**
+   * Acquires {@code name} (waiting as {@code options} say), runs {@code action} on a thread of the
+   * client's while the lease is held, interrupts it if the lease is lost, and releases the lease
+   * when it returns. Completes with the action's result; fails with {@link LeaseLostException} if
+   * the lease ended while it ran. Cancelling the future stops waiting, or interrupts the action.
+   */
+  public <T> CompletableFuture<T> withLease(String name, LeaseOptions options, LeaseAction<T> action) {
+    Objects.requireNonNull(action, "action");
+    CompletableFuture<Lease> acquired = acquire(name, options);
+    CompletableFuture<T> out = new CompletableFuture<>();
+    AtomicReference<Thread> runner = new AtomicReference<>();
+    acquired.whenComplete((lease, error) -> {
+      if (error != null) {
+        out.completeExceptionally(Futures.unwrap(error));
+        return;
+      }
+      try {
+        core.actions().execute(() -> {
+          runner.set(Thread.currentThread());
+          try {
+            if (!out.isDone()) {
+              out.complete(LeaseRunner.run(lease, action));
+            }
+          } catch (Throwable t) {
+            out.completeExceptionally(t);
+          } finally {
+            runner.set(null);
+            lease.close();
+            Thread.interrupted();
+          }
+        });
+      } catch (RejectedExecutionException | IllegalStateException closed) {
+        lease.close();
+        out.completeExceptionally(new ClientClosedException("withLease " + name + ": the client is closed"));
+      }
+    });
+    out.whenComplete((v, e) -> {
+      if (out.isCancelled()) {
+        acquired.cancel(true);
+        Thread t = runner.get();
+        if (t != null) {
+          t.interrupt();
+        }
+      }
+    });
+    return out;
+  }
+
+  public <T> CompletableFuture<T> withLease(String name, LeaseAction<T> action) {
+    return withLease(name, LeaseOptions.defaults(), action);
+  }
+
+  // ---- registry and routing ----
+
+  /**
+   * Registers an instance of {@code service} at {@code address}: the lease
+   * {@code service/<service>/<instance>}, SERVING, kept alive by this client, deregistered when
+   * the registration is closed. Fails with {@link LeaseConflictException} if another holder
+   * registered that instance.
+   */
+  public CompletableFuture<Registration> register(String service, String instance, String address, Map<String, String> metadata) {
+    return register(service, instance, address, metadata, RegisterOptions.DEFAULTS);
+  }
+
+  public CompletableFuture<Registration> register(String service, String instance, String address, Map<String, String> metadata,
+      RegisterOptions options) {
+    Objects.requireNonNull(service, "service");
+    Objects.requireNonNull(instance, "instance");
+    Objects.requireNonNull(address, "address");
+    Objects.requireNonNull(metadata, "metadata");
+    Objects.requireNonNull(options, "options");
+    core.ensureOpen("register " + service + "/" + instance);
+    return core.onCallbacks(core.register(service, instance, address, metadata, options));
+  }
+
+  /** The live SERVING instances of {@code service}, in instance order (a linearizable read). */
+  public CompletableFuture<List<ServiceInstance>> resolve(String service) {
+    return resolve(service, false);
+  }
+
+  /** The live instances of {@code service}; with {@code anyStatus}, whatever their status. */
+  public CompletableFuture<List<ServiceInstance>> resolve(String service, boolean anyStatus) {
+    Objects.requireNonNull(service, "service");
+    core.ensureOpen("resolve " + service);
+    ResolveRequest request = ResolveRequest.newBuilder().setService(service).setAnyStatus(anyStatus).build();
+    return core.onCallbacks(core.calls().call(Calls.Target.READ, RegistryGrpc.getResolveMethod(), request, "Resolve " + service)
+        .thenApply(r -> r.getInstancesList().stream().map(Protos::instance).toList()));
+  }
+
+  /** The whole routing table, kept in memory; completes once it is loaded. Close it when done. */
+  public CompletableFuture<RoutingTable> routingTable() {
+    return routingTable("");
+  }
+
+  /** The routes whose name starts with {@code prefix}, kept in memory; completes once loaded. */
+  public CompletableFuture<RoutingTable> routingTable(String prefix) {
+    return core.routingTable(prefix);
+  }
+
+  /**
+   * Streams changes under {@code prefix} from {@code fromRevision} (0: from now on) to
+   * {@code listener}, resuming on another node after failures with no gap and no duplicate.
+   */
+  public Watch watch(String prefix, long fromRevision, WatchListener listener) {
+    return watch(WatchOptions.of(prefix).withFromRevision(fromRevision), listener);
+  }
+
+  public Watch watch(WatchOptions options, WatchListener listener) {
+    return core.watch(options, listener);
+  }
+
+  // ---- lifecycle ----
+
+  public boolean isClosed() {
+    return core.isClosing();
+  }
+
+  /**
+   * Closes the client: pending acquisitions fail with {@link ClientClosedException}, watches and
+   * routing tables stop, registrations are deregistered and held leases released (unless built
+   * with {@code releaseOnClose(false)}; then they become LOST and expire), waiting up to the
+   * request timeout for the cluster. Idempotent.
+   */
+  @Override
+  public void close() {
+    core.close();
+  }
+
+  ClientCore core() {
+    return core;
+  }
+
+  /**
+   * Configures a client. Every option has a default; only the endpoints are required.
+   */
+  public static final class Builder {
+    private final List<String> endpoints = new ArrayList<>();
+    private String holder;
+    private Duration requestTimeout = Duration.ofSeconds(15);
+    private Duration attemptTimeout = Duration.ofSeconds(5);
+    private RetryPolicy retry = RetryPolicy.DEFAULT;
+    private ChannelCredentials credentials = InsecureChannelCredentials.create();
+    private Consumer<ManagedChannelBuilder<?>> channelCustomizer = b -> { };
+    private final List<ClientInterceptor> interceptors = new ArrayList<>();
+    private Executor callbackExecutor;
+    private boolean preferLeader = true;
+    private boolean discoverMembers = true;
+    private double clockDriftRate = 0.01;
+    private Duration minDriftMargin = Duration.ofMillis(50);
+    private Duration watchSilenceTimeout = Duration.ofSeconds(10);
+    private boolean releaseOnClose = true;
+
+    private Builder() {}
+
+    /** Client addresses ({@code host:port}) of any nodes; the rest are learned from the cluster. */
+    public Builder endpoints(String... endpoints) {
+      return endpoints(Arrays.asList(endpoints));
+    }
+
+    public Builder endpoints(List<String> endpoints) {
+      for (String e : endpoints) {
+        if (e == null || e.isBlank()) {
+          throw new IllegalArgumentException("endpoints: must be host:port, got \"" + e + "\"");
+        }
+        this.endpoints.add(e.trim());
+      }
+      return this;
+    }
+
+    /**
+     * The holder identity of this client's leases (a runner id, a proxy id). It must be unique
+     * among live clients: the cluster treats the same holder asking again as the same lease.
+     * Default: {@code <host>/<pid>/<random>}.
+     */
+    public Builder holder(String holder) {
+      this.holder = Objects.requireNonNull(holder, "holder");
+      return this;
+    }
+
+    /** The time a request may take, retries included (default 15 s). */
+    public Builder requestTimeout(Duration timeout) {
+      this.requestTimeout = positive("requestTimeout", timeout);
+      return this;
+    }
+
+    /** The time one attempt may take before it is retried elsewhere (default 5 s). */
+    public Builder attemptTimeout(Duration timeout) {
+      this.attemptTimeout = positive("attemptTimeout", timeout);
+      return this;
+    }
+
+    /** Backoff between retries (default 50 ms doubling to 2 s, ±20%). */
+    public Builder retry(RetryPolicy retry) {
+      this.retry = Objects.requireNonNull(retry, "retry");
+      return this;
+    }
+
+    /** Transport security, e.g. {@code TlsChannelCredentials.create()} (default: plaintext). */
+    public Builder credentials(ChannelCredentials credentials) {
+      this.credentials = Objects.requireNonNull(credentials, "credentials");
+      return this;
+    }
+
+    /** Any other channel setting (message size, keepalive, authority), applied to every node's channel. */
+    public Builder channelCustomizer(Consumer<ManagedChannelBuilder<?>> customizer) {
+      this.channelCustomizer = Objects.requireNonNull(customizer, "customizer");
+      return this;
+    }
+
+    /** Interceptors on every call (credentials, tracing, metrics). */
+    public Builder interceptor(ClientInterceptor interceptor) {
+      this.interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+      return this;
+    }
+
+    /**
+     * Where listeners run and futures complete (default: the client's own pool of daemon
+     * threads). Callbacks of one lease, watch or table run one at a time, in order.
+     */
+    public Builder callbackExecutor(Executor executor) {
+      this.callbackExecutor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /** Send writes to the leader when known, saving the follower's forwarding hop (default true). */
+    public Builder preferLeader(boolean preferLeader) {
+      this.preferLeader = preferLeader;
+      return this;
+    }
+
+    /** Add the members the cluster reports to the endpoints, for failover (default true). */
+    public Builder discoverMembers(boolean discover) {
+      this.discoverMembers = discover;
+      return this;
+    }
+
+    /**
+     * The margin taken off every lease's validity for clock-rate drift between this machine and
+     * the leader: {@code max(minimum, rate × TTL)} (default 1%, at least 50 ms).
+     */
+    public Builder clockDrift(double rate, Duration minimum) {
+      if (!(rate >= 0 && rate < 0.5)) {
+        throw new IllegalArgumentException("clockDrift rate: must be in [0, 0.5), got " + rate);
+      }
+      Objects.requireNonNull(minimum, "minimum");
+      if (minimum.isNegative()) {
+        throw new IllegalArgumentException("clockDrift minimum: must not be negative, got " + minimum);
+      }
+      this.clockDriftRate = rate;
+      this.minDriftMargin = minimum;
+      return this;
+    }
+
+    /** A watch stream silent this long (the server sends progress every second) is reopened elsewhere (default 10 s). */
+    public Builder watchSilenceTimeout(Duration timeout) {
+      this.watchSilenceTimeout = positive("watchSilenceTimeout", timeout);
+      return this;
+    }
+
+    /** Release held leases and deregister instances on {@link #close()} (default true). */
+    public Builder releaseOnClose(boolean release) {
+      this.releaseOnClose = release;
+      return this;
+    }
+
+    public LeaseholdClient build() {
+      if (endpoints.isEmpty()) {
+        throw new IllegalArgumentException("endpoints: at least one node's client address (host:port) is required");
+      }
+      String h = holder != null ? holder : defaultHolder();
+      if (h.isEmpty()) {
+        throw new IllegalArgumentException("holder: must not be empty");
+      }
+      return new LeaseholdClient(new ClientSettings(endpoints, h, requestTimeout, attemptTimeout, retry, credentials,
+          channelCustomizer, interceptors, Optional.ofNullable(callbackExecutor), preferLeader, discoverMembers,
+          clockDriftRate, minDriftMargin, watchSilenceTimeout, releaseOnClose));
+    }
+
+    private static String defaultHolder() {
+      String host = Optional.ofNullable(System.getenv("HOSTNAME")).or(() -> Optional.ofNullable(System.getenv("COMPUTERNAME")))
+          .filter(s -> !s.isBlank()).orElse("client");
+      return host + "/" + ProcessHandle.current().pid() + "/" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
+    }
+
+    private static Duration positive(String option, Duration d) {
+      Objects.requireNonNull(d, option);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(option + ": must be positive, got " + d);
+      }
+      return d;
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package io.leasehold.client;
+
+import io.grpc.Status;
+import java.util.Optional;
+
+/**
+ * Base of the SDK's failures (unchecked). Business outcomes — a name held by someone else, a lease
+ * no longer held on renewal — are values ({@link AcquireResult}, {@link LeaseState}), not
+ * exceptions; an exception means the request could not be carried out.
+ */
+public class LeaseholdException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+  private final transient Status.Code code;
+
+  public LeaseholdException(String message) {
+    this(message, null, null);
+  }
+
+  public LeaseholdException(String message, Throwable cause) {
+    this(message, null, cause);
+  }
+
+  public LeaseholdException(String message, Status.Code code, Throwable cause) {
+    super(message, cause);
+    this.code = code;
+  }
+
+  /** The gRPC status code behind this failure, when it came from the cluster. */
+  public Optional<Status.Code> statusCode() {
+    return Optional.ofNullable(code);
+  }
+}

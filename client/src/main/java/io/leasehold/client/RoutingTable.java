@@ -1,0 +1,44 @@
+package io.leasehold.client;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The routing table (leases that carry an address) kept in memory by List + Watch: lookups are
+ * local and never touch the network. Built by listing at a revision R and watching from R + 1, so
+ * it has no gap and no duplicate; it resumes on another node if its node fails, and lists again if
+ * it fell behind the cluster's history. Thread-safe.
+ *
+ * <p>A route appears when a lease with an address is acquired (or gets an address) and disappears
+ * when the lease ends or loses its address. A partition's owner is whoever holds
+ * {@code partition/<n>} with an address.
+ */
+public interface RoutingTable extends AutoCloseable {
+  /** The route for {@code name}, if a live lease with an address holds it. */
+  Optional<Route> lookup(String name);
+
+  /** The owner of partition {@code partition} (0-255): the route of {@code partition/<partition>}. */
+  Optional<Route> owner(int partition);
+
+  /** The owner of the partition {@code key} falls in ({@code crc32(key) % 256}). */
+  Optional<Route> ownerOf(String key);
+
+  /** A snapshot of every route, by name. */
+  Map<String, Route> routes();
+
+  /** The revision the table reflects: every change up to it has been applied. */
+  long revision();
+
+  /** Completes (on the callback executor) once the table reflects {@code revision} or later. */
+  CompletableFuture<Long> awaitRevision(long revision);
+
+  /** Adds a listener for changes from now on. */
+  void addListener(RouteListener listener);
+
+  boolean removeListener(RouteListener listener);
+
+  /** Stops following the cluster; the table keeps its last content. Idempotent. */
+  @Override
+  void close();
+}

@@ -1,0 +1,29 @@
+package io.leasehold.client;
+
+/** {@link FencingGuard}: a write carried a fencing token lower than one the resource already accepted. */
+public class StaleTokenException extends LeaseholdException {
+  private static final long serialVersionUID = 1L;
+  private final String resource;
+  private final long token;
+  private final long highest;
+
+  public StaleTokenException(String resource, long token, long highest) {
+    super(resource + ": fencing token " + token + " is stale; the resource already accepted token " + highest);
+    this.resource = resource;
+    this.token = token;
+    this.highest = highest;
+  }
+
+  public String resource() {
+    return resource;
+  }
+
+  public long token() {
+    return token;
+  }
+
+  /** The highest token the resource has accepted. */
+  public long highest() {
+    return highest;
+  }
+}

@@ -1,0 +1,22 @@
+package io.leasehold.client;
+
+import io.grpc.Status;
+
+/**
+ * A watch asked for history the cluster no longer keeps. List again (which returns a revision R)
+ * and watch from R + 1; {@link RoutingTable} does this by itself.
+ */
+public class WatchCompactedException extends LeaseholdException {
+  private static final long serialVersionUID = 1L;
+  private final long compactRevision;
+
+  public WatchCompactedException(String message, long compactRevision) {
+    super(message, Status.Code.OUT_OF_RANGE, null);
+    this.compactRevision = compactRevision;
+  }
+
+  /** The oldest revision the history still holds (0 if the cluster did not say). */
+  public long compactRevision() {
+    return compactRevision;
+  }
+}

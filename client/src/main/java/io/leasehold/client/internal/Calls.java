@@ -1,0 +1,173 @@
+package io.leasehold.client.internal;
+
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.leasehold.client.ClientClosedException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Unary calls with deadlines, failover and retries: each attempt has its own deadline; a failure
+ * that may pass (see {@link Errors#retryable}) is retried after a jittered backoff, on another
+ * node if the node was the problem, until the request's overall deadline. The SDK only sends
+ * requests that are safe to repeat this way (Acquire by the same holder returns the same lease;
+ * Renew, Update and reads are idempotent; a repeated Release answers NOT_HELD, which the SDK
+ * treats as released).
+ */
+public final class Calls {
+  /** Which endpoint a call goes to. */
+  public enum Target { READ, WRITE }
+
+  /** A reply and when the attempt that produced it was sent (System.nanoTime). */
+  public record Sent<R>(R value, long sentNanos) {}
+
+  private final Connection connection;
+  private final ClientSettings settings;
+  private final ScheduledExecutorService scheduler;
+  private final BooleanSupplier closed;
+
+  public Calls(Connection connection, ClientSettings settings, ScheduledExecutorService scheduler, BooleanSupplier closed) {
+    this.connection = connection;
+    this.settings = settings;
+    this.scheduler = scheduler;
+    this.closed = closed;
+  }
+
+  /** The call, retried within the client's request timeout. */
+  public <Q, R> CompletableFuture<R> call(Target target, MethodDescriptor<Q, R> method, Q request, String what) {
+    return send(target, method, request, what).thenApply(Sent::value);
+  }
+
+  /** As {@link #call}, with the send time of the successful attempt. */
+  public <Q, R> CompletableFuture<Sent<R>> send(Target target, MethodDescriptor<Q, R> method, Q request, String what) {
+    long deadline = System.nanoTime() + settings.requestTimeout().toNanos();
+    return send(target, method, request, what, deadline, settings.attemptTimeout().toNanos(), Integer.MAX_VALUE);
+  }
+
+  /**
+   * One call with an explicit budget: at most {@code maxAttempts} attempts of at most
+   * {@code attemptNanos} each, none starting after {@code deadlineNanos}.
+   */
+  public <Q, R> CompletableFuture<Sent<R>> send(Target target, MethodDescriptor<Q, R> method, Q request, String what,
+      long deadlineNanos, long attemptNanos, int maxAttempts) {
+    Attempts<Q, R> a = new Attempts<>(target, method, request, what, deadlineNanos, attemptNanos, maxAttempts);
+    a.next();
+    return a.result;
+  }
+
+  private final class Attempts<Q, R> {
+    final Target target;
+    final MethodDescriptor<Q, R> method;
+    final Q request;
+    final String what;
+    final long deadlineNanos;
+    final long attemptNanos;
+    final int maxAttempts;
+    final CompletableFuture<Sent<R>> result = new CompletableFuture<>();
+    int attempt;
+    volatile ClientCall<Q, R> current;
+
+    Attempts(Target target, MethodDescriptor<Q, R> method, Q request, String what, long deadlineNanos, long attemptNanos, int maxAttempts) {
+      this.target = target;
+      this.method = method;
+      this.request = request;
+      this.what = what;
+      this.deadlineNanos = deadlineNanos;
+      this.attemptNanos = attemptNanos;
+      this.maxAttempts = maxAttempts;
+      result.whenComplete((v, e) -> {
+        ClientCall<Q, R> c = current;
+        if (result.isCancelled() && c != null) {
+          c.cancel("cancelled by the caller", null);
+        }
+      });
+    }
+
+    void next() {
+      if (result.isDone()) {
+        return;
+      }
+      if (closed.getAsBoolean()) {
+        result.completeExceptionally(new ClientClosedException(what + ": the client is closed"));
+        return;
+      }
+      attempt++;
+      long now = System.nanoTime();
+      long timeout = Math.max(1, Math.min(attemptNanos, deadlineNanos - now));
+      Endpoint endpoint = target == Target.WRITE ? connection.forWrites() : connection.forReads();
+      ClientCall<Q, R> call;
+      try {
+        call = endpoint.channel().newCall(method, CallOptions.DEFAULT.withDeadlineAfter(timeout, TimeUnit.NANOSECONDS));
+      } catch (RuntimeException e) {
+        // The channel was shut down under us: the client is closing.
+        result.completeExceptionally(closed.getAsBoolean() ? new ClientClosedException(what + ": the client is closed") : e);
+        return;
+      }
+      current = call;
+      long sent = System.nanoTime();
+      call.start(new ClientCall.Listener<>() {
+        private R reply;
+
+        @Override
+        public void onMessage(R message) {
+          reply = message;
+        }
+
+        @Override
+        public void onClose(Status status, Metadata trailers) {
+          if (status.isOk() && reply != null) {
+            result.complete(new Sent<>(reply, sent));
+          } else if (status.isOk()) {
+            failed(endpoint, Status.INTERNAL.withDescription("no reply message"), trailers);
+          } else {
+            failed(endpoint, status, trailers);
+          }
+        }
+      }, new Metadata());
+      try {
+        call.request(1);
+        call.sendMessage(request);
+        call.halfClose();
+      } catch (RuntimeException e) {
+        call.cancel("failed to send", e);
+        result.completeExceptionally(e);
+        return;
+      }
+      if (result.isCancelled()) {
+        call.cancel("cancelled by the caller", null);
+      }
+    }
+
+    void failed(Endpoint endpoint, Status status, Metadata trailers) {
+      if (result.isDone()) {
+        return;
+      }
+      if (closed.getAsBoolean()) {
+        result.completeExceptionally(new ClientClosedException(what + ": the client is closed"));
+        return;
+      }
+      if (!Errors.retryable(status.getCode())) {
+        result.completeExceptionally(Errors.toException(what, status, false));
+        return;
+      }
+      connection.failed(endpoint, status, trailers);
+      long delay = settings.retry().backoff(attempt, ThreadLocalRandom.current().nextDouble()).toNanos();
+      if (attempt >= maxAttempts || System.nanoTime() + delay - deadlineNanos >= 0) {
+        result.completeExceptionally(Errors.toException(what, status, attempt < maxAttempts));
+        return;
+      }
+      try {
+        scheduler.schedule(this::next, delay, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException stopping) {
+        result.completeExceptionally(new ClientClosedException(what + ": the client is closed"));
+      }
+    }
+  }
+}

@@ -1,0 +1,355 @@
+package io.leasehold.client.internal;
+
+import io.leasehold.client.AcquireResult;
+import io.leasehold.client.ClientClosedException;
+import io.leasehold.client.LeaseOptions;
+import io.leasehold.client.RegisterOptions;
+import io.leasehold.client.Registration;
+import io.leasehold.client.RoutingTable;
+import io.leasehold.client.Watch;
+import io.leasehold.client.WatchListener;
+import io.leasehold.client.WatchOptions;
+import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.ReleaseRequest;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything one client owns: threads, endpoints, the keep-alive loop, the per-name queues, and
+ * the watches, tables and registrations to stop on close. {@code LeaseholdClient} is its public
+ * face. Internal: not part of the API.
+ */
+public final class ClientCore implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ClientCore.class);
+  private static final AtomicInteger CLIENTS = new AtomicInteger();
+  private static final int CLOSE_RELEASES_IN_FLIGHT = 64;
+
+  private final ClientSettings settings;
+  private final ScheduledThreadPoolExecutor scheduler;
+  private final ExecutorService internal;
+  private final Executor callbacks;
+  private final ExecutorService ownCallbacks;
+  private final Connection connection;
+  private final Calls calls;
+  private final KeepAlive keepAlive;
+  private final NameSlots slots;
+  private final Set<ResumingWatch> watches = ConcurrentHashMap.newKeySet();
+  private final Set<RoutingTableImpl> tables = ConcurrentHashMap.newKeySet();
+  private final Set<RegistrationImpl> registrations = ConcurrentHashMap.newKeySet();
+  private ExecutorService actions;
+  private volatile boolean closing;
+  private volatile boolean shutDown;
+
+  public ClientCore(ClientSettings settings) {
+    this.settings = settings;
+    int id = CLIENTS.incrementAndGet();
+    this.scheduler = new ScheduledThreadPoolExecutor(1, daemon("leasehold-" + id + "-timer"));
+    scheduler.setRemoveOnCancelPolicy(true);
+    this.internal = Executors.newCachedThreadPool(daemon("leasehold-" + id + "-internal"));
+    this.ownCallbacks = settings.callbackExecutor().isPresent() ? null : Executors.newCachedThreadPool(daemon("leasehold-" + id + "-callback"));
+    this.callbacks = settings.callbackExecutor().orElse(ownCallbacks);
+    this.connection = new Connection(settings, scheduler);
+    this.calls = new Calls(connection, settings, scheduler, () -> shutDown);
+    this.keepAlive = new KeepAlive(this);
+    this.slots = new NameSlots(this);
+    connection.probe();
+  }
+
+  private static ThreadFactory daemon(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  public ClientSettings settings() {
+    return settings;
+  }
+
+  public Connection connection() {
+    return connection;
+  }
+
+  public Calls calls() {
+    return calls;
+  }
+
+  KeepAlive keepAlive() {
+    return keepAlive;
+  }
+
+  NameSlots slots() {
+    return slots;
+  }
+
+  /** For the SDK's own work (applying watch events, moving queues): never the user's threads. */
+  Executor internal() {
+    return internal;
+  }
+
+  /** Where the user's listeners and futures run. */
+  public Executor callbackExecutor() {
+    return callbacks;
+  }
+
+  /** {@code f}, completed on the callback executor. */
+  public <T> CompletableFuture<T> onCallbacks(CompletableFuture<T> f) {
+    return Futures.on(callbacks, f);
+  }
+
+  public boolean isClosing() {
+    return closing;
+  }
+
+  /** Throws if the client is closed: misuse fails at the call, not in a future. */
+  public void ensureOpen(String what) {
+    if (closing) {
+      throw new ClientClosedException(what + ": the client is closed");
+    }
+  }
+
+  ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+    try {
+      return scheduler.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException stopped) {
+      return CANCELLED;
+    }
+  }
+
+  ScheduledFuture<?> scheduleWithFixedDelay(Runnable task, long periodNanos) {
+    try {
+      return scheduler.scheduleWithFixedDelay(task, periodNanos, Math.max(1, periodNanos), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException stopped) {
+      return CANCELLED;
+    }
+  }
+
+  /** What a timer is once the scheduler has stopped: never runs. */
+  private static final ScheduledFuture<?> CANCELLED = new ScheduledFuture<Void>() {
+    @Override
+    public long getDelay(TimeUnit unit) {
+      return 0;
+    }
+
+    @Override
+    public int compareTo(Delayed o) {
+      return 0;
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterrupt) {
+      return false;
+    }
+
+    @Override
+    public boolean isCancelled() {
+      return true;
+    }
+
+    @Override
+    public boolean isDone() {
+      return true;
+    }
+
+    @Override
+    public Void get() {
+      throw new CancellationException();
+    }
+
+    @Override
+    public Void get(long timeout, TimeUnit unit) {
+      throw new CancellationException();
+    }
+  };
+
+  // ---- leases ----
+
+  /** Queues an acquisition of {@code name} behind this client's others of the same name. */
+  public CompletableFuture<AcquireResult> acquire(String name, LeaseOptions options, boolean tryOnly) {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(options, "options");
+    ensureOpen("acquire " + name);
+    AcquireRequest.Builder request = AcquireRequest.newBuilder()
+        .setName(name)
+        .setHolder(settings.holder())
+        .setAttributes(Protos.attributes(options.attributes()));
+    options.ttl().ifPresent(ttl -> request.setTtl(Protos.duration(ttl)));
+    AcquireRequest built = request.build();
+    Waiter w = new Waiter(tryOnly ? Waiter.Mode.TRY : Waiter.Mode.WAIT,
+        () -> calls.send(Calls.Target.WRITE, LeasesGrpc.getAcquireMethod(), built, "Acquire " + name)
+            .thenApply(sent -> new Calls.Sent<>(Grant.of(sent.value()), sent.sentNanos())),
+        tryOnly ? Optional.empty() : options.waitUpTo());
+    slots.enqueue(name, w);
+    return w.result;
+  }
+
+  CompletableFuture<Void> sendRelease(String name, long token) {
+    ReleaseRequest request = ReleaseRequest.newBuilder().setName(name).setToken(token).build();
+    return calls.call(Calls.Target.WRITE, LeasesGrpc.getReleaseMethod(), request, "Release " + name).thenApply(r -> null);
+  }
+
+  /** Where actions run under a lease ({@code withLease}); created on first use. */
+  public synchronized ExecutorService actions() {
+    ensureOpen("withLease");
+    if (actions == null) {
+      actions = Executors.newCachedThreadPool(daemon("leasehold-action"));
+    }
+    return actions;
+  }
+
+  // ---- watches, tables, registrations ----
+
+  /** A watch whose listener is the SDK's own, run on the internal executor. Not started. */
+  ResumingWatch internalWatch(WatchOptions options, WatchListener listener) {
+    return internalWatch(options, listener, internal);
+  }
+
+  ResumingWatch internalWatch(WatchOptions options, WatchListener listener, Executor executor) {
+    return new ResumingWatch(this, options, listener, executor);
+  }
+
+  /** A user's watch: its listener runs on the callback executor. Started. */
+  public Watch watch(WatchOptions options, WatchListener listener) {
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(listener, "listener");
+    ensureOpen("watch " + options.prefix());
+    ResumingWatch w = new ResumingWatch(this, options, listener, callbacks);
+    watches.add(w);
+    w.start();
+    return w;
+  }
+
+  public CompletableFuture<RoutingTable> routingTable(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    ensureOpen("routingTable " + prefix);
+    RoutingTableImpl t = new RoutingTableImpl(this, prefix);
+    tables.add(t);
+    return onCallbacks(t.start());
+  }
+
+  public CompletableFuture<Registration> register(String service, String instance, String address,
+      Map<String, String> metadata, RegisterOptions options) {
+    return RegistrationImpl.register(this, service, instance, address, metadata, options);
+  }
+
+  void track(RegistrationImpl r) {
+    registrations.add(r);
+    if (closing) {
+      r.stopRegisteringAgain();
+    }
+  }
+
+  void forget(Object resource) {
+    tables.remove(resource);
+    registrations.remove(resource);
+    watches.remove(resource);
+  }
+
+  // ---- close ----
+
+  /** Releases every lease, a bounded number at a time, so a client holding thousands does not flood the leader. */
+  private static CompletableFuture<Void> releaseAll(List<LeaseHandle> leases) {
+    CompletableFuture<Void> all = new CompletableFuture<>();
+    if (leases.isEmpty()) {
+      all.complete(null);
+      return all;
+    }
+    Iterator<LeaseHandle> next = leases.iterator();
+    AtomicInteger remaining = new AtomicInteger(leases.size());
+    Runnable[] worker = new Runnable[1];
+    worker[0] = () -> {
+      LeaseHandle l;
+      synchronized (next) {
+        if (!next.hasNext()) {
+          return;
+        }
+        l = next.next();
+      }
+      l.releaseQuietly().whenComplete((v, e) -> {
+        if (remaining.decrementAndGet() == 0) {
+          all.complete(null);
+        } else {
+          worker[0].run();
+        }
+      });
+    };
+    for (int i = 0; i < Math.min(CLOSE_RELEASES_IN_FLIGHT, leases.size()); i++) {
+      worker[0].run();
+    }
+    return all;
+  }
+
+  /**
+   * Stops taking requests, fails pending acquisitions, stops watches and tables, releases every
+   * held lease (or abandons them, if so configured) waiting up to the request timeout, then stops
+   * the threads and channels.
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closing) {
+        return;
+      }
+      closing = true;
+    }
+    slots.all().forEach(NameSlot::close);
+    watches.forEach(ResumingWatch::close);
+    tables.forEach(RoutingTableImpl::close);
+    registrations.forEach(RegistrationImpl::stopRegisteringAgain);
+    keepAlive.stop();
+    List<LeaseHandle> held = keepAlive.leases();
+    CompletableFuture<Void> released = CompletableFuture.completedFuture(null);
+    if (settings.releaseOnClose()) {
+      released = releaseAll(held);
+    } else {
+      held.forEach(LeaseHandle::abandon);
+    }
+    try {
+      released.get(settings.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      LOG.warn("closing: not every lease release was confirmed ({}); those leases expire after their TTL", e.toString());
+    }
+    shutDown = true;
+    synchronized (this) {
+      if (actions != null) {
+        actions.shutdownNow();
+      }
+    }
+    connection.close();
+    scheduler.shutdownNow();
+    internal.shutdown();
+    if (ownCallbacks != null) {
+      // Let the final transitions reach their listeners.
+      ownCallbacks.shutdown();
+      try {
+        ownCallbacks.awaitTermination(1, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

@@ -1,0 +1,191 @@
+package io.leasehold.client.internal;
+
+import io.grpc.CallOptions;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import io.leasehold.proto.v1.ClusterGrpc;
+import io.leasehold.proto.v1.Member;
+import io.leasehold.proto.v1.StatusRequest;
+import io.leasehold.proto.v1.StatusResponse;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client's endpoints and which one to use. Reads and watches stick to a "home" endpoint
+ * (spreading clients over nodes) and move to the next one when it fails. Writes go to the leader
+ * when it is known and {@code preferLeader} is on — any node accepts writes and forwards them, so
+ * this only saves a hop — and otherwise to the home endpoint.
+ *
+ * <p>The leader and the members are learned from {@code Cluster.Status}, asked at start and after
+ * every failure, and from the leader hint a node puts on an UNAVAILABLE reply.
+ */
+public final class Connection implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
+  private static final long PROBE_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+  private final ClientSettings settings;
+  private final ScheduledExecutorService scheduler;
+  private final CopyOnWriteArrayList<Endpoint> endpoints = new CopyOnWriteArrayList<>();
+  private final AtomicInteger home = new AtomicInteger();
+  private final AtomicBoolean probing = new AtomicBoolean();
+  private volatile Endpoint leader;
+  private volatile long lastProbeNanos = System.nanoTime() - PROBE_GAP_NANOS;
+  private volatile boolean closed;
+
+  public Connection(ClientSettings settings, ScheduledExecutorService scheduler) {
+    this.settings = settings;
+    this.scheduler = scheduler;
+    for (String address : settings.endpoints()) {
+      endpoint(address, true);
+    }
+  }
+
+  /** Where reads and watches go. */
+  public Endpoint forReads() {
+    return endpoints.get(Math.floorMod(home.get(), endpoints.size()));
+  }
+
+  /** Where writes go. */
+  public Endpoint forWrites() {
+    Endpoint l = leader;
+    return settings.preferLeader() && l != null ? l : forReads();
+  }
+
+  public List<String> addresses() {
+    return endpoints.stream().map(Endpoint::address).toList();
+  }
+
+  /** A call to {@code e} failed: take its hint, move away from it if the node is the problem, look for the leader again. */
+  public void failed(Endpoint e, Status status, Metadata trailers) {
+    String hint = trailers == null ? null : trailers.get(Errors.LEADER_HINT);
+    boolean nodeTrouble = Errors.nodeTrouble(status.getCode());
+    if (nodeTrouble) {
+      if (leader == e) {
+        leader = null;
+      }
+      int h = home.get();
+      if (endpoints.get(Math.floorMod(h, endpoints.size())) == e && home.compareAndSet(h, h + 1)) {
+        LOG.debug("endpoint {} failed ({}); reads and watches move to {}", e, status.getCode(), forReads());
+      }
+    }
+    if (hint != null && !hint.isEmpty() && !hint.equals(e.address())) {
+      Endpoint hinted = endpoint(hint, settings.discoverMembers());
+      if (hinted != null) {
+        leader = hinted;
+      }
+    }
+    if (nodeTrouble) {
+      probe();
+    }
+  }
+
+  /** Asks the home endpoint for the leader and the members, at most once per 200 ms. */
+  public void probe() {
+    if (closed || !probing.compareAndSet(false, true)) {
+      return;
+    }
+    long wait = PROBE_GAP_NANOS - (System.nanoTime() - lastProbeNanos);
+    if (wait > 0) {
+      scheduler.schedule(this::sendProbe, wait, TimeUnit.NANOSECONDS);
+    } else {
+      sendProbe();
+    }
+  }
+
+  private void sendProbe() {
+    Endpoint target = forReads();
+    lastProbeNanos = System.nanoTime();
+    if (closed) {
+      probing.set(false);
+      return;
+    }
+    try {
+      ClientCalls.asyncUnaryCall(target.channel().newCall(ClusterGrpc.getStatusMethod(),
+              CallOptions.DEFAULT.withDeadlineAfter(settings.attemptTimeout().toNanos(), TimeUnit.NANOSECONDS)),
+          StatusRequest.getDefaultInstance(), new StreamObserver<>() {
+            @Override
+            public void onNext(StatusResponse status) {
+              learn(status);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+              probing.set(false);
+              Status s = Status.fromThrowable(t);
+              if (Errors.nodeTrouble(s.getCode())) {
+                int h = home.get();
+                if (endpoints.get(Math.floorMod(h, endpoints.size())) == target) {
+                  home.compareAndSet(h, h + 1);
+                }
+              }
+            }
+
+            @Override
+            public void onCompleted() {
+              probing.set(false);
+            }
+          });
+    } catch (RuntimeException e) {
+      probing.set(false);
+      LOG.debug("cluster status probe failed to start", e);
+    }
+  }
+
+  private void learn(StatusResponse status) {
+    if (settings.discoverMembers()) {
+      for (Member m : status.getMembersList()) {
+        if (!m.getClientAddress().isEmpty()) {
+          endpoint(m.getClientAddress(), true);
+        }
+      }
+    }
+    if (!status.getLeaderClientAddress().isEmpty()) {
+      Endpoint l = endpoint(status.getLeaderClientAddress(), settings.discoverMembers());
+      if (l != null && l != leader) {
+        leader = l;
+        LOG.debug("leader is {} ({})", status.getLeaderId(), l);
+      }
+    }
+  }
+
+  /** The endpoint for an address, added if {@code add} (and the client is open). */
+  private synchronized Endpoint endpoint(String address, boolean add) {
+    for (Endpoint e : endpoints) {
+      if (e.address().equals(address)) {
+        return e;
+      }
+    }
+    if (!add || closed) {
+      return null;
+    }
+    Endpoint e = new Endpoint(address, settings);
+    endpoints.add(e);
+    return e;
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      closed = true;
+    }
+    for (Endpoint e : endpoints) {
+      e.shutdown();
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+    try {
+      for (Endpoint e : endpoints) {
+        e.awaitTermination(Math.max(0, deadline - System.nanoTime()));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

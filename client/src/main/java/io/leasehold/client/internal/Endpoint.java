@@ -1,0 +1,57 @@
+package io.leasehold.client.internal;
+
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
+import io.grpc.Grpc;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import java.util.concurrent.TimeUnit;
+
+/** One node's client address and the channel to it, built on first use. */
+public final class Endpoint {
+  private final String address;
+  private final ClientSettings settings;
+  private ManagedChannel managed;
+  private Channel channel;
+
+  Endpoint(String address, ClientSettings settings) {
+    this.address = address;
+    this.settings = settings;
+  }
+
+  public String address() {
+    return address;
+  }
+
+  /** The channel, with the client's interceptors. */
+  public synchronized Channel channel() {
+    if (channel == null) {
+      ManagedChannelBuilder<?> builder = Grpc.newChannelBuilder(address, settings.credentials());
+      settings.channelCustomizer().accept(builder);
+      managed = builder.build();
+      channel = ClientInterceptors.intercept(managed, settings.interceptors());
+    }
+    return channel;
+  }
+
+  synchronized void shutdown() {
+    if (managed != null) {
+      managed.shutdownNow();
+    }
+  }
+
+  void awaitTermination(long nanos) throws InterruptedException {
+    ManagedChannel m;
+    synchronized (this) {
+      m = managed;
+    }
+    if (m != null) {
+      m.awaitTermination(nanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return address;
+  }
+}

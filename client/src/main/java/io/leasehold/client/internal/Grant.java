@@ -1,0 +1,44 @@
+package io.leasehold.client.internal;
+
+import io.leasehold.client.Conflict;
+import io.leasehold.client.LeaseAttributes;
+import io.leasehold.client.Rejection;
+import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.RegisterResponse;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * One acquisition attempt's answer, from Acquire or Register alike.
+ *
+ * @param outcome   GRANTED, CONFLICT or REJECTED (or a newer outcome, passed through)
+ * @param revision  the log index the attempt was applied at
+ * @param token     the granted lease's token
+ * @param holder    the granted lease's holder
+ * @param ttl       the granted lease's TTL
+ * @param heartbeat the renewal interval the cluster suggests
+ */
+record Grant(Outcome outcome, long revision, long token, String holder, Duration ttl, Optional<Duration> heartbeat,
+    LeaseAttributes attributes, Optional<Conflict> conflict, Optional<Rejection> rejection) {
+
+  static Grant of(AcquireResponse r) {
+    return new Grant(r.getOutcome(), r.getRevision(), r.getLease().getToken(), r.getLease().getHolder(),
+        Protos.duration(r.getLease().getTtl()),
+        r.hasHeartbeatInterval() ? Optional.of(Protos.duration(r.getHeartbeatInterval())) : Optional.empty(),
+        Protos.attributes(r.getLease().getAttributes()),
+        r.hasConflict() ? Optional.of(Protos.conflict(r.getConflict())) : Optional.empty(),
+        r.hasRejection() ? Optional.of(Protos.rejection(r.getRejection())) : Optional.empty());
+  }
+
+  /** A registration's answer; its TTL is the one requested (always explicit, since an Instance does not carry it). */
+  static Grant of(RegisterResponse r, Duration requestedTtl) {
+    LeaseAttributes attributes = new LeaseAttributes(Optional.of(r.getInstance().getAddress()),
+        r.getInstance().getMetadataMap(), Optional.of(r.getInstance().getStatus()));
+    return new Grant(r.getOutcome(), r.getRevision(), r.getInstance().getToken(), r.getInstance().getHolder(), requestedTtl,
+        r.hasHeartbeatInterval() ? Optional.of(Protos.duration(r.getHeartbeatInterval())) : Optional.empty(),
+        attributes,
+        r.hasConflict() ? Optional.of(Protos.conflict(r.getConflict())) : Optional.empty(),
+        r.hasRejection() ? Optional.of(Protos.rejection(r.getRejection())) : Optional.empty());
+  }
+}

@@ -1,0 +1,465 @@
+package io.leasehold.client.internal;
+
+import io.leasehold.client.AttributeUpdate;
+import io.leasehold.client.Lease;
+import io.leasehold.client.LeaseAttributes;
+import io.leasehold.client.LeaseListener;
+import io.leasehold.client.LeaseLostException;
+import io.leasehold.client.LeaseState;
+import io.leasehold.client.LeaseTransition;
+import io.leasehold.client.LossReason;
+import io.leasehold.client.Rejection;
+import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.ReleaseRequest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A held lease and its validity on this client's monotonic clock.
+ *
+ * <p>The deadline is the send time of the last successful renewal (or of the grant) + TTL − the
+ * drift margin. The cluster applied that renewal after it was sent and counts the TTL from then on
+ * its own clock, so the local deadline is never later than the cluster's. JEOPARDY starts when a
+ * renewal is overdue by one full interval; LOST at the deadline, or when the cluster answers
+ * NOT_HELD. A timer moves the state; {@link #state()} and {@link #isValid()} also read the clock
+ * themselves, so a late timer never makes an expired lease look valid.
+ */
+public final class LeaseHandle implements Lease {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaseHandle.class);
+  private static final long MIN_HEARTBEAT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+  private final ClientCore core;
+  private final String name;
+  private final String holder;
+  private final long token;
+  private final SerialExecutor events;
+  private final CompletableFuture<LeaseTransition> ended = new CompletableFuture<>();
+  private final AtomicBoolean endHandled = new AtomicBoolean();
+  private final BiConsumer<LeaseHandle, Boolean> onEnd;
+  private volatile LeaseAttributes attributes;
+
+  // Guarded by this.
+  private final List<LeaseListener> listeners = new ArrayList<>();
+  private LeaseState state = LeaseState.HELD;
+  private LossReason lossReason;
+  private LeaseTransition finalTransition;
+  private long ttlNanos;
+  private long heartbeatNanos;
+  private long marginNanos;
+  private long lastSentNanos;
+  private long lastAskedNanos;
+  private long deadlineNanos;
+  private ScheduledFuture<?> timer;
+  private long timerAt;
+  private boolean releaseCalled;
+  private boolean releasedOnClose;
+  private Rejection refusal;
+
+  /**
+   * @param sentNanos when the request that granted the lease was sent
+   * @param onEnd     called once when the handle is finished with the cluster (released, or lost
+   *                  and its release attempted), so the next local waiter may go; with whether the
+   *                  cluster is known not to hold the lease any more
+   */
+  LeaseHandle(ClientCore core, String name, Grant grant, long sentNanos, BiConsumer<LeaseHandle, Boolean> onEnd) {
+    this.core = core;
+    this.name = name;
+    this.holder = grant.holder();
+    this.token = grant.token();
+    this.attributes = grant.attributes();
+    this.onEnd = onEnd;
+    this.events = new SerialExecutor(core.callbackExecutor());
+    this.ttlNanos = grant.ttl().toNanos();
+    this.marginNanos = core.settings().driftMarginNanos(ttlNanos);
+    long suggested = grant.heartbeat().map(Duration::toNanos).filter(h -> h > 0).orElse(ttlNanos / 3);
+    this.heartbeatNanos = Math.max(MIN_HEARTBEAT_NANOS, Math.min(suggested, ttlNanos / 2));
+    this.lastSentNanos = sentNanos;
+    this.lastAskedNanos = sentNanos;
+    this.deadlineNanos = sentNanos + ttlNanos - marginNanos;
+  }
+
+  /** Starts the timers and the renewals. */
+  void start() {
+    // Added first: if the grant's answer came so late that the lease is already lost, check() takes it out again.
+    core.keepAlive().add(this);
+    check();
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public String holder() {
+    return holder;
+  }
+
+  @Override
+  public long token() {
+    return token;
+  }
+
+  @Override
+  public synchronized Duration ttl() {
+    return Duration.ofNanos(ttlNanos);
+  }
+
+  @Override
+  public LeaseAttributes attributes() {
+    return attributes;
+  }
+
+  @Override
+  public LeaseState state() {
+    check();
+    synchronized (this) {
+      return state;
+    }
+  }
+
+  @Override
+  public boolean isValid() {
+    LeaseState s = state();
+    synchronized (this) {
+      return !s.isFinal() && System.nanoTime() - deadlineNanos < 0;
+    }
+  }
+
+  @Override
+  public Duration remaining() {
+    LeaseState s = state();
+    synchronized (this) {
+      return s.isFinal() ? Duration.ZERO : Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
+    }
+  }
+
+  /** Time to the local deadline, without moving the state (safe to call under other locks). */
+  synchronized Duration peekRemaining() {
+    return state.isFinal() ? Duration.ZERO : Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
+  }
+
+  @Override
+  public synchronized Optional<LossReason> lossReason() {
+    return Optional.ofNullable(lossReason);
+  }
+
+  @Override
+  public synchronized Optional<Rejection> renewalRejection() {
+    return Optional.ofNullable(refusal);
+  }
+
+  synchronized boolean isFinal() {
+    return state.isFinal();
+  }
+
+  /**
+   * When the next renewal is due: one heartbeat after the last successful one was sent, and never
+   * sooner than half a heartbeat after the last time it was asked for (so a lease whose renewal
+   * the policy refuses is asked again at that pace, not in a tight loop).
+   */
+  synchronized long nextDueNanos() {
+    long afterSuccess = lastSentNanos + heartbeatNanos;
+    long afterAsking = lastAskedNanos + heartbeatNanos / 2;
+    return afterAsking - afterSuccess > 0 ? afterAsking : afterSuccess;
+  }
+
+  /** The keep-alive loop included this lease in a Renew sent at {@code sentNanos}. */
+  synchronized void asked(long sentNanos) {
+    if (sentNanos - lastAskedNanos > 0) {
+      lastAskedNanos = sentNanos;
+    }
+  }
+
+  synchronized long heartbeatNanos() {
+    return heartbeatNanos;
+  }
+
+  /**
+   * A renewal sent at {@code sentNanos} succeeded, with the TTL and heartbeat interval the policy
+   * in force gave it.
+   */
+  void renewed(long sentNanos, Optional<Duration> ttl, Optional<Duration> heartbeat) {
+    boolean releaseAgain;
+    synchronized (this) {
+      releaseAgain = state == LeaseState.LOST && lossReason == LossReason.DEADLINE_PASSED;
+      if (!state.isFinal()) {
+        refusal = null;
+        ttl.map(Duration::toNanos).filter(t -> t > 0 && t != ttlNanos).ifPresent(t -> {
+          ttlNanos = t;
+          marginNanos = core.settings().driftMarginNanos(t);
+          heartbeatNanos = Math.max(MIN_HEARTBEAT_NANOS, Math.min(heartbeatNanos, t / 3));
+        });
+        heartbeat.map(Duration::toNanos).filter(h -> h > 0)
+            .ifPresent(h -> heartbeatNanos = Math.max(MIN_HEARTBEAT_NANOS, Math.min(h, ttlNanos / 2)));
+        if (sentNanos - lastSentNanos > 0) {
+          lastSentNanos = sentNanos;
+          deadlineNanos = Math.max(deadlineNanos, sentNanos + ttlNanos - marginNanos);
+        }
+      }
+    }
+    if (releaseAgain) {
+      // The cluster renewed it after this client gave it up: let the name go now rather than after a TTL.
+      sendRelease();
+    }
+    check();
+  }
+
+  /** The cluster's policy refused to renew the lease: it is in jeopardy until a renewal succeeds. */
+  void renewalRefused(Rejection rejection) {
+    boolean changed;
+    synchronized (this) {
+      changed = !state.isFinal() && refusal == null;
+      if (!state.isFinal()) {
+        refusal = rejection;
+      }
+    }
+    if (changed) {
+      LOG.info("lease {} (token {}): renewal refused ({}): {}", name, token, rejection.reason(), rejection.message());
+    }
+    check();
+  }
+
+  /** The cluster answered NOT_HELD for this lease's token. */
+  void notHeld() {
+    LeaseTransition t;
+    synchronized (this) {
+      t = state.isFinal() ? null : lose(LossReason.NOT_HELD);
+    }
+    after(t);
+  }
+
+  /** The client is closing without releasing. */
+  void abandon() {
+    LeaseTransition t;
+    synchronized (this) {
+      t = state.isFinal() ? null : lose(LossReason.CLIENT_CLOSED);
+    }
+    after(t);
+  }
+
+  /** Moves the state by the clock and re-arms the timer. */
+  private void check() {
+    LeaseTransition t;
+    synchronized (this) {
+      t = evaluate(System.nanoTime());
+    }
+    after(t);
+  }
+
+  private LeaseTransition evaluate(long now) {
+    if (state.isFinal()) {
+      return null;
+    }
+    if (now - deadlineNanos >= 0) {
+      return lose(LossReason.DEADLINE_PASSED);
+    }
+    long jeopardyAt = lastSentNanos + Math.min(2 * heartbeatNanos, (ttlNanos - marginNanos) * 2 / 3);
+    // In jeopardy when a renewal is overdue by a full interval, or the policy refuses renewals.
+    boolean doubtful = now - jeopardyAt >= 0 || refusal != null;
+    LeaseTransition t = null;
+    if (state == LeaseState.HELD && doubtful) {
+      t = move(LeaseState.JEOPARDY, null);
+    } else if (state == LeaseState.JEOPARDY && !doubtful) {
+      t = move(LeaseState.HELD, null);
+    }
+    long next = state == LeaseState.HELD ? jeopardyAt : deadlineNanos;
+    // isValid() may be called on every write the holder makes: re-arm only when the time moved.
+    if (timer == null || timerAt != next || timer.isDone()) {
+      if (timer != null) {
+        timer.cancel(false);
+      }
+      timerAt = next;
+      timer = core.schedule(this::check, next - now);
+    }
+    return t;
+  }
+
+  private LeaseTransition lose(LossReason reason) {
+    lossReason = reason;
+    if (timer != null) {
+      timer.cancel(false);
+      timer = null;
+    }
+    return move(LeaseState.LOST, reason);
+  }
+
+  private LeaseTransition move(LeaseState to, LossReason reason) {
+    LeaseTransition t = new LeaseTransition(this, state, to, Optional.ofNullable(reason));
+    state = to;
+    if (to.isFinal()) {
+      finalTransition = t;
+    }
+    List<LeaseListener> targets = List.copyOf(listeners);
+    // Queued under the lock, so transitions are delivered in the order they happened; run by after().
+    events.enqueue(() -> deliver(t, targets));
+    return t;
+  }
+
+  private void deliver(LeaseTransition t, List<LeaseListener> targets) {
+    for (LeaseListener l : targets) {
+      try {
+        l.onTransition(t);
+      } catch (RuntimeException e) {
+        LOG.warn("lease listener threw on {}", t, e);
+      }
+    }
+    if (t.to().isFinal()) {
+      ended.complete(t);
+    }
+  }
+
+  /** What follows a transition, outside the lock. */
+  private void after(LeaseTransition t) {
+    events.flush();
+    if (t == null || t.to() != LeaseState.LOST) {
+      return;
+    }
+    core.keepAlive().remove(this);
+    LOG.info("lease {} (token {}) lost: {}", name, token, lossReason().map(Enum::name).orElse("?"));
+    if (t.reason().orElse(null) == LossReason.DEADLINE_PASSED) {
+      // The cluster may still hold it (the renewal may have arrived and only its answer not):
+      // release it before the next local waiter asks, so that waiter gets a fresh token.
+      sendRelease().whenComplete((v, e) -> endOnce(e == null));
+    } else {
+      endOnce(true);
+    }
+  }
+
+  private void endOnce(boolean confirmed) {
+    if (endHandled.compareAndSet(false, true)) {
+      onEnd.accept(this, confirmed);
+    }
+  }
+
+  private CompletableFuture<Void> sendRelease() {
+    ReleaseRequest request = ReleaseRequest.newBuilder().setName(name).setToken(token).build();
+    // RELEASED, or NOT_HELD (already gone, or a retry of a release that was applied): either way it is free of us.
+    return core.calls().call(Calls.Target.WRITE, LeasesGrpc.getReleaseMethod(), request, "Release " + name).thenApply(r -> null);
+  }
+
+  @Override
+  public CompletableFuture<Void> release() {
+    boolean wasLost;
+    synchronized (this) {
+      if (releaseCalled) {
+        throw new IllegalStateException("lease " + name + " (token " + token + ") was already released"
+            + (releasedOnClose ? " (by the client's close)" : ""));
+      }
+      releaseCalled = true;
+      wasLost = state == LeaseState.LOST;
+      if (!state.isFinal()) {
+        if (timer != null) {
+          timer.cancel(false);
+          timer = null;
+        }
+        move(LeaseState.RELEASED, null);
+      }
+    }
+    events.flush();
+    core.keepAlive().remove(this);
+    if (wasLost) {
+      return core.onCallbacks(CompletableFuture.completedFuture(null));
+    }
+    CompletableFuture<Void> sent = sendRelease();
+    sent.whenComplete((v, e) -> endOnce(e == null));
+    return core.onCallbacks(sent);
+  }
+
+  /** Release for the client's close: nothing is delivered to the caller. */
+  CompletableFuture<Void> releaseQuietly() {
+    synchronized (this) {
+      releasedOnClose = !releaseCalled;
+    }
+    try {
+      return release().exceptionally(e -> null);
+    } catch (IllegalStateException alreadyReleased) {
+      return CompletableFuture.completedFuture(null);
+    }
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (releaseCalled || state.isFinal()) {
+        return;
+      }
+    }
+    try {
+      release().get(core.settings().requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    } catch (IllegalStateException raced) {
+      // released by another thread meanwhile
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      LOG.warn("lease {} (token {}): release not confirmed by the cluster ({}); it expires after its TTL", name, token, e.toString());
+    }
+  }
+
+  @Override
+  public CompletableFuture<LeaseAttributes> update(AttributeUpdate update) {
+    synchronized (this) {
+      if (state == LeaseState.RELEASED) {
+        throw new IllegalStateException("lease " + name + " (token " + token + ") was released");
+      }
+      if (state == LeaseState.LOST) {
+        return CompletableFuture.failedFuture(lostException());
+      }
+    }
+    CompletableFuture<LeaseAttributes> f = core.calls()
+        .call(Calls.Target.WRITE, LeasesGrpc.getUpdateMethod(), Protos.update(name, token, update), "Update " + name)
+        .thenApply(r -> {
+          if (r.getOutcome() == Outcome.UPDATED) {
+            LeaseAttributes now = Protos.attributes(r.getLease().getAttributes());
+            attributes = now;
+            return now;
+          }
+          notHeld();
+          throw lostException();
+        });
+    return core.onCallbacks(f);
+  }
+
+  private LeaseLostException lostException() {
+    return new LeaseLostException("lease " + name + " (token " + token + ") is no longer held"
+        + lossReason().map(r -> " (" + r + ")").orElse(""));
+  }
+
+  @Override
+  public void addListener(LeaseListener listener) {
+    LeaseTransition done;
+    synchronized (this) {
+      listeners.add(Objects.requireNonNull(listener, "listener"));
+      done = finalTransition;
+    }
+    if (done != null) {
+      events.execute(() -> deliver(done, List.of(listener)));
+    }
+  }
+
+  @Override
+  public synchronized boolean removeListener(LeaseListener listener) {
+    return listeners.remove(listener);
+  }
+
+  @Override
+  public CompletableFuture<LeaseTransition> ended() {
+    return ended.copy();
+  }
+
+  @Override
+  public String toString() {
+    return "Lease[" + name + ", token " + token + ", " + state() + "]";
+  }
+}

@@ -1,0 +1,383 @@
+package io.leasehold.client.internal;
+
+import io.leasehold.client.AcquireRejectedException;
+import io.leasehold.client.AcquireResult;
+import io.leasehold.client.AcquireTimeoutException;
+import io.leasehold.client.ClientClosedException;
+import io.leasehold.client.ClusterUnavailableException;
+import io.leasehold.client.Conflict;
+import io.leasehold.client.LeaseLostException;
+import io.leasehold.client.LeaseholdException;
+import io.leasehold.client.Rejection;
+import io.leasehold.client.WatchEvent;
+import io.leasehold.client.WatchListener;
+import io.leasehold.client.WatchOptions;
+import io.leasehold.proto.v1.RejectReason;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The acquisitions of one name in this client, served one at a time in arrival order.
+ *
+ * <p>All of a client's leases share its holder identity, and the cluster grants the same lease
+ * again to the same holder, so two handles of one client must never ask for a name at once: only
+ * the queue's head sends an Acquire, and only while no handle of this client holds the name. A
+ * head that meets another holder waits for a watch (from the conflict's revision + 1) to report
+ * the lease's end, then asks again — no polling. A lock-delay (the name is free but its last
+ * lease expired or was revoked moments ago) is waited out by a timer, since no event marks its
+ * end. Tries jump the queue but never wait.
+ *
+ * <p>A handle whose release the cluster did not confirm may still be held there; if the cluster
+ * then grants the same token again, it is released and asked for again, so no two handles of this
+ * client ever carry the same token.
+ */
+final class NameSlot {
+  private final ClientCore core;
+  private final String name;
+  private final NameSlots owner;
+
+  // Guarded by this.
+  private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
+  private LeaseHandle held;
+  private boolean attempting;
+  private Waiter sending;
+  private boolean awaitingChange;
+  private long conflictRevision;
+  private ResumingWatch watch;
+  private long endedToken;
+  private boolean unconfirmedEnd;
+  private boolean retired;
+  private ScheduledFuture<?> retry;
+
+  NameSlot(ClientCore core, String name, NameSlots owner) {
+    this.core = core;
+    this.name = name;
+    this.owner = owner;
+  }
+
+  String name() {
+    return name;
+  }
+
+  synchronized boolean add(Waiter w) {
+    if (retired) {
+      return false;
+    }
+    if (w.tryOnly()) {
+      queue.addFirst(w);
+    } else {
+      queue.addLast(w);
+      w.waitUpTo.ifPresent(wait -> w.timeout = core.schedule(() -> timedOut(w), wait.toNanos()));
+    }
+    // Whatever ends a waiter (grant, timeout, cancellation), the queue may move.
+    w.result.whenComplete((r, e) -> {
+      ScheduledFuture<?> t = w.timeout;
+      if (t != null) {
+        t.cancel(false);
+      }
+      core.internal().execute(this::pump);
+    });
+    return true;
+  }
+
+  private void timedOut(Waiter w) {
+    Conflict last;
+    synchronized (this) {
+      if (attempting && sending == w) {
+        return;  // its attempt is out: a grant still counts, a conflict ends it (see conflicted)
+      }
+      last = w.lastConflict;
+    }
+    w.result.completeExceptionally(new AcquireTimeoutException(name, w.waitUpTo.orElse(Duration.ZERO), Optional.ofNullable(last)));
+  }
+
+  /** Lets the queue move: answers tries, drops finished waiters, sends the head's attempt, or retires the slot. */
+  void pump() {
+    List<Runnable> after = new ArrayList<>();
+    Waiter send = null;
+    synchronized (this) {
+      if (retired) {
+        return;
+      }
+      if (core.isClosing()) {
+        failAllLocked(new ClientClosedException(name + ": the client is closed"), after);
+      } else {
+        if (held != null) {
+          Conflict local = new Conflict(held.holder(), held.token(), held.peekRemaining());
+          for (Iterator<Waiter> it = queue.iterator(); it.hasNext(); ) {
+            Waiter w = it.next();
+            if (w.tryOnly()) {
+              it.remove();
+              after.add(() -> w.result.complete(AcquireResult.conflict(local)));
+            }
+          }
+        }
+        queue.removeIf(w -> w.result.isDone());
+        if (held == null && !attempting && retry == null) {
+          Waiter head = queue.peekFirst();
+          if (head == null) {
+            if (!unconfirmedEnd) {
+              retireLocked(after);
+            }
+          } else if (head.tryOnly() || !awaitingChange) {
+            attempting = true;
+            sending = head;
+            send = head;
+          }
+        }
+      }
+    }
+    after.forEach(Runnable::run);
+    if (send != null) {
+      send(send);
+    }
+  }
+
+  private void send(Waiter w) {
+    CompletableFuture<Calls.Sent<Grant>> f;
+    try {
+      f = w.attempt.get();
+    } catch (RuntimeException e) {
+      f = CompletableFuture.failedFuture(e);
+    }
+    f.whenComplete((sent, error) -> {
+      if (error != null) {
+        failedAttempt(w, Futures.unwrap(error));
+        return;
+      }
+      Grant g = sent.value();
+      switch (g.outcome()) {
+        case GRANTED -> granted(w, g, sent.sentNanos());
+        case CONFLICT -> conflicted(w, g);
+        case REJECTED -> rejected(w, g);
+        default -> finish(w, new LeaseholdException(name + ": unexpected outcome " + g.outcome()));
+      }
+    });
+  }
+
+  private void rejected(Waiter w, Grant g) {
+    if (g.rejection().isEmpty()) {
+      finish(w, new LeaseholdException(name + ": rejected without a reason"));
+      return;
+    }
+    Rejection r = g.rejection().get();
+    if (!w.tryOnly() && r.reason() == RejectReason.LOCK_DELAY) {
+      synchronized (this) {
+        if (!w.result.isDone() && !w.pastDeadline() && !core.isClosing()) {
+          // The name is free, but its last lease expired or was revoked a moment ago: no event
+          // marks the delay's end, so a waiter asks again when it should be over. retry_after is
+          // the leader's estimate (it may say 0 while the bar still holds, until the leader lifts
+          // it), so asking again backs off too; spread a little, so the waiters of several
+          // clients do not all ask at once.
+          attempting = false;
+          w.lockDelayRetries++;
+          long estimate = r.retryAfter().map(Duration::toNanos).orElse(0L);
+          long backoff = w.lockDelayRetries == 1 ? 0 : core.settings().retry().backoff(w.lockDelayRetries - 1, 0.5).toNanos();
+          long delay = Math.max(estimate, backoff) + TimeUnit.MILLISECONDS.toNanos(5)
+              + (long) (ThreadLocalRandom.current().nextDouble() * Math.max(estimate / 10, TimeUnit.MILLISECONDS.toNanos(20)));
+          retry = core.schedule(this::retryNow, delay);
+          return;
+        }
+      }
+    }
+    finish(w, w.tryOnly() ? AcquireResult.rejected(r) : new AcquireRejectedException(name, r));
+  }
+
+  private void failedAttempt(Waiter w, Throwable cause) {
+    synchronized (this) {
+      attempting = false;
+      if (cause instanceof ClusterUnavailableException && w.mode == Waiter.Mode.WAIT && !w.result.isDone()
+          && !w.pastDeadline() && !core.isClosing()) {
+        // A waiting acquisition outlives outages: try again after a backoff.
+        w.transientFailures++;
+        long delay = core.settings().retry().backoff(w.transientFailures, ThreadLocalRandom.current().nextDouble()).toNanos();
+        retry = core.schedule(this::retryNow, delay);
+        return;
+      }
+    }
+    finish(w, cause);
+  }
+
+  private void retryNow() {
+    synchronized (this) {
+      retry = null;
+    }
+    pump();
+  }
+
+  /** Ends a waiter with a result (an AcquireResult) or a failure (a Throwable) and moves the queue. */
+  private void finish(Waiter w, Object outcome) {
+    synchronized (this) {
+      attempting = false;
+      queue.remove(w);
+    }
+    if (outcome instanceof AcquireResult r) {
+      w.result.complete(r);
+    } else {
+      w.result.completeExceptionally((Throwable) outcome);
+    }
+    pump();
+  }
+
+  private void granted(Waiter w, Grant g, long sentNanos) {
+    boolean reused;
+    synchronized (this) {
+      reused = g.token() <= endedToken;
+    }
+    if (reused) {
+      // The cluster kept an earlier handle's lease (its release never arrived) and granted it
+      // again to this holder: release it and ask again, for a token no earlier handle had.
+      core.sendRelease(name, g.token()).whenComplete((v, e) -> {
+        if (e != null) {
+          failedAttempt(w, Futures.unwrap(e));
+        } else {
+          synchronized (this) {
+            attempting = false;
+          }
+          pump();
+        }
+      });
+      return;
+    }
+    LeaseHandle lease = new LeaseHandle(core, name, g, sentNanos, this::ended);
+    ResumingWatch toClose;
+    synchronized (this) {
+      attempting = false;
+      held = lease;
+      awaitingChange = false;
+      unconfirmedEnd = false;
+      toClose = watch;
+      watch = null;
+    }
+    if (toClose != null) {
+      toClose.close();
+    }
+    lease.start();
+    if (lease.isFinal()) {
+      // The answer came after the TTL had run out on this client's clock: the lease is being
+      // released. A waiter stays at the head and asks again once it is; a try fails.
+      if (w.tryOnly()) {
+        finish(w, new LeaseLostException(name + ": granted (token " + lease.token() + "), but the answer came after its TTL ran out"));
+      }
+      return;
+    }
+    synchronized (this) {
+      queue.remove(w);
+    }
+    if (!w.result.complete(AcquireResult.granted(lease))) {
+      // Nobody wants it any more (timed out or cancelled while the request was out): give it back.
+      lease.releaseQuietly();
+    }
+    pump();
+  }
+
+  private void conflicted(Waiter w, Grant g) {
+    Conflict c = g.conflict().orElseGet(() -> new Conflict("", 0, Duration.ZERO));
+    if (w.tryOnly()) {
+      finish(w, AcquireResult.conflict(c));
+      return;
+    }
+    ResumingWatch open = null;
+    boolean timedOut;
+    synchronized (this) {
+      w.lastConflict = c;
+      timedOut = w.pastDeadline();
+      if (!timedOut) {
+        attempting = false;
+        awaitingChange = true;
+        conflictRevision = Math.max(conflictRevision, g.revision());
+        if (watch == null) {
+          watch = open = core.internalWatch(WatchOptions.of(name).withFromRevision(g.revision() + 1), new EndingListener());
+        }
+      }
+    }
+    if (timedOut) {
+      finish(w, new AcquireTimeoutException(name, w.waitUpTo.orElse(Duration.ZERO), Optional.of(c)));
+      return;
+    }
+    if (open != null) {
+      open.start();
+    }
+    pump();
+  }
+
+  /** Wakes the queue when the lease that held the name ends. */
+  private final class EndingListener implements WatchListener {
+    @Override
+    public void onEvent(WatchEvent e) {
+      if (!e.name().equals(name) || !e.endsLease()) {
+        return;
+      }
+      boolean go;
+      synchronized (NameSlot.this) {
+        go = awaitingChange && e.revision() > conflictRevision;
+        if (go) {
+          awaitingChange = false;
+        }
+      }
+      if (go) {
+        pump();
+      }
+    }
+
+    @Override
+    public void onError(LeaseholdException error) {
+      // The watch cannot go on (e.g. its history was compacted): ask again, which watches anew.
+      synchronized (NameSlot.this) {
+        watch = null;
+        awaitingChange = false;
+      }
+      pump();
+    }
+  }
+
+  /** A handle of this name ended; {@code confirmed}: the cluster is known not to hold its lease any more. */
+  private void ended(LeaseHandle lease, boolean confirmed) {
+    synchronized (this) {
+      if (held == lease) {
+        held = null;
+        endedToken = Math.max(endedToken, lease.token());
+        unconfirmedEnd = unconfirmedEnd || !confirmed;
+      }
+    }
+    pump();
+  }
+
+  /** The client is closing: every waiter fails. */
+  void close() {
+    List<Runnable> after = new ArrayList<>();
+    synchronized (this) {
+      failAllLocked(new ClientClosedException(name + ": the client is closed"), after);
+    }
+    after.forEach(Runnable::run);
+  }
+
+  private void failAllLocked(RuntimeException error, List<Runnable> after) {
+    List<Waiter> all = new ArrayList<>(queue);
+    queue.clear();
+    all.forEach(w -> after.add(() -> w.result.completeExceptionally(error)));
+    if (retry != null) {
+      retry.cancel(false);
+      retry = null;
+    }
+    retireLocked(after);
+  }
+
+  private void retireLocked(List<Runnable> after) {
+    retired = true;
+    owner.retire(this);
+    ResumingWatch w = watch;
+    watch = null;
+    if (w != null) {
+      after.add(w::close);
+    }
+  }
+}

@@ -1,0 +1,128 @@
+package io.leasehold.client.internal;
+
+import com.google.protobuf.Timestamp;
+import io.leasehold.client.AttributeUpdate;
+import io.leasehold.client.Conflict;
+import io.leasehold.client.LeaseAttributes;
+import io.leasehold.client.LeaseInfo;
+import io.leasehold.client.Rejection;
+import io.leasehold.client.Route;
+import io.leasehold.client.ServiceInstance;
+import io.leasehold.client.WatchEvent;
+import io.leasehold.proto.Partitions;
+import io.leasehold.proto.v1.Attributes;
+import io.leasehold.proto.v1.Event;
+import io.leasehold.proto.v1.Instance;
+import io.leasehold.proto.v1.Lease;
+import com.google.protobuf.FieldMask;
+import io.leasehold.proto.v1.UpdateRequest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/** Conversions between the wire types and the SDK's values. */
+public final class Protos {
+  private Protos() {}
+
+  /** A java Duration as a protobuf one; seconds and nanos get the same sign, as protobuf requires. */
+  public static com.google.protobuf.Duration duration(Duration d) {
+    long seconds = d.getSeconds();
+    int nanos = d.getNano();
+    if (seconds < 0 && nanos > 0) {
+      seconds += 1;
+      nanos -= 1_000_000_000;
+    }
+    return com.google.protobuf.Duration.newBuilder().setSeconds(seconds).setNanos(nanos).build();
+  }
+
+  public static Duration duration(com.google.protobuf.Duration d) {
+    return Duration.ofSeconds(d.getSeconds(), d.getNanos());
+  }
+
+  public static Instant instant(Timestamp t) {
+    return Instant.ofEpochSecond(t.getSeconds(), t.getNanos());
+  }
+
+  public static Attributes attributes(LeaseAttributes a) {
+    return Attributes.newBuilder()
+        .setAddress(a.address().orElse(""))
+        .putAllMetadata(a.metadata())
+        .setStatus(a.status().orElse(""))
+        .build();
+  }
+
+  public static LeaseAttributes attributes(Attributes a) {
+    return new LeaseAttributes(Optional.of(a.getAddress()), a.getMetadataMap(), Optional.of(a.getStatus()));
+  }
+
+  /** An Update request changing only what {@code update} names. */
+  public static UpdateRequest update(String name, long token, AttributeUpdate update) {
+    Attributes.Builder a = Attributes.newBuilder();
+    FieldMask.Builder mask = FieldMask.newBuilder();
+    update.address().ifPresent(v -> {
+      a.setAddress(v);
+      mask.addPaths("address");
+    });
+    update.metadata().ifPresent(v -> {
+      a.putAllMetadata(v);
+      mask.addPaths("metadata");
+    });
+    update.status().ifPresent(v -> {
+      a.setStatus(v);
+      mask.addPaths("status");
+    });
+    return UpdateRequest.newBuilder().setName(name).setToken(token).setAttributes(a).setUpdateMask(mask).build();
+  }
+
+  public static LeaseInfo lease(Lease l) {
+    return new LeaseInfo(l.getName(), l.getHolder(), l.getToken(), duration(l.getTtl()),
+        instant(l.getAcquiredAt()), instant(l.getRenewedAt()), instant(l.getExpiresAt()),
+        attributes(l.getAttributes()), l.getRenewCount(), l.getModRevision(),
+        l.hasRemaining() ? Optional.of(duration(l.getRemaining())) : Optional.empty(),
+        l.getState(),
+        l.hasHeartbeatInterval() ? Optional.of(duration(l.getHeartbeatInterval())) : Optional.empty(),
+        l.hasGracePeriod() ? Optional.of(duration(l.getGracePeriod())) : Optional.empty());
+  }
+
+  public static Conflict conflict(io.leasehold.proto.v1.Conflict c) {
+    return new Conflict(c.getHolder(), c.getToken(), duration(c.getRemaining()));
+  }
+
+  public static Rejection rejection(io.leasehold.proto.v1.Rejection r) {
+    return new Rejection(r.getReason(), r.getReasonValue(), r.getMessage(),
+        r.hasMinTtl() ? Optional.of(duration(r.getMinTtl())) : Optional.empty(),
+        r.hasMaxTtl() ? Optional.of(duration(r.getMaxTtl())) : Optional.empty(),
+        r.hasRetryAfter() ? Optional.of(duration(r.getRetryAfter())) : Optional.empty(),
+        r.getLimit() > 0 ? OptionalLong.of(r.getLimit()) : OptionalLong.empty(),
+        r.getNamePattern().isEmpty() ? Optional.empty() : Optional.of(r.getNamePattern()));
+  }
+
+  public static WatchEvent event(Event e) {
+    Optional<Event.Reason> reason = e.getReason() == Event.Reason.REASON_UNSPECIFIED ? Optional.empty() : Optional.of(e.getReason());
+    return new WatchEvent(e.getType(), e.getRevision(), e.getName(), e.hasLease() ? Optional.of(lease(e.getLease())) : Optional.empty(),
+        reason, instant(e.getTime()), e.getMessage().isEmpty() ? Optional.empty() : Optional.of(e.getMessage()));
+  }
+
+  /** The route of a lease, if it carries an address. */
+  public static Optional<Route> route(String name, Lease l) {
+    Attributes a = l.getAttributes();
+    if (a.getAddress().isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new Route(name, l.getHolder(), a.getAddress(), l.getToken(), Partitions.of(name),
+        a.getMetadataMap(), a.getStatus().isEmpty() ? Optional.empty() : Optional.of(a.getStatus())));
+  }
+
+  /** The route of a lease, if it carries an address. */
+  public static Optional<Route> route(String name, LeaseInfo l) {
+    return l.attributes().address().map(address -> new Route(name, l.holder(), address, l.token(), Partitions.of(name),
+        l.attributes().metadata(), l.attributes().status()));
+  }
+
+  public static ServiceInstance instance(Instance i) {
+    return new ServiceInstance(i.getService(), i.getInstance(), i.getAddress(), i.getMetadataMap(),
+        i.getStatus().isEmpty() ? Optional.empty() : Optional.of(i.getStatus()), i.getToken(), i.getHolder(),
+        instant(i.getExpiresAt()));
+  }
+}

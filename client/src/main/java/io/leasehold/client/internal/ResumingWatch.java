@@ -1,0 +1,298 @@
+package io.leasehold.client.internal;
+
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.leasehold.client.LeaseholdException;
+import io.leasehold.client.Watch;
+import io.leasehold.client.WatchCompactedException;
+import io.leasehold.client.WatchEvent;
+import io.leasehold.client.WatchListener;
+import io.leasehold.client.WatchOptions;
+import io.leasehold.proto.v1.Event;
+import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.WatchRequest;
+import io.leasehold.proto.v1.WatchResponse;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Watch stream that survives its node: when the stream breaks, it is opened again — on another
+ * node if the node was the problem — from right after the last revision delivered, and whatever
+ * the new stream repeats is dropped. Messages are handled one at a time on a serial executor and
+ * the next one is requested only after the listener returned (flow control): a slow listener makes
+ * the server cut the stream, which then resumes where the listener is.
+ *
+ * <p>The cursor is the revision every event up to which was delivered, plus the events already
+ * delivered at that very revision: the server may split one revision's events over two messages,
+ * so a stream that breaks between them resumes at that revision, not after it.
+ */
+public final class ResumingWatch implements Watch {
+  private static final Logger LOG = LoggerFactory.getLogger(ResumingWatch.class);
+
+  private final ClientCore core;
+  private final WatchOptions options;
+  private final WatchListener listener;
+  private final SerialExecutor delivery;
+
+  // Guarded by this.
+  private ClientCall<WatchRequest, WatchResponse> call;
+  private Endpoint endpoint;
+  private int generation;
+  private boolean closed;
+  private int failures;
+  private ScheduledFuture<?> restart;
+  private ScheduledFuture<?> silenceCheck;
+
+  // Touched only on the delivery executor.
+  private final Set<String> tail = new HashSet<>();
+  private long streamStart;
+  private volatile long complete;
+  private volatile long lastMessageNanos;
+
+  ResumingWatch(ClientCore core, WatchOptions options, WatchListener listener, Executor executor) {
+    this.core = core;
+    this.options = options;
+    this.listener = listener;
+    this.delivery = new SerialExecutor(executor);
+    // Before the first message of a from-now watch the position is unknown (-1).
+    this.complete = options.fromRevision() > 0 ? options.fromRevision() - 1 : -1;
+  }
+
+  /** Opens the first stream. */
+  public void start() {
+    long silence = core.settings().watchSilenceTimeout().toNanos();
+    synchronized (this) {
+      silenceCheck = core.scheduleWithFixedDelay(this::checkSilence, silence / 2);
+    }
+    delivery.execute(this::open);
+  }
+
+  @Override
+  public long revision() {
+    return Math.max(0, complete);
+  }
+
+  @Override
+  public synchronized boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public void close() {
+    ClientCall<WatchRequest, WatchResponse> c;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      c = call;
+      call = null;
+      cancelTimers();
+    }
+    if (c != null) {
+      c.cancel("watch closed", null);
+    }
+    core.forget(this);
+  }
+
+  private void cancelTimers() {
+    if (restart != null) {
+      restart.cancel(false);
+    }
+    if (silenceCheck != null) {
+      silenceCheck.cancel(false);
+    }
+  }
+
+  /** On the delivery executor: a new stream from the cursor. */
+  private void open() {
+    long start = complete < 0 ? 0 : (tail.isEmpty() ? complete + 1 : complete);
+    WatchRequest request = WatchRequest.newBuilder()
+        .setPrefix(options.prefix())
+        .setStartRevision(start)
+        .addAllTypes(options.types())
+        .setIncludeRenewals(options.includeRenewals())
+        .setRoutesOnly(options.routesOnly())
+        .build();
+    ClientCall<WatchRequest, WatchResponse> c;
+    int gen;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      endpoint = core.connection().forReads();
+      try {
+        c = endpoint.channel().newCall(LeasesGrpc.getWatchMethod(), CallOptions.DEFAULT);
+      } catch (RuntimeException shutDown) {
+        return;  // the client is closing
+      }
+      call = c;
+      gen = ++generation;
+    }
+    streamStart = start;
+    lastMessageNanos = System.nanoTime();
+    c.start(new ClientCall.Listener<>() {
+      @Override
+      public void onMessage(WatchResponse message) {
+        delivery.execute(() -> handle(gen, message));
+      }
+
+      @Override
+      public void onClose(Status status, Metadata trailers) {
+        delivery.execute(() -> ended(gen, status, trailers));
+      }
+    }, new Metadata());
+    try {
+      c.request(1);
+      c.sendMessage(request);
+      c.halfClose();
+    } catch (IllegalStateException cancelled) {
+      // close() cancelled the call meanwhile; its onClose ends it.
+    }
+  }
+
+  private synchronized ClientCall<WatchRequest, WatchResponse> current(int gen) {
+    return !closed && gen == generation ? call : null;
+  }
+
+  private void handle(int gen, WatchResponse message) {
+    ClientCall<WatchRequest, WatchResponse> c = current(gen);
+    if (c == null) {
+      return;
+    }
+    lastMessageNanos = System.nanoTime();
+    synchronized (this) {
+      failures = 0;
+    }
+    long before = complete;
+    List<WatchEvent> out = new ArrayList<>(message.getEventsCount());
+    List<String> keys = new ArrayList<>(message.getEventsCount());
+    List<Long> revisions = new ArrayList<>(message.getEventsCount());
+    for (Event e : message.getEventsList()) {
+      long r = e.getRevision();
+      // Below the cursor: a node that was behind repeats what another node already delivered.
+      if (r < streamStart || r < before) {
+        continue;
+      }
+      String key = key(e);
+      if (r == before && tail.contains(key)) {
+        continue;
+      }
+      out.add(Protos.event(e));
+      keys.add(key);
+      revisions.add(r);
+    }
+    for (WatchEvent e : out) {
+      if (current(gen) == null) {
+        return;  // closed by the listener
+      }
+      try {
+        listener.onEvent(e);
+      } catch (RuntimeException ex) {
+        LOG.warn("watch listener threw on {} at revision {}", e.name(), e.revision(), ex);
+      }
+    }
+    long after = Math.max(before, message.getRevision());
+    if (after > before) {
+      tail.clear();
+    }
+    for (int i = 0; i < keys.size(); i++) {
+      if (revisions.get(i) == after) {
+        tail.add(keys.get(i));
+      }
+    }
+    complete = after;
+    if (after >= 0) {
+      try {
+        listener.onProgress(after);
+      } catch (RuntimeException ex) {
+        LOG.warn("watch listener threw on progress {}", after, ex);
+      }
+    }
+    c.request(1);
+  }
+
+  private static String key(Event e) {
+    return e.getTypeValue() + "|" + e.getLease().getToken() + "|" + e.getName();
+  }
+
+  private void ended(int gen, Status status, Metadata trailers) {
+    Endpoint failedAt;
+    synchronized (this) {
+      if (closed || gen != generation) {
+        return;
+      }
+      call = null;
+      failedAt = endpoint;
+    }
+    switch (status.getCode()) {
+      case INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED, UNIMPLEMENTED, FAILED_PRECONDITION, NOT_FOUND ->
+          terminate(Errors.toException("Watch " + options.prefix(), status, false));
+      case OUT_OF_RANGE -> {
+        long compact = 0;
+        String t = trailers == null ? null : trailers.get(Errors.COMPACT_REVISION);
+        if (t != null) {
+          try {
+            compact = Long.parseLong(t);
+          } catch (NumberFormatException ignored) {
+            // keep 0: unknown
+          }
+        }
+        terminate(new WatchCompactedException("watch of \"" + options.prefix() + "\" from revision " + (complete + 1)
+            + ": " + status.getDescription(), compact));
+      }
+      default -> {
+        // The node stopped, failed, or cut us off for lagging: resume, elsewhere unless we lagged.
+        Status reported = status.getCode() == Status.Code.RESOURCE_EXHAUSTED ? status
+            : Status.UNAVAILABLE.withDescription("watch stream ended: " + status);
+        core.connection().failed(failedAt, reported, trailers);
+        synchronized (this) {
+          if (closed) {
+            return;
+          }
+          failures++;
+          long delay = failures == 1 ? 0 : core.settings().retry().backoff(failures - 1, ThreadLocalRandom.current().nextDouble()).toNanos();
+          LOG.debug("watch of \"{}\" ended ({}); resuming after revision {} in {} ms", options.prefix(), status.getCode(), complete, delay / 1_000_000);
+          restart = core.schedule(() -> delivery.execute(this::open), delay);
+        }
+      }
+    }
+  }
+
+  private void terminate(LeaseholdException error) {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      cancelTimers();
+    }
+    core.forget(this);
+    try {
+      listener.onError(error);
+    } catch (RuntimeException ex) {
+      LOG.warn("watch listener threw on error", ex);
+    }
+  }
+
+  /** A stream that says nothing (not even the server's idle progress) is presumed dead. */
+  private void checkSilence() {
+    ClientCall<WatchRequest, WatchResponse> c;
+    synchronized (this) {
+      c = call;
+    }
+    long silent = System.nanoTime() - lastMessageNanos;
+    if (c != null && silent > core.settings().watchSilenceTimeout().toNanos()) {
+      c.cancel("no message for " + silent / 1_000_000 + " ms", null);
+    }
+  }
+}

@@ -1,0 +1,298 @@
+package io.leasehold.client.internal;
+
+import io.leasehold.client.ClientClosedException;
+import io.leasehold.client.InvalidRequestException;
+import io.leasehold.client.LeaseholdException;
+import io.leasehold.client.Route;
+import io.leasehold.client.RouteChange;
+import io.leasehold.client.RouteListener;
+import io.leasehold.client.RoutingTable;
+import io.leasehold.client.WatchCompactedException;
+import io.leasehold.client.WatchEvent;
+import io.leasehold.client.WatchListener;
+import io.leasehold.client.WatchOptions;
+import io.leasehold.proto.Partitions;
+import io.leasehold.proto.v1.Lease;
+import io.leasehold.proto.v1.ListRequest;
+import io.leasehold.proto.v1.ListResponse;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The routing table as List + Watch. Lists every page of leases with an address (each page at
+ * its own revision; the first one's is R), then watches from R + 1 with no route filter — an
+ * update that removes an address must remove the route, and the server's route filter would not
+ * send it. Events are applied only if newer than the entry's own revision, which makes replaying
+ * (R, last page] over later pages harmless. If the watch falls out of the history, it lists again
+ * and reports the difference.
+ */
+public final class RoutingTableImpl implements RoutingTable {
+  private static final Logger LOG = LoggerFactory.getLogger(RoutingTableImpl.class);
+
+  /** A route and the revision of the change it reflects. */
+  private record Entry(Route route, long revision) {}
+
+  private record Waiting(long revision, CompletableFuture<Long> future) {}
+
+  private final ClientCore core;
+  private final String prefix;
+  private final SerialExecutor work;
+  private final SerialExecutor notify;
+  private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+  private final CopyOnWriteArrayList<RouteListener> listeners = new CopyOnWriteArrayList<>();
+  private final CompletableFuture<RoutingTable> ready = new CompletableFuture<>();
+  private volatile long revision;
+
+  // Guarded by this.
+  private final List<Waiting> waiting = new ArrayList<>();
+  private ResumingWatch watch;
+  private boolean closed;
+  private int failures;
+
+  RoutingTableImpl(ClientCore core, String prefix) {
+    this.core = core;
+    this.prefix = prefix;
+    this.work = new SerialExecutor(core.internal());
+    this.notify = new SerialExecutor(core.callbackExecutor());
+  }
+
+  /** Completes once the first listing is in. */
+  CompletableFuture<RoutingTable> start() {
+    work.execute(this::list);
+    return ready;
+  }
+
+  private void list() {
+    if (isClosed()) {
+      return;
+    }
+    ListRequest request = ListRequest.newBuilder().setPrefix(prefix).setWithAddress(true).build();
+    Listings.all(core.calls(), request).whenComplete((pages, error) -> work.execute(() -> {
+      if (error != null) {
+        listFailed(Futures.unwrap(error));
+      } else {
+        loaded(pages);
+      }
+    }));
+  }
+
+  private void listFailed(Throwable error) {
+    if (error instanceof ClientClosedException || error instanceof InvalidRequestException) {
+      ready.completeExceptionally(error);
+      close();
+      return;
+    }
+    long delay;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      failures++;
+      delay = core.settings().retry().backoff(failures, ThreadLocalRandom.current().nextDouble()).toNanos();
+    }
+    LOG.debug("routing table listing of \"{}\" failed ({}); again in {} ms", prefix, error.toString(), delay / 1_000_000);
+    core.schedule(() -> work.execute(this::list), delay);
+  }
+
+  /** On the work executor: replaces the content with a fresh listing and watches from after it. */
+  private void loaded(List<ListResponse> pages) {
+    long listed = pages.get(0).getRevision();
+    Map<String, Entry> fresh = new HashMap<>();
+    for (ListResponse page : pages) {
+      for (Lease l : page.getLeasesList()) {
+        Protos.route(l.getName(), l).ifPresent(r -> fresh.put(l.getName(), new Entry(r, l.getModRevision())));
+      }
+    }
+    List<RouteChange> changes = new ArrayList<>();
+    for (Iterator<Map.Entry<String, Entry>> it = entries.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, Entry> e = it.next();
+      if (!fresh.containsKey(e.getKey())) {
+        it.remove();
+        changes.add(new RouteChange(e.getKey(), Optional.of(e.getValue().route()), Optional.empty(), listed));
+      }
+    }
+    fresh.forEach((name, entry) -> {
+      Entry old = entries.put(name, entry);
+      if (old == null || !old.route().equals(entry.route())) {
+        changes.add(new RouteChange(name, Optional.ofNullable(old).map(Entry::route), Optional.of(entry.route()), listed));
+      }
+    });
+    ResumingWatch previous;
+    ResumingWatch next;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      failures = 0;
+      previous = watch;
+      next = watch = core.internalWatch(WatchOptions.of(prefix).withFromRevision(listed + 1), new Follower(), work);
+    }
+    if (previous != null) {
+      previous.close();
+    }
+    next.start();
+    advance(listed);
+    announce(changes);
+    ready.complete(this);
+  }
+
+  /** Applies the watch's events on the work executor. */
+  private final class Follower implements WatchListener {
+    @Override
+    public void onEvent(WatchEvent e) {
+      Entry current = entries.get(e.name());
+      if (current != null && current.revision() >= e.revision()) {
+        return;  // the entry (from a later page) already reflects this change
+      }
+      if (e.type() == io.leasehold.proto.v1.Event.Type.RENEWED || e.lease().isEmpty()) {
+        return;  // renewals move only renewal fields; events about no lease (policy changes) touch no route
+      }
+      // Endings remove the route; a grant or change (also of a type newer than this SDK) sets it from the lease.
+      Optional<Route> after = e.endsLease() ? Optional.empty() : Protos.route(e.name(), e.lease().get());
+      Optional<Route> before = Optional.ofNullable(current).map(Entry::route);
+      if (after.isPresent()) {
+        entries.put(e.name(), new Entry(after.get(), e.revision()));
+      } else if (current != null) {
+        entries.remove(e.name());
+      }
+      if (!before.equals(after)) {
+        announce(List.of(new RouteChange(e.name(), before, after, e.revision())));
+      }
+    }
+
+    @Override
+    public void onProgress(long r) {
+      advance(r);
+    }
+
+    @Override
+    public void onError(LeaseholdException error) {
+      if (error instanceof WatchCompactedException) {
+        LOG.info("routing table of \"{}\" fell behind the cluster's history; listing again", prefix);
+        list();
+      } else {
+        listFailed(error);
+      }
+    }
+  }
+
+  private void advance(long r) {
+    List<Waiting> done = new ArrayList<>();
+    synchronized (this) {
+      if (r <= revision) {
+        return;
+      }
+      revision = r;
+      for (Iterator<Waiting> it = waiting.iterator(); it.hasNext(); ) {
+        Waiting w = it.next();
+        if (w.revision() <= r) {
+          it.remove();
+          done.add(w);
+        }
+      }
+    }
+    done.forEach(w -> notify.execute(() -> w.future().complete(r)));
+  }
+
+  private void announce(List<RouteChange> changes) {
+    if (changes.isEmpty()) {
+      return;
+    }
+    // The listeners registered when the change was applied: one added later hears only later changes.
+    List<RouteListener> targets = List.copyOf(listeners);
+    notify.execute(() -> {
+      for (RouteChange c : changes) {
+        for (RouteListener l : targets) {
+          try {
+            l.onChange(c);
+          } catch (RuntimeException ex) {
+            LOG.warn("route listener threw on {}", c.name(), ex);
+          }
+        }
+      }
+    });
+  }
+
+  @Override
+  public Optional<Route> lookup(String name) {
+    Entry e = entries.get(Objects.requireNonNull(name, "name"));
+    return e == null ? Optional.empty() : Optional.of(e.route());
+  }
+
+  @Override
+  public Optional<Route> owner(int partition) {
+    return lookup(Partitions.leaseName(partition));
+  }
+
+  @Override
+  public Optional<Route> ownerOf(String key) {
+    return owner(Partitions.of(Objects.requireNonNull(key, "key")));
+  }
+
+  @Override
+  public Map<String, Route> routes() {
+    Map<String, Route> out = new HashMap<>();
+    entries.forEach((k, v) -> out.put(k, v.route()));
+    return Map.copyOf(out);
+  }
+
+  @Override
+  public long revision() {
+    return revision;
+  }
+
+  @Override
+  public CompletableFuture<Long> awaitRevision(long r) {
+    CompletableFuture<Long> f = new CompletableFuture<>();
+    synchronized (this) {
+      if (revision < r) {
+        waiting.add(new Waiting(r, f));
+        return f.copy();
+      }
+    }
+    return core.onCallbacks(CompletableFuture.completedFuture(revision));
+  }
+
+  @Override
+  public void addListener(RouteListener listener) {
+    listeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  @Override
+  public boolean removeListener(RouteListener listener) {
+    return listeners.remove(listener);
+  }
+
+  private synchronized boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public void close() {
+    ResumingWatch w;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      w = watch;
+      watch = null;
+    }
+    if (w != null) {
+      w.close();
+    }
+    ready.completeExceptionally(new ClientClosedException("routing table of \"" + prefix + "\": closed before it was loaded"));
+    core.forget(this);
+  }
+}

@@ -1,0 +1,75 @@
+package io.leasehold.client;
+
+import io.leasehold.server.LeaseholdNode;
+import io.leasehold.server.TestCluster;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+/** Clusters and clients for the SDK's tests. */
+final class Fixtures {
+  private Fixtures() {}
+
+  static TestCluster threeNodes(Path dir) throws IOException {
+    return TestCluster.start(3, dir);
+  }
+
+  /**
+   * Three nodes with election timeouts of 1-2 s (the most a 2 s minimum TTL allows): fewer
+   * spurious elections than the harness's default when the machine is loaded, for tests that
+   * count on leadership holding still.
+   */
+  static TestCluster stableThreeNodes(Path dir) throws IOException {
+    return TestCluster.start(3, dir, b -> b.electionTimeout(Duration.ofMillis(1000), Duration.ofMillis(2000)));
+  }
+
+  /** Every node's client address, {@code first}'s first (so it is the client's home node). */
+  static List<String> endpoints(TestCluster cluster, String first) {
+    List<String> out = new ArrayList<>();
+    out.add(cluster.node(first).clientAddress());
+    for (LeaseholdNode n : cluster.running()) {
+      if (!n.id().equals(first)) {
+        out.add(n.clientAddress());
+      }
+    }
+    return out;
+  }
+
+  static List<String> endpoints(TestCluster cluster) {
+    return endpoints(cluster, cluster.running().get(0).id());
+  }
+
+  /** A client of every node, with short timeouts suited to tests. */
+  static LeaseholdClient client(TestCluster cluster, UnaryOperator<LeaseholdClient.Builder> tweak) {
+    return client(endpoints(cluster), tweak);
+  }
+
+  static LeaseholdClient client(List<String> endpoints, UnaryOperator<LeaseholdClient.Builder> tweak) {
+    return tweak.apply(LeaseholdClient.builder()
+            .endpoints(endpoints)
+            .requestTimeout(Duration.ofSeconds(20))
+            .attemptTimeout(Duration.ofSeconds(3)))
+        .build();
+  }
+
+  static LeaseholdClient client(TestCluster cluster) {
+    return client(cluster, b -> b);
+  }
+
+  static LeaseOptions ttl(long seconds) {
+    return LeaseOptions.defaults().withTtl(Duration.ofSeconds(seconds));
+  }
+
+  /** As {@link #await(String, Duration, java.util.function.BooleanSupplier)}, describing the state when it gave up. */
+  static void await(java.util.function.Supplier<String> what, Duration timeout, java.util.function.BooleanSupplier condition) {
+    TestCluster.await(what, timeout, condition);
+  }
+
+  /** Waits on a condition with a deadline (never a fixed sleep). */
+  static void await(String what, Duration timeout, java.util.function.BooleanSupplier condition) {
+    TestCluster.await(what, timeout, condition);
+  }
+}

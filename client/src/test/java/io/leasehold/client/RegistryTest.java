@@ -1,0 +1,106 @@
+package io.leasehold.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.server.TestCluster;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Service registration that renews itself, changes status, re-registers after a loss and deregisters on close. */
+class RegistryTest {
+  @TempDir
+  static Path dir;
+  static TestCluster cluster;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = Fixtures.stableThreeNodes(dir);
+  }
+
+  @AfterAll
+  static void stop() {
+    cluster.close();
+  }
+
+  @Test
+  void aRegisteredInstanceResolvesAndDrainingHidesIt() throws Exception {
+    try (LeaseholdClient client = Fixtures.client(cluster)) {
+      Registration r = client.blocking().register("payments", "i-1", "10.0.0.7:8443", Map.of("zone", "a"));
+      assertEquals(RegistrationState.REGISTERED, r.state());
+      List<ServiceInstance> live = client.blocking().resolve("payments");
+      assertEquals(1, live.size());
+      ServiceInstance i = live.get(0);
+      assertEquals("i-1", i.instance());
+      assertEquals("10.0.0.7:8443", i.address());
+      assertEquals(Map.of("zone", "a"), i.metadata());
+      assertEquals(r.token(), i.token());
+      assertEquals(client.holder(), i.holder());
+
+      r.setStatus(Registration.DRAINING).get();
+      assertEquals(Registration.DRAINING, r.status());
+      assertEquals(List.of(), client.blocking().resolve("payments"), "a draining instance gets no new work");
+      assertEquals(Registration.DRAINING, client.blocking().resolve("payments", true).get(0).status().orElseThrow());
+      r.close();
+    }
+  }
+
+  @Test
+  void closingTheRegistrationDeregistersTheInstance() throws Exception {
+    try (LeaseholdClient client = Fixtures.client(cluster)) {
+      Registration r = client.blocking().register("orders", "i-1", "10.0.0.8:80", Map.of());
+      r.close();
+      assertEquals(RegistrationState.DEREGISTERED, r.state());
+      assertEquals(List.of(), client.blocking().resolve("orders", true));
+      assertThrows(IllegalStateException.class, r::deregister);
+      r.close();  // idempotent
+    }
+  }
+
+  @Test
+  void aRegistrationRenewsItselfAndRegistersAgainAfterItsLeaseIsLost() throws Exception {
+    try (LeaseholdClient client = Fixtures.client(cluster)) {
+      Registration r = client.blocking().register("search", "i-3", "10.0.0.9:80", Map.of(),
+          RegisterOptions.DEFAULTS.withTtl(Duration.ofSeconds(3)));
+      List<RegistrationState> states = new CopyOnWriteArrayList<>();
+      r.addListener((reg, from, to) -> states.add(to));
+      long first = r.token();
+      long start = System.nanoTime();
+      Fixtures.await("more than a TTL", Duration.ofSeconds(10), () -> System.nanoTime() - start > Duration.ofMillis(3500).toNanos());
+      assertEquals(first, client.blocking().resolve("search").get(0).token(), "still registered after a TTL: it renews itself");
+
+      // The lease ends behind the client's back (as an operator's revoke would).
+      cluster.leases(cluster.ids().get(0)).release(io.leasehold.server.Requests.release("service/search/i-3", first));
+      Fixtures.await("registered again", Duration.ofSeconds(15), () -> r.state() == RegistrationState.REGISTERED && r.token() != first);
+      assertTrue(r.token() > first);
+      assertEquals(r.token(), client.blocking().resolve("search").get(0).token());
+      Fixtures.await("both changes delivered", Duration.ofSeconds(5), () -> states.size() >= 2);
+      assertEquals(List.of(RegistrationState.LOST, RegistrationState.REGISTERED), states.subList(states.size() - 2, states.size()),
+          states.toString());
+      r.close();
+    }
+  }
+
+  @Test
+  void registeringAnInstanceAnotherHolderOwnsFailsWithTheConflict() throws Exception {
+    try (LeaseholdClient a = Fixtures.client(cluster); LeaseholdClient b = Fixtures.client(cluster)) {
+      Registration mine = a.blocking().register("billing", "i-9", "10.0.0.10:80", Map.of());
+      ExecutionException e = assertThrows(ExecutionException.class, () -> b.register("billing", "i-9", "10.0.0.11:80", Map.of()).get());
+      LeaseConflictException conflict = (LeaseConflictException) e.getCause();
+      assertEquals(a.holder(), conflict.conflict().holder());
+      assertEquals(mine.token(), conflict.conflict().token());
+      InvalidRequestException bad = assertThrows(InvalidRequestException.class,
+          () -> b.blocking().register("bill/ing", "i-1", "10.0.0.1:80", Map.of()));
+      assertTrue(bad.getMessage().startsWith("service: must not contain '/'"), bad.getMessage());
+    }
+  }
+}

@@ -1,0 +1,92 @@
+package io.leasehold.client;
+
+import static io.leasehold.client.Fixtures.ttl;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.proto.Partitions;
+import io.leasehold.server.TestCluster;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The routing table in memory: what it holds, lookups without the network, listeners. */
+class RoutingTableTest {
+  @TempDir
+  static Path dir;
+  static TestCluster cluster;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = Fixtures.threeNodes(dir);
+  }
+
+  @AfterAll
+  static void stop() {
+    cluster.close();
+  }
+
+  @Test
+  void aTableLoadsTheRoutesThatExistAndFollowsEveryChange() throws Exception {
+    try (LeaseholdClient runner = Fixtures.client(cluster); LeaseholdClient proxy = Fixtures.client(cluster)) {
+      Lease before = runner.blocking().acquire("mailbox/before", ttl(30).withAddress("10.0.0.1:80").withMetadata("v", "1"));
+      runner.blocking().acquire("mailbox/no-address", ttl(30));
+      RoutingTable table = proxy.blocking().routingTable("mailbox/");
+      List<RouteChange> changes = new CopyOnWriteArrayList<>();
+      table.addListener(changes::add);
+      Route r = table.lookup("mailbox/before").orElseThrow();
+      assertEquals(new Route("mailbox/before", runner.holder(), "10.0.0.1:80", before.token(), Partitions.of("mailbox/before"),
+          Map.of("v", "1"), Optional.empty()), r);
+      assertTrue(table.lookup("mailbox/no-address").isEmpty(), "a lease without an address is not a route");
+
+      Lease moving = runner.blocking().acquire("mailbox/moving", ttl(30).withAddress("10.0.0.2:80"));
+      moving.update(AttributeUpdate.address("10.0.0.3:80")).get(10, TimeUnit.SECONDS);
+      moving.update(AttributeUpdate.address("")).get(10, TimeUnit.SECONDS);
+      before.release().get();
+      // A linearizable read after the changes: its revision covers them all.
+      table.awaitRevision(runner.blocking().list("mailbox/").revision()).get(10, TimeUnit.SECONDS);
+
+      assertTrue(table.lookup("mailbox/moving").isEmpty(), "an update that removes the address removes the route");
+      assertTrue(table.lookup("mailbox/before").isEmpty(), "a released lease is no longer a route");
+      Fixtures.await("every change reached the listener", Duration.ofSeconds(5), () -> changes.size() == 4);
+      assertEquals(List.of("mailbox/moving", "mailbox/moving", "mailbox/moving", "mailbox/before"), changes.stream().map(RouteChange::name).toList());
+      assertEquals("10.0.0.2:80", changes.get(0).current().orElseThrow().address());
+      assertEquals("10.0.0.2:80", changes.get(1).previous().orElseThrow().address());
+      assertEquals("10.0.0.3:80", changes.get(1).current().orElseThrow().address());
+      assertTrue(changes.get(2).current().isEmpty());
+      assertTrue(changes.get(3).current().isEmpty());
+      assertTrue(changes.get(0).revision() < changes.get(3).revision());
+      assertEquals(Map.of(), table.routes());
+      table.close();
+    }
+  }
+
+  @Test
+  void theOwnerOfAPartitionIsWhoeverHoldsPartitionN() throws Exception {
+    try (LeaseholdClient runner = Fixtures.client(cluster); LeaseholdClient proxy = Fixtures.client(cluster)) {
+      RoutingTable table = proxy.blocking().routingTable();
+      String key = "user-1234";
+      int partition = Partitions.of(key);
+      Lease owner = runner.blocking().acquire(Partitions.leaseName(partition), ttl(30).withAddress("10.0.1.1:7000"));
+      table.awaitRevision(owner.token()).get(10, TimeUnit.SECONDS);
+      Route route = table.ownerOf(key).orElseThrow();
+      assertEquals(runner.holder(), route.holder());
+      assertEquals("10.0.1.1:7000", route.address());
+      assertEquals(owner.token(), route.token());
+      assertEquals(Partitions.leaseName(partition), route.name());
+      assertEquals(route, table.owner(partition).orElseThrow());
+      owner.release().get();
+      table.awaitRevision(runner.blocking().list("").revision()).get(10, TimeUnit.SECONDS);
+      assertTrue(table.owner(partition).isEmpty());
+      table.close();
+    }
+  }
+}

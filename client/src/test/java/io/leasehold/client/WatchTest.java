@@ -1,0 +1,136 @@
+package io.leasehold.client;
+
+import static io.leasehold.client.Fixtures.ttl;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.proto.v1.Event;
+import io.leasehold.server.TestCluster;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The watch primitive: history then live, resumed on another node with no gap and no duplicate. */
+class WatchTest {
+  @TempDir
+  Path dir;
+  TestCluster cluster;
+
+  @AfterEach
+  void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  /** Records events as (revision, type, name, token), and the highest complete revision. */
+  static final class Recorder implements WatchListener {
+    final List<String> events = new CopyOnWriteArrayList<>();
+    volatile long progress;
+    final CompletableFuture<LeaseholdException> error = new CompletableFuture<>();
+
+    @Override
+    public void onEvent(WatchEvent e) {
+      events.add(e.revision() + " " + e.type() + " " + e.name() + " " + e.lease().orElseThrow().token());
+    }
+
+    @Override
+    public void onProgress(long revision) {
+      progress = revision;
+    }
+
+    @Override
+    public void onError(LeaseholdException e) {
+      error.complete(e);
+    }
+  }
+
+  private static long work(LeaseholdClient client, String prefix, int from, int to) throws Exception {
+    for (int i = from; i < to; i++) {
+      Lease l = client.blocking().acquire(prefix + (i % 7), ttl(30).withAddress("10.0.0." + i + ":80"));
+      if (i % 3 == 0) {
+        l.update(AttributeUpdate.status("DRAINING")).get();
+      }
+      l.release().get();
+    }
+    return client.blocking().list(prefix).revision();
+  }
+
+  @Test
+  void aWatchResumesOnAnotherNodeAfterItsNodeDiesWithNoGapAndNoDuplicate() throws Exception {
+    cluster = Fixtures.stableThreeNodes(dir);
+    String doomed = cluster.followers().get(0).id();
+    String survivor = cluster.followers().get(1).id();
+    try (LeaseholdClient watcher = Fixtures.client(Fixtures.endpoints(cluster, doomed), b -> b);
+         LeaseholdClient reference = Fixtures.client(Fixtures.endpoints(cluster, survivor), b -> b);
+         LeaseholdClient writer = Fixtures.client(Fixtures.endpoints(cluster, survivor), b -> b)) {
+      Recorder moved = new Recorder();
+      Recorder stayed = new Recorder();
+      Watch w1 = watcher.watch("w/", 1, moved);
+      Watch w2 = reference.watch("w/", 1, stayed);
+      long middle = work(writer, "w/", 0, 20);
+      Fixtures.await("the watch reached the middle", Duration.ofSeconds(20), () -> w1.revision() >= middle);
+      cluster.stopNode(doomed);
+      long end = work(writer, "w/", 20, 40);
+      Fixtures.await("both watches reached the end", Duration.ofSeconds(30), () -> w1.revision() >= end && w2.revision() >= end);
+      assertEquals(2 * 40 + 14, stayed.events.size(), "acquired, released, and updated every third time");
+      assertEquals(stayed.events, moved.events, "the resumed watch saw exactly the events the other one saw");
+      assertFalse(w1.isClosed());
+      w1.close();
+      w2.close();
+      assertTrue(w1.isClosed());
+    }
+  }
+
+  @Test
+  void aWatchFromACompactedRevisionEndsWithTheCompactionRevision() throws Exception {
+    cluster = TestCluster.start(1, dir, b -> b.history(20, Duration.ofHours(1)));
+    try (LeaseholdClient client = Fixtures.client(cluster)) {
+      work(client, "c/", 0, 30);
+      Fixtures.await("the history was compacted", Duration.ofSeconds(20),
+          () -> cluster.running().get(0).stateMachine().core().history().getCompactRevision() > 1);
+      Recorder r = new Recorder();
+      Watch w = client.watch("c/", 1, r);
+      LeaseholdException e = r.error.get(20, TimeUnit.SECONDS);
+      assertTrue(e instanceof WatchCompactedException, e.toString());
+      assertTrue(((WatchCompactedException) e).compactRevision() > 1);
+      assertTrue(w.isClosed());
+
+      // Listing and watching from the listing's revision + 1 is the way back.
+      LeaseListing listing = client.blocking().list("c/");
+      Recorder fresh = new Recorder();
+      Watch again = client.watch("c/", listing.revision() + 1, fresh);
+      long end = work(client, "c/", 30, 31);
+      Fixtures.await("the new watch follows", Duration.ofSeconds(10), () -> again.revision() >= end);
+      assertEquals(3, fresh.events.size(), "acquired, updated, released");
+      assertFalse(fresh.error.isDone());
+      again.close();
+    }
+  }
+
+  @Test
+  void aWatchFromNowStartsAtTheCurrentRevisionAndFiltersByType() throws Exception {
+    cluster = TestCluster.start(1, dir);
+    try (LeaseholdClient client = Fixtures.client(cluster)) {
+      work(client, "n/", 0, 3);
+      Recorder r = new Recorder();
+      Watch w = client.watch(WatchOptions.of("n/").withTypes(java.util.Set.of(Event.Type.RELEASED)), r);
+      Fixtures.await("positioned", Duration.ofSeconds(10), () -> w.revision() > 0);
+      assertEquals(List.of(), r.events, "nothing from before it started");
+      long end = work(client, "n/", 3, 5);
+      Fixtures.await("caught up", Duration.ofSeconds(10), () -> w.revision() >= end);
+      List<String> types = new ArrayList<>();
+      r.events.forEach(e -> types.add(e.split(" ")[1]));
+      assertEquals(List.of("RELEASED", "RELEASED"), types);
+      w.close();
+    }
+  }
+}
