@@ -59,6 +59,9 @@ public final class LeaseholdNode implements AutoCloseable {
   private final HistoryCompactor compactor;
   private final Server grpcServer;
   private volatile boolean closed;
+  /** Set once the Ratis server has started; read by the apply thread. */
+  private volatile RaftServer.Division startedDivision;
+  private final CommitPusher commitPusher = new CommitPusher();
 
   private LeaseholdNode(NodeConfig config) throws IOException {
     this.config = config;
@@ -73,13 +76,15 @@ public final class LeaseholdNode implements AutoCloseable {
     this.ticker = expiry;
     // The hub reaches the core through the state machine, which exists only after this line.
     java.util.concurrent.atomic.AtomicReference<LeaseStateMachine> sm = new java.util.concurrent.atomic.AtomicReference<>();
-    WatchHub hub = new WatchHub(() -> sm.get().core(), config.watchQueueLimit(), config.watchProgressInterval());
+    WatchHub hub = new WatchHub(() -> sm.get().core(), config.watchQueueLimit(), config.watchProgressInterval(),
+        config.watchMessageRate());
     this.watchHub = hub;
     this.stateMachine = new LeaseStateMachine(config.dataDir().resolve("state"), new LeaseStateMachine.Listener() {
       @Override
       public void onApplied(ApplyResult result) {
         expiry.onApplied(result);
         hub.onApplied(result);
+        pushCommitToFollowers();
       }
 
       @Override
@@ -114,7 +119,7 @@ public final class LeaseholdNode implements AutoCloseable {
         LeaseholdNode::wallClockMicros, config.historyMaxEvents(), config.historyMaxAge(), Duration.ofSeconds(1));
     this.grpcServer = NettyServerBuilder
         .forAddress(new InetSocketAddress(config.bindHost(), config.self().clientPort()))
-        .addService(StrictProtobuf.wrap(new LeasesService(replicator, hub, this::leaderClientAddress).bindService()))
+        .addService(StrictProtobuf.wrap(new LeasesService(replicator, hub, this::leaderClientAddress).serviceDefinition()))
         .addService(StrictProtobuf.wrap(new RoutingService(replicator, this::leaderClientAddress).bindService()))
         .addService(StrictProtobuf.wrap(new RegistryService(replicator, this::leaderClientAddress).bindService()))
         .addService(StrictProtobuf.wrap(new ClusterService(this).bindService()))
@@ -127,6 +132,7 @@ public final class LeaseholdNode implements AutoCloseable {
     LeaseholdNode node = new LeaseholdNode(config);
     try {
       node.raftServer.start();
+      node.startedDivision = node.division();
       node.ticker.bind(node.stateMachine, node.replicator::proposeHere, node::isLeader,
           () -> node.division().getRaftLog().getLastCommittedIndex());
       node.grpcServer.start();
@@ -207,6 +213,18 @@ public final class LeaseholdNode implements AutoCloseable {
     }
   }
 
+  /**
+   * On the leader, after an entry is applied (so committed): let the followers know the commit
+   * index now. Without this a follower applies each entry, and streams its events to watchers,
+   * only with the next append; see {@link CommitPusher}. On a follower this does nothing.
+   */
+  private void pushCommitToFollowers() {
+    RaftServer.Division d = startedDivision;
+    if (d != null) {
+      commitPusher.onApplied(d);
+    }
+  }
+
   /** The client address of the leader this node knows of, for redirect hints. */
   public java.util.Optional<String> leaderClientAddress() {
     RaftPeerId leader = division().getInfo().getLeaderId();
@@ -242,6 +260,7 @@ public final class LeaseholdNode implements AutoCloseable {
     closed = true;
     compactor.close();
     watchHub.close();
+    commitPusher.close();
     grpcServer.shutdownNow();
     ticker.close();
     try {

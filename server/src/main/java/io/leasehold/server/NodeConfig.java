@@ -33,7 +33,8 @@ public record NodeConfig(
     Duration historyMaxAge,
     int watchQueueLimit,
     Duration watchProgressInterval,
-    int maxPendingWrites) {
+    int maxPendingWrites,
+    int watchMessageRate) {
 
   public static final int DEFAULT_CLIENT_PORT = 7400;
   public static final int DEFAULT_PEER_PORT = 7401;
@@ -83,6 +84,7 @@ public record NodeConfig(
     private int watchQueueLimit = 10_000;
     private Duration watchProgressInterval = Duration.ofSeconds(1);
     private int maxPendingWrites = 1024;
+    private int watchMessageRate = io.leasehold.server.watch.WatchHub.DEFAULT_MESSAGE_RATE;
 
     public Builder id(String id) { this.id = id; return this; }
     public Builder peers(List<Peer> peers) { this.peers = new ArrayList<>(peers); return this; }
@@ -112,6 +114,8 @@ public record NodeConfig(
     public Builder watchProgressInterval(Duration d) { this.watchProgressInterval = d; return this; }
     /** Writes this node lets wait for the leader at once; beyond it a write gets RESOURCE_EXHAUSTED. */
     public Builder maxPendingWrites(int writes) { this.maxPendingWrites = writes; return this; }
+    /** Watch messages per second this node aims to send to all its watchers together (they are batched to fit). */
+    public Builder watchMessageRate(int messages) { this.watchMessageRate = messages; return this; }
 
     public NodeConfig build() {
       require(id != null && !id.isBlank(), "id: must be set (e.g. --id n1)");
@@ -143,10 +147,11 @@ public record NodeConfig(
       require(watchQueueLimit > 0, "watch-queue-limit: must be positive, got " + watchQueueLimit);
       positive("watch-progress-interval", watchProgressInterval);
       require(maxPendingWrites > 0, "max-pending-writes: must be positive, got " + maxPendingWrites);
+      require(watchMessageRate > 0, "watch-message-rate: must be positive, got " + watchMessageRate);
       return new NodeConfig(id, peers, dataDir, Optional.ofNullable(listenHost), clusterName,
           electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
           snapshotThreshold, logSegmentSizeBytes, logPurgeGap, historyMaxEvents, historyMaxAge,
-          watchQueueLimit, watchProgressInterval, maxPendingWrites);
+          watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate);
     }
 
     private static void positive(String option, Duration d) {

@@ -96,6 +96,11 @@ public final class ServerCommand implements Callable<Integer> {
       description = "An idle watcher is told the applied revision this often (default: ${DEFAULT-VALUE}).")
   Duration watchProgressInterval;
 
+  @Option(names = "--watch-message-rate", paramLabel = "MESSAGES", defaultValue = "10000",
+      description = "Watch messages per second this node aims to send to all its watchers together; with many watchers "
+          + "each message carries the events of a longer interval (at most 100ms) (default: ${DEFAULT-VALUE}).")
+  int watchMessageRate;
+
   @Option(names = "--max-pending-writes", paramLabel = "WRITES", defaultValue = "1024",
       description = "Writes this node lets wait for the leader at once; more get RESOURCE_EXHAUSTED (default: ${DEFAULT-VALUE}).")
   int maxPendingWrites;
@@ -146,7 +151,8 @@ public final class ServerCommand implements Callable<Integer> {
         .history(historyMaxEvents, historyMaxAge)
         .watchQueueLimit(watchQueueLimit)
         .watchProgressInterval(watchProgressInterval)
-        .maxPendingWrites(maxPendingWrites);
+        .maxPendingWrites(maxPendingWrites)
+        .watchMessageRate(watchMessageRate);
     if (listenHost != null) {
       b.listenHost(listenHost);
     }

@@ -22,7 +22,15 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.proto.v1.WatchResponse;
 import io.leasehold.server.Replicator;
+import io.leasehold.server.watch.WatchFrame;
 import io.leasehold.server.watch.WatchHub;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerMethodDefinition;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.ServiceDescriptor;
+import io.grpc.stub.ServerCalls;
+import java.util.ArrayList;
+import java.util.List;
 import io.leasehold.statemachine.core.Validation;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -40,11 +48,33 @@ public final class LeasesService extends LeasesGrpc.LeasesImplBase {
     this.watchHub = watchHub;
   }
 
-  @Override
-  public void watch(WatchRequest request, StreamObserver<WatchResponse> response) {
+  /**
+   * Watch, bound by {@link #serviceDefinition()} with a response marshaller that sends events the
+   * hub encoded once (see {@code WatchFrame}); clients receive ordinary WatchResponse messages.
+   */
+  void watchFrames(WatchRequest request, StreamObserver<WatchFrame> response) {
     if (ReplicatedCalls.valid(() -> Validation.watch(request), response)) {
-      watchHub.watch(request, (ServerCallStreamObserver<WatchResponse>) response);
+      watchHub.watch(request, (ServerCallStreamObserver<WatchFrame>) response);
     }
+  }
+
+  /** The service to register: the generated binding with Watch replaced by {@link #watchFrames}. */
+  public ServerServiceDefinition serviceDefinition() {
+    ServerServiceDefinition generated = bindService();
+    MethodDescriptor<WatchRequest, WatchResponse> plain = LeasesGrpc.getWatchMethod();
+    MethodDescriptor<WatchRequest, WatchFrame> framed = plain.toBuilder(plain.getRequestMarshaller(), WatchFrame.MARSHALLER).build();
+    ServerMethodDefinition<WatchRequest, WatchFrame> watch =
+        ServerMethodDefinition.create(framed, ServerCalls.asyncServerStreamingCall(this::watchFrames));
+    List<ServerMethodDefinition<?, ?>> methods = new ArrayList<>();
+    for (ServerMethodDefinition<?, ?> m : generated.getMethods()) {
+      methods.add(m.getMethodDescriptor().getFullMethodName().equals(plain.getFullMethodName()) ? watch : m);
+    }
+    ServiceDescriptor original = generated.getServiceDescriptor();
+    ServiceDescriptor.Builder descriptor = ServiceDescriptor.newBuilder(original.getName()).setSchemaDescriptor(original.getSchemaDescriptor());
+    methods.forEach(m -> descriptor.addMethod(m.getMethodDescriptor()));
+    ServerServiceDefinition.Builder builder = ServerServiceDefinition.builder(descriptor.build());
+    methods.forEach(builder::addMethod);
+    return builder.build();
   }
 
   @Override

@@ -4,7 +4,6 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.leasehold.proto.v1.Event;
-import io.leasehold.proto.v1.WatchResponse;
 import io.leasehold.statemachine.core.LeaseCore;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -27,13 +26,14 @@ final class Watcher {
 
   private final WatchHub hub;
   private final WatchFilter filter;
-  private final ServerCallStreamObserver<WatchResponse> out;
+  private final ServerCallStreamObserver<WatchFrame> out;
   private final Executor senders;
   private final int queueLimit;
   private final AtomicBoolean scheduled = new AtomicBoolean();
+  private final AtomicBoolean timerArmed = new AtomicBoolean();
 
   // Guarded by this.
-  private final ArrayDeque<Event> queue = new ArrayDeque<>();
+  private final ArrayDeque<WireEvent> queue = new ArrayDeque<>();
   private Status closeWith;
   private Metadata closeTrailers;
 
@@ -46,7 +46,7 @@ final class Watcher {
   private volatile long lastSendNanos = System.nanoTime();
   private volatile boolean progressDue;
 
-  Watcher(WatchHub hub, WatchFilter filter, long startRevision, ServerCallStreamObserver<WatchResponse> out, Executor senders, int queueLimit) {
+  Watcher(WatchHub hub, WatchFilter filter, long startRevision, ServerCallStreamObserver<WatchFrame> out, Executor senders, int queueLimit) {
     this.hub = hub;
     this.filter = filter;
     this.startRevision = startRevision;
@@ -60,14 +60,14 @@ final class Watcher {
   }
 
   /** From the apply thread: never blocks on the stream. */
-  void offer(List<Event> events) {
+  void offer(List<WireEvent> events) {
     boolean added = false;
     synchronized (this) {
       if (closeWith != null) {
         return;
       }
-      for (Event e : events) {
-        if (filter.matches(e)) {
+      for (WireEvent e : events) {
+        if (filter.matches(e.event())) {
           queue.add(e);
           added = true;
         }
@@ -80,9 +80,47 @@ final class Watcher {
         queue.clear();
       }
     }
-    if (added || closeWith != null) {
+    if (closeWith != null) {
       schedule();
+    } else if (added) {
+      wake(System.nanoTime());
     }
+  }
+
+  /**
+   * New events are queued: send now, or, while the hub coalesces (it has many watchers), once
+   * the interval since this stream's last message has passed, so that each message carries
+   * every event of that interval.
+   */
+  private void wake(long nowNanos) {
+    long wait = eventWait(nowNanos);
+    if (wait <= 0) {
+      schedule();
+    } else if (timerArmed.compareAndSet(false, true)) {
+      hub.later(this::timerFired, wait);
+    }
+  }
+
+  private void timerFired() {
+    timerArmed.set(false);
+    schedule();
+  }
+
+  /**
+   * Nanoseconds until this stream may send its queued events (0 or less: now). A full message's
+   * worth is sent at once: waiting would make it no cheaper, and a backlog must drain at full speed.
+   */
+  private long eventWait(long nowNanos) {
+    long interval = hub.coalesceNanos();
+    if (interval == 0) {
+      return 0;
+    }
+    synchronized (this) {
+      if (queue.size() >= MAX_EVENTS_PER_MESSAGE) {
+        return 0;
+      }
+    }
+    return lastSendNanos + interval - nowNanos;
   }
 
   /** The first revision the client has not fully seen. */
@@ -146,7 +184,9 @@ final class Watcher {
 
   private boolean pending() {
     synchronized (this) {
-      return closeWith != null || (!queue.isEmpty() && out.isReady()) || (progressDue && out.isReady());
+      return closeWith != null
+          || (!queue.isEmpty() && out.isReady() && eventWait(System.nanoTime()) <= 0)
+          || (progressDue && out.isReady());
     }
   }
 
@@ -178,17 +218,26 @@ final class Watcher {
       }
       // Read the hub's revision before looking at the queue: events up to it were queued before it was published.
       long applied = hub.appliedRevision();
-      List<Event> batch = new ArrayList<>();
+      List<WireEvent> batch = new ArrayList<>();
       boolean splitsARevision;
+      boolean hasEvents;
+      synchronized (this) {
+        hasEvents = !queue.isEmpty();
+      }
+      long now = System.nanoTime();
+      if (hasEvents && eventWait(now) > 0) {
+        wake(now);  // arms the timer that sends them; a due progress message is not needed then
+        return;
+      }
       synchronized (this) {
         while (batch.size() < MAX_EVENTS_PER_MESSAGE && !queue.isEmpty()) {
-          Event e = queue.pollFirst();
-          if (e.getRevision() > sentRevision) {
+          WireEvent e = queue.pollFirst();
+          if (e.revision() > sentRevision) {
             batch.add(e);
           }
         }
         splitsARevision = !batch.isEmpty() && !queue.isEmpty()
-            && queue.peekFirst().getRevision() == batch.get(batch.size() - 1).getRevision();
+            && queue.peekFirst().revision() == batch.get(batch.size() - 1).revision();
       }
       if (!batch.isEmpty()) {
         send(batch, completeThrough(batch, splitsARevision));
@@ -212,10 +261,10 @@ final class Watcher {
       send(List.of(), hub.core().applied().index());
       return;
     }
-    List<Event> history = new ArrayList<>();
+    List<WireEvent> history = new ArrayList<>();
     LeaseCore.HistoryRead read = hub.core().readHistory(startRevision, e -> {
       if (filter.matches(e)) {
-        history.add(e);
+        history.add(WireEvent.of(e));
       }
     });
     if (read.compacted()) {
@@ -225,8 +274,8 @@ final class Watcher {
     }
     for (int i = 0; i < history.size(); i += MAX_EVENTS_PER_MESSAGE) {
       int end = Math.min(history.size(), i + MAX_EVENTS_PER_MESSAGE);
-      List<Event> chunk = history.subList(i, end);
-      boolean splitsARevision = end < history.size() && history.get(end).getRevision() == chunk.get(chunk.size() - 1).getRevision();
+      List<WireEvent> chunk = history.subList(i, end);
+      boolean splitsARevision = end < history.size() && history.get(end).revision() == chunk.get(chunk.size() - 1).revision();
       send(chunk, completeThrough(chunk, splitsARevision));
     }
     // Everything up to the view's revision has been delivered, matching or not.
@@ -245,13 +294,13 @@ final class Watcher {
    * ban of thousands of leases). Then only the revision before: a client that resumes from the
    * claimed revision + 1 must still get the rest.
    */
-  private static long completeThrough(List<Event> events, boolean splitsARevision) {
-    long last = events.get(events.size() - 1).getRevision();
+  private static long completeThrough(List<WireEvent> events, boolean splitsARevision) {
+    long last = events.get(events.size() - 1).revision();
     return splitsARevision ? last - 1 : last;
   }
 
-  private void send(List<Event> events, long revision) {
-    out.onNext(WatchResponse.newBuilder().addAllEvents(events).setRevision(revision).build());
+  private void send(List<WireEvent> events, long revision) {
+    out.onNext(new WatchFrame(events, revision));
     sentRevision = Math.max(sentRevision, revision);
     lastSendNanos = System.nanoTime();
   }

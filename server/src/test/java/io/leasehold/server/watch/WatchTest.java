@@ -196,6 +196,48 @@ class WatchTest {
     assertEquals(0, history.afterTheirClaim());
   }
 
+  /**
+   * With many watchers the hub batches: one event message per watcher per coalescing interval
+   * (here 20 watchers at 100 messages/s: the 100 ms cap), still every event, in order, once.
+   */
+  @Test
+  void manyWatchersGetEveryEventInOrderAtMostOneMessagePerCoalescingInterval() throws Exception {
+    cluster = TestCluster.start(1, dir, b -> b.watchMessageRate(100));
+    String id = cluster.ids().get(0);
+    List<WatchRecorder> watchers = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      watchers.add(WatchRecorder.watch(cluster, id, WatchRequest.newBuilder().setPrefix("fan/").build()));
+    }
+    for (WatchRecorder w : watchers) {
+      w.awaitRevision(0);
+    }
+    List<Integer> responsesBefore = watchers.stream().map(WatchRecorder::responses).toList();
+    long start = System.nanoTime();
+    LeasesGrpc.LeasesBlockingStub leases = cluster.leases(id);
+    long last = 0;
+    List<Long> revisions = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      AcquireResponse r = leases.acquire(acquire("fan/" + i, "h", 60));
+      assertEquals(Outcome.GRANTED, r.getOutcome());
+      revisions.add(r.getRevision());
+      last = r.getRevision();
+    }
+    for (WatchRecorder w : watchers) {
+      w.awaitRevision(last);
+    }
+    double elapsedIntervals = (System.nanoTime() - start) / 1e8;
+    for (int i = 0; i < watchers.size(); i++) {
+      WatchRecorder w = watchers.get(i);
+      assertEquals(revisions, w.events().stream().map(Event::getRevision).toList(), "every event, in order, once");
+      assertEquals(0, w.afterTheirClaim());
+      int messages = w.responses() - responsesBefore.get(i);
+      // Progress messages are not sent while events are pending, so every message here carried
+      // events; they are at least one interval apart.
+      assertTrue(messages <= elapsedIntervals + 2, "at most one message per 100 ms: " + messages + " messages in "
+          + String.format("%.1f", elapsedIntervals) + " intervals");
+    }
+  }
+
   @Test
   void compactedStartRevisionFailsWithTheCompactionRevision() throws Exception {
     cluster = TestCluster.start(3, dir, b -> b.history(50, Duration.ofHours(1)));

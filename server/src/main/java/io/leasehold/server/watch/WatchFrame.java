@@ -1,0 +1,129 @@
+package io.leasehold.server.watch;
+
+import com.google.protobuf.CodedOutputStream;
+import io.grpc.Drainable;
+import io.grpc.KnownLength;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.leasehold.proto.v1.WatchResponse;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One {@code WatchResponse} as the server sends it: events already encoded (see {@link
+ * WireEvent}) and the response revision. Its marshaller writes exactly the bytes protobuf would
+ * write for the same {@code WatchResponse}, so clients see the ordinary message.
+ */
+public record WatchFrame(List<WireEvent> events, long revision) {
+
+  /** Server side: writes the frame; parse (for tests and in-process clients) goes through WatchResponse. */
+  public static final MethodDescriptor.Marshaller<WatchFrame> MARSHALLER = new MethodDescriptor.Marshaller<>() {
+    @Override
+    public InputStream stream(WatchFrame frame) {
+      return new FrameStream(frame);
+    }
+
+    @Override
+    public WatchFrame parse(InputStream stream) {
+      try {
+        return of(WatchResponse.parseFrom(stream));
+      } catch (IOException e) {
+        throw Status.INTERNAL.withDescription("not a WatchResponse").withCause(e).asRuntimeException();
+      }
+    }
+  };
+
+  static WatchFrame of(WatchResponse response) {
+    List<WireEvent> events = new ArrayList<>(response.getEventsCount());
+    response.getEventsList().forEach(e -> events.add(WireEvent.of(e)));
+    return new WatchFrame(events, response.getRevision());
+  }
+
+  /** The message this frame encodes. */
+  public WatchResponse toResponse() {
+    WatchResponse.Builder b = WatchResponse.newBuilder().setRevision(revision);
+    events.forEach(e -> b.addEvents(e.event()));
+    return b.build();
+  }
+
+  private byte[] revisionField() {
+    if (revision == 0) {
+      return new byte[0];  // proto3 leaves a default scalar off the wire
+    }
+    byte[] b = new byte[CodedOutputStream.computeInt64Size(WatchResponse.REVISION_FIELD_NUMBER, revision)];
+    CodedOutputStream out = CodedOutputStream.newInstance(b);
+    try {
+      out.writeInt64(WatchResponse.REVISION_FIELD_NUMBER, revision);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return b;
+  }
+
+  /**
+   * gRPC asks a {@link KnownLength} stream for its size and has a {@link Drainable} one write
+   * itself into the transport's buffer: each event's bytes are copied once, nothing is encoded.
+   */
+  private static final class FrameStream extends InputStream implements Drainable, KnownLength {
+    private final WatchFrame frame;
+    private final byte[] revisionField;
+    private int remaining;
+    private ByteArrayInputStream materialized;
+
+    FrameStream(WatchFrame frame) {
+      this.frame = frame;
+      this.revisionField = frame.revisionField();
+      int length = revisionField.length;
+      for (WireEvent e : frame.events) {
+        length += e.wire().length;
+      }
+      this.remaining = length;
+    }
+
+    @Override
+    public int drainTo(OutputStream target) throws IOException {
+      if (materialized != null) {
+        int n = materialized.available();
+        materialized.transferTo(target);
+        remaining = 0;
+        return n;
+      }
+      int n = remaining;
+      for (WireEvent e : frame.events) {
+        target.write(e.wire());
+      }
+      target.write(revisionField);
+      remaining = 0;
+      return n;
+    }
+
+    @Override
+    public int available() {
+      return materialized != null ? materialized.available() : remaining;
+    }
+
+    /** Byte-wise reads (not used by gRPC's framer, which drains): copy the frame out once. */
+    private ByteArrayInputStream materialized() throws IOException {
+      if (materialized == null) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(remaining);
+        drainTo(out);
+        materialized = new ByteArrayInputStream(out.toByteArray());
+      }
+      return materialized;
+    }
+
+    @Override
+    public int read() throws IOException {
+      return materialized().read();
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      return materialized().read(b, off, len);
+    }
+  }
+}

@@ -1,0 +1,63 @@
+package io.leasehold.server.watch;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.grpc.Drainable;
+import io.grpc.KnownLength;
+import io.leasehold.proto.v1.Attributes;
+import io.leasehold.proto.v1.Event;
+import io.leasehold.proto.v1.Lease;
+import io.leasehold.proto.v1.WatchResponse;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** A frame must be exactly the WatchResponse a client expects, byte for byte. */
+class WatchFrameTest {
+  static Event event(long revision, String name, Event.Type type) {
+    return Event.newBuilder().setType(type).setRevision(revision).setName(name)
+        .setLease(Lease.newBuilder().setName(name).setHolder("runner-" + revision).setToken(revision * 7)
+            .setAttributes(Attributes.newBuilder().setAddress("10.0.0.1:80").putMetadata("zone", "é-ü").build()))
+        .build();
+  }
+
+  static byte[] drained(WatchFrame frame) throws Exception {
+    InputStream in = WatchFrame.MARSHALLER.stream(frame);
+    int known = ((KnownLength) in).available();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    int n = ((Drainable) in).drainTo(out);
+    assertEquals(known, n, "drainTo returns the length it announced");
+    assertEquals(known, out.size());
+    return out.toByteArray();
+  }
+
+  @Test
+  void framesEncodeExactlyAsProtobufWould() throws Exception {
+    List<Event> events = List.of(event(41, "svc/a", Event.Type.ACQUIRED), event(41, "svc/b", Event.Type.RELEASED),
+        event(300_000_000_000L, "svc/c", Event.Type.EXPIRED));
+    for (long revision : new long[] {0, 1, 41, 300_000_000_000L}) {
+      for (int n = 0; n <= events.size(); n++) {
+        WatchResponse expected = WatchResponse.newBuilder().addAllEvents(events.subList(0, n)).setRevision(revision).build();
+        WatchFrame frame = new WatchFrame(events.subList(0, n).stream().map(WireEvent::of).toList(), revision);
+        assertArrayEquals(expected.toByteArray(), drained(frame), "revision " + revision + ", " + n + " events");
+        assertEquals(expected, frame.toResponse());
+        assertEquals(expected, WatchResponse.parseFrom(WatchFrame.MARSHALLER.stream(frame).readAllBytes()), "byte-wise reads give the same message");
+        assertEquals(expected, WatchFrame.MARSHALLER.parse(new java.io.ByteArrayInputStream(expected.toByteArray())).toResponse());
+      }
+    }
+  }
+
+  @Test
+  void aStreamPartlyReadThenDrainedGivesTheRest() throws Exception {
+    WatchFrame frame = new WatchFrame(List.of(WireEvent.of(event(5, "a", Event.Type.ACQUIRED))), 5);
+    byte[] whole = WatchResponse.newBuilder().addEvents(event(5, "a", Event.Type.ACQUIRED)).setRevision(5).build().toByteArray();
+    InputStream in = WatchFrame.MARSHALLER.stream(frame);
+    int first = in.read();
+    ByteArrayOutputStream rest = new ByteArrayOutputStream();
+    ((Drainable) in).drainTo(rest);
+    assertEquals(whole[0] & 0xff, first);
+    assertArrayEquals(java.util.Arrays.copyOfRange(whole, 1, whole.length), rest.toByteArray());
+  }
+}
