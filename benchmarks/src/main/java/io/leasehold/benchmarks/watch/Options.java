@@ -17,6 +17,7 @@ final class Options {
   int watchers = 1000;
   int channels = 8;
   Duration fanoutWarmup = Duration.ofSeconds(5);
+  int fanoutWarmupRounds = 1;
   Duration fanoutDuration = Duration.ofSeconds(15);
 
   // both
@@ -41,6 +42,7 @@ final class Options {
       "    --watchers=N         watchers in the middle phase (default 1000)",
       "    --channels=N         client connections the watchers share (default 8)",
       "    --fanout-warmup=SECONDS    per phase (default 5)",
+      "    --fanout-warmup-rounds=N   discarded watched rounds before the measured phases, to compile the watch paths (default 1)",
       "    --fanout-duration=SECONDS  measured, per phase (default 15)",
       "  both:",
       "    --drain-timeout=SECONDS  how long to wait for watchers to catch up after the load (default 60)",
@@ -93,6 +95,12 @@ final class Options {
         case "watchers" -> o.watchers = (int) positive(name, Integer.parseInt(value));
         case "channels" -> o.channels = (int) positive(name, Integer.parseInt(value));
         case "fanout-warmup" -> o.fanoutWarmup = seconds(name, value, true);
+        case "fanout-warmup-rounds" -> {
+          o.fanoutWarmupRounds = Integer.parseInt(value);
+          if (o.fanoutWarmupRounds < 0) {
+            throw new IllegalArgumentException("--fanout-warmup-rounds: must be 0 or more, got " + value);
+          }
+        }
         case "fanout-duration" -> o.fanoutDuration = seconds(name, value, false);
         case "drain-timeout" -> o.drainTimeout = seconds(name, value, false);
         case "ttl" -> o.ttl = seconds(name, value, false);
@@ -125,8 +133,8 @@ final class Options {
 
   String describe() {
     return String.format(Locale.ROOT,
-        "mode=%s rate=%.0f/s warmup=%ss duration=%ss in-flight=%d watchers=%d channels=%d fanout-warmup=%ss fanout-duration=%ss drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss",
-        mode, rate, secs(warmup), secs(duration), inFlight, watchers, channels, secs(fanoutWarmup), secs(fanoutDuration),
+        "mode=%s rate=%.0f/s warmup=%ss duration=%ss in-flight=%d watchers=%d channels=%d fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss",
+        mode, rate, secs(warmup), secs(duration), inFlight, watchers, channels, secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
         secs(drainTimeout), secs(ttl), electionMin.toMillis(), electionMax.toMillis(), secs(jvmWarmup));
   }
 

@@ -24,6 +24,10 @@ record WatchFilter(String prefix, Set<Event.Type> types, boolean routesOnly) {
     return types.contains(Event.Type.RENEWED);
   }
 
+  boolean matches(WireEvent e) {
+    return types.contains(e.type()) && e.name().startsWith(prefix) && (!routesOnly || e.hasAddress());
+  }
+
   boolean matches(Event e) {
     return types.contains(e.getType())
         && e.getName().startsWith(prefix)

@@ -31,8 +31,9 @@ public final class WatchHub implements AutoCloseable {
   private final Set<Watcher> watchers = ConcurrentHashMap.newKeySet();
   private final AtomicInteger renewalWatchers = new AtomicInteger();
   private final ExecutorService senders;
-  private final ScheduledExecutorService progress;
-  /** Every event up to this revision has been offered to every registered watcher. */
+  private final ScheduledExecutorService ticker;
+  private final EventLog log = new EventLog();
+  /** Every event up to this revision is in the log (or was applied while nobody watched). */
   private volatile long appliedRevision;
   /** Event messages per second the hub aims to send to all its watchers together, at most. */
   private final int messageRate;
@@ -56,9 +57,8 @@ public final class WatchHub implements AutoCloseable {
     this.progressIntervalNanos = progressInterval.toNanos();
     AtomicInteger n = new AtomicInteger();
     this.senders = Executors.newFixedThreadPool(4, r -> daemon(r, "leasehold-watch-" + n.incrementAndGet()));
-    this.progress = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "leasehold-watch-progress"));
-    long period = Math.max(1, progressIntervalNanos / 4);
-    progress.scheduleAtFixedRate(this::progressIdleWatchers, period, period, TimeUnit.NANOSECONDS);
+    this.ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "leasehold-watch-ticker"));
+    ticker.schedule(this::tick, tickNanos(), TimeUnit.NANOSECONDS);
   }
 
   private static Thread daemon(Runnable r, String name) {
@@ -67,14 +67,23 @@ public final class WatchHub implements AutoCloseable {
     return t;
   }
 
-  /** From the apply thread, after the entry is committed to the store. Never blocks. */
+  /**
+   * From the apply thread, after the entry is committed to the store. Never blocks, and costs the
+   * same however many watch: the events are appended to the shared log once; watchers read it
+   * from their own cursors. Only while few watch (no coalescing) does it wake each of them.
+   */
   public void onApplied(ApplyResult result) {
     if (!result.events().isEmpty() && !watchers.isEmpty()) {
       List<WireEvent> events = live(result);
       if (!events.isEmpty()) {
-        for (Watcher w : watchers) {
-          w.offer(events);
+        log.append(events, result.revision());
+        appliedRevision = result.revision();
+        if (coalesceNanos == 0) {
+          for (Watcher w : watchers) {
+            w.schedule();
+          }
         }
+        return;
       }
     }
     appliedRevision = result.revision();
@@ -115,19 +124,36 @@ public final class WatchHub implements AutoCloseable {
     coalesceNanos = interval < MIN_COALESCE_NANOS ? 0 : Math.min(interval, MAX_COALESCE_NANOS);
   }
 
-  /** Runs {@code task} (which must be quick: it only schedules a watcher) after {@code nanos}. */
-  void later(Runnable task, long nanos) {
+  /**
+   * The ticker's period: a quarter of the coalescing interval (so a watcher waits at most a
+   * quarter longer than it), or of the progress interval while nothing is coalesced.
+   */
+  private long tickNanos() {
+    long c = coalesceNanos;
+    return Math.max(TimeUnit.MILLISECONDS.toNanos(1), (c > 0 ? Math.min(c, progressIntervalNanos) : progressIntervalNanos) / 4);
+  }
+
+  /** Wakes due watchers, sends progress to idle ones, and cuts off those too far behind. */
+  private void tick() {
     try {
-      progress.schedule(task, nanos, TimeUnit.NANOSECONDS);
-    } catch (java.util.concurrent.RejectedExecutionException stopping) {
-      // The hub is closing; every watcher is being closed.
+      long now = System.nanoTime();
+      for (Watcher w : watchers) {
+        w.tick(now, progressIntervalNanos);
+      }
+    } catch (RuntimeException e) {
+      org.slf4j.LoggerFactory.getLogger(WatchHub.class).warn("watch ticker", e);
+    }
+    try {
+      ticker.schedule(this::tick, tickNanos(), TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      // The hub is closing.
     }
   }
 
   /** Starts a watch; the request was validated by the API. */
   public void watch(WatchRequest request, ServerCallStreamObserver<WatchFrame> out) {
     WatchFilter filter = WatchFilter.of(request);
-    Watcher watcher = new Watcher(this, filter, request.getStartRevision(), out, senders, queueLimit);
+    Watcher watcher = new Watcher(this, log, filter, request.getStartRevision(), out, senders, queueLimit);
     out.setOnCancelHandler(watcher::cancelled);
     out.setOnReadyHandler(watcher::schedule);
     if (filter.wantsRenewals()) {
@@ -162,20 +188,13 @@ public final class WatchHub implements AutoCloseable {
     return watchers.size();
   }
 
-  private void progressIdleWatchers() {
-    long now = System.nanoTime();
-    for (Watcher w : watchers) {
-      w.progressIfIdle(now, progressIntervalNanos);
-    }
-  }
-
   /** Ends every stream with UNAVAILABLE and the revision to resume from on another node. */
   @Override
   public void close() {
     for (Watcher w : watchers) {
       w.close(Status.UNAVAILABLE.withDescription("this node is stopping; resume the watch on another node"));
     }
-    progress.shutdownNow();
+    ticker.shutdownNow();
     senders.shutdown();
     try {
       senders.awaitTermination(2, TimeUnit.SECONDS);

@@ -3,37 +3,34 @@ package io.leasehold.server.watch;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
-import io.leasehold.proto.v1.Event;
 import io.leasehold.statemachine.core.LeaseCore;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * One Watch stream. The apply thread only appends matching events to a bounded queue; everything
+ * One Watch stream. It reads the hub's shared {@link EventLog} from its own cursor; everything
  * the stream sends (history, live events, progress, the final status) is sent by one serialized
  * runner on the hub's sender pool, and only while gRPC says the stream is ready. A watcher whose
- * queue outgrows its bound is cut off with the revision to resume from: a slow watcher costs
- * writes nothing.
+ * cursor falls more than its limit behind the log is cut off with the revision to resume from:
+ * a slow watcher costs writes nothing, and holds at most that many events in memory.
  */
 final class Watcher {
   static final Metadata.Key<String> COMPACT_REVISION = Metadata.Key.of("leasehold-compact-revision", Metadata.ASCII_STRING_MARSHALLER);
   static final Metadata.Key<String> RESUME_REVISION = Metadata.Key.of("leasehold-resume-revision", Metadata.ASCII_STRING_MARSHALLER);
-  private static final int MAX_EVENTS_PER_MESSAGE = 1000;
+  static final int MAX_EVENTS_PER_MESSAGE = 1000;
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Watcher.class);
 
   private final WatchHub hub;
+  private final EventLog log;
   private final WatchFilter filter;
   private final ServerCallStreamObserver<WatchFrame> out;
   private final Executor senders;
-  private final int queueLimit;
+  private final int lagLimit;
   private final AtomicBoolean scheduled = new AtomicBoolean();
-  private final AtomicBoolean timerArmed = new AtomicBoolean();
 
   // Guarded by this.
-  private final ArrayDeque<WireEvent> queue = new ArrayDeque<>();
   private Status closeWith;
   private Metadata closeTrailers;
 
@@ -41,86 +38,33 @@ final class Watcher {
   private final long startRevision;
   private boolean started;
   private boolean closed;
+  /** The cursor: the next event to read is {@code node.events[index]}, or what follows the node. */
+  private EventLog.Node node;
+  private int index;
+  /** Events of the log read so far (read by the hub's ticker for the lag). */
+  private volatile long readSeq;
   /** Every matching event up to this revision has been sent (read by other threads for the resume revision). */
   private volatile long sentRevision;
   private volatile long lastSendNanos = System.nanoTime();
   private volatile boolean progressDue;
 
-  Watcher(WatchHub hub, WatchFilter filter, long startRevision, ServerCallStreamObserver<WatchFrame> out, Executor senders, int queueLimit) {
+  Watcher(WatchHub hub, EventLog log, WatchFilter filter, long startRevision, ServerCallStreamObserver<WatchFrame> out,
+          Executor senders, int lagLimit) {
     this.hub = hub;
+    this.log = log;
     this.filter = filter;
     this.startRevision = startRevision;
     this.out = out;
     this.senders = senders;
-    this.queueLimit = queueLimit;
+    this.lagLimit = lagLimit;
+    // Everything appended before registration is covered by the history read (or is before "now").
+    this.node = log.tail();
+    this.index = node.events.size();
+    this.readSeq = node.endSeq;
   }
 
   WatchFilter filter() {
     return filter;
-  }
-
-  /** From the apply thread: never blocks on the stream. */
-  void offer(List<WireEvent> events) {
-    boolean added = false;
-    synchronized (this) {
-      if (closeWith != null) {
-        return;
-      }
-      for (WireEvent e : events) {
-        if (filter.matches(e.event())) {
-          queue.add(e);
-          added = true;
-        }
-      }
-      if (queue.size() > queueLimit) {
-        long resume = resumeRevision();
-        closeWith = Status.RESOURCE_EXHAUSTED.withDescription("watcher fell more than " + queueLimit
-            + " events behind and was cancelled; resume with start_revision=" + resume);
-        closeTrailers = trailer(RESUME_REVISION, resume);
-        queue.clear();
-      }
-    }
-    if (closeWith != null) {
-      schedule();
-    } else if (added) {
-      wake(System.nanoTime());
-    }
-  }
-
-  /**
-   * New events are queued: send now, or, while the hub coalesces (it has many watchers), once
-   * the interval since this stream's last message has passed, so that each message carries
-   * every event of that interval.
-   */
-  private void wake(long nowNanos) {
-    long wait = eventWait(nowNanos);
-    if (wait <= 0) {
-      schedule();
-    } else if (timerArmed.compareAndSet(false, true)) {
-      hub.later(this::timerFired, wait);
-    }
-  }
-
-  private void timerFired() {
-    timerArmed.set(false);
-    schedule();
-  }
-
-  /**
-   * Nanoseconds until this stream may send its queued events (0 or less: now). A full message's
-   * worth is sent at once: waiting would make it no cheaper, and a backlog must drain at full speed.
-   */
-  private long eventWait(long nowNanos) {
-    long interval = hub.coalesceNanos();
-    if (interval == 0) {
-      return 0;
-    }
-    synchronized (this) {
-      if (queue.size() >= MAX_EVENTS_PER_MESSAGE) {
-        return 0;
-      }
-    }
-    return lastSendNanos + interval - nowNanos;
   }
 
   /** The first revision the client has not fully seen. */
@@ -142,8 +86,23 @@ final class Watcher {
     schedule();
   }
 
-  void progressIfIdle(long nowNanos, long intervalNanos) {
-    if (started && nowNanos - lastSendNanos >= intervalNanos) {
+  /**
+   * From the hub's ticker: cuts off a watcher too far behind, wakes one whose coalescing interval
+   * has passed with events waiting, and marks an idle one for a progress message.
+   */
+  void tick(long nowNanos, long progressIntervalNanos) {
+    if (!started) {
+      return;
+    }
+    long lag = log.endSeq() - readSeq;
+    if (lag > lagLimit) {
+      close(Status.RESOURCE_EXHAUSTED.withDescription("watcher fell more than " + lagLimit
+          + " events behind and was cancelled; resume with start_revision=" + resumeRevision()));
+      return;
+    }
+    if (lag > 0 && eventWait(nowNanos) <= 0) {
+      schedule();
+    } else if (nowNanos - lastSendNanos >= progressIntervalNanos) {
       progressDue = true;
       schedule();
     }
@@ -157,6 +116,19 @@ final class Watcher {
         scheduled.set(false);
       }
     }
+  }
+
+  /**
+   * Nanoseconds until this stream may send events again (0 or less: now); see {@link
+   * WatchHub#coalesceNanos()}. A full message's worth waiting is sent at once: waiting would make
+   * it no cheaper, and a burst (a ban ending thousands of leases) must drain at full speed.
+   */
+  private long eventWait(long nowNanos) {
+    long interval = hub.coalesceNanos();
+    if (interval == 0 || log.endSeq() - readSeq >= MAX_EVENTS_PER_MESSAGE) {
+      return 0;
+    }
+    return lastSendNanos + interval - nowNanos;
   }
 
   private void run() {
@@ -184,10 +156,19 @@ final class Watcher {
 
   private boolean pending() {
     synchronized (this) {
-      return closeWith != null
-          || (!queue.isEmpty() && out.isReady() && eventWait(System.nanoTime()) <= 0)
-          || (progressDue && out.isReady());
+      if (closeWith != null) {
+        return true;
+      }
     }
+    if (!started || !out.isReady()) {
+      return false;  // the onReady handler schedules us
+    }
+    return (unread() && eventWait(System.nanoTime()) <= 0) || progressDue;
+  }
+
+  /** Runner only: whether the log holds events past the cursor. */
+  private boolean unread() {
+    return index < node.events.size() || node.next != null;
   }
 
   private void drain() {
@@ -216,32 +197,19 @@ final class Watcher {
       if (!out.isReady()) {
         return;  // the onReady handler schedules us again
       }
-      // Read the hub's revision before looking at the queue: events up to it were queued before it was published.
+      // Read the hub's revision before the log: every entry up to it was appended before it was published.
       long applied = hub.appliedRevision();
-      List<WireEvent> batch = new ArrayList<>();
-      boolean splitsARevision;
-      boolean hasEvents;
-      synchronized (this) {
-        hasEvents = !queue.isEmpty();
-      }
-      long now = System.nanoTime();
-      if (hasEvents && eventWait(now) > 0) {
-        wake(now);  // arms the timer that sends them; a due progress message is not needed then
-        return;
-      }
-      synchronized (this) {
-        while (batch.size() < MAX_EVENTS_PER_MESSAGE && !queue.isEmpty()) {
-          WireEvent e = queue.pollFirst();
-          if (e.revision() > sentRevision) {
-            batch.add(e);
-          }
+      if (unread()) {
+        if (eventWait(System.nanoTime()) > 0) {
+          return;  // the hub's ticker wakes us when the interval has passed
         }
-        splitsARevision = !batch.isEmpty() && !queue.isEmpty()
-            && queue.peekFirst().revision() == batch.get(batch.size() - 1).revision();
-      }
-      if (!batch.isEmpty()) {
-        send(batch, completeThrough(batch, splitsARevision));
-        continue;
+        List<WireEvent> batch = new ArrayList<>();
+        boolean splitsARevision = read(batch);
+        if (!batch.isEmpty()) {
+          send(batch, completeThrough(batch, splitsARevision));
+          progressDue = false;
+          continue;
+        }
       }
       if (progressDue) {
         progressDue = false;
@@ -251,13 +219,50 @@ final class Watcher {
     }
   }
 
+  /**
+   * Reads matching events from the cursor into {@code batch}, up to one message's worth; returns
+   * whether more matching events of the batch's last revision remain (an entry can carry more
+   * events than fit in one message, e.g. a ban of thousands of leases).
+   */
+  private boolean read(List<WireEvent> batch) {
+    while (true) {
+      if (index >= node.events.size()) {
+        EventLog.Node next = node.next;
+        if (next == null) {
+          break;
+        }
+        node = next;
+        index = 0;
+      }
+      if (batch.size() == MAX_EVENTS_PER_MESSAGE) {
+        break;
+      }
+      WireEvent e = node.events.get(index++);
+      if (e.revision() > sentRevision && filter.matches(e)) {
+        batch.add(e);
+      }
+    }
+    readSeq = node.startSeq() + index;
+    if (batch.size() < MAX_EVENTS_PER_MESSAGE) {
+      return false;
+    }
+    long last = batch.get(batch.size() - 1).revision();
+    for (int i = index; i < node.events.size(); i++) {
+      WireEvent e = node.events.get(i);
+      if (e.revision() == last && filter.matches(e)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** History from the start revision (or nothing, from now on), then live events. */
   private void start() {
     started = true;
     if (startRevision == 0) {
       // From now on: everything in the store counts as seen; tell the client where it starts.
       // The store's index, not the hub's: an entry is in the store before its events are
-      // offered, so one whose offer this watcher missed while registering is before its start.
+      // appended, so one this watcher's cursor missed while registering is before its start.
       send(List.of(), hub.core().applied().index());
       return;
     }
@@ -290,9 +295,8 @@ final class Watcher {
 
   /**
    * The revision a message may claim as fully sent: its last event's, unless more events of that
-   * revision follow in the next message (an entry can carry more events than fit in one, e.g. a
-   * ban of thousands of leases). Then only the revision before: a client that resumes from the
-   * claimed revision + 1 must still get the rest.
+   * revision follow in the next message. Then only the revision before: a client that resumes
+   * from the claimed revision + 1 must still get the rest.
    */
   private static long completeThrough(List<WireEvent> events, boolean splitsARevision) {
     long last = events.get(events.size() - 1).revision();
@@ -309,7 +313,6 @@ final class Watcher {
   void cancelled() {
     synchronized (this) {
       closeWith = Status.CANCELLED;
-      queue.clear();
     }
     closed = true;
     hub.remove(this);

@@ -10,9 +10,10 @@ import java.io.UncheckedIOException;
  * An event with its wire form as one element of {@code WatchResponse.events} (tag, length,
  * bytes). The hub encodes each live event once; every watcher that matches it sends these same
  * bytes, instead of serialising the event again per watcher (a third of the senders' time with
- * a thousand watchers).
+ * a thousand watchers). What filters look at is kept unpacked beside it: every watcher checks
+ * every event.
  */
-record WireEvent(Event event, byte[] wire) {
+record WireEvent(Event event, byte[] wire, Event.Type type, String name, boolean hasAddress) {
 
   static WireEvent of(Event event) {
     int size = event.getSerializedSize();
@@ -25,7 +26,7 @@ record WireEvent(Event event, byte[] wire) {
       throw new UncheckedIOException("encoding an event into an array of its own size", e);
     }
     out.checkNoSpaceLeft();
-    return new WireEvent(event, wire);
+    return new WireEvent(event, wire, event.getType(), event.getName(), !event.getLease().getAttributes().getAddress().isEmpty());
   }
 
   long revision() {
