@@ -1,5 +1,7 @@
 package io.leasehold.cli;
 
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.leasehold.client.ClusterUnavailableException;
 import io.leasehold.client.InvalidRequestException;
 import io.leasehold.client.LeaseholdException;
@@ -42,7 +44,8 @@ final class Errors {
       message = f.getMessage();
     } else if (e instanceof ClusterUnavailableException u) {
       code = LeaseholdCommand.EXIT_UNREACHABLE;
-      message = "cluster unreachable at " + String.join(",", root(cl).endpoints()) + ": " + u.getMessage();
+      message = "cluster unreachable at " + String.join(",", root(cl).endpoints()) + ": no node answered within "
+          + Human.duration(root(cl).timeout()) + lastError(u);
     } else if (e instanceof InvalidRequestException || e instanceof IllegalArgumentException) {
       code = LeaseholdCommand.EXIT_USAGE;
       message = e.getMessage();
@@ -65,6 +68,14 @@ final class Errors {
       trace.printStackTrace(err);
     }
     err.flush();
+  }
+
+  private static String lastError(ClusterUnavailableException u) {
+    if (u.getCause() instanceof StatusRuntimeException s) {
+      Status status = s.getStatus();
+      return " (last error " + status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription()) + ")";
+    }
+    return u.getMessage() == null ? "" : " (" + u.getMessage() + ")";
   }
 
   private static List<String> visibleCommands(CommandLine cl) {

@@ -62,12 +62,12 @@ public final class LeaseholdCommand implements Runnable {
   CommandLine.Model.CommandSpec spec;
 
   // Global options: INHERIT puts them on every subcommand, before or after its name.
-  @Option(names = "--endpoints", scope = ScopeType.INHERIT, paramLabel = "HOST:PORT,...", split = ",",
+  @Option(names = "--endpoints", scope = ScopeType.INHERIT, paramLabel = "HOST:PORT", split = ",",
       defaultValue = "${env:LEASEHOLD_ENDPOINTS:-" + DEFAULT_ENDPOINTS + "}",
       description = "Client addresses of cluster nodes (also from LEASEHOLD_ENDPOINTS; default: " + DEFAULT_ENDPOINTS + ").")
   List<String> endpoints = new ArrayList<>();
 
-  @Option(names = "--timeout", scope = ScopeType.INHERIT, converter = DurationConverter.class, defaultValue = "10s",
+  @Option(names = "--timeout", scope = ScopeType.INHERIT, converter = DurationConverter.class, defaultValue = "10s", paramLabel = "DURATION",
       description = "How long a request may take, retries on other nodes included (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 

@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 
 /** {@code leasehold completion}: prints the bash/zsh completion script picocli generates. */
 @Command(name = "completion", mixinStandardHelpOptions = true,
-    description = {"Prints a bash (and zsh) completion script for leasehold:", "",
+    description = {"Prints a bash (and zsh) completion script.", "",
         "  source <(leasehold completion)", ""})
 public final class CompletionCommand implements Runnable {
   @CommandLine.Spec

@@ -25,9 +25,10 @@ import picocli.CommandLine.Parameters;
 
 /** {@code leasehold lock NAME -- COMMAND…}: runs a command while holding a lease, like {@code consul lock}. */
 @Command(name = "lock", mixinStandardHelpOptions = true,
-    description = {"Acquires a lease on NAME (waiting while someone else holds it, showing who and for how long),",
-        "runs COMMAND with the fencing token in LEASEHOLD_TOKEN, the name in LEASEHOLD_LEASE and the holder in",
-        "LEASEHOLD_HOLDER, keeps the lease renewed while it runs, and releases it when the command exits.",
+    description = {"Runs a command while holding a lease on NAME (like consul lock).", "",
+        "Acquires the lease (waiting while someone else holds it, showing who and for how long), runs COMMAND with",
+        "the fencing token in LEASEHOLD_TOKEN, the name in LEASEHOLD_LEASE and the holder in LEASEHOLD_HOLDER,",
+        "keeps the lease renewed while it runs, and releases it when the command exits.",
         "If the lease is lost, the command is stopped (SIGTERM, then SIGKILL after --kill-grace) and lock exits 1.",
         "Exits with the command's exit code otherwise.", "",
         "  leasehold lock lock/billing-job --ttl 15s -- ./run-billing.sh --month 2026-11", ""})

@@ -19,7 +19,8 @@ import picocli.CommandLine.Parameters;
 
 /** {@code leasehold policy …}: replicated policy per namespace. */
 @Command(name = "policy", mixinStandardHelpOptions = true,
-    description = {"Policy per namespace (the first segment of a name; \"\" is the default policy): TTL bounds and default,",
+    description = {"Policy per namespace: TTL bounds, heartbeat, name pattern, grace, lock-delay, quotas.", "",
+        "A namespace is the first segment of a name; \"\" is the default policy. Fields: TTL bounds and default,",
         "heartbeat, name pattern, grace, lock-delay, quotas, history length.", ""},
     subcommands = {PolicyCommand.Get.class, PolicyCommand.Set.class, PolicyCommand.Delete.class, PolicyCommand.ListPolicies.class})
 public final class PolicyCommand implements Runnable {

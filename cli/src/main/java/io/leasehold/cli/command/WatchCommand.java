@@ -23,8 +23,8 @@ import picocli.CommandLine.Parameters;
 
 /** {@code leasehold watch PREFIX}: streams changes, one line each, until interrupted. */
 @Command(name = "watch", mixinStandardHelpOptions = true,
-    description = {"Streams changes to leases under PREFIX, one line per event (-o json: JSON Lines), in revision",
-        "order, until Ctrl-C. It follows the cluster across node failures with no gap and no duplicate.", "",
+    description = {"Streams changes to leases under PREFIX, one line per event.", "",
+        "Events come in revision order (-o json: JSON Lines) until Ctrl-C. It follows the cluster across node failures with no gap and no duplicate.", "",
         "  leasehold watch lock/ --from-revision 1 --types ACQUIRED,EXPIRED", ""})
 public final class WatchCommand extends ClientCommand {
   @Parameters(paramLabel = "PREFIX", arity = "0..1", defaultValue = "", description = "Names starting with this (default: every lease).")

@@ -11,8 +11,9 @@ import picocli.CommandLine.Parameters;
 
 /** {@code leasehold lease get NAME}. */
 @Command(name = "get", mixinStandardHelpOptions = true,
-    description = {"Shows the live lease on a name: holder, token, TTL, acquired, last renewed, expires in, state,",
-        "renew count and attributes. Exits 1 if no lease holds the name (see 'lease history' for why).", ""})
+    description = {"Shows who holds a name, since when and until when.", "",
+        "The live lease: holder, token, TTL, acquired, last renewed, expires in, state, renew count and attributes.",
+        " Exits 1 if no lease holds the name (see 'lease history' for why).", ""})
 public final class LeaseGetCommand extends ClientCommand {
   @Parameters(paramLabel = "NAME", description = "The leased name, e.g. lock/billing-job.")
   String name;

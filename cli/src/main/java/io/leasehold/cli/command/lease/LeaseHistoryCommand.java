@@ -14,8 +14,8 @@ import picocli.CommandLine.Parameters;
 
 /** {@code leasehold lease history NAME|--holder H}. */
 @Command(name = "history", mixinStandardHelpOptions = true,
-    description = {"Lists the leases on a name (or of a holder) that ended, newest first, and why:",
-        "RELEASED, EXPIRED, REVOKED or BANNED, with the operator's message.", ""})
+    description = {"Lists the leases on a name (or of a holder) that ended, and why.", "",
+        "Newest first, with the reason: RELEASED, EXPIRED, REVOKED or BANNED, with the operator's message.", ""})
 public final class LeaseHistoryCommand extends ClientCommand {
   @Parameters(paramLabel = "NAME", arity = "0..1", description = "The leased name.")
   String name;

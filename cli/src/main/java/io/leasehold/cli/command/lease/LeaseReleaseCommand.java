@@ -12,7 +12,8 @@ import picocli.CommandLine.Parameters;
 
 /** {@code leasehold lease release NAME --token T}. */
 @Command(name = "release", mixinStandardHelpOptions = true,
-    description = {"Releases the lease on a name that has this fencing token; the name is free at once.",
+    description = {"Releases the lease on a name that has this fencing token.", "",
+        "The name is free at once.",
         "Exits 1 if no lease with that token holds the name (it expired, was released or superseded).", ""})
 public final class LeaseReleaseCommand extends ClientCommand {
   @Parameters(paramLabel = "NAME", description = "The leased name.")

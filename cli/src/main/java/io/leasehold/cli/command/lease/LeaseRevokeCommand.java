@@ -13,7 +13,8 @@ import picocli.CommandLine.Parameters;
 
 /** {@code leasehold lease revoke NAME --reason R}. */
 @Command(name = "revoke", mixinStandardHelpOptions = true,
-    description = {"Ends the live lease on a name whoever holds it (reason REVOKED; the history keeps your reason).",
+    description = {"Ends the live lease on a name, whoever holds it.", "",
+        "Its history shows reason REVOKED and your --reason.",
         "Prints the lease as it was. Exits 1 if no lease (with --token: no lease with that token) holds the name.", ""})
 public final class LeaseRevokeCommand extends ClientCommand {
   @Parameters(paramLabel = "NAME", description = "The leased name.")

@@ -22,7 +22,8 @@ import picocli.CommandLine.Parameters;
 
 /** {@code leasehold service register SERVICE INSTANCE --address A}. */
 @Command(name = "register", mixinStandardHelpOptions = true,
-    description = {"Registers an instance of a service (the lease service/<service>/<instance>) and prints it.",
+    description = {"Registers an instance of a service and prints it.", "",
+        "The instance is the lease service/<service>/<instance>, SERVING unless --status says otherwise.",
         "Without --hold the registration expires after its TTL; with --hold it is renewed until Ctrl-C, then",
         "deregistered. Exits 1 if another holder registered that instance.", ""})
 public final class ServiceRegisterCommand extends ClientCommand {
