@@ -19,7 +19,7 @@ public final class ClusterView {
   public static Map<String, Object> json(ClusterStatus s, MemberStatus m) {
     return Json.object(
         "id", m.id(),
-        "address", m.clientAddress(),
+        "address", m.clientAddress().isEmpty() ? null : m.clientAddress(),
         "peerAddress", m.peerAddress(),
         "role", m.reachable() ? role(m.role()) : "UNREACHABLE",
         "term", m.reachable() ? m.term() : null,

@@ -10,6 +10,7 @@ import io.leasehold.proto.v1.Event;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** Leases, ended leases and events as JSON and as table rows. Durations in JSON are milliseconds ({@code …Ms}). */
 public final class LeaseView {
@@ -34,7 +35,7 @@ public final class LeaseView {
         "graceMs", l.gracePeriod().map(Duration::toMillis).orElse(null),
         "address", l.attributes().address().orElse(null),
         "status", l.attributes().status().orElse(null),
-        "metadata", l.attributes().metadata(),
+        "metadata", new TreeMap<>(l.attributes().metadata()),
         "modRevision", l.modRevision());
   }
 

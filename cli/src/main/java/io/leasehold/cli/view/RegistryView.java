@@ -8,6 +8,7 @@ import io.leasehold.client.ServiceInstance;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** Routes and service instances as JSON and as table rows. */
 public final class RegistryView {
@@ -21,7 +22,7 @@ public final class RegistryView {
         "token", r.token(),
         "partition", r.partition(),
         "status", r.status().orElse(null),
-        "metadata", r.metadata());
+        "metadata", new TreeMap<>(r.metadata()));
   }
 
   public static Table routeTable(boolean wide) {
@@ -57,7 +58,7 @@ public final class RegistryView {
         "token", i.token(),
         "holder", i.holder(),
         "expiresAt", i.expiresAt().toString(),
-        "metadata", i.metadata());
+        "metadata", new TreeMap<>(i.metadata()));
   }
 
   public static Table instanceTable(boolean wide) {
