@@ -1,16 +1,48 @@
 package io.leasehold.cli;
 
+import io.leasehold.cli.command.BanCommand;
+import io.leasehold.cli.command.ClusterCommand;
+import io.leasehold.cli.command.CompletionCommand;
+import io.leasehold.cli.command.LeaseCommand;
+import io.leasehold.cli.command.LockCommand;
+import io.leasehold.cli.command.PolicyCommand;
+import io.leasehold.cli.command.RouteCommand;
 import io.leasehold.cli.command.ServerCommand;
+import io.leasehold.cli.command.ServiceCommand;
+import io.leasehold.cli.command.WatchCommand;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 
 /** The {@code leasehold} command. */
 @Command(
     name = "leasehold",
     mixinStandardHelpOptions = true,
     versionProvider = LeaseholdCommand.Version.class,
-    description = "Raft-replicated time-limited leases with fencing tokens.",
-    subcommands = {ServerCommand.class, CommandLine.HelpCommand.class},
+    description = {
+        "Raft-replicated time-limited leases with fencing tokens.",
+        "",
+        "Who holds a name, since when, until when, and why did it end:",
+        "  leasehold lease get lock/billing-job",
+        "  leasehold lease history lock/billing-job",
+        ""},
+    subcommands = {
+        LeaseCommand.class,
+        LockCommand.class,
+        WatchCommand.class,
+        ServiceCommand.class,
+        RouteCommand.class,
+        PolicyCommand.class,
+        BanCommand.class,
+        ClusterCommand.class,
+        ServerCommand.class,
+        CompletionCommand.class,
+        CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         " 0:success",
@@ -23,32 +55,75 @@ public final class LeaseholdCommand implements Runnable {
   public static final int EXIT_USAGE = 2;
   public static final int EXIT_UNREACHABLE = 3;
 
+  /** Where the CLI looks for the cluster when neither --endpoints nor LEASEHOLD_ENDPOINTS says. */
+  public static final String DEFAULT_ENDPOINTS = "127.0.0.1:7400";
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
+  // Global options: INHERIT puts them on every subcommand, before or after its name.
+  @Option(names = "--endpoints", scope = ScopeType.INHERIT, paramLabel = "HOST:PORT", split = ",",
+      defaultValue = "${env:LEASEHOLD_ENDPOINTS:-" + DEFAULT_ENDPOINTS + "}",
+      description = "Client addresses of cluster nodes (also from LEASEHOLD_ENDPOINTS; default: " + DEFAULT_ENDPOINTS + ").")
+  List<String> endpoints = new ArrayList<>();
+
+  @Option(names = "--timeout", scope = ScopeType.INHERIT, converter = DurationConverter.class, defaultValue = "10s", paramLabel = "DURATION",
+      description = "How long a request may take, retries on other nodes included (default: ${DEFAULT-VALUE}).")
+  Duration timeout;
+
+  @Option(names = {"-o", "--output"}, scope = ScopeType.INHERIT, defaultValue = "table", paramLabel = "table|json|wide",
+      description = "table (default), json (stable; JSON Lines for streams) or wide (more columns).")
+  OutputFormat output;
+
+  @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT,
+      description = "Stack traces with errors, and the client's log.")
+  boolean verbose;
+
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (e.g. leasehold server --standalone)");
+    throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (see leasehold --help)");
+  }
+
+  public List<String> endpoints() {
+    return endpoints;
+  }
+
+  public Duration timeout() {
+    return timeout;
+  }
+
+  public OutputFormat output() {
+    return output;
+  }
+
+  public boolean verbose() {
+    return verbose;
   }
 
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new LeaseholdCommand());
     cl.setCaseInsensitiveEnumValuesAllowed(true);
-    // One readable line, never a stack trace: errors in configuration are the operator's to fix.
-    cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-      if (e instanceof IllegalArgumentException) {
-        commandLine.getErr().println("leasehold " + commandLine.getCommandName() + ": " + e.getMessage());
-        return EXIT_USAGE;
-      }
-      commandLine.getErr().println("leasehold " + commandLine.getCommandName() + ": " + e);
-      return EXIT_FAILED;
-    });
+    cl.setParameterExceptionHandler(Errors::usage);
+    cl.setExecutionExceptionHandler(Errors::execution);
     return cl;
   }
 
   public static void main(String[] args) {
     commonPoolOfAtLeastTwo();
+    quietClientLogs(args);
     System.exit(commandLine().execute(args));
+  }
+
+  /**
+   * The client's INFO and WARN lines would break "one line on stderr"; they show with --verbose.
+   * Must run before the first logger is made (slf4j-simple reads its configuration once).
+   */
+  static void quietClientLogs(String[] args) {
+    boolean verbose = Arrays.stream(args).anyMatch(a -> a.equals("-v") || a.equals("--verbose"));
+    String key = "org.slf4j.simpleLogger.log.io.leasehold.client";
+    if (System.getProperty(key) == null) {
+      System.setProperty(key, verbose ? "info" : "off");
+    }
   }
 
   /**

@@ -48,6 +48,63 @@ class DistributionIT {
     return p;
   }
 
+  /** The CLI as its own process, finding the cluster through LEASEHOLD_ENDPOINTS. */
+  ProcessBuilder cli(int clientPort, String... args) {
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+        System.getProperty("leasehold.jar", "target/leasehold.jar")));
+    command.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(command);
+    pb.environment().put("LEASEHOLD_ENDPOINTS", "127.0.0.1:" + clientPort);
+    return pb;
+  }
+
+  record Result(int exit, String out, String err) {}
+
+  Result runCli(int clientPort, String... args) throws Exception {
+    Path out = Files.createTempFile(dir, "out", ".txt");
+    Path err = Files.createTempFile(dir, "err", ".txt");
+    Process p = cli(clientPort, args).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    processes.add(p);
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the CLI exits: " + String.join(" ", args));
+    return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+  }
+
+  @Test
+  void theCliFindsTheClusterThroughTheEnvironmentAndSigtermReleasesAHeldLease() throws Exception {
+    int clientPort = freePort();
+    server(clientPort, freePort());
+    TestCluster.await("the packaged server answers the CLI", Duration.ofSeconds(60), () -> {
+      try {
+        return runCli(clientPort, "cluster", "status").exit() == 0;
+      } catch (Exception e) {
+        return false;
+      }
+    });
+
+    Path seen = dir.resolve("seen.txt");
+    Result lock = runCli(clientPort, "lock", "lock/e2e", "--", "sh", "-c", "echo \"$LEASEHOLD_LEASE $LEASEHOLD_TOKEN\" > \"$1\"; exit 5",
+        "sh", seen.toString());
+    assertEquals(5, lock.exit(), lock.err());
+    assertTrue(Files.readString(seen).startsWith("lock/e2e "), Files.readString(seen));
+
+    Path holdErr = dir.resolve("hold-err.txt");
+    Process hold = cli(clientPort, "lease", "acquire", "hold/e2e", "--ttl", "3s", "--hold", "-o", "json")
+        .redirectOutput(dir.resolve("hold-out.txt").toFile()).redirectError(holdErr.toFile()).start();
+    processes.add(hold);
+    TestCluster.await("the lease is held", Duration.ofSeconds(60), () -> {
+      try {
+        return Files.readString(holdErr).contains("holding hold/e2e");
+      } catch (IOException e) {
+        return false;
+      }
+    });
+    hold.destroy(); // SIGTERM, as Ctrl-C would: the lease is released, not left to expire
+    assertTrue(hold.waitFor(30, TimeUnit.SECONDS), "acquire --hold exits on SIGTERM");
+    Result history = runCli(clientPort, "lease", "history", "hold/e2e", "-o", "json");
+    assertEquals(0, history.exit(), history.err());
+    assertTrue(history.out().contains("\"reason\": \"RELEASED\""), history.out());
+  }
+
   static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();

@@ -55,6 +55,26 @@ public final class BlockingLeaseholdClient {
     return Futures.join(client.list(prefix));
   }
 
+  /** @see LeaseholdClient#release(String, long) */
+  public boolean release(String name, long token) {
+    return Futures.join(client.release(name, token));
+  }
+
+  /** @see LeaseholdClient#lookup(String) */
+  public Optional<Route> lookup(String name) {
+    return Futures.join(client.lookup(name));
+  }
+
+  /** @see LeaseholdClient#routes(String) */
+  public List<Route> routes(String prefix) {
+    return Futures.join(client.routes(prefix));
+  }
+
+  /** @see LeaseholdClient#clusterStatus() */
+  public ClusterStatus clusterStatus() {
+    return Futures.join(client.clusterStatus());
+  }
+
   /** @see LeaseholdClient#checkToken(String, long) */
   public boolean checkToken(String name, long token) {
     return Futures.join(client.checkToken(name, token));

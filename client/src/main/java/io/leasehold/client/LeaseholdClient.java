@@ -10,11 +10,24 @@ import io.leasehold.client.internal.ClientSettings;
 import io.leasehold.client.internal.Futures;
 import io.leasehold.client.internal.LeaseRunner;
 import io.leasehold.client.internal.Protos;
+import io.grpc.CallOptions;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import io.leasehold.proto.v1.ClusterGrpc;
 import io.leasehold.proto.v1.GetRequest;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.ListRequest;
+import io.leasehold.proto.v1.ListRoutesRequest;
+import io.leasehold.proto.v1.LookupRequest;
+import io.leasehold.proto.v1.Member;
+import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RegistryGrpc;
+import io.leasehold.proto.v1.ReleaseRequest;
 import io.leasehold.proto.v1.ResolveRequest;
+import io.leasehold.proto.v1.Role;
+import io.leasehold.proto.v1.RoutingGrpc;
+import io.leasehold.proto.v1.StatusRequest;
+import io.leasehold.proto.v1.StatusResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,6 +39,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -58,10 +72,12 @@ import java.util.function.Function;
 public final class LeaseholdClient implements AutoCloseable {
   private final ClientCore core;
   private final BlockingLeaseholdClient blocking;
+  private final LeaseholdAdmin admin;
 
   private LeaseholdClient(ClientSettings settings) {
     this.core = new ClientCore(settings);
     this.blocking = new BlockingLeaseholdClient(this);
+    this.admin = new LeaseholdAdmin(core);
   }
 
   /**
@@ -215,6 +231,20 @@ public final class LeaseholdClient implements AutoCloseable {
     return get(name).thenApply(l -> l.isPresent() && l.get().token() == token);
   }
 
+  /**
+   * Releases the lease on {@code name} whose fencing token is {@code token}, whoever this client
+   * is (an operator ending a lease it was told the token of). Completes with true if it was
+   * released, false if no such lease was held (expired, released, superseded). Leases this client
+   * holds are released through their {@link Lease} handle instead.
+   */
+  public CompletableFuture<Boolean> release(String name, long token) {
+    Objects.requireNonNull(name, "name");
+    core.ensureOpen("release " + name);
+    ReleaseRequest request = ReleaseRequest.newBuilder().setName(name).setToken(token).build();
+    return core.onCallbacks(core.calls().call(Calls.Target.WRITE, LeasesGrpc.getReleaseMethod(), request, "Release " + name)
+        .thenApply(r -> r.getOutcome() == Outcome.RELEASED));
+  }
+
   // ---- locks ----
 
   /** A {@link java.util.concurrent.locks.Lock} on {@code name}, with default lease options. */
@@ -317,6 +347,43 @@ public final class LeaseholdClient implements AutoCloseable {
         .thenApply(r -> r.getInstancesList().stream().map(Protos::instance).toList()));
   }
 
+  /**
+   * The route of {@code name} (a linearizable read, for one-off lookups; a proxy keeps a
+   * {@link #routingTable} instead): empty unless a live lease with an address holds it.
+   */
+  public CompletableFuture<Optional<Route>> lookup(String name) {
+    Objects.requireNonNull(name, "name");
+    core.ensureOpen("lookup " + name);
+    return core.onCallbacks(core.calls()
+        .call(Calls.Target.READ, RoutingGrpc.getLookupMethod(), LookupRequest.newBuilder().setName(name).build(), "Lookup " + name)
+        .thenApply(r -> r.getFound() ? Optional.of(Protos.route(r.getRoute())) : Optional.<Route>empty()));
+  }
+
+  /** Every route whose name starts with {@code prefix}, in name order, read page by page (one-off). */
+  public CompletableFuture<List<Route>> routes(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    core.ensureOpen("routes " + prefix);
+    CompletableFuture<List<Route>> all = new CompletableFuture<>();
+    routesFrom(ListRoutesRequest.newBuilder().setPrefix(prefix).build(), new ArrayList<>(), all);
+    return core.onCallbacks(all);
+  }
+
+  private void routesFrom(ListRoutesRequest request, List<Route> routes, CompletableFuture<List<Route>> all) {
+    core.calls().call(Calls.Target.READ, RoutingGrpc.getListRoutesMethod(), request, "ListRoutes " + request.getPrefix())
+        .whenComplete((page, error) -> {
+          if (error != null) {
+            all.completeExceptionally(Futures.unwrap(error));
+            return;
+          }
+          page.getRoutesList().forEach(r -> routes.add(Protos.route(r)));
+          if (page.getMore() && page.getRoutesCount() > 0) {
+            routesFrom(request.toBuilder().setStartAfter(page.getRoutes(page.getRoutesCount() - 1).getName()).build(), routes, all);
+          } else {
+            all.complete(routes);
+          }
+        });
+  }
+
   /** The whole routing table, kept in memory; completes once it is loaded. Close it when done. */
   public CompletableFuture<RoutingTable> routingTable() {
     return routingTable("");
@@ -337,6 +404,68 @@ public final class LeaseholdClient implements AutoCloseable {
 
   public Watch watch(WatchOptions options, WatchListener listener) {
     return core.watch(options, listener);
+  }
+
+  // ---- cluster ----
+
+  /**
+   * Every member of the cluster as it answers for itself: the members are read from any node,
+   * then each is asked directly, one attempt bounded by the attempt timeout. A member that does
+   * not answer is listed with the error, not failed: only no node answering at all fails the
+   * future (with {@link ClusterUnavailableException}).
+   */
+  public CompletableFuture<ClusterStatus> clusterStatus() {
+    core.ensureOpen("cluster status");
+    CompletableFuture<ClusterStatus> out = core.calls()
+        .call(Calls.Target.READ, ClusterGrpc.getStatusMethod(), StatusRequest.getDefaultInstance(), "Status")
+        .thenCompose(any -> {
+          List<CompletableFuture<MemberStatus>> asked = any.getMembersList().stream().map(this::memberStatus).toList();
+          return CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new))
+              .thenApply(v -> new ClusterStatus(any.getGroupId(), asked.stream().map(CompletableFuture::join).toList()));
+        });
+    return core.onCallbacks(out);
+  }
+
+  private CompletableFuture<MemberStatus> memberStatus(Member m) {
+    CompletableFuture<MemberStatus> out = new CompletableFuture<>();
+    if (m.getClientAddress().isEmpty()) {
+      out.complete(unreachable(m, "client address unknown"));
+      return out;
+    }
+    try {
+      ClientCalls.asyncUnaryCall(core.connection().at(m.getClientAddress()).channel().newCall(ClusterGrpc.getStatusMethod(),
+              CallOptions.DEFAULT.withDeadlineAfter(core.settings().attemptTimeout().toNanos(), TimeUnit.NANOSECONDS)),
+          StatusRequest.getDefaultInstance(), new StreamObserver<>() {
+            @Override
+            public void onNext(StatusResponse s) {
+              out.complete(new MemberStatus(m.getId(), m.getPeerAddress(), m.getClientAddress(), s.getRole(), s.getTerm(),
+                  s.getLeaderId(), s.getCommitIndex(), s.getAppliedIndex(), Optional.empty()));
+            }
+
+            @Override
+            public void onError(Throwable t) {
+              io.grpc.Status s = io.grpc.Status.fromThrowable(t);
+              out.complete(unreachable(m, s.getCode() + (s.getDescription() == null ? "" : ": " + s.getDescription())));
+            }
+
+            @Override
+            public void onCompleted() {
+              out.complete(unreachable(m, "no reply"));
+            }
+          });
+    } catch (RuntimeException e) {
+      out.complete(unreachable(m, e.toString()));
+    }
+    return out;
+  }
+
+  private static MemberStatus unreachable(Member m, String error) {
+    return new MemberStatus(m.getId(), m.getPeerAddress(), m.getClientAddress(), Role.ROLE_UNSPECIFIED, 0, "", 0, 0, Optional.of(error));
+  }
+
+  /** Operators' controls: policy, bans, revocation, history. */
+  public LeaseholdAdmin admin() {
+    return admin;
   }
 
   // ---- lifecycle ----

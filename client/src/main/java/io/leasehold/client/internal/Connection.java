@@ -59,6 +59,15 @@ public final class Connection implements AutoCloseable {
     return settings.preferLeader() && l != null ? l : forReads();
   }
 
+  /** The endpoint at {@code address} (a member's client address), added to the pool if it is new. */
+  public Endpoint at(String address) {
+    Endpoint e = endpoint(address, true);
+    if (e == null) {
+      throw new IllegalStateException("the client is closed");
+    }
+    return e;
+  }
+
   public List<String> addresses() {
     return endpoints.stream().map(Endpoint::address).toList();
   }

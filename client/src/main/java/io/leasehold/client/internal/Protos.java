@@ -120,6 +120,11 @@ public final class Protos {
         l.attributes().metadata(), l.attributes().status()));
   }
 
+  public static Route route(io.leasehold.proto.v1.Route r) {
+    return new Route(r.getName(), r.getHolder(), r.getAddress(), r.getToken(), r.getPartition(), r.getMetadataMap(),
+        r.getStatus().isEmpty() ? Optional.empty() : Optional.of(r.getStatus()));
+  }
+
   public static ServiceInstance instance(Instance i) {
     return new ServiceInstance(i.getService(), i.getInstance(), i.getAddress(), i.getMetadataMap(),
         i.getStatus().isEmpty() ? Optional.empty() : Optional.of(i.getStatus()), i.getToken(), i.getHolder(),

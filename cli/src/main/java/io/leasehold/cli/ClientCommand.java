@@ -1,0 +1,67 @@
+package io.leasehold.cli;
+
+import io.leasehold.client.LeaseholdClient;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+
+/**
+ * A command that talks to the cluster: connects with the global options, runs, and closes the
+ * client. Subclasses say what to do in {@link #run}; failures propagate to {@link Errors}.
+ */
+public abstract class ClientCommand implements Callable<Integer> {
+  private static final Pattern HOST_PORT = Pattern.compile("[^\\s/]+:\\d{1,5}");
+  private static final Duration MAX_ATTEMPT = Duration.ofSeconds(5);
+
+  @CommandLine.Spec
+  protected CommandLine.Model.CommandSpec spec;
+
+  protected LeaseholdCommand globals() {
+    return (LeaseholdCommand) spec.root().userObject();
+  }
+
+  protected Output output() {
+    return new Output(globals().output(), spec.commandLine().getOut());
+  }
+
+  protected PrintWriter err() {
+    return spec.commandLine().getErr();
+  }
+
+  /** A usage error naming the problem (exit code 2). */
+  protected CommandLine.ParameterException usage(String message) {
+    return new CommandLine.ParameterException(spec.commandLine(), message);
+  }
+
+  @Override
+  public final Integer call() throws Exception {
+    LeaseholdClient.Builder b = LeaseholdClient.builder();
+    for (String e : globals().endpoints()) {
+      if (!HOST_PORT.matcher(e.trim()).matches()) {
+        throw usage("--endpoints: '" + e + "' is not host:port");
+      }
+      b.endpoints(e.trim());
+    }
+    if (globals().endpoints().isEmpty()) {
+      throw usage("--endpoints: at least one host:port is required");
+    }
+    Duration timeout = globals().timeout();
+    if (timeout.isZero()) {
+      throw usage("--timeout: must be positive");
+    }
+    b.requestTimeout(timeout).attemptTimeout(timeout.compareTo(MAX_ATTEMPT) < 0 ? timeout : MAX_ATTEMPT);
+    try (LeaseholdClient client = configure(b).build()) {
+      return run(client, output());
+    }
+  }
+
+  /** Client options a command needs beyond the global ones (holder, release on close). */
+  protected LeaseholdClient.Builder configure(LeaseholdClient.Builder builder) {
+    return builder;
+  }
+
+  /** Does the work; returns the exit code. */
+  protected abstract int run(LeaseholdClient client, Output out) throws Exception;
+}

@@ -1,0 +1,32 @@
+package io.leasehold.cli.command;
+
+import io.leasehold.cli.command.lease.LeaseAcquireCommand;
+import io.leasehold.cli.command.lease.LeaseGetCommand;
+import io.leasehold.cli.command.lease.LeaseHistoryCommand;
+import io.leasehold.cli.command.lease.LeaseListCommand;
+import io.leasehold.cli.command.lease.LeaseReleaseCommand;
+import io.leasehold.cli.command.lease.LeaseRevokeCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code leasehold lease …}: inspect, take and end leases. */
+@Command(
+    name = "lease",
+    mixinStandardHelpOptions = true,
+    description = "Inspect, acquire, release and revoke leases; read why they ended.",
+    subcommands = {
+        LeaseListCommand.class,
+        LeaseGetCommand.class,
+        LeaseAcquireCommand.class,
+        LeaseReleaseCommand.class,
+        LeaseRevokeCommand.class,
+        LeaseHistoryCommand.class})
+public final class LeaseCommand implements Runnable {
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: list, get, acquire, release, revoke or history");
+  }
+}

@@ -1,0 +1,146 @@
+package io.leasehold.cli.view;
+
+import io.leasehold.cli.Human;
+import io.leasehold.cli.Json;
+import io.leasehold.cli.Table;
+import io.leasehold.client.EndedLease;
+import io.leasehold.client.LeaseInfo;
+import io.leasehold.client.WatchEvent;
+import io.leasehold.proto.v1.Event;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** Leases, ended leases and events as JSON and as table rows. Durations in JSON are milliseconds ({@code …Ms}). */
+public final class LeaseView {
+  private LeaseView() {}
+
+  public static final List<String> LIST_COLUMNS = List.of("NAME", "HOLDER", "TOKEN", "TTL", "EXPIRES IN", "STATE");
+  public static final List<String> LIST_WIDE_COLUMNS = List.of("ADDRESS", "STATUS", "ACQUIRED", "RENEWED", "RENEWS", "METADATA");
+
+  public static Map<String, Object> json(LeaseInfo l) {
+    return Json.object(
+        "name", l.name(),
+        "holder", l.holder(),
+        "token", l.token(),
+        "ttlMs", l.ttl().toMillis(),
+        "state", state(l),
+        "acquiredAt", l.acquiredAt().toString(),
+        "renewedAt", l.renewedAt().toString(),
+        "expiresAt", l.expiresAt().toString(),
+        "remainingMs", l.remaining().map(Duration::toMillis).orElse(null),
+        "renewCount", l.renewCount(),
+        "heartbeatMs", l.heartbeatInterval().map(Duration::toMillis).orElse(null),
+        "graceMs", l.gracePeriod().map(Duration::toMillis).orElse(null),
+        "address", l.attributes().address().orElse(null),
+        "status", l.attributes().status().orElse(null),
+        "metadata", new TreeMap<>(l.attributes().metadata()),
+        "modRevision", l.modRevision());
+  }
+
+  /** ACTIVE or STALE as the serving node judged it; UNKNOWN where no node judged (events). */
+  public static String state(LeaseInfo l) {
+    return switch (l.serverState()) {
+      case ACTIVE -> "ACTIVE";
+      case STALE -> "STALE";
+      default -> "UNKNOWN";
+    };
+  }
+
+  public static Table listTable(boolean wide) {
+    return wide ? Table.of(concat(LIST_COLUMNS, LIST_WIDE_COLUMNS)) : Table.of(LIST_COLUMNS);
+  }
+
+  public static void row(Table t, LeaseInfo l, boolean wide) {
+    List<String> cells = new java.util.ArrayList<>(List.of(l.name(), l.holder(), "" + l.token(), Human.duration(l.ttl()),
+        Human.duration(l.remaining()), state(l)));
+    if (wide) {
+      cells.addAll(List.of(Human.orDash(l.attributes().address()), Human.orDash(l.attributes().status()),
+          Human.time(l.acquiredAt()), Human.time(l.renewedAt()), "" + l.renewCount(), Human.metadata(l.attributes().metadata())));
+    }
+    t.row(cells);
+  }
+
+  /** One lease as FIELD/VALUE lines. */
+  public static Table detail(LeaseInfo l) {
+    return Table.of("FIELD", "VALUE")
+        .row("name", l.name())
+        .row("holder", l.holder())
+        .row("token", l.token())
+        .row("state", state(l))
+        .row("ttl", Human.duration(l.ttl()))
+        .row("acquired", Human.time(l.acquiredAt()))
+        .row("last renewed", Human.time(l.renewedAt()))
+        .row("expires", Human.time(l.expiresAt()))
+        .row("expires in", Human.duration(l.remaining()))
+        .row("renew count", l.renewCount())
+        .row("heartbeat", Human.duration(l.heartbeatInterval()))
+        .row("address", Human.orDash(l.attributes().address()))
+        .row("status", Human.orDash(l.attributes().status()))
+        .row("metadata", Human.metadata(l.attributes().metadata()));
+  }
+
+  public static String reason(Event.Reason r) {
+    return r.name().startsWith("REASON_") ? r.name().substring("REASON_".length()) : r.name();
+  }
+
+  public static Map<String, Object> json(EndedLease e) {
+    return Json.object(
+        "name", e.name(),
+        "holder", e.holder(),
+        "token", e.token(),
+        "ttlMs", e.ttl().toMillis(),
+        "acquiredAt", e.acquiredAt().toString(),
+        "endedAt", e.endedAt().toString(),
+        "heldMs", Duration.between(e.acquiredAt(), e.endedAt()).toMillis(),
+        "renewCount", e.renewCount(),
+        "reason", reason(e.reason()),
+        "message", e.message().orElse(null),
+        "revision", e.revision());
+  }
+
+  public static Table historyTable(boolean wide) {
+    List<String> base = List.of("NAME", "HOLDER", "TOKEN", "ACQUIRED", "ENDED", "REASON", "MESSAGE");
+    return wide ? Table.of(concat(base, List.of("TTL", "HELD", "RENEWS", "REVISION"))) : Table.of(base);
+  }
+
+  public static void row(Table t, EndedLease e, boolean wide) {
+    List<String> cells = new java.util.ArrayList<>(List.of(e.name(), e.holder(), "" + e.token(), Human.time(e.acquiredAt()),
+        Human.time(e.endedAt()), reason(e.reason()), Human.orDash(e.message())));
+    if (wide) {
+      cells.addAll(List.of(Human.duration(e.ttl()), Human.duration(Duration.between(e.acquiredAt(), e.endedAt())),
+          "" + e.renewCount(), "" + e.revision()));
+    }
+    t.row(cells);
+  }
+
+  public static Map<String, Object> json(WatchEvent e) {
+    return Json.object(
+        "revision", e.revision(),
+        "type", e.type() == Event.Type.UNRECOGNIZED ? "UNRECOGNIZED" : e.type().name(),
+        "name", e.name(),
+        "time", e.time().toString(),
+        "reason", e.reason().map(LeaseView::reason).orElse(null),
+        "message", e.message().orElse(null),
+        "lease", e.lease().map(LeaseView::json).orElse(null));
+  }
+
+  /** {@code 12 ACQUIRED lock/x holder=runner-1 token=12 ttl=30s}. */
+  public static String line(WatchEvent e) {
+    StringBuilder b = new StringBuilder().append(e.revision()).append(' ').append(e.type()).append(' ').append(e.name());
+    e.lease().ifPresent(l -> {
+      b.append(" holder=").append(l.holder()).append(" token=").append(l.token()).append(" ttl=").append(Human.duration(l.ttl()));
+      l.attributes().address().ifPresent(a -> b.append(" address=").append(a));
+    });
+    e.reason().ifPresent(r -> b.append(" reason=").append(reason(r)));
+    e.message().ifPresent(m -> b.append(" message=\"").append(m).append('"'));
+    return b.toString();
+  }
+
+  static List<String> concat(List<String> a, List<String> b) {
+    List<String> out = new java.util.ArrayList<>(a);
+    out.addAll(b);
+    return out;
+  }
+}

@@ -1,0 +1,88 @@
+package io.leasehold.cli;
+
+import static io.leasehold.cli.Cli.run;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import org.junit.jupiter.api.Test;
+
+/** Bad input: each exits with its documented code and one line on stderr that names the problem. */
+class BadInputTest {
+  static String unreachable() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return "127.0.0.1:" + s.getLocalPort(); // free, so nothing listens there once closed
+    }
+  }
+
+  @Test
+  void anUnknownCommandIsAUsageError() {
+    run("frobnicate").failed(LeaseholdCommand.EXIT_USAGE, "unknown command 'frobnicate'");
+    run("lease", "lsit").failed(LeaseholdCommand.EXIT_USAGE, "leasehold lease: unknown command 'lsit'");
+  }
+
+  @Test
+  void aBadDurationIsAUsageErrorNamingTheOptionAndValue() {
+    Cli.Run r = run("lease", "acquire", "lock/x", "--ttl", "30x").failed(LeaseholdCommand.EXIT_USAGE, "'30x' is not a duration");
+    assertTrue(r.err().contains("--ttl"), r.err());
+    run("--timeout", "soon", "lease", "list").failed(LeaseholdCommand.EXIT_USAGE, "'soon' is not a duration");
+  }
+
+  @Test
+  void aMissingRequiredOptionIsAUsageError() {
+    run("lease", "release", "lock/x").failed(LeaseholdCommand.EXIT_USAGE, "Missing required option: '--token=TOKEN'");
+    run("lease", "revoke", "lock/x").failed(LeaseholdCommand.EXIT_USAGE, "--reason");
+    run("lock", "lock/x").failed(LeaseholdCommand.EXIT_USAGE, "COMMAND");
+    run("lease", "history").failed(LeaseholdCommand.EXIT_USAGE, "give either NAME or --holder");
+  }
+
+  @Test
+  void anUnreachableEndpointExitsThree() throws IOException {
+    String nowhere = unreachable();
+    Cli.Run r = run("--endpoints", nowhere, "--timeout", "1s", "lease", "list")
+        .failed(LeaseholdCommand.EXIT_UNREACHABLE, "cluster unreachable at " + nowhere);
+    assertTrue(r.err().startsWith("leasehold lease list: "), r.err());
+    run("lease", "get", "lock/x", "--endpoints", nowhere, "--timeout", "1s")
+        .failed(LeaseholdCommand.EXIT_UNREACHABLE, "cluster unreachable");
+    run("--endpoints", nowhere, "--timeout", "1s", "cluster", "status").failed(LeaseholdCommand.EXIT_UNREACHABLE, "cluster unreachable");
+  }
+
+  @Test
+  void aMalformedEndpointIsAUsageError() {
+    run("--endpoints", "localhost", "lease", "list").failed(LeaseholdCommand.EXIT_USAGE, "--endpoints: 'localhost' is not host:port");
+  }
+
+  @Test
+  void aBadNameTheClusterRefusesIsAUsageError() throws Exception {
+    // The cluster validates names; run against a real node to see its message come through.
+    try (var cluster = io.leasehold.server.TestCluster.start(1, java.nio.file.Files.createTempDirectory("cli-bad-name"))) {
+      run(cluster, "lease", "acquire", "no-namespace", "--ttl", "30s").failed(LeaseholdCommand.EXIT_USAGE, "name");
+    }
+  }
+
+  @Test
+  void verboseAddsTheStackTrace() throws IOException {
+    Cli.Run r = run("--endpoints", unreachable(), "--timeout", "1s", "--verbose", "lease", "list");
+    assertEquals(LeaseholdCommand.EXIT_UNREACHABLE, r.exit());
+    assertTrue(r.err().contains("\tat "), r.err());
+  }
+
+  @Test
+  void helpDocumentsTheExitCodesAndEveryCommand() {
+    Cli.Run r = run("--help").ok();
+    for (String text : new String[] {"Exit codes:", "operation failed", "usage error", "cluster unreachable",
+        "lease", "lock", "watch", "service", "route", "policy", "ban", "cluster", "server", "completion",
+        "--endpoints", "LEASEHOLD_ENDPOINTS", "--timeout", "--output", "--verbose"}) {
+      assertTrue(r.out().contains(text), text + " in " + r.out());
+    }
+    assertTrue(run("lease", "acquire", "--help").ok().out().contains("--endpoints"), "global options on every command");
+  }
+
+  @Test
+  void completionPrintsAScriptThatKnowsTheCommands() {
+    String script = run("completion").ok().out();
+    assertTrue(script.contains("complete -F"), script.substring(0, Math.min(200, script.length())));
+    assertTrue(script.contains("acquire") && script.contains("partition"), "subcommands are completed");
+  }
+}

@@ -1,0 +1,75 @@
+package io.leasehold.cli;
+
+import static io.leasehold.cli.Cli.run;
+import static io.leasehold.cli.Cli.seconds;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonObject;
+import io.leasehold.server.TestCluster;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code watch PREFIX}: history from a revision, then live events, as lines or JSON Lines. */
+class WatchCommandTest {
+  @TempDir
+  static Path dir;
+  static TestCluster cluster;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = TestCluster.start(1, dir);
+  }
+
+  @AfterAll
+  static void stop() {
+    cluster.close();
+  }
+
+  static long acquire(String name) {
+    return run(cluster, "lease", "acquire", name, "--ttl", "30s", "--holder", "w-1", "-o", "json").ok().object().get("token").getAsLong();
+  }
+
+  @Test
+  void streamsHistoryThenLiveEventsAsJsonLines() throws Exception {
+    long first = acquire("watch/a");
+    run(cluster, "lease", "release", "watch/a", "--token", "" + first).ok();
+    acquire("elsewhere/x");
+    Cli.Background watch = new Cli.Background(Cli.at(cluster, "watch", "watch/", "--from-revision", "" + first, "-o", "json"));
+    watch.awaitOut("RELEASED", seconds(30));
+    long live = acquire("watch/b");
+    watch.awaitOut("\"name\":\"watch/b\"", seconds(30));
+    watch.interrupt();
+    assertEquals(0, watch.awaitExit(seconds(30)), watch.err());
+
+    List<JsonObject> events = watch.out().lines().map(Cli::parse).toList();
+    assertEquals(List.of("ACQUIRED watch/a", "RELEASED watch/a", "ACQUIRED watch/b"),
+        events.stream().map(e -> Cli.str(e, "type") + " " + Cli.str(e, "name")).toList());
+    assertEquals(first, events.get(0).get("revision").getAsLong());
+    assertEquals("RELEASED", Cli.str(events.get(1), "reason"));
+    assertEquals(live, events.get(2).getAsJsonObject("lease").get("token").getAsLong());
+    assertEquals(List.of("revision", "type", "name", "time", "reason", "message", "lease"), List.copyOf(events.get(0).keySet()));
+  }
+
+  @Test
+  void typesFilterTheEventsAndTableLinesAreReadable() throws Exception {
+    long token = acquire("typed/a");
+    run(cluster, "lease", "revoke", "typed/a", "--reason", "why not").ok();
+    Cli.Background watch = new Cli.Background(Cli.at(cluster, "watch", "typed/", "--from-revision", "" + token, "--types", "REVOKED"));
+    watch.awaitOut("REVOKED typed/a", seconds(30));
+    watch.interrupt();
+    assertEquals(0, watch.awaitExit(seconds(30)), watch.err());
+    List<String> lines = watch.out().lines().toList();
+    assertEquals(1, lines.size(), watch.out());
+    assertTrue(lines.get(0).matches("\\d+ REVOKED typed/a holder=w-1 token=" + token + " ttl=30s reason=REVOKED message=\"why not\""), lines.get(0));
+  }
+
+  @Test
+  void anUnknownTypeIsAUsageError() {
+    run(cluster, "watch", "x/", "--types", "EXPLODED").failed(LeaseholdCommand.EXIT_USAGE, "--types");
+  }
+}
