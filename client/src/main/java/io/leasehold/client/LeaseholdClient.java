@@ -339,6 +339,13 @@ public final class LeaseholdClient implements AutoCloseable {
     return core.watch(options, listener);
   }
 
+  // ---- operations ----
+
+  /** Cluster status, membership changes, leadership transfer and snapshots, for operators' tools. */
+  public ClusterAdmin cluster() {
+    return new ClusterAdmin(core);
+  }
+
   // ---- lifecycle ----
 
   public boolean isClosed() {
