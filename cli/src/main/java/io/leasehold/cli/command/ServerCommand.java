@@ -135,6 +135,9 @@ public final class ServerCommand implements Callable<Integer> {
       if (peers != null && !peers.isBlank()) {
         throw new IllegalArgumentException("--standalone and --peers are mutually exclusive");
       }
+      if (join) {
+        throw new IllegalArgumentException("--standalone and --join are mutually exclusive (a standalone node is its own cluster)");
+      }
       String nodeId = id == null ? "n1" : id;
       b = NodeConfig.builder().id(nodeId).peers(List.of(new Peer(nodeId, "127.0.0.1", peerPort, clientPort)));
     } else {

@@ -24,6 +24,8 @@ class ServerCommandOpsOptionsTest {
     assertTrue(c.join());
     assertEquals(Optional.empty(), c.metricsPort());
     assertFalse(parse("--standalone", "--metrics-port", "off").join());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse("--standalone", "--join"));
+    assertTrue(e.getMessage().contains("--join"), e.getMessage());
   }
 
   @Test

@@ -49,6 +49,18 @@ public final class NodeMetrics implements AutoCloseable {
 
   static final String[] ROLES = {"leader", "follower", "candidate", "listener", "unknown"};
 
+  /**
+   * The JVM's metrics, registered once per JVM: the client library keeps every registry it
+   * registered them with forever, which would keep every node of an in-JVM test cluster alive.
+   */
+  private static final PrometheusRegistry JVM = jvmRegistry();
+
+  private static PrometheusRegistry jvmRegistry() {
+    PrometheusRegistry r = new PrometheusRegistry();
+    JvmMetrics.builder().register(r);
+    return r;
+  }
+
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final Histogram applySeconds;
   private final Counter leaderChanges;
@@ -106,7 +118,7 @@ public final class NodeMetrics implements AutoCloseable {
         .classicOnly()
         .classicUpperBounds(0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1)
         .register(registry);
-    JvmMetrics.builder().register(registry);
+    registry.register((io.prometheus.metrics.model.registry.MultiCollector) JVM::scrape);
   }
 
   private void counter(String name, String help, DoubleSupplier value) {
