@@ -52,8 +52,11 @@ class DockerClusterIT {
 
   @Test
   void threeContainersServeLeasesAndFailOverWhenTheLeadersContainerStops() throws Exception {
-    Assumptions.assumeTrue(dockerAvailable(),
-        "no Docker engine reachable (DOCKER_HOST or /var/run/docker.sock): the container test is skipped");
+    if (!dockerAvailable()) {
+      String why = "no Docker engine reachable (DOCKER_HOST or /var/run/docker.sock): DockerClusterIT is skipped";
+      LoggerFactory.getLogger(DockerClusterIT.class).warn(why);
+      Assumptions.abort(why);
+    }
     assertTrue(Files.exists(jar), "the distribution jar exists: " + jar.toAbsolutePath());
     ensureBaseImage();
     ImageFromDockerfile image = new ImageFromDockerfile("leasehold-it", true)
