@@ -468,6 +468,11 @@ public final class LeaseholdClient implements AutoCloseable {
     return admin;
   }
 
+  /** One node's status, membership changes, leadership transfer and snapshots, for operators' tools. */
+  public ClusterAdmin cluster() {
+    return new ClusterAdmin(core);
+  }
+
   // ---- lifecycle ----
 
   public boolean isClosed() {

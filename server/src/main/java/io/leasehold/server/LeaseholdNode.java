@@ -2,6 +2,9 @@ package io.leasehold.server;
 
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.ProtoReflectionService;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.leasehold.server.admin.ClusterAdmin;
 import io.leasehold.server.api.AdminService;
 import io.leasehold.server.api.ClusterService;
 import io.leasehold.server.api.LeasesService;
@@ -9,10 +12,13 @@ import io.leasehold.server.api.RegistryService;
 import io.leasehold.server.api.RoutingService;
 import io.leasehold.server.api.StrictProtobuf;
 import io.leasehold.server.expiry.ExpiryTicker;
+import io.leasehold.server.health.NodeHealth;
+import io.leasehold.server.metrics.NodeMetrics;
 import io.leasehold.server.watch.HistoryCompactor;
 import io.leasehold.server.watch.WatchHub;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.core.Counters;
+import io.leasehold.statemachine.core.LeaseEvent;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -45,6 +51,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Data layout: {@code <data-dir>/raft} holds Ratis's log and snapshots,
  * {@code <data-dir>/state} the live RocksDB.
+ *
+ * <p>Operations: the gRPC health service ({@link NodeHealth}) and server reflection on the client
+ * port, Prometheus metrics on the metrics port when one is set ({@link NodeMetrics}), one
+ * structured log line per lifecycle event ({@link LifecycleLog}), and membership and snapshots
+ * through {@link ClusterAdmin}.
  */
 public final class LeaseholdNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseholdNode.class);
@@ -58,6 +69,13 @@ public final class LeaseholdNode implements AutoCloseable {
   private final WatchHub watchHub;
   private final HistoryCompactor compactor;
   private final Server grpcServer;
+  private final LifecycleLog lifecycle;
+  private final NodeMetrics metrics;
+  private final NodeHealth health;
+  private final ClusterAdmin admin;
+  /** The Replicator's Raft client: it must know every member to forward writes to the leader. */
+  private final RaftClient raftClient;
+  private volatile int metricsPort = -1;
   private volatile boolean closed;
   /** Set once the Ratis server has started; read by the apply thread. */
   private volatile RaftServer.Division startedDivision;
@@ -67,10 +85,13 @@ public final class LeaseholdNode implements AutoCloseable {
     this.config = config;
     this.groupId = groupId(config.clusterName());
     RaftPeerId selfId = RaftPeerId.valueOf(config.id());
-    List<RaftPeer> peers = config.peers().stream()
-        .map(p -> RaftPeer.newBuilder().setId(p.id()).setAddress(p.peerAddress()).build())
-        .toList();
+    List<RaftPeer> peers = config.peers().stream().map(Members::raftPeer).toList();
     RaftGroup group = RaftGroup.valueOf(groupId, peers);
+    // A joining node has no group of its own: it never stands for election, and learns the
+    // configuration from the leader once a member adds it. A restart recovers it from disk.
+    RaftGroup initialGroup = config.join() ? RaftGroup.valueOf(groupId) : group;
+    LifecycleLog events = new LifecycleLog(config.id());
+    this.lifecycle = events;
 
     ExpiryTicker expiry = new ExpiryTicker(config.tickInterval(), config.stallThreshold(), System::nanoTime);
     this.ticker = expiry;
@@ -79,12 +100,37 @@ public final class LeaseholdNode implements AutoCloseable {
     WatchHub hub = new WatchHub(() -> sm.get().core(), config.watchQueueLimit(), config.watchProgressInterval(),
         config.watchMessageRate());
     this.watchHub = hub;
+    NodeMetrics nodeMetrics = new NodeMetrics(metricsSource());
+    this.metrics = nodeMetrics;
     this.stateMachine = new LeaseStateMachine(config.dataDir().resolve("state"), new LeaseStateMachine.Listener() {
       @Override
       public void onApplied(ApplyResult result) {
         expiry.onApplied(result);
         hub.onApplied(result);
         pushCommitToFollowers();
+        logExpiries(result);
+      }
+
+      @Override
+      public void onApplyTime(long nanos) {
+        nodeMetrics.applied(nanos);
+      }
+
+      @Override
+      public void onLeaderChanged(String leaderId, long term) {
+        nodeMetrics.leaderChanged();
+        events.event("leader_changed", "leader", leaderId, "term", term);
+      }
+
+      @Override
+      public void onConfigurationChanged(List<RaftPeer> members) {
+        knowMembers(members);
+      }
+
+      @Override
+      public void onSnapshotTaken(long term, long index, long bytes) {
+        nodeMetrics.snapshotTaken();
+        events.event("snapshot_taken", "term", term, "index", index, "bytes", bytes);
       }
 
       @Override
@@ -101,7 +147,7 @@ public final class LeaseholdNode implements AutoCloseable {
 
     this.raftServer = RaftServer.newBuilder()
         .setServerId(selfId)
-        .setGroup(group)
+        .setGroup(initialGroup)
         .setProperties(serverProperties(config))
         .setStateMachine(stateMachine)
         .setOption(RaftStorage.StartupOption.RECOVER)
@@ -113,8 +159,20 @@ public final class LeaseholdNode implements AutoCloseable {
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
             (int) Math.max(1, config.requestTimeout().toMillis() / 200), TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
         .build();
+    this.raftClient = client;
     this.replicator = new Replicator(client, raftServer, groupId, selfId, stateMachine, LeaseholdNode::wallClockMicros,
         config.maxPendingWrites(), config.requestTimeout());
+    this.admin = new ClusterAdmin(RaftClient.newBuilder()
+        .setProperties(adminClientProperties(config))
+        .setRaftGroup(group)
+        .setClientId(ClientId.randomId())
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(10, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)))
+        .build(), raftServer, groupId, selfId, stateMachine, this::division, events,
+        // A linearizable read of any name: once answered, this node has applied all that was committed.
+        () -> replicator.read(io.leasehold.proto.v1.ReadQuery.newBuilder()
+            .setGet(io.leasehold.proto.v1.GetRequest.newBuilder().setName("leasehold/read-barrier")).build(), false));
+    this.health = new NodeHealth(this::division, config.electionTimeoutMax(),
+        List.of("leasehold.v1.Leases", "leasehold.v1.Routing", "leasehold.v1.Registry", "leasehold.v1.Cluster", "leasehold.v1.Admin"));
     this.compactor = new HistoryCompactor(stateMachine::core, replicator::proposeHere, this::isLeader,
         LeaseholdNode::wallClockMicros, config.historyMaxEvents(), config.historyMaxAge(), Duration.ofSeconds(1));
     this.grpcServer = NettyServerBuilder
@@ -124,6 +182,9 @@ public final class LeaseholdNode implements AutoCloseable {
         .addService(StrictProtobuf.wrap(new RegistryService(replicator, this::leaderClientAddress).bindService()))
         .addService(StrictProtobuf.wrap(new ClusterService(this).bindService()))
         .addService(StrictProtobuf.wrap(new AdminService(replicator, this::leaderClientAddress, LeaseholdNode::wallClockMicros).bindService()))
+        .addService(health.service())
+        .addService(ProtoReflectionServiceV1.newInstance())
+        .addService(reflectionV1Alpha())
         .build();
   }
 
@@ -133,19 +194,85 @@ public final class LeaseholdNode implements AutoCloseable {
     try {
       node.raftServer.start();
       node.startedDivision = node.division();
+      node.knowMembers(node.division().getRaftConf().getCurrentPeers());
       node.ticker.bind(node.stateMachine, node.replicator::proposeHere, node::isLeader,
           () -> node.division().getRaftLog().getLastCommittedIndex());
       node.grpcServer.start();
+      node.health.start();
+      if (config.metricsPort().isPresent()) {
+        node.metricsPort = node.metrics.serve(config.bindHost(), config.metricsPort().get(), node.health::serving);
+      }
     } catch (IOException | RuntimeException e) {
       node.close();
       throw e;
     }
-    LOG.info("node {} started: client {} peer {} data {}", config.id(), config.self().clientAddress(),
-        config.self().peerAddress(), config.dataDir());
+    LOG.info("node {} started: client {} peer {} metrics {} data {}{}", config.id(), config.self().clientAddress(),
+        config.self().peerAddress(), node.metricsPort < 0 ? "off" : config.bindHost() + ":" + node.metricsPort,
+        config.dataDir(), config.join() ? " (joining: waits to be added)" : "");
     return node;
   }
 
-  static RaftGroupId groupId(String clusterName) {
+  /** grpcurl and older tools still ask for the v1alpha reflection service. */
+  @SuppressWarnings("deprecation")
+  private static io.grpc.BindableService reflectionV1Alpha() {
+    return ProtoReflectionService.newInstance();
+  }
+
+  /** Members added since the group formed are reachable for forwarded writes; this runs before any write reaches them. */
+  private void knowMembers(java.util.Collection<RaftPeer> members) {
+    RaftClient c = raftClient;
+    if (c != null) {
+      c.getClientRpc().addRaftPeers(members);
+    }
+  }
+
+  private void logExpiries(ApplyResult result) {
+    for (LeaseEvent e : result.events()) {
+      if (e.type() == LeaseEvent.Type.EXPIRED) {
+        lifecycle.event("lease_expired", "name", e.name(), "holder", e.lease().getHolder(), "token", e.lease().getToken(),
+            "revision", e.revision());
+      }
+    }
+  }
+
+  private NodeMetrics.Source metricsSource() {
+    return new NodeMetrics.Source() {
+      @Override
+      public Counters.Snapshot counters() {
+        return LeaseholdNode.this.counters();
+      }
+
+      @Override
+      public long liveLeases() {
+        return NodeMetrics.orElse(() -> (long) stateMachine.core().liveLeases(), 0L);
+      }
+
+      @Override
+      public int watchers() {
+        return watchHub.watchers();
+      }
+
+      @Override
+      public NodeMetrics.RaftView raft() {
+        return NodeMetrics.orElse(() -> {
+          RaftServer.Division d = division();
+          org.apache.ratis.server.DivisionInfo info = d.getInfo();
+          return new NodeMetrics.RaftView(info.getCurrentRole().name().toLowerCase(java.util.Locale.ROOT), info.getCurrentTerm(),
+              d.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(),
+              stateMachine.latestSnapshotFile().map(s -> s.getIndex()).orElse(0L),
+              d.getRaftConf().getCurrentPeers().size(), info.getLeaderId() != null);
+        }, new NodeMetrics.RaftView("unknown", 0, 0, 0, 0, 0, false));
+      }
+
+      @Override
+      public boolean serving() {
+        return health.serving();
+      }
+    };
+  }
+
+  /** The Raft group of a cluster name: every member derives the same one. */
+  public static RaftGroupId groupId(String clusterName) {
     return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("leasehold:" + clusterName).getBytes(StandardCharsets.UTF_8)));
   }
 
@@ -181,6 +308,13 @@ public final class LeaseholdNode implements AutoCloseable {
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, millis(c.electionTimeoutMax().multipliedBy(2)));
     // Above our own admission bound, so Ratis never blocks a gRPC thread waiting for a slot.
     RaftClientConfigKeys.Async.setOutstandingRequestsMax(p, c.maxPendingWrites() + 16);
+    return p;
+  }
+
+  /** Membership changes wait for a new member to catch up; snapshots and transfers for the leader. */
+  private static RaftProperties adminClientProperties(NodeConfig c) {
+    RaftProperties p = new RaftProperties();
+    RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(60, TimeUnit.SECONDS));
     return p;
   }
 
@@ -228,7 +362,41 @@ public final class LeaseholdNode implements AutoCloseable {
   /** The client address of the leader this node knows of, for redirect hints. */
   public java.util.Optional<String> leaderClientAddress() {
     RaftPeerId leader = division().getInfo().getLeaderId();
-    return leader == null ? java.util.Optional.empty() : config.peer(leader.toString()).map(Peer::clientAddress);
+    return leader == null ? java.util.Optional.empty() : clientAddressOf(leader.toString());
+  }
+
+  /** The gRPC API address of a member, from the Raft configuration (members added later) or {@code --peers}. */
+  public java.util.Optional<String> clientAddressOf(String memberId) {
+    RaftPeerId id = RaftPeerId.valueOf(memberId);
+    try {
+      for (RaftPeer p : division().getRaftConf().getCurrentPeers()) {
+        if (p.getId().equals(id)) {
+          return Members.clientAddress(p, config);
+        }
+      }
+    } catch (RuntimeException e) {
+      // Closing: fall back to the static configuration.
+    }
+    return config.peer(memberId).map(Peer::clientAddress);
+  }
+
+  /** Membership and snapshots. */
+  public ClusterAdmin admin() {
+    return admin;
+  }
+
+  public NodeMetrics metrics() {
+    return metrics;
+  }
+
+  /** Whether the gRPC health service reports SERVING. */
+  public boolean serving() {
+    return health.serving();
+  }
+
+  /** The port the metrics endpoint listens on, if it is on. */
+  public java.util.OptionalInt metricsPort() {
+    return metricsPort < 0 ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(metricsPort);
   }
 
   public boolean isLeader() {
@@ -258,6 +426,9 @@ public final class LeaseholdNode implements AutoCloseable {
       return;
     }
     closed = true;
+    health.close();
+    metrics.close();
+    admin.close();
     compactor.close();
     watchHub.close();
     commitPusher.close();

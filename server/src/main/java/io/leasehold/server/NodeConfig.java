@@ -14,6 +14,10 @@ import java.util.Set;
  * combinations fail in {@link Builder#build} with a message naming the option.
  *
  * @param listenHost the address the node binds both ports to; defaults to its own peer host
+ * @param join start without a group of its own: the node waits to be added to a running cluster
+ *     ({@code Cluster/AddMember}) and then catches up from the leader; {@code peers} need list
+ *     only this node, though other members make a leader known sooner
+ * @param metricsPort the port of the Prometheus HTTP endpoint ({@code /metrics}), if any
  */
 public record NodeConfig(
     String id,
@@ -34,7 +38,9 @@ public record NodeConfig(
     int watchQueueLimit,
     Duration watchProgressInterval,
     int maxPendingWrites,
-    int watchMessageRate) {
+    int watchMessageRate,
+    boolean join,
+    Optional<Integer> metricsPort) {
 
   public static final int DEFAULT_CLIENT_PORT = 7400;
   public static final int DEFAULT_PEER_PORT = 7401;
@@ -85,6 +91,8 @@ public record NodeConfig(
     private Duration watchProgressInterval = Duration.ofSeconds(1);
     private int maxPendingWrites = 1024;
     private int watchMessageRate = io.leasehold.server.watch.WatchHub.DEFAULT_MESSAGE_RATE;
+    private boolean join;
+    private Integer metricsPort;
 
     public Builder id(String id) { this.id = id; return this; }
     public Builder peers(List<Peer> peers) { this.peers = new ArrayList<>(peers); return this; }
@@ -117,6 +125,11 @@ public record NodeConfig(
     /** Watch messages per second this node aims to send to all its watchers together (they are batched to fit). */
     public Builder watchMessageRate(int messages) { this.watchMessageRate = messages; return this; }
 
+    /** Starts the node in join mode: no group of its own, it waits to be added to a running cluster. */
+    public Builder join(boolean join) { this.join = join; return this; }
+    /** Serves Prometheus metrics on this port (0 picks a free one); off unless set. */
+    public Builder metricsPort(int port) { this.metricsPort = port; return this; }
+
     public NodeConfig build() {
       require(id != null && !id.isBlank(), "id: must be set (e.g. --id n1)");
       require(!peers.isEmpty(), "peers: must list every member as id=host:peerPort:clientPort (or use --standalone)");
@@ -148,10 +161,13 @@ public record NodeConfig(
       positive("watch-progress-interval", watchProgressInterval);
       require(maxPendingWrites > 0, "max-pending-writes: must be positive, got " + maxPendingWrites);
       require(watchMessageRate > 0, "watch-message-rate: must be positive, got " + watchMessageRate);
+      require(metricsPort == null || metricsPort == 0 || peers.stream().filter(p -> p.id().equals(id))
+          .noneMatch(p -> p.clientPort() == metricsPort || p.peerPort() == metricsPort), "metrics-port: " + metricsPort + " is this node's client or peer port");
+      require(metricsPort == null || (metricsPort >= 0 && metricsPort <= 65535), "metrics-port: must be 0-65535, got " + metricsPort);
       return new NodeConfig(id, peers, dataDir, Optional.ofNullable(listenHost), clusterName,
           electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
           snapshotThreshold, logSegmentSizeBytes, logPurgeGap, historyMaxEvents, historyMaxAge,
-          watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate);
+          watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate, join, Optional.ofNullable(metricsPort));
     }
 
     private static void positive(String option, Duration d) {

@@ -36,9 +36,12 @@ public final class TestCluster implements AutoCloseable {
   private final Map<String, LeaseholdNode> nodes = new LinkedHashMap<>();
   private final Map<String, ManagedChannel> channels = new LinkedHashMap<>();
 
+  /** Nodes started in join mode (not members until added). */
+  private final java.util.Set<String> joining = new java.util.HashSet<>();
+
   private TestCluster(Path baseDir, List<Peer> peers, UnaryOperator<NodeConfig.Builder> tweak) {
     this.baseDir = baseDir;
-    this.peers = peers;
+    this.peers = new ArrayList<>(peers);
     this.tweak = tweak;
   }
 
@@ -72,7 +75,8 @@ public final class TestCluster implements AutoCloseable {
         .peers(peers)
         .dataDir(baseDir.resolve(id))
         .electionTimeout(Duration.ofMillis(600), Duration.ofMillis(1200))
-        .requestTimeout(Duration.ofSeconds(10));
+        .requestTimeout(Duration.ofSeconds(10))
+        .join(joining.contains(id));
     return tweak.apply(b).build();
   }
 
@@ -83,6 +87,21 @@ public final class TestCluster implements AutoCloseable {
     LeaseholdNode node = LeaseholdNode.start(configFor(id));
     nodes.put(id, node);
     return node;
+  }
+
+  /**
+   * Starts a new node in join mode on free ports: it has no group of its own until a member adds
+   * it ({@code Cluster/AddMember}). {@link #ids} includes it from now on.
+   */
+  public LeaseholdNode startJoiningNode(String id) throws IOException {
+    int[] ports = freePorts(2);
+    peers.add(new Peer(id, "127.0.0.1", ports[0], ports[1]));
+    joining.add(id);
+    return startNode(id);
+  }
+
+  public Peer peer(String id) {
+    return peers.stream().filter(p -> p.id().equals(id)).findFirst().orElseThrow();
   }
 
   /** Stops a node (closes its servers and store); its data dir stays for {@link #startNode}. */

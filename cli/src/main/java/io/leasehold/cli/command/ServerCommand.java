@@ -24,6 +24,8 @@ import picocli.CommandLine.Option;
         "  leasehold server --standalone",
         "One node of a three-node cluster:",
         "  leasehold server --id n1 --peers n1=10.0.0.1:7401:7400,n2=10.0.0.2:7401:7400,n3=10.0.0.3:7401:7400",
+        "A new node, to be added to a running cluster (Cluster/AddMember):",
+        "  leasehold server --join --id n4 --peers n4=10.0.0.4:7401:7400",
         ""},
     sortOptions = false)
 public final class ServerCommand implements Callable<Integer> {
@@ -105,6 +107,13 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Writes this node lets wait for the leader at once; more get RESOURCE_EXHAUSTED (default: ${DEFAULT-VALUE}).")
   int maxPendingWrites;
 
+  @Option(names = "--join", description = "Start without a group of its own and wait to be added to a running cluster; --peers need list only this node.")
+  boolean join;
+
+  @Option(names = "--metrics-port", paramLabel = "PORT|off",
+      description = "Prometheus metrics (/metrics) and an HTTP health check (/healthz) on this port (default: the client port + 2).")
+  String metricsPort;
+
   /** Runs until shutdown; tests use {@link #build} and drive the node themselves. */
   @Override
   public Integer call() throws Exception {
@@ -115,8 +124,10 @@ public final class ServerCommand implements Callable<Integer> {
       node.close();
       stopped.countDown();
     }, "leasehold-shutdown"));
-    spec.commandLine().getOut().printf("leasehold node %s: clients on %s, peers on %s, data in %s%n",
-        config.id(), config.self().clientAddress(), config.self().peerAddress(), config.dataDir().toAbsolutePath());
+    spec.commandLine().getOut().printf("leasehold node %s: clients on %s, peers on %s, data in %s%s%s%n",
+        config.id(), config.self().clientAddress(), config.self().peerAddress(), config.dataDir().toAbsolutePath(),
+        node.metricsPort().isPresent() ? ", metrics on http://" + config.bindHost() + ":" + node.metricsPort().getAsInt() + "/metrics" : "",
+        config.join() ? " (joining: waiting to be added)" : "");
     spec.commandLine().getOut().flush();
     stopped.await();
     return 0;
@@ -128,6 +139,9 @@ public final class ServerCommand implements Callable<Integer> {
     if (standalone) {
       if (peers != null && !peers.isBlank()) {
         throw new IllegalArgumentException("--standalone and --peers are mutually exclusive");
+      }
+      if (join) {
+        throw new IllegalArgumentException("--standalone and --join are mutually exclusive (a standalone node is its own cluster)");
       }
       String nodeId = id == null ? "n1" : id;
       b = NodeConfig.builder().id(nodeId).peers(List.of(new Peer(nodeId, "127.0.0.1", peerPort, clientPort)));
@@ -152,10 +166,49 @@ public final class ServerCommand implements Callable<Integer> {
         .watchQueueLimit(watchQueueLimit)
         .watchProgressInterval(watchProgressInterval)
         .maxPendingWrites(maxPendingWrites)
-        .watchMessageRate(watchMessageRate);
+        .watchMessageRate(watchMessageRate)
+        .join(join);
+    if (metricsPort == null) {
+      defaultMetricsPort(b);
+    } else if (!metricsPort.equalsIgnoreCase("off")) {
+      try {
+        int port = Integer.parseInt(metricsPort.trim());
+        if (port < 1) {
+          throw new NumberFormatException();
+        }
+        b.metricsPort(port);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("metrics-port: expected a port (1-65535) or off, got \"" + metricsPort + "\"");
+      }
+    }
     if (listenHost != null) {
       b.listenHost(listenHost);
     }
     return b.build();
+  }
+
+  /**
+   * The client port + 2 (7402 next to 7400/7401), if that port is free: a default must not stop a
+   * node from starting, so a port already taken leaves metrics off with a warning. Ask for a port
+   * explicitly to make a failure to bind it fatal.
+   */
+  private void defaultMetricsPort(NodeConfig.Builder b) {
+    NodeConfig base = b.build();
+    int port = base.self().clientPort() + 2;
+    String why = null;
+    if (port > 65535 || port == base.self().peerPort()) {
+      why = "it is not a usable port here";
+    } else {
+      try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+        probe.bind(new java.net.InetSocketAddress(base.bindHost(), port));
+      } catch (java.io.IOException e) {
+        why = "it is in use";
+      }
+    }
+    if (why == null) {
+      b.metricsPort(port);
+    } else {
+      spec.commandLine().getErr().printf("leasehold server: metrics are off: the default metrics port %d (client port + 2) %s; set --metrics-port%n", port, why);
+    }
   }
 }

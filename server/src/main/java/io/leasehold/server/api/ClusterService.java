@@ -1,20 +1,50 @@
 package io.leasehold.server.api;
 
+import com.google.protobuf.ByteString;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.leasehold.proto.v1.AddMemberRequest;
+import io.leasehold.proto.v1.BackupChunk;
+import io.leasehold.proto.v1.BackupHeader;
+import io.leasehold.proto.v1.BackupRequest;
 import io.leasehold.proto.v1.ClusterGrpc;
 import io.leasehold.proto.v1.Member;
+import io.leasehold.proto.v1.MembershipResponse;
+import io.leasehold.proto.v1.RemoveMemberRequest;
 import io.leasehold.proto.v1.Role;
 import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.StatusResponse;
+import io.leasehold.proto.v1.TakeSnapshotRequest;
+import io.leasehold.proto.v1.TakeSnapshotResponse;
+import io.leasehold.proto.v1.TransferLeadershipRequest;
+import io.leasehold.proto.v1.TransferLeadershipResponse;
 import io.leasehold.server.LeaseholdNode;
-import io.leasehold.server.Peer;
+import io.leasehold.server.Members;
+import io.leasehold.statemachine.core.InvalidArgumentException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
+import org.apache.ratis.protocol.exceptions.SetConfigurationException;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 
-/** This node's view of the cluster, from Ratis. */
+/** This node's view of the cluster, from Ratis, and the operator's controls over membership and snapshots. */
 public final class ClusterService extends ClusterGrpc.ClusterImplBase {
+  private static final int CHUNK = 1 << 20;
+  private static final Duration DEFAULT_TRANSFER_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration DEFAULT_SNAPSHOT_TIMEOUT = Duration.ofSeconds(60);
+
   private final LeaseholdNode node;
 
   public ClusterService(LeaseholdNode node) {
@@ -35,15 +65,206 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     RaftPeerId leader = info.getLeaderId();
     if (leader != null) {
       b.setLeaderId(leader.toString());
-      node.config().peer(leader.toString()).ifPresent(p -> b.setLeaderClientAddress(p.clientAddress()));
+      node.clientAddressOf(leader.toString()).ifPresent(b::setLeaderClientAddress);
     }
-    for (RaftPeer peer : division.getGroup().getPeers()) {
-      Member.Builder m = Member.newBuilder().setId(peer.getId().toString()).setPeerAddress(peer.getAddress());
-      node.config().peer(peer.getId().toString()).map(Peer::clientAddress).ifPresent(m::setClientAddress);
-      b.addMembers(m);
-    }
+    b.addAllMembers(members(List.copyOf(division.getRaftConf().getCurrentPeers())));
     response.onNext(b.build());
     response.onCompleted();
+  }
+
+  @Override
+  public void addMember(AddMemberRequest request, StreamObserver<MembershipResponse> response) {
+    Member m = request.getMember();
+    answer(() -> node.admin().addMember(m.getId(), m.getPeerAddress(), m.getClientAddress()), this::membership, response);
+  }
+
+  @Override
+  public void removeMember(RemoveMemberRequest request, StreamObserver<MembershipResponse> response) {
+    answer(() -> node.admin().removeMember(request.getId()), this::membership, response);
+  }
+
+  @Override
+  public void transferLeadership(TransferLeadershipRequest request, StreamObserver<TransferLeadershipResponse> response) {
+    answer(() -> node.admin().transferLeadership(Optional.of(request.getId()),
+        timeout(request.hasTimeout(), request.getTimeout(), DEFAULT_TRANSFER_TIMEOUT)), leader -> {
+      TransferLeadershipResponse.Builder b = TransferLeadershipResponse.newBuilder().setLeaderId(leader.toString());
+      node.clientAddressOf(leader.toString()).ifPresent(b::setLeaderClientAddress);
+      return b.build();
+    }, response);
+  }
+
+  @Override
+  public void takeSnapshot(TakeSnapshotRequest request, StreamObserver<TakeSnapshotResponse> response) {
+    answer(() -> node.admin().takeSnapshot(timeout(request.hasTimeout(), request.getTimeout(), DEFAULT_SNAPSHOT_TIMEOUT)), s -> TakeSnapshotResponse.newBuilder()
+        .setId(node.id()).setTerm(s.getTerm()).setIndex(s.getIndex()).setSizeBytes(size(s)).build(), response);
+  }
+
+  /** Streams a fresh snapshot: a header, then the file in chunks, respecting the client's flow control. */
+  @Override
+  public void backup(BackupRequest request, StreamObserver<BackupChunk> response) {
+    Duration timeout;
+    try {
+      timeout = timeout(request.hasTimeout(), request.getTimeout(), DEFAULT_SNAPSHOT_TIMEOUT);
+    } catch (InvalidArgumentException e) {
+      response.onError(GrpcErrors.invalid(e));
+      return;
+    }
+    ServerCallStreamObserver<BackupChunk> out = (ServerCallStreamObserver<BackupChunk>) response;
+    // gRPC takes these handlers only before this method returns; the sender comes once the snapshot is done.
+    java.util.concurrent.atomic.AtomicReference<Sender> sender = new java.util.concurrent.atomic.AtomicReference<>();
+    out.setOnReadyHandler(() -> Optional.ofNullable(sender.get()).ifPresent(Sender::run));
+    out.setOnCancelHandler(() -> Optional.ofNullable(sender.get()).ifPresent(Sender::closeQuietly));
+    node.admin().takeSnapshot(timeout).whenComplete((snapshot, error) -> {
+      if (error != null) {
+        out.onError(status(error));
+        return;
+      }
+      try {
+        InputStream in = Files.newInputStream(snapshot.getFile().getPath());
+        BackupHeader header = BackupHeader.newBuilder()
+            .setNodeId(node.id())
+            .setGroupId(node.division().getGroup().getGroupId().getUuid().toString())
+            .setTerm(snapshot.getTerm())
+            .setIndex(snapshot.getIndex())
+            .setSizeBytes(size(snapshot))
+            .setMd5(snapshot.getFile().getFileDigest() == null ? "" : snapshot.getFile().getFileDigest().toString())
+            .setTakenAt(com.google.protobuf.Timestamp.newBuilder().setSeconds(
+                Files.getLastModifiedTime(snapshot.getFile().getPath()).toInstant().getEpochSecond()))
+            .build();
+        Sender s = new Sender(out, in, header);
+        sender.set(s);
+        s.run();
+      } catch (IOException e) {
+        out.onError(Status.INTERNAL.withDescription("reading the snapshot: " + e).asRuntimeException());
+      }
+    });
+  }
+
+  /** Sends chunks while the stream is ready; gRPC calls back when it can take more. */
+  private static final class Sender implements Runnable {
+    private final ServerCallStreamObserver<BackupChunk> out;
+    private final InputStream in;
+    private BackupHeader header;
+    private boolean done;
+
+    Sender(ServerCallStreamObserver<BackupChunk> out, InputStream in, BackupHeader header) {
+      this.out = out;
+      this.in = in;
+      this.header = header;
+    }
+
+    @Override
+    public synchronized void run() {
+      try {
+        if (out.isCancelled()) {
+          done = true;
+          closeQuietly();
+          return;
+        }
+        while (!done && out.isReady()) {
+          byte[] buf = in.readNBytes(CHUNK);
+          BackupChunk.Builder chunk = BackupChunk.newBuilder().setData(ByteString.copyFrom(buf));
+          if (header != null) {
+            chunk.setHeader(header);
+            header = null;
+          }
+          if (buf.length > 0 || chunk.hasHeader()) {
+            out.onNext(chunk.build());
+          }
+          if (buf.length < CHUNK) {
+            done = true;
+            closeQuietly();
+            out.onCompleted();
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        done = true;
+        closeQuietly();
+        out.onError(Status.INTERNAL.withDescription("reading the snapshot: " + e).asRuntimeException());
+      }
+    }
+
+    private void closeQuietly() {
+      try {
+        in.close();
+      } catch (IOException e) {
+        // Nothing more to read from it.
+      }
+    }
+  }
+
+  private static long size(SingleFileSnapshotInfo s) {
+    try {
+      return Files.size(s.getFile().getPath());
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  private MembershipResponse membership(List<RaftPeer> peers) {
+    MembershipResponse.Builder b = MembershipResponse.newBuilder().addAllMembers(members(peers));
+    Optional.ofNullable(node.division().getInfo().getLeaderId()).ifPresent(l -> b.setLeaderId(l.toString()));
+    return b.build();
+  }
+
+  private List<Member> members(List<RaftPeer> peers) {
+    return peers.stream()
+        .sorted(java.util.Comparator.comparing(p -> p.getId().toString()))
+        .map(peer -> {
+          Member.Builder m = Member.newBuilder().setId(peer.getId().toString()).setPeerAddress(peer.getAddress());
+          Members.clientAddress(peer, node.config()).ifPresent(m::setClientAddress);
+          return m.build();
+        })
+        .toList();
+  }
+
+  private static Duration timeout(boolean set, com.google.protobuf.Duration d, Duration fallback) {
+    if (!set) {
+      return fallback;
+    }
+    if (d.getSeconds() < 0 || d.getNanos() < 0 || (d.getSeconds() == 0 && d.getNanos() == 0) || d.getSeconds() > 3600) {
+      throw new InvalidArgumentException("timeout", "must be positive and at most 1h");
+    }
+    return Duration.ofSeconds(d.getSeconds(), d.getNanos());
+  }
+
+  private <T, R> void answer(java.util.function.Supplier<CompletableFuture<T>> call, Function<T, R> map, StreamObserver<R> response) {
+    CompletableFuture<T> f;
+    try {
+      f = call.get();
+    } catch (InvalidArgumentException e) {
+      response.onError(GrpcErrors.invalid(e));
+      return;
+    }
+    f.whenComplete((value, error) -> {
+      if (error != null) {
+        response.onError(status(error));
+        return;
+      }
+      R mapped;
+      try {
+        mapped = map.apply(value);
+      } catch (RuntimeException e) {
+        response.onError(Status.INTERNAL.withDescription(String.valueOf(e)).asRuntimeException());
+        return;
+      }
+      response.onNext(mapped);
+      response.onCompleted();
+    });
+  }
+
+  private StatusRuntimeException status(Throwable error) {
+    Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
+    if (cause instanceof ReconfigurationInProgressException) {
+      return Status.ABORTED.withDescription("another membership change is in progress; retry: " + cause.getMessage()).asRuntimeException();
+    }
+    if (cause instanceof SetConfigurationException) {
+      return Status.FAILED_PRECONDITION.withDescription("membership change refused: " + cause.getMessage()).asRuntimeException();
+    }
+    if (cause instanceof java.util.concurrent.TimeoutException) {
+      return Status.DEADLINE_EXCEEDED.withDescription(cause.getMessage()).asRuntimeException();
+    }
+    return GrpcErrors.toStatus(cause, node.leaderClientAddress());
   }
 
   private static Role role(DivisionInfo info) {

@@ -23,6 +23,8 @@ final class CoreState {
   final LockDelays lockDelays = new LockDelays();
   final LeaseHistory history = new LeaseHistory();
   final Counters counters = new Counters();
+  /** {@code leases.size()}, for readers on other threads (the metrics endpoint). */
+  volatile int liveLeases;
 
   void load(KvStore store) {
     leases.clear();
@@ -37,6 +39,7 @@ final class CoreState {
       });
       return null;
     });
+    liveLeases = leases.size();
     policies.load(store);
     bans.load(store);
     lockDelays.load(store);

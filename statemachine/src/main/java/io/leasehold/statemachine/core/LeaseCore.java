@@ -522,6 +522,11 @@ public final class LeaseCore {
     return HistoryMeta.newBuilder().setCompactRevision(compactRevision).setCount(historyCount).build();
   }
 
+  /** The live leases as of the latest applied entry; safe to call from any thread. */
+  public int liveLeases() {
+    return state.liveLeases;
+  }
+
   /** What this replica's apply loop has counted since it started (not replicated). */
   public Counters counters() {
     return state.counters;

@@ -204,6 +204,7 @@ final class Tx {
     holderHistory.forEach((holder, p) -> state.history.publish(Space.HOLDER_HISTORY, holder, p));
     afterCommit.forEach(Runnable::run);
 
+    state.liveLeases = state.leases.size();
     Counters c = state.counters;
     LeaseEvent.Type[] types = LeaseEvent.Type.values();
     for (int i = 0; i < counts.length; i++) {

@@ -76,6 +76,18 @@ public final class LeaseStateMachine extends BaseStateMachine {
 
     /** This node is not (or no longer) the leader. */
     void onNotLeader();
+
+    /** Ratis learned of a new leader (any node, this one included) in a term. */
+    default void onLeaderChanged(String leaderId, long term) {}
+
+    /** How long the core took to apply one entry (apply thread). */
+    default void onApplyTime(long nanos) {}
+
+    /** A snapshot was written: its position and size (snapshot thread). */
+    default void onSnapshotTaken(long term, long index, long bytes) {}
+
+    /** A Raft configuration was appended or applied: the members it lists. */
+    default void onConfigurationChanged(java.util.List<org.apache.ratis.protocol.RaftPeer> members) {}
   }
 
   private final Path dbDir;
@@ -201,7 +213,9 @@ public final class LeaseStateMachine extends BaseStateMachine {
     LogEntryProto entry = trx.getLogEntry();
     LogCommand command = trx.getStateMachineContext() instanceof LogCommand c ? c : decode(entry);
     try {
+      long started = System.nanoTime();
       ApplyResult result = core.apply(entry.getTerm(), entry.getIndex(), command);
+      listener.onApplyTime(System.nanoTime() - started);
       updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
       listener.onApplied(result);
       return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(result.reply().toByteArray())));
@@ -298,7 +312,9 @@ public final class LeaseStateMachine extends BaseStateMachine {
     storage.updateLatestSnapshot(taken);
     latestSnapshot = taken;
     storage.cleanupOldSnapshots(KEEP_TWO);
-    LOG.info("snapshot taken at {} ({} bytes)", at[0], Files.size(file.toPath()));
+    long bytes = Files.size(file.toPath());
+    LOG.debug("snapshot taken at {} ({} bytes)", at[0], bytes);
+    listener.onSnapshotTaken(at[0].getTerm(), at[0].getIndex(), bytes);
   }
 
   /** Waits for a background snapshot, so nothing writes into {@code sm/} while Ratis replaces or closes it. */
@@ -331,9 +347,25 @@ public final class LeaseStateMachine extends BaseStateMachine {
 
   @Override
   public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
+    if (newLeaderId != null) {
+      long term = -1;
+      RaftServer server = getServer().getNow(null);
+      try {
+        term = server == null ? -1 : server.getDivision(groupMemberId.getGroupId()).getInfo().getCurrentTerm();
+      } catch (IOException | RuntimeException e) {
+        // The term is only for the log line.
+      }
+      listener.onLeaderChanged(newLeaderId.toString(), term);
+    }
     if (!Objects.equals(newLeaderId, selfId)) {
       listener.onNotLeader();
     }
+  }
+
+  @Override
+  public void notifyConfigurationChanged(long term, long index,
+                                         org.apache.ratis.proto.RaftProtos.RaftConfigurationProto configuration) {
+    listener.onConfigurationChanged(org.apache.ratis.util.ProtoUtils.toRaftPeers(configuration.getPeersList()));
   }
 
   @Override
@@ -350,6 +382,11 @@ public final class LeaseStateMachine extends BaseStateMachine {
   /** The core, for reads served from this node's applied state and for the expiry ticker. */
   public LeaseCore core() {
     return core;
+  }
+
+  /** The latest snapshot this node has (taken, loaded at start or installed), if any. */
+  public java.util.Optional<SingleFileSnapshotInfo> latestSnapshotFile() {
+    return latestSnapshot instanceof SingleFileSnapshotInfo s ? java.util.Optional.of(s) : java.util.Optional.empty();
   }
 
   /** How many times a snapshot replaced the live state (fresh start, lost DB or install from the leader). */

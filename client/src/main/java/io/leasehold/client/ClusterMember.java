@@ -1,0 +1,13 @@
+package io.leasehold.client;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/** A member of the Raft configuration: its id, Raft address, and gRPC API address when known. */
+public record ClusterMember(String id, String peerAddress, Optional<String> clientAddress) {
+  public ClusterMember {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(peerAddress, "peerAddress");
+    Objects.requireNonNull(clientAddress, "clientAddress");
+  }
+}

@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# Three Leasehold nodes on loopback, from the built distribution (cli/target/leasehold.jar).
+#
+#   deploy/local-cluster.sh up     [--dir DIR] [--base-port PORT] [--jar JAR]
+#   deploy/local-cluster.sh status [--dir DIR]
+#   deploy/local-cluster.sh down   [--dir DIR] [--purge]
+#
+# Node i (1-3) gets the client port BASE+10(i-1), the peer port +1 and the metrics port +2
+# (7400/7401/7402, 7410/..., 7420/... by default) and the data dir DIR/n<i>. `up` waits until a
+# leader is elected and every node is SERVING, then prints the endpoints. `down` stops only the
+# processes `up` started (their pids are in DIR/n<i>.pid); --purge also deletes the data.
+# Environment: LEASEHOLD_CLUSTER_DIR (default ./local-cluster), LEASEHOLD_JAR, LEASEHOLD_JAVA_OPTS,
+# LEASEHOLD_UP_TIMEOUT (seconds, default 60).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+cmd="${1:-}"
+[ $# -gt 0 ] && shift
+dir="${LEASEHOLD_CLUSTER_DIR:-./local-cluster}"
+base=""
+jar="${LEASEHOLD_JAR:-$root/cli/target/leasehold.jar}"
+purge=0
+timeout="${LEASEHOLD_UP_TIMEOUT:-60}"
+
+usage() {
+  sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dir) dir="$2"; shift 2 ;;
+    --base-port) base="$2"; shift 2 ;;
+    --jar) jar="$2"; shift 2 ;;
+    --purge) purge=1; shift ;;
+    -h|--help) usage ;;
+    *) echo "local-cluster: unknown option $1" >&2; usage ;;
+  esac
+done
+
+mkdir -p "$dir"
+dir="$(cd "$dir" && pwd)"
+state="$dir/cluster.env"
+
+client_port() { echo $((base + 10 * ($1 - 1))); }
+peer_port() { echo $((base + 10 * ($1 - 1) + 1)); }
+metrics_port() { echo $((base + 10 * ($1 - 1) + 2)); }
+
+load_state() {
+  if [ -f "$state" ]; then
+    # shellcheck disable=SC1090
+    . "$state"
+  fi
+  base="${base:-${BASE_PORT:-7400}}"
+}
+
+pid_of() {
+  local f="$dir/n$1.pid"
+  [ -f "$f" ] || return 1
+  local pid
+  pid="$(cat "$f")"
+  # Ours only: the pid must still be a java process started with this node's data dir.
+  if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q -- "--data-dir $dir/n$1 "; then
+    echo "$pid"
+    return 0
+  fi
+  return 1
+}
+
+http_get() { # host port path -> prints the body, fails unless 200
+  local body
+  if command -v curl >/dev/null 2>&1; then
+    curl -fsS --max-time 3 "http://$1:$2$3"
+  else
+    exec 3<>"/dev/tcp/$1/$2" || return 1
+    printf 'GET %s HTTP/1.0\r\nHost: %s\r\n\r\n' "$3" "$1" >&3
+    body="$(cat <&3)"
+    exec 3<&-
+    printf '%s' "$body" | head -n 1 | grep -q ' 200 ' || return 1
+    printf '%s' "$body" | sed '1,/^\r\{0,1\}$/d'
+  fi
+}
+
+serving() { http_get 127.0.0.1 "$(metrics_port "$1")" /healthz >/dev/null 2>&1; }
+
+role() {
+  local m
+  m="$(http_get 127.0.0.1 "$(metrics_port "$1")" /metrics 2>/dev/null)" || { echo "unknown"; return; }
+  printf '%s\n' "$m" | sed -n 's/^leasehold_raft_role{role="\([a-z]*\)"} 1\(\.0\)\{0,1\}$/\1/p' | head -n 1
+}
+
+peers() {
+  local i out=""
+  for i in 1 2 3; do
+    out="$out${out:+,}n$i=127.0.0.1:$(peer_port $i):$(client_port $i)"
+  done
+  echo "$out"
+}
+
+print_endpoints() {
+  local i r
+  for i in 1 2 3; do
+    r="$(role $i)"
+    printf 'n%s  client 127.0.0.1:%s  peer 127.0.0.1:%s  metrics http://127.0.0.1:%s/metrics  %s\n' \
+      "$i" "$(client_port $i)" "$(peer_port $i)" "$(metrics_port $i)" "${r:-unknown}"
+  done
+  echo "endpoints: 127.0.0.1:$(client_port 1),127.0.0.1:$(client_port 2),127.0.0.1:$(client_port 3)"
+}
+
+up() {
+  if [ -z "$base" ]; then load_state; fi
+  for i in 1 2 3; do
+    if pid_of $i >/dev/null; then
+      echo "local-cluster: n$i is already running (pid $(pid_of $i)); run down first" >&2
+      exit 1
+    fi
+  done
+  if [ ! -f "$jar" ]; then
+    echo "local-cluster: building the distribution..." >&2
+    (cd "$root" && mvn -B -q -DskipTests -pl cli -am package) >&2
+  fi
+  echo "BASE_PORT=$base" > "$state"
+  local p
+  p="$(peers)"
+  for i in 1 2 3; do
+    # shellcheck disable=SC2086 # LEASEHOLD_JAVA_OPTS is a list of JVM flags
+    nohup java ${LEASEHOLD_JAVA_OPTS:--XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Xmx512m} -jar "$jar" server \
+      --id "n$i" --peers "$p" --data-dir "$dir/n$i" --metrics-port "$(metrics_port $i)" \
+      > "$dir/n$i.log" 2>&1 < /dev/null &
+    echo $! > "$dir/n$i.pid"
+  done
+  local deadline=$((SECONDS + timeout))
+  while :; do
+    local ok=1
+    for i in 1 2 3; do
+      if ! pid_of $i >/dev/null; then
+        echo "local-cluster: n$i exited; its log ($dir/n$i.log) ends with:" >&2
+        tail -n 20 "$dir/n$i.log" >&2
+        down_nodes
+        exit 1
+      fi
+      serving $i || ok=0
+    done
+    [ $ok = 1 ] && break
+    if [ $SECONDS -ge $deadline ]; then
+      echo "local-cluster: no leader with every node SERVING after ${timeout}s; logs in $dir" >&2
+      exit 1
+    fi
+    sleep 0.5
+  done
+  echo "leasehold: three nodes up, data in $dir"
+  print_endpoints
+}
+
+status() {
+  load_state
+  local running=0 i pid
+  for i in 1 2 3; do
+    if pid="$(pid_of $i)"; then
+      running=$((running + 1))
+      if serving $i; then h=SERVING; else h=NOT_SERVING; fi
+      printf 'n%s  pid %s  client 127.0.0.1:%s  %s  %s\n' "$i" "$pid" "$(client_port $i)" "$h" "$(role $i)"
+    else
+      printf 'n%s  stopped\n' "$i"
+    fi
+  done
+  [ $running = 3 ]
+}
+
+down_nodes() {
+  local i pid pids=()
+  for i in 1 2 3; do
+    if pid="$(pid_of $i)"; then
+      kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid")
+    fi
+  done
+  local deadline=$((SECONDS + 30))
+  for pid in "${pids[@]+"${pids[@]}"}"; do
+    while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+  done
+  rm -f "$dir"/n[123].pid
+}
+
+down() {
+  load_state
+  down_nodes
+  if [ $purge = 1 ]; then
+    rm -rf "$dir"/n[123] "$dir"/n[123].log "$state"
+  fi
+  echo "leasehold: local cluster in $dir stopped"
+}
+
+case "$cmd" in
+  up) up ;;
+  down) down ;;
+  status) status ;;
+  *) usage ;;
+esac

@@ -1,0 +1,136 @@
+package io.leasehold.deploy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.client.Lease;
+import io.leasehold.client.LeaseOptions;
+import io.leasehold.client.LeaseholdClient;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** deploy/local-cluster.sh up, status and down, against the packaged jar. */
+class LocalClusterScriptIT {
+  @TempDir
+  Path dir;
+  Path script = Path.of(System.getProperty("leasehold.deploy", ".")).resolve("local-cluster.sh");
+  Path jar = Path.of(System.getProperty("leasehold.jar", "../cli/target/leasehold.jar"));
+  boolean up;
+
+  record Run(int exit, String output) {}
+
+  Run run(String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("bash", script.toString()));
+    command.addAll(List.of(args));
+    command.addAll(List.of("--dir", dir.resolve("cluster").toString()));
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    pb.environment().put("LEASEHOLD_JAR", jar.toAbsolutePath().toString());
+    pb.environment().put("LEASEHOLD_UP_TIMEOUT", "120");
+    Path out = Files.createTempFile(dir, "run", ".log");
+    pb.redirectOutput(out.toFile());
+    Process p = pb.start();
+    if (!p.waitFor(180, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("local-cluster.sh " + String.join(" ", args) + " did not finish: " + Files.readString(out));
+    }
+    return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
+  }
+
+  /** A base port whose nine ports (three nodes: client, peer, metrics) are all free now. */
+  static int freeBase() throws IOException {
+    for (int attempt = 0; attempt < 50; attempt++) {
+      int base = 20000 + 10 * ThreadLocalRandom.current().nextInt(2000);
+      if (allFree(base)) {
+        return base;
+      }
+    }
+    throw new IOException("no free range of ports found");
+  }
+
+  static boolean allFree(int base) {
+    for (int node = 0; node < 3; node++) {
+      for (int k = 0; k < 3; k++) {
+        try (ServerSocket s = new ServerSocket()) {
+          s.bind(new InetSocketAddress("127.0.0.1", base + 10 * node + k));
+        } catch (IOException taken) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  @AfterEach
+  void down() throws Exception {
+    if (up) {
+      run("down");
+    }
+  }
+
+  @Test
+  void upStartsThreeNodesWithALeaderStatusReportsThemAndDownStopsOnlyThem() throws Exception {
+    assertTrue(Files.exists(jar), "the distribution jar exists: " + jar.toAbsolutePath());
+    int base = freeBase();
+    up = true;
+    Run started = run("up", "--base-port", Integer.toString(base));
+    assertEquals(0, started.exit(), started.output());
+    assertTrue(started.output().contains("n1  client 127.0.0.1:" + base), started.output());
+    assertTrue(started.output().contains("n3  client 127.0.0.1:" + (base + 20)), started.output());
+    assertEquals(1, count(started.output(), " leader\n"), "exactly one leader: " + started.output());
+    Matcher endpoints = Pattern.compile("endpoints: (\\S+)").matcher(started.output());
+    assertTrue(endpoints.find(), started.output());
+
+    Run status = run("status");
+    assertEquals(0, status.exit(), status.output());
+    assertEquals(3, count(status.output(), "SERVING"), status.output());
+    List<Long> pids = new ArrayList<>();
+    Matcher pid = Pattern.compile("pid (\\d+)").matcher(status.output());
+    while (pid.find()) {
+      pids.add(Long.parseLong(pid.group(1)));
+    }
+    assertEquals(3, pids.size(), status.output());
+
+    try (LeaseholdClient client = LeaseholdClient.builder().endpoints(endpoints.group(1).split(",")).holder("script-test").build()) {
+      Lease lease = client.blocking().acquire("lock/local-cluster", LeaseOptions.defaults().withTtl(Duration.ofSeconds(10)));
+      assertTrue(lease.isValid());
+      lease.release().get(10, TimeUnit.SECONDS);
+    }
+
+    Run again = run("up", "--base-port", Integer.toString(base));
+    assertEquals(1, again.exit(), "up refuses while the cluster runs: " + again.output());
+
+    Run stopped = run("down");
+    up = false;
+    assertEquals(0, stopped.exit(), stopped.output());
+    for (long p : pids) {
+      assertFalse(ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false), "pid " + p + " was stopped");
+    }
+    Run after = run("status");
+    assertEquals(1, after.exit(), after.output());
+    assertEquals(3, count(after.output(), "stopped"), after.output());
+    assertTrue(Files.isDirectory(dir.resolve("cluster").resolve("n1")), "data is kept unless --purge");
+  }
+
+  static int count(String text, String part) {
+    int n = 0;
+    for (int i = text.indexOf(part); i >= 0; i = text.indexOf(part, i + 1)) {
+      n++;
+    }
+    return n;
+  }
+}

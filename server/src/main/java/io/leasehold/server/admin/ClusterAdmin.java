@@ -1,0 +1,285 @@
+package io.leasehold.server.admin;
+
+import io.leasehold.server.LifecycleLog;
+import io.leasehold.server.Members;
+import io.leasehold.server.Peer;
+import io.leasehold.statemachine.core.InvalidArgumentException;
+import io.leasehold.statemachine.ratis.LeaseStateMachine;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.SnapshotManagementRequest;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+
+/**
+ * Membership and snapshots, through Ratis's admin API. Each operation runs on one admin thread
+ * (Ratis's admin calls block) and is idempotent: adding a member already there, or removing one
+ * that is gone, changes nothing and succeeds, so a caller may retry after an unclear outcome.
+ *
+ * <p>A member is added in one step (Ratis stages it: the leader first brings the new node up to
+ * date by log or snapshot, then commits the new configuration), so a cluster of three becomes
+ * four and not, for a moment, a cluster whose majority waits on an empty node.
+ */
+public final class ClusterAdmin implements AutoCloseable {
+  private final RaftClient client;
+  private final RaftServer server;
+  private final RaftGroupId groupId;
+  private final RaftPeerId selfId;
+  private final LeaseStateMachine stateMachine;
+  private final Supplier<RaftServer.Division> division;
+  private final LifecycleLog lifecycle;
+  private final Supplier<CompletableFuture<?>> readBarrier;
+  private final ClientId snapshotClientId = ClientId.randomId();
+  private final AtomicLong snapshotCallId = new AtomicLong();
+  private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "leasehold-admin");
+    t.setDaemon(true);
+    return t;
+  });
+
+  /** @param client a Raft client with a request timeout long enough for a new member to catch up */
+  public ClusterAdmin(RaftClient client, RaftServer server, RaftGroupId groupId, RaftPeerId selfId,
+                      LeaseStateMachine stateMachine, Supplier<RaftServer.Division> division, LifecycleLog lifecycle,
+                      Supplier<CompletableFuture<?>> readBarrier) {
+    this.readBarrier = readBarrier;
+    this.client = client;
+    this.server = server;
+    this.groupId = groupId;
+    this.selfId = selfId;
+    this.stateMachine = stateMachine;
+    this.division = division;
+    this.lifecycle = lifecycle;
+  }
+
+  /** Adds a member (started in join mode) and returns the configuration after the change. */
+  public CompletableFuture<List<RaftPeer>> addMember(String id, String peerAddress, String clientAddress) {
+    RaftPeer peer = validMember(id, peerAddress, clientAddress);
+    return run(() -> {
+      Optional<RaftPeer> existing = current().stream().filter(p -> p.getId().equals(peer.getId())).findFirst();
+      if (existing.isPresent()) {
+        if (!existing.get().getAddress().equals(peer.getAddress())) {
+          throw new InvalidArgumentException("member.id", "" + id + " is already a member at " + existing.get().getAddress());
+        }
+        return current();
+      }
+      check(client.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+          .setServersInNewConf(List.of(peer))
+          .setMode(SetConfigurationRequest.Mode.ADD)
+          .build()));
+      lifecycle.event("member_added", "member", id, "peer_address", peerAddress, "client_address", clientAddress);
+      return awaitConfiguration(c -> c.stream().anyMatch(p -> p.getId().equals(peer.getId())));
+    });
+  }
+
+  /** Removes a member and returns the configuration after the change. */
+  public CompletableFuture<List<RaftPeer>> removeMember(String id) {
+    if (id == null || id.isBlank()) {
+      return CompletableFuture.failedFuture(new InvalidArgumentException("id", "must name a member"));
+    }
+    RaftPeerId target = RaftPeerId.valueOf(id);
+    return run(() -> {
+      List<RaftPeer> now = current();
+      if (now.stream().noneMatch(p -> p.getId().equals(target))) {
+        return now;
+      }
+      List<RaftPeer> next = now.stream().filter(p -> !p.getId().equals(target)).toList();
+      if (next.isEmpty()) {
+        throw new InvalidArgumentException("id", "" + id + " is the only member; a cluster cannot remove its last member");
+      }
+      // Against the configuration this node knows: if it changed meanwhile, Ratis refuses and nothing happens.
+      check(client.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+          .setServersInCurrentConf(now)
+          .setServersInNewConf(next)
+          .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
+          .build()));
+      lifecycle.event("member_removed", "member", id);
+      return awaitConfiguration(c -> c.stream().noneMatch(p -> p.getId().equals(target)));
+    });
+  }
+
+  /** Asks the leader to hand over to {@code id} (another member when empty); returns the new leader. */
+  public CompletableFuture<RaftPeerId> transferLeadership(Optional<String> id, Duration timeout) {
+    return run(() -> {
+      RaftServer.Division d = division.get();
+      RaftPeerId leader = d.getInfo().getLeaderId();
+      RaftPeerId target;
+      if (id.isPresent() && !id.get().isBlank()) {
+        target = RaftPeerId.valueOf(id.get());
+        if (current().stream().noneMatch(p -> p.getId().equals(target))) {
+          throw new InvalidArgumentException("id", "" + id.get() + " is not a member");
+        }
+      } else {
+        target = current().stream().map(RaftPeer::getId).filter(p -> !p.equals(leader))
+            .min(Comparator.comparing(RaftPeerId::toString))
+            .orElseThrow(() -> new InvalidArgumentException("id", "there is no other member to lead"));
+      }
+      if (!target.equals(leader)) {
+        check(client.admin().transferLeadership(target, timeout.toMillis()));
+      }
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (!target.equals(d.getInfo().getLeaderId())) {
+        pause(deadline, "this node to see " + target + " lead");
+      }
+      return target;
+    });
+  }
+
+  /**
+   * Takes a snapshot on this node that includes every write acknowledged before it was asked for
+   * (a linearizable read first brings this node up to the leader's commit index), and returns it.
+   * The state machine writes snapshots in the background, so Ratis is asked again until the one
+   * started here is done (each answer also lets Ratis purge the log up to it).
+   */
+  public CompletableFuture<SingleFileSnapshotInfo> takeSnapshot(Duration timeout) {
+    return run(() -> {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      try {
+        readBarrier.get().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted", e);
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw e.getCause() instanceof IOException io ? io : new IOException("no leader to read the commit index from: " + e.getCause(), e.getCause());
+      }
+      long target = division.get().getInfo().getLastAppliedIndex();
+      while (true) {
+        long callTimeout = Math.max(1000, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+        RaftClientReply reply = join(server.snapshotManagementAsync(SnapshotManagementRequest.newCreate(
+            snapshotClientId, selfId, groupId, snapshotCallId.incrementAndGet(), callTimeout, 1)));
+        check(reply);
+        Optional<SingleFileSnapshotInfo> latest = stateMachine.latestSnapshotFile();
+        if (latest.isPresent() && latest.get().getIndex() >= target) {
+          // Ratis purges after the snapshots it asked for itself; this one it only learns of later.
+          division.get().getRaftLog().purge(latest.get().getIndex());
+          return latest.get();
+        }
+        pause(deadline, "a snapshot at index " + target);
+      }
+    });
+  }
+
+  private List<RaftPeer> current() {
+    return List.copyOf(division.get().getRaftConf().getCurrentPeers());
+  }
+
+  private List<RaftPeer> awaitConfiguration(java.util.function.Predicate<List<RaftPeer>> done) throws TimeoutException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (!done.test(current())) {
+      pause(deadline, "this node to apply the new configuration");
+    }
+    return current();
+  }
+
+  private static void pause(long deadlineNanos, String what) throws TimeoutException {
+    if (System.nanoTime() - deadlineNanos > 0) {
+      throw new TimeoutException("timed out waiting for " + what);
+    }
+    try {
+      Thread.sleep(50);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new TimeoutException("interrupted waiting for " + what);
+    }
+  }
+
+  private static RaftClientReply join(CompletableFuture<RaftClientReply> f) throws IOException {
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+    }
+  }
+
+  private static void check(RaftClientReply reply) throws IOException {
+    if (!reply.isSuccess()) {
+      throw reply.getException() != null ? reply.getException() : new IOException("refused: " + reply);
+    }
+  }
+
+  static RaftPeer validMember(String id, String peerAddress, String clientAddress) {
+    hostPort("member.peer_address", peerAddress);
+    hostPort("member.client_address", clientAddress);
+    try {
+      // Peer's rules for ids, hosts and ports.
+      Peer.parse(id + "=" + hostOf(peerAddress) + ":" + portOf(peerAddress) + ":" + portOf(clientAddress));
+    } catch (IllegalArgumentException e) {
+      throw new InvalidArgumentException("member", "" + e.getMessage());
+    }
+    return Members.raftPeer(id, peerAddress, clientAddress);
+  }
+
+  private static void hostPort(String field, String address) {
+    if (address == null || address.isBlank() || address.lastIndexOf(':') <= 0) {
+      throw new InvalidArgumentException(field, "expected host:port, got \"" + address + "\"");
+    }
+    int port;
+    try {
+      port = Integer.parseInt(portOf(address));
+    } catch (NumberFormatException e) {
+      throw new InvalidArgumentException(field, "expected host:port, got \"" + address + "\"");
+    }
+    if (port < 1 || port > 65535) {
+      throw new InvalidArgumentException(field, "port must be 1-65535, got " + port);
+    }
+  }
+
+  private static String hostOf(String address) {
+    return address.substring(0, address.lastIndexOf(':'));
+  }
+
+  private static String portOf(String address) {
+    return address.substring(address.lastIndexOf(':') + 1);
+  }
+
+  /** A blocking step on the admin thread. */
+  private interface Step<T> {
+    T run() throws IOException, TimeoutException;
+  }
+
+  private <T> CompletableFuture<T> run(Step<T> step) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    try {
+      thread.execute(() -> {
+        try {
+          result.complete(step.run());
+        } catch (IOException | TimeoutException | RuntimeException e) {
+          result.completeExceptionally(e);
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException closed) {
+      result.completeExceptionally(new IOException("this node is stopping"));
+    }
+    return result;
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+    try {
+      client.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,115 @@
+package io.leasehold.server.health;
+
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.protobuf.services.HealthStatusManager;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+
+/**
+ * The standard gRPC health service ({@code grpc.health.v1.Health}) for a node, re-judged every
+ * {@link #CHECK_INTERVAL}. A node is SERVING only when it knows a leader it is in touch with and
+ * has applied what was committed: a follower heard from the leader within the election timeout;
+ * a leader is ready and heard from a majority within it; and the applied index has reached the
+ * commit index seen at the previous check (a node applying steadily under load lags the current
+ * one by a few entries and must not flap; a node catching up lags by far more).
+ */
+public final class NodeHealth implements AutoCloseable {
+  public static final Duration CHECK_INTERVAL = Duration.ofMillis(200);
+
+  private final HealthStatusManager manager = new HealthStatusManager();
+  private final Supplier<RaftServer.Division> division;
+  private final long contactMillis;
+  private final List<String> services;
+  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "leasehold-health");
+    t.setDaemon(true);
+    return t;
+  });
+  private long previousCommit = Long.MAX_VALUE;
+  private volatile boolean serving;
+  private volatile boolean closed;
+
+  /**
+   * @param services the gRPC service names to report besides the server as a whole ("")
+   * @param contactTimeout how recently the leader (or, for a leader, a majority) must have been heard from
+   */
+  public NodeHealth(Supplier<RaftServer.Division> division, Duration contactTimeout, List<String> services) {
+    this.division = division;
+    this.contactMillis = contactTimeout.toMillis();
+    this.services = List.copyOf(services);
+    publish(false);
+  }
+
+  public void start() {
+    timer.scheduleWithFixedDelay(this::check, 0, CHECK_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** The service to add to the node's gRPC server. */
+  public io.grpc.BindableService service() {
+    return manager.getHealthService();
+  }
+
+  public boolean serving() {
+    return serving;
+  }
+
+  private void check() {
+    boolean ok;
+    try {
+      ok = !closed && judge(division.get());
+    } catch (RuntimeException e) {
+      ok = false;
+    }
+    if (ok != serving) {
+      publish(ok);
+    }
+  }
+
+  private synchronized boolean judge(RaftServer.Division d) {
+    DivisionInfo info = d.getInfo();
+    long commit = d.getRaftLog().getLastCommittedIndex();
+    long applied = info.getLastAppliedIndex();
+    boolean caughtUp = applied >= Math.min(commit, previousCommit);
+    previousCommit = commit;
+    if (!info.isAlive() || info.getLeaderId() == null || !caughtUp) {
+      return false;
+    }
+    RoleInfoProto role = info.getRoleInfoProto();
+    if (info.isLeader()) {
+      if (!info.isLeaderReady() || !role.hasLeaderInfo()) {
+        return false;
+      }
+      int members = d.getGroup().getPeers().size();
+      long heard = 1 + role.getLeaderInfo().getFollowerInfoList().stream()
+          .mapToLong(ServerRpcProto::getLastRpcElapsedTimeMs).filter(ms -> ms <= contactMillis).count();
+      return heard > members / 2;
+    }
+    return info.isFollower() && role.hasFollowerInfo()
+        && role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs() <= contactMillis;
+  }
+
+  private void publish(boolean ok) {
+    serving = ok;
+    ServingStatus status = ok ? ServingStatus.SERVING : ServingStatus.NOT_SERVING;
+    manager.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, status);
+    for (String s : services) {
+      manager.setStatus(s, status);
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    timer.shutdownNow();
+    publish(false);
+    manager.enterTerminalState();
+  }
+}

@@ -1,0 +1,192 @@
+package io.leasehold.server.metrics;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.leasehold.proto.v1.RejectReason;
+import io.leasehold.statemachine.core.Counters;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
+import java.util.function.DoubleSupplier;
+import java.util.function.Supplier;
+
+/**
+ * A node's Prometheus metrics, in a registry of its own (several nodes may share a JVM in
+ * tests), served over HTTP: {@code /metrics} in the Prometheus text format and {@code /healthz}
+ * (200 when the node is SERVING by its gRPC health, else 503) for probes that cannot speak gRPC.
+ *
+ * <p>Lease counters are read from the apply loop's {@link Counters} at scrape time, so counting
+ * costs the apply path nothing more; only the apply latency is observed as it happens.
+ */
+public final class NodeMetrics implements AutoCloseable {
+  /** What the metrics read from the node; every supplier may be called from the scrape thread. */
+  public interface Source {
+    Counters.Snapshot counters();
+
+    long liveLeases();
+
+    int watchers();
+
+    RaftView raft();
+
+    boolean serving();
+  }
+
+  /** Raft's state as this node sees it. */
+  public record RaftView(String role, long term, long commitIndex, long appliedIndex, long snapshotIndex,
+                         int members, boolean leaderKnown) {}
+
+  static final String[] ROLES = {"leader", "follower", "candidate", "listener", "unknown"};
+
+  /**
+   * The JVM's metrics, registered once per JVM: the client library keeps every registry it
+   * registered them with forever, which would keep every node of an in-JVM test cluster alive.
+   */
+  private static final PrometheusRegistry JVM = jvmRegistry();
+
+  private static PrometheusRegistry jvmRegistry() {
+    PrometheusRegistry r = new PrometheusRegistry();
+    JvmMetrics.builder().register(r);
+    return r;
+  }
+
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+  private final Histogram applySeconds;
+  private final Counter leaderChanges;
+  private final Counter snapshots;
+  private HttpServer http;
+  private ExecutorService httpThreads;
+
+  public NodeMetrics(Source source) {
+    counter("leasehold_leases_acquired", "Leases granted (new leases, not idempotent re-acquires).", () -> source.counters().acquired());
+    counter("leasehold_leases_renewed", "Lease renewals applied.", () -> source.counters().renewed());
+    counter("leasehold_leases_released", "Leases released by their holder.", () -> source.counters().released());
+    counter("leasehold_leases_expired", "Leases that expired (the leader's Expire applied).", () -> source.counters().expired());
+    counter("leasehold_leases_revoked", "Leases ended by an operator's Revoke.", () -> source.counters().revoked());
+    counter("leasehold_leases_banned", "Leases ended because their holder was banned.", () -> source.counters().banned());
+    counter("leasehold_late_heartbeats", "Renewals of a lease that had already expired.", () -> source.counters().lateHeartbeats());
+    CounterWithCallback.builder()
+        .name("leasehold_lease_rejections")
+        .help("Acquisitions and renewals refused by policy, by reason.")
+        .labelNames("reason")
+        .callback(cb -> {
+          Counters.Snapshot c = source.counters();
+          for (RejectReason r : RejectReason.values()) {
+            if (r != RejectReason.UNRECOGNIZED && r != RejectReason.REJECT_REASON_UNSPECIFIED) {
+              cb.call(c.rejected(r), r.name());
+            }
+          }
+        })
+        .register(registry);
+    gauge("leasehold_leases_live", "Live leases in this node's applied state.", () -> source.liveLeases());
+    gauge("leasehold_watchers", "Open Watch streams on this node.", () -> source.watchers());
+    gauge("leasehold_health_serving", "1 when the gRPC health service reports SERVING, else 0.", () -> source.serving() ? 1 : 0);
+    GaugeWithCallback.builder()
+        .name("leasehold_raft_role")
+        .help("1 for this node's current Raft role, 0 for the others.")
+        .labelNames("role")
+        .callback(cb -> {
+          String role = source.raft().role();
+          for (String r : ROLES) {
+            cb.call(r.equals(role) ? 1 : 0, r);
+          }
+        })
+        .register(registry);
+    gauge("leasehold_raft_leader_known", "1 when this node knows a leader, else 0.", () -> source.raft().leaderKnown() ? 1 : 0);
+    gauge("leasehold_raft_term", "The current Raft term.", () -> source.raft().term());
+    gauge("leasehold_raft_commit_index", "The highest log index known to be committed.", () -> source.raft().commitIndex());
+    gauge("leasehold_raft_applied_index", "The highest log index applied to this node's state.", () -> source.raft().appliedIndex());
+    gauge("leasehold_raft_snapshot_index", "The log index of this node's latest snapshot (0: none).", () -> source.raft().snapshotIndex());
+    gauge("leasehold_raft_members", "Members of the Raft configuration this node knows.", () -> source.raft().members());
+    leaderChanges = Counter.builder().name("leasehold_raft_leader_changes").help("Leader changes this node has seen.").register(registry);
+    snapshots = Counter.builder().name("leasehold_snapshots_taken").help("Snapshots this node has written.").register(registry);
+    applySeconds = Histogram.builder()
+        .name("leasehold_apply_seconds")
+        .help("Time to apply one log entry to the state (one entry may carry a batch of renewals).")
+        .unit(io.prometheus.metrics.model.snapshots.Unit.SECONDS)
+        .classicOnly()
+        .classicUpperBounds(0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1)
+        .register(registry);
+    registry.register((io.prometheus.metrics.model.registry.MultiCollector) JVM::scrape);
+  }
+
+  private void counter(String name, String help, DoubleSupplier value) {
+    CounterWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsDouble())).register(registry);
+  }
+
+  private void gauge(String name, String help, DoubleSupplier value) {
+    GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsDouble())).register(registry);
+  }
+
+  public PrometheusRegistry registry() {
+    return registry;
+  }
+
+  public void applied(long nanos) {
+    applySeconds.observe(nanos / 1e9);
+  }
+
+  public void leaderChanged() {
+    leaderChanges.inc();
+  }
+
+  public void snapshotTaken() {
+    snapshots.inc();
+  }
+
+  /** Serves {@code /metrics} and {@code /healthz} on host:port (port 0 picks one); returns the port. */
+  public synchronized int serve(String host, int port, BooleanSupplier serving) throws IOException {
+    http = HttpServer.create(new InetSocketAddress(host, port), 16);
+    httpThreads = Executors.newFixedThreadPool(2, r -> {
+      Thread t = new Thread(r, "leasehold-metrics-http");
+      t.setDaemon(true);
+      return t;
+    });
+    http.setExecutor(httpThreads);
+    http.createContext("/metrics", new MetricsHandler(registry));
+    http.createContext("/healthz", exchange -> {
+      boolean ok = serving.getAsBoolean();
+      text(exchange, ok ? 200 : 503, ok ? "SERVING\n" : "NOT_SERVING\n");
+    });
+    http.start();
+    return http.getAddress().getPort();
+  }
+
+  private static void text(HttpExchange exchange, int status, String body) throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+    exchange.sendResponseHeaders(status, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  /** A safe reader for callbacks: a node that is closing answers with the fallback instead of failing the scrape. */
+  public static <T> T orElse(Supplier<T> read, T fallback) {
+    try {
+      return read.get();
+    } catch (RuntimeException e) {
+      return fallback;
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (http != null) {
+      http.stop(0);
+      httpThreads.shutdownNow();
+      http = null;
+    }
+  }
+}

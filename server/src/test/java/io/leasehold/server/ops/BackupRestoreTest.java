@@ -1,0 +1,93 @@
+package io.leasehold.server.ops;
+
+import static io.leasehold.server.Requests.acquire;
+import static io.leasehold.server.Requests.get;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.BackupRequest;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.server.NodeConfig;
+import io.leasehold.server.TestCluster;
+import io.leasehold.server.backup.NodeBackup;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A backup taken online from one node restores a whole cluster: every lease, with its token, and tokens keep increasing. */
+class BackupRestoreTest {
+  @TempDir
+  Path dir;
+  TestCluster original;
+  TestCluster restored;
+
+  @AfterEach
+  void stop() {
+    if (original != null) {
+      original.close();
+    }
+    if (restored != null) {
+      restored.close();
+    }
+  }
+
+  @Test
+  void aBackupFromOneNodeRestoresEveryMemberOfALostCluster() throws Exception {
+    original = TestCluster.start(3, dir.resolve("original"));
+    String follower = original.followers().get(0).id();
+    Map<String, Long> tokens = new HashMap<>();
+    for (int i = 0; i < 25; i++) {
+      AcquireResponse r = original.leases(follower).acquire(acquire("lock/job-" + i, "runner-" + i, 600));
+      tokens.put("lock/job-" + i, r.getLease().getToken());
+    }
+    long maxToken = tokens.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+
+    Path backup = dir.resolve("backup");
+    NodeBackup.Manifest m = NodeBackup.receive(original.cluster(follower).backup(BackupRequest.getDefaultInstance()), backup);
+    assertEquals(follower, m.nodeId());
+    assertTrue(m.index() >= maxToken, "the backup includes every grant: " + m);
+    assertEquals(m, NodeBackup.verify(backup));
+    original.close();
+    original = null;
+
+    Path restoredData = dir.resolve("restored");
+    for (String id : new String[] {"n1", "n2", "n3"}) {
+      NodeBackup.restore(backup, restoredData.resolve(id), NodeConfig.DEFAULT_CLUSTER_NAME);
+    }
+    assertThrows(IOException.class, () -> NodeBackup.restore(backup, restoredData.resolve("n1"), NodeConfig.DEFAULT_CLUSTER_NAME),
+        "never over an existing data directory");
+    restored = TestCluster.start(3, restoredData);
+    restored.awaitConverged();
+    for (String id : restored.ids()) {
+      for (Map.Entry<String, Long> e : tokens.entrySet()) {
+        var r = restored.leases(id).get(get(e.getKey()));
+        assertTrue(r.getFound(), e.getKey() + " restored on " + id);
+        assertEquals(e.getValue(), r.getLease().getToken());
+      }
+    }
+    AcquireResponse fresh = restored.leases("n2").acquire(acquire("lock/after-restore", "runner-x", 60));
+    assertEquals(Outcome.GRANTED, fresh.getOutcome());
+    assertTrue(fresh.getLease().getToken() > m.index(), "tokens continue after the backup's position");
+  }
+
+  @Test
+  void aDamagedBackupIsRefused() throws Exception {
+    original = TestCluster.start(1, dir.resolve("original"));
+    original.leases("n1").acquire(acquire("lock/a", "runner", 60));
+    Path backup = dir.resolve("backup");
+    NodeBackup.Manifest m = NodeBackup.receive(original.cluster("n1").backup(BackupRequest.getDefaultInstance()), backup);
+    byte[] bytes = Files.readAllBytes(backup.resolve(m.file()));
+    bytes[bytes.length / 2] ^= 1;
+    Files.write(backup.resolve(m.file()), bytes);
+    IOException e = assertThrows(IOException.class, () -> NodeBackup.restore(backup, dir.resolve("target"), NodeConfig.DEFAULT_CLUSTER_NAME));
+    assertTrue(e.getMessage().contains("MD5"), e.getMessage());
+    assertTrue(!Files.exists(dir.resolve("target")), "nothing written");
+  }
+}

@@ -1,0 +1,131 @@
+package io.leasehold.server.ops;
+
+import static io.leasehold.server.Requests.acquire;
+import static io.leasehold.server.Requests.renew;
+import static io.leasehold.server.TestCluster.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grpc.stub.StreamObserver;
+import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.RejectReason;
+import io.leasehold.proto.v1.WatchRequest;
+import io.leasehold.proto.v1.WatchResponse;
+import io.leasehold.server.LeaseholdNode;
+import io.leasehold.server.TestCluster;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The Prometheus endpoint of a node: the named series are there and move with what the node applies. */
+class MetricsTest {
+  private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\\{[^}]*\\})?) (\\S+)$", Pattern.MULTILINE);
+
+  @TempDir
+  Path dir;
+  TestCluster cluster;
+  final HttpClient http = HttpClient.newHttpClient();
+
+  @AfterEach
+  void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  HttpResponse<String> get(LeaseholdNode node, String path) throws Exception {
+    URI uri = URI.create("http://127.0.0.1:" + node.metricsPort().orElseThrow() + path);
+    return http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  Map<String, Double> scrape(LeaseholdNode node) {
+    try {
+      HttpResponse<String> r = get(node, "/metrics");
+      assertEquals(200, r.statusCode());
+      Map<String, Double> samples = new HashMap<>();
+      Matcher m = SAMPLE.matcher(r.body());
+      while (m.find()) {
+        samples.put(m.group(1), Double.parseDouble(m.group(2)));
+      }
+      return samples;
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  static double value(Map<String, Double> samples, String series) {
+    Double v = samples.get(series);
+    if (v == null) {
+      throw new AssertionError("no series " + series + " in " + new java.util.TreeSet<>(samples.keySet()));
+    }
+    return v;
+  }
+
+  @Test
+  void seriesAreExposedAndMoveWithAcquisitionsExpiriesLateHeartbeatsRejectionsAndWatchers() throws Exception {
+    cluster = TestCluster.start(1, dir, b -> b.metricsPort(0));
+    LeaseholdNode node = cluster.awaitLeader();
+    Map<String, Double> before = scrape(node);
+    for (String series : new String[] {
+        "leasehold_leases_acquired_total", "leasehold_leases_renewed_total", "leasehold_leases_released_total",
+        "leasehold_leases_expired_total", "leasehold_leases_revoked_total", "leasehold_leases_banned_total",
+        "leasehold_late_heartbeats_total", "leasehold_lease_rejections_total{reason=\"TTL_OUT_OF_RANGE\"}",
+        "leasehold_lease_rejections_total{reason=\"BANNED\"}", "leasehold_leases_live", "leasehold_watchers",
+        "leasehold_apply_seconds_count", "leasehold_apply_seconds_bucket{le=\"0.001\"}",
+        "leasehold_raft_role{role=\"leader\"}", "leasehold_raft_term", "leasehold_raft_commit_index",
+        "leasehold_raft_applied_index", "leasehold_raft_members", "leasehold_raft_leader_changes_total",
+        "leasehold_health_serving", "jvm_memory_used_bytes{area=\"heap\"}", "jvm_threads_current"}) {
+      value(before, series);
+    }
+    assertEquals(1.0, value(before, "leasehold_raft_role{role=\"leader\"}"));
+    assertEquals(0.0, value(before, "leasehold_raft_role{role=\"follower\"}"));
+    assertEquals(1.0, value(before, "leasehold_raft_members"));
+
+    LeasesGrpc.LeasesBlockingStub leases = cluster.leases(node.id());
+    AcquireResponse short1 = leases.acquire(acquire("lock/short", "runner-1", 2));
+    assertEquals(Outcome.GRANTED, short1.getOutcome());
+    assertEquals(Outcome.GRANTED, leases.acquire(acquire("lock/long", "runner-2", 600)).getOutcome());
+    assertEquals(RejectReason.TTL_OUT_OF_RANGE, leases.acquire(acquire("lock/too-short", "runner-3", 1)).getRejection().getReason());
+    Map<String, Double> held = scrape(node);
+    assertEquals(value(before, "leasehold_leases_acquired_total") + 2, value(held, "leasehold_leases_acquired_total"));
+    assertEquals(2.0, value(held, "leasehold_leases_live"));
+    assertEquals(value(before, "leasehold_lease_rejections_total{reason=\"TTL_OUT_OF_RANGE\"}") + 1,
+        value(held, "leasehold_lease_rejections_total{reason=\"TTL_OUT_OF_RANGE\"}"));
+    assertTrue(value(held, "leasehold_apply_seconds_count") > value(before, "leasehold_apply_seconds_count"));
+    assertTrue(value(held, "leasehold_raft_applied_index") > value(before, "leasehold_raft_applied_index"));
+    assertTrue(value(held, "leasehold_raft_commit_index") >= value(held, "leasehold_raft_applied_index"));
+
+    await("lock/short expires and the counters show it", Duration.ofSeconds(20), () -> {
+      Map<String, Double> now = scrape(node);
+      return value(now, "leasehold_leases_expired_total") == value(before, "leasehold_leases_expired_total") + 1
+          && value(now, "leasehold_leases_live") == 1.0;
+    });
+    assertEquals(Outcome.NOT_HELD, leases.renew(renew("lock/short", short1.getLease().getToken())).getResults(0).getOutcome());
+    assertEquals(value(before, "leasehold_late_heartbeats_total") + 1, value(scrape(node), "leasehold_late_heartbeats_total"));
+
+    var watch = LeasesGrpc.newStub(cluster.channel(node.id()));
+    io.grpc.Context.CancellableContext ctx = io.grpc.Context.current().withCancellation();
+    ctx.run(() -> watch.watch(WatchRequest.newBuilder().setPrefix("lock/").build(), new StreamObserver<WatchResponse>() {
+      @Override public void onNext(WatchResponse value) { }
+      @Override public void onError(Throwable t) { }
+      @Override public void onCompleted() { }
+    }));
+    await("the watcher is counted", Duration.ofSeconds(10), () -> value(scrape(node), "leasehold_watchers") == 1.0);
+    ctx.cancel(null);
+    await("the watcher is gone", Duration.ofSeconds(10), () -> value(scrape(node), "leasehold_watchers") == 0.0);
+
+    assertEquals(200, get(node, "/healthz").statusCode());
+  }
+}
