@@ -1,5 +1,6 @@
 package io.leasehold.cli;
 
+import io.leasehold.cli.command.BackupCommand;
 import io.leasehold.cli.command.BanCommand;
 import io.leasehold.cli.command.ClusterCommand;
 import io.leasehold.cli.command.CompletionCommand;
@@ -7,6 +8,7 @@ import io.leasehold.cli.command.LeaseCommand;
 import io.leasehold.cli.command.LockCommand;
 import io.leasehold.cli.command.PolicyCommand;
 import io.leasehold.cli.command.RouteCommand;
+import io.leasehold.cli.command.RestoreCommand;
 import io.leasehold.cli.command.ServerCommand;
 import io.leasehold.cli.command.ServiceCommand;
 import io.leasehold.cli.command.WatchCommand;
@@ -41,6 +43,8 @@ import picocli.CommandLine.ScopeType;
         BanCommand.class,
         ClusterCommand.class,
         ServerCommand.class,
+        BackupCommand.class,
+        RestoreCommand.class,
         CompletionCommand.class,
         CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",

@@ -41,7 +41,8 @@ public final class BackupCommand implements Callable<Integer> {
       description = "The node to back up from (default: $LEASEHOLD_ENDPOINT or ${DEFAULT-VALUE}).")
   String endpoint;
 
-  @Option(names = "--timeout", converter = DurationConverter.class, defaultValue = "5m",
+  // Not --timeout: that is every command's per-request timeout (10s); a backup streams the whole state.
+  @Option(names = "--backup-timeout", converter = DurationConverter.class, defaultValue = "5m",
       description = "How long the whole backup may take (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 

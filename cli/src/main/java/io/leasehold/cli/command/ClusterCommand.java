@@ -1,7 +1,15 @@
 package io.leasehold.cli.command;
 
+import io.leasehold.cli.Await;
 import io.leasehold.cli.ClientCommand;
+import io.leasehold.cli.Json;
 import io.leasehold.cli.Output;
+import io.leasehold.cli.Table;
+import io.leasehold.client.ClusterMember;
+import io.leasehold.client.SnapshotResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import io.leasehold.cli.view.ClusterView;
 import io.leasehold.client.ClusterStatus;
 import io.leasehold.client.LeaseholdClient;
@@ -9,15 +17,16 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code leasehold cluster …}. */
-@Command(name = "cluster", mixinStandardHelpOptions = true, description = "The cluster's members.",
-    subcommands = {ClusterCommand.Status.class})
+@Command(name = "cluster", mixinStandardHelpOptions = true, description = "The cluster's members: status, membership, leadership, snapshots.",
+    subcommands = {ClusterCommand.Status.class, ClusterCommand.Add.class, ClusterCommand.Remove.class,
+        ClusterCommand.TransferLeader.class, ClusterCommand.Snapshot.class})
 public final class ClusterCommand implements Runnable {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: status");
+    throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: status, add, remove, transfer-leader or snapshot");
   }
 
   @Command(name = "status", mixinStandardHelpOptions = true,
@@ -31,6 +40,79 @@ public final class ClusterCommand implements Runnable {
       ClusterStatus status = client.blocking().clusterStatus();
       out.print(status.members().stream().map(m -> ClusterView.json(status, m)).toList(), ClusterView.table(status, out.wide()));
       return status.members().stream().allMatch(status::healthy) ? 0 : 1;
+    }
+  }
+
+  /** The configuration after a membership change: one row per member. */
+  static void printMembers(Output out, List<ClusterMember> members) {
+    Table table = Table.of("ID", "PEER ADDRESS", "CLIENT ADDRESS");
+    List<Map<String, Object>> json = new ArrayList<>();
+    for (ClusterMember m : members) {
+      json.add(Json.object("id", m.id(), "peerAddress", m.peerAddress(), "clientAddress", m.clientAddress().orElse(null)));
+      table.row(m.id(), m.peerAddress(), m.clientAddress().orElse("-"));
+    }
+    out.print(json, table);
+  }
+
+  @Command(name = "add", mixinStandardHelpOptions = true,
+      description = {"Adds a member. Start its node first with `leasehold server --join` (same --cluster-name, its own",
+          "--id and ports); it catches up from the leader by log or snapshot. Prints the configuration after the change.", ""})
+  public static final class Add extends ClientCommand {
+    @CommandLine.Parameters(index = "0", paramLabel = "ID", description = "The new member's id.")
+    String id;
+
+    @CommandLine.Option(names = "--peer-address", required = true, paramLabel = "HOST:PORT", description = "Its Raft (peer) address.")
+    String peerAddress;
+
+    @CommandLine.Option(names = "--client-address", required = true, paramLabel = "HOST:PORT", description = "Its gRPC API (client) address.")
+    String clientAddress;
+
+    @Override
+    protected int run(LeaseholdClient client, Output out) throws Exception {
+      printMembers(out, Await.of(client.cluster().addMember(id, peerAddress, clientAddress)));
+      return 0;
+    }
+  }
+
+  @Command(name = "remove", mixinStandardHelpOptions = true,
+      description = {"Removes a member from the configuration (its node stops serving; stop the process afterwards).",
+          "Prints the configuration after the change.", ""})
+  public static final class Remove extends ClientCommand {
+    @CommandLine.Parameters(index = "0", paramLabel = "ID", description = "The member to remove.")
+    String id;
+
+    @Override
+    protected int run(LeaseholdClient client, Output out) throws Exception {
+      printMembers(out, Await.of(client.cluster().removeMember(id)));
+      return 0;
+    }
+  }
+
+  @Command(name = "transfer-leader", mixinStandardHelpOptions = true,
+      description = {"Hands leadership to the member ID, or, without one, to whichever member the cluster picks",
+          "(before stopping the leader's node for maintenance). Prints the new leader.", ""})
+  public static final class TransferLeader extends ClientCommand {
+    @CommandLine.Parameters(index = "0", arity = "0..1", paramLabel = "ID", description = "The member to lead.")
+    String id;
+
+    @Override
+    protected int run(LeaseholdClient client, Output out) throws Exception {
+      String leader = Await.of(id == null ? client.cluster().transferLeadership() : client.cluster().transferLeadership(id));
+      out.print(Json.object("leader", leader), Table.of("LEADER").row(leader));
+      return 0;
+    }
+  }
+
+  @Command(name = "snapshot", mixinStandardHelpOptions = true,
+      description = {"Takes a snapshot on the node the client reaches first (each node snapshots its own state; point",
+          "--endpoints at one node to choose it). Prints the node, the log position the snapshot includes and its size.", ""})
+  public static final class Snapshot extends ClientCommand {
+    @Override
+    protected int run(LeaseholdClient client, Output out) throws Exception {
+      SnapshotResult s = Await.of(client.cluster().takeSnapshot());
+      out.print(Json.object("node", s.nodeId(), "term", s.term(), "index", s.index(), "sizeBytes", s.sizeBytes()),
+          Table.of("NODE", "TERM", "INDEX", "SIZE").row(s.nodeId(), s.term(), s.index(), s.sizeBytes()));
+      return 0;
     }
   }
 }
