@@ -148,13 +148,13 @@ public final class Cluster implements AutoCloseable {
     return channels.get(i);
   }
 
-  /** Node {@code i}'s view of the cluster, if it answers within a second. */
+  /** Node {@code i}'s view of the cluster, if it answers within 3 s (a starved node answers slowly). */
   public Optional<StatusResponse> status(int i) {
     if (!nodes.get(i).isRunning() || nodes.get(i).isPaused()) {
       return Optional.empty();
     }
     try {
-      return Optional.of(ClusterGrpc.newBlockingStub(channels.get(i)).withDeadlineAfter(1, TimeUnit.SECONDS).status(StatusRequest.getDefaultInstance()));
+      return Optional.of(ClusterGrpc.newBlockingStub(channels.get(i)).withDeadlineAfter(3, TimeUnit.SECONDS).status(StatusRequest.getDefaultInstance()));
     } catch (RuntimeException e) {
       return Optional.empty();
     }
@@ -239,7 +239,7 @@ public final class Cluster implements AutoCloseable {
     closed = true;
     channels.forEach(ManagedChannel::shutdownNow);
     for (NodeProcess n : nodes) {
-      n.kill();
+      n.retire();
     }
     try {
       for (NodeProcess n : nodes) {

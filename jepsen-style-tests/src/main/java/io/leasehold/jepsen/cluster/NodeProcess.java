@@ -25,6 +25,7 @@ public final class NodeProcess {
   private final Path clockFile;
   private Process process;
   private boolean paused;
+  private boolean retired;
 
   NodeProcess(int index, String id, List<String> command, List<String> environment, Path log, Path pidFile, Path clockFile) {
     this.index = index;
@@ -49,7 +50,7 @@ public final class NodeProcess {
   }
 
   public synchronized void start() {
-    if (isRunning()) {
+    if (isRunning() || retired) {
       return;
     }
     try {
@@ -102,6 +103,12 @@ public final class NodeProcess {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** Kills the node for good: a nemesis or heal still running while the cluster closes cannot start it again. */
+  public synchronized void retire() {
+    retired = true;
+    kill();
   }
 
   /** SIGSTOP: the process stays, frozen, holding its sockets. */

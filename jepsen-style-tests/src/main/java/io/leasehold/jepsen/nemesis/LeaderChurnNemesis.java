@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Leader churn: while active, moves leadership away from whoever leads every few seconds
- * (through a {@link LeadershipMover}; today a restart of the leader, see there).
+ * (through a {@link LeadershipMover}; today by freezing the leader until another takes over, see there).
  */
 public final class LeaderChurnNemesis implements Nemesis {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderChurnNemesis.class);
@@ -18,6 +18,7 @@ public final class LeaderChurnNemesis implements Nemesis {
   private final AtomicBoolean active = new AtomicBoolean();
   private final List<String> moves = new ArrayList<>();
   private Thread churner;
+  private int lastRunMoves;
 
   public LeaderChurnNemesis(LeadershipMover mover, Duration every) {
     this.mover = mover;
@@ -65,10 +66,10 @@ public final class LeaderChurnNemesis implements Nemesis {
     return "every " + every.toSeconds() + " s: " + first + " …";
   }
 
-  /** How many times leadership was moved so far. */
-  public int moves() {
+  /** How many times leadership was moved while the last fault was in force. */
+  public int lastRunMoves() {
     synchronized (moves) {
-      return moves.size();
+      return lastRunMoves;
     }
   }
 
@@ -85,6 +86,7 @@ public final class LeaderChurnNemesis implements Nemesis {
     mover.settle(ctx);
     synchronized (moves) {
       String done = "churn stopped after " + moves.size() + " moves: " + moves;
+      lastRunMoves = moves.size();
       moves.clear();
       return done;
     }

@@ -83,14 +83,19 @@ public final class Schedule {
       LOG.info("nemesis {} start: {}", s.nemesis().name(), started);
       Pacing.sleep(s.fault());
       String healed = s.nemesis().heal(ctx);
-      if (s.nemesis() instanceof LeaderChurnNemesis) {
+      if (s.nemesis() instanceof LeaderChurnNemesis churn && churn.lastRunMoves() > 1) {
         // Every move after the first is a fault of its own.
-        int moves = (int) healed.chars().filter(c -> c == ',').count();
-        timeline.addFaults(s.nemesis().kind(), moves);
+        timeline.addFaults(s.nemesis().kind(), churn.lastRunMoves() - 1);
       }
       timeline.record(s.nemesis(), "heal", healed);
       LOG.info("nemesis {} heal: {}", s.nemesis().name(), healed);
       Pacing.sleep(s.quiet());
+      // The next fault should hit a whole cluster: restarted nodes may take long to start on a loaded machine.
+      try {
+        ctx.cluster().awaitAllUp(Duration.ofSeconds(90));
+      } catch (IllegalStateException notYet) {
+        LOG.warn("the cluster is not whole 90 s after healing {}; going on", s.nemesis().name());
+      }
     }
   }
 }

@@ -5,9 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.leasehold.jepsen.checker.Verdict;
 import io.leasehold.jepsen.nemesis.Nemesis;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.stream.Collectors;
 
 /** What the fault-test ITs share: where the jar and reports are, and how a run is judged. */
@@ -28,21 +26,6 @@ final class Runs {
 
   static long seed() {
     return Long.getLong("jepsen.seed", System.currentTimeMillis());
-  }
-
-  /** "90s", "30m", "2h", or an ISO-8601 duration. */
-  static Duration duration(String s) {
-    String t = s.trim().toLowerCase(Locale.ROOT);
-    if (t.startsWith("p")) {
-      return Duration.parse(t.toUpperCase(Locale.ROOT));
-    }
-    long n = Long.parseLong(t.substring(0, t.length() - 1));
-    return switch (t.charAt(t.length() - 1)) {
-      case 's' -> Duration.ofSeconds(n);
-      case 'm' -> Duration.ofMinutes(n);
-      case 'h' -> Duration.ofHours(n);
-      default -> throw new IllegalArgumentException("jepsen.duration: expected e.g. 90s, 30m or 2h, got " + s);
-    };
   }
 
   /** Fails with the verdicts and the report's path if any checker found a violation or a supported nemesis never ran. */
