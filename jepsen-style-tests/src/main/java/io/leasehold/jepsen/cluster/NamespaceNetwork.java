@@ -7,10 +7,12 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Each node in its own network namespace, joined to a bridge in the host namespace by a veth
- * pair; the test JVM reaches every node through the bridge's address. A partition installs
- * blackhole routes between node addresses inside the namespaces (both directions), which needs
- * only iproute2, and leaves the client links alone.
+ * Each node in its own network namespace, joined by a veth pair to a bridge that lives in a
+ * "switch" namespace of its own; one more veth pair links the switch to the host namespace, where
+ * the test JVM reaches every node. The bridge is kept out of the host namespace because there
+ * bridged traffic passes the host's iptables FORWARD chain, which Docker, for one, sets to DROP.
+ * A partition installs blackhole routes between node addresses inside the node namespaces (both
+ * directions), which needs only iproute2, and leaves the client links alone.
  */
 public final class NamespaceNetwork implements Network {
   static final int PEER_PORT = 7401;
@@ -68,22 +70,34 @@ public final class NamespaceNetwork implements Network {
     return tag + "n" + (i + 1);
   }
 
-  private String bridge() {
-    return tag + "br";
+  private String switchNs() {
+    return tag + "sw";
+  }
+
+  private String uplink() {
+    return tag + "up";
   }
 
   private void setUp() {
-    Shell.must("ip", "link", "add", bridge(), "type", "bridge");
-    Shell.must("ip", "addr", "add", subnet + ".254/24", "dev", bridge());
-    Shell.must("ip", "link", "set", bridge(), "up");
+    Shell.must("ip", "netns", "add", switchNs());
+    Shell.must("ip", "-n", switchNs(), "link", "add", "br0", "type", "bridge");
+    Shell.must("ip", "-n", switchNs(), "link", "set", "br0", "up");
+    Shell.must("ip", "-n", switchNs(), "link", "set", "lo", "up");
+    Shell.must("ip", "link", "add", uplink(), "type", "veth", "peer", "name", "up0");
+    Shell.must("ip", "link", "set", "up0", "netns", switchNs());
+    Shell.must("ip", "-n", switchNs(), "link", "set", "up0", "master", "br0");
+    Shell.must("ip", "-n", switchNs(), "link", "set", "up0", "up");
+    Shell.must("ip", "addr", "add", subnet + ".254/24", "dev", uplink());
+    Shell.must("ip", "link", "set", uplink(), "up");
     for (int i = 0; i < nodes; i++) {
       String hostEnd = tag + "h" + (i + 1);
       String nodeEnd = tag + "v" + (i + 1);
       Shell.must("ip", "netns", "add", ns(i));
       Shell.must("ip", "link", "add", hostEnd, "type", "veth", "peer", "name", nodeEnd);
       Shell.must("ip", "link", "set", nodeEnd, "netns", ns(i));
-      Shell.must("ip", "link", "set", hostEnd, "master", bridge());
-      Shell.must("ip", "link", "set", hostEnd, "up");
+      Shell.must("ip", "link", "set", hostEnd, "netns", switchNs());
+      Shell.must("ip", "-n", switchNs(), "link", "set", hostEnd, "master", "br0");
+      Shell.must("ip", "-n", switchNs(), "link", "set", hostEnd, "up");
       Shell.must("ip", "-n", ns(i), "addr", "add", host(i) + "/24", "dev", nodeEnd);
       Shell.must("ip", "-n", ns(i), "link", "set", nodeEnd, "up");
       Shell.must("ip", "-n", ns(i), "link", "set", "lo", "up");
@@ -141,7 +155,8 @@ public final class NamespaceNetwork implements Network {
     for (int i = 0; i < nodes; i++) {
       lines.add("ip netns del " + ns(i) + " 2>/dev/null");
     }
-    lines.add("ip link del " + bridge() + " 2>/dev/null");
+    lines.add("ip netns del " + switchNs() + " 2>/dev/null");
+    lines.add("ip link del " + uplink() + " 2>/dev/null");
     return lines;
   }
 
@@ -154,6 +169,6 @@ public final class NamespaceNetwork implements Network {
 
   @Override
   public String toString() {
-    return "network namespaces " + tag + "n1.." + tag + "n" + nodes + " on " + subnet + ".0/24 (bridge " + bridge() + ")";
+    return "network namespaces " + tag + "n1.." + tag + "n" + nodes + " on " + subnet + ".0/24 (bridged in namespace " + switchNs() + ")";
   }
 }

@@ -156,7 +156,7 @@ public final class NodeProcess {
     List<String> cmd = new ArrayList<>(launcher);
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     // Small, quick-starting JVMs: several share two cores with the test JVM.
-    cmd.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-jar", jar.toString()));
+    cmd.addAll(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-jar", jar.toString()));
     cmd.addAll(serverArgs);
     return cmd;
   }
