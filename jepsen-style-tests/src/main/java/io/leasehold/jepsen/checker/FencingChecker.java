@@ -1,0 +1,80 @@
+package io.leasehold.jepsen.checker;
+
+import io.leasehold.jepsen.history.Completed;
+import io.leasehold.jepsen.history.History;
+import io.leasehold.jepsen.history.RegisterWrite;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Fencing: every token the cluster granted is unique (one name, one holder) and grants that do
+ * not overlap in real time got increasing tokens; per resource, the tokens the fenced register
+ * accepted never go down, and each was granted for that resource.
+ */
+public final class FencingChecker implements Checker {
+  @Override
+  public Verdict check(History h) {
+    List<String> problems = new ArrayList<>();
+    List<Completed> grants = Grants.of(h);
+    Map<Long, Completed> byToken = new HashMap<>();
+    Set<String> grantedFor = new HashSet<>();
+    for (Completed g : grants) {
+      long t = Grants.token(g);
+      grantedFor.add(g.invoke().key() + "#" + t);
+      Completed first = byToken.putIfAbsent(t, g);
+      if (first != null && !(first.invoke().key().equals(g.invoke().key()) && Grants.holder(first).equals(Grants.holder(g)))) {
+        problems.add("token " + t + " granted twice: " + first.completion() + " and " + g.completion());
+      }
+    }
+    // Real-time order: a grant invoked after another completed must carry a larger token
+    // (the token is the log index of the granting entry). Same token = the same lease renewed.
+    List<Completed> byCompletion = new ArrayList<>(grants);
+    byCompletion.sort(Comparator.comparingLong(c -> c.completion().nanos()));
+    List<Completed> byInvoke = new ArrayList<>(grants);
+    byInvoke.sort(Comparator.comparingLong(c -> c.invoke().nanos()));
+    int done = 0;
+    Completed maxDone = null;
+    for (Completed g : byInvoke) {
+      while (done < byCompletion.size() && byCompletion.get(done).completion().nanos() < g.invoke().nanos()) {
+        Completed c = byCompletion.get(done++);
+        if (maxDone == null || Grants.token(c) > Grants.token(maxDone)) {
+          maxDone = c;
+        }
+      }
+      if (maxDone != null && Grants.token(g) < Grants.token(maxDone)) {
+        problems.add("token went back: " + g.completion() + " was invoked after " + maxDone.completion() + " completed");
+      }
+    }
+    Map<String, RegisterWrite> highest = new HashMap<>();
+    List<RegisterWrite> writes = new ArrayList<>(h.registerWrites());
+    writes.sort(Comparator.comparingLong(RegisterWrite::seq));
+    int accepted = 0;
+    int refused = 0;
+    for (RegisterWrite w : writes) {
+      if (!w.accepted()) {
+        refused++;
+        continue;
+      }
+      accepted++;
+      RegisterWrite top = highest.get(w.resource());
+      if (top != null && w.token() < top.token()) {
+        problems.add("register " + w.resource() + " accepted token " + w.token() + " (write " + w.seq() + " by " + w.client()
+            + ") after token " + top.token() + " (write " + top.seq() + " by " + top.client() + ")");
+      }
+      if (top == null || w.token() > top.token()) {
+        highest.put(w.resource(), w);
+      }
+      if (!grantedFor.contains(w.resource() + "#" + w.token())) {
+        problems.add("register " + w.resource() + " accepted token " + w.token() + " (write " + w.seq()
+            + ") that no acknowledged grant of that name carried");
+      }
+    }
+    return Verdict.of("fencing", problems, grants.size() + " grants with unique tokens; " + accepted + " register writes accepted, "
+        + refused + " stale ones refused");
+  }
+}

@@ -1,0 +1,264 @@
+package io.leasehold.jepsen.cluster;
+
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.leasehold.proto.v1.ClusterGrpc;
+import io.leasehold.proto.v1.Role;
+import io.leasehold.proto.v1.StatusRequest;
+import io.leasehold.proto.v1.StatusResponse;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * N server processes from the packaged jar, each with its own data dir, ports (or network
+ * namespace) and log. Cleans up on {@link #close()}, from a shutdown hook, and — if the test JVM
+ * is killed outright — from a watchdog shell process that outlives it and kills the nodes and
+ * removes the namespaces.
+ */
+public final class Cluster implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Cluster.class);
+  private final Path dir;
+  private final Network network;
+  private final Optional<Faketime> faketime;
+  private final String faketimeSkipReason;
+  private final List<NodeProcess> nodes = new ArrayList<>();
+  private final List<ManagedChannel> channels = new ArrayList<>();
+  private final Thread hook = new Thread(this::close, "jepsen-cluster-cleanup");
+  private Process watchdog;
+  private boolean closed;
+
+  private Cluster(Path dir, Network network, Optional<Faketime> faketime, String faketimeSkipReason) {
+    this.dir = dir;
+    this.network = network;
+    this.faketime = faketime;
+    this.faketimeSkipReason = faketimeSkipReason;
+  }
+
+  /** Starts {@code n} nodes of the jar in {@code dir}, on network namespaces when this machine allows it. */
+  public static Cluster start(int n, Path jar, Path dir) {
+    if (!Files.isReadable(jar)) {
+      throw new IllegalStateException("the server jar " + jar.toAbsolutePath() + " is missing: build the cli module first");
+    }
+    Optional<String> noNamespaces = NamespaceNetwork.unsupportedReason();
+    Network network = noNamespaces.isEmpty() ? NamespaceNetwork.create(n) : new LoopbackNetwork(n, noNamespaces.get());
+    StringBuilder why = new StringBuilder();
+    Optional<Faketime> faketime = Faketime.find(why);
+    Cluster c = new Cluster(dir, network, faketime, why.toString());
+    try {
+      c.launch(n, jar);
+    } catch (RuntimeException e) {
+      c.close();
+      throw e;
+    }
+    return c;
+  }
+
+  private void launch(int n, Path jar) {
+    try {
+      Files.createDirectories(dir.resolve("pids"));
+      Runtime.getRuntime().addShutdownHook(hook);
+      startWatchdog();
+      String peers = java.util.stream.IntStream.range(0, n)
+          .mapToObj(i -> "n" + (i + 1) + "=" + network.host(i) + ":" + network.peerPort(i) + ":" + network.clientPort(i))
+          .collect(Collectors.joining(","));
+      for (int i = 0; i < n; i++) {
+        String id = "n" + (i + 1);
+        Path clock = dir.resolve(id + ".faketime");
+        Files.writeString(clock, "+0s\n");
+        List<String> args = List.of("server", "--id", id, "--peers", peers, "--data-dir", dir.resolve("data").resolve(id).toString(),
+            "--request-timeout", "5s");
+        List<String> env = faketime.map(f -> f.environment(clock)).orElse(List.of());
+        nodes.add(new NodeProcess(i, id, NodeProcess.javaCommand(network.launcher(i), jar, args), env, dir.resolve(id + ".log"),
+            dir.resolve("pids").resolve(id + ".pid"), clock));
+        channels.add(ManagedChannelBuilder.forAddress(network.host(i), network.clientPort(i)).usePlaintext().build());
+      }
+      nodes.forEach(NodeProcess::start);
+      LOG.info("started {} nodes on {}; clocks: {}", n, network, faketime.map(Object::toString).orElse("not fakeable: " + faketimeSkipReason));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void startWatchdog() throws IOException {
+    Path script = dir.resolve("watchdog.sh");
+    StringBuilder s = new StringBuilder("#!/bin/sh\n# Kills the nodes and removes the network if the test JVM dies without cleaning up.\n")
+        .append("while kill -0 ").append(ProcessHandle.current().pid()).append(" 2>/dev/null && [ ! -e '").append(dir.resolve("closed"))
+        .append("' ]; do sleep 1; done\n")
+        .append("[ -e '").append(dir.resolve("closed")).append("' ] && exit 0\n")
+        .append("for f in '").append(dir.resolve("pids")).append("'/*.pid; do [ -f \"$f\" ] || continue; p=$(cat \"$f\"); ")
+        .append("kill -CONT $p 2>/dev/null; kill -9 $p 2>/dev/null; done\n");
+    network.cleanupCommands().forEach(l -> s.append(l).append('\n'));
+    Files.writeString(script, s.toString());
+    watchdog = new ProcessBuilder("setsid", "sh", script.toString()).redirectErrorStream(true)
+        .redirectOutput(dir.resolve("watchdog.log").toFile()).start();
+  }
+
+  public List<NodeProcess> nodes() {
+    return nodes;
+  }
+
+  public NodeProcess node(int i) {
+    return nodes.get(i);
+  }
+
+  public int size() {
+    return nodes.size();
+  }
+
+  public Network network() {
+    return network;
+  }
+
+  public Optional<Faketime> faketime() {
+    return faketime;
+  }
+
+  public String faketimeSkipReason() {
+    return faketimeSkipReason;
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  public String endpoint(int i) {
+    return network.host(i) + ":" + network.clientPort(i);
+  }
+
+  public List<String> endpoints() {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      out.add(endpoint(i));
+    }
+    return out;
+  }
+
+  public ManagedChannel channel(int i) {
+    return channels.get(i);
+  }
+
+  /** Node {@code i}'s view of the cluster, if it answers within 3 s (a starved node answers slowly). */
+  public Optional<StatusResponse> status(int i) {
+    if (!nodes.get(i).isRunning() || nodes.get(i).isPaused()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(ClusterGrpc.newBlockingStub(channels.get(i)).withDeadlineAfter(3, TimeUnit.SECONDS).status(StatusRequest.getDefaultInstance()));
+    } catch (RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** The node that says it leads, with the highest term among those that do. */
+  public Optional<Integer> leader() {
+    int best = -1;
+    long term = -1;
+    for (int i = 0; i < nodes.size(); i++) {
+      Optional<StatusResponse> s = status(i);
+      if (s.isPresent() && s.get().getRole() == Role.LEADER && s.get().getTerm() > term) {
+        best = i;
+        term = s.get().getTerm();
+      }
+    }
+    return best < 0 ? Optional.empty() : Optional.of(best);
+  }
+
+  public int awaitLeader(Duration within) {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (true) {
+      Optional<Integer> l = leader();
+      if (l.isPresent()) {
+        return l.get();
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException("no leader within " + within + "\n" + tails(30));
+      }
+      pause(Duration.ofMillis(200));
+    }
+  }
+
+  /** Waits until every running node answers and agrees on a leader. */
+  public void awaitAllUp(Duration within) {
+    awaitCondition("every node answers and knows the leader", within, () -> {
+      String leader = null;
+      for (int i = 0; i < nodes.size(); i++) {
+        Optional<StatusResponse> s = status(i);
+        if (s.isEmpty() || s.get().getLeaderId().isEmpty() || leader != null && !leader.equals(s.get().getLeaderId())) {
+          return false;
+        }
+        leader = s.get().getLeaderId();
+      }
+      return true;
+    });
+  }
+
+  public void awaitCondition(String what, Duration within, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException("not true within " + within + ": " + what + "\n" + tails(30));
+      }
+      pause(Duration.ofMillis(200));
+    }
+  }
+
+  /** The last lines of every node's log, for reports and failure messages. */
+  public String tails(int lines) {
+    StringBuilder b = new StringBuilder();
+    for (NodeProcess n : nodes) {
+      b.append("---- ").append(n.id()).append(" (").append(n.log().getFileName()).append(") ----\n").append(n.tail(lines)).append('\n');
+    }
+    return b.toString();
+  }
+
+  static void pause(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    channels.forEach(ManagedChannel::shutdownNow);
+    for (NodeProcess n : nodes) {
+      n.retire();
+    }
+    try {
+      for (NodeProcess n : nodes) {
+        Files.deleteIfExists(dir.resolve("pids").resolve(n.id() + ".pid"));
+      }
+      Files.writeString(dir.resolve("closed"), "closed\n");
+    } catch (IOException e) {
+      LOG.warn("cleaning up the pid files: {}", e.toString());
+    }
+    network.close();
+    if (watchdog != null) {
+      watchdog.destroy();
+    }
+    if (Thread.currentThread() != hook) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // already running the hooks
+      }
+    }
+  }
+}

@@ -1,0 +1,168 @@
+package io.leasehold.jepsen.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.ProcessBuilder.Redirect;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One server node: the packaged jar run as an OS process (in its network namespace when there
+ * is one), with its own data dir, log file (appended across restarts) and clock-offset file.
+ * Its pid is written where the watchdog finds it, so the node dies with the test JVM.
+ */
+public final class NodeProcess {
+  private final int index;
+  private final String id;
+  private final List<String> command;
+  private final List<String> environment;
+  private final Path log;
+  private final Path pidFile;
+  private final Path clockFile;
+  private Process process;
+  private boolean paused;
+  private boolean retired;
+
+  NodeProcess(int index, String id, List<String> command, List<String> environment, Path log, Path pidFile, Path clockFile) {
+    this.index = index;
+    this.id = id;
+    this.command = List.copyOf(command);
+    this.environment = List.copyOf(environment);
+    this.log = log;
+    this.pidFile = pidFile;
+    this.clockFile = clockFile;
+  }
+
+  public int index() {
+    return index;
+  }
+
+  public String id() {
+    return id;
+  }
+
+  public Path log() {
+    return log;
+  }
+
+  public synchronized void start() {
+    if (isRunning() || retired) {
+      return;
+    }
+    try {
+      Files.writeString(log, "\n==== start " + id + " at " + java.time.Instant.now() + " ====\n",
+          java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+      ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(Redirect.appendTo(log.toFile()));
+      for (String kv : environment) {
+        int eq = kv.indexOf('=');
+        pb.environment().put(kv.substring(0, eq), kv.substring(eq + 1));
+      }
+      process = pb.start();
+      process.getOutputStream().close();
+      paused = false;
+      Files.writeString(pidFile, Long.toString(process.pid()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("starting node " + id, e);
+    }
+  }
+
+  public synchronized boolean isRunning() {
+    return process != null && process.isAlive();
+  }
+
+  public synchronized boolean isPaused() {
+    return paused;
+  }
+
+  public synchronized Optional<Long> pid() {
+    return isRunning() ? Optional.of(process.pid()) : Optional.empty();
+  }
+
+  /** kill -9, waiting until the process is gone. */
+  public synchronized void kill() {
+    if (process == null) {
+      return;
+    }
+    if (paused) {
+      signal("CONT");
+    }
+    process.destroyForcibly();
+    try {
+      process.waitFor(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    paused = false;
+    try {
+      // A dead pid must not linger where the watchdog would kill whatever reuses it.
+      Files.deleteIfExists(pidFile);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Kills the node for good: a nemesis or heal still running while the cluster closes cannot start it again. */
+  public synchronized void retire() {
+    retired = true;
+    kill();
+  }
+
+  /** SIGSTOP: the process stays, frozen, holding its sockets. */
+  public synchronized void pause() {
+    if (isRunning() && !paused) {
+      signal("STOP");
+      paused = true;
+    }
+  }
+
+  /** SIGCONT. */
+  public synchronized void resume() {
+    if (paused) {
+      signal("CONT");
+      paused = false;
+    }
+  }
+
+  /** Moves this node's wall clock by {@code offsetSeconds} from real time (libfaketime reads it within a second). */
+  public void setClockOffset(long offsetSeconds) {
+    try {
+      Files.writeString(clockFile, (offsetSeconds >= 0 ? "+" : "") + offsetSeconds + "s\n");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void signal(String sig) {
+    if (process != null && process.isAlive()) {
+      Shell.run(List.of("kill", "-" + sig, Long.toString(process.pid())));
+    }
+  }
+
+  /** The last {@code lines} lines of this node's log. */
+  public String tail(int lines) {
+    try {
+      List<String> all = Files.readAllLines(log);
+      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+
+  static List<String> javaCommand(List<String> launcher, Path jar, List<String> serverArgs) {
+    List<String> cmd = new ArrayList<>(launcher);
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    // Small, quick-starting JVMs: several share two cores with the test JVM.
+    cmd.addAll(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-jar", jar.toString()));
+    cmd.addAll(serverArgs);
+    return cmd;
+  }
+
+  @Override
+  public String toString() {
+    return id;
+  }
+}

@@ -1,0 +1,94 @@
+package io.leasehold.jepsen.nemesis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leader churn: while active, moves leadership away from whoever leads every few seconds
+ * (through a {@link LeadershipMover}; today by freezing the leader until another takes over, see there).
+ */
+public final class LeaderChurnNemesis implements Nemesis {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaderChurnNemesis.class);
+  private final LeadershipMover mover;
+  private final Duration every;
+  private final AtomicBoolean active = new AtomicBoolean();
+  private final List<String> moves = new ArrayList<>();
+  private Thread churner;
+  private int lastRunMoves;
+
+  public LeaderChurnNemesis(LeadershipMover mover, Duration every) {
+    this.mover = mover;
+    this.every = every;
+  }
+
+  @Override
+  public String kind() {
+    return "leader-churn";
+  }
+
+  @Override
+  public String name() {
+    return "leader-churn";
+  }
+
+  @Override
+  public String start(NemesisContext ctx) {
+    active.set(true);
+    String first = mover.move(ctx, ctx.leader());
+    synchronized (moves) {
+      moves.add(first);
+    }
+    churner = new Thread(() -> {
+      while (active.get()) {
+        long next = System.nanoTime() + every.toNanos();
+        while (active.get() && System.nanoTime() - next < 0) {
+          io.leasehold.jepsen.run.Pacing.sleep(Duration.ofMillis(100));
+        }
+        if (!active.get()) {
+          return;
+        }
+        try {
+          String m = mover.move(ctx, ctx.leader());
+          synchronized (moves) {
+            moves.add(m);
+          }
+        } catch (RuntimeException e) {
+          LOG.info("leader churn: no move this time: {}", e.getMessage().lines().findFirst().orElse(""));
+        }
+      }
+    }, "jepsen-leader-churn");
+    churner.setDaemon(true);
+    churner.start();
+    return "every " + every.toSeconds() + " s: " + first + " …";
+  }
+
+  /** How many times leadership was moved while the last fault was in force. */
+  public int lastRunMoves() {
+    synchronized (moves) {
+      return lastRunMoves;
+    }
+  }
+
+  @Override
+  public String heal(NemesisContext ctx) {
+    active.set(false);
+    if (churner != null) {
+      try {
+        churner.join(60_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    mover.settle(ctx);
+    synchronized (moves) {
+      String done = "churn stopped after " + moves.size() + " moves: " + moves;
+      lastRunMoves = moves.size();
+      moves.clear();
+      return done;
+    }
+  }
+}

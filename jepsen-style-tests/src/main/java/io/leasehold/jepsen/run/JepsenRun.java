@@ -1,0 +1,255 @@
+package io.leasehold.jepsen.run;
+
+import com.google.protobuf.Duration;
+import io.leasehold.jepsen.checker.Checker;
+import io.leasehold.jepsen.checker.Verdict;
+import io.leasehold.jepsen.cluster.Cluster;
+import io.leasehold.jepsen.cluster.NodeProcess;
+import io.leasehold.jepsen.history.History;
+import io.leasehold.jepsen.history.LivenessProbe;
+import io.leasehold.jepsen.history.Recorder;
+import io.leasehold.jepsen.nemesis.ClientDelayNemesis;
+import io.leasehold.jepsen.nemesis.ClientFaults;
+import io.leasehold.jepsen.nemesis.ClockNemesis;
+import io.leasehold.jepsen.nemesis.KillNemesis;
+import io.leasehold.jepsen.nemesis.LeaderChurnNemesis;
+import io.leasehold.jepsen.nemesis.MembershipNemesis;
+import io.leasehold.jepsen.nemesis.Nemesis;
+import io.leasehold.jepsen.nemesis.NemesisContext;
+import io.leasehold.jepsen.nemesis.PartitionNemesis;
+import io.leasehold.jepsen.nemesis.PauseNemesis;
+import io.leasehold.jepsen.nemesis.PauseLeaderMover;
+import io.leasehold.jepsen.nemesis.Schedule;
+import io.leasehold.jepsen.nemesis.Timeline;
+import io.leasehold.jepsen.workload.FencedLockWorkload;
+import io.leasehold.jepsen.workload.LockOpsWorkload;
+import io.leasehold.jepsen.workload.PolicyWorkload;
+import io.leasehold.jepsen.workload.RegistryWorkload;
+import io.leasehold.jepsen.workload.WatchWorkload;
+import io.leasehold.jepsen.workload.Workload;
+import io.leasehold.jepsen.workload.WorkloadContext;
+import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.AdminGrpc;
+import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.Policy;
+import io.leasehold.proto.v1.SetPolicyRequest;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One fault-test run: starts the cluster, the workloads and the nemesis schedule; heals
+ * everything; probes liveness; restarts every node; reads the final state; runs every checker;
+ * writes the report. The cluster is always torn down.
+ */
+public final class JepsenRun {
+  private static final Logger LOG = LoggerFactory.getLogger(JepsenRun.class);
+
+  /**
+   * @param schedule       builds the schedule from every nemesis (supported or not)
+   * @param livenessBound  a free name must be granted this soon after the last heal
+   */
+  public record Config(String name, int nodes, Path jar, Path reports, long seed, Function<List<Nemesis>, Schedule> schedule,
+      java.time.Duration livenessBound, int lockNames) {}
+
+  public record Result(Path reportDir, Path report, History history, List<Verdict> verdicts, Map<String, Integer> faults,
+      Map<String, String> skipped, List<Nemesis> nemeses) {
+    public boolean valid() {
+      return verdicts.stream().noneMatch(Verdict::failed);
+    }
+  }
+
+  private JepsenRun() {}
+
+  /** Every nemesis, as this cluster supports it: fault durations are chosen by the schedule. */
+  public static List<Nemesis> nemeses(Cluster cluster) {
+    var noPartition = cluster.network().partitionUnsupportedReason();
+    var noClock = cluster.faketime().isPresent() ? java.util.Optional.<String>empty() : java.util.Optional.of(cluster.faketimeSkipReason());
+    return List.of(new KillNemesis(true), new KillNemesis(false), new PauseNemesis(true), new PauseNemesis(false),
+        new PartitionNemesis(PartitionNemesis.Mode.ISOLATE_LEADER, noPartition),
+        new PartitionNemesis(PartitionNemesis.Mode.MAJORITY_MINORITY, noPartition),
+        new PartitionNemesis(PartitionNemesis.Mode.BRIDGE, noPartition), new ClockNemesis(noClock),
+        new LeaderChurnNemesis(new PauseLeaderMover(), java.time.Duration.ofSeconds(3)), new ClientDelayNemesis(2500),
+        new MembershipNemesis());
+  }
+
+  public static Result run(Config config) throws IOException {
+    long started = System.nanoTime();
+    Path dir = config.reports().resolve(config.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    Files.createDirectories(dir);
+    Recorder rec = new Recorder();
+    Timeline timeline = new Timeline();
+    ClientFaults clientFaults = new ClientFaults();
+    Cluster cluster = null;
+    List<Nemesis> nemeses = List.of();
+    StringBuilder setup = new StringBuilder();
+    String stoppedEarly = null;
+    try {
+      try {
+        cluster = Cluster.start(config.nodes(), config.jar(), dir);
+        setup.append("- nodes: ").append(config.nodes()).append(" processes of ").append(config.jar().getFileName()).append(" on ")
+            .append(cluster.network()).append('\n')
+            .append("- clocks: ").append(cluster.faketime().map(f -> "libfaketime " + f).orElse("not fakeable: " + cluster.faketimeSkipReason()))
+            .append('\n').append("- seed: ").append(config.seed()).append('\n');
+        nemeses = nemeses(cluster);
+        drive(config, cluster, nemeses, rec, timeline, clientFaults);
+      } catch (RuntimeException e) {
+        LOG.error("run {} stopped early", config.name(), e);
+        stoppedEarly = e.toString();
+        setup.append("- **the run stopped early**: ").append(e).append('\n');
+      }
+      History h = rec.snapshot();
+      List<Verdict> verdicts = new ArrayList<>();
+      for (Checker c : Checker.all()) {
+        verdicts.add(c.check(h));
+      }
+      verdicts.forEach(v -> LOG.info("verdict {}", v));
+      Path report = Report.write(dir, "Leasehold fault test " + config.name(), setup.toString(), cluster, h, timeline, verdicts,
+          (System.nanoTime() - started) / 1_000_000);
+      LOG.info("report: {}", report.toAbsolutePath());
+      if (stoppedEarly != null) {
+        throw new IllegalStateException("the run stopped early (" + stoppedEarly + "); report " + report.toAbsolutePath());
+      }
+      return new Result(dir, report, h, verdicts, timeline.faults(), timeline.skippedNemeses(), nemeses);
+    } finally {
+      if (cluster != null) {
+        cluster.close();
+        deleteTree(dir.resolve("data"));
+      }
+    }
+  }
+
+  private static void drive(Config config, Cluster cluster, List<Nemesis> nemeses, Recorder rec, Timeline timeline,
+      ClientFaults clientFaults) {
+    // Generous: three JVMs starting at once on a loaded two-core machine can take minutes.
+    cluster.awaitLeader(java.time.Duration.ofSeconds(300));
+    cluster.awaitAllUp(java.time.Duration.ofSeconds(300));
+    setUpPolicies(cluster);
+    NemesisContext nctx = new NemesisContext(cluster, new Random(config.seed()), clientFaults);
+    WorkloadContext wctx = new WorkloadContext(cluster, rec, clientFaults);
+    WatchWorkload watch = new WatchWorkload();
+    List<Workload> workloads = List.of(new LockOpsWorkload(3, config.lockNames()), new FencedLockWorkload(4, 2),
+        new RegistryWorkload(2, 2), new PolicyWorkload());
+    watch.start(wctx);
+    workloads.forEach(w -> w.start(wctx));
+    try {
+      Pacing.sleep(java.time.Duration.ofSeconds(3));
+      Schedule schedule = config.schedule().apply(nemeses);
+      LOG.info("schedule: {} steps", schedule.steps().size());
+      schedule.run(nctx, nemeses, timeline, () -> false);
+    } finally {
+      healEverything(nctx, nemeses);
+    }
+    // The heal is complete once restarted processes are up again (minutes, on a starved machine):
+    // the bound runs from there.
+    try {
+      cluster.awaitAllUp(java.time.Duration.ofSeconds(300));
+    } catch (IllegalStateException notWhole) {
+      LOG.warn("the cluster is not whole 300 s after the last heal; probing liveness anyway");
+    }
+    long healed = System.nanoTime();
+    rec.liveness(probeLiveness(cluster, healed, config.livenessBound(), "lock/liveness-" + config.seed()));
+    workloads.forEach(Workload::stop);
+    awaitWatchers(cluster, watch);
+    watch.stop();
+    restartAll(cluster);
+    rec.finalState(new FinalReader(cluster).read(rec.snapshot()));
+  }
+
+  private static void setUpPolicies(Cluster cluster) {
+    // Keep every ended lease of the test names, for the durability checker.
+    for (String ns : List.of("lock", "service")) {
+      SetPolicyRequest r = SetPolicyRequest.newBuilder().setNamespace(ns).setPolicy(Policy.newBuilder().setHistoryLimit(10_000)).build();
+      cluster.awaitCondition("policy for " + ns + " set", java.time.Duration.ofSeconds(60), () -> {
+        try {
+          AdminGrpc.newBlockingStub(cluster.channel(cluster.leader().orElse(0))).withDeadlineAfter(3, TimeUnit.SECONDS).setPolicy(r);
+          return true;
+        } catch (RuntimeException e) {
+          return false;
+        }
+      });
+    }
+  }
+
+  private static void healEverything(NemesisContext ctx, List<Nemesis> nemeses) {
+    for (Nemesis n : nemeses) {
+      if (n.unsupportedReason().isEmpty()) {
+        try {
+          n.heal(ctx);
+        } catch (RuntimeException e) {
+          LOG.warn("final heal of {}: {}", n.name(), e.toString());
+        }
+      }
+    }
+    ctx.cluster().network().heal();
+    ctx.clientFaults().heal();
+    for (NodeProcess node : ctx.cluster().nodes()) {
+      node.resume();
+      node.start();
+      node.setClockOffset(0);
+    }
+  }
+
+  /** Acquires a fresh name, trying node after node, until granted or well past the bound. */
+  private static LivenessProbe probeLiveness(Cluster cluster, long healed, java.time.Duration bound, String name) {
+    long giveUp = healed + bound.toNanos() * 3;
+    int node = 0;
+    while (System.nanoTime() - giveUp < 0) {
+      try {
+        AcquireResponse r = LeasesGrpc.newBlockingStub(cluster.channel(node % cluster.size())).withDeadlineAfter(2, TimeUnit.SECONDS)
+            .acquire(AcquireRequest.newBuilder().setName(name).setHolder("liveness").setTtl(Duration.newBuilder().setSeconds(60)).build());
+        if (r.getOutcome() == Outcome.GRANTED) {
+          return new LivenessProbe(name, healed, OptionalLong.of(System.nanoTime()), bound.toNanos());
+        }
+      } catch (RuntimeException e) {
+        node++;
+      }
+      Pacing.sleep(java.time.Duration.ofMillis(100));
+    }
+    return new LivenessProbe(name, healed, OptionalLong.empty(), bound.toNanos());
+  }
+
+  private static void awaitWatchers(Cluster cluster, WatchWorkload watch) {
+    long target = watch.highestRevision();
+    try {
+      cluster.awaitCondition("every watcher reaches revision " + target, java.time.Duration.ofSeconds(60),
+          () -> watch.lowestRevision() >= target);
+    } catch (IllegalStateException e) {
+      LOG.warn("watchers did not all catch up: lowest {} of {}", watch.lowestRevision(), target);
+    }
+  }
+
+  /** kill -9 every node and start them again from their data dirs: what was acknowledged must still be there. */
+  private static void restartAll(Cluster cluster) {
+    cluster.nodes().forEach(NodeProcess::kill);
+    cluster.nodes().forEach(NodeProcess::start);
+    cluster.awaitLeader(java.time.Duration.ofSeconds(300));
+    cluster.awaitAllUp(java.time.Duration.ofSeconds(300));
+  }
+
+  private static void deleteTree(Path root) {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(root)) {
+      walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      LOG.warn("could not delete {}: {}", root, e.toString());
+    }
+  }
+}

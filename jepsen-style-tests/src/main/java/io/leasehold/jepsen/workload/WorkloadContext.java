@@ -1,0 +1,22 @@
+package io.leasehold.jepsen.workload;
+
+import io.leasehold.client.LeaseholdClient;
+import io.leasehold.jepsen.cluster.Cluster;
+import io.leasehold.jepsen.history.Recorder;
+import io.leasehold.jepsen.nemesis.ClientFaults;
+import java.time.Duration;
+import java.util.List;
+
+/** What workloads share: the cluster, the recorder, and the client-side fault switch. */
+public record WorkloadContext(Cluster cluster, Recorder recorder, ClientFaults clientFaults) {
+  /** An SDK client of every node; leases are not released on close (closing is how a client "crashes"). */
+  public LeaseholdClient client(String holder) {
+    return client(holder, cluster.endpoints(), true);
+  }
+
+  public LeaseholdClient client(String holder, List<String> endpoints, boolean discoverMembers) {
+    return LeaseholdClient.builder().endpoints(endpoints).holder(holder).discoverMembers(discoverMembers)
+        .requestTimeout(Duration.ofSeconds(5)).attemptTimeout(Duration.ofSeconds(2))
+        .interceptor(clientFaults).releaseOnClose(false).build();
+  }
+}

@@ -1,0 +1,52 @@
+package io.leasehold.jepsen.checker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.leasehold.jepsen.history.History;
+import io.leasehold.jepsen.history.RegisterWrite;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class FencingCheckerTest {
+  final FencingChecker checker = new FencingChecker();
+
+  @Test
+  void increasingUniqueTokensAndMonotoneRegisterPass() {
+    History h = new Histories().granted("a", "lock/x", 5, 0, 10).granted("b", "lock/x", 9, 20, 30).granted("a", "lock/x", 5, 5, 12).build()
+        .withRegisterWrites(List.of(new RegisterWrite(1, "lock/x", "a", 5, true, 11), new RegisterWrite(2, "lock/x", "b", 9, true, 31),
+            new RegisterWrite(3, "lock/x", "a", 5, false, 32)));
+    assertEquals(Verdict.Result.VALID, checker.check(h).result(), checker.check(h).toString());
+  }
+
+  @Test
+  void aTokenGrantedToTwoHoldersIsCaught() {
+    History h = new Histories().granted("a", "lock/x", 5, 0, 10).granted("b", "lock/x", 5, 20, 30).build();
+    Verdict v = checker.check(h);
+    assertEquals(Verdict.Result.INVALID, v.result());
+    assertEquals(true, v.problems().get(0).contains("token 5 granted twice"), v.toString());
+  }
+
+  @Test
+  void aLaterGrantWithASmallerTokenIsCaught() {
+    History h = new Histories().granted("a", "lock/x", 9, 0, 10).granted("b", "lock/y", 7, 20, 30).build();
+    Verdict v = checker.check(h);
+    assertEquals(Verdict.Result.INVALID, v.result());
+    assertEquals(true, v.problems().get(0).contains("token went back"), v.toString());
+  }
+
+  @Test
+  void aRegisterThatAcceptsALowerTokenIsCaught() {
+    History h = new Histories().granted("a", "lock/x", 5, 0, 10).granted("b", "lock/x", 9, 20, 30).build()
+        .withRegisterWrites(List.of(new RegisterWrite(1, "lock/x", "b", 9, true, 31), new RegisterWrite(2, "lock/x", "a", 5, true, 32)));
+    Verdict v = checker.check(h);
+    assertEquals(Verdict.Result.INVALID, v.result());
+    assertEquals(true, v.problems().get(0).contains("accepted token 5"), v.toString());
+  }
+
+  @Test
+  void aRegisterWriteWithATokenNeverGrantedForThatNameIsCaught() {
+    History h = new Histories().granted("a", "lock/x", 5, 0, 10).build()
+        .withRegisterWrites(List.of(new RegisterWrite(1, "lock/y", "a", 5, true, 11)));
+    assertEquals(Verdict.Result.INVALID, checker.check(h).result());
+  }
+}

@@ -1,0 +1,64 @@
+package io.leasehold.jepsen.checker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.jepsen.history.History;
+import io.leasehold.jepsen.history.WatchedEvent;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class WatchCheckerTest {
+  final WatchChecker checker = new WatchChecker("lock/");
+  final History grants = new Histories().granted("a", "lock/x", 5, 0, 10).granted("b", "lock/y", 7, 0, 10).build();
+
+  static List<WatchedEvent> stream(String watcher, String... events) {
+    List<WatchedEvent> out = new ArrayList<>();
+    for (String e : events) {
+      String[] p = e.split(" ");
+      out.add(new WatchedEvent(watcher, Long.parseLong(p[0]), p[1], p[2], Long.parseLong(p[3])));
+    }
+    return out;
+  }
+
+  static History with(History h, List<List<WatchedEvent>> streams) {
+    List<WatchedEvent> all = new ArrayList<>();
+    List<String> watchers = new ArrayList<>();
+    for (List<WatchedEvent> s : streams) {
+      watchers.add(s.get(0).watcher());
+      all.addAll(s);
+    }
+    return h.withWatch(watchers, all);
+  }
+
+  @Test
+  void prefixesOfOneSequencePass() {
+    History h = with(grants, List.of(stream("w1", "5 ACQUIRED lock/x 5", "7 ACQUIRED lock/y 7", "8 RELEASED lock/x 5"),
+        stream("w2", "5 ACQUIRED lock/x 5", "7 ACQUIRED lock/y 7")));
+    assertEquals(Verdict.Result.VALID, checker.check(h).result(), checker.check(h).toString());
+  }
+
+  @Test
+  void aGapIsCaught() {
+    History h = with(grants, List.of(stream("w1", "5 ACQUIRED lock/x 5", "7 ACQUIRED lock/y 7", "8 RELEASED lock/x 5"),
+        stream("w2", "5 ACQUIRED lock/x 5", "8 RELEASED lock/x 5")));
+    Verdict v = checker.check(h);
+    assertEquals(Verdict.Result.INVALID, v.result());
+    assertTrue(v.problems().get(0).contains("w2 diverges") && v.problems().get(0).contains("gap"), v.toString());
+  }
+
+  @Test
+  void aDuplicateIsCaught() {
+    History h = with(grants, List.of(stream("w1", "5 ACQUIRED lock/x 5", "7 ACQUIRED lock/y 7", "7 ACQUIRED lock/y 7")));
+    assertTrue(checker.check(h).problems().stream().anyMatch(p -> p.contains("duplicate")), checker.check(h).toString());
+  }
+
+  @Test
+  void anAcknowledgedGrantMissingFromEveryStreamIsCaught() {
+    History h = with(grants, List.of(stream("w1", "7 ACQUIRED lock/y 7", "8 RELEASED lock/y 7")));
+    Verdict v = checker.check(h);
+    assertEquals(Verdict.Result.INVALID, v.result());
+    assertTrue(v.problems().get(0).contains("missing from the watch streams"), v.toString());
+  }
+}
