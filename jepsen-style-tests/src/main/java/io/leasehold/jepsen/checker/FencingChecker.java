@@ -37,9 +37,32 @@ public final class FencingChecker implements Checker {
     byCompletion.sort(Comparator.comparingLong(c -> c.completion().nanos()));
     List<Completed> byInvoke = new ArrayList<>(grants);
     byInvoke.sort(Comparator.comparingLong(c -> c.invoke().nanos()));
+    // A holder acquiring the lease it already holds is answered GRANTED with that lease's (older)
+    // token: such a repeat is not a new grant, and only new grants must carry larger tokens.
+    Map<Long, Long> firstCompleted = new HashMap<>();
+    for (Completed g : grants) {
+      firstCompleted.merge(Grants.token(g), g.completion().nanos(), Math::min);
+    }
+    // The same holds when the earlier grant of the lease is unknown: an acquisition or
+    // registration that timed out may have taken effect, and the holder's next one is answered
+    // with that lease. Such a grant is judged only by token uniqueness and the register.
+    Map<String, Long> firstUnknown = new HashMap<>();
+    for (Completed c : h.completed()) {
+      if (c.type() == io.leasehold.jepsen.history.Op.Type.INFO
+          && (c.invoke().f().equals("acquire") || c.invoke().f().equals("register"))) {
+        firstUnknown.merge(c.invoke().key() + "#" + c.invoke().holder().orElse(""), c.invoke().nanos(), Math::min);
+      }
+    }
     int done = 0;
     Completed maxDone = null;
     for (Completed g : byInvoke) {
+      if (firstCompleted.get(Grants.token(g)) < g.invoke().nanos()) {
+        continue;  // a repeat of a grant already completed
+      }
+      Long unknown = firstUnknown.get(g.invoke().key() + "#" + g.invoke().holder().orElse(""));
+      if (unknown != null && unknown < g.invoke().nanos()) {
+        continue;  // maybe a repeat of a grant whose answer was lost
+      }
       while (done < byCompletion.size() && byCompletion.get(done).completion().nanos() < g.invoke().nanos()) {
         Completed c = byCompletion.get(done++);
         if (maxDone == null || Grants.token(c) > Grants.token(maxDone)) {

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -91,10 +92,13 @@ public final class LinearizabilityChecker implements Checker {
    * without them every constraint is only looser.
    */
   static List<Completed> settleUnknowns(List<Completed> ops) {
-    Set<String> known = new HashSet<>();
+    // holder#token -> the earliest invocation of an acknowledged grant of it. A grant invoked after
+    // a sighting completed cannot explain it: it is the holder acquiring its own lease again
+    // (idempotent, same token), and the lease itself came from an earlier, unknown acquisition.
+    Map<String, Long> known = new HashMap<>();
     for (Completed c : ops) {
       if (c.ok() && c.invoke().f().equals("acquire") && c.completion().value().equals("GRANTED")) {
-        known.add(c.invoke().holder().orElse("") + "#" + c.completion().token().getAsLong());
+        known.merge(c.invoke().holder().orElse("") + "#" + c.completion().token().getAsLong(), c.invoke().nanos(), Math::min);
       }
     }
     List<Completed> unknownAcquires = new ArrayList<>();
@@ -117,12 +121,14 @@ public final class LinearizabilityChecker implements Checker {
       }
       String holder = c.completion().holder().get();
       long token = c.completion().token().getAsLong();
-      if (!known.add(holder + "#" + token)) {
+      Long explainedFrom = known.get(holder + "#" + token);
+      if (explainedFrom != null && explainedFrom < c.completion().nanos()) {
         continue;
       }
       for (Completed u : unknownAcquires) {
         if (!used.contains(u) && u.invoke().holder().orElse("").equals(holder) && u.invoke().nanos() < c.completion().nanos()) {
           used.add(u);
+          known.put(holder + "#" + token, u.invoke().nanos());
           out.add(new Completed(u.invoke(), u.invoke().complete(Op.Type.OK, Optional.of(holder), OptionalLong.of(token), "GRANTED",
               c.completion().nanos())));
           break;

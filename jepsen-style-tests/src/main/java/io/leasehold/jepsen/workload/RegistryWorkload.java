@@ -2,6 +2,7 @@ package io.leasehold.jepsen.workload;
 
 import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.RegisterOptions;
+import io.leasehold.client.LeaseState;
 import io.leasehold.client.Registration;
 import io.leasehold.client.ServiceInstance;
 import io.leasehold.jepsen.history.Op;
@@ -120,7 +121,14 @@ public final class RegistryWorkload implements Workload {
           Op inv = rec.invoke(process, "deregister", name, Optional.of(holder), OptionalLong.of(h.registration.token()));
           try {
             h.registration.deregister().get(10, TimeUnit.SECONDS);
-            rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(h.registration.token()), "DEREGISTERED");
+            if (h.registration.lease().state() == LeaseState.LOST) {
+              // The SDK releases only a lease it still holds: a lost one (client-side validity
+              // over) may live on the server until it expires, so the deregistration's effect is
+              // unknown, not acknowledged.
+              rec.complete(inv, Op.Type.INFO, Optional.of(holder), OptionalLong.of(h.registration.token()), "LOST");
+            } else {
+              rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(h.registration.token()), "DEREGISTERED");
+            }
           } catch (ExecutionException | TimeoutException e) {
             rec.complete(inv, Op.Type.INFO, Optional.of(holder), OptionalLong.of(h.registration.token()), FencedLockWorkload.cause(e));
           } catch (InterruptedException e) {

@@ -18,6 +18,21 @@ class FencingCheckerTest {
     assertEquals(Verdict.Result.VALID, checker.check(h).result(), checker.check(h).toString());
   }
 
+  /** Seen in a real run: the holder acquiring its own lease again gets GRANTED with the lease's (older) token. */
+  @Test
+  void aHolderReacquiringItsLeaseAfterANewerGrantElsewhereIsNotANewGrant() {
+    History h = new Histories().granted("a", "lock/x", 21, 0, 10).granted("b", "lock/y", 22, 20, 30)
+        .granted("a", "lock/x", 21, 40, 50).build();
+    assertEquals(Verdict.Result.VALID, checker.check(h).result(), checker.check(h).toString());
+    // Or the earlier grant's answer was lost: the holder's repeat gets the lease it made then.
+    History lost = new Histories().acquireUnknown("a", "lock/x", 0).granted("b", "lock/y", 22, 20, 30)
+        .granted("a", "lock/x", 21, 40, 50).build();
+    assertEquals(Verdict.Result.VALID, checker.check(lost).result(), checker.check(lost).toString());
+    // ...but a new lease with an older token invoked after the newer completed is still caught.
+    History bad = new Histories().granted("b", "lock/y", 22, 20, 30).granted("a", "lock/x", 21, 40, 50).build();
+    assertEquals(Verdict.Result.INVALID, checker.check(bad).result());
+  }
+
   @Test
   void aTokenGrantedToTwoHoldersIsCaught() {
     History h = new Histories().granted("a", "lock/x", 5, 0, 10).granted("b", "lock/x", 5, 20, 30).build();

@@ -61,6 +61,20 @@ class LinearizabilityCheckerTest {
         .conflict("b", "lock/x", "a", 7, 61, 62)));
   }
 
+  /**
+   * Seen in a real run: an acquisition timed out (unknown) but took effect; readers saw the lease;
+   * then the holder acquired it again and got GRANTED with the same token. The later grant cannot
+   * explain the earlier sightings; the unknown acquisition does.
+   */
+  @Test
+  void aLeaseSeenBeforeItsHolderReacquiredItIsExplainedByTheEarlierUnknownAcquisition() {
+    assertEquals(Verdict.Result.VALID, check(new Histories().acquireUnknown("a", "lock/x", 0).read("lock/x", "a", 7, 50, 60)
+        .granted("a", "lock/x", 7, 70, 80).read("lock/x", "a", 7, 90, 95)));
+    // Without the unknown acquisition nothing explains the first sighting.
+    assertEquals(Verdict.Result.INVALID, check(new Histories().read("lock/x", "a", 7, 50, 60)
+        .granted("a", "lock/x", 7, 70, 80)));
+  }
+
   @Test
   void aLeaseSeenBeforeAnyAcquisitionCouldHaveMadeItIsCaught() {
     assertEquals(Verdict.Result.INVALID, check(new Histories().read("lock/x", "a", 7, 0, 10).acquireUnknown("a", "lock/x", 20)));
