@@ -24,13 +24,17 @@ record WatchFilter(String prefix, Set<Event.Type> types, boolean routesOnly) {
     return types.contains(Event.Type.RENEWED);
   }
 
+  /** The live path: the fields the hub unpacked once. */
   boolean matches(WireEvent e) {
-    return types.contains(e.type()) && e.name().startsWith(prefix) && (!routesOnly || e.hasAddress());
+    return matches(e.type(), e.name(), e.hasAddress());
   }
 
+  /** The history path. */
   boolean matches(Event e) {
-    return types.contains(e.getType())
-        && e.getName().startsWith(prefix)
-        && (!routesOnly || !e.getLease().getAttributes().getAddress().isEmpty());
+    return matches(e.getType(), e.getName(), !e.getLease().getAttributes().getAddress().isEmpty());
+  }
+
+  private boolean matches(Event.Type type, String name, boolean hasAddress) {
+    return types.contains(type) && name.startsWith(prefix) && (!routesOnly || hasAddress);
   }
 }

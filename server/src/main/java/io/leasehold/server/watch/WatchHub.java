@@ -73,20 +73,16 @@ public final class WatchHub implements AutoCloseable {
    * from their own cursors. Only while few watch (no coalescing) does it wake each of them.
    */
   public void onApplied(ApplyResult result) {
-    if (!result.events().isEmpty() && !watchers.isEmpty()) {
-      List<WireEvent> events = live(result);
-      if (!events.isEmpty()) {
-        log.append(events, result.revision());
-        appliedRevision = result.revision();
-        if (coalesceNanos == 0) {
-          for (Watcher w : watchers) {
-            w.schedule();
-          }
-        }
-        return;
-      }
+    List<WireEvent> events = result.events().isEmpty() || watchers.isEmpty() ? List.of() : live(result);
+    if (!events.isEmpty()) {
+      log.append(events, result.revision());
     }
     appliedRevision = result.revision();
+    if (!events.isEmpty() && coalesceNanos == 0) {
+      for (Watcher w : watchers) {
+        w.schedule();
+      }
+    }
   }
 
   /**
