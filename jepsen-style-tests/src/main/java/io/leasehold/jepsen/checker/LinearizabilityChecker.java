@@ -116,7 +116,7 @@ public final class LinearizabilityChecker implements Checker {
     List<Completed> sightings = new ArrayList<>(out);
     sightings.sort(Comparator.comparingLong(c -> c.completion().nanos()));
     for (Completed c : sightings) {
-      if (!c.ok() || c.completion().holder().isEmpty() || c.completion().token().isEmpty()) {
+      if (!c.ok() || c.completion().holder().isEmpty() || c.completion().token().isEmpty() || !revealsLease(c)) {
         continue;
       }
       String holder = c.completion().holder().get();
@@ -137,6 +137,19 @@ public final class LinearizabilityChecker implements Checker {
     }
     out.sort(Comparator.comparingLong(c -> c.invoke().nanos()));
     return out;
+  }
+
+  /**
+   * Whether a completed operation shows the server holding a lease with its holder and token: a
+   * grant, a conflict, a read that found one, a release that released one. A release answered
+   * NOT_HELD shows nothing: its token is the client's guess (possibly one it was never granted).
+   */
+  private static boolean revealsLease(Completed c) {
+    return switch (c.invoke().f()) {
+      case "release" -> c.completion().value().equals("RELEASED");
+      case "acquire" -> c.completion().value().equals("GRANTED") || c.completion().value().equals("CONFLICT");
+      default -> true;
+    };
   }
 
   private record Outcome(Verdict.Result result, String stuckAt, int deepest) {}

@@ -80,6 +80,22 @@ class LinearizabilityCheckerTest {
     assertEquals(Verdict.Result.INVALID, check(new Histories().read("lock/x", "a", 7, 0, 10).acquireUnknown("a", "lock/x", 20)));
   }
 
+  /**
+   * Seen in CI: a process whose acquisition was unknown (and never took effect) then released the
+   * name with a token it was never granted, answered NOT_HELD. That answer is no sighting of a lease
+   * with that token; treating it as one turned the unknown acquisition into a grant of a token
+   * older than the name's, and the history into a false INVALID.
+   */
+  @Test
+  void aReleaseAnsweredNotHeldIsNoSightingOfTheTokenItNamed() {
+    assertEquals(Verdict.Result.VALID, check(new Histories().granted("b", "lock/x", 162, 0, 10).acquireUnknown("a", "lock/x", 20)
+        .notHeld("a", "lock/x", 1, 30, 40).readNone("lock/x", 50, 60)));
+    // A release answered RELEASED does show the lease: nothing but that unknown acquisition could
+    // have granted a token 1 lower than b's, after b's grant — caught.
+    assertEquals(Verdict.Result.INVALID, check(new Histories().granted("b", "lock/x", 162, 0, 10).acquireUnknown("a", "lock/x", 20)
+        .released("a", "lock/x", 1, 30, 40)));
+  }
+
   @Test
   void anUnseenUnknownAcquisitionChangesNothing() {
     History h = new Histories().acquireUnknown("a", "lock/x", 0).granted("b", "lock/x", 9, 10, 20).readNone("lock/x", 30, 40).build();
