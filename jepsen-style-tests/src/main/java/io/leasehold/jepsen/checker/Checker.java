@@ -9,7 +9,7 @@ public interface Checker {
 
   /** Every checker of a run, in report order. */
   static List<Checker> all() {
-    return List.of(new FencingChecker(), new ExclusionChecker(), new LinearizabilityChecker(), new DurabilityChecker(),
+    return List.of(new FencingChecker(), new ExclusionChecker(), new LinearizabilityChecker(), new RenewalChecker(), new DurabilityChecker(),
         new WatchChecker(), new RegistryChecker(), new LivenessChecker());
   }
 }

@@ -76,11 +76,11 @@ public final class Cluster implements AutoCloseable {
         String id = "n" + (i + 1);
         Path clock = dir.resolve(id + ".faketime");
         Files.writeString(clock, "+0s\n");
-        List<String> args = List.of("server", "--id", id, "--peers", peers, "--data-dir", dir.resolve("data").resolve(id).toString(),
-            "--request-timeout", "5s");
+        Path data = dir.resolve("data").resolve(id);
+        List<String> args = List.of("server", "--id", id, "--peers", peers, "--data-dir", data.toString(), "--request-timeout", "5s");
         List<String> env = faketime.map(f -> f.environment(clock)).orElse(List.of());
         nodes.add(new NodeProcess(i, id, NodeProcess.javaCommand(network.launcher(i), jar, args), env, dir.resolve(id + ".log"),
-            dir.resolve("pids").resolve(id + ".pid"), clock));
+            dir.resolve("pids").resolve(id + ".pid"), clock, data));
         channels.add(ManagedChannelBuilder.forAddress(network.host(i), network.clientPort(i)).usePlaintext().build());
       }
       nodes.forEach(NodeProcess::start);

@@ -23,11 +23,15 @@ public final class NodeProcess {
   private final Path log;
   private final Path pidFile;
   private final Path clockFile;
+  private final Path dataDir;
   private Process process;
+  /** Started with {@code --join} from now on: removed, wiped and added back as a new member. */
+  private boolean joining;
   private boolean paused;
   private boolean retired;
 
-  NodeProcess(int index, String id, List<String> command, List<String> environment, Path log, Path pidFile, Path clockFile) {
+  NodeProcess(int index, String id, List<String> command, List<String> environment, Path log, Path pidFile, Path clockFile,
+      Path dataDir) {
     this.index = index;
     this.id = id;
     this.command = List.copyOf(command);
@@ -35,6 +39,7 @@ public final class NodeProcess {
     this.log = log;
     this.pidFile = pidFile;
     this.clockFile = clockFile;
+    this.dataDir = dataDir;
   }
 
   public int index() {
@@ -56,7 +61,12 @@ public final class NodeProcess {
     try {
       Files.writeString(log, "\n==== start " + id + " at " + java.time.Instant.now() + " ====\n",
           java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
-      ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(Redirect.appendTo(log.toFile()));
+      List<String> cmd = new ArrayList<>(command);
+      if (joining) {
+        // A member that joined keeps the flag across restarts (harmless: its membership is on disk).
+        cmd.add("--join");
+      }
+      ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(Redirect.appendTo(log.toFile()));
       for (String kv : environment) {
         int eq = kv.indexOf('=');
         pb.environment().put(kv.substring(0, eq), kv.substring(eq + 1));
@@ -103,6 +113,26 @@ public final class NodeProcess {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * kill -9 and delete the data dir, as an operator does with a removed member; the next
+   * {@link #start} runs it in join mode, empty, waiting to be added to the cluster.
+   */
+  public synchronized void wipeForRejoin() {
+    kill();
+    try {
+      if (Files.exists(dataDir)) {
+        try (var paths = Files.walk(dataDir)) {
+          for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            Files.delete(p);
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("deleting " + dataDir, e);
+    }
+    joining = true;
   }
 
   /** Kills the node for good: a nemesis or heal still running while the cluster closes cannot start it again. */

@@ -1,27 +1,31 @@
 package io.leasehold.jepsen.nemesis;
 
+import io.leasehold.proto.v1.ClusterGrpc;
+import io.leasehold.proto.v1.TransferLeadershipRequest;
+import io.leasehold.proto.v1.TransferLeadershipResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Leader churn: while active, moves leadership away from whoever leads every few seconds
- * (through a {@link LeadershipMover}; today by freezing the leader until another takes over, see there).
+ * Leader churn: while active, moves leadership away from whoever leads every few seconds with
+ * {@code Cluster/TransferLeadership} (no target: any other member), as an operator does before
+ * maintenance. Leases must survive every hand-over: the new leader's expiry ticker starts each
+ * lease's clock afresh.
  */
 public final class LeaderChurnNemesis implements Nemesis {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderChurnNemesis.class);
-  private final LeadershipMover mover;
   private final Duration every;
   private final AtomicBoolean active = new AtomicBoolean();
   private final List<String> moves = new ArrayList<>();
   private Thread churner;
   private int lastRunMoves;
 
-  public LeaderChurnNemesis(LeadershipMover mover, Duration every) {
-    this.mover = mover;
+  public LeaderChurnNemesis(Duration every) {
     this.every = every;
   }
 
@@ -38,7 +42,7 @@ public final class LeaderChurnNemesis implements Nemesis {
   @Override
   public String start(NemesisContext ctx) {
     active.set(true);
-    String first = mover.move(ctx, ctx.leader());
+    String first = transfer(ctx);
     synchronized (moves) {
       moves.add(first);
     }
@@ -52,7 +56,7 @@ public final class LeaderChurnNemesis implements Nemesis {
           return;
         }
         try {
-          String m = mover.move(ctx, ctx.leader());
+          String m = transfer(ctx);
           synchronized (moves) {
             moves.add(m);
           }
@@ -64,6 +68,15 @@ public final class LeaderChurnNemesis implements Nemesis {
     churner.setDaemon(true);
     churner.start();
     return "every " + every.toSeconds() + " s: " + first + " …";
+  }
+
+  private static String transfer(NemesisContext ctx) {
+    int leader = ctx.leader();
+    String from = ctx.cluster().node(leader).id();
+    TransferLeadershipResponse r = ClusterGrpc.newBlockingStub(ctx.cluster().channel(leader)).withDeadlineAfter(15, TimeUnit.SECONDS)
+        .transferLeadership(TransferLeadershipRequest.newBuilder().setTimeout(com.google.protobuf.Duration.newBuilder().setSeconds(10))
+            .build());
+    return from + "->" + r.getLeaderId();
   }
 
   /** How many times leadership was moved while the last fault was in force. */
@@ -83,7 +96,6 @@ public final class LeaderChurnNemesis implements Nemesis {
         Thread.currentThread().interrupt();
       }
     }
-    mover.settle(ctx);
     synchronized (moves) {
       String done = "churn stopped after " + moves.size() + " moves: " + moves;
       lastRunMoves = moves.size();

@@ -1,12 +1,26 @@
 package io.leasehold.jepsen.nemesis;
 
-import java.util.Optional;
+import io.leasehold.jepsen.cluster.Cluster;
+import io.leasehold.jepsen.cluster.NodeProcess;
+import io.leasehold.proto.v1.AddMemberRequest;
+import io.leasehold.proto.v1.ClusterGrpc;
+import io.leasehold.proto.v1.Member;
+import io.leasehold.proto.v1.MembershipResponse;
+import io.leasehold.proto.v1.RemoveMemberRequest;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
- * Membership change (remove a node, add it back). Pending: the Cluster service has no call to
- * change membership yet (the deploy issue adds it), so this nemesis is always reported as skipped.
+ * Membership change, the way docs/operations.md tells an operator to do it: remove a random
+ * member (the leader too, sometimes) through {@code Cluster/RemoveMember}, stop it and delete its
+ * data; on heal, start it again empty in join mode and add it back with {@code Cluster/AddMember}
+ * — it catches up by log or snapshot. While the fault lasts the cluster has one member fewer.
  */
 public final class MembershipNemesis implements Nemesis {
+  private static final Duration CHANGE_WITHIN = Duration.ofSeconds(60);
+  private Integer removed;
+
   @Override
   public String kind() {
     return "membership";
@@ -18,17 +32,40 @@ public final class MembershipNemesis implements Nemesis {
   }
 
   @Override
-  public Optional<String> unsupportedReason() {
-    return Optional.of("pending: the Cluster service has no membership-change call yet (the deploy issue provides it)");
-  }
-
-  @Override
   public String start(NemesisContext ctx) {
-    throw new UnsupportedOperationException(unsupportedReason().orElseThrow());
+    int victim = ctx.randomNode();
+    Cluster cluster = ctx.cluster();
+    NodeProcess n = cluster.node(victim);
+    boolean wasLeader = cluster.leader().map(l -> l == victim).orElse(false);
+    MembershipResponse r = ClusterCalls.retrying(ctx, "remove " + n.id(), victim, CHANGE_WITHIN, i ->
+        ClusterGrpc.newBlockingStub(cluster.channel(i)).withDeadlineAfter(15, TimeUnit.SECONDS)
+            .removeMember(RemoveMemberRequest.newBuilder().setId(n.id()).build()));
+    removed = victim;
+    n.wipeForRejoin();
+    return "removed " + n.id() + (wasLeader ? " (leader)" : "") + ", stopped it and deleted its data; members now " + ids(r);
   }
 
   @Override
   public String heal(NemesisContext ctx) {
-    return "nothing to heal";
+    if (removed == null) {
+      return "nothing to add back";
+    }
+    Cluster cluster = ctx.cluster();
+    int i = removed;
+    NodeProcess n = cluster.node(i);
+    n.start();
+    Member m = Member.newBuilder().setId(n.id())
+        .setPeerAddress(cluster.network().host(i) + ":" + cluster.network().peerPort(i))
+        .setClientAddress(cluster.network().host(i) + ":" + cluster.network().clientPort(i)).build();
+    // The joining JVM may take a while to listen; AddMember fails until it does, and is retried.
+    MembershipResponse r = ClusterCalls.retrying(ctx, "add " + n.id() + " back", i, CHANGE_WITHIN.multipliedBy(2), j ->
+        ClusterGrpc.newBlockingStub(cluster.channel(j)).withDeadlineAfter(30, TimeUnit.SECONDS)
+            .addMember(AddMemberRequest.newBuilder().setMember(m).build()));
+    removed = null;
+    return "started " + n.id() + " empty in join mode and added it back; members now " + ids(r);
+  }
+
+  private static String ids(MembershipResponse r) {
+    return r.getMembersList().stream().map(Member::getId).sorted().collect(Collectors.joining(",", "[", "]"));
   }
 }

@@ -18,9 +18,9 @@ import io.leasehold.jepsen.nemesis.Nemesis;
 import io.leasehold.jepsen.nemesis.NemesisContext;
 import io.leasehold.jepsen.nemesis.PartitionNemesis;
 import io.leasehold.jepsen.nemesis.PauseNemesis;
-import io.leasehold.jepsen.nemesis.PauseLeaderMover;
 import io.leasehold.jepsen.nemesis.Schedule;
 import io.leasehold.jepsen.nemesis.Timeline;
+import io.leasehold.jepsen.workload.DeadlineRenewalWorkload;
 import io.leasehold.jepsen.workload.FencedLockWorkload;
 import io.leasehold.jepsen.workload.LockOpsWorkload;
 import io.leasehold.jepsen.workload.PolicyWorkload;
@@ -84,7 +84,7 @@ public final class JepsenRun {
         new PartitionNemesis(PartitionNemesis.Mode.ISOLATE_LEADER, noPartition),
         new PartitionNemesis(PartitionNemesis.Mode.MAJORITY_MINORITY, noPartition),
         new PartitionNemesis(PartitionNemesis.Mode.BRIDGE, noPartition), new ClockNemesis(noClock),
-        new LeaderChurnNemesis(new PauseLeaderMover(), java.time.Duration.ofSeconds(3)), new ClientDelayNemesis(2500),
+        new LeaderChurnNemesis(java.time.Duration.ofSeconds(3)), new ClientDelayNemesis(2500),
         new MembershipNemesis());
   }
 
@@ -144,7 +144,7 @@ public final class JepsenRun {
     WorkloadContext wctx = new WorkloadContext(cluster, rec, clientFaults);
     WatchWorkload watch = new WatchWorkload();
     List<Workload> workloads = List.of(new LockOpsWorkload(3, config.lockNames()), new FencedLockWorkload(4, 2),
-        new RegistryWorkload(2, 2), new PolicyWorkload());
+        new RegistryWorkload(2, 2), new PolicyWorkload(), new DeadlineRenewalWorkload(4));
     watch.start(wctx);
     workloads.forEach(w -> w.start(wctx));
     try {

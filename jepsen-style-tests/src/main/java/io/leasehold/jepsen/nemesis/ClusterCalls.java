@@ -1,0 +1,37 @@
+package io.leasehold.jepsen.nemesis;
+
+import io.leasehold.jepsen.cluster.Cluster;
+import io.leasehold.jepsen.run.Pacing;
+import java.time.Duration;
+import java.util.function.IntFunction;
+
+/**
+ * Calls on the Cluster service that a nemesis makes through whichever member answers: tries the
+ * members in turn (skipping {@code avoid}) until one call succeeds or {@code within} runs out. A
+ * membership change may be ABORTED (another one is in progress) or lose its leader midway;
+ * AddMember and RemoveMember are idempotent, so trying again is safe.
+ */
+final class ClusterCalls {
+  private ClusterCalls() {}
+
+  static <T> T retrying(NemesisContext ctx, String what, int avoid, Duration within, IntFunction<T> call) {
+    Cluster cluster = ctx.cluster();
+    long deadline = System.nanoTime() + within.toNanos();
+    RuntimeException last = null;
+    while (System.nanoTime() - deadline < 0) {
+      for (int i : ctx.shuffledNodes()) {
+        if (i == avoid || !cluster.node(i).isRunning() || cluster.node(i).isPaused()) {
+          continue;
+        }
+        try {
+          return call.apply(i);
+        } catch (RuntimeException e) {
+          last = e;
+        }
+      }
+      Pacing.sleep(Duration.ofMillis(500));
+    }
+    throw new IllegalStateException(what + ": no member did it within " + within.toSeconds() + " s"
+        + (last == null ? "" : "; last error: " + last.getMessage()), last);
+  }
+}
