@@ -54,9 +54,9 @@ class BadInputTest {
   }
 
   @Test
-  void aBadNameTheClusterRefusesIsAUsageError() throws Exception {
+  void aBadNameTheClusterRefusesIsAUsageError(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
     // The cluster validates names; run against a real node to see its message come through.
-    try (var cluster = io.leasehold.server.TestCluster.start(1, java.nio.file.Files.createTempDirectory("cli-bad-name"))) {
+    try (var cluster = io.leasehold.server.TestCluster.start(1, dir)) {
       run(cluster, "lease", "acquire", "no-namespace", "--ttl", "30s").failed(LeaseholdCommand.EXIT_USAGE, "name");
     }
   }

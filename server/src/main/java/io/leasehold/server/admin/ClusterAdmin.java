@@ -73,12 +73,13 @@ public final class ClusterAdmin implements AutoCloseable {
   public CompletableFuture<List<RaftPeer>> addMember(String id, String peerAddress, String clientAddress) {
     RaftPeer peer = validMember(id, peerAddress, clientAddress);
     return run(() -> {
-      Optional<RaftPeer> existing = current().stream().filter(p -> p.getId().equals(peer.getId())).findFirst();
+      List<RaftPeer> now = upToDateConfiguration();
+      Optional<RaftPeer> existing = now.stream().filter(p -> p.getId().equals(peer.getId())).findFirst();
       if (existing.isPresent()) {
         if (!existing.get().getAddress().equals(peer.getAddress())) {
           throw new InvalidArgumentException("member.id", "" + id + " is already a member at " + existing.get().getAddress());
         }
-        return current();
+        return now;
       }
       check(client.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
           .setServersInNewConf(List.of(peer))
@@ -96,7 +97,7 @@ public final class ClusterAdmin implements AutoCloseable {
     }
     RaftPeerId target = RaftPeerId.valueOf(id);
     return run(() -> {
-      List<RaftPeer> now = current();
+      List<RaftPeer> now = upToDateConfiguration();
       if (now.stream().noneMatch(p -> p.getId().equals(target))) {
         return now;
       }
@@ -151,14 +152,7 @@ public final class ClusterAdmin implements AutoCloseable {
   public CompletableFuture<SingleFileSnapshotInfo> takeSnapshot(Duration timeout) {
     return run(() -> {
       long deadline = System.nanoTime() + timeout.toNanos();
-      try {
-        readBarrier.get().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("interrupted", e);
-      } catch (java.util.concurrent.ExecutionException e) {
-        throw e.getCause() instanceof IOException io ? io : new IOException("no leader to read the commit index from: " + e.getCause(), e.getCause());
-      }
+      catchUpWithLeader(timeout);
       long target = division.get().getInfo().getLastAppliedIndex();
       while (true) {
         long callTimeout = Math.max(1000, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
@@ -174,6 +168,29 @@ public final class ClusterAdmin implements AutoCloseable {
         pause(deadline, "a snapshot at index " + target);
       }
     });
+  }
+
+  /**
+   * This node's configuration once it has caught up with the leader's commit index. A follower's
+   * own view may be stale (it was cut off, or has just been added): deciding "already a member" or
+   * "already gone" from it once made RemoveMember report a member removed that was not, and the
+   * operator then wiped a node that was still a voter.
+   */
+  private List<RaftPeer> upToDateConfiguration() throws IOException, TimeoutException {
+    catchUpWithLeader(Duration.ofSeconds(30));
+    return current();
+  }
+
+  /** A linearizable read's barrier: this node has applied everything the leader had committed when it was asked. */
+  private void catchUpWithLeader(Duration timeout) throws IOException, TimeoutException {
+    try {
+      readBarrier.get().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof IOException io ? io : new IOException("no leader to read the commit index from: " + e.getCause(), e.getCause());
+    }
   }
 
   private List<RaftPeer> current() {
