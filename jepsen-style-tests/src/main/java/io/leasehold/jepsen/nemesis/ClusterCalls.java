@@ -2,7 +2,10 @@ package io.leasehold.jepsen.nemesis;
 
 import io.leasehold.jepsen.cluster.Cluster;
 import io.leasehold.jepsen.run.Pacing;
+import io.leasehold.proto.v1.ClusterGrpc;
+import io.leasehold.proto.v1.TransferLeadershipRequest;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
 /**
@@ -13,6 +16,14 @@ import java.util.function.IntFunction;
  */
 final class ClusterCalls {
   private ClusterCalls() {}
+
+  /** Asks node {@code node} (the leader) to hand leadership to any other member; returns the new leader's id. */
+  static String transferLeadershipFrom(NemesisContext ctx, int node) {
+    return ClusterGrpc.newBlockingStub(ctx.cluster().channel(node)).withDeadlineAfter(15, TimeUnit.SECONDS)
+        .transferLeadership(TransferLeadershipRequest.newBuilder().setTimeout(com.google.protobuf.Duration.newBuilder().setSeconds(10))
+            .build())
+        .getLeaderId();
+  }
 
   static <T> T retrying(NemesisContext ctx, String what, int avoid, Duration within, IntFunction<T> call) {
     Cluster cluster = ctx.cluster();

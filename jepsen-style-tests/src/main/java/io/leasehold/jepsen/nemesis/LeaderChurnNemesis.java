@@ -1,12 +1,8 @@
 package io.leasehold.jepsen.nemesis;
 
-import io.leasehold.proto.v1.ClusterGrpc;
-import io.leasehold.proto.v1.TransferLeadershipRequest;
-import io.leasehold.proto.v1.TransferLeadershipResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,11 +68,7 @@ public final class LeaderChurnNemesis implements Nemesis {
 
   private static String transfer(NemesisContext ctx) {
     int leader = ctx.leader();
-    String from = ctx.cluster().node(leader).id();
-    TransferLeadershipResponse r = ClusterGrpc.newBlockingStub(ctx.cluster().channel(leader)).withDeadlineAfter(15, TimeUnit.SECONDS)
-        .transferLeadership(TransferLeadershipRequest.newBuilder().setTimeout(com.google.protobuf.Duration.newBuilder().setSeconds(10))
-            .build());
-    return from + "->" + r.getLeaderId();
+    return ctx.cluster().node(leader).id() + "->" + ClusterCalls.transferLeadershipFrom(ctx, leader);
   }
 
   /** How many times leadership was moved while the last fault was in force. */

@@ -7,8 +7,6 @@ import io.leasehold.proto.v1.ClusterGrpc;
 import io.leasehold.proto.v1.Member;
 import io.leasehold.proto.v1.MembershipResponse;
 import io.leasehold.proto.v1.RemoveMemberRequest;
-import io.leasehold.proto.v1.TransferLeadershipRequest;
-import io.leasehold.proto.v1.TransferLeadershipResponse;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -20,11 +18,11 @@ import java.util.stream.Collectors;
  * or snapshot. While the fault lasts the cluster has one member fewer.
  *
  * <p>When the member drawn leads, leadership is moved away first ({@code
- * Cluster/TransferLeadership}), as the operations guide advises before maintenance. Removing the
- * leader itself is left out for now: in a soak, Ratis closed a removed leader's Raft division
- * before the new configuration was committed, while the remaining follower was still walking
- * back a deposed leader's uncommitted tail one entry per second — the cluster had no majority
- * for minutes and the node's process lived on with a closed division. See the README.
+ * Cluster/TransferLeadership}), as the operations guide advises before maintenance.
+ *
+ * <p>Not handled yet (seen in a soak): a RemoveMember call that fails although the removal took
+ * effect. The node is then neither wiped nor added back, and the cluster stays a member short;
+ * the nemesis should read the membership back after a failed call.
  */
 public final class MembershipNemesis implements Nemesis {
   private static final Duration CHANGE_WITHIN = Duration.ofSeconds(60);
@@ -47,10 +45,7 @@ public final class MembershipNemesis implements Nemesis {
     NodeProcess n = cluster.node(victim);
     boolean wasLeader = cluster.leader().map(l -> l == victim).orElse(false);
     if (wasLeader) {
-      TransferLeadershipResponse moved = ClusterGrpc.newBlockingStub(cluster.channel(victim)).withDeadlineAfter(15, TimeUnit.SECONDS)
-          .transferLeadership(TransferLeadershipRequest.newBuilder().setTimeout(com.google.protobuf.Duration.newBuilder().setSeconds(10))
-              .build());
-      if (moved.getLeaderId().equals(n.id())) {
+      if (ClusterCalls.transferLeadershipFrom(ctx, victim).equals(n.id())) {
         throw new IllegalStateException("leadership did not move away from " + n.id());
       }
     }

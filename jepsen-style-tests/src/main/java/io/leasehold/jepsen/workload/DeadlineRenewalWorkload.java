@@ -1,17 +1,10 @@
 package io.leasehold.jepsen.workload;
 
-import com.google.protobuf.Duration;
 import io.leasehold.jepsen.history.Op;
 import io.leasehold.jepsen.history.Recorder;
 import io.leasehold.jepsen.run.Pacing;
-import io.leasehold.proto.v1.AcquireRequest;
-import io.leasehold.proto.v1.AcquireResponse;
-import io.leasehold.proto.v1.GetRequest;
-import io.leasehold.proto.v1.GetResponse;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.Outcome;
-import io.leasehold.proto.v1.ReleaseRequest;
-import io.leasehold.proto.v1.ReleaseResponse;
 import io.leasehold.proto.v1.RenewItem;
 import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.RenewResult;
@@ -60,18 +53,18 @@ public final class DeadlineRenewalWorkload implements Workload {
     String name = PREFIX + index;
     String holder = "edge-" + index;
     while (threads.running()) {
-      OptionalLong token = acquire(ctx, rec, process, name, holder);
+      OptionalLong token = RawCalls.acquire(rec, process, stub(ctx), name, holder, TTL.toSeconds());
       if (token.isPresent()) {
         long granted = System.nanoTime();
         long offsetMs = ThreadLocalRandom.current().nextLong(EARLIEST_MS, LATEST_MS + 1);
         Pacing.sleep(java.time.Duration.ofNanos(granted + TTL.toNanos() + offsetMs * 1_000_000 - System.nanoTime()));
         if (renew(ctx, rec, process, name, holder, token.getAsLong())) {
           long renewed = System.nanoTime();
-          get(ctx, rec, process, name);
+          RawCalls.get(rec, process, stub(ctx), name);
           // Well within the renewed TTL, and long after any Expire that raced the renewal.
           Pacing.sleep(java.time.Duration.ofNanos(renewed + 400_000_000L - System.nanoTime()));
-          get(ctx, rec, process, name);
-          release(ctx, rec, process, name, holder, token.getAsLong());
+          RawCalls.get(rec, process, stub(ctx), name);
+          RawCalls.release(rec, process, stub(ctx), name, holder, token.getAsLong());
         }
       } else {
         Pacing.sleep(java.time.Duration.ofMillis(200));
@@ -82,26 +75,6 @@ public final class DeadlineRenewalWorkload implements Workload {
   private static LeasesGrpc.LeasesBlockingStub stub(WorkloadContext ctx) {
     int node = ThreadLocalRandom.current().nextInt(ctx.cluster().size());
     return LeasesGrpc.newBlockingStub(ctx.cluster().channel(node)).withDeadlineAfter(4, TimeUnit.SECONDS);
-  }
-
-  private static OptionalLong acquire(WorkloadContext ctx, Recorder rec, int process, String name, String holder) {
-    Op inv = rec.invoke(process, "acquire", name, Optional.of(holder), OptionalLong.empty());
-    try {
-      AcquireResponse r = stub(ctx).acquire(AcquireRequest.newBuilder().setName(name).setHolder(holder)
-          .setTtl(Duration.newBuilder().setSeconds(TTL.toSeconds())).build());
-      if (r.getOutcome() == Outcome.GRANTED) {
-        rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(r.getLease().getToken()), "GRANTED");
-        return OptionalLong.of(r.getLease().getToken());
-      }
-      if (r.getOutcome() == Outcome.CONFLICT) {
-        rec.complete(inv, Op.Type.OK, Optional.of(r.getConflict().getHolder()), OptionalLong.of(r.getConflict().getToken()), "CONFLICT");
-      } else {
-        rec.complete(inv, Op.Type.OK, Optional.empty(), OptionalLong.empty(), r.getOutcome().name());
-      }
-    } catch (RuntimeException e) {
-      rec.complete(inv, RawCalls.classify(e), Optional.of(holder), OptionalLong.empty(), RawCalls.describe(e));
-    }
-    return OptionalLong.empty();
   }
 
   /** Whether the renewal was acknowledged; its completion says the TTL the server renewed it for. */
@@ -120,30 +93,6 @@ public final class DeadlineRenewalWorkload implements Workload {
       rec.complete(inv, RawCalls.classify(e), Optional.of(holder), OptionalLong.of(token), RawCalls.describe(e));
     }
     return false;
-  }
-
-  private static void get(WorkloadContext ctx, Recorder rec, int process, String name) {
-    Op inv = rec.invoke(process, "get", name, Optional.empty(), OptionalLong.empty());
-    try {
-      GetResponse r = stub(ctx).get(GetRequest.newBuilder().setName(name).build());
-      if (r.getFound()) {
-        rec.complete(inv, Op.Type.OK, Optional.of(r.getLease().getHolder()), OptionalLong.of(r.getLease().getToken()), "FOUND");
-      } else {
-        rec.complete(inv, Op.Type.OK, Optional.empty(), OptionalLong.empty(), "NONE");
-      }
-    } catch (RuntimeException e) {
-      rec.complete(inv, RawCalls.classify(e), Optional.empty(), OptionalLong.empty(), RawCalls.describe(e));
-    }
-  }
-
-  private static void release(WorkloadContext ctx, Recorder rec, int process, String name, String holder, long token) {
-    Op inv = rec.invoke(process, "release", name, Optional.of(holder), OptionalLong.of(token));
-    try {
-      ReleaseResponse r = stub(ctx).release(ReleaseRequest.newBuilder().setName(name).setToken(token).build());
-      rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(token), r.getOutcome().name());
-    } catch (RuntimeException e) {
-      rec.complete(inv, RawCalls.classify(e), Optional.of(holder), OptionalLong.of(token), RawCalls.describe(e));
-    }
   }
 
   @Override

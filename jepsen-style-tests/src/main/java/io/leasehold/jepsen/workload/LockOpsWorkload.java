@@ -1,21 +1,10 @@
 package io.leasehold.jepsen.workload;
 
-import com.google.protobuf.Duration;
-import io.leasehold.jepsen.history.Op;
 import io.leasehold.jepsen.history.Recorder;
 import io.leasehold.jepsen.run.Pacing;
-import io.leasehold.proto.v1.AcquireRequest;
-import io.leasehold.proto.v1.AcquireResponse;
-import io.leasehold.proto.v1.GetRequest;
-import io.leasehold.proto.v1.GetResponse;
 import io.leasehold.proto.v1.LeasesGrpc;
-import io.leasehold.proto.v1.Outcome;
-import io.leasehold.proto.v1.ReleaseRequest;
-import io.leasehold.proto.v1.ReleaseResponse;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -59,42 +48,11 @@ public final class LockOpsWorkload implements Workload {
       LeasesGrpc.LeasesBlockingStub stub = LeasesGrpc.newBlockingStub(ctx.cluster().channel(node)).withDeadlineAfter(4, TimeUnit.SECONDS);
       int dice = rnd.nextInt(10);
       if (dice < 4) {
-        Op inv = rec.invoke(process, "acquire", name, Optional.of(holder), OptionalLong.empty());
-        try {
-          AcquireResponse r = stub.acquire(AcquireRequest.newBuilder().setName(name).setHolder(holder)
-              .setTtl(Duration.newBuilder().setSeconds(2 + rnd.nextInt(2))).build());
-          if (r.getOutcome() == Outcome.GRANTED) {
-            lastToken.put(name, r.getLease().getToken());
-            rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(r.getLease().getToken()), "GRANTED");
-          } else if (r.getOutcome() == Outcome.CONFLICT) {
-            rec.complete(inv, Op.Type.OK, Optional.of(r.getConflict().getHolder()), OptionalLong.of(r.getConflict().getToken()), "CONFLICT");
-          } else {
-            rec.complete(inv, Op.Type.OK, Optional.empty(), OptionalLong.empty(), r.getOutcome().name());
-          }
-        } catch (RuntimeException e) {
-          rec.complete(inv, RawCalls.classify(e), Optional.of(holder), OptionalLong.empty(), RawCalls.describe(e));
-        }
+        RawCalls.acquire(rec, process, stub, name, holder, 2 + rnd.nextInt(2)).ifPresent(t -> lastToken.put(name, t));
       } else if (dice < 7) {
-        long token = lastToken.getOrDefault(name, 1L);
-        Op inv = rec.invoke(process, "release", name, Optional.of(holder), OptionalLong.of(token));
-        try {
-          ReleaseResponse r = stub.release(ReleaseRequest.newBuilder().setName(name).setToken(token).build());
-          rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(token), r.getOutcome().name());
-        } catch (RuntimeException e) {
-          rec.complete(inv, RawCalls.classify(e), Optional.of(holder), OptionalLong.of(token), RawCalls.describe(e));
-        }
+        RawCalls.release(rec, process, stub, name, holder, lastToken.getOrDefault(name, 1L));
       } else {
-        Op inv = rec.invoke(process, "get", name, Optional.empty(), OptionalLong.empty());
-        try {
-          GetResponse r = stub.get(GetRequest.newBuilder().setName(name).build());
-          if (r.getFound()) {
-            rec.complete(inv, Op.Type.OK, Optional.of(r.getLease().getHolder()), OptionalLong.of(r.getLease().getToken()), "FOUND");
-          } else {
-            rec.complete(inv, Op.Type.OK, Optional.empty(), OptionalLong.empty(), "NONE");
-          }
-        } catch (RuntimeException e) {
-          rec.complete(inv, RawCalls.classify(e), Optional.empty(), OptionalLong.empty(), RawCalls.describe(e));
-        }
+        RawCalls.get(rec, process, stub, name);
       }
       Pacing.sleep(java.time.Duration.ofMillis(60 + rnd.nextInt(120)));
     }
