@@ -29,6 +29,8 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import io.leasehold.server.raft.LeadershipCheck;
+import io.leasehold.server.raft.LeaseholdRpcType;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
@@ -65,6 +67,7 @@ public final class LeaseholdNode implements AutoCloseable {
   private final LeaseStateMachine stateMachine;
   private final RaftServer raftServer;
   private final Replicator replicator;
+  private final LeadershipCheck leadershipCheck;
   private final ExpiryTicker ticker;
   private final WatchHub watchHub;
   private final HistoryCompactor compactor;
@@ -145,10 +148,17 @@ public final class LeaseholdNode implements AutoCloseable {
     }, LeaseholdNode::wallClockMicros);
     sm.set(stateMachine);
 
+    // Ratis's gRPC with Leasehold's log appender: a quick fork search for a rejoining node, and
+    // answers reported to the leadership check that linearizable reads on the leader wait for.
+    RaftProperties raftProperties = serverProperties(config);
+    org.apache.ratis.conf.Parameters raftParameters = new org.apache.ratis.conf.Parameters();
+    this.leadershipCheck = new LeadershipCheck();
+    LeaseholdRpcType.configure(raftProperties, raftParameters, leadershipCheck);
     this.raftServer = RaftServer.newBuilder()
         .setServerId(selfId)
         .setGroup(initialGroup)
-        .setProperties(serverProperties(config))
+        .setProperties(raftProperties)
+        .setParameters(raftParameters)
         .setStateMachine(stateMachine)
         .setOption(RaftStorage.StartupOption.RECOVER)
         .build();
@@ -161,7 +171,7 @@ public final class LeaseholdNode implements AutoCloseable {
         .build();
     this.raftClient = client;
     this.replicator = new Replicator(client, raftServer, groupId, selfId, stateMachine, LeaseholdNode::wallClockMicros,
-        config.maxPendingWrites(), config.requestTimeout());
+        config.maxPendingWrites(), config.requestTimeout(), leadershipCheck);
     this.admin = new ClusterAdmin(RaftClient.newBuilder()
         .setProperties(adminClientProperties(config))
         .setRaftGroup(group)
@@ -444,6 +454,7 @@ public final class LeaseholdNode implements AutoCloseable {
     } catch (IOException e) {
       LOG.warn("closing Raft server: {}", e.toString());
     }
+    leadershipCheck.close();
     try {
       grpcServer.awaitTermination(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {

@@ -6,6 +6,7 @@ import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ReadReply;
+import io.leasehold.server.raft.LeadershipCheck;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import java.io.IOException;
 import java.util.List;
@@ -65,8 +66,14 @@ public final class Replicator implements AutoCloseable {
   private final java.util.concurrent.Semaphore pendingWrites;
   private final int maxPendingWrites;
 
+  private final LeadershipCheck leadershipCheck;
+  private final java.time.Duration requestTimeout;
+
   Replicator(RaftClient client, RaftServer server, RaftGroupId groupId, RaftPeerId selfId,
-             LeaseStateMachine stateMachine, LongSupplier wallClockMicros, int maxPendingWrites, java.time.Duration requestTimeout) {
+             LeaseStateMachine stateMachine, LongSupplier wallClockMicros, int maxPendingWrites, java.time.Duration requestTimeout,
+             LeadershipCheck leadershipCheck) {
+    this.leadershipCheck = leadershipCheck;
+    this.requestTimeout = requestTimeout;
     this.requestTimeoutNanos = requestTimeout.toNanos();
     this.pendingWrites = new java.util.concurrent.Semaphore(maxPendingWrites);
     this.maxPendingWrites = maxPendingWrites;
@@ -207,6 +214,10 @@ public final class Replicator implements AutoCloseable {
    * A read on this node. Linearizable reads wait for Ratis's read index (this node has applied
    * everything committed when the read arrived, confirmed with the leader); stale reads answer
    * from what this node has applied, with the revision they reflect.
+   *
+   * <p>On the leader a linearizable read also waits for {@link LeadershipCheck}: Ratis 3.3 answers
+   * a leader's read without asking anyone when nothing has committed since its last confirmed
+   * read, which is just what a leader cut off from the others sees; it then served its old state.
    */
   public CompletableFuture<ReadReply> read(ReadQuery query, boolean stale) {
     if (stale) {
@@ -216,13 +227,23 @@ public final class Replicator implements AutoCloseable {
         return CompletableFuture.failedFuture(e);
       }
     }
-    return client.async().sendReadOnlyUnordered(message(query), selfId).thenApply(reply -> {
+    CompletableFuture<Void> stillLeads = null;
+    try {
+      RaftServer.Division division = server.getDivision(groupId);
+      if (division.getInfo().isLeader()) {
+        stillLeads = leadershipCheck.confirm(division, requestTimeout);
+      }
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    CompletableFuture<ReadReply> read = client.async().sendReadOnlyUnordered(message(query), selfId).thenApply(reply -> {
       try {
         return ReadReply.parseFrom(content(reply));
       } catch (InvalidProtocolBufferException e) {
         throw new CompletionException(e);
       }
     });
+    return stillLeads == null ? read : read.thenCombine(stillLeads, (reply, confirmed) -> reply);
   }
 
   private static Message message(MessageLite m) {

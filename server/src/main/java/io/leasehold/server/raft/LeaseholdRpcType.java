@@ -1,0 +1,105 @@
+package io.leasehold.server.raft;
+
+import java.util.List;
+import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.grpc.GrpcFactory;
+import org.apache.ratis.proto.RaftProtos.AppendEntriesReplyProto;
+import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.rpc.RpcFactory;
+import org.apache.ratis.rpc.RpcType;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.leader.FollowerInfo;
+import org.apache.ratis.server.leader.LeaderState;
+import org.apache.ratis.server.leader.LogAppender;
+import org.apache.ratis.server.protocol.TermIndex;
+
+/**
+ * Ratis over gRPC with Leasehold's log appender. Ratis takes an RPC type that is not one of its
+ * own as the name of a class to instantiate, which is how a server gets a factory of its own:
+ * {@link #configure}. Everything else (the wire protocol, the server and client RPC) is Ratis's
+ * gRPC, unchanged. The appender:
+ * <ul>
+ *   <li>finds where a rejoining follower's log parts from the leader's in about log2(n) round
+ *       trips ({@link ForkSearchingLogAppender});</li>
+ *   <li>reports every answer it gets to the node's {@link LeadershipCheck}.</li>
+ * </ul>
+ */
+public final class LeaseholdRpcType implements RpcType {
+  /** Sets the RPC type in {@code properties} and hands {@code check} to the factory through {@code parameters}. */
+  public static void configure(org.apache.ratis.conf.RaftProperties properties, Parameters parameters, LeadershipCheck check) {
+    org.apache.ratis.RaftConfigKeys.Rpc.setType(properties, new LeaseholdRpcType());
+    parameters.put(LeadershipCheck.PARAMETER, check, LeadershipCheck.class);
+  }
+
+  @Override
+  public String name() {
+    return LeaseholdRpcType.class.getName();
+  }
+
+  @Override
+  public RpcFactory newFactory(Parameters parameters) {
+    return new Factory(parameters);
+  }
+
+  static final class Factory extends GrpcFactory {
+    private final LeadershipCheck check;
+
+    Factory(Parameters parameters) {
+      super(parameters);
+      this.check = parameters.getNonNull(LeadershipCheck.PARAMETER, LeadershipCheck.class);
+    }
+
+    @Override
+    public LogAppender newLogAppender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
+      LogAppender appender = new ForkSearchingLogAppender(server, new Reporting(state, check), follower);
+      check.register(appender);
+      return appender;
+    }
+  }
+
+  /** The leader state an appender sees: Ratis's own, with every answer also reported to the check. */
+  private record Reporting(LeaderState leader, LeadershipCheck check) implements LeaderState {
+    @Override
+    public void onAppendEntriesReply(LogAppender appender, AppendEntriesReplyProto reply) {
+      check.onReply(appender, reply);
+      leader.onAppendEntriesReply(appender, reply);
+    }
+
+    @Override
+    public void restart(LogAppender appender) {
+      leader.restart(appender);
+    }
+
+    @Override
+    public AppendEntriesRequestProto newAppendEntriesRequestProto(FollowerInfo follower, List<LogEntryProto> entries,
+                                                                  TermIndex previous, long callId) {
+      return leader.newAppendEntriesRequestProto(follower, entries, previous, callId);
+    }
+
+    @Override
+    public void checkHealth(FollowerInfo follower) {
+      leader.checkHealth(follower);
+    }
+
+    @Override
+    public boolean onFollowerTerm(FollowerInfo follower, long followerTerm) {
+      return leader.onFollowerTerm(follower, followerTerm);
+    }
+
+    @Override
+    public void onFollowerCommitIndex(FollowerInfo follower, long commitIndex) {
+      leader.onFollowerCommitIndex(follower, commitIndex);
+    }
+
+    @Override
+    public void onFollowerSuccessAppendEntries(FollowerInfo follower) {
+      leader.onFollowerSuccessAppendEntries(follower);
+    }
+
+    @Override
+    public boolean isFollowerBootstrapping(FollowerInfo follower) {
+      return leader.isFollowerBootstrapping(follower);
+    }
+  }
+}
