@@ -3,8 +3,14 @@ package io.leasehold.jepsen.nemesis;
 import io.leasehold.jepsen.cluster.Cluster;
 import io.leasehold.jepsen.run.Pacing;
 import io.leasehold.proto.v1.ClusterGrpc;
+import io.leasehold.proto.v1.Member;
+import io.leasehold.proto.v1.Role;
+import io.leasehold.proto.v1.StatusRequest;
+import io.leasehold.proto.v1.StatusResponse;
 import io.leasehold.proto.v1.TransferLeadershipRequest;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
@@ -23,6 +29,33 @@ final class ClusterCalls {
         .transferLeadership(TransferLeadershipRequest.newBuilder().setTimeout(com.google.protobuf.Duration.newBuilder().setSeconds(10))
             .build())
         .getLeaderId();
+  }
+
+  /**
+   * The member ids of the configuration as the leader has it, asked of the members in turn until
+   * one of them leads, or empty when none does within {@code within}.
+   */
+  static Optional<List<String>> leaderMembers(NemesisContext ctx, Duration within) {
+    Cluster cluster = ctx.cluster();
+    long deadline = System.nanoTime() + within.toNanos();
+    while (System.nanoTime() - deadline < 0) {
+      for (int i : ctx.shuffledNodes()) {
+        if (!cluster.node(i).isRunning() || cluster.node(i).isPaused()) {
+          continue;
+        }
+        try {
+          StatusResponse s = ClusterGrpc.newBlockingStub(cluster.channel(i)).withDeadlineAfter(5, TimeUnit.SECONDS)
+              .status(StatusRequest.getDefaultInstance());
+          if (s.getRole() == Role.LEADER) {
+            return Optional.of(s.getMembersList().stream().map(Member::getId).sorted().toList());
+          }
+        } catch (RuntimeException e) {
+          // Not answering: ask the next one.
+        }
+      }
+      Pacing.sleep(Duration.ofMillis(500));
+    }
+    return Optional.empty();
   }
 
   static <T> T retrying(NemesisContext ctx, String what, int avoid, Duration within, IntFunction<T> call) {
