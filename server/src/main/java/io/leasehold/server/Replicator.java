@@ -24,6 +24,7 @@ import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.RaftException;
+import org.apache.ratis.protocol.exceptions.ReadIndexException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
@@ -227,15 +228,17 @@ public final class Replicator implements AutoCloseable {
         return CompletableFuture.failedFuture(e);
       }
     }
-    CompletableFuture<Void> stillLeads = null;
+    RaftServer.Division division;
     try {
-      RaftServer.Division division = server.getDivision(groupId);
-      if (division.getInfo().isLeader()) {
-        stillLeads = leadershipCheck.confirm(division, requestTimeout);
-      }
+      division = server.getDivision(groupId);
     } catch (IOException e) {
       return CompletableFuture.failedFuture(e);
     }
+    boolean leader = division.getInfo().isLeader();
+    long term = division.getInfo().getCurrentTerm();
+    CompletableFuture<Void> stillLeads = leader
+        ? leadershipCheck.confirm(division, requestTimeout)
+        : confirmedByLeader(term);
     CompletableFuture<ReadReply> read = client.async().sendReadOnlyUnordered(message(query), selfId).thenApply(reply -> {
       try {
         return ReadReply.parseFrom(content(reply));
@@ -243,7 +246,29 @@ public final class Replicator implements AutoCloseable {
         throw new CompletionException(e);
       }
     });
-    return stillLeads == null ? read : read.thenCombine(stillLeads, (reply, confirmed) -> reply);
+    return read.thenCombine(stillLeads, (reply, confirmed) -> {
+      // Same term before and after: every step above dealt with the one leader of that term.
+      if (!leader && division.getInfo().getCurrentTerm() != term) {
+        throw new CompletionException(new ReadIndexException(selfId + ": the term changed from " + term
+            + " during the read; retry"));
+      }
+      return reply;
+    });
+  }
+
+  /**
+   * On a follower: the leader of {@code term} confirms with a majority, after this call, that it
+   * still leads. The follower's read index came from that leader, through Ratis's code, which
+   * takes the same short cut as on the leader; a leader that cannot confirm refuses, and one of a
+   * later term refuses too (the caller then sees the term change).
+   */
+  private CompletableFuture<Void> confirmedByLeader(long term) {
+    ReadQuery confirm = ReadQuery.newBuilder()
+        .setConfirmLeadership(io.leasehold.proto.v1.ConfirmLeadership.newBuilder().setTerm(term)).build();
+    return client.async().sendReadOnlyNonLinearizable(message(confirm)).thenApply(reply -> {
+      content(reply);
+      return null;
+    });
   }
 
   private static Message message(MessageLite m) {

@@ -13,6 +13,7 @@ import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,17 +46,39 @@ class IsolatedLeaderReadTest {
     String id = leader.id();
     assertEquals(Outcome.GRANTED, cluster.leases(id).acquire(acquire("lock/a", "h", 60)).getOutcome());
     cluster.awaitConverged();
-    // A confirmed read at the current commit index: Ratis remembers it as acknowledged.
+    List<String> followers = cluster.followers().stream().map(LeaseholdNode::id).toList();
+    cluster.stopNode(followers.get(0));
+    // Two of three still run: a confirmed read at the current commit index, which Ratis then
+    // remembers as acknowledged.
     assertTrue(cluster.leases(id).get(get("lock/a")).getFound());
-
-    for (LeaseholdNode f : cluster.followers()) {
-      cluster.stopNode(f.id());
-    }
+    cluster.stopNode(followers.get(1));
     // The old leader has not yet noticed (Ratis steps down after an election timeout without
     // answers); had it, the read below would be refused anyway.
     StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> cluster.leases(id).get(get("lock/a")));
     assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), e.toString());
     // A read that asks for stale data still gets what this node has.
     assertTrue(cluster.leases(id).get(io.leasehold.server.Requests.staleGet("lock/a")).getFound());
+  }
+
+  @Test
+  void aFollowerWhoseLeaderHasNoMajorityGetsNoLinearizableRead() throws Exception {
+    // Five nodes: the leader and one follower can be left together without a majority, the way
+    // a partition can cut a deposed leader off with a follower that still follows it.
+    cluster = TestCluster.start(5, dir, b -> b.electionTimeout(Duration.ofMillis(1500), Duration.ofMillis(2000))
+        .requestTimeout(Duration.ofSeconds(2)));
+    LeaseholdNode leader = cluster.awaitLeader();
+    assertEquals(Outcome.GRANTED, cluster.leases(leader.id()).acquire(acquire("lock/b", "h", 60)).getOutcome());
+    cluster.awaitConverged();
+    String follower = cluster.followers().get(0).id();
+    List<String> others = cluster.followers().stream().map(LeaseholdNode::id).filter(f -> !f.equals(follower)).toList();
+    cluster.stopNode(others.get(0));
+    cluster.stopNode(others.get(1));
+    // Three of five still run: a confirmed read at the current commit index, which Ratis then
+    // remembers as acknowledged.
+    assertTrue(cluster.leases(follower).get(get("lock/b")).getFound(), "a follower's read with a majority");
+    cluster.stopNode(others.get(2));
+    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> cluster.leases(follower).get(get("lock/b")));
+    assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), e.toString());
+    assertTrue(cluster.leases(follower).get(io.leasehold.server.Requests.staleGet("lock/b")).getFound());
   }
 }

@@ -430,6 +430,7 @@ public final class LeaseCore {
       case LIST_POLICIES -> ReadReply.newBuilder().setListPolicies(adminReads.listPolicies(query.getListPolicies())).build();
       case LIST_BANS -> ReadReply.newBuilder().setListBans(adminReads.listBans(query.getListBans())).build();
       case HISTORY -> ReadReply.newBuilder().setHistory(adminReads.history(query.getHistory())).build();
+      case CONFIRM_LEADERSHIP -> throw new InvalidArgumentException("query", "confirm_leadership is answered by the server, not the store");
       case QUERY_NOT_SET -> throw new InvalidArgumentException("query", "carries no request");
     };
   }

@@ -3,6 +3,7 @@ package io.leasehold.statemachine.ratis;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.ReadQuery;
+import io.leasehold.proto.v1.ReadReply;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.core.LeaseCore;
 import io.leasehold.statemachine.store.AppliedPosition;
@@ -88,6 +89,14 @@ public final class LeaseStateMachine extends BaseStateMachine {
 
     /** A Raft configuration was appended or applied: the members it lists. */
     default void onConfigurationChanged(java.util.List<org.apache.ratis.protocol.RaftPeer> members) {}
+
+    /**
+     * A follower asks this node, as leader of {@code term}, to confirm with a majority that it
+     * still leads: completes when it has, fails otherwise.
+     */
+    default CompletableFuture<Void> confirmLeadership(long term) {
+      return CompletableFuture.failedFuture(new UnsupportedOperationException("confirm_leadership"));
+    }
   }
 
   private final Path dbDir;
@@ -242,6 +251,10 @@ public final class LeaseStateMachine extends BaseStateMachine {
   public CompletableFuture<Message> query(Message request) {
     try {
       ReadQuery query = ReadQuery.parseFrom(request.getContent().asReadOnlyByteBuffer());
+      if (query.hasConfirmLeadership()) {
+        return listener.confirmLeadership(query.getConfirmLeadership().getTerm())
+            .thenApply(done -> Message.valueOf(UnsafeByteOperations.unsafeWrap(ReadReply.getDefaultInstance().toByteArray())));
+      }
       byte[] reply = core.query(query, wallClockMicros.getAsLong()).toByteArray();
       return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(reply)));
     } catch (InvalidProtocolBufferException | RuntimeException e) {
