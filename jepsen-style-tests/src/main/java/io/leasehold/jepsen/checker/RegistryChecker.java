@@ -5,8 +5,10 @@ import io.leasehold.jepsen.history.History;
 import io.leasehold.jepsen.history.Validity;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -23,8 +25,37 @@ public final class RegistryChecker implements Checker {
     if (resolves.isEmpty()) {
       return Verdict.unknown("registry", "no resolve completed");
     }
-    List<Completed> registers = all.stream().filter(c -> c.invoke().f().equals("register") && c.type() != io.leasehold.jepsen.history.Op.Type.FAIL).toList();
-    List<Completed> deregisters = all.stream().filter(c -> c.invoke().f().equals("deregister")).toList();
+    // Indexed once: a 30-minute soak has some 10,000 resolves and thousands of registrations,
+    // and scanning them all for each returned instance took longer than the run.
+    Map<String, Long> deregisteredBy = new HashMap<>();   // name + token -> earliest acknowledged deregistration
+    for (Completed d : all) {
+      if (d.ok() && d.invoke().f().equals("deregister")) {
+        deregisteredBy.merge(d.invoke().key() + "#" + d.invoke().token(), d.completion().nanos(), Math::min);
+      }
+    }
+    Map<String, List<long[]>> registrations = new HashMap<>();  // name -> {invoked, earliest deregistration}
+    Map<String, Long> acknowledged = new HashMap<>();             // name + token -> earliest acknowledgement
+    for (Completed g : all) {
+      if (!g.invoke().f().equals("register") || g.type() == io.leasehold.jepsen.history.Op.Type.FAIL) {
+        continue;
+      }
+      String name = g.invoke().key();
+      long deregistered = deregisteredBy.getOrDefault(name + "#" + g.completion().token(), Long.MAX_VALUE);
+      registrations.computeIfAbsent(name, k -> new ArrayList<>()).add(new long[] {g.invoke().nanos(), deregistered});
+      if (g.ok() && g.completion().token().isPresent()) {
+        acknowledged.merge(name + "#" + g.completion().token().getAsLong(), g.completion().nanos(), Math::min);
+      }
+    }
+    Map<String, List<Validity>> validitiesByService = new HashMap<>();
+    for (Validity v : h.validities()) {
+      if (v.name().startsWith("service/")) {
+        String rest = v.name().substring("service/".length());
+        int slash = rest.indexOf('/');
+        if (slash > 0) {
+          validitiesByService.computeIfAbsent(rest.substring(0, slash), k -> new ArrayList<>()).add(v);
+        }
+      }
+    }
     List<String> problems = new ArrayList<>();
     int seen = 0;
     for (Completed r : resolves) {
@@ -35,20 +66,17 @@ public final class RegistryChecker implements Checker {
       seen += got.size();
       for (String instance : got) {
         String name = "service/" + service + "/" + instance;
-        boolean possible = registers.stream().anyMatch(g -> g.invoke().key().equals(name) && g.invoke().nanos() < to
-            && deregisters.stream().noneMatch(d -> d.ok() && d.invoke().key().equals(name) && d.invoke().token().equals(g.completion().token())
-                && d.completion().nanos() < from));
+        boolean possible = registrations.getOrDefault(name, List.of()).stream()
+            .anyMatch(g -> g[0] < to && !(g[1] < from));
         if (!possible) {
           problems.add("resolve " + r.completion() + " returned " + instance + ", which no live registration explains");
         }
       }
-      for (Validity v : h.validities()) {
-        if (!v.name().startsWith("service/" + service + "/")) {
-          continue;
-        }
-        String instance = v.name().substring(("service/" + service + "/").length());
-        boolean acked = registers.stream().anyMatch(g -> g.ok() && g.invoke().key().equals(v.name())
-            && g.completion().token().orElse(-1) == v.token() && g.completion().nanos() < from);
+      String prefix = "service/" + service + "/";
+      for (Validity v : validitiesByService.getOrDefault(service, List.of())) {
+        String instance = v.name().substring(prefix.length());
+        Long ackedAt = acknowledged.get(v.name() + "#" + v.token());
+        boolean acked = ackedAt != null && ackedAt < from;
         if (acked && v.fromNanos() < from && v.untilNanos() > to && !got.contains(instance)) {
           problems.add("resolve " + r.completion() + " missed " + instance + " (token " + v.token() + "), registered and valid from "
               + v.fromNanos() + " to " + v.untilNanos());
