@@ -49,6 +49,11 @@ public final class GrpcErrors {
     if (cause instanceof io.leasehold.server.OverloadedException) {
       return Status.RESOURCE_EXHAUSTED.withDescription(cause.getMessage()).asRuntimeException();
     }
+    // A leader that could not confirm a follower's read (LeadershipCheck) fails the query, which
+    // Ratis hands back wrapped as a state machine fault: still a matter of availability.
+    if (cause instanceof StateMachineException sme && sme.getCause() != null && isUnavailable(unwrap(sme.getCause()))) {
+      cause = unwrap(sme.getCause());
+    }
     if (isUnavailable(cause)) {
       Metadata trailers = new Metadata();
       leaderHint.ifPresent(h -> trailers.put(LEADER_HINT, h));
