@@ -219,6 +219,8 @@ public final class Replicator implements AutoCloseable {
    * <p>On the leader a linearizable read also waits for {@link LeadershipCheck}: Ratis 3.3 answers
    * a leader's read without asking anyone when nothing has committed since its last confirmed
    * read, which is just what a leader cut off from the others sees; it then served its old state.
+   * On a follower the read also waits for the leader of the follower's term to confirm the same
+   * way ({@link #confirmedByLeader}), and fails if that term ended meanwhile.
    */
   public CompletableFuture<ReadReply> read(ReadQuery query, boolean stale) {
     if (stale) {
