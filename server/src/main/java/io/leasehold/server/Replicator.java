@@ -240,7 +240,7 @@ public final class Replicator implements AutoCloseable {
     long term = division.getInfo().getCurrentTerm();
     CompletableFuture<Void> stillLeads = leader
         ? leadershipCheck.confirm(division, requestTimeout)
-        : confirmedByLeader(term);
+        : confirmedByLeader(division, term);
     CompletableFuture<ReadReply> read = client.async().sendReadOnlyUnordered(message(query), selfId).thenApply(reply -> {
       try {
         return ReadReply.parseFrom(content(reply));
@@ -263,11 +263,19 @@ public final class Replicator implements AutoCloseable {
    * still leads. The follower's read index came from that leader, through Ratis's code, which
    * takes the same short cut as on the leader; a leader that cannot confirm refuses, and one of a
    * later term refuses too (the caller then sees the term change).
+   *
+   * <p>Sent unordered, to the leader this node knows: Ratis's ordered client (which
+   * {@code sendReadOnlyNonLinearizable} uses) closes its window for good after one failed
+   * request, and every later confirmation then failed at once (seen in a soak).
    */
-  private CompletableFuture<Void> confirmedByLeader(long term) {
+  private CompletableFuture<Void> confirmedByLeader(RaftServer.Division division, long term) {
+    RaftPeerId leader = division.getInfo().getLeaderId();
+    if (leader == null) {
+      return CompletableFuture.failedFuture(new ReadIndexException(selfId + " knows no leader in term " + term));
+    }
     ReadQuery confirm = ReadQuery.newBuilder()
         .setConfirmLeadership(io.leasehold.proto.v1.ConfirmLeadership.newBuilder().setTerm(term)).build();
-    return client.async().sendReadOnlyNonLinearizable(message(confirm)).thenApply(reply -> {
+    return client.async().sendReadOnlyUnordered(message(confirm), leader).thenApply(reply -> {
       content(reply);
       return null;
     });
