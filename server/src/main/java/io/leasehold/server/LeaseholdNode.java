@@ -355,6 +355,10 @@ public final class LeaseholdNode implements AutoCloseable {
     return config.id();
   }
 
+  public Replicator replicator() {
+    return replicator;
+  }
+
   public String clientAddress() {
     return config.self().clientAddress();
   }

@@ -86,6 +86,11 @@ public final class Replicator implements AutoCloseable {
     this.wallClockMicros = wallClockMicros;
   }
 
+  /** Writes waiting for an answer now: for tests that must know no resend is left. */
+  public int pendingWrites() {
+    return maxPendingWrites - pendingWrites.availablePermits();
+  }
+
   /** Replicates a command through the leader and returns the reply of its application. */
   public CompletableFuture<LogReply> propose(LogCommand command) {
     if (!pendingWrites.tryAcquire()) {
@@ -96,7 +101,7 @@ public final class Replicator implements AutoCloseable {
     try {
       RaftClientRequest request = writeRequest(writeClientId, writeCallId.incrementAndGet(), message(command), selfId);
       CompletableFuture<RaftClientReply> answer = new CompletableFuture<>();
-      submit(request, leaderOrSelf(), System.nanoTime() + requestTimeoutNanos, 0, answer);
+      submit(request, leaderOrSelf(), System.nanoTime() + requestTimeoutNanos, io.grpc.Context.current(), 0, answer);
       sent = answer;
     } catch (RuntimeException e) {
       pendingWrites.release();
@@ -109,8 +114,14 @@ public final class Replicator implements AutoCloseable {
    * Sends {@code request} (its ids unchanged) to {@code target}; on a redirect or a failure that
    * says nothing was applied yet or that the node is unreachable, tries again at the suggested
    * leader or the next member, after a short pause when there is no fresh hint.
+   *
+   * <p>No resend once the caller's gRPC call is over ({@code caller} cancelled: its deadline
+   * passed or it gave up). A resend the client no longer waits for could still be applied
+   * seconds later: the soak saw a registration that the SDK had given up on (and then made
+   * again, successfully, on another node) land after the instance was deregistered, bringing it
+   * back.
    */
-  private void submit(RaftClientRequest request, RaftPeerId target, long deadlineNanos, int attempt,
+  private void submit(RaftClientRequest request, RaftPeerId target, long deadlineNanos, io.grpc.Context caller, int attempt,
                       CompletableFuture<RaftClientReply> answer) {
     RaftClientRequest addressed = writeRequest(request.getClientId(), request.getCallId(), request.getMessage(), target);
     CompletableFuture<RaftClientReply> sent;
@@ -133,7 +144,7 @@ public final class Replicator implements AutoCloseable {
         }
         return;
       }
-      if (System.nanoTime() - deadlineNanos > 0) {
+      if (System.nanoTime() - deadlineNanos > 0 || caller.isCancelled()) {
         answer.completeExceptionally(failure);
         return;
       }
@@ -154,7 +165,7 @@ public final class Replicator implements AutoCloseable {
         next = leaderOrSelf();
         pauseMillis = Math.min(200, 25L << Math.min(attempt, 3));
       }
-      Runnable again = () -> submit(request, next, deadlineNanos, attempt + 1, answer);
+      Runnable again = () -> submit(request, next, deadlineNanos, caller, attempt + 1, answer);
       if (pauseMillis == 0) {
         again.run();
       } else {
