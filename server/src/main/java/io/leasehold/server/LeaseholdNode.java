@@ -148,12 +148,7 @@ public final class LeaseholdNode implements AutoCloseable {
 
       @Override
       public java.util.concurrent.CompletableFuture<Void> confirmLeadership(long term) {
-        RaftServer.Division d = division();
-        if (!d.getInfo().isLeader() || d.getInfo().getCurrentTerm() != term) {
-          return java.util.concurrent.CompletableFuture.failedFuture(new org.apache.ratis.protocol.exceptions.ReadIndexException(
-              config.id() + " does not lead term " + term + " (its term is " + d.getInfo().getCurrentTerm() + ")"));
-        }
-        return leadershipCheck.confirm(d, config.requestTimeout());
+        return leadershipCheck.confirm(division(), term, config.requestTimeout());
       }
     }, LeaseholdNode::wallClockMicros);
     sm.set(stateMachine);

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesReplyProto;
 import org.apache.ratis.protocol.RaftPeer;
@@ -48,11 +48,17 @@ public final class LeadershipCheck implements AutoCloseable {
   private final Map<LogAppender, Ack> acks = new ConcurrentHashMap<>();
   private final Map<RaftPeerId, LogAppender> appenders = new ConcurrentHashMap<>();
   private final List<Pending> pending = new ArrayList<>();
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+  private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
     Thread t = new Thread(r, "leadership-check-timeout");
     t.setDaemon(true);
     return t;
   });
+
+  public LeadershipCheck() {
+    // One timeout per read on the leader, nearly all cancelled within milliseconds: drop them
+    // from the queue at once rather than keep each for the whole timeout.
+    timer.setRemoveOnCancelPolicy(true);
+  }
 
   private final class Pending {
     final RaftServer.Division division;
@@ -110,10 +116,15 @@ public final class LeadershipCheck implements AutoCloseable {
    * call; fails if this node does not lead, stops leading, or gets no majority within {@code timeout}.
    */
   public CompletableFuture<Void> confirm(RaftServer.Division division, Duration timeout) {
-    if (!division.getInfo().isLeader()) {
-      return CompletableFuture.failedFuture(new ReadIndexException(division.getId() + " is not the leader"));
+    return confirm(division, division.getInfo().getCurrentTerm(), timeout);
+  }
+
+  /** As {@link #confirm(RaftServer.Division, Duration)}, for a given term: fails if this node does not lead that term. */
+  public CompletableFuture<Void> confirm(RaftServer.Division division, long term, Duration timeout) {
+    if (!division.getInfo().isLeader() || division.getInfo().getCurrentTerm() != term) {
+      return CompletableFuture.failedFuture(new ReadIndexException(division.getId() + " does not lead term " + term
+          + " (its term is " + division.getInfo().getCurrentTerm() + ")"));
     }
-    long term = division.getInfo().getCurrentTerm();
     Map<LogAppender, Long> from = new HashMap<>();
     for (RaftPeer p : voters(division.getRaftConf())) {
       LogAppender a = appenders.get(p.getId());
@@ -134,7 +145,7 @@ public final class LeadershipCheck implements AutoCloseable {
       return p.done;
     }
     from.keySet().forEach(LogAppender::triggerHeartbeat);
-    timer.schedule(() -> {
+    ScheduledFuture<?> timeoutTask = timer.schedule(() -> {
       boolean removed;
       synchronized (pending) {
         removed = pending.remove(p);
@@ -144,6 +155,7 @@ public final class LeadershipCheck implements AutoCloseable {
             + " could not confirm with a majority within " + timeout.toMillis() + " ms that it still leads term " + term));
       }
     }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+    p.done.whenComplete((ok, failed) -> timeoutTask.cancel(false));
     return p.done;
   }
 
