@@ -36,26 +36,18 @@ final class ClusterCalls {
    * one of them leads, or empty when none does within {@code within}.
    */
   static Optional<List<String>> leaderMembers(NemesisContext ctx, Duration within) {
-    Cluster cluster = ctx.cluster();
-    long deadline = System.nanoTime() + within.toNanos();
-    while (System.nanoTime() - deadline < 0) {
-      for (int i : ctx.shuffledNodes()) {
-        if (!cluster.node(i).isRunning() || cluster.node(i).isPaused()) {
-          continue;
+    try {
+      return Optional.of(retrying(ctx, "read the leader's membership", -1, within, i -> {
+        StatusResponse s = ClusterGrpc.newBlockingStub(ctx.cluster().channel(i)).withDeadlineAfter(5, TimeUnit.SECONDS)
+            .status(StatusRequest.getDefaultInstance());
+        if (s.getRole() != Role.LEADER) {
+          throw new IllegalStateException(s.getId() + " does not lead");
         }
-        try {
-          StatusResponse s = ClusterGrpc.newBlockingStub(cluster.channel(i)).withDeadlineAfter(5, TimeUnit.SECONDS)
-              .status(StatusRequest.getDefaultInstance());
-          if (s.getRole() == Role.LEADER) {
-            return Optional.of(s.getMembersList().stream().map(Member::getId).sorted().toList());
-          }
-        } catch (RuntimeException e) {
-          // Not answering: ask the next one.
-        }
-      }
-      Pacing.sleep(Duration.ofMillis(500));
+        return s.getMembersList().stream().map(Member::getId).sorted().toList();
+      }));
+    } catch (IllegalStateException noLeader) {
+      return Optional.empty();
     }
-    return Optional.empty();
   }
 
   static <T> T retrying(NemesisContext ctx, String what, int avoid, Duration within, IntFunction<T> call) {
