@@ -10,7 +10,19 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.leasehold.proto.v1.ClusterGrpc;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.RemoveMemberRequest;
+import io.leasehold.proto.v1.StatusRequest;
+import io.leasehold.server.Requests;
+import io.leasehold.server.TestCluster;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 class ServerCommandTest {
@@ -82,5 +94,37 @@ class ServerCommandTest {
     assertEquals(0, r.exit());
     assertTrue(r.out().contains("3   cluster unreachable") || r.out().contains("3:cluster unreachable") || r.out().contains("cluster unreachable"), r.out());
     assertTrue(r.out().contains("server"), r.out());
+  }
+
+  /**
+   * The server command is node n3 of a cluster; once n3 is removed, Ratis closes its division and
+   * the command exits with 75, the code a supervisor restarts on.
+   */
+  @Test
+  void exitsWithRestartCodeWhenRatisClosesItsDivision(@TempDir Path dir) throws Exception {
+    try (TestCluster cluster = TestCluster.start(3, dir)) {
+      String victim = cluster.followers().get(0).id();
+      Path data = cluster.configFor(victim).dataDir();
+      String peers = cluster.ids().stream().map(id -> cluster.peer(id).toString()).collect(Collectors.joining(","));
+      cluster.stopNode(victim);
+      CompletableFuture<Run> server = CompletableFuture.supplyAsync(() -> run("server", "--id", victim, "--peers", peers,
+          "--data-dir", data.toString(), "--election-timeout-min", "600ms", "--election-timeout-max", "1200ms"));
+      String leader = cluster.awaitLeader().id();
+      ManagedChannel toVictim = ManagedChannelBuilder.forTarget(cluster.peer(victim).clientAddress()).usePlaintext().build();
+      try {
+        TestCluster.await(victim + " (the server command) is back and follows", Duration.ofSeconds(30),
+            () -> cluster.leases(leader).acquire(Requests.acquire("lock/probe", "probe", 60)).getOutcome() == Outcome.GRANTED
+                && ClusterGrpc.newBlockingStub(toVictim).withDeadlineAfter(2, TimeUnit.SECONDS)
+                    .status(StatusRequest.getDefaultInstance()).getLeaderId().equals(leader));
+      } finally {
+        toVictim.shutdownNow();
+      }
+      cluster.cluster(leader).removeMember(RemoveMemberRequest.newBuilder().setId(victim).build());
+
+      Run r = server.get(60, TimeUnit.SECONDS);
+      assertEquals(ServerCommand.EXIT_RESTART, r.exit(), r.err());
+      assertTrue(r.err().contains("Ratis closed the Raft division of node " + victim), r.err());
+      assertTrue(r.err().contains("exiting with code 75 so that a supervisor restarts it from its data dir"), r.err());
+    }
   }
 }

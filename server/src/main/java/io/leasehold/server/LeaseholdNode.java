@@ -83,6 +83,8 @@ public final class LeaseholdNode implements AutoCloseable {
   /** Set once the Ratis server has started; read by the apply thread. */
   private volatile RaftServer.Division startedDivision;
   private final CommitPusher commitPusher = new CommitPusher();
+  /** Completed, with the reason, when Ratis closes this node's division while the node runs. */
+  private final java.util.concurrent.CompletableFuture<String> divisionClosed = new java.util.concurrent.CompletableFuture<>();
 
   private LeaseholdNode(NodeConfig config) throws IOException {
     this.config = config;
@@ -128,6 +130,11 @@ public final class LeaseholdNode implements AutoCloseable {
       @Override
       public void onConfigurationChanged(List<RaftPeer> members) {
         knowMembers(members);
+      }
+
+      @Override
+      public void onDivisionClosed(org.apache.ratis.proto.RaftProtos.RoleInfoProto roleInfo) {
+        divisionClosedByRatis(roleInfo);
       }
 
       @Override
@@ -225,6 +232,39 @@ public final class LeaseholdNode implements AutoCloseable {
         config.self().peerAddress(), node.metricsPort < 0 ? "off" : config.bindHost() + ":" + node.metricsPort,
         config.dataDir(), config.join() ? " (joining: waits to be added)" : "");
     return node;
+  }
+
+  /**
+   * Completes, with a one-line reason, if Ratis closes this node's Raft division while the node
+   * is running. The node then answers nothing useful until its process starts again: the
+   * {@code server} command exits with code 75 so that a supervisor (systemd, Kubernetes, the
+   * fault tests' harness) restarts it from its data dir. Never completes after {@link #close}.
+   */
+  public java.util.concurrent.CompletableFuture<String> divisionClosed() {
+    return divisionClosed.copy();
+  }
+
+  /**
+   * A candidate whose configuration leaves it out is shut down by Ratis (NOT_IN_CONF, or the
+   * leader's shouldShutdown answer). That happens to a removed member that is still running, and
+   * also to a member being added back: while it catches up it replays the entry that removed it,
+   * and if the leader falls silent for an election timeout just then, it stands for election and
+   * is closed. A restart recovers it: a node whose configuration on disk leaves it out starts
+   * without an election timer and waits for the leader.
+   */
+  private void divisionClosedByRatis(org.apache.ratis.proto.RaftProtos.RoleInfoProto roleInfo) {
+    if (closed) {
+      return;
+    }
+    RaftServer.Division d = startedDivision;
+    List<String> members = d == null ? List.of() : d.getRaftConf().getCurrentPeers().stream().map(p -> p.getId().toString()).sorted().toList();
+    String reason = String.format("Ratis closed the Raft division of node %s (role %s, term %d); the configuration it has, %s, %s",
+        config.id(), roleInfo.getRole(), d == null ? -1 : d.getInfo().getCurrentTerm(), members,
+        members.contains(config.id()) ? "lists it (a leader answered that it is not a member)"
+            : "leaves it out (removed, or added back and still catching up)");
+    lifecycle.event("division_closed", "role", roleInfo.getRole(), "members", String.join(",", members));
+    LOG.error(reason);
+    divisionClosed.complete(reason);
   }
 
   /** grpcurl and older tools still ask for the v1alpha reflection service. */

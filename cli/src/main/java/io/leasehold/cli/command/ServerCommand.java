@@ -1,6 +1,7 @@
 package io.leasehold.cli.command;
 
 import io.leasehold.cli.DurationConverter;
+import io.leasehold.cli.LeaseholdCommand;
 import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.NodeConfig;
 import io.leasehold.server.Peer;
@@ -8,7 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -27,8 +28,15 @@ import picocli.CommandLine.Option;
         "A new node, to be added to a running cluster (Cluster/AddMember):",
         "  leasehold server --join --id n4 --peers n4=10.0.0.4:7401:7400",
         ""},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+        " 0:stopped by SIGINT or SIGTERM",
+        " 2:usage error (bad option or configuration)",
+        "75:Raft closed this node's division (it stood for election outside the configuration it has); restart it from its data dir"},
     sortOptions = false)
 public final class ServerCommand implements Callable<Integer> {
+  /** EX_TEMPFAIL: the node stopped on its own and a restart from its data dir recovers it. */
+  public static final int EXIT_RESTART = 75;
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
@@ -119,18 +127,34 @@ public final class ServerCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     NodeConfig config = build();
     LeaseholdNode node = LeaseholdNode.start(config);
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+    CompletableFuture<Void> stopped = new CompletableFuture<>();
+    Thread hook = new Thread(() -> {
       node.close();
-      stopped.countDown();
-    }, "leasehold-shutdown"));
+      stopped.complete(null);
+    }, "leasehold-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
     spec.commandLine().getOut().printf("leasehold node %s: clients on %s, peers on %s, data in %s%s%s%n",
         config.id(), config.self().clientAddress(), config.self().peerAddress(), config.dataDir().toAbsolutePath(),
         node.metricsPort().isPresent() ? ", metrics on http://" + config.bindHost() + ":" + node.metricsPort().getAsInt() + "/metrics" : "",
         config.join() ? " (joining: waiting to be added)" : "");
     spec.commandLine().getOut().flush();
-    stopped.await();
-    return 0;
+    CompletableFuture<String> divisionClosed = node.divisionClosed();
+    CompletableFuture.anyOf(stopped, divisionClosed).join();
+    if (stopped.isDone()) {
+      return LeaseholdCommand.EXIT_OK;
+    }
+    // A node whose division Ratis closed serves nothing until it starts again; the restart
+    // (by systemd, Kubernetes or Docker's restart policy) recovers it from its data dir.
+    spec.commandLine().getErr().println("leasehold server: " + divisionClosed.join()
+        + "; exiting with code " + EXIT_RESTART + " so that a supervisor restarts it from its data dir");
+    spec.commandLine().getErr().flush();
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException alreadyExiting) {
+      // The hook is running and closes the node itself.
+    }
+    node.close();
+    return EXIT_RESTART;
   }
 
   /** The node configuration these options describe; IllegalArgumentException names the bad option. */

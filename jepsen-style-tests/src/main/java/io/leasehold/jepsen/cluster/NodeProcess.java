@@ -8,14 +8,43 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One server node: the packaged jar run as an OS process (in its network namespace when there
  * is one), with its own data dir, log file (appended across restarts) and clock-offset file.
  * Its pid is written where the watchdog finds it, so the node dies with the test JVM.
+ *
+ * <p>Like systemd's {@code Restart=on-failure} in the shipped unit, it restarts a node that
+ * exits on its own with code 75 (the {@code server} command's "restart me from my data"), after
+ * {@link #RESTART_DELAY}; every exit that no nemesis caused is kept for the report. Any other
+ * exit code leaves the node down: that is a crash to look at, not a restart to hide.
  */
 public final class NodeProcess {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeProcess.class);
+  /** The {@code server} command's exit code when a restart from the data dir recovers the node. */
+  public static final int EXIT_RESTART = 75;
+  static final Duration RESTART_DELAY = Duration.ofSeconds(1);
+  private static final ScheduledExecutorService RESTARTS = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "jepsen-node-restarts");
+    t.setDaemon(true);
+    return t;
+  });
+
+  /** A node process that ended without a nemesis or the harness stopping it. */
+  public record SelfExit(Instant at, String node, int code, boolean restarted) {
+    @Override
+    public String toString() {
+      return at + " " + node + " exited on its own with code " + code + (restarted ? "; restarted from its data dir" : "; left down");
+    }
+  }
+
   private final int index;
   private final String id;
   private final List<String> command;
@@ -29,6 +58,9 @@ public final class NodeProcess {
   private boolean joining;
   private boolean paused;
   private boolean retired;
+  /** Set while {@link #kill} ends the current process: its exit is expected. */
+  private boolean killing;
+  private final List<SelfExit> selfExits = new ArrayList<>();
 
   NodeProcess(int index, String id, List<String> command, List<String> environment, Path log, Path pidFile, Path clockFile,
       Path dataDir) {
@@ -71,13 +103,41 @@ public final class NodeProcess {
         int eq = kv.indexOf('=');
         pb.environment().put(kv.substring(0, eq), kv.substring(eq + 1));
       }
-      process = pb.start();
-      process.getOutputStream().close();
+      Process started = pb.start();
+      process = started;
+      killing = false;
+      started.onExit().thenAccept(this::exited);
+      started.getOutputStream().close();
       paused = false;
       Files.writeString(pidFile, Long.toString(process.pid()));
     } catch (IOException e) {
       throw new UncheckedIOException("starting node " + id, e);
     }
+  }
+
+  private synchronized void exited(Process p) {
+    if (p != process || killing || retired) {
+      return;
+    }
+    int code = p.exitValue();
+    boolean restart = code == EXIT_RESTART;
+    SelfExit exit = new SelfExit(Instant.now(), id, code, restart);
+    selfExits.add(exit);
+    LOG.warn("{}", exit);
+    try {
+      // A dead pid must not linger where the watchdog would kill whatever reuses it.
+      Files.deleteIfExists(pidFile);
+    } catch (IOException e) {
+      LOG.warn("deleting {}: {}", pidFile, e.toString());
+    }
+    if (restart) {
+      RESTARTS.schedule(this::start, RESTART_DELAY.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** The times this node's process ended on its own, oldest first. */
+  public synchronized List<SelfExit> selfExits() {
+    return List.copyOf(selfExits);
   }
 
   public synchronized boolean isRunning() {
@@ -97,6 +157,7 @@ public final class NodeProcess {
     if (process == null) {
       return;
     }
+    killing = true;
     if (paused) {
       signal("CONT");
     }

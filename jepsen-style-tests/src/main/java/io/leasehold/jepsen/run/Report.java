@@ -2,6 +2,7 @@ package io.leasehold.jepsen.run;
 
 import io.leasehold.jepsen.checker.Verdict;
 import io.leasehold.jepsen.cluster.Cluster;
+import io.leasehold.jepsen.cluster.NodeProcess.SelfExit;
 import io.leasehold.jepsen.history.History;
 import io.leasehold.jepsen.history.Op;
 import io.leasehold.jepsen.nemesis.Timeline;
@@ -10,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -44,6 +46,10 @@ final class Report {
         b.append("\n## Skipped nemeses\n\n");
         timeline.skippedNemeses().forEach((k, why) -> b.append("- ").append(k).append(": ").append(why).append('\n'));
       }
+      List<SelfExit> exits = cluster == null ? List.of()
+          : cluster.nodes().stream().flatMap(n -> n.selfExits().stream()).sorted(Comparator.comparing(SelfExit::at)).toList();
+      b.append("\n## Nodes that stopped on their own\n\n").append(exits.isEmpty() ? "none\n" : "");
+      exits.forEach(e -> b.append("- ").append(e).append('\n'));
       b.append("\n## Unfenced log\n\n").append(unfencedSummary(h)).append("\n");
       b.append("\n## Nemesis timeline\n\n```\n");
       timeline.entries().forEach(e -> b.append(e).append('\n'));

@@ -87,6 +87,12 @@ public final class LeaseStateMachine extends BaseStateMachine {
     /** A snapshot was written: its position and size (snapshot thread). */
     default void onSnapshotTaken(long term, long index, long bytes) {}
 
+    /**
+     * Ratis closed this node's Raft division on its own, while the server goes on: a candidate
+     * whose configuration leaves it out shuts itself down. The node can no longer take part.
+     */
+    default void onDivisionClosed(org.apache.ratis.proto.RaftProtos.RoleInfoProto roleInfo) {}
+
     /** A Raft configuration was appended or applied: the members it lists. */
     default void onConfigurationChanged(java.util.List<org.apache.ratis.protocol.RaftPeer> members) {}
 
@@ -373,6 +379,13 @@ public final class LeaseStateMachine extends BaseStateMachine {
     if (!Objects.equals(newLeaderId, selfId)) {
       listener.onNotLeader();
     }
+  }
+
+  @Override
+  public void notifyServerShutdown(org.apache.ratis.proto.RaftProtos.RoleInfoProto roleInfo, boolean allServer) {
+    // Ratis 3.3 calls this only from a leader election that found this node outside the
+    // configuration (its own, or the leader's answer); a whole-server close does not come here.
+    listener.onDivisionClosed(roleInfo);
   }
 
   @Override
