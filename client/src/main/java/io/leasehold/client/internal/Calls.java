@@ -25,7 +25,11 @@ public final class Calls {
   /** Which endpoint a call goes to. */
   public enum Target { READ, WRITE }
 
-  /** A reply and when the attempt that produced it was sent (System.nanoTime). */
+  /**
+   * A reply and when the call's first attempt was sent (System.nanoTime). Not the attempt that
+   * got the reply: with a request id, that reply can be the first attempt's, applied earlier, so
+   * a lease's validity must count from the first send.
+   */
   public record Sent<R>(R value, long sentNanos) {}
 
   private final Connection connection;
@@ -45,7 +49,7 @@ public final class Calls {
     return send(target, method, request, what).thenApply(Sent::value);
   }
 
-  /** As {@link #call}, with the send time of the successful attempt. */
+  /** As {@link #call}, with the send time of its first attempt. */
   public <Q, R> CompletableFuture<Sent<R>> send(Target target, MethodDescriptor<Q, R> method, Q request, String what) {
     long deadline = System.nanoTime() + settings.requestTimeout().toNanos();
     return send(target, method, request, what, deadline, settings.attemptTimeout().toNanos(), Integer.MAX_VALUE);
@@ -72,6 +76,7 @@ public final class Calls {
     final int maxAttempts;
     final CompletableFuture<Sent<R>> result = new CompletableFuture<>();
     int attempt;
+    long firstSentNanos;
     volatile ClientCall<Q, R> current;
 
     Attempts(Target target, MethodDescriptor<Q, R> method, Q request, String what, long deadlineNanos, long attemptNanos, int maxAttempts) {
@@ -111,7 +116,10 @@ public final class Calls {
         return;
       }
       current = call;
-      long sent = System.nanoTime();
+      if (attempt == 1) {
+        firstSentNanos = System.nanoTime();
+      }
+      long sent = firstSentNanos;
       call.start(new ClientCall.Listener<>() {
         private R reply;
 

@@ -51,6 +51,7 @@ public final class ClientCore implements AutoCloseable {
   private final ExecutorService ownCallbacks;
   private final Connection connection;
   private final Calls calls;
+  private final RequestIds requestIds = new RequestIds();
   private final KeepAlive keepAlive;
   private final NameSlots slots;
   private final Set<ResumingWatch> watches = ConcurrentHashMap.newKeySet();
@@ -90,6 +91,11 @@ public final class ClientCore implements AutoCloseable {
 
   public Connection connection() {
     return connection;
+  }
+
+  /** Ids for Acquire and Register calls, kept across each call's retries. */
+  public RequestIds requestIds() {
+    return requestIds;
   }
 
   public Calls calls() {
@@ -196,9 +202,10 @@ public final class ClientCore implements AutoCloseable {
         .setHolder(settings.holder())
         .setAttributes(Protos.attributes(options.attributes()));
     options.ttl().ifPresent(ttl -> request.setTtl(Protos.duration(ttl)));
-    AcquireRequest built = request.build();
+    // Each try of the waiter is a new call with its own id; the retries of one call share it.
     Waiter w = new Waiter(tryOnly ? Waiter.Mode.TRY : Waiter.Mode.WAIT,
-        () -> calls.send(Calls.Target.WRITE, LeasesGrpc.getAcquireMethod(), built, "Acquire " + name)
+        () -> calls.send(Calls.Target.WRITE, LeasesGrpc.getAcquireMethod(), request.setRequestId(requestIds.next()).build(),
+            "Acquire " + name)
             .thenApply(sent -> new Calls.Sent<>(Grant.of(sent.value()), sent.sentNanos())),
         tryOnly ? Optional.empty() : options.waitUpTo());
     slots.enqueue(name, w);

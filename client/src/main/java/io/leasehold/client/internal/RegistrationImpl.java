@@ -85,17 +85,17 @@ public final class RegistrationImpl implements Registration {
 
   /** One registration attempt through the name's queue (a try: registering never waits). */
   private CompletableFuture<LeaseHandle> attempt() {
-    RegisterRequest request = RegisterRequest.newBuilder()
+    RegisterRequest.Builder request = RegisterRequest.newBuilder()
         .setService(service)
         .setInstance(instance)
         .setAddress(address)
         .putAllMetadata(metadata)
         .setStatus(status)
         .setTtl(Protos.duration(options.ttl()))
-        .setHolder(core.settings().holder())
-        .build();
+        .setHolder(core.settings().holder());
     Waiter w = new Waiter(Waiter.Mode.TRY, () -> core.calls()
-        .send(Calls.Target.WRITE, RegistryGrpc.getRegisterMethod(), request, "Register " + leaseName())
+        .send(Calls.Target.WRITE, RegistryGrpc.getRegisterMethod(), request.setRequestId(core.requestIds().next()).build(),
+            "Register " + leaseName())
         .thenApply(sent -> new Calls.Sent<>(Grant.of(sent.value(), options.ttl()), sent.sentNanos())), Optional.empty());
     core.slots().enqueue(leaseName(), w);
     return w.result.thenApply(this::leaseOf);

@@ -50,7 +50,8 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
       AcquireRequest.Builder acquire = AcquireRequest.newBuilder()
           .setName(RegistryValidation.leaseName(request.getService(), request.getInstance()))
           .setHolder(RegistryValidation.holder(request))
-          .setAttributes(RegistryValidation.attributes(request));
+          .setAttributes(RegistryValidation.attributes(request))
+          .setRequestId(request.getRequestId());
       if (request.hasTtl()) {
         acquire.setTtl(request.getTtl());
       }

@@ -63,6 +63,7 @@ final class RegistryValidation {
       Validation.positiveDuration("ttl", r.getTtl());
     }
     attributes(attributes(r));
+    Validation.requestId("request_id", r.getRequestId());
   }
 
   static void deregister(DeregisterRequest r) {

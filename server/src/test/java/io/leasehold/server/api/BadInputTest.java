@@ -5,6 +5,7 @@ import static io.leasehold.server.Requests.list;
 import static io.leasehold.server.Requests.release;
 import static io.leasehold.server.Requests.seconds;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.Duration;
 import io.grpc.CallOptions;
@@ -108,6 +109,18 @@ class BadInputTest {
     assertInvalid("items[1].token", () -> leases.renew(RenewRequest.newBuilder()
         .addItems(RenewItem.newBuilder().setName("lock/held").setToken(heldToken))
         .addItems(RenewItem.newBuilder().setName("lock/held").setToken(1_000_000_000L)).build()));
+  }
+
+  @Test
+  void badRequestIdIsInvalid() {
+    assertInvalid("request_id", () -> leases.acquire(acquire("lock/free", "runner-2", 30).toBuilder().setRequestId("x".repeat(65)).build()));
+    assertInvalid("request_id", () -> leases.acquire(acquire("lock/free", "runner-2", 30).toBuilder().setRequestId("two words").build()));
+    io.leasehold.proto.v1.RegistryGrpc.RegistryBlockingStub registry = cluster.registry(cluster.ids().get(0));
+    io.grpc.StatusRuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(io.grpc.StatusRuntimeException.class,
+        () -> registry.register(io.leasehold.proto.v1.RegisterRequest.newBuilder().setService("svc").setInstance("i1")
+            .setAddress("10.0.0.1:80").setRequestId("x".repeat(65)).build()));
+    assertEquals(io.grpc.Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+    assertTrue(e.getStatus().getDescription().startsWith("request_id"), e.getStatus().getDescription());
   }
 
   @Test

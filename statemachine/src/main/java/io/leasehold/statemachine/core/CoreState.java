@@ -23,6 +23,7 @@ final class CoreState {
   final LockDelays lockDelays = new LockDelays();
   final LeaseHistory history = new LeaseHistory();
   final Counters counters = new Counters();
+  final AppliedRequests requests = new AppliedRequests();
   /** {@code leases.size()}, for readers on other threads (the metrics endpoint). */
   volatile int liveLeases;
 
@@ -44,5 +45,6 @@ final class CoreState {
     bans.load(store);
     lockDelays.load(store);
     history.load(store);
+    requests.load(store);
   }
 }

@@ -172,12 +172,31 @@ public final class LeaseCore {
   }
 
   /**
+   * An Acquire with a request id applied before is answered as it was then and changes nothing
+   * (see {@link AppliedRequests}); any other is decided and, if it has an id, remembered.
+   */
+  private AcquireResponse acquire(Tx tx, AcquireRequest r) {
+    Validation.acquire(r);
+    String id = r.getRequestId();
+    if (id.isEmpty()) {
+      return decideAcquire(tx, r);
+    }
+    if (state.requests.contains(id)) {
+      byte[] stored = store.get(Space.REQUESTS, utf8(id))
+          .orElseThrow(() -> new StoreException("applied request " + id + " is in memory but not in the store", null));
+      return AppliedRequests.decode(stored).getAcquire();
+    }
+    AcquireResponse reply = decideAcquire(tx, r);
+    tx.requestApplied(id, reply);
+    return reply;
+  }
+
+  /**
    * Grants a free name, renews it for its holder asking again, or says why not. Policy comes first
    * (the holder's ban, the name pattern, the TTL bounds), then a conflict with another holder, then
    * what only a new grant must pass (the lock-delay, the quotas).
    */
-  private AcquireResponse acquire(Tx tx, AcquireRequest r) {
-    Validation.acquire(r);
+  private AcquireResponse decideAcquire(Tx tx, AcquireRequest r) {
     String name = r.getName();
     PolicyTerms policy = state.policies.forName(name);
     AcquireResponse.Builder reply = AcquireResponse.newBuilder().setRevision(tx.index);

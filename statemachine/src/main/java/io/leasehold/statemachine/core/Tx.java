@@ -133,6 +133,25 @@ final class Tx {
     lateHeartbeats++;
   }
 
+  /**
+   * Remembers that the Acquire with {@code id} was applied by this entry and answered
+   * {@code reply}, and forgets the oldest ids that are due.
+   */
+  void requestApplied(String id, io.leasehold.proto.v1.AcquireResponse reply) {
+    extra.add(Change.put(Space.REQUESTS, LeaseCore.utf8(id), io.leasehold.proto.v1.StoredRequest.newBuilder()
+        .setRevision(index)
+        .setAppliedAtMicros(now)
+        .setAcquire(reply)
+        .build()
+        .toByteArray()));
+    List<String> forgotten = state.requests.due(now);
+    forgotten.forEach(old -> extra.add(Change.delete(Space.REQUESTS, LeaseCore.utf8(old))));
+    afterCommit(() -> {
+      forgotten.forEach(state.requests::remove);
+      state.requests.add(id, index, now);
+    });
+  }
+
   /** Runs once the entry is committed, to bring in-memory state (policies, bans) in step. */
   void afterCommit(Runnable r) {
     afterCommit.add(r);

@@ -33,6 +33,21 @@ public final class Validation {
     if (r.hasAttributes()) {
       attributes("attributes", r.getAttributes());
     }
+    requestId("request_id", r.getRequestId());
+  }
+
+  /** Empty (none), or at most {@link AppliedRequests#MAX_ID_LENGTH} printable ASCII characters. */
+  public static void requestId(String field, String id) {
+    if (id.length() > AppliedRequests.MAX_ID_LENGTH) {
+      throw new InvalidArgumentException(field, "must be at most " + AppliedRequests.MAX_ID_LENGTH
+          + " characters, got " + id.length());
+    }
+    for (int i = 0; i < id.length(); i++) {
+      char c = id.charAt(i);
+      if (c <= ' ' || c > '~') {
+        throw new InvalidArgumentException(field, "must be printable ASCII without spaces; character " + i + " is not");
+      }
+    }
   }
 
   public static void renew(RenewRequest r) {

@@ -20,7 +20,9 @@ public enum Space {
   /** (name, 0x00, i64 sequence) to {@code HistoryRecord}: the last leases of each name that ended. */
   NAME_HISTORY(7, "name_history"),
   /** (holder, 0x00, i64 sequence) to {@code HistoryRecord}: the last leases of each holder that ended. */
-  HOLDER_HISTORY(8, "holder_history");
+  HOLDER_HISTORY(8, "holder_history"),
+  /** Request id (UTF-8) to {@code StoredRequest}: the Acquires applied with an id, kept for a while. */
+  REQUESTS(9, "requests");
 
   private final int id;
   private final String columnFamily;

@@ -254,6 +254,58 @@ public abstract class LeaseCoreContract extends CoreFixture {
     assertEquals(1, core.applied().index());
   }
 
+  // ---- request ids ----
+
+  static LogCommand.Builder acquireWithId(String name, String holder, String requestId) {
+    return LogCommand.newBuilder().setAcquire(Cmds.acquireRequest(name, holder).setTtl(secs(10)).setRequestId(requestId));
+  }
+
+  @Test
+  void anAcquireWhoseRequestIdWasAppliedChangesNothingEvenAfterARelease() throws IOException {
+    // The soak's case: the first attempt commits late, after its retry was granted and released.
+    AcquireResponse first = granted(apply(5, T0, acquireWithId("lock/a", "alice", "call-1")));
+    apply(6, T0 + SECOND, release("lock/a", 5));
+
+    ApplyResult late = apply(7, T0 + 2 * SECOND, acquireWithId("lock/a", "alice", "call-1"));
+
+    assertEquals(first, late.reply().getAcquire(), "answered as the first time");
+    assertTrue(late.events().isEmpty(), () -> describe(late.events()).toString());
+    assertFalse(record("lock/a").isPresent(), "the name stays free");
+    assertEquals(8, granted(apply(8, T0 + 3 * SECOND, acquireWithId("lock/a", "alice", "call-2"))).getLease().getToken(),
+        "a new call, a new id: granted");
+  }
+
+  @Test
+  void aRequestIdIsAnsweredTheSameWhateverTheFirstOutcome() throws IOException {
+    granted(apply(5, T0, Cmds.acquire("lock/a", "bob", secs(10))));
+    AcquireResponse conflict = apply(6, T0, acquireWithId("lock/a", "alice", "call-1")).reply().getAcquire();
+    assertEquals(Outcome.CONFLICT, conflict.getOutcome());
+    apply(7, T0 + SECOND, release("lock/a", 5));
+
+    assertEquals(conflict, apply(8, T0 + SECOND, acquireWithId("lock/a", "alice", "call-1")).reply().getAcquire());
+    assertFalse(record("lock/a").isPresent());
+    // Without an id, the holder asking again is the idempotent re-acquire it always was.
+    AcquireResponse a = granted(apply(9, T0 + SECOND, Cmds.acquire("lock/a", "alice", secs(10))));
+    assertEquals(a.getLease().getToken(), granted(apply(10, T0 + SECOND, Cmds.acquire("lock/a", "alice", secs(10)))).getLease().getToken());
+  }
+
+  @Test
+  void appliedRequestIdsOutliveARestartOfTheCore() throws IOException {
+    AcquireResponse first = granted(apply(5, T0, acquireWithId("lock/a", "alice", "call-1")));
+    apply(6, T0 + SECOND, release("lock/a", 5));
+    core = new LeaseCore(store);
+
+    assertEquals(first, apply(7, T0 + SECOND, acquireWithId("lock/a", "alice", "call-1")).reply().getAcquire());
+    assertFalse(record("lock/a").isPresent());
+  }
+
+  @Test
+  void aBadRequestIdIsAnInvalidEntryThatChangesNothing() throws IOException {
+    InvalidCommand bad = invalid(apply(5, T0, acquireWithId("lock/a", "alice", "x".repeat(65))));
+    assertEquals("request_id", bad.getField());
+    assertFalse(record("lock/a").isPresent());
+  }
+
   // ---- renew ----
 
   @Test

@@ -45,6 +45,7 @@ public final class RandomWorkload {
   };
 
   private final Random rnd;
+  private final Random idRnd;
   private final TreeMap<String, LeaseRecord> live = new TreeMap<>();
   private final List<Long> issued = new ArrayList<>();
   private long term = 1;
@@ -61,6 +62,8 @@ public final class RandomWorkload {
 
   public RandomWorkload(long seed) {
     this.rnd = new Random(seed);
+    // Its own stream, so that adding request ids left every seed's workload otherwise as it was.
+    this.idRnd = new Random(~seed);
   }
 
   /** The highest index handed out so far. */
@@ -168,6 +171,9 @@ public final class RandomWorkload {
     return c;
   }
 
+  /** Acquires sent with a request id, oldest first. */
+  private final List<AcquireRequest> sentWithIds = new ArrayList<>();
+
   private AcquireRequest.Builder acquire() {
     String name = name();
     LeaseRecord current = live.get(name);
@@ -186,6 +192,15 @@ public final class RandomWorkload {
     }
     if (rnd.nextBoolean()) {
       a.setAttributes(ATTRIBUTES[rnd.nextInt(ATTRIBUTES.length)]);
+    }
+    int r = idRnd.nextInt(100);
+    if (r < 3 && !sentWithIds.isEmpty()) {
+      // A late first attempt of a call that was retried: the same request, id and all.
+      return sentWithIds.get(sentWithIds.size() - 1 - idRnd.nextInt(Math.min(20, sentWithIds.size()))).toBuilder();
+    }
+    if (r < 40) {
+      a.setRequestId("call-" + sentWithIds.size());
+      sentWithIds.add(a.build());
     }
     return a;
   }

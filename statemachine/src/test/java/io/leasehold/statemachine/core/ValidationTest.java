@@ -46,6 +46,19 @@ class ValidationTest {
     Validation.acquire(r.build());
   }
 
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"sixty-five", "with space", "tab\t", "caf\u00e9"})
+  void badRequestIdsAreRefused(String kind) {
+    String id = kind.equals("sixty-five") ? "r".repeat(65) : kind;
+    assertInvalid("request_id", () -> acquire(acquireRequest("lock/a", "alice").setRequestId(id)));
+  }
+
+  @Test
+  void requestIdsUpToSixtyFourPrintableCharactersAreAccepted() {
+    acquire(acquireRequest("lock/a", "alice").setRequestId("c-9f8e7d6c5b4a3928-" + "x".repeat(45)));
+    acquire(acquireRequest("lock/a", "alice").setRequestId(""));
+  }
+
   static Stream<Arguments> badNames() {
     return Stream.of(
         Arguments.of("empty", ""),
