@@ -57,7 +57,6 @@ public final class Replicator implements AutoCloseable {
   private final ClientId tickerClientId = ClientId.randomId();
   private final AtomicLong tickerCallId = new AtomicLong();
   private final ClientId writeClientId = ClientId.randomId();
-  private final AtomicLong writeCallId = new AtomicLong();
   private final long requestTimeoutNanos;
   /**
    * Writes waiting for the leader. Ratis's client blocks the caller once its own outstanding
@@ -99,7 +98,10 @@ public final class Replicator implements AutoCloseable {
     }
     CompletableFuture<RaftClientReply> sent;
     try {
-      RaftClientRequest request = writeRequest(writeClientId, writeCallId.incrementAndGet(), message(command), selfId);
+      // Call ids from Ratis's own counter: forwarded writes share the client's per-server reply
+      // map (keyed by call id alone) with the reads it sends, and a counter of our own collided
+      // with theirs ("Entry already exists for key 1 in map ...:ReplyMap"; seen in a soak).
+      RaftClientRequest request = writeRequest(writeClientId, org.apache.ratis.rpc.CallId.getAndIncrement(), message(command), selfId);
       CompletableFuture<RaftClientReply> answer = new CompletableFuture<>();
       submit(request, leaderOrSelf(), System.nanoTime() + requestTimeoutNanos, io.grpc.Context.current(), 0, answer);
       sent = answer;
