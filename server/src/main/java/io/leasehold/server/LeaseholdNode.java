@@ -184,12 +184,14 @@ public final class LeaseholdNode implements AutoCloseable {
     this.raftClient = client;
     this.replicator = new Replicator(client, raftServer, groupId, selfId, stateMachine, LeaseholdNode::wallClockMicros,
         config.maxPendingWrites(), config.requestTimeout(), leadershipCheck);
+    ClusterAdmin.Retries adminRetries = new ClusterAdmin.Retries(
+        RetryPolicies.retryUpToMaximumCountWithFixedSleep(10, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)));
     this.admin = new ClusterAdmin(RaftClient.newBuilder()
         .setProperties(adminClientProperties(config))
         .setRaftGroup(group)
         .setClientId(ClientId.randomId())
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(10, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)))
-        .build(), raftServer, groupId, selfId, stateMachine, this::division, events,
+        .setRetryPolicy(adminRetries)
+        .build(), adminRetries, raftServer, groupId, selfId, stateMachine, this::division, events,
         // A linearizable read of any name: once answered, this node has applied all that was committed.
         () -> replicator.read(io.leasehold.proto.v1.ReadQuery.newBuilder()
             .setGet(io.leasehold.proto.v1.GetRequest.newBuilder().setName("leasehold/read-barrier")).build(), false));

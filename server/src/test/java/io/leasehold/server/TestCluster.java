@@ -100,6 +100,24 @@ public final class TestCluster implements AutoCloseable {
     return startNode(id);
   }
 
+  /**
+   * What an operator does with a removed member before adding it back: stops it, deletes its
+   * data and starts it in join mode, empty, on its old addresses.
+   */
+  public LeaseholdNode wipeAndStartJoining(String id) throws IOException {
+    stopNode(id);
+    Path data = configFor(id).dataDir();
+    if (java.nio.file.Files.exists(data)) {
+      try (var paths = java.nio.file.Files.walk(data)) {
+        for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          java.nio.file.Files.delete(p);
+        }
+      }
+    }
+    joining.add(id);
+    return startNode(id);
+  }
+
   public Peer peer(String id) {
     return peers.stream().filter(p -> p.id().equals(id)).findFirst().orElseThrow();
   }

@@ -39,7 +39,9 @@ import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
  * four and not, for a moment, a cluster whose majority waits on an empty node.
  */
 public final class ClusterAdmin implements AutoCloseable {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ClusterAdmin.class);
   private final RaftClient client;
+  private final Retries retries;
   private final RaftServer server;
   private final RaftGroupId groupId;
   private final RaftPeerId selfId;
@@ -56,9 +58,11 @@ public final class ClusterAdmin implements AutoCloseable {
   });
 
   /** @param client a Raft client with a request timeout long enough for a new member to catch up */
-  public ClusterAdmin(RaftClient client, RaftServer server, RaftGroupId groupId, RaftPeerId selfId,
+  /** {@code client} must use {@code retries} as its retry policy. */
+  public ClusterAdmin(RaftClient client, Retries retries, RaftServer server, RaftGroupId groupId, RaftPeerId selfId,
                       LeaseStateMachine stateMachine, Supplier<RaftServer.Division> division, LifecycleLog lifecycle,
                       Supplier<CompletableFuture<?>> readBarrier) {
+    this.retries = retries;
     this.readBarrier = readBarrier;
     this.client = client;
     this.server = server;
@@ -81,10 +85,10 @@ public final class ClusterAdmin implements AutoCloseable {
         }
         return now;
       }
-      check(client.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+      setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
           .setServersInNewConf(List.of(peer))
           .setMode(SetConfigurationRequest.Mode.ADD)
-          .build()));
+          .build());
       lifecycle.event("member_added", "member", id, "peer_address", peerAddress, "client_address", clientAddress);
       return awaitConfiguration(c -> c.stream().anyMatch(p -> p.getId().equals(peer.getId())));
     });
@@ -106,11 +110,11 @@ public final class ClusterAdmin implements AutoCloseable {
         throw new InvalidArgumentException("id", "" + id + " is the only member; a cluster cannot remove its last member");
       }
       // Against the configuration this node knows: if it changed meanwhile, Ratis refuses and nothing happens.
-      check(client.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+      setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
           .setServersInCurrentConf(now)
           .setServersInNewConf(next)
           .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
-          .build()));
+          .build());
       lifecycle.event("member_removed", "member", id);
       return awaitConfiguration(c -> c.stream().noneMatch(p -> p.getId().equals(target)));
     });
@@ -226,6 +230,77 @@ public final class ClusterAdmin implements AutoCloseable {
     } catch (java.util.concurrent.ExecutionException e) {
       throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
     }
+  }
+
+  /**
+   * A membership change through the leader. Ratis 3.3 can leave a leader with a log appender for
+   * a peer outside its configuration (seen in a soak after a member was removed and added back).
+   * Adding that peer then fails in {@code startSetConfiguration} ("Found duplicated element")
+   * after the request was registered as pending, and Ratis never clears it: every later change on
+   * that leader fails with a bare IllegalStateException. A new leader starts with appenders for
+   * its configuration only, so the leader is asked to step down and the change is made once more.
+   */
+  private void setConfiguration(SetConfigurationRequest.Arguments args) throws IOException {
+    retries.clear();
+    try {
+      check(client.admin().setConfiguration(args));
+    } catch (IOException e) {
+      // Ratis's RaftRetryFailureException does not carry the attempts' failures: the policy kept the last.
+      Optional<Throwable> broken = leaderInvariantFailure(e).or(() -> retries.lastFailure().flatMap(ClusterAdmin::leaderInvariantFailure));
+      if (broken.isEmpty()) {
+        throw e;
+      }
+      RaftPeerId leader = division.get().getInfo().getLeaderId();
+      lifecycle.event("leader_step_down", "leader", leader, "why", "membership change refused: " + broken.get());
+      LOG.warn("the leader {} refused a membership change with {}; asking it to step down and trying again at the next leader",
+          leader, broken.get().toString());
+      check(client.admin().transferLeadership(null, STEP_DOWN_TIMEOUT.toMillis()));
+      check(client.admin().setConfiguration(args));
+    }
+  }
+
+  private static final Duration STEP_DOWN_TIMEOUT = Duration.ofSeconds(10);
+
+  /**
+   * The admin client's retry policy: {@code delegate}'s, except that a failure of the leader's own
+   * state is not retried (it would fail the same way), and the last attempt's failure is kept.
+   * The admin calls run one at a time, on this class's thread.
+   */
+  public static final class Retries implements org.apache.ratis.retry.RetryPolicy {
+    private final org.apache.ratis.retry.RetryPolicy delegate;
+    private volatile Throwable last;
+
+    public Retries(org.apache.ratis.retry.RetryPolicy delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public Action handleAttemptFailure(Event event) {
+      last = event.getCause();
+      if (last != null && leaderInvariantFailure(last).isPresent()) {
+        return NO_RETRY_ACTION;
+      }
+      return delegate.handleAttemptFailure(event);
+    }
+
+    Optional<Throwable> lastFailure() {
+      return Optional.ofNullable(last);
+    }
+
+    void clear() {
+      last = null;
+    }
+  }
+
+  /** The IllegalStateException from the leader's own state in {@code e}'s causes, if that is why it failed. */
+  static Optional<Throwable> leaderInvariantFailure(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String m = String.valueOf(t.getMessage());
+      if (t instanceof IllegalStateException || m.contains("IllegalStateException") || m.contains("Found duplicated element")) {
+        return Optional.of(t);
+      }
+    }
+    return Optional.empty();
   }
 
   private static void check(RaftClientReply reply) throws IOException {

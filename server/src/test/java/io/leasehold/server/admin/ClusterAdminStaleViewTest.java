@@ -72,7 +72,7 @@ class ClusterAdminStaleViewTest {
       throw new UnsupportedOperationException(m.getName());
     });
     // The barrier: once "answered", this node has caught up and knows n3 is a member.
-    return new ClusterAdmin(client, null, RaftGroupId.randomId(), RaftPeerId.valueOf("n1"), null, () -> division, new LifecycleLog("n1"),
+    return new ClusterAdmin(client, new ClusterAdmin.Retries(org.apache.ratis.retry.RetryPolicies.noRetry()), null, RaftGroupId.randomId(), RaftPeerId.valueOf("n1"), null, () -> division, new LifecycleLog("n1"),
         () -> {
           view.set(List.of(N1, N2, N3));
           return CompletableFuture.completedFuture(null);
