@@ -57,8 +57,10 @@ public final class ClusterAdmin implements AutoCloseable {
     return t;
   });
 
-  /** @param client a Raft client with a request timeout long enough for a new member to catch up */
-  /** {@code client} must use {@code retries} as its retry policy. */
+  /**
+   * @param client  a Raft client with a request timeout long enough for a new member to catch up
+   * @param retries the retry policy {@code client} was built with
+   */
   public ClusterAdmin(RaftClient client, Retries retries, RaftServer server, RaftGroupId groupId, RaftPeerId selfId,
                       LeaseStateMachine stateMachine, Supplier<RaftServer.Division> division, LifecycleLog lifecycle,
                       Supplier<CompletableFuture<?>> readBarrier) {
