@@ -266,7 +266,8 @@ public final class LeaseholdNode implements AutoCloseable {
             : "leaves it out (removed, or added back and still catching up)");
     lifecycle.event("division_closed", "role", roleInfo.getRole(), "members", String.join(",", members));
     LOG.error(reason);
-    divisionClosed.complete(reason);
+    // NOT_SERVING at once, for load balancers and for whoever acts on the completion.
+    health.recheck().whenComplete((v, e) -> divisionClosed.complete(reason));
   }
 
   /** grpcurl and older tools still ask for the v1alpha reflection service. */

@@ -61,6 +61,15 @@ public final class NodeHealth implements AutoCloseable {
     return serving;
   }
 
+  /** Checks now, on the health thread, instead of at the next interval; completes once it has. */
+  public java.util.concurrent.CompletableFuture<Void> recheck() {
+    try {
+      return java.util.concurrent.CompletableFuture.runAsync(this::check, timer);
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+  }
+
   private void check() {
     boolean ok;
     try {
