@@ -134,7 +134,9 @@ up() {
   while :; do
     local ok=1
     for i in 1 2 3; do
-      if ! pid_of $i >/dev/null; then
+      # Alive is enough here: pid_of's command-line check can miss a node for the moment between
+      # fork and exec, when its command line is still this script's (seen under a loaded CI run).
+      if ! kill -0 "$(cat "$dir/n$i.pid")" 2>/dev/null; then
         echo "local-cluster: n$i exited; its log ($dir/n$i.log) ends with:" >&2
         tail -n 20 "$dir/n$i.log" >&2
         down_nodes
