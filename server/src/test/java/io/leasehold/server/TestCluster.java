@@ -118,6 +118,33 @@ public final class TestCluster implements AutoCloseable {
     return startNode(id);
   }
 
+  /** {@code id}'s Member message, for Cluster/AddMember. */
+  public io.leasehold.proto.v1.Member member(String id) {
+    Peer p = peer(id);
+    return io.leasehold.proto.v1.Member.newBuilder().setId(p.id()).setPeerAddress(p.peerAddress()).setClientAddress(p.clientAddress()).build();
+  }
+
+  /** Acquires {@code prefix}0 … {@code prefix}(n-1) through node {@code via}, each by its own holder; fails unless all are granted. */
+  public Map<String, Long> acquireMany(String via, String prefix, int n) {
+    Map<String, Long> tokens = new java.util.HashMap<>();
+    for (int i = 0; i < n; i++) {
+      io.leasehold.proto.v1.AcquireResponse r = leases(via).acquire(Requests.acquire(prefix + i, "runner-" + i, 120));
+      if (r.getOutcome() != io.leasehold.proto.v1.Outcome.GRANTED) {
+        throw new AssertionError("acquiring " + prefix + i + " through " + via + ": " + r);
+      }
+      tokens.put(prefix + i, r.getLease().getToken());
+    }
+    return tokens;
+  }
+
+  /** Waits until node {@code node} serves each lease in {@code tokens} (name to token) from its own state. */
+  public void awaitHeldOn(String node, Map<String, Long> tokens) {
+    await(node + " holds every lease", Duration.ofSeconds(30), () -> tokens.entrySet().stream().allMatch(e -> {
+      var r = leases(node).get(Requests.staleGet(e.getKey()));
+      return r.getFound() && r.getLease().getToken() == e.getValue();
+    }));
+  }
+
   public Peer peer(String id) {
     return peers.stream().filter(p -> p.id().equals(id)).findFirst().orElseThrow();
   }

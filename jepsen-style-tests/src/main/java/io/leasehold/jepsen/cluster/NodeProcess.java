@@ -135,6 +135,14 @@ public final class NodeProcess {
     }
   }
 
+  /**
+   * Returns once every restart already scheduled has run: the restart thread is single and runs
+   * its tasks in time order, so a no-op scheduled now with the same delay runs after them.
+   */
+  static void awaitScheduledRestarts() throws Exception {
+    RESTARTS.schedule(() -> { }, RESTART_DELAY.toMillis(), TimeUnit.MILLISECONDS).get(RESTART_DELAY.toMillis() + 30_000, TimeUnit.MILLISECONDS);
+  }
+
   /** The times this node's process ended on its own, oldest first. */
   public synchronized List<SelfExit> selfExits() {
     return List.copyOf(selfExits);

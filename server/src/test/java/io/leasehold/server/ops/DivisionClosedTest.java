@@ -1,24 +1,17 @@
 package io.leasehold.server.ops;
 
-import static io.leasehold.server.Requests.acquire;
-import static io.leasehold.server.Requests.staleGet;
 import static io.leasehold.server.TestCluster.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.AddMemberRequest;
-import io.leasehold.proto.v1.Member;
 import io.leasehold.proto.v1.MembershipResponse;
-import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RemoveMemberRequest;
 import io.leasehold.server.LeaseholdNode;
-import io.leasehold.server.Peer;
 import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -43,26 +36,12 @@ class DivisionClosedTest {
     }
   }
 
-  static Member member(Peer p) {
-    return Member.newBuilder().setId(p.id()).setPeerAddress(p.peerAddress()).setClientAddress(p.clientAddress()).build();
-  }
-
-  Map<String, Long> acquireMany(String via, String prefix, int n) {
-    Map<String, Long> tokens = new HashMap<>();
-    for (int i = 0; i < n; i++) {
-      AcquireResponse r = cluster.leases(via).acquire(acquire(prefix + i, "runner-" + i, 120));
-      assertEquals(Outcome.GRANTED, r.getOutcome());
-      tokens.put(prefix + i, r.getLease().getToken());
-    }
-    return tokens;
-  }
-
   @Test
   void aMemberWhoseDivisionRatisClosedReportsItAndARestartFromItsDataBringsItBack() throws Exception {
     cluster = TestCluster.start(3, dir);
     LeaseholdNode leader = cluster.awaitLeader();
     String victim = cluster.followers().get(0).id();
-    Map<String, Long> leases = acquireMany(leader.id(), "lock/before-", 10);
+    Map<String, Long> leases = cluster.acquireMany(leader.id(), "lock/before-", 10);
     LeaseholdNode removed = cluster.node(victim);
     assertFalse(removed.divisionClosed().isDone());
 
@@ -77,13 +56,10 @@ class DivisionClosedTest {
     // What a supervisor does when the server command exits with 75: start it again from its data.
     cluster.stopNode(victim);
     LeaseholdNode restarted = cluster.startNode(victim);
-    leases.putAll(acquireMany(leader.id(), "lock/while-out-", 10));
-    MembershipResponse back = cluster.cluster(leader.id()).addMember(AddMemberRequest.newBuilder().setMember(member(cluster.peer(victim))).build());
+    leases.putAll(cluster.acquireMany(leader.id(), "lock/while-out-", 10));
+    MembershipResponse back = cluster.cluster(leader.id()).addMember(AddMemberRequest.newBuilder().setMember(cluster.member(victim)).build());
     assertEquals(3, back.getMembersCount(), back::toString);
-    await(victim + " holds every lease", Duration.ofSeconds(30), () -> leases.entrySet().stream().allMatch(e -> {
-      var r = cluster.leases(victim).get(staleGet(e.getKey()));
-      return r.getFound() && r.getLease().getToken() == e.getValue();
-    }));
+    cluster.awaitHeldOn(victim, leases);
     await(victim + " is SERVING", Duration.ofSeconds(30), restarted::serving);
     assertFalse(restarted.divisionClosed().isDone(), () -> restarted.divisionClosed().join());
   }

@@ -1,7 +1,5 @@
 package io.leasehold.server.ops;
 
-import static io.leasehold.server.Requests.acquire;
-import static io.leasehold.server.Requests.staleGet;
 import static io.leasehold.server.TestCluster.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -10,11 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.AddMemberRequest;
 import io.leasehold.proto.v1.Member;
 import io.leasehold.proto.v1.MembershipResponse;
-import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RemoveMemberRequest;
 import io.leasehold.proto.v1.Role;
 import io.leasehold.proto.v1.StatusRequest;
@@ -24,11 +20,9 @@ import io.leasehold.proto.v1.TakeSnapshotResponse;
 import io.leasehold.proto.v1.TransferLeadershipRequest;
 import io.leasehold.proto.v1.TransferLeadershipResponse;
 import io.leasehold.server.LeaseholdNode;
-import io.leasehold.server.Peer;
 import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -47,44 +41,23 @@ class MembershipTest {
     }
   }
 
-  static Member member(Peer p) {
-    return Member.newBuilder().setId(p.id()).setPeerAddress(p.peerAddress()).setClientAddress(p.clientAddress()).build();
-  }
-
-  Map<String, Long> acquireMany(String via, String prefix, int n) {
-    Map<String, Long> tokens = new HashMap<>();
-    for (int i = 0; i < n; i++) {
-      AcquireResponse r = cluster.leases(via).acquire(acquire(prefix + i, "runner-" + i, 120));
-      assertEquals(Outcome.GRANTED, r.getOutcome());
-      tokens.put(prefix + i, r.getLease().getToken());
-    }
-    return tokens;
-  }
-
-  void awaitHeldOn(String node, Map<String, Long> tokens) {
-    await(node + " holds every lease", Duration.ofSeconds(30), () -> tokens.entrySet().stream().allMatch(e -> {
-      var r = cluster.leases(node).get(staleGet(e.getKey()));
-      return r.getFound() && r.getLease().getToken() == e.getValue();
-    }));
-  }
-
   @Test
   void addedNodeCatchesUpByLogTakesLeadershipAndARemovedNodeLeavesTheConfiguration() throws Exception {
     cluster = TestCluster.start(3, dir);
     String follower = cluster.followers().get(0).id();
-    Map<String, Long> before = acquireMany(follower, "lock/before-", 20);
+    Map<String, Long> before = cluster.acquireMany(follower, "lock/before-", 20);
 
     LeaseholdNode n4 = cluster.startJoiningNode("n4");
     assertFalse(n4.serving(), "a joining node is not a member and serves nothing yet");
-    MembershipResponse added = cluster.cluster(follower).addMember(AddMemberRequest.newBuilder().setMember(member(cluster.peer("n4"))).build());
+    MembershipResponse added = cluster.cluster(follower).addMember(AddMemberRequest.newBuilder().setMember(cluster.member("n4")).build());
     assertEquals(4, added.getMembersCount(), added::toString);
     Member m4 = added.getMembersList().stream().filter(m -> m.getId().equals("n4")).findFirst().orElseThrow();
     assertEquals(cluster.peer("n4").clientAddress(), m4.getClientAddress(), "the new member's API address travels with the configuration");
-    awaitHeldOn("n4", before);
+    cluster.awaitHeldOn("n4", before);
     await("n4 is SERVING", Duration.ofSeconds(30), n4::serving);
 
     // Adding it again changes nothing.
-    assertEquals(4, cluster.cluster("n1").addMember(AddMemberRequest.newBuilder().setMember(member(cluster.peer("n4"))).build()).getMembersCount());
+    assertEquals(4, cluster.cluster("n1").addMember(AddMemberRequest.newBuilder().setMember(cluster.member("n4")).build()).getMembersCount());
 
     TransferLeadershipResponse moved = cluster.cluster(follower).transferLeadership(TransferLeadershipRequest.newBuilder().setId("n4").build());
     assertEquals("n4", moved.getLeaderId());
@@ -93,7 +66,7 @@ class MembershipTest {
     StatusResponse status = cluster.cluster("n1").status(StatusRequest.getDefaultInstance());
     assertEquals("n4", status.getLeaderId());
     assertEquals(cluster.peer("n4").clientAddress(), status.getLeaderClientAddress(), "redirect hints name the added leader");
-    Map<String, Long> after = acquireMany("n1", "lock/after-", 5);
+    Map<String, Long> after = cluster.acquireMany("n1", "lock/after-", 5);
     after.values().forEach(t -> assertTrue(t > before.values().stream().mapToLong(Long::longValue).max().orElseThrow()));
 
     MembershipResponse removed = cluster.cluster("n4").removeMember(RemoveMemberRequest.newBuilder().setId("n1").build());
@@ -104,10 +77,10 @@ class MembershipTest {
     assertEquals(3, cluster.cluster("n4").removeMember(RemoveMemberRequest.newBuilder().setId("n1").build()).getMembersCount());
     String other = cluster.running().stream().map(LeaseholdNode::id).filter(id -> !id.equals("n4")).findFirst().orElseThrow();
     cluster.stopNode(other);
-    Map<String, Long> withTwo = acquireMany("n4", "lock/two-of-three-", 3);
+    Map<String, Long> withTwo = cluster.acquireMany("n4", "lock/two-of-three-", 3);
     assertEquals(3, withTwo.size());
     for (LeaseholdNode n : cluster.running()) {
-      awaitHeldOn(n.id(), before);
+      cluster.awaitHeldOn(n.id(), before);
     }
   }
 
@@ -115,7 +88,7 @@ class MembershipTest {
   void addedNodeCatchesUpFromASnapshotWhenTheLogIsPurged() throws Exception {
     cluster = TestCluster.start(3, dir, b -> b.logSegmentSizeBytes(16 << 10).logPurgeGap(1));
     LeaseholdNode leader = cluster.awaitLeader();
-    Map<String, Long> before = acquireMany(leader.id(), "partition/", 300);
+    Map<String, Long> before = cluster.acquireMany(leader.id(), "partition/", 300);
     TakeSnapshotResponse snap = cluster.cluster(leader.id()).takeSnapshot(TakeSnapshotRequest.getDefaultInstance());
     assertEquals(leader.id(), snap.getId());
     assertTrue(snap.getIndex() >= before.values().stream().mapToLong(Long::longValue).max().orElseThrow(), snap::toString);
@@ -123,9 +96,9 @@ class MembershipTest {
     await("the leader purged its log", Duration.ofSeconds(20), () -> leader.division().getRaftLog().getStartIndex() > 1);
 
     LeaseholdNode n4 = cluster.startJoiningNode("n4");
-    cluster.cluster(leader.id()).addMember(AddMemberRequest.newBuilder().setMember(member(cluster.peer("n4"))).build());
+    cluster.cluster(leader.id()).addMember(AddMemberRequest.newBuilder().setMember(cluster.member("n4")).build());
     await("n4 installed a snapshot", Duration.ofSeconds(30), () -> n4.stateMachine().snapshotsLoaded() >= 1);
-    awaitHeldOn("n4", before);
+    cluster.awaitHeldOn("n4", before);
     assertEquals(Role.FOLLOWER, cluster.cluster("n4").status(StatusRequest.getDefaultInstance()).getRole());
   }
 

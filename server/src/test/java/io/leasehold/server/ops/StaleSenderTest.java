@@ -1,12 +1,9 @@
 package io.leasehold.server.ops;
 
 import static io.leasehold.server.Requests.acquire;
-import static io.leasehold.server.Requests.staleGet;
-import static io.leasehold.server.TestCluster.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.leasehold.proto.v1.AddMemberRequest;
-import io.leasehold.proto.v1.Member;
 import io.leasehold.proto.v1.MembershipResponse;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RemoveMemberRequest;
@@ -16,7 +13,6 @@ import io.leasehold.server.Peer;
 import io.leasehold.server.TestCluster;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import org.apache.ratis.server.RaftServer;
@@ -65,15 +61,10 @@ class StaleSenderTest {
     cluster.wipeAndStartJoining(victim);
     addStaleSender(leader.division(), cluster.peer(victim));
 
-    Peer p = cluster.peer(victim);
     MembershipResponse back = cluster.cluster(leader.id()).withDeadlineAfter(90, java.util.concurrent.TimeUnit.SECONDS)
-        .addMember(AddMemberRequest.newBuilder().setMember(Member.newBuilder().setId(p.id())
-            .setPeerAddress(p.peerAddress()).setClientAddress(p.clientAddress())).build());
+        .addMember(AddMemberRequest.newBuilder().setMember(cluster.member(victim)).build());
     assertEquals(3, back.getMembersCount(), back::toString);
-    await(victim + " caught up", Duration.ofSeconds(30), () -> {
-      var r = cluster.leases(victim).get(staleGet("lock/while-out"));
-      return r.getFound() && r.getLease().getToken() == token;
-    });
+    cluster.awaitHeldOn(victim, java.util.Map.of("lock/while-out", token));
     // And membership changes work again afterwards.
     assertEquals(Outcome.GRANTED, cluster.leases(victim).acquire(acquire("lock/after", "runner", 60)).getOutcome());
   }
