@@ -78,6 +78,40 @@ class LeaseCommandsTest {
   }
 
   @Test
+  void acquireWaitShowsWhoHoldsTheNameThenAcquiresItOnceReleased() throws Exception {
+    long held = acquire("wait/x", "runner-1").get("token").getAsLong();
+    Cli.Background waiting = new Cli.Background(Cli.at(cluster, "lease", "acquire", "wait/x", "--ttl", "30s", "--holder", "runner-2",
+        "--wait", "1m", "-o", "json"));
+    waiting.awaitErr("waiting for wait/x: held by runner-1 (token " + held + "), expires in ", seconds(30));
+    assertEquals("", waiting.out(), "nothing on stdout before the lease is acquired");
+    assertTrue(waiting.exit.getNow(null) == null, "still waiting while runner-1 holds it: " + waiting.err());
+
+    run(cluster, "lease", "release", "wait/x", "--token", "" + held).ok();
+    assertEquals(0, waiting.awaitExit(seconds(30)), waiting.err());
+    JsonObject got = Cli.parse(waiting.out());
+    assertEquals("runner-2", str(got, "holder"));
+    long token = got.get("token").getAsLong();
+    assertTrue(token > held, "a later grant has a larger token: " + token);
+    assertTrue(waiting.err().contains("acquired wait/x (token " + token + ") after "), waiting.err());
+    assertEquals(token, run(cluster, "lease", "get", "wait/x", "-o", "json").ok().object().get("token").getAsLong(),
+        "without --hold the lease outlives the command");
+  }
+
+  @Test
+  void acquireWaitGivesUpAfterItsTimeoutWithExitOne() {
+    long held = acquire("wait/busy", "runner-1").get("token").getAsLong();
+    Cli.Run r = run(cluster, "lease", "acquire", "wait/busy", "--ttl", "30s", "--holder", "runner-2", "--wait", "1s");
+    assertEquals(LeaseholdCommand.EXIT_FAILED, r.exit(), r.toString());
+    assertEquals("", r.out());
+    List<String> lines = r.err().lines().toList();
+    assertTrue(lines.get(0).startsWith("waiting for wait/busy: held by runner-1 (token " + held + "), expires in "), r.err());
+    assertTrue(lines.subList(0, lines.size() - 1).stream().allMatch(l -> l.startsWith("waiting for wait/busy: ")),
+        "progress, then one line for the failure: " + r.err());
+    assertEquals("leasehold lease acquire: wait/busy: not acquired within 1000 ms; held by runner-1 (token " + held + ")",
+        lines.get(lines.size() - 1));
+  }
+
+  @Test
   void getOfAFreeNameExitsOne() {
     run(cluster, "lease", "get", "free/nothing").failed(LeaseholdCommand.EXIT_FAILED, "free/nothing is not held");
   }

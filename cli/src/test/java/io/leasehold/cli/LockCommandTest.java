@@ -5,13 +5,19 @@ import static io.leasehold.cli.Cli.seconds;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
 import io.leasehold.client.Lease;
+import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.LeaseholdClient;
 import io.leasehold.server.TestCluster;
+import io.leasehold.statemachine.core.Limits;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -104,6 +110,46 @@ class LockCommandTest {
     assertEquals(LeaseholdCommand.EXIT_FAILED, lock.awaitExit(seconds(30)), lock.err());
     assertTrue(lock.err().contains("leasehold lock: lost the lease on lock/lost"), lock.err());
     TestCluster.await("the command was stopped", seconds(10), () -> ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true));
+  }
+
+  @Test
+  void keepsRenewingTheSameLeaseWhileTheCommandRunsPastItsTtl() throws Exception {
+    Duration ttl = Limits.MIN_TTL;  // the shortest the default policy allows: the test waits only a few of them
+    Path stop = dir.resolve("renew-stop");
+    // The command runs until the test has seen what it waits for; its own bound (60 s) only keeps a failing test from hanging.
+    Cli.Background lock = new Cli.Background(Cli.at(cluster, "lock", "lock/renew", "--ttl", ttl.toMillis() + "ms", "--holder", "long-job", "--",
+        "sh", "-c", "i=0; while [ ! -e \"$1\" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done", "sh", stop.toString()));
+    try (LeaseholdClient observer = client("observer")) {
+      LeaseInfo first = TestCluster.eventually("lock/renew is held; err: " + lock.err(), seconds(30),
+          () -> observer.blocking().get("lock/renew"));
+      assertEquals("long-job", first.holder());
+      long start = System.nanoTime();
+      List<String> changes = new ArrayList<>();
+      long[] renewCount = {first.renewCount()};
+      TestCluster.await(() -> "renewed past twice its TTL; renewCount " + renewCount[0] + ", changes " + changes + ", err: " + lock.err(),
+          seconds(30), () -> {
+            Optional<LeaseInfo> now = observer.blocking().get("lock/renew");
+            if (now.isEmpty() || now.get().token() != first.token()) {
+              changes.add(now.map(l -> "token " + l.token()).orElse("not held"));
+              return false;
+            }
+            renewCount[0] = now.get().renewCount();
+            return Duration.ofNanos(System.nanoTime() - start).compareTo(ttl.multipliedBy(2)) > 0
+                && renewCount[0] >= first.renewCount() + 3;
+          });
+      assertEquals(List.of(), changes, "the lease was held with the same token all along");
+      assertTrue(lock.exit.getNow(null) == null, "the command is still running: " + lock.err());
+
+      Files.createFile(stop);
+      assertEquals(0, lock.awaitExit(seconds(30)), lock.err());
+      JsonArray history = run(cluster, "lease", "history", "lock/renew", "-o", "json").ok().array();
+      assertEquals(1, history.size(), "one lease from start to end, none expired on the way: " + history);
+      JsonObject ended = history.get(0).getAsJsonObject();
+      assertEquals(first.token(), ended.get("token").getAsLong());
+      assertEquals("RELEASED", ended.get("reason").getAsString());
+      assertTrue(ended.get("heldMs").getAsLong() > 2 * ttl.toMillis(), ended.toString());
+      assertTrue(ended.get("renewCount").getAsLong() >= first.renewCount() + 3, ended.toString());
+    }
   }
 
   private static Optional<Long> readPid(Path f) {

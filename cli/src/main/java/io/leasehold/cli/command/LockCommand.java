@@ -5,19 +5,14 @@ import io.leasehold.cli.ClientCommand;
 import io.leasehold.cli.DurationConverter;
 import io.leasehold.cli.Output;
 import io.leasehold.cli.UntilInterrupted;
-import io.leasehold.client.AcquireResult;
 import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.LeaseState;
 import io.leasehold.client.LeaseholdClient;
-import io.leasehold.proto.v1.RejectReason;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -64,7 +59,7 @@ public final class LockCommand extends ClientCommand {
     try (UntilInterrupted ignored = UntilInterrupted.install(killGrace.plus(globals().timeout()).plusSeconds(1))) {
       Lease lease;
       try {
-        lease = acquire(client);
+        lease = WaitProgress.acquire(client, name, LeaseOptions.defaults().withTtl(ttl), wait, err());
       } catch (InterruptedException e) {
         throw CliFailure.failed("interrupted while waiting for " + name);
       }
@@ -73,42 +68,6 @@ public final class LockCommand extends ClientCommand {
       } finally {
         lease.close();
       }
-    }
-  }
-
-  private Lease acquire(LeaseholdClient client) throws InterruptedException {
-    LeaseOptions options = LeaseOptions.defaults().withTtl(ttl);
-    AcquireResult first = client.blocking().tryAcquire(name, options);
-    if (first.isGranted()) {
-      return first.lease().orElseThrow();
-    }
-    first.rejection().filter(r -> r.reason() != RejectReason.LOCK_DELAY).ifPresent(r -> {
-      throw CliFailure.failed(name + ": rejected by policy (" + r.reason() + "): " + r.message());
-    });
-    WaitProgress progress = new WaitProgress(err(), name, System.console() != null);
-    first.conflict().ifPresent(progress::show);
-    first.rejection().ifPresent(progress::show);
-    CompletableFuture<Lease> acquired = client.acquire(name, wait == null ? options : options.withWait(wait));
-    CompletableFuture<?> refresh = CompletableFuture.completedFuture(null);
-    try {
-      while (true) {
-        try {
-          Lease lease = acquired.get(1, TimeUnit.SECONDS);
-          progress.acquired(lease.token());
-          return lease;
-        } catch (TimeoutException stillWaiting) {
-          if (refresh.isDone()) {
-            refresh = client.get(name).thenAccept(progress::show);
-          }
-        } catch (ExecutionException e) {
-          progress.end();
-          throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
-        }
-      }
-    } catch (InterruptedException e) {
-      acquired.cancel(true);
-      progress.end();
-      throw e;
     }
   }
 

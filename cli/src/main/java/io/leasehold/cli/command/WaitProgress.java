@@ -1,28 +1,86 @@
 package io.leasehold.cli.command;
 
+import io.leasehold.cli.CliFailure;
 import io.leasehold.cli.Human;
+import io.leasehold.client.AcquireResult;
 import io.leasehold.client.Conflict;
+import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseInfo;
+import io.leasehold.client.LeaseOptions;
+import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.Rejection;
+import io.leasehold.proto.v1.RejectReason;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * What a waiting {@code lock} shows on stderr: who holds the name and for how long. On a terminal
- * one line is rewritten in place every second; otherwise a line is printed when the holder changes.
+ * What a command waiting for a name ({@code lock}, {@code lease acquire --wait}) shows on stderr:
+ * who holds the name and for how long. On a terminal one line is rewritten in place every second;
+ * otherwise a line is printed when the holder changes.
  */
-final class WaitProgress {
+public final class WaitProgress {
   private final PrintWriter err;
   private final String name;
   private final boolean terminal;
   private final long startNanos = System.nanoTime();
   private String lastHolder;
   private boolean open;
+  private boolean ended;
 
   WaitProgress(PrintWriter err, String name, boolean terminal) {
     this.err = err;
     this.name = name;
     this.terminal = terminal;
+  }
+
+  /**
+   * Acquires {@code name}, waiting while another holder has it (up to {@code wait}; as long as it
+   * takes if null) and showing who holds it on {@code err}. A policy refusal fails at once, except
+   * a lock-delay, which is waited out. Failures are {@link CliFailure}s worded for the command line.
+   */
+  public static Lease acquire(LeaseholdClient client, String name, LeaseOptions options, Duration wait, PrintWriter err)
+      throws InterruptedException {
+    AcquireResult first = client.blocking().tryAcquire(name, options);
+    if (first.isGranted()) {
+      return first.lease().orElseThrow();
+    }
+    first.rejection().filter(r -> r.reason() != RejectReason.LOCK_DELAY).ifPresent(r -> {
+      throw rejected(name, r);
+    });
+    WaitProgress progress = new WaitProgress(err, name, System.console() != null);
+    first.conflict().ifPresent(progress::show);
+    first.rejection().ifPresent(progress::show);
+    CompletableFuture<Lease> acquired = client.acquire(name, wait == null ? options : options.withWait(wait));
+    CompletableFuture<?> refresh = CompletableFuture.completedFuture(null);
+    try {
+      while (true) {
+        try {
+          Lease lease = acquired.get(1, TimeUnit.SECONDS);
+          progress.acquired(lease.token());
+          return lease;
+        } catch (TimeoutException stillWaiting) {
+          if (refresh.isDone()) {
+            refresh = client.get(name).thenAccept(progress::show);
+          }
+        } catch (ExecutionException e) {
+          progress.end();
+          throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        }
+      }
+    } catch (InterruptedException e) {
+      acquired.cancel(true);
+      progress.end();
+      throw e;
+    }
+  }
+
+  public static CliFailure rejected(String name, Rejection r) {
+    return CliFailure.failed(name + ": rejected by policy (" + r.reason() + "): " + r.message());
   }
 
   synchronized void show(Conflict c) {
@@ -43,6 +101,9 @@ final class WaitProgress {
   }
 
   private void line(String text, String who) {
+    if (ended) {
+      return;  // a refresh that answers after the wait is over must not print a stale "waiting"
+    }
     if (terminal) {
       err.print("\r\033[K" + text);
       open = true;
@@ -55,11 +116,12 @@ final class WaitProgress {
 
   synchronized void acquired(long token) {
     end();
-    err.println("acquired " + name + " (token " + token + ") after " + Human.duration(java.time.Duration.ofNanos(System.nanoTime() - startNanos)));
+    err.println("acquired " + name + " (token " + token + ") after " + Human.duration(Duration.ofNanos(System.nanoTime() - startNanos)));
     err.flush();
   }
 
   synchronized void end() {
+    ended = true;
     if (open) {
       err.println();
       open = false;

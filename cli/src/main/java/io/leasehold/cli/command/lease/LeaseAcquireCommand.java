@@ -6,6 +6,7 @@ import io.leasehold.cli.DurationConverter;
 import io.leasehold.cli.Human;
 import io.leasehold.cli.Output;
 import io.leasehold.cli.UntilInterrupted;
+import io.leasehold.cli.command.WaitProgress;
 import io.leasehold.cli.view.LeaseView;
 import io.leasehold.client.AcquireResult;
 import io.leasehold.client.Conflict;
@@ -14,7 +15,6 @@ import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.LeaseTransition;
 import io.leasehold.client.LeaseholdClient;
-import io.leasehold.client.Rejection;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -50,7 +50,8 @@ public final class LeaseAcquireCommand extends ClientCommand {
   String status;
 
   @Option(names = "--wait", converter = DurationConverter.class, paramLabel = "DURATION",
-      description = "If another holder has the name, wait up to this long for it (default: one attempt).")
+      description = {"If another holder has the name, wait up to this long for it, showing on stderr who holds it",
+          "and for how long (default: one attempt)."})
   Duration wait;
 
   @Option(names = "--hold", description = "Keep the lease renewed until interrupted (Ctrl-C), then release it.")
@@ -82,10 +83,10 @@ public final class LeaseAcquireCommand extends ClientCommand {
       if (wait == null) {
         AcquireResult r = client.blocking().tryAcquire(name, options);
         lease = r.lease().orElseThrow(() -> r.conflict().map(c -> conflict(name, c))
-            .orElseGet(() -> rejected(name, r.rejection().orElseThrow())));
+            .orElseGet(() -> WaitProgress.rejected(name, r.rejection().orElseThrow())));
       } else {
         try {
-          lease = client.blocking().acquire(name, options.withWait(wait));
+          lease = WaitProgress.acquire(client, name, options, wait, err());
         } catch (InterruptedException e) {
           throw CliFailure.failed("interrupted while waiting for " + name);
         }
@@ -115,9 +116,5 @@ public final class LeaseAcquireCommand extends ClientCommand {
   static CliFailure conflict(String name, Conflict c) {
     return CliFailure.failed(name + " is held by " + c.holder() + " (token " + c.token() + ", expires in "
         + Human.duration(c.remaining()) + ")");
-  }
-
-  static CliFailure rejected(String name, Rejection r) {
-    return CliFailure.failed(name + ": rejected by policy (" + r.reason() + "): " + r.message());
   }
 }
