@@ -35,11 +35,16 @@ public abstract class ClientCommand implements Callable<Integer> {
     return new CommandLine.ParameterException(spec.commandLine(), message);
   }
 
+  /** {@code host:port}, as {@code --endpoints} takes it. */
+  public static boolean isHostPort(String endpoint) {
+    return HOST_PORT.matcher(endpoint.trim()).matches();
+  }
+
   @Override
   public final Integer call() throws Exception {
     LeaseholdClient.Builder b = LeaseholdClient.builder();
     for (String e : globals().endpoints()) {
-      if (!HOST_PORT.matcher(e.trim()).matches()) {
+      if (!isHostPort(e)) {
         throw usage("--endpoints: '" + e + "' is not host:port");
       }
       b.endpoints(e.trim());

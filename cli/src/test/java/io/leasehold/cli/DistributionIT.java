@@ -64,6 +64,7 @@ class DistributionIT {
     command.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(command);
     pb.environment().put("LEASEHOLD_ENDPOINTS", "127.0.0.1:" + clientPort);
+    pb.environment().remove("LEASEHOLD_ENDPOINT");  // it would point backup elsewhere
     return pb;
   }
 
@@ -95,6 +96,10 @@ class DistributionIT {
         "sh", seen.toString());
     assertEquals(5, lock.exit(), lock.err());
     assertTrue(Files.readString(seen).startsWith("lock/e2e "), Files.readString(seen));
+
+    Result backup = runCli(clientPort, "backup", dir.resolve("backup").toString());
+    assertEquals(0, backup.exit(), "backup finds the node through LEASEHOLD_ENDPOINTS too: " + backup.err());
+    assertTrue(backup.out().startsWith("backup of node n1 "), backup.out());
 
     Path holdErr = dir.resolve("hold-err.txt");
     Process hold = cli(clientPort, "lease", "acquire", "hold/e2e", "--ttl", "3s", "--hold", "-o", "json")

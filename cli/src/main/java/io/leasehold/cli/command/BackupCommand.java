@@ -1,8 +1,11 @@
 package io.leasehold.cli.command;
 
+import io.grpc.Deadline;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.leasehold.cli.ClientCommand;
 import io.leasehold.cli.DurationConverter;
 import io.leasehold.cli.LeaseholdCommand;
 import io.leasehold.proto.v1.BackupRequest;
@@ -11,6 +14,7 @@ import io.leasehold.server.backup.NodeBackup;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
@@ -37,8 +41,10 @@ public final class BackupCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "DIR", description = "Directory to write the backup into.")
   Path dir;
 
-  @Option(names = {"-e", "--endpoint"}, paramLabel = "HOST:PORT", defaultValue = "${env:LEASEHOLD_ENDPOINT:-127.0.0.1:7400}",
-      description = "The node to back up from (default: $LEASEHOLD_ENDPOINT or ${DEFAULT-VALUE}).")
+  @Option(names = {"-e", "--endpoint"}, paramLabel = "HOST:PORT",
+      description = {"The node to back up from. Default: of --endpoints if given, else of $LEASEHOLD_ENDPOINT, else of",
+          "$LEASEHOLD_ENDPOINTS (or " + LeaseholdCommand.DEFAULT_ENDPOINTS + "), the first node that answers: any member's backup",
+          "holds every acknowledged write."})
   String endpoint;
 
   // Not --timeout: that is every command's per-request timeout (10s); a backup streams the whole state.
@@ -48,24 +54,88 @@ public final class BackupCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    ManagedChannel channel = ManagedChannelBuilder.forTarget(endpoint).usePlaintext().build();
-    try {
-      NodeBackup.Manifest m = NodeBackup.receive(ClusterGrpc.newBlockingStub(channel)
-          .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
-          .backup(BackupRequest.newBuilder()
-              .setTimeout(com.google.protobuf.Duration.newBuilder().setSeconds(Math.max(1, timeout.toSeconds()))).build()), dir);
-      spec.commandLine().getOut().printf("backup of node %s at term %d, index %d (%d bytes, md5 %s) written to %s%n",
-          m.nodeId(), m.term(), m.index(), m.sizeBytes(), m.md5(), dir.toAbsolutePath());
-      return LeaseholdCommand.EXIT_OK;
-    } catch (StatusRuntimeException e) {
-      spec.commandLine().getErr().println("leasehold backup: " + endpoint + ": " + e.getStatus().getCode()
-          + (e.getStatus().getDescription() == null ? "" : ": " + e.getStatus().getDescription()));
-      return e.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE ? LeaseholdCommand.EXIT_UNREACHABLE : LeaseholdCommand.EXIT_FAILED;
-    } catch (IOException e) {
-      spec.commandLine().getErr().println("leasehold backup: " + e.getMessage());
-      return LeaseholdCommand.EXIT_FAILED;
-    } finally {
-      channel.shutdownNow();
+    if (given("--timeout")) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--timeout: backup does not use it; --backup-timeout (default "
+          + spec.findOption("--backup-timeout").defaultValue() + ") bounds the whole backup");
     }
+    Source source = source();
+    List<String> nodes = source.nodes();
+    for (String node : nodes) {
+      if (!ClientCommand.isHostPort(node)) {
+        throw new CommandLine.ParameterException(spec.commandLine(), source.name() + ": '" + node + "' is not host:port");
+      }
+    }
+    Deadline deadline = Deadline.after(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    StatusRuntimeException unavailable = null;
+    for (String node : nodes) {
+      ManagedChannel channel = ManagedChannelBuilder.forTarget(node.trim()).usePlaintext().build();
+      try {
+        NodeBackup.Manifest m = NodeBackup.receive(ClusterGrpc.newBlockingStub(channel)
+            .withDeadline(deadline)
+            .backup(BackupRequest.newBuilder()
+                .setTimeout(com.google.protobuf.Duration.newBuilder().setSeconds(Math.max(1, deadline.timeRemaining(TimeUnit.SECONDS))))
+                .build()), dir);
+        spec.commandLine().getOut().printf("backup of node %s at term %d, index %d (%d bytes, md5 %s) written to %s%n",
+            m.nodeId(), m.term(), m.index(), m.sizeBytes(), m.md5(), dir.toAbsolutePath());
+        return LeaseholdCommand.EXIT_OK;
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE) {
+          return fail(node + ": " + describe(e), LeaseholdCommand.EXIT_FAILED);
+        }
+        // Not reached (or not serving): any other member's backup is as good.
+        unavailable = e;
+      } catch (IOException e) {
+        return fail(e.getMessage(), LeaseholdCommand.EXIT_FAILED);
+      } finally {
+        channel.shutdownNow();
+      }
+    }
+    return fail("no node answered at " + String.join(",", nodes) + " (last error " + describe(unavailable) + ")",
+        LeaseholdCommand.EXIT_UNREACHABLE);
+  }
+
+  /** The nodes to try in turn, and the option or variable that named them. */
+  private record Source(String name, List<String> nodes) {}
+
+  /**
+   * --endpoint, --endpoints, $LEASEHOLD_ENDPOINT, then $LEASEHOLD_ENDPOINTS or the default: the
+   * command line before the environment, the one node before the list. Every command inherits
+   * --endpoints, so whoever set it or exported LEASEHOLD_ENDPOINTS expects backup to find the
+   * cluster there too.
+   */
+  private Source source() {
+    if (endpoint != null) {
+      return new Source("--endpoint", List.of(endpoint));
+    }
+    List<String> global = spec.root().userObject() instanceof LeaseholdCommand g ? g.endpoints() : List.of();
+    if (given("--endpoints") && !global.isEmpty()) {
+      return new Source("--endpoints", global);
+    }
+    String env = System.getenv("LEASEHOLD_ENDPOINT");
+    if (env != null && !env.isBlank()) {
+      return new Source("LEASEHOLD_ENDPOINT", List.of(env));
+    }
+    return new Source("--endpoints", global.isEmpty() ? List.of(LeaseholdCommand.DEFAULT_ENDPOINTS) : global);
+  }
+
+  /** Given on the command line, before or after {@code backup}. */
+  private boolean given(String option) {
+    for (CommandLine.Model.CommandSpec s = spec; s != null; s = s.parent()) {
+      CommandLine.ParseResult parsed = s.commandLine().getParseResult();
+      if (parsed != null && parsed.hasMatchedOption(option)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String describe(StatusRuntimeException e) {
+    return e.getStatus().getCode() + (e.getStatus().getDescription() == null ? "" : ": " + e.getStatus().getDescription());
+  }
+
+  private int fail(String message, int code) {
+    spec.commandLine().getErr().println("leasehold backup: " + message);
+    spec.commandLine().getErr().flush();
+    return code;
   }
 }

@@ -3,12 +3,16 @@ package io.leasehold.cli.command;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.cli.LeaseholdCommand;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.server.TestCluster;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +41,67 @@ class BackupRestoreCommandTest {
     cl.setErr(new PrintWriter(err));
     int exit = cl.execute(args);
     return new Run(exit, out.toString(), err.toString());
+  }
+
+  /** The whole {@code leasehold} command, global options included. */
+  static Run leasehold(String... args) {
+    CommandLine cl = LeaseholdCommand.commandLine();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(err));
+    int exit = cl.execute(args);
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  static String unreachable() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return "127.0.0.1:" + s.getLocalPort(); // free, so nothing listens there once closed
+    }
+  }
+
+  static void assertOneLine(Run r, int exit, String text) {
+    assertEquals(exit, r.exit(), r.toString());
+    assertEquals(1, r.err().strip().lines().count(), r.toString());
+    assertTrue(r.err().startsWith("leasehold backup: ") && r.err().contains(text), r.toString());
+  }
+
+  @Test
+  void backupWithoutEndpointTakesTheFirstOfTheGlobalEndpointsThatAnswers() throws Exception {
+    cluster = TestCluster.start(1, dir.resolve("cluster"));
+    // A cluster that has applied nothing yet has no snapshot to send (the node waits for one until the backup's timeout).
+    cluster.leases("n1").acquire(AcquireRequest.newBuilder().setName("lock/global").setHolder("me")
+        .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60)).build());
+    String live = cluster.node("n1").clientAddress();
+    String nowhere = unreachable();
+
+    Run viaGlobal = leasehold("--endpoints", nowhere + "," + live, "backup", dir.resolve("b1").toString());
+    assertEquals(0, viaGlobal.exit(), viaGlobal.toString());
+    assertTrue(viaGlobal.out().startsWith("backup of node n1 at term "), viaGlobal.out());
+
+    Run after = leasehold("backup", dir.resolve("b2").toString(), "--endpoints", live);
+    assertEquals(0, after.exit(), "--endpoints after the command name too: " + after);
+
+    Run endpointWins = leasehold("--endpoints", nowhere, "backup", dir.resolve("b3").toString(), "--endpoint", live);
+    assertEquals(0, endpointWins.exit(), "--endpoint names the one node: " + endpointWins);
+
+    String nowhereElse = unreachable();
+    assertOneLine(leasehold("--endpoints", nowhere + "," + nowhereElse, "backup", dir.resolve("b4").toString()),
+        LeaseholdCommand.EXIT_UNREACHABLE, "no node answered at " + nowhere + "," + nowhereElse + " (last error UNAVAILABLE");
+  }
+
+  @Test
+  void backupRefusesTheGlobalTimeoutAndAMalformedEndpoint() {
+    for (String[] args : List.of(new String[] {"--timeout", "1s", "backup", dir.resolve("b").toString()},
+        new String[] {"backup", dir.resolve("b").toString(), "--timeout", "1s"})) {
+      Run r = leasehold(args);
+      assertOneLine(r, LeaseholdCommand.EXIT_USAGE, "--timeout: backup does not use it; --backup-timeout (default 5m) bounds the whole backup");
+    }
+    assertOneLine(leasehold("--endpoints", "localhost", "backup", dir.resolve("b").toString()),
+        LeaseholdCommand.EXIT_USAGE, "--endpoints: 'localhost' is not host:port");
+    assertOneLine(leasehold("backup", dir.resolve("b").toString(), "--endpoint", "localhost"),
+        LeaseholdCommand.EXIT_USAGE, "--endpoint: 'localhost' is not host:port");
+    assertTrue(!Files.exists(dir.resolve("b")), "nothing is written after a usage error");
   }
 
   @Test
