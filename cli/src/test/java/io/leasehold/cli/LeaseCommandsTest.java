@@ -107,7 +107,7 @@ class LeaseCommandsTest {
     assertTrue(lines.get(0).startsWith("waiting for wait/busy: held by runner-1 (token " + held + "), expires in "), r.err());
     assertTrue(lines.subList(0, lines.size() - 1).stream().allMatch(l -> l.startsWith("waiting for wait/busy: ")),
         "progress, then one line for the failure: " + r.err());
-    assertEquals("leasehold lease acquire: wait/busy: not acquired within 1000 ms; held by runner-1 (token " + held + ")",
+    assertEquals("leasehold lease acquire: wait/busy: not acquired within 1s; held by runner-1 (token " + held + ")",
         lines.get(lines.size() - 1));
   }
 

@@ -3,6 +3,7 @@ package io.leasehold.cli.command;
 import io.leasehold.cli.CliFailure;
 import io.leasehold.cli.Human;
 import io.leasehold.client.AcquireResult;
+import io.leasehold.client.AcquireTimeoutException;
 import io.leasehold.client.Conflict;
 import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseInfo;
@@ -69,6 +70,11 @@ public final class WaitProgress {
           }
         } catch (ExecutionException e) {
           progress.end();
+          if (e.getCause() instanceof AcquireTimeoutException t) {
+            // The SDK words it in milliseconds ("3000 ms"); every other duration the CLI prints reads "3s".
+            throw CliFailure.failed(name + ": not acquired within " + Human.duration(wait)
+                + t.lastConflict().map(c -> "; held by " + c.holder() + " (token " + c.token() + ")").orElse(""));
+          }
           throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
         }
       }
