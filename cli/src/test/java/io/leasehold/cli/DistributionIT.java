@@ -1,6 +1,7 @@
 package io.leasehold.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -13,6 +14,7 @@ import io.leasehold.proto.v1.GetResponse;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.server.TestCluster;
+import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -79,10 +81,32 @@ class DistributionIT {
     return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
   }
 
-  @Test
-  void theCliFindsTheClusterThroughTheEnvironmentAndSigtermReleasesAHeldLease() throws Exception {
-    int clientPort = freePort();
-    server(clientPort, freePort());
+  /**
+   * The CLI run by util-linux {@code script}, so its stdin and stdout are a terminal (a pty); its
+   * stderr goes to {@code errFile}, or with null to the terminal too. out is what the terminal showed.
+   */
+  Result runCliOnATerminal(int clientPort, Path errFile, String... args) throws Exception {
+    StringBuilder shell = new StringBuilder();
+    ProcessBuilder pb = cli(clientPort, args);
+    for (String word : pb.command()) {
+      shell.append(shellQuote(word)).append(' ');
+    }
+    if (errFile != null) {
+      shell.append("2>").append(shellQuote(errFile.toString()));
+    }
+    Path out = Files.createTempFile(dir, "tty", ".txt");
+    Process p = pb.command("script", "-qec", shell.toString(), "/dev/null")
+        .redirectInput(new File("/dev/null")).redirectOutput(out.toFile()).redirectErrorStream(true).start();
+    processes.add(p);
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the CLI exits: " + String.join(" ", args));
+    return new Result(p.exitValue(), Files.readString(out), errFile == null ? "" : Files.readString(errFile));
+  }
+
+  static String shellQuote(String word) {
+    return "'" + word.replace("'", "'\\''") + "'";
+  }
+
+  void awaitServer(int clientPort) {
     TestCluster.await("the packaged server answers the CLI", Duration.ofSeconds(60), () -> {
       try {
         return runCli(clientPort, "cluster", "status").exit() == 0;
@@ -90,6 +114,13 @@ class DistributionIT {
         return false;
       }
     });
+  }
+
+  @Test
+  void theCliFindsTheClusterThroughTheEnvironmentAndSigtermReleasesAHeldLease() throws Exception {
+    int clientPort = freePort();
+    server(clientPort, freePort());
+    awaitServer(clientPort);
 
     Path seen = dir.resolve("seen.txt");
     Result lock = runCli(clientPort, "lock", "lock/e2e", "--", "sh", "-c", "echo \"$LEASEHOLD_LEASE $LEASEHOLD_TOKEN\" > \"$1\"; exit 5",
@@ -117,6 +148,28 @@ class DistributionIT {
     Result history = runCli(clientPort, "lease", "history", "hold/e2e", "-o", "json");
     assertEquals(0, history.exit(), history.err());
     assertTrue(history.out().contains("\"reason\": \"RELEASED\""), history.out());
+  }
+
+  @Test
+  void waitProgressRewritesItsLineOnlyWhenStderrIsATerminal() throws Exception {
+    assumeTrue(Files.isExecutable(Path.of("/usr/bin/script")), "util-linux script makes a terminal");
+    int clientPort = freePort();
+    server(clientPort, freePort());
+    awaitServer(clientPort);
+    Result held = runCli(clientPort, "lease", "acquire", "lock/tty", "--ttl", "1m", "--holder", "other-job");
+    assertEquals(0, held.exit(), held.err());
+
+    // stdin and stdout are the terminal (so System.console() is there), stderr a file: lines, no escape codes.
+    Path errFile = dir.resolve("tty-err.txt");
+    Result toFile = runCliOnATerminal(clientPort, errFile, "lock", "lock/tty", "--wait", "2s", "--", "true");
+    assertEquals(1, toFile.exit(), toFile.toString());
+    assertTrue(toFile.err().startsWith("waiting for lock/tty: held by other-job (token "), toFile.toString());
+    assertFalse(toFile.err().contains("\033"), "no escape codes in a file: " + toFile);
+
+    // Everything on the terminal: the line is rewritten in place.
+    Result onTerminal = runCliOnATerminal(clientPort, null, "lock", "lock/tty", "--wait", "2s", "--", "true");
+    assertEquals(1, onTerminal.exit(), onTerminal.toString());
+    assertTrue(onTerminal.out().contains("\r\033[Kwaiting for lock/tty: held by other-job (token "), onTerminal.toString());
   }
 
   static int freePort() throws IOException {

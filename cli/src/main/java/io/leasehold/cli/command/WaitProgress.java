@@ -11,7 +11,10 @@ import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.Rejection;
 import io.leasehold.proto.v1.RejectReason;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -53,7 +56,7 @@ public final class WaitProgress {
     first.rejection().filter(r -> r.reason() != RejectReason.LOCK_DELAY).ifPresent(r -> {
       throw rejected(name, r);
     });
-    WaitProgress progress = new WaitProgress(err, name, System.console() != null);
+    WaitProgress progress = new WaitProgress(err, name, stderrIsTerminal());
     first.conflict().ifPresent(progress::show);
     first.rejection().ifPresent(progress::show);
     CompletableFuture<Lease> acquired = client.acquire(name, wait == null ? options : options.withWait(wait));
@@ -87,6 +90,25 @@ public final class WaitProgress {
 
   public static CliFailure rejected(String name, Rejection r) {
     return CliFailure.failed(name + ": rejected by policy (" + r.reason() + "): " + r.message());
+  }
+
+  /**
+   * Whether stderr, where progress goes, is a terminal. {@code System.console()} tells only about
+   * stdin and stdout, so with {@code 2>log} on a terminal the log filled with escape codes, and
+   * with {@code >out} a terminal got a line per holder. Linux says where fd 2 points; elsewhere
+   * the console is the best guess there is.
+   */
+  static boolean stderrIsTerminal() {
+    try {
+      return isTerminal(Files.readSymbolicLink(Path.of("/proc/self/fd/2")));
+    } catch (IOException | UnsupportedOperationException | SecurityException noProc) {
+      return System.console() != null;
+    }
+  }
+
+  static boolean isTerminal(Path device) {
+    String d = device.toString();
+    return d.startsWith("/dev/pts/") || d.startsWith("/dev/tty") || d.equals("/dev/console");
   }
 
   synchronized void show(Conflict c) {
