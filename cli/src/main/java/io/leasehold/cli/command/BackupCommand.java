@@ -42,13 +42,13 @@ public final class BackupCommand implements Callable<Integer> {
   Path dir;
 
   @Option(names = {"-e", "--endpoint"}, paramLabel = "HOST:PORT",
-      description = {"The node to back up from. Default: of --endpoints if given, else of $LEASEHOLD_ENDPOINT, else of",
-          "$LEASEHOLD_ENDPOINTS (or " + LeaseholdCommand.DEFAULT_ENDPOINTS + "), the first node that answers: any member's backup",
-          "holds every acknowledged write."})
+      description = "The node to back up from. Default: the first node that answers of --endpoints if given, else of "
+          + "$LEASEHOLD_ENDPOINT, else of $LEASEHOLD_ENDPOINTS (or " + LeaseholdCommand.DEFAULT_ENDPOINTS + "); "
+          + "any member's backup holds every acknowledged write.")
   String endpoint;
 
   // Not --timeout: that is every command's per-request timeout (10s); a backup streams the whole state.
-  @Option(names = "--backup-timeout", converter = DurationConverter.class, defaultValue = "5m",
+  @Option(names = "--backup-timeout", converter = DurationConverter.class, defaultValue = "5m", paramLabel = "DURATION",
       description = "How long the whole backup may take (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 

@@ -50,8 +50,8 @@ public final class LeaseAcquireCommand extends ClientCommand {
   String status;
 
   @Option(names = "--wait", converter = DurationConverter.class, paramLabel = "DURATION",
-      description = {"If another holder has the name, wait up to this long for it, showing on stderr who holds it",
-          "and for how long (default: one attempt)."})
+      description = "If another holder has the name, wait up to this long for it, showing on stderr who holds it "
+          + "and for how long (default: one attempt).")
   Duration wait;
 
   @Option(names = "--hold", description = "Keep the lease renewed until interrupted (Ctrl-C), then release it.")
