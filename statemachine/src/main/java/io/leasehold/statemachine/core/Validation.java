@@ -160,12 +160,18 @@ public final class Validation {
       throw new InvalidArgumentException(field, "is not a valid duration (seconds and nanos disagree in sign or nanos out of range)");
     }
     if (d.getSeconds() < 0 || (d.getSeconds() == 0 && d.getNanos() <= 0)) {
-      throw new InvalidArgumentException(field, "must be positive, got " + d.getSeconds() + "s " + d.getNanos() + "ns");
+      throw new InvalidArgumentException(field, "must be positive, got " + seconds(d));
     }
     // protobuf's own range; beyond it the value in microseconds would overflow during apply.
     if (d.getSeconds() > MAX_DURATION_SECONDS) {
       throw new InvalidArgumentException(field, "must be at most " + MAX_DURATION_SECONDS + "s (the protobuf Duration range), got " + d.getSeconds() + "s");
     }
+  }
+
+  /** As protobuf's JSON form writes it: {@code 0s}, {@code -1.5s}. */
+  private static String seconds(Duration d) {
+    return java.math.BigDecimal.valueOf(d.getSeconds()).add(java.math.BigDecimal.valueOf(d.getNanos(), 9))
+        .stripTrailingZeros().toPlainString() + "s";
   }
 
   /** A duration that may be zero (none) but not negative, e.g. a grace period. */

@@ -126,6 +126,14 @@ class ValidationTest {
   }
 
   @Test
+  void aNonPositiveTtlIsShownAsTheDurationItIs() {
+    assertEquals("ttl: must be positive, got 0s", assertThrows(InvalidArgumentException.class,
+        () -> acquire(acquireRequest("ns/x", "alice").setTtl(Duration.getDefaultInstance()))).getMessage());
+    assertEquals("ttl: must be positive, got -1.5s", assertThrows(InvalidArgumentException.class,
+        () -> acquire(acquireRequest("ns/x", "alice").setTtl(Duration.newBuilder().setSeconds(-1).setNanos(-500_000_000)))).getMessage());
+  }
+
+  @Test
   void positiveTtlPassesValidationEvenOutOfPolicyBounds() {
     // Bounds are a business outcome (REJECTED), not bad input.
     assertDoesNotThrow(() -> acquire(acquireRequest("ns/x", "alice").setTtl(secs(1))));
