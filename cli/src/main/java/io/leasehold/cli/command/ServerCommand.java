@@ -70,8 +70,8 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Shortest wait before a follower without a leader stands for election (default: ${DEFAULT-VALUE}).")
   Duration electionTimeoutMin;
 
-  @Option(names = "--election-timeout-max", converter = DurationConverter.class, defaultValue = "2s",
-      description = "Longest such wait; must not exceed the 2s minimum lease TTL (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--election-timeout-max", converter = DurationConverter.class, defaultValue = "1500ms",
+      description = "Longest such wait; must be below the 2s minimum lease TTL (default: ${DEFAULT-VALUE}).")
   Duration electionTimeoutMax;
 
   @Option(names = "--tick-interval", converter = DurationConverter.class, defaultValue = "100ms",
