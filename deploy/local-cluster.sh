@@ -7,8 +7,10 @@
 #
 # Node i (1-3) gets the client port BASE+10(i-1), the peer port +1 and the metrics port +2
 # (7400/7401/7402, 7410/..., 7420/... by default) and the data dir DIR/n<i>. `up` waits until a
-# leader is elected and every node is SERVING, then prints the endpoints. `down` stops only the
-# processes `up` started (their pids are in DIR/n<i>.pid); --purge also deletes the data.
+# leader is elected and every node is SERVING, then prints the endpoints; if that takes longer
+# than LEASEHOLD_UP_TIMEOUT, or a node exits, it stops the nodes it started and exits 1 (the
+# logs stay). `down` stops only the processes `up` started (their pids are in DIR/n<i>.pid);
+# --purge also deletes the data.
 # Environment: LEASEHOLD_CLUSTER_DIR (default ./local-cluster), LEASEHOLD_JAR, LEASEHOLD_JAVA_OPTS,
 # LEASEHOLD_UP_TIMEOUT (seconds, default 60).
 set -euo pipefail
@@ -24,7 +26,7 @@ purge=0
 timeout="${LEASEHOLD_UP_TIMEOUT:-60}"
 
 usage() {
-  sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -121,7 +123,7 @@ up() {
     (cd "$root" && mvn -B -q -DskipTests -pl cli -am package) >&2
   fi
   echo "BASE_PORT=$base" > "$state"
-  local p
+  local p started=()
   p="$(peers)"
   for i in 1 2 3; do
     # shellcheck disable=SC2086 # LEASEHOLD_JAVA_OPTS is a list of JVM flags
@@ -129,6 +131,7 @@ up() {
       --id "n$i" --peers "$p" --data-dir "$dir/n$i" --metrics-port "$(metrics_port $i)" \
       > "$dir/n$i.log" 2>&1 < /dev/null &
     echo $! > "$dir/n$i.pid"
+    started+=($!)
   done
   local deadline=$((SECONDS + timeout))
   while :; do
@@ -139,14 +142,17 @@ up() {
       if ! kill -0 "$(cat "$dir/n$i.pid")" 2>/dev/null; then
         echo "local-cluster: n$i exited; its log ($dir/n$i.log) ends with:" >&2
         tail -n 20 "$dir/n$i.log" >&2
-        down_nodes
+        echo "local-cluster: stopping the nodes this run started" >&2
+        stop_pids "${started[@]}"
         exit 1
       fi
       serving $i || ok=0
     done
     [ $ok = 1 ] && break
     if [ $SECONDS -ge $deadline ]; then
-      echo "local-cluster: no leader with every node SERVING after ${timeout}s; logs in $dir" >&2
+      # Not left running: a half-started cluster would hold the ports and make the next `up` refuse.
+      echo "local-cluster: no leader with every node SERVING after ${timeout}s; stopping the nodes this run started (logs in $dir)" >&2
+      stop_pids "${started[@]}"
       exit 1
     fi
     sleep 0.5
@@ -170,20 +176,28 @@ status() {
   [ $running = 3 ]
 }
 
-down_nodes() {
-  local i pid pids=()
-  for i in 1 2 3; do
-    if pid="$(pid_of $i)"; then
-      kill -TERM "$pid" 2>/dev/null || true
-      pids+=("$pid")
-    fi
+# SIGTERM to each pid, SIGKILL to any still there after 30 s; then the pid files go.
+stop_pids() {
+  local pid
+  for pid in "$@"; do
+    kill -TERM "$pid" 2>/dev/null || true
   done
   local deadline=$((SECONDS + 30))
-  for pid in "${pids[@]+"${pids[@]}"}"; do
+  for pid in "$@"; do
     while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
     kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
   done
   rm -f "$dir"/n[123].pid
+}
+
+down_nodes() {
+  local i pid pids=()
+  for i in 1 2 3; do
+    if pid="$(pid_of $i)"; then
+      pids+=("$pid")
+    fi
+  done
+  stop_pids "${pids[@]+"${pids[@]}"}"
 }
 
 down() {

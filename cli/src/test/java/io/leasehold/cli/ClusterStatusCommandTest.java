@@ -26,7 +26,7 @@ class ClusterStatusCommandTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = TestCluster.start(3, dir, b -> b.electionTimeout(java.time.Duration.ofMillis(1000), java.time.Duration.ofMillis(2000)));
+    cluster = TestCluster.start(3, dir, b -> b.electionTimeout(java.time.Duration.ofMillis(1000), java.time.Duration.ofMillis(1900)));
   }
 
   @AfterAll

@@ -52,6 +52,8 @@ class ServerCommandTest {
     assertEquals("127.0.0.1:7400", c.self().clientAddress());
     assertEquals(Path.of("leasehold-data", "n1"), c.dataDir());
     assertEquals(Duration.ofMillis(100), c.tickInterval());
+    assertEquals(Duration.ofMillis(1000), c.electionTimeoutMin());
+    assertEquals(Duration.ofMillis(1500), c.electionTimeoutMax());
   }
 
   @Test
@@ -82,6 +84,11 @@ class ServerCommandTest {
     assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
     assertTrue(r.err().contains("--peers is required"), r.err());
     assertFalse(r.err().contains("\tat "), "no stack trace");
+
+    // An election as long as the shortest lease (2 s) would leave its holder no time to renew.
+    r = run("server", "--standalone", "--election-timeout-max", "2s");
+    assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
+    assertEquals("leasehold server: election-timeout-max: must be below the minimum lease TTL (2000ms), got 2000ms", r.err().strip());
 
     r = run("server", "--standalone", "--tick-interval", "fast");
     assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());

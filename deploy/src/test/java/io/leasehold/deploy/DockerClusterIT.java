@@ -31,9 +31,9 @@ import org.testcontainers.lifecycle.Startables;
 import org.slf4j.LoggerFactory;
 
 /**
- * The container image, three containers on one network: acquire, renew and watch through the
- * SDK, stop the leader's container, and the cluster fails over with the lease and the watch intact.
- * Skipped where no Docker engine runs.
+ * The container image, three containers on one network: Docker's own HEALTHCHECK reports each
+ * healthy, acquire, renew and watch through the SDK, stop the leader's container, and the cluster
+ * fails over with the lease and the watch intact. Skipped where no Docker engine runs.
  */
 class DockerClusterIT {
   static final String BASE_IMAGE = "leasehold-base:jre17";
@@ -66,19 +66,30 @@ class DockerClusterIT {
     network = Network.newNetwork();
     String peers = "n1=n1:7401:7400,n2=n2:7401:7400,n3=n3:7401:7400";
     for (String id : List.of("n1", "n2", "n3")) {
+      // n1 keeps the image's metrics port (7402); n2 and n3 move it with LEASEHOLD_METRICS_PORT,
+      // which both the node and the HEALTHCHECK read, so Docker's health status covers both ways.
+      int metricsPort = id.equals("n1") ? 7402 : 7412;
       GenericContainer<?> c = new GenericContainer<>(image)
           .withNetwork(network)
           .withNetworkAliases(id)
           .withEnv("LEASEHOLD_PEERS", peers)
           .withEnv("JAVA_TOOL_OPTIONS", "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Xmx256m")
-          .withCommand("server", "--id", id, "--listen-host", "0.0.0.0", "--data-dir", "/data/" + id, "--metrics-port", "7402")
-          .withExposedPorts(7400, 7402)
+          .withCommand("server", "--id", id, "--listen-host", "0.0.0.0", "--data-dir", "/data/" + id)
+          .withExposedPorts(7400, metricsPort)
           .withLogConsumer(new Slf4jLogConsumer(LoggerFactory.getLogger("container." + id)).withSeparateOutputStreams())
-          .waitingFor(Wait.forHttp("/healthz").forPort(7402).forStatusCode(200).withStartupTimeout(Duration.ofMinutes(3)));
+          .waitingFor(Wait.forHttp("/healthz").forPort(metricsPort).forStatusCode(200).withStartupTimeout(Duration.ofMinutes(3)));
+      if (metricsPort != 7402) {
+        c.withEnv("LEASEHOLD_METRICS_PORT", String.valueOf(metricsPort));
+      }
       nodes.add(c);
     }
     // Together: none is healthy until a quorum runs.
     Startables.deepStart(nodes).get(5, TimeUnit.MINUTES);
+    // /healthz answers 200 on every node now; the HEALTHCHECK runs every 5 s and one pass makes
+    // a container healthy, so a few intervals are plenty.
+    for (int i = 0; i < nodes.size(); i++) {
+      awaitDockerHealthy("n" + (i + 1), nodes.get(i), Duration.ofSeconds(60));
+    }
 
     List<String> endpoints = nodes.stream().map(c -> c.getHost() + ":" + c.getMappedPort(7400)).toList();
     try (LeaseholdClient client = LeaseholdClient.builder().endpoints(endpoints).holder("container-test")
@@ -119,11 +130,31 @@ class DockerClusterIT {
       watch.close();
       lease.release().get(30, TimeUnit.SECONDS);
     }
+    // The survivors follow the new leader: Docker still (or again) reports them healthy.
+    for (int i = 0; i < nodes.size(); i++) {
+      if (nodes.get(i).isRunning()) {
+        awaitDockerHealthy("n" + (i + 1), nodes.get(i), Duration.ofSeconds(60));
+      }
+    }
     for (GenericContainer<?> c : nodes) {
       if (c != null && c.isRunning()) {
         assertTrue(c.getDockerClient().inspectContainerCmd(c.getContainerId()).exec().getConfig().getUser().startsWith("10001"),
             "the node runs as the non-root user");
       }
+    }
+  }
+
+  /** Waits until Docker's health status of the container, set by the image's HEALTHCHECK, is "healthy". */
+  static void awaitDockerHealthy(String name, GenericContainer<?> c, Duration timeout) throws InterruptedException {
+    String[] last = {"none"};
+    try {
+      await("Docker reports " + name + " healthy", timeout, () -> {
+        var health = c.getDockerClient().inspectContainerCmd(c.getContainerId()).exec().getState().getHealth();
+        last[0] = health == null ? "no health check" : health.getStatus();
+        return "healthy".equals(last[0]);
+      });
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + " (last status: " + last[0] + ")", e);
     }
   }
 

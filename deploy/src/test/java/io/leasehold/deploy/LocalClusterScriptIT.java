@@ -35,12 +35,16 @@ class LocalClusterScriptIT {
   record Run(int exit, String output) {}
 
   Run run(String... args) throws Exception {
+    return run(120, args);
+  }
+
+  Run run(int upTimeoutSeconds, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of("bash", script.toString()));
     command.addAll(List.of(args));
     command.addAll(List.of("--dir", dir.resolve("cluster").toString()));
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.environment().put("LEASEHOLD_JAR", jar.toAbsolutePath().toString());
-    pb.environment().put("LEASEHOLD_UP_TIMEOUT", "120");
+    pb.environment().put("LEASEHOLD_UP_TIMEOUT", Integer.toString(upTimeoutSeconds));
     Path out = Files.createTempFile(dir, "run", ".log");
     pb.redirectOutput(out.toFile());
     Process p = pb.start();
@@ -97,7 +101,8 @@ class LocalClusterScriptIT {
 
     Run status = run("status");
     assertEquals(0, status.exit(), status.output());
-    assertEquals(3, count(status.output(), "SERVING"), status.output());
+    // Each node's line ends "  SERVING  <role>"; "NOT_SERVING" must not count.
+    assertEquals(3, matches(status.output(), "(?m)^n[123]  pid \\d+  client \\S+  SERVING  "), status.output());
     List<Long> pids = new ArrayList<>();
     Matcher pid = Pattern.compile("pid (\\d+)").matcher(status.output());
     while (pid.find()) {
@@ -124,6 +129,50 @@ class LocalClusterScriptIT {
     assertEquals(1, after.exit(), after.output());
     assertEquals(3, count(after.output(), "stopped"), after.output());
     assertTrue(Files.isDirectory(dir.resolve("cluster").resolve("n1")), "data is kept unless --purge");
+  }
+
+  /**
+   * An `up` that times out stops what it started: no process of this cluster is left holding
+   * its ports. One second is too short for a JVM to start and win an election.
+   */
+  @Test
+  void upThatTimesOutStopsTheNodesItStarted() throws Exception {
+    assertTrue(Files.exists(jar), "the distribution jar exists: " + jar.toAbsolutePath());
+    int base = freeBase();
+    up = true;
+    Run started = run(1, "up", "--base-port", Integer.toString(base));
+    assertEquals(1, started.exit(), started.output());
+    assertTrue(started.output().contains("no leader with every node SERVING after 1s; stopping the nodes this run started"), started.output());
+    String clusterDir = dir.resolve("cluster").toString();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    List<ProcessHandle> left;
+    // The script waits for its nodes to exit, so none should be left; the deadline only allows
+    // for the process table catching up.
+    while (!(left = nodesOf(clusterDir)).isEmpty() && System.nanoTime() - deadline < 0) {
+      TimeUnit.MILLISECONDS.sleep(100);
+    }
+    assertEquals(List.of(), left.stream().map(ph -> ph.pid() + " " + ph.info().commandLine().orElse("")).toList(),
+        "no node of the timed-out cluster is left running");
+    Run status = run("status");
+    assertEquals(1, status.exit(), status.output());
+    assertEquals(3, count(status.output(), "stopped"), status.output());
+    up = false;
+  }
+
+  /** Live processes whose command line names a data dir of the cluster in {@code clusterDir}. */
+  static List<ProcessHandle> nodesOf(String clusterDir) {
+    return ProcessHandle.allProcesses().filter(ProcessHandle::isAlive)
+        .filter(ph -> ph.info().commandLine().map(c -> c.contains("--data-dir " + clusterDir + "/n")).orElse(false))
+        .toList();
+  }
+
+  static int matches(String text, String regex) {
+    Matcher m = Pattern.compile(regex).matcher(text);
+    int n = 0;
+    while (m.find()) {
+      n++;
+    }
+    return n;
   }
 
   static int count(String text, String part) {

@@ -78,7 +78,9 @@ public record NodeConfig(
     private String listenHost;
     private String clusterName = DEFAULT_CLUSTER_NAME;
     private Duration electionTimeoutMin = Duration.ofMillis(1000);
-    private Duration electionTimeoutMax = Duration.ofMillis(2000);
+    // Well below the 2 s minimum TTL: an election (a follower's wait, then a vote) fits in
+    // less than the TTL of the shortest lease, which its holder renews at a third of it.
+    private Duration electionTimeoutMax = Duration.ofMillis(1500);
     private Duration tickInterval = Duration.ofMillis(100);
     private Duration stallThreshold = Duration.ofMillis(500);
     private Duration requestTimeout = Duration.ofSeconds(10);
@@ -146,9 +148,11 @@ public record NodeConfig(
       positive("election-timeout-min", electionTimeoutMin);
       positive("election-timeout-max", electionTimeoutMax);
       require(electionTimeoutMax.compareTo(electionTimeoutMin) > 0, "election-timeout: max (" + electionTimeoutMax.toMillis() + "ms) must exceed min (" + electionTimeoutMin.toMillis() + "ms)");
-      // Leases must outlive an election, or a leader change alone would expire them.
-      require(electionTimeoutMax.compareTo(io.leasehold.statemachine.core.Limits.MIN_TTL) <= 0,
-          "election-timeout-max: must not exceed the minimum lease TTL (" + io.leasehold.statemachine.core.Limits.MIN_TTL.toMillis() + "ms)");
+      // The shortest lease must outlive an election, or a failover alone would leave its holder
+      // unable to renew before its TTL runs out (docs/operations.md, "TTLs and timeouts").
+      require(electionTimeoutMax.compareTo(io.leasehold.statemachine.core.Limits.MIN_TTL) < 0,
+          "election-timeout-max: must be below the minimum lease TTL (" + io.leasehold.statemachine.core.Limits.MIN_TTL.toMillis()
+              + "ms), got " + electionTimeoutMax.toMillis() + "ms");
       positive("tick-interval", tickInterval);
       positive("stall-threshold", stallThreshold);
       positive("request-timeout", requestTimeout);

@@ -31,6 +31,20 @@ class NodeConfigTest {
   }
 
   @Test
+  void electionTimeoutsDefaultWellBelowTheMinimumTtlWhichTheMaxMustNotReach() {
+    NodeConfig c = NodeConfig.standalone().dataDir(Path.of("d")).build();
+    assertEquals(Duration.ofMillis(1000), c.electionTimeoutMin());
+    assertEquals(Duration.ofMillis(1500), c.electionTimeoutMax());
+    assertTrue(c.electionTimeoutMax().compareTo(io.leasehold.statemachine.core.Limits.MIN_TTL) < 0);
+    // Equal to the minimum TTL is refused too: an election as long as the shortest lease leaves
+    // its holder no time to renew.
+    assertEquals("election-timeout-max: must be below the minimum lease TTL (2000ms), got 2000ms", error(() -> NodeConfig.standalone()
+        .dataDir(Path.of("d")).electionTimeout(Duration.ofMillis(1000), Duration.ofMillis(2000)).build()));
+    assertEquals(Duration.ofMillis(1999), NodeConfig.standalone().dataDir(Path.of("d"))
+        .electionTimeout(Duration.ofMillis(1000), Duration.ofMillis(1999)).build().electionTimeoutMax());
+  }
+
+  @Test
   void errorsNameTheOption() {
     assertTrue(error(() -> NodeConfig.builder().dataDir(Path.of("d")).peers("n1=h:1:2").build()).startsWith("id:"));
     assertTrue(error(() -> NodeConfig.builder().id("n9").dataDir(Path.of("d")).peers("n1=h:1:2").build()).startsWith("id: n9 is not one of the peers"));
@@ -44,7 +58,7 @@ class NodeConfigTest {
     assertTrue(error(() -> NodeConfig.standalone().dataDir(Path.of("d"))
         .electionTimeout(Duration.ofSeconds(2), Duration.ofSeconds(1)).build()).startsWith("election-timeout:"));
     assertTrue(error(() -> NodeConfig.standalone().dataDir(Path.of("d"))
-        .electionTimeout(Duration.ofSeconds(1), Duration.ofSeconds(5)).build()).startsWith("election-timeout-max: must not exceed the minimum lease TTL"));
+        .electionTimeout(Duration.ofSeconds(1), Duration.ofSeconds(5)).build()).startsWith("election-timeout-max: must be below the minimum lease TTL"));
     assertTrue(error(() -> NodeConfig.standalone().dataDir(Path.of("d")).tickInterval(Duration.ZERO).build()).startsWith("tick-interval:"));
   }
 }

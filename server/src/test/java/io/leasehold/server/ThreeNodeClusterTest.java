@@ -62,13 +62,13 @@ class ThreeNodeClusterTest {
   /**
    * A follower learns that an entry is committed from the leader's next message. Ratis does not
    * send one when its commit index moves, so without a push the follower of an idle cluster
-   * applied a write only at the next heartbeat (here about every 950 ms), and its watchers heard
+   * applied a write only at the next heartbeat (here about every 900 ms), and its watchers heard
    * of it that late. Writes one at a time and times, for each, how long after the leader's reply
    * every follower has applied it: the median must be far below the heartbeat interval.
    */
   @Test
   void followersApplyAnIsolatedWriteWithoutWaitingForTheNextHeartbeat() throws Exception {
-    cluster = TestCluster.start(3, dir, b -> b.electionTimeout(Duration.ofMillis(1900), Duration.ofMillis(2000)));
+    cluster = TestCluster.start(3, dir, b -> b.electionTimeout(Duration.ofMillis(1800), Duration.ofMillis(1900)));
     LeaseholdNode leader = cluster.awaitLeader();
     java.util.List<Long> lagsMs = new java.util.ArrayList<>();
     for (int i = 0; i < 7; i++) {

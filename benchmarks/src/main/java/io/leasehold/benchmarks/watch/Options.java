@@ -24,7 +24,7 @@ final class Options {
   Duration drainTimeout = Duration.ofSeconds(60);
   Duration ttl = Duration.ofMinutes(30);
   Duration electionMin = Duration.ofMillis(1000);
-  Duration electionMax = Duration.ofMillis(2000);
+  Duration electionMax = Duration.ofMillis(1500);
   int topThreads = 12;
   Duration jvmWarmup = Duration.ofSeconds(90);
   java.nio.file.Path profileDir;
@@ -47,7 +47,7 @@ final class Options {
       "  both:",
       "    --drain-timeout=SECONDS  how long to wait for watchers to catch up after the load (default 60)",
       "    --ttl=SECONDS        TTL of every acquired lease (default 1800: nothing expires during a run)",
-      "    --election-min-ms=N / --election-max-ms=N   Raft election timeout (defaults 1000 / 2000, the server's)",
+      "    --election-min-ms=N / --election-max-ms=N   Raft election timeout (defaults 1000 / 1500, the server's)",
       "    --top-threads=N      thread groups listed in the CPU breakdown (default 12; 0: none)",
       "    --jvm-warmup=SECONDS closed-loop Acquire load on each new cluster before anything is measured (default 90: C2 is still compiling three nodes' code after 20 s)",
       "    --profile=DIR        CPU profile of every measured period with async-profiler (on the class path) into DIR",

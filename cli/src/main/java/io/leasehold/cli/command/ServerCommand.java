@@ -70,8 +70,8 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Shortest wait before a follower without a leader stands for election (default: ${DEFAULT-VALUE}).")
   Duration electionTimeoutMin;
 
-  @Option(names = "--election-timeout-max", converter = DurationConverter.class, defaultValue = "2s",
-      description = "Longest such wait; must not exceed the 2s minimum lease TTL (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--election-timeout-max", converter = DurationConverter.class, defaultValue = "1500ms",
+      description = "Longest such wait; must be below the 2s minimum lease TTL (default: ${DEFAULT-VALUE}).")
   Duration electionTimeoutMax;
 
   @Option(names = "--tick-interval", converter = DurationConverter.class, defaultValue = "100ms",
@@ -118,8 +118,11 @@ public final class ServerCommand implements Callable<Integer> {
   @Option(names = "--join", description = "Start without a group of its own and wait to be added to a running cluster; --peers need list only this node.")
   boolean join;
 
-  @Option(names = "--metrics-port", paramLabel = "PORT|off",
-      description = "Prometheus metrics (/metrics) and an HTTP health check (/healthz) on this port (default: the client port + 2).")
+  // From the environment too, so that the container image's HEALTHCHECK, which probes
+  // $LEASEHOLD_METRICS_PORT, and the node agree on one port.
+  @Option(names = "--metrics-port", paramLabel = "PORT|off", defaultValue = "${env:LEASEHOLD_METRICS_PORT}",
+      description = "Prometheus metrics (/metrics) and an HTTP health check (/healthz) on this port. Also from "
+          + "LEASEHOLD_METRICS_PORT (default: the client port + 2, if free).")
   String metricsPort;
 
   /** Runs until shutdown; tests use {@link #build} and drive the node themselves. */
@@ -192,7 +195,7 @@ public final class ServerCommand implements Callable<Integer> {
         .maxPendingWrites(maxPendingWrites)
         .watchMessageRate(watchMessageRate)
         .join(join);
-    if (metricsPort == null) {
+    if (metricsPort == null || metricsPort.isBlank()) { // an empty LEASEHOLD_METRICS_PORT is no setting
       defaultMetricsPort(b);
     } else if (!metricsPort.equalsIgnoreCase("off")) {
       try {

@@ -18,7 +18,7 @@ public final class Schedules {
 
   private Schedules() {}
 
-  /** Every kind of nemesis once; pauses outlast the 2 s election timeout and the 3 s lease TTL. */
+  /** Every kind of nemesis once; pauses outlast the nodes' 1–1.5 s election timeout (the server default) and the 3 s lease TTL. */
   public static Schedule shortSchedule(List<Nemesis> all) {
     List<Step> steps = new ArrayList<>();
     for (Nemesis n : all) {

@@ -14,6 +14,10 @@ import io.grpc.reflection.v1.ServiceResponse;
 import io.grpc.stub.StreamObserver;
 import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.TestCluster;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -23,11 +27,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The standard gRPC health service flips with a node's contact with a leader and a quorum; reflection lists the API. */
+/**
+ * The standard gRPC health service, and the HTTP /healthz beside it, flip with a node's contact
+ * with a leader and a quorum; reflection lists the API.
+ */
 class HealthTest {
   @TempDir
   Path dir;
   TestCluster cluster;
+  final HttpClient http = HttpClient.newHttpClient();
 
   @AfterEach
   void stop() {
@@ -45,16 +53,41 @@ class HealthTest {
     await(id + " " + status, Duration.ofSeconds(30), () -> health(id, "") == status && health(id, "leasehold.v1.Leases") == status);
   }
 
+  /** {@code GET /healthz} on the node's metrics port: what the image's HEALTHCHECK and local-cluster.sh probe. */
+  HttpResponse<String> healthz(String id) {
+    URI uri = URI.create("http://127.0.0.1:" + cluster.node(id).metricsPort().orElseThrow() + "/healthz");
+    try {
+      return http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The HTTP check says what the gRPC health service says: 200 SERVING, or 503 NOT_SERVING. */
+  void awaitHealthz(String id, ServingStatus status) {
+    int code = status == ServingStatus.SERVING ? 200 : 503;
+    await(id + " /healthz " + code, Duration.ofSeconds(30), () -> {
+      HttpResponse<String> r = healthz(id);
+      return r.statusCode() == code && r.body().strip().equals(status.name());
+    });
+  }
+
   @Test
   void aLeaderCutOffFromItsFollowersAndAFollowerCutOffFromTheOthersAreNotServing() throws Exception {
-    cluster = TestCluster.start(3, dir);
+    // Metrics on (a free port each) for the HTTP /healthz.
+    cluster = TestCluster.start(3, dir, b -> b.metricsPort(0));
     for (String id : cluster.ids()) {
       awaitStatus(id, ServingStatus.SERVING);
+      awaitHealthz(id, ServingStatus.SERVING);
     }
     LeaseholdNode leader = cluster.awaitLeader();
     List<String> followers = cluster.followers().stream().map(LeaseholdNode::id).toList();
     followers.forEach(cluster::stopNode);
     awaitStatus(leader.id(), ServingStatus.NOT_SERVING);
+    awaitHealthz(leader.id(), ServingStatus.NOT_SERVING);
 
     for (String f : followers) {
       cluster.startNode(f);
@@ -68,6 +101,7 @@ class HealthTest {
     cluster.stopNode(newLeader.id());
     cluster.running().stream().map(LeaseholdNode::id).filter(id -> !id.equals(lone)).forEach(cluster::stopNode);
     awaitStatus(lone, ServingStatus.NOT_SERVING);
+    awaitHealthz(lone, ServingStatus.NOT_SERVING);
   }
 
   @Test

@@ -40,7 +40,7 @@ class IsolatedLeaderReadTest {
   void aLeaderWithoutAMajorityRefusesLinearizableReadsButServesStaleOnes() throws Exception {
     // Long elections, so that the old leader is still leader (it has heard from no one to say
     // otherwise) while the read is tried.
-    cluster = TestCluster.start(3, dir, b -> b.electionTimeout(Duration.ofMillis(1500), Duration.ofMillis(2000))
+    cluster = TestCluster.start(3, dir, b -> b.electionTimeout(Duration.ofMillis(1500), Duration.ofMillis(1900))
         .requestTimeout(Duration.ofSeconds(2)));
     LeaseholdNode leader = cluster.awaitLeader();
     String id = leader.id();
@@ -64,7 +64,7 @@ class IsolatedLeaderReadTest {
   void aFollowerWhoseLeaderHasNoMajorityGetsNoLinearizableRead() throws Exception {
     // Five nodes: the leader and one follower can be left together without a majority, the way
     // a partition can cut a deposed leader off with a follower that still follows it.
-    cluster = TestCluster.start(5, dir, b -> b.electionTimeout(Duration.ofMillis(1500), Duration.ofMillis(2000))
+    cluster = TestCluster.start(5, dir, b -> b.electionTimeout(Duration.ofMillis(1500), Duration.ofMillis(1900))
         .requestTimeout(Duration.ofSeconds(2)));
     LeaseholdNode leader = cluster.awaitLeader();
     assertEquals(Outcome.GRANTED, cluster.leases(leader.id()).acquire(acquire("lock/b", "h", 60)).getOutcome());

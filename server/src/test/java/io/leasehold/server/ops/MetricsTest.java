@@ -1,6 +1,7 @@
 package io.leasehold.server.ops;
 
 import static io.leasehold.server.Requests.acquire;
+import static io.leasehold.server.Requests.release;
 import static io.leasehold.server.Requests.renew;
 import static io.leasehold.server.TestCluster.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.stub.StreamObserver;
 import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.AdminGrpc;
+import io.leasehold.proto.v1.BanRequest;
+import io.leasehold.proto.v1.RevokeRequest;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RejectReason;
@@ -74,7 +78,7 @@ class MetricsTest {
   }
 
   @Test
-  void seriesAreExposedAndMoveWithAcquisitionsExpiriesLateHeartbeatsRejectionsAndWatchers() throws Exception {
+  void seriesAreExposedAndMoveWithEveryWayALeaseBeginsAndEndsLateHeartbeatsRejectionsAndWatchers() throws Exception {
     cluster = TestCluster.start(1, dir, b -> b.metricsPort(0));
     LeaseholdNode node = cluster.awaitLeader();
     Map<String, Double> before = scrape(node);
@@ -96,7 +100,8 @@ class MetricsTest {
     LeasesGrpc.LeasesBlockingStub leases = cluster.leases(node.id());
     AcquireResponse short1 = leases.acquire(acquire("lock/short", "runner-1", 2));
     assertEquals(Outcome.GRANTED, short1.getOutcome());
-    assertEquals(Outcome.GRANTED, leases.acquire(acquire("lock/long", "runner-2", 600)).getOutcome());
+    AcquireResponse long2 = leases.acquire(acquire("lock/long", "runner-2", 600));
+    assertEquals(Outcome.GRANTED, long2.getOutcome());
     assertEquals(RejectReason.TTL_OUT_OF_RANGE, leases.acquire(acquire("lock/too-short", "runner-3", 1)).getRejection().getReason());
     Map<String, Double> held = scrape(node);
     assertEquals(value(before, "leasehold_leases_acquired_total") + 2, value(held, "leasehold_leases_acquired_total"));
@@ -125,6 +130,30 @@ class MetricsTest {
     await("the watcher is counted", Duration.ofSeconds(10), () -> value(scrape(node), "leasehold_watchers") == 1.0);
     ctx.cancel(null);
     await("the watcher is gone", Duration.ofSeconds(10), () -> value(scrape(node), "leasehold_watchers") == 0.0);
+
+    // Renewals, releases, revocations and bans each move their own counter (a ban counts every
+    // lease it ends), and the live gauge comes back down.
+    Map<String, Double> mid = scrape(node);
+    assertEquals(Outcome.RENEWED, leases.renew(renew("lock/long", long2.getLease().getToken())).getResults(0).getOutcome());
+    AcquireResponse toRelease = leases.acquire(acquire("lock/released", "runner-4", 60));
+    assertEquals(Outcome.RELEASED, leases.release(release("lock/released", toRelease.getLease().getToken())).getOutcome());
+    assertEquals(Outcome.GRANTED, leases.acquire(acquire("lock/revoked", "runner-5", 60)).getOutcome());
+    AdminGrpc.AdminBlockingStub admin = cluster.admin(node.id());
+    assertEquals(Outcome.REVOKED, admin.revoke(RevokeRequest.newBuilder().setName("lock/revoked").setReason("test").build()).getOutcome());
+    assertEquals(Outcome.GRANTED, leases.acquire(acquire("lock/banned-a", "runner-6", 60)).getOutcome());
+    assertEquals(Outcome.GRANTED, leases.acquire(acquire("lock/banned-b", "runner-6", 60)).getOutcome());
+    assertEquals(2, admin.ban(BanRequest.newBuilder().setHolder("runner-6").setReason("test").build()).getBan().getLeasesEnded());
+    await("renewed, released, revoked and banned counters move", Duration.ofSeconds(10), () -> {
+      Map<String, Double> now = scrape(node);
+      return value(now, "leasehold_leases_renewed_total") == value(mid, "leasehold_leases_renewed_total") + 1
+          && value(now, "leasehold_leases_released_total") == value(mid, "leasehold_leases_released_total") + 1
+          && value(now, "leasehold_leases_revoked_total") == value(mid, "leasehold_leases_revoked_total") + 1
+          && value(now, "leasehold_leases_banned_total") == value(mid, "leasehold_leases_banned_total") + 2
+          && value(now, "leasehold_leases_acquired_total") == value(mid, "leasehold_leases_acquired_total") + 4
+          && value(now, "leasehold_leases_live") == 1.0;
+    });
+    assertEquals(value(mid, "leasehold_leases_expired_total"), value(scrape(node), "leasehold_leases_expired_total"),
+        "a release, a revocation or a ban is not an expiry");
 
     assertEquals(200, get(node, "/healthz").statusCode());
   }
