@@ -38,6 +38,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -321,7 +322,8 @@ class WatchTest {
       inFlight.acquire();
       CompletableFuture<AcquireResponse> f = new CompletableFuture<>();
       all.add(f);
-      async.acquire(acquire(prefix + i, "h", 60).toBuilder().setAttributes(Attributes.newBuilder().putMetadata("pad", padding)).build(),
+      // Each write has a deadline, so a cluster that stops answering fails the test instead of hanging it.
+      async.withDeadlineAfter(30, TimeUnit.SECONDS).acquire(acquire(prefix + i, "h", 60).toBuilder().setAttributes(Attributes.newBuilder().putMetadata("pad", padding)).build(),
           new io.grpc.stub.StreamObserver<>() {
             @Override
             public void onNext(AcquireResponse value) {
@@ -340,7 +342,7 @@ class WatchTest {
             }
           });
     }
-    CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get();
+    CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(2, TimeUnit.MINUTES);
     long elapsed = System.nanoTime() - start;
     for (CompletableFuture<AcquireResponse> f : all) {
       assertEquals(Outcome.GRANTED, f.get().getOutcome());
