@@ -160,6 +160,12 @@ public final class ClusterAdmin implements AutoCloseable {
       long deadline = System.nanoTime() + timeout.toNanos();
       catchUpWithLeader(timeout);
       long target = division.get().getInfo().getLastAppliedIndex();
+      // The state machine snapshots only what it stored (LeaseStateMachine#takeSnapshot): before
+      // the first write there is nothing, and waiting for a snapshot would only run out the clock.
+      if (stateMachine.core().applied().index() <= 0 && stateMachine.latestSnapshotFile().isEmpty()) {
+        throw new NothingToSnapshotException("nothing to snapshot yet: the cluster has applied no write (applied index "
+            + target + ")");
+      }
       while (true) {
         long callTimeout = Math.max(1000, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
         RaftClientReply reply = join(server.snapshotManagementAsync(SnapshotManagementRequest.newCreate(
@@ -374,6 +380,13 @@ public final class ClusterAdmin implements AutoCloseable {
       client.close();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A snapshot (or backup) asked for before the cluster stored anything. */
+  public static final class NothingToSnapshotException extends IOException {
+    NothingToSnapshotException(String message) {
+      super(message);
     }
   }
 }

@@ -22,6 +22,7 @@ import io.leasehold.proto.v1.TransferLeadershipRequest;
 import io.leasehold.proto.v1.TransferLeadershipResponse;
 import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.Members;
+import io.leasehold.server.admin.ClusterAdmin;
 import io.leasehold.statemachine.core.InvalidArgumentException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -260,6 +261,9 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     }
     if (cause instanceof SetConfigurationException) {
       return Status.FAILED_PRECONDITION.withDescription("membership change refused: " + cause.getMessage()).asRuntimeException();
+    }
+    if (cause instanceof ClusterAdmin.NothingToSnapshotException) {
+      return Status.FAILED_PRECONDITION.withDescription(cause.getMessage()).asRuntimeException();
     }
     if (cause instanceof java.util.concurrent.TimeoutException) {
       return Status.DEADLINE_EXCEEDED.withDescription(cause.getMessage()).asRuntimeException();

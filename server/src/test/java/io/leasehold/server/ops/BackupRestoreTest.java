@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.BackupRequest;
 import io.leasehold.proto.v1.Outcome;
@@ -17,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,6 +78,18 @@ class BackupRestoreTest {
     AcquireResponse fresh = restored.leases("n2").acquire(acquire("lock/after-restore", "runner-x", 60));
     assertEquals(Outcome.GRANTED, fresh.getOutcome());
     assertTrue(fresh.getLease().getToken() > m.index(), "tokens continue after the backup's position");
+  }
+
+  @Test
+  void aBackupOfAClusterThatStoredNothingIsRefusedAtOnce() throws Exception {
+    original = TestCluster.start(1, dir.resolve("original"));
+    original.awaitLeader();
+    long start = System.nanoTime();
+    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> NodeBackup.receive(original.cluster("n1")
+        .backup(BackupRequest.newBuilder().setTimeout(com.google.protobuf.Duration.newBuilder().setSeconds(60)).build()), dir.resolve("backup")));
+    assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode(), e.toString());
+    assertTrue(e.getStatus().getDescription().contains("nothing to snapshot yet"), e.toString());
+    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30), "refused at once, not after the backup's timeout");
   }
 
   @Test
