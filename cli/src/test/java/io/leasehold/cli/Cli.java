@@ -21,10 +21,10 @@ import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 
 /** Runs the {@code leasehold} command in this JVM against a test cluster and captures what it prints. */
-final class Cli {
+public final class Cli {
   private Cli() {}
 
-  record Run(int exit, String out, String err) {
+  public record Run(int exit, String out, String err) {
     JsonObject object() {
       return JsonParser.parseString(out).getAsJsonObject();
     }
@@ -49,8 +49,12 @@ final class Cli {
     }
   }
 
-  static Run run(String... args) {
-    CommandLine cl = LeaseholdCommand.commandLine();
+  public static Run run(String... args) {
+    return run(LeaseholdCommand.commandLine(), args);
+  }
+
+  /** Any command line (a subcommand on its own, say) with its output captured. */
+  public static Run run(CommandLine cl, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     cl.setOut(new PrintWriter(out, true));

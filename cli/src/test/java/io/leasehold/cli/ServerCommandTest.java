@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.cli.command.ServerCommand;
 import io.leasehold.server.NodeConfig;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -26,16 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 class ServerCommandTest {
-  record Run(int exit, String out, String err) {}
-
-  static Run run(String... args) {
-    CommandLine cl = LeaseholdCommand.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(err));
-    int exit = cl.execute(args);
-    return new Run(exit, out.toString(), err.toString());
+  static Cli.Run run(String... args) {
+    return Cli.run(args);
   }
 
   static NodeConfig parse(String... args) {
@@ -76,7 +66,7 @@ class ServerCommandTest {
 
   @Test
   void badConfigurationIsOneLineAndExitCodeTwo() {
-    Run r = run("server", "--id", "n9", "--peers", "n1=127.0.0.1:7401:7400");
+    Cli.Run r = run("server", "--id", "n9", "--peers", "n1=127.0.0.1:7401:7400");
     assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
     assertEquals("leasehold server: id: n9 is not one of the peers [n1]", r.err().strip());
 
@@ -97,7 +87,7 @@ class ServerCommandTest {
 
   @Test
   void helpListsExitCodes() {
-    Run r = run("--help");
+    Cli.Run r = run("--help");
     assertEquals(0, r.exit());
     assertTrue(r.out().contains("3   cluster unreachable") || r.out().contains("3:cluster unreachable") || r.out().contains("cluster unreachable"), r.out());
     assertTrue(r.out().contains("server"), r.out());
@@ -114,7 +104,7 @@ class ServerCommandTest {
       Path data = cluster.configFor(victim).dataDir();
       String peers = cluster.ids().stream().map(id -> cluster.peer(id).toString()).collect(Collectors.joining(","));
       cluster.stopNode(victim);
-      CompletableFuture<Run> server = CompletableFuture.supplyAsync(() -> run("server", "--id", victim, "--peers", peers,
+      CompletableFuture<Cli.Run> server = CompletableFuture.supplyAsync(() -> run("server", "--id", victim, "--peers", peers,
           "--data-dir", data.toString(), "--election-timeout-min", "600ms", "--election-timeout-max", "1200ms"));
       String leader = cluster.awaitLeader().id();
       ManagedChannel toVictim = ManagedChannelBuilder.forTarget(cluster.peer(victim).clientAddress()).usePlaintext().build();
@@ -128,7 +118,7 @@ class ServerCommandTest {
       }
       cluster.cluster(leader).removeMember(RemoveMemberRequest.newBuilder().setId(victim).build());
 
-      Run r = server.get(60, TimeUnit.SECONDS);
+      Cli.Run r = server.get(60, TimeUnit.SECONDS);
       assertEquals(ServerCommand.EXIT_RESTART, r.exit(), r.err());
       assertTrue(r.err().contains("Ratis closed the Raft division of node " + victim), r.err());
       assertTrue(r.err().contains("exiting with code 75 so that a supervisor restarts it from its data dir"), r.err());

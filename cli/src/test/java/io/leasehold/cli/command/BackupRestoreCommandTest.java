@@ -7,8 +7,6 @@ import io.leasehold.cli.LeaseholdCommand;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.server.TestCluster;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +14,8 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.leasehold.cli.Cli;
+import io.leasehold.cli.Cli.Run;
 import picocli.CommandLine;
 
 /** {@code leasehold backup} and {@code leasehold restore}, run as commands (registered in LeaseholdCommand separately). */
@@ -31,27 +31,13 @@ class BackupRestoreCommandTest {
     }
   }
 
-  record Run(int exit, String out, String err) {}
-
   static Run run(Object command, String... args) {
-    CommandLine cl = new CommandLine(command);
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(err));
-    int exit = cl.execute(args);
-    return new Run(exit, out.toString(), err.toString());
+    return Cli.run(new CommandLine(command), args);
   }
 
   /** The whole {@code leasehold} command, global options included. */
   static Run leasehold(String... args) {
-    CommandLine cl = LeaseholdCommand.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(err));
-    int exit = cl.execute(args);
-    return new Run(exit, out.toString(), err.toString());
+    return Cli.run(args);
   }
 
   static String unreachable() throws IOException {
