@@ -19,6 +19,8 @@ import java.util.regex.Pattern;
 final class CpuProfile {
   private static final Pattern NUMBER = Pattern.compile("(?<=[-_.#])\\d+");
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+  /** JIT compiler CPU (C1 and C2 threads) above which a period's figures are flagged. */
+  static final double JIT_WARNING_CORES = 0.1;
 
   private final long wallNanos;
   private final long processCpuNanos;
@@ -90,6 +92,13 @@ final class CpuProfile {
         if (!javaNames.contains(e.getValue().getKey())) {
           others.merge(group(e.getValue().getKey()), delta, Long::sum);
         }
+      }
+      long compilers = others.entrySet().stream().filter(g -> g.getKey().contains("CompilerThre")).mapToLong(Map.Entry::getValue).sum();
+      if (compilers / 1e9 / wall > JIT_WARNING_CORES) {
+        // Seen on a slow machine: C2 still recompiling 2-3 minutes in, and latencies 3-5x those of
+        // a warmed-up run of the same code. Such figures say nothing about a change.
+        lines.add(String.format(Locale.ROOT, "  WARNING: the JIT compilers used %.2f cores in this period: the JVM is not warmed up "
+            + "(raise --jvm-warmup); do not compare these figures with a warmed-up run", compilers / 1e9 / wall));
       }
       long exited = Math.max(0, processCpuNanos - before.processCpuNanos - osTotal);
       others.put("(threads that exited during the interval)", exited);
