@@ -36,6 +36,7 @@ public final class Cli {
     /** Exit 0 and nothing on stderr, or fail showing both. */
     Run ok() {
       assertEquals(0, exit, this::toString);
+      assertEquals("", err, () -> "nothing on stderr: " + this);
       return this;
     }
 
