@@ -98,6 +98,11 @@ public final class NodeBackup {
         }
         chunk = stream.next();
       }
+    } catch (IOException | RuntimeException e) {
+      // A stream cut off midway (the node stopped, the deadline passed): the caller may try
+      // another node into the same directory, and a half file would only be in the way.
+      Files.deleteIfExists(partial);
+      throw e;
     }
     String digest = HexFormat.of().formatHex(md5.digest());
     if (size != h.getSizeBytes() || (!h.getMd5().isEmpty() && !h.getMd5().equalsIgnoreCase(digest))) {

@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.BackupChunk;
+import io.leasehold.proto.v1.BackupHeader;
 import io.leasehold.proto.v1.BackupRequest;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.server.NodeConfig;
@@ -18,8 +21,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -90,6 +96,36 @@ class BackupRestoreTest {
     assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode(), e.toString());
     assertTrue(e.getStatus().getDescription().contains("nothing to snapshot yet"), e.toString());
     assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30), "refused at once, not after the backup's timeout");
+  }
+
+  @Test
+  void aStreamCutOffMidwayLeavesNoPartialFile() throws Exception {
+    Path backup = dir.resolve("cut");
+    BackupChunk header = BackupChunk.newBuilder()
+        .setHeader(BackupHeader.newBuilder().setNodeId("n1").setTerm(1).setIndex(7).setSizeBytes(2))
+        .setData(ByteString.copyFromUtf8("x")).build();
+    Iterator<BackupChunk> cut = new Iterator<>() {
+      boolean sent;
+
+      @Override
+      public boolean hasNext() {
+        if (sent) {
+          throw Status.UNAVAILABLE.withDescription("the node stopped").asRuntimeException();
+        }
+        return true;
+      }
+
+      @Override
+      public BackupChunk next() {
+        sent = true;
+        return header;
+      }
+    };
+    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> NodeBackup.receive(cut, backup));
+    assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode());
+    try (Stream<Path> left = Files.list(backup)) {
+      assertEquals(List.of(), left.toList(), "nothing left behind for the next attempt to trip over");
+    }
   }
 
   @Test
