@@ -9,6 +9,7 @@ import io.leasehold.cli.ClientCommand;
 import io.leasehold.cli.DurationConverter;
 import io.leasehold.cli.LeaseholdCommand;
 import io.leasehold.proto.v1.BackupRequest;
+import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.ClusterGrpc;
 import io.leasehold.server.backup.NodeBackup;
 import java.io.IOException;
@@ -52,6 +53,9 @@ public final class BackupCommand implements Callable<Integer> {
       description = "How long the whole backup may take (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 
+  /** How long a node may take to answer a status call before the next node is tried. */
+  static final Duration PROBE_TIMEOUT = Duration.ofSeconds(10);
+
   @Override
   public Integer call() {
     if (given("--timeout")) {
@@ -70,6 +74,11 @@ public final class BackupCommand implements Callable<Integer> {
     for (String node : nodes) {
       ManagedChannel channel = ManagedChannelBuilder.forTarget(node.trim()).usePlaintext().build();
       try {
+        StatusRuntimeException silent = probe(channel, deadline);
+        if (silent != null) {
+          unavailable = silent;
+          continue;
+        }
         NodeBackup.Manifest m = NodeBackup.receive(ClusterGrpc.newBlockingStub(channel)
             .withDeadline(deadline)
             .backup(BackupRequest.newBuilder()
@@ -92,6 +101,26 @@ public final class BackupCommand implements Callable<Integer> {
     }
     return fail("no node answered at " + String.join(",", nodes) + " (last error " + describe(unavailable) + ")",
         LeaseholdCommand.EXIT_UNREACHABLE);
+  }
+
+  /**
+   * A node that accepts connections but never answers (hung, or behind a firewall that drops its
+   * replies) would hold the backup until its deadline, minutes away: it is asked something cheap
+   * first. Returns why it is passed over (unreachable, or silent for {@link #PROBE_TIMEOUT}), or
+   * null when it answered.
+   */
+  private static StatusRuntimeException probe(ManagedChannel channel, Deadline deadline) {
+    long millis = Math.min(PROBE_TIMEOUT.toMillis(), deadline.timeRemaining(TimeUnit.MILLISECONDS));
+    try {
+      ClusterGrpc.newBlockingStub(channel).withDeadlineAfter(millis, TimeUnit.MILLISECONDS).status(StatusRequest.getDefaultInstance());
+      return null;
+    } catch (StatusRuntimeException e) {
+      Status.Code code = e.getStatus().getCode();
+      if (code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED) {
+        return e;
+      }
+      throw e;
+    }
   }
 
   /** The nodes to try in turn, and the option or variable that named them. */

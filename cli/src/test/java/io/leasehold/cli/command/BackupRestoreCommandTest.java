@@ -1,8 +1,11 @@
 package io.leasehold.cli.command;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.cli.Cli;
+import io.leasehold.cli.Cli.Run;
 import io.leasehold.cli.LeaseholdCommand;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.server.TestCluster;
@@ -11,11 +14,10 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import io.leasehold.cli.Cli;
-import io.leasehold.cli.Cli.Run;
 import picocli.CommandLine;
 
 /** {@code leasehold backup} and {@code leasehold restore}, run as commands (registered in LeaseholdCommand separately). */
@@ -53,9 +55,42 @@ class BackupRestoreCommandTest {
   }
 
   @Test
+  void aNodeThatAcceptsButNeverAnswersIsPassedOverWithinTheProbeTimeout() throws Exception {
+    cluster = TestCluster.start(1, dir.resolve("cluster"));
+    cluster.leases("n1").acquire(AcquireRequest.newBuilder().setName("lock/silent").setHolder("me")
+        .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60)).build());
+    // Accepts connections and never says a word, like a hung process.
+    try (ServerSocket silent = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      List<java.net.Socket> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+      Thread acceptor = new Thread(() -> {
+        try {
+          while (true) {
+            held.add(silent.accept());
+          }
+        } catch (IOException closed) {
+          // the test is over
+        }
+      });
+      acceptor.setDaemon(true);
+      acceptor.start();
+      long start = System.nanoTime();
+      Run r = leasehold("--endpoints", "127.0.0.1:" + silent.getLocalPort() + "," + cluster.node("n1").clientAddress(),
+          "backup", dir.resolve("b").toString());
+      long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+      assertEquals(0, r.exit(), r.toString());
+      assertFalse(held.isEmpty(), "the silent node was tried first");
+      assertTrue(seconds < BackupCommand.PROBE_TIMEOUT.toSeconds() + 20,
+          "passed over after the probe's " + BackupCommand.PROBE_TIMEOUT + ", not the backup's 5m: took " + seconds + " s");
+      for (java.net.Socket s : held) {
+        s.close();
+      }
+    }
+  }
+
+  @Test
   void backupWithoutEndpointTakesTheFirstOfTheGlobalEndpointsThatAnswers() throws Exception {
     cluster = TestCluster.start(1, dir.resolve("cluster"));
-    // A cluster that has applied nothing yet has no snapshot to send (the node waits for one until the backup's timeout).
+    // A cluster that has applied nothing yet has nothing to back up (FAILED_PRECONDITION).
     cluster.leases("n1").acquire(AcquireRequest.newBuilder().setName("lock/global").setHolder("me")
         .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60)).build());
     String live = cluster.node("n1").clientAddress();
