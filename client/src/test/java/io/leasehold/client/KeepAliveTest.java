@@ -82,7 +82,7 @@ class KeepAliveTest {
     LeaseholdNode leader = cluster.awaitLeader();
     // The client's home node is the leader: both its renewals and its reads must fail over.
     try (LeaseholdClient client = Fixtures.client(Fixtures.endpoints(cluster, leader.id()), b -> b)) {
-      // Failover takes an election timeout (at most 2 s here) plus a commit: 8 s leaves room on a loaded machine.
+      // Failover takes an election timeout (at most 1.9 s here) plus a commit: 8 s leaves room on a loaded machine.
       List<Lease> leases = acquireMany(client, "runner/", 20, Duration.ofSeconds(8));
       List<TransitionRecorder> recorders = new ArrayList<>();
       for (Lease l : leases) {
