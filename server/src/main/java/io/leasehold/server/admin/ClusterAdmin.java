@@ -160,9 +160,8 @@ public final class ClusterAdmin implements AutoCloseable {
       long deadline = System.nanoTime() + timeout.toNanos();
       catchUpWithLeader(timeout);
       long target = division.get().getInfo().getLastAppliedIndex();
-      // The state machine snapshots only what it stored (LeaseStateMachine#takeSnapshot): before
-      // the first write there is nothing, and waiting for a snapshot would only run out the clock.
-      if (stateMachine.core().applied().index() <= 0 && stateMachine.latestSnapshotFile().isEmpty()) {
+      // Before the first write the state machine writes no snapshot: waiting would only run out the clock.
+      if (stateMachine.hasNothingToSnapshot()) {
         throw new NothingToSnapshotException("nothing to snapshot yet: the cluster has applied no write (applied index "
             + target + ")");
       }

@@ -288,7 +288,7 @@ public final class LeaseStateMachine extends BaseStateMachine {
       returnedSnapshotIndex = done;
       return done;
     }
-    if (core.applied().index() <= Math.max(0, done)) {
+    if (hasNothingToSnapshot() || core.applied().index() <= done) {
       return done;
     }
     try {
@@ -403,6 +403,15 @@ public final class LeaseStateMachine extends BaseStateMachine {
     if (s != null) {
       s.close();
     }
+  }
+
+  /**
+   * Whether the store holds nothing a snapshot would keep: no entry past the first has been
+   * applied and no snapshot was loaded. {@link #takeSnapshot} writes none then, so whoever waits
+   * for one would wait forever.
+   */
+  public boolean hasNothingToSnapshot() {
+    return core.applied().index() <= 0;
   }
 
   /** The core, for reads served from this node's applied state and for the expiry ticker. */
