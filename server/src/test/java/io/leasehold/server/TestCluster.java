@@ -13,6 +13,10 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +34,7 @@ import java.util.function.UnaryOperator;
  * its own data directory under a test's temp dir. Nodes can be stopped and restarted from disk.
  */
 public final class TestCluster implements AutoCloseable {
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
   private final Path baseDir;
   private final List<Peer> peers;
   private final UnaryOperator<NodeConfig.Builder> tweak;
@@ -241,6 +246,19 @@ public final class TestCluster implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     return out.toByteArray();
+  }
+
+  /** {@code GET path} on the node's metrics port (/metrics, /healthz); the node must serve metrics. */
+  public static HttpResponse<String> httpGet(LeaseholdNode node, String path) {
+    URI uri = URI.create("http://127.0.0.1:" + node.metricsPort().orElseThrow() + path);
+    try {
+      return HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   public static void await(String what, Duration timeout, BooleanSupplier condition) {

@@ -14,9 +14,6 @@ import io.grpc.reflection.v1.ServiceResponse;
 import io.grpc.stub.StreamObserver;
 import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.TestCluster;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,7 +32,6 @@ class HealthTest {
   @TempDir
   Path dir;
   TestCluster cluster;
-  final HttpClient http = HttpClient.newHttpClient();
 
   @AfterEach
   void stop() {
@@ -53,24 +49,11 @@ class HealthTest {
     await(id + " " + status, Duration.ofSeconds(30), () -> health(id, "") == status && health(id, "leasehold.v1.Leases") == status);
   }
 
-  /** {@code GET /healthz} on the node's metrics port: what the image's HEALTHCHECK and local-cluster.sh probe. */
-  HttpResponse<String> healthz(String id) {
-    URI uri = URI.create("http://127.0.0.1:" + cluster.node(id).metricsPort().orElseThrow() + "/healthz");
-    try {
-      return http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
-
   /** The HTTP check says what the gRPC health service says: 200 SERVING, or 503 NOT_SERVING. */
   void awaitHealthz(String id, ServingStatus status) {
     int code = status == ServingStatus.SERVING ? 200 : 503;
     await(id + " /healthz " + code, Duration.ofSeconds(30), () -> {
-      HttpResponse<String> r = healthz(id);
+      HttpResponse<String> r = TestCluster.httpGet(cluster.node(id), "/healthz");
       return r.statusCode() == code && r.body().strip().equals(status.name());
     });
   }

@@ -19,9 +19,6 @@ import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.proto.v1.WatchResponse;
 import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.TestCluster;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +37,6 @@ class MetricsTest {
   @TempDir
   Path dir;
   TestCluster cluster;
-  final HttpClient http = HttpClient.newHttpClient();
 
   @AfterEach
   void stop() {
@@ -49,14 +45,9 @@ class MetricsTest {
     }
   }
 
-  HttpResponse<String> get(LeaseholdNode node, String path) throws Exception {
-    URI uri = URI.create("http://127.0.0.1:" + node.metricsPort().orElseThrow() + path);
-    return http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-  }
-
   Map<String, Double> scrape(LeaseholdNode node) {
     try {
-      HttpResponse<String> r = get(node, "/metrics");
+      HttpResponse<String> r = TestCluster.httpGet(node, "/metrics");
       assertEquals(200, r.statusCode());
       Map<String, Double> samples = new HashMap<>();
       Matcher m = SAMPLE.matcher(r.body());
@@ -155,6 +146,6 @@ class MetricsTest {
     assertEquals(value(mid, "leasehold_leases_expired_total"), value(scrape(node), "leasehold_leases_expired_total"),
         "a release, a revocation or a ban is not an expiry");
 
-    assertEquals(200, get(node, "/healthz").statusCode());
+    assertEquals(200, TestCluster.httpGet(node, "/healthz").statusCode());
   }
 }
