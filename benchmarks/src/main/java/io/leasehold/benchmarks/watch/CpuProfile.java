@@ -93,12 +93,13 @@ final class CpuProfile {
           others.merge(group(e.getValue().getKey()), delta, Long::sum);
         }
       }
-      long compilers = others.entrySet().stream().filter(g -> g.getKey().contains("CompilerThre")).mapToLong(Map.Entry::getValue).sum();
-      if (compilers / 1e9 / wall > JIT_WARNING_CORES) {
+      double compilerCores = others.entrySet().stream().filter(g -> g.getKey().contains("CompilerThre"))
+          .mapToLong(Map.Entry::getValue).sum() / 1e9 / wall;
+      if (compilerCores > JIT_WARNING_CORES) {
         // Seen on a slow machine: C2 still recompiling 2-3 minutes in, and latencies 3-5x those of
         // a warmed-up run of the same code. Such figures say nothing about a change.
         lines.add(String.format(Locale.ROOT, "  WARNING: the JIT compilers used %.2f cores in this period: the JVM is not warmed up "
-            + "(raise --jvm-warmup); do not compare these figures with a warmed-up run", compilers / 1e9 / wall));
+            + "(raise --jvm-warmup); do not compare these figures with a warmed-up run", compilerCores));
       }
       long exited = Math.max(0, processCpuNanos - before.processCpuNanos - osTotal);
       others.put("(threads that exited during the interval)", exited);
