@@ -93,13 +93,12 @@ final class CpuProfile {
           others.merge(group(e.getValue().getKey()), delta, Long::sum);
         }
       }
-      double compilerCores = others.entrySet().stream().filter(g -> g.getKey().contains("CompilerThre"))
-          .mapToLong(Map.Entry::getValue).sum() / 1e9 / wall;
+      double compilerCores = jitCoresSince(before);
       if (compilerCores > JIT_WARNING_CORES) {
         // Seen on a slow machine: C2 still recompiling 2-3 minutes in, and latencies 3-5x those of
         // a warmed-up run of the same code. Such figures say nothing about a change.
         lines.add(String.format(Locale.ROOT, "  WARNING: the JIT compilers used %.2f cores in this period: the JVM is not warmed up "
-            + "(raise --jvm-warmup); do not compare these figures with a warmed-up run", compilerCores));
+            + "(raise --jvm-warmup, and --warmup or --fanout-warmup-rounds); do not compare these figures with a warmed-up run", compilerCores));
       }
       long exited = Math.max(0, processCpuNanos - before.processCpuNanos - osTotal);
       others.put("(threads that exited during the interval)", exited);
@@ -112,6 +111,21 @@ final class CpuProfile {
               g.getValue() / 1e9 / wall, process > 0 ? 100.0 * g.getValue() / 1e9 / process : 0.0, g.getKey())));
     }
     return lines;
+  }
+
+  /**
+   * Cores the JIT compiler threads (C1 and C2, which the JVM does not list) used between {@code
+   * before} and this profile; 0 where there is no /proc.
+   */
+  double jitCoresSince(CpuProfile before) {
+    long nanos = 0;
+    for (Map.Entry<Long, Map.Entry<String, Long>> e : osThreads.entrySet()) {
+      if (e.getValue().getKey().contains("CompilerThre")) {
+        Map.Entry<String, Long> then = before.osThreads.get(e.getKey());
+        nanos += e.getValue().getValue() - (then == null ? 0 : then.getValue());
+      }
+    }
+    return nanos / 1e9 / ((wallNanos - before.wallNanos) / 1e9);
   }
 
   /** The name Linux shows for a Java thread: its first 15 bytes. */

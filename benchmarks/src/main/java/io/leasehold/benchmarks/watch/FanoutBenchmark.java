@@ -25,7 +25,7 @@ import org.HdrHistogram.Histogram;
  */
 final class FanoutBenchmark {
   record Phase(String name, int watchers, double throughput, long granted, long notGranted, long errors, Histogram latency,
-               int watchersComplete, int watchersOver, int watchersFailed, double drainMs, boolean drained) {}
+               int watchersComplete, int watchersOver, int watchersFailed, double drainMs, boolean drained, double jitCores) {}
 
   record Result(List<Phase> phases, int watchers, boolean leaderUnchanged) {
     double baseline() {
@@ -34,6 +34,11 @@ final class FanoutBenchmark {
 
     double ratio() {
       return phases.get(1).throughput() / baseline();
+    }
+
+    /** The most the JIT compilers used in one of the measured phases. */
+    double jitCores() {
+      return phases.stream().mapToDouble(Phase::jitCores).max().orElse(0);
     }
 
     boolean everyWatcherSawEverything() {
@@ -202,7 +207,7 @@ final class FanoutBenchmark {
       cpu1.since(cpu0, options.topThreads).forEach(l -> out.println("    " + l));
     }
     return new Phase(name, watcherCount, throughput, granted, loop.notGranted.sum(), loop.errors.sum(), latency,
-        complete, over, failed, drainMs, drained);
+        complete, over, failed, drainMs, drained, cpu1.jitCoresSince(cpu0));
   }
 
   private void progress(ClosedLoop loop, List<CountingWatcher> watchers, double at) {

@@ -9,7 +9,7 @@ final class Options {
 
   // latency
   double rate = 1000;
-  Duration warmup = Duration.ofSeconds(5);
+  Duration warmup = Duration.ofSeconds(60);
   Duration duration = Duration.ofSeconds(20);
 
   // fanout
@@ -17,7 +17,7 @@ final class Options {
   int watchers = 1000;
   int channels = 8;
   Duration fanoutWarmup = Duration.ofSeconds(5);
-  int fanoutWarmupRounds = 1;
+  int fanoutWarmupRounds = 3;
   Duration fanoutDuration = Duration.ofSeconds(15);
 
   // both
@@ -35,14 +35,16 @@ final class Options {
       "",
       "  latency: commit-to-watcher latency, open-loop Acquire load through the leader, one watcher on the leader and one on a follower",
       "    --rate=N             acquisitions per second (default 1000)",
-      "    --warmup=SECONDS     unrecorded warmup at the same rate (default 5)",
+      "    --warmup=SECONDS     unrecorded run of the same workload, both watches open, before the recorded one (default 60: the watch",
+      "                         paths are compiled only once watched; a shorter one leaves C2 recompiling in the recorded period)",
       "    --duration=SECONDS   recorded period (default 20)",
       "  fanout: closed-loop Acquire throughput with no watchers, with N watchers on the leader, with none again",
       "    --in-flight=N        concurrent acquires (default 64)",
       "    --watchers=N         watchers in the middle phase (default 1000)",
       "    --channels=N         client connections the watchers share (default 8)",
       "    --fanout-warmup=SECONDS    per phase (default 5)",
-      "    --fanout-warmup-rounds=N   discarded watched rounds before the measured phases, to compile the watch paths (default 1)",
+      "    --fanout-warmup-rounds=N   discarded watched rounds before the measured phases, to compile the watch paths (default 3:",
+      "                               C2 still used a quarter of the cores in the second)",
       "    --fanout-duration=SECONDS  measured, per phase (default 15)",
       "  both:",
       "    --drain-timeout=SECONDS  how long to wait for watchers to catch up after the load (default 60)",
