@@ -49,6 +49,31 @@ class WatchFrameTest {
     }
   }
 
+  /**
+   * Frames are gathered into one reused array per thread up to {@link WatchFrame#GATHER_LIMIT}:
+   * one that outgrows the array, one beyond the limit (written event by event), and a small one
+   * after them (the array still holds the bytes of the larger ones) are each exactly right.
+   */
+  @Test
+  void framesOfEverySizeEncodeExactlyOneAfterAnother() throws Exception {
+    String padding = "x".repeat(400);
+    int[] counts = {2, 400, 1000, 2, 3};
+    boolean[] padded = {false, false, true, false, true};
+    for (int k = 0; k < counts.length; k++) {
+      List<Event> events = new java.util.ArrayList<>();
+      for (int i = 0; i < counts[k]; i++) {
+        Event e = event(1000L * k + i, "svc/" + k + "/" + i, Event.Type.ACQUIRED);
+        events.add(padded[k] ? e.toBuilder().setMessage(padding).build() : e);
+      }
+      WatchResponse expected = WatchResponse.newBuilder().addAllEvents(events).setRevision(1000L * k + counts[k]).build();
+      WatchFrame frame = new WatchFrame(events.stream().map(WireEvent::of).toList(), expected.getRevision());
+      if (counts[k] == 1000) {
+        org.junit.jupiter.api.Assertions.assertTrue(expected.getSerializedSize() > WatchFrame.GATHER_LIMIT, "this frame is meant to pass the limit");
+      }
+      assertArrayEquals(expected.toByteArray(), drained(frame), "frame " + k + ": " + counts[k] + " events");
+    }
+  }
+
   @Test
   void aStreamPartlyReadThenDrainedGivesTheRest() throws Exception {
     WatchFrame frame = new WatchFrame(List.of(WireEvent.of(event(5, "a", Event.Type.ACQUIRED))), 5);
