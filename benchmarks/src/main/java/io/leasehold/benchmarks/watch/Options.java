@@ -44,7 +44,7 @@ final class Options {
       "    --channels=N         client connections the watchers share (default 8)",
       "    --fanout-warmup=SECONDS    per phase (default 5)",
       "    --fanout-warmup-rounds=N   discarded watched rounds before the measured phases, to compile the watch paths (default 3:",
-      "                               C2 still used a quarter of the cores in the second)",
+      "                               C2 still used 0.25-0.5 cores in the second)",
       "    --fanout-duration=SECONDS  measured, per phase (default 15)",
       "  both:",
       "    --drain-timeout=SECONDS  how long to wait for watchers to catch up after the load (default 60)",
