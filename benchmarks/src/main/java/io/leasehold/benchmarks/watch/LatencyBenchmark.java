@@ -178,16 +178,12 @@ final class LatencyBenchmark {
 
     // Judged on the recorded acquisitions; the warmup's are counted apart (a cold cluster may refuse
     // some with RESOURCE_EXHAUSTED), and every GRANTED one must still reach both watchers.
-    long granted = 0;
     long[] recorded = new long[4];  // by outcome: 0 no reply, 1 granted, 2 other outcome, 3 error
     long[] warm = new long[4];
     for (int i = 0; i < total; i++) {
-      int o = outcome.get(i);
-      (i < warmCount ? warm : recorded)[o]++;
-      if (o == 1) {
-        granted++;
-      }
+      (i < warmCount ? warm : recorded)[outcome.get(i)]++;
     }
+    long granted = warm[1] + recorded[1];
     long notGranted = recorded[2];
     long errors = recorded[3] + recorded[0];
     final long expected = granted;
