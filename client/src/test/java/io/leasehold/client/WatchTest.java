@@ -3,6 +3,7 @@ package io.leasehold.client;
 import static io.leasehold.client.Fixtures.ttl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.proto.v1.Event;
@@ -131,6 +132,40 @@ class WatchTest {
       r.events.forEach(e -> types.add(e.split(" ")[1]));
       assertEquals(List.of("RELEASED", "RELEASED"), types);
       w.close();
+    }
+  }
+
+  @Test
+  void aBasicViewWatchGetsEveryEventWithItsHolderTokenAndAttributesButNoTimes() throws Exception {
+    cluster = TestCluster.start(1, dir);
+    try (LeaseholdClient client = Fixtures.client(cluster)) {
+      work(client, "other/", 0, 1);  // a revision to start from: a watch from now is positioned once it reports one
+      List<WatchEvent> full = new CopyOnWriteArrayList<>();
+      List<WatchEvent> basic = new CopyOnWriteArrayList<>();
+      Watch f = client.watch(WatchOptions.of("b/"), (WatchListener) full::add);
+      Watch b = client.watch(WatchOptions.of("b/").withView(io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC), (WatchListener) basic::add);
+      Fixtures.await("positioned", Duration.ofSeconds(10), () -> f.revision() > 0 && b.revision() > 0);
+      long end = work(client, "b/", 0, 6);
+      Fixtures.await("caught up", Duration.ofSeconds(10), () -> f.revision() >= end && b.revision() >= end);
+      assertEquals(2 * 6 + 2, full.size(), "acquired, released, and updated every third time");
+      assertEquals(full.size(), basic.size());
+      for (int i = 0; i < full.size(); i++) {
+        WatchEvent x = full.get(i);
+        WatchEvent y = basic.get(i);
+        LeaseInfo lx = x.lease().orElseThrow();
+        LeaseInfo ly = y.lease().orElseThrow();
+        assertEquals(List.of(x.type(), x.revision(), x.name(), x.reason(), x.message()), List.of(y.type(), y.revision(), y.name(), y.reason(),
+            y.message()));
+        assertEquals(List.of(lx.name(), lx.holder(), lx.token(), lx.attributes()), List.of(ly.name(), ly.holder(), ly.token(), ly.attributes()),
+            "the lease's name is the event's; holder, token and attributes are sent");
+        assertTrue(lx.attributes().address().isPresent());
+        assertTrue(x.time().isAfter(java.time.Instant.EPOCH) && lx.ttl().equals(Duration.ofSeconds(30)));
+        assertEquals(List.of(java.time.Instant.EPOCH, java.time.Instant.EPOCH, Duration.ZERO), List.of(y.time(), ly.acquiredAt(), ly.ttl()),
+            "the basic view sends no times");
+      }
+      assertThrows(IllegalArgumentException.class, () -> WatchOptions.of("b/").withView(io.leasehold.proto.v1.EventView.UNRECOGNIZED));
+      f.close();
+      b.close();
     }
   }
 }

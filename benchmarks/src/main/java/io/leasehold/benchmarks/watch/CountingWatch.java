@@ -22,7 +22,7 @@ import java.io.UncheckedIOException;
  */
 final class CountingWatch {
   /** What one WatchResponse carried. */
-  record Counted(int acquired, int other, long firstRevision, long lastRevision, boolean inOrder, long revision) {
+  record Counted(int acquired, int other, long firstRevision, long lastRevision, boolean inOrder, long revision, int bytes) {
     int events() {
       return acquired + other;
     }
@@ -55,7 +55,7 @@ final class CountingWatch {
         if (stream.read() != -1) {
           throw new IllegalStateException("a message stream held more than its announced " + length + " bytes");
         }
-        return count(CodedInputStream.newInstance(buffer, 0, read));
+        return count(CodedInputStream.newInstance(buffer, 0, read), read);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -74,7 +74,7 @@ final class CountingWatch {
     ClientCalls.asyncServerStreamingCall(channel.newCall(METHOD, CallOptions.DEFAULT), request, observer);
   }
 
-  static Counted count(CodedInputStream in) throws IOException {
+  static Counted count(CodedInputStream in, int bytes) throws IOException {
     int acquired = 0;
     int other = 0;
     long first = 0;
@@ -121,6 +121,6 @@ final class CountingWatch {
         break;
       }
     }
-    return new Counted(acquired, other, first, last, inOrder, revision);
+    return new Counted(acquired, other, first, last, inOrder, revision, bytes);
   }
 }

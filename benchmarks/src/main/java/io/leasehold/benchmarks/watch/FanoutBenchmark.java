@@ -4,6 +4,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
+import io.leasehold.proto.v1.EventView;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.server.LeaseholdNode;
@@ -18,32 +19,44 @@ import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
- * Fan-out: closed-loop Acquire throughput through the leader with no watchers, with N watchers on
- * the leader (prefix bench/, from now on), and with no watchers again (so drift shows). After the
- * watched phase's load stops, waits (up to the drain timeout) until every watcher has seen every
- * acquisition of the phase, and reports how many did.
+ * Fan-out: closed-loop Acquire throughput through the leader with no watchers, then for each
+ * event view N watchers on the leader (prefix bench/, from now on) followed by no watchers again:
+ * each watched phase is compared with the no-watcher phases either side of it, so drift shows.
+ * After a watched phase's load stops, waits (up to the drain timeout) until every watcher has seen
+ * every acquisition of the phase, and reports how many did.
  */
 final class FanoutBenchmark {
   record Phase(String name, int watchers, double throughput, long granted, long notGranted, long errors, Histogram latency,
                int watchersComplete, int watchersOver, int watchersFailed, double drainMs, boolean drained, double jitCores) {}
 
-  record Result(List<Phase> phases, int watchers, boolean leaderUnchanged) {
+  /** One view's watched phase against the no-watcher phases before and after it. */
+  record Comparison(EventView view, Phase before, Phase watched, Phase after, int watchers) {
     double baseline() {
-      return (phases.get(0).throughput() + phases.get(2).throughput()) / 2;
+      return (before.throughput() + after.throughput()) / 2;
     }
 
     double ratio() {
-      return phases.get(1).throughput() / baseline();
+      return watched.throughput() / baseline();
+    }
+
+    boolean everyWatcherSawEverything() {
+      return watched.watchersComplete() == watchers && watched.watchersOver() == 0 && watched.watchersFailed() == 0;
+    }
+  }
+
+  /** Phases: no watchers, then per view (in {@code views} order) watched and no watchers. */
+  record Result(List<Phase> phases, List<EventView> views, int watchers, boolean leaderUnchanged) {
+    List<Comparison> comparisons() {
+      List<Comparison> c = new ArrayList<>();
+      for (int k = 0; k < views.size(); k++) {
+        c.add(new Comparison(views.get(k), phases.get(2 * k), phases.get(2 * k + 1), phases.get(2 * k + 2), watchers));
+      }
+      return c;
     }
 
     /** The most the JIT compilers used in one of the measured phases. */
     double jitCores() {
       return phases.stream().mapToDouble(Phase::jitCores).max().orElse(0);
-    }
-
-    boolean everyWatcherSawEverything() {
-      Phase w = phases.get(1);
-      return w.watchersComplete() == watchers && w.watchersOver() == 0 && w.watchersFailed() == 0;
     }
   }
 
@@ -70,18 +83,28 @@ final class FanoutBenchmark {
     // The watch paths (server senders, the clients' readers) first run when watchers appear: the
     // JVM warm-up before this (Acquire load only) does not compile them, and C2 took a fifth of
     // the cores during the first watched phase. A discarded watched round gets them compiled.
+    // Warm-up rounds take the views in turn, so that each one's encoding is compiled.
     for (int i = 1; i <= options.fanoutWarmupRounds; i++) {
-      phase("w" + i, "warm-up with " + options.watchers + " watchers (not counted)", options.watchers, leader, acquireChannel);
+      EventView view = options.views.get((i - 1) % options.views.size());
+      phase("w" + i, "warm-up with " + options.watchers + " watchers, " + Options.viewName(view) + " view (not counted)", options.watchers,
+          view, leader, acquireChannel);
     }
     List<Phase> phases = new ArrayList<>();
-    phases.add(phase("p1", "no watchers", 0, leader, acquireChannel));
-    phases.add(phase("p2", options.watchers + " watchers", options.watchers, leader, acquireChannel));
-    phases.add(phase("p3", "no watchers again", 0, leader, acquireChannel));
+    phases.add(phase("p1", "no watchers", 0, EventView.EVENT_VIEW_FULL, leader, acquireChannel));
+    for (EventView view : options.views) {
+      int n = phases.size();
+      phases.add(phase("p" + (n + 1), options.watchers + " watchers, " + Options.viewName(view) + " view", options.watchers, view, leader,
+          acquireChannel));
+      phases.add(phase("p" + (n + 2), "no watchers again", 0, EventView.EVENT_VIEW_FULL, leader, acquireChannel));
+    }
     boolean leaderUnchanged = cluster.leader().map(l -> l == leader).orElse(false);
-    Result result = new Result(phases, options.watchers, leaderUnchanged);
-    out.printf(Locale.ROOT, "  throughput: no watchers %.0f/s, %d watchers %.0f/s, no watchers again %.0f/s; "
-            + "with/without (mean of the two no-watcher phases, %.0f/s) = %.3f%n",
-        phases.get(0).throughput(), options.watchers, phases.get(1).throughput(), phases.get(2).throughput(), result.baseline(), result.ratio());
+    Result result = new Result(phases, options.views, options.watchers, leaderUnchanged);
+    for (Comparison c : result.comparisons()) {
+      out.printf(Locale.ROOT, "  %s view: no watchers %.0f/s, %d watchers %.0f/s, no watchers again %.0f/s; "
+              + "with/without (mean of the two no-watcher phases, %.0f/s) = %.3f%n",
+          Options.viewName(c.view()), c.before().throughput(), options.watchers, c.watched().throughput(), c.after().throughput(),
+          c.baseline(), c.ratio());
+    }
     if (!leaderUnchanged) {
       out.println("  WARNING: the leader changed during the run; the numbers mix two leaders");
     }
@@ -113,7 +136,8 @@ final class FanoutBenchmark {
     }
   }
 
-  private Phase phase(String tag, String name, int watcherCount, LeaseholdNode leader, ManagedChannel acquireChannel) throws InterruptedException {
+  private Phase phase(String tag, String name, int watcherCount, EventView view, LeaseholdNode leader, ManagedChannel acquireChannel)
+      throws InterruptedException {
     out.printf(Locale.ROOT, "-- phase %s: %s%n", tag, name);
     snapshotEveryNode();
     List<CountingWatcher> watchers = new ArrayList<>();
@@ -123,7 +147,7 @@ final class FanoutBenchmark {
       for (int i = 0; i < channelCount; i++) {
         channels.add(cluster.channel(leader));
       }
-      WatchRequest request = WatchRequest.newBuilder().setPrefix(LatencyBenchmark.PREFIX).setStartRevision(0).build();
+      WatchRequest request = WatchRequest.newBuilder().setPrefix(LatencyBenchmark.PREFIX).setStartRevision(0).setView(view).build();
       long openStart = System.nanoTime();
       for (int i = 0; i < watcherCount; i++) {
         CountingWatcher w = new CountingWatcher();
@@ -194,12 +218,14 @@ final class FanoutBenchmark {
       long outOfOrder = 0;
       long other = 0;
       long messages = 0;
+      long bytes = 0;
       long events = 0;
       for (CountingWatcher w : watchers) {
         long seen = w.acquired;
         minSeen = Math.min(minSeen, seen);
         other += w.other;
         messages += w.messagesWithEvents;
+        bytes += w.bytesWithEvents;
         events += w.acquired + w.other;
         if (!w.inOrder) {
           outOfOrder++;
@@ -219,8 +245,10 @@ final class FanoutBenchmark {
       out.printf(Locale.ROOT, "  watchers: %d of %d saw every one of the phase's %d acquisitions exactly (count equal); %d saw more, %d failed%s; "
               + "fewest seen %d; %d streams out of revision order; %d other events%n",
           complete, watchers.size(), granted, over, failed, failures.isEmpty() ? "" : " " + failures, minSeen, outOfOrder, other);
-      out.printf(Locale.ROOT, "  the server sent %d messages carrying %d events to the %d watchers: %.2f events per message%n",
-          messages, events, watchers.size(), messages == 0 ? 0.0 : (double) events / messages);
+      out.printf(Locale.ROOT, "  the server sent %d messages carrying %d events to the %d watchers: %.2f events per message, "
+              + "%.1f bytes per event (%s view; messages as protobuf encodes them, without gRPC and HTTP/2 framing)%n",
+          messages, events, watchers.size(), messages == 0 ? 0.0 : (double) events / messages, events == 0 ? 0.0 : (double) bytes / events,
+          Options.viewName(view));
       if (example != null) {
         out.printf(Locale.ROOT, "  e.g. %s%n", example);
       }
@@ -268,6 +296,7 @@ final class FanoutBenchmark {
     volatile long acquired;
     volatile long other;
     volatile long messagesWithEvents;
+    volatile long bytesWithEvents;
     volatile boolean inOrder = true;
     private long lastRevision;
 
@@ -285,6 +314,7 @@ final class FanoutBenchmark {
         }
         lastRevision = c.lastRevision();
         messagesWithEvents++;
+        bytesWithEvents += c.bytes();
         if (c.acquired() > 0) {
           acquired += c.acquired();
         }

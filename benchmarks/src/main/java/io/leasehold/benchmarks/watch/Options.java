@@ -19,6 +19,8 @@ final class Options {
   Duration fanoutWarmup = Duration.ofSeconds(5);
   int fanoutWarmupRounds = 3;
   Duration fanoutDuration = Duration.ofSeconds(15);
+  java.util.List<io.leasehold.proto.v1.EventView> views =
+      java.util.List.of(io.leasehold.proto.v1.EventView.EVENT_VIEW_FULL, io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC);
 
   // both
   Duration drainTimeout = Duration.ofSeconds(60);
@@ -38,7 +40,7 @@ final class Options {
       "    --warmup=SECONDS     unrecorded run of the same workload, both watches open, before the recorded one (default 60: the watch",
       "                         paths are compiled only once watched; a shorter one leaves C2 recompiling in the recorded period)",
       "    --duration=SECONDS   recorded period (default 20)",
-      "  fanout: closed-loop Acquire throughput with no watchers, with N watchers on the leader, with none again",
+      "  fanout: closed-loop Acquire throughput with no watchers, then per event view N watchers on the leader and none again",
       "    --in-flight=N        concurrent acquires (default 64)",
       "    --watchers=N         watchers in the middle phase (default 1000)",
       "    --channels=N         client connections the watchers share (default 8)",
@@ -46,6 +48,8 @@ final class Options {
       "    --fanout-warmup-rounds=N   discarded watched rounds before the measured phases, to compile the watch paths (default 3:",
       "                               C2 still used 0.25-0.5 cores in the second)",
       "    --fanout-duration=SECONDS  measured, per phase (default 15)",
+      "    --views=full,basic   the event views to watch in, one watched phase each, in this order (default full,basic);",
+      "                         warm-up rounds take them in turn",
       "  both:",
       "    --drain-timeout=SECONDS  how long to wait for watchers to catch up after the load (default 60)",
       "    --ttl=SECONDS        TTL of every acquired lease (default 1800: nothing expires during a run)",
@@ -104,6 +108,7 @@ final class Options {
           }
         }
         case "fanout-duration" -> o.fanoutDuration = seconds(name, value, false);
+        case "views" -> o.views = views(value);
         case "drain-timeout" -> o.drainTimeout = seconds(name, value, false);
         case "ttl" -> o.ttl = seconds(name, value, false);
         case "election-min-ms" -> o.electionMin = Duration.ofMillis((long) positive(name, Long.parseLong(value)));
@@ -116,6 +121,22 @@ final class Options {
       }
     }
     return o;
+  }
+
+  private static java.util.List<io.leasehold.proto.v1.EventView> views(String value) {
+    java.util.List<io.leasehold.proto.v1.EventView> views = new java.util.ArrayList<>();
+    for (String v : value.split(",")) {
+      views.add(switch (v.trim().toLowerCase(Locale.ROOT)) {
+        case "full" -> io.leasehold.proto.v1.EventView.EVENT_VIEW_FULL;
+        case "basic" -> io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC;
+        default -> throw new IllegalArgumentException("--views: each must be full or basic, got '" + v + "'");
+      });
+    }
+    return java.util.List.copyOf(views);
+  }
+
+  static String viewName(io.leasehold.proto.v1.EventView view) {
+    return view == io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC ? "basic" : "full";
   }
 
   private static double positive(String name, double v) {
@@ -135,8 +156,9 @@ final class Options {
 
   String describe() {
     return String.format(Locale.ROOT,
-        "mode=%s rate=%.0f/s warmup=%ss duration=%ss in-flight=%d watchers=%d channels=%d fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss",
+        "mode=%s rate=%.0f/s warmup=%ss duration=%ss in-flight=%d watchers=%d channels=%d fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss",
         mode, rate, secs(warmup), secs(duration), inFlight, watchers, channels, secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
+        String.join(",", views.stream().map(Options::viewName).toList()),
         secs(drainTimeout), secs(ttl), electionMin.toMillis(), electionMax.toMillis(), secs(jvmWarmup));
   }
 

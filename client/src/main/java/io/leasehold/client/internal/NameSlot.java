@@ -295,7 +295,8 @@ final class NameSlot {
         awaitingChange = true;
         conflictRevision = Math.max(conflictRevision, g.revision());
         if (watch == null) {
-          watch = open = core.internalWatch(WatchOptions.of(name).withFromRevision(g.revision() + 1), new EndingListener());
+          watch = open = core.internalWatch(WatchOptions.of(name).withFromRevision(g.revision() + 1)
+              .withView(io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC), new EndingListener());
         }
       }
     }

@@ -100,7 +100,13 @@ public final class Protos {
 
   public static WatchEvent event(Event e) {
     Optional<Event.Reason> reason = e.getReason() == Event.Reason.REASON_UNSPECIFIED ? Optional.empty() : Optional.of(e.getReason());
-    return new WatchEvent(e.getType(), e.getRevision(), e.getName(), e.hasLease() ? Optional.of(lease(e.getLease())) : Optional.empty(),
+    Optional<LeaseInfo> lease = Optional.empty();
+    if (e.hasLease()) {
+      // The basic view leaves the lease's name off the wire: it is the event's.
+      Lease l = e.getLease();
+      lease = Optional.of(lease(l.getName().isEmpty() ? l.toBuilder().setName(e.getName()).build() : l));
+    }
+    return new WatchEvent(e.getType(), e.getRevision(), e.getName(), lease,
         reason, instant(e.getTime()), e.getMessage().isEmpty() ? Optional.empty() : Optional.of(e.getMessage()));
   }
 

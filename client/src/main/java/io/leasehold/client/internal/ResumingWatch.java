@@ -122,6 +122,7 @@ public final class ResumingWatch implements Watch {
         .addAllTypes(options.types())
         .setIncludeRenewals(options.includeRenewals())
         .setRoutesOnly(options.routesOnly())
+        .setView(options.view())
         .build();
     ClientCall<WatchRequest, WatchResponse> c;
     int gen;

@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * The routing table as List + Watch. Lists every page of leases with an address (each page at
  * its own revision; the first one's is R), then watches from R + 1 with no route filter — an
  * update that removes an address must remove the route, and the server's route filter would not
- * send it. Events are applied only if newer than the entry's own revision, which makes replaying
+ * send it. It watches in the basic view: a route needs only the holder, token and attributes,
+ * and the full events are about three times the bytes, which a node pays once per watching proxy.
+ * Events are applied only if newer than the entry's own revision, which makes replaying
  * (R, last page] over later pages harmless. If the watch falls out of the history, it lists again
  * and reports the difference.
  */
@@ -136,7 +138,8 @@ public final class RoutingTableImpl implements RoutingTable {
       }
       failures = 0;
       previous = watch;
-      next = watch = core.internalWatch(WatchOptions.of(prefix).withFromRevision(listed + 1), new Follower(), work);
+      next = watch = core.internalWatch(WatchOptions.of(prefix).withFromRevision(listed + 1)
+          .withView(io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC), new Follower(), work);
     }
     if (previous != null) {
       previous.close();

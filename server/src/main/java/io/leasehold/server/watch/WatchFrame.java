@@ -15,10 +15,16 @@ import java.util.List;
 
 /**
  * One {@code WatchResponse} as the server sends it: events already encoded (see {@link
- * WireEvent}) and the response revision. Its marshaller writes exactly the bytes protobuf would
- * write for the same {@code WatchResponse}, so clients see the ordinary message.
+ * WireEvent}), in the full or the basic view, and the response revision. Its marshaller writes
+ * exactly the bytes protobuf would write for the same {@code WatchResponse}, so clients see the
+ * ordinary message.
  */
-public record WatchFrame(List<WireEvent> events, long revision) {
+public record WatchFrame(List<WireEvent> events, long revision, boolean basic) {
+
+  /** A frame of full events. */
+  public WatchFrame(List<WireEvent> events, long revision) {
+    this(events, revision, false);
+  }
 
   /** Server side: writes the frame; parse (for tests and in-process clients) goes through WatchResponse. */
   public static final MethodDescriptor.Marshaller<WatchFrame> MARSHALLER = new MethodDescriptor.Marshaller<>() {
@@ -46,7 +52,7 @@ public record WatchFrame(List<WireEvent> events, long revision) {
   /** The message this frame encodes. */
   public WatchResponse toResponse() {
     WatchResponse.Builder b = WatchResponse.newBuilder().setRevision(revision);
-    events.forEach(e -> b.addEvents(e.event()));
+    events.forEach(e -> b.addEvents(e.event(basic)));
     return b.build();
   }
 
@@ -86,7 +92,7 @@ public record WatchFrame(List<WireEvent> events, long revision) {
       this.revisionField = frame.revisionField();
       int length = revisionField.length;
       for (WireEvent e : frame.events) {
-        length += e.wire().length;
+        length += e.wire(frame.basic).length;
       }
       this.remaining = length;
     }
@@ -102,7 +108,7 @@ public record WatchFrame(List<WireEvent> events, long revision) {
       int n = remaining;
       if (n > GATHER_LIMIT || frame.events.size() < 2) {
         for (WireEvent e : frame.events) {
-          target.write(e.wire());
+          target.write(e.wire(frame.basic));
         }
         target.write(revisionField);
       } else {
@@ -113,7 +119,7 @@ public record WatchFrame(List<WireEvent> events, long revision) {
         }
         int at = 0;
         for (WireEvent e : frame.events) {
-          byte[] wire = e.wire();
+          byte[] wire = e.wire(frame.basic);
           System.arraycopy(wire, 0, gathered, at, wire.length);
           at += wire.length;
         }

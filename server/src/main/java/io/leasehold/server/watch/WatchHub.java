@@ -2,6 +2,7 @@ package io.leasehold.server.watch;
 
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
+import io.leasehold.proto.v1.EventView;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.core.Events;
@@ -149,7 +150,8 @@ public final class WatchHub implements AutoCloseable {
   /** Starts a watch; the request was validated by the API. */
   public void watch(WatchRequest request, ServerCallStreamObserver<WatchFrame> out) {
     WatchFilter filter = WatchFilter.of(request);
-    Watcher watcher = new Watcher(this, log, filter, request.getStartRevision(), out, senders, queueLimit);
+    Watcher watcher = new Watcher(this, log, filter, request.getView() == EventView.EVENT_VIEW_BASIC, request.getStartRevision(), out,
+        senders, queueLimit);
     out.setOnCancelHandler(watcher::cancelled);
     out.setOnReadyHandler(watcher::schedule);
     if (filter.wantsRenewals()) {

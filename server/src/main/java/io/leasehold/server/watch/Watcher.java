@@ -25,6 +25,8 @@ final class Watcher {
   private final WatchHub hub;
   private final EventLog log;
   private final WatchFilter filter;
+  /** Whether the stream sends the basic view of events (see {@link WireEvent#basic}). */
+  private final boolean basic;
   private final ServerCallStreamObserver<WatchFrame> out;
   private final Executor senders;
   private final int lagLimit;
@@ -48,11 +50,12 @@ final class Watcher {
   private volatile long lastSendNanos = System.nanoTime();
   private volatile boolean progressDue;
 
-  Watcher(WatchHub hub, EventLog log, WatchFilter filter, long startRevision, ServerCallStreamObserver<WatchFrame> out,
+  Watcher(WatchHub hub, EventLog log, WatchFilter filter, boolean basic, long startRevision, ServerCallStreamObserver<WatchFrame> out,
           Executor senders, int lagLimit) {
     this.hub = hub;
     this.log = log;
     this.filter = filter;
+    this.basic = basic;
     this.startRevision = startRevision;
     this.out = out;
     this.senders = senders;
@@ -304,7 +307,7 @@ final class Watcher {
   }
 
   private void send(List<WireEvent> events, long revision) {
-    out.onNext(new WatchFrame(events, revision));
+    out.onNext(new WatchFrame(events, revision, basic));
     sentRevision = Math.max(sentRevision, revision);
     lastSendNanos = System.nanoTime();
   }

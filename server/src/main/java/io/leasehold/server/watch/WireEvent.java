@@ -2,6 +2,7 @@ package io.leasehold.server.watch;
 
 import com.google.protobuf.CodedOutputStream;
 import io.leasehold.proto.v1.Event;
+import io.leasehold.proto.v1.Lease;
 import io.leasehold.proto.v1.WatchResponse;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,10 +13,50 @@ import java.io.UncheckedIOException;
  * bytes, instead of serialising the event again per watcher (a third of the senders' time with
  * a thousand watchers). What filters look at is kept unpacked beside it: every watcher checks
  * every event.
+ *
+ * <p>The {@link io.leasehold.proto.v1.EventView#EVENT_VIEW_BASIC basic} form is encoded by the
+ * first sender that needs it, not by the apply thread, and then shared the same way.
  */
-record WireEvent(Event event, byte[] wire, Event.Type type, String name, boolean hasAddress) {
+final class WireEvent {
+  private final Event event;
+  private final byte[] wire;
+  private final Event.Type type;
+  private final String name;
+  private final boolean hasAddress;
+  /** The basic form's bytes once some sender needed them (racing senders encode the same bytes). */
+  private volatile byte[] basicWire;
+
+  private WireEvent(Event event, byte[] wire) {
+    this.event = event;
+    this.wire = wire;
+    this.type = event.getType();
+    this.name = event.getName();
+    this.hasAddress = !event.getLease().getAttributes().getAddress().isEmpty();
+  }
 
   static WireEvent of(Event event) {
+    return new WireEvent(event, encode(event));
+  }
+
+  /**
+   * What a basic view keeps of an event: type, revision, name, reason, message, and of its lease
+   * only the holder, token and attributes (what a routing cache needs).
+   */
+  static Event basic(Event e) {
+    Event.Builder b = Event.newBuilder().setType(e.getType()).setRevision(e.getRevision()).setName(e.getName())
+        .setReason(e.getReason()).setMessage(e.getMessage());
+    if (e.hasLease()) {
+      Lease l = e.getLease();
+      Lease.Builder lb = Lease.newBuilder().setHolder(l.getHolder()).setToken(l.getToken());
+      if (l.hasAttributes()) {
+        lb.setAttributes(l.getAttributes());
+      }
+      b.setLease(lb);
+    }
+    return b.build();
+  }
+
+  private static byte[] encode(Event event) {
     int size = event.getSerializedSize();
     byte[] wire = new byte[CodedOutputStream.computeTagSize(WatchResponse.EVENTS_FIELD_NUMBER)
         + CodedOutputStream.computeUInt32SizeNoTag(size) + size];
@@ -26,7 +67,44 @@ record WireEvent(Event event, byte[] wire, Event.Type type, String name, boolean
       throw new UncheckedIOException("encoding an event into an array of its own size", e);
     }
     out.checkNoSpaceLeft();
-    return new WireEvent(event, wire, event.getType(), event.getName(), !event.getLease().getAttributes().getAddress().isEmpty());
+    return wire;
+  }
+
+  Event event() {
+    return event;
+  }
+
+  /** The event in the view asked for, as a client receives it. */
+  Event event(boolean basic) {
+    return basic ? basic(event) : event;
+  }
+
+  /** The full form's bytes. */
+  byte[] wire() {
+    return wire;
+  }
+
+  byte[] wire(boolean basic) {
+    if (!basic) {
+      return wire;
+    }
+    byte[] b = basicWire;
+    if (b == null) {
+      basicWire = b = encode(basic(event));
+    }
+    return b;
+  }
+
+  Event.Type type() {
+    return type;
+  }
+
+  String name() {
+    return name;
+  }
+
+  boolean hasAddress() {
+    return hasAddress;
   }
 
   long revision() {

@@ -74,6 +74,47 @@ class WatchFrameTest {
     }
   }
 
+  /** The basic view: exactly the bytes of the trimmed events, whichever view was asked for first. */
+  @Test
+  void basicFramesEncodeExactlyAsProtobufWouldForTheTrimmedEvents() throws Exception {
+    com.google.protobuf.Timestamp t = com.google.protobuf.Timestamp.newBuilder().setSeconds(1_790_000_000L).setNanos(123_456_789).build();
+    com.google.protobuf.Duration ttl = com.google.protobuf.Duration.newBuilder().setSeconds(30).build();
+    List<Event> full = new java.util.ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      Event e = event(900 + i, "svc/" + i, i % 3 == 0 ? Event.Type.RELEASED : Event.Type.ACQUIRED);
+      Lease.Builder l = e.getLease().toBuilder().setTtl(ttl).setAcquiredAt(t).setRenewedAt(t).setExpiresAt(t).setModRevision(900 + i)
+          .setLastRenewRevision(900 + i).setRenewCount(i).setHeartbeatInterval(ttl);
+      Event.Builder b = e.toBuilder().setLease(l).setTime(t);
+      if (i % 3 == 0) {
+        b.setReason(Event.Reason.REASON_RELEASED);
+      }
+      if (i == 7) {
+        b.clearLease();  // e.g. POLICY_CHANGED has none
+      }
+      full.add(b.build());
+    }
+    List<Event> trimmed = full.stream().map(e -> {
+      Event.Builder b = Event.newBuilder().setType(e.getType()).setRevision(e.getRevision()).setName(e.getName()).setReason(e.getReason());
+      if (e.hasLease()) {
+        b.setLease(Lease.newBuilder().setHolder(e.getLease().getHolder()).setToken(e.getLease().getToken())
+            .setAttributes(e.getLease().getAttributes()));
+      }
+      return b.build();
+    }).toList();
+    List<WireEvent> wire = full.stream().map(WireEvent::of).toList();
+    for (int n : new int[] {1, 2, 300}) {
+      WatchResponse expectedBasic = WatchResponse.newBuilder().addAllEvents(trimmed.subList(0, n)).setRevision(2000).build();
+      WatchResponse expectedFull = WatchResponse.newBuilder().addAllEvents(full.subList(0, n)).setRevision(2000).build();
+      WatchFrame basic = new WatchFrame(wire.subList(0, n), 2000, true);
+      WatchFrame plain = new WatchFrame(wire.subList(0, n), 2000, false);
+      assertArrayEquals(expectedBasic.toByteArray(), drained(basic), n + " basic events");
+      assertArrayEquals(expectedFull.toByteArray(), drained(plain), n + " full events from the same shared events");
+      assertEquals(expectedBasic, basic.toResponse());
+      org.junit.jupiter.api.Assertions.assertTrue(expectedBasic.getSerializedSize() * 2 < expectedFull.getSerializedSize(),
+          "basic " + expectedBasic.getSerializedSize() + " bytes against full " + expectedFull.getSerializedSize());
+    }
+  }
+
   @Test
   void aStreamPartlyReadThenDrainedGivesTheRest() throws Exception {
     WatchFrame frame = new WatchFrame(List.of(WireEvent.of(event(5, "a", Event.Type.ACQUIRED))), 5);

@@ -109,6 +109,50 @@ class WatchTest {
     }
   }
 
+  /**
+   * The basic view: the same events, live and from history, carrying only what a routing cache
+   * needs. Checked field by field against a full watcher of the same node.
+   */
+  @Test
+  void basicViewWatcherSeesTheSameEventsWithOnlyTheirRoutingFields() throws Exception {
+    cluster = TestCluster.start(1, dir);
+    WatchRequest basicLive = WatchRequest.newBuilder().setView(io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC).build();
+    WatchRecorder full = WatchRecorder.watch(cluster, "n1", from(0));
+    WatchRecorder basic = WatchRecorder.watch(cluster, "n1", basicLive);
+    full.awaitRevision(0);
+    basic.awaitRevision(0);
+    long first = cluster.leases("n1").acquire(acquire("lock/b-first", "h", 60)).getRevision();
+    long last = randomWorkload(new Random(5), 80, "lock/b-");
+    WatchRecorder basicHistory = WatchRecorder.watch(cluster, "n1", basicLive.toBuilder().setStartRevision(first).build());
+    for (WatchRecorder w : List.of(full, basic, basicHistory)) {
+      w.awaitRevision(last);
+    }
+    List<Event> expected = full.events();
+    assertTrue(expected.size() >= 50, "the workload made events: " + expected.size());
+    assertTrue(expected.stream().anyMatch(e -> e.getReason() == Event.Reason.REASON_RELEASED), "some endings");
+    assertTrue(expected.stream().anyMatch(e -> e.getLease().getAttributes().getAddress().startsWith("10.0.0.")), "some addresses");
+    for (WatchRecorder w : List.of(basic, basicHistory)) {
+      List<Event> got = w.events();
+      assertEquals(expected.size(), got.size(), "a basic watcher gets every event");
+      for (int i = 0; i < got.size(); i++) {
+        Event f = expected.get(i);
+        Event b = got.get(i);
+        String what = "event " + i + ": " + b;
+        assertEquals(List.of(f.getType(), f.getRevision(), f.getName(), f.getReason(), f.getMessage()),
+            List.of(b.getType(), b.getRevision(), b.getName(), b.getReason(), b.getMessage()), what);
+        assertEquals(List.of(f.getLease().getHolder(), f.getLease().getToken(), f.getLease().getAttributes()),
+            List.of(b.getLease().getHolder(), b.getLease().getToken(), b.getLease().getAttributes()), what);
+        assertTrue(f.hasTime() && f.getLease().hasTtl() && f.getLease().hasAcquiredAt(), "the full view has the times: " + f);
+        assertFalse(b.hasTime() || b.getLease().hasTtl() || b.getLease().hasAcquiredAt() || b.getLease().hasRenewedAt()
+            || b.getLease().hasExpiresAt() || b.getLease().hasHeartbeatInterval(), "the basic view leaves the times out: " + what);
+        assertEquals(List.of("", 0L, 0L, 0L), List.of(b.getLease().getName(), b.getLease().getLastRenewRevision(),
+            b.getLease().getRenewCount(), b.getLease().getModRevision()), what);
+        assertTrue(b.getSerializedSize() * 2 < f.getSerializedSize(), "basic is less than half the bytes: " + b.getSerializedSize()
+            + " of " + f.getSerializedSize());
+      }
+    }
+  }
+
   @Test
   void watcherResumingOnAnotherNodeAfterItsNodeIsKilledSeesExactlyTheEventsAfterR() throws Exception {
     cluster = TestCluster.start(3, dir);
@@ -387,7 +431,8 @@ class WatchTest {
         new Object[] {WatchRequest.newBuilder().setStartRevision(-1).build(), "start_revision"},
         new Object[] {WatchRequest.newBuilder().addTypesValue(42).build(), "types[0]"},
         new Object[] {WatchRequest.newBuilder().addTypes(Event.Type.TYPE_UNSPECIFIED).build(), "types[0]"},
-        new Object[] {WatchRequest.newBuilder().setPrefix("a\u0001").build(), "prefix"})) {
+        new Object[] {WatchRequest.newBuilder().setPrefix("a\u0001").build(), "prefix"},
+        new Object[] {WatchRequest.newBuilder().setViewValue(7).build(), "view"})) {
       WatchRecorder w = WatchRecorder.watch(cluster, "n1", (WatchRequest) c[0]);
       w.awaitError();
       assertEquals(Status.Code.INVALID_ARGUMENT, w.status().getCode());

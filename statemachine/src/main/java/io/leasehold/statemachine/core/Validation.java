@@ -103,6 +103,10 @@ public final class Validation {
             + "; expected ACQUIRED, RENEWED, UPDATED, RELEASED, EXPIRED, REVOKED or POLICY_CHANGED");
       }
     }
+    if (io.leasehold.proto.v1.EventView.forNumber(r.getViewValue()) == null) {
+      throw new InvalidArgumentException("view", "unknown event view " + r.getViewValue()
+          + "; expected EVENT_VIEW_FULL (or unset) or EVENT_VIEW_BASIC");
+    }
   }
 
   public static void get(GetRequest r) {

@@ -307,4 +307,16 @@ class ValidationTest {
     assertInvalid("types[2]", () -> Validation.watch(watch()
         .addTypes(Event.Type.ACQUIRED).addTypes(Event.Type.REVOKED).addTypesValue(value).addTypes(Event.Type.EXPIRED).build()));
   }
+
+  @ParameterizedTest
+  @EnumSource(value = io.leasehold.proto.v1.EventView.class, names = "UNRECOGNIZED", mode = EnumSource.Mode.EXCLUDE)
+  void everyKnownEventViewIsAcceptedInAWatch(io.leasehold.proto.v1.EventView view) {
+    assertDoesNotThrow(() -> Validation.watch(watch().setView(view).build()));
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {3, 99, -1, Integer.MIN_VALUE})
+  void unknownEventViewIsRefusedNamingTheField(int value) {
+    assertInvalid("view", () -> Validation.watch(watch().setViewValue(value).build()));
+  }
 }
