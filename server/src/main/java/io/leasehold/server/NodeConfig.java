@@ -39,6 +39,7 @@ public record NodeConfig(
     Duration watchProgressInterval,
     int maxPendingWrites,
     int watchMessageRate,
+    int watchSenders,
     boolean join,
     Optional<Integer> metricsPort) {
 
@@ -93,6 +94,7 @@ public record NodeConfig(
     private Duration watchProgressInterval = Duration.ofSeconds(1);
     private int maxPendingWrites = 1024;
     private int watchMessageRate = io.leasehold.server.watch.WatchHub.DEFAULT_MESSAGE_RATE;
+    private int watchSenders = io.leasehold.server.watch.WatchHub.defaultSenders();
     private boolean join;
     private Integer metricsPort;
 
@@ -126,6 +128,8 @@ public record NodeConfig(
     public Builder maxPendingWrites(int writes) { this.maxPendingWrites = writes; return this; }
     /** Watch messages per second this node aims to send to all its watchers together (they are batched to fit). */
     public Builder watchMessageRate(int messages) { this.watchMessageRate = messages; return this; }
+    /** Threads that send watch messages (default: half the cores, at least one). */
+    public Builder watchSenders(int threads) { this.watchSenders = threads; return this; }
 
     /** Starts the node in join mode: no group of its own, it waits to be added to a running cluster. */
     public Builder join(boolean join) { this.join = join; return this; }
@@ -165,13 +169,14 @@ public record NodeConfig(
       positive("watch-progress-interval", watchProgressInterval);
       require(maxPendingWrites > 0, "max-pending-writes: must be positive, got " + maxPendingWrites);
       require(watchMessageRate > 0, "watch-message-rate: must be positive, got " + watchMessageRate);
+      require(watchSenders > 0 && watchSenders <= 256, "watch-senders: must be 1-256, got " + watchSenders);
       require(metricsPort == null || metricsPort == 0 || peers.stream().filter(p -> p.id().equals(id))
           .noneMatch(p -> p.clientPort() == metricsPort || p.peerPort() == metricsPort), "metrics-port: " + metricsPort + " is this node's client or peer port");
       require(metricsPort == null || (metricsPort >= 0 && metricsPort <= 65535), "metrics-port: must be 0-65535, got " + metricsPort);
       return new NodeConfig(id, peers, dataDir, Optional.ofNullable(listenHost), clusterName,
           electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
           snapshotThreshold, logSegmentSizeBytes, logPurgeGap, historyMaxEvents, historyMaxAge,
-          watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate, join, Optional.ofNullable(metricsPort));
+          watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate, watchSenders, join, Optional.ofNullable(metricsPort));
     }
 
     private static void positive(String option, Duration d) {

@@ -60,5 +60,14 @@ class NodeConfigTest {
     assertTrue(error(() -> NodeConfig.standalone().dataDir(Path.of("d"))
         .electionTimeout(Duration.ofSeconds(1), Duration.ofSeconds(5)).build()).startsWith("election-timeout-max: must be below the minimum lease TTL"));
     assertTrue(error(() -> NodeConfig.standalone().dataDir(Path.of("d")).tickInterval(Duration.ZERO).build()).startsWith("tick-interval:"));
+    assertEquals("watch-senders: must be 1-256, got 0", error(() -> NodeConfig.standalone().dataDir(Path.of("d")).watchSenders(0).build()));
+    assertEquals("watch-senders: must be 1-256, got 257", error(() -> NodeConfig.standalone().dataDir(Path.of("d")).watchSenders(257).build()));
+  }
+
+  @Test
+  void watchSendersDefaultToHalfTheCoresAndAtLeastOne() {
+    int cores = Runtime.getRuntime().availableProcessors();
+    assertEquals(Math.max(1, cores / 2), NodeConfig.standalone().dataDir(Path.of("d")).build().watchSenders());
+    assertEquals(3, NodeConfig.standalone().dataDir(Path.of("d")).watchSenders(3).build().watchSenders());
   }
 }

@@ -55,7 +55,8 @@ final class BenchCluster implements AutoCloseable {
     Runtime.getRuntime().addShutdownHook(cleanupHook);
   }
 
-  static BenchCluster start(int size, Duration electionMin, Duration electionMax) throws IOException {
+  /** {@code watchSenders}: the nodes' sender threads, 0 for the server's default. */
+  static BenchCluster start(int size, Duration electionMin, Duration electionMax, int watchSenders) throws IOException {
     Path base = Files.createTempDirectory("leasehold-watch-bench-");
     BenchCluster cluster = new BenchCluster(base);
     try {
@@ -65,12 +66,15 @@ final class BenchCluster implements AutoCloseable {
         peers.add(new Peer("n" + (i + 1), "127.0.0.1", ports[2 * i], ports[2 * i + 1]));
       }
       for (Peer p : peers) {
-        NodeConfig config = NodeConfig.builder()
+        NodeConfig.Builder b = NodeConfig.builder()
             .id(p.id())
             .peers(peers)
             .dataDir(base.resolve(p.id()))
-            .electionTimeout(electionMin, electionMax)
-            .build();
+            .electionTimeout(electionMin, electionMax);
+        if (watchSenders > 0) {
+          b.watchSenders(watchSenders);
+        }
+        NodeConfig config = b.build();
         cluster.nodes.add(LeaseholdNode.start(config));
       }
       cluster.awaitReadyLeader(Duration.ofSeconds(60));

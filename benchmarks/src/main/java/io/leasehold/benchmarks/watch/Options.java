@@ -28,6 +28,7 @@ final class Options {
   Duration electionMin = Duration.ofMillis(1000);
   Duration electionMax = Duration.ofMillis(1500);
   int topThreads = 12;
+  int watchSenders;
   Duration jvmWarmup = Duration.ofSeconds(90);
   java.nio.file.Path profileDir;
   String profilerLib;
@@ -55,6 +56,7 @@ final class Options {
       "    --ttl=SECONDS        TTL of every acquired lease (default 1800: nothing expires during a run)",
       "    --election-min-ms=N / --election-max-ms=N   Raft election timeout (defaults 1000 / 1500, the server's)",
       "    --top-threads=N      thread groups listed in the CPU breakdown (default 12; 0: none)",
+      "    --watch-senders=N    each node's watch sender threads (default: the server's, half the cores and at least 1)",
       "    --jvm-warmup=SECONDS closed-loop Acquire load on each new cluster before anything is measured (default 90: C2 is still compiling three nodes' code after 20 s)",
       "    --profile=DIR        CPU profile of every measured period with async-profiler (on the class path) into DIR",
       "    --profiler-lib=PATH  libasyncProfiler.so, if not on java.library.path");
@@ -114,6 +116,7 @@ final class Options {
         case "election-min-ms" -> o.electionMin = Duration.ofMillis((long) positive(name, Long.parseLong(value)));
         case "election-max-ms" -> o.electionMax = Duration.ofMillis((long) positive(name, Long.parseLong(value)));
         case "top-threads" -> o.topThreads = Integer.parseInt(value);
+        case "watch-senders" -> o.watchSenders = (int) positive(name, Integer.parseInt(value));
         case "jvm-warmup" -> o.jvmWarmup = seconds(name, value, true);
         case "profile" -> o.profileDir = java.nio.file.Path.of(value);
         case "profiler-lib" -> o.profilerLib = value;
@@ -156,10 +159,11 @@ final class Options {
 
   String describe() {
     return String.format(Locale.ROOT,
-        "mode=%s rate=%.0f/s warmup=%ss duration=%ss in-flight=%d watchers=%d channels=%d fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss",
+        "mode=%s rate=%.0f/s warmup=%ss duration=%ss in-flight=%d watchers=%d channels=%d fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss watch-senders=%s",
         mode, rate, secs(warmup), secs(duration), inFlight, watchers, channels, secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
         String.join(",", views.stream().map(Options::viewName).toList()),
-        secs(drainTimeout), secs(ttl), electionMin.toMillis(), electionMax.toMillis(), secs(jvmWarmup));
+        secs(drainTimeout), secs(ttl), electionMin.toMillis(), electionMax.toMillis(), secs(jvmWarmup),
+        watchSenders > 0 ? Integer.toString(watchSenders) : "default (" + io.leasehold.server.watch.WatchHub.defaultSenders() + ")");
   }
 
   private static String secs(Duration d) {

@@ -78,13 +78,13 @@ public final class WatchBenchmark {
     LatencyBenchmark.Result latency = null;
     FanoutBenchmark.Result fanout = null;
     if (!options.mode.equals("fanout")) {
-      try (BenchCluster cluster = BenchCluster.start(3, options.electionMin, options.electionMax)) {
+      try (BenchCluster cluster = BenchCluster.start(3, options.electionMin, options.electionMax, options.watchSenders)) {
         warmup(cluster, options, out);
         latency = new LatencyBenchmark(cluster, options, out, profiler).run();
       }
     }
     if (!options.mode.equals("latency")) {
-      try (BenchCluster cluster = BenchCluster.start(3, options.electionMin, options.electionMax)) {
+      try (BenchCluster cluster = BenchCluster.start(3, options.electionMin, options.electionMax, options.watchSenders)) {
         warmup(cluster, options, out);
         fanout = new FanoutBenchmark(cluster, options, out, profiler).run();
       }

@@ -111,6 +111,11 @@ public final class ServerCommand implements Callable<Integer> {
           + "each message carries the events of a longer interval (at most 100ms) (default: ${DEFAULT-VALUE}).")
   int watchMessageRate;
 
+  @Option(names = "--watch-senders", paramLabel = "THREADS",
+      description = "Threads that send watch messages (default: half the cores, at least 1). More let sending take cores from the "
+          + "Raft pipeline in bursts; see docs/performance.md.")
+  Integer watchSenders;
+
   @Option(names = "--max-pending-writes", paramLabel = "WRITES", defaultValue = "1024",
       description = "Writes this node lets wait for the leader at once; more get RESOURCE_EXHAUSTED (default: ${DEFAULT-VALUE}).")
   int maxPendingWrites;
@@ -195,6 +200,9 @@ public final class ServerCommand implements Callable<Integer> {
         .maxPendingWrites(maxPendingWrites)
         .watchMessageRate(watchMessageRate)
         .join(join);
+    if (watchSenders != null) {
+      b.watchSenders(watchSenders);
+    }
     if (metricsPort == null || metricsPort.isBlank()) { // an empty LEASEHOLD_METRICS_PORT is no setting
       defaultMetricsPort(b);
     } else if (!metricsPort.equalsIgnoreCase("off")) {

@@ -48,16 +48,32 @@ public final class WatchHub implements AutoCloseable {
   /** However many watchers there are, none waits longer than this for a message. */
   static final long MAX_COALESCE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
-  public WatchHub(Supplier<LeaseCore> core, int queueLimit, Duration progressInterval, int messageRate) {
+  /**
+   * The default number of sender threads: half the cores, at least one. Sending is CPU work that
+   * competes with the Raft pipeline, whose every write passes through a chain of threads; with
+   * more senders than that, a burst of sends (many watchers' coalescing intervals ending in one
+   * tick) held both cores of a two-core node, and every hop of every write waited behind it. With
+   * 1,000 watchers on a two-core machine, one sender instead of four kept 0.78 and 0.82 of the
+   * acquire throughput without watchers, against 0.66 and 0.71, alternating in one run (see
+   * docs/performance.md).
+   */
+  public static int defaultSenders() {
+    return Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+  }
+
+  public WatchHub(Supplier<LeaseCore> core, int queueLimit, Duration progressInterval, int messageRate, int senderThreads) {
     if (messageRate <= 0) {
       throw new IllegalArgumentException("watch message rate: must be positive, got " + messageRate);
+    }
+    if (senderThreads <= 0) {
+      throw new IllegalArgumentException("watch senders: must be positive, got " + senderThreads);
     }
     this.messageRate = messageRate;
     this.core = core;
     this.queueLimit = queueLimit;
     this.progressIntervalNanos = progressInterval.toNanos();
     AtomicInteger n = new AtomicInteger();
-    this.senders = Executors.newFixedThreadPool(4, r -> daemon(r, "leasehold-watch-" + n.incrementAndGet()));
+    this.senders = Executors.newFixedThreadPool(senderThreads, r -> daemon(r, "leasehold-watch-" + n.incrementAndGet()));
     this.ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "leasehold-watch-ticker"));
     ticker.schedule(this::tick, tickNanos(), TimeUnit.NANOSECONDS);
   }
