@@ -206,7 +206,8 @@ final class Watcher {
         if (eventWait(System.nanoTime()) > 0) {
           return;  // the hub's ticker wakes us when the interval has passed
         }
-        List<WireEvent> batch = new ArrayList<>();
+        // Sized for everything unread (at most a message's worth), so it never grows while read.
+        List<WireEvent> batch = new ArrayList<>((int) Math.max(1, Math.min(MAX_EVENTS_PER_MESSAGE, log.endSeq() - readSeq)));
         boolean splitsARevision = read(batch);
         if (!batch.isEmpty()) {
           send(batch, completeThrough(batch, splitsARevision));
@@ -228,6 +229,10 @@ final class Watcher {
    * events than fit in one message, e.g. a ban of thousands of leases).
    */
   private boolean read(List<WireEvent> batch) {
+    // A node is one entry: all its events share its revision, so whether they are new to this
+    // stream is decided once per node. With a thousand watchers this loop runs for every event
+    // and every watcher, and each event's revision was one more object to load.
+    boolean newer = node.revision > sentRevision;
     while (true) {
       if (index >= node.events.size()) {
         EventLog.Node next = node.next;
@@ -236,12 +241,13 @@ final class Watcher {
         }
         node = next;
         index = 0;
+        newer = next.revision > sentRevision;
       }
       if (batch.size() == MAX_EVENTS_PER_MESSAGE) {
         break;
       }
       WireEvent e = node.events.get(index++);
-      if (e.revision() > sentRevision && filter.matches(e)) {
+      if (newer && filter.matches(e)) {
         batch.add(e);
       }
     }
