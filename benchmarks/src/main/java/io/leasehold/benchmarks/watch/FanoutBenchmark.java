@@ -76,7 +76,7 @@ final class FanoutBenchmark {
   Result run() throws InterruptedException {
     LeaseholdNode leader = cluster.awaitReadyLeader(Duration.ofSeconds(30));
     out.printf(Locale.ROOT, "%n== fanout: 3-node loopback cluster, leader %s; closed-loop Acquire with %d in flight through the leader, "
-            + "%s s warmup + %s s measured per phase; %d watchers on the leader over %d channels in the middle phase%n",
+            + "%s s warmup + %s s measured per phase; %d watchers on the leader over %d channels in each watched phase%n",
         leader.id(), options.inFlight, options.fanoutWarmup.toSeconds(), options.fanoutDuration.toSeconds(), options.watchers,
         Math.min(options.channels, options.watchers));
     ManagedChannel acquireChannel = cluster.channel(leader);

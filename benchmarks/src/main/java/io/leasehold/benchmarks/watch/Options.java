@@ -43,7 +43,7 @@ final class Options {
       "    --duration=SECONDS   recorded period (default 20)",
       "  fanout: closed-loop Acquire throughput with no watchers, then per event view N watchers on the leader and none again",
       "    --in-flight=N        concurrent acquires (default 64)",
-      "    --watchers=N         watchers in the middle phase (default 1000)",
+      "    --watchers=N         watchers in each watched phase (default 1000)",
       "    --channels=N         client connections the watchers share (default 8)",
       "    --fanout-warmup=SECONDS    per phase (default 5)",
       "    --fanout-warmup-rounds=N   discarded watched rounds before the measured phases, to compile the watch paths (default 3:",
