@@ -70,18 +70,9 @@ final class WireEvent {
     return wire;
   }
 
-  Event event() {
-    return event;
-  }
-
   /** The event in the view asked for, as a client receives it. */
   Event event(boolean basic) {
     return basic ? basic(event) : event;
-  }
-
-  /** The full form's bytes. */
-  byte[] wire() {
-    return wire;
   }
 
   byte[] wire(boolean basic) {
