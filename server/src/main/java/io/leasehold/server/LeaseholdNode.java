@@ -311,6 +311,21 @@ public final class LeaseholdNode implements AutoCloseable {
       }
 
       @Override
+      public long watchMessages() {
+        return watchHub.eventMessages();
+      }
+
+      @Override
+      public long watchSharedMessages() {
+        return watchHub.sharedMessages();
+      }
+
+      @Override
+      public int watchGroups() {
+        return watchHub.watchGroups();
+      }
+
+      @Override
       public NodeMetrics.RaftView raft() {
         return NodeMetrics.orElse(() -> {
           RaftServer.Division d = division();

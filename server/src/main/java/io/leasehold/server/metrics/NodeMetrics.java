@@ -38,6 +38,13 @@ public final class NodeMetrics implements AutoCloseable {
 
     int watchers();
 
+    /** Watch messages with events sent, and how many of them another watcher of the same group built. */
+    long watchMessages();
+
+    long watchSharedMessages();
+
+    int watchGroups();
+
     RaftView raft();
 
     boolean serving();
@@ -91,6 +98,11 @@ public final class NodeMetrics implements AutoCloseable {
         .register(registry);
     gauge("leasehold_leases_live", "Live leases in this node's applied state.", () -> source.liveLeases());
     gauge("leasehold_watchers", "Open Watch streams on this node.", () -> source.watchers());
+    gauge("leasehold_watch_groups", "Groups of this node's watchers with the same filter and view (they share messages).",
+        () -> source.watchGroups());
+    counter("leasehold_watch_messages", "Watch messages with events sent by this node.", () -> source.watchMessages());
+    counter("leasehold_watch_shared_messages", "Of those, messages built once and sent to several watchers of a group.",
+        () -> source.watchSharedMessages());
     gauge("leasehold_health_serving", "1 when the gRPC health service reports SERVING, else 0.", () -> source.serving() ? 1 : 0);
     GaugeWithCallback.builder()
         .name("leasehold_raft_role")

@@ -18,12 +18,52 @@ import java.util.List;
  * WireEvent}), in the full or the basic view, and the response revision. Its marshaller writes
  * exactly the bytes protobuf would write for the same {@code WatchResponse}, so clients see the
  * ordinary message.
+ *
+ * <p>A frame that several watchers send (see {@link Watcher}) is gathered into one array once,
+ * by {@link #shared()}, and each stream then writes that array.
  */
-public record WatchFrame(List<WireEvent> events, long revision, boolean basic) {
+public final class WatchFrame {
+  private final List<WireEvent> events;
+  private final long revision;
+  private final boolean basic;
+  /** The whole message, once {@link #shared()} was called (racing callers build the same bytes). */
+  private volatile byte[] encoded;
+
+  public WatchFrame(List<WireEvent> events, long revision, boolean basic) {
+    this.events = events;
+    this.revision = revision;
+    this.basic = basic;
+  }
 
   /** A frame of full events. */
   public WatchFrame(List<WireEvent> events, long revision) {
     this(events, revision, false);
+  }
+
+  public List<WireEvent> events() {
+    return events;
+  }
+
+  public long revision() {
+    return revision;
+  }
+
+  public boolean basic() {
+    return basic;
+  }
+
+  /**
+   * This frame, with its message bytes built once for every stream that sends it: each stream
+   * then writes one array instead of gathering the events again.
+   */
+  WatchFrame shared() {
+    if (encoded == null) {
+      FrameStream stream = new FrameStream(this);
+      byte[] b = new byte[stream.available()];
+      stream.gather(b);
+      encoded = b;
+    }
+    return this;
   }
 
   /** Server side: writes the frame; parse (for tests and in-process clients) goes through WatchResponse. */
@@ -89,6 +129,13 @@ public record WatchFrame(List<WireEvent> events, long revision, boolean basic) {
 
     FrameStream(WatchFrame frame) {
       this.frame = frame;
+      byte[] encoded = frame.encoded;
+      if (encoded != null) {
+        this.revisionField = null;
+        this.materialized = new ByteArrayInputStream(encoded);
+        this.remaining = encoded.length;
+        return;
+      }
       this.revisionField = frame.revisionField();
       int length = revisionField.length;
       for (WireEvent e : frame.events) {
@@ -100,6 +147,7 @@ public record WatchFrame(List<WireEvent> events, long revision, boolean basic) {
     @Override
     public int drainTo(OutputStream target) throws IOException {
       if (materialized != null) {
+        // A shared frame's bytes, or what byte-wise reads left of a copied one.
         int n = materialized.available();
         materialized.transferTo(target);
         remaining = 0;
@@ -117,17 +165,22 @@ public record WatchFrame(List<WireEvent> events, long revision, boolean basic) {
           gathered = new byte[Math.min(GATHER_LIMIT, Math.max(n, 2 * gathered.length))];
           GATHER.set(gathered);
         }
-        int at = 0;
-        for (WireEvent e : frame.events) {
-          byte[] wire = e.wire(frame.basic);
-          System.arraycopy(wire, 0, gathered, at, wire.length);
-          at += wire.length;
-        }
-        System.arraycopy(revisionField, 0, gathered, at, revisionField.length);
+        gather(gathered);
         target.write(gathered, 0, n);
       }
       remaining = 0;
       return n;
+    }
+
+    /** Copies the whole message into the start of {@code into}. */
+    void gather(byte[] into) {
+      int at = 0;
+      for (WireEvent e : frame.events) {
+        byte[] wire = e.wire(frame.basic);
+        System.arraycopy(wire, 0, into, at, wire.length);
+        at += wire.length;
+      }
+      System.arraycopy(revisionField, 0, into, at, revisionField.length);
     }
 
     @Override

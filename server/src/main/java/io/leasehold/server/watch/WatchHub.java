@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
@@ -30,6 +31,11 @@ public final class WatchHub implements AutoCloseable {
   private final int queueLimit;
   private final long progressIntervalNanos;
   private final Set<Watcher> watchers = ConcurrentHashMap.newKeySet();
+  /** Watchers by filter and view, to share their messages (see {@link WatchGroup}). */
+  private final ConcurrentHashMap<WatchGroup.Key, WatchGroup> groups = new ConcurrentHashMap<>();
+  /** Event messages sent, and how many of them were built by another watcher of the same group. */
+  private final LongAdder eventMessages = new LongAdder();
+  private final LongAdder sharedMessages = new LongAdder();
   private final AtomicInteger renewalWatchers = new AtomicInteger();
   private final ExecutorService senders;
   private final ScheduledExecutorService ticker;
@@ -123,8 +129,9 @@ public final class WatchHub implements AutoCloseable {
    * with many watchers an event per message would take the cores from the state machine: a
    * thousand watchers of a 3,000 acquisitions/s stream are three million messages a second. So
    * the hub spreads a budget of {@code messageRate} messages per second over its watchers: with
-   * N watchers each gets at most one message per N / messageRate seconds, carrying everything
-   * that happened meanwhile. A few watchers (under 1 ms) are not delayed at all; many wait at most
+   * N watchers each gets one message per N / messageRate seconds, carrying everything that
+   * happened meanwhile. (A watcher that joins its group's schedule, see {@link Watcher}, may get
+   * one message sooner, once.) A few watchers (under 1 ms) are not delayed at all; many wait at most
    * {@link #MAX_COALESCE_NANOS}. Order, gaps and resume revisions are unaffected: only when a
    * message goes out changes.
    */
@@ -166,8 +173,13 @@ public final class WatchHub implements AutoCloseable {
   /** Starts a watch; the request was validated by the API. */
   public void watch(WatchRequest request, ServerCallStreamObserver<WatchFrame> out) {
     WatchFilter filter = WatchFilter.of(request);
-    Watcher watcher = new Watcher(this, log, filter, request.getView() == EventView.EVENT_VIEW_BASIC, request.getStartRevision(), out,
-        senders, queueLimit);
+    WatchGroup.Key key = new WatchGroup.Key(filter, request.getView() == EventView.EVENT_VIEW_BASIC);
+    WatchGroup group = groups.compute(key, (k, g) -> {
+      WatchGroup joined = g == null ? new WatchGroup() : g;
+      joined.members++;
+      return joined;
+    });
+    Watcher watcher = new Watcher(this, log, key, group, request.getStartRevision(), out, senders, queueLimit);
     out.setOnCancelHandler(watcher::cancelled);
     out.setOnReadyHandler(watcher::schedule);
     if (filter.wantsRenewals()) {
@@ -184,6 +196,7 @@ public final class WatchHub implements AutoCloseable {
   void remove(Watcher watcher) {
     if (watchers.remove(watcher)) {
       updateCoalescing();
+      groups.computeIfPresent(watcher.groupKey(), (k, g) -> --g.members == 0 ? null : g);
       if (watcher.filter().wantsRenewals()) {
         renewalWatchers.decrementAndGet();
       }
@@ -200,6 +213,28 @@ public final class WatchHub implements AutoCloseable {
 
   public int watchers() {
     return watchers.size();
+  }
+
+  /** Groups of watchers with the same filter and view (see {@link WatchGroup}). */
+  public int watchGroups() {
+    return groups.size();
+  }
+
+  /** Messages with events sent to watchers since the node started. */
+  public long eventMessages() {
+    return eventMessages.sum();
+  }
+
+  /** Of {@link #eventMessages()}, those another watcher of the same group had built. */
+  public long sharedMessages() {
+    return sharedMessages.sum();
+  }
+
+  void sentEvents(boolean shared) {
+    eventMessages.increment();
+    if (shared) {
+      sharedMessages.increment();
+    }
   }
 
   /** Ends every stream with UNAVAILABLE and the revision to resume from on another node. */

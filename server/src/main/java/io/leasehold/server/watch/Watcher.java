@@ -15,6 +15,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * runner on the hub's sender pool, and only while gRPC says the stream is ready. A watcher whose
  * cursor falls more than its limit behind the log is cut off with the revision to resume from:
  * a slow watcher costs writes nothing, and holds at most that many events in memory.
+ *
+ * <p>Watchers with the same filter and view form a {@link WatchGroup}. A watcher that stands where
+ * the group's last message was read from sends that message as it is, instead of reading the log
+ * and building the same message again; the others read up to where it ended, so they share from
+ * then on. Such a watcher counts its coalescing interval from when the message was built, so the
+ * group's watchers come due together.
  */
 final class Watcher {
   static final Metadata.Key<String> COMPACT_REVISION = Metadata.Key.of("leasehold-compact-revision", Metadata.ASCII_STRING_MARSHALLER);
@@ -24,6 +30,8 @@ final class Watcher {
 
   private final WatchHub hub;
   private final EventLog log;
+  private final WatchGroup.Key groupKey;
+  private final WatchGroup group;
   private final WatchFilter filter;
   /** Whether the stream sends the basic view of events (see {@link WireEvent#basic}). */
   private final boolean basic;
@@ -50,12 +58,14 @@ final class Watcher {
   private volatile long lastSendNanos = System.nanoTime();
   private volatile boolean progressDue;
 
-  Watcher(WatchHub hub, EventLog log, WatchFilter filter, boolean basic, long startRevision, ServerCallStreamObserver<WatchFrame> out,
-          Executor senders, int lagLimit) {
+  Watcher(WatchHub hub, EventLog log, WatchGroup.Key groupKey, WatchGroup group, long startRevision,
+          ServerCallStreamObserver<WatchFrame> out, Executor senders, int lagLimit) {
     this.hub = hub;
     this.log = log;
-    this.filter = filter;
-    this.basic = basic;
+    this.groupKey = groupKey;
+    this.group = group;
+    this.filter = groupKey.filter();
+    this.basic = groupKey.basic();
     this.startRevision = startRevision;
     this.out = out;
     this.senders = senders;
@@ -68,6 +78,10 @@ final class Watcher {
 
   WatchFilter filter() {
     return filter;
+  }
+
+  WatchGroup.Key groupKey() {
+    return groupKey;
   }
 
   /** The first revision the client has not fully seen. */
@@ -206,59 +220,105 @@ final class Watcher {
         if (eventWait(System.nanoTime()) > 0) {
           return;  // the hub's ticker wakes us when the interval has passed
         }
-        // Sized for everything unread (at most a message's worth), so it never grows while read.
-        List<WireEvent> batch = new ArrayList<>((int) Math.max(1, Math.min(MAX_EVENTS_PER_MESSAGE, log.endSeq() - readSeq)));
-        boolean splitsARevision = read(batch);
-        if (!batch.isEmpty()) {
-          send(batch, completeThrough(batch, splitsARevision));
+        if (sendNext()) {
           progressDue = false;
           continue;
         }
       }
       if (progressDue) {
         progressDue = false;
-        send(List.of(), Math.max(sentRevision, applied));
+        send(Math.max(sentRevision, applied));
       }
       return;
     }
   }
 
   /**
-   * Reads matching events from the cursor into {@code batch}, up to one message's worth; returns
-   * whether more matching events of the batch's last revision remain (an entry can carry more
-   * events than fit in one message, e.g. a ban of thousands of leases).
+   * Sends the next message of events from the cursor, if any match, and moves the cursor past
+   * what it read; returns whether it sent one. The message is the group's last one when this
+   * watcher stands where that one was read from (see {@link WatchGroup}); otherwise this watcher
+   * reads the log itself: up to where the group's last read ended if it is behind that, so that it
+   * shares from its next message on, or else to the end of the log, leaving its read for the
+   * group's other watchers.
    */
-  private boolean read(List<WireEvent> batch) {
+  private boolean sendNext() {
+    WatchGroup.Read last = group.last;
+    if (last != null && last.startSeq() == readSeq && sentRevision < last.firstRevision()) {
+      node = last.endNode();
+      index = last.endIndex();
+      readSeq = last.endSeq();
+      if (last.frame() == null) {
+        // Nothing matched there. Read on to the end of the log before saying nothing was sent:
+        // the caller's progress message claims everything the hub had applied before this call.
+        return unread() && sendNext();
+      }
+      send(last.frame().shared(), true);
+      // Counted from when the message was built: the group's watchers then come due together,
+      // and the next message, built by the first of them, is as fresh for the others.
+      lastSendNanos = last.builtNanos();
+      return true;
+    }
+    long startSeq = readSeq;
+    EventLog.Node first = index < node.events.size() ? node : node.next;
+    long firstRevision = first.revision;
+    boolean behind = last != null && last.endSeq() > readSeq;
+    long stopSeq = behind ? last.endSeq() : Long.MAX_VALUE;
+    // Sized for everything unread (at most a message's worth), so it never grows while read.
+    List<WireEvent> batch = new ArrayList<>((int) Math.max(1, Math.min(MAX_EVENTS_PER_MESSAGE, Math.min(log.endSeq(), stopSeq) - readSeq)));
+    boolean splitsARevision = read(batch, stopSeq);
+    WatchFrame frame = batch.isEmpty() ? null : new WatchFrame(batch, completeThrough(batch, splitsARevision), basic);
+    if (!behind && sentRevision < firstRevision) {
+      // Every event read was new to this watcher, so the message is the same for any member
+      // standing where this one stood.
+      group.last = new WatchGroup.Read(startSeq, firstRevision, node, index, readSeq, frame, System.nanoTime());
+    }
+    if (frame == null) {
+      // Nothing matched. If the read stopped at the group's position, what follows is read at once.
+      return behind && unread() && sendNext();
+    }
+    send(frame, false);
+    return true;
+  }
+
+  /**
+   * Reads matching events from the cursor into {@code batch}, up to one message's worth and at
+   * most to the log position {@code stopSeq}; returns whether more matching events of the
+   * batch's last revision remain (an entry can carry more events than fit in one message, e.g. a
+   * ban of thousands of leases).
+   */
+  private boolean read(List<WireEvent> batch, long stopSeq) {
     // A node is one entry: all its events share its revision, so whether they are new to this
     // stream is decided once per node. With a thousand watchers this loop runs for every event
     // and every watcher, and each event's revision was one more object to load.
     boolean newer = node.revision > sentRevision;
     while (true) {
-      if (index >= node.events.size()) {
-        EventLog.Node next = node.next;
-        if (next == null) {
-          break;
+      int end = node.endSeq > stopSeq ? (int) (stopSeq - node.startSeq()) : node.events.size();
+      if (!newer) {
+        index = Math.max(index, end);
+      }
+      while (index < end && batch.size() < MAX_EVENTS_PER_MESSAGE) {
+        WireEvent e = node.events.get(index++);
+        if (filter.matches(e)) {
+          batch.add(e);
         }
-        node = next;
-        index = 0;
-        newer = next.revision > sentRevision;
+      }
+      EventLog.Node next = node.next;
+      if (index < node.events.size() || next == null || node.endSeq >= stopSeq) {
+        break;  // a full message, the stop inside this node, or the end of what may be read
       }
       if (batch.size() == MAX_EVENTS_PER_MESSAGE) {
         break;
       }
-      WireEvent e = node.events.get(index++);
-      if (newer && filter.matches(e)) {
-        batch.add(e);
-      }
+      node = next;
+      index = 0;
+      newer = next.revision > sentRevision;
     }
     readSeq = node.startSeq() + index;
-    if (batch.size() < MAX_EVENTS_PER_MESSAGE) {
+    if (!newer || batch.isEmpty() || batch.get(batch.size() - 1).revision() != node.revision) {
       return false;
     }
-    long last = batch.get(batch.size() - 1).revision();
     for (int i = index; i < node.events.size(); i++) {
-      WireEvent e = node.events.get(i);
-      if (e.revision() == last && filter.matches(e)) {
+      if (filter.matches(node.events.get(i))) {
         return true;
       }
     }
@@ -272,7 +332,7 @@ final class Watcher {
       // From now on: everything in the store counts as seen; tell the client where it starts.
       // The store's index, not the hub's: an entry is in the store before its events are
       // appended, so one this watcher's cursor missed while registering is before its start.
-      send(List.of(), hub.core().applied().index());
+      send(hub.core().applied().index());
       return;
     }
     List<WireEvent> history = new ArrayList<>();
@@ -290,10 +350,10 @@ final class Watcher {
       int end = Math.min(history.size(), i + MAX_EVENTS_PER_MESSAGE);
       List<WireEvent> chunk = history.subList(i, end);
       boolean splitsARevision = end < history.size() && history.get(end).revision() == chunk.get(chunk.size() - 1).revision();
-      send(chunk, completeThrough(chunk, splitsARevision));
+      send(new WatchFrame(chunk, completeThrough(chunk, splitsARevision), basic), false);
     }
     // Everything up to the view's revision has been delivered, matching or not.
-    send(List.of(), Math.max(sentRevision, read.revision()));
+    send(Math.max(sentRevision, read.revision()));
   }
 
   private void close(Status status, Metadata trailers) {
@@ -312,9 +372,17 @@ final class Watcher {
     return splitsARevision ? last - 1 : last;
   }
 
-  private void send(List<WireEvent> events, long revision) {
-    out.onNext(new WatchFrame(events, revision, basic));
-    sentRevision = Math.max(sentRevision, revision);
+  /** A message with no events: where the stream stands. */
+  private void send(long revision) {
+    send(new WatchFrame(List.of(), revision, basic), false);
+  }
+
+  private void send(WatchFrame frame, boolean shared) {
+    out.onNext(frame);
+    if (!frame.events().isEmpty()) {
+      hub.sentEvents(shared);
+    }
+    sentRevision = Math.max(sentRevision, frame.revision());
     lastSendNanos = System.nanoTime();
   }
 

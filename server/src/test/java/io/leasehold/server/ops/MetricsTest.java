@@ -78,6 +78,7 @@ class MetricsTest {
         "leasehold_leases_expired_total", "leasehold_leases_revoked_total", "leasehold_leases_banned_total",
         "leasehold_late_heartbeats_total", "leasehold_lease_rejections_total{reason=\"TTL_OUT_OF_RANGE\"}",
         "leasehold_lease_rejections_total{reason=\"BANNED\"}", "leasehold_leases_live", "leasehold_watchers",
+        "leasehold_watch_groups", "leasehold_watch_messages_total", "leasehold_watch_shared_messages_total",
         "leasehold_apply_seconds_count", "leasehold_apply_seconds_bucket{le=\"0.001\"}",
         "leasehold_raft_role{role=\"leader\"}", "leasehold_raft_term", "leasehold_raft_commit_index",
         "leasehold_raft_applied_index", "leasehold_raft_members", "leasehold_raft_leader_changes_total",
@@ -119,6 +120,12 @@ class MetricsTest {
       @Override public void onCompleted() { }
     }));
     await("the watcher is counted", Duration.ofSeconds(10), () -> value(scrape(node), "leasehold_watchers") == 1.0);
+    assertEquals(1.0, value(scrape(node), "leasehold_watch_groups"));
+    double messages = value(scrape(node), "leasehold_watch_messages_total");
+    AcquireResponse watched = leases.acquire(acquire("lock/watched", "runner-9", 60));
+    await("the watcher's message is counted", Duration.ofSeconds(10),
+        () -> value(scrape(node), "leasehold_watch_messages_total") >= messages + 1);
+    assertEquals(Outcome.RELEASED, leases.release(release("lock/watched", watched.getLease().getToken())).getOutcome());
     ctx.cancel(null);
     await("the watcher is gone", Duration.ofSeconds(10), () -> value(scrape(node), "leasehold_watchers") == 0.0);
 

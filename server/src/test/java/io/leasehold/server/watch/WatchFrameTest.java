@@ -2,6 +2,7 @@ package io.leasehold.server.watch;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import io.grpc.Drainable;
 import io.grpc.KnownLength;
@@ -112,6 +113,32 @@ class WatchFrameTest {
       assertEquals(expectedBasic, basic.toResponse());
       org.junit.jupiter.api.Assertions.assertTrue(expectedBasic.getSerializedSize() * 2 < expectedFull.getSerializedSize(),
           "basic " + expectedBasic.getSerializedSize() + " bytes against full " + expectedFull.getSerializedSize());
+    }
+  }
+
+  /**
+   * A frame several watchers send is gathered once ({@code shared()}); every stream of it, drained
+   * or read byte by byte, gives exactly the message, in either view.
+   */
+  @Test
+  void aSharedFrameGivesEveryStreamTheSameBytes() throws Exception {
+    List<Event> events = List.of(event(41, "svc/a", Event.Type.ACQUIRED), event(42, "svc/b", Event.Type.RELEASED),
+        event(43, "svc/c", Event.Type.EXPIRED));
+    for (boolean basic : new boolean[] {false, true}) {
+      List<Event> sent = basic ? events.stream().map(WireEvent::basic).toList() : events;
+      byte[] expected = WatchResponse.newBuilder().addAllEvents(sent).setRevision(43).build().toByteArray();
+      WatchFrame frame = new WatchFrame(events.stream().map(WireEvent::of).toList(), 43, basic);
+      assertSame(frame, frame.shared());
+      for (int stream = 0; stream < 3; stream++) {
+        assertArrayEquals(expected, drained(frame), "stream " + stream + ", basic " + basic);
+        assertArrayEquals(expected, WatchFrame.MARSHALLER.stream(frame).readAllBytes(), "byte-wise, basic " + basic);
+      }
+      InputStream partly = WatchFrame.MARSHALLER.stream(frame);
+      int first = partly.read();
+      ByteArrayOutputStream rest = new ByteArrayOutputStream();
+      ((Drainable) partly).drainTo(rest);
+      assertEquals(expected[0] & 0xff, first);
+      assertArrayEquals(java.util.Arrays.copyOfRange(expected, 1, expected.length), rest.toByteArray());
     }
   }
 

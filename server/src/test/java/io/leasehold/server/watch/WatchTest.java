@@ -283,6 +283,65 @@ class WatchTest {
     }
   }
 
+  /**
+   * Watchers with the same filter and view share their messages (see {@code WatchGroup}): one
+   * builds a message, the others at the same place send it as it is. Four groups (a prefix in
+   * the full view, the same prefix in the basic view, a longer prefix, routes only) and watchers
+   * that join from history while the writes go on: each still gets exactly its own events, in
+   * order, once, and no message claims a revision before all its events were sent.
+   */
+  @Test
+  void watchersOfOneFilterAndViewShareTheirMessagesAndEachStillGetsExactlyItsEvents() throws Exception {
+    cluster = TestCluster.start(1, dir, b -> b.watchMessageRate(200));
+    WatchRequest all = WatchRequest.newBuilder().setPrefix("lock/s-").build();
+    WatchRequest basic = all.toBuilder().setView(io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC).build();
+    WatchRequest narrow = all.toBuilder().setPrefix("lock/s-1").build();
+    WatchRequest routes = all.toBuilder().setRoutesOnly(true).build();
+    WatchRecorder reference = WatchRecorder.watch(cluster, "n1", from(0));
+    Map<WatchRecorder, WatchRequest> watchers = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < 10; i++) {
+      for (WatchRequest r : List.of(all, basic, narrow, routes)) {
+        watchers.put(WatchRecorder.watch(cluster, "n1", r), r);
+      }
+    }
+    reference.awaitRevision(0);
+    watchers.keySet().forEach(w -> w.awaitRevision(0));
+    Random random = new Random(11);
+    long middle = randomWorkload(random, 150, "lock/s-");
+    for (int i = 0; i < 5; i++) {
+      WatchRequest r = (i % 2 == 0 ? all : basic).toBuilder().setStartRevision(middle - 20 * i).build();
+      watchers.put(WatchRecorder.watch(cluster, "n1", r), r);
+    }
+    long last = randomWorkload(random, 150, "lock/s-");
+    reference.awaitRevision(last);
+    watchers.keySet().forEach(w -> w.awaitRevision(last));
+
+    List<Event> events = reference.events();
+    assertTrue(events.stream().anyMatch(e -> e.getName().startsWith("lock/s-1") && !e.getLease().getAttributes().getAddress().isEmpty()),
+        "the workload reaches every group");
+    for (Map.Entry<WatchRecorder, WatchRequest> w : watchers.entrySet()) {
+      WatchRequest r = w.getValue();
+      List<String> expected = events.stream()
+          .filter(e -> e.getRevision() >= r.getStartRevision() && e.getName().startsWith(r.getPrefix())
+              && (!r.getRoutesOnly() || !e.getLease().getAttributes().getAddress().isEmpty()))
+          .map(e -> e.getRevision() + " " + e.getType() + " " + e.getName() + " " + e.getLease().getToken()).toList();
+      List<String> got = w.getKey().events().stream()
+          .map(e -> e.getRevision() + " " + e.getType() + " " + e.getName() + " " + e.getLease().getToken()).toList();
+      assertEquals(expected, got, "every event of its filter, in order, once: " + r);
+      assertEquals(0, w.getKey().afterTheirClaim(), "an event came after its revision was claimed complete: " + r);
+      if (r.getView() == io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC) {
+        assertTrue(w.getKey().events().stream().noneMatch(e -> e.getLease().hasAcquiredAt()), "the basic view stays basic: " + r);
+      } else {
+        assertTrue(w.getKey().events().stream().allMatch(e -> e.getLease().hasAcquiredAt()), "the full view stays full: " + r);
+      }
+    }
+    WatchHub hub = cluster.node("n1").watchHub();
+    assertEquals(5, hub.watchGroups(), "four groups, and the reference watcher's");
+    // Ten watchers a group: once their reads line up, nine of ten messages are shared.
+    assertTrue(hub.sharedMessages() * 2 > hub.eventMessages(), "most messages are shared: " + hub.sharedMessages() + " of "
+        + hub.eventMessages());
+  }
+
   @Test
   void compactedStartRevisionFailsWithTheCompactionRevision() throws Exception {
     cluster = TestCluster.start(3, dir, b -> b.history(50, Duration.ofHours(1)));
