@@ -9,33 +9,32 @@ import java.io.UncheckedIOException;
 
 /**
  * An event with its wire form as one element of {@code WatchResponse.events} (tag, length,
- * bytes). The hub encodes each live event once; every watcher that matches it sends these same
- * bytes, instead of serialising the event again per watcher (a third of the senders' time with
- * a thousand watchers). What filters look at is kept unpacked beside it: every watcher checks
- * every event.
- *
- * <p>The {@link io.leasehold.proto.v1.EventView#EVENT_VIEW_BASIC basic} form is encoded by the
- * first sender that needs it, not by the apply thread, and then shared the same way.
+ * bytes), in the full and in the {@link io.leasehold.proto.v1.EventView#EVENT_VIEW_BASIC basic}
+ * view. Each form is encoded once, by the first sender that needs it (not by the apply thread,
+ * and not at all if no watcher asks for that view); every watcher that matches the event sends
+ * those same bytes, instead of serialising the event again per watcher (a third of the senders'
+ * time with a thousand watchers). What filters look at is kept unpacked beside it: every watcher
+ * checks every event.
  */
 final class WireEvent {
   private final Event event;
-  private final byte[] wire;
+  /** The full form's bytes once some sender needed them (racing senders encode the same bytes). */
+  private volatile byte[] wire;
   private final Event.Type type;
   private final String name;
   private final boolean hasAddress;
   /** The basic form's bytes once some sender needed them (racing senders encode the same bytes). */
   private volatile byte[] basicWire;
 
-  private WireEvent(Event event, byte[] wire) {
+  private WireEvent(Event event) {
     this.event = event;
-    this.wire = wire;
     this.type = event.getType();
     this.name = event.getName();
     this.hasAddress = !event.getLease().getAttributes().getAddress().isEmpty();
   }
 
   static WireEvent of(Event event) {
-    return new WireEvent(event, encode(event));
+    return new WireEvent(event);
   }
 
   /**
@@ -77,7 +76,11 @@ final class WireEvent {
 
   byte[] wire(boolean basic) {
     if (!basic) {
-      return wire;
+      byte[] w = wire;
+      if (w == null) {
+        wire = w = encode(event);
+      }
+      return w;
     }
     byte[] b = basicWire;
     if (b == null) {

@@ -34,20 +34,29 @@ class WatchGroupTest {
   /** Only for what watchers ask of it (the store, counters); its own log and ticker are not used. */
   private final WatchHub hub = new WatchHub(() -> core, 100_000, Duration.ofHours(1), 1_000_000, 1);
   private final EventLog log = new EventLog();
-  private final ArrayDeque<Runnable> sends = new ArrayDeque<>();
   private final WatchGroup.Key key = new WatchGroup.Key(WatchFilter.of(WatchRequest.newBuilder().setPrefix("x/").build()), false);
   private final WatchGroup group = new WatchGroup();
   private long index;
 
+  private final List<Recorded> streams = new ArrayList<>();
+
   @AfterEach
   void close() {
-    hub.close();
+    try {
+      for (Recorded w : streams) {
+        assertEquals(0, w.afterTheirClaim, "an event came after a message had claimed its revision complete");
+        assertNull(w.error);
+      }
+    } finally {
+      hub.close();
+    }
   }
 
   /** A watcher of the test's group, registered at the log's current end. */
   private Recorded watcher(long startRevision) {
     Recorded out = new Recorded();
-    out.watcher = new Watcher(hub, log, key, group, startRevision, out, sends::add, 100_000);
+    out.watcher = new Watcher(hub, log, key, group, startRevision, out, out.tasks::add, 100_000);
+    streams.add(out);
     return out;
   }
 
@@ -58,8 +67,8 @@ class WatchGroupTest {
   private void run(Recorded w) {
     w.ready = true;
     w.watcher.schedule();
-    while (!sends.isEmpty()) {
-      sends.poll().run();
+    while (!w.tasks.isEmpty()) {
+      w.tasks.poll().run();
     }
   }
 
@@ -136,6 +145,32 @@ class WatchGroupTest {
   }
 
   /**
+   * A read in which nothing matched is shared too: the others skip it, then read on to the end
+   * of the log in the same turn. A progress message due in that turn claims everything the hub
+   * had applied when the turn began, so it must come after those events, never before them.
+   */
+  @Test
+  void aReadWhereNothingMatchedIsSkippedAndTheRestSentBeforeAnyProgressClaim() {
+    Recorded a = watcher(0);
+    Recorded b = watcher(0);
+    run(a);
+    run(b);
+    b.watcher.tick(System.nanoTime(), 0);  // idle: a progress message is now due (b runs later)
+    log.append(List.of(WireEvent.of(Event.newBuilder().setType(Event.Type.ACQUIRED).setRevision(1).setName("y/other").build())), 1);
+    run(a);
+    assertEquals(List.of(), a.revisions());
+    append(2, 1);
+    hub.onApplied(new ApplyResult(2, io.leasehold.proto.v1.LogReply.getDefaultInstance(), List.of()));
+    run(b);
+    run(b);
+    assertEquals(List.of(2L), b.revisions(), "b skipped revision 1 with a's read and read revision 2 itself");
+    assertEquals(0, b.afterTheirClaim, "revision 2 came after a message had claimed it complete");
+    assertEquals(0, hub.sharedMessages(), "no message was sent for revision 1");
+    run(a);
+    assertSame(b.frames.get(0), a.frames.get(0));
+  }
+
+  /**
    * An entry can be in the store, and so in a new watcher's start, before its events reach the
    * log behind the watcher's cursor. A group read that starts there carries that entry again:
    * the watcher must not send it, whether it started from now or from history.
@@ -182,7 +217,12 @@ class WatchGroupTest {
   /** A watch stream that records what it was sent, and takes one message of events per {@link #run}. */
   private static final class Recorded extends ServerCallStreamObserver<WatchFrame> {
     Watcher watcher;
+    /** Its sender runs, queued until the test runs them. */
+    final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
     boolean ready;
+    /** Events at or below a revision an earlier message claimed complete. */
+    int afterTheirClaim;
+    long claimed = -1;
     final List<WatchFrame> frames = new ArrayList<>();
     final List<WatchFrame> all = new ArrayList<>();
     Throwable error;
@@ -199,6 +239,8 @@ class WatchGroupTest {
     @Override
     public void onNext(WatchFrame frame) {
       all.add(frame);
+      afterTheirClaim += (int) frame.events().stream().filter(e -> e.revision() <= claimed).count();
+      claimed = Math.max(claimed, frame.revision());
       if (!frame.events().isEmpty()) {
         frames.add(frame);
         ready = false;
