@@ -133,24 +133,24 @@ class WatchFrameTest {
         assertArrayEquals(expected, drained(frame), "stream " + stream + ", basic " + basic);
         assertArrayEquals(expected, WatchFrame.MARSHALLER.stream(frame).readAllBytes(), "byte-wise, basic " + basic);
       }
-      InputStream partly = WatchFrame.MARSHALLER.stream(frame);
-      int first = partly.read();
-      ByteArrayOutputStream rest = new ByteArrayOutputStream();
-      ((Drainable) partly).drainTo(rest);
-      assertEquals(expected[0] & 0xff, first);
-      assertArrayEquals(java.util.Arrays.copyOfRange(expected, 1, expected.length), rest.toByteArray());
+      assertReadThenDrainedGives(expected, frame);
     }
   }
 
-  @Test
-  void aStreamPartlyReadThenDrainedGivesTheRest() throws Exception {
-    WatchFrame frame = new WatchFrame(List.of(WireEvent.of(event(5, "a", Event.Type.ACQUIRED))), 5);
-    byte[] whole = WatchResponse.newBuilder().addEvents(event(5, "a", Event.Type.ACQUIRED)).setRevision(5).build().toByteArray();
+  /** A stream of the frame read for one byte, then drained, gives exactly the message. */
+  static void assertReadThenDrainedGives(byte[] whole, WatchFrame frame) throws Exception {
     InputStream in = WatchFrame.MARSHALLER.stream(frame);
     int first = in.read();
     ByteArrayOutputStream rest = new ByteArrayOutputStream();
     ((Drainable) in).drainTo(rest);
     assertEquals(whole[0] & 0xff, first);
     assertArrayEquals(java.util.Arrays.copyOfRange(whole, 1, whole.length), rest.toByteArray());
+  }
+
+  @Test
+  void aStreamPartlyReadThenDrainedGivesTheRest() throws Exception {
+    WatchFrame frame = new WatchFrame(List.of(WireEvent.of(event(5, "a", Event.Type.ACQUIRED))), 5);
+    byte[] whole = WatchResponse.newBuilder().addEvents(event(5, "a", Event.Type.ACQUIRED)).setRevision(5).build().toByteArray();
+    assertReadThenDrainedGives(whole, frame);
   }
 }

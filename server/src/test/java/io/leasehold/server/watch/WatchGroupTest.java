@@ -52,6 +52,13 @@ class WatchGroupTest {
     }
   }
 
+  /** A watcher of the test's group, registered at the log's current end and started (it has said where it starts). */
+  private Recorded started() {
+    Recorded w = watcher(0);
+    run(w);
+    return w;
+  }
+
   /** A watcher of the test's group, registered at the log's current end. */
   private Recorded watcher(long startRevision) {
     Recorded out = new Recorded();
@@ -92,10 +99,8 @@ class WatchGroupTest {
 
   @Test
   void watchersAtTheSamePlaceSendTheSameFrameBuiltOnce() {
-    Recorded a = watcher(0);
-    Recorded b = watcher(0);
-    run(a);
-    run(b);
+    Recorded a = started();
+    Recorded b = started();
     append(1, 3);
     run(a);
     append(2, 2);
@@ -121,11 +126,9 @@ class WatchGroupTest {
    */
   @Test
   void aWatcherBehindItsGroupReadsToTheGroupsPlaceThenShares() {
-    Recorded a = watcher(0);
-    run(a);
+    Recorded a = started();
     append(5, 600);
-    Recorded late = watcher(0);
-    run(late);
+    Recorded late = started();
     append(6, 600);
     run(a);
     // a's first message is full: 600 of revision 5 and 400 of revision 6, so it claims only 5.
@@ -151,10 +154,8 @@ class WatchGroupTest {
    */
   @Test
   void aReadWhereNothingMatchedIsSkippedAndTheRestSentBeforeAnyProgressClaim() {
-    Recorded a = watcher(0);
-    Recorded b = watcher(0);
-    run(a);
-    run(b);
+    Recorded a = started();
+    Recorded b = started();
     b.watcher.tick(System.nanoTime(), 0);  // idle: a progress message is now due (b runs later)
     log.append(List.of(WireEvent.of(Event.newBuilder().setType(Event.Type.ACQUIRED).setRevision(1).setName("y/other").build())), 1);
     run(a);
@@ -177,8 +178,7 @@ class WatchGroupTest {
    */
   @Test
   void aWatcherThatStartedPastAnEntryNeverTakesAGroupReadThatCarriesIt() throws Exception {
-    Recorded a = watcher(0);
-    run(a);
+    Recorded a = started();
     List<WireEvent> first = applyToStore("x/one");
     Recorded now = watcher(0);
     Recorded history = watcher(1);
