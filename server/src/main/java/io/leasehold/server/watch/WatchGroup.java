@@ -18,11 +18,11 @@ final class WatchGroup {
 
   /**
    * One message's read of the log: from {@code startSeq} (a position in the log's event count) to
-   * the position after {@code endNode.events[endIndex - 1]}, whose {@code endSeq} it is. {@code
+   * the cursor ({@code endNode}, {@code endIndex}), whose position is {@code endSeq}. {@code
    * frame} is the message, or null if no event there matched. It holds for a watcher at {@code
-   * startSeq} that has sent nothing at or after {@code firstRevision}, the revision of the first
-   * entry read: all its events are new to that watcher, as they were to the one that built it.
-   * {@code builtNanos} is when it was read.
+   * startSeq} whose stream has not yet claimed {@code firstRevision} complete, the revision of
+   * the first entry read: all the events read are new to that watcher, as they were to the one
+   * that built it. {@code builtNanos} is when it was read.
    */
   record Read(long startSeq, long firstRevision, EventLog.Node endNode, int endIndex, long endSeq, WatchFrame frame, long builtNanos) {
   }
