@@ -32,6 +32,8 @@ final class Options {
   Duration jvmWarmup = Duration.ofSeconds(90);
   java.nio.file.Path profileDir;
   String profilerLib;
+  /** async-profiler's event: cpu (where the CPU goes) or wall (where threads wait, too). */
+  String profileEvent = "cpu";
 
   static final String USAGE = String.join("\n",
       "usage: java -cp benchmarks/target/benchmarks.jar io.leasehold.benchmarks.watch.WatchBenchmark [latency|fanout|all] [options]",
@@ -58,7 +60,8 @@ final class Options {
       "    --top-threads=N      thread groups listed in the CPU breakdown (default 12; 0: none)",
       "    --watch-senders=N    each node's watch sender threads (default: the server's, half the cores and at least 1)",
       "    --jvm-warmup=SECONDS closed-loop Acquire load on each new cluster before anything is measured (default 90: C2 is still compiling three nodes' code after 20 s)",
-      "    --profile=DIR        CPU profile of every measured period with async-profiler (on the class path) into DIR",
+      "    --profile=DIR        profile every measured period with async-profiler (on the class path) into DIR",
+      "    --profile-event=E    cpu (default) or wall: wall-clock samples of every thread, running or waiting",
       "    --profiler-lib=PATH  libasyncProfiler.so, if not on java.library.path");
 
   static Options parse(String[] args) {
@@ -120,6 +123,12 @@ final class Options {
         case "jvm-warmup" -> o.jvmWarmup = seconds(name, value, true);
         case "profile" -> o.profileDir = java.nio.file.Path.of(value);
         case "profiler-lib" -> o.profilerLib = value;
+        case "profile-event" -> {
+          if (!value.equals("cpu") && !value.equals("wall")) {
+            throw new IllegalArgumentException("--profile-event: must be cpu or wall, got '" + value + "'");
+          }
+          o.profileEvent = value;
+        }
         default -> throw new IllegalArgumentException("unknown option --" + name);
       }
     }

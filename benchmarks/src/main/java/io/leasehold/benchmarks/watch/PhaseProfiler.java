@@ -16,15 +16,19 @@ final class PhaseProfiler {
   private final Object profiler;
   private final Method execute;
 
-  private PhaseProfiler(Path dir, Object profiler, Method execute) {
+  /** async-profiler's event: cpu or wall. */
+  private final String event;
+
+  private PhaseProfiler(Path dir, Object profiler, Method execute, String event) {
     this.dir = dir;
     this.profiler = profiler;
     this.execute = execute;
+    this.event = event;
   }
 
   static PhaseProfiler create(Options options) {
     if (options.profileDir == null) {
-      return new PhaseProfiler(null, null, null);
+      return new PhaseProfiler(null, null, null, options.profileEvent);
     }
     try {
       Files.createDirectories(options.profileDir);
@@ -32,7 +36,7 @@ final class PhaseProfiler {
       Object p = options.profilerLib == null
           ? c.getMethod("getInstance").invoke(null)
           : c.getMethod("getInstance", String.class).invoke(null, options.profilerLib);
-      return new PhaseProfiler(options.profileDir, p, c.getMethod("execute", String.class));
+      return new PhaseProfiler(options.profileDir, p, c.getMethod("execute", String.class), options.profileEvent);
     } catch (ReflectiveOperationException | java.io.IOException | LinkageError e) {
       throw new IllegalStateException("--profile needs async-profiler on the class path (one.profiler.AsyncProfiler) and, "
           + "unless its library is on java.library.path, --profiler-lib=/path/to/libasyncProfiler.so: " + e, e);
@@ -40,13 +44,15 @@ final class PhaseProfiler {
   }
 
   void start() {
-    run("start,event=cpu,interval=1ms,threads");
+    // Wall-clock samples every thread whether it runs or waits, so a shorter interval than CPU
+    // sampling's would mostly sample idle threads.
+    run("start,event=" + event + ",interval=" + (event.equals("wall") ? "5ms" : "1ms") + ",threads");
   }
 
   void stop(String label) {
     if (profiler != null) {
       run("stop,collapsed,file=" + dir.resolve(label + ".collapsed"));
-      System.out.println("  (CPU profile: " + dir.resolve(label + ".collapsed") + ")");
+      System.out.println("  (" + event + " profile: " + dir.resolve(label + ".collapsed") + ")");
     }
   }
 
