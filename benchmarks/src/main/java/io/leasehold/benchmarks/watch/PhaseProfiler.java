@@ -44,8 +44,8 @@ final class PhaseProfiler {
   }
 
   void start() {
-    // Wall-clock samples every thread whether it runs or waits, so a shorter interval than CPU
-    // sampling's would mostly sample idle threads.
+    // Wall-clock mode samples every thread, running or waiting, at each tick: with a hundred
+    // threads a 1 ms tick would cost far more than CPU sampling's, so it ticks every 5 ms.
     run("start,event=" + event + ",interval=" + (event.equals("wall") ? "5ms" : "1ms") + ",threads");
   }
 
