@@ -27,8 +27,14 @@ final class WatchGroup {
   record Read(long startSeq, long firstRevision, EventLog.Node endNode, int endIndex, long endSeq, WatchFrame frame, long builtNanos) {
   }
 
+  /** The filter and view every member shares. */
+  final Key key;
   /** Watchers in the group, counted under the hub's map lock. */
   int members;
   /** The most recent read a member built (immutable, so members on other senders may take it). */
   volatile Read last;
+
+  WatchGroup(Key key) {
+    this.key = key;
+  }
 }

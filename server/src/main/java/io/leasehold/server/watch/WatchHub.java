@@ -175,11 +175,11 @@ public final class WatchHub implements AutoCloseable {
     WatchFilter filter = WatchFilter.of(request);
     WatchGroup.Key key = new WatchGroup.Key(filter, request.getView() == EventView.EVENT_VIEW_BASIC);
     WatchGroup group = groups.compute(key, (k, g) -> {
-      WatchGroup joined = g == null ? new WatchGroup() : g;
+      WatchGroup joined = g == null ? new WatchGroup(k) : g;
       joined.members++;
       return joined;
     });
-    Watcher watcher = new Watcher(this, log, key, group, request.getStartRevision(), out, senders, queueLimit);
+    Watcher watcher = new Watcher(this, log, group, request.getStartRevision(), out, senders, queueLimit);
     out.setOnCancelHandler(watcher::cancelled);
     out.setOnReadyHandler(watcher::schedule);
     if (filter.wantsRenewals()) {
@@ -196,7 +196,7 @@ public final class WatchHub implements AutoCloseable {
   void remove(Watcher watcher) {
     if (watchers.remove(watcher)) {
       updateCoalescing();
-      groups.computeIfPresent(watcher.groupKey(), (k, g) -> --g.members == 0 ? null : g);
+      groups.computeIfPresent(watcher.group().key, (k, g) -> --g.members == 0 ? null : g);
       if (watcher.filter().wantsRenewals()) {
         renewalWatchers.decrementAndGet();
       }

@@ -30,7 +30,6 @@ final class Watcher {
 
   private final WatchHub hub;
   private final EventLog log;
-  private final WatchGroup.Key groupKey;
   private final WatchGroup group;
   private final WatchFilter filter;
   /** Whether the stream sends the basic view of events (see {@link WireEvent#basic}). */
@@ -58,14 +57,14 @@ final class Watcher {
   private volatile long lastSendNanos = System.nanoTime();
   private volatile boolean progressDue;
 
-  Watcher(WatchHub hub, EventLog log, WatchGroup.Key groupKey, WatchGroup group, long startRevision,
+  Watcher(WatchHub hub, EventLog log, WatchGroup group, long startRevision,
           ServerCallStreamObserver<WatchFrame> out, Executor senders, int lagLimit) {
     this.hub = hub;
     this.log = log;
-    this.groupKey = groupKey;
     this.group = group;
-    this.filter = groupKey.filter();
-    this.basic = groupKey.basic();
+    // Copied out of the group's key: the read loop checks the filter for every event.
+    this.filter = group.key.filter();
+    this.basic = group.key.basic();
     this.startRevision = startRevision;
     this.out = out;
     this.senders = senders;
@@ -80,8 +79,8 @@ final class Watcher {
     return filter;
   }
 
-  WatchGroup.Key groupKey() {
-    return groupKey;
+  WatchGroup group() {
+    return group;
   }
 
   /** The first revision the client has not fully seen. */

@@ -35,7 +35,7 @@ class WatchGroupTest {
   private final WatchHub hub = new WatchHub(() -> core, 100_000, Duration.ofHours(1), 1_000_000, 1);
   private final EventLog log = new EventLog();
   private final WatchGroup.Key key = new WatchGroup.Key(WatchFilter.of(WatchRequest.newBuilder().setPrefix("x/").build()), false);
-  private final WatchGroup group = new WatchGroup();
+  private final WatchGroup group = new WatchGroup(key);
   private long index;
 
   private final List<Recorded> streams = new ArrayList<>();
@@ -62,7 +62,7 @@ class WatchGroupTest {
   /** A watcher of the test's group, registered at the log's current end. */
   private Recorded watcher(long startRevision) {
     Recorded out = new Recorded();
-    out.watcher = new Watcher(hub, log, key, group, startRevision, out, out.tasks::add, 100_000);
+    out.watcher = new Watcher(hub, log, group, startRevision, out, out.tasks::add, 100_000);
     streams.add(out);
     return out;
   }
