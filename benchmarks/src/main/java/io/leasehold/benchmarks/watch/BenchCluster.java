@@ -42,6 +42,14 @@ final class BenchCluster implements AutoCloseable {
   private final List<LeaseholdNode> nodes = new ArrayList<>();
   private final List<ManagedChannel> channels = new ArrayList<>();
   private final EventLoopGroup clientGroup;
+  /**
+   * The load's own client event loop. In a deployment the runners that acquire and the proxies
+   * that watch are different processes, usually on different machines; here they share one JVM,
+   * and on {@link #clientGroup} the acquire replies would wait behind a thousand watchers'
+   * messages on the same two threads. Its own thread still shares the machine's cores. (Measured
+   * both ways on 2026-11-23: no difference beyond the noise; docs/performance.md.)
+   */
+  private final EventLoopGroup writerGroup;
   private final boolean epoll;
   private final Thread cleanupHook;
   private volatile boolean closed;
@@ -51,6 +59,8 @@ final class BenchCluster implements AutoCloseable {
     this.epoll = Epoll.isAvailable();
     DefaultThreadFactory threads = new DefaultThreadFactory("bench-client-elg", true);
     this.clientGroup = epoll ? new EpollEventLoopGroup(2, threads) : new NioEventLoopGroup(2, threads);
+    DefaultThreadFactory writerThreads = new DefaultThreadFactory("bench-writer-elg", true);
+    this.writerGroup = epoll ? new EpollEventLoopGroup(1, writerThreads) : new NioEventLoopGroup(1, writerThreads);
     this.cleanupHook = new Thread(this::close, "bench-cleanup");
     Runtime.getRuntime().addShutdownHook(cleanupHook);
   }
@@ -109,9 +119,21 @@ final class BenchCluster implements AutoCloseable {
 
   /** A new plaintext channel to the node's client port (closed by {@link #close}). */
   ManagedChannel channel(LeaseholdNode node) {
+    return channel(node, clientGroup);
+  }
+
+  /**
+   * A channel for the acquire load: on its own event loop unless {@code shareWatchersLoop}, which
+   * puts it on the watchers' loops as every benchmark before 2026-11-23 did.
+   */
+  ManagedChannel writerChannel(LeaseholdNode node, boolean shareWatchersLoop) {
+    return channel(node, shareWatchersLoop ? clientGroup : writerGroup);
+  }
+
+  private ManagedChannel channel(LeaseholdNode node, EventLoopGroup group) {
     ManagedChannel ch = NettyChannelBuilder.forTarget(node.clientAddress())
         .usePlaintext()
-        .eventLoopGroup(clientGroup)
+        .eventLoopGroup(group)
         .channelType(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
         // Callbacks are cheap and never block: run them on the event loop, no hand-off.
         .directExecutor()
@@ -188,6 +210,7 @@ final class BenchCluster implements AutoCloseable {
       }
     }
     clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    writerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     deleteRecursively(baseDir);
     if (Thread.currentThread() != cleanupHook) {
       try {

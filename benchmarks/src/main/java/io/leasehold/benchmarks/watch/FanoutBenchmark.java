@@ -79,7 +79,7 @@ final class FanoutBenchmark {
             + "%s s warmup + %s s measured per phase; %d watchers on the leader over %d channels in each watched phase%n",
         leader.id(), options.inFlight, options.fanoutWarmup.toSeconds(), options.fanoutDuration.toSeconds(), options.watchers,
         Math.min(options.channels, options.watchers));
-    ManagedChannel acquireChannel = cluster.channel(leader);
+    ManagedChannel acquireChannel = cluster.writerChannel(leader, options.writerSharesWatchersLoop);
     // The watch paths (server senders, the clients' readers) first run when watchers appear: the
     // JVM warm-up before this (Acquire load only) does not compile them, and C2 took a fifth of
     // the cores during the first watched phase. A discarded watched round gets them compiled.
@@ -91,14 +91,14 @@ final class FanoutBenchmark {
     }
     List<Phase> phases = new ArrayList<>();
     phases.add(phase("p1", "no watchers", 0, EventView.EVENT_VIEW_FULL, leader, acquireChannel));
-    for (EventView view : options.views) {
+    for (EventView view : options.phaseViews()) {
       int n = phases.size();
       phases.add(phase("p" + (n + 1), options.watchers + " watchers, " + Options.viewName(view) + " view", options.watchers, view, leader,
           acquireChannel));
       phases.add(phase("p" + (n + 2), "no watchers again", 0, EventView.EVENT_VIEW_FULL, leader, acquireChannel));
     }
     boolean leaderUnchanged = cluster.leader().map(l -> l == leader).orElse(false);
-    Result result = new Result(phases, options.views, options.watchers, leaderUnchanged);
+    Result result = new Result(phases, options.phaseViews(), options.watchers, leaderUnchanged);
     for (Comparison c : result.comparisons()) {
       out.printf(Locale.ROOT, "  %s view: no watchers %.0f/s, %d watchers %.0f/s, no watchers again %.0f/s; "
               + "with/without (mean of the two no-watcher phases, %.0f/s) = %.3f%n",
@@ -136,10 +136,35 @@ final class FanoutBenchmark {
     }
   }
 
+  /**
+   * Writes every node's memtables out and waits for the compactions that follow. A memtable
+   * flush and its compaction took up to 0.4 of the two cores for seconds, in whichever 5 s phase
+   * it fell, watched or not (seven no-watcher and eight watched phases in the runs of 2026-11-23):
+   * that phase's ratio moved by up to half. Settled first, a phase writes too little to fill a
+   * memtable, and carries only its own writes' background work.
+   */
+  private void settleEveryStore() throws InterruptedException {
+    long start = System.nanoTime();
+    for (LeaseholdNode node : cluster.nodes()) {
+      if (node.stateMachine().core().store() instanceof io.leasehold.statemachine.store.RocksDbStore rocks) {
+        try {
+          if (!rocks.settle(Duration.ofSeconds(60))) {
+            out.printf(Locale.ROOT, "  WARNING: %s's store still flushing or compacting after 60 s%n", node.id());
+          }
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      }
+    }
+    out.printf(Locale.ROOT, "  stores flushed and compacted in %d ms, so that no phase carries the last one's%n",
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+  }
+
   private Phase phase(String tag, String name, int watcherCount, EventView view, LeaseholdNode leader, ManagedChannel acquireChannel)
       throws InterruptedException {
     out.printf(Locale.ROOT, "-- phase %s: %s%n", tag, name);
     snapshotEveryNode();
+    settleEveryStore();
     List<CountingWatcher> watchers = new ArrayList<>();
     if (watcherCount > 0) {
       int channelCount = Math.min(options.channels, watcherCount);

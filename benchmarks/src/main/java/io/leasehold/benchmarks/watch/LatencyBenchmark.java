@@ -87,7 +87,7 @@ final class LatencyBenchmark {
             + "open-loop Acquire at %.0f/s through the leader, %d warmup + %d recorded acquisitions%n",
         leader.id(), leader.id(), follower.id(), rate, warmCount, measureCount);
 
-    ManagedChannel acquireChannel = cluster.channel(leader);
+    ManagedChannel acquireChannel = cluster.writerChannel(leader, options.writerSharesWatchersLoop);
     LeasesGrpc.LeasesStub stub = LeasesGrpc.newStub(acquireChannel);
     LatencyWatcher onLeader = new LatencyWatcher("leader " + leader.id(), total);
     LatencyWatcher onFollower = new LatencyWatcher("follower " + follower.id(), total);

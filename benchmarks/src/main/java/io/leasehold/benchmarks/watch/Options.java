@@ -16,11 +16,17 @@ final class Options {
   int inFlight = 64;
   int watchers = 1000;
   int channels = 8;
-  Duration fanoutWarmup = Duration.ofSeconds(5);
-  int fanoutWarmupRounds = 3;
-  Duration fanoutDuration = Duration.ofSeconds(15);
+  /** The acquire load's client channel on the watchers' event loops (the old setup) or on its own. */
+  boolean writerSharesWatchersLoop;
+  // Many short phases, interleaved: on a shared two-core machine the no-watcher throughput drifts
+  // by tens of percent within minutes, and one long phase per view measured the drift as much as
+  // the watchers (see docs/performance.md, "Reading a run").
+  Duration fanoutWarmup = Duration.ofSeconds(2);
+  int fanoutWarmupRounds = 10;
+  Duration fanoutDuration = Duration.ofSeconds(5);
   java.util.List<io.leasehold.proto.v1.EventView> views =
       java.util.List.of(io.leasehold.proto.v1.EventView.EVENT_VIEW_FULL, io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC);
+  int repeats = 5;
 
   // both
   Duration drainTimeout = Duration.ofSeconds(60);
@@ -47,12 +53,16 @@ final class Options {
       "    --in-flight=N        concurrent acquires (default 64)",
       "    --watchers=N         watchers in each watched phase (default 1000)",
       "    --channels=N         client connections the watchers share (default 8)",
-      "    --fanout-warmup=SECONDS    per phase (default 5)",
-      "    --fanout-warmup-rounds=N   discarded watched rounds before the measured phases, to compile the watch paths (default 3:",
-      "                               C2 still used 0.25-0.5 cores in the second)",
-      "    --fanout-duration=SECONDS  measured, per phase (default 15)",
-      "    --views=full,basic   the event views to watch in, one watched phase each, in this order (default full,basic);",
+      "    --writer-loop=own|shared   the acquire load's client event loop: its own thread (default), or the watchers' two, where",
+      "                         its replies can wait behind the watchers' messages (how runs before 2026-11-23 were set up)",
+      "    --fanout-warmup=SECONDS    per phase (default 2)",
+      "    --fanout-warmup-rounds=N   discarded watched rounds before the measured phases, to compile the watch paths (default 10:",
+      "                               C2 still used 0.4-0.6 cores in the fifth of 7 s rounds)",
+      "    --fanout-duration=SECONDS  measured, per phase (default 5)",
+      "    --views=full,basic   the event views to watch in, one watched phase each per repeat, in this order (default full,basic);",
       "                         warm-up rounds take them in turn",
+      "    --repeats=N          go through --views N times, each watched phase between two no-watcher phases, and pool each",
+      "                         view's ratio over its N watched phases (default 5)",
       "  both:",
       "    --drain-timeout=SECONDS  how long to wait for watchers to catch up after the load (default 60)",
       "    --ttl=SECONDS        TTL of every acquired lease (default 1800: nothing expires during a run)",
@@ -105,6 +115,11 @@ final class Options {
         case "in-flight" -> o.inFlight = (int) positive(name, Integer.parseInt(value));
         case "watchers" -> o.watchers = (int) positive(name, Integer.parseInt(value));
         case "channels" -> o.channels = (int) positive(name, Integer.parseInt(value));
+        case "writer-loop" -> o.writerSharesWatchersLoop = switch (value) {
+          case "own" -> false;
+          case "shared" -> true;
+          default -> throw new IllegalArgumentException("--writer-loop: must be own or shared, got '" + value + "'");
+        };
         case "fanout-warmup" -> o.fanoutWarmup = seconds(name, value, true);
         case "fanout-warmup-rounds" -> {
           o.fanoutWarmupRounds = Integer.parseInt(value);
@@ -114,6 +129,7 @@ final class Options {
         }
         case "fanout-duration" -> o.fanoutDuration = seconds(name, value, false);
         case "views" -> o.views = views(value);
+        case "repeats" -> o.repeats = (int) positive(name, Integer.parseInt(value));
         case "drain-timeout" -> o.drainTimeout = seconds(name, value, false);
         case "ttl" -> o.ttl = seconds(name, value, false);
         case "election-min-ms" -> o.electionMin = Duration.ofMillis((long) positive(name, Long.parseLong(value)));
@@ -147,6 +163,15 @@ final class Options {
     return java.util.List.copyOf(views);
   }
 
+  /** The watched phases' views in order: {@link #views}, {@link #repeats} times over. */
+  java.util.List<io.leasehold.proto.v1.EventView> phaseViews() {
+    java.util.List<io.leasehold.proto.v1.EventView> all = new java.util.ArrayList<>();
+    for (int r = 0; r < repeats; r++) {
+      all.addAll(views);
+    }
+    return java.util.List.copyOf(all);
+  }
+
   static String viewName(io.leasehold.proto.v1.EventView view) {
     return view == io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC ? "basic" : "full";
   }
@@ -168,9 +193,9 @@ final class Options {
 
   String describe() {
     return String.format(Locale.ROOT,
-        "mode=%s rate=%.0f/s warmup=%ss duration=%ss in-flight=%d watchers=%d channels=%d fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss watch-senders=%s",
-        mode, rate, secs(warmup), secs(duration), inFlight, watchers, channels, secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
-        String.join(",", views.stream().map(Options::viewName).toList()),
+        "mode=%s rate=%.0f/s warmup=%ss duration=%ss in-flight=%d watchers=%d channels=%d writer-loop=%s fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s repeats=%d drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss watch-senders=%s",
+        mode, rate, secs(warmup), secs(duration), inFlight, watchers, channels, writerSharesWatchersLoop ? "shared" : "own", secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
+        String.join(",", views.stream().map(Options::viewName).toList()), repeats,
         secs(drainTimeout), secs(ttl), electionMin.toMillis(), electionMax.toMillis(), secs(jvmWarmup),
         watchSenders > 0 ? Integer.toString(watchSenders) : "default (" + io.leasehold.server.watch.WatchHub.defaultSenders() + ")");
   }

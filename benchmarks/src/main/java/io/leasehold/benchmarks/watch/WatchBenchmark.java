@@ -103,7 +103,7 @@ public final class WatchBenchmark {
     }
     io.leasehold.server.LeaseholdNode leader = cluster.awaitReadyLeader(java.time.Duration.ofSeconds(30));
     long start = System.nanoTime();
-    long granted = ClosedLoop.warmup(io.leasehold.proto.v1.LeasesGrpc.newStub(cluster.channel(leader)), "warmup", options, options.jvmWarmup);
+    long granted = ClosedLoop.warmup(io.leasehold.proto.v1.LeasesGrpc.newStub(cluster.writerChannel(leader, options.writerSharesWatchersLoop)), "warmup", options, options.jvmWarmup);
     double s = (System.nanoTime() - start) / 1e9;
     out.printf(Locale.ROOT, "%nwarmup (unrecorded): %d acquisitions in %.1f s = %.0f/s, closed loop, %d in flight, leader %s%n",
         granted, s, granted / s, options.inFlight, leader.id());
@@ -137,20 +137,11 @@ public final class WatchBenchmark {
     if (fanout != null) {
       lines.add(String.format(Locale.ROOT, "(B) %d watchers on one node get every event, throughput drop <= %.0f%%, per event view:",
           TARGET_WATCHERS, 100 * (1 - TARGET_MIN_RATIO)));
+      java.util.Map<io.leasehold.proto.v1.EventView, List<FanoutBenchmark.Comparison>> byView = new java.util.LinkedHashMap<>();
       for (FanoutBenchmark.Comparison c : fanout.comparisons()) {
-        boolean watchersOk = c.everyWatcherSawEverything();
-        boolean ratioOk = c.ratio() >= TARGET_MIN_RATIO;
-        boolean met = watchersOk && ratioOk && fanout.watchers() >= TARGET_WATCHERS;
-        FanoutBenchmark.Phase watched = c.watched();
-        lines.add(String.format(Locale.ROOT, "  %s view: %s", Options.viewName(c.view()), verdict(met, fanout.jitCores())));
-        lines.add(String.format(Locale.ROOT, "    throughput %.0f/s with %d watchers vs %.0f/s without (%.0f, %.0f): ratio %.3f (drop %.1f%%) -> %s",
-            watched.throughput(), fanout.watchers(), c.baseline(), c.before().throughput(), c.after().throughput(),
-            c.ratio(), 100 * (1 - c.ratio()), ratioOk ? "within target" : "OVER target"));
-        lines.add(String.format(Locale.ROOT, "    %d of %d watchers saw all %d acquisitions (%d saw more, %d failed)%s -> %s",
-            watched.watchersComplete(), fanout.watchers(), watched.granted(), watched.watchersOver(), watched.watchersFailed(),
-            watched.drained() ? String.format(Locale.ROOT, ", caught up %.0f ms after the load stopped", watched.drainMs()) : ", gave up waiting",
-            watchersOk ? "ok" : "NOT every event"));
+        byView.computeIfAbsent(c.view(), v -> new ArrayList<>()).add(c);
       }
+      byView.forEach((view, cs) -> lines.addAll(cs.size() == 1 ? single(cs.get(0), fanout) : pooled(view, cs, fanout)));
       if (fanout.watchers() < TARGET_WATCHERS) {
         lines.add("    (fewer watchers than the target's " + TARGET_WATCHERS + ")");
       }
@@ -159,6 +150,57 @@ public final class WatchBenchmark {
       }
     }
     return lines;
+  }
+
+  /** One watched phase against the no-watcher phases either side of it. */
+  private static List<String> single(FanoutBenchmark.Comparison c, FanoutBenchmark.Result fanout) {
+    boolean watchersOk = c.everyWatcherSawEverything();
+    boolean ratioOk = c.ratio() >= TARGET_MIN_RATIO;
+    boolean met = watchersOk && ratioOk && fanout.watchers() >= TARGET_WATCHERS;
+    FanoutBenchmark.Phase watched = c.watched();
+    return List.of(
+        String.format(Locale.ROOT, "  %s view: %s", Options.viewName(c.view()), verdict(met, fanout.jitCores())),
+        String.format(Locale.ROOT, "    throughput %.0f/s with %d watchers vs %.0f/s without (%.0f, %.0f): ratio %.3f (drop %.1f%%) -> %s",
+            watched.throughput(), fanout.watchers(), c.baseline(), c.before().throughput(), c.after().throughput(),
+            c.ratio(), 100 * (1 - c.ratio()), ratioOk ? "within target" : "OVER target"),
+        String.format(Locale.ROOT, "    %d of %d watchers saw all %d acquisitions (%d saw more, %d failed)%s -> %s",
+            watched.watchersComplete(), fanout.watchers(), watched.granted(), watched.watchersOver(), watched.watchersFailed(),
+            watched.drained() ? String.format(Locale.ROOT, ", caught up %.0f ms after the load stopped", watched.drainMs()) : ", gave up waiting",
+            watchersOk ? "ok" : "NOT every event"));
+  }
+
+  /**
+   * A view watched more than once ({@code --repeats}): its ratio pooled over its watched phases,
+   * mean watched throughput over the mean of their baselines, judged against the target. On a
+   * shared two-core machine one 15 s watched phase against its neighbours ranged from 0.56 to 1.13
+   * within an hour; many short phases, interleaved, average that drift out, where one pair cannot.
+   */
+  static List<String> pooled(io.leasehold.proto.v1.EventView view, List<FanoutBenchmark.Comparison> cs, FanoutBenchmark.Result fanout) {
+    double watched = cs.stream().mapToDouble(c -> c.watched().throughput()).average().orElseThrow();
+    double baseline = cs.stream().mapToDouble(FanoutBenchmark.Comparison::baseline).average().orElseThrow();
+    double[] ratios = cs.stream().mapToDouble(FanoutBenchmark.Comparison::ratio).toArray();
+    double[] sorted = ratios.clone();
+    java.util.Arrays.sort(sorted);
+    double median = sorted.length % 2 == 1 ? sorted[sorted.length / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+    long below = java.util.Arrays.stream(ratios).filter(r -> r < TARGET_MIN_RATIO).count();
+    long incomplete = cs.stream().filter(c -> !c.everyWatcherSawEverything()).count();
+    double ratio = watched / baseline;
+    boolean ratioOk = ratio >= TARGET_MIN_RATIO;
+    boolean met = incomplete == 0 && ratioOk && fanout.watchers() >= TARGET_WATCHERS;
+    StringBuilder each = new StringBuilder();
+    for (double r : ratios) {
+      each.append(String.format(Locale.ROOT, " %.3f", r));
+    }
+    return List.of(
+        String.format(Locale.ROOT, "  %s view, pooled over its %d watched phases: %s", Options.viewName(view), cs.size(),
+            verdict(met, fanout.jitCores())),
+        String.format(Locale.ROOT, "    mean throughput %.0f/s with %d watchers vs %.0f/s without: ratio %.3f (drop %.1f%%) -> %s",
+            watched, fanout.watchers(), baseline, ratio, 100 * (1 - ratio), ratioOk ? "within target" : "OVER target"),
+        String.format(Locale.ROOT, "    each phase against its neighbours, in order:%s; median %.3f, %d of %d below %.2f",
+            each, median, below, ratios.length, TARGET_MIN_RATIO),
+        incomplete == 0
+            ? String.format(Locale.ROOT, "    in every phase all %d watchers saw every acquisition -> ok", fanout.watchers())
+            : String.format(Locale.ROOT, "    in %d of %d phases NOT every watcher saw every acquisition (above, per phase)", incomplete, cs.size()));
   }
 
   /**

@@ -50,6 +50,35 @@ class RocksDbStoreTest extends KvStoreContract {
     assertEquals(new AppliedPosition(1, 8), store.applied());
   }
 
+  /**
+   * settle() leaves every memtable empty (its rows are in table files) and returns only when no
+   * flush or compaction runs or is pending; the rows are all still there.
+   */
+  @Test
+  void settleWritesTheMemtablesOutAndReturnsWithNoBackgroundWorkLeft() throws Exception {
+    RocksDbStore rocks = (RocksDbStore) store;
+    for (int round = 1; round <= 5; round++) {
+      List<Change> changes = new java.util.ArrayList<>();
+      for (int i = 0; i < 1_000; i++) {
+        changes.add(Change.put(Space.LEASES, b("lock/" + round + "/" + i), b("v" + round)));
+      }
+      store.commit(new AppliedPosition(1, round), changes);
+      assertEquals(1_000, rocks.property(Space.LEASES, "rocksdb.num-entries-active-mem-table"), "the round's rows wait in the memtable");
+      assertTrue(rocks.settle(java.time.Duration.ofSeconds(30)), "quiet within the timeout");
+      for (Space space : List.of(Space.LEASES, Space.META)) {
+        assertEquals(0, rocks.property(space, "rocksdb.num-entries-active-mem-table"), space + ": memtable written out");
+        assertEquals(0, rocks.property(space, "rocksdb.num-immutable-mem-table"), space + ": no memtable waiting to flush");
+        assertEquals(0, rocks.property(space, "rocksdb.compaction-pending"), space + ": no compaction pending");
+      }
+      assertEquals(0, rocks.property(Space.LEASES, "rocksdb.num-running-compactions"));
+      assertEquals(0, rocks.property(Space.LEASES, "rocksdb.num-running-flushes"));
+    }
+    assertEquals(5_000, rocks.property(Space.LEASES, "rocksdb.estimate-num-keys"));
+    assertArrayEquals(b("v5"), store.get(Space.LEASES, b("lock/5/999")).orElseThrow());
+    assertArrayEquals(b("v1"), store.get(Space.LEASES, b("lock/1/0")).orElseThrow());
+    assertEquals(new AppliedPosition(1, 5), store.applied());
+  }
+
   @Test
   void keepsStateAndAppliedPositionAcrossCloseAndReopen() throws IOException {
     store.commit(new AppliedPosition(2, 41), List.of(

@@ -1,0 +1,88 @@
+package io.leasehold.benchmarks.watch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.proto.v1.EventView;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The fan-out summary's arithmetic and the options that shape the phases, without a cluster. */
+class FanoutSummaryTest {
+  private static final EventView BASIC = EventView.EVENT_VIEW_BASIC;
+  private static final EventView FULL = EventView.EVENT_VIEW_FULL;
+
+  private static FanoutBenchmark.Phase phase(double throughput, int watchers, int complete) {
+    return new FanoutBenchmark.Phase("p", watchers, throughput, 1000, 0, 0, Stats.nanosHistogram(), complete, 0, 0, 10, true, 0.01);
+  }
+
+  /** Phases: none, then per view in {@code views} a watched phase and none again. */
+  private static FanoutBenchmark.Result result(List<EventView> views, double[] throughputs, int incompleteAt) {
+    List<FanoutBenchmark.Phase> phases = new ArrayList<>();
+    for (int i = 0; i < throughputs.length; i++) {
+      boolean watched = i % 2 == 1;
+      phases.add(phase(throughputs[i], watched ? 1000 : 0, watched && i != incompleteAt ? 1000 : 0));
+    }
+    return new FanoutBenchmark.Result(phases, views, 1000, true);
+  }
+
+  private static Options options(String... args) {
+    return Options.parse(args);
+  }
+
+  @Test
+  void repeatsInterleaveTheViewsInTheirOrder() {
+    assertEquals(List.of(FULL, BASIC, FULL, BASIC, FULL, BASIC), options("fanout", "--views=full,basic", "--repeats=3").phaseViews());
+    assertEquals(List.of(BASIC), options("fanout", "--views=basic", "--repeats=1").phaseViews());
+    assertEquals(5, options("fanout").repeats, "the default pools five watched phases per view");
+  }
+
+  @Test
+  void badPhaseOptionsAreRefusedNamingTheOption() {
+    IllegalArgumentException repeats = assertThrows(IllegalArgumentException.class, () -> options("fanout", "--repeats=0"));
+    assertTrue(repeats.getMessage().contains("--repeats"), repeats.getMessage());
+    IllegalArgumentException loop = assertThrows(IllegalArgumentException.class, () -> options("fanout", "--writer-loop=both"));
+    assertEquals("--writer-loop: must be own or shared, got 'both'", loop.getMessage());
+    assertTrue(options("fanout", "--writer-loop=shared").writerSharesWatchersLoop);
+    assertTrue(!options("fanout").writerSharesWatchersLoop, "the load has its own event loop by default");
+  }
+
+  @Test
+  void aViewWatchedOnceIsJudgedOnItsOnePair() {
+    // none 1000, watched 850, none 1100: baseline 1050, ratio 0.810
+    List<String> lines = WatchBenchmark.summary(options("fanout"), null, result(List.of(BASIC), new double[] {1000, 850, 1100}, -1));
+    assertTrue(lines.get(1).equals("  basic view: MET"), lines.toString());
+    assertTrue(lines.get(2).contains("ratio 0.810"), lines.toString());
+  }
+
+  @Test
+  void aRepeatedViewIsJudgedOnItsPooledRatioNotOnItsBestOrWorstPhase() {
+    // basic, basic, basic: pairs (1000, 900, 1000) -> 0.900; (1000, 500, 1000) -> 0.500; (1000, 1000, 1000) -> 1.000.
+    // Pooled: mean watched 800 over mean baseline 1000 = 0.800, which meets 0.8; two of three phases alone would too.
+    List<EventView> views = List.of(BASIC, BASIC, BASIC);
+    double[] t = {1000, 900, 1000, 500, 1000, 1000, 1000};
+    List<String> lines = WatchBenchmark.summary(options("fanout"), null, result(views, t, -1));
+    String all = String.join("\n", lines);
+    assertTrue(all.contains("basic view, pooled over its 3 watched phases: MET"), all);
+    assertTrue(all.contains("mean throughput 800/s with 1000 watchers vs 1000/s without: ratio 0.800 (drop 20.0%) -> within target"), all);
+    assertTrue(all.contains("in order: 0.900 0.500 1.000; median 0.900, 1 of 3 below 0.80"), all);
+
+    // The same, one phase a little slower: pooled 0.797 is not met, whatever the median says.
+    t[3] = 490;
+    all = String.join("\n", WatchBenchmark.summary(options("fanout"), null, result(views, t, -1)));
+    assertTrue(all.contains("basic view, pooled over its 3 watched phases: NOT MET"), all);
+    assertTrue(all.contains("ratio 0.797"), all);
+  }
+
+  @Test
+  void aPooledVerdictNeedsEveryWatcherToHaveSeenEveryEventInEveryPhase() {
+    List<EventView> views = List.of(FULL, BASIC, FULL, BASIC);
+    double[] t = {1000, 950, 1000, 950, 1000, 950, 1000, 950, 1000};
+    String all = String.join("\n", WatchBenchmark.summary(options("fanout"), null, result(views, t, 7)));
+    assertTrue(all.contains("full view, pooled over its 2 watched phases: MET"), all);
+    assertTrue(all.contains("basic view, pooled over its 2 watched phases: NOT MET"), all);
+    assertTrue(all.contains("in 1 of 2 phases NOT every watcher saw every acquisition"), all);
+  }
+}
