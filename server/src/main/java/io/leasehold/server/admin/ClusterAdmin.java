@@ -149,6 +149,9 @@ public final class ClusterAdmin implements AutoCloseable {
     });
   }
 
+  /** The longest one snapshot request to Ratis may wait before it is asked again. */
+  static final long SNAPSHOT_ASK_MILLIS = 2000;
+
   /**
    * Takes a snapshot on this node that includes every write acknowledged before it was asked for
    * (a linearizable read first brings this node up to the leader's commit index), and returns it.
@@ -166,9 +169,20 @@ public final class ClusterAdmin implements AutoCloseable {
             + target + ")");
       }
       while (true) {
-        long callTimeout = Math.max(1000, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
-        RaftClientReply reply = join(server.snapshotManagementAsync(SnapshotManagementRequest.newCreate(
-            snapshotClientId, selfId, groupId, snapshotCallId.incrementAndGet(), callTimeout, 1)));
+        // Ratis answers a request when its apply thread next wakes and calls takeSnapshot. It wakes
+        // that thread once per request; a wake-up that comes while the thread is busy can be lost,
+        // and on a quiet cluster no commit wakes it again, so the request waited out its whole
+        // timeout (60 s, twice in a row, between fan-out benchmark phases on 2026-11-23). Short
+        // requests, asked again, each wake it anew.
+        long callTimeout = Math.max(1000, Math.min(SNAPSHOT_ASK_MILLIS, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        RaftClientReply reply;
+        try {
+          reply = join(server.snapshotManagementAsync(SnapshotManagementRequest.newCreate(
+              snapshotClientId, selfId, groupId, snapshotCallId.incrementAndGet(), callTimeout, 1)));
+        } catch (org.apache.ratis.protocol.exceptions.TimeoutIOException unanswered) {
+          pause(deadline, "a snapshot at index " + target);
+          continue;
+        }
         check(reply);
         Optional<SingleFileSnapshotInfo> latest = stateMachine.latestSnapshotFile();
         if (latest.isPresent() && latest.get().getIndex() >= target) {
