@@ -91,14 +91,15 @@ final class FanoutBenchmark {
     }
     List<Phase> phases = new ArrayList<>();
     phases.add(phase("p1", "no watchers", 0, EventView.EVENT_VIEW_FULL, leader, acquireChannel));
-    for (EventView view : options.phaseViews()) {
+    List<EventView> views = options.phaseViews();
+    for (EventView view : views) {
       int n = phases.size();
       phases.add(phase("p" + (n + 1), options.watchers + " watchers, " + Options.viewName(view) + " view", options.watchers, view, leader,
           acquireChannel));
       phases.add(phase("p" + (n + 2), "no watchers again", 0, EventView.EVENT_VIEW_FULL, leader, acquireChannel));
     }
     boolean leaderUnchanged = cluster.leader().map(l -> l == leader).orElse(false);
-    Result result = new Result(phases, options.phaseViews(), options.watchers, leaderUnchanged);
+    Result result = new Result(phases, views, options.watchers, leaderUnchanged);
     for (Comparison c : result.comparisons()) {
       out.printf(Locale.ROOT, "  %s view: no watchers %.0f/s, %d watchers %.0f/s, no watchers again %.0f/s; "
               + "with/without (mean of the two no-watcher phases, %.0f/s) = %.3f%n",
