@@ -29,6 +29,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import io.leasehold.server.raft.CommitClock;
 import io.leasehold.server.raft.LeadershipCheck;
 import io.leasehold.server.raft.LeaseholdRpcType;
 import org.apache.ratis.conf.RaftProperties;
@@ -68,6 +69,7 @@ public final class LeaseholdNode implements AutoCloseable {
   private final RaftServer raftServer;
   private final Replicator replicator;
   private final LeadershipCheck leadershipCheck;
+  private final CommitClock commitClock = new CommitClock();
   private final ExpiryTicker ticker;
   private final WatchHub watchHub;
   private final HistoryCompactor compactor;
@@ -165,7 +167,7 @@ public final class LeaseholdNode implements AutoCloseable {
     RaftProperties raftProperties = serverProperties(config);
     org.apache.ratis.conf.Parameters raftParameters = new org.apache.ratis.conf.Parameters();
     this.leadershipCheck = new LeadershipCheck();
-    LeaseholdRpcType.configure(raftProperties, raftParameters, leadershipCheck);
+    LeaseholdRpcType.configure(raftProperties, raftParameters, leadershipCheck, commitClock);
     this.raftServer = RaftServer.newBuilder()
         .setServerId(selfId)
         .setGroup(initialGroup)
@@ -414,6 +416,11 @@ public final class LeaseholdNode implements AutoCloseable {
 
   public String clientAddress() {
     return config.self().clientAddress();
+  }
+
+  /** When this node, as leader, found its commit index moved: for benchmarks and diagnostics ({@link CommitClock}). */
+  public CommitClock commitClock() {
+    return commitClock;
   }
 
   public RaftServer.Division division() {

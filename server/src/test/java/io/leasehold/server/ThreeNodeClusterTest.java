@@ -83,6 +83,40 @@ class ThreeNodeClusterTest {
     assertTrue(sorted.get(sorted.size() / 2) < 150, "median follower apply lag after the leader's reply (ms): " + lagsMs);
   }
 
+  /**
+   * The commit clock (what the latency benchmark times commit-to-watcher from) reports every
+   * write's log entry committed on the leader, between the client's send and its reply, and
+   * nothing on a follower.
+   */
+  @Test
+  void theLeadersCommitClockTimesEachWriteBetweenItsSendAndItsReply() throws Exception {
+    cluster = TestCluster.start(3, dir);
+    LeaseholdNode leader = cluster.awaitLeader();
+    record Commit(long fromExclusive, long toInclusive, long nanoTime) {}
+    java.util.List<Commit> onLeader = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.List<Commit> onFollowers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    leader.commitClock().listen((from, to, t) -> onLeader.add(new Commit(from, to, t)),
+        leader.division().getRaftLog().getLastCommittedIndex());
+    for (LeaseholdNode f : cluster.followers()) {
+      f.commitClock().listen((from, to, t) -> onFollowers.add(new Commit(from, to, t)), f.division().getRaftLog().getLastCommittedIndex());
+    }
+    for (int i = 0; i < 5; i++) {
+      long sent = System.nanoTime();
+      AcquireResponse r = cluster.leases(leader.id()).acquire(acquire("lock/clock-" + i, "runner", 30));
+      long replied = System.nanoTime();
+      assertEquals(Outcome.GRANTED, r.getOutcome());
+      Commit c = onLeader.stream().filter(x -> x.fromExclusive() < r.getRevision() && r.getRevision() <= x.toInclusive())
+          .findFirst().orElseThrow(() -> new AssertionError("no commit reported for revision " + r.getRevision() + ": " + onLeader));
+      assertTrue(sent <= c.nanoTime() && c.nanoTime() <= replied,
+          "revision " + r.getRevision() + " reported committed " + (c.nanoTime() - sent) / 1e6 + " ms after the send, reply after "
+              + (replied - sent) / 1e6 + " ms");
+    }
+    for (int i = 1; i < onLeader.size(); i++) {
+      assertEquals(onLeader.get(i - 1).toInclusive(), onLeader.get(i).fromExclusive(), "reports are contiguous: " + onLeader);
+    }
+    assertTrue(onFollowers.isEmpty(), "followers report no commits: " + onFollowers);
+  }
+
   @Test
   void leaderKilledNewLeaderServesEveryLeaseStillHeldAndNewTokensAreLarger() throws Exception {
     cluster = TestCluster.start(3, dir);

@@ -116,6 +116,7 @@ public final class WatchBenchmark {
       boolean leaderOk = meets(latency.leader());
       boolean followerOk = meets(latency.follower());
       boolean met = atRate && leaderOk && followerOk && latency.complete();
+      boolean strictMet = atRate && meetsFromStamp(latency.leader()) && meetsFromStamp(latency.follower()) && latency.complete();
       lines.add(String.format(Locale.ROOT, "(A) commit-to-watcher p50 < %.0f ms, p99 < %.0f ms at %.0f acquisitions/s: %s",
           TARGET_P50_MS, TARGET_P99_MS, TARGET_RATE, verdict(met, latency.jitCores())));
       lines.add(String.format(Locale.ROOT, "    offered %.1f acquisitions/s%s; GRANTED replies came back at %.1f/s while sending, the last %.0f ms after "
@@ -123,9 +124,11 @@ public final class WatchBenchmark {
           latency.replyRate(), latency.lastReplyLagMs(), latency.lastReplyLagMs() > 1000 ? " (the cluster did NOT keep up with the offered rate)" : "",
           latency.granted(), latency.planned(), latency.errors()));
       for (LatencyBenchmark.WatcherResult w : List.of(latency.leader(), latency.follower())) {
-        lines.add(String.format(Locale.ROOT, "    %-12s stamp-to-watch p50 %.2f ms, p99 %.2f ms (upper bound) -> %s; send-to-watch p50 %.2f, p99 %.2f ms; "
-                + "reply-to-watch p50 %.2f, p99 %.2f ms; %s", w.where(), Stats.p(w.stampToWatch(), 50), Stats.p(w.stampToWatch(), 99),
-            meets(w) ? "within target" : "OVER target", Stats.p(w.sendToWatch(), 50), Stats.p(w.sendToWatch(), 99),
+        lines.add(String.format(Locale.ROOT, "    %-12s commit-to-watch p50 %.2f ms, p99 %.2f ms -> %s; stamp-to-watch p50 %.2f ms, p99 %.2f ms -> %s; "
+                + "send-to-watch p50 %.2f, p99 %.2f ms; reply-to-watch p50 %.2f, p99 %.2f ms; %s", w.where(),
+            Stats.p(w.commitToWatch(), 50), Stats.p(w.commitToWatch(), 99), meets(w) ? "within target" : commitTimed(w) ? "OVER target" : "NOT MEASURED",
+            Stats.p(w.stampToWatch(), 50), Stats.p(w.stampToWatch(), 99), meetsFromStamp(w) ? "within" : "over",
+            Stats.p(w.sendToWatch(), 50), Stats.p(w.sendToWatch(), 99),
             Stats.p(w.replyToWatch(), 50), Stats.p(w.replyToWatch(), 99),
             w.exactlyOnce() ? "every event exactly once" : "DELIVERY PROBLEM: " + w.missed() + " missed, " + w.duplicates()
                 + " duplicated, " + w.outOfOrder() + " out of order" + (w.error() == null ? "" : ", " + w.error())));
@@ -133,6 +136,8 @@ public final class WatchBenchmark {
       if (!latency.leaderUnchanged()) {
         lines.add("    the leader changed during the run");
       }
+      lines.add(String.format(Locale.ROOT, "    stricter, from the leader's stamp before the append (stamp-to-watch, which also holds the commit itself): %s",
+          verdict(strictMet, latency.jitCores())));
     }
     if (fanout != null) {
       lines.add(String.format(Locale.ROOT, "(B) %d watchers on one node get every event, throughput drop <= %.0f%%, per event view:",
@@ -217,11 +222,29 @@ public final class WatchBenchmark {
   }
 
   /**
-   * Judged on stamp-to-watch: from the leader's time stamp, taken before the entry is appended
-   * and so before it commits, to the watcher's receipt. That bounds commit-to-watcher from above
-   * without the client's own hop and the queue in front of the leader, which send-to-watch adds.
+   * Judged on commit-to-watch, the target as stated: from when the leader found the entry
+   * committed to the watcher's receipt. Every recorded acquisition must have been timed, and
+   * fewer than 1% seen by the watcher before the leader's report of their commit (a report
+   * delayed past the watcher would shorten the figure; see {@link io.leasehold.server.raft.CommitClock}).
    */
   private static boolean meets(LatencyBenchmark.WatcherResult w) {
+    return commitTimed(w)
+        && Stats.p(w.commitToWatch(), 50) < TARGET_P50_MS
+        && Stats.p(w.commitToWatch(), 99) < TARGET_P99_MS;
+  }
+
+  private static boolean commitTimed(LatencyBenchmark.WatcherResult w) {
+    long n = w.commitToWatch().getTotalCount();
+    return n > 0 && w.noCommitTime() == 0 && w.negativeCommitToWatch() * 100 < n;
+  }
+
+  /**
+   * The stricter reading, on which (A) was judged until the commit clock existed: from the leader's
+   * time stamp, taken before the entry is appended, to the watcher's receipt. It also holds the
+   * commit itself (the leader's log sync and a follower's round trip), which commit-to-watcher
+   * does not.
+   */
+  private static boolean meetsFromStamp(LatencyBenchmark.WatcherResult w) {
     return w.stampToWatch().getTotalCount() > 0
         && Stats.p(w.stampToWatch(), 50) < TARGET_P50_MS
         && Stats.p(w.stampToWatch(), 99) < TARGET_P99_MS;

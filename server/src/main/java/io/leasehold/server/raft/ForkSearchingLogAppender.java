@@ -14,12 +14,24 @@ import org.apache.ratis.server.leader.LeaderState;
  * unreachable follower; but a follower that answers is reachable, and the sleeps only stretch the
  * repair. An answer that does not move the search keeps counting, so a follower that keeps
  * answering the same thing still gets the back-off.
+ *
+ * <p>It also passes Ratis's notices of a new commit index on to the node's {@link CommitClock}.
  */
 public final class ForkSearchingLogAppender extends GrpcLogAppender {
   private final ForkSearch search = new ForkSearch();
+  private final CommitClock commitClock;
 
-  public ForkSearchingLogAppender(RaftServer.Division server, LeaderState leaderState, FollowerInfo follower) {
+  public ForkSearchingLogAppender(RaftServer.Division server, LeaderState leaderState, FollowerInfo follower, CommitClock commitClock) {
     super(server, leaderState, follower);
+    this.commitClock = commitClock;
+  }
+
+  /** Ratis calls this on every appender just after the leader's commit index moves (and on other events); see {@link CommitClock}. */
+  @Override
+  public void notifyLogAppender() {
+    // The commit time first: the signal may hand the core to this appender's thread.
+    commitClock.observe(getRaftLog().getLastCommittedIndex());
+    super.notifyLogAppender();
   }
 
   @Override

@@ -22,14 +22,17 @@ import org.apache.ratis.server.protocol.TermIndex;
  * <ul>
  *   <li>finds where a rejoining follower's log parts from the leader's in about log2(n) round
  *       trips ({@link ForkSearchingLogAppender});</li>
- *   <li>reports every answer it gets to the node's {@link LeadershipCheck}.</li>
+ *   <li>reports every answer it gets to the node's {@link LeadershipCheck};</li>
+ *   <li>passes notices of a new commit index to the node's {@link CommitClock}.</li>
  * </ul>
  */
 public final class LeaseholdRpcType implements RpcType {
-  /** Sets the RPC type in {@code properties} and hands {@code check} to the factory through {@code parameters}. */
-  public static void configure(org.apache.ratis.conf.RaftProperties properties, Parameters parameters, LeadershipCheck check) {
+  /** Sets the RPC type in {@code properties} and hands {@code check} and {@code commits} to the factory through {@code parameters}. */
+  public static void configure(org.apache.ratis.conf.RaftProperties properties, Parameters parameters, LeadershipCheck check,
+                               CommitClock commits) {
     org.apache.ratis.RaftConfigKeys.Rpc.setType(properties, new LeaseholdRpcType());
     parameters.put(LeadershipCheck.PARAMETER, check, LeadershipCheck.class);
+    parameters.put(CommitClock.PARAMETER, commits, CommitClock.class);
   }
 
   @Override
@@ -44,15 +47,17 @@ public final class LeaseholdRpcType implements RpcType {
 
   static final class Factory extends GrpcFactory {
     private final LeadershipCheck check;
+    private final CommitClock commits;
 
     Factory(Parameters parameters) {
       super(parameters);
       this.check = parameters.getNonNull(LeadershipCheck.PARAMETER, LeadershipCheck.class);
+      this.commits = parameters.getNonNull(CommitClock.PARAMETER, CommitClock.class);
     }
 
     @Override
     public LogAppender newLogAppender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
-      LogAppender appender = new ForkSearchingLogAppender(server, new Reporting(state, check), follower);
+      LogAppender appender = new ForkSearchingLogAppender(server, new Reporting(state, check), follower, commits);
       check.register(appender);
       return appender;
     }

@@ -1,0 +1,59 @@
+package io.leasehold.server.raft;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * When the leader's commit index moved: a diagnostic hook, used by the latency benchmark to time
+ * commit-to-watcher from the commit itself rather than from before the entry was appended.
+ *
+ * <p>Ratis's leader advances its commit index on its leader-state thread and then, at once, tells
+ * each log appender ({@code LeaderStateImpl.commitIndexChanged} → {@code notifySenders}). Our
+ * appender passes each such notice here ({@link ForkSearchingLogAppender#notifyLogAppender}),
+ * which reads the commit index and, if it moved since the last notice, tells the listener with
+ * the time it read it. The time is therefore a little after the commit index moved (by the few
+ * microseconds of Ratis's bookkeeping between the two, more if that thread is descheduled there),
+ * never before: an interval measured from it is, if anything, short by that much.
+ *
+ * <p>Only a leader with followers reports (a single node has no appenders). With no listener set,
+ * a notice costs one volatile read.
+ */
+public final class CommitClock {
+  /** Called on a Ratis thread; must return quickly. */
+  @FunctionalInterface
+  public interface Listener {
+    /** Log entries {@code (fromExclusive, toInclusive]} were found committed at {@code nanoTime} ({@link System#nanoTime}). */
+    void committed(long fromExclusive, long toInclusive, long nanoTime);
+  }
+
+  static final String PARAMETER = CommitClock.class.getName();
+
+  private volatile Listener listener;
+  private final AtomicLong reported = new AtomicLong(Long.MAX_VALUE);
+
+  /**
+   * Sets (or, with null, clears) the listener. It hears of commits after {@code committedNow}, the
+   * commit index the caller has read; pass the leader's current one.
+   */
+  public void listen(Listener newListener, long committedNow) {
+    listener = null;
+    reported.set(committedNow);
+    listener = newListener;
+  }
+
+  /** From an appender, on each notice: {@code commitIndex} is the leader's commit index as read now. */
+  void observe(long commitIndex) {
+    Listener l = listener;
+    if (l == null) {
+      return;
+    }
+    long now = System.nanoTime();
+    long before = reported.get();
+    while (commitIndex > before) {
+      if (reported.compareAndSet(before, commitIndex)) {
+        l.committed(before, commitIndex, now);
+        return;
+      }
+      before = reported.get();
+    }
+  }
+}
