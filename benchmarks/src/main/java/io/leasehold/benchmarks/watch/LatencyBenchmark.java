@@ -255,7 +255,7 @@ final class LatencyBenchmark {
       out.printf(Locale.ROOT, "  watcher on %s:%n", w.where());
       out.printf(Locale.ROOT, "    commit-to-watch (from the leader's commit):        %s%n", Stats.line(w.commitToWatch()));
       if (w.negativeCommitToWatch() > 0 || w.noCommitTime() > 0) {
-        out.printf(Locale.ROOT, "    commit-to-watch not measured: %d watched before the leader reported the commit (recorded as 0), "
+        out.printf(Locale.ROOT, "    commit-to-watch caveats: %d watched before the leader reported the commit (recorded as 0), "
             + "%d with no commit time%n", w.negativeCommitToWatch(), w.noCommitTime());
       }
       out.printf(Locale.ROOT, "    stamp-to-watch (also holds the commit itself):     %s%n", Stats.line(w.stampToWatch()));
