@@ -58,12 +58,25 @@ public final class GrpcErrors {
       Metadata trailers = new Metadata();
       leaderHint.ifPresent(h -> trailers.put(LEADER_HINT, h));
       return Status.UNAVAILABLE
-          .withDescription("no leader reachable with a quorum: " + cause.getMessage()
+          .withDescription(unavailableBecause(cause) + cause.getMessage()
               + leaderHint.map(h -> " (last known leader at " + h + ")").orElse(""))
           .withCause(cause)
           .asRuntimeException(trailers);
     }
     return Status.INTERNAL.withDescription(String.valueOf(cause)).withCause(cause).asRuntimeException();
+  }
+
+  /**
+   * A timeout is not "no leader": a leader may well hold a quorum and be slow, and a write that
+   * timed out may still commit. Saying so tells the operator where to look, and the caller that
+   * the outcome is unknown. (The SDK retries it safely: Acquire and Register carry a request id
+   * the state machine deduplicates, and its other writes are idempotent.)
+   */
+  private static String unavailableBecause(Throwable cause) {
+    if (cause instanceof TimeoutException || cause instanceof org.apache.ratis.protocol.exceptions.TimeoutIOException) {
+      return "no answer from the cluster in time (a write may still take effect): ";
+    }
+    return "no leader reachable with a quorum: ";
   }
 
   private static boolean isUnavailable(Throwable t) {

@@ -1,12 +1,15 @@
 package io.leasehold.server.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.Status;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import org.apache.ratis.protocol.exceptions.ReadIndexException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 import org.junit.jupiter.api.Test;
 
 class GrpcErrorsTest {
@@ -21,5 +24,24 @@ class GrpcErrorsTest {
   void anyOtherStateMachineFaultStaysInternal() {
     Throwable fault = new StateMachineException("n1: query failed", new IllegalStateException("bug"));
     assertEquals(Status.Code.INTERNAL, GrpcErrors.toStatus(fault, Optional.empty()).getStatus().getCode());
+  }
+
+  @Test
+  void aTimeoutIsUnavailableButNotCalledNoLeaderAndSaysTheWriteMayStillTakeEffect() {
+    Throwable timeout = new CompletionException(new TimeoutIOException("n1: request #42 timed out after 3s"));
+    Status status = GrpcErrors.toStatus(timeout, Optional.of("127.0.0.1:7001")).getStatus();
+    assertEquals(Status.Code.UNAVAILABLE, status.getCode());
+    assertTrue(status.getDescription().startsWith("no answer from the cluster in time (a write may still take effect): "
+        + "n1: request #42 timed out after 3s"), status.getDescription());
+    assertTrue(status.getDescription().endsWith("(last known leader at 127.0.0.1:7001)"), status.getDescription());
+  }
+
+  @Test
+  void noLeaderIsStillCalledThat() {
+    Throwable notLeader = new NotLeaderException(org.apache.ratis.protocol.RaftGroupMemberId.valueOf(
+        org.apache.ratis.protocol.RaftPeerId.valueOf("n2"), org.apache.ratis.protocol.RaftGroupId.randomId()), null, java.util.List.of());
+    Status status = GrpcErrors.toStatus(notLeader, Optional.empty()).getStatus();
+    assertEquals(Status.Code.UNAVAILABLE, status.getCode());
+    assertTrue(status.getDescription().startsWith("no leader reachable with a quorum: "), status.getDescription());
   }
 }
