@@ -69,8 +69,8 @@ public final class GrpcErrors {
   /**
    * A timeout is not "no leader": a leader may well hold a quorum and be slow, and a write that
    * timed out may still commit. Saying so tells the operator where to look, and the caller that
-   * the outcome is unknown. (The SDK retries it safely: Acquire and Register carry a request id
-   * the state machine deduplicates, and its other writes are idempotent.)
+   * the outcome is unknown. (The SDK retries it: it sends only writes that are safe to repeat;
+   * its {@code Calls} says why for each.)
    */
   private static String unavailableBecause(Throwable cause) {
     if (cause instanceof TimeoutException || cause instanceof org.apache.ratis.protocol.exceptions.TimeoutIOException) {
