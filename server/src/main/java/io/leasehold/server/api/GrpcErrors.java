@@ -73,7 +73,7 @@ public final class GrpcErrors {
    * its {@code Calls} says why for each.)
    */
   private static String unavailableBecause(Throwable cause) {
-    if (cause instanceof TimeoutException || cause instanceof org.apache.ratis.protocol.exceptions.TimeoutIOException) {
+    if (isTimeout(cause)) {
       return "no answer from the cluster in time (a write may still take effect): ";
     }
     return "no leader reachable with a quorum: ";
@@ -87,9 +87,12 @@ public final class GrpcErrors {
         || t instanceof ReadException
         || t instanceof ResourceUnavailableException
         || t instanceof AlreadyClosedException
-        || t instanceof TimeoutException
-        || t instanceof org.apache.ratis.protocol.exceptions.TimeoutIOException
+        || isTimeout(t)
         || (t instanceof java.io.IOException && !(t instanceof RaftException));
+  }
+
+  private static boolean isTimeout(Throwable t) {
+    return t instanceof TimeoutException || t instanceof org.apache.ratis.protocol.exceptions.TimeoutIOException;
   }
 
   private static Throwable unwrap(Throwable t) {
