@@ -71,7 +71,8 @@ final class Options {
       "    --watch-senders=N    each node's watch sender threads (default: the server's, half the cores and at least 1)",
       "    --jvm-warmup=SECONDS closed-loop Acquire load on each new cluster before anything is measured (default 90: C2 is still compiling three nodes' code after 20 s)",
       "    --profile=DIR        profile every measured period with async-profiler (on the class path) into DIR",
-      "    --profile-event=E    cpu (default) or wall: wall-clock samples of every thread, running or waiting",
+      "    --profile-event=E    cpu (default); wall: wall-clock samples of every thread, running or waiting; alloc: bytes",
+      "                         allocated on the heap, by allocating stack (what the collector has to clear)",
       "    --profiler-lib=PATH  libasyncProfiler.so, if not on java.library.path");
 
   static Options parse(String[] args) {
@@ -140,8 +141,8 @@ final class Options {
         case "profile" -> o.profileDir = java.nio.file.Path.of(value);
         case "profiler-lib" -> o.profilerLib = value;
         case "profile-event" -> {
-          if (!value.equals("cpu") && !value.equals("wall")) {
-            throw new IllegalArgumentException("--profile-event: must be cpu or wall, got '" + value + "'");
+          if (!value.equals("cpu") && !value.equals("wall") && !value.equals("alloc")) {
+            throw new IllegalArgumentException("--profile-event: must be cpu, wall or alloc, got '" + value + "'");
           }
           o.profileEvent = value;
         }

@@ -16,7 +16,7 @@ final class PhaseProfiler {
   private final Object profiler;
   private final Method execute;
 
-  /** async-profiler's event: cpu or wall. */
+  /** async-profiler's event: cpu, wall or alloc. */
   private final String event;
 
   private PhaseProfiler(Path dir, Object profiler, Method execute, String event) {
@@ -46,12 +46,19 @@ final class PhaseProfiler {
   void start() {
     // Wall-clock mode samples every thread, running or waiting, at each tick: with a hundred
     // threads a 1 ms tick would cost far more than CPU sampling's, so it ticks every 5 ms.
-    run("start,event=" + event + ",interval=" + (event.equals("wall") ? "5ms" : "1ms") + ",threads");
+    // Allocation mode samples about once per 512 KiB allocated (in TLAB refills and outside them).
+    String interval = switch (event) {
+      case "wall" -> "interval=5ms";
+      case "alloc" -> "alloc=512k";
+      default -> "interval=1ms";
+    };
+    run("start,event=" + event + "," + interval + ",threads");
   }
 
   void stop(String label) {
     if (profiler != null) {
-      run("stop,collapsed,file=" + dir.resolve(label + ".collapsed"));
+      // For allocations, weigh each stack by the bytes it allocated rather than by its samples.
+      run("stop,collapsed" + (event.equals("alloc") ? ",total" : "") + ",file=" + dir.resolve(label + ".collapsed"));
       System.out.println("  (" + event + " profile: " + dir.resolve(label + ".collapsed") + ")");
     }
   }
