@@ -104,7 +104,16 @@ public final class RocksDbStore implements KvStore {
     handleLock.readLock().lock();
     try {
       Handle h = live();
-      WriteBatchEncoder encoder = new WriteBatchEncoder();
+      byte[] meta = position.encode();
+      int metaCf = h.cfId(Space.META);
+      int capacity = WriteBatchEncoder.HEADER + WriteBatchEncoder.putSize(metaCf, AppliedPosition.META_KEY.length, meta.length);
+      for (Change c : changes) {
+        int cf = h.cfId(c.space());
+        capacity += c.value().isPresent()
+            ? WriteBatchEncoder.putSize(cf, c.key().length, c.value().get().length)
+            : WriteBatchEncoder.deleteSize(cf, c.key().length);
+      }
+      WriteBatchEncoder encoder = new WriteBatchEncoder(capacity);
       for (Change c : changes) {
         if (c.value().isPresent()) {
           encoder.put(h.cfId(c.space()), c.key(), c.value().get());
@@ -112,7 +121,7 @@ public final class RocksDbStore implements KvStore {
           encoder.delete(h.cfId(c.space()), c.key());
         }
       }
-      encoder.put(h.cfId(Space.META), AppliedPosition.META_KEY, position.encode());
+      encoder.put(metaCf, AppliedPosition.META_KEY, meta);
       try (WriteBatch batch = new WriteBatch(encoder.toByteArray())) {
         h.db.write(writeOptions, batch);
       }

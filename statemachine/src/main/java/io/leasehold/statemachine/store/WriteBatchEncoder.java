@@ -13,18 +13,42 @@ import java.util.Arrays;
  * </pre>
  *
  * A batch of a thousand renewals then crosses JNI once instead of a thousand times.
+ *
+ * <p>The caller sizes the buffer exactly with {@link #putSize} and {@link #deleteSize}, so a batch
+ * costs one array of its own length: one applied entry writes a few hundred bytes, and a fixed
+ * buffer of a few KiB per entry was most of the state machine's garbage.
  */
 final class WriteBatchEncoder {
   private static final byte PUT_CF = 0x05;
   private static final byte DELETE_CF = 0x04;
-  private static final int HEADER = 12;
+  static final int HEADER = 12;
 
-  private byte[] buf = new byte[4096];
+  private byte[] buf;
   private int size = HEADER;
   private int count;
 
+  /** @param capacity the batch's whole size, {@link #HEADER} included (it grows if that was short) */
+  WriteBatchEncoder(int capacity) {
+    buf = new byte[Math.max(HEADER, capacity)];
+  }
+
+  /** The bytes {@link #put} adds. */
+  static int putSize(int cf, int keyLength, int valueLength) {
+    return 1 + varintSize(cf) + varintSize(keyLength) + keyLength + varintSize(valueLength) + valueLength;
+  }
+
+  /** The bytes {@link #delete} adds. */
+  static int deleteSize(int cf, int keyLength) {
+    return 1 + varintSize(cf) + varintSize(keyLength) + keyLength;
+  }
+
+  private static int varintSize(int v) {
+    // 1 byte per started group of 7 bits; 0 takes one byte, a negative int five.
+    return v == 0 ? 1 : (38 - Integer.numberOfLeadingZeros(v)) / 7;
+  }
+
   void put(int cf, byte[] key, byte[] value) {
-    ensure(1 + 5 + 5 + key.length + 5 + value.length);
+    ensure(putSize(cf, key.length, value.length));
     buf[size++] = PUT_CF;
     varint(cf);
     varint(key.length);
@@ -37,7 +61,7 @@ final class WriteBatchEncoder {
   }
 
   void delete(int cf, byte[] key) {
-    ensure(1 + 5 + 5 + key.length);
+    ensure(deleteSize(cf, key.length));
     buf[size++] = DELETE_CF;
     varint(cf);
     varint(key.length);
@@ -46,9 +70,9 @@ final class WriteBatchEncoder {
     count++;
   }
 
-  /** The batch's bytes: header (sequence 0, count) and records. */
+  /** The batch's bytes: header (sequence 0, count) and records; the buffer itself if it was sized exactly. */
   byte[] toByteArray() {
-    byte[] out = Arrays.copyOf(buf, size);
+    byte[] out = size == buf.length ? buf : Arrays.copyOf(buf, size);
     // sequence: 8 zero bytes already; count: fixed32 little-endian.
     out[8] = (byte) count;
     out[9] = (byte) (count >>> 8);
