@@ -11,6 +11,8 @@ final class Options {
   double rate = 1000;
   Duration warmup = Duration.ofSeconds(60);
   Duration duration = Duration.ofSeconds(20);
+  /** When, into the recorded period, every node starts a snapshot at once; null: only when their threshold says. */
+  Duration snapshotAt;
 
   // fanout
   int inFlight = 64;
@@ -49,6 +51,8 @@ final class Options {
       "    --warmup=SECONDS     unrecorded run of the same workload, both watches open, before the recorded one (default 60: the watch",
       "                         paths are compiled only once watched; a shorter one leaves C2 recompiling in the recorded period)",
       "    --duration=SECONDS   recorded period (default 20)",
+      "    --snapshot-at=SECONDS  start a snapshot on every node at once this far into the recorded period, as their common",
+      "                         threshold (every 100,000 entries) does now and then (default: only when the threshold says)",
       "  fanout: closed-loop Acquire throughput with no watchers, then per event view N watchers on the leader and none again",
       "    --in-flight=N        concurrent acquires (default 64)",
       "    --watchers=N         watchers in each watched phase (default 1000)",
@@ -113,6 +117,7 @@ final class Options {
         case "rate" -> o.rate = positive(name, Double.parseDouble(value));
         case "warmup" -> o.warmup = seconds(name, value, true);
         case "duration" -> o.duration = seconds(name, value, false);
+        case "snapshot-at" -> o.snapshotAt = seconds(name, value, true);
         case "in-flight" -> o.inFlight = (int) positive(name, Integer.parseInt(value));
         case "watchers" -> o.watchers = (int) positive(name, Integer.parseInt(value));
         case "channels" -> o.channels = (int) positive(name, Integer.parseInt(value));
@@ -194,8 +199,8 @@ final class Options {
 
   String describe() {
     return String.format(Locale.ROOT,
-        "mode=%s rate=%.0f/s warmup=%ss duration=%ss in-flight=%d watchers=%d channels=%d writer-loop=%s fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s repeats=%d drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss watch-senders=%s",
-        mode, rate, secs(warmup), secs(duration), inFlight, watchers, channels, writerSharesWatchersLoop ? "shared" : "own", secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
+        "mode=%s rate=%.0f/s warmup=%ss duration=%ss snapshot-at=%s in-flight=%d watchers=%d channels=%d writer-loop=%s fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s repeats=%d drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss watch-senders=%s",
+        mode, rate, secs(warmup), secs(duration), snapshotAt == null ? "threshold" : secs(snapshotAt) + "s", inFlight, watchers, channels, writerSharesWatchersLoop ? "shared" : "own", secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
         String.join(",", views.stream().map(Options::viewName).toList()), repeats,
         secs(drainTimeout), secs(ttl), electionMin.toMillis(), electionMax.toMillis(), secs(jvmWarmup),
         watchSenders > 0 ? Integer.toString(watchSenders) : "default (" + io.leasehold.server.watch.WatchHub.defaultSenders() + ")");
