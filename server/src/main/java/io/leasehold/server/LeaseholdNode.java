@@ -62,6 +62,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaseholdNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseholdNode.class);
+  /** Ratis's client request pool: one thread per core, and at least two. */
+  static final int RATIS_CLIENT_THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
 
   private final NodeConfig config;
   private final RaftGroupId groupId;
@@ -375,6 +377,13 @@ public final class LeaseholdNode implements AutoCloseable {
     // default of 60 s held some 200,000 replies per node at 3,000 writes/s, and the young
     // collections that copied them paused every node for 100-170 ms.
     RaftServerConfigKeys.RetryCache.setExpiryTime(p, millis(c.requestTimeout().multipliedBy(2)));
+    // Ratis hands each client request to its client pool and the caller waits for it there; the
+    // pool's work ends in one synchronized append, so more threads than cores add only
+    // contention. Its default is unbounded: when a snapshot slowed the leader for a moment, the
+    // pool grew to some 340 threads queued on that lock, and writes and watches stalled for up to
+    // a second behind the convoy. A fixed pool queues the requests instead.
+    RaftServerConfigKeys.ThreadPool.setClientCached(p, false);
+    RaftServerConfigKeys.ThreadPool.setClientSize(p, RATIS_CLIENT_THREADS);
     return p;
   }
 

@@ -56,4 +56,43 @@ class OverloadTest {
       assertEquals(Outcome.GRANTED, cluster.leases("n1").acquire(acquire("lock/after", "h", 60)).getOutcome());
     }
   }
+
+  /**
+   * Ratis runs each client request on its client pool while the caller waits. Unbounded (its
+   * default), that pool grew to hundreds of threads queued on one lock whenever the leader
+   * slowed; bounded, a burst queues instead.
+   */
+  @Test
+  void aBurstOfWritesRunsOnABoundedRatisClientPool() throws Exception {
+    try (TestCluster cluster = TestCluster.start(1, dir, b -> b)) {
+      LeasesGrpc.LeasesStub async = LeasesGrpc.newStub(cluster.channel("n1")).withDeadlineAfter(30, TimeUnit.SECONDS);
+      List<CompletableFuture<Object>> calls = new ArrayList<>();
+      for (int i = 0; i < 1000; i++) {
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        calls.add(f);
+        async.acquire(acquire("lock/pool-" + i, "h", 60), new StreamObserver<>() {
+          @Override
+          public void onNext(AcquireResponse value) {
+            f.complete(value.getOutcome());
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            f.complete(Status.fromThrowable(t).getCode());
+          }
+
+          @Override
+          public void onCompleted() {
+          }
+        });
+      }
+      CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+      assertEquals(1000, calls.stream().filter(f -> f.join() == Outcome.GRANTED).count(), "every write of the burst granted");
+      // The pool's threads are named <id>-client-thread<n>, numbered from 1 as they are created.
+      long poolThreads = Thread.getAllStackTraces().keySet().stream()
+          .filter(t -> t.getName().startsWith("n1-client-thread")).count();
+      assertTrue(poolThreads >= 1 && poolThreads <= LeaseholdNode.RATIS_CLIENT_THREADS,
+          "Ratis client pool threads after a burst of 1000 writes: " + poolThreads + ", bound " + LeaseholdNode.RATIS_CLIENT_THREADS);
+    }
+  }
 }
