@@ -154,6 +154,10 @@ final class Options {
         default -> throw new IllegalArgumentException("unknown option --" + name);
       }
     }
+    if (o.snapshotAt != null && o.snapshotAt.compareTo(o.duration) >= 0) {
+      throw new IllegalArgumentException("--snapshot-at must fall inside the recorded period (--duration " + secs(o.duration)
+          + " s), got " + secs(o.snapshotAt) + " s");
+    }
     return o;
   }
 

@@ -160,7 +160,8 @@ public final class StrictProtobuf {
   /**
    * The request's bytes, announced as of known length: grpc's protobuf marshaller then parses
    * from an array it reuses. Given a plain stream it would allocate a 4 KiB read buffer for every
-   * request, as {@code readAllBytes} would an 8 KiB one: together most of a request's garbage.
+   * request, as {@code readAllBytes} would an 8 KiB one: together half the garbage of taking a
+   * request in.
    */
   private static final class KnownLengthBytes extends ByteArrayInputStream implements KnownLength {
     KnownLengthBytes(byte[] bytes) {
