@@ -25,28 +25,7 @@ class OverloadTest {
   @Test
   void writesBeyondThePendingBoundAreRefusedWithResourceExhaustedAndNoneHang() throws Exception {
     try (TestCluster cluster = TestCluster.start(1, dir, b -> b.maxPendingWrites(2))) {
-      LeasesGrpc.LeasesStub async = LeasesGrpc.newStub(cluster.channel("n1")).withDeadlineAfter(30, TimeUnit.SECONDS);
-      List<CompletableFuture<Object>> calls = new ArrayList<>();
-      for (int i = 0; i < 300; i++) {
-        CompletableFuture<Object> f = new CompletableFuture<>();
-        calls.add(f);
-        async.acquire(acquire("lock/burst-" + i, "h", 60), new StreamObserver<>() {
-          @Override
-          public void onNext(AcquireResponse value) {
-            f.complete(value.getOutcome());
-          }
-
-          @Override
-          public void onError(Throwable t) {
-            f.complete(Status.fromThrowable(t).getCode());
-          }
-
-          @Override
-          public void onCompleted() {
-          }
-        });
-      }
-      CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+      List<CompletableFuture<Object>> calls = burst(cluster, "lock/burst-", 300);
       long granted = calls.stream().filter(f -> f.join() == Outcome.GRANTED).count();
       long refused = calls.stream().filter(f -> f.join() == Status.Code.RESOURCE_EXHAUSTED).count();
       assertEquals(300, granted + refused, "every call ended GRANTED or RESOURCE_EXHAUSTED");
@@ -65,28 +44,7 @@ class OverloadTest {
   @Test
   void aBurstOfWritesRunsOnABoundedRatisClientPool() throws Exception {
     try (TestCluster cluster = TestCluster.start(1, dir, b -> b)) {
-      LeasesGrpc.LeasesStub async = LeasesGrpc.newStub(cluster.channel("n1")).withDeadlineAfter(30, TimeUnit.SECONDS);
-      List<CompletableFuture<Object>> calls = new ArrayList<>();
-      for (int i = 0; i < 1000; i++) {
-        CompletableFuture<Object> f = new CompletableFuture<>();
-        calls.add(f);
-        async.acquire(acquire("lock/pool-" + i, "h", 60), new StreamObserver<>() {
-          @Override
-          public void onNext(AcquireResponse value) {
-            f.complete(value.getOutcome());
-          }
-
-          @Override
-          public void onError(Throwable t) {
-            f.complete(Status.fromThrowable(t).getCode());
-          }
-
-          @Override
-          public void onCompleted() {
-          }
-        });
-      }
-      CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+      List<CompletableFuture<Object>> calls = burst(cluster, "lock/pool-", 1000);
       assertEquals(1000, calls.stream().filter(f -> f.join() == Outcome.GRANTED).count(), "every write of the burst granted");
       // The pool's threads are named <id>-client-thread<n>, numbered from 1 as they are created.
       long poolThreads = Thread.getAllStackTraces().keySet().stream()
@@ -94,5 +52,32 @@ class OverloadTest {
       assertTrue(poolThreads >= 1 && poolThreads <= LeaseholdNode.RATIS_CLIENT_THREADS,
           "Ratis client pool threads after a burst of 1000 writes: " + poolThreads + ", bound " + LeaseholdNode.RATIS_CLIENT_THREADS);
     }
+  }
+
+  /** {@code n} acquires sent at once to n1, each ended by its outcome or its status code. */
+  private static List<CompletableFuture<Object>> burst(TestCluster cluster, String prefix, int n) throws Exception {
+    LeasesGrpc.LeasesStub async = LeasesGrpc.newStub(cluster.channel("n1")).withDeadlineAfter(30, TimeUnit.SECONDS);
+    List<CompletableFuture<Object>> calls = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      CompletableFuture<Object> f = new CompletableFuture<>();
+      calls.add(f);
+      async.acquire(acquire(prefix + i, "h", 60), new StreamObserver<>() {
+        @Override
+        public void onNext(AcquireResponse value) {
+          f.complete(value.getOutcome());
+        }
+
+        @Override
+        public void onError(Throwable t) {
+          f.complete(Status.fromThrowable(t).getCode());
+        }
+
+        @Override
+        public void onCompleted() {
+        }
+      });
+    }
+    CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+    return calls;
   }
 }
