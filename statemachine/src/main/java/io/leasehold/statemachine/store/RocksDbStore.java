@@ -108,18 +108,11 @@ public final class RocksDbStore implements KvStore {
       int metaCf = h.cfId(Space.META);
       int capacity = WriteBatchEncoder.HEADER + WriteBatchEncoder.putSize(metaCf, AppliedPosition.META_KEY.length, meta.length);
       for (Change c : changes) {
-        int cf = h.cfId(c.space());
-        capacity += c.value().isPresent()
-            ? WriteBatchEncoder.putSize(cf, c.key().length, c.value().get().length)
-            : WriteBatchEncoder.deleteSize(cf, c.key().length);
+        capacity += WriteBatchEncoder.size(h.cfId(c.space()), c);
       }
       WriteBatchEncoder encoder = new WriteBatchEncoder(capacity);
       for (Change c : changes) {
-        if (c.value().isPresent()) {
-          encoder.put(h.cfId(c.space()), c.key(), c.value().get());
-        } else {
-          encoder.delete(h.cfId(c.space()), c.key());
-        }
+        encoder.add(h.cfId(c.space()), c);
       }
       encoder.put(metaCf, AppliedPosition.META_KEY, meta);
       try (WriteBatch batch = new WriteBatch(encoder.toByteArray())) {

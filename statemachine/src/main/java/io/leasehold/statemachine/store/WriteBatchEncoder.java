@@ -42,6 +42,22 @@ final class WriteBatchEncoder {
     return 1 + varintSize(cf) + varintSize(keyLength) + keyLength;
   }
 
+  /** The bytes {@link #add} adds for this change. */
+  static int size(int cf, Change change) {
+    return change.value().isPresent()
+        ? putSize(cf, change.key().length, change.value().get().length)
+        : deleteSize(cf, change.key().length);
+  }
+
+  /** A put or a delete, as the change says. */
+  void add(int cf, Change change) {
+    if (change.value().isPresent()) {
+      put(cf, change.key(), change.value().get());
+    } else {
+      delete(cf, change.key());
+    }
+  }
+
   private static int varintSize(int v) {
     // 1 byte per started group of 7 bits; 0 takes one byte, a negative int five.
     return v == 0 ? 1 : (38 - Integer.numberOfLeadingZeros(v)) / 7;
