@@ -10,7 +10,6 @@ import io.leasehold.statemachine.store.AppliedPosition;
 import io.leasehold.statemachine.store.RocksDbStore;
 import io.leasehold.statemachine.store.SnapshotFormat;
 import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
 import java.util.Collection;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -309,14 +309,15 @@ public final class LeaseStateMachine extends BaseStateMachine {
   private void writeSnapshot() throws IOException {
     File[] written = new File[1];
     TermIndex[] at = new TermIndex[1];
+    MessageDigest md5 = MD5FileUtil.newMD5();
     store.read(view -> {
       AppliedPosition position = view.applied();
       at[0] = TermIndex.valueOf(position.term(), position.index());
       written[0] = storage.getSnapshotFile(position.term(), position.index());
       Path partial = written[0].toPath().resolveSibling("partial-" + written[0].getName());
       try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
-           OutputStream out = new BufferedOutputStream(java.nio.channels.Channels.newOutputStream(channel), 1 << 16)) {
-        SnapshotFormat.write(view, out);
+           OutputStream out = java.nio.channels.Channels.newOutputStream(channel)) {  // SnapshotFormat buffers
+        SnapshotFormat.write(view, out, md5);
         out.flush();
         channel.force(true);
         Files.move(partial, written[0].toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -326,8 +327,10 @@ public final class LeaseStateMachine extends BaseStateMachine {
       return null;
     });
     File file = written[0];
-    MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
-    SingleFileSnapshotInfo taken = new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), at[0]);
+    // The digest of the bytes as they were written, not of the file read back (one pass less).
+    MD5Hash digest = MD5Hash.newInstance(md5.digest());
+    MD5FileUtil.saveMD5File(file, digest);
+    SingleFileSnapshotInfo taken = new SingleFileSnapshotInfo(new FileInfo(file.toPath(), digest), at[0]);
     storage.updateLatestSnapshot(taken);
     latestSnapshot = taken;
     storage.cleanupOldSnapshots(KEEP_TWO);

@@ -378,6 +378,33 @@ public final class RocksDbStore implements KvStore {
     }
 
     @Override
+    public void dump(Space space, RawEntryVisitor visitor) throws IOException {
+      byte[] key = new byte[256];
+      byte[] value = new byte[4096];
+      try (RocksIterator it = h.db.newIterator(h.cf(space), options)) {
+        for (it.seekToFirst(); it.isValid(); it.next()) {
+          // key(byte[]) copies what fits and returns the whole length: grow and copy again if short.
+          int keyLength = it.key(key);
+          if (keyLength > key.length) {
+            key = new byte[Math.max(keyLength, key.length * 2)];
+            it.key(key);
+          }
+          int valueLength = it.value(value);
+          if (valueLength > value.length) {
+            value = new byte[Math.max(valueLength, value.length * 2)];
+            it.value(value);
+          }
+          visitor.visit(key, keyLength, value, valueLength);
+        }
+        try {
+          it.status();
+        } catch (RocksDBException e) {
+          throw new StoreException("dump " + space, e);
+        }
+      }
+    }
+
+    @Override
     public void scan(Space space, byte[] prefix, byte[] after, EntryVisitor visitor) {
       try (RocksIterator it = h.db.newIterator(h.cf(space), options)) {
         boolean afterWins = java.util.Arrays.compareUnsigned(after, prefix) >= 0 && after.length > 0;

@@ -309,6 +309,64 @@ public abstract class KvStoreContract {
     assertEquals(3, scan(Space.LEASES, new byte[0], new byte[0]).size());
   }
 
+  /** An entry as its sizes and a checksum of its bytes: comparable, and short in a failure message. */
+  private static String digest(byte[] key, byte[] value) {
+    java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+    crc.update(key);
+    crc.update(value);
+    return key.length + "/" + value.length + "/" + Long.toHexString(crc.getValue());
+  }
+
+  @Test
+  void dumpHandsOutEveryEntryWhateverItsSize() throws IOException {
+    // Sizes either side of RocksDbStore's first reused buffers (256-byte keys, 4 KiB values) and
+    // of the snapshot writer's 64 KiB block, in both orders, so buffers grow mid-scan.
+    int[] keySizes = {1, 255, 256, 257, 2000, 3, 70_000};
+    int[] valueSizes = {0, 4095, 4096, 4097, 65_536, 100_000, 10};
+    List<Change> changes = new ArrayList<>();
+    java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+    for (int i = 0; i < keySizes.length; i++) {
+      byte[] key = new byte[keySizes[i]];
+      random.nextBytes(key);
+      key[0] = (byte) i;  // distinct, and in this order
+      byte[] value = new byte[valueSizes[i]];
+      random.nextBytes(value);
+      changes.add(Change.put(Space.LEASES, key, value));
+    }
+    for (int i = 0; i < 3000; i++) {  // enough small entries to fill several blocks
+      changes.add(Change.put(Space.EVENTS, b(String.format("e/%08d", i)), b("value-" + i)));
+    }
+    store.commit(new AppliedPosition(1, 1), changes);
+
+    List<String> dumped = new ArrayList<>();
+    store.read(view -> {
+      try {
+        view.dump(Space.LEASES, (key, keyLength, value, valueLength) ->
+            dumped.add(digest(java.util.Arrays.copyOf(key, keyLength), java.util.Arrays.copyOf(value, valueLength))));
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      return null;
+    });
+    List<String> scanned = new ArrayList<>();
+    store.read(view -> {
+      view.scan(Space.LEASES, new byte[0], new byte[0], (k, v) -> scanned.add(digest(k, v)) || true);
+      return null;
+    });
+    assertEquals(keySizes.length, dumped.size());
+    assertEquals(scanned, dumped);
+
+    try (KvStore reference = new InMemoryStore()) {
+      reference.commit(new AppliedPosition(1, 1), changes);
+      byte[] snapshot = StoreKind.dump(store);
+      assertArrayEquals(StoreKind.dump(reference), snapshot);
+      try (KvStore loaded = new InMemoryStore()) {
+        StoreKind.load(loaded, snapshot);
+        assertArrayEquals(snapshot, StoreKind.dump(loaded));
+      }
+    }
+  }
+
   @Test
   void snapshotBytesDependOnlyOnState() throws IOException {
     // The same final state reached by different histories, in this store and in the reference store.

@@ -103,6 +103,45 @@ class SnapshotFormatTest {
   }
 
   @Test
+  void largeEntriesAndManyBlocksKeepTheLayoutAndTheDigestCoversEveryByte() throws Exception {
+    // Entries larger than the writer's 64 KiB block, and enough small ones to fill several.
+    int n = 4000;
+    int[] spaceIds = new int[n];
+    String[] keys = new String[n];
+    String[] values = new String[n];
+    for (int i = 0; i < n; i++) {
+      spaceIds[i] = Space.LEASES.id();
+      keys[i] = String.format("lock/%06d", i);
+      values[i] = i % 1000 == 7 ? "v".repeat(70_000 + i) : "value-" + i;
+    }
+    byte[] expected = handMade(spaceIds, keys, values);
+    ReadView view = new ReadView() {
+      @Override
+      public AppliedPosition applied() {
+        return AppliedPosition.NONE;
+      }
+
+      @Override
+      public java.util.Optional<byte[]> get(Space space, byte[] key) {
+        return java.util.Optional.empty();
+      }
+
+      @Override
+      public void scan(Space space, byte[] prefix, byte[] after, EntryVisitor visitor) {
+        for (int i = 0; space == Space.LEASES && i < n; i++) {
+          visitor.visit(keys[i].getBytes(StandardCharsets.UTF_8), values[i].getBytes(StandardCharsets.UTF_8));
+        }
+      }
+    };
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    java.security.MessageDigest md5 = java.security.MessageDigest.getInstance("MD5");
+    SnapshotFormat.write(view, out, md5);
+    assertArrayEquals(expected, out.toByteArray());
+    assertArrayEquals(java.security.MessageDigest.getInstance("MD5").digest(expected), md5.digest(), "the digest is of the whole file, trailer included");
+    assertEquals(n, read(out.toByteArray()).size());
+  }
+
+  @Test
   void rejectsBadHeader() throws IOException {
     byte[] good = sample();
     byte[] wrongVersion = good.clone();
