@@ -127,7 +127,7 @@ up() {
   p="$(peers)"
   for i in 1 2 3; do
     # shellcheck disable=SC2086 # LEASEHOLD_JAVA_OPTS is a list of JVM flags
-    nohup java ${LEASEHOLD_JAVA_OPTS:--XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Xmx512m} -jar "$jar" server \
+    nohup java ${LEASEHOLD_JAVA_OPTS:--XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -Xmx512m} -jar "$jar" server \
       --id "n$i" --peers "$p" --data-dir "$dir/n$i" --metrics-port "$(metrics_port $i)" \
       > "$dir/n$i.log" 2>&1 < /dev/null &
     echo $! > "$dir/n$i.pid"
