@@ -56,6 +56,10 @@ final class CpuProfile {
     return loadAverage;
   }
 
+  double wallSecondsSince(CpuProfile before) {
+    return (wallNanos - before.wallNanos) / 1e9;
+  }
+
   /** The top groups by CPU between {@code before} and this profile, as printable lines. */
   List<String> since(CpuProfile before, int top) {
     Map<String, Long> groups = new HashMap<>();

@@ -198,6 +198,7 @@ final class FanoutBenchmark {
     loop.start(options.inFlight);
     sleepUntil(measureStart);
     CpuProfile cpu0 = CpuProfile.take();
+    int gc0 = GcPauses.mark();
     profiler.start();
     long granted0 = loop.granted.sum();
     long t0 = System.nanoTime();
@@ -214,6 +215,7 @@ final class FanoutBenchmark {
     long granted1 = loop.granted.sum();
     long t1 = System.nanoTime();
     CpuProfile cpu1 = CpuProfile.take();
+    String gc = GcPauses.since(gc0, cpu1.wallSecondsSince(cpu0));
     profiler.stop("fanout-" + tag);
     Histogram latency = loop.latency.getIntervalHistogram();
     loop.stop = true;
@@ -286,6 +288,7 @@ final class FanoutBenchmark {
     if (options.topThreads > 0) {
       out.println("  CPU during the measured period:");
       cpu1.since(cpu0, options.topThreads).forEach(l -> out.println("    " + l));
+      out.println("    " + gc);
     }
     return new Phase(name, watcherCount, throughput, granted, loop.notGranted.sum(), loop.errors.sum(), latency,
         complete, over, failed, drainMs, drained, cpu1.jitCoresSince(cpu0));

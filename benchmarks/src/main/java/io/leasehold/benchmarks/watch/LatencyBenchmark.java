@@ -140,6 +140,7 @@ final class LatencyBenchmark {
         5, 5, TimeUnit.SECONDS);
     long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
     CpuProfile cpuStart = null;
+    int gcMark = 0;
     Map<String, Long> snapshotsBefore = Map.of();
     int snapshotAt = options.snapshotAt == null ? -1 : warmCount + (int) Math.round(rate * options.snapshotAt.toNanos() / 1e9);
     for (int i = 0; i < total; i++) {
@@ -150,6 +151,7 @@ final class LatencyBenchmark {
       }
       if (i == warmCount) {
         cpuStart = CpuProfile.take();
+        gcMark = GcPauses.mark();
         profiler.start();
         snapshotsBefore = latestSnapshots();
       }
@@ -197,6 +199,7 @@ final class LatencyBenchmark {
       lastReply = Math.max(lastReply, replyNs.get(i));
     }
     CpuProfile cpuEnd = CpuProfile.take();
+    String gc = GcPauses.since(gcMark, cpuStart == null ? 0 : cpuEnd.wallSecondsSince(cpuStart));
     profiler.stop("latency");
     reportSnapshots(snapshotsBefore, latestSnapshots());
 
@@ -282,6 +285,7 @@ final class LatencyBenchmark {
     if (cpuStart != null && options.topThreads > 0) {
       out.println("  CPU during the recorded period (first recorded send to last reply):");
       cpuEnd.since(cpuStart, options.topThreads).forEach(l -> out.println("    " + l));
+      out.println("    " + gc);
     }
     return new Result("latency", rate, achieved, recorded[1], measureCount, notGranted, errors, leaderResult, followerResult, leaderUnchanged,
         repliedInWindow / sendSpan, (lastReply - lastSend) / 1e6, cpuStart == null ? 0 : cpuEnd.jitCoresSince(cpuStart));

@@ -75,6 +75,7 @@ public final class WatchBenchmark {
     out.printf(Locale.ROOT, "ForkJoinPool common pool parallelism %d%s%n", commonPool, commonPool > 1 ? ""
         : " (<= 1: CompletableFuture's default async executor starts a new thread per task; Ratis's *Async stages then do)");
     PhaseProfiler profiler = PhaseProfiler.create(options);
+    GcPauses.listen();
     LatencyBenchmark.Result latency = null;
     FanoutBenchmark.Result fanout = null;
     if (!options.mode.equals("fanout")) {
