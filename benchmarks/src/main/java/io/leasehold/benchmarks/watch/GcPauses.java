@@ -61,10 +61,10 @@ final class GcPauses {
    * The JVM reports a pause just after it ends, so one ending at the period's edge may fall either side.
    */
   static synchronized String since(int mark, double wallSeconds) {
-    List<Pause> period = PAUSES.subList(Math.min(mark, PAUSES.size()), PAUSES.size());
     if (!listening) {
       return "GC pauses: not recorded";
     }
+    List<Pause> period = PAUSES.subList(Math.min(mark, PAUSES.size()), PAUSES.size());
     double total = 0;
     double longest = 0;
     int overGoal = 0;
@@ -79,7 +79,7 @@ final class GcPauses {
     }
     sorted.sort(null);
     double median = sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2);
-    return String.format(Locale.ROOT, "GC pauses: %d (%s), %.0f ms in all = %.1f%% of %.1f s; median %.1f ms, longest %.1f ms, %d over 20 ms",
+    return String.format(Locale.ROOT, "GC pauses: %d (%s), %.0f ms in all = %.1f%% of %.1f s; median %.1f ms, longest %.1f ms, %d over 20 ms (the launcher's pause goal)",
         period.size(), byCollector.isEmpty() ? "none" : byCollector.toString().replaceAll("[{}]", ""), total,
         wallSeconds > 0 ? total / 10 / wallSeconds : 0, wallSeconds, median, longest, overGoal);
   }

@@ -44,8 +44,8 @@ public final class SnapshotFormat {
    * <p>The entries go through one 64 KiB buffer of our own (so {@code out} needs none), and the
    * checksum and digest are updated a block at a time. Behind a DataOutputStream they were updated
    * per byte, through two synchronized streams, some ten calls per entry; with RocksDB's entries copied into reused
-   * buffers ({@link ReadView#dump}) three nodes' snapshots written at once took 1.1-1.5 s instead
-   * of 1.7-3.0 s in the latency benchmark (docs/performance.md).
+   * buffers ({@link ReadView#dump}) three nodes' snapshots written at once were done 0.9-1.8 s after
+   * the request instead of 1.7-3.0 s in the latency benchmark (docs/performance.md).
    */
   public static void write(ReadView view, OutputStream out, MessageDigest digest) throws IOException {
     BlockWriter w = new BlockWriter(out, digest);

@@ -64,6 +64,26 @@ class SnapshotFormatTest {
     return raw.toByteArray();
   }
 
+  /** A hand-made view: whole-space scans only, as the snapshot writer makes them. */
+  private static ReadView scanning(java.util.function.BiConsumer<Space, ReadView.EntryVisitor> scan) {
+    return new ReadView() {
+      @Override
+      public AppliedPosition applied() {
+        return AppliedPosition.NONE;
+      }
+
+      @Override
+      public java.util.Optional<byte[]> get(Space space, byte[] key) {
+        return java.util.Optional.empty();
+      }
+
+      @Override
+      public void scan(Space space, byte[] prefix, byte[] after, EntryVisitor visitor) {
+        scan.accept(space, visitor);
+      }
+    };
+  }
+
   @Test
   void readsWhatItWrites() throws IOException {
     List<Entry> entries = read(sample());
@@ -77,26 +97,13 @@ class SnapshotFormatTest {
   void layoutIsAsDocumented() throws IOException {
     byte[] expected = handMade(new int[] {1, 2}, new String[] {"lock/a", "k"}, new String[] {"A", "v"});
     // InMemoryStore always adds its applied position, so compare a hand-made file against a hand-made view instead.
-    ReadView view = new ReadView() {
-      @Override
-      public AppliedPosition applied() {
-        return AppliedPosition.NONE;
+    ReadView view = scanning((space, visitor) -> {
+      if (space == Space.LEASES) {
+        visitor.visit("lock/a".getBytes(StandardCharsets.UTF_8), "A".getBytes(StandardCharsets.UTF_8));
+      } else if (space == Space.META) {
+        visitor.visit("k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8));
       }
-
-      @Override
-      public java.util.Optional<byte[]> get(Space space, byte[] key) {
-        return java.util.Optional.empty();
-      }
-
-      @Override
-      public void scan(Space space, byte[] prefix, byte[] after, EntryVisitor visitor) {
-        if (space == Space.LEASES) {
-          visitor.visit("lock/a".getBytes(StandardCharsets.UTF_8), "A".getBytes(StandardCharsets.UTF_8));
-        } else if (space == Space.META) {
-          visitor.visit("k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8));
-        }
-      }
-    };
+    });
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     SnapshotFormat.write(view, out);
     assertArrayEquals(expected, out.toByteArray());
@@ -115,24 +122,11 @@ class SnapshotFormatTest {
       values[i] = i % 1000 == 7 ? "v".repeat(70_000 + i) : "value-" + i;
     }
     byte[] expected = handMade(spaceIds, keys, values);
-    ReadView view = new ReadView() {
-      @Override
-      public AppliedPosition applied() {
-        return AppliedPosition.NONE;
+    ReadView view = scanning((space, visitor) -> {
+      for (int i = 0; space == Space.LEASES && i < n; i++) {
+        visitor.visit(keys[i].getBytes(StandardCharsets.UTF_8), values[i].getBytes(StandardCharsets.UTF_8));
       }
-
-      @Override
-      public java.util.Optional<byte[]> get(Space space, byte[] key) {
-        return java.util.Optional.empty();
-      }
-
-      @Override
-      public void scan(Space space, byte[] prefix, byte[] after, EntryVisitor visitor) {
-        for (int i = 0; space == Space.LEASES && i < n; i++) {
-          visitor.visit(keys[i].getBytes(StandardCharsets.UTF_8), values[i].getBytes(StandardCharsets.UTF_8));
-        }
-      }
-    };
+    });
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     java.security.MessageDigest md5 = java.security.MessageDigest.getInstance("MD5");
     SnapshotFormat.write(view, out, md5);
