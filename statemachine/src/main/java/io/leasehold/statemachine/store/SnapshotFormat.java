@@ -101,7 +101,7 @@ public final class SnapshotFormat {
 
     void bytes(byte[] b, int off, int len) throws IOException {
       if (len > buf.length) {
-        flush();
+        drain();
         emit(b, off, len);
         return;
       }
@@ -112,21 +112,25 @@ public final class SnapshotFormat {
 
     /** The CRC32 of everything written so far; what follows is not checksummed (the trailer). */
     long endChecksum() throws IOException {
-      flush();
+      drain();
       checksumming = false;
       return crc.getValue();
     }
 
     void flush() throws IOException {
-      if (n > 0) {
-        emit(buf, 0, n);
-        n = 0;
-      }
+      drain();
       out.flush();
     }
 
     private void room(int len) throws IOException {
       if (n + len > buf.length) {
+        drain();
+      }
+    }
+
+    /** Emits what the buffer holds, so the checksum and digest have seen every byte so far. */
+    private void drain() throws IOException {
+      if (n > 0) {
         emit(buf, 0, n);
         n = 0;
       }
