@@ -396,11 +396,7 @@ public final class RocksDbStore implements KvStore {
           }
           visitor.visit(key, keyLength, value, valueLength);
         }
-        try {
-          it.status();
-        } catch (RocksDBException e) {
-          throw new StoreException("dump " + space, e);
-        }
+        endedCleanly(it, "dump " + space);
       }
     }
 
@@ -421,6 +417,19 @@ public final class RocksDbStore implements KvStore {
             return;
           }
         }
+        endedCleanly(it, "scan " + space);
+      }
+    }
+
+    /**
+     * An iterator also stops being valid on an I/O or corruption error; only its status tells
+     * that from the end of the data, and a read that took one for the other would look complete.
+     */
+    private static void endedCleanly(RocksIterator it, String what) {
+      try {
+        it.status();
+      } catch (RocksDBException e) {
+        throw new StoreException(what, e);
       }
     }
   }
