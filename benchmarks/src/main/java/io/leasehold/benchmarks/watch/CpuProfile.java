@@ -122,9 +122,19 @@ final class CpuProfile {
    * before} and this profile; 0 where there is no /proc.
    */
   double jitCoresSince(CpuProfile before) {
+    return coresSince(before, name -> name.contains("CompilerThre"));
+  }
+
+  /** Cores G1's concurrent marking threads ({@code G1 Conc#n}, {@code G1 Main Marker}) used since {@code before}. */
+  double markingCoresSince(CpuProfile before) {
+    return coresSince(before, name -> name.startsWith("G1 Conc") || name.startsWith("G1 Main Marker"));
+  }
+
+  /** Cores the OS threads whose names {@code match} used since {@code before} (Linux; 0 elsewhere). */
+  private double coresSince(CpuProfile before, java.util.function.Predicate<String> match) {
     long nanos = 0;
     for (Map.Entry<Long, Map.Entry<String, Long>> e : osThreads.entrySet()) {
-      if (e.getValue().getKey().contains("CompilerThre")) {
+      if (match.test(e.getValue().getKey())) {
         Map.Entry<String, Long> then = before.osThreads.get(e.getKey());
         nanos += e.getValue().getValue() - (then == null ? 0 : then.getValue());
       }

@@ -1,9 +1,6 @@
 package io.leasehold.benchmarks.watch;
 
 import io.grpc.ManagedChannel;
-import io.grpc.Status;
-import io.grpc.stub.ClientCallStreamObserver;
-import io.grpc.stub.ClientResponseObserver;
 import io.leasehold.proto.v1.EventView;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.WatchRequest;
@@ -14,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
@@ -27,7 +23,20 @@ import org.HdrHistogram.Histogram;
  */
 final class FanoutBenchmark {
   record Phase(String name, int watchers, double throughput, long granted, long notGranted, long errors, Histogram latency,
-               int watchersComplete, int watchersOver, int watchersFailed, double drainMs, boolean drained, double jitCores) {}
+               int watchersComplete, int watchersOver, int watchersFailed, double drainMs, boolean drained, double jitCores,
+               double markingCores) {
+    /**
+     * Whether G1's concurrent marking ran in the phase. Leases live for the whole run, so the old
+     * generation fills and G1 marks it now and then, for 5–7 s at about half a core: the 5 s phase
+     * it falls in loses about a third of its throughput, watched or not (docs/performance.md).
+     */
+    boolean marked() {
+      return markingCores > MARKING_CORES;
+    }
+  }
+
+  /** Above this, a phase counts as one G1's concurrent marking ran in ({@link Phase#marked}). */
+  static final double MARKING_CORES = 0.05;
 
   /** One view's watched phase against the no-watcher phases before and after it. */
   record Comparison(EventView view, Phase before, Phase watched, Phase after, int watchers) {
@@ -39,13 +48,18 @@ final class FanoutBenchmark {
       return watched.throughput() / baseline();
     }
 
+    /** Whether G1's concurrent marking ran in one of its three phases. */
+    boolean marked() {
+      return before.marked() || watched.marked() || after.marked();
+    }
+
     boolean everyWatcherSawEverything() {
       return watched.watchersComplete() == watchers && watched.watchersOver() == 0 && watched.watchersFailed() == 0;
     }
   }
 
   /** Phases: no watchers, then per view (in {@code views} order) watched and no watchers. */
-  record Result(List<Phase> phases, List<EventView> views, int watchers, boolean leaderUnchanged) {
+  record Result(List<Phase> phases, List<EventView> views, int watchers, String watchersWhere, boolean leaderUnchanged) {
     List<Comparison> comparisons() {
       List<Comparison> c = new ArrayList<>();
       for (int k = 0; k < views.size(); k++) {
@@ -65,6 +79,8 @@ final class FanoutBenchmark {
   private final PrintStream out;
   private final PhaseProfiler profiler;
   private final Map<LeaseholdNode, ManagedChannel> adminChannels = new java.util.HashMap<>();
+  /** This run's watchers, on the leader (set by {@link #run}). */
+  private WatcherFleet fleet;
 
   FanoutBenchmark(BenchCluster cluster, Options options, PrintStream out, PhaseProfiler profiler) {
     this.cluster = cluster;
@@ -79,6 +95,29 @@ final class FanoutBenchmark {
             + "%s s warmup + %s s measured per phase; %d watchers on the leader over %d channels in each watched phase%n",
         leader.id(), options.inFlight, options.fanoutWarmup.toSeconds(), options.fanoutDuration.toSeconds(), options.watchers,
         Math.min(options.channels, options.watchers));
+    try (WatcherFleet watchers = newFleet(leader)) {
+      fleet = watchers;
+      return run(leader);
+    } finally {
+      fleet = null;
+    }
+  }
+
+  private WatcherFleet newFleet(LeaseholdNode leader) {
+    int channels = Math.min(options.channels, options.watchers);
+    if (options.watchersIn == Options.WatchersIn.JVM) {
+      return new LocalWatchers(() -> cluster.channel(leader), channels, false);
+    }
+    try {
+      WatcherProcess child = WatcherProcess.start(leader.clientAddress(), channels, options.watchersIn == Options.WatchersIn.IDLE_PROCESS);
+      out.printf(Locale.ROOT, "  watchers run %s%n", child.where());
+      return child;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("starting the watcher process", e);
+    }
+  }
+
+  private Result run(LeaseholdNode leader) throws InterruptedException {
     ManagedChannel acquireChannel = cluster.writerChannel(leader, options.writerSharesWatchersLoop);
     // The watch paths (server senders, the clients' readers) first run when watchers appear: the
     // JVM warm-up before this (Acquire load only) does not compile them, and C2 took a fifth of
@@ -99,7 +138,7 @@ final class FanoutBenchmark {
       phases.add(phase("p" + (n + 2), "no watchers again", 0, EventView.EVENT_VIEW_FULL, leader, acquireChannel));
     }
     boolean leaderUnchanged = cluster.leader().map(l -> l == leader).orElse(false);
-    Result result = new Result(phases, views, options.watchers, leaderUnchanged);
+    Result result = new Result(phases, views, options.watchers, fleet.where(), leaderUnchanged);
     for (Comparison c : result.comparisons()) {
       out.printf(Locale.ROOT, "  %s view: no watchers %.0f/s, %d watchers %.0f/s, no watchers again %.0f/s; "
               + "with/without (mean of the two no-watcher phases, %.0f/s) = %.3f%n",
@@ -166,26 +205,13 @@ final class FanoutBenchmark {
     out.printf(Locale.ROOT, "-- phase %s: %s%n", tag, name);
     snapshotEveryNode();
     settleEveryStore();
-    List<CountingWatcher> watchers = new ArrayList<>();
     if (watcherCount > 0) {
-      int channelCount = Math.min(options.channels, watcherCount);
-      List<ManagedChannel> channels = new ArrayList<>();
-      for (int i = 0; i < channelCount; i++) {
-        channels.add(cluster.channel(leader));
-      }
       WatchRequest request = WatchRequest.newBuilder().setPrefix(LatencyBenchmark.PREFIX).setStartRevision(0).setView(view).build();
-      long openStart = System.nanoTime();
-      for (int i = 0; i < watcherCount; i++) {
-        CountingWatcher w = new CountingWatcher();
-        watchers.add(w);
-        CountingWatch.watch(channels.get(i % channelCount), request, w);
-      }
-      BenchCluster.await(watcherCount + " watches to start (first response each)", Duration.ofSeconds(120),
-          () -> watchers.stream().allMatch(w -> w.started));
+      double openMs = fleet.open(watcherCount, request);
       BenchCluster.await("the leader's hub to count " + watcherCount + " watchers", Duration.ofSeconds(30),
           () -> leader.watchHub().watchers() == watcherCount);
-      out.printf(Locale.ROOT, "  %d watches open and started in %.0f ms (leader hub: %d watchers)%n", watcherCount,
-          (System.nanoTime() - openStart) / 1e6, leader.watchHub().watchers());
+      out.printf(Locale.ROOT, "  %d watches open and started in %.0f ms (leader hub: %d watchers)%n", watcherCount, openMs,
+          leader.watchHub().watchers());
     } else if (leader.watchHub().watchers() != 0) {
       BenchCluster.awaitQuietly(Duration.ofSeconds(30), () -> leader.watchHub().watchers() == 0);
       out.printf(Locale.ROOT, "  (leader hub still counts %d watchers)%n", leader.watchHub().watchers());
@@ -198,6 +224,7 @@ final class FanoutBenchmark {
     loop.start(options.inFlight);
     sleepUntil(measureStart);
     CpuProfile cpu0 = CpuProfile.take();
+    double fleetCpu0 = fleet.cpuSeconds();
     int gc0 = GcPauses.mark();
     profiler.start();
     long granted0 = loop.granted.sum();
@@ -206,8 +233,8 @@ final class FanoutBenchmark {
     long nextReport = t0 + TimeUnit.SECONDS.toNanos(5);
     while (nextReport < measureEnd) {
       sleepUntil(nextReport);
-      if (!watchers.isEmpty()) {
-        progress(loop, watchers, (nextReport - t0) / 1e9);
+      if (watcherCount > 0) {
+        progress(loop, (nextReport - t0) / 1e9);
       }
       nextReport += TimeUnit.SECONDS.toNanos(5);
     }
@@ -215,6 +242,7 @@ final class FanoutBenchmark {
     long granted1 = loop.granted.sum();
     long t1 = System.nanoTime();
     CpuProfile cpu1 = CpuProfile.take();
+    double fleetCores = (fleet.cpuSeconds() - fleetCpu0) / cpu1.wallSecondsSince(cpu0);
     String gc = GcPauses.since(gc0, cpu1.wallSecondsSince(cpu0));
     profiler.stop("fanout-" + tag);
     Histogram latency = loop.latency.getIntervalHistogram();
@@ -234,77 +262,52 @@ final class FanoutBenchmark {
     int failed = 0;
     double drainMs = 0;
     boolean drained = true;
-    if (!watchers.isEmpty()) {
-      long behindAtStop = watchers.stream().mapToLong(w -> Math.max(0, granted - w.acquired)).max().orElse(0);
-      drained = BenchCluster.awaitQuietly(options.drainTimeout,
-          () -> watchers.stream().allMatch(w -> w.acquired >= granted || w.error != null));
+    if (watcherCount > 0) {
+      long behindAtStop = Math.max(0, granted - fleet.seen().fewest());
+      drained = fleet.awaitAll(granted, options.drainTimeout);
       drainMs = (System.nanoTime() - loadStopped) / 1e6;
       Thread.sleep(200);  // let late duplicates show
-      Map<String, Integer> failures = new TreeMap<>();
-      String example = null;
-      long minSeen = Long.MAX_VALUE;
-      long outOfOrder = 0;
-      long other = 0;
-      long messages = 0;
-      long bytes = 0;
-      long events = 0;
-      for (CountingWatcher w : watchers) {
-        long seen = w.acquired;
-        minSeen = Math.min(minSeen, seen);
-        other += w.other;
-        messages += w.messagesWithEvents;
-        bytes += w.bytesWithEvents;
-        events += w.acquired + w.other;
-        if (!w.inOrder) {
-          outOfOrder++;
-        }
-        if (w.error != null) {
-          failed++;
-          failures.merge(w.error, 1, Integer::sum);
-          if (example == null && w.description != null) {
-            example = w.error + ": " + w.description;
-          }
-        } else if (seen == granted) {
-          complete++;
-        } else if (seen > granted) {
-          over++;
-        }
-      }
-      out.printf(Locale.ROOT, "  watchers: %d of %d saw every one of the phase's %d acquisitions exactly (count equal); %d saw more, %d failed%s; "
-              + "fewest seen %d; %d streams out of revision order; %d other events%n",
-          complete, watchers.size(), granted, over, failed, failures.isEmpty() ? "" : " " + failures, minSeen, outOfOrder, other);
+      WatcherFleet.Tally t = fleet.tally(granted);
+      complete = t.complete();
+      over = t.over();
+      failed = t.failed();
+      out.printf(Locale.ROOT, "  watchers (%s): %d of %d saw every one of the phase's %d acquisitions exactly (count equal); %d saw more, "
+              + "%d failed%s; fewest seen %d; %d streams out of revision order; %d other events%n",
+          fleet.where(), complete, t.watchers(), granted, over, failed, t.failures().isEmpty() ? "" : " " + t.failures(), t.fewestSeen(),
+          t.outOfOrder(), t.other());
       out.printf(Locale.ROOT, "  the server sent %d messages carrying %d events to the %d watchers: %.2f events per message, "
               + "%.1f bytes per event (%s view; messages as protobuf encodes them, without gRPC and HTTP/2 framing)%n",
-          messages, events, watchers.size(), messages == 0 ? 0.0 : (double) events / messages, events == 0 ? 0.0 : (double) bytes / events,
-          Options.viewName(view));
-      if (example != null) {
-        out.printf(Locale.ROOT, "  e.g. %s%n", example);
+          t.messages(), t.events(), t.watchers(), t.messages() == 0 ? 0.0 : (double) t.events() / t.messages(),
+          t.events() == 0 ? 0.0 : (double) t.bytes() / t.events(), Options.viewName(view));
+      if (t.example() != null) {
+        out.printf(Locale.ROOT, "  e.g. %s%n", t.example());
       }
       out.printf(Locale.ROOT, "  furthest watcher was %d events behind when the load stopped; all caught up %s %.0f ms after%n",
           behindAtStop, drained ? "" : "NOT (gave up)", drainMs);
-      watchers.forEach(CountingWatcher::cancel);
+      fleet.cancel();
       BenchCluster.awaitQuietly(Duration.ofSeconds(30), () -> leader.watchHub().watchers() == 0);
     }
     if (options.topThreads > 0) {
       out.println("  CPU during the measured period:");
       cpu1.since(cpu0, options.topThreads).forEach(l -> out.println("    " + l));
       out.println("    " + gc);
+      double marking = cpu1.markingCoresSince(cpu0);
+      if (marking > MARKING_CORES) {
+        out.printf(Locale.ROOT, "    G1's concurrent marking ran in this phase (%.2f cores): its throughput is lower for it%n", marking);
+      }
+      if (!Double.isNaN(fleetCores)) {
+        out.printf(Locale.ROOT, "    the watchers' process (not in the figures above): %.2f cores%n", fleetCores);
+      }
     }
     return new Phase(name, watcherCount, throughput, granted, loop.notGranted.sum(), loop.errors.sum(), latency,
-        complete, over, failed, drainMs, drained, cpu1.jitCoresSince(cpu0));
+        complete, over, failed, drainMs, drained, cpu1.jitCoresSince(cpu0), cpu1.markingCoresSince(cpu0));
   }
 
-  private void progress(ClosedLoop loop, List<CountingWatcher> watchers, double at) {
+  private void progress(ClosedLoop loop, double at) {
     long granted = loop.granted.sum();
-    long min = Long.MAX_VALUE;
-    long sum = 0;
-    for (CountingWatcher w : watchers) {
-      long a = w.acquired;
-      min = Math.min(min, a);
-      sum += a;
-    }
+    WatcherFleet.Seen seen = fleet.seen();
     out.printf(Locale.ROOT, "  t=%.0fs: %d GRANTED so far; watchers have seen min %d, mean %.0f (behind by up to %d)%n",
-        at, granted, min, (double) sum / watchers.size(), Math.max(0, granted - min));
+        at, granted, seen.fewest(), (double) seen.total() / options.watchers, Math.max(0, granted - seen.fewest()));
   }
 
   private static void sleepUntil(long deadline) throws InterruptedException {
@@ -312,68 +315,5 @@ final class FanoutBenchmark {
     while ((wait = deadline - System.nanoTime()) > 0) {
       TimeUnit.NANOSECONDS.sleep(Math.min(wait, TimeUnit.MILLISECONDS.toNanos(100)));
     }
-  }
-
-  /** Counts the events of one Watch stream without building messages (see {@link CountingWatch}). */
-  private static final class CountingWatcher implements ClientResponseObserver<WatchRequest, CountingWatch.Counted> {
-    private volatile ClientCallStreamObserver<WatchRequest> call;
-    volatile boolean started;
-    volatile String error;
-    volatile String description;
-    private volatile boolean cancelling;
-    // Single writer (gRPC serializes a call's callbacks); volatile so the main thread reads fresh values.
-    volatile long acquired;
-    volatile long other;
-    volatile long messagesWithEvents;
-    volatile long bytesWithEvents;
-    volatile boolean inOrder = true;
-    private long lastRevision;
-
-    @Override
-    public void beforeStart(ClientCallStreamObserver<WatchRequest> requestStream) {
-      this.call = requestStream;
-    }
-
-    @Override
-    public void onNext(CountingWatch.Counted c) {
-      started = true;
-      if (c.events() > 0) {
-        if (!c.inOrder() || c.firstRevision() < lastRevision) {
-          inOrder = false;
-        }
-        lastRevision = c.lastRevision();
-        messagesWithEvents++;
-        bytesWithEvents += c.bytes();
-        if (c.acquired() > 0) {
-          acquired += c.acquired();
-        }
-        if (c.other() > 0) {
-          other += c.other();
-        }
-      }
-    }
-
-    @Override
-    public void onError(Throwable t) {
-      if (!cancelling) {
-        Status s = Status.fromThrowable(t);
-        description = s.getDescription();
-        error = s.getCode().toString();
-      }
-    }
-
-    @Override
-    public void onCompleted() {
-      error = "completed by the server";
-    }
-
-    void cancel() {
-      cancelling = true;
-      ClientCallStreamObserver<WatchRequest> c = call;
-      if (c != null) {
-        c.cancel("benchmark phase done", null);
-      }
-    }
-
   }
 }

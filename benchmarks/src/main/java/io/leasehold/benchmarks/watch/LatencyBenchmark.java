@@ -2,8 +2,6 @@ package io.leasehold.benchmarks.watch;
 
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import io.grpc.stub.ClientCallStreamObserver;
-import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.AcquireResponse;
@@ -54,11 +52,13 @@ import org.HdrHistogram.Histogram;
  */
 final class LatencyBenchmark {
   static final String PREFIX = "bench/";
+  /** How long before the recorded period every node is asked for a snapshot (see {@link #run}). */
+  static final Duration PRE_SNAPSHOT = Duration.ofSeconds(10);
 
   /** What the summary needs. */
   record Result(String mode, double targetRate, double achievedRate, long granted, long planned, long notGranted, long errors,
                 WatcherResult leader, WatcherResult follower, boolean leaderUnchanged, double replyRate, double lastReplyLagMs,
-                double jitCores) {
+                double jitCores, String snapshots) {
     boolean complete() {
       return notGranted == 0 && errors == 0 && leader.exactlyOnce() && follower.exactlyOnce() && leaderUnchanged;
     }
@@ -143,6 +143,14 @@ final class LatencyBenchmark {
     int gcMark = 0;
     Map<String, Long> snapshotsBefore = Map.of();
     int snapshotAt = options.snapshotAt == null ? -1 : warmCount + (int) Math.round(rate * options.snapshotAt.toNanos() / 1e9);
+    // Every node snapshots once per 100,000 entries (its threshold counts from its latest
+    // snapshot), all at about the same index. Where the last one before the recorded period fell
+    // depends on the warm-ups, so a period held none, one or, when the requested one came soon after
+    // the threshold's, two. One taken PRE_SNAPSHOT before the period fixes that: the threshold's
+    // next one is then due 100,000 entries later, after the one --snapshot-at asks for, which
+    // moves it on again.
+    int preSnapshotAt = options.warmup.compareTo(PRE_SNAPSHOT.multipliedBy(3).dividedBy(2)) >= 0
+        ? warmCount - (int) Math.round(rate * PRE_SNAPSHOT.toNanos() / 1e9) : -1;
     for (int i = 0; i < total; i++) {
       long target = t0 + (long) (i * 1e9 / rate);
       long wait;
@@ -155,8 +163,12 @@ final class LatencyBenchmark {
         profiler.start();
         snapshotsBefore = latestSnapshots();
       }
+      if (i == preSnapshotAt) {
+        snapshotEveryNode(progressStart, PRE_SNAPSHOT.toSeconds() + " s before the recorded period; the threshold's next one is due "
+            + "100,000 entries after it");
+      }
       if (i == snapshotAt) {
-        snapshotEveryNode(progressStart);
+        snapshotEveryNode(progressStart, "--snapshot-at");
       }
       final int seq = i;
       AcquireRequest request = AcquireRequest.newBuilder().setName(PREFIX + seq).setHolder("bench-client").setTtl(ttl).build();
@@ -201,7 +213,7 @@ final class LatencyBenchmark {
     CpuProfile cpuEnd = CpuProfile.take();
     String gc = GcPauses.since(gcMark, cpuStart == null ? 0 : cpuEnd.wallSecondsSince(cpuStart));
     profiler.stop("latency");
-    reportSnapshots(snapshotsBefore, latestSnapshots());
+    String snapshots = reportSnapshots(snapshotsBefore, latestSnapshots());
 
     // Judged on the recorded acquisitions; the warmup's are counted apart (a cold cluster may refuse
     // some with RESOURCE_EXHAUSTED), and every GRANTED one must still reach both watchers.
@@ -220,8 +232,8 @@ final class LatencyBenchmark {
     double drainMs = (System.nanoTime() - drainStart) / 1e6;
     // A moment for late duplicates to show, then stop watching.
     Thread.sleep(200);
-    onLeader.cancel();
-    onFollower.cancel();
+    onLeader.cancel("benchmark done");
+    onFollower.cancel("benchmark done");
     leader.commitClock().listen(null, 0);
     reporter.shutdownNow();
     boolean leaderUnchanged = cluster.leader().map(l -> l == leader).orElse(false);
@@ -288,11 +300,11 @@ final class LatencyBenchmark {
       out.println("    " + gc);
     }
     return new Result("latency", rate, achieved, recorded[1], measureCount, notGranted, errors, leaderResult, followerResult, leaderUnchanged,
-        repliedInWindow / sendSpan, (lastReply - lastSend) / 1e6, cpuStart == null ? 0 : cpuEnd.jitCoresSince(cpuStart));
+        repliedInWindow / sendSpan, (lastReply - lastSend) / 1e6, cpuStart == null ? 0 : cpuEnd.jitCoresSince(cpuStart), snapshots);
   }
 
   /** One Watch stream that maps every ACQUIRED event of bench/<seq> to its seq and notes when it arrived. */
-  private static final class LatencyWatcher implements ClientResponseObserver<WatchRequest, WatchResponse> {
+  private static final class LatencyWatcher extends EndableWatch<WatchResponse> {
     private final String where;
     private final int total;
     private final AtomicLongArray receivedNs;
@@ -307,10 +319,7 @@ final class LatencyBenchmark {
     private final AtomicLongArray revision;
     private final AtomicIntegerArray seen;
     final AtomicInteger distinct = new AtomicInteger();
-    private volatile ClientCallStreamObserver<WatchRequest> call;
     volatile boolean started;
-    private volatile String error;
-    private volatile boolean cancelling;
     // Written only by gRPC's serialized callbacks, read after the stream is done with.
     private volatile long duplicates;
     private volatile long outOfOrder;
@@ -324,11 +333,6 @@ final class LatencyBenchmark {
       this.stampToWatchMicros = new AtomicLongArray(total);
       this.revision = new AtomicLongArray(total);
       this.seen = new AtomicIntegerArray(total);
-    }
-
-    @Override
-    public void beforeStart(ClientCallStreamObserver<WatchRequest> requestStream) {
-      this.call = requestStream;
     }
 
     @Override
@@ -367,24 +371,9 @@ final class LatencyBenchmark {
     }
 
     @Override
-    public void onError(Throwable t) {
-      if (!cancelling) {
-        error = Status.fromThrowable(t).toString();
-        System.err.println("watch on " + where + " failed: " + error);
-      }
-    }
-
-    @Override
-    public void onCompleted() {
-      error = "completed by the server";
-    }
-
-    void cancel() {
-      cancelling = true;
-      ClientCallStreamObserver<WatchRequest> c = call;
-      if (c != null) {
-        c.cancel("benchmark done", null);
-      }
+    void failed(Status status) {
+      error = status.toString();
+      System.err.println("watch on " + where + " failed: " + error);
     }
 
     WatcherResult result(int warmCount, int total, AtomicLongArray sendNs, AtomicLongArray replyNs, AtomicIntegerArray outcome,
@@ -446,23 +435,24 @@ final class LatencyBenchmark {
   }
 
   /**
-   * Which nodes wrote a snapshot during the recorded period. They all reach their threshold
-   * (100,000 entries) at about the same index and write at once, on the same two cores here; runs
-   * with one in the recorded period had most of the commit-to-watch p99s over 50 ms.
+   * Which nodes wrote a snapshot during the recorded period (the latest one each, so two on one
+   * node would show as one). They write at once, on the same two cores and disk here.
    */
-  private void reportSnapshots(Map<String, Long> before, Map<String, Long> after) {
+  private String reportSnapshots(Map<String, Long> before, Map<String, Long> after) {
     List<String> taken = new ArrayList<>();
     after.forEach((id, index) -> {
       if (index > before.getOrDefault(id, 0L)) {
         taken.add(id + " at index " + index);
       }
     });
-    out.println("  snapshots written during the recorded period: " + (taken.isEmpty() ? "none" : String.join(", ", taken)));
+    String snapshots = taken.isEmpty() ? "none" : String.join(", ", taken);
+    out.println("  snapshots written during the recorded period: " + snapshots);
+    return snapshots;
   }
 
-  /** {@code --snapshot-at}: every node starts one at once, as their common threshold makes them. */
-  private void snapshotEveryNode(long progressStart) {
-    out.printf(Locale.ROOT, "  t=%.1fs: a snapshot asked of every node (--snapshot-at)%n", (System.nanoTime() - progressStart) / 1e9);
+  /** Every node starts one at once, as their common threshold makes them. */
+  private void snapshotEveryNode(long progressStart, String why) {
+    out.printf(Locale.ROOT, "  t=%.1fs: a snapshot asked of every node (%s)%n", (System.nanoTime() - progressStart) / 1e9, why);
     for (LeaseholdNode node : cluster.nodes()) {
       node.admin().takeSnapshot(Duration.ofSeconds(60)).whenComplete((snapshot, error) -> out.printf(Locale.ROOT,
           "  t=%.1fs: %s%n", (System.nanoTime() - progressStart) / 1e9,

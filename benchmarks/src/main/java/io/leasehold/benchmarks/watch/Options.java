@@ -10,14 +10,21 @@ final class Options {
   // latency
   double rate = 1000;
   Duration warmup = Duration.ofSeconds(60);
-  Duration duration = Duration.ofSeconds(20);
-  /** When, into the recorded period, every node starts a snapshot at once; null: only when their threshold says. */
-  Duration snapshotAt;
+  // One snapshot interval at the target rate (each node snapshots every 100,000 entries), with
+  // one snapshot in it: a period's p99 then weighs the snapshot's stall as steady state does. A
+  // 20 s period, the default until 2026-11-24, held none or one, five times steady state's share.
+  Duration duration = Duration.ofSeconds(100);
+  /** When, into the recorded period, every node starts a snapshot at once; null: none asked for. */
+  Duration snapshotAt = Duration.ofSeconds(50);
 
   // fanout
   int inFlight = 64;
   int watchers = 1000;
   int channels = 8;
+  /** Where the fan-out's watchers run (see {@link WatcherProcess}). */
+  enum WatchersIn { JVM, PROCESS, IDLE_PROCESS }
+
+  WatchersIn watchersIn = WatchersIn.JVM;
   /** The acquire load's client channel on the watchers' event loops (the old setup) or on its own. */
   boolean writerSharesWatchersLoop;
   // Many short phases, interleaved: on a shared two-core machine the no-watcher throughput drifts
@@ -50,13 +57,18 @@ final class Options {
       "    --rate=N             acquisitions per second (default 1000)",
       "    --warmup=SECONDS     unrecorded run of the same workload, both watches open, before the recorded one (default 60: the watch",
       "                         paths are compiled only once watched; a shorter one leaves C2 recompiling in the recorded period)",
-      "    --duration=SECONDS   recorded period (default 20)",
-      "    --snapshot-at=SECONDS  start a snapshot on every node at once this far into the recorded period, as their common",
-      "                         threshold (every 100,000 entries) does now and then (default: only when the threshold says)",
+      "    --duration=SECONDS   recorded period (default 100: at 1,000/s, the 100,000 entries between two snapshots)",
+      "    --snapshot-at=SECONDS|none  start a snapshot on every node at once this far into the recorded period, as their common",
+      "                         threshold (every 100,000 entries) does (default 50). Every node also snapshots 10 s before the",
+      "                         period, so the threshold's next one falls after this one; with none, 100,000 entries after that",
+      "                         (90 s into the period at 1,000/s)",
       "  fanout: closed-loop Acquire throughput with no watchers, then per event view N watchers on the leader and none again",
       "    --in-flight=N        concurrent acquires (default 64)",
       "    --watchers=N         watchers in each watched phase (default 1000)",
       "    --channels=N         client connections the watchers share (default 8)",
+      "    --watchers-in=jvm|process|idle-process   where the watchers run: in this JVM, sharing its cores and its CPU figures",
+      "                         (default); in a child JVM; or in a child JVM at the scheduler's idle priority (chrt --idle 0), on",
+      "                         cycles the measured JVM leaves, as when the watching proxies run on machines of their own",
       "    --writer-loop=own|shared   the acquire load's client event loop: its own thread (default), or the watchers' two, where",
       "                         its replies can wait behind the watchers' messages (how runs before 2026-11-23 were set up)",
       "    --fanout-warmup=SECONDS    per phase (default 2)",
@@ -113,52 +125,66 @@ final class Options {
         }
         value = args[++i];
       }
-      switch (name) {
-        case "rate" -> o.rate = positive(name, Double.parseDouble(value));
-        case "warmup" -> o.warmup = seconds(name, value, true);
-        case "duration" -> o.duration = seconds(name, value, false);
-        case "snapshot-at" -> o.snapshotAt = seconds(name, value, true);
-        case "in-flight" -> o.inFlight = (int) positive(name, Integer.parseInt(value));
-        case "watchers" -> o.watchers = (int) positive(name, Integer.parseInt(value));
-        case "channels" -> o.channels = (int) positive(name, Integer.parseInt(value));
-        case "writer-loop" -> o.writerSharesWatchersLoop = switch (value) {
-          case "own" -> false;
-          case "shared" -> true;
-          default -> throw new IllegalArgumentException("--writer-loop: must be own or shared, got '" + value + "'");
-        };
-        case "fanout-warmup" -> o.fanoutWarmup = seconds(name, value, true);
-        case "fanout-warmup-rounds" -> {
-          o.fanoutWarmupRounds = Integer.parseInt(value);
-          if (o.fanoutWarmupRounds < 0) {
-            throw new IllegalArgumentException("--fanout-warmup-rounds: must be 0 or more, got " + value);
-          }
-        }
-        case "fanout-duration" -> o.fanoutDuration = seconds(name, value, false);
-        case "views" -> o.views = views(value);
-        case "repeats" -> o.repeats = (int) positive(name, Integer.parseInt(value));
-        case "drain-timeout" -> o.drainTimeout = seconds(name, value, false);
-        case "ttl" -> o.ttl = seconds(name, value, false);
-        case "election-min-ms" -> o.electionMin = Duration.ofMillis((long) positive(name, Long.parseLong(value)));
-        case "election-max-ms" -> o.electionMax = Duration.ofMillis((long) positive(name, Long.parseLong(value)));
-        case "top-threads" -> o.topThreads = Integer.parseInt(value);
-        case "watch-senders" -> o.watchSenders = (int) positive(name, Integer.parseInt(value));
-        case "jvm-warmup" -> o.jvmWarmup = seconds(name, value, true);
-        case "profile" -> o.profileDir = java.nio.file.Path.of(value);
-        case "profiler-lib" -> o.profilerLib = value;
-        case "profile-event" -> {
-          if (!value.equals("cpu") && !value.equals("wall") && !value.equals("alloc")) {
-            throw new IllegalArgumentException("--profile-event: must be cpu, wall or alloc, got '" + value + "'");
-          }
-          o.profileEvent = value;
-        }
-        default -> throw new IllegalArgumentException("unknown option --" + name);
+      try {
+        set(o, name, value);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--" + name + " must be a number, got '" + value + "'");
       }
     }
     if (o.snapshotAt != null && o.snapshotAt.compareTo(o.duration) >= 0) {
       throw new IllegalArgumentException("--snapshot-at must fall inside the recorded period (--duration " + secs(o.duration)
-          + " s), got " + secs(o.snapshotAt) + " s");
+          + " s), got " + secs(o.snapshotAt) + " s; give a smaller one, or none");
     }
     return o;
+  }
+
+  private static void set(Options o, String name, String value) {
+    switch (name) {
+      case "rate" -> o.rate = positive(name, Double.parseDouble(value));
+      case "warmup" -> o.warmup = seconds(name, value, true);
+      case "duration" -> o.duration = seconds(name, value, false);
+      case "snapshot-at" -> o.snapshotAt = value.equals("none") ? null : seconds(name, value, true);
+      case "in-flight" -> o.inFlight = (int) positive(name, Integer.parseInt(value));
+      case "watchers" -> o.watchers = (int) positive(name, Integer.parseInt(value));
+      case "channels" -> o.channels = (int) positive(name, Integer.parseInt(value));
+      case "watchers-in" -> o.watchersIn = switch (value) {
+        case "jvm" -> WatchersIn.JVM;
+        case "process" -> WatchersIn.PROCESS;
+        case "idle-process" -> WatchersIn.IDLE_PROCESS;
+        default -> throw new IllegalArgumentException("--watchers-in: must be jvm, process or idle-process, got '" + value + "'");
+      };
+      case "writer-loop" -> o.writerSharesWatchersLoop = switch (value) {
+        case "own" -> false;
+        case "shared" -> true;
+        default -> throw new IllegalArgumentException("--writer-loop: must be own or shared, got '" + value + "'");
+      };
+      case "fanout-warmup" -> o.fanoutWarmup = seconds(name, value, true);
+      case "fanout-warmup-rounds" -> {
+        o.fanoutWarmupRounds = Integer.parseInt(value);
+        if (o.fanoutWarmupRounds < 0) {
+          throw new IllegalArgumentException("--fanout-warmup-rounds: must be 0 or more, got " + value);
+        }
+      }
+      case "fanout-duration" -> o.fanoutDuration = seconds(name, value, false);
+      case "views" -> o.views = views(value);
+      case "repeats" -> o.repeats = (int) positive(name, Integer.parseInt(value));
+      case "drain-timeout" -> o.drainTimeout = seconds(name, value, false);
+      case "ttl" -> o.ttl = seconds(name, value, false);
+      case "election-min-ms" -> o.electionMin = Duration.ofMillis((long) positive(name, Long.parseLong(value)));
+      case "election-max-ms" -> o.electionMax = Duration.ofMillis((long) positive(name, Long.parseLong(value)));
+      case "top-threads" -> o.topThreads = Integer.parseInt(value);
+      case "watch-senders" -> o.watchSenders = (int) positive(name, Integer.parseInt(value));
+      case "jvm-warmup" -> o.jvmWarmup = seconds(name, value, true);
+      case "profile" -> o.profileDir = java.nio.file.Path.of(value);
+      case "profiler-lib" -> o.profilerLib = value;
+      case "profile-event" -> {
+        if (!value.equals("cpu") && !value.equals("wall") && !value.equals("alloc")) {
+          throw new IllegalArgumentException("--profile-event: must be cpu, wall or alloc, got '" + value + "'");
+        }
+        o.profileEvent = value;
+      }
+      default -> throw new IllegalArgumentException("unknown option --" + name);
+    }
   }
 
   private static java.util.List<io.leasehold.proto.v1.EventView> views(String value) {
@@ -194,7 +220,12 @@ final class Options {
   }
 
   private static Duration seconds(String name, String value, boolean zeroOk) {
-    double s = Double.parseDouble(value);
+    double s;
+    try {
+      s = Double.parseDouble(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("--" + name + " must be a number of seconds, got '" + value + "'");
+    }
     if (s < 0 || (!zeroOk && s == 0)) {
       throw new IllegalArgumentException("--" + name + " must be " + (zeroOk ? "non-negative" : "positive") + " seconds, got " + value);
     }
@@ -203,8 +234,9 @@ final class Options {
 
   String describe() {
     return String.format(Locale.ROOT,
-        "mode=%s rate=%.0f/s warmup=%ss duration=%ss snapshot-at=%s in-flight=%d watchers=%d channels=%d writer-loop=%s fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s repeats=%d drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss watch-senders=%s",
-        mode, rate, secs(warmup), secs(duration), snapshotAt == null ? "threshold" : secs(snapshotAt) + "s", inFlight, watchers, channels, writerSharesWatchersLoop ? "shared" : "own", secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
+        "mode=%s rate=%.0f/s warmup=%ss duration=%ss snapshot-at=%s in-flight=%d watchers=%d channels=%d watchers-in=%s writer-loop=%s fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s repeats=%d drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss watch-senders=%s",
+        mode, rate, secs(warmup), secs(duration), snapshotAt == null ? "none" : secs(snapshotAt) + "s", inFlight, watchers, channels,
+        watchersIn.name().toLowerCase(Locale.ROOT).replace('_', '-'), writerSharesWatchersLoop ? "shared" : "own", secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
         String.join(",", views.stream().map(Options::viewName).toList()), repeats,
         secs(drainTimeout), secs(ttl), electionMin.toMillis(), electionMax.toMillis(), secs(jvmWarmup),
         watchSenders > 0 ? Integer.toString(watchSenders) : "default (" + io.leasehold.server.watch.WatchHub.defaultSenders() + ")");

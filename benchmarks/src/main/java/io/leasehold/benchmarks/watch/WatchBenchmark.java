@@ -21,7 +21,8 @@ import java.util.Locale;
  *
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
- * java -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -cp benchmarks/target/benchmarks.jar io.leasehold.benchmarks.watch.WatchBenchmark [latency|fanout|all] [options]
+ * java -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 \
+ *   -cp benchmarks/target/benchmarks.jar io.leasehold.benchmarks.watch.WatchBenchmark [latency|fanout|all] [options]
  * </pre>
  * The GC flags are the {@code ./leasehold} launcher's defaults. {@code --help} lists the options. Exit status 0 whether or not the targets are met (the summary
  * says), 2 if the benchmark itself failed.
@@ -124,6 +125,8 @@ public final class WatchBenchmark {
               + "the last send%s; %d/%d recorded acquisitions GRANTED, %d errors", latency.achievedRate(), atRate ? "" : " (not the target's rate)",
           latency.replyRate(), latency.lastReplyLagMs(), latency.lastReplyLagMs() > 1000 ? " (the cluster did NOT keep up with the offered rate)" : "",
           latency.granted(), latency.planned(), latency.errors()));
+      lines.add("    snapshots written during the recorded period: " + latency.snapshots()
+          + (options.snapshotAt == null ? "" : String.format(Locale.ROOT, " (asked of every node %s s in)", options.snapshotAt.toSeconds())));
       for (LatencyBenchmark.WatcherResult w : List.of(latency.leader(), latency.follower())) {
         lines.add(String.format(Locale.ROOT, "    %-12s commit-to-watch p50 %.2f ms, p99 %.2f ms -> %s; stamp-to-watch p50 %.2f ms, p99 %.2f ms -> %s; "
                 + "send-to-watch p50 %.2f, p99 %.2f ms; reply-to-watch p50 %.2f, p99 %.2f ms; %s", w.where(),
@@ -141,8 +144,8 @@ public final class WatchBenchmark {
           verdict(strictMet, latency.jitCores())));
     }
     if (fanout != null) {
-      lines.add(String.format(Locale.ROOT, "(B) %d watchers on one node get every event, throughput drop <= %.0f%%, per event view:",
-          TARGET_WATCHERS, 100 * (1 - TARGET_MIN_RATIO)));
+      lines.add(String.format(Locale.ROOT, "(B) %d watchers on one node get every event, throughput drop <= %.0f%%, per event view "
+          + "(watchers %s):", TARGET_WATCHERS, 100 * (1 - TARGET_MIN_RATIO), fanout.watchersWhere().replaceFirst(" \\(pid \\d+\\)$", "")));
       java.util.Map<io.leasehold.proto.v1.EventView, List<FanoutBenchmark.Comparison>> byView = new java.util.LinkedHashMap<>();
       for (FanoutBenchmark.Comparison c : fanout.comparisons()) {
         byView.computeIfAbsent(c.view(), v -> new ArrayList<>()).add(c);
@@ -194,10 +197,18 @@ public final class WatchBenchmark {
     boolean ratioOk = ratio >= TARGET_MIN_RATIO;
     boolean met = incomplete == 0 && ratioOk && fanout.watchers() >= TARGET_WATCHERS;
     StringBuilder each = new StringBuilder();
-    for (double r : ratios) {
-      each.append(String.format(Locale.ROOT, " %.3f", r));
+    for (int i = 0; i < ratios.length; i++) {
+      each.append(String.format(Locale.ROOT, " %.3f%s", ratios[i], cs.get(i).marked() ? "*" : ""));
     }
-    return List.of(
+    List<FanoutBenchmark.Comparison> unmarked = cs.stream().filter(c -> !c.marked()).toList();
+    String marking = unmarked.size() == cs.size() ? null : String.format(Locale.ROOT,
+        "    * G1's concurrent marking ran in one of that phase's or its neighbours' (over %.2f cores), which moves the ratio either "
+            + "way; without %s: %s", FanoutBenchmark.MARKING_CORES, cs.size() - unmarked.size() == 1 ? "it" : "them",
+        unmarked.isEmpty() ? "none left" : String.format(Locale.ROOT, "ratio %.3f (%d of %d watched phases)",
+            unmarked.stream().mapToDouble(c -> c.watched().throughput()).average().orElseThrow()
+                / unmarked.stream().mapToDouble(FanoutBenchmark.Comparison::baseline).average().orElseThrow(), unmarked.size(),
+            cs.size()));
+    List<String> lines = new ArrayList<>(List.of(
         String.format(Locale.ROOT, "  %s view, pooled over its %d watched phases: %s", Options.viewName(view), cs.size(),
             verdict(met, fanout.jitCores())),
         String.format(Locale.ROOT, "    mean throughput %.0f/s with %d watchers vs %.0f/s without: ratio %.3f (drop %.1f%%) -> %s",
@@ -206,7 +217,11 @@ public final class WatchBenchmark {
             each, median, below, ratios.length, TARGET_MIN_RATIO),
         incomplete == 0
             ? String.format(Locale.ROOT, "    in every phase all %d watchers saw every acquisition -> ok", fanout.watchers())
-            : String.format(Locale.ROOT, "    in %d of %d phases NOT every watcher saw every acquisition (above, per phase)", incomplete, cs.size()));
+            : String.format(Locale.ROOT, "    in %d of %d phases NOT every watcher saw every acquisition (above, per phase)", incomplete, cs.size())));
+    if (marking != null) {
+      lines.add(3, marking);
+    }
+    return lines;
   }
 
   /**
