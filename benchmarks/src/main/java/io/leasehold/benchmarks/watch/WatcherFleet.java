@@ -6,8 +6,8 @@ import java.util.Map;
 
 /**
  * The watchers of one fan-out phase: in the benchmark's own JVM ({@link LocalWatchers}), or in a
- * child process ({@link WatcherProcess}), where their CPU is not the measured JVM's and, at idle
- * priority, not taken from it either, as when the proxies that watch run on machines of their own.
+ * child process ({@link WatcherProcess}), where their CPU is not counted as the measured JVM's
+ * and, at idle priority, is only what the measured JVM leaves.
  */
 interface WatcherFleet extends AutoCloseable {
   /** Opens {@code count} watches and returns once each has had its first response; the milliseconds that took. */

@@ -31,10 +31,12 @@ import java.util.concurrent.TimeUnit;
  * The fan-out's watchers in a child JVM ({@code --watchers-in=process} or {@code idle-process}).
  *
  * <p>In a deployment the proxies that watch run on machines of their own; in one JVM on two cores
- * their client work (reading some 130 MB/s of events) is charged to the cluster's throughput.
+ * their client work (reading some 130 MB/s of events) shares the cluster's cores and CPU figures.
  * A child process at the scheduler's idle priority ({@code chrt --idle 0}) runs only on cycles
  * nothing in the measured JVM wants, which is as near to other machines as two cores get. It must
  * still read every event: one that falls behind is cut off by the server and counted as failed.
+ * (On 2026-11-24 the watched phases were no faster this way: what the watchers cost the cluster
+ * is its own work for them; docs/performance.md.)
  *
  * <p>The parent drives the child over its standard input and output, one line per command and one
  * per answer ({@link #main} lists them); the child exits when its input closes, so it never
