@@ -287,20 +287,21 @@ final class FanoutBenchmark {
       fleet.cancel();
       BenchCluster.awaitQuietly(Duration.ofSeconds(30), () -> leader.watchHub().watchers() == 0);
     }
+    Phase phase = new Phase(name, watcherCount, throughput, granted, loop.notGranted.sum(), loop.errors.sum(), latency,
+        complete, over, failed, drainMs, drained, cpu1.jitCoresSince(cpu0), cpu1.markingCoresSince(cpu0));
     if (options.topThreads > 0) {
       out.println("  CPU during the measured period:");
       cpu1.since(cpu0, options.topThreads).forEach(l -> out.println("    " + l));
       out.println("    " + gc);
-      double marking = cpu1.markingCoresSince(cpu0);
-      if (marking > MARKING_CORES) {
-        out.printf(Locale.ROOT, "    G1's concurrent marking ran in this phase (%.2f cores): its throughput is lower for it%n", marking);
+      if (phase.marked()) {
+        out.printf(Locale.ROOT, "    G1's concurrent marking ran in this phase (%.2f cores): its throughput is lower for it%n",
+            phase.markingCores());
       }
       if (!Double.isNaN(fleetCores)) {
         out.printf(Locale.ROOT, "    the watchers' process (not in the figures above): %.2f cores%n", fleetCores);
       }
     }
-    return new Phase(name, watcherCount, throughput, granted, loop.notGranted.sum(), loop.errors.sum(), latency,
-        complete, over, failed, drainMs, drained, cpu1.jitCoresSince(cpu0), cpu1.markingCoresSince(cpu0));
+    return phase;
   }
 
   private void progress(ClosedLoop loop, double at) {

@@ -185,8 +185,8 @@ public final class WatchBenchmark {
    * within an hour; many short phases, interleaved, average that drift out, where one pair cannot.
    */
   static List<String> pooled(io.leasehold.proto.v1.EventView view, List<FanoutBenchmark.Comparison> cs, FanoutBenchmark.Result fanout) {
-    double watched = cs.stream().mapToDouble(c -> c.watched().throughput()).average().orElseThrow();
-    double baseline = cs.stream().mapToDouble(FanoutBenchmark.Comparison::baseline).average().orElseThrow();
+    double watched = meanWatched(cs);
+    double baseline = meanBaseline(cs);
     double[] ratios = cs.stream().mapToDouble(FanoutBenchmark.Comparison::ratio).toArray();
     double[] sorted = ratios.clone();
     java.util.Arrays.sort(sorted);
@@ -205,9 +205,7 @@ public final class WatchBenchmark {
         "    * G1's concurrent marking ran in one of that phase's or its neighbours' (over %.2f cores), which moves the ratio either "
             + "way; without %s: %s", FanoutBenchmark.MARKING_CORES, cs.size() - unmarked.size() == 1 ? "it" : "them",
         unmarked.isEmpty() ? "none left" : String.format(Locale.ROOT, "ratio %.3f (%d of %d watched phases)",
-            unmarked.stream().mapToDouble(c -> c.watched().throughput()).average().orElseThrow()
-                / unmarked.stream().mapToDouble(FanoutBenchmark.Comparison::baseline).average().orElseThrow(), unmarked.size(),
-            cs.size()));
+            meanWatched(unmarked) / meanBaseline(unmarked), unmarked.size(), cs.size()));
     List<String> lines = new ArrayList<>(List.of(
         String.format(Locale.ROOT, "  %s view, pooled over its %d watched phases: %s", Options.viewName(view), cs.size(),
             verdict(met, fanout.jitCores())),
@@ -222,6 +220,14 @@ public final class WatchBenchmark {
       lines.add(3, marking);
     }
     return lines;
+  }
+
+  private static double meanWatched(List<FanoutBenchmark.Comparison> cs) {
+    return cs.stream().mapToDouble(c -> c.watched().throughput()).average().orElseThrow();
+  }
+
+  private static double meanBaseline(List<FanoutBenchmark.Comparison> cs) {
+    return cs.stream().mapToDouble(FanoutBenchmark.Comparison::baseline).average().orElseThrow();
   }
 
   /**
