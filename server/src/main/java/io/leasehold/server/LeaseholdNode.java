@@ -32,6 +32,7 @@ import org.apache.ratis.client.RaftClientConfigKeys;
 import io.leasehold.server.raft.CommitClock;
 import io.leasehold.server.raft.LeadershipCheck;
 import io.leasehold.server.raft.LeaseholdRpcType;
+import io.leasehold.server.raft.ReplicationTrace;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
@@ -72,6 +73,7 @@ public final class LeaseholdNode implements AutoCloseable {
   private final Replicator replicator;
   private final LeadershipCheck leadershipCheck;
   private final CommitClock commitClock = new CommitClock();
+  private final ReplicationTrace replicationTrace = new ReplicationTrace();
   private final ExpiryTicker ticker;
   private final WatchHub watchHub;
   private final HistoryCompactor compactor;
@@ -116,6 +118,7 @@ public final class LeaseholdNode implements AutoCloseable {
       public void onApplied(ApplyResult result) {
         expiry.onApplied(result);
         hub.onApplied(result);
+        replicationTrace.applied(result.revision());
         pushCommitToFollowers();
         logExpiries(result);
       }
@@ -169,7 +172,7 @@ public final class LeaseholdNode implements AutoCloseable {
     RaftProperties raftProperties = serverProperties(config);
     org.apache.ratis.conf.Parameters raftParameters = new org.apache.ratis.conf.Parameters();
     this.leadershipCheck = new LeadershipCheck();
-    LeaseholdRpcType.configure(raftProperties, raftParameters, leadershipCheck, commitClock);
+    LeaseholdRpcType.configure(raftProperties, raftParameters, leadershipCheck, commitClock, replicationTrace);
     this.raftServer = RaftServer.newBuilder()
         .setServerId(selfId)
         .setGroup(initialGroup)
@@ -430,6 +433,11 @@ public final class LeaseholdNode implements AutoCloseable {
   /** When this node, as leader, found its commit index moved: for benchmarks and diagnostics ({@link CommitClock}). */
   public CommitClock commitClock() {
     return commitClock;
+  }
+
+  /** Where log entries' time goes between leader and followers: for benchmarks and diagnostics ({@link ReplicationTrace}). */
+  public ReplicationTrace replicationTrace() {
+    return replicationTrace;
   }
 
   public RaftServer.Division division() {

@@ -28,14 +28,28 @@ final class CpuProfile {
   private final String loadAverage;
   /** Every OS thread of the process (Linux /proc): tid -> (comm, CPU ns); empty elsewhere. */
   private final Map<Long, Map.Entry<String, Long>> osThreads;
+  /** The scheduler's account of every OS thread (Linux /proc/self/task/N/schedstat); empty elsewhere. */
+  private final Map<Long, SchedStat> schedStats;
+
+  /**
+   * What the kernel's scheduler says of one thread, from its {@code schedstat}: nanoseconds on a
+   * core, nanoseconds runnable but waiting for one, and timeslices run (each wake-up starts one).
+   */
+  record SchedStat(String comm, long runNanos, long waitNanos, long slices) {
+    static SchedStat parse(String comm, String schedstat) {
+      String[] f = schedstat.trim().split("\\s+");
+      return new SchedStat(comm, Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]));
+    }
+  }
 
   private CpuProfile(long wallNanos, long processCpuNanos, Map<Long, Map.Entry<String, Long>> perThread, String loadAverage,
-                     Map<Long, Map.Entry<String, Long>> osThreads) {
+                     Map<Long, Map.Entry<String, Long>> osThreads, Map<Long, SchedStat> schedStats) {
     this.wallNanos = wallNanos;
     this.processCpuNanos = processCpuNanos;
     this.perThread = perThread;
     this.loadAverage = loadAverage;
     this.osThreads = osThreads;
+    this.schedStats = schedStats;
   }
 
   static CpuProfile take() {
@@ -49,7 +63,8 @@ final class CpuProfile {
         per.put(t.getId(), Map.entry(t.getName(), cpu));
       }
     }
-    return new CpuProfile(System.nanoTime(), processCpu(), per, readLoadAverage(), osThreads());
+    Map<Long, SchedStat> sched = new HashMap<>();
+    return new CpuProfile(System.nanoTime(), processCpu(), per, readLoadAverage(), osThreads(sched), sched);
   }
 
   String loadAverage() {
@@ -114,6 +129,43 @@ final class CpuProfile {
           .forEach(g -> lines.add(String.format(Locale.ROOT, "  %6.2f cores  %5.1f%%  %s",
               g.getValue() / 1e9 / wall, process > 0 ? 100.0 * g.getValue() / 1e9 / process : 0.0, g.getKey())));
     }
+    lines.addAll(schedulerSince(before, wall, Math.max(3, top / 2)));
+    return lines;
+  }
+
+  /**
+   * The run queue over the interval: how often the process's threads were woken (timeslices) and
+   * how long, in all, they were runnable but waited for a core. On two loaded cores that wait is
+   * a large part of any latency that crosses threads: each hand-off pays it. The top groups by
+   * wake-ups follow (OS names, cut to 15 characters). Empty where there is no schedstat.
+   */
+  List<String> schedulerSince(CpuProfile before, double wall, int top) {
+    if (schedStats.isEmpty() || wall <= 0) {
+      return List.of();
+    }
+    long slices = 0;
+    long waitNanos = 0;
+    Map<String, long[]> groups = new HashMap<>();
+    for (Map.Entry<Long, SchedStat> e : schedStats.entrySet()) {
+      SchedStat now = e.getValue();
+      SchedStat then = before.schedStats.get(e.getKey());
+      long s = now.slices() - (then == null ? 0 : then.slices());
+      long w = now.waitNanos() - (then == null ? 0 : then.waitNanos());
+      slices += s;
+      waitNanos += w;
+      long[] g = groups.computeIfAbsent(group(now.comm()), k -> new long[2]);
+      g[0] += s;
+      g[1] += w;
+    }
+    List<String> lines = new java.util.ArrayList<>();
+    lines.add(String.format(Locale.ROOT, "  scheduler: %.0f wake-ups (timeslices) a second; on average %.1f threads were runnable "
+            + "and waiting for a core, %.3f ms a wake-up; by wake-ups:",
+        slices / wall, waitNanos / 1e9 / wall, slices > 0 ? waitNanos / 1e6 / slices : 0.0));
+    groups.entrySet().stream()
+        .sorted((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0]))
+        .limit(top)
+        .forEach(g -> lines.add(String.format(Locale.ROOT, "  %8.0f/s  waited %.3f ms a wake-up  %s", g.getValue()[0] / wall,
+            g.getValue()[0] > 0 ? g.getValue()[1] / 1e6 / g.getValue()[0] : 0.0, g.getKey())));
     return lines;
   }
 
@@ -147,8 +199,11 @@ final class CpuProfile {
     return javaName.length() <= 15 ? javaName : javaName.substring(0, 15);
   }
 
-  /** Linux: every thread of this process with its user+system CPU time; empty where there is no /proc. */
-  private static Map<Long, Map.Entry<String, Long>> osThreads() {
+  /**
+   * Linux: every thread of this process with its user+system CPU time, and into {@code sched}
+   * its scheduler statistics where the kernel keeps them; empty where there is no /proc.
+   */
+  private static Map<Long, Map.Entry<String, Long>> osThreads(Map<Long, SchedStat> sched) {
     Map<Long, Map.Entry<String, Long>> out = new HashMap<>();
     Path tasks = Path.of("/proc/self/task");
     if (!Files.isDirectory(tasks)) {
@@ -165,7 +220,12 @@ final class CpuProfile {
           String[] f = stat.substring(close + 2).split(" ");
           // after "(comm) ": state is f[0]; utime and stime are fields 14 and 15 of stat, f[11] and f[12].
           long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
-          out.put(Long.parseLong(t.getFileName().toString()), Map.entry(comm, ticks * nanosPerTick));
+          long tid = Long.parseLong(t.getFileName().toString());
+          out.put(tid, Map.entry(comm, ticks * nanosPerTick));
+          Path schedstat = t.resolve("schedstat");
+          if (Files.isReadable(schedstat)) {
+            sched.put(tid, SchedStat.parse(comm, Files.readString(schedstat)));
+          }
         } catch (Exception gone) {
           // The thread ended while we looked.
         }

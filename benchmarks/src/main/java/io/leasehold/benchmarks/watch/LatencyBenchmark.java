@@ -115,6 +115,7 @@ final class LatencyBenchmark {
         commitNs.set((int) (index - commitBase), nanos);
       }
     }, commitBase);
+    FollowerPath followerPath = new FollowerPath(leader, follower, commitBase, commitNs.length());
     AtomicLongArray sendNs = new AtomicLongArray(total);
     AtomicLongArray replyNs = new AtomicLongArray(total);
     AtomicIntegerArray outcome = new AtomicIntegerArray(total);  // 0 pending, 1 granted, 2 other outcome, 3 error
@@ -235,6 +236,7 @@ final class LatencyBenchmark {
     onLeader.cancel("benchmark done");
     onFollower.cancel("benchmark done");
     leader.commitClock().listen(null, 0);
+    followerPath.stop();
     reporter.shutdownNow();
     boolean leaderUnchanged = cluster.leader().map(l -> l == leader).orElse(false);
 
@@ -290,6 +292,9 @@ final class LatencyBenchmark {
               + "%d unexpected events; %d events of acquisitions whose reply was not GRANTED (e.g. timed out at the client, "
               + "committed anyway)%s%n", granted, w.missed(), w.duplicates(), w.outOfOrder(), w.unexpected(), w.seenNotGranted(),
           w.error() == null ? "" : "; stream ended: " + w.error());
+      if (w == followerResult) {
+        followerPath.report(out, onFollower.watched(warmCount, total, outcome, commitNs, commitBase));
+      }
     }
     if (!leaderUnchanged) {
       out.println("  WARNING: the leader changed during the run; the numbers mix two leaders");
@@ -376,6 +381,23 @@ final class LatencyBenchmark {
       System.err.println("watch on " + where + " failed: " + error);
     }
 
+    /** When the leader found log entry {@code index} committed; 0 if it did not report it. */
+    private static long committedAt(AtomicLongArray commitNs, long commitBase, long index) {
+      long slot = index - commitBase;
+      return slot > 0 && slot < commitNs.length() ? commitNs.get((int) slot) : 0;
+    }
+
+    /** The recorded GRANTED acquisitions this watcher saw, with the leader's commit time of each (0: none reported). */
+    List<FollowerPath.Watched> watched(int warmCount, int total, AtomicIntegerArray outcome, AtomicLongArray commitNs, long commitBase) {
+      List<FollowerPath.Watched> out = new ArrayList<>();
+      for (int i = warmCount; i < total; i++) {
+        if (outcome.get(i) == 1 && seen.get(i) > 0) {
+          out.add(new FollowerPath.Watched(revision.get(i), receivedNs.get(i), committedAt(commitNs, commitBase, revision.get(i))));
+        }
+      }
+      return out;
+    }
+
     WatcherResult result(int warmCount, int total, AtomicLongArray sendNs, AtomicLongArray replyNs, AtomicIntegerArray outcome,
                          AtomicLongArray commitNs, long commitBase) {
       Histogram commitToWatch = Stats.nanosHistogram();
@@ -400,8 +422,7 @@ final class LatencyBenchmark {
         if (!granted || i < warmCount) {
           continue;
         }
-        long slot = revision.get(i) - commitBase;
-        long committed = slot > 0 && slot < commitNs.length() ? commitNs.get((int) slot) : 0;
+        long committed = committedAt(commitNs, commitBase, revision.get(i));
         if (committed == 0) {
           noCommitTime++;
         } else {

@@ -1,8 +1,11 @@
 package io.leasehold.server.raft;
 
+import java.util.EnumSet;
 import java.util.List;
 import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcFactory;
+import org.apache.ratis.grpc.server.GrpcServices;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesReplyProto;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -23,16 +26,29 @@ import org.apache.ratis.server.protocol.TermIndex;
  *   <li>finds where a rejoining follower's log parts from the leader's in about log2(n) round
  *       trips ({@link ForkSearchingLogAppender});</li>
  *   <li>reports every answer it gets to the node's {@link LeadershipCheck};</li>
- *   <li>passes notices of a new commit index to the node's {@link CommitClock}.</li>
+ *   <li>passes notices of a new commit index to the node's {@link CommitClock};</li>
+ *   <li>reports the appends it builds and the answers it gets to the node's {@link ReplicationTrace}.</li>
  * </ul>
+ * Ratis's server also gets the trace's interceptor, which reports appends and answers on the
+ * follower's side.
  */
 public final class LeaseholdRpcType implements RpcType {
-  /** Sets the RPC type in {@code properties} and hands {@code check} and {@code commits} to the factory through {@code parameters}. */
+  /**
+   * Sets the RPC type in {@code properties}, hands {@code check}, {@code commits} and {@code trace}
+   * to the factory through {@code parameters}, and puts the trace's interceptor on Ratis's server.
+   */
   public static void configure(org.apache.ratis.conf.RaftProperties properties, Parameters parameters, LeadershipCheck check,
-                               CommitClock commits) {
+                               CommitClock commits, ReplicationTrace trace) {
     org.apache.ratis.RaftConfigKeys.Rpc.setType(properties, new LeaseholdRpcType());
     parameters.put(LeadershipCheck.PARAMETER, check, LeadershipCheck.class);
     parameters.put(CommitClock.PARAMETER, commits, CommitClock.class);
+    parameters.put(ReplicationTrace.PARAMETER, trace, ReplicationTrace.class);
+    GrpcConfigKeys.Server.setServicesCustomizer(parameters, (builder, types) -> withTrace(builder, types, trace));
+  }
+
+  private static org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder withTrace(
+      org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder builder, EnumSet<GrpcServices.Type> types, ReplicationTrace trace) {
+    return types.contains(GrpcServices.Type.SERVER) ? builder.intercept(trace.interceptor()) : builder;
   }
 
   @Override
@@ -48,26 +64,32 @@ public final class LeaseholdRpcType implements RpcType {
   static final class Factory extends GrpcFactory {
     private final LeadershipCheck check;
     private final CommitClock commits;
+    private final ReplicationTrace trace;
 
     Factory(Parameters parameters) {
       super(parameters);
       this.check = parameters.getNonNull(LeadershipCheck.PARAMETER, LeadershipCheck.class);
       this.commits = parameters.getNonNull(CommitClock.PARAMETER, CommitClock.class);
+      this.trace = parameters.getNonNull(ReplicationTrace.PARAMETER, ReplicationTrace.class);
     }
 
     @Override
     public LogAppender newLogAppender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
-      LogAppender appender = new ForkSearchingLogAppender(server, new Reporting(state, check), follower, commits);
+      LogAppender appender = new ForkSearchingLogAppender(server, new Reporting(state, check, trace), follower, commits);
       check.register(appender);
       return appender;
     }
   }
 
-  /** The leader state an appender sees: Ratis's own, with every answer also reported to the check. */
-  private record Reporting(LeaderState leader, LeadershipCheck check) implements LeaderState {
+  /**
+   * The leader state an appender sees: Ratis's own, with every answer also reported to the check,
+   * and every append built and answer got to the trace.
+   */
+  private record Reporting(LeaderState leader, LeadershipCheck check, ReplicationTrace trace) implements LeaderState {
     @Override
     public void onAppendEntriesReply(LogAppender appender, AppendEntriesReplyProto reply) {
       check.onReply(appender, reply);
+      trace.replyReceived(appender.getFollowerId(), reply);
       leader.onAppendEntriesReply(appender, reply);
     }
 
@@ -79,7 +101,9 @@ public final class LeaseholdRpcType implements RpcType {
     @Override
     public AppendEntriesRequestProto newAppendEntriesRequestProto(FollowerInfo follower, List<LogEntryProto> entries,
                                                                   TermIndex previous, long callId) {
-      return leader.newAppendEntriesRequestProto(follower, entries, previous, callId);
+      AppendEntriesRequestProto request = leader.newAppendEntriesRequestProto(follower, entries, previous, callId);
+      trace.appendBuilt(follower.getId(), request);
+      return request;
     }
 
     @Override

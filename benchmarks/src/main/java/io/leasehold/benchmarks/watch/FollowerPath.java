@@ -1,0 +1,170 @@
+package io.leasehold.benchmarks.watch;
+
+import io.leasehold.server.LeaseholdNode;
+import io.leasehold.server.raft.ReplicationTrace;
+import java.io.PrintStream;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Where a follower watcher's commit-to-watch goes, step by step, from the nodes'
+ * {@link ReplicationTrace}s. A follower hears of a commit only with an append the leader builds
+ * after it, and takes that append's commit index only once its log has synced the append's own
+ * entries; then it applies the entry and streams the event. For each recorded event this splits
+ * the time from the leader's commit to the follower's watcher into:
+ * <ol>
+ *   <li>the leader's commit to the first append built for this follower that carries it;</li>
+ *   <li>that append's trip to the follower's Ratis service (the network and gRPC's hand-offs);</li>
+ *   <li>from there to the follower's answer for it (its log's write and sync, then the commit index);</li>
+ *   <li>from there to the follower's apply of the event's entry;</li>
+ *   <li>the apply to the watcher's receipt (Leasehold's watch path and the client).</li>
+ * </ol>
+ * Steps 3 and 4 both start where step 2 ends; the apply can come before or after the answer.
+ *
+ * <p>All times are {@link System#nanoTime} in this one JVM. Each slot keeps the first report for
+ * its index; an index that falls outside the window given at construction is not recorded.
+ */
+final class FollowerPath {
+  private final String followerId;
+  private final long base;
+  private final int size;
+  /** By the leader's commit index carried: when the first append carrying it was built. */
+  private final AtomicLongArray builtNs;
+  /** By the leader's commit index carried: where that append's entries end (its previous entry for a heartbeat). */
+  private final AtomicLongArray builtLast;
+  private final AtomicLongArray builtHeartbeat;
+  /** By the last index of an append: when it reached the follower's Ratis service. */
+  private final AtomicLongArray receivedNs;
+  /** By match index: when the follower handed its answer to gRPC. */
+  private final AtomicLongArray answeredNs;
+  /** By log index: when the follower applied it. */
+  private final AtomicLongArray appliedNs;
+  private final LeaseholdNode leader;
+  private final LeaseholdNode follower;
+
+  /** Starts recording at once, for log indexes in {@code (base, base + size)}. */
+  FollowerPath(LeaseholdNode leader, LeaseholdNode follower, long base, int size) {
+    this.leader = leader;
+    this.follower = follower;
+    this.followerId = follower.id();
+    this.base = base;
+    this.size = size;
+    this.builtNs = new AtomicLongArray(size);
+    this.builtLast = new AtomicLongArray(size);
+    this.builtHeartbeat = new AtomicLongArray(size);
+    this.receivedNs = new AtomicLongArray(size);
+    this.answeredNs = new AtomicLongArray(size);
+    this.appliedNs = new AtomicLongArray(size);
+    leader.replicationTrace().listen(new ReplicationTrace.Listener() {
+      @Override
+      public void appendBuilt(String to, long leaderCommit, long lastIndex, boolean heartbeat, long nanos) {
+        int s = slot(leaderCommit);
+        if (s >= 0 && to.equals(followerId) && builtNs.compareAndSet(s, 0, nanos)) {
+          builtLast.set(s, lastIndex);
+          builtHeartbeat.set(s, heartbeat ? 1 : 0);
+        }
+      }
+    });
+    follower.replicationTrace().listen(new ReplicationTrace.Listener() {
+      @Override
+      public void appendReceived(long lastIndex, long nanos) {
+        first(receivedNs, lastIndex, nanos);
+      }
+
+      @Override
+      public void replySent(long matchIndex, long nanos) {
+        first(answeredNs, matchIndex, nanos);
+      }
+
+      @Override
+      public void applied(long index, long nanos) {
+        first(appliedNs, index, nanos);
+      }
+    });
+  }
+
+  void stop() {
+    leader.replicationTrace().listen(null);
+    follower.replicationTrace().listen(null);
+  }
+
+  private int slot(long index) {
+    long s = index - base;
+    return s > 0 && s < size ? (int) s : -1;
+  }
+
+  private void first(AtomicLongArray times, long index, long nanos) {
+    int s = slot(index);
+    if (s >= 0) {
+      times.compareAndSet(s, 0, nanos);
+    }
+  }
+
+  /** One event the follower's watcher received: its revision (log index), when, and when the leader found it committed. */
+  record Watched(long revision, long receivedNs, long committedNs) {
+  }
+
+  /** Prints the split for {@code events} (those without every time are counted, not split). */
+  void report(PrintStream out, Iterable<Watched> events) {
+    // The first append carrying a commit index at or above each index: a suffix minimum over the
+    // slots, since an append built later may carry a higher index than the one asked about.
+    long[] carryNs = new long[size + 1];
+    long[] carryLast = new long[size + 1];
+    boolean[] carryHeartbeat = new boolean[size + 1];
+    carryNs[size] = Long.MAX_VALUE;
+    for (int s = size - 1; s >= 0; s--) {
+      long built = builtNs.get(s);
+      if (built != 0 && built < carryNs[s + 1]) {
+        carryNs[s] = built;
+        carryLast[s] = builtLast.get(s);
+        carryHeartbeat[s] = builtHeartbeat.get(s) == 1;
+      } else {
+        carryNs[s] = carryNs[s + 1];
+        carryLast[s] = carryLast[s + 1];
+        carryHeartbeat[s] = carryHeartbeat[s + 1];
+      }
+    }
+    Histogram commitToCarry = Stats.nanosHistogram();
+    Histogram carryToReceived = Stats.nanosHistogram();
+    Histogram receivedToAnswer = Stats.nanosHistogram();
+    Histogram receivedToApplied = Stats.nanosHistogram();
+    Histogram appliedToWatch = Stats.nanosHistogram();
+    Histogram entriesPast = new Histogram(3);
+    long split = 0;
+    long incomplete = 0;
+    long byHeartbeat = 0;
+    for (Watched w : events) {
+      int s = slot(w.revision());
+      long carry = s >= 0 ? carryNs[s] : Long.MAX_VALUE;
+      int last = carry == Long.MAX_VALUE ? -1 : slot(carryLast[s]);
+      long received = last >= 0 ? receivedNs.get(last) : 0;
+      long answered = last >= 0 ? answeredNs.get(last) : 0;
+      long applied = s >= 0 ? appliedNs.get(s) : 0;
+      if (carry != Long.MAX_VALUE && carryHeartbeat[s]) {
+        // A heartbeat's commit index is taken without a sync; its steps are not those below.
+        byHeartbeat++;
+        continue;
+      }
+      if (w.committedNs() == 0 || received == 0 || answered == 0 || applied == 0) {
+        incomplete++;
+        continue;
+      }
+      split++;
+      commitToCarry.recordValue(Math.max(0, carry - w.committedNs()));
+      carryToReceived.recordValue(Math.max(0, received - carry));
+      receivedToAnswer.recordValue(Math.max(0, answered - received));
+      receivedToApplied.recordValue(Math.max(0, applied - received));
+      appliedToWatch.recordValue(Math.max(0, w.receivedNs() - applied));
+      entriesPast.recordValue(Math.max(0, carryLast[s] - w.revision()));
+    }
+    out.printf(Locale.ROOT, "    the follower's path, step by step (%d events split; not split: %d without every time, %d carried by a heartbeat; "
+            + "the carrying append's entries ended p50 %d, p99 %d entries past the event's):%n", split, incomplete, byHeartbeat,
+        entriesPast.getValueAtPercentile(50), entriesPast.getValueAtPercentile(99));
+    out.printf(Locale.ROOT, "      leader's commit -> first append built that carries it:  %s%n", Stats.line(commitToCarry));
+    out.printf(Locale.ROOT, "      that append -> at the follower's Ratis service:         %s%n", Stats.line(carryToReceived));
+    out.printf(Locale.ROOT, "      at the service -> answer out (log synced, commit taken): %s%n", Stats.line(receivedToAnswer));
+    out.printf(Locale.ROOT, "      at the service -> the follower applied the entry:       %s%n", Stats.line(receivedToApplied));
+    out.printf(Locale.ROOT, "      applied -> the watcher received the event:              %s%n", Stats.line(appliedToWatch));
+  }
+}
