@@ -20,7 +20,8 @@ import org.apache.ratis.thirdparty.io.grpc.ServerInterceptor;
  * each SUCCESS answer ({@link LeaseholdRpcType}); on a follower, an interceptor on Ratis's server
  * reports each append as it reaches Ratis's service (after the network and gRPC's hand-off) and
  * each answer as Ratis hands it back to gRPC (after the sync); every node reports each entry it
- * applies. Times are {@link System#nanoTime}, so they compare across nodes only within one JVM.
+ * applies (commands only: Ratis's configuration and metadata entries do not reach the state
+ * machine). Times are {@link System#nanoTime}, so they compare across nodes only within one JVM.
  *
  * <p>With no listener set, a report costs one volatile read.
  */
@@ -47,7 +48,7 @@ public final class ReplicationTrace {
     default void replySent(long matchIndex, long nanos) {
     }
 
-    /** Any node: its state machine applied log entry {@code index}. */
+    /** Any node: its state machine applied the command in log entry {@code index} (Ratis's own entries are not reported). */
     default void applied(long index, long nanos) {
     }
   }
