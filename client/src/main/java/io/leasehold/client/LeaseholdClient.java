@@ -137,7 +137,9 @@ public final class LeaseholdClient implements AutoCloseable {
   /**
    * One attempt to acquire {@code name}: GRANTED with the lease, CONFLICT with the current holder,
    * token and remaining time (without a network call if another handle of this client holds it),
-   * or REJECTED with the policy's reason.
+   * or REJECTED with the policy's reason. It never waits for a holder; it waits only while this
+   * client gives back a lease that was granted to one of its waiters after that waiter had gone
+   * (cancelled or interrupted), so that it does not answer CONFLICT with a lease nobody holds.
    */
   public CompletableFuture<AcquireResult> tryAcquire(String name, LeaseOptions options) {
     return deliver(core.acquire(name, options, true), r -> r);

@@ -147,6 +147,31 @@ class AcquireTest {
   }
 
   @Test
+  void aTryRightAfterAnAbandonedWaitWasGrantedWaitsForTheGiveBackInsteadOfMeetingItsOwnLease() throws Exception {
+    CallGate answers = new CallGate("leasehold.v1.Leases/Acquire", CallGate.Side.ANSWER);
+    CallGate releases = new CallGate("leasehold.v1.Leases/Release", CallGate.Side.REQUEST);
+    try (LeaseholdClient client = Fixtures.client(cluster, b -> b.interceptor(answers).interceptor(releases))) {
+      // The waiter gives up while its attempt is out; the cluster grants it anyway.
+      answers.close();
+      CompletableFuture<Lease> abandoned = client.acquire("lock/given-back", ttl(20));
+      Fixtures.await("the attempt to be out", Duration.ofSeconds(5), () -> answers.heldCalls() == 1);
+      assertTrue(abandoned.cancel(true));
+      releases.close();
+      answers.open();
+      // The client gives the unwanted lease back; its Release is held on the way.
+      Fixtures.await("the give-back to be on its way", Duration.ofSeconds(5), () -> releases.heldCalls() == 1);
+      CompletableFuture<AcquireResult> tried = client.tryAcquire("lock/given-back", ttl(20));
+      releases.open();
+      AcquireResult r = tried.get(10, TimeUnit.SECONDS);
+      // Answered before the give-back, it was CONFLICT with this client's own lease, which no
+      // handle held any more.
+      assertTrue(r.isGranted(), "the try waited for the give-back and got the name: " + r);
+      r.lease().orElseThrow().release().get(10, TimeUnit.SECONDS);
+      assertTrue(client.blocking().get("lock/given-back").isEmpty(), "nothing was left held");
+    }
+  }
+
+  @Test
   void updateChangesTheAttributesButNotTheToken() throws Exception {
     try (LeaseholdClient client = Fixtures.client(cluster)) {
       Lease lease = client.blocking().acquire("route/update", ttl(20).withAddress("10.0.0.1:80").withMetadata("zone", "a"));

@@ -151,8 +151,8 @@ class LeaseLockTest {
       // The abandoned wait left nothing behind: the name is free. Its first attempt may still have
       // been on its way when the waiter was interrupted (the thread waits as soon as it is sent);
       // on a loaded machine the leader can apply it after the unlock and grant it, and the SDK then
-      // gives that lease back itself, a moment later (a try of the same client meanwhile answers
-      // CONFLICT). So: free within 3 s, well inside the 10 s TTL, which a leaked lease would hold.
+      // gives that lease back itself, a moment later (a try of the same client waits for that; see
+      // AcquireTest). So: free within 3 s, well inside the 10 s TTL, which a leaked lease would hold.
       Fixtures.await("the name to be free again", Duration.ofSeconds(3),
           () -> b.blocking().tryAcquire("lock/interrupt").isGranted());
     }

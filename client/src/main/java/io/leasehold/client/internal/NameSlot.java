@@ -33,7 +33,8 @@ import java.util.concurrent.TimeUnit;
  * head that meets another holder waits for a watch (from the conflict's revision + 1) to report
  * the lease's end, then asks again — no polling. A lock-delay (the name is free but its last
  * lease expired or was revoked moments ago) is waited out by a timer, since no event marks its
- * end. Tries jump the queue but never wait.
+ * end. Tries jump the queue and never wait for a holder; they wait only while this client gives
+ * back a lease granted to a waiter that had gone, so as not to answer CONFLICT with it.
  *
  * <p>A handle whose release the cluster did not confirm may still be held there; if the cluster
  * then grants the same token again, it is released and asked for again, so no two handles of this
@@ -47,6 +48,12 @@ final class NameSlot {
   // Guarded by this.
   private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
   private LeaseHandle held;
+  /**
+   * {@link #held} was granted to a waiter that had gone (cancelled, or its thread interrupted)
+   * and is being given back. A try meanwhile waits for that to finish rather than answer CONFLICT
+   * with this client's own lease, which nobody holds any more.
+   */
+  private boolean givingBack;
   private boolean attempting;
   private Waiter sending;
   private boolean awaitingChange;
@@ -110,7 +117,7 @@ final class NameSlot {
       if (core.isClosing()) {
         failAllLocked(new ClientClosedException(name + ": the client is closed"), after);
       } else {
-        if (held != null) {
+        if (held != null && !givingBack) {
           Conflict local = new Conflict(held.holder(), held.token(), held.peekRemaining());
           for (Iterator<Waiter> it = queue.iterator(); it.hasNext(); ) {
             Waiter w = it.next();
@@ -274,6 +281,9 @@ final class NameSlot {
     }
     if (!w.result.complete(AcquireResult.granted(lease))) {
       // Nobody wants it any more (timed out or cancelled while the request was out): give it back.
+      synchronized (this) {
+        givingBack = held == lease;
+      }
       lease.releaseQuietly();
     }
     pump();
@@ -345,6 +355,7 @@ final class NameSlot {
     synchronized (this) {
       if (held == lease) {
         held = null;
+        givingBack = false;
         endedToken = Math.max(endedToken, lease.token());
         unconfirmedEnd = unconfirmedEnd || !confirmed;
       }
