@@ -259,6 +259,9 @@ final class NameSlot {
     synchronized (this) {
       attempting = false;
       held = lease;
+      // Known gone already (the usual case: it went while the request was out): a try from now
+      // on waits for the give-back below. One that goes in the moments until then is marked there.
+      givingBack = w.result.isDone();
       awaitingChange = false;
       unconfirmedEnd = false;
       toClose = watch;
