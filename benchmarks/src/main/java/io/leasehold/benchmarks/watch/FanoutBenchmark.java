@@ -110,7 +110,7 @@ final class FanoutBenchmark {
     }
     try {
       WatcherProcess child = WatcherProcess.start(leader.clientAddress(), channels, options.watchersIn == Options.WatchersIn.IDLE_PROCESS);
-      out.printf(Locale.ROOT, "  watchers run %s%n", child.where());
+      out.printf(Locale.ROOT, "  watchers run %s (pid %d)%n", child.where(), child.pid());
       return child;
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException("starting the watcher process", e);

@@ -145,7 +145,7 @@ public final class WatchBenchmark {
     }
     if (fanout != null) {
       lines.add(String.format(Locale.ROOT, "(B) %d watchers on one node get every event, throughput drop <= %.0f%%, per event view "
-          + "(watchers %s):", TARGET_WATCHERS, 100 * (1 - TARGET_MIN_RATIO), fanout.watchersWhere().replaceFirst(" \\(pid \\d+\\)$", "")));
+          + "(watchers %s):", TARGET_WATCHERS, 100 * (1 - TARGET_MIN_RATIO), fanout.watchersWhere()));
       java.util.Map<io.leasehold.proto.v1.EventView, List<FanoutBenchmark.Comparison>> byView = new java.util.LinkedHashMap<>();
       for (FanoutBenchmark.Comparison c : fanout.comparisons()) {
         byView.computeIfAbsent(c.view(), v -> new ArrayList<>()).add(c);

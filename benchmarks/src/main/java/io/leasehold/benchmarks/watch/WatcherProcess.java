@@ -71,7 +71,7 @@ final class WatcherProcess implements WatcherFleet {
     command.addAll(List.of(java, "-XX:+UseG1GC", "-Xmx2g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
         "-cp", System.getProperty("java.class.path"), WatcherProcess.class.getName(), target, Integer.toString(channels)));
     Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    WatcherProcess child = new WatcherProcess(p, (idle ? "in a child process at idle priority" : "in a child process") + " (pid " + p.pid() + ")");
+    WatcherProcess child = new WatcherProcess(p, idle ? "in a child process at idle priority" : "in a child process");
     child.expect("ready");
     return child;
   }
@@ -111,6 +111,10 @@ final class WatcherProcess implements WatcherFleet {
   @Override
   public String where() {
     return where;
+  }
+
+  long pid() {
+    return process.pid();
   }
 
   @Override

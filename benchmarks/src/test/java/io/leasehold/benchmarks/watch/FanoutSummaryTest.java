@@ -63,7 +63,7 @@ class FanoutSummaryTest {
   void theSummarySaysWhereTheWatchersRan() {
     FanoutBenchmark.Result r = result(List.of(BASIC), new double[] {1000, 850, 1100}, -1);
     FanoutBenchmark.Result elsewhere = new FanoutBenchmark.Result(r.phases(), r.views(), 1000,
-        "in a child process at idle priority (pid 4242)", true);
+        "in a child process at idle priority", true);
     assertTrue(WatchBenchmark.summary(options("fanout"), null, r).get(0).endsWith("(watchers in this JVM):"));
     assertEquals("(B) 1000 watchers on one node get every event, throughput drop <= 20%, per event view "
         + "(watchers in a child process at idle priority):", WatchBenchmark.summary(options("fanout"), null, elsewhere).get(0));
