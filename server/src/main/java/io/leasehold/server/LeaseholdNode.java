@@ -88,7 +88,6 @@ public final class LeaseholdNode implements AutoCloseable {
   private volatile boolean closed;
   /** Set once the Ratis server has started; read by the apply thread. */
   private volatile RaftServer.Division startedDivision;
-  private final CommitPusher commitPusher = new CommitPusher();
   /** Completed, with the reason, when Ratis closes this node's division while the node runs. */
   private final java.util.concurrent.CompletableFuture<String> divisionClosed = new java.util.concurrent.CompletableFuture<>();
 
@@ -119,7 +118,6 @@ public final class LeaseholdNode implements AutoCloseable {
         expiry.onApplied(result);
         hub.onApplied(result);
         replicationTrace.applied(result.revision());
-        pushCommitToFollowers();
         logExpiries(result);
       }
 
@@ -361,6 +359,9 @@ public final class LeaseholdNode implements AutoCloseable {
     RaftServerConfigKeys.setStorageDir(p, List.of(c.dataDir().resolve("raft").toFile()));
     GrpcConfigKeys.Server.setHost(p, c.bindHost());
     GrpcConfigKeys.Server.setPort(p, c.self().peerPort());
+    // Heartbeats on the appends' own stream, so that the appender may push each new commit index
+    // in an append without entries that names the last entry sent (ForkSearchingLogAppender).
+    GrpcConfigKeys.Server.setHeartbeatChannel(p, false);
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(c.electionTimeoutMin()));
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(c.electionTimeoutMax()));
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
@@ -448,18 +449,6 @@ public final class LeaseholdNode implements AutoCloseable {
     }
   }
 
-  /**
-   * On the leader, after an entry is applied (so committed): let the followers know the commit
-   * index now. Without this a follower applies each entry, and streams its events to watchers,
-   * only with the next append; see {@link CommitPusher}. On a follower this does nothing.
-   */
-  private void pushCommitToFollowers() {
-    RaftServer.Division d = startedDivision;
-    if (d != null) {
-      commitPusher.onApplied(d);
-    }
-  }
-
   /** The client address of the leader this node knows of, for redirect hints. */
   public java.util.Optional<String> leaderClientAddress() {
     RaftPeerId leader = division().getInfo().getLeaderId();
@@ -532,7 +521,6 @@ public final class LeaseholdNode implements AutoCloseable {
     admin.close();
     compactor.close();
     watchHub.close();
-    commitPusher.close();
     grpcServer.shutdownNow();
     ticker.close();
     try {

@@ -10,9 +10,10 @@ import org.HdrHistogram.Histogram;
 /**
  * Where a follower watcher's commit-to-watch goes, step by step, from the nodes'
  * {@link ReplicationTrace}s. A follower hears of a commit only with an append the leader builds
- * after it, and takes that append's commit index only once its log has synced the append's own
- * entries; then it applies the entry and streams the event. For each recorded event this splits
- * the time from the leader's commit to the follower's watcher into:
+ * after it. If that append has entries, Ratis takes its commit index only once the follower's log
+ * has synced them; if it has none (a commit push, or a heartbeat), at once. Then the follower
+ * applies the entry and streams the event. For each recorded event whose commit came with entries
+ * this splits the time from the leader's commit to the follower's watcher into:
  * <ol>
  *   <li>the leader's commit to the first append built for this follower that carries it;</li>
  *   <li>that append's trip to the follower's Ratis service (the network and gRPC's hand-offs);</li>
@@ -20,7 +21,8 @@ import org.HdrHistogram.Histogram;
  *   <li>from there to the follower's apply of the event's entry;</li>
  *   <li>the apply to the watcher's receipt (Leasehold's watch path and the client).</li>
  * </ol>
- * Steps 3 and 4 both start where step 2 ends; the apply can come before or after the answer.
+ * Steps 3 and 4 both start where step 2 ends; the apply can come before or after the answer. An
+ * event whose commit came without entries is split the same way, less step 3.
  *
  * <p>All times are {@link System#nanoTime} in this one JVM. Each slot keeps the first report for
  * its index; an index that falls outside the window given at construction is not recorded.
@@ -36,6 +38,8 @@ final class FollowerPath {
   private final AtomicLongArray builtHeartbeat;
   /** By the last index of an append: when it reached the follower's Ratis service. */
   private final AtomicLongArray receivedNs;
+  /** By the leader's commit index carried: when an append without entries carrying it reached the follower's service. */
+  private final AtomicLongArray commitReceivedNs;
   /** By match index: when the follower handed its answer to gRPC. */
   private final AtomicLongArray answeredNs;
   /** By log index: when the follower applied it. */
@@ -54,6 +58,7 @@ final class FollowerPath {
     this.builtLast = new AtomicLongArray(size);
     this.builtHeartbeat = new AtomicLongArray(size);
     this.receivedNs = new AtomicLongArray(size);
+    this.commitReceivedNs = new AtomicLongArray(size);
     this.answeredNs = new AtomicLongArray(size);
     this.appliedNs = new AtomicLongArray(size);
     leader.replicationTrace().listen(new ReplicationTrace.Listener() {
@@ -70,6 +75,11 @@ final class FollowerPath {
       @Override
       public void appendReceived(long lastIndex, long nanos) {
         first(receivedNs, lastIndex, nanos);
+      }
+
+      @Override
+      public void commitReceived(long leaderCommit, long nanos) {
+        first(commitReceivedNs, leaderCommit, nanos);
       }
 
       @Override
@@ -112,6 +122,7 @@ final class FollowerPath {
     long[] carryNs = new long[size + 1];
     long[] carryLast = new long[size + 1];
     boolean[] carryHeartbeat = new boolean[size + 1];
+    int[] carrySlot = new int[size + 1];
     carryNs[size] = Long.MAX_VALUE;
     for (int s = size - 1; s >= 0; s--) {
       long built = builtNs.get(s);
@@ -119,10 +130,12 @@ final class FollowerPath {
         carryNs[s] = built;
         carryLast[s] = builtLast.get(s);
         carryHeartbeat[s] = builtHeartbeat.get(s) == 1;
+        carrySlot[s] = s;
       } else {
         carryNs[s] = carryNs[s + 1];
         carryLast[s] = carryLast[s + 1];
         carryHeartbeat[s] = carryHeartbeat[s + 1];
+        carrySlot[s] = carrySlot[s + 1];
       }
     }
     Histogram commitToCarry = Stats.nanosHistogram();
@@ -131,9 +144,13 @@ final class FollowerPath {
     Histogram receivedToApplied = Stats.nanosHistogram();
     Histogram appliedToWatch = Stats.nanosHistogram();
     Histogram entriesPast = new Histogram(3);
+    Histogram pushCommitToCarry = Stats.nanosHistogram();
+    Histogram pushCarryToReceived = Stats.nanosHistogram();
+    Histogram pushReceivedToApplied = Stats.nanosHistogram();
+    Histogram pushAppliedToWatch = Stats.nanosHistogram();
     long split = 0;
     long incomplete = 0;
-    long byHeartbeat = 0;
+    long byPush = 0;
     for (Watched w : events) {
       int s = slot(w.revision());
       long carry = s >= 0 ? carryNs[s] : Long.MAX_VALUE;
@@ -142,8 +159,17 @@ final class FollowerPath {
       long answered = last >= 0 ? answeredNs.get(last) : 0;
       long applied = s >= 0 ? appliedNs.get(s) : 0;
       if (carry != Long.MAX_VALUE && carryHeartbeat[s]) {
-        // A heartbeat's commit index is taken without a sync; its steps are not those below.
-        byHeartbeat++;
+        // Its commit index is taken without a sync: no answer step.
+        long pushReceived = commitReceivedNs.get(carrySlot[s]);
+        if (w.committedNs() == 0 || pushReceived == 0 || applied == 0) {
+          incomplete++;
+          continue;
+        }
+        byPush++;
+        pushCommitToCarry.recordValue(Math.max(0, carry - w.committedNs()));
+        pushCarryToReceived.recordValue(Math.max(0, pushReceived - carry));
+        pushReceivedToApplied.recordValue(Math.max(0, applied - pushReceived));
+        pushAppliedToWatch.recordValue(Math.max(0, w.receivedNs() - applied));
         continue;
       }
       if (w.committedNs() == 0 || received == 0 || answered == 0 || applied == 0) {
@@ -158,13 +184,18 @@ final class FollowerPath {
       appliedToWatch.recordValue(Math.max(0, w.receivedNs() - applied));
       entriesPast.recordValue(Math.max(0, carryLast[s] - w.revision()));
     }
-    out.printf(Locale.ROOT, "    the follower's path, step by step (%d events split; not split: %d without every time, %d carried by a heartbeat; "
-            + "the carrying append's entries ended p50 %d, p99 %d entries past the event's):%n", split, incomplete, byHeartbeat,
+    out.printf(Locale.ROOT, "    the follower's path, step by step (%d events whose commit came with entries, %d without (a commit push or heartbeat), "
+            + "%d without every time; the carrying append's entries ended p50 %d, p99 %d entries past the event's):%n", split, byPush, incomplete,
         entriesPast.getValueAtPercentile(50), entriesPast.getValueAtPercentile(99));
     out.printf(Locale.ROOT, "      leader's commit -> first append built that carries it:  %s%n", Stats.line(commitToCarry));
     out.printf(Locale.ROOT, "      that append -> at the follower's Ratis service:         %s%n", Stats.line(carryToReceived));
     out.printf(Locale.ROOT, "      at the service -> answer out (log synced, commit taken): %s%n", Stats.line(receivedToAnswer));
     out.printf(Locale.ROOT, "      at the service -> the follower applied the entry:       %s%n", Stats.line(receivedToApplied));
     out.printf(Locale.ROOT, "      applied -> the watcher received the event:              %s%n", Stats.line(appliedToWatch));
+    out.printf(Locale.ROOT, "     commit carried by an append without entries:%n");
+    out.printf(Locale.ROOT, "      leader's commit -> first append built that carries it:  %s%n", Stats.line(pushCommitToCarry));
+    out.printf(Locale.ROOT, "      that append -> at the follower's Ratis service:         %s%n", Stats.line(pushCarryToReceived));
+    out.printf(Locale.ROOT, "      at the service -> the follower applied the entry:       %s%n", Stats.line(pushReceivedToApplied));
+    out.printf(Locale.ROOT, "      applied -> the watcher received the event:              %s%n", Stats.line(pushAppliedToWatch));
   }
 }

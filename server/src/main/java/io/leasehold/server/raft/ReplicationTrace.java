@@ -13,13 +13,15 @@ import org.apache.ratis.thirdparty.io.grpc.ServerInterceptor;
 /**
  * Where a log entry's time goes between the leader and a follower: a diagnostic hook, like
  * {@link CommitClock}, for the latency benchmark. A follower hears of a commit only with an
- * append sent after it, and takes that append's commit index only once its log has synced the
- * append's own entries; this shows how long each of those steps took.
+ * append sent after it: an append with entries, whose commit index Ratis takes only once the
+ * follower's log has synced those entries, or one without (a commit push,
+ * {@link ForkSearchingLogAppender}), whose commit index it takes at once. This shows how long each
+ * of those steps took.
  *
  * <p>Each node has one. On the leader, the log appenders report each AppendEntries they build and
- * each SUCCESS answer ({@link LeaseholdRpcType}); on a follower, an interceptor on Ratis's server
- * reports each append as it reaches Ratis's service (after the network and gRPC's hand-off) and
- * each answer as Ratis hands it back to gRPC (after the sync); every node reports each entry it
+ * each answer ({@link LeaseholdRpcType}); on a follower, an interceptor on Ratis's server reports
+ * each append as it reaches Ratis's service (after the network and gRPC's hand-off) and each
+ * SUCCESS answer as Ratis hands it back to gRPC (after the sync); every node reports each entry it
  * applies (commands only: Ratis's configuration and metadata entries do not reach the state
  * machine). Times are {@link System#nanoTime}, so they compare across nodes only within one JVM.
  *
@@ -40,8 +42,23 @@ public final class ReplicationTrace {
     default void replyReceived(String followerId, long matchIndex, long nanos) {
     }
 
+    /**
+     * Leader: {@code followerId} refused an append or heartbeat, with {@code result}
+     * (INCONSISTENCY, NOT_LEADER) and the next index it asked for.
+     */
+    default void replyRefused(String followerId, String result, long nextIndex, long nanos) {
+    }
+
     /** Follower: an append whose entries end at {@code lastIndex} reached Ratis's service. */
     default void appendReceived(long lastIndex, long nanos) {
+    }
+
+    /**
+     * Follower: an append without entries (a heartbeat, or a commit push from
+     * {@link ForkSearchingLogAppender}) carrying the leader's commit index {@code leaderCommit}
+     * reached Ratis's service.
+     */
+    default void commitReceived(long leaderCommit, long nanos) {
     }
 
     /** Follower: its SUCCESS answer naming {@code matchIndex} was handed to gRPC. */
@@ -84,8 +101,13 @@ public final class ReplicationTrace {
 
   void replyReceived(RaftPeerId followerId, AppendEntriesReplyProto reply) {
     Listener l = listener;
-    if (l != null && reply.getResult() == AppendEntriesReplyProto.AppendResult.SUCCESS) {
+    if (l == null) {
+      return;
+    }
+    if (reply.getResult() == AppendEntriesReplyProto.AppendResult.SUCCESS) {
       l.replyReceived(followerId.toString(), reply.getMatchIndex(), System.nanoTime());
+    } else {
+      l.replyRefused(followerId.toString(), reply.getResult().name(), reply.getNextIndex(), System.nanoTime());
     }
   }
 
@@ -112,8 +134,13 @@ public final class ReplicationTrace {
           @Override
           public void onMessage(Q message) {
             ReplicationTrace.Listener l = listener;
-            if (l != null && message instanceof AppendEntriesRequestProto request && request.getEntriesCount() > 0) {
-              l.appendReceived(request.getEntries(request.getEntriesCount() - 1).getIndex(), System.nanoTime());
+            if (l != null && message instanceof AppendEntriesRequestProto request) {
+              int n = request.getEntriesCount();
+              if (n > 0) {
+                l.appendReceived(request.getEntries(n - 1).getIndex(), System.nanoTime());
+              } else {
+                l.commitReceived(request.getLeaderCommit(), System.nanoTime());
+              }
             }
             super.onMessage(message);
           }
