@@ -86,7 +86,7 @@ public final class LeaseholdNode implements AutoCloseable {
   private final RaftClient raftClient;
   private volatile int metricsPort = -1;
   private volatile boolean closed;
-  /** Set once the Ratis server has started; read by the apply thread. */
+  /** Set once the Ratis server has started; read when Ratis closes the division (divisionClosedByRatis). */
   private volatile RaftServer.Division startedDivision;
   /** Completed, with the reason, when Ratis closes this node's division while the node runs. */
   private final java.util.concurrent.CompletableFuture<String> divisionClosed = new java.util.concurrent.CompletableFuture<>();

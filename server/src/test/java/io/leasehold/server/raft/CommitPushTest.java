@@ -99,6 +99,8 @@ class CommitPushTest {
         written = Math.max(written, f.get());
       }
       long last = written;
+      // Refusals first: they are the cause when a follower then falls behind for good.
+      assertEquals(List.of(), List.copyOf(refusals), "answers other than SUCCESS");
       await("every node to apply " + last, Duration.ofSeconds(20), () -> cluster.running().stream()
           .allMatch(n -> n.division().getInfo().getLastAppliedIndex() >= last));
     } finally {
