@@ -61,9 +61,9 @@ class ThreeNodeClusterTest {
 
   /**
    * A follower learns that an entry is committed from the leader's next message. Ratis does not
-   * send one when its commit index moves, so without a push (ForkSearchingLogAppender) the follower of an idle cluster
-   * applied a write only at the next heartbeat (here about every 900 ms), and its watchers heard
-   * of it that late. Writes one at a time and times, for each, how long after the leader's reply
+   * send one when its commit index moves, so without a push (ForkSearchingLogAppender's) the
+   * follower of an idle cluster applied a write only at the next heartbeat (here about every
+   * 900 ms), and its watchers heard of it that late. Writes one at a time and times, for each, how long after the leader's reply
    * every follower has applied it: the median must be far below the heartbeat interval.
    */
   @Test
