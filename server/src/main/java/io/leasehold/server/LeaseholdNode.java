@@ -86,7 +86,7 @@ public final class LeaseholdNode implements AutoCloseable {
   private final RaftClient raftClient;
   private volatile int metricsPort = -1;
   private volatile boolean closed;
-  /** Set once the Ratis server has started; read when Ratis closes the division (divisionClosedByRatis). */
+  /** Set once the Ratis server has started; read by the apply thread and when Ratis closes the division. */
   private volatile RaftServer.Division startedDivision;
   /** Completed, with the reason, when Ratis closes this node's division while the node runs. */
   private final java.util.concurrent.CompletableFuture<String> divisionClosed = new java.util.concurrent.CompletableFuture<>();
@@ -115,6 +115,10 @@ public final class LeaseholdNode implements AutoCloseable {
     this.stateMachine = new LeaseStateMachine(config.dataDir().resolve("state"), new LeaseStateMachine.Listener() {
       @Override
       public void onApplied(ApplyResult result) {
+        RaftServer.Division d = startedDivision;
+        if (d != null) {
+          commitClock.applied(d); // first: before the watch hub can hand the events on
+        }
         expiry.onApplied(result);
         hub.onApplied(result);
         replicationTrace.applied(result.revision());

@@ -1,6 +1,7 @@
 package io.leasehold.server.raft;
 
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.server.RaftServer;
 
 /**
  * When the leader's commit index moved: a diagnostic hook, used by the latency benchmark to time
@@ -14,8 +15,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * microseconds of Ratis's bookkeeping between the two, more if that thread is descheduled there),
  * never before: an interval measured from it is, if anything, short by that much.
  *
- * <p>Only a leader with followers reports (a single node has no appenders). With no listener set,
- * a notice costs one volatile read.
+ * <p>Ratis wakes the apply thread just before it tells the appenders, so the leader's apply path
+ * reads the commit index too ({@link #applied}): an applied entry is committed, so that reading is
+ * never early either, and a write is then reported no later than its apply, so before its reply,
+ * even when the leader-state thread is descheduled between the two.
+ *
+ * <p>Only a leader reports. With no listener set, a notice costs one volatile read.
  */
 public final class CommitClock {
   /** Called on a Ratis thread; must return quickly. */
@@ -38,6 +43,13 @@ public final class CommitClock {
     listener = null;
     reported.set(committedNow);
     listener = newListener;
+  }
+
+  /** From the node's apply path, after each applied entry: reads the commit index if this node leads. */
+  public void applied(RaftServer.Division division) {
+    if (listener != null && division.getInfo().isLeader()) {
+      observe(division.getRaftLog().getLastCommittedIndex());
+    }
   }
 
   /** From an appender, on each notice: {@code commitIndex} is the leader's commit index as read now. */
