@@ -138,19 +138,11 @@ final class FollowerPath {
         carrySlot[s] = carrySlot[s + 1];
       }
     }
-    Histogram commitToCarry = Stats.nanosHistogram();
-    Histogram carryToReceived = Stats.nanosHistogram();
+    Steps withEntries = new Steps();
     Histogram receivedToAnswer = Stats.nanosHistogram();
-    Histogram receivedToApplied = Stats.nanosHistogram();
-    Histogram appliedToWatch = Stats.nanosHistogram();
     Histogram entriesPast = new Histogram(3);
-    Histogram pushCommitToCarry = Stats.nanosHistogram();
-    Histogram pushCarryToReceived = Stats.nanosHistogram();
-    Histogram pushReceivedToApplied = Stats.nanosHistogram();
-    Histogram pushAppliedToWatch = Stats.nanosHistogram();
-    long split = 0;
+    Steps withoutEntries = new Steps();
     long incomplete = 0;
-    long byPush = 0;
     for (Watched w : events) {
       int s = slot(w.revision());
       long carry = s >= 0 ? carryNs[s] : Long.MAX_VALUE;
@@ -165,37 +157,51 @@ final class FollowerPath {
           incomplete++;
           continue;
         }
-        byPush++;
-        pushCommitToCarry.recordValue(Math.max(0, carry - w.committedNs()));
-        pushCarryToReceived.recordValue(Math.max(0, pushReceived - carry));
-        pushReceivedToApplied.recordValue(Math.max(0, applied - pushReceived));
-        pushAppliedToWatch.recordValue(Math.max(0, w.receivedNs() - applied));
+        withoutEntries.record(w, carry, pushReceived, applied);
         continue;
       }
       if (w.committedNs() == 0 || received == 0 || answered == 0 || applied == 0) {
         incomplete++;
         continue;
       }
-      split++;
-      commitToCarry.recordValue(Math.max(0, carry - w.committedNs()));
-      carryToReceived.recordValue(Math.max(0, received - carry));
+      withEntries.record(w, carry, received, applied);
       receivedToAnswer.recordValue(Math.max(0, answered - received));
-      receivedToApplied.recordValue(Math.max(0, applied - received));
-      appliedToWatch.recordValue(Math.max(0, w.receivedNs() - applied));
       entriesPast.recordValue(Math.max(0, carryLast[s] - w.revision()));
     }
     out.printf(Locale.ROOT, "    the follower's path, step by step (%d events whose commit came with entries, %d without (a commit push or heartbeat), "
-            + "%d without every time; the carrying append's entries ended p50 %d, p99 %d entries past the event's):%n", split, byPush, incomplete,
+            + "%d without every time; the carrying append's entries ended p50 %d, p99 %d entries past the event's):%n",
+        withEntries.count, withoutEntries.count, incomplete,
         entriesPast.getValueAtPercentile(50), entriesPast.getValueAtPercentile(99));
-    out.printf(Locale.ROOT, "      leader's commit -> first append built that carries it:  %s%n", Stats.line(commitToCarry));
-    out.printf(Locale.ROOT, "      that append -> at the follower's Ratis service:         %s%n", Stats.line(carryToReceived));
-    out.printf(Locale.ROOT, "      at the service -> answer out (log synced, commit taken): %s%n", Stats.line(receivedToAnswer));
-    out.printf(Locale.ROOT, "      at the service -> the follower applied the entry:       %s%n", Stats.line(receivedToApplied));
-    out.printf(Locale.ROOT, "      applied -> the watcher received the event:              %s%n", Stats.line(appliedToWatch));
+    withEntries.print(out, receivedToAnswer);
     out.printf(Locale.ROOT, "     commit carried by an append without entries:%n");
-    out.printf(Locale.ROOT, "      leader's commit -> first append built that carries it:  %s%n", Stats.line(pushCommitToCarry));
-    out.printf(Locale.ROOT, "      that append -> at the follower's Ratis service:         %s%n", Stats.line(pushCarryToReceived));
-    out.printf(Locale.ROOT, "      at the service -> the follower applied the entry:       %s%n", Stats.line(pushReceivedToApplied));
-    out.printf(Locale.ROOT, "      applied -> the watcher received the event:              %s%n", Stats.line(pushAppliedToWatch));
+    withoutEntries.print(out, null);
+  }
+
+  /** The steps both ways share: commit to the carrying append, to the follower's service, to the apply, to the watcher. */
+  private static final class Steps {
+    final Histogram commitToCarry = Stats.nanosHistogram();
+    final Histogram carryToReceived = Stats.nanosHistogram();
+    final Histogram receivedToApplied = Stats.nanosHistogram();
+    final Histogram appliedToWatch = Stats.nanosHistogram();
+    long count;
+
+    void record(Watched w, long carry, long received, long applied) {
+      count++;
+      commitToCarry.recordValue(Math.max(0, carry - w.committedNs()));
+      carryToReceived.recordValue(Math.max(0, received - carry));
+      receivedToApplied.recordValue(Math.max(0, applied - received));
+      appliedToWatch.recordValue(Math.max(0, w.receivedNs() - applied));
+    }
+
+    /** {@code receivedToAnswer}, if not null, is printed after the trip to the service (appends with entries only). */
+    void print(PrintStream out, Histogram receivedToAnswer) {
+      out.printf(Locale.ROOT, "      leader's commit -> first append built that carries it:  %s%n", Stats.line(commitToCarry));
+      out.printf(Locale.ROOT, "      that append -> at the follower's Ratis service:         %s%n", Stats.line(carryToReceived));
+      if (receivedToAnswer != null) {
+        out.printf(Locale.ROOT, "      at the service -> answer out (log synced, commit taken): %s%n", Stats.line(receivedToAnswer));
+      }
+      out.printf(Locale.ROOT, "      at the service -> the follower applied the entry:       %s%n", Stats.line(receivedToApplied));
+      out.printf(Locale.ROOT, "      applied -> the watcher received the event:              %s%n", Stats.line(appliedToWatch));
+    }
   }
 }
