@@ -1,14 +1,6 @@
 package io.leasehold.benchmarks.watch;
 
 import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollSocketChannel;
-import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
-import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.NodeConfig;
 import io.leasehold.server.Peer;
@@ -30,37 +22,18 @@ import java.util.stream.Stream;
 /**
  * Three (or N) real Leasehold nodes inside this JVM on free loopback ports, each with its own data
  * directory under one temp directory that {@link #close} deletes. Mirrors the test harness
- * {@code server/src/test/.../TestCluster} so the benchmark needs no test-jar.
- *
- * <p>Client channels are plain gRPC over loopback TCP ({@code ManagedChannelBuilder}'s Netty
- * implementation, plaintext), but on an event loop group of their own ({@code bench-client-*}
- * threads) rather than gRPC's process-wide default that the nodes' servers also use: the client's
- * CPU then shows up apart from the server's in the per-thread CPU accounting.
+ * {@code server/src/test/.../TestCluster} so the benchmark needs no test-jar. Clients reach them
+ * over loopback TCP ({@link ClientChannels}).
  */
 final class BenchCluster implements AutoCloseable {
   private final Path baseDir;
   private final List<LeaseholdNode> nodes = new ArrayList<>();
-  private final List<ManagedChannel> channels = new ArrayList<>();
-  private final EventLoopGroup clientGroup;
-  /**
-   * The load's own client event loop. In a deployment the runners that acquire and the proxies
-   * that watch are different processes, usually on different machines; here they share one JVM,
-   * and on {@link #clientGroup} the acquire replies would wait behind a thousand watchers'
-   * messages on the same two threads. Its own thread still shares the machine's cores. (Measured
-   * both ways on 2026-11-23: no difference beyond the noise; docs/performance.md.)
-   */
-  private final EventLoopGroup writerGroup;
-  private final boolean epoll;
+  private final ClientChannels clients = new ClientChannels();
   private final Thread cleanupHook;
   private volatile boolean closed;
 
   private BenchCluster(Path baseDir) {
     this.baseDir = baseDir;
-    this.epoll = Epoll.isAvailable();
-    DefaultThreadFactory threads = new DefaultThreadFactory("bench-client-elg", true);
-    this.clientGroup = epoll ? new EpollEventLoopGroup(2, threads) : new NioEventLoopGroup(2, threads);
-    DefaultThreadFactory writerThreads = new DefaultThreadFactory("bench-writer-elg", true);
-    this.writerGroup = epoll ? new EpollEventLoopGroup(1, writerThreads) : new NioEventLoopGroup(1, writerThreads);
     this.cleanupHook = new Thread(this::close, "bench-cleanup");
     Runtime.getRuntime().addShutdownHook(cleanupHook);
   }
@@ -70,11 +43,7 @@ final class BenchCluster implements AutoCloseable {
     Path base = Files.createTempDirectory("leasehold-watch-bench-");
     BenchCluster cluster = new BenchCluster(base);
     try {
-      int[] ports = freePorts(size * 2);
-      List<Peer> peers = new ArrayList<>();
-      for (int i = 0; i < size; i++) {
-        peers.add(new Peer("n" + (i + 1), "127.0.0.1", ports[2 * i], ports[2 * i + 1]));
-      }
+      List<Peer> peers = loopbackPeers(size);
       for (Peer p : peers) {
         NodeConfig.Builder b = NodeConfig.builder()
             .id(p.id())
@@ -119,29 +88,12 @@ final class BenchCluster implements AutoCloseable {
 
   /** A new plaintext channel to the node's client port (closed by {@link #close}). */
   ManagedChannel channel(LeaseholdNode node) {
-    return channel(node, clientGroup);
+    return clients.channel(node.clientAddress());
   }
 
-  /**
-   * A channel for the acquire load: on its own event loop unless {@code shareWatchersLoop}, which
-   * puts it on the watchers' loops as every benchmark before 2026-11-23 did.
-   */
+  /** A channel for the acquire load ({@link ClientChannels#writerChannel}). */
   ManagedChannel writerChannel(LeaseholdNode node, boolean shareWatchersLoop) {
-    return channel(node, shareWatchersLoop ? clientGroup : writerGroup);
-  }
-
-  private ManagedChannel channel(LeaseholdNode node, EventLoopGroup group) {
-    ManagedChannel ch = NettyChannelBuilder.forTarget(node.clientAddress())
-        .usePlaintext()
-        .eventLoopGroup(group)
-        .channelType(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
-        // Callbacks are cheap and never block: run them on the event loop, no hand-off.
-        .directExecutor()
-        .build();
-    synchronized (channels) {
-      channels.add(ch);
-    }
-    return ch;
+    return clients.writerChannel(node.clientAddress(), shareWatchersLoop);
   }
 
   static void await(String what, Duration timeout, BooleanSupplier condition) {
@@ -173,6 +125,16 @@ final class BenchCluster implements AutoCloseable {
     }
   }
 
+  /** {@code size} peers n1, n2… on 127.0.0.1, each with a free peer port and client port. */
+  static List<Peer> loopbackPeers(int size) throws IOException {
+    int[] ports = freePorts(size * 2);
+    List<Peer> peers = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      peers.add(new Peer("n" + (i + 1), "127.0.0.1", ports[2 * i], ports[2 * i + 1]));
+    }
+    return peers;
+  }
+
   private static int[] freePorts(int count) throws IOException {
     List<ServerSocket> sockets = new ArrayList<>();
     try {
@@ -199,9 +161,7 @@ final class BenchCluster implements AutoCloseable {
       }
       closed = true;
     }
-    synchronized (channels) {
-      channels.forEach(ManagedChannel::shutdownNow);
-    }
+    clients.close();
     for (LeaseholdNode n : nodes) {
       try {
         n.close();
@@ -209,8 +169,6 @@ final class BenchCluster implements AutoCloseable {
         System.err.println("closing node " + n.id() + ": " + e);
       }
     }
-    clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-    writerGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     deleteRecursively(baseDir);
     if (Thread.currentThread() != cleanupHook) {
       try {
@@ -221,7 +179,7 @@ final class BenchCluster implements AutoCloseable {
     }
   }
 
-  private static void deleteRecursively(Path dir) {
+  static void deleteRecursively(Path dir) {
     if (!Files.exists(dir)) {
       return;
     }

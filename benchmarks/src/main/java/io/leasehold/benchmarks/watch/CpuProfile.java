@@ -57,10 +57,17 @@ final class CpuProfile {
       THREADS.setThreadCpuTimeEnabled(true);
     }
     Map<Long, Map.Entry<String, Long>> per = new HashMap<>();
-    for (Thread t : Thread.getAllStackTraces().keySet()) {
-      long cpu = THREADS.getThreadCpuTime(t.getId());
+    // Thread names without stacks: HotSpot answers getThreadInfo without a stack depth with no
+    // stop-the-world operation. Thread.getAllStackTraces(), used until 2026-11-24, is one (a
+    // "ThreadDump" safepoint): it stopped the latency run's three nodes for 5 ms at the first
+    // send of its recorded period and 30 ms at its end (-Xlog:safepoint).
+    for (java.lang.management.ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
+      if (info == null) {
+        continue;  // ended since its id was read
+      }
+      long cpu = THREADS.getThreadCpuTime(info.getThreadId());
       if (cpu >= 0) {
-        per.put(t.getId(), Map.entry(t.getName(), cpu));
+        per.put(info.getThreadId(), Map.entry(info.getThreadName(), cpu));
       }
     }
     Map<Long, SchedStat> sched = new HashMap<>();
@@ -173,6 +180,11 @@ final class CpuProfile {
    * Cores the JIT compiler threads (C1 and C2, which the JVM does not list) used between {@code
    * before} and this profile; 0 where there is no /proc.
    */
+  /** The whole process's CPU over the interval, in cores. */
+  double processCoresSince(CpuProfile before) {
+    return (processCpuNanos - before.processCpuNanos) / (double) Math.max(1, wallNanos - before.wallNanos);
+  }
+
   double jitCoresSince(CpuProfile before) {
     return coresSince(before, name -> name.contains("CompilerThre"));
   }

@@ -10,7 +10,6 @@ import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.proto.v1.WatchResponse;
-import io.leasehold.server.LeaseholdNode;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,14 +31,17 @@ import org.HdrHistogram.Histogram;
  * through the leader (async stub, paced on System.nanoTime, never waiting for one reply before
  * the next send), with one Watch on the leader and one on a follower.
  *
+ * <p>The nodes run in this JVM, or one JVM each ({@code --nodes=process}, {@link NodeProcesses}).
+ *
  * <p>Per watcher and acquisition, four numbers:
  * <ul>
  *   <li>commit-to-watch = watcher receipt − when the leader found the entry committed, both on
- *       System.nanoTime of this JVM. The leader's {@link io.leasehold.server.raft.CommitClock}
+ *       System.nanoTime (the machine's one monotonic clock, whichever process reads it: see
+ *       {@link CommitTimes}). The leader's {@link io.leasehold.server.raft.CommitClock}
  *       reports its commit index moving a few microseconds after it moved (never before), so
  *       this is commit-to-watcher as the target states it, if anything a little short. The target
  *       is judged on it;</li>
- *   <li>stamp-to-watch = watcher receipt − the event's time, on the one wall clock of this JVM.
+ *   <li>stamp-to-watch = watcher receipt − the event's time, on the machine's one wall clock.
  *       The event's time is the leader's stamp, taken before the entry is appended (so before it
  *       commits): an upper bound of commit-to-watcher that also holds the commit itself (the
  *       leader's sync and a follower's round trip). Judged too, as the stricter reading;</li>
@@ -66,18 +68,19 @@ final class LatencyBenchmark {
 
   record WatcherResult(String where, Histogram commitToWatch, long negativeCommitToWatch, long noCommitTime, Histogram stampToWatch,
                        Histogram sendToWatch, Histogram replyToWatch, long negativeReplyToWatch,
-                       long missed, long duplicates, long outOfOrder, long unexpected, long seenNotGranted, String error) {
+                       long missed, long duplicates, long outOfOrder, long unexpected, long seenNotGranted, String error,
+                       java.util.SortedMap<Integer, Integer> overBoundBySecond) {
     boolean exactlyOnce() {
       return missed == 0 && duplicates == 0 && outOfOrder == 0 && error == null;
     }
   }
 
-  private final BenchCluster cluster;
+  private final LatencyCluster cluster;
   private final Options options;
   private final PrintStream out;
   private final PhaseProfiler profiler;
 
-  LatencyBenchmark(BenchCluster cluster, Options options, PrintStream out, PhaseProfiler profiler) {
+  LatencyBenchmark(LatencyCluster cluster, Options options, PrintStream out, PhaseProfiler profiler) {
     this.cluster = cluster;
     this.options = options;
     this.out = out;
@@ -85,15 +88,15 @@ final class LatencyBenchmark {
   }
 
   Result run() throws InterruptedException {
-    LeaseholdNode leader = cluster.awaitReadyLeader(Duration.ofSeconds(30));
-    LeaseholdNode follower = cluster.follower();
+    LatencyCluster.Node leader = cluster.awaitReadyLeader(Duration.ofSeconds(30));
+    LatencyCluster.Node follower = cluster.follower();
     double rate = options.rate;
     int warmCount = (int) Math.round(rate * options.warmup.toNanos() / 1e9);
     int measureCount = (int) Math.round(rate * options.duration.toNanos() / 1e9);
     int total = warmCount + measureCount;
-    out.printf(Locale.ROOT, "%n== latency: 3-node loopback cluster, leader %s, watchers on %s (leader) and %s (follower); "
+    out.printf(Locale.ROOT, "%n== latency: 3-node loopback cluster %s, leader %s, watchers on %s (leader) and %s (follower); "
             + "open-loop Acquire at %.0f/s through the leader, %d warmup + %d recorded acquisitions%n",
-        leader.id(), leader.id(), follower.id(), rate, warmCount, measureCount);
+        cluster.where(), leader.id(), leader.id(), follower.id(), rate, warmCount, measureCount);
 
     ManagedChannel acquireChannel = cluster.writerChannel(leader, options.writerSharesWatchersLoop);
     LeasesGrpc.LeasesStub stub = LeasesGrpc.newStub(acquireChannel);
@@ -105,17 +108,15 @@ final class LatencyBenchmark {
     BenchCluster.await("both watches to start (first response)", Duration.ofSeconds(30),
         () -> onLeader.started && onFollower.started);
 
-    long appliedBefore = leader.division().getInfo().getLastAppliedIndex();
+    long appliedBefore = leader.appliedIndex();
     // When the leader found each log entry committed, by its index less the commit index now. The
     // acquisitions take about one entry each; the rest are Ratis's and the expiry's.
-    long commitBase = leader.division().getRaftLog().getLastCommittedIndex();
-    AtomicLongArray commitNs = new AtomicLongArray(2 * total + 10_000);
-    leader.commitClock().listen((from, to, nanos) -> {
-      for (long index = Math.max(from, commitBase) + 1; index <= to && index - commitBase < commitNs.length(); index++) {
-        commitNs.set((int) (index - commitBase), nanos);
-      }
-    }, commitBase);
-    FollowerPath followerPath = new FollowerPath(leader, follower, commitBase, commitNs.length());
+    long commitBase = leader.commitIndex();
+    int commitWindow = 2 * total + 10_000;
+    leader.recordCommits(commitBase, commitWindow);
+    // Traced only where both nodes run in this JVM.
+    FollowerPath followerPath = leader.inThisJvm().isPresent() && follower.inThisJvm().isPresent()
+        ? new FollowerPath(leader.inThisJvm().get(), follower.inThisJvm().get(), commitBase, commitWindow) : null;
     AtomicLongArray sendNs = new AtomicLongArray(total);
     AtomicLongArray replyNs = new AtomicLongArray(total);
     AtomicIntegerArray outcome = new AtomicIntegerArray(total);  // 0 pending, 1 granted, 2 other outcome, 3 error
@@ -136,12 +137,13 @@ final class LatencyBenchmark {
     reporter.scheduleAtFixedRate(() -> out.printf(Locale.ROOT,
             "  t=%.0fs: sent %d, GRANTED replies %d, in flight %d; applied index leader %d, follower %d; watcher saw leader %d, follower %d%n",
             (System.nanoTime() - progressStart) / 1e9, sentSoFar.get(), grantedSoFar.get(), pending.get(),
-            leader.division().getInfo().getLastAppliedIndex(), follower.division().getInfo().getLastAppliedIndex(),
+            leader.appliedIndex(), follower.appliedIndex(),
             onLeader.distinct.get(), onFollower.distinct.get()),
         5, 5, TimeUnit.SECONDS);
     long t0 = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1);
     CpuProfile cpuStart = null;
     int gcMark = 0;
+    long periodStartUptimeMs = 0;
     Map<String, Long> snapshotsBefore = Map.of();
     int snapshotAt = options.snapshotAt == null ? -1 : warmCount + (int) Math.round(rate * options.snapshotAt.toNanos() / 1e9);
     // Every node snapshots once per 100,000 entries (its threshold counts from its latest
@@ -161,8 +163,10 @@ final class LatencyBenchmark {
       if (i == warmCount) {
         cpuStart = CpuProfile.take();
         gcMark = GcPauses.mark();
+        cluster.markPeriod();
         profiler.start();
         snapshotsBefore = latestSnapshots();
+        periodStartUptimeMs = java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime();
       }
       if (i == preSnapshotAt) {
         snapshotEveryNode(progressStart, PRE_SNAPSHOT.toSeconds() + " s before the recorded period; the threshold's next one is due "
@@ -235,10 +239,12 @@ final class LatencyBenchmark {
     Thread.sleep(200);
     onLeader.cancel("benchmark done");
     onFollower.cancel("benchmark done");
-    leader.commitClock().listen(null, 0);
-    followerPath.stop();
+    CommitTimes commits = leader.commitTimes();
+    if (followerPath != null) {
+      followerPath.stop();
+    }
     reporter.shutdownNow();
-    boolean leaderUnchanged = cluster.leader().map(l -> l == leader).orElse(false);
+    boolean leaderUnchanged = cluster.leader().map(l -> l.id().equals(leader.id())).orElse(false);
 
     double sendSpan = (lastSend - sendNs.get(warmCount)) / 1e9;
     double achieved = measureCount > 1 ? (measureCount - 1) / sendSpan : Double.NaN;
@@ -248,8 +254,9 @@ final class LatencyBenchmark {
         acquireLatency.recordValue(Math.max(0, replyNs.get(i) - sendNs.get(i)));
       }
     }
-    out.printf(Locale.ROOT, "  sent %d recorded acquisitions in %.3f s = %.1f/s (target %.0f/s); schedule lag %s%n",
-        measureCount, sendSpan, achieved, rate, Stats.line(scheduleLag));
+    out.printf(Locale.ROOT, "  sent %d recorded acquisitions in %.3f s = %.1f/s (target %.0f/s), from %.3f s of this JVM's uptime "
+            + "(as a GC log's uptime stamps count); schedule lag %s%n",
+        measureCount, sendSpan, achieved, rate, periodStartUptimeMs / 1e3, Stats.line(scheduleLag));
     out.printf(Locale.ROOT, "  replies to the %d recorded acquisitions: %d GRANTED, %d other outcome, %d errors/no reply; to the %d warmup ones: "
             + "%d GRANTED, %d other outcome, %d errors/no reply%s%s%n", measureCount, recorded[1], notGranted, errors, warmCount, warm[1], warm[2],
         warm[3] + warm[0], errorsByStatus.isEmpty() ? "" : "; errors by status (both) " + errorsByStatus,
@@ -266,7 +273,7 @@ final class LatencyBenchmark {
             + "the last send%s%n", repliedInWindow / sendSpan, (lastReply - lastSend) / 1e6,
         lastReply - lastSend > TimeUnit.SECONDS.toNanos(1) ? " (the cluster did not keep up with the offered rate)" : "");
     out.printf(Locale.ROOT, "  acquire reply latency (reply - send):  %s%n", Stats.line(acquireLatency));
-    long appliedAfter = leader.division().getInfo().getLastAppliedIndex();
+    long appliedAfter = leader.appliedIndex();
     // More entries than acquisitions: Ratis metadata (commit-info) entries, expiry, compaction, retries; fewer: some
     // acquisitions were still queued (or never proposed) when this was read.
     out.printf(Locale.ROOT, "  the leader's applied index advanced by %d log entries while these %d acquisitions were sent and answered%n",
@@ -274,8 +281,8 @@ final class LatencyBenchmark {
     out.printf(Locale.ROOT, "  watchers %s every event %.0f ms after the last reply%s%n", drained ? "had" : "did NOT have",
         drainMs, drained ? "" : " (timed out after " + options.drainTimeout.toSeconds() + " s)");
 
-    WatcherResult leaderResult = onLeader.result(warmCount, total, sendNs, replyNs, outcome, commitNs, commitBase);
-    WatcherResult followerResult = onFollower.result(warmCount, total, sendNs, replyNs, outcome, commitNs, commitBase);
+    WatcherResult leaderResult = onLeader.result(warmCount, total, sendNs, replyNs, outcome, commits);
+    WatcherResult followerResult = onFollower.result(warmCount, total, sendNs, replyNs, outcome, commits);
     for (WatcherResult w : List.of(leaderResult, followerResult)) {
       out.printf(Locale.ROOT, "  watcher on %s:%n", w.where());
       out.printf(Locale.ROOT, "    commit-to-watch (from the leader's commit):        %s%n", Stats.line(w.commitToWatch()));
@@ -283,6 +290,7 @@ final class LatencyBenchmark {
         out.printf(Locale.ROOT, "    commit-to-watch caveats: %d watched before the leader reported the commit (recorded as 0), "
             + "%d with no commit time%n", w.negativeCommitToWatch(), w.noCommitTime());
       }
+      out.printf(Locale.ROOT, "    commit-to-watch over %.0f ms: %s%n", WatchBenchmark.TARGET_P99_MS, overBound(w));
       out.printf(Locale.ROOT, "    stamp-to-watch (also holds the commit itself):     %s%n", Stats.line(w.stampToWatch()));
       out.printf(Locale.ROOT, "    send-to-watch  (adds the client's hop and queue):   %s%n", Stats.line(w.sendToWatch()));
       out.printf(Locale.ROOT, "    reply-to-watch (max(0, watch - reply)):            %s%n", Stats.line(w.replyToWatch()));
@@ -292,20 +300,44 @@ final class LatencyBenchmark {
               + "%d unexpected events; %d events of acquisitions whose reply was not GRANTED (e.g. timed out at the client, "
               + "committed anyway)%s%n", granted, w.missed(), w.duplicates(), w.outOfOrder(), w.unexpected(), w.seenNotGranted(),
           w.error() == null ? "" : "; stream ended: " + w.error());
-      if (w == followerResult) {
-        followerPath.report(out, onFollower.watched(warmCount, total, outcome, commitNs, commitBase));
+      if (w == followerResult && followerPath != null) {
+        followerPath.report(out, onFollower.watched(warmCount, total, outcome, commits));
       }
     }
     if (!leaderUnchanged) {
       out.println("  WARNING: the leader changed during the run; the numbers mix two leaders");
     }
+    LatencyCluster.PeriodReport nodesApart = cpuStart == null ? LatencyCluster.PeriodReport.NONE : cluster.periodReport(options.topThreads);
     if (cpuStart != null && options.topThreads > 0) {
-      out.println("  CPU during the recorded period (first recorded send to last reply):");
+      out.println("  CPU during the recorded period (first recorded send to last reply)" + (nodesApart.lines().isEmpty() ? ":"
+          : String.format(Locale.ROOT, ", %.2f cores in all; this process (clients and load) first, then each node's:",
+          cpuEnd.processCoresSince(cpuStart) + nodesApart.cores())));
       cpuEnd.since(cpuStart, options.topThreads).forEach(l -> out.println("    " + l));
       out.println("    " + gc);
+      nodesApart.lines().forEach(l -> out.println("    " + l));
     }
     return new Result("latency", rate, achieved, recorded[1], measureCount, notGranted, errors, leaderResult, followerResult, leaderUnchanged,
-        repliedInWindow / sendSpan, (lastReply - lastSend) / 1e6, cpuStart == null ? 0 : cpuEnd.jitCoresSince(cpuStart), snapshots);
+        repliedInWindow / sendSpan, (lastReply - lastSend) / 1e6,
+        cpuStart == null ? 0 : cpuEnd.jitCoresSince(cpuStart) + nodesApart.jitCores(), snapshots);
+  }
+
+  /**
+   * How many events took longer than (A)'s p99 bound from commit to watcher, and in which seconds
+   * of the period (by commit time) most of them fell: e.g. "412 (0.41%) in 31 seconds; most at
+   * 50 s: 180, 51 s: 95, 12 s: 9".
+   */
+  static String overBound(WatcherResult w) {
+    int total = w.overBoundBySecond().values().stream().mapToInt(Integer::intValue).sum();
+    if (total == 0) {
+      return "none";
+    }
+    StringBuilder most = new StringBuilder();
+    w.overBoundBySecond().entrySet().stream()
+        .sorted(Map.Entry.<Integer, Integer>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
+        .limit(5)
+        .forEach(e -> most.append(most.length() == 0 ? "" : ", ").append(e.getKey()).append(" s: ").append(e.getValue()));
+    return String.format(Locale.ROOT, "%d (%.2f%%) in %d seconds of the period; most at %s", total,
+        100.0 * total / Math.max(1, w.commitToWatch().getTotalCount()), w.overBoundBySecond().size(), most);
   }
 
   /** One Watch stream that maps every ACQUIRED event of bench/<seq> to its seq and notes when it arrived. */
@@ -381,26 +413,25 @@ final class LatencyBenchmark {
       System.err.println("watch on " + where + " failed: " + error);
     }
 
-    /** When the leader found log entry {@code index} committed; 0 if it did not report it. */
-    private static long committedAt(AtomicLongArray commitNs, long commitBase, long index) {
-      long slot = index - commitBase;
-      return slot > 0 && slot < commitNs.length() ? commitNs.get((int) slot) : 0;
-    }
-
     /** The recorded GRANTED acquisitions this watcher saw, with the leader's commit time of each (0: none reported). */
-    List<FollowerPath.Watched> watched(int warmCount, int total, AtomicIntegerArray outcome, AtomicLongArray commitNs, long commitBase) {
+    List<FollowerPath.Watched> watched(int warmCount, int total, AtomicIntegerArray outcome, CommitTimes commits) {
       List<FollowerPath.Watched> out = new ArrayList<>();
       for (int i = warmCount; i < total; i++) {
         if (outcome.get(i) == 1 && seen.get(i) > 0) {
-          out.add(new FollowerPath.Watched(revision.get(i), receivedNs.get(i), committedAt(commitNs, commitBase, revision.get(i))));
+          out.add(new FollowerPath.Watched(revision.get(i), receivedNs.get(i), commits.at(revision.get(i))));
         }
       }
       return out;
     }
 
     WatcherResult result(int warmCount, int total, AtomicLongArray sendNs, AtomicLongArray replyNs, AtomicIntegerArray outcome,
-                         AtomicLongArray commitNs, long commitBase) {
+                         CommitTimes commits) {
       Histogram commitToWatch = Stats.nanosHistogram();
+      // Where in the period the events over (A)'s p99 bound fell: around one moment (the
+      // snapshot, a stall) or spread over it (the collector's pauses).
+      long overBoundNs = (long) (WatchBenchmark.TARGET_P99_MS * 1e6);
+      long periodStartNs = sendNs.get(warmCount);
+      java.util.SortedMap<Integer, Integer> overBoundBySecond = new java.util.TreeMap<>();
       long negativeCommit = 0;
       long noCommitTime = 0;
       Histogram sendToWatch = Stats.nanosHistogram();
@@ -422,7 +453,7 @@ final class LatencyBenchmark {
         if (!granted || i < warmCount) {
           continue;
         }
-        long committed = committedAt(commitNs, commitBase, revision.get(i));
+        long committed = commits.at(revision.get(i));
         if (committed == 0) {
           noCommitTime++;
         } else {
@@ -431,6 +462,9 @@ final class LatencyBenchmark {
             negativeCommit++;
           }
           commitToWatch.recordValue(Math.max(0, c2w));
+          if (c2w > overBoundNs) {
+            overBoundBySecond.merge((int) ((committed - periodStartNs) / 1_000_000_000L), 1, Integer::sum);
+          }
         }
         sendToWatch.recordValue(Math.max(0, received - sendNs.get(i)));
         stampToWatch.recordValue(Math.max(0, stampToWatchMicros.get(i) * 1_000));
@@ -441,16 +475,15 @@ final class LatencyBenchmark {
         replyToWatch.recordValue(Math.max(0, r2w));
       }
       return new WatcherResult(where, commitToWatch, negativeCommit, noCommitTime, stampToWatch, sendToWatch, replyToWatch, negative, missed,
-          duplicates, outOfOrder, unexpected, extra, error);
+          duplicates, outOfOrder, unexpected, extra, error, overBoundBySecond);
     }
   }
 
   /** Each node's latest snapshot index (0: none yet). */
   private Map<String, Long> latestSnapshots() {
     Map<String, Long> out = new java.util.TreeMap<>();
-    for (LeaseholdNode node : cluster.nodes()) {
-      org.apache.ratis.statemachine.SnapshotInfo latest = node.division().getStateMachine().getLatestSnapshot();
-      out.put(node.id(), latest == null ? 0L : latest.getIndex());
+    for (LatencyCluster.Node node : cluster.nodes()) {
+      out.put(node.id(), node.latestSnapshotIndex());
     }
     return out;
   }
@@ -474,10 +507,8 @@ final class LatencyBenchmark {
   /** Every node starts one at once, as their common threshold makes them. */
   private void snapshotEveryNode(long progressStart, String why) {
     out.printf(Locale.ROOT, "  t=%.1fs: a snapshot asked of every node (%s)%n", (System.nanoTime() - progressStart) / 1e9, why);
-    for (LeaseholdNode node : cluster.nodes()) {
-      node.admin().takeSnapshot(Duration.ofSeconds(60)).whenComplete((snapshot, error) -> out.printf(Locale.ROOT,
-          "  t=%.1fs: %s%n", (System.nanoTime() - progressStart) / 1e9,
-          error == null ? "snapshot on " + node.id() + " at index " + snapshot.getIndex() + " done" : "no snapshot on " + node.id() + ": " + error));
+    for (LatencyCluster.Node node : cluster.nodes()) {
+      node.startSnapshot(done -> out.printf(Locale.ROOT, "  t=%.1fs: %s%n", (System.nanoTime() - progressStart) / 1e9, done));
     }
   }
 }

@@ -16,6 +16,8 @@ final class Options {
   Duration duration = Duration.ofSeconds(100);
   /** When, into the recorded period, every node starts a snapshot at once; null: none asked for. */
   Duration snapshotAt = Duration.ofSeconds(50);
+  /** The latency run's nodes in a JVM each ({@link NodeProcesses}) rather than in this one. */
+  boolean nodesApart;
 
   // fanout
   int inFlight = 64;
@@ -62,6 +64,8 @@ final class Options {
       "                         threshold (every 100,000 entries) does (default 50). Every node also snapshots 10 s before the",
       "                         period, so the threshold's next one falls after this one; with none, 100,000 entries after that",
       "                         (90 s into the period at 1,000/s)",
+      "    --nodes=jvm|process  where the three nodes run: in this JVM with the clients (default), or one JVM each, as a",
+      "                         deployment runs them (each with this JVM's flags; this JVM keeps the clients and the load)",
       "  fanout: closed-loop Acquire throughput with no watchers, then per event view N watchers on the leader and none again",
       "    --in-flight=N        concurrent acquires (default 64)",
       "    --watchers=N         watchers in each watched phase (default 1000)",
@@ -131,6 +135,9 @@ final class Options {
         throw new IllegalArgumentException("--" + name + " must be a number, got '" + value + "'");
       }
     }
+    if (o.nodesApart && !o.mode.equals("latency")) {
+      throw new IllegalArgumentException("--nodes=process: only for the latency run (mode latency), got mode " + o.mode);
+    }
     if (o.snapshotAt != null && o.snapshotAt.compareTo(o.duration) >= 0) {
       throw new IllegalArgumentException("--snapshot-at must fall inside the recorded period (--duration " + secs(o.duration)
           + " s), got " + secs(o.snapshotAt) + " s; give a smaller one, or none");
@@ -144,6 +151,11 @@ final class Options {
       case "warmup" -> o.warmup = seconds(name, value, true);
       case "duration" -> o.duration = seconds(name, value, false);
       case "snapshot-at" -> o.snapshotAt = value.equals("none") ? null : seconds(name, value, true);
+      case "nodes" -> o.nodesApart = switch (value) {
+        case "jvm" -> false;
+        case "process" -> true;
+        default -> throw new IllegalArgumentException("--nodes: must be jvm or process, got '" + value + "'");
+      };
       case "in-flight" -> o.inFlight = (int) positive(name, Integer.parseInt(value));
       case "watchers" -> o.watchers = (int) positive(name, Integer.parseInt(value));
       case "channels" -> o.channels = (int) positive(name, Integer.parseInt(value));
@@ -234,8 +246,8 @@ final class Options {
 
   String describe() {
     return String.format(Locale.ROOT,
-        "mode=%s rate=%.0f/s warmup=%ss duration=%ss snapshot-at=%s in-flight=%d watchers=%d channels=%d watchers-in=%s writer-loop=%s fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s repeats=%d drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss watch-senders=%s",
-        mode, rate, secs(warmup), secs(duration), snapshotAt == null ? "none" : secs(snapshotAt) + "s", inFlight, watchers, channels,
+        "mode=%s rate=%.0f/s warmup=%ss duration=%ss snapshot-at=%s nodes=%s in-flight=%d watchers=%d channels=%d watchers-in=%s writer-loop=%s fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s repeats=%d drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss watch-senders=%s",
+        mode, rate, secs(warmup), secs(duration), snapshotAt == null ? "none" : secs(snapshotAt) + "s", nodesApart ? "process" : "jvm", inFlight, watchers, channels,
         watchersIn.name().toLowerCase(Locale.ROOT).replace('_', '-'), writerSharesWatchersLoop ? "shared" : "own", secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
         String.join(",", views.stream().map(Options::viewName).toList()), repeats,
         secs(drainTimeout), secs(ttl), electionMin.toMillis(), electionMax.toMillis(), secs(jvmWarmup),

@@ -16,8 +16,9 @@ import java.util.Locale;
  *   <li>(B) 1,000 concurrent watchers on one node receive every event without the acquire
  *       throughput dropping by more than 20% ({@code fanout}).</li>
  * </ul>
- * Each mode starts its own three in-process nodes on free loopback ports with temp data dirs
- * (deleted at the end) and talks to them with real gRPC clients.
+ * Each mode starts its own three nodes on free loopback ports with temp data dirs (deleted at the
+ * end), in this JVM or, for the latency run with {@code --nodes=process}, one JVM each, and talks
+ * to them with real gRPC clients.
  *
  * <pre>
  * mvn -B -q -pl benchmarks -am package -DskipTests
@@ -80,14 +81,18 @@ public final class WatchBenchmark {
     LatencyBenchmark.Result latency = null;
     FanoutBenchmark.Result fanout = null;
     if (!options.mode.equals("fanout")) {
-      try (BenchCluster cluster = BenchCluster.start(3, options.electionMin, options.electionMax, options.watchSenders)) {
-        warmup(cluster, options, out);
+      try (LatencyCluster cluster = options.nodesApart
+          ? NodeProcesses.start(3, options.electionMin, options.electionMax, options.watchSenders)
+          : LatencyCluster.inThisJvm(BenchCluster.start(3, options.electionMin, options.electionMax, options.watchSenders))) {
+        LatencyCluster.Node leader = cluster.awaitReadyLeader(java.time.Duration.ofSeconds(30));
+        warmup(cluster.writerChannel(leader, options.writerSharesWatchersLoop), leader.id(), options, out);
         latency = new LatencyBenchmark(cluster, options, out, profiler).run();
       }
     }
     if (!options.mode.equals("latency")) {
       try (BenchCluster cluster = BenchCluster.start(3, options.electionMin, options.electionMax, options.watchSenders)) {
-        warmup(cluster, options, out);
+        io.leasehold.server.LeaseholdNode leader = cluster.awaitReadyLeader(java.time.Duration.ofSeconds(30));
+        warmup(cluster.writerChannel(leader, options.writerSharesWatchersLoop), leader.id(), options, out);
         fanout = new FanoutBenchmark(cluster, options, out, profiler).run();
       }
     }
@@ -99,16 +104,15 @@ public final class WatchBenchmark {
   }
 
   /** Unrecorded closed-loop load on a new cluster: JIT, RocksDB and Ratis reach their steady state first. */
-  private static void warmup(BenchCluster cluster, Options options, PrintStream out) throws InterruptedException {
+  private static void warmup(io.grpc.ManagedChannel toLeader, String leaderId, Options options, PrintStream out) throws InterruptedException {
     if (options.jvmWarmup.isZero()) {
       return;
     }
-    io.leasehold.server.LeaseholdNode leader = cluster.awaitReadyLeader(java.time.Duration.ofSeconds(30));
     long start = System.nanoTime();
-    long granted = ClosedLoop.warmup(io.leasehold.proto.v1.LeasesGrpc.newStub(cluster.writerChannel(leader, options.writerSharesWatchersLoop)), "warmup", options, options.jvmWarmup);
+    long granted = ClosedLoop.warmup(io.leasehold.proto.v1.LeasesGrpc.newStub(toLeader), "warmup", options, options.jvmWarmup);
     double s = (System.nanoTime() - start) / 1e9;
     out.printf(Locale.ROOT, "%nwarmup (unrecorded): %d acquisitions in %.1f s = %.0f/s, closed loop, %d in flight, leader %s%n",
-        granted, s, granted / s, options.inFlight, leader.id());
+        granted, s, granted / s, options.inFlight, leaderId);
   }
 
   static List<String> summary(Options options, LatencyBenchmark.Result latency, FanoutBenchmark.Result fanout) {

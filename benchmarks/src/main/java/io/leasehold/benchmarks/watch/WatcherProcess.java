@@ -15,7 +15,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,15 +42,11 @@ import java.util.concurrent.TimeUnit;
  * outlives the benchmark.
  */
 final class WatcherProcess implements WatcherFleet {
-  private final Process process;
-  private final BufferedReader answers;
-  private final PrintWriter commands;
+  private final ChildJvm child;
   private final String where;
 
-  private WatcherProcess(Process process, String where) {
-    this.process = process;
-    this.answers = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-    this.commands = new PrintWriter(new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8), true);
+  private WatcherProcess(ChildJvm child, String where) {
+    this.child = child;
     this.where = where;
   }
 
@@ -60,7 +55,6 @@ final class WatcherProcess implements WatcherFleet {
    * {@code channels} connections; {@code idle}: at the scheduler's idle priority.
    */
   static WatcherProcess start(String target, int channels, boolean idle) throws IOException {
-    String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     List<String> command = new ArrayList<>();
     if (idle) {
       if (!Files.isExecutable(Path.of("/usr/bin/chrt"))) {
@@ -68,12 +62,13 @@ final class WatcherProcess implements WatcherFleet {
       }
       command.addAll(List.of("/usr/bin/chrt", "--idle", "0"));
     }
-    command.addAll(List.of(java, "-XX:+UseG1GC", "-Xmx2g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+    command.addAll(List.of(ChildJvm.java(), "-XX:+UseG1GC", "-Xmx2g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
         "-cp", System.getProperty("java.class.path"), WatcherProcess.class.getName(), target, Integer.toString(channels)));
     Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    WatcherProcess child = new WatcherProcess(p, idle ? "in a child process at idle priority" : "in a child process");
-    child.expect("ready");
-    return child;
+    WatcherProcess fleet = new WatcherProcess(new ChildJvm("the watcher process", p, null),
+        idle ? "in a child process at idle priority" : "in a child process");
+    fleet.child.expect("ready");
+    return fleet;
   }
 
   @Override
@@ -105,7 +100,7 @@ final class WatcherProcess implements WatcherFleet {
 
   @Override
   public double cpuSeconds() {
-    return process.toHandle().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
+    return child.cpuSeconds();
   }
 
   @Override
@@ -114,51 +109,16 @@ final class WatcherProcess implements WatcherFleet {
   }
 
   long pid() {
-    return process.pid();
+    return child.pid();
   }
 
   @Override
   public void close() {
-    commands.close();  // the child exits when its input ends
-    try {
-      if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-      }
-    } catch (InterruptedException e) {
-      process.destroyForcibly();
-      Thread.currentThread().interrupt();
-    }
+    child.close(Duration.ofSeconds(10));
   }
 
   private String[] ask(String command, String answer) {
-    commands.println(command);
-    return expect(answer);
-  }
-
-  private String[] expect(String answer) {
-    String line;
-    try {
-      line = answers.readLine();
-    } catch (IOException e) {
-      throw new UncheckedIOException("the watcher process's output", e);
-    }
-    if (line == null) {
-      throw new IllegalStateException("the watcher process ended (exit status " + exitStatus() + ") where '" + answer + "' was due");
-    }
-    String[] words = line.split(" ");
-    if (!words[0].equals(answer)) {
-      throw new IllegalStateException("the watcher process answered '" + line + "' where '" + answer + "' was due");
-    }
-    return words;
-  }
-
-  private String exitStatus() {
-    try {
-      return process.waitFor(5, TimeUnit.SECONDS) ? Integer.toString(process.exitValue()) : "still running";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "unknown";
-    }
+    return child.ask(command, answer);
   }
 
   static String encodeTally(Tally t) {

@@ -1,13 +1,15 @@
 package io.leasehold.benchmarks.watch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The latency run's period and snapshot options, and how bad values are refused. */
+/** The latency run's period, snapshot and node options, and how bad values are refused. */
 class OptionsTest {
   @Test
   void theDefaultPeriodIsOneSnapshotIntervalWithTheSnapshotInTheMiddle() {
@@ -44,5 +46,18 @@ class OptionsTest {
     IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
         () -> Options.parse(new String[] {"latency", "--duration=-1"}));
     assertEquals("--duration must be positive seconds, got -1", negative.getMessage());
+  }
+
+  @Test
+  void theNodesRunInThisJvmUnlessALatencyRunAsksForAProcessEach() {
+    assertFalse(Options.parse(new String[] {"latency"}).nodesApart);
+    assertFalse(Options.parse(new String[] {"latency", "--nodes=jvm"}).nodesApart);
+    assertTrue(Options.parse(new String[] {"latency", "--nodes", "process"}).nodesApart);
+    IllegalArgumentException mode = assertThrows(IllegalArgumentException.class,
+        () -> Options.parse(new String[] {"--nodes=process"}));
+    assertEquals("--nodes=process: only for the latency run (mode latency), got mode all", mode.getMessage());
+    IllegalArgumentException value = assertThrows(IllegalArgumentException.class,
+        () -> Options.parse(new String[] {"latency", "--nodes=container"}));
+    assertEquals("--nodes: must be jvm or process, got 'container'", value.getMessage());
   }
 }
