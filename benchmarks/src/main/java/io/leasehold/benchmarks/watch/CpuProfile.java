@@ -176,15 +176,15 @@ final class CpuProfile {
     return lines;
   }
 
-  /**
-   * Cores the JIT compiler threads (C1 and C2, which the JVM does not list) used between {@code
-   * before} and this profile; 0 where there is no /proc.
-   */
   /** The whole process's CPU over the interval, in cores. */
   double processCoresSince(CpuProfile before) {
     return (processCpuNanos - before.processCpuNanos) / (double) Math.max(1, wallNanos - before.wallNanos);
   }
 
+  /**
+   * Cores the JIT compiler threads (C1 and C2, which the JVM does not list) used between {@code
+   * before} and this profile; 0 where there is no /proc.
+   */
   double jitCoresSince(CpuProfile before) {
     return coresSince(before, name -> name.contains("CompilerThre"));
   }

@@ -27,13 +27,23 @@ import org.apache.ratis.util.TimeDuration;
  * reaches the follower's state machine (and its watchers) one follower sync later; and when
  * nothing new is to be sent, Ratis tells the follower of a commit only at the next heartbeat,
  * which under load it sends without a previous entry, so the follower cannot take its commit
- * index at all. A push names the entry before the follower's next index as its previous entry, as
- * Raft's heartbeat does. It goes on the same ordered stream as the appends (the node turns off
- * Ratis's separate heartbeat channel, see {@link #pushesCommits}), so the follower has every entry
- * it names by the time it reads it, checks the previous entry as for any append, and takes the
- * commit index at once, up to what its log has synced. A push goes out right after each append
- * with entries, and whenever the commit index moves with nothing new to send; in both cases only
- * if the commit index has moved past the last push and past what the follower has reported.
+ * index at all. A push names as its previous entry the last one the follower has acknowledged (its
+ * match index), and so carries the commit index only up to there. It goes on the same ordered
+ * stream as the appends (the node turns off Ratis's separate heartbeat channel, see
+ * {@link #pushesCommits}); the follower checks the previous entry as for any append and takes the
+ * commit index at once. A push goes out right after each append with entries, and whenever the
+ * commit index moves with nothing new to send; in both cases only if it would move the follower's
+ * commit index past the last push and past what the follower has reported.
+ *
+ * <p>Why the match index and not, as Raft's heartbeat does, the entry before the follower's next
+ * index: Ratis's follower (with {@code raft.server.log.append-entries.compose.enabled}, the default)
+ * queues an append's entries for its log and checks later appends' previous entries against that
+ * queue, but takes the commit index of an append without entries at once, without waiting for the
+ * queue. A push naming an entry still queued there let a rejoining follower (2026-11-24, the short
+ * fault schedule) take a commit index over its own stale, divergent tail before the queued append
+ * had replaced it, and apply that tail: its state parted from the other replicas'. Ratis's own
+ * heartbeats name no previous entry while appends are in flight, for the same reason. An entry the
+ * follower has acknowledged is in its log, and the same as the leader's.
  *
  * <p>It also passes Ratis's notices of a new commit index on to the node's {@link CommitClock}.
  */
@@ -42,7 +52,7 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
   private final CommitClock commitClock;
   private final boolean pushCommits;
   // The fields below are used only by the appender's own thread, which builds and sends the requests.
-  /** The highest commit index a push has carried to this follower. */
+  /** The highest commit index a push has let this follower take (the leader's commit index, or its match index if lower). */
   private long pushed = -1;
   /** An append with entries has just gone out: follow it with a push if the commit index moved. */
   private boolean pushNext;
@@ -84,19 +94,26 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
     return request;
   }
 
-  /** The commit index moved past what this follower has been pushed and has reported. */
+  /** What a push could let this follower take now: the commit index, up to what it has acknowledged. */
+  private long pushable() {
+    return Math.min(getRaftLog().getLastCommittedIndex(), getFollower().getMatchIndex());
+  }
+
+  /** A push would move this follower's commit index past the last push and past what it has reported. */
   private boolean pushDue() {
-    long committed = getRaftLog().getLastCommittedIndex();
-    return committed > pushed && committed > getFollower().getCommitIndex();
+    long pushable = pushable();
+    return pushable > pushed && pushable > getFollower().getCommitIndex();
   }
 
   private AppendEntriesRequestProto push(long callId) {
-    TermIndex previous = getPrevious(getFollower().getNextIndex());
+    long match = getFollower().getMatchIndex();
+    // The last entry the follower has acknowledged in this term: never one it may still only have queued (class comment).
+    TermIndex previous = getPrevious(match + 1);
     if (previous == null) {
-      return null; // purged into a snapshot: the follower needs that first, which Ratis's own requests see to
+      return null; // nothing acknowledged yet, or purged into a snapshot: Ratis's own requests see to those
     }
     AppendEntriesRequestProto request = getLeaderState().newAppendEntriesRequestProto(getFollower(), List.of(), previous, callId);
-    pushed = request.getLeaderCommit();
+    pushed = Math.min(request.getLeaderCommit(), match);
     sendNow = true;
     return request;
   }

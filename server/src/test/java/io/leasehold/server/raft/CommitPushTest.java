@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,19 +44,35 @@ class CommitPushTest {
 
   /**
    * Under load from several writers, the pushes name only entries the follower holds: no
-   * follower refuses any append or heartbeat, and each takes commits from pushes.
+   * follower refuses any append or heartbeat, and each takes commits from pushes. Each push names
+   * an entry the follower has already acknowledged, never one still in flight to it: Ratis's
+   * follower takes a push's commit index before it has written the appends queued ahead of it
+   * (ForkSearchingLogAppender's class comment).
    */
   @Test
   void underLoadFollowersTakeCommitsFromPushesAndRefuseNothing() throws Exception {
     cluster = TestCluster.start(3, dir);
     LeaseholdNode leader = cluster.awaitLeader();
     List<String> refusals = new CopyOnWriteArrayList<>();
+    List<String> namedUnacknowledged = new CopyOnWriteArrayList<>();
     Map<String, AtomicInteger> pushesBuilt = new ConcurrentHashMap<>();
+    // Per follower, the highest match index it has answered with, as the follower reports handing the
+    // answer to gRPC: before the leader can read it. (The leader's own report of an answer comes
+    // after Ratis has already moved the match index.)
+    Map<String, AtomicLong> acknowledged = new ConcurrentHashMap<>();
+    for (LeaseholdNode f : cluster.followers()) {
+      acknowledged.put(f.id(), new AtomicLong(-1));
+    }
     leader.replicationTrace().listen(new ReplicationTrace.Listener() {
       @Override
       public void appendBuilt(String followerId, long leaderCommit, long lastIndex, boolean heartbeat, long nanos) {
         if (heartbeat && lastIndex >= 0) {
           pushesBuilt.computeIfAbsent(followerId, k -> new AtomicInteger()).incrementAndGet();
+          AtomicLong acked = acknowledged.get(followerId);
+          // Before the first answer only Ratis's own heartbeats go out (a push needs an acknowledged entry).
+          if (acked.get() >= 0 && lastIndex > acked.get()) {
+            namedUnacknowledged.add(followerId + ": previous entry " + lastIndex + ", acknowledged up to " + acked.get());
+          }
         }
       }
 
@@ -72,6 +89,11 @@ class CommitPushTest {
         @Override
         public void commitReceived(long leaderCommit, long nanos) {
           received.incrementAndGet();
+        }
+
+        @Override
+        public void replySent(long matchIndex, long nanos) {
+          acknowledged.get(f.id()).accumulateAndGet(matchIndex, Math::max);
         }
       });
     }
@@ -101,6 +123,7 @@ class CommitPushTest {
       long last = written;
       // Refusals first: they are the cause when a follower then falls behind for good.
       assertEquals(List.of(), List.copyOf(refusals), "answers other than SUCCESS");
+      assertEquals(List.of(), List.copyOf(namedUnacknowledged), "appends without entries naming an entry still in flight");
       await("every node to apply " + last, Duration.ofSeconds(20), () -> cluster.running().stream()
           .allMatch(n -> n.division().getInfo().getLastAppliedIndex() >= last));
     } finally {
