@@ -5,19 +5,15 @@ import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.NodeConfig;
 import io.leasehold.server.Peer;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 
 /**
  * Three (or N) real Leasehold nodes inside this JVM on free loopback ports, each with its own data
@@ -26,22 +22,15 @@ import java.util.stream.Stream;
  * over loopback TCP ({@link ClientChannels}).
  */
 final class BenchCluster implements AutoCloseable {
-  private final Path baseDir;
   private final List<LeaseholdNode> nodes = new ArrayList<>();
-  private final ClientChannels clients = new ClientChannels();
-  private final Thread cleanupHook;
-  private volatile boolean closed;
+  private final ClusterHome home = new ClusterHome("bench-cleanup", this::closeNodes);
 
-  private BenchCluster(Path baseDir) {
-    this.baseDir = baseDir;
-    this.cleanupHook = new Thread(this::close, "bench-cleanup");
-    Runtime.getRuntime().addShutdownHook(cleanupHook);
-  }
+  private BenchCluster() throws IOException {}
 
   /** {@code watchSenders}: the nodes' sender threads, 0 for the server's default. */
   static BenchCluster start(int size, Duration electionMin, Duration electionMax, int watchSenders) throws IOException {
-    Path base = Files.createTempDirectory("leasehold-watch-bench-");
-    BenchCluster cluster = new BenchCluster(base);
+    BenchCluster cluster = new BenchCluster();
+    Path base = cluster.home.dir();
     try {
       List<Peer> peers = loopbackPeers(size);
       for (Peer p : peers) {
@@ -65,7 +54,7 @@ final class BenchCluster implements AutoCloseable {
   }
 
   Path baseDir() {
-    return baseDir;
+    return home.dir();
   }
 
   List<LeaseholdNode> nodes() {
@@ -88,12 +77,12 @@ final class BenchCluster implements AutoCloseable {
 
   /** A new plaintext channel to the node's client port (closed by {@link #close}). */
   ManagedChannel channel(LeaseholdNode node) {
-    return clients.channel(node.clientAddress());
+    return home.clients().channel(node.clientAddress());
   }
 
   /** A channel for the acquire load ({@link ClientChannels#writerChannel}). */
   ManagedChannel writerChannel(LeaseholdNode node, boolean shareWatchersLoop) {
-    return clients.writerChannel(node.clientAddress(), shareWatchersLoop);
+    return home.clients().writerChannel(node.clientAddress(), shareWatchersLoop);
   }
 
   static void await(String what, Duration timeout, BooleanSupplier condition) {
@@ -155,44 +144,16 @@ final class BenchCluster implements AutoCloseable {
 
   @Override
   public void close() {
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-    }
-    clients.close();
+    home.close();
+  }
+
+  private void closeNodes() {
     for (LeaseholdNode n : nodes) {
       try {
         n.close();
       } catch (RuntimeException e) {
         System.err.println("closing node " + n.id() + ": " + e);
       }
-    }
-    deleteRecursively(baseDir);
-    if (Thread.currentThread() != cleanupHook) {
-      try {
-        Runtime.getRuntime().removeShutdownHook(cleanupHook);
-      } catch (IllegalStateException shuttingDown) {
-        // Already running the hooks.
-      }
-    }
-  }
-
-  static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(dir)) {
-      walk.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.deleteIfExists(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    } catch (IOException | UncheckedIOException e) {
-      System.err.println("could not delete " + dir + ": " + e);
     }
   }
 }

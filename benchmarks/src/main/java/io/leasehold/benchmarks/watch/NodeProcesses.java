@@ -13,7 +13,6 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,22 +39,15 @@ import java.util.function.Consumer;
  * temp directory, deleted with it.
  */
 final class NodeProcesses implements LatencyCluster {
-  private final Path baseDir;
   private final List<Child> children = new ArrayList<>();
-  private final ClientChannels clients = new ClientChannels();
-  private final Thread cleanupHook;
+  private final ClusterHome home = new ClusterHome("bench-node-processes-cleanup", () -> children.forEach(Child::close));
   private CompletableFuture<Void> marked = CompletableFuture.completedFuture(null);
-  private volatile boolean closed;
 
-  private NodeProcesses(Path baseDir) {
-    this.baseDir = baseDir;
-    this.cleanupHook = new Thread(this::close, "bench-node-processes-cleanup");
-    Runtime.getRuntime().addShutdownHook(cleanupHook);
-  }
+  private NodeProcesses() throws IOException {}
 
   /** {@code watchSenders}: the nodes' sender threads, 0 for the server's default. */
   static NodeProcesses start(int size, Duration electionMin, Duration electionMax, int watchSenders) throws IOException {
-    NodeProcesses cluster = new NodeProcesses(Files.createTempDirectory("leasehold-watch-bench-"));
+    NodeProcesses cluster = new NodeProcesses();
     try {
       List<Peer> peers = BenchCluster.loopbackPeers(size);
       StringBuilder peerList = new StringBuilder();
@@ -66,9 +58,9 @@ final class NodeProcesses implements LatencyCluster {
       for (Peer p : peers) {
         List<String> command = new ArrayList<>(childJvm());
         command.addAll(List.of(NodeProcesses.class.getName(), p.id(), peerList.toString(),
-            cluster.baseDir.resolve(p.id()).toString(), Long.toString(electionMin.toMillis()), Long.toString(electionMax.toMillis()),
+            cluster.baseDir().resolve(p.id()).toString(), Long.toString(electionMin.toMillis()), Long.toString(electionMax.toMillis()),
             Integer.toString(watchSenders)));
-        Path log = cluster.baseDir.resolve(p.id() + ".log");
+        Path log = cluster.baseDir().resolve(p.id() + ".log");
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         cluster.children.add(new Child(p, process, log));
       }
@@ -107,7 +99,7 @@ final class NodeProcesses implements LatencyCluster {
   }
 
   Path baseDir() {
-    return baseDir;
+    return home.dir();
   }
 
   List<Long> pids() {
@@ -137,12 +129,12 @@ final class NodeProcesses implements LatencyCluster {
 
   @Override
   public ManagedChannel channel(Node node) {
-    return clients.channel(node.clientAddress());
+    return home.clients().channel(node.clientAddress());
   }
 
   @Override
   public ManagedChannel writerChannel(Node node, boolean shareWatchersLoop) {
-    return clients.writerChannel(node.clientAddress(), shareWatchersLoop);
+    return home.clients().writerChannel(node.clientAddress(), shareWatchersLoop);
   }
 
   /** Off the caller's thread: the load's pacing loop calls it, and each child reads its threads' CPU from /proc. */
@@ -173,24 +165,7 @@ final class NodeProcesses implements LatencyCluster {
 
   @Override
   public void close() {
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-    }
-    clients.close();
-    for (Child c : children) {
-      c.close();
-    }
-    BenchCluster.deleteRecursively(baseDir);
-    if (Thread.currentThread() != cleanupHook) {
-      try {
-        Runtime.getRuntime().removeShutdownHook(cleanupHook);
-      } catch (IllegalStateException shuttingDown) {
-        // Already running the hooks.
-      }
-    }
+    home.close();
   }
 
   /** The parent's handle on one child. */

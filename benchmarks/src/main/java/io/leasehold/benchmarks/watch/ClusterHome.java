@@ -1,0 +1,75 @@
+package io.leasehold.benchmarks.watch;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/**
+ * What a benchmark cluster owns besides its nodes, wherever they run ({@link BenchCluster} in this
+ * JVM, {@link NodeProcesses} one JVM each): a temp directory for their data, the clients'
+ * channels, and a shutdown hook, so that an interrupted run still stops its nodes and deletes the
+ * directory. {@link #close} does that once: channels first, then the nodes, then the directory.
+ */
+final class ClusterHome implements AutoCloseable {
+  private final Path dir;
+  private final ClientChannels clients = new ClientChannels();
+  private final Runnable stopNodes;
+  private final Thread cleanupHook;
+  private boolean closed;
+
+  /** {@code stopNodes}: how the owning cluster stops its nodes; it must not throw. */
+  ClusterHome(String hookName, Runnable stopNodes) throws IOException {
+    this.dir = Files.createTempDirectory("leasehold-watch-bench-");
+    this.stopNodes = stopNodes;
+    this.cleanupHook = new Thread(this::close, hookName);
+    Runtime.getRuntime().addShutdownHook(cleanupHook);
+  }
+
+  Path dir() {
+    return dir;
+  }
+
+  ClientChannels clients() {
+    return clients;
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    clients.close();
+    stopNodes.run();
+    deleteRecursively(dir);
+    if (Thread.currentThread() != cleanupHook) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(cleanupHook);
+      } catch (IllegalStateException shuttingDown) {
+        // Already running the hooks.
+      }
+    }
+  }
+
+  private static void deleteRecursively(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(dir)) {
+      walk.sorted(Comparator.reverseOrder()).forEach(p -> {
+        try {
+          Files.deleteIfExists(p);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+    } catch (IOException | UncheckedIOException e) {
+      System.err.println("could not delete " + dir + ": " + e);
+    }
+  }
+}
