@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import io.leasehold.server.raft.CommitClock;
@@ -223,8 +224,17 @@ public final class LeaseholdNode implements AutoCloseable {
 
   /** Starts a node and returns once both ports are open (it may not have a leader yet). */
   public static LeaseholdNode start(NodeConfig config) throws IOException {
+    return start(config, node -> { });
+  }
+
+  /**
+   * As {@link #start(NodeConfig)}, handing the node to {@code beforeStart} before any of its
+   * servers starts: for tests that must see everything a node does from its first message.
+   */
+  static LeaseholdNode start(NodeConfig config, Consumer<LeaseholdNode> beforeStart) throws IOException {
     LeaseholdNode node = new LeaseholdNode(config);
     try {
+      beforeStart.accept(node);
       node.raftServer.start();
       node.startedDivision = node.division();
       node.knowMembers(node.division().getRaftConf().getCurrentPeers());

@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
@@ -86,10 +87,15 @@ public final class TestCluster implements AutoCloseable {
   }
 
   public LeaseholdNode startNode(String id) throws IOException {
+    return startNode(id, node -> { });
+  }
+
+  /** As {@link #startNode(String)}, handing the node to {@code beforeStart} before it can send or receive anything. */
+  public LeaseholdNode startNode(String id, Consumer<LeaseholdNode> beforeStart) throws IOException {
     if (nodes.get(id) != null) {
       throw new IllegalStateException(id + " is running");
     }
-    LeaseholdNode node = LeaseholdNode.start(configFor(id));
+    LeaseholdNode node = LeaseholdNode.start(configFor(id), beforeStart);
     nodes.put(id, node);
     return node;
   }

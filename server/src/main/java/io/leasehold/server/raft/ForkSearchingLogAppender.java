@@ -27,41 +27,56 @@ import org.apache.ratis.util.TimeDuration;
  * reaches the follower's state machine (and its watchers) one follower sync later; and when
  * nothing new is to be sent, Ratis tells the follower of a commit only at the next heartbeat,
  * which under load it sends without a previous entry, so the follower cannot take its commit
- * index at all. A push names as its previous entry the last one the follower has acknowledged (its
- * match index), and so carries the commit index only up to there. It goes on the same ordered
- * stream as the appends (the node turns off Ratis's separate heartbeat channel, see
+ * index at all. A push names as its previous entry one the follower holds (below), and the
+ * follower takes the commit index only up to there. It goes on the same ordered stream as the
+ * appends (the node turns off Ratis's separate heartbeat channel, see
  * {@link #pushesCommits}); the follower checks the previous entry as for any append and takes the
  * commit index at once. A push goes out right after each append with entries, and whenever the
  * commit index moves with nothing new to send; in both cases only if it would move the follower's
  * commit index past the last push and past what the follower has reported.
  *
- * <p>Why the match index and not, as Raft's heartbeat does, the entry before the follower's next
- * index: Ratis's follower (with {@code raft.server.log.append-entries.compose.enabled}, the default)
- * queues an append's entries for its log and checks later appends' previous entries against that
- * queue, but takes the commit index of an append without entries at once, without waiting for the
- * queue. A push naming an entry still queued there let a rejoining follower (2026-11-24, the short
- * fault schedule) take a commit index over its own stale, divergent tail before the queued append
- * had replaced it, and apply that tail: its state parted from the other replicas'. Ratis's own
- * heartbeats name no previous entry while appends are in flight, for the same reason. An entry the
- * follower has acknowledged is in its log, and the same as the leader's.
+ * <p>Which entry a push names. Raft's heartbeat names the entry before the follower's next index,
+ * which under load is usually still in flight to it. Ratis's follower (with {@code
+ * raft.server.log.append-entries.compose.enabled}, the default) queues an append's entries for its
+ * log and checks later appends' previous entries against that queue, but takes the commit index of
+ * an append without entries at once, without waiting for the queue; it caps it only at the entry
+ * the append names and at what its log has synced. A push naming an entry still queued let a
+ * rejoining follower (2026-11-24, the short fault schedule) take a commit index over its own stale,
+ * divergent tail before the queued append had replaced it, and apply that tail: its state parted
+ * from the other replicas'. Ratis's own heartbeats name no previous entry while appends are in
+ * flight, for the same reason. So a push names the entry before the follower's next index only once
+ * the follower has acknowledged an entry of this leader's term ({@link #logIsThisLeaders}): to take
+ * that entry it replaced whatever tail it had from there, and everything after it came from this
+ * leader, so all its log holds, synced or queued, is the leader's. Until then a push names the
+ * follower's match index, the last entry it has acknowledged, which is in its log and the same as
+ * the leader's, and carries the commit index only up to there.
  *
- * <p>It also passes Ratis's notices of a new commit index on to the node's {@link CommitClock}.
+ * <p>It also passes Ratis's notices of a new commit index on to the node's {@link CommitClock}, and
+ * reports each push to the node's {@link ReplicationTrace}.
  */
 public final class ForkSearchingLogAppender extends GrpcLogAppender {
   private final ForkSearch search = new ForkSearch();
   private final CommitClock commitClock;
+  private final ReplicationTrace trace;
   private final boolean pushCommits;
   // The fields below are used only by the appender's own thread, which builds and sends the requests.
-  /** The highest commit index a push has let this follower take (the leader's commit index, or its match index if lower). */
+  /**
+   * A match index seen to name an entry of this leader's term (Long.MAX_VALUE until then): from
+   * there on the follower's log holds only this leader's entries. An appender serves one term.
+   */
+  private long matchedThisTerm = Long.MAX_VALUE;
+  /** The highest commit index a push has let this follower take (the leader's commit index, or the entry it named if lower). */
   private long pushed = -1;
   /** An append with entries has just gone out: follow it with a push if the commit index moved. */
   private boolean pushNext;
   /** The request just built is a push: send it without the batching wait ({@code wait-time.min}). */
   private boolean sendNow;
 
-  public ForkSearchingLogAppender(RaftServer.Division server, LeaderState leaderState, FollowerInfo follower, CommitClock commitClock) {
+  public ForkSearchingLogAppender(RaftServer.Division server, LeaderState leaderState, FollowerInfo follower, CommitClock commitClock,
+                                  ReplicationTrace trace) {
     super(server, leaderState, follower);
     this.commitClock = commitClock;
+    this.trace = trace;
     this.pushCommits = pushesCommits(server);
   }
 
@@ -94,9 +109,32 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
     return request;
   }
 
-  /** What a push could let this follower take now: the commit index, up to what it has acknowledged. */
+  /** What a push could let this follower take now: the commit index, up to the entry it would name. */
   private long pushable() {
-    return Math.min(getRaftLog().getLastCommittedIndex(), getFollower().getMatchIndex());
+    return Math.min(getRaftLog().getLastCommittedIndex(), pushPrevious());
+  }
+
+  /** The index of the entry a push names now (class comment): before the next index, or the match index until the follower's log is known to be this leader's. */
+  private long pushPrevious() {
+    long match = getFollower().getMatchIndex();
+    return logIsThisLeaders(match) ? Math.max(match, getFollower().getNextIndex() - 1) : match;
+  }
+
+  /**
+   * Whether the follower, having acknowledged up to {@code match}, has acknowledged an entry of
+   * this leader's term. Terms never fall along a log, so once one match index names such an
+   * entry, every higher one does too.
+   */
+  private boolean logIsThisLeaders(long match) {
+    if (match >= matchedThisTerm) {
+      return true;
+    }
+    TermIndex matched = match < 0 ? null : getRaftLog().getTermIndex(match);
+    if (matched != null && matched.getTerm() == getServer().getInfo().getCurrentTerm()) {
+      matchedThisTerm = match;
+      return true;
+    }
+    return false;
   }
 
   /** A push would move this follower's commit index past the last push and past what it has reported. */
@@ -106,14 +144,14 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
   }
 
   private AppendEntriesRequestProto push(long callId) {
-    long match = getFollower().getMatchIndex();
-    // The last entry the follower has acknowledged in this term: never one it may still only have queued (class comment).
-    TermIndex previous = getPrevious(match + 1);
+    long named = pushPrevious();
+    TermIndex previous = getPrevious(named + 1);
     if (previous == null) {
       return null; // nothing acknowledged yet, or purged into a snapshot: Ratis's own requests see to those
     }
     AppendEntriesRequestProto request = getLeaderState().newAppendEntriesRequestProto(getFollower(), List.of(), previous, callId);
-    pushed = Math.min(request.getLeaderCommit(), match);
+    pushed = Math.min(request.getLeaderCommit(), named);
+    trace.pushBuilt(getFollowerId(), request);
     sendNow = true;
     return request;
   }

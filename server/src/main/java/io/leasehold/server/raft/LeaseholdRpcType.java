@@ -75,7 +75,7 @@ public final class LeaseholdRpcType implements RpcType {
 
     @Override
     public LogAppender newLogAppender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
-      LogAppender appender = new ForkSearchingLogAppender(server, new Reporting(state, check, trace), follower, commits);
+      LogAppender appender = new ForkSearchingLogAppender(server, new Reporting(state, check, trace), follower, commits, trace);
       check.register(appender);
       return appender;
     }

@@ -38,6 +38,14 @@ public final class ReplicationTrace {
     default void appendBuilt(String followerId, long leaderCommit, long lastIndex, boolean heartbeat, long nanos) {
     }
 
+    /**
+     * Leader: the append without entries just reported to {@link #appendBuilt} is a commit push
+     * ({@link ForkSearchingLogAppender}) naming entry {@code previousIndex}; the others without
+     * entries are Ratis's own heartbeats.
+     */
+    default void pushBuilt(String followerId, long leaderCommit, long previousIndex, long nanos) {
+    }
+
     /** Leader: {@code followerId} answered an append with SUCCESS, naming {@code matchIndex}. */
     default void replyReceived(String followerId, long matchIndex, long nanos) {
     }
@@ -97,6 +105,13 @@ public final class ReplicationTrace {
     long last = n > 0 ? request.getEntries(n - 1).getIndex()
         : request.hasPreviousLog() ? request.getPreviousLog().getIndex() : -1;
     l.appendBuilt(followerId.toString(), request.getLeaderCommit(), last, n == 0, System.nanoTime());
+  }
+
+  void pushBuilt(RaftPeerId followerId, AppendEntriesRequestProto push) {
+    Listener l = listener;
+    if (l != null) {
+      l.pushBuilt(followerId.toString(), push.getLeaderCommit(), push.getPreviousLog().getIndex(), System.nanoTime());
+    }
   }
 
   void replyReceived(RaftPeerId followerId, AppendEntriesReplyProto reply) {

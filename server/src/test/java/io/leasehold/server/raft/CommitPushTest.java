@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.TransferLeadershipRequest;
 import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
@@ -21,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.server.protocol.TermIndex;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +31,11 @@ import org.junit.jupiter.api.io.TempDir;
  * The leader tells each follower of a new commit index at once, in an append without entries
  * ({@link ForkSearchingLogAppender}), on real Ratis and gRPC. That an idle cluster's followers
  * apply a lone write at once is {@code ThreeNodeClusterTest.followersApplyAnIsolatedWriteWithoutWaitingForTheNextHeartbeat}.
+ *
+ * <p>The rule both tests check ({@link PushRule}): a push may name an entry the follower has not
+ * yet acknowledged (one still in flight to it) only once the follower has acknowledged an entry of
+ * the leader's term. Before that its log may still hold a stale tail that a queued append is about
+ * to replace, and Ratis's follower takes a push's commit index without waiting for the queue.
  */
 class CommitPushTest {
   @TempDir
@@ -44,36 +51,22 @@ class CommitPushTest {
 
   /**
    * Under load from several writers, the pushes name only entries the follower holds: no
-   * follower refuses any append or heartbeat, and each takes commits from pushes. Each push names
-   * an entry the follower has already acknowledged, never one still in flight to it: Ratis's
-   * follower takes a push's commit index before it has written the appends queued ahead of it
-   * (ForkSearchingLogAppender's class comment).
+   * follower refuses any append or heartbeat, and each takes commits from pushes. Once a follower
+   * has acknowledged an entry of the leader's term, pushes name the entries just sent to it,
+   * still in flight, so that it hears of a commit without waiting for its own sync to be answered.
    */
   @Test
   void underLoadFollowersTakeCommitsFromPushesAndRefuseNothing() throws Exception {
     cluster = TestCluster.start(3, dir);
     LeaseholdNode leader = cluster.awaitLeader();
     List<String> refusals = new CopyOnWriteArrayList<>();
-    List<String> namedUnacknowledged = new CopyOnWriteArrayList<>();
-    Map<String, AtomicInteger> pushesBuilt = new ConcurrentHashMap<>();
-    // Per follower, the highest match index it has answered with, as the follower reports handing the
-    // answer to gRPC: before the leader can read it. (The leader's own report of an answer comes
-    // after Ratis has already moved the match index.)
-    Map<String, AtomicLong> acknowledged = new ConcurrentHashMap<>();
-    for (LeaseholdNode f : cluster.followers()) {
-      acknowledged.put(f.id(), new AtomicLong(-1));
-    }
+    // The followers answered before these listeners were set: a push is checked once the follower's
+    // first answer since then is known.
+    PushRule rule = new PushRule(leader, false);
     leader.replicationTrace().listen(new ReplicationTrace.Listener() {
       @Override
-      public void appendBuilt(String followerId, long leaderCommit, long lastIndex, boolean heartbeat, long nanos) {
-        if (heartbeat && lastIndex >= 0) {
-          pushesBuilt.computeIfAbsent(followerId, k -> new AtomicInteger()).incrementAndGet();
-          AtomicLong acked = acknowledged.get(followerId);
-          // Before the first answer only Ratis's own heartbeats go out (a push needs an acknowledged entry).
-          if (acked.get() >= 0 && lastIndex > acked.get()) {
-            namedUnacknowledged.add(followerId + ": previous entry " + lastIndex + ", acknowledged up to " + acked.get());
-          }
-        }
+      public void pushBuilt(String followerId, long leaderCommit, long previousIndex, long nanos) {
+        rule.pushBuilt(followerId, previousIndex);
       }
 
       @Override
@@ -93,7 +86,7 @@ class CommitPushTest {
 
         @Override
         public void replySent(long matchIndex, long nanos) {
-          acknowledged.get(f.id()).accumulateAndGet(matchIndex, Math::max);
+          rule.replySent(f.id(), matchIndex);
         }
       });
     }
@@ -123,7 +116,7 @@ class CommitPushTest {
       long last = written;
       // Refusals first: they are the cause when a follower then falls behind for good.
       assertEquals(List.of(), List.copyOf(refusals), "answers other than SUCCESS");
-      assertEquals(List.of(), List.copyOf(namedUnacknowledged), "appends without entries naming an entry still in flight");
+      assertEquals(List.of(), rule.broken(), "pushes naming an entry in flight to a follower not yet known to hold only the leader's entries");
       await("every node to apply " + last, Duration.ofSeconds(20), () -> cluster.running().stream()
           .allMatch(n -> n.division().getInfo().getLastAppliedIndex() >= last));
     } finally {
@@ -132,11 +125,132 @@ class CommitPushTest {
 
     assertEquals(List.of(), refusals, "answers other than SUCCESS");
     for (LeaseholdNode f : cluster.followers()) {
-      int built = pushesBuilt.getOrDefault(f.id(), new AtomicInteger()).get();
-      // 1,200 writes; Ratis's own heartbeats under load name no previous entry and are not counted.
-      assertTrue(built >= 50, "appends without entries naming a previous entry built for " + f.id() + ": " + built);
+      int built = rule.pushes(f.id());
+      // 1,200 writes.
+      assertTrue(built >= 50, "pushes built for " + f.id() + ": " + built);
+      assertTrue(rule.pushesAhead(f.id()) >= 25,
+          "pushes naming an entry still in flight to " + f.id() + ": " + rule.pushesAhead(f.id()) + " of " + built);
       assertTrue(pushesReceived.get(f.id()).get() >= 50,
           f.id() + " received " + pushesReceived.get(f.id()).get() + " appends without entries");
+    }
+  }
+
+  /**
+   * A follower that was away while leadership moved comes back holding only entries of an older
+   * term. Until it has acknowledged one of the new leader's entries, every push to it names an
+   * entry it has acknowledged; after that, pushes may name entries still in flight to it. The
+   * first form of the push named the entry before the next index from the start, and so named the
+   * entries of the very first append to the returning follower, before it had answered anything.
+   */
+  @Test
+  void aFollowerBackFromAnOlderTermIsPushedOnlyAcknowledgedEntriesUntilItTakesOneOfTheNewTerm() throws Exception {
+    cluster = TestCluster.start(3, dir);
+    LeaseholdNode first = cluster.awaitLeader();
+    for (int i = 0; i < 20; i++) {
+      assertEquals(Outcome.GRANTED, cluster.leases(first.id()).acquire(acquire("away/before-" + i, "h", 60)).getOutcome());
+    }
+    cluster.awaitConverged();
+    List<LeaseholdNode> followers = cluster.followers();
+    String away = followers.get(0).id();
+    String next = followers.get(1).id();
+    long awayTerm = first.division().getInfo().getCurrentTerm();
+    cluster.stopNode(away);
+
+    // Leadership moves while it is away: its log now ends in an older term than the leader's.
+    cluster.cluster(first.id()).transferLeadership(TransferLeadershipRequest.newBuilder().setId(next).build());
+    LeaseholdNode leader = cluster.node(next);
+    TestCluster.await("the other follower leads", Duration.ofSeconds(30), leader::isLeader);
+    for (int i = 0; i < 200; i++) {
+      assertEquals(Outcome.GRANTED, cluster.leases(next).acquire(acquire("away/after-" + i, "h", 60)).getOutcome());
+    }
+    assertTrue(leader.division().getInfo().getCurrentTerm() > awayTerm, "leadership moved to a new term");
+
+    PushRule rule = new PushRule(leader, true);
+    leader.replicationTrace().listen(new ReplicationTrace.Listener() {
+      @Override
+      public void pushBuilt(String followerId, long leaderCommit, long previousIndex, long nanos) {
+        if (followerId.equals(away)) {
+          rule.pushBuilt(followerId, previousIndex);
+        }
+      }
+    });
+    // Its answers are recorded from its first one: the listener is in place before it starts.
+    LeaseholdNode back = cluster.startNode(away, node -> node.replicationTrace().listen(new ReplicationTrace.Listener() {
+      @Override
+      public void replySent(long matchIndex, long nanos) {
+        rule.replySent(away, matchIndex);
+      }
+    }));
+    long commit = leader.division().getRaftLog().getLastCommittedIndex();
+    TestCluster.await(() -> away + " applied " + commit + " (at " + back.division().getInfo().getLastAppliedIndex() + ")",
+        Duration.ofSeconds(30), () -> back.division().getInfo().getLastAppliedIndex() >= commit);
+    // Under load, for pushes after it has taken the new term's entries.
+    var leases = cluster.leases(next);
+    for (int i = 0; i < 300; i++) {
+      assertEquals(Outcome.GRANTED, leases.acquire(acquire("away/back-" + i, "h", 60)).getOutcome());
+    }
+    long last = leader.division().getRaftLog().getLastCommittedIndex();
+    TestCluster.await(() -> away + " applied " + last, Duration.ofSeconds(30),
+        () -> back.division().getInfo().getLastAppliedIndex() >= last);
+
+    assertEquals(List.of(), rule.broken(), "pushes naming an entry in flight to a follower not yet known to hold only the leader's entries");
+    assertTrue(rule.pushes(away) > 0, "no push was built for " + away);
+  }
+
+  /**
+   * Records, per follower, the highest match index it has answered with, as the follower reports
+   * handing the answer to gRPC: before the leader can read it (the leader's own report of an
+   * answer comes after Ratis has already moved the match index). Checks each push the leader
+   * builds against it.
+   */
+  static final class PushRule {
+    private final LeaseholdNode leader;
+    private final long term;
+    private final boolean fromFirstMessage;
+    private final Map<String, AtomicLong> acknowledged = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> pushes = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> ahead = new ConcurrentHashMap<>();
+    private final List<String> broken = new CopyOnWriteArrayList<>();
+
+    /**
+     * {@code fromFirstMessage}: every answer of the followers is seen, so a push before the first
+     * one breaks the rule too; otherwise pushes to a follower are checked from its first answer seen.
+     */
+    PushRule(LeaseholdNode leader, boolean fromFirstMessage) {
+      this.leader = leader;
+      this.term = leader.division().getInfo().getCurrentTerm();
+      this.fromFirstMessage = fromFirstMessage;
+    }
+
+    void replySent(String followerId, long matchIndex) {
+      acknowledged.computeIfAbsent(followerId, k -> new AtomicLong(-1)).accumulateAndGet(matchIndex, Math::max);
+    }
+
+    /** On the leader's appender thread, for each push it builds. */
+    void pushBuilt(String followerId, long previousIndex) {
+      pushes.computeIfAbsent(followerId, k -> new AtomicInteger()).incrementAndGet();
+      long acked = acknowledged.computeIfAbsent(followerId, k -> new AtomicLong(-1)).get();
+      if (previousIndex <= acked || (acked < 0 && !fromFirstMessage)) {
+        return;
+      }
+      ahead.computeIfAbsent(followerId, k -> new AtomicInteger()).incrementAndGet();
+      TermIndex ackedEntry = acked < 0 ? null : leader.division().getRaftLog().getTermIndex(acked);
+      if (ackedEntry == null || ackedEntry.getTerm() != term) {
+        broken.add(followerId + ": previous entry " + previousIndex + ", acknowledged up to " + acked
+            + (ackedEntry == null ? "" : " (term " + ackedEntry.getTerm() + ", the leader's is " + term + ")"));
+      }
+    }
+
+    List<String> broken() {
+      return List.copyOf(broken);
+    }
+
+    int pushes(String followerId) {
+      return pushes.getOrDefault(followerId, new AtomicInteger()).get();
+    }
+
+    int pushesAhead(String followerId) {
+      return ahead.getOrDefault(followerId, new AtomicInteger()).get();
     }
   }
 }
