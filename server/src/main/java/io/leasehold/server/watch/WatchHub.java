@@ -40,6 +40,12 @@ public final class WatchHub implements AutoCloseable {
   private final ExecutorService senders;
   private final ScheduledExecutorService ticker;
   private final EventLog log = new EventLog();
+  /**
+   * Held while a watcher takes the log's end as its cursor and joins {@link #watchers}, and while
+   * the ticker trims the log behind every cursor: a watcher between the two steps has a cursor
+   * that no trim would see.
+   */
+  private final Object cursors = new Object();
   /** Every event up to this revision is in the log (or was applied while nobody watched). */
   private volatile long appliedRevision;
   /** Event messages per second the hub aims to send to all its watchers together, at most. */
@@ -160,6 +166,7 @@ public final class WatchHub implements AutoCloseable {
       for (Watcher w : watchers) {
         w.tick(now, progressIntervalNanos);
       }
+      trimLog();
     } catch (RuntimeException e) {
       org.slf4j.LoggerFactory.getLogger(WatchHub.class).warn("watch ticker", e);
     }
@@ -167,6 +174,17 @@ public final class WatchHub implements AutoCloseable {
       ticker.schedule(this::tick, tickNanos(), TimeUnit.NANOSECONDS);
     } catch (java.util.concurrent.RejectedExecutionException closing) {
       // The hub is closing.
+    }
+  }
+
+  /** Unlinks the log's nodes that every watcher has read past (see {@link EventLog#trimBefore}). */
+  private void trimLog() {
+    synchronized (cursors) {
+      long least = log.endSeq();
+      for (Watcher w : watchers) {
+        least = Math.min(least, w.readSeq());
+      }
+      log.trimBefore(least);
     }
   }
 
@@ -179,17 +197,19 @@ public final class WatchHub implements AutoCloseable {
       joined.members++;
       return joined;
     });
-    Watcher watcher = new Watcher(this, log, group, request.getStartRevision(), out, senders, queueLimit);
-    out.setOnCancelHandler(watcher::cancelled);
-    out.setOnReadyHandler(watcher::schedule);
-    if (filter.wantsRenewals()) {
-      renewalWatchers.incrementAndGet();
+    synchronized (cursors) {
+      Watcher watcher = new Watcher(this, log, group, request.getStartRevision(), out, senders, queueLimit);
+      out.setOnCancelHandler(watcher::cancelled);
+      out.setOnReadyHandler(watcher::schedule);
+      if (filter.wantsRenewals()) {
+        renewalWatchers.incrementAndGet();
+      }
+      // Registered before its history is read: nothing applied in between can be missed, and
+      // what arrives twice is dropped by revision. The watcher starts sending when gRPC reports the
+      // stream ready, which it does once this method has returned: a ServerCall must not be used
+      // from two threads at once, and gRPC's own thread is still in this call.
+      watchers.add(watcher);
     }
-    // Registered before its history is read: nothing applied in between can be missed, and
-    // what arrives twice is dropped by revision. The watcher starts sending when gRPC reports the
-    // stream ready, which it does once this method has returned: a ServerCall must not be used
-    // from two threads at once, and gRPC's own thread is still in this call.
-    watchers.add(watcher);
     updateCoalescing();
   }
 
@@ -205,6 +225,11 @@ public final class WatchHub implements AutoCloseable {
 
   long appliedRevision() {
     return appliedRevision;
+  }
+
+  /** The shared log, for tests of its trimming. */
+  EventLog log() {
+    return log;
   }
 
   LeaseCore core() {

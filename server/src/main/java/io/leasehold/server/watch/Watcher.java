@@ -79,6 +79,11 @@ final class Watcher {
     return filter;
   }
 
+  /** Where the cursor stands in the log's event count, or before it (it only moves on). */
+  long readSeq() {
+    return readSeq;
+  }
+
   WatchGroup group() {
     return group;
   }

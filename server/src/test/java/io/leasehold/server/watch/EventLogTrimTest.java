@@ -1,0 +1,180 @@
+package io.leasehold.server.watch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.grpc.stub.ServerCallStreamObserver;
+import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.WatchRequest;
+import io.leasehold.statemachine.core.LeaseCore;
+import io.leasehold.statemachine.store.InMemoryStore;
+import java.lang.ref.WeakReference;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The hub's ticker unlinks the log's nodes that every watcher has read past, so that a node the
+ * collector promoted (dead or alive, a root of every young collection) does not keep the rest of
+ * the log alive behind it; and it never unlinks a node a watcher has still to read past.
+ */
+class EventLogTrimTest {
+  private final LeaseCore core = new LeaseCore(new InMemoryStore());
+  /** A ticker every 10 ms (a quarter of the progress interval): it trims on every tick. */
+  private final WatchHub hub = new WatchHub(() -> core, 100_000, Duration.ofMillis(40), 1_000_000, 1);
+  private long index;
+
+  @AfterEach
+  void close() {
+    hub.close();
+  }
+
+  @Test
+  void aNodeEveryWatcherHasReadPastNoLongerHoldsTheNodesAfterIt() throws Exception {
+    Stream watcher = started();
+    acquire("x/0");
+    // Held here as a promoted node is held by a young collection: dead to every reader, and a root.
+    EventLog.Node first = hub.log().tail();
+    acquire("x/1");
+    WeakReference<EventLog.Node> second = new WeakReference<>(first.next);
+    assertNotNull(second.get());
+    for (int i = 2; i < 50; i++) {
+      acquire("x/" + i);
+    }
+    await(() -> watcher.revisions().size() == 50, "the watcher got the 50 events");
+    await(() -> first.next == null, "the ticker unlinked the first node from the second");
+    await(() -> {
+      System.gc();
+      return second.get() == null;
+    }, "the second node was collected once nothing but the first node had linked to it");
+    assertEquals(LongStream.rangeClosed(1, 50).boxed().toList(), watcher.revisions());
+  }
+
+  @Test
+  void aWatcherThatHasNotReadKeepsTheLogAheadOfItsCursorWhileAnotherReadsOnAndTheLogIsTrimmed() throws Exception {
+    Stream stalled = started();
+    Stream reading = started();
+    stalled.stall();
+    for (int i = 0; i < 50; i++) {
+      acquire("x/" + i);
+    }
+    await(() -> reading.revisions().size() == 50, "the reading watcher got the 50 events");
+    int progress = reading.progressMessages();
+    await(() -> reading.progressMessages() >= progress + 3, "the ticker ran (and trimmed) three times more");
+    assertEquals(List.of(), stalled.revisions());
+    stalled.ready();
+    await(() -> stalled.revisions().size() == 50, "the stalled watcher got the 50 events once it read");
+    assertEquals(reading.revisions(), stalled.revisions());
+    assertNull(stalled.error);
+  }
+
+  private void acquire(String name) throws Exception {
+    LogCommand command = LogCommand.newBuilder().setLeaderTimeMicros(1_000_000 * (index + 1))
+        .setAcquire(AcquireRequest.newBuilder().setName(name).setHolder("h").setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60)))
+        .build();
+    hub.onApplied(core.apply(1, ++index, command));
+  }
+
+  /** A watcher of "x/" from now on, ready, once it has said where it starts (its cursor is then at the log's end). */
+  private Stream started() throws InterruptedException {
+    Stream out = new Stream();
+    hub.watch(WatchRequest.newBuilder().setPrefix("x/").build(), out);
+    out.ready();
+    await(() -> out.progressMessages() > 0, "the watcher started");
+    return out;
+  }
+
+  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within 10 s: " + what);
+      }
+      Thread.sleep(5);
+    }
+  }
+
+  /** A stream that is ready only once the test says so; records what the hub's sender sends. */
+  private static final class Stream extends ServerCallStreamObserver<WatchFrame> {
+    private final List<Long> revisions = new ArrayList<>();
+    private int progressMessages;
+    private volatile boolean ready;
+    private volatile Runnable onReady;
+    volatile Throwable error;
+
+    void ready() {
+      ready = true;
+      onReady.run();
+    }
+
+    void stall() {
+      ready = false;
+    }
+
+    synchronized List<Long> revisions() {
+      return List.copyOf(revisions);
+    }
+
+    synchronized int progressMessages() {
+      return progressMessages;
+    }
+
+    @Override
+    public synchronized void onNext(WatchFrame frame) {
+      frame.events().forEach(e -> revisions.add(e.revision()));
+      if (frame.events().isEmpty()) {
+        progressMessages++;
+      }
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      error = t;
+    }
+
+    @Override
+    public void onCompleted() {
+    }
+
+    @Override
+    public boolean isCancelled() {
+      return false;
+    }
+
+    @Override
+    public void setOnCancelHandler(Runnable onCancelHandler) {
+    }
+
+    @Override
+    public void setCompression(String compression) {
+    }
+
+    @Override
+    public boolean isReady() {
+      return ready;
+    }
+
+    @Override
+    public void setOnReadyHandler(Runnable onReadyHandler) {
+      onReady = onReadyHandler;
+    }
+
+    @Override
+    public void disableAutoInboundFlowControl() {
+    }
+
+    @Override
+    public void request(int count) {
+    }
+
+    @Override
+    public void setMessageCompression(boolean enable) {
+    }
+  }
+}
