@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.grpc.stub.ServerCallStreamObserver;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.WatchRequest;
@@ -101,7 +100,7 @@ class EventLogTrimTest {
   }
 
   /** A stream that is ready only once the test says so; records what the hub's sender sends. */
-  private static final class Stream extends ServerCallStreamObserver<WatchFrame> {
+  private static final class Stream extends TestStream {
     private final List<Long> revisions = new ArrayList<>();
     private int progressMessages;
     private volatile boolean ready;
@@ -139,23 +138,6 @@ class EventLogTrimTest {
     }
 
     @Override
-    public void onCompleted() {
-    }
-
-    @Override
-    public boolean isCancelled() {
-      return false;
-    }
-
-    @Override
-    public void setOnCancelHandler(Runnable onCancelHandler) {
-    }
-
-    @Override
-    public void setCompression(String compression) {
-    }
-
-    @Override
     public boolean isReady() {
       return ready;
     }
@@ -163,18 +145,6 @@ class EventLogTrimTest {
     @Override
     public void setOnReadyHandler(Runnable onReadyHandler) {
       onReady = onReadyHandler;
-    }
-
-    @Override
-    public void disableAutoInboundFlowControl() {
-    }
-
-    @Override
-    public void request(int count) {
-    }
-
-    @Override
-    public void setMessageCompression(boolean enable) {
     }
   }
 }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.grpc.stub.ServerCallStreamObserver;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.Lease;
@@ -215,7 +214,7 @@ class WatchGroupTest {
   }
 
   /** A watch stream that records what it was sent, and takes one message of events per {@link #run}. */
-  private static final class Recorded extends ServerCallStreamObserver<WatchFrame> {
+  private static final class Recorded extends TestStream {
     Watcher watcher;
     /** Its sender runs, queued until the test runs them. */
     final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
@@ -255,41 +254,8 @@ class WatchGroupTest {
     }
 
     @Override
-    public void onCompleted() {
-    }
-
-    @Override
-    public boolean isCancelled() {
-      return false;
-    }
-
-    @Override
-    public void setOnCancelHandler(Runnable onCancelHandler) {
-    }
-
-    @Override
-    public void setCompression(String compression) {
-    }
-
-    @Override
     public boolean isReady() {
       return ready;
-    }
-
-    @Override
-    public void setOnReadyHandler(Runnable onReadyHandler) {
-    }
-
-    @Override
-    public void disableAutoInboundFlowControl() {
-    }
-
-    @Override
-    public void request(int count) {
-    }
-
-    @Override
-    public void setMessageCompression(boolean enable) {
     }
   }
 }
