@@ -103,9 +103,7 @@ class EventLogTrimTest {
   private static final class Stream extends TestStream {
     private final List<Long> revisions = new ArrayList<>();
     private int progressMessages;
-    private volatile boolean ready;
     private volatile Runnable onReady;
-    volatile Throwable error;
 
     void ready() {
       ready = true;
@@ -130,16 +128,6 @@ class EventLogTrimTest {
       if (frame.events().isEmpty()) {
         progressMessages++;
       }
-    }
-
-    @Override
-    public void onError(Throwable t) {
-      error = t;
-    }
-
-    @Override
-    public boolean isReady() {
-      return ready;
     }
 
     @Override

@@ -218,13 +218,11 @@ class WatchGroupTest {
     Watcher watcher;
     /** Its sender runs, queued until the test runs them. */
     final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
-    boolean ready;
     /** Events at or below a revision an earlier message claimed complete. */
     int afterTheirClaim;
     long claimed = -1;
     final List<WatchFrame> frames = new ArrayList<>();
     final List<WatchFrame> all = new ArrayList<>();
-    Throwable error;
 
     List<Long> revisions() {
       return frames.stream().flatMap(f -> f.events().stream()).map(WireEvent::revision).toList();
@@ -246,16 +244,6 @@ class WatchGroupTest {
       } else {
         assertTrue(frames.isEmpty() || frame.revision() >= frames.get(frames.size() - 1).revision(), "claims never go back");
       }
-    }
-
-    @Override
-    public void onError(Throwable t) {
-      error = t;
-    }
-
-    @Override
-    public boolean isReady() {
-      return ready;
     }
   }
 }
