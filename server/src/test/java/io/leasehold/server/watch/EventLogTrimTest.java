@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.WatchRequest;
+import io.leasehold.server.TestCluster;
 import io.leasehold.statemachine.core.LeaseCore;
 import io.leasehold.statemachine.store.InMemoryStore;
 import java.lang.ref.WeakReference;
@@ -81,7 +82,7 @@ class EventLogTrimTest {
   }
 
   /** A watcher of "x/" from now on, ready, once it has said where it starts (its cursor is then at the log's end). */
-  private Stream started() throws InterruptedException {
+  private Stream started() {
     Stream out = new Stream();
     hub.watch(WatchRequest.newBuilder().setPrefix("x/").build(), out);
     out.ready();
@@ -89,14 +90,8 @@ class EventLogTrimTest {
     return out;
   }
 
-  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within 10 s: " + what);
-      }
-      Thread.sleep(5);
-    }
+  private static void await(BooleanSupplier condition, String what) {
+    TestCluster.await(what, Duration.ofSeconds(10), condition);
   }
 
   /** A stream that is ready only once the test says so; records what the hub's sender sends. */
