@@ -200,14 +200,15 @@ public final class WatchHub implements AutoCloseable {
     synchronized (cursors) {
       Watcher watcher = new Watcher(this, log, group, request.getStartRevision(), out, senders, queueLimit);
       out.setOnCancelHandler(watcher::cancelled);
-      out.setOnReadyHandler(watcher::schedule);
+      out.setOnReadyHandler(watcher::onReady);
       if (filter.wantsRenewals()) {
         renewalWatchers.incrementAndGet();
       }
       // Registered before its history is read: nothing applied in between can be missed, and
-      // what arrives twice is dropped by revision. The watcher starts sending when gRPC reports the
-      // stream ready, which it does once this method has returned: a ServerCall must not be used
-      // from two threads at once, and gRPC's own thread is still in this call.
+      // what arrives twice is dropped by revision. An entry applied now may wake the watcher at
+      // once, but it starts sending only when gRPC first reports the stream ready, which it does
+      // once this method has returned: a ServerCall must not be used from two threads at once,
+      // and gRPC's own thread is still in this call.
       watchers.add(watcher);
     }
     updateCoalescing();

@@ -38,6 +38,13 @@ final class Watcher {
   private final Executor senders;
   private final int lagLimit;
   private final AtomicBoolean scheduled = new AtomicBoolean();
+  /**
+   * Set by gRPC's first onReady. gRPC reports the stream ready only once the service method has
+   * returned, so until then its own thread may still be in {@link WatchHub#watch}, and a
+   * {@code ServerCall} must not be used from two threads at once: the runner sends nothing before
+   * this, however it was woken (an applied entry, the ticker, a close).
+   */
+  private volatile boolean readied;
 
   // Guarded by this.
   private Status closeWith;
@@ -129,6 +136,12 @@ final class Watcher {
     }
   }
 
+  /** gRPC's onReady handler: the stream can take messages (again). */
+  void onReady() {
+    readied = true;
+    schedule();
+  }
+
   void schedule() {
     if (scheduled.compareAndSet(false, true)) {
       try {
@@ -176,12 +189,20 @@ final class Watcher {
   }
 
   private boolean pending() {
+    if (!readied) {
+      return false;  // gRPC's first onReady schedules us
+    }
+    if (!started) {
+      // gRPC's first onReady came while this run was under way (so its schedule() was a no-op)
+      // and after this run had looked: nothing else would start the watcher.
+      return true;
+    }
     synchronized (this) {
       if (closeWith != null) {
         return true;
       }
     }
-    if (!started || !out.isReady()) {
+    if (!out.isReady()) {
       return false;  // the onReady handler schedules us
     }
     return (unread() && eventWait(System.nanoTime()) <= 0) || progressDue;
@@ -197,6 +218,9 @@ final class Watcher {
       return;
     }
     if (!started) {
+      if (!readied) {
+        return;  // gRPC's first onReady schedules us
+      }
       start();
       if (closed) {
         return;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.grpc.Status;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.Lease;
@@ -72,8 +73,14 @@ class WatchGroupTest {
    */
   private void run(Recorded w) {
     w.ready = true;
-    w.watcher.schedule();
-    while (!w.tasks.isEmpty()) {
+    w.watcher.onReady();  // as gRPC reports a stream that became ready
+    runQueued(w);
+  }
+
+  /** Runs the watcher's queued sender runs. One that keeps rescheduling itself spins, and fails here. */
+  private static void runQueued(Recorded w) {
+    for (int runs = 0; !w.tasks.isEmpty(); runs++) {
+      assertTrue(runs < 1_000, "the watcher's runner keeps rescheduling itself");
       w.tasks.poll().run();
     }
   }
@@ -94,6 +101,28 @@ class WatchGroupTest {
         .build();
     ApplyResult result = core.apply(1, ++index, command);
     return result.events().stream().map(e -> WireEvent.of(Events.toApi(e))).toList();
+  }
+
+  /**
+   * A watcher is registered, and can be woken (by an applied entry, the ticker, a close), while
+   * gRPC's thread is still in the service method: it must not use the stream before gRPC first
+   * reports it ready, which gRPC does only once that method has returned.
+   */
+  @Test
+  void aWatcherSendsNothingBeforeGrpcFirstReportsItsStreamReady() {
+    Recorded w = new Recorded();  // not in streams: it ends with an error on purpose
+    w.watcher = new Watcher(hub, log, group, 0, w, w.tasks::add, 100_000);
+    w.ready = true;  // isReady() may already say yes while the service method runs
+    append(1, 2);
+    w.watcher.schedule();
+    w.watcher.close(Status.UNAVAILABLE);
+    runQueued(w);
+    assertEquals(List.of(), w.all, "nothing sent before gRPC's first onReady");
+    assertNull(w.error);
+    w.watcher.onReady();
+    runQueued(w);
+    assertEquals(1, w.all.size(), "it says where it starts");
+    assertEquals(Status.Code.UNAVAILABLE, Status.fromThrowable(w.error).getCode(), "then ends as it was closed");
   }
 
   @Test
