@@ -119,13 +119,19 @@ final class Watcher {
    * has passed with events waiting, and marks an idle one for a progress message.
    */
   void tick(long nowNanos, long progressIntervalNanos) {
-    if (!started) {
-      return;
-    }
     long lag = log.endSeq() - readSeq;
     if (lag > lagLimit) {
       close(Status.RESOURCE_EXHAUSTED.withDescription("watcher fell more than " + lagLimit
           + " events behind and was cancelled; resume with start_revision=" + resumeRevision()));
+      if (!readied) {
+        // Its stream has never been ready, so the runner cannot end it yet (it sends nothing
+        // before gRPC's first onReady): stop holding the log for it now. The runner sends the
+        // status if the stream ever becomes ready; otherwise gRPC cancels the call.
+        hub.remove(this);
+      }
+      return;
+    }
+    if (!started) {
       return;
     }
     if (lag > 0 && eventWait(nowNanos) <= 0) {

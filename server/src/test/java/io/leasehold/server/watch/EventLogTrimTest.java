@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.grpc.Status;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.WatchRequest;
@@ -74,11 +75,37 @@ class EventLogTrimTest {
     assertNull(stalled.error);
   }
 
+  /**
+   * A watcher whose stream never became ready has sent nothing (see Watcher), but its cursor still
+   * holds the log: once too far behind it is dropped from the hub like any other, and told why
+   * if its stream ever becomes ready.
+   */
+  @Test
+  void aWatcherWhoseStreamNeverBecameReadyIsCutOffOnceTooFarBehind() throws Exception {
+    try (WatchHub small = new WatchHub(() -> core, 10, Duration.ofMillis(40), 1_000_000, 1)) {
+      Stream never = new Stream();
+      small.watch(WatchRequest.newBuilder().setPrefix("x/").build(), never);
+      for (int i = 0; i < 20; i++) {
+        acquire(small, "x/" + i);
+      }
+      await(() -> small.watchers() == 0, "the ticker dropped the watcher 20 events behind (limit 10)");
+      assertEquals(0, never.progressMessages());
+      assertNull(never.error, "nothing sent before the stream was first ready");
+      never.ready();
+      await(() -> never.error != null, "the watcher was told why once its stream was ready");
+      assertEquals(Status.Code.RESOURCE_EXHAUSTED, Status.fromThrowable(never.error).getCode());
+    }
+  }
+
   private void acquire(String name) throws Exception {
+    acquire(hub, name);
+  }
+
+  private void acquire(WatchHub to, String name) throws Exception {
     LogCommand command = LogCommand.newBuilder().setLeaderTimeMicros(1_000_000 * (index + 1))
         .setAcquire(AcquireRequest.newBuilder().setName(name).setHolder("h").setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60)))
         .build();
-    hub.onApplied(core.apply(1, ++index, command));
+    to.onApplied(core.apply(1, ++index, command));
   }
 
   /** A watcher of "x/" from now on, ready, once it has said where it starts (its cursor is then at the log's end). */
