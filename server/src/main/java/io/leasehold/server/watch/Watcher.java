@@ -227,9 +227,19 @@ final class Watcher {
       if (!readied) {
         return;  // gRPC's first onReady schedules us
       }
-      start();
-      if (closed) {
-        return;
+      boolean closing;
+      synchronized (this) {
+        closing = closeWith != null;
+      }
+      if (closing) {
+        // Closed (cut off, or the node stopping) before the stream was ever ready: the status
+        // alone, with the revision to resume from as it was then, not a start that claims more.
+        started = true;
+      } else {
+        start();
+        if (closed) {
+          return;
+        }
       }
     }
     while (true) {

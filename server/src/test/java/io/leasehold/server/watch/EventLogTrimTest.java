@@ -94,6 +94,7 @@ class EventLogTrimTest {
       never.ready();
       await(() -> never.error != null, "the watcher was told why once its stream was ready");
       assertEquals(Status.Code.RESOURCE_EXHAUSTED, Status.fromThrowable(never.error).getCode());
+      assertEquals(0, never.progressMessages(), "and only that: no start claiming events it never sent");
     }
   }
 
