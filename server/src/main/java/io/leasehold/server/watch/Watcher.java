@@ -203,15 +203,17 @@ final class Watcher {
       // and after this run had looked: nothing else would start the watcher.
       return true;
     }
-    synchronized (this) {
-      if (closeWith != null) {
-        return true;
-      }
+    if (closeRequested()) {
+      return true;
     }
     if (!out.isReady()) {
       return false;  // the onReady handler schedules us
     }
     return (unread() && eventWait(System.nanoTime()) <= 0) || progressDue;
+  }
+
+  private synchronized boolean closeRequested() {
+    return closeWith != null;
   }
 
   /** Runner only: whether the log holds events past the cursor. */
@@ -227,11 +229,7 @@ final class Watcher {
       if (!readied) {
         return;  // gRPC's first onReady schedules us
       }
-      boolean closing;
-      synchronized (this) {
-        closing = closeWith != null;
-      }
-      if (closing) {
+      if (closeRequested()) {
         // Closed (cut off, or the node stopping) before the stream was ever ready: the status
         // alone, with the revision to resume from as it was then, not a start that claims more.
         started = true;
