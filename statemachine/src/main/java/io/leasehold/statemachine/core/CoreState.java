@@ -4,7 +4,10 @@ import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.statemachine.store.KvStore;
 import io.leasehold.statemachine.store.Space;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -30,16 +33,25 @@ final class CoreState {
   void load(KvStore store) {
     leases.clear();
     index.clear();
+    List<Map.Entry<String, LeaseRecord>> loaded = new ArrayList<>();
     store.read(view -> {
       view.scan(Space.LEASES, new byte[0], new byte[0], (key, value) -> {
-        String name = new String(key, StandardCharsets.UTF_8);
-        LeaseRecord lease = LeaseCore.parse(value);
-        leases.put(name, lease);
-        index.add(name, lease);
+        loaded.add(Map.entry(new String(key, StandardCharsets.UTF_8), LeaseCore.parse(value)));
         return true;
       });
       return null;
     });
+    // In grant order, as the apply thread adds them: the index then only appends.
+    loaded.sort(Comparator.comparingLong(e -> e.getValue().getToken()));
+    for (Map.Entry<String, LeaseRecord> e : loaded) {
+      LeaseRecord lease = e.getValue();
+      String holder = index.holder(lease.getHolder());
+      if (holder != lease.getHolder()) {
+        lease = lease.toBuilder().setHolder(holder).build();  // one string per holder, as applied leases share it
+      }
+      leases.put(e.getKey(), lease);
+      index.add(e.getKey(), lease);
+    }
     liveLeases = leases.size();
     policies.load(store);
     bans.load(store);

@@ -248,7 +248,7 @@ public final class LeaseCore {
       }
     } else {
       LeaseRecord.Builder b = LeaseRecord.newBuilder()
-          .setHolder(r.getHolder())
+          .setHolder(state.index.holder(r.getHolder()))  // shared with the holder's other leases
           .setToken(tx.index)
           .setTtlMicros(ttl)
           .setAcquiredAtMicros(tx.now)

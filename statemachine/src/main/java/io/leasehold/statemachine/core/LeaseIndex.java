@@ -5,35 +5,125 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * The live leases by holder (and, within a holder, by namespace) and by namespace, each in token
  * (grant) order, kept in step with the lease map: a ban ends a holder's leases without scanning
  * every lease, and quotas count in constant time. Apply thread only.
+ *
+ * <p>Built to keep few objects per lease (see {@link TokenOrder}): a replica holds every live
+ * lease, and what each new lease keeps is what young collections copy and scan. The holder and
+ * namespace strings are shared through the index's own keys ({@link #holder}).
  */
 final class LeaseIndex {
-  /** Holder to namespace to (token to name). */
-  private final Map<String, Map<String, TreeMap<Long, String>>> byHolder = new HashMap<>();
-  private final Map<String, TreeMap<Long, String>> byNamespace = new HashMap<>();
+  private final Map<String, HolderLeases> byHolder = new HashMap<>();
+  private final Map<String, TokenOrder> byNamespace = new HashMap<>();
+
+  /**
+   * A holder's leases, per namespace. Most holders use one namespace (a runner's locks, a
+   * service's instances), so its group is a field, and a map exists only for the others.
+   */
+  private static final class HolderLeases {
+    final String holder;
+    TokenOrder first;
+    Map<String, TokenOrder> others;
+
+    HolderLeases(String holder) {
+      this.holder = holder;
+    }
+
+    TokenOrder group(String namespace) {
+      if (first != null && first.namespace.equals(namespace)) {
+        return first;
+      }
+      return others == null ? null : others.get(namespace);
+    }
+
+    TokenOrder groupOrNew(String namespace) {
+      TokenOrder g = group(namespace);
+      if (g != null) {
+        return g;
+      }
+      g = new TokenOrder(namespace);
+      if (first == null) {
+        first = g;
+      } else {
+        if (others == null) {
+          others = new HashMap<>(4);
+        }
+        others.put(namespace, g);
+      }
+      return g;
+    }
+
+    /** Drops an emptied group; whether the holder has none left. */
+    boolean dropIfEmpty(TokenOrder g) {
+      if (!g.isEmpty()) {
+        return false;
+      }
+      if (g == first) {
+        first = null;
+        if (others != null && !others.isEmpty()) {
+          // Promote any other group, so that first is null only when there is none.
+          Map.Entry<String, TokenOrder> next = others.entrySet().iterator().next();
+          first = next.getValue();
+          others.remove(next.getKey());
+        }
+      } else if (others != null) {
+        others.remove(g.namespace);
+      }
+      if (others != null && others.isEmpty()) {
+        others = null;
+      }
+      return first == null;
+    }
+
+    void forEach(java.util.function.Consumer<TokenOrder> visitor) {
+      if (first != null) {
+        visitor.accept(first);
+      }
+      if (others != null) {
+        others.values().forEach(visitor);
+      }
+    }
+  }
 
   void add(String name, LeaseRecord lease) {
     String namespace = namespace(name);
-    byHolder.computeIfAbsent(lease.getHolder(), h -> new HashMap<>())
-        .computeIfAbsent(namespace, n -> new TreeMap<>()).put(lease.getToken(), name);
-    byNamespace.computeIfAbsent(namespace, n -> new TreeMap<>()).put(lease.getToken(), name);
+    TokenOrder inNamespace = byNamespace.get(namespace);
+    if (inNamespace == null) {
+      inNamespace = new TokenOrder(namespace);
+      byNamespace.put(namespace, inNamespace);
+    }
+    inNamespace.add(lease.getToken(), name);
+    HolderLeases held = byHolder.get(lease.getHolder());
+    if (held == null) {
+      held = new HolderLeases(lease.getHolder());
+      byHolder.put(held.holder, held);
+    }
+    // The namespace's own string, not this name's substring, is what the holder's group keeps.
+    held.groupOrNew(inNamespace.namespace).add(lease.getToken(), name);
   }
 
   void remove(String name, LeaseRecord lease) {
     String namespace = namespace(name);
-    Map<String, TreeMap<Long, String>> held = byHolder.get(lease.getHolder());
+    HolderLeases held = byHolder.get(lease.getHolder());
     if (held != null) {
-      removeFrom(held, namespace, lease.getToken());
-      if (held.isEmpty()) {
-        byHolder.remove(lease.getHolder());
+      TokenOrder g = held.group(namespace);
+      if (g != null) {
+        g.remove(lease.getToken());
+        if (held.dropIfEmpty(g)) {
+          byHolder.remove(lease.getHolder());
+        }
       }
     }
-    removeFrom(byNamespace, namespace, lease.getToken());
+    TokenOrder inNamespace = byNamespace.get(namespace);
+    if (inNamespace != null) {
+      inNamespace.remove(lease.getToken());
+      if (inNamespace.isEmpty()) {
+        byNamespace.remove(namespace);
+      }
+    }
   }
 
   void clear() {
@@ -41,26 +131,39 @@ final class LeaseIndex {
     byNamespace.clear();
   }
 
+  /**
+   * The index's own string for this holder if it holds a lease, else {@code holder}: a new lease
+   * record that keeps it shares one string with the holder's other leases.
+   */
+  String holder(String holder) {
+    HolderLeases held = byHolder.get(holder);
+    return held == null ? holder : held.holder;
+  }
+
   /** The leases a holder holds in a namespace. */
   int heldBy(String holder, String namespace) {
-    TreeMap<Long, String> m = group(holder, namespace);
-    return m == null ? 0 : m.size();
+    TokenOrder g = group(holder, namespace);
+    return g == null ? 0 : g.size();
   }
 
   int inNamespace(String namespace) {
-    TreeMap<Long, String> m = byNamespace.get(namespace);
-    return m == null ? 0 : m.size();
+    TokenOrder g = byNamespace.get(namespace);
+    return g == null ? 0 : g.size();
   }
 
   /** The names a holder holds, in every namespace, oldest grant first. */
   List<String> namesHeldBy(String holder) {
-    Map<String, TreeMap<Long, String>> held = byHolder.get(holder);
+    HolderLeases held = byHolder.get(holder);
     if (held == null) {
       return List.of();
     }
-    TreeMap<Long, String> all = new TreeMap<>();
-    held.values().forEach(all::putAll);
-    return new ArrayList<>(all.values());
+    record Held(long token, String name) {}
+    List<Held> all = new ArrayList<>();
+    held.forEach(g -> g.forEach((name, token) -> all.add(new Held(token, name))));
+    all.sort((a, b) -> Long.compare(a.token(), b.token()));
+    List<String> names = new ArrayList<>(all.size());
+    all.forEach(h -> names.add(h.name()));
+    return names;
   }
 
   /** Whether the holder's lease with this token is among its {@code quota} oldest in the namespace. */
@@ -68,9 +171,9 @@ final class LeaseIndex {
     return within(group(holder, namespace), token, quota);
   }
 
-  private TreeMap<Long, String> group(String holder, String namespace) {
-    Map<String, TreeMap<Long, String>> held = byHolder.get(holder);
-    return held == null ? null : held.get(namespace);
+  private TokenOrder group(String holder, String namespace) {
+    HolderLeases held = byHolder.get(holder);
+    return held == null ? null : held.group(namespace);
   }
 
   /** Whether the namespace's lease with this token is among its {@code quota} oldest. */
@@ -78,25 +181,15 @@ final class LeaseIndex {
     return within(byNamespace.get(namespace), token, quota);
   }
 
-  private static boolean within(TreeMap<Long, String> group, long token, long quota) {
+  private static boolean within(TokenOrder group, long token, long quota) {
     if (group == null || group.size() <= quota) {
       return true;
     }
     // Over the quota (it was lowered): only then count, which walks the older leases.
-    return group.headMap(token, false).size() < quota;
+    return group.countBefore(token) < quota;
   }
 
   static String namespace(String name) {
     return name.substring(0, name.indexOf('/'));
-  }
-
-  private static void removeFrom(Map<String, TreeMap<Long, String>> index, String key, long token) {
-    TreeMap<Long, String> m = index.get(key);
-    if (m != null) {
-      m.remove(token);
-      if (m.isEmpty()) {
-        index.remove(key);
-      }
-    }
   }
 }

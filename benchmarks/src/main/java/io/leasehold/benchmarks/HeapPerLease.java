@@ -1,0 +1,125 @@
+// How to run (from the repository root):
+//
+//   mvn -B -q -pl benchmarks -am package -DskipTests && \
+//     java -Xmx2g -cp benchmarks/target/benchmarks.jar io.leasehold.benchmarks.HeapPerLease [leases]
+//
+// Deterministic (it counts objects, it does not time anything), so one run is enough.
+package io.leasehold.benchmarks;
+
+import com.google.protobuf.Duration;
+import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.statemachine.core.ApplyResult;
+import io.leasehold.statemachine.core.LeaseCore;
+import io.leasehold.statemachine.store.RocksDbStore;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+import javax.management.ObjectName;
+
+/**
+ * What one live lease keeps on a replica's heap: the objects and bytes the state machine holds
+ * for it (the lease map, its index), counted from the JVM's live-object histogram before and
+ * after applying N acquisitions of new names over a real {@link RocksDbStore}.
+ *
+ * <p>Each entry is parsed from its wire bytes, as a replica applies it, so the request's strings
+ * are fresh objects per entry, as they are in a cluster. Half the leases go to one holder (as a
+ * runner or the fan-out benchmark holds many), half to a holder each (as registry instances do).
+ * Ratis's own per-write state (its log cache, its retry cache) is not here: only the state
+ * machine's. Every young collection copies what a new lease keeps until it is tenured, and scans
+ * the cards its stores dirtied, so its object count is the figure to watch.
+ */
+public final class HeapPerLease {
+  private record Row(long instances, long bytes) {}
+
+  public static void main(String[] args) throws Exception {
+    int leases = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
+    Path dir = Files.createTempDirectory("leasehold-heap-per-lease");
+    try (RocksDbStore store = RocksDbStore.open(dir.resolve("db"))) {
+      LeaseCore core = new LeaseCore(store);
+      Duration ttl = Duration.newBuilder().setSeconds(1800).build();
+      long index = 0;
+      long time = 1_700_000_000_000_000L;
+      // Warm the classes and the store so that the "before" histogram holds their one-off state.
+      for (int i = 0; i < 1_000; i++) {
+        index = acquire(core, index, ++time, "warm/" + i, "warm-holder", ttl);
+      }
+      Map<String, Row> before = histogram();
+      for (int i = 0; i < leases; i++) {
+        String holder = i % 2 == 0 ? "bench-client" : "instance-" + i;
+        index = acquire(core, index, ++time, "bench/" + i, holder, ttl);
+      }
+      Map<String, Row> after = histogram();
+      if (core.liveLeases() != leases + 1_000) {
+        throw new IllegalStateException("expected " + (leases + 1_000) + " live leases, found " + core.liveLeases());
+      }
+      report(before, after, leases);
+    } finally {
+      try (Stream<Path> walk = Files.walk(dir)) {
+        for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
+  }
+
+  private static long acquire(LeaseCore core, long index, long time, String name, String holder, Duration ttl) throws Exception {
+    byte[] wire = LogCommand.newBuilder().setLeaderTimeMicros(time)
+        .setAcquire(AcquireRequest.newBuilder().setName(name).setHolder(holder).setTtl(ttl)).build().toByteArray();
+    ApplyResult r = core.apply(1, ++index, LogCommand.parseFrom(wire));
+    if (r.reply().getAcquire().getOutcome() != Outcome.GRANTED) {
+      throw new IllegalStateException("not granted: " + r.reply());
+    }
+    return index;
+  }
+
+  /** Live objects by class (a full collection first), from the JVM's GC.class_histogram. */
+  private static Map<String, Row> histogram() throws Exception {
+    String text = (String) ManagementFactory.getPlatformMBeanServer().invoke(
+        new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
+        new Object[] {new String[0]}, new String[] {String[].class.getName()});
+    Map<String, Row> rows = new HashMap<>();
+    for (String line : text.split("\n")) {
+      String[] f = line.trim().split("\\s+");
+      // "  num:  #instances  #bytes  class name (module)"
+      if (f.length >= 4 && f[0].endsWith(":")) {
+        rows.merge(f[3], new Row(Long.parseLong(f[1]), Long.parseLong(f[2])),
+            (a, b) -> new Row(a.instances() + b.instances(), a.bytes() + b.bytes()));
+      }
+    }
+    return rows;
+  }
+
+  private static void report(Map<String, Row> before, Map<String, Row> after, int leases) {
+    List<Map.Entry<String, double[]>> grown = new ArrayList<>();
+    double objects = 0;
+    double bytes = 0;
+    for (Map.Entry<String, Row> e : after.entrySet()) {
+      Row b = before.getOrDefault(e.getKey(), new Row(0, 0));
+      double perLeaseObjects = (e.getValue().instances() - b.instances()) / (double) leases;
+      double perLeaseBytes = (e.getValue().bytes() - b.bytes()) / (double) leases;
+      objects += perLeaseObjects;
+      bytes += perLeaseBytes;
+      if (perLeaseObjects >= 0.01 || perLeaseBytes >= 1) {
+        grown.add(Map.entry(e.getKey(), new double[] {perLeaseObjects, perLeaseBytes}));
+      }
+    }
+    grown.sort((x, y) -> Double.compare(y.getValue()[1], x.getValue()[1]));
+    System.out.printf(Locale.ROOT, "%,d leases applied; the live heap grew, per lease:%n", leases);
+    System.out.printf(Locale.ROOT, "  %8s %8s  %s%n", "objects", "bytes", "class");
+    for (Map.Entry<String, double[]> g : grown) {
+      System.out.printf(Locale.ROOT, "  %8.2f %8.1f  %s%n", g.getValue()[0], g.getValue()[1], g.getKey());
+    }
+    System.out.printf(Locale.ROOT, "  %8.2f %8.1f  in all%n", objects, bytes);
+  }
+
+  private HeapPerLease() {}
+}
