@@ -44,6 +44,8 @@ class ServerCommandTest {
     assertEquals(Duration.ofMillis(100), c.tickInterval());
     assertEquals(Duration.ofMillis(1000), c.electionTimeoutMin());
     assertEquals(Duration.ofMillis(1500), c.electionTimeoutMax());
+    assertEquals(Duration.ofSeconds(30), c.grpcKeepaliveInterval());
+    assertEquals(Duration.ofSeconds(10), c.grpcKeepaliveTimeout());
   }
 
   @Test
@@ -51,7 +53,8 @@ class ServerCommandTest {
     NodeConfig c = parse("--id", "n2", "--peers", "n1=127.0.0.1:7401:7400,n2=127.0.0.1:7411:7410,n3=127.0.0.1:7421:7420",
         "--data-dir", "/var/lib/leasehold", "--election-timeout-min", "500ms", "--election-timeout-max", "1500ms",
         "--tick-interval", "50ms", "--history-max-events", "5000", "--history-max-age", "10m",
-        "--watch-queue-limit", "300", "--watch-progress-interval", "500ms");
+        "--watch-queue-limit", "300", "--watch-progress-interval", "500ms",
+        "--grpc-keepalive-interval", "1m", "--grpc-keepalive-timeout", "2s");
     assertEquals("n2", c.id());
     assertEquals(3, c.peers().size());
     assertEquals(7410, c.self().clientPort());
@@ -62,6 +65,8 @@ class ServerCommandTest {
     assertEquals(Duration.ofMinutes(10), c.historyMaxAge());
     assertEquals(300, c.watchQueueLimit());
     assertEquals(Duration.ofMillis(500), c.watchProgressInterval());
+    assertEquals(Duration.ofMinutes(1), c.grpcKeepaliveInterval());
+    assertEquals(Duration.ofSeconds(2), c.grpcKeepaliveTimeout());
   }
 
   @Test
@@ -83,6 +88,14 @@ class ServerCommandTest {
     r = run("server", "--standalone", "--tick-interval", "fast");
     assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
     assertTrue(r.err().contains("'fast' is not a duration"), r.err());
+
+    r = run("server", "--standalone", "--grpc-keepalive-interval", "0s");
+    assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
+    assertEquals("leasehold server: grpc-keepalive-interval: must be positive, got PT0S", r.err().strip());
+
+    r = run("server", "--standalone", "--grpc-keepalive-timeout", "0ms");
+    assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
+    assertEquals("leasehold server: grpc-keepalive-timeout: must be positive, got PT0S", r.err().strip());
   }
 
   @Test

@@ -66,6 +66,13 @@ public final class LeaseholdNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseholdNode.class);
   /** Ratis's client request pool: one thread per core, and at least two. */
   static final int RATIS_CLIENT_THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
+  /**
+   * The shortest interval at which a client may send keepalive PINGs on the client port (as
+   * etcd's {@code --grpc-keepalive-min-time}), with or without calls open. grpc-java's server
+   * default is 5 minutes: an SDK user whose channel keepalive is shorter (the client builder's
+   * channel customizer allows it) would get GOAWAY {@code too_many_pings} and lose the connection.
+   */
+  static final Duration MIN_CLIENT_KEEPALIVE = Duration.ofSeconds(5);
 
   private final NodeConfig config;
   private final RaftGroupId groupId;
@@ -211,6 +218,14 @@ public final class LeaseholdNode implements AutoCloseable {
         LeaseholdNode::wallClockMicros, config.historyMaxEvents(), config.historyMaxAge(), Duration.ofSeconds(1));
     this.grpcServer = NettyServerBuilder
         .forAddress(new InetSocketAddress(config.bindHost(), config.self().clientPort()))
+        // Without PINGs a connection whose client machine died, or whose client stopped reading,
+        // lives until TCP gives up (hours), and its Watch streams stay registered in the hub as
+        // long as no events push them over the lag limit. An unanswered PING closes it and
+        // cancels its calls. And clients may ping as often as MIN_CLIENT_KEEPALIVE.
+        .keepAliveTime(nanos(config.grpcKeepaliveInterval()), TimeUnit.NANOSECONDS)
+        .keepAliveTimeout(nanos(config.grpcKeepaliveTimeout()), TimeUnit.NANOSECONDS)
+        .permitKeepAliveTime(nanos(MIN_CLIENT_KEEPALIVE), TimeUnit.NANOSECONDS)
+        .permitKeepAliveWithoutCalls(true)
         .addService(StrictProtobuf.wrap(new LeasesService(replicator, hub, this::leaderClientAddress).serviceDefinition()))
         .addService(StrictProtobuf.wrap(new RoutingService(replicator, this::leaderClientAddress).bindService()))
         .addService(StrictProtobuf.wrap(new RegistryService(replicator, this::leaderClientAddress).bindService()))
@@ -422,6 +437,15 @@ public final class LeaseholdNode implements AutoCloseable {
 
   private static TimeDuration millis(Duration d) {
     return TimeDuration.valueOf(d.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** For gRPC's builder, which takes anything longer than about 1,000 days as "never". */
+  private static long nanos(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException beyond292Years) {
+      return Long.MAX_VALUE;
+    }
   }
 
   static long wallClockMicros() {

@@ -18,6 +18,10 @@ import java.util.Set;
  *     ({@code Cluster/AddMember}) and then catches up from the leader; {@code peers} need list
  *     only this node, though other members make a leader known sooner
  * @param metricsPort the port of the Prometheus HTTP endpoint ({@code /metrics}), if any
+ * @param grpcKeepaliveInterval how long a client connection may be silent before the node sends
+ *     it an HTTP/2 PING; grpc-java raises anything below 10 s to 10 s
+ * @param grpcKeepaliveTimeout how long the node waits for that PING's ACK before it closes the
+ *     connection and cancels its calls (Watch streams included)
  */
 public record NodeConfig(
     String id,
@@ -40,6 +44,8 @@ public record NodeConfig(
     int maxPendingWrites,
     int watchMessageRate,
     int watchSenders,
+    Duration grpcKeepaliveInterval,
+    Duration grpcKeepaliveTimeout,
     boolean join,
     Optional<Integer> metricsPort) {
 
@@ -95,6 +101,8 @@ public record NodeConfig(
     private int maxPendingWrites = 1024;
     private int watchMessageRate = io.leasehold.server.watch.WatchHub.DEFAULT_MESSAGE_RATE;
     private int watchSenders = io.leasehold.server.watch.WatchHub.defaultSenders();
+    private Duration grpcKeepaliveInterval = Duration.ofSeconds(30);
+    private Duration grpcKeepaliveTimeout = Duration.ofSeconds(10);
     private boolean join;
     private Integer metricsPort;
 
@@ -130,6 +138,10 @@ public record NodeConfig(
     public Builder watchMessageRate(int messages) { this.watchMessageRate = messages; return this; }
     /** Threads that send watch messages (default: half the cores, at least one). */
     public Builder watchSenders(int threads) { this.watchSenders = threads; return this; }
+    /** A client connection silent this long gets an HTTP/2 PING (grpc-java raises anything below 10 s to 10 s). */
+    public Builder grpcKeepaliveInterval(Duration d) { this.grpcKeepaliveInterval = d; return this; }
+    /** A PING not answered within this closes the connection and cancels its calls. */
+    public Builder grpcKeepaliveTimeout(Duration d) { this.grpcKeepaliveTimeout = d; return this; }
 
     /** Starts the node in join mode: no group of its own, it waits to be added to a running cluster. */
     public Builder join(boolean join) { this.join = join; return this; }
@@ -170,13 +182,16 @@ public record NodeConfig(
       require(maxPendingWrites > 0, "max-pending-writes: must be positive, got " + maxPendingWrites);
       require(watchMessageRate > 0, "watch-message-rate: must be positive, got " + watchMessageRate);
       require(watchSenders > 0 && watchSenders <= 256, "watch-senders: must be 1-256, got " + watchSenders);
+      positive("grpc-keepalive-interval", grpcKeepaliveInterval);
+      positive("grpc-keepalive-timeout", grpcKeepaliveTimeout);
       require(metricsPort == null || metricsPort == 0 || peers.stream().filter(p -> p.id().equals(id))
           .noneMatch(p -> p.clientPort() == metricsPort || p.peerPort() == metricsPort), "metrics-port: " + metricsPort + " is this node's client or peer port");
       require(metricsPort == null || (metricsPort >= 0 && metricsPort <= 65535), "metrics-port: must be 0-65535, got " + metricsPort);
       return new NodeConfig(id, peers, dataDir, Optional.ofNullable(listenHost), clusterName,
           electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
           snapshotThreshold, logSegmentSizeBytes, logPurgeGap, historyMaxEvents, historyMaxAge,
-          watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate, watchSenders, join, Optional.ofNullable(metricsPort));
+          watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate, watchSenders,
+          grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort));
     }
 
     private static void positive(String option, Duration d) {

@@ -62,6 +62,17 @@ class NodeConfigTest {
     assertTrue(error(() -> NodeConfig.standalone().dataDir(Path.of("d")).tickInterval(Duration.ZERO).build()).startsWith("tick-interval:"));
     assertEquals("watch-senders: must be 1-256, got 0", error(() -> NodeConfig.standalone().dataDir(Path.of("d")).watchSenders(0).build()));
     assertEquals("watch-senders: must be 1-256, got 257", error(() -> NodeConfig.standalone().dataDir(Path.of("d")).watchSenders(257).build()));
+    assertEquals("grpc-keepalive-interval: must be positive, got PT0S",
+        error(() -> NodeConfig.standalone().dataDir(Path.of("d")).grpcKeepaliveInterval(Duration.ZERO).build()));
+    assertEquals("grpc-keepalive-timeout: must be positive, got PT-1S",
+        error(() -> NodeConfig.standalone().dataDir(Path.of("d")).grpcKeepaliveTimeout(Duration.ofSeconds(-1)).build()));
+  }
+
+  @Test
+  void grpcKeepaliveDefaultsTo30sPingsAnd10sForTheirAck() {
+    NodeConfig c = NodeConfig.standalone().dataDir(Path.of("d")).build();
+    assertEquals(Duration.ofSeconds(30), c.grpcKeepaliveInterval());
+    assertEquals(Duration.ofSeconds(10), c.grpcKeepaliveTimeout());
   }
 
   @Test

@@ -120,6 +120,16 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Writes this node lets wait for the leader at once; more get RESOURCE_EXHAUSTED (default: ${DEFAULT-VALUE}).")
   int maxPendingWrites;
 
+  @Option(names = "--grpc-keepalive-interval", converter = DurationConverter.class, defaultValue = "30s",
+      description = "A client connection silent this long gets an HTTP/2 PING; gRPC raises anything below 10s to 10s "
+          + "(default: ${DEFAULT-VALUE}).")
+  Duration grpcKeepaliveInterval;
+
+  @Option(names = "--grpc-keepalive-timeout", converter = DurationConverter.class, defaultValue = "10s",
+      description = "A PING not answered within this closes the connection and cancels its calls and watches "
+          + "(default: ${DEFAULT-VALUE}).")
+  Duration grpcKeepaliveTimeout;
+
   @Option(names = "--join", description = "Start without a group of its own and wait to be added to a running cluster; --peers need list only this node.")
   boolean join;
 
@@ -199,6 +209,8 @@ public final class ServerCommand implements Callable<Integer> {
         .watchProgressInterval(watchProgressInterval)
         .maxPendingWrites(maxPendingWrites)
         .watchMessageRate(watchMessageRate)
+        .grpcKeepaliveInterval(grpcKeepaliveInterval)
+        .grpcKeepaliveTimeout(grpcKeepaliveTimeout)
         .join(join);
     if (watchSenders != null) {
       b.watchSenders(watchSenders);
