@@ -27,8 +27,7 @@ final class BenchCluster implements AutoCloseable {
 
   private BenchCluster() throws IOException {}
 
-  /** {@code watchSenders}: the nodes' sender threads, 0 for the server's default. */
-  static BenchCluster start(int size, Duration electionMin, Duration electionMax, int watchSenders) throws IOException {
+  static BenchCluster start(int size, Duration electionMin, Duration electionMax, NodeTuning tuning) throws IOException {
     BenchCluster cluster = new BenchCluster();
     Path base = cluster.home.dir();
     try {
@@ -39,9 +38,7 @@ final class BenchCluster implements AutoCloseable {
             .peers(peers)
             .dataDir(base.resolve(p.id()))
             .electionTimeout(electionMin, electionMax);
-        if (watchSenders > 0) {
-          b.watchSenders(watchSenders);
-        }
+        tuning.applyTo(b);
         NodeConfig config = b.build();
         cluster.nodes.add(LeaseholdNode.start(config));
       }

@@ -45,8 +45,7 @@ final class NodeProcesses implements LatencyCluster {
 
   private NodeProcesses() throws IOException {}
 
-  /** {@code watchSenders}: the nodes' sender threads, 0 for the server's default. */
-  static NodeProcesses start(int size, Duration electionMin, Duration electionMax, int watchSenders) throws IOException {
+  static NodeProcesses start(int size, Duration electionMin, Duration electionMax, NodeTuning tuning) throws IOException {
     NodeProcesses cluster = new NodeProcesses();
     try {
       List<Peer> peers = BenchCluster.loopbackPeers(size);
@@ -58,8 +57,8 @@ final class NodeProcesses implements LatencyCluster {
       for (Peer p : peers) {
         List<String> command = new ArrayList<>(childJvm());
         command.addAll(List.of(NodeProcesses.class.getName(), p.id(), peerList.toString(),
-            cluster.baseDir().resolve(p.id()).toString(), Long.toString(electionMin.toMillis()), Long.toString(electionMax.toMillis()),
-            Integer.toString(watchSenders)));
+            cluster.baseDir().resolve(p.id()).toString(), Long.toString(electionMin.toMillis()), Long.toString(electionMax.toMillis())));
+        command.addAll(tuning.args());
         Path log = cluster.baseDir().resolve(p.id() + ".log");
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         cluster.children.add(new Child(p, process, log));
@@ -299,9 +298,7 @@ final class NodeProcesses implements LatencyCluster {
         .peers(peers)
         .dataDir(Path.of(args[2]))
         .electionTimeout(Duration.ofMillis(Long.parseLong(args[3])), Duration.ofMillis(Long.parseLong(args[4])));
-    if (Integer.parseInt(args[5]) > 0) {
-      config.watchSenders(Integer.parseInt(args[5]));
-    }
+    NodeTuning.parse(args[5], args[6]).applyTo(config);
     GcPauses.listen();
     LeaseholdNode leaseholdNode = LeaseholdNode.start(config.build());
     InJvmNode node = new InJvmNode(leaseholdNode);

@@ -46,6 +46,7 @@ final class Options {
   Duration electionMax = Duration.ofMillis(1500);
   int topThreads = 12;
   int watchSenders;
+  int watchMessageRate;
   Duration jvmWarmup = Duration.ofSeconds(90);
   java.nio.file.Path profileDir;
   String profilerLib;
@@ -89,11 +90,16 @@ final class Options {
       "    --election-min-ms=N / --election-max-ms=N   Raft election timeout (defaults 1000 / 1500, the server's)",
       "    --top-threads=N      thread groups listed in the CPU breakdown (default 12; 0: none)",
       "    --watch-senders=N    each node's watch sender threads (default: the server's, half the cores and at least 1)",
+      "    --watch-message-rate=N  each node's watch message budget a second (default: the server's, 10000)",
       "    --jvm-warmup=SECONDS closed-loop Acquire load on each new cluster before anything is measured (default 90: C2 is still compiling three nodes' code after 20 s)",
       "    --profile=DIR        profile every measured period with async-profiler (on the class path) into DIR",
       "    --profile-event=E    cpu (default); wall: wall-clock samples of every thread, running or waiting; alloc: bytes",
       "                         allocated on the heap, by allocating stack (what the collector has to clear)",
       "    --profiler-lib=PATH  libasyncProfiler.so, if not on java.library.path");
+
+  NodeTuning tuning() {
+    return new NodeTuning(watchSenders, watchMessageRate);
+  }
 
   static Options parse(String[] args) {
     Options o = new Options();
@@ -186,6 +192,7 @@ final class Options {
       case "election-max-ms" -> o.electionMax = Duration.ofMillis((long) positive(name, Long.parseLong(value)));
       case "top-threads" -> o.topThreads = Integer.parseInt(value);
       case "watch-senders" -> o.watchSenders = (int) positive(name, Integer.parseInt(value));
+      case "watch-message-rate" -> o.watchMessageRate = (int) positive(name, Integer.parseInt(value));
       case "jvm-warmup" -> o.jvmWarmup = seconds(name, value, true);
       case "profile" -> o.profileDir = java.nio.file.Path.of(value);
       case "profiler-lib" -> o.profilerLib = value;
@@ -246,12 +253,13 @@ final class Options {
 
   String describe() {
     return String.format(Locale.ROOT,
-        "mode=%s rate=%.0f/s warmup=%ss duration=%ss snapshot-at=%s nodes=%s in-flight=%d watchers=%d channels=%d watchers-in=%s writer-loop=%s fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s repeats=%d drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss watch-senders=%s",
+        "mode=%s rate=%.0f/s warmup=%ss duration=%ss snapshot-at=%s nodes=%s in-flight=%d watchers=%d channels=%d watchers-in=%s writer-loop=%s fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s repeats=%d drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss watch-senders=%s watch-message-rate=%s",
         mode, rate, secs(warmup), secs(duration), snapshotAt == null ? "none" : secs(snapshotAt) + "s", nodesApart ? "process" : "jvm", inFlight, watchers, channels,
         watchersIn.name().toLowerCase(Locale.ROOT).replace('_', '-'), writerSharesWatchersLoop ? "shared" : "own", secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
         String.join(",", views.stream().map(Options::viewName).toList()), repeats,
         secs(drainTimeout), secs(ttl), electionMin.toMillis(), electionMax.toMillis(), secs(jvmWarmup),
-        watchSenders > 0 ? Integer.toString(watchSenders) : "default (" + io.leasehold.server.watch.WatchHub.defaultSenders() + ")");
+        watchSenders > 0 ? Integer.toString(watchSenders) : "default (" + io.leasehold.server.watch.WatchHub.defaultSenders() + ")",
+        watchMessageRate > 0 ? Integer.toString(watchMessageRate) : "default (" + io.leasehold.server.watch.WatchHub.DEFAULT_MESSAGE_RATE + ")");
   }
 
   private static String secs(Duration d) {

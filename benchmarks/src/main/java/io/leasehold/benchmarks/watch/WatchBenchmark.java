@@ -82,15 +82,15 @@ public final class WatchBenchmark {
     FanoutBenchmark.Result fanout = null;
     if (!options.mode.equals("fanout")) {
       try (LatencyCluster cluster = options.nodesApart
-          ? NodeProcesses.start(3, options.electionMin, options.electionMax, options.watchSenders)
-          : LatencyCluster.inThisJvm(BenchCluster.start(3, options.electionMin, options.electionMax, options.watchSenders))) {
+          ? NodeProcesses.start(3, options.electionMin, options.electionMax, options.tuning())
+          : LatencyCluster.inThisJvm(BenchCluster.start(3, options.electionMin, options.electionMax, options.tuning()))) {
         LatencyCluster.Node leader = cluster.awaitReadyLeader(java.time.Duration.ofSeconds(30));
         warmup(cluster.writerChannel(leader, options.writerSharesWatchersLoop), leader.id(), options, out);
         latency = new LatencyBenchmark(cluster, options, out, profiler).run();
       }
     }
     if (!options.mode.equals("latency")) {
-      try (BenchCluster cluster = BenchCluster.start(3, options.electionMin, options.electionMax, options.watchSenders)) {
+      try (BenchCluster cluster = BenchCluster.start(3, options.electionMin, options.electionMax, options.tuning())) {
         io.leasehold.server.LeaseholdNode leader = cluster.awaitReadyLeader(java.time.Duration.ofSeconds(30));
         warmup(cluster.writerChannel(leader, options.writerSharesWatchersLoop), leader.id(), options, out);
         fanout = new FanoutBenchmark(cluster, options, out, profiler).run();

@@ -44,7 +44,7 @@ class NodeProcessesTest {
    */
   @Test
   void threeChildJvmsFormAClusterWhoseCommitTimesShareThisJvmsClock() throws Exception {
-    NodeProcesses cluster = NodeProcesses.start(3, Duration.ofMillis(300), Duration.ofMillis(600), 0);
+    NodeProcesses cluster = NodeProcesses.start(3, Duration.ofMillis(300), Duration.ofMillis(600), NodeTuning.DEFAULTS);
     Path dir = cluster.baseDir();
     List<ProcessHandle> children = cluster.pids().stream().map(pid -> ProcessHandle.of(pid).orElseThrow()).toList();
     try {

@@ -28,7 +28,7 @@ class WatcherProcessTest {
 
   @Test
   void aChildProcessWatchesARealNodeAndEndsWithItsInput() throws Exception {
-    try (BenchCluster cluster = BenchCluster.start(1, Duration.ofMillis(300), Duration.ofMillis(600), 0)) {
+    try (BenchCluster cluster = BenchCluster.start(1, Duration.ofMillis(300), Duration.ofMillis(600), NodeTuning.DEFAULTS)) {
       LeaseholdNode node = cluster.awaitReadyLeader(Duration.ofSeconds(30));
       WatcherProcess child = WatcherProcess.start(node.clientAddress(), 2, false);
       ProcessHandle handle;
