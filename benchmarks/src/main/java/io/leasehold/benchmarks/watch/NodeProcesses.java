@@ -280,8 +280,8 @@ final class NodeProcesses implements LatencyCluster {
    * </ul>
    */
   public static void main(String[] args) throws IOException {
-    if (args.length != 6) {
-      System.err.println("usage: NodeProcesses ID PEERS DATA_DIR ELECTION_MIN_MS ELECTION_MAX_MS WATCH_SENDERS");
+    if (args.length != 7) {
+      System.err.println("usage: NodeProcesses ID PEERS DATA_DIR ELECTION_MIN_MS ELECTION_MAX_MS WATCH_SENDERS WATCH_MESSAGE_RATE (0: the server's default)");
       System.exit(64);
     }
     // The answers own standard output; anything else printed there goes to the log instead.
