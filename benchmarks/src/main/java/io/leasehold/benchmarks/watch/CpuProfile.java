@@ -194,6 +194,18 @@ final class CpuProfile {
     return coresSince(before, name -> name.startsWith("G1 Conc") || name.startsWith("G1 Main Marker"));
   }
 
+  /** Cores the Java threads whose names start with {@code prefix} used since {@code before}. */
+  double javaCoresSince(CpuProfile before, String prefix) {
+    long nanos = 0;
+    for (Map.Entry<Long, Map.Entry<String, Long>> e : perThread.entrySet()) {
+      if (e.getValue().getKey().startsWith(prefix)) {
+        Map.Entry<String, Long> then = before.perThread.get(e.getKey());
+        nanos += e.getValue().getValue() - (then == null ? 0 : then.getValue());
+      }
+    }
+    return nanos / 1e9 / ((wallNanos - before.wallNanos) / 1e9);
+  }
+
   /** Cores the OS threads whose names {@code match} used since {@code before} (Linux; 0 elsewhere). */
   private double coresSince(CpuProfile before, java.util.function.Predicate<String> match) {
     long nanos = 0;

@@ -24,7 +24,7 @@ import org.HdrHistogram.Histogram;
 final class FanoutBenchmark {
   record Phase(String name, int watchers, double throughput, long granted, long notGranted, long errors, Histogram latency,
                int watchersComplete, int watchersOver, int watchersFailed, double drainMs, boolean drained, double jitCores,
-               double markingCores) {
+               double markingCores, Cpu cpu) {
     /**
      * Whether G1's concurrent marking ran in the phase. Leases live for the whole run, so the old
      * generation fills and G1 marks it now and then, for 5–7 s at about half a core: the 5 s phase
@@ -32,6 +32,20 @@ final class FanoutBenchmark {
      */
     boolean marked() {
       return markingCores > MARKING_CORES;
+    }
+  }
+
+  /**
+   * Where a phase's CPU went, in cores: the benchmark's whole process, the acquire load's own
+   * client event loop, and the watchers' client side (their event loops when they run in this
+   * JVM, else their process). NaN where not known (the load sharing the watchers' loops).
+   */
+  record Cpu(double process, double writer, double watcherClients, boolean clientsInProcess) {
+    static final Cpu UNKNOWN = new Cpu(Double.NaN, Double.NaN, Double.NaN, true);
+
+    /** The three nodes' cores: the process less the load's and the watchers' client loops. */
+    double cluster() {
+      return process - writer - (clientsInProcess ? watcherClients : 0);
     }
   }
 
@@ -55,6 +69,29 @@ final class FanoutBenchmark {
 
     boolean everyWatcherSawEverything() {
       return watched.watchersComplete() == watchers && watched.watchersOver() == 0 && watched.watchersFailed() == 0;
+    }
+
+    /** The cluster's CPU per acquisition without watchers, in µs: the mean of the two neighbours'. */
+    double acquisitionMicros() {
+      return (clusterMicros(before) + clusterMicros(after)) / 2;
+    }
+
+    /**
+     * What the watchers add to the cluster's CPU per event (each acquisition is one event to each
+     * watcher), in µs: the watched phase's cluster CPU per acquisition less {@link #acquisitionMicros}.
+     * A difference of noisy figures: a single phase's may even come out below zero.
+     */
+    double watcherServerMicros() {
+      return clusterMicros(watched) - acquisitionMicros();
+    }
+
+    /** The watchers' own client CPU per event, in µs (theirs, not the cluster's: a deployment runs them elsewhere). */
+    double watcherClientMicros() {
+      return watched.cpu().watcherClients() / watched.throughput() * 1e6;
+    }
+
+    private static double clusterMicros(Phase p) {
+      return p.cpu().cluster() / p.throughput() * 1e6;
     }
   }
 
@@ -287,8 +324,12 @@ final class FanoutBenchmark {
       fleet.cancel();
       BenchCluster.awaitQuietly(Duration.ofSeconds(30), () -> leader.watchHub().watchers() == 0);
     }
+    Cpu cores = options.writerSharesWatchersLoop ? Cpu.UNKNOWN : new Cpu(cpu1.processCoresSince(cpu0),
+        cpu1.javaCoresSince(cpu0, "bench-writer-elg"),
+        options.watchersIn == Options.WatchersIn.JVM ? cpu1.javaCoresSince(cpu0, "bench-client-elg") : (watcherCount > 0 ? fleetCores : 0),
+        options.watchersIn == Options.WatchersIn.JVM);
     Phase phase = new Phase(name, watcherCount, throughput, granted, loop.notGranted.sum(), loop.errors.sum(), latency,
-        complete, over, failed, drainMs, drained, cpu1.jitCoresSince(cpu0), cpu1.markingCoresSince(cpu0));
+        complete, over, failed, drainMs, drained, cpu1.jitCoresSince(cpu0), cpu1.markingCoresSince(cpu0), cores);
     if (options.topThreads > 0) {
       out.println("  CPU during the measured period:");
       cpu1.since(cpu0, options.topThreads).forEach(l -> out.println("    " + l));

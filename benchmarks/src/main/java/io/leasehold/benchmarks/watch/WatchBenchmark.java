@@ -179,7 +179,8 @@ public final class WatchBenchmark {
         String.format(Locale.ROOT, "    %d of %d watchers saw all %d acquisitions (%d saw more, %d failed)%s -> %s",
             watched.watchersComplete(), fanout.watchers(), watched.granted(), watched.watchersOver(), watched.watchersFailed(),
             watched.drained() ? String.format(Locale.ROOT, ", caught up %.0f ms after the load stopped", watched.drainMs()) : ", gave up waiting",
-            watchersOk ? "ok" : "NOT every event"));
+            watchersOk ? "ok" : "NOT every event"),
+        costPerEvent(List.of(c), fanout.watchers()).orElse("    (CPU per event not known: the load shared the watchers' loops)"));
   }
 
   /**
@@ -192,9 +193,7 @@ public final class WatchBenchmark {
     double watched = meanWatched(cs);
     double baseline = meanBaseline(cs);
     double[] ratios = cs.stream().mapToDouble(FanoutBenchmark.Comparison::ratio).toArray();
-    double[] sorted = ratios.clone();
-    java.util.Arrays.sort(sorted);
-    double median = sorted.length % 2 == 1 ? sorted[sorted.length / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+    double median = median(ratios);
     long below = java.util.Arrays.stream(ratios).filter(r -> r < TARGET_MIN_RATIO).count();
     long incomplete = cs.stream().filter(c -> !c.everyWatcherSawEverything()).count();
     double ratio = watched / baseline;
@@ -223,7 +222,43 @@ public final class WatchBenchmark {
     if (marking != null) {
       lines.add(3, marking);
     }
+    costPerEvent(cs, fanout.watchers()).ifPresent(lines::add);
     return lines;
+  }
+
+  /**
+   * What the ratio is made of, from the phases' CPU tables: the cluster's CPU per acquisition
+   * without watchers, and what the watchers add per event, on the server (the process less the
+   * load's and the watchers' client loops, GC included) and in their own clients. Medians over the
+   * watched phases; the server's share is a difference of two noisy figures. When the cores are
+   * all in use and the clients share them (watchers in this JVM), the ratio these predict is the
+   * cluster's CPU per acquisition over that plus both.
+   */
+  static java.util.Optional<String> costPerEvent(List<FanoutBenchmark.Comparison> cs, int watchers) {
+    double[] acquisition = cs.stream().mapToDouble(FanoutBenchmark.Comparison::acquisitionMicros).toArray();
+    double[] server = cs.stream().mapToDouble(FanoutBenchmark.Comparison::watcherServerMicros).toArray();
+    double[] clients = cs.stream().mapToDouble(FanoutBenchmark.Comparison::watcherClientMicros).toArray();
+    if (java.util.stream.DoubleStream.of(acquisition).anyMatch(v -> !Double.isFinite(v))
+        || java.util.stream.DoubleStream.of(server).anyMatch(v -> !Double.isFinite(v))) {
+      return java.util.Optional.empty();
+    }
+    double a = median(acquisition);
+    double s = median(server);
+    boolean clientsKnown = java.util.stream.DoubleStream.of(clients).allMatch(Double::isFinite);
+    double c = clientsKnown ? median(clients) : 0;
+    return java.util.Optional.of(String.format(Locale.ROOT,
+        "    CPU per event (medians over the watched phases): the cluster spends %.0f µs an acquisition without watchers; the %d "
+            + "watchers add %.0f µs on the server (%.0f to %.0f)%s: %.0f / (%.0f + %.0f + %.0f) = %.3f; for %.2f they may add %.0f µs in all",
+        a, watchers, s, java.util.Arrays.stream(server).min().orElseThrow(), java.util.Arrays.stream(server).max().orElseThrow(),
+        clientsKnown ? String.format(Locale.ROOT, " and %.0f µs in their own clients", c) : ", their clients' unknown",
+        a, a, s, c, a / (a + s + c), TARGET_MIN_RATIO, a * (1 / TARGET_MIN_RATIO - 1)));
+  }
+
+  private static double median(double[] values) {
+    double[] sorted = values.clone();
+    java.util.Arrays.sort(sorted);
+    int n = sorted.length;
+    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   }
 
   private static double meanWatched(List<FanoutBenchmark.Comparison> cs) {

@@ -15,8 +15,15 @@ class FanoutSummaryTest {
   private static final EventView FULL = EventView.EVENT_VIEW_FULL;
 
   private static FanoutBenchmark.Phase phase(double throughput, int watchers, int complete, double markingCores) {
+    // The cluster spends 500 µs an acquisition; watchers add 150 µs an event, their clients 70 µs.
+    double cluster = throughput * (watchers > 0 ? 650e-6 : 500e-6);
+    double clients = watchers > 0 ? throughput * 70e-6 : 0;
+    return phase(throughput, watchers, complete, markingCores, new FanoutBenchmark.Cpu(cluster + 0.1 + clients, 0.1, clients, true));
+  }
+
+  private static FanoutBenchmark.Phase phase(double throughput, int watchers, int complete, double markingCores, FanoutBenchmark.Cpu cpu) {
     return new FanoutBenchmark.Phase("p", watchers, throughput, 1000, 0, 0, Stats.nanosHistogram(), complete, 0, 0, 10, true, 0.01,
-        markingCores);
+        markingCores, cpu);
   }
 
   /** Phases: none, then per view in {@code views} a watched phase and none again. */
@@ -109,6 +116,32 @@ class FanoutSummaryTest {
 
     String clean = String.join("\n", WatchBenchmark.summary(options("fanout"), null, result(views, t, -1, -1)));
     assertTrue(clean.contains("in order: 0.900 1.063 0.875;") && !clean.contains("concurrent marking"), clean);
+  }
+
+  @Test
+  void theCpuPerEventSplitsWhatTheWatchersCostTheServerFromWhatTheirClientsCost() {
+    // Phases built at 500 µs an acquisition, +150 µs an event on the server, 70 µs in the clients:
+    // predicted 500 / 720 = 0.694, and 0.8 would allow 125 µs.
+    String all = String.join("\n", WatchBenchmark.summary(options("fanout"), null,
+        result(List.of(BASIC, BASIC), new double[] {1000, 800, 1200, 700, 900}, -1)));
+    assertTrue(all.contains("the cluster spends 500 µs an acquisition without watchers; the 1000 watchers add 150 µs on the server "
+        + "(150 to 150) and 70 µs in their own clients: 500 / (500 + 150 + 70) = 0.694; for 0.80 they may add 125 µs in all"), all);
+
+    // Clients in another process: their cores are not the cluster's, and are still reported.
+    List<FanoutBenchmark.Phase> phases = List.of(
+        phase(1000, 0, 0, 0.01, new FanoutBenchmark.Cpu(0.6, 0.1, 0, false)),
+        phase(800, 1000, 1000, 0.01, new FanoutBenchmark.Cpu(0.8 * 0.65 + 0.1, 0.1, 0.8 * 0.07, false)),
+        phase(1000, 0, 0, 0.01, new FanoutBenchmark.Cpu(0.6, 0.1, 0, false)));
+    String elsewhere = String.join("\n", WatchBenchmark.summary(options("fanout"), null,
+        new FanoutBenchmark.Result(phases, List.of(BASIC), 1000, "in a child process", true)));
+    assertTrue(elsewhere.contains("add 150 µs on the server (150 to 150) and 70 µs in their own clients"), elsewhere);
+
+    // The load on the watchers' loops: nothing to split, and the summary says so.
+    List<FanoutBenchmark.Phase> shared = List.of(phase(1000, 0, 0, 0.01, FanoutBenchmark.Cpu.UNKNOWN),
+        phase(800, 1000, 1000, 0.01, FanoutBenchmark.Cpu.UNKNOWN), phase(1000, 0, 0, 0.01, FanoutBenchmark.Cpu.UNKNOWN));
+    String unknown = String.join("\n", WatchBenchmark.summary(options("fanout"), null,
+        new FanoutBenchmark.Result(shared, List.of(BASIC), 1000, "in this JVM", true)));
+    assertTrue(unknown.contains("CPU per event not known") && !unknown.contains("µs"), unknown);
   }
 
   @Test
