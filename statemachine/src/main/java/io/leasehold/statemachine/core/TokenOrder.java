@@ -41,7 +41,11 @@ final class TokenOrder {
     return size == 0;
   }
 
-  /** Adds a name under a token not already here. */
+  /**
+   * Adds a name under its token. Tokens are unique, so a token already here is not expected; if
+   * one comes, its name is replaced, as the tree this replaced did, rather than failing the apply
+   * thread after the entry's commit.
+   */
   void add(long token, String name) {
     if (size == 0) {
       head = 0;
@@ -57,11 +61,10 @@ final class TokenOrder {
       // Only a store loaded out of token order gets here (CoreState sorts before it adds).
       int at = Arrays.binarySearch(tokens, head, tail, token);
       if (at >= 0) {
-        if (names[at] != null) {
-          throw new IllegalStateException("token " + token + " is already indexed, for " + names[at]);
+        if (names[at] == null) {
+          size++;  // a hole that held the same token: reuse it
         }
-        names[at] = name;  // a hole that held the same token: reuse it
-        size++;
+        names[at] = name;
         return;
       }
       at = -at - 1;
