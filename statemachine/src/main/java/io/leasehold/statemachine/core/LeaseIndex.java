@@ -11,9 +11,9 @@ import java.util.Map;
  * (grant) order, kept in step with the lease map: a ban ends a holder's leases without scanning
  * every lease, and quotas count in constant time. Apply thread only.
  *
- * <p>Built to keep few objects per lease (see {@link TokenOrder}): a replica holds every live
- * lease, and what each new lease keeps is what young collections copy and scan. The holder and
- * namespace strings are shared through the index's own keys ({@link #holder}).
+ * <p>Built to keep few objects per lease (see {@link TokenOrder}): every replica holds every live
+ * lease. The holder and namespace strings are shared through the index's own keys
+ * ({@link #holder}).
  */
 final class LeaseIndex {
   private final Map<String, HolderLeases> byHolder = new HashMap<>();

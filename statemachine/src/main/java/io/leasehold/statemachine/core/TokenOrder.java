@@ -10,11 +10,12 @@ import java.util.function.ObjLongConsumer;
  * <p>A token is the log index of the entry that granted the lease, so a replica's grants arrive
  * in token order and nearly every add appends. A removal leaves a hole (its name set to null,
  * its token kept, so the tokens stay sorted for binary search); holes at either end are dropped
- * at once, and the arrays are squeezed when holes outnumber the live names. A lease then costs
- * no object of its own here, where a {@code TreeMap<Long, String>} took an entry and a boxed
- * token: with hundreds of thousands of leases, those were most of the objects each young
- * collection copied and most of the old-generation cards it scanned for a new lease
- * (docs/performance.md). Apply thread only.
+ * at once, the arrays are squeezed rather than grown when they fill with half of them free, and
+ * shrunk when three quarters are. A lease then costs no object of its own here, where a
+ * {@code TreeMap<Long, String>} took an entry and a boxed token: with the holder's index, 4 of
+ * the 13.5 objects a live lease kept on every node (HeapPerLease in benchmarks/). It did not
+ * shorten young pauses measurably (docs/performance.md, 2026-11-26); it is memory. Apply thread
+ * only.
  */
 final class TokenOrder {
   private static final long[] NO_TOKENS = new long[0];
