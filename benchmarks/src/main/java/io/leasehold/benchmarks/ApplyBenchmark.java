@@ -24,9 +24,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -135,11 +133,7 @@ public class ApplyBenchmark {
       }
     } finally {
       store.close();
-      try (Stream<Path> walk = Files.walk(dir)) {
-        for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(p);
-        }
-      }
+      Dirs.deleteRecursively(dir);
     }
   }
 

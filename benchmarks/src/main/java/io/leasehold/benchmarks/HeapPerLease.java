@@ -17,12 +17,10 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Stream;
 import javax.management.ObjectName;
 
 /**
@@ -63,11 +61,7 @@ public final class HeapPerLease {
       }
       report(before, after, leases);
     } finally {
-      try (Stream<Path> walk = Files.walk(dir)) {
-        for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(p);
-        }
-      }
+      Dirs.deleteRecursively(dir);
     }
   }
 

@@ -1,11 +1,8 @@
 package io.leasehold.benchmarks.watch;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * What a benchmark cluster owns besides its nodes, wherever they run ({@link BenchCluster} in this
@@ -57,18 +54,9 @@ final class ClusterHome implements AutoCloseable {
   }
 
   private static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(dir)) {
-      walk.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.deleteIfExists(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    } catch (IOException | UncheckedIOException e) {
+    try {
+      io.leasehold.benchmarks.Dirs.deleteRecursively(dir);
+    } catch (IOException e) {
       System.err.println("could not delete " + dir + ": " + e);
     }
   }

@@ -196,26 +196,25 @@ final class CpuProfile {
 
   /** Cores the Java threads whose names start with {@code prefix} used since {@code before}. */
   double javaCoresSince(CpuProfile before, String prefix) {
-    long nanos = 0;
-    for (Map.Entry<Long, Map.Entry<String, Long>> e : perThread.entrySet()) {
-      if (e.getValue().getKey().startsWith(prefix)) {
-        Map.Entry<String, Long> then = before.perThread.get(e.getKey());
-        nanos += e.getValue().getValue() - (then == null ? 0 : then.getValue());
-      }
-    }
-    return nanos / 1e9 / ((wallNanos - before.wallNanos) / 1e9);
+    return cpuNanos(perThread, before.perThread, name -> name.startsWith(prefix)) / 1e9 / wallSecondsSince(before);
   }
 
   /** Cores the OS threads whose names {@code match} used since {@code before} (Linux; 0 elsewhere). */
   private double coresSince(CpuProfile before, java.util.function.Predicate<String> match) {
+    return cpuNanos(osThreads, before.osThreads, match) / 1e9 / wallSecondsSince(before);
+  }
+
+  /** CPU ns the threads of {@code now} (tid to name and CPU ns) whose names {@code match} used since {@code then}. */
+  private static long cpuNanos(Map<Long, Map.Entry<String, Long>> now, Map<Long, Map.Entry<String, Long>> then,
+      java.util.function.Predicate<String> match) {
     long nanos = 0;
-    for (Map.Entry<Long, Map.Entry<String, Long>> e : osThreads.entrySet()) {
+    for (Map.Entry<Long, Map.Entry<String, Long>> e : now.entrySet()) {
       if (match.test(e.getValue().getKey())) {
-        Map.Entry<String, Long> then = before.osThreads.get(e.getKey());
-        nanos += e.getValue().getValue() - (then == null ? 0 : then.getValue());
+        Map.Entry<String, Long> earlier = then.get(e.getKey());
+        nanos += e.getValue().getValue() - (earlier == null ? 0 : earlier.getValue());
       }
     }
-    return nanos / 1e9 / ((wallNanos - before.wallNanos) / 1e9);
+    return nanos;
   }
 
   /** The name Linux shows for a Java thread: its first 15 bytes. */
