@@ -1,6 +1,5 @@
 package io.leasehold.server.raft;
 
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -11,7 +10,7 @@ import org.apache.ratis.server.RaftServer;
  * each log appender ({@code LeaderStateImpl.commitIndexChanged} → {@code notifySenders}). Our
  * appender passes each such notice here ({@link ForkSearchingLogAppender#notifyLogAppender}),
  * which reads the commit index and, if it moved since the last notice, tells the listener with
- * the time it read it. The time is therefore a little after the commit index moved (by the few
+ * the time of that report. The time is therefore a little after the commit index moved (by the few
  * microseconds of Ratis's bookkeeping between the two, more if that thread is descheduled there),
  * never before: an interval measured from it is, if anything, short by that much.
  *
@@ -33,15 +32,15 @@ public final class CommitClock {
   static final String PARAMETER = CommitClock.class.getName();
 
   private volatile Listener listener;
-  private final AtomicLong reported = new AtomicLong(Long.MAX_VALUE);
+  /** The commit index last reported. Guarded by this. */
+  private long reported = Long.MAX_VALUE;
 
   /**
    * Sets (or, with null, clears) the listener. It hears of commits after {@code committedNow}, the
    * commit index the caller has read; pass the leader's current one.
    */
-  public void listen(Listener newListener, long committedNow) {
-    listener = null;
-    reported.set(committedNow);
+  public synchronized void listen(Listener newListener, long committedNow) {
+    reported = committedNow;
     listener = newListener;
   }
 
@@ -52,20 +51,26 @@ public final class CommitClock {
     }
   }
 
-  /** From an appender, on each notice: {@code commitIndex} is the leader's commit index as read now. */
+  /**
+   * From an appender, on each notice: {@code commitIndex} is the leader's commit index as read now.
+   *
+   * <p>Reports under a lock: a caller that finds its commit index already reported returns only
+   * once that report has reached the listener. With a bare compare-and-set, a notice that won it
+   * and was descheduled before calling the listener let the apply path find the index reported and
+   * go on to reply, so the write was reported after its reply (seen once in
+   * ThreeNodeClusterTest on 2026-11-26).
+   */
   void observe(long commitIndex) {
-    Listener l = listener;
-    if (l == null) {
-      return;
+    if (listener == null) {
+      return;  // the usual case: no lock
     }
-    long now = System.nanoTime();
-    long before = reported.get();
-    while (commitIndex > before) {
-      if (reported.compareAndSet(before, commitIndex)) {
-        l.committed(before, commitIndex, now);
-        return;
+    synchronized (this) {
+      Listener l = listener;
+      long before = reported;
+      if (l != null && commitIndex > before) {
+        reported = commitIndex;
+        l.committed(before, commitIndex, System.nanoTime());
       }
-      before = reported.get();
     }
   }
 }

@@ -10,6 +10,7 @@ import org.apache.ratis.server.leader.LeaderState;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.raftlog.RaftLogIOException;
 import org.apache.ratis.util.TimeDuration;
+import org.apache.ratis.util.Timestamp;
 
 /**
  * Ratis's gRPC log appender, except that it finds where a follower's log parts from the leader's
@@ -34,6 +35,21 @@ import org.apache.ratis.util.TimeDuration;
  * commit index at once. A push goes out right after each append with entries, and whenever the
  * commit index moves with nothing new to send; in both cases only if it would move the follower's
  * commit index past the last push and past what the follower has reported.
+ *
+ * <p>A follower takes a push's commit index only up to what its log has synced, so a push that
+ * reaches it before an entry's sync gives it less than it carried. That happens to the slower
+ * follower: the faster one's acknowledgement commits the entry, and the push to the slower one
+ * overtakes its sync. Its answer then reports a commit index below the entries it has since
+ * acknowledged, and no later push would carry more (the commit index has not moved past the last
+ * push): on an idle cluster it applied the entry only at the next heartbeat, most of a second
+ * later. So once the last push has been answered, a follower that reports a commit index below
+ * one it has acknowledged and the leader has committed is pushed again; that push carries nothing
+ * beyond what it has acknowledged, which it has synced. At most one such push is in flight.
+ *
+ * <p>Before the appender waits, it checks whether a push is due, and if so sends it instead. Ratis
+ * wakes it with an {@code AwaitForSignal}, which forgets a signal sent while nobody waits, and the
+ * answer that makes a push due (above) often comes right after another, while the appender is
+ * still handling that one: without the check that push would wait for the next heartbeat.
  *
  * <p>Which entry a push names. Raft's heartbeat names the entry before the follower's next index,
  * which under load is usually still in flight to it. Ratis's follower (with {@code
@@ -71,6 +87,27 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
   private boolean pushNext;
   /** The request just built is a push: send it without the batching wait ({@code wait-time.min}). */
   private boolean sendNow;
+  /**
+   * When the last push was built (null before the first). Ratis sends it after this, and sent
+   * every earlier request before this, so an answer to a request sent at or after it is the push's
+   * answer or a later request's. Written by the appender's thread, read by the answers' thread.
+   */
+  private volatile Timestamp pushBuiltAt;
+  /**
+   * The {@link #pushBuiltAt} of the last push seen answered. Checked as each answer is taken
+   * ({@link #notifyLogAppender}), because the follower's record of the last answered request
+   * can go back: a push's answer does not wait for the follower's sync, so it may come before the
+   * answer to the append sent ahead of it.
+   */
+  private volatile Timestamp answeredPush;
+  /** The leader's commit index when the last push was built. */
+  private long pushBuiltCommit = -1;
+
+  /** What a turn of Ratis's loop (build, send, wait) sent. */
+  private enum Sent { NOTHING, HEARTBEAT, ENTRIES, PUSH }
+
+  /** What this turn has sent so far: set as requests are built, reset as the turn ends ({@link #getWaitTimeMs}). */
+  private Sent sent = Sent.NOTHING;
 
   public ForkSearchingLogAppender(RaftServer.Division server, LeaderState leaderState, FollowerInfo follower, CommitClock commitClock,
                                   ReplicationTrace trace) {
@@ -95,6 +132,7 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
     pushNext = false;
     sendNow = false;
     if (!pushCommits || heartbeat) {
+      sent = Sent.HEARTBEAT;
       return super.newAppendEntriesRequest(callId, heartbeat);
     }
     if (followUp && pushDue()) {
@@ -106,6 +144,7 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
       return pushDue() ? push(callId) : null;
     }
     pushNext = request.getEntriesCount() > 0;
+    sent = pushNext ? Sent.ENTRIES : Sent.HEARTBEAT;  // Ratis sends a due heartbeat even when asked for entries
     return request;
   }
 
@@ -137,10 +176,45 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
     return false;
   }
 
-  /** A push would move this follower's commit index past the last push and past what it has reported. */
+  /**
+   * A push would move this follower's commit index past the last push and past what it has
+   * reported; or the last push has been answered and did not (class comment), while the follower
+   * has acknowledged a committed entry beyond what it reports.
+   */
   private boolean pushDue() {
-    long pushable = pushable();
-    return pushable > pushed && pushable > getFollower().getCommitIndex();
+    return pushDue(pushable(), pushed, getFollower().getCommitIndex(), getFollower().getMatchIndex(), lastPushAnswered());
+  }
+
+  /**
+   * The rule of {@link #pushDue()}: a push could let the follower take {@code pushable}; the last
+   * one carried {@code pushed}; the follower has reported commit index {@code followerCommit} and
+   * acknowledged up to {@code followerMatch}.
+   */
+  static boolean pushDue(long pushable, long pushed, long followerCommit, long followerMatch, boolean lastPushAnswered) {
+    if (pushable <= followerCommit) {
+      return false;
+    }
+    if (pushable > pushed) {
+      return true;
+    }
+    return lastPushAnswered && Math.min(pushable, followerMatch) > followerCommit;
+  }
+
+  private boolean lastPushAnswered() {
+    Timestamp last = pushBuiltAt;
+    return last != null && answeredPush == last;
+  }
+
+  /** After each answer (and on other events): notes whether the last push has been answered. */
+  private void noteAnsweredPush() {
+    Timestamp last = pushBuiltAt;
+    if (last == null || answeredPush == last) {
+      return;
+    }
+    Timestamp answered = getFollower().getLastRespondedAppendEntriesSendTime();
+    if (answered != null && answered.compareTo(last) >= 0) {
+      answeredPush = last;
+    }
   }
 
   private AppendEntriesRequestProto push(long callId) {
@@ -151,6 +225,9 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
     }
     AppendEntriesRequestProto request = getLeaderState().newAppendEntriesRequestProto(getFollower(), List.of(), previous, callId);
     pushed = Math.min(request.getLeaderCommit(), named);
+    pushBuiltAt = Timestamp.currentTime();
+    pushBuiltCommit = getRaftLog().getLastCommittedIndex();
+    sent = Sent.PUSH;
     trace.pushBuilt(getFollowerId(), request);
     sendNow = true;
     return request;
@@ -158,11 +235,29 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
 
   @Override
   public long getWaitTimeMs() {
-    if (pushNext && pushDue()) {
-      return 0; // the follow-up push goes out at once
+    Sent turn = sent;
+    sent = Sent.NOTHING;
+    if (pushCommits && pushDue() && sendPushNow(turn)) {
+      return 0;
     }
     pushNext = false;
     return super.getWaitTimeMs();
+  }
+
+  /**
+   * Whether a due push goes out without waiting: after an append with entries (the follow-up
+   * push), or when it became due while this thread was busy (class comment). Every turn that ends
+   * this way makes progress, so the loop never spins: not after a heartbeat (Ratis sends those
+   * when too many requests are pending, and would again), not after a push unless the commit
+   * index has moved since, and not when the push cannot be built (its entry purged; Ratis sees to
+   * that follower).
+   */
+  private boolean sendPushNow(Sent turn) {
+    return switch (turn) {
+      case HEARTBEAT -> false;
+      case PUSH -> getRaftLog().getLastCommittedIndex() > pushBuiltCommit && getPrevious(pushPrevious() + 1) != null;
+      case ENTRIES, NOTHING -> getPrevious(pushPrevious() + 1) != null;
+    };
   }
 
   @Override
@@ -174,11 +269,16 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
     return super.getRemainingWaitTime();
   }
 
-  /** Ratis calls this on every appender just after the leader's commit index moves (and on other events); see {@link CommitClock}. */
+  /**
+   * Ratis calls this on every appender just after the leader's commit index moves, on this
+   * appender after it has taken each of the follower's answers, and on other events; see
+   * {@link CommitClock}.
+   */
   @Override
   public void notifyLogAppender() {
     // The commit time first: the signal may hand the core to this appender's thread.
     commitClock.observe(getRaftLog().getLastCommittedIndex());
+    noteAnsweredPush();
     super.notifyLogAppender();
   }
 
