@@ -43,8 +43,8 @@ import org.apache.ratis.util.Timestamp;
  * acknowledged, and no later push would carry more (the commit index has not moved past the last
  * push): on an idle cluster it applied the entry only at the next heartbeat, most of a second
  * later. So once the last push has been answered, a follower that reports a commit index below
- * one it has acknowledged and the leader has committed is pushed again; that push carries nothing
- * beyond what it has acknowledged, which it has synced. At most one such push is in flight.
+ * one it has acknowledged and the leader has committed is pushed again; it has synced what it
+ * acknowledged, so that push gives it at least that much. At most one such push is in flight.
  *
  * <p>Before the appender waits, it checks whether a push is due, and if so sends it instead. Ratis
  * wakes it with an {@code AwaitForSignal}, which forgets a signal sent while nobody waits, and the
@@ -75,7 +75,8 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
   private final CommitClock commitClock;
   private final ReplicationTrace trace;
   private final boolean pushCommits;
-  // The fields below are used only by the appender's own thread, which builds and sends the requests.
+  // The fields below are used only by the appender's own thread, which builds and sends the
+  // requests, except where they say otherwise.
   /**
    * A match index seen to name an entry of this leader's term (Long.MAX_VALUE until then): from
    * there on the follower's log holds only this leader's entries. An appender serves one term.
