@@ -254,11 +254,10 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
    * that follower).
    */
   private boolean sendPushNow(Sent turn) {
-    return switch (turn) {
-      case HEARTBEAT -> false;
-      case PUSH -> getRaftLog().getLastCommittedIndex() > pushBuiltCommit && getPrevious(pushPrevious() + 1) != null;
-      case ENTRIES, NOTHING -> getPrevious(pushPrevious() + 1) != null;
-    };
+    if (turn == Sent.HEARTBEAT || (turn == Sent.PUSH && getRaftLog().getLastCommittedIndex() <= pushBuiltCommit)) {
+      return false;
+    }
+    return getPrevious(pushPrevious() + 1) != null;  // what push() names
   }
 
   @Override
