@@ -90,7 +90,7 @@ final class Options {
       "    --election-min-ms=N / --election-max-ms=N   Raft election timeout (defaults 1000 / 1500, the server's)",
       "    --top-threads=N      thread groups listed in the CPU breakdown (default 12; 0: none)",
       "    --watch-senders=N    each node's watch sender threads (default: the server's, half the cores and at least 1)",
-      "    --watch-message-rate=N  each node's watch message budget a second (default: the server's, 10000)",
+      "    --watch-message-rate=N  each node's watch message budget a second (default: the server's, " + io.leasehold.server.watch.WatchHub.DEFAULT_MESSAGE_RATE + ")",
       "    --jvm-warmup=SECONDS closed-loop Acquire load on each new cluster before anything is measured (default 90: C2 is still compiling three nodes' code after 20 s)",
       "    --profile=DIR        profile every measured period with async-profiler (on the class path) into DIR",
       "    --profile-event=E    cpu (default); wall: wall-clock samples of every thread, running or waiting; alloc: bytes",
