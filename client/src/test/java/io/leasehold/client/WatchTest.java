@@ -91,6 +91,47 @@ class WatchTest {
     }
   }
 
+  /**
+   * The SDK lists lz4-block among the encodings it accepts, so a node compresses its Watch
+   * streams (messages of 512 bytes or more; a history read here is one such message).
+   */
+  @Test
+  void theSdkAcceptsLz4BlockSoItsWatchStreamsComeCompressed() throws Exception {
+    cluster = TestCluster.start(1, dir);
+    java.util.Set<String> encodings = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    io.grpc.Metadata.Key<String> encoding = io.grpc.Metadata.Key.of("grpc-encoding", io.grpc.Metadata.ASCII_STRING_MARSHALLER);
+    io.grpc.ClientInterceptor headers = new io.grpc.ClientInterceptor() {
+      @Override
+      public <Q, R> io.grpc.ClientCall<Q, R> interceptCall(io.grpc.MethodDescriptor<Q, R> method, io.grpc.CallOptions options,
+          io.grpc.Channel next) {
+        return new io.grpc.ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+          @Override
+          public void start(Listener<R> listener, io.grpc.Metadata h) {
+            super.start(new io.grpc.ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
+              @Override
+              public void onHeaders(io.grpc.Metadata received) {
+                if (method.getBareMethodName().equals("Watch")) {
+                  encodings.add(String.valueOf(received.get(encoding)));
+                }
+                super.onHeaders(received);
+              }
+            }, h);
+          }
+        };
+      }
+    };
+    try (LeaseholdClient client = Fixtures.client(cluster, b -> b.interceptor(headers))) {
+      long end = work(client, "z/", 0, 60);
+      Recorder r = new Recorder();
+      Watch w = client.watch("z/", 1, r);
+      Fixtures.await("caught up", Duration.ofSeconds(20), () -> w.revision() >= end);
+      assertEquals(2 * 60 + 20, r.events.size(), "acquired, released, and updated every third time");
+      assertEquals(java.util.Set.of("lz4-block"), encodings, "the node chose lz4-block for the SDK's Watch");
+      assertFalse(r.error.isDone());
+      w.close();
+    }
+  }
+
   @Test
   void aWatchFromACompactedRevisionEndsWithTheCompactionRevision() throws Exception {
     cluster = TestCluster.start(1, dir, b -> b.history(20, Duration.ofHours(1)));

@@ -226,6 +226,8 @@ public final class LeaseholdNode implements AutoCloseable {
         .keepAliveTimeout(nanos(config.grpcKeepaliveTimeout()), TimeUnit.NANOSECONDS)
         .permitKeepAliveTime(nanos(MIN_CLIENT_KEEPALIVE), TimeUnit.NANOSECONDS)
         .permitKeepAliveWithoutCalls(true)
+        // Watch streams are compressed with lz4-block for clients that accept it (LeasesService).
+        .compressorRegistry(io.leasehold.proto.Lz4BlockCodec.compressors())
         .addService(StrictProtobuf.wrap(new LeasesService(replicator, hub, this::leaderClientAddress).serviceDefinition()))
         .addService(StrictProtobuf.wrap(new RoutingService(replicator, this::leaderClientAddress).bindService()))
         .addService(StrictProtobuf.wrap(new RegistryService(replicator, this::leaderClientAddress).bindService()))

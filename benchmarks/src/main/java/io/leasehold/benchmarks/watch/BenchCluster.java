@@ -77,6 +77,11 @@ final class BenchCluster implements AutoCloseable {
     return home.clients().channel(node.clientAddress());
   }
 
+  /** As {@link #channel(LeaseholdNode)}; {@code acceptLz4} false: Watch streams come uncompressed. */
+  ManagedChannel channel(LeaseholdNode node, boolean acceptLz4) {
+    return home.clients().channel(node.clientAddress(), acceptLz4);
+  }
+
   /** A channel for the acquire load ({@link ClientChannels#writerChannel}). */
   ManagedChannel writerChannel(LeaseholdNode node, boolean shareWatchersLoop) {
     return home.clients().writerChannel(node.clientAddress(), shareWatchersLoop);

@@ -1,5 +1,6 @@
 package io.leasehold.benchmarks.watch;
 
+import io.grpc.DecompressorRegistry;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
@@ -9,6 +10,7 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.EpollSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import io.leasehold.proto.Lz4BlockCodec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -43,7 +45,15 @@ final class ClientChannels implements AutoCloseable {
 
   /** A new channel to {@code address} ({@code host:port}) on the watchers' event loops. */
   ManagedChannel channel(String address) {
-    return channel(address, clientGroup);
+    return channel(address, clientGroup, true);
+  }
+
+  /**
+   * As {@link #channel(String)}; {@code acceptLz4} false: a channel that accepts only gRPC's
+   * default encodings, so the node sends its Watch streams uncompressed.
+   */
+  ManagedChannel channel(String address, boolean acceptLz4) {
+    return channel(address, clientGroup, acceptLz4);
   }
 
   /**
@@ -51,12 +61,14 @@ final class ClientChannels implements AutoCloseable {
    * puts it on the watchers' loops as every benchmark before 2026-11-23 did.
    */
   ManagedChannel writerChannel(String address, boolean shareWatchersLoop) {
-    return channel(address, shareWatchersLoop ? clientGroup : writerGroup);
+    return channel(address, shareWatchersLoop ? clientGroup : writerGroup, true);
   }
 
-  private ManagedChannel channel(String address, EventLoopGroup group) {
+  private ManagedChannel channel(String address, EventLoopGroup group, boolean acceptLz4) {
     ManagedChannel ch = NettyChannelBuilder.forTarget(address)
         .usePlaintext()
+        // As the SDK's channels: gRPC's encodings and lz4-block, in which nodes compress Watch streams.
+        .decompressorRegistry(acceptLz4 ? Lz4BlockCodec.decompressors() : DecompressorRegistry.getDefaultInstance())
         .eventLoopGroup(group)
         .channelType(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
         // Callbacks are cheap and never block: run them on the event loop, no hand-off.

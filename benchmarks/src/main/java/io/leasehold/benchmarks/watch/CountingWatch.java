@@ -3,6 +3,8 @@ package io.leasehold.benchmarks.watch;
 import com.google.protobuf.CodedInputStream;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
+import io.grpc.ClientStreamTracer;
+import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
@@ -12,6 +14,7 @@ import io.leasehold.proto.v1.WatchRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Leases.Watch with a response marshaller that does not build messages: it walks the wire format
@@ -45,7 +48,7 @@ final class CountingWatch {
         // One copy into a reused array, then the array decoder: gRPC's stream decoder costs
         // several times as much per field, a fresh array per message was a quarter of a GB/s of
         // garbage, and this client shares the cores with the cluster it measures.
-        int length = stream.available();  // gRPC's message streams know their length
+        int length = stream.available();  // gRPC's message streams know their length (inflated ones too)
         byte[] buffer = BUFFER.get();
         if (buffer.length < length) {
           buffer = new byte[Math.max(length, buffer.length * 2)];
@@ -70,8 +73,20 @@ final class CountingWatch {
 
   private CountingWatch() {}
 
-  static void watch(Channel channel, WatchRequest request, StreamObserver<Counted> observer) {
-    ClientCalls.asyncServerStreamingCall(channel.newCall(METHOD, CallOptions.DEFAULT), request, observer);
+  /** Starts the watch; {@code wireBytes} counts its messages' bytes as received (compressed or not). */
+  static void watch(Channel channel, WatchRequest request, StreamObserver<Counted> observer, LongAdder wireBytes) {
+    ClientStreamTracer.Factory tracer = new ClientStreamTracer.Factory() {
+      @Override
+      public ClientStreamTracer newClientStreamTracer(ClientStreamTracer.StreamInfo info, Metadata headers) {
+        return new ClientStreamTracer() {
+          @Override
+          public void inboundWireSize(long bytes) {
+            wireBytes.add(bytes);
+          }
+        };
+      }
+    };
+    ClientCalls.asyncServerStreamingCall(channel.newCall(METHOD, CallOptions.DEFAULT.withStreamTracerFactory(tracer)), request, observer);
   }
 
   static Counted count(CodedInputStream in, int bytes) throws IOException {

@@ -143,10 +143,11 @@ final class FanoutBenchmark {
   private WatcherFleet newFleet(LeaseholdNode leader) {
     int channels = Math.min(options.channels, options.watchers);
     if (options.watchersIn == Options.WatchersIn.JVM) {
-      return new LocalWatchers(() -> cluster.channel(leader), channels, false);
+      return new LocalWatchers(() -> cluster.channel(leader, options.watchCompression), channels, false);
     }
     try {
-      WatcherProcess child = WatcherProcess.start(leader.clientAddress(), channels, options.watchersIn == Options.WatchersIn.IDLE_PROCESS);
+      WatcherProcess child = WatcherProcess.start(leader.clientAddress(), channels, options.watchersIn == Options.WatchersIn.IDLE_PROCESS,
+          options.watchCompression);
       out.printf(Locale.ROOT, "  watchers run %s (pid %d)%n", child.where(), child.pid());
       return child;
     } catch (java.io.IOException e) {
@@ -313,9 +314,12 @@ final class FanoutBenchmark {
           fleet.where(), complete, t.watchers(), granted, over, failed, t.failures().isEmpty() ? "" : " " + t.failures(), t.fewestSeen(),
           t.outOfOrder(), t.other());
       out.printf(Locale.ROOT, "  the server sent %d messages carrying %d events to the %d watchers: %.2f events per message, "
-              + "%.1f bytes per event (%s view; messages as protobuf encodes them, without gRPC and HTTP/2 framing)%n",
+              + "%.1f bytes per event (%s view; messages as protobuf encodes them, without gRPC and HTTP/2 framing), "
+              + "%.1f on the wire (%s)%n",
           t.messages(), t.events(), t.watchers(), t.messages() == 0 ? 0.0 : (double) t.events() / t.messages(),
-          t.events() == 0 ? 0.0 : (double) t.bytes() / t.events(), Options.viewName(view));
+          t.events() == 0 ? 0.0 : (double) t.bytes() / t.events(), Options.viewName(view),
+          t.events() == 0 ? 0.0 : (double) t.wireBytes() / t.events(),
+          options.watchCompression ? "lz4-block where a message is large enough" : "uncompressed");
       if (t.example() != null) {
         out.printf(Locale.ROOT, "  e.g. %s%n", t.example());
       }

@@ -103,8 +103,8 @@ final class LatencyBenchmark {
     LatencyWatcher onLeader = new LatencyWatcher("leader " + leader.id(), total);
     LatencyWatcher onFollower = new LatencyWatcher("follower " + follower.id(), total);
     WatchRequest watch = WatchRequest.newBuilder().setPrefix(PREFIX).setStartRevision(0).build();
-    LeasesGrpc.newStub(cluster.channel(leader)).watch(watch, onLeader);
-    LeasesGrpc.newStub(cluster.channel(follower)).watch(watch, onFollower);
+    LeasesGrpc.newStub(cluster.channel(leader, options.watchCompression)).watch(watch, onLeader);
+    LeasesGrpc.newStub(cluster.channel(follower, options.watchCompression)).watch(watch, onFollower);
     BenchCluster.await("both watches to start (first response)", Duration.ofSeconds(30),
         () -> onLeader.started && onFollower.started);
 

@@ -28,7 +28,8 @@ interface LatencyCluster extends AutoCloseable {
     return nodes().stream().filter(n -> !n.isLeader()).findFirst().orElseThrow();
   }
 
-  ManagedChannel channel(Node node);
+  /** A channel to the node's client port; {@code acceptLz4}: as the SDK's, taking lz4-block Watch streams. */
+  ManagedChannel channel(Node node, boolean acceptLz4);
 
   ManagedChannel writerChannel(Node node, boolean shareWatchersLoop);
 
@@ -171,8 +172,8 @@ interface LatencyCluster extends AutoCloseable {
       }
 
       @Override
-      public ManagedChannel channel(Node node) {
-        return cluster.channel(((InJvmNode) node).node);
+      public ManagedChannel channel(Node node, boolean acceptLz4) {
+        return cluster.channel(((InJvmNode) node).node, acceptLz4);
       }
 
       @Override

@@ -37,7 +37,7 @@ final class LocalWatchers implements WatcherFleet {
     for (int i = 0; i < count; i++) {
       CountingWatcher w = new CountingWatcher();
       watchers.add(w);
-      CountingWatch.watch(channels.get(i % channels.size()), request, w);
+      CountingWatch.watch(channels.get(i % channels.size()), request, w, w.wireBytes);
     }
     BenchCluster.await(count + " watches to start (first response each)", Duration.ofSeconds(120),
         () -> watchers.stream().allMatch(w -> w.started || w.error != null));
@@ -78,7 +78,9 @@ final class LocalWatchers implements WatcherFleet {
     long messages = 0;
     long bytes = 0;
     long events = 0;
+    long wireBytes = 0;
     for (CountingWatcher w : watchers) {
+      wireBytes += w.wireBytes.sum();
       long seen = w.acquired;
       fewest = Math.min(fewest, seen);
       other += w.other;
@@ -101,7 +103,7 @@ final class LocalWatchers implements WatcherFleet {
       }
     }
     return new Tally(watchers.size(), complete, over, failed, failures, example, watchers.isEmpty() ? 0 : fewest, outOfOrder, other,
-        messages, bytes, events);
+        messages, bytes, events, wireBytes);
   }
 
   @Override
@@ -139,6 +141,8 @@ final class LocalWatchers implements WatcherFleet {
     volatile long messagesWithEvents;
     volatile long bytesWithEvents;
     volatile boolean inOrder = true;
+    /** Bytes of message bodies as received, counted by gRPC's stream tracer on its transport thread. */
+    final java.util.concurrent.atomic.LongAdder wireBytes = new java.util.concurrent.atomic.LongAdder();
     private long lastRevision;
 
     @Override

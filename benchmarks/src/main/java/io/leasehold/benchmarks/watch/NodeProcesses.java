@@ -127,8 +127,8 @@ final class NodeProcesses implements LatencyCluster {
   }
 
   @Override
-  public ManagedChannel channel(Node node) {
-    return home.clients().channel(node.clientAddress());
+  public ManagedChannel channel(Node node, boolean acceptLz4) {
+    return home.clients().channel(node.clientAddress(), acceptLz4);
   }
 
   @Override

@@ -47,6 +47,8 @@ final class Options {
   int topThreads = 12;
   int watchSenders;
   int watchMessageRate;
+  /** Whether the benchmark's watch clients accept lz4-block (the SDK's default) or only plain messages. */
+  boolean watchCompression = true;
   Duration jvmWarmup = Duration.ofSeconds(90);
   java.nio.file.Path profileDir;
   String profilerLib;
@@ -91,6 +93,8 @@ final class Options {
       "    --top-threads=N      thread groups listed in the CPU breakdown (default 12; 0: none)",
       "    --watch-senders=N    each node's watch sender threads (default: the server's, half the cores and at least 1)",
       "    --watch-message-rate=N  each node's watch message budget a second (default: the server's, " + io.leasehold.server.watch.WatchHub.DEFAULT_MESSAGE_RATE + ")",
+      "    --watch-compression=lz4|none  whether the watchers' clients (both runs) accept lz4-block-compressed Watch messages, as the SDK's",
+      "                         do (default lz4), or only plain ones, as clients without the codec get",
       "    --jvm-warmup=SECONDS closed-loop Acquire load on each new cluster before anything is measured (default 90: C2 is still compiling three nodes' code after 20 s)",
       "    --profile=DIR        profile every measured period with async-profiler (on the class path) into DIR",
       "    --profile-event=E    cpu (default); wall: wall-clock samples of every thread, running or waiting; alloc: bytes",
@@ -193,6 +197,11 @@ final class Options {
       case "top-threads" -> o.topThreads = Integer.parseInt(value);
       case "watch-senders" -> o.watchSenders = (int) positive(name, Integer.parseInt(value));
       case "watch-message-rate" -> o.watchMessageRate = (int) positive(name, Integer.parseInt(value));
+      case "watch-compression" -> o.watchCompression = switch (value) {
+        case "lz4" -> true;
+        case "none" -> false;
+        default -> throw new IllegalArgumentException("--watch-compression: must be lz4 or none, got '" + value + "'");
+      };
       case "jvm-warmup" -> o.jvmWarmup = seconds(name, value, true);
       case "profile" -> o.profileDir = java.nio.file.Path.of(value);
       case "profiler-lib" -> o.profilerLib = value;
@@ -253,13 +262,14 @@ final class Options {
 
   String describe() {
     return String.format(Locale.ROOT,
-        "mode=%s rate=%.0f/s warmup=%ss duration=%ss snapshot-at=%s nodes=%s in-flight=%d watchers=%d channels=%d watchers-in=%s writer-loop=%s fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s repeats=%d drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss watch-senders=%s watch-message-rate=%s",
+        "mode=%s rate=%.0f/s warmup=%ss duration=%ss snapshot-at=%s nodes=%s in-flight=%d watchers=%d channels=%d watchers-in=%s writer-loop=%s fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s repeats=%d drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss watch-senders=%s watch-message-rate=%s watch-compression=%s",
         mode, rate, secs(warmup), secs(duration), snapshotAt == null ? "none" : secs(snapshotAt) + "s", nodesApart ? "process" : "jvm", inFlight, watchers, channels,
         watchersIn.name().toLowerCase(Locale.ROOT).replace('_', '-'), writerSharesWatchersLoop ? "shared" : "own", secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
         String.join(",", views.stream().map(Options::viewName).toList()), repeats,
         secs(drainTimeout), secs(ttl), electionMin.toMillis(), electionMax.toMillis(), secs(jvmWarmup),
         watchSenders > 0 ? Integer.toString(watchSenders) : "default (" + io.leasehold.server.watch.WatchHub.defaultSenders() + ")",
-        watchMessageRate > 0 ? Integer.toString(watchMessageRate) : "default (" + io.leasehold.server.watch.WatchHub.DEFAULT_MESSAGE_RATE + ")");
+        watchMessageRate > 0 ? Integer.toString(watchMessageRate) : "default (" + io.leasehold.server.watch.WatchHub.DEFAULT_MESSAGE_RATE + ")",
+        watchCompression ? "lz4" : "none");
   }
 
   private static String secs(Duration d) {

@@ -42,7 +42,10 @@ interface WatcherFleet extends AutoCloseable {
   /**
    * {@code complete}: watchers that saw exactly the phase's acquisitions; {@code over}: more;
    * {@code failed}: ended with an error ({@code failures} by status, {@code example} one description).
+   * {@code bytes}: of the messages with events, as protobuf encodes them; {@code wireBytes}: of
+   * every message as it came off the wire (compressed, where the stream was), without gRPC's and
+   * HTTP/2's framing.
    */
   record Tally(int watchers, int complete, int over, int failed, Map<String, Integer> failures, String example, long fewestSeen,
-               long outOfOrder, long other, long messages, long bytes, long events) {}
+               long outOfOrder, long other, long messages, long bytes, long events, long wireBytes) {}
 }

@@ -52,9 +52,10 @@ final class WatcherProcess implements WatcherFleet {
 
   /**
    * Starts a child JVM that will open its watches on {@code target} ({@code host:port}) over
-   * {@code channels} connections; {@code idle}: at the scheduler's idle priority.
+   * {@code channels} connections; {@code idle}: at the scheduler's idle priority; {@code acceptLz4}:
+   * whether its channels accept lz4-block-compressed Watch streams.
    */
-  static WatcherProcess start(String target, int channels, boolean idle) throws IOException {
+  static WatcherProcess start(String target, int channels, boolean idle, boolean acceptLz4) throws IOException {
     List<String> command = new ArrayList<>();
     if (idle) {
       if (!Files.isExecutable(Path.of("/usr/bin/chrt"))) {
@@ -63,7 +64,8 @@ final class WatcherProcess implements WatcherFleet {
       command.addAll(List.of("/usr/bin/chrt", "--idle", "0"));
     }
     command.addAll(List.of(ChildJvm.java(), "-XX:+UseG1GC", "-Xmx2g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-        "-cp", System.getProperty("java.class.path"), WatcherProcess.class.getName(), target, Integer.toString(channels)));
+        "-cp", System.getProperty("java.class.path"), WatcherProcess.class.getName(), target, Integer.toString(channels),
+        acceptLz4 ? "lz4" : "none"));
     Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     WatcherProcess fleet = new WatcherProcess(new ChildJvm("the watcher process", p, null),
         idle ? "in a child process at idle priority" : "in a child process");
@@ -128,7 +130,7 @@ final class WatcherProcess implements WatcherFleet {
         Integer.toString(t.failed()), failures.length() == 0 ? "-" : failures.toString(),
         t.example() == null ? "-" : Base64.getEncoder().encodeToString(t.example().getBytes(StandardCharsets.UTF_8)),
         Long.toString(t.fewestSeen()), Long.toString(t.outOfOrder()), Long.toString(t.other()), Long.toString(t.messages()),
-        Long.toString(t.bytes()), Long.toString(t.events()));
+        Long.toString(t.bytes()), Long.toString(t.events()), Long.toString(t.wireBytes()));
   }
 
   static Tally decodeTally(String[] a) {
@@ -142,7 +144,7 @@ final class WatcherProcess implements WatcherFleet {
     String example = a[6].equals("-") ? null : new String(Base64.getDecoder().decode(a[6]), StandardCharsets.UTF_8);
     return new Tally(Integer.parseInt(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]), Integer.parseInt(a[4]), failures, example,
         Long.parseLong(a[7]), Long.parseLong(a[8]), Long.parseLong(a[9]), Long.parseLong(a[10]), Long.parseLong(a[11]),
-        Long.parseLong(a[12]));
+        Long.parseLong(a[12]), Long.parseLong(a[13]));
   }
 
   /**
@@ -152,18 +154,21 @@ final class WatcherProcess implements WatcherFleet {
    * {@code tally …}; {@code cancel} → {@code cancelled}; a failed command → {@code error MESSAGE}.
    */
   public static void main(String[] args) throws IOException {
-    if (args.length != 2) {
-      System.err.println("usage: WatcherProcess host:port channels");
+    if (args.length != 3 || !(args[2].equals("lz4") || args[2].equals("none"))) {
+      System.err.println("usage: WatcherProcess host:port channels lz4|none");
       System.exit(64);
     }
     String target = args[0];
     int channels = Integer.parseInt(args[1]);
+    io.grpc.DecompressorRegistry decompressors = args[2].equals("lz4")
+        ? io.leasehold.proto.Lz4BlockCodec.decompressors() : io.grpc.DecompressorRegistry.getDefaultInstance();
     boolean epoll = Epoll.isAvailable();
     DefaultThreadFactory threads = new DefaultThreadFactory("watcher-elg", true);
     // Two loops, as the watchers have in the benchmark's JVM.
     EventLoopGroup group = epoll ? new EpollEventLoopGroup(2, threads) : new NioEventLoopGroup(2, threads);
     LocalWatchers watchers = new LocalWatchers(() -> NettyChannelBuilder.forTarget(target)
         .usePlaintext()
+        .decompressorRegistry(decompressors)
         .eventLoopGroup(group)
         .channelType(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
         .directExecutor()

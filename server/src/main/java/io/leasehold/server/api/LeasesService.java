@@ -19,6 +19,7 @@ import io.leasehold.proto.v1.RenewResponse;
 import io.leasehold.proto.v1.UpdateRequest;
 import io.leasehold.proto.v1.UpdateResponse;
 import io.grpc.stub.ServerCallStreamObserver;
+import io.leasehold.proto.Lz4BlockCodec;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.proto.v1.WatchResponse;
 import io.leasehold.server.Replicator;
@@ -54,7 +55,11 @@ public final class LeasesService extends LeasesGrpc.LeasesImplBase {
    */
   void watchFrames(WatchRequest request, StreamObserver<WatchFrame> response) {
     if (ReplicatedCalls.valid(() -> Validation.watch(request), response)) {
-      watchHub.watch(request, (ServerCallStreamObserver<WatchFrame>) response);
+      ServerCallStreamObserver<WatchFrame> out = (ServerCallStreamObserver<WatchFrame>) response;
+      // gRPC uses it only if the client listed lz4-block in grpc-accept-encoding; any other
+      // client gets plain messages. The node's server registers the codec (LeaseholdNode).
+      out.setCompression(Lz4BlockCodec.ENCODING);
+      watchHub.watch(request, out);
     }
   }
 

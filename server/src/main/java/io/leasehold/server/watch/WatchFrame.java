@@ -5,6 +5,7 @@ import io.grpc.Drainable;
 import io.grpc.KnownLength;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
+import io.leasehold.proto.Lz4BlockCodec;
 import io.leasehold.proto.v1.WatchResponse;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -28,6 +29,10 @@ public final class WatchFrame {
   private final boolean basic;
   /** The whole message, once {@link #shared()} was called (racing callers build the same bytes). */
   private volatile byte[] encoded;
+  /** The message in {@link Lz4BlockCodec}'s encoding, once a compressing stream sent it (likewise). */
+  private volatile byte[] lz4;
+  /** The message's size, once {@link #length()} was asked (racing callers count the same). */
+  private int length = -1;
 
   public WatchFrame(List<WireEvent> events, long revision, boolean basic) {
     this.events = events;
@@ -64,6 +69,46 @@ public final class WatchFrame {
       encoded = b;
     }
     return this;
+  }
+
+  /** The size of the message (uncompressed), in bytes. */
+  int length() {
+    int n = length;
+    if (n < 0) {
+      byte[] e = encoded;
+      if (e != null) {
+        n = e.length;
+      } else {
+        n = revisionField().length;
+        for (WireEvent event : events) {
+          n += event.wire(basic).length;
+        }
+      }
+      length = n;
+    }
+    return n;
+  }
+
+  /**
+   * This frame's message in {@link Lz4BlockCodec}'s encoding, compressed once for every stream
+   * that sends it compressed.
+   */
+  byte[] lz4() {
+    byte[] compressed = lz4;
+    if (compressed == null) {
+      byte[] plain = encoded;
+      if (plain != null) {
+        compressed = Lz4BlockCodec.encode(plain, 0, plain.length);
+      } else {
+        FrameStream stream = new FrameStream(this);
+        int n = stream.available();
+        byte[] gathered = gatherArray(n);
+        stream.gather(gathered);
+        compressed = Lz4BlockCodec.encode(gathered, 0, n);
+      }
+      lz4 = compressed;
+    }
+    return compressed;
   }
 
   /** Server side: writes the frame; parse (for tests and in-process clients) goes through WatchResponse. */
@@ -114,6 +159,19 @@ public final class WatchFrame {
   static final int GATHER_LIMIT = 256 << 10;
   private static final ThreadLocal<byte[]> GATHER = ThreadLocal.withInitial(() -> new byte[16 << 10]);
 
+  /** This thread's array to gather {@code n} bytes into: reused up to {@link #GATHER_LIMIT}. */
+  private static byte[] gatherArray(int n) {
+    if (n > GATHER_LIMIT) {
+      return new byte[n];
+    }
+    byte[] gathered = GATHER.get();
+    if (gathered.length < n) {
+      gathered = new byte[Math.min(GATHER_LIMIT, Math.max(n, 2 * gathered.length))];
+      GATHER.set(gathered);
+    }
+    return gathered;
+  }
+
   /**
    * gRPC asks a {@link KnownLength} stream for its size and has a {@link Drainable} one write
    * itself into the transport's buffer: nothing is encoded. The events' bytes are first gathered
@@ -126,6 +184,8 @@ public final class WatchFrame {
     private final byte[] revisionField;
     private int remaining;
     private ByteArrayInputStream materialized;
+    /** Whether anything was read byte-wise (the frame is then no longer written whole). */
+    private boolean read;
 
     FrameStream(WatchFrame frame) {
       this.frame = frame;
@@ -137,15 +197,20 @@ public final class WatchFrame {
         return;
       }
       this.revisionField = frame.revisionField();
-      int length = revisionField.length;
-      for (WireEvent e : frame.events) {
-        length += e.wire(frame.basic).length;
-      }
-      this.remaining = length;
+      this.remaining = frame.length();
     }
 
     @Override
     public int drainTo(OutputStream target) throws IOException {
+      if (target instanceof Lz4BlockCodec.Sink sink && !read) {
+        // A stream that compresses (its client accepts lz4-block): the frame's compressed bytes,
+        // built once however many streams send them.
+        int n = available();
+        sink.writeEncoded(frame.lz4());
+        remaining = 0;
+        materialized = null;
+        return n;
+      }
       if (materialized != null) {
         // A shared frame's bytes, or what byte-wise reads left of a copied one.
         int n = materialized.available();
@@ -160,11 +225,7 @@ public final class WatchFrame {
         }
         target.write(revisionField);
       } else {
-        byte[] gathered = GATHER.get();
-        if (gathered.length < n) {
-          gathered = new byte[Math.min(GATHER_LIMIT, Math.max(n, 2 * gathered.length))];
-          GATHER.set(gathered);
-        }
+        byte[] gathered = gatherArray(n);
         gather(gathered);
         target.write(gathered, 0, n);
       }
@@ -200,11 +261,13 @@ public final class WatchFrame {
 
     @Override
     public int read() throws IOException {
+      read = true;
       return materialized().read();
     }
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
+      read = true;
       return materialized().read(b, off, len);
     }
   }

@@ -26,6 +26,8 @@ final class Watcher {
   static final Metadata.Key<String> COMPACT_REVISION = Metadata.Key.of("leasehold-compact-revision", Metadata.ASCII_STRING_MARSHALLER);
   static final Metadata.Key<String> RESUME_REVISION = Metadata.Key.of("leasehold-resume-revision", Metadata.ASCII_STRING_MARSHALLER);
   static final int MAX_EVENTS_PER_MESSAGE = 1000;
+  /** Messages smaller than this go uncompressed even on a stream that compresses. */
+  static final int COMPRESS_FROM_BYTES = 512;
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Watcher.class);
 
   private final WatchHub hub;
@@ -420,6 +422,10 @@ final class Watcher {
   }
 
   private void send(WatchFrame frame, boolean shared) {
+    // Compressed only where it pays: a message of a few events gains a few bytes at the price of
+    // a (de)compression call on each side. A stream whose client did not accept compression
+    // ignores this.
+    out.setMessageCompression(frame.length() >= COMPRESS_FROM_BYTES);
     out.onNext(frame);
     if (!frame.events().isEmpty()) {
       hub.sentEvents(shared);

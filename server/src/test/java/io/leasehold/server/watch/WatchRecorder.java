@@ -23,8 +23,12 @@ final class WatchRecorder implements StreamObserver<WatchResponse> {
   private boolean completed;
 
   static WatchRecorder watch(TestCluster cluster, String nodeId, WatchRequest request) {
+    return watch(cluster.channel(nodeId), request);
+  }
+
+  static WatchRecorder watch(io.grpc.Channel channel, WatchRequest request) {
     WatchRecorder r = new WatchRecorder();
-    LeasesGrpc.newStub(cluster.channel(nodeId)).watch(request, r);
+    LeasesGrpc.newStub(channel).watch(request, r);
     return r;
   }
 
