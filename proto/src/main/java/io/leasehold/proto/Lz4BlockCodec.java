@@ -27,7 +27,7 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  * holders and revisions repeat). See docs/performance.md, "2026-11-26, 21:40–23:00".
  *
  * <p>Compression is negotiated the gRPC way: a client lists the encodings it can read in
- * {@code grpc-accept-encoding} (the SDK lists this one, see {@code LeaseholdClient}); a node
+ * {@code grpc-accept-encoding} (the SDK lists this one: {@code io.leasehold.client.internal.Endpoint}); a node
  * compresses a Watch stream only for a client that listed it, and sends ordinary messages to any
  * other. A message that many watchers share is compressed once ({@link #encode}, {@link
  * Sink#writeEncoded}).
