@@ -212,9 +212,8 @@ public final class Lz4BlockCodec implements Codec {
     }
   }
 
-  /** Compressed blocks up to this size are read into one reused array per thread. */
-  private static final int SCRATCH_LIMIT = 256 << 10;
-  private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[16 << 10]);
+  /** Compressed blocks up to 256 KiB are read into one reused array per thread. */
+  private static final ThreadScratch SCRATCH = new ThreadScratch(16 << 10, 256 << 10);
 
   /**
    * A message's inflated bytes, inflated on first read from the block still in gRPC's buffer. A
@@ -299,11 +298,7 @@ public final class Lz4BlockCodec implements Codec {
         throw new IllegalStateException("inflated twice");
       }
       inflated = true;
-      byte[] src = blockBytes <= SCRATCH_LIMIT ? SCRATCH.get() : new byte[blockBytes];
-      if (src.length < blockBytes) {
-        src = new byte[Math.min(SCRATCH_LIMIT, Math.max(blockBytes, 2 * src.length))];
-        SCRATCH.set(src);
-      }
+      byte[] src = SCRATCH.get(blockBytes);
       int read;
       try {
         read = block.readNBytes(src, 0, blockBytes);

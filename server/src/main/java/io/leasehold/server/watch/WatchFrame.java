@@ -6,6 +6,7 @@ import io.grpc.KnownLength;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.leasehold.proto.Lz4BlockCodec;
+import io.leasehold.proto.ThreadScratch;
 import io.leasehold.proto.v1.WatchResponse;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -102,7 +103,7 @@ public final class WatchFrame {
       } else {
         FrameStream stream = new FrameStream(this);
         int n = stream.available();
-        byte[] gathered = gatherArray(n);
+        byte[] gathered = GATHER.get(n);
         stream.gather(gathered);
         compressed = Lz4BlockCodec.encode(gathered, 0, n);
       }
@@ -157,20 +158,7 @@ public final class WatchFrame {
 
   /** Frames up to this size are gathered into one array per sending thread before gRPC gets them. */
   static final int GATHER_LIMIT = 256 << 10;
-  private static final ThreadLocal<byte[]> GATHER = ThreadLocal.withInitial(() -> new byte[16 << 10]);
-
-  /** This thread's array to gather {@code n} bytes into: reused up to {@link #GATHER_LIMIT}. */
-  private static byte[] gatherArray(int n) {
-    if (n > GATHER_LIMIT) {
-      return new byte[n];
-    }
-    byte[] gathered = GATHER.get();
-    if (gathered.length < n) {
-      gathered = new byte[Math.min(GATHER_LIMIT, Math.max(n, 2 * gathered.length))];
-      GATHER.set(gathered);
-    }
-    return gathered;
-  }
+  private static final ThreadScratch GATHER = new ThreadScratch(16 << 10, GATHER_LIMIT);
 
   /**
    * gRPC asks a {@link KnownLength} stream for its size and has a {@link Drainable} one write
@@ -225,7 +213,7 @@ public final class WatchFrame {
         }
         target.write(revisionField);
       } else {
-        byte[] gathered = gatherArray(n);
+        byte[] gathered = GATHER.get(n);
         gather(gathered);
         target.write(gathered, 0, n);
       }
