@@ -12,7 +12,7 @@
 # logs stay). `down` stops only the processes `up` started (their pids are in DIR/n<i>.pid);
 # --purge also deletes the data.
 # Environment: LEASEHOLD_CLUSTER_DIR (default ./local-cluster), LEASEHOLD_JAR, LEASEHOLD_JAVA_OPTS,
-# LEASEHOLD_UP_TIMEOUT (seconds, default 60).
+# LEASEHOLD_UP_TIMEOUT (seconds, default 60), JAVA_HOME (the nodes' JVM; default `java` on PATH).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -127,7 +127,7 @@ up() {
   p="$(peers)"
   for i in 1 2 3; do
     # shellcheck disable=SC2086 # LEASEHOLD_JAVA_OPTS is a list of JVM flags
-    nohup java ${LEASEHOLD_JAVA_OPTS:--XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -Xmx512m} -jar "$jar" server \
+    nohup "${JAVA_HOME:+$JAVA_HOME/bin/}java" ${LEASEHOLD_JAVA_OPTS:--XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -Xmx512m} -jar "$jar" server \
       --id "n$i" --peers "$p" --data-dir "$dir/n$i" --metrics-port "$(metrics_port $i)" \
       > "$dir/n$i.log" 2>&1 < /dev/null &
     echo $! > "$dir/n$i.pid"

@@ -228,6 +228,8 @@ public final class Lz4BlockCodec implements Codec {
     private final int length;
     private byte[] plain;
     private boolean inflated;
+    /** Why inflating failed, if it did: a later read gets the same error, not a misleading one. */
+    private IOException failure;
     private boolean blockClosed;
     private int pos;
 
@@ -294,10 +296,22 @@ public final class Lz4BlockCodec implements Codec {
 
     /** Inflates the whole message into {@code dest} from {@code off}; once per stream. */
     private void inflate(byte[] dest, int off) throws IOException {
+      if (failure != null) {
+        throw new IOException(failure.getMessage(), failure);
+      }
       if (inflated) {
         throw new IllegalStateException("inflated twice");
       }
       inflated = true;
+      try {
+        inflateOnce(dest, off);
+      } catch (IOException e) {
+        failure = e;
+        throw e;
+      }
+    }
+
+    private void inflateOnce(byte[] dest, int off) throws IOException {
       byte[] src = SCRATCH.get(blockBytes);
       int read;
       try {

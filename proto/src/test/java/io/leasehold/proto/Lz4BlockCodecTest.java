@@ -158,6 +158,11 @@ class Lz4BlockCodecTest {
       IOException cut = assertThrows(IOException.class, () -> codec.decompress(in).readAllBytes());
       assertTrue(cut.getMessage().startsWith("lz4-block message:"), cut.getMessage());
     }
+    // Read again after a failed inflate, a message gives the same error, not a puzzling one.
+    InputStream failed = codec.decompress(new GrpcMessage(truncated));
+    IOException first = assertThrows(IOException.class, failed::readAllBytes);
+    IOException again = assertThrows(IOException.class, failed::read);
+    assertEquals(first.getMessage(), again.getMessage());
     IOException bombFromGrpc = assertThrows(IOException.class, () -> codec.decompress(new GrpcMessage(bomb)));
     assertTrue(bombFromGrpc.getMessage().contains("more than LZ4 can expand to"), bombFromGrpc.getMessage());
 

@@ -79,7 +79,9 @@ public final class Cluster implements AutoCloseable {
         Path data = dir.resolve("data").resolve(id);
         List<String> args = List.of("server", "--id", id, "--peers", peers, "--data-dir", data.toString(), "--request-timeout", "5s");
         List<String> env = faketime.map(f -> f.environment(clock)).orElse(List.of());
-        nodes.add(new NodeProcess(i, id, NodeProcess.javaCommand(network.launcher(i), jar, args), env, dir.resolve(id + ".log"),
+        // Beside the data directories, so that the run removes it with them.
+        Path tmp = Files.createDirectories(dir.resolve("data").resolve("tmp").resolve(id));
+        nodes.add(new NodeProcess(i, id, NodeProcess.javaCommand(network.launcher(i), jar, tmp, args), env, dir.resolve(id + ".log"),
             dir.resolve("pids").resolve(id + ".pid"), clock, data));
         channels.add(ManagedChannelBuilder.forAddress(network.host(i), network.clientPort(i)).usePlaintext().build());
       }

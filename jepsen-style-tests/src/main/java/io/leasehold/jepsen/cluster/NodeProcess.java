@@ -251,11 +251,16 @@ public final class NodeProcess {
     }
   }
 
-  static List<String> javaCommand(List<String> launcher, Path jar, List<String> serverArgs) {
+  static List<String> javaCommand(List<String> launcher, Path jar, Path tmpDir, List<String> serverArgs) {
     List<String> cmd = new ArrayList<>(launcher);
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     // Small, quick-starting JVMs: several share two cores with the test JVM.
-    cmd.addAll(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-jar", jar.toString()));
+    cmd.addAll(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"));
+    // RocksDB and LZ4 unpack their native libraries into java.io.tmpdir and delete them only at a
+    // normal exit; a node killed with -9 would leave them in the machine's /tmp. Under the
+    // cluster's directory they go when the test removes it.
+    cmd.add("-Djava.io.tmpdir=" + tmpDir);
+    cmd.addAll(List.of("-jar", jar.toString()));
     cmd.addAll(serverArgs);
     return cmd;
   }
