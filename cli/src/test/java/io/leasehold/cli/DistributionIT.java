@@ -46,10 +46,19 @@ class DistributionIT {
     processes.forEach(Process::destroyForcibly);
   }
 
+  /**
+   * The child JVM's java.io.tmpdir, under this test's temp dir. RocksDB and lz4-java unpack their
+   * native libraries there (15 MB a server) and delete them at a clean exit; a process that
+   * {@link #killAll} ends with SIGKILL leaves them, and they would pile up in the machine's /tmp.
+   */
+  String tmpDirOption() throws IOException {
+    return "-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("java-tmp"));
+  }
+
   Process server(int clientPort, int peerPort) throws IOException {
     Path jar = Path.of(System.getProperty("leasehold.jar", "target/leasehold.jar"));
     assertTrue(Files.exists(jar), "the distribution jar exists: " + jar.toAbsolutePath());
-    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", jar.toString(),
+    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), tmpDirOption(), "-jar", jar.toString(),
         "server", "--standalone", "--client-port", "" + clientPort, "--peer-port", "" + peerPort,
         "--data-dir", dir.resolve("n1").toString())
         .redirectErrorStream(true)
@@ -60,8 +69,8 @@ class DistributionIT {
   }
 
   /** The CLI as its own process, finding the cluster through LEASEHOLD_ENDPOINTS. */
-  ProcessBuilder cli(int clientPort, String... args) {
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+  ProcessBuilder cli(int clientPort, String... args) throws IOException {
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), tmpDirOption(), "-jar",
         System.getProperty("leasehold.jar", "target/leasehold.jar")));
     command.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(command);

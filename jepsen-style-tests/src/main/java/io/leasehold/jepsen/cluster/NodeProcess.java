@@ -256,9 +256,9 @@ public final class NodeProcess {
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     // Small, quick-starting JVMs: several share two cores with the test JVM.
     cmd.addAll(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"));
-    // RocksDB and LZ4 unpack their native libraries into java.io.tmpdir, 15 MB a node, and a
-    // node killed with -9 (or, as seen, stopped with SIGTERM) leaves them there. Under the
-    // cluster's directory they go when the run removes it, not into the machine's /tmp.
+    // RocksDB and LZ4 unpack their native libraries into java.io.tmpdir, 15 MB a node, and
+    // delete them at a clean exit (SIGTERM included); a node killed with -9 leaves them there.
+    // Under the cluster's directory they go when the run removes it, not into the machine's /tmp.
     cmd.add("-Djava.io.tmpdir=" + tmpDir);
     cmd.addAll(List.of("-jar", jar.toString()));
     cmd.addAll(serverArgs);
