@@ -53,7 +53,7 @@ class ServerCommandTest {
     NodeConfig c = parse("--id", "n2", "--peers", "n1=127.0.0.1:7401:7400,n2=127.0.0.1:7411:7410,n3=127.0.0.1:7421:7420",
         "--data-dir", "/var/lib/leasehold", "--election-timeout-min", "500ms", "--election-timeout-max", "1500ms",
         "--tick-interval", "50ms", "--history-max-events", "5000", "--history-max-age", "10m",
-        "--watch-queue-limit", "300", "--watch-progress-interval", "500ms",
+        "--watch-queue-limit", "300", "--watch-progress-interval", "500ms", "--watch-message-rate", "2500", "--watch-max-delay", "400ms",
         "--grpc-keepalive-interval", "1m", "--grpc-keepalive-timeout", "2s");
     assertEquals("n2", c.id());
     assertEquals(3, c.peers().size());
@@ -65,6 +65,8 @@ class ServerCommandTest {
     assertEquals(Duration.ofMinutes(10), c.historyMaxAge());
     assertEquals(300, c.watchQueueLimit());
     assertEquals(Duration.ofMillis(500), c.watchProgressInterval());
+    assertEquals(2500, c.watchMessageRate());
+    assertEquals(Duration.ofMillis(400), c.watchMaxDelay());
     assertEquals(Duration.ofMinutes(1), c.grpcKeepaliveInterval());
     assertEquals(Duration.ofSeconds(2), c.grpcKeepaliveTimeout());
   }
@@ -96,6 +98,10 @@ class ServerCommandTest {
     r = run("server", "--standalone", "--grpc-keepalive-timeout", "0ms");
     assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
     assertEquals("leasehold server: grpc-keepalive-timeout: must be positive, got PT0S", r.err().strip());
+
+    r = run("server", "--standalone", "--watch-max-delay", "2s");
+    assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
+    assertEquals("leasehold server: watch-max-delay: must be from 1ms to the watch progress interval (1000ms), got 2000ms", r.err().strip());
   }
 
   @Test

@@ -116,7 +116,7 @@ public final class LeaseholdNode implements AutoCloseable {
     // The hub reaches the core through the state machine, which exists only after this line.
     java.util.concurrent.atomic.AtomicReference<LeaseStateMachine> sm = new java.util.concurrent.atomic.AtomicReference<>();
     WatchHub hub = new WatchHub(() -> sm.get().core(), config.watchQueueLimit(), config.watchProgressInterval(),
-        config.watchMessageRate(), config.watchSenders());
+        config.watchMessageRate(), config.watchMaxDelay(), config.watchSenders());
     this.watchHub = hub;
     NodeMetrics nodeMetrics = new NodeMetrics(metricsSource());
     this.metrics = nodeMetrics;

@@ -43,6 +43,7 @@ public record NodeConfig(
     Duration watchProgressInterval,
     int maxPendingWrites,
     int watchMessageRate,
+    Duration watchMaxDelay,
     int watchSenders,
     Duration grpcKeepaliveInterval,
     Duration grpcKeepaliveTimeout,
@@ -100,6 +101,7 @@ public record NodeConfig(
     private Duration watchProgressInterval = Duration.ofSeconds(1);
     private int maxPendingWrites = 1024;
     private int watchMessageRate = io.leasehold.server.watch.WatchHub.DEFAULT_MESSAGE_RATE;
+    private Duration watchMaxDelay = io.leasehold.server.watch.WatchHub.DEFAULT_MAX_DELAY;
     private int watchSenders = io.leasehold.server.watch.WatchHub.defaultSenders();
     private Duration grpcKeepaliveInterval = Duration.ofSeconds(30);
     private Duration grpcKeepaliveTimeout = Duration.ofSeconds(10);
@@ -136,6 +138,8 @@ public record NodeConfig(
     public Builder maxPendingWrites(int writes) { this.maxPendingWrites = writes; return this; }
     /** Watch messages per second this node aims to send to all its watchers together (they are batched to fit). */
     public Builder watchMessageRate(int messages) { this.watchMessageRate = messages; return this; }
+    /** However many watchers share the message rate, none waits longer than this for its events. */
+    public Builder watchMaxDelay(Duration d) { this.watchMaxDelay = d; return this; }
     /** Threads that send watch messages (default: half the cores, at least one). */
     public Builder watchSenders(int threads) { this.watchSenders = threads; return this; }
     /** A client connection silent this long gets an HTTP/2 PING (grpc-java raises anything below 10 s to 10 s). */
@@ -181,6 +185,12 @@ public record NodeConfig(
       positive("watch-progress-interval", watchProgressInterval);
       require(maxPendingWrites > 0, "max-pending-writes: must be positive, got " + maxPendingWrites);
       require(watchMessageRate > 0, "watch-message-rate: must be positive, got " + watchMessageRate);
+      Objects.requireNonNull(watchMaxDelay, "watch-max-delay");
+      // Below 1 ms the hub does not coalesce at all; above the progress interval an idle-looking
+      // watcher would get progress messages while its events still wait.
+      require(watchMaxDelay.toNanos() >= 1_000_000 && watchMaxDelay.compareTo(watchProgressInterval) <= 0,
+          "watch-max-delay: must be from 1ms to the watch progress interval (" + watchProgressInterval.toMillis() + "ms), got "
+              + watchMaxDelay.toMillis() + "ms");
       require(watchSenders > 0 && watchSenders <= 256, "watch-senders: must be 1-256, got " + watchSenders);
       positive("grpc-keepalive-interval", grpcKeepaliveInterval);
       positive("grpc-keepalive-timeout", grpcKeepaliveTimeout);
@@ -190,7 +200,7 @@ public record NodeConfig(
       return new NodeConfig(id, peers, dataDir, Optional.ofNullable(listenHost), clusterName,
           electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
           snapshotThreshold, logSegmentSizeBytes, logPurgeGap, historyMaxEvents, historyMaxAge,
-          watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate, watchSenders,
+          watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate, watchMaxDelay, watchSenders,
           grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort));
     }
 

@@ -62,6 +62,11 @@ class NodeConfigTest {
     assertTrue(error(() -> NodeConfig.standalone().dataDir(Path.of("d")).tickInterval(Duration.ZERO).build()).startsWith("tick-interval:"));
     assertEquals("watch-senders: must be 1-256, got 0", error(() -> NodeConfig.standalone().dataDir(Path.of("d")).watchSenders(0).build()));
     assertEquals("watch-senders: must be 1-256, got 257", error(() -> NodeConfig.standalone().dataDir(Path.of("d")).watchSenders(257).build()));
+    assertEquals("watch-max-delay: must be from 1ms to the watch progress interval (1000ms), got 0ms",
+        error(() -> NodeConfig.standalone().dataDir(Path.of("d")).watchMaxDelay(Duration.ofNanos(999_999)).build()));
+    assertEquals("watch-max-delay: must be from 1ms to the watch progress interval (500ms), got 600ms",
+        error(() -> NodeConfig.standalone().dataDir(Path.of("d")).watchProgressInterval(Duration.ofMillis(500))
+            .watchMaxDelay(Duration.ofMillis(600)).build()));
     assertEquals("grpc-keepalive-interval: must be positive, got PT0S",
         error(() -> NodeConfig.standalone().dataDir(Path.of("d")).grpcKeepaliveInterval(Duration.ZERO).build()));
     assertEquals("grpc-keepalive-timeout: must be positive, got PT-1S",
@@ -73,6 +78,12 @@ class NodeConfigTest {
     NodeConfig c = NodeConfig.standalone().dataDir(Path.of("d")).build();
     assertEquals(Duration.ofSeconds(30), c.grpcKeepaliveInterval());
     assertEquals(Duration.ofSeconds(10), c.grpcKeepaliveTimeout());
+  }
+
+  @Test
+  void watchMaxDelayDefaultsTo100msAndTakesTheProgressIntervalAsItsCeiling() {
+    assertEquals(Duration.ofMillis(100), NodeConfig.standalone().dataDir(Path.of("d")).build().watchMaxDelay());
+    assertEquals(Duration.ofSeconds(1), NodeConfig.standalone().dataDir(Path.of("d")).watchMaxDelay(Duration.ofSeconds(1)).build().watchMaxDelay());
   }
 
   @Test

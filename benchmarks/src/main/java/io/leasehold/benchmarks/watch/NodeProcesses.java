@@ -280,8 +280,9 @@ final class NodeProcesses implements LatencyCluster {
    * </ul>
    */
   public static void main(String[] args) throws IOException {
-    if (args.length != 7) {
-      System.err.println("usage: NodeProcesses ID PEERS DATA_DIR ELECTION_MIN_MS ELECTION_MAX_MS WATCH_SENDERS WATCH_MESSAGE_RATE (0: the server's default)");
+    if (args.length != 8) {
+      System.err.println("usage: NodeProcesses ID PEERS DATA_DIR ELECTION_MIN_MS ELECTION_MAX_MS WATCH_SENDERS WATCH_MESSAGE_RATE "
+          + "WATCH_MAX_DELAY_MS (0: the server's default)");
       System.exit(64);
     }
     // The answers own standard output; anything else printed there goes to the log instead.
@@ -298,7 +299,7 @@ final class NodeProcesses implements LatencyCluster {
         .peers(peers)
         .dataDir(Path.of(args[2]))
         .electionTimeout(Duration.ofMillis(Long.parseLong(args[3])), Duration.ofMillis(Long.parseLong(args[4])));
-    NodeTuning.parse(args[5], args[6]).applyTo(config);
+    NodeTuning.parse(args[5], args[6], args[7]).applyTo(config);
     GcPauses.listen();
     LeaseholdNode leaseholdNode = LeaseholdNode.start(config.build());
     InJvmNode node = new InJvmNode(leaseholdNode);

@@ -47,6 +47,7 @@ final class Options {
   int topThreads = 12;
   int watchSenders;
   int watchMessageRate;
+  int watchMaxDelayMs;
   /** Whether the benchmark's watch clients accept lz4-block (the SDK's default) or only plain messages. */
   boolean watchCompression = true;
   Duration jvmWarmup = Duration.ofSeconds(90);
@@ -93,6 +94,8 @@ final class Options {
       "    --top-threads=N      thread groups listed in the CPU breakdown (default 12; 0: none)",
       "    --watch-senders=N    each node's watch sender threads (default: the server's, half the cores and at least 1)",
       "    --watch-message-rate=N  each node's watch message budget a second (default: the server's, " + io.leasehold.server.watch.WatchHub.DEFAULT_MESSAGE_RATE + ")",
+      "    --watch-max-delay-ms=N  the longest each node's watchers wait for their events (default: the server's, "
+          + io.leasehold.server.watch.WatchHub.DEFAULT_MAX_DELAY.toMillis() + ")",
       "    --watch-compression=lz4|none  whether the watchers' clients (both runs) accept lz4-block-compressed Watch messages, as the SDK's",
       "                         do (default lz4), or only plain ones, as clients without the codec get",
       "    --jvm-warmup=SECONDS closed-loop Acquire load on each new cluster before anything is measured (default 90: C2 is still compiling three nodes' code after 20 s)",
@@ -102,7 +105,7 @@ final class Options {
       "    --profiler-lib=PATH  libasyncProfiler.so, if not on java.library.path");
 
   NodeTuning tuning() {
-    return new NodeTuning(watchSenders, watchMessageRate);
+    return new NodeTuning(watchSenders, watchMessageRate, watchMaxDelayMs);
   }
 
   static Options parse(String[] args) {
@@ -197,6 +200,7 @@ final class Options {
       case "top-threads" -> o.topThreads = Integer.parseInt(value);
       case "watch-senders" -> o.watchSenders = (int) positive(name, Integer.parseInt(value));
       case "watch-message-rate" -> o.watchMessageRate = (int) positive(name, Integer.parseInt(value));
+      case "watch-max-delay-ms" -> o.watchMaxDelayMs = (int) positive(name, Integer.parseInt(value));
       case "watch-compression" -> o.watchCompression = switch (value) {
         case "lz4" -> true;
         case "none" -> false;
@@ -262,13 +266,14 @@ final class Options {
 
   String describe() {
     return String.format(Locale.ROOT,
-        "mode=%s rate=%.0f/s warmup=%ss duration=%ss snapshot-at=%s nodes=%s in-flight=%d watchers=%d channels=%d watchers-in=%s writer-loop=%s fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s repeats=%d drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss watch-senders=%s watch-message-rate=%s watch-compression=%s",
+        "mode=%s rate=%.0f/s warmup=%ss duration=%ss snapshot-at=%s nodes=%s in-flight=%d watchers=%d channels=%d watchers-in=%s writer-loop=%s fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s repeats=%d drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss watch-senders=%s watch-message-rate=%s watch-max-delay=%s watch-compression=%s",
         mode, rate, secs(warmup), secs(duration), snapshotAt == null ? "none" : secs(snapshotAt) + "s", nodesApart ? "process" : "jvm", inFlight, watchers, channels,
         watchersIn.name().toLowerCase(Locale.ROOT).replace('_', '-'), writerSharesWatchersLoop ? "shared" : "own", secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
         String.join(",", views.stream().map(Options::viewName).toList()), repeats,
         secs(drainTimeout), secs(ttl), electionMin.toMillis(), electionMax.toMillis(), secs(jvmWarmup),
         watchSenders > 0 ? Integer.toString(watchSenders) : "default (" + io.leasehold.server.watch.WatchHub.defaultSenders() + ")",
         watchMessageRate > 0 ? Integer.toString(watchMessageRate) : "default (" + io.leasehold.server.watch.WatchHub.DEFAULT_MESSAGE_RATE + ")",
+        watchMaxDelayMs > 0 ? watchMaxDelayMs + "ms" : "default (" + io.leasehold.server.watch.WatchHub.DEFAULT_MAX_DELAY.toMillis() + "ms)",
         watchCompression ? "lz4" : "none");
   }
 

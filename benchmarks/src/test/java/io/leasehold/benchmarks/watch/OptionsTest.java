@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.server.NodeConfig;
+import io.leasehold.server.watch.WatchHub;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -59,5 +62,23 @@ class OptionsTest {
     IllegalArgumentException value = assertThrows(IllegalArgumentException.class,
         () -> Options.parse(new String[] {"latency", "--nodes=container"}));
     assertEquals("--nodes: must be jvm or process, got 'container'", value.getMessage());
+  }
+
+  @Test
+  void watchTuningReachesTheNodesConfigurationAndAChildNodesArguments() {
+    NodeTuning tuning = Options.parse(new String[] {"fanout", "--watch-message-rate=2500", "--watch-max-delay-ms=400"}).tuning();
+    // As a child node JVM gets it: through its arguments.
+    NodeTuning child = NodeTuning.parse(tuning.args().get(0), tuning.args().get(1), tuning.args().get(2));
+    NodeConfig c = configWith(child);
+    assertEquals(2500, c.watchMessageRate());
+    assertEquals(Duration.ofMillis(400), c.watchMaxDelay());
+    assertEquals(WatchHub.DEFAULT_MAX_DELAY, configWith(NodeTuning.DEFAULTS).watchMaxDelay());
+    assertTrue(Options.parse(new String[] {"fanout", "--watch-max-delay-ms=400"}).describe().contains("watch-max-delay=400ms"));
+  }
+
+  private static NodeConfig configWith(NodeTuning tuning) {
+    NodeConfig.Builder b = NodeConfig.standalone().dataDir(Path.of("d"));
+    tuning.applyTo(b);
+    return b.build();
   }
 }

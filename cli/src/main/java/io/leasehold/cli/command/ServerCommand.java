@@ -108,8 +108,13 @@ public final class ServerCommand implements Callable<Integer> {
 
   @Option(names = "--watch-message-rate", paramLabel = "MESSAGES", defaultValue = "10000",
       description = "Watch messages per second this node aims to send to all its watchers together; with many watchers "
-          + "each message carries the events of a longer interval (at most 100ms) (default: ${DEFAULT-VALUE}).")
+          + "each message carries the events of a longer interval (at most --watch-max-delay) (default: ${DEFAULT-VALUE}).")
   int watchMessageRate;
+
+  @Option(names = "--watch-max-delay", converter = DurationConverter.class, defaultValue = "100ms",
+      description = "However many watchers share --watch-message-rate, none waits longer than this for its events; from 1ms "
+          + "to --watch-progress-interval (default: ${DEFAULT-VALUE}).")
+  Duration watchMaxDelay;
 
   @Option(names = "--watch-senders", paramLabel = "THREADS",
       description = "Threads that send watch messages (default: half the cores, at least 1). More let sending take cores from the "
@@ -209,6 +214,7 @@ public final class ServerCommand implements Callable<Integer> {
         .watchProgressInterval(watchProgressInterval)
         .maxPendingWrites(maxPendingWrites)
         .watchMessageRate(watchMessageRate)
+        .watchMaxDelay(watchMaxDelay)
         .grpcKeepaliveInterval(grpcKeepaliveInterval)
         .grpcKeepaliveTimeout(grpcKeepaliveTimeout)
         .join(join);

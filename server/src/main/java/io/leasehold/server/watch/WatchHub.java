@@ -50,6 +50,8 @@ public final class WatchHub implements AutoCloseable {
   private volatile long appliedRevision;
   /** Event messages per second the hub aims to send to all its watchers together, at most. */
   private final int messageRate;
+  /** However many watchers there are, none waits longer than this for a message. */
+  private final long maxDelayNanos;
   /** Least time between two event messages to one watcher; 0: send as soon as events arrive. */
   private volatile long coalesceNanos;
 
@@ -57,8 +59,8 @@ public final class WatchHub implements AutoCloseable {
   public static final int DEFAULT_MESSAGE_RATE = 10_000;
   /** Below this, coalescing would save little and cost latency: watchers get every entry at once. */
   static final long MIN_COALESCE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-  /** However many watchers there are, none waits longer than this for a message. */
-  static final long MAX_COALESCE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+  /** Default for the most a watcher waits for a message, however many watchers there are. */
+  public static final Duration DEFAULT_MAX_DELAY = Duration.ofMillis(100);
 
   /**
    * The default number of sender threads: half the cores, at least one. Sending is CPU work that
@@ -74,13 +76,22 @@ public final class WatchHub implements AutoCloseable {
   }
 
   public WatchHub(Supplier<LeaseCore> core, int queueLimit, Duration progressInterval, int messageRate, int senderThreads) {
+    this(core, queueLimit, progressInterval, messageRate, DEFAULT_MAX_DELAY, senderThreads);
+  }
+
+  public WatchHub(Supplier<LeaseCore> core, int queueLimit, Duration progressInterval, int messageRate, Duration maxDelay,
+                  int senderThreads) {
     if (messageRate <= 0) {
       throw new IllegalArgumentException("watch message rate: must be positive, got " + messageRate);
+    }
+    if (maxDelay.toNanos() < MIN_COALESCE_NANOS) {
+      throw new IllegalArgumentException("watch max delay: must be at least 1ms, got " + maxDelay);
     }
     if (senderThreads <= 0) {
       throw new IllegalArgumentException("watch senders: must be positive, got " + senderThreads);
     }
     this.messageRate = messageRate;
+    this.maxDelayNanos = maxDelay.toNanos();
     this.core = core;
     this.queueLimit = queueLimit;
     this.progressIntervalNanos = progressInterval.toNanos();
@@ -138,16 +149,21 @@ public final class WatchHub implements AutoCloseable {
    * N watchers each gets one message per N / messageRate seconds, carrying everything that
    * happened meanwhile. (A watcher that joins its group's schedule, see {@link Watcher}, may get
    * one message sooner, once.) A few watchers (under 1 ms) are not delayed at all; many wait at most
-   * {@link #MAX_COALESCE_NANOS}. Order, gaps and resume revisions are unaffected: only when a
-   * message goes out changes.
+   * the hub's max delay. Order, gaps and resume revisions are unaffected: only when a message goes
+   * out changes.
    */
   long coalesceNanos() {
     return coalesceNanos;
   }
 
   private void updateCoalescing() {
-    long interval = (long) (watchers.size() * (1e9 / messageRate));
-    coalesceNanos = interval < MIN_COALESCE_NANOS ? 0 : Math.min(interval, MAX_COALESCE_NANOS);
+    coalesceNanos = coalesceNanos(watchers.size(), messageRate, maxDelayNanos);
+  }
+
+  /** The coalescing interval for {@code watchers} sharing {@code messageRate} messages a second. */
+  static long coalesceNanos(int watchers, int messageRate, long maxDelayNanos) {
+    long interval = (long) (watchers * (1e9 / messageRate));
+    return interval < MIN_COALESCE_NANOS ? 0 : Math.min(interval, maxDelayNanos);
   }
 
   /**

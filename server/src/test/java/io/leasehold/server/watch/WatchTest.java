@@ -243,11 +243,25 @@ class WatchTest {
 
   /**
    * With many watchers the hub batches: one event message per watcher per coalescing interval
-   * (here 20 watchers at 100 messages/s: the 100 ms cap), still every event, in order, once.
+   * (here 20 watchers at 100 messages/s: the default 100 ms cap), still every event, in order, once.
    */
   @Test
   void manyWatchersGetEveryEventInOrderAtMostOneMessagePerCoalescingInterval() throws Exception {
     cluster = TestCluster.start(1, dir, b -> b.watchMessageRate(100));
+    assertEveryEventInOrderAtMostOneMessagePer(Duration.ofMillis(100));
+  }
+
+  /**
+   * A max delay above the default lets the budget decide: 20 watchers at 100 messages/s get one
+   * message per 200 ms each. With the default cap they would get one per 100 ms, twice as many.
+   */
+  @Test
+  void aLongerMaxDelayLetsManyWatchersWaitTheirShareOfTheBudget() throws Exception {
+    cluster = TestCluster.start(1, dir, b -> b.watchMessageRate(100).watchMaxDelay(Duration.ofMillis(250)));
+    assertEveryEventInOrderAtMostOneMessagePer(Duration.ofMillis(200));
+  }
+
+  private void assertEveryEventInOrderAtMostOneMessagePer(Duration interval) throws Exception {
     String id = cluster.ids().get(0);
     List<WatchRecorder> watchers = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
@@ -270,7 +284,7 @@ class WatchTest {
     for (WatchRecorder w : watchers) {
       w.awaitRevision(last);
     }
-    double elapsedIntervals = (System.nanoTime() - start) / 1e8;
+    double elapsedIntervals = (System.nanoTime() - start) / (double) interval.toNanos();
     for (int i = 0; i < watchers.size(); i++) {
       WatchRecorder w = watchers.get(i);
       assertEquals(revisions, w.events().stream().map(Event::getRevision).toList(), "every event, in order, once");
@@ -278,7 +292,7 @@ class WatchTest {
       int messages = w.responses() - responsesBefore.get(i);
       // Progress messages are not sent while events are pending, so every message here carried
       // events; they are at least one interval apart.
-      assertTrue(messages <= elapsedIntervals + 2, "at most one message per 100 ms: " + messages + " messages in "
+      assertTrue(messages <= elapsedIntervals + 2, "at most one message per " + interval.toMillis() + " ms: " + messages + " messages in "
           + String.format("%.1f", elapsedIntervals) + " intervals");
     }
   }
