@@ -188,7 +188,8 @@ public record NodeConfig(
       Objects.requireNonNull(watchMaxDelay, "watch-max-delay");
       // Below 1 ms the hub does not coalesce at all; above the progress interval an idle-looking
       // watcher would get progress messages while its events still wait.
-      require(watchMaxDelay.toNanos() >= 1_000_000 && watchMaxDelay.compareTo(watchProgressInterval) <= 0,
+      require(watchMaxDelay.toNanos() >= io.leasehold.server.watch.WatchHub.MIN_COALESCE_NANOS
+              && watchMaxDelay.compareTo(watchProgressInterval) <= 0,
           "watch-max-delay: must be from 1ms to the watch progress interval (" + watchProgressInterval.toMillis() + "ms), got "
               + watchMaxDelay.toMillis() + "ms");
       require(watchSenders > 0 && watchSenders <= 256, "watch-senders: must be 1-256, got " + watchSenders);

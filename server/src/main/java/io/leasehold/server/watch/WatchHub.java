@@ -57,8 +57,11 @@ public final class WatchHub implements AutoCloseable {
 
   /** Default for {@code messageRate}; see {@link #coalesceNanos()}. */
   public static final int DEFAULT_MESSAGE_RATE = 10_000;
-  /** Below this, coalescing would save little and cost latency: watchers get every entry at once. */
-  static final long MIN_COALESCE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  /**
+   * Below this, coalescing would save little and cost latency: watchers get every entry at once.
+   * Also the least max delay a hub takes.
+   */
+  public static final long MIN_COALESCE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
   /** Default for the most a watcher waits for a message, however many watchers there are. */
   public static final Duration DEFAULT_MAX_DELAY = Duration.ofMillis(100);
 
