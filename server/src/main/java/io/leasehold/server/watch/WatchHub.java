@@ -99,13 +99,28 @@ public final class WatchHub implements AutoCloseable {
     this.queueLimit = queueLimit;
     this.progressIntervalNanos = progressInterval.toNanos();
     AtomicInteger n = new AtomicInteger();
-    this.senders = Executors.newFixedThreadPool(senderThreads, r -> daemon(r, "leasehold-watch-" + n.incrementAndGet()));
+    this.senders = Executors.newFixedThreadPool(senderThreads, r -> sender(r, "leasehold-watch-" + n.incrementAndGet()));
     this.ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "leasehold-watch-ticker"));
     ticker.schedule(this::tick, tickNanos(), TimeUnit.NANOSECONDS);
   }
 
   private static Thread daemon(Runnable r, String name) {
     Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+
+  /**
+   * A sender thread is one of Netty's own ({@code FastThreadLocalThread}): gRPC frames every
+   * message a sender passes to {@code onNext} in a pooled direct buffer it takes on that thread,
+   * and Netty gives a per-thread buffer cache only to its own threads (unless a system property
+   * says otherwise for the whole JVM). Without one, each of the many thousand messages a second
+   * took its buffer from the shared arena under its locks, and the event loop that wrote it gave
+   * it back there: the pool's chunks emptied, were freed, and were allocated and zeroed again at
+   * the next burst of sends. With the cache a freed buffer goes back to the sender that took it.
+   */
+  private static Thread sender(Runnable r, String name) {
+    Thread t = new io.grpc.netty.shaded.io.netty.util.concurrent.FastThreadLocalThread(r, name);
     t.setDaemon(true);
     return t;
   }
