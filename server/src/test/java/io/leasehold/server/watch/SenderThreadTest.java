@@ -45,6 +45,8 @@ class SenderThreadTest {
       // As gRPC does: the stream is first ready once the service method has returned.
       out.ready = true;
       onReady[0].run();
+      // Its first message says where it starts; events applied before that would count as seen.
+      TestCluster.await("the watcher started", Duration.ofSeconds(10), () -> !senders.isEmpty());
       for (long index = 1; index <= 3; index++) {
         LogCommand acquire = LogCommand.newBuilder().setLeaderTimeMicros(1_000_000 * index)
             .setAcquire(AcquireRequest.newBuilder().setName("x/" + index).setHolder("h")
