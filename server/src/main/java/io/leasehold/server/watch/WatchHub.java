@@ -99,13 +99,12 @@ public final class WatchHub implements AutoCloseable {
     this.queueLimit = queueLimit;
     this.progressIntervalNanos = progressInterval.toNanos();
     AtomicInteger n = new AtomicInteger();
-    this.senders = Executors.newFixedThreadPool(senderThreads, r -> sender(r, "leasehold-watch-" + n.incrementAndGet()));
-    this.ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "leasehold-watch-ticker"));
+    this.senders = Executors.newFixedThreadPool(senderThreads, r -> daemon(sender(r, "leasehold-watch-" + n.incrementAndGet())));
+    this.ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(new Thread(r, "leasehold-watch-ticker")));
     ticker.schedule(this::tick, tickNanos(), TimeUnit.NANOSECONDS);
   }
 
-  private static Thread daemon(Runnable r, String name) {
-    Thread t = new Thread(r, name);
+  private static Thread daemon(Thread t) {
     t.setDaemon(true);
     return t;
   }
@@ -121,9 +120,7 @@ public final class WatchHub implements AutoCloseable {
    * up to the cache's size (docs/performance.md, "2026-11-27, 06:00–07:35").
    */
   private static Thread sender(Runnable r, String name) {
-    Thread t = new io.grpc.netty.shaded.io.netty.util.concurrent.FastThreadLocalThread(r, name);
-    t.setDaemon(true);
-    return t;
+    return new io.grpc.netty.shaded.io.netty.util.concurrent.FastThreadLocalThread(r, name);
   }
 
   /**

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.grpc.Status;
-import io.leasehold.proto.v1.AcquireRequest;
-import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.server.TestCluster;
 import io.leasehold.statemachine.core.LeaseCore;
@@ -103,10 +101,8 @@ class EventLogTrimTest {
   }
 
   private void acquire(WatchHub to, String name) throws Exception {
-    LogCommand command = LogCommand.newBuilder().setLeaderTimeMicros(1_000_000 * (index + 1))
-        .setAcquire(AcquireRequest.newBuilder().setName(name).setHolder("h").setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60)))
-        .build();
-    to.onApplied(core.apply(1, ++index, command));
+    index++;
+    to.onApplied(core.apply(1, index, TestCommands.acquire(name, index)));
   }
 
   /** A watcher of "x/" from now on, ready, once it has said where it starts (its cursor is then at the log's end). */

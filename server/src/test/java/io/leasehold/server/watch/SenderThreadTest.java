@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.netty.shaded.io.netty.util.concurrent.FastThreadLocalThread;
-import io.leasehold.proto.v1.AcquireRequest;
-import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.server.TestCluster;
 import io.leasehold.statemachine.core.LeaseCore;
@@ -48,11 +46,7 @@ class SenderThreadTest {
       // Its first message says where it starts; events applied before that would count as seen.
       TestCluster.await("the watcher started", Duration.ofSeconds(10), () -> !senders.isEmpty());
       for (long index = 1; index <= 3; index++) {
-        LogCommand acquire = LogCommand.newBuilder().setLeaderTimeMicros(1_000_000 * index)
-            .setAcquire(AcquireRequest.newBuilder().setName("x/" + index).setHolder("h")
-                .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60)))
-            .build();
-        hub.onApplied(core.apply(1, index, acquire));
+        hub.onApplied(core.apply(1, index, TestCommands.acquire("x/" + index, index)));
       }
       TestCluster.await("the watcher got the three events", Duration.ofSeconds(10), () -> revisions.size() == 3);
       assertEquals(List.of(1L, 2L, 3L), revisions);

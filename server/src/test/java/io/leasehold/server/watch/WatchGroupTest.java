@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.Status;
-import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.Lease;
-import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.core.Events;
@@ -96,10 +94,8 @@ class WatchGroupTest {
 
   /** Applies an acquisition to the store, as the apply thread does before the hub sees its events; returns them. */
   private List<WireEvent> applyToStore(String name) throws Exception {
-    LogCommand command = LogCommand.newBuilder().setLeaderTimeMicros(1_000_000 * (index + 1))
-        .setAcquire(AcquireRequest.newBuilder().setName(name).setHolder("h").setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60)))
-        .build();
-    ApplyResult result = core.apply(1, ++index, command);
+    index++;
+    ApplyResult result = core.apply(1, index, TestCommands.acquire(name, index));
     return result.events().stream().map(e -> WireEvent.of(Events.toApi(e))).toList();
   }
 
