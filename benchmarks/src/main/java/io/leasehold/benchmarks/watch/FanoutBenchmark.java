@@ -95,8 +95,16 @@ final class FanoutBenchmark {
     }
   }
 
-  /** Phases: no watchers, then per view (in {@code views} order) watched and no watchers. */
-  record Result(List<Phase> phases, List<EventView> views, int watchers, String watchersWhere, boolean leaderUnchanged) {
+  /**
+   * Phases: no watchers, then per view (in {@code views} order) watched and no watchers.
+   * {@code clientsOwnCores}: the watchers' clients ran on cores the cluster could not use ({@link CpuSplit}).
+   */
+  record Result(List<Phase> phases, List<EventView> views, int watchers, String watchersWhere, boolean leaderUnchanged,
+                boolean clientsOwnCores) {
+    Result(List<Phase> phases, List<EventView> views, int watchers, String watchersWhere, boolean leaderUnchanged) {
+      this(phases, views, watchers, watchersWhere, leaderUnchanged, false);
+    }
+
     List<Comparison> comparisons() {
       List<Comparison> c = new ArrayList<>();
       for (int k = 0; k < views.size(); k++) {
@@ -118,6 +126,8 @@ final class FanoutBenchmark {
   private final Map<LeaseholdNode, ManagedChannel> adminChannels = new java.util.HashMap<>();
   /** This run's watchers, on the leader (set by {@link #run}). */
   private WatcherFleet fleet;
+  /** With {@code --watchers-in=capped-process}: the control groups that hold the two processes to their cores. */
+  private CpuSplit split;
 
   FanoutBenchmark(BenchCluster cluster, Options options, PrintStream out, PhaseProfiler profiler) {
     this.cluster = cluster;
@@ -132,22 +142,39 @@ final class FanoutBenchmark {
             + "%s s warmup + %s s measured per phase; %d watchers on the leader over %d channels in each watched phase%n",
         leader.id(), options.inFlight, options.fanoutWarmup.toSeconds(), options.fanoutDuration.toSeconds(), options.watchers,
         Math.min(options.channels, options.watchers));
-    try (WatcherFleet watchers = newFleet(leader)) {
+    // Closed in reverse: the watchers' process exits before the control groups go.
+    try (CpuSplit cpus = options.watchersIn == Options.WatchersIn.CAPPED_PROCESS
+            ? CpuSplit.create(options.watcherCores, Runtime.getRuntime().availableProcessors()) : null;
+         WatcherFleet watchers = newFleet(leader, cpus)) {
       fleet = watchers;
+      split = cpus;
       return run(leader);
     } finally {
       fleet = null;
+      split = null;
     }
   }
 
-  private WatcherFleet newFleet(LeaseholdNode leader) {
+  private WatcherFleet newFleet(LeaseholdNode leader, CpuSplit cpus) {
     int channels = Math.min(options.channels, options.watchers);
     if (options.watchersIn == Options.WatchersIn.JVM) {
       return new LocalWatchers(() -> cluster.channel(leader, options.watchCompression), channels, false);
     }
     try {
+      String where = cpus == null ? null
+          : String.format(Locale.ROOT, "in a child process with %.2f cores of its own", cpus.watcherCores());
       WatcherProcess child = WatcherProcess.start(leader.clientAddress(), channels, options.watchersIn == Options.WatchersIn.IDLE_PROCESS,
-          options.watchCompression);
+          options.watchCompression, where);
+      if (cpus != null) {
+        try {
+          cpus.moveToWatchers(child.pid());
+          cpus.moveToCluster(ProcessHandle.current().pid());
+        } catch (RuntimeException e) {
+          child.close();
+          throw e;
+        }
+        out.printf(Locale.ROOT, "  CPU split: %s%n", cpus.describe());
+      }
       out.printf(Locale.ROOT, "  watchers run %s (pid %d)%n", child.where(), child.pid());
       return child;
     } catch (java.io.IOException e) {
@@ -176,7 +203,7 @@ final class FanoutBenchmark {
       phases.add(phase("p" + (n + 2), "no watchers again", 0, EventView.EVENT_VIEW_FULL, leader, acquireChannel));
     }
     boolean leaderUnchanged = cluster.leader().map(l -> l == leader).orElse(false);
-    Result result = new Result(phases, views, options.watchers, fleet.where(), leaderUnchanged);
+    Result result = new Result(phases, views, options.watchers, fleet.where(), leaderUnchanged, split != null);
     for (Comparison c : result.comparisons()) {
       out.printf(Locale.ROOT, "  %s view: no watchers %.0f/s, %d watchers %.0f/s, no watchers again %.0f/s; "
               + "with/without (mean of the two no-watcher phases, %.0f/s) = %.3f%n",
@@ -263,6 +290,8 @@ final class FanoutBenchmark {
     sleepUntil(measureStart);
     CpuProfile cpu0 = CpuProfile.take();
     double fleetCpu0 = fleet.cpuSeconds();
+    CpuSplit.Throttling clusterThrottled0 = split == null ? null : split.clusterThrottling();
+    CpuSplit.Throttling watchersThrottled0 = split == null ? null : split.watcherThrottling();
     int gc0 = GcPauses.mark();
     profiler.start();
     long granted0 = loop.granted.sum();
@@ -281,6 +310,10 @@ final class FanoutBenchmark {
     long t1 = System.nanoTime();
     CpuProfile cpu1 = CpuProfile.take();
     double fleetCores = (fleet.cpuSeconds() - fleetCpu0) / cpu1.wallSecondsSince(cpu0);
+    String throttling = split == null ? null : String.format(Locale.ROOT,
+        "CPU split: this JVM used up its %.2f cores in %.0f%% of the kernel's %d ms periods, the watchers' process its %.2f in %.0f%%",
+        split.clusterCores(), 100 * split.clusterThrottling().since(clusterThrottled0).share(), CpuSplit.PERIOD_MICROS / 1000,
+        split.watcherCores(), 100 * split.watcherThrottling().since(watchersThrottled0).share());
     String gc = GcPauses.since(gc0, cpu1.wallSecondsSince(cpu0));
     profiler.stop("fanout-" + tag);
     Histogram latency = loop.latency.getIntervalHistogram();
@@ -344,6 +377,9 @@ final class FanoutBenchmark {
       }
       if (!Double.isNaN(fleetCores)) {
         out.printf(Locale.ROOT, "    the watchers' process (not in the figures above): %.2f cores%n", fleetCores);
+      }
+      if (throttling != null) {
+        out.println("    " + throttling);
       }
     }
     return phase;

@@ -24,9 +24,12 @@ final class Options {
   int watchers = 1000;
   int channels = 8;
   /** Where the fan-out's watchers run (see {@link WatcherProcess}). */
-  enum WatchersIn { JVM, PROCESS, IDLE_PROCESS }
+  enum WatchersIn { JVM, PROCESS, IDLE_PROCESS, CAPPED_PROCESS }
 
   WatchersIn watchersIn = WatchersIn.JVM;
+  /** With {@code --watchers-in=capped-process}: the watchers' process's cores; this JVM gets the rest (see {@link CpuSplit}). */
+  double watcherCores = 0.5;
+  private boolean watcherCoresGiven;
   /** The acquire load's client channel on the watchers' event loops (the old setup) or on its own. */
   boolean writerSharesWatchersLoop;
   // Many short phases, interleaved: on a shared two-core machine the no-watcher throughput drifts
@@ -74,9 +77,12 @@ final class Options {
       "    --in-flight=N        concurrent acquires (default 64)",
       "    --watchers=N         watchers in each watched phase (default 1000)",
       "    --channels=N         client connections the watchers share (default 8)",
-      "    --watchers-in=jvm|process|idle-process   where the watchers run: in this JVM, sharing its cores and its CPU figures",
-      "                         (default); in a child JVM; or in a child JVM at the scheduler's idle priority (chrt --idle 0), on",
-      "                         cycles the measured JVM leaves, as when the watching proxies run on machines of their own",
+      "    --watchers-in=jvm|process|idle-process|capped-process   where the watchers run: in this JVM, sharing its cores and its",
+      "                         CPU figures (default); in a child JVM; in a child JVM at the scheduler's idle priority (chrt --idle 0),",
+      "                         on cycles the measured JVM leaves; or in a child JVM with cores of its own, as when the watching",
+      "                         proxies run on machines of their own: the kernel holds it to --watcher-cores and this JVM (the",
+      "                         cluster and its load) to the rest, in every phase alike (CPU control groups; needs root)",
+      "    --watcher-cores=F    with capped-process: the watchers' process's share of the machine's cores (default 0.5)",
       "    --writer-loop=own|shared   the acquire load's client event loop: its own thread (default), or the watchers' two, where",
       "                         its replies can wait behind the watchers' messages (how runs before 2026-11-23 were set up)",
       "    --fanout-warmup=SECONDS    per phase (default 2)",
@@ -148,6 +154,10 @@ final class Options {
         throw new IllegalArgumentException("--" + name + " must be a number, got '" + value + "'");
       }
     }
+    if (o.watcherCoresGiven && o.watchersIn != WatchersIn.CAPPED_PROCESS) {
+      throw new IllegalArgumentException("--watcher-cores: only with --watchers-in=capped-process, got --watchers-in="
+          + o.watchersIn.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+    }
     if (o.nodesApart && !o.mode.equals("latency")) {
       throw new IllegalArgumentException("--nodes=process: only for the latency run (mode latency), got mode " + o.mode);
     }
@@ -176,8 +186,14 @@ final class Options {
         case "jvm" -> WatchersIn.JVM;
         case "process" -> WatchersIn.PROCESS;
         case "idle-process" -> WatchersIn.IDLE_PROCESS;
-        default -> throw new IllegalArgumentException("--watchers-in: must be jvm, process or idle-process, got '" + value + "'");
+        case "capped-process" -> WatchersIn.CAPPED_PROCESS;
+        default -> throw new IllegalArgumentException("--watchers-in: must be jvm, process, idle-process or capped-process, got '"
+            + value + "'");
       };
+      case "watcher-cores" -> {
+        o.watcherCores = positive(name, Double.parseDouble(value));
+        o.watcherCoresGiven = true;
+      }
       case "writer-loop" -> o.writerSharesWatchersLoop = switch (value) {
         case "own" -> false;
         case "shared" -> true;
@@ -268,7 +284,8 @@ final class Options {
     return String.format(Locale.ROOT,
         "mode=%s rate=%.0f/s warmup=%ss duration=%ss snapshot-at=%s nodes=%s in-flight=%d watchers=%d channels=%d watchers-in=%s writer-loop=%s fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s repeats=%d drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss watch-senders=%s watch-message-rate=%s watch-max-delay=%s watch-compression=%s",
         mode, rate, secs(warmup), secs(duration), snapshotAt == null ? "none" : secs(snapshotAt) + "s", nodesApart ? "process" : "jvm", inFlight, watchers, channels,
-        watchersIn.name().toLowerCase(Locale.ROOT).replace('_', '-'), writerSharesWatchersLoop ? "shared" : "own", secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
+        watchersIn.name().toLowerCase(Locale.ROOT).replace('_', '-')
+            + (watchersIn == WatchersIn.CAPPED_PROCESS ? " watcher-cores=" + watcherCores : ""), writerSharesWatchersLoop ? "shared" : "own", secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
         String.join(",", views.stream().map(Options::viewName).toList()), repeats,
         secs(drainTimeout), secs(ttl), electionMin.toMillis(), electionMax.toMillis(), secs(jvmWarmup),
         watchSenders > 0 ? Integer.toString(watchSenders) : "default (" + io.leasehold.server.watch.WatchHub.defaultSenders() + ")",

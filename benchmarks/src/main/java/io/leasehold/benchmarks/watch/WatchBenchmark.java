@@ -76,6 +76,10 @@ public final class WatchBenchmark {
     int commonPool = java.util.concurrent.ForkJoinPool.getCommonPoolParallelism();
     out.printf(Locale.ROOT, "ForkJoinPool common pool parallelism %d%s%n", commonPool, commonPool > 1 ? ""
         : " (<= 1: CompletableFuture's default async executor starts a new thread per task; Ratis's *Async stages then do)");
+    if (!options.mode.equals("latency") && options.watchersIn == Options.WatchersIn.CAPPED_PROCESS) {
+      // Where the control groups cannot be made, say so now rather than after the latency run.
+      CpuSplit.create(options.watcherCores, Runtime.getRuntime().availableProcessors()).close();
+    }
     PhaseProfiler profiler = PhaseProfiler.create(options);
     GcPauses.listen();
     LatencyBenchmark.Result latency = null;
@@ -180,7 +184,7 @@ public final class WatchBenchmark {
             watched.watchersComplete(), fanout.watchers(), watched.granted(), watched.watchersOver(), watched.watchersFailed(),
             watched.drained() ? String.format(Locale.ROOT, ", caught up %.0f ms after the load stopped", watched.drainMs()) : ", gave up waiting",
             watchersOk ? "ok" : "NOT every event"),
-        costPerEvent(List.of(c), fanout.watchers()).orElse("    (CPU per event not known: the load shared the watchers' loops)"));
+        costPerEvent(List.of(c), fanout.watchers(), fanout.clientsOwnCores()).orElse("    (CPU per event not known: the load shared the watchers' loops)"));
   }
 
   /**
@@ -222,7 +226,7 @@ public final class WatchBenchmark {
     if (marking != null) {
       lines.add(3, marking);
     }
-    costPerEvent(cs, fanout.watchers()).ifPresent(lines::add);
+    costPerEvent(cs, fanout.watchers(), fanout.clientsOwnCores()).ifPresent(lines::add);
     return lines;
   }
 
@@ -232,9 +236,10 @@ public final class WatchBenchmark {
    * load's and the watchers' client loops, GC included) and in their own clients. Medians over the
    * watched phases; the server's share is a difference of two noisy figures. When the cores are
    * all in use and the clients share them (watchers in this JVM), the ratio these predict is the
-   * cluster's CPU per acquisition over that plus both.
+   * cluster's CPU per acquisition over that plus both; with the clients on cores of their own
+   * ({@code clientsOwnCores}), over that plus the server's share alone.
    */
-  static java.util.Optional<String> costPerEvent(List<FanoutBenchmark.Comparison> cs, int watchers) {
+  static java.util.Optional<String> costPerEvent(List<FanoutBenchmark.Comparison> cs, int watchers, boolean clientsOwnCores) {
     double[] acquisition = cs.stream().mapToDouble(FanoutBenchmark.Comparison::acquisitionMicros).toArray();
     double[] server = cs.stream().mapToDouble(FanoutBenchmark.Comparison::watcherServerMicros).toArray();
     double[] clients = cs.stream().mapToDouble(FanoutBenchmark.Comparison::watcherClientMicros).toArray();
@@ -246,12 +251,16 @@ public final class WatchBenchmark {
     double s = median(server);
     boolean clientsKnown = java.util.stream.DoubleStream.of(clients).allMatch(Double::isFinite);
     double c = clientsKnown ? median(clients) : 0;
+    String prediction = clientsOwnCores
+        ? String.format(Locale.ROOT, "%.0f / (%.0f + %.0f) = %.3f (the clients on cores of their own); for %.2f the server may add %.0f µs",
+            a, a, s, a / (a + s), TARGET_MIN_RATIO, a * (1 / TARGET_MIN_RATIO - 1))
+        : String.format(Locale.ROOT, "%.0f / (%.0f + %.0f + %.0f) = %.3f; for %.2f they may add %.0f µs in all",
+            a, a, s, c, a / (a + s + c), TARGET_MIN_RATIO, a * (1 / TARGET_MIN_RATIO - 1));
     return java.util.Optional.of(String.format(Locale.ROOT,
         "    CPU per event (medians over the watched phases): the cluster spends %.0f µs an acquisition without watchers; the %d "
-            + "watchers add %.0f µs on the server (%.0f to %.0f)%s: %.0f / (%.0f + %.0f + %.0f) = %.3f; for %.2f they may add %.0f µs in all",
+            + "watchers add %.0f µs on the server (%.0f to %.0f)%s: %s",
         a, watchers, s, java.util.Arrays.stream(server).min().orElseThrow(), java.util.Arrays.stream(server).max().orElseThrow(),
-        clientsKnown ? String.format(Locale.ROOT, " and %.0f µs in their own clients", c) : ", their clients' unknown",
-        a, a, s, c, a / (a + s + c), TARGET_MIN_RATIO, a * (1 / TARGET_MIN_RATIO - 1)));
+        clientsKnown ? String.format(Locale.ROOT, " and %.0f µs in their own clients", c) : ", their clients' unknown", prediction));
   }
 
   private static double median(double[] values) {

@@ -27,15 +27,16 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The fan-out's watchers in a child JVM ({@code --watchers-in=process} or {@code idle-process}).
+ * The fan-out's watchers in a child JVM ({@code --watchers-in=process}, {@code idle-process} or
+ * {@code capped-process}, for which {@link CpuSplit} moves it into a control group of its own).
  *
  * <p>In a deployment the proxies that watch run on machines of their own; in one JVM on two cores
  * their client work (reading some 130 MB/s of events) shares the cluster's cores and CPU figures.
- * A child process at the scheduler's idle priority ({@code chrt --idle 0}) runs only on cycles
- * nothing in the measured JVM wants, which is as near to other machines as two cores get. It must
- * still read every event: one that falls behind is cut off by the server and counted as failed.
- * (On 2026-11-24 the watched phases were no faster this way: what the watchers cost the cluster
- * is its own work for them; docs/performance.md.)
+ * A child process at the scheduler's idle priority ({@code chrt --idle 0}) was meant to run only
+ * on cycles nothing in the measured JVM wants, but the cores it took still came out of the
+ * cluster's (2026-11-24 and 26); a CPU quota on each side ({@code capped-process}) keeps them apart
+ * (docs/performance.md, "Targets"). Wherever it runs, the child must still read every event: one
+ * that falls behind is cut off by the server and counted as failed.
  *
  * <p>The parent drives the child over its standard input and output, one line per command and one
  * per answer ({@link #main} lists them); the child exits when its input closes, so it never
@@ -53,9 +54,10 @@ final class WatcherProcess implements WatcherFleet {
   /**
    * Starts a child JVM that will open its watches on {@code target} ({@code host:port}) over
    * {@code channels} connections; {@code idle}: at the scheduler's idle priority; {@code acceptLz4}:
-   * whether its channels accept lz4-block-compressed Watch streams.
+   * whether its channels accept lz4-block-compressed Watch streams; {@code where}: how reports
+   * name where the watchers run, or null for the default.
    */
-  static WatcherProcess start(String target, int channels, boolean idle, boolean acceptLz4) throws IOException {
+  static WatcherProcess start(String target, int channels, boolean idle, boolean acceptLz4, String where) throws IOException {
     List<String> command = new ArrayList<>();
     if (idle) {
       if (!Files.isExecutable(Path.of("/usr/bin/chrt"))) {
@@ -68,7 +70,7 @@ final class WatcherProcess implements WatcherFleet {
         acceptLz4 ? "lz4" : "none"));
     Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     WatcherProcess fleet = new WatcherProcess(new ChildJvm("the watcher process", p, null),
-        idle ? "in a child process at idle priority" : "in a child process");
+        where != null ? where : idle ? "in a child process at idle priority" : "in a child process");
     fleet.child.expect("ready");
     return fleet;
   }

@@ -61,9 +61,20 @@ class FanoutSummaryTest {
     assertTrue(options("fanout", "--writer-loop=shared").writerSharesWatchersLoop);
     assertTrue(!options("fanout").writerSharesWatchersLoop, "the load has its own event loop by default");
     IllegalArgumentException where = assertThrows(IllegalArgumentException.class, () -> options("fanout", "--watchers-in=elsewhere"));
-    assertEquals("--watchers-in: must be jvm, process or idle-process, got 'elsewhere'", where.getMessage());
+    assertEquals("--watchers-in: must be jvm, process, idle-process or capped-process, got 'elsewhere'", where.getMessage());
     assertEquals(Options.WatchersIn.IDLE_PROCESS, options("fanout", "--watchers-in=idle-process").watchersIn);
     assertEquals(Options.WatchersIn.JVM, options("fanout").watchersIn, "the watchers share the measured JVM by default");
+    Options capped = options("fanout", "--watchers-in=capped-process", "--watcher-cores=0.4");
+    assertEquals(Options.WatchersIn.CAPPED_PROCESS, capped.watchersIn);
+    assertEquals(0.4, capped.watcherCores);
+    assertTrue(capped.describe().contains("watchers-in=capped-process watcher-cores=0.4"), capped.describe());
+    assertEquals(0.5, options("fanout", "--watchers-in=capped-process").watcherCores, "half a core by default");
+    IllegalArgumentException cores = assertThrows(IllegalArgumentException.class,
+        () -> options("fanout", "--watchers-in=capped-process", "--watcher-cores=0"));
+    assertEquals("--watcher-cores must be positive, got 0.0", cores.getMessage());
+    IllegalArgumentException uncapped = assertThrows(IllegalArgumentException.class,
+        () -> options("fanout", "--watcher-cores=0.5", "--watchers-in=process"));
+    assertEquals("--watcher-cores: only with --watchers-in=capped-process, got --watchers-in=process", uncapped.getMessage());
   }
 
   @Test
@@ -135,6 +146,12 @@ class FanoutSummaryTest {
     String elsewhere = String.join("\n", WatchBenchmark.summary(options("fanout"), null,
         new FanoutBenchmark.Result(phases, List.of(BASIC), 1000, "in a child process", true)));
     assertTrue(elsewhere.contains("add 150 µs on the server (150 to 150) and 70 µs in their own clients"), elsewhere);
+    // ... and on cores of their own (--watchers-in=capped-process): the prediction leaves the clients out.
+    String ownCores = String.join("\n", WatchBenchmark.summary(options("fanout"), null,
+        new FanoutBenchmark.Result(phases, List.of(BASIC), 1000, "in a child process with 0.50 cores of its own", true, true)));
+    assertTrue(ownCores.contains("add 150 µs on the server (150 to 150) and 70 µs in their own clients: 500 / (500 + 150) = 0.769 "
+        + "(the clients on cores of their own); for 0.80 the server may add 125 µs"), ownCores);
+    assertTrue(elsewhere.contains("500 / (500 + 150 + 70) = 0.694"), "sharing the cores, the clients count: " + elsewhere);
 
     // The load on the watchers' loops: nothing to split, and the summary says so.
     List<FanoutBenchmark.Phase> shared = List.of(phase(1000, 0, 0, 0.01, FanoutBenchmark.Cpu.UNKNOWN),

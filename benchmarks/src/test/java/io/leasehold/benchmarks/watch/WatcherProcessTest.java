@@ -30,7 +30,7 @@ class WatcherProcessTest {
   void aChildProcessWatchesARealNodeAndEndsWithItsInput() throws Exception {
     try (BenchCluster cluster = BenchCluster.start(1, Duration.ofMillis(300), Duration.ofMillis(600), NodeTuning.DEFAULTS)) {
       LeaseholdNode node = cluster.awaitReadyLeader(Duration.ofSeconds(30));
-      WatcherProcess child = WatcherProcess.start(node.clientAddress(), 2, false, true);
+      WatcherProcess child = WatcherProcess.start(node.clientAddress(), 2, false, true, null);
       ProcessHandle handle;
       try {
         assertEquals("in a child process", child.where());
