@@ -46,9 +46,10 @@ final class CpuSplit implements AutoCloseable {
       return new Throttling(periods - before.periods, throttled - before.throttled);
     }
 
-    /** The share of periods in which the group used up its quota, or NaN without any. */
-    double share() {
-      return periods == 0 ? Double.NaN : (double) throttled / periods;
+    /** The share of periods in which the group used up its quota, as a percentage. */
+    String percent() {
+      // The kernel counts only periods in which the group had a thread to run.
+      return periods == 0 ? "no period (it had nothing to run)" : String.format(Locale.ROOT, "%.0f%%", 100.0 * throttled / periods);
     }
   }
 

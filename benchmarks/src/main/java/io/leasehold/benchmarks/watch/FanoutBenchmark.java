@@ -311,9 +311,9 @@ final class FanoutBenchmark {
     CpuProfile cpu1 = CpuProfile.take();
     double fleetCores = (fleet.cpuSeconds() - fleetCpu0) / cpu1.wallSecondsSince(cpu0);
     String throttling = split == null ? null : String.format(Locale.ROOT,
-        "CPU split: this JVM used up its %.2f cores in %.0f%% of the kernel's %d ms periods, the watchers' process its %.2f in %.0f%%",
-        split.clusterCores(), 100 * split.clusterThrottling().since(clusterThrottled0).share(), CpuSplit.PERIOD_MICROS / 1000,
-        split.watcherCores(), 100 * split.watcherThrottling().since(watchersThrottled0).share());
+        "CPU split: this JVM used up its %.2f cores in %s of the kernel's %d ms periods, the watchers' process its %.2f in %s",
+        split.clusterCores(), split.clusterThrottling().since(clusterThrottled0).percent(), CpuSplit.PERIOD_MICROS / 1000,
+        split.watcherCores(), split.watcherThrottling().since(watchersThrottled0).percent());
     String gc = GcPauses.since(gc0, cpu1.wallSecondsSince(cpu0));
     profiler.stop("fanout-" + tag);
     Histogram latency = loop.latency.getIntervalHistogram();

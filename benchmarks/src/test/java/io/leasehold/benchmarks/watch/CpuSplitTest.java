@@ -43,6 +43,13 @@ class CpuSplitTest {
   }
 
   @Test
+  void throttlingIsReportedAsTheShareOfPeriodsTheGroupRanIn() {
+    CpuSplit.Throttling before = new CpuSplit.Throttling(100, 10);
+    assertEquals("25%", new CpuSplit.Throttling(300, 60).since(before).percent());
+    assertEquals("no period (it had nothing to run)", before.since(before).percent());
+  }
+
+  @Test
   void refusesAShareThatLeavesTheClusterNoCoreNamingTheOption() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CpuSplit.create(2.0, 2));
     assertEquals("--watcher-cores: must be more than 0 and less than this machine's 2 cores, got 2.0", e.getMessage());
