@@ -56,8 +56,9 @@ class CpuSplitTest {
   }
 
   /**
-   * On a machine where this test runs as root with a writable CPU controller (CI's is one): two
-   * real groups with the asked quotas, a process moved into each, and nothing left behind.
+   * On a machine where this test runs as root with a writable CPU controller (the reference
+   * machine's kind is one): two real groups with the asked quotas, a process moved into each, and
+   * nothing left behind.
    */
   @Test
   void createsBothGroupsWithTheirQuotasMovesProcessesInAndRemovesThemAfter() throws Exception {
