@@ -101,10 +101,6 @@ final class FanoutBenchmark {
    */
   record Result(List<Phase> phases, List<EventView> views, int watchers, String watchersWhere, boolean leaderUnchanged,
                 boolean clientsOwnCores) {
-    Result(List<Phase> phases, List<EventView> views, int watchers, String watchersWhere, boolean leaderUnchanged) {
-      this(phases, views, watchers, watchersWhere, leaderUnchanged, false);
-    }
-
     List<Comparison> comparisons() {
       List<Comparison> c = new ArrayList<>();
       for (int k = 0; k < views.size(); k++) {

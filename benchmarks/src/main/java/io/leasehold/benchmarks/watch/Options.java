@@ -24,7 +24,14 @@ final class Options {
   int watchers = 1000;
   int channels = 8;
   /** Where the fan-out's watchers run (see {@link WatcherProcess}). */
-  enum WatchersIn { JVM, PROCESS, IDLE_PROCESS, CAPPED_PROCESS }
+  enum WatchersIn {
+    JVM, PROCESS, IDLE_PROCESS, CAPPED_PROCESS;
+
+    /** As {@code --watchers-in} spells it. */
+    String option() {
+      return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+  }
 
   WatchersIn watchersIn = WatchersIn.JVM;
   /** With {@code --watchers-in=capped-process}: the watchers' process's cores; this JVM gets the rest (see {@link CpuSplit}). */
@@ -156,7 +163,7 @@ final class Options {
     }
     if (o.watcherCoresGiven && o.watchersIn != WatchersIn.CAPPED_PROCESS) {
       throw new IllegalArgumentException("--watcher-cores: only with --watchers-in=capped-process, got --watchers-in="
-          + o.watchersIn.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+          + o.watchersIn.option());
     }
     if (o.nodesApart && !o.mode.equals("latency")) {
       throw new IllegalArgumentException("--nodes=process: only for the latency run (mode latency), got mode " + o.mode);
@@ -284,8 +291,7 @@ final class Options {
     return String.format(Locale.ROOT,
         "mode=%s rate=%.0f/s warmup=%ss duration=%ss snapshot-at=%s nodes=%s in-flight=%d watchers=%d channels=%d watchers-in=%s writer-loop=%s fanout-warmup=%ss fanout-warmup-rounds=%d fanout-duration=%ss views=%s repeats=%d drain-timeout=%ss ttl=%ss election=%d-%dms jvm-warmup=%ss watch-senders=%s watch-message-rate=%s watch-max-delay=%s watch-compression=%s",
         mode, rate, secs(warmup), secs(duration), snapshotAt == null ? "none" : secs(snapshotAt) + "s", nodesApart ? "process" : "jvm", inFlight, watchers, channels,
-        watchersIn.name().toLowerCase(Locale.ROOT).replace('_', '-')
-            + (watchersIn == WatchersIn.CAPPED_PROCESS ? " watcher-cores=" + watcherCores : ""), writerSharesWatchersLoop ? "shared" : "own", secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
+        watchersIn.option() + (watchersIn == WatchersIn.CAPPED_PROCESS ? " watcher-cores=" + watcherCores : ""), writerSharesWatchersLoop ? "shared" : "own", secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
         String.join(",", views.stream().map(Options::viewName).toList()), repeats,
         secs(drainTimeout), secs(ttl), electionMin.toMillis(), electionMax.toMillis(), secs(jvmWarmup),
         watchSenders > 0 ? Integer.toString(watchSenders) : "default (" + io.leasehold.server.watch.WatchHub.defaultSenders() + ")",

@@ -251,11 +251,12 @@ public final class WatchBenchmark {
     double s = median(server);
     boolean clientsKnown = java.util.stream.DoubleStream.of(clients).allMatch(Double::isFinite);
     double c = clientsKnown ? median(clients) : 0;
+    double allowed = a * (1 / TARGET_MIN_RATIO - 1);
     String prediction = clientsOwnCores
         ? String.format(Locale.ROOT, "%.0f / (%.0f + %.0f) = %.3f (the clients on cores of their own); for %.2f the server may add %.0f µs",
-            a, a, s, a / (a + s), TARGET_MIN_RATIO, a * (1 / TARGET_MIN_RATIO - 1))
+            a, a, s, a / (a + s), TARGET_MIN_RATIO, allowed)
         : String.format(Locale.ROOT, "%.0f / (%.0f + %.0f + %.0f) = %.3f; for %.2f they may add %.0f µs in all",
-            a, a, s, c, a / (a + s + c), TARGET_MIN_RATIO, a * (1 / TARGET_MIN_RATIO - 1));
+            a, a, s, c, a / (a + s + c), TARGET_MIN_RATIO, allowed);
     return java.util.Optional.of(String.format(Locale.ROOT,
         "    CPU per event (medians over the watched phases): the cluster spends %.0f µs an acquisition without watchers; the %d "
             + "watchers add %.0f µs on the server (%.0f to %.0f)%s: %s",

@@ -38,7 +38,7 @@ class FanoutSummaryTest {
       boolean watched = i % 2 == 1;
       phases.add(phase(throughputs[i], watched ? 1000 : 0, watched && i != incompleteAt ? 1000 : 0, i == markedAt ? 0.4 : 0.01));
     }
-    return new FanoutBenchmark.Result(phases, views, 1000, "in this JVM", true);
+    return new FanoutBenchmark.Result(phases, views, 1000, "in this JVM", true, false);
   }
 
   private static Options options(String... args) {
@@ -81,7 +81,7 @@ class FanoutSummaryTest {
   void theSummarySaysWhereTheWatchersRan() {
     FanoutBenchmark.Result r = result(List.of(BASIC), new double[] {1000, 850, 1100}, -1);
     FanoutBenchmark.Result elsewhere = new FanoutBenchmark.Result(r.phases(), r.views(), 1000,
-        "in a child process at idle priority", true);
+        "in a child process at idle priority", true, false);
     assertTrue(WatchBenchmark.summary(options("fanout"), null, r).get(0).endsWith("(watchers in this JVM):"));
     assertEquals("(B) 1000 watchers on one node get every event, throughput drop <= 20%, per event view "
         + "(watchers in a child process at idle priority):", WatchBenchmark.summary(options("fanout"), null, elsewhere).get(0));
@@ -144,7 +144,7 @@ class FanoutSummaryTest {
         phase(800, 1000, 1000, 0.01, new FanoutBenchmark.Cpu(0.8 * 0.65 + 0.1, 0.1, 0.8 * 0.07, false)),
         phase(1000, 0, 0, 0.01, new FanoutBenchmark.Cpu(0.6, 0.1, 0, false)));
     String elsewhere = String.join("\n", WatchBenchmark.summary(options("fanout"), null,
-        new FanoutBenchmark.Result(phases, List.of(BASIC), 1000, "in a child process", true)));
+        new FanoutBenchmark.Result(phases, List.of(BASIC), 1000, "in a child process", true, false)));
     assertTrue(elsewhere.contains("add 150 µs on the server (150 to 150) and 70 µs in their own clients"), elsewhere);
     // ... and on cores of their own (--watchers-in=capped-process): the prediction leaves the clients out.
     String ownCores = String.join("\n", WatchBenchmark.summary(options("fanout"), null,
@@ -157,7 +157,7 @@ class FanoutSummaryTest {
     List<FanoutBenchmark.Phase> shared = List.of(phase(1000, 0, 0, 0.01, FanoutBenchmark.Cpu.UNKNOWN),
         phase(800, 1000, 1000, 0.01, FanoutBenchmark.Cpu.UNKNOWN), phase(1000, 0, 0, 0.01, FanoutBenchmark.Cpu.UNKNOWN));
     String unknown = String.join("\n", WatchBenchmark.summary(options("fanout"), null,
-        new FanoutBenchmark.Result(shared, List.of(BASIC), 1000, "in this JVM", true)));
+        new FanoutBenchmark.Result(shared, List.of(BASIC), 1000, "in this JVM", true, false)));
     assertTrue(unknown.contains("CPU per event not known") && !unknown.contains("µs"), unknown);
   }
 
