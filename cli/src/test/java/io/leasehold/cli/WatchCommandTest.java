@@ -31,13 +31,20 @@ class WatchCommandTest {
   }
 
   static long acquire(String name) {
-    return run(cluster, "lease", "acquire", name, "--ttl", "30s", "--holder", "w-1", "-o", "json").ok().object().get("token").getAsLong();
+    return acquired(name).get("token").getAsLong();
+  }
+
+  /** The lease as {@code lease acquire -o json} prints it: its token, and the revision of the grant ({@code modRevision}). */
+  static JsonObject acquired(String name) {
+    return run(cluster, "lease", "acquire", name, "--ttl", "30s", "--holder", "w-1", "-o", "json").ok().object();
   }
 
   @Test
   void streamsHistoryThenLiveEventsAsJsonLines() throws Exception {
-    long first = acquire("watch/a");
-    run(cluster, "lease", "release", "watch/a", "--token", "" + first).ok();
+    JsonObject a = acquired("watch/a");
+    long firstToken = a.get("token").getAsLong();
+    long first = a.get("modRevision").getAsLong();
+    run(cluster, "lease", "release", "watch/a", "--token", "" + firstToken).ok();
     acquire("elsewhere/x");
     Cli.Background watch = new Cli.Background(Cli.at(cluster, "watch", "watch/", "--from-revision", "" + first, "-o", "json"));
     watch.awaitOut("RELEASED", seconds(30));
@@ -57,9 +64,11 @@ class WatchCommandTest {
 
   @Test
   void typesFilterTheEventsAndTableLinesAreReadable() throws Exception {
-    long token = acquire("typed/a");
+    JsonObject a = acquired("typed/a");
+    long token = a.get("token").getAsLong();
     run(cluster, "lease", "revoke", "typed/a", "--reason", "why not").ok();
-    Cli.Background watch = new Cli.Background(Cli.at(cluster, "watch", "typed/", "--from-revision", "" + token, "--types", "REVOKED"));
+    Cli.Background watch = new Cli.Background(Cli.at(cluster, "watch", "typed/", "--from-revision", "" + a.get("modRevision").getAsLong(),
+        "--types", "REVOKED"));
     watch.awaitOut("REVOKED typed/a", seconds(30));
     watch.interrupt();
     assertEquals(0, watch.awaitExit(seconds(30)), watch.err());

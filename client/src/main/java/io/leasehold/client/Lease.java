@@ -24,7 +24,10 @@ public interface Lease extends AutoCloseable {
   /** The holder identity the lease was granted to (the client's). */
   String holder();
 
-  /** The fencing token: the log index of the grant. Strictly larger for every later grant of any name. */
+  /**
+   * The fencing token: the position of the grant in the cluster's log (the entry's index × 256 + the
+   * grant's place in the entry). Strictly larger for every later grant of any name.
+   */
   long token();
 
   /** The TTL the cluster granted. */

@@ -76,7 +76,7 @@ class RoutingTableTest {
       String key = "user-1234";
       int partition = Partitions.of(key);
       Lease owner = runner.blocking().acquire(Partitions.leaseName(partition), ttl(30).withAddress("10.0.1.1:7000"));
-      table.awaitRevision(owner.token()).get(10, TimeUnit.SECONDS);
+      table.awaitRevision(runner.blocking().get(owner.name()).orElseThrow().modRevision()).get(10, TimeUnit.SECONDS);
       Route route = table.ownerOf(key).orElseThrow();
       assertEquals(runner.holder(), route.holder());
       assertEquals("10.0.1.1:7000", route.address());

@@ -5,6 +5,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.leasehold.server.admin.ClusterAdmin;
+import io.leasehold.server.admin.LogFormatUpgrade;
 import io.leasehold.server.api.AdminService;
 import io.leasehold.server.api.ClusterService;
 import io.leasehold.server.api.LeasesService;
@@ -34,6 +35,7 @@ import io.leasehold.server.raft.CommitClock;
 import io.leasehold.server.raft.LeadershipCheck;
 import io.leasehold.server.raft.LeaseholdRpcType;
 import io.leasehold.server.raft.ReplicationTrace;
+import io.leasehold.server.raft.WriteTrace;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
@@ -90,9 +92,11 @@ public final class LeaseholdNode implements AutoCloseable {
   private final NodeMetrics metrics;
   private final NodeHealth health;
   private final ClusterAdmin admin;
+  private final LogFormatUpgrade logFormatUpgrade;
   /** The Replicator's Raft client: it must know every member to forward writes to the leader. */
   private final RaftClient raftClient;
   private volatile int metricsPort = -1;
+  private volatile WriteTrace writeTrace;
   private volatile boolean closed;
   /** Set once the Ratis server has started; read by the apply thread and when Ratis closes the division. */
   private volatile RaftServer.Division startedDivision;
@@ -163,11 +167,13 @@ public final class LeaseholdNode implements AutoCloseable {
       @Override
       public void onLeaderReady() {
         expiry.promote();
+        logFormatUpgrade.promote();
       }
 
       @Override
       public void onNotLeader() {
         expiry.demote();
+        logFormatUpgrade.demote();
       }
 
       @Override
@@ -182,7 +188,7 @@ public final class LeaseholdNode implements AutoCloseable {
     RaftProperties raftProperties = serverProperties(config);
     org.apache.ratis.conf.Parameters raftParameters = new org.apache.ratis.conf.Parameters();
     this.leadershipCheck = new LeadershipCheck();
-    LeaseholdRpcType.configure(raftProperties, raftParameters, leadershipCheck, commitClock, replicationTrace);
+    LeaseholdRpcType.configure(raftProperties, raftParameters, leadershipCheck, commitClock, replicationTrace, config.commitPushDelay());
     this.raftServer = RaftServer.newBuilder()
         .setServerId(selfId)
         .setGroup(initialGroup)
@@ -212,6 +218,34 @@ public final class LeaseholdNode implements AutoCloseable {
         // A linearizable read of any name: once answered, this node has applied all that was committed.
         () -> replicator.read(io.leasehold.proto.v1.ReadQuery.newBuilder()
             .setGet(io.leasehold.proto.v1.GetRequest.newBuilder().setName("leasehold/read-barrier")).build(), false));
+    this.logFormatUpgrade = new LogFormatUpgrade(new LogFormatUpgrade.Cluster() {
+      @Override
+      public int currentFormat() {
+        return stateMachine.core().logFormat();
+      }
+
+      @Override
+      public boolean isLeader() {
+        return LeaseholdNode.this.isLeader();
+      }
+
+      @Override
+      public List<String> otherMembers() {
+        return division().getRaftConf().getCurrentPeers().stream().map(p -> p.getId().toString())
+            .filter(id -> !id.equals(config.id())).toList();
+      }
+
+      @Override
+      public java.util.concurrent.CompletableFuture<Integer> newestFormatOf(String member) {
+        return replicator.newestLogFormatOf(RaftPeerId.valueOf(member));
+      }
+
+      @Override
+      public java.util.concurrent.CompletableFuture<?> propose(int format) {
+        return replicator.proposeHere(io.leasehold.proto.v1.LogCommand.newBuilder()
+            .setSetLogFormat(io.leasehold.proto.v1.SetLogFormat.newBuilder().setFormat(format)).build());
+      }
+    });
     this.health = new NodeHealth(this::division, config.electionTimeoutMax(),
         List.of("leasehold.v1.Leases", "leasehold.v1.Routing", "leasehold.v1.Registry", "leasehold.v1.Cluster", "leasehold.v1.Admin"));
     this.compactor = new HistoryCompactor(stateMachine::core, replicator::proposeHere, this::isLeader,
@@ -226,6 +260,7 @@ public final class LeaseholdNode implements AutoCloseable {
         .keepAliveTimeout(nanos(config.grpcKeepaliveTimeout()), TimeUnit.NANOSECONDS)
         .permitKeepAliveTime(nanos(MIN_CLIENT_KEEPALIVE), TimeUnit.NANOSECONDS)
         .permitKeepAliveWithoutCalls(true)
+        .callExecutor(LeaseholdNode::callExecutor)
         // Watch streams are compressed with lz4-block for clients that accept it (LeasesService).
         .compressorRegistry(io.leasehold.proto.Lz4BlockCodec.compressors())
         .addService(StrictProtobuf.wrap(new LeasesService(replicator, hub, this::leaderClientAddress).serviceDefinition()))
@@ -258,6 +293,7 @@ public final class LeaseholdNode implements AutoCloseable {
       node.ticker.bind(node.stateMachine, node.replicator::proposeHere, node::isLeader,
           () -> node.division().getRaftLog().getLastCommittedIndex());
       node.grpcServer.start();
+      node.startWriteTrace();
       node.health.start();
       if (config.metricsPort().isPresent()) {
         node.metricsPort = node.metrics.serve(config.bindHost(), config.metricsPort().get(), node.health::serving);
@@ -304,6 +340,34 @@ public final class LeaseholdNode implements AutoCloseable {
     LOG.error(reason);
     // NOT_SERVING at once, for load balancers and for whoever acts on the completion.
     health.recheck().whenComplete((v, e) -> divisionClosed.complete(reason));
+  }
+
+  /** With {@code --trace-writes}: every step of each entry through this node, to a file (a diagnostic). */
+  private void startWriteTrace() {
+    config.traceWrites().ifPresent(file -> {
+      WriteTrace trace = WriteTrace.start(config.id(), file);
+      writeTrace = trace;
+      replicationTrace.listen(trace);
+      commitClock.listen(trace, division().getRaftLog().getLastCommittedIndex());
+      replicator.traceWith(trace);
+    });
+  }
+
+  /** The calls that run on the Netty event loop that read them ({@link #callExecutor}). */
+  private static final java.util.Set<String> ON_EVENT_LOOP = java.util.Set.of(
+      "leasehold.v1.Leases/Acquire", "leasehold.v1.Leases/Renew", "leasehold.v1.Leases/Release", "leasehold.v1.Leases/Update",
+      "leasehold.v1.Leases/Get", "leasehold.v1.Registry/Register", "leasehold.v1.Registry/Deregister", "leasehold.v1.Registry/SetStatus");
+
+  /**
+   * Writes (and single-name reads) only check their request and hand it on without blocking, so
+   * they run where gRPC read them: the hop to gRPC's executor was one more thread hand-off per
+   * call, which on a small machine cost more than the handler. Streams, listings, admin and
+   * cluster calls, which may read much or wait, keep the executor.
+   */
+  private static java.util.concurrent.Executor callExecutor(io.grpc.ServerCall<?, ?> call, io.grpc.Metadata headers) {
+    return ON_EVENT_LOOP.contains(call.getMethodDescriptor().getFullMethodName())
+        ? com.google.common.util.concurrent.MoreExecutors.directExecutor()
+        : null;
   }
 
   /** grpcurl and older tools still ask for the v1alpha reflection service. */
@@ -560,6 +624,7 @@ public final class LeaseholdNode implements AutoCloseable {
     metrics.close();
     admin.close();
     compactor.close();
+    logFormatUpgrade.close();
     watchHub.close();
     grpcServer.shutdownNow();
     ticker.close();
@@ -574,6 +639,9 @@ public final class LeaseholdNode implements AutoCloseable {
       LOG.warn("closing Raft server: {}", e.toString());
     }
     leadershipCheck.close();
+    if (writeTrace != null) {
+      writeTrace.close();
+    }
     try {
       grpcServer.awaitTermination(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {

@@ -22,6 +22,10 @@ import java.util.Set;
  *     it an HTTP/2 PING; grpc-java raises anything below 10 s to 10 s
  * @param grpcKeepaliveTimeout how long the node waits for that PING's ACK before it closes the
  *     connection and cancels its calls (Watch streams included)
+ * @param commitPushDelay how long a follower may go without hearing of a commit that no append
+ *     carried to it before the leader tells it in a message of its own (a commit push)
+ * @param traceWrites a file to trace every log entry's steps through this node into, if any (a
+ *     diagnostic: {@link io.leasehold.server.raft.WriteTrace})
  */
 public record NodeConfig(
     String id,
@@ -48,7 +52,9 @@ public record NodeConfig(
     Duration grpcKeepaliveInterval,
     Duration grpcKeepaliveTimeout,
     boolean join,
-    Optional<Integer> metricsPort) {
+    Optional<Integer> metricsPort,
+    Duration commitPushDelay,
+    Optional<Path> traceWrites) {
 
   public static final int DEFAULT_CLIENT_PORT = 7400;
   public static final int DEFAULT_PEER_PORT = 7401;
@@ -107,6 +113,10 @@ public record NodeConfig(
     private Duration grpcKeepaliveTimeout = Duration.ofSeconds(10);
     private boolean join;
     private Integer metricsPort;
+    private Path traceWrites;
+    // Long enough for the next write's append to carry the commit under any steady load, short
+    // beside what a watcher on a follower waits for (docs/architecture.md, "How a follower hears of a commit").
+    private Duration commitPushDelay = Duration.ofMillis(2);
 
     public Builder id(String id) { this.id = id; return this; }
     public Builder peers(List<Peer> peers) { this.peers = new ArrayList<>(peers); return this; }
@@ -151,6 +161,10 @@ public record NodeConfig(
     public Builder join(boolean join) { this.join = join; return this; }
     /** Serves Prometheus metrics on this port (0 picks a free one); off unless set. */
     public Builder metricsPort(int port) { this.metricsPort = port; return this; }
+    /** A commit no append carried to a follower within this is pushed to it on its own (zero: at once). */
+    public Builder commitPushDelay(Duration d) { this.commitPushDelay = d; return this; }
+    /** Traces every log entry's steps through the node into this file (a diagnostic). */
+    public Builder traceWrites(Path file) { this.traceWrites = file; return this; }
 
     public NodeConfig build() {
       require(id != null && !id.isBlank(), "id: must be set (e.g. --id n1)");
@@ -198,11 +212,15 @@ public record NodeConfig(
       require(metricsPort == null || metricsPort == 0 || peers.stream().filter(p -> p.id().equals(id))
           .noneMatch(p -> p.clientPort() == metricsPort || p.peerPort() == metricsPort), "metrics-port: " + metricsPort + " is this node's client or peer port");
       require(metricsPort == null || (metricsPort >= 0 && metricsPort <= 65535), "metrics-port: must be 0-65535, got " + metricsPort);
+      Objects.requireNonNull(commitPushDelay, "commit-push-delay");
+      require(!commitPushDelay.isNegative() && commitPushDelay.compareTo(electionTimeoutMin.dividedBy(2)) < 0,
+          "commit-push-delay: must be from 0 to half the election timeout (" + electionTimeoutMin.dividedBy(2).toMillis() + "ms), got "
+              + commitPushDelay.toMillis() + "ms");
       return new NodeConfig(id, peers, dataDir, Optional.ofNullable(listenHost), clusterName,
           electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
           snapshotThreshold, logSegmentSizeBytes, logPurgeGap, historyMaxEvents, historyMaxAge,
           watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate, watchMaxDelay, watchSenders,
-          grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort));
+          grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort), commitPushDelay, Optional.ofNullable(traceWrites));
     }
 
     private static void positive(String option, Duration d) {

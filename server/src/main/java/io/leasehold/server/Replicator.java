@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.ClientId;
@@ -32,13 +33,15 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 /**
  * The node's door into Raft.
  *
- * <p>Client writes are submitted to the leader: to this server directly when it leads (no RPC),
- * otherwise over Ratis's client transport; a write that reaches a follower is forwarded rather
- * than refused. Each write is one Ratis request (this node's client id, its own call id) that is
- * resent unchanged, to whichever node now leads, until it is answered or the request timeout
- * passes; Ratis's retry cache answers a resent request that was already committed with its first
- * reply instead of applying it twice (a new leader accepts requests only once it has applied every
- * entry of earlier terms, so the cache is complete by then).
+ * <p>Client writes are submitted to the leader: to this server's Raft division directly when it
+ * leads (no RPC, no thread hand-off), otherwise over Ratis's client transport; a write that
+ * reaches a follower is forwarded rather than refused. Client lease writes go through a
+ * {@link WriteBatcher} first, which sends those that arrive while an entry of this node is in
+ * flight together, as one entry. Each entry is one Ratis request (this node's client id, its own
+ * call id) that is resent unchanged, to whichever node now leads, until it is answered or the
+ * request timeout passes; Ratis's retry cache answers a resent request that was already committed
+ * with its first reply instead of applying it twice (a new leader accepts requests only once it
+ * has applied every entry of earlier terms, so the cache is complete by then).
  *
  * <p>Writes are sent unordered: the API promises no order between concurrent calls, and Ratis's
  * ordered client, which sequences every request of one client id through a sliding window, was
@@ -68,6 +71,8 @@ public final class Replicator implements AutoCloseable {
 
   private final LeadershipCheck leadershipCheck;
   private final java.time.Duration requestTimeout;
+  private final WriteBatcher batcher;
+  private volatile io.leasehold.server.raft.WriteTrace trace;
 
   Replicator(RaftClient client, RaftServer server, RaftGroupId groupId, RaftPeerId selfId,
              LeaseStateMachine stateMachine, LongSupplier wallClockMicros, int maxPendingWrites, java.time.Duration requestTimeout,
@@ -83,6 +88,7 @@ public final class Replicator implements AutoCloseable {
     this.selfId = selfId;
     this.stateMachine = stateMachine;
     this.wallClockMicros = wallClockMicros;
+    this.batcher = new WriteBatcher(this::send, () -> stateMachine.core().logFormat(), 1);
   }
 
   /** Writes waiting for an answer now: for tests that must know no resend is left. */
@@ -92,24 +98,60 @@ public final class Replicator implements AutoCloseable {
 
   /** Replicates a command through the leader and returns the reply of its application. */
   public CompletableFuture<LogReply> propose(LogCommand command) {
+    io.leasehold.server.raft.WriteTrace trace = this.trace;
+    if (trace != null) {
+      long started = System.nanoTime();
+      return proposeNow(command).whenComplete((reply, error) -> {
+        if (reply != null) {
+          long entry = revisionOf(reply);
+          trace.record("propose", entry, started);
+          trace.record("answered", entry, System.nanoTime());
+        }
+      });
+    }
+    return proposeNow(command);
+  }
+
+  /** Traces every proposal's start and answer by its entry's index ({@code --trace-writes}). */
+  void traceWith(io.leasehold.server.raft.WriteTrace trace) {
+    this.trace = trace;
+  }
+
+  private static long revisionOf(LogReply reply) {
+    return switch (reply.getReplyCase()) {
+      case ACQUIRE -> reply.getAcquire().getRevision();
+      case RENEW -> reply.getRenew().getRevision();
+      case RELEASE -> reply.getRelease().getRevision();
+      case UPDATE -> reply.getUpdate().getRevision();
+      default -> -1;
+    };
+  }
+
+  private CompletableFuture<LogReply> proposeNow(LogCommand command) {
     if (!pendingWrites.tryAcquire()) {
       return CompletableFuture.failedFuture(new OverloadedException("more than " + maxPendingWrites
           + " writes are already waiting for the leader on this node; retry with backoff"));
     }
-    CompletableFuture<RaftClientReply> sent;
+    io.grpc.Context caller = io.grpc.Context.current();
+    CompletableFuture<LogReply> reply;
     try {
-      // Call ids from Ratis's own counter: forwarded writes share the client's per-server reply
-      // map (keyed by call id alone) with the reads it sends, and a counter of our own collided
-      // with theirs ("Entry already exists for key 1 in map ...:ReplyMap"; seen in a soak).
-      RaftClientRequest request = writeRequest(writeClientId, org.apache.ratis.rpc.CallId.getAndIncrement(), message(command), selfId);
-      CompletableFuture<RaftClientReply> answer = new CompletableFuture<>();
-      submit(request, leaderOrSelf(), System.nanoTime() + requestTimeoutNanos, io.grpc.Context.current(), 0, answer);
-      sent = answer;
+      reply = batcher.submit(command, caller::isCancelled);
     } catch (RuntimeException e) {
       pendingWrites.release();
       return CompletableFuture.failedFuture(e);
     }
-    return sent.whenComplete((reply, error) -> pendingWrites.release()).thenApply(Replicator::logReply);
+    return reply.whenComplete((r, error) -> pendingWrites.release());
+  }
+
+  /** One Raft request for {@code command}, resent to whichever node leads until answered ({@link #submit}). */
+  private CompletableFuture<LogReply> send(LogCommand command, BooleanSupplier abandoned) {
+    // Call ids from Ratis's own counter: forwarded writes share the client's per-server reply
+    // map (keyed by call id alone) with the reads it sends, and a counter of our own collided
+    // with theirs ("Entry already exists for key 1 in map ...:ReplyMap"; seen in a soak).
+    RaftClientRequest request = writeRequest(writeClientId, org.apache.ratis.rpc.CallId.getAndIncrement(), message(command), selfId);
+    CompletableFuture<RaftClientReply> answer = new CompletableFuture<>();
+    submit(request, leaderOrSelf(), System.nanoTime() + requestTimeoutNanos, abandoned, 0, answer);
+    return answer.thenApply(Replicator::logReply);
   }
 
   /**
@@ -123,14 +165,12 @@ public final class Replicator implements AutoCloseable {
    * again, successfully, on another node) land after the instance was deregistered, bringing it
    * back.
    */
-  private void submit(RaftClientRequest request, RaftPeerId target, long deadlineNanos, io.grpc.Context caller, int attempt,
+  private void submit(RaftClientRequest request, RaftPeerId target, long deadlineNanos, BooleanSupplier abandoned, int attempt,
                       CompletableFuture<RaftClientReply> answer) {
     RaftClientRequest addressed = writeRequest(request.getClientId(), request.getCallId(), request.getMessage(), target);
     CompletableFuture<RaftClientReply> sent;
     try {
-      sent = target.equals(selfId)
-          ? server.submitClientRequestAsync(addressed)
-          : client.getClientRpc().sendRequestAsyncUnordered(addressed);
+      sent = target.equals(selfId) ? submitHere(addressed) : client.getClientRpc().sendRequestAsyncUnordered(addressed);
     } catch (IOException | RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
@@ -146,7 +186,7 @@ public final class Replicator implements AutoCloseable {
         }
         return;
       }
-      if (System.nanoTime() - deadlineNanos > 0 || caller.isCancelled()) {
+      if (System.nanoTime() - deadlineNanos > 0 || abandoned.getAsBoolean()) {
         answer.completeExceptionally(failure);
         return;
       }
@@ -167,13 +207,26 @@ public final class Replicator implements AutoCloseable {
         next = leaderOrSelf();
         pauseMillis = Math.min(200, 25L << Math.min(attempt, 3));
       }
-      Runnable again = () -> submit(request, next, deadlineNanos, caller, attempt + 1, answer);
+      Runnable again = () -> submit(request, next, deadlineNanos, abandoned, attempt + 1, answer);
       if (pauseMillis == 0) {
         again.run();
       } else {
         CompletableFuture.delayedExecutor(pauseMillis, java.util.concurrent.TimeUnit.MILLISECONDS).execute(again);
       }
     });
+  }
+
+  /**
+   * Hands a request to this node's Raft division on the calling thread. {@code RaftServer}'s own
+   * entry point runs it on Ratis's client pool and blocks the caller until it has been appended:
+   * two thread hand-offs and a blocked thread per entry, and the caller is often the thread that
+   * completed the previous batch.
+   */
+  private CompletableFuture<RaftClientReply> submitHere(RaftClientRequest request) throws IOException {
+    RaftServer.Division division = server.getDivision(groupId);
+    return division instanceof org.apache.ratis.protocol.RaftClientAsynchronousProtocol direct
+        ? direct.submitClientRequestAsync(request)
+        : server.submitClientRequestAsync(request);
   }
 
   private RaftPeerId leaderOrSelf() {
@@ -218,7 +271,7 @@ public final class Replicator implements AutoCloseable {
   public CompletableFuture<LogReply> proposeHere(LogCommand command) {
     RaftClientRequest request = writeRequest(tickerClientId, tickerCallId.incrementAndGet(), message(command), selfId);
     try {
-      return server.submitClientRequestAsync(request).thenApply(Replicator::logReply);
+      return submitHere(request).thenApply(Replicator::logReply);
     } catch (IOException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -291,6 +344,18 @@ public final class Replicator implements AutoCloseable {
     return client.async().sendReadOnlyUnordered(message(confirm), leader).thenApply(reply -> {
       content(reply);
       return null;
+    });
+  }
+
+  /** The newest log format {@code member}'s code applies; fails if the member does not know the question (older code). */
+  public CompletableFuture<Integer> newestLogFormatOf(RaftPeerId member) {
+    ReadQuery ask = ReadQuery.newBuilder().setLogFormat(io.leasehold.proto.v1.LogFormatQuery.getDefaultInstance()).build();
+    return client.async().sendReadOnlyUnordered(message(ask), member).thenApply(reply -> {
+      try {
+        return ReadReply.parseFrom(content(reply)).getLogFormat().getNewest();
+      } catch (InvalidProtocolBufferException e) {
+        throw new CompletionException(e);
+      }
     });
   }
 

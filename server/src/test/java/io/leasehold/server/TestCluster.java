@@ -10,6 +10,7 @@ import io.grpc.ManagedChannelBuilder;
 import io.leasehold.proto.v1.ClusterGrpc;
 import io.leasehold.proto.v1.LeasesGrpc;
 import java.io.ByteArrayOutputStream;
+import io.leasehold.statemachine.core.LogFormat;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -68,6 +69,10 @@ public final class TestCluster implements AutoCloseable {
         cluster.startNode(p.id());
       }
       cluster.awaitLeader();
+      // Every member runs this code, so the first leader raises the log format: tests see the
+      // format a deployed cluster runs in (tokens index * 256 + position, batched writes).
+      await("the leader raised the log format to " + LogFormat.NEWEST, Duration.ofSeconds(30),
+          () -> cluster.leader().map(l -> l.stateMachine().core().logFormat() == LogFormat.NEWEST).orElse(false));
     } catch (IOException | RuntimeException e) {
       cluster.close();
       throw e;

@@ -145,6 +145,15 @@ public final class ServerCommand implements Callable<Integer> {
           + "LEASEHOLD_METRICS_PORT (default: the client port + 2, if free).")
   String metricsPort;
 
+  @Option(names = "--commit-push-delay", converter = DurationConverter.class, defaultValue = "2ms",
+      description = "A commit that no new write carries to a follower within this is sent to it on its own, so that its "
+          + "state and watchers follow the leader (default: ${DEFAULT-VALUE}; 0ms sends at once).")
+  Duration commitPushDelay;
+
+  @Option(names = "--trace-writes", paramLabel = "FILE",
+      description = "Diagnostics: append one line per step of each log entry through this node (docs/performance.md).")
+  Path traceWrites;
+
   /** Runs until shutdown; tests use {@link #build} and drive the node themselves. */
   @Override
   public Integer call() throws Exception {
@@ -217,7 +226,11 @@ public final class ServerCommand implements Callable<Integer> {
         .watchMaxDelay(watchMaxDelay)
         .grpcKeepaliveInterval(grpcKeepaliveInterval)
         .grpcKeepaliveTimeout(grpcKeepaliveTimeout)
-        .join(join);
+        .join(join)
+        .commitPushDelay(commitPushDelay);
+    if (traceWrites != null) {
+      b.traceWrites(traceWrites);
+    }
     if (watchSenders != null) {
       b.watchSenders(watchSenders);
     }

@@ -32,7 +32,7 @@ public final class FencingChecker implements Checker {
       }
     }
     // Real-time order: a grant invoked after another completed must carry a larger token
-    // (the token is the log index of the granting entry). Same token = the same lease renewed.
+    // (the token derives from the granting command's log position). Same token = the same lease renewed.
     List<Completed> byCompletion = new ArrayList<>(grants);
     byCompletion.sort(Comparator.comparingLong(c -> c.completion().nanos()));
     List<Completed> byInvoke = new ArrayList<>(grants);

@@ -13,7 +13,9 @@ import java.util.Set;
 /**
  * Watch: every watcher's stream is a prefix of one common sequence, in revision order, with no
  * duplicate; and every acknowledged grant under the watched prefix, up to the last revision the
- * common sequence reached, appears in it as ACQUIRED at the revision of its token.
+ * common sequence reached, appears in it as ACQUIRED with its token. Tokens rise with log order,
+ * so "up to" is judged by token: every grant with a token at or below the highest granted in the
+ * common sequence.
  */
 public final class WatchChecker implements Checker {
   private final String prefix;
@@ -64,10 +66,11 @@ public final class WatchChecker implements Checker {
     }
     long reached = longest.isEmpty() ? 0 : longest.get(longest.size() - 1).revision();
     Set<String> acquired = new HashSet<>();
-    longest.stream().filter(e -> e.type().equals("ACQUIRED")).forEach(e -> acquired.add(e.name() + "@" + e.revision()));
+    longest.stream().filter(e -> e.type().equals("ACQUIRED")).forEach(e -> acquired.add(e.name() + "@" + e.token()));
+    long highestToken = longest.stream().filter(e -> e.type().equals("ACQUIRED")).mapToLong(WatchedEvent::token).max().orElse(0);
     int grants = 0;
     for (Completed c : h.completed()) {
-      if (Grants.isGrant(c) && c.invoke().key().startsWith(prefix) && Grants.token(c) <= reached) {
+      if (Grants.isGrant(c) && c.invoke().key().startsWith(prefix) && Grants.token(c) <= highestToken) {
         // An idempotent re-acquire returns the earlier grant's token: its ACQUIRED is that entry's.
         grants++;
         if (!acquired.contains(c.invoke().key() + "@" + Grants.token(c))) {

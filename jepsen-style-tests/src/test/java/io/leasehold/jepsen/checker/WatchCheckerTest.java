@@ -61,4 +61,14 @@ class WatchCheckerTest {
     assertEquals(Verdict.Result.INVALID, v.result());
     assertTrue(v.problems().get(0).contains("missing from the watch streams"), v.toString());
   }
+
+  @Test
+  void grantsAreMatchedByTokenWhenTokensAreNotRevisions() {
+    // Log format 2: token = index * 256 + position; the events carry the entry's index as revision.
+    History batched = new Histories().granted("a", "lock/x", 5 * 256, 0, 10).granted("b", "lock/y", 7 * 256 + 1, 0, 10).build();
+    History seen = with(batched, List.of(stream("w1", "5 ACQUIRED lock/x 1280", "7 ACQUIRED lock/y 1793")));
+    assertEquals(Verdict.Result.VALID, checker.check(seen).result(), checker.check(seen).toString());
+    History missing = with(batched, List.of(stream("w1", "7 ACQUIRED lock/y 1793")));
+    assertTrue(checker.check(missing).problems().get(0).contains("missing from the watch streams"), checker.check(missing).toString());
+  }
 }

@@ -22,19 +22,20 @@ import org.apache.ratis.util.Timestamp;
  * repair. An answer that does not move the search keeps counting, so a follower that keeps
  * answering the same thing still gets the back-off.
  *
- * <p>It tells a follower of each new commit index at once, in an AppendEntries of its own with no
- * entries (a <em>commit push</em>). Ratis's follower takes an append's commit index only after it
- * has written and synced that append's entries, so a commit carried by an append with entries
- * reaches the follower's state machine (and its watchers) one follower sync later; and when
- * nothing new is to be sent, Ratis tells the follower of a commit only at the next heartbeat,
- * which under load it sends without a previous entry, so the follower cannot take its commit
- * index at all. A push names as its previous entry one the follower holds (below), and the
- * follower takes the commit index only up to there. It goes on the same ordered stream as the
- * appends (the node turns off Ratis's separate heartbeat channel, see
- * {@link #pushesCommits}); the follower checks the previous entry as for any append and takes the
- * commit index at once. A push goes out right after each append with entries, and whenever the
- * commit index moves with nothing new to send; in both cases only if it would move the follower's
- * commit index past the last push and past what the follower has reported.
+ * <p>It tells a follower of a new commit index that no append carried to it within
+ * {@code pushDelay}, in an AppendEntries of its own with no entries (a <em>commit push</em>).
+ * When nothing new is to be sent, Ratis tells the follower of a commit only at the next
+ * heartbeat, which under load it sends without a previous entry, so the follower cannot take its
+ * commit index at all: a follower's state machine (and its watchers) would lag a lone write by up
+ * to a heartbeat interval. A push names as its previous entry one the follower holds (below), and
+ * the follower takes the commit index only up to there. It goes on the same ordered stream as the
+ * appends (the node turns off Ratis's separate heartbeat channel, see {@link #pushesCommits}); the
+ * follower checks the previous entry as for any append and takes the commit index at once. A push
+ * is due when it would move the follower's commit index past the last push and past what the
+ * follower has reported, and goes out once it has been due for {@code pushDelay}: while writes
+ * keep coming, the next append carries the commit index and the follower's answer reports it, so
+ * the push is never sent. Pushing at once (a delay of zero) cost every write two more messages a
+ * follower, the largest item of a lone write's CPU on a small machine.
  *
  * <p>A follower takes a push's commit index only up to what its log has synced, so a push that
  * reaches it before an entry's sync gives it less than it carried. That happens to the slower
@@ -103,6 +104,10 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
   private volatile Timestamp answeredPush;
   /** The leader's commit index when the last push was built. */
   private long pushBuiltCommit = -1;
+  /** How long a push must have been due before it goes out (an append may carry the commit meanwhile). */
+  private final long pushDelayNanos;
+  /** Since when a push has been due ({@link System#nanoTime}), or -1 while none is. */
+  private long dueSince = -1;
 
   /** What a turn of Ratis's loop (build, send, wait) sent. */
   private enum Sent { NOTHING, HEARTBEAT, ENTRIES, PUSH }
@@ -111,11 +116,12 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
   private Sent sent = Sent.NOTHING;
 
   public ForkSearchingLogAppender(RaftServer.Division server, LeaderState leaderState, FollowerInfo follower, CommitClock commitClock,
-                                  ReplicationTrace trace) {
+                                  ReplicationTrace trace, java.time.Duration pushDelay) {
     super(server, leaderState, follower);
     this.commitClock = commitClock;
     this.trace = trace;
     this.pushCommits = pushesCommits(server);
+    this.pushDelayNanos = pushDelay.toNanos();
   }
 
   /**
@@ -136,16 +142,19 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
       sent = Sent.HEARTBEAT;
       return super.newAppendEntriesRequest(callId, heartbeat);
     }
-    if (followUp && pushDue()) {
+    if (followUp && pushDue() && ripe()) {
       return push(callId);
     }
     AppendEntriesRequestProto request = super.newAppendEntriesRequest(callId, false);
     if (request == null) {
       // Nothing new to send; Ratis's loop came here because the follower's commit index is behind.
-      return pushDue() ? push(callId) : null;
+      return pushDue() && ripe() ? push(callId) : null;
     }
     pushNext = request.getEntriesCount() > 0;
     sent = pushNext ? Sent.ENTRIES : Sent.HEARTBEAT;  // Ratis sends a due heartbeat even when asked for entries
+    if (pushNext) {
+      dueSince = -1;  // this append carries the commit index: a push is due only if none follows within the delay
+    }
     return request;
   }
 
@@ -218,6 +227,20 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
     }
   }
 
+  /** Whether the due push has been due for the push delay (and since when it is due, noted on first asking). */
+  private boolean ripe() {
+    return delayLeft() == 0;
+  }
+
+  /** Nanoseconds until the due push may go out. */
+  private long delayLeft() {
+    long now = System.nanoTime();
+    if (dueSince < 0) {
+      dueSince = now;
+    }
+    return Math.max(0, pushDelayNanos - (now - dueSince));
+  }
+
   private AppendEntriesRequestProto push(long callId) {
     long named = pushPrevious();
     TermIndex previous = getPrevious(named + 1);
@@ -226,6 +249,7 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
     }
     AppendEntriesRequestProto request = getLeaderState().newAppendEntriesRequestProto(getFollower(), List.of(), previous, callId);
     pushed = Math.min(request.getLeaderCommit(), named);
+    dueSince = -1;
     pushBuiltAt = Timestamp.currentTime();
     pushBuiltCommit = getRaftLog().getLastCommittedIndex();
     sent = Sent.PUSH;
@@ -238,8 +262,18 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
   public long getWaitTimeMs() {
     Sent turn = sent;
     sent = Sent.NOTHING;
-    if (pushCommits && pushDue() && sendPushNow(turn)) {
-      return 0;
+    if (pushCommits && pushDue()) {
+      if (sendPushNow(turn)) {
+        long left = delayLeft();
+        if (left == 0) {
+          return 0;
+        }
+        // Not yet: wake when it may go out (an answer or a new entry wakes the loop sooner).
+        pushNext = false;
+        return Math.min(super.getWaitTimeMs(), Math.max(1, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+      }
+    } else {
+      dueSince = -1;
     }
     pushNext = false;
     return super.getWaitTimeMs();

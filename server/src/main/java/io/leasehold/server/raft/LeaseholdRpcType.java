@@ -38,16 +38,27 @@ public final class LeaseholdRpcType implements RpcType {
    * to the factory through {@code parameters}, and puts the trace's interceptor on Ratis's server.
    */
   public static void configure(org.apache.ratis.conf.RaftProperties properties, Parameters parameters, LeadershipCheck check,
-                               CommitClock commits, ReplicationTrace trace) {
+                               CommitClock commits, ReplicationTrace trace, java.time.Duration commitPushDelay) {
     org.apache.ratis.RaftConfigKeys.Rpc.setType(properties, new LeaseholdRpcType());
     parameters.put(LeadershipCheck.PARAMETER, check, LeadershipCheck.class);
     parameters.put(CommitClock.PARAMETER, commits, CommitClock.class);
     parameters.put(ReplicationTrace.PARAMETER, trace, ReplicationTrace.class);
-    GrpcConfigKeys.Server.setServicesCustomizer(parameters, (builder, types) -> withTrace(builder, types, trace));
+    parameters.put(PUSH_DELAY, commitPushDelay, java.time.Duration.class);
+    GrpcConfigKeys.Server.setServicesCustomizer(parameters, (builder, types) -> customize(builder, types, trace));
   }
 
-  private static org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder withTrace(
+  static final String PUSH_DELAY = LeaseholdRpcType.class.getName() + ".pushDelay";
+
+  /**
+   * Ratis's server runs its handlers on the Netty event loop that read the message: they only
+   * check the request and queue its entries for the log worker (or answer from memory), and the
+   * hop to gRPC's executor was one more thread hand-off on every append, reply and forwarded
+   * write, each costing more than the handler itself on a small machine. Ratis's own blocking
+   * handlers (a vote's metadata sync, a snapshot chunk's write) are rare and short.
+   */
+  private static org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder customize(
       org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder builder, EnumSet<GrpcServices.Type> types, ReplicationTrace trace) {
+    builder.directExecutor();
     return types.contains(GrpcServices.Type.SERVER) ? builder.intercept(trace.interceptor()) : builder;
   }
 
@@ -65,17 +76,19 @@ public final class LeaseholdRpcType implements RpcType {
     private final LeadershipCheck check;
     private final CommitClock commits;
     private final ReplicationTrace trace;
+    private final java.time.Duration pushDelay;
 
     Factory(Parameters parameters) {
       super(parameters);
       this.check = parameters.getNonNull(LeadershipCheck.PARAMETER, LeadershipCheck.class);
       this.commits = parameters.getNonNull(CommitClock.PARAMETER, CommitClock.class);
       this.trace = parameters.getNonNull(ReplicationTrace.PARAMETER, ReplicationTrace.class);
+      this.pushDelay = parameters.getNonNull(PUSH_DELAY, java.time.Duration.class);
     }
 
     @Override
     public LogAppender newLogAppender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
-      LogAppender appender = new ForkSearchingLogAppender(server, new Reporting(state, check, trace), follower, commits, trace);
+      LogAppender appender = new ForkSearchingLogAppender(server, new Reporting(state, check, trace), follower, commits, trace, pushDelay);
       check.register(appender);
       return appender;
     }

@@ -112,9 +112,11 @@ class RegistryServiceTest {
     assertEquals("SERVING", i2.getStatus(), "the default status");
     assertEquals("orders/i-2", i2.getHolder(), "the default holder");
     assertTrue(i2.getToken() > 0);
-    assertEquals(r2.getRevision(), i2.getToken(), "a fresh registration's token is the revision that granted it");
+    assertEquals(r2.getRevision() * 256, i2.getToken(), "a fresh registration's token derives from the entry that granted it");
     assertEquals(seconds(LONG_TTL / 3), r2.getHeartbeatInterval());
-    Instance i1 = registered(register("orders", "i-1", "10.0.0.1:8080", LONG_TTL));
+    RegisterResponse r1 = registry.register(register("orders", "i-1", "10.0.0.1:8080", LONG_TTL));
+    assertEquals(Outcome.GRANTED, r1.getOutcome(), r1.toString());
+    Instance i1 = r1.getInstance();
     registered(register("orders-eu", "i-0", "10.0.1.1:8080", LONG_TTL));
 
     // A view over leases: the instance is the lease service/orders/i-2, attributes and all.
@@ -127,7 +129,7 @@ class RegistryServiceTest {
 
     ResolveResponse resolved = registryB.resolve(resolve("orders"));
     assertEquals(List.of("i-1", "i-2"), names(resolved), "in instance order, and not orders-eu's");
-    assertTrue(resolved.getRevision() >= i1.getToken());
+    assertTrue(resolved.getRevision() >= r1.getRevision(), "the read reflects both registrations");
     assertEquals(i2, resolved.getInstances(1), "the instance as registered");
     await("a stale resolve on a follower sees both", Duration.ofSeconds(10),
         () -> names(registryB.resolve(resolve("orders").toBuilder().setStale(true).build())).equals(List.of("i-1", "i-2")));

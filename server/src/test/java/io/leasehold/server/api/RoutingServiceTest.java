@@ -92,7 +92,7 @@ class RoutingServiceTest {
 
     LookupResponse found = routing.lookup(lookup("shard/users-17"));
     assertTrue(found.getFound());
-    assertTrue(found.getRevision() >= routed.getToken());
+    assertTrue(found.getRevision() >= routed.getModRevision(), "the read reflects the grant");
     assertEquals(Route.newBuilder()
         .setName("shard/users-17")
         .setHolder("node-3")

@@ -14,12 +14,15 @@ import io.leasehold.proto.v1.BackupChunk;
 import io.leasehold.proto.v1.BackupHeader;
 import io.leasehold.proto.v1.BackupRequest;
 import io.leasehold.proto.v1.Outcome;
+import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.NodeConfig;
 import io.leasehold.server.TestCluster;
 import io.leasehold.server.backup.NodeBackup;
+import io.leasehold.statemachine.core.LogFormat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -52,16 +55,18 @@ class BackupRestoreTest {
     original = TestCluster.start(3, dir.resolve("original"));
     String follower = original.followers().get(0).id();
     Map<String, Long> tokens = new HashMap<>();
+    long lastGrant = 0;
     for (int i = 0; i < 25; i++) {
       AcquireResponse r = original.leases(follower).acquire(acquire("lock/job-" + i, "runner-" + i, 600));
       tokens.put("lock/job-" + i, r.getLease().getToken());
+      lastGrant = Math.max(lastGrant, r.getRevision());
     }
     long maxToken = tokens.values().stream().mapToLong(Long::longValue).max().orElseThrow();
 
     Path backup = dir.resolve("backup");
     NodeBackup.Manifest m = NodeBackup.receive(original.cluster(follower).backup(BackupRequest.getDefaultInstance()), backup);
     assertEquals(follower, m.nodeId());
-    assertTrue(m.index() >= maxToken, "the backup includes every grant: " + m);
+    assertTrue(m.index() >= lastGrant, "the backup includes every grant: " + m);
     assertEquals(m, NodeBackup.verify(backup));
     original.close();
     original = null;
@@ -83,20 +88,30 @@ class BackupRestoreTest {
     }
     AcquireResponse fresh = restored.leases("n2").acquire(acquire("lock/after-restore", "runner-x", 60));
     assertEquals(Outcome.GRANTED, fresh.getOutcome());
-    assertTrue(fresh.getLease().getToken() > m.index(), "tokens continue after the backup's position");
+    assertTrue(fresh.getLease().getToken() > maxToken, "tokens continue above every token in the backup");
+    assertTrue(fresh.getRevision() > m.index(), "the log continues after the backup's position");
   }
 
   @Test
-  void aBackupOfAClusterThatStoredNothingIsRefusedAtOnce() throws Exception {
+  void aFreshClusterStoresItsLogFormatAndABackupCarriesIt() throws Exception {
     original = TestCluster.start(1, dir.resolve("original"));
-    original.awaitLeader();
-    long start = System.nanoTime();
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> NodeBackup.receive(original.cluster("n1")
-        .backup(BackupRequest.newBuilder().setTimeout(com.google.protobuf.Duration.newBuilder().setSeconds(60)).build()), dir.resolve("backup")));
-    assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode(), e.toString());
-    assertTrue(e.getStatus().getDescription().contains("nothing to snapshot yet"), e.toString());
-    assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30), "refused at once, not after the backup's timeout");
+    LeaseholdNode n1 = original.awaitLeader();
+    TestCluster.await("the leader raised the log format", Duration.ofSeconds(20),
+        () -> n1.stateMachine().core().logFormat() == LogFormat.NEWEST);
+    Path backup = dir.resolve("backup");
+    NodeBackup.Manifest m = NodeBackup.receive(original.cluster("n1").backup(BackupRequest.getDefaultInstance()), backup);
+    assertTrue(m.index() >= 1, "the format switch is a write: " + m);
+    original.close();
+    original = null;
+
+    NodeBackup.restore(backup, dir.resolve("restored").resolve("n1"), NodeConfig.DEFAULT_CLUSTER_NAME);
+    restored = TestCluster.start(1, dir.resolve("restored"));
+    LeaseholdNode r1 = restored.awaitLeader();
+    assertEquals(LogFormat.NEWEST, r1.stateMachine().core().logFormat(), "the restored node starts in the cluster's format");
+    AcquireResponse a = restored.leases("n1").acquire(acquire("lock/x", "h", 60));
+    assertEquals(a.getRevision() * 256, a.getLease().getToken(), "format 2 tokens: the entry's index times 256");
   }
+
 
   @Test
   void aStreamCutOffMidwayLeavesNoPartialFile() throws Exception {

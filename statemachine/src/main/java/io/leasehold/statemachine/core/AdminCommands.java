@@ -162,8 +162,8 @@ final class AdminCommands {
   /** Ends a live lease whoever holds it (only the one with {@code token}, if given). */
   RevokeResponse revoke(Tx tx, RevokeRequest r) {
     AdminValidation.revoke(r);
-    if (r.getToken() >= tx.index) {
-      throw new InvalidArgumentException("token", "token " + r.getToken() + " was never issued (the cluster is at revision " + (tx.index - 1) + ")");
+    if (r.getToken() >= tx.token) {
+      throw new InvalidArgumentException("token", "token " + r.getToken() + " was never issued (the next token is " + tx.token + ")");
     }
     RevokeResponse.Builder reply = RevokeResponse.newBuilder().setRevision(tx.index);
     Optional<LeaseRecord> current = tx.get(r.getName());

@@ -3,6 +3,7 @@ package io.leasehold.statemachine.core;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.Attributes;
+import io.leasehold.proto.v1.CommandBatch;
 import io.leasehold.proto.v1.CompactHistory;
 import io.leasehold.proto.v1.CompactHistoryResponse;
 import io.leasehold.proto.v1.Event;
@@ -30,6 +31,9 @@ import io.leasehold.proto.v1.RenewItem;
 import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.RenewResponse;
 import io.leasehold.proto.v1.RenewResult;
+import io.leasehold.proto.v1.ReplyBatch;
+import io.leasehold.proto.v1.SetLogFormat;
+import io.leasehold.proto.v1.SetLogFormatResponse;
 import io.leasehold.proto.v1.UpdateRequest;
 import io.leasehold.proto.v1.UpdateResponse;
 import io.leasehold.statemachine.store.AppliedPosition;
@@ -42,7 +46,9 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.BiConsumer;
@@ -52,8 +58,9 @@ import java.util.function.BiConsumer;
  *
  * <p>It reads no clock. Time enters only as the leader's stamp in each {@link LogCommand}, kept
  * monotone, and is used only for recorded timestamps; whether a lease has expired is decided by
- * the leader's ticker, which proposes {@code Expire}. The fencing token of a lease is the log
- * index of the entry that granted it, so tokens strictly increase over every grant.
+ * the leader's ticker, which proposes {@code Expire}. The fencing token of a lease derives from
+ * the position of the command that granted it in the log ({@link LogFormat}), so tokens strictly
+ * increase over every grant.
  *
  * <p>Every Acquire and renewal is checked against the replicated policy of the name's namespace
  * ({@link PolicyGate}); operators' commands (policies, bans, revocations) are applied by
@@ -64,6 +71,7 @@ import java.util.function.BiConsumer;
 public final class LeaseCore {
   private static final byte[] CLOCK_KEY = "clock".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] HISTORY_KEY = "history".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] FORMAT_KEY = "log-format".getBytes(StandardCharsets.US_ASCII);
 
   private final KvStore store;
   /**
@@ -75,6 +83,10 @@ public final class LeaseCore {
   private final AdminReads adminReads;
   private long clockMicros;
   private long appliedIndex;
+  /** The log format in force ({@link LogFormat}); read by other threads to decide whether to batch. */
+  private volatile int logFormat = LogFormat.FIRST;
+  /** Acquire request ids applied by earlier commands of the batch being applied, with their replies. */
+  private Map<String, AcquireResponse> entryRequests = Map.of();
   /** Events below this revision are gone from the history; the stored value is the truth. */
   private volatile long compactRevision;
   /**
@@ -94,6 +106,7 @@ public final class LeaseCore {
   public void reload() {
     clockMicros = store.get(Space.META, CLOCK_KEY).map(b -> ByteBuffer.wrap(b).getLong()).orElse(0L);
     appliedIndex = store.applied().index();
+    logFormat = store.get(Space.META, FORMAT_KEY).map(b -> ByteBuffer.wrap(b).getInt()).orElse(LogFormat.FIRST);
     compactRevision = storedCompactRevision(store.get(Space.META, HISTORY_KEY));
     historyCount = store.read(view -> {
       long[] n = {0};
@@ -127,48 +140,160 @@ public final class LeaseCore {
       return ApplyResult.skipped(index);
     }
     long now = Math.max(clockMicros, command.getLeaderTimeMicros());
-    Tx tx = new Tx(index, now, state);
+    if (command.getCommandCase() == LogCommand.CommandCase.BATCH && logFormat >= LogFormat.BATCHES) {
+      return applyBatch(term, index, now, command.getBatch());
+    }
+    Tx tx = new Tx(index, token(index, 0), now, state, 0);
     LogReply reply;
     try {
-      reply = switch (command.getCommandCase()) {
-        case ACQUIRE -> LogReply.newBuilder().setAcquire(acquire(tx, command.getAcquire())).build();
-        case RENEW -> LogReply.newBuilder().setRenew(renew(tx, command.getRenew())).build();
-        case RELEASE -> LogReply.newBuilder().setRelease(release(tx, command.getRelease())).build();
-        case UPDATE -> LogReply.newBuilder().setUpdate(update(tx, command.getUpdate())).build();
-        case EXPIRE -> LogReply.newBuilder().setExpire(expire(tx, command.getExpire())).build();
-        case COMPACT_HISTORY -> LogReply.newBuilder().setCompactHistory(compactHistory(tx, command.getCompactHistory())).build();
-        case SET_POLICY -> LogReply.newBuilder().setSetPolicy(admin.setPolicy(tx, command.getSetPolicy())).build();
-        case DELETE_POLICY -> LogReply.newBuilder().setDeletePolicy(admin.deletePolicy(tx, command.getDeletePolicy())).build();
-        case BAN -> LogReply.newBuilder().setBan(admin.ban(tx, command.getBan())).build();
-        case UNBAN -> LogReply.newBuilder().setUnban(admin.unban(tx, command.getUnban())).build();
-        case REVOKE -> LogReply.newBuilder().setRevoke(admin.revoke(tx, command.getRevoke())).build();
-        case LIFT_BANS -> LogReply.newBuilder().setLiftBans(admin.liftBans(tx, command.getLiftBans())).build();
-        case LIFT_LOCK_DELAYS -> LogReply.newBuilder().setLiftLockDelays(admin.liftLockDelays(tx, command.getLiftLockDelays())).build();
-        case COMMAND_NOT_SET -> throw new InvalidArgumentException("command", "the log entry carries no command");
-      };
+      reply = dispatch(tx, command);
     } catch (InvalidArgumentException e) {
       // A command the API should have refused: consume the entry, change nothing.
-      tx = new Tx(index, now, state);
-      reply = LogReply.newBuilder()
-          .setInvalid(InvalidCommand.newBuilder().setField(e.field()).setMessage(e.getMessage()))
-          .build();
+      tx = new Tx(index, token(index, 0), now, state, 0);
+      reply = invalid(e);
     }
     List<Change> changes = tx.changes();
+    List<Change> meta = entryMeta(now, tx);
+    changes.addAll(meta);
+    store.commit(new AppliedPosition(term, index), changes);
+    tx.publish();
+    finishEntry(index, now, tx.compactTo);
+    historyCount += tx.keptCount - tx.removed;
+    return new ApplyResult(index, reply, tx.events, tx.bars);
+  }
+
+  /**
+   * The fencing token of a lease granted by the command at {@code position} of entry
+   * {@code index}: the index itself in log format 1, where an entry carries one command, and
+   * {@code index * 256 + position} from format 2 on, so that tokens strictly increase over every
+   * grant however many an entry carries.
+   */
+  long token(long index, int position) {
+    return LogFormat.token(logFormat, index, position);
+  }
+
+  /**
+   * A batch of client commands: each applied in order with its own token and reply, each seeing
+   * the changes of those before it; one invalid command changes nothing and the others still
+   * apply. One store commit holds them all.
+   */
+  private ApplyResult applyBatch(long term, long index, long now, CommandBatch batch) throws IOException {
+    int n = batch.getCommandsCount();
+    List<Change> changes = new ArrayList<>();
+    List<LeaseEvent> events = new ArrayList<>();
+    List<TimedBar> bars = new ArrayList<>(0);
+    ReplyBatch.Builder replies = ReplyBatch.newBuilder();
+    Map<String, AcquireResponse> requestsInEntry = new HashMap<>();
+    entryRequests = requestsInEntry;
+    int sequence = 0;
+    try {
+      for (int position = 0; position < n; position++) {
+        LogCommand command = batch.getCommands(position);
+        Tx tx = new Tx(index, token(index, position), now, state, sequence);
+        LogReply reply;
+        try {
+          if (position >= LogFormat.MAX_BATCH) {
+            throw new InvalidArgumentException("batch.commands[" + position + "]",
+                "an entry carries at most " + LogFormat.MAX_BATCH + " commands");
+          }
+          if (!LogFormat.batchable(command)) {
+            throw new InvalidArgumentException("batch.commands[" + position + "]",
+                "only acquire, renew, release and update may be batched, not " + command.getCommandCase());
+          }
+          reply = dispatch(tx, command);
+        } catch (InvalidArgumentException e) {
+          tx = new Tx(index, token(index, position), now, state, sequence);
+          reply = invalid(e);
+        }
+        changes.addAll(tx.changes());
+        // Published at once, so the next command sees this one's changes; the store commit below
+        // holds them all. If it fails, Ratis stops the server and the state reloads from the store.
+        tx.publish();
+        if (tx.appliedRequestId != null) {
+          requestsInEntry.put(tx.appliedRequestId, tx.appliedRequestReply);
+        }
+        sequence += tx.keptCount;
+        historyCount += tx.keptCount;
+        events.addAll(tx.events);
+        bars.addAll(tx.bars);
+        replies.addReplies(reply);
+      }
+    } finally {
+      entryRequests = Map.of();
+    }
+    if (now != clockMicros) {
+      changes.add(Change.put(Space.META, CLOCK_KEY, ByteBuffer.allocate(8).putLong(now).array()));
+    }
+    store.commit(new AppliedPosition(term, index), changes);
+    finishEntry(index, now, -1);
+    return new ApplyResult(index, LogReply.newBuilder().setBatch(replies).build(), events, bars);
+  }
+
+  private LogReply dispatch(Tx tx, LogCommand command) {
+    return switch (command.getCommandCase()) {
+      case ACQUIRE -> LogReply.newBuilder().setAcquire(acquire(tx, command.getAcquire())).build();
+      case RENEW -> LogReply.newBuilder().setRenew(renew(tx, command.getRenew())).build();
+      case RELEASE -> LogReply.newBuilder().setRelease(release(tx, command.getRelease())).build();
+      case UPDATE -> LogReply.newBuilder().setUpdate(update(tx, command.getUpdate())).build();
+      case EXPIRE -> LogReply.newBuilder().setExpire(expire(tx, command.getExpire())).build();
+      case COMPACT_HISTORY -> LogReply.newBuilder().setCompactHistory(compactHistory(tx, command.getCompactHistory())).build();
+      case SET_POLICY -> LogReply.newBuilder().setSetPolicy(admin.setPolicy(tx, command.getSetPolicy())).build();
+      case DELETE_POLICY -> LogReply.newBuilder().setDeletePolicy(admin.deletePolicy(tx, command.getDeletePolicy())).build();
+      case BAN -> LogReply.newBuilder().setBan(admin.ban(tx, command.getBan())).build();
+      case UNBAN -> LogReply.newBuilder().setUnban(admin.unban(tx, command.getUnban())).build();
+      case REVOKE -> LogReply.newBuilder().setRevoke(admin.revoke(tx, command.getRevoke())).build();
+      case LIFT_BANS -> LogReply.newBuilder().setLiftBans(admin.liftBans(tx, command.getLiftBans())).build();
+      case LIFT_LOCK_DELAYS -> LogReply.newBuilder().setLiftLockDelays(admin.liftLockDelays(tx, command.getLiftLockDelays())).build();
+      case SET_LOG_FORMAT -> LogReply.newBuilder().setSetLogFormat(setLogFormat(tx, command.getSetLogFormat())).build();
+      // Format 1 knows no batches: applied as no command, as a node that predates them applies it.
+      case BATCH -> throw new InvalidArgumentException("batch", "log format " + logFormat + " carries one command an entry");
+      case COMMAND_NOT_SET -> throw new InvalidArgumentException("command", "the log entry carries no command");
+    };
+  }
+
+  private static LogReply invalid(InvalidArgumentException e) {
+    return LogReply.newBuilder()
+        .setInvalid(InvalidCommand.newBuilder().setField(e.field()).setMessage(e.getMessage()))
+        .build();
+  }
+
+  /** The clock and history bounds an entry leaves in the meta space. */
+  private List<Change> entryMeta(long now, Tx tx) {
+    List<Change> changes = new ArrayList<>(2);
     if (now != clockMicros) {
       changes.add(Change.put(Space.META, CLOCK_KEY, ByteBuffer.allocate(8).putLong(now).array()));
     }
     if (tx.compactTo >= 0) {
       changes.add(Change.put(Space.META, HISTORY_KEY, HistoryMeta.newBuilder().setCompactRevision(tx.compactTo).build().toByteArray()));
     }
-    store.commit(new AppliedPosition(term, index), changes);
-    tx.publish();
+    return changes;
+  }
+
+  private void finishEntry(long index, long now, long compactTo) {
     clockMicros = now;
     appliedIndex = index;
-    if (tx.compactTo >= 0) {
-      compactRevision = tx.compactTo;
+    if (compactTo >= 0) {
+      compactRevision = compactTo;
     }
-    historyCount += tx.keptCount - tx.removed;
-    return new ApplyResult(index, reply, tx.events, tx.bars);
+  }
+
+  /**
+   * Raises the log format (never lowers it). The leader proposes this only once every member
+   * runs code that knows the new format, so every replica applies it alike.
+   */
+  private SetLogFormatResponse setLogFormat(Tx tx, SetLogFormat c) {
+    int asked = c.getFormat();
+    boolean raises = asked > logFormat && asked <= LogFormat.NEWEST;
+    if (raises) {
+      tx.extra.add(Change.put(Space.META, FORMAT_KEY, ByteBuffer.allocate(4).putInt(asked).array()));
+      tx.afterCommit(() -> logFormat = asked);
+    }
+    return SetLogFormatResponse.newBuilder().setFormat(raises ? asked : logFormat).setRevision(tx.index).build();
+  }
+
+  /** The log format in force as of the last applied entry ({@link LogFormat}). */
+  public int logFormat() {
+    return logFormat;
   }
 
   /**
@@ -182,6 +307,10 @@ public final class LeaseCore {
       return decideAcquire(tx, r);
     }
     if (state.requests.contains(id)) {
+      AcquireResponse sameEntry = entryRequests.get(id);
+      if (sameEntry != null) {
+        return sameEntry;  // an earlier command of this batch, not in the store until the entry commits
+      }
       byte[] stored = store.get(Space.REQUESTS, utf8(id))
           .orElseThrow(() -> new StoreException("applied request " + id + " is in memory but not in the store", null));
       return AppliedRequests.decode(stored).getAcquire();
@@ -249,7 +378,7 @@ public final class LeaseCore {
     } else {
       LeaseRecord.Builder b = LeaseRecord.newBuilder()
           .setHolder(state.index.holder(r.getHolder()))  // shared with the holder's other leases
-          .setToken(tx.index)
+          .setToken(tx.token)
           .setTtlMicros(ttl)
           .setAcquiredAtMicros(tx.now)
           .setRenewedAtMicros(tx.now)
@@ -278,7 +407,7 @@ public final class LeaseCore {
   private RenewResponse renew(Tx tx, RenewRequest r) {
     Validation.renew(r);
     for (int i = 0; i < r.getItemsCount(); i++) {
-      if (r.getItems(i).getToken() >= tx.index) {
+      if (r.getItems(i).getToken() >= tx.token) {
         neverIssued(tx, "items[" + i + "].token", r.getItems(i).getToken());
       }
     }
@@ -431,10 +560,10 @@ public final class LeaseCore {
         .setGraceMicros(policy.graceMicros());
   }
 
-  /** A token at or above this entry's index cannot have been granted yet: bad input, not a stale lease. */
+  /** A token at or above the one this command would grant cannot have been granted yet: bad input, not a stale lease. */
   private static void neverIssued(Tx tx, String field, long token) {
-    if (token >= tx.index) {
-      throw new InvalidArgumentException(field, "token " + token + " was never issued (the cluster is at revision " + (tx.index - 1) + ")");
+    if (token >= tx.token) {
+      throw new InvalidArgumentException(field, "token " + token + " was never issued (the next token is " + tx.token + ")");
     }
   }
 
@@ -449,6 +578,8 @@ public final class LeaseCore {
       case LIST_POLICIES -> ReadReply.newBuilder().setListPolicies(adminReads.listPolicies(query.getListPolicies())).build();
       case LIST_BANS -> ReadReply.newBuilder().setListBans(adminReads.listBans(query.getListBans())).build();
       case HISTORY -> ReadReply.newBuilder().setHistory(adminReads.history(query.getHistory())).build();
+      case LOG_FORMAT -> ReadReply.newBuilder()
+          .setLogFormat(io.leasehold.proto.v1.LogFormatReply.newBuilder().setNewest(LogFormat.NEWEST).setCurrent(logFormat)).build();
       case CONFIRM_LEADERSHIP -> throw new InvalidArgumentException("query", "confirm_leadership is answered by the server, not the store");
       case QUERY_NOT_SET -> throw new InvalidArgumentException("query", "carries no request");
     };
@@ -533,7 +664,9 @@ public final class LeaseCore {
         point[0] = revision + 1;
         return true;
       });
-      return point[0];
+      // Nothing to drop: the history's start stays. Moving it to the first event would refuse a
+      // watch from an earlier revision that had no events (the log format's entry, say) and lost none.
+      return seen[0] == 0 ? storedCompactRevision(view.get(Space.META, HISTORY_KEY)) : point[0];
     });
   }
 

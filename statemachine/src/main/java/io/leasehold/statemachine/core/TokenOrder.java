@@ -7,14 +7,14 @@ import java.util.function.ObjLongConsumer;
  * Lease names in token order, for one group of {@link LeaseIndex} (a namespace, or a holder's
  * leases in one namespace): two parallel arrays instead of a tree.
  *
- * <p>A token is the log index of the entry that granted the lease, so a replica's grants arrive
- * in token order and nearly every add appends. A removal leaves a hole (its name set to null,
+ * <p>A token derives from the log position of the command that granted the lease
+ * ({@link LogFormat}), so a replica's grants arrive in token order and nearly every add appends. A removal leaves a hole (its name set to null,
  * its token kept, so the tokens stay sorted for binary search); holes at either end are dropped
  * at once, the arrays are squeezed rather than grown when they fill with half of them free, and
  * shrunk when three quarters are. A lease then costs no object of its own here, where a
  * {@code TreeMap<Long, String>} took an entry and a boxed token: with the holder's index, 4 of
  * the 13.5 objects a live lease kept on every node (HeapPerLease in benchmarks/). It did not
- * shorten young pauses measurably (docs/performance.md, 2026-11-26); it is memory. Apply thread
+ * shorten young pauses measurably; it is memory. Apply thread
  * only.
  */
 final class TokenOrder {

@@ -20,7 +20,10 @@ import java.util.Optional;
  * dropped whole.
  */
 final class Tx {
+  /** The log index of the entry: the revision of every event and change it makes. */
   final long index;
+  /** The fencing token a lease granted by this command gets ({@link LeaseCore#token}). */
+  final long token;
   final long now;
   private final CoreState state;
   final Map<String, Optional<LeaseRecord>> writes = new LinkedHashMap<>();
@@ -38,12 +41,19 @@ final class Tx {
   private int lateHeartbeats;
   long compactTo = -1;
   long removed;
+  /** Where this command's kept events start in the entry's history sequence (after earlier commands of a batch). */
+  private final int firstSequence;
   int keptCount;
+  /** The Acquire request id this command applied, with its reply, if any. */
+  String appliedRequestId;
+  io.leasehold.proto.v1.AcquireResponse appliedRequestReply;
 
-  Tx(long index, long now, CoreState state) {
+  Tx(long index, long token, long now, CoreState state, int firstSequence) {
     this.index = index;
+    this.token = token;
     this.now = now;
     this.state = state;
+    this.firstSequence = firstSequence;
   }
 
   Optional<LeaseRecord> get(String name) {
@@ -138,6 +148,8 @@ final class Tx {
    * {@code reply}, and forgets the oldest ids that are due.
    */
   void requestApplied(String id, io.leasehold.proto.v1.AcquireResponse reply) {
+    appliedRequestId = id;
+    appliedRequestReply = reply;
     extra.add(Change.put(Space.REQUESTS, LeaseCore.utf8(id), io.leasehold.proto.v1.StoredRequest.newBuilder()
         .setRevision(index)
         .setAppliedAtMicros(now)
@@ -181,7 +193,7 @@ final class Tx {
     for (LeaseEvent e : events) {
       if (Events.kept(e)) {
         byte[] lease = serialised.computeIfAbsent(e.lease(), LeaseRecord::toByteArray);
-        changes.add(Change.put(Space.EVENTS, Events.key(index, keptCount++), Events.encode(e, lease)));
+        changes.add(Change.put(Space.EVENTS, Events.key(index, firstSequence + keptCount++), Events.encode(e, lease)));
       }
     }
     lockDelays.forEach((name, bar) -> changes.add(bar.isPresent()

@@ -282,7 +282,7 @@ class ReplicaDeterminismTest {
     }
   }
 
-  private static void assertSameState(long seed, int step, List<KvStore> stores) {
+  static void assertSameState(long seed, int step, List<KvStore> stores) {
     byte[] reference = StoreKind.dump(stores.get(0));
     for (int i = 1; i < stores.size(); i++) {
       assertArrayEquals(reference, StoreKind.dump(stores.get(i)),
@@ -291,7 +291,7 @@ class ReplicaDeterminismTest {
     }
   }
 
-  private static void assertSameReads(List<LeaseCore> replicas) {
+  static void assertSameReads(List<LeaseCore> replicas) {
     LeaseCore reference = replicas.get(0);
     long now = T0 + 3_600_000_000L;
     for (LeaseCore replica : replicas.subList(1, replicas.size())) {

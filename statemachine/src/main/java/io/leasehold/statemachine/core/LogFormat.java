@@ -1,0 +1,43 @@
+package io.leasehold.statemachine.core;
+
+import io.leasehold.proto.v1.LogCommand;
+
+/**
+ * What a log entry may carry and how tokens derive from its position, by log format. The format
+ * is replicated state: it rises only through a {@code SetLogFormat} entry, which the leader
+ * proposes once every member runs code that knows the new format, so every replica applies every
+ * entry under the same format.
+ *
+ * <ul>
+ *   <li>1: one command an entry; a lease's token is the index of the entry that granted it.</li>
+ *   <li>2: an entry may carry a batch of client commands; a lease's token is
+ *       {@code index * 256 + position}, the command's position in the entry (0 for an entry
+ *       with one command). Tokens granted under format 1 are indexes, so smaller than every
+ *       token granted after the switch: tokens still strictly increase over every grant.</li>
+ * </ul>
+ */
+public final class LogFormat {
+  /** A store without a recorded format: every entry it holds was applied under format 1. */
+  public static final int FIRST = 1;
+  public static final int BATCHES = 2;
+  /** The newest format this code applies. */
+  public static final int NEWEST = BATCHES;
+  /** Bits of a token below the entry index, from format 2. */
+  static final int POSITION_BITS = 8;
+  /** Commands an entry may carry: one for every position below the index. */
+  public static final int MAX_BATCH = 1 << POSITION_BITS;
+
+  private LogFormat() {}
+
+  static long token(int format, long index, int position) {
+    return format >= BATCHES ? (index << POSITION_BITS) | position : index;
+  }
+
+  /** The commands a node may batch: a client's lease commands, each deciding on its own name(s). */
+  public static boolean batchable(LogCommand command) {
+    return switch (command.getCommandCase()) {
+      case ACQUIRE, RENEW, RELEASE, UPDATE -> true;
+      default -> false;
+    };
+  }
+}
