@@ -2,6 +2,7 @@ package io.leasehold.cli;
 
 import io.leasehold.cli.command.BackupCommand;
 import io.leasehold.cli.command.BanCommand;
+import io.leasehold.cli.command.bench.BenchCommand;
 import io.leasehold.cli.command.ClusterCommand;
 import io.leasehold.cli.command.CompletionCommand;
 import io.leasehold.cli.command.LeaseCommand;
@@ -45,6 +46,7 @@ import picocli.CommandLine.ScopeType;
         ServerCommand.class,
         BackupCommand.class,
         RestoreCommand.class,
+        BenchCommand.class,
         CompletionCommand.class,
         CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",

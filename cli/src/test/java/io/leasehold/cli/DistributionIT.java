@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
+import io.leasehold.cli.bench.LocalCluster;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.GetRequest;
@@ -179,6 +182,27 @@ class DistributionIT {
     Result onTerminal = runCliOnATerminal(clientPort, null, "lock", "lock/tty", "--wait", "2s", "--", "true");
     assertEquals(1, onTerminal.exit(), onTerminal.toString());
     assertTrue(onTerminal.out().contains("\r\033[Kwaiting for lock/tty: held by other-job (token "), onTerminal.toString());
+  }
+
+  @Test
+  void benchFailoverKillsTheLeaderOfAClusterOfItsOwnAndLosesNoHeldLease() throws Exception {
+    ProcessBuilder pb = cli(freePort(), "bench", "failover", "--kills", "1", "--interval", "2s", "--leases", "5", "--ttl", "15s",
+        "--dir", dir.resolve("failover").toString(), "-o", "json");
+    // The nodes it starts take the launcher's flags from here, and unpack native libraries under this test's dir.
+    pb.environment().put("LEASEHOLD_JAVA_OPTS", LocalCluster.LAUNCHER_JVM_FLAGS + " " + tmpDirOption());
+    Path out = dir.resolve("failover-out.txt");
+    Path err = dir.resolve("failover-err.txt");
+    Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    processes.add(p);
+    assertTrue(p.waitFor(240, TimeUnit.SECONDS), "bench failover finishes");
+    assertEquals(0, p.exitValue(), Files.readString(err));
+    JsonObject r = JsonParser.parseString(Files.readString(out)).getAsJsonObject();
+    JsonObject results = r.getAsJsonObject("results");
+    assertEquals(0, results.get("leases_lost").getAsLong(), r.toString());
+    assertEquals(1, results.getAsJsonArray("kill_to_acquire_ms").size(), r.toString());
+    double recovery = results.get("median_kill_to_acquire_ms").getAsDouble();
+    assertTrue(recovery > 0 && recovery < 30_000, "an acquisition succeeded after the kill: " + r);
+    assertTrue(Files.readString(dir.resolve("failover").resolve("n1.log")).contains("started"), "the nodes ran from --dir");
   }
 
   static int freePort() throws IOException {

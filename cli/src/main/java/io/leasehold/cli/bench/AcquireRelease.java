@@ -1,0 +1,72 @@
+package io.leasehold.cli.bench;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalDouble;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/**
+ * The {@code acquire-release} workload: every operation acquires a name nobody has used, then
+ * releases it. A cycle is two writes. Reports cycles a second, the latency of each step and of
+ * the cycle, and what the nodes spent.
+ */
+public final class AcquireRelease {
+  /** A system's way to take and give back a name. */
+  public interface Target<H> {
+    /** Acquires {@code name}, which nobody holds; fails if it was not granted. */
+    CompletableFuture<H> acquire(int worker, String name);
+
+    CompletableFuture<Void> release(int worker, H held);
+  }
+
+  /** Settings shared by every system the workload runs against. */
+  public record Settings(int clients, Duration warmup, Duration duration, OptionalDouble rate, String prefix) {}
+
+  private AcquireRelease() {}
+
+  public static <H> BenchReport run(String system, Target<H> target, Settings s, NodeStats stats, Executor trampoline,
+                                    Progress progress) throws InterruptedException {
+    Latency acquire = new Latency();
+    Latency release = new Latency();
+    Latency cycle = new Latency();
+    String run = Long.toString(System.currentTimeMillis(), 36);
+    List<List<NodeStats.Sample>> before = new java.util.ArrayList<>();
+    LoadLoop.Op op = (worker, seq) -> {
+      String name = s.prefix() + run + "-" + worker + "-" + seq;
+      long t0 = System.nanoTime();
+      return target.acquire(worker, name).thenCompose(held -> {
+        long t1 = System.nanoTime();
+        acquire.recordNanos(t1 - t0);
+        return target.release(worker, held).thenRun(() -> release.recordNanos(System.nanoTime() - t1));
+      });
+    };
+    LoadLoop.Result r = new LoadLoop(s.clients(), s.warmup(), s.duration(), s.rate(), trampoline).run(op, cycle, () -> {
+      acquire.reset();
+      release.reset();
+      before.add(stats.sample());
+    }, progress);
+    List<NodeStats.Sample> after = stats.sample();
+    BenchReport report = new BenchReport("acquire-release", system)
+        .setting("clients", s.clients())
+        .setting("warmup_s", s.warmup().toSeconds())
+        .setting("duration_s", s.duration().toSeconds())
+        .setting("rate", s.rate().isPresent() ? s.rate().getAsDouble() : "closed loop")
+        .result("cycles_per_s", r.perSecond())
+        .result("writes_per_s", r.perSecond() * 2)
+        .latency("acquire", acquire.percentiles())
+        .latency("release", release.percentiles())
+        .latency("cycle", cycle.percentiles())
+        .result("failed", r.failed());
+    if (r.firstError() != null) {
+      report.note("first failure: " + r.firstError());
+    }
+    if (s.rate().isPresent()) {
+      report.note("open loop: latencies count from when each cycle was due, so waits behind a stall are included");
+    }
+    if (!before.isEmpty()) {
+      report.nodes(NodeStats.between(before.get(0), after));
+    }
+    return report;
+  }
+}

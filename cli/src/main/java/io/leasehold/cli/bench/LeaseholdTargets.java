@@ -1,0 +1,232 @@
+package io.leasehold.cli.bench;
+
+import io.leasehold.client.Lease;
+import io.leasehold.client.LeaseLock;
+import io.leasehold.client.LeaseOptions;
+import io.leasehold.client.LeaseState;
+import io.leasehold.client.LeaseholdClient;
+import io.leasehold.client.MemberStatus;
+import io.leasehold.client.WatchOptions;
+import io.leasehold.proto.v1.Event;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/** Each workload's target on Leasehold, through the Java SDK as an application uses it. */
+public final class LeaseholdTargets {
+  /** Acquisitions a client keeps in flight while it takes many names at once. */
+  static final int MAX_ACQUIRING = 512;
+
+  private LeaseholdTargets() {}
+
+  /** {@code tryAcquire} with the TTL, then {@code Lease.release()}; worker {@code w} uses client {@code w % clients}. */
+  public static AcquireRelease.Target<Lease> acquireRelease(List<LeaseholdClient> clients, Duration ttl) {
+    LeaseOptions options = LeaseOptions.defaults().withTtl(ttl);
+    return new AcquireRelease.Target<>() {
+      @Override
+      public CompletableFuture<Lease> acquire(int worker, String name) {
+        return clients.get(worker % clients.size()).tryAcquire(name, options).thenApply(r -> {
+          if (!r.isGranted()) {
+            throw new IllegalStateException(name + ": not granted: " + r.outcome());
+          }
+          return r.lease().orElseThrow();
+        });
+      }
+
+      @Override
+      public CompletableFuture<Void> release(int worker, Lease held) {
+        return held.release();
+      }
+    };
+  }
+
+  /** Each client acquires its names and the SDK keeps them alive: one Renew call a heartbeat for all of a client's leases. */
+  public static Renew.Target renew(List<LeaseholdClient> clients, Duration ttl) {
+    Map<Integer, List<Lease>> held = new ConcurrentHashMap<>();
+    return new Renew.Target() {
+      @Override
+      public CompletableFuture<Void> holdAll(int client, List<String> names, Consumer<String> onLost, AtomicLong acquired) {
+        return LeaseholdTargets.holdAll(clients.get(client), names, ttl, onLost, acquired)
+            .thenAccept(leases -> held.put(client, leases));
+      }
+
+      @Override
+      public CompletableFuture<Void> releaseAll(int client) {
+        return LeaseholdTargets.releaseAll(held.getOrDefault(client, List.of()));
+      }
+
+      @Override
+      public String keepAliveShape() {
+        return "the SDK's keep-alive: one Renew call a heartbeat carrying every lease of the client";
+      }
+    };
+  }
+
+  /**
+   * Acquires {@code names} (at most {@link #MAX_ACQUIRING} at a time) and tells {@code onLost} of
+   * each that is lost while held: the SDK's LOST, whatever the reason.
+   */
+  static CompletableFuture<List<Lease>> holdAll(LeaseholdClient client, List<String> names, Duration ttl, Consumer<String> onLost,
+                                                AtomicLong acquired) {
+    LeaseOptions options = LeaseOptions.defaults().withTtl(ttl);
+    Semaphore window = new Semaphore(MAX_ACQUIRING);
+    List<CompletableFuture<Lease>> all = new ArrayList<>(names.size());
+    for (String name : names) {
+      window.acquireUninterruptibly();
+      CompletableFuture<Lease> f = client.tryAcquire(name, options).thenApply(r -> {
+        Lease lease = r.lease().orElseThrow(() -> new IllegalStateException(name + ": not granted: " + r.outcome()));
+        lease.addListener(t -> {
+          if (t.to() == LeaseState.LOST) {
+            onLost.accept(name);
+          }
+        });
+        acquired.incrementAndGet();
+        return lease;
+      });
+      f.whenComplete((l, e) -> window.release());
+      all.add(f);
+    }
+    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).thenApply(v -> all.stream().map(CompletableFuture::join).toList());
+  }
+
+  static CompletableFuture<Void> releaseAll(List<Lease> leases) {
+    Semaphore window = new Semaphore(MAX_ACQUIRING);
+    List<CompletableFuture<Void>> all = new ArrayList<>();
+    for (Lease lease : leases) {
+      if (lease.state().isFinal()) {
+        continue;
+      }
+      window.acquireUninterruptibly();
+      CompletableFuture<Void> f = lease.release().exceptionally(e -> null);
+      f.whenComplete((v, e) -> window.release());
+      all.add(f);
+    }
+    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+  }
+
+  /** {@link LeaseLock} per worker and name; the token is the lock's lease's. */
+  public static ContendedLock.Target lock(List<LeaseholdClient> clients, Duration ttl) {
+    Map<String, LeaseLock> locks = new ConcurrentHashMap<>();
+    Function<String, LeaseLock> lockOf = key -> {
+      int worker = Integer.parseInt(key.substring(0, key.indexOf('|')));
+      return clients.get(worker % clients.size()).lock(key.substring(key.indexOf('|') + 1), LeaseOptions.defaults().withTtl(ttl));
+    };
+    return new ContendedLock.Target() {
+      @Override
+      public long lock(int worker, String name) {
+        LeaseLock lock = locks.computeIfAbsent(worker + "|" + name, lockOf);
+        lock.lock();
+        return lock.token();
+      }
+
+      @Override
+      public void unlock(int worker, String name) {
+        locks.get(worker + "|" + name).unlock();
+      }
+    };
+  }
+
+  /**
+   * A writer through {@code writer}, and a watcher on the leader and one on a follower, each a
+   * client of its own that knows only that node.
+   */
+  public static WatchLatency.Target watch(LeaseholdClient writer, Function<String, LeaseholdClient> clientOf, Duration ttl) {
+    LeaseOptions options = LeaseOptions.defaults().withTtl(ttl);
+    Map<String, Lease> created = new ConcurrentHashMap<>();
+    return new WatchLatency.Target() {
+      @Override
+      public AutoCloseable watch(boolean onLeader, String prefix, Consumer<String> onCreated) {
+        String address = memberToWatch(writer, onLeader);
+        LeaseholdClient client = clientOf.apply(address);
+        io.leasehold.client.Watch watch = client.watch(WatchOptions.of(prefix).withTypes(Set.of(Event.Type.ACQUIRED)), e -> onCreated.accept(e.name()));
+        return () -> {
+          watch.close();
+          client.close();
+        };
+      }
+
+      @Override
+      public CompletableFuture<Void> create(String name) {
+        return writer.tryAcquire(name, options).thenAccept(r -> {
+          Lease lease = r.lease().orElseThrow(() -> new IllegalStateException(name + ": not granted: " + r.outcome()));
+          created.put(name, lease);
+        });
+      }
+
+      @Override
+      public CompletableFuture<Void> cleanUp(List<String> names) {
+        List<Lease> leases = new ArrayList<>();
+        names.forEach(n -> {
+          Lease l = created.remove(n);
+          if (l != null) {
+            leases.add(l);
+          }
+        });
+        return releaseAll(leases);
+      }
+    };
+  }
+
+  /** The client address of the leader (or a follower), waiting up to 30 s for the cluster to have one (after an election). */
+  static String memberToWatch(LeaseholdClient client, boolean leader) {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      List<MemberStatus> members = client.clusterStatus().join().members();
+      boolean led = members.stream().anyMatch(m -> m.reachable() && m.role() == io.leasehold.proto.v1.Role.LEADER);
+      java.util.Optional<String> address = members.stream()
+          .filter(m -> m.reachable() && (m.role() == io.leasehold.proto.v1.Role.LEADER) == leader)
+          .map(MemberStatus::clientAddress).filter(a -> !a.isEmpty()).findFirst();
+      if (led && address.isPresent()) {
+        return address.get();
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("no reachable " + (leader ? "leader" : "follower") + " to watch on within 30 s");
+      }
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while looking for a member to watch on", e);
+      }
+    }
+  }
+
+  /** Probes with {@code tryAcquire} then release, and holds leases kept alive by the SDK. */
+  public static Failover.Target failover(LeaseholdClient client, Duration ttl) {
+    LeaseOptions probeOptions = LeaseOptions.defaults().withTtl(Duration.ofSeconds(10));
+    List<Lease> held = new ArrayList<>();
+    return new Failover.Target() {
+      @Override
+      public CompletableFuture<Void> probe(String name) {
+        return client.tryAcquire(name, probeOptions).thenCompose(r -> {
+          Lease lease = r.lease().orElseThrow(() -> new IllegalStateException(name + ": not granted: " + r.outcome()));
+          lease.release().exceptionally(e -> null);  // the probe succeeded with the grant; the release may take its time
+          return CompletableFuture.completedFuture(null);
+        });
+      }
+
+      @Override
+      public CompletableFuture<Void> holdAll(List<String> names, Consumer<String> onLost) {
+        return LeaseholdTargets.holdAll(client, names, ttl, onLost, new AtomicLong()).thenAccept(held::addAll);
+      }
+
+      @Override
+      public CompletableFuture<Void> releaseAll() {
+        return LeaseholdTargets.releaseAll(held);
+      }
+
+      @Override
+      public void close() {
+        client.close();
+      }
+    };
+  }
+}

@@ -1,0 +1,217 @@
+package io.leasehold.cli.bench;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Three Leasehold nodes on loopback, each its own OS process started as the {@code leasehold}
+ * launcher starts one (the same JVM flags, {@code LEASEHOLD_JAVA_OPTS} replacing them), from this
+ * command's own jar: the cluster {@code leasehold bench failover} kills and restarts.
+ */
+public final class LocalCluster implements Failover.Cluster {
+  /** The launcher's default JVM flags ({@code ./leasehold}); LocalClusterTest keeps the two the same. */
+  public static final String LAUNCHER_JVM_FLAGS =
+      "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1";
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+
+  private final Path dir;
+  private final Path jar;
+  private final List<String> jvmFlags;
+  private final int[] clientPorts = new int[3];
+  private final int[] peerPorts = new int[3];
+  private final int[] metricsPorts = new int[3];
+  private final Process[] processes = new Process[3];
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+  private LocalCluster(Path dir, Path jar, List<String> jvmFlags) {
+    this.dir = dir;
+    this.jar = jar;
+    this.jvmFlags = jvmFlags;
+  }
+
+  /** Starts the three nodes in {@code dir} (their data and logs) and waits for a leader and every node serving. */
+  public static LocalCluster start(Path dir, Path jar) throws IOException, InterruptedException {
+    String opts = System.getenv("LEASEHOLD_JAVA_OPTS");
+    List<String> flags = Arrays.stream((opts == null ? LAUNCHER_JVM_FLAGS : opts).trim().split("\\s+")).filter(f -> !f.isEmpty()).toList();
+    LocalCluster c = new LocalCluster(dir, jar, flags);
+    try {
+      c.pickPorts();
+      for (int i = 0; i < 3; i++) {
+        c.launch(i);
+      }
+      for (int i = 0; i < 3; i++) {
+        c.awaitServing(i);
+      }
+      c.leader();
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      c.close();
+      throw e;
+    }
+    return c;
+  }
+
+  /** The jar this command runs from. */
+  public static Path ownJar() {
+    try {
+      return Path.of(LocalCluster.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException("cannot tell where this jar is", e);
+    }
+  }
+
+  private void pickPorts() throws IOException {
+    List<ServerSocket> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < 3; i++) {
+        clientPorts[i] = free(held);
+        peerPorts[i] = free(held);
+        metricsPorts[i] = free(held);
+      }
+    } finally {
+      for (ServerSocket s : held) {
+        s.close();
+      }
+    }
+  }
+
+  private static int free(List<ServerSocket> held) throws IOException {
+    ServerSocket s = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+    held.add(s);
+    return s.getLocalPort();
+  }
+
+  private String peers() {
+    List<String> p = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      p.add("n" + (i + 1) + "=127.0.0.1:" + peerPorts[i] + ":" + clientPorts[i]);
+    }
+    return String.join(",", p);
+  }
+
+  private void launch(int i) throws IOException {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    List<String> cmd = new ArrayList<>();
+    cmd.add(java);
+    cmd.addAll(jvmFlags);
+    cmd.addAll(List.of("-jar", jar.toString(), "server", "--id", "n" + (i + 1), "--peers", peers(),
+        "--data-dir", dir.resolve("n" + (i + 1)).toString(), "--metrics-port", String.valueOf(metricsPorts[i])));
+    Files.createDirectories(dir);
+    Path log = dir.resolve("n" + (i + 1) + ".log");
+    processes[i] = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+  }
+
+  private void awaitServing(int i) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!processes[i].isAlive()) {
+        throw new IOException("node n" + (i + 1) + " exited with " + processes[i].exitValue() + "; see " + dir.resolve("n" + (i + 1) + ".log"));
+      }
+      if (get(i, "/healthz") != null) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+    throw new IOException("node n" + (i + 1) + " did not serve within " + START_TIMEOUT.toSeconds() + " s; see " + dir.resolve("n" + (i + 1) + ".log"));
+  }
+
+  /** The body at {@code path} of node {@code i}'s metrics port, or null unless it answered 200. */
+  private String get(int i, String path) throws InterruptedException {
+    try {
+      HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPorts[i] + path))
+          .timeout(Duration.ofSeconds(2)).GET().build(), HttpResponse.BodyHandlers.ofString());
+      return r.statusCode() == 200 ? r.body() : null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  @Override
+  public int leader() throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      int best = -1;
+      double bestTerm = -1;
+      for (int i = 0; i < 3; i++) {
+        if (processes[i] == null || !processes[i].isAlive()) {
+          continue;
+        }
+        String m = get(i, "/metrics");
+        if (m == null || !m.contains("leasehold_raft_role{role=\"leader\"} 1")) {
+          continue;
+        }
+        double term = NodeStats.parse(m).getOrDefault("leasehold_raft_term", 0.0);
+        if (term > bestTerm) {
+          best = i;
+          bestTerm = term;
+        }
+      }
+      if (best >= 0) {
+        return best;
+      }
+      Thread.sleep(100);
+    }
+    throw new IOException("no leader within " + START_TIMEOUT.toSeconds() + " s");
+  }
+
+  @Override
+  public void kill(int node) throws InterruptedException {
+    Process p = processes[node];
+    p.destroyForcibly();  // SIGKILL
+    p.waitFor(10, TimeUnit.SECONDS);
+  }
+
+  @Override
+  public void restart(int node) throws IOException, InterruptedException {
+    launch(node);
+    awaitServing(node);
+  }
+
+  @Override
+  public List<String> endpoints() {
+    List<String> e = new ArrayList<>();
+    for (int p : clientPorts) {
+      e.add("127.0.0.1:" + p);
+    }
+    return e;
+  }
+
+  public List<String> metricsAddresses() {
+    List<String> e = new ArrayList<>();
+    for (int p : metricsPorts) {
+      e.add("127.0.0.1:" + p);
+    }
+    return e;
+  }
+
+  @Override
+  public void close() {
+    for (Process p : processes) {
+      if (p != null && p.isAlive()) {
+        p.destroy();  // SIGTERM: a clean stop
+      }
+    }
+    for (Process p : processes) {
+      if (p != null) {
+        try {
+          if (!p.waitFor(15, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          p.destroyForcibly();
+        }
+      }
+    }
+  }
+}

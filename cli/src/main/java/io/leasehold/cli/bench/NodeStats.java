@@ -1,0 +1,119 @@
+package io.leasehold.cli.bench;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Reads what the server side did during a run from each node's Prometheus endpoint: the
+ * process's CPU seconds and resident memory, and Leasehold's counters. A node whose endpoint
+ * cannot be read is reported as unknown rather than failing the run.
+ */
+public final class NodeStats {
+  /** One reading of one node's endpoint. */
+  public record Sample(String node, long nanos, Map<String, Double> values) {
+    public Optional<Double> get(String metric) {
+      return Optional.ofNullable(values.get(metric));
+    }
+  }
+
+  /** What one node did between two samples. */
+  public record Delta(String node, Optional<Double> cores, Optional<Double> rssMiB, Map<String, Double> counters) {}
+
+  public static final String CPU = "process_cpu_seconds_total";
+  public static final String RSS = "process_resident_memory_bytes";
+  public static final String RENEWED = "leasehold_leases_renewed_total";
+  public static final String EXPIRED = "leasehold_leases_expired_total";
+  public static final String ACQUIRED = "leasehold_leases_acquired_total";
+  public static final String LIVE = "leasehold_leases_live";
+
+  private final List<String> metricsAddresses;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  /** @param metricsAddresses each node's metrics endpoint, {@code host:port} */
+  public NodeStats(List<String> metricsAddresses) {
+    this.metricsAddresses = List.copyOf(metricsAddresses);
+  }
+
+  /** Each node's metrics at the client port + 2, where a node serves them by default. */
+  public static List<String> defaultMetricsAddresses(List<String> clientEndpoints) {
+    List<String> out = new ArrayList<>();
+    for (String e : clientEndpoints) {
+      int colon = e.lastIndexOf(':');
+      out.add(e.substring(0, colon) + ":" + (Integer.parseInt(e.substring(colon + 1).trim()) + 2));
+    }
+    return out;
+  }
+
+  public List<Sample> sample() {
+    List<Sample> out = new ArrayList<>();
+    for (String address : metricsAddresses) {
+      Map<String, Double> values;
+      try {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://" + address + "/metrics"))
+            .timeout(Duration.ofSeconds(3)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        values = r.statusCode() == 200 ? parse(r.body()) : Map.of();
+      } catch (IOException e) {
+        values = Map.of();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        values = Map.of();
+      }
+      out.add(new Sample(address, System.nanoTime(), values));
+    }
+    return out;
+  }
+
+  /** What each node did from {@code before} to {@code after} (the same nodes, in order). */
+  public static List<Delta> between(List<Sample> before, List<Sample> after) {
+    List<Delta> out = new ArrayList<>();
+    for (int i = 0; i < Math.min(before.size(), after.size()); i++) {
+      Sample a = before.get(i);
+      Sample b = after.get(i);
+      double seconds = (b.nanos() - a.nanos()) / 1e9;
+      Optional<Double> cores = a.get(CPU).flatMap(x -> b.get(CPU).map(y -> (y - x) / seconds));
+      Optional<Double> rss = b.get(RSS).map(v -> v / (1024 * 1024));
+      Map<String, Double> counters = new LinkedHashMap<>();
+      for (String c : List.of(RENEWED, EXPIRED, ACQUIRED)) {
+        a.get(c).ifPresent(x -> b.get(c).ifPresent(y -> counters.put(c, y - x)));
+      }
+      b.get(LIVE).ifPresent(v -> counters.put(LIVE, v));
+      out.add(new Delta(b.node(), cores, rss, counters));
+    }
+    return out;
+  }
+
+  /**
+   * The samples of the Prometheus text format, by name with labels dropped and values of the
+   * same name summed (one series each for the metrics read here).
+   */
+  static Map<String, Double> parse(String text) {
+    Map<String, Double> out = new LinkedHashMap<>();
+    for (String line : text.split("\n")) {
+      if (line.isEmpty() || line.startsWith("#")) {
+        continue;
+      }
+      int space = line.lastIndexOf(' ');
+      if (space < 0) {
+        continue;
+      }
+      String series = line.substring(0, space).trim();
+      int brace = series.indexOf('{');
+      String name = brace < 0 ? series : series.substring(0, brace);
+      try {
+        out.merge(name, Double.parseDouble(line.substring(space + 1).trim()), Double::sum);
+      } catch (NumberFormatException ignored) {
+        // a timestamped or malformed sample: not one of ours
+      }
+    }
+    return out;
+  }
+}

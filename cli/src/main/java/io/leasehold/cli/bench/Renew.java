@@ -1,0 +1,128 @@
+package io.leasehold.cli.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The {@code renew} workload: clients acquire many names and keep them alive, the way each system's
+ * client does it by default, for a while. Reports the renewals the cluster applied a second, the
+ * names that ended while their client was keeping them alive (false expiries: there must be none),
+ * and what the nodes spent on it.
+ */
+public final class Renew {
+  /** A system's way to hold many names and keep them alive. */
+  public interface Target {
+    /**
+     * Acquires {@code names} for client {@code client} and keeps them alive until
+     * {@link #releaseAll}; {@code onLost} is told of each name that ends meanwhile, and
+     * {@code acquired} counts the grants as they come.
+     */
+    CompletableFuture<Void> holdAll(int client, List<String> names, java.util.function.Consumer<String> onLost, AtomicLong acquired);
+
+    CompletableFuture<Void> releaseAll(int client);
+
+    /** How the system keeps these names alive, for the report (e.g. "one Renew call a heartbeat, all leases of the client"). */
+    String keepAliveShape();
+  }
+
+  public record Settings(int clients, int leases, Duration ttl, Duration settle, Duration duration, String prefix) {}
+
+  private Renew() {}
+
+  public static BenchReport run(String system, Target target, Settings s, NodeStats stats, Progress progress) throws Exception {
+    List<NodeStats.Sample> empty = stats.sample();
+    String run = Long.toString(System.currentTimeMillis(), 36);
+    AtomicLong acquired = new AtomicLong();
+    AtomicLong lostDuringSetup = new AtomicLong();
+    AtomicLong lostMeasured = new AtomicLong();
+    java.util.concurrent.atomic.AtomicBoolean measuring = new java.util.concurrent.atomic.AtomicBoolean();
+    List<String> lostNames = java.util.Collections.synchronizedList(new ArrayList<>());
+    long setupStart = System.nanoTime();
+    // One client after another: all at once, a hundred clients' acquisitions would pile up beyond
+    // what a node lets wait for the leader, and be refused and retried.
+    java.util.concurrent.ExecutorService setup = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "bench-renew-setup");
+      t.setDaemon(true);
+      return t;
+    });
+    CompletableFuture<Void> all = CompletableFuture.runAsync(() -> {
+      for (int c = 0; c < s.clients(); c++) {
+        List<String> names = new ArrayList<>();
+        for (int i = c; i < s.leases(); i += s.clients()) {
+          names.add(s.prefix() + run + "-" + i);
+        }
+        target.holdAll(c, names, name -> {
+          (measuring.get() ? lostMeasured : lostDuringSetup).incrementAndGet();
+          if (lostNames.size() < 10) {
+            lostNames.add(name);
+          }
+        }, acquired).join();
+      }
+    }, setup);
+    setup.shutdown();
+    while (!all.isDone()) {
+      progress.line(String.format(Locale.ROOT, "renew: acquiring %,d leases: %,d", s.leases(), acquired.get()));
+      try {
+        all.get(1, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (java.util.concurrent.TimeoutException stillGoing) {
+        // report progress and wait on
+      }
+    }
+    all.join();
+    double setupSeconds = (System.nanoTime() - setupStart) / 1e9;
+    progress.line("renew: holding " + s.leases() + " leases, settling for " + s.settle().toSeconds() + " s");
+    Thread.sleep(s.settle().toMillis());
+    List<NodeStats.Sample> before = stats.sample();
+    measuring.set(true);
+    long end = System.nanoTime() + s.duration().toNanos();
+    while (System.nanoTime() < end) {
+      progress.line(String.format(Locale.ROOT, "renew: holding %,d leases, %d s left, %d lost", s.leases(),
+          (end - System.nanoTime()) / 1_000_000_000L, lostMeasured.get()));
+      Thread.sleep(Math.min(1_000, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
+    }
+    List<NodeStats.Sample> after = stats.sample();
+    measuring.set(false);
+    progress.line("renew: releasing");
+    List<CompletableFuture<Void>> releases = new ArrayList<>();
+    for (int c = 0; c < s.clients(); c++) {
+      releases.add(target.releaseAll(c));
+    }
+    CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).join();
+    progress.clear();
+
+    List<NodeStats.Delta> deltas = NodeStats.between(before, after);
+    double seconds = s.duration().toNanos() / 1e9;
+    BenchReport report = new BenchReport("renew", system)
+        .setting("clients", s.clients())
+        .setting("leases", s.leases())
+        .setting("ttl_s", s.ttl().toSeconds())
+        .setting("duration_s", s.duration().toSeconds())
+        .setting("keep_alive", target.keepAliveShape())
+        .result("acquired_per_s", s.leases() / setupSeconds)
+        .result("false_expiries", lostMeasured.get() + lostDuringSetup.get())
+        .result("false_expiries_measured", lostMeasured.get());
+    deltas.stream().map(d -> d.counters().get(NodeStats.RENEWED)).filter(java.util.Objects::nonNull).findFirst()
+        .ifPresent(renewed -> report.result("renewals_per_s", renewed / seconds));
+    deltas.stream().map(d -> d.counters().get(NodeStats.EXPIRED)).filter(java.util.Objects::nonNull).findFirst()
+        .ifPresent(expired -> report.result("expired_on_server", expired));
+    deltas.stream().map(NodeStats.Delta::cores).flatMap(java.util.Optional::stream).mapToDouble(Double::doubleValue).max()
+        .ifPresent(max -> report.result("busiest_node_cores", max));
+    // Resident memory the leases added, per lease, on each node (rough: the JVM's heap grows in steps).
+    List<NodeStats.Delta> growth = NodeStats.between(empty, after);
+    List<Object> perLease = new ArrayList<>();
+    for (NodeStats.Delta g : growth) {
+      int i = growth.indexOf(g);
+      perLease.add(g.rssMiB().flatMap(r -> empty.get(i).get(NodeStats.RSS).map(e -> (r * 1024 * 1024 - e) / s.leases()))
+          .map(b -> (Object) (double) Math.round(b)).orElse("?"));
+    }
+    report.result("rss_bytes_per_lease", perLease);
+    if (!lostNames.isEmpty()) {
+      report.note("names lost while kept alive, e.g. " + lostNames);
+    }
+    return report.nodes(deltas);
+  }
+}

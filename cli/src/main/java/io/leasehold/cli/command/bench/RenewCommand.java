@@ -1,0 +1,53 @@
+package io.leasehold.cli.command.bench;
+
+import io.leasehold.cli.DurationConverter;
+import io.leasehold.cli.bench.BenchReport;
+import io.leasehold.cli.bench.LeaseholdTargets;
+import io.leasehold.cli.bench.Renew;
+import io.leasehold.client.LeaseholdClient;
+import java.time.Duration;
+import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+@Command(name = "renew", mixinStandardHelpOptions = true,
+    description = {"--clients SDK clients acquire --leases leases between them and keep them alive at the SDK's own",
+        "interval for --duration. Reports renewals/s, false expiries (leases that ended while their",
+        "client kept them alive: exit code 1 if any), and each node's cores and memory."})
+final class RenewCommand extends BenchBase {
+  @Option(names = "--clients", defaultValue = "10", paramLabel = "N", description = "SDK clients (default: ${DEFAULT-VALUE}).")
+  int clients;
+
+  @Option(names = "--leases", defaultValue = "10000", paramLabel = "N", description = "Leases in all (default: ${DEFAULT-VALUE}).")
+  int leases;
+
+  @Option(names = "--ttl", converter = DurationConverter.class, defaultValue = "10s", paramLabel = "DURATION",
+      description = "TTL of each lease (default: ${DEFAULT-VALUE}).")
+  Duration ttl;
+
+  @Override
+  public Integer call() throws Exception {
+    positive("--clients", clients);
+    positive("--leases", leases);
+    checkDurations();
+    if (options.connections != null) {
+      throw usage("--connections: not used by renew (each of --clients is an SDK client)");
+    }
+    List<String> endpoints = endpoints();
+    List<LeaseholdClient> sdk = clients(endpoints, clients);
+    try {
+      // The warm-up is the settling time after the leases are in, at least half a TTL: the SDK
+      // renews at a third of it, so every lease has been renewed by then.
+      Duration settle = options.warmup.compareTo(ttl.dividedBy(2)) < 0 ? ttl.dividedBy(2) : options.warmup;
+      Renew.Settings s = new Renew.Settings(clients, leases, ttl, settle, options.duration, options.prefix);
+      return print(Renew.run("leasehold", LeaseholdTargets.renew(sdk, ttl), s, stats(endpoints), progress("renew")));
+    } finally {
+      closeAll(sdk);
+    }
+  }
+
+  @Override
+  boolean failed(BenchReport report) {
+    return number(report.result("false_expiries")) > 0;
+  }
+}
