@@ -12,13 +12,17 @@ package io.leasehold.benchmarks;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.Duration;
 import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.proto.v1.CommandBatch;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.ReleaseRequest;
 import io.leasehold.proto.v1.RenewItem;
 import io.leasehold.proto.v1.RenewRequest;
+import io.leasehold.proto.v1.SetLogFormat;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.core.LeaseCore;
+import io.leasehold.statemachine.core.LogFormat;
 import io.leasehold.statemachine.store.RocksDbStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -44,7 +48,8 @@ import org.openjdk.jmh.infra.BenchmarkParams;
 /**
  * Throughput of the apply path: {@link LeaseCore#apply} over a real {@link RocksDbStore}, one
  * log entry per invocation at the next index (term 1, leader time increasing), on one thread,
- * because Ratis applies entries one at a time.
+ * because Ratis applies entries one at a time. The store is in the log format a new cluster runs
+ * (batches, {@link LogFormat#NEWEST}).
  *
  * <p>Each invocation builds its {@link LogCommand}, as the adapter decodes one per entry; the
  * {@code FromBytes} variant parses it from the wire bytes as a follower does. Not measured: Ratis
@@ -68,6 +73,8 @@ public class ApplyBenchmark {
   private static final int SMALL_POOL = 10_000;
   private static final int BATCH_POOL = 100_000;
   private static final int BATCH = 1_000;
+  /** Acquisitions a batched entry carries: as many as a leader batches at most. */
+  private static final int ACQUIRE_BATCH = LogFormat.MAX_BATCH;
 
   private Path dir;
   private RocksDbStore store;
@@ -91,9 +98,16 @@ public class ApplyBenchmark {
     dir = Files.createTempDirectory("leasehold-apply-bench");
     store = RocksDbStore.open(dir.resolve("db"));
     core = new LeaseCore(store);
+    // As a new cluster's leader does first: from this entry on, entries may carry batches.
+    core.apply(TERM, ++index, LogCommand.newBuilder().setLeaderTimeMicros(++leaderTimeMicros)
+        .setSetLogFormat(SetLogFormat.newBuilder().setFormat(LogFormat.NEWEST)).build());
+    if (core.logFormat() != LogFormat.NEWEST) {
+      throw new IllegalStateException("the store did not switch to log format " + LogFormat.NEWEST);
+    }
     method = params.getBenchmark().substring(params.getBenchmark().lastIndexOf('.') + 1);
     switch (method) {
       case "acquireIdempotent", "renewSingle" -> hold(SMALL_POOL);
+      case "acquireReleaseBatch256" -> tokens = new long[ACQUIRE_BATCH / 2];
       case "renewBatch1000" -> hold(BATCH_POOL);
       case "renewBatch1000FromBytes" -> {
         hold(BATCH_POOL);
@@ -128,7 +142,7 @@ public class ApplyBenchmark {
   public void tearDown() throws IOException {
     try {
       check();
-      if (newNames > 0) {
+      if (method.equals("acquireNewName")) {
         System.out.printf("%n[acquireNewName] the store grew by %,d leases over the trial%n", newNames);
       }
     } finally {
@@ -144,15 +158,25 @@ public class ApplyBenchmark {
     }
     LogReply reply = last.reply();
     boolean ok = switch (reply.getReplyCase()) {
-      // A fresh name gets a new token (this entry's index); a re-acquire keeps the lease's token.
+      // A fresh name gets a new token (this entry's); a re-acquire keeps the lease's token.
       case ACQUIRE -> reply.getAcquire().getOutcome() == Outcome.GRANTED
-          && (reply.getAcquire().getLease().getToken() == last.revision()) == method.equals("acquireNewName");
+          && (reply.getAcquire().getLease().getToken() == firstToken(last.revision())) == method.equals("acquireNewName");
+      case BATCH -> reply.getBatch().getRepliesCount() == ACQUIRE_BATCH
+          && reply.getBatch().getRepliesList().stream().allMatch(r -> r.hasAcquire()
+              ? r.getAcquire().getOutcome() == Outcome.GRANTED : r.getRelease().getOutcome() == Outcome.RELEASED)
+          && reply.getBatch().getReplies(ACQUIRE_BATCH / 2 - 1).getAcquire().getLease().getToken()
+              == firstToken(last.revision()) + ACQUIRE_BATCH / 2 - 1;
       case RENEW -> reply.getRenew().getResultsList().stream().allMatch(r -> r.getOutcome() == Outcome.RENEWED);
       default -> false;
     };
     if (!ok || last.revision() != index) {
       throw new IllegalStateException("the last applied entry did not do what was measured: " + reply);
     }
+  }
+
+  /** The token the first command of entry {@code index} grants, in the newest log format. */
+  private static long firstToken(long index) {
+    return index * LogFormat.MAX_BATCH;
   }
 
   private AcquireRequest.Builder acquireRequest(String name) {
@@ -182,6 +206,32 @@ public class ApplyBenchmark {
   public ApplyResult acquireNewName() throws IOException {
     String name = "bench/n-" + newNames++;
     return last = core.apply(TERM, ++index, acquire(name));
+  }
+
+  /**
+   * A log entry of {@value #ACQUIRE_BATCH} commands, as a leader batches them under
+   * acquire-release load: half acquire new names, half release the names the previous entry
+   * acquired (so the store stays small). Each command is its own transaction and reply; the entry
+   * has one store commit. The score is commands per second.
+   */
+  @Benchmark
+  @OperationsPerInvocation(ACQUIRE_BATCH)
+  public ApplyResult acquireReleaseBatch256() throws IOException {
+    CommandBatch.Builder batch = CommandBatch.newBuilder();
+    int half = ACQUIRE_BATCH / 2;
+    for (int i = 0; i < half; i++) {
+      batch.addCommands(LogCommand.newBuilder().setAcquire(acquireRequest("bench/n-" + (newNames + i))));
+    }
+    for (int i = 0; i < half && newNames > 0; i++) {
+      batch.addCommands(LogCommand.newBuilder().setRelease(
+          ReleaseRequest.newBuilder().setName("bench/n-" + (newNames - half + i)).setToken(tokens[i])));
+    }
+    ApplyResult r = core.apply(TERM, ++index, LogCommand.newBuilder().setLeaderTimeMicros(++leaderTimeMicros).setBatch(batch).build());
+    for (int i = 0; i < half; i++) {
+      tokens[i] = r.reply().getBatch().getReplies(i).getAcquire().getLease().getToken();
+    }
+    newNames += half;
+    return last = r;
   }
 
   /** The holder acquires a name it already holds (a retry): read, renew, write. */

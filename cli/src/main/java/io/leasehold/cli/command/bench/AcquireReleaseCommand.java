@@ -14,8 +14,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(name = "acquire-release", mixinStandardHelpOptions = true,
-    description = {"Acquire a fresh name, release it, again, from --clients concurrent workers.",
-        "Closed loop by default; --rate makes it open loop (latencies from when each cycle was due)."})
+    description = {
+        "Acquire a fresh name, release it, again, from --clients concurrent workers. Closed loop "
+        + "by default; --rate makes it open loop (latencies from when each cycle was due)."})
 final class AcquireReleaseCommand extends BenchBase {
   @Option(names = "--clients", defaultValue = "16", paramLabel = "N", description = "Concurrent workers (default: ${DEFAULT-VALUE}).")
   int clients;

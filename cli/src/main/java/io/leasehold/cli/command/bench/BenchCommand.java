@@ -8,12 +8,13 @@ import picocli.CommandLine.Command;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = {
-        "Measures a cluster under load through the Java SDK, as an application uses it: throughput,",
-        "latency percentiles (HdrHistogram) and what each node spent (from its metrics port).",
-        "Prints a table, or one JSON object with -o json (what benchmarks/compare.sh reads).",
+        "Measures a cluster under load through the Java SDK, as an application uses it: "
+        + "throughput, latency percentiles (HdrHistogram) and what each node spent (from its "
+        + "metrics port). Prints a table, or one JSON object with -o json (what "
+        + "benchmarks/compare.sh reads).",
         "",
-        "A node's JIT compiler needs a few minutes of load before its figures settle: warm up",
-        "(--warmup, or a discarded first run) before comparing."},
+        "A node's JIT compiler needs a few minutes of load before its figures settle: warm up "
+        + "(--warmup, or a discarded first run) before comparing."},
     subcommands = {
         AcquireReleaseCommand.class,
         RenewCommand.class,

@@ -11,9 +11,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(name = "contended-lock", mixinStandardHelpOptions = true,
-    description = {"--clients workers take turns on --names locks (LeaseLock), each holder writing to a",
-        "resource fenced by its token. Reports hand-overs/s, lock wait, and fencing or exclusion",
-        "violations (exit code 1 if any)."})
+    description = {
+        "--clients workers take turns on --names locks (LeaseLock), each holder writing to a "
+        + "resource fenced by its token. Reports hand-overs/s, lock wait, and fencing or exclusion "
+        + "violations (exit code 1 if any)."})
 final class ContendedLockCommand extends BenchBase {
   @Option(names = "--clients", defaultValue = "16", paramLabel = "N", description = "Workers (default: ${DEFAULT-VALUE}).")
   int clients;

@@ -20,11 +20,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(name = "failover", mixinStandardHelpOptions = true,
-    description = {"Starts a three-node cluster of its own (separate processes, from this jar, with the",
-        "launcher's JVM flags), holds --leases leases and probes with fresh acquisitions through the",
-        "SDK, and kills the leader's process (SIGKILL) --kills times, restarting it after each.",
-        "Reports the time from each kill to the next acquisition that succeeded, and leases lost",
-        "(exit code 1 if any)."})
+    description = {
+        "Starts a three-node cluster of its own (separate processes, from this jar, with the "
+        + "launcher's JVM flags), holds --leases leases and probes with fresh acquisitions through "
+        + "the SDK, and kills the leader's process (SIGKILL) --kills times, restarting it after "
+        + "each. Reports the time from each kill to the next acquisition that succeeded, and leases "
+        + "lost (exit code 1 if any)."})
 final class FailoverCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;

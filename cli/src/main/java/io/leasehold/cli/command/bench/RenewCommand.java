@@ -11,9 +11,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(name = "renew", mixinStandardHelpOptions = true,
-    description = {"--clients SDK clients acquire --leases leases between them and keep them alive at the SDK's own",
-        "interval for --duration. Reports renewals/s, false expiries (leases that ended while their",
-        "client kept them alive: exit code 1 if any), and each node's cores and memory."})
+    description = {
+        "--clients SDK clients acquire --leases leases between them and keep them alive at the "
+        + "SDK's own interval for --duration. Reports renewals/s, false expiries (leases that ended "
+        + "while their client kept them alive: exit code 1 if any), and each node's cores and "
+        + "memory."})
 final class RenewCommand extends BenchBase {
   @Option(names = "--clients", defaultValue = "10", paramLabel = "N", description = "SDK clients (default: ${DEFAULT-VALUE}).")
   int clients;
