@@ -24,7 +24,7 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  * <p>Why LZ4 and not gRPC's standard gzip: a node with a thousand watchers sends each event to all
  * of them, and every client inflates every message. A 200-event message inflates from gzip in
  * 22–39 µs, from LZ4 in about 3, and LZ4 still shrinks watch messages severalfold (their names,
- * holders and revisions repeat). See docs/performance.md, "2026-11-26, 21:40–23:00".
+ * holders and revisions repeat).
  *
  * <p>Compression is negotiated the gRPC way: a client lists the encodings it can read in
  * {@code grpc-accept-encoding} (the SDK lists this one: {@code io.leasehold.client.internal.Endpoint}); a node

@@ -30,7 +30,7 @@ final class ClientChannels implements AutoCloseable {
    * that watch are different processes, usually on different machines; here they share one JVM,
    * and on {@link #clientGroup} the acquire replies would wait behind a thousand watchers'
    * messages on the same two threads. Its own thread still shares the machine's cores. (Measured
-   * both ways on 2026-11-23: no difference beyond the noise; docs/performance.md.)
+   * both ways: no difference beyond the noise.)
    */
   private final EventLoopGroup writerGroup;
   private final boolean epoll;

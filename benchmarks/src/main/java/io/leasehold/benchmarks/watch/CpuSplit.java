@@ -17,10 +17,10 @@ import java.util.Locale;
  * <p>In a deployment the proxies that watch a node run on machines of their own; (B) asks what
  * serving them costs the node. With everything on two cores their clients' work (0.1–0.2 cores)
  * came out of the cluster's CPU in the watched phases only, and was counted as the node's cost.
- * The scheduler's idle priority did not keep it out (docs/performance.md, "2026-11-26,
- * 19:00–21:00"); a quota does: in every phase, watched or not, the cluster has the same cores, and
- * what the watchers cost the node is all that differs. The watchers must still keep up on theirs:
- * one that falls behind is cut off by the server, and the phase fails.
+ * The scheduler's idle priority did not keep it out; a quota does: in every phase, watched or
+ * not, the cluster has the same cores, and what the watchers cost the node is all that differs.
+ * The watchers must still keep up on theirs: one that falls behind is cut off by the server, and
+ * the phase fails.
  *
  * <p>Needs a writable CPU controller: cgroup v1's {@code cpu} hierarchy, or cgroup v2 with the
  * {@code cpu} controller enabled for children of this process's group (both need root).

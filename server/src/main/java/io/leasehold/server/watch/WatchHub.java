@@ -117,7 +117,7 @@ public final class WatchHub implements AutoCloseable {
    * took its buffer from the shared arena under its locks, and the event loop that wrote it gave
    * it back there: the pool's chunks emptied, were freed, and were allocated and zeroed again at
    * the next burst of sends. With the cache a freed buffer goes back to the sender that took it,
-   * up to the cache's size (docs/performance.md, "2026-11-27, 06:00–07:35").
+   * up to the cache's size.
    */
   private static Thread sender(Runnable r, String name) {
     return new io.grpc.netty.shaded.io.netty.util.concurrent.FastThreadLocalThread(r, name);
