@@ -1,8 +1,8 @@
 package io.leasehold.benchmarks.compare;
 
 import io.leasehold.cli.bench.Failover;
+import io.leasehold.cli.bench.NodeProcesses;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /** Three etcd members on loopback, each its own process, with etcd's default settings: the failover run's other cluster. */
 final class EtcdCluster implements Failover.Cluster {
@@ -32,13 +31,10 @@ final class EtcdCluster implements Failover.Cluster {
   static EtcdCluster start(Path dir, String etcd) throws IOException, InterruptedException {
     EtcdCluster c = new EtcdCluster(dir, etcd);
     try {
-      List<ServerSocket> held = new ArrayList<>();
+      int[] ports = NodeProcesses.freeLoopbackPorts(6);
       for (int i = 0; i < 3; i++) {
-        c.clientPorts[i] = free(held);
-        c.peerPorts[i] = free(held);
-      }
-      for (ServerSocket s : held) {
-        s.close();
+        c.clientPorts[i] = ports[2 * i];
+        c.peerPorts[i] = ports[2 * i + 1];
       }
       for (int i = 0; i < 3; i++) {
         c.launch(i);
@@ -52,12 +48,6 @@ final class EtcdCluster implements Failover.Cluster {
       throw e;
     }
     return c;
-  }
-
-  private static int free(List<ServerSocket> held) throws IOException {
-    ServerSocket s = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
-    held.add(s);
-    return s.getLocalPort();
   }
 
   private void launch(int i) throws IOException {
@@ -119,8 +109,7 @@ final class EtcdCluster implements Failover.Cluster {
 
   @Override
   public void kill(int node) throws InterruptedException {
-    processes[node].destroyForcibly();
-    processes[node].waitFor(10, TimeUnit.SECONDS);
+    NodeProcesses.kill(processes[node]);
   }
 
   @Override
@@ -131,31 +120,11 @@ final class EtcdCluster implements Failover.Cluster {
 
   @Override
   public List<String> endpoints() {
-    List<String> e = new ArrayList<>();
-    for (int p : clientPorts) {
-      e.add("127.0.0.1:" + p);
-    }
-    return e;
+    return NodeProcesses.loopbackAddresses(clientPorts);
   }
 
   @Override
   public void close() {
-    for (Process p : processes) {
-      if (p != null && p.isAlive()) {
-        p.destroy();
-      }
-    }
-    for (Process p : processes) {
-      if (p != null) {
-        try {
-          if (!p.waitFor(15, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          p.destroyForcibly();
-        }
-      }
-    }
+    NodeProcesses.stopAll(processes);
   }
 }

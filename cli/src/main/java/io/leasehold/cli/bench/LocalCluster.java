@@ -1,7 +1,6 @@
 package io.leasehold.cli.bench;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -12,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Three Leasehold nodes on loopback, each its own OS process started as the {@code leasehold}
@@ -71,24 +69,12 @@ public final class LocalCluster implements Failover.Cluster {
   }
 
   private void pickPorts() throws IOException {
-    List<ServerSocket> held = new ArrayList<>();
-    try {
-      for (int i = 0; i < 3; i++) {
-        clientPorts[i] = free(held);
-        peerPorts[i] = free(held);
-        metricsPorts[i] = free(held);
-      }
-    } finally {
-      for (ServerSocket s : held) {
-        s.close();
-      }
+    int[] ports = NodeProcesses.freeLoopbackPorts(9);
+    for (int i = 0; i < 3; i++) {
+      clientPorts[i] = ports[3 * i];
+      peerPorts[i] = ports[3 * i + 1];
+      metricsPorts[i] = ports[3 * i + 2];
     }
-  }
-
-  private static int free(List<ServerSocket> held) throws IOException {
-    ServerSocket s = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
-    held.add(s);
-    return s.getLocalPort();
   }
 
   private String peers() {
@@ -166,9 +152,7 @@ public final class LocalCluster implements Failover.Cluster {
 
   @Override
   public void kill(int node) throws InterruptedException {
-    Process p = processes[node];
-    p.destroyForcibly();  // SIGKILL
-    p.waitFor(10, TimeUnit.SECONDS);
+    NodeProcesses.kill(processes[node]);
   }
 
   @Override
@@ -179,39 +163,15 @@ public final class LocalCluster implements Failover.Cluster {
 
   @Override
   public List<String> endpoints() {
-    List<String> e = new ArrayList<>();
-    for (int p : clientPorts) {
-      e.add("127.0.0.1:" + p);
-    }
-    return e;
+    return NodeProcesses.loopbackAddresses(clientPorts);
   }
 
   public List<String> metricsAddresses() {
-    List<String> e = new ArrayList<>();
-    for (int p : metricsPorts) {
-      e.add("127.0.0.1:" + p);
-    }
-    return e;
+    return NodeProcesses.loopbackAddresses(metricsPorts);
   }
 
   @Override
   public void close() {
-    for (Process p : processes) {
-      if (p != null && p.isAlive()) {
-        p.destroy();  // SIGTERM: a clean stop
-      }
-    }
-    for (Process p : processes) {
-      if (p != null) {
-        try {
-          if (!p.waitFor(15, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          p.destroyForcibly();
-        }
-      }
-    }
+    NodeProcesses.stopAll(processes);
   }
 }

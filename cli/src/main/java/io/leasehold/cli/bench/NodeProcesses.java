@@ -1,0 +1,67 @@
+package io.leasehold.cli.bench;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** What the clusters a benchmark starts itself (Leasehold's and etcd's) share: ports and processes. */
+public final class NodeProcesses {
+  private NodeProcesses() {}
+
+  /** {@code n} distinct free loopback ports: each is held open until all are picked. */
+  public static int[] freeLoopbackPorts(int n) throws IOException {
+    List<ServerSocket> held = new ArrayList<>();
+    try {
+      int[] ports = new int[n];
+      for (int i = 0; i < n; i++) {
+        ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        held.add(s);
+        ports[i] = s.getLocalPort();
+      }
+      return ports;
+    } finally {
+      for (ServerSocket s : held) {
+        s.close();
+      }
+    }
+  }
+
+  /** {@code 127.0.0.1:port} for each port. */
+  public static List<String> loopbackAddresses(int[] ports) {
+    List<String> e = new ArrayList<>();
+    for (int p : ports) {
+      e.add("127.0.0.1:" + p);
+    }
+    return e;
+  }
+
+  /** SIGKILL, then wait (briefly) for the process to be gone. */
+  public static void kill(Process p) throws InterruptedException {
+    p.destroyForcibly();
+    p.waitFor(10, TimeUnit.SECONDS);
+  }
+
+  /** SIGTERM to every process (a clean stop), then SIGKILL to any still running after 15 s. */
+  public static void stopAll(Process[] processes) {
+    for (Process p : processes) {
+      if (p != null && p.isAlive()) {
+        p.destroy();
+      }
+    }
+    for (Process p : processes) {
+      if (p != null) {
+        try {
+          if (!p.waitFor(15, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          p.destroyForcibly();
+        }
+      }
+    }
+  }
+}
