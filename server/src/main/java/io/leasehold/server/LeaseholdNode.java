@@ -146,6 +146,7 @@ public final class LeaseholdNode implements AutoCloseable {
       public void onLeaderChanged(String leaderId, long term) {
         nodeMetrics.leaderChanged();
         events.event("leader_changed", "leader", leaderId, "term", term);
+        wakeHeldWrites();
       }
 
       @Override
@@ -168,6 +169,8 @@ public final class LeaseholdNode implements AutoCloseable {
       public void onLeaderReady() {
         expiry.promote();
         logFormatUpgrade.promote();
+        events.event("leader_ready", "term", division().getInfo().getCurrentTerm());
+        wakeHeldWrites();
       }
 
       @Override
@@ -466,6 +469,11 @@ public final class LeaseholdNode implements AutoCloseable {
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
     RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(Integer.MAX_VALUE, c.logPurgeGap()));
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(c.logSegmentSizeBytes()));
+    // Ratis keeps up to six closed segments (200 MB) of entries on the heap for appenders that
+    // fall behind: under steady writes, heap the leases need. A follower further behind than one
+    // closed segment is served from disk instead.
+    RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 1);
+    RaftServerConfigKeys.Log.setSegmentCacheSizeMax(p, SizeInBytes.valueOf(Math.max(c.logSegmentSizeBytes(), 16L << 20)));
     // Ratis otherwise appends a metadata entry (the new commit index) to the log at every commit
     // advance: under load, nearly one more replicated, fsynced entry per write. A restarted node
     // needs no such record: the store keeps its own applied index, and the leader tells it the
@@ -543,6 +551,14 @@ public final class LeaseholdNode implements AutoCloseable {
   /** Where log entries' time goes between leader and followers: for benchmarks and diagnostics ({@link ReplicationTrace}). */
   public ReplicationTrace replicationTrace() {
     return replicationTrace;
+  }
+
+  /** Writes this node holds through an election go to the new leader at once, not after their pause. */
+  private void wakeHeldWrites() {
+    Replicator r = replicator;
+    if (r != null) {
+      r.leaderChanged();
+    }
   }
 
   public RaftServer.Division division() {

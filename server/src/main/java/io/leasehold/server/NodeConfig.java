@@ -91,10 +91,11 @@ public record NodeConfig(
     private Path dataDir;
     private String listenHost;
     private String clusterName = DEFAULT_CLUSTER_NAME;
-    private Duration electionTimeoutMin = Duration.ofMillis(1000);
-    // Well below the 2 s minimum TTL: an election (a follower's wait, then a vote) fits in
-    // less than the TTL of the shortest lease, which its holder renews at a third of it.
-    private Duration electionTimeoutMax = Duration.ofMillis(1500);
+    // Ratis's follower checks for a silent leader once per timeout, so it stands for election
+    // after between min and about twice max of silence: with these, a failover (that wait, then
+    // a vote) fits in the 2 s minimum TTL, and a follower still rides out a 600 ms pause.
+    private Duration electionTimeoutMin = Duration.ofMillis(600);
+    private Duration electionTimeoutMax = Duration.ofMillis(1000);
     private Duration tickInterval = Duration.ofMillis(100);
     private Duration stallThreshold = Duration.ofMillis(500);
     private Duration requestTimeout = Duration.ofSeconds(10);

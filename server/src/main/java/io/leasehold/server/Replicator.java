@@ -23,6 +23,7 @@ import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.RaftException;
 import org.apache.ratis.protocol.exceptions.ReadIndexException;
@@ -73,6 +74,8 @@ public final class Replicator implements AutoCloseable {
   private final java.time.Duration requestTimeout;
   private final WriteBatcher batcher;
   private volatile io.leasehold.server.raft.WriteTrace trace;
+  private final HeldResends held = new HeldResends();
+  private static final long NOT_READY_PAUSE_MILLIS = 10;
 
   Replicator(RaftClient client, RaftServer server, RaftGroupId groupId, RaftPeerId selfId,
              LeaseStateMachine stateMachine, LongSupplier wallClockMicros, int maxPendingWrites, java.time.Duration requestTimeout,
@@ -202,18 +205,26 @@ public final class Replicator implements AutoCloseable {
         // No leader known yet, or the node could not be reached: the next member, after a pause.
         next = nextPeer(target);
         pauseMillis = Math.min(200, 25L << Math.min(attempt, 3));
+      } else if (failure instanceof LeaderNotReadyException) {
+        // A new leader applying its term's first entry: ready within a commit, so ask again soon.
+        next = target;
+        pauseMillis = NOT_READY_PAUSE_MILLIS;
       } else {
-        // Leader not ready, stepping down, overloaded: the same node again, after a pause.
+        // Stepping down, overloaded: the same node again, after a pause.
         next = leaderOrSelf();
         pauseMillis = Math.min(200, 25L << Math.min(attempt, 3));
       }
-      Runnable again = () -> submit(request, next, deadlineNanos, abandoned, attempt + 1, answer);
       if (pauseMillis == 0) {
-        again.run();
+        submit(request, next, deadlineNanos, abandoned, attempt + 1, answer);
       } else {
-        CompletableFuture.delayedExecutor(pauseMillis, java.util.concurrent.TimeUnit.MILLISECONDS).execute(again);
+        held.pause(pauseMillis, woken -> submit(request, woken ? leaderOrSelf() : next, deadlineNanos, abandoned, attempt + 1, answer));
       }
     });
+  }
+
+  /** A leader is known, or this node is now a ready leader: resend the held writes now. */
+  public void leaderChanged() {
+    held.wakeAll();
   }
 
   /**

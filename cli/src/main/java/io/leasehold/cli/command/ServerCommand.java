@@ -66,11 +66,11 @@ public final class ServerCommand implements Callable<Integer> {
   @Option(names = "--cluster-name", description = "Names the Raft group; every member must agree (default: ${DEFAULT-VALUE}).", defaultValue = NodeConfig.DEFAULT_CLUSTER_NAME)
   String clusterName;
 
-  @Option(names = "--election-timeout-min", converter = DurationConverter.class, defaultValue = "1s",
+  @Option(names = "--election-timeout-min", converter = DurationConverter.class, defaultValue = "600ms",
       description = "Shortest wait before a follower without a leader stands for election (default: ${DEFAULT-VALUE}).")
   Duration electionTimeoutMin;
 
-  @Option(names = "--election-timeout-max", converter = DurationConverter.class, defaultValue = "1500ms",
+  @Option(names = "--election-timeout-max", converter = DurationConverter.class, defaultValue = "1s",
       description = "Longest such wait; must be below the 2s minimum lease TTL (default: ${DEFAULT-VALUE}).")
   Duration electionTimeoutMax;
 
