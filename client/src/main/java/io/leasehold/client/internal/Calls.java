@@ -22,6 +22,7 @@ import java.util.function.BooleanSupplier;
  * treats as released).
  */
 public final class Calls {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Calls.class);
   /** Which endpoint a call goes to. */
   public enum Target { READ, WRITE }
 
@@ -167,6 +168,8 @@ public final class Calls {
       }
       connection.failed(endpoint, status, trailers);
       long delay = settings.retry().backoff(attempt, ThreadLocalRandom.current().nextDouble()).toNanos();
+      LOG.debug("{}: attempt {} at {} failed ({} {}); again in {} ms", what, attempt, endpoint, status.getCode(),
+          status.getDescription(), delay / 1_000_000);
       if (attempt >= maxAttempts || System.nanoTime() + delay - deadlineNanos >= 0) {
         result.completeExceptionally(Errors.toException(what, status, attempt < maxAttempts));
         return;

@@ -88,6 +88,9 @@ public final class Connection implements AutoCloseable {
     if (hint != null && !hint.isEmpty() && !hint.equals(e.address())) {
       Endpoint hinted = endpoint(hint, settings.discoverMembers());
       if (hinted != null) {
+        if (hinted != leader) {
+          hinted.reconnectNow();
+        }
         leader = hinted;
       }
     }
@@ -159,6 +162,7 @@ public final class Connection implements AutoCloseable {
     if (!status.getLeaderClientAddress().isEmpty()) {
       Endpoint l = endpoint(status.getLeaderClientAddress(), settings.discoverMembers());
       if (l != null && l != leader) {
+        l.reconnectNow();
         leader = l;
         LOG.debug("leader is {} ({})", status.getLeaderId(), l);
       }

@@ -38,6 +38,17 @@ public final class Endpoint {
     return channel;
   }
 
+  /**
+   * Reconnects now if the channel is waiting out gRPC's reconnect backoff, which grows to
+   * seconds while a node is down: a node that came back and now leads would otherwise refuse
+   * every call at once until the backoff ends.
+   */
+  synchronized void reconnectNow() {
+    if (managed != null) {
+      managed.resetConnectBackoff();
+    }
+  }
+
   synchronized void shutdown() {
     if (managed != null) {
       managed.shutdownNow();
