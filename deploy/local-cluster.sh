@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Three Leasehold nodes on loopback, from the built distribution (cli/target/leasehold.jar).
 #
-#   deploy/local-cluster.sh up     [--dir DIR] [--base-port PORT] [--jar JAR]
+#   deploy/local-cluster.sh up     [--dir DIR] [--base-port PORT] [--jar JAR] [--tls CERTS]
 #   deploy/local-cluster.sh status [--dir DIR]
 #   deploy/local-cluster.sh down   [--dir DIR] [--purge]
 #
@@ -10,7 +10,10 @@
 # leader is elected and every node is SERVING, then prints the endpoints; if that takes longer
 # than LEASEHOLD_UP_TIMEOUT, or a node exits, it stops the nodes it started and exits 1 (the
 # logs stay). `down` stops only the processes `up` started (their pids are in DIR/n<i>.pid);
-# --purge also deletes the data.
+# --purge also deletes the data. With --tls CERTS (made by deploy/tls/make-certs.sh CERTS [NAME...]),
+# node i uses CERTS/n<i>.pem and n<i>-key.pem with CERTS/ca.pem: mutual TLS on the client, metrics
+# and Raft ports, client certificates required; status and the health checks then use curl over
+# HTTPS with n1's certificate.
 # Environment: LEASEHOLD_CLUSTER_DIR (default ./local-cluster), LEASEHOLD_JAR, LEASEHOLD_JAVA_OPTS,
 # LEASEHOLD_UP_TIMEOUT (seconds, default 60), JAVA_HOME (the nodes' JVM; default `java` on PATH).
 set -euo pipefail
@@ -23,10 +26,12 @@ dir="${LEASEHOLD_CLUSTER_DIR:-./local-cluster}"
 base=""
 jar="${LEASEHOLD_JAR:-$root/cli/target/leasehold.jar}"
 purge=0
+tls_arg=""
+tls=""
 timeout="${LEASEHOLD_UP_TIMEOUT:-60}"
 
 usage() {
-  sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -36,6 +41,7 @@ while [ $# -gt 0 ]; do
     --base-port) base="$2"; shift 2 ;;
     --jar) jar="$2"; shift 2 ;;
     --purge) purge=1; shift ;;
+    --tls) tls_arg="${2:?--tls needs the directory that make-certs.sh wrote}"; shift 2 ;;
     -h|--help) usage ;;
     *) echo "local-cluster: unknown option $1" >&2; usage ;;
   esac
@@ -55,6 +61,7 @@ load_state() {
     . "$state"
   fi
   base="${base:-${BASE_PORT:-7400}}"
+  tls="${TLS_DIR:-}"
 }
 
 pid_of() {
@@ -72,7 +79,9 @@ pid_of() {
 
 http_get() { # host port path -> prints the body, fails unless 200
   local body
-  if command -v curl >/dev/null 2>&1; then
+  if [ -n "$tls" ]; then
+    curl -fsS --max-time 3 --cacert "$tls/ca.pem" --cert "$tls/n1.pem" --key "$tls/n1-key.pem" "https://$1:$2$3"
+  elif command -v curl >/dev/null 2>&1; then
     curl -fsS --max-time 3 "http://$1:$2$3"
   else
     exec 3<>"/dev/tcp/$1/$2" || return 1
@@ -101,17 +110,54 @@ peers() {
 }
 
 print_endpoints() {
-  local i r
+  local i r scheme=http
+  [ -n "$tls" ] && scheme=https
   for i in 1 2 3; do
     r="$(role $i)"
-    printf 'n%s  client 127.0.0.1:%s  peer 127.0.0.1:%s  metrics http://127.0.0.1:%s/metrics  %s\n' \
-      "$i" "$(client_port $i)" "$(peer_port $i)" "$(metrics_port $i)" "${r:-unknown}"
+    printf 'n%s  client 127.0.0.1:%s  peer 127.0.0.1:%s  metrics %s://127.0.0.1:%s/metrics  %s\n' \
+      "$i" "$(client_port $i)" "$(peer_port $i)" "$scheme" "$(metrics_port $i)" "${r:-unknown}"
   done
   echo "endpoints: 127.0.0.1:$(client_port 1),127.0.0.1:$(client_port 2),127.0.0.1:$(client_port 3)"
+  if [ -n "$tls" ]; then
+    if [ -f "$tls/admin.pem" ]; then
+      echo "tls: export LEASEHOLD_CACERT=$tls/ca.pem LEASEHOLD_CERT=$tls/admin.pem LEASEHOLD_KEY=$tls/admin-key.pem"
+    else
+      echo "tls: export LEASEHOLD_CACERT=$tls/ca.pem and a client certificate (deploy/tls/make-certs.sh $tls NAME makes one)"
+    fi
+  fi
+}
+
+# The files --tls needs, checked before any node starts.
+check_tls() {
+  local f
+  if ! command -v curl >/dev/null 2>&1; then
+    echo "local-cluster: --tls needs curl for its health checks over HTTPS" >&2
+    exit 1
+  fi
+  for f in ca.pem n1.pem n1-key.pem n2.pem n2-key.pem n3.pem n3-key.pem; do
+    if [ ! -r "$tls/$f" ]; then
+      echo "local-cluster: --tls $tls has no readable $f; make the files with deploy/tls/make-certs.sh $tls" >&2
+      exit 2
+    fi
+  done
+}
+
+tls_options() { # node index -> sets the array tls_opts to the node's TLS options, if any
+  tls_opts=()
+  [ -n "$tls" ] || return 0
+  local c="$tls/n$1.pem" k="$tls/n$1-key.pem" ca="$tls/ca.pem"
+  tls_opts=(--tls-cert-file "$c" --tls-key-file "$k" --tls-ca-file "$ca" --client-cert-auth
+    --peer-tls-cert-file "$c" --peer-tls-key-file "$k" --peer-tls-ca-file "$ca")
 }
 
 up() {
   if [ -z "$base" ]; then load_state; fi
+  # TLS comes from this command line only, never from an earlier run's state.
+  tls=""
+  if [ -n "$tls_arg" ]; then
+    tls="$(cd "$tls_arg" 2>/dev/null && pwd)" || { echo "local-cluster: --tls $tls_arg is not a directory" >&2; exit 2; }
+    check_tls
+  fi
   for i in 1 2 3; do
     if pid_of $i >/dev/null; then
       echo "local-cluster: n$i is already running (pid $(pid_of $i)); run down first" >&2
@@ -122,13 +168,14 @@ up() {
     echo "local-cluster: building the distribution..." >&2
     (cd "$root" && mvn -B -q -DskipTests -pl cli -am package) >&2
   fi
-  echo "BASE_PORT=$base" > "$state"
+  printf 'BASE_PORT=%s\nTLS_DIR=%q\n' "$base" "$tls" > "$state"
   local p started=()
   p="$(peers)"
   for i in 1 2 3; do
+    tls_options $i
     # shellcheck disable=SC2086 # LEASEHOLD_JAVA_OPTS is a list of JVM flags
     nohup "${JAVA_HOME:+$JAVA_HOME/bin/}java" ${LEASEHOLD_JAVA_OPTS:--XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -Xmx512m} -jar "$jar" server \
-      --id "n$i" --peers "$p" --data-dir "$dir/n$i" --metrics-port "$(metrics_port $i)" \
+      --id "n$i" --peers "$p" --data-dir "$dir/n$i" --metrics-port "$(metrics_port $i)" ${tls_opts[@]+"${tls_opts[@]}"} \
       > "$dir/n$i.log" 2>&1 < /dev/null &
     echo $! > "$dir/n$i.pid"
     started+=($!)
@@ -157,7 +204,7 @@ up() {
     fi
     sleep 0.5
   done
-  echo "leasehold: three nodes up, data in $dir"
+  echo "leasehold: three nodes up${tls:+ with mutual TLS}, data in $dir"
   print_endpoints
 }
 

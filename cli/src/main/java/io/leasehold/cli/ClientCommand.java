@@ -57,6 +57,7 @@ public abstract class ClientCommand implements Callable<Integer> {
       throw usage("--timeout: must be positive");
     }
     b.requestTimeout(timeout).attemptTimeout(timeout.compareTo(MAX_ATTEMPT) < 0 ? timeout : MAX_ATTEMPT);
+    globals().tls().configure(b);
     try (LeaseholdClient client = configure(b).build()) {
       return run(client, output());
     }

@@ -81,6 +81,18 @@ public final class LeaseholdCommand implements Runnable {
       description = "table (default), json (stable; JSON Lines for streams) or wide (more columns).")
   OutputFormat output;
 
+  @Option(names = "--cacert", scope = ScopeType.INHERIT, paramLabel = "FILE", defaultValue = "${env:LEASEHOLD_CACERT}",
+      description = "Talk TLS, trusting the nodes' certificates this CA (PEM) verifies (also from LEASEHOLD_CACERT).")
+  String caCert;
+
+  @Option(names = "--cert", scope = ScopeType.INHERIT, paramLabel = "FILE", defaultValue = "${env:LEASEHOLD_CERT}",
+      description = "Client certificate (PEM) for nodes that require one; needs --key and --cacert (also from LEASEHOLD_CERT).")
+  String cert;
+
+  @Option(names = "--key", scope = ScopeType.INHERIT, paramLabel = "FILE", defaultValue = "${env:LEASEHOLD_KEY}",
+      description = "The private key of --cert (PKCS#8 PEM) (also from LEASEHOLD_KEY).")
+  String key;
+
   @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT,
       description = "Stack traces with errors, and the client's log.")
   boolean verbose;
@@ -92,6 +104,19 @@ public final class LeaseholdCommand implements Runnable {
 
   public List<String> endpoints() {
     return endpoints;
+  }
+
+  /**
+   * TLS to the cluster from --cacert, --cert and --key (plaintext without them).
+   *
+   * @throws CommandLine.ParameterException (exit code 2) naming the option, for a wrong combination or an unreadable file
+   */
+  public ClientTls tls() {
+    try {
+      return ClientTls.of(caCert, cert, key);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
   }
 
   public Duration timeout() {

@@ -86,6 +86,6 @@ class RegistryCommandsTest {
     run(cluster, "route", "partition", "43").failed(LeaseholdCommand.EXIT_FAILED, "partition 43 has no owner");
     run(cluster, "route", "partition", "256").failed(LeaseholdCommand.EXIT_USAGE, "must be 0-255");
     String key = "user-" + java.util.stream.IntStream.range(0, 10_000).filter(i -> Partitions.of("user-" + i) == 42).findFirst().orElseThrow();
-    assertEquals("owner-42", str(run(cluster, "route", "partition", "--key", key, "-o", "json").ok().object(), "holder"));
+    assertEquals("owner-42", str(run(cluster, "route", "partition", "--partition-key", key, "-o", "json").ok().object(), "holder"));
   }
 }

@@ -105,6 +105,36 @@ class ServerCommandTest {
   }
 
   @Test
+  void tlsOptionsReachTheNodeConfigurationAndTheirErrorsNameTheOption(@TempDir Path dir) throws Exception {
+    Path cert = java.nio.file.Files.writeString(dir.resolve("n1.pem"), "x");
+    Path key = java.nio.file.Files.writeString(dir.resolve("n1-key.pem"), "x");
+    Path ca = java.nio.file.Files.writeString(dir.resolve("ca.pem"), "x");
+    NodeConfig c = parse("--standalone", "--metrics-port", "off", "--tls-cert-file", cert.toString(), "--tls-key-file", key.toString(),
+        "--tls-ca-file", ca.toString(), "--client-cert-auth", "--peer-tls-cert-file", cert.toString(),
+        "--peer-tls-key-file", key.toString(), "--peer-tls-ca-file", ca.toString());
+    assertEquals(new io.leasehold.server.TlsFiles(cert, key, java.util.Optional.of(ca)), c.clientTls().orElseThrow());
+    assertEquals(new io.leasehold.server.TlsFiles(cert, key, java.util.Optional.of(ca)), c.peerTls().orElseThrow());
+    assertTrue(c.clientCertAuth());
+    assertTrue(parse("--standalone", "--metrics-port", "off").clientTls().isEmpty(), "plaintext unless asked");
+
+    Cli.Run r = run("server", "--standalone", "--tls-cert-file", cert.toString());
+    assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
+    assertEquals("leasehold server: tls-cert-file: needs --tls-key-file (the certificate's private key)", r.err().strip());
+    r = run("server", "--standalone", "--tls-cert-file", cert.toString(), "--tls-key-file", key.toString(), "--client-cert-auth");
+    assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
+    assertEquals("leasehold server: client-cert-auth: needs --tls-ca-file (the CA that verifies client certificates)", r.err().strip());
+    r = run("server", "--standalone", "--peer-tls-cert-file", cert.toString(), "--peer-tls-key-file", dir.resolve("nope.pem").toString(),
+        "--peer-tls-ca-file", ca.toString());
+    assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
+    assertEquals("leasehold server: peer-tls-key-file: cannot read " + dir.resolve("nope.pem") + " (no such file)", r.err().strip());
+    // Files that exist but do not hold a certificate are found when the node loads them.
+    r = run("server", "--standalone", "--metrics-port", "off", "--data-dir", dir.resolve("data").toString(),
+        "--tls-cert-file", cert.toString(), "--tls-key-file", key.toString());
+    assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
+    assertEquals("leasehold server: tls-cert-file: " + cert + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)", r.err().strip());
+  }
+
+  @Test
   void helpListsExitCodes() {
     Cli.Run r = run("--help");
     assertEquals(0, r.exit());

@@ -3,6 +3,7 @@ package io.leasehold.deploy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseOptions;
@@ -15,7 +16,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -157,6 +160,82 @@ class LocalClusterScriptIT {
     assertEquals(1, status.exit(), status.output());
     assertEquals(3, count(status.output(), "stopped"), status.output());
     up = false;
+  }
+
+  /**
+   * make-certs.sh's files start a cluster with mutual TLS on every port: status reads the nodes
+   * over HTTPS, the CLI finds its certificate through the environment, and a client without one
+   * is refused.
+   */
+  @Test
+  void upWithTlsRunsTheClusterOnMakeCertsFilesAndRefusesClientsWithoutACertificate() throws Exception {
+    assumeTrue(onPath("openssl"), "openssl is not installed: make-certs.sh needs it");
+    assumeTrue(onPath("curl"), "curl is not installed: local-cluster.sh --tls checks health with it");
+    Path certs = dir.resolve("certs");
+    Run made = runScript(script.resolveSibling("tls").resolve("make-certs.sh"), certs.toString(), "admin");
+    assertEquals(0, made.exit(), made.output());
+    for (String f : List.of("ca.pem", "ca-key.pem", "n1.pem", "n1-key.pem", "n2.pem", "n3-key.pem", "admin.pem", "admin-key.pem")) {
+      assertTrue(Files.isReadable(certs.resolve(f)), f + " made: " + made.output());
+    }
+    assertTrue(Files.readString(certs.resolve("admin-key.pem")).startsWith("-----BEGIN PRIVATE KEY-----"), "keys are PKCS#8");
+
+    int base = freeBase();
+    up = true;
+    Run started = run("up", "--base-port", Integer.toString(base), "--tls", certs.toString());
+    assertEquals(0, started.exit(), started.output());
+    assertTrue(started.output().contains("metrics https://127.0.0.1:" + (base + 2)), started.output());
+    assertTrue(started.output().contains("tls: export LEASEHOLD_CACERT=" + certs.toRealPath().resolve("ca.pem")), started.output());
+    Run status = run("status");
+    assertEquals(0, status.exit(), status.output());
+    assertEquals(3, matches(status.output(), "(?m)^n[123]  pid \\d+  client \\S+  SERVING  "), status.output());
+
+    String endpoints = "127.0.0.1:" + base + ",127.0.0.1:" + (base + 10) + ",127.0.0.1:" + (base + 20);
+    Map<String, String> env = new HashMap<>(Map.of("LEASEHOLD_ENDPOINTS", endpoints,
+        "LEASEHOLD_CACERT", certs.resolve("ca.pem").toString(), "LEASEHOLD_CERT", certs.resolve("admin.pem").toString(),
+        "LEASEHOLD_KEY", certs.resolve("admin-key.pem").toString()));
+    Run cli = runCli(env, "lease", "acquire", "lock/tls", "--ttl", "10s", "--holder", "admin");
+    assertEquals(0, cli.exit(), cli.output());
+    env.remove("LEASEHOLD_CERT");
+    env.remove("LEASEHOLD_KEY");
+    Run refused = runCli(env, "--timeout", "3s", "lease", "get", "lock/tls");
+    assertEquals(3, refused.exit(), "no client certificate, no answer: " + refused.output());
+
+    try (LeaseholdClient client = LeaseholdClient.builder().endpoints(endpoints.split(",")).holder("admin")
+        .tls(certs.resolve("ca.pem"), certs.resolve("admin.pem"), certs.resolve("admin-key.pem")).build()) {
+      assertTrue(client.blocking().get("lock/tls").isPresent(), "the SDK reads what the CLI wrote");
+    }
+  }
+
+  Run runScript(Path file, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("bash", file.toString()));
+    command.addAll(List.of(args));
+    return runProcess(new ProcessBuilder(command), Map.of());
+  }
+
+  Run runCli(Map<String, String> env, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("java-tmp")), "-jar", jar.toAbsolutePath().toString()));
+    command.addAll(List.of(args));
+    return runProcess(new ProcessBuilder(command), env);
+  }
+
+  Run runProcess(ProcessBuilder pb, Map<String, String> env) throws Exception {
+    pb.redirectErrorStream(true);
+    pb.environment().keySet().removeIf(k -> k.startsWith("LEASEHOLD_"));
+    pb.environment().putAll(env);
+    Path out = Files.createTempFile(dir, "run", ".log");
+    pb.redirectOutput(out.toFile());
+    Process p = pb.start();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError(String.join(" ", pb.command()) + " did not finish: " + Files.readString(out));
+    }
+    return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
+  }
+
+  static boolean onPath(String program) {
+    return java.util.Arrays.stream(System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
+        .anyMatch(d -> Files.isExecutable(Path.of(d, program)));
   }
 
   /** Live processes whose command line names a data dir of the cluster in {@code clusterDir}. */

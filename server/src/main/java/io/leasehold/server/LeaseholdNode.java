@@ -15,6 +15,7 @@ import io.leasehold.server.api.StrictProtobuf;
 import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.server.health.NodeHealth;
 import io.leasehold.server.metrics.NodeMetrics;
+import io.leasehold.server.tls.NodeTls;
 import io.leasehold.server.watch.HistoryCompactor;
 import io.leasehold.server.watch.WatchHub;
 import io.leasehold.statemachine.core.ApplyResult;
@@ -93,6 +94,7 @@ public final class LeaseholdNode implements AutoCloseable {
   private final NodeHealth health;
   private final ClusterAdmin admin;
   private final LogFormatUpgrade logFormatUpgrade;
+  private final NodeTls tls;
   /** The Replicator's Raft client: it must know every member to forward writes to the leader. */
   private final RaftClient raftClient;
   private volatile int metricsPort = -1;
@@ -103,8 +105,9 @@ public final class LeaseholdNode implements AutoCloseable {
   /** Completed, with the reason, when Ratis closes this node's division while the node runs. */
   private final java.util.concurrent.CompletableFuture<String> divisionClosed = new java.util.concurrent.CompletableFuture<>();
 
-  private LeaseholdNode(NodeConfig config) throws IOException {
+  private LeaseholdNode(NodeConfig config, NodeTls tls) throws IOException {
     this.config = config;
+    this.tls = tls;
     this.groupId = groupId(config.clusterName());
     RaftPeerId selfId = RaftPeerId.valueOf(config.id());
     List<RaftPeer> peers = config.peers().stream().map(Members::raftPeer).toList();
@@ -192,6 +195,7 @@ public final class LeaseholdNode implements AutoCloseable {
     org.apache.ratis.conf.Parameters raftParameters = new org.apache.ratis.conf.Parameters();
     this.leadershipCheck = new LeadershipCheck();
     LeaseholdRpcType.configure(raftProperties, raftParameters, leadershipCheck, commitClock, replicationTrace, config.commitPushDelay());
+    tls.peerPort().ifPresent(conf -> GrpcConfigKeys.TLS.setConf(raftParameters, conf));
     this.raftServer = RaftServer.newBuilder()
         .setServerId(selfId)
         .setGroup(initialGroup)
@@ -202,6 +206,7 @@ public final class LeaseholdNode implements AutoCloseable {
         .build();
     RaftClient client = RaftClient.newBuilder()
         .setProperties(clientProperties(config))
+        .setParameters(raftClientParameters(tls))
         .setRaftGroup(group)
         .setClientId(ClientId.randomId())
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
@@ -214,6 +219,7 @@ public final class LeaseholdNode implements AutoCloseable {
         RetryPolicies.retryUpToMaximumCountWithFixedSleep(10, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)));
     this.admin = new ClusterAdmin(RaftClient.newBuilder()
         .setProperties(adminClientProperties(config))
+        .setParameters(raftClientParameters(tls))
         .setRaftGroup(group)
         .setClientId(ClientId.randomId())
         .setRetryPolicy(adminRetries)
@@ -254,7 +260,8 @@ public final class LeaseholdNode implements AutoCloseable {
     this.compactor = new HistoryCompactor(stateMachine::core, replicator::proposeHere, this::isLeader,
         LeaseholdNode::wallClockMicros, config.historyMaxEvents(), config.historyMaxAge(), Duration.ofSeconds(1));
     this.grpcServer = NettyServerBuilder
-        .forAddress(new InetSocketAddress(config.bindHost(), config.self().clientPort()))
+        .forAddress(new InetSocketAddress(config.bindHost(), config.self().clientPort()),
+            tls.clientPort().orElseGet(io.grpc.InsecureServerCredentials::create))
         // Without PINGs a connection whose client machine died, or whose client stopped reading,
         // lives until TCP gives up (hours), and its Watch streams stay registered in the hub as
         // long as no events push them over the lag limit. An unanswered PING closes it and
@@ -287,7 +294,14 @@ public final class LeaseholdNode implements AutoCloseable {
    * servers starts: for tests that must see everything a node does from its first message.
    */
   static LeaseholdNode start(NodeConfig config, Consumer<LeaseholdNode> beforeStart) throws IOException {
-    LeaseholdNode node = new LeaseholdNode(config);
+    NodeTls tls = NodeTls.start(config, new LifecycleLog(config.id()));
+    LeaseholdNode node;
+    try {
+      node = new LeaseholdNode(config, tls);
+    } catch (IOException | RuntimeException e) {
+      tls.close();
+      throw e;
+    }
     try {
       beforeStart.accept(node);
       node.raftServer.start();
@@ -299,15 +313,17 @@ public final class LeaseholdNode implements AutoCloseable {
       node.startWriteTrace();
       node.health.start();
       if (config.metricsPort().isPresent()) {
-        node.metricsPort = node.metrics.serve(config.bindHost(), config.metricsPort().get(), node.health::serving);
+        node.metricsPort = node.metrics.serve(config.bindHost(), config.metricsPort().get(), node.health::serving, tls.metricsPort());
       }
     } catch (IOException | RuntimeException e) {
       node.close();
       throw e;
     }
-    LOG.info("node {} started: client {} peer {} metrics {} data {}{}", config.id(), config.self().clientAddress(),
-        config.self().peerAddress(), node.metricsPort < 0 ? "off" : config.bindHost() + ":" + node.metricsPort,
-        config.dataDir(), config.join() ? " (joining: waits to be added)" : "");
+    LOG.info("node {} started: client {}{} peer {}{} metrics {} data {}{}", config.id(), config.self().clientAddress(),
+        tls.clientPortTls() ? (config.clientCertAuth() ? " (TLS, client certificates required)" : " (TLS)") : " (plaintext)",
+        config.self().peerAddress(), tls.peerTls() ? " (mutual TLS)" : " (plaintext)",
+        node.metricsPort < 0 ? "off" : config.bindHost() + ":" + node.metricsPort, config.dataDir(),
+        config.join() ? " (joining: waits to be added)" : "");
     return node;
   }
 
@@ -494,6 +510,13 @@ public final class LeaseholdNode implements AutoCloseable {
     return p;
   }
 
+  /** The node's Raft clients dial the members' Raft ports, so they speak the peers' TLS. */
+  private static org.apache.ratis.conf.Parameters raftClientParameters(NodeTls tls) {
+    org.apache.ratis.conf.Parameters p = new org.apache.ratis.conf.Parameters();
+    tls.peerPort().ifPresent(conf -> GrpcConfigKeys.TLS.setConf(p, conf));
+    return p;
+  }
+
   private static RaftProperties clientProperties(NodeConfig c) {
     RaftProperties p = new RaftProperties();
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, millis(c.electionTimeoutMax().multipliedBy(2)));
@@ -604,6 +627,11 @@ public final class LeaseholdNode implements AutoCloseable {
     return health.serving();
   }
 
+  /** Whether the client and metrics ports speak TLS. */
+  public boolean clientTls() {
+    return tls.clientPortTls();
+  }
+
   /** The port the metrics endpoint listens on, if it is on. */
   public java.util.OptionalInt metricsPort() {
     return metricsPort < 0 ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(metricsPort);
@@ -658,6 +686,7 @@ public final class LeaseholdNode implements AutoCloseable {
     if (writeTrace != null) {
       writeTrace.close();
     }
+    tls.close();
     try {
       grpcServer.awaitTermination(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {

@@ -26,6 +26,14 @@ import java.util.Set;
  *     carried to it before the leader tells it in a message of its own (a commit push)
  * @param traceWrites a file to trace every log entry's steps through this node into, if any (a
  *     diagnostic: {@link io.leasehold.server.raft.WriteTrace})
+ * @param clientTls TLS on the client port and the metrics port; its CA, when given, verifies the
+ *     certificates clients present
+ * @param peerTls mutual TLS on the Raft port: every member presents its certificate and verifies
+ *     the other's against the CA, which is therefore required
+ * @param clientCertAuth whether a client must present a certificate the client CA verifies
+ *     (without it, a certificate a client does present is still verified)
+ * @param tlsReloadInterval how often the TLS files are read again; changed files apply to new
+ *     connections without a restart
  */
 public record NodeConfig(
     String id,
@@ -54,7 +62,11 @@ public record NodeConfig(
     boolean join,
     Optional<Integer> metricsPort,
     Duration commitPushDelay,
-    Optional<Path> traceWrites) {
+    Optional<Path> traceWrites,
+    Optional<TlsFiles> clientTls,
+    Optional<TlsFiles> peerTls,
+    boolean clientCertAuth,
+    Duration tlsReloadInterval) {
 
   public static final int DEFAULT_CLIENT_PORT = 7400;
   public static final int DEFAULT_PEER_PORT = 7401;
@@ -118,6 +130,16 @@ public record NodeConfig(
     // Long enough for the next write's append to carry the commit under any steady load, short
     // beside what a watcher on a follower waits for (docs/architecture.md, "How a follower hears of a commit").
     private Duration commitPushDelay = Duration.ofMillis(2);
+    private Path tlsCertFile;
+    private Path tlsKeyFile;
+    private Path tlsCaFile;
+    private Path peerTlsCertFile;
+    private Path peerTlsKeyFile;
+    private Path peerTlsCaFile;
+    private boolean clientCertAuth;
+    // Reading three small files this often costs nothing; a rotated certificate is in use for
+    // new connections within this time.
+    private Duration tlsReloadInterval = Duration.ofSeconds(10);
 
     public Builder id(String id) { this.id = id; return this; }
     public Builder peers(List<Peer> peers) { this.peers = new ArrayList<>(peers); return this; }
@@ -166,6 +188,22 @@ public record NodeConfig(
     public Builder commitPushDelay(Duration d) { this.commitPushDelay = d; return this; }
     /** Traces every log entry's steps through the node into this file (a diagnostic). */
     public Builder traceWrites(Path file) { this.traceWrites = file; return this; }
+    /** This node's certificate (PEM) on the client and metrics ports; with {@link #tlsKeyFile} turns TLS on there. */
+    public Builder tlsCertFile(Path file) { this.tlsCertFile = file; return this; }
+    /** The PKCS#8 PEM private key of {@link #tlsCertFile}. */
+    public Builder tlsKeyFile(Path file) { this.tlsKeyFile = file; return this; }
+    /** CA certificates (PEM) that verify client certificates on the client and metrics ports. */
+    public Builder tlsCaFile(Path file) { this.tlsCaFile = file; return this; }
+    /** This node's certificate (PEM) on the Raft port, presented to peers both as server and as client. */
+    public Builder peerTlsCertFile(Path file) { this.peerTlsCertFile = file; return this; }
+    /** The PKCS#8 PEM private key of {@link #peerTlsCertFile}. */
+    public Builder peerTlsKeyFile(Path file) { this.peerTlsKeyFile = file; return this; }
+    /** CA certificates (PEM) that verify the other members' certificates. */
+    public Builder peerTlsCaFile(Path file) { this.peerTlsCaFile = file; return this; }
+    /** Clients must present a certificate that {@link #tlsCaFile} verifies. */
+    public Builder clientCertAuth(boolean require) { this.clientCertAuth = require; return this; }
+    /** How often the TLS files are read again for changes (default 10 s). */
+    public Builder tlsReloadInterval(Duration d) { this.tlsReloadInterval = d; return this; }
 
     public NodeConfig build() {
       require(id != null && !id.isBlank(), "id: must be set (e.g. --id n1)");
@@ -217,11 +255,53 @@ public record NodeConfig(
       require(!commitPushDelay.isNegative() && commitPushDelay.compareTo(electionTimeoutMin.dividedBy(2)) < 0,
           "commit-push-delay: must be from 0 to half the election timeout (" + electionTimeoutMin.dividedBy(2).toMillis() + "ms), got "
               + commitPushDelay.toMillis() + "ms");
+      Optional<TlsFiles> clientTls = clientTls();
+      Optional<TlsFiles> peerTls = peerTls();
+      positive("tls-reload-interval", tlsReloadInterval);
       return new NodeConfig(id, peers, dataDir, Optional.ofNullable(listenHost), clusterName,
           electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
           snapshotThreshold, logSegmentSizeBytes, logPurgeGap, historyMaxEvents, historyMaxAge,
           watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate, watchMaxDelay, watchSenders,
-          grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort), commitPushDelay, Optional.ofNullable(traceWrites));
+          grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort), commitPushDelay, Optional.ofNullable(traceWrites),
+          clientTls, peerTls, clientCertAuth, tlsReloadInterval);
+    }
+
+    private Optional<TlsFiles> clientTls() {
+      require(tlsCertFile != null || tlsKeyFile == null, "tls-key-file: needs --tls-cert-file (the certificate it belongs to)");
+      require(tlsKeyFile != null || tlsCertFile == null, "tls-cert-file: needs --tls-key-file (the certificate's private key)");
+      require(tlsCertFile != null || tlsCaFile == null,
+          "tls-ca-file: needs --tls-cert-file and --tls-key-file (the client port verifies client certificates only over TLS)");
+      require(tlsCaFile != null || !clientCertAuth,
+          "client-cert-auth: needs --tls-ca-file (the CA that verifies client certificates)");
+      if (tlsCertFile == null) {
+        return Optional.empty();
+      }
+      readable("tls-cert-file", tlsCertFile);
+      readable("tls-key-file", tlsKeyFile);
+      if (tlsCaFile != null) {
+        readable("tls-ca-file", tlsCaFile);
+      }
+      return Optional.of(new TlsFiles(tlsCertFile, tlsKeyFile, Optional.ofNullable(tlsCaFile)));
+    }
+
+    // A peer is client and server at once: one-sided TLS would let anyone who reaches the Raft
+    // port send appends and votes, so peer TLS is always mutual and needs all three files.
+    private Optional<TlsFiles> peerTls() {
+      if (peerTlsCertFile == null && peerTlsKeyFile == null && peerTlsCaFile == null) {
+        return Optional.empty();
+      }
+      require(peerTlsCertFile != null, "peer-tls-cert-file: required with --peer-tls-key-file or --peer-tls-ca-file (peer TLS is mutual)");
+      require(peerTlsKeyFile != null, "peer-tls-key-file: required with --peer-tls-cert-file (the certificate's private key)");
+      require(peerTlsCaFile != null, "peer-tls-ca-file: required with --peer-tls-cert-file (peers verify each other's certificates)");
+      readable("peer-tls-cert-file", peerTlsCertFile);
+      readable("peer-tls-key-file", peerTlsKeyFile);
+      readable("peer-tls-ca-file", peerTlsCaFile);
+      return Optional.of(new TlsFiles(peerTlsCertFile, peerTlsKeyFile, Optional.of(peerTlsCaFile)));
+    }
+
+    private static void readable(String option, Path file) {
+      require(java.nio.file.Files.isRegularFile(file) && java.nio.file.Files.isReadable(file),
+          option + ": cannot read " + file + (java.nio.file.Files.exists(file) ? " (not a readable file)" : " (no such file)"));
     }
 
     private static void positive(String option, Duration d) {

@@ -94,4 +94,35 @@ class NodeConfigTest {
     assertEquals(Math.max(1, cores / 2), NodeConfig.standalone().dataDir(Path.of("d")).build().watchSenders());
     assertEquals(3, NodeConfig.standalone().dataDir(Path.of("d")).watchSenders(3).build().watchSenders());
   }
+
+  @Test
+  void tlsOptionsComeInTheirPairsAndTheirFilesMustBeReadable(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    Path cert = java.nio.file.Files.writeString(dir.resolve("n1.pem"), "x");
+    Path key = java.nio.file.Files.writeString(dir.resolve("n1-key.pem"), "x");
+    Path ca = java.nio.file.Files.writeString(dir.resolve("ca.pem"), "x");
+    Path missing = dir.resolve("missing.pem");
+    java.util.function.Supplier<NodeConfig.Builder> base = () -> NodeConfig.standalone().dataDir(Path.of("d"));
+    assertEquals("tls-cert-file: needs --tls-key-file (the certificate's private key)", error(() -> base.get().tlsCertFile(cert).build()));
+    assertEquals("tls-key-file: needs --tls-cert-file (the certificate it belongs to)", error(() -> base.get().tlsKeyFile(key).build()));
+    assertTrue(error(() -> base.get().tlsCaFile(ca).build()).startsWith("tls-ca-file: needs --tls-cert-file and --tls-key-file"));
+    assertEquals("client-cert-auth: needs --tls-ca-file (the CA that verifies client certificates)",
+        error(() -> base.get().tlsCertFile(cert).tlsKeyFile(key).clientCertAuth(true).build()));
+    assertEquals("tls-key-file: cannot read " + missing + " (no such file)", error(() -> base.get().tlsCertFile(cert).tlsKeyFile(missing).build()));
+    assertEquals("tls-ca-file: cannot read " + dir + " (not a readable file)",
+        error(() -> base.get().tlsCertFile(cert).tlsKeyFile(key).tlsCaFile(dir).build()));
+    assertTrue(error(() -> base.get().peerTlsKeyFile(key).peerTlsCaFile(ca).build()).startsWith("peer-tls-cert-file: required"));
+    assertTrue(error(() -> base.get().peerTlsCertFile(cert).peerTlsCaFile(ca).build()).startsWith("peer-tls-key-file: required"));
+    assertEquals("peer-tls-ca-file: required with --peer-tls-cert-file (peers verify each other's certificates)",
+        error(() -> base.get().peerTlsCertFile(cert).peerTlsKeyFile(key).build()));
+    assertEquals("peer-tls-cert-file: cannot read " + missing + " (no such file)",
+        error(() -> base.get().peerTlsCertFile(missing).peerTlsKeyFile(key).peerTlsCaFile(ca).build()));
+
+    NodeConfig c = base.get().tlsCertFile(cert).tlsKeyFile(key).tlsCaFile(ca).clientCertAuth(true)
+        .peerTlsCertFile(cert).peerTlsKeyFile(key).peerTlsCaFile(ca).build();
+    assertEquals(new TlsFiles(cert, key, java.util.Optional.of(ca)), c.clientTls().orElseThrow());
+    assertEquals(new TlsFiles(cert, key, java.util.Optional.of(ca)), c.peerTls().orElseThrow());
+    assertTrue(c.clientCertAuth());
+    NodeConfig plain = base.get().build();
+    assertTrue(plain.clientTls().isEmpty() && plain.peerTls().isEmpty() && !plain.clientCertAuth());
+  }
 }

@@ -6,7 +6,6 @@ import io.grpc.ClientCall;
 import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
-import io.grpc.ManagedChannelBuilder;
 import io.leasehold.proto.v1.ClusterGrpc;
 import io.leasehold.proto.v1.LeasesGrpc;
 import java.io.ByteArrayOutputStream;
@@ -39,14 +38,15 @@ public final class TestCluster implements AutoCloseable {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
   private final Path baseDir;
   private final List<Peer> peers;
-  private final UnaryOperator<NodeConfig.Builder> tweak;
+  private final java.util.function.BiFunction<String, NodeConfig.Builder, NodeConfig.Builder> tweak;
+  private io.grpc.ChannelCredentials credentials = io.grpc.InsecureChannelCredentials.create();
   private final Map<String, LeaseholdNode> nodes = new LinkedHashMap<>();
   private final Map<String, ManagedChannel> channels = new LinkedHashMap<>();
 
   /** Nodes started in join mode (not members until added). */
   private final java.util.Set<String> joining = new java.util.HashSet<>();
 
-  private TestCluster(Path baseDir, List<Peer> peers, UnaryOperator<NodeConfig.Builder> tweak) {
+  private TestCluster(Path baseDir, List<Peer> peers, java.util.function.BiFunction<String, NodeConfig.Builder, NodeConfig.Builder> tweak) {
     this.baseDir = baseDir;
     this.peers = new ArrayList<>(peers);
     this.tweak = tweak;
@@ -58,6 +58,12 @@ public final class TestCluster implements AutoCloseable {
 
   /** Starts {@code size} nodes and waits until one of them leads and is ready. */
   public static TestCluster start(int size, Path baseDir, UnaryOperator<NodeConfig.Builder> tweak) throws IOException {
+    return start(size, baseDir, (id, b) -> tweak.apply(b));
+  }
+
+  /** As {@link #start(int, Path, UnaryOperator)}, with settings per node id (asked again at every start of a node). */
+  public static TestCluster start(int size, Path baseDir, java.util.function.BiFunction<String, NodeConfig.Builder, NodeConfig.Builder> tweak)
+      throws IOException {
     int[] ports = freePorts(size * 2);
     List<Peer> peers = new ArrayList<>();
     for (int i = 0; i < size; i++) {
@@ -88,7 +94,7 @@ public final class TestCluster implements AutoCloseable {
         .electionTimeout(Duration.ofMillis(600), Duration.ofMillis(1200))
         .requestTimeout(Duration.ofSeconds(10))
         .join(joining.contains(id));
-    return tweak.apply(b).build();
+    return tweak.apply(id, b).build();
   }
 
   public LeaseholdNode startNode(String id) throws IOException {
@@ -237,7 +243,14 @@ public final class TestCluster implements AutoCloseable {
   }
 
   public ManagedChannel channel(String id) {
-    return channels.computeIfAbsent(id, k -> ManagedChannelBuilder.forTarget(node(k).clientAddress()).usePlaintext().build());
+    return channels.computeIfAbsent(id, k -> io.grpc.Grpc.newChannelBuilder(node(k).clientAddress(), credentials).build());
+  }
+
+  /** The credentials of the channels the stubs use from now on (default plaintext), e.g. TLS with a client certificate. */
+  public void useCredentials(io.grpc.ChannelCredentials credentials) {
+    this.credentials = credentials;
+    channels.values().forEach(ManagedChannel::shutdownNow);
+    channels.clear();
   }
 
   /** Every call gets its own 20 s deadline (a stub's withDeadlineAfter is fixed when the stub is made). */

@@ -36,11 +36,24 @@ public final class NodeStats {
   public static final String LIVE = "leasehold_leases_live";
 
   private final List<String> metricsAddresses;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final String scheme;
+  private final HttpClient http;
 
-  /** @param metricsAddresses each node's metrics endpoint, {@code host:port} */
+  /** @param metricsAddresses each node's metrics endpoint, {@code host:port}, over plain HTTP */
   public NodeStats(List<String> metricsAddresses) {
+    this(metricsAddresses, Optional.empty());
+  }
+
+  /**
+   * @param metricsAddresses each node's metrics endpoint, {@code host:port}
+   * @param https the client side of HTTPS, for nodes whose metrics port speaks TLS
+   */
+  public NodeStats(List<String> metricsAddresses, Optional<javax.net.ssl.SSLContext> https) {
     this.metricsAddresses = List.copyOf(metricsAddresses);
+    this.scheme = https.isPresent() ? "https" : "http";
+    HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2));
+    https.ifPresent(b::sslContext);
+    this.http = b.build();
   }
 
   /** Each node's metrics at the client port + 2, where a node serves them by default. */
@@ -58,7 +71,7 @@ public final class NodeStats {
     for (String address : metricsAddresses) {
       Map<String, Double> values;
       try {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://" + address + "/metrics"))
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(scheme + "://" + address + "/metrics"))
             .timeout(Duration.ofSeconds(3)).GET().build(), HttpResponse.BodyHandlers.ofString());
         values = r.statusCode() == 200 ? parse(r.body()) : Map.of();
       } catch (IOException e) {

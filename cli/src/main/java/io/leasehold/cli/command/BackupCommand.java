@@ -2,7 +2,6 @@ package io.leasehold.cli.command;
 
 import io.grpc.Deadline;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.leasehold.cli.ClientCommand;
@@ -69,10 +68,12 @@ public final class BackupCommand implements Callable<Integer> {
         throw new CommandLine.ParameterException(spec.commandLine(), source.name() + ": '" + node + "' is not host:port");
       }
     }
+    io.grpc.ChannelCredentials credentials = spec.root().userObject() instanceof LeaseholdCommand g
+        ? g.tls().credentials() : io.grpc.InsecureChannelCredentials.create();
     Deadline deadline = Deadline.after(timeout.toMillis(), TimeUnit.MILLISECONDS);
     StatusRuntimeException unavailable = null;
     for (String node : nodes) {
-      ManagedChannel channel = ManagedChannelBuilder.forTarget(node.trim()).usePlaintext().build();
+      ManagedChannel channel = io.grpc.Grpc.newChannelBuilder(node.trim(), credentials).build();
       try {
         StatusRuntimeException silent = probe(channel, deadline);
         if (silent != null) {

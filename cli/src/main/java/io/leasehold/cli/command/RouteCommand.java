@@ -63,13 +63,14 @@ public final class RouteCommand implements Runnable {
     @Parameters(paramLabel = "N", arity = "0..1", description = "The partition, 0-255.")
     Integer partition;
 
-    @Option(names = "--key", paramLabel = "KEY", description = "The partition of this key instead.")
+    // Not --key: every command takes that for its TLS client key, as etcdctl does.
+    @Option(names = "--partition-key", paramLabel = "KEY", description = "The partition of this key instead.")
     String key;
 
     @Override
     protected int run(LeaseholdClient client, Output out) {
       if ((partition == null) == (key == null)) {
-        throw usage("give either N or --key, not " + (partition == null ? "neither" : "both"));
+        throw usage("give either N or --partition-key, not " + (partition == null ? "neither" : "both"));
       }
       int n = key != null ? Partitions.of(key) : partition;
       if (n < 0 || n >= Partitions.COUNT) {

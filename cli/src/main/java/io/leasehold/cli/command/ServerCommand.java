@@ -154,6 +154,33 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Diagnostics: append one line per step of each log entry through this node (docs/performance.md).")
   Path traceWrites;
 
+  // etcd's names. Every file is read again when it changes, without a restart.
+  @Option(names = "--tls-cert-file", paramLabel = "FILE",
+      description = "This node's certificate (PEM) on the client and metrics ports; with --tls-key-file it turns TLS on there.")
+  Path tlsCertFile;
+
+  @Option(names = "--tls-key-file", paramLabel = "FILE", description = "The private key of --tls-cert-file (PKCS#8 PEM).")
+  Path tlsKeyFile;
+
+  @Option(names = "--tls-ca-file", paramLabel = "FILE",
+      description = "CA certificates (PEM) that verify client certificates on the client and metrics ports.")
+  Path tlsCaFile;
+
+  @Option(names = "--client-cert-auth",
+      description = "Require a client certificate that --tls-ca-file verifies (mutual TLS; recommended in production).")
+  boolean clientCertAuth;
+
+  @Option(names = "--peer-tls-cert-file", paramLabel = "FILE",
+      description = "This node's certificate (PEM) on the Raft port, for peers both as server and as client; "
+          + "with --peer-tls-key-file and --peer-tls-ca-file it turns mutual TLS on between members.")
+  Path peerTlsCertFile;
+
+  @Option(names = "--peer-tls-key-file", paramLabel = "FILE", description = "The private key of --peer-tls-cert-file (PKCS#8 PEM).")
+  Path peerTlsKeyFile;
+
+  @Option(names = "--peer-tls-ca-file", paramLabel = "FILE", description = "CA certificates (PEM) that verify the other members' certificates.")
+  Path peerTlsCaFile;
+
   /** Runs until shutdown; tests use {@link #build} and drive the node themselves. */
   @Override
   public Integer call() throws Exception {
@@ -167,7 +194,7 @@ public final class ServerCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(hook);
     spec.commandLine().getOut().printf("leasehold node %s: clients on %s, peers on %s, data in %s%s%s%n",
         config.id(), config.self().clientAddress(), config.self().peerAddress(), config.dataDir().toAbsolutePath(),
-        node.metricsPort().isPresent() ? ", metrics on http://" + config.bindHost() + ":" + node.metricsPort().getAsInt() + "/metrics" : "",
+        node.metricsPort().isPresent() ? ", metrics on " + (node.clientTls() ? "https" : "http") + "://" + config.bindHost() + ":" + node.metricsPort().getAsInt() + "/metrics" : "",
         config.join() ? " (joining: waiting to be added)" : "");
     spec.commandLine().getOut().flush();
     CompletableFuture<String> divisionClosed = node.divisionClosed();
@@ -231,6 +258,8 @@ public final class ServerCommand implements Callable<Integer> {
     if (traceWrites != null) {
       b.traceWrites(traceWrites);
     }
+    b.tlsCertFile(tlsCertFile).tlsKeyFile(tlsKeyFile).tlsCaFile(tlsCaFile).clientCertAuth(clientCertAuth)
+        .peerTlsCertFile(peerTlsCertFile).peerTlsKeyFile(peerTlsKeyFile).peerTlsCaFile(peerTlsCaFile);
     if (watchSenders != null) {
       b.watchSenders(watchSenders);
     }

@@ -2,6 +2,8 @@ package io.leasehold.server.metrics;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import io.leasehold.proto.v1.RejectReason;
 import io.leasehold.statemachine.core.Counters;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -15,6 +17,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
@@ -157,9 +160,19 @@ public final class NodeMetrics implements AutoCloseable {
     snapshots.inc();
   }
 
-  /** Serves {@code /metrics} and {@code /healthz} on host:port (port 0 picks one); returns the port. */
-  public synchronized int serve(String host, int port, BooleanSupplier serving) throws IOException {
-    http = HttpServer.create(new InetSocketAddress(host, port), 16);
+  /**
+   * Serves {@code /metrics} and {@code /healthz} on host:port (port 0 picks one), over HTTPS when
+   * {@code https} is given; returns the port.
+   */
+  public synchronized int serve(String host, int port, BooleanSupplier serving, Optional<HttpsConfigurator> https) throws IOException {
+    InetSocketAddress address = new InetSocketAddress(host, port);
+    if (https.isPresent()) {
+      HttpsServer server = HttpsServer.create(address, 16);
+      server.setHttpsConfigurator(https.get());
+      http = server;
+    } else {
+      http = HttpServer.create(address, 16);
+    }
     httpThreads = Executors.newFixedThreadPool(2, r -> {
       Thread t = new Thread(r, "leasehold-metrics-http");
       t.setDaemon(true);

@@ -61,13 +61,14 @@ abstract class BenchBase implements Callable<Integer> {
         throw usage("--metrics: '" + m + "' is not host:port (or 'off')");
       }
     }
-    return new NodeStats(options.metrics.isEmpty() ? NodeStats.defaultMetricsAddresses(endpoints) : options.metrics);
+    return new NodeStats(options.metrics.isEmpty() ? NodeStats.defaultMetricsAddresses(endpoints) : options.metrics,
+        globals().tls().sslContext());
   }
 
   /** An SDK client of the cluster, as {@code ClientCommand} makes one, with {@code holder}. */
   LeaseholdClient client(List<String> endpoints, String holder) {
     Duration timeout = globals().timeout();
-    return LeaseholdClient.builder().endpoints(endpoints).holder(holder).requestTimeout(timeout)
+    return globals().tls().configure(LeaseholdClient.builder()).endpoints(endpoints).holder(holder).requestTimeout(timeout)
         .attemptTimeout(timeout.compareTo(Duration.ofSeconds(5)) < 0 ? timeout : Duration.ofSeconds(5)).build();
   }
 

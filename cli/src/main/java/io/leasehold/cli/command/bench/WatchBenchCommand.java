@@ -24,11 +24,12 @@ final class WatchBenchCommand extends BenchBase {
     }
     checkDurations();
     List<String> endpoints = endpoints();
+    io.leasehold.cli.ClientTls tls = globals().tls();
     try (LeaseholdClient writer = client(endpoints, "bench-watch-writer")) {
       WatchLatency.Settings s = new WatchLatency.Settings(rate, options.warmup, options.duration, options.prefix);
       Duration ttl = options.warmup.plus(options.duration).plusMinutes(1);
       WatchLatency.Target target = LeaseholdTargets.watch(writer,
-          address -> LeaseholdClient.builder().endpoints(address).discoverMembers(false).preferLeader(false).build(), ttl);
+          address -> tls.configure(LeaseholdClient.builder()).endpoints(address).discoverMembers(false).preferLeader(false).build(), ttl);
       return print(WatchLatency.run("leasehold", target, s, stats(endpoints), progress("watch")));
     }
   }

@@ -1,0 +1,96 @@
+package io.leasehold.cli;
+
+import static io.leasehold.cli.Cli.run;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import io.leasehold.server.TestCluster;
+import io.leasehold.server.tls.TestCerts;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** --cacert, --cert and --key against a node that requires client certificates. */
+class TlsOptionsTest {
+  @TempDir
+  static Path dir;
+  static TestCluster cluster;
+  static Path certs;
+
+  @BeforeAll
+  static void start() throws Exception {
+    certs = Files.createDirectories(dir.resolve("certs"));
+    TestCerts.Authority ca = TestCerts.authority(certs, "ca");
+    TestCerts.node(certs, ca, "n1");
+    TestCerts.node(certs, ca, "admin");
+    cluster = TestCluster.start(1, dir.resolve("data"), b -> b.metricsPort(0)
+        .tlsCertFile(certs.resolve("n1.pem")).tlsKeyFile(certs.resolve("n1-key.pem")).tlsCaFile(ca.pem()).clientCertAuth(true)
+        .peerTlsCertFile(certs.resolve("n1.pem")).peerTlsKeyFile(certs.resolve("n1-key.pem")).peerTlsCaFile(ca.pem()));
+  }
+
+  @AfterAll
+  static void stop() {
+    cluster.close();
+  }
+
+  static String[] withTls(String... args) {
+    List<String> all = new ArrayList<>(List.of("--cacert", certs.resolve("ca.pem").toString(),
+        "--cert", certs.resolve("admin.pem").toString(), "--key", certs.resolve("admin-key.pem").toString()));
+    all.addAll(List.of(args));
+    return Cli.at(cluster, all.toArray(String[]::new));
+  }
+
+  @Test
+  void commandsWorkWithTheCaAndAClientCertificate() {
+    JsonObject acquired = run(withTls("lease", "acquire", "tls/cli", "--ttl", "30s", "--holder", "admin", "-o", "json")).ok().object();
+    assertEquals("admin", acquired.get("holder").getAsString());
+    Cli.Run status = run(withTls("cluster", "status", "-o", "json")).ok();
+    assertTrue(status.out().contains("\"n1\""), status.out());
+    Cli.Run backup = run("--endpoints", Cli.endpoints(cluster), "--cacert", certs.resolve("ca.pem").toString(),
+        "--cert", certs.resolve("admin.pem").toString(), "--key", certs.resolve("admin-key.pem").toString(),
+        "backup", dir.resolve("backup").toString()).ok();
+    assertTrue(backup.out().startsWith("backup of node n1 "), backup.out());
+  }
+
+  @Test
+  void benchLoadsTheClusterAndReadsTheNodesMetricsOverHttps() {
+    String metrics = "127.0.0.1:" + cluster.node("n1").metricsPort().orElseThrow();
+    JsonObject r = run(withTls("bench", "acquire-release", "--clients", "2", "--duration", "1s", "--warmup", "0s",
+        "--metrics", metrics, "-o", "json")).ok().object();
+    assertTrue(r.getAsJsonObject("results").get("cycles_per_s").getAsDouble() > 0, r.toString());
+    JsonElement node = r.getAsJsonArray("nodes").get(0);
+    assertTrue(node.getAsJsonObject().get("rss_mib").getAsDouble() > 0, "the node's memory read from its HTTPS metrics: " + node);
+  }
+
+  @Test
+  void withoutAClientCertificateTheClusterIsUnreachable() {
+    run("--endpoints", Cli.endpoints(cluster), "--timeout", "2s", "--cacert", certs.resolve("ca.pem").toString(), "lease", "get", "tls/cli")
+        .failed(LeaseholdCommand.EXIT_UNREACHABLE, "cluster unreachable at ");
+    run("--endpoints", Cli.endpoints(cluster), "--timeout", "2s", "lease", "get", "tls/cli")
+        .failed(LeaseholdCommand.EXIT_UNREACHABLE, "cluster unreachable at ");
+  }
+
+  @Test
+  void aWrongCombinationOrAnUnreadableFileIsAUsageErrorNamingTheOption() {
+    String ca = certs.resolve("ca.pem").toString();
+    String cert = certs.resolve("admin.pem").toString();
+    String key = certs.resolve("admin-key.pem").toString();
+    run(Cli.at(cluster, "--cacert", ca, "--cert", cert, "lease", "get", "x"))
+        .failed(LeaseholdCommand.EXIT_USAGE, "--cert: needs --key (the certificate's private key)");
+    run(Cli.at(cluster, "--cacert", ca, "--key", key, "lease", "get", "x"))
+        .failed(LeaseholdCommand.EXIT_USAGE, "--key: needs --cert (the certificate it belongs to)");
+    run(Cli.at(cluster, "--cert", cert, "--key", key, "lease", "get", "x"))
+        .failed(LeaseholdCommand.EXIT_USAGE, "--cert: needs --cacert (the CA that verifies the nodes' certificates)");
+    run(Cli.at(cluster, "--cacert", dir.resolve("nope.pem").toString(), "lease", "get", "x"))
+        .failed(LeaseholdCommand.EXIT_USAGE, "--cacert: cannot read " + dir.resolve("nope.pem") + " (no such file)");
+    run(Cli.at(cluster, "--cacert", ca, "--cert", cert, "--key", key, "bench", "acquire-release", "--cert", dir.toString()))
+        .failed(LeaseholdCommand.EXIT_USAGE, "--cert: cannot read " + dir + " (not a readable file)");
+  }
+}
