@@ -189,6 +189,14 @@ public final class Replicator implements AutoCloseable {
         }
         return;
       }
+      if (!target.equals(selfId)) {
+        // Ratis's own client does this after every failure; calling its transport directly, we
+        // must too. Without it a proxy whose stream had closed (the peer was down for a while)
+        // stayed closed, and every write forwarded to that peer failed at once ("is closed")
+        // even once it was back and led: the failover benchmark's 5 s kills.
+        org.apache.ratis.client.RaftClientRpc rpc = client.getClientRpc();
+        rpc.handleException(target, failure, rpc.shouldReconnect(failure));
+      }
       if (System.nanoTime() - deadlineNanos > 0 || abandoned.getAsBoolean()) {
         answer.completeExceptionally(failure);
         return;
