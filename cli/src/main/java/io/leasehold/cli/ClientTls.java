@@ -9,11 +9,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.util.Optional;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
  * The client side of TLS, from {@code --cacert}, {@code --cert} and {@code --key} (etcdctl's
@@ -76,26 +73,9 @@ public record ClientTls(Optional<Path> caCert, Optional<Path> cert, Optional<Pat
       return Optional.empty();
     }
     try {
-      KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-      trust.load(null, null);
-      int i = 0;
-      for (var ca : Pem.certificates(Files.readAllBytes(caCert.get()))) {
-        trust.setCertificateEntry("ca-" + i++, ca);
-      }
-      TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-      tmf.init(trust);
-      KeyManagerFactory kmf = null;
-      if (cert.isPresent()) {
-        KeyStore keys = KeyStore.getInstance(KeyStore.getDefaultType());
-        keys.load(null, null);
-        keys.setKeyEntry("client", Pem.privateKey(Files.readAllBytes(key.get())), new char[0],
-            Pem.certificates(Files.readAllBytes(cert.get())));
-        kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(keys, new char[0]);
-      }
-      SSLContext context = SSLContext.getInstance("TLS");
-      context.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-      return Optional.of(context);
+      return Optional.of(Pem.sslContext(Pem.certificates(Files.readAllBytes(caCert.get())),
+          cert.isPresent() ? Pem.privateKey(Files.readAllBytes(key.get())) : null,
+          cert.isPresent() ? Pem.certificates(Files.readAllBytes(cert.get())) : null));
     } catch (IOException | GeneralSecurityException e) {
       throw new IllegalArgumentException("--cacert/--cert/--key: cannot be used for HTTPS: " + e.getMessage(), e);
     }

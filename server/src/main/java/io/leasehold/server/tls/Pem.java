@@ -4,6 +4,8 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
+import java.security.KeyStore;
+import java.security.KeyStoreException;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.SecureRandom;
@@ -16,6 +18,9 @@ import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.Base64;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * Certificates and PKCS#8 private keys in PEM, the formats netty and grpc-java read. Every error
@@ -98,5 +103,39 @@ public final class Pem {
     } catch (GeneralSecurityException e) {
       return false;
     }
+  }
+
+  /**
+   * The JDK's client side of TLS: trusts {@code trusted} and presents {@code chain} with its
+   * {@code key}, or no certificate when {@code key} is null. For HTTPS to a node's metrics port.
+   */
+  public static SSLContext sslContext(X509Certificate[] trusted, PrivateKey key, X509Certificate[] chain)
+      throws GeneralSecurityException {
+    KeyStore trust = emptyKeyStore();
+    for (int i = 0; i < trusted.length; i++) {
+      trust.setCertificateEntry("ca-" + i, trusted[i]);
+    }
+    TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    tmf.init(trust);
+    KeyManagerFactory kmf = null;
+    if (key != null) {
+      KeyStore keys = emptyKeyStore();
+      keys.setKeyEntry("client", key, new char[0], chain);
+      kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      kmf.init(keys, new char[0]);
+    }
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+    return context;
+  }
+
+  private static KeyStore emptyKeyStore() throws GeneralSecurityException {
+    KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+    try {
+      store.load(null, null);
+    } catch (java.io.IOException cannotHappenWithoutAStream) {
+      throw new KeyStoreException(cannotHappenWithoutAStream);
+    }
+    return store;
   }
 }

@@ -12,7 +12,6 @@ import java.nio.file.StandardCopyOption;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
-import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
@@ -20,9 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
@@ -134,24 +131,8 @@ public final class TestCerts {
   /** A JDK SSLContext that trusts {@code ca} and presents {@code id} (or nothing when null). */
   public static SSLContext sslContext(Authority ca, Identity id) {
     try {
-      KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-      trust.load(null, null);
-      trust.setCertificateEntry("ca", ca.cert());
-      TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-      tmf.init(trust);
-      KeyManagerFactory kmf = null;
-      if (id != null) {
-        KeyStore keys = KeyStore.getInstance(KeyStore.getDefaultType());
-        keys.load(null, null);
-        keys.setKeyEntry("id", id.key(), new char[0], new X509Certificate[] {id.cert()});
-        kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(keys, new char[0]);
-      }
-      SSLContext context = SSLContext.getInstance("TLS");
-      context.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-      return context;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      return Pem.sslContext(new X509Certificate[] {ca.cert()}, id == null ? null : id.key(),
+          id == null ? null : new X509Certificate[] {id.cert()});
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException(e);
     }
