@@ -88,10 +88,7 @@ public final class Connection implements AutoCloseable {
     if (hint != null && !hint.isEmpty() && !hint.equals(e.address())) {
       Endpoint hinted = endpoint(hint, settings.discoverMembers());
       if (hinted != null) {
-        if (hinted != leader) {
-          hinted.reconnectNow();
-        }
-        leader = hinted;
+        leaderIs(hinted);
       }
     }
     if (nodeTrouble) {
@@ -161,12 +158,20 @@ public final class Connection implements AutoCloseable {
     }
     if (!status.getLeaderClientAddress().isEmpty()) {
       Endpoint l = endpoint(status.getLeaderClientAddress(), settings.discoverMembers());
-      if (l != null && l != leader) {
-        l.reconnectNow();
-        leader = l;
+      if (l != null && leaderIs(l)) {
         LOG.debug("leader is {} ({})", status.getLeaderId(), l);
       }
     }
+  }
+
+  /** Writes go to {@code l} from now; true if it is a new leader, whose channel then reconnects at once. */
+  private boolean leaderIs(Endpoint l) {
+    if (l == leader) {
+      return false;
+    }
+    l.reconnectNow();
+    leader = l;
+    return true;
   }
 
   /** The endpoint for an address, added if {@code add} (and the client is open). */
