@@ -95,6 +95,7 @@ public final class LeaseholdNode implements AutoCloseable {
   private final ClusterAdmin admin;
   private final LogFormatUpgrade logFormatUpgrade;
   private final NodeTls tls;
+  private final io.leasehold.server.auth.NodeAuth auth;
   /** The Replicator's Raft client: it must know every member to forward writes to the leader. */
   private final RaftClient raftClient;
   private volatile int metricsPort = -1;
@@ -255,8 +256,11 @@ public final class LeaseholdNode implements AutoCloseable {
             .setSetLogFormat(io.leasehold.proto.v1.SetLogFormat.newBuilder().setFormat(format)).build());
       }
     });
+    this.auth = new io.leasehold.server.auth.NodeAuth(config, () -> stateMachine.core().access(), replicator::logFormat,
+        this::isLeader, replicator::propose, replicator::proposeHere);
     this.health = new NodeHealth(this::division, config.electionTimeoutMax(),
-        List.of("leasehold.v1.Leases", "leasehold.v1.Routing", "leasehold.v1.Registry", "leasehold.v1.Cluster", "leasehold.v1.Admin"));
+        List.of("leasehold.v1.Leases", "leasehold.v1.Routing", "leasehold.v1.Registry", "leasehold.v1.Cluster", "leasehold.v1.Admin",
+            "leasehold.v1.Auth"));
     this.compactor = new HistoryCompactor(stateMachine::core, replicator::proposeHere, this::isLeader,
         LeaseholdNode::wallClockMicros, config.historyMaxEvents(), config.historyMaxAge(), Duration.ofSeconds(1));
     this.grpcServer = NettyServerBuilder
@@ -278,6 +282,9 @@ public final class LeaseholdNode implements AutoCloseable {
         .addService(StrictProtobuf.wrap(new RegistryService(replicator, this::leaderClientAddress).bindService()))
         .addService(StrictProtobuf.wrap(new ClusterService(this).bindService()))
         .addService(StrictProtobuf.wrap(new AdminService(replicator, this::leaderClientAddress, LeaseholdNode::wallClockMicros).bindService()))
+        .addService(StrictProtobuf.wrap(new io.leasehold.server.api.AuthService(replicator, this::leaderClientAddress, auth).bindService()))
+        // The one authorization point of every service above (health and reflection pass).
+        .intercept(auth.authorizer())
         .addService(health.service())
         .addService(ProtoReflectionServiceV1.newInstance())
         .addService(reflectionV1Alpha())
@@ -319,6 +326,7 @@ public final class LeaseholdNode implements AutoCloseable {
       node.close();
       throw e;
     }
+    node.auth.logStart(config.id(), tls.clientPortTls());
     LOG.info("node {} started: client {}{} peer {}{} metrics {} data {}{}", config.id(), config.self().clientAddress(),
         tls.clientPortTls() ? (config.clientCertAuth() ? " (TLS, client certificates required)" : " (TLS)") : " (plaintext)",
         config.self().peerAddress(), tls.peerTls() ? " (mutual TLS)" : " (plaintext)",
@@ -614,6 +622,11 @@ public final class LeaseholdNode implements AutoCloseable {
   }
 
   /** Membership and snapshots. */
+  /** Authentication, authorization and the audit records of cluster actions. */
+  public io.leasehold.server.auth.NodeAuth auth() {
+    return auth;
+  }
+
   public ClusterAdmin admin() {
     return admin;
   }
@@ -665,6 +678,7 @@ public final class LeaseholdNode implements AutoCloseable {
     }
     closed = true;
     health.close();
+    auth.close();
     metrics.close();
     admin.close();
     compactor.close();
