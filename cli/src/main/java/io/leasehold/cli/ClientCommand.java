@@ -62,7 +62,7 @@ public abstract class ClientCommand implements Callable<Integer> {
       try {
         b.bearerToken(globals().token().get());
       } catch (IllegalArgumentException e) {
-        throw usage("--token: " + e.getMessage());
+        throw usage("--bearer-token: " + e.getMessage());
       }
     }
     try (LeaseholdClient client = configure(b).build()) {

@@ -97,9 +97,9 @@ public final class LeaseholdCommand implements Runnable {
       description = "The private key of --cert (PKCS#8 PEM) (also from LEASEHOLD_KEY).")
   String key;
 
-  @Option(names = "--token", scope = ScopeType.INHERIT, paramLabel = "TOKEN", defaultValue = "${env:LEASEHOLD_TOKEN}",
+  @Option(names = "--bearer-token", scope = ScopeType.INHERIT, paramLabel = "TOKEN", defaultValue = "${env:LEASEHOLD_BEARER_TOKEN}",
       description = "A bearer token from the nodes' --auth-token-file, for when no client certificate is used; "
-          + "send it only over TLS (also from LEASEHOLD_TOKEN).")
+          + "send it only over TLS (also from LEASEHOLD_BEARER_TOKEN).")
   String token;
 
   @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT,
@@ -128,7 +128,7 @@ public final class LeaseholdCommand implements Runnable {
     }
   }
 
-  /** The bearer token from --token or LEASEHOLD_TOKEN, if any. */
+  /** The bearer token from --bearer-token or LEASEHOLD_BEARER_TOKEN, if any. */
   public java.util.Optional<String> token() {
     return token == null || token.isBlank() ? java.util.Optional.empty() : java.util.Optional.of(token.strip());
   }

@@ -80,4 +80,20 @@ class AuthCommandTest {
     assertTrue(actions.containsAll(List.of("grant_role", "add_role", "revoke_role", "remove_role")), actions::toString);
     assertTrue(run(as("admin", "audit")).ok().out().contains("runners"));
   }
+
+  @Test
+  void aBearerTokenIsTheCallersIdentity() throws Exception {
+    Path tokens = dir.resolve("tokens.csv");
+    Files.writeString(tokens, "ops-token-0123456789abcdef,ops\n");
+    try (TestCluster tokenNode = TestCluster.start(1, dir.resolve("token-node"), b -> b
+        .tlsCertFile(certs.resolve("n1.pem")).tlsKeyFile(certs.resolve("n1-key.pem")).authTokenFile(tokens))) {
+      String ca = certs.resolve("ca.pem").toString();
+      JsonObject me = run(Cli.at(tokenNode, "--cacert", ca, "--bearer-token", "ops-token-0123456789abcdef", "auth", "whoami", "-o", "json"))
+          .ok().object();
+      assertEquals("ops", me.get("identity").getAsString());
+      assertEquals("token", me.get("authenticatedBy").getAsString());
+      run(Cli.at(tokenNode, "--cacert", ca, "--bearer-token", "not-a-token-we-know-of", "auth", "whoami"))
+          .failed(LeaseholdCommand.EXIT_FAILED, "UNAUTHENTICATED");
+    }
+  }
 }

@@ -263,6 +263,7 @@ public final class LeaseCore {
       throw new InvalidArgumentException("command", command.getCommandCase() + " needs log format " + LogFormat.AUTH
           + "; the cluster applies format " + logFormat + " until every member runs code that knows it");
     }
+    ApplyAuthorization.check(auth.view(), tx.caller, command);
     return switch (command.getCommandCase()) {
       case ACQUIRE -> LogReply.newBuilder().setAcquire(acquire(tx, command.getAcquire())).build();
       case RENEW -> LogReply.newBuilder().setRenew(renew(tx, command.getRenew())).build();

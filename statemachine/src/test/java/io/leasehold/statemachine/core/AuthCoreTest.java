@@ -164,6 +164,32 @@ class AuthCoreTest extends CoreFixture {
   }
 
   @Test
+  void rolesAreCheckedAgainAtTheEntrysPlaceInTheLog() throws IOException {
+    authFormat();
+    // Before any admin exists no role can have been granted: entries with a caller pass.
+    granted(as("alice", acquire("lock/early", "alice", secs(30))));
+    next(bootstrap("root"));
+    as("root", grant("alice", "client"));
+    long token = granted(as("alice", acquire("lock/a", "alice", secs(30)))).getLease().getToken();
+    as("root", revokeRole("alice", "client"));
+    // An entry a lagging node accepted before it applied the revocation is refused where it applies.
+    LogReply late = as("alice", renew("lock/a", token)).reply();
+    assertEquals(7, late.getRefused().getCode(), late::toString);
+    assertTrue(late.getRefused().getMessage().contains("at this entry's place in the log"), late::toString);
+    assertEquals(7, as("alice", acquire("lock/b", "alice", secs(30))).reply().getRefused().getCode());
+    assertEquals(7, as("alice", setPolicy("lock", io.leasehold.proto.v1.Policy.newBuilder())).reply().getRefused().getCode());
+    assertEquals(7, as("alice", grant("alice", "admin")).reply().getRefused().getCode());
+    assertFalse(record("lock/b").isPresent());
+    // A role over a prefix covers only names under it.
+    as("root", addRole("mailbox-client", Permission.CLIENT, "mailbox/"));
+    as("root", grant("alice", "mailbox-client"));
+    granted(as("alice", acquire("mailbox/1", "alice", secs(30))));
+    assertEquals(7, as("alice", acquire("lock/c", "alice", secs(30))).reply().getRefused().getCode());
+    // The node's own commands carry no caller and are not checked.
+    assertTrue(next(LogCommand.newBuilder().setSetLogFormat(SetLogFormat.newBuilder().setFormat(LogFormat.AUTH))).reply().hasSetLogFormat());
+  }
+
+  @Test
   void theAuditHistoryRecordsAdminAndAuthActionsWithTheirOutcome() throws IOException {
     authFormat();
     next(bootstrap("root"));
