@@ -96,6 +96,7 @@ public final class LeaseholdNode implements AutoCloseable {
   private final LogFormatUpgrade logFormatUpgrade;
   private final NodeTls tls;
   private final io.leasehold.server.auth.NodeAuth auth;
+  private final io.leasehold.server.api.RequestLimits requestLimits;
   /** The Replicator's Raft client: it must know every member to forward writes to the leader. */
   private final RaftClient raftClient;
   private volatile int metricsPort = -1;
@@ -263,6 +264,7 @@ public final class LeaseholdNode implements AutoCloseable {
             "leasehold.v1.Auth"));
     this.compactor = new HistoryCompactor(stateMachine::core, replicator::proposeHere, this::isLeader,
         LeaseholdNode::wallClockMicros, config.historyMaxEvents(), config.historyMaxAge(), Duration.ofSeconds(1));
+    this.requestLimits = new io.leasehold.server.api.RequestLimits(config.limits());
     this.grpcServer = NettyServerBuilder
         .forAddress(new InetSocketAddress(config.bindHost(), config.self().clientPort()),
             tls.clientPort().orElseGet(io.grpc.InsecureServerCredentials::create))
@@ -275,6 +277,11 @@ public final class LeaseholdNode implements AutoCloseable {
         .permitKeepAliveTime(nanos(MIN_CLIENT_KEEPALIVE), TimeUnit.NANOSECONDS)
         .permitKeepAliveWithoutCalls(true)
         .callExecutor(LeaseholdNode::callExecutor)
+        // Limits against abuse (docs/operations.md, "Limits"): gRPC refuses larger requests and
+        // headers with RESOURCE_EXHAUSTED before anything reads them.
+        .maxInboundMessageSize(config.limits().requestBytes())
+        .maxInboundMetadataSize(config.limits().metadataBytes())
+        .addTransportFilter(requestLimits.connectionIds())
         // Watch streams are compressed with lz4-block for clients that accept it (LeasesService).
         .compressorRegistry(io.leasehold.proto.Lz4BlockCodec.compressors())
         .addService(StrictProtobuf.wrap(new LeasesService(replicator, hub, this::leaderClientAddress).serviceDefinition()))
@@ -283,6 +290,9 @@ public final class LeaseholdNode implements AutoCloseable {
         .addService(StrictProtobuf.wrap(new ClusterService(this).bindService()))
         .addService(StrictProtobuf.wrap(new AdminService(replicator, this::leaderClientAddress, LeaseholdNode::wallClockMicros).bindService()))
         .addService(StrictProtobuf.wrap(new io.leasehold.server.api.AuthService(replicator, this::leaderClientAddress, auth).bindService()))
+        // Interceptors run last-added first: the authorization point, then the limits (which see
+        // only authorized calls, with their caller).
+        .intercept(requestLimits)
         // The one authorization point of every service above (health and reflection pass).
         .intercept(auth.authorizer())
         .addService(health.service())
@@ -625,6 +635,11 @@ public final class LeaseholdNode implements AutoCloseable {
   /** Authentication, authorization and the audit records of cluster actions. */
   public io.leasehold.server.auth.NodeAuth auth() {
     return auth;
+  }
+
+  /** The per-node limits against abuse the client port enforces. */
+  public io.leasehold.server.api.RequestLimits requestLimits() {
+    return requestLimits;
   }
 
   public ClusterAdmin admin() {
