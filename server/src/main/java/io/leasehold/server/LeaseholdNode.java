@@ -1,6 +1,7 @@
 package io.leasehold.server;
 
 import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
@@ -284,21 +285,31 @@ public final class LeaseholdNode implements AutoCloseable {
         .addTransportFilter(requestLimits.connectionIds())
         // Watch streams are compressed with lz4-block for clients that accept it (LeasesService).
         .compressorRegistry(io.leasehold.proto.Lz4BlockCodec.compressors())
-        .addService(StrictProtobuf.wrap(new LeasesService(replicator, hub, this::leaderClientAddress).serviceDefinition()))
-        .addService(StrictProtobuf.wrap(new RoutingService(replicator, this::leaderClientAddress).bindService()))
-        .addService(StrictProtobuf.wrap(new RegistryService(replicator, this::leaderClientAddress).bindService()))
-        .addService(StrictProtobuf.wrap(new ClusterService(this).bindService()))
-        .addService(StrictProtobuf.wrap(new AdminService(replicator, this::leaderClientAddress, LeaseholdNode::wallClockMicros).bindService()))
-        .addService(StrictProtobuf.wrap(new io.leasehold.server.api.AuthService(replicator, this::leaderClientAddress, auth).bindService()))
-        // Interceptors run last-added first: the authorization point, then the limits (which see
-        // only authorized calls, with their caller).
-        .intercept(requestLimits)
-        // The one authorization point of every service above (health and reflection pass).
-        .intercept(auth.authorizer())
+        .addService(guarded(new LeasesService(replicator, hub, this::leaderClientAddress).serviceDefinition()))
+        .addService(guarded(new RoutingService(replicator, this::leaderClientAddress).bindService()))
+        .addService(guarded(new RegistryService(replicator, this::leaderClientAddress).bindService()))
+        .addService(guarded(new ClusterService(this).bindService()))
+        .addService(guarded(new AdminService(replicator, this::leaderClientAddress, LeaseholdNode::wallClockMicros).bindService()))
+        .addService(guarded(new io.leasehold.server.api.AuthService(replicator, this::leaderClientAddress, auth).bindService()))
         .addService(health.service())
         .addService(ProtoReflectionServiceV1.newInstance())
         .addService(reflectionV1Alpha())
         .build();
+  }
+
+  /**
+   * A Leasehold service as served: every call passes the authorization point, which sees the
+   * request parsed (and strictly: a malformed body is INVALID_ARGUMENT, {@link StrictProtobuf}),
+   * then the limits against abuse, which see only authorized calls and their caller.
+   */
+  private ServerServiceDefinition guarded(ServerServiceDefinition service) {
+    // The last interceptor listed runs first.
+    return StrictProtobuf.wrap(io.grpc.ServerInterceptors.intercept(service, requestLimits, auth.authorizer()));
+  }
+
+  /** The names of the gRPC services this node serves on its client port. */
+  public List<String> servedServices() {
+    return grpcServer.getServices().stream().map(d -> d.getServiceDescriptor().getName()).toList();
   }
 
   /** Starts a node and returns once both ports are open (it may not have a leader yet). */

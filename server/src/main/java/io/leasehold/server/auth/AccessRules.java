@@ -73,43 +73,11 @@ public final class AccessRules {
   public record Rule(Permission permission, Function<Object, Scope> scope, Function<Object, String> holder) {}
 
   private static final Map<String, Rule> RULES = rules();
-  private static final Map<String, MethodDescriptor<?, ?>> METHODS = methods();
 
   private AccessRules() {}
 
   public static Optional<Rule> of(String fullMethodName) {
     return Optional.ofNullable(RULES.get(fullMethodName));
-  }
-
-  /**
-   * The request as its rule reads it. The services receive the raw bytes ({@code StrictProtobuf}
-   * parses them, to answer a malformed body with INVALID_ARGUMENT), so interceptors see
-   * {@code byte[]}: parsed here with the method's own marshaller. Empty if the bytes do not
-   * parse: the service refuses them itself.
-   */
-  public static Optional<Object> request(String fullMethodName, Object message) {
-    if (!(message instanceof byte[] bytes)) {
-      return Optional.of(message);
-    }
-    MethodDescriptor<?, ?> method = METHODS.get(fullMethodName);
-    if (method == null) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(method.parseRequest(new java.io.ByteArrayInputStream(bytes)));
-    } catch (RuntimeException malformed) {
-      return Optional.empty();
-    }
-  }
-
-  private static Map<String, MethodDescriptor<?, ?>> methods() {
-    Map<String, MethodDescriptor<?, ?>> m = new HashMap<>();
-    for (ServiceDescriptor s : services()) {
-      for (MethodDescriptor<?, ?> d : s.getMethods()) {
-        m.put(d.getFullMethodName(), d);
-      }
-    }
-    return Map.copyOf(m);
   }
 
   /** The services every rule covers: all but health and reflection. */

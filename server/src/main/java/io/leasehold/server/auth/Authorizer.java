@@ -100,12 +100,7 @@ public final class Authorizer implements ServerInterceptor {
       if (refused) {
         return;
       }
-      Optional<Object> request = AccessRules.request(method, message);
-      if (request.isEmpty()) {
-        super.onMessage(message); // malformed: the service answers INVALID_ARGUMENT before any handler sees it
-        return;
-      }
-      Optional<String> why = AccessRules.denial(rule, request.get(), access.get().access(caller.identity(), initialAdmin.get()));
+      Optional<String> why = AccessRules.denial(rule, message, access.get().access(caller.identity(), initialAdmin.get()));
       if (why.isPresent()) {
         refused = true;
         if (rule.permission() == Permission.ADMIN) {

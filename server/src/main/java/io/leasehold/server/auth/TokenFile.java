@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -19,8 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Bearer tokens for clients that cannot present a certificate: a file of {@code token,identity}
  * lines (blank lines and lines starting with {@code #} ignored), as Kubernetes's static token
- * file. The file is read again, at most once per reload interval, when its modification time
- * or size changed; a file that no longer parses keeps the tokens read before, with a warning.
+ * file. The file is read again, at most once per reload interval, when its modification time,
+ * size or file key (a rename over it) changed; a file that no longer parses keeps the tokens read before, with a warning.
  * Tokens are kept only as SHA-256 digests, so a lookup's timing says nothing about the tokens.
  */
 public final class TokenFile {
@@ -33,7 +34,8 @@ public final class TokenFile {
   private volatile Tokens tokens;
   private volatile long checkedAt;
 
-  private record Tokens(Map<String, String> byDigest, String firstIdentity, FileTime modified, long size) {}
+  /** The tokens read, and what identified the file's version: a rename over it changes its key. */
+  private record Tokens(Map<String, String> byDigest, String firstIdentity, FileTime modified, long size, Object fileKey) {}
 
   private TokenFile(Path path, Duration reloadInterval, Tokens tokens) {
     this.path = path;
@@ -65,10 +67,10 @@ public final class TokenFile {
     }
     checkedAt = now;
     try {
-      FileTime modified = Files.getLastModifiedTime(path);
-      long size = Files.size(path);
+      BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
       Tokens current = tokens;
-      if (modified.equals(current.modified()) && size == current.size()) {
+      if (a.lastModifiedTime().equals(current.modified()) && a.size() == current.size()
+          && java.util.Objects.equals(a.fileKey(), current.fileKey())) {
         return;
       }
       tokens = read(path);
@@ -79,8 +81,7 @@ public final class TokenFile {
   }
 
   static Tokens read(Path path) throws IOException {
-    FileTime modified = Files.getLastModifiedTime(path);
-    long size = Files.size(path);
+    BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
     List<String> lines = Files.readAllLines(path, StandardCharsets.UTF_8);
     Map<String, String> byDigest = new HashMap<>();
     String first = "";
@@ -111,7 +112,7 @@ public final class TokenFile {
         first = identity;
       }
     }
-    return new Tokens(Map.copyOf(byDigest), first, modified, size);
+    return new Tokens(Map.copyOf(byDigest), first, a.lastModifiedTime(), a.size(), a.fileKey());
   }
 
   private static String digest(String token) {
