@@ -72,6 +72,25 @@ class ServerCommandTest {
   }
 
   @Test
+  void limitsHaveDefaultsAndOptions() {
+    assertEquals(NodeConfig.ApiLimits.defaults(), parse("--standalone").limits());
+    NodeConfig c = parse("--standalone", "--max-acquires-per-second", "50", "--max-watches-per-connection", "10",
+        "--max-watches-per-identity", "20", "--max-renew-items", "500", "--max-request-bytes", "2097152",
+        "--max-metadata-bytes", "4096");
+    assertEquals(new NodeConfig.ApiLimits(50, 10, 20, 500, 2 << 20, 4096), c.limits());
+
+    Cli.Run r = run("server", "--standalone", "--max-renew-items", "20000");
+    assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
+    assertEquals("leasehold server: max-renew-items: must be from 1 to 10000, got 20000", r.err().strip());
+    r = run("server", "--standalone", "--max-acquires-per-second", "0");
+    assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
+    assertEquals("leasehold server: max-acquires-per-second: must be positive, got 0", r.err().strip());
+    r = run("server", "--standalone", "--max-request-bytes", "1000");
+    assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
+    assertTrue(r.err().contains("max-request-bytes: must be at least 1048576"), r.err());
+  }
+
+  @Test
   void badConfigurationIsOneLineAndExitCodeTwo() {
     Cli.Run r = run("server", "--id", "n9", "--peers", "n1=127.0.0.1:7401:7400");
     assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());

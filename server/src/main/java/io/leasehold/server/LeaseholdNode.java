@@ -97,6 +97,7 @@ public final class LeaseholdNode implements AutoCloseable {
   private final LogFormatUpgrade logFormatUpgrade;
   private final NodeTls tls;
   private final io.leasehold.server.auth.NodeAuth auth;
+  private final io.leasehold.server.api.RequestLimits requestLimits;
   /** The Replicator's Raft client: it must know every member to forward writes to the leader. */
   private final RaftClient raftClient;
   private volatile int metricsPort = -1;
@@ -264,6 +265,7 @@ public final class LeaseholdNode implements AutoCloseable {
             "leasehold.v1.Auth"));
     this.compactor = new HistoryCompactor(stateMachine::core, replicator::proposeHere, this::isLeader,
         LeaseholdNode::wallClockMicros, config.historyMaxEvents(), config.historyMaxAge(), Duration.ofSeconds(1));
+    this.requestLimits = new io.leasehold.server.api.RequestLimits(config.limits());
     this.grpcServer = NettyServerBuilder
         .forAddress(new InetSocketAddress(config.bindHost(), config.self().clientPort()),
             tls.clientPort().orElseGet(io.grpc.InsecureServerCredentials::create))
@@ -276,6 +278,11 @@ public final class LeaseholdNode implements AutoCloseable {
         .permitKeepAliveTime(nanos(MIN_CLIENT_KEEPALIVE), TimeUnit.NANOSECONDS)
         .permitKeepAliveWithoutCalls(true)
         .callExecutor(LeaseholdNode::callExecutor)
+        // Limits against abuse (docs/operations.md, "Limits"): gRPC refuses larger requests and
+        // headers with RESOURCE_EXHAUSTED before anything reads them.
+        .maxInboundMessageSize(config.limits().requestBytes())
+        .maxInboundMetadataSize(config.limits().metadataBytes())
+        .addTransportFilter(requestLimits.connectionIds())
         // Watch streams are compressed with lz4-block for clients that accept it (LeasesService).
         .compressorRegistry(io.leasehold.proto.Lz4BlockCodec.compressors())
         .addService(guarded(new LeasesService(replicator, hub, this::leaderClientAddress).serviceDefinition()))
@@ -292,10 +299,12 @@ public final class LeaseholdNode implements AutoCloseable {
 
   /**
    * A Leasehold service as served: every call passes the authorization point, which sees the
-   * request parsed (and strictly: a malformed body is INVALID_ARGUMENT, {@link StrictProtobuf}).
+   * request parsed (and strictly: a malformed body is INVALID_ARGUMENT, {@link StrictProtobuf}),
+   * then the limits against abuse, which see only authorized calls and their caller.
    */
   private ServerServiceDefinition guarded(ServerServiceDefinition service) {
-    return StrictProtobuf.wrap(io.grpc.ServerInterceptors.intercept(service, auth.authorizer()));
+    // The last interceptor listed runs first.
+    return StrictProtobuf.wrap(io.grpc.ServerInterceptors.intercept(service, requestLimits, auth.authorizer()));
   }
 
   /** The names of the gRPC services this node serves on its client port. */
@@ -637,6 +646,11 @@ public final class LeaseholdNode implements AutoCloseable {
   /** Authentication, authorization and the audit records of cluster actions. */
   public io.leasehold.server.auth.NodeAuth auth() {
     return auth;
+  }
+
+  /** The per-node limits against abuse the client port enforces. */
+  public io.leasehold.server.api.RequestLimits requestLimits() {
+    return requestLimits;
   }
 
   public ClusterAdmin admin() {

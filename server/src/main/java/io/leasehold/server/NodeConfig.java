@@ -38,6 +38,8 @@ import java.util.Set;
  *     {@code token,identity} line each, read again at the TLS reload interval when it changes
  * @param initialAdmin the identity that administers the cluster until an admin role is granted
  *     (the first token file entry's, if not given); meaningful only with authentication on
+ * @param limits this node's limits against abuse, enforced where calls arrive
+ *     ({@link io.leasehold.server.api.RequestLimits})
  */
 public record NodeConfig(
     String id,
@@ -72,11 +74,43 @@ public record NodeConfig(
     boolean clientCertAuth,
     Duration tlsReloadInterval,
     Optional<Path> authTokenFile,
-    Optional<String> initialAdmin) {
+    Optional<String> initialAdmin,
+    ApiLimits limits) {
 
   public static final int DEFAULT_CLIENT_PORT = 7400;
   public static final int DEFAULT_PEER_PORT = 7401;
   public static final String DEFAULT_CLUSTER_NAME = "leasehold";
+
+  /**
+   * Per-node limits against abuse, checked at the API edge (each node counts only the calls it
+   * receives; none is replicated). docs/operations.md, "Limits".
+   *
+   * @param acquiresPerSecond Acquire and Registry/Register calls each identity (each remote
+   *     address on a node without authentication) may make per second, with a burst of as many
+   * @param watchesPerConnection Watch streams open at once on one client connection
+   * @param watchesPerIdentity Watch streams open at once for one identity (remote address)
+   * @param renewItems names in one Renew, at most the replicated {@link io.leasehold.statemachine.core.Limits#MAX_RENEW_ITEMS}
+   * @param requestBytes the largest request message the node reads
+   * @param metadataBytes the largest request metadata (headers) the node reads
+   */
+  public record ApiLimits(int acquiresPerSecond, int watchesPerConnection, int watchesPerIdentity, int renewItems,
+      int requestBytes, int metadataBytes) {
+    public static final int DEFAULT_ACQUIRES_PER_SECOND = 10_000;
+    public static final int DEFAULT_WATCHES_PER_CONNECTION = 1_000;
+    public static final int DEFAULT_WATCHES_PER_IDENTITY = 10_000;
+    public static final int DEFAULT_RENEW_ITEMS = io.leasehold.statemachine.core.Limits.MAX_RENEW_ITEMS;
+    /** Fits the largest valid request, a Renew of 10,000 names of 512 bytes (about 5.3 MB), with room. */
+    public static final int DEFAULT_REQUEST_BYTES = 8 << 20;
+    public static final int MIN_REQUEST_BYTES = 1 << 20;
+    /** gRPC's own default. */
+    public static final int DEFAULT_METADATA_BYTES = 8 << 10;
+    public static final int MIN_METADATA_BYTES = 1 << 10;
+
+    public static ApiLimits defaults() {
+      return new ApiLimits(DEFAULT_ACQUIRES_PER_SECOND, DEFAULT_WATCHES_PER_CONNECTION, DEFAULT_WATCHES_PER_IDENTITY,
+          DEFAULT_RENEW_ITEMS, DEFAULT_REQUEST_BYTES, DEFAULT_METADATA_BYTES);
+    }
+  }
 
   public NodeConfig {
     peers = List.copyOf(peers);
@@ -156,6 +190,12 @@ public record NodeConfig(
     // Reading three small files this often costs nothing; a rotated certificate is in use for
     // new connections within this time.
     private Duration tlsReloadInterval = Duration.ofSeconds(10);
+    private int maxAcquiresPerSecond = ApiLimits.DEFAULT_ACQUIRES_PER_SECOND;
+    private int maxWatchesPerConnection = ApiLimits.DEFAULT_WATCHES_PER_CONNECTION;
+    private int maxWatchesPerIdentity = ApiLimits.DEFAULT_WATCHES_PER_IDENTITY;
+    private int maxRenewItems = ApiLimits.DEFAULT_RENEW_ITEMS;
+    private int maxRequestBytes = ApiLimits.DEFAULT_REQUEST_BYTES;
+    private int maxMetadataBytes = ApiLimits.DEFAULT_METADATA_BYTES;
 
     public Builder id(String id) { this.id = id; return this; }
     public Builder peers(List<Peer> peers) { this.peers = new ArrayList<>(peers); return this; }
@@ -224,6 +264,18 @@ public record NodeConfig(
     public Builder initialAdmin(String identity) { this.initialAdmin = identity; return this; }
     /** How often the TLS files are read again for changes (default 10 s). */
     public Builder tlsReloadInterval(Duration d) { this.tlsReloadInterval = d; return this; }
+    /** Acquire and Register calls per second per identity (per remote address without authentication), burst as many. */
+    public Builder maxAcquiresPerSecond(int calls) { this.maxAcquiresPerSecond = calls; return this; }
+    /** Watch streams open at once on one client connection. */
+    public Builder maxWatchesPerConnection(int watches) { this.maxWatchesPerConnection = watches; return this; }
+    /** Watch streams open at once per identity (per remote address without authentication). */
+    public Builder maxWatchesPerIdentity(int watches) { this.maxWatchesPerIdentity = watches; return this; }
+    /** Names in one Renew call, at most the replicated limit of 10,000. */
+    public Builder maxRenewItems(int items) { this.maxRenewItems = items; return this; }
+    /** The largest request message this node reads (gRPC's max inbound message size). */
+    public Builder maxRequestBytes(int bytes) { this.maxRequestBytes = bytes; return this; }
+    /** The largest request metadata this node reads (gRPC's max inbound metadata size). */
+    public Builder maxMetadataBytes(int bytes) { this.maxMetadataBytes = bytes; return this; }
 
     public NodeConfig build() {
       require(id != null && !id.isBlank(), "id: must be set (e.g. --id n1)");
@@ -290,12 +342,24 @@ public record NodeConfig(
           throw new IllegalArgumentException(e.getMessage());
         }
       }
+      require(maxAcquiresPerSecond > 0, "max-acquires-per-second: must be positive, got " + maxAcquiresPerSecond);
+      require(maxWatchesPerConnection > 0, "max-watches-per-connection: must be positive, got " + maxWatchesPerConnection);
+      require(maxWatchesPerIdentity > 0, "max-watches-per-identity: must be positive, got " + maxWatchesPerIdentity);
+      require(maxRenewItems > 0 && maxRenewItems <= io.leasehold.statemachine.core.Limits.MAX_RENEW_ITEMS,
+          "max-renew-items: must be from 1 to " + io.leasehold.statemachine.core.Limits.MAX_RENEW_ITEMS + ", got " + maxRenewItems);
+      require(maxRequestBytes >= ApiLimits.MIN_REQUEST_BYTES,
+          "max-request-bytes: must be at least " + ApiLimits.MIN_REQUEST_BYTES + " (1 MiB), got " + maxRequestBytes);
+      require(maxMetadataBytes >= ApiLimits.MIN_METADATA_BYTES,
+          "max-metadata-bytes: must be at least " + ApiLimits.MIN_METADATA_BYTES + " (1 KiB), got " + maxMetadataBytes);
+      ApiLimits limits = new ApiLimits(maxAcquiresPerSecond, maxWatchesPerConnection, maxWatchesPerIdentity, maxRenewItems,
+          maxRequestBytes, maxMetadataBytes);
       return new NodeConfig(id, peers, dataDir, Optional.ofNullable(listenHost), clusterName,
           electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
           snapshotThreshold, logSegmentSizeBytes, logPurgeGap, historyMaxEvents, historyMaxAge,
           watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate, watchMaxDelay, watchSenders,
           grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort), commitPushDelay, Optional.ofNullable(traceWrites),
-          clientTls, peerTls, clientCertAuth, tlsReloadInterval, Optional.ofNullable(authTokenFile), Optional.ofNullable(initialAdmin));
+          clientTls, peerTls, clientCertAuth, tlsReloadInterval, Optional.ofNullable(authTokenFile), Optional.ofNullable(initialAdmin),
+          limits);
     }
 
     private Optional<TlsFiles> clientTls() {

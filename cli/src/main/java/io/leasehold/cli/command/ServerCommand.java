@@ -125,6 +125,36 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Writes this node lets wait for the leader at once; more get RESOURCE_EXHAUSTED (default: ${DEFAULT-VALUE}).")
   int maxPendingWrites;
 
+  @Option(names = "--max-acquires-per-second", paramLabel = "CALLS", defaultValue = "10000",
+      description = "Acquire and Register calls each identity (each remote address on a node without authentication) may "
+          + "make to this node per second, in bursts of as many; more get RESOURCE_EXHAUSTED with a retry hint "
+          + "(default: ${DEFAULT-VALUE}).")
+  int maxAcquiresPerSecond;
+
+  @Option(names = "--max-watches-per-connection", paramLabel = "WATCHES", defaultValue = "1000",
+      description = "Watch streams one client connection may have open on this node; more get RESOURCE_EXHAUSTED "
+          + "(default: ${DEFAULT-VALUE}).")
+  int maxWatchesPerConnection;
+
+  @Option(names = "--max-watches-per-identity", paramLabel = "WATCHES", defaultValue = "10000",
+      description = "Watch streams one identity (one remote address on a node without authentication) may have open on "
+          + "this node; more get RESOURCE_EXHAUSTED (default: ${DEFAULT-VALUE}).")
+  int maxWatchesPerIdentity;
+
+  @Option(names = "--max-renew-items", paramLabel = "NAMES", defaultValue = "10000",
+      description = "Names in one Renew call, at most 10000; more get INVALID_ARGUMENT (default: ${DEFAULT-VALUE}).")
+  int maxRenewItems;
+
+  @Option(names = "--max-request-bytes", paramLabel = "BYTES", defaultValue = "8388608",
+      description = "The largest request message the node reads, at least 1 MiB; larger get RESOURCE_EXHAUSTED from gRPC. "
+          + "The default fits a Renew of 10000 names of 512 bytes (default: ${DEFAULT-VALUE}).")
+  int maxRequestBytes;
+
+  @Option(names = "--max-metadata-bytes", paramLabel = "BYTES", defaultValue = "8192",
+      description = "The largest request metadata (headers) the node reads, at least 1 KiB; gRPC refuses more "
+          + "(default: ${DEFAULT-VALUE}).")
+  int maxMetadataBytes;
+
   @Option(names = "--grpc-keepalive-interval", converter = DurationConverter.class, defaultValue = "30s",
       description = "A client connection silent this long gets an HTTP/2 PING; gRPC raises anything below 10s to 10s "
           + "(default: ${DEFAULT-VALUE}).")
@@ -259,6 +289,12 @@ public final class ServerCommand implements Callable<Integer> {
         .watchQueueLimit(watchQueueLimit)
         .watchProgressInterval(watchProgressInterval)
         .maxPendingWrites(maxPendingWrites)
+        .maxAcquiresPerSecond(maxAcquiresPerSecond)
+        .maxWatchesPerConnection(maxWatchesPerConnection)
+        .maxWatchesPerIdentity(maxWatchesPerIdentity)
+        .maxRenewItems(maxRenewItems)
+        .maxRequestBytes(maxRequestBytes)
+        .maxMetadataBytes(maxMetadataBytes)
         .watchMessageRate(watchMessageRate)
         .watchMaxDelay(watchMaxDelay)
         .grpcKeepaliveInterval(grpcKeepaliveInterval)
