@@ -31,7 +31,7 @@ class TlsOptionsTest {
     TestCerts.node(certs, ca, "n1");
     TestCerts.node(certs, ca, "admin");
     cluster = TestCluster.start(1, dir.resolve("data"), b -> b.metricsPort(0)
-        .tlsCertFile(certs.resolve("n1.pem")).tlsKeyFile(certs.resolve("n1-key.pem")).tlsCaFile(ca.pem()).clientCertAuth(true)
+        .tlsCertFile(certs.resolve("n1.pem")).tlsKeyFile(certs.resolve("n1-key.pem")).tlsCaFile(ca.pem()).clientCertAuth(true).initialAdmin("admin")
         .peerTlsCertFile(certs.resolve("n1.pem")).peerTlsKeyFile(certs.resolve("n1-key.pem")).peerTlsCaFile(ca.pem()));
   }
 

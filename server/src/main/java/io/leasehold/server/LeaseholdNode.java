@@ -1,6 +1,7 @@
 package io.leasehold.server;
 
 import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
@@ -95,6 +96,7 @@ public final class LeaseholdNode implements AutoCloseable {
   private final ClusterAdmin admin;
   private final LogFormatUpgrade logFormatUpgrade;
   private final NodeTls tls;
+  private final io.leasehold.server.auth.NodeAuth auth;
   /** The Replicator's Raft client: it must know every member to forward writes to the leader. */
   private final RaftClient raftClient;
   private volatile int metricsPort = -1;
@@ -255,8 +257,11 @@ public final class LeaseholdNode implements AutoCloseable {
             .setSetLogFormat(io.leasehold.proto.v1.SetLogFormat.newBuilder().setFormat(format)).build());
       }
     });
+    this.auth = new io.leasehold.server.auth.NodeAuth(config, () -> stateMachine.core().access(), replicator::logFormat,
+        this::isLeader, replicator::propose, replicator::proposeHere);
     this.health = new NodeHealth(this::division, config.electionTimeoutMax(),
-        List.of("leasehold.v1.Leases", "leasehold.v1.Routing", "leasehold.v1.Registry", "leasehold.v1.Cluster", "leasehold.v1.Admin"));
+        List.of("leasehold.v1.Leases", "leasehold.v1.Routing", "leasehold.v1.Registry", "leasehold.v1.Cluster", "leasehold.v1.Admin",
+            "leasehold.v1.Auth"));
     this.compactor = new HistoryCompactor(stateMachine::core, replicator::proposeHere, this::isLeader,
         LeaseholdNode::wallClockMicros, config.historyMaxEvents(), config.historyMaxAge(), Duration.ofSeconds(1));
     this.grpcServer = NettyServerBuilder
@@ -273,15 +278,29 @@ public final class LeaseholdNode implements AutoCloseable {
         .callExecutor(LeaseholdNode::callExecutor)
         // Watch streams are compressed with lz4-block for clients that accept it (LeasesService).
         .compressorRegistry(io.leasehold.proto.Lz4BlockCodec.compressors())
-        .addService(StrictProtobuf.wrap(new LeasesService(replicator, hub, this::leaderClientAddress).serviceDefinition()))
-        .addService(StrictProtobuf.wrap(new RoutingService(replicator, this::leaderClientAddress).bindService()))
-        .addService(StrictProtobuf.wrap(new RegistryService(replicator, this::leaderClientAddress).bindService()))
-        .addService(StrictProtobuf.wrap(new ClusterService(this).bindService()))
-        .addService(StrictProtobuf.wrap(new AdminService(replicator, this::leaderClientAddress, LeaseholdNode::wallClockMicros).bindService()))
+        .addService(guarded(new LeasesService(replicator, hub, this::leaderClientAddress).serviceDefinition()))
+        .addService(guarded(new RoutingService(replicator, this::leaderClientAddress).bindService()))
+        .addService(guarded(new RegistryService(replicator, this::leaderClientAddress).bindService()))
+        .addService(guarded(new ClusterService(this).bindService()))
+        .addService(guarded(new AdminService(replicator, this::leaderClientAddress, LeaseholdNode::wallClockMicros).bindService()))
+        .addService(guarded(new io.leasehold.server.api.AuthService(replicator, this::leaderClientAddress, auth).bindService()))
         .addService(health.service())
         .addService(ProtoReflectionServiceV1.newInstance())
         .addService(reflectionV1Alpha())
         .build();
+  }
+
+  /**
+   * A Leasehold service as served: every call passes the authorization point, which sees the
+   * request parsed (and strictly: a malformed body is INVALID_ARGUMENT, {@link StrictProtobuf}).
+   */
+  private ServerServiceDefinition guarded(ServerServiceDefinition service) {
+    return StrictProtobuf.wrap(io.grpc.ServerInterceptors.intercept(service, auth.authorizer()));
+  }
+
+  /** The names of the gRPC services this node serves on its client port. */
+  public List<String> servedServices() {
+    return grpcServer.getServices().stream().map(d -> d.getServiceDescriptor().getName()).toList();
   }
 
   /** Starts a node and returns once both ports are open (it may not have a leader yet). */
@@ -320,6 +339,7 @@ public final class LeaseholdNode implements AutoCloseable {
       node.close();
       throw e;
     }
+    node.auth.logStart(config.id(), tls.clientPortTls());
     LOG.info("node {} started: client {}{} peer {}{} metrics {} data {}{}", config.id(), config.self().clientAddress(),
         tls.clientPortTls() ? (config.clientCertAuth() ? " (TLS, client certificates required)" : " (TLS)") : " (plaintext)",
         config.self().peerAddress(), tls.peerTls() ? " (mutual TLS)" : " (plaintext)",
@@ -616,6 +636,11 @@ public final class LeaseholdNode implements AutoCloseable {
   }
 
   /** Membership and snapshots. */
+  /** Authentication, authorization and the audit records of cluster actions. */
+  public io.leasehold.server.auth.NodeAuth auth() {
+    return auth;
+  }
+
   public ClusterAdmin admin() {
     return admin;
   }
@@ -672,6 +697,7 @@ public final class LeaseholdNode implements AutoCloseable {
     }
     closed = true;
     health.close();
+    auth.close();
     metrics.close();
     admin.close();
     compactor.close();

@@ -37,6 +37,10 @@ import java.util.Set;
  *     (without it, a certificate a client does present is still verified)
  * @param tlsReloadInterval how often the TLS files are read again; changed files apply to new
  *     connections without a restart
+ * @param authTokenFile bearer tokens for clients that cannot present a certificate: one
+ *     {@code token,identity} line each, read again at the TLS reload interval when it changes
+ * @param initialAdmin the identity that administers the cluster until an admin role is granted
+ *     (the first token file entry's, if not given); meaningful only with authentication on
  */
 public record NodeConfig(
     String id,
@@ -70,7 +74,9 @@ public record NodeConfig(
     Optional<TlsFiles> clientTls,
     Optional<TlsFiles> peerTls,
     boolean clientCertAuth,
-    Duration tlsReloadInterval) {
+    Duration tlsReloadInterval,
+    Optional<Path> authTokenFile,
+    Optional<String> initialAdmin) {
 
   public static final int DEFAULT_CLIENT_PORT = 7400;
   public static final int DEFAULT_PEER_PORT = 7401;
@@ -86,6 +92,14 @@ public record NodeConfig(
 
   public Optional<Peer> peer(String peerId) {
     return peers.stream().filter(p -> p.id().equals(peerId)).findFirst();
+  }
+
+  /**
+   * Whether requests carry an identity: a client certificate is required, or bearer tokens are
+   * configured. Then every lease's holder is its caller's identity and roles decide what each may do.
+   */
+  public boolean authenticationEnabled() {
+    return clientCertAuth || authTokenFile.isPresent();
   }
 
   public String bindHost() {
@@ -142,6 +156,8 @@ public record NodeConfig(
     private Path peerTlsKeyFile;
     private Path peerTlsCaFile;
     private boolean clientCertAuth;
+    private Path authTokenFile;
+    private String initialAdmin;
     // Reading three small files this often costs nothing; a rotated certificate is in use for
     // new connections within this time.
     private Duration tlsReloadInterval = Duration.ofSeconds(10);
@@ -209,6 +225,10 @@ public record NodeConfig(
     public Builder peerTlsCaFile(Path file) { this.peerTlsCaFile = file; return this; }
     /** Clients must present a certificate that {@link #tlsCaFile} verifies. */
     public Builder clientCertAuth(boolean require) { this.clientCertAuth = require; return this; }
+    /** Bearer tokens, one {@code token,identity} line each; turns authentication on. */
+    public Builder authTokenFile(Path file) { this.authTokenFile = file; return this; }
+    /** The identity that administers the cluster until an admin role is granted. */
+    public Builder initialAdmin(String identity) { this.initialAdmin = identity; return this; }
     /** How often the TLS files are read again for changes (default 10 s). */
     public Builder tlsReloadInterval(Duration d) { this.tlsReloadInterval = d; return this; }
 
@@ -265,12 +285,24 @@ public record NodeConfig(
       Optional<TlsFiles> clientTls = clientTls();
       Optional<TlsFiles> peerTls = peerTls();
       positive("tls-reload-interval", tlsReloadInterval);
+      if (authTokenFile != null) {
+        readable("auth-token-file", authTokenFile);
+      }
+      if (initialAdmin != null) {
+        require(clientCertAuth || authTokenFile != null,
+            "initial-admin: needs authentication on (--client-cert-auth or --auth-token-file), or it names no one");
+        try {
+          io.leasehold.statemachine.core.Validation.holder("initial-admin", initialAdmin);
+        } catch (io.leasehold.statemachine.core.InvalidArgumentException e) {
+          throw new IllegalArgumentException(e.getMessage());
+        }
+      }
       return new NodeConfig(id, peers, dataDir, Optional.ofNullable(listenHost), clusterName,
           electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
           snapshotThreshold, logSegmentSizeBytes, logPurgeGap, historyMaxEvents, historyMaxAge,
           watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate, watchMaxDelay, watchSenders,
           grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort), metricsPlaintext, commitPushDelay, Optional.ofNullable(traceWrites),
-          clientTls, peerTls, clientCertAuth, tlsReloadInterval);
+          clientTls, peerTls, clientCertAuth, tlsReloadInterval, Optional.ofNullable(authTokenFile), Optional.ofNullable(initialAdmin));
     }
 
     private Optional<TlsFiles> clientTls() {

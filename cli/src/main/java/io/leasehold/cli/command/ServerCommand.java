@@ -177,6 +177,16 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Require a client certificate that --tls-ca-file verifies (mutual TLS; recommended in production).")
   boolean clientCertAuth;
 
+  @Option(names = "--auth-token-file", paramLabel = "FILE",
+      description = "Bearer tokens for clients without a certificate: one token,identity line each (read again when it changes); "
+          + "turns authentication on.")
+  Path authTokenFile;
+
+  @Option(names = "--initial-admin", paramLabel = "IDENTITY",
+      description = "The identity granted the admin role when none has it yet (default: the first --auth-token-file entry's). "
+          + "Needs --client-cert-auth or --auth-token-file.")
+  String initialAdmin;
+
   @Option(names = "--peer-tls-cert-file", paramLabel = "FILE",
       description = "This node's certificate (PEM) on the Raft port, for peers both as server and as client; "
           + "with --peer-tls-key-file and --peer-tls-ca-file it turns mutual TLS on between members.")
@@ -267,7 +277,8 @@ public final class ServerCommand implements Callable<Integer> {
     }
     b.tlsCertFile(tlsCertFile).tlsKeyFile(tlsKeyFile).tlsCaFile(tlsCaFile).clientCertAuth(clientCertAuth)
         .peerTlsCertFile(peerTlsCertFile).peerTlsKeyFile(peerTlsKeyFile).peerTlsCaFile(peerTlsCaFile)
-        .metricsPlaintext(metricsPlaintext);
+        .metricsPlaintext(metricsPlaintext)
+        .authTokenFile(authTokenFile).initialAdmin(initialAdmin);
     if (watchSenders != null) {
       b.watchSenders(watchSenders);
     }

@@ -35,6 +35,8 @@ import org.slf4j.LoggerFactory;
  * client certificates ({@code --client-cert-auth}); the harness then talks to the nodes as one
  * client identity per name: {@link #channel(int)} as {@link #OPERATOR} (status, policy,
  * membership, final reads), {@link #channel(int, String)} as any other, such as a lease holder.
+ * The operator is the nodes' initial admin, and grants every other identity the {@code client}
+ * role before its first call ({@link #authorize}), as an operator of a real cluster would.
  */
 public final class Cluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Cluster.class);
@@ -48,6 +50,9 @@ public final class Cluster implements AutoCloseable {
   private final List<NodeProcess> nodes = new ArrayList<>();
   /** Channels to every node, per client identity; without TLS every identity shares the operator's. */
   private final Map<String, List<ManagedChannel>> channels = new HashMap<>();
+  /** The identities granted the client role, or being granted it. */
+  private final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.CompletableFuture<Void>> authorized =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final Thread hook = new Thread(this::close, "jepsen-cluster-cleanup");
   private Process watchdog;
   private boolean closed;
@@ -123,7 +128,7 @@ public final class Cluster implements AutoCloseable {
     Certificates.Pair node = tls.node(id, host);
     String ca = tls.ca().toString();
     return List.of("--tls-cert-file", node.cert().toString(), "--tls-key-file", node.key().toString(), "--tls-ca-file", ca,
-        "--client-cert-auth",
+        "--client-cert-auth", "--initial-admin", OPERATOR,
         "--peer-tls-cert-file", node.cert().toString(), "--peer-tls-key-file", node.key().toString(), "--peer-tls-ca-file", ca);
   }
 
@@ -194,9 +199,47 @@ public final class Cluster implements AutoCloseable {
     return tls;
   }
 
+  /**
+   * With TLS, grants {@code identity} the built-in {@code client} role, as the operator, unless
+   * done before: through whichever node answers, retried until a 60 s deadline, since a fault
+   * may be in force. Concurrent callers for one identity wait for the same grant.
+   */
+  public void authorize(String identity) {
+    if (tls.isEmpty() || identity.equals(OPERATOR)) {
+      return;
+    }
+    java.util.concurrent.CompletableFuture<Void> mine = new java.util.concurrent.CompletableFuture<>();
+    java.util.concurrent.CompletableFuture<Void> grant = authorized.putIfAbsent(identity, mine);
+    if (grant != null) {
+      grant.join();
+      return;
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    RuntimeException last = null;
+    for (int attempt = 0; System.nanoTime() < deadline; attempt++) {
+      int i = attempt % nodes.size();
+      if (!nodes.get(i).isRunning() || nodes.get(i).isPaused()) {
+        continue;
+      }
+      try {
+        io.leasehold.proto.v1.AuthGrpc.newBlockingStub(channel(i)).withDeadlineAfter(3, TimeUnit.SECONDS)
+            .grantRole(io.leasehold.proto.v1.GrantRoleRequest.newBuilder().setIdentity(identity).setRole("client").build());
+        mine.complete(null);
+        return;
+      } catch (io.grpc.StatusRuntimeException e) {
+        last = e;
+        pause(Duration.ofMillis(200));
+      }
+    }
+    IllegalStateException failed = new IllegalStateException("could not grant " + identity + " the client role within 60 s", last);
+    authorized.remove(identity);
+    mine.completeExceptionally(failed);
+    throw failed;
+  }
+
   /** A channel to node {@code i} as {@link #OPERATOR}. */
   public ManagedChannel channel(int i) {
-    return channel(i, OPERATOR);
+    return channelOf(i, OPERATOR);
   }
 
   /**
@@ -204,7 +247,12 @@ public final class Cluster implements AutoCloseable {
    * certificate whose CN is {@code identity} (made on first use); without, every identity
    * shares the operator's plaintext channels.
    */
-  public synchronized ManagedChannel channel(int i, String identity) {
+  public ManagedChannel channel(int i, String identity) {
+    authorize(identity);
+    return channelOf(i, identity);
+  }
+
+  private synchronized ManagedChannel channelOf(int i, String identity) {
     if (closed) {
       throw new IllegalStateException("the cluster is closed");
     }

@@ -12,7 +12,8 @@ import java.util.List;
 public record WorkloadContext(Cluster cluster, Recorder recorder, ClientFaults clientFaults) {
   /**
    * An SDK client of every node; leases are not released on close (closing is how a client
-   * "crashes"). With TLS it presents the certificate whose CN is {@code holder}.
+   * "crashes"). With TLS it presents the certificate whose CN is {@code holder}, an identity the
+   * operator granted the client role.
    */
   public LeaseholdClient client(String holder) {
     return client(holder, cluster.endpoints(), true);
@@ -23,6 +24,7 @@ public record WorkloadContext(Cluster cluster, Recorder recorder, ClientFaults c
         .requestTimeout(Duration.ofSeconds(5)).attemptTimeout(Duration.ofSeconds(2))
         .interceptor(clientFaults).releaseOnClose(false);
     cluster.tls().ifPresent(tls -> {
+      cluster.authorize(holder);
       Certificates.Pair own = tls.client(holder);
       b.tls(tls.ca(), own.cert(), own.key());
     });

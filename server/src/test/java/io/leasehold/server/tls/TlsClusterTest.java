@@ -56,7 +56,7 @@ class TlsClusterTest {
     client = TestCerts.node(certs, ca, "runner-1");
     cluster = TestCluster.start(3, dir.resolve("data"), (id, b) -> b.metricsPort(0)
         .tlsCertFile(certs.resolve(id + ".pem")).tlsKeyFile(certs.resolve(id + "-key.pem")).tlsCaFile(ca.pem())
-        .clientCertAuth(true).metricsPlaintext(id.equals("n3"))
+        .clientCertAuth(true).metricsPlaintext(id.equals("n3")).initialAdmin("runner-1")
         .peerTlsCertFile(certs.resolve(id + ".pem")).peerTlsKeyFile(certs.resolve(id + "-key.pem")).peerTlsCaFile(ca.pem()));
     cluster.useCredentials(TestCerts.credentials(ca, client));
   }
