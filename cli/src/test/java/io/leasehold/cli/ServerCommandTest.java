@@ -134,7 +134,10 @@ class ServerCommandTest {
     assertEquals(new io.leasehold.server.TlsFiles(cert, key, java.util.Optional.of(ca)), c.clientTls().orElseThrow());
     assertEquals(new io.leasehold.server.TlsFiles(cert, key, java.util.Optional.of(ca)), c.peerTls().orElseThrow());
     assertTrue(c.clientCertAuth());
+    assertFalse(c.metricsPlaintext(), "the metrics port follows the client port's TLS unless asked");
     assertTrue(parse("--standalone", "--metrics-port", "off").clientTls().isEmpty(), "plaintext unless asked");
+    assertTrue(parse("--standalone", "--tls-cert-file", cert.toString(), "--tls-key-file", key.toString(), "--metrics-plaintext")
+        .metricsPlaintext());
 
     Cli.Run r = run("server", "--standalone", "--tls-cert-file", cert.toString());
     assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());

@@ -341,7 +341,8 @@ public final class LeaseholdNode implements AutoCloseable {
       node.startWriteTrace();
       node.health.start();
       if (config.metricsPort().isPresent()) {
-        node.metricsPort = node.metrics.serve(config.bindHost(), config.metricsPort().get(), node.health::serving, tls.metricsPort());
+        node.metricsPort = node.metrics.serve(config.bindHost(), config.metricsPort().get(), node.health::serving,
+            config.metricsPlaintext() ? java.util.Optional.empty() : tls.metricsPort());
       }
     } catch (IOException | RuntimeException e) {
       node.close();
@@ -351,7 +352,8 @@ public final class LeaseholdNode implements AutoCloseable {
     LOG.info("node {} started: client {}{} peer {}{} metrics {} data {}{}", config.id(), config.self().clientAddress(),
         tls.clientPortTls() ? (config.clientCertAuth() ? " (TLS, client certificates required)" : " (TLS)") : " (plaintext)",
         config.self().peerAddress(), tls.peerTls() ? " (mutual TLS)" : " (plaintext)",
-        node.metricsPort < 0 ? "off" : config.bindHost() + ":" + node.metricsPort, config.dataDir(),
+        node.metricsPort < 0 ? "off" : config.bindHost() + ":" + node.metricsPort + (node.metricsTls() ? " (TLS)" : " (plaintext)"),
+        config.dataDir(),
         config.join() ? " (joining: waits to be added)" : "");
     return node;
   }
@@ -666,9 +668,14 @@ public final class LeaseholdNode implements AutoCloseable {
     return health.serving();
   }
 
-  /** Whether the client and metrics ports speak TLS. */
+  /** Whether the client port speaks TLS (the metrics port too, unless {@link #metricsTls} says otherwise). */
   public boolean clientTls() {
     return tls.clientPortTls();
+  }
+
+  /** Whether the metrics port speaks TLS: with TLS on the client port, unless the metrics port is told to speak plaintext. */
+  public boolean metricsTls() {
+    return tls.clientPortTls() && !config.metricsPlaintext();
   }
 
   /** The port the metrics endpoint listens on, if it is on. */

@@ -18,6 +18,9 @@ import java.util.Set;
  *     ({@code Cluster/AddMember}) and then catches up from the leader; {@code peers} need list
  *     only this node, though other members make a leader known sooner
  * @param metricsPort the port of the Prometheus HTTP endpoint ({@code /metrics}), if any
+ * @param metricsPlaintext serve the metrics port over plain HTTP even when the client port speaks
+ *     TLS (etcd's {@code --listen-metrics-urls http://…}): for probes and scrapers that hold no
+ *     client certificate
  * @param grpcKeepaliveInterval how long a client connection may be silent before the node sends
  *     it an HTTP/2 PING; grpc-java raises anything below 10 s to 10 s
  * @param grpcKeepaliveTimeout how long the node waits for that PING's ACK before it closes the
@@ -67,6 +70,7 @@ public record NodeConfig(
     Duration grpcKeepaliveTimeout,
     boolean join,
     Optional<Integer> metricsPort,
+    boolean metricsPlaintext,
     Duration commitPushDelay,
     Optional<Path> traceWrites,
     Optional<TlsFiles> clientTls,
@@ -174,6 +178,7 @@ public record NodeConfig(
     private Duration grpcKeepaliveTimeout = Duration.ofSeconds(10);
     private boolean join;
     private Integer metricsPort;
+    private boolean metricsPlaintext;
     private Path traceWrites;
     // Long enough for the next write's append to carry the commit under any steady load, short
     // beside what a watcher on a follower waits for (docs/architecture.md, "How a follower hears of a commit").
@@ -240,6 +245,8 @@ public record NodeConfig(
     public Builder join(boolean join) { this.join = join; return this; }
     /** Serves Prometheus metrics on this port (0 picks a free one); off unless set. */
     public Builder metricsPort(int port) { this.metricsPort = port; return this; }
+    /** Plain HTTP on the metrics port even with TLS on the client port (no client certificate needed there). */
+    public Builder metricsPlaintext(boolean plaintext) { this.metricsPlaintext = plaintext; return this; }
     /** A commit no append carried to a follower within this is pushed to it on its own (zero: at once). */
     public Builder commitPushDelay(Duration d) { this.commitPushDelay = d; return this; }
     /** Traces every log entry's steps through the node into this file (a diagnostic). */
@@ -357,7 +364,7 @@ public record NodeConfig(
           electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
           snapshotThreshold, logSegmentSizeBytes, logPurgeGap, historyMaxEvents, historyMaxAge,
           watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate, watchMaxDelay, watchSenders,
-          grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort), commitPushDelay, Optional.ofNullable(traceWrites),
+          grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort), metricsPlaintext, commitPushDelay, Optional.ofNullable(traceWrites),
           clientTls, peerTls, clientCertAuth, tlsReloadInterval, Optional.ofNullable(authTokenFile), Optional.ofNullable(initialAdmin),
           limits);
     }

@@ -175,6 +175,13 @@ public final class ServerCommand implements Callable<Integer> {
           + "LEASEHOLD_METRICS_PORT (default: the client port + 2, if free).")
   String metricsPort;
 
+  // etcd serves /metrics and /health over plain HTTP on --listen-metrics-urls http://… while its
+  // client URLs require certificates: what health probes without a certificate use.
+  @Option(names = "--metrics-plaintext",
+      description = "Serve /metrics and /healthz over plain HTTP even when the client port speaks TLS, for health probes and "
+          + "scrapers without a client certificate; the client port keeps TLS and --client-cert-auth.")
+  boolean metricsPlaintext;
+
   @Option(names = "--commit-push-delay", converter = DurationConverter.class, defaultValue = "2ms",
       description = "A commit that no new write carries to a follower within this is sent to it on its own, so that its "
           + "state and watchers follow the leader (default: ${DEFAULT-VALUE}; 0ms sends at once).")
@@ -234,7 +241,7 @@ public final class ServerCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(hook);
     spec.commandLine().getOut().printf("leasehold node %s: clients on %s, peers on %s, data in %s%s%s%n",
         config.id(), config.self().clientAddress(), config.self().peerAddress(), config.dataDir().toAbsolutePath(),
-        node.metricsPort().isPresent() ? ", metrics on " + (node.clientTls() ? "https" : "http") + "://" + config.bindHost() + ":" + node.metricsPort().getAsInt() + "/metrics" : "",
+        node.metricsPort().isPresent() ? ", metrics on " + (node.metricsTls() ? "https" : "http") + "://" + config.bindHost() + ":" + node.metricsPort().getAsInt() + "/metrics" : "",
         config.join() ? " (joining: waiting to be added)" : "");
     spec.commandLine().getOut().flush();
     CompletableFuture<String> divisionClosed = node.divisionClosed();
@@ -306,6 +313,7 @@ public final class ServerCommand implements Callable<Integer> {
     }
     b.tlsCertFile(tlsCertFile).tlsKeyFile(tlsKeyFile).tlsCaFile(tlsCaFile).clientCertAuth(clientCertAuth)
         .peerTlsCertFile(peerTlsCertFile).peerTlsKeyFile(peerTlsKeyFile).peerTlsCaFile(peerTlsCaFile)
+        .metricsPlaintext(metricsPlaintext)
         .authTokenFile(authTokenFile).initialAdmin(initialAdmin);
     if (watchSenders != null) {
       b.watchSenders(watchSenders);
