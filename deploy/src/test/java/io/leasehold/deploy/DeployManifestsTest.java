@@ -138,6 +138,7 @@ class DeployManifestsTest {
     assertEquals(option(args, "--tls-key-file"), option(args, "--peer-tls-key-file"), where + ": " + args);
     assertEquals(option(args, "--tls-ca-file"), option(args, "--peer-tls-ca-file"), where + ": " + args);
     assertTrue(args.contains("--client-cert-auth"), where + ": client certificates required: " + args);
+    assertEquals("admin", option(args, "--initial-admin"), where + ": the identity of make-certs.sh's admin certificate administers it: " + args);
     assertTrue(args.contains("--metrics-plaintext"), where + ": the health probe holds no certificate: " + args);
   }
 

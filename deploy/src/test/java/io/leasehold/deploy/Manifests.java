@@ -15,8 +15,9 @@ import org.yaml.snakeyaml.Yaml;
 /** The deployment files of deploy/ as data: the Dockerfile's HEALTHCHECK, compose services, Kubernetes objects. */
 final class Manifests {
   /** The options of mutual TLS on both transports that take a file. */
+  /** The TLS options that take a value (the files, and the initial admin that client certificates name). */
   static final List<String> TLS_FILE_OPTIONS = List.of("--tls-cert-file", "--tls-key-file", "--tls-ca-file",
-      "--peer-tls-cert-file", "--peer-tls-key-file", "--peer-tls-ca-file");
+      "--peer-tls-cert-file", "--peer-tls-key-file", "--peer-tls-ca-file", "--initial-admin");
 
   final Path deploy;
 
