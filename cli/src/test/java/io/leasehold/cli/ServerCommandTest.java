@@ -87,7 +87,7 @@ class ServerCommandTest {
     assertEquals("leasehold server: max-acquires-per-second: must be positive, got 0", r.err().strip());
     r = run("server", "--standalone", "--max-request-bytes", "1000");
     assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
-    assertTrue(r.err().contains("max-request-bytes: must be at least 1048576"), r.err());
+    assertTrue(r.err().contains("max-request-bytes: must be from 1048576 (1 MiB) to 33554432 (32 MiB)"), r.err());
   }
 
   @Test

@@ -516,6 +516,12 @@ public final class LeaseholdNode implements AutoCloseable {
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
     RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(Integer.MAX_VALUE, c.logPurgeGap()));
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(c.logSegmentSizeBytes()));
+    // Ratis refuses an entry larger than its appender's buffer limit (4 MB by default), and its
+    // write buffer must hold one: both fit the largest request the client port takes, with room
+    // for the command around it (a batch stays far smaller, WriteBatcher.MAX_BATCH_BYTES).
+    long entryLimit = Math.max(4L << 20, c.limits().requestBytes() + (64L << 10));
+    RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf(entryLimit));
+    RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(Math.max(8L << 20, entryLimit + 8)));
     // Ratis keeps up to six closed segments (200 MB) of entries on the heap for appenders that
     // fall behind: under steady writes, heap the leases need. A follower further behind than one
     // closed segment is served from disk instead.

@@ -106,6 +106,8 @@ public record NodeConfig(
     /** Fits the largest valid request, a Renew of 10,000 names of 512 bytes (about 5.3 MB), with room. */
     public static final int DEFAULT_REQUEST_BYTES = 8 << 20;
     public static final int MIN_REQUEST_BYTES = 1 << 20;
+    /** A request is one log entry, which Ratis's transport carries in one message (64 MB at most). */
+    public static final int MAX_REQUEST_BYTES = 32 << 20;
     /** gRPC's own default. */
     public static final int DEFAULT_METADATA_BYTES = 8 << 10;
     public static final int MIN_METADATA_BYTES = 1 << 10;
@@ -354,8 +356,9 @@ public record NodeConfig(
       require(maxWatchesPerIdentity > 0, "max-watches-per-identity: must be positive, got " + maxWatchesPerIdentity);
       require(maxRenewItems > 0 && maxRenewItems <= io.leasehold.statemachine.core.Limits.MAX_RENEW_ITEMS,
           "max-renew-items: must be from 1 to " + io.leasehold.statemachine.core.Limits.MAX_RENEW_ITEMS + ", got " + maxRenewItems);
-      require(maxRequestBytes >= ApiLimits.MIN_REQUEST_BYTES,
-          "max-request-bytes: must be at least " + ApiLimits.MIN_REQUEST_BYTES + " (1 MiB), got " + maxRequestBytes);
+      require(maxRequestBytes >= ApiLimits.MIN_REQUEST_BYTES && maxRequestBytes <= ApiLimits.MAX_REQUEST_BYTES,
+          "max-request-bytes: must be from " + ApiLimits.MIN_REQUEST_BYTES + " (1 MiB) to " + ApiLimits.MAX_REQUEST_BYTES
+              + " (32 MiB), got " + maxRequestBytes);
       require(maxMetadataBytes >= ApiLimits.MIN_METADATA_BYTES,
           "max-metadata-bytes: must be at least " + ApiLimits.MIN_METADATA_BYTES + " (1 KiB), got " + maxMetadataBytes);
       ApiLimits limits = new ApiLimits(maxAcquiresPerSecond, maxWatchesPerConnection, maxWatchesPerIdentity, maxRenewItems,

@@ -16,7 +16,8 @@ import java.util.function.IntSupplier;
  * Group commit for client writes. A write that finds fewer than {@code maxInFlight} entries of
  * this node in flight goes out at once, alone, so a lone client waits for nothing; the writes that
  * arrive while the limit is reached wait, and go out together as one log entry (up to
- * {@link LogFormat#MAX_BATCH}) as soon as an entry in flight is answered. Under load every Raft
+ * {@link LogFormat#MAX_BATCH} of them and {@link #MAX_BATCH_BYTES}) as soon as an entry in flight
+ * is answered. Under load every Raft
  * cost paid per entry (the request, the append to every log, the sync, the commit, the apply's
  * store commit) is then paid once per batch instead of once per write.
  *
@@ -37,6 +38,13 @@ final class WriteBatcher {
   }
 
   private record Pending(LogCommand command, BooleanSupplier gone, CompletableFuture<LogReply> reply) {}
+
+  /**
+   * The most bytes of commands a batch takes on: a command larger than the rest of it waits for
+   * the next entry (one larger than this goes alone), so a batch stays far below the largest
+   * entry Ratis takes, which only bounds a single request ({@code LeaseholdNode}).
+   */
+  static final int MAX_BATCH_BYTES = 1 << 20;
 
   private final Sender sender;
   private final IntSupplier logFormat;
@@ -118,13 +126,21 @@ final class WriteBatcher {
   private void sendNext() {
     List<Pending> next = new ArrayList<>();
     synchronized (this) {
+      long bytes = 0;
       while (next.size() < LogFormat.MAX_BATCH && !waiting.isEmpty()) {
-        Pending p = waiting.poll();
+        Pending p = waiting.peek();
         if (p.gone.getAsBoolean()) {
+          waiting.poll();
           p.reply.completeExceptionally(new CancellationException("the caller stopped waiting before the write was sent"));
-        } else {
-          next.add(p);
+          continue;
         }
+        int size = p.command.getSerializedSize();
+        if (!next.isEmpty() && bytes + size > MAX_BATCH_BYTES) {
+          break;
+        }
+        waiting.poll();
+        next.add(p);
+        bytes += size;
       }
       if (next.isEmpty()) {
         inFlight--;
