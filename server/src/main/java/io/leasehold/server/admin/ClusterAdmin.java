@@ -162,7 +162,11 @@ public final class ClusterAdmin implements AutoCloseable {
     return run(() -> {
       long deadline = System.nanoTime() + timeout.toNanos();
       catchUpWithLeader(timeout);
-      long target = division.get().getInfo().getLastAppliedIndex();
+      // The last write applied, not the last entry: a snapshot is named by the store's applied
+      // position, which entries that are not writes (a new leader's first entry, a configuration)
+      // do not move. Waiting for the division's last applied index instead waited out the whole
+      // timeout whenever the latest entries were such, as after a leader change with no write since.
+      long target = stateMachine.core().applied().index();
       // Before the first write the state machine writes no snapshot: waiting would only run out the clock.
       if (stateMachine.hasNothingToSnapshot()) {
         throw new NothingToSnapshotException("nothing to snapshot yet: the cluster has applied no write (applied index "
