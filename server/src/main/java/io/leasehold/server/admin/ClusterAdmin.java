@@ -219,6 +219,10 @@ public final class ClusterAdmin implements AutoCloseable {
       throw new IOException("interrupted", e);
     } catch (java.util.concurrent.ExecutionException e) {
       throw e.getCause() instanceof IOException io ? io : new IOException("no leader to read the commit index from: " + e.getCause(), e.getCause());
+    } catch (TimeoutException e) {
+      // The future's own exception has no message, and the caller's status would have none.
+      throw new TimeoutException("timed out after " + timeout.toMillis() + " ms waiting for this node to catch up with the leader's"
+          + " commit index");
     }
   }
 
