@@ -131,7 +131,7 @@ public final class ClusterAdmin implements AutoCloseable {
       if (id.isPresent() && !id.get().isBlank()) {
         target = RaftPeerId.valueOf(id.get());
         if (current().stream().noneMatch(p -> p.getId().equals(target))) {
-          throw new InvalidArgumentException("id", "" + id.get() + " is not a member");
+          throw new InvalidArgumentException("id", "" + abbreviate(id.get()) + " is not a member");
         }
       } else {
         target = current().stream().map(RaftPeer::getId).filter(p -> !p.equals(leader))

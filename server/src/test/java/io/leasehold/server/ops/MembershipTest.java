@@ -122,6 +122,11 @@ class MembershipTest {
     e = assertThrows(StatusRuntimeException.class, () -> cluster.cluster(any).transferLeadership(
         TransferLeadershipRequest.newBuilder().setId("n9").build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+    // An id far longer than a client takes in its headers: still INVALID_ARGUMENT, not a broken stream (INTERNAL).
+    e = assertThrows(StatusRuntimeException.class, () -> cluster.cluster(any).transferLeadership(
+        TransferLeadershipRequest.newBuilder().setId("n".repeat(40_000)).build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode(), e.toString());
+    assertTrue(e.getStatus().getDescription().startsWith("id: "), e.getStatus().getDescription());
     assertEquals(3, cluster.cluster(any).status(StatusRequest.getDefaultInstance()).getMembersCount());
   }
 }
