@@ -12,8 +12,9 @@
 # logs stay). `down` stops only the processes `up` started (their pids are in DIR/n<i>.pid);
 # --purge also deletes the data. With --tls CERTS (made by deploy/tls/make-certs.sh CERTS [NAME...]),
 # node i uses CERTS/n<i>.pem and n<i>-key.pem with CERTS/ca.pem: mutual TLS on the client, metrics
-# and Raft ports, client certificates required; status and the health checks then use curl over
-# HTTPS with n1's certificate.
+# and Raft ports, client certificates required, and the identity "admin" (make its certificate
+# with make-certs.sh CERTS admin) as the initial admin; status and the health checks then use curl
+# over HTTPS with n1's certificate.
 # Environment: LEASEHOLD_CLUSTER_DIR (default ./local-cluster), LEASEHOLD_JAR, LEASEHOLD_JAVA_OPTS,
 # LEASEHOLD_UP_TIMEOUT (seconds, default 60), JAVA_HOME (the nodes' JVM; default `java` on PATH).
 set -euo pipefail
@@ -146,7 +147,7 @@ tls_options() { # node index -> sets the array tls_opts to the node's TLS option
   tls_opts=()
   [ -n "$tls" ] || return 0
   local c="$tls/n$1.pem" k="$tls/n$1-key.pem" ca="$tls/ca.pem"
-  tls_opts=(--tls-cert-file "$c" --tls-key-file "$k" --tls-ca-file "$ca" --client-cert-auth
+  tls_opts=(--tls-cert-file "$c" --tls-key-file "$k" --tls-ca-file "$ca" --client-cert-auth --initial-admin admin
     --peer-tls-cert-file "$c" --peer-tls-key-file "$k" --peer-tls-ca-file "$ca")
 }
 

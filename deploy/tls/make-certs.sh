@@ -6,7 +6,8 @@
 # Writes into DIR (created if missing):
 #   ca.pem, ca-key.pem          a test CA, valid for LEASEHOLD_CERT_DAYS (default 365) days
 #   n1.pem, n1-key.pem, n2…, n3 a certificate per node (LEASEHOLD_CERT_NODES, default "n1 n2 n3"),
-#                               SANs 127.0.0.1 and localhost (plus LEASEHOLD_CERT_SANS, e.g.
+#                               SANs 127.0.0.1, localhost and the node's name (DNS:n1…, the host
+#                               names of the compose file's nodes), plus LEASEHOLD_CERT_SANS (e.g.
 #                               "DNS:node1.example,IP:10.0.0.1"), for server and client auth alike
 #                               since members are both to each other
 #   NAME.pem, NAME-key.pem      a client certificate per NAME given, CN = NAME
@@ -16,7 +17,7 @@
 set -euo pipefail
 
 usage() {
-  sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -83,7 +84,7 @@ issue() { # name sans
 }
 
 for node in $nodes; do
-  issue "$node" "IP:127.0.0.1,DNS:localhost${extra_sans:+,$extra_sans}"
+  issue "$node" "IP:127.0.0.1,DNS:localhost,DNS:$node${extra_sans:+,$extra_sans}"
 done
 for name in "$@"; do
   issue "$name" ""

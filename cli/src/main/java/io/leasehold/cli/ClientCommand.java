@@ -58,6 +58,13 @@ public abstract class ClientCommand implements Callable<Integer> {
     }
     b.requestTimeout(timeout).attemptTimeout(timeout.compareTo(MAX_ATTEMPT) < 0 ? timeout : MAX_ATTEMPT);
     globals().tls().configure(b);
+    if (globals().token().isPresent()) {
+      try {
+        b.bearerToken(globals().token().get());
+      } catch (IllegalArgumentException e) {
+        throw usage("--bearer-token: " + e.getMessage());
+      }
+    }
     try (LeaseholdClient client = configure(b).build()) {
       return run(client, output());
     }

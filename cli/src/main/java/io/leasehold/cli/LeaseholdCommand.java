@@ -1,5 +1,7 @@
 package io.leasehold.cli;
 
+import io.leasehold.cli.command.AuditCommand;
+import io.leasehold.cli.command.AuthCommand;
 import io.leasehold.cli.command.BackupCommand;
 import io.leasehold.cli.command.BanCommand;
 import io.leasehold.cli.command.bench.BenchCommand;
@@ -43,6 +45,8 @@ import picocli.CommandLine.ScopeType;
         PolicyCommand.class,
         BanCommand.class,
         ClusterCommand.class,
+        AuthCommand.class,
+        AuditCommand.class,
         ServerCommand.class,
         BackupCommand.class,
         RestoreCommand.class,
@@ -93,6 +97,11 @@ public final class LeaseholdCommand implements Runnable {
       description = "The private key of --cert (PKCS#8 PEM) (also from LEASEHOLD_KEY).")
   String key;
 
+  @Option(names = "--bearer-token", scope = ScopeType.INHERIT, paramLabel = "TOKEN", defaultValue = "${env:LEASEHOLD_BEARER_TOKEN}",
+      description = "A bearer token from the nodes' --auth-token-file, for when no client certificate is used; "
+          + "send it only over TLS (also from LEASEHOLD_BEARER_TOKEN).")
+  String token;
+
   @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT,
       description = "Stack traces with errors, and the client's log.")
   boolean verbose;
@@ -117,6 +126,11 @@ public final class LeaseholdCommand implements Runnable {
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
+  }
+
+  /** The bearer token from --bearer-token or LEASEHOLD_BEARER_TOKEN, if any. */
+  public java.util.Optional<String> token() {
+    return token == null || token.isBlank() ? java.util.Optional.empty() : java.util.Optional.of(token.strip());
   }
 
   public Duration timeout() {

@@ -72,6 +72,25 @@ class ServerCommandTest {
   }
 
   @Test
+  void limitsHaveDefaultsAndOptions() {
+    assertEquals(NodeConfig.ApiLimits.defaults(), parse("--standalone").limits());
+    NodeConfig c = parse("--standalone", "--max-acquires-per-second", "50", "--max-watches-per-connection", "10",
+        "--max-watches-per-identity", "20", "--max-renew-items", "500", "--max-request-bytes", "2097152",
+        "--max-metadata-bytes", "4096");
+    assertEquals(new NodeConfig.ApiLimits(50, 10, 20, 500, 2 << 20, 4096), c.limits());
+
+    Cli.Run r = run("server", "--standalone", "--max-renew-items", "20000");
+    assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
+    assertEquals("leasehold server: max-renew-items: must be from 1 to 10000, got 20000", r.err().strip());
+    r = run("server", "--standalone", "--max-acquires-per-second", "0");
+    assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
+    assertEquals("leasehold server: max-acquires-per-second: must be positive, got 0", r.err().strip());
+    r = run("server", "--standalone", "--max-request-bytes", "1000");
+    assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
+    assertTrue(r.err().contains("max-request-bytes: must be at least 1048576"), r.err());
+  }
+
+  @Test
   void badConfigurationIsOneLineAndExitCodeTwo() {
     Cli.Run r = run("server", "--id", "n9", "--peers", "n1=127.0.0.1:7401:7400");
     assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());
@@ -115,7 +134,10 @@ class ServerCommandTest {
     assertEquals(new io.leasehold.server.TlsFiles(cert, key, java.util.Optional.of(ca)), c.clientTls().orElseThrow());
     assertEquals(new io.leasehold.server.TlsFiles(cert, key, java.util.Optional.of(ca)), c.peerTls().orElseThrow());
     assertTrue(c.clientCertAuth());
+    assertFalse(c.metricsPlaintext(), "the metrics port follows the client port's TLS unless asked");
     assertTrue(parse("--standalone", "--metrics-port", "off").clientTls().isEmpty(), "plaintext unless asked");
+    assertTrue(parse("--standalone", "--tls-cert-file", cert.toString(), "--tls-key-file", key.toString(), "--metrics-plaintext")
+        .metricsPlaintext());
 
     Cli.Run r = run("server", "--standalone", "--tls-cert-file", cert.toString());
     assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());

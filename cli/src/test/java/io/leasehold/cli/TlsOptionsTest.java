@@ -31,7 +31,7 @@ class TlsOptionsTest {
     TestCerts.node(certs, ca, "n1");
     TestCerts.node(certs, ca, "admin");
     cluster = TestCluster.start(1, dir.resolve("data"), b -> b.metricsPort(0)
-        .tlsCertFile(certs.resolve("n1.pem")).tlsKeyFile(certs.resolve("n1-key.pem")).tlsCaFile(ca.pem()).clientCertAuth(true)
+        .tlsCertFile(certs.resolve("n1.pem")).tlsKeyFile(certs.resolve("n1-key.pem")).tlsCaFile(ca.pem()).clientCertAuth(true).initialAdmin("admin")
         .peerTlsCertFile(certs.resolve("n1.pem")).peerTlsKeyFile(certs.resolve("n1-key.pem")).peerTlsCaFile(ca.pem()));
   }
 
@@ -62,7 +62,7 @@ class TlsOptionsTest {
   @Test
   void benchLoadsTheClusterAndReadsTheNodesMetricsOverHttps() {
     String metrics = "127.0.0.1:" + cluster.node("n1").metricsPort().orElseThrow();
-    JsonObject r = run(withTls("bench", "acquire-release", "--clients", "2", "--duration", "1s", "--warmup", "0s",
+    JsonObject r = run(withTls("bench", "acquire-release", "--clients", "2", "--duration", "3s", "--warmup", "0s",
         "--metrics", metrics, "-o", "json")).ok().object();
     assertTrue(r.getAsJsonObject("results").get("cycles_per_s").getAsDouble() > 0, r.toString());
     JsonElement node = r.getAsJsonArray("nodes").get(0);

@@ -472,6 +472,11 @@ public final class LeaseholdClient implements AutoCloseable {
     return admin;
   }
 
+  /** Identities, roles and grants, and the audit history. */
+  public LeaseholdAuth auth() {
+    return new LeaseholdAuth(core);
+  }
+
   /** One node's status, membership changes, leadership transfer and snapshots, for operators' tools. */
   public ClusterAdmin cluster() {
     return new ClusterAdmin(core);
@@ -504,6 +509,8 @@ public final class LeaseholdClient implements AutoCloseable {
   public static final class Builder {
     private final List<String> endpoints = new ArrayList<>();
     private String holder;
+    /** The identity a client certificate names, the holder unless one is given. */
+    private String certificateIdentity;
     private Duration requestTimeout = Duration.ofSeconds(15);
     private Duration attemptTimeout = Duration.ofSeconds(5);
     private RetryPolicy retry = RetryPolicy.DEFAULT;
@@ -538,6 +545,8 @@ public final class LeaseholdClient implements AutoCloseable {
     /**
      * The holder identity of this client's leases (a runner id, a proxy id). It must be unique
      * among live clients: the cluster treats the same holder asking again as the same lease.
+     * Nodes with authentication on require it to be the client's identity: with a client
+     * certificate ({@link #tls(Path, Path, Path)}) that is the default.
      * Default: {@code <host>/<pid>/<random>}.
      */
     public Builder holder(String holder) {
@@ -589,7 +598,35 @@ public final class LeaseholdClient implements AutoCloseable {
      */
     public Builder tls(Path caCert, Path cert, Path key) {
       this.credentials = TlsFiles.credentials(caCert, Objects.requireNonNull(cert, "cert"), Objects.requireNonNull(key, "key"));
+      this.certificateIdentity = TlsFiles.identity(cert).orElse(null);
       return this;
+    }
+
+    /**
+     * A bearer token from a node's {@code --auth-token-file}, sent with every call, for clients
+     * that cannot present a certificate. Nodes with authentication on take the holder of every
+     * lease to be the token's identity: give that identity to {@link #holder} too. Send tokens
+     * only over TLS.
+     */
+    public Builder bearerToken(String token) {
+      Objects.requireNonNull(token, "token");
+      if (token.isBlank() || token.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
+        throw new IllegalArgumentException("bearerToken: must be printable ASCII without spaces");
+      }
+      io.grpc.Metadata.Key<String> authorization = io.grpc.Metadata.Key.of("authorization", io.grpc.Metadata.ASCII_STRING_MARSHALLER);
+      return interceptor(new ClientInterceptor() {
+        @Override
+        public <Q, R> io.grpc.ClientCall<Q, R> interceptCall(io.grpc.MethodDescriptor<Q, R> method, io.grpc.CallOptions options,
+            io.grpc.Channel next) {
+          return new io.grpc.ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+            @Override
+            public void start(Listener<R> listener, io.grpc.Metadata headers) {
+              headers.put(authorization, "Bearer " + token);
+              super.start(listener, headers);
+            }
+          };
+        }
+      });
     }
 
     /** Any other channel setting (message size, keepalive, authority), applied to every node's channel. */
@@ -658,7 +695,8 @@ public final class LeaseholdClient implements AutoCloseable {
       if (endpoints.isEmpty()) {
         throw new IllegalArgumentException("endpoints: at least one node's client address (host:port) is required");
       }
-      String h = holder != null ? holder : defaultHolder();
+      // With a client certificate, nodes that authenticate take its identity as every lease's holder.
+      String h = holder != null ? holder : certificateIdentity != null ? certificateIdentity : defaultHolder();
       if (h.isEmpty()) {
         throw new IllegalArgumentException("holder: must not be empty");
       }

@@ -41,7 +41,6 @@ final class Partition implements ClientInterceptor {
     return new ForwardingClientCall.SimpleForwardingClientCall<>(call) {
       @Override
       public void start(Listener<R> listener, Metadata headers) {
-        active.add(call);
         super.start(new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
           @Override
           public void onClose(Status status, Metadata trailers) {
@@ -49,6 +48,9 @@ final class Partition implements ClientInterceptor {
             super.onClose(status, trailers);
           }
         }, headers);
+        // Registered once started: a network never cancels a call before it starts (gRPC then
+        // throws on start). A cut() under way either finds it here or is seen just below.
+        active.add(call);
         if (cut) {
           call.cancel("partitioned by the test", null);
         }

@@ -34,7 +34,7 @@ class TlsClientTest {
     TestCerts.node(certs, ca, "runner-1");
     cluster = TestCluster.start(1, dir.resolve("data"), b -> {
       b.tlsCertFile(certs.resolve("n1.pem")).tlsKeyFile(certs.resolve("n1-key.pem"));
-      return clientCertAuth ? b.tlsCaFile(ca.pem()).clientCertAuth(true) : b;
+      return clientCertAuth ? b.tlsCaFile(ca.pem()).clientCertAuth(true).initialAdmin("runner-1") : b;
     });
     return ca;
   }

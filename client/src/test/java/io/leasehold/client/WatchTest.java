@@ -132,6 +132,45 @@ class WatchTest {
     }
   }
 
+  /**
+   * A call an interceptor cancelled before it started cannot be started (gRPC throws, and no
+   * close follows): the watch counts it as a failed stream and opens another.
+   */
+  @Test
+  void aWatchWhoseStreamWasCancelledBeforeItStartedOpensAnother() throws Exception {
+    cluster = TestCluster.start(1, dir);
+    java.util.concurrent.atomic.AtomicInteger watchCalls = new java.util.concurrent.atomic.AtomicInteger();
+    io.grpc.ClientInterceptor cancelTheFirstWatchBeforeItStarts = new io.grpc.ClientInterceptor() {
+      @Override
+      public <Q, R> io.grpc.ClientCall<Q, R> interceptCall(io.grpc.MethodDescriptor<Q, R> method, io.grpc.CallOptions options,
+          io.grpc.Channel next) {
+        io.grpc.ClientCall<Q, R> call = next.newCall(method, options);
+        if (!method.getBareMethodName().equals("Watch") || watchCalls.getAndIncrement() > 0) {
+          return call;
+        }
+        return new io.grpc.ForwardingClientCall.SimpleForwardingClientCall<>(call) {
+          @Override
+          public void start(Listener<R> listener, io.grpc.Metadata headers) {
+            delegate().cancel("cut off before it started", null);
+            super.start(listener, headers);
+          }
+        };
+      }
+    };
+    try (LeaseholdClient client = Fixtures.client(cluster, b -> b.interceptor(cancelTheFirstWatchBeforeItStarts))) {
+      long end = work(client, "s/", 0, 3);
+      Recorder r = new Recorder();
+      Watch w = client.watch("s/", 1, r);
+      Fixtures.await(() -> "the watch caught up on another stream; at " + w.revision() + " of " + end + " after " + watchCalls.get()
+          + " Watch calls", Duration.ofSeconds(20), () -> w.revision() >= end);
+      assertTrue(watchCalls.get() >= 2, "the cancelled call, then one that streamed");
+      assertEquals(2 * 3 + 1, r.events.size(), "acquired, released, and updated every third time");
+      assertFalse(r.error.isDone());
+      assertFalse(w.isClosed());
+      w.close();
+    }
+  }
+
   @Test
   void aWatchFromACompactedRevisionEndsWithTheCompactionRevision() throws Exception {
     cluster = TestCluster.start(1, dir, b -> b.history(20, Duration.ofHours(1)));

@@ -1,6 +1,7 @@
 package io.leasehold.server;
 
 import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
@@ -95,6 +96,8 @@ public final class LeaseholdNode implements AutoCloseable {
   private final ClusterAdmin admin;
   private final LogFormatUpgrade logFormatUpgrade;
   private final NodeTls tls;
+  private final io.leasehold.server.auth.NodeAuth auth;
+  private final io.leasehold.server.api.RequestLimits requestLimits;
   /** The Replicator's Raft client: it must know every member to forward writes to the leader. */
   private final RaftClient raftClient;
   private volatile int metricsPort = -1;
@@ -255,10 +258,14 @@ public final class LeaseholdNode implements AutoCloseable {
             .setSetLogFormat(io.leasehold.proto.v1.SetLogFormat.newBuilder().setFormat(format)).build());
       }
     });
+    this.auth = new io.leasehold.server.auth.NodeAuth(config, () -> stateMachine.core().access(), replicator::logFormat,
+        this::isLeader, replicator::propose, replicator::proposeHere);
     this.health = new NodeHealth(this::division, config.electionTimeoutMax(),
-        List.of("leasehold.v1.Leases", "leasehold.v1.Routing", "leasehold.v1.Registry", "leasehold.v1.Cluster", "leasehold.v1.Admin"));
+        List.of("leasehold.v1.Leases", "leasehold.v1.Routing", "leasehold.v1.Registry", "leasehold.v1.Cluster", "leasehold.v1.Admin",
+            "leasehold.v1.Auth"));
     this.compactor = new HistoryCompactor(stateMachine::core, replicator::proposeHere, this::isLeader,
         LeaseholdNode::wallClockMicros, config.historyMaxEvents(), config.historyMaxAge(), Duration.ofSeconds(1));
+    this.requestLimits = new io.leasehold.server.api.RequestLimits(config.limits());
     this.grpcServer = NettyServerBuilder
         .forAddress(new InetSocketAddress(config.bindHost(), config.self().clientPort()),
             tls.clientPort().orElseGet(io.grpc.InsecureServerCredentials::create))
@@ -271,17 +278,38 @@ public final class LeaseholdNode implements AutoCloseable {
         .permitKeepAliveTime(nanos(MIN_CLIENT_KEEPALIVE), TimeUnit.NANOSECONDS)
         .permitKeepAliveWithoutCalls(true)
         .callExecutor(LeaseholdNode::callExecutor)
+        // Limits against abuse (docs/operations.md, "Limits"): gRPC refuses larger requests and
+        // headers with RESOURCE_EXHAUSTED before anything reads them.
+        .maxInboundMessageSize(config.limits().requestBytes())
+        .maxInboundMetadataSize(config.limits().metadataBytes())
+        .addTransportFilter(requestLimits.connectionIds())
         // Watch streams are compressed with lz4-block for clients that accept it (LeasesService).
         .compressorRegistry(io.leasehold.proto.Lz4BlockCodec.compressors())
-        .addService(StrictProtobuf.wrap(new LeasesService(replicator, hub, this::leaderClientAddress).serviceDefinition()))
-        .addService(StrictProtobuf.wrap(new RoutingService(replicator, this::leaderClientAddress).bindService()))
-        .addService(StrictProtobuf.wrap(new RegistryService(replicator, this::leaderClientAddress).bindService()))
-        .addService(StrictProtobuf.wrap(new ClusterService(this).bindService()))
-        .addService(StrictProtobuf.wrap(new AdminService(replicator, this::leaderClientAddress, LeaseholdNode::wallClockMicros).bindService()))
+        .addService(guarded(new LeasesService(replicator, hub, this::leaderClientAddress).serviceDefinition()))
+        .addService(guarded(new RoutingService(replicator, this::leaderClientAddress).bindService()))
+        .addService(guarded(new RegistryService(replicator, this::leaderClientAddress).bindService()))
+        .addService(guarded(new ClusterService(this).bindService()))
+        .addService(guarded(new AdminService(replicator, this::leaderClientAddress, LeaseholdNode::wallClockMicros).bindService()))
+        .addService(guarded(new io.leasehold.server.api.AuthService(replicator, this::leaderClientAddress, auth).bindService()))
         .addService(health.service())
         .addService(ProtoReflectionServiceV1.newInstance())
         .addService(reflectionV1Alpha())
         .build();
+  }
+
+  /**
+   * A Leasehold service as served: every call passes the authorization point, which sees the
+   * request parsed (and strictly: a malformed body is INVALID_ARGUMENT, {@link StrictProtobuf}),
+   * then the limits against abuse, which see only authorized calls and their caller.
+   */
+  private ServerServiceDefinition guarded(ServerServiceDefinition service) {
+    // The last interceptor listed runs first.
+    return StrictProtobuf.wrap(io.grpc.ServerInterceptors.intercept(service, requestLimits, auth.authorizer()));
+  }
+
+  /** The names of the gRPC services this node serves on its client port. */
+  public List<String> servedServices() {
+    return grpcServer.getServices().stream().map(d -> d.getServiceDescriptor().getName()).toList();
   }
 
   /** Starts a node and returns once both ports are open (it may not have a leader yet). */
@@ -313,16 +341,19 @@ public final class LeaseholdNode implements AutoCloseable {
       node.startWriteTrace();
       node.health.start();
       if (config.metricsPort().isPresent()) {
-        node.metricsPort = node.metrics.serve(config.bindHost(), config.metricsPort().get(), node.health::serving, tls.metricsPort());
+        node.metricsPort = node.metrics.serve(config.bindHost(), config.metricsPort().get(), node.health::serving,
+            config.metricsPlaintext() ? java.util.Optional.empty() : tls.metricsPort());
       }
     } catch (IOException | RuntimeException e) {
       node.close();
       throw e;
     }
+    node.auth.logStart(config.id(), tls.clientPortTls());
     LOG.info("node {} started: client {}{} peer {}{} metrics {} data {}{}", config.id(), config.self().clientAddress(),
         tls.clientPortTls() ? (config.clientCertAuth() ? " (TLS, client certificates required)" : " (TLS)") : " (plaintext)",
         config.self().peerAddress(), tls.peerTls() ? " (mutual TLS)" : " (plaintext)",
-        node.metricsPort < 0 ? "off" : config.bindHost() + ":" + node.metricsPort, config.dataDir(),
+        node.metricsPort < 0 ? "off" : config.bindHost() + ":" + node.metricsPort + (node.metricsTls() ? " (TLS)" : " (plaintext)"),
+        config.dataDir(),
         config.join() ? " (joining: waits to be added)" : "");
     return node;
   }
@@ -614,6 +645,16 @@ public final class LeaseholdNode implements AutoCloseable {
   }
 
   /** Membership and snapshots. */
+  /** Authentication, authorization and the audit records of cluster actions. */
+  public io.leasehold.server.auth.NodeAuth auth() {
+    return auth;
+  }
+
+  /** The per-node limits against abuse the client port enforces. */
+  public io.leasehold.server.api.RequestLimits requestLimits() {
+    return requestLimits;
+  }
+
   public ClusterAdmin admin() {
     return admin;
   }
@@ -627,9 +668,14 @@ public final class LeaseholdNode implements AutoCloseable {
     return health.serving();
   }
 
-  /** Whether the client and metrics ports speak TLS. */
+  /** Whether the client port speaks TLS (the metrics port too, unless {@link #metricsTls} says otherwise). */
   public boolean clientTls() {
     return tls.clientPortTls();
+  }
+
+  /** Whether the metrics port speaks TLS: with TLS on the client port, unless the metrics port is told to speak plaintext. */
+  public boolean metricsTls() {
+    return tls.clientPortTls() && !config.metricsPlaintext();
   }
 
   /** The port the metrics endpoint listens on, if it is on. */
@@ -665,6 +711,7 @@ public final class LeaseholdNode implements AutoCloseable {
     }
     closed = true;
     health.close();
+    auth.close();
     metrics.close();
     admin.close();
     compactor.close();

@@ -18,6 +18,9 @@ import java.util.Set;
  *     ({@code Cluster/AddMember}) and then catches up from the leader; {@code peers} need list
  *     only this node, though other members make a leader known sooner
  * @param metricsPort the port of the Prometheus HTTP endpoint ({@code /metrics}), if any
+ * @param metricsPlaintext serve the metrics port over plain HTTP even when the client port speaks
+ *     TLS (etcd's {@code --listen-metrics-urls http://…}): for probes and scrapers that hold no
+ *     client certificate
  * @param grpcKeepaliveInterval how long a client connection may be silent before the node sends
  *     it an HTTP/2 PING; grpc-java raises anything below 10 s to 10 s
  * @param grpcKeepaliveTimeout how long the node waits for that PING's ACK before it closes the
@@ -34,6 +37,12 @@ import java.util.Set;
  *     (without it, a certificate a client does present is still verified)
  * @param tlsReloadInterval how often the TLS files are read again; changed files apply to new
  *     connections without a restart
+ * @param authTokenFile bearer tokens for clients that cannot present a certificate: one
+ *     {@code token,identity} line each, read again at the TLS reload interval when it changes
+ * @param initialAdmin the identity that administers the cluster until an admin role is granted
+ *     (the first token file entry's, if not given); meaningful only with authentication on
+ * @param limits this node's limits against abuse, enforced where calls arrive
+ *     ({@link io.leasehold.server.api.RequestLimits})
  */
 public record NodeConfig(
     String id,
@@ -61,16 +70,51 @@ public record NodeConfig(
     Duration grpcKeepaliveTimeout,
     boolean join,
     Optional<Integer> metricsPort,
+    boolean metricsPlaintext,
     Duration commitPushDelay,
     Optional<Path> traceWrites,
     Optional<TlsFiles> clientTls,
     Optional<TlsFiles> peerTls,
     boolean clientCertAuth,
-    Duration tlsReloadInterval) {
+    Duration tlsReloadInterval,
+    Optional<Path> authTokenFile,
+    Optional<String> initialAdmin,
+    ApiLimits limits) {
 
   public static final int DEFAULT_CLIENT_PORT = 7400;
   public static final int DEFAULT_PEER_PORT = 7401;
   public static final String DEFAULT_CLUSTER_NAME = "leasehold";
+
+  /**
+   * Per-node limits against abuse, checked at the API edge (each node counts only the calls it
+   * receives; none is replicated). docs/operations.md, "Limits".
+   *
+   * @param acquiresPerSecond Acquire and Registry/Register calls each identity (each remote
+   *     address on a node without authentication) may make per second, with a burst of as many
+   * @param watchesPerConnection Watch streams open at once on one client connection
+   * @param watchesPerIdentity Watch streams open at once for one identity (remote address)
+   * @param renewItems names in one Renew, at most the replicated {@link io.leasehold.statemachine.core.Limits#MAX_RENEW_ITEMS}
+   * @param requestBytes the largest request message the node reads
+   * @param metadataBytes the largest request metadata (headers) the node reads
+   */
+  public record ApiLimits(int acquiresPerSecond, int watchesPerConnection, int watchesPerIdentity, int renewItems,
+      int requestBytes, int metadataBytes) {
+    public static final int DEFAULT_ACQUIRES_PER_SECOND = 10_000;
+    public static final int DEFAULT_WATCHES_PER_CONNECTION = 1_000;
+    public static final int DEFAULT_WATCHES_PER_IDENTITY = 10_000;
+    public static final int DEFAULT_RENEW_ITEMS = io.leasehold.statemachine.core.Limits.MAX_RENEW_ITEMS;
+    /** Fits the largest valid request, a Renew of 10,000 names of 512 bytes (about 5.3 MB), with room. */
+    public static final int DEFAULT_REQUEST_BYTES = 8 << 20;
+    public static final int MIN_REQUEST_BYTES = 1 << 20;
+    /** gRPC's own default. */
+    public static final int DEFAULT_METADATA_BYTES = 8 << 10;
+    public static final int MIN_METADATA_BYTES = 1 << 10;
+
+    public static ApiLimits defaults() {
+      return new ApiLimits(DEFAULT_ACQUIRES_PER_SECOND, DEFAULT_WATCHES_PER_CONNECTION, DEFAULT_WATCHES_PER_IDENTITY,
+          DEFAULT_RENEW_ITEMS, DEFAULT_REQUEST_BYTES, DEFAULT_METADATA_BYTES);
+    }
+  }
 
   public NodeConfig {
     peers = List.copyOf(peers);
@@ -82,6 +126,14 @@ public record NodeConfig(
 
   public Optional<Peer> peer(String peerId) {
     return peers.stream().filter(p -> p.id().equals(peerId)).findFirst();
+  }
+
+  /**
+   * Whether requests carry an identity: a client certificate is required, or bearer tokens are
+   * configured. Then every lease's holder is its caller's identity and roles decide what each may do.
+   */
+  public boolean authenticationEnabled() {
+    return clientCertAuth || authTokenFile.isPresent();
   }
 
   public String bindHost() {
@@ -126,6 +178,7 @@ public record NodeConfig(
     private Duration grpcKeepaliveTimeout = Duration.ofSeconds(10);
     private boolean join;
     private Integer metricsPort;
+    private boolean metricsPlaintext;
     private Path traceWrites;
     // Long enough for the next write's append to carry the commit under any steady load, short
     // beside what a watcher on a follower waits for (docs/architecture.md, "How a follower hears of a commit").
@@ -137,9 +190,17 @@ public record NodeConfig(
     private Path peerTlsKeyFile;
     private Path peerTlsCaFile;
     private boolean clientCertAuth;
+    private Path authTokenFile;
+    private String initialAdmin;
     // Reading three small files this often costs nothing; a rotated certificate is in use for
     // new connections within this time.
     private Duration tlsReloadInterval = Duration.ofSeconds(10);
+    private int maxAcquiresPerSecond = ApiLimits.DEFAULT_ACQUIRES_PER_SECOND;
+    private int maxWatchesPerConnection = ApiLimits.DEFAULT_WATCHES_PER_CONNECTION;
+    private int maxWatchesPerIdentity = ApiLimits.DEFAULT_WATCHES_PER_IDENTITY;
+    private int maxRenewItems = ApiLimits.DEFAULT_RENEW_ITEMS;
+    private int maxRequestBytes = ApiLimits.DEFAULT_REQUEST_BYTES;
+    private int maxMetadataBytes = ApiLimits.DEFAULT_METADATA_BYTES;
 
     public Builder id(String id) { this.id = id; return this; }
     public Builder peers(List<Peer> peers) { this.peers = new ArrayList<>(peers); return this; }
@@ -184,6 +245,8 @@ public record NodeConfig(
     public Builder join(boolean join) { this.join = join; return this; }
     /** Serves Prometheus metrics on this port (0 picks a free one); off unless set. */
     public Builder metricsPort(int port) { this.metricsPort = port; return this; }
+    /** Plain HTTP on the metrics port even with TLS on the client port (no client certificate needed there). */
+    public Builder metricsPlaintext(boolean plaintext) { this.metricsPlaintext = plaintext; return this; }
     /** A commit no append carried to a follower within this is pushed to it on its own (zero: at once). */
     public Builder commitPushDelay(Duration d) { this.commitPushDelay = d; return this; }
     /** Traces every log entry's steps through the node into this file (a diagnostic). */
@@ -202,8 +265,24 @@ public record NodeConfig(
     public Builder peerTlsCaFile(Path file) { this.peerTlsCaFile = file; return this; }
     /** Clients must present a certificate that {@link #tlsCaFile} verifies. */
     public Builder clientCertAuth(boolean require) { this.clientCertAuth = require; return this; }
+    /** Bearer tokens, one {@code token,identity} line each; turns authentication on. */
+    public Builder authTokenFile(Path file) { this.authTokenFile = file; return this; }
+    /** The identity that administers the cluster until an admin role is granted. */
+    public Builder initialAdmin(String identity) { this.initialAdmin = identity; return this; }
     /** How often the TLS files are read again for changes (default 10 s). */
     public Builder tlsReloadInterval(Duration d) { this.tlsReloadInterval = d; return this; }
+    /** Acquire and Register calls per second per identity (per remote address without authentication), burst as many. */
+    public Builder maxAcquiresPerSecond(int calls) { this.maxAcquiresPerSecond = calls; return this; }
+    /** Watch streams open at once on one client connection. */
+    public Builder maxWatchesPerConnection(int watches) { this.maxWatchesPerConnection = watches; return this; }
+    /** Watch streams open at once per identity (per remote address without authentication). */
+    public Builder maxWatchesPerIdentity(int watches) { this.maxWatchesPerIdentity = watches; return this; }
+    /** Names in one Renew call, at most the replicated limit of 10,000. */
+    public Builder maxRenewItems(int items) { this.maxRenewItems = items; return this; }
+    /** The largest request message this node reads (gRPC's max inbound message size). */
+    public Builder maxRequestBytes(int bytes) { this.maxRequestBytes = bytes; return this; }
+    /** The largest request metadata this node reads (gRPC's max inbound metadata size). */
+    public Builder maxMetadataBytes(int bytes) { this.maxMetadataBytes = bytes; return this; }
 
     public NodeConfig build() {
       require(id != null && !id.isBlank(), "id: must be set (e.g. --id n1)");
@@ -258,12 +337,36 @@ public record NodeConfig(
       Optional<TlsFiles> clientTls = clientTls();
       Optional<TlsFiles> peerTls = peerTls();
       positive("tls-reload-interval", tlsReloadInterval);
+      if (authTokenFile != null) {
+        readable("auth-token-file", authTokenFile);
+      }
+      if (initialAdmin != null) {
+        require(clientCertAuth || authTokenFile != null,
+            "initial-admin: needs authentication on (--client-cert-auth or --auth-token-file), or it names no one");
+        try {
+          io.leasehold.statemachine.core.Validation.holder("initial-admin", initialAdmin);
+        } catch (io.leasehold.statemachine.core.InvalidArgumentException e) {
+          throw new IllegalArgumentException(e.getMessage());
+        }
+      }
+      require(maxAcquiresPerSecond > 0, "max-acquires-per-second: must be positive, got " + maxAcquiresPerSecond);
+      require(maxWatchesPerConnection > 0, "max-watches-per-connection: must be positive, got " + maxWatchesPerConnection);
+      require(maxWatchesPerIdentity > 0, "max-watches-per-identity: must be positive, got " + maxWatchesPerIdentity);
+      require(maxRenewItems > 0 && maxRenewItems <= io.leasehold.statemachine.core.Limits.MAX_RENEW_ITEMS,
+          "max-renew-items: must be from 1 to " + io.leasehold.statemachine.core.Limits.MAX_RENEW_ITEMS + ", got " + maxRenewItems);
+      require(maxRequestBytes >= ApiLimits.MIN_REQUEST_BYTES,
+          "max-request-bytes: must be at least " + ApiLimits.MIN_REQUEST_BYTES + " (1 MiB), got " + maxRequestBytes);
+      require(maxMetadataBytes >= ApiLimits.MIN_METADATA_BYTES,
+          "max-metadata-bytes: must be at least " + ApiLimits.MIN_METADATA_BYTES + " (1 KiB), got " + maxMetadataBytes);
+      ApiLimits limits = new ApiLimits(maxAcquiresPerSecond, maxWatchesPerConnection, maxWatchesPerIdentity, maxRenewItems,
+          maxRequestBytes, maxMetadataBytes);
       return new NodeConfig(id, peers, dataDir, Optional.ofNullable(listenHost), clusterName,
           electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
           snapshotThreshold, logSegmentSizeBytes, logPurgeGap, historyMaxEvents, historyMaxAge,
           watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate, watchMaxDelay, watchSenders,
-          grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort), commitPushDelay, Optional.ofNullable(traceWrites),
-          clientTls, peerTls, clientCertAuth, tlsReloadInterval);
+          grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort), metricsPlaintext, commitPushDelay, Optional.ofNullable(traceWrites),
+          clientTls, peerTls, clientCertAuth, tlsReloadInterval, Optional.ofNullable(authTokenFile), Optional.ofNullable(initialAdmin),
+          limits);
     }
 
     private Optional<TlsFiles> clientTls() {

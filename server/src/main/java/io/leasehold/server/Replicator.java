@@ -95,6 +95,11 @@ public final class Replicator implements AutoCloseable {
   }
 
   /** Writes waiting for an answer now: for tests that must know no resend is left. */
+  /** The log format in force in this node's applied state. */
+  public int logFormat() {
+    return stateMachine.core().logFormat();
+  }
+
   public int pendingWrites() {
     return maxPendingWrites - pendingWrites.availablePermits();
   }

@@ -77,8 +77,9 @@ public final class TestCluster implements AutoCloseable {
       cluster.awaitLeader();
       // Every member runs this code, so the first leader raises the log format: tests see the
       // format a deployed cluster runs in (tokens index * 256 + position, batched writes).
-      await("the leader raised the log format to " + LogFormat.NEWEST, Duration.ofSeconds(30),
-          () -> cluster.leader().map(l -> l.stateMachine().core().logFormat() == LogFormat.NEWEST).orElse(false));
+      // Every node, not only the leader: a node refuses authenticated writes until it applied it.
+      await("every node applied the log format " + LogFormat.NEWEST, Duration.ofSeconds(30),
+          () -> cluster.running().stream().allMatch(n -> n.stateMachine().core().logFormat() == LogFormat.NEWEST));
     } catch (IOException | RuntimeException e) {
       cluster.close();
       throw e;

@@ -125,6 +125,36 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Writes this node lets wait for the leader at once; more get RESOURCE_EXHAUSTED (default: ${DEFAULT-VALUE}).")
   int maxPendingWrites;
 
+  @Option(names = "--max-acquires-per-second", paramLabel = "CALLS", defaultValue = "10000",
+      description = "Acquire and Register calls each identity (each remote address on a node without authentication) may "
+          + "make to this node per second, in bursts of as many; more get RESOURCE_EXHAUSTED with a retry hint "
+          + "(default: ${DEFAULT-VALUE}).")
+  int maxAcquiresPerSecond;
+
+  @Option(names = "--max-watches-per-connection", paramLabel = "WATCHES", defaultValue = "1000",
+      description = "Watch streams one client connection may have open on this node; more get RESOURCE_EXHAUSTED "
+          + "(default: ${DEFAULT-VALUE}).")
+  int maxWatchesPerConnection;
+
+  @Option(names = "--max-watches-per-identity", paramLabel = "WATCHES", defaultValue = "10000",
+      description = "Watch streams one identity (one remote address on a node without authentication) may have open on "
+          + "this node; more get RESOURCE_EXHAUSTED (default: ${DEFAULT-VALUE}).")
+  int maxWatchesPerIdentity;
+
+  @Option(names = "--max-renew-items", paramLabel = "NAMES", defaultValue = "10000",
+      description = "Names in one Renew call, at most 10000; more get INVALID_ARGUMENT (default: ${DEFAULT-VALUE}).")
+  int maxRenewItems;
+
+  @Option(names = "--max-request-bytes", paramLabel = "BYTES", defaultValue = "8388608",
+      description = "The largest request message the node reads, at least 1 MiB; larger get RESOURCE_EXHAUSTED from gRPC. "
+          + "The default fits a Renew of 10000 names of 512 bytes (default: ${DEFAULT-VALUE}).")
+  int maxRequestBytes;
+
+  @Option(names = "--max-metadata-bytes", paramLabel = "BYTES", defaultValue = "8192",
+      description = "The largest request metadata (headers) the node reads, at least 1 KiB; gRPC refuses more "
+          + "(default: ${DEFAULT-VALUE}).")
+  int maxMetadataBytes;
+
   @Option(names = "--grpc-keepalive-interval", converter = DurationConverter.class, defaultValue = "30s",
       description = "A client connection silent this long gets an HTTP/2 PING; gRPC raises anything below 10s to 10s "
           + "(default: ${DEFAULT-VALUE}).")
@@ -144,6 +174,13 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Prometheus metrics (/metrics) and an HTTP health check (/healthz) on this port. Also from "
           + "LEASEHOLD_METRICS_PORT (default: the client port + 2, if free).")
   String metricsPort;
+
+  // etcd serves /metrics and /health over plain HTTP on --listen-metrics-urls http://… while its
+  // client URLs require certificates: what health probes without a certificate use.
+  @Option(names = "--metrics-plaintext",
+      description = "Serve /metrics and /healthz over plain HTTP even when the client port speaks TLS, for health probes and "
+          + "scrapers without a client certificate; the client port keeps TLS and --client-cert-auth.")
+  boolean metricsPlaintext;
 
   @Option(names = "--commit-push-delay", converter = DurationConverter.class, defaultValue = "2ms",
       description = "A commit that no new write carries to a follower within this is sent to it on its own, so that its "
@@ -170,6 +207,16 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Require a client certificate that --tls-ca-file verifies (mutual TLS; recommended in production).")
   boolean clientCertAuth;
 
+  @Option(names = "--auth-token-file", paramLabel = "FILE",
+      description = "Bearer tokens for clients without a certificate: one token,identity line each (read again when it changes); "
+          + "turns authentication on.")
+  Path authTokenFile;
+
+  @Option(names = "--initial-admin", paramLabel = "IDENTITY",
+      description = "The identity granted the admin role when none has it yet (default: the first --auth-token-file entry's). "
+          + "Needs --client-cert-auth or --auth-token-file.")
+  String initialAdmin;
+
   @Option(names = "--peer-tls-cert-file", paramLabel = "FILE",
       description = "This node's certificate (PEM) on the Raft port, for peers both as server and as client; "
           + "with --peer-tls-key-file and --peer-tls-ca-file it turns mutual TLS on between members.")
@@ -194,7 +241,7 @@ public final class ServerCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(hook);
     spec.commandLine().getOut().printf("leasehold node %s: clients on %s, peers on %s, data in %s%s%s%n",
         config.id(), config.self().clientAddress(), config.self().peerAddress(), config.dataDir().toAbsolutePath(),
-        node.metricsPort().isPresent() ? ", metrics on " + (node.clientTls() ? "https" : "http") + "://" + config.bindHost() + ":" + node.metricsPort().getAsInt() + "/metrics" : "",
+        node.metricsPort().isPresent() ? ", metrics on " + (node.metricsTls() ? "https" : "http") + "://" + config.bindHost() + ":" + node.metricsPort().getAsInt() + "/metrics" : "",
         config.join() ? " (joining: waiting to be added)" : "");
     spec.commandLine().getOut().flush();
     CompletableFuture<String> divisionClosed = node.divisionClosed();
@@ -249,6 +296,12 @@ public final class ServerCommand implements Callable<Integer> {
         .watchQueueLimit(watchQueueLimit)
         .watchProgressInterval(watchProgressInterval)
         .maxPendingWrites(maxPendingWrites)
+        .maxAcquiresPerSecond(maxAcquiresPerSecond)
+        .maxWatchesPerConnection(maxWatchesPerConnection)
+        .maxWatchesPerIdentity(maxWatchesPerIdentity)
+        .maxRenewItems(maxRenewItems)
+        .maxRequestBytes(maxRequestBytes)
+        .maxMetadataBytes(maxMetadataBytes)
         .watchMessageRate(watchMessageRate)
         .watchMaxDelay(watchMaxDelay)
         .grpcKeepaliveInterval(grpcKeepaliveInterval)
@@ -259,7 +312,9 @@ public final class ServerCommand implements Callable<Integer> {
       b.traceWrites(traceWrites);
     }
     b.tlsCertFile(tlsCertFile).tlsKeyFile(tlsKeyFile).tlsCaFile(tlsCaFile).clientCertAuth(clientCertAuth)
-        .peerTlsCertFile(peerTlsCertFile).peerTlsKeyFile(peerTlsKeyFile).peerTlsCaFile(peerTlsCaFile);
+        .peerTlsCertFile(peerTlsCertFile).peerTlsKeyFile(peerTlsKeyFile).peerTlsCaFile(peerTlsCaFile)
+        .metricsPlaintext(metricsPlaintext)
+        .authTokenFile(authTokenFile).initialAdmin(initialAdmin);
     if (watchSenders != null) {
       b.watchSenders(watchSenders);
     }

@@ -121,6 +121,29 @@ public final class Calls {
         firstSentNanos = System.nanoTime();
       }
       long sent = firstSentNanos;
+      try {
+        start(call, endpoint, sent);
+      } catch (RuntimeException e) {
+        // A call cancelled before it started (by the caller, or by an interceptor) cannot start,
+        // and gRPC then never closes it: an attempt that failed, not one to wait for forever.
+        failed(endpoint, Status.CANCELLED.withDescription("the call could not start: " + e).withCause(e), new Metadata());
+        return;
+      }
+      try {
+        call.request(1);
+        call.sendMessage(request);
+        call.halfClose();
+      } catch (RuntimeException e) {
+        call.cancel("failed to send", e);
+        result.completeExceptionally(e);
+        return;
+      }
+      if (result.isCancelled()) {
+        call.cancel("cancelled by the caller", null);
+      }
+    }
+
+    private void start(ClientCall<Q, R> call, Endpoint endpoint, long sent) {
       call.start(new ClientCall.Listener<>() {
         private R reply;
 
@@ -140,18 +163,6 @@ public final class Calls {
           }
         }
       }, new Metadata());
-      try {
-        call.request(1);
-        call.sendMessage(request);
-        call.halfClose();
-      } catch (RuntimeException e) {
-        call.cancel("failed to send", e);
-        result.completeExceptionally(e);
-        return;
-      }
-      if (result.isCancelled()) {
-        call.cancel("cancelled by the caller", null);
-      }
     }
 
     void failed(Endpoint endpoint, Status status, Metadata trailers) {

@@ -38,6 +38,9 @@ public final class Errors {
       return new InvalidRequestException(status.getDescription() == null ? what + ": invalid request" : status.getDescription(),
           status.asRuntimeException());
     }
+    if (status.getCode() == Status.Code.PERMISSION_DENIED || status.getCode() == Status.Code.UNAUTHENTICATED) {
+      return new io.leasehold.client.AccessDeniedException(what + ": " + detail, status.getCode(), status.asRuntimeException());
+    }
     if (retryable(status.getCode())) {
       return new ClusterUnavailableException(what + ": the cluster did not answer"
           + (retriesExhausted ? " within the request timeout" : "") + "; last error " + detail,

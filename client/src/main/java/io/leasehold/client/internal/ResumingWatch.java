@@ -126,6 +126,9 @@ public final class ResumingWatch implements Watch {
         .build();
     ClientCall<WatchRequest, WatchResponse> c;
     int gen;
+    streamStart = start;
+    // Stamped before the call is published, so the silence check never cancels it unstarted.
+    lastMessageNanos = System.nanoTime();
     synchronized (this) {
       if (closed) {
         return;
@@ -139,19 +142,24 @@ public final class ResumingWatch implements Watch {
       call = c;
       gen = ++generation;
     }
-    streamStart = start;
-    lastMessageNanos = System.nanoTime();
-    c.start(new ClientCall.Listener<>() {
-      @Override
-      public void onMessage(WatchResponse message) {
-        delivery.execute(() -> handle(gen, message));
-      }
+    try {
+      c.start(new ClientCall.Listener<>() {
+        @Override
+        public void onMessage(WatchResponse message) {
+          delivery.execute(() -> handle(gen, message));
+        }
 
-      @Override
-      public void onClose(Status status, Metadata trailers) {
-        delivery.execute(() -> ended(gen, status, trailers));
-      }
-    }, new Metadata());
+        @Override
+        public void onClose(Status status, Metadata trailers) {
+          delivery.execute(() -> ended(gen, status, trailers));
+        }
+      }, new Metadata());
+    } catch (RuntimeException notStarted) {
+      // Cancelled before it started (close(), an interceptor): gRPC throws and no onClose will
+      // come, so nothing else would open a stream again. A failed stream like any other.
+      ended(gen, Status.CANCELLED.withDescription("the watch stream could not start: " + notStarted).withCause(notStarted), null);
+      return;
+    }
     try {
       c.request(1);
       c.sendMessage(request);
@@ -229,8 +237,8 @@ public final class ResumingWatch implements Watch {
   private void ended(int gen, Status status, Metadata trailers) {
     Endpoint failedAt;
     synchronized (this) {
-      if (closed || gen != generation) {
-        return;
+      if (closed || gen != generation || call == null) {
+        return;  // closed, superseded, or this stream's end was already handled
       }
       call = null;
       failedAt = endpoint;

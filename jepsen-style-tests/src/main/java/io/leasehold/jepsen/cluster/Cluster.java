@@ -1,7 +1,10 @@
 package io.leasehold.jepsen.cluster;
 
+import io.grpc.ChannelCredentials;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
+import io.grpc.TlsChannelCredentials;
 import io.leasehold.proto.v1.ClusterGrpc;
 import io.leasehold.proto.v1.Role;
 import io.leasehold.proto.v1.StatusRequest;
@@ -12,7 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -25,28 +30,51 @@ import org.slf4j.LoggerFactory;
  * namespace) and log. Cleans up on {@link #close()}, from a shutdown hook, and — if the test JVM
  * is killed outright — from a watchdog shell process that outlives it and kills the nodes and
  * removes the namespaces.
+ *
+ * <p>With {@link Certificates}, every node runs mutual TLS on both transports and requires
+ * client certificates ({@code --client-cert-auth}); the harness then talks to the nodes as one
+ * client identity per name: {@link #channel(int)} as {@link #OPERATOR} (status, policy,
+ * membership, final reads), {@link #channel(int, String)} as any other, such as a lease holder.
+ * The operator is the nodes' initial admin, and grants every other identity the {@code client}
+ * role before its first call ({@link #authorize}), as an operator of a real cluster would.
  */
 public final class Cluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Cluster.class);
+  /** The client identity of the harness's own calls: cluster status, policy, membership, final reads. */
+  public static final String OPERATOR = "admin";
   private final Path dir;
   private final Network network;
   private final Optional<Faketime> faketime;
   private final String faketimeSkipReason;
+  private final Optional<Certificates> tls;
   private final List<NodeProcess> nodes = new ArrayList<>();
-  private final List<ManagedChannel> channels = new ArrayList<>();
+  /** Channels to every node, per client identity; without TLS every identity shares the operator's. */
+  private final Map<String, List<ManagedChannel>> channels = new HashMap<>();
+  /** The identities granted the client role, or being granted it. */
+  private final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.CompletableFuture<Void>> authorized =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final Thread hook = new Thread(this::close, "jepsen-cluster-cleanup");
   private Process watchdog;
   private boolean closed;
 
-  private Cluster(Path dir, Network network, Optional<Faketime> faketime, String faketimeSkipReason) {
+  private Cluster(Path dir, Network network, Optional<Faketime> faketime, String faketimeSkipReason, Optional<Certificates> tls) {
     this.dir = dir;
     this.network = network;
     this.faketime = faketime;
     this.faketimeSkipReason = faketimeSkipReason;
+    this.tls = tls;
   }
 
   /** Starts {@code n} nodes of the jar in {@code dir}, on network namespaces when this machine allows it. */
   public static Cluster start(int n, Path jar, Path dir) {
+    return start(n, jar, dir, Optional.empty());
+  }
+
+  /**
+   * As {@link #start(int, Path, Path)}; with {@code tls}, mutual TLS on the client, metrics and
+   * Raft ports of every node, client certificates required.
+   */
+  public static Cluster start(int n, Path jar, Path dir, Optional<Certificates> tls) {
     if (!Files.isReadable(jar)) {
       throw new IllegalStateException("the server jar " + jar.toAbsolutePath() + " is missing: build the cli module first");
     }
@@ -54,7 +82,7 @@ public final class Cluster implements AutoCloseable {
     Network network = noNamespaces.isEmpty() ? NamespaceNetwork.create(n) : new LoopbackNetwork(n, noNamespaces.get());
     StringBuilder why = new StringBuilder();
     Optional<Faketime> faketime = Faketime.find(why);
-    Cluster c = new Cluster(dir, network, faketime, why.toString());
+    Cluster c = new Cluster(dir, network, faketime, why.toString(), tls);
     try {
       c.launch(n, jar);
     } catch (RuntimeException e) {
@@ -77,19 +105,39 @@ public final class Cluster implements AutoCloseable {
         Path clock = dir.resolve(id + ".faketime");
         Files.writeString(clock, "+0s\n");
         Path data = dir.resolve("data").resolve(id);
-        List<String> args = List.of("server", "--id", id, "--peers", peers, "--data-dir", data.toString(), "--request-timeout", "5s");
+        List<String> args = new ArrayList<>(List.of("server", "--id", id, "--peers", peers, "--data-dir", data.toString(), "--request-timeout", "5s"));
+        if (tls.isPresent()) {
+          args.addAll(tlsArgs(tls.get(), id, network.host(i)));
+        }
         List<String> env = faketime.map(f -> f.environment(clock)).orElse(List.of());
         // Beside the data directories, so that the run removes it with them.
         Path tmp = Files.createDirectories(dir.resolve("data").resolve("tmp").resolve(id));
         nodes.add(new NodeProcess(i, id, NodeProcess.javaCommand(network.launcher(i), jar, tmp, args), env, dir.resolve(id + ".log"),
             dir.resolve("pids").resolve(id + ".pid"), clock, data));
-        channels.add(ManagedChannelBuilder.forAddress(network.host(i), network.clientPort(i)).usePlaintext().build());
       }
       nodes.forEach(NodeProcess::start);
-      LOG.info("started {} nodes on {}; clocks: {}", n, network, faketime.map(Object::toString).orElse("not fakeable: " + faketimeSkipReason));
+      LOG.info("started {} nodes on {}; {}; clocks: {}", n, network, transport(),
+          faketime.map(Object::toString).orElse("not fakeable: " + faketimeSkipReason));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** The server options of mutual TLS on both transports, with client certificates required. */
+  static List<String> tlsArgs(Certificates tls, String id, String host) {
+    Certificates.Pair node = tls.node(id, host);
+    String ca = tls.ca().toString();
+    return List.of("--tls-cert-file", node.cert().toString(), "--tls-key-file", node.key().toString(), "--tls-ca-file", ca,
+        "--client-cert-auth", "--initial-admin", OPERATOR,
+        "--peer-tls-cert-file", node.cert().toString(), "--peer-tls-key-file", node.key().toString(), "--peer-tls-ca-file", ca);
+  }
+
+  /** How clients and members talk to the nodes, for logs and reports. */
+  public String transport() {
+    return tls.isPresent()
+        ? "mutual TLS on the client, metrics and Raft ports, client certificates required (--client-cert-auth); "
+            + "each client identity its own certificate, CN = its name"
+        : "plaintext";
   }
 
   private void startWatchdog() throws IOException {
@@ -146,8 +194,89 @@ public final class Cluster implements AutoCloseable {
     return out;
   }
 
+  /** The certificates the nodes run with, if they run TLS. */
+  public Optional<Certificates> tls() {
+    return tls;
+  }
+
+  /**
+   * With TLS, grants {@code identity} the built-in {@code client} role, as the operator, unless
+   * done before: through whichever node answers, retried until a 60 s deadline, since a fault
+   * may be in force. Concurrent callers for one identity wait for the same grant.
+   */
+  public void authorize(String identity) {
+    if (tls.isEmpty() || identity.equals(OPERATOR)) {
+      return;
+    }
+    java.util.concurrent.CompletableFuture<Void> mine = new java.util.concurrent.CompletableFuture<>();
+    java.util.concurrent.CompletableFuture<Void> grant = authorized.putIfAbsent(identity, mine);
+    if (grant != null) {
+      grant.join();
+      return;
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    RuntimeException last = null;
+    for (int attempt = 0; System.nanoTime() < deadline; attempt++) {
+      int i = attempt % nodes.size();
+      if (!nodes.get(i).isRunning() || nodes.get(i).isPaused()) {
+        continue;
+      }
+      try {
+        io.leasehold.proto.v1.AuthGrpc.newBlockingStub(channel(i)).withDeadlineAfter(3, TimeUnit.SECONDS)
+            .grantRole(io.leasehold.proto.v1.GrantRoleRequest.newBuilder().setIdentity(identity).setRole("client").build());
+        mine.complete(null);
+        return;
+      } catch (io.grpc.StatusRuntimeException e) {
+        last = e;
+        pause(Duration.ofMillis(200));
+      }
+    }
+    IllegalStateException failed = new IllegalStateException("could not grant " + identity + " the client role within 60 s", last);
+    authorized.remove(identity);
+    mine.completeExceptionally(failed);
+    throw failed;
+  }
+
+  /** A channel to node {@code i} as {@link #OPERATOR}. */
   public ManagedChannel channel(int i) {
-    return channels.get(i);
+    return channelOf(i, OPERATOR);
+  }
+
+  /**
+   * A channel to node {@code i} as client {@code identity}: with TLS, it presents the
+   * certificate whose CN is {@code identity} (made on first use); without, every identity
+   * shares the operator's plaintext channels.
+   */
+  public ManagedChannel channel(int i, String identity) {
+    authorize(identity);
+    return channelOf(i, identity);
+  }
+
+  private synchronized ManagedChannel channelOf(int i, String identity) {
+    if (closed) {
+      throw new IllegalStateException("the cluster is closed");
+    }
+    String key = tls.isPresent() ? identity : OPERATOR;
+    List<ManagedChannel> own = channels.get(key);
+    if (own == null) {
+      ChannelCredentials credentials = tls.map(t -> credentials(t, identity)).orElse(InsecureChannelCredentials.create());
+      own = new ArrayList<>();
+      for (int n = 0; n < nodes.size(); n++) {
+        own.add(Grpc.newChannelBuilderForAddress(network.host(n), network.clientPort(n), credentials).build());
+      }
+      channels.put(key, own);
+    }
+    return own.get(i);
+  }
+
+  private static ChannelCredentials credentials(Certificates tls, String identity) {
+    Certificates.Pair client = tls.client(identity);
+    try {
+      return TlsChannelCredentials.newBuilder().trustManager(tls.ca().toFile()).keyManager(client.cert().toFile(), client.key().toFile())
+          .build();
+    } catch (IOException e) {
+      throw new UncheckedIOException("the TLS files of client " + identity, e);
+    }
   }
 
   /** Node {@code i}'s view of the cluster, if it answers within 3 s (a starved node answers slowly). */
@@ -156,7 +285,7 @@ public final class Cluster implements AutoCloseable {
       return Optional.empty();
     }
     try {
-      return Optional.of(ClusterGrpc.newBlockingStub(channels.get(i)).withDeadlineAfter(3, TimeUnit.SECONDS).status(StatusRequest.getDefaultInstance()));
+      return Optional.of(ClusterGrpc.newBlockingStub(channel(i)).withDeadlineAfter(3, TimeUnit.SECONDS).status(StatusRequest.getDefaultInstance()));
     } catch (RuntimeException e) {
       return Optional.empty();
     }
@@ -239,7 +368,7 @@ public final class Cluster implements AutoCloseable {
       return;
     }
     closed = true;
-    channels.forEach(ManagedChannel::shutdownNow);
+    channels.values().forEach(l -> l.forEach(ManagedChannel::shutdownNow));
     for (NodeProcess n : nodes) {
       n.retire();
     }

@@ -3,6 +3,7 @@ package io.leasehold.jepsen.run;
 import com.google.protobuf.Duration;
 import io.leasehold.jepsen.checker.Checker;
 import io.leasehold.jepsen.checker.Verdict;
+import io.leasehold.jepsen.cluster.Certificates;
 import io.leasehold.jepsen.cluster.Cluster;
 import io.leasehold.jepsen.cluster.NodeProcess;
 import io.leasehold.jepsen.history.History;
@@ -44,6 +45,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -63,10 +65,19 @@ public final class JepsenRun {
   /**
    * @param schedule       builds the schedule from every nemesis (supported or not)
    * @param livenessBound  a free name must be granted this soon after the last heal
+   * @param tls            the certificates of a run with mutual TLS on every port and client
+   *                       certificates required; every client identity presents its own
    */
   public record Config(String name, int nodes, Path jar, Path reports, long seed, Function<List<Nemesis>, Schedule> schedule,
-      java.time.Duration livenessBound, int lockNames) {}
+      java.time.Duration livenessBound, int lockNames, Optional<Certificates> tls) {
+    /** A plaintext run. */
+    public Config(String name, int nodes, Path jar, Path reports, long seed, Function<List<Nemesis>, Schedule> schedule,
+        java.time.Duration livenessBound, int lockNames) {
+      this(name, nodes, jar, reports, seed, schedule, livenessBound, lockNames, Optional.empty());
+    }
+  }
 
+  /** @param nemeses the nemeses of the run's schedule (those this machine cannot run included) */
   public record Result(Path reportDir, Path report, History history, List<Verdict> verdicts, Map<String, Integer> faults,
       Map<String, String> skipped, List<Nemesis> nemeses) {
     public boolean valid() {
@@ -97,17 +108,21 @@ public final class JepsenRun {
     ClientFaults clientFaults = new ClientFaults();
     Cluster cluster = null;
     List<Nemesis> nemeses = List.of();
+    List<Nemesis> scheduled = List.of();
     StringBuilder setup = new StringBuilder();
     String stoppedEarly = null;
     try {
       try {
-        cluster = Cluster.start(config.nodes(), config.jar(), dir);
+        cluster = Cluster.start(config.nodes(), config.jar(), dir, config.tls());
         setup.append("- nodes: ").append(config.nodes()).append(" processes of ").append(config.jar().getFileName()).append(" on ")
             .append(cluster.network()).append('\n')
+            .append("- transport: ").append(cluster.transport()).append('\n')
             .append("- clocks: ").append(cluster.faketime().map(f -> "libfaketime " + f).orElse("not fakeable: " + cluster.faketimeSkipReason()))
             .append('\n').append("- seed: ").append(config.seed()).append('\n');
         nemeses = nemeses(cluster);
-        drive(config, cluster, nemeses, rec, timeline, clientFaults);
+        Schedule schedule = config.schedule().apply(nemeses);
+        scheduled = schedule.steps().stream().map(Schedule.Step::nemesis).distinct().toList();
+        drive(config, cluster, nemeses, schedule, rec, timeline, clientFaults);
       } catch (RuntimeException e) {
         LOG.error("run {} stopped early", config.name(), e);
         stoppedEarly = e.toString();
@@ -125,7 +140,7 @@ public final class JepsenRun {
       if (stoppedEarly != null) {
         throw new IllegalStateException("the run stopped early (" + stoppedEarly + "); report " + report.toAbsolutePath());
       }
-      return new Result(dir, report, h, verdicts, timeline.faults(), timeline.skippedNemeses(), nemeses);
+      return new Result(dir, report, h, verdicts, timeline.faults(), timeline.skippedNemeses(), scheduled);
     } finally {
       if (cluster != null) {
         cluster.close();
@@ -134,7 +149,7 @@ public final class JepsenRun {
     }
   }
 
-  private static void drive(Config config, Cluster cluster, List<Nemesis> nemeses, Recorder rec, Timeline timeline,
+  private static void drive(Config config, Cluster cluster, List<Nemesis> nemeses, Schedule schedule, Recorder rec, Timeline timeline,
       ClientFaults clientFaults) {
     // Generous: three JVMs starting at once on a loaded two-core machine can take minutes.
     cluster.awaitLeader(java.time.Duration.ofSeconds(300));
@@ -149,7 +164,6 @@ public final class JepsenRun {
     workloads.forEach(w -> w.start(wctx));
     try {
       Pacing.sleep(java.time.Duration.ofSeconds(3));
-      Schedule schedule = config.schedule().apply(nemeses);
       LOG.info("schedule: {} steps", schedule.steps().size());
       schedule.run(nctx, nemeses, timeline, () -> false);
     } finally {
@@ -209,10 +223,11 @@ public final class JepsenRun {
   private static LivenessProbe probeLiveness(Cluster cluster, long healed, java.time.Duration bound, String name) {
     long giveUp = healed + bound.toNanos() * 3;
     int node = 0;
+    String holder = "liveness";
     while (System.nanoTime() - giveUp < 0) {
       try {
-        AcquireResponse r = LeasesGrpc.newBlockingStub(cluster.channel(node % cluster.size())).withDeadlineAfter(2, TimeUnit.SECONDS)
-            .acquire(AcquireRequest.newBuilder().setName(name).setHolder("liveness").setTtl(Duration.newBuilder().setSeconds(60)).build());
+        AcquireResponse r = LeasesGrpc.newBlockingStub(cluster.channel(node % cluster.size(), holder)).withDeadlineAfter(2, TimeUnit.SECONDS)
+            .acquire(AcquireRequest.newBuilder().setName(name).setHolder(holder).setTtl(Duration.newBuilder().setSeconds(60)).build());
         if (r.getOutcome() == Outcome.GRANTED) {
           return new LivenessProbe(name, healed, OptionalLong.of(System.nanoTime()), bound.toNanos());
         }

@@ -10,19 +10,34 @@ import java.util.Locale;
 import java.util.Random;
 import java.util.Set;
 
-/** The two schedules: the short one of {@code mvn verify} and the random soak. */
+/** The schedules: the short ones of {@code mvn verify} (plaintext and mutual TLS) and the random soak. */
 public final class Schedules {
   /** One variant per kind is enough for the short run; the soak draws from all of them. */
   static final Set<String> SHORT = Set.of("kill-leader", "pause-leader", "partition-isolate-leader", "partition-bridge", "clock-skew",
       "leader-churn", "client-delay", "membership");
+  /**
+   * The short run with mutual TLS: the faults that make members and clients reconnect — a
+   * killed leader (new TLS connections to a restarted member), an isolated leader (members cut
+   * off and rejoined) and a paused leader (connections kept across a freeze).
+   */
+  static final Set<String> MUTUAL_TLS = Set.of("kill-leader", "partition-isolate-leader", "pause-leader");
 
   private Schedules() {}
 
   /** Every kind of nemesis once; pauses outlast the nodes' 1–1.5 s election timeout (the server default) and the 3 s lease TTL. */
   public static Schedule shortSchedule(List<Nemesis> all) {
+    return once(all, SHORT);
+  }
+
+  /** A kill, a partition and a pause, once each, for the cluster with mutual TLS. */
+  public static Schedule mutualTlsSchedule(List<Nemesis> all) {
+    return once(all, MUTUAL_TLS);
+  }
+
+  private static Schedule once(List<Nemesis> all, Set<String> names) {
     List<Step> steps = new ArrayList<>();
     for (Nemesis n : all) {
-      if (!SHORT.contains(n.name())) {
+      if (!names.contains(n.name())) {
         continue;
       }
       Duration fault = switch (n.kind()) {

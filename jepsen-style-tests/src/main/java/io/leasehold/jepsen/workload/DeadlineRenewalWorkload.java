@@ -53,18 +53,18 @@ public final class DeadlineRenewalWorkload implements Workload {
     String name = PREFIX + index;
     String holder = "edge-" + index;
     while (threads.running()) {
-      OptionalLong token = RawCalls.acquire(rec, process, stub(ctx), name, holder, TTL.toSeconds());
+      OptionalLong token = RawCalls.acquire(rec, process, stub(ctx, holder), name, holder, TTL.toSeconds());
       if (token.isPresent()) {
         long granted = System.nanoTime();
         long offsetMs = ThreadLocalRandom.current().nextLong(EARLIEST_MS, LATEST_MS + 1);
         Pacing.sleep(java.time.Duration.ofNanos(granted + TTL.toNanos() + offsetMs * 1_000_000 - System.nanoTime()));
         if (renew(ctx, rec, process, name, holder, token.getAsLong())) {
           long renewed = System.nanoTime();
-          RawCalls.get(rec, process, stub(ctx), name);
+          RawCalls.get(rec, process, stub(ctx, holder), name);
           // Well within the renewed TTL, and long after any Expire that raced the renewal.
           Pacing.sleep(java.time.Duration.ofNanos(renewed + 400_000_000L - System.nanoTime()));
-          RawCalls.get(rec, process, stub(ctx), name);
-          RawCalls.release(rec, process, stub(ctx), name, holder, token.getAsLong());
+          RawCalls.get(rec, process, stub(ctx, holder), name);
+          RawCalls.release(rec, process, stub(ctx, holder), name, holder, token.getAsLong());
         }
       } else {
         Pacing.sleep(java.time.Duration.ofMillis(200));
@@ -72,16 +72,17 @@ public final class DeadlineRenewalWorkload implements Workload {
     }
   }
 
-  private static LeasesGrpc.LeasesBlockingStub stub(WorkloadContext ctx) {
+  /** A stub of a random node, as {@code holder} (with TLS, its certificate's CN is the holder). */
+  private static LeasesGrpc.LeasesBlockingStub stub(WorkloadContext ctx, String holder) {
     int node = ThreadLocalRandom.current().nextInt(ctx.cluster().size());
-    return LeasesGrpc.newBlockingStub(ctx.cluster().channel(node)).withDeadlineAfter(4, TimeUnit.SECONDS);
+    return LeasesGrpc.newBlockingStub(ctx.cluster().channel(node, holder)).withDeadlineAfter(4, TimeUnit.SECONDS);
   }
 
   /** Whether the renewal was acknowledged; its completion says the TTL the server renewed it for. */
   private static boolean renew(WorkloadContext ctx, Recorder rec, int process, String name, String holder, long token) {
     Op inv = rec.invoke(process, "renew", name, Optional.of(holder), OptionalLong.of(token));
     try {
-      RenewResult r = stub(ctx).renew(RenewRequest.newBuilder().addItems(RenewItem.newBuilder().setName(name).setToken(token)).build())
+      RenewResult r = stub(ctx, holder).renew(RenewRequest.newBuilder().addItems(RenewItem.newBuilder().setName(name).setToken(token)).build())
           .getResults(0);
       if (r.getOutcome() == Outcome.RENEWED) {
         long ttlMs = r.getTtl().getSeconds() * 1000 + r.getTtl().getNanos() / 1_000_000;

@@ -45,7 +45,9 @@ public final class LockOpsWorkload implements Workload {
       ThreadLocalRandom rnd = ThreadLocalRandom.current();
       String name = PREFIX + rnd.nextInt(names);
       int node = rnd.nextInt(ctx.cluster().size());
-      LeasesGrpc.LeasesBlockingStub stub = LeasesGrpc.newBlockingStub(ctx.cluster().channel(node)).withDeadlineAfter(4, TimeUnit.SECONDS);
+      // As its holder: with TLS, the channel presents the certificate whose CN is the holder.
+      LeasesGrpc.LeasesBlockingStub stub = LeasesGrpc.newBlockingStub(ctx.cluster().channel(node, holder))
+          .withDeadlineAfter(4, TimeUnit.SECONDS);
       int dice = rnd.nextInt(10);
       if (dice < 4) {
         RawCalls.acquire(rec, process, stub, name, holder, 2 + rnd.nextInt(2)).ifPresent(t -> lastToken.put(name, t));

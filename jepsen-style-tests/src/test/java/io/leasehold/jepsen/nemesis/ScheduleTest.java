@@ -32,6 +32,17 @@ class ScheduleTest {
   }
 
   @Test
+  void theMutualTlsScheduleKillsIsolatesAndPausesTheLeaderOnce() {
+    List<Nemesis> every = List.of(new KillNemesis(true), new KillNemesis(false), new PauseNemesis(true), new PauseNemesis(false),
+        new PartitionNemesis(PartitionNemesis.Mode.ISOLATE_LEADER, Optional.empty()),
+        new PartitionNemesis(PartitionNemesis.Mode.MAJORITY_MINORITY, Optional.empty()), new MembershipNemesis());
+    Schedule s = Schedules.mutualTlsSchedule(every);
+    assertEquals(List.of("kill-leader", "pause-leader", "partition-isolate-leader"), s.steps().stream().map(st -> st.nemesis().name()).toList());
+    long total = s.steps().stream().mapToLong(st -> st.fault().toMillis() + st.quiet().toMillis()).sum();
+    assertTrue(total <= Duration.ofSeconds(30).toMillis(), "short enough for every verify: " + total + " ms of faults and quiet");
+  }
+
+  @Test
   void durationsParse() {
     assertEquals(Duration.ofMinutes(30), Schedules.parse("30m"));
     assertEquals(Duration.ofSeconds(90), Schedules.parse("90s"));

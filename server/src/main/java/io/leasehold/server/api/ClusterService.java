@@ -76,18 +76,19 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   @Override
   public void addMember(AddMemberRequest request, StreamObserver<MembershipResponse> response) {
     Member m = request.getMember();
-    answer(() -> node.admin().addMember(m.getId(), m.getPeerAddress(), m.getClientAddress()), this::membership, response);
+    answer(audited("add_member", m.getId(), "peer " + m.getPeerAddress() + ", client " + m.getClientAddress(),
+        () -> node.admin().addMember(m.getId(), m.getPeerAddress(), m.getClientAddress())), this::membership, response);
   }
 
   @Override
   public void removeMember(RemoveMemberRequest request, StreamObserver<MembershipResponse> response) {
-    answer(() -> node.admin().removeMember(request.getId()), this::membership, response);
+    answer(audited("remove_member", request.getId(), "", () -> node.admin().removeMember(request.getId())), this::membership, response);
   }
 
   @Override
   public void transferLeadership(TransferLeadershipRequest request, StreamObserver<TransferLeadershipResponse> response) {
-    answer(() -> node.admin().transferLeadership(Optional.of(request.getId()),
-        timeout(request.hasTimeout(), request.getTimeout(), DEFAULT_TRANSFER_TIMEOUT)), leader -> {
+    answer(audited("transfer_leadership", request.getId(), "", () -> node.admin().transferLeadership(Optional.of(request.getId()),
+        timeout(request.hasTimeout(), request.getTimeout(), DEFAULT_TRANSFER_TIMEOUT))), leader -> {
       TransferLeadershipResponse.Builder b = TransferLeadershipResponse.newBuilder().setLeaderId(leader.toString());
       node.clientAddressOf(leader.toString()).ifPresent(b::setLeaderClientAddress);
       return b.build();
@@ -96,7 +97,8 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
 
   @Override
   public void takeSnapshot(TakeSnapshotRequest request, StreamObserver<TakeSnapshotResponse> response) {
-    answer(() -> node.admin().takeSnapshot(timeout(request.hasTimeout(), request.getTimeout(), DEFAULT_SNAPSHOT_TIMEOUT)), s -> TakeSnapshotResponse.newBuilder()
+    answer(audited("take_snapshot", node.id(), "",
+        () -> node.admin().takeSnapshot(timeout(request.hasTimeout(), request.getTimeout(), DEFAULT_SNAPSHOT_TIMEOUT))), s -> TakeSnapshotResponse.newBuilder()
         .setId(node.id()).setTerm(s.getTerm()).setIndex(s.getIndex()).setSizeBytes(size(s)).build(), response);
   }
 
@@ -115,7 +117,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     java.util.concurrent.atomic.AtomicReference<Sender> sender = new java.util.concurrent.atomic.AtomicReference<>();
     out.setOnReadyHandler(() -> Optional.ofNullable(sender.get()).ifPresent(Sender::run));
     out.setOnCancelHandler(() -> Optional.ofNullable(sender.get()).ifPresent(Sender::closeQuietly));
-    node.admin().takeSnapshot(timeout).whenComplete((snapshot, error) -> {
+    audited("backup", node.id(), "", () -> node.admin().takeSnapshot(timeout)).get().whenComplete((snapshot, error) -> {
       if (error != null) {
         out.onError(status(error));
         return;
@@ -227,6 +229,26 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
       throw new InvalidArgumentException("timeout", "must be positive and at most 1h");
     }
     return Duration.ofSeconds(d.getSeconds(), d.getNanos());
+  }
+
+  /**
+   * {@code call}, recorded in the audit history with its outcome once done. The caller is read
+   * here, on the handler's thread, where the call's context holds it.
+   */
+  private <T> java.util.function.Supplier<CompletableFuture<T>> audited(String action, String target, String detail,
+      java.util.function.Supplier<CompletableFuture<T>> call) {
+    io.leasehold.server.auth.Caller caller = io.leasehold.server.auth.Caller.current();
+    return () -> {
+      CompletableFuture<T> f;
+      try {
+        f = call.get();
+      } catch (RuntimeException e) {
+        node.auth().record(caller, action, target, "invalid: " + e.getMessage(), detail);
+        throw e;
+      }
+      f.whenComplete((v, e) -> node.auth().record(caller, action, target, e == null ? "ok" : "failed: " + status(e).getMessage(), detail));
+      return f;
+    };
   }
 
   private <T, R> void answer(java.util.function.Supplier<CompletableFuture<T>> call, Function<T, R> map, StreamObserver<R> response) {

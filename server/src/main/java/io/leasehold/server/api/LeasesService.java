@@ -23,6 +23,7 @@ import io.leasehold.proto.Lz4BlockCodec;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.proto.v1.WatchResponse;
 import io.leasehold.server.Replicator;
+import io.leasehold.server.auth.Caller;
 import io.leasehold.server.watch.WatchFrame;
 import io.leasehold.server.watch.WatchHub;
 import io.grpc.MethodDescriptor;
@@ -84,7 +85,14 @@ public final class LeasesService extends LeasesGrpc.LeasesImplBase {
 
   @Override
   public void acquire(AcquireRequest request, StreamObserver<AcquireResponse> response) {
-    calls.write(() -> Validation.acquire(request), () -> LogCommand.newBuilder().setAcquire(request).build(), LogReply::getAcquire, response);
+    // With authentication on, the holder is the caller: a request may leave it empty (the
+    // authorization point already refused one naming another holder).
+    Caller caller = Caller.current();
+    if (caller.authenticated() && request.getHolder().isEmpty()) {
+      request = request.toBuilder().setHolder(caller.identity()).build();
+    }
+    AcquireRequest acquire = request;
+    calls.write(() -> Validation.acquire(acquire), () -> LogCommand.newBuilder().setAcquire(acquire).build(), LogReply::getAcquire, response);
   }
 
   @Override

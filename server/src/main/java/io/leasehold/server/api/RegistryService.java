@@ -25,6 +25,7 @@ import io.leasehold.proto.v1.SetStatusResponse;
 import io.leasehold.proto.v1.UpdateRequest;
 import io.leasehold.proto.v1.UpdateResponse;
 import io.leasehold.server.Replicator;
+import io.leasehold.server.auth.Caller;
 import io.leasehold.statemachine.core.Limits;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -49,7 +50,7 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
     calls.write(() -> RegistryValidation.register(request), () -> {
       AcquireRequest.Builder acquire = AcquireRequest.newBuilder()
           .setName(RegistryValidation.leaseName(request.getService(), request.getInstance()))
-          .setHolder(RegistryValidation.holder(request))
+          .setHolder(holder(request))
           .setAttributes(RegistryValidation.attributes(request))
           .setRequestId(request.getRequestId());
       if (request.hasTtl()) {
@@ -57,6 +58,12 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
       }
       return LogCommand.newBuilder().setAcquire(acquire).build();
     }, reply -> registered(request, reply.getAcquire()), response);
+  }
+
+  /** The registration's holder: with authentication on, the caller (unless the request named it); else as given or defaulted. */
+  private static String holder(RegisterRequest request) {
+    Caller caller = Caller.current();
+    return caller.authenticated() && request.getHolder().isEmpty() ? caller.identity() : RegistryValidation.holder(request);
   }
 
   @Override

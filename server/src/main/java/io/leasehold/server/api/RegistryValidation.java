@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
  * become lease commands, so the lease rules ({@link Validation}) apply too; errors name the
  * registry request's own fields ({@code service}, {@code instance}, {@code address} …).
  */
-final class RegistryValidation {
+public final class RegistryValidation {
   private RegistryValidation() {}
 
   /** The namespace of registry leases: instances are {@code service/<service>/<instance>}. */
@@ -24,12 +24,12 @@ final class RegistryValidation {
   static final String SERVING = "SERVING";
 
   /** The lease name of an instance. */
-  static String leaseName(String service, String instance) {
+  public static String leaseName(String service, String instance) {
     return NAMESPACE + service + "/" + instance;
   }
 
   /** The prefix under which a service's instances live. */
-  static String servicePrefix(String service) {
+  public static String servicePrefix(String service) {
     return NAMESPACE + service + "/";
   }
 

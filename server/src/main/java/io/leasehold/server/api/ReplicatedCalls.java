@@ -7,6 +7,8 @@ import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ReadReply;
 import io.leasehold.server.Replicator;
+import io.leasehold.server.auth.Caller;
+import io.leasehold.statemachine.core.LogFormat;
 import io.leasehold.statemachine.core.InvalidArgumentException;
 import java.util.Optional;
 import java.util.function.Function;
@@ -28,15 +30,35 @@ final class ReplicatedCalls {
     this.leaderHint = leaderHint;
   }
 
+  /**
+   * With authentication on, the command carries its caller's identity, which the core checks
+   * against the leases it changes; that (and roles and grants) needs log format 3 in force on
+   * every member, so until the leader has raised it, such writes are UNAVAILABLE (the leader raises it within seconds of
+   * election once every member runs code that knows it).
+   */
   <T> void write(Runnable validate, Supplier<LogCommand> command, Function<LogReply, T> map, StreamObserver<T> response) {
     if (!valid(validate, response)) {
       return;
     }
-    replicator.propose(command.get()).whenComplete((reply, error) -> {
+    Caller caller = Caller.current();
+    LogCommand c = command.get();
+    boolean roles = c.hasAddRole() || c.hasRemoveRole() || c.hasGrantRole() || c.hasRevokeRole();
+    if ((caller.authenticated() || roles) && replicator.logFormat() < LogFormat.AUTH) {
+      response.onError(Status.UNAVAILABLE.withDescription((roles ? "roles and grants" : "authenticated writes")
+          + " wait for log format " + LogFormat.AUTH + " (the cluster applies format " + replicator.logFormat()
+          + " until the leader raises it, once every member runs code that knows it; retry)").asRuntimeException());
+      return;
+    }
+    if (caller.authenticated()) {
+      c = c.toBuilder().setCaller(caller.identity()).build();
+    }
+    replicator.propose(c).whenComplete((reply, error) -> {
       if (error != null) {
         response.onError(GrpcErrors.toStatus(error, leaderHint.get()));
       } else if (reply.hasInvalid()) {
         response.onError(GrpcErrors.invalid(reply.getInvalid().getField(), reply.getInvalid().getMessage()));
+      } else if (reply.hasRefused()) {
+        response.onError(Status.fromCodeValue(reply.getRefused().getCode()).withDescription(reply.getRefused().getMessage()).asRuntimeException());
       } else {
         reply(() -> map.apply(reply), response);
       }

@@ -60,7 +60,7 @@ class CertificateRotationTest {
     Files.copy(oldNode.keyFile(), key);
     Files.copy(oldCa.pem(), ca);
     cluster = TestCluster.start(1, dir.resolve("data"), b -> b.metricsPort(0).tlsReloadInterval(Duration.ofMillis(100))
-        .tlsCertFile(cert).tlsKeyFile(key).tlsCaFile(ca).clientCertAuth(true)
+        .tlsCertFile(cert).tlsKeyFile(key).tlsCaFile(ca).clientCertAuth(true).initialAdmin("runner-1")
         .peerTlsCertFile(cert).peerTlsKeyFile(key).peerTlsCaFile(ca));
     LeaseholdNode node = cluster.node("n1");
     int peerPort = cluster.peer("n1").peerPort();

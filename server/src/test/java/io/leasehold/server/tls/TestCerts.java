@@ -17,7 +17,9 @@ import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Date;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLContext;
 import org.bouncycastle.asn1.x500.X500Name;
@@ -76,6 +78,15 @@ public final class TestCerts {
     return issue(dir, ca, name, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(1)));
   }
 
+  /**
+   * A member's certificate that also names {@code hosts} (IP addresses or DNS names) besides
+   * 127.0.0.1 and localhost: for a node reached at another address.
+   */
+  public static Identity node(Path dir, Authority ca, String name, List<String> hosts) {
+    Instant now = Instant.now();
+    return issue(dir, ca, name, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(1)), hosts);
+  }
+
   /** A certificate that expired an hour ago. */
   public static Identity expired(Path dir, Authority ca, String name) {
     Instant now = Instant.now();
@@ -83,6 +94,20 @@ public final class TestCerts {
   }
 
   public static Identity issue(Path dir, Authority ca, String name, Instant notBefore, Instant notAfter) {
+    return issue(dir, ca, name, notBefore, notAfter, List.of());
+  }
+
+  /** As {@link #issue(Path, Authority, String, Instant, Instant)}, with {@code hosts} as further SANs. */
+  public static Identity issue(Path dir, Authority ca, String name, Instant notBefore, Instant notAfter, List<String> hosts) {
+    List<GeneralName> sans = new ArrayList<>(List.of(new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+        new GeneralName(GeneralName.dNSName, "localhost")));
+    for (String host : hosts) {
+      boolean ip = host.matches("[0-9.]+") || host.contains(":");
+      GeneralName san = new GeneralName(ip ? GeneralName.iPAddress : GeneralName.dNSName, host);
+      if (!sans.contains(san)) {
+        sans.add(san);
+      }
+    }
     KeyPair keys = keyPair();
     X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(ca.cert(), serial(), Date.from(notBefore), Date.from(notAfter),
         new X500Name("CN=" + name), keys.getPublic());
@@ -91,8 +116,7 @@ public final class TestCerts {
       b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
       b.addExtension(Extension.extendedKeyUsage, false,
           new ExtendedKeyUsage(new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth}));
-      b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-          new GeneralName(GeneralName.iPAddress, "127.0.0.1"), new GeneralName(GeneralName.dNSName, "localhost")}));
+      b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(sans.toArray(new GeneralName[0])));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -34,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three nodes with mutual TLS on the client port and the Raft port and client certificates
- * required: who is served and who is refused, and the metrics port over HTTPS.
+ * required: who is served and who is refused, and the metrics port over HTTPS (n3's over plain
+ * HTTP, as {@code --metrics-plaintext} asks).
  */
 class TlsClusterTest {
   @TempDir
@@ -55,7 +56,7 @@ class TlsClusterTest {
     client = TestCerts.node(certs, ca, "runner-1");
     cluster = TestCluster.start(3, dir.resolve("data"), (id, b) -> b.metricsPort(0)
         .tlsCertFile(certs.resolve(id + ".pem")).tlsKeyFile(certs.resolve(id + "-key.pem")).tlsCaFile(ca.pem())
-        .clientCertAuth(true)
+        .clientCertAuth(true).metricsPlaintext(id.equals("n3")).initialAdmin("runner-1")
         .peerTlsCertFile(certs.resolve(id + ".pem")).peerTlsKeyFile(certs.resolve(id + "-key.pem")).peerTlsCaFile(ca.pem()));
     cluster.useCredentials(TestCerts.credentials(ca, client));
   }
@@ -120,6 +121,29 @@ class TlsClusterTest {
     assertThrows(IOException.class, () -> send(TestCerts.sslContext(ca, null), "https", node, "/healthz"), "no client certificate");
     assertThrows(IOException.class, () -> send(TestCerts.sslContext(otherCa, client), "https", node, "/healthz"), "untrusted server");
     assertThrows(IOException.class, () -> send(null, "http", node, "/healthz"), "plain HTTP");
+  }
+
+  @Test
+  void aPlaintextMetricsPortServesHealthWithoutACertificateWhileTheClientPortStillRequiresOne() throws InterruptedException {
+    LeaseholdNode node = cluster.node("n3");
+    assertFalse(node.metricsTls());
+    assertTrue(node.clientTls());
+    // n3 may still be catching up with the others' first entries: SERVING within a deadline.
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    HttpResponse<String> health = get(null, "http", node, "/healthz");
+    while (health.statusCode() != 200 && System.nanoTime() - deadline < 0) {
+      TimeUnit.MILLISECONDS.sleep(100);
+      health = get(null, "http", node, "/healthz");
+    }
+    assertEquals(200, health.statusCode(), health.body());
+    assertEquals("SERVING\n", health.body());
+    HttpResponse<String> metrics = get(null, "http", node, "/metrics");
+    assertEquals(200, metrics.statusCode());
+    assertTrue(metrics.body().contains("leasehold_health_serving 1"), metrics.body());
+    assertThrows(IOException.class, () -> send(TestCerts.sslContext(ca, client), "https", node, "/healthz"), "no TLS there");
+    assertTrue(cluster.node("n1").metricsTls(), "the others keep HTTPS");
+    // The client port of n3 is unchanged: no certificate, no call (assertRefused tries every node).
+    assertRefused(TestCerts.credentials(ca, null), "metrics-plaintext/no-cert");
   }
 
   /** A call with {@code credentials} fails UNAVAILABLE on every node, and nothing was written. */

@@ -81,6 +81,8 @@ public final class LeaseCore {
   private final CoreState state = new CoreState();
   private final AdminCommands admin;
   private final AdminReads adminReads;
+  private final AuthCommands auth;
+  private final AuditTrail audit;
   private long clockMicros;
   private long appliedIndex;
   /** The log format in force ({@link LogFormat}); read by other threads to decide whether to batch. */
@@ -99,6 +101,8 @@ public final class LeaseCore {
     this.store = store;
     this.admin = new AdminCommands(store, state);
     this.adminReads = new AdminReads(store);
+    this.auth = new AuthCommands(store);
+    this.audit = new AuditTrail(store);
     reload();
   }
 
@@ -117,6 +121,13 @@ public final class LeaseCore {
       return n[0];
     });
     state.load(store);
+    auth.load();
+    audit.load();
+  }
+
+  /** The roles and grants as of the last applied entry, for the API's authorization point. */
+  public AccessView access() {
+    return auth.view();
   }
 
   private static long storedCompactRevision(Optional<byte[]> meta) {
@@ -143,18 +154,24 @@ public final class LeaseCore {
     if (command.getCommandCase() == LogCommand.CommandCase.BATCH && logFormat >= LogFormat.BATCHES) {
       return applyBatch(term, index, now, command.getBatch());
     }
-    Tx tx = new Tx(index, token(index, 0), now, state, 0);
+    Tx tx = newTx(index, 0, now, 0, command);
     LogReply reply;
     try {
       reply = dispatch(tx, command);
     } catch (InvalidArgumentException e) {
       // A command the API should have refused: consume the entry, change nothing.
-      tx = new Tx(index, token(index, 0), now, state, 0);
+      tx = newTx(index, 0, now, 0, command);
       reply = invalid(e);
+    } catch (RefusedException e) {
+      tx = newTx(index, 0, now, 0, command);
+      reply = refused(e);
     }
     List<Change> changes = tx.changes();
     List<Change> meta = entryMeta(now, tx);
     changes.addAll(meta);
+    if (logFormat >= LogFormat.AUTH) {
+      Audits.entry(command, reply, tx.caller, now).ifPresent(entry -> audit.record(changes, index, entry));
+    }
     store.commit(new AppliedPosition(term, index), changes);
     tx.publish();
     finishEntry(index, now, tx.compactTo);
@@ -189,7 +206,7 @@ public final class LeaseCore {
     try {
       for (int position = 0; position < n; position++) {
         LogCommand command = batch.getCommands(position);
-        Tx tx = new Tx(index, token(index, position), now, state, sequence);
+        Tx tx = newTx(index, position, now, sequence, command);
         LogReply reply;
         try {
           if (position >= LogFormat.MAX_BATCH) {
@@ -202,8 +219,11 @@ public final class LeaseCore {
           }
           reply = dispatch(tx, command);
         } catch (InvalidArgumentException e) {
-          tx = new Tx(index, token(index, position), now, state, sequence);
+          tx = newTx(index, position, now, sequence, command);
           reply = invalid(e);
+        } catch (RefusedException e) {
+          tx = newTx(index, position, now, sequence, command);
+          reply = refused(e);
         }
         changes.addAll(tx.changes());
         // Published at once, so the next command sees this one's changes; the store commit below
@@ -229,7 +249,21 @@ public final class LeaseCore {
     return new ApplyResult(index, LogReply.newBuilder().setBatch(replies).build(), events, bars);
   }
 
+  /** The transaction of one command; the caller counts from log format 3 on, as every replica then applies it. */
+  private Tx newTx(long index, int position, long now, int sequence, LogCommand command) {
+    Tx tx = new Tx(index, token(index, position), now, state, sequence);
+    if (logFormat >= LogFormat.AUTH) {
+      tx.caller = command.getCaller();
+    }
+    return tx;
+  }
+
   private LogReply dispatch(Tx tx, LogCommand command) {
+    if (Audits.needsAuthFormat(command) && logFormat < LogFormat.AUTH) {
+      throw new InvalidArgumentException("command", command.getCommandCase() + " needs log format " + LogFormat.AUTH
+          + "; the cluster applies format " + logFormat + " until every member runs code that knows it");
+    }
+    ApplyAuthorization.check(auth.view(), tx.caller, command);
     return switch (command.getCommandCase()) {
       case ACQUIRE -> LogReply.newBuilder().setAcquire(acquire(tx, command.getAcquire())).build();
       case RENEW -> LogReply.newBuilder().setRenew(renew(tx, command.getRenew())).build();
@@ -245,10 +279,24 @@ public final class LeaseCore {
       case LIFT_BANS -> LogReply.newBuilder().setLiftBans(admin.liftBans(tx, command.getLiftBans())).build();
       case LIFT_LOCK_DELAYS -> LogReply.newBuilder().setLiftLockDelays(admin.liftLockDelays(tx, command.getLiftLockDelays())).build();
       case SET_LOG_FORMAT -> LogReply.newBuilder().setSetLogFormat(setLogFormat(tx, command.getSetLogFormat())).build();
+      case ADD_ROLE -> LogReply.newBuilder().setAddRole(auth.addRole(tx, command.getAddRole())).build();
+      case REMOVE_ROLE -> LogReply.newBuilder().setRemoveRole(auth.removeRole(tx, command.getRemoveRole())).build();
+      case GRANT_ROLE -> LogReply.newBuilder().setGrantRole(auth.grantRole(tx, command.getGrantRole())).build();
+      case REVOKE_ROLE -> LogReply.newBuilder().setRevokeRole(auth.revokeRole(tx, command.getRevokeRole())).build();
+      case BOOTSTRAP_ADMIN -> LogReply.newBuilder().setBootstrapAdmin(auth.bootstrapAdmin(tx, command.getBootstrapAdmin())).build();
+      case AUDIT_RECORD -> LogReply.newBuilder()
+          .setAuditRecord(io.leasehold.proto.v1.AuditRecordResponse.newBuilder().setRevision(tx.index)).build();
       // Format 1 knows no batches: applied as no command, as a node that predates them applies it.
       case BATCH -> throw new InvalidArgumentException("batch", "log format " + logFormat + " carries one command an entry");
       case COMMAND_NOT_SET -> throw new InvalidArgumentException("command", "the log entry carries no command");
     };
+  }
+
+  private static LogReply refused(RefusedException e) {
+    return LogReply.newBuilder()
+        .setRefused(io.leasehold.proto.v1.RefusedCommand.newBuilder()
+            .setCode(e.kind().grpcCode()).setField(e.field()).setMessage(e.getMessage()))
+        .build();
   }
 
   private static LogReply invalid(InvalidArgumentException e) {
@@ -302,6 +350,10 @@ public final class LeaseCore {
    */
   private AcquireResponse acquire(Tx tx, AcquireRequest r) {
     Validation.acquire(r);
+    if (!tx.caller.isEmpty() && !tx.caller.equals(r.getHolder())) {
+      throw new RefusedException(RefusedException.Kind.PERMISSION_DENIED, "holder",
+          "the holder must be the caller's identity " + tx.caller + ", not " + r.getHolder());
+    }
     String id = r.getRequestId();
     if (id.isEmpty()) {
       return decideAcquire(tx, r);
@@ -411,6 +463,9 @@ public final class LeaseCore {
         neverIssued(tx, "items[" + i + "].token", r.getItems(i).getToken());
       }
     }
+    for (int i = 0; i < r.getItemsCount(); i++) {
+      ownLease(tx, "items[" + i + "]", r.getItems(i).getName(), r.getItems(i).getToken());
+    }
     RenewResponse.Builder reply = RenewResponse.newBuilder().setRevision(tx.index);
     long shortestHeartbeat = Long.MAX_VALUE;
     // Leases renewed together mostly share a TTL and heartbeat: build their Durations once.
@@ -459,6 +514,7 @@ public final class LeaseCore {
   private ReleaseResponse release(Tx tx, ReleaseRequest r) {
     Validation.release(r);
     neverIssued(tx, "token", r.getToken());
+    ownLease(tx, "name", r.getName(), r.getToken());
     ReleaseResponse.Builder reply = ReleaseResponse.newBuilder().setRevision(tx.index);
     Optional<LeaseRecord> current = tx.get(r.getName());
     if (current.isEmpty() || current.get().getToken() != r.getToken()) {
@@ -471,6 +527,7 @@ public final class LeaseCore {
   private UpdateResponse update(Tx tx, UpdateRequest r) {
     Validation.update(r);
     neverIssued(tx, "token", r.getToken());
+    ownLease(tx, "name", r.getName(), r.getToken());
     UpdateResponse.Builder reply = UpdateResponse.newBuilder().setRevision(tx.index);
     Optional<LeaseRecord> current = tx.get(r.getName());
     if (current.isEmpty() || current.get().getToken() != r.getToken()) {
@@ -560,6 +617,21 @@ public final class LeaseCore {
         .setGraceMicros(policy.graceMicros());
   }
 
+  /**
+   * With a caller (authentication on), a lease command changes only the caller's own leases: the
+   * token alone, which anyone who reads or watches the name sees, does not suffice.
+   */
+  private static void ownLease(Tx tx, String field, String name, long token) {
+    if (tx.caller.isEmpty()) {
+      return;
+    }
+    Optional<LeaseRecord> current = tx.get(name);
+    if (current.isPresent() && current.get().getToken() == token && !current.get().getHolder().equals(tx.caller)) {
+      throw new RefusedException(RefusedException.Kind.PERMISSION_DENIED, field,
+          "lease " + name + " is held by " + current.get().getHolder() + ", not by the caller " + tx.caller);
+    }
+  }
+
   /** A token at or above the one this command would grant cannot have been granted yet: bad input, not a stale lease. */
   private static void neverIssued(Tx tx, String field, long token) {
     if (token >= tx.token) {
@@ -578,6 +650,9 @@ public final class LeaseCore {
       case LIST_POLICIES -> ReadReply.newBuilder().setListPolicies(adminReads.listPolicies(query.getListPolicies())).build();
       case LIST_BANS -> ReadReply.newBuilder().setListBans(adminReads.listBans(query.getListBans())).build();
       case HISTORY -> ReadReply.newBuilder().setHistory(adminReads.history(query.getHistory())).build();
+      case LIST_ROLES -> ReadReply.newBuilder().setListRoles(auth.listRoles(query.getListRoles())).build();
+      case LIST_GRANTS -> ReadReply.newBuilder().setListGrants(auth.listGrants(query.getListGrants())).build();
+      case AUDIT -> ReadReply.newBuilder().setAudit(audit.read(query.getAudit())).build();
       case LOG_FORMAT -> ReadReply.newBuilder()
           .setLogFormat(io.leasehold.proto.v1.LogFormatReply.newBuilder().setNewest(LogFormat.NEWEST).setCurrent(logFormat)).build();
       case CONFIRM_LEADERSHIP -> throw new InvalidArgumentException("query", "confirm_leadership is answered by the server, not the store");

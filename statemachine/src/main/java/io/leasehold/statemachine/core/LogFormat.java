@@ -14,14 +14,17 @@ import io.leasehold.proto.v1.LogCommand;
  *       {@code index * 256 + position}, the command's position in the entry (0 for an entry
  *       with one command). Tokens granted under format 1 are indexes, so smaller than every
  *       token granted after the switch: tokens still strictly increase over every grant.</li>
+ *   <li>3: as 2, and an entry may carry roles and grants, the audit history's records, and the
+ *       identity of the caller, which limits a lease command to the caller's own leases.</li>
  * </ul>
  */
 public final class LogFormat {
   /** A store without a recorded format: every entry it holds was applied under format 1. */
   public static final int FIRST = 1;
   public static final int BATCHES = 2;
+  public static final int AUTH = 3;
   /** The newest format this code applies. */
-  public static final int NEWEST = BATCHES;
+  public static final int NEWEST = AUTH;
   /** Bits of a token below the entry index, from format 2. */
   static final int POSITION_BITS = 8;
   /** Commands an entry may carry: one for every position below the index. */

@@ -25,6 +25,8 @@ final class Tx {
   /** The fencing token a lease granted by this command gets ({@link LeaseCore#token}). */
   final long token;
   final long now;
+  /** The authenticated identity that asked for the command (format 3 on); empty: none, or the node itself. */
+  String caller = "";
   private final CoreState state;
   final Map<String, Optional<LeaseRecord>> writes = new LinkedHashMap<>();
   final List<LeaseEvent> events = new ArrayList<>();

@@ -22,7 +22,13 @@ public enum Space {
   /** (holder, 0x00, i64 sequence) to {@code HistoryRecord}: the last leases of each holder that ended. */
   HOLDER_HISTORY(8, "holder_history"),
   /** Request id (UTF-8) to {@code StoredRequest}: the Acquires applied with an id, kept for a while. */
-  REQUESTS(9, "requests");
+  REQUESTS(9, "requests"),
+  /** Role name (UTF-8) to {@code StoredRole}: the roles operators added (the built-in ones are not stored). */
+  AUTH_ROLES(10, "auth_roles"),
+  /** Identity (UTF-8) to {@code StoredGrants}: the roles each identity holds. */
+  AUTH_GRANTS(11, "auth_grants"),
+  /** (revision, i32 sequence) big-endian to {@code AuditEntry}: the newest admin and auth actions. */
+  AUDIT(12, "audit");
 
   private final int id;
   private final String columnFamily;

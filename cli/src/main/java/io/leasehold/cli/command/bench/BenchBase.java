@@ -65,12 +65,26 @@ abstract class BenchBase implements Callable<Integer> {
         globals().tls().sslContext());
   }
 
-  /** An SDK client of the cluster, as {@code ClientCommand} makes one, with {@code holder}. */
+  /**
+   * An SDK client of the cluster, as {@code ClientCommand} makes one, with {@code holder} (on a
+   * cluster that authenticates, the caller's identity instead: it may hold leases as itself only).
+   */
   LeaseholdClient client(List<String> endpoints, String holder) {
     Duration timeout = globals().timeout();
-    return globals().tls().configure(LeaseholdClient.builder()).endpoints(endpoints).holder(holder).requestTimeout(timeout)
-        .attemptTimeout(timeout.compareTo(Duration.ofSeconds(5)) < 0 ? timeout : Duration.ofSeconds(5)).build();
+    LeaseholdClient.Builder b = globals().tls().configure(LeaseholdClient.builder()).endpoints(endpoints).requestTimeout(timeout)
+        .attemptTimeout(timeout.compareTo(Duration.ofSeconds(5)) < 0 ? timeout : Duration.ofSeconds(5));
+    globals().token().ifPresent(b::bearerToken);
+    if (identity == null) {
+      try (LeaseholdClient probe = b.holder(holder).build()) {
+        io.leasehold.client.CallerIdentity me = io.leasehold.cli.Await.of(probe.auth().whoAmI());
+        identity = me.authenticationEnabled() ? me.identity() : "";
+      }
+    }
+    return b.holder(identity.isEmpty() ? holder : identity).build();
   }
+
+  /** Who the cluster takes the bench to be: "" when it does not authenticate; null until asked. */
+  private String identity;
 
   List<LeaseholdClient> clients(List<String> endpoints, int n) {
     List<LeaseholdClient> clients = new ArrayList<>();

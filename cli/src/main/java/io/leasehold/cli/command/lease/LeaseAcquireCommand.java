@@ -37,7 +37,8 @@ public final class LeaseAcquireCommand extends ClientCommand {
       description = "The lease's time to live, e.g. 30s.")
   Duration ttl;
 
-  @Option(names = "--holder", paramLabel = "HOLDER", description = "Who holds it (default: <host>/<pid>/<random>).")
+  @Option(names = "--holder", paramLabel = "HOLDER", description = "Who holds it (default: the identity of --cert, else <host>/<pid>/<random>; "
+      + "nodes with authentication on require the caller's identity).")
   String holder;
 
   @Option(names = "--address", paramLabel = "ADDRESS", description = "An endpoint address, which makes the lease a route.")

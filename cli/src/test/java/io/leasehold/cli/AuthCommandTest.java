@@ -1,0 +1,99 @@
+package io.leasehold.cli;
+
+import static io.leasehold.cli.Cli.run;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import io.leasehold.server.TestCluster;
+import io.leasehold.server.tls.TestCerts;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code leasehold auth …} and {@code leasehold audit} against a node that authenticates by client certificate. */
+class AuthCommandTest {
+  @TempDir
+  static Path dir;
+  static TestCluster cluster;
+  static Path certs;
+
+  @BeforeAll
+  static void start() throws Exception {
+    certs = Files.createDirectories(dir.resolve("certs"));
+    TestCerts.Authority ca = TestCerts.authority(certs, "ca");
+    TestCerts.node(certs, ca, "n1");
+    TestCerts.node(certs, ca, "admin");
+    TestCerts.node(certs, ca, "runner-1");
+    cluster = TestCluster.start(1, dir.resolve("data"), b -> b
+        .tlsCertFile(certs.resolve("n1.pem")).tlsKeyFile(certs.resolve("n1-key.pem")).tlsCaFile(ca.pem())
+        .clientCertAuth(true).initialAdmin("admin"));
+  }
+
+  @AfterAll
+  static void stop() {
+    cluster.close();
+  }
+
+  static String[] as(String identity, String... args) {
+    List<String> all = new ArrayList<>(List.of("--cacert", certs.resolve("ca.pem").toString(),
+        "--cert", certs.resolve(identity + ".pem").toString(), "--key", certs.resolve(identity + "-key.pem").toString()));
+    all.addAll(List.of(args));
+    return Cli.at(cluster, all.toArray(String[]::new));
+  }
+
+  @Test
+  void anAdminGivesARunnerARoleOverAPrefixAndTheAuditHistoryShowsIt() {
+    JsonObject me = run(as("admin", "auth", "whoami", "-o", "json")).ok().object();
+    assertEquals("admin", me.get("identity").getAsString());
+    assertEquals("certificate", me.get("authenticatedBy").getAsString());
+
+    JsonObject role = run(as("admin", "auth", "role", "add", "runners", "--permission", "client", "--prefix", "mailbox/", "-o", "json"))
+        .ok().object();
+    assertEquals("client", role.get("permission").getAsString());
+    assertEquals("mailbox/", role.getAsJsonArray("prefixes").get(0).getAsString());
+    run(as("admin", "auth", "grant", "runner-1", "runners")).ok();
+    JsonArray grants = run(as("admin", "auth", "list", "-o", "json")).ok().array();
+    assertTrue(grants.toString().contains("{\"identity\":\"runner-1\",\"roles\":[\"runners\"]}"), grants::toString);
+
+    // The runner acquires as itself (its certificate's identity is the default holder) under mailbox/ only.
+    JsonObject acquired = run(as("runner-1", "lease", "acquire", "mailbox/1", "--ttl", "30s", "-o", "json")).ok().object();
+    assertEquals("runner-1", acquired.get("holder").getAsString());
+    run(as("runner-1", "lease", "acquire", "lock/x", "--ttl", "30s"))
+        .failed(LeaseholdCommand.EXIT_FAILED, "PERMISSION_DENIED: runner-1 has no client role over lock/x");
+    run(as("runner-1", "auth", "grant", "runner-1", "admin")).failed(LeaseholdCommand.EXIT_FAILED, "PERMISSION_DENIED");
+    run(as("admin", "auth", "revoke", "admin", "admin")).failed(LeaseholdCommand.EXIT_FAILED, "FAILED_PRECONDITION");
+    run(as("admin", "auth", "role", "remove", "runners")).failed(LeaseholdCommand.EXIT_FAILED, "revoke it first");
+
+    JsonArray audit = run(as("admin", "audit", "--identity", "admin", "-o", "json")).ok().array();
+    List<String> actions = new ArrayList<>();
+    for (JsonElement e : audit) {
+      actions.add(e.getAsJsonObject().get("action").getAsString());
+    }
+    assertTrue(actions.containsAll(List.of("grant_role", "add_role", "revoke_role", "remove_role")), actions::toString);
+    assertTrue(run(as("admin", "audit")).ok().out().contains("runners"));
+  }
+
+  @Test
+  void aBearerTokenIsTheCallersIdentity() throws Exception {
+    Path tokens = dir.resolve("tokens.csv");
+    Files.writeString(tokens, "ops-token-0123456789abcdef,ops\n");
+    try (TestCluster tokenNode = TestCluster.start(1, dir.resolve("token-node"), b -> b
+        .tlsCertFile(certs.resolve("n1.pem")).tlsKeyFile(certs.resolve("n1-key.pem")).authTokenFile(tokens))) {
+      String ca = certs.resolve("ca.pem").toString();
+      JsonObject me = run(Cli.at(tokenNode, "--cacert", ca, "--bearer-token", "ops-token-0123456789abcdef", "auth", "whoami", "-o", "json"))
+          .ok().object();
+      assertEquals("ops", me.get("identity").getAsString());
+      assertEquals("token", me.get("authenticatedBy").getAsString());
+      run(Cli.at(tokenNode, "--cacert", ca, "--bearer-token", "not-a-token-we-know-of", "auth", "whoami"))
+          .failed(LeaseholdCommand.EXIT_FAILED, "UNAUTHENTICATED");
+    }
+  }
+}

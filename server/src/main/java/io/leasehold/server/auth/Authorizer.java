@@ -1,0 +1,136 @@
+package io.leasehold.server.auth;
+
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.ForwardingServerCallListener;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.Status;
+import io.grpc.StatusException;
+import io.leasehold.proto.v1.Permission;
+import io.leasehold.statemachine.core.AccessView;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The one authorization point: every call of the Leasehold services passes here before its
+ * handler sees the request. It finds the caller ({@link Authenticator}), puts it in the call's
+ * context ({@link Caller}), and checks the method's rule ({@link AccessRules}) against the roles
+ * in force on the request the handler will receive, unchanged. Health and reflection pass
+ * without an identity; a method without a rule is refused.
+ */
+public final class Authorizer implements ServerInterceptor {
+  /** What the authorization point reports of refused admin actions, for the audit history. */
+  public interface DeniedSink {
+    void denied(Caller caller, String method, String reason);
+  }
+
+  private final boolean enabled;
+  private final Authenticator authenticator;
+  private final Supplier<AccessView> access;
+  private final Supplier<String> initialAdmin;
+  private final DeniedSink denied;
+
+  /**
+   * @param enabled whether requests must carry an identity; without, every call passes as {@link Caller#OPEN}
+   * @param initialAdmin the identity that administers the cluster until an admin role is granted ("" if none)
+   */
+  public Authorizer(boolean enabled, Authenticator authenticator, Supplier<AccessView> access, Supplier<String> initialAdmin,
+      DeniedSink denied) {
+    this.enabled = enabled;
+    this.authenticator = authenticator;
+    this.access = access;
+    this.initialAdmin = initialAdmin;
+    this.denied = denied;
+  }
+
+  static boolean exempt(String serviceName) {
+    return serviceName.equals("grpc.health.v1.Health") || serviceName.startsWith("grpc.reflection.");
+  }
+
+  @Override
+  public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+    String method = call.getMethodDescriptor().getFullMethodName();
+    if (exempt(String.valueOf(call.getMethodDescriptor().getServiceName()))) {
+      return next.startCall(call, headers);
+    }
+    Optional<AccessRules.Rule> rule = AccessRules.of(method);
+    if (rule.isEmpty()) {
+      return refuse(call, Status.PERMISSION_DENIED.withDescription(method + " has no authorization rule"));
+    }
+    if (!enabled) {
+      return next.startCall(call, headers);
+    }
+    Caller caller;
+    try {
+      caller = authenticator.identify(call, headers);
+    } catch (StatusException e) {
+      return refuse(call, e.getStatus());
+    }
+    Context context = Context.current().withValue(Caller.KEY, caller);
+    ServerCall.Listener<Q> handler = Contexts.interceptCall(context, call, headers, next);
+    return new Checked<>(handler, call, caller, method, rule.get());
+  }
+
+  private static <Q> ServerCall.Listener<Q> refuse(ServerCall<Q, ?> call, Status status) {
+    call.close(status, new Metadata());
+    return new ServerCall.Listener<>() { };
+  }
+
+  /** Checks the request before the handler sees it; a refused call hears nothing more. */
+  private final class Checked<Q> extends ForwardingServerCallListener.SimpleForwardingServerCallListener<Q> {
+    private final ServerCall<Q, ?> call;
+    private final Caller caller;
+    private final String method;
+    private final AccessRules.Rule rule;
+    private boolean refused;
+
+    Checked(ServerCall.Listener<Q> delegate, ServerCall<Q, ?> call, Caller caller, String method, AccessRules.Rule rule) {
+      super(delegate);
+      this.call = call;
+      this.caller = caller;
+      this.method = method;
+      this.rule = rule;
+    }
+
+    @Override
+    public void onMessage(Q message) {
+      if (refused) {
+        return;
+      }
+      Optional<String> why = AccessRules.denial(rule, message, access.get().access(caller.identity(), initialAdmin.get()));
+      if (why.isPresent()) {
+        refused = true;
+        if (rule.permission() == Permission.ADMIN) {
+          denied.denied(caller, method, why.get());
+        }
+        call.close(Status.PERMISSION_DENIED.withDescription(why.get()), new Metadata());
+        return;
+      }
+      super.onMessage(message);
+    }
+
+    @Override
+    public void onHalfClose() {
+      if (!refused) {
+        super.onHalfClose();
+      }
+    }
+
+    @Override
+    public void onReady() {
+      if (!refused) {
+        super.onReady();
+      }
+    }
+
+    @Override
+    public void onComplete() {
+      if (!refused) {
+        super.onComplete();
+      }
+    }
+  }
+}

@@ -1,0 +1,67 @@
+package io.leasehold.statemachine.core;
+
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.Permission;
+import io.leasehold.proto.v1.RenewItem;
+
+/**
+ * The roles checked again where a command is applied, at its place in the log: a grant revoked
+ * before the entry applies no longer lets it through, even if the node that accepted the call
+ * had not yet applied the revocation when it checked. Every replica decides alike (the roles are
+ * replicated state). Before any identity holds an admin role over every name, no role can have
+ * been granted, and only the node's initial admin passed the API: nothing is checked then.
+ */
+final class ApplyAuthorization {
+  private ApplyAuthorization() {}
+
+  static void check(AccessView view, String caller, LogCommand c) {
+    if (caller.isEmpty() || !view.hasUnrestrictedAdmin()) {
+      return;
+    }
+    AccessView.Access access = view.access(caller, "");
+    switch (c.getCommandCase()) {
+      case ACQUIRE -> name(access, Permission.CLIENT, "name", c.getAcquire().getName());
+      case RENEW -> {
+        for (int i = 0; i < c.getRenew().getItemsCount(); i++) {
+          RenewItem item = c.getRenew().getItems(i);
+          name(access, Permission.CLIENT, "items[" + i + "].name", item.getName());
+        }
+      }
+      case RELEASE -> name(access, Permission.CLIENT, "name", c.getRelease().getName());
+      case UPDATE -> name(access, Permission.CLIENT, "name", c.getUpdate().getName());
+      case REVOKE -> name(access, Permission.ADMIN, "name", c.getRevoke().getName());
+      case SET_POLICY -> namespace(access, c.getSetPolicy().getNamespace());
+      case DELETE_POLICY -> namespace(access, c.getDeletePolicy().getNamespace());
+      case BAN, UNBAN, ADD_ROLE, REMOVE_ROLE, GRANT_ROLE, REVOKE_ROLE -> everything(access);
+      default -> { }  // the node's own commands, and audit records of calls the API already decided
+    }
+  }
+
+  private static void name(AccessView.Access access, Permission p, String field, String name) {
+    if (!access.onName(p, name)) {
+      throw denied(field, access.identity() + " holds no " + role(p) + " role over " + name + " at this entry's place in the log");
+    }
+  }
+
+  private static void namespace(AccessView.Access access, String namespace) {
+    if (namespace.isEmpty()) {
+      everything(access);
+    } else if (!access.onPrefix(Permission.ADMIN, namespace + "/")) {
+      throw denied("namespace", access.identity() + " holds no admin role over " + namespace + "/ at this entry's place in the log");
+    }
+  }
+
+  private static void everything(AccessView.Access access) {
+    if (!access.onEverything(Permission.ADMIN)) {
+      throw denied("command", access.identity() + " holds no admin role over every name at this entry's place in the log");
+    }
+  }
+
+  private static String role(Permission p) {
+    return p.name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private static RefusedException denied(String field, String message) {
+    return new RefusedException(RefusedException.Kind.PERMISSION_DENIED, field, message);
+  }
+}
