@@ -25,7 +25,8 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
  * every call and, once all tries are done, on the cluster and against a replay of the accepted
  * writes on a fresh cluster.
  *
- * <p>A subclass names the variant. The seed and the number of calls are fixed by default and
+ * <p>A subclass names the variant (and may send fewer calls by default, {@link #defaultTries}). The
+ * seed and the number of calls are fixed by default and
  * changed with {@code -Dleasehold.fuzz.seed=N} and {@code -Dleasehold.fuzz.tries=N}; a failure
  * names the seed and tries that reproduce it.
  */
@@ -36,6 +37,11 @@ abstract class ApiFuzzing {
 
   /** The cluster and identities this container fuzzes. */
   protected abstract FuzzVariant variant();
+
+  /** How many calls a run sends unless {@code -Dleasehold.fuzz.tries} says otherwise. */
+  protected int defaultTries() {
+    return DEFAULT_TRIES;
+  }
 
   private FuzzSession session;
 
@@ -65,13 +71,13 @@ abstract class ApiFuzzing {
   public static final class Session implements AroundPropertyHook {
     @Override
     public PropertyExecutionResult aroundProperty(PropertyLifecycleContext context, PropertyExecutor property) throws Throwable {
+      ApiFuzzing container = (ApiFuzzing) context.testInstance();
       long seed = Long.getLong("leasehold.fuzz.seed", DEFAULT_SEED);
-      int tries = Integer.getInteger("leasehold.fuzz.tries", DEFAULT_TRIES);
+      int tries = Integer.getInteger("leasehold.fuzz.tries", container.defaultTries());
       context.attributes().setSeed(Long.toString(seed));
       context.attributes().setTries(tries);
       // The seed, not a sample stored by an earlier run, decides what is sent.
       context.attributes().setAfterFailure(AfterFailureMode.RANDOM_SEED);
-      ApiFuzzing container = (ApiFuzzing) context.testInstance();
       try (FuzzSession session = FuzzSession.start(container.variant(), seed, tries)) {
         container.session = session;
         PropertyExecutionResult result = property.execute();

@@ -21,6 +21,10 @@ final class Atoms {
   static final List<String> INSTANCES = List.of("i1", "i2", "i3", "i4");
   static final List<String> ADDRESSES = List.of("10.0.0.1:80", "host-a:443", "[::1]:7000", "http://x.example/y");
   static final List<String> STATUSES = List.of("SERVING", "DRAINING", "STARTING");
+  /** Custom role names, and identities that are none of a variant's (the Auth service's targets). */
+  static final List<String> ROLES = List.of("r1", "r2");
+  static final List<String> BUILT_IN_ROLES = List.of("reader", "client", "admin");
+  static final List<String> OUTSIDERS = List.of("i1", "i2");
   static final List<String> REQUEST_IDS = List.of("req-1", "req-2", "req-3", "req-4", "req-5", "req-6");
 
   /** Strings that break one rule or another, and some that only look as if they might. */
@@ -67,6 +71,9 @@ final class Atoms {
     all.addAll(ADDRESSES);
     all.addAll(STATUSES);
     all.addAll(REQUEST_IDS);
+    all.addAll(ROLES);
+    all.addAll(BUILT_IN_ROLES);
+    all.addAll(OUTSIDERS);
     return List.copyOf(all);
   }
 }

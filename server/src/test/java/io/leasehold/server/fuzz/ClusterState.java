@@ -5,6 +5,11 @@ import com.google.protobuf.TextFormat;
 import io.grpc.Channel;
 import io.grpc.StatusRuntimeException;
 import io.leasehold.proto.v1.AdminGrpc;
+import io.leasehold.proto.v1.AuthGrpc;
+import io.leasehold.proto.v1.AuthRole;
+import io.leasehold.proto.v1.IdentityGrants;
+import io.leasehold.proto.v1.ListGrantsRequest;
+import io.leasehold.proto.v1.ListRolesRequest;
 import io.leasehold.proto.v1.Ban;
 import io.leasehold.proto.v1.EndedLease;
 import io.leasehold.proto.v1.HistoryRequest;
@@ -36,7 +41,15 @@ import java.util.concurrent.TimeUnit;
 /**
  * The replicated state a cluster shows through its API, without what two runs of the same requests
  * may differ in (tokens, revisions, leader-stamped times): leases by name, policies, bans, routes,
- * registry instances and the history of the names and holders given. Read linearizably.
+ * registry instances, the history of the names and holders given, and the roles (name,
+ * permission, prefixes, built-in or not; not the revision that set them) and every identity's
+ * grants. Read linearizably.
+ *
+ * <p>The audit history is left out. Besides leader-stamped times and revisions, it records what
+ * the replay does not repeat: admin calls the authorization point refused (and only up to 10 a
+ * second per node), admin writes the cluster refused, snapshots, backups and leadership
+ * transfers; and the bootstrap grant of the initial admin may come before or after the variant's
+ * own grants. The audit history is fuzzed (Auth/Audit) but not compared.
  */
 record ClusterState(SortedMap<String, String> entries) {
   /** The names and holders whose history is compared. */
@@ -65,6 +78,12 @@ record ClusterState(SortedMap<String, String> entries) {
       for (Instance i : registry(channel).resolve(ResolveRequest.newBuilder().setService(service).setAnyStatus(true).build()).getInstancesList()) {
         e.put("instance " + service + "/" + i.getInstance(), text(i));
       }
+    }
+    for (AuthRole r : auth(channel).listRoles(ListRolesRequest.getDefaultInstance()).getRolesList()) {
+      e.put("role " + r.getName(), text(r));
+    }
+    for (IdentityGrants g : auth(channel).listGrants(ListGrantsRequest.getDefaultInstance()).getGrantsList()) {
+      e.put("grants of " + g.getIdentity(), text(g));
     }
     for (String name : scope.names()) {
       history(channel, e, "history of name " + name, HistoryRequest.newBuilder().setName(name).build());
@@ -136,6 +155,10 @@ record ClusterState(SortedMap<String, String> entries) {
 
   private static AdminGrpc.AdminBlockingStub admin(Channel channel) {
     return AdminGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);
+  }
+
+  private static AuthGrpc.AuthBlockingStub auth(Channel channel) {
+    return AuthGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);
   }
 
   private static RegistryGrpc.RegistryBlockingStub registry(Channel channel) {

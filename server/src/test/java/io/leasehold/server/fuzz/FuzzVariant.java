@@ -22,8 +22,17 @@ import java.util.function.Predicate;
  *                       variant needs (certificates, say) it keeps under that directory too, where
  *                       the channel factories find it again
  * @param identities     at least one; the first is the observer
+ * @param authenticated  whether the cluster authenticates its callers: the holder of a lease is
+ *                       then its caller, and a call an identity may make may still be refused
+ *                       (PERMISSION_DENIED) for naming another holder or for a lease another
+ *                       identity holds; without authentication no call it may make ever is
  */
-public record FuzzVariant(String name, ClusterFactory clusterFactory, List<Identity> identities) {
+public record FuzzVariant(String name, ClusterFactory clusterFactory, List<Identity> identities, boolean authenticated) {
+  /** A variant without authentication. */
+  public FuzzVariant(String name, ClusterFactory clusterFactory, List<Identity> identities) {
+    this(name, clusterFactory, identities, false);
+  }
+
   public FuzzVariant {
     if (identities.isEmpty()) {
       throw new IllegalArgumentException("a variant needs at least one identity (the first is the observer)");

@@ -5,6 +5,7 @@ import com.google.protobuf.Message;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServiceDescriptor;
 import io.leasehold.proto.v1.AdminGrpc;
+import io.leasehold.proto.v1.AuthGrpc;
 import io.leasehold.proto.v1.ClusterGrpc;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.RegistryGrpc;
@@ -25,14 +26,16 @@ import java.util.Set;
 public final class Rpc {
   /** The services under test, from their generated descriptors: every method of each is fuzzed. */
   static final List<ServiceDescriptor> SERVICES = List.of(LeasesGrpc.getServiceDescriptor(), RoutingGrpc.getServiceDescriptor(),
-      RegistryGrpc.getServiceDescriptor(), ClusterGrpc.getServiceDescriptor(), AdminGrpc.getServiceDescriptor());
+      RegistryGrpc.getServiceDescriptor(), ClusterGrpc.getServiceDescriptor(), AdminGrpc.getServiceDescriptor(),
+      AuthGrpc.getServiceDescriptor());
 
   /** The calls that change the replicated state: the ones the replay sends again. */
   static final Set<String> WRITES = Set.of(
       "leasehold.v1.Leases/Acquire", "leasehold.v1.Leases/Renew", "leasehold.v1.Leases/Release", "leasehold.v1.Leases/Update",
       "leasehold.v1.Registry/Register", "leasehold.v1.Registry/Deregister", "leasehold.v1.Registry/SetStatus",
       "leasehold.v1.Admin/SetPolicy", "leasehold.v1.Admin/DeletePolicy", "leasehold.v1.Admin/Ban", "leasehold.v1.Admin/Unban",
-      "leasehold.v1.Admin/Revoke");
+      "leasehold.v1.Admin/Revoke", "leasehold.v1.Auth/AddRole", "leasehold.v1.Auth/RemoveRole", "leasehold.v1.Auth/GrantRole",
+      "leasehold.v1.Auth/RevokeRole");
 
   /**
    * How often the generator picks each call, relative to the others. Cluster calls that take a
@@ -51,7 +54,10 @@ public final class Rpc {
       Map.entry("leasehold.v1.Admin/GetPolicy", 2), Map.entry("leasehold.v1.Admin/ListPolicies", 1),
       Map.entry("leasehold.v1.Admin/SetPolicy", 4), Map.entry("leasehold.v1.Admin/DeletePolicy", 2),
       Map.entry("leasehold.v1.Admin/Ban", 3), Map.entry("leasehold.v1.Admin/Unban", 2), Map.entry("leasehold.v1.Admin/ListBans", 1),
-      Map.entry("leasehold.v1.Admin/Revoke", 3), Map.entry("leasehold.v1.Admin/History", 2));
+      Map.entry("leasehold.v1.Admin/Revoke", 3), Map.entry("leasehold.v1.Admin/History", 2),
+      Map.entry("leasehold.v1.Auth/WhoAmI", 2), Map.entry("leasehold.v1.Auth/AddRole", 3), Map.entry("leasehold.v1.Auth/RemoveRole", 2),
+      Map.entry("leasehold.v1.Auth/ListRoles", 1), Map.entry("leasehold.v1.Auth/GrantRole", 3), Map.entry("leasehold.v1.Auth/RevokeRole", 2),
+      Map.entry("leasehold.v1.Auth/ListGrants", 1), Map.entry("leasehold.v1.Auth/Audit", 1));
 
   /** Declared before the catalog, which uses it. */
   static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {

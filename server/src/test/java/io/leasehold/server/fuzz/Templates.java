@@ -5,6 +5,16 @@ import com.google.protobuf.FieldMask;
 import com.google.protobuf.Message;
 import com.google.protobuf.Timestamp;
 import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.proto.v1.AddRoleRequest;
+import io.leasehold.proto.v1.AuditRequest;
+import io.leasehold.proto.v1.AuthRole;
+import io.leasehold.proto.v1.GrantRoleRequest;
+import io.leasehold.proto.v1.ListGrantsRequest;
+import io.leasehold.proto.v1.ListRolesRequest;
+import io.leasehold.proto.v1.Permission;
+import io.leasehold.proto.v1.RemoveRoleRequest;
+import io.leasehold.proto.v1.RevokeRoleRequest;
+import io.leasehold.proto.v1.WhoAmIRequest;
 import io.leasehold.proto.v1.AddMemberRequest;
 import io.leasehold.proto.v1.Attributes;
 import io.leasehold.proto.v1.BackupRequest;
@@ -133,8 +143,36 @@ final class Templates {
         HistoryRequest.Builder b = HistoryRequest.newBuilder().setLimit(v.below(20)).setStale(v.chance(0.3));
         yield (v.chance(0.5) ? b.setName(name(v)) : b.setHolder(v.pick(Atoms.HOLDERS))).build();
       }
+      case "leasehold.v1.Auth/WhoAmI" -> WhoAmIRequest.getDefaultInstance();
+      case "leasehold.v1.Auth/AddRole" -> addRole(v);
+      case "leasehold.v1.Auth/RemoveRole" -> RemoveRoleRequest.newBuilder().setName(v.pick(Atoms.ROLES)).build();
+      case "leasehold.v1.Auth/ListRoles" -> ListRolesRequest.newBuilder().setStale(v.chance(0.3)).build();
+      case "leasehold.v1.Auth/GrantRole" -> GrantRoleRequest.newBuilder().setIdentity(v.pick(Atoms.OUTSIDERS)).setRole(role(v)).build();
+      case "leasehold.v1.Auth/RevokeRole" -> RevokeRoleRequest.newBuilder().setIdentity(v.pick(Atoms.OUTSIDERS)).setRole(role(v)).build();
+      case "leasehold.v1.Auth/ListGrants" -> ListGrantsRequest.newBuilder().setIdentity(v.chance(0.5) ? "" : v.pick(Atoms.OUTSIDERS))
+          .setStale(v.chance(0.3)).build();
+      case "leasehold.v1.Auth/Audit" -> AuditRequest.newBuilder().setLimit(v.below(20))
+          .setIdentity(v.chance(0.5) ? "" : v.pick(Atoms.HOLDERS)).setStale(v.chance(0.3)).build();
       default -> throw new IllegalStateException("no valid template for " + rpc.name + ": add one to Templates");
     };
+  }
+
+  /** A custom role: a permission over every name, or over one to three prefixes from the name pool. */
+  private static AddRoleRequest addRole(Values v) {
+    AuthRole.Builder role = AuthRole.newBuilder().setName(v.pick(Atoms.ROLES))
+        .setPermission(v.pickOf(Permission.READER, Permission.CLIENT, Permission.ADMIN));
+    if (v.chance(0.6)) {
+      int n = 1 + v.below(3);
+      for (int i = 0; i < n; i++) {
+        role.addPrefixes(v.chance(0.5) ? v.pick(Atoms.NAMESPACES) + "/" : v.pick(Atoms.NAMES));
+      }
+    }
+    return AddRoleRequest.newBuilder().setRole(role).build();
+  }
+
+  /** Mostly a custom role, now and then a built-in one (granted to or revoked from outsiders only: {@link AuthGuard}). */
+  private static String role(Values v) {
+    return v.chance(0.8) ? v.pick(Atoms.ROLES) : v.pick(Atoms.BUILT_IN_ROLES);
   }
 
   private static AcquireRequest acquire(Values v) {
