@@ -44,7 +44,7 @@ public final class GrpcErrors {
    * long argument whole (a 36,000-character member id) reached the client as a broken stream,
    * INTERNAL, instead of the INVALID_ARGUMENT it was.
    */
-  static String bounded(String description) {
+  public static String bounded(String description) {
     return description == null || description.length() <= MAX_DESCRIPTION_CHARS ? description
         : description.substring(0, MAX_DESCRIPTION_CHARS - 3) + "...";
   }
