@@ -131,7 +131,7 @@ public final class ClusterAdmin implements AutoCloseable {
       if (id.isPresent() && !id.get().isBlank()) {
         target = RaftPeerId.valueOf(id.get());
         if (current().stream().noneMatch(p -> p.getId().equals(target))) {
-          throw new InvalidArgumentException("id", "" + id.get() + " is not a member");
+          throw new InvalidArgumentException("id", "" + abbreviate(id.get()) + " is not a member");
         }
       } else {
         target = current().stream().map(RaftPeer::getId).filter(p -> !p.equals(leader))
@@ -162,7 +162,11 @@ public final class ClusterAdmin implements AutoCloseable {
     return run(() -> {
       long deadline = System.nanoTime() + timeout.toNanos();
       catchUpWithLeader(timeout);
-      long target = division.get().getInfo().getLastAppliedIndex();
+      // The last write applied, not the last entry: a snapshot is named by the store's applied
+      // position, which entries that are not writes (a new leader's first entry, a configuration)
+      // do not move. Waiting for the division's last applied index instead waited out the whole
+      // timeout whenever the latest entries were such, as after a leader change with no write since.
+      long target = stateMachine.core().applied().index();
       // Before the first write the state machine writes no snapshot: waiting would only run out the clock.
       if (stateMachine.hasNothingToSnapshot()) {
         throw new NothingToSnapshotException("nothing to snapshot yet: the cluster has applied no write (applied index "
@@ -215,6 +219,10 @@ public final class ClusterAdmin implements AutoCloseable {
       throw new IOException("interrupted", e);
     } catch (java.util.concurrent.ExecutionException e) {
       throw e.getCause() instanceof IOException io ? io : new IOException("no leader to read the commit index from: " + e.getCause(), e.getCause());
+    } catch (TimeoutException e) {
+      // The future's own exception has no message, and the caller's status would have none.
+      throw new TimeoutException("timed out after " + timeout.toMillis() + " ms waiting for this node to catch up with the leader's"
+          + " commit index");
     }
   }
 
@@ -331,30 +339,50 @@ public final class ClusterAdmin implements AutoCloseable {
   }
 
   static RaftPeer validMember(String id, String peerAddress, String clientAddress) {
-    hostPort("member.peer_address", peerAddress);
-    hostPort("member.client_address", clientAddress);
+    int peerPort = hostPort("member.peer_address", peerAddress);
+    int clientPort = hostPort("member.client_address", clientAddress);
     try {
-      // Peer's rules for ids, hosts and ports.
-      Peer.parse(id + "=" + hostOf(peerAddress) + ":" + portOf(peerAddress) + ":" + portOf(clientAddress));
+      // Peer's rules for ids and ports, applied to the id as given. (Parsing "id=host:port:port"
+      // instead took the id "a=b" for "a" and trimmed " n9" to "n9", and a member was then added
+      // under an id no node can have: the call hung while the cluster tried to reach it.)
+      new Peer(id, bare(hostOf(peerAddress)), peerPort, clientPort);
     } catch (IllegalArgumentException e) {
-      throw new InvalidArgumentException("member", "" + e.getMessage());
+      throw new InvalidArgumentException(String.valueOf(e.getMessage()).startsWith("peer id") ? "member.id" : "member",
+          "" + e.getMessage());
     }
     return Members.raftPeer(id, peerAddress, clientAddress);
   }
 
-  private static void hostPort(String field, String address) {
+  /** A host name (letters, digits, '-' and '_' in dot-separated labels), an IPv4 address or a bracketed IPv6 address. */
+  private static final java.util.regex.Pattern HOST = java.util.regex.Pattern.compile(
+      "[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(\\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\\.?|\\[[0-9A-Fa-f:.]+\\]");
+  private static final java.util.regex.Pattern PORT = java.util.regex.Pattern.compile("[0-9]{1,5}");
+
+  /** The port of a {@code host:port}; refuses hosts no node can be reached at and ports that are not plain numbers. */
+  private static int hostPort(String field, String address) {
     if (address == null || address.isBlank() || address.lastIndexOf(':') <= 0) {
-      throw new InvalidArgumentException(field, "expected host:port, got \"" + address + "\"");
+      throw new InvalidArgumentException(field, "expected host:port, got \"" + abbreviate(address) + "\"");
     }
-    int port;
-    try {
-      port = Integer.parseInt(portOf(address));
-    } catch (NumberFormatException e) {
-      throw new InvalidArgumentException(field, "expected host:port, got \"" + address + "\"");
+    if (!HOST.matcher(hostOf(address)).matches()) {
+      throw new InvalidArgumentException(field, "the host must be a host name, an IPv4 address or an IPv6 address in brackets, got \""
+          + abbreviate(hostOf(address)) + "\"");
     }
+    if (!PORT.matcher(portOf(address)).matches()) {
+      throw new InvalidArgumentException(field, "expected host:port with the port in digits, got \"" + abbreviate(address) + "\"");
+    }
+    int port = Integer.parseInt(portOf(address));
     if (port < 1 || port > 65535) {
       throw new InvalidArgumentException(field, "port must be 1-65535, got " + port);
     }
+    return port;
+  }
+
+  private static String bare(String host) {
+    return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+  }
+
+  private static String abbreviate(String s) {
+    return s == null || s.length() <= 64 ? s : s.substring(0, 61) + "...";
   }
 
   private static String hostOf(String address) {

@@ -288,7 +288,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
       return Status.FAILED_PRECONDITION.withDescription(cause.getMessage()).asRuntimeException();
     }
     if (cause instanceof java.util.concurrent.TimeoutException) {
-      return Status.DEADLINE_EXCEEDED.withDescription(cause.getMessage()).asRuntimeException();
+      return Status.DEADLINE_EXCEEDED.withDescription(cause.getMessage() != null ? cause.getMessage() : "timed out").asRuntimeException();
     }
     return GrpcErrors.toStatus(cause, node.leaderClientAddress());
   }

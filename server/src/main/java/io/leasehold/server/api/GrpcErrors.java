@@ -28,11 +28,25 @@ public final class GrpcErrors {
   public static final Metadata.Key<String> LEADER_HINT = Metadata.Key.of("leasehold-leader", Metadata.ASCII_STRING_MARSHALLER);
 
   public static StatusRuntimeException invalid(InvalidArgumentException e) {
-    return Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException();
+    return Status.INVALID_ARGUMENT.withDescription(bounded(e.getMessage())).asRuntimeException();
   }
 
   public static StatusRuntimeException invalid(String field, String message) {
-    return Status.INVALID_ARGUMENT.withDescription(message.startsWith(field) ? message : field + ": " + message).asRuntimeException();
+    return Status.INVALID_ARGUMENT.withDescription(bounded(message.startsWith(field) ? message : field + ": " + message)).asRuntimeException();
+  }
+
+  /** The most characters of a description sent; see {@link #bounded}. */
+  static final int MAX_DESCRIPTION_CHARS = 1024;
+
+  /**
+   * A description cut to {@link #MAX_DESCRIPTION_CHARS}. It travels in the grpc-message trailer,
+   * percent-encoded, and clients take at most 8 KiB of headers by default: a message that quoted a
+   * long argument whole (a 36,000-character member id) reached the client as a broken stream,
+   * INTERNAL, instead of the INVALID_ARGUMENT it was.
+   */
+  public static String bounded(String description) {
+    return description == null || description.length() <= MAX_DESCRIPTION_CHARS ? description
+        : description.substring(0, MAX_DESCRIPTION_CHARS - 3) + "...";
   }
 
   public static StatusRuntimeException toStatus(Throwable t, java.util.Optional<String> leaderHint) {

@@ -98,6 +98,11 @@ public final class AccessRules {
     String what = p.name().toLowerCase(java.util.Locale.ROOT);
     Scope scope = rule.scope().apply(request);
     if (scope instanceof Scope.Names n) {
+      if (n.names().isEmpty()) {
+        // A request that names nothing (a Renew without items) still needs the permission somewhere:
+        // checked over no name at all it would pass for anyone, and reach the handler.
+        return access.onSome(p) ? Optional.empty() : Optional.of(access.identity() + " has no " + what + " role");
+      }
       return n.names().stream().filter(name -> !access.onName(p, name)).findFirst()
           .map(name -> access.identity() + " has no " + what + " role over " + name);
     }

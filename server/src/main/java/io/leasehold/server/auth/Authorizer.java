@@ -10,6 +10,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.leasehold.proto.v1.Permission;
+import io.leasehold.server.api.GrpcErrors;
 import io.leasehold.statemachine.core.AccessView;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -22,6 +23,7 @@ import java.util.function.Supplier;
  * without an identity; a method without a rule is refused.
  */
 public final class Authorizer implements ServerInterceptor {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Authorizer.class);
   /** What the authorization point reports of refused admin actions, for the audit history. */
   public interface DeniedSink {
     void denied(Caller caller, String method, String reason);
@@ -103,10 +105,17 @@ public final class Authorizer implements ServerInterceptor {
       Optional<String> why = AccessRules.denial(rule, message, access.get().access(caller.identity(), initialAdmin.get()));
       if (why.isPresent()) {
         refused = true;
+        // Bounded: a refusal quoting a huge name must not outgrow the client's header limit (it
+        // would reach the client as a broken stream, INTERNAL). Answered before the audit record,
+        // which must not hold up or prevent the answer.
+        call.close(Status.PERMISSION_DENIED.withDescription(GrpcErrors.bounded(why.get())), new Metadata());
         if (rule.permission() == Permission.ADMIN) {
-          denied.denied(caller, method, why.get());
+          try {
+            denied.denied(caller, method, GrpcErrors.bounded(why.get()));
+          } catch (RuntimeException e) {
+            LOG.warn("refused {} to {}; the audit record of it failed: {}", method, caller.identity(), e.toString());
+          }
         }
-        call.close(Status.PERMISSION_DENIED.withDescription(why.get()), new Metadata());
         return;
       }
       super.onMessage(message);

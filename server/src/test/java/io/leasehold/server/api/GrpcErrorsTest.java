@@ -44,4 +44,13 @@ class GrpcErrorsTest {
     assertEquals(Status.Code.UNAVAILABLE, status.getCode());
     assertTrue(status.getDescription().startsWith("no leader reachable with a quorum: "), status.getDescription());
   }
+
+  @Test
+  void anInvalidArgumentsDescriptionFitsInAClientsHeaders() {
+    String message = "id: " + "\u00e9".repeat(100_000) + " is not a member";
+    Status status = GrpcErrors.invalid(new io.leasehold.statemachine.core.InvalidArgumentException("id", message)).getStatus();
+    assertEquals(Status.Code.INVALID_ARGUMENT, status.getCode());
+    assertTrue(status.getDescription().startsWith("id: "), status.getDescription());
+    assertEquals(GrpcErrors.MAX_DESCRIPTION_CHARS, status.getDescription().length());
+  }
 }

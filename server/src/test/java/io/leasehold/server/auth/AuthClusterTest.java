@@ -177,6 +177,18 @@ class AuthClusterTest {
     assertEquals("eve", AuthGrpc.newBlockingStub(channel("n1", "eve")).whoAmI(WhoAmIRequest.getDefaultInstance()).getIdentity());
   }
 
+  /**
+   * Found by the API fuzz test: the refusal quoted the 70,000-character name whole, the trailer
+   * outgrew the client's 8 KiB header limit, and the call failed INTERNAL (RST_STREAM).
+   */
+  @Test
+  void aRefusalQuotingAHugeNameStillReachesTheCaller() {
+    String huge = "lock/" + "x".repeat(70_000);
+    StatusRuntimeException e = refused(Status.Code.PERMISSION_DENIED, () -> leases("n1", "eve").get(Requests.get(huge)));
+    assertTrue(e.getStatus().getDescription().startsWith("eve has no reader role over lock/xxx"), e::toString);
+    refused(Status.Code.PERMISSION_DENIED, () -> admin("n2", "alice").revoke(RevokeRequest.newBuilder().setName(huge).build()));
+  }
+
   @Test
   void aClientCannotAdminister() {
     refused(Status.Code.PERMISSION_DENIED, () -> admin("n1", "alice").setPolicy(SetPolicyRequest.newBuilder().setNamespace("lock").build()));

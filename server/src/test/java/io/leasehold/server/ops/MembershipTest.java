@@ -114,9 +114,19 @@ class MembershipTest {
     e = assertThrows(StatusRuntimeException.class, () -> cluster.cluster(any).addMember(
         AddMemberRequest.newBuilder().setMember(Member.newBuilder().setId("n1").setPeerAddress("127.0.0.1:1").setClientAddress("127.0.0.1:2")).build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode(), "an id already used at another address");
+    // An id no node can have, at an address that is free: refused at once, not added and waited for.
+    e = assertThrows(StatusRuntimeException.class, () -> cluster.cluster(any).addMember(
+        AddMemberRequest.newBuilder().setMember(Member.newBuilder().setId("n9=x").setPeerAddress("127.0.0.1:1").setClientAddress("127.0.0.1:2")).build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+    assertTrue(e.getStatus().getDescription().startsWith("member.id"), e.getStatus().getDescription());
     e = assertThrows(StatusRuntimeException.class, () -> cluster.cluster(any).transferLeadership(
         TransferLeadershipRequest.newBuilder().setId("n9").build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+    // An id far longer than a client takes in its headers: still INVALID_ARGUMENT, not a broken stream (INTERNAL).
+    e = assertThrows(StatusRuntimeException.class, () -> cluster.cluster(any).transferLeadership(
+        TransferLeadershipRequest.newBuilder().setId("n".repeat(40_000)).build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode(), e.toString());
+    assertTrue(e.getStatus().getDescription().startsWith("id: "), e.getStatus().getDescription());
     assertEquals(3, cluster.cluster(any).status(StatusRequest.getDefaultInstance()).getMembersCount());
   }
 }
