@@ -73,6 +73,7 @@ class AuthClusterTest {
     for (String id : new String[] {"n1", "n2", "n3"}) {
       TestCerts.node(certs, ca, id);
     }
+    Files.createDirectories(certs.resolve("san"));
     for (String name : new String[] {"root", "alice", "bob", "carol", "dave", "eve"}) {
       IDS.put(name, TestCerts.node(certs, ca, name));
     }
@@ -129,6 +130,15 @@ class AuthClusterTest {
     assertEquals("certificate", me.getAuthenticatedBy());
     assertTrue(me.getAuthenticationEnabled());
     assertEquals(List.of("client"), me.getRolesList().stream().map(AuthRole::getName).toList());
+  }
+
+  @Test
+  void aSanUriNamesTheIdentityBeforeTheCommonName() {
+    TestCerts.Identity frank = TestCerts.issue(certs.resolve("san"), ca, "service-cert-7", java.time.Instant.now().minusSeconds(3600),
+        java.time.Instant.now().plusSeconds(86400), List.of("leasehold://holder/frank"));
+    ManagedChannel c = Grpc.newChannelBuilder(cluster.node("n1").clientAddress(), TestCerts.credentials(ca, frank)).build();
+    CHANNELS.add(c);
+    assertEquals("frank", AuthGrpc.newBlockingStub(c).whoAmI(WhoAmIRequest.getDefaultInstance()).getIdentity());
   }
 
   @Test

@@ -97,13 +97,17 @@ public final class TestCerts {
     return issue(dir, ca, name, notBefore, notAfter, List.of());
   }
 
-  /** As {@link #issue(Path, Authority, String, Instant, Instant)}, with {@code hosts} as further SANs. */
+  /**
+   * As {@link #issue(Path, Authority, String, Instant, Instant)}, with {@code hosts} as further
+   * SANs: IP addresses, DNS names, or URIs ({@code leasehold://holder/NAME}).
+   */
   public static Identity issue(Path dir, Authority ca, String name, Instant notBefore, Instant notAfter, List<String> hosts) {
     List<GeneralName> sans = new ArrayList<>(List.of(new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
         new GeneralName(GeneralName.dNSName, "localhost")));
     for (String host : hosts) {
-      boolean ip = host.matches("[0-9.]+") || host.contains(":");
-      GeneralName san = new GeneralName(ip ? GeneralName.iPAddress : GeneralName.dNSName, host);
+      boolean uri = host.startsWith("leasehold://");
+      boolean ip = !uri && (host.matches("[0-9.]+") || host.contains(":"));
+      GeneralName san = new GeneralName(uri ? GeneralName.uniformResourceIdentifier : ip ? GeneralName.iPAddress : GeneralName.dNSName, host);
       if (!sans.contains(san)) {
         sans.add(san);
       }
