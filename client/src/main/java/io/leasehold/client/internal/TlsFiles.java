@@ -44,26 +44,9 @@ public final class TlsFiles {
   public static java.util.Optional<String> identity(Path cert) {
     byte[] pem = certificates("cert", cert);
     try {
-      java.security.cert.X509Certificate c = (java.security.cert.X509Certificate) CertificateFactory.getInstance("X.509")
-          .generateCertificates(new ByteArrayInputStream(pem)).iterator().next();
-      java.util.Collection<java.util.List<?>> sans = c.getSubjectAlternativeNames();
-      String prefix = "leasehold://holder/";
-      if (sans != null) {
-        for (java.util.List<?> san : sans) {
-          if (san.size() >= 2 && Integer.valueOf(6).equals(san.get(0)) && san.get(1) instanceof String uri
-              && uri.startsWith(prefix) && uri.length() > prefix.length()) {
-            return java.util.Optional.of(java.net.URLDecoder.decode(java.net.URI.create(uri).getRawPath().substring(1), StandardCharsets.UTF_8));
-          }
-        }
-      }
-      java.util.List<javax.naming.ldap.Rdn> rdns = new javax.naming.ldap.LdapName(c.getSubjectX500Principal().getName()).getRdns();
-      for (int i = rdns.size() - 1; i >= 0; i--) {
-        if (rdns.get(i).getType().equalsIgnoreCase("CN") && !String.valueOf(rdns.get(i).getValue()).isEmpty()) {
-          return java.util.Optional.of(String.valueOf(rdns.get(i).getValue()));
-        }
-      }
-      return java.util.Optional.empty();
-    } catch (CertificateException | javax.naming.InvalidNameException | IllegalArgumentException e) {
+      return io.leasehold.proto.CertificateIdentity.of((java.security.cert.X509Certificate) CertificateFactory.getInstance("X.509")
+          .generateCertificates(new ByteArrayInputStream(pem)).iterator().next());
+    } catch (CertificateException | IllegalArgumentException e) {
       throw new IllegalArgumentException("tls: cert " + cert + ": its identity cannot be read (" + e.getMessage() + ")");
     }
   }

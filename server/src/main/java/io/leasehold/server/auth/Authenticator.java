@@ -5,18 +5,10 @@ import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.Status;
 import io.grpc.StatusException;
-import java.net.URI;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
+import io.leasehold.proto.CertificateIdentity;
 import java.security.cert.Certificate;
-import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
-import java.util.Collection;
-import java.util.List;
 import java.util.Optional;
-import javax.naming.InvalidNameException;
-import javax.naming.ldap.LdapName;
-import javax.naming.ldap.Rdn;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 
@@ -27,8 +19,6 @@ import javax.net.ssl.SSLSession;
  */
 public final class Authenticator {
   static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
-  static final String SAN_PREFIX = "leasehold://holder/";
-  private static final int SAN_URI = 6;
 
   private final Optional<TokenFile> tokens;
 
@@ -65,35 +55,14 @@ public final class Authenticator {
         + (tokens.isPresent() ? " or a bearer token (authorization: Bearer <token>)" : ""));
   }
 
-  /** A certificate's identity: its SAN URI leasehold://holder/NAME, else its subject's CN. */
+  /** A certificate's identity ({@link CertificateIdentity}); UNAUTHENTICATED if it names none. */
   public static String identityOf(X509Certificate cert) throws StatusException {
     try {
-      Collection<List<?>> sans = cert.getSubjectAlternativeNames();
-      if (sans != null) {
-        for (List<?> san : sans) {
-          if (san.size() >= 2 && Integer.valueOf(SAN_URI).equals(san.get(0)) && san.get(1) instanceof String uri
-              && uri.startsWith(SAN_PREFIX) && uri.length() > SAN_PREFIX.length()) {
-            return URLDecoder.decode(URI.create(uri).getRawPath().substring("/".length()), StandardCharsets.UTF_8);
-          }
-        }
-      }
-    } catch (CertificateParsingException | IllegalArgumentException e) {
-      throw unauthenticated("the client certificate's subject alternative names cannot be read: " + e.getMessage());
+      return CertificateIdentity.of(cert).orElseThrow(() -> unauthenticated(
+          "the client certificate names no identity (no CN and no SAN URI " + CertificateIdentity.SAN_PREFIX + "NAME)"));
+    } catch (IllegalArgumentException e) {
+      throw unauthenticated("the client certificate's " + e.getMessage());
     }
-    try {
-      List<Rdn> rdns = new LdapName(cert.getSubjectX500Principal().getName()).getRdns();
-      for (int i = rdns.size() - 1; i >= 0; i--) {
-        if (rdns.get(i).getType().equalsIgnoreCase("CN")) {
-          String cn = String.valueOf(rdns.get(i).getValue());
-          if (!cn.isEmpty()) {
-            return cn;
-          }
-        }
-      }
-    } catch (InvalidNameException e) {
-      throw unauthenticated("the client certificate's subject cannot be read: " + e.getMessage());
-    }
-    throw unauthenticated("the client certificate names no identity (no CN and no SAN URI " + SAN_PREFIX + "NAME)");
   }
 
   private static StatusException unauthenticated(String message) {
