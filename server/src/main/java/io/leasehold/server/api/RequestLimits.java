@@ -4,7 +4,6 @@ import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.WireFormat;
 import com.google.rpc.RetryInfo;
 import io.grpc.Attributes;
-import io.grpc.ForwardingServerCallListener;
 import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
@@ -294,47 +293,20 @@ public final class RequestLimits implements ServerInterceptor {
     StatusRuntimeException apply(Object message);
   }
 
-  private static final class Checked<Q> extends ForwardingServerCallListener.SimpleForwardingServerCallListener<Q> {
-    private final ServerCall<Q, ?> call;
+  private static final class Checked<Q> extends RequestGate<Q> {
     private final Check check;
     private final Runnable onEnd;
-    private boolean refused;
     private boolean ended;
 
     Checked(ServerCall.Listener<Q> delegate, ServerCall<Q, ?> call, Check check, Runnable onEnd) {
-      super(delegate);
-      this.call = call;
+      super(delegate, call);
       this.check = check;
       this.onEnd = onEnd;
     }
 
     @Override
-    public void onMessage(Q message) {
-      if (refused) {
-        return;
-      }
-      StatusRuntimeException why = check.apply(message);
-      if (why != null) {
-        refused = true;
-        Metadata trailers = why.getTrailers();
-        call.close(why.getStatus(), trailers == null ? new Metadata() : trailers);
-        return;
-      }
-      super.onMessage(message);
-    }
-
-    @Override
-    public void onHalfClose() {
-      if (!refused) {
-        super.onHalfClose();
-      }
-    }
-
-    @Override
-    public void onReady() {
-      if (!refused) {
-        super.onReady();
-      }
+    protected StatusRuntimeException refusal(Q message) {
+      return check.apply(message);
     }
 
     @Override

@@ -2,15 +2,16 @@ package io.leasehold.server.auth;
 
 import io.grpc.Context;
 import io.grpc.Contexts;
-import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.grpc.StatusException;
+import io.grpc.StatusRuntimeException;
 import io.leasehold.proto.v1.Permission;
 import io.leasehold.server.api.GrpcErrors;
+import io.leasehold.server.api.RequestGate;
 import io.leasehold.statemachine.core.AccessView;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -81,63 +82,43 @@ public final class Authorizer implements ServerInterceptor {
     return new ServerCall.Listener<>() { };
   }
 
-  /** Checks the request before the handler sees it; a refused call hears nothing more. */
-  private final class Checked<Q> extends ForwardingServerCallListener.SimpleForwardingServerCallListener<Q> {
-    private final ServerCall<Q, ?> call;
+  /** Checks the request before the handler sees it; a refused call hears nothing more, its end included. */
+  private final class Checked<Q> extends RequestGate<Q> {
     private final Caller caller;
     private final String method;
     private final AccessRules.Rule rule;
-    private boolean refused;
 
     Checked(ServerCall.Listener<Q> delegate, ServerCall<Q, ?> call, Caller caller, String method, AccessRules.Rule rule) {
-      super(delegate);
-      this.call = call;
+      super(delegate, call);
       this.caller = caller;
       this.method = method;
       this.rule = rule;
     }
 
+    // Bounded: a refusal quoting a huge name must not outgrow the client's header limit (it would
+    // reach the client as a broken stream, INTERNAL).
     @Override
-    public void onMessage(Q message) {
-      if (refused) {
-        return;
-      }
-      Optional<String> why = AccessRules.denial(rule, message, access.get().access(caller.identity(), initialAdmin.get()));
-      if (why.isPresent()) {
-        refused = true;
-        // Bounded: a refusal quoting a huge name must not outgrow the client's header limit (it
-        // would reach the client as a broken stream, INTERNAL). Answered before the audit record,
-        // which must not hold up or prevent the answer.
-        call.close(Status.PERMISSION_DENIED.withDescription(GrpcErrors.bounded(why.get())), new Metadata());
-        if (rule.permission() == Permission.ADMIN) {
-          try {
-            denied.denied(caller, method, GrpcErrors.bounded(why.get()));
-          } catch (RuntimeException e) {
-            LOG.warn("refused {} to {}; the audit record of it failed: {}", method, caller.identity(), e.toString());
-          }
+    protected StatusRuntimeException refusal(Q message) {
+      return AccessRules.denial(rule, message, access.get().access(caller.identity(), initialAdmin.get()))
+          .map(why -> Status.PERMISSION_DENIED.withDescription(GrpcErrors.bounded(why)).asRuntimeException())
+          .orElse(null);
+    }
+
+    // After the answer: the audit record must not hold up or prevent it.
+    @Override
+    protected void afterRefusal(StatusRuntimeException why) {
+      if (rule.permission() == Permission.ADMIN) {
+        try {
+          denied.denied(caller, method, why.getStatus().getDescription());
+        } catch (RuntimeException e) {
+          LOG.warn("refused {} to {}; the audit record of it failed: {}", method, caller.identity(), e.toString());
         }
-        return;
-      }
-      super.onMessage(message);
-    }
-
-    @Override
-    public void onHalfClose() {
-      if (!refused) {
-        super.onHalfClose();
-      }
-    }
-
-    @Override
-    public void onReady() {
-      if (!refused) {
-        super.onReady();
       }
     }
 
     @Override
     public void onComplete() {
-      if (!refused) {
+      if (!refused()) {
         super.onComplete();
       }
     }
