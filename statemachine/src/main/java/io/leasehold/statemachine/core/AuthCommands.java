@@ -54,19 +54,13 @@ final class AuthCommands {
   }
 
   void load() {
-    SortedMap<String, AuthRole> roles = new TreeMap<>(AccessView.BUILT_IN);
     SortedMap<String, List<String>> grants = new TreeMap<>();
-    store.read(v -> {
-      v.scan(Space.AUTH_ROLES, new byte[0], new byte[0], (key, value) -> {
-        String name = new String(key, StandardCharsets.UTF_8);
-        roles.put(name, role(name, parseRole(value)));
-        return true;
-      });
+    SortedMap<String, AuthRole> roles = store.read(v -> {
       v.scan(Space.AUTH_GRANTS, new byte[0], new byte[0], (key, value) -> {
         grants.put(new String(key, StandardCharsets.UTF_8), List.copyOf(parseGrants(value).getRolesList()));
         return true;
       });
-      return null;
+      return roles(v);
     });
     view = new AccessView(roles, grants);
   }
@@ -204,15 +198,7 @@ final class AuthCommands {
   // ---- reads, from one consistent store view (so safe on any thread) ----
 
   ListRolesResponse listRoles(ListRolesRequest r) {
-    return store.read(v -> {
-      SortedMap<String, AuthRole> roles = new TreeMap<>(AccessView.BUILT_IN);
-      v.scan(Space.AUTH_ROLES, new byte[0], new byte[0], (key, value) -> {
-        String name = new String(key, StandardCharsets.UTF_8);
-        roles.put(name, role(name, parseRole(value)));
-        return true;
-      });
-      return ListRolesResponse.newBuilder().addAllRoles(roles.values()).setRevision(v.applied().index()).build();
-    });
+    return store.read(v -> ListRolesResponse.newBuilder().addAllRoles(roles(v).values()).setRevision(v.applied().index()).build());
   }
 
   ListGrantsResponse listGrants(ListGrantsRequest r) {
@@ -234,6 +220,17 @@ final class AuthCommands {
       });
       return b.build();
     });
+  }
+
+  /** Every role in {@code v}, the built-in ones included, by name. */
+  private static SortedMap<String, AuthRole> roles(io.leasehold.statemachine.store.ReadView v) {
+    SortedMap<String, AuthRole> roles = new TreeMap<>(AccessView.BUILT_IN);
+    v.scan(Space.AUTH_ROLES, new byte[0], new byte[0], (key, value) -> {
+      String name = new String(key, StandardCharsets.UTF_8);
+      roles.put(name, role(name, parseRole(value)));
+      return true;
+    });
+    return roles;
   }
 
   static void roleName(String field, String name) {
