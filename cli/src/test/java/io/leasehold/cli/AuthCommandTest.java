@@ -35,6 +35,9 @@ class AuthCommandTest {
     cluster = TestCluster.start(1, dir.resolve("data"), b -> b
         .tlsCertFile(certs.resolve("n1.pem")).tlsKeyFile(certs.resolve("n1-key.pem")).tlsCaFile(ca.pem())
         .clientCertAuth(true).initialAdmin("admin"));
+    // The leader records the initial admin's grant once it leads; until then admin is one by configuration only.
+    TestCluster.await("the initial admin's grant is recorded", java.time.Duration.ofSeconds(20),
+        () -> run(as("admin", "auth", "list", "admin", "-o", "json")).out().contains("\"admin\""));
   }
 
   @AfterAll

@@ -88,6 +88,9 @@ class AuthClusterTest {
     root.addRole(AddRoleRequest.newBuilder().setRole(AuthRole.newBuilder()
         .setName("mailbox-client").setPermission(Permission.CLIENT).addPrefixes("mailbox/")).build());
     root.grantRole(GrantRoleRequest.newBuilder().setIdentity("dave").setRole("mailbox-client").build());
+    // The leader records the initial admin's grant once it leads; until then root is admin by configuration only.
+    TestCluster.await("the initial admin's grant is recorded", Duration.ofSeconds(20), () -> root
+        .listGrants(ListGrantsRequest.newBuilder().setIdentity("root").build()).getGrantsCount() == 1);
     cluster.awaitConverged();
   }
 
