@@ -19,11 +19,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
-/** Reads the final state for the durability checker, with linearizable reads, retrying each for a bounded time. */
+/**
+ * Reads the final state for the durability checker, with linearizable reads, retrying each for a
+ * bounded time; then each node's own view of the same names, for the replica agreement checker.
+ */
 final class FinalReader {
   private final Cluster cluster;
 
@@ -55,7 +61,52 @@ final class FinalReader {
     long policy = retry("GetPolicy " + PolicyWorkload.NAMESPACE, i -> AdminGrpc.newBlockingStub(cluster.channel(i))
         .withDeadlineAfter(3, TimeUnit.SECONDS).getPolicy(GetPolicyRequest.newBuilder().setNamespace(PolicyWorkload.NAMESPACE).build()))
         .getEffective().getMaxTtl().getSeconds();
-    return new FinalState(current, ended, Map.of(PolicyWorkload.NAMESPACE, policy), true);
+    List<FinalState.NodeView> views = new ArrayList<>();
+    for (int i = 0; i < cluster.size(); i++) {
+      views.add(readNode(i, names));
+    }
+    return new FinalState(current, ended, Map.of(PolicyWorkload.NAMESPACE, policy), true, views);
+  }
+
+  /**
+   * Every name's tokens as node {@code i} alone knows them, with linearizable reads sent to it
+   * only: it has applied everything committed before each read, so all nodes must know the same
+   * tokens (no client writes after the restart). A node that parted from the others shows here.
+   */
+  private FinalState.NodeView readNode(int i, TreeSet<String> names) {
+    String node = cluster.nodes().get(i).id();
+    Map<String, Set<Long>> tokens = new TreeMap<>();
+    try {
+      for (String name : names) {
+        Set<Long> known = new TreeSet<>();
+        GetResponse g = retryOn(i, "Get " + name + " on " + node, () -> LeasesGrpc.newBlockingStub(cluster.channel(i))
+            .withDeadlineAfter(3, TimeUnit.SECONDS).get(GetRequest.newBuilder().setName(name).build()));
+        if (g.getFound()) {
+          known.add(g.getLease().getToken());
+        }
+        HistoryResponse hr = retryOn(i, "History " + name + " on " + node, () -> AdminGrpc.newBlockingStub(cluster.channel(i))
+            .withDeadlineAfter(3, TimeUnit.SECONDS).history(HistoryRequest.newBuilder().setName(name).build()));
+        hr.getLeasesList().forEach(l -> known.add(l.getToken()));
+        tokens.put(name, known);
+      }
+      return new FinalState.NodeView(node, tokens, Optional.empty());
+    } catch (IllegalStateException e) {
+      return new FinalState.NodeView(node, Map.of(), Optional.of(e.getMessage()));
+    }
+  }
+
+  private <T> T retryOn(int node, String what, Supplier<T> call) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    RuntimeException last = null;
+    while (System.nanoTime() - deadline < 0) {
+      try {
+        return call.get();
+      } catch (RuntimeException e) {
+        last = e;
+        Pacing.sleep(Duration.ofMillis(200));
+      }
+    }
+    throw new IllegalStateException("final read " + what + " failed for 30 s: " + last);
   }
 
   private <T> T retry(String what, Function<Integer, T> call) {
