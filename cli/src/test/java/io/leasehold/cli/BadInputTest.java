@@ -23,6 +23,17 @@ class BadInputTest {
   }
 
   @Test
+  void anUnknownCommandIsAUsageErrorWhateverFlagsFollowIt() {
+    Cli.Run r = run("session", "--help").failed(LeaseholdCommand.EXIT_USAGE, "unknown command 'session'");
+    assertEquals("", r.out(), "no help printed");
+    run("session", "--version").failed(LeaseholdCommand.EXIT_USAGE, "unknown command 'session'");
+    run("--help", "session").failed(LeaseholdCommand.EXIT_USAGE, "unknown command 'session'");
+    run("lease", "lsit", "--help").failed(LeaseholdCommand.EXIT_USAGE, "leasehold lease: unknown command 'lsit'");
+    run("server", "extra", "--help").failed(LeaseholdCommand.EXIT_USAGE, "leasehold server: Unmatched argument");
+    run("lease", "--help").ok();
+  }
+
+  @Test
   void aBadDurationIsAUsageErrorNamingTheOptionAndValue() {
     Cli.Run r = run("lease", "acquire", "lock/x", "--ttl", "30x").failed(LeaseholdCommand.EXIT_USAGE, "'30x' is not a duration");
     assertTrue(r.err().contains("--ttl"), r.err());
