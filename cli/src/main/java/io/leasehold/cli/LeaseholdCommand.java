@@ -165,7 +165,8 @@ public final class LeaseholdCommand implements Runnable {
   private static int executeMatched(ParseResult parsed) {
     for (ParseResult level = parsed; level != null; level = level.subcommand()) {
       CommandLine cl = level.commandSpec().commandLine();
-      if (!level.unmatched().isEmpty() && !cl.isUnmatchedArgumentsAllowed()) {
+      boolean takesUnmatched = cl.isUnmatchedArgumentsAllowed() || !level.commandSpec().unmatchedArgsBindings().isEmpty();
+      if (!level.unmatched().isEmpty() && !takesUnmatched) {
         throw new UnmatchedArgumentException(cl, level.unmatched());
       }
     }
