@@ -37,4 +37,17 @@ public final class DurationConverter implements CommandLine.ITypeConverter<Durat
     }
     return total;
   }
+
+  /** The inverse of {@link #parse}, in the largest unit that is exact: {@code 600ms}, {@code 1s}, {@code 1h}. */
+  public static String format(Duration d) {
+    long ms = d.toMillis();
+    if (ms == 0 || ms % 1000 != 0) {
+      return ms + "ms";
+    }
+    long s = ms / 1000;
+    if (s % 60 != 0) {
+      return s + "s";
+    }
+    return s % 3600 == 0 ? s / 3600 + "h" : s / 60 + "m";
+  }
 }

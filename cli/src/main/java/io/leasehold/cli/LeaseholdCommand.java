@@ -19,10 +19,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /** The {@code leasehold} command. */
 @Command(
@@ -129,8 +132,8 @@ public final class LeaseholdCommand implements Runnable {
   }
 
   /** The bearer token from --bearer-token or LEASEHOLD_BEARER_TOKEN, if any. */
-  public java.util.Optional<String> token() {
-    return token == null || token.isBlank() ? java.util.Optional.empty() : java.util.Optional.of(token.strip());
+  public Optional<String> token() {
+    return token == null || token.isBlank() ? Optional.empty() : Optional.of(token.strip());
   }
 
   public Duration timeout() {
@@ -150,7 +153,24 @@ public final class LeaseholdCommand implements Runnable {
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setParameterExceptionHandler(Errors::usage);
     cl.setExecutionExceptionHandler(Errors::execution);
+    cl.setExecutionStrategy(LeaseholdCommand::executeMatched);
     return cl;
+  }
+
+  /**
+   * picocli lets arguments that match nothing through when --help or --version follows them
+   * ({@code leasehold session --help} printed the root help and exited 0); like any other
+   * unmatched argument they are a usage error, reported by the parameter exception handler.
+   */
+  private static int executeMatched(ParseResult parsed) {
+    for (ParseResult level = parsed; level != null; level = level.subcommand()) {
+      CommandLine cl = level.commandSpec().commandLine();
+      boolean takesUnmatched = cl.isUnmatchedArgumentsAllowed() || !level.commandSpec().unmatchedArgsBindings().isEmpty();
+      if (!level.unmatched().isEmpty() && !takesUnmatched) {
+        throw new UnmatchedArgumentException(cl, level.unmatched());
+      }
+    }
+    return new CommandLine.RunLast().execute(parsed);
   }
 
   public static void main(String[] args) {

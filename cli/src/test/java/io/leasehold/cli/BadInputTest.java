@@ -4,9 +4,12 @@ import static io.leasehold.cli.Cli.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.server.TestCluster;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Bad input: each exits with its documented code and one line on stderr that names the problem. */
 class BadInputTest {
@@ -20,6 +23,17 @@ class BadInputTest {
   void anUnknownCommandIsAUsageError() {
     run("frobnicate").failed(LeaseholdCommand.EXIT_USAGE, "unknown command 'frobnicate'");
     run("lease", "lsit").failed(LeaseholdCommand.EXIT_USAGE, "leasehold lease: unknown command 'lsit'");
+  }
+
+  @Test
+  void anUnknownCommandIsAUsageErrorWhateverFlagsFollowIt() {
+    Cli.Run r = run("session", "--help").failed(LeaseholdCommand.EXIT_USAGE, "unknown command 'session'");
+    assertEquals("", r.out(), "no help printed");
+    run("session", "--version").failed(LeaseholdCommand.EXIT_USAGE, "unknown command 'session'");
+    run("--help", "session").failed(LeaseholdCommand.EXIT_USAGE, "unknown command 'session'");
+    run("lease", "lsit", "--help").failed(LeaseholdCommand.EXIT_USAGE, "leasehold lease: unknown command 'lsit'");
+    run("server", "extra", "--help").failed(LeaseholdCommand.EXIT_USAGE, "leasehold server: Unmatched argument");
+    run("lease", "--help").ok();
   }
 
   @Test
@@ -54,9 +68,9 @@ class BadInputTest {
   }
 
   @Test
-  void aBadNameTheClusterRefusesIsAUsageError(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+  void aBadNameTheClusterRefusesIsAUsageError(@TempDir Path dir) throws Exception {
     // The cluster validates names; run against a real node to see its message come through.
-    try (var cluster = io.leasehold.server.TestCluster.start(1, dir)) {
+    try (var cluster = TestCluster.start(1, dir)) {
       run(cluster, "lease", "acquire", "no-namespace", "--ttl", "30s").failed(LeaseholdCommand.EXIT_USAGE, "name");
     }
   }

@@ -1,5 +1,10 @@
 package io.leasehold.server;
 
+import io.leasehold.server.watch.WatchHub;
+import io.leasehold.statemachine.core.InvalidArgumentException;
+import io.leasehold.statemachine.core.Limits;
+import io.leasehold.statemachine.core.Validation;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -81,9 +86,36 @@ public record NodeConfig(
     Optional<String> initialAdmin,
     ApiLimits limits) {
 
+  // The defaults, read by the builder and by the CLI's `server` options (its help shows these).
   public static final int DEFAULT_CLIENT_PORT = 7400;
   public static final int DEFAULT_PEER_PORT = 7401;
   public static final String DEFAULT_CLUSTER_NAME = "leasehold";
+  // Ratis's follower checks for a silent leader once per timeout, so it stands for election
+  // after between min and about twice max of silence: with these, a failover (that wait, then
+  // a vote) fits in the 2 s minimum TTL, and a follower still rides out a 600 ms pause.
+  public static final Duration DEFAULT_ELECTION_TIMEOUT_MIN = Duration.ofMillis(600);
+  public static final Duration DEFAULT_ELECTION_TIMEOUT_MAX = Duration.ofMillis(1000);
+  public static final Duration DEFAULT_TICK_INTERVAL = Duration.ofMillis(100);
+  public static final Duration DEFAULT_STALL_THRESHOLD = Duration.ofMillis(500);
+  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+  public static final long DEFAULT_SNAPSHOT_THRESHOLD = 100_000;
+  public static final long DEFAULT_LOG_SEGMENT_SIZE_BYTES = 32L << 20;
+  public static final long DEFAULT_LOG_PURGE_GAP = 1024;
+  public static final long DEFAULT_HISTORY_MAX_EVENTS = 100_000;
+  public static final Duration DEFAULT_HISTORY_MAX_AGE = Duration.ofHours(1);
+  public static final int DEFAULT_WATCH_QUEUE_LIMIT = 10_000;
+  public static final Duration DEFAULT_WATCH_PROGRESS_INTERVAL = Duration.ofSeconds(1);
+  public static final int DEFAULT_MAX_PENDING_WRITES = 1024;
+  public static final int DEFAULT_WATCH_MESSAGE_RATE = WatchHub.DEFAULT_MESSAGE_RATE;
+  public static final Duration DEFAULT_WATCH_MAX_DELAY = WatchHub.DEFAULT_MAX_DELAY;
+  public static final Duration DEFAULT_GRPC_KEEPALIVE_INTERVAL = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_GRPC_KEEPALIVE_TIMEOUT = Duration.ofSeconds(10);
+  // Long enough for the next write's append to carry the commit under any steady load, short
+  // beside what a watcher on a follower waits for (docs/architecture.md, "How a follower hears of a commit").
+  public static final Duration DEFAULT_COMMIT_PUSH_DELAY = Duration.ofMillis(2);
+  // Reading three small files this often costs nothing; a rotated certificate is in use for
+  // new connections within this time.
+  public static final Duration DEFAULT_TLS_RELOAD_INTERVAL = Duration.ofSeconds(10);
 
   /**
    * Per-node limits against abuse, checked at the API edge (each node counts only the calls it
@@ -93,7 +125,7 @@ public record NodeConfig(
    *     address on a node without authentication) may make per second, with a burst of as many
    * @param watchesPerConnection Watch streams open at once on one client connection
    * @param watchesPerIdentity Watch streams open at once for one identity (remote address)
-   * @param renewItems names in one Renew, at most the replicated {@link io.leasehold.statemachine.core.Limits#MAX_RENEW_ITEMS}
+   * @param renewItems names in one Renew, at most the replicated {@link Limits#MAX_RENEW_ITEMS}
    * @param requestBytes the largest request message the node reads
    * @param metadataBytes the largest request metadata (headers) the node reads
    */
@@ -102,7 +134,7 @@ public record NodeConfig(
     public static final int DEFAULT_ACQUIRES_PER_SECOND = 10_000;
     public static final int DEFAULT_WATCHES_PER_CONNECTION = 1_000;
     public static final int DEFAULT_WATCHES_PER_IDENTITY = 10_000;
-    public static final int DEFAULT_RENEW_ITEMS = io.leasehold.statemachine.core.Limits.MAX_RENEW_ITEMS;
+    public static final int DEFAULT_RENEW_ITEMS = Limits.MAX_RENEW_ITEMS;
     /** Fits the largest valid request, a Renew of 10,000 names of 512 bytes (about 5.3 MB), with room. */
     public static final int DEFAULT_REQUEST_BYTES = 8 << 20;
     public static final int MIN_REQUEST_BYTES = 1 << 20;
@@ -157,34 +189,30 @@ public record NodeConfig(
     private Path dataDir;
     private String listenHost;
     private String clusterName = DEFAULT_CLUSTER_NAME;
-    // Ratis's follower checks for a silent leader once per timeout, so it stands for election
-    // after between min and about twice max of silence: with these, a failover (that wait, then
-    // a vote) fits in the 2 s minimum TTL, and a follower still rides out a 600 ms pause.
-    private Duration electionTimeoutMin = Duration.ofMillis(600);
-    private Duration electionTimeoutMax = Duration.ofMillis(1000);
-    private Duration tickInterval = Duration.ofMillis(100);
-    private Duration stallThreshold = Duration.ofMillis(500);
-    private Duration requestTimeout = Duration.ofSeconds(10);
-    private long snapshotThreshold = 100_000;
-    private long logSegmentSizeBytes = 32L << 20;
-    private long logPurgeGap = 1024;
-    private long historyMaxEvents = 100_000;
-    private Duration historyMaxAge = Duration.ofHours(1);
-    private int watchQueueLimit = 10_000;
-    private Duration watchProgressInterval = Duration.ofSeconds(1);
-    private int maxPendingWrites = 1024;
-    private int watchMessageRate = io.leasehold.server.watch.WatchHub.DEFAULT_MESSAGE_RATE;
-    private Duration watchMaxDelay = io.leasehold.server.watch.WatchHub.DEFAULT_MAX_DELAY;
-    private int watchSenders = io.leasehold.server.watch.WatchHub.defaultSenders();
-    private Duration grpcKeepaliveInterval = Duration.ofSeconds(30);
-    private Duration grpcKeepaliveTimeout = Duration.ofSeconds(10);
+    private Duration electionTimeoutMin = DEFAULT_ELECTION_TIMEOUT_MIN;
+    private Duration electionTimeoutMax = DEFAULT_ELECTION_TIMEOUT_MAX;
+    private Duration tickInterval = DEFAULT_TICK_INTERVAL;
+    private Duration stallThreshold = DEFAULT_STALL_THRESHOLD;
+    private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+    private long snapshotThreshold = DEFAULT_SNAPSHOT_THRESHOLD;
+    private long logSegmentSizeBytes = DEFAULT_LOG_SEGMENT_SIZE_BYTES;
+    private long logPurgeGap = DEFAULT_LOG_PURGE_GAP;
+    private long historyMaxEvents = DEFAULT_HISTORY_MAX_EVENTS;
+    private Duration historyMaxAge = DEFAULT_HISTORY_MAX_AGE;
+    private int watchQueueLimit = DEFAULT_WATCH_QUEUE_LIMIT;
+    private Duration watchProgressInterval = DEFAULT_WATCH_PROGRESS_INTERVAL;
+    private int maxPendingWrites = DEFAULT_MAX_PENDING_WRITES;
+    private int watchMessageRate = DEFAULT_WATCH_MESSAGE_RATE;
+    private Duration watchMaxDelay = DEFAULT_WATCH_MAX_DELAY;
+    // Depends on the machine (half its cores), so no constant: WatchHub.defaultSenders() says why.
+    private int watchSenders = WatchHub.defaultSenders();
+    private Duration grpcKeepaliveInterval = DEFAULT_GRPC_KEEPALIVE_INTERVAL;
+    private Duration grpcKeepaliveTimeout = DEFAULT_GRPC_KEEPALIVE_TIMEOUT;
     private boolean join;
     private Integer metricsPort;
     private boolean metricsPlaintext;
     private Path traceWrites;
-    // Long enough for the next write's append to carry the commit under any steady load, short
-    // beside what a watcher on a follower waits for (docs/architecture.md, "How a follower hears of a commit").
-    private Duration commitPushDelay = Duration.ofMillis(2);
+    private Duration commitPushDelay = DEFAULT_COMMIT_PUSH_DELAY;
     private Path tlsCertFile;
     private Path tlsKeyFile;
     private Path tlsCaFile;
@@ -194,9 +222,7 @@ public record NodeConfig(
     private boolean clientCertAuth;
     private Path authTokenFile;
     private String initialAdmin;
-    // Reading three small files this often costs nothing; a rotated certificate is in use for
-    // new connections within this time.
-    private Duration tlsReloadInterval = Duration.ofSeconds(10);
+    private Duration tlsReloadInterval = DEFAULT_TLS_RELOAD_INTERVAL;
     private int maxAcquiresPerSecond = ApiLimits.DEFAULT_ACQUIRES_PER_SECOND;
     private int maxWatchesPerConnection = ApiLimits.DEFAULT_WATCHES_PER_CONNECTION;
     private int maxWatchesPerIdentity = ApiLimits.DEFAULT_WATCHES_PER_IDENTITY;
@@ -304,8 +330,8 @@ public record NodeConfig(
       require(electionTimeoutMax.compareTo(electionTimeoutMin) > 0, "election-timeout: max (" + electionTimeoutMax.toMillis() + "ms) must exceed min (" + electionTimeoutMin.toMillis() + "ms)");
       // The shortest lease must outlive an election, or a failover alone would leave its holder
       // unable to renew before its TTL runs out (docs/operations.md, "TTLs and timeouts").
-      require(electionTimeoutMax.compareTo(io.leasehold.statemachine.core.Limits.MIN_TTL) < 0,
-          "election-timeout-max: must be below the minimum lease TTL (" + io.leasehold.statemachine.core.Limits.MIN_TTL.toMillis()
+      require(electionTimeoutMax.compareTo(Limits.MIN_TTL) < 0,
+          "election-timeout-max: must be below the minimum lease TTL (" + Limits.MIN_TTL.toMillis()
               + "ms), got " + electionTimeoutMax.toMillis() + "ms");
       positive("tick-interval", tickInterval);
       positive("stall-threshold", stallThreshold);
@@ -322,7 +348,7 @@ public record NodeConfig(
       Objects.requireNonNull(watchMaxDelay, "watch-max-delay");
       // Below 1 ms the hub does not coalesce at all; above the progress interval an idle-looking
       // watcher would get progress messages while its events still wait.
-      require(watchMaxDelay.toNanos() >= io.leasehold.server.watch.WatchHub.MIN_COALESCE_NANOS
+      require(watchMaxDelay.toNanos() >= WatchHub.MIN_COALESCE_NANOS
               && watchMaxDelay.compareTo(watchProgressInterval) <= 0,
           "watch-max-delay: must be from 1ms to the watch progress interval (" + watchProgressInterval.toMillis() + "ms), got "
               + watchMaxDelay.toMillis() + "ms");
@@ -346,16 +372,16 @@ public record NodeConfig(
         require(clientCertAuth || authTokenFile != null,
             "initial-admin: needs authentication on (--client-cert-auth or --auth-token-file), or it names no one");
         try {
-          io.leasehold.statemachine.core.Validation.holder("initial-admin", initialAdmin);
-        } catch (io.leasehold.statemachine.core.InvalidArgumentException e) {
+          Validation.holder("initial-admin", initialAdmin);
+        } catch (InvalidArgumentException e) {
           throw new IllegalArgumentException(e.getMessage());
         }
       }
       require(maxAcquiresPerSecond > 0, "max-acquires-per-second: must be positive, got " + maxAcquiresPerSecond);
       require(maxWatchesPerConnection > 0, "max-watches-per-connection: must be positive, got " + maxWatchesPerConnection);
       require(maxWatchesPerIdentity > 0, "max-watches-per-identity: must be positive, got " + maxWatchesPerIdentity);
-      require(maxRenewItems > 0 && maxRenewItems <= io.leasehold.statemachine.core.Limits.MAX_RENEW_ITEMS,
-          "max-renew-items: must be from 1 to " + io.leasehold.statemachine.core.Limits.MAX_RENEW_ITEMS + ", got " + maxRenewItems);
+      require(maxRenewItems > 0 && maxRenewItems <= Limits.MAX_RENEW_ITEMS,
+          "max-renew-items: must be from 1 to " + Limits.MAX_RENEW_ITEMS + ", got " + maxRenewItems);
       require(maxRequestBytes >= ApiLimits.MIN_REQUEST_BYTES && maxRequestBytes <= ApiLimits.MAX_REQUEST_BYTES,
           "max-request-bytes: must be from " + ApiLimits.MIN_REQUEST_BYTES + " (1 MiB) to " + ApiLimits.MAX_REQUEST_BYTES
               + " (32 MiB), got " + maxRequestBytes);
@@ -406,8 +432,8 @@ public record NodeConfig(
     }
 
     private static void readable(String option, Path file) {
-      require(java.nio.file.Files.isRegularFile(file) && java.nio.file.Files.isReadable(file),
-          option + ": cannot read " + file + (java.nio.file.Files.exists(file) ? " (not a readable file)" : " (no such file)"));
+      require(Files.isRegularFile(file) && Files.isReadable(file),
+          option + ": cannot read " + file + (Files.exists(file) ? " (not a readable file)" : " (no such file)"));
     }
 
     private static void positive(String option, Duration d) {

@@ -5,6 +5,9 @@ import io.leasehold.cli.LeaseholdCommand;
 import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.NodeConfig;
 import io.leasehold.server.Peer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -33,7 +36,8 @@ import picocli.CommandLine.Option;
         " 0:stopped by SIGINT or SIGTERM",
         " 2:usage error (bad option or configuration)",
         "75:Raft closed this node's division (it stood for election outside the configuration it has); restart it from its data dir"},
-    sortOptions = false)
+    sortOptions = false,
+    defaultValueProvider = ServerDefaults.class)
 public final class ServerCommand implements Callable<Integer> {
   /** EX_TEMPFAIL: the node stopped on its own and a restart from its data dir recovers it. */
   public static final int EXIT_RESTART = 75;
@@ -54,64 +58,64 @@ public final class ServerCommand implements Callable<Integer> {
   @Option(names = "--data-dir", paramLabel = "DIR", description = "Where the node keeps its Raft log and state (default: ./leasehold-data/<id>).")
   Path dataDir;
 
-  @Option(names = "--client-port", description = "With --standalone: the gRPC API port (default: ${DEFAULT-VALUE}).", defaultValue = "" + NodeConfig.DEFAULT_CLIENT_PORT)
+  @Option(names = "--client-port", description = "With --standalone: the gRPC API port (default: ${DEFAULT-VALUE}).")
   int clientPort;
 
-  @Option(names = "--peer-port", description = "With --standalone: the Raft port (default: ${DEFAULT-VALUE}).", defaultValue = "" + NodeConfig.DEFAULT_PEER_PORT)
+  @Option(names = "--peer-port", description = "With --standalone: the Raft port (default: ${DEFAULT-VALUE}).")
   int peerPort;
 
   @Option(names = "--listen-host", description = "Address to bind both ports to (default: this node's host in --peers).")
   String listenHost;
 
-  @Option(names = "--cluster-name", description = "Names the Raft group; every member must agree (default: ${DEFAULT-VALUE}).", defaultValue = NodeConfig.DEFAULT_CLUSTER_NAME)
+  @Option(names = "--cluster-name", description = "Names the Raft group; every member must agree (default: ${DEFAULT-VALUE}).")
   String clusterName;
 
-  @Option(names = "--election-timeout-min", converter = DurationConverter.class, defaultValue = "600ms",
+  @Option(names = "--election-timeout-min", converter = DurationConverter.class,
       description = "Shortest wait before a follower without a leader stands for election (default: ${DEFAULT-VALUE}).")
   Duration electionTimeoutMin;
 
-  @Option(names = "--election-timeout-max", converter = DurationConverter.class, defaultValue = "1s",
+  @Option(names = "--election-timeout-max", converter = DurationConverter.class,
       description = "Longest such wait; must be below the 2s minimum lease TTL (default: ${DEFAULT-VALUE}).")
   Duration electionTimeoutMax;
 
-  @Option(names = "--tick-interval", converter = DurationConverter.class, defaultValue = "100ms",
+  @Option(names = "--tick-interval", converter = DurationConverter.class,
       description = "How often the leader looks for expired leases (default: ${DEFAULT-VALUE}).")
   Duration tickInterval;
 
-  @Option(names = "--stall-threshold", converter = DurationConverter.class, defaultValue = "500ms",
+  @Option(names = "--stall-threshold", converter = DurationConverter.class,
       description = "A ticker or apply-loop stall longer than this extends every lease by the stall (default: ${DEFAULT-VALUE}).")
   Duration stallThreshold;
 
-  @Option(names = "--request-timeout", converter = DurationConverter.class, defaultValue = "10s",
+  @Option(names = "--request-timeout", converter = DurationConverter.class,
       description = "How long a request waits for a leader before UNAVAILABLE (default: ${DEFAULT-VALUE}).")
   Duration requestTimeout;
 
-  @Option(names = "--snapshot-threshold", paramLabel = "ENTRIES", defaultValue = "100000",
+  @Option(names = "--snapshot-threshold", paramLabel = "ENTRIES",
       description = "Take a snapshot and purge the log after this many entries (default: ${DEFAULT-VALUE}).")
   long snapshotThreshold;
 
-  @Option(names = "--history-max-events", paramLabel = "EVENTS", defaultValue = "100000",
+  @Option(names = "--history-max-events", paramLabel = "EVENTS",
       description = "Watch history kept per node: at most this many events (default: ${DEFAULT-VALUE}).")
   long historyMaxEvents;
 
-  @Option(names = "--history-max-age", converter = DurationConverter.class, defaultValue = "1h",
+  @Option(names = "--history-max-age", converter = DurationConverter.class,
       description = "... and none older than this (default: ${DEFAULT-VALUE}).")
   Duration historyMaxAge;
 
-  @Option(names = "--watch-queue-limit", paramLabel = "EVENTS", defaultValue = "10000",
+  @Option(names = "--watch-queue-limit", paramLabel = "EVENTS",
       description = "A watcher this many events behind is cut off and told where to resume (default: ${DEFAULT-VALUE}).")
   int watchQueueLimit;
 
-  @Option(names = "--watch-progress-interval", converter = DurationConverter.class, defaultValue = "1s",
+  @Option(names = "--watch-progress-interval", converter = DurationConverter.class,
       description = "An idle watcher is told the applied revision this often (default: ${DEFAULT-VALUE}).")
   Duration watchProgressInterval;
 
-  @Option(names = "--watch-message-rate", paramLabel = "MESSAGES", defaultValue = "10000",
+  @Option(names = "--watch-message-rate", paramLabel = "MESSAGES",
       description = "Watch messages per second this node aims to send to all its watchers together; with many watchers "
           + "each message carries the events of a longer interval (at most --watch-max-delay) (default: ${DEFAULT-VALUE}).")
   int watchMessageRate;
 
-  @Option(names = "--watch-max-delay", converter = DurationConverter.class, defaultValue = "100ms",
+  @Option(names = "--watch-max-delay", converter = DurationConverter.class,
       description = "However many watchers share --watch-message-rate, none waits longer than this for its events; from 1ms "
           + "to --watch-progress-interval (default: ${DEFAULT-VALUE}).")
   Duration watchMaxDelay;
@@ -121,46 +125,46 @@ public final class ServerCommand implements Callable<Integer> {
           + "Raft pipeline in bursts; see docs/performance.md.")
   Integer watchSenders;
 
-  @Option(names = "--max-pending-writes", paramLabel = "WRITES", defaultValue = "1024",
+  @Option(names = "--max-pending-writes", paramLabel = "WRITES",
       description = "Writes this node lets wait for the leader at once; more get RESOURCE_EXHAUSTED (default: ${DEFAULT-VALUE}).")
   int maxPendingWrites;
 
-  @Option(names = "--max-acquires-per-second", paramLabel = "CALLS", defaultValue = "10000",
+  @Option(names = "--max-acquires-per-second", paramLabel = "CALLS",
       description = "Acquire and Register calls each identity (each remote address on a node without authentication) may "
           + "make to this node per second, in bursts of as many; more get RESOURCE_EXHAUSTED with a retry hint "
           + "(default: ${DEFAULT-VALUE}).")
   int maxAcquiresPerSecond;
 
-  @Option(names = "--max-watches-per-connection", paramLabel = "WATCHES", defaultValue = "1000",
+  @Option(names = "--max-watches-per-connection", paramLabel = "WATCHES",
       description = "Watch streams one client connection may have open on this node; more get RESOURCE_EXHAUSTED "
           + "(default: ${DEFAULT-VALUE}).")
   int maxWatchesPerConnection;
 
-  @Option(names = "--max-watches-per-identity", paramLabel = "WATCHES", defaultValue = "10000",
+  @Option(names = "--max-watches-per-identity", paramLabel = "WATCHES",
       description = "Watch streams one identity (one remote address on a node without authentication) may have open on "
           + "this node; more get RESOURCE_EXHAUSTED (default: ${DEFAULT-VALUE}).")
   int maxWatchesPerIdentity;
 
-  @Option(names = "--max-renew-items", paramLabel = "NAMES", defaultValue = "10000",
+  @Option(names = "--max-renew-items", paramLabel = "NAMES",
       description = "Names in one Renew call, at most 10000; more get INVALID_ARGUMENT (default: ${DEFAULT-VALUE}).")
   int maxRenewItems;
 
-  @Option(names = "--max-request-bytes", paramLabel = "BYTES", defaultValue = "8388608",
+  @Option(names = "--max-request-bytes", paramLabel = "BYTES",
       description = "The largest request message the node reads, at least 1 MiB; larger get RESOURCE_EXHAUSTED from gRPC. "
           + "The default fits a Renew of 10000 names of 512 bytes (default: ${DEFAULT-VALUE}).")
   int maxRequestBytes;
 
-  @Option(names = "--max-metadata-bytes", paramLabel = "BYTES", defaultValue = "8192",
+  @Option(names = "--max-metadata-bytes", paramLabel = "BYTES",
       description = "The largest request metadata (headers) the node reads, at least 1 KiB; gRPC refuses more "
           + "(default: ${DEFAULT-VALUE}).")
   int maxMetadataBytes;
 
-  @Option(names = "--grpc-keepalive-interval", converter = DurationConverter.class, defaultValue = "30s",
+  @Option(names = "--grpc-keepalive-interval", converter = DurationConverter.class,
       description = "A client connection silent this long gets an HTTP/2 PING; gRPC raises anything below 10s to 10s "
           + "(default: ${DEFAULT-VALUE}).")
   Duration grpcKeepaliveInterval;
 
-  @Option(names = "--grpc-keepalive-timeout", converter = DurationConverter.class, defaultValue = "10s",
+  @Option(names = "--grpc-keepalive-timeout", converter = DurationConverter.class,
       description = "A PING not answered within this closes the connection and cancels its calls and watches "
           + "(default: ${DEFAULT-VALUE}).")
   Duration grpcKeepaliveTimeout;
@@ -182,7 +186,7 @@ public final class ServerCommand implements Callable<Integer> {
           + "scrapers without a client certificate; the client port keeps TLS and --client-cert-auth.")
   boolean metricsPlaintext;
 
-  @Option(names = "--commit-push-delay", converter = DurationConverter.class, defaultValue = "2ms",
+  @Option(names = "--commit-push-delay", converter = DurationConverter.class,
       description = "A commit that no new write carries to a follower within this is sent to it on its own, so that its "
           + "state and watchers follow the leader (default: ${DEFAULT-VALUE}; 0ms sends at once).")
   Duration commitPushDelay;
@@ -349,9 +353,9 @@ public final class ServerCommand implements Callable<Integer> {
     if (port > 65535 || port == base.self().peerPort()) {
       why = "it is not a usable port here";
     } else {
-      try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
-        probe.bind(new java.net.InetSocketAddress(base.bindHost(), port));
-      } catch (java.io.IOException e) {
+      try (ServerSocket probe = new ServerSocket()) {
+        probe.bind(new InetSocketAddress(base.bindHost(), port));
+      } catch (IOException e) {
         why = "it is in use";
       }
     }
