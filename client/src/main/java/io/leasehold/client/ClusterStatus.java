@@ -1,6 +1,5 @@
 package io.leasehold.client;
 
-import io.leasehold.proto.v1.Role;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -15,6 +14,7 @@ public record ClusterStatus(String groupId, List<MemberStatus> members) {
   /** A member whose applied index trails the leader's commit index by more than this is not healthy. */
   public static final long HEALTHY_LAG = 1000;
 
+  /** Checks the fields and copies the members. */
   public ClusterStatus {
     Objects.requireNonNull(groupId, "groupId");
     members = List.copyOf(Objects.requireNonNull(members, "members"));
@@ -22,7 +22,7 @@ public record ClusterStatus(String groupId, List<MemberStatus> members) {
 
   /** The member that answered as leader (with the highest term, should two claim it). */
   public Optional<MemberStatus> leader() {
-    return members.stream().filter(m -> m.role() == Role.LEADER)
+    return members.stream().filter(m -> m.role() == MemberRole.LEADER)
         .max((a, b) -> Long.compare(a.term(), b.term()));
   }
 

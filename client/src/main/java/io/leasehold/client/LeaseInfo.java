@@ -22,7 +22,7 @@ import java.util.Optional;
  * @param modRevision the revision of its latest change of any kind
  * @param remaining   for reads: {@code expiresAt} minus the serving node's clock
  * @param serverState for reads: ACTIVE, or STALE once its last renewal is older than twice its
- *                    heartbeat interval (its holder is probably gone); LEASE_STATE_UNSPECIFIED in events
+ *                    heartbeat interval (its holder is probably gone); UNKNOWN in events
  * @param heartbeatInterval the renewal interval the cluster suggested at its last grant or renewal
  * @param gracePeriod the time the cluster waits after {@code expiresAt} before it expires the lease
  */
@@ -38,10 +38,11 @@ public record LeaseInfo(
     long renewCount,
     long modRevision,
     Optional<Duration> remaining,
-    io.leasehold.proto.v1.LeaseState serverState,
+    ServerLeaseState serverState,
     Optional<Duration> heartbeatInterval,
     Optional<Duration> gracePeriod) {
 
+  /** Checks that every field is given. */
   public LeaseInfo {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(holder, "holder");

@@ -1,6 +1,7 @@
 package io.leasehold.client;
 
 import io.leasehold.client.internal.Futures;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -86,14 +87,14 @@ public final class LeaseLock implements Lock {
       return true;
     }
     AcquireResult r = Futures.join(client.tryAcquire(name, options));
-    if (r.isGranted()) {
-      own(r.lease().orElseThrow());
+    if (r instanceof Granted g) {
+      own(g.lease());
       return true;
     }
     // A lock-delay only means "not yet"; other refusals (a ban, a bad name or TTL) need fixing.
-    r.rejection().filter(rej -> rej.reason() != io.leasehold.proto.v1.RejectReason.LOCK_DELAY).ifPresent(rej -> {
-      throw new AcquireRejectedException(name, rej);
-    });
+    if (r instanceof Rejected rejected && rejected.rejection().reason() != RejectReason.LOCK_DELAY) {
+      throw new AcquireRejectedException(name, rejected.rejection());
+    }
     return false;
   }
 
@@ -106,7 +107,7 @@ public final class LeaseLock implements Lock {
       return true;
     }
     try {
-      own(Futures.get(client.acquire(name, options.withWait(java.time.Duration.ofNanos(Math.max(0, unit.toNanos(time)))))));
+      own(Futures.get(client.acquire(name, options.withWait(Duration.ofNanos(Math.max(0, unit.toNanos(time)))))));
       return true;
     } catch (AcquireTimeoutException timedOut) {
       return false;

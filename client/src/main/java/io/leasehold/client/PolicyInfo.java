@@ -1,14 +1,12 @@
 package io.leasehold.client;
 
-import io.leasehold.proto.v1.Policy;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A namespace's policy ({@link LeaseholdAdmin#policy}, {@link LeaseholdAdmin#policies}). Policies
- * are the wire type {@link Policy}: its fields have presence, and an unset field takes the
- * built-in value.
+ * A namespace's policy ({@link LeaseholdAdmin#policy}, {@link LeaseholdAdmin#policies}). A
+ * {@link Policy}'s fields are optional: an unset field takes the built-in value.
  *
  * @param namespace the namespace ({@code ""} for the default policy)
  * @param own       the namespace's own policy, as set; absent when it has none
@@ -17,6 +15,7 @@ import java.util.Optional;
  * @param updatedAt when its own policy was set (leader-stamped), if it has one
  */
 public record PolicyInfo(String namespace, Optional<Policy> own, Optional<Policy> effective, long revision, Optional<Instant> updatedAt) {
+  /** Checks that every field is given. */
   public PolicyInfo {
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(own, "own");

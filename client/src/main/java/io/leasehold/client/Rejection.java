@@ -1,6 +1,5 @@
 package io.leasehold.client;
 
-import io.leasehold.proto.v1.RejectReason;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -11,7 +10,7 @@ import java.util.OptionalLong;
  * a banned holder, a name the namespace's pattern does not allow, a lock-delay after the name's
  * last lease expired or was revoked, or a quota.
  *
- * @param reason       the wire reason; {@link RejectReason#UNRECOGNIZED} for a reason newer than this SDK
+ * @param reason       why; {@link RejectReason#UNKNOWN} for a reason newer than this SDK
  * @param reasonNumber the reason's wire number, meaningful even when the reason is unrecognized
  * @param message      the cluster's explanation
  * @param minTtl       the smallest allowed TTL, for TTL_OUT_OF_RANGE
@@ -22,6 +21,7 @@ import java.util.OptionalLong;
  */
 public record Rejection(RejectReason reason, int reasonNumber, String message, Optional<Duration> minTtl, Optional<Duration> maxTtl,
     Optional<Duration> retryAfter, OptionalLong limit, Optional<String> namePattern) {
+  /** Checks that every field is given. */
   public Rejection {
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(message, "message");

@@ -1,0 +1,15 @@
+package io.leasehold.client;
+
+import java.util.Objects;
+
+/**
+ * The cluster's policy refused the name to this client.
+ *
+ * @param rejection why, and the bounds that apply
+ */
+public record Rejected(Rejection rejection) implements AcquireResult {
+  /** Checks that the rejection is given. */
+  public Rejected {
+    Objects.requireNonNull(rejection, "rejection");
+  }
+}

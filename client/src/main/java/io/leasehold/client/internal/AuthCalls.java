@@ -1,0 +1,115 @@
+package io.leasehold.client.internal;
+
+import io.grpc.MethodDescriptor;
+import io.leasehold.client.AuditRecord;
+import io.leasehold.client.AuthRole;
+import io.leasehold.client.CallerIdentity;
+import io.leasehold.client.IdentityRoles;
+import io.leasehold.client.Permission;
+import io.leasehold.proto.v1.AddRoleRequest;
+import io.leasehold.proto.v1.AuditEntry;
+import io.leasehold.proto.v1.AuditRequest;
+import io.leasehold.proto.v1.AuthGrpc;
+import io.leasehold.proto.v1.GrantRoleRequest;
+import io.leasehold.proto.v1.ListGrantsRequest;
+import io.leasehold.proto.v1.ListRolesRequest;
+import io.leasehold.proto.v1.RemoveRoleRequest;
+import io.leasehold.proto.v1.RevokeRoleRequest;
+import io.leasehold.proto.v1.WhoAmIRequest;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/** The wire side of {@code LeaseholdAuth}. */
+public final class AuthCalls {
+  private final ClientCore core;
+
+  public AuthCalls(ClientCore core) {
+    this.core = core;
+  }
+
+  public CompletableFuture<CallerIdentity> whoAmI() {
+    return call(Calls.Target.READ, AuthGrpc.getWhoAmIMethod(), WhoAmIRequest.getDefaultInstance(), "WhoAmI")
+        .thenApply(r -> new CallerIdentity(r.getIdentity(), r.getAuthenticatedBy(), r.getAuthenticationEnabled(),
+            r.getRolesList().stream().map(AuthCalls::role).toList()));
+  }
+
+  public CompletableFuture<AuthRole> addRole(String name, Permission permission, List<String> prefixes) {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(permission, "permission");
+    Objects.requireNonNull(prefixes, "prefixes");
+    io.leasehold.proto.v1.AuthRole role = io.leasehold.proto.v1.AuthRole.newBuilder()
+        .setName(name)
+        .setPermission(io.leasehold.proto.v1.Permission.valueOf(permission.name()))
+        .addAllPrefixes(prefixes)
+        .build();
+    return call(Calls.Target.WRITE, AuthGrpc.getAddRoleMethod(), AddRoleRequest.newBuilder().setRole(role).build(), "AddRole " + name)
+        .thenApply(r -> role(r.getRole()));
+  }
+
+  public CompletableFuture<Boolean> removeRole(String name) {
+    Objects.requireNonNull(name, "name");
+    return call(Calls.Target.WRITE, AuthGrpc.getRemoveRoleMethod(), RemoveRoleRequest.newBuilder().setName(name).build(),
+        "RemoveRole " + name).thenApply(r -> r.getExisted());
+  }
+
+  public CompletableFuture<List<AuthRole>> roles() {
+    return call(Calls.Target.READ, AuthGrpc.getListRolesMethod(), ListRolesRequest.getDefaultInstance(), "ListRoles")
+        .thenApply(r -> r.getRolesList().stream().map(AuthCalls::role).toList());
+  }
+
+  public CompletableFuture<Boolean> grant(String identity, String role) {
+    Objects.requireNonNull(identity, "identity");
+    Objects.requireNonNull(role, "role");
+    return call(Calls.Target.WRITE, AuthGrpc.getGrantRoleMethod(),
+        GrantRoleRequest.newBuilder().setIdentity(identity).setRole(role).build(), "GrantRole " + identity + " " + role)
+        .thenApply(r -> r.getAlreadyGranted());
+  }
+
+  public CompletableFuture<Boolean> revoke(String identity, String role) {
+    Objects.requireNonNull(identity, "identity");
+    Objects.requireNonNull(role, "role");
+    return call(Calls.Target.WRITE, AuthGrpc.getRevokeRoleMethod(),
+        RevokeRoleRequest.newBuilder().setIdentity(identity).setRole(role).build(), "RevokeRole " + identity + " " + role)
+        .thenApply(r -> r.getWasGranted());
+  }
+
+  public CompletableFuture<List<IdentityRoles>> grants() {
+    return grants("");
+  }
+
+  public CompletableFuture<List<IdentityRoles>> grants(String identity) {
+    Objects.requireNonNull(identity, "identity");
+    return call(Calls.Target.READ, AuthGrpc.getListGrantsMethod(), ListGrantsRequest.newBuilder().setIdentity(identity).build(),
+        "ListGrants").thenApply(r -> r.getGrantsList().stream().map(g -> new IdentityRoles(g.getIdentity(), g.getRolesList())).toList());
+  }
+
+  public CompletableFuture<List<AuditRecord>> audit(int limit, String identity) {
+    Objects.requireNonNull(identity, "identity");
+    if (limit < 0) {
+      throw new IllegalArgumentException("limit: must not be negative, got " + limit);
+    }
+    return call(Calls.Target.READ, AuthGrpc.getAuditMethod(), AuditRequest.newBuilder().setLimit(limit).setIdentity(identity).build(),
+        "Audit").thenApply(r -> r.getEntriesList().stream().map(AuthCalls::audit).toList());
+  }
+
+  private <Q, R> CompletableFuture<R> call(Calls.Target target, MethodDescriptor<Q, R> method, Q request, String what) {
+    core.ensureOpen(what);
+    return core.onCallbacks(core.calls().call(target, method, request, what));
+  }
+
+  private static AuthRole role(io.leasehold.proto.v1.AuthRole r) {
+    Permission p = switch (r.getPermission()) {
+      case READER -> Permission.READER;
+      case CLIENT -> Permission.CLIENT;
+      case ADMIN -> Permission.ADMIN;
+      default -> throw new IllegalStateException("role " + r.getName() + " has no known permission (" + r.getPermissionValue() + ")");
+    };
+    return new AuthRole(r.getName(), p, r.getPrefixesList(), r.getBuiltIn(), r.getRevision());
+  }
+
+  private static AuditRecord audit(AuditEntry e) {
+    return new AuditRecord(e.getRevision(), Protos.instant(e.getTime()), e.getIdentity(), e.getAction(), e.getTarget(),
+        e.getOutcome(), e.getDetail());
+  }
+}
