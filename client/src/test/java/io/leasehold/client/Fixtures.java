@@ -43,11 +43,11 @@ final class Fixtures {
   }
 
   /** A client of every node, with short timeouts suited to tests. */
-  static LeaseholdClient client(TestCluster cluster, UnaryOperator<LeaseholdClient.Builder> tweak) {
+  static LeaseholdClient client(TestCluster cluster, UnaryOperator<LeaseholdClientBuilder> tweak) {
     return client(endpoints(cluster), tweak);
   }
 
-  static LeaseholdClient client(List<String> endpoints, UnaryOperator<LeaseholdClient.Builder> tweak) {
+  static LeaseholdClient client(List<String> endpoints, UnaryOperator<LeaseholdClientBuilder> tweak) {
     return tweak.apply(LeaseholdClient.builder()
             .endpoints(endpoints)
             .requestTimeout(Duration.ofSeconds(20))

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leasehold.proto.v1.Event;
 import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,7 +46,7 @@ class LeaseValidityTest {
       // The moment the cluster expires the lease, as another client sees it: was the paused client's handle still valid?
       CompletableFuture<Boolean> validWhenExpired = new CompletableFuture<>();
       Watch watch = other.watch("lock/paused", 0, e -> {
-        if (e.type() == Event.Type.EXPIRED && e.lease().orElseThrow().token() == lease.token()) {
+        if (e.type() == EventType.EXPIRED && e.lease().orElseThrow().token() == lease.token()) {
           validWhenExpired.complete(lease.isValid());
         }
       });
@@ -69,7 +68,7 @@ class LeaseValidityTest {
       pause.heal();
       // Healing changes nothing for the old handle: LOST is final.
       Fixtures.await("the paused client talks to the cluster again", Duration.ofSeconds(10),
-          () -> paused.blocking().tryAcquire("lock/paused").outcome() == io.leasehold.proto.v1.Outcome.CONFLICT);
+          () -> paused.blocking().tryAcquire("lock/paused") instanceof Conflict);
       assertEquals(LeaseState.LOST, lease.state());
       assertFalse(lease.isValid());
       assertEquals(Duration.ZERO, lease.remaining());

@@ -1,5 +1,6 @@
 package io.leasehold.client;
 
+import java.util.function.UnaryOperator;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -37,7 +38,7 @@ class RoutingTableFailoverTest {
     }
   }
 
-  private LeaseholdClient client(List<String> endpoints, java.util.function.UnaryOperator<LeaseholdClient.Builder> tweak) {
+  private LeaseholdClient client(List<String> endpoints, UnaryOperator<LeaseholdClientBuilder> tweak) {
     LeaseholdClient c = Fixtures.client(endpoints, tweak);
     closeables.add(0, c);
     return c;
@@ -96,7 +97,9 @@ class RoutingTableFailoverTest {
           options = options.withAddress("10.0.0." + random.nextInt(250) + ":80");
         }
         AcquireResult r = runner.blocking().tryAcquire(name, options);
-        r.lease().ifPresent(l -> held.put(name, l));
+        if (r instanceof Granted g) {
+          held.put(name, g.lease());
+        }
       } else {
         switch (random.nextInt(5)) {
           case 0 -> {

@@ -1,5 +1,6 @@
 package io.leasehold.client;
 
+import java.util.Set;
 import static io.leasehold.client.Fixtures.ttl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -203,7 +204,7 @@ class WatchTest {
     try (LeaseholdClient client = Fixtures.client(cluster)) {
       work(client, "n/", 0, 3);
       Recorder r = new Recorder();
-      Watch w = client.watch(WatchOptions.of("n/").withTypes(java.util.Set.of(Event.Type.RELEASED)), r);
+      Watch w = client.watch(WatchOptions.of("n/").withTypes(Set.of(EventType.RELEASED)), r);
       Fixtures.await("positioned", Duration.ofSeconds(10), () -> w.revision() > 0);
       assertEquals(List.of(), r.events, "nothing from before it started");
       long end = work(client, "n/", 3, 5);
@@ -223,7 +224,7 @@ class WatchTest {
       List<WatchEvent> full = new CopyOnWriteArrayList<>();
       List<WatchEvent> basic = new CopyOnWriteArrayList<>();
       Watch f = client.watch(WatchOptions.of("b/"), (WatchListener) full::add);
-      Watch b = client.watch(WatchOptions.of("b/").withView(io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC), (WatchListener) basic::add);
+      Watch b = client.watch(WatchOptions.of("b/").withView(WatchView.BASIC), (WatchListener) basic::add);
       Fixtures.await("positioned", Duration.ofSeconds(10), () -> f.revision() > 0 && b.revision() > 0);
       long end = work(client, "b/", 0, 6);
       Fixtures.await("caught up", Duration.ofSeconds(10), () -> f.revision() >= end && b.revision() >= end);
@@ -243,7 +244,7 @@ class WatchTest {
         assertEquals(List.of(java.time.Instant.EPOCH, java.time.Instant.EPOCH, Duration.ZERO), List.of(y.time(), ly.acquiredAt(), ly.ttl()),
             "the basic view sends no times");
       }
-      assertThrows(IllegalArgumentException.class, () -> WatchOptions.of("b/").withView(io.leasehold.proto.v1.EventView.UNRECOGNIZED));
+      assertThrows(IllegalArgumentException.class, () -> WatchOptions.of("b/").withTypes(Set.of(EventType.UNKNOWN)));
       f.close();
       b.close();
     }
