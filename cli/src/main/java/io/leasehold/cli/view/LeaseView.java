@@ -3,10 +3,11 @@ package io.leasehold.cli.view;
 import io.leasehold.cli.Human;
 import io.leasehold.cli.Json;
 import io.leasehold.cli.Table;
+import io.leasehold.client.EndReason;
 import io.leasehold.client.EndedLease;
+import io.leasehold.client.EventType;
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.WatchEvent;
-import io.leasehold.proto.v1.Event;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -81,8 +82,9 @@ public final class LeaseView {
         .row("metadata", Human.metadata(l.attributes().metadata()));
   }
 
-  public static String reason(Event.Reason r) {
-    return r.name().startsWith("REASON_") ? r.name().substring("REASON_".length()) : r.name();
+  /** The reason's name; a reason newer than the SDK shows as UNRECOGNIZED, as it always has. */
+  public static String reason(EndReason r) {
+    return r == EndReason.UNKNOWN ? "UNRECOGNIZED" : r.name();
   }
 
   public static Map<String, Object> json(EndedLease e) {
@@ -118,7 +120,7 @@ public final class LeaseView {
   public static Map<String, Object> json(WatchEvent e) {
     return Json.object(
         "revision", e.revision(),
-        "type", e.type() == Event.Type.UNRECOGNIZED ? "UNRECOGNIZED" : e.type().name(),
+        "type", type(e.type()),
         "name", e.name(),
         "time", e.time().toString(),
         "reason", e.reason().map(LeaseView::reason).orElse(null),
@@ -126,9 +128,14 @@ public final class LeaseView {
         "lease", e.lease().map(LeaseView::json).orElse(null));
   }
 
+  /** The type's name; a type newer than the SDK shows as UNRECOGNIZED, as it always has. */
+  public static String type(EventType t) {
+    return t == EventType.UNKNOWN ? "UNRECOGNIZED" : t.name();
+  }
+
   /** {@code 12 ACQUIRED lock/x holder=runner-1 token=12 ttl=30s}. */
   public static String line(WatchEvent e) {
-    StringBuilder b = new StringBuilder().append(e.revision()).append(' ').append(e.type()).append(' ').append(e.name());
+    StringBuilder b = new StringBuilder().append(e.revision()).append(' ').append(type(e.type())).append(' ').append(e.name());
     e.lease().ifPresent(l -> {
       b.append(" holder=").append(l.holder()).append(" token=").append(l.token()).append(" ttl=").append(Human.duration(l.ttl()));
       l.attributes().address().ifPresent(a -> b.append(" address=").append(a));

@@ -7,6 +7,7 @@ import io.leasehold.cli.bench.BenchReport;
 import io.leasehold.cli.bench.NodeStats;
 import io.leasehold.cli.bench.Progress;
 import io.leasehold.client.LeaseholdClient;
+import io.leasehold.client.LeaseholdClientBuilder;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,7 +72,7 @@ abstract class BenchBase implements Callable<Integer> {
    */
   LeaseholdClient client(List<String> endpoints, String holder) {
     Duration timeout = globals().timeout();
-    LeaseholdClient.Builder b = globals().tls().configure(LeaseholdClient.builder()).endpoints(endpoints).requestTimeout(timeout)
+    LeaseholdClientBuilder b = globals().tls().configure(LeaseholdClient.builder()).endpoints(endpoints).requestTimeout(timeout)
         .attemptTimeout(timeout.compareTo(Duration.ofSeconds(5)) < 0 ? timeout : Duration.ofSeconds(5));
     globals().token().ifPresent(b::bearerToken);
     if (identity == null) {
