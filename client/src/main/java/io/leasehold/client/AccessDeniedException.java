@@ -11,6 +11,7 @@ import io.grpc.Status;
 public class AccessDeniedException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
 
+  /** The caller's roles do not allow the call; {@code code} is PERMISSION_DENIED or UNAUTHENTICATED. */
   public AccessDeniedException(String message, Status.Code code, Throwable cause) {
     super(message, code, cause);
   }

@@ -5,11 +5,13 @@ public class AcquireRejectedException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
   private final transient Rejection rejection;
 
+  /** Policy refused {@code name}, for the reason in {@code rejection}. */
   public AcquireRejectedException(String name, Rejection rejection) {
     super(name + ": rejected (" + rejection.reason() + "): " + rejection.message());
     this.rejection = rejection;
   }
 
+  /** Why the cluster's policy refused. */
   public Rejection rejection() {
     return rejection;
   }

@@ -8,6 +8,7 @@ public class AcquireTimeoutException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
   private final transient Conflict lastConflict;
 
+  /** {@code name} did not become free within {@code waited}; {@code lastConflict} is the last holder seen. */
   public AcquireTimeoutException(String name, Duration waited, Optional<Conflict> lastConflict) {
     super(name + ": not acquired within " + waited.toMillis() + " ms"
         + lastConflict.map(c -> "; held by " + c.holder() + " (token " + c.token() + ")").orElse(""));

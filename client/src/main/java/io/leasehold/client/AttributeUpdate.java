@@ -19,6 +19,7 @@ import java.util.Optional;
  * @param status   the new status, if it changes
  */
 public record AttributeUpdate(Optional<String> address, Optional<Map<String, String>> metadata, Optional<String> status) {
+  /** Checks that every part is given (absent: left as it is). */
   public AttributeUpdate {
     Objects.requireNonNull(address, "address");
     metadata = Objects.requireNonNull(metadata, "metadata").map(Map::copyOf);
@@ -49,14 +50,17 @@ public record AttributeUpdate(Optional<String> address, Optional<Map<String, Str
     return new AttributeUpdate(Optional.empty(), Optional.of(metadata), Optional.empty());
   }
 
+  /** This update, also setting the address ({@code ""} clears it). */
   public AttributeUpdate andAddress(String address) {
     return new AttributeUpdate(Optional.of(address), metadata, status);
   }
 
+  /** This update, also setting the status ({@code ""} clears it). */
   public AttributeUpdate andStatus(String status) {
     return new AttributeUpdate(address, metadata, Optional.of(status));
   }
 
+  /** This update, also replacing the metadata. */
   public AttributeUpdate andMetadata(Map<String, String> metadata) {
     return new AttributeUpdate(address, Optional.of(metadata), status);
   }

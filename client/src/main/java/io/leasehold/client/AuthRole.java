@@ -12,6 +12,7 @@ import java.util.List;
  * @param revision the entry that last set it; 0 for built-in roles
  */
 public record AuthRole(String name, Permission permission, List<String> prefixes, boolean builtIn, long revision) {
+  /** Checks the fields and copies the prefixes. */
   public AuthRole {
     prefixes = List.copyOf(prefixes);
   }

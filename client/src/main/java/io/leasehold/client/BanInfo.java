@@ -15,6 +15,7 @@ import java.util.Optional;
  * @param leasesEnded how many live leases the ban ended
  */
 public record BanInfo(String holder, String reason, Instant bannedAt, Optional<Instant> until, long revision, long leasesEnded) {
+  /** Checks that every field is given. */
   public BanInfo {
     Objects.requireNonNull(holder, "holder");
     Objects.requireNonNull(reason, "reason");

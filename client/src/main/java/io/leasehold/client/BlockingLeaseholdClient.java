@@ -41,6 +41,7 @@ public final class BlockingLeaseholdClient {
     return Futures.join(client.tryAcquire(name, options));
   }
 
+  /** {@link #tryAcquire(String, LeaseOptions)} with default options. */
   public AcquireResult tryAcquire(String name) {
     return Futures.join(client.tryAcquire(name));
   }
@@ -94,6 +95,7 @@ public final class BlockingLeaseholdClient {
     return LeaseRunner.run(lease, action);
   }
 
+  /** {@link #withLease(String, LeaseOptions, LeaseAction)} with default options. */
   public <T> T withLease(String name, LeaseAction<T> action) throws Exception {
     return withLease(name, LeaseOptions.defaults(), action);
   }
@@ -103,6 +105,7 @@ public final class BlockingLeaseholdClient {
     return Futures.join(client.register(service, instance, address, metadata));
   }
 
+  /** {@link #register(String, String, String, Map)} with {@code options}. */
   public Registration register(String service, String instance, String address, Map<String, String> metadata, RegisterOptions options) {
     return Futures.join(client.register(service, instance, address, metadata, options));
   }
@@ -112,6 +115,7 @@ public final class BlockingLeaseholdClient {
     return Futures.join(client.resolve(service));
   }
 
+  /** The live instances of {@code service}; with {@code anyStatus}, whatever their status. */
   public List<ServiceInstance> resolve(String service, boolean anyStatus) {
     return Futures.join(client.resolve(service, anyStatus));
   }
@@ -121,6 +125,7 @@ public final class BlockingLeaseholdClient {
     return Futures.join(client.routingTable(prefix));
   }
 
+  /** The whole routing table, kept in memory; close it when done. */
   public RoutingTable routingTable() {
     return Futures.join(client.routingTable());
   }

@@ -11,6 +11,7 @@ import java.util.List;
  * @param roles the roles the identity holds
  */
 public record CallerIdentity(String identity, String authenticatedBy, boolean authenticationEnabled, List<AuthRole> roles) {
+  /** Checks the fields and copies the roles. */
   public CallerIdentity {
     roles = List.copyOf(roles);
   }

@@ -4,6 +4,7 @@ package io.leasehold.client;
 public class ClientClosedException extends IllegalStateException {
   private static final long serialVersionUID = 1L;
 
+  /** The client was closed before or during the call. */
   public ClientClosedException(String message) {
     super(message);
   }

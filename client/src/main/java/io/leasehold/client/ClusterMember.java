@@ -5,6 +5,7 @@ import java.util.Optional;
 
 /** A member of the Raft configuration: its id, Raft address, and gRPC API address when known. */
 public record ClusterMember(String id, String peerAddress, Optional<String> clientAddress) {
+  /** Checks that every field is given. */
   public ClusterMember {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(peerAddress, "peerAddress");

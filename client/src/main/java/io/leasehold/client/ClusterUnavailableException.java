@@ -10,6 +10,7 @@ import io.grpc.Status;
 public class ClusterUnavailableException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
 
+  /** No node could do it in time; {@code lastCode} is the last attempt's gRPC status. */
   public ClusterUnavailableException(String message, Status.Code lastCode, Throwable cause) {
     super(message, lastCode, cause);
   }

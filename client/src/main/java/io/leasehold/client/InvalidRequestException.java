@@ -12,6 +12,7 @@ import java.util.Optional;
 public class InvalidRequestException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
 
+  /** The cluster refused the input; {@code message} is the cluster's, starting with the field. */
   public InvalidRequestException(String message, Throwable cause) {
     super(message, Status.Code.INVALID_ARGUMENT, cause);
   }

@@ -88,6 +88,7 @@ public interface Lease extends AutoCloseable {
    */
   void addListener(LeaseListener listener);
 
+  /** Removes a listener; whether it was there. */
   boolean removeListener(LeaseListener listener);
 
   /** Completes (on the callback executor) with the transition into LOST or RELEASED. */

@@ -7,5 +7,6 @@ package io.leasehold.client;
  */
 @FunctionalInterface
 public interface LeaseAction<T> {
+  /** Does the work while {@code lease} is held; interrupted if it is lost. */
   T run(Lease lease) throws Exception;
 }

@@ -18,6 +18,7 @@ public record LeaseAttributes(Optional<String> address, Map<String, String> meta
   /** No address, no metadata, no status. */
   public static final LeaseAttributes NONE = new LeaseAttributes(Optional.empty(), Map.of(), Optional.empty());
 
+  /** Checks the fields and copies the metadata. */
   public LeaseAttributes {
     address = Objects.requireNonNull(address, "address").filter(a -> !a.isEmpty());
     metadata = Map.copyOf(Objects.requireNonNull(metadata, "metadata"));
@@ -29,10 +30,12 @@ public record LeaseAttributes(Optional<String> address, Map<String, String> meta
     return NONE.withAddress(address);
   }
 
+  /** These attributes with {@code address}. */
   public LeaseAttributes withAddress(String address) {
     return new LeaseAttributes(Optional.of(Objects.requireNonNull(address, "address")), metadata, status);
   }
 
+  /** These attributes with {@code status}. */
   public LeaseAttributes withStatus(String status) {
     return new LeaseAttributes(address, metadata, Optional.of(Objects.requireNonNull(status, "status")));
   }

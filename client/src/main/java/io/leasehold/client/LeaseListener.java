@@ -6,5 +6,6 @@ package io.leasehold.client;
  */
 @FunctionalInterface
 public interface LeaseListener {
+  /** Told of each change of a lease's state, in order. */
   void onTransition(LeaseTransition transition);
 }

@@ -11,6 +11,7 @@ import java.util.Objects;
  *                 {@code revision + 1} to follow changes
  */
 public record LeaseListing(List<LeaseInfo> leases, long revision) {
+  /** Checks the fields and copies the leases. */
   public LeaseListing {
     leases = List.copyOf(Objects.requireNonNull(leases, "leases"));
   }

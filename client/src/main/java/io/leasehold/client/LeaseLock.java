@@ -52,10 +52,12 @@ public final class LeaseLock implements Lock {
     this.options = Objects.requireNonNull(options, "options").waitIndefinitely();
   }
 
+  /** The locked name. */
   public String name() {
     return name;
   }
 
+  /** Waits for the lock as long as it takes, ignoring interrupts until it is held. */
   @Override
   public void lock() {
     if (reenter()) {
@@ -64,6 +66,7 @@ public final class LeaseLock implements Lock {
     own(Futures.join(client.acquire(name, options)));
   }
 
+  /** Waits for the lock until it is held or the thread is interrupted. */
   @Override
   public void lockInterruptibly() throws InterruptedException {
     if (Thread.interrupted()) {
@@ -98,6 +101,7 @@ public final class LeaseLock implements Lock {
     return false;
   }
 
+  /** Waits up to {@code time} for the lock; false if it was not free by then. */
   @Override
   public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
     if (Thread.interrupted()) {
@@ -167,6 +171,7 @@ public final class LeaseLock implements Lock {
     return owner == Thread.currentThread() ? Optional.of(lease) : Optional.empty();
   }
 
+  /** Whether the calling thread holds the lock (and its lease is still valid). */
   public synchronized boolean isHeldByCurrentThread() {
     return owner == Thread.currentThread();
   }
@@ -190,6 +195,7 @@ public final class LeaseLock implements Lock {
     lease = granted;
   }
 
+  /** The name and who holds it. */
   @Override
   public String toString() {
     Thread o;

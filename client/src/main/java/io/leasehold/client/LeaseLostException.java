@@ -8,10 +8,12 @@ package io.leasehold.client;
 public class LeaseLostException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
 
+  /** The lease the operation needed is no longer held. */
   public LeaseLostException(String message) {
     super(message);
   }
 
+  /** The lease the operation needed is no longer held, as {@code cause} showed. */
   public LeaseLostException(String message, Throwable cause) {
     super(message, cause);
   }

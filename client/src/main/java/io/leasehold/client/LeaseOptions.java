@@ -20,6 +20,7 @@ import java.util.Optional;
 public record LeaseOptions(Optional<Duration> ttl, LeaseAttributes attributes, Optional<Duration> waitUpTo) {
   private static final LeaseOptions DEFAULTS = new LeaseOptions(Optional.empty(), LeaseAttributes.NONE, Optional.empty());
 
+  /** Checks the fields. */
   public LeaseOptions {
     Objects.requireNonNull(ttl, "ttl");
     Objects.requireNonNull(attributes, "attributes");
@@ -41,18 +42,22 @@ public record LeaseOptions(Optional<Duration> ttl, LeaseAttributes attributes, O
     return new LeaseOptions(Optional.of(Objects.requireNonNull(ttl, "ttl")), attributes, waitUpTo);
   }
 
+  /** These options, granting the lease {@code attributes}. */
   public LeaseOptions withAttributes(LeaseAttributes attributes) {
     return new LeaseOptions(ttl, attributes, waitUpTo);
   }
 
+  /** These options, granting the lease {@code address}. */
   public LeaseOptions withAddress(String address) {
     return withAttributes(attributes.withAddress(address));
   }
 
+  /** These options, adding {@code key} = {@code value} to the lease's metadata. */
   public LeaseOptions withMetadata(String key, String value) {
     return withAttributes(attributes.withMetadata(key, value));
   }
 
+  /** These options, granting the lease {@code status}. */
   public LeaseOptions withStatus(String status) {
     return withAttributes(attributes.withStatus(status));
   }

@@ -12,6 +12,7 @@ import java.util.Optional;
  * @param reason why it was lost, when {@code to} is {@link LeaseState#LOST}
  */
 public record LeaseTransition(Lease lease, LeaseState from, LeaseState to, Optional<LossReason> reason) {
+  /** Checks that every field is given. */
   public LeaseTransition {
     Objects.requireNonNull(lease, "lease");
     Objects.requireNonNull(from, "from");
@@ -19,6 +20,7 @@ public record LeaseTransition(Lease lease, LeaseState from, LeaseState to, Optio
     Objects.requireNonNull(reason, "reason");
   }
 
+  /** The lease, the two states and the reason. */
   @Override
   public String toString() {
     return lease.name() + " (token " + lease.token() + "): " + from + " -> " + to + reason.map(r -> " (" + r + ")").orElse("");

@@ -86,6 +86,7 @@ public final class LeaseholdClient implements AutoCloseable {
     return builder().endpoints(endpoints).build();
   }
 
+  /** {@link #connect(String...)} with a list. */
   public static LeaseholdClient connect(List<String> endpoints) {
     return builder().endpoints(endpoints).build();
   }
@@ -143,6 +144,7 @@ public final class LeaseholdClient implements AutoCloseable {
     return deliver(core.acquire(name, options, true), r -> r);
   }
 
+  /** {@link #tryAcquire(String, LeaseOptions)} with default options. */
   public CompletableFuture<AcquireResult> tryAcquire(String name) {
     return tryAcquire(name, LeaseOptions.defaults());
   }
@@ -279,6 +281,7 @@ public final class LeaseholdClient implements AutoCloseable {
     return out;
   }
 
+  /** {@link #withLease(String, LeaseOptions, LeaseAction)} with default options. */
   public <T> CompletableFuture<T> withLease(String name, LeaseAction<T> action) {
     return withLease(name, LeaseOptions.defaults(), action);
   }
@@ -295,6 +298,7 @@ public final class LeaseholdClient implements AutoCloseable {
     return register(service, instance, address, metadata, RegisterOptions.DEFAULTS);
   }
 
+  /** {@link #register(String, String, String, Map)} with {@code options}. */
   public CompletableFuture<Registration> register(String service, String instance, String address, Map<String, String> metadata,
       RegisterOptions options) {
     Objects.requireNonNull(service, "service");
@@ -350,6 +354,7 @@ public final class LeaseholdClient implements AutoCloseable {
     return watch(WatchOptions.of(prefix).withFromRevision(fromRevision), listener);
   }
 
+  /** Streams what {@code options} ask for to {@code listener}, resuming after failures with no gap and no duplicate. */
   public Watch watch(WatchOptions options, WatchListener listener) {
     return core.watch(options, listener);
   }
@@ -383,6 +388,7 @@ public final class LeaseholdClient implements AutoCloseable {
 
   // ---- lifecycle ----
 
+  /** Whether {@link #close()} was called. */
   public boolean isClosed() {
     return core.isClosing();
   }

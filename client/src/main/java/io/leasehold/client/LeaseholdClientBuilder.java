@@ -53,6 +53,7 @@ public final class LeaseholdClientBuilder {
     return endpoints(Arrays.asList(endpoints));
   }
 
+  /** Client addresses ({@code host:port}) of any nodes, as a list. */
   public LeaseholdClientBuilder endpoints(List<String> endpoints) {
     for (String e : endpoints) {
       if (e == null || e.isBlank()) {
@@ -211,6 +212,7 @@ public final class LeaseholdClientBuilder {
     return this;
   }
 
+  /** The client; fails with IllegalArgumentException if no endpoint was given. */
   public LeaseholdClient build() {
     if (endpoints.isEmpty()) {
       throw new IllegalArgumentException("endpoints: at least one node's client address (host:port) is required");

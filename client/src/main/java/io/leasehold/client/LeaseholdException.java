@@ -12,14 +12,17 @@ public class LeaseholdException extends RuntimeException {
   private static final long serialVersionUID = 1L;
   private final transient Status.Code code;
 
+  /** A failure described by {@code message}. */
   public LeaseholdException(String message) {
     this(message, null, null);
   }
 
+  /** A failure described by {@code message}, caused by {@code cause}. */
   public LeaseholdException(String message, Throwable cause) {
     this(message, null, cause);
   }
 
+  /** A failure with the gRPC status {@code code} it ended with (null if none). */
   public LeaseholdException(String message, Status.Code code, Throwable cause) {
     super(message, cause);
     this.code = code;

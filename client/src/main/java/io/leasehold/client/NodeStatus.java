@@ -11,6 +11,7 @@ import java.util.Optional;
 public record NodeStatus(String nodeId, String role, long term, Optional<String> leaderId,
                             Optional<String> leaderClientAddress, long commitIndex, long appliedIndex,
                             List<ClusterMember> members) {
+  /** Checks the fields and copies the members. */
   public NodeStatus {
     members = List.copyOf(members);
   }

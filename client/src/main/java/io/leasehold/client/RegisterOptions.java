@@ -17,6 +17,7 @@ public record RegisterOptions(Duration ttl, String status, boolean reRegister) {
   /** TTL 10 s, status SERVING, register again after a loss. */
   public static final RegisterOptions DEFAULTS = new RegisterOptions(Duration.ofSeconds(10), Registration.SERVING, true);
 
+  /** Checks the fields. */
   public RegisterOptions {
     Objects.requireNonNull(ttl, "ttl");
     Objects.requireNonNull(status, "status");
@@ -25,14 +26,17 @@ public record RegisterOptions(Duration ttl, String status, boolean reRegister) {
     }
   }
 
+  /** These options with the registration lease's {@code ttl}. */
   public RegisterOptions withTtl(Duration ttl) {
     return new RegisterOptions(ttl, status, reRegister);
   }
 
+  /** These options with the initial {@code status}. */
   public RegisterOptions withStatus(String status) {
     return new RegisterOptions(ttl, status, reRegister);
   }
 
+  /** These options, registering again (or not) when the registration is lost. */
   public RegisterOptions withReRegister(boolean reRegister) {
     return new RegisterOptions(ttl, status, reRegister);
   }

@@ -9,15 +9,21 @@ import java.util.concurrent.CompletableFuture;
  * deregisters the instance. Thread-safe.
  */
 public interface Registration extends AutoCloseable {
+  /** The status of an instance that takes traffic. */
   String SERVING = "SERVING";
+  /** The status of an instance that finishes its work and takes no new traffic. */
   String DRAINING = "DRAINING";
 
+  /** The registered service. */
   String service();
 
+  /** The registered instance. */
   String instance();
 
+  /** The instance's address. */
   String address();
 
+  /** The instance's metadata. */
   Map<String, String> metadata();
 
   /** The status last set (SERVING, DRAINING …). */
@@ -29,6 +35,7 @@ public interface Registration extends AutoCloseable {
   /** The current registration lease. */
   Lease lease();
 
+  /** Where the registration stands. */
   RegistrationState state();
 
   /**
@@ -48,7 +55,9 @@ public interface Registration extends AutoCloseable {
   @Override
   void close();
 
+  /** Adds a listener for state changes. */
   void addListener(RegistrationListener listener);
 
+  /** Removes a listener; whether it was there. */
   boolean removeListener(RegistrationListener listener);
 }

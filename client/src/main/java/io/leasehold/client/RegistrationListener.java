@@ -3,5 +3,6 @@ package io.leasehold.client;
 /** Told about a registration's state changes, in order, on the client's callback executor. */
 @FunctionalInterface
 public interface RegistrationListener {
+  /** Told of each change of a registration's state, in order. */
   void onStateChange(Registration registration, RegistrationState from, RegistrationState to);
 }

@@ -18,6 +18,7 @@ public record RetryPolicy(Duration initialBackoff, Duration maxBackoff, double m
   /** 50 ms doubling to 2 s, ±20%. */
   public static final RetryPolicy DEFAULT = new RetryPolicy(Duration.ofMillis(50), Duration.ofSeconds(2), 2.0, 0.2);
 
+  /** Checks the bounds. */
   public RetryPolicy {
     Objects.requireNonNull(initialBackoff, "initialBackoff");
     Objects.requireNonNull(maxBackoff, "maxBackoff");

@@ -16,6 +16,7 @@ import java.util.Optional;
  * @param status    the lease's status, if it has one
  */
 public record Route(String name, String holder, String address, long token, int partition, Map<String, String> metadata, Optional<String> status) {
+  /** Checks the fields and copies the metadata. */
   public Route {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(holder, "holder");

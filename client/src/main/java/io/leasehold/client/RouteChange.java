@@ -12,6 +12,7 @@ import java.util.Optional;
  * @param revision the revision of the change
  */
 public record RouteChange(String name, Optional<Route> previous, Optional<Route> current, long revision) {
+  /** Checks that every field is given. */
   public RouteChange {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(previous, "previous");

@@ -36,6 +36,7 @@ public interface RoutingTable extends AutoCloseable {
   /** Adds a listener for changes from now on. */
   void addListener(RouteListener listener);
 
+  /** Removes a listener; whether it was there. */
   boolean removeListener(RouteListener listener);
 
   /** Stops following the cluster; the table keeps its last content. Idempotent. */

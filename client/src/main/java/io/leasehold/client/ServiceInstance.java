@@ -20,6 +20,7 @@ import java.util.Optional;
  */
 public record ServiceInstance(String service, String instance, String address, Map<String, String> metadata,
     Optional<String> status, long token, String holder, Instant expiresAt) {
+  /** Checks the fields and copies the metadata. */
   public ServiceInstance {
     Objects.requireNonNull(service, "service");
     Objects.requireNonNull(instance, "instance");

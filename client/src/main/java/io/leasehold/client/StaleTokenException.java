@@ -7,6 +7,7 @@ public class StaleTokenException extends LeaseholdException {
   private final long token;
   private final long highest;
 
+  /** {@code token} is older than {@code highest}, the newest seen for {@code resource}. */
   public StaleTokenException(String resource, long token, long highest) {
     super(resource + ": fencing token " + token + " is stale; the resource already accepted token " + highest);
     this.resource = resource;
@@ -14,10 +15,12 @@ public class StaleTokenException extends LeaseholdException {
     this.highest = highest;
   }
 
+  /** The guarded resource. */
   public String resource() {
     return resource;
   }
 
+  /** The refused token. */
   public long token() {
     return token;
   }

@@ -10,6 +10,7 @@ public class WatchCompactedException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
   private final long compactRevision;
 
+  /** The history before {@code compactRevision} is no longer kept. */
   public WatchCompactedException(String message, long compactRevision) {
     super(message, Status.Code.OUT_OF_RANGE, null);
     this.compactRevision = compactRevision;
