@@ -1,9 +1,9 @@
 package io.leasehold.client;
 
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static io.leasehold.client.Fixtures.ttl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,9 +1,9 @@
 package io.leasehold.client;
 
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static io.leasehold.client.Fixtures.ttl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,6 +11,7 @@ import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.AfterAll;
@@ -132,6 +133,6 @@ class MisuseTest {
     assertThrows(IllegalArgumentException.class, () -> LeaseholdClient.builder().requestTimeout(Duration.ZERO));
     assertThrows(IllegalArgumentException.class, () -> LeaseholdClient.builder().clockDrift(0.7, Duration.ZERO));
     assertThrows(IllegalArgumentException.class, () -> LeaseOptions.defaults().withWait(Duration.ofSeconds(-1)));
-    assertThrows(IllegalArgumentException.class, () -> new AttributeUpdate(java.util.Optional.empty(), java.util.Optional.empty(), java.util.Optional.empty()));
+    assertThrows(IllegalArgumentException.class, () -> new AttributeUpdate(Optional.empty(), Optional.empty(), Optional.empty()));
   }
 }

@@ -1,12 +1,13 @@
 package io.leasehold.client;
 
-import io.leasehold.client.internal.Futures;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.client.internal.Futures;
+import io.leasehold.proto.Partitions;
 import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,7 +55,7 @@ class OperatorCallsTest {
       Route found = client.blocking().lookup("route/a").orElseThrow();
       assertEquals("10.0.0.1:80", found.address());
       assertEquals(a.token(), found.token());
-      assertEquals(io.leasehold.proto.Partitions.of("route/a"), found.partition());
+      assertEquals(Partitions.of("route/a"), found.partition());
       assertEquals(Optional.empty(), client.blocking().lookup("route/b"), "a lease without an address is no route");
       assertEquals(List.of("route/a"), client.blocking().routes("route/").stream().map(Route::name).toList());
     }

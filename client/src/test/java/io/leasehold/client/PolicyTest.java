@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.Duration;
 import io.leasehold.proto.v1.BanRequest;
 import io.leasehold.proto.v1.DeletePolicyRequest;
-import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.Policy;
 import io.leasehold.proto.v1.SetPolicyRequest;
 import io.leasehold.proto.v1.UnbanRequest;

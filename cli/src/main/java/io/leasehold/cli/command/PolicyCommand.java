@@ -12,10 +12,10 @@ import io.leasehold.client.Policy;
 import io.leasehold.client.PolicyInfo;
 import java.time.Duration;
 import java.util.List;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /** {@code leasehold policy …}: replicated policy per namespace. */
 @Command(name = "policy", mixinStandardHelpOptions = true,

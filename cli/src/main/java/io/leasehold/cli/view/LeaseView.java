@@ -9,6 +9,7 @@ import io.leasehold.client.EventType;
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.WatchEvent;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -54,7 +55,7 @@ public final class LeaseView {
   }
 
   public static void row(Table t, LeaseInfo l, boolean wide) {
-    List<String> cells = new java.util.ArrayList<>(List.of(l.name(), l.holder(), "" + l.token(), Human.duration(l.ttl()),
+    List<String> cells = new ArrayList<>(List.of(l.name(), l.holder(), "" + l.token(), Human.duration(l.ttl()),
         Human.duration(l.remaining()), state(l)));
     if (wide) {
       cells.addAll(List.of(Human.orDash(l.attributes().address()), Human.orDash(l.attributes().status()),
@@ -108,7 +109,7 @@ public final class LeaseView {
   }
 
   public static void row(Table t, EndedLease e, boolean wide) {
-    List<String> cells = new java.util.ArrayList<>(List.of(e.name(), e.holder(), "" + e.token(), Human.time(e.acquiredAt()),
+    List<String> cells = new ArrayList<>(List.of(e.name(), e.holder(), "" + e.token(), Human.time(e.acquiredAt()),
         Human.time(e.endedAt()), reason(e.reason()), Human.orDash(e.message())));
     if (wide) {
       cells.addAll(List.of(Human.duration(e.ttl()), Human.duration(Duration.between(e.acquiredAt(), e.endedAt())),
@@ -146,7 +147,7 @@ public final class LeaseView {
   }
 
   static List<String> concat(List<String> a, List<String> b) {
-    List<String> out = new java.util.ArrayList<>(a);
+    List<String> out = new ArrayList<>(a);
     out.addAll(b);
     return out;
   }

@@ -39,13 +39,13 @@ public final class AdminCalls {
     return call(Calls.Target.READ, AdminGrpc.getGetPolicyMethod(), GetPolicyRequest.newBuilder().setNamespace(namespace).build(),
         "GetPolicy " + namespace)
         .thenApply(r -> r.hasPolicy()
-            ? withEffective(policy(r.getPolicy()), r.getEffective())
+            ? Protos.withEffective(Protos.policyInfo(r.getPolicy()), r.getEffective())
             : new PolicyInfo(namespace, Optional.empty(), Optional.of(Protos.policy(r.getEffective())), 0, Optional.empty()));
   }
 
   public CompletableFuture<List<PolicyInfo>> policies() {
     return call(Calls.Target.READ, AdminGrpc.getListPoliciesMethod(), ListPoliciesRequest.getDefaultInstance(), "ListPolicies")
-        .thenApply(r -> r.getPoliciesList().stream().map(AdminCalls::policy).toList());
+        .thenApply(r -> r.getPoliciesList().stream().map(Protos::policyInfo).toList());
   }
 
   public CompletableFuture<Policy> setPolicy(String namespace, Policy policy) {
@@ -69,7 +69,7 @@ public final class AdminCalls {
     Objects.requireNonNull(duration, "duration");
     BanRequest.Builder b = BanRequest.newBuilder().setHolder(holder).setReason(reason);
     duration.ifPresent(d -> b.setDuration(Protos.duration(d)));
-    return call(Calls.Target.WRITE, AdminGrpc.getBanMethod(), b.build(), "Ban " + holder).thenApply(r -> ban(r.getBan()));
+    return call(Calls.Target.WRITE, AdminGrpc.getBanMethod(), b.build(), "Ban " + holder).thenApply(r -> Protos.ban(r.getBan()));
   }
 
   public CompletableFuture<Boolean> unban(String holder) {
@@ -92,7 +92,7 @@ public final class AdminCalls {
             all.completeExceptionally(Futures.unwrap(error));
             return;
           }
-          page.getBansList().forEach(b -> bans.add(ban(b)));
+          page.getBansList().forEach(b -> bans.add(Protos.ban(b)));
           if (page.getMore() && page.getBansCount() > 0) {
             bansFrom(request.toBuilder().setStartAfter(page.getBans(page.getBansCount() - 1).getHolder()).build(), bans, all);
           } else {
@@ -121,31 +121,11 @@ public final class AdminCalls {
 
   private CompletableFuture<List<EndedLease>> history(HistoryRequest request, String what) {
     return call(Calls.Target.READ, AdminGrpc.getHistoryMethod(), request, what)
-        .thenApply(r -> r.getLeasesList().stream().map(AdminCalls::ended).toList());
+        .thenApply(r -> r.getLeasesList().stream().map(Protos::ended).toList());
   }
 
   private <Q, R> CompletableFuture<R> call(Calls.Target target, MethodDescriptor<Q, R> method, Q request, String what) {
     core.ensureOpen(what);
     return core.onCallbacks(core.calls().call(target, method, request, what));
-  }
-
-  private static PolicyInfo policy(NamespacePolicy p) {
-    return new PolicyInfo(p.getNamespace(), Optional.of(Protos.policy(p.getPolicy())), Optional.empty(), p.getRevision(),
-        p.hasUpdatedAt() ? Optional.of(Protos.instant(p.getUpdatedAt())) : Optional.empty());
-  }
-
-  private static PolicyInfo withEffective(PolicyInfo p, io.leasehold.proto.v1.Policy effective) {
-    return new PolicyInfo(p.namespace(), p.own(), Optional.of(Protos.policy(effective)), p.revision(), p.updatedAt());
-  }
-
-  private static BanInfo ban(io.leasehold.proto.v1.Ban b) {
-    return new BanInfo(b.getHolder(), b.getReason(), Protos.instant(b.getBannedAt()),
-        b.hasUntil() ? Optional.of(Protos.instant(b.getUntil())) : Optional.empty(), b.getRevision(), b.getLeasesEnded());
-  }
-
-  private static EndedLease ended(io.leasehold.proto.v1.EndedLease e) {
-    return new EndedLease(e.getName(), e.getHolder(), e.getToken(), Protos.duration(e.getTtl()), Protos.instant(e.getAcquiredAt()),
-        Protos.instant(e.getEndedAt()), e.getRenewCount(), Protos.endReason(e.getReason()),
-        e.getMessage().isEmpty() ? Optional.empty() : Optional.of(e.getMessage()), e.getRevision());
   }
 }

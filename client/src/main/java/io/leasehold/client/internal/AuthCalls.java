@@ -31,7 +31,7 @@ public final class AuthCalls {
   public CompletableFuture<CallerIdentity> whoAmI() {
     return call(Calls.Target.READ, AuthGrpc.getWhoAmIMethod(), WhoAmIRequest.getDefaultInstance(), "WhoAmI")
         .thenApply(r -> new CallerIdentity(r.getIdentity(), r.getAuthenticatedBy(), r.getAuthenticationEnabled(),
-            r.getRolesList().stream().map(AuthCalls::role).toList()));
+            r.getRolesList().stream().map(Protos::authRole).toList()));
   }
 
   public CompletableFuture<AuthRole> addRole(String name, Permission permission, List<String> prefixes) {
@@ -40,11 +40,11 @@ public final class AuthCalls {
     Objects.requireNonNull(prefixes, "prefixes");
     io.leasehold.proto.v1.AuthRole role = io.leasehold.proto.v1.AuthRole.newBuilder()
         .setName(name)
-        .setPermission(io.leasehold.proto.v1.Permission.valueOf(permission.name()))
+        .setPermission(Protos.permission(permission))
         .addAllPrefixes(prefixes)
         .build();
     return call(Calls.Target.WRITE, AuthGrpc.getAddRoleMethod(), AddRoleRequest.newBuilder().setRole(role).build(), "AddRole " + name)
-        .thenApply(r -> role(r.getRole()));
+        .thenApply(r -> Protos.authRole(r.getRole()));
   }
 
   public CompletableFuture<Boolean> removeRole(String name) {
@@ -55,7 +55,7 @@ public final class AuthCalls {
 
   public CompletableFuture<List<AuthRole>> roles() {
     return call(Calls.Target.READ, AuthGrpc.getListRolesMethod(), ListRolesRequest.getDefaultInstance(), "ListRoles")
-        .thenApply(r -> r.getRolesList().stream().map(AuthCalls::role).toList());
+        .thenApply(r -> r.getRolesList().stream().map(Protos::authRole).toList());
   }
 
   public CompletableFuture<Boolean> grant(String identity, String role) {
@@ -90,26 +90,11 @@ public final class AuthCalls {
       throw new IllegalArgumentException("limit: must not be negative, got " + limit);
     }
     return call(Calls.Target.READ, AuthGrpc.getAuditMethod(), AuditRequest.newBuilder().setLimit(limit).setIdentity(identity).build(),
-        "Audit").thenApply(r -> r.getEntriesList().stream().map(AuthCalls::audit).toList());
+        "Audit").thenApply(r -> r.getEntriesList().stream().map(Protos::audit).toList());
   }
 
   private <Q, R> CompletableFuture<R> call(Calls.Target target, MethodDescriptor<Q, R> method, Q request, String what) {
     core.ensureOpen(what);
     return core.onCallbacks(core.calls().call(target, method, request, what));
-  }
-
-  private static AuthRole role(io.leasehold.proto.v1.AuthRole r) {
-    Permission p = switch (r.getPermission()) {
-      case READER -> Permission.READER;
-      case CLIENT -> Permission.CLIENT;
-      case ADMIN -> Permission.ADMIN;
-      default -> throw new IllegalStateException("role " + r.getName() + " has no known permission (" + r.getPermissionValue() + ")");
-    };
-    return new AuthRole(r.getName(), p, r.getPrefixesList(), r.getBuiltIn(), r.getRevision());
-  }
-
-  private static AuditRecord audit(AuditEntry e) {
-    return new AuditRecord(e.getRevision(), Protos.instant(e.getTime()), e.getIdentity(), e.getAction(), e.getTarget(),
-        e.getOutcome(), e.getDetail());
   }
 }

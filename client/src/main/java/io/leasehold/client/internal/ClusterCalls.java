@@ -32,7 +32,7 @@ public final class ClusterCalls {
   public CompletableFuture<NodeStatus> status() {
     core.ensureOpen("cluster status");
     return core.onCallbacks(core.calls().call(Calls.Target.READ, ClusterGrpc.getStatusMethod(), StatusRequest.getDefaultInstance(),
-        "Cluster.Status").thenApply(ClusterCalls::status));
+        "Cluster.Status").thenApply(Protos::nodeStatus));
   }
 
   public CompletableFuture<List<ClusterMember>> addMember(String id, String peerAddress, String clientAddress) {
@@ -77,18 +77,6 @@ public final class ClusterCalls {
   }
 
   private static List<ClusterMember> members(MembershipResponse r) {
-    return r.getMembersList().stream().map(ClusterCalls::member).toList();
-  }
-
-  private static ClusterMember member(Member m) {
-    return new ClusterMember(m.getId(), m.getPeerAddress(),
-        m.getClientAddress().isEmpty() ? Optional.empty() : Optional.of(m.getClientAddress()));
-  }
-
-  private static NodeStatus status(StatusResponse s) {
-    return new NodeStatus(s.getId(), s.getRole().name(), s.getTerm(),
-        s.getLeaderId().isEmpty() ? Optional.empty() : Optional.of(s.getLeaderId()),
-        s.getLeaderClientAddress().isEmpty() ? Optional.empty() : Optional.of(s.getLeaderClientAddress()),
-        s.getCommitIndex(), s.getAppliedIndex(), s.getMembersList().stream().map(ClusterCalls::member).toList());
+    return r.getMembersList().stream().map(Protos::member).toList();
   }
 }

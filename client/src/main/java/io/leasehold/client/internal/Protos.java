@@ -2,6 +2,14 @@ package io.leasehold.client.internal;
 
 import com.google.protobuf.Timestamp;
 import io.leasehold.client.AttributeUpdate;
+import io.leasehold.client.AuditRecord;
+import io.leasehold.client.AuthRole;
+import io.leasehold.client.BanInfo;
+import io.leasehold.client.ClusterMember;
+import io.leasehold.client.EndedLease;
+import io.leasehold.client.NodeStatus;
+import io.leasehold.client.Permission;
+import io.leasehold.client.PolicyInfo;
 import io.leasehold.client.Conflict;
 import io.leasehold.client.EndReason;
 import io.leasehold.client.EventType;
@@ -18,12 +26,16 @@ import io.leasehold.client.ServiceInstance;
 import io.leasehold.client.WatchEvent;
 import io.leasehold.proto.Partitions;
 import io.leasehold.proto.v1.Attributes;
+import io.leasehold.proto.v1.AuditEntry;
 import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.Instance;
 import io.leasehold.proto.v1.EventView;
 import io.leasehold.proto.v1.Lease;
 import io.leasehold.proto.v1.LeaseState;
+import io.leasehold.proto.v1.Member;
+import io.leasehold.proto.v1.NamespacePolicy;
 import io.leasehold.proto.v1.Role;
+import io.leasehold.proto.v1.StatusResponse;
 import com.google.protobuf.FieldMask;
 import io.leasehold.proto.v1.UpdateRequest;
 import java.time.Duration;
@@ -32,6 +44,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Conversions between the wire types and the SDK's values: the one place that knows both, so the
@@ -192,7 +205,7 @@ public final class Protos {
   }
 
   public static Set<Event.Type> eventTypes(Set<EventType> types) {
-    return types.stream().map(Protos::eventType).collect(java.util.stream.Collectors.toUnmodifiableSet());
+    return types.stream().map(Protos::eventType).collect(Collectors.toUnmodifiableSet());
   }
 
   public static EndReason endReason(Event.Reason r) {
@@ -256,5 +269,60 @@ public final class Protos {
         p.hasMaxLeasesPerHolder() ? OptionalLong.of(p.getMaxLeasesPerHolder()) : OptionalLong.empty(),
         p.hasMaxLeasesPerNamespace() ? OptionalLong.of(p.getMaxLeasesPerNamespace()) : OptionalLong.empty(),
         p.hasHistoryLimit() ? OptionalInt.of(p.getHistoryLimit()) : OptionalInt.empty());
+  }
+
+  public static PolicyInfo policyInfo(NamespacePolicy p) {
+    return new PolicyInfo(p.getNamespace(), Optional.of(policy(p.getPolicy())), Optional.empty(), p.getRevision(),
+        p.hasUpdatedAt() ? Optional.of(instant(p.getUpdatedAt())) : Optional.empty());
+  }
+
+  public static PolicyInfo withEffective(PolicyInfo p, io.leasehold.proto.v1.Policy effective) {
+    return new PolicyInfo(p.namespace(), p.own(), Optional.of(policy(effective)), p.revision(), p.updatedAt());
+  }
+
+  public static BanInfo ban(io.leasehold.proto.v1.Ban b) {
+    return new BanInfo(b.getHolder(), b.getReason(), instant(b.getBannedAt()),
+        b.hasUntil() ? Optional.of(instant(b.getUntil())) : Optional.empty(), b.getRevision(), b.getLeasesEnded());
+  }
+
+  public static EndedLease ended(io.leasehold.proto.v1.EndedLease e) {
+    return new EndedLease(e.getName(), e.getHolder(), e.getToken(), duration(e.getTtl()), instant(e.getAcquiredAt()),
+        instant(e.getEndedAt()), e.getRenewCount(), endReason(e.getReason()),
+        e.getMessage().isEmpty() ? Optional.empty() : Optional.of(e.getMessage()), e.getRevision());
+  }
+
+  public static AuthRole authRole(io.leasehold.proto.v1.AuthRole r) {
+    Permission p = switch (r.getPermission()) {
+      case READER -> Permission.READER;
+      case CLIENT -> Permission.CLIENT;
+      case ADMIN -> Permission.ADMIN;
+      default -> throw new IllegalStateException("role " + r.getName() + " has no known permission (" + r.getPermissionValue() + ")");
+    };
+    return new AuthRole(r.getName(), p, r.getPrefixesList(), r.getBuiltIn(), r.getRevision());
+  }
+
+  public static AuditRecord audit(AuditEntry e) {
+    return new AuditRecord(e.getRevision(), instant(e.getTime()), e.getIdentity(), e.getAction(), e.getTarget(),
+        e.getOutcome(), e.getDetail());
+  }
+
+  public static ClusterMember member(Member m) {
+    return new ClusterMember(m.getId(), m.getPeerAddress(),
+        m.getClientAddress().isEmpty() ? Optional.empty() : Optional.of(m.getClientAddress()));
+  }
+
+  public static NodeStatus nodeStatus(StatusResponse s) {
+    return new NodeStatus(s.getId(), s.getRole().name(), s.getTerm(),
+        s.getLeaderId().isEmpty() ? Optional.empty() : Optional.of(s.getLeaderId()),
+        s.getLeaderClientAddress().isEmpty() ? Optional.empty() : Optional.of(s.getLeaderClientAddress()),
+        s.getCommitIndex(), s.getAppliedIndex(), s.getMembersList().stream().map(Protos::member).toList());
+  }
+
+  public static io.leasehold.proto.v1.Permission permission(Permission p) {
+    return switch (p) {
+      case READER -> io.leasehold.proto.v1.Permission.READER;
+      case CLIENT -> io.leasehold.proto.v1.Permission.CLIENT;
+      case ADMIN -> io.leasehold.proto.v1.Permission.ADMIN;
+    };
   }
 }
