@@ -26,12 +26,22 @@ public final class BlockingLeaseholdClient {
     return client;
   }
 
-  /** @see LeaseholdClient#acquire(String, LeaseOptions) */
+  /**
+   * Acquires {@code name}, waiting as {@code options} say.
+   *
+   * @throws InterruptedException if interrupted while waiting for the name
+   * @see LeaseholdClient#acquire(String, LeaseOptions)
+   */
   public Lease acquire(String name, LeaseOptions options) throws InterruptedException {
     return Futures.get(client.acquire(name, options));
   }
 
-  /** @see LeaseholdClient#acquire(String, Duration) */
+  /**
+   * Acquires {@code name}, waiting up to {@code waitUpTo} for it to become free.
+   *
+   * @throws InterruptedException if interrupted while waiting for the name
+   * @see LeaseholdClient#acquire(String, Duration)
+   */
   public Lease acquire(String name, Duration waitUpTo) throws InterruptedException {
     return Futures.get(client.acquire(name, waitUpTo));
   }
@@ -95,7 +105,11 @@ public final class BlockingLeaseholdClient {
     return LeaseRunner.run(lease, action);
   }
 
-  /** {@link #withLease(String, LeaseOptions, LeaseAction)} with default options. */
+  /**
+   * {@link #withLease(String, LeaseOptions, LeaseAction)} with default options.
+   *
+   * @throws Exception what the action threw, or why the lease could not be had or was lost
+   */
   public <T> T withLease(String name, LeaseAction<T> action) throws Exception {
     return withLease(name, LeaseOptions.defaults(), action);
   }

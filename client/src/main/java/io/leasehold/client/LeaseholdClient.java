@@ -1,15 +1,5 @@
 package io.leasehold.client;
 
-import io.grpc.CallOptions;
-import io.grpc.Channel;
-import io.grpc.ChannelCredentials;
-import io.grpc.ClientCall;
-import io.grpc.ClientInterceptor;
-import io.grpc.ForwardingClientCall;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannelBuilder;
-import io.grpc.Metadata;
-import io.grpc.MethodDescriptor;
 import io.leasehold.client.internal.ClientCore;
 import io.leasehold.client.internal.ClientSettings;
 import io.leasehold.client.internal.Futures;
@@ -17,22 +7,15 @@ import io.leasehold.client.internal.LeaseReads;
 import io.leasehold.client.internal.LeaseRunner;
 import io.leasehold.client.internal.MemberStatuses;
 import io.leasehold.client.internal.RegistryReads;
-import io.leasehold.client.internal.TlsFiles;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
-import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**

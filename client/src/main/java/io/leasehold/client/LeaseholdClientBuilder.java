@@ -206,7 +206,7 @@ public final class LeaseholdClientBuilder {
     return this;
   }
 
-  /** Release held leases and deregister instances on {@link #close()} (default true). */
+  /** Release held leases and deregister instances on {@link LeaseholdClient#close()} (default true). */
   public LeaseholdClientBuilder releaseOnClose(boolean release) {
     this.releaseOnClose = release;
     return this;

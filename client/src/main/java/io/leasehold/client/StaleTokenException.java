@@ -3,8 +3,11 @@ package io.leasehold.client;
 /** {@link FencingGuard}: a write carried a fencing token lower than one the resource already accepted. */
 public class StaleTokenException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
+  /** The guarded resource. */
   private final String resource;
+  /** The refused token. */
   private final long token;
+  /** The newest token the resource had accepted. */
   private final long highest;
 
   /** {@code token} is older than {@code highest}, the newest seen for {@code resource}. */

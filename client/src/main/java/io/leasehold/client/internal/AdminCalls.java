@@ -14,7 +14,6 @@ import io.leasehold.proto.v1.HistoryRequest;
 import io.leasehold.proto.v1.ListBansRequest;
 import io.leasehold.proto.v1.ListBansResponse;
 import io.leasehold.proto.v1.ListPoliciesRequest;
-import io.leasehold.proto.v1.NamespacePolicy;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RevokeRequest;
 import io.leasehold.proto.v1.SetPolicyRequest;

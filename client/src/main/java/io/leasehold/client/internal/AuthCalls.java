@@ -7,7 +7,6 @@ import io.leasehold.client.CallerIdentity;
 import io.leasehold.client.IdentityRoles;
 import io.leasehold.client.Permission;
 import io.leasehold.proto.v1.AddRoleRequest;
-import io.leasehold.proto.v1.AuditEntry;
 import io.leasehold.proto.v1.AuditRequest;
 import io.leasehold.proto.v1.AuthGrpc;
 import io.leasehold.proto.v1.GrantRoleRequest;

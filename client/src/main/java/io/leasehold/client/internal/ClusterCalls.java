@@ -9,14 +9,12 @@ import io.leasehold.proto.v1.Member;
 import io.leasehold.proto.v1.MembershipResponse;
 import io.leasehold.proto.v1.RemoveMemberRequest;
 import io.leasehold.proto.v1.StatusRequest;
-import io.leasehold.proto.v1.StatusResponse;
 import io.leasehold.proto.v1.TakeSnapshotRequest;
 import io.leasehold.proto.v1.TransferLeadershipRequest;
 import io.grpc.MethodDescriptor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /** The wire side of {@code ClusterAdmin}. */

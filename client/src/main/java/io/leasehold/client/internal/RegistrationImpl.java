@@ -11,7 +11,6 @@ import io.leasehold.client.LeaseConflictException;
 import io.leasehold.client.LeaseLostException;
 import io.leasehold.client.LeaseState;
 import io.leasehold.client.LeaseTransition;
-import io.leasehold.client.LeaseholdException;
 import io.leasehold.client.RegisterOptions;
 import io.leasehold.client.RejectReason;
 import io.leasehold.client.Rejected;
