@@ -19,7 +19,13 @@ import java.util.Optional;
  * @param status   the new status, if it changes
  */
 public record AttributeUpdate(Optional<String> address, Optional<Map<String, String>> metadata, Optional<String> status) {
-  /** Checks that every part is given (absent: left as it is). */
+  /**
+   * Checks that every part is given (absent: left as it is).
+   *
+   * @param address the new address, if it changes
+   * @param metadata the new metadata (replacing all of it), if it changes
+   * @param status the new status, if it changes
+   */
   public AttributeUpdate {
     Objects.requireNonNull(address, "address");
     metadata = Objects.requireNonNull(metadata, "metadata").map(Map::copyOf);

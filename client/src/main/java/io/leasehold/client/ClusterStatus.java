@@ -14,7 +14,12 @@ public record ClusterStatus(String groupId, List<MemberStatus> members) {
   /** A member whose applied index trails the leader's commit index by more than this is not healthy. */
   public static final long HEALTHY_LAG = 1000;
 
-  /** Checks the fields and copies the members. */
+  /**
+   * Checks the fields and copies the members.
+   *
+   * @param groupId the Raft group
+   * @param members in the order the cluster lists them
+   */
   public ClusterStatus {
     Objects.requireNonNull(groupId, "groupId");
     members = List.copyOf(Objects.requireNonNull(members, "members"));

@@ -8,7 +8,11 @@ import java.util.Objects;
  * @param lease the new lease, renewed by the client until released or lost
  */
 public record Granted(Lease lease) implements AcquireResult {
-  /** Checks that the lease is given. */
+  /**
+   * Checks that the lease is given.
+   *
+   * @param lease the new lease, renewed by the client until released or lost
+   */
   public Granted {
     Objects.requireNonNull(lease, "lease");
   }

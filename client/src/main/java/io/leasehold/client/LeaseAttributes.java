@@ -18,7 +18,13 @@ public record LeaseAttributes(Optional<String> address, Map<String, String> meta
   /** No address, no metadata, no status. */
   public static final LeaseAttributes NONE = new LeaseAttributes(Optional.empty(), Map.of(), Optional.empty());
 
-  /** Checks the fields and copies the metadata. */
+  /**
+   * Checks the fields and copies the metadata.
+   *
+   * @param address where the holder can be reached ({@code host:port} or a URL)
+   * @param metadata free-form key/value pairs; never null, unmodifiable
+   * @param status e.g. {@code SERVING}, {@code DRAINING}
+   */
   public LeaseAttributes {
     address = Objects.requireNonNull(address, "address").filter(a -> !a.isEmpty());
     metadata = Map.copyOf(Objects.requireNonNull(metadata, "metadata"));

@@ -20,7 +20,14 @@ import java.util.Optional;
 public record LeaseOptions(Optional<Duration> ttl, LeaseAttributes attributes, Optional<Duration> waitUpTo) {
   private static final LeaseOptions DEFAULTS = new LeaseOptions(Optional.empty(), LeaseAttributes.NONE, Optional.empty());
 
-  /** Checks the fields. */
+  /**
+   * Checks the fields.
+   *
+   * @param ttl the lease's time to live; absent: the cluster's default TTL
+   * @param attributes address, metadata and status to store with the lease
+   * @param waitUpTo how long {@link LeaseholdClient#acquire(String, LeaseOptions)} waits for the
+   *     name to become free; absent: as long as it takes (cancel the future to stop)
+   */
   public LeaseOptions {
     Objects.requireNonNull(ttl, "ttl");
     Objects.requireNonNull(attributes, "attributes");

@@ -12,7 +12,14 @@ import java.util.Optional;
  * @param reason why it was lost, when {@code to} is {@link LeaseState#LOST}
  */
 public record LeaseTransition(Lease lease, LeaseState from, LeaseState to, Optional<LossReason> reason) {
-  /** Checks that every field is given. */
+  /**
+   * Checks that every field is given.
+   *
+   * @param lease the handle
+   * @param from its previous state
+   * @param to its new state
+   * @param reason why it was lost, when {@code to} is {@link LeaseState#LOST}
+   */
   public LeaseTransition {
     Objects.requireNonNull(lease, "lease");
     Objects.requireNonNull(from, "from");

@@ -19,7 +19,19 @@ import java.util.Optional;
  */
 public record MemberStatus(String id, String peerAddress, String clientAddress, MemberRole role, long term, String leaderId,
     long commitIndex, long appliedIndex, Optional<String> error) {
-  /** Checks that every field is given. */
+  /**
+   * Checks that every field is given.
+   *
+   * @param id the member's id
+   * @param peerAddress its Raft address
+   * @param clientAddress its client address (empty if the cluster does not know it)
+   * @param role its Raft role; UNKNOWN if it did not answer
+   * @param term its current term
+   * @param leaderId the leader it follows; empty if it knows none or did not answer
+   * @param commitIndex its commit index
+   * @param appliedIndex its applied index
+   * @param error why it did not answer, if it did not
+   */
   public MemberStatus {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(peerAddress, "peerAddress");

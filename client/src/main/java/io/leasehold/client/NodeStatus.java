@@ -11,7 +11,11 @@ import java.util.Optional;
 public record NodeStatus(String nodeId, String role, long term, Optional<String> leaderId,
                             Optional<String> leaderClientAddress, long commitIndex, long appliedIndex,
                             List<ClusterMember> members) {
-  /** Checks the fields and copies the members. */
+  /**
+   * Checks the fields and copies the members.
+   *
+   * @param role LEADER, FOLLOWER, CANDIDATE or LISTENER
+   */
   public NodeStatus {
     members = List.copyOf(members);
   }

@@ -15,7 +15,15 @@ import java.util.Optional;
  * @param updatedAt when its own policy was set (leader-stamped), if it has one
  */
 public record PolicyInfo(String namespace, Optional<Policy> own, Optional<Policy> effective, long revision, Optional<Instant> updatedAt) {
-  /** Checks that every field is given. */
+  /**
+   * Checks that every field is given.
+   *
+   * @param namespace the namespace ({@code ""} for the default policy)
+   * @param own the namespace's own policy, as set; absent when it has none
+   * @param effective what is in force there, every field filled in (absent in listings)
+   * @param revision when its own policy was set (0 when it has none)
+   * @param updatedAt when its own policy was set (leader-stamped), if it has one
+   */
   public PolicyInfo {
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(own, "own");

@@ -17,7 +17,16 @@ public record RegisterOptions(Duration ttl, String status, boolean reRegister) {
   /** TTL 10 s, status SERVING, register again after a loss. */
   public static final RegisterOptions DEFAULTS = new RegisterOptions(Duration.ofSeconds(10), Registration.SERVING, true);
 
-  /** Checks the fields. */
+  /**
+   * Checks the fields.
+   *
+   * @param ttl the registration lease's TTL (sent explicitly, so the client knows it exactly)
+   * @param status the initial status
+   * @param reRegister whether to register again, with a new token, when the registration's lease
+   *     is lost while the registration is open (after a long partition, say); a lock-delay is
+   *     waited out, while another holder of the instance's name or a policy refusal (a ban, say)
+   *     ends the attempts
+   */
   public RegisterOptions {
     Objects.requireNonNull(ttl, "ttl");
     Objects.requireNonNull(status, "status");

@@ -8,7 +8,11 @@ import java.util.Objects;
  * @param rejection why, and the bounds that apply
  */
 public record Rejected(Rejection rejection) implements AcquireResult {
-  /** Checks that the rejection is given. */
+  /**
+   * Checks that the rejection is given.
+   *
+   * @param rejection why, and the bounds that apply
+   */
   public Rejected {
     Objects.requireNonNull(rejection, "rejection");
   }

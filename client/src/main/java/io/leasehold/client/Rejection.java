@@ -21,7 +21,19 @@ import java.util.OptionalLong;
  */
 public record Rejection(RejectReason reason, int reasonNumber, String message, Optional<Duration> minTtl, Optional<Duration> maxTtl,
     Optional<Duration> retryAfter, OptionalLong limit, Optional<String> namePattern) {
-  /** Checks that every field is given. */
+  /**
+   * Checks that every field is given.
+   *
+   * @param reason why; {@link RejectReason#UNKNOWN} for a reason newer than this SDK
+   * @param reasonNumber the reason's wire number, meaningful even when the reason is unrecognized
+   * @param message the cluster's explanation
+   * @param minTtl the smallest allowed TTL, for TTL_OUT_OF_RANGE
+   * @param maxTtl the largest allowed TTL, for TTL_OUT_OF_RANGE
+   * @param retryAfter for LOCK_DELAY the delay that remains; for BANNED the time until a timed ban
+   *     ends
+   * @param limit the quota, for HOLDER_QUOTA and NAMESPACE_QUOTA
+   * @param namePattern the pattern the rest of the name must match, for NAME_NOT_ALLOWED
+   */
   public Rejection {
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(message, "message");

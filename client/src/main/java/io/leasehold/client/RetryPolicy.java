@@ -18,7 +18,14 @@ public record RetryPolicy(Duration initialBackoff, Duration maxBackoff, double m
   /** 50 ms doubling to 2 s, ±20%. */
   public static final RetryPolicy DEFAULT = new RetryPolicy(Duration.ofMillis(50), Duration.ofSeconds(2), 2.0, 0.2);
 
-  /** Checks the bounds. */
+  /**
+   * Checks the bounds.
+   *
+   * @param initialBackoff the first delay
+   * @param maxBackoff the largest delay
+   * @param multiplier growth per retry, at least 1
+   * @param jitter the random spread of each delay, between 0 and 1
+   */
   public RetryPolicy {
     Objects.requireNonNull(initialBackoff, "initialBackoff");
     Objects.requireNonNull(maxBackoff, "maxBackoff");

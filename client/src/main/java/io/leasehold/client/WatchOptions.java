@@ -18,7 +18,19 @@ import java.util.Set;
  */
 public record WatchOptions(String prefix, long fromRevision, Set<EventType> types, boolean includeRenewals, boolean routesOnly,
     WatchView view) {
-  /** Checks the fields and copies the types. */
+  /**
+   * Checks the fields and copies the types.
+   *
+   * @param prefix names starting with this ({@code ""}: every lease)
+   * @param fromRevision the first revision to deliver (history first, then live); 0: from now on
+   * @param types event types to deliver; empty: every type but RENEWED
+   * @param includeRenewals deliver RENEWED events too (live only; they are never in the history)
+   * @param routesOnly only events of leases that carry an address. Note that an update that
+   *     removes a lease's address is then not delivered either; a cache of routes should watch
+   *     without this filter (as {@link RoutingTable} does).
+   * @param view how much of each event to send: {@link WatchView#FULL} (the default) or {@link
+   *     WatchView#BASIC}
+   */
   public WatchOptions {
     Objects.requireNonNull(prefix, "prefix");
     types = Set.copyOf(Objects.requireNonNull(types, "types"));
