@@ -31,27 +31,53 @@ public record LeaseAttributes(Optional<String> address, Map<String, String> meta
     status = Objects.requireNonNull(status, "status").filter(s -> !s.isEmpty());
   }
 
-  /** Attributes with only an address. */
+  /**
+   * Attributes with only an address.
+   *
+   * @param address the address ({@code host:port} or a URL; {@code ""}: none)
+   * @return the attributes
+   */
   public static LeaseAttributes ofAddress(String address) {
     return NONE.withAddress(address);
   }
 
-  /** These attributes with {@code address}. */
+  /**
+   * These attributes with {@code address}.
+   *
+   * @param address the address ({@code host:port} or a URL; {@code ""}: none)
+   * @return the attributes with the change
+   */
   public LeaseAttributes withAddress(String address) {
     return new LeaseAttributes(Optional.of(Objects.requireNonNull(address, "address")), metadata, status);
   }
 
-  /** These attributes with {@code status}. */
+  /**
+   * These attributes with {@code status}.
+   *
+   * @param status the status, e.g. SERVING or DRAINING
+   * @return the attributes with the change
+   */
   public LeaseAttributes withStatus(String status) {
     return new LeaseAttributes(address, metadata, Optional.of(Objects.requireNonNull(status, "status")));
   }
 
-  /** These attributes with the metadata replaced. */
+  /**
+   * These attributes with the metadata replaced.
+   *
+   * @param metadata the metadata
+   * @return the attributes with the change
+   */
   public LeaseAttributes withMetadata(Map<String, String> metadata) {
     return new LeaseAttributes(address, metadata, status);
   }
 
-  /** These attributes with one more metadata entry (replacing one with the same key). */
+  /**
+   * These attributes with one more metadata entry (replacing one with the same key).
+   *
+   * @param key the metadata key
+   * @param value its value
+   * @return the attributes with the change
+   */
   public LeaseAttributes withMetadata(String key, String value) {
     Map<String, String> m = new HashMap<>(metadata);
     m.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));

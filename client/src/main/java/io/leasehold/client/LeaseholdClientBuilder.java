@@ -48,12 +48,22 @@ public final class LeaseholdClientBuilder {
 
   LeaseholdClientBuilder() {}
 
-  /** Client addresses ({@code host:port}) of any nodes; the rest are learned from the cluster. */
+  /**
+   * Client addresses ({@code host:port}) of any nodes; the rest are learned from the cluster.
+   *
+   * @param endpoints client addresses ({@code host:port}) of any of the cluster's nodes
+   * @return this builder
+   */
   public LeaseholdClientBuilder endpoints(String... endpoints) {
     return endpoints(Arrays.asList(endpoints));
   }
 
-  /** Client addresses ({@code host:port}) of any nodes, as a list. */
+  /**
+   * Client addresses ({@code host:port}) of any nodes, as a list.
+   *
+   * @param endpoints client addresses ({@code host:port}) of any of the cluster's nodes
+   * @return this builder
+   */
   public LeaseholdClientBuilder endpoints(List<String> endpoints) {
     for (String e : endpoints) {
       if (e == null || e.isBlank()) {
@@ -76,19 +86,34 @@ public final class LeaseholdClientBuilder {
     return this;
   }
 
-  /** The time a request may take, retries included (default 15 s). */
+  /**
+   * The time a request may take, retries included (default 15 s).
+   *
+   * @param timeout a positive duration
+   * @return this builder
+   */
   public LeaseholdClientBuilder requestTimeout(Duration timeout) {
     this.requestTimeout = positive("requestTimeout", timeout);
     return this;
   }
 
-  /** The time one attempt may take before it is retried elsewhere (default 5 s). */
+  /**
+   * The time one attempt may take before it is retried elsewhere (default 5 s).
+   *
+   * @param timeout a positive duration
+   * @return this builder
+   */
   public LeaseholdClientBuilder attemptTimeout(Duration timeout) {
     this.attemptTimeout = positive("attemptTimeout", timeout);
     return this;
   }
 
-  /** Backoff between retries (default 50 ms doubling to 2 s, ±20%). */
+  /**
+   * Backoff between retries (default 50 ms doubling to 2 s, ±20%).
+   *
+   * @param retry the backoff between retries
+   * @return this builder
+   */
   public LeaseholdClientBuilder retry(RetryPolicy retry) {
     this.retry = Objects.requireNonNull(retry, "retry");
     return this;
@@ -150,13 +175,23 @@ public final class LeaseholdClientBuilder {
     });
   }
 
-  /** Any other channel setting (message size, keepalive, authority), applied to every node's channel. */
+  /**
+   * Any other channel setting (message size, keepalive, authority), applied to every node's channel.
+   *
+   * @param customizer applied to every node's channel builder
+   * @return this builder
+   */
   public LeaseholdClientBuilder channelCustomizer(Consumer<ManagedChannelBuilder<?>> customizer) {
     this.channelCustomizer = Objects.requireNonNull(customizer, "customizer");
     return this;
   }
 
-  /** Interceptors on every call (credentials, tracing, metrics). */
+  /**
+   * Interceptors on every call (credentials, tracing, metrics).
+   *
+   * @param interceptor applied to every call
+   * @return this builder
+   */
   public LeaseholdClientBuilder interceptor(ClientInterceptor interceptor) {
     this.interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
     return this;
@@ -171,13 +206,23 @@ public final class LeaseholdClientBuilder {
     return this;
   }
 
-  /** Send writes to the leader when known, saving the follower's forwarding hop (default true). */
+  /**
+   * Send writes to the leader when known, saving the follower's forwarding hop (default true).
+   *
+   * @param preferLeader whether writes go to the leader when it is known
+   * @return this builder
+   */
   public LeaseholdClientBuilder preferLeader(boolean preferLeader) {
     this.preferLeader = preferLeader;
     return this;
   }
 
-  /** Add the members the cluster reports to the endpoints, for failover (default true). */
+  /**
+   * Add the members the cluster reports to the endpoints, for failover (default true).
+   *
+   * @param discover whether to add the members the cluster reports
+   * @return this builder
+   */
   public LeaseholdClientBuilder discoverMembers(boolean discover) {
     this.discoverMembers = discover;
     return this;
@@ -200,19 +245,33 @@ public final class LeaseholdClientBuilder {
     return this;
   }
 
-  /** A watch stream silent this long (the server sends progress every second) is reopened elsewhere (default 10 s). */
+  /**
+   * A watch stream silent this long (the server sends progress every second) is reopened elsewhere (default 10 s).
+   *
+   * @param timeout a positive duration
+   * @return this builder
+   */
   public LeaseholdClientBuilder watchSilenceTimeout(Duration timeout) {
     this.watchSilenceTimeout = positive("watchSilenceTimeout", timeout);
     return this;
   }
 
-  /** Release held leases and deregister instances on {@link LeaseholdClient#close()} (default true). */
+  /**
+   * Release held leases and deregister instances on {@link LeaseholdClient#close()} (default true).
+   *
+   * @param release whether to release and deregister on close
+   * @return this builder
+   */
   public LeaseholdClientBuilder releaseOnClose(boolean release) {
     this.releaseOnClose = release;
     return this;
   }
 
-  /** The client; fails with IllegalArgumentException if no endpoint was given. */
+  /**
+   * The client; fails with IllegalArgumentException if no endpoint was given.
+   *
+   * @return the client
+   */
   public LeaseholdClient build() {
     if (endpoints.isEmpty()) {
       throw new IllegalArgumentException("endpoints: at least one node's client address (host:port) is required");

@@ -58,17 +58,29 @@ public record Policy(Optional<Duration> minTtl, Optional<Duration> maxTtl, Optio
     Objects.requireNonNull(historyLimit, "historyLimit");
   }
 
-  /** A policy with no field set: the built-in values everywhere. */
+  /**
+   * A policy with no field set: the built-in values everywhere.
+   *
+   * @return the policy
+   */
   public static Policy builtIn() {
     return builder().build();
   }
 
-  /** A builder with no field set. */
+  /**
+   * A builder with no field set.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** A builder starting from this policy's fields. */
+  /**
+   * A builder starting from this policy's fields.
+   *
+   * @return a builder holding this policy's fields
+   */
   public Builder toBuilder() {
     Builder b = new Builder();
     b.minTtl = minTtl;
@@ -99,67 +111,121 @@ public record Policy(Optional<Duration> minTtl, Optional<Duration> maxTtl, Optio
 
     private Builder() {}
 
-    /** Sets {@link Policy#minTtl()}. */
+    /**
+     * Sets {@link Policy#minTtl()}.
+     *
+     * @param ttl the TTL
+     * @return this builder
+     */
     public Builder minTtl(Duration ttl) {
       this.minTtl = Optional.of(ttl);
       return this;
     }
 
-    /** Sets {@link Policy#maxTtl()}. */
+    /**
+     * Sets {@link Policy#maxTtl()}.
+     *
+     * @param ttl the TTL
+     * @return this builder
+     */
     public Builder maxTtl(Duration ttl) {
       this.maxTtl = Optional.of(ttl);
       return this;
     }
 
-    /** Sets {@link Policy#defaultTtl()}. */
+    /**
+     * Sets {@link Policy#defaultTtl()}.
+     *
+     * @param ttl the TTL
+     * @return this builder
+     */
     public Builder defaultTtl(Duration ttl) {
       this.defaultTtl = Optional.of(ttl);
       return this;
     }
 
-    /** Sets {@link Policy#heartbeatInterval()}. */
+    /**
+     * Sets {@link Policy#heartbeatInterval()}.
+     *
+     * @param interval the suggested renewal interval
+     * @return this builder
+     */
     public Builder heartbeatInterval(Duration interval) {
       this.heartbeatInterval = Optional.of(interval);
       return this;
     }
 
-    /** Sets {@link Policy#namePattern()} (empty: any name). */
+    /**
+     * Sets {@link Policy#namePattern()} (empty: any name).
+     *
+     * @param pattern an RE2 pattern ({@code ""}: any name)
+     * @return this builder
+     */
     public Builder namePattern(String pattern) {
       this.namePattern = Objects.requireNonNull(pattern, "pattern");
       return this;
     }
 
-    /** Sets {@link Policy#gracePeriod()}. */
+    /**
+     * Sets {@link Policy#gracePeriod()}.
+     *
+     * @param grace the grace period
+     * @return this builder
+     */
     public Builder gracePeriod(Duration grace) {
       this.gracePeriod = Optional.of(grace);
       return this;
     }
 
-    /** Sets {@link Policy#lockDelay()}. */
+    /**
+     * Sets {@link Policy#lockDelay()}.
+     *
+     * @param delay the lock-delay
+     * @return this builder
+     */
     public Builder lockDelay(Duration delay) {
       this.lockDelay = Optional.of(delay);
       return this;
     }
 
-    /** Sets {@link Policy#maxLeasesPerHolder()}. */
+    /**
+     * Sets {@link Policy#maxLeasesPerHolder()}.
+     *
+     * @param max the most leases allowed
+     * @return this builder
+     */
     public Builder maxLeasesPerHolder(long max) {
       this.maxLeasesPerHolder = OptionalLong.of(max);
       return this;
     }
 
-    /** Sets {@link Policy#maxLeasesPerNamespace()}. */
+    /**
+     * Sets {@link Policy#maxLeasesPerNamespace()}.
+     *
+     * @param max the most leases allowed
+     * @return this builder
+     */
     public Builder maxLeasesPerNamespace(long max) {
       this.maxLeasesPerNamespace = OptionalLong.of(max);
       return this;
     }
 
-    /** Sets {@link Policy#historyLimit()}. */
+    /**
+     * Sets {@link Policy#historyLimit()}.
+     *
+     * @param limit the most ended leases kept per name
+     * @return this builder
+     */
     public Builder historyLimit(int limit) {
       this.historyLimit = OptionalInt.of(limit);
       return this;
     }
 
-    /** The policy with the fields set so far. */
+    /**
+     * The policy with the fields set so far.
+     *
+     * @return the policy
+     */
     public Policy build() {
       return new Policy(minTtl, maxTtl, defaultTtl, heartbeatInterval, namePattern, gracePeriod, lockDelay, maxLeasesPerHolder,
           maxLeasesPerNamespace, historyLimit);

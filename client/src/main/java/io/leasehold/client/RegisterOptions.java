@@ -35,17 +35,32 @@ public record RegisterOptions(Duration ttl, String status, boolean reRegister) {
     }
   }
 
-  /** These options with the registration lease's {@code ttl}. */
+  /**
+   * These options with the registration lease's {@code ttl}.
+   *
+   * @param ttl the TTL
+   * @return the options with the change
+   */
   public RegisterOptions withTtl(Duration ttl) {
     return new RegisterOptions(ttl, status, reRegister);
   }
 
-  /** These options with the initial {@code status}. */
+  /**
+   * These options with the initial {@code status}.
+   *
+   * @param status the status, e.g. SERVING or DRAINING
+   * @return the options with the change
+   */
   public RegisterOptions withStatus(String status) {
     return new RegisterOptions(ttl, status, reRegister);
   }
 
-  /** These options, registering again (or not) when the registration is lost. */
+  /**
+   * These options, registering again (or not) when the registration is lost.
+   *
+   * @param reRegister whether to register again when the registration is lost
+   * @return the options with the change
+   */
   public RegisterOptions withReRegister(boolean reRegister) {
     return new RegisterOptions(ttl, status, reRegister);
   }

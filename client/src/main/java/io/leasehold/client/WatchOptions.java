@@ -43,37 +43,75 @@ public record WatchOptions(String prefix, long fromRevision, Set<EventType> type
     }
   }
 
-  /** The full view. */
+  /**
+   * The full view.
+   *
+   * @param prefix names starting with this ({@code ""}: every name)
+   * @param fromRevision the first revision to deliver (0: from now on)
+   * @param types event types to deliver (empty: every type but RENEWED)
+   * @param includeRenewals whether to deliver RENEWED events
+   * @param routesOnly whether to deliver only the events of leases with an address
+   */
   public WatchOptions(String prefix, long fromRevision, Set<EventType> types, boolean includeRenewals, boolean routesOnly) {
     this(prefix, fromRevision, types, includeRenewals, routesOnly, WatchView.FULL);
   }
 
-  /** Every change under {@code prefix}, from now on, in the full view. */
+  /**
+   * Every change under {@code prefix}, from now on, in the full view.
+   *
+   * @param prefix names starting with this ({@code ""}: every name)
+   * @return the options
+   */
   public static WatchOptions of(String prefix) {
     return new WatchOptions(prefix, 0, Set.of(), false, false, WatchView.FULL);
   }
 
-  /** These options, from {@code revision} (0: from now on). */
+  /**
+   * These options, from {@code revision} (0: from now on).
+   *
+   * @param revision the first revision to deliver (0: from now on)
+   * @return the options
+   */
   public WatchOptions withFromRevision(long revision) {
     return new WatchOptions(prefix, revision, types, includeRenewals, routesOnly, view);
   }
 
-  /** These options, delivering only {@code types} (empty: every type but RENEWED). */
+  /**
+   * These options, delivering only {@code types} (empty: every type but RENEWED).
+   *
+   * @param types event types to deliver (empty: every type but RENEWED)
+   * @return the options
+   */
   public WatchOptions withTypes(Set<EventType> types) {
     return new WatchOptions(prefix, fromRevision, types, includeRenewals, routesOnly, view);
   }
 
-  /** These options, with or without RENEWED events. */
+  /**
+   * These options, with or without RENEWED events.
+   *
+   * @param include whether to deliver RENEWED events
+   * @return the options
+   */
   public WatchOptions withRenewals(boolean include) {
     return new WatchOptions(prefix, fromRevision, types, include, routesOnly, view);
   }
 
-  /** These options, with or without only the events of leases that carry an address. */
+  /**
+   * These options, with or without only the events of leases that carry an address.
+   *
+   * @param routesOnly whether to deliver only the events of leases with an address
+   * @return the options
+   */
   public WatchOptions withRoutesOnly(boolean routesOnly) {
     return new WatchOptions(prefix, fromRevision, types, includeRenewals, routesOnly, view);
   }
 
-  /** These options, in {@code view}. */
+  /**
+   * These options, in {@code view}.
+   *
+   * @param view how much of each event to send
+   * @return the options
+   */
   public WatchOptions withView(WatchView view) {
     return new WatchOptions(prefix, fromRevision, types, includeRenewals, routesOnly, view);
   }
