@@ -18,7 +18,11 @@ public final class ClusterAdmin {
     this.calls = new ClusterCalls(core);
   }
 
-  /** The status of the node this client reads from. */
+  /**
+   * The status of the node this client reads from.
+   *
+   * @return completes with the node's status
+   */
   public CompletableFuture<NodeStatus> status() {
     return calls.status();
   }
@@ -26,27 +30,50 @@ public final class ClusterAdmin {
   /**
    * Adds a member. Start its node first in join mode ({@code leasehold server --join}); it
    * catches up from the leader by log or snapshot. Returns the configuration after the change.
+   *
+   * @param id the member's id
+   * @param peerAddress its Raft address ({@code host:port})
+   * @param clientAddress its client address ({@code host:port})
+   * @return completes with the members after the change
    */
   public CompletableFuture<List<ClusterMember>> addMember(String id, String peerAddress, String clientAddress) {
     return calls.addMember(id, peerAddress, clientAddress);
   }
 
-  /** Removes a member; returns the configuration after the change. */
+  /**
+   * Removes a member; returns the configuration after the change.
+   *
+   * @param id the member's id
+   * @return completes with the members after the change
+   */
   public CompletableFuture<List<ClusterMember>> removeMember(String id) {
     return calls.removeMember(id);
   }
 
-  /** Hands leadership to {@code id}; returns the new leader's id. */
+  /**
+   * Hands leadership to {@code id}; returns the new leader's id.
+   *
+   * @param id the member's id
+   * @return completes with the new leader's id
+   */
   public CompletableFuture<String> transferLeadership(String id) {
     return calls.transferLeadership(id);
   }
 
-  /** Hands leadership to another member, whichever the cluster picks; returns the new leader's id. */
+  /**
+   * Hands leadership to another member, whichever the cluster picks; returns the new leader's id.
+   *
+   * @return completes with the new leader's id
+   */
   public CompletableFuture<String> transferLeadership() {
     return calls.transferLeadership();
   }
 
-  /** Takes a snapshot on the node this client reads from (each node snapshots its own state). */
+  /**
+   * Takes a snapshot on the node this client reads from (each node snapshots its own state).
+   *
+   * @return completes with the snapshot taken
+   */
   public CompletableFuture<SnapshotResult> takeSnapshot() {
     return calls.takeSnapshot();
   }

@@ -20,12 +20,21 @@ public final class LeaseholdAdmin {
     this.calls = new AdminCalls(core);
   }
 
-  /** The policy of {@code namespace} ({@code ""}: the default policy) and the policy in force there. */
+  /**
+   * The policy of {@code namespace} ({@code ""}: the default policy) and the policy in force there.
+   *
+   * @param namespace the namespace ({@code ""}: the default policy)
+   * @return completes with the namespace's own policy and the one in force
+   */
   public CompletableFuture<PolicyInfo> policy(String namespace) {
     return calls.policy(namespace);
   }
 
-  /** Every stored policy: the default ({@code ""}) first, then namespaces in order. */
+  /**
+   * Every stored policy: the default ({@code ""}) first, then namespaces in order.
+   *
+   * @return completes with the stored policies
+   */
   public CompletableFuture<List<PolicyInfo>> policies() {
     return calls.policies();
   }
@@ -33,12 +42,21 @@ public final class LeaseholdAdmin {
   /**
    * Replaces the policy of {@code namespace} as a whole (fields left unset take the built-in
    * values); completes with the policy now in force there.
+   *
+   * @param namespace the namespace ({@code ""}: the default policy)
+   * @param policy the policy, replacing the namespace's as a whole
+   * @return completes with the policy now in force
    */
   public CompletableFuture<Policy> setPolicy(String namespace, Policy policy) {
     return calls.setPolicy(namespace, policy);
   }
 
-  /** Removes the policy of {@code namespace}; completes with whether it had one. */
+  /**
+   * Removes the policy of {@code namespace}; completes with whether it had one.
+   *
+   * @param namespace the namespace ({@code ""}: the default policy)
+   * @return completes with whether it had a policy
+   */
   public CompletableFuture<Boolean> deletePolicy(String namespace) {
     return calls.deletePolicy(namespace);
   }
@@ -47,17 +65,31 @@ public final class LeaseholdAdmin {
    * Bans {@code holder}: it cannot acquire or renew, and its live leases end at once (reason
    * BANNED). With a duration the ban is lifted by the leader when it is due; without, it holds
    * until {@link #unban}.
+   *
+   * @param holder the holder identity
+   * @param reason why, recorded in the history and the audit
+   * @param duration how long the ban holds (empty: until lifted)
+   * @return completes with the ban as stored
    */
   public CompletableFuture<BanInfo> ban(String holder, String reason, Optional<Duration> duration) {
     return calls.ban(holder, reason, duration);
   }
 
-  /** Lifts the ban of {@code holder}; completes with whether it was banned. */
+  /**
+   * Lifts the ban of {@code holder}; completes with whether it was banned.
+   *
+   * @param holder the holder identity
+   * @return completes with whether it was banned
+   */
   public CompletableFuture<Boolean> unban(String holder) {
     return calls.unban(holder);
   }
 
-  /** Every ban in force, in holder order, read page by page. */
+  /**
+   * Every ban in force, in holder order, read page by page.
+   *
+   * @return completes with the bans in force
+   */
   public CompletableFuture<List<BanInfo>> bans() {
     return calls.bans();
   }
@@ -66,17 +98,34 @@ public final class LeaseholdAdmin {
    * Ends the live lease on {@code name} whoever holds it (reason REVOKED); with a non-zero
    * {@code token}, only if that is the lease's token. Completes with the lease as it was, or empty
    * if no such lease was held.
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param reason why, recorded in the history and the audit
+   * @param token the lease's fencing token (0: whatever token it has)
+   * @return completes with the lease as it was, or empty if no such lease was held
    */
   public CompletableFuture<Optional<LeaseInfo>> revoke(String name, String reason, long token) {
     return calls.revoke(name, reason, token);
   }
 
-  /** The leases on {@code name} that ended, newest first (at most {@code limit}; 0: all that is kept). */
+  /**
+   * The leases on {@code name} that ended, newest first (at most {@code limit}; 0: all that is kept).
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param limit the most entries to return (0: all that are kept)
+   * @return completes with the ended leases, newest first
+   */
   public CompletableFuture<List<EndedLease>> history(String name, int limit) {
     return calls.history(name, limit);
   }
 
-  /** The leases {@code holder} held that ended, newest first (at most {@code limit}; 0: all that is kept). */
+  /**
+   * The leases {@code holder} held that ended, newest first (at most {@code limit}; 0: all that is kept).
+   *
+   * @param holder the holder identity
+   * @param limit the most entries to return (0: all that are kept)
+   * @return completes with the ended leases, newest first
+   */
   public CompletableFuture<List<EndedLease>> historyOfHolder(String holder, int limit) {
     return calls.historyOfHolder(holder, limit);
   }

@@ -64,32 +64,56 @@ public final class LeaseholdClient implements AutoCloseable {
    * A client of the cluster at {@code endpoints} ({@code host:port} client addresses of any of its
    * nodes), with defaults. Returns at once: connections are made by the first calls, and a cluster
    * that cannot be reached fails those calls with {@link ClusterUnavailableException}.
+   *
+   * @param endpoints client addresses ({@code host:port}) of any of the cluster's nodes
+   * @return the client
    */
   public static LeaseholdClient connect(String... endpoints) {
     return builder().endpoints(endpoints).build();
   }
 
-  /** {@link #connect(String...)} with a list. */
+  /**
+   * {@link #connect(String...)} with a list.
+   *
+   * @param endpoints client addresses ({@code host:port}) of any of the cluster's nodes
+   * @return the client
+   */
   public static LeaseholdClient connect(List<String> endpoints) {
     return builder().endpoints(endpoints).build();
   }
 
-  /** A builder of a client: endpoints, holder, timeouts, TLS and more. */
+  /**
+   * A builder of a client: endpoints, holder, timeouts, TLS and more.
+   *
+   * @return a new builder
+   */
   public static LeaseholdClientBuilder builder() {
     return new LeaseholdClientBuilder();
   }
 
-  /** The holder identity of every lease this client acquires. */
+  /**
+   * The holder identity of every lease this client acquires.
+   *
+   * @return the holder identity
+   */
   public String holder() {
     return core.settings().holder();
   }
 
-  /** The endpoints this client knows: the configured ones and the members it learned. */
+  /**
+   * The endpoints this client knows: the configured ones and the members it learned.
+   *
+   * @return the endpoints, configured and learned
+   */
   public List<String> endpoints() {
     return core.connection().addresses();
   }
 
-  /** The same API, waiting for each answer. */
+  /**
+   * The same API, waiting for each answer.
+   *
+   * @return the blocking facade
+   */
   public BlockingLeaseholdClient blocking() {
     return blocking;
   }
@@ -106,12 +130,22 @@ public final class LeaseholdClient implements AutoCloseable {
    * <p>Fails with {@link AcquireTimeoutException} if the wait bound passed,
    * {@link AcquireRejectedException} if policy refused, {@link InvalidRequestException} for a name
    * or TTL the cluster refuses; cluster outages are ridden out until the wait bound.
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param options TTL, attributes and wait bound
+   * @return completes with the lease
    */
   public CompletableFuture<Lease> acquire(String name, LeaseOptions options) {
     return deliver(core.acquire(name, options, false), r -> ((Granted) r).lease());
   }
 
-  /** Acquires {@code name} with default options, waiting up to {@code waitUpTo} for it to become free. */
+  /**
+   * Acquires {@code name} with default options, waiting up to {@code waitUpTo} for it to become free.
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param waitUpTo the longest wait for the name
+   * @return completes with the lease
+   */
   public CompletableFuture<Lease> acquire(String name, Duration waitUpTo) {
     return acquire(name, LeaseOptions.defaults().withWait(waitUpTo));
   }
@@ -122,12 +156,21 @@ public final class LeaseholdClient implements AutoCloseable {
    * or REJECTED with the policy's reason. It never waits for a holder; it waits only while this
    * client gives back a lease that was granted to one of its waiters after that waiter had gone
    * (cancelled or interrupted), so that it does not answer CONFLICT with a lease nobody holds.
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param options TTL, attributes and wait bound
+   * @return completes with the outcome: granted, conflict or rejected
    */
   public CompletableFuture<AcquireResult> tryAcquire(String name, LeaseOptions options) {
     return deliver(core.acquire(name, options, true), r -> r);
   }
 
-  /** {@link #tryAcquire(String, LeaseOptions)} with default options. */
+  /**
+   * {@link #tryAcquire(String, LeaseOptions)} with default options.
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @return completes with the outcome: granted, conflict or rejected
+   */
   public CompletableFuture<AcquireResult> tryAcquire(String name) {
     return tryAcquire(name, LeaseOptions.defaults());
   }
@@ -169,7 +212,12 @@ public final class LeaseholdClient implements AutoCloseable {
     return out;
   }
 
-  /** The lease on {@code name}, if any (a linearizable read). */
+  /**
+   * The lease on {@code name}, if any (a linearizable read).
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @return completes with the lease, if one is held
+   */
   public CompletableFuture<Optional<LeaseInfo>> get(String name) {
     Objects.requireNonNull(name, "name");
     return leases.get(name);
@@ -178,6 +226,9 @@ public final class LeaseholdClient implements AutoCloseable {
   /**
    * Every lease whose name starts with {@code prefix}, in name order, read page by page
    * (10,000 leases a page); the listing's revision is the first page's.
+   *
+   * @param prefix names starting with this ({@code ""}: every name)
+   * @return completes with the leases and the listing's revision
    */
   public CompletableFuture<LeaseListing> list(String prefix) {
     Objects.requireNonNull(prefix, "prefix");
@@ -187,6 +238,10 @@ public final class LeaseholdClient implements AutoCloseable {
   /**
    * Asks the cluster (a linearizable read) whether {@code token} is still the fencing token of the
    * live lease on {@code name}. False once the lease ended or the name was granted again.
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param token the lease's fencing token
+   * @return completes with whether the token is still the live lease's
    */
   public CompletableFuture<Boolean> checkToken(String name, long token) {
     return get(name).thenApply(l -> l.isPresent() && l.get().token() == token);
@@ -197,6 +252,10 @@ public final class LeaseholdClient implements AutoCloseable {
    * is (an operator ending a lease it was told the token of). Completes with true if it was
    * released, false if no such lease was held (expired, released, superseded). Leases this client
    * holds are released through their {@link Lease} handle instead.
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param token the lease's fencing token
+   * @return completes with whether the lease was released
    */
   public CompletableFuture<Boolean> release(String name, long token) {
     Objects.requireNonNull(name, "name");
@@ -205,12 +264,23 @@ public final class LeaseholdClient implements AutoCloseable {
 
   // ---- locks ----
 
-  /** A {@link Lock} on {@code name}, with default lease options. */
+  /**
+   * A {@link Lock} on {@code name}, with default lease options.
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @return the lock
+   */
   public LeaseLock lock(String name) {
     return lock(name, LeaseOptions.defaults());
   }
 
-  /** A {@link Lock} on {@code name}; its leases use {@code options} (their wait bound is ignored). */
+  /**
+   * A {@link Lock} on {@code name}; its leases use {@code options} (their wait bound is ignored).
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param options TTL, attributes and wait bound
+   * @return the lock
+   */
   public LeaseLock lock(String name, LeaseOptions options) {
     core.ensureOpen("lock " + name);
     return new LeaseLock(this, name, options);
@@ -221,6 +291,12 @@ public final class LeaseholdClient implements AutoCloseable {
    * client's while the lease is held, interrupts it if the lease is lost, and releases the lease
    * when it returns. Completes with the action's result; fails with {@link LeaseLostException} if
    * the lease ended while it ran. Cancelling the future stops waiting, or interrupts the action.
+   *
+   * @param <T> what the action returns
+   * @param name the lease's name, {@code namespace/rest}
+   * @param options TTL, attributes and wait bound
+   * @param action the work to run while the lease is held
+   * @return completes with what the action returned
    */
   public <T> CompletableFuture<T> withLease(String name, LeaseOptions options, LeaseAction<T> action) {
     Objects.requireNonNull(action, "action");
@@ -264,7 +340,14 @@ public final class LeaseholdClient implements AutoCloseable {
     return out;
   }
 
-  /** {@link #withLease(String, LeaseOptions, LeaseAction)} with default options. */
+  /**
+   * {@link #withLease(String, LeaseOptions, LeaseAction)} with default options.
+   *
+   * @param <T> what the action returns
+   * @param name the lease's name, {@code namespace/rest}
+   * @param action the work to run while the lease is held
+   * @return completes with what the action returned
+   */
   public <T> CompletableFuture<T> withLease(String name, LeaseAction<T> action) {
     return withLease(name, LeaseOptions.defaults(), action);
   }
@@ -276,12 +359,27 @@ public final class LeaseholdClient implements AutoCloseable {
    * {@code service/<service>/<instance>}, SERVING, kept alive by this client, deregistered when
    * the registration is closed. Fails with {@link LeaseConflictException} if another holder
    * registered that instance.
+   *
+   * @param service the service
+   * @param instance the instance, unique within the service
+   * @param address where the instance serves ({@code host:port} or a URL)
+   * @param metadata the instance's metadata
+   * @return completes with the registration
    */
   public CompletableFuture<Registration> register(String service, String instance, String address, Map<String, String> metadata) {
     return register(service, instance, address, metadata, RegisterOptions.DEFAULTS);
   }
 
-  /** {@link #register(String, String, String, Map)} with {@code options}. */
+  /**
+   * {@link #register(String, String, String, Map)} with {@code options}.
+   *
+   * @param service the service
+   * @param instance the instance, unique within the service
+   * @param address where the instance serves ({@code host:port} or a URL)
+   * @param metadata the instance's metadata
+   * @param options TTL, attributes and wait bound
+   * @return completes with the registration
+   */
   public CompletableFuture<Registration> register(String service, String instance, String address, Map<String, String> metadata,
       RegisterOptions options) {
     Objects.requireNonNull(service, "service");
@@ -293,12 +391,23 @@ public final class LeaseholdClient implements AutoCloseable {
     return core.onCallbacks(core.register(service, instance, address, metadata, options));
   }
 
-  /** The live SERVING instances of {@code service}, in instance order (a linearizable read). */
+  /**
+   * The live SERVING instances of {@code service}, in instance order (a linearizable read).
+   *
+   * @param service the service
+   * @return completes with the instances
+   */
   public CompletableFuture<List<ServiceInstance>> resolve(String service) {
     return resolve(service, false);
   }
 
-  /** The live instances of {@code service}; with {@code anyStatus}, whatever their status. */
+  /**
+   * The live instances of {@code service}; with {@code anyStatus}, whatever their status.
+   *
+   * @param service the service
+   * @param anyStatus whether to list instances whatever their status
+   * @return completes with the instances
+   */
   public CompletableFuture<List<ServiceInstance>> resolve(String service, boolean anyStatus) {
     Objects.requireNonNull(service, "service");
     return registry.resolve(service, anyStatus);
@@ -307,24 +416,41 @@ public final class LeaseholdClient implements AutoCloseable {
   /**
    * The route of {@code name} (a linearizable read, for one-off lookups; a proxy keeps a
    * {@link #routingTable} instead): empty unless a live lease with an address holds it.
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @return completes with the route, if any
    */
   public CompletableFuture<Optional<Route>> lookup(String name) {
     Objects.requireNonNull(name, "name");
     return registry.lookup(name);
   }
 
-  /** Every route whose name starts with {@code prefix}, in name order, read page by page (one-off). */
+  /**
+   * Every route whose name starts with {@code prefix}, in name order, read page by page (one-off).
+   *
+   * @param prefix names starting with this ({@code ""}: every name)
+   * @return completes with the routes
+   */
   public CompletableFuture<List<Route>> routes(String prefix) {
     Objects.requireNonNull(prefix, "prefix");
     return registry.routes(prefix);
   }
 
-  /** The whole routing table, kept in memory; completes once it is loaded. Close it when done. */
+  /**
+   * The whole routing table, kept in memory; completes once it is loaded. Close it when done.
+   *
+   * @return completes with the routing table
+   */
   public CompletableFuture<RoutingTable> routingTable() {
     return routingTable("");
   }
 
-  /** The routes whose name starts with {@code prefix}, kept in memory; completes once loaded. */
+  /**
+   * The routes whose name starts with {@code prefix}, kept in memory; completes once loaded.
+   *
+   * @param prefix names starting with this ({@code ""}: every name)
+   * @return completes with the routing table
+   */
   public CompletableFuture<RoutingTable> routingTable(String prefix) {
     return core.routingTable(prefix);
   }
@@ -332,12 +458,23 @@ public final class LeaseholdClient implements AutoCloseable {
   /**
    * Streams changes under {@code prefix} from {@code fromRevision} (0: from now on) to
    * {@code listener}, resuming on another node after failures with no gap and no duplicate.
+   *
+   * @param prefix names starting with this ({@code ""}: every name)
+   * @param fromRevision the first revision to deliver (0: from now on)
+   * @param listener told of each event, one at a time
+   * @return the watch; close it to stop
    */
   public Watch watch(String prefix, long fromRevision, WatchListener listener) {
     return watch(WatchOptions.of(prefix).withFromRevision(fromRevision), listener);
   }
 
-  /** Streams what {@code options} ask for to {@code listener}, resuming after failures with no gap and no duplicate. */
+  /**
+   * Streams what {@code options} ask for to {@code listener}, resuming after failures with no gap and no duplicate.
+   *
+   * @param options TTL, attributes and wait bound
+   * @param listener told of each event, one at a time
+   * @return the watch; close it to stop
+   */
   public Watch watch(WatchOptions options, WatchListener listener) {
     return core.watch(options, listener);
   }
@@ -349,29 +486,47 @@ public final class LeaseholdClient implements AutoCloseable {
    * then each is asked directly, one attempt bounded by the attempt timeout. A member that does
    * not answer is listed with the error, not failed: only no node answering at all fails the
    * future (with {@link ClusterUnavailableException}).
+   *
+   * @return completes with every member's status
    */
   public CompletableFuture<ClusterStatus> clusterStatus() {
     return members.clusterStatus();
   }
 
-  /** Operators' controls: policy, bans, revocation, history. */
+  /**
+   * Operators' controls: policy, bans, revocation, history.
+   *
+   * @return the operators' controls
+   */
   public LeaseholdAdmin admin() {
     return admin;
   }
 
-  /** Identities, roles and grants, and the audit history. */
+  /**
+   * Identities, roles and grants, and the audit history.
+   *
+   * @return the identity and role calls
+   */
   public LeaseholdAuth auth() {
     return new LeaseholdAuth(core);
   }
 
-  /** One node's status, membership changes, leadership transfer and snapshots, for operators' tools. */
+  /**
+   * One node's status, membership changes, leadership transfer and snapshots, for operators' tools.
+   *
+   * @return the cluster's membership calls
+   */
   public ClusterAdmin cluster() {
     return new ClusterAdmin(core);
   }
 
   // ---- lifecycle ----
 
-  /** Whether {@link #close()} was called. */
+  /**
+   * Whether {@link #close()} was called.
+   *
+   * @return whether the client is closed
+   */
   public boolean isClosed() {
     return core.isClosing();
   }
