@@ -17,7 +17,11 @@ package io.leasehold.client;
  * }</pre>
  */
 public sealed interface AcquireResult permits Granted, Conflict, Rejected {
-  /** Whether the name was granted. */
+  /**
+   * Whether the name was granted.
+   *
+   * @return whether the name was granted
+   */
   default boolean isGranted() {
     return this instanceof Granted;
   }

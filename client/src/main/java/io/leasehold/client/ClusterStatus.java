@@ -25,7 +25,11 @@ public record ClusterStatus(String groupId, List<MemberStatus> members) {
     members = List.copyOf(Objects.requireNonNull(members, "members"));
   }
 
-  /** The member that answered as leader (with the highest term, should two claim it). */
+  /**
+   * The member that answered as leader (with the highest term, should two claim it).
+   *
+   * @return the leader, if one answered
+   */
   public Optional<MemberStatus> leader() {
     return members.stream().filter(m -> m.role() == MemberRole.LEADER)
         .max((a, b) -> Long.compare(a.term(), b.term()));
@@ -35,6 +39,9 @@ public record ClusterStatus(String groupId, List<MemberStatus> members) {
    * How many committed entries {@code member} has yet to apply: the leader's commit index (the
    * highest any member reported, without a leader) minus the member's applied index. Absent if
    * the member did not answer.
+   *
+   * @param member a member of this status
+   * @return entries yet to apply, if the member answered
    */
   public Optional<Long> lag(MemberStatus member) {
     if (!member.reachable()) {
@@ -45,7 +52,12 @@ public record ClusterStatus(String groupId, List<MemberStatus> members) {
     return Optional.of(Math.max(0, commit - member.appliedIndex()));
   }
 
-  /** Answered, follows a leader of the current term, and lags by at most {@link #HEALTHY_LAG} entries. */
+  /**
+   * Answered, follows a leader of the current term, and lags by at most {@link #HEALTHY_LAG} entries.
+   *
+   * @param member a member of this status
+   * @return whether the member is healthy
+   */
   public boolean healthy(MemberStatus member) {
     Optional<MemberStatus> leader = leader();
     return member.reachable() && leader.isPresent() && !member.leaderId().isEmpty()

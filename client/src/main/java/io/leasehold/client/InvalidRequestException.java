@@ -12,7 +12,12 @@ import java.util.Optional;
 public class InvalidRequestException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
 
-  /** The cluster refused the input; {@code message} is the cluster's, starting with the field. */
+  /**
+   * The cluster refused the input; {@code message} is the cluster's, starting with the field.
+   *
+   * @param message what went wrong
+   * @param cause the failure that led to it (may be null)
+   */
   public InvalidRequestException(String message, Throwable cause) {
     super(message, Status.Code.INVALID_ARGUMENT, cause);
   }

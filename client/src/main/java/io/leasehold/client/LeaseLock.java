@@ -52,7 +52,11 @@ public final class LeaseLock implements Lock {
     this.options = Objects.requireNonNull(options, "options").waitIndefinitely();
   }
 
-  /** The locked name. */
+  /**
+   * The locked name.
+   *
+   * @return the name
+   */
   public String name() {
     return name;
   }
@@ -82,6 +86,8 @@ public final class LeaseLock implements Lock {
    * One attempt: true if the lock was free (a network call), false if anyone holds it or it is
    * still in a lock-delay.
    *
+   *
+   * @return whether the lock is now held
    * @throws AcquireRejectedException if the cluster's policy refuses the name to this client
    */
   @Override
@@ -101,7 +107,13 @@ public final class LeaseLock implements Lock {
     return false;
   }
 
-  /** Waits up to {@code time} for the lock; false if it was not free by then. */
+  /**
+   * Waits up to {@code time} for the lock; false if it was not free by then.
+   *
+   * @param time how long to wait
+   * @param unit the unit of {@code time}
+   * @return whether the lock is now held
+   */
   @Override
   public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
     if (Thread.interrupted()) {
@@ -148,7 +160,11 @@ public final class LeaseLock implements Lock {
     }
   }
 
-  /** Not supported: a condition would need the lease to be given up and taken again atomically. */
+  /**
+   * Not supported: a condition would need the lease to be given up and taken again atomically.
+   *
+   * @return never: conditions are not supported
+   */
   @Override
   public Condition newCondition() {
     throw new UnsupportedOperationException("LeaseLock does not support conditions");
@@ -157,6 +173,8 @@ public final class LeaseLock implements Lock {
   /**
    * The fencing token of the lease under the lock.
    *
+   *
+   * @return the fencing token
    * @throws IllegalMonitorStateException if the current thread does not hold the lock
    */
   public synchronized long token() {
@@ -166,17 +184,29 @@ public final class LeaseLock implements Lock {
     return lease.token();
   }
 
-  /** The lease under the lock, if the current thread holds it. */
+  /**
+   * The lease under the lock, if the current thread holds it.
+   *
+   * @return the lease
+   */
   public synchronized Optional<Lease> lease() {
     return owner == Thread.currentThread() ? Optional.of(lease) : Optional.empty();
   }
 
-  /** Whether the calling thread holds the lock (and its lease is still valid). */
+  /**
+   * Whether the calling thread holds the lock (and its lease is still valid).
+   *
+   * @return whether the calling thread holds it
+   */
   public synchronized boolean isHeldByCurrentThread() {
     return owner == Thread.currentThread();
   }
 
-  /** Whether the current thread holds the lock and its lease is still valid. */
+  /**
+   * Whether the current thread holds the lock and its lease is still valid.
+   *
+   * @return whether the lease may be acted on
+   */
   public synchronized boolean isValid() {
     return owner == Thread.currentThread() && lease.isValid();
   }
@@ -195,7 +225,11 @@ public final class LeaseLock implements Lock {
     lease = granted;
   }
 
-  /** The name and who holds it. */
+  /**
+   * The name and who holds it.
+   *
+   * @return a description for logs
+   */
   @Override
   public String toString() {
     Thread o;

@@ -27,7 +27,11 @@ public record LeaseTransition(Lease lease, LeaseState from, LeaseState to, Optio
     Objects.requireNonNull(reason, "reason");
   }
 
-  /** The lease, the two states and the reason. */
+  /**
+   * The lease, the two states and the reason.
+   *
+   * @return a description for logs
+   */
   @Override
   public String toString() {
     return lease.name() + " (token " + lease.token() + "): " + from + " -> " + to + reason.map(r -> " (" + r + ")").orElse("");

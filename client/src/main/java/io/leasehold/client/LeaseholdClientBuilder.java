@@ -80,6 +80,9 @@ public final class LeaseholdClientBuilder {
    * Nodes with authentication on require it to be the client's identity: with a client
    * certificate ({@link #tls(Path, Path, Path)}) that is the default.
    * Default: {@code <host>/<pid>/<random>}.
+   *
+   * @param holder the holder identity
+   * @return the holder identity
    */
   public LeaseholdClientBuilder holder(String holder) {
     this.holder = Objects.requireNonNull(holder, "holder");
@@ -142,6 +145,8 @@ public final class LeaseholdClientBuilder {
    * {@code cert} with its private {@code key} (PEM; the key in PKCS#8), as nodes started with
    * {@code --client-cert-auth} require. The files are read now: a client that must outlive its
    * certificate passes a reloading key manager through {@link #credentials} instead.
+   *
+   * @param key the key whose partition to find (crc32 % 256)
    */
   public LeaseholdClientBuilder tls(Path caCert, Path cert, Path key) {
     this.credentials = TlsFiles.credentials(caCert, Objects.requireNonNull(cert, "cert"), Objects.requireNonNull(key, "key"));
@@ -154,6 +159,8 @@ public final class LeaseholdClientBuilder {
    * that cannot present a certificate. Nodes with authentication on take the holder of every
    * lease to be the token's identity: give that identity to {@link #holder} too. Send tokens
    * only over TLS.
+   *
+   * @param token the lease's fencing token
    */
   public LeaseholdClientBuilder bearerToken(String token) {
     Objects.requireNonNull(token, "token");

@@ -12,17 +12,32 @@ public class LeaseholdException extends RuntimeException {
   private static final long serialVersionUID = 1L;
   private final transient Status.Code code;
 
-  /** A failure described by {@code message}. */
+  /**
+   * A failure described by {@code message}.
+   *
+   * @param message what went wrong
+   */
   public LeaseholdException(String message) {
     this(message, null, null);
   }
 
-  /** A failure described by {@code message}, caused by {@code cause}. */
+  /**
+   * A failure described by {@code message}, caused by {@code cause}.
+   *
+   * @param message what went wrong
+   * @param cause the failure that led to it (may be null)
+   */
   public LeaseholdException(String message, Throwable cause) {
     this(message, null, cause);
   }
 
-  /** A failure with the gRPC status {@code code} it ended with (null if none). */
+  /**
+   * A failure with the gRPC status {@code code} it ended with (null if none).
+   *
+   * @param message what went wrong
+   * @param code the gRPC status the call ended with (may be null)
+   * @param cause the failure that led to it (may be null)
+   */
   public LeaseholdException(String message, Status.Code code, Throwable cause) {
     super(message, cause);
     this.code = code;

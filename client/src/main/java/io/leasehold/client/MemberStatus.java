@@ -41,7 +41,11 @@ public record MemberStatus(String id, String peerAddress, String clientAddress, 
     Objects.requireNonNull(error, "error");
   }
 
-  /** Whether the member answered. */
+  /**
+   * Whether the member answered.
+   *
+   * @return whether the member answered
+   */
   public boolean reachable() {
     return error.isEmpty();
   }

@@ -31,7 +31,11 @@ public record PolicyInfo(String namespace, Optional<Policy> own, Optional<Policy
     Objects.requireNonNull(updatedAt, "updatedAt");
   }
 
-  /** Whether the namespace has no policy of its own (the default or built-in policy applies). */
+  /**
+   * Whether the namespace has no policy of its own (the default or built-in policy applies).
+   *
+   * @return whether the namespace has no policy of its own
+   */
   public boolean inherited() {
     return own.isEmpty();
   }

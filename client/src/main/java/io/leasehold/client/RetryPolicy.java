@@ -46,6 +46,8 @@ public record RetryPolicy(Duration initialBackoff, Duration maxBackoff, double m
   /**
    * The delay before retry number {@code retry} (1 for the first), given a uniform random number
    * {@code random} in [0, 1).
+   *
+   * @return the delay before the retry
    */
   public Duration backoff(int retry, double random) {
     double base = initialBackoff.toNanos() * Math.pow(multiplier, Math.max(0, retry - 1));

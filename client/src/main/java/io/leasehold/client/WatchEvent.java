@@ -43,6 +43,8 @@ public record WatchEvent(EventType type, long revision, String name, Optional<Le
   /**
    * Whether the event ends the lease: RELEASED, EXPIRED, REVOKED, or a type newer than this SDK
    * that carries an ending reason.
+   *
+   * @return whether the event ends the lease
    */
   public boolean endsLease() {
     return switch (type) {
