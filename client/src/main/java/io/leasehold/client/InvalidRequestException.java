@@ -22,7 +22,11 @@ public class InvalidRequestException extends LeaseholdException {
     super(message, Status.Code.INVALID_ARGUMENT, cause);
   }
 
-  /** The request field the cluster named, if the message starts with one. */
+  /**
+   * The request field the cluster named, if the message starts with one.
+   *
+   * @return the field, if named
+   */
   public Optional<String> field() {
     String m = getMessage();
     int colon = m == null ? -1 : m.indexOf(':');

@@ -125,6 +125,9 @@ public final class LeaseholdClientBuilder {
   /**
    * Transport security, e.g. {@code TlsChannelCredentials.create()} (default: plaintext). For
    * TLS from PEM files, {@link #tls(Path)} and {@link #tls(Path, Path, Path)} are shorter.
+   *
+   * @param credentials the channel credentials
+   * @return this builder
    */
   public LeaseholdClientBuilder credentials(ChannelCredentials credentials) {
     this.credentials = Objects.requireNonNull(credentials, "credentials");
@@ -134,6 +137,9 @@ public final class LeaseholdClientBuilder {
   /**
    * TLS, trusting the nodes' certificates that {@code caCert} (PEM) verifies; for nodes that do
    * not ask for a client certificate. The file is read now.
+   *
+   * @param caCert the PEM file of the CA that signed the nodes' certificates
+   * @return this builder
    */
   public LeaseholdClientBuilder tls(Path caCert) {
     this.credentials = TlsFiles.credentials(caCert, null, null);
@@ -147,6 +153,10 @@ public final class LeaseholdClientBuilder {
    * certificate passes a reloading key manager through {@link #credentials} instead.
    *
    * @param key the key whose partition to find (crc32 % 256)
+   *
+   * @param caCert the PEM file of the CA that signed the nodes' certificates
+   * @param cert the client's certificate (PEM)
+   * @return this builder
    */
   public LeaseholdClientBuilder tls(Path caCert, Path cert, Path key) {
     this.credentials = TlsFiles.credentials(caCert, Objects.requireNonNull(cert, "cert"), Objects.requireNonNull(key, "key"));
@@ -160,7 +170,8 @@ public final class LeaseholdClientBuilder {
    * lease to be the token's identity: give that identity to {@link #holder} too. Send tokens
    * only over TLS.
    *
-   * @param token the lease's fencing token
+   * @param token the token, printable ASCII without spaces
+   * @return this builder
    */
   public LeaseholdClientBuilder bearerToken(String token) {
     Objects.requireNonNull(token, "token");
@@ -207,6 +218,9 @@ public final class LeaseholdClientBuilder {
   /**
    * Where listeners run and futures complete (default: the client's own pool of daemon
    * threads). Callbacks of one lease, watch or table run one at a time, in order.
+   *
+   * @param executor runs listeners and completes futures
+   * @return this builder
    */
   public LeaseholdClientBuilder callbackExecutor(Executor executor) {
     this.callbackExecutor = Objects.requireNonNull(executor, "executor");
@@ -238,6 +252,10 @@ public final class LeaseholdClientBuilder {
   /**
    * The margin taken off every lease's validity for clock-rate drift between this machine and
    * the leader: {@code max(minimum, rate × TTL)} (default 1%, at least 50 ms).
+   *
+   * @param rate the drift rate, in [0, 0.5)
+   * @param minimum the smallest margin
+   * @return this builder
    */
   public LeaseholdClientBuilder clockDrift(double rate, Duration minimum) {
     if (!(rate >= 0 && rate < 0.5)) {

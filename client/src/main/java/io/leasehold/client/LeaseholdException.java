@@ -43,7 +43,11 @@ public class LeaseholdException extends RuntimeException {
     this.code = code;
   }
 
-  /** The gRPC status code behind this failure, when it came from the cluster. */
+  /**
+   * The gRPC status code behind this failure, when it came from the cluster.
+   *
+   * @return the status code, if any
+   */
   public Optional<Status.Code> statusCode() {
     return Optional.ofNullable(code);
   }

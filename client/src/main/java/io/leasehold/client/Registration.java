@@ -82,6 +82,7 @@ public interface Registration extends AutoCloseable {
   /**
    * Deregisters the instance (releases its lease) and stops renewing it.
    *
+   * @return completes when the cluster has answered
    * @throws IllegalStateException if it was already deregistered
    */
   CompletableFuture<Void> deregister();

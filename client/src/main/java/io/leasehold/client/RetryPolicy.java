@@ -47,6 +47,8 @@ public record RetryPolicy(Duration initialBackoff, Duration maxBackoff, double m
    * The delay before retry number {@code retry} (1 for the first), given a uniform random number
    * {@code random} in [0, 1).
    *
+   * @param retry the retry's number, from 1
+   * @param random a uniform random number in [0, 1)
    * @return the delay before the retry
    */
   public Duration backoff(int retry, double random) {
