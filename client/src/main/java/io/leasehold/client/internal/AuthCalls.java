@@ -37,12 +37,8 @@ public final class AuthCalls {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(permission, "permission");
     Objects.requireNonNull(prefixes, "prefixes");
-    io.leasehold.proto.v1.AuthRole role = io.leasehold.proto.v1.AuthRole.newBuilder()
-        .setName(name)
-        .setPermission(Protos.permission(permission))
-        .addAllPrefixes(prefixes)
-        .build();
-    return call(Calls.Target.WRITE, AuthGrpc.getAddRoleMethod(), AddRoleRequest.newBuilder().setRole(role).build(), "AddRole " + name)
+    AddRoleRequest request = AddRoleRequest.newBuilder().setRole(Protos.authRole(name, permission, prefixes)).build();
+    return call(Calls.Target.WRITE, AuthGrpc.getAddRoleMethod(), request, "AddRole " + name)
         .thenApply(r -> Protos.authRole(r.getRole()));
   }
 

@@ -40,6 +40,7 @@ import com.google.protobuf.FieldMask;
 import io.leasehold.proto.v1.UpdateRequest;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -324,5 +325,13 @@ public final class Protos {
       case CLIENT -> io.leasehold.proto.v1.Permission.CLIENT;
       case ADMIN -> io.leasehold.proto.v1.Permission.ADMIN;
     };
+  }
+
+  public static io.leasehold.proto.v1.AuthRole authRole(String name, Permission permission, List<String> prefixes) {
+    return io.leasehold.proto.v1.AuthRole.newBuilder()
+        .setName(name)
+        .setPermission(permission(permission))
+        .addAllPrefixes(prefixes)
+        .build();
   }
 }
