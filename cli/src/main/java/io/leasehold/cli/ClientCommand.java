@@ -1,6 +1,7 @@
 package io.leasehold.cli;
 
 import io.leasehold.client.LeaseholdClient;
+import io.leasehold.client.LeaseholdClientBuilder;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -42,7 +43,7 @@ public abstract class ClientCommand implements Callable<Integer> {
 
   @Override
   public final Integer call() throws Exception {
-    LeaseholdClient.Builder b = LeaseholdClient.builder();
+    LeaseholdClientBuilder b = LeaseholdClient.builder();
     for (String e : globals().endpoints()) {
       if (!isHostPort(e)) {
         throw usage("--endpoints: '" + e + "' is not host:port");
@@ -71,7 +72,7 @@ public abstract class ClientCommand implements Callable<Integer> {
   }
 
   /** Client options a command needs beyond the global ones (holder, release on close). */
-  protected LeaseholdClient.Builder configure(LeaseholdClient.Builder builder) {
+  protected LeaseholdClientBuilder configure(LeaseholdClientBuilder builder) {
     return builder;
   }
 

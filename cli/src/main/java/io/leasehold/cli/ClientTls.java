@@ -2,7 +2,7 @@ package io.leasehold.cli;
 
 import io.grpc.ChannelCredentials;
 import io.grpc.InsecureChannelCredentials;
-import io.leasehold.client.LeaseholdClient;
+import io.leasehold.client.LeaseholdClientBuilder;
 import io.leasehold.client.internal.TlsFiles;
 import io.leasehold.server.tls.Pem;
 import java.io.IOException;
@@ -55,7 +55,7 @@ public record ClientTls(Optional<Path> caCert, Optional<Path> cert, Optional<Pat
     return caCert.isPresent();
   }
 
-  public LeaseholdClient.Builder configure(LeaseholdClient.Builder b) {
+  public LeaseholdClientBuilder configure(LeaseholdClientBuilder b) {
     if (cert.isPresent()) {
       return b.tls(caCert.orElseThrow(), cert.get(), key.orElseThrow());
     }

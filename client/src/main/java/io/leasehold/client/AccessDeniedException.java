@@ -11,6 +11,13 @@ import io.grpc.Status;
 public class AccessDeniedException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * The caller's roles do not allow the call; {@code code} is PERMISSION_DENIED or UNAUTHENTICATED.
+   *
+   * @param message what went wrong
+   * @param code the gRPC status the call ended with (may be null)
+   * @param cause the failure that led to it (may be null)
+   */
   public AccessDeniedException(String message, Status.Code code, Throwable cause) {
     super(message, code, cause);
   }

@@ -5,11 +5,22 @@ public class AcquireRejectedException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
   private final transient Rejection rejection;
 
+  /**
+   * Policy refused {@code name}, for the reason in {@code rejection}.
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param rejection the policy's refusal
+   */
   public AcquireRejectedException(String name, Rejection rejection) {
     super(name + ": rejected (" + rejection.reason() + "): " + rejection.message());
     this.rejection = rejection;
   }
 
+  /**
+   * Why the cluster's policy refused.
+   *
+   * @return the policy's refusal
+   */
   public Rejection rejection() {
     return rejection;
   }

@@ -19,6 +19,13 @@ import java.util.Optional;
  * @param status   the new status, if it changes
  */
 public record AttributeUpdate(Optional<String> address, Optional<Map<String, String>> metadata, Optional<String> status) {
+  /**
+   * Checks that every part is given (absent: left as it is).
+   *
+   * @param address the new address, if it changes
+   * @param metadata the new metadata (replacing all of it), if it changes
+   * @param status the new status, if it changes
+   */
   public AttributeUpdate {
     Objects.requireNonNull(address, "address");
     metadata = Objects.requireNonNull(metadata, "metadata").map(Map::copyOf);
@@ -28,35 +35,73 @@ public record AttributeUpdate(Optional<String> address, Optional<Map<String, Str
     }
   }
 
-  /** Replaces address, metadata and status with {@code attributes} (absent parts are cleared). */
+  /**
+   * Replaces address, metadata and status with {@code attributes} (absent parts are cleared).
+   *
+   * @param attributes the attributes
+   * @return the update
+   */
   public static AttributeUpdate replaceAll(LeaseAttributes attributes) {
     return new AttributeUpdate(Optional.of(attributes.address().orElse("")), Optional.of(attributes.metadata()),
         Optional.of(attributes.status().orElse("")));
   }
 
-  /** Changes only the address ({@code ""} clears it). */
+  /**
+   * Changes only the address ({@code ""} clears it).
+   *
+   * @param address the address ({@code host:port} or a URL; {@code ""}: none)
+   * @return the update
+   */
   public static AttributeUpdate address(String address) {
     return new AttributeUpdate(Optional.of(address), Optional.empty(), Optional.empty());
   }
 
-  /** Changes only the status ({@code ""} clears it). */
+  /**
+   * Changes only the status ({@code ""} clears it).
+   *
+   * @param status the status, e.g. SERVING or DRAINING
+   * @return the update
+   */
   public static AttributeUpdate status(String status) {
     return new AttributeUpdate(Optional.empty(), Optional.empty(), Optional.of(status));
   }
 
-  /** Replaces only the metadata. */
+  /**
+   * Replaces only the metadata.
+   *
+   * @param metadata the metadata
+   * @return the update
+   */
   public static AttributeUpdate metadata(Map<String, String> metadata) {
     return new AttributeUpdate(Optional.empty(), Optional.of(metadata), Optional.empty());
   }
 
+  /**
+   * This update, also setting the address ({@code ""} clears it).
+   *
+   * @param address the address ({@code host:port} or a URL; {@code ""}: none)
+   * @return the update
+   */
   public AttributeUpdate andAddress(String address) {
     return new AttributeUpdate(Optional.of(address), metadata, status);
   }
 
+  /**
+   * This update, also setting the status ({@code ""} clears it).
+   *
+   * @param status the status, e.g. SERVING or DRAINING
+   * @return the update
+   */
   public AttributeUpdate andStatus(String status) {
     return new AttributeUpdate(address, metadata, Optional.of(status));
   }
 
+  /**
+   * This update, also replacing the metadata.
+   *
+   * @param metadata the metadata
+   * @return the update
+   */
   public AttributeUpdate andMetadata(Map<String, String> metadata) {
     return new AttributeUpdate(address, Optional.of(metadata), status);
   }

@@ -15,6 +15,16 @@ import java.util.Optional;
  * @param leasesEnded how many live leases the ban ended
  */
 public record BanInfo(String holder, String reason, Instant bannedAt, Optional<Instant> until, long revision, long leasesEnded) {
+  /**
+   * Checks that every field is given.
+   *
+   * @param holder who is banned
+   * @param reason the operator's reason
+   * @param bannedAt when the ban was applied (leader-stamped)
+   * @param until when a timed ban ends (an estimate: the leader lifts it); absent until unbanned
+   * @param revision the revision of the ban
+   * @param leasesEnded how many live leases the ban ended
+   */
   public BanInfo {
     Objects.requireNonNull(holder, "holder");
     Objects.requireNonNull(reason, "reason");

@@ -21,61 +21,131 @@ public final class BlockingLeaseholdClient {
     this.client = client;
   }
 
-  /** The asynchronous client this facade waits on. */
+  /**
+   * The asynchronous client this facade waits on.
+   *
+   * @return the asynchronous client
+   */
   public LeaseholdClient async() {
     return client;
   }
 
-  /** @see LeaseholdClient#acquire(String, LeaseOptions) */
+  /**
+   * Acquires {@code name}, waiting as {@code options} say.
+   *
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param options TTL, attributes and wait bound
+   * @return the lease
+   * @throws InterruptedException if interrupted while waiting for the name
+   * @see LeaseholdClient#acquire(String, LeaseOptions)
+   */
   public Lease acquire(String name, LeaseOptions options) throws InterruptedException {
     return Futures.get(client.acquire(name, options));
   }
 
-  /** @see LeaseholdClient#acquire(String, Duration) */
+  /**
+   * Acquires {@code name}, waiting up to {@code waitUpTo} for it to become free.
+   *
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param waitUpTo the longest wait for the name
+   * @return the lease
+   * @throws InterruptedException if interrupted while waiting for the name
+   * @see LeaseholdClient#acquire(String, Duration)
+   */
   public Lease acquire(String name, Duration waitUpTo) throws InterruptedException {
     return Futures.get(client.acquire(name, waitUpTo));
   }
 
-  /** @see LeaseholdClient#tryAcquire(String, LeaseOptions) */
+  /**
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param options TTL, attributes and wait bound
+   * @return the outcome: granted, conflict or rejected
+   * @see LeaseholdClient#tryAcquire(String, LeaseOptions)
+   */
   public AcquireResult tryAcquire(String name, LeaseOptions options) {
     return Futures.join(client.tryAcquire(name, options));
   }
 
+  /**
+   * {@link #tryAcquire(String, LeaseOptions)} with default options.
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @return the outcome: granted, conflict or rejected
+   */
   public AcquireResult tryAcquire(String name) {
     return Futures.join(client.tryAcquire(name));
   }
 
-  /** @see LeaseholdClient#get(String) */
+  /**
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @return the lease, if one is held
+   * @see LeaseholdClient#get(String)
+   */
   public Optional<LeaseInfo> get(String name) {
     return Futures.join(client.get(name));
   }
 
-  /** @see LeaseholdClient#list(String) */
+  /**
+   *
+   * @param prefix names starting with this ({@code ""}: every name)
+   * @return the leases and the listing's revision
+   * @see LeaseholdClient#list(String)
+   */
   public LeaseListing list(String prefix) {
     return Futures.join(client.list(prefix));
   }
 
-  /** @see LeaseholdClient#release(String, long) */
+  /**
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param token the lease's fencing token
+   * @return whether the lease was released
+   * @see LeaseholdClient#release(String, long)
+   */
   public boolean release(String name, long token) {
     return Futures.join(client.release(name, token));
   }
 
-  /** @see LeaseholdClient#lookup(String) */
+  /**
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @return the route, if any
+   * @see LeaseholdClient#lookup(String)
+   */
   public Optional<Route> lookup(String name) {
     return Futures.join(client.lookup(name));
   }
 
-  /** @see LeaseholdClient#routes(String) */
+  /**
+   *
+   * @param prefix names starting with this ({@code ""}: every name)
+   * @return the routes
+   * @see LeaseholdClient#routes(String)
+   */
   public List<Route> routes(String prefix) {
     return Futures.join(client.routes(prefix));
   }
 
-  /** @see LeaseholdClient#clusterStatus() */
+  /**
+   *
+   * @return every member's status
+   * @see LeaseholdClient#clusterStatus()
+   */
   public ClusterStatus clusterStatus() {
     return Futures.join(client.clusterStatus());
   }
 
-  /** @see LeaseholdClient#checkToken(String, long) */
+  /**
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param token the lease's fencing token
+   * @return whether the token is still the live lease's
+   * @see LeaseholdClient#checkToken(String, long)
+   */
   public boolean checkToken(String name, long token) {
     return Futures.join(client.checkToken(name, token));
   }
@@ -85,6 +155,12 @@ public final class BlockingLeaseholdClient {
    * thread while the lease is held — interrupting it if the lease is lost — and releases the
    * lease. Returns the action's result.
    *
+   *
+   * @param <T> what the action returns
+   * @param name the lease's name, {@code namespace/rest}
+   * @param options TTL, attributes and wait bound
+   * @param action the work to run while the lease is held
+   * @return what the action returned
    * @throws LeaseLostException   if the lease ended while the action ran
    * @throws InterruptedException if interrupted while waiting for the name
    * @throws Exception            what the action threw
@@ -94,33 +170,83 @@ public final class BlockingLeaseholdClient {
     return LeaseRunner.run(lease, action);
   }
 
+  /**
+   * {@link #withLease(String, LeaseOptions, LeaseAction)} with default options.
+   *
+   *
+   * @param <T> what the action returns
+   * @param name the lease's name, {@code namespace/rest}
+   * @param action the work to run while the lease is held
+   * @return what the action returned
+   * @throws Exception what the action threw, or why the lease could not be had or was lost
+   */
   public <T> T withLease(String name, LeaseAction<T> action) throws Exception {
     return withLease(name, LeaseOptions.defaults(), action);
   }
 
-  /** @see LeaseholdClient#register(String, String, String, Map) */
+  /**
+   *
+   * @param service the service
+   * @param instance the instance, unique within the service
+   * @param address where the instance serves ({@code host:port} or a URL)
+   * @param metadata the instance's metadata
+   * @return the registration
+   * @see LeaseholdClient#register(String, String, String, Map)
+   */
   public Registration register(String service, String instance, String address, Map<String, String> metadata) {
     return Futures.join(client.register(service, instance, address, metadata));
   }
 
+  /**
+   * {@link #register(String, String, String, Map)} with {@code options}.
+   *
+   * @param service the service
+   * @param instance the instance, unique within the service
+   * @param address where the instance serves ({@code host:port} or a URL)
+   * @param metadata the instance's metadata
+   * @param options TTL, attributes and wait bound
+   * @return the registration
+   */
   public Registration register(String service, String instance, String address, Map<String, String> metadata, RegisterOptions options) {
     return Futures.join(client.register(service, instance, address, metadata, options));
   }
 
-  /** @see LeaseholdClient#resolve(String) */
+  /**
+   *
+   * @param service the service
+   * @return the instances
+   * @see LeaseholdClient#resolve(String)
+   */
   public List<ServiceInstance> resolve(String service) {
     return Futures.join(client.resolve(service));
   }
 
+  /**
+   * The live instances of {@code service}; with {@code anyStatus}, whatever their status.
+   *
+   * @param service the service
+   * @param anyStatus whether to list instances whatever their status
+   * @return the instances
+   */
   public List<ServiceInstance> resolve(String service, boolean anyStatus) {
     return Futures.join(client.resolve(service, anyStatus));
   }
 
-  /** @see LeaseholdClient#routingTable(String) */
+  /**
+   *
+   * @param prefix names starting with this ({@code ""}: every name)
+   * @return the routing table
+   * @see LeaseholdClient#routingTable(String)
+   */
   public RoutingTable routingTable(String prefix) {
     return Futures.join(client.routingTable(prefix));
   }
 
+  /**
+   * The whole routing table, kept in memory; close it when done.
+   *
+   * @return the routing table
+   */
   public RoutingTable routingTable() {
     return Futures.join(client.routingTable());
   }

@@ -4,6 +4,11 @@ package io.leasehold.client;
 public class ClientClosedException extends IllegalStateException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * The client was closed before or during the call.
+   *
+   * @param message what went wrong
+   */
   public ClientClosedException(String message) {
     super(message);
   }

@@ -1,21 +1,8 @@
 package io.leasehold.client;
 
-import io.leasehold.client.internal.Calls;
 import io.leasehold.client.internal.ClientCore;
-import io.leasehold.proto.v1.AddMemberRequest;
-import io.leasehold.proto.v1.ClusterGrpc;
-import io.leasehold.proto.v1.Member;
-import io.leasehold.proto.v1.MembershipResponse;
-import io.leasehold.proto.v1.RemoveMemberRequest;
-import io.leasehold.proto.v1.StatusRequest;
-import io.leasehold.proto.v1.StatusResponse;
-import io.leasehold.proto.v1.TakeSnapshotRequest;
-import io.leasehold.proto.v1.TransferLeadershipRequest;
-import io.grpc.MethodDescriptor;
-import java.time.Duration;
+import io.leasehold.client.internal.ClusterCalls;
 import java.util.List;
-import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -25,83 +12,69 @@ import java.util.concurrent.CompletableFuture;
  * with the leader, so they get a minute per attempt rather than the client's attempt timeout.
  */
 public final class ClusterAdmin {
-  private static final Duration SLOW_ATTEMPT = Duration.ofSeconds(65);
-
-  private final ClientCore core;
+  private final ClusterCalls calls;
 
   ClusterAdmin(ClientCore core) {
-    this.core = core;
+    this.calls = new ClusterCalls(core);
   }
 
-  /** The status of the node this client reads from. */
+  /**
+   * The status of the node this client reads from.
+   *
+   * @return completes with the node's status
+   */
   public CompletableFuture<NodeStatus> status() {
-    core.ensureOpen("cluster status");
-    return core.onCallbacks(core.calls().call(Calls.Target.READ, ClusterGrpc.getStatusMethod(), StatusRequest.getDefaultInstance(),
-        "Cluster.Status").thenApply(ClusterAdmin::status));
+    return calls.status();
   }
 
   /**
    * Adds a member. Start its node first in join mode ({@code leasehold server --join}); it
    * catches up from the leader by log or snapshot. Returns the configuration after the change.
+   *
+   * @param id the member's id
+   * @param peerAddress its Raft address ({@code host:port})
+   * @param clientAddress its client address ({@code host:port})
+   * @return completes with the members after the change
    */
   public CompletableFuture<List<ClusterMember>> addMember(String id, String peerAddress, String clientAddress) {
-    Objects.requireNonNull(id, "id");
-    Objects.requireNonNull(peerAddress, "peerAddress");
-    Objects.requireNonNull(clientAddress, "clientAddress");
-    AddMemberRequest request = AddMemberRequest.newBuilder()
-        .setMember(Member.newBuilder().setId(id).setPeerAddress(peerAddress).setClientAddress(clientAddress)).build();
-    return slow(ClusterGrpc.getAddMemberMethod(), request, "Cluster.AddMember " + id).thenApply(ClusterAdmin::members);
+    return calls.addMember(id, peerAddress, clientAddress);
   }
 
-  /** Removes a member; returns the configuration after the change. */
+  /**
+   * Removes a member; returns the configuration after the change.
+   *
+   * @param id the member's id
+   * @return completes with the members after the change
+   */
   public CompletableFuture<List<ClusterMember>> removeMember(String id) {
-    Objects.requireNonNull(id, "id");
-    return slow(ClusterGrpc.getRemoveMemberMethod(), RemoveMemberRequest.newBuilder().setId(id).build(),
-        "Cluster.RemoveMember " + id).thenApply(ClusterAdmin::members);
+    return calls.removeMember(id);
   }
 
-  /** Hands leadership to {@code id}; returns the new leader's id. */
+  /**
+   * Hands leadership to {@code id}; returns the new leader's id.
+   *
+   * @param id the member's id
+   * @return completes with the new leader's id
+   */
   public CompletableFuture<String> transferLeadership(String id) {
-    Objects.requireNonNull(id, "id");
-    return slow(ClusterGrpc.getTransferLeadershipMethod(), TransferLeadershipRequest.newBuilder().setId(id).build(),
-        "Cluster.TransferLeadership " + id).thenApply(r -> r.getLeaderId());
+    return calls.transferLeadership(id);
   }
 
-  /** Hands leadership to another member, whichever the cluster picks; returns the new leader's id. */
+  /**
+   * Hands leadership to another member, whichever the cluster picks; returns the new leader's id.
+   *
+   * @return completes with the new leader's id
+   */
   public CompletableFuture<String> transferLeadership() {
-    return slow(ClusterGrpc.getTransferLeadershipMethod(), TransferLeadershipRequest.getDefaultInstance(),
-        "Cluster.TransferLeadership").thenApply(r -> r.getLeaderId());
+    return calls.transferLeadership();
   }
 
-  /** Takes a snapshot on the node this client reads from (each node snapshots its own state). */
+  /**
+   * Takes a snapshot on the node this client reads from (each node snapshots its own state).
+   *
+   * @return completes with the snapshot taken
+   */
   public CompletableFuture<SnapshotResult> takeSnapshot() {
-    core.ensureOpen("cluster snapshot");
-    long deadline = System.nanoTime() + SLOW_ATTEMPT.toNanos();
-    return core.onCallbacks(core.calls().send(Calls.Target.READ, ClusterGrpc.getTakeSnapshotMethod(),
-            TakeSnapshotRequest.getDefaultInstance(), "Cluster.TakeSnapshot", deadline, SLOW_ATTEMPT.toNanos(), 2)
-        .thenApply(s -> new SnapshotResult(s.value().getId(), s.value().getTerm(), s.value().getIndex(), s.value().getSizeBytes())));
-  }
-
-  private <Q, R> CompletableFuture<R> slow(MethodDescriptor<Q, R> method, Q request, String what) {
-    core.ensureOpen(what);
-    long deadline = System.nanoTime() + SLOW_ATTEMPT.multipliedBy(2).toNanos();
-    return core.onCallbacks(core.calls().send(Calls.Target.WRITE, method, request, what, deadline, SLOW_ATTEMPT.toNanos(), 3)
-        .thenApply(Calls.Sent::value));
-  }
-
-  private static List<ClusterMember> members(MembershipResponse r) {
-    return r.getMembersList().stream().map(ClusterAdmin::member).toList();
-  }
-
-  private static ClusterMember member(Member m) {
-    return new ClusterMember(m.getId(), m.getPeerAddress(),
-        m.getClientAddress().isEmpty() ? Optional.empty() : Optional.of(m.getClientAddress()));
-  }
-
-  private static NodeStatus status(StatusResponse s) {
-    return new NodeStatus(s.getId(), s.getRole().name(), s.getTerm(),
-        s.getLeaderId().isEmpty() ? Optional.empty() : Optional.of(s.getLeaderId()),
-        s.getLeaderClientAddress().isEmpty() ? Optional.empty() : Optional.of(s.getLeaderClientAddress()),
-        s.getCommitIndex(), s.getAppliedIndex(), s.getMembersList().stream().map(ClusterAdmin::member).toList());
+    return calls.takeSnapshot();
   }
 }

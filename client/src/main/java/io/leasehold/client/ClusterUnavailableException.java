@@ -10,6 +10,13 @@ import io.grpc.Status;
 public class ClusterUnavailableException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * No node could do it in time; {@code lastCode} is the last attempt's gRPC status.
+   *
+   * @param message what went wrong
+   * @param lastCode the last attempt's gRPC status
+   * @param cause the failure that led to it (may be null)
+   */
   public ClusterUnavailableException(String message, Status.Code lastCode, Throwable cause) {
     super(message, lastCode, cause);
   }

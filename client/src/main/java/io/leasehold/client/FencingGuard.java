@@ -32,6 +32,10 @@ public final class FencingGuard {
   /**
    * Accepts {@code token} for {@code resource} if it is at least the highest accepted so far (and
    * remembers it as the highest); returns false, changing nothing, if it is lower.
+   *
+   * @param resource the guarded resource
+   * @param token the lease's fencing token
+   * @return whether the token is not stale (and is now the highest)
    */
   public boolean tryAdvance(String resource, long token) {
     Slot slot = slot(resource, token);
@@ -47,6 +51,9 @@ public final class FencingGuard {
   /**
    * As {@link #tryAdvance}, throwing instead of returning false.
    *
+   *
+   * @param resource the guarded resource
+   * @param token the lease's fencing token
    * @throws StaleTokenException if a higher token was already accepted for {@code resource}
    */
   public void check(String resource, long token) {
@@ -64,6 +71,12 @@ public final class FencingGuard {
    * lock: writes to one resource are serialized, and none runs with a token lower than one that
    * already ran. The token counts as accepted even if the write fails.
    *
+   *
+   * @param <T> what the action returns
+   * @param resource the guarded resource
+   * @param token the lease's fencing token
+   * @param write the write, run only if the token is not stale
+   * @return what the write returned
    * @throws StaleTokenException if a higher token was already accepted; {@code write} did not run
    * @throws Exception           whatever {@code write} throws
    */
@@ -79,7 +92,12 @@ public final class FencingGuard {
     }
   }
 
-  /** The highest token accepted for {@code resource}, if any. */
+  /**
+   * The highest token accepted for {@code resource}, if any.
+   *
+   * @param resource the guarded resource
+   * @return the newest token seen for the resource, if any
+   */
   public OptionalLong highest(String resource) {
     Slot slot = resources.get(Objects.requireNonNull(resource, "resource"));
     if (slot == null) {

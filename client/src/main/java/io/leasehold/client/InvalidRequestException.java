@@ -12,11 +12,21 @@ import java.util.Optional;
 public class InvalidRequestException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * The cluster refused the input; {@code message} is the cluster's, starting with the field.
+   *
+   * @param message what went wrong
+   * @param cause the failure that led to it (may be null)
+   */
   public InvalidRequestException(String message, Throwable cause) {
     super(message, Status.Code.INVALID_ARGUMENT, cause);
   }
 
-  /** The request field the cluster named, if the message starts with one. */
+  /**
+   * The request field the cluster named, if the message starts with one.
+   *
+   * @return the field, if named
+   */
   public Optional<String> field() {
     String m = getMessage();
     int colon = m == null ? -1 : m.indexOf(':');

@@ -18,40 +18,76 @@ import java.util.concurrent.CompletableFuture;
  * try-with-resources.
  */
 public interface Lease extends AutoCloseable {
-  /** The leased name, e.g. {@code mailbox/$admin@proxy-01}. */
+  /**
+   * The leased name, e.g. {@code mailbox/$admin@proxy-01}.
+   *
+   * @return the name
+   */
   String name();
 
-  /** The holder identity the lease was granted to (the client's). */
+  /**
+   * The holder identity the lease was granted to (the client's).
+   *
+   * @return the holder identity
+   */
   String holder();
 
   /**
    * The fencing token: the position of the grant in the cluster's log (the entry's index × 256 + the
    * grant's place in the entry). Strictly larger for every later grant of any name.
+   *
+   * @return the fencing token
    */
   long token();
 
-  /** The TTL the cluster granted. */
+  /**
+   * The TTL the cluster granted.
+   *
+   * @return the TTL
+   */
   Duration ttl();
 
-  /** The attributes as of the grant or the last {@link #update} through this handle. */
+  /**
+   * The attributes as of the grant or the last {@link #update} through this handle.
+   *
+   * @return the attributes
+   */
   LeaseAttributes attributes();
 
-  /** The current state. Moves to LOST as soon as the local deadline passes, even between timer ticks. */
+  /**
+   * The current state. Moves to LOST as soon as the local deadline passes, even between timer ticks.
+   *
+   * @return the current state
+   */
   LeaseState state();
 
-  /** Whether the lease may still be acted on: HELD or JEOPARDY, and the local deadline not passed. */
+  /**
+   * Whether the lease may still be acted on: HELD or JEOPARDY, and the local deadline not passed.
+   *
+   * @return whether the lease may be acted on
+   */
   boolean isValid();
 
-  /** Time left before the local deadline; zero once the lease is no longer valid. */
+  /**
+   * Time left before the local deadline; zero once the lease is no longer valid.
+   *
+   * @return the time left
+   */
   Duration remaining();
 
-  /** Why the lease was lost, once it is {@link LeaseState#LOST}. */
+  /**
+   * Why the lease was lost, once it is {@link LeaseState#LOST}.
+   *
+   * @return why it was lost, once it is
+   */
   Optional<LossReason> lossReason();
 
   /**
    * Why the cluster's policy refuses to renew the lease, while it does (for instance a TTL that a
    * tightened policy no longer allows): the lease is then in JEOPARDY at once and will be lost at
    * its deadline unless a renewal succeeds again. Empty while renewals succeed.
+   *
+   * @return the refusal, while renewals are refused
    */
   Optional<Rejection> renewalRejection();
 
@@ -60,6 +96,9 @@ public interface Lease extends AutoCloseable {
    * Completes with the attributes now stored, or fails with {@link LeaseLostException} if the
    * cluster no longer holds the lease (the handle is then LOST).
    *
+   *
+   * @param update what to change; absent parts stay as they are
+   * @return completes with the attributes now stored
    * @throws IllegalStateException if the lease was released
    */
   CompletableFuture<LeaseAttributes> update(AttributeUpdate update);
@@ -70,6 +109,8 @@ public interface Lease extends AutoCloseable {
    * {@link ClusterUnavailableException} if it could not be reached, in which case the lease
    * simply expires there after its TTL. Releasing a LOST lease is allowed (it does nothing more).
    *
+   *
+   * @return completes with whether the lease was released
    * @throws IllegalStateException if {@code release()} was already called on this handle
    */
   CompletableFuture<Void> release();
@@ -85,11 +126,23 @@ public interface Lease extends AutoCloseable {
   /**
    * Adds a listener for this handle's state changes. A listener added after the handle reached a
    * final state is told about that final transition at once.
+   *
+   * @param listener told of each event, one at a time
    */
   void addListener(LeaseListener listener);
 
+  /**
+   * Removes a listener; whether it was there.
+   *
+   * @param listener told of each event, one at a time
+   * @return whether it was registered
+   */
   boolean removeListener(LeaseListener listener);
 
-  /** Completes (on the callback executor) with the transition into LOST or RELEASED. */
+  /**
+   * Completes (on the callback executor) with the transition into LOST or RELEASED.
+   *
+   * @return completes with the final transition
+   */
   CompletableFuture<LeaseTransition> ended();
 }

@@ -18,31 +18,66 @@ public record LeaseAttributes(Optional<String> address, Map<String, String> meta
   /** No address, no metadata, no status. */
   public static final LeaseAttributes NONE = new LeaseAttributes(Optional.empty(), Map.of(), Optional.empty());
 
+  /**
+   * Checks the fields and copies the metadata.
+   *
+   * @param address where the holder can be reached ({@code host:port} or a URL)
+   * @param metadata free-form key/value pairs; never null, unmodifiable
+   * @param status e.g. {@code SERVING}, {@code DRAINING}
+   */
   public LeaseAttributes {
     address = Objects.requireNonNull(address, "address").filter(a -> !a.isEmpty());
     metadata = Map.copyOf(Objects.requireNonNull(metadata, "metadata"));
     status = Objects.requireNonNull(status, "status").filter(s -> !s.isEmpty());
   }
 
-  /** Attributes with only an address. */
+  /**
+   * Attributes with only an address.
+   *
+   * @param address the address ({@code host:port} or a URL; {@code ""}: none)
+   * @return the attributes
+   */
   public static LeaseAttributes ofAddress(String address) {
     return NONE.withAddress(address);
   }
 
+  /**
+   * These attributes with {@code address}.
+   *
+   * @param address the address ({@code host:port} or a URL; {@code ""}: none)
+   * @return the attributes with the change
+   */
   public LeaseAttributes withAddress(String address) {
     return new LeaseAttributes(Optional.of(Objects.requireNonNull(address, "address")), metadata, status);
   }
 
+  /**
+   * These attributes with {@code status}.
+   *
+   * @param status the status, e.g. SERVING or DRAINING
+   * @return the attributes with the change
+   */
   public LeaseAttributes withStatus(String status) {
     return new LeaseAttributes(address, metadata, Optional.of(Objects.requireNonNull(status, "status")));
   }
 
-  /** These attributes with the metadata replaced. */
+  /**
+   * These attributes with the metadata replaced.
+   *
+   * @param metadata the metadata
+   * @return the attributes with the change
+   */
   public LeaseAttributes withMetadata(Map<String, String> metadata) {
     return new LeaseAttributes(address, metadata, status);
   }
 
-  /** These attributes with one more metadata entry (replacing one with the same key). */
+  /**
+   * These attributes with one more metadata entry (replacing one with the same key).
+   *
+   * @param key the metadata key
+   * @param value its value
+   * @return the attributes with the change
+   */
   public LeaseAttributes withMetadata(String key, String value) {
     Map<String, String> m = new HashMap<>(metadata);
     m.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));

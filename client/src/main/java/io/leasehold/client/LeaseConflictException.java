@@ -5,12 +5,23 @@ public class LeaseConflictException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
   private final transient Conflict conflict;
 
+  /**
+   * {@code name} is held by the holder in {@code conflict}.
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param conflict who holds the name
+   */
   public LeaseConflictException(String name, Conflict conflict) {
     super(name + ": held by " + conflict.holder() + " (token " + conflict.token() + ", about "
         + conflict.remaining().toMillis() + " ms left)");
     this.conflict = conflict;
   }
 
+  /**
+   * Who holds the name.
+   *
+   * @return who holds the name
+   */
   public Conflict conflict() {
     return conflict;
   }

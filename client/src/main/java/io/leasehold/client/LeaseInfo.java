@@ -22,7 +22,7 @@ import java.util.Optional;
  * @param modRevision the revision of its latest change of any kind
  * @param remaining   for reads: {@code expiresAt} minus the serving node's clock
  * @param serverState for reads: ACTIVE, or STALE once its last renewal is older than twice its
- *                    heartbeat interval (its holder is probably gone); LEASE_STATE_UNSPECIFIED in events
+ *                    heartbeat interval (its holder is probably gone); UNKNOWN in events
  * @param heartbeatInterval the renewal interval the cluster suggested at its last grant or renewal
  * @param gracePeriod the time the cluster waits after {@code expiresAt} before it expires the lease
  */
@@ -38,10 +38,31 @@ public record LeaseInfo(
     long renewCount,
     long modRevision,
     Optional<Duration> remaining,
-    io.leasehold.proto.v1.LeaseState serverState,
+    ServerLeaseState serverState,
     Optional<Duration> heartbeatInterval,
     Optional<Duration> gracePeriod) {
 
+  /**
+   * Checks that every field is given.
+   *
+   * @param name the leased name
+   * @param holder who holds it
+   * @param token its fencing token
+   * @param ttl its TTL
+   * @param acquiredAt when it was granted
+   * @param renewedAt when it was last renewed
+   * @param expiresAt {@code renewedAt + ttl}, an estimate
+   * @param attributes its address, metadata and status
+   * @param renewCount how many times it was renewed
+   * @param modRevision the revision of its latest change of any kind
+   * @param remaining for reads: {@code expiresAt} minus the serving node's clock
+   * @param serverState for reads: ACTIVE, or STALE once its last renewal is older than twice its
+   *     heartbeat interval (its holder is probably gone); UNKNOWN in events
+   * @param heartbeatInterval the renewal interval the cluster suggested at its last grant or
+   *     renewal
+   * @param gracePeriod the time the cluster waits after {@code expiresAt} before it expires the
+   *     lease
+   */
   public LeaseInfo {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(holder, "holder");

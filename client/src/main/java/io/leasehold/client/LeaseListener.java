@@ -6,5 +6,10 @@ package io.leasehold.client;
  */
 @FunctionalInterface
 public interface LeaseListener {
+  /**
+   * Told of each change of a lease's state, in order.
+   *
+   * @param transition the change
+   */
   void onTransition(LeaseTransition transition);
 }

@@ -11,6 +11,13 @@ import java.util.Objects;
  *                 {@code revision + 1} to follow changes
  */
 public record LeaseListing(List<LeaseInfo> leases, long revision) {
+  /**
+   * Checks the fields and copies the leases.
+   *
+   * @param leases the leases
+   * @param revision the revision the (first page of the) listing was read at: watch from {@code
+   *     revision + 1} to follow changes
+   */
   public LeaseListing {
     leases = List.copyOf(Objects.requireNonNull(leases, "leases"));
   }

@@ -1,6 +1,7 @@
 package io.leasehold.client;
 
 import io.leasehold.client.internal.Futures;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -51,10 +52,16 @@ public final class LeaseLock implements Lock {
     this.options = Objects.requireNonNull(options, "options").waitIndefinitely();
   }
 
+  /**
+   * The locked name.
+   *
+   * @return the name
+   */
   public String name() {
     return name;
   }
 
+  /** Waits for the lock as long as it takes, ignoring interrupts until it is held. */
   @Override
   public void lock() {
     if (reenter()) {
@@ -63,6 +70,7 @@ public final class LeaseLock implements Lock {
     own(Futures.join(client.acquire(name, options)));
   }
 
+  /** Waits for the lock until it is held or the thread is interrupted. */
   @Override
   public void lockInterruptibly() throws InterruptedException {
     if (Thread.interrupted()) {
@@ -78,6 +86,8 @@ public final class LeaseLock implements Lock {
    * One attempt: true if the lock was free (a network call), false if anyone holds it or it is
    * still in a lock-delay.
    *
+   *
+   * @return whether the lock is now held
    * @throws AcquireRejectedException if the cluster's policy refuses the name to this client
    */
   @Override
@@ -86,17 +96,24 @@ public final class LeaseLock implements Lock {
       return true;
     }
     AcquireResult r = Futures.join(client.tryAcquire(name, options));
-    if (r.isGranted()) {
-      own(r.lease().orElseThrow());
+    if (r instanceof Granted g) {
+      own(g.lease());
       return true;
     }
     // A lock-delay only means "not yet"; other refusals (a ban, a bad name or TTL) need fixing.
-    r.rejection().filter(rej -> rej.reason() != io.leasehold.proto.v1.RejectReason.LOCK_DELAY).ifPresent(rej -> {
-      throw new AcquireRejectedException(name, rej);
-    });
+    if (r instanceof Rejected rejected && rejected.rejection().reason() != RejectReason.LOCK_DELAY) {
+      throw new AcquireRejectedException(name, rejected.rejection());
+    }
     return false;
   }
 
+  /**
+   * Waits up to {@code time} for the lock; false if it was not free by then.
+   *
+   * @param time how long to wait
+   * @param unit the unit of {@code time}
+   * @return whether the lock is now held
+   */
   @Override
   public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
     if (Thread.interrupted()) {
@@ -106,7 +123,7 @@ public final class LeaseLock implements Lock {
       return true;
     }
     try {
-      own(Futures.get(client.acquire(name, options.withWait(java.time.Duration.ofNanos(Math.max(0, unit.toNanos(time)))))));
+      own(Futures.get(client.acquire(name, options.withWait(Duration.ofNanos(Math.max(0, unit.toNanos(time)))))));
       return true;
     } catch (AcquireTimeoutException timedOut) {
       return false;
@@ -143,7 +160,11 @@ public final class LeaseLock implements Lock {
     }
   }
 
-  /** Not supported: a condition would need the lease to be given up and taken again atomically. */
+  /**
+   * Not supported: a condition would need the lease to be given up and taken again atomically.
+   *
+   * @return never: conditions are not supported
+   */
   @Override
   public Condition newCondition() {
     throw new UnsupportedOperationException("LeaseLock does not support conditions");
@@ -152,6 +173,8 @@ public final class LeaseLock implements Lock {
   /**
    * The fencing token of the lease under the lock.
    *
+   *
+   * @return the fencing token
    * @throws IllegalMonitorStateException if the current thread does not hold the lock
    */
   public synchronized long token() {
@@ -161,16 +184,29 @@ public final class LeaseLock implements Lock {
     return lease.token();
   }
 
-  /** The lease under the lock, if the current thread holds it. */
+  /**
+   * The lease under the lock, if the current thread holds it.
+   *
+   * @return the lease
+   */
   public synchronized Optional<Lease> lease() {
     return owner == Thread.currentThread() ? Optional.of(lease) : Optional.empty();
   }
 
+  /**
+   * Whether the calling thread holds the lock (and its lease is still valid).
+   *
+   * @return whether the calling thread holds it
+   */
   public synchronized boolean isHeldByCurrentThread() {
     return owner == Thread.currentThread();
   }
 
-  /** Whether the current thread holds the lock and its lease is still valid. */
+  /**
+   * Whether the current thread holds the lock and its lease is still valid.
+   *
+   * @return whether the lease may be acted on
+   */
   public synchronized boolean isValid() {
     return owner == Thread.currentThread() && lease.isValid();
   }
@@ -189,6 +225,11 @@ public final class LeaseLock implements Lock {
     lease = granted;
   }
 
+  /**
+   * The name and who holds it.
+   *
+   * @return a description for logs
+   */
   @Override
   public String toString() {
     Thread o;

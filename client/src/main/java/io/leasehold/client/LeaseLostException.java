@@ -8,10 +8,21 @@ package io.leasehold.client;
 public class LeaseLostException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * The lease the operation needed is no longer held.
+   *
+   * @param message what went wrong
+   */
   public LeaseLostException(String message) {
     super(message);
   }
 
+  /**
+   * The lease the operation needed is no longer held, as {@code cause} showed.
+   *
+   * @param message what went wrong
+   * @param cause the failure that led to it (may be null)
+   */
   public LeaseLostException(String message, Throwable cause) {
     super(message, cause);
   }

@@ -26,7 +26,11 @@ public enum LeaseState {
   /** {@link Lease#release()} was called. */
   RELEASED;
 
-  /** Whether the handle is finished (LOST or RELEASED) and will never change again. */
+  /**
+   * Whether the handle is finished (LOST or RELEASED) and will never change again.
+   *
+   * @return whether the state is final
+   */
   public boolean isFinal() {
     return this == LOST || this == RELEASED;
   }

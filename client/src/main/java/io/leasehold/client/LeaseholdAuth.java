@@ -1,20 +1,8 @@
 package io.leasehold.client;
 
-import io.leasehold.client.internal.Calls;
+import io.leasehold.client.internal.AuthCalls;
 import io.leasehold.client.internal.ClientCore;
-import io.leasehold.client.internal.Protos;
-import io.leasehold.proto.v1.AddRoleRequest;
-import io.leasehold.proto.v1.AuditEntry;
-import io.leasehold.proto.v1.AuditRequest;
-import io.leasehold.proto.v1.AuthGrpc;
-import io.leasehold.proto.v1.GrantRoleRequest;
-import io.leasehold.proto.v1.ListGrantsRequest;
-import io.leasehold.proto.v1.ListRolesRequest;
-import io.leasehold.proto.v1.RemoveRoleRequest;
-import io.leasehold.proto.v1.RevokeRoleRequest;
-import io.leasehold.proto.v1.WhoAmIRequest;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -23,112 +11,104 @@ import java.util.concurrent.CompletableFuture;
  * every name. Everything but {@link #whoAmI()} needs such an admin role when authentication is on.
  */
 public final class LeaseholdAuth {
-  private final ClientCore core;
+  private final AuthCalls calls;
 
   LeaseholdAuth(ClientCore core) {
-    this.core = core;
+    this.calls = new AuthCalls(core);
   }
 
-  /** Who the cluster takes this client to be, and the roles it holds. */
+  /**
+   * Who the cluster takes this client to be, and the roles it holds.
+   *
+   * @return completes with the caller's identity and roles
+   */
   public CompletableFuture<CallerIdentity> whoAmI() {
-    return call(Calls.Target.READ, AuthGrpc.getWhoAmIMethod(), WhoAmIRequest.getDefaultInstance(), "WhoAmI")
-        .thenApply(r -> new CallerIdentity(r.getIdentity(), r.getAuthenticatedBy(), r.getAuthenticationEnabled(),
-            r.getRolesList().stream().map(LeaseholdAuth::role).toList()));
+    return calls.whoAmI();
   }
 
   /**
    * Creates role {@code name}, or replaces it: {@code permission} over the names starting with
    * one of {@code prefixes} (none: every name). Completes with the role as stored.
+   *
+   * @param name the role's name
+   * @param permission what the role allows
+   * @param prefixes the names it covers, each a prefix (none: every name)
+   * @return completes with the role as stored
    */
   public CompletableFuture<AuthRole> addRole(String name, Permission permission, List<String> prefixes) {
-    Objects.requireNonNull(name, "name");
-    Objects.requireNonNull(permission, "permission");
-    Objects.requireNonNull(prefixes, "prefixes");
-    io.leasehold.proto.v1.AuthRole role = io.leasehold.proto.v1.AuthRole.newBuilder()
-        .setName(name)
-        .setPermission(io.leasehold.proto.v1.Permission.valueOf(permission.name()))
-        .addAllPrefixes(prefixes)
-        .build();
-    return call(Calls.Target.WRITE, AuthGrpc.getAddRoleMethod(), AddRoleRequest.newBuilder().setRole(role).build(), "AddRole " + name)
-        .thenApply(r -> role(r.getRole()));
+    return calls.addRole(name, permission, prefixes);
   }
 
-  /** Removes role {@code name}; completes with whether it existed. Refused while an identity holds it. */
+  /**
+   * Removes role {@code name}; completes with whether it existed. Refused while an identity holds it.
+   *
+   * @param name the role's name
+   * @return completes with whether it existed
+   */
   public CompletableFuture<Boolean> removeRole(String name) {
-    Objects.requireNonNull(name, "name");
-    return call(Calls.Target.WRITE, AuthGrpc.getRemoveRoleMethod(), RemoveRoleRequest.newBuilder().setName(name).build(),
-        "RemoveRole " + name).thenApply(r -> r.getExisted());
+    return calls.removeRole(name);
   }
 
-  /** Every role, the built-in ones included, by name. */
+  /**
+   * Every role, the built-in ones included, by name.
+   *
+   * @return completes with the roles
+   */
   public CompletableFuture<List<AuthRole>> roles() {
-    return call(Calls.Target.READ, AuthGrpc.getListRolesMethod(), ListRolesRequest.getDefaultInstance(), "ListRoles")
-        .thenApply(r -> r.getRolesList().stream().map(LeaseholdAuth::role).toList());
+    return calls.roles();
   }
 
-  /** Grants {@code role} to {@code identity}; completes with whether it was granted before. */
+  /**
+   * Grants {@code role} to {@code identity}; completes with whether it was granted before.
+   *
+   * @param identity the caller identity
+   * @param role the role's name
+   * @return completes with whether it was granted before
+   */
   public CompletableFuture<Boolean> grant(String identity, String role) {
-    Objects.requireNonNull(identity, "identity");
-    Objects.requireNonNull(role, "role");
-    return call(Calls.Target.WRITE, AuthGrpc.getGrantRoleMethod(),
-        GrantRoleRequest.newBuilder().setIdentity(identity).setRole(role).build(), "GrantRole " + identity + " " + role)
-        .thenApply(r -> r.getAlreadyGranted());
+    return calls.grant(identity, role);
   }
 
   /**
    * Takes {@code role} from {@code identity}; completes with whether it held it. Refused when it
    * would leave no identity with an admin role over every name.
+   *
+   * @param identity the caller identity
+   * @param role the role's name
+   * @return completes with whether the identity held the role
    */
   public CompletableFuture<Boolean> revoke(String identity, String role) {
-    Objects.requireNonNull(identity, "identity");
-    Objects.requireNonNull(role, "role");
-    return call(Calls.Target.WRITE, AuthGrpc.getRevokeRoleMethod(),
-        RevokeRoleRequest.newBuilder().setIdentity(identity).setRole(role).build(), "RevokeRole " + identity + " " + role)
-        .thenApply(r -> r.getWasGranted());
+    return calls.revoke(identity, role);
   }
 
-  /** Every identity that holds a role, with its roles, by identity. */
+  /**
+   * Every identity that holds a role, with its roles, by identity.
+   *
+   * @return completes with the identities and their roles
+   */
   public CompletableFuture<List<IdentityRoles>> grants() {
-    return grants("");
+    return calls.grants();
   }
 
-  /** The roles of {@code identity} (empty: of every identity). */
+  /**
+   * The roles of {@code identity} (empty: of every identity).
+   *
+   * @param identity the caller identity
+   * @return completes with the identities and their roles
+   */
   public CompletableFuture<List<IdentityRoles>> grants(String identity) {
-    Objects.requireNonNull(identity, "identity");
-    return call(Calls.Target.READ, AuthGrpc.getListGrantsMethod(), ListGrantsRequest.newBuilder().setIdentity(identity).build(),
-        "ListGrants").thenApply(r -> r.getGrantsList().stream().map(g -> new IdentityRoles(g.getIdentity(), g.getRolesList())).toList());
+    return calls.grants(identity);
   }
 
   /**
    * The audit history, newest first: at most {@code limit} records (0: all that is kept), of
    * {@code identity}'s actions only unless it is empty.
+   *
+   * @param limit the most entries to return (0: all that are kept)
+   * @param identity the caller identity
+   * @return completes with the audit records, newest first
    */
   public CompletableFuture<List<AuditRecord>> audit(int limit, String identity) {
-    Objects.requireNonNull(identity, "identity");
-    if (limit < 0) {
-      throw new IllegalArgumentException("limit: must not be negative, got " + limit);
-    }
-    return call(Calls.Target.READ, AuthGrpc.getAuditMethod(), AuditRequest.newBuilder().setLimit(limit).setIdentity(identity).build(),
-        "Audit").thenApply(r -> r.getEntriesList().stream().map(LeaseholdAuth::audit).toList());
-  }
-
-  private <Q, R> CompletableFuture<R> call(Calls.Target target, io.grpc.MethodDescriptor<Q, R> method, Q request, String what) {
-    core.ensureOpen(what);
-    return core.onCallbacks(core.calls().call(target, method, request, what));
-  }
-
-  private static AuthRole role(io.leasehold.proto.v1.AuthRole r) {
-    Permission p = switch (r.getPermission()) {
-      case READER -> Permission.READER;
-      case CLIENT -> Permission.CLIENT;
-      case ADMIN -> Permission.ADMIN;
-      default -> throw new IllegalStateException("role " + r.getName() + " has no known permission (" + r.getPermissionValue() + ")");
-    };
-    return new AuthRole(r.getName(), p, r.getPrefixesList(), r.getBuiltIn(), r.getRevision());
-  }
-
-  private static AuditRecord audit(AuditEntry e) {
-    return new AuditRecord(e.getRevision(), Protos.instant(e.getTime()), e.getIdentity(), e.getAction(), e.getTarget(),
-        e.getOutcome(), e.getDetail());
+    return calls.audit(limit, identity);
   }
 }

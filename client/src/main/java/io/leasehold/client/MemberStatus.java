@@ -1,6 +1,5 @@
 package io.leasehold.client;
 
-import io.leasehold.proto.v1.Role;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -11,15 +10,28 @@ import java.util.Optional;
  * @param id            the member's id
  * @param peerAddress   its Raft address
  * @param clientAddress its client address (empty if the cluster does not know it)
- * @param role          its Raft role; ROLE_UNSPECIFIED if it did not answer
+ * @param role          its Raft role; UNKNOWN if it did not answer
  * @param term          its current term
  * @param leaderId      the leader it follows; empty if it knows none or did not answer
  * @param commitIndex   its commit index
  * @param appliedIndex  its applied index
  * @param error         why it did not answer, if it did not
  */
-public record MemberStatus(String id, String peerAddress, String clientAddress, Role role, long term, String leaderId,
+public record MemberStatus(String id, String peerAddress, String clientAddress, MemberRole role, long term, String leaderId,
     long commitIndex, long appliedIndex, Optional<String> error) {
+  /**
+   * Checks that every field is given.
+   *
+   * @param id the member's id
+   * @param peerAddress its Raft address
+   * @param clientAddress its client address (empty if the cluster does not know it)
+   * @param role its Raft role; UNKNOWN if it did not answer
+   * @param term its current term
+   * @param leaderId the leader it follows; empty if it knows none or did not answer
+   * @param commitIndex its commit index
+   * @param appliedIndex its applied index
+   * @param error why it did not answer, if it did not
+   */
   public MemberStatus {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(peerAddress, "peerAddress");
@@ -29,7 +41,11 @@ public record MemberStatus(String id, String peerAddress, String clientAddress, 
     Objects.requireNonNull(error, "error");
   }
 
-  /** Whether the member answered. */
+  /**
+   * Whether the member answered.
+   *
+   * @return whether the member answered
+   */
   public boolean reachable() {
     return error.isEmpty();
   }

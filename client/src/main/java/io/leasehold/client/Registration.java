@@ -9,37 +9,80 @@ import java.util.concurrent.CompletableFuture;
  * deregisters the instance. Thread-safe.
  */
 public interface Registration extends AutoCloseable {
+  /** The status of an instance that takes traffic. */
   String SERVING = "SERVING";
+  /** The status of an instance that finishes its work and takes no new traffic. */
   String DRAINING = "DRAINING";
 
+  /**
+   * The registered service.
+   *
+   * @return the service
+   */
   String service();
 
+  /**
+   * The registered instance.
+   *
+   * @return the instance
+   */
   String instance();
 
+  /**
+   * The instance's address.
+   *
+   * @return the address
+   */
   String address();
 
+  /**
+   * The instance's metadata.
+   *
+   * @return the metadata
+   */
   Map<String, String> metadata();
 
-  /** The status last set (SERVING, DRAINING …). */
+  /**
+   * The status last set (SERVING, DRAINING …).
+   *
+   * @return the node's status
+   */
   String status();
 
-  /** The fencing token of the current registration lease (changes if it re-registers). */
+  /**
+   * The fencing token of the current registration lease (changes if it re-registers).
+   *
+   * @return the fencing token
+   */
   long token();
 
-  /** The current registration lease. */
+  /**
+   * The current registration lease.
+   *
+   * @return the lease
+   */
   Lease lease();
 
+  /**
+   * Where the registration stands.
+   *
+   * @return the current state
+   */
   RegistrationState state();
 
   /**
    * Changes the instance's status, e.g. to {@link #DRAINING} before shutting down so resolvers
    * stop sending new work. If the lease was lost meanwhile, a re-registration uses this status.
+   *
+   * @param status the new status, e.g. DRAINING
+   * @return completes when the cluster has stored it
    */
   CompletableFuture<Void> setStatus(String status);
 
   /**
    * Deregisters the instance (releases its lease) and stops renewing it.
    *
+   * @return completes when the cluster has answered
    * @throws IllegalStateException if it was already deregistered
    */
   CompletableFuture<Void> deregister();
@@ -48,7 +91,18 @@ public interface Registration extends AutoCloseable {
   @Override
   void close();
 
+  /**
+   * Adds a listener for state changes.
+   *
+   * @param listener told of each event, one at a time
+   */
   void addListener(RegistrationListener listener);
 
+  /**
+   * Removes a listener; whether it was there.
+   *
+   * @param listener told of each event, one at a time
+   * @return whether it was registered
+   */
   boolean removeListener(RegistrationListener listener);
 }

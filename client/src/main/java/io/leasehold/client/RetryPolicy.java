@@ -18,6 +18,14 @@ public record RetryPolicy(Duration initialBackoff, Duration maxBackoff, double m
   /** 50 ms doubling to 2 s, ±20%. */
   public static final RetryPolicy DEFAULT = new RetryPolicy(Duration.ofMillis(50), Duration.ofSeconds(2), 2.0, 0.2);
 
+  /**
+   * Checks the bounds.
+   *
+   * @param initialBackoff the first delay
+   * @param maxBackoff the largest delay
+   * @param multiplier growth per retry, at least 1
+   * @param jitter the random spread of each delay, between 0 and 1
+   */
   public RetryPolicy {
     Objects.requireNonNull(initialBackoff, "initialBackoff");
     Objects.requireNonNull(maxBackoff, "maxBackoff");
@@ -38,6 +46,10 @@ public record RetryPolicy(Duration initialBackoff, Duration maxBackoff, double m
   /**
    * The delay before retry number {@code retry} (1 for the first), given a uniform random number
    * {@code random} in [0, 1).
+   *
+   * @param retry the retry's number, from 1
+   * @param random a uniform random number in [0, 1)
+   * @return the delay before the retry
    */
   public Duration backoff(int retry, double random) {
     double base = initialBackoff.toNanos() * Math.pow(multiplier, Math.max(0, retry - 1));

@@ -15,27 +15,65 @@ import java.util.concurrent.CompletableFuture;
  * {@code partition/<n>} with an address.
  */
 public interface RoutingTable extends AutoCloseable {
-  /** The route for {@code name}, if a live lease with an address holds it. */
+  /**
+   * The route for {@code name}, if a live lease with an address holds it.
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @return the route, if any
+   */
   Optional<Route> lookup(String name);
 
-  /** The owner of partition {@code partition} (0-255): the route of {@code partition/<partition>}. */
+  /**
+   * The owner of partition {@code partition} (0-255): the route of {@code partition/<partition>}.
+   *
+   * @param partition the partition, 0 to 255
+   * @return the route that owns the partition, if any
+   */
   Optional<Route> owner(int partition);
 
-  /** The owner of the partition {@code key} falls in ({@code crc32(key) % 256}). */
+  /**
+   * The owner of the partition {@code key} falls in ({@code crc32(key) % 256}).
+   *
+   * @param key the key whose partition to find (crc32 % 256)
+   * @return the route that owns the key's partition, if any
+   */
   Optional<Route> ownerOf(String key);
 
-  /** A snapshot of every route, by name. */
+  /**
+   * A snapshot of every route, by name.
+   *
+   * @return the routes
+   */
   Map<String, Route> routes();
 
-  /** The revision the table reflects: every change up to it has been applied. */
+  /**
+   * The revision the table reflects: every change up to it has been applied.
+   *
+   * @return the revision the table reflects
+   */
   long revision();
 
-  /** Completes (on the callback executor) once the table reflects {@code revision} or later. */
+  /**
+   * Completes (on the callback executor) once the table reflects {@code revision} or later.
+   *
+   * @param revision the revision to wait for
+   * @return completes with the table's revision once it reached {@code revision}
+   */
   CompletableFuture<Long> awaitRevision(long revision);
 
-  /** Adds a listener for changes from now on. */
+  /**
+   * Adds a listener for changes from now on.
+   *
+   * @param listener told of each event, one at a time
+   */
   void addListener(RouteListener listener);
 
+  /**
+   * Removes a listener; whether it was there.
+   *
+   * @param listener told of each event, one at a time
+   * @return whether it was registered
+   */
   boolean removeListener(RouteListener listener);
 
   /** Stops following the cluster; the table keeps its last content. Idempotent. */

@@ -20,6 +20,18 @@ import java.util.Optional;
  */
 public record ServiceInstance(String service, String instance, String address, Map<String, String> metadata,
     Optional<String> status, long token, String holder, Instant expiresAt) {
+  /**
+   * Checks the fields and copies the metadata.
+   *
+   * @param service the service
+   * @param instance the instance
+   * @param address where it serves
+   * @param metadata its metadata
+   * @param status its status, e.g. SERVING or DRAINING
+   * @param token the fencing token of its registration
+   * @param holder who registered it
+   * @param expiresAt the estimated expiry of its registration lease (leader-stamped)
+   */
   public ServiceInstance {
     Objects.requireNonNull(service, "service");
     Objects.requireNonNull(instance, "instance");

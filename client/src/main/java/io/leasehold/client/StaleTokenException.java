@@ -3,10 +3,20 @@ package io.leasehold.client;
 /** {@link FencingGuard}: a write carried a fencing token lower than one the resource already accepted. */
 public class StaleTokenException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
+  /** The guarded resource. */
   private final String resource;
+  /** The refused token. */
   private final long token;
+  /** The newest token the resource had accepted. */
   private final long highest;
 
+  /**
+   * {@code token} is older than {@code highest}, the newest seen for {@code resource}.
+   *
+   * @param resource the guarded resource
+   * @param token the lease's fencing token
+   * @param highest the newest token the resource accepted
+   */
   public StaleTokenException(String resource, long token, long highest) {
     super(resource + ": fencing token " + token + " is stale; the resource already accepted token " + highest);
     this.resource = resource;
@@ -14,15 +24,29 @@ public class StaleTokenException extends LeaseholdException {
     this.highest = highest;
   }
 
+  /**
+   * The guarded resource.
+   *
+   * @return the guarded resource
+   */
   public String resource() {
     return resource;
   }
 
+  /**
+   * The refused token.
+   *
+   * @return the fencing token
+   */
   public long token() {
     return token;
   }
 
-  /** The highest token the resource has accepted. */
+  /**
+   * The highest token the resource has accepted.
+   *
+   * @return the newest token seen for the resource, if any
+   */
   public long highest() {
     return highest;
   }

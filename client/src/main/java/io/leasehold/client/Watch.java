@@ -5,10 +5,18 @@ package io.leasehold.client;
  * when its stream breaks it resumes on another node right after the last revision it delivered.
  */
 public interface Watch extends AutoCloseable {
-  /** Every event up to this revision has been delivered to the listener (0 before the first message). */
+  /**
+   * Every event up to this revision has been delivered to the listener (0 before the first message).
+   *
+   * @return the revision the table reflects
+   */
   long revision();
 
-  /** Whether the watch was closed or ended with an error. */
+  /**
+   * Whether the watch was closed or ended with an error.
+   *
+   * @return whether the client is closed
+   */
   boolean isClosed();
 
   /** Stops the watch; the listener is not called again. Idempotent. */

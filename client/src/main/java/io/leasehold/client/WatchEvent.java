@@ -1,6 +1,5 @@
 package io.leasehold.client;
 
-import io.leasehold.proto.v1.Event;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
@@ -9,17 +8,29 @@ import java.util.Optional;
  * A change to a lease, produced by applying one log entry; every node produces the same events
  * with the same revisions.
  *
- * @param type     what happened; {@link Event.Type#UNRECOGNIZED} for a type newer than this SDK
+ * @param type     what happened; {@link EventType#UNKNOWN} for a type newer than this SDK
  * @param revision the log index of the entry that made the change (several events may share one)
  * @param name     the lease's name
  * @param lease    the lease after the change; for endings, as it was; absent for events that
  *                 are not about one lease (POLICY_CHANGED, whose name is {@code "<namespace>/"})
- * @param reason   why the lease ended, for RELEASED, EXPIRED and REVOKED (REASON_REVOKED or REASON_BANNED)
+ * @param reason   why the lease ended, for RELEASED, EXPIRED and REVOKED (REVOKED or BANNED)
  * @param time     the leader's wall-clock time of the change
  * @param message  for REVOKED, the reason the operator gave
  */
-public record WatchEvent(Event.Type type, long revision, String name, Optional<LeaseInfo> lease, Optional<Event.Reason> reason,
+public record WatchEvent(EventType type, long revision, String name, Optional<LeaseInfo> lease, Optional<EndReason> reason,
     Instant time, Optional<String> message) {
+  /**
+   * Checks that every field is given.
+   *
+   * @param type what happened; {@link EventType#UNKNOWN} for a type newer than this SDK
+   * @param revision the log index of the entry that made the change (several events may share one)
+   * @param name the lease's name
+   * @param lease the lease after the change; for endings, as it was; absent for events that are
+   *     not about one lease (POLICY_CHANGED, whose name is {@code "<namespace>/"})
+   * @param reason why the lease ended, for RELEASED, EXPIRED and REVOKED (REVOKED or BANNED)
+   * @param time the leader's wall-clock time of the change
+   * @param message for REVOKED, the reason the operator gave
+   */
   public WatchEvent {
     Objects.requireNonNull(type, "type");
     Objects.requireNonNull(name, "name");
@@ -32,12 +43,14 @@ public record WatchEvent(Event.Type type, long revision, String name, Optional<L
   /**
    * Whether the event ends the lease: RELEASED, EXPIRED, REVOKED, or a type newer than this SDK
    * that carries an ending reason.
+   *
+   * @return whether the event ends the lease
    */
   public boolean endsLease() {
     return switch (type) {
       case RELEASED, EXPIRED, REVOKED -> true;
-      case ACQUIRED, UPDATED, RENEWED, POLICY_CHANGED, TYPE_UNSPECIFIED -> false;
-      default -> reason.isPresent();
+      case ACQUIRED, UPDATED, RENEWED, POLICY_CHANGED -> false;
+      case UNKNOWN -> reason.isPresent();
     };
   }
 }

@@ -6,10 +6,18 @@ package io.leasehold.client;
  * read further until a call returns, so a slow listener slows its watch, not the client.
  */
 public interface WatchListener {
-  /** One change. */
+  /**
+   * One change.
+   *
+   * @param event the event
+   */
   void onEvent(WatchEvent event);
 
-  /** Every event up to and including {@code revision} has been delivered (also sent when idle). */
+  /**
+   * Every event up to and including {@code revision} has been delivered (also sent when idle).
+   *
+   * @param revision the revision to wait for
+   */
   default void onProgress(long revision) {
   }
 
@@ -18,6 +26,8 @@ public interface WatchListener {
    * {@link InvalidRequestException}) or its start revision is no longer in the history
    * ({@link WatchCompactedException}: list again and watch from the list's revision + 1). Not
    * called when the watch or the client is closed.
+   *
+   * @param error why the watch ended
    */
   default void onError(LeaseholdException error) {
   }

@@ -3,11 +3,11 @@ package io.leasehold.client;
 import static io.leasehold.client.Fixtures.ttl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leasehold.proto.v1.Outcome;
 import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,19 +43,18 @@ class AcquireTest {
   void tryAcquireReturnsTheHoldersConflictDetails() throws Exception {
     try (LeaseholdClient a = Fixtures.client(cluster); LeaseholdClient b = Fixtures.client(cluster)) {
       AcquireResult granted = a.blocking().tryAcquire("lock/try", ttl(20));
-      assertEquals(Outcome.GRANTED, granted.outcome());
-      Lease lease = granted.lease().orElseThrow();
+      Lease lease = assertInstanceOf(Granted.class, granted).lease();
       assertEquals(a.holder(), lease.holder());
       assertEquals(LeaseState.HELD, lease.state());
       assertTrue(lease.isValid());
       assertTrue(lease.remaining().compareTo(Duration.ofSeconds(15)) > 0, lease.remaining().toString());
 
       AcquireResult conflict = b.blocking().tryAcquire("lock/try", ttl(20));
-      assertEquals(Outcome.CONFLICT, conflict.outcome());
-      assertEquals(a.holder(), conflict.conflict().orElseThrow().holder());
-      assertEquals(lease.token(), conflict.conflict().orElseThrow().token());
-      assertTrue(conflict.conflict().orElseThrow().remaining().compareTo(Duration.ZERO) > 0);
-      assertTrue(conflict.lease().isEmpty());
+      Conflict c = assertInstanceOf(Conflict.class, conflict);
+      assertEquals(a.holder(), c.holder());
+      assertEquals(lease.token(), c.token());
+      assertTrue(c.remaining().compareTo(Duration.ZERO) > 0);
+      assertFalse(conflict.isGranted());
     }
   }
 
@@ -64,9 +63,9 @@ class AcquireTest {
     try (LeaseholdClient a = Fixtures.client(cluster)) {
       Lease lease = a.blocking().acquire("lock/mine", ttl(20));
       AcquireResult again = a.blocking().tryAcquire("lock/mine", ttl(20));
-      assertEquals(Outcome.CONFLICT, again.outcome(), "a second handle of the same client never shares the lease");
-      assertEquals(lease.token(), again.conflict().orElseThrow().token());
-      assertEquals(a.holder(), again.conflict().orElseThrow().holder());
+      Conflict c = assertInstanceOf(Conflict.class, again, "a second handle of the same client never shares the lease");
+      assertEquals(lease.token(), c.token());
+      assertEquals(a.holder(), c.holder());
     }
   }
 
@@ -166,7 +165,7 @@ class AcquireTest {
       // Answered before the give-back, it was CONFLICT with this client's own lease, which no
       // handle held any more.
       assertTrue(r.isGranted(), "the try waited for the give-back and got the name: " + r);
-      r.lease().orElseThrow().release().get(10, TimeUnit.SECONDS);
+      ((Granted) r).lease().release().get(10, TimeUnit.SECONDS);
       assertTrue(client.blocking().get("lock/given-back").isEmpty(), "nothing was left held");
     }
   }
@@ -202,7 +201,7 @@ class AcquireTest {
       assertEquals(LeaseState.RELEASED, lease.ended().get(5, TimeUnit.SECONDS).to());
       AcquireResult next = b.blocking().tryAcquire("lock/release", ttl(20));
       assertTrue(next.isGranted());
-      assertNotEquals(lease.token(), next.lease().orElseThrow().token());
+      assertNotEquals(lease.token(), ((Granted) next).lease().token());
       Fixtures.await("the transition reached the listener", Duration.ofSeconds(5), () -> r.states().equals(List.of(LeaseState.RELEASED)));
     }
   }

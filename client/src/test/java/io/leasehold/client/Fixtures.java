@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /** Clusters and clients for the SDK's tests. */
@@ -43,11 +45,11 @@ final class Fixtures {
   }
 
   /** A client of every node, with short timeouts suited to tests. */
-  static LeaseholdClient client(TestCluster cluster, UnaryOperator<LeaseholdClient.Builder> tweak) {
+  static LeaseholdClient client(TestCluster cluster, UnaryOperator<LeaseholdClientBuilder> tweak) {
     return client(endpoints(cluster), tweak);
   }
 
-  static LeaseholdClient client(List<String> endpoints, UnaryOperator<LeaseholdClient.Builder> tweak) {
+  static LeaseholdClient client(List<String> endpoints, UnaryOperator<LeaseholdClientBuilder> tweak) {
     return tweak.apply(LeaseholdClient.builder()
             .endpoints(endpoints)
             .requestTimeout(Duration.ofSeconds(20))
@@ -64,12 +66,12 @@ final class Fixtures {
   }
 
   /** As {@link #await(String, Duration, java.util.function.BooleanSupplier)}, describing the state when it gave up. */
-  static void await(java.util.function.Supplier<String> what, Duration timeout, java.util.function.BooleanSupplier condition) {
+  static void await(Supplier<String> what, Duration timeout, BooleanSupplier condition) {
     TestCluster.await(what, timeout, condition);
   }
 
   /** Waits on a condition with a deadline (never a fixed sleep). */
-  static void await(String what, Duration timeout, java.util.function.BooleanSupplier condition) {
+  static void await(String what, Duration timeout, BooleanSupplier condition) {
     TestCluster.await(what, timeout, condition);
   }
 }

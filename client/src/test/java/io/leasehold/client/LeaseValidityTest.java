@@ -5,17 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leasehold.proto.v1.Event;
+import io.leasehold.server.Requests;
 import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,7 +50,7 @@ class LeaseValidityTest {
       // The moment the cluster expires the lease, as another client sees it: was the paused client's handle still valid?
       CompletableFuture<Boolean> validWhenExpired = new CompletableFuture<>();
       Watch watch = other.watch("lock/paused", 0, e -> {
-        if (e.type() == Event.Type.EXPIRED && e.lease().orElseThrow().token() == lease.token()) {
+        if (e.type() == EventType.EXPIRED && e.lease().orElseThrow().token() == lease.token()) {
           validWhenExpired.complete(lease.isValid());
         }
       });
@@ -69,7 +72,7 @@ class LeaseValidityTest {
       pause.heal();
       // Healing changes nothing for the old handle: LOST is final.
       Fixtures.await("the paused client talks to the cluster again", Duration.ofSeconds(10),
-          () -> paused.blocking().tryAcquire("lock/paused").outcome() == io.leasehold.proto.v1.Outcome.CONFLICT);
+          () -> paused.blocking().tryAcquire("lock/paused") instanceof Conflict);
       assertEquals(LeaseState.LOST, lease.state());
       assertFalse(lease.isValid());
       assertEquals(Duration.ZERO, lease.remaining());
@@ -107,12 +110,12 @@ class LeaseValidityTest {
       TransitionRecorder recorder = new TransitionRecorder();
       lease.addListener(recorder);
       // Someone else ends the lease behind the client's back (as an admin revoke would).
-      cluster.leases(cluster.ids().get(0)).release(io.leasehold.server.Requests.release("lock/revoked", lease.token()));
+      cluster.leases(cluster.ids().get(0)).release(Requests.release("lock/revoked", lease.token()));
       Fixtures.await("LOST at the next renewal", Duration.ofSeconds(5), () -> recorder.saw(LeaseState.LOST));
       assertEquals(LossReason.NOT_HELD, lease.lossReason().orElseThrow());
       assertEquals(LeaseState.LOST, recorder.states().get(recorder.states().size() - 1));
-      LeaseLostException e = (LeaseLostException) org.junit.jupiter.api.Assertions.assertThrows(
-          java.util.concurrent.ExecutionException.class, () -> lease.update(AttributeUpdate.status("X")).get()).getCause();
+      LeaseLostException e = (LeaseLostException) Assertions.assertThrows(
+          ExecutionException.class, () -> lease.update(AttributeUpdate.status("X")).get()).getCause();
       assertTrue(e.getMessage().contains("no longer held"), e.getMessage());
       lease.release().get();  // releasing a lost lease is allowed
       assertEquals(LeaseState.LOST, lease.ended().get(5, TimeUnit.SECONDS).to());
@@ -124,7 +127,7 @@ class LeaseValidityTest {
     AtomicInteger n = new AtomicInteger();
     ExecutorService app = Executors.newFixedThreadPool(2, r -> new Thread(r, "app-callback-" + n.incrementAndGet()));
     try (LeaseholdClient client = Fixtures.client(cluster, b -> b.callbackExecutor(app))) {
-      List<String> watchThreads = new java.util.concurrent.CopyOnWriteArrayList<>();
+      List<String> watchThreads = new CopyOnWriteArrayList<>();
       Watch watch = client.watch("lock/threads", 0, e -> watchThreads.add(Thread.currentThread().getName()));
       Fixtures.await("the watch is positioned", Duration.ofSeconds(10), () -> watch.revision() > 0);
       CompletableFuture<String> completedOn = new CompletableFuture<>();

@@ -3,14 +3,15 @@ package io.leasehold.client;
 import static io.leasehold.client.Fixtures.ttl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leasehold.proto.v1.RejectReason;
 import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.AfterAll;
@@ -106,8 +107,9 @@ class MisuseTest {
   void aTtlOutsideTheBoundsIsRejectedWithTheBounds() throws Exception {
     try (LeaseholdClient client = Fixtures.client(cluster)) {
       AcquireResult r = client.blocking().tryAcquire("lock/short", LeaseOptions.defaults().withTtl(Duration.ofMillis(500)));
-      assertEquals(RejectReason.TTL_OUT_OF_RANGE, r.rejection().orElseThrow().reason());
-      assertEquals(Duration.ofSeconds(2), r.rejection().orElseThrow().minTtl().orElseThrow());
+      Rejection rejection = assertInstanceOf(Rejected.class, r).rejection();
+      assertEquals(RejectReason.TTL_OUT_OF_RANGE, rejection.reason());
+      assertEquals(Duration.ofSeconds(2), rejection.minTtl().orElseThrow());
       AcquireRejectedException e = assertThrows(AcquireRejectedException.class,
           () -> client.blocking().acquire("lock/short", LeaseOptions.defaults().withTtl(Duration.ofMillis(500))));
       assertEquals(RejectReason.TTL_OUT_OF_RANGE, e.rejection().reason());
@@ -131,6 +133,6 @@ class MisuseTest {
     assertThrows(IllegalArgumentException.class, () -> LeaseholdClient.builder().requestTimeout(Duration.ZERO));
     assertThrows(IllegalArgumentException.class, () -> LeaseholdClient.builder().clockDrift(0.7, Duration.ZERO));
     assertThrows(IllegalArgumentException.class, () -> LeaseOptions.defaults().withWait(Duration.ofSeconds(-1)));
-    assertThrows(IllegalArgumentException.class, () -> new AttributeUpdate(java.util.Optional.empty(), java.util.Optional.empty(), java.util.Optional.empty()));
+    assertThrows(IllegalArgumentException.class, () -> new AttributeUpdate(Optional.empty(), Optional.empty(), Optional.empty()));
   }
 }

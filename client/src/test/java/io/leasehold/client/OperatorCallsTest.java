@@ -2,13 +2,12 @@ package io.leasehold.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leasehold.proto.v1.Event;
-import io.leasehold.proto.v1.Outcome;
-import io.leasehold.proto.v1.Policy;
-import io.leasehold.proto.v1.Role;
+import io.leasehold.client.internal.Futures;
+import io.leasehold.proto.Partitions;
 import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +39,7 @@ class OperatorCallsTest {
     try (LeaseholdClient holder = Fixtures.client(cluster, b -> b.releaseOnClose(false));
          LeaseholdClient operator = Fixtures.client(cluster)) {
       AcquireResult r = holder.blocking().tryAcquire("ops/release", Fixtures.ttl(30));
-      long token = r.lease().orElseThrow().token();
+      long token = assertInstanceOf(Granted.class, r).lease().token();
       assertFalse(operator.blocking().release("ops/release", token - 1), "an older token is not the live lease's");
       assertTrue(operator.blocking().release("ops/release", token));
       assertEquals(Optional.empty(), operator.blocking().get("ops/release"));
@@ -56,7 +55,7 @@ class OperatorCallsTest {
       Route found = client.blocking().lookup("route/a").orElseThrow();
       assertEquals("10.0.0.1:80", found.address());
       assertEquals(a.token(), found.token());
-      assertEquals(io.leasehold.proto.Partitions.of("route/a"), found.partition());
+      assertEquals(Partitions.of("route/a"), found.partition());
       assertEquals(Optional.empty(), client.blocking().lookup("route/b"), "a lease without an address is no route");
       assertEquals(List.of("route/a"), client.blocking().routes("route/").stream().map(Route::name).toList());
     }
@@ -67,7 +66,7 @@ class OperatorCallsTest {
     try (LeaseholdClient client = Fixtures.client(cluster)) {
       ClusterStatus status = client.blocking().clusterStatus();
       assertEquals(3, status.members().size());
-      assertEquals(1, status.members().stream().filter(m -> m.role() == Role.LEADER).count());
+      assertEquals(1, status.members().stream().filter(m -> m.role() == MemberRole.LEADER).count());
       for (MemberStatus m : status.members()) {
         assertTrue(m.reachable(), m.toString());
         assertTrue(m.appliedIndex() > 0, m.toString());
@@ -96,9 +95,9 @@ class OperatorCallsTest {
       LeaseholdAdmin admin = client.admin();
       PolicyInfo none = admin.policy("pol").join();
       assertTrue(none.inherited());
-      Policy set = Policy.newBuilder().setMaxTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60)).setMaxLeasesPerHolder(3).build();
+      Policy set = Policy.builder().maxTtl(Duration.ofSeconds(60)).maxLeasesPerHolder(3).build();
       Policy effective = admin.policy("pol").thenCompose(p -> admin.setPolicy("pol", set)).join();
-      assertEquals(60, effective.getMaxTtl().getSeconds());
+      assertEquals(Duration.ofSeconds(60), effective.maxTtl().orElseThrow());
       PolicyInfo own = admin.policy("pol").join();
       assertEquals(set, own.own().orElseThrow());
       assertTrue(own.revision() > 0);
@@ -106,7 +105,7 @@ class OperatorCallsTest {
       assertTrue(admin.deletePolicy("pol").join());
       assertFalse(admin.deletePolicy("pol").join());
       var bad = assertThrows(InvalidRequestException.class,
-          () -> io.leasehold.client.internal.Futures.join(admin.setPolicy("a/b", Policy.getDefaultInstance())));
+          () -> Futures.join(admin.setPolicy("a/b", Policy.builtIn())));
       assertTrue(bad.getMessage().contains("namespace"), bad.getMessage());
     }
   }
@@ -120,12 +119,12 @@ class OperatorCallsTest {
       assertEquals(1, ban.leasesEnded());
       assertTrue(ban.until().isPresent());
       assertEquals(List.of("runner-banned"), operator.admin().bans().join().stream().map(BanInfo::holder).toList());
-      assertEquals(Outcome.REJECTED, banned.blocking().tryAcquire("ban/y", Fixtures.ttl(30)).outcome());
+      assertInstanceOf(Rejected.class, banned.blocking().tryAcquire("ban/y", Fixtures.ttl(30)));
       assertTrue(operator.admin().unban("runner-banned").join());
       assertFalse(operator.admin().unban("runner-banned").join());
       assertEquals(List.of(), operator.admin().bans().join());
       List<EndedLease> history = operator.admin().historyOfHolder("runner-banned", 0).join();
-      assertEquals(Event.Reason.REASON_BANNED, history.get(0).reason());
+      assertEquals(EndReason.BANNED, history.get(0).reason());
       assertEquals(Optional.of("runaway"), history.get(0).message());
     }
   }
@@ -141,7 +140,7 @@ class OperatorCallsTest {
       assertEquals(Optional.empty(), operator.admin().revoke("rev/x", "again", 0).join());
       EndedLease ended = operator.admin().history("rev/x", 10).join().get(0);
       assertEquals(token, ended.token());
-      assertEquals(Event.Reason.REASON_REVOKED, ended.reason());
+      assertEquals(EndReason.REVOKED, ended.reason());
       assertEquals(Optional.of("stuck job"), ended.message());
     }
   }

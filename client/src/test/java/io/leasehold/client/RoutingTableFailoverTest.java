@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +38,7 @@ class RoutingTableFailoverTest {
     }
   }
 
-  private LeaseholdClient client(List<String> endpoints, java.util.function.UnaryOperator<LeaseholdClient.Builder> tweak) {
+  private LeaseholdClient client(List<String> endpoints, UnaryOperator<LeaseholdClientBuilder> tweak) {
     LeaseholdClient c = Fixtures.client(endpoints, tweak);
     closeables.add(0, c);
     return c;
@@ -96,7 +97,9 @@ class RoutingTableFailoverTest {
           options = options.withAddress("10.0.0." + random.nextInt(250) + ":80");
         }
         AcquireResult r = runner.blocking().tryAcquire(name, options);
-        r.lease().ifPresent(l -> held.put(name, l));
+        if (r instanceof Granted g) {
+          held.put(name, g.lease());
+        }
       } else {
         switch (random.nextInt(5)) {
           case 0 -> {

@@ -72,7 +72,7 @@ class TlsClientTest {
     TestCerts.Authority ca = TestCerts.authority(dir, "ca");
     TestCerts.Identity id = TestCerts.node(dir, ca, "runner-1");
     Path missing = dir.resolve("missing.pem");
-    LeaseholdClient.Builder b = LeaseholdClient.builder();
+    LeaseholdClientBuilder b = LeaseholdClient.builder();
     assertTrue(assertThrows(IllegalArgumentException.class, () -> b.tls(missing)).getMessage()
         .startsWith("tls: cannot read caCert " + missing));
     assertEquals("tls: cert " + id.keyFile() + " holds no PEM certificate (-----BEGIN CERTIFICATE-----)",

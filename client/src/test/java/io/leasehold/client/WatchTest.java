@@ -6,15 +6,26 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leasehold.proto.v1.Event;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ForwardingClientCall;
+import io.grpc.ForwardingClientCallListener;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -98,18 +109,18 @@ class WatchTest {
   @Test
   void theSdkAcceptsLz4BlockSoItsWatchStreamsComeCompressed() throws Exception {
     cluster = TestCluster.start(1, dir);
-    java.util.Set<String> encodings = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    io.grpc.Metadata.Key<String> encoding = io.grpc.Metadata.Key.of("grpc-encoding", io.grpc.Metadata.ASCII_STRING_MARSHALLER);
-    io.grpc.ClientInterceptor headers = new io.grpc.ClientInterceptor() {
+    Set<String> encodings = ConcurrentHashMap.newKeySet();
+    Metadata.Key<String> encoding = Metadata.Key.of("grpc-encoding", Metadata.ASCII_STRING_MARSHALLER);
+    ClientInterceptor headers = new ClientInterceptor() {
       @Override
-      public <Q, R> io.grpc.ClientCall<Q, R> interceptCall(io.grpc.MethodDescriptor<Q, R> method, io.grpc.CallOptions options,
-          io.grpc.Channel next) {
-        return new io.grpc.ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+      public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options,
+          Channel next) {
+        return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
           @Override
-          public void start(Listener<R> listener, io.grpc.Metadata h) {
-            super.start(new io.grpc.ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
+          public void start(Listener<R> listener, Metadata h) {
+            super.start(new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
               @Override
-              public void onHeaders(io.grpc.Metadata received) {
+              public void onHeaders(Metadata received) {
                 if (method.getBareMethodName().equals("Watch")) {
                   encodings.add(String.valueOf(received.get(encoding)));
                 }
@@ -126,7 +137,7 @@ class WatchTest {
       Watch w = client.watch("z/", 1, r);
       Fixtures.await("caught up", Duration.ofSeconds(20), () -> w.revision() >= end);
       assertEquals(2 * 60 + 20, r.events.size(), "acquired, released, and updated every third time");
-      assertEquals(java.util.Set.of("lz4-block"), encodings, "the node chose lz4-block for the SDK's Watch");
+      assertEquals(Set.of("lz4-block"), encodings, "the node chose lz4-block for the SDK's Watch");
       assertFalse(r.error.isDone());
       w.close();
     }
@@ -139,18 +150,18 @@ class WatchTest {
   @Test
   void aWatchWhoseStreamWasCancelledBeforeItStartedOpensAnother() throws Exception {
     cluster = TestCluster.start(1, dir);
-    java.util.concurrent.atomic.AtomicInteger watchCalls = new java.util.concurrent.atomic.AtomicInteger();
-    io.grpc.ClientInterceptor cancelTheFirstWatchBeforeItStarts = new io.grpc.ClientInterceptor() {
+    AtomicInteger watchCalls = new AtomicInteger();
+    ClientInterceptor cancelTheFirstWatchBeforeItStarts = new ClientInterceptor() {
       @Override
-      public <Q, R> io.grpc.ClientCall<Q, R> interceptCall(io.grpc.MethodDescriptor<Q, R> method, io.grpc.CallOptions options,
-          io.grpc.Channel next) {
-        io.grpc.ClientCall<Q, R> call = next.newCall(method, options);
+      public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options,
+          Channel next) {
+        ClientCall<Q, R> call = next.newCall(method, options);
         if (!method.getBareMethodName().equals("Watch") || watchCalls.getAndIncrement() > 0) {
           return call;
         }
-        return new io.grpc.ForwardingClientCall.SimpleForwardingClientCall<>(call) {
+        return new ForwardingClientCall.SimpleForwardingClientCall<>(call) {
           @Override
-          public void start(Listener<R> listener, io.grpc.Metadata headers) {
+          public void start(Listener<R> listener, Metadata headers) {
             delegate().cancel("cut off before it started", null);
             super.start(listener, headers);
           }
@@ -203,7 +214,7 @@ class WatchTest {
     try (LeaseholdClient client = Fixtures.client(cluster)) {
       work(client, "n/", 0, 3);
       Recorder r = new Recorder();
-      Watch w = client.watch(WatchOptions.of("n/").withTypes(java.util.Set.of(Event.Type.RELEASED)), r);
+      Watch w = client.watch(WatchOptions.of("n/").withTypes(Set.of(EventType.RELEASED)), r);
       Fixtures.await("positioned", Duration.ofSeconds(10), () -> w.revision() > 0);
       assertEquals(List.of(), r.events, "nothing from before it started");
       long end = work(client, "n/", 3, 5);
@@ -223,7 +234,7 @@ class WatchTest {
       List<WatchEvent> full = new CopyOnWriteArrayList<>();
       List<WatchEvent> basic = new CopyOnWriteArrayList<>();
       Watch f = client.watch(WatchOptions.of("b/"), (WatchListener) full::add);
-      Watch b = client.watch(WatchOptions.of("b/").withView(io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC), (WatchListener) basic::add);
+      Watch b = client.watch(WatchOptions.of("b/").withView(WatchView.BASIC), (WatchListener) basic::add);
       Fixtures.await("positioned", Duration.ofSeconds(10), () -> f.revision() > 0 && b.revision() > 0);
       long end = work(client, "b/", 0, 6);
       Fixtures.await("caught up", Duration.ofSeconds(10), () -> f.revision() >= end && b.revision() >= end);
@@ -239,11 +250,11 @@ class WatchTest {
         assertEquals(List.of(lx.name(), lx.holder(), lx.token(), lx.attributes()), List.of(ly.name(), ly.holder(), ly.token(), ly.attributes()),
             "the lease's name is the event's; holder, token and attributes are sent");
         assertTrue(lx.attributes().address().isPresent());
-        assertTrue(x.time().isAfter(java.time.Instant.EPOCH) && lx.ttl().equals(Duration.ofSeconds(30)));
-        assertEquals(List.of(java.time.Instant.EPOCH, java.time.Instant.EPOCH, Duration.ZERO), List.of(y.time(), ly.acquiredAt(), ly.ttl()),
+        assertTrue(x.time().isAfter(Instant.EPOCH) && lx.ttl().equals(Duration.ofSeconds(30)));
+        assertEquals(List.of(Instant.EPOCH, Instant.EPOCH, Duration.ZERO), List.of(y.time(), ly.acquiredAt(), ly.ttl()),
             "the basic view sends no times");
       }
-      assertThrows(IllegalArgumentException.class, () -> WatchOptions.of("b/").withView(io.leasehold.proto.v1.EventView.UNRECOGNIZED));
+      assertThrows(IllegalArgumentException.class, () -> WatchOptions.of("b/").withTypes(Set.of(EventType.UNKNOWN)));
       f.close();
       b.close();
     }

@@ -3,13 +3,13 @@ package io.leasehold.deploy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leasehold.client.NodeStatus;
+import io.leasehold.client.EventType;
 import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.LeaseholdClient;
+import io.leasehold.client.NodeStatus;
 import io.leasehold.client.Watch;
 import io.leasehold.client.WatchEvent;
-import io.leasehold.proto.v1.Event;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,6 +21,7 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.Network;
@@ -28,7 +29,6 @@ import org.testcontainers.containers.output.Slf4jLogConsumer;
 import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.images.builder.ImageFromDockerfile;
 import org.testcontainers.lifecycle.Startables;
-import org.slf4j.LoggerFactory;
 
 /**
  * The container image, three containers on one network: Docker's own HEALTHCHECK reports each
@@ -101,7 +101,7 @@ class DockerClusterIT {
       Watch watch = client.watch("lock/", 0, events::add);
       Lease lease = client.blocking().acquire("lock/docker", LeaseOptions.defaults().withTtl(Duration.ofSeconds(6)));
       await("the watch sees the grant", Duration.ofSeconds(30), () -> events.stream()
-          .anyMatch(e -> e.type() == Event.Type.ACQUIRED && e.name().equals("lock/docker")));
+          .anyMatch(e -> e.type() == EventType.ACQUIRED && e.name().equals("lock/docker")));
       long renewedBefore = client.blocking().get("lock/docker").orElseThrow().renewCount();
       await("the SDK renews the lease", Duration.ofSeconds(30),
           () -> client.blocking().get("lock/docker").orElseThrow().renewCount() > renewedBefore);
@@ -121,7 +121,7 @@ class DockerClusterIT {
       Lease after = client.blocking().acquire("lock/after-failover", LeaseOptions.defaults().withTtl(Duration.ofSeconds(10)));
       assertTrue(after.token() > lease.token(), "tokens keep increasing across leaders");
       await("the watch resumed on a surviving node", Duration.ofSeconds(60), () -> events.stream()
-          .anyMatch(e -> e.type() == Event.Type.ACQUIRED && e.name().equals("lock/after-failover")));
+          .anyMatch(e -> e.type() == EventType.ACQUIRED && e.name().equals("lock/after-failover")));
       assertTrue(lease.isValid(), "the lease survived the failover: " + lease.state());
       assertEquals(lease.token(), client.blocking().get("lock/docker").orElseThrow().token());
       long renewedAfter = client.blocking().get("lock/docker").orElseThrow().renewCount();

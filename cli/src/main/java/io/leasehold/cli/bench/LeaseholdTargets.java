@@ -1,21 +1,28 @@
 package io.leasehold.cli.bench;
 
+import io.leasehold.client.AcquireResult;
+import io.leasehold.client.Conflict;
+import io.leasehold.client.EventType;
+import io.leasehold.client.Granted;
 import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseLock;
 import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.LeaseState;
 import io.leasehold.client.LeaseholdClient;
+import io.leasehold.client.MemberRole;
 import io.leasehold.client.MemberStatus;
+import io.leasehold.client.Watch;
 import io.leasehold.client.WatchOptions;
-import io.leasehold.proto.v1.Event;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -34,10 +41,7 @@ public final class LeaseholdTargets {
       @Override
       public CompletableFuture<Lease> acquire(int worker, String name) {
         return clients.get(worker % clients.size()).tryAcquire(name, options).thenApply(r -> {
-          if (!r.isGranted()) {
-            throw new IllegalStateException(name + ": not granted: " + r.outcome());
-          }
-          return r.lease().orElseThrow();
+          return granted(name, r);
         });
       }
 
@@ -82,7 +86,7 @@ public final class LeaseholdTargets {
     for (String name : names) {
       window.acquireUninterruptibly();
       CompletableFuture<Lease> f = client.tryAcquire(name, options).thenApply(r -> {
-        Lease lease = r.lease().orElseThrow(() -> new IllegalStateException(name + ": not granted: " + r.outcome()));
+        Lease lease = granted(name, r);
         lease.addListener(t -> {
           if (t.to() == LeaseState.LOST) {
             onLost.accept(name);
@@ -146,7 +150,7 @@ public final class LeaseholdTargets {
       public AutoCloseable watch(boolean onLeader, String prefix, Consumer<String> onCreated) {
         String address = memberToWatch(writer, onLeader);
         LeaseholdClient client = clientOf.apply(address);
-        io.leasehold.client.Watch watch = client.watch(WatchOptions.of(prefix).withTypes(Set.of(Event.Type.ACQUIRED)), e -> onCreated.accept(e.name()));
+        Watch watch = client.watch(WatchOptions.of(prefix).withTypes(Set.of(EventType.ACQUIRED)), e -> onCreated.accept(e.name()));
         return () -> {
           watch.close();
           client.close();
@@ -156,7 +160,7 @@ public final class LeaseholdTargets {
       @Override
       public CompletableFuture<Void> create(String name) {
         return writer.tryAcquire(name, options).thenAccept(r -> {
-          Lease lease = r.lease().orElseThrow(() -> new IllegalStateException(name + ": not granted: " + r.outcome()));
+          Lease lease = granted(name, r);
           created.put(name, lease);
         });
       }
@@ -175,14 +179,22 @@ public final class LeaseholdTargets {
     };
   }
 
+  /** The granted lease, or a failure naming the outcome (CONFLICT or REJECTED). */
+  private static Lease granted(String name, AcquireResult r) {
+    if (r instanceof Granted g) {
+      return g.lease();
+    }
+    throw new IllegalStateException(name + ": not granted: " + (r instanceof Conflict ? "CONFLICT" : "REJECTED"));
+  }
+
   /** The client address of the leader (or a follower), waiting up to 30 s for the cluster to have one (after an election). */
   static String memberToWatch(LeaseholdClient client, boolean leader) {
-    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
       List<MemberStatus> members = client.clusterStatus().join().members();
-      boolean led = members.stream().anyMatch(m -> m.reachable() && m.role() == io.leasehold.proto.v1.Role.LEADER);
-      java.util.Optional<String> address = members.stream()
-          .filter(m -> m.reachable() && (m.role() == io.leasehold.proto.v1.Role.LEADER) == leader)
+      boolean led = members.stream().anyMatch(m -> m.reachable() && m.role() == MemberRole.LEADER);
+      Optional<String> address = members.stream()
+          .filter(m -> m.reachable() && (m.role() == MemberRole.LEADER) == leader)
           .map(MemberStatus::clientAddress).filter(a -> !a.isEmpty()).findFirst();
       if (led && address.isPresent()) {
         return address.get();
@@ -207,7 +219,7 @@ public final class LeaseholdTargets {
       @Override
       public CompletableFuture<Void> probe(String name) {
         return client.tryAcquire(name, probeOptions).thenCompose(r -> {
-          Lease lease = r.lease().orElseThrow(() -> new IllegalStateException(name + ": not granted: " + r.outcome()));
+          Lease lease = granted(name, r);
           lease.release().exceptionally(e -> null);  // the probe succeeded with the grant; the release may take its time
           return CompletableFuture.completedFuture(null);
         });

@@ -9,6 +9,7 @@ import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.LeaseState;
 import io.leasehold.client.LeaseholdClient;
+import io.leasehold.client.LeaseholdClientBuilder;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -50,7 +51,7 @@ public final class LockCommand extends ClientCommand {
   Duration killGrace;
 
   @Override
-  protected LeaseholdClient.Builder configure(LeaseholdClient.Builder b) {
+  protected LeaseholdClientBuilder configure(LeaseholdClientBuilder b) {
     return holder == null ? b : b.holder(holder);
   }
 

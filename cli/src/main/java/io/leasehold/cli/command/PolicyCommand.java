@@ -8,14 +8,14 @@ import io.leasehold.cli.Output;
 import io.leasehold.cli.Table;
 import io.leasehold.cli.view.AdminView;
 import io.leasehold.client.LeaseholdClient;
+import io.leasehold.client.Policy;
 import io.leasehold.client.PolicyInfo;
-import io.leasehold.proto.v1.Policy;
 import java.time.Duration;
 import java.util.List;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /** {@code leasehold policy …}: replicated policy per namespace. */
 @Command(name = "policy", mixinStandardHelpOptions = true,
@@ -87,45 +87,41 @@ public final class PolicyCommand implements Runnable {
 
     @Override
     protected int run(LeaseholdClient client, Output out) {
-      Policy.Builder p = Policy.newBuilder();
+      Policy.Builder p = Policy.builder();
       if (minTtl != null) {
-        p.setMinTtl(proto(minTtl));
+        p.minTtl(minTtl);
       }
       if (maxTtl != null) {
-        p.setMaxTtl(proto(maxTtl));
+        p.maxTtl(maxTtl);
       }
       if (defaultTtl != null) {
-        p.setDefaultTtl(proto(defaultTtl));
+        p.defaultTtl(defaultTtl);
       }
       if (heartbeat != null) {
-        p.setHeartbeatInterval(proto(heartbeat));
+        p.heartbeatInterval(heartbeat);
       }
       if (pattern != null) {
-        p.setNamePattern(pattern);
+        p.namePattern(pattern);
       }
       if (grace != null) {
-        p.setGracePeriod(proto(grace));
+        p.gracePeriod(grace);
       }
       if (lockDelay != null) {
-        p.setLockDelay(proto(lockDelay));
+        p.lockDelay(lockDelay);
       }
       if (maxPerHolder != null) {
-        p.setMaxLeasesPerHolder(maxPerHolder);
+        p.maxLeasesPerHolder(maxPerHolder);
       }
       if (maxPerNamespace != null) {
-        p.setMaxLeasesPerNamespace(maxPerNamespace);
+        p.maxLeasesPerNamespace(maxPerNamespace);
       }
       if (historyLimit != null) {
-        p.setHistoryLimit(historyLimit);
+        p.historyLimit(historyLimit);
       }
       Await.of(client.admin().setPolicy(namespace, p.build()));
       PolicyInfo now = Await.of(client.admin().policy(namespace));
       out.print(AdminView.json(now), AdminView.detail(now));
       return 0;
-    }
-
-    private static com.google.protobuf.Duration proto(Duration d) {
-      return com.google.protobuf.Duration.newBuilder().setSeconds(d.getSeconds()).setNanos(d.getNano()).build();
     }
   }
 

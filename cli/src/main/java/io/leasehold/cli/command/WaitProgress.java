@@ -5,12 +5,14 @@ import io.leasehold.cli.Human;
 import io.leasehold.client.AcquireResult;
 import io.leasehold.client.AcquireTimeoutException;
 import io.leasehold.client.Conflict;
+import io.leasehold.client.Granted;
 import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.LeaseholdClient;
+import io.leasehold.client.RejectReason;
+import io.leasehold.client.Rejected;
 import io.leasehold.client.Rejection;
-import io.leasehold.proto.v1.RejectReason;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -50,15 +52,18 @@ public final class WaitProgress {
   public static Lease acquire(LeaseholdClient client, String name, LeaseOptions options, Duration wait, PrintWriter err)
       throws InterruptedException {
     AcquireResult first = client.blocking().tryAcquire(name, options);
-    if (first.isGranted()) {
-      return first.lease().orElseThrow();
+    if (first instanceof Granted g) {
+      return g.lease();
     }
-    first.rejection().filter(r -> r.reason() != RejectReason.LOCK_DELAY).ifPresent(r -> {
-      throw rejected(name, r);
-    });
+    if (first instanceof Rejected r && r.rejection().reason() != RejectReason.LOCK_DELAY) {
+      throw rejected(name, r.rejection());
+    }
     WaitProgress progress = new WaitProgress(err, name, stderrIsTerminal());
-    first.conflict().ifPresent(progress::show);
-    first.rejection().ifPresent(progress::show);
+    if (first instanceof Conflict c) {
+      progress.show(c);
+    } else if (first instanceof Rejected r) {
+      progress.show(r.rejection());
+    }
     CompletableFuture<Lease> acquired = client.acquire(name, wait == null ? options : options.withWait(wait));
     CompletableFuture<?> refresh = CompletableFuture.completedFuture(null);
     try {

@@ -4,13 +4,13 @@ import io.leasehold.cli.ClientCommand;
 import io.leasehold.cli.Output;
 import io.leasehold.cli.UntilInterrupted;
 import io.leasehold.cli.view.LeaseView;
+import io.leasehold.client.EventType;
 import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.LeaseholdException;
 import io.leasehold.client.Watch;
 import io.leasehold.client.WatchEvent;
 import io.leasehold.client.WatchListener;
 import io.leasehold.client.WatchOptions;
-import io.leasehold.proto.v1.Event;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
@@ -36,19 +36,19 @@ public final class WatchCommand extends ClientCommand {
 
   @Option(names = "--types", split = ",", paramLabel = "TYPE,...",
       description = "Only these event types: ACQUIRED, UPDATED, RELEASED, EXPIRED, REVOKED, POLICY_CHANGED, RENEWED (default: all but RENEWED and POLICY_CHANGED).")
-  Set<Event.Type> types = new LinkedHashSet<>();
+  Set<EventType> types = new LinkedHashSet<>();
 
   @Override
   protected int run(LeaseholdClient client, Output out) throws Exception {
     if (fromRevision < 0) {
       throw usage("--from-revision: must not be negative, got " + fromRevision);
     }
-    Set<Event.Type> wanted = types.isEmpty() ? Set.of() : EnumSet.copyOf(types);
-    if (wanted.contains(Event.Type.TYPE_UNSPECIFIED) || wanted.contains(Event.Type.UNRECOGNIZED)) {
-      throw usage("--types: not an event type: " + (wanted.contains(Event.Type.TYPE_UNSPECIFIED) ? "TYPE_UNSPECIFIED" : "UNRECOGNIZED"));
+    Set<EventType> wanted = types.isEmpty() ? Set.of() : EnumSet.copyOf(types);
+    if (wanted.contains(EventType.UNKNOWN)) {
+      throw usage("--types: not an event type: UNKNOWN");
     }
     WatchOptions options = WatchOptions.of(prefix).withFromRevision(fromRevision)
-        .withTypes(wanted).withRenewals(wanted.contains(Event.Type.RENEWED));
+        .withTypes(wanted).withRenewals(wanted.contains(EventType.RENEWED));
     client.blocking().clusterStatus(); // an unreachable cluster fails now (exit 3) rather than watching in silence
     CompletableFuture<LeaseholdException> failed = new CompletableFuture<>();
     try (UntilInterrupted ignored = UntilInterrupted.install(Duration.ofSeconds(5));

@@ -4,30 +4,34 @@ import io.leasehold.cli.Human;
 import io.leasehold.cli.Json;
 import io.leasehold.cli.Table;
 import io.leasehold.client.BanInfo;
+import io.leasehold.client.Policy;
 import io.leasehold.client.PolicyInfo;
-import io.leasehold.proto.v1.Policy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** Policies and bans as JSON and as tables. */
 public final class AdminView {
   private AdminView() {}
 
-  /** Every policy field; null where the policy leaves it unset (the built-in value applies). */
+  /**
+   * Every policy field; null where the policy leaves it unset (the built-in value applies).
+   * Durations are whole milliseconds, under names ending in {@code Ms}.
+   */
   public static Map<String, Object> json(Policy p) {
     return Json.object(
-        "minTtlMs", p.hasMinTtl() ? millis(p.getMinTtl()) : null,
-        "maxTtlMs", p.hasMaxTtl() ? millis(p.getMaxTtl()) : null,
-        "defaultTtlMs", p.hasDefaultTtl() ? millis(p.getDefaultTtl()) : null,
-        "heartbeatMs", p.hasHeartbeatInterval() ? millis(p.getHeartbeatInterval()) : null,
-        "namePattern", p.getNamePattern().isEmpty() ? null : p.getNamePattern(),
-        "graceMs", p.hasGracePeriod() ? millis(p.getGracePeriod()) : null,
-        "lockDelayMs", p.hasLockDelay() ? millis(p.getLockDelay()) : null,
-        "maxLeasesPerHolder", p.hasMaxLeasesPerHolder() ? p.getMaxLeasesPerHolder() : null,
-        "maxLeasesPerNamespace", p.hasMaxLeasesPerNamespace() ? p.getMaxLeasesPerNamespace() : null,
-        "historyLimit", p.hasHistoryLimit() ? p.getHistoryLimit() : null);
+        "minTtlMs", millis(p.minTtl()),
+        "maxTtlMs", millis(p.maxTtl()),
+        "defaultTtlMs", millis(p.defaultTtl()),
+        "heartbeatMs", millis(p.heartbeatInterval()),
+        "namePattern", p.namePattern().isEmpty() ? null : p.namePattern(),
+        "graceMs", millis(p.gracePeriod()),
+        "lockDelayMs", millis(p.lockDelay()),
+        "maxLeasesPerHolder", p.maxLeasesPerHolder().isPresent() ? p.maxLeasesPerHolder().getAsLong() : null,
+        "maxLeasesPerNamespace", p.maxLeasesPerNamespace().isPresent() ? p.maxLeasesPerNamespace().getAsLong() : null,
+        "historyLimit", p.historyLimit().isPresent() ? p.historyLimit().getAsInt() : null);
   }
 
   public static Map<String, Object> json(PolicyInfo p) {
@@ -40,15 +44,27 @@ public final class AdminView {
         "effective", p.effective().map(AdminView::json).orElse(null));
   }
 
-  /** FIELD / OWN / EFFECTIVE: what the namespace set and what is in force. */
+  /**
+   * FIELD / OWN / EFFECTIVE: what the namespace set and what is in force. Durations show as
+   * {@code 5s}, so their fields drop the JSON's {@code Ms}: the name says what the value is.
+   */
   public static Table detail(PolicyInfo p) {
     Map<String, Object> own = p.own().map(AdminView::json).orElse(Map.of());
     Map<String, Object> effective = p.effective().map(AdminView::json).orElse(Map.of());
     Table t = Table.of("FIELD", "OWN", "EFFECTIVE");
-    for (String field : json(Policy.getDefaultInstance()).keySet()) {
-      t.row(field, show(field, own.get(field)), show(field, effective.get(field)));
+    for (String field : json(Policy.builtIn()).keySet()) {
+      t.row(tableName(field), show(field, own.get(field)), show(field, effective.get(field)));
     }
     return t;
+  }
+
+  /** The table's name of a JSON field: {@code minTtlMs} shows as {@code minTtl}, with a value like {@code 5s}. */
+  static String tableName(String jsonField) {
+    return isMillis(jsonField) ? jsonField.substring(0, jsonField.length() - "Ms".length()) : jsonField;
+  }
+
+  private static boolean isMillis(String jsonField) {
+    return jsonField.endsWith("Ms");
   }
 
   public static Table listTable() {
@@ -56,20 +72,20 @@ public final class AdminView {
   }
 
   public static void row(Table t, PolicyInfo info) {
-    Policy p = info.own().orElse(Policy.getDefaultInstance());
+    Policy p = info.own().orElse(Policy.builtIn());
     t.row(info.namespace().isEmpty() ? "(default)" : info.namespace(),
-        p.hasMinTtl() ? Human.duration(duration(p.getMinTtl())) : "-",
-        p.hasMaxTtl() ? Human.duration(duration(p.getMaxTtl())) : "-",
-        p.hasDefaultTtl() ? Human.duration(duration(p.getDefaultTtl())) : "-",
-        p.hasLockDelay() ? Human.duration(duration(p.getLockDelay())) : "-",
-        Human.orDash(p.getNamePattern()), info.revision());
+        p.minTtl().map(Human::duration).orElse("-"),
+        p.maxTtl().map(Human::duration).orElse("-"),
+        p.defaultTtl().map(Human::duration).orElse("-"),
+        p.lockDelay().map(Human::duration).orElse("-"),
+        Human.orDash(p.namePattern()), info.revision());
   }
 
   private static String show(String field, Object v) {
     if (v == null) {
       return "-";
     }
-    return field.endsWith("Ms") && v instanceof Long ms ? Human.duration(Duration.ofMillis(ms)) : v.toString();
+    return isMillis(field) && v instanceof Long ms ? Human.duration(Duration.ofMillis(ms)) : v.toString();
   }
 
   public static Map<String, Object> json(BanInfo b) {
@@ -96,11 +112,7 @@ public final class AdminView {
     return out;
   }
 
-  static long millis(com.google.protobuf.Duration d) {
-    return duration(d).toMillis();
-  }
-
-  static Duration duration(com.google.protobuf.Duration d) {
-    return Duration.ofSeconds(d.getSeconds(), d.getNanos());
+  private static Long millis(Optional<Duration> d) {
+    return d.map(Duration::toMillis).orElse(null);
   }
 }

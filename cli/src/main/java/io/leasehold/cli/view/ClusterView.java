@@ -3,8 +3,8 @@ package io.leasehold.cli.view;
 import io.leasehold.cli.Json;
 import io.leasehold.cli.Table;
 import io.leasehold.client.ClusterStatus;
+import io.leasehold.client.MemberRole;
 import io.leasehold.client.MemberStatus;
-import io.leasehold.proto.v1.Role;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -49,7 +49,7 @@ public final class ClusterView {
     return t;
   }
 
-  static String role(Role r) {
-    return r == Role.UNRECOGNIZED || r == Role.ROLE_UNSPECIFIED ? "UNKNOWN" : r.name();
+  static String role(MemberRole r) {
+    return r.name();
   }
 }

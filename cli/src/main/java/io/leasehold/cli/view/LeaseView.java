@@ -3,11 +3,13 @@ package io.leasehold.cli.view;
 import io.leasehold.cli.Human;
 import io.leasehold.cli.Json;
 import io.leasehold.cli.Table;
+import io.leasehold.client.EndReason;
 import io.leasehold.client.EndedLease;
+import io.leasehold.client.EventType;
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.WatchEvent;
-import io.leasehold.proto.v1.Event;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -53,7 +55,7 @@ public final class LeaseView {
   }
 
   public static void row(Table t, LeaseInfo l, boolean wide) {
-    List<String> cells = new java.util.ArrayList<>(List.of(l.name(), l.holder(), "" + l.token(), Human.duration(l.ttl()),
+    List<String> cells = new ArrayList<>(List.of(l.name(), l.holder(), "" + l.token(), Human.duration(l.ttl()),
         Human.duration(l.remaining()), state(l)));
     if (wide) {
       cells.addAll(List.of(Human.orDash(l.attributes().address()), Human.orDash(l.attributes().status()),
@@ -81,8 +83,9 @@ public final class LeaseView {
         .row("metadata", Human.metadata(l.attributes().metadata()));
   }
 
-  public static String reason(Event.Reason r) {
-    return r.name().startsWith("REASON_") ? r.name().substring("REASON_".length()) : r.name();
+  /** The reason's name; a reason newer than the SDK shows as UNRECOGNIZED, as it always has. */
+  public static String reason(EndReason r) {
+    return r == EndReason.UNKNOWN ? "UNRECOGNIZED" : r.name();
   }
 
   public static Map<String, Object> json(EndedLease e) {
@@ -106,7 +109,7 @@ public final class LeaseView {
   }
 
   public static void row(Table t, EndedLease e, boolean wide) {
-    List<String> cells = new java.util.ArrayList<>(List.of(e.name(), e.holder(), "" + e.token(), Human.time(e.acquiredAt()),
+    List<String> cells = new ArrayList<>(List.of(e.name(), e.holder(), "" + e.token(), Human.time(e.acquiredAt()),
         Human.time(e.endedAt()), reason(e.reason()), Human.orDash(e.message())));
     if (wide) {
       cells.addAll(List.of(Human.duration(e.ttl()), Human.duration(Duration.between(e.acquiredAt(), e.endedAt())),
@@ -118,7 +121,7 @@ public final class LeaseView {
   public static Map<String, Object> json(WatchEvent e) {
     return Json.object(
         "revision", e.revision(),
-        "type", e.type() == Event.Type.UNRECOGNIZED ? "UNRECOGNIZED" : e.type().name(),
+        "type", type(e.type()),
         "name", e.name(),
         "time", e.time().toString(),
         "reason", e.reason().map(LeaseView::reason).orElse(null),
@@ -126,9 +129,14 @@ public final class LeaseView {
         "lease", e.lease().map(LeaseView::json).orElse(null));
   }
 
+  /** The type's name; a type newer than the SDK shows as UNRECOGNIZED, as it always has. */
+  public static String type(EventType t) {
+    return t == EventType.UNKNOWN ? "UNRECOGNIZED" : t.name();
+  }
+
   /** {@code 12 ACQUIRED lock/x holder=runner-1 token=12 ttl=30s}. */
   public static String line(WatchEvent e) {
-    StringBuilder b = new StringBuilder().append(e.revision()).append(' ').append(e.type()).append(' ').append(e.name());
+    StringBuilder b = new StringBuilder().append(e.revision()).append(' ').append(type(e.type())).append(' ').append(e.name());
     e.lease().ifPresent(l -> {
       b.append(" holder=").append(l.holder()).append(" token=").append(l.token()).append(" ttl=").append(Human.duration(l.ttl()));
       l.attributes().address().ifPresent(a -> b.append(" address=").append(a));
@@ -139,7 +147,7 @@ public final class LeaseView {
   }
 
   static List<String> concat(List<String> a, List<String> b) {
-    List<String> out = new java.util.ArrayList<>(a);
+    List<String> out = new ArrayList<>(a);
     out.addAll(b);
     return out;
   }

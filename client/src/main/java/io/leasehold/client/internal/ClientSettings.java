@@ -12,7 +12,7 @@ import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 
 /**
- * Everything a client was built with; {@code LeaseholdClient.Builder} holds the defaults and checks
+ * Everything a client was built with; {@code LeaseholdClientBuilder} holds the defaults and checks
  * the values. Internal: not part of the API.
  */
 public record ClientSettings(

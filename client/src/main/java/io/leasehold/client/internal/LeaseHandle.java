@@ -13,9 +13,6 @@ import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.ReleaseRequest;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -43,17 +40,14 @@ public final class LeaseHandle implements Lease {
   private final String name;
   private final String holder;
   private final long token;
-  private final SerialExecutor events;
-  private final CompletableFuture<LeaseTransition> ended = new CompletableFuture<>();
+  private final LeaseListeners listeners;
   private final AtomicBoolean endHandled = new AtomicBoolean();
   private final BiConsumer<LeaseHandle, Boolean> onEnd;
   private volatile LeaseAttributes attributes;
 
   // Guarded by this.
-  private final List<LeaseListener> listeners = new ArrayList<>();
   private LeaseState state = LeaseState.HELD;
   private LossReason lossReason;
-  private LeaseTransition finalTransition;
   private long ttlNanos;
   private long heartbeatNanos;
   private long marginNanos;
@@ -79,7 +73,7 @@ public final class LeaseHandle implements Lease {
     this.token = grant.token();
     this.attributes = grant.attributes();
     this.onEnd = onEnd;
-    this.events = new SerialExecutor(core.callbackExecutor());
+    this.listeners = new LeaseListeners(core.callbackExecutor());
     this.ttlNanos = grant.ttl().toNanos();
     this.marginNanos = core.settings().driftMarginNanos(ttlNanos);
     long suggested = grant.heartbeat().map(Duration::toNanos).filter(h -> h > 0).orElse(ttlNanos / 3);
@@ -298,31 +292,14 @@ public final class LeaseHandle implements Lease {
   private LeaseTransition move(LeaseState to, LossReason reason) {
     LeaseTransition t = new LeaseTransition(this, state, to, Optional.ofNullable(reason));
     state = to;
-    if (to.isFinal()) {
-      finalTransition = t;
-    }
-    List<LeaseListener> targets = List.copyOf(listeners);
     // Queued under the lock, so transitions are delivered in the order they happened; run by after().
-    events.enqueue(() -> deliver(t, targets));
+    listeners.queue(t);
     return t;
-  }
-
-  private void deliver(LeaseTransition t, List<LeaseListener> targets) {
-    for (LeaseListener l : targets) {
-      try {
-        l.onTransition(t);
-      } catch (RuntimeException e) {
-        LOG.warn("lease listener threw on {}", t, e);
-      }
-    }
-    if (t.to().isFinal()) {
-      ended.complete(t);
-    }
   }
 
   /** What follows a transition, outside the lock. */
   private void after(LeaseTransition t) {
-    events.flush();
+    listeners.flush();
     if (t == null || t.to() != LeaseState.LOST) {
       return;
     }
@@ -367,7 +344,7 @@ public final class LeaseHandle implements Lease {
         move(LeaseState.RELEASED, null);
       }
     }
-    events.flush();
+    listeners.flush();
     core.keepAlive().remove(this);
     if (wasLost) {
       return core.onCallbacks(CompletableFuture.completedFuture(null));
@@ -438,24 +415,17 @@ public final class LeaseHandle implements Lease {
 
   @Override
   public void addListener(LeaseListener listener) {
-    LeaseTransition done;
-    synchronized (this) {
-      listeners.add(Objects.requireNonNull(listener, "listener"));
-      done = finalTransition;
-    }
-    if (done != null) {
-      events.execute(() -> deliver(done, List.of(listener)));
-    }
+    listeners.add(listener);
   }
 
   @Override
-  public synchronized boolean removeListener(LeaseListener listener) {
+  public boolean removeListener(LeaseListener listener) {
     return listeners.remove(listener);
   }
 
   @Override
   public CompletableFuture<LeaseTransition> ended() {
-    return ended.copy();
+    return listeners.ended();
   }
 
   @Override

@@ -6,13 +6,16 @@ import io.leasehold.client.AcquireTimeoutException;
 import io.leasehold.client.ClientClosedException;
 import io.leasehold.client.ClusterUnavailableException;
 import io.leasehold.client.Conflict;
+import io.leasehold.client.Granted;
 import io.leasehold.client.LeaseLostException;
 import io.leasehold.client.LeaseholdException;
+import io.leasehold.client.RejectReason;
+import io.leasehold.client.Rejected;
 import io.leasehold.client.Rejection;
 import io.leasehold.client.WatchEvent;
 import io.leasehold.client.WatchListener;
 import io.leasehold.client.WatchOptions;
-import io.leasehold.proto.v1.RejectReason;
+import io.leasehold.client.WatchView;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -123,7 +126,7 @@ final class NameSlot {
             Waiter w = it.next();
             if (w.tryOnly()) {
               it.remove();
-              after.add(() -> w.result.complete(AcquireResult.conflict(local)));
+              after.add(() -> w.result.complete(local));
             }
           }
         }
@@ -195,7 +198,7 @@ final class NameSlot {
         }
       }
     }
-    finish(w, w.tryOnly() ? AcquireResult.rejected(r) : new AcquireRejectedException(name, r));
+    finish(w, w.tryOnly() ? new Rejected(r) : new AcquireRejectedException(name, r));
   }
 
   private void failedAttempt(Waiter w, Throwable cause) {
@@ -282,7 +285,7 @@ final class NameSlot {
     synchronized (this) {
       queue.remove(w);
     }
-    if (!w.result.complete(AcquireResult.granted(lease))) {
+    if (!w.result.complete(new Granted(lease))) {
       // Nobody wants it any more (timed out or cancelled while the request was out): give it back.
       synchronized (this) {
         givingBack = held == lease;
@@ -295,7 +298,7 @@ final class NameSlot {
   private void conflicted(Waiter w, Grant g) {
     Conflict c = g.conflict().orElseGet(() -> new Conflict("", 0, Duration.ZERO));
     if (w.tryOnly()) {
-      finish(w, AcquireResult.conflict(c));
+      finish(w, c);
       return;
     }
     ResumingWatch open = null;
@@ -309,7 +312,7 @@ final class NameSlot {
         conflictRevision = Math.max(conflictRevision, g.revision());
         if (watch == null) {
           watch = open = core.internalWatch(WatchOptions.of(name).withFromRevision(g.revision() + 1)
-              .withView(io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC), new EndingListener());
+              .withView(WatchView.BASIC), new EndingListener());
         }
       }
     }

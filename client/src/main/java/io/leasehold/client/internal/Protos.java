@@ -2,7 +2,22 @@ package io.leasehold.client.internal;
 
 import com.google.protobuf.Timestamp;
 import io.leasehold.client.AttributeUpdate;
+import io.leasehold.client.AuditRecord;
+import io.leasehold.client.AuthRole;
+import io.leasehold.client.BanInfo;
+import io.leasehold.client.ClusterMember;
+import io.leasehold.client.EndedLease;
+import io.leasehold.client.NodeStatus;
+import io.leasehold.client.Permission;
+import io.leasehold.client.PolicyInfo;
 import io.leasehold.client.Conflict;
+import io.leasehold.client.EndReason;
+import io.leasehold.client.EventType;
+import io.leasehold.client.MemberRole;
+import io.leasehold.client.Policy;
+import io.leasehold.client.RejectReason;
+import io.leasehold.client.ServerLeaseState;
+import io.leasehold.client.WatchView;
 import io.leasehold.client.LeaseAttributes;
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.Rejection;
@@ -11,17 +26,31 @@ import io.leasehold.client.ServiceInstance;
 import io.leasehold.client.WatchEvent;
 import io.leasehold.proto.Partitions;
 import io.leasehold.proto.v1.Attributes;
+import io.leasehold.proto.v1.AuditEntry;
 import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.Instance;
+import io.leasehold.proto.v1.EventView;
 import io.leasehold.proto.v1.Lease;
+import io.leasehold.proto.v1.LeaseState;
+import io.leasehold.proto.v1.Member;
+import io.leasehold.proto.v1.NamespacePolicy;
+import io.leasehold.proto.v1.Role;
+import io.leasehold.proto.v1.StatusResponse;
 import com.google.protobuf.FieldMask;
 import io.leasehold.proto.v1.UpdateRequest;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.stream.Collectors;
 
-/** Conversions between the wire types and the SDK's values. */
+/**
+ * Conversions between the wire types and the SDK's values: the one place that knows both, so the
+ * public API never shows a protobuf type. A wire value newer than the SDK maps to UNKNOWN.
+ */
 public final class Protos {
   private Protos() {}
 
@@ -80,7 +109,7 @@ public final class Protos {
         instant(l.getAcquiredAt()), instant(l.getRenewedAt()), instant(l.getExpiresAt()),
         attributes(l.getAttributes()), l.getRenewCount(), l.getModRevision(),
         l.hasRemaining() ? Optional.of(duration(l.getRemaining())) : Optional.empty(),
-        l.getState(),
+        serverState(l.getState()),
         l.hasHeartbeatInterval() ? Optional.of(duration(l.getHeartbeatInterval())) : Optional.empty(),
         l.hasGracePeriod() ? Optional.of(duration(l.getGracePeriod())) : Optional.empty());
   }
@@ -90,7 +119,7 @@ public final class Protos {
   }
 
   public static Rejection rejection(io.leasehold.proto.v1.Rejection r) {
-    return new Rejection(r.getReason(), r.getReasonValue(), r.getMessage(),
+    return new Rejection(rejectReason(r.getReason()), r.getReasonValue(), r.getMessage(),
         r.hasMinTtl() ? Optional.of(duration(r.getMinTtl())) : Optional.empty(),
         r.hasMaxTtl() ? Optional.of(duration(r.getMaxTtl())) : Optional.empty(),
         r.hasRetryAfter() ? Optional.of(duration(r.getRetryAfter())) : Optional.empty(),
@@ -99,14 +128,14 @@ public final class Protos {
   }
 
   public static WatchEvent event(Event e) {
-    Optional<Event.Reason> reason = e.getReason() == Event.Reason.REASON_UNSPECIFIED ? Optional.empty() : Optional.of(e.getReason());
+    Optional<EndReason> reason = e.getReason() == Event.Reason.REASON_UNSPECIFIED ? Optional.empty() : Optional.of(endReason(e.getReason()));
     Optional<LeaseInfo> lease = Optional.empty();
     if (e.hasLease()) {
       // The basic view leaves the lease's name off the wire: it is the event's.
       Lease l = e.getLease();
       lease = Optional.of(lease(l.getName().isEmpty() ? l.toBuilder().setName(e.getName()).build() : l));
     }
-    return new WatchEvent(e.getType(), e.getRevision(), e.getName(), lease,
+    return new WatchEvent(eventType(e.getType()), e.getRevision(), e.getName(), lease,
         reason, instant(e.getTime()), e.getMessage().isEmpty() ? Optional.empty() : Optional.of(e.getMessage()));
   }
 
@@ -135,5 +164,174 @@ public final class Protos {
     return new ServiceInstance(i.getService(), i.getInstance(), i.getAddress(), i.getMetadataMap(),
         i.getStatus().isEmpty() ? Optional.empty() : Optional.of(i.getStatus()), i.getToken(), i.getHolder(),
         instant(i.getExpiresAt()));
+  }
+
+  public static RejectReason rejectReason(io.leasehold.proto.v1.RejectReason r) {
+    return switch (r) {
+      case TTL_OUT_OF_RANGE -> RejectReason.TTL_OUT_OF_RANGE;
+      case BANNED -> RejectReason.BANNED;
+      case NAME_NOT_ALLOWED -> RejectReason.NAME_NOT_ALLOWED;
+      case LOCK_DELAY -> RejectReason.LOCK_DELAY;
+      case HOLDER_QUOTA -> RejectReason.HOLDER_QUOTA;
+      case NAMESPACE_QUOTA -> RejectReason.NAMESPACE_QUOTA;
+      default -> RejectReason.UNKNOWN;
+    };
+  }
+
+  public static EventType eventType(Event.Type t) {
+    return switch (t) {
+      case ACQUIRED -> EventType.ACQUIRED;
+      case RENEWED -> EventType.RENEWED;
+      case UPDATED -> EventType.UPDATED;
+      case RELEASED -> EventType.RELEASED;
+      case EXPIRED -> EventType.EXPIRED;
+      case REVOKED -> EventType.REVOKED;
+      case POLICY_CHANGED -> EventType.POLICY_CHANGED;
+      default -> EventType.UNKNOWN;
+    };
+  }
+
+  /** The wire type of an SDK event type; UNKNOWN cannot be asked for (WatchOptions refuses it). */
+  public static Event.Type eventType(EventType t) {
+    return switch (t) {
+      case ACQUIRED -> Event.Type.ACQUIRED;
+      case RENEWED -> Event.Type.RENEWED;
+      case UPDATED -> Event.Type.UPDATED;
+      case RELEASED -> Event.Type.RELEASED;
+      case EXPIRED -> Event.Type.EXPIRED;
+      case REVOKED -> Event.Type.REVOKED;
+      case POLICY_CHANGED -> Event.Type.POLICY_CHANGED;
+      case UNKNOWN -> throw new IllegalArgumentException("UNKNOWN is not an event type one can ask for");
+    };
+  }
+
+  public static Set<Event.Type> eventTypes(Set<EventType> types) {
+    return types.stream().map(Protos::eventType).collect(Collectors.toUnmodifiableSet());
+  }
+
+  public static EndReason endReason(Event.Reason r) {
+    return switch (r) {
+      case REASON_RELEASED -> EndReason.RELEASED;
+      case REASON_EXPIRED -> EndReason.EXPIRED;
+      case REASON_REVOKED -> EndReason.REVOKED;
+      case REASON_BANNED -> EndReason.BANNED;
+      default -> EndReason.UNKNOWN;
+    };
+  }
+
+  public static MemberRole role(Role r) {
+    return switch (r) {
+      case LEADER -> MemberRole.LEADER;
+      case FOLLOWER -> MemberRole.FOLLOWER;
+      case CANDIDATE -> MemberRole.CANDIDATE;
+      case LISTENER -> MemberRole.LISTENER;
+      default -> MemberRole.UNKNOWN;
+    };
+  }
+
+  public static ServerLeaseState serverState(LeaseState s) {
+    return switch (s) {
+      case ACTIVE -> ServerLeaseState.ACTIVE;
+      case STALE -> ServerLeaseState.STALE;
+      default -> ServerLeaseState.UNKNOWN;
+    };
+  }
+
+  public static EventView view(WatchView v) {
+    return switch (v) {
+      case FULL -> EventView.EVENT_VIEW_FULL;
+      case BASIC -> EventView.EVENT_VIEW_BASIC;
+    };
+  }
+
+  public static io.leasehold.proto.v1.Policy policy(Policy p) {
+    io.leasehold.proto.v1.Policy.Builder b = io.leasehold.proto.v1.Policy.newBuilder().setNamePattern(p.namePattern());
+    p.minTtl().ifPresent(d -> b.setMinTtl(duration(d)));
+    p.maxTtl().ifPresent(d -> b.setMaxTtl(duration(d)));
+    p.defaultTtl().ifPresent(d -> b.setDefaultTtl(duration(d)));
+    p.heartbeatInterval().ifPresent(d -> b.setHeartbeatInterval(duration(d)));
+    p.gracePeriod().ifPresent(d -> b.setGracePeriod(duration(d)));
+    p.lockDelay().ifPresent(d -> b.setLockDelay(duration(d)));
+    p.maxLeasesPerHolder().ifPresent(b::setMaxLeasesPerHolder);
+    p.maxLeasesPerNamespace().ifPresent(b::setMaxLeasesPerNamespace);
+    p.historyLimit().ifPresent(b::setHistoryLimit);
+    return b.build();
+  }
+
+  public static Policy policy(io.leasehold.proto.v1.Policy p) {
+    return new Policy(
+        p.hasMinTtl() ? Optional.of(duration(p.getMinTtl())) : Optional.empty(),
+        p.hasMaxTtl() ? Optional.of(duration(p.getMaxTtl())) : Optional.empty(),
+        p.hasDefaultTtl() ? Optional.of(duration(p.getDefaultTtl())) : Optional.empty(),
+        p.hasHeartbeatInterval() ? Optional.of(duration(p.getHeartbeatInterval())) : Optional.empty(),
+        p.getNamePattern(),
+        p.hasGracePeriod() ? Optional.of(duration(p.getGracePeriod())) : Optional.empty(),
+        p.hasLockDelay() ? Optional.of(duration(p.getLockDelay())) : Optional.empty(),
+        p.hasMaxLeasesPerHolder() ? OptionalLong.of(p.getMaxLeasesPerHolder()) : OptionalLong.empty(),
+        p.hasMaxLeasesPerNamespace() ? OptionalLong.of(p.getMaxLeasesPerNamespace()) : OptionalLong.empty(),
+        p.hasHistoryLimit() ? OptionalInt.of(p.getHistoryLimit()) : OptionalInt.empty());
+  }
+
+  public static PolicyInfo policyInfo(NamespacePolicy p) {
+    return new PolicyInfo(p.getNamespace(), Optional.of(policy(p.getPolicy())), Optional.empty(), p.getRevision(),
+        p.hasUpdatedAt() ? Optional.of(instant(p.getUpdatedAt())) : Optional.empty());
+  }
+
+  public static PolicyInfo withEffective(PolicyInfo p, io.leasehold.proto.v1.Policy effective) {
+    return new PolicyInfo(p.namespace(), p.own(), Optional.of(policy(effective)), p.revision(), p.updatedAt());
+  }
+
+  public static BanInfo ban(io.leasehold.proto.v1.Ban b) {
+    return new BanInfo(b.getHolder(), b.getReason(), instant(b.getBannedAt()),
+        b.hasUntil() ? Optional.of(instant(b.getUntil())) : Optional.empty(), b.getRevision(), b.getLeasesEnded());
+  }
+
+  public static EndedLease ended(io.leasehold.proto.v1.EndedLease e) {
+    return new EndedLease(e.getName(), e.getHolder(), e.getToken(), duration(e.getTtl()), instant(e.getAcquiredAt()),
+        instant(e.getEndedAt()), e.getRenewCount(), endReason(e.getReason()),
+        e.getMessage().isEmpty() ? Optional.empty() : Optional.of(e.getMessage()), e.getRevision());
+  }
+
+  public static AuthRole authRole(io.leasehold.proto.v1.AuthRole r) {
+    Permission p = switch (r.getPermission()) {
+      case READER -> Permission.READER;
+      case CLIENT -> Permission.CLIENT;
+      case ADMIN -> Permission.ADMIN;
+      default -> throw new IllegalStateException("role " + r.getName() + " has no known permission (" + r.getPermissionValue() + ")");
+    };
+    return new AuthRole(r.getName(), p, r.getPrefixesList(), r.getBuiltIn(), r.getRevision());
+  }
+
+  public static AuditRecord audit(AuditEntry e) {
+    return new AuditRecord(e.getRevision(), instant(e.getTime()), e.getIdentity(), e.getAction(), e.getTarget(),
+        e.getOutcome(), e.getDetail());
+  }
+
+  public static ClusterMember member(Member m) {
+    return new ClusterMember(m.getId(), m.getPeerAddress(),
+        m.getClientAddress().isEmpty() ? Optional.empty() : Optional.of(m.getClientAddress()));
+  }
+
+  public static NodeStatus nodeStatus(StatusResponse s) {
+    return new NodeStatus(s.getId(), s.getRole().name(), s.getTerm(),
+        s.getLeaderId().isEmpty() ? Optional.empty() : Optional.of(s.getLeaderId()),
+        s.getLeaderClientAddress().isEmpty() ? Optional.empty() : Optional.of(s.getLeaderClientAddress()),
+        s.getCommitIndex(), s.getAppliedIndex(), s.getMembersList().stream().map(Protos::member).toList());
+  }
+
+  public static io.leasehold.proto.v1.Permission permission(Permission p) {
+    return switch (p) {
+      case READER -> io.leasehold.proto.v1.Permission.READER;
+      case CLIENT -> io.leasehold.proto.v1.Permission.CLIENT;
+      case ADMIN -> io.leasehold.proto.v1.Permission.ADMIN;
+    };
+  }
+
+  public static io.leasehold.proto.v1.AuthRole authRole(String name, Permission permission, List<String> prefixes) {
+    return io.leasehold.proto.v1.AuthRole.newBuilder()
+        .setName(name)
+        .setPermission(permission(permission))
+        .addAllPrefixes(prefixes)
+        .build();
   }
 }

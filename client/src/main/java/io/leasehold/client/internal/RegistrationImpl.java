@@ -3,22 +3,25 @@ package io.leasehold.client.internal;
 import io.leasehold.client.AcquireRejectedException;
 import io.leasehold.client.AcquireResult;
 import io.leasehold.client.ClientClosedException;
+import io.leasehold.client.Conflict;
+import io.leasehold.client.Granted;
 import io.leasehold.client.InvalidRequestException;
 import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseConflictException;
 import io.leasehold.client.LeaseLostException;
 import io.leasehold.client.LeaseState;
 import io.leasehold.client.LeaseTransition;
-import io.leasehold.client.LeaseholdException;
 import io.leasehold.client.RegisterOptions;
+import io.leasehold.client.RejectReason;
+import io.leasehold.client.Rejected;
 import io.leasehold.client.Registration;
 import io.leasehold.client.RegistrationListener;
 import io.leasehold.client.RegistrationState;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RegisterRequest;
 import io.leasehold.proto.v1.RegistryGrpc;
-import io.leasehold.proto.v1.RejectReason;
 import io.leasehold.proto.v1.SetStatusRequest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -102,16 +105,13 @@ public final class RegistrationImpl implements Registration {
   }
 
   private LeaseHandle leaseOf(AcquireResult result) {
-    if (result.outcome() == Outcome.GRANTED) {
-      return (LeaseHandle) result.lease().orElseThrow();
+    if (result instanceof Granted g) {
+      return (LeaseHandle) g.lease();
     }
-    if (result.conflict().isPresent()) {
-      throw new LeaseConflictException(leaseName(), result.conflict().get());
+    if (result instanceof Conflict c) {
+      throw new LeaseConflictException(leaseName(), c);
     }
-    if (result.rejection().isPresent()) {
-      throw new AcquireRejectedException(leaseName(), result.rejection().get());
-    }
-    throw new LeaseholdException(leaseName() + ": unexpected outcome " + result.outcome());
+    throw new AcquireRejectedException(leaseName(), ((Rejected) result).rejection());
   }
 
   private void attach(LeaseHandle l) {
@@ -169,7 +169,7 @@ public final class RegistrationImpl implements Registration {
       Throwable cause = Futures.unwrap(error);
       if (cause instanceof AcquireRejectedException r && r.rejection().reason() == RejectReason.LOCK_DELAY) {
         // The lost lease expired moments ago and the namespace has a lock-delay: wait it out.
-        scheduleRegisterAgain(r.rejection().retryAfter().map(java.time.Duration::toNanos).orElse(0L));
+        scheduleRegisterAgain(r.rejection().retryAfter().map(Duration::toNanos).orElse(0L));
         return;
       }
       if (cause instanceof LeaseConflictException || cause instanceof AcquireRejectedException

@@ -119,10 +119,10 @@ public final class ResumingWatch implements Watch {
     WatchRequest request = WatchRequest.newBuilder()
         .setPrefix(options.prefix())
         .setStartRevision(start)
-        .addAllTypes(options.types())
+        .addAllTypes(Protos.eventTypes(options.types()))
         .setIncludeRenewals(options.includeRenewals())
         .setRoutesOnly(options.routesOnly())
-        .setView(options.view())
+        .setView(Protos.view(options.view()))
         .build();
     ClientCall<WatchRequest, WatchResponse> c;
     int gen;

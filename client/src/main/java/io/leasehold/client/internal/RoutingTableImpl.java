@@ -1,6 +1,7 @@
 package io.leasehold.client.internal;
 
 import io.leasehold.client.ClientClosedException;
+import io.leasehold.client.EventType;
 import io.leasehold.client.InvalidRequestException;
 import io.leasehold.client.LeaseholdException;
 import io.leasehold.client.Route;
@@ -11,6 +12,7 @@ import io.leasehold.client.WatchCompactedException;
 import io.leasehold.client.WatchEvent;
 import io.leasehold.client.WatchListener;
 import io.leasehold.client.WatchOptions;
+import io.leasehold.client.WatchView;
 import io.leasehold.proto.Partitions;
 import io.leasehold.proto.v1.Lease;
 import io.leasehold.proto.v1.ListRequest;
@@ -139,7 +141,7 @@ public final class RoutingTableImpl implements RoutingTable {
       failures = 0;
       previous = watch;
       next = watch = core.internalWatch(WatchOptions.of(prefix).withFromRevision(listed + 1)
-          .withView(io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC), new Follower(), work);
+          .withView(WatchView.BASIC), new Follower(), work);
     }
     if (previous != null) {
       previous.close();
@@ -158,7 +160,7 @@ public final class RoutingTableImpl implements RoutingTable {
       if (current != null && current.revision() >= e.revision()) {
         return;  // the entry (from a later page) already reflects this change
       }
-      if (e.type() == io.leasehold.proto.v1.Event.Type.RENEWED || e.lease().isEmpty()) {
+      if (e.type() == EventType.RENEWED || e.lease().isEmpty()) {
         return;  // renewals move only renewal fields; events about no lease (policy changes) touch no route
       }
       // Endings remove the route; a grant or change (also of a type newer than this SDK) sets it from the lease.

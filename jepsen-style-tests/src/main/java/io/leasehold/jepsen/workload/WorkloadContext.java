@@ -1,6 +1,7 @@
 package io.leasehold.jepsen.workload;
 
 import io.leasehold.client.LeaseholdClient;
+import io.leasehold.client.LeaseholdClientBuilder;
 import io.leasehold.jepsen.cluster.Certificates;
 import io.leasehold.jepsen.cluster.Cluster;
 import io.leasehold.jepsen.history.Recorder;
@@ -20,7 +21,7 @@ public record WorkloadContext(Cluster cluster, Recorder recorder, ClientFaults c
   }
 
   public LeaseholdClient client(String holder, List<String> endpoints, boolean discoverMembers) {
-    LeaseholdClient.Builder b = LeaseholdClient.builder().endpoints(endpoints).holder(holder).discoverMembers(discoverMembers)
+    LeaseholdClientBuilder b = LeaseholdClient.builder().endpoints(endpoints).holder(holder).discoverMembers(discoverMembers)
         .requestTimeout(Duration.ofSeconds(5)).attemptTimeout(Duration.ofSeconds(2))
         .interceptor(clientFaults).releaseOnClose(false);
     cluster.tls().ifPresent(tls -> {

@@ -1,12 +1,16 @@
 package io.leasehold.cli.command.bench;
 
+import io.leasehold.cli.Await;
 import io.leasehold.cli.ClientCommand;
 import io.leasehold.cli.Json;
 import io.leasehold.cli.LeaseholdCommand;
+import io.leasehold.cli.OutputFormat;
 import io.leasehold.cli.bench.BenchReport;
 import io.leasehold.cli.bench.NodeStats;
 import io.leasehold.cli.bench.Progress;
+import io.leasehold.client.CallerIdentity;
 import io.leasehold.client.LeaseholdClient;
+import io.leasehold.client.LeaseholdClientBuilder;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,12 +75,12 @@ abstract class BenchBase implements Callable<Integer> {
    */
   LeaseholdClient client(List<String> endpoints, String holder) {
     Duration timeout = globals().timeout();
-    LeaseholdClient.Builder b = globals().tls().configure(LeaseholdClient.builder()).endpoints(endpoints).requestTimeout(timeout)
+    LeaseholdClientBuilder b = globals().tls().configure(LeaseholdClient.builder()).endpoints(endpoints).requestTimeout(timeout)
         .attemptTimeout(timeout.compareTo(Duration.ofSeconds(5)) < 0 ? timeout : Duration.ofSeconds(5));
     globals().token().ifPresent(b::bearerToken);
     if (identity == null) {
       try (LeaseholdClient probe = b.holder(holder).build()) {
-        io.leasehold.client.CallerIdentity me = io.leasehold.cli.Await.of(probe.auth().whoAmI());
+        CallerIdentity me = Await.of(probe.auth().whoAmI());
         identity = me.authenticationEnabled() ? me.identity() : "";
       }
     }
@@ -117,7 +121,7 @@ abstract class BenchBase implements Callable<Integer> {
 
   int print(BenchReport report) {
     PrintWriter out = spec.commandLine().getOut();
-    if (globals().output() == io.leasehold.cli.OutputFormat.JSON) {
+    if (globals().output() == OutputFormat.JSON) {
       out.println(Json.compact(report.json()));
       out.flush();
     } else {

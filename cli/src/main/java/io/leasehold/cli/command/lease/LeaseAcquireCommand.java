@@ -10,11 +10,14 @@ import io.leasehold.cli.command.WaitProgress;
 import io.leasehold.cli.view.LeaseView;
 import io.leasehold.client.AcquireResult;
 import io.leasehold.client.Conflict;
+import io.leasehold.client.Granted;
 import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.LeaseTransition;
 import io.leasehold.client.LeaseholdClient;
+import io.leasehold.client.LeaseholdClientBuilder;
+import io.leasehold.client.Rejected;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -59,7 +62,7 @@ public final class LeaseAcquireCommand extends ClientCommand {
   boolean hold;
 
   @Override
-  protected LeaseholdClient.Builder configure(LeaseholdClient.Builder b) {
+  protected LeaseholdClientBuilder configure(LeaseholdClientBuilder b) {
     if (holder != null) {
       b.holder(holder);
     }
@@ -83,8 +86,13 @@ public final class LeaseAcquireCommand extends ClientCommand {
       Lease lease;
       if (wait == null) {
         AcquireResult r = client.blocking().tryAcquire(name, options);
-        lease = r.lease().orElseThrow(() -> r.conflict().map(c -> conflict(name, c))
-            .orElseGet(() -> WaitProgress.rejected(name, r.rejection().orElseThrow())));
+        if (r instanceof Granted g) {
+          lease = g.lease();
+        } else if (r instanceof Conflict c) {
+          throw conflict(name, c);
+        } else {
+          throw WaitProgress.rejected(name, ((Rejected) r).rejection());
+        }
       } else {
         try {
           lease = WaitProgress.acquire(client, name, options, wait, err());

@@ -6,7 +6,7 @@ import io.leasehold.cli.Table;
 import io.leasehold.cli.view.LeaseView;
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.LeaseholdClient;
-import io.leasehold.proto.v1.LeaseState;
+import io.leasehold.client.ServerLeaseState;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -30,7 +30,7 @@ public final class LeaseListCommand extends ClientCommand {
   protected int run(LeaseholdClient client, Output out) {
     List<LeaseInfo> leases = client.blocking().list(prefix).leases().stream()
         .filter(l -> holder == null || l.holder().equals(holder))
-        .filter(l -> !stale || l.serverState() == LeaseState.STALE)
+        .filter(l -> !stale || l.serverState() == ServerLeaseState.STALE)
         .toList();
     Table table = LeaseView.listTable(out.wide());
     leases.forEach(l -> LeaseView.row(table, l, out.wide()));

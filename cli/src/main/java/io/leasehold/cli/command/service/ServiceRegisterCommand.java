@@ -8,6 +8,7 @@ import io.leasehold.cli.Table;
 import io.leasehold.cli.UntilInterrupted;
 import io.leasehold.cli.view.RegistryView;
 import io.leasehold.client.LeaseholdClient;
+import io.leasehold.client.LeaseholdClientBuilder;
 import io.leasehold.client.RegisterOptions;
 import io.leasehold.client.Registration;
 import io.leasehold.client.RegistrationState;
@@ -54,7 +55,7 @@ public final class ServiceRegisterCommand extends ClientCommand {
   boolean hold;
 
   @Override
-  protected LeaseholdClient.Builder configure(LeaseholdClient.Builder b) {
+  protected LeaseholdClientBuilder configure(LeaseholdClientBuilder b) {
     if (holder != null) {
       b.holder(holder);
     }

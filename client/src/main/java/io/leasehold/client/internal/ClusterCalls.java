@@ -1,0 +1,80 @@
+package io.leasehold.client.internal;
+
+import io.leasehold.client.ClusterMember;
+import io.leasehold.client.NodeStatus;
+import io.leasehold.client.SnapshotResult;
+import io.leasehold.proto.v1.AddMemberRequest;
+import io.leasehold.proto.v1.ClusterGrpc;
+import io.leasehold.proto.v1.Member;
+import io.leasehold.proto.v1.MembershipResponse;
+import io.leasehold.proto.v1.RemoveMemberRequest;
+import io.leasehold.proto.v1.StatusRequest;
+import io.leasehold.proto.v1.TakeSnapshotRequest;
+import io.leasehold.proto.v1.TransferLeadershipRequest;
+import io.grpc.MethodDescriptor;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/** The wire side of {@code ClusterAdmin}. */
+public final class ClusterCalls {
+  private static final Duration SLOW_ATTEMPT = Duration.ofSeconds(65);
+
+  private final ClientCore core;
+
+  public ClusterCalls(ClientCore core) {
+    this.core = core;
+  }
+
+  public CompletableFuture<NodeStatus> status() {
+    core.ensureOpen("cluster status");
+    return core.onCallbacks(core.calls().call(Calls.Target.READ, ClusterGrpc.getStatusMethod(), StatusRequest.getDefaultInstance(),
+        "Cluster.Status").thenApply(Protos::nodeStatus));
+  }
+
+  public CompletableFuture<List<ClusterMember>> addMember(String id, String peerAddress, String clientAddress) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(peerAddress, "peerAddress");
+    Objects.requireNonNull(clientAddress, "clientAddress");
+    AddMemberRequest request = AddMemberRequest.newBuilder()
+        .setMember(Member.newBuilder().setId(id).setPeerAddress(peerAddress).setClientAddress(clientAddress)).build();
+    return slow(ClusterGrpc.getAddMemberMethod(), request, "Cluster.AddMember " + id).thenApply(ClusterCalls::members);
+  }
+
+  public CompletableFuture<List<ClusterMember>> removeMember(String id) {
+    Objects.requireNonNull(id, "id");
+    return slow(ClusterGrpc.getRemoveMemberMethod(), RemoveMemberRequest.newBuilder().setId(id).build(),
+        "Cluster.RemoveMember " + id).thenApply(ClusterCalls::members);
+  }
+
+  public CompletableFuture<String> transferLeadership(String id) {
+    Objects.requireNonNull(id, "id");
+    return slow(ClusterGrpc.getTransferLeadershipMethod(), TransferLeadershipRequest.newBuilder().setId(id).build(),
+        "Cluster.TransferLeadership " + id).thenApply(r -> r.getLeaderId());
+  }
+
+  public CompletableFuture<String> transferLeadership() {
+    return slow(ClusterGrpc.getTransferLeadershipMethod(), TransferLeadershipRequest.getDefaultInstance(),
+        "Cluster.TransferLeadership").thenApply(r -> r.getLeaderId());
+  }
+
+  public CompletableFuture<SnapshotResult> takeSnapshot() {
+    core.ensureOpen("cluster snapshot");
+    long deadline = System.nanoTime() + SLOW_ATTEMPT.toNanos();
+    return core.onCallbacks(core.calls().send(Calls.Target.READ, ClusterGrpc.getTakeSnapshotMethod(),
+            TakeSnapshotRequest.getDefaultInstance(), "Cluster.TakeSnapshot", deadline, SLOW_ATTEMPT.toNanos(), 2)
+        .thenApply(s -> new SnapshotResult(s.value().getId(), s.value().getTerm(), s.value().getIndex(), s.value().getSizeBytes())));
+  }
+
+  private <Q, R> CompletableFuture<R> slow(MethodDescriptor<Q, R> method, Q request, String what) {
+    core.ensureOpen(what);
+    long deadline = System.nanoTime() + SLOW_ATTEMPT.multipliedBy(2).toNanos();
+    return core.onCallbacks(core.calls().send(Calls.Target.WRITE, method, request, what, deadline, SLOW_ATTEMPT.toNanos(), 3)
+        .thenApply(Calls.Sent::value));
+  }
+
+  private static List<ClusterMember> members(MembershipResponse r) {
+    return r.getMembersList().stream().map(Protos::member).toList();
+  }
+}

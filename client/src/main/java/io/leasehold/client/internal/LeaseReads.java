@@ -1,0 +1,60 @@
+package io.leasehold.client.internal;
+
+import io.leasehold.client.LeaseInfo;
+import io.leasehold.client.LeaseListing;
+import io.leasehold.proto.v1.GetRequest;
+import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.ListRequest;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.ReleaseRequest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/** The client's one-off lease calls: a read of one lease, a listing, a release by token. */
+public final class LeaseReads {
+  private final ClientCore core;
+
+  public LeaseReads(ClientCore core) {
+    this.core = core;
+  }
+
+  public CompletableFuture<Optional<LeaseInfo>> get(String name) {
+    core.ensureOpen("get " + name);
+    return core.onCallbacks(core.calls()
+        .call(Calls.Target.READ, LeasesGrpc.getGetMethod(), GetRequest.newBuilder().setName(name).build(), "Get " + name)
+        .thenApply(r -> r.getFound() ? Optional.of(Protos.lease(r.getLease())) : Optional.empty()));
+  }
+
+  public CompletableFuture<LeaseListing> list(String prefix) {
+    core.ensureOpen("list " + prefix);
+    CompletableFuture<LeaseListing> all = new CompletableFuture<>();
+    listFrom(ListRequest.newBuilder().setPrefix(prefix).build(), new ArrayList<>(), -1, all);
+    return core.onCallbacks(all);
+  }
+
+  private void listFrom(ListRequest request, List<LeaseInfo> leases, long revision, CompletableFuture<LeaseListing> all) {
+    core.calls().call(Calls.Target.READ, LeasesGrpc.getListMethod(), request, "List " + request.getPrefix())
+        .whenComplete((page, error) -> {
+          if (error != null) {
+            all.completeExceptionally(Futures.unwrap(error));
+            return;
+          }
+          page.getLeasesList().forEach(l -> leases.add(Protos.lease(l)));
+          long r = revision < 0 ? page.getRevision() : revision;
+          if (page.getMore() && page.getLeasesCount() > 0) {
+            listFrom(request.toBuilder().setStartAfter(page.getLeases(page.getLeasesCount() - 1).getName()).build(), leases, r, all);
+          } else {
+            all.complete(new LeaseListing(leases, r));
+          }
+        });
+  }
+
+  public CompletableFuture<Boolean> release(String name, long token) {
+    core.ensureOpen("release " + name);
+    ReleaseRequest request = ReleaseRequest.newBuilder().setName(name).setToken(token).build();
+    return core.onCallbacks(core.calls().call(Calls.Target.WRITE, LeasesGrpc.getReleaseMethod(), request, "Release " + name)
+        .thenApply(r -> r.getOutcome() == Outcome.RELEASED));
+  }
+}

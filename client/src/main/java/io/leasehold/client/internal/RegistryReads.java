@@ -1,0 +1,59 @@
+package io.leasehold.client.internal;
+
+import io.leasehold.client.Route;
+import io.leasehold.client.ServiceInstance;
+import io.leasehold.proto.v1.ListRoutesRequest;
+import io.leasehold.proto.v1.LookupRequest;
+import io.leasehold.proto.v1.RegistryGrpc;
+import io.leasehold.proto.v1.ResolveRequest;
+import io.leasehold.proto.v1.RoutingGrpc;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/** The client's one-off registry and routing reads: resolve a service, look up or list routes. */
+public final class RegistryReads {
+  private final ClientCore core;
+
+  public RegistryReads(ClientCore core) {
+    this.core = core;
+  }
+
+  public CompletableFuture<List<ServiceInstance>> resolve(String service, boolean anyStatus) {
+    core.ensureOpen("resolve " + service);
+    ResolveRequest request = ResolveRequest.newBuilder().setService(service).setAnyStatus(anyStatus).build();
+    return core.onCallbacks(core.calls().call(Calls.Target.READ, RegistryGrpc.getResolveMethod(), request, "Resolve " + service)
+        .thenApply(r -> r.getInstancesList().stream().map(Protos::instance).toList()));
+  }
+
+  public CompletableFuture<Optional<Route>> lookup(String name) {
+    core.ensureOpen("lookup " + name);
+    return core.onCallbacks(core.calls()
+        .call(Calls.Target.READ, RoutingGrpc.getLookupMethod(), LookupRequest.newBuilder().setName(name).build(), "Lookup " + name)
+        .thenApply(r -> r.getFound() ? Optional.of(Protos.route(r.getRoute())) : Optional.<Route>empty()));
+  }
+
+  public CompletableFuture<List<Route>> routes(String prefix) {
+    core.ensureOpen("routes " + prefix);
+    CompletableFuture<List<Route>> all = new CompletableFuture<>();
+    routesFrom(ListRoutesRequest.newBuilder().setPrefix(prefix).build(), new ArrayList<>(), all);
+    return core.onCallbacks(all);
+  }
+
+  private void routesFrom(ListRoutesRequest request, List<Route> routes, CompletableFuture<List<Route>> all) {
+    core.calls().call(Calls.Target.READ, RoutingGrpc.getListRoutesMethod(), request, "ListRoutes " + request.getPrefix())
+        .whenComplete((page, error) -> {
+          if (error != null) {
+            all.completeExceptionally(Futures.unwrap(error));
+            return;
+          }
+          page.getRoutesList().forEach(r -> routes.add(Protos.route(r)));
+          if (page.getMore() && page.getRoutesCount() > 0) {
+            routesFrom(request.toBuilder().setStartAfter(page.getRoutes(page.getRoutesCount() - 1).getName()).build(), routes, all);
+          } else {
+            all.complete(routes);
+          }
+        });
+  }
+}
