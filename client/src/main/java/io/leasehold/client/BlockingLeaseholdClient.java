@@ -204,7 +204,7 @@ public final class BlockingLeaseholdClient {
    * @param instance the instance, unique within the service
    * @param address where the instance serves ({@code host:port} or a URL)
    * @param metadata the instance's metadata
-   * @param options TTL, attributes and wait bound
+   * @param options TTL, initial status and whether to register again after a loss
    * @return the registration
    */
   public Registration register(String service, String instance, String address, Map<String, String> metadata, RegisterOptions options) {

@@ -2,7 +2,7 @@ package io.leasehold.client;
 
 import io.leasehold.client.internal.ClientCore;
 import io.leasehold.client.internal.ClientSettings;
-import io.leasehold.client.internal.Futures;
+import io.leasehold.client.internal.Deliveries;
 import io.leasehold.client.internal.LeaseReads;
 import io.leasehold.client.internal.LeaseRunner;
 import io.leasehold.client.internal.MemberStatuses;
@@ -13,10 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
-import java.util.function.Function;
 
 /**
  * The Leasehold SDK: leases with client-side validity and fencing tokens, locks, a service
@@ -118,8 +115,6 @@ public final class LeaseholdClient implements AutoCloseable {
     return blocking;
   }
 
-  // ---- leases ----
-
   /**
    * Acquires {@code name}, waiting for it to become free if another holder has it (up to
    * {@link LeaseOptions#waitUpTo()}; indefinitely if absent — cancel the future to stop waiting).
@@ -136,7 +131,7 @@ public final class LeaseholdClient implements AutoCloseable {
    * @return completes with the lease
    */
   public CompletableFuture<Lease> acquire(String name, LeaseOptions options) {
-    return deliver(core.acquire(name, options, false), r -> ((Granted) r).lease());
+    return Deliveries.deliver(core, core.acquire(name, options, false), r -> ((Granted) r).lease());
   }
 
   /**
@@ -162,7 +157,7 @@ public final class LeaseholdClient implements AutoCloseable {
    * @return completes with the outcome: granted, conflict or rejected
    */
   public CompletableFuture<AcquireResult> tryAcquire(String name, LeaseOptions options) {
-    return deliver(core.acquire(name, options, true), r -> r);
+    return Deliveries.deliver(core, core.acquire(name, options, true), r -> r);
   }
 
   /**
@@ -176,50 +171,12 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
-   * Hands {@code source}'s result to the caller on the callback executor. A lease granted to a
-   * caller that has stopped waiting (cancelled the future) is released, never leaked; cancelling
-   * the caller's future cancels the acquisition.
-   */
-  private <T> CompletableFuture<T> deliver(CompletableFuture<AcquireResult> source, Function<AcquireResult, T> map) {
-    CompletableFuture<T> out = new CompletableFuture<>();
-    source.whenComplete((result, error) -> {
-      Runnable hand = () -> {
-        if (error != null) {
-          out.completeExceptionally(Futures.unwrap(error));
-          return;
-        }
-        if (!out.complete(map.apply(result))) {
-          if (result instanceof Granted g) {
-            try {
-              g.lease().release();
-            } catch (IllegalStateException alreadyReleased) {
-              // nothing to give back
-            }
-          }
-        }
-      };
-      try {
-        core.callbackExecutor().execute(hand);
-      } catch (RejectedExecutionException shutDown) {
-        hand.run();
-      }
-    });
-    out.whenComplete((v, e) -> {
-      if (out.isCancelled()) {
-        source.cancel(true);
-      }
-    });
-    return out;
-  }
-
-  /**
    * The lease on {@code name}, if any (a linearizable read).
    *
    * @param name the lease's name, {@code namespace/rest}
    * @return completes with the lease, if one is held
    */
   public CompletableFuture<Optional<LeaseInfo>> get(String name) {
-    Objects.requireNonNull(name, "name");
     return leases.get(name);
   }
 
@@ -231,7 +188,6 @@ public final class LeaseholdClient implements AutoCloseable {
    * @return completes with the leases and the listing's revision
    */
   public CompletableFuture<LeaseListing> list(String prefix) {
-    Objects.requireNonNull(prefix, "prefix");
     return leases.list(prefix);
   }
 
@@ -258,11 +214,8 @@ public final class LeaseholdClient implements AutoCloseable {
    * @return completes with whether the lease was released
    */
   public CompletableFuture<Boolean> release(String name, long token) {
-    Objects.requireNonNull(name, "name");
     return leases.release(name, token);
   }
-
-  // ---- locks ----
 
   /**
    * A {@link Lock} on {@code name}, with default lease options.
@@ -300,44 +253,7 @@ public final class LeaseholdClient implements AutoCloseable {
    */
   public <T> CompletableFuture<T> withLease(String name, LeaseOptions options, LeaseAction<T> action) {
     Objects.requireNonNull(action, "action");
-    CompletableFuture<Lease> acquired = acquire(name, options);
-    CompletableFuture<T> out = new CompletableFuture<>();
-    AtomicReference<Thread> runner = new AtomicReference<>();
-    acquired.whenComplete((lease, error) -> {
-      if (error != null) {
-        out.completeExceptionally(Futures.unwrap(error));
-        return;
-      }
-      try {
-        core.actions().execute(() -> {
-          runner.set(Thread.currentThread());
-          try {
-            if (!out.isDone()) {
-              out.complete(LeaseRunner.run(lease, action));
-            }
-          } catch (Throwable t) {
-            out.completeExceptionally(t);
-          } finally {
-            runner.set(null);
-            lease.close();
-            Thread.interrupted();
-          }
-        });
-      } catch (RejectedExecutionException | IllegalStateException closed) {
-        lease.close();
-        out.completeExceptionally(new ClientClosedException("withLease " + name + ": the client is closed"));
-      }
-    });
-    out.whenComplete((v, e) -> {
-      if (out.isCancelled()) {
-        acquired.cancel(true);
-        Thread t = runner.get();
-        if (t != null) {
-          t.interrupt();
-        }
-      }
-    });
-    return out;
+    return LeaseRunner.whileHeld(core, name, acquire(name, options), action);
   }
 
   /**
@@ -351,8 +267,6 @@ public final class LeaseholdClient implements AutoCloseable {
   public <T> CompletableFuture<T> withLease(String name, LeaseAction<T> action) {
     return withLease(name, LeaseOptions.defaults(), action);
   }
-
-  // ---- registry and routing ----
 
   /**
    * Registers an instance of {@code service} at {@code address}: the lease
@@ -377,17 +291,11 @@ public final class LeaseholdClient implements AutoCloseable {
    * @param instance the instance, unique within the service
    * @param address where the instance serves ({@code host:port} or a URL)
    * @param metadata the instance's metadata
-   * @param options TTL, attributes and wait bound
+   * @param options TTL, initial status and whether to register again after a loss
    * @return completes with the registration
    */
   public CompletableFuture<Registration> register(String service, String instance, String address, Map<String, String> metadata,
       RegisterOptions options) {
-    Objects.requireNonNull(service, "service");
-    Objects.requireNonNull(instance, "instance");
-    Objects.requireNonNull(address, "address");
-    Objects.requireNonNull(metadata, "metadata");
-    Objects.requireNonNull(options, "options");
-    core.ensureOpen("register " + service + "/" + instance);
     return core.onCallbacks(core.register(service, instance, address, metadata, options));
   }
 
@@ -409,7 +317,6 @@ public final class LeaseholdClient implements AutoCloseable {
    * @return completes with the instances
    */
   public CompletableFuture<List<ServiceInstance>> resolve(String service, boolean anyStatus) {
-    Objects.requireNonNull(service, "service");
     return registry.resolve(service, anyStatus);
   }
 
@@ -421,7 +328,6 @@ public final class LeaseholdClient implements AutoCloseable {
    * @return completes with the route, if any
    */
   public CompletableFuture<Optional<Route>> lookup(String name) {
-    Objects.requireNonNull(name, "name");
     return registry.lookup(name);
   }
 
@@ -432,7 +338,6 @@ public final class LeaseholdClient implements AutoCloseable {
    * @return completes with the routes
    */
   public CompletableFuture<List<Route>> routes(String prefix) {
-    Objects.requireNonNull(prefix, "prefix");
     return registry.routes(prefix);
   }
 
@@ -471,15 +376,13 @@ public final class LeaseholdClient implements AutoCloseable {
   /**
    * Streams what {@code options} ask for to {@code listener}, resuming after failures with no gap and no duplicate.
    *
-   * @param options TTL, attributes and wait bound
+   * @param options prefix, starting revision, event types and view
    * @param listener told of each event, one at a time
    * @return the watch; close it to stop
    */
   public Watch watch(WatchOptions options, WatchListener listener) {
     return core.watch(options, listener);
   }
-
-  // ---- cluster ----
 
   /**
    * Every member of the cluster as it answers for itself: the members are read from any node,
@@ -519,8 +422,6 @@ public final class LeaseholdClient implements AutoCloseable {
   public ClusterAdmin cluster() {
     return new ClusterAdmin(core);
   }
-
-  // ---- lifecycle ----
 
   /**
    * Whether {@link #close()} was called.

@@ -258,6 +258,12 @@ public final class ClientCore implements AutoCloseable {
 
   public CompletableFuture<Registration> register(String service, String instance, String address,
       Map<String, String> metadata, RegisterOptions options) {
+    Objects.requireNonNull(service, "service");
+    Objects.requireNonNull(instance, "instance");
+    Objects.requireNonNull(address, "address");
+    Objects.requireNonNull(metadata, "metadata");
+    Objects.requireNonNull(options, "options");
+    ensureOpen("register " + service + "/" + instance);
     return RegistrationImpl.register(this, service, instance, address, metadata, options);
   }
 

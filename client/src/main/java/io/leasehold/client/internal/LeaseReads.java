@@ -9,6 +9,7 @@ import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.ReleaseRequest;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -21,6 +22,7 @@ public final class LeaseReads {
   }
 
   public CompletableFuture<Optional<LeaseInfo>> get(String name) {
+    Objects.requireNonNull(name, "name");
     core.ensureOpen("get " + name);
     return core.onCallbacks(core.calls()
         .call(Calls.Target.READ, LeasesGrpc.getGetMethod(), GetRequest.newBuilder().setName(name).build(), "Get " + name)
@@ -28,6 +30,7 @@ public final class LeaseReads {
   }
 
   public CompletableFuture<LeaseListing> list(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
     core.ensureOpen("list " + prefix);
     CompletableFuture<LeaseListing> all = new CompletableFuture<>();
     listFrom(ListRequest.newBuilder().setPrefix(prefix).build(), new ArrayList<>(), -1, all);
@@ -52,6 +55,7 @@ public final class LeaseReads {
   }
 
   public CompletableFuture<Boolean> release(String name, long token) {
+    Objects.requireNonNull(name, "name");
     core.ensureOpen("release " + name);
     ReleaseRequest request = ReleaseRequest.newBuilder().setName(name).setToken(token).build();
     return core.onCallbacks(core.calls().call(Calls.Target.WRITE, LeasesGrpc.getReleaseMethod(), request, "Release " + name)

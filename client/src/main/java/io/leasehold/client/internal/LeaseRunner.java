@@ -1,9 +1,13 @@
 package io.leasehold.client.internal;
 
+import io.leasehold.client.ClientClosedException;
 import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseAction;
 import io.leasehold.client.LeaseListener;
 import io.leasehold.client.LeaseLostException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs an action on the current thread while a lease is held: the thread is interrupted if the
@@ -66,5 +70,50 @@ public final class LeaseRunner {
       throw failure;
     }
     return value;
+  }
+
+  /**
+   * Once {@code acquired} completes, runs {@code action} on one of the client's action threads
+   * while the lease is held ({@link #run}) and completes with its result. Cancelling the returned
+   * future stops the acquisition, or interrupts the running action.
+   */
+  public static <T> CompletableFuture<T> whileHeld(ClientCore core, String name, CompletableFuture<Lease> acquired, LeaseAction<T> action) {
+    CompletableFuture<T> out = new CompletableFuture<>();
+    AtomicReference<Thread> runner = new AtomicReference<>();
+    acquired.whenComplete((lease, error) -> {
+      if (error != null) {
+        out.completeExceptionally(Futures.unwrap(error));
+        return;
+      }
+      try {
+        core.actions().execute(() -> {
+          runner.set(Thread.currentThread());
+          try {
+            if (!out.isDone()) {
+              out.complete(run(lease, action));
+            }
+          } catch (Throwable t) {
+            out.completeExceptionally(t);
+          } finally {
+            runner.set(null);
+            lease.close();
+            Thread.interrupted();
+          }
+        });
+      } catch (RejectedExecutionException | IllegalStateException closed) {
+        lease.close();
+        out.completeExceptionally(new ClientClosedException("withLease " + name + ": the client is closed"));
+      }
+    });
+    out.whenComplete((v, e) -> {
+      if (out.isCancelled()) {
+        acquired.cancel(true);
+        Thread t = runner.get();
+        if (t != null) {
+          t.interrupt();
+        }
+      }
+    });
+    return out;
   }
 }

@@ -9,6 +9,7 @@ import io.leasehold.proto.v1.ResolveRequest;
 import io.leasehold.proto.v1.RoutingGrpc;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -21,6 +22,7 @@ public final class RegistryReads {
   }
 
   public CompletableFuture<List<ServiceInstance>> resolve(String service, boolean anyStatus) {
+    Objects.requireNonNull(service, "service");
     core.ensureOpen("resolve " + service);
     ResolveRequest request = ResolveRequest.newBuilder().setService(service).setAnyStatus(anyStatus).build();
     return core.onCallbacks(core.calls().call(Calls.Target.READ, RegistryGrpc.getResolveMethod(), request, "Resolve " + service)
@@ -28,6 +30,7 @@ public final class RegistryReads {
   }
 
   public CompletableFuture<Optional<Route>> lookup(String name) {
+    Objects.requireNonNull(name, "name");
     core.ensureOpen("lookup " + name);
     return core.onCallbacks(core.calls()
         .call(Calls.Target.READ, RoutingGrpc.getLookupMethod(), LookupRequest.newBuilder().setName(name).build(), "Lookup " + name)
@@ -35,6 +38,7 @@ public final class RegistryReads {
   }
 
   public CompletableFuture<List<Route>> routes(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
     core.ensureOpen("routes " + prefix);
     CompletableFuture<List<Route>> all = new CompletableFuture<>();
     routesFrom(ListRoutesRequest.newBuilder().setPrefix(prefix).build(), new ArrayList<>(), all);
