@@ -103,7 +103,7 @@ interface LatencyCluster extends AutoCloseable {
 
     @Override
     public boolean isReadyLeader() {
-      return node.isLeader() && node.ticker().scheduler().isActive();
+      return node.isLeader() && node.diagnostics().ticker().scheduler().isActive();
     }
 
     @Override
@@ -131,12 +131,12 @@ interface LatencyCluster extends AutoCloseable {
     @Override
     public void recordCommits(long base, int length) {
       recording = new CommitTimes(base, length);
-      node.commitClock().listen(recording, base);
+      node.diagnostics().commitClock().listen(recording, base);
     }
 
     @Override
     public CommitTimes commitTimes() {
-      node.commitClock().listen(null, 0);
+      node.diagnostics().commitClock().listen(null, 0);
       return recording;
     }
 

@@ -20,8 +20,6 @@ import io.leasehold.proto.v1.TakeSnapshotRequest;
 import io.leasehold.proto.v1.TakeSnapshotResponse;
 import io.leasehold.proto.v1.TransferLeadershipRequest;
 import io.leasehold.proto.v1.TransferLeadershipResponse;
-import io.leasehold.server.LeaseholdNode;
-import io.leasehold.server.Members;
 import io.leasehold.server.admin.ClusterAdmin;
 import io.leasehold.statemachine.core.InvalidArgumentException;
 import java.io.IOException;
@@ -46,9 +44,9 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   private static final Duration DEFAULT_TRANSFER_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration DEFAULT_SNAPSHOT_TIMEOUT = Duration.ofSeconds(60);
 
-  private final LeaseholdNode node;
+  private final LocalMember node;
 
-  public ClusterService(LeaseholdNode node) {
+  public ClusterService(LocalMember node) {
     this.node = node;
   }
 
@@ -215,7 +213,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
         .sorted(java.util.Comparator.comparing(p -> p.getId().toString()))
         .map(peer -> {
           Member.Builder m = Member.newBuilder().setId(peer.getId().toString()).setPeerAddress(peer.getAddress());
-          Members.clientAddress(peer, node.config()).ifPresent(m::setClientAddress);
+          node.clientAddress(peer).ifPresent(m::setClientAddress);
           return m.build();
         })
         .toList();
@@ -243,10 +241,10 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
       try {
         f = call.get();
       } catch (RuntimeException e) {
-        node.auth().record(caller, action, target, "invalid: " + e.getMessage(), detail);
+        node.audit(caller, action, target, "invalid: " + e.getMessage(), detail);
         throw e;
       }
-      f.whenComplete((v, e) -> node.auth().record(caller, action, target, e == null ? "ok" : "failed: " + status(e).getMessage(), detail));
+      f.whenComplete((v, e) -> node.audit(caller, action, target, e == null ? "ok" : "failed: " + status(e).getMessage(), detail));
       return f;
     };
   }
