@@ -21,6 +21,7 @@ import io.leasehold.proto.v1.TakeSnapshotResponse;
 import io.leasehold.proto.v1.TransferLeadershipRequest;
 import io.leasehold.proto.v1.TransferLeadershipResponse;
 import io.leasehold.server.admin.ClusterAdmin;
+import io.leasehold.server.rpc.GrpcErrors;
 import io.leasehold.statemachine.core.InvalidArgumentException;
 import java.io.IOException;
 import java.io.InputStream;

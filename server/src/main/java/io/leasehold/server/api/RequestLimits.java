@@ -18,6 +18,7 @@ import io.leasehold.proto.v1.RegistryGrpc;
 import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.server.NodeConfig;
 import io.leasehold.server.auth.Caller;
+import io.leasehold.server.rpc.RequestGate;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;

@@ -1,4 +1,4 @@
-package io.leasehold.server.api;
+package io.leasehold.server.rpc;
 
 import io.grpc.Metadata;
 import io.grpc.Status;
