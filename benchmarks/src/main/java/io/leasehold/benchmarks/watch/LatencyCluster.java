@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
+import org.apache.ratis.statemachine.SnapshotInfo;
 
 /**
  * The three-node cluster the latency run measures: in this JVM ({@link #inThisJvm}, the default)
@@ -118,7 +119,7 @@ interface LatencyCluster extends AutoCloseable {
 
     @Override
     public long latestSnapshotIndex() {
-      org.apache.ratis.statemachine.SnapshotInfo latest = node.division().getStateMachine().getLatestSnapshot();
+      SnapshotInfo latest = node.division().getStateMachine().getLatestSnapshot();
       return latest == null ? 0L : latest.getIndex();
     }
 

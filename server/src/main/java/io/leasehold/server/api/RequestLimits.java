@@ -1,6 +1,8 @@
 package io.leasehold.server.api;
 
+import com.google.protobuf.Any;
 import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.Duration;
 import com.google.protobuf.WireFormat;
 import com.google.rpc.RetryInfo;
 import io.grpc.Attributes;
@@ -145,8 +147,8 @@ public final class RequestLimits implements ServerInterceptor {
     com.google.rpc.Status detail = com.google.rpc.Status.newBuilder()
         .setCode(Status.Code.RESOURCE_EXHAUSTED.value())
         .setMessage(text)
-        .addDetails(com.google.protobuf.Any.pack(RetryInfo.newBuilder()
-            .setRetryDelay(com.google.protobuf.Duration.newBuilder()
+        .addDetails(Any.pack(RetryInfo.newBuilder()
+            .setRetryDelay(Duration.newBuilder()
                 .setSeconds(retryMillis / 1000).setNanos((int) (retryMillis % 1000) * 1_000_000))
             .build()))
         .build();

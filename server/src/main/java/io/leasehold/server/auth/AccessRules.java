@@ -33,6 +33,7 @@ import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.statemachine.core.AccessView;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -95,7 +96,7 @@ public final class AccessRules {
       }
     }
     Permission p = rule.permission();
-    String what = p.name().toLowerCase(java.util.Locale.ROOT);
+    String what = p.name().toLowerCase(Locale.ROOT);
     Scope scope = rule.scope().apply(request);
     if (scope instanceof Scope.Names n) {
       if (n.names().isEmpty()) {

@@ -1,5 +1,6 @@
 package io.leasehold.statemachine.core;
 
+import com.google.protobuf.Duration;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.Attributes;
@@ -171,9 +172,9 @@ final class LeaseCommands {
     long shortestHeartbeat = Long.MAX_VALUE;
     // Leases renewed together mostly share a TTL and heartbeat: build their Durations once.
     long ttlMicros = -1;
-    com.google.protobuf.Duration ttl = null;
+    Duration ttl = null;
     long heartbeatMicros = -1;
-    com.google.protobuf.Duration heartbeat = null;
+    Duration heartbeat = null;
     for (RenewItem item : r.getItemsList()) {
       RenewResult.Builder result = RenewResult.newBuilder().setName(item.getName()).setToken(item.getToken());
       Optional<LeaseRecord> current = tx.get(item.getName());

@@ -2,6 +2,7 @@ package io.leasehold.statemachine.core;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.AuditRecordResponse;
 import io.leasehold.proto.v1.CommandBatch;
 import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.GetRequest;
@@ -12,9 +13,11 @@ import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.proto.v1.ListRequest;
 import io.leasehold.proto.v1.ListResponse;
 import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.LogFormatReply;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ReadReply;
+import io.leasehold.proto.v1.RefusedCommand;
 import io.leasehold.proto.v1.ReplyBatch;
 import io.leasehold.proto.v1.SetLogFormat;
 import io.leasehold.proto.v1.SetLogFormatResponse;
@@ -245,7 +248,7 @@ public final class LeaseCore {
       case REVOKE_ROLE -> LogReply.newBuilder().setRevokeRole(auth.revokeRole(tx, command.getRevokeRole())).build();
       case BOOTSTRAP_ADMIN -> LogReply.newBuilder().setBootstrapAdmin(auth.bootstrapAdmin(tx, command.getBootstrapAdmin())).build();
       case AUDIT_RECORD -> LogReply.newBuilder()
-          .setAuditRecord(io.leasehold.proto.v1.AuditRecordResponse.newBuilder().setRevision(tx.index)).build();
+          .setAuditRecord(AuditRecordResponse.newBuilder().setRevision(tx.index)).build();
       // Format 1 knows no batches: applied as no command, as a node that predates them applies it.
       case BATCH -> throw new InvalidArgumentException("batch", "log format " + logFormat + " carries one command an entry");
       case COMMAND_NOT_SET -> throw new InvalidArgumentException("command", "the log entry carries no command");
@@ -254,7 +257,7 @@ public final class LeaseCore {
 
   private static LogReply refused(RefusedException e) {
     return LogReply.newBuilder()
-        .setRefused(io.leasehold.proto.v1.RefusedCommand.newBuilder()
+        .setRefused(RefusedCommand.newBuilder()
             .setCode(e.kind().grpcCode()).setField(e.field()).setMessage(e.getMessage()))
         .build();
   }
@@ -314,7 +317,7 @@ public final class LeaseCore {
       case LIST_GRANTS -> ReadReply.newBuilder().setListGrants(auth.listGrants(query.getListGrants())).build();
       case AUDIT -> ReadReply.newBuilder().setAudit(audit.read(query.getAudit())).build();
       case LOG_FORMAT -> ReadReply.newBuilder()
-          .setLogFormat(io.leasehold.proto.v1.LogFormatReply.newBuilder().setNewest(LogFormat.NEWEST).setCurrent(logFormat)).build();
+          .setLogFormat(LogFormatReply.newBuilder().setNewest(LogFormat.NEWEST).setCurrent(logFormat)).build();
       case CONFIRM_LEADERSHIP -> throw new InvalidArgumentException("query", "confirm_leadership is answered by the server, not the store");
       case QUERY_NOT_SET -> throw new InvalidArgumentException("query", "carries no request");
     };
