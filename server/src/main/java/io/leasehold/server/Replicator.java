@@ -2,22 +2,33 @@ package io.leasehold.server;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
+import io.grpc.Context;
+import io.leasehold.proto.v1.ConfirmLeadership;
 import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.LogFormatQuery;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ReadReply;
 import io.leasehold.server.raft.LeadershipCheck;
+import io.leasehold.server.raft.WriteTrace;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientRpc;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -28,6 +39,7 @@ import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.RaftException;
 import org.apache.ratis.protocol.exceptions.ReadIndexException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.rpc.CallId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
@@ -67,23 +79,23 @@ public final class Replicator implements AutoCloseable {
    * limit is reached, which under overload parked thousands of gRPC threads; instead a write
    * beyond this bound is refused at once (RESOURCE_EXHAUSTED) and the client backs off.
    */
-  private final java.util.concurrent.Semaphore pendingWrites;
+  private final Semaphore pendingWrites;
   private final int maxPendingWrites;
 
   private final LeadershipCheck leadershipCheck;
-  private final java.time.Duration requestTimeout;
+  private final Duration requestTimeout;
   private final WriteBatcher batcher;
-  private volatile io.leasehold.server.raft.WriteTrace trace;
+  private volatile WriteTrace trace;
   private final HeldResends held = new HeldResends();
   private static final long NOT_READY_PAUSE_MILLIS = 10;
 
   Replicator(RaftClient client, RaftServer server, RaftGroupId groupId, RaftPeerId selfId,
-             LeaseStateMachine stateMachine, LongSupplier wallClockMicros, int maxPendingWrites, java.time.Duration requestTimeout,
+             LeaseStateMachine stateMachine, LongSupplier wallClockMicros, int maxPendingWrites, Duration requestTimeout,
              LeadershipCheck leadershipCheck) {
     this.leadershipCheck = leadershipCheck;
     this.requestTimeout = requestTimeout;
     this.requestTimeoutNanos = requestTimeout.toNanos();
-    this.pendingWrites = new java.util.concurrent.Semaphore(maxPendingWrites);
+    this.pendingWrites = new Semaphore(maxPendingWrites);
     this.maxPendingWrites = maxPendingWrites;
     this.client = client;
     this.server = server;
@@ -106,7 +118,7 @@ public final class Replicator implements AutoCloseable {
 
   /** Replicates a command through the leader and returns the reply of its application. */
   public CompletableFuture<LogReply> propose(LogCommand command) {
-    io.leasehold.server.raft.WriteTrace trace = this.trace;
+    WriteTrace trace = this.trace;
     if (trace != null) {
       long started = System.nanoTime();
       return proposeNow(command).whenComplete((reply, error) -> {
@@ -121,7 +133,7 @@ public final class Replicator implements AutoCloseable {
   }
 
   /** Traces every proposal's start and answer by its entry's index ({@code --trace-writes}). */
-  void traceWith(io.leasehold.server.raft.WriteTrace trace) {
+  void traceWith(WriteTrace trace) {
     this.trace = trace;
   }
 
@@ -140,7 +152,7 @@ public final class Replicator implements AutoCloseable {
       return CompletableFuture.failedFuture(new OverloadedException("more than " + maxPendingWrites
           + " writes are already waiting for the leader on this node; retry with backoff"));
     }
-    io.grpc.Context caller = io.grpc.Context.current();
+    Context caller = Context.current();
     CompletableFuture<LogReply> reply;
     try {
       reply = batcher.submit(command, caller::isCancelled);
@@ -156,7 +168,7 @@ public final class Replicator implements AutoCloseable {
     // Call ids from Ratis's own counter: forwarded writes share the client's per-server reply
     // map (keyed by call id alone) with the reads it sends, and a counter of our own collided
     // with theirs ("Entry already exists for key 1 in map ...:ReplyMap"; seen in a soak).
-    RaftClientRequest request = writeRequest(writeClientId, org.apache.ratis.rpc.CallId.getAndIncrement(), message(command), selfId);
+    RaftClientRequest request = writeRequest(writeClientId, CallId.getAndIncrement(), message(command), selfId);
     CompletableFuture<RaftClientReply> answer = new CompletableFuture<>();
     submit(request, leaderOrSelf(), System.nanoTime() + requestTimeoutNanos, abandoned, 0, answer);
     return answer.thenApply(Replicator::logReply);
@@ -199,7 +211,7 @@ public final class Replicator implements AutoCloseable {
         // must too. Without it a proxy whose stream had closed (the peer was down for a while)
         // stayed closed, and every write forwarded to that peer failed at once ("is closed")
         // even once it was back and led: the failover benchmark's 5 s kills.
-        org.apache.ratis.client.RaftClientRpc rpc = client.getClientRpc();
+        RaftClientRpc rpc = client.getClientRpc();
         rpc.handleException(target, failure, rpc.shouldReconnect(failure));
       }
       if (System.nanoTime() - deadlineNanos > 0 || abandoned.getAsBoolean()) {
@@ -248,7 +260,7 @@ public final class Replicator implements AutoCloseable {
    */
   private CompletableFuture<RaftClientReply> submitHere(RaftClientRequest request) throws IOException {
     RaftServer.Division division = server.getDivision(groupId);
-    return division instanceof org.apache.ratis.protocol.RaftClientAsynchronousProtocol direct
+    return division instanceof RaftClientAsynchronousProtocol direct
         ? direct.submitClientRequestAsync(request)
         : server.submitClientRequestAsync(request);
   }
@@ -265,7 +277,7 @@ public final class Replicator implements AutoCloseable {
   private RaftPeerId nextPeer(RaftPeerId after) {
     try {
       List<RaftPeerId> peers = server.getDivision(groupId).getGroup().getPeers().stream()
-          .map(RaftPeer::getId).sorted(java.util.Comparator.comparing(RaftPeerId::toString)).toList();
+          .map(RaftPeer::getId).sorted(Comparator.comparing(RaftPeerId::toString)).toList();
       int i = peers.indexOf(after);
       return peers.isEmpty() ? selfId : peers.get((i + 1) % peers.size());
     } catch (IOException e) {
@@ -285,7 +297,7 @@ public final class Replicator implements AutoCloseable {
   }
 
   private static Throwable unwrap(Throwable t) {
-    while ((t instanceof CompletionException || t instanceof java.util.concurrent.ExecutionException) && t.getCause() != null) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
       t = t.getCause();
     }
     return t;
@@ -364,7 +376,7 @@ public final class Replicator implements AutoCloseable {
       return CompletableFuture.failedFuture(new ReadIndexException(selfId + " knows no leader in term " + term));
     }
     ReadQuery confirm = ReadQuery.newBuilder()
-        .setConfirmLeadership(io.leasehold.proto.v1.ConfirmLeadership.newBuilder().setTerm(term)).build();
+        .setConfirmLeadership(ConfirmLeadership.newBuilder().setTerm(term)).build();
     return client.async().sendReadOnlyUnordered(message(confirm), leader).thenApply(reply -> {
       content(reply);
       return null;
@@ -373,7 +385,7 @@ public final class Replicator implements AutoCloseable {
 
   /** The newest log format {@code member}'s code applies; fails if the member does not know the question (older code). */
   public CompletableFuture<Integer> newestLogFormatOf(RaftPeerId member) {
-    ReadQuery ask = ReadQuery.newBuilder().setLogFormat(io.leasehold.proto.v1.LogFormatQuery.getDefaultInstance()).build();
+    ReadQuery ask = ReadQuery.newBuilder().setLogFormat(LogFormatQuery.getDefaultInstance()).build();
     return client.async().sendReadOnlyUnordered(message(ask), member).thenApply(reply -> {
       try {
         return ReadReply.parseFrom(content(reply)).getLogFormat().getNewest();
@@ -395,7 +407,7 @@ public final class Replicator implements AutoCloseable {
     }
   }
 
-  private static java.nio.ByteBuffer content(RaftClientReply reply) {
+  private static ByteBuffer content(RaftClientReply reply) {
     if (!reply.isSuccess()) {
       throw new CompletionException(reply.getException());
     }

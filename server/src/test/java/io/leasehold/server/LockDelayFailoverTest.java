@@ -81,7 +81,7 @@ class LockDelayFailoverTest {
     LeaseholdNode newLeader = cluster.awaitLeader();
     assertNotEquals(oldLeader.id(), newLeader.id());
     // The new leader tracks the bar it found in the state, due a full delay after its promotion.
-    await("the new leader tracks the bar", Duration.ofSeconds(5), () -> newLeader.ticker().scheduler()
+    await("the new leader tracks the bar", Duration.ofSeconds(5), () -> newLeader.diagnostics().ticker().scheduler()
         .remainingNanos(io.leasehold.statemachine.core.TimedBar.Kind.LOCK_DELAY, "lock/failover", System.nanoTime()).isPresent());
     for (LeaseholdNode node : cluster.running()) {
       AcquireResponse r = cluster.leases(node.id()).acquire(acquire("lock/failover", "runner-2", 10));

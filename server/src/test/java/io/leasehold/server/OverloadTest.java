@@ -52,9 +52,9 @@ class OverloadTest {
       // The pool's threads are named <id>-client-thread<n>, numbered from 1 as they are created.
       long poolThreads = Thread.getAllStackTraces().keySet().stream()
           .filter(t -> t.getName().startsWith(leader + "-client-thread")).count();
-      assertTrue(poolThreads >= 1 && poolThreads <= LeaseholdNode.RATIS_CLIENT_THREADS,
+      assertTrue(poolThreads >= 1 && poolThreads <= RaftSettings.RATIS_CLIENT_THREADS,
           "the leader's Ratis client pool threads after a burst of 1000 forwarded writes: " + poolThreads
-              + ", bound " + LeaseholdNode.RATIS_CLIENT_THREADS);
+              + ", bound " + RaftSettings.RATIS_CLIENT_THREADS);
     }
   }
 

@@ -207,7 +207,7 @@ public final class TestCluster implements AutoCloseable {
   /** Waits until a running node leads with its expiry ticker promoted (leader ready). */
   public LeaseholdNode awaitLeader() {
     await("a ready leader", Duration.ofSeconds(30),
-        () -> leader().filter(l -> l.ticker().scheduler().isActive()).isPresent());
+        () -> leader().filter(l -> l.diagnostics().ticker().scheduler().isActive()).isPresent());
     return leader().orElseThrow();
   }
 

@@ -99,10 +99,10 @@ class ThreeNodeClusterTest {
     record Commit(long fromExclusive, long toInclusive, long nanoTime) {}
     java.util.List<Commit> onLeader = new java.util.concurrent.CopyOnWriteArrayList<>();
     java.util.List<Commit> onFollowers = new java.util.concurrent.CopyOnWriteArrayList<>();
-    leader.commitClock().listen((from, to, t) -> onLeader.add(new Commit(from, to, t)),
+    leader.diagnostics().commitClock().listen((from, to, t) -> onLeader.add(new Commit(from, to, t)),
         leader.division().getRaftLog().getLastCommittedIndex());
     for (LeaseholdNode f : cluster.followers()) {
-      f.commitClock().listen((from, to, t) -> onFollowers.add(new Commit(from, to, t)), f.division().getRaftLog().getLastCommittedIndex());
+      f.diagnostics().commitClock().listen((from, to, t) -> onFollowers.add(new Commit(from, to, t)), f.division().getRaftLog().getLastCommittedIndex());
     }
     for (int i = 0; i < 5; i++) {
       long sent = System.nanoTime();
@@ -278,7 +278,7 @@ class ThreeNodeClusterTest {
     // granted + TTL.
     assertTrue(gone - ready >= ttlNanos - Duration.ofMillis(150).toNanos(),
         "expired " + (gone - ready) / 1_000_000 + " ms after the new leader was ready; TTL is 2000 ms");
-    assertEquals(r.getLease().getToken(), newLeader.ticker().scheduler().tracked() == 0 ? r.getLease().getToken() : -1,
+    assertEquals(r.getLease().getToken(), newLeader.diagnostics().ticker().scheduler().tracked() == 0 ? r.getLease().getToken() : -1,
         "the new leader forgot the lease once it expired");
   }
 

@@ -1,6 +1,7 @@
 package io.leasehold.benchmarks.compare;
 
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.maintenance.StatusResponse;
 import io.leasehold.cli.DurationConverter;
 import io.leasehold.cli.Json;
 import io.leasehold.cli.bench.AcquireRelease;
@@ -11,15 +12,19 @@ import io.leasehold.cli.bench.NodeStats;
 import io.leasehold.cli.bench.Progress;
 import io.leasehold.cli.bench.Renew;
 import io.leasehold.cli.bench.WatchLatency;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalDouble;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -70,7 +75,7 @@ public final class EtcdBench implements Runnable {
 
   static int print(EtcdBench root, BenchReport report) {
     if (root.output.equals("table")) {
-      report.printTable(new java.io.PrintWriter(System.out, true));
+      report.printTable(new PrintWriter(System.out, true));
     } else {
       System.out.println(Json.compact(report.json()));
     }
@@ -115,12 +120,12 @@ public final class EtcdBench implements Runnable {
         }
         AcquireRelease.Target<EtcdTargets.Held> target = new AcquireRelease.Target<>() {
           @Override
-          public java.util.concurrent.CompletableFuture<EtcdTargets.Held> acquire(int worker, String name) {
+          public CompletableFuture<EtcdTargets.Held> acquire(int worker, String name) {
             return perClient.get(worker % perClient.size()).acquire(worker, name);
           }
 
           @Override
-          public java.util.concurrent.CompletableFuture<Void> release(int worker, EtcdTargets.Held held) {
+          public CompletableFuture<Void> release(int worker, EtcdTargets.Held held) {
             return perClient.get(worker % perClient.size()).release(worker, held);
           }
         };
@@ -197,12 +202,12 @@ public final class EtcdBench implements Runnable {
       try (Client writer = client(root.endpoints)) {
         String leader = null;
         String follower = null;
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (leader == null || follower == null) {
           leader = null;
           follower = null;
           for (String e : root.endpoints) {
-            io.etcd.jetcd.maintenance.StatusResponse s = writer.getMaintenanceClient().statusMember("http://" + e.trim()).get();
+            StatusResponse s = writer.getMaintenanceClient().statusMember("http://" + e.trim()).get();
             if (s.getLeader() != 0 && s.getLeader() == s.getHeader().getMemberId()) {
               leader = e.trim();
             } else if (follower == null) {
@@ -243,7 +248,7 @@ public final class EtcdBench implements Runnable {
             Progress.off());
       } finally {
         try (var paths = Files.walk(dir)) {
-          for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
             Files.deleteIfExists(p);
           }
         }

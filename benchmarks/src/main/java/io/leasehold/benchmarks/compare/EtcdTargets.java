@@ -3,11 +3,14 @@ package io.leasehold.benchmarks.compare;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
+import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.lock.LockResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
@@ -70,7 +73,7 @@ final class EtcdTargets {
 
   static AcquireRelease.Target<Held> acquireRelease(Client client, Shape shape, Duration ttl, int workers) {
     KV kv = client.getKVClient();
-    io.etcd.jetcd.Lease leases = client.getLeaseClient();
+    Lease leases = client.getLeaseClient();
     long[] sessions = new long[workers];
     if (shape == Shape.SESSION) {
       for (int w = 0; w < workers; w++) {
@@ -208,7 +211,7 @@ final class EtcdTargets {
       public long lock(int worker, String name) throws Exception {
         Client c = clients.get(worker % clients.size());
         Session s = sessions.computeIfAbsent(worker, w -> new Session(c, ttl, () -> { }));
-        io.etcd.jetcd.lock.LockResponse r = c.getLockClient().lock(bytes(name), s.leaseId).get();
+        LockResponse r = c.getLockClient().lock(bytes(name), s.leaseId).get();
         ownership.put(worker + "|" + name, r.getKey());
         return r.getHeader().getRevision();
       }
@@ -253,7 +256,7 @@ final class EtcdTargets {
         }
         String first = names.get(0);
         String prefix = first.substring(0, first.lastIndexOf('/') + 1);
-        return kv.delete(bytes(prefix), io.etcd.jetcd.options.DeleteOption.builder().isPrefix(true).build()).thenAccept(r -> { });
+        return kv.delete(bytes(prefix), DeleteOption.builder().isPrefix(true).build()).thenAccept(r -> { });
       }
     };
   }

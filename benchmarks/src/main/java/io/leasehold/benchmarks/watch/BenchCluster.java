@@ -64,7 +64,7 @@ final class BenchCluster implements AutoCloseable {
 
   /** Waits until a node leads with its expiry ticker promoted (leader ready), as TestCluster does. */
   LeaseholdNode awaitReadyLeader(Duration timeout) {
-    await("a ready leader", timeout, () -> leader().filter(l -> l.ticker().scheduler().isActive()).isPresent());
+    await("a ready leader", timeout, () -> leader().filter(l -> l.diagnostics().ticker().scheduler().isActive()).isPresent());
     return leader().orElseThrow();
   }
 

@@ -1,5 +1,6 @@
 package io.leasehold.benchmarks.watch;
 
+import com.google.protobuf.Duration;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.leasehold.proto.v1.AcquireRequest;
@@ -18,7 +19,7 @@ import org.HdrHistogram.Recorder;
 final class ClosedLoop {
   private final LeasesGrpc.LeasesStub stub;
   private final String tag;
-  private final com.google.protobuf.Duration ttl;
+  private final Duration ttl;
   final AtomicLong seq = new AtomicLong();
   final AtomicInteger outstanding = new AtomicInteger();
   final LongAdder granted = new LongAdder();
@@ -31,7 +32,7 @@ final class ClosedLoop {
   ClosedLoop(LeasesGrpc.LeasesStub stub, String tag, Options options) {
     this.stub = stub;
     this.tag = tag;
-    this.ttl = com.google.protobuf.Duration.newBuilder().setSeconds(options.ttl.toSeconds()).build();
+    this.ttl = Duration.newBuilder().setSeconds(options.ttl.toSeconds()).build();
   }
 
   /** Runs a loop for a while and waits for its last replies: an unrecorded warmup of the JVM and the cluster. */

@@ -1,5 +1,6 @@
 package io.leasehold.benchmarks.watch;
 
+import io.leasehold.benchmarks.Dirs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,7 +56,7 @@ final class ClusterHome implements AutoCloseable {
 
   private static void deleteRecursively(Path dir) {
     try {
-      io.leasehold.benchmarks.Dirs.deleteRecursively(dir);
+      Dirs.deleteRecursively(dir);
     } catch (IOException e) {
       System.err.println("could not delete " + dir + ": " + e);
     }

@@ -1,6 +1,8 @@
 package io.leasehold.benchmarks.watch;
 
 import io.leasehold.server.raft.CommitClock;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -58,7 +60,7 @@ final class CommitTimes implements CommitClock.Listener {
   }
 
   void writeTo(Path file) throws IOException {
-    try (DataOutputStream out = new DataOutputStream(new java.io.BufferedOutputStream(Files.newOutputStream(file)))) {
+    try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file)))) {
       out.writeLong(base);
       out.writeInt(nanos.length());
       for (int i = 0; i < nanos.length(); i++) {
@@ -68,7 +70,7 @@ final class CommitTimes implements CommitClock.Listener {
   }
 
   static CommitTimes readFrom(Path file) throws IOException {
-    try (DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(Files.newInputStream(file)))) {
+    try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file)))) {
       CommitTimes times = new CommitTimes(in.readLong(), in.readInt());
       for (int i = 0; i < times.nanos.length(); i++) {
         times.nanos.set(i, in.readLong());

@@ -1,14 +1,21 @@
 package io.leasehold.benchmarks.watch;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * CPU time per thread group over an interval (threads grouped by name with their numbers
@@ -61,7 +68,7 @@ final class CpuProfile {
     // stop-the-world operation. Thread.getAllStackTraces(), used until 2026-11-24, is one (a
     // "ThreadDump" safepoint): it stopped the latency run's three nodes for 5 ms at the first
     // send of its recorded period and 30 ms at its end (-Xlog:safepoint).
-    for (java.lang.management.ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
+    for (ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
       if (info == null) {
         continue;  // ended since its id was read
       }
@@ -92,7 +99,7 @@ final class CpuProfile {
     }
     double wall = (wallNanos - before.wallNanos) / 1e9;
     double process = (processCpuNanos - before.processCpuNanos) / 1e9;
-    java.util.ArrayList<String> lines = new java.util.ArrayList<>();
+    ArrayList<String> lines = new ArrayList<>();
     lines.add(String.format(Locale.ROOT, "process CPU %.1f s over %.1f s wall = %.2f cores (machine has %d); load average before: %s, after: %s",
         process, wall, process / wall, Runtime.getRuntime().availableProcessors(), before.loadAverage, loadAverage));
     long javaTotal = groups.values().stream().mapToLong(Long::longValue).sum();
@@ -106,7 +113,7 @@ final class CpuProfile {
     if (!osThreads.isEmpty()) {
       // Threads the JVM does not list (JIT compilers, GC, RocksDB's native threads) and threads that
       // started and ended within the interval, from /proc (names cut to 15 characters by the OS).
-      java.util.Set<String> javaNames = new java.util.HashSet<>();
+      Set<String> javaNames = new HashSet<>();
       perThread.values().forEach(e -> javaNames.add(osName(e.getKey())));
       before.perThread.values().forEach(e -> javaNames.add(osName(e.getKey())));
       Map<String, Long> others = new HashMap<>();
@@ -164,7 +171,7 @@ final class CpuProfile {
       g[0] += s;
       g[1] += w;
     }
-    List<String> lines = new java.util.ArrayList<>();
+    List<String> lines = new ArrayList<>();
     lines.add(String.format(Locale.ROOT, "  scheduler: %.0f wake-ups (timeslices) a second; on average %.1f threads were runnable "
             + "and waiting for a core, %.3f ms a wake-up; by wake-ups:",
         slices / wall, waitNanos / 1e9 / wall, slices > 0 ? waitNanos / 1e6 / slices : 0.0));
@@ -200,13 +207,13 @@ final class CpuProfile {
   }
 
   /** Cores the OS threads whose names {@code match} used since {@code before} (Linux; 0 elsewhere). */
-  private double coresSince(CpuProfile before, java.util.function.Predicate<String> match) {
+  private double coresSince(CpuProfile before, Predicate<String> match) {
     return cpuNanos(osThreads, before.osThreads, match) / 1e9 / wallSecondsSince(before);
   }
 
   /** CPU ns the threads of {@code now} (tid to name and CPU ns) whose names {@code match} used since {@code then}. */
   private static long cpuNanos(Map<Long, Map.Entry<String, Long>> now, Map<Long, Map.Entry<String, Long>> then,
-      java.util.function.Predicate<String> match) {
+      Predicate<String> match) {
     long nanos = 0;
     for (Map.Entry<Long, Map.Entry<String, Long>> e : now.entrySet()) {
       if (match.test(e.getValue().getKey())) {
@@ -233,7 +240,7 @@ final class CpuProfile {
       return out;
     }
     long nanosPerTick = 10_000_000L;  // USER_HZ is 100 on Linux
-    try (java.util.stream.Stream<Path> list = Files.list(tasks)) {
+    try (Stream<Path> list = Files.list(tasks)) {
       for (Path t : (Iterable<Path>) list::iterator) {
         try {
           String stat = Files.readString(t.resolve("stat"));
@@ -264,7 +271,7 @@ final class CpuProfile {
   }
 
   private static long processCpu() {
-    if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+    if (ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os) {
       return os.getProcessCpuTime();
     }
     return 0;

@@ -1,13 +1,22 @@
 package io.leasehold.benchmarks.watch;
 
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.leasehold.proto.v1.ClusterGrpc;
 import io.leasehold.proto.v1.EventView;
 import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.TakeSnapshotRequest;
+import io.leasehold.proto.v1.TakeSnapshotResponse;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.server.LeaseholdNode;
+import io.leasehold.statemachine.store.RocksDbStore;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -119,7 +128,7 @@ final class FanoutBenchmark {
   private final Options options;
   private final PrintStream out;
   private final PhaseProfiler profiler;
-  private final Map<LeaseholdNode, ManagedChannel> adminChannels = new java.util.HashMap<>();
+  private final Map<LeaseholdNode, ManagedChannel> adminChannels = new HashMap<>();
   /** This run's watchers, on the leader (set by {@link #run}). */
   private WatcherFleet fleet;
   /** With {@code --watchers-in=capped-process}: the control groups that hold the two processes to their cores. */
@@ -173,8 +182,8 @@ final class FanoutBenchmark {
       }
       out.printf(Locale.ROOT, "  watchers run %s (pid %d)%n", child.where(), child.pid());
       return child;
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException("starting the watcher process", e);
+    } catch (IOException e) {
+      throw new UncheckedIOException("starting the watcher process", e);
     }
   }
 
@@ -222,13 +231,13 @@ final class FanoutBenchmark {
     for (LeaseholdNode node : cluster.nodes()) {
       ManagedChannel channel = adminChannels.computeIfAbsent(node, cluster::channel);
       try {
-        io.leasehold.proto.v1.TakeSnapshotResponse r = io.leasehold.proto.v1.ClusterGrpc.newBlockingStub(channel)
+        TakeSnapshotResponse r = ClusterGrpc.newBlockingStub(channel)
             .withDeadlineAfter(120, TimeUnit.SECONDS)
-            .takeSnapshot(io.leasehold.proto.v1.TakeSnapshotRequest.getDefaultInstance());
+            .takeSnapshot(TakeSnapshotRequest.getDefaultInstance());
         out.printf(Locale.ROOT, "  snapshot on %s at index %d (%d bytes), so that none falls inside the phase%n", r.getId(), r.getIndex(),
             r.getSizeBytes());
-      } catch (io.grpc.StatusRuntimeException e) {
-        if (e.getStatus().getCode() != io.grpc.Status.Code.FAILED_PRECONDITION) {
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.FAILED_PRECONDITION) {
           throw e;
         }
         // With --jvm-warmup=0 the first phase starts on a cluster that has stored nothing yet.
@@ -247,13 +256,13 @@ final class FanoutBenchmark {
   private void settleEveryStore() throws InterruptedException {
     long start = System.nanoTime();
     for (LeaseholdNode node : cluster.nodes()) {
-      if (node.stateMachine().core().store() instanceof io.leasehold.statemachine.store.RocksDbStore rocks) {
+      if (node.stateMachine().core().store() instanceof RocksDbStore rocks) {
         try {
           if (!rocks.settle(Duration.ofSeconds(60))) {
             out.printf(Locale.ROOT, "  WARNING: %s's store still flushing or compacting after 60 s%n", node.id());
           }
-        } catch (java.io.IOException e) {
-          throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
         }
       }
     }

@@ -61,7 +61,7 @@ final class FollowerPath {
     this.commitReceivedNs = new AtomicLongArray(size);
     this.answeredNs = new AtomicLongArray(size);
     this.appliedNs = new AtomicLongArray(size);
-    leader.replicationTrace().listen(new ReplicationTrace.Listener() {
+    leader.diagnostics().replicationTrace().listen(new ReplicationTrace.Listener() {
       @Override
       public void appendBuilt(String to, long leaderCommit, long lastIndex, boolean heartbeat, long nanos) {
         int s = slot(leaderCommit);
@@ -71,7 +71,7 @@ final class FollowerPath {
         }
       }
     });
-    follower.replicationTrace().listen(new ReplicationTrace.Listener() {
+    follower.diagnostics().replicationTrace().listen(new ReplicationTrace.Listener() {
       @Override
       public void appendReceived(long lastIndex, long nanos) {
         first(receivedNs, lastIndex, nanos);
@@ -95,8 +95,8 @@ final class FollowerPath {
   }
 
   void stop() {
-    leader.replicationTrace().listen(null);
-    follower.replicationTrace().listen(null);
+    leader.diagnostics().replicationTrace().listen(null);
+    follower.diagnostics().replicationTrace().listen(null);
   }
 
   private int slot(long index) {

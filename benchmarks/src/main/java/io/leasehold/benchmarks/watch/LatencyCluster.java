@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
+import org.apache.ratis.statemachine.SnapshotInfo;
 
 /**
  * The three-node cluster the latency run measures: in this JVM ({@link #inThisJvm}, the default)
@@ -103,7 +104,7 @@ interface LatencyCluster extends AutoCloseable {
 
     @Override
     public boolean isReadyLeader() {
-      return node.isLeader() && node.ticker().scheduler().isActive();
+      return node.isLeader() && node.diagnostics().ticker().scheduler().isActive();
     }
 
     @Override
@@ -118,7 +119,7 @@ interface LatencyCluster extends AutoCloseable {
 
     @Override
     public long latestSnapshotIndex() {
-      org.apache.ratis.statemachine.SnapshotInfo latest = node.division().getStateMachine().getLatestSnapshot();
+      SnapshotInfo latest = node.division().getStateMachine().getLatestSnapshot();
       return latest == null ? 0L : latest.getIndex();
     }
 
@@ -131,12 +132,12 @@ interface LatencyCluster extends AutoCloseable {
     @Override
     public void recordCommits(long base, int length) {
       recording = new CommitTimes(base, length);
-      node.commitClock().listen(recording, base);
+      node.diagnostics().commitClock().listen(recording, base);
     }
 
     @Override
     public CommitTimes commitTimes() {
-      node.commitClock().listen(null, 0);
+      node.diagnostics().commitClock().listen(null, 0);
       return recording;
     }
 

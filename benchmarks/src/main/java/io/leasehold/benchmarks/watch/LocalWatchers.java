@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /** Counting watchers in this JVM, spread over a few client channels (see {@link CountingWatch}). */
@@ -142,7 +143,7 @@ final class LocalWatchers implements WatcherFleet {
     volatile long bytesWithEvents;
     volatile boolean inOrder = true;
     /** Bytes of message bodies as received, counted by gRPC's stream tracer on its transport thread. */
-    final java.util.concurrent.atomic.LongAdder wireBytes = new java.util.concurrent.atomic.LongAdder();
+    final LongAdder wireBytes = new LongAdder();
     private long lastRevision;
 
     @Override

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -326,7 +327,7 @@ final class NodeProcesses implements LatencyCluster {
           }
           case "snapshot" -> {
             long asked = System.nanoTime();
-            node.startSnapshot(done -> System.err.printf(java.util.Locale.ROOT, "%s, %.1f s after it was asked for%n", done,
+            node.startSnapshot(done -> System.err.printf(Locale.ROOT, "%s, %.1f s after it was asked for%n", done,
                 (System.nanoTime() - asked) / 1e9));
             answers.println("snapshotting");
           }

@@ -1,6 +1,7 @@
 package io.leasehold.benchmarks.watch;
 
 import io.leasehold.server.NodeConfig;
+import java.time.Duration;
 import java.util.List;
 
 /** The node settings a benchmark run may override (0: the server's default), in-JVM or in child JVMs. */
@@ -15,7 +16,7 @@ record NodeTuning(int watchSenders, int watchMessageRate, int watchMaxDelayMs) {
       b.watchMessageRate(watchMessageRate);
     }
     if (watchMaxDelayMs > 0) {
-      b.watchMaxDelay(java.time.Duration.ofMillis(watchMaxDelayMs));
+      b.watchMaxDelay(Duration.ofMillis(watchMaxDelayMs));
     }
   }
 

@@ -1,6 +1,11 @@
 package io.leasehold.benchmarks.watch;
 
+import io.leasehold.proto.v1.EventView;
+import io.leasehold.server.watch.WatchHub;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /** Command-line options of {@link WatchBenchmark}: {@code --name=value} or {@code --name value}. */
@@ -45,8 +50,8 @@ final class Options {
   Duration fanoutWarmup = Duration.ofSeconds(2);
   int fanoutWarmupRounds = 10;
   Duration fanoutDuration = Duration.ofSeconds(5);
-  java.util.List<io.leasehold.proto.v1.EventView> views =
-      java.util.List.of(io.leasehold.proto.v1.EventView.EVENT_VIEW_FULL, io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC);
+  List<EventView> views =
+      List.of(EventView.EVENT_VIEW_FULL, EventView.EVENT_VIEW_BASIC);
   int repeats = 5;
 
   // both
@@ -61,7 +66,7 @@ final class Options {
   /** Whether the benchmark's watch clients accept lz4-block (the SDK's default) or only plain messages. */
   boolean watchCompression = true;
   Duration jvmWarmup = Duration.ofSeconds(90);
-  java.nio.file.Path profileDir;
+  Path profileDir;
   String profilerLib;
   /** async-profiler's event: cpu (where the CPU goes) or wall (where threads wait, too). */
   String profileEvent = "cpu";
@@ -106,9 +111,9 @@ final class Options {
       "    --election-min-ms=N / --election-max-ms=N   Raft election timeout (defaults 1000 / 1500, the server's)",
       "    --top-threads=N      thread groups listed in the CPU breakdown (default 12; 0: none)",
       "    --watch-senders=N    each node's watch sender threads (default: the server's, half the cores and at least 1)",
-      "    --watch-message-rate=N  each node's watch message budget a second (default: the server's, " + io.leasehold.server.watch.WatchHub.DEFAULT_MESSAGE_RATE + ")",
+      "    --watch-message-rate=N  each node's watch message budget a second (default: the server's, " + WatchHub.DEFAULT_MESSAGE_RATE + ")",
       "    --watch-max-delay-ms=N  the longest each node's watchers wait for their events (default: the server's, "
-          + io.leasehold.server.watch.WatchHub.DEFAULT_MAX_DELAY.toMillis() + ")",
+          + WatchHub.DEFAULT_MAX_DELAY.toMillis() + ")",
       "    --watch-compression=lz4|none  whether the watchers' clients (both runs) accept lz4-block-compressed Watch messages, as the SDK's",
       "                         do (default lz4), or only plain ones, as clients without the codec get",
       "    --jvm-warmup=SECONDS closed-loop Acquire load on each new cluster before anything is measured (default 90: C2 is still compiling three nodes' code after 20 s)",
@@ -230,7 +235,7 @@ final class Options {
         default -> throw new IllegalArgumentException("--watch-compression: must be lz4 or none, got '" + value + "'");
       };
       case "jvm-warmup" -> o.jvmWarmup = seconds(name, value, true);
-      case "profile" -> o.profileDir = java.nio.file.Path.of(value);
+      case "profile" -> o.profileDir = Path.of(value);
       case "profiler-lib" -> o.profilerLib = value;
       case "profile-event" -> {
         if (!value.equals("cpu") && !value.equals("wall") && !value.equals("alloc")) {
@@ -242,29 +247,29 @@ final class Options {
     }
   }
 
-  private static java.util.List<io.leasehold.proto.v1.EventView> views(String value) {
-    java.util.List<io.leasehold.proto.v1.EventView> views = new java.util.ArrayList<>();
+  private static List<EventView> views(String value) {
+    List<EventView> views = new ArrayList<>();
     for (String v : value.split(",")) {
       views.add(switch (v.trim().toLowerCase(Locale.ROOT)) {
-        case "full" -> io.leasehold.proto.v1.EventView.EVENT_VIEW_FULL;
-        case "basic" -> io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC;
+        case "full" -> EventView.EVENT_VIEW_FULL;
+        case "basic" -> EventView.EVENT_VIEW_BASIC;
         default -> throw new IllegalArgumentException("--views: each must be full or basic, got '" + v + "'");
       });
     }
-    return java.util.List.copyOf(views);
+    return List.copyOf(views);
   }
 
   /** The watched phases' views in order: {@link #views}, {@link #repeats} times over. */
-  java.util.List<io.leasehold.proto.v1.EventView> phaseViews() {
-    java.util.List<io.leasehold.proto.v1.EventView> all = new java.util.ArrayList<>();
+  List<EventView> phaseViews() {
+    List<EventView> all = new ArrayList<>();
     for (int r = 0; r < repeats; r++) {
       all.addAll(views);
     }
-    return java.util.List.copyOf(all);
+    return List.copyOf(all);
   }
 
-  static String viewName(io.leasehold.proto.v1.EventView view) {
-    return view == io.leasehold.proto.v1.EventView.EVENT_VIEW_BASIC ? "basic" : "full";
+  static String viewName(EventView view) {
+    return view == EventView.EVENT_VIEW_BASIC ? "basic" : "full";
   }
 
   private static double positive(String name, double v) {
@@ -294,9 +299,9 @@ final class Options {
         watchersIn.option() + (watchersIn == WatchersIn.CAPPED_PROCESS ? " watcher-cores=" + watcherCores : ""), writerSharesWatchersLoop ? "shared" : "own", secs(fanoutWarmup), fanoutWarmupRounds, secs(fanoutDuration),
         String.join(",", views.stream().map(Options::viewName).toList()), repeats,
         secs(drainTimeout), secs(ttl), electionMin.toMillis(), electionMax.toMillis(), secs(jvmWarmup),
-        watchSenders > 0 ? Integer.toString(watchSenders) : "default (" + io.leasehold.server.watch.WatchHub.defaultSenders() + ")",
-        watchMessageRate > 0 ? Integer.toString(watchMessageRate) : "default (" + io.leasehold.server.watch.WatchHub.DEFAULT_MESSAGE_RATE + ")",
-        watchMaxDelayMs > 0 ? watchMaxDelayMs + "ms" : "default (" + io.leasehold.server.watch.WatchHub.DEFAULT_MAX_DELAY.toMillis() + "ms)",
+        watchSenders > 0 ? Integer.toString(watchSenders) : "default (" + WatchHub.defaultSenders() + ")",
+        watchMessageRate > 0 ? Integer.toString(watchMessageRate) : "default (" + WatchHub.DEFAULT_MESSAGE_RATE + ")",
+        watchMaxDelayMs > 0 ? watchMaxDelayMs + "ms" : "default (" + WatchHub.DEFAULT_MAX_DELAY.toMillis() + "ms)",
         watchCompression ? "lz4" : "none");
   }
 

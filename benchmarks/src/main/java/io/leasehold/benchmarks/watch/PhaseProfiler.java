@@ -1,5 +1,6 @@
 package io.leasehold.benchmarks.watch;
 
+import java.io.IOException;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,7 +38,7 @@ final class PhaseProfiler {
           ? c.getMethod("getInstance").invoke(null)
           : c.getMethod("getInstance", String.class).invoke(null, options.profilerLib);
       return new PhaseProfiler(options.profileDir, p, c.getMethod("execute", String.class), options.profileEvent);
-    } catch (ReflectiveOperationException | java.io.IOException | LinkageError e) {
+    } catch (ReflectiveOperationException | IOException | LinkageError e) {
       throw new IllegalStateException("--profile needs async-profiler on the class path (one.profiler.AsyncProfiler) and, "
           + "unless its library is on java.library.path, --profiler-lib=/path/to/libasyncProfiler.so: " + e, e);
     }

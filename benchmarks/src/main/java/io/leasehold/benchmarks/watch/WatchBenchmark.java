@@ -1,11 +1,23 @@
 package io.leasehold.benchmarks.watch;
 
+import io.grpc.ManagedChannel;
+import io.leasehold.proto.v1.EventView;
+import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.server.LeaseholdNode;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ForkJoinPool;
+import java.util.stream.DoubleStream;
+import org.HdrHistogram.Histogram;
 
 /**
  * Rerunnable benchmark of the Watch stream against the issue's targets:
@@ -73,7 +85,7 @@ public final class WatchBenchmark {
         Runtime.getRuntime().availableProcessors(), System.getProperty("java.vm.name"), System.getProperty("java.version"),
         String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()), CpuProfile.take().loadAverage());
 
-    int commonPool = java.util.concurrent.ForkJoinPool.getCommonPoolParallelism();
+    int commonPool = ForkJoinPool.getCommonPoolParallelism();
     out.printf(Locale.ROOT, "ForkJoinPool common pool parallelism %d%s%n", commonPool, commonPool > 1 ? ""
         : " (<= 1: CompletableFuture's default async executor starts a new thread per task; Ratis's *Async stages then do)");
     if (!options.mode.equals("latency") && options.watchersIn == Options.WatchersIn.CAPPED_PROCESS) {
@@ -88,14 +100,14 @@ public final class WatchBenchmark {
       try (LatencyCluster cluster = options.nodesApart
           ? NodeProcesses.start(3, options.electionMin, options.electionMax, options.tuning())
           : LatencyCluster.inThisJvm(BenchCluster.start(3, options.electionMin, options.electionMax, options.tuning()))) {
-        LatencyCluster.Node leader = cluster.awaitReadyLeader(java.time.Duration.ofSeconds(30));
+        LatencyCluster.Node leader = cluster.awaitReadyLeader(Duration.ofSeconds(30));
         warmup(cluster.writerChannel(leader, options.writerSharesWatchersLoop), leader.id(), options, out);
         latency = new LatencyBenchmark(cluster, options, out, profiler).run();
       }
     }
     if (!options.mode.equals("latency")) {
       try (BenchCluster cluster = BenchCluster.start(3, options.electionMin, options.electionMax, options.tuning())) {
-        io.leasehold.server.LeaseholdNode leader = cluster.awaitReadyLeader(java.time.Duration.ofSeconds(30));
+        LeaseholdNode leader = cluster.awaitReadyLeader(Duration.ofSeconds(30));
         warmup(cluster.writerChannel(leader, options.writerSharesWatchersLoop), leader.id(), options, out);
         fanout = new FanoutBenchmark(cluster, options, out, profiler).run();
       }
@@ -108,12 +120,12 @@ public final class WatchBenchmark {
   }
 
   /** Unrecorded closed-loop load on a new cluster: JIT, RocksDB and Ratis reach their steady state first. */
-  private static void warmup(io.grpc.ManagedChannel toLeader, String leaderId, Options options, PrintStream out) throws InterruptedException {
+  private static void warmup(ManagedChannel toLeader, String leaderId, Options options, PrintStream out) throws InterruptedException {
     if (options.jvmWarmup.isZero()) {
       return;
     }
     long start = System.nanoTime();
-    long granted = ClosedLoop.warmup(io.leasehold.proto.v1.LeasesGrpc.newStub(toLeader), "warmup", options, options.jvmWarmup);
+    long granted = ClosedLoop.warmup(LeasesGrpc.newStub(toLeader), "warmup", options, options.jvmWarmup);
     double s = (System.nanoTime() - start) / 1e9;
     out.printf(Locale.ROOT, "%nwarmup (unrecorded): %d acquisitions in %.1f s = %.0f/s, closed loop, %d in flight, leader %s%n",
         granted, s, granted / s, options.inFlight, leaderId);
@@ -154,7 +166,7 @@ public final class WatchBenchmark {
     if (fanout != null) {
       lines.add(String.format(Locale.ROOT, "(B) %d watchers on one node get every event, throughput drop <= %.0f%%, per event view "
           + "(watchers %s):", TARGET_WATCHERS, 100 * (1 - TARGET_MIN_RATIO), fanout.watchersWhere()));
-      java.util.Map<io.leasehold.proto.v1.EventView, List<FanoutBenchmark.Comparison>> byView = new java.util.LinkedHashMap<>();
+      Map<EventView, List<FanoutBenchmark.Comparison>> byView = new LinkedHashMap<>();
       for (FanoutBenchmark.Comparison c : fanout.comparisons()) {
         byView.computeIfAbsent(c.view(), v -> new ArrayList<>()).add(c);
       }
@@ -193,12 +205,12 @@ public final class WatchBenchmark {
    * shared two-core machine one 15 s watched phase against its neighbours ranged from 0.56 to 1.13
    * within an hour; many short phases, interleaved, average that drift out, where one pair cannot.
    */
-  static List<String> pooled(io.leasehold.proto.v1.EventView view, List<FanoutBenchmark.Comparison> cs, FanoutBenchmark.Result fanout) {
+  static List<String> pooled(EventView view, List<FanoutBenchmark.Comparison> cs, FanoutBenchmark.Result fanout) {
     double watched = meanWatched(cs);
     double baseline = meanBaseline(cs);
     double[] ratios = cs.stream().mapToDouble(FanoutBenchmark.Comparison::ratio).toArray();
     double median = median(ratios);
-    long below = java.util.Arrays.stream(ratios).filter(r -> r < TARGET_MIN_RATIO).count();
+    long below = Arrays.stream(ratios).filter(r -> r < TARGET_MIN_RATIO).count();
     long incomplete = cs.stream().filter(c -> !c.everyWatcherSawEverything()).count();
     double ratio = watched / baseline;
     boolean ratioOk = ratio >= TARGET_MIN_RATIO;
@@ -239,17 +251,17 @@ public final class WatchBenchmark {
    * cluster's CPU per acquisition over that plus both; with the clients on cores of their own
    * ({@code clientsOwnCores}), over that plus the server's share alone.
    */
-  static java.util.Optional<String> costPerEvent(List<FanoutBenchmark.Comparison> cs, int watchers, boolean clientsOwnCores) {
+  static Optional<String> costPerEvent(List<FanoutBenchmark.Comparison> cs, int watchers, boolean clientsOwnCores) {
     double[] acquisition = cs.stream().mapToDouble(FanoutBenchmark.Comparison::acquisitionMicros).toArray();
     double[] server = cs.stream().mapToDouble(FanoutBenchmark.Comparison::watcherServerMicros).toArray();
     double[] clients = cs.stream().mapToDouble(FanoutBenchmark.Comparison::watcherClientMicros).toArray();
-    if (java.util.stream.DoubleStream.of(acquisition).anyMatch(v -> !Double.isFinite(v))
-        || java.util.stream.DoubleStream.of(server).anyMatch(v -> !Double.isFinite(v))) {
-      return java.util.Optional.empty();
+    if (DoubleStream.of(acquisition).anyMatch(v -> !Double.isFinite(v))
+        || DoubleStream.of(server).anyMatch(v -> !Double.isFinite(v))) {
+      return Optional.empty();
     }
     double a = median(acquisition);
     double s = median(server);
-    boolean clientsKnown = java.util.stream.DoubleStream.of(clients).allMatch(Double::isFinite);
+    boolean clientsKnown = DoubleStream.of(clients).allMatch(Double::isFinite);
     double c = clientsKnown ? median(clients) : 0;
     double allowed = a * (1 / TARGET_MIN_RATIO - 1);
     String prediction = clientsOwnCores
@@ -257,16 +269,16 @@ public final class WatchBenchmark {
             a, a, s, a / (a + s), TARGET_MIN_RATIO, allowed)
         : String.format(Locale.ROOT, "%.0f / (%.0f + %.0f + %.0f) = %.3f; for %.2f they may add %.0f µs in all",
             a, a, s, c, a / (a + s + c), TARGET_MIN_RATIO, allowed);
-    return java.util.Optional.of(String.format(Locale.ROOT,
+    return Optional.of(String.format(Locale.ROOT,
         "    CPU per event (medians over the watched phases): the cluster spends %.0f µs an acquisition without watchers; the %d "
             + "watchers add %.0f µs on the server (%.0f to %.0f)%s: %s",
-        a, watchers, s, java.util.Arrays.stream(server).min().orElseThrow(), java.util.Arrays.stream(server).max().orElseThrow(),
+        a, watchers, s, Arrays.stream(server).min().orElseThrow(), Arrays.stream(server).max().orElseThrow(),
         clientsKnown ? String.format(Locale.ROOT, " and %.0f µs in their own clients", c) : ", their clients' unknown", prediction));
   }
 
   private static double median(double[] values) {
     double[] sorted = values.clone();
-    java.util.Arrays.sort(sorted);
+    Arrays.sort(sorted);
     int n = sorted.length;
     return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   }
@@ -318,7 +330,7 @@ public final class WatchBenchmark {
   }
 
   /** (A)'s bounds: p50 and p99 of a non-empty histogram under the targets. */
-  private static boolean withinTarget(org.HdrHistogram.Histogram h) {
+  private static boolean withinTarget(Histogram h) {
     return h.getTotalCount() > 0 && Stats.p(h, 50) < TARGET_P50_MS && Stats.p(h, 99) < TARGET_P99_MS;
   }
 }

@@ -1,5 +1,6 @@
 package io.leasehold.benchmarks.watch;
 
+import io.grpc.DecompressorRegistry;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
@@ -9,6 +10,7 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.EpollSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import io.leasehold.proto.Lz4BlockCodec;
 import io.leasehold.proto.v1.WatchRequest;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -162,8 +164,8 @@ final class WatcherProcess implements WatcherFleet {
     }
     String target = args[0];
     int channels = Integer.parseInt(args[1]);
-    io.grpc.DecompressorRegistry decompressors = args[2].equals("lz4")
-        ? io.leasehold.proto.Lz4BlockCodec.decompressors() : io.grpc.DecompressorRegistry.getDefaultInstance();
+    DecompressorRegistry decompressors = args[2].equals("lz4")
+        ? Lz4BlockCodec.decompressors() : DecompressorRegistry.getDefaultInstance();
     boolean epoll = Epoll.isAvailable();
     DefaultThreadFactory threads = new DefaultThreadFactory("watcher-elg", true);
     // Two loops, as the watchers have in the benchmark's JVM.

@@ -12,12 +12,16 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -26,8 +30,12 @@ import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.protocol.SnapshotManagementRequest;
+import org.apache.ratis.protocol.exceptions.TimeoutIOException;
+import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Membership and snapshots, through Ratis's admin API. Each operation runs on one admin thread
@@ -39,7 +47,7 @@ import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
  * four and not, for a moment, a cluster whose majority waits on an empty node.
  */
 public final class ClusterAdmin implements AutoCloseable {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ClusterAdmin.class);
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterAdmin.class);
   private final RaftClient client;
   private final Retries retries;
   private final RaftServer server;
@@ -183,7 +191,7 @@ public final class ClusterAdmin implements AutoCloseable {
         try {
           reply = join(server.snapshotManagementAsync(SnapshotManagementRequest.newCreate(
               snapshotClientId, selfId, groupId, snapshotCallId.incrementAndGet(), callTimeout, 1)));
-        } catch (org.apache.ratis.protocol.exceptions.TimeoutIOException unanswered) {
+        } catch (TimeoutIOException unanswered) {
           pause(deadline, "a snapshot at index " + target);
           continue;
         }
@@ -217,7 +225,7 @@ public final class ClusterAdmin implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted", e);
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       throw e.getCause() instanceof IOException io ? io : new IOException("no leader to read the commit index from: " + e.getCause(), e.getCause());
     } catch (TimeoutException e) {
       // The future's own exception has no message, and the caller's status would have none.
@@ -230,7 +238,7 @@ public final class ClusterAdmin implements AutoCloseable {
     return List.copyOf(division.get().getRaftConf().getCurrentPeers());
   }
 
-  private List<RaftPeer> awaitConfiguration(java.util.function.Predicate<List<RaftPeer>> done) throws TimeoutException {
+  private List<RaftPeer> awaitConfiguration(Predicate<List<RaftPeer>> done) throws TimeoutException {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (!done.test(current())) {
       pause(deadline, "this node to apply the new configuration");
@@ -256,7 +264,7 @@ public final class ClusterAdmin implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted", e);
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
     }
   }
@@ -295,11 +303,11 @@ public final class ClusterAdmin implements AutoCloseable {
    * state is not retried (it would fail the same way), and the last attempt's failure is kept.
    * The admin calls run one at a time, on this class's thread.
    */
-  public static final class Retries implements org.apache.ratis.retry.RetryPolicy {
-    private final org.apache.ratis.retry.RetryPolicy delegate;
+  public static final class Retries implements RetryPolicy {
+    private final RetryPolicy delegate;
     private volatile Throwable last;
 
-    public Retries(org.apache.ratis.retry.RetryPolicy delegate) {
+    public Retries(RetryPolicy delegate) {
       this.delegate = delegate;
     }
 
@@ -354,9 +362,9 @@ public final class ClusterAdmin implements AutoCloseable {
   }
 
   /** A host name (letters, digits, '-' and '_' in dot-separated labels), an IPv4 address or a bracketed IPv6 address. */
-  private static final java.util.regex.Pattern HOST = java.util.regex.Pattern.compile(
+  private static final Pattern HOST = Pattern.compile(
       "[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(\\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\\.?|\\[[0-9A-Fa-f:.]+\\]");
-  private static final java.util.regex.Pattern PORT = java.util.regex.Pattern.compile("[0-9]{1,5}");
+  private static final Pattern PORT = Pattern.compile("[0-9]{1,5}");
 
   /** The port of a {@code host:port}; refuses hosts no node can be reached at and ports that are not plain numbers. */
   private static int hostPort(String field, String address) {
@@ -408,7 +416,7 @@ public final class ClusterAdmin implements AutoCloseable {
           result.completeExceptionally(e);
         }
       });
-    } catch (java.util.concurrent.RejectedExecutionException closed) {
+    } catch (RejectedExecutionException closed) {
       result.completeExceptionally(new IOException("this node is stopping"));
     }
     return result;

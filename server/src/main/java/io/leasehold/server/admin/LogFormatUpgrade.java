@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -79,7 +80,7 @@ public final class LogFormatUpgrade implements AutoCloseable {
   private void schedule(long gen, Duration delay) {
     try {
       timer.schedule(() -> check(gen), delay.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.RejectedExecutionException closed) {
+    } catch (RejectedExecutionException closed) {
       // closing
     }
   }

@@ -1,6 +1,7 @@
 package io.leasehold.server.api;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.Timestamp;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -20,18 +21,23 @@ import io.leasehold.proto.v1.TakeSnapshotRequest;
 import io.leasehold.proto.v1.TakeSnapshotResponse;
 import io.leasehold.proto.v1.TransferLeadershipRequest;
 import io.leasehold.proto.v1.TransferLeadershipResponse;
-import io.leasehold.server.LeaseholdNode;
-import io.leasehold.server.Members;
 import io.leasehold.server.admin.ClusterAdmin;
+import io.leasehold.server.auth.Caller;
+import io.leasehold.server.rpc.GrpcErrors;
 import io.leasehold.statemachine.core.InvalidArgumentException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
@@ -46,9 +52,9 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   private static final Duration DEFAULT_TRANSFER_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration DEFAULT_SNAPSHOT_TIMEOUT = Duration.ofSeconds(60);
 
-  private final LeaseholdNode node;
+  private final LocalMember node;
 
-  public ClusterService(LeaseholdNode node) {
+  public ClusterService(LocalMember node) {
     this.node = node;
   }
 
@@ -114,7 +120,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     }
     ServerCallStreamObserver<BackupChunk> out = (ServerCallStreamObserver<BackupChunk>) response;
     // gRPC takes these handlers only before this method returns; the sender comes once the snapshot is done.
-    java.util.concurrent.atomic.AtomicReference<Sender> sender = new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicReference<Sender> sender = new AtomicReference<>();
     out.setOnReadyHandler(() -> Optional.ofNullable(sender.get()).ifPresent(Sender::run));
     out.setOnCancelHandler(() -> Optional.ofNullable(sender.get()).ifPresent(Sender::closeQuietly));
     audited("backup", node.id(), "", () -> node.admin().takeSnapshot(timeout)).get().whenComplete((snapshot, error) -> {
@@ -131,7 +137,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
             .setIndex(snapshot.getIndex())
             .setSizeBytes(size(snapshot))
             .setMd5(snapshot.getFile().getFileDigest() == null ? "" : snapshot.getFile().getFileDigest().toString())
-            .setTakenAt(com.google.protobuf.Timestamp.newBuilder().setSeconds(
+            .setTakenAt(Timestamp.newBuilder().setSeconds(
                 Files.getLastModifiedTime(snapshot.getFile().getPath()).toInstant().getEpochSecond()))
             .build();
         Sender s = new Sender(out, in, header);
@@ -212,10 +218,10 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
 
   private List<Member> members(List<RaftPeer> peers) {
     return peers.stream()
-        .sorted(java.util.Comparator.comparing(p -> p.getId().toString()))
+        .sorted(Comparator.comparing(p -> p.getId().toString()))
         .map(peer -> {
           Member.Builder m = Member.newBuilder().setId(peer.getId().toString()).setPeerAddress(peer.getAddress());
-          Members.clientAddress(peer, node.config()).ifPresent(m::setClientAddress);
+          node.clientAddress(peer).ifPresent(m::setClientAddress);
           return m.build();
         })
         .toList();
@@ -235,23 +241,23 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
    * {@code call}, recorded in the audit history with its outcome once done. The caller is read
    * here, on the handler's thread, where the call's context holds it.
    */
-  private <T> java.util.function.Supplier<CompletableFuture<T>> audited(String action, String target, String detail,
-      java.util.function.Supplier<CompletableFuture<T>> call) {
-    io.leasehold.server.auth.Caller caller = io.leasehold.server.auth.Caller.current();
+  private <T> Supplier<CompletableFuture<T>> audited(String action, String target, String detail,
+      Supplier<CompletableFuture<T>> call) {
+    Caller caller = Caller.current();
     return () -> {
       CompletableFuture<T> f;
       try {
         f = call.get();
       } catch (RuntimeException e) {
-        node.auth().record(caller, action, target, "invalid: " + e.getMessage(), detail);
+        node.audit(caller, action, target, "invalid: " + e.getMessage(), detail);
         throw e;
       }
-      f.whenComplete((v, e) -> node.auth().record(caller, action, target, e == null ? "ok" : "failed: " + status(e).getMessage(), detail));
+      f.whenComplete((v, e) -> node.audit(caller, action, target, e == null ? "ok" : "failed: " + status(e).getMessage(), detail));
       return f;
     };
   }
 
-  private <T, R> void answer(java.util.function.Supplier<CompletableFuture<T>> call, Function<T, R> map, StreamObserver<R> response) {
+  private <T, R> void answer(Supplier<CompletableFuture<T>> call, Function<T, R> map, StreamObserver<R> response) {
     CompletableFuture<T> f;
     try {
       f = call.get();
@@ -277,7 +283,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   }
 
   private StatusRuntimeException status(Throwable error) {
-    Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
+    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     if (cause instanceof ReconfigurationInProgressException) {
       return Status.ABORTED.withDescription("another membership change is in progress; retry: " + cause.getMessage()).asRuntimeException();
     }
@@ -287,7 +293,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     if (cause instanceof ClusterAdmin.NothingToSnapshotException) {
       return Status.FAILED_PRECONDITION.withDescription(cause.getMessage()).asRuntimeException();
     }
-    if (cause instanceof java.util.concurrent.TimeoutException) {
+    if (cause instanceof TimeoutException) {
       return Status.DEADLINE_EXCEEDED.withDescription(cause.getMessage() != null ? cause.getMessage() : "timed out").asRuntimeException();
     }
     return GrpcErrors.toStatus(cause, node.leaderClientAddress());

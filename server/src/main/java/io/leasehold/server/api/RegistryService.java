@@ -26,6 +26,7 @@ import io.leasehold.proto.v1.UpdateRequest;
 import io.leasehold.proto.v1.UpdateResponse;
 import io.leasehold.server.Replicator;
 import io.leasehold.server.auth.Caller;
+import io.leasehold.server.rpc.RegistryNames;
 import io.leasehold.statemachine.core.Limits;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -49,7 +50,7 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
   public void register(RegisterRequest request, StreamObserver<RegisterResponse> response) {
     calls.write(() -> RegistryValidation.register(request), () -> {
       AcquireRequest.Builder acquire = AcquireRequest.newBuilder()
-          .setName(RegistryValidation.leaseName(request.getService(), request.getInstance()))
+          .setName(RegistryNames.leaseName(request.getService(), request.getInstance()))
           .setHolder(holder(request))
           .setAttributes(RegistryValidation.attributes(request))
           .setRequestId(request.getRequestId());
@@ -70,7 +71,7 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
   public void deregister(DeregisterRequest request, StreamObserver<DeregisterResponse> response) {
     calls.write(() -> RegistryValidation.deregister(request), () -> LogCommand.newBuilder()
         .setRelease(ReleaseRequest.newBuilder()
-            .setName(RegistryValidation.leaseName(request.getService(), request.getInstance()))
+            .setName(RegistryNames.leaseName(request.getService(), request.getInstance()))
             .setToken(request.getToken()))
         .build(), reply -> deregistered(reply.getRelease()), response);
   }
@@ -79,7 +80,7 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
   public void setStatus(SetStatusRequest request, StreamObserver<SetStatusResponse> response) {
     calls.write(() -> RegistryValidation.setStatus(request), () -> LogCommand.newBuilder()
         .setUpdate(UpdateRequest.newBuilder()
-            .setName(RegistryValidation.leaseName(request.getService(), request.getInstance()))
+            .setName(RegistryNames.leaseName(request.getService(), request.getInstance()))
             .setToken(request.getToken())
             .setAttributes(Attributes.newBuilder().setStatus(request.getStatus()))
             // Only the status: the address and metadata stay as registered.
@@ -89,7 +90,7 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
 
   @Override
   public void resolve(ResolveRequest request, StreamObserver<ResolveResponse> response) {
-    String prefix = RegistryValidation.servicePrefix(request.getService());
+    String prefix = RegistryNames.servicePrefix(request.getService());
     calls.read(() -> RegistryValidation.resolve(request), () -> ReadQuery.newBuilder()
         .setList(ListRequest.newBuilder()
             .setPrefix(prefix)

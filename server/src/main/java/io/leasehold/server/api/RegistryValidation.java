@@ -5,6 +5,7 @@ import io.leasehold.proto.v1.DeregisterRequest;
 import io.leasehold.proto.v1.RegisterRequest;
 import io.leasehold.proto.v1.ResolveRequest;
 import io.leasehold.proto.v1.SetStatusRequest;
+import io.leasehold.server.rpc.RegistryNames;
 import io.leasehold.statemachine.core.InvalidArgumentException;
 import io.leasehold.statemachine.core.Limits;
 import io.leasehold.statemachine.core.Validation;
@@ -18,20 +19,8 @@ import java.nio.charset.StandardCharsets;
 public final class RegistryValidation {
   private RegistryValidation() {}
 
-  /** The namespace of registry leases: instances are {@code service/<service>/<instance>}. */
-  static final String NAMESPACE = "service/";
 
   static final String SERVING = "SERVING";
-
-  /** The lease name of an instance. */
-  public static String leaseName(String service, String instance) {
-    return NAMESPACE + service + "/" + instance;
-  }
-
-  /** The prefix under which a service's instances live. */
-  public static String servicePrefix(String service) {
-    return NAMESPACE + service + "/";
-  }
 
   /** The holder of a registration: the one given, or {@code <service>/<instance>}. */
   static String holder(RegisterRequest r) {
@@ -83,15 +72,15 @@ public final class RegistryValidation {
   static void resolve(ResolveRequest r) {
     part("service", r.getService());
     // The prefix plus at least one byte of instance must still be a valid lease name.
-    nameFits("service", servicePrefix(r.getService()) + "x");
+    nameFits("service", RegistryNames.servicePrefix(r.getService()) + "x");
   }
 
   /** Service and instance, each a valid part, and together a valid lease name. */
   private static void instanceName(String service, String instance) {
     part("service", service);
     part("instance", instance);
-    nameFits("service", servicePrefix(service) + "x");
-    nameFits("instance", leaseName(service, instance));
+    nameFits("service", RegistryNames.servicePrefix(service) + "x");
+    nameFits("instance", RegistryNames.leaseName(service, instance));
   }
 
   /** One segment of a lease name: non-empty, no '/', printable, valid Unicode. */

@@ -8,6 +8,7 @@ import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ReadReply;
 import io.leasehold.server.Replicator;
 import io.leasehold.server.auth.Caller;
+import io.leasehold.server.rpc.GrpcErrors;
 import io.leasehold.statemachine.core.LogFormat;
 import io.leasehold.statemachine.core.InvalidArgumentException;
 import java.util.Optional;

@@ -1,6 +1,8 @@
 package io.leasehold.server.api;
 
+import com.google.protobuf.Any;
 import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.Duration;
 import com.google.protobuf.WireFormat;
 import com.google.rpc.RetryInfo;
 import io.grpc.Attributes;
@@ -18,6 +20,7 @@ import io.leasehold.proto.v1.RegistryGrpc;
 import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.server.NodeConfig;
 import io.leasehold.server.auth.Caller;
+import io.leasehold.server.rpc.RequestGate;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -144,8 +147,8 @@ public final class RequestLimits implements ServerInterceptor {
     com.google.rpc.Status detail = com.google.rpc.Status.newBuilder()
         .setCode(Status.Code.RESOURCE_EXHAUSTED.value())
         .setMessage(text)
-        .addDetails(com.google.protobuf.Any.pack(RetryInfo.newBuilder()
-            .setRetryDelay(com.google.protobuf.Duration.newBuilder()
+        .addDetails(Any.pack(RetryInfo.newBuilder()
+            .setRetryDelay(Duration.newBuilder()
                 .setSeconds(retryMillis / 1000).setNanos((int) (retryMillis % 1000) * 1_000_000))
             .build()))
         .build();

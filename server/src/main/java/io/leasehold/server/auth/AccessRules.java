@@ -1,6 +1,6 @@
 package io.leasehold.server.auth;
 
-import io.leasehold.server.api.RegistryValidation;
+import io.leasehold.server.rpc.RegistryNames;
 
 import io.grpc.MethodDescriptor;
 import io.grpc.ServiceDescriptor;
@@ -33,6 +33,7 @@ import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.statemachine.core.AccessView;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -95,7 +96,7 @@ public final class AccessRules {
       }
     }
     Permission p = rule.permission();
-    String what = p.name().toLowerCase(java.util.Locale.ROOT);
+    String what = p.name().toLowerCase(Locale.ROOT);
     Scope scope = rule.scope().apply(request);
     if (scope instanceof Scope.Names n) {
       if (n.names().isEmpty()) {
@@ -137,14 +138,14 @@ public final class AccessRules {
     put(r, RoutingGrpc.getLookupMethod(), Permission.READER, q -> names(((LookupRequest) q).getName()), null);
     put(r, RoutingGrpc.getListRoutesMethod(), Permission.READER, q -> new Scope.Prefix(((ListRoutesRequest) q).getPrefix()), null);
     // Registry: an instance is the lease service/<service>/<instance>
-    put(r, RegistryGrpc.getRegisterMethod(), Permission.CLIENT, q -> names(RegistryValidation.leaseName(
+    put(r, RegistryGrpc.getRegisterMethod(), Permission.CLIENT, q -> names(RegistryNames.leaseName(
         ((RegisterRequest) q).getService(), ((RegisterRequest) q).getInstance())), q -> ((RegisterRequest) q).getHolder());
-    put(r, RegistryGrpc.getDeregisterMethod(), Permission.CLIENT, q -> names(RegistryValidation.leaseName(
+    put(r, RegistryGrpc.getDeregisterMethod(), Permission.CLIENT, q -> names(RegistryNames.leaseName(
         ((DeregisterRequest) q).getService(), ((DeregisterRequest) q).getInstance())), null);
-    put(r, RegistryGrpc.getSetStatusMethod(), Permission.CLIENT, q -> names(RegistryValidation.leaseName(
+    put(r, RegistryGrpc.getSetStatusMethod(), Permission.CLIENT, q -> names(RegistryNames.leaseName(
         ((SetStatusRequest) q).getService(), ((SetStatusRequest) q).getInstance())), null);
     put(r, RegistryGrpc.getResolveMethod(), Permission.READER,
-        q -> new Scope.Prefix(RegistryValidation.servicePrefix(((ResolveRequest) q).getService())), null);
+        q -> new Scope.Prefix(RegistryNames.servicePrefix(((ResolveRequest) q).getService())), null);
     // Cluster: its status for anyone with a role; everything else cluster-wide admin
     put(r, ClusterGrpc.getStatusMethod(), Permission.READER, q -> new Scope.Some(), null);
     put(r, ClusterGrpc.getAddMemberMethod(), Permission.ADMIN, everything, null);

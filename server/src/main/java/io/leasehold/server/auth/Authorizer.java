@@ -10,11 +10,13 @@ import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.StatusRuntimeException;
 import io.leasehold.proto.v1.Permission;
-import io.leasehold.server.api.GrpcErrors;
-import io.leasehold.server.api.RequestGate;
+import io.leasehold.server.rpc.GrpcErrors;
+import io.leasehold.server.rpc.RequestGate;
 import io.leasehold.statemachine.core.AccessView;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one authorization point: every call of the Leasehold services passes here before its
@@ -24,7 +26,7 @@ import java.util.function.Supplier;
  * without an identity; a method without a rule is refused.
  */
 public final class Authorizer implements ServerInterceptor {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Authorizer.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Authorizer.class);
   /** What the authorization point reports of refused admin actions, for the audit history. */
   public interface DeniedSink {
     void denied(Caller caller, String method, String reason);

@@ -1,5 +1,7 @@
 package io.leasehold.server.auth;
 
+import io.leasehold.statemachine.core.InvalidArgumentException;
+import io.leasehold.statemachine.core.Validation;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,6 +15,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,7 +73,7 @@ public final class TokenFile {
       BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
       Tokens current = tokens;
       if (a.lastModifiedTime().equals(current.modified()) && a.size() == current.size()
-          && java.util.Objects.equals(a.fileKey(), current.fileKey())) {
+          && Objects.equals(a.fileKey(), current.fileKey())) {
         return;
       }
       tokens = read(path);
@@ -101,8 +104,8 @@ public final class TokenFile {
         throw new IllegalArgumentException(where + ": the token must be at least " + MIN_TOKEN_CHARS + " characters");
       }
       try {
-        io.leasehold.statemachine.core.Validation.holder("identity", identity);
-      } catch (io.leasehold.statemachine.core.InvalidArgumentException e) {
+        Validation.holder("identity", identity);
+      } catch (InvalidArgumentException e) {
         throw new IllegalArgumentException(where + ": " + e.getMessage());
       }
       if (byDigest.put(digest(token), identity) != null) {

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.PriorityQueue;
 import java.util.Set;
 
@@ -199,9 +200,9 @@ public final class ExpiryScheduler {
   }
 
   /** Nanoseconds until the bar is due (negative: overdue), if tracked. */
-  public synchronized java.util.OptionalLong remainingNanos(TimedBar.Kind kind, String key, long nowNanos) {
+  public synchronized OptionalLong remainingNanos(TimedBar.Kind kind, String key, long nowNanos) {
     Lift l = lifts.get(new BarKey(kind, key));
-    return l == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(l.dueNanos + shiftNanos - nowNanos);
+    return l == null ? OptionalLong.empty() : OptionalLong.of(l.dueNanos + shiftNanos - nowNanos);
   }
 
   private void putLift(BarKey key, TimedBar bar, long nowNanos) {
@@ -305,9 +306,9 @@ public final class ExpiryScheduler {
    * Nanoseconds until the lease is due (negative: overdue), if tracked. Once its Expire has been
    * proposed, until it would be proposed again.
    */
-  public synchronized java.util.OptionalLong remainingNanos(String name, long nowNanos) {
+  public synchronized OptionalLong remainingNanos(String name, long nowNanos) {
     Deadline d = deadlines.get(name);
-    return d == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(d.dueNanos + shiftNanos - nowNanos);
+    return d == null ? OptionalLong.empty() : OptionalLong.of(d.dueNanos + shiftNanos - nowNanos);
   }
 
   /** Heap entries, live and stale (for tests of the compaction). */

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -114,7 +115,7 @@ public final class ExpiryTicker implements AutoCloseable {
   private void submit(Runnable task) {
     try {
       executor.execute(task);
-    } catch (java.util.concurrent.RejectedExecutionException closed) {
+    } catch (RejectedExecutionException closed) {
       LOG.debug("expiry ticker closed; ignoring leadership change");
     }
   }

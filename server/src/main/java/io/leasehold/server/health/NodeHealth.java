@@ -1,10 +1,13 @@
 package io.leasehold.server.health;
 
+import io.grpc.BindableService;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.protobuf.services.HealthStatusManager;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -53,7 +56,7 @@ public final class NodeHealth implements AutoCloseable {
   }
 
   /** The service to add to the node's gRPC server. */
-  public io.grpc.BindableService service() {
+  public BindableService service() {
     return manager.getHealthService();
   }
 
@@ -62,11 +65,11 @@ public final class NodeHealth implements AutoCloseable {
   }
 
   /** Checks now, on the health thread, instead of at the next interval; completes once it has. */
-  public java.util.concurrent.CompletableFuture<Void> recheck() {
+  public CompletableFuture<Void> recheck() {
     try {
-      return java.util.concurrent.CompletableFuture.runAsync(this::check, timer);
-    } catch (java.util.concurrent.RejectedExecutionException closing) {
-      return java.util.concurrent.CompletableFuture.completedFuture(null);
+      return CompletableFuture.runAsync(this::check, timer);
+    } catch (RejectedExecutionException closing) {
+      return CompletableFuture.completedFuture(null);
     }
   }
 

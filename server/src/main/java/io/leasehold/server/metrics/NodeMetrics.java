@@ -12,7 +12,9 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Unit;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -129,11 +131,11 @@ public final class NodeMetrics implements AutoCloseable {
     applySeconds = Histogram.builder()
         .name("leasehold_apply_seconds")
         .help("Time to apply one log entry to the state (one entry may carry a batch of renewals).")
-        .unit(io.prometheus.metrics.model.snapshots.Unit.SECONDS)
+        .unit(Unit.SECONDS)
         .classicOnly()
         .classicUpperBounds(0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1)
         .register(registry);
-    registry.register((io.prometheus.metrics.model.registry.MultiCollector) JVM::scrape);
+    registry.register((MultiCollector) JVM::scrape);
   }
 
   private void counter(String name, String help, DoubleSupplier value) {

@@ -1,6 +1,8 @@
 package io.leasehold.server.raft;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.server.GrpcLogAppender;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
@@ -116,7 +118,7 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
   private Sent sent = Sent.NOTHING;
 
   public ForkSearchingLogAppender(RaftServer.Division server, LeaderState leaderState, FollowerInfo follower, CommitClock commitClock,
-                                  ReplicationTrace trace, java.time.Duration pushDelay) {
+                                  ReplicationTrace trace, Duration pushDelay) {
     super(server, leaderState, follower);
     this.commitClock = commitClock;
     this.trace = trace;
@@ -270,7 +272,7 @@ public final class ForkSearchingLogAppender extends GrpcLogAppender {
         }
         // Not yet: wake when it may go out (an answer or a new entry wakes the loop sooner).
         pushNext = false;
-        return Math.min(super.getWaitTimeMs(), Math.max(1, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+        return Math.min(super.getWaitTimeMs(), Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
       }
     } else {
       dueSince = -1;

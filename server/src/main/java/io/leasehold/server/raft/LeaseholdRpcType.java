@@ -1,8 +1,11 @@
 package io.leasehold.server.raft;
 
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcFactory;
 import org.apache.ratis.grpc.server.GrpcServices;
@@ -16,6 +19,7 @@ import org.apache.ratis.server.leader.FollowerInfo;
 import org.apache.ratis.server.leader.LeaderState;
 import org.apache.ratis.server.leader.LogAppender;
 import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder;
 
 /**
  * Ratis over gRPC with Leasehold's log appender. Ratis takes an RPC type that is not one of its
@@ -37,13 +41,13 @@ public final class LeaseholdRpcType implements RpcType {
    * Sets the RPC type in {@code properties}, hands {@code check}, {@code commits} and {@code trace}
    * to the factory through {@code parameters}, and puts the trace's interceptor on Ratis's server.
    */
-  public static void configure(org.apache.ratis.conf.RaftProperties properties, Parameters parameters, LeadershipCheck check,
-                               CommitClock commits, ReplicationTrace trace, java.time.Duration commitPushDelay) {
-    org.apache.ratis.RaftConfigKeys.Rpc.setType(properties, new LeaseholdRpcType());
+  public static void configure(RaftProperties properties, Parameters parameters, LeadershipCheck check,
+                               CommitClock commits, ReplicationTrace trace, Duration commitPushDelay) {
+    RaftConfigKeys.Rpc.setType(properties, new LeaseholdRpcType());
     parameters.put(LeadershipCheck.PARAMETER, check, LeadershipCheck.class);
     parameters.put(CommitClock.PARAMETER, commits, CommitClock.class);
     parameters.put(ReplicationTrace.PARAMETER, trace, ReplicationTrace.class);
-    parameters.put(PUSH_DELAY, commitPushDelay, java.time.Duration.class);
+    parameters.put(PUSH_DELAY, commitPushDelay, Duration.class);
     GrpcConfigKeys.Server.setServicesCustomizer(parameters, (builder, types) -> customize(builder, types, trace));
   }
 
@@ -56,8 +60,8 @@ public final class LeaseholdRpcType implements RpcType {
    * write, each costing more than the handler itself on a small machine. Ratis's own blocking
    * handlers (a vote's metadata sync, a snapshot chunk's write) are rare and short.
    */
-  private static org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder customize(
-      org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder builder, EnumSet<GrpcServices.Type> types, ReplicationTrace trace) {
+  private static NettyServerBuilder customize(
+      NettyServerBuilder builder, EnumSet<GrpcServices.Type> types, ReplicationTrace trace) {
     builder.directExecutor();
     return types.contains(GrpcServices.Type.SERVER) ? builder.intercept(trace.interceptor()) : builder;
   }
@@ -76,14 +80,14 @@ public final class LeaseholdRpcType implements RpcType {
     private final LeadershipCheck check;
     private final CommitClock commits;
     private final ReplicationTrace trace;
-    private final java.time.Duration pushDelay;
+    private final Duration pushDelay;
 
     Factory(Parameters parameters) {
       super(parameters);
       this.check = parameters.getNonNull(LeadershipCheck.PARAMETER, LeadershipCheck.class);
       this.commits = parameters.getNonNull(CommitClock.PARAMETER, CommitClock.class);
       this.trace = parameters.getNonNull(ReplicationTrace.PARAMETER, ReplicationTrace.class);
-      this.pushDelay = parameters.getNonNull(PUSH_DELAY, java.time.Duration.class);
+      this.pushDelay = parameters.getNonNull(PUSH_DELAY, Duration.class);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.leasehold.server.tls;
 
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
@@ -133,7 +134,7 @@ public final class Pem {
     KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
     try {
       store.load(null, null);
-    } catch (java.io.IOException cannotHappenWithoutAStream) {
+    } catch (IOException cannotHappenWithoutAStream) {
       throw new KeyStoreException(cannotHappenWithoutAStream);
     }
     return store;

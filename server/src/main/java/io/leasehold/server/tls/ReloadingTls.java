@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
+import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.util.Arrays;
 import java.util.Optional;
@@ -124,7 +125,7 @@ public final class ReloadingTls {
         throw new IllegalArgumentException(option + ": " + file + " holds no PEM certificate");
       }
       return certs;
-    } catch (java.security.cert.CertificateException e) {
+    } catch (CertificateException e) {
       throw new IllegalArgumentException(option + ": " + file + " " + e.getMessage());
     }
   }

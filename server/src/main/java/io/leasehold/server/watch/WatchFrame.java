@@ -9,9 +9,11 @@ import io.leasehold.proto.Lz4BlockCodec;
 import io.leasehold.proto.ThreadScratch;
 import io.leasehold.proto.v1.WatchResponse;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -129,6 +131,16 @@ public final class WatchFrame {
     }
   };
 
+  /**
+   * A message of {@code events}, claiming as fully sent its last event's revision, unless more
+   * events of that revision follow in the next message. Then only the revision before: a client
+   * that resumes from the claimed revision + 1 must still get the rest.
+   */
+  static WatchFrame of(List<WireEvent> events, boolean splitsARevision, boolean basic) {
+    long last = events.get(events.size() - 1).revision();
+    return new WatchFrame(events, splitsARevision ? last - 1 : last, basic);
+  }
+
   static WatchFrame of(WatchResponse response) {
     List<WireEvent> events = new ArrayList<>(response.getEventsCount());
     response.getEventsList().forEach(e -> events.add(WireEvent.of(e)));
@@ -151,7 +163,7 @@ public final class WatchFrame {
     try {
       out.writeInt64(WatchResponse.REVISION_FIELD_NUMBER, revision);
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      throw new UncheckedIOException(e);
     }
     return b;
   }
@@ -240,7 +252,7 @@ public final class WatchFrame {
     /** Byte-wise reads (not used by gRPC's framer, which drains): copy the frame out once. */
     private ByteArrayInputStream materialized() throws IOException {
       if (materialized == null) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(remaining);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(remaining);
         drainTo(out);
         materialized = new ByteArrayInputStream(out.toByteArray());
       }

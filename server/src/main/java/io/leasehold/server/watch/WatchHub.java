@@ -1,6 +1,7 @@
 package io.leasehold.server.watch;
 
 import io.grpc.Status;
+import io.grpc.netty.shaded.io.netty.util.concurrent.FastThreadLocalThread;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.leasehold.proto.v1.EventView;
 import io.leasehold.proto.v1.WatchRequest;
@@ -15,11 +16,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
+import org.slf4j.LoggerFactory;
 
 /**
  * Fans the events of every applied entry out to this node's watchers, leader or follower alike:
@@ -120,7 +123,7 @@ public final class WatchHub implements AutoCloseable {
    * up to the cache's size.
    */
   private static Thread sender(Runnable r, String name) {
-    return new io.grpc.netty.shaded.io.netty.util.concurrent.FastThreadLocalThread(r, name);
+    return new FastThreadLocalThread(r, name);
   }
 
   /**
@@ -200,11 +203,11 @@ public final class WatchHub implements AutoCloseable {
       }
       trimLog();
     } catch (RuntimeException e) {
-      org.slf4j.LoggerFactory.getLogger(WatchHub.class).warn("watch ticker", e);
+      LoggerFactory.getLogger(WatchHub.class).warn("watch ticker", e);
     }
     try {
       ticker.schedule(this::tick, tickNanos(), TimeUnit.NANOSECONDS);
-    } catch (java.util.concurrent.RejectedExecutionException closing) {
+    } catch (RejectedExecutionException closing) {
       // The hub is closing.
     }
   }

@@ -7,7 +7,10 @@ import io.leasehold.statemachine.core.LeaseCore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One Watch stream. It reads the hub's shared {@link EventLog} from its own cursor; everything
@@ -23,12 +26,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * group's watchers come due together.
  */
 final class Watcher {
-  static final Metadata.Key<String> COMPACT_REVISION = Metadata.Key.of("leasehold-compact-revision", Metadata.ASCII_STRING_MARSHALLER);
-  static final Metadata.Key<String> RESUME_REVISION = Metadata.Key.of("leasehold-resume-revision", Metadata.ASCII_STRING_MARSHALLER);
   static final int MAX_EVENTS_PER_MESSAGE = 1000;
   /** Messages smaller than this go uncompressed even on a stream that compresses. */
   static final int COMPRESS_FROM_BYTES = 512;
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Watcher.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Watcher.class);
 
   private final WatchHub hub;
   private final EventLog log;
@@ -110,7 +111,7 @@ final class Watcher {
     synchronized (this) {
       if (closeWith == null) {
         closeWith = status;
-        closeTrailers = trailer(RESUME_REVISION, resumeRevision());
+        closeTrailers = WatchTrailers.resumeRevision(resumeRevision());
       }
     }
     schedule();
@@ -154,7 +155,7 @@ final class Watcher {
     if (scheduled.compareAndSet(false, true)) {
       try {
         senders.execute(this::run);
-      } catch (java.util.concurrent.RejectedExecutionException stopping) {
+      } catch (RejectedExecutionException stopping) {
         scheduled.set(false);
       }
     }
@@ -317,7 +318,7 @@ final class Watcher {
     // Sized for everything unread (at most a message's worth), so it never grows while read.
     List<WireEvent> batch = new ArrayList<>((int) Math.max(1, Math.min(MAX_EVENTS_PER_MESSAGE, Math.min(log.endSeq(), stopSeq) - readSeq)));
     boolean splitsARevision = read(batch, stopSeq);
-    WatchFrame frame = batch.isEmpty() ? null : new WatchFrame(batch, completeThrough(batch, splitsARevision), basic);
+    WatchFrame frame = batch.isEmpty() ? null : WatchFrame.of(batch, splitsARevision, basic);
     if (!behind && sentRevision < firstRevision) {
       // Every event read was new to this watcher, so the message is the same for any member
       // standing where this one stood.
@@ -394,14 +395,14 @@ final class Watcher {
     });
     if (read.compacted()) {
       close(Status.OUT_OF_RANGE.withDescription("start_revision " + startRevision + " is compacted: the history starts at revision "
-          + read.compactRevision() + "; list (which returns a revision R) and watch from R + 1"), trailer(COMPACT_REVISION, read.compactRevision()));
+          + read.compactRevision() + "; list (which returns a revision R) and watch from R + 1"), WatchTrailers.compactRevision(read.compactRevision()));
       return;
     }
     for (int i = 0; i < history.size(); i += MAX_EVENTS_PER_MESSAGE) {
       int end = Math.min(history.size(), i + MAX_EVENTS_PER_MESSAGE);
       List<WireEvent> chunk = history.subList(i, end);
       boolean splitsARevision = end < history.size() && history.get(end).revision() == chunk.get(chunk.size() - 1).revision();
-      send(new WatchFrame(chunk, completeThrough(chunk, splitsARevision), basic), false);
+      send(WatchFrame.of(chunk, splitsARevision, basic), false);
     }
     // Everything up to the view's revision has been delivered, matching or not.
     send(Math.max(sentRevision, read.revision()));
@@ -411,16 +412,6 @@ final class Watcher {
     closed = true;
     hub.remove(this);
     out.onError(status.asRuntimeException(trailers));
-  }
-
-  /**
-   * The revision a message may claim as fully sent: its last event's, unless more events of that
-   * revision follow in the next message. Then only the revision before: a client that resumes
-   * from the claimed revision + 1 must still get the rest.
-   */
-  private static long completeThrough(List<WireEvent> events, boolean splitsARevision) {
-    long last = events.get(events.size() - 1).revision();
-    return splitsARevision ? last - 1 : last;
   }
 
   /** A message with no events: where the stream stands. */
@@ -448,11 +439,5 @@ final class Watcher {
     }
     closed = true;
     hub.remove(this);
-  }
-
-  private static Metadata trailer(Metadata.Key<String> key, long value) {
-    Metadata m = new Metadata();
-    m.put(key, Long.toString(value));
-    return m;
   }
 }

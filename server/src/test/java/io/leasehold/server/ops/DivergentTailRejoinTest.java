@@ -89,7 +89,7 @@ class DivergentTailRejoinTest {
     cluster.cluster(fresh.id()).transferLeadership(TransferLeadershipRequest.newBuilder().setId(other).build());
     LeaseholdNode leader = cluster.node(other);
     TestCluster.await("the other survivor leads", Duration.ofSeconds(30),
-        () -> leader.isLeader() && leader.ticker().scheduler().isActive());
+        () -> leader.isLeader() && leader.diagnostics().ticker().scheduler().isActive());
     assertEquals(Outcome.GRANTED, cluster.leases(other).acquire(acquire("after/moved", "h", 60)).getOutcome());
 
     // The old leader comes back with its tail; the leader must find the fork and overwrite the tail.

@@ -62,7 +62,7 @@ class MembershipTest {
     TransferLeadershipResponse moved = cluster.cluster(follower).transferLeadership(TransferLeadershipRequest.newBuilder().setId("n4").build());
     assertEquals("n4", moved.getLeaderId());
     assertEquals(cluster.peer("n4").clientAddress(), moved.getLeaderClientAddress());
-    await("n4 leads, ready", Duration.ofSeconds(30), () -> n4.isLeader() && n4.ticker().scheduler().isActive());
+    await("n4 leads, ready", Duration.ofSeconds(30), () -> n4.isLeader() && n4.diagnostics().ticker().scheduler().isActive());
     StatusResponse status = cluster.cluster("n1").status(StatusRequest.getDefaultInstance());
     assertEquals("n4", status.getLeaderId());
     assertEquals(cluster.peer("n4").clientAddress(), status.getLeaderClientAddress(), "redirect hints name the added leader");

@@ -49,7 +49,7 @@ class SnapshotAfterLeaderChangeTest {
     String next = cluster.followers().get(0).id();
     cluster.cluster(leader.id()).transferLeadership(TransferLeadershipRequest.newBuilder().setId(next).build());
     TestCluster.await("a ready leader " + next, Duration.ofSeconds(30),
-        () -> cluster.node(next).isLeader() && cluster.node(next).ticker().scheduler().isActive());
+        () -> cluster.node(next).isLeader() && cluster.node(next).diagnostics().ticker().scheduler().isActive());
     cluster.awaitConverged();
     for (String id : cluster.ids()) {
       long started = System.nanoTime();

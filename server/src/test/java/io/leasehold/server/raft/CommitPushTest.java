@@ -64,7 +64,7 @@ class CommitPushTest {
     // The followers answered before these listeners were set: a push is checked once the follower's
     // first answer since then is known.
     PushRule rule = new PushRule(leader, false);
-    leader.replicationTrace().listen(new ReplicationTrace.Listener() {
+    leader.diagnostics().replicationTrace().listen(new ReplicationTrace.Listener() {
       @Override
       public void pushBuilt(String followerId, long leaderCommit, long previousIndex, long nanos) {
         rule.pushBuilt(followerId, previousIndex);
@@ -79,7 +79,7 @@ class CommitPushTest {
     for (LeaseholdNode f : cluster.followers()) {
       AtomicInteger received = new AtomicInteger();
       pushesReceived.put(f.id(), received);
-      f.replicationTrace().listen(new ReplicationTrace.Listener() {
+      f.diagnostics().replicationTrace().listen(new ReplicationTrace.Listener() {
         @Override
         public void commitReceived(long leaderCommit, long nanos) {
           received.incrementAndGet();
@@ -167,7 +167,7 @@ class CommitPushTest {
     assertTrue(leader.division().getInfo().getCurrentTerm() > awayTerm, "leadership moved to a new term");
 
     PushRule rule = new PushRule(leader, true);
-    leader.replicationTrace().listen(new ReplicationTrace.Listener() {
+    leader.diagnostics().replicationTrace().listen(new ReplicationTrace.Listener() {
       @Override
       public void pushBuilt(String followerId, long leaderCommit, long previousIndex, long nanos) {
         if (followerId.equals(away)) {
@@ -176,7 +176,7 @@ class CommitPushTest {
       }
     });
     // Its answers are recorded from its first one: the listener is in place before it starts.
-    LeaseholdNode back = cluster.startNode(away, node -> node.replicationTrace().listen(new ReplicationTrace.Listener() {
+    LeaseholdNode back = cluster.startNode(away, node -> node.diagnostics().replicationTrace().listen(new ReplicationTrace.Listener() {
       @Override
       public void replySent(long matchIndex, long nanos) {
         rule.replySent(away, matchIndex);
@@ -211,7 +211,7 @@ class CommitPushTest {
     LeaseholdNode leader = cluster.awaitLeader();
     AtomicInteger pushes = new AtomicInteger();
     AtomicInteger appends = new AtomicInteger();
-    leader.replicationTrace().listen(new ReplicationTrace.Listener() {
+    leader.diagnostics().replicationTrace().listen(new ReplicationTrace.Listener() {
       @Override
       public void appendBuilt(String followerId, long leaderCommit, long lastIndex, boolean heartbeat, long nanos) {
         if (!heartbeat) {

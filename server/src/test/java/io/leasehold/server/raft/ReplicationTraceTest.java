@@ -80,7 +80,7 @@ class ReplicationTraceTest {
     LeaseholdNode leader = cluster.awaitLeader();
     List<Report> reports = new CopyOnWriteArrayList<>();
     for (LeaseholdNode node : cluster.running()) {
-      node.replicationTrace().listen(recorder(node.id(), reports));
+      node.diagnostics().replicationTrace().listen(recorder(node.id(), reports));
     }
     long revision = 0;
     for (int i = 0; i < 5; i++) {
@@ -114,7 +114,7 @@ class ReplicationTraceTest {
     }
 
     for (LeaseholdNode node : cluster.running()) {
-      node.replicationTrace().listen(null);
+      node.diagnostics().replicationTrace().listen(null);
     }
     AcquireResponse later = cluster.leases(leader.id()).acquire(acquire("trace/after", "runner-1", 30));
     assertEquals(Outcome.GRANTED, later.getOutcome());

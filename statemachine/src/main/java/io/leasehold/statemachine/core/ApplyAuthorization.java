@@ -3,6 +3,7 @@ package io.leasehold.statemachine.core;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.Permission;
 import io.leasehold.proto.v1.RenewItem;
+import java.util.Locale;
 
 /**
  * The roles checked again where a command is applied, at its place in the log: a grant revoked
@@ -58,7 +59,7 @@ final class ApplyAuthorization {
   }
 
   private static String role(Permission p) {
-    return p.name().toLowerCase(java.util.Locale.ROOT);
+    return p.name().toLowerCase(Locale.ROOT);
   }
 
   private static RefusedException denied(String field, String message) {

@@ -1,6 +1,7 @@
 package io.leasehold.statemachine.core;
 
 import io.leasehold.proto.v1.LogReply;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -12,8 +13,8 @@ import java.util.List;
 public record ApplyResult(long revision, LogReply reply, List<LeaseEvent> events, List<TimedBar> bars) {
   public ApplyResult {
     // Not copied: a batch of renewals yields thousands of events per entry, built once by the core.
-    events = java.util.Collections.unmodifiableList(events);
-    bars = bars.isEmpty() ? List.of() : java.util.Collections.unmodifiableList(bars);
+    events = Collections.unmodifiableList(events);
+    bars = bars.isEmpty() ? List.of() : Collections.unmodifiableList(bars);
   }
 
   public ApplyResult(long revision, LogReply reply, List<LeaseEvent> events) {

@@ -10,6 +10,8 @@ import io.leasehold.statemachine.store.Space;
 import io.leasehold.statemachine.store.StoreException;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The audit history: one record per admin or auth command applied (who, what, when, outcome),
@@ -39,7 +41,7 @@ final class AuditTrail {
   }
 
   /** Records {@code entry} at the entry's revision, among the changes {@code changes} the entry commits. */
-  void record(java.util.List<Change> changes, long revision, AuditEntry entry) {
+  void record(List<Change> changes, long revision, AuditEntry entry) {
     byte[] key = ByteBuffer.allocate(12).putLong(revision).putInt(0).array();
     changes.add(Change.put(Space.AUDIT, key, entry.toBuilder().setRevision(revision).build().toByteArray()));
     keys.add(key);
@@ -58,7 +60,7 @@ final class AuditTrail {
     int limit = r.getLimit() == 0 ? KEPT : Math.min(r.getLimit(), KEPT);
     return store.read(v -> {
       AuditResponse.Builder b = AuditResponse.newBuilder().setRevision(v.applied().index());
-      java.util.List<AuditEntry> all = new java.util.ArrayList<>();
+      List<AuditEntry> all = new ArrayList<>();
       v.scan(Space.AUDIT, new byte[0], new byte[0], (key, value) -> {
         AuditEntry e = parse(value);
         if (r.getIdentity().isEmpty() || r.getIdentity().equals(e.getIdentity())) {

@@ -21,11 +21,13 @@ import io.leasehold.proto.v1.StoredGrants;
 import io.leasehold.proto.v1.StoredRole;
 import io.leasehold.statemachine.store.Change;
 import io.leasehold.statemachine.store.KvStore;
+import io.leasehold.statemachine.store.ReadView;
 import io.leasehold.statemachine.store.Space;
 import io.leasehold.statemachine.store.StoreException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -109,7 +111,7 @@ final class AuthCommands {
     boolean existed = view.roles().containsKey(r.getName());
     if (existed) {
       List<String> holders = view.grants().entrySet().stream()
-          .filter(g -> g.getValue().contains(r.getName())).map(java.util.Map.Entry::getKey).toList();
+          .filter(g -> g.getValue().contains(r.getName())).map(Map.Entry::getKey).toList();
       if (!holders.isEmpty()) {
         throw new RefusedException(RefusedException.Kind.FAILED_PRECONDITION, "name", "role " + r.getName()
             + " is granted to " + holders.size() + " identit" + (holders.size() == 1 ? "y" : "ies")
@@ -223,7 +225,7 @@ final class AuthCommands {
   }
 
   /** Every role in {@code v}, the built-in ones included, by name. */
-  private static SortedMap<String, AuthRole> roles(io.leasehold.statemachine.store.ReadView v) {
+  private static SortedMap<String, AuthRole> roles(ReadView v) {
     SortedMap<String, AuthRole> roles = new TreeMap<>(AccessView.BUILT_IN);
     v.scan(Space.AUTH_ROLES, new byte[0], new byte[0], (key, value) -> {
       String name = new String(key, StandardCharsets.UTF_8);

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The live leases by holder (and, within a holder, by namespace) and by namespace, each in token
@@ -78,7 +79,7 @@ final class LeaseIndex {
       return first == null;
     }
 
-    void forEach(java.util.function.Consumer<TokenOrder> visitor) {
+    void forEach(Consumer<TokenOrder> visitor) {
       if (first != null) {
         visitor.accept(first);
       }

@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.leasehold.proto.v1.StoredLockDelay;
 import io.leasehold.statemachine.store.KvStore;
 import io.leasehold.statemachine.store.Space;
+import io.leasehold.statemachine.store.StoreException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -64,7 +65,7 @@ final class LockDelays {
     try {
       return StoredLockDelay.parseFrom(value);
     } catch (InvalidProtocolBufferException e) {
-      throw new io.leasehold.statemachine.store.StoreException("corrupt lock-delay record", e);
+      throw new StoreException("corrupt lock-delay record", e);
     }
   }
 }

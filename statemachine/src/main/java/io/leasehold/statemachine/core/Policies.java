@@ -3,6 +3,7 @@ package io.leasehold.statemachine.core;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.leasehold.proto.v1.StoredPolicy;
 import io.leasehold.statemachine.store.KvStore;
+import io.leasehold.statemachine.store.ReadView;
 import io.leasehold.statemachine.store.Space;
 import io.leasehold.statemachine.store.StoreException;
 import java.nio.charset.StandardCharsets;
@@ -70,7 +71,7 @@ final class Policies {
   }
 
   /** The stored form of a namespace's policy ("" for the default), from a consistent view. */
-  static Optional<StoredPolicy> stored(io.leasehold.statemachine.store.ReadView view, String namespace) {
+  static Optional<StoredPolicy> stored(ReadView view, String namespace) {
     return namespace.isEmpty()
         ? view.get(Space.META, DEFAULT_KEY).map(Policies::parse)
         : view.get(Space.POLICIES, namespace.getBytes(StandardCharsets.UTF_8)).map(Policies::parse);

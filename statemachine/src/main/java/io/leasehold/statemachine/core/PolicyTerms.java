@@ -4,6 +4,7 @@ import com.google.protobuf.Duration;
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
 import io.leasehold.proto.v1.Policy;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -169,6 +170,6 @@ public record PolicyTerms(
   }
 
   static String show(Duration d) {
-    return java.time.Duration.ofSeconds(d.getSeconds(), d.getNanos()).toString().substring(2).toLowerCase(java.util.Locale.ROOT);
+    return java.time.Duration.ofSeconds(d.getSeconds(), d.getNanos()).toString().substring(2).toLowerCase(Locale.ROOT);
   }
 }

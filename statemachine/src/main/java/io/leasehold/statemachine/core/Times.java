@@ -11,7 +11,7 @@ public final class Times {
     return Math.addExact(Math.multiplyExact(d.getSeconds(), 1_000_000L), d.getNanos() / 1_000);
   }
 
-  public static long micros(com.google.protobuf.Timestamp t) {
+  public static long micros(Timestamp t) {
     return Math.addExact(Math.multiplyExact(t.getSeconds(), 1_000_000L), t.getNanos() / 1_000);
   }
 

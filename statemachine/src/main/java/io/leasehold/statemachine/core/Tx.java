@@ -1,12 +1,15 @@
 package io.leasehold.statemachine.core;
 
+import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.HistoryRecord;
 import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.proto.v1.RejectReason;
 import io.leasehold.proto.v1.StoredLockDelay;
+import io.leasehold.proto.v1.StoredRequest;
 import io.leasehold.statemachine.store.Change;
 import io.leasehold.statemachine.store.Space;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,7 +19,7 @@ import java.util.Optional;
 /**
  * The writes and events of one entry, with read-your-writes for commands that touch a name
  * twice. Nothing reaches the store or the in-memory state until the core commits it
- * ({@link #changes}) and then publishes it ({@link #publish}); a command found invalid halfway is
+ * ({@link #write}) and then publishes it ({@link #publish}); a command found invalid halfway is
  * dropped whole.
  */
 final class Tx {
@@ -26,7 +29,7 @@ final class Tx {
   final long token;
   final long now;
   /** The authenticated identity that asked for the command (format 3 on); empty: none, or the node itself. */
-  String caller = "";
+  final String caller;
   private final CoreState state;
   final Map<String, Optional<LeaseRecord>> writes = new LinkedHashMap<>();
   final List<LeaseEvent> events = new ArrayList<>();
@@ -41,19 +44,28 @@ final class Tx {
   private final int[] counts = new int[LeaseEvent.Type.values().length];
   private Map<RejectReason, Integer> rejections = Map.of();
   private int lateHeartbeats;
-  long compactTo = -1;
-  long removed;
+  private Optional<Compaction> compaction = Optional.empty();
   /** Where this command's kept events start in the entry's history sequence (after earlier commands of a batch). */
   private final int firstSequence;
-  int keptCount;
-  /** The Acquire request id this command applied, with its reply, if any. */
-  String appliedRequestId;
-  io.leasehold.proto.v1.AcquireResponse appliedRequestReply;
+  private Optional<AppliedRequest> appliedRequest = Optional.empty();
 
-  Tx(long index, long token, long now, CoreState state, int firstSequence) {
+  /** The history below {@code below} dropped by this command: {@code removed} events. */
+  record Compaction(long below, long removed) {}
+
+  /** The Acquire request id this command applied, with its reply. */
+  record AppliedRequest(String id, AcquireResponse reply) {}
+
+  /**
+   * What the command writes to the store, and what the core keeps count of: the history events
+   * it kept, the compaction it made, the Acquire request it applied.
+   */
+  record Written(List<Change> changes, int kept, Optional<Compaction> compaction, Optional<AppliedRequest> request) {}
+
+  Tx(long index, long token, long now, String caller, CoreState state, int firstSequence) {
     this.index = index;
     this.token = token;
     this.now = now;
+    this.caller = caller;
     this.state = state;
     this.firstSequence = firstSequence;
   }
@@ -134,9 +146,14 @@ final class Tx {
     counts[type.ordinal()]++;
   }
 
+  /** This command dropped the history below {@code below}, {@code removed} events. */
+  void compacted(long below, long removed) {
+    compaction = Optional.of(new Compaction(below, removed));
+  }
+
   void rejected(RejectReason reason) {
     if (rejections.isEmpty()) {
-      rejections = new java.util.EnumMap<>(RejectReason.class);
+      rejections = new EnumMap<>(RejectReason.class);
     }
     rejections.merge(reason, 1, Integer::sum);
   }
@@ -149,10 +166,9 @@ final class Tx {
    * Remembers that the Acquire with {@code id} was applied by this entry and answered
    * {@code reply}, and forgets the oldest ids that are due.
    */
-  void requestApplied(String id, io.leasehold.proto.v1.AcquireResponse reply) {
-    appliedRequestId = id;
-    appliedRequestReply = reply;
-    extra.add(Change.put(Space.REQUESTS, LeaseCore.utf8(id), io.leasehold.proto.v1.StoredRequest.newBuilder()
+  void requestApplied(String id, AcquireResponse reply) {
+    appliedRequest = Optional.of(new AppliedRequest(id, reply));
+    extra.add(Change.put(Space.REQUESTS, LeaseCore.utf8(id), StoredRequest.newBuilder()
         .setRevision(index)
         .setAppliedAtMicros(now)
         .setAcquire(reply)
@@ -176,7 +192,7 @@ final class Tx {
    * ended-lease history and the rest. A lease record is serialised once, for its lease write and
    * its event alike.
    */
-  List<Change> changes() {
+  Written write() {
     List<Change> changes = new ArrayList<>(writes.size() + events.size() + extra.size() + 2);
     // Renewals are not kept: a batch of them needs no lookup table.
     boolean anyKept = events.stream().anyMatch(Events::kept);
@@ -192,10 +208,11 @@ final class Tx {
         changes.add(Change.delete(Space.LEASES, LeaseCore.utf8(name)));
       }
     });
+    int kept = 0;
     for (LeaseEvent e : events) {
       if (Events.kept(e)) {
         byte[] lease = serialised.computeIfAbsent(e.lease(), LeaseRecord::toByteArray);
-        changes.add(Change.put(Space.EVENTS, Events.key(index, firstSequence + keptCount++), Events.encode(e, lease)));
+        changes.add(Change.put(Space.EVENTS, Events.key(index, firstSequence + kept++), Events.encode(e, lease)));
       }
     }
     lockDelays.forEach((name, bar) -> changes.add(bar.isPresent()
@@ -204,7 +221,7 @@ final class Tx {
     nameHistory.forEach((name, p) -> p.changes(Space.NAME_HISTORY, name, changes));
     holderHistory.forEach((holder, p) -> p.changes(Space.HOLDER_HISTORY, holder, changes));
     changes.addAll(extra);
-    return changes;
+    return new Written(changes, kept, compaction, appliedRequest);
   }
 
   /** After the commit: the in-memory state catches up with the store, and the counters count. */

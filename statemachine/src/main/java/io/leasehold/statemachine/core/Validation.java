@@ -4,6 +4,7 @@ import com.google.protobuf.Duration;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.Attributes;
 import io.leasehold.proto.v1.Event;
+import io.leasehold.proto.v1.EventView;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.proto.v1.GetRequest;
 import io.leasehold.proto.v1.ListRequest;
@@ -11,6 +12,7 @@ import io.leasehold.proto.v1.ReleaseRequest;
 import io.leasehold.proto.v1.RenewItem;
 import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.UpdateRequest;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
@@ -103,7 +105,7 @@ public final class Validation {
             + "; expected ACQUIRED, RENEWED, UPDATED, RELEASED, EXPIRED, REVOKED or POLICY_CHANGED");
       }
     }
-    if (io.leasehold.proto.v1.EventView.forNumber(r.getViewValue()) == null) {
+    if (EventView.forNumber(r.getViewValue()) == null) {
       throw new InvalidArgumentException("view", "unknown event view " + r.getViewValue()
           + "; expected EVENT_VIEW_FULL (or unset) or EVENT_VIEW_BASIC");
     }
@@ -174,7 +176,7 @@ public final class Validation {
 
   /** As protobuf's JSON form writes it: {@code 0s}, {@code -1.5s}. */
   private static String seconds(Duration d) {
-    return java.math.BigDecimal.valueOf(d.getSeconds()).add(java.math.BigDecimal.valueOf(d.getNanos(), 9))
+    return BigDecimal.valueOf(d.getSeconds()).add(BigDecimal.valueOf(d.getNanos(), 9))
         .stripTrailingZeros().toPlainString() + "s";
   }
 

@@ -14,6 +14,8 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,17 +23,26 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -47,6 +58,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
+import org.apache.ratis.util.ProtoUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,10 +103,10 @@ public final class LeaseStateMachine extends BaseStateMachine {
      * Ratis closed this node's Raft division on its own, while the server goes on: a candidate
      * whose configuration leaves it out shuts itself down. The node can no longer take part.
      */
-    default void onDivisionClosed(org.apache.ratis.proto.RaftProtos.RoleInfoProto roleInfo) {}
+    default void onDivisionClosed(RaftProtos.RoleInfoProto roleInfo) {}
 
     /** A Raft configuration was appended or applied: the members it lists. */
-    default void onConfigurationChanged(java.util.List<org.apache.ratis.protocol.RaftPeer> members) {}
+    default void onConfigurationChanged(List<RaftPeer> members) {}
 
     /**
      * A follower asks this node, as leader of {@code term}, to confirm with a majority that it
@@ -115,13 +127,13 @@ public final class LeaseStateMachine extends BaseStateMachine {
   private volatile LeaseCore core;
   private volatile RaftPeerId selfId;
   private volatile SnapshotInfo latestSnapshot;
-  private final java.util.concurrent.ExecutorService snapshotWriter = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+  private final ExecutorService snapshotWriter = Executors.newSingleThreadExecutor(r -> {
     Thread t = new Thread(r, "leasehold-snapshot");
     t.setDaemon(true);
     return t;
   });
   /** Guarded by this: the background snapshot, if one was started. */
-  private java.util.concurrent.Future<?> snapshotRun;
+  private Future<?> snapshotRun;
   /** Guarded by this: the snapshot index last returned to Ratis. */
   private long returnedSnapshotIndex = -1;
 
@@ -299,7 +311,7 @@ public final class LeaseStateMachine extends BaseStateMachine {
           LOG.warn("snapshot failed; Ratis will ask again: {}", e.toString());
         }
       });
-    } catch (java.util.concurrent.RejectedExecutionException closed) {
+    } catch (RejectedExecutionException closed) {
       // Asked while closing: the store is durable as it is; the next start replays from `done`.
     }
     return done;
@@ -316,13 +328,13 @@ public final class LeaseStateMachine extends BaseStateMachine {
       written[0] = storage.getSnapshotFile(position.term(), position.index());
       Path partial = written[0].toPath().resolveSibling("partial-" + written[0].getName());
       try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
-           OutputStream out = java.nio.channels.Channels.newOutputStream(channel)) {  // SnapshotFormat buffers
+           OutputStream out = Channels.newOutputStream(channel)) {  // SnapshotFormat buffers
         SnapshotFormat.write(view, out, md5);
         out.flush();
         channel.force(true);
         Files.move(partial, written[0].toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
+        throw new UncheckedIOException(e);
       }
       return null;
     });
@@ -341,7 +353,7 @@ public final class LeaseStateMachine extends BaseStateMachine {
 
   /** Waits for a background snapshot, so nothing writes into {@code sm/} while Ratis replaces or closes it. */
   private void awaitSnapshotWriter() {
-    java.util.concurrent.Future<?> run;
+    Future<?> run;
     synchronized (this) {
       run = snapshotRun;
     }
@@ -352,7 +364,7 @@ public final class LeaseStateMachine extends BaseStateMachine {
       run.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       // Logged by the task.
     }
   }
@@ -385,7 +397,7 @@ public final class LeaseStateMachine extends BaseStateMachine {
   }
 
   @Override
-  public void notifyServerShutdown(org.apache.ratis.proto.RaftProtos.RoleInfoProto roleInfo, boolean allServer) {
+  public void notifyServerShutdown(RaftProtos.RoleInfoProto roleInfo, boolean allServer) {
     // Ratis 3.3 calls this only from a leader election that found this node outside the
     // configuration (its own, or the leader's answer); a whole-server close does not come here.
     listener.onDivisionClosed(roleInfo);
@@ -393,8 +405,8 @@ public final class LeaseStateMachine extends BaseStateMachine {
 
   @Override
   public void notifyConfigurationChanged(long term, long index,
-                                         org.apache.ratis.proto.RaftProtos.RaftConfigurationProto configuration) {
-    listener.onConfigurationChanged(org.apache.ratis.util.ProtoUtils.toRaftPeers(configuration.getPeersList()));
+                                         RaftProtos.RaftConfigurationProto configuration) {
+    listener.onConfigurationChanged(ProtoUtils.toRaftPeers(configuration.getPeersList()));
   }
 
   @Override
@@ -423,8 +435,8 @@ public final class LeaseStateMachine extends BaseStateMachine {
   }
 
   /** The latest snapshot this node has (taken, loaded at start or installed), if any. */
-  public java.util.Optional<SingleFileSnapshotInfo> latestSnapshotFile() {
-    return latestSnapshot instanceof SingleFileSnapshotInfo s ? java.util.Optional.of(s) : java.util.Optional.empty();
+  public Optional<SingleFileSnapshotInfo> latestSnapshotFile() {
+    return latestSnapshot instanceof SingleFileSnapshotInfo s ? Optional.of(s) : Optional.empty();
   }
 
   /** How many times a snapshot replaced the live state (fresh start, lost DB or install from the leader). */

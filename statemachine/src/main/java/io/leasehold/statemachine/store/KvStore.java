@@ -3,6 +3,7 @@ package io.leasehold.statemachine.store;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
@@ -37,7 +38,7 @@ public interface KvStore extends AutoCloseable {
         SnapshotFormat.write(view, out);
         return null;
       } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
+        throw new UncheckedIOException(e);
       }
     });
   }

@@ -2,14 +2,20 @@ package io.leasehold.statemachine.store;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
@@ -18,6 +24,7 @@ import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -25,6 +32,7 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.Snapshot;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
+import org.slf4j.LoggerFactory;
 
 /**
  * The production store: one RocksDB column family per {@link Space}.
@@ -45,7 +53,7 @@ public final class RocksDbStore implements KvStore {
   /** Writers and readers share the handle; reloading a snapshot or closing swaps it exclusively. */
   private final ReadWriteLock handleLock = new ReentrantReadWriteLock();
   private final WriteOptions writeOptions = new WriteOptions();
-  private final java.util.concurrent.ScheduledExecutorService walFlusher;
+  private final ScheduledExecutorService walFlusher;
   private Handle handle;
 
   static final long WAL_FLUSH_MILLIS = 20;
@@ -53,12 +61,12 @@ public final class RocksDbStore implements KvStore {
   private RocksDbStore(Path dir) throws IOException {
     this.dir = dir;
     this.handle = Handle.open(dir);
-    this.walFlusher = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+    this.walFlusher = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "leasehold-wal-flush");
       t.setDaemon(true);
       return t;
     });
-    walFlusher.scheduleWithFixedDelay(this::flushWal, WAL_FLUSH_MILLIS, WAL_FLUSH_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+    walFlusher.scheduleWithFixedDelay(this::flushWal, WAL_FLUSH_MILLIS, WAL_FLUSH_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   private void flushWal() {
@@ -69,7 +77,7 @@ public final class RocksDbStore implements KvStore {
       }
     } catch (RocksDBException e) {
       // The next commit or flush reports a failing disk; the Raft log still has the entries.
-      org.slf4j.LoggerFactory.getLogger(RocksDbStore.class).warn("flushing the RocksDB WAL in {}: {}", dir, e.getMessage());
+      LoggerFactory.getLogger(RocksDbStore.class).warn("flushing the RocksDB WAL in {}: {}", dir, e.getMessage());
     } finally {
       handleLock.readLock().unlock();
     }
@@ -190,7 +198,7 @@ public final class RocksDbStore implements KvStore {
         try {
           handle.db.flushWal(true);
         } catch (RocksDBException e) {
-          org.slf4j.LoggerFactory.getLogger(RocksDbStore.class).warn("final WAL flush in {}: {}", dir, e.getMessage());
+          LoggerFactory.getLogger(RocksDbStore.class).warn("final WAL flush in {}: {}", dir, e.getMessage());
         }
         handle.close();
         handle = null;
@@ -210,10 +218,10 @@ public final class RocksDbStore implements KvStore {
    *
    * @return whether the store was quiet before the timeout
    */
-  public boolean settle(java.time.Duration timeout) throws IOException, InterruptedException {
+  public boolean settle(Duration timeout) throws IOException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     handleLock.readLock().lock();
-    try (org.rocksdb.FlushOptions flush = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
+    try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
       Handle h = live();
       h.db.flush(flush, h.handles);
     } catch (RocksDBException e) {
@@ -313,7 +321,7 @@ public final class RocksDbStore implements KvStore {
       List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
       descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
       for (Space s : Space.values()) {
-        descriptors.add(new ColumnFamilyDescriptor(s.columnFamily().getBytes(java.nio.charset.StandardCharsets.UTF_8), cfOptions));
+        descriptors.add(new ColumnFamilyDescriptor(s.columnFamily().getBytes(StandardCharsets.UTF_8), cfOptions));
       }
       List<ColumnFamilyHandle> handles = new ArrayList<>();
       try {
@@ -403,9 +411,9 @@ public final class RocksDbStore implements KvStore {
     @Override
     public void scan(Space space, byte[] prefix, byte[] after, EntryVisitor visitor) {
       try (RocksIterator it = h.db.newIterator(h.cf(space), options)) {
-        boolean afterWins = java.util.Arrays.compareUnsigned(after, prefix) >= 0 && after.length > 0;
+        boolean afterWins = Arrays.compareUnsigned(after, prefix) >= 0 && after.length > 0;
         it.seek(afterWins ? after : prefix);
-        if (afterWins && it.isValid() && java.util.Arrays.equals(it.key(), after)) {
+        if (afterWins && it.isValid() && Arrays.equals(it.key(), after)) {
           it.next();
         }
         for (; it.isValid(); it.next()) {

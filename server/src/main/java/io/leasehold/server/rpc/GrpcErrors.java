@@ -1,9 +1,12 @@
-package io.leasehold.server.api;
+package io.leasehold.server.rpc;
 
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.leasehold.server.OverloadedException;
 import io.leasehold.statemachine.core.InvalidArgumentException;
+import java.io.IOException;
+import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
@@ -16,6 +19,7 @@ import org.apache.ratis.protocol.exceptions.ReadException;
 import org.apache.ratis.protocol.exceptions.ReadIndexException;
 import org.apache.ratis.protocol.exceptions.ResourceUnavailableException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 
 /**
  * Maps failures to gRPC statuses: bad input is INVALID_ARGUMENT naming the field; no leader or
@@ -49,7 +53,7 @@ public final class GrpcErrors {
         : description.substring(0, MAX_DESCRIPTION_CHARS - 3) + "...";
   }
 
-  public static StatusRuntimeException toStatus(Throwable t, java.util.Optional<String> leaderHint) {
+  public static StatusRuntimeException toStatus(Throwable t, Optional<String> leaderHint) {
     Throwable cause = unwrap(t);
     if (cause instanceof StatusRuntimeException s) {
       return s;
@@ -60,7 +64,7 @@ public final class GrpcErrors {
     if (cause instanceof StateMachineException sme && sme.getCause() instanceof InvalidArgumentException e) {
       return invalid(e);
     }
-    if (cause instanceof io.leasehold.server.OverloadedException) {
+    if (cause instanceof OverloadedException) {
       return Status.RESOURCE_EXHAUSTED.withDescription(cause.getMessage()).asRuntimeException();
     }
     // A leader that could not confirm a follower's read (LeadershipCheck) fails the query, which
@@ -102,11 +106,11 @@ public final class GrpcErrors {
         || t instanceof ResourceUnavailableException
         || t instanceof AlreadyClosedException
         || isTimeout(t)
-        || (t instanceof java.io.IOException && !(t instanceof RaftException));
+        || (t instanceof IOException && !(t instanceof RaftException));
   }
 
   private static boolean isTimeout(Throwable t) {
-    return t instanceof TimeoutException || t instanceof org.apache.ratis.protocol.exceptions.TimeoutIOException;
+    return t instanceof TimeoutException || t instanceof TimeoutIOException;
   }
 
   private static Throwable unwrap(Throwable t) {

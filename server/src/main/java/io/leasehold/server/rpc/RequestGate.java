@@ -1,4 +1,4 @@
-package io.leasehold.server.api;
+package io.leasehold.server.rpc;
 
 import io.grpc.ForwardingServerCallListener;
 import io.grpc.Metadata;

@@ -1,4 +1,4 @@
-package io.leasehold.server.api;
+package io.leasehold.server.rpc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,0 +1,135 @@
+package io.leasehold.server;
+
+import io.leasehold.server.admin.LogFormatUpgrade;
+import io.leasehold.server.expiry.ExpiryTicker;
+import io.leasehold.server.metrics.NodeMetrics;
+import io.leasehold.server.raft.CommitClock;
+import io.leasehold.server.raft.ReplicationTrace;
+import io.leasehold.server.watch.WatchHub;
+import io.leasehold.statemachine.core.ApplyResult;
+import io.leasehold.statemachine.core.LeaseEvent;
+import io.leasehold.statemachine.ratis.LeaseStateMachine;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.server.RaftServer;
+
+/**
+ * What reacts, on this node, to the state machine: applied entries go to the expiry ticker, the
+ * watch hub, the metrics and the lifecycle log; leadership moves the ticker and the log-format
+ * upgrade. The parts made after the state machine are bound before the Ratis server starts.
+ */
+final class AppliedEntries implements LeaseStateMachine.Listener {
+  private final CommitClock commitClock;
+  private final ReplicationTrace replicationTrace;
+  private final ExpiryTicker expiry;
+  private final WatchHub hub;
+  private final NodeMetrics metrics;
+  private final LifecycleLog events;
+  private final Duration requestTimeout;
+  private volatile NodeRaft raft;
+  private volatile Replicator replicator;
+  private volatile LogFormatUpgrade logFormatUpgrade;
+  private volatile DivisionClosure divisionClosure;
+
+  AppliedEntries(CommitClock commitClock, ReplicationTrace replicationTrace, ExpiryTicker expiry, WatchHub hub,
+                 NodeMetrics metrics, LifecycleLog events, Duration requestTimeout) {
+    this.commitClock = commitClock;
+    this.replicationTrace = replicationTrace;
+    this.expiry = expiry;
+    this.hub = hub;
+    this.metrics = metrics;
+    this.events = events;
+    this.requestTimeout = requestTimeout;
+  }
+
+  void bind(NodeRaft raft, Replicator replicator, LogFormatUpgrade logFormatUpgrade, DivisionClosure divisionClosure) {
+    this.raft = raft;
+    this.replicator = replicator;
+    this.logFormatUpgrade = logFormatUpgrade;
+    this.divisionClosure = divisionClosure;
+  }
+
+  @Override
+  public void onApplied(ApplyResult result) {
+    NodeRaft r = raft;
+    RaftServer.Division d = r == null ? null : r.startedDivision();
+    if (d != null) {
+      commitClock.applied(d); // first: before the watch hub can hand the events on
+    }
+    expiry.onApplied(result);
+    hub.onApplied(result);
+    replicationTrace.applied(result.revision());
+    logExpiries(result);
+  }
+
+  @Override
+  public void onApplyTime(long nanos) {
+    metrics.applied(nanos);
+  }
+
+  @Override
+  public void onLeaderChanged(String leaderId, long term) {
+    metrics.leaderChanged();
+    events.event("leader_changed", "leader", leaderId, "term", term);
+    wakeHeldWrites();
+  }
+
+  @Override
+  public void onConfigurationChanged(List<RaftPeer> members) {
+    NodeRaft r = raft;
+    if (r != null) {
+      r.knowMembers(members);
+    }
+  }
+
+  @Override
+  public void onDivisionClosed(RoleInfoProto roleInfo) {
+    divisionClosure.closedByRatis(roleInfo);
+  }
+
+  @Override
+  public void onSnapshotTaken(long term, long index, long bytes) {
+    metrics.snapshotTaken();
+    events.event("snapshot_taken", "term", term, "index", index, "bytes", bytes);
+  }
+
+  @Override
+  public void onLeaderReady() {
+    expiry.promote();
+    logFormatUpgrade.promote();
+    events.event("leader_ready", "term", raft.division().getInfo().getCurrentTerm());
+    wakeHeldWrites();
+  }
+
+  @Override
+  public void onNotLeader() {
+    expiry.demote();
+    logFormatUpgrade.demote();
+  }
+
+  @Override
+  public CompletableFuture<Void> confirmLeadership(long term) {
+    NodeRaft r = raft;
+    return r.leadershipCheck().confirm(r.division(), term, requestTimeout);
+  }
+
+  /** Writes this node holds through an election go to the new leader at once, not after their pause. */
+  private void wakeHeldWrites() {
+    Replicator r = replicator;
+    if (r != null) {
+      r.leaderChanged();
+    }
+  }
+
+  private void logExpiries(ApplyResult result) {
+    for (LeaseEvent e : result.events()) {
+      if (e.type() == LeaseEvent.Type.EXPIRED) {
+        events.event("lease_expired", "name", e.name(), "holder", e.lease().getHolder(), "token", e.lease().getToken(),
+            "revision", e.revision());
+      }
+    }
+  }
+}

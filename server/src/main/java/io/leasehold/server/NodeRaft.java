@@ -1,0 +1,170 @@
+package io.leasehold.server;
+
+import io.leasehold.server.raft.CommitClock;
+import io.leasehold.server.raft.LeadershipCheck;
+import io.leasehold.server.raft.LeaseholdRpcType;
+import io.leasehold.server.raft.ReplicationTrace;
+import io.leasehold.server.tls.NodeTls;
+import io.leasehold.statemachine.ratis.LeaseStateMachine;
+import java.io.IOException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.retry.RetryPolicy;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's Ratis server on the peer port, its Raft group and division, and the Raft clients
+ * that reach the other members.
+ */
+final class NodeRaft implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeRaft.class);
+  private final NodeConfig config;
+  private final NodeTls tls;
+  private final RaftGroupId groupId;
+  private final RaftGroup group;
+  private final RaftServer server;
+  private final LeadershipCheck leadershipCheck = new LeadershipCheck();
+  /** The Replicator's Raft client: it must know every member to forward writes to the leader. */
+  private final RaftClient client;
+  /** Set once the Ratis server has started; read by the apply thread and when Ratis closes the division. */
+  private volatile RaftServer.Division startedDivision;
+
+  NodeRaft(NodeConfig config, NodeTls tls, LeaseStateMachine stateMachine, CommitClock commitClock, ReplicationTrace trace)
+      throws IOException {
+    this.config = config;
+    this.tls = tls;
+    this.groupId = LeaseholdNode.groupId(config.clusterName());
+    this.group = RaftGroup.valueOf(groupId, config.peers().stream().map(Members::raftPeer).toList());
+    // A joining node has no group of its own: it never stands for election, and learns the
+    // configuration from the leader once a member adds it. A restart recovers it from disk.
+    RaftGroup initialGroup = config.join() ? RaftGroup.valueOf(groupId) : group;
+    // Ratis's gRPC with Leasehold's log appender: a quick fork search for a rejoining node, and
+    // answers reported to the leadership check that linearizable reads on the leader wait for.
+    RaftProperties properties = RaftSettings.server(config);
+    Parameters parameters = new Parameters();
+    LeaseholdRpcType.configure(properties, parameters, leadershipCheck, commitClock, trace, config.commitPushDelay());
+    tls.peerPort().ifPresent(conf -> GrpcConfigKeys.TLS.setConf(parameters, conf));
+    this.server = RaftServer.newBuilder()
+        .setServerId(selfId())
+        .setGroup(initialGroup)
+        .setProperties(properties)
+        .setParameters(parameters)
+        .setStateMachine(stateMachine)
+        .setOption(RaftStorage.StartupOption.RECOVER)
+        .build();
+    this.client = newClient(RaftSettings.client(config), RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+        (int) Math.max(1, config.requestTimeout().toMillis() / 200), TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)));
+  }
+
+  /** A Raft client of the whole group, speaking the peers' TLS. */
+  RaftClient newClient(RaftProperties properties, RetryPolicy retries) {
+    return RaftClient.newBuilder()
+        .setProperties(properties)
+        .setParameters(RaftSettings.clientParameters(tls))
+        .setRaftGroup(group)
+        .setClientId(ClientId.randomId())
+        .setRetryPolicy(retries)
+        .build();
+  }
+
+  void start() throws IOException {
+    server.start();
+    startedDivision = division();
+    knowMembers(division().getRaftConf().getCurrentPeers());
+  }
+
+  /** Members added since the group formed are reachable for forwarded writes; this runs before any write reaches them. */
+  void knowMembers(Collection<RaftPeer> members) {
+    RaftClient c = client;
+    if (c != null) {
+      c.getClientRpc().addRaftPeers(members);
+    }
+  }
+
+  RaftServer server() {
+    return server;
+  }
+
+  RaftClient client() {
+    return client;
+  }
+
+  RaftGroupId groupId() {
+    return groupId;
+  }
+
+  RaftPeerId selfId() {
+    return RaftPeerId.valueOf(config.id());
+  }
+
+  LeadershipCheck leadershipCheck() {
+    return leadershipCheck;
+  }
+
+  /** The division once the server has started, or null before (the apply thread asks during recovery). */
+  RaftServer.Division startedDivision() {
+    return startedDivision;
+  }
+
+  RaftServer.Division division() {
+    try {
+      return server.getDivision(groupId);
+    } catch (IOException e) {
+      throw new IllegalStateException("Raft group " + groupId + " is not on this server", e);
+    }
+  }
+
+  /** The client address of the leader this node knows of, for redirect hints. */
+  Optional<String> leaderClientAddress() {
+    RaftPeerId leader = division().getInfo().getLeaderId();
+    return leader == null ? Optional.empty() : clientAddressOf(leader.toString());
+  }
+
+  /** The gRPC API address of a member, from the Raft configuration (members added later) or {@code --peers}. */
+  Optional<String> clientAddressOf(String memberId) {
+    RaftPeerId id = RaftPeerId.valueOf(memberId);
+    try {
+      for (RaftPeer p : division().getRaftConf().getCurrentPeers()) {
+        if (p.getId().equals(id)) {
+          return Members.clientAddress(p, config);
+        }
+      }
+    } catch (RuntimeException e) {
+      // Closing: fall back to the static configuration.
+    }
+    return config.peer(memberId).map(Peer::clientAddress);
+  }
+
+  /** The other members' ids in the current configuration. */
+  List<String> otherMembers() {
+    return division().getRaftConf().getCurrentPeers().stream().map(p -> p.getId().toString())
+        .filter(id -> !id.equals(config.id())).toList();
+  }
+
+  /** Closes the server and the leadership check; the Replicator closes the client it was given. */
+  @Override
+  public void close() {
+    try {
+      server.close();
+    } catch (IOException e) {
+      LOG.warn("closing Raft server: {}", e.toString());
+    }
+    leadershipCheck.close();
+  }
+}

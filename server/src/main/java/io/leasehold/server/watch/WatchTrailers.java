@@ -1,0 +1,29 @@
+package io.leasehold.server.watch;
+
+import io.grpc.Metadata;
+
+/**
+ * What a Watch stream's closing status carries for the client to go on: the revision the
+ * history now starts at (a start revision that was compacted), or the revision to resume from
+ * (a watcher cut off for lagging).
+ */
+final class WatchTrailers {
+  static final Metadata.Key<String> COMPACT_REVISION = Metadata.Key.of("leasehold-compact-revision", Metadata.ASCII_STRING_MARSHALLER);
+  static final Metadata.Key<String> RESUME_REVISION = Metadata.Key.of("leasehold-resume-revision", Metadata.ASCII_STRING_MARSHALLER);
+
+  private WatchTrailers() {}
+
+  static Metadata compactRevision(long revision) {
+    return trailer(COMPACT_REVISION, revision);
+  }
+
+  static Metadata resumeRevision(long revision) {
+    return trailer(RESUME_REVISION, revision);
+  }
+
+  private static Metadata trailer(Metadata.Key<String> key, long value) {
+    Metadata m = new Metadata();
+    m.put(key, Long.toString(value));
+    return m;
+  }
+}

@@ -1,0 +1,314 @@
+package io.leasehold.statemachine.core;
+
+import com.google.protobuf.Duration;
+import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.Attributes;
+import io.leasehold.proto.v1.Conflict;
+import io.leasehold.proto.v1.ExpireCommand;
+import io.leasehold.proto.v1.ExpireItem;
+import io.leasehold.proto.v1.ExpireResponse;
+import io.leasehold.proto.v1.LeaseRecord;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.Rejection;
+import io.leasehold.proto.v1.ReleaseRequest;
+import io.leasehold.proto.v1.ReleaseResponse;
+import io.leasehold.proto.v1.RenewItem;
+import io.leasehold.proto.v1.RenewRequest;
+import io.leasehold.proto.v1.RenewResponse;
+import io.leasehold.proto.v1.RenewResult;
+import io.leasehold.proto.v1.UpdateRequest;
+import io.leasehold.proto.v1.UpdateResponse;
+import io.leasehold.statemachine.store.KvStore;
+import io.leasehold.statemachine.store.Space;
+import io.leasehold.statemachine.store.StoreException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The apply of the lease commands (Acquire, Renew, Release, Update, Expire) within one entry's
+ * transaction: policy first, then the lease as the entry left it so far ({@link Tx#get}).
+ */
+final class LeaseCommands {
+  private final KvStore store;
+  private final CoreState state;
+  /** Acquire request ids applied by earlier commands of the batch being applied, with their replies. */
+  private Map<String, AcquireResponse> entryRequests = Map.of();
+
+  LeaseCommands(KvStore store, CoreState state) {
+    this.store = store;
+    this.state = state;
+  }
+
+  /** The requests applied so far by the batch being applied; empty outside a batch. */
+  void batchRequests(Map<String, AcquireResponse> requests) {
+    entryRequests = requests;
+  }
+
+  /**
+   * An Acquire with a request id applied before is answered as it was then and changes nothing
+   * (see {@link AppliedRequests}); any other is decided and, if it has an id, remembered.
+   */
+  AcquireResponse acquire(Tx tx, AcquireRequest r) {
+    Validation.acquire(r);
+    if (!tx.caller.isEmpty() && !tx.caller.equals(r.getHolder())) {
+      throw new RefusedException(RefusedException.Kind.PERMISSION_DENIED, "holder",
+          "the holder must be the caller's identity " + tx.caller + ", not " + r.getHolder());
+    }
+    String id = r.getRequestId();
+    if (id.isEmpty()) {
+      return decideAcquire(tx, r);
+    }
+    if (state.requests.contains(id)) {
+      AcquireResponse sameEntry = entryRequests.get(id);
+      if (sameEntry != null) {
+        return sameEntry;  // an earlier command of this batch, not in the store until the entry commits
+      }
+      byte[] stored = store.get(Space.REQUESTS, LeaseCore.utf8(id))
+          .orElseThrow(() -> new StoreException("applied request " + id + " is in memory but not in the store", null));
+      return AppliedRequests.decode(stored).getAcquire();
+    }
+    AcquireResponse reply = decideAcquire(tx, r);
+    tx.requestApplied(id, reply);
+    return reply;
+  }
+
+  /**
+   * Grants a free name, renews it for its holder asking again, or says why not. Policy comes first
+   * (the holder's ban, the name pattern, the TTL bounds), then a conflict with another holder, then
+   * what only a new grant must pass (the lock-delay, the quotas).
+   */
+  private AcquireResponse decideAcquire(Tx tx, AcquireRequest r) {
+    String name = r.getName();
+    PolicyTerms policy = state.policies.forName(name);
+    AcquireResponse.Builder reply = AcquireResponse.newBuilder().setRevision(tx.index);
+    Optional<Rejection> refused = PolicyGate.banned(state.bans, r.getHolder(), tx.now);
+    if (refused.isEmpty()) {
+      refused = PolicyGate.pattern(policy, name);
+    }
+    Optional<LeaseRecord> current = tx.get(name);
+    boolean holderAsksAgain = current.isPresent() && current.get().getHolder().equals(r.getHolder());
+    // No TTL in the request: a new lease gets the default; the holder asking again keeps its own,
+    // so a bare retry never shortens a lease.
+    long ttl = r.hasTtl() ? Times.micros(r.getTtl())
+        : holderAsksAgain ? current.get().getTtlMicros() : policy.defaultTtlMicros();
+    if (refused.isEmpty()) {
+      refused = PolicyGate.ttl(policy, ttl);
+    }
+    if (refused.isEmpty() && current.isPresent() && !holderAsksAgain) {
+      LeaseRecord held = current.get();
+      long remaining = Math.max(0, LeaseViews.expiresAtMicros(held) - tx.now);
+      return reply.setOutcome(Outcome.CONFLICT)
+          .setConflict(Conflict.newBuilder()
+              .setHolder(held.getHolder())
+              .setToken(held.getToken())
+              .setRemaining(Times.duration(remaining)))
+          .build();
+    }
+    if (refused.isEmpty()) {
+      refused = holderAsksAgain
+          ? PolicyGate.quotaForHeld(state.index, policy, name, current.get())
+          : PolicyGate.lockDelay(state.lockDelays, name, tx.now).or(() -> PolicyGate.quotaForNew(state.index, policy, name, r.getHolder()));
+    }
+    if (refused.isPresent()) {
+      tx.rejected(refused.get().getReason());
+      return reply.setOutcome(Outcome.REJECTED).setRejection(refused.get()).build();
+    }
+    LeaseRecord lease;
+    if (holderAsksAgain) {
+      // The holder asks again (a retry, or a restart that kept its identity): same lease, renewed.
+      LeaseRecord held = current.get();
+      LeaseRecord.Builder b = renewed(tx, held, policy).setTtlMicros(ttl);
+      boolean attributesChanged = r.hasAttributes() && !r.getAttributes().equals(held.getAttributes());
+      if (attributesChanged) {
+        b.setAttributes(r.getAttributes());
+      }
+      lease = b.build();
+      tx.put(name, lease, LeaseEvent.Type.RENEWED);
+      if (attributesChanged) {
+        tx.event(LeaseEvent.Type.UPDATED, name, lease);
+      }
+    } else {
+      LeaseRecord.Builder b = LeaseRecord.newBuilder()
+          .setHolder(state.index.holder(r.getHolder()))  // shared with the holder's other leases
+          .setToken(tx.token)
+          .setTtlMicros(ttl)
+          .setAcquiredAtMicros(tx.now)
+          .setRenewedAtMicros(tx.now)
+          .setLastRenewRevision(tx.index)
+          .setModRevision(tx.index)
+          .setHeartbeatMicros(policy.heartbeatMicros().orElse(0))
+          .setGraceMicros(policy.graceMicros());
+      if (r.hasAttributes()) {
+        b.setAttributes(r.getAttributes());
+      }
+      lease = b.build();
+      tx.put(name, lease, LeaseEvent.Type.ACQUIRED);
+      tx.clearLockDelay(name);
+    }
+    return reply.setOutcome(Outcome.GRANTED)
+        .setLease(LeaseViews.toLease(name, lease, OptionalLong.empty()))
+        .setHeartbeatInterval(Times.duration(LeaseViews.heartbeatMicros(lease)))
+        .build();
+  }
+
+  /**
+   * Renews each item still held with its token, if policy allows: a renewal is checked like an
+   * Acquire (ban, pattern, the lease's TTL against the bounds now in force, quotas), and takes on
+   * the heartbeat and grace of the policy now in force.
+   */
+  RenewResponse renew(Tx tx, RenewRequest r) {
+    Validation.renew(r);
+    for (int i = 0; i < r.getItemsCount(); i++) {
+      if (r.getItems(i).getToken() >= tx.token) {
+        neverIssued(tx, "items[" + i + "].token", r.getItems(i).getToken());
+      }
+    }
+    for (int i = 0; i < r.getItemsCount(); i++) {
+      ownLease(tx, "items[" + i + "]", r.getItems(i).getName(), r.getItems(i).getToken());
+    }
+    RenewResponse.Builder reply = RenewResponse.newBuilder().setRevision(tx.index);
+    long shortestHeartbeat = Long.MAX_VALUE;
+    // Leases renewed together mostly share a TTL and heartbeat: build their Durations once.
+    long ttlMicros = -1;
+    Duration ttl = null;
+    long heartbeatMicros = -1;
+    Duration heartbeat = null;
+    for (RenewItem item : r.getItemsList()) {
+      RenewResult.Builder result = RenewResult.newBuilder().setName(item.getName()).setToken(item.getToken());
+      Optional<LeaseRecord> current = tx.get(item.getName());
+      if (current.isPresent() && current.get().getToken() == item.getToken()) {
+        PolicyTerms policy = state.policies.forName(item.getName());
+        Optional<Rejection> refused = PolicyGate.renewal(state, policy, item.getName(), current.get(), tx.now);
+        if (refused.isPresent()) {
+          tx.rejected(refused.get().getReason());
+          reply.addResults(result.setOutcome(Outcome.REJECTED).setRejection(refused.get()));
+          continue;
+        }
+        LeaseRecord lease = renewed(tx, current.get(), policy).build();
+        tx.put(item.getName(), lease, LeaseEvent.Type.RENEWED);
+        if (lease.getTtlMicros() != ttlMicros) {
+          ttlMicros = lease.getTtlMicros();
+          ttl = Times.duration(ttlMicros);
+        }
+        long hb = LeaseViews.heartbeatMicros(lease);
+        if (hb != heartbeatMicros) {
+          heartbeatMicros = hb;
+          heartbeat = Times.duration(hb);
+        }
+        result.setOutcome(Outcome.RENEWED).setTtl(ttl).setHeartbeatInterval(heartbeat);
+        shortestHeartbeat = Math.min(shortestHeartbeat, hb);
+      } else {
+        result.setOutcome(Outcome.NOT_HELD);
+        if (current.isEmpty() && state.counters.expiredRecently(item.getName(), item.getToken())) {
+          tx.lateHeartbeat();
+        }
+      }
+      reply.addResults(result);
+    }
+    if (shortestHeartbeat != Long.MAX_VALUE) {
+      reply.setHeartbeatInterval(Times.duration(shortestHeartbeat));
+    }
+    return reply.build();
+  }
+
+  ReleaseResponse release(Tx tx, ReleaseRequest r) {
+    Validation.release(r);
+    neverIssued(tx, "token", r.getToken());
+    ownLease(tx, "name", r.getName(), r.getToken());
+    ReleaseResponse.Builder reply = ReleaseResponse.newBuilder().setRevision(tx.index);
+    Optional<LeaseRecord> current = tx.get(r.getName());
+    if (current.isEmpty() || current.get().getToken() != r.getToken()) {
+      return reply.setOutcome(Outcome.NOT_HELD).build();
+    }
+    tx.end(r.getName(), current.get(), LeaseEvent.Type.RELEASED, "");
+    return reply.setOutcome(Outcome.RELEASED).build();
+  }
+
+  UpdateResponse update(Tx tx, UpdateRequest r) {
+    Validation.update(r);
+    neverIssued(tx, "token", r.getToken());
+    ownLease(tx, "name", r.getName(), r.getToken());
+    UpdateResponse.Builder reply = UpdateResponse.newBuilder().setRevision(tx.index);
+    Optional<LeaseRecord> current = tx.get(r.getName());
+    if (current.isEmpty() || current.get().getToken() != r.getToken()) {
+      return reply.setOutcome(Outcome.NOT_HELD).build();
+    }
+    Attributes attributes = merge(current.get().getAttributes(), r);
+    LeaseRecord lease = current.get().toBuilder().setAttributes(attributes).setModRevision(tx.index).build();
+    tx.put(r.getName(), lease, LeaseEvent.Type.UPDATED);
+    return reply.setOutcome(Outcome.UPDATED).setLease(LeaseViews.toLease(r.getName(), lease, OptionalLong.empty())).build();
+  }
+
+  /**
+   * Ends leases the leader's ticker found past their deadline, but only those still at the
+   * token and renewal the ticker saw: a renewal that raced the proposal wins, and a deposed
+   * leader's late proposal changes nothing.
+   */
+  ExpireResponse expire(Tx tx, ExpireCommand c) {
+    int expired = 0;
+    int skipped = 0;
+    for (ExpireItem item : c.getItemsList()) {
+      Optional<LeaseRecord> current = item.getName().isEmpty() ? Optional.empty() : tx.get(item.getName());
+      if (current.isPresent()
+          && current.get().getToken() == item.getToken()
+          && current.get().getLastRenewRevision() <= item.getLastRenewRevision()) {
+        tx.end(item.getName(), current.get(), LeaseEvent.Type.EXPIRED, "");
+        expired++;
+      } else {
+        skipped++;
+      }
+    }
+    return ExpireResponse.newBuilder().setExpired(expired).setSkipped(skipped).setRevision(tx.index).build();
+  }
+
+  /** The attributes after an update: all replaced, or only the fields its mask names. */
+  private static Attributes merge(Attributes current, UpdateRequest r) {
+    if (r.getUpdateMask().getPathsCount() == 0) {
+      return r.getAttributes();
+    }
+    Attributes.Builder merged = current.toBuilder();
+    for (String path : r.getUpdateMask().getPathsList()) {
+      switch (path) {
+        case "address" -> merged.setAddress(r.getAttributes().getAddress());
+        case "status" -> merged.setStatus(r.getAttributes().getStatus());
+        case "metadata" -> merged.clearMetadata().putAllMetadata(r.getAttributes().getMetadataMap());
+        default -> throw new InvalidArgumentException("update_mask", "unknown path " + path);
+      }
+    }
+    return merged.build();
+  }
+
+  private static LeaseRecord.Builder renewed(Tx tx, LeaseRecord lease, PolicyTerms policy) {
+    return lease.toBuilder()
+        .setRenewedAtMicros(tx.now)
+        .setLastRenewRevision(tx.index)
+        .setRenewCount(lease.getRenewCount() + 1)
+        .setModRevision(tx.index)
+        .setHeartbeatMicros(policy.heartbeatMicros().orElse(0))
+        .setGraceMicros(policy.graceMicros());
+  }
+
+  /**
+   * With a caller (authentication on), a lease command changes only the caller's own leases: the
+   * token alone, which anyone who reads or watches the name sees, does not suffice.
+   */
+  private static void ownLease(Tx tx, String field, String name, long token) {
+    if (tx.caller.isEmpty()) {
+      return;
+    }
+    Optional<LeaseRecord> current = tx.get(name);
+    if (current.isPresent() && current.get().getToken() == token && !current.get().getHolder().equals(tx.caller)) {
+      throw new RefusedException(RefusedException.Kind.PERMISSION_DENIED, field,
+          "lease " + name + " is held by " + current.get().getHolder() + ", not by the caller " + tx.caller);
+    }
+  }
+
+  /** A token at or above the one this command would grant cannot have been granted yet: bad input, not a stale lease. */
+  private static void neverIssued(Tx tx, String field, long token) {
+    if (token >= tx.token) {
+      throw new InvalidArgumentException(field, "token " + token + " was never issued (the next token is " + tx.token + ")");
+    }
+  }
+}
