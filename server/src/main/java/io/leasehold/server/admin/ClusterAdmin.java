@@ -184,7 +184,7 @@ public final class ClusterAdmin implements AutoCloseable {
         // Ratis answers a request when its apply thread next wakes and calls takeSnapshot. It wakes
         // that thread once per request; a wake-up that comes while the thread is busy can be lost,
         // and on a quiet cluster no commit wakes it again, so the request waited out its whole
-        // timeout (60 s, twice in a row, between fan-out benchmark phases on 2026-11-23). Short
+        // timeout (60 s, twice in a row, between fan-out benchmark phases). Short
         // requests, asked again, each wake it anew.
         long callTimeout = Math.max(1000, Math.min(SNAPSHOT_ASK_MILLIS, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
         RaftClientReply reply;

@@ -58,7 +58,7 @@ public final class CommitClock {
    * once that report has reached the listener. With a bare compare-and-set, a notice that won it
    * and was descheduled before calling the listener let the apply path find the index reported and
    * go on to reply, so the write was reported after its reply (seen once in
-   * ThreeNodeClusterTest on 2026-11-26).
+   * ThreeNodeClusterTest).
    */
   void observe(long commitIndex) {
     if (listener == null) {

@@ -60,7 +60,7 @@ import org.apache.ratis.util.Timestamp;
  * log and checks later appends' previous entries against that queue, but takes the commit index of
  * an append without entries at once, without waiting for the queue; it caps it only at the entry
  * the append names and at what its log has synced. A push naming an entry still queued let a
- * rejoining follower (2026-11-24, the short fault schedule) take a commit index over its own stale,
+ * rejoining follower (in the short fault schedule) take a commit index over its own stale,
  * divergent tail before the queued append had replaced it, and apply that tail: its state parted
  * from the other replicas'. Ratis's own heartbeats name no previous entry while appends are in
  * flight, for the same reason. So a push names the entry before the follower's next index only once
