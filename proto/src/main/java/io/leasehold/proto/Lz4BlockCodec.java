@@ -4,6 +4,7 @@ import io.grpc.Codec;
 import io.grpc.CompressorRegistry;
 import io.grpc.DecompressorRegistry;
 import io.grpc.KnownLength;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -134,7 +135,7 @@ public final class Lz4BlockCodec implements Codec {
       try (is) {
         rest = is.readAllBytes();
       }
-      block = new java.io.ByteArrayInputStream(rest);
+      block = new ByteArrayInputStream(rest);
       blockBytes = rest.length;
     }
     if (length > (long) blockBytes * MAX_EXPANSION + 16) {

@@ -1,6 +1,7 @@
 package io.leasehold.cli.bench;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalDouble;
 import java.util.concurrent.CompletableFuture;
@@ -31,7 +32,7 @@ public final class AcquireRelease {
     Latency release = new Latency();
     Latency cycle = new Latency();
     String run = Long.toString(System.currentTimeMillis(), 36);
-    List<List<NodeStats.Sample>> before = new java.util.ArrayList<>();
+    List<List<NodeStats.Sample>> before = new ArrayList<>();
     LoadLoop.Op op = (worker, seq) -> {
       String name = s.prefix() + run + "-" + worker + "-" + seq;
       long t0 = System.nanoTime();

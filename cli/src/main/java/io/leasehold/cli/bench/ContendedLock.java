@@ -3,10 +3,12 @@ package io.leasehold.cli.bench;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The {@code contended-lock} workload: many clients take turns on a few locks, each holder
@@ -102,7 +104,7 @@ public final class ContendedLock {
       t.start();
     }
     while (System.nanoTime() < end) {
-      progress.line(String.format(java.util.Locale.ROOT, "contended-lock: %s, %d s left, %,d hand-overs, %s",
+      progress.line(String.format(Locale.ROOT, "contended-lock: %s, %d s left, %,d hand-overs, %s",
           System.nanoTime() < measureFrom ? "warm-up" : "measuring", (end - System.nanoTime()) / 1_000_000_000L, acquisitions.get(),
           wait.percentiles().brief()));
       Thread.sleep(Math.min(1_000, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
@@ -137,7 +139,7 @@ public final class ContendedLock {
   private static void parkUntil(long deadline) {
     long left;
     while ((left = deadline - System.nanoTime()) > 0) {
-      java.util.concurrent.locks.LockSupport.parkNanos(left);
+      LockSupport.parkNanos(left);
     }
   }
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
  * The {@code failover} workload, on a cluster of its own: while a client keeps leases alive and
@@ -37,7 +38,7 @@ public final class Failover {
     CompletableFuture<Void> probe(String name);
 
     /** As {@link Renew.Target#holdAll}, for one client. */
-    CompletableFuture<Void> holdAll(List<String> names, java.util.function.Consumer<String> onLost);
+    CompletableFuture<Void> holdAll(List<String> names, Consumer<String> onLost);
 
     CompletableFuture<Void> releaseAll();
   }

@@ -1,10 +1,11 @@
 package io.leasehold.cli.bench;
 
+import io.leasehold.cli.Json;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
-import io.leasehold.cli.Json;
 
 /**
  * Latencies of one kind of operation, in microseconds, recorded from any thread. Values above an
@@ -44,7 +45,7 @@ public final class Latency {
 
     /** {@code p50 2.10 / p99 8.40 / max 31.0 ms}. */
     public String brief() {
-      return count == 0 ? "-" : String.format(java.util.Locale.ROOT, "p50 %.2f / p99 %.2f / max %.1f ms", p50, p99, max);
+      return count == 0 ? "-" : String.format(Locale.ROOT, "p50 %.2f / p99 %.2f / max %.1f ms", p50, p99, max);
     }
 
     private static double round(double ms) {

@@ -3,6 +3,7 @@ package io.leasehold.cli.bench;
 import java.time.Duration;
 import java.util.OptionalDouble;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
@@ -183,7 +184,7 @@ public final class LoadLoop {
         latency.recordNanos(endedAt - startedAt);
       } else {
         failed.incrementAndGet();
-        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         firstError.compareAndSet(null, cause.toString());
       }
     }

@@ -2,6 +2,7 @@ package io.leasehold.cli.bench;
 
 import java.io.IOException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -63,7 +64,7 @@ public final class LocalCluster implements Failover.Cluster {
   public static Path ownJar() {
     try {
       return Path.of(LocalCluster.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    } catch (java.net.URISyntaxException e) {
+    } catch (URISyntaxException e) {
       throw new IllegalStateException("cannot tell where this jar is", e);
     }
   }

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import javax.net.ssl.SSLContext;
 
 /**
  * Reads what the server side did during a run from each node's Prometheus endpoint: the
@@ -48,7 +49,7 @@ public final class NodeStats {
    * @param metricsAddresses each node's metrics endpoint, {@code host:port}
    * @param https the client side of HTTPS, for nodes whose metrics port speaks TLS
    */
-  public NodeStats(List<String> metricsAddresses, Optional<javax.net.ssl.SSLContext> https) {
+  public NodeStats(List<String> metricsAddresses, Optional<SSLContext> https) {
     this.metricsAddresses = List.copyOf(metricsAddresses);
     this.scheme = https.isPresent() ? "https" : "http";
     HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2));

@@ -1,5 +1,6 @@
 package io.leasehold.cli.bench;
 
+import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,7 +29,7 @@ public final class Progress {
   }
 
   public static Progress off() {
-    return new Progress(new PrintWriter(java.io.OutputStream.nullOutputStream()), "", false);
+    return new Progress(new PrintWriter(OutputStream.nullOutputStream()), "", false);
   }
 
   /** A progress line of its own for a step of a run (the same terminal, another label). */

@@ -2,10 +2,19 @@ package io.leasehold.cli.bench;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * The {@code renew} workload: clients acquire many names and keep them alive, the way each system's
@@ -21,7 +30,7 @@ public final class Renew {
      * {@link #releaseAll}; {@code onLost} is told of each name that ends meanwhile, and
      * {@code acquired} counts the grants as they come.
      */
-    CompletableFuture<Void> holdAll(int client, List<String> names, java.util.function.Consumer<String> onLost, AtomicLong acquired);
+    CompletableFuture<Void> holdAll(int client, List<String> names, Consumer<String> onLost, AtomicLong acquired);
 
     CompletableFuture<Void> releaseAll(int client);
 
@@ -39,12 +48,12 @@ public final class Renew {
     AtomicLong acquired = new AtomicLong();
     AtomicLong lostDuringSetup = new AtomicLong();
     AtomicLong lostMeasured = new AtomicLong();
-    java.util.concurrent.atomic.AtomicBoolean measuring = new java.util.concurrent.atomic.AtomicBoolean();
-    List<String> lostNames = java.util.Collections.synchronizedList(new ArrayList<>());
+    AtomicBoolean measuring = new AtomicBoolean();
+    List<String> lostNames = Collections.synchronizedList(new ArrayList<>());
     long setupStart = System.nanoTime();
     // One client after another: all at once, a hundred clients' acquisitions would pile up beyond
     // what a node lets wait for the leader, and be refused and retried.
-    java.util.concurrent.ExecutorService setup = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+    ExecutorService setup = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "bench-renew-setup");
       t.setDaemon(true);
       return t;
@@ -67,8 +76,8 @@ public final class Renew {
     while (!all.isDone()) {
       progress.line(String.format(Locale.ROOT, "renew: acquiring %,d leases: %,d", s.leases(), acquired.get()));
       try {
-        all.get(1, java.util.concurrent.TimeUnit.SECONDS);
-      } catch (java.util.concurrent.TimeoutException stillGoing) {
+        all.get(1, TimeUnit.SECONDS);
+      } catch (TimeoutException stillGoing) {
         // report progress and wait on
       }
     }
@@ -105,11 +114,11 @@ public final class Renew {
         .result("acquired_per_s", s.leases() / setupSeconds)
         .result("false_expiries", lostMeasured.get() + lostDuringSetup.get())
         .result("false_expiries_measured", lostMeasured.get());
-    deltas.stream().map(d -> d.counters().get(NodeStats.RENEWED)).filter(java.util.Objects::nonNull).findFirst()
+    deltas.stream().map(d -> d.counters().get(NodeStats.RENEWED)).filter(Objects::nonNull).findFirst()
         .ifPresent(renewed -> report.result("renewals_per_s", renewed / seconds));
-    deltas.stream().map(d -> d.counters().get(NodeStats.EXPIRED)).filter(java.util.Objects::nonNull).findFirst()
+    deltas.stream().map(d -> d.counters().get(NodeStats.EXPIRED)).filter(Objects::nonNull).findFirst()
         .ifPresent(expired -> report.result("expired_on_server", expired));
-    deltas.stream().map(NodeStats.Delta::cores).flatMap(java.util.Optional::stream).mapToDouble(Double::doubleValue).max()
+    deltas.stream().map(NodeStats.Delta::cores).flatMap(Optional::stream).mapToDouble(Double::doubleValue).max()
         .ifPresent(max -> report.result("busiest_node_cores", max));
     // Resident memory the leases added, per lease, on each node (rough: the JVM's heap grows in steps).
     List<NodeStats.Delta> growth = NodeStats.between(empty, after);

@@ -9,6 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The {@code watch} workload: a writer creates names at a fixed rate while one watcher follows
@@ -20,7 +22,7 @@ public final class WatchLatency {
   /** A system's writer and watchers. */
   public interface Target {
     /** Watches {@code prefix} on the leader ({@code onLeader}) or a follower; tells {@code onCreated} each name created. */
-    AutoCloseable watch(boolean onLeader, String prefix, java.util.function.Consumer<String> onCreated) throws Exception;
+    AutoCloseable watch(boolean onLeader, String prefix, Consumer<String> onCreated) throws Exception;
 
     /** Creates {@code name} (the event the watchers wait for). */
     CompletableFuture<Void> create(String name);
@@ -50,7 +52,7 @@ public final class WatchLatency {
     Watcher leader = new Watcher("leader");
     Watcher follower = new Watcher("follower");
     long measureFrom = System.nanoTime() + s.warmup().toNanos() + Duration.ofSeconds(2).toNanos();
-    java.util.function.Function<Watcher, java.util.function.Consumer<String>> listener = w -> name -> {
+    Function<Watcher, Consumer<String>> listener = w -> name -> {
       long now = System.nanoTime();
       long[] times = sent.get(name);
       if (times == null || times[0] < measureFrom) {

@@ -12,11 +12,12 @@ import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.Permission;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /** {@code leasehold auth …}: identities, roles and grants. */
 @Command(name = "auth", mixinStandardHelpOptions = true,
@@ -162,12 +163,12 @@ public final class AuthCommand implements Runnable {
   }
 
   private static List<Object> row(AuthRole r) {
-    return List.of(r.name(), r.permission().name().toLowerCase(java.util.Locale.ROOT),
+    return List.of(r.name(), r.permission().name().toLowerCase(Locale.ROOT),
         r.prefixes().isEmpty() ? "(every name)" : String.join(",", r.prefixes()), r.builtIn() ? "yes" : "no", r.revision());
   }
 
   static Map<String, Object> json(AuthRole r) {
-    return Json.object("name", r.name(), "permission", r.permission().name().toLowerCase(java.util.Locale.ROOT),
+    return Json.object("name", r.name(), "permission", r.permission().name().toLowerCase(Locale.ROOT),
         "prefixes", r.prefixes(), "builtIn", r.builtIn(), "revision", r.revision());
   }
 }

@@ -1,6 +1,9 @@
 package io.leasehold.cli.command;
 
+import io.grpc.ChannelCredentials;
 import io.grpc.Deadline;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -8,8 +11,8 @@ import io.leasehold.cli.ClientCommand;
 import io.leasehold.cli.DurationConverter;
 import io.leasehold.cli.LeaseholdCommand;
 import io.leasehold.proto.v1.BackupRequest;
-import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.ClusterGrpc;
+import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.server.backup.NodeBackup;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -17,10 +20,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /**
  * {@code leasehold backup DIR}: a node takes a snapshot that includes every write acknowledged
@@ -68,12 +71,12 @@ public final class BackupCommand implements Callable<Integer> {
         throw new CommandLine.ParameterException(spec.commandLine(), source.name() + ": '" + node + "' is not host:port");
       }
     }
-    io.grpc.ChannelCredentials credentials = spec.root().userObject() instanceof LeaseholdCommand g
-        ? g.tls().credentials() : io.grpc.InsecureChannelCredentials.create();
+    ChannelCredentials credentials = spec.root().userObject() instanceof LeaseholdCommand g
+        ? g.tls().credentials() : InsecureChannelCredentials.create();
     Deadline deadline = Deadline.after(timeout.toMillis(), TimeUnit.MILLISECONDS);
     StatusRuntimeException unavailable = null;
     for (String node : nodes) {
-      ManagedChannel channel = io.grpc.Grpc.newChannelBuilder(node.trim(), credentials).build();
+      ManagedChannel channel = Grpc.newChannelBuilder(node.trim(), credentials).build();
       try {
         StatusRuntimeException silent = probe(channel, deadline);
         if (silent != null) {

@@ -12,6 +12,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Unary calls with deadlines, failover and retries: each attempt has its own deadline; a failure
@@ -22,7 +24,7 @@ import java.util.function.BooleanSupplier;
  * treats as released).
  */
 public final class Calls {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Calls.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Calls.class);
   /** Which endpoint a call goes to. */
   public enum Target { READ, WRITE }
 

@@ -2,6 +2,7 @@ package io.leasehold.client.internal;
 
 import io.grpc.Metadata;
 import io.grpc.Status;
+import io.leasehold.client.AccessDeniedException;
 import io.leasehold.client.ClusterUnavailableException;
 import io.leasehold.client.InvalidRequestException;
 import io.leasehold.client.LeaseholdException;
@@ -39,7 +40,7 @@ public final class Errors {
           status.asRuntimeException());
     }
     if (status.getCode() == Status.Code.PERMISSION_DENIED || status.getCode() == Status.Code.UNAUTHENTICATED) {
-      return new io.leasehold.client.AccessDeniedException(what + ": " + detail, status.getCode(), status.asRuntimeException());
+      return new AccessDeniedException(what + ": " + detail, status.getCode(), status.asRuntimeException());
     }
     if (retryable(status.getCode())) {
       return new ClusterUnavailableException(what + ": the cluster did not answer"

@@ -1,42 +1,43 @@
 package io.leasehold.client.internal;
 
+import com.google.protobuf.FieldMask;
 import com.google.protobuf.Timestamp;
 import io.leasehold.client.AttributeUpdate;
 import io.leasehold.client.AuditRecord;
 import io.leasehold.client.AuthRole;
 import io.leasehold.client.BanInfo;
 import io.leasehold.client.ClusterMember;
-import io.leasehold.client.EndedLease;
-import io.leasehold.client.NodeStatus;
-import io.leasehold.client.Permission;
-import io.leasehold.client.PolicyInfo;
 import io.leasehold.client.Conflict;
 import io.leasehold.client.EndReason;
+import io.leasehold.client.EndedLease;
 import io.leasehold.client.EventType;
-import io.leasehold.client.MemberRole;
-import io.leasehold.client.Policy;
-import io.leasehold.client.RejectReason;
-import io.leasehold.client.ServerLeaseState;
-import io.leasehold.client.WatchView;
 import io.leasehold.client.LeaseAttributes;
 import io.leasehold.client.LeaseInfo;
+import io.leasehold.client.MemberRole;
+import io.leasehold.client.NodeStatus;
+import io.leasehold.client.Permission;
+import io.leasehold.client.Policy;
+import io.leasehold.client.PolicyInfo;
+import io.leasehold.client.RejectReason;
 import io.leasehold.client.Rejection;
 import io.leasehold.client.Route;
+import io.leasehold.client.ServerLeaseState;
 import io.leasehold.client.ServiceInstance;
 import io.leasehold.client.WatchEvent;
+import io.leasehold.client.WatchView;
 import io.leasehold.proto.Partitions;
 import io.leasehold.proto.v1.Attributes;
 import io.leasehold.proto.v1.AuditEntry;
+import io.leasehold.proto.v1.Ban;
 import io.leasehold.proto.v1.Event;
-import io.leasehold.proto.v1.Instance;
 import io.leasehold.proto.v1.EventView;
+import io.leasehold.proto.v1.Instance;
 import io.leasehold.proto.v1.Lease;
 import io.leasehold.proto.v1.LeaseState;
 import io.leasehold.proto.v1.Member;
 import io.leasehold.proto.v1.NamespacePolicy;
 import io.leasehold.proto.v1.Role;
 import io.leasehold.proto.v1.StatusResponse;
-import com.google.protobuf.FieldMask;
 import io.leasehold.proto.v1.UpdateRequest;
 import java.time.Duration;
 import java.time.Instant;
@@ -281,7 +282,7 @@ public final class Protos {
     return new PolicyInfo(p.namespace(), p.own(), Optional.of(policy(effective)), p.revision(), p.updatedAt());
   }
 
-  public static BanInfo ban(io.leasehold.proto.v1.Ban b) {
+  public static BanInfo ban(Ban b) {
     return new BanInfo(b.getHolder(), b.getReason(), instant(b.getBannedAt()),
         b.hasUntil() ? Optional.of(instant(b.getUntil())) : Optional.empty(), b.getRevision(), b.getLeasesEnded());
   }

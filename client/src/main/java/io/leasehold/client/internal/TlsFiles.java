@@ -2,6 +2,7 @@ package io.leasehold.client.internal;
 
 import io.grpc.ChannelCredentials;
 import io.grpc.TlsChannelCredentials;
+import io.leasehold.proto.CertificateIdentity;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -9,6 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * TLS channel credentials from PEM files, checked when the builder is called so that a wrong
@@ -41,10 +45,10 @@ public final class TlsFiles {
    * The identity a node with client-certificate authentication takes from {@code cert}: its SAN
    * URI {@code leasehold://holder/NAME} when it has one, else its subject's CN; empty if neither.
    */
-  public static java.util.Optional<String> identity(Path cert) {
+  public static Optional<String> identity(Path cert) {
     byte[] pem = certificates("cert", cert);
     try {
-      return io.leasehold.proto.CertificateIdentity.of((java.security.cert.X509Certificate) CertificateFactory.getInstance("X.509")
+      return CertificateIdentity.of((X509Certificate) CertificateFactory.getInstance("X.509")
           .generateCertificates(new ByteArrayInputStream(pem)).iterator().next());
     } catch (CertificateException | IllegalArgumentException e) {
       throw new IllegalArgumentException("tls: cert " + cert + ": its identity cannot be read (" + e.getMessage() + ")");
@@ -65,7 +69,7 @@ public final class TlsFiles {
   }
 
   private static byte[] read(String argument, Path file) {
-    java.util.Objects.requireNonNull(file, argument);
+    Objects.requireNonNull(file, argument);
     try {
       return Files.readAllBytes(file);
     } catch (IOException e) {

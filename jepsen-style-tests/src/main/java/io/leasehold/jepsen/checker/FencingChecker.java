@@ -2,6 +2,7 @@ package io.leasehold.jepsen.checker;
 
 import io.leasehold.jepsen.history.Completed;
 import io.leasehold.jepsen.history.History;
+import io.leasehold.jepsen.history.Op;
 import io.leasehold.jepsen.history.RegisterWrite;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -48,7 +49,7 @@ public final class FencingChecker implements Checker {
     // with that lease. Such a grant is judged only by token uniqueness and the register.
     Map<String, Long> firstUnknown = new HashMap<>();
     for (Completed c : h.completed()) {
-      if (c.type() == io.leasehold.jepsen.history.Op.Type.INFO
+      if (c.type() == Op.Type.INFO
           && (c.invoke().f().equals("acquire") || c.invoke().f().equals("register"))) {
         firstUnknown.merge(c.invoke().key() + "#" + c.invoke().holder().orElse(""), c.invoke().nanos(), Math::min);
       }

@@ -2,6 +2,7 @@ package io.leasehold.jepsen.checker;
 
 import io.leasehold.jepsen.history.Completed;
 import io.leasehold.jepsen.history.History;
+import io.leasehold.jepsen.history.Op;
 import io.leasehold.jepsen.history.Validity;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -36,7 +37,7 @@ public final class RegistryChecker implements Checker {
     Map<String, List<long[]>> registrations = new HashMap<>();  // name -> {invoked, earliest deregistration}
     Map<String, Long> acknowledged = new HashMap<>();             // name + token -> earliest acknowledgement
     for (Completed g : all) {
-      if (!g.invoke().f().equals("register") || g.type() == io.leasehold.jepsen.history.Op.Type.FAIL) {
+      if (!g.invoke().f().equals("register") || g.type() == Op.Type.FAIL) {
         continue;
       }
       String name = g.invoke().key();

@@ -4,8 +4,11 @@ import io.grpc.ChannelCredentials;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
 import io.grpc.TlsChannelCredentials;
+import io.leasehold.proto.v1.AuthGrpc;
 import io.leasehold.proto.v1.ClusterGrpc;
+import io.leasehold.proto.v1.GrantRoleRequest;
 import io.leasehold.proto.v1.Role;
 import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.StatusResponse;
@@ -19,9 +22,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,8 +57,8 @@ public final class Cluster implements AutoCloseable {
   /** Channels to every node, per client identity; without TLS every identity shares the operator's. */
   private final Map<String, List<ManagedChannel>> channels = new HashMap<>();
   /** The identities granted the client role, or being granted it. */
-  private final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.CompletableFuture<Void>> authorized =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, CompletableFuture<Void>> authorized =
+      new ConcurrentHashMap<>();
   private final Thread hook = new Thread(this::close, "jepsen-cluster-cleanup");
   private Process watchdog;
   private boolean closed;
@@ -97,7 +103,7 @@ public final class Cluster implements AutoCloseable {
       Files.createDirectories(dir.resolve("pids"));
       Runtime.getRuntime().addShutdownHook(hook);
       startWatchdog();
-      String peers = java.util.stream.IntStream.range(0, n)
+      String peers = IntStream.range(0, n)
           .mapToObj(i -> "n" + (i + 1) + "=" + network.host(i) + ":" + network.peerPort(i) + ":" + network.clientPort(i))
           .collect(Collectors.joining(","));
       for (int i = 0; i < n; i++) {
@@ -208,8 +214,8 @@ public final class Cluster implements AutoCloseable {
     if (tls.isEmpty() || identity.equals(OPERATOR)) {
       return;
     }
-    java.util.concurrent.CompletableFuture<Void> mine = new java.util.concurrent.CompletableFuture<>();
-    java.util.concurrent.CompletableFuture<Void> grant = authorized.putIfAbsent(identity, mine);
+    CompletableFuture<Void> mine = new CompletableFuture<>();
+    CompletableFuture<Void> grant = authorized.putIfAbsent(identity, mine);
     if (grant != null) {
       grant.join();
       return;
@@ -222,11 +228,11 @@ public final class Cluster implements AutoCloseable {
         continue;
       }
       try {
-        io.leasehold.proto.v1.AuthGrpc.newBlockingStub(channel(i)).withDeadlineAfter(3, TimeUnit.SECONDS)
-            .grantRole(io.leasehold.proto.v1.GrantRoleRequest.newBuilder().setIdentity(identity).setRole("client").build());
+        AuthGrpc.newBlockingStub(channel(i)).withDeadlineAfter(3, TimeUnit.SECONDS)
+            .grantRole(GrantRoleRequest.newBuilder().setIdentity(identity).setRole("client").build());
         mine.complete(null);
         return;
-      } catch (io.grpc.StatusRuntimeException e) {
+      } catch (StatusRuntimeException e) {
         last = e;
         pause(Duration.ofMillis(200));
       }

@@ -1,5 +1,7 @@
 package io.leasehold.jepsen.cluster;
 
+import java.io.IOException;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -74,7 +76,7 @@ public final class Faketime {
       } finally {
         Files.deleteIfExists(offset);
       }
-    } catch (java.io.IOException | java.net.URISyntaxException e) {
+    } catch (IOException | URISyntaxException e) {
       return Optional.of("could not run the probe: " + e);
     }
   }

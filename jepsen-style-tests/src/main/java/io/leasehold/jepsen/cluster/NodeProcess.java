@@ -5,11 +5,13 @@ import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -91,8 +93,8 @@ public final class NodeProcess {
       return;
     }
     try {
-      Files.writeString(log, "\n==== start " + id + " at " + java.time.Instant.now() + " ====\n",
-          java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+      Files.writeString(log, "\n==== start " + id + " at " + Instant.now() + " ====\n",
+          StandardOpenOption.CREATE, StandardOpenOption.APPEND);
       List<String> cmd = new ArrayList<>(command);
       if (joining) {
         // A member that joined keeps the flag across restarts (harmless: its membership is on disk).
@@ -193,7 +195,7 @@ public final class NodeProcess {
     try {
       if (Files.exists(dataDir)) {
         try (var paths = Files.walk(dataDir)) {
-          for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
             Files.delete(p);
           }
         }

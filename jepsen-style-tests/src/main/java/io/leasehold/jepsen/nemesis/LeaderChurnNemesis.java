@@ -1,5 +1,6 @@
 package io.leasehold.jepsen.nemesis;
 
+import io.leasehold.jepsen.run.Pacing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +47,7 @@ public final class LeaderChurnNemesis implements Nemesis {
       while (active.get()) {
         long next = System.nanoTime() + every.toNanos();
         while (active.get() && System.nanoTime() - next < 0) {
-          io.leasehold.jepsen.run.Pacing.sleep(Duration.ofMillis(100));
+          Pacing.sleep(Duration.ofMillis(100));
         }
         if (!active.get()) {
           return;

@@ -3,6 +3,7 @@ package io.leasehold.jepsen.nemesis;
 import io.leasehold.jepsen.cluster.Cluster;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 
@@ -30,7 +31,7 @@ public record NemesisContext(Cluster cluster, Random random, ClientFaults client
     for (int i = 0; i < cluster.size(); i++) {
       all.add(i);
     }
-    java.util.Collections.shuffle(all, random);
+    Collections.shuffle(all, random);
     return all;
   }
 }

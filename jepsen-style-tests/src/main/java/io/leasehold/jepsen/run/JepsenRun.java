@@ -90,7 +90,7 @@ public final class JepsenRun {
   /** Every nemesis, as this cluster supports it: fault durations are chosen by the schedule. */
   public static List<Nemesis> nemeses(Cluster cluster) {
     var noPartition = cluster.network().partitionUnsupportedReason();
-    var noClock = cluster.faketime().isPresent() ? java.util.Optional.<String>empty() : java.util.Optional.of(cluster.faketimeSkipReason());
+    var noClock = cluster.faketime().isPresent() ? Optional.<String>empty() : Optional.of(cluster.faketimeSkipReason());
     return List.of(new KillNemesis(true), new KillNemesis(false), new PauseNemesis(true), new PauseNemesis(false),
         new PartitionNemesis(PartitionNemesis.Mode.ISOLATE_LEADER, noPartition),
         new PartitionNemesis(PartitionNemesis.Mode.MAJORITY_MINORITY, noPartition),

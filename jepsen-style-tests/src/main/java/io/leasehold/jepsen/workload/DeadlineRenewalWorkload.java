@@ -8,6 +8,7 @@ import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RenewItem;
 import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.RenewResult;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
@@ -23,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class DeadlineRenewalWorkload implements Workload {
   public static final String PREFIX = "lock/edge-";
-  static final java.time.Duration TTL = java.time.Duration.ofSeconds(2);
+  static final Duration TTL = Duration.ofSeconds(2);
   /** The renewal goes out this long before the deadline the client estimates … */
   static final long EARLIEST_MS = -40;
   /** … up to this long after it: the leader's ticker runs every 100 ms by default. */
@@ -57,17 +58,17 @@ public final class DeadlineRenewalWorkload implements Workload {
       if (token.isPresent()) {
         long granted = System.nanoTime();
         long offsetMs = ThreadLocalRandom.current().nextLong(EARLIEST_MS, LATEST_MS + 1);
-        Pacing.sleep(java.time.Duration.ofNanos(granted + TTL.toNanos() + offsetMs * 1_000_000 - System.nanoTime()));
+        Pacing.sleep(Duration.ofNanos(granted + TTL.toNanos() + offsetMs * 1_000_000 - System.nanoTime()));
         if (renew(ctx, rec, process, name, holder, token.getAsLong())) {
           long renewed = System.nanoTime();
           RawCalls.get(rec, process, stub(ctx, holder), name);
           // Well within the renewed TTL, and long after any Expire that raced the renewal.
-          Pacing.sleep(java.time.Duration.ofNanos(renewed + 400_000_000L - System.nanoTime()));
+          Pacing.sleep(Duration.ofNanos(renewed + 400_000_000L - System.nanoTime()));
           RawCalls.get(rec, process, stub(ctx, holder), name);
           RawCalls.release(rec, process, stub(ctx, holder), name, holder, token.getAsLong());
         }
       } else {
-        Pacing.sleep(java.time.Duration.ofMillis(200));
+        Pacing.sleep(Duration.ofMillis(200));
       }
     }
   }

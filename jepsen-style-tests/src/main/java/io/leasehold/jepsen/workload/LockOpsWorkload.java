@@ -3,6 +3,7 @@ package io.leasehold.jepsen.workload;
 import io.leasehold.jepsen.history.Recorder;
 import io.leasehold.jepsen.run.Pacing;
 import io.leasehold.proto.v1.LeasesGrpc;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -56,7 +57,7 @@ public final class LockOpsWorkload implements Workload {
       } else {
         RawCalls.get(rec, process, stub, name);
       }
-      Pacing.sleep(java.time.Duration.ofMillis(60 + rnd.nextInt(120)));
+      Pacing.sleep(Duration.ofMillis(60 + rnd.nextInt(120)));
     }
   }
 

@@ -3,10 +3,12 @@ package io.leasehold.cli.command.bench;
 import io.leasehold.cli.DurationConverter;
 import io.leasehold.cli.Json;
 import io.leasehold.cli.LeaseholdCommand;
+import io.leasehold.cli.OutputFormat;
 import io.leasehold.cli.bench.BenchReport;
 import io.leasehold.cli.bench.Failover;
 import io.leasehold.cli.bench.LeaseholdTargets;
 import io.leasehold.cli.bench.LocalCluster;
+import io.leasehold.cli.bench.Progress;
 import io.leasehold.client.LeaseholdClient;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -15,9 +17,9 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 @Command(name = "failover", mixinStandardHelpOptions = true,
     description = {
@@ -70,14 +72,14 @@ final class FailoverCommand implements Callable<Integer> {
       try (Failover.Target target = LeaseholdTargets.failover(client, ttl)) {
         report = Failover.run("leasehold", cluster, target,
             new Failover.Settings(kills, interval, leases, ttl, probeRate, "bench/failover-"),
-            io.leasehold.cli.bench.Progress.onTerminal(spec.commandLine().getErr(), "failover"));
+            Progress.onTerminal(spec.commandLine().getErr(), "failover"));
       }
     } finally {
       if (temporary) {
         deleteTree(where);
       }
     }
-    if (globals.output() == io.leasehold.cli.OutputFormat.JSON) {
+    if (globals.output() == OutputFormat.JSON) {
       spec.commandLine().getOut().println(Json.compact(report.json()));
       spec.commandLine().getOut().flush();
     } else {

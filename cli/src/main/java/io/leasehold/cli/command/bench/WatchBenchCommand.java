@@ -1,5 +1,6 @@
 package io.leasehold.cli.command.bench;
 
+import io.leasehold.cli.ClientTls;
 import io.leasehold.cli.bench.BenchReport;
 import io.leasehold.cli.bench.LeaseholdTargets;
 import io.leasehold.cli.bench.WatchLatency;
@@ -24,7 +25,7 @@ final class WatchBenchCommand extends BenchBase {
     }
     checkDurations();
     List<String> endpoints = endpoints();
-    io.leasehold.cli.ClientTls tls = globals().tls();
+    ClientTls tls = globals().tls();
     try (LeaseholdClient writer = client(endpoints, "bench-watch-writer")) {
       WatchLatency.Settings s = new WatchLatency.Settings(rate, options.warmup, options.duration, options.prefix);
       Duration ttl = options.warmup.plus(options.duration).plusMinutes(1);
