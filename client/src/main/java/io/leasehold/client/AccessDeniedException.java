@@ -12,10 +12,11 @@ public class AccessDeniedException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
 
   /**
-   * The caller's roles do not allow the call; {@code code} is PERMISSION_DENIED or UNAUTHENTICATED.
+   * The cluster refused the caller: {@code code} is UNAUTHENTICATED (no identity it accepts) or
+   * PERMISSION_DENIED (no role that allows the call).
    *
-   * @param message what went wrong
-   * @param code the gRPC status the call ended with (may be null)
+   * @param message what went wrong, as the cluster said
+   * @param code UNAUTHENTICATED or PERMISSION_DENIED
    * @param cause the failure that led to it (may be null)
    */
   public AccessDeniedException(String message, Status.Code code, Throwable cause) {

@@ -20,7 +20,7 @@ public sealed interface AcquireResult permits Granted, Conflict, Rejected {
   /**
    * Whether the name was granted.
    *
-   * @return whether the name was granted
+   * @return true for {@link Granted}; false for a conflict or a rejection
    */
   default boolean isGranted() {
     return this instanceof Granted;

@@ -38,7 +38,7 @@ public record AttributeUpdate(Optional<String> address, Optional<Map<String, Str
   /**
    * Replaces address, metadata and status with {@code attributes} (absent parts are cleared).
    *
-   * @param attributes the attributes
+   * @param attributes the attributes to store; an absent address or status is cleared
    * @return the update
    */
   public static AttributeUpdate replaceAll(LeaseAttributes attributes) {
@@ -69,7 +69,7 @@ public record AttributeUpdate(Optional<String> address, Optional<Map<String, Str
   /**
    * Replaces only the metadata.
    *
-   * @param metadata the metadata
+   * @param metadata the new metadata, replacing all of it
    * @return the update
    */
   public static AttributeUpdate metadata(Map<String, String> metadata) {
@@ -99,7 +99,7 @@ public record AttributeUpdate(Optional<String> address, Optional<Map<String, Str
   /**
    * This update, also replacing the metadata.
    *
-   * @param metadata the metadata
+   * @param metadata the new metadata, replacing all of it
    * @return the update
    */
   public AttributeUpdate andMetadata(Map<String, String> metadata) {

@@ -10,7 +10,7 @@ import java.util.Optional;
  * @param holder      who is banned
  * @param reason      the operator's reason
  * @param bannedAt    when the ban was applied (leader-stamped)
- * @param until       when a timed ban ends (an estimate: the leader lifts it); absent until unbanned
+ * @param until       when a timed ban ends (an estimate: the leader lifts it); absent for a ban that holds until lifted
  * @param revision    the revision of the ban
  * @param leasesEnded how many live leases the ban ended
  */
@@ -21,7 +21,7 @@ public record BanInfo(String holder, String reason, Instant bannedAt, Optional<I
    * @param holder who is banned
    * @param reason the operator's reason
    * @param bannedAt when the ban was applied (leader-stamped)
-   * @param until when a timed ban ends (an estimate: the leader lifts it); absent until unbanned
+   * @param until when a timed ban ends (an estimate: the leader lifts it); absent for a ban that holds until lifted
    * @param revision the revision of the ban
    * @param leasesEnded how many live leases the ban ended
    */

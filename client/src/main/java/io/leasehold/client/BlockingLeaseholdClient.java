@@ -33,7 +33,6 @@ public final class BlockingLeaseholdClient {
   /**
    * Acquires {@code name}, waiting as {@code options} say.
    *
-   *
    * @param name the lease's name, {@code namespace/rest}
    * @param options TTL, attributes and wait bound
    * @return the lease
@@ -47,7 +46,6 @@ public final class BlockingLeaseholdClient {
   /**
    * Acquires {@code name}, waiting up to {@code waitUpTo} for it to become free.
    *
-   *
    * @param name the lease's name, {@code namespace/rest}
    * @param waitUpTo the longest wait for the name
    * @return the lease
@@ -59,9 +57,10 @@ public final class BlockingLeaseholdClient {
   }
 
   /**
+   * {@link LeaseholdClient#tryAcquire(String, LeaseOptions)}, waiting for the answer.
    *
    * @param name the lease's name, {@code namespace/rest}
-   * @param options TTL, attributes and wait bound
+   * @param options TTL and attributes (the wait bound is ignored: it never waits for a holder)
    * @return the outcome: granted, conflict or rejected
    * @see LeaseholdClient#tryAcquire(String, LeaseOptions)
    */
@@ -80,9 +79,10 @@ public final class BlockingLeaseholdClient {
   }
 
   /**
+   * {@link LeaseholdClient#get(String)}, waiting for the answer.
    *
    * @param name the lease's name, {@code namespace/rest}
-   * @return the lease, if one is held
+   * @return the live lease, or empty if the name is free
    * @see LeaseholdClient#get(String)
    */
   public Optional<LeaseInfo> get(String name) {
@@ -90,6 +90,7 @@ public final class BlockingLeaseholdClient {
   }
 
   /**
+   * {@link LeaseholdClient#list(String)}, waiting for the answer.
    *
    * @param prefix names starting with this ({@code ""}: every name)
    * @return the leases and the listing's revision
@@ -100,10 +101,11 @@ public final class BlockingLeaseholdClient {
   }
 
   /**
+   * {@link LeaseholdClient#release(String, long)}, waiting for the answer.
    *
    * @param name the lease's name, {@code namespace/rest}
    * @param token the lease's fencing token
-   * @return whether the lease was released
+   * @return whether the lease was released (false: no such lease was held)
    * @see LeaseholdClient#release(String, long)
    */
   public boolean release(String name, long token) {
@@ -111,9 +113,10 @@ public final class BlockingLeaseholdClient {
   }
 
   /**
+   * {@link LeaseholdClient#lookup(String)}, waiting for the answer.
    *
    * @param name the lease's name, {@code namespace/rest}
-   * @return the route, if any
+   * @return the route, or empty if no live lease with an address holds the name
    * @see LeaseholdClient#lookup(String)
    */
   public Optional<Route> lookup(String name) {
@@ -121,9 +124,10 @@ public final class BlockingLeaseholdClient {
   }
 
   /**
+   * {@link LeaseholdClient#routes(String)}, waiting for the answer.
    *
    * @param prefix names starting with this ({@code ""}: every name)
-   * @return the routes
+   * @return the routes, in name order
    * @see LeaseholdClient#routes(String)
    */
   public List<Route> routes(String prefix) {
@@ -131,6 +135,7 @@ public final class BlockingLeaseholdClient {
   }
 
   /**
+   * {@link LeaseholdClient#clusterStatus()}, waiting for the answer.
    *
    * @return every member's status
    * @see LeaseholdClient#clusterStatus()
@@ -140,6 +145,7 @@ public final class BlockingLeaseholdClient {
   }
 
   /**
+   * {@link LeaseholdClient#checkToken(String, long)}, waiting for the answer.
    *
    * @param name the lease's name, {@code namespace/rest}
    * @param token the lease's fencing token
@@ -154,7 +160,6 @@ public final class BlockingLeaseholdClient {
    * Acquires {@code name} (waiting as {@code options} say), runs {@code action} on the calling
    * thread while the lease is held — interrupting it if the lease is lost — and releases the
    * lease. Returns the action's result.
-   *
    *
    * @param <T> what the action returns
    * @param name the lease's name, {@code namespace/rest}
@@ -173,20 +178,22 @@ public final class BlockingLeaseholdClient {
   /**
    * {@link #withLease(String, LeaseOptions, LeaseAction)} with default options.
    *
-   *
    * @param <T> what the action returns
    * @param name the lease's name, {@code namespace/rest}
    * @param action the work to run while the lease is held
    * @return what the action returned
-   * @throws Exception what the action threw, or why the lease could not be had or was lost
+   * @throws LeaseLostException   if the lease ended while the action ran
+   * @throws InterruptedException if interrupted while waiting for the name
+   * @throws Exception            what the action threw
    */
   public <T> T withLease(String name, LeaseAction<T> action) throws Exception {
     return withLease(name, LeaseOptions.defaults(), action);
   }
 
   /**
+   * {@link LeaseholdClient#register(String, String, String, Map)}, waiting for the answer.
    *
-   * @param service the service
+   * @param service the service's name
    * @param instance the instance, unique within the service
    * @param address where the instance serves ({@code host:port} or a URL)
    * @param metadata the instance's metadata
@@ -200,7 +207,7 @@ public final class BlockingLeaseholdClient {
   /**
    * {@link #register(String, String, String, Map)} with {@code options}.
    *
-   * @param service the service
+   * @param service the service's name
    * @param instance the instance, unique within the service
    * @param address where the instance serves ({@code host:port} or a URL)
    * @param metadata the instance's metadata
@@ -212,8 +219,9 @@ public final class BlockingLeaseholdClient {
   }
 
   /**
+   * {@link LeaseholdClient#resolve(String)}, waiting for the answer.
    *
-   * @param service the service
+   * @param service the service's name
    * @return the instances
    * @see LeaseholdClient#resolve(String)
    */
@@ -224,8 +232,8 @@ public final class BlockingLeaseholdClient {
   /**
    * The live instances of {@code service}; with {@code anyStatus}, whatever their status.
    *
-   * @param service the service
-   * @param anyStatus whether to list instances whatever their status
+   * @param service the service's name
+   * @param anyStatus whether to list instances whatever their status (false: SERVING only)
    * @return the instances
    */
   public List<ServiceInstance> resolve(String service, boolean anyStatus) {
@@ -233,9 +241,10 @@ public final class BlockingLeaseholdClient {
   }
 
   /**
+   * {@link LeaseholdClient#routingTable(String)}, waiting for the answer.
    *
    * @param prefix names starting with this ({@code ""}: every name)
-   * @return the routing table
+   * @return the routing table, loaded; close it when done
    * @see LeaseholdClient#routingTable(String)
    */
   public RoutingTable routingTable(String prefix) {

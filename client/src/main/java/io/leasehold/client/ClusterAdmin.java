@@ -31,7 +31,7 @@ public final class ClusterAdmin {
    * Adds a member. Start its node first in join mode ({@code leasehold server --join}); it
    * catches up from the leader by log or snapshot. Returns the configuration after the change.
    *
-   * @param id the member's id
+   * @param id the new member's id
    * @param peerAddress its Raft address ({@code host:port})
    * @param clientAddress its client address ({@code host:port})
    * @return completes with the members after the change
@@ -43,7 +43,7 @@ public final class ClusterAdmin {
   /**
    * Removes a member; returns the configuration after the change.
    *
-   * @param id the member's id
+   * @param id the id of the member to remove
    * @return completes with the members after the change
    */
   public CompletableFuture<List<ClusterMember>> removeMember(String id) {
@@ -53,7 +53,7 @@ public final class ClusterAdmin {
   /**
    * Hands leadership to {@code id}; returns the new leader's id.
    *
-   * @param id the member's id
+   * @param id the id of the member to hand leadership to
    * @return completes with the new leader's id
    */
   public CompletableFuture<String> transferLeadership(String id) {

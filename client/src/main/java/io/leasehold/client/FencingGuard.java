@@ -34,7 +34,7 @@ public final class FencingGuard {
    * remembers it as the highest); returns false, changing nothing, if it is lower.
    *
    * @param resource the guarded resource
-   * @param token the lease's fencing token
+   * @param token the fencing token the writer sent (positive)
    * @return whether the token is not stale (and is now the highest)
    */
   public boolean tryAdvance(String resource, long token) {
@@ -51,9 +51,8 @@ public final class FencingGuard {
   /**
    * As {@link #tryAdvance}, throwing instead of returning false.
    *
-   *
    * @param resource the guarded resource
-   * @param token the lease's fencing token
+   * @param token the fencing token the writer sent (positive)
    * @throws StaleTokenException if a higher token was already accepted for {@code resource}
    */
   public void check(String resource, long token) {
@@ -71,10 +70,9 @@ public final class FencingGuard {
    * lock: writes to one resource are serialized, and none runs with a token lower than one that
    * already ran. The token counts as accepted even if the write fails.
    *
-   *
-   * @param <T> what the action returns
+   * @param <T> what the write returns
    * @param resource the guarded resource
-   * @param token the lease's fencing token
+   * @param token the fencing token the writer sent (positive)
    * @param write the write, run only if the token is not stale
    * @return what the write returned
    * @throws StaleTokenException if a higher token was already accepted; {@code write} did not run
@@ -96,7 +94,7 @@ public final class FencingGuard {
    * The highest token accepted for {@code resource}, if any.
    *
    * @param resource the guarded resource
-   * @return the newest token seen for the resource, if any
+   * @return the highest token accepted for the resource; empty if none was
    */
   public OptionalLong highest(String resource) {
     Slot slot = resources.get(Objects.requireNonNull(resource, "resource"));

@@ -43,21 +43,21 @@ public interface Lease extends AutoCloseable {
   /**
    * The TTL the cluster granted.
    *
-   * @return the TTL
+   * @return the TTL; the cluster's default if the options gave none
    */
   Duration ttl();
 
   /**
    * The attributes as of the grant or the last {@link #update} through this handle.
    *
-   * @return the attributes
+   * @return the address, metadata and status
    */
   LeaseAttributes attributes();
 
   /**
    * The current state. Moves to LOST as soon as the local deadline passes, even between timer ticks.
    *
-   * @return the current state
+   * @return HELD, JEOPARDY, LOST or RELEASED
    */
   LeaseState state();
 
@@ -71,14 +71,14 @@ public interface Lease extends AutoCloseable {
   /**
    * Time left before the local deadline; zero once the lease is no longer valid.
    *
-   * @return the time left
+   * @return the time left, never negative
    */
   Duration remaining();
 
   /**
    * Why the lease was lost, once it is {@link LeaseState#LOST}.
    *
-   * @return why it was lost, once it is
+   * @return why it was lost; empty unless it is LOST
    */
   Optional<LossReason> lossReason();
 
@@ -96,7 +96,6 @@ public interface Lease extends AutoCloseable {
    * Completes with the attributes now stored, or fails with {@link LeaseLostException} if the
    * cluster no longer holds the lease (the handle is then LOST).
    *
-   *
    * @param update what to change; absent parts stay as they are
    * @return completes with the attributes now stored
    * @throws IllegalStateException if the lease was released
@@ -109,8 +108,7 @@ public interface Lease extends AutoCloseable {
    * {@link ClusterUnavailableException} if it could not be reached, in which case the lease
    * simply expires there after its TTL. Releasing a LOST lease is allowed (it does nothing more).
    *
-   *
-   * @return completes with whether the lease was released
+   * @return completes when the cluster has answered
    * @throws IllegalStateException if {@code release()} was already called on this handle
    */
   CompletableFuture<Void> release();
@@ -127,15 +125,15 @@ public interface Lease extends AutoCloseable {
    * Adds a listener for this handle's state changes. A listener added after the handle reached a
    * final state is told about that final transition at once.
    *
-   * @param listener told of each event, one at a time
+   * @param listener told of each state change, in order
    */
   void addListener(LeaseListener listener);
 
   /**
    * Removes a listener; whether it was there.
    *
-   * @param listener told of each event, one at a time
-   * @return whether it was registered
+   * @param listener the listener to remove
+   * @return whether it had been added
    */
   boolean removeListener(LeaseListener listener);
 

@@ -64,7 +64,7 @@ public record LeaseAttributes(Optional<String> address, Map<String, String> meta
   /**
    * These attributes with the metadata replaced.
    *
-   * @param metadata the metadata
+   * @param metadata the new metadata, replacing all of it
    * @return the attributes with the change
    */
   public LeaseAttributes withMetadata(Map<String, String> metadata) {

@@ -20,7 +20,7 @@ public class LeaseConflictException extends LeaseholdException {
   /**
    * Who holds the name.
    *
-   * @return who holds the name
+   * @return the holder, its lease's token and its time left
    */
   public Conflict conflict() {
     return conflict;

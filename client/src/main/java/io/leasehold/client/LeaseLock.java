@@ -86,7 +86,6 @@ public final class LeaseLock implements Lock {
    * One attempt: true if the lock was free (a network call), false if anyone holds it or it is
    * still in a lock-delay.
    *
-   *
    * @return whether the lock is now held
    * @throws AcquireRejectedException if the cluster's policy refuses the name to this client
    */
@@ -110,9 +109,10 @@ public final class LeaseLock implements Lock {
   /**
    * Waits up to {@code time} for the lock; false if it was not free by then.
    *
-   * @param time how long to wait
+   * @param time how long to wait (0 or less: one attempt)
    * @param unit the unit of {@code time}
    * @return whether the lock is now held
+   * @throws InterruptedException if interrupted before or while waiting
    */
   @Override
   public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
@@ -164,6 +164,7 @@ public final class LeaseLock implements Lock {
    * Not supported: a condition would need the lease to be given up and taken again atomically.
    *
    * @return never: conditions are not supported
+   * @throws UnsupportedOperationException always
    */
   @Override
   public Condition newCondition() {
@@ -173,8 +174,7 @@ public final class LeaseLock implements Lock {
   /**
    * The fencing token of the lease under the lock.
    *
-   *
-   * @return the fencing token
+   * @return the fencing token, to send with every write
    * @throws IllegalMonitorStateException if the current thread does not hold the lock
    */
   public synchronized long token() {
@@ -187,14 +187,15 @@ public final class LeaseLock implements Lock {
   /**
    * The lease under the lock, if the current thread holds it.
    *
-   * @return the lease
+   * @return the lease; empty if the current thread does not hold the lock
    */
   public synchronized Optional<Lease> lease() {
     return owner == Thread.currentThread() ? Optional.of(lease) : Optional.empty();
   }
 
   /**
-   * Whether the calling thread holds the lock (and its lease is still valid).
+   * Whether the calling thread holds the lock; its lease may have been lost since (see
+   * {@link #isValid()}).
    *
    * @return whether the calling thread holds it
    */

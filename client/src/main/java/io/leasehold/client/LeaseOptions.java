@@ -51,7 +51,7 @@ public record LeaseOptions(Optional<Duration> ttl, LeaseAttributes attributes, O
   /**
    * These options with a TTL (the cluster checks it against its bounds, 2 s to 24 h by default).
    *
-   * @param ttl the TTL
+   * @param ttl the lease's time to live
    * @return the options with the change
    */
   public LeaseOptions withTtl(Duration ttl) {
@@ -61,7 +61,7 @@ public record LeaseOptions(Optional<Duration> ttl, LeaseAttributes attributes, O
   /**
    * These options, granting the lease {@code attributes}.
    *
-   * @param attributes the attributes
+   * @param attributes address, metadata and status to store with the lease, replacing any set before
    * @return the options with the change
    */
   public LeaseOptions withAttributes(LeaseAttributes attributes) {
@@ -102,7 +102,7 @@ public record LeaseOptions(Optional<Duration> ttl, LeaseAttributes attributes, O
   /**
    * These options with a bound on how long an acquisition waits ({@link Duration#ZERO}: one attempt).
    *
-   * @param waitUpTo the longest wait for the name
+   * @param waitUpTo the longest wait for the name ({@link Duration#ZERO}: one attempt)
    * @return the options with the change
    */
   public LeaseOptions withWait(Duration waitUpTo) {

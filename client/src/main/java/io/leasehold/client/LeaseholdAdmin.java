@@ -55,7 +55,7 @@ public final class LeaseholdAdmin {
    * Removes the policy of {@code namespace}; completes with whether it had one.
    *
    * @param namespace the namespace ({@code ""}: the default policy)
-   * @return completes with whether it had a policy
+   * @return completes with whether it had a policy of its own
    */
   public CompletableFuture<Boolean> deletePolicy(String namespace) {
     return calls.deletePolicy(namespace);
@@ -66,7 +66,7 @@ public final class LeaseholdAdmin {
    * BANNED). With a duration the ban is lifted by the leader when it is due; without, it holds
    * until {@link #unban}.
    *
-   * @param holder the holder identity
+   * @param holder the holder identity to ban
    * @param reason why, recorded in the history and the audit
    * @param duration how long the ban holds (empty: until lifted)
    * @return completes with the ban as stored
@@ -78,7 +78,7 @@ public final class LeaseholdAdmin {
   /**
    * Lifts the ban of {@code holder}; completes with whether it was banned.
    *
-   * @param holder the holder identity
+   * @param holder the banned holder identity
    * @return completes with whether it was banned
    */
   public CompletableFuture<Boolean> unban(String holder) {
@@ -122,7 +122,7 @@ public final class LeaseholdAdmin {
   /**
    * The leases {@code holder} held that ended, newest first (at most {@code limit}; 0: all that is kept).
    *
-   * @param holder the holder identity
+   * @param holder the holder identity whose ended leases to list
    * @param limit the most entries to return (0: all that are kept)
    * @return completes with the ended leases, newest first
    */

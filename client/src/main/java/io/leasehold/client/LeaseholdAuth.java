@@ -32,7 +32,7 @@ public final class LeaseholdAuth {
    *
    * @param name the role's name
    * @param permission what the role allows
-   * @param prefixes the names it covers, each a prefix (none: every name)
+   * @param prefixes the names it covers, each a prefix (empty list: every name)
    * @return completes with the role as stored
    */
   public CompletableFuture<AuthRole> addRole(String name, Permission permission, List<String> prefixes) {
@@ -61,7 +61,7 @@ public final class LeaseholdAuth {
   /**
    * Grants {@code role} to {@code identity}; completes with whether it was granted before.
    *
-   * @param identity the caller identity
+   * @param identity the identity to grant the role to
    * @param role the role's name
    * @return completes with whether it was granted before
    */
@@ -73,7 +73,7 @@ public final class LeaseholdAuth {
    * Takes {@code role} from {@code identity}; completes with whether it held it. Refused when it
    * would leave no identity with an admin role over every name.
    *
-   * @param identity the caller identity
+   * @param identity the identity to take the role from
    * @param role the role's name
    * @return completes with whether the identity held the role
    */
@@ -93,7 +93,7 @@ public final class LeaseholdAuth {
   /**
    * The roles of {@code identity} (empty: of every identity).
    *
-   * @param identity the caller identity
+   * @param identity whose roles to list ({@code ""}: every identity's)
    * @return completes with the identities and their roles
    */
   public CompletableFuture<List<IdentityRoles>> grants(String identity) {
@@ -105,7 +105,7 @@ public final class LeaseholdAuth {
    * {@code identity}'s actions only unless it is empty.
    *
    * @param limit the most entries to return (0: all that are kept)
-   * @param identity the caller identity
+   * @param identity whose actions to list ({@code ""}: everyone's)
    * @return completes with the audit records, newest first
    */
   public CompletableFuture<List<AuditRecord>> audit(int limit, String identity) {

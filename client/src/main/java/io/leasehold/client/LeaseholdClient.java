@@ -153,7 +153,7 @@ public final class LeaseholdClient implements AutoCloseable {
    * (cancelled or interrupted), so that it does not answer CONFLICT with a lease nobody holds.
    *
    * @param name the lease's name, {@code namespace/rest}
-   * @param options TTL, attributes and wait bound
+   * @param options TTL and attributes (the wait bound is ignored: it never waits for a holder)
    * @return completes with the outcome: granted, conflict or rejected
    */
   public CompletableFuture<AcquireResult> tryAcquire(String name, LeaseOptions options) {
@@ -174,7 +174,7 @@ public final class LeaseholdClient implements AutoCloseable {
    * The lease on {@code name}, if any (a linearizable read).
    *
    * @param name the lease's name, {@code namespace/rest}
-   * @return completes with the lease, if one is held
+   * @return completes with the live lease, or empty if the name is free
    */
   public CompletableFuture<Optional<LeaseInfo>> get(String name) {
     return leases.get(name);
@@ -231,7 +231,7 @@ public final class LeaseholdClient implements AutoCloseable {
    * A {@link Lock} on {@code name}; its leases use {@code options} (their wait bound is ignored).
    *
    * @param name the lease's name, {@code namespace/rest}
-   * @param options TTL, attributes and wait bound
+   * @param options TTL and attributes of the lock's leases (the wait bound is ignored)
    * @return the lock
    */
   public LeaseLock lock(String name, LeaseOptions options) {
@@ -274,7 +274,7 @@ public final class LeaseholdClient implements AutoCloseable {
    * the registration is closed. Fails with {@link LeaseConflictException} if another holder
    * registered that instance.
    *
-   * @param service the service
+   * @param service the service's name
    * @param instance the instance, unique within the service
    * @param address where the instance serves ({@code host:port} or a URL)
    * @param metadata the instance's metadata
@@ -287,7 +287,7 @@ public final class LeaseholdClient implements AutoCloseable {
   /**
    * {@link #register(String, String, String, Map)} with {@code options}.
    *
-   * @param service the service
+   * @param service the service's name
    * @param instance the instance, unique within the service
    * @param address where the instance serves ({@code host:port} or a URL)
    * @param metadata the instance's metadata
@@ -302,7 +302,7 @@ public final class LeaseholdClient implements AutoCloseable {
   /**
    * The live SERVING instances of {@code service}, in instance order (a linearizable read).
    *
-   * @param service the service
+   * @param service the service's name
    * @return completes with the instances
    */
   public CompletableFuture<List<ServiceInstance>> resolve(String service) {
@@ -312,8 +312,8 @@ public final class LeaseholdClient implements AutoCloseable {
   /**
    * The live instances of {@code service}; with {@code anyStatus}, whatever their status.
    *
-   * @param service the service
-   * @param anyStatus whether to list instances whatever their status
+   * @param service the service's name
+   * @param anyStatus whether to list instances whatever their status (false: SERVING only)
    * @return completes with the instances
    */
   public CompletableFuture<List<ServiceInstance>> resolve(String service, boolean anyStatus) {
@@ -325,7 +325,7 @@ public final class LeaseholdClient implements AutoCloseable {
    * {@link #routingTable} instead): empty unless a live lease with an address holds it.
    *
    * @param name the lease's name, {@code namespace/rest}
-   * @return completes with the route, if any
+   * @return completes with the route, or empty if no live lease with an address holds the name
    */
   public CompletableFuture<Optional<Route>> lookup(String name) {
     return registry.lookup(name);
@@ -335,7 +335,7 @@ public final class LeaseholdClient implements AutoCloseable {
    * Every route whose name starts with {@code prefix}, in name order, read page by page (one-off).
    *
    * @param prefix names starting with this ({@code ""}: every name)
-   * @return completes with the routes
+   * @return completes with the routes, in name order
    */
   public CompletableFuture<List<Route>> routes(String prefix) {
     return registry.routes(prefix);

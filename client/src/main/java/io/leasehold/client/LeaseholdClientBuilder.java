@@ -81,8 +81,8 @@ public final class LeaseholdClientBuilder {
    * certificate ({@link #tls(Path, Path, Path)}) that is the default.
    * Default: {@code <host>/<pid>/<random>}.
    *
-   * @param holder the holder identity
-   * @return the holder identity
+   * @param holder the holder identity, unique among live clients
+   * @return this builder
    */
   public LeaseholdClientBuilder holder(String holder) {
     this.holder = Objects.requireNonNull(holder, "holder");
@@ -152,10 +152,9 @@ public final class LeaseholdClientBuilder {
    * {@code --client-cert-auth} require. The files are read now: a client that must outlive its
    * certificate passes a reloading key manager through {@link #credentials} instead.
    *
-   * @param key the key whose partition to find (crc32 % 256)
-   *
    * @param caCert the PEM file of the CA that signed the nodes' certificates
    * @param cert the client's certificate (PEM)
+   * @param key the client certificate's private key (PEM, PKCS#8)
    * @return this builder
    */
   public LeaseholdClientBuilder tls(Path caCert, Path cert, Path key) {
@@ -254,7 +253,7 @@ public final class LeaseholdClientBuilder {
    * the leader: {@code max(minimum, rate × TTL)} (default 1%, at least 50 ms).
    *
    * @param rate the drift rate, in [0, 0.5)
-   * @param minimum the smallest margin
+   * @param minimum the smallest margin, not negative
    * @return this builder
    */
   public LeaseholdClientBuilder clockDrift(double rate, Duration minimum) {
@@ -295,7 +294,8 @@ public final class LeaseholdClientBuilder {
   /**
    * The client; fails with IllegalArgumentException if no endpoint was given.
    *
-   * @return the client
+   * @return the client, not yet connected
+   * @throws IllegalArgumentException if no endpoint was given or the holder is empty
    */
   public LeaseholdClient build() {
     if (endpoints.isEmpty()) {

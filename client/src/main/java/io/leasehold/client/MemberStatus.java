@@ -44,7 +44,7 @@ public record MemberStatus(String id, String peerAddress, String clientAddress, 
   /**
    * Whether the member answered.
    *
-   * @return whether the member answered
+   * @return whether it answered; if not, {@link #error()} says why
    */
   public boolean reachable() {
     return error.isEmpty();

@@ -14,7 +14,7 @@ import java.util.OptionalLong;
  * @param minTtl                the smallest TTL allowed (built-in: 2 s, never below)
  * @param maxTtl                the largest TTL allowed (built-in: 24 h, at most 366 days)
  * @param defaultTtl            the TTL of an acquisition that gives none (built-in: 10 s, or the nearer bound)
- * @param heartbeatInterval     the renewal interval suggested to clients (built-in: a third of the TTL); below minTtl
+ * @param heartbeatInterval     the renewal interval suggested to clients (built-in: a third of the TTL); shorter than minTtl
  * @param namePattern           an RE2 pattern the part of the name after {@code <namespace>/} must match (empty: any name)
  * @param gracePeriod           how much longer than the TTL the leader waits before it expires a lease (built-in: none)
  * @param lockDelay             how long a name stays unavailable after its lease expired or was revoked (built-in: none)
@@ -33,7 +33,7 @@ public record Policy(Optional<Duration> minTtl, Optional<Duration> maxTtl, Optio
    * @param defaultTtl the TTL of an acquisition that gives none (built-in: 10 s, or the nearer
    *     bound)
    * @param heartbeatInterval the renewal interval suggested to clients (built-in: a third of the
-   *     TTL); below minTtl
+   *     TTL); shorter than minTtl
    * @param namePattern an RE2 pattern the part of the name after {@code <namespace>/} must match
    *     (empty: any name)
    * @param gracePeriod how much longer than the TTL the leader waits before it expires a lease
@@ -114,7 +114,7 @@ public record Policy(Optional<Duration> minTtl, Optional<Duration> maxTtl, Optio
     /**
      * Sets {@link Policy#minTtl()}.
      *
-     * @param ttl the TTL
+     * @param ttl the smallest TTL allowed
      * @return this builder
      */
     public Builder minTtl(Duration ttl) {
@@ -125,7 +125,7 @@ public record Policy(Optional<Duration> minTtl, Optional<Duration> maxTtl, Optio
     /**
      * Sets {@link Policy#maxTtl()}.
      *
-     * @param ttl the TTL
+     * @param ttl the largest TTL allowed
      * @return this builder
      */
     public Builder maxTtl(Duration ttl) {
@@ -136,7 +136,7 @@ public record Policy(Optional<Duration> minTtl, Optional<Duration> maxTtl, Optio
     /**
      * Sets {@link Policy#defaultTtl()}.
      *
-     * @param ttl the TTL
+     * @param ttl the TTL of an acquisition that gives none
      * @return this builder
      */
     public Builder defaultTtl(Duration ttl) {
@@ -147,7 +147,7 @@ public record Policy(Optional<Duration> minTtl, Optional<Duration> maxTtl, Optio
     /**
      * Sets {@link Policy#heartbeatInterval()}.
      *
-     * @param interval the suggested renewal interval
+     * @param interval the suggested renewal interval, shorter than the minimum TTL
      * @return this builder
      */
     public Builder heartbeatInterval(Duration interval) {
@@ -169,7 +169,7 @@ public record Policy(Optional<Duration> minTtl, Optional<Duration> maxTtl, Optio
     /**
      * Sets {@link Policy#gracePeriod()}.
      *
-     * @param grace the grace period
+     * @param grace how much longer than the TTL the leader waits before expiring a lease
      * @return this builder
      */
     public Builder gracePeriod(Duration grace) {
@@ -180,7 +180,7 @@ public record Policy(Optional<Duration> minTtl, Optional<Duration> maxTtl, Optio
     /**
      * Sets {@link Policy#lockDelay()}.
      *
-     * @param delay the lock-delay
+     * @param delay how long a name stays unavailable after its lease expired or was revoked
      * @return this builder
      */
     public Builder lockDelay(Duration delay) {
@@ -191,7 +191,7 @@ public record Policy(Optional<Duration> minTtl, Optional<Duration> maxTtl, Optio
     /**
      * Sets {@link Policy#maxLeasesPerHolder()}.
      *
-     * @param max the most leases allowed
+     * @param max the most leases one holder may hold in the namespace
      * @return this builder
      */
     public Builder maxLeasesPerHolder(long max) {
@@ -202,7 +202,7 @@ public record Policy(Optional<Duration> minTtl, Optional<Duration> maxTtl, Optio
     /**
      * Sets {@link Policy#maxLeasesPerNamespace()}.
      *
-     * @param max the most leases allowed
+     * @param max the most leases the namespace may hold
      * @return this builder
      */
     public Builder maxLeasesPerNamespace(long max) {

@@ -11,7 +11,7 @@ import java.util.Optional;
  * @param namespace the namespace ({@code ""} for the default policy)
  * @param own       the namespace's own policy, as set; absent when it has none
  * @param effective what is in force there, every field filled in (absent in listings)
- * @param revision  when its own policy was set (0 when it has none)
+ * @param revision  the revision that set its own policy (0 when it has none)
  * @param updatedAt when its own policy was set (leader-stamped), if it has one
  */
 public record PolicyInfo(String namespace, Optional<Policy> own, Optional<Policy> effective, long revision, Optional<Instant> updatedAt) {
@@ -21,7 +21,7 @@ public record PolicyInfo(String namespace, Optional<Policy> own, Optional<Policy
    * @param namespace the namespace ({@code ""} for the default policy)
    * @param own the namespace's own policy, as set; absent when it has none
    * @param effective what is in force there, every field filled in (absent in listings)
-   * @param revision when its own policy was set (0 when it has none)
+   * @param revision the revision that set its own policy (0 when it has none)
    * @param updatedAt when its own policy was set (leader-stamped), if it has one
    */
   public PolicyInfo {

@@ -38,7 +38,7 @@ public record RegisterOptions(Duration ttl, String status, boolean reRegister) {
   /**
    * These options with the registration lease's {@code ttl}.
    *
-   * @param ttl the TTL
+   * @param ttl the registration lease's TTL
    * @return the options with the change
    */
   public RegisterOptions withTtl(Duration ttl) {
@@ -48,7 +48,7 @@ public record RegisterOptions(Duration ttl, String status, boolean reRegister) {
   /**
    * These options with the initial {@code status}.
    *
-   * @param status the status, e.g. SERVING or DRAINING
+   * @param status the initial status, e.g. SERVING or DRAINING (not empty)
    * @return the options with the change
    */
   public RegisterOptions withStatus(String status) {

@@ -17,21 +17,21 @@ public interface Registration extends AutoCloseable {
   /**
    * The registered service.
    *
-   * @return the service
+   * @return the service's name
    */
   String service();
 
   /**
    * The registered instance.
    *
-   * @return the instance
+   * @return the instance, unique within the service
    */
   String instance();
 
   /**
    * The instance's address.
    *
-   * @return the address
+   * @return where the instance serves ({@code host:port} or a URL)
    */
   String address();
 
@@ -45,7 +45,7 @@ public interface Registration extends AutoCloseable {
   /**
    * The status last set (SERVING, DRAINING …).
    *
-   * @return the node's status
+   * @return the instance's status, e.g. SERVING or DRAINING
    */
   String status();
 
@@ -59,7 +59,7 @@ public interface Registration extends AutoCloseable {
   /**
    * The current registration lease.
    *
-   * @return the lease
+   * @return the current registration lease (a new one after each re-registration)
    */
   Lease lease();
 
@@ -94,15 +94,15 @@ public interface Registration extends AutoCloseable {
   /**
    * Adds a listener for state changes.
    *
-   * @param listener told of each event, one at a time
+   * @param listener told of each state change, in order
    */
   void addListener(RegistrationListener listener);
 
   /**
    * Removes a listener; whether it was there.
    *
-   * @param listener told of each event, one at a time
-   * @return whether it was registered
+   * @param listener the listener to remove
+   * @return whether it had been added
    */
   boolean removeListener(RegistrationListener listener);
 }

@@ -19,7 +19,7 @@ public interface RoutingTable extends AutoCloseable {
    * The route for {@code name}, if a live lease with an address holds it.
    *
    * @param name the lease's name, {@code namespace/rest}
-   * @return the route, if any
+   * @return the route, or empty if no live lease with an address holds the name
    */
   Optional<Route> lookup(String name);
 
@@ -34,7 +34,7 @@ public interface RoutingTable extends AutoCloseable {
   /**
    * The owner of the partition {@code key} falls in ({@code crc32(key) % 256}).
    *
-   * @param key the key whose partition to find (crc32 % 256)
+   * @param key the key whose partition to find
    * @return the route that owns the key's partition, if any
    */
   Optional<Route> ownerOf(String key);
@@ -42,7 +42,7 @@ public interface RoutingTable extends AutoCloseable {
   /**
    * A snapshot of every route, by name.
    *
-   * @return the routes
+   * @return a copy of the routes, keyed by name
    */
   Map<String, Route> routes();
 
@@ -64,15 +64,15 @@ public interface RoutingTable extends AutoCloseable {
   /**
    * Adds a listener for changes from now on.
    *
-   * @param listener told of each event, one at a time
+   * @param listener told of each route change, in revision order
    */
   void addListener(RouteListener listener);
 
   /**
    * Removes a listener; whether it was there.
    *
-   * @param listener told of each event, one at a time
-   * @return whether it was registered
+   * @param listener the listener to remove
+   * @return whether it had been added
    */
   boolean removeListener(RouteListener listener);
 

@@ -9,7 +9,7 @@ import java.util.Optional;
  * A live instance of a service, as {@link LeaseholdClient#resolve} returns it: the lease
  * {@code service/<service>/<instance>} and its attributes.
  *
- * @param service   the service
+ * @param service   the service's name
  * @param instance  the instance
  * @param address   where it serves
  * @param metadata  its metadata
@@ -23,7 +23,7 @@ public record ServiceInstance(String service, String instance, String address, M
   /**
    * Checks the fields and copies the metadata.
    *
-   * @param service the service
+   * @param service the service's name
    * @param instance the instance
    * @param address where it serves
    * @param metadata its metadata

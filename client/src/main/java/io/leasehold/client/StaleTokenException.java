@@ -11,11 +11,11 @@ public class StaleTokenException extends LeaseholdException {
   private final long highest;
 
   /**
-   * {@code token} is older than {@code highest}, the newest seen for {@code resource}.
+   * {@code token} is lower than {@code highest}, the highest {@code resource} had accepted.
    *
    * @param resource the guarded resource
-   * @param token the lease's fencing token
-   * @param highest the newest token the resource accepted
+   * @param token the refused token
+   * @param highest the highest token the resource had accepted
    */
   public StaleTokenException(String resource, long token, long highest) {
     super(resource + ": fencing token " + token + " is stale; the resource already accepted token " + highest);
@@ -27,7 +27,7 @@ public class StaleTokenException extends LeaseholdException {
   /**
    * The guarded resource.
    *
-   * @return the guarded resource
+   * @return the resource the write was for
    */
   public String resource() {
     return resource;
@@ -36,7 +36,7 @@ public class StaleTokenException extends LeaseholdException {
   /**
    * The refused token.
    *
-   * @return the fencing token
+   * @return the token the write carried
    */
   public long token() {
     return token;
@@ -45,7 +45,7 @@ public class StaleTokenException extends LeaseholdException {
   /**
    * The highest token the resource has accepted.
    *
-   * @return the newest token seen for the resource, if any
+   * @return the highest token the resource had accepted
    */
   public long highest() {
     return highest;

@@ -8,14 +8,14 @@ public interface Watch extends AutoCloseable {
   /**
    * Every event up to this revision has been delivered to the listener (0 before the first message).
    *
-   * @return the revision the table reflects
+   * @return the revision delivered up to (0 before the first message)
    */
   long revision();
 
   /**
    * Whether the watch was closed or ended with an error.
    *
-   * @return whether the client is closed
+   * @return whether it stopped; a stopped watch never resumes
    */
   boolean isClosed();
 

@@ -9,14 +9,14 @@ public interface WatchListener {
   /**
    * One change.
    *
-   * @param event the event
+   * @param event the change, in revision order
    */
   void onEvent(WatchEvent event);
 
   /**
    * Every event up to and including {@code revision} has been delivered (also sent when idle).
    *
-   * @param revision the revision to wait for
+   * @param revision every event up to and including it was delivered
    */
   default void onProgress(long revision) {
   }
