@@ -113,6 +113,7 @@ final class AdminReads {
         .setReason(h.getReason())
         .setMessage(h.getMessage())
         .setRevision(h.getRevision())
+        .setSession(h.getSession())
         .build();
   }
 }

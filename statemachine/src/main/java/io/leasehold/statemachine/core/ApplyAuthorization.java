@@ -29,6 +29,7 @@ final class ApplyAuthorization {
         }
       }
       case RELEASE -> name(access, Permission.CLIENT, "name", c.getRelease().getName());
+      case TRANSFER -> name(access, Permission.CLIENT, "name", c.getTransfer().getName());
       case UPDATE -> name(access, Permission.CLIENT, "name", c.getUpdate().getName());
       case REVOKE -> name(access, Permission.ADMIN, "name", c.getRevoke().getName());
       case SET_POLICY -> namespace(access, c.getSetPolicy().getNamespace());
@@ -36,6 +37,11 @@ final class ApplyAuthorization {
       case BAN, UNBAN, ADD_ROLE, REMOVE_ROLE, GRANT_ROLE, REVOKE_ROLE -> everything(access);
       default -> { }  // the node's own commands, and audit records of calls the API already decided
     }
+  }
+
+  /** Whether the identity may act on a name as an admin (always, before any admin role exists). */
+  static boolean admin(AccessView view, String identity, String name) {
+    return !view.hasUnrestrictedAdmin() || view.access(identity, "").onName(Permission.ADMIN, name);
   }
 
   private static void name(AccessView.Access access, Permission p, String field, String name) {

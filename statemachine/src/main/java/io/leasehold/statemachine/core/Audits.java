@@ -10,14 +10,6 @@ import java.util.Optional;
 final class Audits {
   private Audits() {}
 
-  /** The commands only log format 3 carries. */
-  static boolean needsAuthFormat(LogCommand c) {
-    return switch (c.getCommandCase()) {
-      case ADD_ROLE, REMOVE_ROLE, GRANT_ROLE, REVOKE_ROLE, BOOTSTRAP_ADMIN, AUDIT_RECORD -> true;
-      default -> false;
-    };
-  }
-
   /** The audit record of an admin or auth command as applied; empty for every other command. */
   static Optional<AuditEntry> entry(LogCommand c, LogReply reply, String caller, long nowMicros) {
     AuditEntry.Builder e = AuditEntry.newBuilder().setIdentity(caller).setTime(Times.timestamp(nowMicros));

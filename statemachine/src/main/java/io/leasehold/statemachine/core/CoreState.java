@@ -27,12 +27,14 @@ final class CoreState {
   final LeaseHistory history = new LeaseHistory();
   final Counters counters = new Counters();
   final AppliedRequests requests = new AppliedRequests();
+  final Sessions sessions = new Sessions();
   /** {@code leases.size()}, for readers on other threads (the metrics endpoint). */
   volatile int liveLeases;
 
   void load(KvStore store) {
     leases.clear();
     index.clear();
+    sessions.load(store);
     List<Map.Entry<String, LeaseRecord>> loaded = new ArrayList<>();
     store.read(view -> {
       view.scan(Space.LEASES, new byte[0], new byte[0], (key, value) -> {
@@ -51,6 +53,7 @@ final class CoreState {
       }
       leases.put(e.getKey(), lease);
       index.add(e.getKey(), lease);
+      sessions.leaseChanged(e.getKey(), null, lease);
     }
     liveLeases = leases.size();
     policies.load(store);

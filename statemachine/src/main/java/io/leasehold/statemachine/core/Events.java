@@ -42,8 +42,8 @@ public final class Events {
       case ACQUIRED -> Event.Type.ACQUIRED;
       case RENEWED -> Event.Type.RENEWED;
       case UPDATED -> Event.Type.UPDATED;
-      case RELEASED -> Event.Type.RELEASED;
-      case EXPIRED -> Event.Type.EXPIRED;
+      case RELEASED, TRANSFERRED, SESSION_CLOSED -> Event.Type.RELEASED;
+      case EXPIRED, SESSION_EXPIRED -> Event.Type.EXPIRED;
       case REVOKED, BANNED -> Event.Type.REVOKED;
       case POLICY_CHANGED -> Event.Type.POLICY_CHANGED;
     };
@@ -56,6 +56,9 @@ public final class Events {
       case EXPIRED -> Event.Reason.REASON_EXPIRED;
       case REVOKED -> Event.Reason.REASON_REVOKED;
       case BANNED -> Event.Reason.REASON_BANNED;
+      case TRANSFERRED -> Event.Reason.REASON_TRANSFERRED;
+      case SESSION_EXPIRED -> Event.Reason.REASON_SESSION_EXPIRED;
+      case SESSION_CLOSED -> Event.Reason.REASON_SESSION_CLOSED;
       default -> Event.Reason.REASON_UNSPECIFIED;
     };
   }
@@ -65,8 +68,9 @@ public final class Events {
       case ACQUIRED -> LeaseEvent.Type.ACQUIRED;
       case RENEWED -> LeaseEvent.Type.RENEWED;
       case UPDATED -> LeaseEvent.Type.UPDATED;
-      case RELEASED -> LeaseEvent.Type.RELEASED;
-      case EXPIRED -> LeaseEvent.Type.EXPIRED;
+      case RELEASED -> reason == Event.Reason.REASON_TRANSFERRED ? LeaseEvent.Type.TRANSFERRED
+          : reason == Event.Reason.REASON_SESSION_CLOSED ? LeaseEvent.Type.SESSION_CLOSED : LeaseEvent.Type.RELEASED;
+      case EXPIRED -> reason == Event.Reason.REASON_SESSION_EXPIRED ? LeaseEvent.Type.SESSION_EXPIRED : LeaseEvent.Type.EXPIRED;
       case REVOKED -> reason == Event.Reason.REASON_BANNED ? LeaseEvent.Type.BANNED : LeaseEvent.Type.REVOKED;
       case POLICY_CHANGED -> LeaseEvent.Type.POLICY_CHANGED;
       default -> throw new StoreException("unknown event type in history: " + t, null);
@@ -85,9 +89,13 @@ public final class Events {
    */
   static byte[] encode(LeaseEvent e, byte[] leaseBytes) {
     int type = type(e.type()).getNumber();
-    // Only endings by an operator carry a reason here (REVOKED or BANNED share the API type);
-    // the others' reasons follow from their type, and stay out of the bytes as before.
-    int reason = e.type() == LeaseEvent.Type.REVOKED || e.type() == LeaseEvent.Type.BANNED ? reason(e.type()).getNumber() : 0;
+    // Only endings that share their API type with another carry a reason here (REVOKED or
+    // BANNED, a transfer's or a session's ending); the others' reasons follow from their type, and
+    // stay out of the bytes as before.
+    int reason = switch (e.type()) {
+      case REVOKED, BANNED, TRANSFERRED, SESSION_EXPIRED, SESSION_CLOSED -> reason(e.type()).getNumber();
+      default -> 0;
+    };
     int size = CodedOutputStream.computeEnumSize(StoredEvent.TYPE_FIELD_NUMBER, type)
         + CodedOutputStream.computeInt64Size(StoredEvent.TIME_MICROS_FIELD_NUMBER, e.timeMicros())
         + CodedOutputStream.computeStringSize(StoredEvent.NAME_FIELD_NUMBER, e.name())

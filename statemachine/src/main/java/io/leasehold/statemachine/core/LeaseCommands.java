@@ -17,6 +17,9 @@ import io.leasehold.proto.v1.RenewItem;
 import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.RenewResponse;
 import io.leasehold.proto.v1.RenewResult;
+import io.leasehold.proto.v1.StoredSession;
+import io.leasehold.proto.v1.TransferRequest;
+import io.leasehold.proto.v1.TransferResponse;
 import io.leasehold.proto.v1.UpdateRequest;
 import io.leasehold.proto.v1.UpdateResponse;
 import io.leasehold.statemachine.store.KvStore;
@@ -25,9 +28,10 @@ import io.leasehold.statemachine.store.StoreException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.BiPredicate;
 
 /**
- * The apply of the lease commands (Acquire, Renew, Release, Update, Expire) within one entry's
+ * The apply of the lease commands (Acquire, Renew, Release, Update, Transfer, Expire) within one entry's
  * transaction: policy first, then the lease as the entry left it so far ({@link Tx#get}).
  */
 final class LeaseCommands {
@@ -35,10 +39,13 @@ final class LeaseCommands {
   private final CoreState state;
   /** Acquire request ids applied by earlier commands of the batch being applied, with their replies. */
   private Map<String, AcquireResponse> entryRequests = Map.of();
+  /** Whether an identity holds an admin role over a name, at this entry's place in the log. */
+  private final BiPredicate<String, String> admin;
 
-  LeaseCommands(KvStore store, CoreState state) {
+  LeaseCommands(KvStore store, CoreState state, BiPredicate<String, String> admin) {
     this.store = store;
     this.state = state;
+    this.admin = admin;
   }
 
   /** The requests applied so far by the batch being applied; empty outside a batch. */
@@ -89,9 +96,17 @@ final class LeaseCommands {
     }
     Optional<LeaseRecord> current = tx.get(name);
     boolean holderAsksAgain = current.isPresent() && current.get().getHolder().equals(r.getHolder());
+    // The session the lease is to live with: the one named, else (a bare retry) the one it has.
+    long sessionId = r.getSession() != 0 ? r.getSession()
+        : holderAsksAgain && !r.hasTtl() ? current.get().getSession() : 0;
+    Optional<StoredSession> session = sessionId == 0 ? Optional.empty() : tx.session(sessionId);
+    if (refused.isEmpty() && sessionId != 0) {
+      refused = PolicyGate.session(session, sessionId, r.getHolder());
+    }
     // No TTL in the request: a new lease gets the default; the holder asking again keeps its own,
-    // so a bare retry never shortens a lease.
-    long ttl = r.hasTtl() ? Times.micros(r.getTtl())
+    // so a bare retry never shortens a lease. A lease with a session has the session's.
+    long ttl = session.isPresent() ? session.get().getTtlMicros()
+        : r.hasTtl() ? Times.micros(r.getTtl())
         : holderAsksAgain ? current.get().getTtlMicros() : policy.defaultTtlMicros();
     if (refused.isEmpty()) {
       refused = PolicyGate.ttl(policy, ttl);
@@ -119,7 +134,7 @@ final class LeaseCommands {
     if (holderAsksAgain) {
       // The holder asks again (a retry, or a restart that kept its identity): same lease, renewed.
       LeaseRecord held = current.get();
-      LeaseRecord.Builder b = renewed(tx, held, policy).setTtlMicros(ttl);
+      LeaseRecord.Builder b = renewed(tx, held, policy).setTtlMicros(ttl).setSession(sessionId);
       boolean attributesChanged = r.hasAttributes() && !r.getAttributes().equals(held.getAttributes());
       if (attributesChanged) {
         b.setAttributes(r.getAttributes());
@@ -130,26 +145,79 @@ final class LeaseCommands {
         tx.event(LeaseEvent.Type.UPDATED, name, lease);
       }
     } else {
-      LeaseRecord.Builder b = LeaseRecord.newBuilder()
-          .setHolder(state.index.holder(r.getHolder()))  // shared with the holder's other leases
-          .setToken(tx.token)
-          .setTtlMicros(ttl)
-          .setAcquiredAtMicros(tx.now)
-          .setRenewedAtMicros(tx.now)
-          .setLastRenewRevision(tx.index)
-          .setModRevision(tx.index)
-          .setHeartbeatMicros(policy.heartbeatMicros().orElse(0))
-          .setGraceMicros(policy.graceMicros());
-      if (r.hasAttributes()) {
-        b.setAttributes(r.getAttributes());
-      }
-      lease = b.build();
+      lease = granted(tx, r.getHolder(), ttl, sessionId, policy, r.hasAttributes() ? r.getAttributes() : null);
       tx.put(name, lease, LeaseEvent.Type.ACQUIRED);
       tx.clearLockDelay(name);
     }
     return reply.setOutcome(Outcome.GRANTED)
-        .setLease(LeaseViews.toLease(name, lease, OptionalLong.empty()))
-        .setHeartbeatInterval(Times.duration(LeaseViews.heartbeatMicros(lease)))
+        .setLease(LeaseViews.toLease(name, lease, session.orElse(null), OptionalLong.empty()))
+        .setHeartbeatInterval(Times.duration(session.map(LeaseViews::heartbeatMicros).orElse(LeaseViews.heartbeatMicros(lease))))
+        .build();
+  }
+
+  /** A new lease for {@code holder}, with this command's token. */
+  private LeaseRecord granted(Tx tx, String holder, long ttl, long sessionId, PolicyTerms policy, Attributes attributes) {
+    LeaseRecord.Builder b = LeaseRecord.newBuilder()
+        .setHolder(state.index.holder(holder))  // shared with the holder's other leases
+        .setToken(tx.token)
+        .setTtlMicros(ttl)
+        .setAcquiredAtMicros(tx.now)
+        .setRenewedAtMicros(tx.now)
+        .setLastRenewRevision(tx.index)
+        .setModRevision(tx.index)
+        .setHeartbeatMicros(policy.heartbeatMicros().orElse(0))
+        .setGraceMicros(policy.graceMicros())
+        .setSession(sessionId);
+    if (attributes != null) {
+      b.setAttributes(attributes);
+    }
+    return b.build();
+  }
+
+  /**
+   * Hands a lease to another holder in this one command: the lease ends (TRANSFERRED) and the new
+   * holder is granted the name with this command's token, larger than every token before it.
+   * The name is never free, so no racing Acquire can take it, and no lock-delay applies. The new
+   * holder must pass what an Acquire of a new lease passes (ban, TTL bounds, its session, quotas).
+   */
+  TransferResponse transfer(Tx tx, TransferRequest r) {
+    Validation.transfer(r);
+    neverIssued(tx, "token", r.getToken());
+    String name = r.getName();
+    TransferResponse.Builder reply = TransferResponse.newBuilder().setRevision(tx.index);
+    Optional<LeaseRecord> current = tx.get(name);
+    if (current.isEmpty() || current.get().getToken() != r.getToken()) {
+      return reply.setOutcome(Outcome.NOT_HELD).build();
+    }
+    LeaseRecord held = current.get();
+    if (!tx.caller.isEmpty() && !tx.caller.equals(held.getHolder()) && !admin.test(tx.caller, name)) {
+      throw new RefusedException(RefusedException.Kind.PERMISSION_DENIED, "name", "lease " + name + " is held by "
+          + held.getHolder() + "; only its holder or an admin over the name may transfer it, not " + tx.caller);
+    }
+    String to = r.getToHolder();
+    PolicyTerms policy = state.policies.forName(name);
+    Optional<StoredSession> session = r.getSession() == 0 ? Optional.empty() : tx.session(r.getSession());
+    long ttl = session.isPresent() ? session.get().getTtlMicros()
+        : r.hasTtl() ? Times.micros(r.getTtl()) : policy.defaultTtlMicros();
+    Optional<Rejection> refused = PolicyGate.banned(state.bans, to, tx.now);
+    if (refused.isEmpty() && r.getSession() != 0) {
+      refused = PolicyGate.session(session, r.getSession(), to);
+    }
+    if (refused.isEmpty()) {
+      refused = PolicyGate.ttl(policy, ttl);
+    }
+    if (refused.isEmpty() && !to.equals(held.getHolder())) {
+      refused = PolicyGate.quotaForNew(state.index, policy, name, to);
+    }
+    if (refused.isPresent()) {
+      tx.rejected(refused.get().getReason());
+      return reply.setOutcome(Outcome.REJECTED).setRejection(refused.get()).build();
+    }
+    tx.end(name, held, LeaseEvent.Type.TRANSFERRED, "to " + to);
+    LeaseRecord lease = granted(tx, to, ttl, r.getSession(), policy, r.hasAttributes() ? r.getAttributes() : null);
+    tx.put(name, lease, LeaseEvent.Type.ACQUIRED);
+    return reply.setOutcome(Outcome.TRANSFERRED)
+        .setLease(LeaseViews.toLease(name, lease, session.orElse(null), OptionalLong.empty()))
         .build();
   }
 
@@ -197,7 +265,8 @@ final class LeaseCommands {
           heartbeatMicros = hb;
           heartbeat = Times.duration(hb);
         }
-        result.setOutcome(Outcome.RENEWED).setTtl(ttl).setHeartbeatInterval(heartbeat);
+        result.setOutcome(Outcome.RENEWED).setTtl(ttl).setHeartbeatInterval(heartbeat)
+            .setExpiresAt(Times.timestamp(LeaseViews.expiresAtMicros(lease)));
         shortestHeartbeat = Math.min(shortestHeartbeat, hb);
       } else {
         result.setOutcome(Outcome.NOT_HELD);
@@ -251,8 +320,10 @@ final class LeaseCommands {
     int skipped = 0;
     for (ExpireItem item : c.getItemsList()) {
       Optional<LeaseRecord> current = item.getName().isEmpty() ? Optional.empty() : tx.get(item.getName());
+      // A lease attached to a session ends with the session, never on a deadline of its own.
       if (current.isPresent()
           && current.get().getToken() == item.getToken()
+          && current.get().getSession() == 0
           && current.get().getLastRenewRevision() <= item.getLastRenewRevision()) {
         tx.end(item.getName(), current.get(), LeaseEvent.Type.EXPIRED, "");
         expired++;

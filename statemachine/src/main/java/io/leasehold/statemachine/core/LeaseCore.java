@@ -7,6 +7,11 @@ import io.leasehold.proto.v1.CommandBatch;
 import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.GetRequest;
 import io.leasehold.proto.v1.GetResponse;
+import io.leasehold.proto.v1.GetSessionRequest;
+import io.leasehold.proto.v1.GetSessionResponse;
+import io.leasehold.proto.v1.ListSessionsRequest;
+import io.leasehold.proto.v1.ListSessionsResponse;
+import io.leasehold.proto.v1.StoredSession;
 import io.leasehold.proto.v1.HistoryMeta;
 import io.leasehold.proto.v1.InvalidCommand;
 import io.leasehold.proto.v1.LeaseRecord;
@@ -63,6 +68,7 @@ public final class LeaseCore {
    */
   private final CoreState state = new CoreState();
   private final LeaseCommands leases;
+  private final SessionCommands sessions;
   private final LeaseReads reads;
   private final EventHistory history;
   private final AdminCommands admin;
@@ -76,12 +82,13 @@ public final class LeaseCore {
 
   public LeaseCore(KvStore store) {
     this.store = store;
-    this.leases = new LeaseCommands(store, state);
     this.reads = new LeaseReads(store);
     this.history = new EventHistory(store);
     this.admin = new AdminCommands(store, state);
     this.adminReads = new AdminReads(store);
     this.auth = new AuthCommands(store);
+    this.sessions = new SessionCommands(state, auth::view);
+    this.leases = new LeaseCommands(store, state, (identity, name) -> ApplyAuthorization.admin(auth.view(), identity, name));
     this.audit = new AuditTrail(store);
     reload();
   }
@@ -144,7 +151,7 @@ public final class LeaseCore {
     tx.publish();
     finishEntry(index, now);
     history.committed(written.kept(), written.compaction());
-    return new ApplyResult(index, reply, tx.events, tx.bars);
+    return new ApplyResult(index, reply, tx.events, tx.bars, tx.sessionChanges);
   }
 
   /**
@@ -167,6 +174,7 @@ public final class LeaseCore {
     List<Change> changes = new ArrayList<>();
     List<LeaseEvent> events = new ArrayList<>();
     List<TimedBar> bars = new ArrayList<>(0);
+    List<SessionChange> sessionChanges = new ArrayList<>(0);
     ReplyBatch.Builder replies = ReplyBatch.newBuilder();
     Map<String, AcquireResponse> requestsInEntry = new HashMap<>();
     leases.batchRequests(requestsInEntry);
@@ -183,7 +191,7 @@ public final class LeaseCore {
           }
           if (!LogFormat.batchable(command)) {
             throw new InvalidArgumentException("batch.commands[" + position + "]",
-                "only acquire, renew, release and update may be batched, not " + command.getCommandCase());
+                "only client lease and session commands may be batched, not " + command.getCommandCase());
           }
           reply = dispatch(tx, command);
         } catch (InvalidArgumentException e) {
@@ -203,6 +211,7 @@ public final class LeaseCore {
         history.committed(written.kept(), Optional.empty());
         events.addAll(tx.events);
         bars.addAll(tx.bars);
+        sessionChanges.addAll(tx.sessionChanges);
         replies.addReplies(reply);
       }
     } finally {
@@ -213,17 +222,19 @@ public final class LeaseCore {
     }
     store.commit(new AppliedPosition(term, index), changes);
     finishEntry(index, now);
-    return new ApplyResult(index, LogReply.newBuilder().setBatch(replies).build(), events, bars);
+    return new ApplyResult(index, LogReply.newBuilder().setBatch(replies).build(), events, bars, sessionChanges);
   }
 
   /** The transaction of one command; the caller counts from log format 3 on, as every replica then applies it. */
   private Tx newTx(long index, int position, long now, int sequence, LogCommand command) {
-    return new Tx(index, token(index, position), now, logFormat >= LogFormat.AUTH ? command.getCaller() : "", state, sequence);
+    return new Tx(index, token(index, position), now, logFormat >= LogFormat.AUTH ? command.getCaller() : "",
+        logFormat >= LogFormat.SESSIONS, state, sequence);
   }
 
   private LogReply dispatch(Tx tx, LogCommand command) {
-    if (Audits.needsAuthFormat(command) && logFormat < LogFormat.AUTH) {
-      throw new InvalidArgumentException("command", command.getCommandCase() + " needs log format " + LogFormat.AUTH
+    int needed = LogFormat.needed(command);
+    if (needed > logFormat) {
+      throw new InvalidArgumentException("command", command.getCommandCase() + " needs log format " + needed
           + "; the cluster applies format " + logFormat + " until every member runs code that knows it");
     }
     ApplyAuthorization.check(auth.view(), tx.caller, command);
@@ -232,7 +243,8 @@ public final class LeaseCore {
       case RENEW -> LogReply.newBuilder().setRenew(leases.renew(tx, command.getRenew())).build();
       case RELEASE -> LogReply.newBuilder().setRelease(leases.release(tx, command.getRelease())).build();
       case UPDATE -> LogReply.newBuilder().setUpdate(leases.update(tx, command.getUpdate())).build();
-      case EXPIRE -> LogReply.newBuilder().setExpire(leases.expire(tx, command.getExpire())).build();
+      case EXPIRE -> LogReply.newBuilder()
+          .setExpire(sessions.expire(tx, command.getExpire(), leases.expire(tx, command.getExpire()))).build();
       case COMPACT_HISTORY -> LogReply.newBuilder().setCompactHistory(history.compact(tx, command.getCompactHistory())).build();
       case SET_POLICY -> LogReply.newBuilder().setSetPolicy(admin.setPolicy(tx, command.getSetPolicy())).build();
       case DELETE_POLICY -> LogReply.newBuilder().setDeletePolicy(admin.deletePolicy(tx, command.getDeletePolicy())).build();
@@ -247,6 +259,10 @@ public final class LeaseCore {
       case GRANT_ROLE -> LogReply.newBuilder().setGrantRole(auth.grantRole(tx, command.getGrantRole())).build();
       case REVOKE_ROLE -> LogReply.newBuilder().setRevokeRole(auth.revokeRole(tx, command.getRevokeRole())).build();
       case BOOTSTRAP_ADMIN -> LogReply.newBuilder().setBootstrapAdmin(auth.bootstrapAdmin(tx, command.getBootstrapAdmin())).build();
+      case CREATE_SESSION -> LogReply.newBuilder().setCreateSession(sessions.create(tx, command.getCreateSession())).build();
+      case KEEP_ALIVE -> LogReply.newBuilder().setKeepAlive(sessions.keepAlive(tx, command.getKeepAlive())).build();
+      case CLOSE_SESSION -> LogReply.newBuilder().setCloseSession(sessions.close(tx, command.getCloseSession())).build();
+      case TRANSFER -> LogReply.newBuilder().setTransfer(leases.transfer(tx, command.getTransfer())).build();
       case AUDIT_RECORD -> LogReply.newBuilder()
           .setAuditRecord(AuditRecordResponse.newBuilder().setRevision(tx.index)).build();
       // Format 1 knows no batches: applied as no command, as a node that predates them applies it.
@@ -292,6 +308,11 @@ public final class LeaseCore {
     boolean raises = asked > logFormat && asked <= LogFormat.NEWEST;
     if (raises) {
       tx.extra.add(Change.put(Space.META, FORMAT_KEY, ByteBuffer.allocate(4).putInt(asked).array()));
+      if (logFormat < LogFormat.SESSIONS && asked >= LogFormat.SESSIONS) {
+        // From here on every lease write keeps the holder index; it starts with the leases live now.
+        state.leases.forEach((name, lease) -> tx.extra.add(
+            Change.put(Space.HOLDER_LEASES, HolderKeys.key(lease.getHolder(), name), HolderKeys.EMPTY)));
+      }
       tx.afterCommit(() -> logFormat = asked);
     }
     return SetLogFormatResponse.newBuilder().setFormat(raises ? asked : logFormat).setRevision(tx.index).build();
@@ -316,6 +337,8 @@ public final class LeaseCore {
       case LIST_ROLES -> ReadReply.newBuilder().setListRoles(auth.listRoles(query.getListRoles())).build();
       case LIST_GRANTS -> ReadReply.newBuilder().setListGrants(auth.listGrants(query.getListGrants())).build();
       case AUDIT -> ReadReply.newBuilder().setAudit(audit.read(query.getAudit())).build();
+      case GET_SESSION -> ReadReply.newBuilder().setGetSession(reads.getSession(query.getGetSession(), nowMicros)).build();
+      case LIST_SESSIONS -> ReadReply.newBuilder().setListSessions(reads.listSessions(query.getListSessions(), nowMicros)).build();
       case LOG_FORMAT -> ReadReply.newBuilder()
           .setLogFormat(LogFormatReply.newBuilder().setNewest(LogFormat.NEWEST).setCurrent(logFormat)).build();
       case CONFIRM_LEADERSHIP -> throw new InvalidArgumentException("query", "confirm_leadership is answered by the server, not the store");
@@ -328,7 +351,7 @@ public final class LeaseCore {
   }
 
   public ListResponse list(ListRequest r, long nowMicros) {
-    return reads.list(r, nowMicros);
+    return reads.list(r, nowMicros, logFormat);
   }
 
   /** What a history read found: the events are gone below {@code compactRevision}; the view was at {@code revision}. */
@@ -373,6 +396,19 @@ public final class LeaseCore {
    */
   public long forEachTimedBar(Consumer<TimedBar> visitor) {
     return reads.forEachTimedBar(visitor);
+  }
+
+  /** Visits every session in one consistent view; returns the revision the view reflects. */
+  public long forEachSession(BiConsumer<Long, StoredSession> visitor) {
+    return reads.forEachSession(visitor);
+  }
+
+  public GetSessionResponse getSession(GetSessionRequest r, long nowMicros) {
+    return reads.getSession(r, nowMicros);
+  }
+
+  public ListSessionsResponse listSessions(ListSessionsRequest r, long nowMicros) {
+    return reads.listSessions(r, nowMicros);
   }
 
   /** Visits every lease in one consistent view; returns the revision the view reflects. */

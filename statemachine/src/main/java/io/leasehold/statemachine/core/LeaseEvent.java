@@ -25,10 +25,25 @@ public record LeaseEvent(Type type, long revision, String name, LeaseRecord leas
     /** Ended because its holder was banned (an API event of type REVOKED, reason BANNED). */
     BANNED,
     /** A namespace's policy was set or deleted; the name is "namespace/" ("" for the default). */
-    POLICY_CHANGED;
+    POLICY_CHANGED,
+    /** Ended by a Transfer (an API event of type RELEASED, reason TRANSFERRED); the grant follows at the same revision. */
+    TRANSFERRED,
+    /** Ended with its session's expiry (an API event of type EXPIRED, reason SESSION_EXPIRED). */
+    SESSION_EXPIRED,
+    /** Ended with its session's close (an API event of type RELEASED, reason SESSION_CLOSED). */
+    SESSION_CLOSED;
 
     public boolean endsLease() {
-      return this == RELEASED || this == EXPIRED || this == REVOKED || this == BANNED;
+      return this == RELEASED || this == EXPIRED || this == REVOKED || this == BANNED
+          || this == TRANSFERRED || this == SESSION_EXPIRED || this == SESSION_CLOSED;
+    }
+
+    /**
+     * Whether the ending bars the name for the namespace's lock-delay: one the holder may not have
+     * noticed (an expiry, a revocation, a ban), not one it asked for (a release, a close, a transfer).
+     */
+    public boolean setsLockDelay() {
+      return this == EXPIRED || this == REVOKED || this == BANNED || this == SESSION_EXPIRED;
     }
   }
 }

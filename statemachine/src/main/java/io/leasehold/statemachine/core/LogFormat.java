@@ -16,6 +16,9 @@ import io.leasehold.proto.v1.LogCommand;
  *       token granted after the switch: tokens still strictly increase over every grant.</li>
  *   <li>3: as 2, and an entry may carry roles and grants, the audit history's records, and the
  *       identity of the caller, which limits a lease command to the caller's own leases.</li>
+ *   <li>4: as 3, and an entry may carry sessions (CreateSession, KeepAlive, CloseSession, an
+ *       Acquire naming a session, an Expire of sessions) and transfers; the leases are indexed by
+ *       holder in the store from the entry that raises the format on.</li>
  * </ul>
  */
 public final class LogFormat {
@@ -23,8 +26,9 @@ public final class LogFormat {
   public static final int FIRST = 1;
   public static final int BATCHES = 2;
   public static final int AUTH = 3;
+  public static final int SESSIONS = 4;
   /** The newest format this code applies. */
-  public static final int NEWEST = AUTH;
+  public static final int NEWEST = SESSIONS;
   /** Bits of a token below the entry index, from format 2. */
   static final int POSITION_BITS = 8;
   /** Commands an entry may carry: one for every position below the index. */
@@ -32,14 +36,28 @@ public final class LogFormat {
 
   private LogFormat() {}
 
+  /** The format a command needs: some exist only from a later format on. */
+  static int needed(LogCommand c) {
+    return switch (c.getCommandCase()) {
+      case ADD_ROLE, REMOVE_ROLE, GRANT_ROLE, REVOKE_ROLE, BOOTSTRAP_ADMIN, AUDIT_RECORD -> AUTH;
+      case CREATE_SESSION, KEEP_ALIVE, CLOSE_SESSION, TRANSFER -> SESSIONS;
+      case ACQUIRE -> c.getAcquire().getSession() != 0 ? SESSIONS : FIRST;
+      case EXPIRE -> c.getExpire().getSessionsCount() > 0 ? SESSIONS : FIRST;
+      default -> FIRST;
+    };
+  }
+
   static long token(int format, long index, int position) {
     return format >= BATCHES ? (index << POSITION_BITS) | position : index;
   }
 
-  /** The commands a node may batch: a client's lease commands, each deciding on its own name(s). */
+  /**
+   * The commands a node may batch: a client's lease and session commands, each deciding on its
+   * own names and sessions.
+   */
   public static boolean batchable(LogCommand command) {
     return switch (command.getCommandCase()) {
-      case ACQUIRE, RENEW, RELEASE, UPDATE -> true;
+      case ACQUIRE, RENEW, RELEASE, UPDATE, CREATE_SESSION, KEEP_ALIVE, CLOSE_SESSION, TRANSFER -> true;
       default -> false;
     };
   }

@@ -5,6 +5,7 @@ import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.proto.v1.RejectReason;
 import io.leasehold.proto.v1.Rejection;
 import io.leasehold.proto.v1.StoredLockDelay;
+import io.leasehold.proto.v1.StoredSession;
 import java.util.Optional;
 
 /**
@@ -131,6 +132,19 @@ final class PolicyGate {
       r = quotaForHeld(s.index, p, name, lease);
     }
     return r;
+  }
+
+  /** A lease may live with a session only while the session is live and belongs to its holder. */
+  static Optional<Rejection> session(Optional<StoredSession> session, long id, String holder) {
+    if (session.isPresent() && session.get().getHolder().equals(holder)) {
+      return Optional.empty();
+    }
+    return Optional.of(Rejection.newBuilder()
+        .setReason(RejectReason.NO_SESSION)
+        .setMessage(session.isEmpty()
+            ? "session " + id + " does not exist (it expired or was closed); create a new session"
+            : "session " + id + " belongs to \"" + session.get().getHolder() + "\", not to \"" + holder + "\"")
+        .build());
   }
 
   private static Rejection quota(RejectReason reason, String before, long limit, String after) {

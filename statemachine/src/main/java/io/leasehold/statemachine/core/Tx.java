@@ -6,6 +6,7 @@ import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.proto.v1.RejectReason;
 import io.leasehold.proto.v1.StoredLockDelay;
 import io.leasehold.proto.v1.StoredRequest;
+import io.leasehold.proto.v1.StoredSession;
 import io.leasehold.statemachine.store.Change;
 import io.leasehold.statemachine.store.Space;
 import java.util.ArrayList;
@@ -30,8 +31,13 @@ final class Tx {
   final long now;
   /** The authenticated identity that asked for the command (format 3 on); empty: none, or the node itself. */
   final String caller;
+  /** Log format 4 on: the store's holder index follows every change of a lease's holder. */
+  final boolean indexHolders;
   private final CoreState state;
   final Map<String, Optional<LeaseRecord>> writes = new LinkedHashMap<>();
+  private final Map<Long, Optional<StoredSession>> sessionWrites = new LinkedHashMap<>(0);
+  /** Sessions created, kept alive or ended by this entry, for the leader that expires them. */
+  final List<SessionChange> sessionChanges = new ArrayList<>(0);
   final List<LeaseEvent> events = new ArrayList<>();
   /** Changes outside the lease, lock-delay and history spaces (event compaction, policies, bans). */
   final List<Change> extra = new ArrayList<>();
@@ -61,11 +67,12 @@ final class Tx {
    */
   record Written(List<Change> changes, int kept, Optional<Compaction> compaction, Optional<AppliedRequest> request) {}
 
-  Tx(long index, long token, long now, String caller, CoreState state, int firstSequence) {
+  Tx(long index, long token, long now, String caller, boolean indexHolders, CoreState state, int firstSequence) {
     this.index = index;
     this.token = token;
     this.now = now;
     this.caller = caller;
+    this.indexHolders = indexHolders;
     this.state = state;
     this.firstSequence = firstSequence;
   }
@@ -76,6 +83,36 @@ final class Tx {
       return written;
     }
     return Optional.ofNullable(state.leases.get(name));
+  }
+
+  /** The session as this entry left it so far. */
+  Optional<StoredSession> session(long id) {
+    Optional<StoredSession> written = sessionWrites.get(id);
+    return written != null ? written : Optional.ofNullable(state.sessions.get(id));
+  }
+
+  /** Creates or renews a session. */
+  void putSession(long id, StoredSession session) {
+    sessionWrites.put(id, Optional.of(session));
+    sessionChanges.add(new SessionChange(id, Optional.of(session)));
+  }
+
+  /**
+   * Ends a session and every lease attached to it, in this entry: each lease ends with
+   * {@code type} (SESSION_EXPIRED or SESSION_CLOSED); returns how many.
+   */
+  int endSession(long id, LeaseEvent.Type type) {
+    sessionWrites.put(id, Optional.empty());
+    sessionChanges.add(new SessionChange(id, Optional.empty()));
+    int ended = 0;
+    for (String name : state.sessions.leasesOf(id)) {
+      Optional<LeaseRecord> lease = get(name);
+      if (lease.isPresent() && lease.get().getSession() == id) {
+        end(name, lease.get(), type, "session " + id);
+        ended++;
+      }
+    }
+    return ended;
   }
 
   void put(String name, LeaseRecord lease, LeaseEvent.Type type) {
@@ -91,7 +128,7 @@ final class Tx {
     writes.put(name, Optional.empty());
     event(type, name, ended, message);
     PolicyTerms p = state.policies.forName(name);
-    if (type != LeaseEvent.Type.RELEASED && p.lockDelayMicros() > 0) {
+    if (type.setsLockDelay() && p.lockDelayMicros() > 0) {
       // The end is an estimate for replies; the bar holds until the leader lifts it.
       lockDelays.put(name, Optional.of(StoredLockDelay.newBuilder()
           .setUntilMicros(now + p.lockDelayMicros())
@@ -111,6 +148,7 @@ final class Tx {
         .setReason(Events.reason(type))
         .setMessage(message)
         .setRevision(index)
+        .setSession(ended.getSession())
         .build()
         .toByteArray();
     nameHistory.computeIfAbsent(name, n -> new LeaseHistory.Pending(state.history.bounds(Space.NAME_HISTORY, n)))
@@ -198,6 +236,9 @@ final class Tx {
     boolean anyKept = events.stream().anyMatch(Events::kept);
     Map<LeaseRecord, byte[]> serialised = anyKept ? new IdentityHashMap<>() : Map.of();
     writes.forEach((name, lease) -> {
+      if (indexHolders) {
+        holderIndex(name, state.leases.get(name), lease.orElse(null), changes);
+      }
       if (lease.isPresent()) {
         byte[] bytes = lease.get().toByteArray();
         if (anyKept) {
@@ -220,8 +261,25 @@ final class Tx {
         : Change.delete(Space.LOCK_DELAYS, LeaseCore.utf8(name))));
     nameHistory.forEach((name, p) -> p.changes(Space.NAME_HISTORY, name, changes));
     holderHistory.forEach((holder, p) -> p.changes(Space.HOLDER_HISTORY, holder, changes));
+    sessionWrites.forEach((id, session) -> changes.add(session.isPresent()
+        ? Change.put(Space.SESSIONS, Sessions.key(id), session.get().toByteArray())
+        : Change.delete(Space.SESSIONS, Sessions.key(id))));
     changes.addAll(extra);
     return new Written(changes, kept, compaction, appliedRequest);
+  }
+
+  /** The holder index's change for one lease write: the entry moves when the holder changes. */
+  private static void holderIndex(String name, LeaseRecord old, LeaseRecord now, List<Change> changes) {
+    boolean sameHolder = old != null && now != null && old.getHolder().equals(now.getHolder());
+    if (sameHolder) {
+      return;
+    }
+    if (old != null) {
+      changes.add(Change.delete(Space.HOLDER_LEASES, HolderKeys.key(old.getHolder(), name)));
+    }
+    if (now != null) {
+      changes.add(Change.put(Space.HOLDER_LEASES, HolderKeys.key(now.getHolder(), name), HolderKeys.EMPTY));
+    }
   }
 
   /** After the commit: the in-memory state catches up with the store, and the counters count. */
@@ -230,6 +288,7 @@ final class Tx {
       if (lease.isPresent()) {
         LeaseRecord now = lease.get();
         LeaseRecord old = state.leases.put(name, now);
+        state.sessions.leaseChanged(name, old, now);
         if (old == null) {
           state.index.add(name, now);
         } else if (old.getToken() != now.getToken()) {
@@ -240,7 +299,15 @@ final class Tx {
         LeaseRecord old = state.leases.remove(name);
         if (old != null) {
           state.index.remove(name, old);
+          state.sessions.leaseChanged(name, old, null);
         }
+      }
+    });
+    sessionWrites.forEach((id, session) -> {
+      if (session.isPresent()) {
+        state.sessions.put(id, session.get());
+      } else {
+        state.sessions.remove(id);
       }
     });
     lockDelays.forEach((name, bar) -> {

@@ -3,6 +3,12 @@ package io.leasehold.statemachine.core;
 import com.google.protobuf.Duration;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.Attributes;
+import io.leasehold.proto.v1.CloseSessionRequest;
+import io.leasehold.proto.v1.CreateSessionRequest;
+import io.leasehold.proto.v1.GetSessionRequest;
+import io.leasehold.proto.v1.KeepAliveRequest;
+import io.leasehold.proto.v1.ListSessionsRequest;
+import io.leasehold.proto.v1.TransferRequest;
 import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.EventView;
 import io.leasehold.proto.v1.WatchRequest;
@@ -14,7 +20,9 @@ import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.UpdateRequest;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The rules for input, shared by the API (which rejects bad requests before they reach the log)
@@ -36,6 +44,82 @@ public final class Validation {
       attributes("attributes", r.getAttributes());
     }
     requestId("request_id", r.getRequestId());
+    if (r.getSession() < 0) {
+      throw new InvalidArgumentException("session", "must be a session id (positive), or 0 for none, got " + r.getSession());
+    }
+    if (r.getSession() != 0 && r.hasTtl()) {
+      throw new InvalidArgumentException("ttl", "must be unset when the lease lives with a session (session " + r.getSession() + ")");
+    }
+  }
+
+  public static void createSession(CreateSessionRequest r) {
+    holder("holder", r.getHolder());
+    if (r.hasTtl()) {
+      positiveDuration("ttl", r.getTtl());
+    }
+  }
+
+  public static void keepAlive(KeepAliveRequest r) {
+    if (r.getSessionsCount() == 0) {
+      throw new InvalidArgumentException("sessions", "must contain at least one session id");
+    }
+    if (r.getSessionsCount() > Limits.MAX_RENEW_ITEMS) {
+      throw new InvalidArgumentException("sessions", "at most " + Limits.MAX_RENEW_ITEMS + " per call, got " + r.getSessionsCount());
+    }
+    Set<Long> seen = new HashSet<>();
+    for (int i = 0; i < r.getSessionsCount(); i++) {
+      session("sessions[" + i + "]", r.getSessions(i));
+      if (!seen.add(r.getSessions(i))) {
+        throw new InvalidArgumentException("sessions[" + i + "]", "session " + r.getSessions(i) + " is listed twice");
+      }
+    }
+  }
+
+  public static void closeSession(CloseSessionRequest r) {
+    session("session", r.getSession());
+  }
+
+  public static void session(String field, long id) {
+    if (id <= 0) {
+      throw new InvalidArgumentException(field, "must be a session id (positive), got " + id);
+    }
+  }
+
+  public static void transfer(TransferRequest r) {
+    name("name", r.getName());
+    token("token", r.getToken());
+    holder("to_holder", r.getToHolder());
+    if (r.hasTtl()) {
+      positiveDuration("ttl", r.getTtl());
+    }
+    if (r.getSession() < 0) {
+      throw new InvalidArgumentException("session", "must be a session id (positive), or 0 for none, got " + r.getSession());
+    }
+    if (r.getSession() != 0 && r.hasTtl()) {
+      throw new InvalidArgumentException("ttl", "must be unset when the new lease lives with a session (session " + r.getSession() + ")");
+    }
+    if (r.hasAttributes()) {
+      attributes("attributes", r.getAttributes());
+    }
+  }
+
+  public static void getSession(GetSessionRequest r) {
+    session("session", r.getSession());
+    if (r.getLimit() < 0 || r.getLimit() > Limits.MAX_LIST_LIMIT) {
+      throw new InvalidArgumentException("limit", "must be between 0 (server maximum) and " + Limits.MAX_LIST_LIMIT + ", got " + r.getLimit());
+    }
+  }
+
+  public static void listSessions(ListSessionsRequest r) {
+    if (!r.getHolder().isEmpty()) {
+      text("holder", r.getHolder(), Limits.MAX_HOLDER_BYTES);
+    }
+    if (r.getLimit() < 0 || r.getLimit() > Limits.MAX_LIST_LIMIT) {
+      throw new InvalidArgumentException("limit", "must be between 0 (server maximum) and " + Limits.MAX_LIST_LIMIT + ", got " + r.getLimit());
+    }
+    if (r.getStartAfter() < 0) {
+      throw new InvalidArgumentException("start_after", "must be a session id or 0, got " + r.getStartAfter());
+    }
   }
 
   /** Empty (none), or at most {@link AppliedRequests#MAX_ID_LENGTH} printable ASCII characters. */
@@ -120,6 +204,9 @@ public final class Validation {
     text("start_after", r.getStartAfter(), Limits.MAX_NAME_BYTES);
     if (r.getLimit() < 0 || r.getLimit() > Limits.MAX_LIST_LIMIT) {
       throw new InvalidArgumentException("limit", "must be between 0 (server maximum) and " + Limits.MAX_LIST_LIMIT + ", got " + r.getLimit());
+    }
+    if (!r.getHolder().isEmpty()) {
+      text("holder", r.getHolder(), Limits.MAX_HOLDER_BYTES);
     }
   }
 

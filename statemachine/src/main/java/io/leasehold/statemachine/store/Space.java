@@ -28,7 +28,14 @@ public enum Space {
   /** Identity (UTF-8) to {@code StoredGrants}: the roles each identity holds. */
   AUTH_GRANTS(11, "auth_grants"),
   /** (revision, i32 sequence) big-endian to {@code AuditEntry}: the newest admin and auth actions. */
-  AUDIT(12, "audit");
+  AUDIT(12, "audit"),
+  /** Session id (i64 big-endian) to {@code StoredSession}: the live sessions (log format 4 on). */
+  SESSIONS(13, "sessions"),
+  /**
+   * (holder, 0x00, name) to nothing: the live leases by holder, for List by holder. Written from
+   * log format 4 on; the entry that raises the format to 4 fills it with the leases live then.
+   */
+  HOLDER_LEASES(14, "holder_leases");
 
   private final int id;
   private final String columnFamily;

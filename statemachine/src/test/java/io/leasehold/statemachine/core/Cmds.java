@@ -136,4 +136,35 @@ public final class Cmds {
   public static LogCommand.Builder revoke(String name, long token, String reason) {
     return LogCommand.newBuilder().setRevoke(io.leasehold.proto.v1.RevokeRequest.newBuilder().setName(name).setToken(token).setReason(reason));
   }
+
+  // ---- sessions and transfers (log format 4) ----
+
+  public static LogCommand.Builder formatSessions() {
+    return LogCommand.newBuilder().setSetLogFormat(io.leasehold.proto.v1.SetLogFormat.newBuilder().setFormat(LogFormat.SESSIONS));
+  }
+
+  public static LogCommand.Builder createSession(String holder, Duration ttl) {
+    return LogCommand.newBuilder().setCreateSession(io.leasehold.proto.v1.CreateSessionRequest.newBuilder().setHolder(holder).setTtl(ttl));
+  }
+
+  public static LogCommand.Builder keepAlive(Long... sessions) {
+    return LogCommand.newBuilder().setKeepAlive(io.leasehold.proto.v1.KeepAliveRequest.newBuilder().addAllSessions(java.util.List.of(sessions)));
+  }
+
+  public static LogCommand.Builder closeSession(long session) {
+    return LogCommand.newBuilder().setCloseSession(io.leasehold.proto.v1.CloseSessionRequest.newBuilder().setSession(session));
+  }
+
+  public static LogCommand.Builder acquireIn(String name, String holder, long session) {
+    return LogCommand.newBuilder().setAcquire(acquireRequest(name, holder).setSession(session));
+  }
+
+  public static LogCommand.Builder expireSession(long session, long lastRenewRevision) {
+    return LogCommand.newBuilder().setExpire(ExpireCommand.newBuilder()
+        .addSessions(io.leasehold.proto.v1.ExpireSessionItem.newBuilder().setSession(session).setLastRenewRevision(lastRenewRevision)));
+  }
+
+  public static LogCommand.Builder transfer(String name, long token, String to) {
+    return LogCommand.newBuilder().setTransfer(io.leasehold.proto.v1.TransferRequest.newBuilder().setName(name).setToken(token).setToHolder(to));
+  }
 }

@@ -316,7 +316,7 @@ public abstract class LeaseCoreContract extends CoreFixture {
     RenewResponse rr = r.reply().getRenew();
     assertEquals(2, rr.getRevision());
     assertEquals(List.of(RenewResult.newBuilder().setName("lock/a").setToken(1).setOutcome(Outcome.RENEWED).setTtl(secs(10))
-            .setHeartbeatInterval(micros(10 * SECOND / 3)).build()),
+            .setHeartbeatInterval(micros(10 * SECOND / 3)).setExpiresAt(Cmds.at(T0 + 14 * SECOND)).build()),
         rr.getResultsList());
     assertEquals(micros(10 * SECOND / 3), rr.getHeartbeatInterval());
     LeaseRecord l = held("lock/a");

@@ -26,7 +26,12 @@ import java.util.TreeMap;
  * below its compact revision (a no-op), or beyond the entry's own index (capped there).
  * About one entry in twelve is an operator's: a policy set (valid or not) or deleted on a
  * namespace or the default, a ban (without an end, for a while, until a time, now and then in the
- * past), an unban, the leader's lifting of a timed ban, or a revocation.
+ * past), an unban, the leader's lifting of a timed ban, or a revocation. About one in seven is of
+ * sessions and transfers (log format 4, raised early in the run): a session created (now and then
+ * with a TTL out of bounds), kept alive (mostly live ids, some gone), closed or expired by the
+ * leader (mostly at the revision it last saw), an Acquire naming a session (now and then another
+ * holder's, or one that is gone), and a Transfer (mostly with the current token, now and then into
+ * the new holder's session); those drawn before the format rises apply as invalid no-ops.
  */
 public final class RandomWorkload {
   /** One log entry to apply. */
@@ -46,6 +51,13 @@ public final class RandomWorkload {
 
   private final Random rnd;
   private final Random idRnd;
+  /** Its own stream, so that adding sessions left the other commands of every seed as they were. */
+  private final Random sessionRnd;
+  /** The live sessions, with their holder and the revision of their latest keep-alive. */
+  private final TreeMap<Long, String> sessionHolders = new TreeMap<>();
+  private final java.util.Map<Long, Long> sessionRenewals = new java.util.HashMap<>();
+  private final List<Long> sessionsSeen = new ArrayList<>();
+  private boolean formatRaised;
   private final TreeMap<String, LeaseRecord> live = new TreeMap<>();
   private final List<Long> issued = new ArrayList<>();
   private long term = 1;
@@ -64,6 +76,7 @@ public final class RandomWorkload {
     this.rnd = new Random(seed);
     // Its own stream, so that adding request ids left every seed's workload otherwise as it was.
     this.idRnd = new Random(~seed);
+    this.sessionRnd = new Random(seed * 31 + 7);
   }
 
   /** The highest index handed out so far. */
@@ -109,6 +122,18 @@ public final class RandomWorkload {
         bars.put(b.key(), b.revision());
       }
     }
+    for (SessionChange c : result.sessions()) {
+      if (c.session().isPresent()) {
+        sessionHolders.put(c.id(), c.session().get().getHolder());
+        sessionRenewals.put(c.id(), c.session().get().getLastRenewRevision());
+        if (!sessionsSeen.contains(c.id())) {
+          sessionsSeen.add(c.id());
+        }
+      } else {
+        sessionHolders.remove(c.id());
+        sessionRenewals.remove(c.id());
+      }
+    }
     for (LeaseEvent e : result.events()) {
       switch (e.type()) {
         case ACQUIRED -> {
@@ -116,13 +141,20 @@ public final class RandomWorkload {
           issued.add(e.lease().getToken());
         }
         case RENEWED, UPDATED -> live.put(e.name(), e.lease());
-        case RELEASED, EXPIRED, REVOKED, BANNED -> live.remove(e.name());
+        case RELEASED, EXPIRED, REVOKED, BANNED, TRANSFERRED, SESSION_EXPIRED, SESSION_CLOSED -> live.remove(e.name());
         case POLICY_CHANGED -> { }
       }
     }
   }
 
   private LogCommand.Builder command() {
+    if (!formatRaised && index > 20 && sessionRnd.nextInt(20) == 0) {
+      formatRaised = true;
+      return LogCommand.newBuilder().setSetLogFormat(io.leasehold.proto.v1.SetLogFormat.newBuilder().setFormat(LogFormat.SESSIONS));
+    }
+    if (sessionRnd.nextInt(100) < 15) {
+      return sessionCommand();
+    }
     if (rnd.nextInt(100) < 8) {
       return admin();
     }
@@ -169,6 +201,78 @@ public final class RandomWorkload {
     }
     // else: a LogCommand without a command
     return c;
+  }
+
+  private LogCommand.Builder sessionCommand() {
+    int roll = sessionRnd.nextInt(100);
+    LogCommand.Builder c = LogCommand.newBuilder();
+    if (roll < 12 || sessionsSeen.isEmpty()) {
+      int ttl = sessionRnd.nextInt(10) == 0 ? 1 : 2 + sessionRnd.nextInt(30);
+      c.setCreateSession(io.leasehold.proto.v1.CreateSessionRequest.newBuilder()
+          .setHolder(HOLDERS[sessionRnd.nextInt(HOLDERS.length)]).setTtl(Duration.newBuilder().setSeconds(ttl)));
+    } else if (roll < 24) {
+      io.leasehold.proto.v1.KeepAliveRequest.Builder k = io.leasehold.proto.v1.KeepAliveRequest.newBuilder();
+      java.util.Set<Long> ids = new java.util.TreeSet<>();
+      for (int i = 1 + sessionRnd.nextInt(3); i > 0; i--) {
+        ids.add(someSession());
+      }
+      c.setKeepAlive(k.addAllSessions(ids));
+    } else if (roll < 32) {
+      c.setCloseSession(io.leasehold.proto.v1.CloseSessionRequest.newBuilder().setSession(sessionWithLeases()));
+    } else if (roll < 40) {
+      long id = sessionWithLeases();
+      long seen = sessionRenewals.getOrDefault(id, 1L) - (sessionRnd.nextInt(5) == 0 ? 1 : 0);
+      c.setExpire(io.leasehold.proto.v1.ExpireCommand.newBuilder()
+          .addSessions(io.leasehold.proto.v1.ExpireSessionItem.newBuilder().setSession(id).setLastRenewRevision(seen)));
+    } else if (roll < 82) {
+      // Mostly a free name, into a live session of its holder.
+      long id = someSession();
+      String owner = sessionHolders.get(id);
+      String holder = owner != null && sessionRnd.nextInt(5) != 0 ? owner : HOLDERS[sessionRnd.nextInt(HOLDERS.length)];
+      List<String> free = new ArrayList<>();
+      for (String n : NAMES) {
+        if (!live.containsKey(n)) {
+          free.add(n);
+        }
+      }
+      String name = !free.isEmpty() && sessionRnd.nextInt(4) != 0 ? free.get(sessionRnd.nextInt(free.size()))
+          : NAMES[sessionRnd.nextInt(NAMES.length)];
+      c.setAcquire(AcquireRequest.newBuilder().setName(name).setHolder(holder).setSession(id));
+    } else {
+      // Mostly a live lease with its current token.
+      List<String> held = new ArrayList<>(live.keySet());
+      String name = !held.isEmpty() && sessionRnd.nextInt(5) != 0 ? held.get(sessionRnd.nextInt(held.size()))
+          : NAMES[sessionRnd.nextInt(NAMES.length)];
+      LeaseRecord current = live.get(name);
+      long token = current == null || sessionRnd.nextInt(6) == 0 ? 1 + sessionRnd.nextInt(1000) : current.getToken();
+      io.leasehold.proto.v1.TransferRequest.Builder t = io.leasehold.proto.v1.TransferRequest.newBuilder()
+          .setName(name).setToken(token).setToHolder(HOLDERS[sessionRnd.nextInt(HOLDERS.length)]);
+      if (sessionRnd.nextInt(3) == 0 && !sessionHolders.isEmpty()) {
+        Long id = sessionHolders.keySet().stream().skip(sessionRnd.nextInt(sessionHolders.size())).findFirst().orElseThrow();
+        t.setToHolder(sessionHolders.get(id)).setSession(id);
+      }
+      c.setTransfer(t);
+    }
+    return c;
+  }
+
+  /** Mostly a live session with leases attached, if there is one. */
+  private long sessionWithLeases() {
+    List<Long> attached = new ArrayList<>();
+    for (LeaseRecord l : live.values()) {
+      if (l.getSession() != 0 && sessionHolders.containsKey(l.getSession())) {
+        attached.add(l.getSession());
+      }
+    }
+    return !attached.isEmpty() && sessionRnd.nextInt(4) != 0 ? attached.get(sessionRnd.nextInt(attached.size())) : someSession();
+  }
+
+  /** Mostly a live session; now and then one that ended (or none was ever made: id 1). */
+  private long someSession() {
+    if (!sessionHolders.isEmpty() && sessionRnd.nextInt(5) != 0) {
+      return sessionHolders.keySet().stream().skip(sessionRnd.nextInt(sessionHolders.size())).findFirst().orElseThrow();
+    }
+    return sessionsSeen.isEmpty() ? 1 : sessionsSeen.get(sessionRnd.nextInt(sessionsSeen.size()));
   }
 
   /** Acquires sent with a request id, oldest first. */

@@ -12,6 +12,8 @@ import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.HistoryMeta;
 import io.leasehold.proto.v1.GetPolicyRequest;
 import io.leasehold.proto.v1.GetRequest;
+import io.leasehold.proto.v1.GetSessionRequest;
+import io.leasehold.proto.v1.ListSessionsRequest;
 import io.leasehold.proto.v1.HistoryRequest;
 import io.leasehold.proto.v1.ListBansRequest;
 import io.leasehold.proto.v1.ListPoliciesRequest;
@@ -72,6 +74,12 @@ class ReplicaDeterminismTest {
     int lockDelaysLifted;
     int lockDelaySkipped;
     int renewRejected;
+    int sessionsCreated;
+    int keepAlivesRenewed;
+    int sessionsClosed;
+    int sessionsExpired;
+    int sessionLeasesEnded;
+    int transfers;
 
     void count(Outcome o) {
       outcomes.merge(o, 1, Integer::sum);
@@ -115,7 +123,7 @@ class ReplicaDeterminismTest {
         }
         long compactBefore = workload.compactRevision();
         workload.observe(first);
-        lastGrant = checkAndTally(s, first, tally, lastGrant);
+        lastGrant = checkAndTally(s, first, tally, lastGrant, replicas.get(0).logFormat());
         followHistory(s, first, model, compactBefore, tally);
 
         if (step == STEPS / 2) {
@@ -142,7 +150,10 @@ class ReplicaDeterminismTest {
           + " noops=" + tally.compactionNoops + " capped=" + tally.compactionsCapped + " history=" + model.size() + " largestHistory=" + largestHistory
           + " rejections=" + tally.rejections + " policiesSet=" + tally.policiesSet + " revoked=" + tally.revoked
           + " bannedEnded=" + tally.bannedEnded + " bansLifted=" + tally.bansLifted
-          + " lockDelaysLifted=" + tally.lockDelaysLifted + " lockDelaySkipped=" + tally.lockDelaySkipped;
+          + " lockDelaysLifted=" + tally.lockDelaysLifted + " lockDelaySkipped=" + tally.lockDelaySkipped
+          + " sessionsCreated=" + tally.sessionsCreated + " keepAlivesRenewed=" + tally.keepAlivesRenewed
+          + " sessionsClosed=" + tally.sessionsClosed + " sessionsExpired=" + tally.sessionsExpired
+          + " sessionLeasesEnded=" + tally.sessionLeasesEnded + " transfers=" + tally.transfers;
       assertTrue(tally.of(Outcome.GRANTED) >= 100, summary);
       assertTrue(tally.of(Outcome.CONFLICT) >= 10, summary);
       assertTrue(tally.of(Outcome.REJECTED) >= 5, summary);
@@ -163,12 +174,17 @@ class ReplicaDeterminismTest {
       assertTrue(tally.rejections.size() >= 4, summary);
       // Lock-delays end only by the leader's lift (or never): both lifts and refused stale lifts happen.
       assertTrue(tally.lockDelaysLifted >= 5 && tally.lockDelaySkipped >= 3, summary);
+      // Sessions and transfers: created, kept alive, ended both ways with leases attached, and handed over.
+      assertTrue(tally.sessionsCreated >= 10 && tally.keepAlivesRenewed >= 10, summary);
+      assertTrue(tally.sessionsClosed >= 3 && tally.sessionsExpired >= 3 && tally.sessionLeasesEnded >= 3, summary);
+      assertTrue(tally.transfers >= 3 && tally.rejections.getOrDefault(io.leasehold.proto.v1.RejectReason.NO_SESSION, 0) >= 1, summary);
     } finally {
       stores.forEach(KvStore::close);
     }
   }
 
-  private static long checkAndTally(RandomWorkload.Step s, ApplyResult r, Tally tally, long lastGrant) {
+  private static long checkAndTally(RandomWorkload.Step s, ApplyResult r, Tally tally, long lastGrant, int format) {
+    long grantToken = LogFormat.token(format, s.index(), 0);
     LogReply reply = r.reply();
     if (reply.getReplyCase() == LogReply.ReplyCase.REPLY_NOT_SET) {
       tally.replays++;
@@ -185,8 +201,8 @@ class ReplicaDeterminismTest {
         }
         boolean newGrant = r.events().stream().anyMatch(e -> e.type() == LeaseEvent.Type.ACQUIRED);
         if (newGrant) {
-          // Fencing: a new grant's token is its index, above every earlier grant.
-          assertEquals(s.index(), a.getLease().getToken());
+          // Fencing: a new grant's token comes from its index, above every earlier grant.
+          assertEquals(grantToken, a.getLease().getToken());
           assertTrue(a.getLease().getToken() > lastGrant);
           return a.getLease().getToken();
         }
@@ -226,6 +242,35 @@ class ReplicaDeterminismTest {
       case EXPIRE -> {
         tally.expired += reply.getExpire().getExpired();
         tally.expireSkipped += reply.getExpire().getSkipped();
+        tally.sessionsExpired += reply.getExpire().getSessionsExpired();
+        tally.sessionLeasesEnded += (int) reply.getExpire().getSessionLeasesEnded();
+      }
+      case CREATE_SESSION -> {
+        if (reply.getCreateSession().getOutcome() == Outcome.GRANTED) {
+          tally.sessionsCreated++;
+          assertEquals(grantToken, reply.getCreateSession().getSession().getId());
+        }
+      }
+      case KEEP_ALIVE -> tally.keepAlivesRenewed += (int) reply.getKeepAlive().getResultsList().stream()
+          .filter(k -> k.getOutcome() == Outcome.RENEWED).count();
+      case CLOSE_SESSION -> {
+        if (reply.getCloseSession().getOutcome() == Outcome.CLOSED) {
+          tally.sessionsClosed++;
+          tally.sessionLeasesEnded += (int) reply.getCloseSession().getLeasesEnded();
+        }
+      }
+      case TRANSFER -> {
+        tally.count(reply.getTransfer().getOutcome());
+        if (reply.getTransfer().hasRejection()) {
+          tally.rejections.merge(reply.getTransfer().getRejection().getReason(), 1, Integer::sum);
+        }
+        if (reply.getTransfer().getOutcome() == Outcome.TRANSFERRED) {
+          tally.transfers++;
+          // Fencing: the new holder's token is larger than every earlier grant, the old one's included.
+          assertEquals(grantToken, reply.getTransfer().getLease().getToken());
+          assertTrue(grantToken > lastGrant);
+          return grantToken;
+        }
       }
       default -> {}
     }
@@ -311,7 +356,11 @@ class ReplicaDeterminismTest {
       }
       for (String holder : RandomWorkload.HOLDERS) {
         admin.add(ReadQuery.newBuilder().setHistory(HistoryRequest.newBuilder().setHolder(holder)).build());
+        admin.add(ReadQuery.newBuilder().setList(ListRequest.newBuilder().setHolder(holder)).build());
+        admin.add(ReadQuery.newBuilder().setListSessions(ListSessionsRequest.newBuilder().setHolder(holder)).build());
       }
+      reference.forEachSession((id, session) ->
+          admin.add(ReadQuery.newBuilder().setGetSession(GetSessionRequest.newBuilder().setSession(id)).build()));
       for (ReadQuery q : admin) {
         assertEquals(reference.query(q, now), replica.query(q, now), () -> "admin read " + q);
       }

@@ -296,7 +296,7 @@ class SnapshotRoundTripTest {
     long next = position.index() + 1;
     ApplyResult r = targetCore.apply(position.term(), next,
         Cmds.acquire("lock/after-failed-load", "x").setLeaderTimeMicros(T0).build());
-    assertEquals(next, r.reply().getAcquire().getLease().getToken());
+    assertEquals(LogFormat.token(targetCore.logFormat(), next, 0), r.reply().getAcquire().getLease().getToken());
     assertEquals(next, target.applied().index());
 
     // And the intact snapshot still loads.
