@@ -13,6 +13,7 @@ import io.leasehold.cli.command.PolicyCommand;
 import io.leasehold.cli.command.RouteCommand;
 import io.leasehold.cli.command.RestoreCommand;
 import io.leasehold.cli.command.ServerCommand;
+import io.leasehold.cli.command.SessionCommand;
 import io.leasehold.cli.command.ServiceCommand;
 import io.leasehold.cli.command.WatchCommand;
 import java.time.Duration;
@@ -41,6 +42,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
         ""},
     subcommands = {
         LeaseCommand.class,
+        SessionCommand.class,
         LockCommand.class,
         WatchCommand.class,
         ServiceCommand.class,

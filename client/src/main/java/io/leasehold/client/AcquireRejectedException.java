@@ -1,6 +1,9 @@
 package io.leasehold.client;
 
-/** The cluster's policy refused an acquisition or registration; waiting will not change that. */
+/**
+ * The cluster's policy refused an acquisition, a registration or a transfer (the new holder's
+ * acquisition); waiting will not change that.
+ */
 public class AcquireRejectedException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
   private final transient Rejection rejection;

@@ -101,6 +101,32 @@ public final class BlockingLeaseholdClient {
   }
 
   /**
+   * {@link LeaseholdClient#listHeldBy(String, String)}, waiting for the answer.
+   *
+   * @param holder the holder identity
+   * @param prefix names starting with this ({@code ""}: every name)
+   * @return the leases and the listing's revision
+   * @see LeaseholdClient#listHeldBy(String, String)
+   */
+  public LeaseListing listHeldBy(String holder, String prefix) {
+    return Futures.join(client.listHeldBy(holder, prefix));
+  }
+
+  /**
+   * {@link LeaseholdClient#transfer(String, long, String, Optional)}, waiting for the answer.
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param token the current lease's fencing token
+   * @param toHolder the identity that is to hold the name
+   * @param ttl the new lease's TTL; absent: the namespace's default TTL
+   * @return the new lease, or empty if no lease with that token holds the name
+   * @see LeaseholdClient#transfer(String, long, String, Optional)
+   */
+  public Optional<LeaseInfo> transfer(String name, long token, String toHolder, Optional<Duration> ttl) {
+    return Futures.join(client.transfer(name, token, toHolder, ttl));
+  }
+
+  /**
    * {@link LeaseholdClient#release(String, long)}, waiting for the answer.
    *
    * @param name the lease's name, {@code namespace/rest}

@@ -15,12 +15,14 @@ import java.util.Optional;
  * @param acquiredAt when it was granted (leader-stamped)
  * @param endedAt    when it ended (leader-stamped)
  * @param renewCount how many times it was renewed
- * @param reason     why it ended: RELEASED, EXPIRED, REVOKED or BANNED ({@link EndReason#UNKNOWN} for a reason newer than this SDK)
- * @param message    for a revocation or a ban, the reason the operator gave
+ * @param reason     why it ended ({@link EndReason#UNKNOWN} for a reason newer than this SDK)
+ * @param message    for a revocation or a ban, the reason the operator gave; for a transfer,
+ *                   "to " and the new holder; for a session's end, "session " and its id
  * @param revision   the revision of the entry that ended it
+ * @param session    the session it was attached to; 0: none
  */
 public record EndedLease(String name, String holder, long token, Duration ttl, Instant acquiredAt, Instant endedAt,
-    long renewCount, EndReason reason, Optional<String> message, long revision) {
+    long renewCount, EndReason reason, Optional<String> message, long revision, long session) {
   /**
    * Checks that every field is given.
    *
@@ -31,10 +33,11 @@ public record EndedLease(String name, String holder, long token, Duration ttl, I
    * @param acquiredAt when it was granted (leader-stamped)
    * @param endedAt when it ended (leader-stamped)
    * @param renewCount how many times it was renewed
-   * @param reason why it ended: RELEASED, EXPIRED, REVOKED or BANNED ({@link EndReason#UNKNOWN}
-   *     for a reason newer than this SDK)
-   * @param message for a revocation or a ban, the reason the operator gave
+   * @param reason why it ended ({@link EndReason#UNKNOWN} for a reason newer than this SDK)
+   * @param message for a revocation or a ban, the reason the operator gave; for a transfer, "to "
+   *     and the new holder; for a session's end, "session " and its id
    * @param revision the revision of the entry that ended it
+   * @param session the session it was attached to; 0: none
    */
   public EndedLease {
     Objects.requireNonNull(name, "name");

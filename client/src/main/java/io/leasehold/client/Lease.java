@@ -103,6 +103,29 @@ public interface Lease extends AutoCloseable {
   CompletableFuture<LeaseAttributes> update(AttributeUpdate update);
 
   /**
+   * Hands the lease to another holder in one replicated step: the cluster ends this lease
+   * (reason TRANSFERRED) and grants {@code toHolder} the name with a new, larger token and the
+   * namespace's default TTL, so the name is never free in between and this lease's token is
+   * refused from then on. On success this handle becomes LOST with reason
+   * {@link LossReason#TRANSFERRED}. Fails with {@link LeaseLostException} if the cluster no longer
+   * holds this lease, and with {@link AcquireRejectedException} if the policy refuses the new
+   * holder (this lease is then still held).
+   *
+   * @param toHolder the identity that is to hold the name
+   * @return completes with the new holder's lease
+   * @throws IllegalStateException if the lease was released
+   */
+  CompletableFuture<LeaseInfo> transferTo(String toHolder);
+
+  /**
+   * The session this lease lives with: its TTL and renewals are the session's, and it ends when
+   * the session does. 0 when it has a TTL of its own.
+   *
+   * @return the session's id, or 0
+   */
+  long session();
+
+  /**
    * Ends the lease: the handle is RELEASED at once (it stops being valid and renewed), and the
    * cluster frees the name. Completes when the cluster has answered; fails with
    * {@link ClusterUnavailableException} if it could not be reached, in which case the lease

@@ -25,6 +25,7 @@ import java.util.Optional;
  *                    heartbeat interval (its holder is probably gone); UNKNOWN in events
  * @param heartbeatInterval the renewal interval the cluster suggested at its last grant or renewal
  * @param gracePeriod the time the cluster waits after {@code expiresAt} before it expires the lease
+ * @param session     the session it lives with (its TTL and renewals are the session's); 0: its own TTL
  */
 public record LeaseInfo(
     String name,
@@ -40,7 +41,8 @@ public record LeaseInfo(
     Optional<Duration> remaining,
     ServerLeaseState serverState,
     Optional<Duration> heartbeatInterval,
-    Optional<Duration> gracePeriod) {
+    Optional<Duration> gracePeriod,
+    long session) {
 
   /**
    * Checks that every field is given.
@@ -62,6 +64,7 @@ public record LeaseInfo(
    *     renewal
    * @param gracePeriod the time the cluster waits after {@code expiresAt} before it expires the
    *     lease
+   * @param session the session it lives with; 0: its own TTL
    */
   public LeaseInfo {
     Objects.requireNonNull(name, "name");

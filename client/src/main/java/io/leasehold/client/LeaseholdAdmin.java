@@ -129,4 +129,36 @@ public final class LeaseholdAdmin {
   public CompletableFuture<List<EndedLease>> historyOfHolder(String holder, int limit) {
     return calls.historyOfHolder(holder, limit);
   }
+
+  /**
+   * The live sessions, in id order: every holder's, or one holder's.
+   *
+   * @param holder whose sessions to list; empty: every holder's
+   * @return completes with the sessions (their attached leases are not counted here)
+   */
+  public CompletableFuture<List<SessionInfo>> sessions(String holder) {
+    return calls.sessions(holder);
+  }
+
+  /**
+   * One session, with the names of the leases attached to it, if it is live.
+   *
+   * @param id the session's id
+   * @return completes with the session, or empty if it expired, was closed or never existed
+   */
+  public CompletableFuture<Optional<SessionDetail>> session(long id) {
+    return calls.session(id);
+  }
+
+  /**
+   * Closes a session: it and every lease attached to it end in one replicated step (reason
+   * SESSION_CLOSED, no lock-delay). With authentication on, only its holder or an admin over
+   * every name may.
+   *
+   * @param id the session's id
+   * @return completes with the number of leases that ended with it, or -1 if no such session was live
+   */
+  public CompletableFuture<Long> closeSession(long id) {
+    return calls.closeSession(id);
+  }
 }

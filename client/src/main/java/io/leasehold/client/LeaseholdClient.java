@@ -192,6 +192,35 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
+   * The leases {@code holder} holds whose name starts with {@code prefix}, in name order, read from
+   * the cluster's holder index (one call per 10,000 leases, however many other leases there are).
+   *
+   * @param holder the holder identity
+   * @param prefix names starting with this ({@code ""}: every name)
+   * @return completes with the leases and the listing's revision
+   */
+  public CompletableFuture<LeaseListing> listHeldBy(String holder, String prefix) {
+    return leases.listHeldBy(holder, prefix);
+  }
+
+  /**
+   * Hands the lease on {@code name} with fencing token {@code token} to {@code toHolder} in one
+   * replicated step: it ends (reason TRANSFERRED) and {@code toHolder} holds the name with a new,
+   * larger token; the name is never free in between. For its holder (see also
+   * {@link Lease#transferTo}) or, with authentication on, an admin over the name.
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param token the current lease's fencing token
+   * @param toHolder the identity that is to hold the name
+   * @param ttl the new lease's TTL; absent: the namespace's default TTL
+   * @return completes with the new lease, or empty if no lease with that token holds the name;
+   *     fails with {@link AcquireRejectedException} if the policy refuses the new holder
+   */
+  public CompletableFuture<Optional<LeaseInfo>> transfer(String name, long token, String toHolder, Optional<Duration> ttl) {
+    return leases.transfer(name, token, toHolder, ttl);
+  }
+
+  /**
    * Asks the cluster (a linearizable read) whether {@code token} is still the fencing token of the
    * live lease on {@code name}. False once the lease ended or the name was granted again.
    *

@@ -45,6 +45,8 @@ public final class LeaseholdClientBuilder {
   private Duration minDriftMargin = Duration.ofMillis(50);
   private Duration watchSilenceTimeout = Duration.ofSeconds(10);
   private boolean releaseOnClose = true;
+  private boolean sessions = true;
+  private Duration sessionTtl;
 
   LeaseholdClientBuilder() {}
 
@@ -292,6 +294,32 @@ public final class LeaseholdClientBuilder {
   }
 
   /**
+   * Whether leases acquired without a TTL of their own live with this client's session (default
+   * true): the client keeps one session alive with one item per heartbeat, however many leases are
+   * attached to it, and they all end together when the client stops keeping it alive. A lease
+   * acquired with {@link LeaseOptions#withTtl} has its own TTL either way. With false, every lease
+   * has its own TTL and is renewed item by item.
+   *
+   * @param sessions whether to attach leases to the client's session
+   * @return this builder
+   */
+  public LeaseholdClientBuilder sessions(boolean sessions) {
+    this.sessions = sessions;
+    return this;
+  }
+
+  /**
+   * The TTL of the client's session (default: the cluster's default TTL).
+   *
+   * @param ttl the session's time to live
+   * @return this builder
+   */
+  public LeaseholdClientBuilder sessionTtl(Duration ttl) {
+    this.sessionTtl = positive("sessionTtl", ttl);
+    return this;
+  }
+
+  /**
    * The client; fails with IllegalArgumentException if no endpoint was given.
    *
    * @return the client, not yet connected
@@ -308,7 +336,7 @@ public final class LeaseholdClientBuilder {
     }
     return new LeaseholdClient(new ClientSettings(endpoints, h, requestTimeout, attemptTimeout, retry, credentials,
         channelCustomizer, interceptors, Optional.ofNullable(callbackExecutor), preferLeader, discoverMembers,
-        clockDriftRate, minDriftMargin, watchSilenceTimeout, releaseOnClose));
+        clockDriftRate, minDriftMargin, watchSilenceTimeout, releaseOnClose, sessions, Optional.ofNullable(sessionTtl)));
   }
 
   private static String defaultHolder() {

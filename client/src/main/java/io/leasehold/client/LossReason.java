@@ -14,5 +14,7 @@ public enum LossReason {
    */
   DEADLINE_PASSED,
   /** The client was closed while the lease was held and could not release it. */
-  CLIENT_CLOSED
+  CLIENT_CLOSED,
+  /** This client handed the lease to another holder ({@link Lease#transferTo}). */
+  TRANSFERRED
 }

@@ -14,6 +14,8 @@ public enum RejectReason {
   HOLDER_QUOTA,
   /** The namespace already holds as many leases as it allows ({@link Rejection#limit()}). */
   NAMESPACE_QUOTA,
+  /** The session named does not exist (it expired or was closed) or belongs to another holder. */
+  NO_SESSION,
   /** A reason newer than this SDK ({@link Rejection#reasonNumber()} has its wire number). */
   UNKNOWN
 }

@@ -126,9 +126,9 @@ final class AppliedEntries implements LeaseStateMachine.Listener {
 
   private void logExpiries(ApplyResult result) {
     for (LeaseEvent e : result.events()) {
-      if (e.type() == LeaseEvent.Type.EXPIRED) {
+      if (e.type() == LeaseEvent.Type.EXPIRED || e.type() == LeaseEvent.Type.SESSION_EXPIRED) {
         events.event("lease_expired", "name", e.name(), "holder", e.lease().getHolder(), "token", e.lease().getToken(),
-            "revision", e.revision());
+            "revision", e.revision(), "session", e.lease().getSession());
       }
     }
   }

@@ -6,6 +6,7 @@ import io.leasehold.cli.command.lease.LeaseHistoryCommand;
 import io.leasehold.cli.command.lease.LeaseListCommand;
 import io.leasehold.cli.command.lease.LeaseReleaseCommand;
 import io.leasehold.cli.command.lease.LeaseRevokeCommand;
+import io.leasehold.cli.command.lease.LeaseTransferCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,13 +14,14 @@ import picocli.CommandLine.Command;
 @Command(
     name = "lease",
     mixinStandardHelpOptions = true,
-    description = "Inspect, acquire, release and revoke leases; read why they ended.",
+    description = "Inspect, acquire, release, revoke and transfer leases; read why they ended.",
     subcommands = {
         LeaseListCommand.class,
         LeaseGetCommand.class,
         LeaseAcquireCommand.class,
         LeaseReleaseCommand.class,
         LeaseRevokeCommand.class,
+        LeaseTransferCommand.class,
         LeaseHistoryCommand.class})
 public final class LeaseCommand implements Runnable {
   @CommandLine.Spec
@@ -27,6 +29,6 @@ public final class LeaseCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: list, get, acquire, release, revoke or history");
+    throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: list, get, acquire, release, revoke, transfer or history");
   }
 }

@@ -7,6 +7,7 @@ import io.leasehold.client.EndReason;
 import io.leasehold.client.EndedLease;
 import io.leasehold.client.EventType;
 import io.leasehold.client.LeaseInfo;
+import io.leasehold.client.ServerLeaseState;
 import io.leasehold.client.WatchEvent;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,14 +39,20 @@ public final class LeaseView {
         "address", l.attributes().address().orElse(null),
         "status", l.attributes().status().orElse(null),
         "metadata", new TreeMap<>(l.attributes().metadata()),
-        "modRevision", l.modRevision());
+        "modRevision", l.modRevision(),
+        "session", l.session() == 0 ? null : l.session());
   }
 
-  /** ACTIVE or STALE as the serving node judged it; UNKNOWN where no node judged (events). */
+  /** ACTIVE, EXPIRING or STALE as the serving node judged it; UNKNOWN where no node judged (events). */
   public static String state(LeaseInfo l) {
-    return switch (l.serverState()) {
+    return state(l.serverState());
+  }
+
+  public static String state(ServerLeaseState s) {
+    return switch (s) {
       case ACTIVE -> "ACTIVE";
       case STALE -> "STALE";
+      case EXPIRING -> "EXPIRING";
       default -> "UNKNOWN";
     };
   }
@@ -78,6 +85,7 @@ public final class LeaseView {
         .row("expires in", Human.duration(l.remaining()))
         .row("renew count", l.renewCount())
         .row("heartbeat", Human.duration(l.heartbeatInterval()))
+        .row("session", l.session() == 0 ? "-" : l.session() + " (its TTL and keep-alives are the session's)")
         .row("address", Human.orDash(l.attributes().address()))
         .row("status", Human.orDash(l.attributes().status()))
         .row("metadata", Human.metadata(l.attributes().metadata()));
@@ -100,7 +108,8 @@ public final class LeaseView {
         "renewCount", e.renewCount(),
         "reason", reason(e.reason()),
         "message", e.message().orElse(null),
-        "revision", e.revision());
+        "revision", e.revision(),
+        "session", e.session() == 0 ? null : e.session());
   }
 
   public static Table historyTable(boolean wide) {

@@ -6,8 +6,15 @@ import io.leasehold.client.EndedLease;
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.Policy;
 import io.leasehold.client.PolicyInfo;
+import io.leasehold.client.SessionDetail;
+import io.leasehold.client.SessionInfo;
 import io.leasehold.proto.v1.AdminGrpc;
 import io.leasehold.proto.v1.BanRequest;
+import io.leasehold.proto.v1.CloseSessionRequest;
+import io.leasehold.proto.v1.GetSessionRequest;
+import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.ListSessionsRequest;
+import io.leasehold.proto.v1.ListSessionsResponse;
 import io.leasehold.proto.v1.DeletePolicyRequest;
 import io.leasehold.proto.v1.GetPolicyRequest;
 import io.leasehold.proto.v1.HistoryRequest;
@@ -121,6 +128,44 @@ public final class AdminCalls {
   private CompletableFuture<List<EndedLease>> history(HistoryRequest request, String what) {
     return call(Calls.Target.READ, AdminGrpc.getHistoryMethod(), request, what)
         .thenApply(r -> r.getLeasesList().stream().map(Protos::ended).toList());
+  }
+
+  public CompletableFuture<List<SessionInfo>> sessions(String holder) {
+    Objects.requireNonNull(holder, "holder");
+    CompletableFuture<List<SessionInfo>> all = new CompletableFuture<>();
+    sessionsFrom(ListSessionsRequest.newBuilder().setHolder(holder).build(), new ArrayList<>(), all);
+    return core.onCallbacks(all);
+  }
+
+  private void sessionsFrom(ListSessionsRequest request, List<SessionInfo> sessions, CompletableFuture<List<SessionInfo>> all) {
+    core.ensureOpen("ListSessions");
+    core.calls().call(Calls.Target.READ, LeasesGrpc.getListSessionsMethod(), request, "ListSessions")
+        .whenComplete((ListSessionsResponse page, Throwable error) -> {
+          if (error != null) {
+            all.completeExceptionally(Futures.unwrap(error));
+            return;
+          }
+          page.getSessionsList().forEach(s -> sessions.add(Protos.session(s)));
+          if (page.getMore() && page.getSessionsCount() > 0) {
+            sessionsFrom(request.toBuilder().setStartAfter(page.getSessions(page.getSessionsCount() - 1).getId()).build(), sessions, all);
+          } else {
+            all.complete(sessions);
+          }
+        });
+  }
+
+  public CompletableFuture<Optional<SessionDetail>> session(long id) {
+    return call(Calls.Target.READ, LeasesGrpc.getGetSessionMethod(), GetSessionRequest.newBuilder().setSession(id).build(),
+        "GetSession " + id)
+        .thenApply(r -> r.getFound()
+            ? Optional.of(new SessionDetail(Protos.session(r.getSession()), r.getLeasesList(), r.getMore()))
+            : Optional.<SessionDetail>empty());
+  }
+
+  public CompletableFuture<Long> closeSession(long id) {
+    return call(Calls.Target.WRITE, LeasesGrpc.getCloseSessionMethod(), CloseSessionRequest.newBuilder().setSession(id).build(),
+        "CloseSession " + id)
+        .thenApply(r -> r.getOutcome() == Outcome.CLOSED ? r.getLeasesEnded() : -1L);
   }
 
   private <Q, R> CompletableFuture<R> call(Calls.Target target, MethodDescriptor<Q, R> method, Q request, String what) {

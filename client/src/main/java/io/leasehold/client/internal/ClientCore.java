@@ -4,6 +4,7 @@ import io.leasehold.client.AcquireResult;
 import io.leasehold.client.ClientClosedException;
 import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.RegisterOptions;
+import io.leasehold.client.RejectReason;
 import io.leasehold.client.Registration;
 import io.leasehold.client.RoutingTable;
 import io.leasehold.client.Watch;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -53,6 +55,7 @@ public final class ClientCore implements AutoCloseable {
   private final Calls calls;
   private final RequestIds requestIds = new RequestIds();
   private final KeepAlive keepAlive;
+  private final ClientSession session;
   private final NameSlots slots;
   private final Set<ResumingWatch> watches = ConcurrentHashMap.newKeySet();
   private final Set<RoutingTableImpl> tables = ConcurrentHashMap.newKeySet();
@@ -72,6 +75,7 @@ public final class ClientCore implements AutoCloseable {
     this.connection = new Connection(settings, scheduler);
     this.calls = new Calls(connection, settings, scheduler, () -> shutDown);
     this.keepAlive = new KeepAlive(this);
+    this.session = new ClientSession(this);
     this.slots = new NameSlots(this);
     connection.probe();
   }
@@ -100,6 +104,10 @@ public final class ClientCore implements AutoCloseable {
 
   public Calls calls() {
     return calls;
+  }
+
+  ClientSession session() {
+    return session;
   }
 
   KeepAlive keepAlive() {
@@ -204,12 +212,32 @@ public final class ClientCore implements AutoCloseable {
     options.ttl().ifPresent(ttl -> request.setTtl(Protos.duration(ttl)));
     // Each try of the waiter is a new call with its own id; the retries of one call share it.
     Waiter w = new Waiter(tryOnly ? Waiter.Mode.TRY : Waiter.Mode.WAIT,
-        () -> calls.send(Calls.Target.WRITE, LeasesGrpc.getAcquireMethod(), request.setRequestId(requestIds.next()).build(),
-            "Acquire " + name)
-            .thenApply(sent -> new Calls.Sent<>(Grant.of(sent.value()), sent.sentNanos())),
+        () -> attempt(name, request, options.ttl().isEmpty(), true),
         tryOnly ? Optional.empty() : options.waitUpTo());
     slots.enqueue(name, w);
     return w.result;
+  }
+
+  /**
+   * One Acquire: attached to the client's session when the lease has no TTL of its own (and the
+   * cluster offers sessions). A session that ended meanwhile is replaced, once, by a new one.
+   */
+  private CompletableFuture<Calls.Sent<Grant>> attempt(String name, AcquireRequest.Builder request, boolean withSession,
+                                                        boolean retryNoSession) {
+    CompletableFuture<OptionalLong> sessionId = withSession ? session.id() : CompletableFuture.completedFuture(OptionalLong.empty());
+    return sessionId.thenCompose(id -> {
+      AcquireRequest.Builder r = request.clone().setRequestId(requestIds.next());
+      id.ifPresent(r::setSession);
+      return calls.send(Calls.Target.WRITE, LeasesGrpc.getAcquireMethod(), r.build(), "Acquire " + name)
+          .thenCompose(sent -> {
+            Grant g = Grant.of(sent.value());
+            if (id.isPresent() && retryNoSession && g.rejection().map(x -> x.reason() == RejectReason.NO_SESSION).orElse(false)) {
+              session.ended(id.getAsLong());
+              return attempt(name, request, true, false);
+            }
+            return CompletableFuture.completedFuture(new Calls.Sent<>(g, sent.sentNanos()));
+          });
+    });
   }
 
   CompletableFuture<Void> sendRelease(String name, long token) {
@@ -335,7 +363,8 @@ public final class ClientCore implements AutoCloseable {
     List<LeaseHandle> held = keepAlive.leases();
     CompletableFuture<Void> released = CompletableFuture.completedFuture(null);
     if (settings.releaseOnClose()) {
-      released = releaseAll(held);
+      // Released one by one (each handle learns its end), then the session: nothing is left attached.
+      released = releaseAll(held).thenCompose(v -> session.close()).exceptionally(e -> null);
     } else {
       held.forEach(LeaseHandle::abandon);
     }

@@ -30,7 +30,9 @@ public record ClientSettings(
     double clockDriftRate,
     Duration minDriftMargin,
     Duration watchSilenceTimeout,
-    boolean releaseOnClose) {
+    boolean releaseOnClose,
+    boolean sessions,
+    Optional<Duration> sessionTtl) {
 
   public ClientSettings {
     endpoints = List.copyOf(endpoints);
@@ -44,6 +46,7 @@ public record ClientSettings(
     Objects.requireNonNull(callbackExecutor);
     Objects.requireNonNull(minDriftMargin);
     Objects.requireNonNull(watchSilenceTimeout);
+    Objects.requireNonNull(sessionTtl);
   }
 
   /** The margin taken off a lease's TTL for clock-rate drift between this client and the leader. */

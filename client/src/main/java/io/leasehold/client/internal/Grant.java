@@ -18,9 +18,10 @@ import java.util.Optional;
  * @param holder    the granted lease's holder
  * @param ttl       the granted lease's TTL
  * @param heartbeat the renewal interval the cluster suggests
+ * @param session   the session the lease lives with; 0: its own TTL
  */
 record Grant(Outcome outcome, long revision, long token, String holder, Duration ttl, Optional<Duration> heartbeat,
-    LeaseAttributes attributes, Optional<Conflict> conflict, Optional<Rejection> rejection) {
+    LeaseAttributes attributes, Optional<Conflict> conflict, Optional<Rejection> rejection, long session) {
 
   static Grant of(AcquireResponse r) {
     return new Grant(r.getOutcome(), r.getRevision(), r.getLease().getToken(), r.getLease().getHolder(),
@@ -28,7 +29,8 @@ record Grant(Outcome outcome, long revision, long token, String holder, Duration
         r.hasHeartbeatInterval() ? Optional.of(Protos.duration(r.getHeartbeatInterval())) : Optional.empty(),
         Protos.attributes(r.getLease().getAttributes()),
         r.hasConflict() ? Optional.of(Protos.conflict(r.getConflict())) : Optional.empty(),
-        r.hasRejection() ? Optional.of(Protos.rejection(r.getRejection())) : Optional.empty());
+        r.hasRejection() ? Optional.of(Protos.rejection(r.getRejection())) : Optional.empty(),
+        r.getLease().getSession());
   }
 
   /** A registration's answer; its TTL is the one requested (always explicit, since an Instance does not carry it). */
@@ -39,6 +41,6 @@ record Grant(Outcome outcome, long revision, long token, String holder, Duration
         r.hasHeartbeatInterval() ? Optional.of(Protos.duration(r.getHeartbeatInterval())) : Optional.empty(),
         attributes,
         r.hasConflict() ? Optional.of(Protos.conflict(r.getConflict())) : Optional.empty(),
-        r.hasRejection() ? Optional.of(Protos.rejection(r.getRejection())) : Optional.empty());
+        r.hasRejection() ? Optional.of(Protos.rejection(r.getRejection())) : Optional.empty(), 0);
   }
 }

@@ -1,12 +1,18 @@
 package io.leasehold.client.internal;
 
+import io.leasehold.proto.v1.KeepAliveRequest;
+import io.leasehold.proto.v1.KeepAliveResponse;
+import io.leasehold.proto.v1.KeepAliveResult;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.RenewItem;
 import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.RenewResponse;
 import io.leasehold.proto.v1.RenewResult;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -23,6 +29,10 @@ import org.slf4j.LoggerFactory;
  * client with a thousand leases of one TTL sends one call per heartbeat, not a thousand. A round
  * that fails is retried after a short jittered backoff, on another node if the node was the
  * problem; leases whose renewal stays overdue go to JEOPARDY and, at their deadline, LOST.
+ *
+ * <p>Leases attached to a session are not renewed item by item: the round keeps their session
+ * alive (one KeepAlive item per session, in one call), and its answer renews, or loses, every
+ * lease attached to it, so JEOPARDY and LOST reach all of them together.
  */
 public final class KeepAlive {
   private static final Logger LOG = LoggerFactory.getLogger(KeepAlive.class);
@@ -110,9 +120,28 @@ public final class KeepAlive {
     }
     // An attempt must end (and fail over) well before the leases run out: at most one heartbeat.
     long attemptNanos = Math.max(MIN_ATTEMPT_NANOS, Math.min(core.settings().attemptTimeout().toNanos(), window));
+    List<LeaseHandle> own = new ArrayList<>();
+    Map<Long, List<LeaseHandle>> bySession = new LinkedHashMap<>();
+    for (LeaseHandle l : due) {
+      if (l.session() == 0) {
+        own.add(l);
+      } else {
+        bySession.put(l.session(), new ArrayList<>());
+      }
+    }
+    // A session's keep-alive renews every lease attached to it, due or not.
+    for (LeaseHandle l : leases) {
+      List<LeaseHandle> group = l.session() == 0 ? null : bySession.get(l.session());
+      if (group != null && !l.isFinal()) {
+        group.add(l);
+      }
+    }
     List<CompletableFuture<Boolean>> chunks = new ArrayList<>();
-    for (int i = 0; i < due.size(); i += MAX_ITEMS) {
-      chunks.add(renew(due.subList(i, Math.min(due.size(), i + MAX_ITEMS)), attemptNanos));
+    for (int i = 0; i < own.size(); i += MAX_ITEMS) {
+      chunks.add(renew(own.subList(i, Math.min(own.size(), i + MAX_ITEMS)), attemptNanos));
+    }
+    if (!bySession.isEmpty()) {
+      chunks.add(keepSessionsAlive(bySession, attemptNanos));
     }
     long windowNanos = window;
     CompletableFuture.allOf(chunks.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
@@ -164,6 +193,43 @@ public final class KeepAlive {
           }
           batch.forEach(l -> l.asked(sent.sentNanos()));
           apply(batch, sent.value(), sent.sentNanos());
+          return true;
+        });
+  }
+
+  /** One KeepAlive call for the sessions of {@code bySession}; completes with whether it succeeded. */
+  private CompletableFuture<Boolean> keepSessionsAlive(Map<Long, List<LeaseHandle>> bySession, long attemptNanos) {
+    KeepAliveRequest request = KeepAliveRequest.newBuilder().addAllSessions(bySession.keySet()).build();
+    return core.calls()
+        .send(Calls.Target.WRITE, LeasesGrpc.getKeepAliveMethod(), request, "KeepAlive",
+            System.nanoTime() + attemptNanos, attemptNanos, 1)
+        .handle((sent, error) -> {
+          if (error != null) {
+            LOG.debug("keep-alive of {} sessions failed: {}", bySession.size(), Futures.unwrap(error).toString());
+            return false;
+          }
+          KeepAliveResponse response = sent.value();
+          Optional<Duration> heartbeat = response.hasHeartbeatInterval()
+              ? Optional.of(Protos.duration(response.getHeartbeatInterval())) : Optional.empty();
+          for (KeepAliveResult r : response.getResultsList()) {
+            List<LeaseHandle> group = bySession.get(r.getSession());
+            if (group == null) {
+              continue;
+            }
+            group.forEach(l -> l.asked(sent.sentNanos()));
+            switch (r.getOutcome()) {
+              case RENEWED -> {
+                Optional<Duration> ttl = r.hasTtl() ? Optional.of(Protos.duration(r.getTtl())) : Optional.empty();
+                group.forEach(l -> l.renewed(sent.sentNanos(), ttl, heartbeat));
+              }
+              case NOT_HELD -> {
+                core.session().ended(r.getSession());
+                group.forEach(LeaseHandle::notHeld);
+              }
+              case REJECTED -> group.forEach(l -> l.renewalRefused(Protos.rejection(r.getRejection())));
+              default -> { }
+            }
+          }
           return true;
         });
   }

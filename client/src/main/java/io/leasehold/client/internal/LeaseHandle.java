@@ -1,8 +1,10 @@
 package io.leasehold.client.internal;
 
+import io.leasehold.client.AcquireRejectedException;
 import io.leasehold.client.AttributeUpdate;
 import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseAttributes;
+import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.LeaseListener;
 import io.leasehold.client.LeaseLostException;
 import io.leasehold.client.LeaseState;
@@ -12,7 +14,9 @@ import io.leasehold.client.Rejection;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.ReleaseRequest;
+import io.leasehold.proto.v1.TransferRequest;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -40,6 +44,8 @@ public final class LeaseHandle implements Lease {
   private final String name;
   private final String holder;
   private final long token;
+  /** The session the lease lives with, renewed by its keep-alive; 0: renewed on its own. */
+  private final long session;
   private final LeaseListeners listeners;
   private final AtomicBoolean endHandled = new AtomicBoolean();
   private final BiConsumer<LeaseHandle, Boolean> onEnd;
@@ -71,6 +77,7 @@ public final class LeaseHandle implements Lease {
     this.name = name;
     this.holder = grant.holder();
     this.token = grant.token();
+    this.session = grant.session();
     this.attributes = grant.attributes();
     this.onEnd = onEnd;
     this.listeners = new LeaseListeners(core.callbackExecutor());
@@ -103,6 +110,11 @@ public final class LeaseHandle implements Lease {
   @Override
   public long token() {
     return token;
+  }
+
+  @Override
+  public long session() {
+    return session;
   }
 
   @Override
@@ -406,6 +418,45 @@ public final class LeaseHandle implements Lease {
           throw lostException();
         });
     return core.onCallbacks(f);
+  }
+
+  @Override
+  public CompletableFuture<LeaseInfo> transferTo(String toHolder) {
+    Objects.requireNonNull(toHolder, "toHolder");
+    synchronized (this) {
+      if (state == LeaseState.RELEASED) {
+        throw new IllegalStateException("lease " + name + " (token " + token + ") was released");
+      }
+      if (state == LeaseState.LOST) {
+        return CompletableFuture.failedFuture(lostException());
+      }
+    }
+    TransferRequest request = TransferRequest.newBuilder().setName(name).setToken(token).setToHolder(toHolder).build();
+    CompletableFuture<LeaseInfo> f = core.calls()
+        .call(Calls.Target.WRITE, LeasesGrpc.getTransferMethod(), request, "Transfer " + name)
+        .thenApply(r -> {
+          switch (r.getOutcome()) {
+            case TRANSFERRED -> {
+              transferred();
+              return Protos.lease(r.getLease());
+            }
+            case REJECTED -> throw new AcquireRejectedException(name, Protos.rejection(r.getRejection()));
+            default -> {
+              notHeld();
+              throw lostException();
+            }
+          }
+        });
+    return core.onCallbacks(f);
+  }
+
+  /** This client handed the lease over: it is no longer this handle's to renew or act on. */
+  private void transferred() {
+    LeaseTransition t;
+    synchronized (this) {
+      t = state.isFinal() ? null : lose(LossReason.TRANSFERRED);
+    }
+    after(t);
   }
 
   private LeaseLostException lostException() {

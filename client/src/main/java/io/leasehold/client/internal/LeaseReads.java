@@ -1,5 +1,6 @@
 package io.leasehold.client.internal;
 
+import io.leasehold.client.AcquireRejectedException;
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.LeaseListing;
 import io.leasehold.proto.v1.GetRequest;
@@ -7,13 +8,15 @@ import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.ListRequest;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.ReleaseRequest;
+import io.leasehold.proto.v1.TransferRequest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
-/** The client's one-off lease calls: a read of one lease, a listing, a release by token. */
+/** The client's one-off lease calls: a read of one lease, a listing, a release and a transfer by token. */
 public final class LeaseReads {
   private final ClientCore core;
 
@@ -35,6 +38,33 @@ public final class LeaseReads {
     CompletableFuture<LeaseListing> all = new CompletableFuture<>();
     listFrom(ListRequest.newBuilder().setPrefix(prefix).build(), new ArrayList<>(), -1, all);
     return core.onCallbacks(all);
+  }
+
+  public CompletableFuture<LeaseListing> listHeldBy(String holder, String prefix) {
+    Objects.requireNonNull(holder, "holder");
+    Objects.requireNonNull(prefix, "prefix");
+    if (holder.isEmpty()) {
+      throw new IllegalArgumentException("holder: must not be empty");
+    }
+    core.ensureOpen("list held by " + holder);
+    CompletableFuture<LeaseListing> all = new CompletableFuture<>();
+    listFrom(ListRequest.newBuilder().setHolder(holder).setPrefix(prefix).build(), new ArrayList<>(), -1, all);
+    return core.onCallbacks(all);
+  }
+
+  public CompletableFuture<Optional<LeaseInfo>> transfer(String name, long token, String toHolder, Optional<Duration> ttl) {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(toHolder, "toHolder");
+    Objects.requireNonNull(ttl, "ttl");
+    core.ensureOpen("transfer " + name);
+    TransferRequest.Builder request = TransferRequest.newBuilder().setName(name).setToken(token).setToHolder(toHolder);
+    ttl.ifPresent(t -> request.setTtl(Protos.duration(t)));
+    return core.onCallbacks(core.calls().call(Calls.Target.WRITE, LeasesGrpc.getTransferMethod(), request.build(), "Transfer " + name)
+        .thenApply(r -> switch (r.getOutcome()) {
+          case TRANSFERRED -> Optional.of(Protos.lease(r.getLease()));
+          case REJECTED -> throw new AcquireRejectedException(name, Protos.rejection(r.getRejection()));
+          default -> Optional.<LeaseInfo>empty();
+        }));
   }
 
   private void listFrom(ListRequest request, List<LeaseInfo> leases, long revision, CompletableFuture<LeaseListing> all) {

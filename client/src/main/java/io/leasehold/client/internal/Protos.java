@@ -22,6 +22,7 @@ import io.leasehold.client.RejectReason;
 import io.leasehold.client.Rejection;
 import io.leasehold.client.Route;
 import io.leasehold.client.ServerLeaseState;
+import io.leasehold.client.SessionInfo;
 import io.leasehold.client.ServiceInstance;
 import io.leasehold.client.WatchEvent;
 import io.leasehold.client.WatchView;
@@ -112,7 +113,8 @@ public final class Protos {
         l.hasRemaining() ? Optional.of(duration(l.getRemaining())) : Optional.empty(),
         serverState(l.getState()),
         l.hasHeartbeatInterval() ? Optional.of(duration(l.getHeartbeatInterval())) : Optional.empty(),
-        l.hasGracePeriod() ? Optional.of(duration(l.getGracePeriod())) : Optional.empty());
+        l.hasGracePeriod() ? Optional.of(duration(l.getGracePeriod())) : Optional.empty(),
+        l.getSession());
   }
 
   public static Conflict conflict(io.leasehold.proto.v1.Conflict c) {
@@ -175,6 +177,7 @@ public final class Protos {
       case LOCK_DELAY -> RejectReason.LOCK_DELAY;
       case HOLDER_QUOTA -> RejectReason.HOLDER_QUOTA;
       case NAMESPACE_QUOTA -> RejectReason.NAMESPACE_QUOTA;
+      case NO_SESSION -> RejectReason.NO_SESSION;
       default -> RejectReason.UNKNOWN;
     };
   }
@@ -216,6 +219,9 @@ public final class Protos {
       case REASON_EXPIRED -> EndReason.EXPIRED;
       case REASON_REVOKED -> EndReason.REVOKED;
       case REASON_BANNED -> EndReason.BANNED;
+      case REASON_TRANSFERRED -> EndReason.TRANSFERRED;
+      case REASON_SESSION_EXPIRED -> EndReason.SESSION_EXPIRED;
+      case REASON_SESSION_CLOSED -> EndReason.SESSION_CLOSED;
       default -> EndReason.UNKNOWN;
     };
   }
@@ -233,6 +239,7 @@ public final class Protos {
   public static ServerLeaseState serverState(LeaseState s) {
     return switch (s) {
       case ACTIVE -> ServerLeaseState.ACTIVE;
+      case EXPIRING -> ServerLeaseState.EXPIRING;
       case STALE -> ServerLeaseState.STALE;
       default -> ServerLeaseState.UNKNOWN;
     };
@@ -290,7 +297,14 @@ public final class Protos {
   public static EndedLease ended(io.leasehold.proto.v1.EndedLease e) {
     return new EndedLease(e.getName(), e.getHolder(), e.getToken(), duration(e.getTtl()), instant(e.getAcquiredAt()),
         instant(e.getEndedAt()), e.getRenewCount(), endReason(e.getReason()),
-        e.getMessage().isEmpty() ? Optional.empty() : Optional.of(e.getMessage()), e.getRevision());
+        e.getMessage().isEmpty() ? Optional.empty() : Optional.of(e.getMessage()), e.getRevision(), e.getSession());
+  }
+
+  public static SessionInfo session(io.leasehold.proto.v1.Session s) {
+    return new SessionInfo(s.getId(), s.getHolder(), duration(s.getTtl()), instant(s.getCreatedAt()), instant(s.getRenewedAt()),
+        instant(s.getExpiresAt()), s.getRenewCount(), s.getLeases(),
+        s.hasRemaining() ? Optional.of(duration(s.getRemaining())) : Optional.empty(), serverState(s.getState()),
+        duration(s.getHeartbeatInterval()));
   }
 
   public static AuthRole authRole(io.leasehold.proto.v1.AuthRole r) {

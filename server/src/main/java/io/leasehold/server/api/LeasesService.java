@@ -3,7 +3,19 @@ package io.leasehold.server.api;
 import io.grpc.stub.StreamObserver;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.CloseSessionRequest;
+import io.leasehold.proto.v1.CloseSessionResponse;
+import io.leasehold.proto.v1.CreateSessionRequest;
+import io.leasehold.proto.v1.CreateSessionResponse;
 import io.leasehold.proto.v1.GetRequest;
+import io.leasehold.proto.v1.GetSessionRequest;
+import io.leasehold.proto.v1.GetSessionResponse;
+import io.leasehold.proto.v1.KeepAliveRequest;
+import io.leasehold.proto.v1.KeepAliveResponse;
+import io.leasehold.proto.v1.ListSessionsRequest;
+import io.leasehold.proto.v1.ListSessionsResponse;
+import io.leasehold.proto.v1.TransferRequest;
+import io.leasehold.proto.v1.TransferResponse;
 import io.leasehold.proto.v1.GetResponse;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.ListRequest;
@@ -33,6 +45,7 @@ import io.grpc.ServiceDescriptor;
 import io.grpc.stub.ServerCalls;
 import java.util.ArrayList;
 import java.util.List;
+import io.leasehold.statemachine.core.LogFormat;
 import io.leasehold.statemachine.core.Validation;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -111,12 +124,56 @@ public final class LeasesService extends LeasesGrpc.LeasesImplBase {
   }
 
   @Override
+  public void createSession(CreateSessionRequest request, StreamObserver<CreateSessionResponse> response) {
+    Caller caller = Caller.current();
+    if (caller.authenticated() && request.getHolder().isEmpty()) {
+      request = request.toBuilder().setHolder(caller.identity()).build();
+    }
+    CreateSessionRequest create = request;
+    calls.write(() -> Validation.createSession(create), () -> LogCommand.newBuilder().setCreateSession(create).build(),
+        LogReply::getCreateSession, response);
+  }
+
+  @Override
+  public void keepAlive(KeepAliveRequest request, StreamObserver<KeepAliveResponse> response) {
+    calls.write(() -> Validation.keepAlive(request), () -> LogCommand.newBuilder().setKeepAlive(request).build(),
+        LogReply::getKeepAlive, response);
+  }
+
+  @Override
+  public void closeSession(CloseSessionRequest request, StreamObserver<CloseSessionResponse> response) {
+    calls.write(() -> Validation.closeSession(request), () -> LogCommand.newBuilder().setCloseSession(request).build(),
+        LogReply::getCloseSession, response);
+  }
+
+  @Override
+  public void transfer(TransferRequest request, StreamObserver<TransferResponse> response) {
+    calls.write(() -> Validation.transfer(request), () -> LogCommand.newBuilder().setTransfer(request).build(),
+        LogReply::getTransfer, response);
+  }
+
+  @Override
+  public void getSession(GetSessionRequest request, StreamObserver<GetSessionResponse> response) {
+    calls.read(() -> Validation.getSession(request), () -> ReadQuery.newBuilder().setGetSession(request).build(),
+        request.getStale(), ReadReply::getGetSession, response);
+  }
+
+  @Override
+  public void listSessions(ListSessionsRequest request, StreamObserver<ListSessionsResponse> response) {
+    calls.read(() -> Validation.listSessions(request), () -> ReadQuery.newBuilder().setListSessions(request).build(),
+        request.getStale(), ReadReply::getListSessions, response);
+  }
+
+  @Override
   public void get(GetRequest request, StreamObserver<GetResponse> response) {
     calls.read(() -> Validation.get(request), () -> ReadQuery.newBuilder().setGet(request).build(), request.getStale(), ReadReply::getGet, response);
   }
 
   @Override
   public void list(ListRequest request, StreamObserver<ListResponse> response) {
+    if (!request.getHolder().isEmpty() && !calls.formatInForce(LogFormat.SESSIONS, "listing by holder", response)) {
+      return;
+    }
     calls.read(() -> Validation.list(request), () -> ReadQuery.newBuilder().setList(request).build(), request.getStale(), ReadReply::getList, response);
   }
 }

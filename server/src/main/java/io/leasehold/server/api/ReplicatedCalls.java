@@ -11,6 +11,7 @@ import io.leasehold.server.auth.Caller;
 import io.leasehold.server.rpc.GrpcErrors;
 import io.leasehold.statemachine.core.LogFormat;
 import io.leasehold.statemachine.core.InvalidArgumentException;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -50,6 +51,10 @@ final class ReplicatedCalls {
           + " until the leader raises it, once every member runs code that knows it; retry)").asRuntimeException());
       return;
     }
+    int needed = LogFormat.needed(c);
+    if (needed > LogFormat.AUTH && !formatInForce(needed, c.getCommandCase().name().toLowerCase(Locale.ROOT), response)) {
+      return;
+    }
     if (caller.authenticated()) {
       c = c.toBuilder().setCaller(caller.identity()).build();
     }
@@ -64,6 +69,20 @@ final class ReplicatedCalls {
         reply(() -> map.apply(reply), response);
       }
     });
+  }
+
+  /**
+   * Whether the log format {@code format} is in force; if not, fails the call UNAVAILABLE: a
+   * command only newer code applies must not reach the log while a member might predate it.
+   */
+  boolean formatInForce(int format, String what, StreamObserver<?> response) {
+    if (replicator.logFormat() >= format) {
+      return true;
+    }
+    response.onError(Status.UNAVAILABLE.withDescription(what + " waits for log format " + format
+        + " (the cluster applies format " + replicator.logFormat()
+        + " until the leader raises it, once every member runs code that knows it; retry)").asRuntimeException());
+    return false;
   }
 
   <T> void read(Runnable validate, Supplier<ReadQuery> query, boolean stale, Function<ReadReply, T> map, StreamObserver<T> response) {

@@ -38,7 +38,7 @@ import java.util.function.LongSupplier;
  * it is authorized, and sees its {@link Caller}.
  *
  * <ul>
- *   <li>Acquire and Registry/Register: a token bucket per identity (per remote IP address on a
+ *   <li>Acquire, CreateSession, Transfer and Registry/Register: a token bucket per identity (per remote IP address on a
  *       node without authentication) of {@code --max-acquires-per-second}, with a burst of as many;
  *       beyond it RESOURCE_EXHAUSTED with a retry hint ({@code google.rpc.RetryInfo} and the text).
  *   <li>Watch: open streams per client connection ({@code --max-watches-per-connection}) and per
@@ -55,6 +55,8 @@ public final class RequestLimits implements ServerInterceptor {
   public static final Attributes.Key<Long> CONNECTION_ID = Attributes.Key.create("leasehold-connection-id");
   private static final String ACQUIRE = LeasesGrpc.getAcquireMethod().getFullMethodName();
   private static final String REGISTER = RegistryGrpc.getRegisterMethod().getFullMethodName();
+  private static final String CREATE_SESSION = LeasesGrpc.getCreateSessionMethod().getFullMethodName();
+  private static final String TRANSFER = LeasesGrpc.getTransferMethod().getFullMethodName();
   private static final String RENEW = LeasesGrpc.getRenewMethod().getFullMethodName();
   private static final String WATCH = LeasesGrpc.getWatchMethod().getFullMethodName();
   private static final long SWEEP_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -101,7 +103,7 @@ public final class RequestLimits implements ServerInterceptor {
   @Override
   public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
     String method = call.getMethodDescriptor().getFullMethodName();
-    if (method.equals(ACQUIRE) || method.equals(REGISTER)) {
+    if (method.equals(ACQUIRE) || method.equals(REGISTER) || method.equals(CREATE_SESSION) || method.equals(TRANSFER)) {
       String who = who(call);
       return new Checked<>(next.startCall(call, headers), call, message -> takeAcquire(who), null);
     }

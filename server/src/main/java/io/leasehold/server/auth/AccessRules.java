@@ -5,6 +5,8 @@ import io.leasehold.server.rpc.RegistryNames;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServiceDescriptor;
 import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.proto.v1.CreateSessionRequest;
+import io.leasehold.proto.v1.TransferRequest;
 import io.leasehold.proto.v1.AdminGrpc;
 import io.leasehold.proto.v1.AuthGrpc;
 import io.leasehold.proto.v1.ClusterGrpc;
@@ -134,6 +136,16 @@ public final class AccessRules {
     put(r, LeasesGrpc.getGetMethod(), Permission.READER, q -> names(((GetRequest) q).getName()), null);
     put(r, LeasesGrpc.getListMethod(), Permission.READER, q -> new Scope.Prefix(((ListRequest) q).getPrefix()), null);
     put(r, LeasesGrpc.getWatchMethod(), Permission.READER, q -> new Scope.Prefix(((WatchRequest) q).getPrefix()), null);
+    // Sessions: a client's own (the core refuses another holder's keep-alive, and a close by
+    // anyone but its holder or an admin over every name); reading them spans every name
+    Function<Object, Scope> some = q -> new Scope.Some();
+    put(r, LeasesGrpc.getCreateSessionMethod(), Permission.CLIENT, some, q -> ((CreateSessionRequest) q).getHolder());
+    put(r, LeasesGrpc.getKeepAliveMethod(), Permission.CLIENT, some, null);
+    put(r, LeasesGrpc.getCloseSessionMethod(), Permission.CLIENT, some, null);
+    put(r, LeasesGrpc.getGetSessionMethod(), Permission.READER, everything, null);
+    put(r, LeasesGrpc.getListSessionsMethod(), Permission.READER, everything, null);
+    // A transfer by the holder needs client over the name; by anyone else, admin over it (checked where it applies)
+    put(r, LeasesGrpc.getTransferMethod(), Permission.CLIENT, q -> names(((TransferRequest) q).getName()), null);
     // Routing
     put(r, RoutingGrpc.getLookupMethod(), Permission.READER, q -> names(((LookupRequest) q).getName()), null);
     put(r, RoutingGrpc.getListRoutesMethod(), Permission.READER, q -> new Scope.Prefix(((ListRoutesRequest) q).getPrefix()), null);

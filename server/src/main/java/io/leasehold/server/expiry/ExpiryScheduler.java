@@ -1,8 +1,11 @@
 package io.leasehold.server.expiry;
 
 import io.leasehold.proto.v1.ExpireItem;
+import io.leasehold.proto.v1.ExpireSessionItem;
 import io.leasehold.proto.v1.LeaseRecord;
+import io.leasehold.proto.v1.StoredSession;
 import io.leasehold.statemachine.core.LeaseEvent;
+import io.leasehold.statemachine.core.SessionChange;
 import io.leasehold.statemachine.core.TimedBar;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -33,6 +36,10 @@ import java.util.Set;
  * leads is due its hold after the apply; on promotion every bar in the state is due its hold
  * (a lock-delay's full delay, a ban's remainder by stamped time) from now; a stall moves lifts
  * out like expiries, and a stalled turn lifts nothing.
+ *
+ * <p>Sessions have deadlines of their own, kept and decided like the leases' (a keep-alive
+ * restarts the TTL, a new leader gives each a full TTL, a stall moves them out); a lease attached
+ * to a session has none: it ends with its session.
  */
 public final class ExpiryScheduler {
   private final long tickNanos;
@@ -55,6 +62,9 @@ public final class ExpiryScheduler {
   private long stalls;
   /** The latest turn moved deadlines out (or waited for the apply loop): nothing is due in it. */
   private boolean quietTurn;
+  /** The current deadline of each tracked session. */
+  private final Map<Long, SessionDeadline> sessions = new HashMap<>();
+  private final PriorityQueue<SessionDeadline> sessionQueue = new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos, b.dueNanos));
   /** The current lift of each tracked bar. */
   private final Map<BarKey, Lift> lifts = new HashMap<>();
   private final PriorityQueue<Lift> liftQueue = new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos, b.dueNanos));
@@ -76,6 +86,19 @@ public final class ExpiryScheduler {
     Lift(BarKey key, long revision, long dueNanos) {
       this.key = key;
       this.revision = revision;
+      this.dueNanos = dueNanos;
+    }
+  }
+
+  /** A tracked session: what its Expire must carry, and when it is due (minus {@link #shiftNanos}). */
+  private static final class SessionDeadline {
+    final long id;
+    final long lastRenewRevision;
+    long dueNanos;
+
+    SessionDeadline(long id, long lastRenewRevision, long dueNanos) {
+      this.id = id;
+      this.lastRenewRevision = lastRenewRevision;
       this.dueNanos = dueNanos;
     }
   }
@@ -141,6 +164,68 @@ public final class ExpiryScheduler {
     }
   }
 
+  /** Adds a session found in the state when promoted, unless an applied entry already tracks it. */
+  public synchronized void trackSession(long id, StoredSession session, long nowNanos) {
+    if (active && !sessions.containsKey(id)) {
+      putSession(id, session, nowNanos);
+    }
+  }
+
+  /** Follows an applied change to a session: created or kept alive restarts its TTL; ended forgets it. */
+  public synchronized void onSession(SessionChange change, long nowNanos) {
+    if (!active) {
+      return;
+    }
+    if (change.session().isPresent()) {
+      putSession(change.id(), change.session().get(), nowNanos);
+    } else {
+      sessions.remove(change.id());  // its heap entry stays behind, stale
+    }
+  }
+
+  /**
+   * The sessions to expire now (at most {@code max}), as of the latest {@link #tick}: nothing in
+   * a turn that a stall made quiet. Like a lease's, a session's Expire is proposed again after the
+   * re-propose interval if nothing renewed or ended it meanwhile.
+   */
+  public synchronized List<ExpireSessionItem> dueSessions(long nowNanos, int max) {
+    if (!active || quietTurn) {
+      return List.of();
+    }
+    List<ExpireSessionItem> due = new ArrayList<>();
+    while (due.size() < max && !sessionQueue.isEmpty() && sessionQueue.peek().dueNanos + shiftNanos - nowNanos <= 0) {
+      SessionDeadline d = sessionQueue.poll();
+      if (sessions.get(d.id) != d) {
+        continue;
+      }
+      d.dueNanos = nowNanos + reproposeAfterNanos - shiftNanos;
+      sessionQueue.add(d);
+      due.add(ExpireSessionItem.newBuilder().setSession(d.id).setLastRenewRevision(d.lastRenewRevision).build());
+    }
+    return due;
+  }
+
+  public synchronized int trackedSessions() {
+    return sessions.size();
+  }
+
+  /** Nanoseconds until the session is due (negative: overdue), if tracked. */
+  public synchronized OptionalLong sessionRemainingNanos(long id, long nowNanos) {
+    SessionDeadline d = sessions.get(id);
+    return d == null ? OptionalLong.empty() : OptionalLong.of(d.dueNanos + shiftNanos - nowNanos);
+  }
+
+  private void putSession(long id, StoredSession session, long nowNanos) {
+    SessionDeadline d = new SessionDeadline(id, session.getLastRenewRevision(),
+        nowNanos + session.getTtlMicros() * 1_000 - shiftNanos);
+    sessions.put(id, d);
+    sessionQueue.add(d);
+    if (sessionQueue.size() > 2 * sessions.size() + 1024) {
+      sessionQueue.clear();
+      sessionQueue.addAll(sessions.values());
+    }
+  }
+
   /** Stops deciding and forgets every deadline: the next leader starts from full TTLs. */
   public synchronized void demote() {
     active = false;
@@ -150,6 +235,8 @@ public final class ExpiryScheduler {
   private void clear() {
     deadlines.clear();
     queue.clear();
+    sessions.clear();
+    sessionQueue.clear();
     lifts.clear();
     liftQueue.clear();
     changedWhilePromoting = null;
@@ -226,7 +313,7 @@ public final class ExpiryScheduler {
     }
     switch (event.type()) {
       case ACQUIRED, RENEWED -> put(event.name(), event.lease(), nowNanos);
-      case RELEASED, EXPIRED, REVOKED, BANNED -> {
+      case RELEASED, EXPIRED, REVOKED, BANNED, TRANSFERRED, SESSION_EXPIRED, SESSION_CLOSED -> {
         // Its heap entry stays behind, stale, until it surfaces or the heap is rebuilt.
         Deadline d = deadlines.get(event.name());
         if (d != null && d.token == event.lease().getToken()) {
@@ -322,6 +409,11 @@ public final class ExpiryScheduler {
   }
 
   private void put(String name, LeaseRecord lease, long nowNanos) {
+    if (lease.getSession() != 0) {
+      // It lives with its session: no deadline of its own (a stale one stays in the heap, skipped).
+      deadlines.remove(name);
+      return;
+    }
     Deadline d = deadline(name, lease, nowNanos);
     deadlines.put(name, d);
     queue.add(d);

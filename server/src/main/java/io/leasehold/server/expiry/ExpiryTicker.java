@@ -2,6 +2,7 @@ package io.leasehold.server.expiry;
 
 import io.leasehold.proto.v1.ExpireCommand;
 import io.leasehold.proto.v1.ExpireItem;
+import io.leasehold.proto.v1.ExpireSessionItem;
 import io.leasehold.proto.v1.LiftBanItem;
 import io.leasehold.proto.v1.LiftBans;
 import io.leasehold.proto.v1.LiftLockDelayItem;
@@ -10,6 +11,7 @@ import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.core.LeaseEvent;
+import io.leasehold.statemachine.core.SessionChange;
 import io.leasehold.statemachine.core.TimedBar;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import java.time.Duration;
@@ -84,12 +86,15 @@ public final class ExpiryTicker implements AutoCloseable {
 
   /** From the apply thread: keep deadlines in step with grants, renewals and endings, and lifts with bars. */
   public void onApplied(ApplyResult result) {
-    if ((result.events().isEmpty() && result.bars().isEmpty()) || !scheduler.isActive()) {
+    if ((result.events().isEmpty() && result.bars().isEmpty() && result.sessions().isEmpty()) || !scheduler.isActive()) {
       return;
     }
     long now = monotonicNanos.getAsLong();
     for (LeaseEvent e : result.events()) {
       scheduler.onEvent(e, now);
+    }
+    for (SessionChange c : result.sessions()) {
+      scheduler.onSession(c, now);
     }
     for (TimedBar b : result.bars()) {
       scheduler.onBar(b, now);
@@ -130,6 +135,7 @@ public final class ExpiryTicker implements AutoCloseable {
     // Leases found in the state start from a full TTL now: a renewal may have reached the
     // old leader just before it died, and this leader cannot know.
     long revision = sm.core().forEachLease((name, lease) -> scheduler.track(name, lease, now));
+    sm.core().forEachSession((id, session) -> scheduler.trackSession(id, session, now));
     // Likewise every lock-delay gets its full delay from now, and a timed ban what remains of it
     // by stamped time: the old leader's timers died with it.
     sm.core().forEachTimedBar(bar -> scheduler.trackBar(bar, now));
@@ -141,8 +147,8 @@ public final class ExpiryTicker implements AutoCloseable {
     stopTicking();
     long period = tickInterval.toNanos();
     ticking = executor.scheduleAtFixedRate(this::tick, period, period, TimeUnit.NANOSECONDS);
-    LOG.info("expiry ticker promoted: tracking {} leases and {} lock-delays and timed bans as of revision {}",
-        scheduler.tracked(), scheduler.trackedBars(), revision);
+    LOG.info("expiry ticker promoted: tracking {} leases, {} sessions and {} lock-delays and timed bans as of revision {}",
+        scheduler.tracked(), scheduler.trackedSessions(), scheduler.trackedBars(), revision);
   }
 
   private void stopTicking() {
@@ -175,11 +181,31 @@ public final class ExpiryTicker implements AutoCloseable {
           });
         }
       } while (due.size() == MAX_BATCH);
+      expireSessions();
       liftDue();
     } catch (RuntimeException e) {
       // Never let one bad turn kill the schedule.
       LOG.warn("expiry tick failed", e);
     }
+  }
+
+  /** Proposes the expiry of the sessions that are due, each guarded by its last keep-alive's revision. */
+  private void expireSessions() {
+    List<ExpireSessionItem> due;
+    do {
+      due = scheduler.dueSessions(monotonicNanos.getAsLong(), MAX_BATCH);
+      if (!due.isEmpty()) {
+        propose.apply(LogCommand.newBuilder().setExpire(ExpireCommand.newBuilder().addAllSessions(due)).build())
+            .whenComplete((reply, error) -> {
+              if (error != null) {
+                LOG.debug("session expire proposal not applied here: {}", error.toString());
+              } else if (reply.getExpire().getSessionsExpired() > 0) {
+                LOG.info("expired {} sessions ({} leases with them) at revision {}", reply.getExpire().getSessionsExpired(),
+                    reply.getExpire().getSessionLeasesEnded(), reply.getExpire().getRevision());
+              }
+            });
+      }
+    } while (due.size() == MAX_BATCH);
   }
 
   /** Proposes the lifting of the lock-delays and timed bans that are due, like an Expire: guarded by the revision that set each. */

@@ -65,6 +65,13 @@ class RpcRoleMatrixTest {
         row(LeasesGrpc.getReleaseMethod(), Requests.release("lock/m", 1), "NNYNNY"),
         row(LeasesGrpc.getUpdateMethod(), UpdateRequest.newBuilder().setName("lock/m").setToken(1)
             .setAttributes(Attributes.newBuilder().setStatus("X")).build(), "NNYNNY"),
+        row(LeasesGrpc.getCreateSessionMethod(), CreateSessionRequest.newBuilder().setTtl(Requests.seconds(30)).build(), "NNYYYY"),
+        row(LeasesGrpc.getKeepAliveMethod(), KeepAliveRequest.newBuilder().addSessions(1).build(), "NNYYYY"),
+        row(LeasesGrpc.getCloseSessionMethod(), CloseSessionRequest.newBuilder().setSession(1).build(), "NNYYYY"),
+        row(LeasesGrpc.getGetSessionMethod(), GetSessionRequest.newBuilder().setSession(1).build(), "NYYNNY"),
+        row(LeasesGrpc.getListSessionsMethod(), ListSessionsRequest.getDefaultInstance(), "NYYNNY"),
+        row(LeasesGrpc.getTransferMethod(), TransferRequest.newBuilder().setName("lock/m").setToken(1).setToHolder("bob").build(), "NNYNNY"),
+        row(LeasesGrpc.getTransferMethod(), TransferRequest.newBuilder().setName("mailbox/m").setToken(1).setToHolder("bob").build(), "NNYYYY"),
         row(LeasesGrpc.getGetMethod(), Requests.get("lock/m"), "NYYNNY"),
         row(LeasesGrpc.getListMethod(), Requests.list("lock/"), "NYYNNY"),
         row(LeasesGrpc.getListMethod(), Requests.list("mailbox/7"), "NYYYYY"),

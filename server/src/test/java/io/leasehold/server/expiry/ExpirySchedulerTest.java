@@ -4,10 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.proto.v1.ExpireItem;
+import io.leasehold.proto.v1.ExpireSessionItem;
 import io.leasehold.proto.v1.LeaseRecord;
+import io.leasehold.proto.v1.StoredSession;
 import io.leasehold.statemachine.core.LeaseEvent;
+import io.leasehold.statemachine.core.SessionChange;
 import io.leasehold.statemachine.core.TimedBar;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The leader's expiry decisions, driven by a fake monotonic clock. */
@@ -32,6 +36,63 @@ class ExpirySchedulerTest {
       expired.addAll(scheduler.tick(now, applied, applied, 1000));
     }
     return expired;
+  }
+
+  static StoredSession session(long lastRenew, long ttlMs) {
+    return StoredSession.newBuilder().setHolder("h").setLastRenewRevision(lastRenew).setTtlMicros(ttlMs * 1000).build();
+  }
+
+  /** Advances the clock in normal ticks, collecting the sessions that expire. */
+  List<ExpireSessionItem> sessionsFor(long millis) {
+    List<ExpireSessionItem> expired = new java.util.ArrayList<>();
+    for (long t = 0; t < millis * MS; t += TICK) {
+      now += TICK;
+      scheduler.tick(now, applied, applied, 1000);
+      expired.addAll(scheduler.dueSessions(now, 1000));
+    }
+    return expired;
+  }
+
+  @Test
+  void aSessionExpiresOneTtlAfterItsLastKeepAliveAndItsLeasesHaveNoDeadline() {
+    scheduler.promote(now);
+    scheduler.onSession(new SessionChange(512, Optional.of(session(2, 2000))), now);
+    LeaseRecord attached = lease(768, 3, 2000).toBuilder().setSession(512).build();
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 3, "lock/a", attached, 0), now);
+    assertEquals(0, scheduler.tracked(), "an attached lease ends with its session");
+    assertEquals(List.of(), sessionsFor(1500));
+    scheduler.onSession(new SessionChange(512, Optional.of(session(9, 2000))), now);
+    assertEquals(List.of(), sessionsFor(1900));
+    List<ExpireSessionItem> due = sessionsFor(200);
+    assertEquals(List.of(ExpireSessionItem.newBuilder().setSession(512).setLastRenewRevision(9).build()), due);
+    assertEquals(List.of(), runFor(5000), "no lease of its own came due");
+  }
+
+  @Test
+  void anEndedSessionIsForgottenAndANewLeaderGivesEveryOneAFullTtl() {
+    scheduler.promote(now);
+    scheduler.onSession(new SessionChange(512, Optional.of(session(2, 2000))), now);
+    scheduler.onSession(new SessionChange(512, Optional.empty()), now);
+    assertEquals(List.of(), sessionsFor(3000));
+
+    scheduler.demote();
+    scheduler.promote(now);
+    scheduler.trackSession(1024, session(4, 2000), now);
+    assertEquals(List.of(), sessionsFor(1900));
+    assertEquals(1, sessionsFor(200).size());
+  }
+
+  @Test
+  void aStallMovesSessionDeadlinesOutLikeLeases() {
+    scheduler.promote(now);
+    scheduler.onSession(new SessionChange(512, Optional.of(session(2, 2000))), now);
+    sessionsFor(1000);
+    now += 10_000 * MS;
+    scheduler.tick(now, applied, applied, 1000);
+    assertEquals(List.of(), scheduler.dueSessions(now, 1000), "nothing expires in the turn after a stall");
+    // Due one TTL after the keep-alive plus the stall (less one tick): 900 ms after the stalled turn.
+    assertEquals(List.of(), sessionsFor(800));
+    assertEquals(1, sessionsFor(200).size());
   }
 
   @Test

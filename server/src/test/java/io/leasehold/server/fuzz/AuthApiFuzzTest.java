@@ -32,6 +32,7 @@ class AuthApiFuzzTest extends ApiFuzzing {
   static final List<String> CLIENTS = List.of("h1", "h2", "h3", "h4");
   /** What the built-in reader role allows: reads, lists, watches and the cluster's status. */
   static final Set<String> READS = Set.of("leasehold.v1.Leases/Get", "leasehold.v1.Leases/List", "leasehold.v1.Leases/Watch",
+      "leasehold.v1.Leases/GetSession", "leasehold.v1.Leases/ListSessions",
       "leasehold.v1.Routing/Lookup", "leasehold.v1.Routing/ListRoutes", "leasehold.v1.Registry/Resolve",
       "leasehold.v1.Cluster/Status");
   static final String WHO_AM_I = "leasehold.v1.Auth/WhoAmI";

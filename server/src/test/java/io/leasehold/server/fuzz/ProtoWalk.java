@@ -11,7 +11,11 @@ import java.util.function.Predicate;
 final class ProtoWalk {
   private ProtoWalk() {}
 
-  /** Every int64 field named {@code token}, at any depth, in field order. */
+  /**
+   * Every token, at any depth, in field order: an int64 field named {@code token}, and a session
+   * id (which comes from the log position like a token: {@code session}, {@code sessions}, a
+   * Session's {@code id}, a session list's {@code start_after}).
+   */
   static List<Long> tokens(Message m) {
     List<Long> out = new ArrayList<>();
     collectTokens(m, out);
@@ -28,7 +32,11 @@ final class ProtoWalk {
         } else if (m.hasField(f)) {
           collectTokens((Message) m.getField(f), out);
         }
-      } else if (isToken(f) && !f.isRepeated()) {
+      } else if (isToken(f) && f.isRepeated()) {
+        for (int i = 0; i < m.getRepeatedFieldCount(f); i++) {
+          out.add((Long) m.getRepeatedField(f, i));
+        }
+      } else if (isToken(f)) {
         out.add((Long) m.getField(f));
       }
     }
@@ -46,7 +54,11 @@ final class ProtoWalk {
         } else if (m.hasField(f)) {
           b.setField(f, mapTokens((Message) m.getField(f), map));
         }
-      } else if (isToken(f) && !f.isRepeated()) {
+      } else if (isToken(f) && f.isRepeated()) {
+        for (int i = 0; i < m.getRepeatedFieldCount(f); i++) {
+          b.setRepeatedField(f, i, map.applyAsLong((Long) m.getRepeatedField(f, i)));
+        }
+      } else if (isToken(f)) {
         long t = (Long) m.getField(f);
         long mapped = map.applyAsLong(t);
         if (mapped != t) {
@@ -90,6 +102,12 @@ final class ProtoWalk {
   }
 
   private static boolean isToken(FieldDescriptor f) {
-    return f.getName().equals("token") && f.getJavaType() == FieldDescriptor.JavaType.LONG;
+    if (f.getJavaType() != FieldDescriptor.JavaType.LONG) {
+      return false;
+    }
+    String name = f.getName();
+    String type = f.getContainingType().getName();
+    return name.equals("token") || name.equals("session") || name.equals("sessions")
+        || (name.equals("id") && type.equals("Session")) || (name.equals("start_after") && type.equals("ListSessionsRequest"));
   }
 }

@@ -5,6 +5,12 @@ import com.google.protobuf.FieldMask;
 import com.google.protobuf.Message;
 import com.google.protobuf.Timestamp;
 import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.proto.v1.CloseSessionRequest;
+import io.leasehold.proto.v1.CreateSessionRequest;
+import io.leasehold.proto.v1.GetSessionRequest;
+import io.leasehold.proto.v1.KeepAliveRequest;
+import io.leasehold.proto.v1.ListSessionsRequest;
+import io.leasehold.proto.v1.TransferRequest;
 import io.leasehold.proto.v1.AddRoleRequest;
 import io.leasehold.proto.v1.AuditRequest;
 import io.leasehold.proto.v1.AuthRole;
@@ -86,6 +92,26 @@ final class Templates {
         yield ReleaseRequest.newBuilder().setName(l.name()).setToken(l.token()).build();
       }
       case "leasehold.v1.Leases/Update" -> update(v, run);
+      case "leasehold.v1.Leases/CreateSession" -> {
+        CreateSessionRequest.Builder b = CreateSessionRequest.newBuilder().setHolder(v.pick(Atoms.HOLDERS));
+        if (v.chance(0.8)) {
+          b.setTtl(longTtl(v));
+        }
+        yield b.build();
+      }
+      case "leasehold.v1.Leases/KeepAlive" -> KeepAliveRequest.newBuilder().addSessions(session(v, run)).build();
+      case "leasehold.v1.Leases/CloseSession" -> CloseSessionRequest.newBuilder().setSession(session(v, run)).build();
+      case "leasehold.v1.Leases/GetSession" -> GetSessionRequest.newBuilder().setSession(session(v, run)).setStale(v.chance(0.3)).build();
+      case "leasehold.v1.Leases/ListSessions" -> ListSessionsRequest.newBuilder().setHolder(v.chance(0.5) ? "" : v.pick(Atoms.HOLDERS))
+          .setLimit(v.below(20)).setStale(v.chance(0.3)).build();
+      case "leasehold.v1.Leases/Transfer" -> {
+        KnownLease l = lease(v, run, "");
+        TransferRequest.Builder b = TransferRequest.newBuilder().setName(l.name()).setToken(l.token()).setToHolder(v.pick(Atoms.HOLDERS));
+        if (v.chance(0.6)) {
+          b.setTtl(longTtl(v));
+        }
+        yield b.build();
+      }
       case "leasehold.v1.Leases/Get" -> GetRequest.newBuilder().setName(name(v)).setStale(v.chance(0.3)).build();
       case "leasehold.v1.Leases/List" -> ListRequest.newBuilder().setPrefix(prefix(v)).setLimit(v.chance(0.5) ? 0 : v.below(20))
           .setStartAfter(v.chance(0.2) ? name(v) : "").setStale(v.chance(0.3)).setWithAddress(v.chance(0.2)).build();
@@ -173,6 +199,14 @@ final class Templates {
   /** Mostly a custom role, now and then a built-in one (granted to or revoked from outsiders only: {@link AuthGuard}). */
   private static String role(Values v) {
     return v.chance(0.8) ? v.pick(Atoms.ROLES) : v.pick(Atoms.BUILT_IN_ROLES);
+  }
+
+  /**
+   * A session id: the run does not follow sessions, so mostly one made from a recent revision
+   * (an id is its entry's index times 256), which may or may not be a live session.
+   */
+  private static long session(Values v, RunContext run) {
+    return v.chance(0.7) ? Math.max(1, run.revision() - v.below(5)) * 256 : 1 + v.below(100_000);
   }
 
   private static AcquireRequest acquire(Values v) {

@@ -37,7 +37,7 @@ public final class LogFormat {
   private LogFormat() {}
 
   /** The format a command needs: some exist only from a later format on. */
-  static int needed(LogCommand c) {
+  public static int needed(LogCommand c) {
     return switch (c.getCommandCase()) {
       case ADD_ROLE, REMOVE_ROLE, GRANT_ROLE, REVOKE_ROLE, BOOTSTRAP_ADMIN, AUDIT_RECORD -> AUTH;
       case CREATE_SESSION, KEEP_ALIVE, CLOSE_SESSION, TRANSFER -> SESSIONS;

@@ -20,9 +20,7 @@ import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.UpdateRequest;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The rules for input, shared by the API (which rejects bad requests before they reach the log)
@@ -66,12 +64,8 @@ public final class Validation {
     if (r.getSessionsCount() > Limits.MAX_RENEW_ITEMS) {
       throw new InvalidArgumentException("sessions", "at most " + Limits.MAX_RENEW_ITEMS + " per call, got " + r.getSessionsCount());
     }
-    Set<Long> seen = new HashSet<>();
     for (int i = 0; i < r.getSessionsCount(); i++) {
       session("sessions[" + i + "]", r.getSessions(i));
-      if (!seen.add(r.getSessions(i))) {
-        throw new InvalidArgumentException("sessions[" + i + "]", "session " + r.getSessions(i) + " is listed twice");
-      }
     }
   }
 

@@ -14,13 +14,14 @@ import picocli.CommandLine.Option;
 /** {@code leasehold lease list}. */
 @Command(name = "list", mixinStandardHelpOptions = true,
     description = {"Lists live leases in name order.", "",
-        "Columns: NAME, HOLDER, TOKEN, TTL, EXPIRES IN, STATE (ACTIVE, or STALE: its holder has not renewed for two heartbeats);",
+        "Columns: NAME, HOLDER, TOKEN, TTL, EXPIRES IN, STATE (ACTIVE; EXPIRING: past its end, in its grace period;",
+        " STALE: its holder has not renewed for two heartbeats);",
         "-o wide adds ADDRESS, STATUS, ACQUIRED, RENEWED, RENEWS, METADATA.", ""})
 public final class LeaseListCommand extends ClientCommand {
   @Option(names = "--prefix", paramLabel = "PREFIX", defaultValue = "", description = "Only names that start with this (e.g. lock/).")
   String prefix;
 
-  @Option(names = "--holder", paramLabel = "HOLDER", description = "Only leases this holder holds.")
+  @Option(names = "--holder", paramLabel = "HOLDER", description = "Only leases this holder holds (read from the holder index).")
   String holder;
 
   @Option(names = "--stale", description = "Only STALE leases (holders that stopped renewing).")
@@ -28,8 +29,8 @@ public final class LeaseListCommand extends ClientCommand {
 
   @Override
   protected int run(LeaseholdClient client, Output out) {
-    List<LeaseInfo> leases = client.blocking().list(prefix).leases().stream()
-        .filter(l -> holder == null || l.holder().equals(holder))
+    // By holder: one read of the cluster's holder index, not a scan of every lease.
+    List<LeaseInfo> leases = (holder == null ? client.blocking().list(prefix) : client.blocking().listHeldBy(holder, prefix)).leases().stream()
         .filter(l -> !stale || l.serverState() == ServerLeaseState.STALE)
         .toList();
     Table table = LeaseView.listTable(out.wide());

@@ -1,0 +1,101 @@
+package io.leasehold.client.internal;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.leasehold.proto.v1.CloseSessionRequest;
+import io.leasehold.proto.v1.CreateSessionRequest;
+import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.Outcome;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client's one session, which the leases it acquires without a TTL of their own are attached
+ * to: created on first use, kept alive by the {@link KeepAlive} loop with one item per round, and
+ * replaced by a new one on the next acquisition once the cluster says it is gone. A cluster that
+ * cannot create sessions (older code, or a log format that does not have them yet) is asked again
+ * only after a while; meanwhile leases get their own TTL.
+ */
+final class ClientSession {
+  private static final Logger LOG = LoggerFactory.getLogger(ClientSession.class);
+  private static final long UNSUPPORTED_RETRY_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+  private final ClientCore core;
+
+  // Guarded by this.
+  private CompletableFuture<OptionalLong> current;
+  private long unsupportedUntil;
+
+  ClientSession(ClientCore core) {
+    this.core = core;
+  }
+
+  /**
+   * The live session to attach a new lease to, creating one if there is none; empty when sessions
+   * are off, or the cluster could not create one (the lease then gets its own TTL).
+   */
+  synchronized CompletableFuture<OptionalLong> id() {
+    if (!core.settings().sessions() || (unsupportedUntil != 0 && System.nanoTime() - unsupportedUntil < 0)) {
+      return CompletableFuture.completedFuture(OptionalLong.empty());
+    }
+    if (current != null && (!current.isDone() || current.join().isPresent())) {
+      return current;
+    }
+    CreateSessionRequest.Builder request = CreateSessionRequest.newBuilder().setHolder(core.settings().holder());
+    core.settings().sessionTtl().ifPresent(ttl -> request.setTtl(Protos.duration(ttl)));
+    CompletableFuture<OptionalLong> created = core.calls()
+        .call(Calls.Target.WRITE, LeasesGrpc.getCreateSessionMethod(), request.build(), "CreateSession")
+        .handle((r, error) -> {
+          if (error != null) {
+            notCreated(Futures.unwrap(error));
+            return OptionalLong.empty();
+          }
+          if (r.getOutcome() != Outcome.GRANTED) {
+            LOG.warn("the cluster refused this client a session ({}); leases get their own TTL", r.getRejection().getMessage());
+            return OptionalLong.empty();
+          }
+          LOG.debug("session {} created (TTL {} s)", r.getSession().getId(), r.getSession().getTtl().getSeconds());
+          return OptionalLong.of(r.getSession().getId());
+        });
+    current = created;
+    return created;
+  }
+
+  private synchronized void notCreated(Throwable error) {
+    Status.Code code = error instanceof StatusRuntimeException s ? s.getStatus().getCode() : Status.Code.UNKNOWN;
+    String text = String.valueOf(error.getMessage());
+    if (code == Status.Code.UNIMPLEMENTED || (code == Status.Code.UNAVAILABLE && text.contains("log format"))) {
+      unsupportedUntil = System.nanoTime() + UNSUPPORTED_RETRY_NANOS;
+      LOG.info("the cluster does not offer sessions yet ({}); leases get their own TTL", text);
+    } else {
+      LOG.debug("creating a session failed: {}", error.toString());
+    }
+    current = null;
+  }
+
+  /** The cluster said the session is gone (expired or closed): the next acquisition creates another. */
+  synchronized void ended(long id) {
+    if (current != null && current.isDone() && current.join().orElse(0) == id) {
+      current = null;
+    }
+  }
+
+  /** Closes the session, if there is one, ending every lease still attached; for the client's close. */
+  CompletableFuture<Void> close() {
+    OptionalLong id;
+    synchronized (this) {
+      id = current != null && current.isDone() ? current.join() : OptionalLong.empty();
+      current = null;
+    }
+    if (id.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return core.calls()
+        .call(Calls.Target.WRITE, LeasesGrpc.getCloseSessionMethod(), CloseSessionRequest.newBuilder().setSession(id.getAsLong()).build(),
+            "CloseSession")
+        .thenApply(r -> null);
+  }
+}
