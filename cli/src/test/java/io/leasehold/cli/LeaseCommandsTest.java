@@ -55,7 +55,7 @@ class LeaseCommandsTest {
 
     JsonObject got = run(cluster, "lease", "get", "get/billing-job", "-o", "json").ok().object();
     assertEquals(List.of("name", "holder", "token", "ttlMs", "state", "acquiredAt", "renewedAt", "expiresAt", "remainingMs",
-        "renewCount", "heartbeatMs", "graceMs", "address", "status", "metadata", "modRevision"), List.copyOf(got.keySet()),
+        "renewCount", "heartbeatMs", "graceMs", "address", "status", "metadata", "modRevision", "session"), List.copyOf(got.keySet()),
         "the JSON shape is stable");
     assertEquals(token, got.get("token").getAsLong());
     assertEquals("ACTIVE", str(got, "state"));

@@ -118,6 +118,20 @@ public interface Lease extends AutoCloseable {
   CompletableFuture<LeaseInfo> transferTo(String toHolder);
 
   /**
+   * Offers the lease to another holder, who must accept within {@code acceptWithin}
+   * ({@link LeaseholdClient#acceptTransfer}): until then the lease stays this handle's, held and
+   * renewed as before; on acceptance it moves as {@link #transferTo} moves it (this handle then
+   * learns it is LOST at its next renewal). The cluster withdraws the offer at its deadline; a
+   * later offer or transfer replaces it. Fails with {@link AcquireRejectedException} if the policy
+   * refuses the new holder now.
+   *
+   * @param toHolder the identity the lease is offered to
+   * @param acceptWithin how long it has to accept
+   * @return completes with the offer's id, for {@link LeaseholdClient#acceptTransfer}
+   */
+  CompletableFuture<Long> offerTo(String toHolder, Duration acceptWithin);
+
+  /**
    * The session this lease lives with: its TTL and renewals are the session's, and it ends when
    * the session does. 0 when it has a TTL of its own.
    *

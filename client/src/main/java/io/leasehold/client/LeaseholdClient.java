@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 
@@ -218,6 +219,40 @@ public final class LeaseholdClient implements AutoCloseable {
    */
   public CompletableFuture<Optional<LeaseInfo>> transfer(String name, long token, String toHolder, Optional<Duration> ttl) {
     return leases.transfer(name, token, toHolder, ttl);
+  }
+
+  /**
+   * Offers the lease on {@code name} with fencing token {@code token} to {@code toHolder}, who
+   * must accept within {@code acceptWithin} ({@link #acceptTransfer}); the lease stays where it is
+   * until then (see {@link Lease#offerTo}).
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param token the current lease's fencing token
+   * @param toHolder the identity the lease is offered to
+   * @param acceptWithin how long it has to accept
+   * @return completes with the offer's id, or empty if no lease with that token holds the name;
+   *     fails with {@link AcquireRejectedException} if the policy refuses the new holder now
+   */
+  public CompletableFuture<OptionalLong> offer(String name, long token, String toHolder, Duration acceptWithin) {
+    return leases.offer(name, token, toHolder, acceptWithin);
+  }
+
+  /**
+   * Accepts a transfer offered to this client's holder ({@link Lease#offerTo}) and takes up the
+   * lease: the cluster ends the offering holder's lease and grants this holder the name with a
+   * new, larger token, then this client acquires it as its holder, which answers with that lease
+   * (attached to the client's session, as any acquisition without a TTL of its own).
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param offer the offer's id, from {@link Lease#offerTo}
+   * @return completes with the handle of the lease, or empty if the offer no longer stands (it was
+   *     withdrawn, replaced, or the lease ended) or the lease ended before this client took it up; fails with {@link AcquireRejectedException} if
+   *     the policy refuses this holder now
+   */
+  public CompletableFuture<Optional<Lease>> acceptTransfer(String name, long offer) {
+    return leases.acceptTransfer(name, offer).thenCompose(accepted -> accepted.isEmpty()
+        ? CompletableFuture.completedFuture(Optional.<Lease>empty())
+        : tryAcquire(name, LeaseOptions.defaults()).thenApply(r -> r instanceof Granted g ? Optional.of(g.lease()) : Optional.<Lease>empty()));
   }
 
   /**

@@ -7,6 +7,7 @@ import static io.leasehold.server.TestCluster.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.proto.v1.AcceptTransferRequest;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.CreateSessionRequest;
 import io.leasehold.proto.v1.Event;
@@ -19,6 +20,7 @@ import io.leasehold.proto.v1.ReleaseRequest;
 import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.TransferRequest;
 import io.leasehold.proto.v1.TransferResponse;
+import io.leasehold.statemachine.core.TimedBar;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -198,5 +200,32 @@ class SessionClusterTest {
     String finalHolder = holder;
     var byHolder = leases.list(ListRequest.newBuilder().setHolder(finalHolder).build());
     assertEquals(List.of("partition/7"), byHolder.getLeasesList().stream().map(l -> l.getName()).toList());
+  }
+
+  @Test
+  void theLeaderWithdrawsAnOfferNobodyAcceptedInTime() throws Exception {
+    cluster = TestCluster.start(3, dir, b -> b.tickInterval(Duration.ofMillis(100)));
+    LeaseholdNode leader = cluster.awaitLeader();
+    var leases = cluster.leases(leader.id());
+    long token = leases.acquire(acquire("partition/9", "runner-a", 30)).getLease().getToken();
+    TransferResponse offered = leases.transfer(TransferRequest.newBuilder().setName("partition/9").setToken(token)
+        .setToHolder("runner-b").setAcceptWithin(seconds(2)).build());
+    assertEquals(Outcome.OFFERED, offered.getOutcome());
+    var scheduler = leader.diagnostics().ticker().scheduler();
+    assertTrue(scheduler.remainingNanos(TimedBar.Kind.OFFER, "partition/9", System.nanoTime()).isPresent());
+    await("the leader withdrew the offer", Duration.ofSeconds(15),
+        () -> scheduler.remainingNanos(TimedBar.Kind.OFFER, "partition/9", System.nanoTime()).isEmpty());
+    TransferResponse late = leases.acceptTransfer(AcceptTransferRequest.newBuilder().setName("partition/9")
+        .setOffer(offered.getOffer()).setHolder("runner-b").build());
+    assertEquals(Outcome.NOT_HELD, late.getOutcome());
+    assertEquals(token, leases.get(Requests.get("partition/9")).getLease().getToken(), "the lease stayed where it was");
+
+    // An offer accepted in time moves the name, with a larger token.
+    TransferResponse again = leases.transfer(TransferRequest.newBuilder().setName("partition/9").setToken(token)
+        .setToHolder("runner-b").setAcceptWithin(seconds(30)).build());
+    TransferResponse taken = cluster.leases(cluster.followers().get(0).id()).acceptTransfer(AcceptTransferRequest.newBuilder()
+        .setName("partition/9").setOffer(again.getOffer()).setHolder("runner-b").build());
+    assertEquals(Outcome.TRANSFERRED, taken.getOutcome());
+    assertTrue(taken.getLease().getToken() > token);
   }
 }

@@ -10,7 +10,9 @@ import java.util.concurrent.Executor;
 /**
  * The {@code acquire-release} workload: every operation acquires a name nobody has used, then
  * releases it. A cycle is two writes. Reports cycles a second, the latency of each step and of
- * the cycle, and what the nodes spent.
+ * the cycle, and what the nodes spent. With {@code transfer}, each cycle hands the lease to
+ * another holder between the two (three writes), so a transfer's latency is measured beside an
+ * acquisition's in the same run.
  */
 public final class AcquireRelease {
   /** A system's way to take and give back a name. */
@@ -19,10 +21,19 @@ public final class AcquireRelease {
     CompletableFuture<H> acquire(int worker, String name);
 
     CompletableFuture<Void> release(int worker, H held);
+
+    /** Hands {@code held} to another holder in one step; what is returned is released at the end of the cycle. */
+    default CompletableFuture<H> transfer(int worker, H held) {
+      return CompletableFuture.failedFuture(new UnsupportedOperationException("this system has no transfer"));
+    }
   }
 
   /** Settings shared by every system the workload runs against. */
-  public record Settings(int clients, Duration warmup, Duration duration, OptionalDouble rate, String prefix) {}
+  public record Settings(int clients, Duration warmup, Duration duration, OptionalDouble rate, String prefix, boolean transfer) {
+    public Settings(int clients, Duration warmup, Duration duration, OptionalDouble rate, String prefix) {
+      this(clients, warmup, duration, rate, prefix, false);
+    }
+  }
 
   private AcquireRelease() {}
 
@@ -30,6 +41,7 @@ public final class AcquireRelease {
                                     Progress progress) throws InterruptedException {
     Latency acquire = new Latency();
     Latency release = new Latency();
+    Latency transfer = new Latency();
     Latency cycle = new Latency();
     String run = Long.toString(System.currentTimeMillis(), 36);
     List<List<NodeStats.Sample>> before = new ArrayList<>();
@@ -39,12 +51,22 @@ public final class AcquireRelease {
       return target.acquire(worker, name).thenCompose(held -> {
         long t1 = System.nanoTime();
         acquire.recordNanos(t1 - t0);
-        return target.release(worker, held).thenRun(() -> release.recordNanos(System.nanoTime() - t1));
+        if (!s.transfer()) {
+          return CompletableFuture.completedFuture(held);
+        }
+        return target.transfer(worker, held).thenApply(moved -> {
+          transfer.recordNanos(System.nanoTime() - t1);
+          return moved;
+        });
+      }).thenCompose(held -> {
+        long t2 = System.nanoTime();
+        return target.release(worker, held).thenRun(() -> release.recordNanos(System.nanoTime() - t2));
       });
     };
     LoadLoop.Result r = new LoadLoop(s.clients(), s.warmup(), s.duration(), s.rate(), trampoline).run(op, cycle, () -> {
       acquire.reset();
       release.reset();
+      transfer.reset();
       before.add(stats.sample());
     }, progress);
     List<NodeStats.Sample> after = stats.sample();
@@ -54,11 +76,14 @@ public final class AcquireRelease {
         .setting("duration_s", s.duration().toSeconds())
         .setting("rate", s.rate().isPresent() ? s.rate().getAsDouble() : "closed loop")
         .result("cycles_per_s", r.perSecond())
-        .result("writes_per_s", r.perSecond() * 2)
+        .result("writes_per_s", r.perSecond() * (s.transfer() ? 3 : 2))
         .latency("acquire", acquire.percentiles())
         .latency("release", release.percentiles())
         .latency("cycle", cycle.percentiles())
         .result("failed", r.failed());
+    if (s.transfer()) {
+      report.setting("transfer", true).latency("transfer", transfer.percentiles());
+    }
     if (r.firstError() != null) {
       report.note("first failure: " + r.firstError());
     }

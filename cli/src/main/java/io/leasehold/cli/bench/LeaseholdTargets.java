@@ -34,31 +34,60 @@ public final class LeaseholdTargets {
 
   private LeaseholdTargets() {}
 
-  /** {@code tryAcquire} with the TTL, then {@code Lease.release()}; worker {@code w} uses client {@code w % clients}. */
-  public static AcquireRelease.Target<Lease> acquireRelease(List<LeaseholdClient> clients, Duration ttl) {
+  /** A lease in an acquire-release cycle: its handle while this client holds it, its token once handed on. */
+  public record Held(LeaseholdClient client, String name, Lease lease, long token) {}
+
+  /** The holder a cycle's lease is handed to when the workload transfers. */
+  static final String TRANSFER_TO = "bench-transfer-to";
+
+  /**
+   * {@code tryAcquire} with the TTL, then {@code Lease.release()} (after {@code Lease.transferTo},
+   * a release of the new lease by its token); worker {@code w} uses client {@code w % clients}.
+   */
+  public static AcquireRelease.Target<Held> acquireRelease(List<LeaseholdClient> clients, Duration ttl) {
     LeaseOptions options = LeaseOptions.defaults().withTtl(ttl);
     return new AcquireRelease.Target<>() {
       @Override
-      public CompletableFuture<Lease> acquire(int worker, String name) {
-        return clients.get(worker % clients.size()).tryAcquire(name, options).thenApply(r -> {
-          return granted(name, r);
+      public CompletableFuture<Held> acquire(int worker, String name) {
+        LeaseholdClient client = clients.get(worker % clients.size());
+        return client.tryAcquire(name, options).thenApply(r -> {
+          Lease lease = granted(name, r);
+          return new Held(client, name, lease, lease.token());
         });
       }
 
       @Override
-      public CompletableFuture<Void> release(int worker, Lease held) {
-        return held.release();
+      public CompletableFuture<Held> transfer(int worker, Held held) {
+        return held.lease().transferTo(TRANSFER_TO).thenApply(moved -> new Held(held.client(), held.name(), null, moved.token()));
+      }
+
+      @Override
+      public CompletableFuture<Void> release(int worker, Held held) {
+        return held.lease() != null ? held.lease().release() : held.client().release(held.name(), held.token()).thenApply(released -> null);
       }
     };
   }
 
   /** Each client acquires its names and the SDK keeps them alive: one Renew call a heartbeat for all of a client's leases. */
   public static Renew.Target renew(List<LeaseholdClient> clients, Duration ttl) {
+    return holding(clients, LeaseOptions.defaults().withTtl(ttl),
+        "the SDK's keep-alive: one Renew call a heartbeat carrying every lease of the client");
+  }
+
+  /**
+   * Each client acquires its names into its session (no TTL of their own) and the SDK keeps the
+   * session alive: one KeepAlive item a heartbeat per client, whatever number of leases it holds.
+   */
+  public static Renew.Target renewInSessions(List<LeaseholdClient> clients) {
+    return holding(clients, LeaseOptions.defaults(), "the SDK's session: one KeepAlive item a heartbeat per client, its leases attached");
+  }
+
+  private static Renew.Target holding(List<LeaseholdClient> clients, LeaseOptions options, String shape) {
     Map<Integer, List<Lease>> held = new ConcurrentHashMap<>();
     return new Renew.Target() {
       @Override
       public CompletableFuture<Void> holdAll(int client, List<String> names, Consumer<String> onLost, AtomicLong acquired) {
-        return LeaseholdTargets.holdAll(clients.get(client), names, ttl, onLost, acquired)
+        return LeaseholdTargets.holdAll(clients.get(client), names, options, onLost, acquired)
             .thenAccept(leases -> held.put(client, leases));
       }
 
@@ -69,7 +98,7 @@ public final class LeaseholdTargets {
 
       @Override
       public String keepAliveShape() {
-        return "the SDK's keep-alive: one Renew call a heartbeat carrying every lease of the client";
+        return shape;
       }
     };
   }
@@ -80,7 +109,11 @@ public final class LeaseholdTargets {
    */
   static CompletableFuture<List<Lease>> holdAll(LeaseholdClient client, List<String> names, Duration ttl, Consumer<String> onLost,
                                                 AtomicLong acquired) {
-    LeaseOptions options = LeaseOptions.defaults().withTtl(ttl);
+    return holdAll(client, names, LeaseOptions.defaults().withTtl(ttl), onLost, acquired);
+  }
+
+  static CompletableFuture<List<Lease>> holdAll(LeaseholdClient client, List<String> names, LeaseOptions options,
+                                                Consumer<String> onLost, AtomicLong acquired) {
     Semaphore window = new Semaphore(MAX_ACQUIRING);
     List<CompletableFuture<Lease>> all = new ArrayList<>(names.size());
     for (String name : names) {

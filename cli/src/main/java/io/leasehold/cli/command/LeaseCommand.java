@@ -1,5 +1,6 @@
 package io.leasehold.cli.command;
 
+import io.leasehold.cli.command.lease.LeaseAcceptCommand;
 import io.leasehold.cli.command.lease.LeaseAcquireCommand;
 import io.leasehold.cli.command.lease.LeaseGetCommand;
 import io.leasehold.cli.command.lease.LeaseHistoryCommand;
@@ -22,6 +23,7 @@ import picocli.CommandLine.Command;
         LeaseReleaseCommand.class,
         LeaseRevokeCommand.class,
         LeaseTransferCommand.class,
+        LeaseAcceptCommand.class,
         LeaseHistoryCommand.class})
 public final class LeaseCommand implements Runnable {
   @CommandLine.Spec
@@ -29,6 +31,6 @@ public final class LeaseCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: list, get, acquire, release, revoke, transfer or history");
+    throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: list, get, acquire, release, revoke, transfer, accept or history");
   }
 }

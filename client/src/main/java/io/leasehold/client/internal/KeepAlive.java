@@ -42,6 +42,8 @@ public final class KeepAlive {
 
   private final ClientCore core;
   private final Set<LeaseHandle> leases = ConcurrentHashMap.newKeySet();
+  /** Per session, how many of its attached leases had ended when it was last kept alive. */
+  private final Map<Long, Long> sessionEndings = new ConcurrentHashMap<>();
 
   // Guarded by this.
   private ScheduledFuture<?> wakeUp;
@@ -221,9 +223,16 @@ public final class KeepAlive {
               case RENEWED -> {
                 Optional<Duration> ttl = r.hasTtl() ? Optional.of(Protos.duration(r.getTtl())) : Optional.empty();
                 group.forEach(l -> l.renewed(sent.sentNanos(), ttl, heartbeat));
+                Long before = sessionEndings.put(r.getSession(), r.getLeasesEnded());
+                if (r.getLeasesEnded() > (before == null ? 0 : before)) {
+                  // Some attached lease ended (revoked, transferred, released): a Renew of them
+                  // answers NOT_HELD for those that are gone, and they are LOST.
+                  renew(group, attemptNanos);
+                }
               }
               case NOT_HELD -> {
                 core.session().ended(r.getSession());
+                sessionEndings.remove(r.getSession());
                 group.forEach(LeaseHandle::notHeld);
               }
               case REJECTED -> group.forEach(l -> l.renewalRefused(Protos.rejection(r.getRejection())));

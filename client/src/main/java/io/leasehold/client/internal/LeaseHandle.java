@@ -450,6 +450,33 @@ public final class LeaseHandle implements Lease {
     return core.onCallbacks(f);
   }
 
+  @Override
+  public CompletableFuture<Long> offerTo(String toHolder, Duration acceptWithin) {
+    Objects.requireNonNull(toHolder, "toHolder");
+    Objects.requireNonNull(acceptWithin, "acceptWithin");
+    synchronized (this) {
+      if (state == LeaseState.RELEASED) {
+        throw new IllegalStateException("lease " + name + " (token " + token + ") was released");
+      }
+      if (state == LeaseState.LOST) {
+        return CompletableFuture.failedFuture(lostException());
+      }
+    }
+    TransferRequest request = TransferRequest.newBuilder().setName(name).setToken(token).setToHolder(toHolder)
+        .setAcceptWithin(Protos.duration(acceptWithin)).build();
+    CompletableFuture<Long> f = core.calls()
+        .call(Calls.Target.WRITE, LeasesGrpc.getTransferMethod(), request, "Offer " + name)
+        .thenApply(r -> switch (r.getOutcome()) {
+          case OFFERED -> r.getOffer();
+          case REJECTED -> throw new AcquireRejectedException(name, Protos.rejection(r.getRejection()));
+          default -> {
+            notHeld();
+            throw lostException();
+          }
+        });
+    return core.onCallbacks(f);
+  }
+
   /** This client handed the lease over: it is no longer this handle's to renew or act on. */
   private void transferred() {
     LeaseTransition t;

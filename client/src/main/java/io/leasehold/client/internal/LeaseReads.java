@@ -3,6 +3,7 @@ package io.leasehold.client.internal;
 import io.leasehold.client.AcquireRejectedException;
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.LeaseListing;
+import io.leasehold.proto.v1.AcceptTransferRequest;
 import io.leasehold.proto.v1.GetRequest;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.ListRequest;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
 /** The client's one-off lease calls: a read of one lease, a listing, a release and a transfer by token. */
@@ -65,6 +67,38 @@ public final class LeaseReads {
           case REJECTED -> throw new AcquireRejectedException(name, Protos.rejection(r.getRejection()));
           default -> Optional.<LeaseInfo>empty();
         }));
+  }
+
+  public CompletableFuture<OptionalLong> offer(String name, long token, String toHolder, Duration acceptWithin) {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(toHolder, "toHolder");
+    Objects.requireNonNull(acceptWithin, "acceptWithin");
+    core.ensureOpen("offer " + name);
+    TransferRequest request = TransferRequest.newBuilder().setName(name).setToken(token).setToHolder(toHolder)
+        .setAcceptWithin(Protos.duration(acceptWithin)).build();
+    return core.onCallbacks(core.calls().call(Calls.Target.WRITE, LeasesGrpc.getTransferMethod(), request, "Offer " + name)
+        .thenApply(r -> switch (r.getOutcome()) {
+          case OFFERED -> OptionalLong.of(r.getOffer());
+          case REJECTED -> throw new AcquireRejectedException(name, Protos.rejection(r.getRejection()));
+          default -> OptionalLong.empty();
+        }));
+  }
+
+  /**
+   * Accepts the transfer offered as {@code offer}; completes with the lease as the cluster now
+   * holds it for this client's holder, or empty if the offer no longer stands.
+   */
+  public CompletableFuture<Optional<LeaseInfo>> acceptTransfer(String name, long offer) {
+    Objects.requireNonNull(name, "name");
+    core.ensureOpen("accept transfer of " + name);
+    AcceptTransferRequest request = AcceptTransferRequest.newBuilder().setName(name).setOffer(offer)
+        .setHolder(core.settings().holder()).build();
+    return core.calls().call(Calls.Target.WRITE, LeasesGrpc.getAcceptTransferMethod(), request, "AcceptTransfer " + name)
+        .thenApply(r -> switch (r.getOutcome()) {
+          case TRANSFERRED -> Optional.of(Protos.lease(r.getLease()));
+          case REJECTED -> throw new AcquireRejectedException(name, Protos.rejection(r.getRejection()));
+          default -> Optional.<LeaseInfo>empty();
+        });
   }
 
   private void listFrom(ListRequest request, List<LeaseInfo> leases, long revision, CompletableFuture<LeaseListing> all) {

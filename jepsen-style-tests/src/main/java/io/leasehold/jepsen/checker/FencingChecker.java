@@ -44,13 +44,14 @@ public final class FencingChecker implements Checker {
     for (Completed g : grants) {
       firstCompleted.merge(Grants.token(g), g.completion().nanos(), Math::min);
     }
-    // The same holds when the earlier grant of the lease is unknown: an acquisition or
-    // registration that timed out may have taken effect, and the holder's next one is answered
-    // with that lease. Such a grant is judged only by token uniqueness and the register.
+    // The same holds when the earlier grant of the lease is unknown: an acquisition,
+    // registration or transfer (to the invoke's holder) that timed out may have taken effect, and
+    // the holder's next acquisition is answered with that lease. Such a grant is judged only by
+    // token uniqueness and the register.
     Map<String, Long> firstUnknown = new HashMap<>();
     for (Completed c : h.completed()) {
       if (c.type() == Op.Type.INFO
-          && (c.invoke().f().equals("acquire") || c.invoke().f().equals("register"))) {
+          && (c.invoke().f().equals("acquire") || c.invoke().f().equals("register") || c.invoke().f().equals("transfer"))) {
         firstUnknown.merge(c.invoke().key() + "#" + c.invoke().holder().orElse(""), c.invoke().nanos(), Math::min);
       }
     }

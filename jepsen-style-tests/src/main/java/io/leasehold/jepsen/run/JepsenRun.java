@@ -23,9 +23,11 @@ import io.leasehold.jepsen.nemesis.Schedule;
 import io.leasehold.jepsen.nemesis.Timeline;
 import io.leasehold.jepsen.workload.DeadlineRenewalWorkload;
 import io.leasehold.jepsen.workload.FencedLockWorkload;
+import io.leasehold.jepsen.workload.HandoffWorkload;
 import io.leasehold.jepsen.workload.LockOpsWorkload;
 import io.leasehold.jepsen.workload.PolicyWorkload;
 import io.leasehold.jepsen.workload.RegistryWorkload;
+import io.leasehold.jepsen.workload.SessionLockWorkload;
 import io.leasehold.jepsen.workload.WatchWorkload;
 import io.leasehold.jepsen.workload.Workload;
 import io.leasehold.jepsen.workload.WorkloadContext;
@@ -159,7 +161,8 @@ public final class JepsenRun {
     WorkloadContext wctx = new WorkloadContext(cluster, rec, clientFaults);
     WatchWorkload watch = new WatchWorkload();
     List<Workload> workloads = List.of(new LockOpsWorkload(3, config.lockNames()), new FencedLockWorkload(4, 2),
-        new RegistryWorkload(2, 2), new PolicyWorkload(), new DeadlineRenewalWorkload(4));
+        new RegistryWorkload(2, 2), new PolicyWorkload(), new DeadlineRenewalWorkload(4), new SessionLockWorkload(3, 3),
+        new HandoffWorkload(3, 2));
     watch.start(wctx);
     workloads.forEach(w -> w.start(wctx));
     try {

@@ -8,6 +8,7 @@ import io.leasehold.jepsen.history.Recorder;
 import io.leasehold.jepsen.nemesis.ClientFaults;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /** What workloads share: the cluster, the recorder, and the client-side fault switch. */
 public record WorkloadContext(Cluster cluster, Recorder recorder, ClientFaults clientFaults) {
@@ -20,7 +21,17 @@ public record WorkloadContext(Cluster cluster, Recorder recorder, ClientFaults c
     return client(holder, cluster.endpoints(), true);
   }
 
+  /** As {@link #client(String)}, with the builder changed by {@code tweak} (a session's TTL, say). */
+  public LeaseholdClient client(String holder, UnaryOperator<LeaseholdClientBuilder> tweak) {
+    return client(holder, cluster.endpoints(), true, tweak);
+  }
+
   public LeaseholdClient client(String holder, List<String> endpoints, boolean discoverMembers) {
+    return client(holder, endpoints, discoverMembers, UnaryOperator.identity());
+  }
+
+  private LeaseholdClient client(String holder, List<String> endpoints, boolean discoverMembers,
+                                 UnaryOperator<LeaseholdClientBuilder> tweak) {
     LeaseholdClientBuilder b = LeaseholdClient.builder().endpoints(endpoints).holder(holder).discoverMembers(discoverMembers)
         .requestTimeout(Duration.ofSeconds(5)).attemptTimeout(Duration.ofSeconds(2))
         .interceptor(clientFaults).releaseOnClose(false);
@@ -29,6 +40,6 @@ public record WorkloadContext(Cluster cluster, Recorder recorder, ClientFaults c
       Certificates.Pair own = tls.client(holder);
       b.tls(tls.ca(), own.cert(), own.key());
     });
-    return b.build();
+    return tweak.apply(b).build();
   }
 }

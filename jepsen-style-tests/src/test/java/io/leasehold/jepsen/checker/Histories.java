@@ -29,6 +29,12 @@ final class Histories {
     return this;
   }
 
+  /** {@code holder}'s lease with {@code token} handed to {@code to}, who got {@code newToken}. */
+  Histories transferred(String holder, String name, long token, String to, long newToken, long from, long at) {
+    done(invoke(0, "transfer", name, to, OptionalLong.of(token), from), Op.Type.OK, to, OptionalLong.of(newToken), "TRANSFERRED", at);
+    return this;
+  }
+
   Histories conflict(String holder, String name, String seenHolder, long seenToken, long from, long to) {
     done(invoke(0, "acquire", name, holder, OptionalLong.empty(), from), Op.Type.OK, seenHolder, OptionalLong.of(seenToken), "CONFLICT", to);
     return this;

@@ -1,6 +1,7 @@
 package io.leasehold.server.api;
 
 import io.grpc.stub.StreamObserver;
+import io.leasehold.proto.v1.AcceptTransferRequest;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.CloseSessionRequest;
@@ -150,6 +151,17 @@ public final class LeasesService extends LeasesGrpc.LeasesImplBase {
   public void transfer(TransferRequest request, StreamObserver<TransferResponse> response) {
     calls.write(() -> Validation.transfer(request), () -> LogCommand.newBuilder().setTransfer(request).build(),
         LogReply::getTransfer, response);
+  }
+
+  @Override
+  public void acceptTransfer(AcceptTransferRequest request, StreamObserver<TransferResponse> response) {
+    Caller caller = Caller.current();
+    if (caller.authenticated() && request.getHolder().isEmpty()) {
+      request = request.toBuilder().setHolder(caller.identity()).build();
+    }
+    AcceptTransferRequest accept = request;
+    calls.write(() -> Validation.acceptTransfer(accept), () -> LogCommand.newBuilder().setAcceptTransfer(accept).build(),
+        LogReply::getAcceptTransfer, response);
   }
 
   @Override

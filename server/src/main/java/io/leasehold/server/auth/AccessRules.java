@@ -4,6 +4,7 @@ import io.leasehold.server.rpc.RegistryNames;
 
 import io.grpc.MethodDescriptor;
 import io.grpc.ServiceDescriptor;
+import io.leasehold.proto.v1.AcceptTransferRequest;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.CreateSessionRequest;
 import io.leasehold.proto.v1.TransferRequest;
@@ -146,6 +147,8 @@ public final class AccessRules {
     put(r, LeasesGrpc.getListSessionsMethod(), Permission.READER, everything, null);
     // A transfer by the holder needs client over the name; by anyone else, admin over it (checked where it applies)
     put(r, LeasesGrpc.getTransferMethod(), Permission.CLIENT, q -> names(((TransferRequest) q).getName()), null);
+    put(r, LeasesGrpc.getAcceptTransferMethod(), Permission.CLIENT, q -> names(((AcceptTransferRequest) q).getName()),
+        q -> ((AcceptTransferRequest) q).getHolder());
     // Routing
     put(r, RoutingGrpc.getLookupMethod(), Permission.READER, q -> names(((LookupRequest) q).getName()), null);
     put(r, RoutingGrpc.getListRoutesMethod(), Permission.READER, q -> new Scope.Prefix(((ListRoutesRequest) q).getPrefix()), null);

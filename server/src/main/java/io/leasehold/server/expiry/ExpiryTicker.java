@@ -9,6 +9,8 @@ import io.leasehold.proto.v1.LiftLockDelayItem;
 import io.leasehold.proto.v1.LiftLockDelays;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
+import io.leasehold.proto.v1.WithdrawOfferItem;
+import io.leasehold.proto.v1.WithdrawOffers;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.core.LeaseEvent;
 import io.leasehold.statemachine.core.SessionChange;
@@ -35,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * is ready, demotes it when leadership goes, and proposes the due leases as batched Expire
  * commands through this node's Raft server. In the same turn it proposes the lifting of the
  * lock-delays and timed bans the scheduler found due on the same monotonic clock (LiftLockDelays,
- * LiftBans, each guarded by the revision that set the bar). Everything runs on its own thread:
+ * LiftBans, each guarded by the revision that set the bar), and the withdrawal of transfer offers
+ * nobody accepted in time (WithdrawOffers, guarded by the offer's revision). Everything runs on its own thread:
  * Ratis callbacks only enqueue work and return.
  */
 public final class ExpiryTicker implements AutoCloseable {
@@ -215,12 +218,24 @@ public final class ExpiryTicker implements AutoCloseable {
       due = scheduler.dueLifts(monotonicNanos.getAsLong(), MAX_BATCH);
       List<LiftLockDelayItem> delays = new ArrayList<>();
       List<LiftBanItem> bans = new ArrayList<>();
+      List<WithdrawOfferItem> offers = new ArrayList<>();
       for (TimedBar b : due) {
-        if (b.kind() == TimedBar.Kind.LOCK_DELAY) {
-          delays.add(LiftLockDelayItem.newBuilder().setName(b.key()).setRevision(b.revision()).build());
-        } else {
-          bans.add(LiftBanItem.newBuilder().setHolder(b.key()).setRevision(b.revision()).build());
+        switch (b.kind()) {
+          case LOCK_DELAY -> delays.add(LiftLockDelayItem.newBuilder().setName(b.key()).setRevision(b.revision()).build());
+          case BAN -> bans.add(LiftBanItem.newBuilder().setHolder(b.key()).setRevision(b.revision()).build());
+          case OFFER -> offers.add(WithdrawOfferItem.newBuilder().setName(b.key()).setRevision(b.revision()).build());
         }
+      }
+      if (!offers.isEmpty()) {
+        propose.apply(LogCommand.newBuilder().setWithdrawOffers(WithdrawOffers.newBuilder().addAllItems(offers)).build())
+            .whenComplete((reply, error) -> {
+              if (error != null) {
+                LOG.debug("withdraw-offers proposal not applied here: {}", error.toString());
+              } else if (reply.getWithdrawOffers().getWithdrawn() > 0) {
+                LOG.info("withdrew {} transfer offers at revision {}", reply.getWithdrawOffers().getWithdrawn(),
+                    reply.getWithdrawOffers().getRevision());
+              }
+            });
       }
       if (!delays.isEmpty()) {
         propose.apply(LogCommand.newBuilder().setLiftLockDelays(LiftLockDelays.newBuilder().addAllItems(delays)).build())

@@ -72,6 +72,7 @@ class RpcRoleMatrixTest {
         row(LeasesGrpc.getListSessionsMethod(), ListSessionsRequest.getDefaultInstance(), "NYYNNY"),
         row(LeasesGrpc.getTransferMethod(), TransferRequest.newBuilder().setName("lock/m").setToken(1).setToHolder("bob").build(), "NNYNNY"),
         row(LeasesGrpc.getTransferMethod(), TransferRequest.newBuilder().setName("mailbox/m").setToken(1).setToHolder("bob").build(), "NNYYYY"),
+        row(LeasesGrpc.getAcceptTransferMethod(), AcceptTransferRequest.newBuilder().setName("lock/m").setOffer(1).build(), "NNYNNY"),
         row(LeasesGrpc.getGetMethod(), Requests.get("lock/m"), "NYYNNY"),
         row(LeasesGrpc.getListMethod(), Requests.list("lock/"), "NYYNNY"),
         row(LeasesGrpc.getListMethod(), Requests.list("mailbox/7"), "NYYYYY"),

@@ -14,7 +14,8 @@ final class ProtoWalk {
   /**
    * Every token, at any depth, in field order: an int64 field named {@code token}, and a session
    * id (which comes from the log position like a token: {@code session}, {@code sessions}, a
-   * Session's {@code id}, a session list's {@code start_after}).
+   * Session's {@code id}, a session list's {@code start_after}), and a transfer offer's id (its
+   * revision).
    */
   static List<Long> tokens(Message m) {
     List<Long> out = new ArrayList<>();
@@ -107,7 +108,7 @@ final class ProtoWalk {
     }
     String name = f.getName();
     String type = f.getContainingType().getName();
-    return name.equals("token") || name.equals("session") || name.equals("sessions")
+    return name.equals("token") || name.equals("session") || name.equals("sessions") || name.equals("offer")
         || (name.equals("id") && type.equals("Session")) || (name.equals("start_after") && type.equals("ListSessionsRequest"));
   }
 }

@@ -33,7 +33,7 @@ public final class Rpc {
   static final Set<String> WRITES = Set.of(
       "leasehold.v1.Leases/Acquire", "leasehold.v1.Leases/Renew", "leasehold.v1.Leases/Release", "leasehold.v1.Leases/Update",
       "leasehold.v1.Leases/CreateSession", "leasehold.v1.Leases/KeepAlive", "leasehold.v1.Leases/CloseSession",
-      "leasehold.v1.Leases/Transfer", "leasehold.v1.Registry/Register", "leasehold.v1.Registry/Deregister", "leasehold.v1.Registry/SetStatus",
+      "leasehold.v1.Leases/Transfer", "leasehold.v1.Leases/AcceptTransfer", "leasehold.v1.Registry/Register", "leasehold.v1.Registry/Deregister", "leasehold.v1.Registry/SetStatus",
       "leasehold.v1.Admin/SetPolicy", "leasehold.v1.Admin/DeletePolicy", "leasehold.v1.Admin/Ban", "leasehold.v1.Admin/Unban",
       "leasehold.v1.Admin/Revoke", "leasehold.v1.Auth/AddRole", "leasehold.v1.Auth/RemoveRole", "leasehold.v1.Auth/GrantRole",
       "leasehold.v1.Auth/RevokeRole");
@@ -47,6 +47,7 @@ public final class Rpc {
       Map.entry("leasehold.v1.Leases/Release", 5), Map.entry("leasehold.v1.Leases/Update", 5),
       Map.entry("leasehold.v1.Leases/CreateSession", 4), Map.entry("leasehold.v1.Leases/KeepAlive", 4),
       Map.entry("leasehold.v1.Leases/CloseSession", 2), Map.entry("leasehold.v1.Leases/Transfer", 4),
+      Map.entry("leasehold.v1.Leases/AcceptTransfer", 2),
       Map.entry("leasehold.v1.Leases/GetSession", 2), Map.entry("leasehold.v1.Leases/ListSessions", 2),
       Map.entry("leasehold.v1.Leases/Get", 4), Map.entry("leasehold.v1.Leases/List", 3), Map.entry("leasehold.v1.Leases/Watch", 3),
       Map.entry("leasehold.v1.Routing/Lookup", 2), Map.entry("leasehold.v1.Routing/ListRoutes", 2),

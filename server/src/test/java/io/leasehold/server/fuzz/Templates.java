@@ -4,6 +4,7 @@ import com.google.protobuf.Duration;
 import com.google.protobuf.FieldMask;
 import com.google.protobuf.Message;
 import com.google.protobuf.Timestamp;
+import io.leasehold.proto.v1.AcceptTransferRequest;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.CloseSessionRequest;
 import io.leasehold.proto.v1.CreateSessionRequest;
@@ -110,8 +111,13 @@ final class Templates {
         if (v.chance(0.6)) {
           b.setTtl(longTtl(v));
         }
+        if (v.chance(0.3)) {
+          b.setAcceptWithin(seconds(v.pickOf(5L, 60L, 3600L)));
+        }
         yield b.build();
       }
+      case "leasehold.v1.Leases/AcceptTransfer" -> AcceptTransferRequest.newBuilder().setName(name(v))
+          .setOffer(Math.max(1, run.revision() - v.below(5))).setHolder(v.chance(0.5) ? "" : v.pick(Atoms.HOLDERS)).build();
       case "leasehold.v1.Leases/Get" -> GetRequest.newBuilder().setName(name(v)).setStale(v.chance(0.3)).build();
       case "leasehold.v1.Leases/List" -> ListRequest.newBuilder().setPrefix(prefix(v)).setLimit(v.chance(0.5) ? 0 : v.below(20))
           .setStartAfter(v.chance(0.2) ? name(v) : "").setStale(v.chance(0.3)).setWithAddress(v.chance(0.2)).build();

@@ -28,6 +28,7 @@ final class CoreState {
   final Counters counters = new Counters();
   final AppliedRequests requests = new AppliedRequests();
   final Sessions sessions = new Sessions();
+  final Offers offers = new Offers();
   /** {@code leases.size()}, for readers on other threads (the metrics endpoint). */
   volatile int liveLeases;
 
@@ -59,6 +60,7 @@ final class CoreState {
     policies.load(store);
     bans.load(store);
     lockDelays.load(store);
+    offers.load(store);
     history.load(store);
     requests.load(store);
   }

@@ -1,6 +1,7 @@
 package io.leasehold.statemachine.core;
 
 import com.google.protobuf.Duration;
+import io.leasehold.proto.v1.AcceptTransferRequest;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.Attributes;
@@ -17,11 +18,15 @@ import io.leasehold.proto.v1.RenewItem;
 import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.RenewResponse;
 import io.leasehold.proto.v1.RenewResult;
+import io.leasehold.proto.v1.StoredOffer;
 import io.leasehold.proto.v1.StoredSession;
 import io.leasehold.proto.v1.TransferRequest;
 import io.leasehold.proto.v1.TransferResponse;
 import io.leasehold.proto.v1.UpdateRequest;
 import io.leasehold.proto.v1.UpdateResponse;
+import io.leasehold.proto.v1.WithdrawOfferItem;
+import io.leasehold.proto.v1.WithdrawOffers;
+import io.leasehold.proto.v1.WithdrawOffersResponse;
 import io.leasehold.statemachine.store.KvStore;
 import io.leasehold.statemachine.store.Space;
 import io.leasehold.statemachine.store.StoreException;
@@ -149,6 +154,12 @@ final class LeaseCommands {
       tx.put(name, lease, LeaseEvent.Type.ACQUIRED);
       tx.clearLockDelay(name);
     }
+    if (session.isPresent()) {
+      // Attaching is the client's keep-alive too: its SDK counts the lease valid from the
+      // Acquire's send time for one session TTL, so the session must not end before that.
+      session = Optional.of(session.get().toBuilder().setRenewedAtMicros(tx.now).setLastRenewRevision(tx.index).build());
+      tx.putSession(sessionId, session.get());
+    }
     return reply.setOutcome(Outcome.GRANTED)
         .setLease(LeaseViews.toLease(name, lease, session.orElse(null), OptionalLong.empty()))
         .setHeartbeatInterval(Times.duration(session.map(LeaseViews::heartbeatMicros).orElse(LeaseViews.heartbeatMicros(lease))))
@@ -194,6 +205,68 @@ final class LeaseCommands {
       throw new RefusedException(RefusedException.Kind.PERMISSION_DENIED, "name", "lease " + name + " is held by "
           + held.getHolder() + "; only its holder or an admin over the name may transfer it, not " + tx.caller);
     }
+    if (r.hasAcceptWithin()) {
+      // Only offered: checked now as it will be at acceptance, so a hopeless offer is refused at once.
+      Optional<Rejection> refused = newHolderRefusal(tx, name, held, r);
+      if (refused.isPresent()) {
+        tx.rejected(refused.get().getReason());
+        return reply.setOutcome(Outcome.REJECTED).setRejection(refused.get()).build();
+      }
+      long within = Times.micros(r.getAcceptWithin());
+      tx.putOffer(name, StoredOffer.newBuilder()
+          .setToHolder(r.getToHolder())
+          .setToken(held.getToken())
+          .setRevision(tx.index)
+          .setWithinMicros(within)
+          .setUntilMicros(tx.now + within)
+          .setRequest(r.toBuilder().clearAcceptWithin())
+          .build());
+      return reply.setOutcome(Outcome.OFFERED).setOffer(tx.index).build();
+    }
+    return handOver(tx, name, held, r, reply);
+  }
+
+  /**
+   * Takes up an offered transfer: applied as the Transfer would be now, if the offer still stands
+   * (the same offer, on the lease it was made on) and the caller is the holder it was made to.
+   */
+  TransferResponse acceptTransfer(Tx tx, AcceptTransferRequest r) {
+    Validation.acceptTransfer(r);
+    String name = r.getName();
+    TransferResponse.Builder reply = TransferResponse.newBuilder().setRevision(tx.index);
+    Optional<StoredOffer> offer = tx.offer(name).filter(o -> o.getRevision() == r.getOffer());
+    Optional<LeaseRecord> current = tx.get(name);
+    if (offer.isEmpty() || current.isEmpty() || current.get().getToken() != offer.get().getToken()) {
+      return reply.setOutcome(Outcome.NOT_HELD).build();
+    }
+    String to = offer.get().getToHolder();
+    String claimed = r.getHolder().isEmpty() ? tx.caller : r.getHolder();
+    if (!to.equals(claimed) || (!tx.caller.isEmpty() && !tx.caller.equals(to))) {
+      throw new RefusedException(RefusedException.Kind.PERMISSION_DENIED, "holder",
+          "the transfer of " + name + " was offered to " + to + ", not to " + (claimed.isEmpty() ? "an unnamed holder" : claimed));
+    }
+    tx.removeOffer(name);
+    return handOver(tx, name, current.get(), offer.get().getRequest(), reply);
+  }
+
+  /** Withdraws the offers the leader found past their deadline, each only if it is still the one made at that revision. */
+  WithdrawOffersResponse withdrawOffers(Tx tx, WithdrawOffers c) {
+    int withdrawn = 0;
+    int skipped = 0;
+    for (WithdrawOfferItem item : c.getItemsList()) {
+      Optional<StoredOffer> offer = item.getName().isEmpty() ? Optional.empty() : tx.offer(item.getName());
+      if (offer.isPresent() && offer.get().getRevision() == item.getRevision()) {
+        tx.removeOffer(item.getName());
+        withdrawn++;
+      } else {
+        skipped++;
+      }
+    }
+    return WithdrawOffersResponse.newBuilder().setWithdrawn(withdrawn).setSkipped(skipped).setRevision(tx.index).build();
+  }
+
+  /** Why the new holder may not have the lease now: a ban, its session, the TTL bounds, a quota. */
+  private Optional<Rejection> newHolderRefusal(Tx tx, String name, LeaseRecord held, TransferRequest r) {
     String to = r.getToHolder();
     PolicyTerms policy = state.policies.forName(name);
     Optional<StoredSession> session = r.getSession() == 0 ? Optional.empty() : tx.session(r.getSession());
@@ -209,6 +282,17 @@ final class LeaseCommands {
     if (refused.isEmpty() && !to.equals(held.getHolder())) {
       refused = PolicyGate.quotaForNew(state.index, policy, name, to);
     }
+    return refused;
+  }
+
+  /** The transfer itself: the lease ends (TRANSFERRED) and the new holder gets the name with this command's token. */
+  private TransferResponse handOver(Tx tx, String name, LeaseRecord held, TransferRequest r, TransferResponse.Builder reply) {
+    String to = r.getToHolder();
+    PolicyTerms policy = state.policies.forName(name);
+    Optional<StoredSession> session = r.getSession() == 0 ? Optional.empty() : tx.session(r.getSession());
+    long ttl = session.isPresent() ? session.get().getTtlMicros()
+        : r.hasTtl() ? Times.micros(r.getTtl()) : policy.defaultTtlMicros();
+    Optional<Rejection> refused = newHolderRefusal(tx, name, held, r);
     if (refused.isPresent()) {
       tx.rejected(refused.get().getReason());
       return reply.setOutcome(Outcome.REJECTED).setRejection(refused.get()).build();

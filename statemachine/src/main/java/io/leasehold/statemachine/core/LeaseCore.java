@@ -263,6 +263,8 @@ public final class LeaseCore {
       case KEEP_ALIVE -> LogReply.newBuilder().setKeepAlive(sessions.keepAlive(tx, command.getKeepAlive())).build();
       case CLOSE_SESSION -> LogReply.newBuilder().setCloseSession(sessions.close(tx, command.getCloseSession())).build();
       case TRANSFER -> LogReply.newBuilder().setTransfer(leases.transfer(tx, command.getTransfer())).build();
+      case ACCEPT_TRANSFER -> LogReply.newBuilder().setAcceptTransfer(leases.acceptTransfer(tx, command.getAcceptTransfer())).build();
+      case WITHDRAW_OFFERS -> LogReply.newBuilder().setWithdrawOffers(leases.withdrawOffers(tx, command.getWithdrawOffers())).build();
       case AUDIT_RECORD -> LogReply.newBuilder()
           .setAuditRecord(AuditRecordResponse.newBuilder().setRevision(tx.index)).build();
       // Format 1 knows no batches: applied as no command, as a node that predates them applies it.
@@ -388,9 +390,10 @@ public final class LeaseCore {
   }
 
   /**
-   * Visits every lock-delay and timed ban in one consistent view, for a new leader that must lift
-   * them; returns the revision the view reflects. A lock-delay comes with its full delay (the
-   * leader gives it all of it again, as it gives every lease a full TTL); a timed ban with what
+   * Visits every lock-delay, transfer offer and timed ban in one consistent view, for a new leader
+   * that must lift them; returns the revision the view reflects. A lock-delay comes with its full
+   * delay and an offer with its full window (the leader gives them all of it again, as it gives
+   * every lease a full TTL); a timed ban with what
    * remains of it by the latest stamped time, at least 0 (so the leader lifts it no earlier than
    * the recorded end, as far as stamped time can tell).
    */

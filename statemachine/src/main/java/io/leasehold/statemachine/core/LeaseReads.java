@@ -13,6 +13,7 @@ import io.leasehold.proto.v1.StoredSession;
 import io.leasehold.proto.v1.ListRequest;
 import io.leasehold.proto.v1.ListResponse;
 import io.leasehold.proto.v1.StoredLockDelay;
+import io.leasehold.proto.v1.StoredOffer;
 import io.leasehold.statemachine.store.KvStore;
 import io.leasehold.statemachine.store.ReadView;
 import io.leasehold.statemachine.store.StoreException;
@@ -179,6 +180,13 @@ final class LeaseReads {
         StoredLockDelay bar = LockDelays.decode(value);
         long hold = Math.max(bar.getDelayMicros(), bar.getUntilMicros() - stamped);
         visitor.accept(TimedBar.set(TimedBar.Kind.LOCK_DELAY, new String(key, StandardCharsets.UTF_8), bar.getRevision(), hold));
+        return true;
+      });
+      view.scan(Space.OFFERS, new byte[0], new byte[0], (key, value) -> {
+        // An offer gets its whole acceptance window again, as a lock-delay gets its whole delay.
+        StoredOffer offer = Offers.parse(value);
+        visitor.accept(TimedBar.set(TimedBar.Kind.OFFER, new String(key, StandardCharsets.UTF_8), offer.getRevision(),
+            offer.getWithinMicros()));
         return true;
       });
       view.scan(Space.BANS, new byte[0], new byte[0], (key, value) -> {

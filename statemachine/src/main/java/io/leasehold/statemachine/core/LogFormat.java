@@ -17,7 +17,7 @@ import io.leasehold.proto.v1.LogCommand;
  *   <li>3: as 2, and an entry may carry roles and grants, the audit history's records, and the
  *       identity of the caller, which limits a lease command to the caller's own leases.</li>
  *   <li>4: as 3, and an entry may carry sessions (CreateSession, KeepAlive, CloseSession, an
- *       Acquire naming a session, an Expire of sessions) and transfers; the leases are indexed by
+ *       Acquire naming a session, an Expire of sessions) and transfers, offered and accepted; the leases are indexed by
  *       holder in the store from the entry that raises the format on.</li>
  * </ul>
  */
@@ -40,7 +40,7 @@ public final class LogFormat {
   public static int needed(LogCommand c) {
     return switch (c.getCommandCase()) {
       case ADD_ROLE, REMOVE_ROLE, GRANT_ROLE, REVOKE_ROLE, BOOTSTRAP_ADMIN, AUDIT_RECORD -> AUTH;
-      case CREATE_SESSION, KEEP_ALIVE, CLOSE_SESSION, TRANSFER -> SESSIONS;
+      case CREATE_SESSION, KEEP_ALIVE, CLOSE_SESSION, TRANSFER, ACCEPT_TRANSFER, WITHDRAW_OFFERS -> SESSIONS;
       case ACQUIRE -> c.getAcquire().getSession() != 0 ? SESSIONS : FIRST;
       case EXPIRE -> c.getExpire().getSessionsCount() > 0 ? SESSIONS : FIRST;
       default -> FIRST;
@@ -57,7 +57,7 @@ public final class LogFormat {
    */
   public static boolean batchable(LogCommand command) {
     return switch (command.getCommandCase()) {
-      case ACQUIRE, RENEW, RELEASE, UPDATE, CREATE_SESSION, KEEP_ALIVE, CLOSE_SESSION, TRANSFER -> true;
+      case ACQUIRE, RENEW, RELEASE, UPDATE, CREATE_SESSION, KEEP_ALIVE, CLOSE_SESSION, TRANSFER, ACCEPT_TRANSFER -> true;
       default -> false;
     };
   }

@@ -102,7 +102,8 @@ final class SessionCommands {
       reply.addResults(result.setOutcome(Outcome.RENEWED)
           .setTtl(Times.duration(renewed.getTtlMicros()))
           .setExpiresAt(Times.timestamp(LeaseViews.expiresAtMicros(renewed)))
-          .setLeases(state.sessions.attachedTo(id)));
+          .setLeases(state.sessions.attachedTo(id))
+          .setLeasesEnded(renewed.getLeasesEnded()));
     }
     if (shortestHeartbeat != Long.MAX_VALUE) {
       reply.setHeartbeatInterval(Times.duration(shortestHeartbeat));

@@ -5,6 +5,7 @@ import io.leasehold.proto.v1.HistoryRecord;
 import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.proto.v1.RejectReason;
 import io.leasehold.proto.v1.StoredLockDelay;
+import io.leasehold.proto.v1.StoredOffer;
 import io.leasehold.proto.v1.StoredRequest;
 import io.leasehold.proto.v1.StoredSession;
 import io.leasehold.statemachine.store.Change;
@@ -42,6 +43,7 @@ final class Tx {
   /** Changes outside the lease, lock-delay and history spaces (event compaction, policies, bans). */
   final List<Change> extra = new ArrayList<>();
   private final Map<String, Optional<StoredLockDelay>> lockDelays = new LinkedHashMap<>();
+  private final Map<String, Optional<StoredOffer>> offers = new LinkedHashMap<>(0);
   /** Lock-delays and timed bans set or removed by this entry, for the leader that lifts them. */
   final List<TimedBar> bars = new ArrayList<>(0);
   private final Map<String, LeaseHistory.Pending> nameHistory = new LinkedHashMap<>();
@@ -126,6 +128,13 @@ final class Tx {
    */
   void end(String name, LeaseRecord ended, LeaseEvent.Type type, String message) {
     writes.put(name, Optional.empty());
+    removeOffer(name);  // an offer stands only on the lease it was made on
+    if (ended.getSession() != 0 && type != LeaseEvent.Type.SESSION_EXPIRED && type != LeaseEvent.Type.SESSION_CLOSED) {
+      // Counted for the session's client, which learns of it from its next keep-alive. Not a
+      // keep-alive itself: the leader's deadline for the session stays as it is.
+      session(ended.getSession()).ifPresent(s -> sessionWrites.put(ended.getSession(),
+          Optional.of(s.toBuilder().setLeasesEnded(s.getLeasesEnded() + 1).build())));
+    }
     event(type, name, ended, message);
     PolicyTerms p = state.policies.forName(name);
     if (type.setsLockDelay() && p.lockDelayMicros() > 0) {
@@ -155,6 +164,26 @@ final class Tx {
         .add(record, p.historyLimit());
     holderHistory.computeIfAbsent(ended.getHolder(), h -> new LeaseHistory.Pending(state.history.bounds(Space.HOLDER_HISTORY, h)))
         .add(record, state.policies.defaults().historyLimit());
+  }
+
+  /** The transfer offered on {@code name}, as this entry left it so far. */
+  Optional<StoredOffer> offer(String name) {
+    Optional<StoredOffer> written = offers.get(name);
+    return written != null ? written : state.offers.get(name);
+  }
+
+  /** Offers a transfer of {@code name}, replacing any earlier offer; the leader withdraws it when {@code within} has passed. */
+  void putOffer(String name, StoredOffer offer) {
+    offers.put(name, Optional.of(offer));
+    bars.add(TimedBar.set(TimedBar.Kind.OFFER, name, offer.getRevision(), offer.getWithinMicros()));
+  }
+
+  /** The offer on {@code name}, if any, is gone (accepted, withdrawn, or its lease ended). */
+  void removeOffer(String name) {
+    if (offer(name).isPresent()) {
+      offers.put(name, Optional.empty());
+      bars.add(TimedBar.removed(TimedBar.Kind.OFFER, name));
+    }
   }
 
   /** The lock-delay on {@code name} as this entry left it so far. */
@@ -256,6 +285,9 @@ final class Tx {
         changes.add(Change.put(Space.EVENTS, Events.key(index, firstSequence + kept++), Events.encode(e, lease)));
       }
     }
+    offers.forEach((name, offer) -> changes.add(offer.isPresent()
+        ? Change.put(Space.OFFERS, LeaseCore.utf8(name), offer.get().toByteArray())
+        : Change.delete(Space.OFFERS, LeaseCore.utf8(name))));
     lockDelays.forEach((name, bar) -> changes.add(bar.isPresent()
         ? Change.put(Space.LOCK_DELAYS, LeaseCore.utf8(name), LockDelays.encode(bar.get()))
         : Change.delete(Space.LOCK_DELAYS, LeaseCore.utf8(name))));
@@ -308,6 +340,13 @@ final class Tx {
         state.sessions.put(id, session.get());
       } else {
         state.sessions.remove(id);
+      }
+    });
+    offers.forEach((name, offer) -> {
+      if (offer.isPresent()) {
+        state.offers.put(name, offer.get());
+      } else {
+        state.offers.remove(name);
       }
     });
     lockDelays.forEach((name, bar) -> {

@@ -1,6 +1,7 @@
 package io.leasehold.statemachine.core;
 
 import com.google.protobuf.Duration;
+import io.leasehold.proto.v1.AcceptTransferRequest;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.Attributes;
 import io.leasehold.proto.v1.CloseSessionRequest;
@@ -94,6 +95,22 @@ public final class Validation {
     }
     if (r.hasAttributes()) {
       attributes("attributes", r.getAttributes());
+    }
+    if (r.hasAcceptWithin()) {
+      positiveDuration("accept_within", r.getAcceptWithin());
+      if (Times.micros(r.getAcceptWithin()) > Times.micros(Limits.MAX_POLICY_DURATION)) {
+        throw new InvalidArgumentException("accept_within", "must be at most " + Limits.MAX_POLICY_DURATION.toDays() + " days");
+      }
+    }
+  }
+
+  public static void acceptTransfer(AcceptTransferRequest r) {
+    name("name", r.getName());
+    if (r.getOffer() <= 0) {
+      throw new InvalidArgumentException("offer", "must be the offer's id (positive), got " + r.getOffer());
+    }
+    if (!r.getHolder().isEmpty()) {
+      holder("holder", r.getHolder());
     }
   }
 

@@ -35,7 +35,9 @@ public enum Space {
    * (holder, 0x00, name) to nothing: the live leases by holder, for List by holder. Written from
    * log format 4 on; the entry that raises the format to 4 fills it with the leases live then.
    */
-  HOLDER_LEASES(14, "holder_leases");
+  HOLDER_LEASES(14, "holder_leases"),
+  /** Lease name (UTF-8) to {@code StoredOffer}: transfers offered and not yet accepted (log format 4 on). */
+  OFFERS(15, "offers");
 
   private final int id;
   private final String columnFamily;

@@ -251,7 +251,7 @@ public abstract class EventHistoryContract extends CoreFixture {
     RandomWorkload w = new RandomWorkload(99);
     long kept = 0;
     int compactions = 0;
-    for (int i = 0; i < 300; i++) {
+    for (int i = 0; i < 800; i++) {
       RandomWorkload.Step s = w.next();
       ApplyResult r = core.apply(s.term(), s.index(), s.command());
       w.observe(r);

@@ -58,6 +58,9 @@ public final class RandomWorkload {
   private final java.util.Map<Long, Long> sessionRenewals = new java.util.HashMap<>();
   private final List<Long> sessionsSeen = new ArrayList<>();
   private boolean formatRaised;
+  /** Offered transfers: name to (offer revision, holder offered to), as the results reported them. */
+  private final TreeMap<String, Long> offers = new TreeMap<>();
+  private final java.util.Map<String, String> offeredTo = new java.util.HashMap<>();
   private final TreeMap<String, LeaseRecord> live = new TreeMap<>();
   private final List<Long> issued = new ArrayList<>();
   private long term = 1;
@@ -114,8 +117,12 @@ public final class RandomWorkload {
     if (result.reply().hasBan()) {
       banRevisions.put(result.reply().getBan().getBan().getHolder(), result.reply().getBan().getRevision());
     }
+    if (result.reply().hasTransfer() && result.reply().getTransfer().getOffer() != 0) {
+      // The holder it was offered to: known from the command, kept by name with the offer.
+      offeredTo.put(lastOfferName, lastOfferTo);
+    }
     for (TimedBar b : result.bars()) {
-      TreeMap<String, Long> bars = b.kind() == TimedBar.Kind.LOCK_DELAY ? barred : timedBans;
+      TreeMap<String, Long> bars = b.kind() == TimedBar.Kind.LOCK_DELAY ? barred : b.kind() == TimedBar.Kind.OFFER ? offers : timedBans;
       if (b.removed()) {
         bars.remove(b.key());
       } else {
@@ -151,6 +158,9 @@ public final class RandomWorkload {
     if (!formatRaised && index > 20 && sessionRnd.nextInt(20) == 0) {
       formatRaised = true;
       return LogCommand.newBuilder().setSetLogFormat(io.leasehold.proto.v1.SetLogFormat.newBuilder().setFormat(LogFormat.SESSIONS));
+    }
+    if (!offers.isEmpty() && sessionRnd.nextInt(100) < 25) {
+      return offerCommand();
     }
     if (sessionRnd.nextInt(100) < 15) {
       return sessionCommand();
@@ -251,9 +261,31 @@ public final class RandomWorkload {
         Long id = sessionHolders.keySet().stream().skip(sessionRnd.nextInt(sessionHolders.size())).findFirst().orElseThrow();
         t.setToHolder(sessionHolders.get(id)).setSession(id);
       }
+      if (sessionRnd.nextInt(3) == 0) {
+        t.setAcceptWithin(Duration.newBuilder().setSeconds(1 + sessionRnd.nextInt(20)));
+        lastOfferName = name;
+        lastOfferTo = t.getToHolder();
+      }
       c.setTransfer(t);
     }
     return c;
+  }
+
+  private String lastOfferName = "";
+  private String lastOfferTo = "";
+
+  /** An offer taken up (mostly by the holder it was made to), or withdrawn by the leader (mostly the current one). */
+  private LogCommand.Builder offerCommand() {
+    List<String> names = new ArrayList<>(offers.keySet());
+    String name = names.get(sessionRnd.nextInt(names.size()));
+    long revision = offers.get(name) - (sessionRnd.nextInt(6) == 0 ? 1 : 0);
+    if (sessionRnd.nextInt(10) < 7) {
+      String holder = sessionRnd.nextInt(5) == 0 ? HOLDERS[sessionRnd.nextInt(HOLDERS.length)] : offeredTo.getOrDefault(name, "");
+      return LogCommand.newBuilder().setAcceptTransfer(io.leasehold.proto.v1.AcceptTransferRequest.newBuilder()
+          .setName(name).setOffer(revision).setHolder(holder));
+    }
+    return LogCommand.newBuilder().setWithdrawOffers(io.leasehold.proto.v1.WithdrawOffers.newBuilder()
+        .addItems(io.leasehold.proto.v1.WithdrawOfferItem.newBuilder().setName(name).setRevision(revision)));
   }
 
   /** Mostly a live session with leases attached, if there is one. */

@@ -80,6 +80,9 @@ class ReplicaDeterminismTest {
     int sessionsExpired;
     int sessionLeasesEnded;
     int transfers;
+    int offered;
+    int accepted;
+    int withdrawn;
 
     void count(Outcome o) {
       outcomes.merge(o, 1, Integer::sum);
@@ -153,15 +156,17 @@ class ReplicaDeterminismTest {
           + " lockDelaysLifted=" + tally.lockDelaysLifted + " lockDelaySkipped=" + tally.lockDelaySkipped
           + " sessionsCreated=" + tally.sessionsCreated + " keepAlivesRenewed=" + tally.keepAlivesRenewed
           + " sessionsClosed=" + tally.sessionsClosed + " sessionsExpired=" + tally.sessionsExpired
-          + " sessionLeasesEnded=" + tally.sessionLeasesEnded + " transfers=" + tally.transfers;
+          + " sessionLeasesEnded=" + tally.sessionLeasesEnded + " transfers=" + tally.transfers
+          + " offered=" + tally.offered + " accepted=" + tally.accepted + " withdrawn=" + tally.withdrawn;
       assertTrue(tally.of(Outcome.GRANTED) >= 100, summary);
       assertTrue(tally.of(Outcome.CONFLICT) >= 10, summary);
       assertTrue(tally.of(Outcome.REJECTED) >= 5, summary);
       // About half the renewals and releases use the current token (a few are never-issued, the rest
       // stale, more of them since operators end leases too); some of those the policy then refuses.
       assertTrue(tally.of(Outcome.RENEWED) + tally.renewRejected >= 0.35 * tally.renewItems, summary);
-      // (Timed bans now hold until the leader's lift, so a few more releases meet ended leases.)
-      assertTrue(tally.of(Outcome.RELEASED) >= 0.35 * tally.releases, summary);
+      // (Timed bans now hold until the leader's lift, and transfers and sessions' ends also end
+      // leases, so a few more releases meet ended leases.)
+      assertTrue(tally.of(Outcome.RELEASED) >= 0.3 * tally.releases, summary);
       assertTrue(tally.of(Outcome.UPDATED) >= 30, summary);
       assertTrue(tally.of(Outcome.NOT_HELD) >= 50, summary);
       assertTrue(tally.expired >= 50 && tally.expireSkipped >= 50, summary);
@@ -175,9 +180,10 @@ class ReplicaDeterminismTest {
       // Lock-delays end only by the leader's lift (or never): both lifts and refused stale lifts happen.
       assertTrue(tally.lockDelaysLifted >= 5 && tally.lockDelaySkipped >= 3, summary);
       // Sessions and transfers: created, kept alive, ended both ways with leases attached, and handed over.
-      assertTrue(tally.sessionsCreated >= 10 && tally.keepAlivesRenewed >= 10, summary);
+      assertTrue(tally.sessionsCreated >= 10 && tally.keepAlivesRenewed >= 5, summary);
       assertTrue(tally.sessionsClosed >= 3 && tally.sessionsExpired >= 3 && tally.sessionLeasesEnded >= 3, summary);
       assertTrue(tally.transfers >= 3 && tally.rejections.getOrDefault(io.leasehold.proto.v1.RejectReason.NO_SESSION, 0) >= 1, summary);
+      assertTrue(tally.offered >= 3 && tally.accepted + tally.withdrawn >= 1, summary);
     } finally {
       stores.forEach(KvStore::close);
     }
@@ -259,7 +265,19 @@ class ReplicaDeterminismTest {
           tally.sessionLeasesEnded += (int) reply.getCloseSession().getLeasesEnded();
         }
       }
+      case ACCEPT_TRANSFER -> {
+        if (reply.getAcceptTransfer().getOutcome() == Outcome.TRANSFERRED) {
+          tally.accepted++;
+          assertEquals(grantToken, reply.getAcceptTransfer().getLease().getToken());
+          assertTrue(grantToken > lastGrant);
+          return grantToken;
+        }
+      }
+      case WITHDRAW_OFFERS -> tally.withdrawn += reply.getWithdrawOffers().getWithdrawn();
       case TRANSFER -> {
+        if (reply.getTransfer().getOutcome() == Outcome.OFFERED) {
+          tally.offered++;
+        }
         tally.count(reply.getTransfer().getOutcome());
         if (reply.getTransfer().hasRejection()) {
           tally.rejections.merge(reply.getTransfer().getRejection().getReason(), 1, Integer::sum);

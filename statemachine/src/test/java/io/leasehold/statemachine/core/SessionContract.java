@@ -21,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.proto.v1.AcceptTransferRequest;
 import io.leasehold.proto.v1.CommandBatch;
 import io.leasehold.proto.v1.EndedLease;
 import io.leasehold.proto.v1.Event;
@@ -35,6 +36,8 @@ import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RejectReason;
 import io.leasehold.proto.v1.Session;
 import io.leasehold.proto.v1.TransferResponse;
+import io.leasehold.proto.v1.WithdrawOfferItem;
+import io.leasehold.proto.v1.WithdrawOffers;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -140,6 +143,22 @@ public abstract class SessionContract extends CoreFixture {
         core.getSession(GetSessionRequest.newBuilder().setSession(s).build(), T0).getLeasesList());
   }
 
+  /**
+   * Found by the session fault workload: a lease attached late in the session's TTL was counted
+   * valid by its client for a whole TTL from the Acquire, but the session expired sooner.
+   */
+  @Test
+  void attachingALeaseKeepsTheSessionAlive() throws IOException {
+    long s = newSession("alice", 10);
+    long created = index;
+    ApplyResult r = next(acquireIn("lock/a", "alice", s), 8);
+    assertEquals(List.of(s), r.sessions().stream().map(SessionChange::id).collect(Collectors.toList()));
+    assertEquals(index, session(s).getLastRenewRevision());
+    assertEquals(Cmds.at(T0 + 18 * SECOND), r.reply().getAcquire().getLease().getExpiresAt());
+    assertEquals(1, next(expireSession(s, created), 12).reply().getExpire().getSessionsSkipped(),
+        "the ticker's view from before the acquisition is stale");
+  }
+
   @Test
   void aSessionThatIsNotLiveOrNotTheHoldersIsRejected() throws IOException {
     long s = newSession("alice", 10);
@@ -219,7 +238,7 @@ public abstract class SessionContract extends CoreFixture {
     long created = index;
     granted(next(acquireIn("lock/a", "alice", s)));
     next(keepAlive(s), 5);
-    ApplyResult stale = next(expireSession(s, created), 12);
+    ApplyResult stale = next(expireSession(s, created + 1), 12);
     assertEquals(1, stale.reply().getExpire().getSessionsSkipped(), "a keep-alive after the ticker's view wins");
     assertTrue(stale.events().isEmpty());
 
@@ -246,6 +265,20 @@ public abstract class SessionContract extends CoreFixture {
     ApplyResult r = next(expire("lock/a", a.getToken(), a.getLastRenewRevision()), 60);
     assertEquals(1, r.reply().getExpire().getSkipped());
     assertTrue(record("lock/a").isPresent());
+  }
+
+  @Test
+  void aKeepAliveCountsTheAttachedLeasesThatEndedSoItsClientChecksThem() throws IOException {
+    long s = newSession("alice", 10);
+    Lease a = granted(next(acquireIn("lock/a", "alice", s))).getLease();
+    granted(next(acquireIn("lock/b", "alice", s)));
+    long renewedAt = session(s).getLastRenewRevision();
+    ApplyResult revoked = next(Cmds.revoke("lock/a", a.getToken(), "operator"));
+    assertTrue(revoked.sessions().isEmpty(), "an ending is no keep-alive: the leader's deadline stays");
+    assertEquals(renewedAt, session(s).getLastRenewRevision());
+    KeepAliveResult k = next(keepAlive(s)).reply().getKeepAlive().getResults(0);
+    assertEquals(1, k.getLeasesEnded());
+    assertEquals(1, k.getLeases());
   }
 
   @Test
@@ -294,7 +327,7 @@ public abstract class SessionContract extends CoreFixture {
     assertEquals(index * 256, replies.getReplies(0).getAcquire().getLease().getToken());
     assertEquals(1, replies.getReplies(1).getKeepAlive().getResults(0).getLeases());
     assertEquals(index * 256 + 2, replies.getReplies(2).getCreateSession().getSession().getId());
-    assertEquals(2, r.sessions().size(), "the keep-alive and the new session; an acquisition changes no session");
+    assertEquals(3, r.sessions().size(), "the attachment's keep-alive, the keep-alive and the new session");
   }
 
   // ---- transfers ----
@@ -377,6 +410,81 @@ public abstract class SessionContract extends CoreFixture {
     assertEquals(0, moved.getSession());
     assertEquals(0, next(closeSession(s)).reply().getCloseSession().getLeasesEnded());
     assertEquals("bob", held("lock/a").getHolder());
+  }
+
+  // ---- offered transfers ----
+
+  private LogCommand.Builder offer(String name, long token, String to, long withinSeconds) {
+    LogCommand.Builder c = transfer(name, token, to);
+    c.getTransferBuilder().setAcceptWithin(secs(withinSeconds));
+    return c;
+  }
+
+  private static LogCommand.Builder accept(String name, long offer, String holder) {
+    return LogCommand.newBuilder().setAcceptTransfer(AcceptTransferRequest.newBuilder().setName(name).setOffer(offer).setHolder(holder));
+  }
+
+  @Test
+  void anOfferedTransferLeavesTheLeaseWhereItIsUntilTheNewHolderAccepts() throws IOException {
+    Lease a = granted(next(acquire("lock/a", "alice"))).getLease();
+    ApplyResult offered = next(offer("lock/a", a.getToken(), "bob", 30));
+    assertEquals(Outcome.OFFERED, offered.reply().getTransfer().getOutcome());
+    long offerId = offered.reply().getTransfer().getOffer();
+    assertEquals(index, offerId);
+    assertEquals(List.of(new TimedBar(TimedBar.Kind.OFFER, "lock/a", offerId, 30 * SECOND, false)), offered.bars());
+    assertTrue(offered.events().isEmpty(), "nothing changes hands yet");
+    assertEquals(Outcome.RENEWED, next(renew("lock/a", a.getToken())).reply().getRenew().getResults(0).getOutcome());
+
+    assertEquals("holder", invalidOrRefused(next(accept("lock/a", offerId, "carol"))));
+    assertEquals(Outcome.NOT_HELD, next(accept("lock/a", offerId + 1, "bob")).reply().getAcceptTransfer().getOutcome());
+    ApplyResult accepted = next(accept("lock/a", offerId, "bob"));
+    TransferResponse t = accepted.reply().getAcceptTransfer();
+    assertEquals(Outcome.TRANSFERRED, t.getOutcome());
+    assertEquals(token(index), t.getLease().getToken());
+    assertEquals(List.of("TRANSFERRED@" + index + ":lock/a", "ACQUIRED@" + index + ":lock/a"), describe(accepted.events()));
+    assertEquals(List.of(TimedBar.removed(TimedBar.Kind.OFFER, "lock/a")), accepted.bars());
+    assertEquals(Outcome.NOT_HELD, next(accept("lock/a", offerId, "bob")).reply().getAcceptTransfer().getOutcome(),
+        "an offer is taken up once");
+  }
+
+  @Test
+  void anOfferEndsWithItsLeaseOrWhenTheLeaderWithdrawsIt() throws IOException {
+    Lease a = granted(next(acquire("lock/a", "alice"))).getLease();
+    long first = next(offer("lock/a", a.getToken(), "bob", 30)).reply().getTransfer().getOffer();
+    long second = next(offer("lock/a", a.getToken(), "carol", 30)).reply().getTransfer().getOffer();
+    assertEquals(Outcome.NOT_HELD, next(accept("lock/a", first, "bob")).reply().getAcceptTransfer().getOutcome(),
+        "a later offer replaces an earlier one");
+    var stale = next(LogCommand.newBuilder().setWithdrawOffers(WithdrawOffers.newBuilder()
+        .addItems(WithdrawOfferItem.newBuilder().setName("lock/a").setRevision(first)))).reply().getWithdrawOffers();
+    assertEquals(1, stale.getSkipped(), "the leader's lift of the replaced offer changes nothing");
+    var withdrawn = next(LogCommand.newBuilder().setWithdrawOffers(WithdrawOffers.newBuilder()
+        .addItems(WithdrawOfferItem.newBuilder().setName("lock/a").setRevision(second)))).reply().getWithdrawOffers();
+    assertEquals(1, withdrawn.getWithdrawn());
+    assertEquals(Outcome.NOT_HELD, next(accept("lock/a", second, "carol")).reply().getAcceptTransfer().getOutcome());
+
+    long third = next(offer("lock/a", a.getToken(), "bob", 30)).reply().getTransfer().getOffer();
+    ApplyResult released = next(release("lock/a", a.getToken()));
+    assertTrue(released.bars().contains(TimedBar.removed(TimedBar.Kind.OFFER, "lock/a")), "the lease's end withdraws its offer");
+    granted(next(acquire("lock/a", "dave")));
+    assertEquals(Outcome.NOT_HELD, next(accept("lock/a", third, "bob")).reply().getAcceptTransfer().getOutcome());
+    assertEquals("dave", held("lock/a").getHolder());
+  }
+
+  @Test
+  void anOfferTheNewHolderCouldNotTakeIsRefusedAtOnceAndAgainAtAcceptance() throws IOException {
+    Lease a = granted(next(acquire("lock/a", "alice"))).getLease();
+    next(ban("mallory", "abuse"));
+    assertEquals(RejectReason.BANNED, next(offer("lock/a", a.getToken(), "mallory", 30)).reply().getTransfer().getRejection().getReason());
+    long offerId = next(offer("lock/a", a.getToken(), "bob", 30)).reply().getTransfer().getOffer();
+    next(ban("bob", "abuse"));
+    TransferResponse late = next(accept("lock/a", offerId, "bob")).reply().getAcceptTransfer();
+    assertEquals(RejectReason.BANNED, late.getRejection().getReason());
+    assertEquals("alice", held("lock/a").getHolder());
+  }
+
+  private String invalidOrRefused(ApplyResult r) {
+    assertTrue(r.reply().hasRefused(), () -> "expected a refusal, got " + r.reply());
+    return r.reply().getRefused().getField();
   }
 
   // ---- reads ----

@@ -28,6 +28,9 @@ final class AcquireReleaseCommand extends BenchBase {
       description = "TTL of each lease (default: ${DEFAULT-VALUE}).")
   Duration ttl;
 
+  @Option(names = "--transfer", description = "Hand each lease to another holder between the acquisition and the release (three writes a cycle).")
+  boolean transfer;
+
   @Override
   public Integer call() throws Exception {
     positive("--clients", clients);
@@ -46,7 +49,7 @@ final class AcquireReleaseCommand extends BenchBase {
     });
     try {
       AcquireRelease.Settings s = new AcquireRelease.Settings(clients, options.warmup, options.duration,
-          rate == null ? OptionalDouble.empty() : OptionalDouble.of(rate), options.prefix);
+          rate == null ? OptionalDouble.empty() : OptionalDouble.of(rate), options.prefix, transfer);
       BenchReport report = AcquireRelease.run("leasehold", LeaseholdTargets.acquireRelease(sdk, ttl), s, stats(endpoints), trampoline,
           progress("acquire-release"));
       return print(report.setting("connections", connections).setting("ttl_s", ttl.toSeconds()));

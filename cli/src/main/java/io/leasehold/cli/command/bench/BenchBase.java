@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine;
 
 /**
@@ -74,6 +75,10 @@ abstract class BenchBase implements Callable<Integer> {
    * cluster that authenticates, the caller's identity instead: it may hold leases as itself only).
    */
   LeaseholdClient client(List<String> endpoints, String holder) {
+    return client(endpoints, holder, UnaryOperator.identity());
+  }
+
+  LeaseholdClient client(List<String> endpoints, String holder, UnaryOperator<LeaseholdClientBuilder> tweak) {
     Duration timeout = globals().timeout();
     LeaseholdClientBuilder b = globals().tls().configure(LeaseholdClient.builder()).endpoints(endpoints).requestTimeout(timeout)
         .attemptTimeout(timeout.compareTo(Duration.ofSeconds(5)) < 0 ? timeout : Duration.ofSeconds(5));
@@ -84,17 +89,21 @@ abstract class BenchBase implements Callable<Integer> {
         identity = me.authenticationEnabled() ? me.identity() : "";
       }
     }
-    return b.holder(identity.isEmpty() ? holder : identity).build();
+    return tweak.apply(b.holder(identity.isEmpty() ? holder : identity)).build();
   }
 
   /** Who the cluster takes the bench to be: "" when it does not authenticate; null until asked. */
   private String identity;
 
   List<LeaseholdClient> clients(List<String> endpoints, int n) {
+    return clients(endpoints, n, UnaryOperator.identity());
+  }
+
+  List<LeaseholdClient> clients(List<String> endpoints, int n, UnaryOperator<LeaseholdClientBuilder> tweak) {
     List<LeaseholdClient> clients = new ArrayList<>();
     String run = Long.toString(System.currentTimeMillis(), 36);
     for (int i = 0; i < n; i++) {
-      clients.add(client(endpoints, "bench-" + run + "-" + i));
+      clients.add(client(endpoints, "bench-" + run + "-" + i, tweak));
     }
     return clients;
   }

@@ -15,7 +15,8 @@ import picocli.CommandLine.Option;
         "--clients SDK clients acquire --leases leases between them and keep them alive at the "
         + "SDK's own interval for --duration. Reports renewals/s, false expiries (leases that ended "
         + "while their client kept them alive: exit code 1 if any), and each node's cores and "
-        + "memory."})
+        + "memory. With --sessions each client attaches its leases to its session (one keep-alive item "
+        + "a heartbeat per client, whatever its leases) instead of renewing each lease."})
 final class RenewCommand extends BenchBase {
   @Option(names = "--clients", defaultValue = "10", paramLabel = "N", description = "SDK clients (default: ${DEFAULT-VALUE}).")
   int clients;
@@ -27,6 +28,9 @@ final class RenewCommand extends BenchBase {
       description = "TTL of each lease (default: ${DEFAULT-VALUE}).")
   Duration ttl;
 
+  @Option(names = "--sessions", description = "Attach each client's leases to its session, of --ttl, instead of giving each its own TTL.")
+  boolean sessions;
+
   @Override
   public Integer call() throws Exception {
     positive("--clients", clients);
@@ -36,13 +40,14 @@ final class RenewCommand extends BenchBase {
       throw usage("--connections: not used by renew (each of --clients is an SDK client)");
     }
     List<String> endpoints = endpoints();
-    List<LeaseholdClient> sdk = clients(endpoints, clients);
+    List<LeaseholdClient> sdk = sessions ? clients(endpoints, clients, b -> b.sessionTtl(ttl)) : clients(endpoints, clients);
     try {
       // The warm-up is the settling time after the leases are in, at least half a TTL: the SDK
       // renews at a third of it, so every lease has been renewed by then.
       Duration settle = options.warmup.compareTo(ttl.dividedBy(2)) < 0 ? ttl.dividedBy(2) : options.warmup;
       Renew.Settings s = new Renew.Settings(clients, leases, ttl, settle, options.duration, options.prefix);
-      return print(Renew.run("leasehold", LeaseholdTargets.renew(sdk, ttl), s, stats(endpoints), progress("renew")));
+      Renew.Target target = sessions ? LeaseholdTargets.renewInSessions(sdk) : LeaseholdTargets.renew(sdk, ttl);
+      return print(Renew.run("leasehold", target, s, stats(endpoints), progress("renew")));
     } finally {
       closeAll(sdk);
     }

@@ -1,8 +1,13 @@
 package io.leasehold.cli.command.lease;
 
+import io.leasehold.cli.Await;
 import io.leasehold.cli.CliFailure;
 import io.leasehold.cli.ClientCommand;
+import io.leasehold.cli.DurationConverter;
+import io.leasehold.cli.Human;
+import io.leasehold.cli.Json;
 import io.leasehold.cli.Output;
+import io.leasehold.cli.Table;
 import io.leasehold.cli.view.LeaseView;
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.LeaseholdClient;
@@ -18,7 +23,8 @@ import picocli.CommandLine.Parameters;
         "One replicated step ends the lease (reason TRANSFERRED) and grants --to a new lease with a new, larger",
         " fencing token; the old token is refused from then on. Without --token, the lease holding the name now.",
         "Prints the new lease. Exits 1 if no lease (with --token: no lease with that token) holds the name, or if",
-        " the namespace's policy refuses the new holder.", ""})
+        " the namespace's policy refuses the new holder. With --accept-within it only offers the lease: it prints the",
+        " offer's id for 'lease accept', and the cluster withdraws the offer if it is not accepted in time.", ""})
 public final class LeaseTransferCommand extends ClientCommand {
   @Parameters(paramLabel = "NAME", description = "The leased name.")
   String name;
@@ -30,8 +36,13 @@ public final class LeaseTransferCommand extends ClientCommand {
       description = "Only the lease with this token (default: whichever holds the name now).")
   long token;
 
-  @Option(names = "--ttl", paramLabel = "DURATION", description = "The new lease's TTL, e.g. 30s (default: the namespace's default TTL).")
+  @Option(names = "--ttl", converter = DurationConverter.class, paramLabel = "DURATION",
+      description = "The new lease's TTL, e.g. 30s (default: the namespace's default TTL).")
   Duration ttl;
+
+  @Option(names = "--accept-within", converter = DurationConverter.class, paramLabel = "DURATION",
+      description = "Only offer it: --to takes it with 'lease accept' within this long; the lease stays where it is meanwhile.")
+  Duration acceptWithin;
 
   @Override
   protected int run(LeaseholdClient client, Output out) {
@@ -47,6 +58,16 @@ public final class LeaseTransferCommand extends ClientCommand {
           .orElseThrow(() -> CliFailure.failed(name + " is not held (see 'leasehold lease history " + name + "')")).token();
     }
     long from = current;
+    if (acceptWithin != null) {
+      if (ttl != null) {
+        throw usage("--ttl: not with --accept-within (the new lease gets the namespace's default TTL)");
+      }
+      long offer = Await.of(client.offer(name, current, to, acceptWithin))
+          .orElseThrow(() -> CliFailure.failed(name + ": no lease with token " + from + " is held (expired, released or superseded)"));
+      out.print(Json.object("name", name, "token", from, "offeredTo", to, "offer", offer, "acceptWithinMs", acceptWithin.toMillis()),
+          Table.of("NAME", "TOKEN", "OFFERED TO", "OFFER", "ACCEPT WITHIN").row(name, from, to, offer, Human.duration(acceptWithin)));
+      return 0;
+    }
     LeaseInfo moved = client.blocking().transfer(name, current, to, Optional.ofNullable(ttl))
         .orElseThrow(() -> CliFailure.failed(name + ": no lease with token " + from + " is held (expired, released or superseded)"));
     out.print(LeaseView.json(moved), LeaseView.detail(moved));
