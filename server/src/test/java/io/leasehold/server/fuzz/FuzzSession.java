@@ -378,8 +378,16 @@ final class FuzzSession implements AutoCloseable {
       return true;
     }
     java.util.regex.Matcher m = HELD_BY_ANOTHER.matcher(d);
-    return m.matches() && m.group(2).equals(identity.name()) && !m.group(1).equals(identity.name());
+    if (m.matches() && m.group(2).equals(identity.name()) && !m.group(1).equals(identity.name())) {
+      return true;
+    }
+    java.util.regex.Matcher o = OFFERED_TO_ANOTHER.matcher(d);
+    return o.matches() && o.group(2).equals(identity.name()) && !o.group(1).equals(identity.name());
   }
+
+  /** The core's refusal of an acceptance by an identity the transfer was not offered to. */
+  private static final java.util.regex.Pattern OFFERED_TO_ANOTHER =
+      java.util.regex.Pattern.compile("holder: the transfer of .* was offered to (.*), not to (.*)", java.util.regex.Pattern.DOTALL);
 
   /** The core's refusal of a change to another identity's lease, after the field it concerns. */
   private static final java.util.regex.Pattern HELD_BY_ANOTHER =

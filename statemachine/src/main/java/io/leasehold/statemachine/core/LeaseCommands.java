@@ -202,8 +202,9 @@ final class LeaseCommands {
     }
     LeaseRecord held = current.get();
     if (!tx.caller.isEmpty() && !tx.caller.equals(held.getHolder()) && !admin.test(tx.caller, name)) {
+      // Only its holder, or an admin over the name, may hand it on.
       throw new RefusedException(RefusedException.Kind.PERMISSION_DENIED, "name", "lease " + name + " is held by "
-          + held.getHolder() + "; only its holder or an admin over the name may transfer it, not " + tx.caller);
+          + held.getHolder() + ", not by the caller " + tx.caller);
     }
     if (r.hasAcceptWithin()) {
       // Only offered: checked now as it will be at acceptance, so a hopeless offer is refused at once.
