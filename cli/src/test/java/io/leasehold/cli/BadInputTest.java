@@ -27,10 +27,10 @@ class BadInputTest {
 
   @Test
   void anUnknownCommandIsAUsageErrorWhateverFlagsFollowIt() {
-    Cli.Run r = run("session", "--help").failed(LeaseholdCommand.EXIT_USAGE, "unknown command 'session'");
+    Cli.Run r = run("sesion", "--help").failed(LeaseholdCommand.EXIT_USAGE, "unknown command 'sesion'");
     assertEquals("", r.out(), "no help printed");
-    run("session", "--version").failed(LeaseholdCommand.EXIT_USAGE, "unknown command 'session'");
-    run("--help", "session").failed(LeaseholdCommand.EXIT_USAGE, "unknown command 'session'");
+    run("sesion", "--version").failed(LeaseholdCommand.EXIT_USAGE, "unknown command 'sesion'");
+    run("--help", "sesion").failed(LeaseholdCommand.EXIT_USAGE, "unknown command 'sesion'");
     run("lease", "lsit", "--help").failed(LeaseholdCommand.EXIT_USAGE, "leasehold lease: unknown command 'lsit'");
     run("server", "extra", "--help").failed(LeaseholdCommand.EXIT_USAGE, "leasehold server: Unmatched argument");
     run("lease", "--help").ok();

@@ -178,7 +178,7 @@ class LeaseCommandsTest {
 
     JsonArray byName = run(cluster, "lease", "history", "rev/job", "-o", "json").ok().array();
     JsonObject ended = byName.get(0).getAsJsonObject();
-    assertEquals(List.of("name", "holder", "token", "ttlMs", "acquiredAt", "endedAt", "heldMs", "renewCount", "reason", "message", "revision"),
+    assertEquals(List.of("name", "holder", "token", "ttlMs", "acquiredAt", "endedAt", "heldMs", "renewCount", "reason", "message", "revision", "session"),
         List.copyOf(ended.keySet()));
     assertEquals("REVOKED", str(ended, "reason"));
     assertEquals("stuck for an hour", str(ended, "message"));
