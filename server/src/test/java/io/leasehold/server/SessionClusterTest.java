@@ -60,6 +60,13 @@ class SessionClusterTest {
     return leases.keepAlive(KeepAliveRequest.newBuilder().addSessions(session).build()).getResults(0);
   }
 
+  /** Waits until the leader's deadline for the session is at most {@code left} away. */
+  private static void awaitSessionLeft(LeaseholdNode leader, long session, Duration left) {
+    var scheduler = leader.diagnostics().ticker().scheduler();
+    await("session " + session + " within " + left + " of its deadline", left.plusSeconds(10),
+        () -> scheduler.sessionRemainingNanos(session, System.nanoTime()).orElse(Long.MAX_VALUE) <= left.toNanos());
+  }
+
   private static int live(LeaseholdNode node, String prefix) {
     int[] n = {0};
     node.stateMachine().core().forEachLease((name, lease) -> {
@@ -93,7 +100,8 @@ class SessionClusterTest {
       assertEquals(Outcome.RENEWED, k.getOutcome());
       assertEquals(1000, k.getLeases());
       keepAlives++;
-      Thread.sleep(ttlSeconds * 1000 / 3);
+      // The next keep-alive is due when a third of the TTL has gone by the leader's clock.
+      awaitSessionLeft(leader, session, Duration.ofSeconds(ttlSeconds).multipliedBy(2).dividedBy(3));
     }
     long entries = leader.division().getRaftLog().getLastCommittedIndex() - before;
     assertTrue(entries <= keepAlives + 2, entries + " entries for " + keepAlives + " keep-alives");
@@ -132,7 +140,7 @@ class SessionClusterTest {
     long session = createSession(leases, "runner-1", ttlSeconds);
     assertEquals(Outcome.GRANTED, leases.acquire(AcquireRequest.newBuilder().setName("lock/a").setHolder("runner-1")
         .setSession(session).build()).getOutcome());
-    Thread.sleep(ttlSeconds * 1000 / 2);  // half the TTL gone since the last keep-alive
+    awaitSessionLeft(leader, session, Duration.ofSeconds(ttlSeconds).dividedBy(2));  // half the TTL gone, by the leader's clock
     cluster.stopNode(leader.id());
     LeaseholdNode next = cluster.awaitLeader();
     long promotedAt = System.nanoTime();

@@ -44,6 +44,11 @@ final class ApplyAuthorization {
     return !view.hasUnrestrictedAdmin() || view.access(identity, "").onName(Permission.ADMIN, name);
   }
 
+  /** Whether the identity may act on every name as an admin (always, before any admin role exists). */
+  static boolean adminOverEverything(AccessView view, String identity) {
+    return !view.hasUnrestrictedAdmin() || view.access(identity, "").onEverything(Permission.ADMIN);
+  }
+
   private static void name(AccessView.Access access, Permission p, String field, String name) {
     if (!access.onName(p, name)) {
       throw denied(field, access.identity() + " holds no " + role(p) + " role over " + name + " at this entry's place in the log");

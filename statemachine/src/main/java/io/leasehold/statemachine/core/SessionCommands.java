@@ -11,7 +11,6 @@ import io.leasehold.proto.v1.KeepAliveRequest;
 import io.leasehold.proto.v1.KeepAliveResponse;
 import io.leasehold.proto.v1.KeepAliveResult;
 import io.leasehold.proto.v1.Outcome;
-import io.leasehold.proto.v1.Permission;
 import io.leasehold.proto.v1.Rejection;
 import io.leasehold.proto.v1.StoredSession;
 import java.util.Optional;
@@ -120,7 +119,7 @@ final class SessionCommands {
       return reply.setOutcome(Outcome.NOT_HELD).build();
     }
     if (!tx.caller.isEmpty() && !tx.caller.equals(current.get().getHolder())
-        && access.get().hasUnrestrictedAdmin() && !access.get().access(tx.caller, "").onEverything(Permission.ADMIN)) {
+        && !ApplyAuthorization.adminOverEverything(access.get(), tx.caller)) {
       throw new RefusedException(RefusedException.Kind.PERMISSION_DENIED, "session", "session " + r.getSession()
           + " belongs to " + current.get().getHolder() + "; only it or an admin over every name may close it");
     }

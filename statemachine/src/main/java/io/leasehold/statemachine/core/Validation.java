@@ -43,9 +43,7 @@ public final class Validation {
       attributes("attributes", r.getAttributes());
     }
     requestId("request_id", r.getRequestId());
-    if (r.getSession() < 0) {
-      throw new InvalidArgumentException("session", "must be a session id (positive), or 0 for none, got " + r.getSession());
-    }
+    optionalSession("session", r.getSession());
     if (r.getSession() != 0 && r.hasTtl()) {
       throw new InvalidArgumentException("ttl", "must be unset when the lease lives with a session (session " + r.getSession() + ")");
     }
@@ -74,6 +72,20 @@ public final class Validation {
     session("session", r.getSession());
   }
 
+  /** A session id, or 0 for none. */
+  static void optionalSession(String field, long id) {
+    if (id < 0) {
+      throw new InvalidArgumentException(field, "must be a session id (positive), or 0 for none, got " + id);
+    }
+  }
+
+  /** A page size: 0 for the server's maximum, else at most {@link Limits#MAX_LIST_LIMIT}. */
+  static void listLimit(String field, int limit) {
+    if (limit < 0 || limit > Limits.MAX_LIST_LIMIT) {
+      throw new InvalidArgumentException(field, "must be between 0 (server maximum) and " + Limits.MAX_LIST_LIMIT + ", got " + limit);
+    }
+  }
+
   public static void session(String field, long id) {
     if (id <= 0) {
       throw new InvalidArgumentException(field, "must be a session id (positive), got " + id);
@@ -87,9 +99,7 @@ public final class Validation {
     if (r.hasTtl()) {
       positiveDuration("ttl", r.getTtl());
     }
-    if (r.getSession() < 0) {
-      throw new InvalidArgumentException("session", "must be a session id (positive), or 0 for none, got " + r.getSession());
-    }
+    optionalSession("session", r.getSession());
     if (r.getSession() != 0 && r.hasTtl()) {
       throw new InvalidArgumentException("ttl", "must be unset when the new lease lives with a session (session " + r.getSession() + ")");
     }
@@ -116,18 +126,14 @@ public final class Validation {
 
   public static void getSession(GetSessionRequest r) {
     session("session", r.getSession());
-    if (r.getLimit() < 0 || r.getLimit() > Limits.MAX_LIST_LIMIT) {
-      throw new InvalidArgumentException("limit", "must be between 0 (server maximum) and " + Limits.MAX_LIST_LIMIT + ", got " + r.getLimit());
-    }
+    listLimit("limit", r.getLimit());
   }
 
   public static void listSessions(ListSessionsRequest r) {
     if (!r.getHolder().isEmpty()) {
       text("holder", r.getHolder(), Limits.MAX_HOLDER_BYTES);
     }
-    if (r.getLimit() < 0 || r.getLimit() > Limits.MAX_LIST_LIMIT) {
-      throw new InvalidArgumentException("limit", "must be between 0 (server maximum) and " + Limits.MAX_LIST_LIMIT + ", got " + r.getLimit());
-    }
+    listLimit("limit", r.getLimit());
     if (r.getStartAfter() < 0) {
       throw new InvalidArgumentException("start_after", "must be a session id or 0, got " + r.getStartAfter());
     }
@@ -213,9 +219,7 @@ public final class Validation {
   public static void list(ListRequest r) {
     text("prefix", r.getPrefix(), Limits.MAX_NAME_BYTES);
     text("start_after", r.getStartAfter(), Limits.MAX_NAME_BYTES);
-    if (r.getLimit() < 0 || r.getLimit() > Limits.MAX_LIST_LIMIT) {
-      throw new InvalidArgumentException("limit", "must be between 0 (server maximum) and " + Limits.MAX_LIST_LIMIT + ", got " + r.getLimit());
-    }
+    listLimit("limit", r.getLimit());
     if (!r.getHolder().isEmpty()) {
       text("holder", r.getHolder(), Limits.MAX_HOLDER_BYTES);
     }
