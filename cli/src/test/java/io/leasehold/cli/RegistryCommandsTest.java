@@ -77,6 +77,10 @@ class RegistryCommandsTest {
 
     JsonArray routes = run(cluster, "route", "list", "--prefix", "mailbox/", "-o", "json").ok().array();
     assertEquals(List.of("mailbox/alice"), field(routes, "name"));
+    assertEquals(List.of("partition/42"), field(run(cluster, "route", "list", "--holder", "owner-42", "-o", "json").ok().array(), "name"));
+    assertEquals(List.of(), field(run(cluster, "route", "list", "--holder", "owner-42", "--prefix", "mailbox/", "-o", "json").ok().array(),
+        "name"));
+    run(cluster, "route", "list", "--holder", "").failed(LeaseholdCommand.EXIT_USAGE, "--holder: must not be empty");
     JsonObject alice = run(cluster, "route", "lookup", "mailbox/alice", "-o", "json").ok().object();
     assertEquals("10.0.2.1:9000", str(alice, "address"));
     assertEquals(Partitions.of("mailbox/alice"), alice.get("partition").getAsInt());

@@ -161,6 +161,18 @@ public final class BlockingLeaseholdClient {
   }
 
   /**
+   * {@link LeaseholdClient#routesHeldBy(String, String)}, waiting for the answer.
+   *
+   * @param holder the holder identity
+   * @param prefix names starting with this ({@code ""}: every name)
+   * @return the holder's routes, in name order
+   * @see LeaseholdClient#routesHeldBy(String, String)
+   */
+  public List<Route> routesHeldBy(String holder, String prefix) {
+    return Futures.join(client.routesHeldBy(holder, prefix));
+  }
+
+  /**
    * {@link LeaseholdClient#clusterStatus()}, waiting for the answer.
    *
    * @return every member's status

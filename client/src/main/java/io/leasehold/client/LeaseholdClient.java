@@ -406,6 +406,19 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
+   * The routes {@code holder} holds whose name starts with {@code prefix}, in name order, read
+   * from the cluster's holder index (one-off; a proxy's {@link RoutingTable#heldBy} answers from
+   * memory).
+   *
+   * @param holder the holder identity, e.g. a runner draining its mailboxes
+   * @param prefix names starting with this ({@code ""}: every name)
+   * @return completes with the routes, in name order
+   */
+  public CompletableFuture<List<Route>> routesHeldBy(String holder, String prefix) {
+    return registry.routesHeldBy(holder, prefix);
+  }
+
+  /**
    * The whole routing table, kept in memory; completes once it is loaded. Close it when done.
    *
    * @return completes with the routing table
@@ -500,7 +513,8 @@ public final class LeaseholdClient implements AutoCloseable {
    * Closes the client: pending acquisitions fail with {@link ClientClosedException}, watches and
    * routing tables stop, registrations are deregistered and held leases released (unless built
    * with {@code releaseOnClose(false)}; then they become LOST and expire), waiting up to the
-   * request timeout for the cluster. Idempotent.
+   * request timeout for the cluster: leases with a TTL of their own one by one, those attached
+   * to the client's session by one CloseSession. Idempotent.
    */
   @Override
   public void close() {

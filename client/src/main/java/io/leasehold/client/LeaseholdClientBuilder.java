@@ -126,7 +126,9 @@ public final class LeaseholdClientBuilder {
 
   /**
    * Transport security, e.g. {@code TlsChannelCredentials.create()} (default: plaintext). For
-   * TLS from PEM files, {@link #tls(Path)} and {@link #tls(Path, Path, Path)} are shorter.
+   * TLS from PEM files, {@link #tls(Path)} and {@link #tls(Path, Path, Path)} are shorter. A
+   * Netty {@code SslContext} built with {@code GrpcSslContexts.forClient()} goes in as
+   * {@code NettySslContextChannelCredentials.create(sslContext)}.
    *
    * @param credentials the channel credentials
    * @return this builder

@@ -1,5 +1,6 @@
 package io.leasehold.client;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -38,6 +39,15 @@ public interface RoutingTable extends AutoCloseable {
    * @return the route that owns the key's partition, if any
    */
   Optional<Route> ownerOf(String key);
+
+  /**
+   * The routes {@code holder} holds, in name order, from the table's own index by holder (no scan
+   * of the table, no network).
+   *
+   * @param holder the holder identity, e.g. a runner whose mailboxes are to move
+   * @return the holder's routes, in name order; empty if it holds none
+   */
+  List<Route> heldBy(String holder);
 
   /**
    * A snapshot of every route, by name.

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -87,6 +88,32 @@ class RegistryTest {
       assertEquals(List.of(RegistrationState.LOST, RegistrationState.REGISTERED), states.subList(states.size() - 2, states.size()),
           states.toString());
       r.close();
+    }
+  }
+
+  @Test
+  void aRegistrationLivesWithTheClientsSessionAndRegistersAgainWhenTheSessionIsClosed() throws Exception {
+    try (LeaseholdClient client = Fixtures.client(cluster, b -> b.holder("api-s1").sessionTtl(Duration.ofSeconds(3)));
+         LeaseholdClient operator = Fixtures.client(cluster)) {
+      Lease lock = client.blocking().acquire("lock/api-s1", LeaseOptions.defaults());
+      Registration r = client.blocking().register("inventory", "i-1", "10.0.1.1:80", Map.of());
+      long session = r.lease().session();
+      assertEquals(lock.session(), session, "the registration and the lock share the client's one session");
+      assertEquals(session, operator.blocking().get("service/inventory/i-1").orElseThrow().session());
+      long start = System.nanoTime();
+      Fixtures.await("more than a session TTL", Duration.ofSeconds(10), () -> System.nanoTime() - start > Duration.ofMillis(4000).toNanos());
+      assertEquals(r.token(), operator.blocking().resolve("inventory").get(0).token(), "kept alive by the session's keep-alive");
+
+      long first = r.token();
+      operator.admin().closeSession(session).get(10, TimeUnit.SECONDS);
+      Fixtures.await("registered again in a new session", Duration.ofSeconds(15),
+          () -> r.state() == RegistrationState.REGISTERED && r.token() != first);
+      assertTrue(r.lease().session() != 0 && r.lease().session() != session, "a new session: " + r.lease().session());
+      assertEquals(r.token(), operator.blocking().resolve("inventory").get(0).token());
+
+      Registration own = client.blocking().register("inventory", "i-2", "10.0.1.2:80", Map.of(),
+          RegisterOptions.DEFAULTS.withTtl(Duration.ofSeconds(5)));
+      assertEquals(0, own.lease().session(), "a TTL of its own: not in the session");
     }
   }
 

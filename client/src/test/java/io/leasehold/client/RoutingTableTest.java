@@ -70,6 +70,43 @@ class RoutingTableTest {
   }
 
   @Test
+  void aTableAnswersWhichRoutesAHolderHoldsFromItsOwnIndex() throws Exception {
+    try (LeaseholdClient seven = Fixtures.client(cluster, b -> b.holder("runner-7"));
+         LeaseholdClient eight = Fixtures.client(cluster, b -> b.holder("runner-8"));
+         LeaseholdClient proxy = Fixtures.client(cluster)) {
+      Lease m1 = seven.blocking().acquire("box/m1", ttl(30).withAddress("10.0.2.1:80"));
+      seven.blocking().acquire("box/m2", ttl(30));
+      RoutingTable table = proxy.blocking().routingTable("box/");
+      assertEquals(List.of("box/m1"), names(table.heldBy("runner-7")), "loaded from the listing");
+
+      Lease m3 = seven.blocking().acquire("box/m3", ttl(30).withAddress("10.0.2.3:80"));
+      Lease m4 = eight.blocking().acquire("box/m4", ttl(30).withAddress("10.0.2.4:80"));
+      table.awaitRevision(proxy.blocking().list("box/").revision()).get(10, TimeUnit.SECONDS);
+      assertEquals(List.of("box/m1", "box/m3"), names(table.heldBy("runner-7")));
+      assertEquals(List.of("box/m4"), names(table.heldBy("runner-8")));
+      assertEquals(List.of(), table.heldBy("runner-9"));
+      assertEquals(names(table.heldBy("runner-7")), names(proxy.blocking().routesHeldBy("runner-7", "box/")),
+          "the cluster's holder index agrees");
+
+      // The name moves to the other runner; another route loses its address; one ends.
+      m1.release().get(10, TimeUnit.SECONDS);
+      eight.blocking().acquire("box/m1", ttl(30).withAddress("10.0.2.8:80"));
+      m3.update(AttributeUpdate.address("")).get(10, TimeUnit.SECONDS);
+      m4.release().get(10, TimeUnit.SECONDS);
+      table.awaitRevision(proxy.blocking().list("box/").revision()).get(10, TimeUnit.SECONDS);
+      assertEquals(List.of(), table.heldBy("runner-7"));
+      assertEquals(List.of("box/m1"), names(table.heldBy("runner-8")));
+      assertEquals("10.0.2.8:80", table.heldBy("runner-8").get(0).address());
+      assertEquals(List.of("box/m1"), names(proxy.blocking().routesHeldBy("runner-8", "")));
+      table.close();
+    }
+  }
+
+  private static List<String> names(List<Route> routes) {
+    return routes.stream().map(Route::name).toList();
+  }
+
+  @Test
   void theOwnerOfAPartitionIsWhoeverHoldsPartitionN() throws Exception {
     try (LeaseholdClient runner = Fixtures.client(cluster); LeaseholdClient proxy = Fixtures.client(cluster)) {
       RoutingTable table = proxy.blocking().routingTable();

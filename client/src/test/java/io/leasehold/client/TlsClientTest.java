@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.shaded.io.grpc.netty.NettySslContextChannelCredentials;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.leasehold.server.TestCluster;
 import io.leasehold.server.tls.TestCerts;
 import java.nio.file.Files;
@@ -53,6 +56,20 @@ class TlsClientTest {
     try (LeaseholdClient serverOnly = Fixtures.client(cluster, b -> b.tls(ca.pem()).requestTimeout(Duration.ofSeconds(2)))) {
       assertThrows(ClusterUnavailableException.class, () -> serverOnly.blocking().tryAcquire("tls/no-cert", Fixtures.ttl(10)),
           "a client without a certificate is refused");
+    }
+  }
+
+  @Test
+  void aNettySslContextOfTheCallersOwnGoesInThroughCredentials() throws Exception {
+    TestCerts.Authority ca = certs(true);
+    Path certs = ca.pem().getParent();
+    SslContext ssl = GrpcSslContexts.forClient().trustManager(ca.pem().toFile())
+        .keyManager(certs.resolve("runner-1.pem").toFile(), certs.resolve("runner-1-key.pem").toFile()).build();
+    try (LeaseholdClient client = Fixtures.client(cluster,
+        b -> b.holder("runner-1").credentials(NettySslContextChannelCredentials.create(ssl)))) {
+      Lease lease = client.blocking().acquire("tls/ssl-context", Fixtures.ttl(10));
+      assertEquals("runner-1", lease.holder());
+      lease.release().get(10, TimeUnit.SECONDS);
     }
   }
 

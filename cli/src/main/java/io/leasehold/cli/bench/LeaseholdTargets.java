@@ -21,9 +21,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -78,11 +80,18 @@ public final class LeaseholdTargets {
    * Each client acquires its names into its session (no TTL of their own) and the SDK keeps the
    * session alive: one KeepAlive item a heartbeat per client, whatever number of leases it holds.
    */
-  public static Renew.Target renewInSessions(List<LeaseholdClient> clients) {
-    return holding(clients, LeaseOptions.defaults(), "the SDK's session: one KeepAlive item a heartbeat per client, its leases attached");
+  public static Renew.Target renewInSessions(List<LeaseholdClient> clients, Executor closing) {
+    // Ends as a user's client ends: close() closes the session, one call for all its leases.
+    return holding(clients, LeaseOptions.defaults(), "the SDK's session: one KeepAlive item a heartbeat per client, its leases attached",
+        (client, leases) -> CompletableFuture.runAsync(clients.get(client)::close, closing));
   }
 
   private static Renew.Target holding(List<LeaseholdClient> clients, LeaseOptions options, String shape) {
+    return holding(clients, options, shape, (client, leases) -> LeaseholdTargets.releaseAll(leases));
+  }
+
+  private static Renew.Target holding(List<LeaseholdClient> clients, LeaseOptions options, String shape,
+                                      BiFunction<Integer, List<Lease>, CompletableFuture<Void>> release) {
     Map<Integer, List<Lease>> held = new ConcurrentHashMap<>();
     return new Renew.Target() {
       @Override
@@ -93,7 +102,7 @@ public final class LeaseholdTargets {
 
       @Override
       public CompletableFuture<Void> releaseAll(int client) {
-        return LeaseholdTargets.releaseAll(held.getOrDefault(client, List.of()));
+        return release.apply(client, held.getOrDefault(client, List.of()));
       }
 
       @Override

@@ -13,8 +13,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
@@ -39,6 +39,9 @@ public final class Renew {
     String keepAliveShape();
   }
 
+  /** Where a run is: losses count as false expiries until the releases begin. */
+  private enum Phase { SETUP, MEASURING, RELEASING }
+
   public record Settings(int clients, int leases, Duration ttl, Duration settle, Duration duration, String prefix) {}
 
   /** How long the releases after the measurement may take before the report is printed anyway. */
@@ -52,7 +55,8 @@ public final class Renew {
     AtomicLong acquired = new AtomicLong();
     AtomicLong lostDuringSetup = new AtomicLong();
     AtomicLong lostMeasured = new AtomicLong();
-    AtomicBoolean measuring = new AtomicBoolean();
+    AtomicLong lostAfter = new AtomicLong();
+    AtomicReference<Phase> phase = new AtomicReference<>(Phase.SETUP);
     List<String> lostNames = Collections.synchronizedList(new ArrayList<>());
     long setupStart = System.nanoTime();
     // One client after another: all at once, a hundred clients' acquisitions would pile up beyond
@@ -69,7 +73,11 @@ public final class Renew {
           names.add(s.prefix() + run + "-" + i);
         }
         target.holdAll(c, names, name -> {
-          (measuring.get() ? lostMeasured : lostDuringSetup).incrementAndGet();
+          (switch (phase.get()) {
+            case SETUP -> lostDuringSetup;
+            case MEASURING -> lostMeasured;
+            case RELEASING -> lostAfter;
+          }).incrementAndGet();
           if (lostNames.size() < 10) {
             lostNames.add(name);
           }
@@ -90,7 +98,7 @@ public final class Renew {
     progress.line("renew: holding " + s.leases() + " leases, settling for " + s.settle().toSeconds() + " s");
     Thread.sleep(s.settle().toMillis());
     List<NodeStats.Sample> before = stats.sample();
-    measuring.set(true);
+    phase.set(Phase.MEASURING);
     long end = System.nanoTime() + s.duration().toNanos();
     while (System.nanoTime() < end) {
       progress.line(String.format(Locale.ROOT, "renew: holding %,d leases, %d s left, %d lost", s.leases(),
@@ -98,7 +106,7 @@ public final class Renew {
       Thread.sleep(Math.min(1_000, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
     }
     List<NodeStats.Sample> after = stats.sample();
-    measuring.set(false);
+    phase.set(Phase.RELEASING);
     progress.line("renew: releasing");
     List<CompletableFuture<Void>> releases = new ArrayList<>();
     for (int c = 0; c < s.clients(); c++) {
@@ -144,6 +152,9 @@ public final class Renew {
     report.result("rss_bytes_per_lease", perLease);
     if (!lostNames.isEmpty()) {
       report.note("names lost while kept alive, e.g. " + lostNames);
+    }
+    if (lostAfter.get() > 0) {
+      report.note(lostAfter.get() + " leases were lost while the load generator was releasing, after the measurement (not counted above)");
     }
     if (!releasedAll) {
       report.note("not every lease was released within " + RELEASE_WAIT.toSeconds() + " s after the measurement; the rest end with their TTL");

@@ -32,9 +32,16 @@ public final class RouteCommand implements Runnable {
     @Option(names = "--prefix", defaultValue = "", paramLabel = "PREFIX", description = "Only names that start with this.")
     String prefix;
 
+    @Option(names = "--holder", paramLabel = "HOLDER",
+        description = "Only this holder's routes, read from the cluster's holder index (one call, however many routes others hold).")
+    String holder;
+
     @Override
     protected int run(LeaseholdClient client, Output out) {
-      List<Route> routes = client.blocking().routes(prefix);
+      if (holder != null && holder.isEmpty()) {
+        throw usage("--holder: must not be empty");
+      }
+      List<Route> routes = holder == null ? client.blocking().routes(prefix) : client.blocking().routesHeldBy(holder, prefix);
       Table table = RegistryView.routeTable(out.wide());
       routes.forEach(r -> RegistryView.row(table, r, out.wide()));
       out.print(routes.stream().map(RegistryView::json).toList(), table);

@@ -13,6 +13,7 @@ import io.leasehold.client.WatchOptions;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.ReleaseRequest;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +34,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -212,32 +214,37 @@ public final class ClientCore implements AutoCloseable {
     options.ttl().ifPresent(ttl -> request.setTtl(Protos.duration(ttl)));
     // Each try of the waiter is a new call with its own id; the retries of one call share it.
     Waiter w = new Waiter(tryOnly ? Waiter.Mode.TRY : Waiter.Mode.WAIT,
-        () -> attempt(name, request, options.ttl().isEmpty(), true),
+        () -> inSession(options.ttl().isEmpty(), id -> {
+          AcquireRequest.Builder r = request.clone().setRequestId(requestIds.next()).setSession(id.orElse(0));
+          return calls.send(Calls.Target.WRITE, LeasesGrpc.getAcquireMethod(), r.build(), "Acquire " + name)
+              .thenApply(sent -> new Calls.Sent<>(Grant.of(sent.value()), sent.sentNanos()));
+        }),
         tryOnly ? Optional.empty() : options.waitUpTo());
     slots.enqueue(name, w);
     return w.result;
   }
 
   /**
-   * One Acquire: attached to the client's session when the lease has no TTL of its own (and the
-   * cluster offers sessions). A session that ended meanwhile is replaced, once, by a new one.
+   * One grant attempt (an Acquire or a Register), given the client's session to attach the lease
+   * to when {@code withSession} and the cluster offers sessions (else empty: the lease needs a TTL
+   * of its own). A session that ended meanwhile is replaced, once, by a new one.
    */
-  private CompletableFuture<Calls.Sent<Grant>> attempt(String name, AcquireRequest.Builder request, boolean withSession,
-                                                        boolean retryNoSession) {
+  CompletableFuture<Calls.Sent<Grant>> inSession(boolean withSession,
+                                                Function<OptionalLong, CompletableFuture<Calls.Sent<Grant>>> attempt) {
+    return inSession(withSession, attempt, true);
+  }
+
+  private CompletableFuture<Calls.Sent<Grant>> inSession(boolean withSession,
+      Function<OptionalLong, CompletableFuture<Calls.Sent<Grant>>> attempt, boolean retryNoSession) {
     CompletableFuture<OptionalLong> sessionId = withSession ? session.id() : CompletableFuture.completedFuture(OptionalLong.empty());
-    return sessionId.thenCompose(id -> {
-      AcquireRequest.Builder r = request.clone().setRequestId(requestIds.next());
-      id.ifPresent(r::setSession);
-      return calls.send(Calls.Target.WRITE, LeasesGrpc.getAcquireMethod(), r.build(), "Acquire " + name)
-          .thenCompose(sent -> {
-            Grant g = Grant.of(sent.value());
-            if (id.isPresent() && retryNoSession && g.rejection().map(x -> x.reason() == RejectReason.NO_SESSION).orElse(false)) {
-              session.ended(id.getAsLong());
-              return attempt(name, request, true, false);
-            }
-            return CompletableFuture.completedFuture(new Calls.Sent<>(g, sent.sentNanos()));
-          });
-    });
+    return sessionId.thenCompose(id -> attempt.apply(id).thenCompose(sent -> {
+      if (id.isPresent() && retryNoSession
+          && sent.value().rejection().map(x -> x.reason() == RejectReason.NO_SESSION).orElse(false)) {
+        session.ended(id.getAsLong());
+        return inSession(true, attempt, false);
+      }
+      return CompletableFuture.completedFuture(sent);
+    }));
   }
 
   CompletableFuture<Void> sendRelease(String name, long token) {
@@ -363,8 +370,17 @@ public final class ClientCore implements AutoCloseable {
     List<LeaseHandle> held = keepAlive.leases();
     CompletableFuture<Void> released = CompletableFuture.completedFuture(null);
     if (settings.releaseOnClose()) {
-      // Released one by one (each handle learns its end), then the session: nothing is left attached.
-      released = releaseAll(held).thenCompose(v -> session.close()).exceptionally(e -> null);
+      // Leases with a TTL of their own are released one by one; then one CloseSession ends every
+      // lease attached to the session (SESSION_CLOSED), however many, and their handles with it.
+      OptionalLong sessionId = session.currentId();
+      List<LeaseHandle> own = new ArrayList<>();
+      List<LeaseHandle> attached = new ArrayList<>();
+      for (LeaseHandle l : held) {
+        (sessionId.isPresent() && l.session() == sessionId.getAsLong() ? attached : own).add(l);
+      }
+      CompletableFuture<Void> closed = releaseAll(own).thenCompose(v -> session.close());
+      attached.forEach(l -> l.releaseWithSession(closed));
+      released = closed.exceptionally(e -> null);
     } else {
       held.forEach(LeaseHandle::abandon);
     }

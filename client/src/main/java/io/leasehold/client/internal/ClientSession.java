@@ -83,6 +83,11 @@ final class ClientSession {
     }
   }
 
+  /** The session leases are attached to now, if one was created and is not known to be gone. */
+  synchronized OptionalLong currentId() {
+    return current != null && current.isDone() ? current.join() : OptionalLong.empty();
+  }
+
   /** Closes the session, if there is one, ending every lease still attached; for the client's close. */
   CompletableFuture<Void> close() {
     OptionalLong id;

@@ -33,14 +33,15 @@ record Grant(Outcome outcome, long revision, long token, String holder, Duration
         r.getLease().getSession());
   }
 
-  /** A registration's answer; its TTL is the one requested (always explicit, since an Instance does not carry it). */
+  /** A registration's answer; its TTL is the instance's, or the one requested where a node does not say it. */
   static Grant of(RegisterResponse r, Duration requestedTtl) {
     LeaseAttributes attributes = new LeaseAttributes(Optional.of(r.getInstance().getAddress()),
         r.getInstance().getMetadataMap(), Optional.of(r.getInstance().getStatus()));
-    return new Grant(r.getOutcome(), r.getRevision(), r.getInstance().getToken(), r.getInstance().getHolder(), requestedTtl,
+    Duration ttl = r.getInstance().hasTtl() ? Protos.duration(r.getInstance().getTtl()) : requestedTtl;
+    return new Grant(r.getOutcome(), r.getRevision(), r.getInstance().getToken(), r.getInstance().getHolder(), ttl,
         r.hasHeartbeatInterval() ? Optional.of(Protos.duration(r.getHeartbeatInterval())) : Optional.empty(),
         attributes,
         r.hasConflict() ? Optional.of(Protos.conflict(r.getConflict())) : Optional.empty(),
-        r.hasRejection() ? Optional.of(Protos.rejection(r.getRejection())) : Optional.empty(), 0);
+        r.hasRejection() ? Optional.of(Protos.rejection(r.getRejection())) : Optional.empty(), r.getInstance().getSession());
   }
 }

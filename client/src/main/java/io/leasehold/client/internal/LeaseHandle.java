@@ -366,6 +366,31 @@ public final class LeaseHandle implements Lease {
     return core.onCallbacks(sent);
   }
 
+  /**
+   * Release for the client's close of a lease attached to the session the close ends: the handle
+   * is RELEASED now, and the name is the cluster's again once {@code sessionClosed} completes (no
+   * Release of its own).
+   */
+  void releaseWithSession(CompletableFuture<Void> sessionClosed) {
+    synchronized (this) {
+      if (releaseCalled) {
+        return;
+      }
+      releaseCalled = true;
+      releasedOnClose = true;
+      if (!state.isFinal()) {
+        if (timer != null) {
+          timer.cancel(false);
+          timer = null;
+        }
+        move(LeaseState.RELEASED, null);
+      }
+    }
+    listeners.flush();
+    core.keepAlive().remove(this);
+    sessionClosed.whenComplete((v, e) -> endOnce(e == null));
+  }
+
   /** Release for the client's close: nothing is delivered to the caller. */
   CompletableFuture<Void> releaseQuietly() {
     synchronized (this) {

@@ -86,7 +86,10 @@ public final class RegistrationImpl implements Registration {
     return "service/" + service + "/" + instance;
   }
 
-  /** One registration attempt through the name's queue (a try: registering never waits). */
+  /**
+   * One registration attempt through the name's queue (a try: registering never waits): attached
+   * to the client's session unless the options give a TTL, or sessions are off.
+   */
   private CompletableFuture<LeaseHandle> attempt() {
     RegisterRequest.Builder request = RegisterRequest.newBuilder()
         .setService(service)
@@ -94,12 +97,18 @@ public final class RegistrationImpl implements Registration {
         .setAddress(address)
         .putAllMetadata(metadata)
         .setStatus(status)
-        .setTtl(Protos.duration(options.ttl()))
         .setHolder(core.settings().holder());
-    Waiter w = new Waiter(Waiter.Mode.TRY, () -> core.calls()
-        .send(Calls.Target.WRITE, RegistryGrpc.getRegisterMethod(), request.setRequestId(core.requestIds().next()).build(),
-            "Register " + leaseName())
-        .thenApply(sent -> new Calls.Sent<>(Grant.of(sent.value(), options.ttl()), sent.sentNanos())), Optional.empty());
+    Waiter w = new Waiter(Waiter.Mode.TRY, () -> core.inSession(options.ttl().isEmpty(), session -> {
+      Duration ttl = options.ttl().orElse(RegisterOptions.DEFAULT_TTL);
+      RegisterRequest.Builder r = request.clone().setRequestId(core.requestIds().next());
+      if (session.isPresent()) {
+        r.setSession(session.getAsLong());
+      } else {
+        r.setTtl(Protos.duration(ttl));
+      }
+      return core.calls().send(Calls.Target.WRITE, RegistryGrpc.getRegisterMethod(), r.build(), "Register " + leaseName())
+          .thenApply(sent -> new Calls.Sent<>(Grant.of(sent.value(), ttl), sent.sentNanos()));
+    }), Optional.empty());
     core.slots().enqueue(leaseName(), w);
     return w.result.thenApply(this::leaseOf);
   }

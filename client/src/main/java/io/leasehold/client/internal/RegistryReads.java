@@ -45,6 +45,18 @@ public final class RegistryReads {
     return core.onCallbacks(all);
   }
 
+  public CompletableFuture<List<Route>> routesHeldBy(String holder, String prefix) {
+    Objects.requireNonNull(holder, "holder");
+    Objects.requireNonNull(prefix, "prefix");
+    if (holder.isEmpty()) {
+      throw new IllegalArgumentException("holder: must not be empty");
+    }
+    core.ensureOpen("routes of " + holder);
+    CompletableFuture<List<Route>> all = new CompletableFuture<>();
+    routesFrom(ListRoutesRequest.newBuilder().setHolder(holder).setPrefix(prefix).build(), new ArrayList<>(), all);
+    return core.onCallbacks(all);
+  }
+
   private void routesFrom(ListRoutesRequest request, List<Route> routes, CompletableFuture<List<Route>> all) {
     core.calls().call(Calls.Target.READ, RoutingGrpc.getListRoutesMethod(), request, "ListRoutes " + request.getPrefix())
         .whenComplete((page, error) -> {

@@ -18,12 +18,14 @@ import io.leasehold.proto.v1.Lease;
 import io.leasehold.proto.v1.ListRequest;
 import io.leasehold.proto.v1.ListResponse;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -54,6 +56,8 @@ public final class RoutingTableImpl implements RoutingTable {
   private final SerialExecutor work;
   private final SerialExecutor notify;
   private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+  // The names of each holder's routes: written with entries, on the work executor only.
+  private final ConcurrentHashMap<String, Set<String>> byHolder = new ConcurrentHashMap<>();
   private final CopyOnWriteArrayList<RouteListener> listeners = new CopyOnWriteArrayList<>();
   private final CompletableFuture<RoutingTable> ready = new CompletableFuture<>();
   private volatile long revision;
@@ -123,11 +127,12 @@ public final class RoutingTableImpl implements RoutingTable {
       Map.Entry<String, Entry> e = it.next();
       if (!fresh.containsKey(e.getKey())) {
         it.remove();
+        unindex(e.getValue().route().holder(), e.getKey());
         changes.add(new RouteChange(e.getKey(), Optional.of(e.getValue().route()), Optional.empty(), listed));
       }
     }
     fresh.forEach((name, entry) -> {
-      Entry old = entries.put(name, entry);
+      Entry old = put(name, entry);
       if (old == null || !old.route().equals(entry.route())) {
         changes.add(new RouteChange(name, Optional.ofNullable(old).map(Entry::route), Optional.of(entry.route()), listed));
       }
@@ -167,9 +172,10 @@ public final class RoutingTableImpl implements RoutingTable {
       Optional<Route> after = e.endsLease() ? Optional.empty() : Protos.route(e.name(), e.lease().get());
       Optional<Route> before = Optional.ofNullable(current).map(Entry::route);
       if (after.isPresent()) {
-        entries.put(e.name(), new Entry(after.get(), e.revision()));
+        put(e.name(), new Entry(after.get(), e.revision()));
       } else if (current != null) {
         entries.remove(e.name());
+        unindex(current.route().holder(), e.name());
       }
       if (!before.equals(after)) {
         announce(List.of(new RouteChange(e.name(), before, after, e.revision())));
@@ -190,6 +196,24 @@ public final class RoutingTableImpl implements RoutingTable {
         listFailed(error);
       }
     }
+  }
+
+  /** Sets a name's entry and keeps the holder index in step; the entry it replaced, or null. */
+  private Entry put(String name, Entry entry) {
+    Entry old = entries.put(name, entry);
+    String holder = entry.route().holder();
+    if (old != null && !old.route().holder().equals(holder)) {
+      unindex(old.route().holder(), name);
+    }
+    byHolder.computeIfAbsent(holder, h -> ConcurrentHashMap.newKeySet()).add(name);
+    return old;
+  }
+
+  private void unindex(String holder, String name) {
+    byHolder.computeIfPresent(holder, (h, names) -> {
+      names.remove(name);
+      return names.isEmpty() ? null : names;
+    });
   }
 
   private void advance(long r) {
@@ -243,6 +267,23 @@ public final class RoutingTableImpl implements RoutingTable {
   @Override
   public Optional<Route> ownerOf(String key) {
     return owner(Partitions.of(Objects.requireNonNull(key, "key")));
+  }
+
+  @Override
+  public List<Route> heldBy(String holder) {
+    Set<String> names = byHolder.get(Objects.requireNonNull(holder, "holder"));
+    if (names == null) {
+      return List.of();
+    }
+    List<Route> held = new ArrayList<>(names.size());
+    for (String name : names) {
+      Entry e = entries.get(name);
+      if (e != null && e.route().holder().equals(holder)) {
+        held.add(e.route());
+      }
+    }
+    held.sort(Comparator.comparing(Route::name));
+    return held;
   }
 
   @Override

@@ -57,6 +57,7 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
       if (request.hasTtl()) {
         acquire.setTtl(request.getTtl());
       }
+      acquire.setSession(request.getSession());
       return LogCommand.newBuilder().setAcquire(acquire).build();
     }, reply -> registered(request, reply.getAcquire()), response);
   }
@@ -161,6 +162,8 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
         .setToken(lease.getToken())
         .setHolder(lease.getHolder())
         .setExpiresAt(lease.getExpiresAt())
+        .setSession(lease.getSession())
+        .setTtl(lease.getTtl())
         .build();
   }
 }

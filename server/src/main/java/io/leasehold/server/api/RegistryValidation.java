@@ -51,6 +51,7 @@ public final class RegistryValidation {
     if (r.hasTtl()) {
       Validation.positiveDuration("ttl", r.getTtl());
     }
+    Validation.sessionOrTtl(r.getSession(), r.hasTtl(), "the instance");
     attributes(attributes(r));
     Validation.requestId("request_id", r.getRequestId());
   }

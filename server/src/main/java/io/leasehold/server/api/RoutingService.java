@@ -16,6 +16,7 @@ import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.Route;
 import io.leasehold.proto.v1.RoutingGrpc;
 import io.leasehold.server.Replicator;
+import io.leasehold.statemachine.core.LogFormat;
 import io.leasehold.statemachine.core.Validation;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -40,11 +41,15 @@ public final class RoutingService extends RoutingGrpc.RoutingImplBase {
 
   @Override
   public void listRoutes(ListRoutesRequest request, StreamObserver<ListRoutesResponse> response) {
+    if (!request.getHolder().isEmpty() && !calls.formatInForce(LogFormat.SESSIONS, "listing routes by holder", response)) {
+      return;
+    }
     ListRequest list = ListRequest.newBuilder()
         .setPrefix(request.getPrefix())
         .setLimit(request.getLimit())
         .setStartAfter(request.getStartAfter())
         .setStale(request.getStale())
+        .setHolder(request.getHolder())
         .setWithAddress(true)
         .build();
     calls.read(() -> Validation.list(list), () -> ReadQuery.newBuilder().setList(list).build(), request.getStale(),

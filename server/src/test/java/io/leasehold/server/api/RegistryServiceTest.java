@@ -14,6 +14,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.util.Timestamps;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.Attributes;
+import io.leasehold.proto.v1.CloseSessionRequest;
+import io.leasehold.proto.v1.CreateSessionRequest;
+import io.leasehold.proto.v1.CreateSessionResponse;
 import io.leasehold.proto.v1.DeregisterRequest;
 import io.leasehold.proto.v1.DeregisterResponse;
 import io.leasehold.proto.v1.GetResponse;
@@ -257,6 +260,31 @@ class RegistryServiceTest {
   }
 
   @Test
+  void anInstanceRegisteredInASessionEndsWithIt() {
+    CreateSessionResponse created = leases.createSession(CreateSessionRequest.newBuilder()
+        .setHolder("api-7").setTtl(seconds(LONG_TTL)).build());
+    assertEquals(Outcome.GRANTED, created.getOutcome());
+    long session = created.getSession().getId();
+    Instance instance = registered(RegisterRequest.newBuilder().setService("sess").setInstance("s-1")
+        .setAddress("10.0.9.1:80").setHolder("api-7").setSession(session).build());
+    assertEquals(session, instance.getSession());
+    assertEquals(seconds(LONG_TTL), instance.getTtl(), "the session's TTL");
+    GetResponse got = leases.get(get("service/sess/s-1"));
+    assertEquals(session, got.getLease().getSession());
+    assertEquals(List.of(instance.toBuilder().clearExpiresAt().build()), registryB.resolve(resolve("sess")).getInstancesList()
+        .stream().map(i -> i.toBuilder().clearExpiresAt().build()).toList(), "resolve names the session too");
+
+    // Another holder's session is refused; so is a session that does not exist.
+    RegisterResponse foreign = registry.register(RegisterRequest.newBuilder().setService("sess").setInstance("s-2")
+        .setAddress("10.0.9.2:80").setHolder("api-8").setSession(session).build());
+    assertEquals(RejectReason.NO_SESSION, foreign.getRejection().getReason());
+
+    assertEquals(Outcome.CLOSED, leases.closeSession(CloseSessionRequest.newBuilder().setSession(session).build()).getOutcome());
+    assertFalse(leases.get(get("service/sess/s-1")).getFound(), "closing the session deregistered the instance");
+    assertEquals(List.of(), names(registryB.resolve(resolve("sess").toBuilder().setAnyStatus(true).build())));
+  }
+
+  @Test
   void ttlOutsideTheBoundsIsRejectedWithTheBounds() {
     RegisterResponse r = registry.register(register("mail", "m-1", "10.0.7.1:25", 1));
     assertEquals(Outcome.REJECTED, r.getOutcome());
@@ -278,6 +306,10 @@ class RegistryServiceTest {
     assertInvalid(leases, "instance", () -> registry.register(register("bad", "b-" + "x".repeat(600), "10.0.8.2:80", LONG_TTL)));
     assertInvalid(leases, "service", () -> registry.register(register("x".repeat(600), "b-2", "10.0.8.2:80", LONG_TTL)));
     assertInvalid(leases, "ttl", () -> registry.register(register("bad", "b-2", "10.0.8.2:80", 0)));
+    assertInvalid(leases, "ttl", () -> registry.register(register("bad", "b-2", "10.0.8.2:80", LONG_TTL).toBuilder()
+        .setSession(7).build()));
+    assertInvalid(leases, "session", () -> registry.register(register("bad", "b-2", "10.0.8.2:80", LONG_TTL).toBuilder()
+        .clearTtl().setSession(-1).build()));
     assertInvalid(leases, "address", () -> registry.register(register("bad", "b-2", "10.0.8.2:80\n", LONG_TTL)));
     assertInvalid(leases, "metadata", () -> registry.register(register("bad", "b-2", "10.0.8.2:80", LONG_TTL).toBuilder()
         .putMetadata("", "v").build()));

@@ -167,6 +167,27 @@ class RoutingServiceTest {
   }
 
   @Test
+  void listRoutesByHolderReadsTheHolderIndex() {
+    acquired("byh/m1", "runner-7", address("10.4.0.1:80"));
+    acquired("byh/m2", "runner-8", address("10.4.0.2:80"));
+    acquired("byh/m3", "runner-7", null);
+    acquired("byh/m4", "runner-7", address("10.4.0.4:80"));
+    acquired("other/m5", "runner-7", address("10.4.0.5:80"));
+
+    ListRoutesResponse mine = routing.listRoutes(listRoutes("byh/", 0, "").toBuilder().setHolder("runner-7").build());
+    assertEquals(List.of("byh/m1", "byh/m4"), mine.getRoutesList().stream().map(Route::getName).toList(),
+        "runner-7's routes under the prefix: no route of another holder, no lease without an address");
+    assertEquals(List.of("byh/m1", "byh/m4", "other/m5"), routing.listRoutes(listRoutes("", 0, "").toBuilder()
+        .setHolder("runner-7").build()).getRoutesList().stream().map(Route::getName).toList());
+    ListRoutesResponse first = routing.listRoutes(listRoutes("", 1, "").toBuilder().setHolder("runner-7").build());
+    assertEquals(List.of("byh/m1"), first.getRoutesList().stream().map(Route::getName).toList());
+    assertTrue(first.getMore());
+    assertEquals(List.of("byh/m4"), routing.listRoutes(listRoutes("", 1, "byh/m1").toBuilder().setHolder("runner-7").build())
+        .getRoutesList().stream().map(Route::getName).toList());
+    assertEquals(List.of(), routing.listRoutes(listRoutes("", 0, "").toBuilder().setHolder("nobody").build()).getRoutesList());
+  }
+
+  @Test
   void badInput() {
     acquired("bad/routed", "h", address("10.3.0.1:80"));
     assertInvalid(leases, "name", () -> routing.lookup(lookup("")));

@@ -43,10 +43,7 @@ public final class Validation {
       attributes("attributes", r.getAttributes());
     }
     requestId("request_id", r.getRequestId());
-    optionalSession("session", r.getSession());
-    if (r.getSession() != 0 && r.hasTtl()) {
-      throw new InvalidArgumentException("ttl", "must be unset when the lease lives with a session (session " + r.getSession() + ")");
-    }
+    sessionOrTtl(r.getSession(), r.hasTtl(), "the lease");
   }
 
   public static void createSession(CreateSessionRequest r) {
@@ -70,6 +67,17 @@ public final class Validation {
 
   public static void closeSession(CloseSessionRequest r) {
     session("session", r.getSession());
+  }
+
+  /**
+   * The {@code session} field (an id, or 0 for none) and whether {@code ttl} is set: a lease lives
+   * with a session or has a TTL of its own, never both. {@code what} names it in the error.
+   */
+  public static void sessionOrTtl(long session, boolean hasTtl, String what) {
+    optionalSession("session", session);
+    if (session != 0 && hasTtl) {
+      throw new InvalidArgumentException("ttl", "must be unset when " + what + " lives with a session (session " + session + ")");
+    }
   }
 
   /** A session id, or 0 for none. */
@@ -99,10 +107,7 @@ public final class Validation {
     if (r.hasTtl()) {
       positiveDuration("ttl", r.getTtl());
     }
-    optionalSession("session", r.getSession());
-    if (r.getSession() != 0 && r.hasTtl()) {
-      throw new InvalidArgumentException("ttl", "must be unset when the new lease lives with a session (session " + r.getSession() + ")");
-    }
+    sessionOrTtl(r.getSession(), r.hasTtl(), "the new lease");
     if (r.hasAttributes()) {
       attributes("attributes", r.getAttributes());
     }

@@ -7,6 +7,8 @@ import io.leasehold.cli.bench.Renew;
 import io.leasehold.client.LeaseholdClient;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -18,6 +20,9 @@ import picocli.CommandLine.Option;
         + "memory. With --sessions each client attaches its leases to its session (one keep-alive item "
         + "a heartbeat per client, whatever its leases) instead of renewing each lease."})
 final class RenewCommand extends BenchBase {
+  /** Clients closed at once after a --sessions run (each close is one CloseSession). */
+  private static final int CLOSING_THREADS = 16;
+
   @Option(names = "--clients", defaultValue = "10", paramLabel = "N", description = "SDK clients (default: ${DEFAULT-VALUE}).")
   int clients;
 
@@ -41,14 +46,20 @@ final class RenewCommand extends BenchBase {
     }
     List<String> endpoints = endpoints();
     List<LeaseholdClient> sdk = sessions ? clients(endpoints, clients, b -> b.sessionTtl(ttl)) : clients(endpoints, clients);
+    ExecutorService closing = Executors.newFixedThreadPool(CLOSING_THREADS, r -> {
+      Thread t = new Thread(r, "bench-renew-close");
+      t.setDaemon(true);
+      return t;
+    });
     try {
       // The warm-up is the settling time after the leases are in, at least half a TTL: the SDK
       // renews at a third of it, so every lease has been renewed by then.
       Duration settle = options.warmup.compareTo(ttl.dividedBy(2)) < 0 ? ttl.dividedBy(2) : options.warmup;
       Renew.Settings s = new Renew.Settings(clients, leases, ttl, settle, options.duration, options.prefix);
-      Renew.Target target = sessions ? LeaseholdTargets.renewInSessions(sdk) : LeaseholdTargets.renew(sdk, ttl);
+      Renew.Target target = sessions ? LeaseholdTargets.renewInSessions(sdk, closing) : LeaseholdTargets.renew(sdk, ttl);
       return print(Renew.run("leasehold", target, s, stats(endpoints), progress("renew")));
     } finally {
+      closing.shutdownNow();
       closeAll(sdk);
     }
   }
