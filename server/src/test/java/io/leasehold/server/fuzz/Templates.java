@@ -120,11 +120,13 @@ final class Templates {
           .setOffer(Math.max(1, run.revision() - v.below(5))).setHolder(v.chance(0.5) ? "" : v.pick(Atoms.HOLDERS)).build();
       case "leasehold.v1.Leases/Get" -> GetRequest.newBuilder().setName(name(v)).setStale(v.chance(0.3)).build();
       case "leasehold.v1.Leases/List" -> ListRequest.newBuilder().setPrefix(prefix(v)).setLimit(v.chance(0.5) ? 0 : v.below(20))
-          .setStartAfter(v.chance(0.2) ? name(v) : "").setStale(v.chance(0.3)).setWithAddress(v.chance(0.2)).build();
+          .setStartAfter(v.chance(0.2) ? name(v) : "").setStale(v.chance(0.3)).setWithAddress(v.chance(0.2))
+          .setHolder(v.chance(0.2) ? v.pick(Atoms.HOLDERS) : "").build();
       case "leasehold.v1.Leases/Watch" -> watch(v, run);
       case "leasehold.v1.Routing/Lookup" -> LookupRequest.newBuilder().setName(name(v)).setStale(v.chance(0.3)).build();
       case "leasehold.v1.Routing/ListRoutes" -> ListRoutesRequest.newBuilder().setPrefix(prefix(v)).setLimit(v.below(20))
-          .setStartAfter(v.chance(0.2) ? name(v) : "").setStale(v.chance(0.3)).build();
+          .setStartAfter(v.chance(0.2) ? name(v) : "").setStale(v.chance(0.3)).setHolder(v.chance(0.3) ? v.pick(Atoms.HOLDERS) : "")
+          .build();
       case "leasehold.v1.Registry/Register" -> register(v);
       case "leasehold.v1.Registry/Deregister" -> {
         KnownLease l = lease(v, run, "service/");
