@@ -73,12 +73,13 @@ public final class Renew {
           names.add(s.prefix() + run + "-" + i);
         }
         target.holdAll(c, names, name -> {
-          (switch (phase.get()) {
+          Phase now = phase.get();
+          (switch (now) {
             case SETUP -> lostDuringSetup;
             case MEASURING -> lostMeasured;
             case RELEASING -> lostAfter;
           }).incrementAndGet();
-          if (lostNames.size() < 10) {
+          if (now != Phase.RELEASING && lostNames.size() < 10) {
             lostNames.add(name);
           }
         }, acquired).join();
