@@ -130,7 +130,7 @@ public final class Semaphore {
   /**
    * Waits up to {@code waitUpTo} for a permit.
    *
-   * @param waitUpTo how long to wait (zero: one look at the slots)
+   * @param waitUpTo how long to wait; a permit granted after that is given back at once
    * @return completes with the permit, or empty if none was free in time
    */
   public CompletableFuture<Optional<Lease>> tryAcquire(Duration waitUpTo) {
