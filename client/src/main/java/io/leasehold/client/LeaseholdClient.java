@@ -438,6 +438,27 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
+   * A semaphore of {@code permits} permits (see {@link io.leasehold.client.recipes.Semaphore}).
+   *
+   * @param name    the semaphore's name, e.g. {@code semaphore/db-migrations}
+   * @param permits the most holders at once; every client of the name must use the same number
+   * @return the semaphore
+   */
+  public io.leasehold.client.recipes.Semaphore semaphore(String name, int permits) {
+    return io.leasehold.client.recipes.Semaphore.of(this, name, permits);
+  }
+
+  /**
+   * A leader election on the lease {@code name} (see {@link io.leasehold.client.recipes.Election}).
+   *
+   * @param name the lease name that stands for the leadership, e.g. {@code election/billing}
+   * @return the election
+   */
+  public io.leasehold.client.recipes.Election election(String name) {
+    return io.leasehold.client.recipes.Election.of(this, name);
+  }
+
+  /**
    * Streams changes under {@code prefix} from {@code fromRevision} (0: from now on) to
    * {@code listener}, resuming on another node after failures with no gap and no duplicate.
    *
