@@ -22,6 +22,7 @@ import io.leasehold.jepsen.nemesis.PauseNemesis;
 import io.leasehold.jepsen.nemesis.Schedule;
 import io.leasehold.jepsen.nemesis.Timeline;
 import io.leasehold.jepsen.workload.DeadlineRenewalWorkload;
+import io.leasehold.jepsen.workload.ElectionWorkload;
 import io.leasehold.jepsen.workload.FencedLockWorkload;
 import io.leasehold.jepsen.workload.HandoffWorkload;
 import io.leasehold.jepsen.workload.LockOpsWorkload;
@@ -162,7 +163,7 @@ public final class JepsenRun {
     WatchWorkload watch = new WatchWorkload();
     List<Workload> workloads = List.of(new LockOpsWorkload(3, config.lockNames()), new FencedLockWorkload(4, 2),
         new RegistryWorkload(2, 2), new PolicyWorkload(), new DeadlineRenewalWorkload(4), new SessionLockWorkload(3, 3),
-        new HandoffWorkload(3, 2));
+        new HandoffWorkload(3, 2), new ElectionWorkload(3));
     watch.start(wctx);
     workloads.forEach(w -> w.start(wctx));
     try {

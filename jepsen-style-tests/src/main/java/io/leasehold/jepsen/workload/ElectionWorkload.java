@@ -55,11 +55,11 @@ public final class ElectionWorkload implements Workload {
       while (threads.running()) {
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         Election election = client.election(NAME);
-        Op inv = rec.invoke(process, "campaign", NAME, Optional.of(holder), OptionalLong.empty());
+        Op inv = rec.invoke(process, "acquire", NAME, Optional.of(holder), OptionalLong.empty());
         Lease lease;
         try {
           lease = election.campaign(holder).get(30, TimeUnit.SECONDS);
-          rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(lease.token()), "LEADER");
+          rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(lease.token()), "GRANTED");
         } catch (ExecutionException | TimeoutException e) {
           rec.complete(inv, Op.Type.INFO, Optional.of(holder), OptionalLong.empty(), FencedLockWorkload.cause(e));
           election.resign();
@@ -93,7 +93,7 @@ public final class ElectionWorkload implements Workload {
           client = ctx.client(holder, b -> b.sessionTtl(SESSION_TTL));
           continue;
         }
-        Op resign = rec.invoke(process, "resign", NAME, Optional.of(holder), OptionalLong.of(lease.token()));
+        Op resign = rec.invoke(process, "sdk-release", NAME, Optional.of(holder), OptionalLong.of(lease.token()));
         try {
           election.resign().get(10, TimeUnit.SECONDS);
           rec.complete(resign, Op.Type.OK, Optional.of(holder), OptionalLong.of(lease.token()), "");
