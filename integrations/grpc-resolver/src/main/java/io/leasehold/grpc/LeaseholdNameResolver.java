@@ -39,6 +39,7 @@ final class LeaseholdNameResolver extends NameResolver {
   private final Duration firstListingTimeout;
   private final RouteListener onChange = change -> recompute(false);
   private final AtomicBoolean recomputeQueued = new AtomicBoolean();
+  private final Object computing = new Object();
   private volatile boolean forceNext;
 
   // Written in the synchronization context only; read by the computation on the offload executor.
@@ -164,15 +165,19 @@ final class LeaseholdNameResolver extends NameResolver {
       return;
     }
     offload.execute(() -> {
-      recomputeQueued.set(false);
-      boolean forced = forceNext;
-      forceNext = false;
-      RoutingTable t = table;
-      if (t == null) {
-        return;
+      // One computation at a time, handed to the context in the order they read the table, so an
+      // older list (a slow host lookup) never lands after a newer one.
+      synchronized (computing) {
+        recomputeQueued.set(false);
+        boolean forced = forceNext;
+        forceNext = false;
+        RoutingTable t = table;
+        if (t == null) {
+          return;
+        }
+        Instances now = Instances.of(target.prefix(), t.routes().values());
+        sync.execute(() -> deliver(t, now, forced));
       }
-      Instances now = Instances.of(target.prefix(), t.routes().values());
-      sync.execute(() -> deliver(t, now, forced));
     });
   }
 

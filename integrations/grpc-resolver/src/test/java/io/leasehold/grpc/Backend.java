@@ -58,7 +58,11 @@ final class Backend implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
-    server.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+  public void close() {
+    try {
+      server.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

@@ -145,15 +145,30 @@ class LeaseholdChannelTest {
     assertEquals(HealthCheckResponse.ServingStatus.SERVING, check(channel).getStatus());
 
     r.close();
-    TestCluster.await("calls to fail once the last instance deregistered", WAIT, () -> {
-      try {
-        check(channel);
-        return false;
-      } catch (StatusRuntimeException e) {
-        return e.getStatus().getCode() == Status.Code.UNAVAILABLE
-            && e.getStatus().getDescription().contains("service \"last\" has no SERVING instance");
-      }
-    });
+    TestCluster.await("calls to fail once the last instance deregistered", WAIT,
+        () -> failsWith(channel, "service \"last\" has no SERVING instance"));
+    int reached = only.calls();
+    for (int i = 0; i < 5; i++) {
+      assertTrue(failsWith(channel, "service \"last\" has no SERVING instance"), "every later call fails the same way");
+    }
+    assertEquals(reached, only.calls(), "its server still runs; no call reaches it");
+  }
+
+  @Test
+  void withRoundRobinCallsFailNamingTheServiceOnceTheLastInstanceDrainedAndStopped() throws Exception {
+    Backend only = backend("only");
+    Registration r = register(registrar, "rr-last", only);
+    ManagedChannel channel = roundRobin("leasehold://" + Resolvers.endpoints(cluster) + "/rr-last");
+    awaitEveryOneCalled(channel, List.of(only));
+
+    // round_robin keeps a READY backend when the list turns empty; its server stopping ends that.
+    r.setStatus(Registration.DRAINING).get(10, TimeUnit.SECONDS);
+    only.close();
+    String expected = "service \"rr-last\" has no SERVING instance";
+    TestCluster.await("calls to fail naming the service", WAIT, () -> failsWith(channel, expected));
+    for (int i = 0; i < 5; i++) {
+      assertTrue(failsWith(channel, expected), "every later call fails the same way");
+    }
   }
 
   @Test
@@ -215,6 +230,16 @@ class LeaseholdChannelTest {
 
   private static HealthCheckResponse check(ManagedChannel channel) {
     return HealthGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS).check(HealthCheckRequest.getDefaultInstance());
+  }
+
+  /** Whether a call fails UNAVAILABLE with a description containing {@code text}. */
+  private static boolean failsWith(ManagedChannel channel, String text) {
+    try {
+      check(channel);
+      return false;
+    } catch (StatusRuntimeException e) {
+      return e.getStatus().getCode() == Status.Code.UNAVAILABLE && e.getStatus().getDescription().contains(text);
+    }
   }
 
   /** Makes {@code n} calls; how many each backend took. */
