@@ -1,0 +1,84 @@
+package io.leasehold.grpc;
+
+import io.grpc.Attributes;
+import io.grpc.EquivalentAddressGroup;
+import io.leasehold.client.Registration;
+import io.leasehold.client.Route;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The routes of a service's instances turned into address groups: one group per SERVING instance,
+ * in instance order, holding every address its {@code host:port} stands for.
+ *
+ * @param groups     the SERVING instances' address groups
+ * @param notServing how many live instances have another status (DRAINING …)
+ * @param skipped    the SERVING instances left out, each with the reason (an address that is not {@code host:port}, an unknown host)
+ */
+record Instances(List<EquivalentAddressGroup> groups, int notServing, List<String> skipped) {
+  Instances {
+    groups = List.copyOf(groups);
+    skipped = List.copyOf(skipped);
+  }
+
+  /**
+   * Reads the routes under {@code prefix}. May block: a host name is looked up here, since
+   * gRPC's transports connect only to resolved addresses.
+   */
+  static Instances of(String prefix, Collection<Route> routes) {
+    List<EquivalentAddressGroup> groups = new ArrayList<>();
+    List<String> skipped = new ArrayList<>();
+    int notServing = 0;
+    List<Route> sorted = routes.stream().filter(r -> r.name().startsWith(prefix)).sorted(Comparator.comparing(Route::name)).toList();
+    for (Route r : sorted) {
+      if (!r.status().map(Registration.SERVING::equals).orElse(false)) {
+        notServing++;
+        continue;
+      }
+      String instance = r.name().substring(prefix.length());
+      try {
+        Attributes attributes = Attributes.newBuilder()
+            .set(LeaseholdNameResolverProvider.INSTANCE, instance)
+            .set(LeaseholdNameResolverProvider.METADATA, r.metadata())
+            .build();
+        groups.add(new EquivalentAddressGroup(addresses(r.address()), attributes));
+      } catch (IllegalArgumentException | UnknownHostException e) {
+        skipped.add(instance + " (" + e.getMessage() + ")");
+      }
+    }
+    return new Instances(groups, notServing, skipped);
+  }
+
+  /** The socket addresses of {@code host:port}; an IP literal needs no lookup. */
+  static List<SocketAddress> addresses(String address) throws UnknownHostException {
+    int colon = address.lastIndexOf(':');
+    int close = address.lastIndexOf(']');
+    if (colon < 0 || colon < close) {
+      throw new IllegalArgumentException("address \"" + address + "\" is not host:port");
+    }
+    String host = address.substring(0, colon);
+    int port;
+    try {
+      port = Integer.parseInt(address.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("address \"" + address + "\" has no numeric port");
+    }
+    if (host.isEmpty() || port < 1 || port > 65535 || host.contains("/")) {
+      throw new IllegalArgumentException("address \"" + address + "\" is not host:port with a port from 1 to 65535");
+    }
+    if (!host.startsWith("[") && host.contains(":")) {
+      throw new IllegalArgumentException("address \"" + address + "\" has an IPv6 host outside brackets");
+    }
+    List<SocketAddress> out = new ArrayList<>();
+    for (InetAddress a : InetAddress.getAllByName(host)) {
+      out.add(new InetSocketAddress(a, port));
+    }
+    return out;
+  }
+}
