@@ -10,6 +10,7 @@ public interface Checker {
   /** Every checker of a run, in report order. */
   static List<Checker> all() {
     return List.of(new FencingChecker(), new ExclusionChecker(), new LinearizabilityChecker(), new RenewalChecker(), new DurabilityChecker(),
-        new AgreementChecker(), new WatchChecker(), new RegistryChecker(), new TransferChecker(), new ElectionChecker(), new LivenessChecker());
+        new AgreementChecker(), new WatchChecker(), new RegistryChecker(), new TransferChecker(), new ElectionChecker(),
+        new PartitionChecker("partitions/"), new LivenessChecker());
   }
 }

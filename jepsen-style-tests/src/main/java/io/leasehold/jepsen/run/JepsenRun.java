@@ -26,6 +26,7 @@ import io.leasehold.jepsen.workload.ElectionWorkload;
 import io.leasehold.jepsen.workload.FencedLockWorkload;
 import io.leasehold.jepsen.workload.HandoffWorkload;
 import io.leasehold.jepsen.workload.LockOpsWorkload;
+import io.leasehold.jepsen.workload.PartitionWorkload;
 import io.leasehold.jepsen.workload.PolicyWorkload;
 import io.leasehold.jepsen.workload.RegistryWorkload;
 import io.leasehold.jepsen.workload.SessionLockWorkload;
@@ -163,7 +164,7 @@ public final class JepsenRun {
     WatchWorkload watch = new WatchWorkload();
     List<Workload> workloads = List.of(new LockOpsWorkload(3, config.lockNames()), new FencedLockWorkload(4, 2),
         new RegistryWorkload(2, 2), new PolicyWorkload(), new DeadlineRenewalWorkload(4), new SessionLockWorkload(3, 3),
-        new HandoffWorkload(3, 2), new ElectionWorkload(3));
+        new HandoffWorkload(3, 2), new ElectionWorkload(3), new PartitionWorkload(3));
     watch.start(wctx);
     workloads.forEach(w -> w.start(wctx));
     try {
