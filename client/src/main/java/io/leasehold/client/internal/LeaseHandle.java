@@ -348,16 +348,9 @@ public final class LeaseHandle implements Lease {
       }
       releaseCalled = true;
       wasLost = state == LeaseState.LOST;
-      if (!state.isFinal()) {
-        if (timer != null) {
-          timer.cancel(false);
-          timer = null;
-        }
-        move(LeaseState.RELEASED, null);
-      }
+      stopHolding();
     }
-    listeners.flush();
-    core.keepAlive().remove(this);
+    stoppedHolding();
     if (wasLost) {
       return core.onCallbacks(CompletableFuture.completedFuture(null));
     }
@@ -378,17 +371,27 @@ public final class LeaseHandle implements Lease {
       }
       releaseCalled = true;
       releasedOnClose = true;
-      if (!state.isFinal()) {
-        if (timer != null) {
-          timer.cancel(false);
-          timer = null;
-        }
-        move(LeaseState.RELEASED, null);
-      }
+      stopHolding();
     }
+    stoppedHolding();
+    sessionClosed.whenComplete((v, e) -> endOnce(e == null));
+  }
+
+  /** Under the lock, for a release: RELEASED (unless already final), its timer stopped. */
+  private void stopHolding() {
+    if (!state.isFinal()) {
+      if (timer != null) {
+        timer.cancel(false);
+        timer = null;
+      }
+      move(LeaseState.RELEASED, null);
+    }
+  }
+
+  /** After the lock, for a release: the listeners hear it and the keep-alive loop lets go. */
+  private void stoppedHolding() {
     listeners.flush();
     core.keepAlive().remove(this);
-    sessionClosed.whenComplete((v, e) -> endOnce(e == null));
   }
 
   /** Release for the client's close: nothing is delivered to the caller. */
