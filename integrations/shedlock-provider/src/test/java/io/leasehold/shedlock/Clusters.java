@@ -1,6 +1,7 @@
 package io.leasehold.shedlock;
 
 import io.leasehold.client.LeaseholdClient;
+import io.leasehold.client.LeaseholdClientBuilder;
 import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.TestCluster;
 import java.io.IOException;
@@ -23,7 +24,7 @@ final class Clusters {
     return builder(cluster).build();
   }
 
-  static io.leasehold.client.LeaseholdClientBuilder builder(TestCluster cluster) {
+  static LeaseholdClientBuilder builder(TestCluster cluster) {
     List<String> endpoints = cluster.running().stream().map(LeaseholdNode::clientAddress).toList();
     return LeaseholdClient.builder()
         .endpoints(endpoints)
