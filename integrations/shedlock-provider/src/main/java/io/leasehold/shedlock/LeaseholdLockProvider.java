@@ -101,9 +101,13 @@ public final class LeaseholdLockProvider implements ExtensibleLockProvider, Auto
    * @param configuration the lock's name, lockAtMostFor and lockAtLeastFor
    * @return the lock, or empty if someone holds the name (or it is in a lock-delay)
    * @throws LockException if the cluster could not be asked or its policy refuses the name
+   * @throws IllegalStateException if the provider was closed
    */
   @Override
   public Optional<SimpleLock> lock(LockConfiguration configuration) {
+    if (timers.isShutdown()) {
+      throw new IllegalStateException("the lock provider was closed");
+    }
     String name = leaseName(configuration.getName());
     String namespace = namespaceOf(name);
     AcquireResult result = tryAcquire(name, boundsOf(namespace).clamp(configuration.getLockAtMostFor()));
