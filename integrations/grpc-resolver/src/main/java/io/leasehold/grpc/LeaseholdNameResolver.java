@@ -73,7 +73,18 @@ final class LeaseholdNameResolver extends NameResolver {
       throw new IllegalStateException("already started");
     }
     this.listener = Objects.requireNonNull(listener, "listener");
-    this.client = clients.acquire();
+    connect();
+  }
+
+  /** In the context: takes a client and starts loading; a failure is reported and retried on refresh. */
+  private void connect() {
+    try {
+      client = clients.acquire();
+    } catch (RuntimeException e) {
+      fail(Status.UNAVAILABLE.withDescription(what() + " cannot be read: no client for " + clients.describe() + ": " + e.getMessage())
+          .withCause(e));
+      return;
+    }
     load();
   }
 
@@ -86,6 +97,8 @@ final class LeaseholdNameResolver extends NameResolver {
       }
       if (table != null) {
         recompute(true);
+      } else if (client == null) {
+        connect();
       } else if (!loading) {
         load();
       }

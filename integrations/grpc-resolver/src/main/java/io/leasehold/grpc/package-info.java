@@ -47,6 +47,12 @@
  *   <li>{@code leasehold://<host:port>[,<host:port>...]/<service>}: the cluster named in the target.
  * </ul>
  *
+ * <p>The clients the provider creates itself are plaintext, one per endpoint list, shared by every
+ * channel using that list and closed when the last of their resolvers shuts down (a channel that
+ * goes idle shuts its resolver down; the next call makes a client again). A URI's authority holds
+ * an IPv6 address only as its one host ({@code leasehold://[::1]:7400/payments}): give a list with
+ * IPv6 addresses in the property or the variable.
+ *
  * <p>The service is one non-empty segment: no {@code '/'}, no control characters. A target that
  * breaks a rule (no service, a service with {@code '/'}, an endpoint that is not
  * {@code host:port}, a query, no endpoints anywhere) makes {@code ManagedChannelBuilder.build()}
@@ -73,8 +79,9 @@
  *   <li>If the first listing does not complete within 10 s (the cluster unreachable), calls fail
  *       UNAVAILABLE naming the service while the listing is retried. Once loaded, the list is
  *       kept through cluster outages (the watch resumes on another node, or lists again).
- *   <li>{@code refresh()} hands the current list to the load balancer again; {@code shutdown()}
- *       stops the watch and gives the client back.
+ *   <li>{@code refresh()} reads the routing table again (the watch keeps it current) and hands
+ *       the list to the load balancer even if unchanged; if the first listing failed, it lists
+ *       again. {@code shutdown()} stops the watch and gives the client back.
  * </ul>
  */
 package io.leasehold.grpc;

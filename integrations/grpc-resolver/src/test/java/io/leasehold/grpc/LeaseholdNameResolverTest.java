@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -167,6 +168,31 @@ class LeaseholdNameResolverTest {
     assertTrue(result.getStatus().getDescription().startsWith("the instances of service \"nowhere\" could not be listed from the cluster at [127.0.0.1:"
         + port + "] within 500 ms"), result.getStatus().getDescription());
     r.close();
+    TestCluster.await("the client closed at shutdown", WAIT, () -> made.get(0).isClosed());
+  }
+
+  @Test
+  void aClientThatCannotBeMadeIsReportedUnavailableAndMadeAgainOnRefresh() throws Exception {
+    AtomicInteger attempts = new AtomicInteger();
+    List<LeaseholdClient> made = new CopyOnWriteArrayList<>();
+    LeaseholdNameResolverProvider provider = new LeaseholdNameResolverProvider(Optional.empty(), name -> null, endpoints -> {
+      if (attempts.incrementAndGet() == 1) {
+        throw new IllegalStateException("no file descriptors left");
+      }
+      LeaseholdClient c = Resolvers.client(endpoints);
+      made.add(c);
+      return c;
+    }, LeaseholdNameResolverProvider.FIRST_LISTING_TIMEOUT);
+    try (Registration one = registrar.blocking().register("retried", "one", "127.0.0.1:9601", Map.of());
+         Resolvers.Started r = Resolvers.start(provider, target("retried"))) {
+      TestCluster.await(() -> "an error result: " + r.recorder().results, WAIT, () -> r.recorder().last() != null);
+      Status status = r.recorder().last().getStatus();
+      assertEquals(Status.Code.UNAVAILABLE, status.getCode());
+      assertTrue(status.getDescription().endsWith("no client for the cluster at " + List.of(Resolvers.endpoints(cluster).split(","))
+          + ": no file descriptors left"), status.getDescription());
+      r.refresh();
+      awaitInstances(r, List.of("one"));
+    }
     TestCluster.await("the client closed at shutdown", WAIT, () -> made.get(0).isClosed());
   }
 

@@ -10,6 +10,7 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.NameResolverRegistry;
 import io.leasehold.client.LeaseholdClient;
 import java.net.URI;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -72,7 +73,7 @@ class LeaseholdTargetTest {
 
   @Test
   void aTargetWithoutEndpointsTakesThemFromThePropertyThenTheEnvironmentElseIsRefused() {
-    Map<String, String> settings = new java.util.HashMap<>();
+    Map<String, String> settings = new HashMap<>();
     LeaseholdNameResolverProvider provider = new LeaseholdNameResolverProvider(Optional.empty(), settings::get,
         endpoints -> { throw new AssertionError("no client is made before the resolver starts"); },
         LeaseholdNameResolverProvider.FIRST_LISTING_TIMEOUT);
