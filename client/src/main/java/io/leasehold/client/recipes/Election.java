@@ -6,7 +6,9 @@ import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.LeaseState;
 import io.leasehold.client.LeaseTransition;
 import io.leasehold.client.LeaseholdClient;
+import io.leasehold.client.LeaseholdException;
 import io.leasehold.client.Watch;
+import io.leasehold.client.WatchCompactedException;
 import io.leasehold.client.WatchEvent;
 import io.leasehold.client.WatchListener;
 import io.leasehold.client.WatchOptions;
@@ -16,6 +18,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Leader election on one lease: the candidate that holds the lease named {@link #name()} leads,
@@ -242,20 +245,17 @@ public final class Election implements AutoCloseable {
 
   /**
    * Follows the leadership: {@code observer} is told the leader as of now, then every change
-   * (a new leader, a new value, no leader), in order and without gaps, until the watch is closed.
-   * Anyone may observe, candidate or not.
+   * (a new leader, a new value, no leader), in order, until the returned watch is closed. Anyone
+   * may observe, candidate or not. If the observer falls so far behind that the cluster's history
+   * no longer holds its place (a long partition of this client), it lists again and is told the
+   * leader as of then, if it differs from the last one it was told, and follows on from there.
    *
    * @param observer told of each leader
    * @return completes with the watch once it is set up; close it to stop observing
    */
   public CompletableFuture<Watch> observe(LeaderObserver observer) {
-    Objects.requireNonNull(observer, "observer");
-    return client.list(name).thenApply(listing -> {
-      Optional<Leader> now = listing.leases().stream().filter(l -> l.name().equals(name)).findFirst().map(Election::leaderOf);
-      Follower follower = new Follower(observer, now);
-      observer.onLeader(now);
-      return client.watch(WatchOptions.of(name).withFromRevision(listing.revision() + 1), follower);
-    });
+    Observation observation = new Observation(Objects.requireNonNull(observer, "observer"));
+    return observation.list().thenApply(v -> observation);
   }
 
   /** Resigns without waiting for the cluster's answer: the leadership ends at its TTL if the release is lost. */
@@ -291,32 +291,101 @@ public final class Election implements AutoCloseable {
     return new Leader(info.holder(), info.token(), info.attributes().address());
   }
 
-  /** Turns the watch's events on the leadership name into leader changes, telling only real changes. */
-  private final class Follower implements WatchListener {
-    private final LeaderObserver observer;
-    private Optional<Leader> last;
+  /**
+   * An observer's watch on the leadership name: tells only real changes, and lists again (then
+   * watches from the listing) when the cluster's history no longer holds the watch's place.
+   */
+  private final class Observation implements Watch, WatchListener {
+    private static final long RELIST_RETRY_MILLIS = 1000;
 
-    Follower(LeaderObserver observer, Optional<Leader> last) {
+    private final LeaderObserver observer;
+    // Guarded by this.
+    private Optional<Leader> last;
+    private Watch current;
+    private boolean closed;
+
+    Observation(LeaderObserver observer) {
       this.observer = observer;
-      this.last = last;
+    }
+
+    /** Lists the leadership name, tells the observer if it changed, and watches from the listing on. */
+    CompletableFuture<Void> list() {
+      return client.list(name).thenAccept(listing -> {
+        Optional<Leader> now = listing.leases().stream().filter(l -> l.name().equals(name)).findFirst().map(Election::leaderOf);
+        synchronized (this) {
+          if (closed) {
+            return;
+          }
+          tell(now);
+          current = client.watch(WatchOptions.of(name).withFromRevision(listing.revision() + 1), this);
+        }
+      });
+    }
+
+    private void relist() {
+      list().exceptionally(e -> {
+        // The cluster is out of reach for longer than the client's request timeout: try again.
+        synchronized (this) {
+          if (!closed) {
+            CompletableFuture.delayedExecutor(RELIST_RETRY_MILLIS, TimeUnit.MILLISECONDS).execute(this::relist);
+          }
+        }
+        return null;
+      });
+    }
+
+    private void tell(Optional<Leader> next) {
+      if (last == null || !next.equals(last)) {
+        last = next;
+        observer.onLeader(next);
+      }
     }
 
     @Override
     public synchronized void onEvent(WatchEvent event) {
-      if (!event.name().equals(name)) {
+      if (closed || !event.name().equals(name)) {
         return;  // the prefix also matches longer names
       }
-      Optional<Leader> next;
       if (event.endsLease()) {
-        next = Optional.empty();
+        tell(Optional.empty());
       } else if (event.lease().isPresent()) {
-        next = event.lease().map(Election::leaderOf);
-      } else {
-        return;
+        tell(event.lease().map(Election::leaderOf));
       }
-      if (!next.equals(last)) {
-        last = next;
-        observer.onLeader(next);
+    }
+
+    @Override
+    public void onError(LeaseholdException error) {
+      synchronized (this) {
+        if (closed) {
+          return;
+        }
+        if (!(error instanceof WatchCompactedException)) {
+          closed = true;  // refused by the cluster: nothing to resume
+          return;
+        }
+      }
+      relist();
+    }
+
+    @Override
+    public synchronized long revision() {
+      return current == null ? 0 : current.revision();
+    }
+
+    @Override
+    public synchronized boolean isClosed() {
+      return closed;
+    }
+
+    @Override
+    public void close() {
+      Watch w;
+      synchronized (this) {
+        closed = true;
+        w = current;
+      }
+      if (w != null) {
+        w.close();
       }
     }
   }
