@@ -459,6 +459,36 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
+   * Joins the partition group {@code group} of {@code n} partitions with default options (see
+   * {@link io.leasehold.client.recipes.PartitionMember}): this client's holder identity takes a
+   * balanced share of partitions {@code 0..n-1}, rebalanced as members join and leave.
+   *
+   * @param group    the group's name (not starting or ending with {@code /}), e.g. {@code orders}
+   * @param n        the number of partitions, the same for every member
+   * @param listener told when this member starts and stops owning a partition
+   * @return completes with the member once it joined; close it to hand its partitions on and leave
+   */
+  public CompletableFuture<io.leasehold.client.recipes.PartitionMember> partitions(String group, int n,
+      io.leasehold.client.recipes.PartitionListener listener) {
+    return io.leasehold.client.recipes.PartitionMember.join(this, group, n, listener);
+  }
+
+  /**
+   * Joins the partition group {@code group} of {@code n} partitions with {@code options} (see
+   * {@link io.leasehold.client.recipes.PartitionMember}).
+   *
+   * @param group    the group's name (not starting or ending with {@code /})
+   * @param n        the number of partitions, the same for every member
+   * @param listener told when this member starts and stops owning a partition
+   * @param options  namespace, this member's address and timings
+   * @return completes with the member once it joined; close it to hand its partitions on and leave
+   */
+  public CompletableFuture<io.leasehold.client.recipes.PartitionMember> partitions(String group, int n,
+      io.leasehold.client.recipes.PartitionListener listener, io.leasehold.client.recipes.PartitionOptions options) {
+    return io.leasehold.client.recipes.PartitionMember.join(this, group, n, listener, options);
+  }
+
+  /**
    * Streams changes under {@code prefix} from {@code fromRevision} (0: from now on) to
    * {@code listener}, resuming on another node after failures with no gap and no duplicate.
    *

@@ -38,9 +38,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A member of a partition group: the members of a group share partitions {@code 0..n-1}, each
- * owning a contiguous, balanced range (⌊n/m⌋ or ⌈n/m⌉ partitions for m members), and the
- * partitions move when members join or leave.
+ * A member of a partition group ({@link LeaseholdClient#partitions}): the members of a group
+ * share partitions {@code 0..n-1}, each owning a contiguous, balanced range (⌊n/m⌋ or ⌈n/m⌉
+ * partitions for m members), and the partitions move when members join or leave.
  *
  * <p>Membership is a lease {@code <namespace>/<group>/members/<id>} (the id is the client's holder
  * identity; its metadata records n); ownership of partition k is an exclusive lease
@@ -61,7 +61,7 @@ import org.slf4j.LoggerFactory;
  *     public void onAssigned(int partition, long token) { consumers.start(partition, token); }
  *     public void onRevoked(int partition) { consumers.stop(partition); }
  *   };
- *   try (PartitionMember member = PartitionMember.join(client, "orders", 64, work,
+ *   try (PartitionMember member = client.partitions("orders", 64, work,
  *           PartitionOptions.defaults().withAddress("10.0.1.7:8980")).join()) {
  *     // Route a key to whoever owns its partition (crc32(key) % 64).
  *     Optional<PartitionOwner> owner = member.ownerOf("customer-42");

@@ -69,7 +69,7 @@ class PartitionMemberTest {
   }
 
   private PartitionMember join(LeaseholdClient client, String group, int n, PartitionListener listener, PartitionOptions options) {
-    PartitionMember m = PartitionMember.join(client, group, n, listener, options.withReconcileInterval(Duration.ofMillis(500))).join();
+    PartitionMember m = client.partitions(group, n, listener, options.withReconcileInterval(Duration.ofMillis(500))).join();
     toClose.add(m);
     return m;
   }
@@ -114,7 +114,7 @@ class PartitionMemberTest {
     awaitBalanced(4, List.of(first));
 
     CompletionException e = assertThrows(CompletionException.class,
-        () -> PartitionMember.join(client, "twice", 4, new OwnershipLog().listenerFor("x"), PartitionOptions.defaults()).join());
+        () -> client.partitions("twice", 4, new OwnershipLog().listenerFor("x")).join());
     assertInstanceOf(IllegalStateException.class, e.getCause());
     assertTrue(e.getCause().getMessage().contains("already a member"), e.getCause().getMessage());
     assertEquals(List.of("pm-twice"), first.members());
