@@ -4,6 +4,7 @@ import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseState;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.OptionalLong;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -42,6 +43,14 @@ final class HeldLease {
 
   Lease lease() {
     return lease;
+  }
+
+  /** The lease's token while the lock is held: not unlocked, lockAtMostFor not passed, the lease valid. */
+  synchronized OptionalLong tokenWhileLocked() {
+    if (letGo == null && lease.isValid() && now().isBefore(until)) {
+      return OptionalLong.of(lease.token());
+    }
+    return OptionalLong.empty();
   }
 
   /**

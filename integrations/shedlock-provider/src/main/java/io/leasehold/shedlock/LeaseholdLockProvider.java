@@ -13,6 +13,7 @@ import io.leasehold.client.Rejection;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -64,6 +65,8 @@ public final class LeaseholdLockProvider implements ExtensibleLockProvider, Auto
   private final String atLeastHolder;
   private final ScheduledExecutorService timers;
   private final ConcurrentMap<String, TtlBounds> bounds = new ConcurrentHashMap<>();
+  /** The last lock taken per lock name; an entry whose lock ended is dropped when next asked for. */
+  private final ConcurrentMap<String, HeldLease> locks = new ConcurrentHashMap<>();
 
   private LeaseholdLockProvider(Builder b) {
     this.client = b.client;
@@ -117,6 +120,7 @@ public final class LeaseholdLockProvider implements ExtensibleLockProvider, Auto
     }
     if (result instanceof Granted granted) {
       HeldLease held = new HeldLease(granted.lease(), timers, configuration.getLockAtMostUntil());
+      locks.put(configuration.getName(), held);
       return Optional.of(new LeaseholdSimpleLock(configuration, held, this));
     }
     if (result instanceof Conflict) {
@@ -128,6 +132,36 @@ public final class LeaseholdLockProvider implements ExtensibleLockProvider, Auto
     }
     throw new LockException("lock " + configuration.getName() + ": refused by the cluster (" + rejection.reason() + "): "
         + rejection.message());
+  }
+
+  /**
+   * The fencing token of the lock {@code lockName} while this provider holds it: taken, not yet
+   * unlocked, lockAtMostFor not passed, and its lease valid on the client's clock. A job run under
+   * the lock passes it with every write, so that the store can refuse a job that went on after
+   * its lock ended (ShedLock never stops a running job):
+   *
+   * <pre>{@code
+   * @Scheduled(cron = "0 0 * * * *")
+   * @SchedulerLock(name = "hourly-report", lockAtMostFor = "15m")
+   * void hourlyReport() {
+   *   long token = lockProvider.token("hourly-report").orElseThrow();
+   *   reports.write(report, token);  // the store refuses tokens older than one it has seen
+   * }
+   * }</pre>
+   *
+   * @param lockName the ShedLock lock name
+   * @return the token, or empty if this provider does not hold the lock now
+   */
+  public OptionalLong token(String lockName) {
+    HeldLease held = locks.get(Objects.requireNonNull(lockName, "lockName"));
+    if (held == null) {
+      return OptionalLong.empty();
+    }
+    OptionalLong token = held.tokenWhileLocked();
+    if (token.isEmpty()) {
+      locks.remove(lockName, held);
+    }
+    return token;
   }
 
   /**

@@ -31,10 +31,20 @@
  *
  * @Component
  * class Reports {
+ *   private final LeaseholdLockProvider lockProvider;
+ *   private final ReportStore store;
+ *
+ *   Reports(LeaseholdLockProvider lockProvider, ReportStore store) {
+ *     this.lockProvider = lockProvider;
+ *     this.store = store;
+ *   }
+ *
  *   @Scheduled(cron = "0 0 * * * *")
  *   @SchedulerLock(name = "hourly-report", lockAtLeastFor = "30s", lockAtMostFor = "15m")
  *   void hourlyReport() {
  *     // runs on one instance at a time; no other instance starts it within 30 s of this start
+ *     long token = lockProvider.token("hourly-report").orElseThrow();
+ *     store.write(buildReport(), token);  // the store refuses tokens older than one it has seen
  *   }
  * }
  * }</pre>

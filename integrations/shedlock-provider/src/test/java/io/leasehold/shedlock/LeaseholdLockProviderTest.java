@@ -55,6 +55,21 @@ class LeaseholdLockProviderTest {
   }
 
   @Test
+  void theTokenOfAHeldLockIsItsLeasesUntilUnlockOrLockAtMostFor() {
+    SimpleLock lock = lock(provider, "fenced", Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
+    long token = lease("fenced").orElseThrow().token();
+    assertThat(provider.token("fenced")).hasValue(token);
+    assertThat(provider.token("not-taken")).isEmpty();
+    lock.unlock();
+    assertThat(provider.token("fenced")).isEmpty();
+
+    SimpleLock brief = lock(provider, "fenced", Duration.ofMillis(800), Duration.ZERO).orElseThrow();
+    assertThat(provider.token("fenced").orElseThrow()).isGreaterThan(token);
+    TestCluster.await("the token gone once lockAtMostFor passed", Duration.ofSeconds(10), () -> provider.token("fenced").isEmpty());
+    brief.unlock();
+  }
+
+  @Test
   void lockAtMostForFreesTheNameWhileTheTaskStillRuns() {
     LockConfiguration config = config("at-most", Duration.ofMillis(600), Duration.ZERO);
     SimpleLock lock = provider.lock(config).orElseThrow();
