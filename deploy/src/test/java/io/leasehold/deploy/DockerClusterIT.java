@@ -10,24 +10,19 @@ import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.NodeStatus;
 import io.leasehold.client.Watch;
 import io.leasehold.client.WatchEvent;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
-import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.Network;
 import org.testcontainers.containers.output.Slf4jLogConsumer;
 import org.testcontainers.containers.wait.strategy.Wait;
-import org.testcontainers.images.builder.ImageFromDockerfile;
 import org.testcontainers.lifecycle.Startables;
 
 /**
@@ -36,9 +31,6 @@ import org.testcontainers.lifecycle.Startables;
  * fails over with the lease and the watch intact. Skipped where no Docker engine runs.
  */
 class DockerClusterIT {
-  static final String BASE_IMAGE = "leasehold-base:jre17";
-  final Path deploy = Path.of(System.getProperty("leasehold.deploy", "."));
-  final Path jar = Path.of(System.getProperty("leasehold.jar", "../cli/target/leasehold.jar"));
   final List<GenericContainer<?>> nodes = new ArrayList<>();
   Network network;
 
@@ -52,17 +44,8 @@ class DockerClusterIT {
 
   @Test
   void threeContainersServeLeasesAndFailOverWhenTheLeadersContainerStops() throws Exception {
-    if (!dockerAvailable()) {
-      String why = "no Docker engine reachable (DOCKER_HOST or /var/run/docker.sock): DockerClusterIT is skipped";
-      LoggerFactory.getLogger(DockerClusterIT.class).warn(why);
-      Assumptions.abort(why);
-    }
-    assertTrue(Files.exists(jar), "the distribution jar exists: " + jar.toAbsolutePath());
-    ensureBaseImage();
-    ImageFromDockerfile image = new ImageFromDockerfile("leasehold-it", true)
-        .withFileFromPath("Dockerfile", deploy.resolve("docker/Dockerfile"))
-        .withFileFromPath("leasehold.jar", jar)
-        .withBuildArg("BASE_IMAGE", BASE_IMAGE);
+    Containers.assumeDocker(DockerClusterIT.class);
+    String image = Containers.nodeImage("leasehold-it", Map.of());
     network = Network.newNetwork();
     String peers = "n1=n1:7401:7400,n2=n2:7401:7400,n3=n3:7401:7400";
     for (String id : List.of("n1", "n2", "n3")) {
@@ -88,7 +71,7 @@ class DockerClusterIT {
     // /healthz answers 200 on every node now; the HEALTHCHECK runs every 5 s and one pass makes
     // a container healthy, so a few intervals are plenty.
     for (int i = 0; i < nodes.size(); i++) {
-      awaitDockerHealthy("n" + (i + 1), nodes.get(i), Duration.ofSeconds(60));
+      Containers.awaitDockerHealthy("n" + (i + 1), nodes.get(i).getContainerId(), Duration.ofSeconds(60));
     }
 
     List<String> endpoints = nodes.stream().map(c -> c.getHost() + ":" + c.getMappedPort(7400)).toList();
@@ -100,10 +83,10 @@ class DockerClusterIT {
       List<WatchEvent> events = new CopyOnWriteArrayList<>();
       Watch watch = client.watch("lock/", 0, events::add);
       Lease lease = client.blocking().acquire("lock/docker", LeaseOptions.defaults().withTtl(Duration.ofSeconds(6)));
-      await("the watch sees the grant", Duration.ofSeconds(30), () -> events.stream()
+      Containers.await("the watch sees the grant", Duration.ofSeconds(30), () -> events.stream()
           .anyMatch(e -> e.type() == EventType.ACQUIRED && e.name().equals("lock/docker")));
       long renewedBefore = client.blocking().get("lock/docker").orElseThrow().renewCount();
-      await("the SDK renews the lease", Duration.ofSeconds(30),
+      Containers.await("the SDK renews the lease", Duration.ofSeconds(30),
           () -> client.blocking().get("lock/docker").orElseThrow().renewCount() > renewedBefore);
 
       NodeStatus status = client.cluster().status().join();
@@ -111,7 +94,7 @@ class DockerClusterIT {
       GenericContainer<?> leaderContainer = nodes.get(List.of("n1", "n2", "n3").indexOf(leader));
       leaderContainer.stop();
 
-      await("a new leader among the survivors", Duration.ofSeconds(60), () -> {
+      Containers.await("a new leader among the survivors", Duration.ofSeconds(60), () -> {
         try {
           return client.cluster().status().get(10, TimeUnit.SECONDS).leaderId().filter(l -> !l.equals(leader)).isPresent();
         } catch (Exception e) {
@@ -120,12 +103,12 @@ class DockerClusterIT {
       });
       Lease after = client.blocking().acquire("lock/after-failover", LeaseOptions.defaults().withTtl(Duration.ofSeconds(10)));
       assertTrue(after.token() > lease.token(), "tokens keep increasing across leaders");
-      await("the watch resumed on a surviving node", Duration.ofSeconds(60), () -> events.stream()
+      Containers.await("the watch resumed on a surviving node", Duration.ofSeconds(60), () -> events.stream()
           .anyMatch(e -> e.type() == EventType.ACQUIRED && e.name().equals("lock/after-failover")));
       assertTrue(lease.isValid(), "the lease survived the failover: " + lease.state());
       assertEquals(lease.token(), client.blocking().get("lock/docker").orElseThrow().token());
       long renewedAfter = client.blocking().get("lock/docker").orElseThrow().renewCount();
-      await("renewals go on under the new leader", Duration.ofSeconds(30),
+      Containers.await("renewals go on under the new leader", Duration.ofSeconds(30),
           () -> client.blocking().get("lock/docker").orElseThrow().renewCount() > renewedAfter);
       watch.close();
       lease.release().get(30, TimeUnit.SECONDS);
@@ -133,7 +116,7 @@ class DockerClusterIT {
     // The survivors follow the new leader: Docker still (or again) reports them healthy.
     for (int i = 0; i < nodes.size(); i++) {
       if (nodes.get(i).isRunning()) {
-        awaitDockerHealthy("n" + (i + 1), nodes.get(i), Duration.ofSeconds(60));
+        Containers.awaitDockerHealthy("n" + (i + 1), nodes.get(i).getContainerId(), Duration.ofSeconds(60));
       }
     }
     for (GenericContainer<?> c : nodes) {
@@ -141,59 +124,6 @@ class DockerClusterIT {
         assertTrue(c.getDockerClient().inspectContainerCmd(c.getContainerId()).exec().getConfig().getUser().startsWith("10001"),
             "the node runs as the non-root user");
       }
-    }
-  }
-
-  /** Waits until Docker's health status of the container, set by the image's HEALTHCHECK, is "healthy". */
-  static void awaitDockerHealthy(String name, GenericContainer<?> c, Duration timeout) throws InterruptedException {
-    String[] last = {"none"};
-    try {
-      await("Docker reports " + name + " healthy", timeout, () -> {
-        var health = c.getDockerClient().inspectContainerCmd(c.getContainerId()).exec().getState().getHealth();
-        last[0] = health == null ? "no health check" : health.getStatus();
-        return "healthy".equals(last[0]);
-      });
-    } catch (AssertionError e) {
-      throw new AssertionError(e.getMessage() + " (last status: " + last[0] + ")", e);
-    }
-  }
-
-  static boolean dockerAvailable() {
-    try {
-      return DockerClientFactory.instance().isDockerAvailable();
-    } catch (RuntimeException e) {
-      return false;
-    }
-  }
-
-  /** The base image is made offline from this machine's JDK (nothing can be pulled here). */
-  void ensureBaseImage() throws Exception {
-    try {
-      DockerClientFactory.instance().client().inspectImageCmd(BASE_IMAGE).exec();
-      return;
-    } catch (RuntimeException missing) {
-      // build it below
-    }
-    Process p = new ProcessBuilder("bash", deploy.resolve("docker/build-base-image.sh").toString(), BASE_IMAGE)
-        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.INHERIT).start();
-    assertTrue(p.waitFor(10, TimeUnit.MINUTES), "the base image build finished");
-    assertEquals(0, p.exitValue(), "the base image build succeeded");
-  }
-
-  static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
-      try {
-        if (condition.getAsBoolean()) {
-          return;
-        }
-      } catch (RuntimeException notYet) {
-        // a call failed mid-failover: ask again
-      }
-      if (System.nanoTime() - deadline > 0) {
-        throw new AssertionError("timed out after " + timeout.toSeconds() + " s waiting for " + what);
-      }
-      TimeUnit.MILLISECONDS.sleep(200);
     }
   }
 }
