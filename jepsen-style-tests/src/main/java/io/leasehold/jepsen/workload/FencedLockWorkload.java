@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 /**
  * Fenced lock: SDK clients contend for a few names; while a client believes it holds one
@@ -41,18 +42,28 @@ public final class FencedLockWorkload implements Workload {
 
   @Override
   public void start(WorkloadContext ctx) {
-    FencedRegister register = new FencedRegister(ctx.recorder());
+    start(ctx.recorder(), ctx::client);
+  }
+
+  /**
+   * Starts the clients against any cluster, such as one in containers.
+   *
+   * @param recorder where the history goes
+   * @param clientFor an SDK client of the cluster for a holder, one that does not release its
+   *     leases on close (closing is how a client "crashes")
+   */
+  public void start(Recorder recorder, Function<String, LeaseholdClient> clientFor) {
+    FencedRegister register = new FencedRegister(recorder);
     for (int i = 0; i < clients; i++) {
       int process = 100 + i;
-      threads.spawn("fenced-" + i, () -> loop(ctx, register, process));
+      threads.spawn("fenced-" + i, () -> loop(recorder, clientFor, register, process));
     }
   }
 
-  private void loop(WorkloadContext ctx, FencedRegister register, int process) {
-    Recorder rec = ctx.recorder();
+  private void loop(Recorder rec, Function<String, LeaseholdClient> clientFor, FencedRegister register, int process) {
     int generation = 0;
     String holder = "fenced-" + process + "-" + generation;
-    LeaseholdClient client = ctx.client(holder);
+    LeaseholdClient client = clientFor.apply(holder);
     try {
       while (threads.running()) {
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
@@ -100,7 +111,7 @@ public final class FencedLockWorkload implements Workload {
           client.close();
           rec.complete(crash, Op.Type.OK, Optional.of(holder), OptionalLong.of(lease.token()), "");
           holder = "fenced-" + process + "-" + ++generation;
-          client = ctx.client(holder);
+          client = clientFor.apply(holder);
         } else {
           // Releasing ends the handle's validity at once, before the cluster hears of it.
           rec.validity(new Validity(holder, name, lease.token(), from, Math.min(until, end)));
