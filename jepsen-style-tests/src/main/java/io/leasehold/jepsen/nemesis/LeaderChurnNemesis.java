@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaderChurnNemesis implements Nemesis {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderChurnNemesis.class);
+  private static final int FIRST_MOVE_ATTEMPTS = 3;
   private final Duration every;
   private final AtomicBoolean active = new AtomicBoolean();
   private final List<String> moves = new ArrayList<>();
@@ -39,7 +40,7 @@ public final class LeaderChurnNemesis implements Nemesis {
   @Override
   public String start(NemesisContext ctx) {
     active.set(true);
-    String first = transfer(ctx);
+    String first = firstMove(ctx);
     synchronized (moves) {
       moves.add(first);
     }
@@ -65,6 +66,26 @@ public final class LeaderChurnNemesis implements Nemesis {
     churner.setDaemon(true);
     churner.start();
     return "every " + every.toSeconds() + " s: " + first + " …";
+  }
+
+  /**
+   * The first hand-over, tried a few times: right after another fault a transfer can time out
+   * (the target still catching up), and the fault counts only once leadership has moved.
+   */
+  private String firstMove(NemesisContext ctx) {
+    RuntimeException last = null;
+    for (int attempt = 1; attempt <= FIRST_MOVE_ATTEMPTS; attempt++) {
+      try {
+        return transfer(ctx);
+      } catch (RuntimeException e) {
+        last = e;
+        LOG.info("leader churn: first move failed (attempt {} of {}): {}", attempt, FIRST_MOVE_ATTEMPTS,
+            String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
+        Pacing.sleep(Duration.ofSeconds(1));
+      }
+    }
+    active.set(false);
+    throw last;
   }
 
   private static String transfer(NemesisContext ctx) {
