@@ -193,6 +193,22 @@ class MonitoringKitTest {
     assertEquals(0, config.exit(), config.output());
     assertTrue(config.output().contains("1 rule files found"), "prometheus.yml loads the rules: " + config.output());
 
+    // The dashboard's PromQL parses too: each panel query, Grafana's variables put in, as a recording rule.
+    StringBuilder recorded = new StringBuilder("groups:\n  - name: dashboard\n    rules:\n");
+    int n = 0;
+    for (Map.Entry<String, String> q : MonitoringKit.dashboardQueries(kit.dashboard()).entrySet()) {
+      if (q.getKey().startsWith("panel ")) {
+        String expr = q.getValue().replace("$__rate_interval", "1m").replace("$instance", ".+");
+        recorded.append("      - record: dashboard:query_").append(n++).append("\n        expr: '")
+            .append(expr.replace("'", "''")).append("'\n");
+      }
+    }
+    Path dashboardRules = tmp.resolve("dashboard-queries.yml");
+    Files.writeString(dashboardRules, recorded);
+    Run dashboardCheck = run(tmp, "promtool", "check", "rules", dashboardRules.toString());
+    assertEquals(0, dashboardCheck.exit(), dashboardCheck.output() + "\n" + recorded);
+    assertTrue(dashboardCheck.output().contains("SUCCESS: " + n + " rules found"), dashboardCheck.output());
+
     // And promtool does reject a broken rule: this is no check that cannot fail.
     Path broken = tmp.resolve("broken.yml");
     Files.writeString(broken, MonitoringKit.read(kit.rulesFile()).replaceFirst("expr: up\\{job=\"leasehold\"} == 0", "expr: up{job=\"leasehold\" == 0"));
