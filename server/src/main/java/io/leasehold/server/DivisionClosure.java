@@ -41,6 +41,11 @@ final class DivisionClosure {
     return closed.copy();
   }
 
+  /** Whether Ratis has closed the division while the node runs. */
+  boolean isClosed() {
+    return closed.isDone();
+  }
+
   void closedByRatis(RoleInfoProto roleInfo) {
     if (nodeClosed.getAsBoolean()) {
       return;

@@ -79,7 +79,8 @@ public final class LeaseholdNode implements AutoCloseable {
     AtomicReference<LeaseStateMachine> sm = new AtomicReference<>();
     this.watchHub = new WatchHub(() -> sm.get().core(), config.watchQueueLimit(), config.watchProgressInterval(),
         config.watchMessageRate(), config.watchMaxDelay(), config.watchSenders());
-    this.metrics = new NodeMetrics(new NodeMetricsSource(sm::get, watchHub, this::division, this::serving));
+    this.metrics = new NodeMetrics(new NodeMetricsSource(sm::get, watchHub, this::division, this::serving,
+        config.dataDir(), this::divisionClosedNow));
     AppliedEntries applied = new AppliedEntries(diagnostics.commitClock(), diagnostics.replicationTrace(),
         diagnostics.ticker(), watchHub, metrics, lifecycle, config.requestTimeout());
     this.stateMachine = new LeaseStateMachine(config.dataDir().resolve("state"), applied, LeaseholdNode::wallClockMicros);
@@ -87,6 +88,7 @@ public final class LeaseholdNode implements AutoCloseable {
     this.raft = new NodeRaft(config, tls, stateMachine, diagnostics.commitClock(), diagnostics.replicationTrace());
     this.replicator = new Replicator(raft.client(), raft.server(), raft.groupId(), raft.selfId(), stateMachine,
         LeaseholdNode::wallClockMicros, config.maxPendingWrites(), config.requestTimeout(), raft.leadershipCheck());
+    replicator.timeWritesWith(metrics::written);
     ClusterAdmin.Retries adminRetries = new ClusterAdmin.Retries(
         RetryPolicies.retryUpToMaximumCountWithFixedSleep(10, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)));
     this.admin = new ClusterAdmin(raft.newClient(RaftSettings.adminClient(), adminRetries), adminRetries, raft.server(),
@@ -225,6 +227,12 @@ public final class LeaseholdNode implements AutoCloseable {
   /** Membership and snapshots. */
   public ClusterAdmin admin() {
     return admin;
+  }
+
+  /** Whether Ratis closed this node's division while it runs (for the metrics; false before the node is built). */
+  private boolean divisionClosedNow() {
+    DivisionClosure d = divisionClosure;
+    return d != null && d.isClosed();
   }
 
   public NodeMetrics metrics() {

@@ -4,7 +4,15 @@ import io.leasehold.server.metrics.NodeMetrics;
 import io.leasehold.server.watch.WatchHub;
 import io.leasehold.statemachine.core.Counters;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
+import io.leasehold.statemachine.core.LeaseCore;
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.ratis.server.DivisionInfo;
@@ -16,13 +24,67 @@ final class NodeMetricsSource implements NodeMetrics.Source {
   private final WatchHub watchHub;
   private final Supplier<RaftServer.Division> division;
   private final BooleanSupplier serving;
+  private final Path dataDir;
+  private final BooleanSupplier divisionClosed;
+  /** The leases by namespace last counted, and when (nanoTime): a scrape counts them at most every few seconds. */
+  private Map<String, Long> byNamespace = Map.of();
+  private long countedAt;
+  private boolean counted;
+
+  static final long NAMESPACE_COUNT_MAX_AGE_NANOS = TimeUnit.SECONDS.toNanos(5);
 
   NodeMetricsSource(Supplier<LeaseStateMachine> stateMachine, WatchHub watchHub, Supplier<RaftServer.Division> division,
-                    BooleanSupplier serving) {
+                    BooleanSupplier serving, Path dataDir, BooleanSupplier divisionClosed) {
     this.stateMachine = stateMachine;
     this.watchHub = watchHub;
     this.division = division;
     this.serving = serving;
+    this.dataDir = dataDir;
+    this.divisionClosed = divisionClosed;
+  }
+
+  /**
+   * Counts the live leases by namespace over one consistent view of the state (a scan of the
+   * leases, off the apply path), reusing the last count while it is fresh.
+   */
+  @Override
+  public synchronized Map<String, Long> leasesByNamespace() {
+    long now = System.nanoTime();
+    if (!counted || now - countedAt > NAMESPACE_COUNT_MAX_AGE_NANOS) {
+      byNamespace = NodeMetrics.orElse(() -> {
+        Map<String, Long> n = new TreeMap<>();
+        stateMachine.get().core().forEachLease((name, lease) -> n.merge(LeaseCore.namespaceOf(name), 1L, Long::sum));
+        return Map.copyOf(n);
+      }, byNamespace);
+      countedAt = now;
+      counted = true;
+    }
+    return byNamespace;
+  }
+
+  @Override
+  public long watchLagEvents() {
+    return watchHub.maxLagEvents();
+  }
+
+  @Override
+  public boolean divisionClosed() {
+    return divisionClosed.getAsBoolean();
+  }
+
+  @Override
+  public NodeMetrics.Disk dataDisk() {
+    try {
+      FileStore store = Files.getFileStore(dataDir);
+      return new NodeMetrics.Disk(store.getUsableSpace(), store.getTotalSpace());
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  @Override
+  public Map<String, Long> storeMemoryBytes() {
+    return NodeMetrics.orElse(() -> stateMachine.get().core().store().memoryBytes(), Map.of());
   }
 
   @Override

@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientRpc;
@@ -86,6 +87,7 @@ public final class Replicator implements AutoCloseable {
   private final Duration requestTimeout;
   private final WriteBatcher batcher;
   private volatile WriteTrace trace;
+  private volatile LongConsumer writeTimer = nanos -> { };
   private final HeldResends held = new HeldResends();
   private static final long NOT_READY_PAUSE_MILLIS = 10;
 
@@ -119,17 +121,29 @@ public final class Replicator implements AutoCloseable {
   /** Replicates a command through the leader and returns the reply of its application. */
   public CompletableFuture<LogReply> propose(LogCommand command) {
     WriteTrace trace = this.trace;
+    LongConsumer timer = this.writeTimer;
+    long started = System.nanoTime();
     if (trace != null) {
-      long started = System.nanoTime();
       return proposeNow(command).whenComplete((reply, error) -> {
         if (reply != null) {
           long entry = revisionOf(reply);
+          long answered = System.nanoTime();
           trace.record("propose", entry, started);
-          trace.record("answered", entry, System.nanoTime());
+          trace.record("answered", entry, answered);
+          timer.accept(answered - started);
         }
       });
     }
-    return proposeNow(command);
+    return proposeNow(command).whenComplete((reply, error) -> {
+      if (reply != null) {
+        timer.accept(System.nanoTime() - started);
+      }
+    });
+  }
+
+  /** Hears how long each answered write took, in nanoseconds, for the node's metrics. */
+  void timeWritesWith(LongConsumer timer) {
+    this.writeTimer = timer;
   }
 
   /** Traces every proposal's start and answer by its entry's index ({@code --trace-writes}). */

@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -53,7 +54,25 @@ public final class NodeMetrics implements AutoCloseable {
     RaftView raft();
 
     boolean serving();
+
+    /** Live leases by namespace (what precedes a name's first '/'); may be a few seconds old. */
+    Map<String, Long> leasesByNamespace();
+
+    /** Events the furthest-behind watcher of this node has yet to read (0 with none). */
+    long watchLagEvents();
+
+    /** Whether Ratis closed this node's Raft division while the node runs (it then serves nothing until restarted). */
+    boolean divisionClosed();
+
+    /** The file system of the data directory: free and total bytes, or null when it cannot be read. */
+    Disk dataDisk();
+
+    /** The state store's memory outside the Java heap, in bytes by kind (RocksDB: memtables, table readers, block cache). */
+    Map<String, Long> storeMemoryBytes();
   }
+
+  /** Space on the file system holding the data directory, in bytes ({@code usable}: what this process may still write). */
+  public record Disk(long usable, long total) {}
 
   /** Raft's state as this node sees it. */
   public record RaftView(String role, long term, long commitIndex, long appliedIndex, long snapshotIndex,
@@ -75,6 +94,7 @@ public final class NodeMetrics implements AutoCloseable {
 
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final Histogram applySeconds;
+  private final Histogram writeSeconds;
   private final Counter leaderChanges;
   private final Counter snapshots;
   private HttpServer http;
@@ -135,6 +155,49 @@ public final class NodeMetrics implements AutoCloseable {
         .classicOnly()
         .classicUpperBounds(0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1)
         .register(registry);
+    writeSeconds = Histogram.builder()
+        .name("leasehold_write_seconds")
+        .help("Time from a write arriving at this node to its applied reply (forwarding, replication, commit and apply).")
+        .unit(Unit.SECONDS)
+        .classicOnly()
+        .classicUpperBounds(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("leasehold_leases_live_by_namespace")
+        .help("Live leases in this node's applied state by namespace (the name up to its first '/'); refreshed at most every few seconds.")
+        .labelNames("namespace")
+        .callback(cb -> source.leasesByNamespace().forEach((namespace, n) -> cb.call(n, namespace)))
+        .register(registry);
+    gauge("leasehold_watch_lag_events", "Events of the watch log the furthest-behind watcher of this node has yet to read.",
+        () -> source.watchLagEvents());
+    gauge("leasehold_raft_division_closed", "1 when Ratis closed this node's Raft division while the node runs (restart it), else 0.",
+        () -> source.divisionClosed() ? 1 : 0);
+    GaugeWithCallback.builder()
+        .name("leasehold_data_dir_free_bytes")
+        .help("Bytes this process may still write on the file system of the data directory.")
+        .callback(cb -> {
+          Disk d = source.dataDisk();
+          if (d != null) {
+            cb.call(d.usable());
+          }
+        })
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("leasehold_data_dir_size_bytes")
+        .help("Size of the file system of the data directory.")
+        .callback(cb -> {
+          Disk d = source.dataDisk();
+          if (d != null) {
+            cb.call(d.total());
+          }
+        })
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("leasehold_rocksdb_memory_bytes")
+        .help("RocksDB memory outside the Java heap, by kind: memtables, table_readers, block_cache.")
+        .labelNames("kind")
+        .callback(cb -> source.storeMemoryBytes().forEach((kind, n) -> cb.call(n, kind)))
+        .register(registry);
     registry.register((MultiCollector) JVM::scrape);
   }
 
@@ -152,6 +215,11 @@ public final class NodeMetrics implements AutoCloseable {
 
   public void applied(long nanos) {
     applySeconds.observe(nanos / 1e9);
+  }
+
+  /** A write this node accepted was answered with its applied reply, {@code nanos} after it arrived. */
+  public void written(long nanos) {
+    writeSeconds.observe(nanos / 1e9);
   }
 
   public void leaderChanged() {

@@ -276,6 +276,19 @@ public final class WatchHub implements AutoCloseable {
     return watchers.size();
   }
 
+  /**
+   * How many events of the shared log the furthest-behind watcher has yet to read (0 with none):
+   * a watcher cut off at the queue limit had reached it.
+   */
+  public long maxLagEvents() {
+    long end = log.endSeq();
+    long lag = 0;
+    for (Watcher w : watchers) {
+      lag = Math.max(lag, end - w.readSeq());
+    }
+    return lag;
+  }
+
   /** Groups of watchers with the same filter and view (see {@link WatchGroup}). */
   public int watchGroups() {
     return groups.size();

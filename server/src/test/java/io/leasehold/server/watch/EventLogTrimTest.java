@@ -73,6 +73,23 @@ class EventLogTrimTest {
     assertNull(stalled.error);
   }
 
+  /** The metrics' watch lag: what the furthest-behind watcher has yet to read, 0 once it has read it all. */
+  @Test
+  void theLagIsWhatTheFurthestBehindWatcherHasYetToRead() throws Exception {
+    assertEquals(0, hub.maxLagEvents(), "no watcher, no lag");
+    Stream stalled = started();
+    Stream reading = started();
+    stalled.stall();
+    for (int i = 0; i < 30; i++) {
+      acquire("x/" + i);
+    }
+    await(() -> reading.revisions().size() == 30, "the reading watcher got the 30 events");
+    assertEquals(30, hub.maxLagEvents(), "the stalled watcher has read none of them");
+    stalled.ready();
+    await(() -> stalled.revisions().size() == 30, "the stalled watcher read them once ready");
+    assertEquals(0, hub.maxLagEvents());
+  }
+
   /**
    * A watcher whose stream never became ready has sent nothing (see Watcher), but its cursor still
    * holds the log: once too far behind it is dropped from the hub like any other, and told why

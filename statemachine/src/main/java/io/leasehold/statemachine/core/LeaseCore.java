@@ -384,6 +384,11 @@ public final class LeaseCore {
     return state.liveLeases;
   }
 
+  /** The namespace of a lease name: what precedes its first '/' (quotas count leases by it). */
+  public static String namespaceOf(String name) {
+    return LeaseIndex.namespace(name);
+  }
+
   /** What this replica's apply loop has counted since it started (not replicated). */
   public Counters counters() {
     return state.counters;

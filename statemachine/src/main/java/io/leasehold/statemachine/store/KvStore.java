@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -41,6 +42,14 @@ public interface KvStore extends AutoCloseable {
         throw new UncheckedIOException(e);
       }
     });
+  }
+
+  /**
+   * The store's own memory outside the Java heap, in bytes by kind, for the node's metrics; empty
+   * when it keeps none. Safe to call from any thread; a closed store answers empty.
+   */
+  default Map<String, Long> memoryBytes() {
+    return Map.of();
   }
 
   /** Replaces the whole state with a snapshot written by {@link #writeSnapshot}. */

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -87,6 +88,29 @@ public final class RocksDbStore implements KvStore {
   public static RocksDbStore open(Path dir) throws IOException {
     Files.createDirectories(dir);
     return new RocksDbStore(dir);
+  }
+
+  /**
+   * RocksDB's native memory: memtables and table readers summed over the column families, and the
+   * block cache, which the column families share (they are opened with one set of options).
+   */
+  @Override
+  public Map<String, Long> memoryBytes() {
+    handleLock.readLock().lock();
+    try {
+      if (handle == null) {
+        return Map.of();
+      }
+      Map<String, Long> bytes = new LinkedHashMap<>();
+      bytes.put("memtables", handle.db.getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables"));
+      bytes.put("table_readers", handle.db.getAggregatedLongProperty("rocksdb.estimate-table-readers-mem"));
+      bytes.put("block_cache", handle.db.getLongProperty("rocksdb.block-cache-usage"));
+      return bytes;
+    } catch (RocksDBException e) {
+      return Map.of();
+    } finally {
+      handleLock.readLock().unlock();
+    }
   }
 
   @Override
