@@ -4,15 +4,12 @@ import io.leasehold.server.metrics.NodeMetrics;
 import io.leasehold.server.watch.WatchHub;
 import io.leasehold.statemachine.core.Counters;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
-import io.leasehold.statemachine.core.LeaseCore;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.ratis.server.DivisionInfo;
@@ -26,12 +23,6 @@ final class NodeMetricsSource implements NodeMetrics.Source {
   private final BooleanSupplier serving;
   private final Path dataDir;
   private final BooleanSupplier divisionClosed;
-  /** The leases by namespace last counted, and when (nanoTime): a scrape counts them at most every few seconds. */
-  private Map<String, Long> byNamespace = Map.of();
-  private long countedAt;
-  private boolean counted;
-
-  static final long NAMESPACE_COUNT_MAX_AGE_NANOS = TimeUnit.SECONDS.toNanos(5);
 
   NodeMetricsSource(Supplier<LeaseStateMachine> stateMachine, WatchHub watchHub, Supplier<RaftServer.Division> division,
                     BooleanSupplier serving, Path dataDir, BooleanSupplier divisionClosed) {
@@ -43,23 +34,10 @@ final class NodeMetricsSource implements NodeMetrics.Source {
     this.divisionClosed = divisionClosed;
   }
 
-  /**
-   * Counts the live leases by namespace over one consistent view of the state (a scan of the
-   * leases, off the apply path), reusing the last count while it is fresh.
-   */
+  /** The live leases by namespace, from the lease index the apply thread keeps (no scan). */
   @Override
-  public synchronized Map<String, Long> leasesByNamespace() {
-    long now = System.nanoTime();
-    if (!counted || now - countedAt > NAMESPACE_COUNT_MAX_AGE_NANOS) {
-      byNamespace = NodeMetrics.orElse(() -> {
-        Map<String, Long> n = new TreeMap<>();
-        stateMachine.get().core().forEachLease((name, lease) -> n.merge(LeaseCore.namespaceOf(name), 1L, Long::sum));
-        return Map.copyOf(n);
-      }, byNamespace);
-      countedAt = now;
-      counted = true;
-    }
-    return byNamespace;
+  public Map<String, Long> leasesByNamespace() {
+    return NodeMetrics.orElse(() -> stateMachine.get().core().liveLeasesByNamespace(), Map.of());
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.leasehold.server.ops;
 
 import static io.leasehold.server.Requests.acquire;
+import static io.leasehold.server.Requests.release;
 import static io.leasehold.server.TestCluster.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -57,16 +58,18 @@ class MonitoringMetricsTest {
     LeasesGrpc.LeasesBlockingStub leases = cluster.leases(node.id());
     assertEquals(Outcome.GRANTED, leases.acquire(acquire("lock/a", "runner-1", 60)).getOutcome());
     assertEquals(Outcome.GRANTED, leases.acquire(acquire("lock/b", "runner-1", 60)).getOutcome());
-    assertEquals(Outcome.GRANTED, leases.acquire(acquire("service/payments/i-1", "runner-2", 60)).getOutcome());
+    var instance = leases.acquire(acquire("service/payments/i-1", "runner-2", 60));
+    assertEquals(Outcome.GRANTED, instance.getOutcome());
     Map<String, Double> after = t.scrape(node);
     assertEquals(writes + 3, MetricsTest.value(after, "leasehold_write_seconds_count"), "each answered write is timed");
     assertTrue(MetricsTest.value(after, "leasehold_write_seconds_sum") > MetricsTest.value(before, "leasehold_write_seconds_sum"));
-    // The count by namespace may be a few seconds old: wait for it, within the refresh period and some.
-    await("leases are counted by namespace", Duration.ofSeconds(15), () -> {
-      Map<String, Double> now = t.scrape(node);
-      return now.getOrDefault("leasehold_leases_live_by_namespace{namespace=\"lock\"}", -1.0) == 2.0
-          && now.getOrDefault("leasehold_leases_live_by_namespace{namespace=\"service\"}", -1.0) == 1.0;
-    });
+    // Counted from the lease index as applied: the write's answer came after its application.
+    assertEquals(2.0, MetricsTest.value(after, "leasehold_leases_live_by_namespace{namespace=\"lock\"}"));
+    assertEquals(1.0, MetricsTest.value(after, "leasehold_leases_live_by_namespace{namespace=\"service\"}"));
+    assertEquals(Outcome.RELEASED, leases.release(release("service/payments/i-1", instance.getLease().getToken())).getOutcome());
+    Map<String, Double> released = t.scrape(node);
+    assertEquals(2.0, MetricsTest.value(released, "leasehold_leases_live_by_namespace{namespace=\"lock\"}"));
+    assertTrue(!released.containsKey("leasehold_leases_live_by_namespace{namespace=\"service\"}"), "an empty namespace has no series");
 
     var watch = LeasesGrpc.newStub(cluster.channel(node.id()));
     io.grpc.Context.CancellableContext ctx = io.grpc.Context.current().withCancellation();

@@ -384,6 +384,14 @@ public final class LeaseCore {
     return state.liveLeases;
   }
 
+  /**
+   * The live leases of each namespace in this replica's applied state, from the index the apply
+   * thread keeps (no scan); safe to call from any thread.
+   */
+  public Map<String, Long> liveLeasesByNamespace() {
+    return state.index.countsByNamespace();
+  }
+
   /** The namespace of a lease name: what precedes its first '/' (quotas count leases by it). */
   public static String namespaceOf(String name) {
     return LeaseIndex.namespace(name);

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -18,7 +20,11 @@ import java.util.function.Consumer;
  */
 final class LeaseIndex {
   private final Map<String, HolderLeases> byHolder = new HashMap<>();
-  private final Map<String, TokenOrder> byNamespace = new HashMap<>();
+  /**
+   * Concurrent so that the node's metrics can count leases by namespace from another thread
+   * ({@link #countsByNamespace}) without scanning them; only the apply thread writes it.
+   */
+  private final Map<String, TokenOrder> byNamespace = new ConcurrentHashMap<>();
 
   /**
    * A holder's leases, per namespace. Most holders use one namespace (a runner's locks, a
@@ -145,6 +151,17 @@ final class LeaseIndex {
   int heldBy(String holder, String namespace) {
     TokenOrder g = group(holder, namespace);
     return g == null ? 0 : g.size();
+  }
+
+  /**
+   * The live leases of each namespace, safe to call from any thread: each count is as the apply
+   * thread last left it (a racy but whole read of an int), and the set of namespaces is weakly
+   * consistent.
+   */
+  Map<String, Long> countsByNamespace() {
+    Map<String, Long> out = new TreeMap<>();
+    byNamespace.forEach((namespace, order) -> out.put(namespace, (long) order.size()));
+    return out;
   }
 
   int inNamespace(String namespace) {
