@@ -115,6 +115,9 @@ class LeaseIndexTest {
       byHolder.computeIfAbsent(lease.getHolder(), h -> new HashMap<>()).computeIfAbsent(ns, n -> new TreeMap<>()).put(lease.getToken(), name);
       byNamespace.computeIfAbsent(ns, n -> new TreeMap<>()).put(lease.getToken(), name);
     });
+    Map<String, Long> counts = new TreeMap<>();
+    byNamespace.forEach((ns, group) -> counts.put(ns, (long) group.size()));
+    assertEquals(counts, index.countsByNamespace(), where + ": counts by namespace (no empty namespace)");
     for (String ns : NAMESPACES) {
       TreeMap<Long, String> inNs = byNamespace.getOrDefault(ns, new TreeMap<>());
       assertEquals(inNs.size(), index.inNamespace(ns), where + ": count in " + ns);
