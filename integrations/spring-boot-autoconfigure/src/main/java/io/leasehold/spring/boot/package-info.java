@@ -6,7 +6,10 @@
  * Integration {@code LockRegistry} when {@code leasehold-spring-integration} is
  * ({@link io.leasehold.spring.boot.LeaseholdLockRegistryAutoConfiguration}). Each bean backs off
  * when the application defines one of its own type; the provider and the registry are also made
- * on a client the application defines itself.
+ * on a client the application defines itself. With Spring Boot's health support on the class
+ * path, the health contributor {@code leasehold}
+ * ({@link io.leasehold.spring.boot.LeaseholdHealthContributorAutoConfiguration}) reports whether
+ * a leader answers.
  *
  * <p>Every property ({@link io.leasehold.spring.boot.LeaseholdProperties}), in
  * {@code application.properties}:

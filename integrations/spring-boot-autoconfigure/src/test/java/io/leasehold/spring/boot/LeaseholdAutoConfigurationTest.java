@@ -12,6 +12,7 @@ import io.leasehold.shedlock.LeaseholdLockProvider;
 import io.leasehold.spring.integration.LeaseholdLock;
 import io.leasehold.spring.integration.LeaseholdLockRegistry;
 import java.io.IOException;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,6 +29,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.integration.support.locks.DefaultLockRegistry;
@@ -59,7 +63,8 @@ class LeaseholdAutoConfigurationTest {
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(LeaseholdAutoConfiguration.class,
-          LeaseholdShedLockAutoConfiguration.class, LeaseholdLockRegistryAutoConfiguration.class));
+          LeaseholdShedLockAutoConfiguration.class, LeaseholdLockRegistryAutoConfiguration.class,
+          LeaseholdHealthContributorAutoConfiguration.class));
 
   /** The runner with the cluster's endpoints and timeouts for a loaded machine. */
   private ApplicationContextRunner withCluster() {
@@ -248,6 +253,42 @@ class LeaseholdAutoConfigurationTest {
     });
     withCluster().withClassLoader(new FilteredClassLoader(LeaseholdLockRegistry.class)).run(context -> {
       assertThat(context).hasNotFailed().hasSingleBean(LeaseholdClient.class).doesNotHaveBean("leaseholdLockRegistry");
+    });
+  }
+
+  @Test
+  void theHealthIndicatorIsUpWithTheLeader() {
+    withCluster().run(context -> {
+      assertThat(context).hasNotFailed().hasSingleBean(LeaseholdHealthIndicator.class);
+      Health health = context.getBean(LeaseholdHealthIndicator.class).health(true);
+      assertThat(health.getStatus()).isEqualTo(Status.UP);
+      assertThat(cluster.ids()).contains((String) health.getDetails().get("leader"));
+      assertThat((java.util.Map<?, ?>) health.getDetails().get("members")).hasSize(3);
+    });
+  }
+
+  @Test
+  void theHealthIndicatorIsDownWhenTheClusterCannotBeReached() throws IOException {
+    int port;
+    try (ServerSocket free = new ServerSocket(0)) {
+      port = free.getLocalPort();
+    }
+    runner.withPropertyValues("leasehold.endpoints=127.0.0.1:" + port, "leasehold.request-timeout=2s",
+        "leasehold.attempt-timeout=1s", "leasehold.discover-members=false").run(context -> {
+          assertThat(context).hasNotFailed();
+          Health health = context.getBean(LeaseholdHealthIndicator.class).health(true);
+          assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+          assertThat(health.getDetails()).containsKey("error");
+        });
+  }
+
+  @Test
+  void theHealthIndicatorIsAbsentWithoutHealthSupportOrWhenSwitchedOff() {
+    withCluster().withClassLoader(new FilteredClassLoader(HealthIndicator.class)).run(context -> {
+      assertThat(context).hasNotFailed().hasSingleBean(LeaseholdClient.class).doesNotHaveBean("leaseholdHealthIndicator");
+    });
+    withCluster().withPropertyValues("management.health.leasehold.enabled=false").run(context -> {
+      assertThat(context).hasNotFailed().hasSingleBean(LeaseholdClient.class).doesNotHaveBean(LeaseholdHealthIndicator.class);
     });
   }
 

@@ -61,6 +61,7 @@ class LeaseholdSpringApplicationTest {
       client = context.getBean(LeaseholdClient.class);
       assertThat(client.holder()).isEqualTo("boot-app");
       assertThat(context.getBean(LeaseholdLockProvider.class)).isNotNull();
+      assertThat(context.getBean(LeaseholdHealthIndicator.class).health().getStatus().getCode()).isEqualTo("UP");
       LeaseholdLock lock = context.getBean(LeaseholdLockRegistry.class).obtain("app");
       assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
       lock.unlock();
@@ -79,7 +80,7 @@ class LeaseholdSpringApplicationTest {
   void theAutoConfigurationsAreRegistered() {
     assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
         .contains(LeaseholdAutoConfiguration.class.getName(), LeaseholdShedLockAutoConfiguration.class.getName(),
-            LeaseholdLockRegistryAutoConfiguration.class.getName());
+            LeaseholdLockRegistryAutoConfiguration.class.getName(), LeaseholdHealthContributorAutoConfiguration.class.getName());
   }
 
   @Test
