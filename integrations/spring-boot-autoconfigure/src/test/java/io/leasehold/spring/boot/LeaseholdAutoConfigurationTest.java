@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -34,6 +35,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.integration.support.locks.DefaultLockRegistry;
 import org.springframework.integration.support.locks.LockRegistry;
 
@@ -99,14 +102,25 @@ class LeaseholdAutoConfigurationTest {
   }
 
   @Test
-  void endpointsAsIndexedEntriesAsYamlListsGiveThemWork() {
+  void endpointsAsIndexedEntriesOrAnEnvironmentVariableGiveTheClientToo() {
     List<String> endpoints = Clusters.endpointList(cluster);
+    // As YAML lists give them.
     runner.withPropertyValues("leasehold.endpoints[0]=" + endpoints.get(0), "leasehold.endpoints[1]=" + endpoints.get(1),
         "leasehold.request-timeout=20s").run(context -> {
           assertThat(context).hasNotFailed().hasSingleBean(LeaseholdClient.class);
           AcquireResult result = context.getBean(LeaseholdClient.class).blocking().tryAcquire("boot/indexed");
           assertThat(result).isInstanceOf(Granted.class);
           ((Granted) result).lease().release().join();
+        });
+    // LEASEHOLD_ENDPOINTS, as the environment of a container gives it.
+    runner.withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
+            new SystemEnvironmentPropertySource("test-" + StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                Map.of("LEASEHOLD_ENDPOINTS", Clusters.endpoints(cluster), "LEASEHOLD_HOLDER", "from-environment"))))
+        .run(context -> {
+          assertThat(context).hasNotFailed().hasSingleBean(LeaseholdClient.class);
+          LeaseholdClient client = context.getBean(LeaseholdClient.class);
+          assertThat(client.holder()).isEqualTo("from-environment");
+          assertThat(client.endpoints()).containsAll(endpoints);
         });
   }
 
