@@ -42,6 +42,7 @@ import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
 import org.apache.ratis.protocol.exceptions.SetConfigurationException;
+import org.apache.ratis.protocol.exceptions.TransferLeadershipException;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
@@ -292,6 +293,11 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     }
     if (cause instanceof ClusterAdmin.NothingToSnapshotException) {
       return Status.FAILED_PRECONDITION.withDescription(cause.getMessage()).asRuntimeException();
+    }
+    if (cause instanceof TransferLeadershipException) {
+      // The target did not take over in time (it was catching up, or an election intervened): as
+      // etcd's MoveLeader answers a transfer that took too long, retryable, not a server fault.
+      return Status.UNAVAILABLE.withDescription("leadership was not transferred; retry: " + cause.getMessage()).asRuntimeException();
     }
     if (cause instanceof TimeoutException) {
       return Status.DEADLINE_EXCEEDED.withDescription(cause.getMessage() != null ? cause.getMessage() : "timed out").asRuntimeException();

@@ -104,6 +104,20 @@ class MembershipTest {
   }
 
   @Test
+  void aTransferThatRunsOutOfTimeIsUnavailableAndSaysSo() throws Exception {
+    cluster = TestCluster.start(3, dir);
+    LeaseholdNode leader = cluster.awaitLeader();
+    String target = cluster.followers().get(0).id();
+    cluster.stopNode(target);
+    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> cluster.cluster(leader.id()).transferLeadership(
+        TransferLeadershipRequest.newBuilder().setId(target).setTimeout(com.google.protobuf.Duration.newBuilder().setSeconds(1)).build()));
+    // Retryable, as etcd answers a leader transfer that took too long; not INTERNAL, a server fault.
+    assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), e.toString());
+    assertTrue(e.getStatus().getDescription().startsWith("leadership was not transferred; retry: "), e.getStatus().getDescription());
+    assertEquals(leader.id(), cluster.awaitLeader().id(), "the leader stays");
+  }
+
+  @Test
   void badMembershipRequestsAreInvalidArgumentsAndChangeNothing() throws Exception {
     cluster = TestCluster.start(3, dir);
     String any = cluster.ids().get(0);
