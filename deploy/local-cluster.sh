@@ -89,7 +89,8 @@ http_get() { # host port path -> prints the body, fails unless 200
     printf 'GET %s HTTP/1.0\r\nHost: %s\r\n\r\n' "$3" "$1" >&3
     body="$(cat <&3)"
     exec 3<&-
-    printf '%s' "$body" | head -n 1 | grep -q ' 200 ' || return 1
+    # The status line, without a pipe whose early reader would SIGPIPE the writer (pipefail).
+    [[ "${body%%$'\n'*}" == *' 200 '* ]] || return 1
     printf '%s' "$body" | sed '1,/^\r\{0,1\}$/d'
   fi
 }

@@ -39,7 +39,8 @@ libs() {
   find "$rootfs/opt/java" -type f \( -name '*.so' -o -path '*/bin/*' \) -print0 | xargs -0 ldd 2>/dev/null
   ldd /bin/bash
   for l in libstdc++.so.6 libgcc_s.so.1 libpthread.so.0 libdl.so.2 librt.so.1 libm.so.6 libz.so.1; do
-    p="$(ldconfig -p | awk -v l="$l" '$1 == l && /x86-64|64bit/ {print $NF; exit}')"
+    # awk reads to the end: leaving early would kill ldconfig with SIGPIPE, and pipefail the script.
+    p="$(ldconfig -p | awk -v l="$l" '$1 == l && /x86-64|64bit/ && !found {print $NF; found = 1}')"
     [ -n "$p" ] && { echo "$l => $p"; ldd "$p"; }
   done
 }

@@ -81,7 +81,8 @@ class DockerClusterIT {
         .requestTimeout(Duration.ofSeconds(30))
         .build()) {
       List<WatchEvent> events = new CopyOnWriteArrayList<>();
-      Watch watch = client.watch("lock/", 0, events::add);
+      // From the listing's revision on: a watch "from now" may be positioned after the grant below.
+      Watch watch = client.watch("lock/", client.blocking().list("lock/").revision() + 1, events::add);
       Lease lease = client.blocking().acquire("lock/docker", LeaseOptions.defaults().withTtl(Duration.ofSeconds(6)));
       Containers.await("the watch sees the grant", Duration.ofSeconds(30), () -> events.stream()
           .anyMatch(e -> e.type() == EventType.ACQUIRED && e.name().equals("lock/docker")));
