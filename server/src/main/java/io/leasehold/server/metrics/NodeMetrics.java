@@ -190,6 +190,14 @@ public final class NodeMetrics implements AutoCloseable {
     return http.getAddress().getPort();
   }
 
+  /** Serves {@code handler} at {@code path} too, once {@link #serve} has started (the dashboard's {@code /ui}). */
+  public synchronized void addContext(String path, com.sun.net.httpserver.HttpHandler handler) {
+    if (http == null) {
+      throw new IllegalStateException("the metrics port is not serving");
+    }
+    http.createContext(path, handler);
+  }
+
   private static void text(HttpExchange exchange, int status, String body) throws IOException {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
