@@ -41,7 +41,8 @@ import javax.net.ssl.SSLSession;
  */
 public final class Dashboard implements AutoCloseable {
   static final int MAX_EVENT_STREAMS = 32;
-  static final long KEEPALIVE_MILLIS = 10_000;
+  // A closed tab is noticed only when a write to it fails: a comment this often finds it soon.
+  static final long KEEPALIVE_MILLIS = 2_000;
   private static final String ALPINE = "META-INF/resources/webjars/alpinejs/3.14.1/dist/cdn.min.js";
   private static final String UPLOT_JS = "META-INF/resources/webjars/uplot/1.6.30/dist/uPlot.iife.min.js";
   private static final String UPLOT_CSS = "META-INF/resources/webjars/uplot/1.6.30/dist/uPlot.min.css";
@@ -99,7 +100,7 @@ public final class Dashboard implements AutoCloseable {
   }
 
   private void serve(HttpExchange exchange) {
-    try (exchange) {
+    try {
       String path = exchange.getRequestURI().getPath();
       if (!exchange.getRequestMethod().equals("GET") && !exchange.getRequestMethod().equals("HEAD")) {
         exchange.getResponseHeaders().set("Allow", "GET, HEAD");
@@ -124,6 +125,8 @@ public final class Dashboard implements AutoCloseable {
       error(exchange, e);
     } catch (IOException | RuntimeException e) {
       error(exchange, new UiException(500, "", String.valueOf(e)));
+    } finally {
+      exchange.close();
     }
   }
 
@@ -263,7 +266,7 @@ public final class Dashboard implements AutoCloseable {
       o.addProperty("parameter", e.field());
     }
     o.addProperty("status", e.httpStatus());
-    try (exchange) {
+    try {
       send(exchange, e.httpStatus(), "application/json; charset=utf-8", o.toString().getBytes(StandardCharsets.UTF_8));
     } catch (IOException | RuntimeException ignored) {
       // The browser went away.
