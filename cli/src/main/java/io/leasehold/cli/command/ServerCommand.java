@@ -186,22 +186,13 @@ public final class ServerCommand implements Callable<Integer> {
           + "scrapers without a client certificate; the client port keeps TLS and --client-cert-auth.")
   boolean metricsPlaintext;
 
-  @Option(names = "--ui", paramLabel = "on|off", converter = OnOff.class,
+  @Option(names = "--ui", paramLabel = "on|off",
       description = "The read-only dashboard at /ui on the metrics port (same TLS and identities as the client port; "
           + "needs the reader role when authentication is on). Default: on.")
-  boolean ui = true;
+  OnOff ui = OnOff.on;
 
-  /** {@code on} or {@code off}, nothing else. */
-  static final class OnOff implements picocli.CommandLine.ITypeConverter<Boolean> {
-    @Override
-    public Boolean convert(String value) {
-      return switch (value) {
-        case "on" -> true;
-        case "off" -> false;
-        default -> throw new picocli.CommandLine.TypeConversionException("must be on or off, got '" + value + "'");
-      };
-    }
-  }
+  /** A switch spelled on or off (picocli refuses anything else, listing both). */
+  enum OnOff { on, off }
 
   @Option(names = "--commit-push-delay", converter = DurationConverter.class,
       description = "A commit that no new write carries to a follower within this is sent to it on its own, so that its "
@@ -335,7 +326,7 @@ public final class ServerCommand implements Callable<Integer> {
     b.tlsCertFile(tlsCertFile).tlsKeyFile(tlsKeyFile).tlsCaFile(tlsCaFile).clientCertAuth(clientCertAuth)
         .peerTlsCertFile(peerTlsCertFile).peerTlsKeyFile(peerTlsKeyFile).peerTlsCaFile(peerTlsCaFile)
         .metricsPlaintext(metricsPlaintext)
-        .ui(ui)
+        .ui(ui == OnOff.on)
         .authTokenFile(authTokenFile).initialAdmin(initialAdmin);
     if (watchSenders != null) {
       b.watchSenders(watchSenders);
