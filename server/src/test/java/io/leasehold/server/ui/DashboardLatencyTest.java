@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DashboardLatencyTest {
   static final boolean FULL = Boolean.getBoolean("dashboard.bench");
   static final int LEASES = FULL ? 1_000_000 : 5_000;
-  static final int CALLS = FULL ? 200 : 40;
+  static final int CALLS = FULL ? 200 : 20;
   static final int HOLDERS = 1_000;
   static final int GROUPS = 100;
   /** Below the node's limit of writes waiting for the leader (NodeConfig.DEFAULT_MAX_PENDING_WRITES). */
@@ -61,18 +61,22 @@ class DashboardLatencyTest {
 
   @BeforeAll
   static void load() throws Exception {
-    cluster = TestCluster.start(1, dir, b -> b.metricsPort(0));
+    // One loader from one address: the per-address acquisition limit would only slow the load.
+    cluster = TestCluster.start(1, dir, b -> b.metricsPort(0).maxAcquiresPerSecond(1_000_000));
     node = cluster.awaitLeader();
     long started = System.nanoTime();
     LeasesGrpc.LeasesStub async = LeasesGrpc.newStub(cluster.channel(node.id()));
     Semaphore inFlight = new Semaphore(IN_FLIGHT);
     AtomicInteger granted = new AtomicInteger();
     AtomicReference<Throwable> failure = new AtomicReference<>();
-    for (int i = 0; i < LEASES && failure.get() == null; i++) {
+    // The leases, then the 256 partitions of one PartitionView group, all pipelined.
+    for (int i = 0; i < LEASES + 256 && failure.get() == null; i++) {
       inFlight.acquire();
-      AcquireRequest.Builder r = AcquireRequest.newBuilder().setName(name(i)).setHolder("holder-" + (i % HOLDERS))
-          .setTtl(Requests.seconds(3600));
-      if (i % 10 == 0) {
+      AcquireRequest.Builder r = i < LEASES
+          ? AcquireRequest.newBuilder().setName(name(i)).setHolder("holder-" + (i % HOLDERS))
+          : AcquireRequest.newBuilder().setName("jobs/grid/p/" + (i - LEASES)).setHolder("worker-" + (i % 7));
+      r.setTtl(Requests.seconds(3600));
+      if (i % 10 == 0 && i < LEASES) {
         r.setAttributes(Attributes.newBuilder().setAddress("10.0." + (i % 250) + ".1:80"));
       }
       async.withDeadlineAfter(60, TimeUnit.SECONDS).acquire(r.build(), new StreamObserver<>() {
@@ -101,12 +105,9 @@ class DashboardLatencyTest {
     if (failure.get() != null) {
       throw new AssertionError("loading leases", failure.get());
     }
-    for (int k = 0; k < 256; k++) {
-      cluster.leases(node.id()).acquire(Requests.acquire("jobs/grid/p/" + k, "worker-" + (k % 7), 3600));
-    }
     System.out.printf(Locale.ROOT, "dashboard latency: loaded %,d leases in %.1f s%n", granted.get(),
         (System.nanoTime() - started) / 1e9);
-    assertEquals(LEASES, granted.get());
+    assertEquals(LEASES + 256, granted.get());
   }
 
   static String name(int i) {
@@ -137,10 +138,12 @@ class DashboardLatencyTest {
     endpoints.put("partitions", "/ui/api/partitions?group=jobs/grid");
     endpoints.put("rates", "/ui/api/rates");
     StringBuilder report = new StringBuilder(String.format(Locale.ROOT,
-        "dashboard latency at the node, %,d leases, %d calls each (ms):%n  %-24s %8s %8s %8s%n", LEASES, CALLS, "endpoint", "p50", "p99", "max"));
+        "dashboard latency at the node, %,d leases, %d calls each (ms; client: mean per call at the test):%n  %-24s %8s %8s %8s %8s%n",
+        LEASES, CALLS, "endpoint", "p50", "p99", "max", "client"));
     List<String> over = new ArrayList<>();
     for (Map.Entry<String, String> e : endpoints.entrySet()) {
       double[] ms = new double[CALLS];
+      long wall = System.nanoTime();
       for (int i = 0; i < CALLS + 5; i++) {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(DashboardHttp.uri(node, e.getValue())).build(),
             HttpResponse.BodyHandlers.ofString());
@@ -150,10 +153,11 @@ class DashboardLatencyTest {
           ms[i - 5] = Double.parseDouble(timing.substring(timing.indexOf("dur=") + 4));
         }
       }
+      double wallMillis = (System.nanoTime() - wall) / 1e6 / (CALLS + 5);
       Arrays.sort(ms);
       double p50 = ms[CALLS / 2];
       double p99 = ms[(int) Math.ceil(CALLS * 0.99) - 1];
-      report.append(String.format(Locale.ROOT, "  %-24s %8.2f %8.2f %8.2f%n", e.getKey(), p50, p99, ms[CALLS - 1]));
+      report.append(String.format(Locale.ROOT, "  %-24s %8.2f %8.2f %8.2f %8.2f%n", e.getKey(), p50, p99, ms[CALLS - 1], wallMillis));
       if (p50 >= BOUND_MILLIS) {
         over.add(e.getKey() + " p50 " + p50 + " ms");
       }
