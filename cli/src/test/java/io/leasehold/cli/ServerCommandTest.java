@@ -138,6 +138,9 @@ class ServerCommandTest {
     assertTrue(parse("--standalone", "--metrics-port", "off").clientTls().isEmpty(), "plaintext unless asked");
     assertTrue(parse("--standalone", "--tls-cert-file", cert.toString(), "--tls-key-file", key.toString(), "--metrics-plaintext")
         .metricsPlaintext());
+    assertTrue(parse("--standalone", "--metrics-port", "off").ui(), "the dashboard is on unless asked");
+    assertFalse(parse("--standalone", "--metrics-port", "off", "--ui=off").ui());
+    assertEquals(LeaseholdCommand.EXIT_USAGE, run("server", "--standalone", "--ui=maybe").exit());
 
     Cli.Run r = run("server", "--standalone", "--tls-cert-file", cert.toString());
     assertEquals(LeaseholdCommand.EXIT_USAGE, r.exit());

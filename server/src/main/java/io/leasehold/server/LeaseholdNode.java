@@ -4,7 +4,10 @@ import io.leasehold.proto.v1.GetRequest;
 import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.server.admin.ClusterAdmin;
 import io.leasehold.server.admin.LogFormatUpgrade;
+import io.leasehold.server.api.AdminService;
 import io.leasehold.server.api.ClusterService;
+import io.leasehold.server.api.LeasesService;
+import io.leasehold.server.api.RoutingService;
 import io.leasehold.server.api.RequestLimits;
 import io.leasehold.server.auth.NodeAuth;
 import io.leasehold.server.expiry.ExpiryTicker;
@@ -14,6 +17,7 @@ import io.leasehold.server.raft.CommitClock;
 import io.leasehold.server.raft.ReplicationTrace;
 import io.leasehold.server.raft.WriteTrace;
 import io.leasehold.server.tls.NodeTls;
+import io.leasehold.server.ui.Dashboard;
 import io.leasehold.server.watch.HistoryCompactor;
 import io.leasehold.server.watch.WatchHub;
 import io.leasehold.statemachine.core.Counters;
@@ -30,6 +34,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.RaftServer;
@@ -64,7 +69,9 @@ public final class LeaseholdNode implements AutoCloseable {
   private final HistoryCompactor compactor;
   private final RequestLimits requestLimits;
   private final DivisionClosure divisionClosure;
+  private final ClusterService clusterService;
   private final ApiServer api;
+  private volatile Dashboard dashboard;
   private volatile int metricsPort = -1;
   private volatile WriteTrace writeTrace;
   private volatile boolean closed;
@@ -104,8 +111,9 @@ public final class LeaseholdNode implements AutoCloseable {
     this.requestLimits = new RequestLimits(config.limits());
     this.divisionClosure = new DivisionClosure(config.id(), raft, health, lifecycle, () -> closed);
     applied.bind(raft, replicator, logFormatUpgrade, divisionClosure);
+    this.clusterService = new ClusterService(new LocalMemberView(config, raft, admin, auth));
     this.api = new ApiServer(config, tls, replicator, watchHub, auth, requestLimits, health,
-        new ClusterService(new LocalMemberView(config, raft, admin, auth)), raft::leaderClientAddress,
+        clusterService, raft::leaderClientAddress,
         LeaseholdNode::wallClockMicros);
   }
 
@@ -143,6 +151,9 @@ public final class LeaseholdNode implements AutoCloseable {
       if (config.metricsPort().isPresent()) {
         node.metricsPort = node.metrics.serve(config.bindHost(), config.metricsPort().get(), node.health::serving,
             config.metricsPlaintext() ? Optional.empty() : tls.metricsPort());
+        if (config.ui()) {
+          node.startDashboard();
+        }
       }
     } catch (IOException | RuntimeException e) {
       node.close();
@@ -156,6 +167,21 @@ public final class LeaseholdNode implements AutoCloseable {
         config.dataDir(),
         config.join() ? " (joining: waits to be added)" : "");
     return node;
+  }
+
+  /** The read-only dashboard on the metrics port, reading through the API's own handlers. */
+  private void startDashboard() {
+    Supplier<Optional<String>> leaderHint = raft::leaderClientAddress;
+    dashboard = new Dashboard(config.id(), raft::division, config.electionTimeoutMax(), config.requestTimeout(),
+        new LeasesService(replicator, watchHub, leaderHint), new RoutingService(replicator, leaderHint),
+        new AdminService(replicator, leaderHint, LeaseholdNode::wallClockMicros), clusterService, auth.authorizer(), watchHub,
+        metrics.registry());
+    metrics.addContext("/ui", dashboard::handle);
+  }
+
+  /** The dashboard, when the metrics port is on and {@code --ui} is not off. */
+  public Optional<Dashboard> dashboard() {
+    return Optional.ofNullable(dashboard);
   }
 
   /**
@@ -285,6 +311,9 @@ public final class LeaseholdNode implements AutoCloseable {
     health.close();
     auth.close();
     metrics.close();
+    if (dashboard != null) {
+      dashboard.close();
+    }
     admin.close();
     compactor.close();
     logFormatUpgrade.close();

@@ -26,6 +26,8 @@ import java.util.Set;
  * @param metricsPlaintext serve the metrics port over plain HTTP even when the client port speaks
  *     TLS (etcd's {@code --listen-metrics-urls http://…}): for probes and scrapers that hold no
  *     client certificate
+ * @param ui serve the read-only dashboard ({@code /ui}) on the metrics port (on by default; the
+ *     metrics port must be on for it to be reachable)
  * @param grpcKeepaliveInterval how long a client connection may be silent before the node sends
  *     it an HTTP/2 PING; grpc-java raises anything below 10 s to 10 s
  * @param grpcKeepaliveTimeout how long the node waits for that PING's ACK before it closes the
@@ -76,6 +78,7 @@ public record NodeConfig(
     boolean join,
     Optional<Integer> metricsPort,
     boolean metricsPlaintext,
+    boolean ui,
     Duration commitPushDelay,
     Optional<Path> traceWrites,
     Optional<TlsFiles> clientTls,
@@ -211,6 +214,7 @@ public record NodeConfig(
     private boolean join;
     private Integer metricsPort;
     private boolean metricsPlaintext;
+    private boolean ui = true;
     private Path traceWrites;
     private Duration commitPushDelay = DEFAULT_COMMIT_PUSH_DELAY;
     private Path tlsCertFile;
@@ -275,6 +279,8 @@ public record NodeConfig(
     public Builder metricsPort(int port) { this.metricsPort = port; return this; }
     /** Plain HTTP on the metrics port even with TLS on the client port (no client certificate needed there). */
     public Builder metricsPlaintext(boolean plaintext) { this.metricsPlaintext = plaintext; return this; }
+    /** Serves the read-only dashboard at {@code /ui} on the metrics port (default on). */
+    public Builder ui(boolean on) { this.ui = on; return this; }
     /** A commit no append carried to a follower within this is pushed to it on its own (zero: at once). */
     public Builder commitPushDelay(Duration d) { this.commitPushDelay = d; return this; }
     /** Traces every log entry's steps through the node into this file (a diagnostic). */
@@ -393,7 +399,7 @@ public record NodeConfig(
           electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
           snapshotThreshold, logSegmentSizeBytes, logPurgeGap, historyMaxEvents, historyMaxAge,
           watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate, watchMaxDelay, watchSenders,
-          grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort), metricsPlaintext, commitPushDelay, Optional.ofNullable(traceWrites),
+          grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort), metricsPlaintext, ui, commitPushDelay, Optional.ofNullable(traceWrites),
           clientTls, peerTls, clientCertAuth, tlsReloadInterval, Optional.ofNullable(authTokenFile), Optional.ofNullable(initialAdmin),
           limits);
     }

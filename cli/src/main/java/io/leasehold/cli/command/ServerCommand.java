@@ -186,6 +186,14 @@ public final class ServerCommand implements Callable<Integer> {
           + "scrapers without a client certificate; the client port keeps TLS and --client-cert-auth.")
   boolean metricsPlaintext;
 
+  @Option(names = "--ui", paramLabel = "on|off",
+      description = "The read-only dashboard at /ui on the metrics port (same TLS and identities as the client port; "
+          + "needs the reader role when authentication is on). Default: on.")
+  OnOff ui = OnOff.on;
+
+  /** A switch spelled on or off (picocli refuses anything else, listing both). */
+  enum OnOff { on, off }
+
   @Option(names = "--commit-push-delay", converter = DurationConverter.class,
       description = "A commit that no new write carries to a follower within this is sent to it on its own, so that its "
           + "state and watchers follow the leader (default: ${DEFAULT-VALUE}; 0ms sends at once).")
@@ -318,6 +326,7 @@ public final class ServerCommand implements Callable<Integer> {
     b.tlsCertFile(tlsCertFile).tlsKeyFile(tlsKeyFile).tlsCaFile(tlsCaFile).clientCertAuth(clientCertAuth)
         .peerTlsCertFile(peerTlsCertFile).peerTlsKeyFile(peerTlsKeyFile).peerTlsCaFile(peerTlsCaFile)
         .metricsPlaintext(metricsPlaintext)
+        .ui(ui == OnOff.on)
         .authTokenFile(authTokenFile).initialAdmin(initialAdmin);
     if (watchSenders != null) {
       b.watchSenders(watchSenders);

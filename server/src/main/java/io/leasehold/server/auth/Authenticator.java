@@ -28,7 +28,14 @@ public final class Authenticator {
 
   /** The caller of {@code call}; UNAUTHENTICATED when it proves no identity. */
   Caller identify(ServerCall<?, ?> call, Metadata headers) throws StatusException {
-    String authorization = headers.get(AUTHORIZATION);
+    return identify(headers.get(AUTHORIZATION), call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
+  }
+
+  /**
+   * The caller who sent this authorization header (may be null) over this TLS session (null for
+   * plaintext): the gRPC API's rule, shared by the dashboard's HTTP requests.
+   */
+  Caller identify(String authorization, SSLSession tls) throws StatusException {
     if (authorization != null) {
       if (!authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
         throw unauthenticated("the authorization header must be \"Bearer <token>\"");
@@ -40,7 +47,6 @@ public final class Authenticator {
           .orElseThrow(() -> unauthenticated("the bearer token is not one this node knows"));
       return new Caller(identity, "token");
     }
-    SSLSession tls = call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION);
     if (tls != null) {
       try {
         Certificate[] chain = tls.getPeerCertificates();

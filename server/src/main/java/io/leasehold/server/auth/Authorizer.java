@@ -51,6 +51,30 @@ public final class Authorizer implements ServerInterceptor {
     this.denied = denied;
   }
 
+  /**
+   * For a request made outside gRPC (the dashboard): its caller, found as for a gRPC call, and
+   * then why that caller may not make {@code request} through {@code method}, as the gRPC rule says.
+   *
+   * @return the caller ({@link Caller#OPEN} when authentication is off)
+   * @throws StatusException UNAUTHENTICATED without a valid identity, PERMISSION_DENIED when the rule refuses
+   */
+  public Caller check(String authorization, javax.net.ssl.SSLSession tls, io.grpc.MethodDescriptor<?, ?> method, Object request)
+      throws StatusException {
+    Optional<AccessRules.Rule> rule = AccessRules.of(method.getFullMethodName());
+    if (rule.isEmpty()) {
+      throw Status.PERMISSION_DENIED.withDescription(method.getFullMethodName() + " has no authorization rule").asException();
+    }
+    if (!enabled) {
+      return Caller.OPEN;
+    }
+    Caller caller = authenticator.identify(authorization, tls);
+    Optional<String> why = AccessRules.denial(rule.get(), request, access.get().access(caller.identity(), initialAdmin.get()));
+    if (why.isPresent()) {
+      throw Status.PERMISSION_DENIED.withDescription(GrpcErrors.bounded(why.get())).asException();
+    }
+    return caller;
+  }
+
   static boolean exempt(String serviceName) {
     return serviceName.equals("grpc.health.v1.Health") || serviceName.startsWith("grpc.reflection.");
   }

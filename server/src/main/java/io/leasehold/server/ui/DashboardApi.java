@@ -1,0 +1,320 @@
+package io.leasehold.server.ui;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.MessageOrBuilder;
+import com.google.protobuf.util.JsonFormat;
+import io.leasehold.proto.v1.AdminGrpc;
+import io.leasehold.proto.v1.ClusterGrpc;
+import io.leasehold.proto.v1.GetRequest;
+import io.leasehold.proto.v1.GetResponse;
+import io.leasehold.proto.v1.HistoryRequest;
+import io.leasehold.proto.v1.HistoryResponse;
+import io.leasehold.proto.v1.Lease;
+import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.ListRequest;
+import io.leasehold.proto.v1.ListResponse;
+import io.leasehold.proto.v1.ListRoutesRequest;
+import io.leasehold.proto.v1.ListRoutesResponse;
+import io.leasehold.proto.v1.Member;
+import io.leasehold.proto.v1.RoutingGrpc;
+import io.leasehold.proto.v1.StatusRequest;
+import io.leasehold.proto.v1.StatusResponse;
+import io.leasehold.server.api.AdminService;
+import io.leasehold.server.api.ClusterService;
+import io.leasehold.server.api.LeasesService;
+import io.leasehold.server.api.RoutingService;
+import io.leasehold.server.rpc.RegistryNames;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+import org.apache.ratis.proto.RaftProtos;
+import org.apache.ratis.server.RaftServer;
+
+/**
+ * The JSON the dashboard reads, one method per endpoint. Every read goes through the gRPC API's
+ * own handler (the same validation and the same linearizable read), so the dashboard shows what
+ * a client would see; only the members' replication progress comes from this node's Raft view.
+ */
+final class DashboardApi {
+  static final int DEFAULT_PAGE = 100;
+  static final int MAX_PAGE = 1000;
+  static final int HISTORY_LIMIT = 50;
+  static final int PARTITIONS = 256;
+  static final int MAX_SERVICE_INSTANCES = 1000;
+
+  private static final JsonFormat.Printer PRINTER = JsonFormat.printer().omittingInsignificantWhitespace();
+
+  private final String nodeId;
+  private final Supplier<RaftServer.Division> division;
+  private final Duration electionTimeoutMax;
+  private final Duration timeout;
+  private final LeasesService leases;
+  private final RoutingService routing;
+  private final AdminService admin;
+  private final ClusterService cluster;
+
+  DashboardApi(String nodeId, Supplier<RaftServer.Division> division, Duration electionTimeoutMax, Duration timeout,
+      LeasesService leases, RoutingService routing, AdminService admin, ClusterService cluster) {
+    this.nodeId = nodeId;
+    this.division = division;
+    this.electionTimeoutMax = electionTimeoutMax;
+    this.timeout = timeout;
+    this.leases = leases;
+    this.routing = routing;
+    this.admin = admin;
+    this.cluster = cluster;
+  }
+
+  /** Who may read what: the gRPC method and request each endpoint stands for. */
+  record Access(io.grpc.MethodDescriptor<?, ?> method, Object request) {}
+
+  static Access clusterAccess() {
+    return new Access(ClusterGrpc.getStatusMethod(), StatusRequest.getDefaultInstance());
+  }
+
+  // ---- cluster ----
+
+  /**
+   * The members as this node sees them: its own Status, plus, on the leader, each follower's
+   * match index, lag and time since it last answered (a follower knows only itself and the leader).
+   */
+  JsonObject cluster() throws UiException {
+    StatusResponse status = UnaryCall.call(cluster::status, StatusRequest.getDefaultInstance(), timeout);
+    Map<String, RaftProtos.ServerRpcProto> followers = new TreeMap<>();
+    Map<String, Long> matchIndex = new TreeMap<>();
+    RaftProtos.RoleInfoProto role = division.get().getInfo().getRoleInfoProto();
+    if (role.hasLeaderInfo()) {
+      // Ratis lists the followers and their match indices from the same list of log appenders, in one order.
+      long[] match = division.get().getInfo().getFollowerMatchIndices();
+      List<RaftProtos.ServerRpcProto> infos = role.getLeaderInfo().getFollowerInfoList();
+      for (int i = 0; i < infos.size(); i++) {
+        String id = infos.get(i).getId().getId().toStringUtf8();
+        followers.put(id, infos.get(i));
+        if (match != null && match.length == infos.size()) {
+          matchIndex.put(id, match[i]);
+        }
+      }
+    }
+    JsonObject o = json(status);
+    o.addProperty("node", nodeId);
+    o.addProperty("role", status.getRole().name());
+    JsonArray members = new JsonArray();
+    for (Member m : status.getMembersList()) {
+      JsonObject j = json(m);
+      boolean self = m.getId().equals(nodeId);
+      boolean leader = m.getId().equals(status.getLeaderId());
+      j.addProperty("leader", leader);
+      j.addProperty("self", self);
+      if (self) {
+        j.addProperty("role", status.getRole().name());
+        j.addProperty("term", status.getTerm());
+        j.addProperty("commitIndex", status.getCommitIndex());
+        j.addProperty("appliedIndex", status.getAppliedIndex());
+        j.addProperty("lag", Math.max(0, status.getCommitIndex() - status.getAppliedIndex()));
+        j.addProperty("health", status.getLeaderId().isEmpty() ? "NO_LEADER" : "OK");
+      } else if (followers.containsKey(m.getId())) {
+        RaftProtos.ServerRpcProto f = followers.get(m.getId());
+        j.addProperty("role", "FOLLOWER");
+        if (matchIndex.containsKey(m.getId())) {
+          j.addProperty("matchIndex", matchIndex.get(m.getId()));
+          j.addProperty("lag", Math.max(0, status.getCommitIndex() - matchIndex.get(m.getId())));
+        }
+        j.addProperty("lastContactMillis", f.getLastRpcElapsedTimeMs());
+        j.addProperty("health", f.getLastRpcElapsedTimeMs() <= electionTimeoutMax.toMillis() ? "OK" : "UNREACHABLE");
+      } else if (leader) {
+        j.addProperty("role", "LEADER");
+        j.addProperty("term", status.getTerm());
+        j.addProperty("health", "OK");
+      } else {
+        j.addProperty("health", "UNKNOWN");  // seen from a follower: open the leader's dashboard
+      }
+      members.add(j);
+    }
+    o.add("members", members);
+    return o;
+  }
+
+  // ---- leases ----
+
+  ListRequest leasesRequest(Params p) throws UiException {
+    return ListRequest.newBuilder()
+        .setPrefix(p.text("prefix"))
+        .setHolder(p.text("holder"))
+        .setStartAfter(p.text("pageToken"))
+        .setLimit(p.integer("limit", DEFAULT_PAGE, 1, MAX_PAGE))
+        .setStale(p.flag("stale"))
+        .build();
+  }
+
+  /** One page of leases by prefix (and holder); {@code nextPageToken} is absent on the last page. */
+  JsonObject leases(ListRequest request) throws UiException {
+    ListResponse r = UnaryCall.call(leases::list, request, timeout);
+    JsonObject o = new JsonObject();
+    JsonArray items = new JsonArray();
+    for (Lease l : r.getLeasesList()) {
+      items.add(json(l));
+    }
+    o.add("leases", items);
+    o.addProperty("revision", r.getRevision());
+    if (r.getMore() && r.getLeasesCount() > 0) {
+      o.addProperty("nextPageToken", r.getLeases(r.getLeasesCount() - 1).getName());
+    }
+    return o;
+  }
+
+  GetRequest leaseRequest(Params p) throws UiException {
+    return GetRequest.newBuilder().setName(p.required("name")).setStale(p.flag("stale")).build();
+  }
+
+  HistoryRequest historyRequest(GetRequest get) {
+    return HistoryRequest.newBuilder().setName(get.getName()).setLimit(HISTORY_LIMIT).setStale(get.getStale()).build();
+  }
+
+  /**
+   * A lease and how each earlier lease of its name ended. History is an admin read in the API;
+   * a caller without it sees the lease and {@code historyError} saying why.
+   */
+  JsonObject lease(GetRequest get, Optional<UiException> historyDenied) throws UiException {
+    GetResponse r = UnaryCall.call(leases::get, get, timeout);
+    JsonObject o = new JsonObject();
+    o.addProperty("name", get.getName());
+    o.addProperty("found", r.getFound());
+    if (r.getFound()) {
+      o.add("lease", json(r.getLease()));
+    }
+    o.addProperty("revision", r.getRevision());
+    if (historyDenied.isPresent()) {
+      o.addProperty("historyError", historyDenied.get().getMessage());
+    } else {
+      HistoryResponse h = UnaryCall.call(admin::history, historyRequest(get), timeout);
+      o.add("history", json(h).has("leases") ? json(h).get("leases") : new JsonArray());
+    }
+    return o;
+  }
+
+  // ---- routes, services, partitions ----
+
+  ListRoutesRequest routesRequest(Params p) throws UiException {
+    return ListRoutesRequest.newBuilder()
+        .setPrefix(p.text("prefix"))
+        .setStartAfter(p.text("pageToken"))
+        .setLimit(p.integer("limit", DEFAULT_PAGE, 1, MAX_PAGE))
+        .setStale(p.flag("stale"))
+        .build();
+  }
+
+  JsonObject routes(ListRoutesRequest request) throws UiException {
+    ListRoutesResponse r = UnaryCall.call(routing::listRoutes, request, timeout);
+    JsonObject o = json(r);
+    if (!o.has("routes")) {
+      o.add("routes", new JsonArray());
+    }
+    o.remove("more");
+    if (r.getMore() && r.getRoutesCount() > 0) {
+      o.addProperty("nextPageToken", r.getRoutes(r.getRoutesCount() - 1).getName());
+    }
+    return o;
+  }
+
+  ListRequest servicesRequest(Params p) throws UiException {
+    String service = p.text("service");
+    if (service.contains("/")) {
+      throw UiException.badParameter("service", "a service name has no '/'");
+    }
+    return ListRequest.newBuilder()
+        .setPrefix(service.isEmpty() ? RegistryNames.NAMESPACE : RegistryNames.servicePrefix(service))
+        .setLimit(MAX_SERVICE_INSTANCES)
+        .setStale(p.flag("stale"))
+        .build();
+  }
+
+  /** The registry's instances (names {@code service/<service>/<instance>}), by service and status. */
+  JsonObject services(ListRequest request) throws UiException {
+    ListResponse r = UnaryCall.call(leases::list, request, timeout);
+    Map<String, JsonArray> byService = new TreeMap<>();
+    for (Lease l : r.getLeasesList()) {
+      String rest = l.getName().substring(RegistryNames.NAMESPACE.length());
+      int slash = rest.indexOf('/');
+      if (slash < 0) {
+        continue;
+      }
+      JsonObject i = new JsonObject();
+      i.addProperty("instance", rest.substring(slash + 1));
+      i.addProperty("holder", l.getHolder());
+      i.addProperty("token", l.getToken());
+      i.addProperty("address", l.getAttributes().getAddress());
+      i.addProperty("status", l.getAttributes().getStatus().isEmpty() ? "SERVING" : l.getAttributes().getStatus());
+      i.addProperty("state", l.getState().name());
+      byService.computeIfAbsent(rest.substring(0, slash), k -> new JsonArray()).add(i);
+    }
+    JsonArray services = new JsonArray();
+    byService.forEach((name, instances) -> {
+      JsonObject s = new JsonObject();
+      s.addProperty("service", name);
+      s.add("instances", instances);
+      services.add(s);
+    });
+    JsonObject o = new JsonObject();
+    o.add("services", services);
+    o.addProperty("truncated", r.getMore());
+    o.addProperty("revision", r.getRevision());
+    return o;
+  }
+
+  ListRequest partitionsRequest(Params p) throws UiException {
+    String group = p.required("group");
+    if (group.endsWith("/") || !group.contains("/")) {
+      throw UiException.badParameter("group", "must be <namespace>/<group> (the partition recipe's names are <namespace>/<group>/p/<k>)");
+    }
+    return ListRequest.newBuilder().setPrefix(group + "/p/").setLimit(MAX_PAGE).setStale(p.flag("stale")).build();
+  }
+
+  /** Partitions 0–255 of a PartitionView group and who owns each (absent: unowned). */
+  JsonObject partitions(ListRequest request) throws UiException {
+    ListResponse r = UnaryCall.call(leases::list, request, timeout);
+    JsonArray owners = new JsonArray();
+    String[] holder = new String[PARTITIONS];
+    long[] token = new long[PARTITIONS];
+    for (Lease l : r.getLeasesList()) {
+      try {
+        int k = Integer.parseInt(l.getName().substring(request.getPrefix().length()));
+        if (k >= 0 && k < PARTITIONS) {
+          holder[k] = l.getHolder();
+          token[k] = l.getToken();
+        }
+      } catch (NumberFormatException e) {
+        // Not a partition lease: skip it.
+      }
+    }
+    for (int k = 0; k < PARTITIONS; k++) {
+      JsonObject p = new JsonObject();
+      p.addProperty("partition", k);
+      if (holder[k] != null) {
+        p.addProperty("holder", holder[k]);
+        p.addProperty("token", token[k]);
+      }
+      owners.add(p);
+    }
+    JsonObject o = new JsonObject();
+    o.addProperty("group", request.getPrefix().substring(0, request.getPrefix().length() - 3));
+    o.add("partitions", owners);
+    o.addProperty("revision", r.getRevision());
+    return o;
+  }
+
+  static JsonObject json(MessageOrBuilder message) {
+    try {
+      JsonElement e = JsonParser.parseString(PRINTER.print(message));
+      return e.getAsJsonObject();
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
