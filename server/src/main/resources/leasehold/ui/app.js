@@ -133,7 +133,8 @@ function dashboard() {
     async loadRates() {
       const r = await this.get('rates');
       const series = [['acquired', 'acquisitions/s'], ['renewed', 'renewals/s'], ['expired', 'expiries/s'],
-        ['lateHeartbeats', 'late heartbeats/s'], ['watchers', 'watchers'], ['applyMillis', 'apply latency (ms per entry)']];
+        ['lateHeartbeats', 'late heartbeats/s'], ['watchers', 'watchers'],
+        ['commitMillis', 'commit latency (ms per write)'], ['applyMillis', 'apply latency (ms per entry)']];
       const box = document.getElementById('charts');
       if (this.plots.length === 0) {
         for (const [key, label] of series) {

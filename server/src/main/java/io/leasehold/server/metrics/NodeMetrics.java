@@ -172,7 +172,7 @@ public final class NodeMetrics implements AutoCloseable {
         .register(registry);
     GaugeWithCallback.builder()
         .name("leasehold_leases_live_by_namespace")
-        .help("Live leases in this node's applied state by namespace (the name up to its first '/'); refreshed at most every few seconds.")
+        .help("Live leases in this node's applied state by namespace (the name up to its first '/'), from the lease index.")
         .labelNames("namespace")
         .callback(cb -> source.leasesByNamespace().forEach((namespace, n) -> cb.call(n, namespace)))
         .register(registry);

@@ -167,7 +167,7 @@ class DashboardApiTest {
     TestCluster.await("a rate sample", Duration.ofSeconds(10),
         () -> ok(node, "/ui/api/rates").getAsJsonArray("at").size() > 0);
     JsonObject rates = ok(node, "/ui/api/rates");
-    for (String series : new String[] {"acquired", "renewed", "expired", "lateHeartbeats", "watchers", "applyMillis"}) {
+    for (String series : new String[] {"acquired", "renewed", "expired", "lateHeartbeats", "watchers", "commitMillis", "applyMillis"}) {
       assertEquals(rates.getAsJsonArray("at").size(), rates.getAsJsonArray(series).size(), series);
     }
     for (String path : new String[] {"/ui/", "/ui/app.js", "/ui/app.css", "/ui/vendor/alpine.min.js", "/ui/vendor/uPlot.min.js"}) {
