@@ -57,8 +57,8 @@ class ComposeIT {
     List<String> endpoints = new ArrayList<>();
     List<Integer> metrics = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
-      int client = Containers.freePort();
-      int metricsPort = Containers.freePort();
+      int client = LocalProcesses.freePort();
+      int metricsPort = LocalProcesses.freePort();
       env.put("LEASEHOLD_N" + i + "_PORT", String.valueOf(client));
       env.put("LEASEHOLD_N" + i + "_METRICS_PORT", String.valueOf(metricsPort));
       endpoints.add("127.0.0.1:" + client);

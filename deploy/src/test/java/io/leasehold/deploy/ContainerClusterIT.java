@@ -83,8 +83,8 @@ class ContainerClusterIT {
     image = Containers.nodeImage("leasehold-it", Map.of());
     network = Network.newNetwork();
     for (String id : IDS) {
-      clientPorts.put(id, Containers.freePort());
-      metricsPorts.put(id, Containers.freePort());
+      clientPorts.put(id, LocalProcesses.freePort());
+      metricsPorts.put(id, LocalProcesses.freePort());
       nodes.put(id, node(id, image));
     }
     Startables.deepStart(nodes.values()).get(5, TimeUnit.MINUTES);

@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,7 +17,7 @@ import org.slf4j.LoggerFactory;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.images.builder.ImageFromDockerfile;
 
-/** What the container tests share: the engine check, the images, waits and free ports. */
+/** What the container tests share: the engine check, the images and waits. */
 final class Containers {
   static final String BASE_IMAGE = "leasehold-base:jre17";
   static final Path DEPLOY = Path.of(System.getProperty("leasehold.deploy", "."));
@@ -95,13 +93,6 @@ final class Containers {
     List<String> out = new java.util.ArrayList<>(a);
     out.addAll(List.of(b));
     return out;
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket()) {
-      s.bind(new InetSocketAddress("127.0.0.1", 0));
-      return s.getLocalPort();
-    }
   }
 
   static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {

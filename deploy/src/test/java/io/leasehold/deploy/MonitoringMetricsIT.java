@@ -10,7 +10,6 @@ import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.Watch;
 import io.leasehold.client.WatchEvent;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -54,12 +53,12 @@ class MonitoringMetricsIT {
 
   @Test
   void everySeriesTheDashboardAndTheRulesNameIsInTheNodesMetrics() throws Exception {
-    int client = freePort();
-    int metrics = freePort();
+    int client = LocalProcesses.freePort();
+    int metrics = LocalProcesses.freePort();
     Path log = dir.resolve("n1.log");
     List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
         "-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp")), "-jar", jar.toAbsolutePath().toString(),
-        "server", "--standalone", "--client-port", Integer.toString(client), "--peer-port", Integer.toString(freePort()),
+        "server", "--standalone", "--client-port", Integer.toString(client), "--peer-port", Integer.toString(LocalProcesses.freePort()),
         "--metrics-port", Integer.toString(metrics), "--data-dir", dir.resolve("data").toString());
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
     pb.environment().keySet().removeIf(k -> k.startsWith("LEASEHOLD_"));
@@ -128,12 +127,6 @@ class MonitoringMetricsIT {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return -1;
-    }
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
     }
   }
 

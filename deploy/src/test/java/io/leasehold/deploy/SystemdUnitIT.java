@@ -7,8 +7,6 @@ import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.LeaseholdClient;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -44,14 +42,7 @@ class SystemdUnitIT {
 
   @AfterEach
   void stop() throws InterruptedException {
-    for (Process p : nodes) {
-      p.destroy();
-    }
-    for (Process p : nodes) {
-      if (!p.waitFor(30, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-      }
-    }
+    LocalProcesses.stopAll(nodes);
   }
 
   @Test
@@ -63,9 +54,9 @@ class SystemdUnitIT {
     Map<String, Integer> peer = new LinkedHashMap<>();
     Map<String, Integer> metrics = new LinkedHashMap<>();
     for (String id : List.of("n1", "n2", "n3")) {
-      client.put(id, freePort());
-      peer.put(id, freePort());
-      metrics.put(id, freePort());
+      client.put(id, LocalProcesses.freePort());
+      peer.put(id, LocalProcesses.freePort());
+      metrics.put(id, LocalProcesses.freePort());
     }
     for (String id : client.keySet()) {
       // The shipped file, edited as the operator would: this machine's address and free ports.
@@ -144,13 +135,6 @@ class SystemdUnitIT {
       return all.substring(Math.max(0, all.length() - 2000));
     } catch (IOException e) {
       return e.toString();
-    }
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket()) {
-      s.bind(new InetSocketAddress("127.0.0.1", 0));
-      return s.getLocalPort();
     }
   }
 

@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.LeaseholdClient;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -47,14 +46,7 @@ class TlsHealthCheckIT {
 
   @AfterEach
   void stop() throws InterruptedException {
-    for (Process p : nodes) {
-      p.destroy();
-    }
-    for (Process p : nodes) {
-      if (!p.waitFor(30, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-      }
-    }
+    LocalProcesses.stopAll(nodes);
   }
 
   @Test
@@ -106,9 +98,9 @@ class TlsHealthCheckIT {
 
   /** A standalone node with {@code extra} options, its metrics port from LEASEHOLD_METRICS_PORT as in the image. */
   Node start(String name, List<String> extra) throws IOException {
-    int client = freePort();
-    int peer = freePort();
-    int metrics = freePort();
+    int client = LocalProcesses.freePort();
+    int peer = LocalProcesses.freePort();
+    int metrics = LocalProcesses.freePort();
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
         "-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp-" + name)), "-jar", jar.toAbsolutePath().toString(),
         "server", "--standalone", "--client-port", Integer.toString(client), "--peer-port", Integer.toString(peer),
@@ -152,12 +144,6 @@ class TlsHealthCheckIT {
       return Files.readString(node.log());
     } catch (IOException e) {
       return "";
-    }
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
     }
   }
 
