@@ -25,6 +25,7 @@ import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.ExitUtils;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +36,20 @@ import org.slf4j.LoggerFactory;
  */
 final class NodeRaft implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeRaft.class);
+
+  static {
+    // Ratis ends the whole JVM (System.exit) when its gRPC server cannot start, the Raft port
+    // being taken, say. Told by an exception instead, start() closes the node and says why; an
+    // application embedding a node keeps running, and so does a test JVM.
+    ExitUtils.disableSystemExit();
+  }
+
+  private static String rootCause(Throwable t) {
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+  }
   /** How long a close waits for Ratis to close its RPC services. */
   static final Duration RPC_CLOSE_WAIT = Duration.ofSeconds(20);
   private final NodeConfig config;
@@ -87,7 +102,12 @@ final class NodeRaft implements AutoCloseable {
   }
 
   void start() throws IOException {
-    server.start();
+    try {
+      server.start();
+    } catch (ExitUtils.ExitException e) {
+      throw new IOException("the Raft port " + config.self().peerAddress() + " could not be opened: "
+          + (e.getCause() == null ? e.getMessage() : rootCause(e.getCause())), e);
+    }
     startedDivision = division();
     knowMembers(division().getRaftConf().getCurrentPeers());
   }

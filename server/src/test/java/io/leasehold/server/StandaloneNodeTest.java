@@ -80,4 +80,13 @@ class StandaloneNodeTest {
     assertTrue(status.getTerm() >= 1);
     assertTrue(status.getAppliedIndex() >= 0);
   }
+
+  @Test
+  void aTakenRaftPortFailsTheStartWithTheReasonAndLeavesTheJvmRunning(@TempDir Path other) throws Exception {
+    Peer taken = new Peer("n1", "127.0.0.1", cluster.peer("n1").peerPort(), TestCluster.freePorts(1)[0]);
+    NodeConfig config = NodeConfig.builder().id("n1").peers(java.util.List.of(taken)).dataDir(other.resolve("n1")).build();
+    java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class, () -> LeaseholdNode.start(config));
+    assertTrue(e.getMessage().contains("Raft port 127.0.0.1:" + taken.peerPort()), e::getMessage);
+    assertEquals(Outcome.GRANTED, leases.acquire(acquire("still/here", "runner-1", 30)).getOutcome(), "the running node is untouched");
+  }
 }

@@ -325,7 +325,56 @@ public final class TestCluster implements AutoCloseable {
     return value;
   }
 
+  /**
+   * Free ports for nodes, taken below the kernel's ephemeral range: a port picked there (bind to 0)
+   * can become the source port of some outgoing connection before the node binds it, and test
+   * JVMs run side by side open many. Falls back to the kernel's pick where the range is unknown.
+   */
   static int[] freePorts(int count) throws IOException {
+    int ephemeralLow = ephemeralRangeStart();
+    if (ephemeralLow - LOW_PORTS < 4096) {
+      return kernelPickedPorts(count);
+    }
+    int[] ports = new int[count];
+    java.util.Set<Integer> chosen = new java.util.HashSet<>();
+    java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+    for (int i = 0; i < count; i++) {
+      int port;
+      int attempts = 0;
+      do {
+        if (++attempts > 1000) {
+          throw new IOException("no free port in " + LOW_PORTS + "-" + (ephemeralLow - 1) + " after 1000 tries");
+        }
+        port = random.nextInt(LOW_PORTS, ephemeralLow);
+      } while (chosen.contains(port) || !bindable(port));
+      chosen.add(port);
+      ports[i] = port;
+    }
+    return ports;
+  }
+
+  private static final int LOW_PORTS = 20000;
+
+  private static int ephemeralRangeStart() {
+    try {
+      String range = java.nio.file.Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).strip();
+      return Integer.parseInt(range.split("\\s+")[0]);
+    } catch (IOException | RuntimeException e) {
+      return 0;
+    }
+  }
+
+  private static boolean bindable(int port) {
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(true);
+      s.bind(new java.net.InetSocketAddress(port));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static int[] kernelPickedPorts(int count) throws IOException {
     List<ServerSocket> sockets = new ArrayList<>();
     try {
       int[] ports = new int[count];
@@ -342,6 +391,7 @@ public final class TestCluster implements AutoCloseable {
       }
     }
   }
+
 
   @Override
   public void close() {
