@@ -174,7 +174,8 @@ public final class LeaseholdNode implements AutoCloseable {
     Supplier<Optional<String>> leaderHint = raft::leaderClientAddress;
     dashboard = new Dashboard(config.id(), raft::division, config.electionTimeoutMax(), config.requestTimeout(),
         new LeasesService(replicator, watchHub, leaderHint), new RoutingService(replicator, leaderHint),
-        new AdminService(replicator, leaderHint, LeaseholdNode::wallClockMicros), clusterService, auth.authorizer(), watchHub,
+        new AdminService(replicator, leaderHint, LeaseholdNode::wallClockMicros), clusterService,
+        new RaftPeerProbe(raft, config.id()), auth.authorizer(), watchHub,
         metrics.registry());
     metrics.addContext("/ui", dashboard::handle);
   }

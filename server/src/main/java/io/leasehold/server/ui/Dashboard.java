@@ -56,6 +56,7 @@ public final class Dashboard implements AutoCloseable {
       "/ui/vendor/uPlot.min.css", UPLOT_CSS);
 
   private final DashboardApi api;
+  private final PeerProbe peers;
   private final Authorizer authorizer;
   private final EventTail tail;
   private final RateHistory rates;
@@ -66,8 +67,10 @@ public final class Dashboard implements AutoCloseable {
   public Dashboard(String nodeId, java.util.function.Supplier<org.apache.ratis.server.RaftServer.Division> division,
       java.time.Duration electionTimeoutMax, java.time.Duration timeout, io.leasehold.server.api.LeasesService leases,
       io.leasehold.server.api.RoutingService routing, io.leasehold.server.api.AdminService admin,
-      io.leasehold.server.api.ClusterService cluster, Authorizer authorizer, WatchHub hub, PrometheusRegistry registry) {
-    this.api = new DashboardApi(nodeId, division, electionTimeoutMax, timeout, leases, routing, admin, cluster);
+      io.leasehold.server.api.ClusterService cluster, PeerProbe peers, Authorizer authorizer, WatchHub hub,
+      PrometheusRegistry registry) {
+    this.api = new DashboardApi(nodeId, division, electionTimeoutMax, timeout, leases, routing, admin, cluster, peers);
+    this.peers = peers;
     this.authorizer = authorizer;
     this.tail = new EventTail(hub);
     this.rates = new RateHistory(registry, RateHistory.DEFAULT_INTERVAL, RateHistory.DEFAULT_SAMPLES, nodeId);
@@ -309,5 +312,6 @@ public final class Dashboard implements AutoCloseable {
     rates.close();
     requests.shutdownNow();
     streams.shutdownNow();
+    peers.close();
   }
 }

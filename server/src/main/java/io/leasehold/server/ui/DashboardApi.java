@@ -33,8 +33,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.apache.ratis.proto.RaftProtos;
+import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -48,6 +54,8 @@ final class DashboardApi {
   static final int HISTORY_LIMIT = 50;
   static final int PARTITIONS = 256;
   static final int MAX_SERVICE_INSTANCES = 1000;
+  /** How long the Cluster page waits for the other members' answers (a little above the probe's own deadline). */
+  static final Duration PROBE_WAIT = Duration.ofMillis(1500);
 
   private static final JsonFormat.Printer PRINTER = JsonFormat.printer().omittingInsignificantWhitespace();
 
@@ -59,9 +67,10 @@ final class DashboardApi {
   private final RoutingService routing;
   private final AdminService admin;
   private final ClusterService cluster;
+  private final PeerProbe peers;
 
   DashboardApi(String nodeId, Supplier<RaftServer.Division> division, Duration electionTimeoutMax, Duration timeout,
-      LeasesService leases, RoutingService routing, AdminService admin, ClusterService cluster) {
+      LeasesService leases, RoutingService routing, AdminService admin, ClusterService cluster, PeerProbe peers) {
     this.nodeId = nodeId;
     this.division = division;
     this.electionTimeoutMax = electionTimeoutMax;
@@ -70,6 +79,7 @@ final class DashboardApi {
     this.routing = routing;
     this.admin = admin;
     this.cluster = cluster;
+    this.peers = peers;
   }
 
   /** Who may read what: the gRPC method and request each endpoint stands for. */
@@ -82,11 +92,20 @@ final class DashboardApi {
   // ---- cluster ----
 
   /**
-   * The members as this node sees them: its own Status, plus, on the leader, each follower's
-   * match index, lag and time since it last answered (a follower knows only itself and the leader).
+   * Every member as it reports itself: this node from its own Status, each other member from its
+   * answer to a group-info probe over the peer port (asked in parallel, one deadline for all).
+   * On the leader each follower also gets its match index and time since it last answered, from
+   * the leader's own replication state. {@code lag} is how far a member's applied index trails
+   * the leader's commit index.
    */
   JsonObject cluster() throws UiException {
     StatusResponse status = UnaryCall.call(cluster::status, StatusRequest.getDefaultInstance(), timeout);
+    Map<String, CompletableFuture<GroupInfoReply>> answers = new TreeMap<>();
+    for (Member m : status.getMembersList()) {
+      if (!m.getId().equals(nodeId)) {
+        answers.put(m.getId(), peers.groupInfo(m.getId()));
+      }
+    }
     Map<String, RaftProtos.ServerRpcProto> followers = new TreeMap<>();
     Map<String, Long> matchIndex = new TreeMap<>();
     RaftProtos.RoleInfoProto role = division.get().getInfo().getRoleInfoProto();
@@ -102,6 +121,9 @@ final class DashboardApi {
         }
       }
     }
+    Map<String, GroupInfoReply> replies = await(answers);
+    long leaderCommit = leaderCommitIndex(status, replies);
+
     JsonObject o = json(status);
     o.addProperty("node", nodeId);
     o.addProperty("role", status.getRole().name());
@@ -109,36 +131,110 @@ final class DashboardApi {
     for (Member m : status.getMembersList()) {
       JsonObject j = json(m);
       boolean self = m.getId().equals(nodeId);
-      boolean leader = m.getId().equals(status.getLeaderId());
-      j.addProperty("leader", leader);
+      j.addProperty("leader", m.getId().equals(status.getLeaderId()));
       j.addProperty("self", self);
+      long applied;
       if (self) {
         j.addProperty("role", status.getRole().name());
         j.addProperty("term", status.getTerm());
         j.addProperty("commitIndex", status.getCommitIndex());
-        j.addProperty("appliedIndex", status.getAppliedIndex());
-        j.addProperty("lag", Math.max(0, status.getCommitIndex() - status.getAppliedIndex()));
+        applied = status.getAppliedIndex();
+        j.addProperty("leaderId", status.getLeaderId());
         j.addProperty("health", status.getLeaderId().isEmpty() ? "NO_LEADER" : "OK");
-      } else if (followers.containsKey(m.getId())) {
-        RaftProtos.ServerRpcProto f = followers.get(m.getId());
-        j.addProperty("role", "FOLLOWER");
-        if (matchIndex.containsKey(m.getId())) {
+      } else if (replies.containsKey(m.getId())) {
+        GroupInfoReply r = replies.get(m.getId());
+        RaftProtos.RoleInfoProto theirs = r.getRoleInfoProto();
+        RaftProtos.LogInfoProto log = r.getLogInfoProto();
+        String theirLeader = leaderOf(theirs);
+        j.addProperty("role", theirs.getRole().name());
+        j.addProperty("term", theirs.hasLeaderInfo() ? theirs.getLeaderInfo().getTerm() : log.getCommitted().getTerm());
+        j.addProperty("commitIndex", log.getCommitted().getIndex());
+        applied = log.getApplied().getIndex();
+        j.addProperty("leaderId", theirLeader);
+        j.addProperty("health", !r.isRaftStorageHealthy() ? "STORAGE_FAILED" : theirLeader.isEmpty() ? "NO_LEADER" : "OK");
+      } else {
+        applied = -1;
+        j.addProperty("health", "UNREACHABLE");  // it gave this node no answer within the probe's deadline
+        j.addProperty("error", errorOf(answers.get(m.getId())));
+      }
+      if (applied >= 0) {
+        j.addProperty("appliedIndex", applied);
+        if (leaderCommit >= 0) {
+          j.addProperty("lag", Math.max(0, leaderCommit - applied));
+        }
+      }
+      RaftProtos.ServerRpcProto f = followers.get(m.getId());
+      if (f != null) {
+        if (matchIndex.getOrDefault(m.getId(), -1L) >= 0) {  // -1 until the follower first answers this leader
           j.addProperty("matchIndex", matchIndex.get(m.getId()));
-          j.addProperty("lag", Math.max(0, status.getCommitIndex() - matchIndex.get(m.getId())));
         }
         j.addProperty("lastContactMillis", f.getLastRpcElapsedTimeMs());
-        j.addProperty("health", f.getLastRpcElapsedTimeMs() <= electionTimeoutMax.toMillis() ? "OK" : "UNREACHABLE");
-      } else if (leader) {
-        j.addProperty("role", "LEADER");
-        j.addProperty("term", status.getTerm());
-        j.addProperty("health", "OK");
-      } else {
-        j.addProperty("health", "UNKNOWN");  // seen from a follower: open the leader's dashboard
+        if (f.getLastRpcElapsedTimeMs() > electionTimeoutMax.toMillis()) {
+          j.addProperty("health", "UNREACHABLE");  // from the leader, which is what counts for commits
+        }
       }
       members.add(j);
     }
     o.add("members", members);
     return o;
+  }
+
+  /** The answers that came within the probe's deadline (all asked at once, so one deadline for all). */
+  private static Map<String, GroupInfoReply> await(Map<String, CompletableFuture<GroupInfoReply>> answers) {
+    try {
+      CompletableFuture.allOf(answers.values().toArray(CompletableFuture[]::new)).get(PROBE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // Some member did not answer: the others' answers are used below.
+    }
+    Map<String, GroupInfoReply> replies = new TreeMap<>();
+    answers.forEach((id, f) -> {
+      if (f.isDone() && !f.isCompletedExceptionally()) {
+        replies.put(id, f.join());
+      }
+    });
+    return replies;
+  }
+
+  /** The leader's commit index: this node's if it leads, else the leader's answer, else the highest any member gave. */
+  private static long leaderCommitIndex(StatusResponse status, Map<String, GroupInfoReply> replies) {
+    if (status.getRole() == io.leasehold.proto.v1.Role.LEADER) {
+      return status.getCommitIndex();
+    }
+    GroupInfoReply leader = replies.get(status.getLeaderId());
+    if (leader != null) {
+      return leader.getLogInfoProto().getCommitted().getIndex();
+    }
+    long max = status.getCommitIndex();
+    for (GroupInfoReply r : replies.values()) {
+      max = Math.max(max, r.getLogInfoProto().getCommitted().getIndex());
+    }
+    return max;
+  }
+
+  private static String leaderOf(RaftProtos.RoleInfoProto role) {
+    if (role.hasLeaderInfo()) {
+      return role.getSelf().getId().toStringUtf8();
+    }
+    if (role.hasFollowerInfo() && role.getFollowerInfo().hasLeaderInfo()) {
+      return role.getFollowerInfo().getLeaderInfo().getId().getId().toStringUtf8();
+    }
+    return "";
+  }
+
+  private static String errorOf(CompletableFuture<GroupInfoReply> answer) {
+    if (answer == null || !answer.isDone()) {
+      return "no answer within " + PROBE_WAIT.toMillis() + " ms";
+    }
+    try {
+      answer.join();
+      return "";
+    } catch (CompletionException | java.util.concurrent.CancellationException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      return cause instanceof TimeoutException ? "no answer within " + PROBE_WAIT.toMillis() + " ms"
+          : String.valueOf(cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage());
+    }
   }
 
   // ---- leases ----

@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -57,22 +58,80 @@ class DashboardApiTest {
     return names;
   }
 
-  @Test
-  void theClusterPageListsEveryMemberWithTheLeadersViewOfItsLag() {
-    LeaseholdNode leader = cluster.awaitLeader();
-    JsonObject c = ok(leader, "/ui/api/cluster");
-    assertEquals(leader.id(), c.get("leaderId").getAsString());
-    JsonArray members = c.getAsJsonArray("members");
-    assertEquals(3, members.size(), c::toString);
-    for (JsonElement e : members) {
-      JsonObject m = e.getAsJsonObject();
-      assertTrue(m.has("role") && m.has("health") && m.has("lag"), m::toString);
-      assertEquals(m.get("id").getAsString().equals(leader.id()), m.get("leader").getAsBoolean());
+  private static JsonObject member(JsonObject page, String id) {
+    for (JsonElement e : page.getAsJsonArray("members")) {
+      if (e.getAsJsonObject().get("id").getAsString().equals(id)) {
+        return e.getAsJsonObject();
+      }
     }
-    LeaseholdNode follower = cluster.followers().get(0);
-    JsonObject f = ok(follower, "/ui/api/cluster");
-    assertEquals(leader.id(), f.get("leaderId").getAsString(), "a follower names the leader");
-    assertEquals("FOLLOWER", f.get("role").getAsString());
+    throw new AssertionError("no member " + id + " in " + page);
+  }
+
+  private static boolean allOk(JsonObject page) {
+    for (JsonElement e : page.getAsJsonArray("members")) {
+      if (!e.getAsJsonObject().get("health").getAsString().equals("OK")) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Test
+  void everyNodesClusterPageShowsEveryMemberAsItReportsItself() {
+    LeaseholdNode leader = cluster.awaitLeader();
+    cluster.acquireMany(leader.id(), "cluster-page/", 3);
+    for (LeaseholdNode node : cluster.running()) {
+      JsonObject page = TestCluster.eventually("every member OK on " + node.id() + "'s page", Duration.ofSeconds(15), () -> {
+        JsonObject p = ok(node, "/ui/api/cluster");
+        return allOk(p) ? java.util.Optional.of(p) : java.util.Optional.empty();
+      });
+      assertEquals(leader.id(), page.get("leaderId").getAsString());
+      JsonArray members = page.getAsJsonArray("members");
+      assertEquals(3, members.size(), page::toString);
+      for (JsonElement e : members) {
+        JsonObject m = e.getAsJsonObject();
+        String id = m.get("id").getAsString();
+        boolean leads = id.equals(leader.id());
+        assertEquals(leads, m.get("leader").getAsBoolean(), m::toString);
+        assertEquals(id.equals(node.id()), m.get("self").getAsBoolean(), m::toString);
+        assertEquals(leads ? "LEADER" : "FOLLOWER", m.get("role").getAsString(), m::toString);
+        assertEquals(page.get("term").getAsLong(), m.get("term").getAsLong(), m::toString);
+        assertEquals(leader.id(), m.get("leaderId").getAsString(), () -> id + " names the leader: " + m);
+        assertTrue(m.get("commitIndex").getAsLong() > 0 && m.get("appliedIndex").getAsLong() > 0, m::toString);
+        assertTrue(m.get("lag").getAsLong() >= 0, m::toString);
+        // Only the leader knows each follower's match index and last contact.
+        assertEquals(node == leader && !leads, m.has("lastContactMillis"), () -> node.id() + ": " + m);
+        if (node == leader && !leads) {
+          assertTrue(m.get("matchIndex").getAsLong() > 0, m::toString);
+        }
+      }
+    }
+  }
+
+  @Test
+  void aStoppedMemberIsUnreachableOnEveryOtherNodesPage() throws IOException {
+    LeaseholdNode leader = cluster.awaitLeader();
+    List<LeaseholdNode> followers = cluster.followers();
+    LeaseholdNode viewer = followers.get(0);
+    String stopped = followers.get(1).id();
+    cluster.stopNode(stopped);
+    try {
+      for (LeaseholdNode node : List.of(viewer, leader)) {
+        JsonObject m = TestCluster.eventually(stopped + " UNREACHABLE on " + node.id() + "'s page", Duration.ofSeconds(15), () -> {
+          JsonObject s = member(ok(node, "/ui/api/cluster"), stopped);
+          return s.get("health").getAsString().equals("UNREACHABLE") ? java.util.Optional.of(s) : java.util.Optional.empty();
+        });
+        assertFalse(m.has("appliedIndex"), m::toString);
+        JsonObject page = ok(node, "/ui/api/cluster");
+        assertEquals("OK", member(page, leader.id()).get("health").getAsString(), page::toString);
+        assertEquals("OK", member(page, viewer.id()).get("health").getAsString(), page::toString);
+      }
+      JsonObject fromFollower = member(ok(viewer, "/ui/api/cluster"), stopped);
+      assertFalse(fromFollower.get("error").getAsString().isEmpty(), () -> "the page says why: " + fromFollower);
+    } finally {
+      cluster.startNode(stopped);
+      cluster.awaitConverged();
+    }
   }
 
   @Test

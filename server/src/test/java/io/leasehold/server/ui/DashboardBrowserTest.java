@@ -90,6 +90,8 @@ class DashboardBrowserTest {
     browser.get("http://127.0.0.1:" + watched.metricsPort().orElseThrow() + "/ui/#cluster");
     within(Duration.ofSeconds(15)).until(d -> text(By.id("leader")).equals(leader.id()));
     within(Duration.ofSeconds(10)).until(d -> d.findElements(By.cssSelector("tr[data-member]")).size() == 3);
+    // A follower's page shows every member healthy, each as it reports itself.
+    within(Duration.ofSeconds(10)).until(d -> d.findElements(By.cssSelector("tr[data-member] td.health-OK")).size() == 3);
     screenshot("cluster");
 
     assertEquals(Outcome.GRANTED, cluster.leases(leader.id()).acquire(Requests.acquire("browser/lease-1", "worker-1", 60)).getOutcome());
@@ -133,6 +135,8 @@ class DashboardBrowserTest {
     long seconds = (System.nanoTime() - stopped) / 1_000_000_000L;
     assertNotEquals(leader.id(), text(By.id("leader")));
     assertTrue(seconds < 10, "the new leader showed after " + seconds + " s");
+    within(Duration.ofSeconds(10)).until(d ->
+        !d.findElements(By.cssSelector("tr[data-member='" + leader.id() + "'] td.health-UNREACHABLE")).isEmpty());
     screenshot("cluster-after-failover");
   }
 }

@@ -34,12 +34,16 @@ class DashboardTlsTest {
   static void start() throws IOException {
     Path certs = Files.createDirectories(dir.resolve("certs"));
     ca = TestCerts.authority(certs, "ca");
-    TestCerts.node(certs, ca, "n1");
+    for (String id : new String[] {"n1", "n2", "n3"}) {
+      TestCerts.node(certs, ca, id);
+    }
     admin = TestCerts.node(certs, ca, "ops");
     roleless = TestCerts.node(certs, ca, "visitor");
-    cluster = TestCluster.start(1, dir.resolve("data"), b -> b.metricsPort(0)
-        .tlsCertFile(certs.resolve("n1.pem")).tlsKeyFile(certs.resolve("n1-key.pem")).tlsCaFile(ca.pem())
-        .clientCertAuth(true).initialAdmin("ops"));
+    // Mutual TLS on every port: the Cluster page asks the other members over the peer port's.
+    cluster = TestCluster.start(3, dir.resolve("data"), (id, b) -> b.metricsPort(0)
+        .tlsCertFile(certs.resolve(id + ".pem")).tlsKeyFile(certs.resolve(id + "-key.pem")).tlsCaFile(ca.pem())
+        .clientCertAuth(true).initialAdmin("ops")
+        .peerTlsCertFile(certs.resolve(id + ".pem")).peerTlsKeyFile(certs.resolve(id + "-key.pem")).peerTlsCaFile(ca.pem()));
     cluster.useCredentials(TestCerts.credentials(ca, admin));
   }
 
@@ -51,7 +55,11 @@ class DashboardTlsTest {
   }
 
   static HttpResponse<String> get(SSLContext tls, String scheme, String path) throws IOException, InterruptedException {
-    LeaseholdNode node = cluster.node("n1");
+    return get(cluster.awaitLeader(), tls, scheme, path);
+  }
+
+  static HttpResponse<String> get(LeaseholdNode node, SSLContext tls, String scheme, String path)
+      throws IOException, InterruptedException {
     HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10));
     if (tls != null) {
       b.sslContext(tls);
@@ -77,5 +85,19 @@ class DashboardTlsTest {
     assertTrue(visitor.body().contains("visitor"), visitor::body);
     assertThrows(IOException.class, () -> get(TestCerts.sslContext(ca, null), "https", "/ui/"), "no client certificate");
     assertThrows(IOException.class, () -> get(null, "http", "/ui/"), "no plaintext beside TLS");
+  }
+
+  @Test
+  void aFollowersClusterPageReachesEveryMemberOverThePeersTls() throws Exception {
+    LeaseholdNode follower = cluster.awaitLeader() == cluster.node("n1") ? cluster.node("n2") : cluster.node("n1");
+    SSLContext tls = TestCerts.sslContext(ca, admin);
+    TestCluster.await("every member OK on " + follower.id() + "'s Cluster page", Duration.ofSeconds(20), () -> {
+      try {
+        HttpResponse<String> r = get(follower, tls, "https", "/ui/api/cluster");
+        return r.statusCode() == 200 && r.body().split("\"health\":\"OK\"", -1).length - 1 == 3;
+      } catch (IOException | InterruptedException e) {
+        return false;
+      }
+    });
   }
 }

@@ -1,0 +1,70 @@
+package io.leasehold.server;
+
+import io.leasehold.server.ui.PeerProbe;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.GroupInfoReply;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+
+/**
+ * {@link PeerProbe} through a Raft client of its own: one attempt, a short deadline, and at most
+ * {@link #MAX_IN_FLIGHT} questions at a time, so an unreachable member costs the dashboard one
+ * deadline and never a thread per refresh.
+ */
+final class RaftPeerProbe implements PeerProbe {
+  static final Duration DEADLINE = Duration.ofSeconds(1);
+  static final int MAX_IN_FLIGHT = 8;
+
+  private final NodeRaft raft;
+  private final RaftClient client;
+  private final ThreadPoolExecutor threads;
+
+  RaftPeerProbe(NodeRaft raft, String nodeId) {
+    this.raft = raft;
+    RaftProperties properties = new RaftProperties();
+    RaftClientConfigKeys.Rpc.setRequestTimeout(properties, RaftSettings.millis(DEADLINE));
+    this.client = raft.newClient(properties, RetryPolicies.noRetry());
+    this.threads = new ThreadPoolExecutor(0, MAX_IN_FLIGHT, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+      Thread t = new Thread(r, "leasehold-peer-probe-" + nodeId);
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  @Override
+  public CompletableFuture<GroupInfoReply> groupInfo(String memberId) {
+    try {
+      return CompletableFuture.supplyAsync(() -> {
+        try {
+          // Members added since the group formed: the client learns their addresses here.
+          client.getClientRpc().addRaftPeers(raft.division().getRaftConf().getCurrentPeers());
+          return client.getGroupManagementApi(RaftPeerId.valueOf(memberId)).info(raft.groupId());
+        } catch (IOException e) {
+          throw new CompletionException(e);
+        }
+      }, threads).orTimeout(DEADLINE.toMillis() * 2, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      return CompletableFuture.failedFuture(new IOException("too many member probes in flight", e));
+    }
+  }
+
+  @Override
+  public void close() {
+    threads.shutdownNow();
+    try {
+      client.close();
+    } catch (IOException e) {
+      // Closing: nothing waits on the probe's connections.
+    }
+  }
+}
