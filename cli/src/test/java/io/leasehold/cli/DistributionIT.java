@@ -19,7 +19,6 @@ import io.leasehold.proto.v1.Outcome;
 import io.leasehold.server.TestCluster;
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -206,9 +205,7 @@ class DistributionIT {
   }
 
   static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+    return TestCluster.freePorts(1)[0];  // below the ephemeral range, as for in-JVM clusters
   }
 
   @Test

@@ -328,32 +328,32 @@ public final class TestCluster implements AutoCloseable {
   /**
    * Free ports for nodes, taken below the kernel's ephemeral range: a port picked there (bind to 0)
    * can become the source port of some outgoing connection before the node binds it, and test
-   * JVMs run side by side open many. Falls back to the kernel's pick where the range is unknown.
+   * JVMs run side by side open many. Each JVM walks the range from a random start, so it hands
+   * out no port twice until it wraps around. Falls back to the kernel's pick where the range is
+   * unknown.
    */
-  static int[] freePorts(int count) throws IOException {
+  public static int[] freePorts(int count) throws IOException {
     int ephemeralLow = ephemeralRangeStart();
     if (ephemeralLow - LOW_PORTS < 4096) {
       return kernelPickedPorts(count);
     }
+    int span = ephemeralLow - LOW_PORTS;
     int[] ports = new int[count];
-    java.util.Set<Integer> chosen = new java.util.HashSet<>();
-    java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
     for (int i = 0; i < count; i++) {
-      int port;
-      int attempts = 0;
+      int tries = 0;
       do {
-        if (++attempts > 1000) {
-          throw new IOException("no free port in " + LOW_PORTS + "-" + (ephemeralLow - 1) + " after 1000 tries");
+        if (++tries > span) {
+          throw new IOException("no free port in " + LOW_PORTS + "-" + (ephemeralLow - 1));
         }
-        port = random.nextInt(LOW_PORTS, ephemeralLow);
-      } while (chosen.contains(port) || !bindable(port));
-      chosen.add(port);
-      ports[i] = port;
+        ports[i] = LOW_PORTS + Math.floorMod(NEXT_PORT.getAndIncrement(), span);
+      } while (!bindable(ports[i]));
     }
     return ports;
   }
 
   private static final int LOW_PORTS = 20000;
+  private static final java.util.concurrent.atomic.AtomicInteger NEXT_PORT =
+      new java.util.concurrent.atomic.AtomicInteger(java.util.concurrent.ThreadLocalRandom.current().nextInt(1 << 20));
 
   private static int ephemeralRangeStart() {
     try {
