@@ -3,8 +3,10 @@ package io.leasehold.server;
 import io.leasehold.server.ui.PeerProbe;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -17,9 +19,9 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
 
 /**
- * {@link PeerProbe} through a Raft client of its own: one attempt, a short deadline, and at most
- * {@link #MAX_IN_FLIGHT} questions at a time, so an unreachable member costs the dashboard one
- * deadline and never a thread per refresh.
+ * {@link PeerProbe} through a Raft client of its own: one attempt, a short deadline, one question
+ * per member at a time and at most {@link #MAX_IN_FLIGHT} in all, so an unreachable member costs
+ * the dashboard one deadline and never a thread per refresh or per tab.
  */
 final class RaftPeerProbe implements PeerProbe {
   static final Duration DEADLINE = Duration.ofSeconds(1);
@@ -28,6 +30,7 @@ final class RaftPeerProbe implements PeerProbe {
   private final NodeRaft raft;
   private final RaftClient client;
   private final ThreadPoolExecutor threads;
+  private final Map<String, CompletableFuture<GroupInfoReply>> inFlight = new ConcurrentHashMap<>();
 
   RaftPeerProbe(NodeRaft raft, String nodeId) {
     this.raft = raft;
@@ -43,6 +46,11 @@ final class RaftPeerProbe implements PeerProbe {
 
   @Override
   public CompletableFuture<GroupInfoReply> groupInfo(String memberId) {
+    // Every open tab refreshes each second: tabs asking while a question is out share its answer.
+    return inFlight.compute(memberId, (id, asked) -> asked != null && !asked.isDone() ? asked : ask(id));
+  }
+
+  private CompletableFuture<GroupInfoReply> ask(String memberId) {
     try {
       return CompletableFuture.supplyAsync(() -> {
         try {

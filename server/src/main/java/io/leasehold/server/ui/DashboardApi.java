@@ -159,9 +159,7 @@ final class DashboardApi {
       }
       if (applied >= 0) {
         j.addProperty("appliedIndex", applied);
-        if (leaderCommit >= 0) {
-          j.addProperty("lag", Math.max(0, leaderCommit - applied));
-        }
+        j.addProperty("lag", Math.max(0, leaderCommit - applied));
       }
       RaftProtos.ServerRpcProto f = followers.get(m.getId());
       if (f != null) {
@@ -170,7 +168,9 @@ final class DashboardApi {
         }
         j.addProperty("lastContactMillis", f.getLastRpcElapsedTimeMs());
         if (f.getLastRpcElapsedTimeMs() > electionTimeoutMax.toMillis()) {
-          j.addProperty("health", "UNREACHABLE");  // from the leader, which is what counts for commits
+          // From the leader, which is what counts for commits.
+          j.addProperty("health", "UNREACHABLE");
+          j.addProperty("error", "no answer to the leader's appends for " + f.getLastRpcElapsedTimeMs() + " ms");
         }
       }
       members.add(j);
