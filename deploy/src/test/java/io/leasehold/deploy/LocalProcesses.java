@@ -1,7 +1,6 @@
 package io.leasehold.deploy;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -9,11 +8,9 @@ import java.util.concurrent.TimeUnit;
 final class LocalProcesses {
   private LocalProcesses() {}
 
-  /** A port free on every interface now (bound and released at once). */
+  /** A port free on every interface now, below the ephemeral range (the fault suite's rule). */
   static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+    return io.leasehold.jepsen.cluster.FreePorts.next();
   }
 
   /** SIGTERM to every process, then up to 30 s each to exit before SIGKILL. */

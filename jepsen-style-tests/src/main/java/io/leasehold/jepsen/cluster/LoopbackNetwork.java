@@ -1,8 +1,5 @@
 package io.leasehold.jepsen.cluster;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -16,15 +13,7 @@ public final class LoopbackNetwork implements Network {
   public LoopbackNetwork(int nodes, String whyNoNamespaces) {
     this.reason = whyNoNamespaces;
     for (int i = 0; i < nodes; i++) {
-      ports.add(new int[] {freePort(), freePort()});
-    }
-  }
-
-  static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      ports.add(new int[] {FreePorts.next(), FreePorts.next()});
     }
   }
 
