@@ -9,9 +9,17 @@ import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.DefaultCandidate;
+import org.springframework.integration.leader.event.LeaderEventPublisher;
+import org.springframework.integration.support.locks.LockRegistry;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
 
 /** Spring's lock-based leader election over two registries on two clients. */
@@ -25,20 +33,27 @@ class LeaseholdLockRegistryLeaderTest {
       cluster.awaitLeader();
       List<String> endpoints = cluster.running().stream().map(LeaseholdNode::clientAddress).toList();
       try (LeaseholdClient one = LeaseholdClient.connect(endpoints); LeaseholdClient two = LeaseholdClient.connect(endpoints)) {
-        LockRegistryLeaderInitiator first = new LockRegistryLeaderInitiator(new LeaseholdLockRegistry(one), new DefaultCandidate("one", "orders"));
-        LockRegistryLeaderInitiator second = new LockRegistryLeaderInitiator(new LeaseholdLockRegistry(two), new DefaultCandidate("two", "orders"));
+        AtomicInteger firstBeats = new AtomicInteger();
+        AtomicInteger secondBeats = new AtomicInteger();
+        LockRegistryLeaderInitiator first = new LockRegistryLeaderInitiator(
+            new CountingRegistry(new LeaseholdLockRegistry(one), firstBeats), new DefaultCandidate("one", "orders"));
+        LockRegistryLeaderInitiator second = new LockRegistryLeaderInitiator(
+            new CountingRegistry(new LeaseholdLockRegistry(two), secondBeats), new DefaultCandidate("two", "orders"));
+        List<String> events = new CopyOnWriteArrayList<>();
+        first.setLeaderEventPublisher(new Recorder(events, "one"));
+        second.setLeaderEventPublisher(new Recorder(events, "two"));
         first.start();
         second.start();
         try {
           TestCluster.await("a leader", Duration.ofSeconds(20), () -> first.getContext().isLeader() || second.getContext().isLeader());
-          // Leadership holds still across several heartbeats (each re-enters the held lock).
           LockRegistryLeaderInitiator leader = first.getContext().isLeader() ? first : second;
           LockRegistryLeaderInitiator follower = leader == first ? second : first;
-          long until = System.nanoTime() + Duration.ofMillis(2000).toNanos();
-          while (System.nanoTime() < until) {
-            assertTrue(leader.getContext().isLeader() && !follower.getContext().isLeader(), "exactly one leader");
-            Thread.sleep(50);
-          }
+          // Leadership holds still across several heartbeats, each re-entering the held lock.
+          AtomicInteger beats = leader == first ? firstBeats : secondBeats;
+          int before = beats.get();
+          TestCluster.await("five more heartbeats of the leader", Duration.ofSeconds(20), () -> beats.get() >= before + 5);
+          assertEquals(List.of("granted " + (leader == first ? "one" : "two")), events, "one grant, no revocation");
+          assertTrue(leader.getContext().isLeader() && !follower.getContext().isLeader(), "exactly one leader");
           String holder = one.get("spring-lock/orders").join().orElseThrow().holder();
           assertEquals(leader == first ? one.holder() : two.holder(), holder);
 
@@ -50,6 +65,64 @@ class LeaseholdLockRegistryLeaderTest {
           second.stop();
         }
       }
+    }
+  }
+
+  /** A registry whose locks count the timed tryLock calls: the initiator's heartbeats. */
+  private record CountingRegistry(LeaseholdLockRegistry registry, AtomicInteger tries) implements LockRegistry<Lock> {
+    @Override
+    public Lock obtain(Object key) {
+      Lock lock = registry.obtain(key);
+      return new Lock() {
+        @Override
+        public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+          tries.incrementAndGet();
+          return lock.tryLock(time, unit);
+        }
+
+        @Override
+        public void lock() {
+          lock.lock();
+        }
+
+        @Override
+        public void lockInterruptibly() throws InterruptedException {
+          lock.lockInterruptibly();
+        }
+
+        @Override
+        public boolean tryLock() {
+          return lock.tryLock();
+        }
+
+        @Override
+        public void unlock() {
+          lock.unlock();
+        }
+
+        @Override
+        public Condition newCondition() {
+          return lock.newCondition();
+        }
+      };
+    }
+  }
+
+  /** Records each grant and revocation as "granted NAME" or "revoked NAME". */
+  private record Recorder(List<String> events, String name) implements LeaderEventPublisher {
+    @Override
+    public void publishOnGranted(Object source, Context context, String role) {
+      events.add("granted " + name);
+    }
+
+    @Override
+    public void publishOnRevoked(Object source, Context context, String role) {
+      events.add("revoked " + name);
+    }
+
+    @Override
+    public void publishOnFailedToAcquire(Object source, Context context, String role) {
+      // The follower's failed tries, every heartbeat: not a change of leadership.
     }
   }
 }
