@@ -44,12 +44,6 @@ final class NodeRaft implements AutoCloseable {
     ExitUtils.disableSystemExit();
   }
 
-  private static String rootCause(Throwable t) {
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
-    }
-    return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-  }
   /** How long a close waits for Ratis to close its RPC services. */
   static final Duration RPC_CLOSE_WAIT = Duration.ofSeconds(20);
   private final NodeConfig config;
@@ -207,5 +201,12 @@ final class NodeRaft implements AutoCloseable {
           config.id(), RPC_CLOSE_WAIT.toSeconds());
     }
     leadershipCheck.close();
+  }
+
+  private static String rootCause(Throwable t) {
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
   }
 }

@@ -356,8 +356,9 @@ public final class TestCluster implements AutoCloseable {
       new java.util.concurrent.atomic.AtomicInteger(java.util.concurrent.ThreadLocalRandom.current().nextInt(1 << 20));
 
   private static int ephemeralRangeStart() {
+    // By lines: the file reports a size of 0, and a read sized by that can stop after one byte.
     try {
-      String range = java.nio.file.Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).strip();
+      String range = java.nio.file.Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0).strip();
       return Integer.parseInt(range.split("\\s+")[0]);
     } catch (IOException | RuntimeException e) {
       return 0;

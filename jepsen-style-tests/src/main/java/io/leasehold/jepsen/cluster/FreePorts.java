@@ -38,8 +38,9 @@ public final class FreePorts {
   }
 
   private static int ephemeralRangeStart() {
+    // By lines: the file reports a size of 0, and a read sized by that can stop after one byte.
     try {
-      return Integer.parseInt(Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).strip().split("\\s+")[0]);
+      return Integer.parseInt(Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0).strip().split("\\s+")[0]);
     } catch (IOException | RuntimeException e) {
       return 0;
     }
