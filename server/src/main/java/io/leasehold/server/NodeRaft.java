@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.Parameters;
@@ -54,6 +55,8 @@ final class NodeRaft implements AutoCloseable {
   private final LeadershipCheck leadershipCheck = new LeadershipCheck();
   /** The Replicator's Raft client: it must know every member to forward writes to the leader. */
   private final RaftClient client;
+  /** Every Raft client made here; each learns of members added since the group formed. */
+  private final List<RaftClient> clients = new CopyOnWriteArrayList<>();
   /** Set once the Ratis server has started; read by the apply thread and when Ratis closes the division. */
   private volatile RaftServer.Division startedDivision;
 
@@ -84,15 +87,21 @@ final class NodeRaft implements AutoCloseable {
         (int) Math.max(1, config.requestTimeout().toMillis() / 200), TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)));
   }
 
-  /** A Raft client of the whole group, speaking the peers' TLS. */
+  /** A Raft client of the whole group, speaking the peers' TLS, kept told of the members. */
   RaftClient newClient(RaftProperties properties, RetryPolicy retries) {
-    return RaftClient.newBuilder()
+    RaftClient c = RaftClient.newBuilder()
         .setProperties(properties)
         .setParameters(RaftSettings.clientParameters(tls))
         .setRaftGroup(group)
         .setClientId(ClientId.randomId())
         .setRetryPolicy(retries)
         .build();
+    clients.add(c);
+    RaftServer.Division started = startedDivision;  // after the add, so no change falls between the two
+    if (started != null) {
+      c.getClientRpc().addRaftPeers(started.getRaftConf().getCurrentPeers());
+    }
+    return c;
   }
 
   void start() throws IOException {
@@ -106,10 +115,12 @@ final class NodeRaft implements AutoCloseable {
     knowMembers(division().getRaftConf().getCurrentPeers());
   }
 
-  /** Members added since the group formed are reachable for forwarded writes; this runs before any write reaches them. */
+  /**
+   * Members added since the group formed become reachable through every client made here (for
+   * forwarded writes, admin calls, the dashboard's probes); this runs before any write reaches them.
+   */
   void knowMembers(Collection<RaftPeer> members) {
-    RaftClient c = client;
-    if (c != null) {
+    for (RaftClient c : clients) {
       c.getClientRpc().addRaftPeers(members);
     }
   }

@@ -54,8 +54,6 @@ final class RaftPeerProbe implements PeerProbe {
     try {
       return CompletableFuture.supplyAsync(() -> {
         try {
-          // Members added since the group formed: the client learns their addresses here.
-          client.getClientRpc().addRaftPeers(raft.division().getRaftConf().getCurrentPeers());
           return client.getGroupManagementApi(RaftPeerId.valueOf(memberId)).info(raft.groupId());
         } catch (IOException e) {
           throw new CompletionException(e);

@@ -12,7 +12,6 @@ import io.leasehold.proto.v1.ClusterGrpc;
 import io.leasehold.proto.v1.GetRequest;
 import io.leasehold.proto.v1.GetResponse;
 import io.leasehold.proto.v1.HistoryRequest;
-import io.leasehold.proto.v1.HistoryResponse;
 import io.leasehold.proto.v1.Lease;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.ListRequest;
@@ -289,8 +288,8 @@ final class DashboardApi {
     if (historyDenied.isPresent()) {
       o.addProperty("historyError", historyDenied.get().getMessage());
     } else {
-      HistoryResponse h = UnaryCall.call(admin::history, historyRequest(get), timeout);
-      o.add("history", json(h).has("leases") ? json(h).get("leases") : new JsonArray());
+      JsonObject h = json(UnaryCall.call(admin::history, historyRequest(get), timeout));
+      o.add("history", h.has("leases") ? h.get("leases") : new JsonArray());
     }
     return o;
   }
