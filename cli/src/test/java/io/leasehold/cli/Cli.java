@@ -8,7 +8,6 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
-import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.TestCluster;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -76,7 +75,7 @@ public final class Cli {
   }
 
   static String endpoints(TestCluster cluster) {
-    return String.join(",", cluster.running().stream().map(LeaseholdNode::clientAddress).toList());
+    return String.join(",", cluster.clientAddresses());
   }
 
   static JsonObject parse(String json) {

@@ -19,13 +19,9 @@ final class Fixtures {
     return TestCluster.start(3, dir);
   }
 
-  /**
-   * Three nodes with election timeouts of 1-1.9 s (near the most a 2 s minimum TTL allows): fewer
-   * spurious elections than the harness's default when the machine is loaded, for tests that
-   * count on leadership holding still.
-   */
+  /** Three nodes with {@link TestCluster#steadyElections}, for tests that count on leadership holding still. */
   static TestCluster stableThreeNodes(Path dir) throws IOException {
-    return TestCluster.start(3, dir, b -> b.electionTimeout(Duration.ofMillis(1000), Duration.ofMillis(1900)));
+    return TestCluster.start(3, dir, TestCluster::steadyElections);
   }
 
   /** Every node's client address, {@code first}'s first (so it is the client's home node). */

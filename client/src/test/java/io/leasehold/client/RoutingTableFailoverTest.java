@@ -117,7 +117,7 @@ class RoutingTableFailoverTest {
 
   @Test
   void aTableThatFellBehindTheHistoryListsAgainAndReportsTheDifference() throws Exception {
-    cluster = TestCluster.start(3, dir, b -> b.history(50, Duration.ofHours(1)).electionTimeout(Duration.ofMillis(1000), Duration.ofMillis(1900)));
+    cluster = TestCluster.start(3, dir, b -> TestCluster.steadyElections(b.history(50, Duration.ofHours(1))));
     Partition cut = new Partition();
     LeaseholdClient proxy = client(Fixtures.endpoints(cluster), b -> b.interceptor(cut));
     LeaseholdClient runner = client(Fixtures.endpoints(cluster), b -> b);

@@ -192,6 +192,20 @@ public final class TestCluster implements AutoCloseable {
     return n;
   }
 
+  /**
+   * Election timeouts of 1-1.9 s (near the most a 2 s minimum TTL allows): fewer spurious
+   * elections than the harness's default on a loaded machine, for tests that count on leadership
+   * holding still. {@code TestCluster.start(3, dir, TestCluster::steadyElections)}.
+   */
+  public static NodeConfig.Builder steadyElections(NodeConfig.Builder b) {
+    return b.electionTimeout(Duration.ofMillis(1000), Duration.ofMillis(1900));
+  }
+
+  /** The running nodes' client (gRPC API) addresses, host:port. */
+  public List<String> clientAddresses() {
+    return running().stream().map(LeaseholdNode::clientAddress).toList();
+  }
+
   public List<LeaseholdNode> running() {
     return nodes.values().stream().filter(n -> n != null).toList();
   }

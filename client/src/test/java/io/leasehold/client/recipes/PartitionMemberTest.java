@@ -9,7 +9,6 @@ import io.leasehold.client.EndReason;
 import io.leasehold.client.EndedLease;
 import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.Policy;
-import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,7 +36,7 @@ class PartitionMemberTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = TestCluster.start(3, dir, b -> b.electionTimeout(Duration.ofMillis(1000), Duration.ofMillis(1900)));
+    cluster = TestCluster.start(3, dir, TestCluster::steadyElections);
     try (LeaseholdClient admin = client("pm-admin", true)) {
       // Short TTLs so that a killed member's leases (attached or handed over) lapse within seconds.
       admin.admin().setPolicy("partitions", Policy.builder().defaultTtl(Duration.ofSeconds(3)).lockDelay(Duration.ZERO).build()).join();
@@ -57,7 +56,7 @@ class PartitionMemberTest {
   }
 
   static LeaseholdClient client(String holder, boolean releaseOnClose) {
-    List<String> endpoints = cluster.running().stream().map(LeaseholdNode::clientAddress).toList();
+    List<String> endpoints = cluster.clientAddresses();
     return LeaseholdClient.builder().endpoints(endpoints).holder(holder).sessionTtl(Duration.ofSeconds(3))
         .releaseOnClose(releaseOnClose).requestTimeout(Duration.ofSeconds(20)).attemptTimeout(Duration.ofSeconds(3)).build();
   }

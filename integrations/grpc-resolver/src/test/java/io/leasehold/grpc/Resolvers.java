@@ -7,7 +7,6 @@ import io.grpc.Status;
 import io.grpc.StatusOr;
 import io.grpc.SynchronizationContext;
 import io.leasehold.client.LeaseholdClient;
-import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.TestCluster;
 import java.net.URI;
 import java.time.Duration;
@@ -33,7 +32,7 @@ final class Resolvers {
 
   /** Every node's client address, comma-separated, as a target's authority or {@code leasehold.endpoints}. */
   static String endpoints(TestCluster cluster) {
-    return String.join(",", cluster.running().stream().map(LeaseholdNode::clientAddress).toList());
+    return String.join(",", cluster.clientAddresses());
   }
 
   /** A client of every node, with short timeouts suited to tests. */

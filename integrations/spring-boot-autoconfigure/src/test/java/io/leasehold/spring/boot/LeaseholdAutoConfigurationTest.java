@@ -103,7 +103,7 @@ class LeaseholdAutoConfigurationTest {
 
   @Test
   void endpointsAsIndexedEntriesOrAnEnvironmentVariableGiveTheClientToo() {
-    List<String> endpoints = Clusters.endpointList(cluster);
+    List<String> endpoints = cluster.clientAddresses();
     // As YAML lists give them.
     runner.withPropertyValues("leasehold.endpoints[0]=" + endpoints.get(0), "leasehold.endpoints[1]=" + endpoints.get(1),
         "leasehold.request-timeout=20s").run(context -> {
@@ -308,7 +308,7 @@ class LeaseholdAutoConfigurationTest {
 
   @Test
   void badValuesFailTheStartNamingThePropertyAndTheRule() throws IOException {
-    String good = Clusters.endpointList(cluster).get(0);
+    String good = cluster.clientAddresses().get(0);
     Path notPem = Files.writeString(dir.resolve("not-a-certificate.pem"), "hello\n");
     assertFails("endpoints[1]", "must be host:port", "leasehold.endpoints=" + good + ",no-port");
     assertFails("endpoints[0]", "port 70000, out of range", "leasehold.endpoints=localhost:70000");

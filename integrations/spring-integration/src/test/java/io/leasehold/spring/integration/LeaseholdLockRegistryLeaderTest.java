@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.client.LeaseholdClient;
-import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,9 +28,8 @@ class LeaseholdLockRegistryLeaderTest {
 
   @Test
   void oneOfTwoInitiatorsLeadsAndTheOtherTakesOverWhenItStops() throws Exception {
-    try (TestCluster cluster = TestCluster.start(3, dir, c -> c.electionTimeout(Duration.ofMillis(1000), Duration.ofMillis(1900)))) {
-      cluster.awaitLeader();
-      List<String> endpoints = cluster.running().stream().map(LeaseholdNode::clientAddress).toList();
+    try (TestCluster cluster = TestCluster.start(3, dir, TestCluster::steadyElections)) {
+      List<String> endpoints = cluster.clientAddresses();
       try (LeaseholdClient one = LeaseholdClient.connect(endpoints); LeaseholdClient two = LeaseholdClient.connect(endpoints)) {
         AtomicInteger firstBeats = new AtomicInteger();
         AtomicInteger secondBeats = new AtomicInteger();

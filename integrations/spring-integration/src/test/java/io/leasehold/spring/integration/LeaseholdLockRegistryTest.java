@@ -12,7 +12,6 @@ import io.leasehold.client.EndedLease;
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.LeaseholdClientBuilder;
-import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,8 +49,7 @@ class LeaseholdLockRegistryTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = TestCluster.start(3, dir, c -> c.electionTimeout(Duration.ofMillis(1000), Duration.ofMillis(1900)));
-    cluster.awaitLeader();
+    cluster = TestCluster.start(3, dir, TestCluster::steadyElections);
   }
 
   @AfterAll
@@ -356,7 +354,7 @@ class LeaseholdLockRegistryTest {
 
   private static LeaseholdClientBuilder client() {
     return LeaseholdClient.builder()
-        .endpoints(cluster.running().stream().map(LeaseholdNode::clientAddress).toList())
+        .endpoints(cluster.clientAddresses())
         .requestTimeout(Duration.ofSeconds(20))
         .attemptTimeout(Duration.ofSeconds(3));
   }
