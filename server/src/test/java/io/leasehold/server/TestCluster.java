@@ -289,9 +289,15 @@ public final class TestCluster implements AutoCloseable {
 
   /** {@code GET path} on the node's metrics port (/metrics, /healthz); the node must serve metrics. */
   public static HttpResponse<String> httpGet(LeaseholdNode node, String path) {
+    return httpGet(node, path, UnaryOperator.identity());
+  }
+
+  /** As {@link #httpGet(LeaseholdNode, String)}, with the request as {@code request} makes it (headers, a longer timeout). */
+  public static HttpResponse<String> httpGet(LeaseholdNode node, String path, UnaryOperator<HttpRequest.Builder> request) {
     URI uri = URI.create("http://127.0.0.1:" + node.metricsPort().orElseThrow() + path);
     try {
-      return HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+      return HTTP.send(request.apply(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))).build(),
+          HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {

@@ -45,7 +45,7 @@ class MetricsTest {
     }
   }
 
-  Map<String, Double> scrape(LeaseholdNode node) {
+  static Map<String, Double> scrape(LeaseholdNode node) {
     try {
       HttpResponse<String> r = TestCluster.httpGet(node, "/metrics");
       assertEquals(200, r.statusCode());

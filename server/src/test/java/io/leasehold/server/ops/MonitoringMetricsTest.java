@@ -40,8 +40,7 @@ class MonitoringMetricsTest {
   void writeLatencyNamespacesWatchLagDivisionDiskAndRocksDbMemoryAreExposed() throws Exception {
     cluster = TestCluster.start(1, dir, b -> b.metricsPort(0));
     LeaseholdNode node = cluster.awaitLeader();
-    MetricsTest t = new MetricsTest();
-    Map<String, Double> before = t.scrape(node);
+    Map<String, Double> before = MetricsTest.scrape(node);
     double writes = MetricsTest.value(before, "leasehold_write_seconds_count");
     MetricsTest.value(before, "leasehold_write_seconds_bucket{le=\"+Inf\"}");
     assertEquals(0.0, MetricsTest.value(before, "leasehold_raft_division_closed"));
@@ -60,14 +59,14 @@ class MonitoringMetricsTest {
     assertEquals(Outcome.GRANTED, leases.acquire(acquire("lock/b", "runner-1", 60)).getOutcome());
     var instance = leases.acquire(acquire("service/payments/i-1", "runner-2", 60));
     assertEquals(Outcome.GRANTED, instance.getOutcome());
-    Map<String, Double> after = t.scrape(node);
+    Map<String, Double> after = MetricsTest.scrape(node);
     assertEquals(writes + 3, MetricsTest.value(after, "leasehold_write_seconds_count"), "each answered write is timed");
     assertTrue(MetricsTest.value(after, "leasehold_write_seconds_sum") > MetricsTest.value(before, "leasehold_write_seconds_sum"));
     // Counted from the lease index as applied: the write's answer came after its application.
     assertEquals(2.0, MetricsTest.value(after, "leasehold_leases_live_by_namespace{namespace=\"lock\"}"));
     assertEquals(1.0, MetricsTest.value(after, "leasehold_leases_live_by_namespace{namespace=\"service\"}"));
     assertEquals(Outcome.RELEASED, leases.release(release("service/payments/i-1", instance.getLease().getToken())).getOutcome());
-    Map<String, Double> released = t.scrape(node);
+    Map<String, Double> released = MetricsTest.scrape(node);
     assertEquals(2.0, MetricsTest.value(released, "leasehold_leases_live_by_namespace{namespace=\"lock\"}"));
     assertTrue(!released.containsKey("leasehold_leases_live_by_namespace{namespace=\"service\"}"), "an empty namespace has no series");
 
@@ -78,11 +77,11 @@ class MonitoringMetricsTest {
       @Override public void onError(Throwable e) { }
       @Override public void onCompleted() { }
     }));
-    await("the watcher is counted", Duration.ofSeconds(10), () -> MetricsTest.value(t.scrape(node), "leasehold_watchers") == 1.0);
+    await("the watcher is counted", Duration.ofSeconds(10), () -> MetricsTest.value(MetricsTest.scrape(node), "leasehold_watchers") == 1.0);
     assertEquals(Outcome.GRANTED, leases.acquire(acquire("lock/c", "runner-3", 60)).getOutcome());
     await("the watcher reads what was applied: its lag comes back to 0", Duration.ofSeconds(10),
-        () -> MetricsTest.value(t.scrape(node), "leasehold_watch_lag_events") == 0.0
-            && MetricsTest.value(t.scrape(node), "leasehold_watch_messages_total") >= 1);
+        () -> MetricsTest.value(MetricsTest.scrape(node), "leasehold_watch_lag_events") == 0.0
+            && MetricsTest.value(MetricsTest.scrape(node), "leasehold_watch_messages_total") >= 1);
     ctx.cancel(null);
   }
 }

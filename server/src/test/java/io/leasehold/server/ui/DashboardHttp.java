@@ -3,10 +3,10 @@ package io.leasehold.server.ui;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import io.leasehold.server.LeaseholdNode;
+import io.leasehold.server.TestCluster;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -35,17 +35,11 @@ final class DashboardHttp {
   }
 
   static Reply get(LeaseholdNode node, String path, Optional<String> token) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(uri(node, path)).timeout(Duration.ofSeconds(15));
-    token.ifPresent(t -> b.header("Authorization", "Bearer " + t));
-    try {
-      HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
-      return new Reply(r.statusCode(), JsonParser.parseString(r.body()).getAsJsonObject());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    HttpResponse<String> r = TestCluster.httpGet(node, path, b -> {
+      token.ifPresent(t -> b.header("Authorization", "Bearer " + t));
+      return b.timeout(Duration.ofSeconds(15));
+    });
+    return new Reply(r.statusCode(), JsonParser.parseString(r.body()).getAsJsonObject());
   }
 
   /** An open event stream: its {@code data:} lines, and whether the node said it is subscribed. */
