@@ -9,11 +9,12 @@ import io.leasehold.server.watch.WatchHub;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.core.LeaseEvent;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.exceptions.ReadIndexException;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -28,21 +29,19 @@ final class AppliedEntries implements LeaseStateMachine.Listener {
   private final WatchHub hub;
   private final NodeMetrics metrics;
   private final LifecycleLog events;
-  private final Duration requestTimeout;
   private volatile NodeRaft raft;
   private volatile Replicator replicator;
   private volatile LogFormatUpgrade logFormatUpgrade;
   private volatile DivisionClosure divisionClosure;
 
   AppliedEntries(CommitClock commitClock, ReplicationTrace replicationTrace, ExpiryTicker expiry, WatchHub hub,
-                 NodeMetrics metrics, LifecycleLog events, Duration requestTimeout) {
+                 NodeMetrics metrics, LifecycleLog events) {
     this.commitClock = commitClock;
     this.replicationTrace = replicationTrace;
     this.expiry = expiry;
     this.hub = hub;
     this.metrics = metrics;
     this.events = events;
-    this.requestTimeout = requestTimeout;
   }
 
   void bind(NodeRaft raft, Replicator replicator, LogFormatUpgrade logFormatUpgrade, DivisionClosure divisionClosure) {
@@ -58,6 +57,10 @@ final class AppliedEntries implements LeaseStateMachine.Listener {
     RaftServer.Division d = r == null ? null : r.startedDivision();
     if (d != null) {
       commitClock.applied(d); // first: before the watch hub can hand the events on
+    }
+    Replicator rep = replicator;
+    if (rep != null) {
+      rep.applied(result.revision());
     }
     expiry.onApplied(result);
     hub.onApplied(result);
@@ -112,8 +115,21 @@ final class AppliedEntries implements LeaseStateMachine.Listener {
 
   @Override
   public CompletableFuture<Void> confirmLeadership(long term) {
-    NodeRaft r = raft;
-    return r.leadershipCheck().confirm(r.division(), term, requestTimeout);
+    // Asked only by members running an older version, during a rolling upgrade: a barrier entry
+    // committed while this node still leads the term answers it (ReadBarrier says why).
+    RaftServer.Division d = raft.division();
+    if (!leads(d, term)) {
+      return CompletableFuture.failedFuture(new ReadIndexException(d.getId() + " does not lead term " + term));
+    }
+    return replicator.barrier().thenAccept(index -> {
+      if (!leads(d, term)) {
+        throw new CompletionException(new ReadIndexException(d.getId() + " no longer leads term " + term));
+      }
+    });
+  }
+
+  private static boolean leads(RaftServer.Division d, long term) {
+    return d.getInfo().isLeader() && d.getInfo().getCurrentTerm() == term;
   }
 
   /** Writes this node holds through an election go to the new leader at once, not after their pause. */

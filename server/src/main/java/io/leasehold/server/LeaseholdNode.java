@@ -14,6 +14,7 @@ import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.server.health.NodeHealth;
 import io.leasehold.server.metrics.NodeMetrics;
 import io.leasehold.server.raft.CommitClock;
+import io.leasehold.server.raft.PeerTraffic;
 import io.leasehold.server.raft.ReplicationTrace;
 import io.leasehold.server.raft.WriteTrace;
 import io.leasehold.server.tls.NodeTls;
@@ -80,7 +81,7 @@ public final class LeaseholdNode implements AutoCloseable {
     this.config = config;
     this.tls = tls;
     this.lifecycle = new LifecycleLog(config.id());
-    this.diagnostics = new NodeDiagnostics(new CommitClock(), new ReplicationTrace(),
+    this.diagnostics = new NodeDiagnostics(new CommitClock(), new ReplicationTrace(), new PeerTraffic(),
         new ExpiryTicker(config.tickInterval(), config.stallThreshold(), System::nanoTime));
     // The hub reaches the core through the state machine, which exists only after this line.
     AtomicReference<LeaseStateMachine> sm = new AtomicReference<>();
@@ -89,12 +90,12 @@ public final class LeaseholdNode implements AutoCloseable {
     this.metrics = new NodeMetrics(new NodeMetricsSource(sm::get, watchHub, this::division, this::serving,
         config.dataDir(), this::divisionClosedNow));
     AppliedEntries applied = new AppliedEntries(diagnostics.commitClock(), diagnostics.replicationTrace(),
-        diagnostics.ticker(), watchHub, metrics, lifecycle, config.requestTimeout());
+        diagnostics.ticker(), watchHub, metrics, lifecycle);
     this.stateMachine = new LeaseStateMachine(config.dataDir().resolve("state"), applied, LeaseholdNode::wallClockMicros);
     sm.set(stateMachine);
-    this.raft = new NodeRaft(config, tls, stateMachine, diagnostics.commitClock(), diagnostics.replicationTrace());
+    this.raft = new NodeRaft(config, tls, stateMachine, diagnostics.replicationTrace(), diagnostics.peerTraffic());
     this.replicator = new Replicator(raft.client(), raft.server(), raft.groupId(), raft.selfId(), stateMachine,
-        LeaseholdNode::wallClockMicros, config.maxPendingWrites(), config.requestTimeout(), raft.leadershipCheck());
+        LeaseholdNode::wallClockMicros, config.maxPendingWrites(), config.requestTimeout());
     replicator.timeWritesWith(metrics::written);
     ClusterAdmin.Retries adminRetries = new ClusterAdmin.Retries(
         RetryPolicies.retryUpToMaximumCountWithFixedSleep(10, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)));
@@ -232,7 +233,7 @@ public final class LeaseholdNode implements AutoCloseable {
     return config.self().clientAddress();
   }
 
-  /** What benchmarks and diagnostics watch inside this node: commit clock, replication trace, expiry ticker. */
+  /** What benchmarks, diagnostics and fault tests reach inside this node: commit clock, replication trace, peer traffic, expiry ticker. */
   public NodeDiagnostics diagnostics() {
     return diagnostics;
   }

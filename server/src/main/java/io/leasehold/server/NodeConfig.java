@@ -9,7 +9,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -32,8 +34,8 @@ import java.util.Set;
  *     it an HTTP/2 PING; grpc-java raises anything below 10 s to 10 s
  * @param grpcKeepaliveTimeout how long the node waits for that PING's ACK before it closes the
  *     connection and cancels its calls (Watch streams included)
- * @param commitPushDelay how long a follower may go without hearing of a commit that no append
- *     carried to it before the leader tells it in a message of its own (a commit push)
+ * @param raftProperties Ratis settings ({@code raft.*} keys) applied over the node's own, for
+ *     experts and tests; the node's defaults are what is tested
  * @param traceWrites a file to trace every log entry's steps through this node into, if any (a
  *     diagnostic: {@link io.leasehold.server.raft.WriteTrace})
  * @param clientTls TLS on the client port and the metrics port; its CA, when given, verifies the
@@ -79,7 +81,7 @@ public record NodeConfig(
     Optional<Integer> metricsPort,
     boolean metricsPlaintext,
     boolean ui,
-    Duration commitPushDelay,
+    Map<String, String> raftProperties,
     Optional<Path> traceWrites,
     Optional<TlsFiles> clientTls,
     Optional<TlsFiles> peerTls,
@@ -113,9 +115,6 @@ public record NodeConfig(
   public static final Duration DEFAULT_WATCH_MAX_DELAY = WatchHub.DEFAULT_MAX_DELAY;
   public static final Duration DEFAULT_GRPC_KEEPALIVE_INTERVAL = Duration.ofSeconds(30);
   public static final Duration DEFAULT_GRPC_KEEPALIVE_TIMEOUT = Duration.ofSeconds(10);
-  // Long enough for the next write's append to carry the commit under any steady load, short
-  // beside what a watcher on a follower waits for (docs/architecture.md, "How a follower hears of a commit").
-  public static final Duration DEFAULT_COMMIT_PUSH_DELAY = Duration.ofMillis(2);
   // Reading three small files this often costs nothing; a rotated certificate is in use for
   // new connections within this time.
   public static final Duration DEFAULT_TLS_RELOAD_INTERVAL = Duration.ofSeconds(10);
@@ -216,7 +215,7 @@ public record NodeConfig(
     private boolean metricsPlaintext;
     private boolean ui = true;
     private Path traceWrites;
-    private Duration commitPushDelay = DEFAULT_COMMIT_PUSH_DELAY;
+    private final Map<String, String> raftProperties = new LinkedHashMap<>();
     private Path tlsCertFile;
     private Path tlsKeyFile;
     private Path tlsCaFile;
@@ -281,8 +280,8 @@ public record NodeConfig(
     public Builder metricsPlaintext(boolean plaintext) { this.metricsPlaintext = plaintext; return this; }
     /** Serves the read-only dashboard at {@code /ui} on the metrics port (default on). */
     public Builder ui(boolean on) { this.ui = on; return this; }
-    /** A commit no append carried to a follower within this is pushed to it on its own (zero: at once). */
-    public Builder commitPushDelay(Duration d) { this.commitPushDelay = d; return this; }
+    /** Sets a Ratis property ({@code raft.*}) over the node's own settings: for experts and tests. */
+    public Builder raftProperty(String key, String value) { this.raftProperties.put(key, value); return this; }
     /** Traces every log entry's steps through the node into this file (a diagnostic). */
     public Builder traceWrites(Path file) { this.traceWrites = file; return this; }
     /** This node's certificate (PEM) on the client and metrics ports; with {@link #tlsKeyFile} turns TLS on there. */
@@ -364,10 +363,8 @@ public record NodeConfig(
       require(metricsPort == null || metricsPort == 0 || peers.stream().filter(p -> p.id().equals(id))
           .noneMatch(p -> p.clientPort() == metricsPort || p.peerPort() == metricsPort), "metrics-port: " + metricsPort + " is this node's client or peer port");
       require(metricsPort == null || (metricsPort >= 0 && metricsPort <= 65535), "metrics-port: must be 0-65535, got " + metricsPort);
-      Objects.requireNonNull(commitPushDelay, "commit-push-delay");
-      require(!commitPushDelay.isNegative() && commitPushDelay.compareTo(electionTimeoutMin.dividedBy(2)) < 0,
-          "commit-push-delay: must be from 0 to half the election timeout (" + electionTimeoutMin.dividedBy(2).toMillis() + "ms), got "
-              + commitPushDelay.toMillis() + "ms");
+      raftProperties.forEach((key, value) -> require(key.startsWith("raft."),
+          "raft-property: " + key + " is not a Ratis property (they start with raft.)"));
       Optional<TlsFiles> clientTls = clientTls();
       Optional<TlsFiles> peerTls = peerTls();
       positive("tls-reload-interval", tlsReloadInterval);
@@ -399,7 +396,7 @@ public record NodeConfig(
           electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
           snapshotThreshold, logSegmentSizeBytes, logPurgeGap, historyMaxEvents, historyMaxAge,
           watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate, watchMaxDelay, watchSenders,
-          grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort), metricsPlaintext, ui, commitPushDelay, Optional.ofNullable(traceWrites),
+          grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort), metricsPlaintext, ui, Map.copyOf(raftProperties), Optional.ofNullable(traceWrites),
           clientTls, peerTls, clientCertAuth, tlsReloadInterval, Optional.ofNullable(authTokenFile), Optional.ofNullable(initialAdmin),
           limits);
     }

@@ -1,8 +1,7 @@
 package io.leasehold.server;
 
-import io.leasehold.server.raft.CommitClock;
-import io.leasehold.server.raft.LeadershipCheck;
-import io.leasehold.server.raft.LeaseholdRpcType;
+import io.leasehold.server.raft.PeerTraffic;
+import io.leasehold.server.raft.RaftServerHooks;
 import io.leasehold.server.raft.ReplicationTrace;
 import io.leasehold.server.tls.NodeTls;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
@@ -52,7 +51,6 @@ final class NodeRaft implements AutoCloseable {
   private final RaftGroupId groupId;
   private final RaftGroup group;
   private final RaftServer server;
-  private final LeadershipCheck leadershipCheck = new LeadershipCheck();
   /** The Replicator's Raft client: it must know every member to forward writes to the leader. */
   private final RaftClient client;
   /** Every Raft client made here; each learns of members added since the group formed. */
@@ -60,7 +58,7 @@ final class NodeRaft implements AutoCloseable {
   /** Set once the Ratis server has started; read by the apply thread and when Ratis closes the division. */
   private volatile RaftServer.Division startedDivision;
 
-  NodeRaft(NodeConfig config, NodeTls tls, LeaseStateMachine stateMachine, CommitClock commitClock, ReplicationTrace trace)
+  NodeRaft(NodeConfig config, NodeTls tls, LeaseStateMachine stateMachine, ReplicationTrace trace, PeerTraffic traffic)
       throws IOException {
     this.config = config;
     this.tls = tls;
@@ -69,11 +67,10 @@ final class NodeRaft implements AutoCloseable {
     // A joining node has no group of its own: it never stands for election, and learns the
     // configuration from the leader once a member adds it. A restart recovers it from disk.
     RaftGroup initialGroup = config.join() ? RaftGroup.valueOf(groupId) : group;
-    // Ratis's gRPC with Leasehold's log appender: a quick fork search for a rejoining node, and
-    // answers reported to the leadership check that linearizable reads on the leader wait for.
+    // Ratis's gRPC as Ratis ships it, with the trace's and the fault hook's interceptors.
     RaftProperties properties = RaftSettings.server(config);
     Parameters parameters = new Parameters();
-    LeaseholdRpcType.configure(properties, parameters, leadershipCheck, commitClock, trace, config.commitPushDelay());
+    RaftServerHooks.install(parameters, trace, traffic);
     tls.peerPort().ifPresent(conf -> GrpcConfigKeys.TLS.setConf(parameters, conf));
     this.server = RaftServer.newBuilder()
         .setServerId(selfId())
@@ -141,10 +138,6 @@ final class NodeRaft implements AutoCloseable {
     return RaftPeerId.valueOf(config.id());
   }
 
-  LeadershipCheck leadershipCheck() {
-    return leadershipCheck;
-  }
-
   /** The division once the server has started, or null before (the apply thread asks during recovery). */
   RaftServer.Division startedDivision() {
     return startedDivision;
@@ -186,7 +179,7 @@ final class NodeRaft implements AutoCloseable {
   }
 
   /**
-   * Closes the server and the leadership check; the Replicator closes the client it was given.
+   * Closes the server; the Replicator closes the client it was given.
    * Ratis closes the divisions (and so the state machine) first, then its gRPC services, whose
    * termination it awaits without a bound: a peer's call still open kept a node's close waiting
    * for minutes in a rolling-restart test. The close goes on after {@link #RPC_CLOSE_WAIT}.
@@ -211,7 +204,6 @@ final class NodeRaft implements AutoCloseable {
       LOG.warn("the Raft server of {} did not finish closing within {} s (its RPC service still waits for a peer's call); going on",
           config.id(), RPC_CLOSE_WAIT.toSeconds());
     }
-    leadershipCheck.close();
   }
 
   private static String rootCause(Throwable t) {

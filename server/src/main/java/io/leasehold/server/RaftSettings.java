@@ -24,9 +24,20 @@ final class RaftSettings {
     RaftServerConfigKeys.setStorageDir(p, List.of(c.dataDir().resolve("raft").toFile()));
     GrpcConfigKeys.Server.setHost(p, c.bindHost());
     GrpcConfigKeys.Server.setPort(p, c.self().peerPort());
-    // Heartbeats on the appends' own stream, so that the appender may push each new commit index
-    // in an append without entries that names the last entry sent (ForkSearchingLogAppender).
-    GrpcConfigKeys.Server.setHeartbeatChannel(p, false);
+    // Ratis 3.3's follower, with append-entries compose on (its default), queues each append and
+    // skips a later one whose first index matches one still queued, without comparing terms or
+    // lengths; it still answers SUCCESS for the skipped one's last entry and takes its commit
+    // index. A deposed leader's own uncommitted tail then stands in for the new leader's entries,
+    // is counted as matching, and is applied: replicas diverge (docs/architecture.md, "Replication";
+    // RatisDuplicateAppendTest shows it, DuplicateAppendDivergenceTest drives it end to end).
+    // Off, each append reaches the log in arrival order before the next is checked.
+    RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);
+    // A follower whose log parts from the leader's (a deposed leader's uncommitted tail) is
+    // walked back one entry per INCONSISTENCY answer, and Ratis counts each answer as an error:
+    // by default it sleeps 1 s, then 5 s, between tries after ten, and a tail of a few hundred
+    // entries took many minutes to replace. Answers come back within a round trip, so the first
+    // thousand tries follow at once; a follower that does not answer at all backs off as before.
+    RaftServerConfigKeys.Log.Appender.setRetryPolicy(p, "1ms,1000, 1s,20, 5s,1000");
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(c.electionTimeoutMin()));
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(c.electionTimeoutMax()));
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
@@ -64,6 +75,7 @@ final class RaftSettings {
     // a second behind the convoy. A fixed pool queues the requests instead.
     RaftServerConfigKeys.ThreadPool.setClientCached(p, false);
     RaftServerConfigKeys.ThreadPool.setClientSize(p, RATIS_CLIENT_THREADS);
+    c.raftProperties().forEach(p::set);
     return p;
   }
 

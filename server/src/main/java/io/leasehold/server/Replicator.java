@@ -3,13 +3,11 @@ package io.leasehold.server;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import io.grpc.Context;
-import io.leasehold.proto.v1.ConfirmLeadership;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogFormatQuery;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ReadReply;
-import io.leasehold.server.raft.LeadershipCheck;
 import io.leasehold.server.raft.WriteTrace;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import java.io.IOException;
@@ -38,7 +36,6 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.RaftException;
-import org.apache.ratis.protocol.exceptions.ReadIndexException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.rpc.CallId;
 import org.apache.ratis.server.RaftServer;
@@ -83,19 +80,17 @@ public final class Replicator implements AutoCloseable {
   private final Semaphore pendingWrites;
   private final int maxPendingWrites;
 
-  private final LeadershipCheck leadershipCheck;
-  private final Duration requestTimeout;
   private final WriteBatcher batcher;
+  private final ReadBarrier barrier;
+  /** The highest barrier index a follower has asked Ratis's read index about (below). */
+  private final AtomicLong nudged = new AtomicLong(-1);
   private volatile WriteTrace trace;
   private volatile LongConsumer writeTimer = nanos -> { };
   private final HeldResends held = new HeldResends();
   private static final long NOT_READY_PAUSE_MILLIS = 10;
 
   Replicator(RaftClient client, RaftServer server, RaftGroupId groupId, RaftPeerId selfId,
-             LeaseStateMachine stateMachine, LongSupplier wallClockMicros, int maxPendingWrites, Duration requestTimeout,
-             LeadershipCheck leadershipCheck) {
-    this.leadershipCheck = leadershipCheck;
-    this.requestTimeout = requestTimeout;
+             LeaseStateMachine stateMachine, LongSupplier wallClockMicros, int maxPendingWrites, Duration requestTimeout) {
     this.requestTimeoutNanos = requestTimeout.toNanos();
     this.pendingWrites = new Semaphore(maxPendingWrites);
     this.maxPendingWrites = maxPendingWrites;
@@ -106,6 +101,41 @@ public final class Replicator implements AutoCloseable {
     this.stateMachine = stateMachine;
     this.wallClockMicros = wallClockMicros;
     this.batcher = new WriteBatcher(this::send, () -> stateMachine.core().logFormat(), 1);
+    this.barrier = new ReadBarrier(command -> send(command, () -> false), this::appliedIndex, this::hearCommitSooner,
+        requestTimeout);
+  }
+
+  /**
+   * A follower hears that an entry committed with the leader's next append or heartbeat: on an
+   * idle cluster up to half an election timeout after the commit, which a read waiting for its
+   * barrier would wait out. A Ratis read index from the leader makes it send heartbeats to
+   * every follower now. Asked once per barrier, and only for speed: the read still waits until
+   * this node has applied the barrier.
+   */
+  private void hearCommitSooner(long barrierIndex) {
+    long asked = nudged.get();
+    if (barrierIndex <= asked || !nudged.compareAndSet(asked, barrierIndex) || isLeaderHere()) {
+      return;
+    }
+    ReadQuery ask = ReadQuery.newBuilder().setLogFormat(LogFormatQuery.getDefaultInstance()).build();
+    client.async().sendReadOnlyUnordered(message(ask), selfId).whenComplete((reply, error) -> { });
+  }
+
+  private boolean isLeaderHere() {
+    try {
+      return server.getDivision(groupId).getInfo().isLeader();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private long appliedIndex() {
+    return stateMachine.getLastAppliedTermIndex().getIndex();
+  }
+
+  /** From the apply path: this node applied up to {@code index}. */
+  void applied(long index) {
+    barrier.advanced(index);
   }
 
   /** Writes waiting for an answer now: for tests that must know no resend is left. */
@@ -328,73 +358,28 @@ public final class Replicator implements AutoCloseable {
   }
 
   /**
-   * A read on this node. Linearizable reads wait for Ratis's read index (this node has applied
-   * everything committed when the read arrived, confirmed with the leader); stale reads answer
-   * from what this node has applied, with the revision they reflect.
-   *
-   * <p>On the leader a linearizable read also waits for {@link LeadershipCheck}: Ratis 3.3 answers
-   * a leader's read without asking anyone when nothing has committed since its last confirmed
-   * read, which is just what a leader cut off from the others sees; it then served its old state.
-   * On a follower the read also waits for the leader of the follower's term to confirm the same
-   * way ({@link #confirmedByLeader}), and fails if that term ended meanwhile.
+   * A read on this node. A linearizable read is answered from this node's state once it has
+   * applied a barrier entry proposed after the read arrived ({@link ReadBarrier}); a stale read
+   * at once from what this node has applied, with the revision it reflects.
    */
   public CompletableFuture<ReadReply> read(ReadQuery query, boolean stale) {
     if (stale) {
-      try {
-        return CompletableFuture.completedFuture(stateMachine.core().query(query, wallClockMicros.getAsLong()));
-      } catch (RuntimeException e) {
-        return CompletableFuture.failedFuture(e);
-      }
+      return queryHere(query);
     }
-    RaftServer.Division division;
-    try {
-      division = server.getDivision(groupId);
-    } catch (IOException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    boolean leader = division.getInfo().isLeader();
-    long term = division.getInfo().getCurrentTerm();
-    CompletableFuture<Void> stillLeads = leader
-        ? leadershipCheck.confirm(division, requestTimeout)
-        : confirmedByLeader(division, term);
-    CompletableFuture<ReadReply> read = client.async().sendReadOnlyUnordered(message(query), selfId).thenApply(reply -> {
-      try {
-        return ReadReply.parseFrom(content(reply));
-      } catch (InvalidProtocolBufferException e) {
-        throw new CompletionException(e);
-      }
-    });
-    return read.thenCombine(stillLeads, (reply, confirmed) -> {
-      // Same term before and after: every step above dealt with the one leader of that term.
-      if (!leader && division.getInfo().getCurrentTerm() != term) {
-        throw new CompletionException(new ReadIndexException(selfId + ": the term changed from " + term
-            + " during the read; retry"));
-      }
-      return reply;
-    });
+    return barrier.await().thenCompose(index -> queryHere(query));
   }
 
-  /**
-   * On a follower: the leader of {@code term} confirms with a majority, after this call, that it
-   * still leads. The follower's read index came from that leader, through Ratis's code, which
-   * takes the same short cut as on the leader; a leader that cannot confirm refuses, and one of a
-   * later term refuses too (the caller then sees the term change).
-   *
-   * <p>Sent unordered, to the leader this node knows: Ratis's ordered client (which
-   * {@code sendReadOnlyNonLinearizable} uses) closes its window for good after one failed
-   * request, and every later confirmation then failed at once (seen in a soak).
-   */
-  private CompletableFuture<Void> confirmedByLeader(RaftServer.Division division, long term) {
-    RaftPeerId leader = division.getInfo().getLeaderId();
-    if (leader == null) {
-      return CompletableFuture.failedFuture(new ReadIndexException(selfId + " knows no leader in term " + term));
+  private CompletableFuture<ReadReply> queryHere(ReadQuery query) {
+    try {
+      return CompletableFuture.completedFuture(stateMachine.core().query(query, wallClockMicros.getAsLong()));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
     }
-    ReadQuery confirm = ReadQuery.newBuilder()
-        .setConfirmLeadership(ConfirmLeadership.newBuilder().setTerm(term)).build();
-    return client.async().sendReadOnlyUnordered(message(confirm), leader).thenApply(reply -> {
-      content(reply);
-      return null;
-    });
+  }
+
+  /** Completes once a barrier proposed after this call has committed and this node has applied it. */
+  public CompletableFuture<Long> barrier() {
+    return barrier.await();
   }
 
   /** The newest log format {@code member}'s code applies; fails if the member does not know the question (older code). */
@@ -430,6 +415,7 @@ public final class Replicator implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
+    barrier.close();
     client.close();
   }
 }

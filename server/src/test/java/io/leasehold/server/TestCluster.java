@@ -78,7 +78,8 @@ public final class TestCluster implements AutoCloseable {
       // Every member runs this code, so the first leader raises the log format: tests see the
       // format a deployed cluster runs in (tokens index * 256 + position, batched writes).
       // Every node, not only the leader: a node refuses authenticated writes until it applied it.
-      await("every node applied the log format " + LogFormat.NEWEST, Duration.ofSeconds(30),
+      // The leader asks every member first: on a busy machine that took more than 30 s.
+      await("every node applied the log format " + LogFormat.NEWEST, Duration.ofSeconds(90),
           () -> cluster.running().stream().allMatch(n -> n.stateMachine().core().logFormat() == LogFormat.NEWEST));
     } catch (IOException | RuntimeException e) {
       cluster.close();

@@ -60,34 +60,6 @@ class ThreeNodeClusterTest {
   }
 
   /**
-   * A follower learns that an entry is committed from the leader's next message. Ratis does not
-   * send one when its commit index moves, so without a push (ForkSearchingLogAppender's) the
-   * follower of an idle cluster applied a write only at the next heartbeat (here about every
-   * 900 ms), and its watchers heard of it that late. Writes one at a time and times, for each, how long after the leader's reply
-   * every follower has applied it: the median must be far below the heartbeat interval.
-   *
-   * <p>On a busy machine the push to the slower follower can reach it before its own sync of the
-   * entry, which caps what it takes; until the appender pushed again after that push's answer
-   * (PushDueTest), this failed on such a machine (lags [873, 923, 924, 22, 20, 0, 901] ms).
-   */
-  @Test
-  void followersApplyAnIsolatedWriteWithoutWaitingForTheNextHeartbeat() throws Exception {
-    cluster = TestCluster.start(3, dir, b -> b.electionTimeout(Duration.ofMillis(1800), Duration.ofMillis(1900)));
-    LeaseholdNode leader = cluster.awaitLeader();
-    java.util.List<Long> lagsMs = new java.util.ArrayList<>();
-    for (int i = 0; i < 7; i++) {
-      AcquireResponse r = cluster.leases(leader.id()).acquire(acquire("lock/push-" + i, "runner", 30));
-      assertEquals(Outcome.GRANTED, r.getOutcome());
-      long replied = System.nanoTime();
-      await("every follower applies revision " + r.getRevision(), Duration.ofSeconds(10), () -> cluster.followers().stream()
-          .allMatch(f -> f.division().getInfo().getLastAppliedIndex() >= r.getRevision()));
-      lagsMs.add((System.nanoTime() - replied) / 1_000_000);
-    }
-    java.util.List<Long> sorted = lagsMs.stream().sorted().toList();
-    assertTrue(sorted.get(sorted.size() / 2) < 150, "median follower apply lag after the leader's reply (ms): " + lagsMs);
-  }
-
-  /**
    * The commit clock (what the latency benchmark times commit-to-watcher from) reports every
    * write's log entry committed on the leader, between the client's send and its reply, and
    * nothing on a follower.

@@ -23,10 +23,9 @@ import org.HdrHistogram.Histogram;
 /**
  * How long after the leader's reply every follower has applied a lone write, on an idle
  * three-node cluster in this JVM: one Acquire at a time, each sent once the last is applied
- * everywhere. A follower hears of a commit from the leader's commit push (ForkSearchingLogAppender);
- * a write whose push did not reach it waits for the next heartbeat, here about 900 ms (election
- * timeout 1,800–1,900 ms, as in ThreeNodeClusterTest). Prints the lags' distribution and how many
- * took over 300 ms, which only such a missed push explains.
+ * everywhere. A follower hears of a commit with the leader's next append or heartbeat, so on
+ * an idle cluster a lone write waits for the next heartbeat, here about 900 ms (election timeout
+ * 1,800–1,900 ms). Prints the lags' distribution and how many took over 300 ms.
  */
 public final class LoneWrites {
   private static final long SLOW_MS = 300;

@@ -194,9 +194,9 @@ public final class ServerCommand implements Callable<Integer> {
   /** A switch spelled on or off (picocli refuses anything else, listing both). */
   enum OnOff { on, off }
 
-  @Option(names = "--commit-push-delay", converter = DurationConverter.class,
-      description = "A commit that no new write carries to a follower within this is sent to it on its own, so that its "
-          + "state and watchers follow the leader (default: ${DEFAULT-VALUE}; 0ms sends at once).")
+  /** Accepted so that an older start script still starts; replication is Ratis's own now. */
+  @Option(names = "--commit-push-delay", converter = DurationConverter.class, hidden = true,
+      description = "Removed: ignored, with a warning.")
   Duration commitPushDelay;
 
   @Option(names = "--trace-writes", paramLabel = "FILE",
@@ -318,8 +318,11 @@ public final class ServerCommand implements Callable<Integer> {
         .watchMaxDelay(watchMaxDelay)
         .grpcKeepaliveInterval(grpcKeepaliveInterval)
         .grpcKeepaliveTimeout(grpcKeepaliveTimeout)
-        .join(join)
-        .commitPushDelay(commitPushDelay);
+        .join(join);
+    if (commitPushDelay != null) {
+      spec.commandLine().getErr().println("leasehold server: --commit-push-delay is ignored: followers hear of commits "
+          + "through Raft's own appends and heartbeats; remove the option");
+    }
     if (traceWrites != null) {
       b.traceWrites(traceWrites);
     }

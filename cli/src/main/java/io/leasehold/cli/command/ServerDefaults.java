@@ -39,8 +39,7 @@ public final class ServerDefaults implements IDefaultValueProvider {
       Map.entry("--max-request-bytes", text(ApiLimits.DEFAULT_REQUEST_BYTES)),
       Map.entry("--max-metadata-bytes", text(ApiLimits.DEFAULT_METADATA_BYTES)),
       Map.entry("--grpc-keepalive-interval", text(NodeConfig.DEFAULT_GRPC_KEEPALIVE_INTERVAL)),
-      Map.entry("--grpc-keepalive-timeout", text(NodeConfig.DEFAULT_GRPC_KEEPALIVE_TIMEOUT)),
-      Map.entry("--commit-push-delay", text(NodeConfig.DEFAULT_COMMIT_PUSH_DELAY)));
+      Map.entry("--grpc-keepalive-timeout", text(NodeConfig.DEFAULT_GRPC_KEEPALIVE_TIMEOUT)));
 
   @Override
   public String defaultValue(ArgSpec arg) {

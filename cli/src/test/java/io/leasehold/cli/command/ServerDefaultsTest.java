@@ -48,8 +48,7 @@ class ServerDefaultsTest {
       entry("--max-request-bytes", c -> c.limits().requestBytes()),
       entry("--max-metadata-bytes", c -> c.limits().metadataBytes()),
       entry("--grpc-keepalive-interval", NodeConfig::grpcKeepaliveInterval),
-      entry("--grpc-keepalive-timeout", NodeConfig::grpcKeepaliveTimeout),
-      entry("--commit-push-delay", NodeConfig::commitPushDelay));
+      entry("--grpc-keepalive-timeout", NodeConfig::grpcKeepaliveTimeout));
 
   // An option's line in the help starts at most six columns in; its description's further lines far beyond.
   private static final Pattern OPTION_LINE = Pattern.compile("^ {0,6}(?:-\\w, )?(--[a-z][a-z-]*)");

@@ -76,24 +76,7 @@ public final class WriteTrace implements ReplicationTrace.Listener, CommitClock.
   }
 
   @Override
-  public void appendBuilt(String followerId, long leaderCommit, long lastIndex, boolean heartbeat, long nanos) {
-    if (!heartbeat) {
-      record("append-built-" + followerId, lastIndex, nanos);
-    }
-  }
-
-  @Override
-  public void pushBuilt(String followerId, long leaderCommit, long previousIndex, long nanos) {
-    record("push-built-" + followerId, leaderCommit, nanos);
-  }
-
-  @Override
-  public void replyReceived(String followerId, long matchIndex, long nanos) {
-    record("reply-from-" + followerId, matchIndex, nanos);
-  }
-
-  @Override
-  public void appendReceived(long lastIndex, long nanos) {
+  public void appendReceived(long lastIndex, long leaderCommit, long nanos) {
     record("append-received", lastIndex, nanos);
   }
 

@@ -67,8 +67,8 @@ public final class GrpcErrors {
     if (cause instanceof OverloadedException) {
       return Status.RESOURCE_EXHAUSTED.withDescription(cause.getMessage()).asRuntimeException();
     }
-    // A leader that could not confirm a follower's read (LeadershipCheck) fails the query, which
-    // Ratis hands back wrapped as a state machine fault: still a matter of availability.
+    // A leader that could not confirm an older member's read (during a rolling upgrade) fails the
+    // query, which Ratis hands back wrapped as a state machine fault: still a matter of availability.
     if (cause instanceof StateMachineException sme && sme.getCause() != null && isUnavailable(unwrap(sme.getCause()))) {
       cause = unwrap(sme.getCause());
     }

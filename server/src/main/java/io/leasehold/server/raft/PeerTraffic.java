@@ -1,0 +1,171 @@
+package io.leasehold.server.raft;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.thirdparty.io.grpc.ForwardingServerCallListener;
+import org.apache.ratis.thirdparty.io.grpc.Metadata;
+import org.apache.ratis.thirdparty.io.grpc.ServerCall;
+import org.apache.ratis.thirdparty.io.grpc.ServerCallHandler;
+import org.apache.ratis.thirdparty.io.grpc.ServerInterceptor;
+
+/**
+ * Controlled delivery of the AppendEntries requests that reach this node's Raft server: a fault
+ * hook for tests, which decide, message by message, to deliver, drop or hold one, and later
+ * deliver what they held in the order they choose. Raft must stay safe under any such schedule
+ * (a network may lose, delay and reorder messages across connections), so a test can replay the
+ * exact interleaving a fault needs instead of waiting for timing to produce it.
+ *
+ * <p>It sits on Ratis's gRPC server through Ratis's public services customizer, outside Ratis's
+ * own code: Ratis sees only which messages arrive and when. With no rule set (always, outside
+ * tests) every message is delivered at once, at the cost of one volatile read.
+ */
+public final class PeerTraffic {
+  /** What happens to one request. */
+  public enum Verdict { DELIVER, DROP, HOLD }
+
+  /**
+   * An AppendEntries request as the rule sees it: who sent it in which term, the entry before
+   * its entries, its entries' span (none for a heartbeat: first index -1) and the leader's
+   * commit index.
+   */
+  public record Append(String from, long term, long previousIndex, long previousTerm, long firstIndex, long lastIndex,
+                       long lastTerm, long leaderCommit) {
+    public boolean heartbeat() {
+      return firstIndex < 0;
+    }
+
+    static Append of(AppendEntriesRequestProto r) {
+      int n = r.getEntriesCount();
+      LogEntryProto first = n == 0 ? null : r.getEntries(0);
+      LogEntryProto last = n == 0 ? null : r.getEntries(n - 1);
+      return new Append(r.getServerRequest().getRequestorId().toStringUtf8(), r.getLeaderTerm(),
+          r.hasPreviousLog() ? r.getPreviousLog().getIndex() : -1, r.hasPreviousLog() ? r.getPreviousLog().getTerm() : -1,
+          first == null ? -1 : first.getIndex(), last == null ? -1 : last.getIndex(), last == null ? -1 : last.getTerm(),
+          r.getLeaderCommit());
+    }
+  }
+
+  /** Decides each request's fate; called on gRPC's threads, must return quickly. */
+  @FunctionalInterface
+  public interface Rule {
+    Verdict decide(Append append);
+  }
+
+  /** A request held back: {@link #deliver} hands it to Ratis now, {@link #drop} forgets it. */
+  public static final class Held {
+    private final Append append;
+    private final Call<?> call;
+    private final Object message;
+    private boolean done;
+
+    private Held(Append append, Call<?> call, Object message) {
+      this.append = append;
+      this.call = call;
+      this.message = message;
+    }
+
+    public Append append() {
+      return append;
+    }
+
+    /** Hands the request to Ratis, on the calling thread, as if it arrived now on its own stream. */
+    public void deliver() {
+      synchronized (call) {
+        if (!done) {
+          done = true;
+          call.pass(message);
+        }
+      }
+    }
+
+    public void drop() {
+      synchronized (call) {
+        done = true;
+      }
+    }
+
+    @Override
+    public String toString() {
+      return append.toString();
+    }
+  }
+
+  private static final String APPEND_METHOD_SUFFIX = "/appendEntries";
+
+  private volatile Rule rule;
+  private final List<Held> held = new ArrayList<>();
+
+  /** Sets the rule (null: deliver everything again); requests held so far stay held. */
+  public void rule(Rule newRule) {
+    rule = newRule;
+  }
+
+  /** The requests held so far, oldest first, and forgets them (each still delivers or drops). */
+  public List<Held> takeHeld() {
+    synchronized (held) {
+      List<Held> all = new ArrayList<>(held);
+      held.clear();
+      return all;
+    }
+  }
+
+  /** The requests held so far, oldest first, without taking them. */
+  public List<Held> held() {
+    synchronized (held) {
+      return List.copyOf(held);
+    }
+  }
+
+  ServerInterceptor interceptor() {
+    return new ServerInterceptor() {
+      @Override
+      public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
+        ServerCall.Listener<Q> ratis = next.startCall(call, headers);
+        return call.getMethodDescriptor().getFullMethodName().endsWith(APPEND_METHOD_SUFFIX) ? new Call<>(call, ratis) : ratis;
+      }
+    };
+  }
+
+  /** One AppendEntries stream: every message reaches Ratis under this lock, so held ones never race the rest. */
+  private final class Call<Q> extends ForwardingServerCallListener.SimpleForwardingServerCallListener<Q> {
+    private final ServerCall<Q, ?> call;
+
+    Call(ServerCall<Q, ?> call, ServerCall.Listener<Q> ratis) {
+      super(ratis);
+      this.call = call;
+    }
+
+    @Override
+    public void onMessage(Q message) {
+      Rule r = rule;
+      if (r == null || !(message instanceof AppendEntriesRequestProto request)) {
+        synchronized (this) {
+          super.onMessage(message);
+        }
+        return;
+      }
+      Append append = Append.of(request);
+      switch (r.decide(append)) {
+        case DELIVER -> {
+          synchronized (this) {
+            super.onMessage(message);
+          }
+        }
+        case DROP -> call.request(1);  // gRPC asks for the next message only once Ratis took this one
+        case HOLD -> {
+          synchronized (held) {
+            held.add(new Held(append, this, message));
+          }
+          call.request(1);
+        }
+      }
+    }
+
+    @SuppressWarnings("unchecked")
+    void pass(Object message) {
+      super.onMessage((Q) message);
+    }
+  }
+}
