@@ -14,6 +14,7 @@ import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.server.health.NodeHealth;
 import io.leasehold.server.metrics.NodeMetrics;
 import io.leasehold.server.raft.CommitClock;
+import io.leasehold.server.raft.FaultControl;
 import io.leasehold.server.raft.PeerTraffic;
 import io.leasehold.server.raft.ReplicationTrace;
 import io.leasehold.server.raft.WriteTrace;
@@ -75,6 +76,7 @@ public final class LeaseholdNode implements AutoCloseable {
   private volatile Dashboard dashboard;
   private volatile int metricsPort = -1;
   private volatile WriteTrace writeTrace;
+  private volatile FaultControl faultControl;
   private volatile boolean closed;
 
   private LeaseholdNode(NodeConfig config, NodeTls tls) throws IOException {
@@ -143,6 +145,7 @@ public final class LeaseholdNode implements AutoCloseable {
     }
     try {
       beforeStart.accept(node);
+      config.faultControl().ifPresent(file -> node.faultControl = new FaultControl(file, node.diagnostics.peerTraffic()));
       node.raft.start();
       node.diagnostics.ticker().bind(node.stateMachine, node.replicator::proposeHere, node::isLeader,
           () -> node.division().getRaftLog().getLastCommittedIndex());
@@ -326,6 +329,9 @@ public final class LeaseholdNode implements AutoCloseable {
       replicator.close();
     } catch (IOException e) {
       LOG.warn("closing Raft client: {}", e.toString());
+    }
+    if (faultControl != null) {
+      faultControl.close();
     }
     raft.close();
     if (writeTrace != null) {

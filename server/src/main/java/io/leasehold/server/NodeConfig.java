@@ -38,6 +38,8 @@ import java.util.Set;
  *     experts and tests; the node's defaults are what is tested
  * @param traceWrites a file to trace every log entry's steps through this node into, if any (a
  *     diagnostic: {@link io.leasehold.server.raft.WriteTrace})
+ * @param faultControl a file through which the fault tests hold this node's Raft traffic, if any
+ *     ({@link io.leasehold.server.raft.FaultControl}; never in production)
  * @param clientTls TLS on the client port and the metrics port; its CA, when given, verifies the
  *     certificates clients present
  * @param peerTls mutual TLS on the Raft port: every member presents its certificate and verifies
@@ -83,6 +85,7 @@ public record NodeConfig(
     boolean ui,
     Map<String, String> raftProperties,
     Optional<Path> traceWrites,
+    Optional<Path> faultControl,
     Optional<TlsFiles> clientTls,
     Optional<TlsFiles> peerTls,
     boolean clientCertAuth,
@@ -215,6 +218,7 @@ public record NodeConfig(
     private boolean metricsPlaintext;
     private boolean ui = true;
     private Path traceWrites;
+    private Path faultControl;
     private final Map<String, String> raftProperties = new LinkedHashMap<>();
     private Path tlsCertFile;
     private Path tlsKeyFile;
@@ -284,6 +288,8 @@ public record NodeConfig(
     public Builder raftProperty(String key, String value) { this.raftProperties.put(key, value); return this; }
     /** Traces every log entry's steps through the node into this file (a diagnostic). */
     public Builder traceWrites(Path file) { this.traceWrites = file; return this; }
+    /** The fault tests hold this node's Raft traffic as this file says (never in production). */
+    public Builder faultControl(Path file) { this.faultControl = file; return this; }
     /** This node's certificate (PEM) on the client and metrics ports; with {@link #tlsKeyFile} turns TLS on there. */
     public Builder tlsCertFile(Path file) { this.tlsCertFile = file; return this; }
     /** The PKCS#8 PEM private key of {@link #tlsCertFile}. */
@@ -396,7 +402,7 @@ public record NodeConfig(
           electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
           snapshotThreshold, logSegmentSizeBytes, logPurgeGap, historyMaxEvents, historyMaxAge,
           watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate, watchMaxDelay, watchSenders,
-          grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort), metricsPlaintext, ui, Map.copyOf(raftProperties), Optional.ofNullable(traceWrites),
+          grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort), metricsPlaintext, ui, Map.copyOf(raftProperties), Optional.ofNullable(traceWrites), Optional.ofNullable(faultControl),
           clientTls, peerTls, clientCertAuth, tlsReloadInterval, Optional.ofNullable(authTokenFile), Optional.ofNullable(initialAdmin),
           limits);
     }

@@ -199,6 +199,11 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Removed: ignored, with a warning.")
   Duration commitPushDelay;
 
+  /** For the fault tests only: a file that names Raft traffic to hold (FaultControl). */
+  @Option(names = "--fault-control", paramLabel = "FILE", hidden = true,
+      description = "Fault tests only: hold this node's Raft traffic as FILE says. Never in production.")
+  Path faultControl;
+
   @Option(names = "--trace-writes", paramLabel = "FILE",
       description = "Diagnostics: append one line per step of each log entry through this node (docs/performance.md).")
   Path traceWrites;
@@ -322,6 +327,9 @@ public final class ServerCommand implements Callable<Integer> {
     if (commitPushDelay != null) {
       spec.commandLine().getErr().println("leasehold server: --commit-push-delay is ignored: followers hear of commits "
           + "through Raft's own appends and heartbeats; remove the option");
+    }
+    if (faultControl != null) {
+      b.faultControl(faultControl);
     }
     if (traceWrites != null) {
       b.traceWrites(traceWrites);

@@ -111,7 +111,8 @@ public final class Cluster implements AutoCloseable {
         Path clock = dir.resolve(id + ".faketime");
         Files.writeString(clock, "+0s\n");
         Path data = dir.resolve("data").resolve(id);
-        List<String> args = new ArrayList<>(List.of("server", "--id", id, "--peers", peers, "--data-dir", data.toString(), "--request-timeout", "5s"));
+        List<String> args = new ArrayList<>(List.of("server", "--id", id, "--peers", peers, "--data-dir", data.toString(), "--request-timeout", "5s",
+            "--fault-control", dir.resolve(id + ".faults").toString()));
         if (tls.isPresent()) {
           args.addAll(tlsArgs(tls.get(), id, network.host(i)));
         }
@@ -186,6 +187,21 @@ public final class Cluster implements AutoCloseable {
 
   public Path dir() {
     return dir;
+  }
+
+  /**
+   * Tells node {@code i} how to hold the Raft traffic it receives: a line of the server's hidden
+   * {@code --fault-control} file ({@code delay PEER MIN_MS MAX_MS SEED}, or {@code none}).
+   */
+  public void faultControl(int i, String line) {
+    Path file = dir.resolve(node(i).id() + ".faults");
+    Path partial = dir.resolve(node(i).id() + ".faults.tmp");
+    try {
+      Files.writeString(partial, line + "\n");
+      Files.move(partial, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing " + file, e);
+    }
   }
 
   public String endpoint(int i) {

@@ -19,6 +19,7 @@ import io.leasehold.jepsen.nemesis.Nemesis;
 import io.leasehold.jepsen.nemesis.NemesisContext;
 import io.leasehold.jepsen.nemesis.PartitionNemesis;
 import io.leasehold.jepsen.nemesis.PauseNemesis;
+import io.leasehold.jepsen.nemesis.PeerDelayNemesis;
 import io.leasehold.jepsen.nemesis.Schedule;
 import io.leasehold.jepsen.nemesis.Timeline;
 import io.leasehold.jepsen.workload.DeadlineRenewalWorkload;
@@ -100,7 +101,7 @@ public final class JepsenRun {
         new PartitionNemesis(PartitionNemesis.Mode.MAJORITY_MINORITY, noPartition),
         new PartitionNemesis(PartitionNemesis.Mode.BRIDGE, noPartition), new ClockNemesis(noClock),
         new LeaderChurnNemesis(java.time.Duration.ofSeconds(3)), new ClientDelayNemesis(2500),
-        new MembershipNemesis());
+        new MembershipNemesis(), new PeerDelayNemesis());
   }
 
   public static Result run(Config config) throws IOException {

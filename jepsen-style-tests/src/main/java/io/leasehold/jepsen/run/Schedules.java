@@ -14,7 +14,7 @@ import java.util.Set;
 public final class Schedules {
   /** One variant per kind is enough for the short run; the soak draws from all of them. */
   static final Set<String> SHORT = Set.of("kill-leader", "pause-leader", "partition-isolate-leader", "partition-bridge", "clock-skew",
-      "leader-churn", "client-delay", "membership");
+      "leader-churn", "client-delay", "membership", "peer-delay-leader-follower");
   /**
    * The short run with mutual TLS: the faults that make members and clients reconnect — a
    * killed leader (new TLS connections to a restarted member), an isolated leader (members cut
@@ -44,6 +44,7 @@ public final class Schedules {
         case "pause" -> Duration.ofSeconds(5);
         case "leader-churn" -> Duration.ofSeconds(7);
         case "client-delay" -> Duration.ofSeconds(8);
+        case "peer-delay" -> Duration.ofSeconds(10);  // long enough for held appends to time out (3 s) and be resent
         default -> Duration.ofSeconds(5);
       };
       steps.add(new Step(n, fault, Duration.ofSeconds(3)));

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 class ScheduleTest {
   final List<Nemesis> all = List.of(new KillNemesis(true), new PauseNemesis(false),
-      new PartitionNemesis(PartitionNemesis.Mode.BRIDGE, Optional.of("no namespaces here")), new MembershipNemesis());
+      new PartitionNemesis(PartitionNemesis.Mode.BRIDGE, Optional.of("no namespaces here")), new MembershipNemesis(),
+      new PeerDelayNemesis());
 
   @Test
   void aRandomScheduleFillsItsDurationWithSupportedNemesesOnly() {
@@ -28,7 +29,10 @@ class ScheduleTest {
   @Test
   void theShortScheduleTakesOneVariantOfEachKindAndLeavesSkippingToTheRun() {
     Schedule s = Schedules.shortSchedule(all);
-    assertEquals(List.of("kill-leader", "partition-bridge", "membership"), s.steps().stream().map(st -> st.nemesis().name()).toList());
+    assertEquals(List.of("kill-leader", "partition-bridge", "membership", "peer-delay-leader-follower"),
+        s.steps().stream().map(st -> st.nemesis().name()).toList());
+    assertTrue(s.steps().stream().filter(st -> st.nemesis().kind().equals("peer-delay"))
+        .allMatch(st -> st.fault().compareTo(Duration.ofSeconds(6)) >= 0), "held appends have time to time out and be resent");
   }
 
   @Test

@@ -1,7 +1,11 @@
 package io.leasehold.server.raft;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.thirdparty.io.grpc.ForwardingServerCallListener;
@@ -96,6 +100,93 @@ public final class PeerTraffic {
 
   private volatile Rule rule;
   private final List<Held> held = new ArrayList<>();
+  private Delay delay;  // guarded by this
+
+  /**
+   * Holds every AppendEntries (heartbeats too) from {@code fromPeer} for a random time in
+   * {@code [min, max]}, then delivers it; messages of one stream keep their order, so what is
+   * reordered is a stream against another (a resend on a new stream against the late original,
+   * a heartbeat against an append). Replaces any rule; {@link #clear} ends it and delivers what
+   * is held at once. For the fault tests' delay nemesis ({@link FaultControl}).
+   */
+  public synchronized void delay(String fromPeer, Duration min, Duration max, long seed) {
+    clear();
+    Delay d = new Delay(fromPeer, min.toNanos(), Math.max(min.toNanos(), max.toNanos()), new Random(seed));
+    delay = d;
+    rule(a -> a.from().equals(fromPeer) ? Verdict.HOLD : Verdict.DELIVER);
+    d.start();
+  }
+
+  /** Ends any rule, and delivers at once, in order, whatever a delay holds. */
+  public synchronized void clear() {
+    rule(null);
+    Delay d = delay;
+    delay = null;
+    if (d != null) {
+      d.stop();
+    }
+    takeHeld().forEach(Held::deliver);
+  }
+
+  /** The delay nemesis's releaser: delivers each held message once its time has come. */
+  private final class Delay {
+    final String from;
+    final long minNanos;
+    final long maxNanos;
+    final Random random;
+    /** When each held message goes, by message; a message never goes before an earlier one of its stream. */
+    final Map<Held, Long> due = new IdentityHashMap<>();
+    final Map<Call<?>, Long> lastOfCall = new IdentityHashMap<>();
+    final Thread releaser;
+    volatile boolean running = true;
+
+    Delay(String from, long minNanos, long maxNanos, Random random) {
+      this.from = from;
+      this.minNanos = minNanos;
+      this.maxNanos = maxNanos;
+      this.random = random;
+      this.releaser = new Thread(this::run, "leasehold-peer-delay-" + from);
+      releaser.setDaemon(true);
+    }
+
+    void start() {
+      releaser.start();
+    }
+
+    void stop() {
+      running = false;
+      releaser.interrupt();
+    }
+
+    private void run() {
+      while (running) {
+        List<Held> ready = new ArrayList<>();
+        long now = System.nanoTime();
+        synchronized (held) {
+          for (Held h : held) {
+            Long at = due.get(h);
+            if (at == null) {
+              long wait = minNanos + (maxNanos > minNanos ? (long) (random.nextDouble() * (maxNanos - minNanos)) : 0);
+              at = Math.max(now + wait, lastOfCall.getOrDefault(h.call, Long.MIN_VALUE));
+              due.put(h, at);
+              lastOfCall.put(h.call, at);
+            }
+            if (at - now <= 0) {
+              ready.add(h);
+            }
+          }
+          held.removeAll(ready);
+          ready.forEach(due::remove);
+        }
+        ready.forEach(Held::deliver);  // in arrival order: a stream's messages keep theirs
+        try {
+          Thread.sleep(5);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }
+  }
 
   /** Sets the rule (null: deliver everything again); requests held so far stay held. */
   public void rule(Rule newRule) {
