@@ -20,10 +20,14 @@ case "$schedule" in short|tls) ;; *) echo "usage: $0 [short|tls] [RUNS] [--hog]"
 case "$hog" in ""|--hog) ;; *) echo "usage: $0 [short|tls] [RUNS] [--hog]" >&2; exit 2 ;; esac
 
 mvn -B -q -DskipTests install -pl jepsen-style-tests -am
+# The runs start node processes from a copy, so a rebuild meanwhile does not change what they run.
+runs_dir=$(mktemp -d -t leasehold-repeat.XXXXXX)
+cp cli/target/leasehold.jar "$runs_dir/leasehold.jar"
 
 hog_pids=()
 stop_hog() {
   for p in "${hog_pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  rm -rf "$runs_dir"
 }
 trap stop_hog EXIT
 if [ "$hog" = --hog ]; then
@@ -40,4 +44,5 @@ if [ "$hog" = --hog ]; then
   echo "CPU hog on $cores cores: ${hog_pids[*]}"
 fi
 
-mvn -B verify -pl jepsen-style-tests -Pjepsen-repeat -Djepsen.repeat="$runs" -Djepsen.repeat.schedule="$schedule"
+mvn -B verify -pl jepsen-style-tests -Pjepsen-repeat -Djepsen.repeat="$runs" -Djepsen.repeat.schedule="$schedule" \
+  -Dleasehold.jar="$runs_dir/leasehold.jar"

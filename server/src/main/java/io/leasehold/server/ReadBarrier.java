@@ -118,6 +118,9 @@ final class ReadBarrier implements AutoCloseable {
       }
       if (error != null) {
         committed.completeExceptionally(error);
+      } else if (!r.hasSetLogFormat() || r.getSetLogFormat().getRevision() <= 0) {
+        // Never read without the barrier's index: that would answer from whatever is applied.
+        committed.completeExceptionally(new IllegalStateException("the read barrier was answered without its log index: " + r));
       } else {
         committed.complete(r.getSetLogFormat().getRevision());
       }
