@@ -125,8 +125,8 @@ interface LatencyCluster extends AutoCloseable {
 
     @Override
     public void startSnapshot(Consumer<String> done) {
-      node.admin().takeSnapshot(Duration.ofSeconds(60)).whenComplete((snapshot, error) -> done.accept(error == null
-          ? "snapshot on " + node.id() + " at index " + snapshot.getIndex() + " done" : "no snapshot on " + node.id() + ": " + error));
+      node.consensus().takeSnapshot(Duration.ofSeconds(60)).whenComplete((snapshot, error) -> done.accept(error == null
+          ? "snapshot on " + node.id() + " at index " + snapshot.index() + " done" : "no snapshot on " + node.id() + ": " + error));
     }
 
     @Override
