@@ -36,7 +36,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import org.apache.ratis.server.RaftServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -235,9 +234,9 @@ public final class LeaseholdNode implements AutoCloseable {
     return diagnostics;
   }
 
-  /** Ratis's division of this node: for tests and benchmarks that look inside. */
-  public RaftServer.Division division() {
-    return consensus.division();
+  /** Consensus as Ratis runs it, with its division and replicator: for tests and benchmarks that look inside. */
+  public RaftConsensus ratis() {
+    return consensus;
   }
 
   /** Authentication, authorization and the audit records of cluster actions. */

@@ -109,17 +109,17 @@ interface LatencyCluster extends AutoCloseable {
 
     @Override
     public long appliedIndex() {
-      return node.division().getInfo().getLastAppliedIndex();
+      return node.ratis().division().getInfo().getLastAppliedIndex();
     }
 
     @Override
     public long commitIndex() {
-      return node.division().getRaftLog().getLastCommittedIndex();
+      return node.ratis().division().getRaftLog().getLastCommittedIndex();
     }
 
     @Override
     public long latestSnapshotIndex() {
-      SnapshotInfo latest = node.division().getStateMachine().getLatestSnapshot();
+      SnapshotInfo latest = node.ratis().division().getStateMachine().getLatestSnapshot();
       return latest == null ? 0L : latest.getIndex();
     }
 
