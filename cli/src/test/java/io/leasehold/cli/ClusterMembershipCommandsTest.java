@@ -49,7 +49,7 @@ class ClusterMembershipCommandsTest {
     JsonObject added = StreamSupport.stream(afterAdd.spliterator(), false).map(JsonElement::getAsJsonObject)
         .filter(m -> "n4".equals(str(m, "id"))).findFirst().orElseThrow();
     assertEquals(p4.clientAddress(), str(added, "clientAddress"));
-    TestCluster.await("n4 catches up and holds the lease", seconds(30), () -> n4.division().getInfo().getLastAppliedIndex() >= granted);
+    TestCluster.await("n4 catches up and holds the lease", seconds(30), () -> n4.ratis().division().getInfo().getLastAppliedIndex() >= granted);
 
     String target = cluster.followers().stream().map(LeaseholdNode::id).filter(id -> !id.equals("n4")).findFirst().orElseThrow();
     assertEquals(target, str(run(cluster, "cluster", "transfer-leader", target, "-o", "json").ok().object(), "leader"));

@@ -22,6 +22,7 @@ import io.leasehold.server.api.RoutingService;
 import io.leasehold.server.api.StrictProtobuf;
 import io.leasehold.server.auth.NodeAuth;
 import io.leasehold.server.health.NodeHealth;
+import io.leasehold.server.raft.Consensus;
 import io.leasehold.server.tls.NodeTls;
 import io.leasehold.server.watch.WatchHub;
 import java.io.IOException;
@@ -58,7 +59,7 @@ final class ApiServer {
   private final NodeAuth auth;
   private final Server server;
 
-  ApiServer(NodeConfig config, NodeTls tls, Replicator replicator, WatchHub hub, NodeAuth auth, RequestLimits requestLimits,
+  ApiServer(NodeConfig config, NodeTls tls, Consensus consensus, WatchHub hub, NodeAuth auth, RequestLimits requestLimits,
             NodeHealth health, ClusterService cluster, Supplier<Optional<String>> leaderHint, LongSupplier wallClockMicros) {
     this.requestLimits = requestLimits;
     this.auth = auth;
@@ -81,12 +82,12 @@ final class ApiServer {
         .addTransportFilter(requestLimits.connectionIds())
         // Watch streams are compressed with lz4-block for clients that accept it (LeasesService).
         .compressorRegistry(Lz4BlockCodec.compressors())
-        .addService(guarded(new LeasesService(replicator, hub, leaderHint).serviceDefinition()))
-        .addService(guarded(new RoutingService(replicator, leaderHint).bindService()))
-        .addService(guarded(new RegistryService(replicator, leaderHint).bindService()))
+        .addService(guarded(new LeasesService(consensus, hub, leaderHint).serviceDefinition()))
+        .addService(guarded(new RoutingService(consensus, leaderHint).bindService()))
+        .addService(guarded(new RegistryService(consensus, leaderHint).bindService()))
         .addService(guarded(cluster.bindService()))
-        .addService(guarded(new AdminService(replicator, leaderHint, wallClockMicros).bindService()))
-        .addService(guarded(new AuthService(replicator, leaderHint, auth).bindService()))
+        .addService(guarded(new AdminService(consensus, leaderHint, wallClockMicros).bindService()))
+        .addService(guarded(new AuthService(consensus, leaderHint, auth).bindService()))
         .addService(health.service())
         .addService(ProtoReflectionServiceV1.newInstance())
         .addService(reflectionV1Alpha())

@@ -1,22 +1,24 @@
 package io.leasehold.server;
 
-import io.leasehold.proto.v1.GetRequest;
-import io.leasehold.proto.v1.ReadQuery;
-import io.leasehold.server.admin.ClusterAdmin;
 import io.leasehold.server.admin.LogFormatUpgrade;
 import io.leasehold.server.api.AdminService;
 import io.leasehold.server.api.ClusterService;
 import io.leasehold.server.api.LeasesService;
-import io.leasehold.server.api.RoutingService;
 import io.leasehold.server.api.RequestLimits;
+import io.leasehold.server.api.RoutingService;
 import io.leasehold.server.auth.NodeAuth;
 import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.server.health.NodeHealth;
 import io.leasehold.server.metrics.NodeMetrics;
+import io.leasehold.server.raft.AppliedEntries;
 import io.leasehold.server.raft.CommitClock;
+import io.leasehold.server.raft.Consensus;
+import io.leasehold.server.raft.DivisionClosure;
 import io.leasehold.server.raft.FaultControl;
 import io.leasehold.server.raft.PeerTraffic;
+import io.leasehold.server.raft.RaftConsensus;
 import io.leasehold.server.raft.ReplicationTrace;
+import io.leasehold.server.raft.Replicator;
 import io.leasehold.server.raft.WriteTrace;
 import io.leasehold.server.tls.NodeTls;
 import io.leasehold.server.ui.Dashboard;
@@ -25,30 +27,23 @@ import io.leasehold.server.watch.WatchHub;
 import io.leasehold.statemachine.core.Counters;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One Leasehold node, wired from its parts: the Ratis server on the peer port ({@link NodeRaft}),
- * the gRPC API, health and reflection on the client port ({@link ApiServer}), what reacts to
- * applied entries ({@link AppliedEntries}), metrics ({@link NodeMetrics}), lifecycle log lines
- * ({@link LifecycleLog}), and membership and snapshots ({@link ClusterAdmin}).
+ * One Leasehold node, wired from its parts: consensus on the peer port ({@link Consensus}, on
+ * Ratis: {@link RaftConsensus}), the gRPC API, health and reflection on the client port
+ * ({@link ApiServer}), what reacts to applied entries ({@link AppliedEntries}), metrics
+ * ({@link NodeMetrics}) and lifecycle log lines ({@link LifecycleLog}).
  *
  * <p>Data layout: {@code <data-dir>/raft} holds Ratis's log and snapshots, {@code <data-dir>/state} the live RocksDB.
  */
@@ -62,9 +57,7 @@ public final class LeaseholdNode implements AutoCloseable {
   private final WatchHub watchHub;
   private final NodeMetrics metrics;
   private final LeaseStateMachine stateMachine;
-  private final NodeRaft raft;
-  private final Replicator replicator;
-  private final ClusterAdmin admin;
+  private final RaftConsensus consensus;
   private final LogFormatUpgrade logFormatUpgrade;
   private final NodeAuth auth;
   private final NodeHealth health;
@@ -89,34 +82,33 @@ public final class LeaseholdNode implements AutoCloseable {
     AtomicReference<LeaseStateMachine> sm = new AtomicReference<>();
     this.watchHub = new WatchHub(() -> sm.get().core(), config.watchQueueLimit(), config.watchProgressInterval(),
         config.watchMessageRate(), config.watchMaxDelay(), config.watchSenders());
-    this.metrics = new NodeMetrics(new NodeMetricsSource(sm::get, watchHub, this::division, this::serving,
+    this.metrics = new NodeMetrics(new NodeMetricsSource(sm::get, watchHub, this::consensus, this::serving,
         config.dataDir(), this::divisionClosedNow));
     AppliedEntries applied = new AppliedEntries(diagnostics.commitClock(), diagnostics.replicationTrace(),
         diagnostics.ticker(), watchHub, metrics, lifecycle);
     this.stateMachine = new LeaseStateMachine(config.dataDir().resolve("state"), applied, LeaseholdNode::wallClockMicros);
     sm.set(stateMachine);
-    this.raft = new NodeRaft(config, tls, stateMachine, diagnostics.replicationTrace(), diagnostics.peerTraffic());
-    this.replicator = new Replicator(raft.client(), raft.server(), raft.groupId(), raft.selfId(), stateMachine,
-        LeaseholdNode::wallClockMicros, config.maxPendingWrites(), config.requestTimeout());
-    replicator.timeWritesWith(metrics::written);
-    ClusterAdmin.Retries adminRetries = new ClusterAdmin.Retries(
-        RetryPolicies.retryUpToMaximumCountWithFixedSleep(10, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)));
-    this.admin = new ClusterAdmin(raft.newClient(RaftSettings.adminClient(), adminRetries), adminRetries, raft.server(),
-        raft.groupId(), raft.selfId(), stateMachine, raft::division, lifecycle,
-        // A linearizable read of any name: once answered, this node has applied all that was committed.
-        () -> replicator.read(ReadQuery.newBuilder().setGet(GetRequest.newBuilder().setName("leasehold/read-barrier")).build(), false));
-    this.logFormatUpgrade = new LogFormatUpgrade(new LogFormatCluster(stateMachine, raft, replicator, this::isLeader));
-    this.auth = new NodeAuth(config, () -> stateMachine.core().access(), replicator::logFormat,
-        this::isLeader, replicator::propose, replicator::proposeHere);
-    this.health = new NodeHealth(raft::division, config.electionTimeoutMax(), ApiServer.SERVICES);
-    this.compactor = new HistoryCompactor(stateMachine::core, replicator::proposeHere, this::isLeader,
+    this.consensus = new RaftConsensus(config, tls, stateMachine, diagnostics.replicationTrace(), diagnostics.peerTraffic(),
+        lifecycle, LeaseholdNode::wallClockMicros);
+    consensus.timeWritesWith(metrics::written);
+    consensus.listen(new Consensus.Listener() {
+      @Override
+      public void leaderChanged(String leaderId, long term) {
+        metrics.leaderChanged();
+      }
+    });
+    this.logFormatUpgrade = new LogFormatUpgrade(consensus.logFormatCluster(stateMachine, this::isLeader));
+    this.auth = new NodeAuth(config, () -> stateMachine.core().access(), consensus::logFormat,
+        this::isLeader, consensus::propose, consensus::proposeHere);
+    this.health = new NodeHealth(consensus::liveness, config.electionTimeoutMax(), ApiServer.SERVICES);
+    this.compactor = new HistoryCompactor(stateMachine::core, consensus::proposeHere, this::isLeader,
         LeaseholdNode::wallClockMicros, config.historyMaxEvents(), config.historyMaxAge(), Duration.ofSeconds(1));
     this.requestLimits = new RequestLimits(config.limits());
-    this.divisionClosure = new DivisionClosure(config.id(), raft, health, lifecycle, () -> closed);
-    applied.bind(raft, replicator, logFormatUpgrade, divisionClosure);
-    this.clusterService = new ClusterService(new LocalMemberView(config, raft, admin, auth));
-    this.api = new ApiServer(config, tls, replicator, watchHub, auth, requestLimits, health,
-        clusterService, raft::leaderClientAddress,
+    this.divisionClosure = consensus.divisionClosure(health::recheck, () -> closed);
+    applied.bind(consensus, logFormatUpgrade, divisionClosure);
+    this.clusterService = new ClusterService(new LocalMemberView(config, consensus, auth));
+    this.api = new ApiServer(config, tls, consensus, watchHub, auth, requestLimits, health,
+        clusterService, consensus::leaderClientAddress,
         LeaseholdNode::wallClockMicros);
   }
 
@@ -146,9 +138,9 @@ public final class LeaseholdNode implements AutoCloseable {
     try {
       beforeStart.accept(node);
       config.faultControl().ifPresent(file -> node.faultControl = new FaultControl(file, node.diagnostics.peerTraffic()));
-      node.raft.start();
-      node.diagnostics.ticker().bind(node.stateMachine, node.replicator::proposeHere, node::isLeader,
-          () -> node.division().getRaftLog().getLastCommittedIndex());
+      node.consensus.start();
+      node.diagnostics.ticker().bind(node.stateMachine, node.consensus::proposeHere, node::isLeader,
+          node.consensus::commitIndex);
       node.api.start();
       node.startWriteTrace();
       node.health.start();
@@ -175,11 +167,11 @@ public final class LeaseholdNode implements AutoCloseable {
 
   /** The read-only dashboard on the metrics port, reading through the API's own handlers. */
   private void startDashboard() {
-    Supplier<Optional<String>> leaderHint = raft::leaderClientAddress;
-    dashboard = new Dashboard(config.id(), raft::division, config.electionTimeoutMax(), config.requestTimeout(),
-        new LeasesService(replicator, watchHub, leaderHint), new RoutingService(replicator, leaderHint),
-        new AdminService(replicator, leaderHint, LeaseholdNode::wallClockMicros), clusterService,
-        new RaftPeerProbe(raft, config.id()), auth.authorizer(), watchHub,
+    Supplier<Optional<String>> leaderHint = consensus::leaderClientAddress;
+    dashboard = new Dashboard(config.id(), consensus::liveness, config.electionTimeoutMax(), config.requestTimeout(),
+        new LeasesService(consensus, watchHub, leaderHint), new RoutingService(consensus, leaderHint),
+        new AdminService(consensus, leaderHint, LeaseholdNode::wallClockMicros), clusterService,
+        consensus.newPeerProbe(), auth.authorizer(), watchHub,
         metrics.registry());
     metrics.addContext("/ui", dashboard::handle);
   }
@@ -205,14 +197,9 @@ public final class LeaseholdNode implements AutoCloseable {
       WriteTrace trace = WriteTrace.start(config.id(), file);
       writeTrace = trace;
       diagnostics.replicationTrace().listen(trace);
-      diagnostics.commitClock().listen(trace, division().getRaftLog().getLastCommittedIndex());
-      replicator.traceWith(trace);
+      diagnostics.commitClock().listen(trace, consensus.commitIndex());
+      consensus.traceWith(trace);
     });
-  }
-
-  /** The Raft group of a cluster name: every member derives the same one. */
-  public static RaftGroupId groupId(String clusterName) {
-    return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("leasehold:" + clusterName).getBytes(StandardCharsets.UTF_8)));
   }
 
   static long wallClockMicros() {
@@ -228,8 +215,14 @@ public final class LeaseholdNode implements AutoCloseable {
     return config.id();
   }
 
+  /** The door for proposals and reads as it is, its failures Ratis's own: for tests and benchmarks that look inside. */
   public Replicator replicator() {
-    return replicator;
+    return consensus.replicator();
+  }
+
+  /** Consensus: the log, role and term, members, leadership and snapshots. */
+  public Consensus consensus() {
+    return consensus;
   }
 
   public String clientAddress() {
@@ -241,8 +234,9 @@ public final class LeaseholdNode implements AutoCloseable {
     return diagnostics;
   }
 
-  public RaftServer.Division division() {
-    return raft.division();
+  /** Consensus as Ratis runs it, with its division and replicator: for tests and benchmarks that look inside. */
+  public RaftConsensus ratis() {
+    return consensus;
   }
 
   /** Authentication, authorization and the audit records of cluster actions. */
@@ -253,11 +247,6 @@ public final class LeaseholdNode implements AutoCloseable {
   /** The per-node limits against abuse the client port enforces. */
   public RequestLimits requestLimits() {
     return requestLimits;
-  }
-
-  /** Membership and snapshots. */
-  public ClusterAdmin admin() {
-    return admin;
   }
 
   /** Whether Ratis closed this node's division while it runs (for the metrics; false before the node is built). */
@@ -291,7 +280,7 @@ public final class LeaseholdNode implements AutoCloseable {
   }
 
   public boolean isLeader() {
-    return !closed && division().getInfo().isLeader();
+    return !closed && consensus.isLeader();
   }
 
   public LeaseStateMachine stateMachine() {
@@ -319,21 +308,17 @@ public final class LeaseholdNode implements AutoCloseable {
     if (dashboard != null) {
       dashboard.close();
     }
-    admin.close();
+    consensus.closeAdmin();
     compactor.close();
     logFormatUpgrade.close();
     watchHub.close();
     api.shutdownNow();
     diagnostics.ticker().close();
-    try {
-      replicator.close();
-    } catch (IOException e) {
-      LOG.warn("closing Raft client: {}", e.toString());
-    }
+    consensus.closeClient();
     if (faultControl != null) {
       faultControl.close();
     }
-    raft.close();
+    consensus.closeServer();
     if (writeTrace != null) {
       writeTrace.close();
     }

@@ -1,24 +1,19 @@
 package io.leasehold.server;
 
-import io.leasehold.server.admin.ClusterAdmin;
 import io.leasehold.server.api.LocalMember;
 import io.leasehold.server.auth.Caller;
 import io.leasehold.server.auth.NodeAuth;
-import java.util.Optional;
-import org.apache.ratis.protocol.RaftPeer;
-import org.apache.ratis.server.RaftServer;
+import io.leasehold.server.raft.Consensus;
 
-/** The node as the Cluster service sees it: its Raft division, members' addresses, admin controls and audit. */
+/** The node as the Cluster service sees it: its consensus and audit. */
 final class LocalMemberView implements LocalMember {
   private final NodeConfig config;
-  private final NodeRaft raft;
-  private final ClusterAdmin admin;
+  private final Consensus consensus;
   private final NodeAuth auth;
 
-  LocalMemberView(NodeConfig config, NodeRaft raft, ClusterAdmin admin, NodeAuth auth) {
+  LocalMemberView(NodeConfig config, Consensus consensus, NodeAuth auth) {
     this.config = config;
-    this.raft = raft;
-    this.admin = admin;
+    this.consensus = consensus;
     this.auth = auth;
   }
 
@@ -28,28 +23,8 @@ final class LocalMemberView implements LocalMember {
   }
 
   @Override
-  public RaftServer.Division division() {
-    return raft.division();
-  }
-
-  @Override
-  public Optional<String> clientAddress(RaftPeer peer) {
-    return Members.clientAddress(peer, config);
-  }
-
-  @Override
-  public Optional<String> clientAddressOf(String memberId) {
-    return raft.clientAddressOf(memberId);
-  }
-
-  @Override
-  public Optional<String> leaderClientAddress() {
-    return raft.leaderClientAddress();
-  }
-
-  @Override
-  public ClusterAdmin admin() {
-    return admin;
+  public Consensus consensus() {
+    return consensus;
   }
 
   @Override

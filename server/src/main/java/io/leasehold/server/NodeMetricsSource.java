@@ -1,6 +1,7 @@
 package io.leasehold.server;
 
 import io.leasehold.server.metrics.NodeMetrics;
+import io.leasehold.server.raft.Consensus;
 import io.leasehold.server.watch.WatchHub;
 import io.leasehold.statemachine.core.Counters;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
@@ -12,23 +13,21 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
-import org.apache.ratis.server.DivisionInfo;
-import org.apache.ratis.server.RaftServer;
 
 /** What the metrics endpoint reads of a node: the apply loop's counters, the watch hub and the Raft view. */
 final class NodeMetricsSource implements NodeMetrics.Source {
   private final Supplier<LeaseStateMachine> stateMachine;
   private final WatchHub watchHub;
-  private final Supplier<RaftServer.Division> division;
+  private final Supplier<Consensus> consensus;
   private final BooleanSupplier serving;
   private final Path dataDir;
   private final BooleanSupplier divisionClosed;
 
-  NodeMetricsSource(Supplier<LeaseStateMachine> stateMachine, WatchHub watchHub, Supplier<RaftServer.Division> division,
+  NodeMetricsSource(Supplier<LeaseStateMachine> stateMachine, WatchHub watchHub, Supplier<Consensus> consensus,
                     BooleanSupplier serving, Path dataDir, BooleanSupplier divisionClosed) {
     this.stateMachine = stateMachine;
     this.watchHub = watchHub;
-    this.division = division;
+    this.consensus = consensus;
     this.serving = serving;
     this.dataDir = dataDir;
     this.divisionClosed = divisionClosed;
@@ -98,12 +97,11 @@ final class NodeMetricsSource implements NodeMetrics.Source {
   @Override
   public NodeMetrics.RaftView raft() {
     return NodeMetrics.orElse(() -> {
-      RaftServer.Division d = division.get();
-      DivisionInfo info = d.getInfo();
-      return new NodeMetrics.RaftView(info.getCurrentRole().name().toLowerCase(Locale.ROOT), info.getCurrentTerm(),
-          d.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(),
+      Consensus.Status status = consensus.get().status();
+      return new NodeMetrics.RaftView(status.role().name().toLowerCase(Locale.ROOT), status.term(),
+          status.commitIndex(), status.appliedIndex(),
           stateMachine.get().latestSnapshotFile().map(s -> s.getIndex()).orElse(0L),
-          d.getRaftConf().getCurrentPeers().size(), info.getLeaderId() != null);
+          status.members().size(), status.leaderId().isPresent());
     }, new NodeMetrics.RaftView("unknown", 0, 0, 0, 0, 0, false));
   }
 

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The shape the design fixes, read from the main sources' imports and fully qualified names:
  * the API does not reach for the node, the state machine's core knows no Ratis, gRPC or
- * RocksDB, and the server's packages form no cycle. Each rule is also run on a made-up source
+ * RocksDB, the packages that serve clients and operators know Ratis only through the consensus
+ * seam ({@code raft}), and the server's packages form no cycle. Each rule is also run on a made-up source
  * that breaks it, so a rule that can no longer fail is noticed.
  */
 class ArchitectureTest {
@@ -42,6 +43,8 @@ class ArchitectureTest {
   private static final Pattern NOT_CODE = Pattern.compile("\"(?:\\\\.|[^\"\\\\])*\"|/\\*[\\s\\S]*?\\*/|//[^\\n]*");
 
   private static final List<String> CORE_FORBIDDEN = List.of("org.apache.ratis", "io.grpc", "org.rocksdb");
+  /** The server's packages that see consensus only through the seam's interface and types, never Ratis's. */
+  private static final Set<String> BEHIND_THE_SEAM = Set.of("api", "health", "ui", "tls", "backup", "rpc");
 
   /** One source file: its package and every type or package it names. */
   record Source(String file, String pkg, Set<String> references) {
@@ -74,6 +77,11 @@ class ArchitectureTest {
   }
 
   @Test
+  void onlyTheSeamKnowsRatis() {
+    assertEquals(List.of(), reachingPastTheSeam(sources(SERVER)));
+  }
+
+  @Test
   void theServerPackagesFormNoCycle() {
     assertEquals(Optional.empty(), packageCycle(sources(SERVER)));
   }
@@ -86,6 +94,8 @@ class ArchitectureTest {
     assertTrue(sources(STATEMACHINE).stream().anyMatch(s -> s.pkg().equals("io.leasehold.statemachine.core")), "core sources found");
     assertTrue(server.stream().filter(s -> s.file().endsWith("LeaseholdNode.java"))
         .anyMatch(s -> s.references().contains("io.leasehold.server.api.ClusterService")), "imports are read");
+    assertTrue(server.stream().filter(s -> s.pkg().equals("io.leasehold.server.raft"))
+        .anyMatch(s -> s.references().stream().anyMatch(r -> r.startsWith("org.apache.ratis."))), "the seam's Ratis imports are read");
   }
 
   @Test
@@ -97,6 +107,15 @@ class ArchitectureTest {
     Source core = Source.parse("core/Bad.java", "package io.leasehold.statemachine.core;\nimport org.rocksdb.RocksDB;\n"
         + "class Bad { org.apache.ratis.protocol.RaftPeer p; io.grpc.Status s; }");
     assertEquals(3, coreReachingInfrastructure(List.of(core)).size());
+
+    Source healthImport = Source.parse("health/Bad.java", "package io.leasehold.server.health;\n"
+        + "import org.apache.ratis.server.RaftServer;\nclass Bad {}");
+    Source uiInline = Source.parse("ui/Bad.java", "package io.leasehold.server.ui;\n"
+        + "class Bad { java.util.function.Supplier<org.apache.ratis.server.RaftServer.Division> d; }");
+    Source rpcStatic = Source.parse("rpc/Bad.java", "package io.leasehold.server.rpc;\n"
+        + "import static org.apache.ratis.util.TimeDuration.ONE_SECOND;\nclass Bad {}");
+    Source seam = Source.parse("raft/Fine.java", "package io.leasehold.server.raft;\nimport org.apache.ratis.server.RaftServer;\nclass Fine {}");
+    assertEquals(3, reachingPastTheSeam(List.of(healthImport, uiInline, rpcStatic, seam)).size());
 
     Source a = Source.parse("a/A.java", "package io.leasehold.server.a;\nimport io.leasehold.server.b.B;\nclass A {}");
     Source b = Source.parse("b/B.java", "package io.leasehold.server.b;\nclass B { io.leasehold.server.c.C c; }");
@@ -112,6 +131,12 @@ class ArchitectureTest {
   static List<String> apiReachingTheNode(List<Source> sources) {
     return violations(sources, s -> s.pkg().startsWith("io.leasehold.server.api"),
         ref -> ref.equals("io.leasehold.server.LeaseholdNode") || ref.startsWith("io.leasehold.server.LeaseholdNode."));
+  }
+
+  /** Ratis named outside the seam, in one of {@link #BEHIND_THE_SEAM}'s packages or below. */
+  static List<String> reachingPastTheSeam(List<Source> sources) {
+    return violations(sources, s -> serverSlice(s.pkg()).filter(BEHIND_THE_SEAM::contains).isPresent(),
+        ref -> ref.equals("org.apache.ratis") || ref.startsWith("org.apache.ratis."));
   }
 
   static List<String> coreReachingInfrastructure(List<Source> sources) {

@@ -9,6 +9,7 @@ import io.grpc.stub.StreamObserver;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.Outcome;
+import io.leasehold.server.raft.RaftSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

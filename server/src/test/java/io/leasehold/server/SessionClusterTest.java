@@ -92,7 +92,7 @@ class SessionClusterTest {
       }
     }
     // Keep-alives over three TTLs: each is one log entry, and no lease lapses.
-    long before = leader.division().getRaftLog().getLastCommittedIndex();
+    long before = leader.ratis().division().getRaftLog().getLastCommittedIndex();
     int keepAlives = 0;
     long end = System.nanoTime() + Duration.ofSeconds(3 * ttlSeconds).toNanos();
     while (System.nanoTime() < end) {
@@ -103,7 +103,7 @@ class SessionClusterTest {
       // The next keep-alive is due when a third of the TTL has gone by the leader's clock.
       awaitSessionLeft(leader, session, Duration.ofSeconds(ttlSeconds).multipliedBy(2).dividedBy(3));
     }
-    long entries = leader.division().getRaftLog().getLastCommittedIndex() - before;
+    long entries = leader.ratis().division().getRaftLog().getLastCommittedIndex() - before;
     assertTrue(entries <= keepAlives + 2, entries + " entries for " + keepAlives + " keep-alives");
     for (LeaseholdNode n : cluster.running()) {
       assertEquals(1000, live(n, "mailbox/"), n.id() + " kept every lease");

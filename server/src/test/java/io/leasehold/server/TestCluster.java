@@ -233,9 +233,9 @@ public final class TestCluster implements AutoCloseable {
   /** Waits until every running node has applied at least what the leader has committed now. */
   public void awaitConverged() {
     LeaseholdNode leader = awaitLeader();
-    long commit = leader.division().getRaftLog().getLastCommittedIndex();
+    long commit = leader.ratis().division().getRaftLog().getLastCommittedIndex();
     await("every node applied " + commit, Duration.ofSeconds(30),
-        () -> running().stream().allMatch(n -> n.division().getInfo().getLastAppliedIndex() >= commit));
+        () -> running().stream().allMatch(n -> n.ratis().division().getInfo().getLastAppliedIndex() >= commit));
   }
 
   public LeasesGrpc.LeasesBlockingStub leases(String id) {

@@ -72,9 +72,9 @@ class ThreeNodeClusterTest {
     java.util.List<Commit> onLeader = new java.util.concurrent.CopyOnWriteArrayList<>();
     java.util.List<Commit> onFollowers = new java.util.concurrent.CopyOnWriteArrayList<>();
     leader.diagnostics().commitClock().listen((from, to, t) -> onLeader.add(new Commit(from, to, t)),
-        leader.division().getRaftLog().getLastCommittedIndex());
+        leader.ratis().division().getRaftLog().getLastCommittedIndex());
     for (LeaseholdNode f : cluster.followers()) {
-      f.diagnostics().commitClock().listen((from, to, t) -> onFollowers.add(new Commit(from, to, t)), f.division().getRaftLog().getLastCommittedIndex());
+      f.diagnostics().commitClock().listen((from, to, t) -> onFollowers.add(new Commit(from, to, t)), f.ratis().division().getRaftLog().getLastCommittedIndex());
     }
     for (int i = 0; i < 5; i++) {
       long sent = System.nanoTime();
@@ -290,7 +290,7 @@ class ThreeNodeClusterTest {
         .logPurgeGap(1));
     String follower = cluster.followers().get(0).id();
     String other = cluster.ids().stream().filter(id -> !id.equals(follower)).findFirst().orElseThrow();
-    long followerApplied = cluster.node(follower).division().getInfo().getLastAppliedIndex();
+    long followerApplied = cluster.node(follower).ratis().division().getInfo().getLastAppliedIndex();
     cluster.stopNode(follower);
 
     for (int i = 0; i < 400; i++) {
@@ -301,7 +301,7 @@ class ThreeNodeClusterTest {
     }
     LeaseholdNode leader = cluster.leader().orElseThrow();
     await("the leader purged the log past the stopped follower", Duration.ofSeconds(20),
-        () -> leader.division().getRaftLog().getStartIndex() > followerApplied + 1);
+        () -> leader.ratis().division().getRaftLog().getStartIndex() > followerApplied + 1);
 
     LeaseholdNode restarted = cluster.startNode(follower);
     cluster.awaitConverged();

@@ -109,24 +109,24 @@ interface LatencyCluster extends AutoCloseable {
 
     @Override
     public long appliedIndex() {
-      return node.division().getInfo().getLastAppliedIndex();
+      return node.ratis().division().getInfo().getLastAppliedIndex();
     }
 
     @Override
     public long commitIndex() {
-      return node.division().getRaftLog().getLastCommittedIndex();
+      return node.ratis().division().getRaftLog().getLastCommittedIndex();
     }
 
     @Override
     public long latestSnapshotIndex() {
-      SnapshotInfo latest = node.division().getStateMachine().getLatestSnapshot();
+      SnapshotInfo latest = node.ratis().division().getStateMachine().getLatestSnapshot();
       return latest == null ? 0L : latest.getIndex();
     }
 
     @Override
     public void startSnapshot(Consumer<String> done) {
-      node.admin().takeSnapshot(Duration.ofSeconds(60)).whenComplete((snapshot, error) -> done.accept(error == null
-          ? "snapshot on " + node.id() + " at index " + snapshot.getIndex() + " done" : "no snapshot on " + node.id() + ": " + error));
+      node.consensus().takeSnapshot(Duration.ofSeconds(60)).whenComplete((snapshot, error) -> done.accept(error == null
+          ? "snapshot on " + node.id() + " at index " + snapshot.index() + " done" : "no snapshot on " + node.id() + ": " + error));
     }
 
     @Override

@@ -103,7 +103,7 @@ public final class LoneWrites {
   /** Polls every 0.2 ms until every follower has applied {@code revision}: a 5 ms poll would blur the small lags. */
   private static void awaitApplied(List<LeaseholdNode> followers, long revision) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!followers.stream().allMatch(f -> f.division().getInfo().getLastAppliedIndex() >= revision)) {
+    while (!followers.stream().allMatch(f -> f.ratis().division().getInfo().getLastAppliedIndex() >= revision)) {
       if (System.nanoTime() - deadline > 0) {
         throw new IllegalStateException("a follower did not apply revision " + revision + " within 10 s");
       }

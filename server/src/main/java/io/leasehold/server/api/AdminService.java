@@ -24,7 +24,7 @@ import io.leasehold.proto.v1.SetPolicyRequest;
 import io.leasehold.proto.v1.SetPolicyResponse;
 import io.leasehold.proto.v1.UnbanRequest;
 import io.leasehold.proto.v1.UnbanResponse;
-import io.leasehold.server.Replicator;
+import io.leasehold.server.raft.Consensus;
 import io.leasehold.statemachine.core.AdminValidation;
 import java.util.Optional;
 import java.util.function.LongSupplier;
@@ -39,8 +39,8 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
   private final ReplicatedCalls calls;
   private final LongSupplier wallClockMicros;
 
-  public AdminService(Replicator replicator, Supplier<Optional<String>> leaderHint, LongSupplier wallClockMicros) {
-    this.calls = new ReplicatedCalls(replicator, leaderHint);
+  public AdminService(Consensus consensus, Supplier<Optional<String>> leaderHint, LongSupplier wallClockMicros) {
+    this.calls = new ReplicatedCalls(consensus, leaderHint);
     this.wallClockMicros = wallClockMicros;
   }
 

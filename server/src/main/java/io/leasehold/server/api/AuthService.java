@@ -22,9 +22,9 @@ import io.leasehold.proto.v1.RevokeRoleRequest;
 import io.leasehold.proto.v1.RevokeRoleResponse;
 import io.leasehold.proto.v1.WhoAmIRequest;
 import io.leasehold.proto.v1.WhoAmIResponse;
-import io.leasehold.server.Replicator;
 import io.leasehold.server.auth.Caller;
 import io.leasehold.server.auth.NodeAuth;
+import io.leasehold.server.raft.Consensus;
 import io.leasehold.statemachine.core.InvalidArgumentException;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -36,12 +36,12 @@ import java.util.function.Supplier;
  */
 public final class AuthService extends AuthGrpc.AuthImplBase {
   private final ReplicatedCalls calls;
-  private final Replicator replicator;
+  private final Consensus consensus;
   private final NodeAuth auth;
 
-  public AuthService(Replicator replicator, Supplier<Optional<String>> leaderHint, NodeAuth auth) {
-    this.calls = new ReplicatedCalls(replicator, leaderHint);
-    this.replicator = replicator;
+  public AuthService(Consensus consensus, Supplier<Optional<String>> leaderHint, NodeAuth auth) {
+    this.calls = new ReplicatedCalls(consensus, leaderHint);
+    this.consensus = consensus;
     this.auth = auth;
   }
 

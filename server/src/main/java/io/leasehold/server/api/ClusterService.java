@@ -21,8 +21,12 @@ import io.leasehold.proto.v1.TakeSnapshotRequest;
 import io.leasehold.proto.v1.TakeSnapshotResponse;
 import io.leasehold.proto.v1.TransferLeadershipRequest;
 import io.leasehold.proto.v1.TransferLeadershipResponse;
-import io.leasehold.server.admin.ClusterAdmin;
 import io.leasehold.server.auth.Caller;
+import io.leasehold.server.raft.Consensus;
+import io.leasehold.server.raft.LeadershipTransferException;
+import io.leasehold.server.raft.MembershipChangeException;
+import io.leasehold.server.raft.MembershipChangeInProgressException;
+import io.leasehold.server.raft.NothingToSnapshotException;
 import io.leasehold.server.rpc.GrpcErrors;
 import io.leasehold.statemachine.core.InvalidArgumentException;
 import java.io.IOException;
@@ -38,16 +42,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import org.apache.ratis.protocol.RaftPeer;
-import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
-import org.apache.ratis.protocol.exceptions.SetConfigurationException;
-import org.apache.ratis.protocol.exceptions.TransferLeadershipException;
-import org.apache.ratis.server.DivisionInfo;
-import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 
-/** This node's view of the cluster, from Ratis, and the operator's controls over membership and snapshots. */
+/** This node's view of the cluster, from its consensus, and the operator's controls over membership and snapshots. */
 public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   private static final int CHUNK = 1 << 20;
   private static final Duration DEFAULT_TRANSFER_TIMEOUT = Duration.ofSeconds(10);
@@ -61,21 +57,19 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
 
   @Override
   public void status(StatusRequest request, StreamObserver<StatusResponse> response) {
-    RaftServer.Division division = node.division();
-    DivisionInfo info = division.getInfo();
+    Consensus.Status status = node.consensus().status();
     StatusResponse.Builder b = StatusResponse.newBuilder()
         .setId(node.id())
-        .setGroupId(division.getGroup().getGroupId().getUuid().toString())
-        .setRole(role(info))
-        .setTerm(info.getCurrentTerm())
-        .setCommitIndex(division.getRaftLog().getLastCommittedIndex())
-        .setAppliedIndex(info.getLastAppliedIndex());
-    RaftPeerId leader = info.getLeaderId();
-    if (leader != null) {
-      b.setLeaderId(leader.toString());
-      node.clientAddressOf(leader.toString()).ifPresent(b::setLeaderClientAddress);
-    }
-    b.addAllMembers(members(List.copyOf(division.getRaftConf().getCurrentPeers())));
+        .setGroupId(status.groupId())
+        .setRole(role(status.role()))
+        .setTerm(status.term())
+        .setCommitIndex(status.commitIndex())
+        .setAppliedIndex(status.appliedIndex());
+    status.leaderId().ifPresent(leader -> {
+      b.setLeaderId(leader);
+      node.consensus().clientAddressOf(leader).ifPresent(b::setLeaderClientAddress);
+    });
+    b.addAllMembers(members(status.members()));
     response.onNext(b.build());
     response.onCompleted();
   }
@@ -84,20 +78,20 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   public void addMember(AddMemberRequest request, StreamObserver<MembershipResponse> response) {
     Member m = request.getMember();
     answer(audited("add_member", m.getId(), "peer " + m.getPeerAddress() + ", client " + m.getClientAddress(),
-        () -> node.admin().addMember(m.getId(), m.getPeerAddress(), m.getClientAddress())), this::membership, response);
+        () -> node.consensus().addMember(m.getId(), m.getPeerAddress(), m.getClientAddress())), this::membership, response);
   }
 
   @Override
   public void removeMember(RemoveMemberRequest request, StreamObserver<MembershipResponse> response) {
-    answer(audited("remove_member", request.getId(), "", () -> node.admin().removeMember(request.getId())), this::membership, response);
+    answer(audited("remove_member", request.getId(), "", () -> node.consensus().removeMember(request.getId())), this::membership, response);
   }
 
   @Override
   public void transferLeadership(TransferLeadershipRequest request, StreamObserver<TransferLeadershipResponse> response) {
-    answer(audited("transfer_leadership", request.getId(), "", () -> node.admin().transferLeadership(Optional.of(request.getId()),
+    answer(audited("transfer_leadership", request.getId(), "", () -> node.consensus().transferLeadership(Optional.of(request.getId()),
         timeout(request.hasTimeout(), request.getTimeout(), DEFAULT_TRANSFER_TIMEOUT))), leader -> {
-      TransferLeadershipResponse.Builder b = TransferLeadershipResponse.newBuilder().setLeaderId(leader.toString());
-      node.clientAddressOf(leader.toString()).ifPresent(b::setLeaderClientAddress);
+      TransferLeadershipResponse.Builder b = TransferLeadershipResponse.newBuilder().setLeaderId(leader);
+      node.consensus().clientAddressOf(leader).ifPresent(b::setLeaderClientAddress);
       return b.build();
     }, response);
   }
@@ -105,8 +99,8 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   @Override
   public void takeSnapshot(TakeSnapshotRequest request, StreamObserver<TakeSnapshotResponse> response) {
     answer(audited("take_snapshot", node.id(), "",
-        () -> node.admin().takeSnapshot(timeout(request.hasTimeout(), request.getTimeout(), DEFAULT_SNAPSHOT_TIMEOUT))), s -> TakeSnapshotResponse.newBuilder()
-        .setId(node.id()).setTerm(s.getTerm()).setIndex(s.getIndex()).setSizeBytes(size(s)).build(), response);
+        () -> node.consensus().takeSnapshot(timeout(request.hasTimeout(), request.getTimeout(), DEFAULT_SNAPSHOT_TIMEOUT))), s -> TakeSnapshotResponse.newBuilder()
+        .setId(node.id()).setTerm(s.term()).setIndex(s.index()).setSizeBytes(size(s)).build(), response);
   }
 
   /** Streams a fresh snapshot: a header, then the file in chunks, respecting the client's flow control. */
@@ -124,22 +118,22 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     AtomicReference<Sender> sender = new AtomicReference<>();
     out.setOnReadyHandler(() -> Optional.ofNullable(sender.get()).ifPresent(Sender::run));
     out.setOnCancelHandler(() -> Optional.ofNullable(sender.get()).ifPresent(Sender::closeQuietly));
-    audited("backup", node.id(), "", () -> node.admin().takeSnapshot(timeout)).get().whenComplete((snapshot, error) -> {
+    audited("backup", node.id(), "", () -> node.consensus().takeSnapshot(timeout)).get().whenComplete((snapshot, error) -> {
       if (error != null) {
         out.onError(status(error));
         return;
       }
       try {
-        InputStream in = Files.newInputStream(snapshot.getFile().getPath());
+        InputStream in = Files.newInputStream(snapshot.file());
         BackupHeader header = BackupHeader.newBuilder()
             .setNodeId(node.id())
-            .setGroupId(node.division().getGroup().getGroupId().getUuid().toString())
-            .setTerm(snapshot.getTerm())
-            .setIndex(snapshot.getIndex())
+            .setGroupId(node.consensus().status().groupId())
+            .setTerm(snapshot.term())
+            .setIndex(snapshot.index())
             .setSizeBytes(size(snapshot))
-            .setMd5(snapshot.getFile().getFileDigest() == null ? "" : snapshot.getFile().getFileDigest().toString())
+            .setMd5(snapshot.md5())
             .setTakenAt(Timestamp.newBuilder().setSeconds(
-                Files.getLastModifiedTime(snapshot.getFile().getPath()).toInstant().getEpochSecond()))
+                Files.getLastModifiedTime(snapshot.file()).toInstant().getEpochSecond()))
             .build();
         Sender s = new Sender(out, in, header);
         sender.set(s);
@@ -203,26 +197,26 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     }
   }
 
-  private static long size(SingleFileSnapshotInfo s) {
+  private static long size(Consensus.Snapshot s) {
     try {
-      return Files.size(s.getFile().getPath());
+      return Files.size(s.file());
     } catch (IOException e) {
       return 0;
     }
   }
 
-  private MembershipResponse membership(List<RaftPeer> peers) {
-    MembershipResponse.Builder b = MembershipResponse.newBuilder().addAllMembers(members(peers));
-    Optional.ofNullable(node.division().getInfo().getLeaderId()).ifPresent(l -> b.setLeaderId(l.toString()));
+  private MembershipResponse membership(List<Consensus.Member> members) {
+    MembershipResponse.Builder b = MembershipResponse.newBuilder().addAllMembers(members(members));
+    node.consensus().leaderId().ifPresent(b::setLeaderId);
     return b.build();
   }
 
-  private List<Member> members(List<RaftPeer> peers) {
-    return peers.stream()
-        .sorted(Comparator.comparing(p -> p.getId().toString()))
-        .map(peer -> {
-          Member.Builder m = Member.newBuilder().setId(peer.getId().toString()).setPeerAddress(peer.getAddress());
-          node.clientAddress(peer).ifPresent(m::setClientAddress);
+  private static List<Member> members(List<Consensus.Member> members) {
+    return members.stream()
+        .sorted(Comparator.comparing(Consensus.Member::id))
+        .map(member -> {
+          Member.Builder m = Member.newBuilder().setId(member.id()).setPeerAddress(member.peerAddress());
+          member.clientAddress().ifPresent(m::setClientAddress);
           return m.build();
         })
         .toList();
@@ -285,16 +279,16 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
 
   private StatusRuntimeException status(Throwable error) {
     Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-    if (cause instanceof ReconfigurationInProgressException) {
+    if (cause instanceof MembershipChangeInProgressException) {
       return Status.ABORTED.withDescription("another membership change is in progress; retry: " + cause.getMessage()).asRuntimeException();
     }
-    if (cause instanceof SetConfigurationException) {
+    if (cause instanceof MembershipChangeException) {
       return Status.FAILED_PRECONDITION.withDescription("membership change refused: " + cause.getMessage()).asRuntimeException();
     }
-    if (cause instanceof ClusterAdmin.NothingToSnapshotException) {
+    if (cause instanceof NothingToSnapshotException) {
       return Status.FAILED_PRECONDITION.withDescription(cause.getMessage()).asRuntimeException();
     }
-    if (cause instanceof TransferLeadershipException) {
+    if (cause instanceof LeadershipTransferException) {
       // The target did not take over in time (it was catching up, or an election intervened): as
       // etcd's MoveLeader answers a transfer that took too long, retryable, not a server fault.
       return Status.UNAVAILABLE.withDescription("leadership was not transferred; retry: " + cause.getMessage()).asRuntimeException();
@@ -302,11 +296,11 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     if (cause instanceof TimeoutException) {
       return Status.DEADLINE_EXCEEDED.withDescription(cause.getMessage() != null ? cause.getMessage() : "timed out").asRuntimeException();
     }
-    return GrpcErrors.toStatus(cause, node.leaderClientAddress());
+    return GrpcErrors.toStatus(cause, node.consensus().leaderClientAddress());
   }
 
-  private static Role role(DivisionInfo info) {
-    return switch (info.getCurrentRole()) {
+  private static Role role(Consensus.Role role) {
+    return switch (role) {
       case LEADER -> Role.LEADER;
       case FOLLOWER -> Role.FOLLOWER;
       case CANDIDATE -> Role.CANDIDATE;

@@ -35,8 +35,8 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.leasehold.proto.Lz4BlockCodec;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.proto.v1.WatchResponse;
-import io.leasehold.server.Replicator;
 import io.leasehold.server.auth.Caller;
+import io.leasehold.server.raft.Consensus;
 import io.leasehold.server.watch.WatchFrame;
 import io.leasehold.server.watch.WatchHub;
 import io.grpc.MethodDescriptor;
@@ -59,8 +59,8 @@ public final class LeasesService extends LeasesGrpc.LeasesImplBase {
   private final ReplicatedCalls calls;
   private final WatchHub watchHub;
 
-  public LeasesService(Replicator replicator, WatchHub watchHub, Supplier<Optional<String>> leaderHint) {
-    this.calls = new ReplicatedCalls(replicator, leaderHint);
+  public LeasesService(Consensus consensus, WatchHub watchHub, Supplier<Optional<String>> leaderHint) {
+    this.calls = new ReplicatedCalls(consensus, leaderHint);
     this.watchHub = watchHub;
   }
 

@@ -24,8 +24,8 @@ import io.leasehold.proto.v1.SetStatusRequest;
 import io.leasehold.proto.v1.SetStatusResponse;
 import io.leasehold.proto.v1.UpdateRequest;
 import io.leasehold.proto.v1.UpdateResponse;
-import io.leasehold.server.Replicator;
 import io.leasehold.server.auth.Caller;
+import io.leasehold.server.raft.Consensus;
 import io.leasehold.server.rpc.RegistryNames;
 import io.leasehold.statemachine.core.Limits;
 import java.util.Optional;
@@ -42,8 +42,8 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
 
   private final ReplicatedCalls calls;
 
-  public RegistryService(Replicator replicator, Supplier<Optional<String>> leaderHint) {
-    this.calls = new ReplicatedCalls(replicator, leaderHint);
+  public RegistryService(Consensus consensus, Supplier<Optional<String>> leaderHint) {
+    this.calls = new ReplicatedCalls(consensus, leaderHint);
   }
 
   @Override

@@ -6,8 +6,8 @@ import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ReadReply;
-import io.leasehold.server.Replicator;
 import io.leasehold.server.auth.Caller;
+import io.leasehold.server.raft.Consensus;
 import io.leasehold.server.rpc.GrpcErrors;
 import io.leasehold.statemachine.core.LogFormat;
 import io.leasehold.statemachine.core.InvalidArgumentException;
@@ -24,11 +24,11 @@ import java.util.function.Supplier;
  * the reply.
  */
 final class ReplicatedCalls {
-  private final Replicator replicator;
+  private final Consensus consensus;
   private final Supplier<Optional<String>> leaderHint;
 
-  ReplicatedCalls(Replicator replicator, Supplier<Optional<String>> leaderHint) {
-    this.replicator = replicator;
+  ReplicatedCalls(Consensus consensus, Supplier<Optional<String>> leaderHint) {
+    this.consensus = consensus;
     this.leaderHint = leaderHint;
   }
 
@@ -45,9 +45,9 @@ final class ReplicatedCalls {
     Caller caller = Caller.current();
     LogCommand c = command.get();
     boolean roles = c.hasAddRole() || c.hasRemoveRole() || c.hasGrantRole() || c.hasRevokeRole();
-    if ((caller.authenticated() || roles) && replicator.logFormat() < LogFormat.AUTH) {
+    if ((caller.authenticated() || roles) && consensus.logFormat() < LogFormat.AUTH) {
       response.onError(Status.UNAVAILABLE.withDescription((roles ? "roles and grants" : "authenticated writes")
-          + " wait for log format " + LogFormat.AUTH + " (the cluster applies format " + replicator.logFormat()
+          + " wait for log format " + LogFormat.AUTH + " (the cluster applies format " + consensus.logFormat()
           + " until the leader raises it, once every member runs code that knows it; retry)").asRuntimeException());
       return;
     }
@@ -58,7 +58,7 @@ final class ReplicatedCalls {
     if (caller.authenticated()) {
       c = c.toBuilder().setCaller(caller.identity()).build();
     }
-    replicator.propose(c).whenComplete((reply, error) -> {
+    consensus.propose(c).whenComplete((reply, error) -> {
       if (error != null) {
         response.onError(GrpcErrors.toStatus(error, leaderHint.get()));
       } else if (reply.hasInvalid()) {
@@ -76,11 +76,11 @@ final class ReplicatedCalls {
    * command only newer code applies must not reach the log while a member might predate it.
    */
   boolean formatInForce(int format, String what, StreamObserver<?> response) {
-    if (replicator.logFormat() >= format) {
+    if (consensus.logFormat() >= format) {
       return true;
     }
     response.onError(Status.UNAVAILABLE.withDescription(what + " waits for log format " + format
-        + " (the cluster applies format " + replicator.logFormat()
+        + " (the cluster applies format " + consensus.logFormat()
         + " until the leader raises it, once every member runs code that knows it; retry)").asRuntimeException());
     return false;
   }
@@ -89,7 +89,7 @@ final class ReplicatedCalls {
     if (!valid(validate, response)) {
       return;
     }
-    replicator.read(query.get(), stale).whenComplete((reply, error) -> {
+    consensus.read(query.get(), stale).whenComplete((reply, error) -> {
       if (error != null) {
         response.onError(GrpcErrors.toStatus(error, leaderHint.get()));
       } else {

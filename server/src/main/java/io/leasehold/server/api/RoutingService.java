@@ -15,7 +15,7 @@ import io.leasehold.proto.v1.LookupResponse;
 import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.Route;
 import io.leasehold.proto.v1.RoutingGrpc;
-import io.leasehold.server.Replicator;
+import io.leasehold.server.raft.Consensus;
 import io.leasehold.statemachine.core.LogFormat;
 import io.leasehold.statemachine.core.Validation;
 import java.util.Optional;
@@ -28,8 +28,8 @@ import java.util.function.Supplier;
 public final class RoutingService extends RoutingGrpc.RoutingImplBase {
   private final ReplicatedCalls calls;
 
-  public RoutingService(Replicator replicator, Supplier<Optional<String>> leaderHint) {
-    this.calls = new ReplicatedCalls(replicator, leaderHint);
+  public RoutingService(Consensus consensus, Supplier<Optional<String>> leaderHint) {
+    this.calls = new ReplicatedCalls(consensus, leaderHint);
   }
 
   @Override

@@ -2,7 +2,7 @@ package io.leasehold.server.backup;
 
 import io.leasehold.proto.v1.BackupChunk;
 import io.leasehold.proto.v1.BackupHeader;
-import io.leasehold.server.LeaseholdNode;
+import io.leasehold.server.raft.RaftConsensus;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -17,8 +17,8 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Iterator;
+import java.util.Locale;
 import java.util.Properties;
-import org.apache.ratis.util.MD5FileUtil;
 
 /**
  * Backups of a node's state and their restore into a new data directory.
@@ -156,18 +156,34 @@ public final class NodeBackup {
         }
       }
     }
-    Path group = dataDir.resolve("raft").resolve(LeaseholdNode.groupId(clusterName).getUuid().toString());
+    Path group = dataDir.resolve("raft").resolve(RaftConsensus.groupUuid(clusterName).toString());
     Path sm = Files.createDirectories(group.resolve("sm"));
     Path current = Files.createDirectories(group.resolve("current"));
     Path snapshot = sm.resolve("snapshot." + m.term() + "_" + m.index());
     Files.copy(backupDir.resolve(m.file()), snapshot);
-    MD5FileUtil.computeAndSaveMd5ForFile(snapshot.toFile());
+    writeMd5File(snapshot);
     // Ratis's Raft metadata: the snapshot's term, so the log resumes after it in a term no older.
     Properties meta = new Properties();
     meta.setProperty("term", Long.toString(m.term()));
     meta.setProperty("votedFor", "");
     writeProperties(meta, current.resolve("raft-meta"), "");
     return m;
+  }
+
+  /**
+   * The snapshot's {@code .md5} file, as the consensus layer reads it beside a snapshot: one
+   * {@code md5sum} line, {@code <hex digest> *<file name>}, of the file as it now is on disk.
+   */
+  private static void writeMd5File(Path snapshot) throws IOException {
+    MessageDigest digest = md5();
+    try (InputStream in = new DigestInputStream(Files.newInputStream(snapshot), digest)) {
+      in.transferTo(OutputStream.nullOutputStream());
+    }
+    String md5 = HexFormat.of().formatHex(digest.digest());
+    Path md5File = snapshot.resolveSibling(snapshot.getFileName() + ".md5");
+    Path partial = md5File.resolveSibling(md5File.getFileName() + ".partial");
+    Files.writeString(partial, md5.toLowerCase(Locale.ROOT) + " *" + snapshot.getFileName() + "\n", StandardCharsets.UTF_8);
+    Files.move(partial, md5File, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
   }
 
   private static void writeProperties(Properties p, Path file, String comment) throws IOException {

@@ -3,6 +3,7 @@ package io.leasehold.server.health;
 import io.grpc.BindableService;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.protobuf.services.HealthStatusManager;
+import io.leasehold.server.raft.Consensus;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -11,10 +12,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
-import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
-import org.apache.ratis.server.DivisionInfo;
-import org.apache.ratis.server.RaftServer;
 
 /**
  * The standard gRPC health service ({@code grpc.health.v1.Health}) for a node, re-judged every
@@ -28,7 +25,7 @@ public final class NodeHealth implements AutoCloseable {
   public static final Duration CHECK_INTERVAL = Duration.ofMillis(200);
 
   private final HealthStatusManager manager = new HealthStatusManager();
-  private final Supplier<RaftServer.Division> division;
+  private final Supplier<Consensus.Liveness> liveness;
   private final long contactMillis;
   private final List<String> services;
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -44,8 +41,8 @@ public final class NodeHealth implements AutoCloseable {
    * @param services the gRPC service names to report besides the server as a whole ("")
    * @param contactTimeout how recently the leader (or, for a leader, a majority) must have been heard from
    */
-  public NodeHealth(Supplier<RaftServer.Division> division, Duration contactTimeout, List<String> services) {
-    this.division = division;
+  public NodeHealth(Supplier<Consensus.Liveness> liveness, Duration contactTimeout, List<String> services) {
+    this.liveness = liveness;
     this.contactMillis = contactTimeout.toMillis();
     this.services = List.copyOf(services);
     publish(false);
@@ -76,7 +73,7 @@ public final class NodeHealth implements AutoCloseable {
   private void check() {
     boolean ok;
     try {
-      ok = !closed && judge(division.get());
+      ok = !closed && judge(liveness.get());
     } catch (RuntimeException e) {
       ok = false;
     }
@@ -85,27 +82,25 @@ public final class NodeHealth implements AutoCloseable {
     }
   }
 
-  private synchronized boolean judge(RaftServer.Division d) {
-    DivisionInfo info = d.getInfo();
-    long commit = d.getRaftLog().getLastCommittedIndex();
-    long applied = info.getLastAppliedIndex();
+  private synchronized boolean judge(Consensus.Liveness l) {
+    long commit = l.commitIndex();
+    long applied = l.appliedIndex();
     boolean caughtUp = applied >= Math.min(commit, previousCommit);
     previousCommit = commit;
-    if (!info.isAlive() || info.getLeaderId() == null || !caughtUp) {
+    if (!l.alive() || l.leaderId().isEmpty() || !caughtUp) {
       return false;
     }
-    RoleInfoProto role = info.getRoleInfoProto();
-    if (info.isLeader()) {
-      if (!info.isLeaderReady() || !role.hasLeaderInfo()) {
+    if (l.role() == Consensus.Role.LEADER) {
+      if (!l.leaderReady() || l.followers().isEmpty()) {
         return false;
       }
-      int members = d.getGroup().getPeers().size();
-      long heard = 1 + role.getLeaderInfo().getFollowerInfoList().stream()
-          .mapToLong(ServerRpcProto::getLastRpcElapsedTimeMs).filter(ms -> ms <= contactMillis).count();
+      int members = l.groupSize();
+      long heard = 1 + l.followers().get().stream()
+          .mapToLong(Consensus.Follower::lastContactMillis).filter(ms -> ms <= contactMillis).count();
       return heard > members / 2;
     }
-    return info.isFollower() && role.hasFollowerInfo()
-        && role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs() <= contactMillis;
+    return l.role() == Consensus.Role.FOLLOWER && l.leaderContactMillis().isPresent()
+        && l.leaderContactMillis().getAsLong() <= contactMillis;
   }
 
   private void publish(boolean ok) {

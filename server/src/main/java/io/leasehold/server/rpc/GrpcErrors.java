@@ -4,26 +4,22 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.leasehold.server.OverloadedException;
+import io.leasehold.server.raft.ConsensusException;
+import io.leasehold.server.raft.ConsensusTimeoutException;
+import io.leasehold.server.raft.ConsensusUnavailableException;
+import io.leasehold.server.raft.RaftErrors;
 import io.leasehold.statemachine.core.InvalidArgumentException;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
-import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
-import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
-import org.apache.ratis.protocol.exceptions.NotLeaderException;
-import org.apache.ratis.protocol.exceptions.RaftException;
-import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
-import org.apache.ratis.protocol.exceptions.ReadException;
-import org.apache.ratis.protocol.exceptions.ReadIndexException;
-import org.apache.ratis.protocol.exceptions.ResourceUnavailableException;
-import org.apache.ratis.protocol.exceptions.StateMachineException;
-import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 
 /**
  * Maps failures to gRPC statuses: bad input is INVALID_ARGUMENT naming the field; no leader or
- * no quorum is UNAVAILABLE (retry elsewhere or later); anything else is INTERNAL.
+ * no quorum is UNAVAILABLE (retry elsewhere or later); anything else is INTERNAL. It knows the
+ * consensus layer only by the node's own exceptions ({@link ConsensusException} and its kinds),
+ * to which the seam in {@code raft} maps Raft's.
  */
 public final class GrpcErrors {
   private GrpcErrors() {}
@@ -53,24 +49,20 @@ public final class GrpcErrors {
         : description.substring(0, MAX_DESCRIPTION_CHARS - 3) + "...";
   }
 
+  /**
+   * The status for a failure. The seam hands out the node's own exceptions; one of Raft's that
+   * reached here on another path is mapped the same way first ({@link RaftErrors#map}).
+   */
   public static StatusRuntimeException toStatus(Throwable t, Optional<String> leaderHint) {
-    Throwable cause = unwrap(t);
+    Throwable cause = RaftErrors.map(unwrap(t));
     if (cause instanceof StatusRuntimeException s) {
       return s;
     }
     if (cause instanceof InvalidArgumentException e) {
       return invalid(e);
     }
-    if (cause instanceof StateMachineException sme && sme.getCause() instanceof InvalidArgumentException e) {
-      return invalid(e);
-    }
     if (cause instanceof OverloadedException) {
       return Status.RESOURCE_EXHAUSTED.withDescription(cause.getMessage()).asRuntimeException();
-    }
-    // A leader that could not confirm an older member's read (during a rolling upgrade) fails the
-    // query, which Ratis hands back wrapped as a state machine fault: still a matter of availability.
-    if (cause instanceof StateMachineException sme && sme.getCause() != null && isUnavailable(unwrap(sme.getCause()))) {
-      cause = unwrap(sme.getCause());
     }
     if (isUnavailable(cause)) {
       Metadata trailers = new Metadata();
@@ -98,19 +90,13 @@ public final class GrpcErrors {
   }
 
   private static boolean isUnavailable(Throwable t) {
-    return t instanceof NotLeaderException
-        || t instanceof LeaderNotReadyException
-        || t instanceof RaftRetryFailureException
-        || t instanceof ReadIndexException
-        || t instanceof ReadException
-        || t instanceof ResourceUnavailableException
-        || t instanceof AlreadyClosedException
+    return t instanceof ConsensusUnavailableException
         || isTimeout(t)
-        || (t instanceof IOException && !(t instanceof RaftException));
+        || (t instanceof IOException && !(t instanceof ConsensusException));
   }
 
   private static boolean isTimeout(Throwable t) {
-    return t instanceof TimeoutException || t instanceof TimeoutIOException;
+    return t instanceof TimeoutException || t instanceof ConsensusTimeoutException;
   }
 
   private static Throwable unwrap(Throwable t) {

@@ -19,7 +19,6 @@ import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.TrustManager;
-import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -141,11 +140,12 @@ public final class NodeTls implements AutoCloseable {
   }
 
   /**
-   * Mutual TLS for Ratis's gRPC (server, peer client and Raft client alike). Ratis hands the
-   * managers to its shaded netty as they are, so they reload here too.
+   * The peer port's mutual TLS, for the consensus layer's gRPC (server, peer client and Raft
+   * client alike), which converts it to its own configuration. The managers reload here, and
+   * keep doing so once handed on as they are.
    */
-  public Optional<GrpcTlsConfig> peerPort() {
-    return peer.map(t -> new GrpcTlsConfig(t.keyManager(), t.trustManager().orElseThrow(), true));
+  public Optional<ReloadingTls> peerPort() {
+    return peer;
   }
 
   @Override

@@ -14,6 +14,8 @@ import io.leasehold.proto.v1.ListRoutesRequest;
 import io.leasehold.proto.v1.RoutingGrpc;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.server.auth.Authorizer;
+import io.leasehold.server.raft.Consensus;
+import io.leasehold.server.raft.PeerProbe;
 import io.leasehold.server.watch.WatchHub;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -64,12 +66,12 @@ public final class Dashboard implements AutoCloseable {
   private final ExecutorService streams;
   private final AtomicInteger openStreams = new AtomicInteger();
 
-  public Dashboard(String nodeId, java.util.function.Supplier<org.apache.ratis.server.RaftServer.Division> division,
+  public Dashboard(String nodeId, java.util.function.Supplier<Consensus.Liveness> liveness,
       java.time.Duration electionTimeoutMax, java.time.Duration timeout, io.leasehold.server.api.LeasesService leases,
       io.leasehold.server.api.RoutingService routing, io.leasehold.server.api.AdminService admin,
       io.leasehold.server.api.ClusterService cluster, PeerProbe peers, Authorizer authorizer, WatchHub hub,
       PrometheusRegistry registry) {
-    this.api = new DashboardApi(nodeId, division, electionTimeoutMax, timeout, leases, routing, admin, cluster, peers);
+    this.api = new DashboardApi(nodeId, liveness, electionTimeoutMax, timeout, leases, routing, admin, cluster, peers);
     this.peers = peers;
     this.authorizer = authorizer;
     this.tail = new EventTail(hub);

@@ -26,6 +26,8 @@ import io.leasehold.server.api.AdminService;
 import io.leasehold.server.api.ClusterService;
 import io.leasehold.server.api.LeasesService;
 import io.leasehold.server.api.RoutingService;
+import io.leasehold.server.raft.Consensus;
+import io.leasehold.server.raft.PeerProbe;
 import io.leasehold.server.rpc.RegistryNames;
 import java.time.Duration;
 import java.util.List;
@@ -38,14 +40,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
-import org.apache.ratis.proto.RaftProtos;
-import org.apache.ratis.protocol.GroupInfoReply;
-import org.apache.ratis.server.RaftServer;
 
 /**
  * The JSON the dashboard reads, one method per endpoint. Every read goes through the gRPC API's
  * own handler (the same validation and the same linearizable read), so the dashboard shows what
- * a client would see; only the members' replication progress comes from this node's Raft view.
+ * a client would see; only the members' replication progress comes from this node's consensus
+ * ({@link Consensus#liveness}) and the other members' own answers ({@link PeerProbe}).
  */
 final class DashboardApi {
   static final int DEFAULT_PAGE = 100;
@@ -59,7 +59,7 @@ final class DashboardApi {
   private static final JsonFormat.Printer PRINTER = JsonFormat.printer().omittingInsignificantWhitespace();
 
   private final String nodeId;
-  private final Supplier<RaftServer.Division> division;
+  private final Supplier<Consensus.Liveness> liveness;
   private final Duration electionTimeoutMax;
   private final Duration timeout;
   private final LeasesService leases;
@@ -68,10 +68,10 @@ final class DashboardApi {
   private final ClusterService cluster;
   private final PeerProbe peers;
 
-  DashboardApi(String nodeId, Supplier<RaftServer.Division> division, Duration electionTimeoutMax, Duration timeout,
+  DashboardApi(String nodeId, Supplier<Consensus.Liveness> liveness, Duration electionTimeoutMax, Duration timeout,
       LeasesService leases, RoutingService routing, AdminService admin, ClusterService cluster, PeerProbe peers) {
     this.nodeId = nodeId;
-    this.division = division;
+    this.liveness = liveness;
     this.electionTimeoutMax = electionTimeoutMax;
     this.timeout = timeout;
     this.leases = leases;
@@ -99,28 +99,17 @@ final class DashboardApi {
    */
   JsonObject cluster() throws UiException {
     StatusResponse status = UnaryCall.call(cluster::status, StatusRequest.getDefaultInstance(), timeout);
-    Map<String, CompletableFuture<GroupInfoReply>> answers = new TreeMap<>();
+    Map<String, CompletableFuture<Consensus.MemberReport>> answers = new TreeMap<>();
     for (Member m : status.getMembersList()) {
       if (!m.getId().equals(nodeId)) {
-        answers.put(m.getId(), peers.groupInfo(m.getId()));
+        answers.put(m.getId(), peers.report(m.getId()));
       }
     }
-    Map<String, RaftProtos.ServerRpcProto> followers = new TreeMap<>();
-    Map<String, Long> matchIndex = new TreeMap<>();
-    RaftProtos.RoleInfoProto role = division.get().getInfo().getRoleInfoProto();
-    if (role.hasLeaderInfo()) {
-      // Ratis lists the followers and their match indices from the same list of log appenders, in one order.
-      long[] match = division.get().getInfo().getFollowerMatchIndices();
-      List<RaftProtos.ServerRpcProto> infos = role.getLeaderInfo().getFollowerInfoList();
-      for (int i = 0; i < infos.size(); i++) {
-        String id = infos.get(i).getId().getId().toStringUtf8();
-        followers.put(id, infos.get(i));
-        if (match != null && match.length == infos.size()) {
-          matchIndex.put(id, match[i]);
-        }
-      }
+    Map<String, Consensus.Follower> followers = new TreeMap<>();
+    for (Consensus.Follower f : liveness.get().followers().orElse(List.of())) {
+      followers.put(f.id(), f);
     }
-    Map<String, GroupInfoReply> replies = await(answers);
+    Map<String, Consensus.MemberReport> replies = await(answers);
     long leaderCommit = leaderCommitIndex(status, replies);
 
     JsonObject o = json(status);
@@ -141,16 +130,13 @@ final class DashboardApi {
         j.addProperty("leaderId", status.getLeaderId());
         j.addProperty("health", status.getLeaderId().isEmpty() ? "NO_LEADER" : "OK");
       } else if (replies.containsKey(m.getId())) {
-        GroupInfoReply r = replies.get(m.getId());
-        RaftProtos.RoleInfoProto theirs = r.getRoleInfoProto();
-        RaftProtos.LogInfoProto log = r.getLogInfoProto();
-        String theirLeader = leaderOf(theirs);
-        j.addProperty("role", theirs.getRole().name());
-        j.addProperty("term", theirs.hasLeaderInfo() ? theirs.getLeaderInfo().getTerm() : log.getCommitted().getTerm());
-        j.addProperty("commitIndex", log.getCommitted().getIndex());
-        applied = log.getApplied().getIndex();
-        j.addProperty("leaderId", theirLeader);
-        j.addProperty("health", !r.isRaftStorageHealthy() ? "STORAGE_FAILED" : theirLeader.isEmpty() ? "NO_LEADER" : "OK");
+        Consensus.MemberReport r = replies.get(m.getId());
+        j.addProperty("role", r.role());
+        j.addProperty("term", r.term());
+        j.addProperty("commitIndex", r.commitIndex());
+        applied = r.appliedIndex();
+        j.addProperty("leaderId", r.leaderId());
+        j.addProperty("health", !r.storageHealthy() ? "STORAGE_FAILED" : r.leaderId().isEmpty() ? "NO_LEADER" : "OK");
       } else {
         applied = -1;
         j.addProperty("health", "UNREACHABLE");  // it gave this node no answer within the probe's deadline
@@ -160,16 +146,16 @@ final class DashboardApi {
         j.addProperty("appliedIndex", applied);
         j.addProperty("lag", Math.max(0, leaderCommit - applied));
       }
-      RaftProtos.ServerRpcProto f = followers.get(m.getId());
+      Consensus.Follower f = followers.get(m.getId());
       if (f != null) {
-        if (matchIndex.getOrDefault(m.getId(), -1L) >= 0) {  // -1 until the follower first answers this leader
-          j.addProperty("matchIndex", matchIndex.get(m.getId()));
+        if (f.matchIndex() >= 0) {  // -1 until the follower first answers this leader
+          j.addProperty("matchIndex", f.matchIndex());
         }
-        j.addProperty("lastContactMillis", f.getLastRpcElapsedTimeMs());
-        if (f.getLastRpcElapsedTimeMs() > electionTimeoutMax.toMillis()) {
+        j.addProperty("lastContactMillis", f.lastContactMillis());
+        if (f.lastContactMillis() > electionTimeoutMax.toMillis()) {
           // From the leader, which is what counts for commits.
           j.addProperty("health", "UNREACHABLE");
-          j.addProperty("error", "no answer to the leader's appends for " + f.getLastRpcElapsedTimeMs() + " ms");
+          j.addProperty("error", "no answer to the leader's appends for " + f.lastContactMillis() + " ms");
         }
       }
       members.add(j);
@@ -179,7 +165,7 @@ final class DashboardApi {
   }
 
   /** The answers that came within the probe's deadline (all asked at once, so one deadline for all). */
-  private static Map<String, GroupInfoReply> await(Map<String, CompletableFuture<GroupInfoReply>> answers) {
+  private static Map<String, Consensus.MemberReport> await(Map<String, CompletableFuture<Consensus.MemberReport>> answers) {
     try {
       CompletableFuture.allOf(answers.values().toArray(CompletableFuture[]::new)).get(PROBE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
@@ -187,7 +173,7 @@ final class DashboardApi {
     } catch (ExecutionException | TimeoutException e) {
       // Some member did not answer: the others' answers are used below.
     }
-    Map<String, GroupInfoReply> replies = new TreeMap<>();
+    Map<String, Consensus.MemberReport> replies = new TreeMap<>();
     answers.forEach((id, f) -> {
       if (f.isDone() && !f.isCompletedExceptionally()) {
         replies.put(id, f.join());
@@ -197,32 +183,22 @@ final class DashboardApi {
   }
 
   /** The leader's commit index: this node's if it leads, else the leader's answer, else the highest any member gave. */
-  private static long leaderCommitIndex(StatusResponse status, Map<String, GroupInfoReply> replies) {
+  private static long leaderCommitIndex(StatusResponse status, Map<String, Consensus.MemberReport> replies) {
     if (status.getRole() == io.leasehold.proto.v1.Role.LEADER) {
       return status.getCommitIndex();
     }
-    GroupInfoReply leader = replies.get(status.getLeaderId());
+    Consensus.MemberReport leader = replies.get(status.getLeaderId());
     if (leader != null) {
-      return leader.getLogInfoProto().getCommitted().getIndex();
+      return leader.commitIndex();
     }
     long max = status.getCommitIndex();
-    for (GroupInfoReply r : replies.values()) {
-      max = Math.max(max, r.getLogInfoProto().getCommitted().getIndex());
+    for (Consensus.MemberReport r : replies.values()) {
+      max = Math.max(max, r.commitIndex());
     }
     return max;
   }
 
-  private static String leaderOf(RaftProtos.RoleInfoProto role) {
-    if (role.hasLeaderInfo()) {
-      return role.getSelf().getId().toStringUtf8();
-    }
-    if (role.hasFollowerInfo() && role.getFollowerInfo().hasLeaderInfo()) {
-      return role.getFollowerInfo().getLeaderInfo().getId().getId().toStringUtf8();
-    }
-    return "";
-  }
-
-  private static String errorOf(CompletableFuture<GroupInfoReply> answer) {
+  private static String errorOf(CompletableFuture<Consensus.MemberReport> answer) {
     if (answer == null || !answer.isDone()) {
       return "no answer within " + PROBE_WAIT.toMillis() + " ms";
     }

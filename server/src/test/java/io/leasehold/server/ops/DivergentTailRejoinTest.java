@@ -60,12 +60,12 @@ class DivergentTailRejoinTest {
     for (LeaseholdNode f : cluster.followers()) {
       cluster.stopNode(f.id());
     }
-    long forkAt = old.division().getRaftLog().getLastCommittedIndex();
+    long forkAt = old.ratis().division().getRaftLog().getLastCommittedIndex();
     // Proposed one entry each (the API would batch writes that wait behind one in flight).
     for (int i = 0; i < TAIL; i++) {
       old.replicator().proposeHere(LogCommand.newBuilder().setAcquire(acquire("lost/" + i, "h", 60)).build());
     }
-    RaftLog oldLog = old.division().getRaftLog();
+    RaftLog oldLog = old.ratis().division().getRaftLog();
     TestCluster.await("the old leader appended its uncommitted tail", Duration.ofSeconds(20),
         () -> oldLog.getFlushIndex() >= forkAt + TAIL);
     assertEquals(forkAt, oldLog.getLastCommittedIndex(), "nothing after the fork may commit");
@@ -96,11 +96,11 @@ class DivergentTailRejoinTest {
     // The old leader comes back with its tail; the leader must find the fork and overwrite the tail.
     long t0 = System.nanoTime();
     LeaseholdNode back = cluster.startNode(oldId);
-    assertTrue(back.division().getRaftLog().getNextIndex() > forkAt + TAIL, "the tail survived the restart");
-    long commit = leader.division().getRaftLog().getLastCommittedIndex();
+    assertTrue(back.ratis().division().getRaftLog().getNextIndex() > forkAt + TAIL, "the tail survived the restart");
+    long commit = leader.ratis().division().getRaftLog().getLastCommittedIndex();
     TestCluster.await(() -> "the rejoined node applied " + commit + " (at "
-            + back.division().getInfo().getLastAppliedIndex() + ")", REJOIN_BOUND,
-        () -> back.division().getInfo().getLastAppliedIndex() >= commit);
+            + back.ratis().division().getInfo().getLastAppliedIndex() + ")", REJOIN_BOUND,
+        () -> back.ratis().division().getInfo().getLastAppliedIndex() >= commit);
     long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
     System.out.printf("divergent tail of %d entries replaced in %d ms%n", TAIL, ms);
 

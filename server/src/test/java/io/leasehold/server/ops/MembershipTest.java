@@ -89,12 +89,12 @@ class MembershipTest {
     cluster = TestCluster.start(3, dir, b -> b.logSegmentSizeBytes(16 << 10).logPurgeGap(1));
     LeaseholdNode leader = cluster.awaitLeader();
     Map<String, Long> before = cluster.acquireMany(leader.id(), "partition/", 300);
-    long appliedBefore = leader.division().getInfo().getLastAppliedIndex();
+    long appliedBefore = leader.ratis().division().getInfo().getLastAppliedIndex();
     TakeSnapshotResponse snap = cluster.cluster(leader.id()).takeSnapshot(TakeSnapshotRequest.getDefaultInstance());
     assertEquals(leader.id(), snap.getId());
     assertTrue(snap.getIndex() >= appliedBefore, "the snapshot holds every grant: " + snap);
     assertTrue(snap.getSizeBytes() > 0);
-    await("the leader purged its log", Duration.ofSeconds(20), () -> leader.division().getRaftLog().getStartIndex() > 1);
+    await("the leader purged its log", Duration.ofSeconds(20), () -> leader.ratis().division().getRaftLog().getStartIndex() > 1);
 
     LeaseholdNode n4 = cluster.startJoiningNode("n4");
     cluster.cluster(leader.id()).addMember(AddMemberRequest.newBuilder().setMember(cluster.member("n4")).build());

@@ -8,9 +8,9 @@ import io.leasehold.proto.v1.MembershipResponse;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RemoveMemberRequest;
 import io.leasehold.server.LeaseholdNode;
-import io.leasehold.server.Members;
 import io.leasehold.server.Peer;
 import io.leasehold.server.TestCluster;
+import io.leasehold.server.raft.Members;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.util.Collection;
@@ -59,7 +59,7 @@ class StaleSenderTest {
     assertEquals(2, cluster.cluster(leader.id()).removeMember(RemoveMemberRequest.newBuilder().setId(victim).build()).getMembersCount());
     long token = cluster.leases(leader.id()).acquire(acquire("lock/while-out", "runner", 120)).getLease().getToken();
     cluster.wipeAndStartJoining(victim);
-    addStaleSender(leader.division(), cluster.peer(victim));
+    addStaleSender(leader.ratis().division(), cluster.peer(victim));
 
     MembershipResponse back = cluster.cluster(leader.id()).withDeadlineAfter(90, java.util.concurrent.TimeUnit.SECONDS)
         .addMember(AddMemberRequest.newBuilder().setMember(cluster.member(victim)).build());

@@ -95,13 +95,13 @@ class DuplicateAppendDivergenceTest {
     for (LeaseholdNode f : cluster.followers()) {
       cluster.stopNode(f.id());
     }
-    long forkAt = old.division().getRaftLog().getLastCommittedIndex();
+    long forkAt = old.ratis().division().getRaftLog().getLastCommittedIndex();
     for (int i = 0; i < TAIL; i++) {
       old.replicator().proposeHere(LogCommand.newBuilder().setAcquire(acquire("lost/" + i, "h", 120)).build());
     }
     TestCluster.await("the old leader appended its uncommitted tail", Duration.ofSeconds(20),
-        () -> old.division().getRaftLog().getFlushIndex() >= forkAt + TAIL);
-    assertEquals(forkAt, old.division().getRaftLog().getLastCommittedIndex(), "nothing after the fork may commit");
+        () -> old.ratis().division().getRaftLog().getFlushIndex() >= forkAt + TAIL);
+    assertEquals(forkAt, old.ratis().division().getRaftLog().getLastCommittedIndex(), "nothing after the fork may commit");
     cluster.stopNode(oldId);
 
     // The other two elect a leader, which commits large entries: the first append from the fork
@@ -159,8 +159,8 @@ class DuplicateAppendDivergenceTest {
           if (matchIndex < 0) {
             return;  // a heartbeat's answer names no entry
           }
-          TermIndex held = node.division().getRaftLog().getTermIndex(matchIndex);
-          TermIndex leaders = leader.division().getRaftLog().getTermIndex(matchIndex);
+          TermIndex held = node.ratis().division().getRaftLog().getTermIndex(matchIndex);
+          TermIndex leaders = leader.ratis().division().getRaftLog().getTermIndex(matchIndex);
           if (held == null || !held.equals(leaders)) {
             lies.add("SUCCESS naming index " + matchIndex + ": the follower holds " + held + ", the leader " + leaders);
           }
@@ -188,10 +188,10 @@ class DuplicateAppendDivergenceTest {
 
     // The rejoining node must end with the leader's history: none of its own lost/ leases.
     assertEquals(Outcome.GRANTED, cluster.leases(leaderId).acquire(acquire("after/last", "h", 120)).getOutcome());
-    long target = leader.division().getRaftLog().getLastCommittedIndex();
-    TestCluster.await(() -> "the rejoining node applies " + target + " (at " + back.division().getInfo().getLastAppliedIndex()
+    long target = leader.ratis().division().getRaftLog().getLastCommittedIndex();
+    TestCluster.await(() -> "the rejoining node applies " + target + " (at " + back.ratis().division().getInfo().getLastAppliedIndex()
             + ") or a lease of its own tail", Duration.ofSeconds(60),
-        () -> back.division().getInfo().getLastAppliedIndex() >= target || lostOn(oldId).getLeasesCount() > 0);
+        () -> back.ratis().division().getInfo().getLastAppliedIndex() >= target || lostOn(oldId).getLeasesCount() > 0);
     ListResponse lost = lostOn(oldId);
     assertEquals(0, lost.getLeasesCount(), "the rejoining node applied entries of its own uncommitted tail: "
         + lost.getLeasesList().stream().map(l -> l.getName()).toList());

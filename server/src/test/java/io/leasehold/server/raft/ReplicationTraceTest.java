@@ -100,7 +100,7 @@ class ReplicationTraceTest {
     AcquireResponse later = cluster.leases(leader.id()).acquire(acquire("trace/after", "runner-1", 30));
     assertEquals(Outcome.GRANTED, later.getOutcome());
     await("every node to apply revision " + later.getRevision(), Duration.ofSeconds(10), () -> cluster.running().stream()
-        .allMatch(n -> n.division().getInfo().getLastAppliedIndex() >= later.getRevision()));
+        .allMatch(n -> n.ratis().division().getInfo().getLastAppliedIndex() >= later.getRevision()));
     // A report already under way when the listeners were cleared can only name an earlier entry.
     assertEquals(List.of(), reports.stream().filter(r -> r.index() >= later.getRevision()).toList(),
         "no reports of a write made after the listeners were cleared");

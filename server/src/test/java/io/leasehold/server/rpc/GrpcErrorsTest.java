@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.grpc.Status;
+import io.leasehold.server.raft.ConsensusFailureException;
+import io.leasehold.server.raft.ConsensusTimeoutException;
+import io.leasehold.server.raft.ConsensusUnavailableException;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
@@ -43,6 +46,31 @@ class GrpcErrorsTest {
     Status status = GrpcErrors.toStatus(notLeader, Optional.empty()).getStatus();
     assertEquals(Status.Code.UNAVAILABLE, status.getCode());
     assertTrue(status.getDescription().startsWith("no leader reachable with a quorum: "), status.getDescription());
+  }
+
+  @Test
+  void theSeamsOwnExceptionsMapAsRaftsDid() {
+    Status unavailable = GrpcErrors.toStatus(new CompletionException(new ConsensusUnavailableException("n1 is not the leader", null)),
+        Optional.of("127.0.0.1:7001")).getStatus();
+    assertEquals(Status.Code.UNAVAILABLE, unavailable.getCode());
+    assertEquals("no leader reachable with a quorum: n1 is not the leader (last known leader at 127.0.0.1:7001)",
+        unavailable.getDescription());
+    io.grpc.Metadata trailers = Status.trailersFromThrowable(GrpcErrors.toStatus(
+        new ConsensusUnavailableException("closing", null), Optional.of("127.0.0.1:7001")));
+    assertEquals("127.0.0.1:7001", trailers.get(GrpcErrors.LEADER_HINT));
+
+    Status timeout = GrpcErrors.toStatus(new ConsensusTimeoutException("n1: timed out", null), Optional.empty()).getStatus();
+    assertEquals(Status.Code.UNAVAILABLE, timeout.getCode());
+    assertEquals("no answer from the cluster in time (a write may still take effect): n1: timed out", timeout.getDescription());
+
+    StateMachineException fault = new StateMachineException("n1: apply failed", new IllegalStateException("bug"));
+    Status internal = GrpcErrors.toStatus(new ConsensusFailureException(fault), Optional.empty()).getStatus();
+    assertEquals(Status.Code.INTERNAL, internal.getCode());
+    assertEquals(String.valueOf(fault), internal.getDescription(), "the description Ratis's own exception gave");
+    assertEquals(internal.getDescription(), GrpcErrors.toStatus(fault, Optional.empty()).getStatus().getDescription());
+
+    Status plainIo = GrpcErrors.toStatus(new java.io.IOException("this node is stopping"), Optional.empty()).getStatus();
+    assertEquals(Status.Code.UNAVAILABLE, plainIo.getCode());
   }
 
   @Test

@@ -1,6 +1,5 @@
-package io.leasehold.server;
+package io.leasehold.server.raft;
 
-import io.leasehold.server.ui.PeerProbe;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
@@ -14,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
@@ -30,7 +30,7 @@ final class RaftPeerProbe implements PeerProbe {
   private final NodeRaft raft;
   private final RaftClient client;
   private final ThreadPoolExecutor threads;
-  private final Map<String, CompletableFuture<GroupInfoReply>> inFlight = new ConcurrentHashMap<>();
+  private final Map<String, CompletableFuture<Consensus.MemberReport>> inFlight = new ConcurrentHashMap<>();
 
   RaftPeerProbe(NodeRaft raft, String nodeId) {
     this.raft = raft;
@@ -45,16 +45,16 @@ final class RaftPeerProbe implements PeerProbe {
   }
 
   @Override
-  public CompletableFuture<GroupInfoReply> groupInfo(String memberId) {
+  public CompletableFuture<Consensus.MemberReport> report(String memberId) {
     // Every open tab refreshes each second: tabs asking while a question is out share its answer.
     return inFlight.compute(memberId, (id, asked) -> asked != null && !asked.isDone() ? asked : ask(id));
   }
 
-  private CompletableFuture<GroupInfoReply> ask(String memberId) {
+  private CompletableFuture<Consensus.MemberReport> ask(String memberId) {
     try {
       return CompletableFuture.supplyAsync(() -> {
         try {
-          return client.getGroupManagementApi(RaftPeerId.valueOf(memberId)).info(raft.groupId());
+          return report(client.getGroupManagementApi(RaftPeerId.valueOf(memberId)).info(raft.groupId()));
         } catch (IOException e) {
           throw new CompletionException(e);
         }
@@ -62,6 +62,25 @@ final class RaftPeerProbe implements PeerProbe {
     } catch (RejectedExecutionException e) {
       return CompletableFuture.failedFuture(new IOException("too many member probes in flight", e));
     }
+  }
+
+  /** Ratis's group info as the member's own account: its role, term, commit and applied index, leader, storage. */
+  static Consensus.MemberReport report(GroupInfoReply r) {
+    RaftProtos.RoleInfoProto role = r.getRoleInfoProto();
+    RaftProtos.LogInfoProto log = r.getLogInfoProto();
+    return new Consensus.MemberReport(role.getRole().name(),
+        role.hasLeaderInfo() ? role.getLeaderInfo().getTerm() : log.getCommitted().getTerm(),
+        log.getCommitted().getIndex(), log.getApplied().getIndex(), leaderOf(role), r.isRaftStorageHealthy());
+  }
+
+  private static String leaderOf(RaftProtos.RoleInfoProto role) {
+    if (role.hasLeaderInfo()) {
+      return role.getSelf().getId().toStringUtf8();
+    }
+    if (role.hasFollowerInfo() && role.getFollowerInfo().hasLeaderInfo()) {
+      return role.getFollowerInfo().getLeaderInfo().getId().getId().toStringUtf8();
+    }
+    return "";
   }
 
   @Override

@@ -1,9 +1,11 @@
-package io.leasehold.server;
+package io.leasehold.server.raft;
 
-import io.leasehold.server.health.NodeHealth;
+import io.leasehold.server.LeaseholdNode;
+import io.leasehold.server.LifecycleLog;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.server.RaftServer;
 import org.slf4j.Logger;
@@ -17,32 +19,34 @@ import org.slf4j.LoggerFactory;
  * is closed. A restart recovers it: a node whose configuration on disk leaves it out starts
  * without an election timer and waits for the leader.
  */
-final class DivisionClosure {
+public final class DivisionClosure {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseholdNode.class);
 
   private final String nodeId;
   private final NodeRaft raft;
-  private final NodeHealth health;
+  /** Re-judges the node's health now; completes once it has. */
+  private final Supplier<CompletableFuture<?>> recheckHealth;
   private final LifecycleLog lifecycle;
   private final BooleanSupplier nodeClosed;
   /** Completed, with the reason, when Ratis closes this node's division while the node runs. */
   private final CompletableFuture<String> closed = new CompletableFuture<>();
 
-  DivisionClosure(String nodeId, NodeRaft raft, NodeHealth health, LifecycleLog lifecycle, BooleanSupplier nodeClosed) {
+  DivisionClosure(String nodeId, NodeRaft raft, Supplier<CompletableFuture<?>> recheckHealth, LifecycleLog lifecycle,
+                  BooleanSupplier nodeClosed) {
     this.nodeId = nodeId;
     this.raft = raft;
-    this.health = health;
+    this.recheckHealth = recheckHealth;
     this.lifecycle = lifecycle;
     this.nodeClosed = nodeClosed;
   }
 
   /** Completes, with a one-line reason, if Ratis closes the division while the node runs. */
-  CompletableFuture<String> closed() {
+  public CompletableFuture<String> closed() {
     return closed.copy();
   }
 
   /** Whether Ratis has closed the division while the node runs. */
-  boolean isClosed() {
+  public boolean isClosed() {
     return closed.isDone();
   }
 
@@ -59,6 +63,6 @@ final class DivisionClosure {
     lifecycle.event("division_closed", "role", roleInfo.getRole(), "members", String.join(",", members));
     LOG.error(reason);
     // NOT_SERVING at once, for load balancers and for whoever acts on the completion.
-    health.recheck().whenComplete((v, e) -> closed.complete(reason));
+    recheckHealth.get().whenComplete((v, e) -> closed.complete(reason));
   }
 }

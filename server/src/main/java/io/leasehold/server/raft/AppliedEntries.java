@@ -1,10 +1,9 @@
-package io.leasehold.server;
+package io.leasehold.server.raft;
 
+import io.leasehold.server.LifecycleLog;
 import io.leasehold.server.admin.LogFormatUpgrade;
 import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.server.metrics.NodeMetrics;
-import io.leasehold.server.raft.CommitClock;
-import io.leasehold.server.raft.ReplicationTrace;
 import io.leasehold.server.watch.WatchHub;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.core.LeaseEvent;
@@ -20,21 +19,23 @@ import org.apache.ratis.server.RaftServer;
 /**
  * What reacts, on this node, to the state machine: applied entries go to the expiry ticker, the
  * watch hub, the metrics and the lifecycle log; leadership moves the ticker and the log-format
- * upgrade. The parts made after the state machine are bound before the Ratis server starts.
+ * upgrade; leader and configuration changes go to the {@link Consensus.Listener}s. The parts made
+ * after the state machine are bound before the Ratis server starts.
  */
-final class AppliedEntries implements LeaseStateMachine.Listener {
+public final class AppliedEntries implements LeaseStateMachine.Listener {
   private final CommitClock commitClock;
   private final ReplicationTrace replicationTrace;
   private final ExpiryTicker expiry;
   private final WatchHub hub;
   private final NodeMetrics metrics;
   private final LifecycleLog events;
+  private volatile RaftConsensus consensus;
   private volatile NodeRaft raft;
   private volatile Replicator replicator;
   private volatile LogFormatUpgrade logFormatUpgrade;
   private volatile DivisionClosure divisionClosure;
 
-  AppliedEntries(CommitClock commitClock, ReplicationTrace replicationTrace, ExpiryTicker expiry, WatchHub hub,
+  public AppliedEntries(CommitClock commitClock, ReplicationTrace replicationTrace, ExpiryTicker expiry, WatchHub hub,
                  NodeMetrics metrics, LifecycleLog events) {
     this.commitClock = commitClock;
     this.replicationTrace = replicationTrace;
@@ -44,9 +45,10 @@ final class AppliedEntries implements LeaseStateMachine.Listener {
     this.events = events;
   }
 
-  void bind(NodeRaft raft, Replicator replicator, LogFormatUpgrade logFormatUpgrade, DivisionClosure divisionClosure) {
-    this.raft = raft;
-    this.replicator = replicator;
+  public void bind(RaftConsensus consensus, LogFormatUpgrade logFormatUpgrade, DivisionClosure divisionClosure) {
+    this.consensus = consensus;
+    this.raft = consensus.raft();
+    this.replicator = consensus.replicator();
     this.logFormatUpgrade = logFormatUpgrade;
     this.divisionClosure = divisionClosure;
   }
@@ -75,7 +77,10 @@ final class AppliedEntries implements LeaseStateMachine.Listener {
 
   @Override
   public void onLeaderChanged(String leaderId, long term) {
-    metrics.leaderChanged();
+    RaftConsensus c = consensus;
+    if (c != null) {
+      c.leaderChanged(leaderId, term);
+    }
     events.event("leader_changed", "leader", leaderId, "term", term);
     wakeHeldWrites();
   }
@@ -85,6 +90,10 @@ final class AppliedEntries implements LeaseStateMachine.Listener {
     NodeRaft r = raft;
     if (r != null) {
       r.knowMembers(members);
+    }
+    RaftConsensus c = consensus;
+    if (c != null) {
+      c.membersChanged(members);
     }
   }
 

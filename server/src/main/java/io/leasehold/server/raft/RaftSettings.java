@@ -1,21 +1,24 @@
-package io.leasehold.server;
+package io.leasehold.server.raft;
 
+import io.leasehold.server.NodeConfig;
 import io.leasehold.server.tls.NodeTls;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 
 /** The Ratis properties of a node's server and of its Raft clients, from its {@link NodeConfig}. */
-final class RaftSettings {
+public final class RaftSettings {
   /** Ratis's client request pool: one thread per core, and at least two. */
-  static final int RATIS_CLIENT_THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
+  public static final int RATIS_CLIENT_THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
 
   private RaftSettings() {}
 
@@ -82,8 +85,16 @@ final class RaftSettings {
   /** The node's Raft clients dial the members' Raft ports, so they speak the peers' TLS. */
   static Parameters clientParameters(NodeTls tls) {
     Parameters p = new Parameters();
-    tls.peerPort().ifPresent(conf -> GrpcConfigKeys.TLS.setConf(p, conf));
+    peerTls(tls).ifPresent(conf -> GrpcConfigKeys.TLS.setConf(p, conf));
     return p;
+  }
+
+  /**
+   * Mutual TLS for Ratis's gRPC (server, peer client and Raft client alike). Ratis hands the
+   * managers to its shaded netty as they are, so they reload with the node's certificate files.
+   */
+  static Optional<GrpcTlsConfig> peerTls(NodeTls tls) {
+    return tls.peerPort().map(t -> new GrpcTlsConfig(t.keyManager(), t.trustManager().orElseThrow(), true));
   }
 
   static RaftProperties client(NodeConfig c) {

@@ -1,4 +1,4 @@
-package io.leasehold.server;
+package io.leasehold.server.raft;
 
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.SetLogFormat;

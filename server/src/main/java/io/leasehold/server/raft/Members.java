@@ -1,5 +1,7 @@
-package io.leasehold.server;
+package io.leasehold.server.raft;
 
+import io.leasehold.server.NodeConfig;
+import io.leasehold.server.Peer;
 import java.util.Optional;
 import org.apache.ratis.protocol.RaftPeer;
 

@@ -1,4 +1,4 @@
-package io.leasehold.server;
+package io.leasehold.server.raft;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
@@ -8,7 +8,7 @@ import io.leasehold.proto.v1.LogFormatQuery;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ReadReply;
-import io.leasehold.server.raft.WriteTrace;
+import io.leasehold.server.OverloadedException;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -42,7 +42,9 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
 /**
- * The node's door into Raft.
+ * Proposals and reads, on Ratis: the half of {@link Consensus} that carries the log. Its futures
+ * fail with Ratis's own exceptions; {@link RaftConsensus} hands them out mapped to the node's
+ * ({@link RaftErrors}).
  *
  * <p>Client writes are submitted to the leader: to this server's Raft division directly when it
  * leads (no RPC, no thread hand-off), otherwise over Ratis's client transport; a write that

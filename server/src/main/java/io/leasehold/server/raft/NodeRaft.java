@@ -1,15 +1,16 @@
-package io.leasehold.server;
+package io.leasehold.server.raft;
 
-import io.leasehold.server.raft.PeerTraffic;
-import io.leasehold.server.raft.RaftServerHooks;
-import io.leasehold.server.raft.ReplicationTrace;
+import io.leasehold.server.NodeConfig;
+import io.leasehold.server.Peer;
 import io.leasehold.server.tls.NodeTls;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
@@ -62,7 +63,7 @@ final class NodeRaft implements AutoCloseable {
       throws IOException {
     this.config = config;
     this.tls = tls;
-    this.groupId = LeaseholdNode.groupId(config.clusterName());
+    this.groupId = groupId(config.clusterName());
     this.group = RaftGroup.valueOf(groupId, config.peers().stream().map(Members::raftPeer).toList());
     // A joining node has no group of its own: it never stands for election, and learns the
     // configuration from the leader once a member adds it. A restart recovers it from disk.
@@ -71,7 +72,7 @@ final class NodeRaft implements AutoCloseable {
     RaftProperties properties = RaftSettings.server(config);
     Parameters parameters = new Parameters();
     RaftServerHooks.install(parameters, trace, traffic);
-    tls.peerPort().ifPresent(conf -> GrpcConfigKeys.TLS.setConf(parameters, conf));
+    RaftSettings.peerTls(tls).ifPresent(conf -> GrpcConfigKeys.TLS.setConf(parameters, conf));
     this.server = RaftServer.newBuilder()
         .setServerId(selfId())
         .setGroup(initialGroup)
@@ -120,6 +121,16 @@ final class NodeRaft implements AutoCloseable {
     for (RaftClient c : clients) {
       c.getClientRpc().addRaftPeers(members);
     }
+  }
+
+  /** The Raft group of a cluster name: every member derives the same one. */
+  static RaftGroupId groupId(String clusterName) {
+    return RaftGroupId.valueOf(groupUuid(clusterName));
+  }
+
+  /** The id of a cluster's Raft group, which names its directory under {@code <data-dir>/raft}. */
+  static UUID groupUuid(String clusterName) {
+    return UUID.nameUUIDFromBytes(("leasehold:" + clusterName).getBytes(StandardCharsets.UTF_8));
   }
 
   RaftServer server() {

@@ -1,4 +1,4 @@
-package io.leasehold.server;
+package io.leasehold.server.raft;
 
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;

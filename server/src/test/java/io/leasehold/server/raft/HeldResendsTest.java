@@ -1,7 +1,8 @@
-package io.leasehold.server;
+package io.leasehold.server.raft;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.leasehold.server.TestCluster;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

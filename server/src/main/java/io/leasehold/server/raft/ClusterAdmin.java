@@ -1,7 +1,6 @@
-package io.leasehold.server.admin;
+package io.leasehold.server.raft;
 
 import io.leasehold.server.LifecycleLog;
-import io.leasehold.server.Members;
 import io.leasehold.server.Peer;
 import io.leasehold.statemachine.core.InvalidArgumentException;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
@@ -38,7 +37,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Membership and snapshots, through Ratis's admin API. Each operation runs on one admin thread
+ * Membership and snapshots, through Ratis's admin API: the half of {@link Consensus} that changes
+ * the configuration and takes snapshots. Its values and failures are Ratis's; {@link RaftConsensus}
+ * hands them out in the node's own types. Each operation runs on one admin thread
  * (Ratis's admin calls block) and is idempotent: adding a member already there, or removing one
  * that is gone, changes nothing and succeeds, so a caller may retry after an unclear outcome.
  *
@@ -429,13 +430,6 @@ public final class ClusterAdmin implements AutoCloseable {
       client.close();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    }
-  }
-
-  /** A snapshot (or backup) asked for before the cluster stored anything. */
-  public static final class NothingToSnapshotException extends IOException {
-    NothingToSnapshotException(String message) {
-      super(message);
     }
   }
 }

@@ -1,0 +1,287 @@
+package io.leasehold.server.raft;
+
+import io.leasehold.proto.v1.GetRequest;
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.LogReply;
+import io.leasehold.proto.v1.ReadQuery;
+import io.leasehold.proto.v1.ReadReply;
+import io.leasehold.server.LifecycleLog;
+import io.leasehold.server.NodeConfig;
+import io.leasehold.server.admin.LogFormatUpgrade;
+import io.leasehold.server.tls.NodeTls;
+import io.leasehold.statemachine.ratis.LeaseStateMachine;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link Consensus} on Apache Ratis: this node's Ratis server and Raft clients ({@link NodeRaft}),
+ * the door for proposals and reads ({@link Replicator}) and membership and snapshots
+ * ({@link ClusterAdmin}). Every future it hands out fails with the node's own exceptions
+ * ({@link RaftErrors}); every value is in the node's own types.
+ */
+public final class RaftConsensus implements Consensus {
+  private static final Logger LOG = LoggerFactory.getLogger(RaftConsensus.class);
+
+  private final NodeConfig config;
+  private final LifecycleLog lifecycle;
+  private final NodeRaft raft;
+  private final Replicator replicator;
+  private final ClusterAdmin admin;
+  private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+
+  public RaftConsensus(NodeConfig config, NodeTls tls, LeaseStateMachine stateMachine, ReplicationTrace trace,
+                       PeerTraffic traffic, LifecycleLog lifecycle, LongSupplier wallClockMicros) throws IOException {
+    this.config = config;
+    this.lifecycle = lifecycle;
+    this.raft = new NodeRaft(config, tls, stateMachine, trace, traffic);
+    this.replicator = new Replicator(raft.client(), raft.server(), raft.groupId(), raft.selfId(), stateMachine,
+        wallClockMicros, config.maxPendingWrites(), config.requestTimeout());
+    ClusterAdmin.Retries adminRetries = new ClusterAdmin.Retries(
+        RetryPolicies.retryUpToMaximumCountWithFixedSleep(10, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)));
+    this.admin = new ClusterAdmin(raft.newClient(RaftSettings.adminClient(), adminRetries), adminRetries, raft.server(),
+        raft.groupId(), raft.selfId(), stateMachine, raft::division, lifecycle,
+        // A linearizable read of any name: once answered, this node has applied all that was committed.
+        () -> replicator.read(ReadQuery.newBuilder().setGet(GetRequest.newBuilder().setName("leasehold/read-barrier")).build(), false));
+  }
+
+  /** The id of a cluster's Raft group, which names its directory under {@code <data-dir>/raft}: every member derives the same one. */
+  public static UUID groupUuid(String clusterName) {
+    return NodeRaft.groupUuid(clusterName);
+  }
+
+  /** Starts the Ratis server on the peer port. */
+  public void start() throws IOException {
+    raft.start();
+  }
+
+  /** Hears how long each answered write took, in nanoseconds, for the node's metrics. */
+  public void timeWritesWith(LongConsumer timer) {
+    replicator.timeWritesWith(timer);
+  }
+
+  /** Traces every proposal's start and answer by its entry's index ({@code --trace-writes}). */
+  public void traceWith(WriteTrace trace) {
+    replicator.traceWith(trace);
+  }
+
+  /** The cluster as the log-format upgrade sees it. */
+  public LogFormatUpgrade.Cluster logFormatCluster(LeaseStateMachine stateMachine, BooleanSupplier isLeader) {
+    return new LogFormatCluster(stateMachine, raft, replicator, isLeader);
+  }
+
+  /** Watches for Ratis closing this node's division while it runs (the health is re-judged at once when it does). */
+  public DivisionClosure divisionClosure(Supplier<CompletableFuture<?>> recheckHealth, BooleanSupplier nodeClosed) {
+    return new DivisionClosure(config.id(), raft, recheckHealth, lifecycle, nodeClosed);
+  }
+
+  /** The door for proposals and reads, unmapped: for tests and benchmarks that look inside. */
+  public Replicator replicator() {
+    return replicator;
+  }
+
+  /** Ratis's division of this node: for tests and benchmarks that look inside. */
+  public RaftServer.Division division() {
+    return raft.division();
+  }
+
+  NodeRaft raft() {
+    return raft;
+  }
+
+  @Override
+  public String selfId() {
+    return config.id();
+  }
+
+  @Override
+  public CompletableFuture<LogReply> propose(LogCommand command) {
+    return RaftErrors.mapped(replicator.propose(command));
+  }
+
+  @Override
+  public CompletableFuture<LogReply> proposeHere(LogCommand command) {
+    return RaftErrors.mapped(replicator.proposeHere(command));
+  }
+
+  @Override
+  public CompletableFuture<ReadReply> read(ReadQuery query, boolean stale) {
+    return RaftErrors.mapped(replicator.read(query, stale));
+  }
+
+  @Override
+  public int logFormat() {
+    return replicator.logFormat();
+  }
+
+  @Override
+  public long commitIndex() {
+    return raft.division().getRaftLog().getLastCommittedIndex();
+  }
+
+  @Override
+  public Status status() {
+    RaftServer.Division d = raft.division();
+    DivisionInfo info = d.getInfo();
+    return new Status(d.getGroup().getGroupId().getUuid().toString(), role(info.getCurrentRole()), info.getCurrentTerm(),
+        idOf(info.getLeaderId()), d.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(),
+        members(d.getRaftConf().getCurrentPeers()));
+  }
+
+  @Override
+  public Liveness liveness() {
+    RaftServer.Division d = raft.division();
+    DivisionInfo info = d.getInfo();
+    long commit = d.getRaftLog().getLastCommittedIndex();
+    long applied = info.getLastAppliedIndex();
+    RoleInfoProto role = info.getRoleInfoProto();
+    Optional<List<Follower>> followers = Optional.empty();
+    if (role.hasLeaderInfo()) {
+      // Ratis lists the followers and their match indices from the same list of log appenders, in one order.
+      long[] match = info.getFollowerMatchIndices();
+      List<ServerRpcProto> infos = role.getLeaderInfo().getFollowerInfoList();
+      List<Follower> list = new ArrayList<>(infos.size());
+      for (int i = 0; i < infos.size(); i++) {
+        list.add(new Follower(infos.get(i).getId().getId().toStringUtf8(),
+            match != null && match.length == infos.size() ? match[i] : -1, infos.get(i).getLastRpcElapsedTimeMs()));
+      }
+      followers = Optional.of(List.copyOf(list));
+    }
+    OptionalLong leaderContact = role.hasFollowerInfo()
+        ? OptionalLong.of(role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs()) : OptionalLong.empty();
+    Role current = role(info.getCurrentRole());
+    return new Liveness(info.isAlive(), current, current == Role.LEADER && info.isLeaderReady(), idOf(info.getLeaderId()),
+        commit, applied, d.getGroup().getPeers().size(), followers, leaderContact);
+  }
+
+  @Override
+  public boolean isLeader() {
+    return raft.division().getInfo().isLeader();
+  }
+
+  @Override
+  public Optional<String> leaderId() {
+    return idOf(raft.division().getInfo().getLeaderId());
+  }
+
+  @Override
+  public Optional<String> leaderClientAddress() {
+    return raft.leaderClientAddress();
+  }
+
+  @Override
+  public Optional<String> clientAddressOf(String memberId) {
+    return raft.clientAddressOf(memberId);
+  }
+
+  @Override
+  public CompletableFuture<List<Member>> addMember(String id, String peerAddress, String clientAddress) {
+    return RaftErrors.mapped(admin.addMember(id, peerAddress, clientAddress).thenApply(this::members));
+  }
+
+  @Override
+  public CompletableFuture<List<Member>> removeMember(String id) {
+    return RaftErrors.mapped(admin.removeMember(id).thenApply(this::members));
+  }
+
+  @Override
+  public CompletableFuture<String> transferLeadership(Optional<String> id, Duration timeout) {
+    return RaftErrors.mapped(admin.transferLeadership(id, timeout).thenApply(RaftPeerId::toString));
+  }
+
+  @Override
+  public CompletableFuture<Snapshot> takeSnapshot(Duration timeout) {
+    return RaftErrors.mapped(admin.takeSnapshot(timeout).thenApply(RaftConsensus::snapshot));
+  }
+
+  @Override
+  public PeerProbe newPeerProbe() {
+    return new RaftPeerProbe(raft, config.id());
+  }
+
+  @Override
+  public void listen(Listener listener) {
+    listeners.add(listener);
+  }
+
+  /** From the state machine: a new leader, or none. */
+  void leaderChanged(String leaderId, long term) {
+    for (Listener l : listeners) {
+      l.leaderChanged(leaderId, term);
+    }
+  }
+
+  /** From the state machine: the configuration changed. */
+  void membersChanged(Collection<RaftPeer> members) {
+    List<String> ids = members.stream().map(p -> p.getId().toString()).toList();
+    for (Listener l : listeners) {
+      l.membersChanged(ids);
+    }
+  }
+
+  /** Stops membership and snapshot calls (the first to close: an operator's call in flight fails). */
+  public void closeAdmin() {
+    admin.close();
+  }
+
+  /** Closes the Raft client of proposals and reads; those in flight fail. */
+  public void closeClient() {
+    try {
+      replicator.close();
+    } catch (IOException e) {
+      LOG.warn("closing Raft client: {}", e.toString());
+    }
+  }
+
+  /** Closes the Ratis server, within {@link NodeRaft#RPC_CLOSE_WAIT}. */
+  public void closeServer() {
+    raft.close();
+  }
+
+  private List<Member> members(Collection<RaftPeer> peers) {
+    return peers.stream().map(p -> new Member(p.getId().toString(), p.getAddress(), Members.clientAddress(p, config))).toList();
+  }
+
+  private static Snapshot snapshot(SingleFileSnapshotInfo s) {
+    return new Snapshot(s.getTerm(), s.getIndex(), s.getFile().getPath(),
+        s.getFile().getFileDigest() == null ? "" : s.getFile().getFileDigest().toString());
+  }
+
+  private static Optional<String> idOf(RaftPeerId id) {
+    return id == null ? Optional.empty() : Optional.of(id.toString());
+  }
+
+  static Role role(RaftPeerRole role) {
+    return switch (role) {
+      case LEADER -> Role.LEADER;
+      case FOLLOWER -> Role.FOLLOWER;
+      case CANDIDATE -> Role.CANDIDATE;
+      case LISTENER -> Role.LISTENER;
+      default -> Role.UNKNOWN;
+    };
+  }
+}
