@@ -1,4 +1,4 @@
-package io.leasehold.server;
+package io.leasehold.server.raft;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
