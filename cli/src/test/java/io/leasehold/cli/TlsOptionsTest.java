@@ -64,7 +64,9 @@ class TlsOptionsTest {
     String metrics = "127.0.0.1:" + cluster.node("n1").metricsPort().orElseThrow();
     JsonObject r = run(withTls("bench", "acquire-release", "--clients", "2", "--duration", "3s", "--warmup", "0s",
         "--metrics", metrics, "-o", "json")).ok().object();
-    assertTrue(r.getAsJsonObject("results").get("cycles_per_s").getAsDouble() > 0, r.toString());
+    // Calls went through over TLS (a busy machine finished no whole cycle within the 3 s).
+    assertTrue(r.getAsJsonObject("results").getAsJsonObject("acquire").get("count").getAsDouble() > 0, r.toString());
+    assertEquals(0, r.getAsJsonObject("results").get("failed").getAsInt(), r.toString());
     JsonElement node = r.getAsJsonArray("nodes").get(0);
     assertTrue(node.getAsJsonObject().get("rss_mib").getAsDouble() > 0, "the node's memory read from its HTTPS metrics: " + node);
   }
