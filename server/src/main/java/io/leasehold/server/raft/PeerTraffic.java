@@ -57,7 +57,7 @@ public final class PeerTraffic {
     Verdict decide(Append append);
   }
 
-  /** A request held back: {@link #deliver} hands it to Ratis now, {@link #drop} forgets it. */
+  /** A request held back: {@link #deliver} hands it to Ratis now; one never delivered is lost. */
   public static final class Held {
     private final Append append;
     private final Call<?> call;
@@ -81,12 +81,6 @@ public final class PeerTraffic {
           done = true;
           call.pass(message);
         }
-      }
-    }
-
-    public void drop() {
-      synchronized (call) {
-        done = true;
       }
     }
 
@@ -193,7 +187,7 @@ public final class PeerTraffic {
     rule = newRule;
   }
 
-  /** The requests held so far, oldest first, and forgets them (each still delivers or drops). */
+  /** The requests held so far, oldest first, and forgets them (each can still be delivered). */
   public List<Held> takeHeld() {
     synchronized (held) {
       List<Held> all = new ArrayList<>(held);
