@@ -56,6 +56,8 @@ public final class ExpiryScheduler {
   private long shiftNanos;
   private boolean active;
   private long lastTickNanos;
+  /** When this node last became the deciding leader; every lease found then is due no sooner than this plus its TTL. */
+  private long promotedAtNanos;
   private long lastAppliedIndex = -1;
   private long lastApplyProgressNanos;
   private boolean applyStalled;
@@ -132,6 +134,7 @@ public final class ExpiryScheduler {
   public synchronized void promote(long nowNanos) {
     clear();
     active = true;
+    promotedAtNanos = nowNanos;
     lastTickNanos = nowNanos;
     lastApplyProgressNanos = nowNanos;
     lastAppliedIndex = -1;
@@ -304,6 +307,11 @@ public final class ExpiryScheduler {
 
   public synchronized boolean isActive() {
     return active;
+  }
+
+  /** The {@link System#nanoTime} instant of the last {@link #promote}, the start of every carried-over lease's fresh TTL. */
+  public synchronized long promotedAtNanos() {
+    return promotedAtNanos;
   }
 
   /** Follows an applied change: a grant or renewal restarts the TTL from now; an ending forgets the lease. */
