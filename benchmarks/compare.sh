@@ -5,7 +5,7 @@
 # round by round, then a table of every round's figures and the ratio of the medians.
 #
 #   benchmarks/compare.sh [--rounds N] [--duration D] [--warmup D] [--jit-warmup D]
-#                         [--workloads LIST] [--out DIR] [--no-failover] [--quick]
+#                         [--workloads LIST] [--out DIR] [--no-cold] [--no-failover] [--quick]
 #
 #   --rounds N        rounds of every workload on each system, alternating which goes first (default 2)
 #   --duration D      measured time of each run (default 20s); --warmup D before it (default 5s)
@@ -14,13 +14,29 @@
 #   --workloads LIST  comma-separated among acquire-release,renew,contended-lock,watch
 #                     (default: all of them)
 #   --out DIR         where the clusters, logs and results.jsonl go (default ./compare-results)
+#   --no-cold         skip the cold phase (below)
 #   --no-failover     skip the failover runs (each starts and kills clusters of its own)
 #   --quick           one round, 10 s runs, 30 s JIT warm-up: to try the script, not for figures
 #
+# acquire-release runs Leasehold two ways: through the Java SDK (leasehold bench, every write to
+# the leader) and through the generated gRPC stubs with no SDK, the workers spread round-robin
+# over the three nodes (RawBench --spread: a follower forwards each write to the leader), the way
+# a service in another language calls it; etcd in its two shapes (a session lease a client, or a
+# lease per name). With acquire-release among the workloads, the JIT warm-up also runs the raw
+# client spread, so the followers' forwarding is compiled too.
+#
+# Cold phase (first, unless --no-cold; with acquire-release among the workloads): what a fresh
+# cluster gives its first users, before any JIT warm-up. For each round, each system on a fresh
+# cluster of its own, alone on the machine, alternating which goes first: the first 15 s of
+# acquire-release at 16 clients, no warm-up, throughput reported per 5 s window (Leasehold: the
+# raw client spread over the nodes; etcd: the session shape). Then the clusters of the rounds
+# above are started fresh.
+#
 # Installs Debian's etcd-server when `etcd` is missing (needs root). Builds the Leasehold
-# distribution and the benchmarks jar when their sources are newer. Both clusters run throughout:
-# the one not being measured is idle (its idle CPU is measured and printed first). Stopping it
-# (SIGSTOP) instead made every resumed Raft group elect a new leader, which disturbed the runs.
+# distribution and the benchmarks jar when their sources are newer. Both clusters run throughout
+# the rounds: the one not being measured is idle (its idle CPU is measured and printed first).
+# Stopping it (SIGSTOP) instead made every resumed Raft group elect a new leader, which disturbed
+# the runs.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -32,9 +48,15 @@ jit_warmup=120s
 workloads="acquire-release,renew,contended-lock,watch"
 out="./compare-results"
 failover=1
+cold=1
+# The cold phase's runs: the first 15 s of load on a fresh cluster, in 5 s windows, 16 clients.
+cold_duration=15s
+cold_window=5s
+cold_clients=16
 
 usage() {
-  sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  # The comment block at the top, up to the first line that is not a comment.
+  awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "${BASH_SOURCE[0]}" >&2
   exit 2
 }
 
@@ -46,6 +68,7 @@ while [ $# -gt 0 ]; do
     --jit-warmup) jit_warmup="$2"; shift 2 ;;
     --workloads) workloads="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
+    --no-cold) cold=0; shift ;;
     --no-failover) failover=0; shift ;;
     --quick) rounds=1; duration=10s; warmup=3s; jit_warmup=30s; shift ;;
     -h|--help) usage ;;
@@ -82,6 +105,7 @@ results="$out/results.jsonl"
 : > "$results"
 
 # --- clusters ----------------------------------------------------------------------------------
+# The rounds' clusters; the cold phase's each have directories of their own under cold<round>/.
 lh_dir="$out/leasehold"
 etcd_dir="$out/etcd"
 lh_base=7600
@@ -109,8 +133,20 @@ start_etcd() {
   done
 }
 
+start_leasehold() {
+  LEASEHOLD_JAR="$jar" "$root/deploy/local-cluster.sh" up --dir "$lh_dir" --base-port "$lh_base" >/dev/null
+}
+
+# Stops both clusters (those of the current directories) and waits for etcd's processes to end,
+# so the next fresh cluster finds its ports free.
 stop_all() {
+  local p deadline=$((SECONDS + 30))
   for p in $(etcd_pids); do kill "$p" 2>/dev/null || true; done
+  for p in $(etcd_pids); do
+    while kill -0 "$p" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+    kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null || true
+  done
+  rm -f "$etcd_dir"/e*.pid
   LEASEHOLD_JAR="$jar" "$root/deploy/local-cluster.sh" down --dir "$lh_dir" >/dev/null 2>&1 || true
 }
 trap stop_all EXIT
@@ -125,22 +161,20 @@ cpu_seconds() {
   awk -v t="$total" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }'
 }
 
-log "starting etcd (3 processes) and Leasehold (3 processes) in $out"
-start_etcd
-LEASEHOLD_JAR="$jar" "$root/deploy/local-cluster.sh" up --dir "$lh_dir" --base-port "$lh_base" >/dev/null
-
 lh() { "$java_bin" ${LEASEHOLD_JAVA_OPTS:-} -jar "$jar" --endpoints "$lh_endpoints" bench "$@" -o json; }
+raw_bench() { "$java_bin" -cp "$bjar" io.leasehold.benchmarks.compare.RawBench --endpoints "$lh_endpoints" "$@"; }
 etcd_bench() { "$java_bin" -cp "$bjar" io.leasehold.benchmarks.compare.EtcdBench --endpoints "$etcd_endpoints" "$@"; }
 
-# One workload on one system, its JSON appended to the results (a failed run is logged and skipped).
+# One workload on one system (leasehold: the SDK; leasehold-raw: the gRPC stubs; etcd), its JSON
+# appended to the results (a failed run is logged and skipped).
 run() { # system workload args...
   local system="$1"; shift
   local line
-  if [ "$system" = leasehold ]; then
-    line="$(lh "$@" 2>>"$out/leasehold-bench.log")" || true
-  else
-    line="$(etcd_bench "$@" 2>>"$out/etcd-bench.log")" || true
-  fi
+  case "$system" in
+    leasehold) line="$(lh "$@" 2>>"$out/leasehold-bench.log")" || true ;;
+    leasehold-raw) line="$(raw_bench "$@" 2>>"$out/leasehold-raw-bench.log")" || true ;;
+    *) line="$(etcd_bench "$@" 2>>"$out/etcd-bench.log")" || true ;;
+  esac
   if [ -n "$line" ]; then
     printf '%s\n' "$line" >> "$results"
     log "$system $*: done"
@@ -148,6 +182,36 @@ run() { # system workload args...
     log "$system $*: no result (see $out/$system-bench.log)"
   fi
 }
+
+with_acquire_release=0
+case ",$workloads," in *,acquire-release,*) with_acquire_release=1 ;; esac
+
+# --- cold phase: each system's first 15 s on a fresh cluster of its own, before any JIT warm-up --
+if [ "$cold" -eq 1 ] && [ "$with_acquire_release" -eq 1 ]; then
+  cold_common=(--clients "$cold_clients" --warmup 0s --duration "$cold_duration" --windows "$cold_window" --phase cold)
+  for ((round = 1; round <= rounds; round++)); do
+    if [ $((round % 2)) -eq 1 ]; then order="leasehold-raw etcd"; else order="etcd leasehold-raw"; fi
+    for system in $order; do
+      lh_dir="$out/cold$round/leasehold"
+      etcd_dir="$out/cold$round/etcd"
+      log "cold round $round: $system on a fresh cluster, the first $cold_duration of load"
+      if [ "$system" = etcd ]; then
+        start_etcd
+        run etcd acquire-release --shape session "${cold_common[@]}"
+      else
+        start_leasehold
+        run leasehold-raw acquire-release --spread "${cold_common[@]}"
+      fi
+      stop_all
+    done
+  done
+  lh_dir="$out/leasehold"
+  etcd_dir="$out/etcd"
+fi
+
+log "starting etcd (3 processes) and Leasehold (3 processes) in $out"
+start_etcd
+start_leasehold
 
 # The workloads and their settings; acquire-release runs etcd in both of its shapes.
 specs=()
@@ -162,6 +226,10 @@ done
 
 log "JIT warm-up: $jit_warmup of acquire-release at 16 clients on each system (discarded)"
 lh acquire-release --clients 16 --duration "$jit_warmup" --warmup 0s >/dev/null 2>>"$out/leasehold-bench.log" || true
+if [ "$with_acquire_release" -eq 1 ]; then
+  log "JIT warm-up: $jit_warmup more of it through the gRPC stubs spread over the nodes (discarded)"
+  raw_bench acquire-release --clients 16 --spread --duration "$jit_warmup" --warmup 0s >/dev/null 2>>"$out/leasehold-raw-bench.log" || true
+fi
 etcd_bench acquire-release --clients 16 --duration "$jit_warmup" --warmup 0s >/dev/null 2>>"$out/etcd-bench.log" || true
 
 # What each idle cluster costs the other's runs.
@@ -182,6 +250,9 @@ for ((round = 1; round <= rounds; round++)); do
       if [ "$system" = etcd ] && [ "$1" = acquire-release ]; then
         run etcd "$@" "${common[@]}" --shape session
         run etcd "$@" "${common[@]}" --shape lease
+      elif [ "$1" = acquire-release ]; then
+        run leasehold "$@" "${common[@]}"
+        run leasehold-raw "$@" "${common[@]}" --spread
       else
         run "$system" "$@" "${common[@]}"
       fi

@@ -1,5 +1,6 @@
 package io.leasehold.benchmarks.compare;
 
+import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
@@ -18,9 +19,13 @@ import java.util.function.Function;
 
 /**
  * The side-by-side table of {@code benchmarks/compare.sh}: reads the JSON lines of every run
- * (Leasehold's from {@code leasehold bench}, etcd's from {@link EtcdBench}) and prints, for each
- * workload and figure, every round's value for each system and the ratio of the medians. For etcd
- * the better of its two acquire-release shapes is the anchor, per round.
+ * (Leasehold's from {@code leasehold bench} through the Java SDK and from {@link RawBench} through
+ * the generated gRPC stubs, etcd's from {@link EtcdBench}) and prints, for each workload and
+ * figure, every round's value for each system and the ratio of the medians. For etcd the better
+ * of its acquire-release shapes is the anchor, per round. Leasehold's rows through the SDK carry
+ * no mark; RawBench's say how the calls were spread ("raw spread"); runs with a phase (the cold
+ * phase on fresh clusters, "cold") have rows of their own, compared with etcd's runs of the same
+ * phase, after the others, with each window's throughput when the runs report windows.
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar io.leasehold.benchmarks.compare.CompareTable results.jsonl</pre>
  */
@@ -97,14 +102,85 @@ public final class CompareTable {
       new Figure("failover", "median kill to acquire ms", r -> number(r, "results", "median_kill_to_acquire_ms"), false, r -> setting(r, "kills") + " kills"),
       new Figure("failover", "leases lost", r -> number(r, "results", "leases_lost"), false, r -> setting(r, "kills") + " kills"));
 
+  /** The acquire-release figures of each window ({@code --windows}), as many as the longest run has: for the cold phase. */
+  static List<Figure> windowFigures(List<JsonObject> runs) {
+    List<Figure> out = new ArrayList<>();
+    for (JsonObject r : runs) {
+      if (!"acquire-release".equals(r.get("workload").getAsString())) {
+        continue;
+      }
+      JsonArray windows = windows(r);
+      for (int i = out.size(); i < windows.size(); i++) {
+        int index = i;
+        JsonObject w = windows.get(i).getAsJsonObject();
+        String label = "cycles/s in " + seconds(w.get("from_s").getAsDouble()) + "-" + seconds(w.get("to_s").getAsDouble()) + " s";
+        out.add(new Figure("acquire-release", label, run -> {
+          JsonArray ws = windows(run);
+          return ws.size() > index ? number(ws.get(index).getAsJsonObject(), "cycles_per_s") : Optional.empty();
+        }, true, run -> "clients " + setting(run, "clients")));
+      }
+    }
+    return out;
+  }
+
+  private static JsonArray windows(JsonObject run) {
+    JsonObject results = run.getAsJsonObject("results");
+    JsonElement w = results == null ? null : results.get("windows");
+    return w != null && w.isJsonArray() ? w.getAsJsonArray() : new JsonArray();
+  }
+
+  private static String seconds(double s) {
+    return s == Math.rint(s) ? Long.toString((long) s) : String.format(Locale.ROOT, "%.1f", s);
+  }
+
+  /** Every figure the table shows for these runs: {@link #FIGURES}, the window figures after acquire-release's. */
+  static List<Figure> figures(List<JsonObject> runs) {
+    List<Figure> out = new ArrayList<>();
+    List<Figure> windows = windowFigures(runs);
+    for (int i = 0; i < FIGURES.size(); i++) {
+      out.add(FIGURES.get(i));
+      boolean lastOfAcquireRelease = FIGURES.get(i).workload().equals("acquire-release")
+          && (i + 1 == FIGURES.size() || !FIGURES.get(i + 1).workload().equals("acquire-release"));
+      if (lastOfAcquireRelease) {
+        out.addAll(windows);
+      }
+    }
+    return out;
+  }
+
+  static boolean isEtcd(JsonObject run) {
+    return run.get("system").getAsString().startsWith("etcd");
+  }
+
+  /**
+   * How a Leasehold run reached the cluster: "" through the Java SDK ({@code leasehold bench}),
+   * "raw spread", "raw leader" or "raw node" through the generated gRPC stubs ({@link RawBench}).
+   */
+  static String variant(JsonObject run) {
+    String system = run.get("system").getAsString();
+    if (system.equals(RawBench.SYSTEM)) {
+      String mode = setting(run, "mode");
+      return "raw " + (mode.isEmpty() ? "spread" : mode);
+    }
+    return system.equals("leasehold") ? "" : system.replaceFirst("^leasehold-", "");
+  }
+
+  /** A table row's runs: a figure's key (e.g. "clients 16") in one phase ("": after the JIT warm-up; "cold": a fresh cluster). */
+  record Group(String key, String phase) {
+    String label() {
+      return phase.isEmpty() ? key : key + ", " + phase;
+    }
+  }
+
   static void print(List<JsonObject> runs, PrintStream out) {
-    out.printf("%-48s %-30s %-24s %s%n", "workload / figure", "etcd (each round; shape)", "Leasehold (each round)", "Leasehold vs etcd");
-    for (Figure f : FIGURES) {
-      // key (e.g. "clients 16") -> system -> values in run order; etcd's shapes: the better one per round.
-      Map<String, List<Double>> etcd = new LinkedHashMap<>();
-      Map<String, List<String>> etcdShape = new LinkedHashMap<>();
-      Map<String, List<Double>> leasehold = new LinkedHashMap<>();
-      Map<String, Map<String, List<Double>>> etcdByShape = new LinkedHashMap<>();
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"workload / figure", "etcd (each round; shape)", "Leasehold (each round)", "Leasehold vs etcd"});
+    for (Figure f : figures(runs)) {
+      // group -> values in run order: etcd's by shape (the better one per round is the anchor), Leasehold's by variant.
+      Map<Group, List<Double>> etcd = new LinkedHashMap<>();
+      Map<Group, List<String>> etcdShape = new LinkedHashMap<>();
+      Map<Group, Map<String, List<Double>>> leasehold = new LinkedHashMap<>();
+      Map<Group, Map<String, List<Double>>> etcdByShape = new LinkedHashMap<>();
       for (JsonObject r : runs) {
         if (!f.workload().equals(r.get("workload").getAsString())) {
           continue;
@@ -113,33 +189,56 @@ public final class CompareTable {
         if (v.isEmpty()) {
           continue;
         }
-        String key = f.key().apply(r);
-        String system = r.get("system").getAsString();
-        if (system.equals("leasehold")) {
-          leasehold.computeIfAbsent(key, k -> new ArrayList<>()).add(v.get());
+        Group group = new Group(f.key().apply(r), setting(r, "phase"));
+        if (isEtcd(r)) {
+          etcdByShape.computeIfAbsent(group, k -> new LinkedHashMap<>())
+              .computeIfAbsent(r.get("system").getAsString(), s -> new ArrayList<>()).add(v.get());
         } else {
-          etcdByShape.computeIfAbsent(key, k -> new LinkedHashMap<>()).computeIfAbsent(system, s -> new ArrayList<>()).add(v.get());
+          leasehold.computeIfAbsent(group, k -> new LinkedHashMap<>()).computeIfAbsent(variant(r), s -> new ArrayList<>()).add(v.get());
         }
       }
-      etcdByShape.forEach((key, shapes) -> {
+      etcdByShape.forEach((group, shapes) -> {
         int rounds = shapes.values().stream().mapToInt(List::size).max().orElse(0);
         for (int i = 0; i < rounds; i++) {
           int round = i;
           Map.Entry<String, Double> best = shapes.entrySet().stream().filter(e -> e.getValue().size() > round)
               .map(e -> Map.entry(e.getKey(), e.getValue().get(round)))
               .max(Comparator.comparingDouble(e -> f.higherIsBetter() ? e.getValue() : -e.getValue())).orElseThrow();
-          etcd.computeIfAbsent(key, k -> new ArrayList<>()).add(best.getValue());
-          etcdShape.computeIfAbsent(key, k -> new ArrayList<>()).add(best.getKey().replace("etcd-", ""));
+          etcd.computeIfAbsent(group, k -> new ArrayList<>()).add(best.getValue());
+          etcdShape.computeIfAbsent(group, k -> new ArrayList<>()).add(best.getKey().replace("etcd-", ""));
         }
       });
-      List<String> keys = new ArrayList<>(leasehold.keySet());
-      etcd.keySet().stream().filter(k -> !keys.contains(k)).forEach(keys::add);
-      for (String key : keys) {
-        List<Double> e = etcd.getOrDefault(key, List.of());
-        List<Double> l = leasehold.getOrDefault(key, List.of());
-        String shapes = etcdShape.getOrDefault(key, List.of()).stream().distinct().reduce((a, b) -> a + "/" + b).map(s -> " " + s).orElse("");
-        out.printf("%-48s %-30s %-24s %s%n", f.workload() + " " + key + ", " + f.label(), values(e) + shapes, values(l), ratio(f, e, l));
+      List<Group> groups = new ArrayList<>(leasehold.keySet());
+      etcd.keySet().stream().filter(k -> !groups.contains(k)).forEach(groups::add);
+      // After the JIT warm-up first, then each phase (stable: in the order the runs came).
+      groups.sort(Comparator.comparing(g -> !g.phase().isEmpty()));
+      for (Group group : groups) {
+        List<Double> e = etcd.getOrDefault(group, List.of());
+        String shapes = etcdShape.getOrDefault(group, List.of()).stream().distinct().reduce((a, b) -> a + "/" + b).map(s -> " " + s).orElse("");
+        Map<String, List<Double>> variants = new LinkedHashMap<>();
+        Map<String, List<Double>> seen = leasehold.getOrDefault(group, Map.of());
+        if (seen.containsKey("")) {
+          variants.put("", seen.get(""));  // the SDK's row first
+        }
+        variants.putAll(seen);
+        if (variants.isEmpty()) {
+          variants.put("", List.of());
+        }
+        variants.forEach((variant, l) -> {
+          String row = f.workload() + " " + group.label() + (variant.isEmpty() ? "" : ", " + variant) + ", " + f.label();
+          rows.add(new String[] {row, values(e) + shapes, values(l), ratio(f, e, l)});
+        });
       }
+    }
+    // Columns as wide as their widest cell, two spaces apart.
+    int[] width = new int[3];
+    for (String[] r : rows) {
+      for (int i = 0; i < width.length; i++) {
+        width[i] = Math.max(width[i], r[i].length());
+      }
+    }
+    for (String[] r : rows) {
+      out.printf("%-" + width[0] + "s  %-" + width[1] + "s  %-" + width[2] + "s  %s%n", (Object[]) r);
     }
   }
 

@@ -99,6 +99,9 @@ public final class EtcdBench implements Runnable {
     @Option(names = "--shape", defaultValue = "session",
         description = "session: concurrency.Mutex's shape, one session lease a worker, create then delete (two writes); "
             + "lease: a lease per name, grant, create, revoke (three writes).") String shape;
+    @Option(names = "--windows", converter = DurationConverter.class,
+        description = "Also report the measured period window by window, this long each (e.g. 5s).") Duration window;
+    @Option(names = "--phase", description = "A label for the run in the report (compare.sh: cold).") String phase;
 
     @Override
     public Integer call() throws Exception {
@@ -107,6 +110,9 @@ public final class EtcdBench implements Runnable {
         case "lease" -> EtcdTargets.Shape.LEASE_PER_NAME;
         default -> throw new CommandLine.ParameterException(new CommandLine(this), "--shape: session or lease, got " + shape);
       };
+      if (window != null && (window.isZero() || window.compareTo(common.duration) > 0)) {
+        throw new CommandLine.ParameterException(new CommandLine(this), "--windows: must be positive and no longer than --duration");
+      }
       int n = common.connections == null ? 1 : common.connections;
       List<Client> clients = new ArrayList<>();
       for (int i = 0; i < n; i++) {
@@ -129,10 +135,17 @@ public final class EtcdBench implements Runnable {
             return perClient.get(worker % perClient.size()).release(worker, held);
           }
         };
-        BenchReport report = AcquireRelease.run("etcd-" + shape, target, new AcquireRelease.Settings(this.clients, common.warmup,
+        // Counts failures by kind and, with --windows, each window's figures; no back-off, as before.
+        TalliedTarget<EtcdTargets.Held> tallied = new TalliedTarget<>(target, window == null ? Duration.ZERO : window, Duration.ZERO);
+        tallied.start(common.warmup, common.duration);
+        BenchReport report = AcquireRelease.run("etcd-" + shape, tallied, new AcquireRelease.Settings(this.clients, common.warmup,
             common.duration, rate == null ? OptionalDouble.empty() : OptionalDouble.of(rate), common.prefix), stats(root.endpoints),
             trampoline, Progress.off());
-        return print(root, report.setting("connections", n).setting("ttl_s", ttl.toSeconds()));
+        report.setting("connections", n).setting("ttl_s", ttl.toSeconds());
+        if (phase != null) {
+          report.setting("phase", phase);
+        }
+        return print(root, tallied.addTo(report));
       } finally {
         trampoline.shutdownNow();
         clients.forEach(Client::close);
