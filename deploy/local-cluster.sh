@@ -15,12 +15,17 @@
 # and Raft ports, client certificates required, and the identity "admin" (make its certificate
 # with make-certs.sh CERTS admin) as the initial admin; status and the health checks then use curl
 # over HTTPS with n1's certificate.
-# Environment: LEASEHOLD_CLUSTER_DIR (default ./local-cluster), LEASEHOLD_JAR, LEASEHOLD_JAVA_OPTS,
-# LEASEHOLD_UP_TIMEOUT (seconds, default 60), JAVA_HOME (the nodes' JVM; default `java` on PATH).
+# Environment: LEASEHOLD_CLUSTER_DIR (default ./local-cluster), LEASEHOLD_JAR, LEASEHOLD_JAVA_OPTS
+# (default: the launcher's flags and -Xmx512m), LEASEHOLD_UP_TIMEOUT (seconds, default 60).
+# The nodes' JVM and its class-data cache are the launcher's (deploy/jvm.sh): LEASEHOLD_JAVA, else
+# JAVA_HOME, else the newest Java 17+ found; the cache is made before the nodes start if it is
+# missing or older than the jar; LEASEHOLD_AOT=off runs without it.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
+# shellcheck source=deploy/jvm.sh
+. "$here/jvm.sh"
 cmd="${1:-}"
 [ $# -gt 0 ] && shift
 dir="${LEASEHOLD_CLUSTER_DIR:-./local-cluster}"
@@ -32,7 +37,7 @@ tls=""
 timeout="${LEASEHOLD_UP_TIMEOUT:-60}"
 
 usage() {
-  sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -170,13 +175,18 @@ up() {
     echo "local-cluster: building the distribution..." >&2
     (cd "$root" && mvn -B -q -DskipTests -pl cli -am package) >&2
   fi
+  # An absolute path: a class-data cache made for the jar names it as the nodes are given it.
+  jar="$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")"
+  leasehold_select_java || exit 1
+  local jvm_opts=()
+  read -ra jvm_opts <<< "${LEASEHOLD_JAVA_OPTS:-$LEASEHOLD_DEFAULT_JVM_FLAGS -Xmx512m}"
+  leasehold_cache_flags "$jar" ${jvm_opts[@]+"${jvm_opts[@]}"}
   printf 'BASE_PORT=%s\nTLS_DIR=%q\n' "$base" "$tls" > "$state"
   local p started=()
   p="$(peers)"
   for i in 1 2 3; do
     tls_options $i
-    # shellcheck disable=SC2086 # LEASEHOLD_JAVA_OPTS is a list of JVM flags
-    nohup "${JAVA_HOME:+$JAVA_HOME/bin/}java" ${LEASEHOLD_JAVA_OPTS:--XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -Xmx512m} -jar "$jar" server \
+    nohup "$LEASEHOLD_JAVA_BIN" ${LEASEHOLD_CACHE_FLAGS[@]+"${LEASEHOLD_CACHE_FLAGS[@]}"} ${jvm_opts[@]+"${jvm_opts[@]}"} -jar "$jar" server \
       --id "n$i" --peers "$p" --data-dir "$dir/n$i" --metrics-port "$(metrics_port $i)" ${tls_opts[@]+"${tls_opts[@]}"} \
       > "$dir/n$i.log" 2>&1 < /dev/null &
     echo $! > "$dir/n$i.pid"

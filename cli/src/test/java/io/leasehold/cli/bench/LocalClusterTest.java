@@ -9,10 +9,13 @@ import org.junit.jupiter.api.Test;
 class LocalClusterTest {
   @Test
   void theFailoverClusterStartsNodesWithTheLaunchersDefaultJvmFlags() throws Exception {
-    Path launcher = Path.of("..", "leasehold");
-    String script = Files.readString(launcher);
-    assertTrue(script.contains("${LEASEHOLD_JAVA_OPTS:-" + LocalCluster.LAUNCHER_JVM_FLAGS + "}"),
-        "the launcher and LocalCluster.LAUNCHER_JVM_FLAGS must agree; the launcher says: "
-            + script.lines().filter(l -> l.contains("LEASEHOLD_JAVA_OPTS:-")).findFirst().orElse("(no default)"));
+    // The launcher takes its defaults from deploy/jvm.sh, which it sources.
+    String jvm = Files.readString(Path.of("..", "deploy", "jvm.sh"));
+    assertTrue(jvm.contains("LEASEHOLD_DEFAULT_JVM_FLAGS=\"" + LocalCluster.LAUNCHER_JVM_FLAGS + "\""),
+        "deploy/jvm.sh and LocalCluster.LAUNCHER_JVM_FLAGS must agree; jvm.sh says: "
+            + jvm.lines().filter(l -> l.startsWith("LEASEHOLD_DEFAULT_JVM_FLAGS=")).findFirst().orElse("(no default)"));
+    String launcher = Files.readString(Path.of("..", "leasehold"));
+    assertTrue(launcher.contains("${LEASEHOLD_JAVA_OPTS:-$LEASEHOLD_DEFAULT_JVM_FLAGS}"),
+        "the launcher runs with LEASEHOLD_JAVA_OPTS, else deploy/jvm.sh's defaults");
   }
 }

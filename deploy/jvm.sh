@@ -1,0 +1,378 @@
+#!/usr/bin/env bash
+# Which JVM runs Leasehold, with which default flags, and its class-data cache. Sourced by the
+# `leasehold` launcher, deploy/local-cluster.sh and benchmarks/cold-start.sh; run on its own it
+# reports or makes what they would use:
+#
+#   deploy/jvm.sh                  the java chosen, its version, the cache for the jar and its state
+#   deploy/jvm.sh cache [JAR]      make the cache for JAR now if it is missing or stale, and print
+#                                  the JVM flags that use it (one a line; none if there is no cache)
+#
+# JAR defaults to cli/target/leasehold.jar (or $LEASEHOLD_JAR).
+#
+# The java: $LEASEHOLD_JAVA (a java binary) if set; else $JAVA_HOME/bin/java if JAVA_HOME is set;
+# else the newest Java 17 or later among `java` on PATH and the JDKs under $LEASEHOLD_JDK_DIRS
+# (default: /usr/lib/jvm and /opt/java; each entry may be a JDK or hold JDKs). A version is read
+# from the JDK's `release` file, or asked of `java -version` when there is none. On a tie the
+# `java` on PATH wins. With no Java 17 or later found, `java` on PATH is used as it is.
+#
+# The cache: on Java 25 or later an AOT cache (-XX:AOTCache), on 17 to 24 a dynamic CDS archive
+# (-XX:SharedArchiveFile), made by a training run: a standalone node in a temporary directory,
+# under load from the CLI (`bench acquire-release`, `bench renew`, a watch, a registration) for
+# about 30 s on 25 (10 s below), then stopped with SIGTERM, when the JVM writes the cache. With the
+# JVMs' starts and the cache's assembly, a training takes 40-90 s on two cores.
+# It lives beside the jar, named for the jar, the Java runtime version and a hash of the java's
+# path and the -XX flags it runs with:
+#   cli/target/leasehold-jdk25.0.3+9-LTS-1a2b3c4d.aot, cli/target/leasehold-jdk17.0.15+6-...-5e6f7a8b.jsa
+# It is remade when the jar is newer. A training that fails is reported on stderr (its log stays
+# beside the cache as <cache>.log) and leaves <cache>.failed: the node runs without a cache, and
+# that training is not tried again until the jar changes (delete the .failed file to retry).
+# LEASEHOLD_AOT=off turns the cache off (no training, no cache flags). JVM flags that name a cache
+# or archive of their own (-XX:AOTCache, -XX:AOTMode, -XX:SharedArchiveFile, -Xshare:...) also
+# leave it out. The cache's warnings go to stderr: the JVM's default would print them on stdout.
+#
+# Nothing here prints on stdout except the reports above; notes go to stderr.
+
+# The launcher's default JVM flags (LEASEHOLD_JAVA_OPTS replaces them): G1 with a 20 ms pause goal;
+# its default goal (200 ms) lets young collections of a loaded node stall every write and watch
+# for 100+ ms. G1NewSizePercent=1 lets G1 shrink the young generation toward that goal: its
+# default floor (5% of the heap) grows with the heap, and on a large heap young collections
+# copied more than 20 ms allows (docs/operations.md, "GC"). The failover bench's
+# LocalCluster.LAUNCHER_JVM_FLAGS and the deployment files carry the same flags.
+LEASEHOLD_DEFAULT_JVM_FLAGS="-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1"
+
+# java binary -> sets LEASEHOLD_V_MAJOR, LEASEHOLD_V_VERSION and LEASEHOLD_V_RUNTIME (e.g. 25,
+# 25.0.3, 25.0.3+9-LTS), or fails if the version cannot be told. Reads the JDK's release file
+# (no process started) and asks `java -version` only when there is none.
+leasehold_java_version() {
+  local java="$1" real home line version="" runtime="" out
+  LEASEHOLD_V_MAJOR="" LEASEHOLD_V_VERSION="" LEASEHOLD_V_RUNTIME=""
+  real="$(readlink -f "$java" 2>/dev/null)" || real="$java"
+  home="${real%/bin/*}"
+  if [ "$home" != "$real" ] && [ -f "$home/release" ]; then
+    while IFS= read -r line; do
+      case "$line" in
+        JAVA_VERSION=*) version="${line#JAVA_VERSION=}" ;;
+        JAVA_RUNTIME_VERSION=*) runtime="${line#JAVA_RUNTIME_VERSION=}" ;;
+      esac
+    done < "$home/release"
+    version="${version//\"/}" runtime="${runtime//\"/}"
+  fi
+  if [ -z "$version" ]; then
+    [ -x "$java" ] || return 1
+    out="$("$java" -version 2>&1 </dev/null)" || return 1
+    # openjdk version "17.0.15" 2025-04-15 / ... (build 17.0.15+6-Debian-1deb12u1)
+    [[ "$out" =~ version\ \"([^\"]*)\" ]] && version="${BASH_REMATCH[1]}"
+    [[ "$out" =~ \(build\ ([^\),]*) ]] && runtime="${BASH_REMATCH[1]}"
+  fi
+  [ -n "$version" ] || return 1
+  local major="${version#1.}"
+  major="${major%%[!0-9]*}"
+  [ -n "$major" ] || return 1
+  LEASEHOLD_V_MAJOR="$major" LEASEHOLD_V_VERSION="$version" LEASEHOLD_V_RUNTIME="${runtime:-$version}"
+}
+
+# version ("25.0.3", "17.0.15+6", "1.8.0_392") -> a key that sorts as the versions do
+leasehold_version_key() {
+  local v="${1#1.}" a b c
+  IFS='._+-' read -r a b c _ <<< "$v"
+  a="${a%%[!0-9]*}" b="${b%%[!0-9]*}" c="${c%%[!0-9]*}"
+  printf '%05d%05d%05d\n' "$((10#${a:-0}))" "$((10#${b:-0}))" "$((10#${c:-0}))"
+}
+
+# Every java found: `java` on PATH first, then the JDKs under $LEASEHOLD_JDK_DIRS, each real
+# binary once. Prints "KEY<TAB>MAJOR<TAB>VERSION<TAB>RUNTIME<TAB>PATH" per java it can tell the version of.
+leasehold_list_javas() {
+  local candidates=() c d real seen=" "
+  c="$(command -v java 2>/dev/null)" && candidates+=("$c")
+  for d in ${LEASEHOLD_JDK_DIRS-/usr/lib/jvm /opt/java}; do
+    [ -d "$d" ] || continue
+    [ -x "$d/bin/java" ] && candidates+=("$d/bin/java")
+    for c in "$d"/*/bin/java; do
+      [ -x "$c" ] && candidates+=("$c")
+    done
+  done
+  for c in ${candidates[@]+"${candidates[@]}"}; do
+    real="$(readlink -f "$c" 2>/dev/null)" || real="$c"
+    case "$seen" in *" $real "*) continue ;; esac
+    seen="$seen$real "
+    leasehold_java_version "$c" || continue
+    printf '%s\t%s\t%s\t%s\t%s\n' "$(leasehold_version_key "$LEASEHOLD_V_VERSION")" "$LEASEHOLD_V_MAJOR" \
+      "$LEASEHOLD_V_VERSION" "$LEASEHOLD_V_RUNTIME" "$c"
+  done
+}
+
+# Chooses the java (see the top of this file). Sets LEASEHOLD_JAVA_BIN, LEASEHOLD_JAVA_MAJOR,
+# LEASEHOLD_JAVA_VERSION (the runtime version, e.g. 25.0.3+9-LTS; both empty when it cannot be
+# told). Fails, saying why on stderr, only for an unusable LEASEHOLD_JAVA or JAVA_HOME.
+leasehold_select_java() {
+  local best="" bestkey=""
+  LEASEHOLD_JAVA_BIN="" LEASEHOLD_JAVA_MAJOR="" LEASEHOLD_JAVA_VERSION=""
+  if [ -n "${LEASEHOLD_JAVA:-}" ]; then
+    if [ ! -x "$LEASEHOLD_JAVA" ] || [ -d "$LEASEHOLD_JAVA" ]; then
+      echo "leasehold: LEASEHOLD_JAVA=$LEASEHOLD_JAVA is not an executable java binary" >&2
+      return 1
+    fi
+    LEASEHOLD_JAVA_BIN="$LEASEHOLD_JAVA"
+  elif [ -n "${JAVA_HOME:-}" ]; then
+    LEASEHOLD_JAVA_BIN="$JAVA_HOME/bin/java"
+    if [ ! -x "$LEASEHOLD_JAVA_BIN" ]; then
+      echo "leasehold: JAVA_HOME=$JAVA_HOME has no bin/java" >&2
+      return 1
+    fi
+  else
+    local key major version runtime path
+    while IFS=$'\t' read -r key major version runtime path; do
+      [ "$major" -ge 17 ] 2>/dev/null || continue
+      # Strictly newer only: on a tie the earlier one (java on PATH) stays.
+      if [ -z "$best" ] || [[ "$key" > "$bestkey" ]]; then
+        best="$path" bestkey="$key"
+        LEASEHOLD_JAVA_MAJOR="$major" LEASEHOLD_JAVA_VERSION="$runtime"
+      fi
+    done < <(leasehold_list_javas)
+    if [ -n "$best" ]; then
+      LEASEHOLD_JAVA_BIN="$best"
+      return 0
+    fi
+    LEASEHOLD_JAVA_BIN=java
+    return 0
+  fi
+  if leasehold_java_version "$LEASEHOLD_JAVA_BIN"; then
+    LEASEHOLD_JAVA_MAJOR="$LEASEHOLD_V_MAJOR" LEASEHOLD_JAVA_VERSION="$LEASEHOLD_V_RUNTIME"
+  fi
+  return 0
+}
+
+# JVM flags... -> succeeds if they choose a cache or archive of their own (or turn sharing off).
+leasehold_flags_manage_cache() {
+  local f
+  for f in "$@"; do
+    case "$f" in
+      -XX:AOTCache=*|-XX:AOTCacheOutput=*|-XX:AOTConfiguration=*|-XX:AOTMode=*|-XX:SharedArchiveFile=*|-XX:ArchiveClassesAtExit=*|-XX:+AutoCreateSharedArchive|-Xshare:*)
+        return 0 ;;
+    esac
+  done
+  return 1
+}
+
+# JAR [JVM flags...] -> prints the cache's path for the selected java (leasehold_select_java first):
+# beside the jar, keyed to the runtime version, the java's path and the -XX flags. Fails when the
+# java's version is unknown or below 17.
+leasehold_cache_path() {
+  local jar="$1" f key real ext=jsa name version
+  shift
+  [ -n "${LEASEHOLD_JAVA_MAJOR:-}" ] && [ "$LEASEHOLD_JAVA_MAJOR" -ge 17 ] || return 1
+  [ "$LEASEHOLD_JAVA_MAJOR" -ge 25 ] && ext=aot
+  real="$(readlink -f "$(command -v "$LEASEHOLD_JAVA_BIN" 2>/dev/null || echo "$LEASEHOLD_JAVA_BIN")" 2>/dev/null)" || real="$LEASEHOLD_JAVA_BIN"
+  key="$real"
+  for f in "$@"; do
+    case "$f" in -XX:*) key="$key $f" ;; esac
+  done
+  name="$(basename "$jar" .jar)"
+  version="$(printf '%s' "$LEASEHOLD_JAVA_VERSION" | tr -c 'A-Za-z0-9._+-' '_')"
+  printf '%s/%s-jdk%s-%08x.%s\n' "$(cd "$(dirname "$jar")" && pwd)" "$name" "$version" \
+    "$(printf '%s' "$key" | cksum | cut -d' ' -f1)" "$ext"
+}
+
+# Whether a cache file is there and not older than the jar.
+leasehold_cache_fresh() { [ -s "$2" ] && ! [ "$1" -nt "$2" ]; }
+
+# COUNT -> prints a port P such that P..P+COUNT-1 on 127.0.0.1 have no listener now.
+leasehold_free_ports() {
+  local n="$1" base p ok
+  for _ in $(seq 1 50); do
+    base=$((20000 + (RANDOM % 3000) * 10))
+    ok=1
+    for ((p = base; p < base + n; p++)); do
+      if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then ok=0; break; fi
+    done
+    [ $ok = 1 ] && { echo "$base"; return 0; }
+  done
+  return 1
+}
+
+# PORT -> succeeds if http://127.0.0.1:PORT/healthz answers 200 (the node is SERVING).
+leasehold_healthz() {
+  (
+    exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+    printf 'GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
+    read -r -t 3 _ code _ <&3 || exit 1
+    [ "$code" = 200 ]
+  ) 2>/dev/null
+}
+
+# JAR CACHE [JVM flags...] -> the training run that writes CACHE (see the top of this file), with
+# the selected java and these flags. Its output goes to CACHE.log; fails if no cache was written.
+leasehold_train_cache() {
+  local jar="$1" cache="$2"
+  shift 2
+  (
+    set -u
+    java="$LEASEHOLD_JAVA_BIN"
+    work="$(mktemp -d "${TMPDIR:-/tmp}/leasehold-training.XXXXXX")" || exit 1
+    log="$cache.log"
+    out="$cache.part$$"
+    node="" helpers=()
+    # shellcheck disable=SC2317 # run by the EXIT trap
+    cleanup() {
+      local p
+      for p in ${helpers[@]+"${helpers[@]}"} $node; do kill -KILL "$p" 2>/dev/null || true; done
+      rm -rf "$work" "$out" "$out.config"
+    }
+    trap cleanup EXIT
+    # Interrupted: clean up, then die of the same signal, so that the launcher stops too (bash
+    # stops after a child that died of the SIGINT it also got, and goes on after one that exited).
+    trap 'cleanup; trap - EXIT INT; kill -INT "$BASHPID"' INT
+    trap 'cleanup; trap - EXIT TERM; kill -TERM "$BASHPID"' TERM
+    if [ "$LEASEHOLD_JAVA_MAJOR" -ge 25 ]; then
+      dump="-XX:AOTCacheOutput=$out" ar=14 rn=6
+    else
+      dump="-XX:ArchiveClassesAtExit=$out" ar=6 rn=3
+    fi
+    base="$(leasehold_free_ports 3)" || { echo "no free ports for the training node" > "$log"; exit 1; }
+    # The CLI, from the same jar and java; timeout bounds the foreground calls.
+    cli=("$java" "-Djava.io.tmpdir=$work/tmp" -jar "$jar" --endpoints "127.0.0.1:$base")
+    mkdir -p "$work/tmp"
+    {
+      echo "$(date +%T) training run: $java ($LEASEHOLD_JAVA_VERSION), flags: $*, jar: $jar, ports $base-$((base + 2))"
+      "$java" "$dump" "$@" "-Djava.io.tmpdir=$work/tmp" -jar "$jar" server --standalone \
+        --client-port "$base" --peer-port "$((base + 1))" --metrics-port "$((base + 2))" --data-dir "$work/data" </dev/null &
+      node=$!
+      deadline=$((SECONDS + 120))
+      until leasehold_healthz "$((base + 2))"; do
+        kill -0 "$node" 2>/dev/null || { echo "the training node exited before it served"; exit 1; }
+        [ $SECONDS -lt $deadline ] || { echo "the training node did not serve within 120 s"; exit 1; }
+        sleep 0.3
+      done
+      echo "$(date +%T) the node serves; load from the CLI"
+      # Watch and registry traffic beside the write load: a watcher on the bench's names, and a
+      # registered instance kept alive. Started as java itself, so that $! is the JVM.
+      "${cli[@]}" watch bench/ -o json >/dev/null </dev/null &
+      helpers+=($!)
+      "${cli[@]}" service register training i1 --address 127.0.0.1:1 --ttl 3s --hold </dev/null &
+      helpers+=($!)
+      timeout --foreground 120 "${cli[@]}" bench acquire-release --clients 16 --duration "${ar}s" --warmup 0s -o json </dev/null || exit 1
+      timeout --foreground 120 "${cli[@]}" bench renew --leases 200 --clients 4 --ttl 3s --duration "${rn}s" --warmup 0s -o json </dev/null || exit 1
+      timeout --foreground 60 "${cli[@]}" service resolve training </dev/null || true
+      timeout --foreground 60 "${cli[@]}" cluster status </dev/null || true
+      for p in "${helpers[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+      for p in "${helpers[@]}"; do wait "$p" 2>/dev/null || true; done
+      helpers=()
+      echo "$(date +%T) load done; stopping the node"
+      # SIGTERM: the node closes and the JVM writes the cache as it exits (on 25 a second JVM
+      # assembles it from the recorded configuration).
+      kill -TERM "$node"
+      deadline=$((SECONDS + 300))
+      while kill -0 "$node" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.3; done
+      if kill -0 "$node" 2>/dev/null; then echo "the training node did not exit within 300 s of SIGTERM"; exit 1; fi
+      wait "$node" 2>/dev/null || true
+      node=""
+      [ -s "$out" ] || { echo "the JVM wrote no cache"; exit 1; }
+      echo "$(date +%T) cache written: $(stat -c %s "$out") bytes"
+    } >"$log" 2>&1
+    mv -f "$out" "$cache"
+  )
+}
+
+# JAR [JVM flags...] -> sets the array LEASEHOLD_CACHE_FLAGS to the flags that use the cache for
+# the selected java (leasehold_select_java first), first making the cache if it is missing or
+# older than the jar. Empty when the cache is off, the flags manage one themselves, the java is
+# older than 17 or of unknown version, or no cache could be made. Never fails; a training
+# interrupted by SIGINT or SIGTERM exits the calling script with 130.
+leasehold_cache_flags() {
+  local jar="$1" cache rc=0
+  shift
+  LEASEHOLD_CACHE_FLAGS=()
+  case "${LEASEHOLD_AOT:-auto}" in off|OFF|0|false|no) return 0 ;; esac
+  leasehold_flags_manage_cache "$@" && return 0
+  [ -f "$jar" ] || return 0
+  cache="$(leasehold_cache_path "$jar" "$@")" || return 0
+  if ! leasehold_cache_fresh "$jar" "$cache"; then
+    # Not in a directory this user cannot write, and not again after a failure with this jar.
+    [ -w "$(dirname "$cache")" ] || return 0
+    if [ -f "$cache.failed" ] && ! [ "$jar" -nt "$cache.failed" ]; then return 0; fi
+    leasehold_train_locked "$jar" "$cache" "$@" || rc=$?
+    # Interrupted (Ctrl-C): the start stops too.
+    [ "$rc" = 130 ] && exit 130
+    leasehold_cache_fresh "$jar" "$cache" || return 0
+  fi
+  if [ "$LEASEHOLD_JAVA_MAJOR" -ge 25 ]; then
+    LEASEHOLD_CACHE_FLAGS=("-XX:AOTCache=$cache" "-Xlog:aot*=off:stdout" "-Xlog:aot*=warning:stderr")
+  else
+    LEASEHOLD_CACHE_FLAGS=("-XX:SharedArchiveFile=$cache" "-Xlog:cds*=off:stdout" "-Xlog:cds*=warning:stderr")
+  fi
+}
+
+# JAR CACHE [JVM flags...] -> one training at a time per cache: a second launcher that finds
+# one under way goes on without the cache rather than wait.
+leasehold_train_locked() {
+  local jar="$1" cache="$2" kind="a class-data archive (CDS)" start took rc=0
+  shift 2
+  [ "$LEASEHOLD_JAVA_MAJOR" -ge 25 ] && kind="an AOT cache"
+  (
+    interrupted=""
+    trap 'interrupted=1' INT TERM
+    if command -v flock >/dev/null 2>&1 && ! flock -n 9; then
+      echo "leasehold: another process is making $cache; starting without it" >&2
+      exit 0
+    fi
+    leasehold_cache_fresh "$jar" "$cache" && exit 0
+    echo "leasehold: making $kind for Java $LEASEHOLD_JAVA_VERSION: a training run of a minute or so, once per build (LEASEHOLD_AOT=off skips it)..." >&2
+    start=$SECONDS
+    rm -f "$cache.failed"
+    leasehold_train_cache "$jar" "$cache" "$@" || rc=$?
+    took=$((SECONDS - start))
+    if [ -n "$interrupted" ] || [ $rc -gt 128 ]; then
+      echo "leasehold: the training run was interrupted; the next start makes the cache" >&2
+      exit 130
+    elif [ $rc = 0 ] && [ -s "$cache" ]; then
+      echo "leasehold: made $cache ($(( $(stat -c %s "$cache") / 1048576 )) MB) in ${took} s" >&2
+      # Caches for an older jar are stale whatever their JDK or flags: they go, with their logs,
+      # locks and failure marks.
+      find "$(dirname "$cache")" -maxdepth 1 -type f -name "$(basename "$jar" .jar)-jdk*" ! -name "$(basename "$cache")*" \
+        ! -newer "$jar" -exec rm -f {} + 2>/dev/null || true
+    else
+      touch "$cache.failed"
+      echo "leasehold: the training run failed after ${took} s; running without a cache (not retried until the jar changes; delete $cache.failed to retry). The end of $cache.log:" >&2
+      tail -n 15 "$cache.log" >&2 2>/dev/null || true
+    fi
+    exit 0
+  ) 9>>"$cache.lock"
+}
+
+# Run as a script: report, or make the cache.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  set -euo pipefail
+  root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  cmd="${1:-report}"
+  jar="${2:-${LEASEHOLD_JAR:-$root/cli/target/leasehold.jar}}"
+  read -ra opts <<< "${LEASEHOLD_JAVA_OPTS:-$LEASEHOLD_DEFAULT_JVM_FLAGS}"
+  leasehold_select_java || exit 1
+  case "$cmd" in
+    report)
+      echo "java: $LEASEHOLD_JAVA_BIN (${LEASEHOLD_JAVA_VERSION:-version unknown})"
+      echo "flags: ${opts[*]}"
+      if case "${LEASEHOLD_AOT:-auto}" in off|OFF|0|false|no) true ;; *) false ;; esac; then
+        echo "cache: off (LEASEHOLD_AOT=${LEASEHOLD_AOT})"
+      elif leasehold_flags_manage_cache "${opts[@]}"; then
+        echo "cache: chosen by the flags"
+      elif cache="$(leasehold_cache_path "$jar" "${opts[@]}")"; then
+        if [ ! -f "$jar" ]; then state="no jar yet"
+        elif leasehold_cache_fresh "$jar" "$cache"; then state="ready, $(( $(stat -c %s "$cache") / 1048576 )) MB"
+        elif [ -f "$cache.failed" ] && ! [ "$jar" -nt "$cache.failed" ]; then state="training failed for this jar: $cache.log"
+        elif [ -f "$cache" ]; then state="stale: older than the jar, remade at the next start"
+        else state="missing: made at the next start"
+        fi
+        echo "cache: $cache ($state)"
+      else
+        echo "cache: none for this java"
+      fi
+      ;;
+    cache)
+      leasehold_cache_flags "$jar" "${opts[@]}"
+      [ ${#LEASEHOLD_CACHE_FLAGS[@]} -gt 0 ] && printf '%s\n' "${LEASEHOLD_CACHE_FLAGS[@]}"
+      exit 0
+      ;;
+    -h|--help|help) sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
+    *) sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  esac
+fi
