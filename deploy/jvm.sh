@@ -275,7 +275,7 @@ leasehold_train_cache() {
 
 # JAR [JVM flags...] -> sets the array LEASEHOLD_CACHE_FLAGS to the flags that use the cache for
 # the selected java (leasehold_select_java first), first making the cache if it is missing or
-# older than the jar. Empty when the cache is off, the flags manage one themselves, the java is
+# older than the jar (unless LEASEHOLD_CACHE_TRAIN=no: then only a fresh cache is used). Empty when the cache is off, the flags manage one themselves, the java is
 # older than 17 or of unknown version, or no cache could be made. Never fails; a training
 # interrupted by SIGINT or SIGTERM exits the calling script with 130.
 leasehold_cache_flags() {
@@ -287,6 +287,8 @@ leasehold_cache_flags() {
   [ -f "$jar" ] || return 0
   cache="$(leasehold_cache_path "$jar" "$@")" || return 0
   if ! leasehold_cache_fresh "$jar" "$cache"; then
+    # Only a node's start makes the cache: a CLI command uses one if it is there, and never waits.
+    [ "${LEASEHOLD_CACHE_TRAIN:-yes}" = no ] && return 0
     # Not in a directory this user cannot write, and not again after a failure with this jar.
     [ -w "$(dirname "$cache")" ] || return 0
     if [ -f "$cache.failed" ] && ! [ "$jar" -nt "$cache.failed" ]; then return 0; fi

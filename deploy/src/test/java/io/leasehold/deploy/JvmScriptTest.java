@@ -296,6 +296,16 @@ class JvmScriptTest {
     assertEquals(expected, run.out().lines().toList());
     assertEquals("", run.err());
 
+    // With no cache yet, a command other than `server` runs without one rather than wait for a training.
+    Files.delete(Path.of(aot));
+    Run noCache = bash(env, List.of("/bin/bash", repo.resolve("leasehold").toString(), "lease", "get", "a"));
+    assertEquals(0, noCache.exit(), noCache.err());
+    List<String> plain = new ArrayList<>(List.of(DEFAULTS.split(" ")));
+    plain.addAll(List.of("-jar", repoJar.toString(), "lease", "get", "a"));
+    assertEquals(plain, noCache.out().lines().toList());
+    assertEquals("", noCache.err(), "no training for a CLI command");
+    assertFalse(Files.exists(Path.of(aot)), "and no cache made");
+
     Map<String, String> own = new HashMap<>(env);
     own.put("LEASEHOLD_JAVA_OPTS", "-Xmx64m");
     own.put("LEASEHOLD_AOT", "off");
