@@ -23,6 +23,7 @@ import io.leasehold.server.api.StrictProtobuf;
 import io.leasehold.server.auth.NodeAuth;
 import io.leasehold.server.health.NodeHealth;
 import io.leasehold.server.raft.Consensus;
+import io.leasehold.server.rpc.LeaderHeader;
 import io.leasehold.server.tls.NodeTls;
 import io.leasehold.server.watch.WatchHub;
 import java.io.IOException;
@@ -58,11 +59,13 @@ final class ApiServer {
   private final RequestLimits requestLimits;
   private final NodeAuth auth;
   private final Server server;
+  private final LeaderHeader leaderHeader;
 
   ApiServer(NodeConfig config, NodeTls tls, Consensus consensus, WatchHub hub, NodeAuth auth, RequestLimits requestLimits,
             NodeHealth health, ClusterService cluster, Supplier<Optional<String>> leaderHint, LongSupplier wallClockMicros) {
     this.requestLimits = requestLimits;
     this.auth = auth;
+    this.leaderHeader = new LeaderHeader(consensus::isLeader, leaderHint);
     this.server = NettyServerBuilder
         .forAddress(new InetSocketAddress(config.bindHost(), config.self().clientPort()),
             tls.clientPort().orElseGet(InsecureServerCredentials::create))
@@ -118,11 +121,12 @@ final class ApiServer {
   /**
    * A Leasehold service as served: every call passes the authorization point, which sees the
    * request parsed (and strictly: a malformed body is INVALID_ARGUMENT, {@link StrictProtobuf}),
-   * then the limits against abuse, which see only authorized calls and their caller.
+   * then the limits against abuse, which see only authorized calls and their caller. A
+   * follower's responses name the leader ({@link LeaderHeader}).
    */
   private ServerServiceDefinition guarded(ServerServiceDefinition service) {
     // The last interceptor listed runs first.
-    return StrictProtobuf.wrap(ServerInterceptors.intercept(service, requestLimits, auth.authorizer()));
+    return StrictProtobuf.wrap(ServerInterceptors.intercept(service, requestLimits, auth.authorizer(), leaderHeader));
   }
 
   /**
