@@ -17,10 +17,9 @@ import io.leasehold.cli.bench.Progress;
 import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.NodeConfig;
 import io.leasehold.server.Peer;
+import io.leasehold.server.TestCluster;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,7 +29,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -113,15 +111,12 @@ class RawBenchTest {
   @Test
   void aShortRunAgainstANodeInThisJvmCompletesCyclesWithoutErrors() throws Exception {
     Path dir = Files.createTempDirectory("rawbench-");
-    int[] ports = freePorts(2);
+    int[] ports = TestCluster.freePorts(2);
     Peer peer = new Peer("n1", "127.0.0.1", ports[0], ports[1]);
     LeaseholdNode node = LeaseholdNode.start(NodeConfig.builder().id("n1").peers(List.of(peer)).dataDir(dir.resolve("n1")).build());
     try {
-      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-      while (!(node.isLeader() && node.diagnostics().ticker().scheduler().isActive())) {
-        assertTrue(System.nanoTime() < deadline, "no ready leader within 60 s");
-        Thread.sleep(20);
-      }
+      TestCluster.await("a ready leader", Duration.ofSeconds(60),
+          () -> node.isLeader() && node.diagnostics().ticker().scheduler().isActive());
       String endpoint = peer.clientAddress();
 
       String[] spread = execute("--endpoints", endpoint, "acquire-release", "--clients", "4", "--warmup", "0s", "--duration", "2s",
@@ -206,26 +201,6 @@ class RawBenchTest {
           + windows.get(1).getAsJsonObject().get("errors").getAsLong());
     } finally {
       trampoline.shutdownNow();
-    }
-  }
-
-  private static int[] freePorts(int n) throws Exception {
-    ServerSocket[] sockets = new ServerSocket[n];
-    try {
-      int[] ports = new int[n];
-      for (int i = 0; i < n; i++) {
-        sockets[i] = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        ports[i] = sockets[i].getLocalPort();
-      }
-      return ports;
-    } finally {
-      Stream.of(sockets).forEach(s -> {
-        try {
-          s.close();
-        } catch (Exception ignored) {
-          // freed anyway
-        }
-      });
     }
   }
 }
