@@ -24,6 +24,7 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -52,7 +53,7 @@ import picocli.CommandLine.Option;
  *     --endpoints 127.0.0.1:7600,127.0.0.1:7610,127.0.0.1:7620 acquire-release --clients 16 --spread
  * </pre>
  */
-@Command(name = "raw-bench", mixinStandardHelpOptions = true, subcommands = RawBench.AcquireReleaseRun.class,
+@Command(name = "raw-bench", mixinStandardHelpOptions = true, subcommands = {RawBench.AcquireReleaseRun.class, FillRun.class},
     description = "Leasehold through its generated gRPC stubs, no SDK.")
 public final class RawBench implements Runnable {
   /** The system's name in the report, beside {@code leasehold} (the SDK) and etcd's shapes. */
@@ -74,7 +75,7 @@ public final class RawBench implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "a workload is required (acquire-release)");
+    throw new CommandLine.ParameterException(spec.commandLine(), "a workload is required (acquire-release or fill)");
   }
 
   /** Where the workers' calls go. */
@@ -304,38 +305,43 @@ public final class RawBench implements Runnable {
       return stubs.get(worker % stubs.size()).withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS);
     }
 
-    /** The endpoint whose node says it leads; asked of every endpoint until one does or {@code timeout} passes. */
     String leader(List<String> endpoints, Duration timeout) throws InterruptedException {
-      long until = System.nanoTime() + timeout.toNanos();
-      List<ManagedChannel> probes = endpoints.stream().map(RawBench::channel).toList();
-      try {
-        while (true) {
-          String reported = null;
-          for (int i = 0; i < endpoints.size(); i++) {
-            try {
-              StatusResponse s = ClusterGrpc.newBlockingStub(probes.get(i)).withDeadlineAfter(2, TimeUnit.SECONDS)
-                  .status(StatusRequest.getDefaultInstance());
-              if (s.getRole() == Role.LEADER) {
-                return endpoints.get(i);
-              }
-              if (!s.getLeaderClientAddress().isEmpty()) {
-                reported = s.getLeaderClientAddress();
-              }
-            } catch (RuntimeException unreachable) {
-              // Down or starting: ask the others.
+      return findLeader(endpoints, timeout).orElseThrow(() -> usage("--leader-only: no node among " + endpoints
+          + " said it leads within " + DurationConverter.format(timeout)));
+    }
+  }
+
+  /** The endpoint whose node says it leads; asked of every endpoint until one does or {@code timeout} passes. */
+  static Optional<String> findLeader(List<String> endpoints, Duration timeout) throws InterruptedException {
+    long until = System.nanoTime() + timeout.toNanos();
+    List<ManagedChannel> probes = endpoints.stream().map(RawBench::channel).toList();
+    try {
+      while (true) {
+        String reported = null;
+        for (int i = 0; i < endpoints.size(); i++) {
+          try {
+            StatusResponse s = ClusterGrpc.newBlockingStub(probes.get(i)).withDeadlineAfter(2, TimeUnit.SECONDS)
+                .status(StatusRequest.getDefaultInstance());
+            if (s.getRole() == Role.LEADER) {
+              return Optional.of(endpoints.get(i));
             }
+            if (!s.getLeaderClientAddress().isEmpty()) {
+              reported = s.getLeaderClientAddress();
+            }
+          } catch (RuntimeException unreachable) {
+            // Down or starting: ask the others.
           }
-          if (reported != null && endpoints.contains(reported)) {
-            return reported;
-          }
-          if (System.nanoTime() - until > 0) {
-            throw usage("--leader-only: no node among " + endpoints + " said it leads within " + DurationConverter.format(timeout));
-          }
-          Thread.sleep(200);
         }
-      } finally {
-        probes.forEach(ManagedChannel::shutdownNow);
+        if (reported != null && endpoints.contains(reported)) {
+          return Optional.of(reported);
+        }
+        if (System.nanoTime() - until > 0) {
+          return Optional.empty();
+        }
+        Thread.sleep(200);
       }
+    } finally {
+      probes.forEach(ManagedChannel::shutdownNow);
     }
   }
 
