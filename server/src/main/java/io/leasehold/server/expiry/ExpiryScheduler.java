@@ -5,6 +5,7 @@ import io.leasehold.proto.v1.ExpireSessionItem;
 import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.proto.v1.StoredSession;
 import io.leasehold.statemachine.core.LeaseEvent;
+import io.leasehold.statemachine.core.NameTable;
 import io.leasehold.statemachine.core.SessionChange;
 import io.leasehold.statemachine.core.TimedBar;
 import java.util.ArrayList;
@@ -45,8 +46,8 @@ public final class ExpiryScheduler {
   private final long tickNanos;
   private final long stallThresholdNanos;
   private final long reproposeAfterNanos;
-  /** The current deadline of each tracked lease. */
-  private final Map<String, Deadline> deadlines = new HashMap<>();
+  /** The current deadline of each tracked lease (one a live lease: a table without map nodes). */
+  private final NameTable<Deadline> deadlines = new NameTable<>(d -> d.name);
   /** Every current deadline, and stale ones not yet surfaced; ordered by due time. */
   private final PriorityQueue<Deadline> queue = new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos, b.dueNanos));
   /**
@@ -423,7 +424,7 @@ public final class ExpiryScheduler {
       return;
     }
     Deadline d = deadline(name, lease, nowNanos);
-    deadlines.put(name, d);
+    deadlines.put(d);
     queue.add(d);
     if (queue.size() > 2 * deadlines.size() + 1024) {
       // Mostly renewals' leftovers: keep the heap proportional to the live leases.

@@ -6,7 +6,6 @@ import io.leasehold.statemachine.store.Space;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -19,7 +18,7 @@ import java.util.Map;
  */
 final class CoreState {
   /** Every live lease (a RocksDB read per lease touched was half the cost of a renewal). */
-  final Map<String, LeaseRecord> leases = new HashMap<>();
+  final LeaseTable leases = new LeaseTable();
   final LeaseIndex index = new LeaseIndex();
   final Policies policies = new Policies();
   final Bans bans = new Bans();
