@@ -28,9 +28,10 @@ import java.util.Set;
  * <p>Deadlines sit in a min-heap by due time (as etcd's lessor keeps its lease queue), so a tick
  * costs only the leases that are due, not one visit per live lease: with a million leases and a
  * tick every 100 ms, a full scan was the ticker's whole cost and held this lock (which the apply
- * thread needs for every event) for milliseconds. A grant or renewal pushes a new heap entry and
- * leaves the old one behind; stale entries are skipped when they surface, and the heap is rebuilt
- * when they outnumber the live ones.
+ * thread needs for every event) for milliseconds. A renewal moves its lease's deadline later in
+ * place, and the entry goes back into the heap at its new time when it surfaces; a new grant
+ * pushes a new entry and leaves the old one behind, skipped when it surfaces, and the heap is
+ * rebuilt when such leftovers outnumber the live entries.
  *
  * <p>It also decides when the bars it must lift are due (lock-delays and timed bans,
  * {@link TimedBar}), on the same clock and with the same rules: a bar applied while this node
@@ -49,7 +50,7 @@ public final class ExpiryScheduler {
   /** The current deadline of each tracked lease (one a live lease: a table without map nodes). */
   private final NameTable<Deadline> deadlines = new NameTable<>(d -> d.name);
   /** Every current deadline, and stale ones not yet surfaced; ordered by due time. */
-  private final PriorityQueue<Deadline> queue = new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos, b.dueNanos));
+  private final PriorityQueue<Deadline> queue = new PriorityQueue<>((a, b) -> Long.compare(a.queuedNanos, b.queuedNanos));
   /**
    * Added to every stored due time: a stall moves all deadlines out by the same amount, which
    * leaves the heap's order as it is, so it is one addition here instead of a pass over the heap.
@@ -106,18 +107,26 @@ public final class ExpiryScheduler {
     }
   }
 
-  /** A tracked lease: what an Expire must carry, and when it is due (minus {@link #shiftNanos}). */
+  /**
+   * A tracked lease: what an Expire must carry, and when it is due (minus {@link #shiftNanos}).
+   * A renewal moves {@link #dueNanos} later in place; the heap orders by {@link #queuedNanos},
+   * which changes only while the entry is out of the heap, so one entry a lease stands however
+   * often it is renewed.
+   */
   private static final class Deadline {
     final String name;
     final long token;
-    final long lastRenewRevision;
+    long lastRenewRevision;
     long dueNanos;
+    /** Where the heap has it: at or before {@link #dueNanos}. */
+    long queuedNanos;
 
     Deadline(String name, long token, long lastRenewRevision, long dueNanos) {
       this.name = name;
       this.token = token;
       this.lastRenewRevision = lastRenewRevision;
       this.dueNanos = dueNanos;
+      this.queuedNanos = dueNanos;
     }
   }
 
@@ -374,15 +383,22 @@ public final class ExpiryScheduler {
     }
     quietTurn = false;
     List<ExpireItem> due = new ArrayList<>();
-    while (due.size() < max && !queue.isEmpty() && queue.peek().dueNanos + shiftNanos - nowNanos <= 0) {
+    while (due.size() < max && !queue.isEmpty() && queue.peek().queuedNanos + shiftNanos - nowNanos <= 0) {
       Deadline d = queue.poll();
       if (deadlines.get(d.name) != d) {
-        continue;  // renewed or ended since: a newer entry (or none) stands for it
+        continue;  // ended or granted again since: a newer entry (or none) stands for it
+      }
+      if (d.dueNanos != d.queuedNanos) {
+        // Renewed since it was queued: back in at its new deadline (which may be due too).
+        d.queuedNanos = d.dueNanos;
+        queue.add(d);
+        continue;
       }
       // Proposed now; if its Expire is lost (a dropped reply, a failed proposal) and nothing
       // ends or renews it, it comes due again after the re-propose interval. The Expire's guard
       // makes a repeat harmless.
       d.dueNanos = nowNanos + reproposeAfterNanos - shiftNanos;
+      d.queuedNanos = d.dueNanos;
       queue.add(d);
       due.add(ExpireItem.newBuilder().setName(d.name).setToken(d.token).setLastRenewRevision(d.lastRenewRevision).build());
     }
@@ -423,19 +439,25 @@ public final class ExpiryScheduler {
       deadlines.remove(name);
       return;
     }
-    Deadline d = deadline(name, lease, nowNanos);
+    // Due one TTL plus the namespace's grace period (as recorded at the grant or renewal) after now.
+    long dueNanos = nowNanos + (lease.getTtlMicros() + lease.getGraceMicros()) * 1_000 - shiftNanos;
+    Deadline current = deadlines.get(name);
+    if (current != null && current.token == lease.getToken() && dueNanos - current.queuedNanos >= 0) {
+      // A renewal: the entry stays where the heap has it, and goes back in when it surfaces.
+      current.dueNanos = dueNanos;
+      current.lastRenewRevision = lease.getLastRenewRevision();
+      return;
+    }
+    Deadline d = new Deadline(name, lease.getToken(), lease.getLastRenewRevision(), dueNanos);
     deadlines.put(d);
     queue.add(d);
     if (queue.size() > 2 * deadlines.size() + 1024) {
-      // Mostly renewals' leftovers: keep the heap proportional to the live leases.
+      // Mostly ended leases' leftovers: keep the heap proportional to the live leases.
       queue.clear();
-      queue.addAll(deadlines.values());
+      for (Deadline live : deadlines.values()) {
+        live.queuedNanos = live.dueNanos;
+        queue.add(live);
+      }
     }
-  }
-
-  /** Due one TTL plus the namespace's grace period (as recorded at the grant or renewal) after now. */
-  private Deadline deadline(String name, LeaseRecord lease, long nowNanos) {
-    return new Deadline(name, lease.getToken(), lease.getLastRenewRevision(),
-        nowNanos + (lease.getTtlMicros() + lease.getGraceMicros()) * 1_000 - shiftNanos);
   }
 }
