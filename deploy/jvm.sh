@@ -36,9 +36,25 @@
 # its default goal (200 ms) lets young collections of a loaded node stall every write and watch
 # for 100+ ms. G1NewSizePercent=1 lets G1 shrink the young generation toward that goal: its
 # default floor (5% of the heap) grows with the heap, and on a large heap young collections
-# copied more than 20 ms allows (docs/operations.md, "GC"). The failover bench's
+# copied more than 20 ms allows (docs/operations.md, "GC"). A 512 MiB heap holds a million live
+# leases with room to spare and keeps a node under 1 GiB resident; without a cap the JVM takes a
+# quarter of the machine's memory (docs/operations.md, "Sizing"). The failover bench's
 # LocalCluster.LAUNCHER_JVM_FLAGS and the deployment files carry the same flags.
-LEASEHOLD_DEFAULT_JVM_FLAGS="-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1"
+LEASEHOLD_DEFAULT_JVM_FLAGS="-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -Xmx512m"
+# glibc gives each thread that allocates natively an arena of up to 64 MiB; RocksDB's and
+# Netty's threads spread a node's native memory over many half-used ones. Two are enough.
+export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
+
+# The default flags for the selected java (leasehold_select_java first): on Java 25 and later
+# also compact object headers (8 bytes an object instead of 12), a twelfth of a node's heap
+# with a million leases.
+leasehold_default_flags() {
+  if [ "${LEASEHOLD_JAVA_MAJOR:-0}" -ge 25 ]; then
+    echo "$LEASEHOLD_DEFAULT_JVM_FLAGS -XX:+UseCompactObjectHeaders"
+  else
+    echo "$LEASEHOLD_DEFAULT_JVM_FLAGS"
+  fi
+}
 
 # java binary -> sets LEASEHOLD_V_MAJOR, LEASEHOLD_V_VERSION and LEASEHOLD_V_RUNTIME (e.g. 25,
 # 25.0.3, 25.0.3+9-LTS), or fails if the version cannot be told. Reads the JDK's release file
@@ -228,21 +244,35 @@ leasehold_train_cache() {
     else
       dump="-XX:ArchiveClassesAtExit=$out" ar=6 rn=3
     fi
-    base="$(leasehold_free_ports 3)" || { echo "no free ports for the training node" > "$log"; exit 1; }
-    # The CLI, from the same jar and java; timeout bounds the foreground calls.
-    cli=("$java" "-Djava.io.tmpdir=$work/tmp" -jar "$jar" --endpoints "127.0.0.1:$base")
     mkdir -p "$work/tmp"
     {
-      echo "$(date +%T) training run: $java ($LEASEHOLD_JAVA_VERSION), flags: $*, jar: $jar, ports $base-$((base + 2))"
-      "$java" "$dump" "$@" "-Djava.io.tmpdir=$work/tmp" -jar "$jar" server --standalone \
-        --client-port "$base" --peer-port "$((base + 1))" --metrics-port "$((base + 2))" --data-dir "$work/data" </dev/null &
-      node=$!
-      deadline=$((SECONDS + 120))
-      until leasehold_healthz "$((base + 2))"; do
-        kill -0 "$node" 2>/dev/null || { echo "the training node exited before it served"; exit 1; }
-        [ $SECONDS -lt $deadline ] || { echo "the training node did not serve within 120 s"; exit 1; }
-        sleep 0.3
+      # Free ports can be taken between the check and the node's bind (by any other program on
+      # the machine): a node that could not bind is started again on others, twice at most.
+      for try in 1 2 3; do
+        base="$(leasehold_free_ports 3)" || { echo "no free ports for the training node"; exit 1; }
+        echo "$(date +%T) training run: $java ($LEASEHOLD_JAVA_VERSION), flags: $*, jar: $jar, ports $base-$((base + 2))"
+        "$java" "$dump" "$@" "-Djava.io.tmpdir=$work/tmp" -jar "$jar" server --standalone \
+          --client-port "$base" --peer-port "$((base + 1))" --metrics-port "$((base + 2))" --data-dir "$work/data$try" </dev/null &
+        node=$!
+        deadline=$((SECONDS + 120))
+        until leasehold_healthz "$((base + 2))"; do
+          if ! kill -0 "$node" 2>/dev/null; then
+            wait "$node" 2>/dev/null || true
+            node=""
+            if [ $try -lt 3 ] && grep -q "Address already in use" "$log"; then
+              echo "$(date +%T) a port was taken meanwhile; again on others"
+              continue 2
+            fi
+            echo "the training node exited before it served"
+            exit 1
+          fi
+          [ $SECONDS -lt $deadline ] || { echo "the training node did not serve within 120 s"; exit 1; }
+          sleep 0.3
+        done
+        break
       done
+      # The CLI, from the same jar and java; timeout bounds the foreground calls.
+      cli=("$java" "-Djava.io.tmpdir=$work/tmp" -jar "$jar" --endpoints "127.0.0.1:$base")
       echo "$(date +%T) the node serves; load from the CLI"
       # Watch and registry traffic beside the write load: a watcher on the bench's names, and a
       # registered instance kept alive. Started as java itself, so that $! is the JVM.
@@ -347,8 +377,8 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
   cmd="${1:-report}"
   jar="${2:-${LEASEHOLD_JAR:-$root/cli/target/leasehold.jar}}"
-  read -ra opts <<< "${LEASEHOLD_JAVA_OPTS:-$LEASEHOLD_DEFAULT_JVM_FLAGS}"
   leasehold_select_java || exit 1
+  read -ra opts <<< "${LEASEHOLD_JAVA_OPTS:-$(leasehold_default_flags)}"
   case "$cmd" in
     report)
       echo "java: $LEASEHOLD_JAVA_BIN (${LEASEHOLD_JAVA_VERSION:-version unknown})"

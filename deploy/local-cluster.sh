@@ -16,7 +16,7 @@
 # with make-certs.sh CERTS admin) as the initial admin; status and the health checks then use curl
 # over HTTPS with n1's certificate.
 # Environment: LEASEHOLD_CLUSTER_DIR (default ./local-cluster), LEASEHOLD_JAR, LEASEHOLD_JAVA_OPTS
-# (default: the launcher's flags and -Xmx512m), LEASEHOLD_UP_TIMEOUT (seconds, default 60).
+# (default: the launcher's flags), LEASEHOLD_UP_TIMEOUT (seconds, default 60).
 # The nodes' JVM and its class-data cache are the launcher's (deploy/jvm.sh): LEASEHOLD_JAVA, else
 # JAVA_HOME, else the newest Java 17+ found; the cache is made before the nodes start if it is
 # missing or older than the jar; LEASEHOLD_AOT=off runs without it.
@@ -179,7 +179,7 @@ up() {
   jar="$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")"
   leasehold_select_java || exit 1
   local jvm_opts=()
-  read -ra jvm_opts <<< "${LEASEHOLD_JAVA_OPTS:-$LEASEHOLD_DEFAULT_JVM_FLAGS -Xmx512m}"
+  read -ra jvm_opts <<< "${LEASEHOLD_JAVA_OPTS:-$(leasehold_default_flags)}"
   leasehold_cache_flags "$jar" ${jvm_opts[@]+"${jvm_opts[@]}"}
   printf 'BASE_PORT=%s\nTLS_DIR=%q\n' "$base" "$tls" > "$state"
   local p started=()

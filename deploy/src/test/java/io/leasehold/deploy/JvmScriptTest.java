@@ -30,7 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
 class JvmScriptTest {
   static final Path DEPLOY = Path.of(System.getProperty("leasehold.deploy", "."));
   static final Path SCRIPT = DEPLOY.resolve("jvm.sh");
-  static final String DEFAULTS = "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1";
+  static final String DEFAULTS = "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -Xmx512m";
+  /** The defaults on Java 25 and later. */
+  static final String DEFAULTS_25 = DEFAULTS + " -XX:+UseCompactObjectHeaders";
 
   @TempDir
   Path dir;
@@ -189,13 +191,15 @@ class JvmScriptTest {
     String jsa = cachePath(env("JAVA_HOME", jvms.resolve("jdk-21").toString()));
     assertTrue(jsa.matches(".*/dist/leasehold-jdk21\\.0\\.2\\+13-58-[0-9a-f]{8}\\.jsa"), "a CDS archive below 25: " + jsa);
 
-    assertEquals(aot, cachePath(env("LEASEHOLD_JAVA_OPTS", DEFAULTS)), "the defaults are the flags when LEASEHOLD_JAVA_OPTS is unset");
-    assertEquals(aot, cachePath(env("LEASEHOLD_JAVA_OPTS", DEFAULTS + " -Xmx512m -Xlog:aot")), "heap size and logging keep the cache");
-    assertNotEquals(aot, cachePath(env("LEASEHOLD_JAVA_OPTS", DEFAULTS + " -XX:CICompilerCount=2")), "another -XX flag, another cache");
+    assertEquals(aot, cachePath(env("LEASEHOLD_JAVA_OPTS", DEFAULTS_25)), "the defaults are the flags when LEASEHOLD_JAVA_OPTS is unset");
+    assertEquals(aot, cachePath(env("LEASEHOLD_JAVA_OPTS", DEFAULTS_25 + " -Xmx1g -Xlog:aot")), "heap size and logging keep the cache");
+    assertNotEquals(aot, cachePath(env("LEASEHOLD_JAVA_OPTS", DEFAULTS_25 + " -XX:CICompilerCount=2")), "another -XX flag, another cache");
 
     Run report = script(env(), "report");
     assertEquals("java: " + jvms.resolve("jdk-25/bin/java") + " (25.0.1+8-LTS)", line(report.out(), "java: "));
-    assertEquals("flags: " + DEFAULTS, line(report.out(), "flags: "));
+    assertEquals("flags: " + DEFAULTS_25, line(report.out(), "flags: "), "compact object headers on 25");
+    assertEquals("flags: " + DEFAULTS, line(script(env("JAVA_HOME", jvms.resolve("jdk-21").toString()), "report").out(), "flags: "),
+        "no compact object headers below 25");
     assertTrue(report.out().contains("(missing: made at the next start)"), report.out());
     assertTrue(script(env("LEASEHOLD_AOT", "off"), "report").out().contains("cache: off"));
     assertTrue(script(env("LEASEHOLD_JAVA_OPTS", "-Xmx1g -XX:SharedArchiveFile=/x.jsa"), "report").out().contains("cache: chosen by the flags"));
@@ -261,6 +265,23 @@ class JvmScriptTest {
     assertTrue(newJar.err().contains("leasehold: making an AOT cache"), "a newer jar is trained again: " + newJar.err());
   }
 
+  /**
+   * A training node that could not bind its ports (taken between the check and the bind by some
+   * other program) is started again on others, at most three starts in all.
+   */
+  @Test
+  void aTrainingNodeThatCouldNotBindIsStartedAgainOnOtherPorts() throws Exception {
+    executable(jvms.resolve("jdk-25/bin/java"), "#!/bin/sh\necho \"$0 $*\" >> '" + calls + "'\n"
+        + "echo 'leasehold server: java.net.BindException: Address already in use' >&2\nexit 1\n");
+    String aot = cachePath(env());
+    Run failed = script(env(), "cache");
+    assertEquals(0, failed.exit(), failed.err());
+    assertEquals(3, trainings(), "three starts: " + Files.readString(calls));
+    String log = Files.readString(Path.of(aot + ".log"));
+    assertEquals(2, log.lines().filter(l -> l.contains("a port was taken meanwhile; again on others")).count(), log);
+    assertTrue(log.contains("the training node exited before it served"), log);
+  }
+
   /** Training nodes the stub JVMs were asked to start. */
   long trainings() throws IOException {
     return Files.readAllLines(calls).stream().filter(l -> l.contains(" server --standalone ")).count();
@@ -291,7 +312,7 @@ class JvmScriptTest {
     Run run = bash(env, List.of("/bin/bash", repo.resolve("leasehold").toString(), "lease", "get", "a b"));
     assertEquals(0, run.exit(), run.err());
     List<String> expected = new ArrayList<>(List.of("-XX:AOTCache=" + aot, "-Xlog:aot*=off:stdout", "-Xlog:aot*=warning:stderr"));
-    expected.addAll(List.of(DEFAULTS.split(" ")));
+    expected.addAll(List.of(DEFAULTS_25.split(" ")));
     expected.addAll(List.of("-jar", repoJar.toString(), "lease", "get", "a b"));
     assertEquals(expected, run.out().lines().toList());
     assertEquals("", run.err());
@@ -300,7 +321,7 @@ class JvmScriptTest {
     Files.delete(Path.of(aot));
     Run noCache = bash(env, List.of("/bin/bash", repo.resolve("leasehold").toString(), "lease", "get", "a"));
     assertEquals(0, noCache.exit(), noCache.err());
-    List<String> plain = new ArrayList<>(List.of(DEFAULTS.split(" ")));
+    List<String> plain = new ArrayList<>(List.of(DEFAULTS_25.split(" ")));
     plain.addAll(List.of("-jar", repoJar.toString(), "lease", "get", "a"));
     assertEquals(plain, noCache.out().lines().toList());
     assertEquals("", noCache.err(), "no training for a CLI command");
@@ -322,6 +343,6 @@ class JvmScriptTest {
       assertTrue(script.getValue().contains("\"$LEASEHOLD_JAVA_BIN\""), script.getKey() + " runs the java jvm.sh chose");
       assertFalse(script.getValue().contains("JAVA_HOME/bin"), script.getKey() + " picks no java of its own");
     }
-    assertTrue(cluster.contains("${LEASEHOLD_JAVA_OPTS:-$LEASEHOLD_DEFAULT_JVM_FLAGS -Xmx512m}"), "local-cluster.sh: the launcher's defaults and a heap cap");
+    assertTrue(cluster.contains("${LEASEHOLD_JAVA_OPTS:-$(leasehold_default_flags)}"), "local-cluster.sh: the launcher's defaults");
   }
 }

@@ -21,7 +21,9 @@ import java.util.List;
 public final class LocalCluster implements Failover.Cluster {
   /** The launcher's default JVM flags ({@code ./leasehold}); LocalClusterTest keeps the two the same. */
   public static final String LAUNCHER_JVM_FLAGS =
-      "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1";
+      "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -Xmx512m";
+  /** What the launcher adds on Java 25 and later (deploy/jvm.sh, {@code leasehold_default_flags}). */
+  public static final String LAUNCHER_JVM_FLAGS_25 = "-XX:+UseCompactObjectHeaders";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
   private final Path dir;
@@ -42,7 +44,9 @@ public final class LocalCluster implements Failover.Cluster {
   /** Starts the three nodes in {@code dir} (their data and logs) and waits for a leader and every node serving. */
   public static LocalCluster start(Path dir, Path jar) throws IOException, InterruptedException {
     String opts = System.getenv("LEASEHOLD_JAVA_OPTS");
-    List<String> flags = Arrays.stream((opts == null ? LAUNCHER_JVM_FLAGS : opts).trim().split("\\s+")).filter(f -> !f.isEmpty()).toList();
+    // The nodes run this command's own java, as the launcher would choose its flags for it.
+    String defaults = Runtime.version().feature() >= 25 ? LAUNCHER_JVM_FLAGS + " " + LAUNCHER_JVM_FLAGS_25 : LAUNCHER_JVM_FLAGS;
+    List<String> flags = Arrays.stream((opts == null ? defaults : opts).trim().split("\\s+")).filter(f -> !f.isEmpty()).toList();
     LocalCluster c = new LocalCluster(dir, jar, flags);
     try {
       c.pickPorts();
@@ -95,7 +99,9 @@ public final class LocalCluster implements Failover.Cluster {
         "--data-dir", dir.resolve("n" + (i + 1)).toString(), "--metrics-port", String.valueOf(metricsPorts[i])));
     Files.createDirectories(dir);
     Path log = dir.resolve("n" + (i + 1) + ".log");
-    processes[i] = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    pb.environment().putIfAbsent("MALLOC_ARENA_MAX", "2");  // as deploy/jvm.sh sets it for the launcher
+    processes[i] = pb.start();
   }
 
   private void awaitServing(int i) throws IOException, InterruptedException {
