@@ -10,6 +10,10 @@ import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.RenewItem;
+import io.leasehold.proto.v1.RenewRequest;
+import io.leasehold.proto.v1.RenewResponse;
+import io.leasehold.proto.v1.RenewResult;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,7 +34,9 @@ import picocli.CommandLine.Option;
  * figure behind "N live leases fit in so much memory a node". Names are {@code PREFIX<run>-<i>};
  * every worker's leases share its holder, unless {@code --holder-per-lease} gives each its own
  * (as registry instances do). A refused or failed call is retried for the same name after a
- * back-off, so the run ends with exactly {@code --leases} granted.
+ * back-off, so the run ends with exactly {@code --leases} granted. With {@code --renew-for}, the
+ * workers then renew their leases in batches for that long, as clients keeping them alive do,
+ * and the last readings are taken after that.
  *
  * <pre>
  *   java -cp benchmarks/target/benchmarks.jar io.leasehold.benchmarks.compare.RawBench \
@@ -65,6 +71,15 @@ final class FillRun implements Callable<Integer> {
   @Option(names = "--settle", converter = DurationConverter.class, defaultValue = "30s", paramLabel = "DURATION",
       description = "How long to wait after the last grant before the last memory reading (default: ${DEFAULT-VALUE}).")
   Duration settle;
+
+  @Option(names = "--renew-for", converter = DurationConverter.class, defaultValue = "0s", paramLabel = "DURATION",
+      description = "After the fill, renew every lease again and again for this long, each worker its own leases in "
+          + "batches (default: ${DEFAULT-VALUE}, none): the steady state of clients that keep their leases alive.")
+  Duration renewFor;
+
+  @Option(names = "--renew-batch", defaultValue = "500", paramLabel = "N",
+      description = "Leases a Renew call carries in the renew phase (default: ${DEFAULT-VALUE}).")
+  int renewBatch;
 
   @Option(names = "--deadline", converter = DurationConverter.class, defaultValue = "10s", paramLabel = "DURATION",
       description = "Deadline of each call (default: ${DEFAULT-VALUE}).")
@@ -102,6 +117,15 @@ final class FillRun implements Callable<Integer> {
     if (settle.isNegative()) {
       throw usage("--settle: must not be negative");
     }
+    if (renewFor.isNegative()) {
+      throw usage("--renew-for: must not be negative");
+    }
+    if (renewBatch < 1) {
+      throw usage("--renew-batch: must be at least 1, got " + renewBatch);
+    }
+    if (leases > Integer.MAX_VALUE - 8) {
+      throw usage("--leases: at most " + (Integer.MAX_VALUE - 8) + ", got " + leases);
+    }
     for (String m : metrics) {
       if (!ClientCommand.isHostPort(m)) {
         throw usage("--metrics: '" + m + "' is not host:port");
@@ -114,10 +138,18 @@ final class FillRun implements Callable<Integer> {
           () -> usage("--leader-only: no node among " + endpoints + " said it leads within 30s")));
     }
     List<NodeStats.Sample> before = stats.sample();
+    List<NodeStats.Sample> filled = new ArrayList<>();
+    Map<String, Object> report = new LinkedHashMap<>();
     List<ManagedChannel> channels = targets.stream().map(RawBench::channel).toList();
     String run = Long.toString(System.currentTimeMillis(), 36);
     com.google.protobuf.Duration ttlProto = com.google.protobuf.Duration.newBuilder()
         .setSeconds(ttl.getSeconds()).setNanos(ttl.getNano()).build();
+    // Each lease's token, for the renew phase; worker w holds the leases it was granted.
+    long[] tokens = new long[(int) leases];
+    List<List<Integer>> heldBy = new ArrayList<>();
+    for (int w = 0; w < clients; w++) {
+      heldBy.add(new ArrayList<>());
+    }
     AtomicLong next = new AtomicLong();
     AtomicLong granted = new AtomicLong();
     Map<String, AtomicLong> failures = new ConcurrentHashMap<>();
@@ -137,6 +169,8 @@ final class FillRun implements Callable<Integer> {
               try {
                 AcquireResponse r = stub.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS).acquire(request);
                 if (r.getOutcome() == Outcome.GRANTED) {
+                  tokens[(int) i] = r.getLease().getToken();
+                  heldBy.get(worker).add((int) i);
                   granted.incrementAndGet();
                   break;
                 }
@@ -169,23 +203,25 @@ final class FillRun implements Callable<Integer> {
           }
         }
       }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      report.put("seconds", Math.round(seconds * 10) / 10.0);
+      report.put("grants_per_s", Math.round(leases / seconds));
+      filled.addAll(stats.sample());
+      if (!renewFor.isZero()) {
+        renewPhase(channels, run, tokens, heldBy, failures, report);
+      }
     } finally {
       channels.forEach(ManagedChannel::shutdownNow);
     }
-    double seconds = (System.nanoTime() - start) / 1e9;
-    List<NodeStats.Sample> filled = stats.sample();
     Thread.sleep(settle.toMillis());
     List<NodeStats.Sample> settled = stats.sample();
 
-    Map<String, Object> report = new LinkedHashMap<>();
     report.put("system", RawBench.SYSTEM);
     report.put("workload", "fill");
     report.put("leases", leases);
     report.put("clients", clients);
     report.put("mode", leaderOnly ? "leader" : "spread");
     report.put("holders", holderPerLease ? "one per lease" : "one per worker");
-    report.put("seconds", Math.round(seconds * 10) / 10.0);
-    report.put("grants_per_s", Math.round(leases / seconds));
     Map<String, Long> failed = new LinkedHashMap<>();
     failures.forEach((k, v) -> failed.put(k, v.get()));
     report.put("failures", failed);
@@ -208,6 +244,54 @@ final class FillRun implements Callable<Integer> {
     out.println(Json.compact(report));
     out.flush();
     return granted.get() == leases ? 0 : 1;
+  }
+
+  /** Every worker renews its own leases, batch after batch, for {@code --renew-for}; counts what was not renewed. */
+  private void renewPhase(List<ManagedChannel> channels, String run, long[] tokens, List<List<Integer>> heldBy,
+                          Map<String, AtomicLong> failures, Map<String, Object> report) throws InterruptedException {
+    AtomicLong renewed = new AtomicLong();
+    AtomicLong notRenewed = new AtomicLong();
+    long start = System.nanoTime();
+    long end = start + renewFor.toNanos();
+    List<Thread> workers = new ArrayList<>();
+    for (int w = 0; w < clients; w++) {
+      List<Integer> mine = heldBy.get(w);
+      LeasesGrpc.LeasesBlockingStub stub = LeasesGrpc.newBlockingStub(channels.get(w % channels.size()));
+      Thread t = new Thread(() -> {
+        int from = 0;
+        while (System.nanoTime() - end < 0 && !mine.isEmpty()) {
+          RenewRequest.Builder request = RenewRequest.newBuilder();
+          for (int k = 0; k < renewBatch && k < mine.size(); k++) {
+            int i = mine.get((from + k) % mine.size());
+            request.addItems(RenewItem.newBuilder().setName(prefix + run + "-" + i).setToken(tokens[i]));
+          }
+          from = (from + renewBatch) % mine.size();
+          try {
+            RenewResponse r = stub.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS).renew(request.build());
+            for (RenewResult result : r.getResultsList()) {
+              if (result.getOutcome() == Outcome.RENEWED) {
+                renewed.incrementAndGet();
+              } else {
+                notRenewed.incrementAndGet();
+                failures.computeIfAbsent("renew " + result.getOutcome().name(), k -> new AtomicLong()).incrementAndGet();
+              }
+            }
+          } catch (StatusRuntimeException e) {
+            failures.computeIfAbsent("renew " + e.getStatus().getCode().name(), k -> new AtomicLong()).incrementAndGet();
+          }
+        }
+      }, "renew-" + w);
+      t.setDaemon(true);
+      t.start();
+      workers.add(t);
+    }
+    for (Thread t : workers) {
+      t.join();
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    report.put("renew_seconds", Math.round(seconds * 10) / 10.0);
+    report.put("renewals_per_s", Math.round(renewed.get() / seconds));
+    report.put("not_renewed", notRenewed.get());
   }
 
   private static double mib(double bytes) {
