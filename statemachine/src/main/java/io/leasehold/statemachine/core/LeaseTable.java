@@ -84,7 +84,12 @@ final class LeaseTable {
 
   /** Sets {@code name}'s lease; returns the one it replaced, or null. */
   LeaseRecord put(String name, LeaseRecord lease) {
-    return record(table.put(fitsCompact(lease) ? new Compact(name, lease) : new Full(name, lease)));
+    Object old = table.get(name);
+    // A renewal's name is a fresh string parsed from its entry: keep the one the table (and the
+    // index, and the leader's deadline) already hold, or every renewed lease holds two.
+    String kept = old == null ? name : nameOf(old);
+    table.put(fitsCompact(lease) ? new Compact(kept, lease) : new Full(kept, lease));
+    return record(old);
   }
 
   /** Drops {@code name}'s lease; returns it, or null if there was none. */

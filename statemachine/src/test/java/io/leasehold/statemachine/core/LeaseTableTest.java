@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.proto.v1.Attributes;
 import io.leasehold.proto.v1.LeaseRecord;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -61,6 +63,20 @@ class LeaseTableTest {
     LeaseRecord back = table.get("locks/a");
     assertEquals(lease, back);
     assertSame(holder, back.getHolder(), "the holder string is shared, not copied");
+  }
+
+  @Test
+  void aReplacedLeaseKeepsTheNameStringTheTableAlreadyHeld() {
+    LeaseTable table = new LeaseTable();
+    String first = new String("locks/a");
+    table.put(first, LeaseRecord.newBuilder().setHolder("h").setToken(1).build());
+    // A renewal's entry is parsed afresh: an equal name in another string.
+    table.put(new String("locks/a"), LeaseRecord.newBuilder().setHolder("h").setToken(1).setRenewCount(1).build());
+    List<String> names = new ArrayList<>();
+    table.forEach((name, lease) -> names.add(name));
+    assertEquals(1, names.size());
+    assertSame(first, names.get(0), "one name string a lease, however often it is renewed");
+    assertEquals(1, table.get("locks/a").getRenewCount());
   }
 
   @Test
