@@ -187,7 +187,7 @@ public final class KeepAlive {
     }
     return core.calls()
         .send(Calls.Target.WRITE, LeasesGrpc.getRenewMethod(), request.build(), "Renew",
-            System.nanoTime() + attemptNanos, attemptNanos, 1)
+            System.nanoTime() + attemptNanos, attemptNanos, 1, core.keepAliveLane())
         .handle((sent, error) -> {
           if (error != null) {
             LOG.debug("renewal of {} leases failed: {}", batch.size(), Futures.unwrap(error).toString());
@@ -204,7 +204,7 @@ public final class KeepAlive {
     KeepAliveRequest request = KeepAliveRequest.newBuilder().addAllSessions(bySession.keySet()).build();
     return core.calls()
         .send(Calls.Target.WRITE, LeasesGrpc.getKeepAliveMethod(), request, "KeepAlive",
-            System.nanoTime() + attemptNanos, attemptNanos, 1)
+            System.nanoTime() + attemptNanos, attemptNanos, 1, core.keepAliveLane())
         .handle((sent, error) -> {
           if (error != null) {
             LOG.debug("keep-alive of {} sessions failed: {}", bySession.size(), Futures.unwrap(error).toString());
