@@ -128,6 +128,15 @@ public final class ClientCore implements AutoCloseable {
     return shared.internal();
   }
 
+  /** Runs {@code task} on the internal pool, or here once the pools have stopped. */
+  void offLane(Runnable task) {
+    try {
+      shared.internal().execute(task);
+    } catch (RejectedExecutionException stopped) {
+      task.run();
+    }
+  }
+
   /** The keep-alive lane: the shared timer, where keep-alive rounds run and their answers are applied. */
   Executor keepAliveLane() {
     return shared.timer();

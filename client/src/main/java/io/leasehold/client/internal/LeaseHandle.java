@@ -352,6 +352,12 @@ public final class LeaseHandle implements Lease {
       return;
     }
     core.keepAlive().remove(this);
+    // Off the keep-alive lane: a session's end loses all its leases in one answer, and their log
+    // lines, releases and waiting acquisitions must not hold up the next round of every client.
+    core.offLane(() -> lost(t));
+  }
+
+  private void lost(LeaseTransition t) {
     LOG.info("lease {} (token {}) lost: {}", name, token, lossReason().map(Enum::name).orElse("?"));
     if (t.reason().orElse(null) == LossReason.DEADLINE_PASSED) {
       // The cluster may still hold it (the renewal may have arrived and only its answer not):
