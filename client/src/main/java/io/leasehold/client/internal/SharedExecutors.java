@@ -40,8 +40,9 @@ public final class SharedExecutors {
   private SharedExecutors() {
     timer = new ScheduledThreadPoolExecutor(TIMER_THREADS, daemon("leasehold-timer"));
     timer.setRemoveOnCancelPolicy(true);
-    internal = elastic("leasehold-internal", INTERNAL_THREADS);
-    callbacks = elastic("leasehold-callback", CALLBACK_THREADS);
+    internal = elastic("leasehold-internal", INTERNAL_THREADS, daemon("leasehold-internal"));
+    AtomicInteger n = new AtomicInteger();
+    callbacks = elastic("leasehold-callback", CALLBACK_THREADS, r -> new PoolThread(r, this, "leasehold-callback-" + n.incrementAndGet()));
     actions = Executors.newCachedThreadPool(daemon("leasehold-action"));
   }
 
@@ -66,6 +67,9 @@ public final class SharedExecutors {
     internal.shutdown();
     actions.shutdownNow();
     callbacks.shutdown();
+    if (Thread.currentThread() instanceof PoolThread t && t.owner == this) {
+      return;  // released from a callback (a recipe stopping): it would wait for itself
+    }
     try {
       callbacks.awaitTermination(1, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
@@ -103,9 +107,9 @@ public final class SharedExecutors {
    * queues; idle threads end after a while. (A plain ThreadPoolExecutor either never grows past
    * its core size or never queues.)
    */
-  private static ThreadPoolExecutor elastic(String name, int max) {
+  private static ThreadPoolExecutor elastic(String name, int max, ThreadFactory threads) {
     HandOffQueue queue = new HandOffQueue();
-    return new ThreadPoolExecutor(0, max, IDLE_SECONDS, TimeUnit.SECONDS, queue, daemon(name), (task, pool) -> {
+    return new ThreadPoolExecutor(0, max, IDLE_SECONDS, TimeUnit.SECONDS, queue, threads, (task, pool) -> {
       if (pool.isShutdown()) {
         throw new RejectedExecutionException(name + " is shut down");
       }
@@ -131,6 +135,17 @@ public final class SharedExecutors {
 
     void enqueue(Runnable task) {
       super.offer(task);
+    }
+  }
+
+  /** A callback thread, which knows whose it is. */
+  private static final class PoolThread extends Thread {
+    final SharedExecutors owner;
+
+    PoolThread(Runnable task, SharedExecutors owner, String name) {
+      super(task, name);
+      this.owner = owner;
+      setDaemon(true);
     }
   }
 
