@@ -98,7 +98,7 @@ public final class ManyClients implements Callable<Integer> {
   record Result(int clients, int leasesPerClient, long leases, double ttlSeconds, boolean sessions,
       double acquireSeconds, long heapBeforeBytes, long heapWithLeasesBytes, long heapPerLeaseBytes, long heapPerClientBytes,
       int threadsBefore, int threadsWithClients, int peakThreads, Map<String, Integer> threadGroups,
-      List<Histogram.Growth> perLeaseByClass,
+      List<Histogram.Growth> perLeaseByClass, long notValidBeforeClose,
       int closedClients, double closeSeconds, long survivorLeases, long survivorJeopardy, long survivorLost,
       long survivorNotHeldByCluster, int threadsAfterClose) {
     long lapsed() {
@@ -185,6 +185,13 @@ public final class ManyClients implements Callable<Integer> {
           (heapWith - heapBefore) / total, threadsWith);
       log.flush();
 
+      // Leases that lapsed while the others went in (a cluster too slow to renew them all, say).
+      long notValid = 0;
+      for (Lease[] ls : held) {
+        for (Lease l : ls) {
+          notValid += l.isValid() ? 0 : 1;
+        }
+      }
       // The first half closes at once; the second half's leases must not notice.
       int closing = clients / 2;
       AtomicLong jeopardy = new AtomicLong();
@@ -225,7 +232,7 @@ public final class ManyClients implements Callable<Integer> {
       int threadsAfter = ManagementFactory.getThreadMXBean().getThreadCount();
       return new Result(clients, leases, total, ttl.toMillis() / 1e3, sessions, acquireSeconds, heapBefore, heapWith,
           (heapWith - heapBefore) / total, (heapWith - heapBefore) / clients, threadsBefore, threadsWith, peak, groups, byClass,
-          closing, closeSeconds, survivors, jeopardy.get(), lost.get(), notHeld, threadsAfter);
+          notValid, closing, closeSeconds, survivors, jeopardy.get(), lost.get(), notHeld, threadsAfter);
     } finally {
       ExecutorService closers = Executors.newFixedThreadPool(this.closers);
       try {

@@ -54,6 +54,7 @@ class ManyClientsTest {
       assertEquals(100, json.get("leases").getAsLong(), r[1]);
       assertEquals(2, json.get("closed_clients").getAsInt(), r[1]);
       assertEquals(60, json.get("survivor_leases").getAsLong(), r[1]);
+      assertEquals(0, json.get("not_valid_before_close").getAsLong(), r[1]);
       assertEquals(0, json.get("survivor_lost").getAsLong(), r[1]);
       assertEquals(0, json.get("survivor_not_held_by_cluster").getAsLong(), r[1]);
       assertTrue(json.get("threads_with_clients").getAsInt() > 0, r[1]);
