@@ -13,15 +13,11 @@ import io.leasehold.proto.v1.Outcome;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.core.LeaseCore;
 import io.leasehold.statemachine.store.RocksDbStore;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import javax.management.ObjectName;
 
 /**
  * What one live lease keeps on a replica's heap: the objects and bytes the state machine holds
@@ -36,8 +32,6 @@ import javax.management.ObjectName;
  * the cards its stores dirtied, so its object count is the figure to watch.
  */
 public final class HeapPerLease {
-  private record Row(long instances, long bytes) {}
-
   public static void main(String[] args) throws Exception {
     int leases = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
     Path dir = Files.createTempDirectory("leasehold-heap-per-lease");
@@ -50,12 +44,12 @@ public final class HeapPerLease {
       for (int i = 0; i < 1_000; i++) {
         index = acquire(core, index, ++time, "warm/" + i, "warm-holder", ttl);
       }
-      Map<String, Row> before = histogram();
+      Map<String, Histogram.Row> before = Histogram.take();
       for (int i = 0; i < leases; i++) {
         String holder = i % 2 == 0 ? "bench-client" : "instance-" + i;
         index = acquire(core, index, ++time, "bench/" + i, holder, ttl);
       }
-      Map<String, Row> after = histogram();
+      Map<String, Histogram.Row> after = Histogram.take();
       if (core.liveLeases() != leases + 1_000) {
         throw new IllegalStateException("expected " + (leases + 1_000) + " live leases, found " + core.liveLeases());
       }
@@ -75,44 +69,15 @@ public final class HeapPerLease {
     return index;
   }
 
-  /** Live objects by class (a full collection first), from the JVM's GC.class_histogram. */
-  private static Map<String, Row> histogram() throws Exception {
-    String text = (String) ManagementFactory.getPlatformMBeanServer().invoke(
-        new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
-        new Object[] {new String[0]}, new String[] {String[].class.getName()});
-    Map<String, Row> rows = new HashMap<>();
-    for (String line : text.split("\n")) {
-      String[] f = line.trim().split("\\s+");
-      // "  num:  #instances  #bytes  class name (module)"
-      if (f.length >= 4 && f[0].endsWith(":")) {
-        rows.merge(f[3], new Row(Long.parseLong(f[1]), Long.parseLong(f[2])),
-            (a, b) -> new Row(a.instances() + b.instances(), a.bytes() + b.bytes()));
-      }
-    }
-    return rows;
-  }
-
-  private static void report(Map<String, Row> before, Map<String, Row> after, int leases) {
-    List<Map.Entry<String, double[]>> grown = new ArrayList<>();
-    double objects = 0;
-    double bytes = 0;
-    for (Map.Entry<String, Row> e : after.entrySet()) {
-      Row b = before.getOrDefault(e.getKey(), new Row(0, 0));
-      double perLeaseObjects = (e.getValue().instances() - b.instances()) / (double) leases;
-      double perLeaseBytes = (e.getValue().bytes() - b.bytes()) / (double) leases;
-      objects += perLeaseObjects;
-      bytes += perLeaseBytes;
-      if (perLeaseObjects >= 0.01 || perLeaseBytes >= 1) {
-        grown.add(Map.entry(e.getKey(), new double[] {perLeaseObjects, perLeaseBytes}));
-      }
-    }
-    grown.sort((x, y) -> Double.compare(y.getValue()[1], x.getValue()[1]));
+  private static void report(Map<String, Histogram.Row> before, Map<String, Histogram.Row> after, int leases) {
+    List<Histogram.Growth> grown = Histogram.growth(before, after, leases);
+    Histogram.Growth all = Histogram.total(before, after, leases);
     System.out.printf(Locale.ROOT, "%,d leases applied; the live heap grew, per lease:%n", leases);
     System.out.printf(Locale.ROOT, "  %8s %8s  %s%n", "objects", "bytes", "class");
-    for (Map.Entry<String, double[]> g : grown) {
-      System.out.printf(Locale.ROOT, "  %8.2f %8.1f  %s%n", g.getValue()[0], g.getValue()[1], g.getKey());
+    for (Histogram.Growth g : grown) {
+      System.out.printf(Locale.ROOT, "  %8.2f %8.1f  %s%n", g.instances(), g.bytes(), g.type());
     }
-    System.out.printf(Locale.ROOT, "  %8.2f %8.1f  in all%n", objects, bytes);
+    System.out.printf(Locale.ROOT, "  %8.2f %8.1f  in all%n", all.instances(), all.bytes());
   }
 
   private HeapPerLease() {}

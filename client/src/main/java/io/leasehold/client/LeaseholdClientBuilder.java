@@ -219,8 +219,9 @@ public final class LeaseholdClientBuilder {
   }
 
   /**
-   * Where listeners run and futures complete (default: the client's own pool of daemon
-   * threads). Callbacks of one lease, watch or table run one at a time, in order.
+   * Where listeners run and futures complete (default: a pool of daemon threads shared by every
+   * client in the JVM, up to 64 at once). Callbacks of one lease, watch or table run one at a
+   * time, in order. Give an executor of your own for listeners that block for long.
    *
    * @param executor runs listeners and completes futures
    * @return this builder

@@ -123,6 +123,21 @@ class LeaseValidityTest {
   }
 
   @Test
+  void aListenerAddedAfterTheLeaseEndedIsToldOfTheEndAtOnce() throws Exception {
+    try (LeaseholdClient client = Fixtures.client(cluster)) {
+      Lease lease = client.blocking().acquire("lock/late-listener", Fixtures.ttl(20));
+      lease.release().get(10, TimeUnit.SECONDS);
+      TransitionRecorder r = new TransitionRecorder();
+      lease.addListener(r);
+      Fixtures.await("the final transition reached the late listener", Duration.ofSeconds(5), () -> r.saw(LeaseState.RELEASED));
+      LeaseTransition end = lease.ended().get(5, TimeUnit.SECONDS);
+      assertEquals(LeaseState.HELD, end.from());
+      assertEquals(LeaseState.RELEASED, end.to());
+      assertEquals(List.of(end), r.transitions());
+    }
+  }
+
+  @Test
   void listenersRunOnTheChosenExecutorNeverOnGrpcThreads() throws Exception {
     AtomicInteger n = new AtomicInteger();
     ExecutorService app = Executors.newFixedThreadPool(2, r -> new Thread(r, "app-callback-" + n.incrementAndGet()));

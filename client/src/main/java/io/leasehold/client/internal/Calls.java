@@ -7,6 +7,7 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.leasehold.client.ClientClosedException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
@@ -64,7 +65,17 @@ public final class Calls {
    */
   public <Q, R> CompletableFuture<Sent<R>> send(Target target, MethodDescriptor<Q, R> method, Q request, String what,
       long deadlineNanos, long attemptNanos, int maxAttempts) {
-    Attempts<Q, R> a = new Attempts<>(target, method, request, what, deadlineNanos, attemptNanos, maxAttempts);
+    return send(target, method, request, what, deadlineNanos, attemptNanos, maxAttempts, null);
+  }
+
+  /**
+   * As {@link #send(Target, MethodDescriptor, Object, String, long, long, int)}, the reply handled
+   * on {@code executor} (null: the channel's): keep-alives take their own lane, so that their
+   * answers never queue behind other work.
+   */
+  public <Q, R> CompletableFuture<Sent<R>> send(Target target, MethodDescriptor<Q, R> method, Q request, String what,
+      long deadlineNanos, long attemptNanos, int maxAttempts, Executor executor) {
+    Attempts<Q, R> a = new Attempts<>(target, method, request, what, deadlineNanos, attemptNanos, maxAttempts, executor);
     a.next();
     return a.result;
   }
@@ -77,12 +88,14 @@ public final class Calls {
     final long deadlineNanos;
     final long attemptNanos;
     final int maxAttempts;
+    final CallOptions options;
     final CompletableFuture<Sent<R>> result = new CompletableFuture<>();
     int attempt;
     long firstSentNanos;
     volatile ClientCall<Q, R> current;
 
-    Attempts(Target target, MethodDescriptor<Q, R> method, Q request, String what, long deadlineNanos, long attemptNanos, int maxAttempts) {
+    Attempts(Target target, MethodDescriptor<Q, R> method, Q request, String what, long deadlineNanos, long attemptNanos, int maxAttempts,
+        Executor executor) {
       this.target = target;
       this.method = method;
       this.request = request;
@@ -90,6 +103,7 @@ public final class Calls {
       this.deadlineNanos = deadlineNanos;
       this.attemptNanos = attemptNanos;
       this.maxAttempts = maxAttempts;
+      this.options = executor == null ? CallOptions.DEFAULT : CallOptions.DEFAULT.withExecutor(executor);
       result.whenComplete((v, e) -> {
         ClientCall<Q, R> c = current;
         if (result.isCancelled() && c != null) {
@@ -112,7 +126,7 @@ public final class Calls {
       Endpoint endpoint = target == Target.WRITE ? connection.forWrites() : connection.forReads();
       ClientCall<Q, R> call;
       try {
-        call = endpoint.channel().newCall(method, CallOptions.DEFAULT.withDeadlineAfter(timeout, TimeUnit.NANOSECONDS));
+        call = endpoint.channel().newCall(method, options.withDeadlineAfter(timeout, TimeUnit.NANOSECONDS));
       } catch (RuntimeException e) {
         // The channel was shut down under us: the client is closing.
         result.completeExceptionally(closed.getAsBoolean() ? new ClientClosedException(what + ": the client is closed") : e);

@@ -26,12 +26,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -39,20 +37,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything one client owns: threads, endpoints, the keep-alive loop, the per-name queues, and
- * the watches, tables and registrations to stop on close. {@code LeaseholdClient} is its public
+ * Everything one client owns: endpoints, the keep-alive loop, the per-name queues, and the
+ * watches, tables and registrations to stop on close. Its threads are the JVM's
+ * {@link SharedExecutors}, shared with every other client. {@code LeaseholdClient} is its public
  * face. Internal: not part of the API.
  */
 public final class ClientCore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClientCore.class);
-  private static final AtomicInteger CLIENTS = new AtomicInteger();
   private static final int CLOSE_RELEASES_IN_FLIGHT = 64;
 
   private final ClientSettings settings;
-  private final ScheduledThreadPoolExecutor scheduler;
-  private final ExecutorService internal;
+  private final SharedExecutors shared;
   private final Executor callbacks;
-  private final ExecutorService ownCallbacks;
+  /** Callbacks of this client queued or running on the shared pool, which close() lets finish. */
+  private final AtomicInteger callbacksPending = new AtomicInteger();
+  /** withLease actions running on the shared pool, interrupted by close(). */
+  private final Set<Future<?>> actions = ConcurrentHashMap.newKeySet();
   private final Connection connection;
   private final Calls calls;
   private final RequestIds requestIds = new RequestIds();
@@ -62,33 +62,36 @@ public final class ClientCore implements AutoCloseable {
   private final Set<ResumingWatch> watches = ConcurrentHashMap.newKeySet();
   private final Set<RoutingTableImpl> tables = ConcurrentHashMap.newKeySet();
   private final Set<RegistrationImpl> registrations = ConcurrentHashMap.newKeySet();
-  private ExecutorService actions;
   private volatile boolean closing;
   private volatile boolean shutDown;
 
   public ClientCore(ClientSettings settings) {
     this.settings = settings;
-    int id = CLIENTS.incrementAndGet();
-    this.scheduler = new ScheduledThreadPoolExecutor(1, daemon("leasehold-" + id + "-timer"));
-    scheduler.setRemoveOnCancelPolicy(true);
-    this.internal = Executors.newCachedThreadPool(daemon("leasehold-" + id + "-internal"));
-    this.ownCallbacks = settings.callbackExecutor().isPresent() ? null : Executors.newCachedThreadPool(daemon("leasehold-" + id + "-callback"));
-    this.callbacks = settings.callbackExecutor().orElse(ownCallbacks);
-    this.connection = new Connection(settings, scheduler);
-    this.calls = new Calls(connection, settings, scheduler, () -> shutDown);
+    this.shared = SharedExecutors.acquire();
+    this.callbacks = settings.callbackExecutor().orElse(this::onSharedCallbacks);
+    this.connection = new Connection(settings, shared.timer(), shared.internal());
+    this.calls = new Calls(connection, settings, shared.timer(), () -> shutDown);
     this.keepAlive = new KeepAlive(this);
     this.session = new ClientSession(this);
     this.slots = new NameSlots(this);
     connection.probe();
   }
 
-  private static ThreadFactory daemon(String prefix) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
+  /** The shared callback pool, counting this client's tasks so that close() can let them finish. */
+  private void onSharedCallbacks(Runnable task) {
+    callbacksPending.incrementAndGet();
+    try {
+      shared.callbacks().execute(() -> {
+        try {
+          task.run();
+        } finally {
+          callbacksPending.decrementAndGet();
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      callbacksPending.decrementAndGet();
+      throw e;
+    }
   }
 
   public ClientSettings settings() {
@@ -122,7 +125,21 @@ public final class ClientCore implements AutoCloseable {
 
   /** For the SDK's own work (applying watch events, moving queues): never the user's threads. */
   Executor internal() {
-    return internal;
+    return shared.internal();
+  }
+
+  /** Runs {@code task} on the internal pool, or here once the pools have stopped. */
+  void offLane(Runnable task) {
+    try {
+      shared.internal().execute(task);
+    } catch (RejectedExecutionException stopped) {
+      task.run();
+    }
+  }
+
+  /** The keep-alive lane: the shared timer, where keep-alive rounds run and their answers are applied. */
+  Executor keepAliveLane() {
+    return shared.timer();
   }
 
   /** Where the user's listeners and futures run. */
@@ -147,22 +164,28 @@ public final class ClientCore implements AutoCloseable {
   }
 
   ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+    if (shutDown) {
+      return CANCELLED;
+    }
     try {
-      return scheduler.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+      return shared.timer().schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException stopped) {
       return CANCELLED;
     }
   }
 
   ScheduledFuture<?> scheduleWithFixedDelay(Runnable task, long periodNanos) {
+    if (shutDown) {
+      return CANCELLED;
+    }
     try {
-      return scheduler.scheduleWithFixedDelay(task, periodNanos, Math.max(1, periodNanos), TimeUnit.NANOSECONDS);
+      return shared.timer().scheduleWithFixedDelay(task, periodNanos, Math.max(1, periodNanos), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException stopped) {
       return CANCELLED;
     }
   }
 
-  /** What a timer is once the scheduler has stopped: never runs. */
+  /** What a timer is once the client has stopped: never runs. */
   private static final ScheduledFuture<?> CANCELLED = new ScheduledFuture<Void>() {
     @Override
     public long getDelay(TimeUnit unit) {
@@ -252,20 +275,33 @@ public final class ClientCore implements AutoCloseable {
     return calls.call(Calls.Target.WRITE, LeasesGrpc.getReleaseMethod(), request, "Release " + name).thenApply(r -> null);
   }
 
-  /** Where actions run under a lease ({@code withLease}); created on first use. */
-  public synchronized ExecutorService actions() {
+  /**
+   * Where actions run under a lease ({@code withLease}): the shared action pool, each action
+   * tracked so that close() interrupts this client's, and no other's.
+   */
+  public Executor actions() {
     ensureOpen("withLease");
-    if (actions == null) {
-      actions = Executors.newCachedThreadPool(daemon("leasehold-action"));
-    }
-    return actions;
+    return task -> {
+      FutureTask<Void> f = new FutureTask<>(task, null) {
+        @Override
+        protected void done() {
+          actions.remove(this);
+        }
+      };
+      actions.add(f);
+      if (shutDown) {
+        actions.remove(f);
+        throw new RejectedExecutionException("the client is closed");
+      }
+      shared.actions().execute(f);
+    };
   }
 
   // ---- watches, tables, registrations ----
 
   /** A watch whose listener is the SDK's own, run on the internal executor. Not started. */
   ResumingWatch internalWatch(WatchOptions options, WatchListener listener) {
-    return internalWatch(options, listener, internal);
+    return internalWatch(options, listener, internal());
   }
 
   ResumingWatch internalWatch(WatchOptions options, WatchListener listener, Executor executor) {
@@ -392,22 +428,21 @@ public final class ClientCore implements AutoCloseable {
       LOG.warn("closing: not every lease release was confirmed ({}); those leases expire after their TTL", e.toString());
     }
     shutDown = true;
-    synchronized (this) {
-      if (actions != null) {
-        actions.shutdownNow();
-      }
-    }
+    actions.forEach(f -> f.cancel(true));
     connection.close();
-    scheduler.shutdownNow();
-    internal.shutdown();
-    if (ownCallbacks != null) {
-      // Let the final transitions reach their listeners.
-      ownCallbacks.shutdown();
-      try {
-        ownCallbacks.awaitTermination(1, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+    awaitCallbacks(TimeUnit.SECONDS.toNanos(1));
+    shared.release();
+  }
+
+  /** Lets the final transitions reach their listeners on the shared pool, for up to {@code nanos}. */
+  private void awaitCallbacks(long nanos) {
+    long deadline = System.nanoTime() + nanos;
+    try {
+      while (callbacksPending.get() > 0 && System.nanoTime() - deadline < 0) {
+        Thread.sleep(5);
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }

@@ -11,6 +11,7 @@ import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.StatusResponse;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,6 +34,7 @@ public final class Connection implements AutoCloseable {
 
   private final ClientSettings settings;
   private final ScheduledExecutorService scheduler;
+  private final Executor channelExecutor;
   private final CopyOnWriteArrayList<Endpoint> endpoints = new CopyOnWriteArrayList<>();
   private final AtomicInteger home = new AtomicInteger();
   private final AtomicBoolean probing = new AtomicBoolean();
@@ -40,9 +42,14 @@ public final class Connection implements AutoCloseable {
   private volatile long lastProbeNanos = System.nanoTime() - PROBE_GAP_NANOS;
   private volatile boolean closed;
 
-  public Connection(ClientSettings settings, ScheduledExecutorService scheduler) {
+  /**
+   * @param channelExecutor where the channels run calls' callbacks (shared by every client, rather
+   *                        than a pool of gRPC's own per channel)
+   */
+  public Connection(ClientSettings settings, ScheduledExecutorService scheduler, Executor channelExecutor) {
     this.settings = settings;
     this.scheduler = scheduler;
+    this.channelExecutor = channelExecutor;
     for (String address : settings.endpoints()) {
       endpoint(address, true);
     }
@@ -184,7 +191,7 @@ public final class Connection implements AutoCloseable {
     if (!add || closed) {
       return null;
     }
-    Endpoint e = new Endpoint(address, settings);
+    Endpoint e = new Endpoint(address, settings, channelExecutor);
     endpoints.add(e);
     return e;
   }

@@ -6,18 +6,21 @@ import io.grpc.Grpc;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.leasehold.proto.Lz4BlockCodec;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /** One node's client address and the channel to it, built on first use. */
 public final class Endpoint {
   private final String address;
   private final ClientSettings settings;
+  private final Executor executor;
   private ManagedChannel managed;
   private Channel channel;
 
-  Endpoint(String address, ClientSettings settings) {
+  Endpoint(String address, ClientSettings settings, Executor executor) {
     this.address = address;
     this.settings = settings;
+    this.executor = executor;
   }
 
   public String address() {
@@ -30,7 +33,10 @@ public final class Endpoint {
       ManagedChannelBuilder<?> builder = Grpc.newChannelBuilder(address, settings.credentials())
           // lz4-block in every call's grpc-accept-encoding: a node then sends Watch streams
           // compressed (a quarter to a third of the bytes). A customizer may set its own registry.
-          .decompressorRegistry(Lz4BlockCodec.decompressors());
+          .decompressorRegistry(Lz4BlockCodec.decompressors())
+          // The clients' shared pool rather than gRPC's default, a cached pool that starts a thread
+          // for every callback arriving while the others are busy.
+          .executor(executor);
       settings.channelCustomizer().accept(builder);
       managed = builder.build();
       channel = ClientInterceptors.intercept(managed, settings.interceptors());

@@ -33,6 +33,10 @@ import org.slf4j.LoggerFactory;
  * <p>Leases attached to a session are not renewed item by item: the round keeps their session
  * alive (one KeepAlive item per session, in one call), and its answer renews, or loses, every
  * lease attached to it, so JEOPARDY and LOST reach all of them together.
+ *
+ * <p>Rounds run, and their answers are applied, on the shared timer (the keep-alive lane), never
+ * behind other work such as another client's close. One timer per client, not one per lease,
+ * moves the leases to JEOPARDY and LOST: leases renewed together fall due together.
  */
 public final class KeepAlive {
   private static final Logger LOG = LoggerFactory.getLogger(KeepAlive.class);
@@ -44,10 +48,13 @@ public final class KeepAlive {
   private final Set<LeaseHandle> leases = ConcurrentHashMap.newKeySet();
   /** Per session, how many of its attached leases had ended when it was last kept alive. */
   private final Map<Long, Long> sessionEndings = new ConcurrentHashMap<>();
+  /** When the check timer fires; {@code Long.MAX_VALUE} with none armed. Read without the lock by {@link #checkBy}. */
+  private volatile long checkAt = Long.MAX_VALUE;
 
   // Guarded by this.
   private ScheduledFuture<?> wakeUp;
   private long wakeUpAt;
+  private ScheduledFuture<?> checkTimer;
   private boolean inFlight;
   private int failures;
   private boolean stopped;
@@ -74,6 +81,46 @@ public final class KeepAlive {
     stopped = true;
     if (wakeUp != null) {
       wakeUp.cancel(false);
+    }
+    if (checkTimer != null) {
+      checkTimer.cancel(false);
+      checkTimer = null;
+    }
+    checkAt = Long.MAX_VALUE;
+  }
+
+  /**
+   * A lease's state moves at {@code at} (System.nanoTime) unless it is renewed first: the check
+   * timer fires by then. A timer armed for later is moved sooner; one armed sooner stays, and when
+   * it fires every lease says when it next needs one.
+   */
+  void checkBy(long at) {
+    long armed = checkAt;
+    if (armed != Long.MAX_VALUE && armed - at <= 0) {
+      return;  // the common case, on every isValid(): no lock
+    }
+    synchronized (this) {
+      if (stopped || (checkAt != Long.MAX_VALUE && checkAt - at <= 0)) {
+        return;
+      }
+      if (checkTimer != null) {
+        checkTimer.cancel(false);
+      }
+      checkAt = at;
+      checkTimer = core.schedule(this::checkAll, at - System.nanoTime());
+    }
+  }
+
+  private void checkAll() {
+    synchronized (this) {
+      checkTimer = null;
+      checkAt = Long.MAX_VALUE;
+      if (stopped) {
+        return;
+      }
+    }
+    for (LeaseHandle l : leases) {
+      l.check();
     }
   }
 
@@ -187,7 +234,7 @@ public final class KeepAlive {
     }
     return core.calls()
         .send(Calls.Target.WRITE, LeasesGrpc.getRenewMethod(), request.build(), "Renew",
-            System.nanoTime() + attemptNanos, attemptNanos, 1)
+            System.nanoTime() + attemptNanos, attemptNanos, 1, core.keepAliveLane())
         .handle((sent, error) -> {
           if (error != null) {
             LOG.debug("renewal of {} leases failed: {}", batch.size(), Futures.unwrap(error).toString());
@@ -204,7 +251,7 @@ public final class KeepAlive {
     KeepAliveRequest request = KeepAliveRequest.newBuilder().addAllSessions(bySession.keySet()).build();
     return core.calls()
         .send(Calls.Target.WRITE, LeasesGrpc.getKeepAliveMethod(), request, "KeepAlive",
-            System.nanoTime() + attemptNanos, attemptNanos, 1)
+            System.nanoTime() + attemptNanos, attemptNanos, 1, core.keepAliveLane())
         .handle((sent, error) -> {
           if (error != null) {
             LOG.debug("keep-alive of {} sessions failed: {}", bySession.size(), Futures.unwrap(error).toString());

@@ -19,10 +19,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,12 +30,25 @@ import org.slf4j.LoggerFactory;
  * drift margin. The cluster applied that renewal after it was sent and counts the TTL from then on
  * its own clock, so the local deadline is never later than the cluster's. JEOPARDY starts when a
  * renewal is overdue by one full interval; LOST at the deadline, or when the cluster answers
- * NOT_HELD. A timer moves the state; {@link #state()} and {@link #isValid()} also read the clock
- * themselves, so a late timer never makes an expired lease look valid.
+ * NOT_HELD. The client's one check timer ({@link KeepAlive#checkBy}) moves the state;
+ * {@link #state()} and {@link #isValid()} also read the clock themselves, so a late timer never
+ * makes an expired lease look valid.
+ *
+ * <p>A process may hold a million of these: a handle keeps no timer, listener list or future of
+ * its own until a listener or {@link #ended()} asks for them.
  */
 public final class LeaseHandle implements Lease {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseHandle.class);
   private static final long MIN_HEARTBEAT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+  /** Told once when a handle is finished with the cluster. */
+  interface Owner {
+    /**
+     * The handle is released, or lost and its release attempted, so the next local waiter may go;
+     * {@code confirmed}: the cluster is known not to hold the lease any more.
+     */
+    void ended(LeaseHandle lease, boolean confirmed);
+  }
 
   private final ClientCore core;
   private final String name;
@@ -46,51 +56,52 @@ public final class LeaseHandle implements Lease {
   private final long token;
   /** The session the lease lives with, renewed by its keep-alive; 0: renewed on its own. */
   private final long session;
-  private final LeaseListeners listeners;
-  private final AtomicBoolean endHandled = new AtomicBoolean();
-  private final BiConsumer<LeaseHandle, Boolean> onEnd;
+  private final Owner owner;
   private volatile LeaseAttributes attributes;
+  /** Made by the first listener or {@link #ended()}; null while nobody listens. */
+  private volatile LeaseListeners listeners;
 
   // Guarded by this.
   private LeaseState state = LeaseState.HELD;
   private LossReason lossReason;
+  private LeaseTransition finalTransition;
   private long ttlNanos;
   private long heartbeatNanos;
-  private long marginNanos;
   private long lastSentNanos;
   private long lastAskedNanos;
   private long deadlineNanos;
-  private ScheduledFuture<?> timer;
-  private long timerAt;
   private boolean releaseCalled;
   private boolean releasedOnClose;
+  private boolean endHandled;
   private Rejection refusal;
 
   /**
    * @param sentNanos when the request that granted the lease was sent
-   * @param onEnd     called once when the handle is finished with the cluster (released, or lost
-   *                  and its release attempted), so the next local waiter may go; with whether the
-   *                  cluster is known not to hold the lease any more
+   * @param owner     told once when the handle is finished with the cluster
    */
-  LeaseHandle(ClientCore core, String name, Grant grant, long sentNanos, BiConsumer<LeaseHandle, Boolean> onEnd) {
+  LeaseHandle(ClientCore core, String name, Grant grant, long sentNanos, Owner owner) {
     this.core = core;
     this.name = name;
-    this.holder = grant.holder();
+    // The client's own holder string, not a copy per lease parsed from each answer.
+    this.holder = grant.holder().equals(core.settings().holder()) ? core.settings().holder() : grant.holder();
     this.token = grant.token();
     this.session = grant.session();
     this.attributes = grant.attributes();
-    this.onEnd = onEnd;
-    this.listeners = new LeaseListeners(core.callbackExecutor());
+    this.owner = owner;
     this.ttlNanos = grant.ttl().toNanos();
-    this.marginNanos = core.settings().driftMarginNanos(ttlNanos);
     long suggested = grant.heartbeat().map(Duration::toNanos).filter(h -> h > 0).orElse(ttlNanos / 3);
     this.heartbeatNanos = Math.max(MIN_HEARTBEAT_NANOS, Math.min(suggested, ttlNanos / 2));
     this.lastSentNanos = sentNanos;
     this.lastAskedNanos = sentNanos;
-    this.deadlineNanos = sentNanos + ttlNanos - marginNanos;
+    this.deadlineNanos = sentNanos + ttlNanos - marginNanos();
   }
 
-  /** Starts the timers and the renewals. */
+  /** The drift margin for the current TTL. */
+  private long marginNanos() {
+    return core.settings().driftMarginNanos(ttlNanos);
+  }
+
+  /** Starts the renewals and the checks. */
   void start() {
     // Added first: if the grant's answer came so late that the lease is already lost, check() takes it out again.
     core.keepAlive().add(this);
@@ -204,14 +215,13 @@ public final class LeaseHandle implements Lease {
         refusal = null;
         ttl.map(Duration::toNanos).filter(t -> t > 0 && t != ttlNanos).ifPresent(t -> {
           ttlNanos = t;
-          marginNanos = core.settings().driftMarginNanos(t);
           heartbeatNanos = Math.max(MIN_HEARTBEAT_NANOS, Math.min(heartbeatNanos, t / 3));
         });
         heartbeat.map(Duration::toNanos).filter(h -> h > 0)
             .ifPresent(h -> heartbeatNanos = Math.max(MIN_HEARTBEAT_NANOS, Math.min(h, ttlNanos / 2)));
         if (sentNanos - lastSentNanos > 0) {
           lastSentNanos = sentNanos;
-          deadlineNanos = Math.max(deadlineNanos, sentNanos + ttlNanos - marginNanos);
+          deadlineNanos = Math.max(deadlineNanos, sentNanos + ttlNanos - marginNanos());
         }
       }
     }
@@ -255,13 +265,26 @@ public final class LeaseHandle implements Lease {
     after(t);
   }
 
-  /** Moves the state by the clock and re-arms the timer. */
-  private void check() {
+  /** Moves the state by the clock, and has the client's check timer fire by its next move. */
+  void check() {
     LeaseTransition t;
+    boolean live;
+    long next;
     synchronized (this) {
       t = evaluate(System.nanoTime());
+      live = !state.isFinal();
+      next = state == LeaseState.HELD ? jeopardyAtNanos() : deadlineNanos;
+    }
+    if (live) {
+      // Outside the lock: the keep-alive loop reads leases under its own.
+      core.keepAlive().checkBy(next);
     }
     after(t);
+  }
+
+  /** When a renewal is overdue by a full interval. */
+  private long jeopardyAtNanos() {
+    return lastSentNanos + Math.min(2 * heartbeatNanos, (ttlNanos - marginNanos()) * 2 / 3);
   }
 
   private LeaseTransition evaluate(long now) {
@@ -271,51 +294,70 @@ public final class LeaseHandle implements Lease {
     if (now - deadlineNanos >= 0) {
       return lose(LossReason.DEADLINE_PASSED);
     }
-    long jeopardyAt = lastSentNanos + Math.min(2 * heartbeatNanos, (ttlNanos - marginNanos) * 2 / 3);
     // In jeopardy when a renewal is overdue by a full interval, or the policy refuses renewals.
-    boolean doubtful = now - jeopardyAt >= 0 || refusal != null;
+    boolean doubtful = now - jeopardyAtNanos() >= 0 || refusal != null;
     LeaseTransition t = null;
     if (state == LeaseState.HELD && doubtful) {
       t = move(LeaseState.JEOPARDY, null);
     } else if (state == LeaseState.JEOPARDY && !doubtful) {
       t = move(LeaseState.HELD, null);
     }
-    long next = state == LeaseState.HELD ? jeopardyAt : deadlineNanos;
-    // isValid() may be called on every write the holder makes: re-arm only when the time moved.
-    if (timer == null || timerAt != next || timer.isDone()) {
-      if (timer != null) {
-        timer.cancel(false);
-      }
-      timerAt = next;
-      timer = core.schedule(this::check, next - now);
-    }
     return t;
   }
 
   private LeaseTransition lose(LossReason reason) {
     lossReason = reason;
-    if (timer != null) {
-      timer.cancel(false);
-      timer = null;
-    }
     return move(LeaseState.LOST, reason);
   }
 
+  /** Under the lock. Returns the transition, or null for one nobody listens to and that ends nothing. */
   private LeaseTransition move(LeaseState to, LossReason reason) {
-    LeaseTransition t = new LeaseTransition(this, state, to, Optional.ofNullable(reason));
+    LeaseListeners ls = listeners;
+    LeaseTransition t = ls != null || to.isFinal() ? new LeaseTransition(this, state, to, Optional.ofNullable(reason)) : null;
     state = to;
-    // Queued under the lock, so transitions are delivered in the order they happened; run by after().
-    listeners.queue(t);
+    if (to.isFinal()) {
+      finalTransition = t;
+    }
+    if (ls != null) {
+      // Queued under the lock, so transitions are delivered in the order they happened; run by after().
+      ls.queue(t);
+    }
     return t;
+  }
+
+  /** The listeners, made on first use (under the lock), told of the final transition if there was one. */
+  private LeaseListeners listenersLocked() {
+    LeaseListeners ls = listeners;
+    if (ls == null) {
+      ls = new LeaseListeners(core.callbackExecutor());
+      if (finalTransition != null) {
+        ls.queue(finalTransition);
+      }
+      listeners = ls;
+    }
+    return ls;
+  }
+
+  private void flushListeners() {
+    LeaseListeners ls = listeners;
+    if (ls != null) {
+      ls.flush();
+    }
   }
 
   /** What follows a transition, outside the lock. */
   private void after(LeaseTransition t) {
-    listeners.flush();
+    flushListeners();
     if (t == null || t.to() != LeaseState.LOST) {
       return;
     }
     core.keepAlive().remove(this);
+    // Off the keep-alive lane: a session's end loses all its leases in one answer, and their log
+    // lines, releases and waiting acquisitions must not hold up the next round of every client.
+    core.offLane(() -> lost(t));
+  }
+
+  private void lost(LeaseTransition t) {
     LOG.info("lease {} (token {}) lost: {}", name, token, lossReason().map(Enum::name).orElse("?"));
     if (t.reason().orElse(null) == LossReason.DEADLINE_PASSED) {
       // The cluster may still hold it (the renewal may have arrived and only its answer not):
@@ -327,9 +369,13 @@ public final class LeaseHandle implements Lease {
   }
 
   private void endOnce(boolean confirmed) {
-    if (endHandled.compareAndSet(false, true)) {
-      onEnd.accept(this, confirmed);
+    synchronized (this) {
+      if (endHandled) {
+        return;
+      }
+      endHandled = true;
     }
+    owner.ended(this, confirmed);
   }
 
   private CompletableFuture<Void> sendRelease() {
@@ -377,20 +423,16 @@ public final class LeaseHandle implements Lease {
     sessionClosed.whenComplete((v, e) -> endOnce(e == null));
   }
 
-  /** Under the lock, for a release: RELEASED (unless already final), its timer stopped. */
+  /** Under the lock, for a release: RELEASED (unless already final). */
   private void stopHolding() {
     if (!state.isFinal()) {
-      if (timer != null) {
-        timer.cancel(false);
-        timer = null;
-      }
       move(LeaseState.RELEASED, null);
     }
   }
 
   /** After the lock, for a release: the listeners hear it and the keep-alive loop lets go. */
   private void stoppedHolding() {
-    listeners.flush();
+    flushListeners();
     core.keepAlive().remove(this);
   }
 
@@ -521,17 +563,28 @@ public final class LeaseHandle implements Lease {
 
   @Override
   public void addListener(LeaseListener listener) {
-    listeners.add(listener);
+    Objects.requireNonNull(listener, "listener");
+    LeaseListeners ls;
+    synchronized (this) {
+      ls = listenersLocked();
+    }
+    ls.add(listener);
   }
 
   @Override
   public boolean removeListener(LeaseListener listener) {
-    return listeners.remove(listener);
+    LeaseListeners ls = listeners;
+    return ls != null && ls.remove(listener);
   }
 
   @Override
   public CompletableFuture<LeaseTransition> ended() {
-    return listeners.ended();
+    LeaseListeners ls;
+    synchronized (this) {
+      ls = listenersLocked();
+    }
+    ls.flush();
+    return ls.ended();
   }
 
   @Override

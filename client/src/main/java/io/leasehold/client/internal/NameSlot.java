@@ -43,13 +43,14 @@ import java.util.concurrent.TimeUnit;
  * then grants the same token again, it is released and asked for again, so no two handles of this
  * client ever carry the same token.
  */
-final class NameSlot {
+final class NameSlot implements LeaseHandle.Owner {
   private final ClientCore core;
   private final String name;
   private final NameSlots owner;
 
   // Guarded by this.
-  private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
+  // Sized for the usual one waiter: a slot lives as long as its lease.
+  private final ArrayDeque<Waiter> queue = new ArrayDeque<>(1);
   private LeaseHandle held;
   /**
    * {@link #held} was granted to a waiter that had gone (cancelled, or its thread interrupted)
@@ -58,6 +59,7 @@ final class NameSlot {
    */
   private boolean givingBack;
   private boolean attempting;
+  /** The waiter whose attempt is out, while {@link #attempting}. */
   private Waiter sending;
   private boolean awaitingChange;
   private long conflictRevision;
@@ -107,6 +109,12 @@ final class NameSlot {
       last = w.lastConflict;
     }
     w.result.completeExceptionally(new AcquireTimeoutException(name, w.waitUpTo.orElse(Duration.ZERO), Optional.ofNullable(last)));
+  }
+
+  /** Under the lock: no attempt is out; the slot lets go of the waiter (and the request it holds). */
+  private void attemptDone() {
+    attempting = false;
+    sending = null;
   }
 
   /** Lets the queue move: answers tries, drops finished waiters, sends the head's attempt, or retires the slot. */
@@ -187,7 +195,7 @@ final class NameSlot {
           // the leader's estimate (it may say 0 while the bar still holds, until the leader lifts
           // it), so asking again backs off too; spread a little, so the waiters of several
           // clients do not all ask at once.
-          attempting = false;
+          attemptDone();
           w.lockDelayRetries++;
           long estimate = r.retryAfter().map(Duration::toNanos).orElse(0L);
           long backoff = w.lockDelayRetries == 1 ? 0 : core.settings().retry().backoff(w.lockDelayRetries - 1, 0.5).toNanos();
@@ -203,7 +211,7 @@ final class NameSlot {
 
   private void failedAttempt(Waiter w, Throwable cause) {
     synchronized (this) {
-      attempting = false;
+      attemptDone();
       if (cause instanceof ClusterUnavailableException && w.mode == Waiter.Mode.WAIT && !w.result.isDone()
           && !w.pastDeadline() && !core.isClosing()) {
         // A waiting acquisition outlives outages: try again after a backoff.
@@ -226,7 +234,7 @@ final class NameSlot {
   /** Ends a waiter with a result (an AcquireResult) or a failure (a Throwable) and moves the queue. */
   private void finish(Waiter w, Object outcome) {
     synchronized (this) {
-      attempting = false;
+      attemptDone();
       queue.remove(w);
     }
     if (outcome instanceof AcquireResult r) {
@@ -250,17 +258,17 @@ final class NameSlot {
           failedAttempt(w, Futures.unwrap(e));
         } else {
           synchronized (this) {
-            attempting = false;
+            attemptDone();
           }
           pump();
         }
       });
       return;
     }
-    LeaseHandle lease = new LeaseHandle(core, name, g, sentNanos, this::ended);
+    LeaseHandle lease = new LeaseHandle(core, name, g, sentNanos, this);
     ResumingWatch toClose;
     synchronized (this) {
-      attempting = false;
+      attemptDone();
       held = lease;
       // Known gone already (the usual case: it went while the request was out): a try from now
       // on waits for the give-back below. One that goes in the moments until then is marked there.
@@ -307,7 +315,7 @@ final class NameSlot {
       w.lastConflict = c;
       timedOut = w.pastDeadline();
       if (!timedOut) {
-        attempting = false;
+        attemptDone();
         awaitingChange = true;
         conflictRevision = Math.max(conflictRevision, g.revision());
         if (watch == null) {
@@ -357,7 +365,8 @@ final class NameSlot {
   }
 
   /** A handle of this name ended; {@code confirmed}: the cluster is known not to hold its lease any more. */
-  private void ended(LeaseHandle lease, boolean confirmed) {
+  @Override
+  public void ended(LeaseHandle lease, boolean confirmed) {
     synchronized (this) {
       if (held == lease) {
         held = null;

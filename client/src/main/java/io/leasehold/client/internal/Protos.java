@@ -84,6 +84,9 @@ public final class Protos {
   }
 
   public static LeaseAttributes attributes(Attributes a) {
+    if (a.getAddress().isEmpty() && a.getMetadataCount() == 0 && a.getStatus().isEmpty()) {
+      return LeaseAttributes.NONE;  // one shared instance for the many leases without attributes
+    }
     return new LeaseAttributes(Optional.of(a.getAddress()), a.getMetadataMap(), Optional.of(a.getStatus()));
   }
 

@@ -10,6 +10,8 @@ import io.leasehold.client.LeaseState;
 import io.leasehold.client.LeaseTransition;
 import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.Rejected;
+import io.leasehold.client.internal.SerialExecutor;
+import io.leasehold.client.internal.SharedExecutors;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -26,9 +28,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -73,7 +72,8 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>A client may be a member of a group once. Every member of a group must use the same n:
- * joining with another fails. Thread-safe; the listener runs on the member's own thread.
+ * joining with another fails. Thread-safe; the listener is called one call at a time, in order,
+ * on the SDK's shared callback threads (a member has no thread of its own).
  */
 public final class PartitionMember implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PartitionMember.class);
@@ -86,13 +86,17 @@ public final class PartitionMember implements AutoCloseable {
   private final PartitionListener listener;
   private final PartitionOptions options;
   private final String me;
-  private final ScheduledExecutorService loop;
+  /** The JVM's SDK threads: the member's steps run one at a time on them, its timers on their timer. */
+  private final SharedExecutors shared = SharedExecutors.acquire();
+  private final SerialExecutor loop = new SerialExecutor(shared.callbacks());
   private final Executor loopExecutor = this::onLoop;
+  private volatile boolean loopStopped;
+  private ScheduledFuture<?> ticks;
   private final PartitionView view;
   private final AtomicBoolean reconcileQueued = new AtomicBoolean();
   private final CompletableFuture<Void> left = new CompletableFuture<>();
   private final Map<Integer, Lease> assigned = new ConcurrentHashMap<>();
-  // The rest is touched on the loop thread only.
+  // The rest is touched on the loop only (one step at a time).
   private final Map<Integer, Owned> owned = new HashMap<>();
   private final Set<Integer> busy = new HashSet<>();
   private final Map<Integer, Long> givenAway = new HashMap<>();
@@ -122,12 +126,7 @@ public final class PartitionMember implements AutoCloseable {
     this.listener = listener;
     this.options = options;
     this.me = client.holder();
-    this.loop = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "leasehold-partitions-" + group);
-      t.setDaemon(true);
-      return t;
-    });
-    this.view = new PartitionView(client, prefix(options, group), this::requestReconcile, loop,
+    this.view = new PartitionView(client, prefix(options, group), this::requestReconcile, shared.timer(),
         options.reconcileInterval().toMillis());
   }
 
@@ -226,7 +225,7 @@ public final class PartitionMember implements AutoCloseable {
 
   private void scheduleTicks() {
     long every = options.reconcileInterval().toMillis();
-    loop.scheduleWithFixedDelay(this::reconcile, every, every, TimeUnit.MILLISECONDS);
+    ticks = shared.timer().scheduleWithFixedDelay(this::requestReconcile, every, every, TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -330,7 +329,7 @@ public final class PartitionMember implements AutoCloseable {
       }
       leaving = true;
       log.info("leaving partition group {} as {}", group, me);
-      leaveDeadline = loop.schedule(this::leaveTimedOut, options.leaveTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      leaveDeadline = shared.timer().schedule(() -> onLoop(this::leaveTimedOut), options.leaveTimeout().toMillis(), TimeUnit.MILLISECONDS);
       Lease m = membership;
       if (m == null || m.state().isFinal()) {
         membershipReleased = true;
@@ -577,17 +576,21 @@ public final class PartitionMember implements AutoCloseable {
     if (leaveDeadline != null) {
       leaveDeadline.cancel(false);
     }
+    if (ticks != null) {
+      ticks.cancel(false);
+    }
     view.close();
-    loop.shutdown();
+    loopStopped = true;
+    shared.release();
     left.complete(null);
   }
 
-  /** Runs {@code task} on the member's thread, or here once the member has stopped (so completions still clean up). */
+  /** Runs {@code task} on the member's loop, or here once the member has stopped (so completions still clean up). */
   private void onLoop(Runnable task) {
-    try {
-      loop.execute(task);
-    } catch (RejectedExecutionException stopped) {
+    if (loopStopped) {
       task.run();
+    } else {
+      loop.execute(task);
     }
   }
 
