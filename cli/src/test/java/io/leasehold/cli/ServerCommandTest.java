@@ -42,8 +42,8 @@ class ServerCommandTest {
     assertEquals("127.0.0.1:7400", c.self().clientAddress());
     assertEquals(Path.of("leasehold-data", "n1"), c.dataDir());
     assertEquals(Duration.ofMillis(100), c.tickInterval());
-    assertEquals(Duration.ofMillis(600), c.electionTimeoutMin());
-    assertEquals(Duration.ofMillis(1000), c.electionTimeoutMax());
+    assertEquals(Duration.ofMillis(400), c.electionTimeoutMin());
+    assertEquals(Duration.ofMillis(650), c.electionTimeoutMax());
     assertEquals(Duration.ofSeconds(30), c.grpcKeepaliveInterval());
     assertEquals(Duration.ofSeconds(10), c.grpcKeepaliveTimeout());
   }

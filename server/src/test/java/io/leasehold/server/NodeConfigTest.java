@@ -33,8 +33,8 @@ class NodeConfigTest {
   @Test
   void electionTimeoutsDefaultWellBelowTheMinimumTtlWhichTheMaxMustNotReach() {
     NodeConfig c = NodeConfig.standalone().dataDir(Path.of("d")).build();
-    assertEquals(Duration.ofMillis(600), c.electionTimeoutMin());
-    assertEquals(Duration.ofMillis(1000), c.electionTimeoutMax());
+    assertEquals(Duration.ofMillis(400), c.electionTimeoutMin());
+    assertEquals(Duration.ofMillis(650), c.electionTimeoutMax());
     // A follower may notice a silent leader only after about twice the max (it checks once per
     // timeout); by default even that fits in the minimum TTL.
     assertTrue(c.electionTimeoutMax().multipliedBy(2).compareTo(io.leasehold.statemachine.core.Limits.MIN_TTL) <= 0);
