@@ -95,13 +95,7 @@ final class FillRun implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    List<String> endpoints = new ArrayList<>();
-    for (String e : root.endpoints) {
-      if (!ClientCommand.isHostPort(e)) {
-        throw usage("--endpoints: '" + e + "' is not host:port");
-      }
-      endpoints.add(e.trim());
-    }
+    List<String> endpoints = root.endpoints(this::usage);
     if (leases < 1) {
       throw usage("--leases: must be at least 1, got " + leases);
     }

@@ -32,6 +32,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -76,6 +77,21 @@ public final class RawBench implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(), "a workload is required (acquire-release or fill)");
+  }
+
+  /** {@code --endpoints}, trimmed; {@code usage} makes the error naming the option and the rule. */
+  List<String> endpoints(Function<String, CommandLine.ParameterException> usage) {
+    List<String> checked = new ArrayList<>();
+    for (String e : endpoints) {
+      if (!ClientCommand.isHostPort(e)) {
+        throw usage.apply("--endpoints: '" + e + "' is not host:port");
+      }
+      checked.add(e.trim());
+    }
+    if (checked.isEmpty()) {
+      throw usage.apply("--endpoints: at least one host:port is required");
+    }
+    return checked;
   }
 
   /** Where the workers' calls go. */
@@ -156,16 +172,7 @@ public final class RawBench implements Runnable {
 
     /** Checks every option; the message of what it throws names the option and the rule. */
     Plan plan() {
-      List<String> endpoints = new ArrayList<>();
-      for (String e : root.endpoints) {
-        if (!ClientCommand.isHostPort(e)) {
-          throw usage("--endpoints: '" + e + "' is not host:port");
-        }
-        endpoints.add(e.trim());
-      }
-      if (endpoints.isEmpty()) {
-        throw usage("--endpoints: at least one host:port is required");
-      }
+      List<String> endpoints = root.endpoints(this::usage);
       if (!root.output.equals("json") && !root.output.equals("table")) {
         throw usage("--output: json or table, got '" + root.output + "'");
       }
