@@ -454,10 +454,10 @@ public final class ExpiryScheduler {
     if (queue.size() > 2 * deadlines.size() + 1024) {
       // Mostly ended leases' leftovers: keep the heap proportional to the live leases.
       queue.clear();
-      for (Deadline live : deadlines.values()) {
+      deadlines.forEach(live -> {
         live.queuedNanos = live.dueNanos;
         queue.add(live);
-      }
+      });
     }
   }
 }

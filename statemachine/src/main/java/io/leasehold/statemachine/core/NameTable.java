@@ -1,7 +1,5 @@
 package io.leasehold.statemachine.core;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -83,16 +81,6 @@ public final class NameTable<V> {
         visitor.accept(at(i));
       }
     }
-  }
-
-  public List<V> values() {
-    List<V> out = new ArrayList<>(size);
-    for (int i = 0; i < slots.length; i++) {
-      if (slots[i] != null) {
-        out.add(at(i));
-      }
-    }
-    return out;
   }
 
   @SuppressWarnings("unchecked")
