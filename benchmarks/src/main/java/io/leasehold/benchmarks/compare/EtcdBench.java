@@ -137,7 +137,7 @@ public final class EtcdBench implements Runnable {
         };
         // Counts failures by kind and, with --windows, each window's figures; no back-off, as before.
         TalliedTarget<EtcdTargets.Held> tallied = new TalliedTarget<>(target, window == null ? Duration.ZERO : window, Duration.ZERO);
-        tallied.start(common.warmup, common.duration);
+        tallied.start(common.duration);
         BenchReport report = AcquireRelease.run("etcd-" + shape, tallied, new AcquireRelease.Settings(this.clients, common.warmup,
             common.duration, rate == null ? OptionalDouble.empty() : OptionalDouble.of(rate), common.prefix), stats(root.endpoints),
             trampoline, Progress.off());

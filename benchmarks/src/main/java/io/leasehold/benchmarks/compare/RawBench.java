@@ -240,7 +240,7 @@ public final class RawBench implements Runnable {
         }
         TalliedTarget<Held> target = new TalliedTarget<>(target(channels), window == null ? Duration.ZERO : window, backoff);
         AcquireRelease.Settings s = new AcquireRelease.Settings(clients, warmup, duration, OptionalDouble.empty(), prefix);
-        target.start(warmup, duration);
+        target.start(duration);
         BenchReport report = AcquireRelease.run(SYSTEM, target, s, new NodeStats(plan.metrics()), trampoline, Progress.off());
         report.setting("mode", plan.mode().label)
             .setting("nodes", targets)

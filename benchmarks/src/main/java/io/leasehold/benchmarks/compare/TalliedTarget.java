@@ -53,9 +53,7 @@ final class TalliedTarget<H> implements AcquireRelease.Target<TalliedTarget.Cycl
   private final Duration window;
   private final Duration backoff;
   private final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
-  private Duration warmup = Duration.ZERO;
   private Duration duration = Duration.ZERO;
-  private volatile boolean begun;
   private volatile long measureFrom;
   private volatile long end;
   private LongAdder[] windowCycles = new LongAdder[0];
@@ -72,9 +70,11 @@ final class TalliedTarget<H> implements AcquireRelease.Target<TalliedTarget.Cycl
     this.backoff = backoff;
   }
 
-  /** Prepares a run: the measured period begins {@code warmup} after the first acquisition and lasts {@code duration}. */
-  TalliedTarget<H> start(Duration warmup, Duration duration) {
-    this.warmup = warmup;
+  /**
+   * Prepares a run of {@code duration} measured; the load loop says when the period starts
+   * ({@link #measuring}), so the windows count exactly the cycles the run counts.
+   */
+  TalliedTarget<H> start(Duration duration) {
     this.duration = duration;
     int n = window.isZero() ? 0 : (int) ((duration.toNanos() + window.toNanos() - 1) / window.toNanos());
     windowCycles = new LongAdder[n];
@@ -85,27 +85,20 @@ final class TalliedTarget<H> implements AcquireRelease.Target<TalliedTarget.Cycl
       windowErrors[i] = new LongAdder();
       windowAcquire[i] = new Latency();
     }
-    begin(System.nanoTime());
-    begun = false;
+    long now = System.nanoTime();
+    measuring(now, now + duration.toNanos());
     return this;
   }
 
-  private void begin(long now) {
-    measureFrom = now + warmup.toNanos();
-    end = measureFrom + duration.toNanos();
+  @Override
+  public void measuring(long from, long to) {
+    measureFrom = from;
+    end = to;
   }
 
   @Override
   public CompletableFuture<Cycle<H>> acquire(int worker, String name) {
     long t0 = System.nanoTime();
-    if (!begun) {
-      synchronized (this) {
-        if (!begun) {
-          begin(t0);
-          begun = true;
-        }
-      }
-    }
     return settle(inner.acquire(worker, name)).thenApply(held -> {
       long t1 = System.nanoTime();
       int w = windowOf(t1);

@@ -183,7 +183,7 @@ class RawBenchTest {
       }
     };
     Duration duration = Duration.ofSeconds(1);
-    TalliedTarget<String> target = new TalliedTarget<>(unavailable, Duration.ofMillis(500), Duration.ofMillis(100)).start(Duration.ZERO, duration);
+    TalliedTarget<String> target = new TalliedTarget<>(unavailable, Duration.ofMillis(500), Duration.ofMillis(100)).start(duration);
     ExecutorService trampoline = Executors.newSingleThreadExecutor();
     try {
       BenchReport report = AcquireRelease.run("test", target, new AcquireRelease.Settings(2, Duration.ZERO, duration,

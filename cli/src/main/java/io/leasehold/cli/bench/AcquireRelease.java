@@ -26,6 +26,12 @@ public final class AcquireRelease {
     default CompletableFuture<H> transfer(int worker, H held) {
       return CompletableFuture.failedFuture(new UnsupportedOperationException("this system has no transfer"));
     }
+
+    /**
+     * Called once before the first acquisition with the measured period, in {@link System#nanoTime()}
+     * terms, so a target that keeps its own tallies counts the same cycles the run does.
+     */
+    default void measuring(long from, long to) {}
   }
 
   /** Settings shared by every system the workload runs against. */
@@ -63,7 +69,7 @@ public final class AcquireRelease {
         return target.release(worker, held).thenRun(() -> release.recordNanos(System.nanoTime() - t2));
       });
     };
-    LoadLoop.Result r = new LoadLoop(s.clients(), s.warmup(), s.duration(), s.rate(), trampoline).run(op, cycle, () -> {
+    LoadLoop.Result r = new LoadLoop(s.clients(), s.warmup(), s.duration(), s.rate(), trampoline).run(op, cycle, target::measuring, () -> {
       acquire.reset();
       release.reset();
       transfer.reset();

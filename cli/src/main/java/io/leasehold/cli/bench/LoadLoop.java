@@ -60,9 +60,20 @@ public final class LoadLoop {
    * ends (to reset other recorders). Returns once every operation has ended.
    */
   public Result run(Op op, Latency latency, Runnable onMeasureStart, Progress progress) throws InterruptedException {
+    return run(op, latency, (from, to) -> {}, onMeasureStart, progress);
+  }
+
+  /** Measured period listener: told the period's start and end ({@link System#nanoTime()}) before any operation starts. */
+  public interface Period {
+    void measuring(long from, long to);
+  }
+
+  /** As {@link #run(Op, Latency, Runnable, Progress)}, telling {@code period} the measured period first. */
+  public Result run(Op op, Latency latency, Period period, Runnable onMeasureStart, Progress progress) throws InterruptedException {
     long start = System.nanoTime();
     long measureFrom = start + warmup.toNanos();
     long end = measureFrom + duration.toNanos();
+    period.measuring(measureFrom, end);
     Counters counters = new Counters(measureFrom, end);
     progress.start(start, measureFrom, end, counters.completed, latency);
     Thread resetter = new Thread(() -> {

@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -58,5 +59,32 @@ class LoadLoopTest {
         new Latency(), () -> { }, Progress.off());
     assertTrue(r.failed() > 0);
     assertTrue(r.firstError().contains("nope"), r.firstError());
+  }
+
+  @Test
+  void thePeriodListenerHearsTheMeasuredPeriodBeforeTheFirstOperationAndItCountsTheSameOperations() throws Exception {
+    LoadLoop loop = new LoadLoop(2, Duration.ofMillis(200), Duration.ofMillis(600), OptionalDouble.empty(), Runnable::run);
+    long[] period = new long[3];
+    AtomicLong firstStart = new AtomicLong();
+    AtomicLong inPeriod = new AtomicLong();
+    long before = System.nanoTime();
+    LoadLoop.Result r = loop.run((w, s) -> {
+      long t0 = System.nanoTime();
+      firstStart.compareAndSet(0, t0);
+      return after(5).thenRun(() -> {
+        long t1 = System.nanoTime();
+        if (t0 - period[0] >= 0 && t1 - period[1] <= 0) {
+          inPeriod.incrementAndGet();
+        }
+      });
+    }, new Latency(), (from, to) -> {
+      period[0] = from;
+      period[1] = to;
+      period[2] = System.nanoTime();
+    }, () -> { }, Progress.off());
+    assertTrue(period[0] - before >= Duration.ofMillis(200).toNanos(), "the period starts after the warm-up");
+    assertEquals(Duration.ofMillis(600).toNanos(), period[1] - period[0]);
+    assertTrue(period[2] != 0 && firstStart.get() - period[2] >= 0, "told before the first operation");
+    assertTrue(Math.abs(inPeriod.get() - r.completed()) <= 2, inPeriod.get() + " by the listener's period, " + r.completed() + " counted");
   }
 }
