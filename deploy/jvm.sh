@@ -36,11 +36,12 @@
 # its default goal (200 ms) lets young collections of a loaded node stall every write and watch
 # for 100+ ms. G1NewSizePercent=1 lets G1 shrink the young generation toward that goal: its
 # default floor (5% of the heap) grows with the heap, and on a large heap young collections
-# copied more than 20 ms allows (docs/operations.md, "GC"). A 512 MiB heap holds a million live
-# leases with room to spare and keeps a node under 1 GiB resident; without a cap the JVM takes a
+# copied more than 20 ms allows (docs/operations.md, "GC"). String deduplication shares the
+# bytes of equal strings that live long (a leader's deadlines name every lease again). A 512 MiB
+# heap holds a million live leases and keeps a node under 1 GiB resident; without a cap the JVM takes a
 # quarter of the machine's memory (docs/operations.md, "Sizing"). The failover bench's
 # LocalCluster.LAUNCHER_JVM_FLAGS and the deployment files carry the same flags.
-LEASEHOLD_DEFAULT_JVM_FLAGS="-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -Xmx512m"
+LEASEHOLD_DEFAULT_JVM_FLAGS="-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -XX:+UseStringDeduplication -Xmx512m"
 # glibc gives each thread that allocates natively an arena of up to 64 MiB; RocksDB's and
 # Netty's threads spread a node's native memory over many half-used ones. Two are enough.
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"

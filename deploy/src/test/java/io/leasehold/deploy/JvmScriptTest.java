@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 class JvmScriptTest {
   static final Path DEPLOY = Path.of(System.getProperty("leasehold.deploy", "."));
   static final Path SCRIPT = DEPLOY.resolve("jvm.sh");
-  static final String DEFAULTS = "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -Xmx512m";
+  static final String DEFAULTS = "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -XX:+UseStringDeduplication -Xmx512m";
   /** The defaults on Java 25 and later. */
   static final String DEFAULTS_25 = DEFAULTS + " -XX:+UseCompactObjectHeaders";
 

@@ -21,7 +21,7 @@ import java.util.List;
 public final class LocalCluster implements Failover.Cluster {
   /** The launcher's default JVM flags ({@code ./leasehold}); LocalClusterTest keeps the two the same. */
   public static final String LAUNCHER_JVM_FLAGS =
-      "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -Xmx512m";
+      "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -XX:+UseStringDeduplication -Xmx512m";
   /** What the launcher adds on Java 25 and later (deploy/jvm.sh, {@code leasehold_default_flags}). */
   public static final String LAUNCHER_JVM_FLAGS_25 = "-XX:+UseCompactObjectHeaders";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);

@@ -8,7 +8,10 @@ import java.util.function.BiConsumer;
  * with only the common fields (no attributes, no policy terms) is kept as a {@link Compact} of
  * 88 bytes with its name, where its {@link LeaseRecord} takes 120 and a {@code HashMap} entry 32
  * more; one with more keeps its record. {@link #get} builds a fresh record of a compact entry:
- * callers get the same values, never the same object. Apply thread only.
+ * callers get the same values, never the same object. A renewal of a compact lease overwrites
+ * its entry in place: the entry has usually been promoted to the old generation by then, and a
+ * new one for every renewal left the collector a dead object there each time (a million leases
+ * renewed under a 512 MiB heap ran into full collections). Apply thread only.
  */
 final class LeaseTable {
   private final NameTable<Object> table = new NameTable<>(LeaseTable::nameOf);
@@ -19,18 +22,22 @@ final class LeaseTable {
    */
   private static final class Compact {
     final String name;
-    final String holder;
-    final long token;
-    final long ttlMicros;
-    final long acquiredAtMicros;
-    final long renewedAtMicros;
-    final long lastRenewRevision;
-    final long renewCount;
-    final long modRevision;
-    final long session;
+    String holder;
+    long token;
+    long ttlMicros;
+    long acquiredAtMicros;
+    long renewedAtMicros;
+    long lastRenewRevision;
+    long renewCount;
+    long modRevision;
+    long session;
 
     Compact(String name, LeaseRecord r) {
       this.name = name;
+      set(r);
+    }
+
+    void set(LeaseRecord r) {
       holder = r.getHolder();
       token = r.getToken();
       ttlMicros = r.getTtlMicros();
@@ -85,11 +92,17 @@ final class LeaseTable {
   /** Sets {@code name}'s lease; returns the one it replaced, or null. */
   LeaseRecord put(String name, LeaseRecord lease) {
     Object old = table.get(name);
+    LeaseRecord replaced = record(old);
+    boolean compact = fitsCompact(lease);
+    if (compact && old instanceof Compact c) {
+      c.set(lease);
+      return replaced;
+    }
     // A renewal's name is a fresh string parsed from its entry: keep the one the table (and the
     // index, and the leader's deadline) already hold, or every renewed lease holds two.
     String kept = old == null ? name : nameOf(old);
-    table.put(fitsCompact(lease) ? new Compact(kept, lease) : new Full(kept, lease));
-    return record(old);
+    table.put(compact ? new Compact(kept, lease) : new Full(kept, lease));
+    return replaced;
   }
 
   /** Drops {@code name}'s lease; returns it, or null if there was none. */

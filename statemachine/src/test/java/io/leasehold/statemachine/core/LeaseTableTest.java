@@ -80,6 +80,24 @@ class LeaseTableTest {
   }
 
   @Test
+  void aRenewedCompactLeaseIsUpdatedInPlaceAndTheReplacedRecordKeepsItsValues() {
+    LeaseTable table = new LeaseTable();
+    LeaseRecord acquired = LeaseRecord.newBuilder().setHolder("h").setToken(5).setTtlMicros(10_000_000).setRenewCount(0).build();
+    table.put("locks/a", acquired);
+    LeaseRecord before = table.get("locks/a");
+    LeaseRecord renewed = acquired.toBuilder().setRenewCount(1).setRenewedAtMicros(42).setLastRenewRevision(8).build();
+    assertEquals(acquired, table.put("locks/a", renewed), "put answers the lease as it was");
+    assertEquals(acquired, before, "a record handed out earlier does not change with the entry");
+    assertEquals(renewed, table.get("locks/a"));
+    // And out of the compact form and back.
+    LeaseRecord withAttributes = renewed.toBuilder().setHeartbeatMicros(1_000_000).build();
+    assertEquals(renewed, table.put("locks/a", withAttributes));
+    assertEquals(withAttributes, table.put("locks/a", renewed));
+    assertEquals(renewed, table.get("locks/a"));
+    assertEquals(1, table.size());
+  }
+
+  @Test
   void aLeaseWithAttributesOrPolicyTermsKeepsItsRecord() {
     LeaseRecord withAttributes = LeaseRecord.newBuilder().setHolder("h").setToken(1)
         .setAttributes(Attributes.newBuilder().setAddress("10.0.0.1:80")).build();
