@@ -26,9 +26,9 @@ import java.util.concurrent.atomic.LongAdder;
  * cold start's ramp shows. With a back-off, a failed call completes only after it: the worker
  * waits that long before its next cycle rather than retrying at once.
  *
- * <p>{@link #start} must be called before the run, with its warm-up and duration; the run's
- * clock starts at the first acquisition, as the load loop starts its workers, so the windows
- * count the cycles the loop counts (started in the measured period, ended by its end).
+ * <p>{@link #start} must be called before the run, with its duration; the load loop then names
+ * the measured period ({@link #measuring}) before its first operation, so the windows count the
+ * cycles the loop counts (started in the measured period, ended by its end).
  */
 final class TalliedTarget<H> implements AcquireRelease.Target<TalliedTarget.Cycle<H>> {
   /** A held lease and when its cycle began. */
