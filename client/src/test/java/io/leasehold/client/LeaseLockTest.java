@@ -39,6 +39,42 @@ class LeaseLockTest {
   }
 
   @Test
+  void waitersInSeveralClientsGetTheNameInTheOrderTheyAsked() throws Exception {
+    String name = "lock/fair-order";
+    List<LeaseholdClient> clients = new ArrayList<>();
+    try {
+      for (int i = 0; i < 5; i++) {
+        clients.add(Fixtures.client(cluster));
+      }
+      Lease held = clients.get(0).acquire(name, ttl(30)).get(20, TimeUnit.SECONDS);
+      io.leasehold.server.LeaseholdNode leader = cluster.awaitLeader();
+      List<CompletableFuture<Lease>> waiters = new ArrayList<>();
+      for (int i = 1; i < clients.size(); i++) {
+        int queued = leader.waitingAcquires();
+        CompletableFuture<Lease> f = clients.get(i).acquire(name, ttl(30));
+        waiters.add(f);
+        // The SDK sends its writes to the leader, which queues the call while the name is held.
+        TestCluster.await("client " + i + " is queued on the leader", Duration.ofSeconds(10),
+            () -> leader.waitingAcquires() > queued || f.isDone());
+        assertFalse(f.isDone(), "client " + i + " waits while the name is held");
+      }
+      long token = held.token();
+      for (int i = 0; i < waiters.size(); i++) {
+        held.release().get(20, TimeUnit.SECONDS);
+        held = waiters.get(i).get(20, TimeUnit.SECONDS);
+        assertTrue(held.token() > token, "tokens increase with each hand-over");
+        token = held.token();
+        for (int j = i + 1; j < waiters.size(); j++) {
+          assertFalse(waiters.get(j).isDone(), "client " + (j + 1) + " is not served before client " + (i + 1) + " releases");
+        }
+      }
+      held.release().get(20, TimeUnit.SECONDS);
+    } finally {
+      clients.forEach(LeaseholdClient::close);
+    }
+  }
+
+  @Test
   void eightThreadsInTwoClientsNeverHoldTheLockAtOnce() throws Exception {
     int rounds = 5;
     AtomicInteger inside = new AtomicInteger();

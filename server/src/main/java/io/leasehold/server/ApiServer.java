@@ -15,6 +15,7 @@ import io.leasehold.proto.Lz4BlockCodec;
 import io.leasehold.server.api.AdminService;
 import io.leasehold.server.api.AuthService;
 import io.leasehold.server.api.ClusterService;
+import io.leasehold.server.api.AcquireWaits;
 import io.leasehold.server.api.LeasesService;
 import io.leasehold.server.api.RegistryService;
 import io.leasehold.server.api.RequestLimits;
@@ -61,7 +62,7 @@ final class ApiServer {
   private final Server server;
   private final LeaderHeader leaderHeader;
 
-  ApiServer(NodeConfig config, NodeTls tls, Consensus consensus, WatchHub hub, NodeAuth auth, RequestLimits requestLimits,
+  ApiServer(NodeConfig config, NodeTls tls, Consensus consensus, WatchHub hub, AcquireWaits acquireWaits, NodeAuth auth, RequestLimits requestLimits,
             NodeHealth health, ClusterService cluster, Supplier<Optional<String>> leaderHint, LongSupplier wallClockMicros) {
     this.requestLimits = requestLimits;
     this.auth = auth;
@@ -85,7 +86,7 @@ final class ApiServer {
         .addTransportFilter(requestLimits.connectionIds())
         // Watch streams are compressed with lz4-block for clients that accept it (LeasesService).
         .compressorRegistry(Lz4BlockCodec.compressors())
-        .addService(guarded(new LeasesService(consensus, hub, leaderHint).serviceDefinition()))
+        .addService(guarded(new LeasesService(consensus, hub, acquireWaits, leaderHint).serviceDefinition()))
         .addService(guarded(new RoutingService(consensus, leaderHint).bindService()))
         .addService(guarded(new RegistryService(consensus, leaderHint).bindService()))
         .addService(guarded(cluster.bindService()))

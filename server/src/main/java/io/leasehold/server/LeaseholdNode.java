@@ -1,6 +1,9 @@
 package io.leasehold.server;
 
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.LogReply;
 import io.leasehold.server.admin.LogFormatUpgrade;
+import io.leasehold.server.api.AcquireWaits;
 import io.leasehold.server.api.AdminService;
 import io.leasehold.server.api.ClusterService;
 import io.leasehold.server.api.LeasesService;
@@ -58,6 +61,7 @@ public final class LeaseholdNode implements AutoCloseable {
   private final NodeMetrics metrics;
   private final LeaseStateMachine stateMachine;
   private final RaftConsensus consensus;
+  private final AcquireWaits acquireWaits;
   private final LogFormatUpgrade logFormatUpgrade;
   private final NodeAuth auth;
   private final NodeHealth health;
@@ -82,10 +86,12 @@ public final class LeaseholdNode implements AutoCloseable {
     AtomicReference<LeaseStateMachine> sm = new AtomicReference<>();
     this.watchHub = new WatchHub(() -> sm.get().core(), config.watchQueueLimit(), config.watchProgressInterval(),
         config.watchMessageRate(), config.watchMaxDelay(), config.watchSenders());
+    // Proposes through the consensus made a few lines below, once calls arrive.
+    this.acquireWaits = new AcquireWaits(this::propose);
     this.metrics = new NodeMetrics(new NodeMetricsSource(sm::get, watchHub, this::consensus, this::serving,
-        config.dataDir(), this::divisionClosedNow));
+        config.dataDir(), this::divisionClosedNow, acquireWaits));
     AppliedEntries applied = new AppliedEntries(diagnostics.commitClock(), diagnostics.replicationTrace(),
-        diagnostics.ticker(), watchHub, metrics, lifecycle);
+        diagnostics.ticker(), watchHub, acquireWaits, metrics, lifecycle);
     this.stateMachine = new LeaseStateMachine(config.dataDir().resolve("state"), applied, LeaseholdNode::wallClockMicros);
     sm.set(stateMachine);
     this.consensus = new RaftConsensus(config, tls, stateMachine, diagnostics.replicationTrace(), diagnostics.peerTraffic(),
@@ -107,9 +113,18 @@ public final class LeaseholdNode implements AutoCloseable {
     this.divisionClosure = consensus.divisionClosure(health::recheck, () -> closed);
     applied.bind(consensus, logFormatUpgrade, divisionClosure);
     this.clusterService = new ClusterService(new LocalMemberView(config, consensus, auth));
-    this.api = new ApiServer(config, tls, consensus, watchHub, auth, requestLimits, health,
+    this.api = new ApiServer(config, tls, consensus, watchHub, acquireWaits, auth, requestLimits, health,
         clusterService, consensus::leaderClientAddress,
         LeaseholdNode::wallClockMicros);
+  }
+
+  private CompletableFuture<LogReply> propose(LogCommand command) {
+    return consensus.propose(command);
+  }
+
+  /** Acquire calls queued on this node, waiting for a held name (as the metric reports them). */
+  public int waitingAcquires() {
+    return acquireWaits.waiting();
   }
 
   /** The names of the gRPC services this node serves on its client port. */
@@ -312,6 +327,7 @@ public final class LeaseholdNode implements AutoCloseable {
     compactor.close();
     logFormatUpgrade.close();
     watchHub.close();
+    acquireWaits.close();
     api.shutdownNow();
     diagnostics.ticker().close();
     consensus.closeClient();

@@ -1,5 +1,6 @@
 package io.leasehold.server;
 
+import io.leasehold.server.api.AcquireWaits;
 import io.leasehold.server.metrics.NodeMetrics;
 import io.leasehold.server.raft.Consensus;
 import io.leasehold.server.watch.WatchHub;
@@ -22,15 +23,22 @@ final class NodeMetricsSource implements NodeMetrics.Source {
   private final BooleanSupplier serving;
   private final Path dataDir;
   private final BooleanSupplier divisionClosed;
+  private final AcquireWaits acquireWaits;
 
   NodeMetricsSource(Supplier<LeaseStateMachine> stateMachine, WatchHub watchHub, Supplier<Consensus> consensus,
-                    BooleanSupplier serving, Path dataDir, BooleanSupplier divisionClosed) {
+                    BooleanSupplier serving, Path dataDir, BooleanSupplier divisionClosed, AcquireWaits acquireWaits) {
     this.stateMachine = stateMachine;
     this.watchHub = watchHub;
     this.consensus = consensus;
     this.serving = serving;
     this.dataDir = dataDir;
     this.divisionClosed = divisionClosed;
+    this.acquireWaits = acquireWaits;
+  }
+
+  @Override
+  public int acquireWaiting() {
+    return acquireWaits.waiting();
   }
 
   /** The live leases by namespace, from the lease index the apply thread keeps (no scan). */

@@ -236,10 +236,18 @@ public final class ClientCore implements AutoCloseable {
         .setAttributes(Protos.attributes(options.attributes()));
     options.ttl().ifPresent(ttl -> request.setTtl(Protos.duration(ttl)));
     // Each try of the waiter is a new call with its own id; the retries of one call share it.
+    // A waiter asks the node to queue it (first come, first served) while the name is held; the
+    // call's deadlines grow by that wait.
     Waiter w = new Waiter(tryOnly ? Waiter.Mode.TRY : Waiter.Mode.WAIT,
-        () -> inSession(options.ttl().isEmpty(), id -> {
+        wait -> inSession(options.ttl().isEmpty(), id -> {
           AcquireRequest.Builder r = request.clone().setRequestId(requestIds.next()).setSession(id.orElse(0));
-          return calls.send(Calls.Target.WRITE, LeasesGrpc.getAcquireMethod(), r.build(), "Acquire " + name)
+          if (!wait.isZero()) {
+            r.setWait(Protos.duration(wait));
+          }
+          long waitNanos = wait.toNanos();
+          return calls.send(Calls.Target.WRITE, LeasesGrpc.getAcquireMethod(), r.build(), "Acquire " + name,
+                  System.nanoTime() + settings.requestTimeout().toNanos() + waitNanos, settings.attemptTimeout().toNanos() + waitNanos,
+                  Integer.MAX_VALUE)
               .thenApply(sent -> new Calls.Sent<>(Grant.of(sent.value()), sent.sentNanos()));
         }),
         tryOnly ? Optional.empty() : options.waitUpTo());

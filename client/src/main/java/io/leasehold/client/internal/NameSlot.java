@@ -34,9 +34,12 @@ import java.util.concurrent.TimeUnit;
  * again to the same holder, so two handles of one client must never ask for a name at once: only
  * the queue's head sends an Acquire, and only while no handle of this client holds the name. A
  * head that meets another holder waits for a watch (from the conflict's revision + 1) to report
- * the lease's end, then asks again — no polling. A lock-delay (the name is free but its last
- * lease expired or was revoked moments ago) is waited out by a timer, since no event marks its
- * end. Tries jump the queue and never wait for a holder; they wait only while this client gives
+ * the lease's end, then asks again — no polling. Each of the head's Acquires also asks its node
+ * to queue it while the name is held ({@link Waiter#nodeWait()}): a node that does answers in
+ * order of arrival when the lease ends, and a CONFLICT then means only that the node's wait was
+ * over, so the head asks again at once; the watch serves nodes that answer at once. A lock-delay
+ * (the name is free but its last lease expired or was revoked moments ago) is waited out by a
+ * timer, since no event marks its end. Tries jump the queue and never wait for a holder; they wait only while this client gives
  * back a lease granted to a waiter that had gone, so as not to answer CONFLICT with it.
  *
  * <p>A handle whose release the cluster did not confirm may still be held there; if the cluster
@@ -162,7 +165,10 @@ final class NameSlot implements LeaseHandle.Owner {
   private void send(Waiter w) {
     CompletableFuture<Calls.Sent<Grant>> f;
     try {
-      f = w.attempt.get();
+      Duration wait = w.nodeWait();
+      w.nodeWait = wait;
+      w.nodeWaitSentNanos = System.nanoTime();
+      f = w.attempt.apply(wait);
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }
@@ -205,6 +211,11 @@ final class NameSlot implements LeaseHandle.Owner {
           return;
         }
       }
+    }
+    if (!w.tryOnly() && r.reason() == RejectReason.LOCK_DELAY && w.pastDeadline()) {
+      // A node that queued the call answers the lock-delay it waited in once the wait is over.
+      finish(w, new AcquireTimeoutException(name, w.waitUpTo.orElse(Duration.ZERO), Optional.ofNullable(w.lastConflict)));
+      return;
     }
     finish(w, w.tryOnly() ? new Rejected(r) : new AcquireRejectedException(name, r));
   }
@@ -314,7 +325,11 @@ final class NameSlot implements LeaseHandle.Owner {
     synchronized (this) {
       w.lastConflict = c;
       timedOut = w.pastDeadline();
-      if (!timedOut) {
+      if (!timedOut && w.nodeWaited()) {
+        // The node kept the call queued for all the wait it was asked: ask again at once, which
+        // queues it there again (behind whoever came meanwhile) rather than watching.
+        attemptDone();
+      } else if (!timedOut) {
         attemptDone();
         awaitingChange = true;
         conflictRevision = Math.max(conflictRevision, g.revision());

@@ -58,10 +58,17 @@ import java.util.function.Supplier;
 public final class LeasesService extends LeasesGrpc.LeasesImplBase {
   private final ReplicatedCalls calls;
   private final WatchHub watchHub;
+  private final AcquireWaits waits;
 
+  /** Without a queue for waiting calls: an Acquire's wait is ignored (one attempt), as the dashboard needs. */
   public LeasesService(Consensus consensus, WatchHub watchHub, Supplier<Optional<String>> leaderHint) {
+    this(consensus, watchHub, null, leaderHint);
+  }
+
+  public LeasesService(Consensus consensus, WatchHub watchHub, AcquireWaits waits, Supplier<Optional<String>> leaderHint) {
     this.calls = new ReplicatedCalls(consensus, leaderHint);
     this.watchHub = watchHub;
+    this.waits = waits;
   }
 
   /**
@@ -106,7 +113,19 @@ public final class LeasesService extends LeasesGrpc.LeasesImplBase {
       request = request.toBuilder().setHolder(caller.identity()).build();
     }
     AcquireRequest acquire = request;
-    calls.write(() -> Validation.acquire(acquire), () -> LogCommand.newBuilder().setAcquire(acquire).build(), LogReply::getAcquire, response);
+    // The wait is this node's business (AcquireWaits), never the log's.
+    Supplier<LogCommand> command = () -> acquire.hasWait()
+        ? LogCommand.newBuilder().setAcquire(acquire.toBuilder().clearWait()).build()
+        : LogCommand.newBuilder().setAcquire(acquire).build();
+    long waitNanos = acquire.hasWait() ? acquire.getWait().getSeconds() * 1_000_000_000L + acquire.getWait().getNanos() : 0;
+    if (waitNanos > 0 && waits != null && response instanceof ServerCallStreamObserver<AcquireResponse> call) {
+      LogCommand c = calls.prepare(() -> Validation.acquire(acquire), command, response);
+      if (c != null && !waits.submit(c, waitNanos, call, (reply, error) -> calls.answer(reply, error, LogReply::getAcquire, call))) {
+        calls.propose(c).whenComplete((reply, error) -> calls.answer(reply, error, LogReply::getAcquire, call));
+      }
+      return;
+    }
+    calls.write(() -> Validation.acquire(acquire), command, LogReply::getAcquire, response);
   }
 
   @Override

@@ -13,6 +13,7 @@ import io.leasehold.statemachine.core.LogFormat;
 import io.leasehold.statemachine.core.InvalidArgumentException;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -39,8 +40,19 @@ final class ReplicatedCalls {
    * election once every member runs code that knows it).
    */
   <T> void write(Runnable validate, Supplier<LogCommand> command, Function<LogReply, T> map, StreamObserver<T> response) {
+    LogCommand c = prepare(validate, command, response);
+    if (c != null) {
+      propose(c).whenComplete((reply, error) -> answer(reply, error, map, response));
+    }
+  }
+
+  /**
+   * Validates and builds the command of a write, stamped with its caller; null once the call has
+   * been failed (bad input, or a log format not yet in force).
+   */
+  <T> LogCommand prepare(Runnable validate, Supplier<LogCommand> command, StreamObserver<T> response) {
     if (!valid(validate, response)) {
-      return;
+      return null;
     }
     Caller caller = Caller.current();
     LogCommand c = command.get();
@@ -49,26 +61,33 @@ final class ReplicatedCalls {
       response.onError(Status.UNAVAILABLE.withDescription((roles ? "roles and grants" : "authenticated writes")
           + " wait for log format " + LogFormat.AUTH + " (the cluster applies format " + consensus.logFormat()
           + " until the leader raises it, once every member runs code that knows it; retry)").asRuntimeException());
-      return;
+      return null;
     }
     int needed = LogFormat.needed(c);
     if (needed > LogFormat.AUTH && !formatInForce(needed, c.getCommandCase().name().toLowerCase(Locale.ROOT), response)) {
-      return;
+      return null;
     }
     if (caller.authenticated()) {
       c = c.toBuilder().setCaller(caller.identity()).build();
     }
-    consensus.propose(c).whenComplete((reply, error) -> {
-      if (error != null) {
-        response.onError(GrpcErrors.toStatus(error, leaderHint.get()));
-      } else if (reply.hasInvalid()) {
-        response.onError(GrpcErrors.invalid(reply.getInvalid().getField(), reply.getInvalid().getMessage()));
-      } else if (reply.hasRefused()) {
-        response.onError(Status.fromCodeValue(reply.getRefused().getCode()).withDescription(reply.getRefused().getMessage()).asRuntimeException());
-      } else {
-        reply(() -> map.apply(reply), response);
-      }
-    });
+    return c;
+  }
+
+  CompletableFuture<LogReply> propose(LogCommand command) {
+    return consensus.propose(command);
+  }
+
+  /** Answers a write with its reply, or with the status its failure maps to. */
+  <T> void answer(LogReply reply, Throwable error, Function<LogReply, T> map, StreamObserver<T> response) {
+    if (error != null) {
+      response.onError(GrpcErrors.toStatus(error, leaderHint.get()));
+    } else if (reply.hasInvalid()) {
+      response.onError(GrpcErrors.invalid(reply.getInvalid().getField(), reply.getInvalid().getMessage()));
+    } else if (reply.hasRefused()) {
+      response.onError(Status.fromCodeValue(reply.getRefused().getCode()).withDescription(reply.getRefused().getMessage()).asRuntimeException());
+    } else {
+      reply(() -> map.apply(reply), response);
+    }
   }
 
   /**

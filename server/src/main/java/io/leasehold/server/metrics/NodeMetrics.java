@@ -44,6 +44,9 @@ public final class NodeMetrics implements AutoCloseable {
 
     int watchers();
 
+    /** Acquire calls queued on this node, waiting for a held name. */
+    int acquireWaiting();
+
     /** Watch messages with events sent, and how many of them another watcher of the same group built. */
     long watchMessages();
 
@@ -131,6 +134,7 @@ public final class NodeMetrics implements AutoCloseable {
         .register(registry);
     gauge("leasehold_leases_live", "Live leases in this node's applied state.", () -> source.liveLeases());
     gauge("leasehold_watchers", "Open Watch streams on this node.", () -> source.watchers());
+    gauge("leasehold_acquire_waiting", "Acquire calls queued on this node, waiting for a held name.", () -> source.acquireWaiting());
     gauge("leasehold_watch_groups", "Groups of this node's watchers with the same filter and view (they share messages).",
         () -> source.watchGroups());
     counter("leasehold_watch_messages", "Watch messages with events sent by this node.", () -> source.watchMessages());

@@ -2,6 +2,7 @@ package io.leasehold.server.raft;
 
 import io.leasehold.server.LifecycleLog;
 import io.leasehold.server.admin.LogFormatUpgrade;
+import io.leasehold.server.api.AcquireWaits;
 import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.server.metrics.NodeMetrics;
 import io.leasehold.server.watch.WatchHub;
@@ -18,15 +19,17 @@ import org.apache.ratis.server.RaftServer;
 
 /**
  * What reacts, on this node, to the state machine: applied entries go to the expiry ticker, the
- * watch hub, the metrics and the lifecycle log; leadership moves the ticker and the log-format
- * upgrade; leader and configuration changes go to the {@link Consensus.Listener}s. The parts made
- * after the state machine are bound before the Ratis server starts.
+ * watch hub, the waiting acquisitions, the metrics and the lifecycle log; leadership moves the
+ * ticker and the log-format upgrade; leader and configuration changes go to the
+ * {@link Consensus.Listener}s. The parts made after the state machine are bound before the Ratis
+ * server starts.
  */
 public final class AppliedEntries implements LeaseStateMachine.Listener {
   private final CommitClock commitClock;
   private final ReplicationTrace replicationTrace;
   private final ExpiryTicker expiry;
   private final WatchHub hub;
+  private final AcquireWaits acquireWaits;
   private final NodeMetrics metrics;
   private final LifecycleLog events;
   private volatile RaftConsensus consensus;
@@ -36,11 +39,12 @@ public final class AppliedEntries implements LeaseStateMachine.Listener {
   private volatile DivisionClosure divisionClosure;
 
   public AppliedEntries(CommitClock commitClock, ReplicationTrace replicationTrace, ExpiryTicker expiry, WatchHub hub,
-                 NodeMetrics metrics, LifecycleLog events) {
+                        AcquireWaits acquireWaits, NodeMetrics metrics, LifecycleLog events) {
     this.commitClock = commitClock;
     this.replicationTrace = replicationTrace;
     this.expiry = expiry;
     this.hub = hub;
+    this.acquireWaits = acquireWaits;
     this.metrics = metrics;
     this.events = events;
   }
@@ -66,6 +70,7 @@ public final class AppliedEntries implements LeaseStateMachine.Listener {
     }
     expiry.onApplied(result);
     hub.onApplied(result);
+    acquireWaits.onApplied(result);
     replicationTrace.applied(result.revision());
     logExpiries(result);
   }

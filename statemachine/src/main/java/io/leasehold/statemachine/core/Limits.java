@@ -28,6 +28,8 @@ public final class Limits {
   public static final Duration MIN_TTL = Duration.ofSeconds(2);
   public static final Duration MAX_TTL = Duration.ofHours(24);
   public static final Duration DEFAULT_TTL = Duration.ofSeconds(10);
+  /** The longest an Acquire may ask its node to wait for a held name (its {@code wait}). */
+  public static final Duration MAX_ACQUIRE_WAIT = Duration.ofMinutes(10);
 
   /** The longest duration a policy may give (TTL, grace, lock-delay): keeps deadlines in nanoseconds far from overflow. */
   public static final Duration MAX_POLICY_DURATION = Duration.ofDays(366);

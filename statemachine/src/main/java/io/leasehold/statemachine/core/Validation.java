@@ -44,6 +44,13 @@ public final class Validation {
     }
     requestId("request_id", r.getRequestId());
     sessionOrTtl(r.getSession(), r.hasTtl(), "the lease");
+    if (r.hasWait()) {
+      nonNegativeDuration("wait", r.getWait());
+      if (r.getWait().getSeconds() > Limits.MAX_ACQUIRE_WAIT.toSeconds()
+          || (r.getWait().getSeconds() == Limits.MAX_ACQUIRE_WAIT.toSeconds() && r.getWait().getNanos() > 0)) {
+        throw new InvalidArgumentException("wait", "must be at most " + Limits.MAX_ACQUIRE_WAIT.toSeconds() + "s, got " + seconds(r.getWait()));
+      }
+    }
   }
 
   public static void createSession(CreateSessionRequest r) {
