@@ -82,6 +82,7 @@ public final class Failover {
     prober.start();
 
     List<Double> recoveries = new ArrayList<>();
+    List<Long> killedAtMillis = new ArrayList<>();
     List<String> notes = new ArrayList<>();
     try {
       for (int k = 1; k <= s.kills(); k++) {
@@ -89,6 +90,7 @@ public final class Failover {
         Thread.sleep(s.interval().toMillis());
         int leader = cluster.leader();
         long killedAt = System.nanoTime();
+        killedAtMillis.add(System.currentTimeMillis());
         cluster.kill(leader);
         progress.line(String.format(Locale.ROOT, "failover: killed node %d (the leader), waiting for an acquisition", leader + 1));
         long deadline = killedAt + Duration.ofSeconds(60).toNanos();
@@ -128,6 +130,7 @@ public final class Failover {
         .result("kill_to_acquire_ms", recoveries.stream().map(v -> Math.round(v * 10) / 10.0).toList())
         .result("median_kill_to_acquire_ms", sorted.get(sorted.size() / 2))
         .result("max_kill_to_acquire_ms", sorted.get(sorted.size() - 1))
+        .result("killed_at_epoch_ms", killedAtMillis)
         .result("leases_lost", lostLeases)
         .result("probes_failed", failedProbes);
     notes.forEach(report::note);
@@ -135,6 +138,7 @@ public final class Failover {
       report.note("lost, e.g. " + lostNames.subList(0, Math.min(5, lostNames.size())));
     }
     report.note("kill_to_acquire: from SIGKILL of the leader's process to the first success of an acquisition sent after it");
+    report.note("killed_at_epoch_ms: when each kill was sent, to match with the nodes' logs (leader_changed, leader_ready)");
     return report;
   }
 

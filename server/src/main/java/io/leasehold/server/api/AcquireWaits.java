@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -35,10 +36,10 @@ import org.slf4j.LoggerFactory;
  * <p>Without it every waiter watches the name and asks again when its lease ends; all of them
  * ask at once and a random one wins, so under contention a few waiters lose many times in a row
  * (a lock's wait p99 several times its mean). Here only the head of a name's queue has an
- * attempt out; it asks again once this node applies an end of the name at a revision above the
- * one its conflict (or the last grant) was decided at, or once the lock-delay that refused it is
- * over. A waiting call that arrives while the name has a queue joins the tail without asking.
- * Calls without a wait are not queued and may still win a free name first.
+ * attempt out; it asks again once this node applies the end of the lease its conflict named (or
+ * of the one last granted from the queue), or once the lock-delay that refused it is over. A
+ * waiting call that arrives while the name has a queue joins the tail without asking. Calls
+ * without a wait are not queued and may still win a free name first.
  *
  * <p>The queue is not replicated: a waiter is a live call, and a call lasts only as long as its
  * connection to this node. Calls queued on different nodes ask independently (the SDK sends its
@@ -55,9 +56,12 @@ public final class AcquireWaits implements AutoCloseable {
   static final int MAX_WAITING = 10_000;
   private static final long MIN_LOCK_DELAY_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
   private static final long MAX_LOCK_DELAY_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
+  /** How long a head waits for the end of the lease it conflicted with before it asks again regardless. */
+  private static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
 
   private final Function<LogCommand, CompletableFuture<LogReply>> propose;
-  private final ScheduledThreadPoolExecutor executor;
+  private final ScheduledExecutorService executor;
+  private final long recheckNanos;
   private final String idPrefix;
   private final AtomicLong ids = new AtomicLong();
   private volatile long applied;
@@ -70,14 +74,25 @@ public final class AcquireWaits implements AutoCloseable {
   private boolean closed;
 
   public AcquireWaits(Function<LogCommand, CompletableFuture<LogReply>> propose) {
+    this(propose, newExecutor(), RECHECK_NANOS);
+  }
+
+  /** With the one thread that runs the queues and their timers, and how long a parked head waits for an end at most. */
+  AcquireWaits(Function<LogCommand, CompletableFuture<LogReply>> propose, ScheduledExecutorService executor, long recheckNanos) {
     this.propose = propose;
-    this.executor = new ScheduledThreadPoolExecutor(1, r -> {
+    this.executor = executor;
+    this.recheckNanos = recheckNanos;
+    this.idPrefix = "~w" + Long.toString(new SecureRandom().nextLong() & Long.MAX_VALUE, 36) + ".";
+  }
+
+  private static ScheduledExecutorService newExecutor() {
+    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "acquire-waits");
       t.setDaemon(true);
       return t;
     });
     executor.setRemoveOnCancelPolicy(true);
-    this.idPrefix = "~w" + Long.toString(new SecureRandom().nextLong() & Long.MAX_VALUE, 36) + ".";
+    return executor;
   }
 
   /** How one waiting call is answered: with a reply, or with the failure of its last attempt. */
@@ -124,7 +139,7 @@ public final class AcquireWaits implements AutoCloseable {
         }
         NameQueue q = queues.get(e.name());
         if (q != null) {
-          q.lastEnd = Math.max(q.lastEnd, e.revision());
+          q.lastEndedToken = Math.max(q.lastEndedToken, e.lease().getToken());
           if (q.inFlight || q.retry != null || !q.mayBeFree()) {
             continue;
           }
@@ -176,13 +191,20 @@ public final class AcquireWaits implements AutoCloseable {
       if (q.waiters.isEmpty()) {
         queues.remove(name);
         anyQueue = !queues.isEmpty();
+        if (q.recheck != null) {
+          q.recheck.cancel(false);
+        }
         return;
       }
       if (!q.mayBeFree()) {
         return;
       }
-      q.heldAt = -1;
+      q.heldToken = -1;
       q.inFlight = true;
+      if (q.recheck != null) {
+        q.recheck.cancel(false);
+        q.recheck = null;
+      }
       send = q.waiters.peekFirst();
     }
     attempt(name, send);
@@ -215,7 +237,7 @@ public final class AcquireWaits implements AutoCloseable {
       synchronized (this) {
         NameQueue q = queues.get(name);
         if (q != null) {
-          q.heldAt = r.getRevision();
+          q.heldToken = r.getLease().getToken();
         }
       }
       if (!end(name, w, reply, null)) {
@@ -258,8 +280,22 @@ public final class AcquireWaits implements AutoCloseable {
         return;
       }
       if (!remembered) {
-        q.heldAt = Math.max(q.heldAt, r.getRevision());
+        q.heldToken = Math.max(q.heldToken, r.getConflict().getToken());
+        // An end this node never applies as an event (it caught up by a snapshot) must not
+        // stall the queue: the head asks again after a while in any case.
+        q.recheck = executor.schedule(() -> recheck(name), recheckNanos, TimeUnit.NANOSECONDS);
       }
+    }
+    pump(name);
+  }
+
+  private void recheck(String name) {
+    synchronized (this) {
+      NameQueue q = queues.get(name);
+      if (q == null || q.inFlight) {
+        return;
+      }
+      q.heldToken = -1;
     }
     pump(name);
   }
@@ -353,17 +389,22 @@ public final class AcquireWaits implements AutoCloseable {
     final ArrayDeque<Waiting> waiters = new ArrayDeque<>(4);
     /** The head's attempt is out. */
     boolean inFlight;
-    /** The revision of the last conflict or grant: the head waits for an end of the name above it; -1: ask now. */
-    long heldAt = -1;
-    /** The highest revision at which this node applied an end of the name while the queue existed. */
-    long lastEnd = -1;
+    /** The token of the lease the last conflict or grant named: the head waits for its end; -1: ask now. */
+    long heldToken = -1;
+    /**
+     * The highest token of a lease of the name this node applied the end of while the queue
+     * existed. Tokens, not revisions: one entry may end a lease after deciding a conflict with it.
+     */
+    long lastEndedToken = -1;
     /** The head waits out a lock-delay. */
     ScheduledFuture<?> retry;
+    /** When a parked head asks again even if no end was applied. */
+    ScheduledFuture<?> recheck;
     AcquireResponse last;
 
     /** Whether the name may be free: nothing was decided yet, or a lease ended since. */
     boolean mayBeFree() {
-      return heldAt < 0 || lastEnd > heldAt;
+      return heldToken < 0 || lastEndedToken >= heldToken;
     }
   }
 
