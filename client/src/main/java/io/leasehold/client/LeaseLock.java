@@ -12,8 +12,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A {@link Lock} across processes, on a lease ({@link LeaseholdClient#lock}). Held by one thread
- * at a time in the whole cluster; reentrant for that thread. Waiting is fair among this client's
- * threads (first come, first served) and uses a watch, not polling.
+ * at a time in the whole cluster; reentrant for that thread. Waiting is first come, first served,
+ * among this client's threads and, through the queue the leader keeps for waiting acquisitions,
+ * among clients; it never polls.
  *
  * <p>Holding the lock means holding a lease, which can be lost (a long pause, a partition): check
  * {@link #isValid()} before acting, and send {@link #token()} with every write so the resource can
