@@ -33,6 +33,7 @@ import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.RaftException;
@@ -40,6 +41,8 @@ import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.rpc.CallId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Proposals and reads, on Ratis: the half of {@link Consensus} that carries the log. Its futures
@@ -64,6 +67,8 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * get its Expire proposals applied elsewhere.
  */
 public final class Replicator implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Replicator.class);
+
   private final RaftClient client;
   private final RaftServer server;
   private final RaftGroupId groupId;
@@ -89,7 +94,9 @@ public final class Replicator implements AutoCloseable {
   private volatile WriteTrace trace;
   private volatile LongConsumer writeTimer = nanos -> { };
   private final HeldResends held = new HeldResends();
+  private volatile boolean closed;
   private static final long NOT_READY_PAUSE_MILLIS = 10;
+  private static final long CLOSED_STREAM_PAUSE_MILLIS = 2;
 
   Replicator(RaftClient client, RaftServer server, RaftGroupId groupId, RaftPeerId selfId,
              LeaseStateMachine stateMachine, LongSupplier wallClockMicros, int maxPendingWrites, Duration requestTimeout) {
@@ -234,6 +241,7 @@ public final class Replicator implements AutoCloseable {
   private void submit(RaftClientRequest request, RaftPeerId target, long deadlineNanos, BooleanSupplier abandoned, int attempt,
                       CompletableFuture<RaftClientReply> answer) {
     RaftClientRequest addressed = writeRequest(request.getClientId(), request.getCallId(), request.getMessage(), target);
+    long wakesSeen = held.wakes();
     CompletableFuture<RaftClientReply> sent;
     try {
       sent = target.equals(selfId) ? submitHere(addressed) : client.getClientRpc().sendRequestAsyncUnordered(addressed);
@@ -260,7 +268,7 @@ public final class Replicator implements AutoCloseable {
         RaftClientRpc rpc = client.getClientRpc();
         rpc.handleException(target, failure, rpc.shouldReconnect(failure));
       }
-      if (System.nanoTime() - deadlineNanos > 0 || abandoned.getAsBoolean()) {
+      if (System.nanoTime() - deadlineNanos > 0 || abandoned.getAsBoolean() || closed) {
         answer.completeExceptionally(failure);
         return;
       }
@@ -276,6 +284,12 @@ public final class Replicator implements AutoCloseable {
         // No leader known yet, or the node could not be reached: the next member, after a pause.
         next = nextPeer(target);
         pauseMillis = Math.min(200, 25L << Math.min(attempt, 3));
+      } else if (failure instanceof AlreadyClosedException) {
+        // This node's stream to the target had closed after an earlier failure of that peer
+        // (reset just above): the target was never asked. Ask it again on a new stream, at
+        // once; waiting out a pause here cost a failover up to 200 ms after the leader was ready.
+        next = target;
+        pauseMillis = CLOSED_STREAM_PAUSE_MILLIS;
       } else if (failure instanceof LeaderNotReadyException) {
         // A new leader applying its term's first entry: ready within a commit, so ask again soon.
         next = target;
@@ -285,10 +299,15 @@ public final class Replicator implements AutoCloseable {
         next = leaderOrSelf();
         pauseMillis = Math.min(200, 25L << Math.min(attempt, 3));
       }
+      if (LOG.isDebugEnabled()) {
+        LOG.debug("write {}: attempt {} at {} failed ({}); next {} after {} ms{}", request.getCallId(), attempt, target,
+            failure.toString(), next, pauseMillis, held.wakes() != wakesSeen ? " (a leader change came meanwhile: now)" : "");
+      }
       if (pauseMillis == 0) {
         submit(request, next, deadlineNanos, abandoned, attempt + 1, answer);
       } else {
-        held.pause(pauseMillis, woken -> submit(request, woken ? leaderOrSelf() : next, deadlineNanos, abandoned, attempt + 1, answer));
+        held.pause(pauseMillis, wakesSeen,
+            woken -> submit(request, woken ? leaderOrSelf() : next, deadlineNanos, abandoned, attempt + 1, answer));
       }
     });
   }
@@ -417,6 +436,7 @@ public final class Replicator implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
+    closed = true;
     barrier.close();
     client.close();
   }

@@ -24,6 +24,24 @@ class HeldResendsTest {
   }
 
   @Test
+  void aResendWhoseAttemptWasOutDuringAWakeRunsAtOnce() {
+    HeldResends held = new HeldResends(Runnable::run);
+    List<Boolean> runs = new CopyOnWriteArrayList<>();
+    long seen = held.wakes();
+    // The attempt is out (nothing held) when the node learns of the new leader...
+    held.wakeAll();
+    // ...and fails against the old one afterwards: it must not wait out its pause.
+    held.pause(Duration.ofHours(1).toMillis(), seen, runs::add);
+    assertEquals(List.of(true), runs, "run at once, as if woken");
+    assertEquals(0, held.size());
+
+    held.pause(Duration.ofHours(1).toMillis(), held.wakes(), runs::add);
+    assertEquals(1, held.size(), "an attempt sent after the wake waits for the next one");
+    held.wakeAll();
+    assertEquals(List.of(true, true), runs);
+  }
+
+  @Test
   void aResendWhosePauseEndedIsNotRunAgainByAWake() {
     HeldResends held = new HeldResends(Runnable::run);
     List<Boolean> runs = new CopyOnWriteArrayList<>();
