@@ -91,7 +91,7 @@ public final class LeaseholdNode implements AutoCloseable {
     this.metrics = new NodeMetrics(new NodeMetricsSource(sm::get, watchHub, this::consensus, this::serving,
         config.dataDir(), this::divisionClosedNow, acquireWaits));
     AppliedEntries applied = new AppliedEntries(diagnostics.commitClock(), diagnostics.replicationTrace(),
-        diagnostics.ticker(), watchHub, acquireWaits, metrics, lifecycle);
+        diagnostics.ticker(), watchHub, acquireWaits::onApplied, metrics, lifecycle);
     this.stateMachine = new LeaseStateMachine(config.dataDir().resolve("state"), applied, LeaseholdNode::wallClockMicros);
     sm.set(stateMachine);
     this.consensus = new RaftConsensus(config, tls, stateMachine, diagnostics.replicationTrace(), diagnostics.peerTraffic(),

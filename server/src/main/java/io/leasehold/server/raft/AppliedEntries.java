@@ -2,7 +2,6 @@ package io.leasehold.server.raft;
 
 import io.leasehold.server.LifecycleLog;
 import io.leasehold.server.admin.LogFormatUpgrade;
-import io.leasehold.server.api.AcquireWaits;
 import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.server.metrics.NodeMetrics;
 import io.leasehold.server.watch.WatchHub;
@@ -12,6 +11,7 @@ import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.exceptions.ReadIndexException;
@@ -29,7 +29,8 @@ public final class AppliedEntries implements LeaseStateMachine.Listener {
   private final ReplicationTrace replicationTrace;
   private final ExpiryTicker expiry;
   private final WatchHub hub;
-  private final AcquireWaits acquireWaits;
+  /** The Acquire calls this node keeps waiting (the API's queue): told of every applied entry. */
+  private final Consumer<ApplyResult> acquireWaits;
   private final NodeMetrics metrics;
   private final LifecycleLog events;
   private volatile RaftConsensus consensus;
@@ -39,7 +40,7 @@ public final class AppliedEntries implements LeaseStateMachine.Listener {
   private volatile DivisionClosure divisionClosure;
 
   public AppliedEntries(CommitClock commitClock, ReplicationTrace replicationTrace, ExpiryTicker expiry, WatchHub hub,
-                        AcquireWaits acquireWaits, NodeMetrics metrics, LifecycleLog events) {
+                        Consumer<ApplyResult> acquireWaits, NodeMetrics metrics, LifecycleLog events) {
     this.commitClock = commitClock;
     this.replicationTrace = replicationTrace;
     this.expiry = expiry;
@@ -70,7 +71,7 @@ public final class AppliedEntries implements LeaseStateMachine.Listener {
     }
     expiry.onApplied(result);
     hub.onApplied(result);
-    acquireWaits.onApplied(result);
+    acquireWaits.accept(result);
     replicationTrace.applied(result.revision());
     logExpiries(result);
   }
