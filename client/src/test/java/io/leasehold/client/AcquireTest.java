@@ -8,6 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ForwardingClientCall;
+import io.grpc.MethodDescriptor;
+import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -70,9 +77,35 @@ class AcquireTest {
   }
 
   @Test
-  void acquireWaitsThroughAWatchAndGetsTheNameWhenItIsReleased() throws Exception {
+  void acquireIsQueuedOnTheLeaderAndGetsTheNameWhenItIsReleased() throws Exception {
     CallCounter calls = new CallCounter();
     try (LeaseholdClient holder = Fixtures.client(cluster); LeaseholdClient waiter = Fixtures.client(cluster, b -> b.interceptor(calls))) {
+      Lease first = holder.blocking().acquire("lock/queued", ttl(20));
+      io.leasehold.server.LeaseholdNode leader = cluster.awaitLeader();
+      int queued = leader.waitingAcquires();
+      CompletableFuture<Lease> pending = waiter.acquire("lock/queued", ttl(20));
+      Fixtures.await("the leader queued the waiter's call", Duration.ofSeconds(10), () -> leader.waitingAcquires() > queued);
+      // One call, left unanswered while the name is held: no polling and no watch.
+      Lease other = holder.blocking().acquire("lock/queued-other", ttl(20));
+      other.release().get();
+      assertFalse(pending.isDone());
+      assertEquals(1, calls.count("Acquire"));
+      assertEquals(0, calls.count("Watch"));
+
+      first.release().get();
+      Lease second = pending.get(10, TimeUnit.SECONDS);
+      assertTrue(second.token() > first.token(), "a new grant has a larger token");
+      assertEquals(1, calls.count("Acquire"), "the one call was answered with the grant");
+      assertEquals(waiter.holder(), waiter.blocking().get("lock/queued").orElseThrow().holder());
+    }
+  }
+
+  @Test
+  void againstANodeThatAnswersAtOnceAcquireWaitsThroughAWatch() throws Exception {
+    CallCounter calls = new CallCounter();
+    // A node that predates the Acquire's wait answers CONFLICT at once: as if the wait were not sent.
+    try (LeaseholdClient holder = Fixtures.client(cluster);
+         LeaseholdClient waiter = Fixtures.client(cluster, b -> b.interceptor(calls).interceptor(new WithoutWait()))) {
       Lease first = holder.blocking().acquire("lock/wait", ttl(20));
       CompletableFuture<Lease> pending = waiter.acquire("lock/wait", ttl(20));
       Fixtures.await("the waiter asked and watches", Duration.ofSeconds(10),
@@ -91,6 +124,20 @@ class AcquireTest {
       assertTrue(second.token() > first.token(), "a new grant has a larger token");
       assertEquals(2, calls.succeeded("Acquire"), "one answer before the release, one after");
       assertEquals(waiter.holder(), waiter.blocking().get("lock/wait").orElseThrow().holder());
+    }
+  }
+
+  /** Sends Acquire requests without their wait, as to a node that does not know the field. */
+  private static final class WithoutWait implements ClientInterceptor {
+    @Override
+    public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+      return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+        @Override
+        @SuppressWarnings("unchecked")
+        public void sendMessage(Q message) {
+          super.sendMessage(message instanceof AcquireRequest r ? (Q) r.toBuilder().clearWait().build() : message);
+        }
+      };
     }
   }
 

@@ -144,6 +144,8 @@ class SessionTest {
       assertTrue(moved.token() > old.token());
       assertEquals(LeaseState.LOST, old.state());
       assertEquals(Optional.of(LossReason.TRANSFERRED), old.lossReason());
+      // Listeners run on the callback pool, not necessarily before the future completes.
+      Fixtures.await("the listener heard of the loss", Duration.ofSeconds(10), () -> !r.states().isEmpty());
       assertEquals(List.of(LeaseState.LOST), r.states());
 
       guard.check("partition/s6", moved.token());
