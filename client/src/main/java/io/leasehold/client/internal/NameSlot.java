@@ -39,8 +39,9 @@ import java.util.concurrent.TimeUnit;
  * order of arrival when the lease ends, and a CONFLICT then means only that the node's wait was
  * over, so the head asks again at once; the watch serves nodes that answer at once. A lock-delay
  * (the name is free but its last lease expired or was revoked moments ago) is waited out by a
- * timer, since no event marks its end. Tries jump the queue and never wait for a holder; they wait only while this client gives
- * back a lease granted to a waiter that had gone, so as not to answer CONFLICT with it.
+ * timer, since no event marks its end. Tries jump the queue and never wait for a holder; they
+ * wait only while this client gives back a lease granted to a waiter that had gone, so as not to
+ * answer CONFLICT with it.
  *
  * <p>A handle whose release the cluster did not confirm may still be held there; if the cluster
  * then grants the same token again, it is released and asked for again, so no two handles of this
