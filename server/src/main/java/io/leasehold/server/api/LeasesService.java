@@ -113,19 +113,23 @@ public final class LeasesService extends LeasesGrpc.LeasesImplBase {
       request = request.toBuilder().setHolder(caller.identity()).build();
     }
     AcquireRequest acquire = request;
+    Runnable validate = () -> {
+      Validation.acquire(acquire);
+      Validation.acquireWait(acquire);
+    };
     // The wait is this node's business (AcquireWaits), never the log's.
     Supplier<LogCommand> command = () -> acquire.hasWait()
         ? LogCommand.newBuilder().setAcquire(acquire.toBuilder().clearWait()).build()
         : LogCommand.newBuilder().setAcquire(acquire).build();
     long waitNanos = acquire.hasWait() ? acquire.getWait().getSeconds() * 1_000_000_000L + acquire.getWait().getNanos() : 0;
     if (waitNanos > 0 && waits != null && response instanceof ServerCallStreamObserver<AcquireResponse> call) {
-      LogCommand c = calls.prepare(() -> Validation.acquire(acquire), command, response);
+      LogCommand c = calls.prepare(validate, command, response);
       if (c != null && !waits.submit(c, waitNanos, call, (reply, error) -> calls.answer(reply, error, LogReply::getAcquire, call))) {
         calls.propose(c).whenComplete((reply, error) -> calls.answer(reply, error, LogReply::getAcquire, call));
       }
       return;
     }
-    calls.write(() -> Validation.acquire(acquire), command, LogReply::getAcquire, response);
+    calls.write(validate, command, LogReply::getAcquire, response);
   }
 
   @Override

@@ -44,6 +44,14 @@ public final class Validation {
     }
     requestId("request_id", r.getRequestId());
     sessionOrTtl(r.getSession(), r.hasTtl(), "the lease");
+  }
+
+  /**
+   * An Acquire's {@code wait}, checked by the node that receives the call, never in apply: the
+   * wait is that node's business and never reaches the log, except from a node too old to know
+   * the field, whose entries every replica must apply alike.
+   */
+  public static void acquireWait(AcquireRequest r) {
     if (r.hasWait()) {
       nonNegativeDuration("wait", r.getWait());
       if (r.getWait().getSeconds() > Limits.MAX_ACQUIRE_WAIT.toSeconds()

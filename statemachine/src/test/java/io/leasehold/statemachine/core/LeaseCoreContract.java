@@ -22,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.Duration;
 import com.google.protobuf.FieldMask;
+import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.Attributes;
 import io.leasehold.proto.v1.ExpireResponse;
@@ -128,6 +129,17 @@ public abstract class LeaseCoreContract extends CoreFixture {
       }
     }
     assertTrue(grants >= 40, "only " + grants + " grants");
+  }
+
+  @Test
+  void anAcquiresWaitIsNotTheLogsBusinessWhateverItSays() throws IOException {
+    // A node too old to know the field logs it as the client sent it: every replica must apply
+    // the entry alike, so apply never judges the wait (the receiving node does, AcquireWaits).
+    AcquireRequest.Builder r = Cmds.acquireRequest("lock/waited", "alice").setTtl(secs(10))
+        .setWait(com.google.protobuf.Duration.newBuilder().setSeconds(3_600));
+    granted(apply(1, T0, LogCommand.newBuilder().setAcquire(r)));
+    r.setWait(com.google.protobuf.Duration.newBuilder().setSeconds(-1));
+    granted(apply(2, T0 + SECOND, LogCommand.newBuilder().setAcquire(r)));
   }
 
   @Test
