@@ -8,7 +8,6 @@ import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RejectReason;
-import io.leasehold.proto.v1.ReleaseRequest;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.core.LeaseEvent;
 import java.security.SecureRandom;
@@ -26,8 +25,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Acquire calls that wait for a held name ({@code AcquireRequest.wait}), queued on the node that
@@ -47,10 +44,10 @@ import org.slf4j.LoggerFactory;
  * id of its own: the core remembers the answer to a request id, so asking again under the
  * caller's id would only repeat the first CONFLICT. For the same reason a first answer that the
  * core remembered from before this call (the caller retried an id it had used) is not waited on
- * but asked again at once. A grant that arrives after its call went away is released.
+ * but asked again at once. A grant that arrives after its call went away stays its holder's
+ * (see {@link #attempted}).
  */
 public final class AcquireWaits implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(AcquireWaits.class);
 
   /** The calls one node keeps waiting; beyond them a waiting call gets one attempt, as without a wait. */
   static final int MAX_WAITING = 10_000;
@@ -240,9 +237,12 @@ public final class AcquireWaits implements AutoCloseable {
           q.heldToken = r.getLease().getToken();
         }
       }
-      if (!end(name, w, reply, null)) {
-        giveBack(w, r);
-      }
+      // A grant to a call that went away is left to its holder, never released here: the same
+      // caller may have sent the call again elsewhere with the same request id and be answered
+      // with this very grant (the core remembers the id), so releasing it would leave that caller
+      // believing it held a lease the cluster had handed on. It ends as any unclaimed lease does:
+      // the holder asks again (same lease) or stops renewing it.
+      end(name, w, reply, null);
       return;
     }
     boolean lockDelay = r.getOutcome() == Outcome.REJECTED && r.getRejection().getReason() == RejectReason.LOCK_DELAY;
@@ -311,11 +311,8 @@ public final class AcquireWaits implements AutoCloseable {
     pump(name);
   }
 
-  /**
-   * Takes the head out of its queue after its attempt, answers it, and lets the next one go.
-   * False if the call was already answered or had gone.
-   */
-  private boolean end(String name, Waiting w, LogReply reply, Throwable error) {
+  /** Takes the head out of its queue after its attempt, answers it (unless it went away), and lets the next one go. */
+  private void end(String name, Waiting w, LogReply reply, Throwable error) {
     synchronized (this) {
       NameQueue q = queues.get(name);
       if (q != null) {
@@ -326,27 +323,10 @@ public final class AcquireWaits implements AutoCloseable {
       }
     }
     w.timeout.cancel(false);
-    boolean answered = !w.gone.get() && w.answerOnce(reply, error);
-    pump(name);
-    return answered;
-  }
-
-  /** The lease was granted to a call that had gone: nobody will renew or release it, so release it now. */
-  private void giveBack(Waiting w, AcquireResponse granted) {
-    LogCommand release = LogCommand.newBuilder()
-        .setRelease(ReleaseRequest.newBuilder().setName(granted.getLease().getName()).setToken(granted.getLease().getToken()))
-        .setCaller(w.command.getCaller())
-        .build();
-    try {
-      propose.apply(release).whenComplete((reply, error) -> {
-        if (error != null) {
-          LOG.debug("{}: could not release token {} granted to a call that had gone ({}); it expires after its TTL",
-              granted.getLease().getName(), granted.getLease().getToken(), error.toString());
-        }
-      });
-    } catch (RuntimeException e) {
-      LOG.debug("{}: could not release a grant to a call that had gone", granted.getLease().getName(), e);
+    if (!w.gone.get()) {
+      w.answerOnce(reply, error);
     }
+    pump(name);
   }
 
   /** The wait is over: answer with what the call last learnt, unless its attempt is out (then that attempt answers). */
