@@ -56,7 +56,7 @@ final class DocExamples {
 
   private DocExamples() {}
 
-  // README.md, "The Java SDK": a runner holds a mailbox and writes with its fencing token.
+  // README.md, "Use it from Java": a runner holds a mailbox and writes with its fencing token.
   static void runnerHoldsAMailbox(Intake intake, Worker worker, Store store) throws InterruptedException {
     try (LeaseholdClient client = LeaseholdClient.builder()
         .endpoints("10.0.0.1:7400", "10.0.0.2:7400", "10.0.0.3:7400")
@@ -80,13 +80,13 @@ final class DocExamples {
     }
   }
 
-  // README.md, "The Java SDK": the store's side refuses a stale writer.
+  // README.md, "Use it from Java": the store's side refuses a stale writer.
   static void storeRefusesStaleTokens(Request request, MessageLog log) throws Exception {
     FencingGuard guard = new FencingGuard();
     guard.guard(request.mailbox(), request.token(), () -> log.append(request.message()));  // StaleTokenException if stale
   }
 
-  // README.md, "The Java SDK": a proxy routes by the leases.
+  // README.md, "Use it from Java": a proxy routes by the leases.
   static void proxyRoutesByLeases(Request request, String recipient, String userId, Logger log) {
     LeaseholdClient client = LeaseholdClient.connect("10.0.0.1:7400", "10.0.0.2:7400", "10.0.0.3:7400");
     RoutingTable routes = client.blocking().routingTable("mailbox/");   // List + Watch, kept in memory
