@@ -82,7 +82,7 @@ public final class LeaseholdCommand implements Runnable {
       description = "Client addresses of cluster nodes (also from LEASEHOLD_ENDPOINTS; default: " + DEFAULT_ENDPOINTS + ").")
   List<String> endpoints = new ArrayList<>();
 
-  @Option(names = "--timeout", scope = ScopeType.INHERIT, converter = DurationConverter.class, defaultValue = "10s", paramLabel = "DURATION",
+  @Option(names = "--timeout", scope = ScopeType.INHERIT, converter = DurationConverter.Positive.class, defaultValue = "10s", paramLabel = "DURATION",
       description = "How long a request may take, retries on other nodes included (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 

@@ -51,7 +51,7 @@ public final class BackupCommand implements Callable<Integer> {
   String endpoint;
 
   // Not --timeout: that is every command's per-request timeout (10s); a backup streams the whole state.
-  @Option(names = "--backup-timeout", converter = DurationConverter.class, defaultValue = "5m", paramLabel = "DURATION",
+  @Option(names = "--backup-timeout", converter = DurationConverter.Positive.class, defaultValue = "5m", paramLabel = "DURATION",
       description = "How long the whole backup may take (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 
