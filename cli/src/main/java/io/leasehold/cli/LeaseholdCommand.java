@@ -21,6 +21,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -62,8 +64,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
     exitCodeList = {
         " 0:success",
         " 1:operation failed (e.g. conflict, not held)",
-        " 2:usage error (bad option or configuration)",
-        " 3:cluster unreachable"})
+        " 2:usage error (bad option or configuration, e.g. TLS options that do not match the nodes')",
+        " 3:cluster unreachable (no node answered, or a host name does not resolve)"})
 public final class LeaseholdCommand implements Runnable {
   public static final int EXIT_OK = 0;
   public static final int EXIT_FAILED = 1;
@@ -72,6 +74,9 @@ public final class LeaseholdCommand implements Runnable {
 
   /** Where the CLI looks for the cluster when neither --endpoints nor LEASEHOLD_ENDPOINTS says. */
   public static final String DEFAULT_ENDPOINTS = "127.0.0.1:7400";
+
+  /** grpc-java's loggers' parent (java.util.logging); see {@link #quietGrpcLogs}. */
+  private static final Logger GRPC_LOG = Logger.getLogger("io.grpc");
 
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
@@ -82,7 +87,7 @@ public final class LeaseholdCommand implements Runnable {
       description = "Client addresses of cluster nodes (also from LEASEHOLD_ENDPOINTS; default: " + DEFAULT_ENDPOINTS + ").")
   List<String> endpoints = new ArrayList<>();
 
-  @Option(names = "--timeout", scope = ScopeType.INHERIT, converter = DurationConverter.class, defaultValue = "10s", paramLabel = "DURATION",
+  @Option(names = "--timeout", scope = ScopeType.INHERIT, converter = DurationConverter.Positive.class, defaultValue = "10s", paramLabel = "DURATION",
       description = "How long a request may take, retries on other nodes included (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 
@@ -165,6 +170,11 @@ public final class LeaseholdCommand implements Runnable {
    * unmatched argument they are a usage error, reported by the parameter exception handler.
    */
   private static int executeMatched(ParseResult parsed) {
+    boolean verbose = parsed.commandSpec().userObject() instanceof LeaseholdCommand l && l.verbose();
+    boolean server = parsed.hasSubcommand() && parsed.subcommand().commandSpec().userObject() instanceof ServerCommand;
+    if (!server) {
+      quietGrpcLogs(!verbose);
+    }
     for (ParseResult level = parsed; level != null; level = level.subcommand()) {
       CommandLine cl = level.commandSpec().commandLine();
       boolean takesUnmatched = cl.isUnmatchedArgumentsAllowed() || !level.commandSpec().unmatchedArgsBindings().isEmpty();
@@ -187,9 +197,29 @@ public final class LeaseholdCommand implements Runnable {
    */
   static void quietClientLogs(String[] args) {
     boolean verbose = Arrays.stream(args).anyMatch(a -> a.equals("-v") || a.equals("--verbose"));
-    String key = "org.slf4j.simpleLogger.log.io.leasehold.client";
-    if (System.getProperty(key) == null) {
-      System.setProperty(key, verbose ? "info" : "off");
+    // The SDK's, and gRPC's shaded Netty's, which logs through slf4j when it finds it (a node,
+    // 'leasehold server', keeps gRPC's).
+    boolean server = Arrays.asList(args).contains("server");
+    for (String logger : server ? new String[] {"io.leasehold.client"} : new String[] {"io.leasehold.client", "io.grpc"}) {
+      String key = "org.slf4j.simpleLogger.log." + logger;
+      if (System.getProperty(key) == null) {
+        System.setProperty(key, verbose ? "info" : "off");
+      }
+    }
+  }
+
+  /**
+   * grpc-java logs through java.util.logging, to stderr: a host name that does not resolve
+   * printed a WARNING with a stack trace for every attempt to resolve it, before the one line
+   * that says what is wrong. Those show with --verbose only (a node, 'leasehold server', keeps
+   * them). The logger is held here: the JDK keeps loggers weakly, and a collected one would
+   * forget its level.
+   */
+  static void quietGrpcLogs(boolean quiet) {
+    if (quiet) {
+      GRPC_LOG.setLevel(Level.OFF);
+    } else if (GRPC_LOG.getLevel() == Level.OFF) {
+      GRPC_LOG.setLevel(null);
     }
   }
 

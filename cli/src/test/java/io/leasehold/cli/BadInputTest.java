@@ -8,8 +8,12 @@ import io.leasehold.server.TestCluster;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /** Bad input: each exits with its documented code and one line on stderr that names the problem. */
 class BadInputTest {
@@ -41,6 +45,42 @@ class BadInputTest {
     Cli.Run r = run("lease", "acquire", "lock/x", "--ttl", "30x").failed(LeaseholdCommand.EXIT_USAGE, "'30x' is not a duration");
     assertTrue(r.err().contains("--ttl"), r.err());
     run("--timeout", "soon", "lease", "list").failed(LeaseholdCommand.EXIT_USAGE, "'soon' is not a duration");
+  }
+
+  @Test
+  void aNegativeOrZeroDurationWhereOneMustBePositiveSaysSo() {
+    run("lease", "acquire", "lock/x", "--ttl", "-5s")
+        .failed(LeaseholdCommand.EXIT_USAGE, "Invalid value for option '--ttl': must be positive, got -5s");
+    run("lease", "acquire", "lock/x", "--ttl", "0s")
+        .failed(LeaseholdCommand.EXIT_USAGE, "Invalid value for option '--ttl': must be positive, got 0s");
+    run("--timeout", "-1s", "lease", "list").failed(LeaseholdCommand.EXIT_USAGE, "Invalid value for option '--timeout': must be positive, got -1s");
+    run("lease", "acquire", "lock/x", "--ttl", "5s", "--wait", "-1s")
+        .failed(LeaseholdCommand.EXIT_USAGE, "Invalid value for option '--wait': must not be negative, got -1s");
+  }
+
+  @Test
+  void everyHelpRendersAsWritten() {
+    // picocli formats descriptions as printf does; a stray % printed "[picocli WARN] Could not format".
+    String help = run("route", "partition", "--help").ok().out();
+    assertTrue(help.contains("(crc32(key) % 256)"), help);
+    List<String> bad = new ArrayList<>();
+    collectUnformattable(LeaseholdCommand.commandLine(), bad);
+    assertEquals(List.of(), bad, "descriptions that do not format");
+  }
+
+  private static void collectUnformattable(CommandLine cl, List<String> bad) {
+    CommandLine.Model.CommandSpec spec = cl.getCommandSpec();
+    List<String> lines = new ArrayList<>(Arrays.asList(spec.usageMessage().description()));
+    spec.options().forEach(o -> lines.addAll(Arrays.asList(o.description())));
+    spec.positionalParameters().forEach(p -> lines.addAll(Arrays.asList(p.description())));
+    for (String line : lines) {
+      try {
+        String.format(line);
+      } catch (java.util.IllegalFormatException e) {
+        bad.add(spec.qualifiedName() + ": " + line);
+      }
+    }
+    cl.getSubcommands().values().stream().distinct().forEach(sub -> collectUnformattable(sub, bad));
   }
 
   @Test

@@ -36,6 +36,9 @@ public final class LeaseholdClientBuilder {
   private Duration attemptTimeout = Duration.ofSeconds(5);
   private RetryPolicy retry = RetryPolicy.DEFAULT;
   private ChannelCredentials credentials = InsecureChannelCredentials.create();
+  /** The files behind {@link #credentials} when they came from tls(...), for messages that name them. */
+  private Path caCertFile;
+  private Path certFile;
   private Consumer<ManagedChannelBuilder<?>> channelCustomizer = b -> { };
   private final List<ClientInterceptor> interceptors = new ArrayList<>();
   private Executor callbackExecutor;
@@ -135,6 +138,8 @@ public final class LeaseholdClientBuilder {
    */
   public LeaseholdClientBuilder credentials(ChannelCredentials credentials) {
     this.credentials = Objects.requireNonNull(credentials, "credentials");
+    this.caCertFile = null;
+    this.certFile = null;
     return this;
   }
 
@@ -147,6 +152,8 @@ public final class LeaseholdClientBuilder {
    */
   public LeaseholdClientBuilder tls(Path caCert) {
     this.credentials = TlsFiles.credentials(caCert, null, null);
+    this.caCertFile = caCert;
+    this.certFile = null;
     return this;
   }
 
@@ -164,6 +171,8 @@ public final class LeaseholdClientBuilder {
   public LeaseholdClientBuilder tls(Path caCert, Path cert, Path key) {
     this.credentials = TlsFiles.credentials(caCert, Objects.requireNonNull(cert, "cert"), Objects.requireNonNull(key, "key"));
     this.certificateIdentity = TlsFiles.identity(cert).orElse(null);
+    this.caCertFile = caCert;
+    this.certFile = cert;
     return this;
   }
 
@@ -338,8 +347,9 @@ public final class LeaseholdClientBuilder {
       throw new IllegalArgumentException("holder: must not be empty");
     }
     return new LeaseholdClient(new ClientSettings(endpoints, h, requestTimeout, attemptTimeout, retry, credentials,
-        channelCustomizer, interceptors, Optional.ofNullable(callbackExecutor), preferLeader, discoverMembers,
-        clockDriftRate, minDriftMargin, watchSilenceTimeout, releaseOnClose, sessions, Optional.ofNullable(sessionTtl)));
+        Optional.ofNullable(caCertFile), Optional.ofNullable(certFile), channelCustomizer, interceptors,
+        Optional.ofNullable(callbackExecutor), preferLeader, discoverMembers, clockDriftRate, minDriftMargin, watchSilenceTimeout,
+        releaseOnClose, sessions, Optional.ofNullable(sessionTtl)));
   }
 
   private static String defaultHolder() {

@@ -3,13 +3,14 @@ package io.leasehold.cli.command;
 import io.grpc.ChannelCredentials;
 import io.grpc.Deadline;
 import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.leasehold.cli.ClientCommand;
+import io.leasehold.cli.ClientTls;
 import io.leasehold.cli.DurationConverter;
 import io.leasehold.cli.LeaseholdCommand;
+import io.leasehold.client.internal.ConnectionDiagnosis;
 import io.leasehold.proto.v1.BackupRequest;
 import io.leasehold.proto.v1.ClusterGrpc;
 import io.leasehold.proto.v1.StatusRequest;
@@ -17,7 +18,9 @@ import io.leasehold.server.backup.NodeBackup;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -51,7 +54,7 @@ public final class BackupCommand implements Callable<Integer> {
   String endpoint;
 
   // Not --timeout: that is every command's per-request timeout (10s); a backup streams the whole state.
-  @Option(names = "--backup-timeout", converter = DurationConverter.class, defaultValue = "5m", paramLabel = "DURATION",
+  @Option(names = "--backup-timeout", converter = DurationConverter.Positive.class, defaultValue = "5m", paramLabel = "DURATION",
       description = "How long the whole backup may take (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 
@@ -71,8 +74,10 @@ public final class BackupCommand implements Callable<Integer> {
         throw new CommandLine.ParameterException(spec.commandLine(), source.name() + ": '" + node + "' is not host:port");
       }
     }
-    ChannelCredentials credentials = spec.root().userObject() instanceof LeaseholdCommand g
-        ? g.tls().credentials() : InsecureChannelCredentials.create();
+    ClientTls tls = spec.root().userObject() instanceof LeaseholdCommand g ? g.tls() : ClientTls.PLAINTEXT;
+    ChannelCredentials credentials = tls.credentials();
+    ConnectionDiagnosis diagnosis = new ConnectionDiagnosis(credentials, tls.caCert(), tls.cert());
+    Map<String, ConnectionDiagnosis.Diagnosis> cannotConnect = new LinkedHashMap<>();
     Deadline deadline = Deadline.after(timeout.toMillis(), TimeUnit.MILLISECONDS);
     StatusRuntimeException unavailable = null;
     for (String node : nodes) {
@@ -81,6 +86,7 @@ public final class BackupCommand implements Callable<Integer> {
         StatusRuntimeException silent = probe(channel, deadline);
         if (silent != null) {
           unavailable = silent;
+          diagnosis.diagnose(node.trim(), silent.getStatus()).ifPresent(d -> cannotConnect.put(node.trim(), d));
           continue;
         }
         NodeBackup.Manifest m = NodeBackup.receive(ClusterGrpc.newBlockingStub(channel)
@@ -102,6 +108,10 @@ public final class BackupCommand implements Callable<Integer> {
       } finally {
         channel.shutdownNow();
       }
+    }
+    if (unavailable != null && cannotConnect.size() == nodes.size()) {
+      // Every node failed to connect for a reason the client can name (TLS settings, a name): say which.
+      throw diagnosis.exception("Backup", cannotConnect, unavailable.getStatus());
     }
     return fail("no node answered at " + String.join(",", nodes) + " (last error " + describe(unavailable) + ")",
         LeaseholdCommand.EXIT_UNREACHABLE);

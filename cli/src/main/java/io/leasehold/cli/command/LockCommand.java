@@ -35,7 +35,7 @@ public final class LockCommand extends ClientCommand {
   @Parameters(index = "1..*", arity = "1..*", paramLabel = "COMMAND", description = "The command and its arguments (after --).")
   List<String> command;
 
-  @Option(names = "--ttl", converter = DurationConverter.class, defaultValue = "15s", paramLabel = "DURATION",
+  @Option(names = "--ttl", converter = DurationConverter.Positive.class, defaultValue = "15s", paramLabel = "DURATION",
       description = "The lease's TTL: how long others wait if this process dies (default: ${DEFAULT-VALUE}).")
   Duration ttl;
 

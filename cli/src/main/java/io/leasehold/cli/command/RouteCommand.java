@@ -63,9 +63,10 @@ public final class RouteCommand implements Runnable {
     }
   }
 
+  // picocli formats descriptions as printf does: a percent sign is written %%.
   @Command(name = "partition", mixinStandardHelpOptions = true,
       description = {"Shows the owner of a partition (the holder of partition/<N>), or of the partition of a key",
-          "(crc32(key) % 256). Exits 1 if no one owns it.", ""})
+          "(crc32(key) %% 256). Exits 1 if no one owns it.", ""})
   public static final class Partition extends ClientCommand {
     @Parameters(paramLabel = "N", arity = "0..1", description = "The partition, 0-255.")
     Integer partition;

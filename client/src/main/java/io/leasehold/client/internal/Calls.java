@@ -6,6 +6,14 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.leasehold.client.ClientClosedException;
+import io.leasehold.client.ClusterUnavailableException;
+import io.leasehold.client.LeaseholdException;
+import io.leasehold.client.internal.ConnectionDiagnosis.Diagnosis;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -19,10 +27,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Unary calls with deadlines, failover and retries: each attempt has its own deadline; a failure
  * that may pass (see {@link Errors#retryable}) is retried after a jittered backoff, on another
- * node if the node was the problem, until the request's overall deadline. The SDK only sends
- * requests that are safe to repeat this way (Acquire by the same holder returns the same lease;
- * Renew, Update and reads are idempotent; a repeated Release answers NOT_HELD, which the SDK
- * treats as released).
+ * node if the node was the problem, until the request's overall deadline, or until every
+ * endpoint failed to connect for a reason no retry mends (see {@link ConnectionDiagnosis}). The
+ * SDK only sends requests that are safe to repeat this way (Acquire by the same holder returns
+ * the same lease; Renew, Update and reads are idempotent; a repeated Release answers NOT_HELD,
+ * which the SDK treats as released).
  */
 public final class Calls {
   private static final Logger LOG = LoggerFactory.getLogger(Calls.class);
@@ -93,6 +102,8 @@ public final class Calls {
     int attempt;
     long firstSentNanos;
     volatile ClientCall<Q, R> current;
+    /** The endpoints that failed in a way no retry mends, and why, in the order tried. */
+    final Map<String, Diagnosis> diagnosed = new LinkedHashMap<>();
 
     Attempts(Target target, MethodDescriptor<Q, R> method, Q request, String what, long deadlineNanos, long attemptNanos, int maxAttempts,
         Executor executor) {
@@ -193,12 +204,57 @@ public final class Calls {
         result.completeExceptionally(Errors.toException(what, status, false));
         return;
       }
+      CompletableFuture<Optional<Diagnosis>> diagnosis = connection.diagnosis().diagnose(endpoint, status);
+      if (diagnosis.isDone()) {
+        retry(endpoint, status, trailers, diagnosis.join());
+        return;
+      }
+      diagnosis.whenComplete((d, e) -> {
+        try {
+          scheduler.execute(() -> retry(endpoint, status, trailers, d == null ? Optional.empty() : d));
+        } catch (RejectedExecutionException stopping) {
+          result.completeExceptionally(new ClientClosedException(what + ": the client is closed"));
+        }
+      });
+    }
+
+    /**
+     * After a failure worth retrying: again after a backoff, on another node if the node was the
+     * problem, unless the deadline or the attempts are spent or every endpoint failed in a way no
+     * retry mends (a {@link Diagnosis}), which ends the call at once.
+     */
+    private void retry(Endpoint endpoint, Status status, Metadata trailers, Optional<Diagnosis> diagnosis) {
+      if (result.isDone()) {
+        return;
+      }
+      if (closed.getAsBoolean()) {
+        result.completeExceptionally(new ClientClosedException(what + ": the client is closed"));
+        return;
+      }
       connection.failed(endpoint, status, trailers);
+      Map<String, Diagnosis> diagnosed;
+      synchronized (this) {
+        diagnosis.ifPresent(d -> this.diagnosed.put(endpoint.address(), d));
+        diagnosed = new LinkedHashMap<>(this.diagnosed);
+      }
+      if (diagnosis.isPresent() && diagnosed.keySet().containsAll(connection.addresses())) {
+        LOG.debug("{}: no endpoint can be connected to: {}", what, diagnosed);
+        result.completeExceptionally(connection.diagnosis().exception(what, diagnosed, status));
+        return;
+      }
       long delay = settings.retry().backoff(attempt, ThreadLocalRandom.current().nextDouble()).toNanos();
       LOG.debug("{}: attempt {} at {} failed ({} {}); again in {} ms", what, attempt, endpoint, status.getCode(),
           status.getDescription(), delay / 1_000_000);
       if (attempt >= maxAttempts || System.nanoTime() + delay - deadlineNanos >= 0) {
-        result.completeExceptionally(Errors.toException(what, status, attempt < maxAttempts));
+        LeaseholdException e = Errors.toException(what, status, attempt < maxAttempts);
+        if (!diagnosed.isEmpty() && e instanceof ClusterUnavailableException) {
+          // Some endpoints failed for a reason no retry mends, others for one that may pass.
+          List<String> cannot = new ArrayList<>();
+          diagnosed.forEach((address, d) -> cannot.add(address + " (" + d.reason() + ")"));
+          e = new ClusterUnavailableException(e.getMessage() + "; could not connect to " + String.join(", ", cannot),
+              status.getCode(), e.getCause());
+        }
+        result.completeExceptionally(e);
         return;
       }
       try {

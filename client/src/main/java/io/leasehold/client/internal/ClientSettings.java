@@ -4,6 +4,7 @@ import io.grpc.ChannelCredentials;
 import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannelBuilder;
 import io.leasehold.client.RetryPolicy;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -22,6 +23,8 @@ public record ClientSettings(
     Duration attemptTimeout,
     RetryPolicy retry,
     ChannelCredentials credentials,
+    Optional<Path> caCertFile,
+    Optional<Path> certFile,
     Consumer<ManagedChannelBuilder<?>> channelCustomizer,
     List<ClientInterceptor> interceptors,
     Optional<Executor> callbackExecutor,
@@ -42,6 +45,8 @@ public record ClientSettings(
     Objects.requireNonNull(attemptTimeout);
     Objects.requireNonNull(retry);
     Objects.requireNonNull(credentials);
+    Objects.requireNonNull(caCertFile);
+    Objects.requireNonNull(certFile);
     Objects.requireNonNull(channelCustomizer);
     Objects.requireNonNull(callbackExecutor);
     Objects.requireNonNull(minDriftMargin);

@@ -33,6 +33,7 @@ public final class Connection implements AutoCloseable {
   private static final long PROBE_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
   private final ClientSettings settings;
+  private final ConnectionDiagnosis diagnosis;
   private final ScheduledExecutorService scheduler;
   private final Executor channelExecutor;
   private final CopyOnWriteArrayList<Endpoint> endpoints = new CopyOnWriteArrayList<>();
@@ -48,6 +49,7 @@ public final class Connection implements AutoCloseable {
    */
   public Connection(ClientSettings settings, ScheduledExecutorService scheduler, Executor channelExecutor) {
     this.settings = settings;
+    this.diagnosis = new ConnectionDiagnosis(settings);
     this.scheduler = scheduler;
     this.channelExecutor = channelExecutor;
     for (String address : settings.endpoints()) {
@@ -73,6 +75,11 @@ public final class Connection implements AutoCloseable {
       throw new IllegalStateException("the client is closed");
     }
     return e;
+  }
+
+  /** Tells the failures no retry mends (see {@link ConnectionDiagnosis}). */
+  public ConnectionDiagnosis diagnosis() {
+    return diagnosis;
   }
 
   public List<String> addresses() {

@@ -6,8 +6,10 @@ import io.grpc.Grpc;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.leasehold.proto.Lz4BlockCodec;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /** One node's client address and the channel to it, built on first use. */
 public final class Endpoint {
@@ -16,6 +18,8 @@ public final class Endpoint {
   private final Executor executor;
   private ManagedChannel managed;
   private Channel channel;
+  private CompletableFuture<Boolean> tlsProbe;
+  private long tlsProbeNanos;
 
   Endpoint(String address, ClientSettings settings, Executor executor) {
     this.address = address;
@@ -53,6 +57,31 @@ public final class Endpoint {
     if (managed != null) {
       managed.resetConnectBackoff();
     }
+  }
+
+  /**
+   * Whether the node's port speaks TLS, as {@code probe} finds on a thread of its own; a probe
+   * under way, or one done less than {@code reuseNanos} ago, is shared.
+   */
+  synchronized CompletableFuture<Boolean> tlsProbe(long reuseNanos, BooleanSupplier probe) {
+    long now = System.nanoTime();
+    if (tlsProbe != null && (!tlsProbe.isDone() || now - tlsProbeNanos < reuseNanos)) {
+      return tlsProbe;
+    }
+    CompletableFuture<Boolean> f = new CompletableFuture<>();
+    // Rare (a plaintext client's connection closed unanswered) and blocking: not on a shared pool.
+    Thread t = new Thread(() -> {
+      try {
+        f.complete(probe.getAsBoolean());
+      } catch (RuntimeException | Error e) {
+        f.complete(false);
+      }
+    }, "leasehold-tls-probe-" + address);
+    t.setDaemon(true);
+    tlsProbe = f;
+    tlsProbeNanos = now;
+    t.start();
+    return f;
   }
 
   synchronized void shutdown() {

@@ -5,6 +5,7 @@ import io.leasehold.client.AcquireResult;
 import io.leasehold.client.AcquireTimeoutException;
 import io.leasehold.client.ClientClosedException;
 import io.leasehold.client.ClusterUnavailableException;
+import io.leasehold.client.ConnectionFailedException;
 import io.leasehold.client.Conflict;
 import io.leasehold.client.Granted;
 import io.leasehold.client.LeaseLostException;
@@ -224,7 +225,9 @@ final class NameSlot implements LeaseHandle.Owner {
   private void failedAttempt(Waiter w, Throwable cause) {
     synchronized (this) {
       attemptDone();
-      if (cause instanceof ClusterUnavailableException && w.mode == Waiter.Mode.WAIT && !w.result.isDone()
+      // A connection no retry mends (TLS settings that do not match the nodes') ends the wait too.
+      boolean mayPass = !(cause instanceof ConnectionFailedException f) || f.reason().mayPass();
+      if (cause instanceof ClusterUnavailableException && mayPass && w.mode == Waiter.Mode.WAIT && !w.result.isDone()
           && !w.pastDeadline() && !core.isClosing()) {
         // A waiting acquisition outlives outages: try again after a backoff.
         w.transientFailures++;

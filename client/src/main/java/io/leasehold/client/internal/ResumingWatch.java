@@ -10,13 +10,17 @@ import io.leasehold.client.WatchCompactedException;
 import io.leasehold.client.WatchEvent;
 import io.leasehold.client.WatchListener;
 import io.leasehold.client.WatchOptions;
+import io.leasehold.client.internal.ConnectionDiagnosis.Diagnosis;
 import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.proto.v1.WatchResponse;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
@@ -49,6 +53,9 @@ public final class ResumingWatch implements Watch {
   private int generation;
   private boolean closed;
   private int failures;
+  /** Whether a stream ever delivered a message; until then, the endpoints that cannot be connected to, and why. */
+  private boolean connected;
+  private final Map<String, Diagnosis> diagnosed = new LinkedHashMap<>();
   private ScheduledFuture<?> restart;
   private ScheduledFuture<?> silenceCheck;
 
@@ -181,6 +188,8 @@ public final class ResumingWatch implements Watch {
     lastMessageNanos = System.nanoTime();
     synchronized (this) {
       failures = 0;
+      connected = true;
+      diagnosed.clear();
     }
     long before = complete;
     List<WatchEvent> out = new ArrayList<>(message.getEventsCount());
@@ -260,20 +269,49 @@ public final class ResumingWatch implements Watch {
             + ": " + status.getDescription(), compact));
       }
       default -> {
-        // The node stopped, failed, or cut us off for lagging: resume, elsewhere unless we lagged.
-        Status reported = status.getCode() == Status.Code.RESOURCE_EXHAUSTED ? status
-            : Status.UNAVAILABLE.withDescription("watch stream ended: " + status);
-        core.connection().failed(failedAt, reported, trailers);
-        synchronized (this) {
-          if (closed) {
-            return;
-          }
-          failures++;
-          long delay = failures == 1 ? 0 : core.settings().retry().backoff(failures - 1, ThreadLocalRandom.current().nextDouble()).toNanos();
-          LOG.debug("watch of \"{}\" ended ({}); resuming after revision {} in {} ms", options.prefix(), status.getCode(), complete, delay / 1_000_000);
-          restart = core.schedule(() -> delivery.execute(this::open), delay);
+        if (!connected) {
+          // Before the first message: every endpoint failing to connect for a reason no retry
+          // mends (TLS settings that do not match the nodes') ends the watch, as it ends a call.
+          core.connection().diagnosis().diagnose(failedAt, status)
+              .whenComplete((d, e) -> delivery.execute(() -> resume(failedAt, status, trailers, d == null ? Optional.empty() : d)));
+        } else {
+          resume(failedAt, status, trailers, Optional.empty());
         }
       }
+    }
+  }
+
+  /** On the delivery executor, after a stream failed: opens another, unless no endpoint can be connected to. */
+  private void resume(Endpoint failedAt, Status status, Metadata trailers, Optional<Diagnosis> diagnosis) {
+    Map<String, Diagnosis> cannot = null;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      if (diagnosis.isPresent() && !diagnosis.get().reason().mayPass()) {
+        diagnosed.put(failedAt.address(), diagnosis.get());
+        if (diagnosed.keySet().containsAll(core.connection().addresses())) {
+          cannot = new LinkedHashMap<>(diagnosed);
+        }
+      }
+    }
+    if (cannot != null) {
+      core.connection().failed(failedAt, status, trailers);
+      terminate(core.connection().diagnosis().exception("Watch " + options.prefix(), cannot, status));
+      return;
+    }
+    // The node stopped, failed, or cut us off for lagging: resume, elsewhere unless we lagged.
+    Status reported = status.getCode() == Status.Code.RESOURCE_EXHAUSTED ? status
+        : Status.UNAVAILABLE.withDescription("watch stream ended: " + status);
+    core.connection().failed(failedAt, reported, trailers);
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      failures++;
+      long delay = failures == 1 ? 0 : core.settings().retry().backoff(failures - 1, ThreadLocalRandom.current().nextDouble()).toNanos();
+      LOG.debug("watch of \"{}\" ended ({}); resuming after revision {} in {} ms", options.prefix(), status.getCode(), complete, delay / 1_000_000);
+      restart = core.schedule(() -> delivery.execute(this::open), delay);
     }
   }
 

@@ -2,6 +2,7 @@ package io.leasehold.client.docs;
 
 import io.leasehold.client.AcquireResult;
 import io.leasehold.client.Conflict;
+import io.leasehold.client.ConnectionFailedException;
 import io.leasehold.client.FencingGuard;
 import io.leasehold.client.Granted;
 import io.leasehold.client.Lease;
@@ -116,6 +117,15 @@ final class DocExamples {
       log.info("held by {} for {} more", conflict.holder(), conflict.remaining());
     } else if (result instanceof Rejected rejected) {
       log.warn("refused: {} ({})", rejected.rejection().message(), rejected.rejection().reason());
+    }
+  }
+
+  // docs/client.md, "Connection failures": the reason a caller can test.
+  static void connectionFailure(LeaseholdClient client, Logger log) {
+    try {
+      client.blocking().get("lock/nightly");
+    } catch (ConnectionFailedException e) {
+      log.error("{} ({}): {}", e.reason(), e.endpoint(), e.getMessage());  // e.failures(): every endpoint and its reason
     }
   }
 

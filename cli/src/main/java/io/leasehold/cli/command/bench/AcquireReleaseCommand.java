@@ -24,7 +24,7 @@ final class AcquireReleaseCommand extends BenchBase {
   @Option(names = "--rate", paramLabel = "CYCLES_PER_S", description = "Open loop at this many cycles a second in all.")
   Double rate;
 
-  @Option(names = "--ttl", converter = DurationConverter.class, defaultValue = "30s", paramLabel = "DURATION",
+  @Option(names = "--ttl", converter = DurationConverter.Positive.class, defaultValue = "30s", paramLabel = "DURATION",
       description = "TTL of each lease (default: ${DEFAULT-VALUE}).")
   Duration ttl;
 

@@ -8,7 +8,7 @@ import picocli.CommandLine.Option;
 
 /** Options every workload that runs against a cluster takes. */
 final class BenchOptions {
-  @Option(names = "--duration", converter = DurationConverter.class, defaultValue = "30s", paramLabel = "DURATION",
+  @Option(names = "--duration", converter = DurationConverter.Positive.class, defaultValue = "30s", paramLabel = "DURATION",
       description = "How long to measure (default: ${DEFAULT-VALUE}).")
   Duration duration;
 

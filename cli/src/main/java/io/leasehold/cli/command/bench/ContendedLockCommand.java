@@ -26,7 +26,7 @@ final class ContendedLockCommand extends BenchBase {
       description = "How long a holder keeps the lock before unlocking (default: ${DEFAULT-VALUE}).")
   Duration hold;
 
-  @Option(names = "--ttl", converter = DurationConverter.class, defaultValue = "15s", paramLabel = "DURATION",
+  @Option(names = "--ttl", converter = DurationConverter.Positive.class, defaultValue = "15s", paramLabel = "DURATION",
       description = "TTL of each lock's lease (default: ${DEFAULT-VALUE}).")
   Duration ttl;
 

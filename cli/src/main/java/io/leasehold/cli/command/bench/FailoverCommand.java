@@ -35,14 +35,14 @@ final class FailoverCommand implements Callable<Integer> {
   @Option(names = "--kills", defaultValue = "5", paramLabel = "N", description = "Leader kills (default: ${DEFAULT-VALUE}).")
   int kills;
 
-  @Option(names = "--interval", converter = DurationConverter.class, defaultValue = "10s", paramLabel = "DURATION",
+  @Option(names = "--interval", converter = DurationConverter.Positive.class, defaultValue = "10s", paramLabel = "DURATION",
       description = "Time between a restart and the next kill (default: ${DEFAULT-VALUE}).")
   Duration interval;
 
   @Option(names = "--leases", defaultValue = "100", paramLabel = "N", description = "Leases held throughout (default: ${DEFAULT-VALUE}).")
   int leases;
 
-  @Option(names = "--ttl", converter = DurationConverter.class, defaultValue = "15s", paramLabel = "DURATION",
+  @Option(names = "--ttl", converter = DurationConverter.Positive.class, defaultValue = "15s", paramLabel = "DURATION",
       description = "TTL of the held leases (default: ${DEFAULT-VALUE}).")
   Duration ttl;
 

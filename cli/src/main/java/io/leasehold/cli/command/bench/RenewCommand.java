@@ -29,7 +29,7 @@ final class RenewCommand extends BenchBase {
   @Option(names = "--leases", defaultValue = "10000", paramLabel = "N", description = "Leases in all (default: ${DEFAULT-VALUE}).")
   int leases;
 
-  @Option(names = "--ttl", converter = DurationConverter.class, defaultValue = "10s", paramLabel = "DURATION",
+  @Option(names = "--ttl", converter = DurationConverter.Positive.class, defaultValue = "10s", paramLabel = "DURATION",
       description = "TTL of each lease (default: ${DEFAULT-VALUE}).")
   Duration ttl;
 

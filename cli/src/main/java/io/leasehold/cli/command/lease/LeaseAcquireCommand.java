@@ -36,7 +36,7 @@ public final class LeaseAcquireCommand extends ClientCommand {
   @Parameters(paramLabel = "NAME", description = "The name to lease, namespace/rest (e.g. lock/billing-job).")
   String name;
 
-  @Option(names = "--ttl", required = true, converter = DurationConverter.class, paramLabel = "DURATION",
+  @Option(names = "--ttl", required = true, converter = DurationConverter.Positive.class, paramLabel = "DURATION",
       description = "The lease's time to live, e.g. 30s.")
   Duration ttl;
 

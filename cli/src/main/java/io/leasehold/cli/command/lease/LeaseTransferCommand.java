@@ -36,7 +36,7 @@ public final class LeaseTransferCommand extends ClientCommand {
       description = "Only the lease with this token (default: whichever holds the name now).")
   long token;
 
-  @Option(names = "--ttl", converter = DurationConverter.class, paramLabel = "DURATION",
+  @Option(names = "--ttl", converter = DurationConverter.Positive.class, paramLabel = "DURATION",
       description = "The new lease's TTL, e.g. 30s (default: the namespace's default TTL).")
   Duration ttl;
 

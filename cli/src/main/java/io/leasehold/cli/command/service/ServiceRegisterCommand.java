@@ -40,7 +40,7 @@ public final class ServiceRegisterCommand extends ClientCommand {
   @Option(names = "--meta", paramLabel = "KEY=VALUE", description = "Metadata; repeatable.")
   Map<String, String> metadata = new LinkedHashMap<>();
 
-  @Option(names = "--ttl", converter = DurationConverter.class, defaultValue = "10s", paramLabel = "DURATION",
+  @Option(names = "--ttl", converter = DurationConverter.Positive.class, defaultValue = "10s", paramLabel = "DURATION",
       description = "The registration's TTL (default: ${DEFAULT-VALUE}).")
   Duration ttl;
 
