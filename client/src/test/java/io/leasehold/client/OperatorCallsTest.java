@@ -65,7 +65,7 @@ class OperatorCallsTest {
       assertTrue(r.expiresAt().isAfter(before.renewedAt()), r + " after " + before);
       LeaseInfo after = operator.blocking().get("ops/renew").orElseThrow();
       assertTrue(after.renewCount() > before.renewCount(), "renewed: " + after);
-      assertEquals(Optional.empty(), operator.blocking().renew("ops/renew", token + 1), "another token is not the live lease's");
+      assertEquals(Optional.empty(), operator.blocking().renew("ops/renew", token - 1), "another token is not the live lease's");
       assertTrue(operator.blocking().release("ops/renew", token));
       assertEquals(Optional.empty(), operator.blocking().renew("ops/renew", token), "a released lease is not renewed");
     }
@@ -77,14 +77,14 @@ class OperatorCallsTest {
          LeaseholdClient operator = Fixtures.client(cluster)) {
       long token = instance.blocking().register("ops-svc", "i-1", "10.0.0.7:80", Map.of("zone", "a"),
           RegisterOptions.DEFAULTS.withTtl(Duration.ofSeconds(30))).token();
-      assertEquals(Optional.empty(), operator.blocking().setStatus("ops-svc", "i-1", token + 1, Registration.DRAINING));
+      assertEquals(Optional.empty(), operator.blocking().setStatus("ops-svc", "i-1", token - 1, Registration.DRAINING));
       ServiceInstance drained = operator.blocking().setStatus("ops-svc", "i-1", token, Registration.DRAINING).orElseThrow();
       assertEquals(Optional.of(Registration.DRAINING), drained.status());
       assertEquals("10.0.0.7:80", drained.address(), "the address stays as registered");
       assertEquals(Map.of("zone", "a"), drained.metadata());
       assertEquals(token, drained.token());
       assertEquals(List.of(), operator.blocking().resolve("ops-svc"), "a draining instance is not resolved");
-      assertFalse(operator.blocking().deregister("ops-svc", "i-1", token + 1));
+      assertFalse(operator.blocking().deregister("ops-svc", "i-1", token - 1));
       assertTrue(operator.blocking().deregister("ops-svc", "i-1", token));
       assertEquals(List.of(), operator.blocking().resolve("ops-svc", true));
       assertFalse(operator.blocking().deregister("ops-svc", "i-1", token), "deregistering twice answers not live");

@@ -112,8 +112,9 @@ public final class EndpointCommand implements Runnable {
     /** Exit code 3 with one line on stderr when no node answered at all (what was printed stays). */
     void unlessNoneAnswered(List<Answer> answers) {
       if (answers.stream().noneMatch(Answer::answered)) {
-        throw new CliFailure(LeaseholdCommand.EXIT_UNREACHABLE, "no node answered within " + Human.duration(attemptTimeout()) + " ("
-            + answers.stream().map(Answer::endpoint).collect(Collectors.joining(", ")) + ")");
+        throw new CliFailure(LeaseholdCommand.EXIT_UNREACHABLE, "no node answered (asked "
+            + answers.stream().map(Answer::endpoint).collect(Collectors.joining(", ")) + ", each once for at most "
+            + Human.duration(attemptTimeout()) + ")");
       }
     }
 

@@ -55,6 +55,7 @@ public final class LeaseGetCommand extends ClientCommand {
   private int watch(LeaseholdClient client) {
     LiveView view = new LiveView(spec.commandLine().getOut(), globals().output(), LiveView.stdoutIsTerminal(),
         "leasehold lease get " + name + " --watch (Ctrl-C stops)");
+    client.blocking().get(name);  // a name the cluster refuses is a usage error now (exit 2), not a view of nothing
     LeaseListing listing = client.blocking().list(name);
     show(view, listing.leases().stream().filter(l -> l.name().equals(name)).findFirst());
     // One element per change of the name, or the watch's failure.
