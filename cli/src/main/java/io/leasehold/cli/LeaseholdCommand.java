@@ -7,6 +7,8 @@ import io.leasehold.cli.command.BanCommand;
 import io.leasehold.cli.command.bench.BenchCommand;
 import io.leasehold.cli.command.ClusterCommand;
 import io.leasehold.cli.command.CompletionCommand;
+import io.leasehold.cli.command.ElectCommand;
+import io.leasehold.cli.command.EndpointCommand;
 import io.leasehold.cli.command.LeaseCommand;
 import io.leasehold.cli.command.LockCommand;
 import io.leasehold.cli.command.PolicyCommand;
@@ -46,12 +48,14 @@ import picocli.CommandLine.UnmatchedArgumentException;
         LeaseCommand.class,
         SessionCommand.class,
         LockCommand.class,
+        ElectCommand.class,
         WatchCommand.class,
         ServiceCommand.class,
         RouteCommand.class,
         PolicyCommand.class,
         BanCommand.class,
         ClusterCommand.class,
+        EndpointCommand.class,
         AuthCommand.class,
         AuditCommand.class,
         ServerCommand.class,

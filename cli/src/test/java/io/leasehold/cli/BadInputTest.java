@@ -126,7 +126,7 @@ class BadInputTest {
   void helpDocumentsTheExitCodesAndEveryCommand() {
     Cli.Run r = run("--help").ok();
     for (String text : new String[] {"Exit codes:", "operation failed", "usage error", "cluster unreachable",
-        "lease", "lock", "watch", "service", "route", "policy", "ban", "cluster", "server", "completion",
+        "lease", "lock", "elect", "watch", "service", "route", "policy", "ban", "cluster", "endpoint", "server", "completion",
         "--endpoints", "LEASEHOLD_ENDPOINTS", "--timeout", "--output", "--verbose"}) {
       assertTrue(r.out().contains(text), text + " in " + r.out());
     }
@@ -138,5 +138,9 @@ class BadInputTest {
     String script = run("completion").ok().out();
     assertTrue(script.contains("complete -F"), script.substring(0, Math.min(200, script.length())));
     assertTrue(script.contains("acquire") && script.contains("partition"), "subcommands are completed");
+    for (String command : List.of("keep-alive", "renew", "elect", "--listen", "endpoint", "--only-endpoints", "set-status", "deregister",
+        "--watch")) {
+      assertTrue(script.contains(command), command + " is completed");
+    }
   }
 }

@@ -1,8 +1,8 @@
 package io.leasehold.client;
 
 /**
- * The cluster's policy refused an acquisition, a registration or a transfer (the new holder's
- * acquisition); waiting will not change that.
+ * The cluster's policy refused an acquisition, a registration, a transfer (the new holder's
+ * acquisition) or a renewal by token ({@link LeaseholdClient#renew}); waiting will not change that.
  */
 public class AcquireRejectedException extends LeaseholdException {
   private static final long serialVersionUID = 1L;

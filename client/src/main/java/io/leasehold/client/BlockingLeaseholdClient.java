@@ -139,6 +139,18 @@ public final class BlockingLeaseholdClient {
   }
 
   /**
+   * {@link LeaseholdClient#renew(String, long)}, waiting for the answer.
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param token the lease's fencing token
+   * @return the renewal, or empty if no lease with that token holds the name
+   * @see LeaseholdClient#renew(String, long)
+   */
+  public Optional<Renewal> renew(String name, long token) {
+    return Futures.join(client.renew(name, token));
+  }
+
+  /**
    * {@link LeaseholdClient#lookup(String)}, waiting for the answer.
    *
    * @param name the lease's name, {@code namespace/rest}
@@ -254,6 +266,33 @@ public final class BlockingLeaseholdClient {
    */
   public Registration register(String service, String instance, String address, Map<String, String> metadata, RegisterOptions options) {
     return Futures.join(client.register(service, instance, address, metadata, options));
+  }
+
+  /**
+   * {@link LeaseholdClient#deregister(String, String, long)}, waiting for the answer.
+   *
+   * @param service the service's name
+   * @param instance the instance
+   * @param token the fencing token of the instance's registration
+   * @return whether it was deregistered (false: no such registration was live)
+   * @see LeaseholdClient#deregister(String, String, long)
+   */
+  public boolean deregister(String service, String instance, long token) {
+    return Futures.join(client.deregister(service, instance, token));
+  }
+
+  /**
+   * {@link LeaseholdClient#setStatus(String, String, long, String)}, waiting for the answer.
+   *
+   * @param service the service's name
+   * @param instance the instance
+   * @param token the fencing token of the instance's registration
+   * @param status the new status, e.g. SERVING or DRAINING
+   * @return the instance as updated, or empty if no such registration was live
+   * @see LeaseholdClient#setStatus(String, String, long, String)
+   */
+  public Optional<ServiceInstance> setStatus(String service, String instance, long token, String status) {
+    return Futures.join(client.setStatus(service, instance, token, status));
   }
 
   /**

@@ -28,6 +28,19 @@ public final class ClusterAdmin {
   }
 
   /**
+   * The status of the node at {@code clientAddress}, as it answers for itself: one attempt at that
+   * node only, bounded by the client's attempt timeout, never retried on another node (a health
+   * check of one node, as {@code leasehold endpoint} does).
+   *
+   * @param clientAddress the node's client address ({@code host:port})
+   * @return completes with the node's status; fails with {@link ClusterUnavailableException} if
+   *     that node did not answer in time, {@link AccessDeniedException} if it refused the caller
+   */
+  public CompletableFuture<NodeStatus> status(String clientAddress) {
+    return calls.status(clientAddress);
+  }
+
+  /**
    * Adds a member. Start its node first in join mode ({@code leasehold server --join}); it
    * catches up from the leader by log or snapshot. Returns the configuration after the change.
    *

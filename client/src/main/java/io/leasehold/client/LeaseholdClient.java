@@ -282,6 +282,21 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
+   * Renews, once, the lease on {@code name} whose fencing token is {@code token}, whoever this
+   * client is: a script or operator keeping alive a lease acquired elsewhere (as
+   * {@code leasehold lease keep-alive} does). Leases this client holds are renewed by it already.
+   *
+   * @param name the lease's name, {@code namespace/rest}
+   * @param token the lease's fencing token
+   * @return completes with the renewal (its TTL and new end), or empty if no lease with that token
+   *     holds the name (expired, released, superseded); fails with {@link AcquireRejectedException}
+   *     if the policy in force refuses to renew it (it then ends at its deadline)
+   */
+  public CompletableFuture<Optional<Renewal>> renew(String name, long token) {
+    return leases.renew(name, token);
+  }
+
+  /**
    * A {@link Lock} on {@code name}, with default lease options.
    *
    * @param name the lease's name, {@code namespace/rest}
@@ -361,6 +376,36 @@ public final class LeaseholdClient implements AutoCloseable {
   public CompletableFuture<Registration> register(String service, String instance, String address, Map<String, String> metadata,
       RegisterOptions options) {
     return core.onCallbacks(core.register(service, instance, address, metadata, options));
+  }
+
+  /**
+   * Deregisters the instance of {@code service} whose registration has fencing token
+   * {@code token}, whoever registered it (an operator taking an instance out). Registrations this
+   * client made are deregistered through their {@link Registration} instead.
+   *
+   * @param service the service's name
+   * @param instance the instance
+   * @param token the fencing token of the instance's registration
+   * @return completes with whether it was deregistered (false: no such registration was live)
+   */
+  public CompletableFuture<Boolean> deregister(String service, String instance, long token) {
+    return registry.deregister(service, instance, token);
+  }
+
+  /**
+   * Sets the status (e.g. {@link Registration#DRAINING}) of the instance of {@code service} whose
+   * registration has fencing token {@code token}, whoever registered it; its address and
+   * metadata stay as registered. Registrations this client made change theirs through
+   * {@link Registration#setStatus} instead.
+   *
+   * @param service the service's name
+   * @param instance the instance
+   * @param token the fencing token of the instance's registration
+   * @param status the new status, e.g. SERVING or DRAINING
+   * @return completes with the instance as updated, or empty if no such registration was live
+   */
+  public CompletableFuture<Optional<ServiceInstance>> setStatus(String service, String instance, long token, String status) {
+    return registry.setStatus(service, instance, token, status);
   }
 
   /**

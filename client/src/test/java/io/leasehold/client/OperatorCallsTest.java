@@ -12,13 +12,17 @@ import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The calls operators make (and the CLI is built on): release by token, one-off routes, cluster status, admin. */
+/**
+ * The calls operators make (and the CLI is built on): renew and release by token, deregister and
+ * set a status by token, one-off routes, cluster status and one node's status, admin.
+ */
 class OperatorCallsTest {
   @TempDir
   static Path dir;
@@ -44,6 +48,61 @@ class OperatorCallsTest {
       assertTrue(operator.blocking().release("ops/release", token));
       assertEquals(Optional.empty(), operator.blocking().get("ops/release"));
       assertFalse(operator.blocking().release("ops/release", token), "releasing twice answers not held");
+    }
+  }
+
+  @Test
+  void renewByTokenExtendsSomeoneElsesLeaseOnlyWithItsToken() throws Exception {
+    try (LeaseholdClient holder = Fixtures.client(cluster, b -> b.releaseOnClose(false));
+         LeaseholdClient operator = Fixtures.client(cluster)) {
+      long token = assertInstanceOf(Granted.class, holder.blocking().tryAcquire("ops/renew", Fixtures.ttl(30))).lease().token();
+      LeaseInfo before = operator.blocking().get("ops/renew").orElseThrow();
+      Renewal r = operator.blocking().renew("ops/renew", token).orElseThrow();
+      assertEquals("ops/renew", r.name());
+      assertEquals(token, r.token());
+      assertEquals(Duration.ofSeconds(30), r.ttl());
+      assertTrue(r.heartbeatInterval().isPresent());
+      assertTrue(r.expiresAt().isAfter(before.renewedAt()), r + " after " + before);
+      LeaseInfo after = operator.blocking().get("ops/renew").orElseThrow();
+      assertTrue(after.renewCount() > before.renewCount(), "renewed: " + after);
+      assertEquals(Optional.empty(), operator.blocking().renew("ops/renew", token - 1), "another token is not the live lease's");
+      assertTrue(operator.blocking().release("ops/renew", token));
+      assertEquals(Optional.empty(), operator.blocking().renew("ops/renew", token), "a released lease is not renewed");
+    }
+  }
+
+  @Test
+  void deregisterAndSetStatusByTokenActOnSomeoneElsesRegistration() throws Exception {
+    try (LeaseholdClient instance = Fixtures.client(cluster, b -> b.releaseOnClose(false));
+         LeaseholdClient operator = Fixtures.client(cluster)) {
+      long token = instance.blocking().register("ops-svc", "i-1", "10.0.0.7:80", Map.of("zone", "a"),
+          RegisterOptions.DEFAULTS.withTtl(Duration.ofSeconds(30))).token();
+      assertEquals(Optional.empty(), operator.blocking().setStatus("ops-svc", "i-1", token - 1, Registration.DRAINING));
+      ServiceInstance drained = operator.blocking().setStatus("ops-svc", "i-1", token, Registration.DRAINING).orElseThrow();
+      assertEquals(Optional.of(Registration.DRAINING), drained.status());
+      assertEquals("10.0.0.7:80", drained.address(), "the address stays as registered");
+      assertEquals(Map.of("zone", "a"), drained.metadata());
+      assertEquals(token, drained.token());
+      assertEquals(List.of(), operator.blocking().resolve("ops-svc"), "a draining instance is not resolved");
+      assertFalse(operator.blocking().deregister("ops-svc", "i-1", token - 1));
+      assertTrue(operator.blocking().deregister("ops-svc", "i-1", token));
+      assertEquals(List.of(), operator.blocking().resolve("ops-svc", true));
+      assertFalse(operator.blocking().deregister("ops-svc", "i-1", token), "deregistering twice answers not live");
+    }
+  }
+
+  @Test
+  void theStatusOfOneNodeIsAskedOfThatNodeOnly() throws Exception {
+    try (LeaseholdClient client = Fixtures.client(cluster)) {
+      for (String id : cluster.ids()) {
+        NodeStatus s = client.cluster().status(cluster.node(id).clientAddress()).join();
+        assertEquals(id, s.nodeId(), "the node at its address answered");
+        assertEquals(3, s.members().size());
+      }
+      int[] closed = TestCluster.freePorts(1);
+      var down = assertThrows(ClusterUnavailableException.class,
+          () -> Futures.join(client.cluster().status("127.0.0.1:" + closed[0])));
+      assertTrue(down.getMessage().contains("127.0.0.1:" + closed[0]), down.getMessage());
     }
   }
 

@@ -2,11 +2,18 @@ package io.leasehold.cli.command;
 
 import io.leasehold.cli.Await;
 import io.leasehold.cli.ClientCommand;
+import io.leasehold.cli.DurationConverter;
+import io.leasehold.cli.Human;
+import io.leasehold.cli.LiveView;
+import io.leasehold.cli.UntilInterrupted;
 import io.leasehold.cli.Json;
 import io.leasehold.cli.Output;
 import io.leasehold.cli.Table;
 import io.leasehold.client.ClusterMember;
+import io.leasehold.client.ClusterUnavailableException;
 import io.leasehold.client.SnapshotResult;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,13 +40,61 @@ public final class ClusterCommand implements Runnable {
       description = {"Asks every member for its own status: id, client address, role, term, commit and applied index,",
           "lag (entries committed on the leader it has yet to apply) and health (answers, follows the leader of the",
           "current term, lag at most " + ClusterStatus.HEALTHY_LAG + "). -o wide adds the peer address, leader and error.",
-          "Exits 1 if any member is not healthy.", ""})
+          "Exits 1 if any member is not healthy.", "",
+          "With --watch it asks again every --interval until Ctrl-C (exit 0) and shows the members again when a member's",
+          "role, term, leader, health or error changed; on a terminal it redraws in place every time.", ""})
   public static final class Status extends ClientCommand {
+    @CommandLine.Option(names = {"-w", "--watch"}, description = "Follow the cluster until Ctrl-C (-o json: JSON Lines, one array per change).")
+    boolean watch;
+
+    @CommandLine.Option(names = "--interval", converter = DurationConverter.class, paramLabel = "DURATION",
+        description = "With --watch: how often to ask (default: 2s).")
+    Duration interval;
+
     @Override
-    protected int run(LeaseholdClient client, Output out) {
+    protected int run(LeaseholdClient client, Output out) throws Exception {
+      if (interval != null && !watch) {
+        throw usage("--interval: only with --watch");
+      }
+      if (interval != null && interval.isZero()) {
+        throw usage("--interval: must be positive");
+      }
+      if (watch) {
+        return watch(client, interval == null ? Duration.ofSeconds(2) : interval);
+      }
       ClusterStatus status = client.blocking().clusterStatus();
       out.print(status.members().stream().map(m -> ClusterView.json(status, m)).toList(), ClusterView.table(status, out.wide()));
       return status.members().stream().allMatch(status::healthy) ? 0 : 1;
+    }
+
+    private int watch(LeaseholdClient client, Duration every) throws Exception {
+      LiveView view = new LiveView(spec.commandLine().getOut(), globals().output(), LiveView.stdoutIsTerminal(),
+          "leasehold cluster status --watch, every " + Human.duration(every) + " (Ctrl-C stops)");
+      boolean wide = globals().output() == io.leasehold.cli.OutputFormat.WIDE;
+      ClusterStatus first = client.blocking().clusterStatus();  // an unreachable cluster fails now (exit 3)
+      try (UntilInterrupted ignored = UntilInterrupted.install(Duration.ofSeconds(5))) {
+        String failing = null;
+        for (ClusterStatus status = first; ; ) {
+          if (status != null) {
+            ClusterStatus s = status;
+            view.show(s.members().stream().map(m -> ClusterView.json(s, m)).toList(), ClusterView.table(s, wide).render(), ClusterView.change(s));
+          }
+          TimeUnit.NANOSECONDS.sleep(every.toNanos());
+          try {
+            status = Await.of(client.clusterStatus());
+            failing = null;
+          } catch (ClusterUnavailableException e) {
+            status = null;
+            if (!e.getMessage().equals(failing)) {
+              failing = e.getMessage();
+              err().println("no node answered: " + failing + "; asking again every " + Human.duration(every));
+              err().flush();
+            }
+          }
+        }
+      } catch (InterruptedException stopped) {
+        return 0;
+      }
     }
   }
 

@@ -4,8 +4,10 @@ import io.leasehold.cli.command.lease.LeaseAcceptCommand;
 import io.leasehold.cli.command.lease.LeaseAcquireCommand;
 import io.leasehold.cli.command.lease.LeaseGetCommand;
 import io.leasehold.cli.command.lease.LeaseHistoryCommand;
+import io.leasehold.cli.command.lease.LeaseKeepAliveCommand;
 import io.leasehold.cli.command.lease.LeaseListCommand;
 import io.leasehold.cli.command.lease.LeaseReleaseCommand;
+import io.leasehold.cli.command.lease.LeaseRenewCommand;
 import io.leasehold.cli.command.lease.LeaseRevokeCommand;
 import io.leasehold.cli.command.lease.LeaseTransferCommand;
 import picocli.CommandLine;
@@ -15,11 +17,13 @@ import picocli.CommandLine.Command;
 @Command(
     name = "lease",
     mixinStandardHelpOptions = true,
-    description = "Inspect, acquire, release, revoke and transfer leases; read why they ended.",
+    description = "Inspect, acquire, renew, release, revoke and transfer leases; read why they ended.",
     subcommands = {
         LeaseListCommand.class,
         LeaseGetCommand.class,
         LeaseAcquireCommand.class,
+        LeaseRenewCommand.class,
+        LeaseKeepAliveCommand.class,
         LeaseReleaseCommand.class,
         LeaseRevokeCommand.class,
         LeaseTransferCommand.class,
@@ -31,6 +35,6 @@ public final class LeaseCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: list, get, acquire, release, revoke, transfer, accept or history");
+    throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: list, get, acquire, renew, keep-alive, release, revoke, transfer, accept or history");
   }
 }

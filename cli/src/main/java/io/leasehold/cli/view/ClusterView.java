@@ -49,6 +49,16 @@ public final class ClusterView {
     return t;
   }
 
+  /** What counts as a change to a live view ({@code cluster status --watch}): each member's role, term, leader, health and error, not its indexes. */
+  public static List<List<Object>> change(ClusterStatus s) {
+    List<List<Object>> out = new ArrayList<>();
+    for (MemberStatus m : s.members()) {
+      out.add(List.of(m.id(), m.clientAddress(), m.reachable() ? role(m.role()) : "UNREACHABLE", m.term(), m.leaderId(), s.healthy(m),
+          m.error().orElse("")));
+    }
+    return out;
+  }
+
   static String role(MemberRole r) {
     return r.name();
   }

@@ -7,6 +7,7 @@ import io.leasehold.client.EndReason;
 import io.leasehold.client.EndedLease;
 import io.leasehold.client.EventType;
 import io.leasehold.client.LeaseInfo;
+import io.leasehold.client.Renewal;
 import io.leasehold.client.ServerLeaseState;
 import io.leasehold.client.WatchEvent;
 import java.time.Duration;
@@ -89,6 +90,30 @@ public final class LeaseView {
         .row("address", Human.orDash(l.attributes().address()))
         .row("status", Human.orDash(l.attributes().status()))
         .row("metadata", Human.metadata(l.attributes().metadata()));
+  }
+
+  /** A renewal by token ({@code lease renew}, each line of {@code lease keep-alive}). */
+  public static Map<String, Object> json(Renewal r) {
+    return Json.object(
+        "name", r.name(),
+        "token", r.token(),
+        "ttlMs", r.ttl().toMillis(),
+        "expiresAt", r.expiresAt().toString(),
+        "heartbeatMs", r.heartbeatInterval().map(Duration::toMillis).orElse(null));
+  }
+
+  public static Table detail(Renewal r) {
+    return Table.of("FIELD", "VALUE")
+        .row("name", r.name())
+        .row("token", r.token())
+        .row("ttl", Human.duration(r.ttl()))
+        .row("expires", Human.time(r.expiresAt()))
+        .row("heartbeat", Human.duration(r.heartbeatInterval()));
+  }
+
+  /** {@code renewed lock/x token=5 ttl=30s expires=2026-11-22T09:27:52Z}. */
+  public static String line(Renewal r) {
+    return "renewed " + r.name() + " token=" + r.token() + " ttl=" + Human.duration(r.ttl()) + " expires=" + Human.time(r.expiresAt());
   }
 
   /** The reason's name; a reason newer than the SDK shows as UNRECOGNIZED, as it always has. */

@@ -11,11 +11,17 @@ import io.leasehold.proto.v1.RemoveMemberRequest;
 import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.TakeSnapshotRequest;
 import io.leasehold.proto.v1.TransferLeadershipRequest;
+import io.grpc.CallOptions;
 import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import io.leasehold.proto.v1.StatusResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /** The wire side of {@code ClusterAdmin}. */
 public final class ClusterCalls {
@@ -31,6 +37,44 @@ public final class ClusterCalls {
     core.ensureOpen("cluster status");
     return core.onCallbacks(core.calls().call(Calls.Target.READ, ClusterGrpc.getStatusMethod(), StatusRequest.getDefaultInstance(),
         "Cluster.Status").thenApply(Protos::nodeStatus));
+  }
+
+  /**
+   * One attempt at the node at {@code clientAddress}, bounded by the attempt timeout: no retry, no
+   * other node. An address outside the client's endpoints gets a channel for this call only.
+   */
+  public CompletableFuture<NodeStatus> status(String clientAddress) {
+    Objects.requireNonNull(clientAddress, "clientAddress");
+    core.ensureOpen("cluster status of " + clientAddress);
+    String what = "Cluster.Status at " + clientAddress;
+    CompletableFuture<NodeStatus> out = new CompletableFuture<>();
+    Endpoint endpoint = core.connection().forOneCall(clientAddress);
+    if (!core.connection().pooled(endpoint)) {
+      out.whenComplete((s, e) -> endpoint.shutdown());
+    }
+    try {
+      ClientCalls.asyncUnaryCall(endpoint.channel().newCall(ClusterGrpc.getStatusMethod(),
+              CallOptions.DEFAULT.withDeadlineAfter(core.settings().attemptTimeout().toNanos(), TimeUnit.NANOSECONDS)),
+          StatusRequest.getDefaultInstance(), new StreamObserver<StatusResponse>() {
+            @Override
+            public void onNext(StatusResponse s) {
+              out.complete(Protos.nodeStatus(s));
+            }
+
+            @Override
+            public void onError(Throwable t) {
+              out.completeExceptionally(Errors.toException(what, Status.fromThrowable(t), false));
+            }
+
+            @Override
+            public void onCompleted() {
+              out.completeExceptionally(Errors.toException(what, Status.INTERNAL.withDescription("no reply message"), false));
+            }
+          });
+    } catch (RuntimeException e) {
+      out.completeExceptionally(e);
+    }
+    return core.onCallbacks(out);
   }
 
   public CompletableFuture<List<ClusterMember>> addMember(String id, String peerAddress, String clientAddress) {

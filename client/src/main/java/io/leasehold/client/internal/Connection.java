@@ -82,6 +82,21 @@ public final class Connection implements AutoCloseable {
     return diagnosis;
   }
 
+  /**
+   * The pool's endpoint at {@code address} if it has one; otherwise an endpoint outside the pool,
+   * for a call to that one node (the caller shuts it down after), so that asking a node that is
+   * not a member does not make it one of the nodes requests fail over to.
+   */
+  public Endpoint forOneCall(String address) {
+    Endpoint e = endpoint(address, false);
+    return e != null ? e : new Endpoint(address, settings, channelExecutor);
+  }
+
+  /** Whether {@code e} is one of the pool's endpoints. */
+  public boolean pooled(Endpoint e) {
+    return endpoints.contains(e);
+  }
+
   public List<String> addresses() {
     return endpoints.stream().map(Endpoint::address).toList();
   }

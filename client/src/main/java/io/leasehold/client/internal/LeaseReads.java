@@ -3,12 +3,16 @@ package io.leasehold.client.internal;
 import io.leasehold.client.AcquireRejectedException;
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.LeaseListing;
+import io.leasehold.client.Renewal;
 import io.leasehold.proto.v1.AcceptTransferRequest;
 import io.leasehold.proto.v1.GetRequest;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.ListRequest;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.ReleaseRequest;
+import io.leasehold.proto.v1.RenewItem;
+import io.leasehold.proto.v1.RenewRequest;
+import io.leasehold.proto.v1.RenewResult;
 import io.leasehold.proto.v1.TransferRequest;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +22,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
-/** The client's one-off lease calls: a read of one lease, a listing, a release and a transfer by token. */
+/** The client's one-off lease calls: a read of one lease, a listing, a renewal, a release and a transfer by token. */
 public final class LeaseReads {
   private final ClientCore core;
 
@@ -124,5 +128,24 @@ public final class LeaseReads {
     ReleaseRequest request = ReleaseRequest.newBuilder().setName(name).setToken(token).build();
     return core.onCallbacks(core.calls().call(Calls.Target.WRITE, LeasesGrpc.getReleaseMethod(), request, "Release " + name)
         .thenApply(r -> r.getOutcome() == Outcome.RELEASED));
+  }
+
+  public CompletableFuture<Optional<Renewal>> renew(String name, long token) {
+    Objects.requireNonNull(name, "name");
+    core.ensureOpen("renew " + name);
+    RenewRequest request = RenewRequest.newBuilder().addItems(RenewItem.newBuilder().setName(name).setToken(token)).build();
+    return core.onCallbacks(core.calls().call(Calls.Target.WRITE, LeasesGrpc.getRenewMethod(), request, "Renew " + name)
+        .thenApply(r -> {
+          if (r.getResultsCount() != 1) {
+            throw new IllegalStateException("Renew " + name + ": " + r.getResultsCount() + " results for one item");
+          }
+          RenewResult result = r.getResults(0);
+          return switch (result.getOutcome()) {
+            case RENEWED -> Optional.of(new Renewal(name, token, Protos.duration(result.getTtl()), Protos.instant(result.getExpiresAt()),
+                result.hasHeartbeatInterval() ? Optional.of(Protos.duration(result.getHeartbeatInterval())) : Optional.empty()));
+            case REJECTED -> throw new AcquireRejectedException(name, Protos.rejection(result.getRejection()));
+            default -> Optional.<Renewal>empty();
+          };
+        }));
   }
 }

@@ -2,18 +2,24 @@ package io.leasehold.client.internal;
 
 import io.leasehold.client.Route;
 import io.leasehold.client.ServiceInstance;
+import io.leasehold.proto.v1.DeregisterRequest;
 import io.leasehold.proto.v1.ListRoutesRequest;
 import io.leasehold.proto.v1.LookupRequest;
+import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RegistryGrpc;
 import io.leasehold.proto.v1.ResolveRequest;
 import io.leasehold.proto.v1.RoutingGrpc;
+import io.leasehold.proto.v1.SetStatusRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
-/** The client's one-off registry and routing reads: resolve a service, look up or list routes. */
+/**
+ * The client's one-off registry and routing calls: resolve a service, look up or list routes, and
+ * deregister an instance or set its status by its registration's token.
+ */
 public final class RegistryReads {
   private final ClientCore core;
 
@@ -55,6 +61,29 @@ public final class RegistryReads {
     CompletableFuture<List<Route>> all = new CompletableFuture<>();
     routesFrom(ListRoutesRequest.newBuilder().setHolder(holder).setPrefix(prefix).build(), new ArrayList<>(), all);
     return core.onCallbacks(all);
+  }
+
+  public CompletableFuture<Boolean> deregister(String service, String instance, long token) {
+    Objects.requireNonNull(service, "service");
+    Objects.requireNonNull(instance, "instance");
+    core.ensureOpen("deregister " + service + "/" + instance);
+    DeregisterRequest request = DeregisterRequest.newBuilder().setService(service).setInstance(instance).setToken(token).build();
+    return core.onCallbacks(core.calls()
+        .call(Calls.Target.WRITE, RegistryGrpc.getDeregisterMethod(), request, "Deregister " + service + "/" + instance)
+        .thenApply(r -> r.getOutcome() == Outcome.RELEASED));
+  }
+
+  public CompletableFuture<Optional<ServiceInstance>> setStatus(String service, String instance, long token, String status) {
+    Objects.requireNonNull(service, "service");
+    Objects.requireNonNull(instance, "instance");
+    Objects.requireNonNull(status, "status");
+    core.ensureOpen("set the status of " + service + "/" + instance);
+    SetStatusRequest request = SetStatusRequest.newBuilder().setService(service).setInstance(instance).setToken(token)
+        .setStatus(status).build();
+    return core.onCallbacks(core.calls()
+        .call(Calls.Target.WRITE, RegistryGrpc.getSetStatusMethod(), request, "SetStatus " + service + "/" + instance)
+        .thenApply(r -> r.getOutcome() == Outcome.UPDATED && r.hasInstance()
+            ? Optional.of(Protos.instance(r.getInstance())) : Optional.<ServiceInstance>empty()));
   }
 
   private void routesFrom(ListRoutesRequest request, List<Route> routes, CompletableFuture<List<Route>> all) {

@@ -29,8 +29,9 @@ import picocli.CommandLine.Parameters;
 /** {@code leasehold lease acquire NAME --ttl 30s [--hold]}. */
 @Command(name = "acquire", mixinStandardHelpOptions = true,
     description = {"Acquires a lease and prints it (with its fencing token).", "",
-        "Without --hold the lease is left to expire after its TTL (or release it with 'lease release NAME --token T';",
-        "acquiring again with the same --holder renews it). With --hold it is renewed until Ctrl-C, then released.",
+        "Without --hold the lease is left to expire after its TTL (keep it alive with 'lease keep-alive NAME --token T',",
+        "release it with 'lease release NAME --token T'; acquiring again with the same --holder renews it). With --hold it",
+        "is renewed until Ctrl-C, then released.",
         "Exits 1 if another holder has the name (unless --wait) or the policy refuses.", ""})
 public final class LeaseAcquireCommand extends ClientCommand {
   @Parameters(paramLabel = "NAME", description = "The name to lease, namespace/rest (e.g. lock/billing-job).")
