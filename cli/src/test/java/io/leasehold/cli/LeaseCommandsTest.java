@@ -181,6 +181,10 @@ class LeaseCommandsTest {
     long token = acquire("rev/job", "runner-9").get("token").getAsLong();
     JsonObject revoked = run(cluster, "lease", "revoke", "rev/job", "--reason", "stuck for an hour", "-o", "json").ok().object();
     assertEquals(token, revoked.get("token").getAsLong());
+    assertEquals("REVOKED", str(revoked, "state"), "the lease as it ended, not UNKNOWN");
+    acquire("rev/table", "runner-10");
+    String shown = run(cluster, "lease", "revoke", "rev/table", "--reason", "again").ok().out();
+    assertTrue(Cli.cells(shown).contains(List.of("state", "REVOKED")), shown);
     run(cluster, "lease", "revoke", "rev/job", "--reason", "again").failed(LeaseholdCommand.EXIT_FAILED, "rev/job: no lease is held");
 
     JsonArray byName = run(cluster, "lease", "history", "rev/job", "-o", "json").ok().array();
