@@ -67,7 +67,8 @@ function dashboard() {
     async loadLeases() {
       const fetchedAt = Date.now();
       const page = await this.get('leases?' + this.query({ pageToken: this.leases.current, limit: 100 }));
-      page.leases.forEach(l => { l.expiresLocal = fetchedAt + seconds(l.remaining) * 1000; });
+      // The deadline the leader acts on (deadlineRemaining); remaining only from older servers.
+      page.leases.forEach(l => { l.expiresLocal = fetchedAt + seconds(l.deadlineRemaining || l.remaining) * 1000; });
       this.leases.items = page.leases;
       this.leases.next = page.nextPageToken || '';
     },
@@ -75,9 +76,19 @@ function dashboard() {
     nextPage() { this.leases.tokens.push(this.leases.current); this.leases.current = this.leases.next; this.loadLeases(); },
     firstPage() { this.leases.tokens = []; this.leases.current = ''; this.loadLeases(); },
     countdown(l) {
-      if (!l.remaining) return '';
+      if (!l.remaining && !l.deadlineRemaining) return '';
       const left = Math.max(0, (l.expiresLocal - this.now) / 1000);
-      return left.toFixed(1) + 's';
+      // ~: an estimate by a node that could not ask the leader, which may have extended the lease.
+      return (l.deadlineSource === 'DEADLINE_SOURCE_ESTIMATE' ? '~' : '') + left.toFixed(1) + 's'
+        + ((l.extensions || []).length ? ' (extended)' : '');
+    },
+    // Why the leader moved the lease's deadline past its last renewal plus TTL, in words.
+    extensionText(l) {
+      if (!l) return '';
+      if (l.deadlineSource === 'DEADLINE_SOURCE_ESTIMATE') return 'Its deadline is an estimate: the node could not ask the leader, which may have extended it.';
+      return (l.extensions || []).map(e => 'Extended by ' + seconds(e.by).toFixed(1) + 's at ' + e.at + ': '
+        + (e.reason === 'LEADER_CHANGE' ? 'leader change (term ' + (e.term || 0) + '), a full TTL from then.'
+          : e.reason === 'STALL' ? 'the leader stalled, every deadline moved out by the stall.' : e.reason + '.')).join(' ');
     },
     attrs(l) {
       const a = l.attributes || {};

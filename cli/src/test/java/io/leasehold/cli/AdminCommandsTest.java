@@ -75,7 +75,7 @@ class AdminCommandsTest {
   @Test
   void banEndsTheHoldersLeasesAndIsListedUntilRemoved() {
     run(cluster, "lease", "acquire", "ban/x", "--ttl", "30s", "--holder", "runaway").ok();
-    JsonObject ban = run(cluster, "ban", "add", "runaway", "--reason", "runaway job", "--for", "1h", "-o", "json").ok().object();
+    JsonObject ban = run(cluster, "ban", "add", "runaway", "--reason", "runaway job", "--duration", "1h", "-o", "json").ok().object();
     assertEquals(1, ban.get("leasesEnded").getAsLong());
     assertFalse(ban.get("until").isJsonNull());
     run(cluster, "lease", "acquire", "ban/y", "--ttl", "30s", "--holder", "runaway").failed(LeaseholdCommand.EXIT_FAILED, "BANNED");
@@ -87,5 +87,18 @@ class AdminCommandsTest {
     assertTrue(run(cluster, "ban", "remove", "runaway", "-o", "json").ok().object().get("wasBanned").getAsBoolean());
     assertEquals(0, run(cluster, "ban", "list", "-o", "json").ok().array().size());
     run(cluster, "lease", "acquire", "ban/y", "--ttl", "30s", "--holder", "runaway").ok();
+  }
+
+  @Test
+  void banAddStillTakesTheDeprecatedForAndSaysSo() {
+    Cli.Run old = run(cluster, "ban", "add", "old-script", "--reason", "from a script", "--for", "10m", "-o", "json");
+    assertEquals(0, old.exit(), old::toString);
+    assertEquals("warning: --for is deprecated; use --duration", old.err().strip());
+    assertFalse(old.object().get("until").isJsonNull(), "a timed ban, as --duration makes");
+    run(cluster, "ban", "add", "old-script", "--reason", "both", "--for", "10m", "--duration", "10m")
+        .failed(LeaseholdCommand.EXIT_USAGE, "give only --duration");
+    String help = run(cluster, "ban", "add", "--help").out();
+    assertTrue(help.contains("--duration") && !help.contains("--for"), help);
+    run(cluster, "ban", "remove", "old-script").ok();
   }
 }

@@ -85,6 +85,38 @@ class AuthCommandTest {
   }
 
   @Test
+  void theAuditHistoryNamesEveryActionInOneStyleWithReadableDetails() {
+    run(as("admin", "policy", "set", "audited", "--min-ttl", "5s", "--max-ttl", "1m", "--lock-delay", "1500ms")).ok();
+    run(as("runner-1", "policy", "set", "audited", "--max-ttl", "1h")).failed(LeaseholdCommand.EXIT_FAILED, "PERMISSION_DENIED");
+    run(as("admin", "ban", "add", "someone", "--reason", "runaway job")).ok();
+
+    JsonObject set = latest("admin", "set_policy");
+    assertEquals("audited", set.get("target").getAsString());
+    assertEquals("min_ttl=5s max_ttl=1m lock_delay=1.5s", set.get("detail").getAsString());
+    JsonObject denied = latest("runner-1", "set_policy");
+    assertTrue(denied.get("outcome").getAsString().startsWith("denied: "), denied::toString);
+    assertEquals("method=leasehold.v1.Admin/SetPolicy", denied.get("detail").getAsString());
+    assertEquals("reason=\"runaway job\"", latest("admin", "ban").get("detail").getAsString());
+    for (JsonElement e : run(as("admin", "audit", "--limit", "0", "-o", "json")).ok().array()) {
+      String action = e.getAsJsonObject().get("action").getAsString();
+      assertTrue(action.matches("[a-z]+(_[a-z]+)*"), "snake_case, as the API names actions: " + action);
+    }
+    run(as("admin", "ban", "remove", "someone")).ok();
+  }
+
+  /** The newest audit record of {@code identity}'s {@code action}, once there is one (a refusal is recorded after its answer). */
+  static JsonObject latest(String identity, String action) {
+    return TestCluster.eventually(action + " by " + identity + " in the audit history", java.time.Duration.ofSeconds(20), () -> {
+      for (JsonElement e : run(as("admin", "audit", "--identity", identity, "-o", "json")).ok().array()) {
+        if (e.getAsJsonObject().get("action").getAsString().equals(action)) {
+          return java.util.Optional.of(e.getAsJsonObject());
+        }
+      }
+      return java.util.Optional.empty();
+    });
+  }
+
+  @Test
   void aBearerTokenIsTheCallersIdentity() throws Exception {
     Path tokens = dir.resolve("tokens.csv");
     Files.writeString(tokens, "ops-token-0123456789abcdef,ops\n");

@@ -55,8 +55,13 @@ class LeaseCommandsTest {
 
     JsonObject got = run(cluster, "lease", "get", "get/billing-job", "-o", "json").ok().object();
     assertEquals(List.of("name", "holder", "token", "ttlMs", "state", "acquiredAt", "renewedAt", "expiresAt", "remainingMs",
-        "renewCount", "heartbeatMs", "graceMs", "address", "status", "metadata", "modRevision", "session"), List.copyOf(got.keySet()),
-        "the JSON shape is stable");
+        "renewCount", "heartbeatMs", "graceMs", "address", "status", "metadata", "modRevision", "session",
+        "deadline", "deadlineRemainingMs", "deadlineSource", "extensions"), List.copyOf(got.keySet()),
+        "the JSON shape is stable (fields are only added)");
+    assertEquals("leader", str(got, "deadlineSource"), "the node leads: it knows the deadline its expiry acts on");
+    assertEquals(0, got.getAsJsonArray("extensions").size(), "granted by this leader: not extended");
+    long toDeadline = got.get("deadlineRemainingMs").getAsLong();
+    assertTrue(toDeadline > 0 && toDeadline <= 30_000, "expires in " + toDeadline);
     assertEquals(token, got.get("token").getAsLong());
     assertEquals("ACTIVE", str(got, "state"));
     assertEquals("10.0.0.7:9000", str(got, "address"));
@@ -67,6 +72,7 @@ class LeaseCommandsTest {
 
     Cli.Run table = run(cluster, "lease", "get", "get/billing-job").ok();
     assertTrue(table.out().contains("holder") && table.out().contains("runner-1") && table.out().contains("expires in"), table.out());
+    assertTrue(Cli.cells(table.out()).contains(List.of("extended", "no")), table.out());
   }
 
   @Test
@@ -151,7 +157,8 @@ class LeaseCommandsTest {
     Cli.assertAligned(table);
 
     String wide = run(cluster, "lease", "list", "--prefix", "snap/", "-o", "wide").ok().out();
-    assertEquals(List.of("NAME", "HOLDER", "TOKEN", "TTL", "EXPIRES IN", "STATE", "ADDRESS", "STATUS", "ACQUIRED", "RENEWED", "RENEWS", "METADATA"),
+    assertEquals(List.of("NAME", "HOLDER", "TOKEN", "TTL", "EXPIRES IN", "STATE", "ADDRESS", "STATUS", "ACQUIRED", "RENEWED", "RENEWS", "METADATA",
+        "EXTENDED"),
         Cli.cells(wide).get(0));
     assertEquals("10.0.0.1:80", Cli.cells(wide).get(2).get(6));
     Cli.assertAligned(wide);
@@ -174,6 +181,10 @@ class LeaseCommandsTest {
     long token = acquire("rev/job", "runner-9").get("token").getAsLong();
     JsonObject revoked = run(cluster, "lease", "revoke", "rev/job", "--reason", "stuck for an hour", "-o", "json").ok().object();
     assertEquals(token, revoked.get("token").getAsLong());
+    assertEquals("REVOKED", str(revoked, "state"), "the lease as it ended, not UNKNOWN");
+    acquire("rev/table", "runner-10");
+    String shown = run(cluster, "lease", "revoke", "rev/table", "--reason", "again").ok().out();
+    assertTrue(Cli.cells(shown).contains(List.of("state", "REVOKED")), shown);
     run(cluster, "lease", "revoke", "rev/job", "--reason", "again").failed(LeaseholdCommand.EXIT_FAILED, "rev/job: no lease is held");
 
     JsonArray byName = run(cluster, "lease", "history", "rev/job", "-o", "json").ok().array();

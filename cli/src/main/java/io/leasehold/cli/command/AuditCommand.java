@@ -2,6 +2,7 @@ package io.leasehold.cli.command;
 
 import io.leasehold.cli.Await;
 import io.leasehold.cli.ClientCommand;
+import io.leasehold.cli.Human;
 import io.leasehold.cli.Json;
 import io.leasehold.cli.Output;
 import io.leasehold.cli.Table;
@@ -29,8 +30,8 @@ public final class AuditCommand extends ClientCommand {
     }
     List<AuditRecord> records = Await.of(client.auth().audit(limit, identity == null ? "" : identity));
     Table t = Table.of("REVISION", "TIME", "IDENTITY", "ACTION", "TARGET", "OUTCOME", "DETAIL");
-    records.forEach(r -> t.row(r.revision(), r.time(), r.identity().isEmpty() ? "-" : r.identity(), r.action(),
-        r.target().isEmpty() ? "-" : r.target(), r.outcome(), r.detail()));
+    records.forEach(r -> t.row(r.revision(), Human.time(r.time()), Human.orDash(r.identity()), r.action(),
+        Human.orDash(r.target()), r.outcome(), Human.orDash(r.detail())));
     out.print(records.stream().map(r -> Json.object("revision", r.revision(), "time", r.time().toString(), "identity", r.identity(),
         "action", r.action(), "target", r.target(), "outcome", r.outcome(), "detail", r.detail())).toList(), t);
     return 0;

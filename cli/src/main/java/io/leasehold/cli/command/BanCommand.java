@@ -30,7 +30,7 @@ public final class BanCommand implements Runnable {
     throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: add, remove or list");
   }
 
-  @Command(name = "add", mixinStandardHelpOptions = true, description = "Bans a holder, until 'ban remove' or for a while (--for).")
+  @Command(name = "add", mixinStandardHelpOptions = true, description = "Bans a holder, until 'ban remove' or for a while (--duration).")
   public static final class Add extends ClientCommand {
     @Parameters(paramLabel = "HOLDER", description = "The holder to ban.")
     String holder;
@@ -38,12 +38,25 @@ public final class BanCommand implements Runnable {
     @Option(names = "--reason", required = true, paramLabel = "TEXT", description = "Why; shown in the ban and the history of the leases it ends.")
     String reason;
 
-    @Option(names = "--for", converter = DurationConverter.class, paramLabel = "DURATION",
-        description = "Lift the ban after this long (default: until 'ban remove').")
+    @Option(names = "--duration", converter = DurationConverter.class, paramLabel = "DURATION",
+        description = "Lift the ban after this long, e.g. 10m or 1h30m (default: until 'ban remove').")
     Duration duration;
+
+    /** The option's first name, kept so that scripts written for it go on working. */
+    @Option(names = "--for", converter = DurationConverter.class, paramLabel = "DURATION", hidden = true,
+        description = "Deprecated: the same as --duration.")
+    Duration forDuration;
 
     @Override
     protected int run(LeaseholdClient client, Output out) {
+      if (forDuration != null) {
+        if (duration != null) {
+          throw usage("--for: the deprecated name of --duration; give only --duration");
+        }
+        err().println("warning: --for is deprecated; use --duration");
+        err().flush();
+        duration = forDuration;
+      }
       BanInfo ban = Await.of(client.admin().ban(holder, reason, Optional.ofNullable(duration)));
       Table t = AdminView.banTable();
       AdminView.row(t, ban);

@@ -3,6 +3,8 @@ package io.leasehold.cli.view;
 import io.leasehold.cli.Human;
 import io.leasehold.cli.Json;
 import io.leasehold.cli.Table;
+import io.leasehold.client.DeadlineExtension;
+import io.leasehold.client.DeadlineSource;
 import io.leasehold.client.EndReason;
 import io.leasehold.client.EndedLease;
 import io.leasehold.client.EventType;
@@ -14,22 +16,29 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /** Leases, ended leases and events as JSON and as table rows. Durations in JSON are milliseconds ({@code …Ms}). */
 public final class LeaseView {
   private LeaseView() {}
 
   public static final List<String> LIST_COLUMNS = List.of("NAME", "HOLDER", "TOKEN", "TTL", "EXPIRES IN", "STATE");
-  public static final List<String> LIST_WIDE_COLUMNS = List.of("ADDRESS", "STATUS", "ACQUIRED", "RENEWED", "RENEWS", "METADATA");
+  public static final List<String> LIST_WIDE_COLUMNS = List.of("ADDRESS", "STATUS", "ACQUIRED", "RENEWED", "RENEWS", "METADATA", "EXTENDED");
 
   public static Map<String, Object> json(LeaseInfo l) {
+    return json(l, state(l));
+  }
+
+  /** As {@link #json(LeaseInfo)}, in {@code state} (see {@link #detail(LeaseInfo, String)}). */
+  public static Map<String, Object> json(LeaseInfo l, String state) {
     return Json.object(
         "name", l.name(),
         "holder", l.holder(),
         "token", l.token(),
         "ttlMs", l.ttl().toMillis(),
-        "state", state(l),
+        "state", state,
         "acquiredAt", l.acquiredAt().toString(),
         "renewedAt", l.renewedAt().toString(),
         "expiresAt", l.expiresAt().toString(),
@@ -41,7 +50,86 @@ public final class LeaseView {
         "status", l.attributes().status().orElse(null),
         "metadata", new TreeMap<>(l.attributes().metadata()),
         "modRevision", l.modRevision(),
-        "session", l.session() == 0 ? null : l.session());
+        "session", l.session() == 0 ? null : l.session(),
+        "deadline", l.deadline().map(Object::toString).orElse(null),
+        "deadlineRemainingMs", l.deadlineRemaining().map(Duration::toMillis).orElse(null),
+        "deadlineSource", source(l.deadlineSource()),
+        "extensions", l.extensions().stream().map(LeaseView::json).toList());
+  }
+
+  /** {@code leader}, {@code estimate}, or null where there is no deadline (replies, events, older servers). */
+  public static String source(DeadlineSource s) {
+    return switch (s) {
+      case LEADER -> "leader";
+      case ESTIMATE -> "estimate";
+      default -> null;
+    };
+  }
+
+  public static Map<String, Object> json(DeadlineExtension e) {
+    return Json.object(
+        "reason", reason(e.reason()),
+        "at", e.at().toString(),
+        "byMs", e.by().toMillis(),
+        "term", e.term());
+  }
+
+  private static String reason(DeadlineExtension.Reason r) {
+    return switch (r) {
+      case LEADER_CHANGE -> "leader change";
+      case STALL -> "stall";
+      default -> "unrecognized";
+    };
+  }
+
+  /**
+   * Time left until the cluster expires the lease: the leader's deadline, or {@code ~} before an
+   * estimate the serving node made without the leader (the leader may have extended it); the
+   * stamped {@code expiresAt} only from servers that predate deadlines.
+   */
+  public static String expiresIn(LeaseInfo l) {
+    return expiresIn(l.deadlineRemaining(), l.deadlineSource(), l.remaining());
+  }
+
+  /** As {@link #expiresIn(LeaseInfo)}, of any lease-like thing (sessions too). */
+  public static String expiresIn(Optional<Duration> deadlineRemaining, DeadlineSource source, Optional<Duration> remaining) {
+    if (deadlineRemaining.isPresent()) {
+      return (source == DeadlineSource.ESTIMATE ? "~" : "") + Human.duration(deadlineRemaining.get());
+    }
+    return Human.duration(remaining);
+  }
+
+  /**
+   * Why the deadline is later than the last renewal plus TTL (and grace):
+   * {@code +19.7s leader change (term 5)}, several joined by {@code ", "}; {@code -} when it is not,
+   * {@code ?} when only the leader could say and the serving node had no answer from it.
+   */
+  public static String extendedShort(LeaseInfo l) {
+    if (l.deadlineSource() == DeadlineSource.ESTIMATE) {
+      return "?";
+    }
+    if (!l.extended()) {
+      return "-";
+    }
+    return l.extensions().stream().map(e -> "+" + Human.duration(e.by()) + " " + reason(e.reason())
+        + (e.reason() == DeadlineExtension.Reason.LEADER_CHANGE ? " (term " + e.term() + ")" : "")).collect(Collectors.joining(", "));
+  }
+
+  /** The {@code extended} row of {@link #detail}. */
+  static String extendedDetail(LeaseInfo l) {
+    return extendedDetail(l.deadlineSource(), l.extensions());
+  }
+
+  /** As {@link #extendedDetail(LeaseInfo)}, of any lease-like thing (sessions too). */
+  public static String extendedDetail(DeadlineSource source, List<DeadlineExtension> extensions) {
+    return switch (source) {
+      case ESTIMATE -> "unknown: the node that answered could not ask the leader, which may have extended it";
+      case LEADER -> extensions.isEmpty() ? "no" : extensions.stream().map(e -> "by " + Human.duration(e.by()) + " at " + Human.time(e.at())
+          + ": " + (e.reason() == DeadlineExtension.Reason.LEADER_CHANGE ? "leader change (term " + e.term() + "), a full TTL from then"
+          : e.reason() == DeadlineExtension.Reason.STALL ? "the leader stalled, every deadline moved out by the stall" : "unrecognized reason"))
+          .collect(Collectors.joining("; "));
+      default -> "-";
+    };
   }
 
   /** ACTIVE, EXPIRING or STALE as the serving node judged it; UNKNOWN where no node judged (events). */
@@ -64,26 +152,40 @@ public final class LeaseView {
 
   public static void row(Table t, LeaseInfo l, boolean wide) {
     List<String> cells = new ArrayList<>(List.of(l.name(), l.holder(), "" + l.token(), Human.duration(l.ttl()),
-        Human.duration(l.remaining()), state(l)));
+        expiresIn(l), state(l)));
     if (wide) {
       cells.addAll(List.of(Human.orDash(l.attributes().address()), Human.orDash(l.attributes().status()),
-          Human.time(l.acquiredAt()), Human.time(l.renewedAt()), "" + l.renewCount(), Human.metadata(l.attributes().metadata())));
+          Human.time(l.acquiredAt()), Human.time(l.renewedAt()), "" + l.renewCount(), Human.metadata(l.attributes().metadata()),
+          extendedShort(l)));
     }
     t.row(cells);
   }
 
-  /** One lease as FIELD/VALUE lines. */
+  /** One lease as FIELD/VALUE lines, as a read judged it. */
   public static Table detail(LeaseInfo l) {
-    return Table.of("FIELD", "VALUE")
+    return detail(l, state(l));
+  }
+
+  /**
+   * One lease as FIELD/VALUE lines, in {@code state}: what a command knows of a lease no node
+   * judged (one it just revoked is REVOKED). {@code expires} is when the cluster expires the lease
+   * ({@link #expiresIn}); {@code extended} says whether and why the leader moved that past the
+   * last renewal plus TTL.
+   */
+  public static Table detail(LeaseInfo l, String state) {
+    Table t = Table.of("FIELD", "VALUE")
         .row("name", l.name())
         .row("holder", l.holder())
         .row("token", l.token())
-        .row("state", state(l))
-        .row("ttl", Human.duration(l.ttl()))
+        .row("state", state)
+        .row("ttl", Human.duration(l.ttl()));
+    l.gracePeriod().ifPresent(g -> t.row("grace", Human.duration(g)));
+    return t
         .row("acquired", Human.time(l.acquiredAt()))
         .row("last renewed", Human.time(l.renewedAt()))
-        .row("expires", Human.time(l.expiresAt()))
-        .row("expires in", Human.duration(l.remaining()))
+        .row("expires", Human.time(l.deadline().orElse(l.expiresAt())))
+        .row("expires in", expiresIn(l) + (l.deadlineSource() == DeadlineSource.ESTIMATE ? " (estimate)" : ""))
+        .row("extended", extendedDetail(l))
         .row("renew count", l.renewCount())
         .row("heartbeat", Human.duration(l.heartbeatInterval()))
         .row("session", l.session() == 0 ? "-" : l.session() + " (its TTL and keep-alives are the session's)")

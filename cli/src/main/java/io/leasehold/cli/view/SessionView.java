@@ -3,6 +3,7 @@ package io.leasehold.cli.view;
 import io.leasehold.cli.Human;
 import io.leasehold.cli.Json;
 import io.leasehold.cli.Table;
+import io.leasehold.client.DeadlineSource;
 import io.leasehold.client.SessionDetail;
 import io.leasehold.client.SessionInfo;
 import java.time.Duration;
@@ -23,7 +24,11 @@ public final class SessionView {
         "expiresAt", s.expiresAt().toString(),
         "remainingMs", s.remaining().map(Duration::toMillis).orElse(null),
         "renewCount", s.renewCount(),
-        "heartbeatMs", s.heartbeatInterval().toMillis());
+        "heartbeatMs", s.heartbeatInterval().toMillis(),
+        "deadline", s.deadline().map(Object::toString).orElse(null),
+        "deadlineRemainingMs", s.deadlineRemaining().map(Duration::toMillis).orElse(null),
+        "deadlineSource", LeaseView.source(s.deadlineSource()),
+        "extensions", s.extensions().stream().map(LeaseView::json).toList());
   }
 
   public static Map<String, Object> json(SessionDetail d) {
@@ -39,7 +44,8 @@ public final class SessionView {
   }
 
   public static void row(Table t, SessionInfo s) {
-    t.row(s.id(), s.holder(), Human.duration(s.ttl()), Human.duration(s.remaining()), LeaseView.state(s.serverState()), s.renewCount());
+    t.row(s.id(), s.holder(), Human.duration(s.ttl()), LeaseView.expiresIn(s.deadlineRemaining(), s.deadlineSource(), s.remaining()),
+        LeaseView.state(s.serverState()), s.renewCount());
   }
 
   public static Table detail(SessionDetail d) {
@@ -51,8 +57,10 @@ public final class SessionView {
         .row("ttl", Human.duration(s.ttl()))
         .row("created", Human.time(s.createdAt()))
         .row("last kept alive", Human.time(s.renewedAt()))
-        .row("expires", Human.time(s.expiresAt()))
-        .row("expires in", Human.duration(s.remaining()))
+        .row("expires", Human.time(s.deadline().orElse(s.expiresAt())))
+        .row("expires in", LeaseView.expiresIn(s.deadlineRemaining(), s.deadlineSource(), s.remaining())
+            + (s.deadlineSource() == DeadlineSource.ESTIMATE ? " (estimate)" : ""))
+        .row("extended", LeaseView.extendedDetail(s.deadlineSource(), s.extensions()))
         .row("keep-alives", s.renewCount())
         .row("heartbeat", Human.duration(s.heartbeatInterval()))
         .row("leases", s.leases())

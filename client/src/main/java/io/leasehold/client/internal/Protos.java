@@ -8,6 +8,8 @@ import io.leasehold.client.AuthRole;
 import io.leasehold.client.BanInfo;
 import io.leasehold.client.ClusterMember;
 import io.leasehold.client.Conflict;
+import io.leasehold.client.DeadlineExtension;
+import io.leasehold.client.DeadlineSource;
 import io.leasehold.client.EndReason;
 import io.leasehold.client.EndedLease;
 import io.leasehold.client.EventType;
@@ -117,7 +119,28 @@ public final class Protos {
         serverState(l.getState()),
         l.hasHeartbeatInterval() ? Optional.of(duration(l.getHeartbeatInterval())) : Optional.empty(),
         l.hasGracePeriod() ? Optional.of(duration(l.getGracePeriod())) : Optional.empty(),
-        l.getSession());
+        l.getSession(),
+        l.hasDeadline() ? Optional.of(instant(l.getDeadline())) : Optional.empty(),
+        l.hasDeadlineRemaining() ? Optional.of(duration(l.getDeadlineRemaining())) : Optional.empty(),
+        deadlineSource(l.getDeadlineSource()),
+        l.getExtensionsList().stream().map(Protos::extension).toList());
+  }
+
+  public static DeadlineSource deadlineSource(io.leasehold.proto.v1.DeadlineSource s) {
+    return switch (s) {
+      case DEADLINE_SOURCE_LEADER -> DeadlineSource.LEADER;
+      case DEADLINE_SOURCE_ESTIMATE -> DeadlineSource.ESTIMATE;
+      default -> DeadlineSource.UNKNOWN;
+    };
+  }
+
+  public static DeadlineExtension extension(io.leasehold.proto.v1.DeadlineExtension e) {
+    DeadlineExtension.Reason reason = switch (e.getReason()) {
+      case LEADER_CHANGE -> DeadlineExtension.Reason.LEADER_CHANGE;
+      case STALL -> DeadlineExtension.Reason.STALL;
+      default -> DeadlineExtension.Reason.UNKNOWN;
+    };
+    return new DeadlineExtension(reason, instant(e.getAt()), duration(e.getBy()), e.getTerm());
   }
 
   public static Conflict conflict(io.leasehold.proto.v1.Conflict c) {
@@ -307,7 +330,11 @@ public final class Protos {
     return new SessionInfo(s.getId(), s.getHolder(), duration(s.getTtl()), instant(s.getCreatedAt()), instant(s.getRenewedAt()),
         instant(s.getExpiresAt()), s.getRenewCount(), s.getLeases(),
         s.hasRemaining() ? Optional.of(duration(s.getRemaining())) : Optional.empty(), serverState(s.getState()),
-        duration(s.getHeartbeatInterval()));
+        duration(s.getHeartbeatInterval()),
+        s.hasDeadline() ? Optional.of(instant(s.getDeadline())) : Optional.empty(),
+        s.hasDeadlineRemaining() ? Optional.of(duration(s.getDeadlineRemaining())) : Optional.empty(),
+        deadlineSource(s.getDeadlineSource()),
+        s.getExtensionsList().stream().map(Protos::extension).toList());
   }
 
   public static AuthRole authRole(io.leasehold.proto.v1.AuthRole r) {

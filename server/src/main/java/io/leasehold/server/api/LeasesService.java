@@ -49,6 +49,7 @@ import java.util.List;
 import io.leasehold.statemachine.core.LogFormat;
 import io.leasehold.statemachine.core.Validation;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
@@ -59,6 +60,7 @@ public final class LeasesService extends LeasesGrpc.LeasesImplBase {
   private final ReplicatedCalls calls;
   private final WatchHub watchHub;
   private final AcquireWaits waits;
+  private final LeaseDeadlines deadlines;
 
   /** Without a queue for waiting calls: an Acquire's wait is ignored (one attempt), as the dashboard needs. */
   public LeasesService(Consensus consensus, WatchHub watchHub, Supplier<Optional<String>> leaderHint) {
@@ -67,6 +69,7 @@ public final class LeasesService extends LeasesGrpc.LeasesImplBase {
 
   public LeasesService(Consensus consensus, WatchHub watchHub, AcquireWaits waits, Supplier<Optional<String>> leaderHint) {
     this.calls = new ReplicatedCalls(consensus, leaderHint);
+    this.deadlines = new LeaseDeadlines(consensus);
     this.watchHub = watchHub;
     this.waits = waits;
   }
@@ -190,18 +193,28 @@ public final class LeasesService extends LeasesGrpc.LeasesImplBase {
   @Override
   public void getSession(GetSessionRequest request, StreamObserver<GetSessionResponse> response) {
     calls.read(() -> Validation.getSession(request), () -> ReadQuery.newBuilder().setGetSession(request).build(),
-        request.getStale(), ReadReply::getGetSession, response);
+        request.getStale(), ReadReply::getGetSession,
+        r -> !r.getFound() ? CompletableFuture.completedFuture(r) : deadlines.withSessionDeadlines(List.of(r.getSession()), request.getStale())
+            .thenApply(s -> r.toBuilder().setSession(s.get(0)).build()),
+        response);
   }
 
   @Override
   public void listSessions(ListSessionsRequest request, StreamObserver<ListSessionsResponse> response) {
     calls.read(() -> Validation.listSessions(request), () -> ReadQuery.newBuilder().setListSessions(request).build(),
-        request.getStale(), ReadReply::getListSessions, response);
+        request.getStale(), ReadReply::getListSessions,
+        r -> deadlines.withSessionDeadlines(r.getSessionsList(), request.getStale())
+            .thenApply(s -> s == r.getSessionsList() ? r : r.toBuilder().clearSessions().addAllSessions(s).build()),
+        response);
   }
 
+  /** A lease read shows the deadline the leader acts on (see {@link LeaseDeadlines}). */
   @Override
   public void get(GetRequest request, StreamObserver<GetResponse> response) {
-    calls.read(() -> Validation.get(request), () -> ReadQuery.newBuilder().setGet(request).build(), request.getStale(), ReadReply::getGet, response);
+    calls.read(() -> Validation.get(request), () -> ReadQuery.newBuilder().setGet(request).build(), request.getStale(), ReadReply::getGet,
+        r -> !r.getFound() ? CompletableFuture.completedFuture(r)
+            : deadlines.withDeadlines(List.of(r.getLease()), request.getStale()).thenApply(l -> r.toBuilder().setLease(l.get(0)).build()),
+        response);
   }
 
   @Override
@@ -209,6 +222,9 @@ public final class LeasesService extends LeasesGrpc.LeasesImplBase {
     if (!request.getHolder().isEmpty() && !calls.formatInForce(LogFormat.SESSIONS, "listing by holder", response)) {
       return;
     }
-    calls.read(() -> Validation.list(request), () -> ReadQuery.newBuilder().setList(request).build(), request.getStale(), ReadReply::getList, response);
+    calls.read(() -> Validation.list(request), () -> ReadQuery.newBuilder().setList(request).build(), request.getStale(), ReadReply::getList,
+        r -> deadlines.withDeadlines(r.getLeasesList(), request.getStale())
+            .thenApply(l -> l == r.getLeasesList() ? r : r.toBuilder().clearLeases().addAllLeases(l).build()),
+        response);
   }
 }

@@ -117,6 +117,31 @@ final class ReplicatedCalls {
     });
   }
 
+  /**
+   * As {@link #read}, the mapped reply then completed by {@code then} (which must not fail: it
+   * answers with what it has) before it is sent.
+   */
+  <T> void read(Runnable validate, Supplier<ReadQuery> query, boolean stale, Function<ReadReply, T> map,
+                Function<T, CompletableFuture<T>> then, StreamObserver<T> response) {
+    if (!valid(validate, response)) {
+      return;
+    }
+    consensus.read(query.get(), stale).whenComplete((reply, error) -> {
+      if (error != null) {
+        response.onError(GrpcErrors.toStatus(error, leaderHint.get()));
+        return;
+      }
+      T mapped;
+      try {
+        mapped = map.apply(reply);
+      } catch (RuntimeException e) {
+        response.onError(Status.INTERNAL.withDescription(String.valueOf(e)).withCause(e).asRuntimeException());
+        return;
+      }
+      then.apply(mapped).whenComplete((value, failed) -> reply(() -> failed == null ? value : mapped, response));
+    });
+  }
+
   /** Sends the mapped reply; a mapping fault still ends the call (INTERNAL) instead of leaving it open. */
   private static <T> void reply(Supplier<T> mapped, StreamObserver<T> response) {
     T value;

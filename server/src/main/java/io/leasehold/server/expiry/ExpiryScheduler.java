@@ -1,13 +1,18 @@
 package io.leasehold.server.expiry;
 
+import com.google.protobuf.Timestamp;
+import io.leasehold.proto.v1.DeadlineExtension;
+import io.leasehold.proto.v1.DeadlineQueryItem;
 import io.leasehold.proto.v1.ExpireItem;
 import io.leasehold.proto.v1.ExpireSessionItem;
+import io.leasehold.proto.v1.LeaderDeadline;
 import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.proto.v1.StoredSession;
 import io.leasehold.statemachine.core.LeaseEvent;
 import io.leasehold.statemachine.core.NameTable;
 import io.leasehold.statemachine.core.SessionChange;
 import io.leasehold.statemachine.core.TimedBar;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -42,6 +47,10 @@ import java.util.Set;
  * <p>Sessions have deadlines of their own, kept and decided like the leases' (a keep-alive
  * restarts the TTL, a new leader gives each a full TTL, a stall moves them out); a lease attached
  * to a session has none: it ends with its session.
+ *
+ * <p>Reads show these deadlines ({@link #deadline}): a lease whose last renewal this leader found
+ * in the state when it took over was extended by the leader change, and one renewed before a
+ * stall was extended by the stall. Neither is in the log, so only the leader can say.
  */
 public final class ExpiryScheduler {
   private final long tickNanos;
@@ -60,6 +69,18 @@ public final class ExpiryScheduler {
   private long lastTickNanos;
   /** When this node last became the deciding leader; every lease found then is due no sooner than this plus its TTL. */
   private long promotedAtNanos;
+  /**
+   * The applied index when this node took over, and its term: a lease (or session) last renewed
+   * at or below it got its fresh TTL from the leader change, not from its renewal.
+   */
+  private long promotedIndex = -1;
+  private long promotedTerm;
+  /** The latest stalls since the promotion, oldest first, at most {@link #STALLS_KEPT}: what reads say moved a deadline out. */
+  private final ArrayDeque<Stall> stallLog = new ArrayDeque<>();
+  static final int STALLS_KEPT = 32;
+  /** Leases and sessions whose Expire is proposed and not yet applied: due now, whatever the heap says. */
+  private final Set<String> proposedLeases = new HashSet<>();
+  private final Set<Long> proposedSessions = new HashSet<>();
   private long lastAppliedIndex = -1;
   private long lastApplyProgressNanos;
   private boolean applyStalled;
@@ -80,6 +101,9 @@ public final class ExpiryScheduler {
   private Set<BarKey> changedWhilePromoting;
 
   private record BarKey(TimedBar.Kind kind, String key) {}
+
+  /** A stall that moved every deadline out: when it ended, by how much, and the applied index then. */
+  private record Stall(long atNanos, long byNanos, long appliedIndex) {}
 
   /** A tracked bar: what its lift must carry, and when it is due (minus {@link #shiftNanos}). */
   private static final class Lift {
@@ -142,9 +166,19 @@ public final class ExpiryScheduler {
    * because a renewal may have reached the old leader just before it died.
    */
   public synchronized void promote(long nowNanos) {
+    promote(nowNanos, -1, 0);
+  }
+
+  /**
+   * As {@link #promote(long)}, saying which leases were renewed before this leader took over
+   * (at or below {@code appliedIndex}, as applied when it did) and in which term, for reads.
+   */
+  public synchronized void promote(long nowNanos, long appliedIndex, long term) {
     clear();
     active = true;
     promotedAtNanos = nowNanos;
+    promotedIndex = appliedIndex;
+    promotedTerm = term;
     lastTickNanos = nowNanos;
     lastApplyProgressNanos = nowNanos;
     lastAppliedIndex = -1;
@@ -189,6 +223,9 @@ public final class ExpiryScheduler {
     if (!active) {
       return;
     }
+    if (!proposedSessions.isEmpty()) {
+      proposedSessions.remove(change.id());
+    }
     if (change.session().isPresent()) {
       putSession(change.id(), change.session().get(), nowNanos);
     } else {
@@ -213,6 +250,7 @@ public final class ExpiryScheduler {
       }
       d.dueNanos = nowNanos + reproposeAfterNanos - shiftNanos;
       sessionQueue.add(d);
+      proposedSessions.add(d.id);
       due.add(ExpireSessionItem.newBuilder().setSession(d.id).setLastRenewRevision(d.lastRenewRevision).build());
     }
     return due;
@@ -248,6 +286,9 @@ public final class ExpiryScheduler {
   private void clear() {
     deadlines.clear();
     queue.clear();
+    proposedLeases.clear();
+    proposedSessions.clear();
+    stallLog.clear();
     sessions.clear();
     sessionQueue.clear();
     lifts.clear();
@@ -336,6 +377,9 @@ public final class ExpiryScheduler {
         Deadline d = deadlines.get(event.name());
         if (d != null && d.token == event.lease().getToken()) {
           deadlines.remove(event.name());
+          if (!proposedLeases.isEmpty()) {
+            proposedLeases.remove(event.name());
+          }
         }
       }
       case UPDATED, POLICY_CHANGED -> { }
@@ -361,13 +405,13 @@ public final class ExpiryScheduler {
     long gap = nowNanos - lastTickNanos;
     lastTickNanos = nowNanos;
     if (gap > tickNanos + stallThresholdNanos) {
-      extendAll(gap - tickNanos);
+      extendAll(gap - tickNanos, nowNanos, appliedIndex);
       return List.of();
     }
     if (appliedIndex != lastAppliedIndex || appliedIndex >= commitIndex) {
       if (applyStalled) {
         // The apply loop moved again: give every lease back the time it was stuck.
-        extendAll(nowNanos - lastApplyProgressNanos);
+        extendAll(nowNanos - lastApplyProgressNanos, nowNanos, lastAppliedIndex);
         applyStalled = false;
         lastAppliedIndex = appliedIndex;
         lastApplyProgressNanos = nowNanos;
@@ -400,6 +444,7 @@ public final class ExpiryScheduler {
       d.dueNanos = nowNanos + reproposeAfterNanos - shiftNanos;
       d.queuedNanos = d.dueNanos;
       queue.add(d);
+      proposedLeases.add(d.name);
       due.add(ExpireItem.newBuilder().setName(d.name).setToken(d.token).setLastRenewRevision(d.lastRenewRevision).build());
     }
     return due;
@@ -428,12 +473,77 @@ public final class ExpiryScheduler {
     return queue.size();
   }
 
-  private void extendAll(long byNanos) {
+  private void extendAll(long byNanos, long nowNanos, long appliedIndex) {
     stalls++;
     shiftNanos += byNanos;
+    if (stallLog.size() == STALLS_KEPT) {
+      stallLog.removeFirst();
+    }
+    stallLog.addLast(new Stall(nowNanos, byNanos, appliedIndex));
+  }
+
+  /**
+   * The deadline this leader keeps for a lease (or, with {@code item.session} set, for the
+   * session it is attached to), as a read shows it: how long until this leader expires it, and
+   * why that is later than its last renewal plus TTL and grace, if it is. Not tracked when this
+   * node does not decide, or no longer (or not yet) tracks that lease with that token.
+   *
+   * @param wallNowMicros this node's wall clock now: only to date the extensions for people
+   */
+  public synchronized LeaderDeadline deadline(DeadlineQueryItem item, long nowNanos, long wallNowMicros) {
+    LeaderDeadline.Builder b = LeaderDeadline.newBuilder();
+    if (!active) {
+      return b.build();
+    }
+    long lastRenewRevision;
+    long dueNanos;
+    boolean proposed;
+    if (item.getSession() != 0) {
+      SessionDeadline d = sessions.get(item.getSession());
+      if (d == null) {
+        return b.build();
+      }
+      lastRenewRevision = d.lastRenewRevision;
+      dueNanos = d.dueNanos;
+      proposed = proposedSessions.contains(d.id);
+    } else {
+      Deadline d = deadlines.get(item.getName());
+      if (d == null || d.token != item.getToken()) {
+        return b.build();
+      }
+      lastRenewRevision = d.lastRenewRevision;
+      dueNanos = d.dueNanos;
+      proposed = proposedLeases.contains(d.name);
+    }
+    b.setTracked(true)
+        .setLastRenewRevision(lastRenewRevision)
+        .setRemainingMicros(proposed ? 0 : Math.max(0, (dueNanos + shiftNanos - nowNanos) / 1_000));
+    boolean carried = lastRenewRevision <= promotedIndex;
+    if (carried) {
+      b.addExtensions(DeadlineExtension.newBuilder().setReason(DeadlineExtension.Reason.LEADER_CHANGE)
+          .setAt(wallTime(promotedAtNanos, nowNanos, wallNowMicros)).setTerm(promotedTerm));
+    }
+    for (Stall stall : stallLog) {
+      if (carried || stall.appliedIndex() >= lastRenewRevision) {
+        b.addExtensions(DeadlineExtension.newBuilder().setReason(DeadlineExtension.Reason.STALL)
+            .setAt(wallTime(stall.atNanos(), nowNanos, wallNowMicros)).setTerm(promotedTerm)
+            .setBy(com.google.protobuf.Duration.newBuilder().setSeconds(stall.byNanos() / 1_000_000_000L)
+                .setNanos((int) (stall.byNanos() % 1_000_000_000L))));
+      }
+    }
+    return b.build();
+  }
+
+  private static Timestamp wallTime(long atNanos, long nowNanos, long wallNowMicros) {
+    long micros = wallNowMicros - (nowNanos - atNanos) / 1_000;
+    return Timestamp.newBuilder().setSeconds(Math.floorDiv(micros, 1_000_000L))
+        .setNanos((int) Math.floorMod(micros, 1_000_000L) * 1_000).build();
   }
 
   private void put(String name, LeaseRecord lease, long nowNanos) {
+    if (!proposedLeases.isEmpty()) {
+      proposedLeases.remove(name);
+    }
     if (lease.getSession() != 0) {
       // It lives with its session: no deadline of its own (a stale one stays in the heap, skipped).
       deadlines.remove(name);

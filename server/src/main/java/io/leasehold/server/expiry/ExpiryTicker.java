@@ -1,5 +1,8 @@
 package io.leasehold.server.expiry;
 
+import io.leasehold.proto.v1.DeadlineQuery;
+import io.leasehold.proto.v1.DeadlineQueryItem;
+import io.leasehold.proto.v1.DeadlineReply;
 import io.leasehold.proto.v1.ExpireCommand;
 import io.leasehold.proto.v1.ExpireItem;
 import io.leasehold.proto.v1.ExpireSessionItem;
@@ -61,12 +64,22 @@ public final class ExpiryTicker implements AutoCloseable {
   private volatile LongSupplier commitIndex;
   /** Ratis said "leader ready" and nothing said otherwise since; survives until {@link #bind}. */
   private volatile boolean leaderReady;
+  /** The term of the latest promotion, for reads that say a leader change extended a lease. */
+  private volatile long promotedTerm;
+  /** Dates extensions for people who read them; never decides anything. */
+  private final LongSupplier wallClockMicros;
   private ScheduledFuture<?> ticking;
 
   /** Expiry and lifts use only {@code monotonicNanos}: no wall clock decides anything. */
   public ExpiryTicker(Duration tickInterval, Duration stallThreshold, LongSupplier monotonicNanos) {
+    this(tickInterval, stallThreshold, monotonicNanos, () -> System.currentTimeMillis() * 1_000);
+  }
+
+  /** @param wallClockMicros only dates the extensions a read shows ({@link #deadlines}) */
+  public ExpiryTicker(Duration tickInterval, Duration stallThreshold, LongSupplier monotonicNanos, LongSupplier wallClockMicros) {
     this.tickInterval = tickInterval;
     this.monotonicNanos = monotonicNanos;
+    this.wallClockMicros = wallClockMicros;
     this.scheduler = new ExpiryScheduler(tickInterval.toNanos(), stallThreshold.toNanos());
   }
 
@@ -106,6 +119,12 @@ public final class ExpiryTicker implements AutoCloseable {
 
   /** Ratis says this node leads and has applied its term's first entry. */
   public void promote() {
+    promote(0);
+  }
+
+  /** As {@link #promote()}, in {@code term} (which reads of extended leases name). */
+  public void promote(long term) {
+    promotedTerm = term;
     leaderReady = true;
     long gen = generation.incrementAndGet();
     submit(() -> promoteNow(gen));
@@ -133,8 +152,11 @@ public final class ExpiryTicker implements AutoCloseable {
     if (gen != generation.get() || sm == null) {
       return;
     }
+    // Leases renewed at or below this index were renewed before this leader took over: reads
+    // say their deadline comes from the leader change.
+    long appliedBefore = sm.getLastAppliedTermIndex() == null ? -1 : sm.getLastAppliedTermIndex().getIndex();
     long now = monotonicNanos.getAsLong();
-    scheduler.promote(now);
+    scheduler.promote(now, appliedBefore, promotedTerm);
     // Leases found in the state start from a full TTL now: a renewal may have reached the
     // old leader just before it died, and this leader cannot know.
     long revision = sm.core().forEachLease((name, lease) -> scheduler.track(name, lease, now));
@@ -263,6 +285,25 @@ public final class ExpiryTicker implements AutoCloseable {
 
   public ExpiryScheduler scheduler() {
     return scheduler;
+  }
+
+  /**
+   * The deadlines this node keeps as the deciding leader, for the node that serves a lease read
+   * (this one or a follower): one per query item, in order. Fails unless this node leads and
+   * its ticker runs: the asker then shows its estimate.
+   */
+  public DeadlineReply deadlines(DeadlineQuery query) {
+    BooleanSupplier leads = isLeader;
+    if (leads == null || !leads.getAsBoolean() || !scheduler.isActive()) {
+      throw new IllegalStateException("this node does not decide expiry now");
+    }
+    long now = monotonicNanos.getAsLong();
+    long wall = wallClockMicros.getAsLong();
+    DeadlineReply.Builder reply = DeadlineReply.newBuilder();
+    for (DeadlineQueryItem item : query.getItemsList()) {
+      reply.addItems(scheduler.deadline(item, now, wall));
+    }
+    return reply.build();
   }
 
   @Override

@@ -1,5 +1,7 @@
 package io.leasehold.server.raft;
 
+import io.leasehold.proto.v1.DeadlineQuery;
+import io.leasehold.proto.v1.DeadlineReply;
 import io.leasehold.server.LifecycleLog;
 import io.leasehold.server.admin.LogFormatUpgrade;
 import io.leasehold.server.expiry.ExpiryTicker;
@@ -116,7 +118,7 @@ public final class AppliedEntries implements LeaseStateMachine.Listener {
 
   @Override
   public void onLeaderReady() {
-    expiry.promote();
+    expiry.promote(currentTerm());
     logFormatUpgrade.promote();
     events.event("leader_ready", "term", raft.division().getInfo().getCurrentTerm());
     wakeHeldWrites();
@@ -141,6 +143,25 @@ public final class AppliedEntries implements LeaseStateMachine.Listener {
         throw new CompletionException(new ReadIndexException(d.getId() + " no longer leads term " + term));
       }
     });
+  }
+
+  /** This node's term, or 0 if it cannot be read (only reads of extended leases show it). */
+  private long currentTerm() {
+    try {
+      NodeRaft r = raft;
+      return r == null ? 0 : r.division().getInfo().getCurrentTerm();
+    } catch (RuntimeException e) {
+      return 0;
+    }
+  }
+
+  @Override
+  public CompletableFuture<DeadlineReply> deadlines(DeadlineQuery query) {
+    try {
+      return CompletableFuture.completedFuture(expiry.deadlines(query));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   private static boolean leads(RaftServer.Division d, long term) {

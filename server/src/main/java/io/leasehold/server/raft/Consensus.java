@@ -1,5 +1,7 @@
 package io.leasehold.server.raft;
 
+import io.leasehold.proto.v1.DeadlineQuery;
+import io.leasehold.proto.v1.DeadlineReply;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.ReadQuery;
@@ -35,6 +37,13 @@ public interface Consensus {
    * after the read arrived) or, when {@code stale}, at once from what it has applied.
    */
   CompletableFuture<ReadReply> read(ReadQuery query, boolean stale);
+
+  /**
+   * Asks the leader (this node itself when it leads) for the lease deadlines its expiry ticker
+   * keeps, which nothing in the log tells. Fails when no leader is known, or it cannot answer:
+   * it predates the question, or has not started deciding expiry.
+   */
+  CompletableFuture<DeadlineReply> leaderDeadlines(DeadlineQuery query);
 
   /** The log format in force in this node's applied state. */
   int logFormat();

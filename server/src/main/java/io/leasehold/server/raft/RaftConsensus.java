@@ -1,5 +1,7 @@
 package io.leasehold.server.raft;
 
+import io.leasehold.proto.v1.DeadlineQuery;
+import io.leasehold.proto.v1.DeadlineReply;
 import io.leasehold.proto.v1.GetRequest;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
@@ -131,6 +133,15 @@ public final class RaftConsensus implements Consensus {
   @Override
   public CompletableFuture<ReadReply> read(ReadQuery query, boolean stale) {
     return RaftErrors.mapped(replicator.read(query, stale));
+  }
+
+  @Override
+  public CompletableFuture<DeadlineReply> leaderDeadlines(DeadlineQuery query) {
+    RaftPeerId leader = raft.division().getInfo().getLeaderId();
+    if (leader == null) {
+      return CompletableFuture.failedFuture(new ConsensusUnavailableException("no leader known to ask for deadlines", null));
+    }
+    return RaftErrors.mapped(replicator.deadlinesOf(leader, query));
   }
 
   @Override

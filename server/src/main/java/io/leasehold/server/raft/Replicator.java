@@ -3,6 +3,8 @@ package io.leasehold.server.raft;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import io.grpc.Context;
+import io.leasehold.proto.v1.DeadlineQuery;
+import io.leasehold.proto.v1.DeadlineReply;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogFormatQuery;
 import io.leasehold.proto.v1.LogReply;
@@ -414,6 +416,36 @@ public final class Replicator implements AutoCloseable {
       }
     });
   }
+
+  /**
+   * Asks {@code leader} for the deadlines its expiry ticker keeps: this node's own state machine
+   * when it is the one, else a stale read there (no read index: the leader's listener answers,
+   * and refuses unless it still leads and decides expiry).
+   */
+  public CompletableFuture<DeadlineReply> deadlinesOf(RaftPeerId leader, DeadlineQuery query) {
+    Message ask = message(ReadQuery.newBuilder().setDeadlines(query).build());
+    CompletableFuture<ByteBuffer> answer;
+    if (leader.equals(selfId)) {
+      answer = stateMachine.query(ask).thenApply(m -> m.getContent().asReadOnlyByteBuffer());
+    } else if (deadlineAsks.tryAcquire()) {
+      // Within the Raft client's slack above the writes' bound, so an ask never blocks a thread.
+      answer = client.async().sendStaleRead(ask, 0, leader).thenApply(Replicator::content);
+      answer.whenComplete((r, e) -> deadlineAsks.release());
+    } else {
+      return CompletableFuture.failedFuture(new OverloadedException(MAX_DEADLINE_ASKS + " asks for deadlines are in flight"));
+    }
+    return answer.thenApply(bytes -> {
+      try {
+        return ReadReply.parseFrom(bytes).getDeadlines();
+      } catch (InvalidProtocolBufferException e) {
+        throw new CompletionException(e);
+      }
+    });
+  }
+
+  /** Asks for deadlines in flight to the leader at once; beyond them a read shows its estimate. */
+  static final int MAX_DEADLINE_ASKS = 8;
+  private final Semaphore deadlineAsks = new Semaphore(MAX_DEADLINE_ASKS);
 
   private static Message message(MessageLite m) {
     return Message.valueOf(UnsafeByteOperations.unsafeWrap(m.toByteArray()));

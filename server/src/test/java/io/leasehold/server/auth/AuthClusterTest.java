@@ -239,7 +239,8 @@ class AuthClusterTest {
 
     TestCluster.await("the refused ban is in the audit history", Duration.ofSeconds(20), () -> auth("n1", "root")
         .audit(AuditRequest.newBuilder().setIdentity("bob").build()).getEntriesList().stream()
-        .anyMatch(e -> e.getAction().equals("Ban") && e.getOutcome().startsWith("denied: ")));
+        .anyMatch(e -> e.getAction().equals("ban") && e.getOutcome().startsWith("denied: ")
+            && e.getDetail().equals("method=leasehold.v1.Admin/Ban")));
     List<AuditEntry> audit = auth("n1", "root").audit(AuditRequest.getDefaultInstance()).getEntriesList();
     assertTrue(audit.stream().anyMatch(e -> e.getAction().equals("grant_role") && e.getTarget().equals("dave")
         && e.getIdentity().equals("root") && e.getOutcome().equals("ok")), audit::toString);

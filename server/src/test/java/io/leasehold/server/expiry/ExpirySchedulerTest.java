@@ -1,10 +1,14 @@
 package io.leasehold.server.expiry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.proto.v1.DeadlineExtension;
+import io.leasehold.proto.v1.DeadlineQueryItem;
 import io.leasehold.proto.v1.ExpireItem;
 import io.leasehold.proto.v1.ExpireSessionItem;
+import io.leasehold.proto.v1.LeaderDeadline;
 import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.proto.v1.StoredSession;
 import io.leasehold.statemachine.core.LeaseEvent;
@@ -316,6 +320,91 @@ class ExpirySchedulerTest {
   /** The proposed Expire was applied: the lease ended. */
   private void applyExpire(ExpireItem e) {
     scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.EXPIRED, ++applied, e.getName(), lease(e.getToken(), e.getLastRenewRevision(), 2000), 0), now);
+  }
+
+  // ---- deadlines as reads show them ----
+
+  static final long WALL = 1_700_000_000_000_000L;  // the wall clock (micros) at `now`, for dating extensions
+
+  static DeadlineQueryItem item(String name, long token) {
+    return DeadlineQueryItem.newBuilder().setName(name).setToken(token).build();
+  }
+
+  @Test
+  void aLeaseFoundAtPromotionShowsTheFreshTtlAndTheLeaderChangeThatGaveIt() {
+    applied = 40;
+    long promotedAt = now;
+    scheduler.promote(now, applied, 7);
+    scheduler.track("lock/old", lease(3, 3, 2000).toBuilder().setGraceMicros(500_000).build(), now);
+    runFor(300);
+    LeaderDeadline d = scheduler.deadline(item("lock/old", 3), now, WALL);
+    assertTrue(d.getTracked());
+    assertEquals(3, d.getLastRenewRevision());
+    assertEquals(2500 - 300, d.getRemainingMicros() / 1000, "TTL + grace from the promotion, as the expiry counts it");
+    assertEquals(1, d.getExtensionsCount());
+    DeadlineExtension e = d.getExtensions(0);
+    assertEquals(DeadlineExtension.Reason.LEADER_CHANGE, e.getReason());
+    assertEquals(7, e.getTerm());
+    assertEquals(WALL - (now - promotedAt) / 1000, e.getAt().getSeconds() * 1_000_000L + e.getAt().getNanos() / 1000,
+        "dated when the leader took over, by its wall clock");
+    // The expiry acts on exactly that deadline.
+    assertEquals(List.of(), runFor(2100));
+    assertEquals(List.of("lock/old"), runFor(100).stream().map(ExpireItem::getName).toList());
+  }
+
+  @Test
+  void aRenewalAfterThePromotionCountsFromItselfAndNamesNoExtension() {
+    scheduler.promote(now, applied, 7);
+    scheduler.track("lock/a", lease(3, 3, 2000), now);
+    runFor(1000);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RENEWED, applied + 5, "lock/a", lease(3, applied + 5, 2000), 0), now);
+    LeaderDeadline d = scheduler.deadline(item("lock/a", 3), now, WALL);
+    assertEquals(2000, d.getRemainingMicros() / 1000);
+    assertEquals(List.of(), d.getExtensionsList());
+  }
+
+  @Test
+  void aStallShowsAsAnExtensionOfTheLeasesRenewedBeforeIt() {
+    scheduler.promote(now, applied, 2);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, applied + 1, "lock/a", lease(1, applied + 1, 2000), 0), now);
+    applied += 1;
+    runFor(1000);
+    now += 3000 * MS;  // a 3 s stall
+    scheduler.tick(now, applied, applied, 1000);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, applied + 1, "lock/b", lease(2, applied + 1, 2000), 0), now);
+    LeaderDeadline a = scheduler.deadline(item("lock/a", 1), now, WALL);
+    assertEquals(List.of(DeadlineExtension.Reason.STALL), a.getExtensionsList().stream().map(DeadlineExtension::getReason).toList());
+    assertEquals(2900, a.getExtensions(0).getBy().getSeconds() * 1000 + a.getExtensions(0).getBy().getNanos() / 1_000_000,
+        "the stall less the tick its turn stands for");
+    assertEquals(2000 + 2900 - 4000, a.getRemainingMicros() / 1000, "its TTL, moved out by the stall, less the time since the grant");
+    assertEquals(List.of(), scheduler.deadline(item("lock/b", 2), now, WALL).getExtensionsList(), "granted after the stall");
+  }
+
+  @Test
+  void aLeaseWhoseExpireIsProposedIsDueNowAndOthersAreNotTracked() {
+    scheduler.promote(now, applied, 1);
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 20, "lock/a", lease(5, 20, 2000), 0), now);
+    assertEquals(1, runFor(2100).size());
+    LeaderDeadline due = scheduler.deadline(item("lock/a", 5), now, WALL);
+    assertTrue(due.getTracked());
+    assertEquals(0, due.getRemainingMicros(), "being expired: not the re-propose interval");
+    assertFalse(scheduler.deadline(item("lock/a", 4), now, WALL).getTracked(), "another token");
+    assertFalse(scheduler.deadline(item("lock/none", 1), now, WALL).getTracked());
+    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RENEWED, 21, "lock/a", lease(5, 21, 2000), 0), now);
+    assertEquals(2000, scheduler.deadline(item("lock/a", 5), now, WALL).getRemainingMicros() / 1000, "renewed in time: a fresh TTL");
+    scheduler.demote();
+    assertFalse(scheduler.deadline(item("lock/a", 5), now, WALL).getTracked(), "a demoted scheduler knows no deadline");
+  }
+
+  @Test
+  void aLeaseAttachedToASessionShowsTheSessionsDeadline() {
+    scheduler.promote(now, applied, 3);
+    scheduler.trackSession(512, session(4, 3000), now);
+    runFor(500);
+    LeaderDeadline d = scheduler.deadline(DeadlineQueryItem.newBuilder().setName("lock/a").setToken(768).setSession(512).build(), now, WALL);
+    assertTrue(d.getTracked());
+    assertEquals(2500, d.getRemainingMicros() / 1000);
+    assertEquals(DeadlineExtension.Reason.LEADER_CHANGE, d.getExtensions(0).getReason());
   }
 
   // ---- lifts: lock-delays and timed bans ----

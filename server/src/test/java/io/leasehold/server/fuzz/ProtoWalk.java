@@ -99,6 +99,8 @@ final class ProtoWalk {
         || name.equals("revision") || name.endsWith("_revision")
         || (f.getJavaType() == FieldDescriptor.JavaType.MESSAGE && f.getMessageType().getFullName().equals("google.protobuf.Timestamp"))
         || name.equals("remaining") || name.equals("retry_after") || name.equals("state")
+        // A read's deadline: the leader's clock, asked when read.
+        || name.equals("deadline_remaining") || name.equals("deadline_source") || name.equals("extensions")
         || (name.equals("message") && f.getContainingType().getName().equals("Rejection"));
   }
 

@@ -208,7 +208,8 @@ class WatchTest {
   private static Map<String, Lease> strip(Map<String, Lease> leases) {
     Map<String, Lease> out = new HashMap<>();
     leases.forEach((k, v) -> out.put(k, v.toBuilder().clearState().clearRenewedAt().clearExpiresAt().clearLastRenewRevision()
-        .clearRenewCount().clearModRevision().build()));
+        .clearRenewCount().clearModRevision()
+        .clearDeadline().clearDeadlineRemaining().clearDeadlineSource().clearExtensions().build()));  // read-time, as state is
     return out;
   }
 

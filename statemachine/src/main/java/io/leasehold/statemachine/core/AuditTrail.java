@@ -69,7 +69,7 @@ final class AuditTrail {
         return true;
       });
       for (int i = all.size() - 1; i >= 0 && b.getEntriesCount() < limit; i--) {
-        b.addEntries(all.get(i));
+        b.addEntries(AuditText.forReading(all.get(i)));
       }
       return b.build();
     });

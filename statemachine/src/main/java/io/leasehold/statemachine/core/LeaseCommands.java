@@ -351,7 +351,8 @@ final class LeaseCommands {
           heartbeat = Times.duration(hb);
         }
         result.setOutcome(Outcome.RENEWED).setTtl(ttl).setHeartbeatInterval(heartbeat)
-            .setExpiresAt(Times.timestamp(LeaseViews.expiresAtMicros(lease)));
+            .setExpiresAt(Times.timestamp(LeaseViews.expiresAtMicros(lease)))
+            .setDeadline(Times.timestamp(LeaseViews.deadlineMicros(lease)));
         shortestHeartbeat = Math.min(shortestHeartbeat, hb);
       } else {
         result.setOutcome(Outcome.NOT_HELD);

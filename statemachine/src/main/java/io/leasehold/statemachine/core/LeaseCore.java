@@ -344,6 +344,7 @@ public final class LeaseCore {
       case LOG_FORMAT -> ReadReply.newBuilder()
           .setLogFormat(LogFormatReply.newBuilder().setNewest(LogFormat.NEWEST).setCurrent(logFormat)).build();
       case CONFIRM_LEADERSHIP -> throw new InvalidArgumentException("query", "confirm_leadership is answered by the server, not the store");
+      case DEADLINES -> throw new InvalidArgumentException("query", "deadlines are answered by the leader's expiry ticker, not the store");
       case QUERY_NOT_SET -> throw new InvalidArgumentException("query", "carries no request");
     };
   }

@@ -1,5 +1,6 @@
 package io.leasehold.statemachine.core;
 
+import io.leasehold.proto.v1.DeadlineSource;
 import io.leasehold.proto.v1.Lease;
 import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.proto.v1.LeaseState;
@@ -54,6 +55,11 @@ public final class LeaseViews {
       long now = nowMicros.getAsLong();
       b.setRemaining(Times.duration(Math.max(0, expiresAt - now)));
       b.setState(state(now, renewedAt, expiresAt, heartbeat, grace));
+      // What the stored record tells: the server replaces it with the leader's own deadline when
+      // it can ask the leader (only the leader knows whether it extended the lease).
+      b.setDeadline(Times.timestamp(expiresAt + grace))
+          .setDeadlineRemaining(Times.duration(Math.max(0, expiresAt + grace - now)))
+          .setDeadlineSource(DeadlineSource.DEADLINE_SOURCE_ESTIMATE);
     }
     return b.build();
   }
@@ -87,6 +93,9 @@ public final class LeaseViews {
       long now = nowMicros.getAsLong();
       b.setRemaining(Times.duration(Math.max(0, expiresAt - now)));
       b.setState(state(now, s.getRenewedAtMicros(), expiresAt, heartbeatMicros(s), 0));
+      b.setDeadline(Times.timestamp(expiresAt))
+          .setDeadlineRemaining(Times.duration(Math.max(0, expiresAt - now)))
+          .setDeadlineSource(DeadlineSource.DEADLINE_SOURCE_ESTIMATE);
     }
     return b.build();
   }
@@ -107,5 +116,13 @@ public final class LeaseViews {
   /** The leader-stamped estimate of when the lease ends; the leader's monotonic ticker decides. */
   public static long expiresAtMicros(LeaseRecord r) {
     return r.getRenewedAtMicros() + r.getTtlMicros();
+  }
+
+  /**
+   * When the leader expires the lease unless it is renewed or the leader extends it: the
+   * estimate plus the grace period (a lease attached to a session has none: it ends with it).
+   */
+  public static long deadlineMicros(LeaseRecord r) {
+    return expiresAtMicros(r) + (r.getSession() != 0 ? 0 : r.getGraceMicros());
   }
 }

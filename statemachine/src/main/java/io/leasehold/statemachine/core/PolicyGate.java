@@ -75,7 +75,7 @@ final class PolicyGate {
     long remaining = Math.max(0, bar.get().getUntilMicros() - now);
     String message = remaining > 0
         ? "the last lease on " + name + " expired or was revoked; it cannot be acquired for about another "
-            + PolicyTerms.show(Times.duration(remaining)) + " (the lock-delay ends when the leader lifts it)"
+            + DurationText.approxMicros(remaining) + " (the lock-delay ends when the leader lifts it)"
         : "the last lease on " + name + " expired or was revoked; its lock-delay is not lifted yet"
             + " (the lock-delay ends when the leader lifts it)";
     return Optional.of(Rejection.newBuilder()

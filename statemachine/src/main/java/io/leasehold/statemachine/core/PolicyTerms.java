@@ -4,7 +4,6 @@ import com.google.protobuf.Duration;
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
 import io.leasehold.proto.v1.Policy;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -170,6 +169,6 @@ public record PolicyTerms(
   }
 
   static String show(Duration d) {
-    return java.time.Duration.ofSeconds(d.getSeconds(), d.getNanos()).toString().substring(2).toLowerCase(Locale.ROOT);
+    return DurationText.exact(d);
   }
 }

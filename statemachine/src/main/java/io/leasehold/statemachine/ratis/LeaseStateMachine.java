@@ -1,6 +1,8 @@
 package io.leasehold.statemachine.ratis;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.leasehold.proto.v1.DeadlineQuery;
+import io.leasehold.proto.v1.DeadlineReply;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ReadReply;
@@ -114,6 +116,14 @@ public final class LeaseStateMachine extends BaseStateMachine {
      */
     default CompletableFuture<Void> confirmLeadership(long term) {
       return CompletableFuture.failedFuture(new UnsupportedOperationException("confirm_leadership"));
+    }
+
+    /**
+     * The node serving a lease read asks this node, as the leader, for the deadlines its expiry
+     * ticker keeps: fails unless this node leads and decides expiry.
+     */
+    default CompletableFuture<DeadlineReply> deadlines(DeadlineQuery query) {
+      return CompletableFuture.failedFuture(new UnsupportedOperationException("deadlines"));
     }
   }
 
@@ -272,6 +282,10 @@ public final class LeaseStateMachine extends BaseStateMachine {
       if (query.hasConfirmLeadership()) {
         return listener.confirmLeadership(query.getConfirmLeadership().getTerm())
             .thenApply(done -> Message.valueOf(UnsafeByteOperations.unsafeWrap(ReadReply.getDefaultInstance().toByteArray())));
+      }
+      if (query.hasDeadlines()) {
+        return listener.deadlines(query.getDeadlines())
+            .thenApply(reply -> Message.valueOf(UnsafeByteOperations.unsafeWrap(ReadReply.newBuilder().setDeadlines(reply).build().toByteArray())));
       }
       byte[] reply = core.query(query, wallClockMicros.getAsLong()).toByteArray();
       return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(reply)));

@@ -200,7 +200,7 @@ public abstract class CoreFixture {
   protected Lease view(String name) {
     GetResponse g = get(name, 0);
     assertTrue(g.getFound(), () -> "no lease on " + name);
-    return g.getLease().toBuilder().clearRemaining().clearState().build();
+    return g.getLease().toBuilder().clearRemaining().clearState().clearDeadline().clearDeadlineRemaining().clearDeadlineSource().build();
   }
 
   /** An event as the history should hold it; {@code reason} is unset for ACQUIRED and UPDATED. */

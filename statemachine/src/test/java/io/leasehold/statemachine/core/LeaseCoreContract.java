@@ -97,7 +97,11 @@ public abstract class LeaseCoreContract extends CoreFixture {
     GetResponse g = get("lock/a", T0 + 4 * SECOND);
     assertTrue(g.getFound());
     assertEquals(7, g.getRevision());
-    assertEquals(l.toBuilder().setRemaining(secs(6)).setState(io.leasehold.proto.v1.LeaseState.ACTIVE).build(), g.getLease());
+    // A read adds what the serving node judged, and the deadline the store can tell: an estimate
+    // (the server replaces it with the leader's own when it can ask the leader).
+    assertEquals(l.toBuilder().setRemaining(secs(6)).setState(io.leasehold.proto.v1.LeaseState.ACTIVE)
+        .setDeadline(at(T0 + 10 * SECOND)).setDeadlineRemaining(secs(6))
+        .setDeadlineSource(io.leasehold.proto.v1.DeadlineSource.DEADLINE_SOURCE_ESTIMATE).build(), g.getLease());
   }
 
   @Test
@@ -328,7 +332,8 @@ public abstract class LeaseCoreContract extends CoreFixture {
     RenewResponse rr = r.reply().getRenew();
     assertEquals(2, rr.getRevision());
     assertEquals(List.of(RenewResult.newBuilder().setName("lock/a").setToken(1).setOutcome(Outcome.RENEWED).setTtl(secs(10))
-            .setHeartbeatInterval(micros(10 * SECOND / 3)).setExpiresAt(Cmds.at(T0 + 14 * SECOND)).build()),
+            .setHeartbeatInterval(micros(10 * SECOND / 3)).setExpiresAt(Cmds.at(T0 + 14 * SECOND))
+            .setDeadline(Cmds.at(T0 + 14 * SECOND)).build()),
         rr.getResultsList());
     assertEquals(micros(10 * SECOND / 3), rr.getHeartbeatInterval());
     LeaseRecord l = held("lock/a");

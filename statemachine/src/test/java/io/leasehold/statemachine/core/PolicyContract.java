@@ -134,8 +134,11 @@ public abstract class PolicyContract extends CoreFixture {
     assertEquals(Cmds.at(T0 + 10 * SECOND), a.getLease().getExpiresAt(), "expires_at is the client's deadline: the TTL alone");
     apply(3, T0, setPolicy("lock", policy().setGracePeriod(secs(7))));
     assertEquals(3 * SECOND, held("lock/a").getGraceMicros(), "a lease keeps its terms until it renews");
-    apply(4, T0 + SECOND, renew("lock/a", 2));
+    var renewed = apply(4, T0 + SECOND, renew("lock/a", 2)).reply().getRenew().getResults(0);
     assertEquals(7 * SECOND, held("lock/a").getGraceMicros());
+    assertEquals(Cmds.at(T0 + 11 * SECOND), renewed.getExpiresAt());
+    assertEquals(Cmds.at(T0 + 18 * SECOND), renewed.getDeadline(), "the renewal's reply: when the leader acts, TTL + grace");
+    assertEquals(Cmds.at(T0 + 18 * SECOND), get("lock/a", 0).getLease().getDeadline(), "a read's estimate: expires_at + grace");
     apply(5, T0, deletePolicy("lock"));
     apply(6, T0 + 2 * SECOND, renew("lock/a", 2));
     assertEquals(0, held("lock/a").getGraceMicros());

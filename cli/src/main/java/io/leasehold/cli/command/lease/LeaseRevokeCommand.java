@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "revoke", mixinStandardHelpOptions = true,
     description = {"Ends the live lease on a name, whoever holds it.", "",
         "Its history shows reason REVOKED and your --reason.",
-        "Prints the lease as it was. Exits 1 if no lease (with --token: no lease with that token) holds the name.", ""})
+        "Prints the lease as it was, in state REVOKED. Exits 1 if no lease (with --token: no lease with that token) holds the name.", ""})
 public final class LeaseRevokeCommand extends ClientCommand {
   @Parameters(paramLabel = "NAME", description = "The leased name.")
   String name;
@@ -33,7 +33,8 @@ public final class LeaseRevokeCommand extends ClientCommand {
     }
     LeaseInfo revoked = Await.of(client.admin().revoke(name, reason, token))
         .orElseThrow(() -> CliFailure.failed(name + ": " + (token == 0 ? "no lease is held" : "no lease with token " + token + " is held")));
-    out.print(LeaseView.json(revoked), LeaseView.detail(revoked));
+    // The lease as it was when it ended: no node judged it, and it is no longer live.
+    out.print(LeaseView.json(revoked, "REVOKED"), LeaseView.detail(revoked, "REVOKED"));
     return 0;
   }
 }

@@ -70,7 +70,8 @@ public final class LeaseTransferCommand extends ClientCommand {
     }
     LeaseInfo moved = client.blocking().transfer(name, current, to, Optional.ofNullable(ttl))
         .orElseThrow(() -> CliFailure.failed(name + ": no lease with token " + from + " is held (expired, released or superseded)"));
-    out.print(LeaseView.json(moved), LeaseView.detail(moved));
+    // The new holder's lease as the transfer granted it, which no node has judged yet: just granted.
+    out.print(LeaseView.json(moved, "ACTIVE"), LeaseView.detail(moved, "ACTIVE"));
     return 0;
   }
 }
