@@ -3,10 +3,10 @@
 # `leasehold` launcher, deploy/local-cluster.sh and benchmarks/cold-start.sh; run on its own it
 # reports or makes what they would use:
 #
-#   deploy/jvm.sh                  the java chosen, its version, the cache for the jar and its state
-#   deploy/jvm.sh cache [JAR]      make the cache for JAR now if it is missing or stale, and print
-#                                  the JVM flags that use it (one a line; none if there is no cache)
-#
+#   deploy/jvm.sh                  the java chosen, its version, the caches for the jar and their state
+#   deploy/jvm.sh cache [JAR]      make the nodes' cache for JAR now if it is missing or stale, and
+#                                  print the JVM flags that use it (one a line; none if there is none)
+#   deploy/jvm.sh cli-cache [JAR]  the same for the CLI's cache (every command but server and bench)
 # JAR defaults to cli/target/leasehold.jar (or $LEASEHOLD_JAR).
 #
 # The java: $LEASEHOLD_JAVA (a java binary) if set; else $JAVA_HOME/bin/java if JAVA_HOME is set;
@@ -20,7 +20,10 @@
 # under load from the CLI (`bench acquire-release`, `bench renew`, a watch, a registration) for
 # about 30 s on 25 (10 s below), then stopped with SIGTERM, when the JVM writes the cache. With the
 # JVMs' starts and the cache's assembly, a training takes 40-90 s on two cores.
-# It lives beside the jar, named for the jar, the Java runtime version and a hash of the java's
+# The CLI has a cache of its own (named leasehold-cli-jdk...), trained in about 10 s by its
+# everyday commands run in one JVM against a standalone node (io.leasehold.cli.CliTraining): the
+# launcher makes it after it builds the jar and at a node's first start after a build. A cache
+# lives beside the jar, named for the jar, the Java runtime version and a hash of the java's
 # path and the -XX flags it runs with:
 #   cli/target/leasehold-jdk25.0.3+9-LTS-1a2b3c4d.aot, cli/target/leasehold-jdk17.0.15+6-...-5e6f7a8b.jsa
 # It is remade when the jar is newer. A training that fails is reported on stderr (its log stays
@@ -46,6 +49,42 @@ LEASEHOLD_DEFAULT_JVM_FLAGS="-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExp
 # Netty's threads spread a node's native memory over many half-used ones. Two are enough.
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
 
+# A CLI command's JVM flags (every command but `server` and `bench`, which take the defaults
+# above; LEASEHOLD_CLI_JAVA_OPTS replaces them). A call lives for a fraction of a second: the
+# serial collector starts no GC threads, C1 alone compiles what a call runs while C2's threads
+# would compete with it for the cores, and no perf-data file is mapped.
+LEASEHOLD_CLI_JVM_FLAGS="-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData"
+
+# The CLI's flags for the selected java (leasehold_select_java first).
+leasehold_cli_flags() {
+  echo "$LEASEHOLD_CLI_JVM_FLAGS"
+}
+
+# Flags every start gets, LEASEHOLD_JAVA_OPTS or not: from Java 24 on the JVM warns on stderr,
+# four lines a start, when Netty (inside gRPC and Ratis) uses sun.misc.Unsafe; Netty falls back
+# to slower code if denied, so the use is allowed and the warning goes.
+leasehold_launch_flags() {
+  if [ "${LEASEHOLD_JAVA_MAJOR:-0}" -ge 24 ]; then
+    echo "--sun-misc-unsafe-memory-access=allow"
+  fi
+}
+
+# ARGS... -> prints the command word of a `leasehold` call: the first argument that is neither
+# a global option nor the value of one (empty when there is none).
+leasehold_command_word() {
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --) return 0 ;;
+      --endpoints|--timeout|-o|--output|--cacert|--cert|--key|--bearer-token)
+        shift
+        [ $# -gt 0 ] || return 0 ;;
+      -*) ;;
+      *) echo "$1"; return 0 ;;
+    esac
+    shift
+  done
+}
+
 # The default flags for the selected java (leasehold_select_java first): on Java 25 and later
 # also compact object headers (8 bytes an object instead of 12), a twelfth of a node's heap
 # with a million leases.
@@ -57,13 +96,13 @@ leasehold_default_flags() {
   fi
 }
 
-# java binary -> sets LEASEHOLD_V_MAJOR, LEASEHOLD_V_VERSION and LEASEHOLD_V_RUNTIME (e.g. 25,
+# java binary [its resolved path] -> sets LEASEHOLD_V_MAJOR, LEASEHOLD_V_VERSION and LEASEHOLD_V_RUNTIME (e.g. 25,
 # 25.0.3, 25.0.3+9-LTS), or fails if the version cannot be told. Reads the JDK's release file
 # (no process started) and asks `java -version` only when there is none.
 leasehold_java_version() {
-  local java="$1" real home line version="" runtime="" out
+  local java="$1" real="${2:-}" home line version="" runtime="" out
   LEASEHOLD_V_MAJOR="" LEASEHOLD_V_VERSION="" LEASEHOLD_V_RUNTIME=""
-  real="$(readlink -f "$java" 2>/dev/null)" || real="$java"
+  [ -n "$real" ] || real="$(readlink -f "$java" 2>/dev/null)" || real="$java"
   home="${real%/bin/*}"
   if [ "$home" != "$real" ] && [ -f "$home/release" ]; then
     while IFS= read -r line; do
@@ -90,10 +129,16 @@ leasehold_java_version() {
 
 # version ("25.0.3", "17.0.15+6", "1.8.0_392") -> a key that sorts as the versions do
 leasehold_version_key() {
+  leasehold_set_version_key "$1"
+  echo "$LEASEHOLD_V_KEY"
+}
+
+# The same, into LEASEHOLD_V_KEY (no subshell: the launcher runs this for every JDK it finds).
+leasehold_set_version_key() {
   local v="${1#1.}" a b c
   IFS='._+-' read -r a b c _ <<< "$v"
   a="${a%%[!0-9]*}" b="${b%%[!0-9]*}" c="${c%%[!0-9]*}"
-  printf '%05d%05d%05d\n' "$((10#${a:-0}))" "$((10#${b:-0}))" "$((10#${c:-0}))"
+  printf -v LEASEHOLD_V_KEY '%05d%05d%05d' "$((10#${a:-0}))" "$((10#${b:-0}))" "$((10#${c:-0}))"
 }
 
 # Every java found: `java` on PATH first, then the JDKs under $LEASEHOLD_JDK_DIRS, each real
@@ -112,8 +157,9 @@ leasehold_list_javas() {
     real="$(readlink -f "$c" 2>/dev/null)" || real="$c"
     case "$seen" in *" $real "*) continue ;; esac
     seen="$seen$real "
-    leasehold_java_version "$c" || continue
-    printf '%s\t%s\t%s\t%s\t%s\n' "$(leasehold_version_key "$LEASEHOLD_V_VERSION")" "$LEASEHOLD_V_MAJOR" \
+    leasehold_java_version "$c" "$real" || continue
+    leasehold_set_version_key "$LEASEHOLD_V_VERSION"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$LEASEHOLD_V_KEY" "$LEASEHOLD_V_MAJOR" \
       "$LEASEHOLD_V_VERSION" "$LEASEHOLD_V_RUNTIME" "$c"
   done
 }
@@ -175,7 +221,7 @@ leasehold_flags_manage_cache() {
 # beside the jar, keyed to the runtime version, the java's path and the -XX flags. Fails when the
 # java's version is unknown or below 17.
 leasehold_cache_path() {
-  local jar="$1" f key real ext=jsa name version
+  local jar="$1" f key real ext=jsa name version dir sum
   shift
   [ -n "${LEASEHOLD_JAVA_MAJOR:-}" ] && [ "$LEASEHOLD_JAVA_MAJOR" -ge 17 ] || return 1
   [ "$LEASEHOLD_JAVA_MAJOR" -ge 25 ] && ext=aot
@@ -184,10 +230,18 @@ leasehold_cache_path() {
   for f in "$@"; do
     case "$f" in -XX:*) key="$key $f" ;; esac
   done
-  name="$(basename "$jar" .jar)"
-  version="$(printf '%s' "$LEASEHOLD_JAVA_VERSION" | tr -c 'A-Za-z0-9._+-' '_')"
-  printf '%s/%s-jdk%s-%08x.%s\n' "$(cd "$(dirname "$jar")" && pwd)" "$name" "$version" \
-    "$(printf '%s' "$key" | cksum | cut -d' ' -f1)" "$ext"
+  # Without a process where one is not needed: a CLI call runs this on every start.
+  name="${jar##*/}"
+  name="${name%.jar}"
+  [ "${LEASEHOLD_CACHE_KIND:-node}" = cli ] && name="$name-cli"
+  version="${LEASEHOLD_JAVA_VERSION//[!A-Za-z0-9._+-]/_}"
+  case "$jar" in
+    */./*|*/../*|*/.|*/..) dir="$(cd "$(dirname "$jar")" && pwd)" ;;
+    /*/*) dir="${jar%/*}" ;;
+    *) dir="$(cd "$(dirname "$jar")" && pwd)" ;;
+  esac
+  read -r sum _ < <(printf '%s' "$key" | cksum)
+  printf '%s/%s-jdk%s-%08x.%s\n' "$dir" "$name" "$version" "$sum" "$ext"
 }
 
 # Whether a cache file is there and not older than the jar.
@@ -215,6 +269,41 @@ leasehold_healthz() {
     read -r -t 3 _ code _ <&3 || exit 1
     [ "$code" = 200 ]
   ) 2>/dev/null
+}
+
+# JAR WORK LOG [JVM flags...] -> starts a standalone node from JAR with the selected java and these
+# flags, data under WORK, and waits until it serves: sets `node` (its pid) and `base` (its client
+# port; peers on base+1, metrics on base+2) in the caller. Its output goes to stdout. Free ports
+# can be taken between the check and the node's bind (by any other program on the machine): a
+# node that could not bind (as LOG, where its output goes, says) is started again on others,
+# twice at most.
+leasehold_training_node() {
+  local jar="$1" work="$2" log="$3" try deadline
+  shift 3
+  for try in 1 2 3; do
+    base="$(leasehold_free_ports 3)" || { echo "no free ports for the training node"; return 1; }
+    echo "$(date +%T) training node: $LEASEHOLD_JAVA_BIN ($LEASEHOLD_JAVA_VERSION), flags: $*, jar: $jar, ports $base-$((base + 2))"
+    "$LEASEHOLD_JAVA_BIN" "$@" "-Djava.io.tmpdir=$work/tmp" -jar "$jar" server --standalone \
+      --client-port "$base" --peer-port "$((base + 1))" --metrics-port "$((base + 2))" --data-dir "$work/data$try" </dev/null &
+    node=$!
+    deadline=$((SECONDS + 120))
+    until leasehold_healthz "$((base + 2))"; do
+      if ! kill -0 "$node" 2>/dev/null; then
+        wait "$node" 2>/dev/null || true
+        node=""
+        if [ $try -lt 3 ] && grep -q "Address already in use" "$log"; then
+          echo "$(date +%T) a port was taken meanwhile; again on others"
+          continue 2
+        fi
+        echo "the training node exited before it served"
+        return 1
+      fi
+      [ $SECONDS -lt $deadline ] || { echo "the training node did not serve within 120 s"; return 1; }
+      sleep 0.3
+    done
+    return 0
+  done
+  return 1
 }
 
 # JAR CACHE [JVM flags...] -> the training run that writes CACHE (see the top of this file), with
@@ -247,58 +336,49 @@ leasehold_train_cache() {
     fi
     mkdir -p "$work/tmp"
     {
-      # Free ports can be taken between the check and the node's bind (by any other program on
-      # the machine): a node that could not bind is started again on others, twice at most.
-      for try in 1 2 3; do
-        base="$(leasehold_free_ports 3)" || { echo "no free ports for the training node"; exit 1; }
-        echo "$(date +%T) training run: $java ($LEASEHOLD_JAVA_VERSION), flags: $*, jar: $jar, ports $base-$((base + 2))"
-        "$java" "$dump" "$@" "-Djava.io.tmpdir=$work/tmp" -jar "$jar" server --standalone \
-          --client-port "$base" --peer-port "$((base + 1))" --metrics-port "$((base + 2))" --data-dir "$work/data$try" </dev/null &
-        node=$!
-        deadline=$((SECONDS + 120))
-        until leasehold_healthz "$((base + 2))"; do
-          if ! kill -0 "$node" 2>/dev/null; then
-            wait "$node" 2>/dev/null || true
-            node=""
-            if [ $try -lt 3 ] && grep -q "Address already in use" "$log"; then
-              echo "$(date +%T) a port was taken meanwhile; again on others"
-              continue 2
-            fi
-            echo "the training node exited before it served"
-            exit 1
-          fi
-          [ $SECONDS -lt $deadline ] || { echo "the training node did not serve within 120 s"; exit 1; }
-          sleep 0.3
-        done
-        break
-      done
-      # The CLI, from the same jar and java; timeout bounds the foreground calls.
-      cli=("$java" "-Djava.io.tmpdir=$work/tmp" -jar "$jar" --endpoints "127.0.0.1:$base")
-      echo "$(date +%T) the node serves; load from the CLI"
-      # Watch and registry traffic beside the write load: a watcher on the bench's names, and a
-      # registered instance kept alive. Started as java itself, so that $! is the JVM.
-      "${cli[@]}" watch bench/ -o json >/dev/null </dev/null &
-      helpers+=($!)
-      "${cli[@]}" service register training i1 --address 127.0.0.1:1 --ttl 3s --hold </dev/null &
-      helpers+=($!)
-      timeout --foreground 120 "${cli[@]}" bench acquire-release --clients 16 --duration "${ar}s" --warmup 0s -o json </dev/null || exit 1
-      timeout --foreground 120 "${cli[@]}" bench renew --leases 200 --clients 4 --ttl 3s --duration "${rn}s" --warmup 0s -o json </dev/null || exit 1
-      timeout --foreground 60 "${cli[@]}" service resolve training </dev/null || true
-      timeout --foreground 60 "${cli[@]}" cluster status </dev/null || true
-      for p in "${helpers[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-      for p in "${helpers[@]}"; do wait "$p" 2>/dev/null || true; done
-      helpers=()
-      echo "$(date +%T) load done; stopping the node"
-      # SIGTERM: the node closes and the JVM writes the cache as it exits (on 25 a second JVM
-      # assembles it from the recorded configuration).
-      kill -TERM "$node"
-      deadline=$((SECONDS + 300))
-      while kill -0 "$node" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.3; done
-      if kill -0 "$node" 2>/dev/null; then echo "the training node did not exit within 300 s of SIGTERM"; exit 1; fi
-      wait "$node" 2>/dev/null || true
-      node=""
-      [ -s "$out" ] || { echo "the JVM wrote no cache"; exit 1; }
-      echo "$(date +%T) cache written: $(stat -c %s "$out") bytes"
+      if [ "${LEASEHOLD_CACHE_KIND:-node}" = cli ]; then
+        # The CLI's cache: its everyday commands in one JVM (io.leasehold.cli.CliTraining),
+        # against a node started with the nodes' defaults, which the cache does not cover.
+        read -ra node_flags <<< "$(leasehold_default_flags) $(leasehold_launch_flags)"
+        leasehold_training_node "$jar" "$work" "$log" "${node_flags[@]}" || exit 1
+        echo "$(date +%T) the node serves; the CLI's commands"
+        timeout --foreground 120 "$java" "$dump" "$@" "-Djava.io.tmpdir=$work/tmp" -cp "$jar" io.leasehold.cli.CliTraining \
+          "127.0.0.1:$base" </dev/null || exit 1
+        kill -TERM "$node"
+        wait "$node" 2>/dev/null || true
+        node=""
+        [ -s "$out" ] || { echo "the JVM wrote no cache"; exit 1; }
+        echo "$(date +%T) cache written: $(stat -c %s "$out") bytes"
+      else
+        leasehold_training_node "$jar" "$work" "$log" "$dump" "$@" || exit 1
+        # The CLI, from the same jar and java; timeout bounds the foreground calls.
+        cli=("$java" "-Djava.io.tmpdir=$work/tmp" -jar "$jar" --endpoints "127.0.0.1:$base")
+        echo "$(date +%T) the node serves; load from the CLI"
+        # Watch and registry traffic beside the write load: a watcher on the bench's names, and a
+        # registered instance kept alive. Started as java itself, so that $! is the JVM.
+        "${cli[@]}" watch bench/ -o json >/dev/null </dev/null &
+        helpers+=($!)
+        "${cli[@]}" service register training i1 --address 127.0.0.1:1 --ttl 3s --hold </dev/null &
+        helpers+=($!)
+        timeout --foreground 120 "${cli[@]}" bench acquire-release --clients 16 --duration "${ar}s" --warmup 0s -o json </dev/null || exit 1
+        timeout --foreground 120 "${cli[@]}" bench renew --leases 200 --clients 4 --ttl 3s --duration "${rn}s" --warmup 0s -o json </dev/null || exit 1
+        timeout --foreground 60 "${cli[@]}" service resolve training </dev/null || true
+        timeout --foreground 60 "${cli[@]}" cluster status </dev/null || true
+        for p in "${helpers[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+        for p in "${helpers[@]}"; do wait "$p" 2>/dev/null || true; done
+        helpers=()
+        echo "$(date +%T) load done; stopping the node"
+        # SIGTERM: the node closes and the JVM writes the cache as it exits (on 25 a second JVM
+        # assembles it from the recorded configuration).
+        kill -TERM "$node"
+        deadline=$((SECONDS + 300))
+        while kill -0 "$node" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.3; done
+        if kill -0 "$node" 2>/dev/null; then echo "the training node did not exit within 300 s of SIGTERM"; exit 1; fi
+        wait "$node" 2>/dev/null || true
+        node=""
+        [ -s "$out" ] || { echo "the JVM wrote no cache"; exit 1; }
+        echo "$(date +%T) cache written: $(stat -c %s "$out") bytes"
+      fi
     } >"$log" 2>&1
     mv -f "$out" "$cache"
   )
@@ -338,9 +418,12 @@ leasehold_cache_flags() {
 # JAR CACHE [JVM flags...] -> one training at a time per cache: a second launcher that finds
 # one under way goes on without the cache rather than wait.
 leasehold_train_locked() {
-  local jar="$1" cache="$2" kind="a class-data archive (CDS)" start took rc=0
+  local jar="$1" cache="$2" kind="a class-data archive (CDS)" length="a minute or so" start took rc=0
   shift 2
   [ "$LEASEHOLD_JAVA_MAJOR" -ge 25 ] && kind="an AOT cache"
+  if [ "${LEASEHOLD_CACHE_KIND:-node}" = cli ]; then
+    kind="$kind for the CLI" length="10-20 s"
+  fi
   (
     interrupted=""
     trap 'interrupted=1' INT TERM
@@ -349,7 +432,7 @@ leasehold_train_locked() {
       exit 0
     fi
     leasehold_cache_fresh "$jar" "$cache" && exit 0
-    echo "leasehold: making $kind for Java $LEASEHOLD_JAVA_VERSION: a training run of a minute or so, once per build (LEASEHOLD_AOT=off skips it)..." >&2
+    echo "leasehold: making $kind for Java $LEASEHOLD_JAVA_VERSION: a training run of $length, once per build (LEASEHOLD_AOT=off skips it)..." >&2
     start=$SECONDS
     rm -f "$cache.failed"
     leasehold_train_cache "$jar" "$cache" "$@" || rc=$?
@@ -361,7 +444,8 @@ leasehold_train_locked() {
       echo "leasehold: made $cache ($(( $(stat -c %s "$cache") / 1048576 )) MB) in ${took} s" >&2
       # Caches for an older jar are stale whatever their JDK or flags: they go, with their logs,
       # locks and failure marks.
-      find "$(dirname "$cache")" -maxdepth 1 -type f -name "$(basename "$jar" .jar)-jdk*" ! -name "$(basename "$cache")*" \
+      find "$(dirname "$cache")" -maxdepth 1 -type f \( -name "$(basename "$jar" .jar)-jdk*" -o -name "$(basename "$jar" .jar)-cli-jdk*" \) \
+        ! -name "$(basename "$cache")*" \
         ! -newer "$jar" -exec rm -f {} + 2>/dev/null || true
     else
       touch "$cache.failed"
@@ -372,7 +456,7 @@ leasehold_train_locked() {
   ) 9>>"$cache.lock"
 }
 
-# Run as a script: report, or make the cache.
+# Run as a script: report, or make the caches.
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   set -euo pipefail
   root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -380,32 +464,45 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   jar="${2:-${LEASEHOLD_JAR:-$root/cli/target/leasehold.jar}}"
   leasehold_select_java || exit 1
   read -ra opts <<< "${LEASEHOLD_JAVA_OPTS:-$(leasehold_default_flags)}"
+  read -ra cli_opts <<< "${LEASEHOLD_CLI_JAVA_OPTS:-$(leasehold_cli_flags)}"
+  # LABEL FLAGS... -> one report line on the cache these flags would use.
+  report_cache() {
+    local label="$1" cache state
+    shift
+    if case "${LEASEHOLD_AOT:-auto}" in off|OFF|0|false|no) true ;; *) false ;; esac; then
+      echo "$label: off (LEASEHOLD_AOT=${LEASEHOLD_AOT})"
+    elif leasehold_flags_manage_cache "$@"; then
+      echo "$label: chosen by the flags"
+    elif cache="$(leasehold_cache_path "$jar" "$@")"; then
+      if [ ! -f "$jar" ]; then state="no jar yet"
+      elif leasehold_cache_fresh "$jar" "$cache"; then state="ready, $(( $(stat -c %s "$cache") / 1048576 )) MB"
+      elif [ -f "$cache.failed" ] && ! [ "$jar" -nt "$cache.failed" ]; then state="training failed for this jar: $cache.log"
+      elif [ -f "$cache" ]; then state="stale: older than the jar, remade at the next start"
+      else state="missing: made at the next start"
+      fi
+      echo "$label: $cache ($state)"
+    else
+      echo "$label: none for this java"
+    fi
+  }
   case "$cmd" in
     report)
       echo "java: $LEASEHOLD_JAVA_BIN (${LEASEHOLD_JAVA_VERSION:-version unknown})"
       echo "flags: ${opts[*]}"
-      if case "${LEASEHOLD_AOT:-auto}" in off|OFF|0|false|no) true ;; *) false ;; esac; then
-        echo "cache: off (LEASEHOLD_AOT=${LEASEHOLD_AOT})"
-      elif leasehold_flags_manage_cache "${opts[@]}"; then
-        echo "cache: chosen by the flags"
-      elif cache="$(leasehold_cache_path "$jar" "${opts[@]}")"; then
-        if [ ! -f "$jar" ]; then state="no jar yet"
-        elif leasehold_cache_fresh "$jar" "$cache"; then state="ready, $(( $(stat -c %s "$cache") / 1048576 )) MB"
-        elif [ -f "$cache.failed" ] && ! [ "$jar" -nt "$cache.failed" ]; then state="training failed for this jar: $cache.log"
-        elif [ -f "$cache" ]; then state="stale: older than the jar, remade at the next start"
-        else state="missing: made at the next start"
-        fi
-        echo "cache: $cache ($state)"
-      else
-        echo "cache: none for this java"
-      fi
+      report_cache cache ${opts[@]+"${opts[@]}"}
+      echo "cli flags: ${cli_opts[*]}"
+      LEASEHOLD_CACHE_KIND=cli report_cache "cli cache" ${cli_opts[@]+"${cli_opts[@]}"}
       ;;
-    cache)
-      leasehold_cache_flags "$jar" "${opts[@]}"
+    cache|cli-cache)
+      if [ "$cmd" = cli-cache ]; then
+        export LEASEHOLD_CACHE_KIND=cli
+        opts=(${cli_opts[@]+"${cli_opts[@]}"})
+      fi
+      leasehold_cache_flags "$jar" ${opts[@]+"${opts[@]}"}
       [ ${#LEASEHOLD_CACHE_FLAGS[@]} -gt 0 ] && printf '%s\n' "${LEASEHOLD_CACHE_FLAGS[@]}"
       exit 0
       ;;
-    -h|--help|help) sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
-    *) sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    -h|--help|help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' ;;
+    *) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 fi

@@ -172,14 +172,14 @@ up() {
     fi
   done
   if [ ! -f "$jar" ]; then
-    echo "local-cluster: building the distribution..." >&2
+    echo "local-cluster: $jar is not built yet; building it (cd $root && mvn -B -q -DskipTests -pl cli -am package)..." >&2
     (cd "$root" && mvn -B -q -DskipTests -pl cli -am package) >&2
   fi
   # An absolute path: a class-data cache made for the jar names it as the nodes are given it.
   jar="$(cd "$(dirname "$jar")" && pwd)/$(basename "$jar")"
   leasehold_select_java || exit 1
   local jvm_opts=()
-  read -ra jvm_opts <<< "${LEASEHOLD_JAVA_OPTS:-$(leasehold_default_flags)}"
+  read -ra jvm_opts <<< "${LEASEHOLD_JAVA_OPTS:-$(leasehold_default_flags)} $(leasehold_launch_flags)"
   leasehold_cache_flags "$jar" ${jvm_opts[@]+"${jvm_opts[@]}"}
   printf 'BASE_PORT=%s\nTLS_DIR=%q\n' "$base" "$tls" > "$state"
   local p started=()

@@ -1,10 +1,16 @@
 package io.leasehold.cli;
 
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.LeaseholdClientBuilder;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
 
@@ -15,6 +21,17 @@ import picocli.CommandLine;
 public abstract class ClientCommand implements Callable<Integer> {
   private static final Pattern HOST_PORT = Pattern.compile("[^\\s/]+:\\d{1,5}");
   private static final Duration MAX_ATTEMPT = Duration.ofSeconds(5);
+  /**
+   * A CLI call's channels run on an event loop of its own (plain NIO: no native transport to
+   * unpack and load), stopped before the JVM exits. gRPC's shared loop outlives a closed client
+   * by a second, and the JVM's exit waits up to 300 ms for a thread blocked in native code, as
+   * its selector is: that wait was most of a short call's time.
+   */
+  private static final ThreadFactory LOOP_THREADS = r -> {
+    Thread t = new Thread(r, "leasehold-cli-io");
+    t.setDaemon(true);
+    return t;
+  };
 
   @CommandLine.Spec
   protected CommandLine.Model.CommandSpec spec;
@@ -66,8 +83,16 @@ public abstract class ClientCommand implements Callable<Integer> {
         throw usage("--bearer-token: " + e.getMessage());
       }
     }
+    EventLoopGroup loop = new NioEventLoopGroup(1, LOOP_THREADS);
+    b.channelCustomizer(channel -> {
+      if (channel instanceof NettyChannelBuilder netty) {
+        netty.eventLoopGroup(loop).channelType(NioSocketChannel.class);
+      }
+    });
     try (LeaseholdClient client = configure(b).build()) {
       return run(client, output());
+    } finally {
+      loop.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).await(1, TimeUnit.SECONDS);
     }
   }
 

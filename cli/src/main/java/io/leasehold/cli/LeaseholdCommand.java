@@ -44,26 +44,6 @@ import picocli.CommandLine.UnmatchedArgumentException;
         "  leasehold lease get lock/billing-job",
         "  leasehold lease history lock/billing-job",
         ""},
-    subcommands = {
-        LeaseCommand.class,
-        SessionCommand.class,
-        LockCommand.class,
-        ElectCommand.class,
-        WatchCommand.class,
-        ServiceCommand.class,
-        RouteCommand.class,
-        PolicyCommand.class,
-        BanCommand.class,
-        ClusterCommand.class,
-        EndpointCommand.class,
-        AuthCommand.class,
-        AuditCommand.class,
-        ServerCommand.class,
-        BackupCommand.class,
-        RestoreCommand.class,
-        BenchCommand.class,
-        CompletionCommand.class,
-        CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         " 0:success",
@@ -78,6 +58,28 @@ public final class LeaseholdCommand implements Runnable {
 
   /** Where the CLI looks for the cluster when neither --endpoints nor LEASEHOLD_ENDPOINTS says. */
   public static final String DEFAULT_ENDPOINTS = "127.0.0.1:7400";
+
+  /** The subcommands, in the order help lists them; {@link CommandTree} adds them. */
+  public static final List<Class<?>> SUBCOMMANDS = List.of(
+      LeaseCommand.class,
+      SessionCommand.class,
+      LockCommand.class,
+      ElectCommand.class,
+      WatchCommand.class,
+      ServiceCommand.class,
+      RouteCommand.class,
+      PolicyCommand.class,
+      BanCommand.class,
+      ClusterCommand.class,
+      EndpointCommand.class,
+      AuthCommand.class,
+      AuditCommand.class,
+      ServerCommand.class,
+      BackupCommand.class,
+      RestoreCommand.class,
+      BenchCommand.class,
+      CompletionCommand.class,
+      CommandLine.HelpCommand.class);
 
   /** grpc-java's loggers' parent (java.util.logging); see {@link #quietGrpcLogs}. */
   private static final Logger GRPC_LOG = Logger.getLogger("io.grpc");
@@ -159,8 +161,21 @@ public final class LeaseholdCommand implements Runnable {
     return verbose;
   }
 
+  /** The whole command tree (help, completion, tests). */
   public static CommandLine commandLine() {
+    return commandLine(new String[0]);
+  }
+
+  /**
+   * The command line for these arguments: at each level only the subcommand they name (see
+   * {@link CommandTree}); {@code --version} alone needs none.
+   */
+  public static CommandLine commandLine(String... args) {
     CommandLine cl = new CommandLine(new LeaseholdCommand());
+    boolean versionOnly = args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"));
+    if (!versionOnly) {
+      CommandTree.addSubcommands(cl, LeaseholdCommand.class, args, 0);
+    }
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setParameterExceptionHandler(Errors::usage);
     cl.setExecutionExceptionHandler(Errors::execution);
@@ -192,7 +207,7 @@ public final class LeaseholdCommand implements Runnable {
   public static void main(String[] args) {
     commonPoolOfAtLeastTwo();
     quietClientLogs(args);
-    System.exit(commandLine().execute(args));
+    System.exit(commandLine(args).execute(args));
   }
 
   /**

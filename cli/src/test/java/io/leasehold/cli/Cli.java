@@ -49,8 +49,9 @@ public final class Cli {
     }
   }
 
+  /** The command line as {@code leasehold} builds it for these arguments (only the subcommand they name). */
   public static Run run(String... args) {
-    return run(LeaseholdCommand.commandLine(), args);
+    return run(LeaseholdCommand.commandLine(args), args);
   }
 
   /** Any command line (a subcommand on its own, say) with its output captured. */
@@ -95,7 +96,7 @@ public final class Cli {
     final Thread thread;
 
     Background(String... args) {
-      CommandLine cl = LeaseholdCommand.commandLine();
+      CommandLine cl = LeaseholdCommand.commandLine(args);
       cl.setOut(new PrintWriter(out, true));
       cl.setErr(new PrintWriter(err, true));
       thread = new Thread(() -> exit.complete(cl.execute(args)), "cli-" + args[args.length - 1]);

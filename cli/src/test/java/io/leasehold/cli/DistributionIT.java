@@ -133,6 +133,33 @@ class DistributionIT {
     server(clientPort, freePort());
     awaitServer(clientPort);
 
+    Result version = runCli(clientPort, "--version");
+    assertEquals(0, version.exit(), version.err());
+    assertTrue(version.out().strip().matches("leasehold \\d+\\.\\d+\\.\\d+\\S*"), "the jar's version: " + version.out());
+
+    // The CLI cache's training run (deploy/jvm.sh): every command it runs still exists and gets
+    // the answer it is there to record.
+    List<String> training = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), tmpDirOption(),
+        "-cp", System.getProperty("leasehold.jar", "target/leasehold.jar"), "io.leasehold.cli.CliTraining", "127.0.0.1:" + clientPort));
+    Process trainingRun = new ProcessBuilder(training).redirectErrorStream(true).start();
+    processes.add(trainingRun);
+    String trained = new String(trainingRun.getInputStream().readAllBytes());
+    assertTrue(trainingRun.waitFor(60, TimeUnit.SECONDS), "the training run ends");
+    assertEquals(0, trainingRun.exitValue(), trained);
+    for (String line : trained.lines().toList()) {
+      String[] codeAndCall = line.split("\t", 2);
+      String call = codeAndCall[1];
+      int expected = LeaseholdCommand.EXIT_OK;
+      if (call.contains("--holder other") || call.endsWith("lease get training/none")) {
+        expected = LeaseholdCommand.EXIT_FAILED;
+      } else if (call.endsWith("lease get")) {
+        expected = LeaseholdCommand.EXIT_USAGE;
+      } else if (call.startsWith("--endpoints 127.0.0.1:1 ")) {
+        expected = LeaseholdCommand.EXIT_UNREACHABLE;
+      }
+      assertEquals(expected, Integer.parseInt(codeAndCall[0]), line + "\n" + trained);
+    }
+
     Path seen = dir.resolve("seen.txt");
     Result lock = runCli(clientPort, "lock", "lock/e2e", "--", "sh", "-c", "echo \"$LEASEHOLD_LEASE $LEASEHOLD_TOKEN\" > \"$1\"; exit 5",
         "sh", seen.toString());

@@ -31,6 +31,10 @@ class JvmScriptTest {
   static final Path DEPLOY = Path.of(System.getProperty("leasehold.deploy", "."));
   static final Path SCRIPT = DEPLOY.resolve("jvm.sh");
   static final String DEFAULTS = "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -XX:+UseStringDeduplication -Xmx512m";
+  /** The CLI's defaults (every command but server and bench). */
+  static final String CLI_DEFAULTS = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData";
+  /** Added to every start on Java 24 and later. */
+  static final String LAUNCH_24 = "--sun-misc-unsafe-memory-access=allow";
   /** The defaults on Java 25 and later. */
   static final String DEFAULTS_25 = DEFAULTS + " -XX:+UseCompactObjectHeaders";
 
@@ -127,11 +131,20 @@ class JvmScriptTest {
     return out.lines().filter(l -> l.startsWith(prefix)).findFirst().orElseThrow(() -> new AssertionError("no '" + prefix + "' line in: " + out));
   }
 
-  /** The cache path the report names (the part between "cache: " and " ("). */
+  /** The nodes' cache path the report names (the part between "cache: " and " ("). */
   String cachePath(Map<String, String> env) throws Exception {
+    return reportedPath(env, "cache: ");
+  }
+
+  /** The CLI's cache path the report names. */
+  String cliCachePath(Map<String, String> env) throws Exception {
+    return reportedPath(env, "cli cache: ");
+  }
+
+  String reportedPath(Map<String, String> env, String label) throws Exception {
     Run r = script(env, "report");
     assertEquals(0, r.exit(), r.err());
-    String cache = line(r.out(), "cache: ").substring("cache: ".length());
+    String cache = line(r.out(), label).substring(label.length());
     return cache.substring(0, cache.indexOf(" ("));
   }
 
@@ -194,6 +207,9 @@ class JvmScriptTest {
     assertEquals(aot, cachePath(env("LEASEHOLD_JAVA_OPTS", DEFAULTS_25)), "the defaults are the flags when LEASEHOLD_JAVA_OPTS is unset");
     assertEquals(aot, cachePath(env("LEASEHOLD_JAVA_OPTS", DEFAULTS_25 + " -Xmx1g -Xlog:aot")), "heap size and logging keep the cache");
     assertNotEquals(aot, cachePath(env("LEASEHOLD_JAVA_OPTS", DEFAULTS_25 + " -XX:CICompilerCount=2")), "another -XX flag, another cache");
+    String cli = cliCachePath(env());
+    assertTrue(cli.matches(".*/dist/leasehold-cli-jdk25\\.0\\.1\\+8-LTS-[0-9a-f]{8}\\.aot"), "the CLI's cache: " + cli);
+    assertNotEquals(cli, cliCachePath(env("LEASEHOLD_CLI_JAVA_OPTS", CLI_DEFAULTS + " -XX:CICompilerCount=2")), "the CLI's flags name it");
 
     Run report = script(env(), "report");
     assertEquals("java: " + jvms.resolve("jdk-25/bin/java") + " (25.0.1+8-LTS)", line(report.out(), "java: "));
@@ -291,47 +307,128 @@ class JvmScriptTest {
    * The launcher itself, in a copy of the repository's layout with a built jar, runs the chosen
    * java with the cache flags, then LEASEHOLD_JAVA_OPTS or the defaults, then -jar and the arguments.
    */
-  @Test
-  void theLauncherRunsTheChosenJavaWithTheCacheAndTheFlags() throws Exception {
+  /** A copy of the repository's layout with the launcher, jvm.sh and (unless told) a built jar. */
+  Path repo(boolean withJar) throws IOException {
     Path repo = dir.resolve("repo");
     Files.createDirectories(repo.resolve("deploy"));
     Files.copy(DEPLOY.resolve("../leasehold"), repo.resolve("leasehold"));
     Files.copy(SCRIPT, repo.resolve("deploy/jvm.sh"));
-    Path repoJar = repo.resolve("cli/target/leasehold.jar");
-    Files.createDirectories(repoJar.getParent());
-    Files.writeString(repoJar, "not a jar");
-    // A java that prints its arguments, one a line.
+    Files.createDirectories(repo.resolve("cli/target"));
+    if (withJar) {
+      Files.writeString(repo.resolve("cli/target/leasehold.jar"), "not a jar");
+    }
+    return repo;
+  }
+
+  /** A Java 25 whose java prints its arguments, one a line. */
+  Map<String, String> echoJava() throws IOException {
     Path echo = dir.resolve("echo-jdk");
     executable(echo.resolve("bin/java"), "#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done\n");
     Files.writeString(echo.resolve("release"), "JAVA_RUNTIME_VERSION=\"25.0.1+8-LTS\"\nJAVA_VERSION=\"25.0.1\"\n");
-    Map<String, String> env = env("LEASEHOLD_JAVA", echo.resolve("bin/java").toString());
+    return env("LEASEHOLD_JAVA", echo.resolve("bin/java").toString());
+  }
+
+  static List<String> words(String... groups) {
+    List<String> all = new ArrayList<>();
+    for (String g : groups) {
+      all.addAll(List.of(g.split(" ")));
+    }
+    return all;
+  }
+
+  @Test
+  void theLauncherRunsTheChosenJavaWithTheCacheAndTheFlags() throws Exception {
+    Path repo = repo(true);
+    Path repoJar = repo.resolve("cli/target/leasehold.jar");
+    Map<String, String> env = echoJava();
+    String launcher = repo.resolve("leasehold").toString();
 
     jar = repoJar;
-    String aot = cachePath(env);
-    Files.writeString(Path.of(aot), "cache");
-    Run run = bash(env, List.of("/bin/bash", repo.resolve("leasehold").toString(), "lease", "get", "a b"));
+    String cli = cliCachePath(env);
+    Files.writeString(Path.of(cli), "cache");
+    Run run = bash(env, List.of("/bin/bash", launcher, "lease", "get", "a b"));
     assertEquals(0, run.exit(), run.err());
-    List<String> expected = new ArrayList<>(List.of("-XX:AOTCache=" + aot, "-Xlog:aot*=off:stdout", "-Xlog:aot*=warning:stderr"));
-    expected.addAll(List.of(DEFAULTS_25.split(" ")));
-    expected.addAll(List.of("-jar", repoJar.toString(), "lease", "get", "a b"));
-    assertEquals(expected, run.out().lines().toList());
+    List<String> expected = new ArrayList<>(List.of("-XX:AOTCache=" + cli, "-Xlog:aot*=off:stdout", "-Xlog:aot*=warning:stderr"));
+    expected.addAll(words(CLI_DEFAULTS, LAUNCH_24, "-jar " + repoJar, "lease get"));
+    expected.add("a b");
+    assertEquals(expected, run.out().lines().toList(), "a CLI command: the CLI's flags and cache");
     assertEquals("", run.err());
 
-    // With no cache yet, a command other than `server` runs without one rather than wait for a training.
-    Files.delete(Path.of(aot));
-    Run noCache = bash(env, List.of("/bin/bash", repo.resolve("leasehold").toString(), "lease", "get", "a"));
+    // With no cache yet, a CLI command runs without one rather than wait for a training.
+    Files.delete(Path.of(cli));
+    Run noCache = bash(env, List.of("/bin/bash", launcher, "--endpoints", "h:1", "lease", "get", "a"));
     assertEquals(0, noCache.exit(), noCache.err());
-    List<String> plain = new ArrayList<>(List.of(DEFAULTS_25.split(" ")));
-    plain.addAll(List.of("-jar", repoJar.toString(), "lease", "get", "a"));
-    assertEquals(plain, noCache.out().lines().toList());
+    assertEquals(words(CLI_DEFAULTS, LAUNCH_24, "-jar " + repoJar, "--endpoints h:1 lease get a"), noCache.out().lines().toList());
     assertEquals("", noCache.err(), "no training for a CLI command");
-    assertFalse(Files.exists(Path.of(aot)), "and no cache made");
+    assertFalse(Files.exists(Path.of(cli)), "and no cache made");
+
+    // A node and the bench take the nodes' flags and cache.
+    String aot = cachePath(env);
+    Files.writeString(Path.of(aot), "cache");
+    Files.writeString(Path.of(cli), "cache");
+    List<String> nodeCache = List.of("-XX:AOTCache=" + aot, "-Xlog:aot*=off:stdout", "-Xlog:aot*=warning:stderr");
+    for (List<String> args : List.of(List.of("server", "--standalone"), List.of("--timeout", "3s", "bench", "renew"))) {
+      List<String> command = new ArrayList<>(List.of("/bin/bash", launcher));
+      command.addAll(args);
+      Run node = bash(env, command);
+      assertEquals(0, node.exit(), node.err());
+      List<String> nodeExpected = new ArrayList<>(nodeCache);
+      nodeExpected.addAll(words(DEFAULTS_25, LAUNCH_24, "-jar " + repoJar));
+      nodeExpected.addAll(args);
+      assertEquals(nodeExpected, node.out().lines().toList(), args.toString());
+    }
 
     Map<String, String> own = new HashMap<>(env);
-    own.put("LEASEHOLD_JAVA_OPTS", "-Xmx64m");
+    own.put("LEASEHOLD_CLI_JAVA_OPTS", "-Xmx64m");
+    own.put("LEASEHOLD_JAVA_OPTS", "-Xmx1g");
     own.put("LEASEHOLD_AOT", "off");
-    assertEquals(List.of("-Xmx64m", "-jar", repoJar.toString(), "--version"),
-        bash(own, List.of("/bin/bash", repo.resolve("leasehold").toString(), "--version")).out().lines().toList());
+    assertEquals(words("-Xmx64m", LAUNCH_24, "-jar " + repoJar, "--version"),
+        bash(own, List.of("/bin/bash", launcher, "--version")).out().lines().toList(), "LEASEHOLD_CLI_JAVA_OPTS for the CLI");
+    assertEquals(words("-Xmx1g", LAUNCH_24, "-jar " + repoJar, "server"),
+        bash(own, List.of("/bin/bash", launcher, "server")).out().lines().toList(), "LEASEHOLD_JAVA_OPTS for a node");
+  }
+
+  /**
+   * The launcher builds the jar only saying that it does and why, with Maven (a stub here that
+   * logs its arguments and writes the jar), and with LEASEHOLD_BUILD=never fails with the command.
+   */
+  @Test
+  void theLauncherSaysWhyItBuildsOrFailsWithTheCommand() throws Exception {
+    Path repo = repo(false);
+    Path repoJar = repo.resolve("cli/target/leasehold.jar");
+    executable(pathBin.resolve("mvn"), "#!/bin/sh\necho \"mvn $*\" >> '" + calls + "'\necho built > '" + repoJar + "'\n");
+    Map<String, String> env = echoJava();
+    env.put("LEASEHOLD_AOT", "off");
+    String launcher = repo.resolve("leasehold").toString();
+
+    Map<String, String> never = new HashMap<>(env);
+    never.put("LEASEHOLD_BUILD", "never");
+    Run refused = bash(never, List.of("/bin/bash", launcher, "--version"));
+    assertEquals(2, refused.exit(), refused.err());
+    assertEquals("leasehold: cli/target/leasehold.jar is not built yet, and LEASEHOLD_BUILD=never; build it with: cd " + repo
+        + " && mvn -B -q -DskipTests -pl cli -am package", refused.err().strip());
+    assertFalse(Files.exists(calls) && Files.readString(calls).contains("mvn "), "no build");
+
+    Run first = bash(env, List.of("/bin/bash", launcher, "--version"));
+    assertEquals(0, first.exit(), first.err());
+    assertTrue(first.err().startsWith("leasehold: cli/target/leasehold.jar is not built yet; building it (cd " + repo
+        + " && mvn -B -q -DskipTests -pl cli -am package;"), first.err());
+    assertTrue(Files.readString(calls).contains("mvn -B -q -DskipTests -pl cli -am package"), Files.readString(calls));
+    assertTrue(first.out().endsWith("--version\n"), "then runs the command: " + first.out());
+
+    Run current = bash(env, List.of("/bin/bash", launcher, "--version"));
+    assertEquals("", current.err(), "a current jar is not built again");
+
+    Path source = repo.resolve("server/src/main/java/A.java");
+    Files.createDirectories(source.getParent());
+    Files.writeString(source, "class A {}");
+    Files.setLastModifiedTime(repoJar, FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+    Run changed = bash(env, List.of("/bin/bash", launcher, "--version"));
+    assertTrue(changed.err().startsWith("leasehold: server/src/main/java/A.java is newer than cli/target/leasehold.jar; building it"), changed.err());
+
+    Files.setLastModifiedTime(repoJar, FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+    Run stale = bash(never, List.of("/bin/bash", launcher, "--version"));
+    assertEquals(0, stale.exit(), "LEASEHOLD_BUILD=never runs the jar it finds: " + stale.err());
   }
 
   @Test

@@ -23,10 +23,13 @@ import picocli.CommandLine;
 @Command(name = "auth", mixinStandardHelpOptions = true,
     description = {"Identities, roles and grants. An identity is a client certificate's CN (or SAN URI leasehold://holder/NAME) "
         + "or a bearer token's; its roles decide what it may do: reader (read, watch), client (its own leases, read, watch), "
-        + "admin (everything). A role may be limited to name prefixes.", ""},
-    subcommands = {AuthCommand.WhoAmI.class, AuthCommand.RoleCommand.class, AuthCommand.Grant.class, AuthCommand.Revoke.class,
-        AuthCommand.ListGrants.class})
+        + "admin (everything). A role may be limited to name prefixes.", ""})
 public final class AuthCommand implements Runnable {
+  /** Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them. */
+  public static final List<Class<?>> SUBCOMMANDS = List.of(
+      AuthCommand.WhoAmI.class, AuthCommand.RoleCommand.class, AuthCommand.Grant.class, AuthCommand.Revoke.class,
+      AuthCommand.ListGrants.class);
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
@@ -49,9 +52,11 @@ public final class AuthCommand implements Runnable {
     }
   }
 
-  @Command(name = "role", mixinStandardHelpOptions = true, description = "Roles: add, remove, list.",
-      subcommands = {RoleAdd.class, RoleRemove.class, RoleList.class})
+  @Command(name = "role", mixinStandardHelpOptions = true, description = "Roles: add, remove, list.")
   public static final class RoleCommand implements Runnable {
+    /** Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them. */
+    public static final List<Class<?>> SUBCOMMANDS = List.of(RoleAdd.class, RoleRemove.class, RoleList.class);
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 

@@ -19,9 +19,12 @@ import picocli.CommandLine.Parameters;
 
 /** {@code leasehold ban …}: banned holders cannot acquire or renew. */
 @Command(name = "ban", mixinStandardHelpOptions = true,
-    description = "Bans: a banned holder cannot acquire or renew, and its live leases end at once (reason BANNED).",
-    subcommands = {BanCommand.Add.class, BanCommand.Remove.class, BanCommand.ListBans.class})
+    description = "Bans: a banned holder cannot acquire or renew, and its live leases end at once (reason BANNED).")
 public final class BanCommand implements Runnable {
+  /** Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them. */
+  public static final List<Class<?>> SUBCOMMANDS = List.of(
+      BanCommand.Add.class, BanCommand.Remove.class, BanCommand.ListBans.class);
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 

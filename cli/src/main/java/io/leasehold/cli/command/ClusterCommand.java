@@ -24,10 +24,13 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code leasehold cluster …}. */
-@Command(name = "cluster", mixinStandardHelpOptions = true, description = "The cluster's members: status, membership, leadership, snapshots.",
-    subcommands = {ClusterCommand.Status.class, ClusterCommand.Add.class, ClusterCommand.Remove.class,
-        ClusterCommand.TransferLeader.class, ClusterCommand.Snapshot.class})
+@Command(name = "cluster", mixinStandardHelpOptions = true, description = "The cluster's members: status, membership, leadership, snapshots.")
 public final class ClusterCommand implements Runnable {
+  /** Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them. */
+  public static final List<Class<?>> SUBCOMMANDS = List.of(
+      ClusterCommand.Status.class, ClusterCommand.Add.class, ClusterCommand.Remove.class,
+      ClusterCommand.TransferLeader.class, ClusterCommand.Snapshot.class);
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 

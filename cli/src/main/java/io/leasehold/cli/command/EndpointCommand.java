@@ -33,9 +33,11 @@ import picocli.CommandLine.Option;
     description = {"Each node on its own: its health or its status, one line per node.", "",
         "The nodes are every member of the cluster (its configuration, read from any node of --endpoints) and any",
         "--endpoints that are not members; with --only-endpoints, just --endpoints. Each is asked directly, once, in",
-        "parallel (at most --timeout and 5s each), so one node down or slow does not hide the others.", ""},
-    subcommands = {EndpointCommand.Health.class, EndpointCommand.Status.class})
+        "parallel (at most --timeout and 5s each), so one node down or slow does not hide the others.", ""})
 public final class EndpointCommand implements Runnable {
+  /** Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them. */
+  public static final List<Class<?>> SUBCOMMANDS = List.of(EndpointCommand.Health.class, EndpointCommand.Status.class);
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 

@@ -10,6 +10,7 @@ import io.leasehold.cli.command.lease.LeaseReleaseCommand;
 import io.leasehold.cli.command.lease.LeaseRenewCommand;
 import io.leasehold.cli.command.lease.LeaseRevokeCommand;
 import io.leasehold.cli.command.lease.LeaseTransferCommand;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -17,19 +18,14 @@ import picocli.CommandLine.Command;
 @Command(
     name = "lease",
     mixinStandardHelpOptions = true,
-    description = "Inspect, acquire, renew, release, revoke and transfer leases; read why they ended.",
-    subcommands = {
-        LeaseListCommand.class,
-        LeaseGetCommand.class,
-        LeaseAcquireCommand.class,
-        LeaseRenewCommand.class,
-        LeaseKeepAliveCommand.class,
-        LeaseReleaseCommand.class,
-        LeaseRevokeCommand.class,
-        LeaseTransferCommand.class,
-        LeaseAcceptCommand.class,
-        LeaseHistoryCommand.class})
+    description = "Inspect, acquire, renew, release, revoke and transfer leases; read why they ended.")
 public final class LeaseCommand implements Runnable {
+  /** Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them. */
+  public static final List<Class<?>> SUBCOMMANDS = List.of(
+      LeaseListCommand.class, LeaseGetCommand.class, LeaseAcquireCommand.class, LeaseRenewCommand.class,
+      LeaseKeepAliveCommand.class, LeaseReleaseCommand.class, LeaseRevokeCommand.class, LeaseTransferCommand.class,
+      LeaseAcceptCommand.class, LeaseHistoryCommand.class);
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 

@@ -21,9 +21,12 @@ import picocli.CommandLine;
 @Command(name = "policy", mixinStandardHelpOptions = true,
     description = {"Policy per namespace: TTL bounds, heartbeat, name pattern, grace, lock-delay, quotas.", "",
         "A namespace is the first segment of a name; \"\" is the default policy. Fields: TTL bounds and default,",
-        "heartbeat, name pattern, grace, lock-delay, quotas, history length.", ""},
-    subcommands = {PolicyCommand.Get.class, PolicyCommand.Set.class, PolicyCommand.Delete.class, PolicyCommand.ListPolicies.class})
+        "heartbeat, name pattern, grace, lock-delay, quotas, history length.", ""})
 public final class PolicyCommand implements Runnable {
+  /** Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them. */
+  public static final List<Class<?>> SUBCOMMANDS = List.of(
+      PolicyCommand.Get.class, PolicyCommand.Set.class, PolicyCommand.Delete.class, PolicyCommand.ListPolicies.class);
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 

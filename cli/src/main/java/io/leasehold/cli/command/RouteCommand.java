@@ -16,9 +16,12 @@ import picocli.CommandLine.Parameters;
 
 /** {@code leasehold route …}: the routing table (leases that carry an address). */
 @Command(name = "route", mixinStandardHelpOptions = true,
-    description = "The routing table: leases that carry an address, with holder, token and partition.",
-    subcommands = {RouteCommand.ListRoutes.class, RouteCommand.Lookup.class, RouteCommand.Partition.class})
+    description = "The routing table: leases that carry an address, with holder, token and partition.")
 public final class RouteCommand implements Runnable {
+  /** Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them. */
+  public static final List<Class<?>> SUBCOMMANDS = List.of(
+      RouteCommand.ListRoutes.class, RouteCommand.Lookup.class, RouteCommand.Partition.class);
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 

@@ -3,6 +3,7 @@ package io.leasehold.cli.command;
 import io.leasehold.cli.command.session.SessionCloseCommand;
 import io.leasehold.cli.command.session.SessionGetCommand;
 import io.leasehold.cli.command.session.SessionListCommand;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -10,9 +11,12 @@ import picocli.CommandLine.Command;
 @Command(
     name = "session",
     mixinStandardHelpOptions = true,
-    description = "Inspect and close sessions: one keep-alive for many leases, which end with it.",
-    subcommands = {SessionListCommand.class, SessionGetCommand.class, SessionCloseCommand.class})
+    description = "Inspect and close sessions: one keep-alive for many leases, which end with it.")
 public final class SessionCommand implements Runnable {
+  /** Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them. */
+  public static final List<Class<?>> SUBCOMMANDS = List.of(
+      SessionListCommand.class, SessionGetCommand.class, SessionCloseCommand.class);
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 

@@ -1,5 +1,6 @@
 package io.leasehold.cli.command.bench;
 
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -14,14 +15,13 @@ import picocli.CommandLine.Command;
         + "benchmarks/compare.sh reads).",
         "",
         "A node's JIT compiler needs a few minutes of load before its figures settle: warm up "
-        + "(--warmup, or a discarded first run) before comparing."},
-    subcommands = {
-        AcquireReleaseCommand.class,
-        RenewCommand.class,
-        ContendedLockCommand.class,
-        WatchBenchCommand.class,
-        FailoverCommand.class})
+        + "(--warmup, or a discarded first run) before comparing."})
 public final class BenchCommand implements Runnable {
+  /** Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them. */
+  public static final List<Class<?>> SUBCOMMANDS = List.of(
+      AcquireReleaseCommand.class, RenewCommand.class, ContendedLockCommand.class, WatchBenchCommand.class,
+      FailoverCommand.class);
+
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
