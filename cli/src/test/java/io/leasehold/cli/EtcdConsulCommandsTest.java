@@ -58,12 +58,21 @@ class EtcdConsulCommandsTest {
     JsonObject acquired = acquire("renew/x", "30s");
     long token = acquired.get("token").getAsLong();
     JsonObject renewed = run(cluster, "lease", "renew", "renew/x", "--token", "" + token, "-o", "json").ok().object();
-    assertEquals(List.of("name", "token", "ttlMs", "expiresAt", "heartbeatMs"), List.copyOf(renewed.keySet()), "the JSON shape is stable");
+    assertEquals(List.of("name", "token", "ttlMs", "expiresAt", "deadline", "heartbeatMs"), List.copyOf(renewed.keySet()),
+        "the JSON shape is stable");
     assertEquals(token, renewed.get("token").getAsLong());
     assertEquals(30_000, renewed.get("ttlMs").getAsLong());
     assertEquals(10_000, renewed.get("heartbeatMs").getAsLong());
     assertFalse(Instant.parse(str(renewed, "expiresAt")).isBefore(Instant.parse(str(acquired, "expiresAt"))), renewed.toString());
-    assertEquals(1, run(cluster, "lease", "get", "renew/x", "-o", "json").ok().object().get("renewCount").getAsLong());
+    JsonObject read = run(cluster, "lease", "get", "renew/x", "-o", "json").ok().object();
+    assertEquals(1, read.get("renewCount").getAsLong());
+    // The deadline printed is the leader's: expiresAt plus grace, and what a read then shows (the
+    // leader counts from when it applied the renewal, a moment after it stamped the reply).
+    Instant deadline = Instant.parse(str(renewed, "deadline"));
+    assertFalse(deadline.isBefore(Instant.parse(str(renewed, "expiresAt"))), renewed.toString());
+    Instant readDeadline = Instant.parse(str(read, "deadline"));
+    assertFalse(readDeadline.isBefore(deadline), read + " / " + renewed);
+    assertTrue(readDeadline.isBefore(deadline.plusSeconds(2)), read + " / " + renewed);
 
     String table = run(cluster, "lease", "renew", "renew/x", "--token", "" + token).ok().out();
     assertEquals(List.of("FIELD", "VALUE"), Cli.cells(table).get(0));

@@ -201,6 +201,7 @@ public final class LeaseView {
         "token", r.token(),
         "ttlMs", r.ttl().toMillis(),
         "expiresAt", r.expiresAt().toString(),
+        "deadline", r.deadline().toString(),
         "heartbeatMs", r.heartbeatInterval().map(Duration::toMillis).orElse(null));
   }
 
@@ -209,13 +210,16 @@ public final class LeaseView {
         .row("name", r.name())
         .row("token", r.token())
         .row("ttl", Human.duration(r.ttl()))
-        .row("expires", Human.time(r.expiresAt()))
+        .row("expires", Human.time(r.deadline()))
         .row("heartbeat", Human.duration(r.heartbeatInterval()));
   }
 
-  /** {@code renewed lock/x token=5 ttl=30s expires=2026-11-22T09:27:52Z}. */
+  /**
+   * {@code renewed lock/x token=5 ttl=30s expires=2026-11-22T09:27:52Z}. As for a read, {@code
+   * expires} is the deadline the leader acts on (the renewal's end plus any grace).
+   */
   public static String line(Renewal r) {
-    return "renewed " + r.name() + " token=" + r.token() + " ttl=" + Human.duration(r.ttl()) + " expires=" + Human.time(r.expiresAt());
+    return "renewed " + r.name() + " token=" + r.token() + " ttl=" + Human.duration(r.ttl()) + " expires=" + Human.time(r.deadline());
   }
 
   /** The reason's name; a reason newer than the SDK shows as UNRECOGNIZED, as it always has. */

@@ -15,6 +15,7 @@ import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.RenewResult;
 import io.leasehold.proto.v1.TransferRequest;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -141,8 +142,12 @@ public final class LeaseReads {
           }
           RenewResult result = r.getResults(0);
           return switch (result.getOutcome()) {
-            case RENEWED -> Optional.of(new Renewal(name, token, Protos.duration(result.getTtl()), Protos.instant(result.getExpiresAt()),
-                result.hasHeartbeatInterval() ? Optional.of(Protos.duration(result.getHeartbeatInterval())) : Optional.empty()));
+            case RENEWED -> {
+              Instant expiresAt = Protos.instant(result.getExpiresAt());
+              yield Optional.of(new Renewal(name, token, Protos.duration(result.getTtl()), expiresAt,
+                  result.hasHeartbeatInterval() ? Optional.of(Protos.duration(result.getHeartbeatInterval())) : Optional.empty(),
+                  result.hasDeadline() ? Protos.instant(result.getDeadline()) : expiresAt));
+            }
             case REJECTED -> throw new AcquireRejectedException(name, Protos.rejection(result.getRejection()));
             default -> Optional.<Renewal>empty();
           };
