@@ -498,7 +498,8 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
         export LEASEHOLD_CACHE_KIND=cli
         opts=(${cli_opts[@]+"${cli_opts[@]}"})
       fi
-      leasehold_cache_flags "$jar" ${opts[@]+"${opts[@]}"}
+      read -ra launch <<< "$(leasehold_launch_flags)"
+      leasehold_cache_flags "$jar" ${opts[@]+"${opts[@]}"} ${launch[@]+"${launch[@]}"}
       [ ${#LEASEHOLD_CACHE_FLAGS[@]} -gt 0 ] && printf '%s\n' "${LEASEHOLD_CACHE_FLAGS[@]}"
       exit 0
       ;;
