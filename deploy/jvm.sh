@@ -422,7 +422,7 @@ leasehold_train_locked() {
   shift 2
   [ "$LEASEHOLD_JAVA_MAJOR" -ge 25 ] && kind="an AOT cache"
   if [ "${LEASEHOLD_CACHE_KIND:-node}" = cli ]; then
-    kind="$kind for the CLI" length="10-20 s"
+    kind="$kind for the CLI" length="about 10 s"
   fi
   (
     interrupted=""
