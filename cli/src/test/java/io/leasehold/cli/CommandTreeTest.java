@@ -3,6 +3,7 @@ package io.leasehold.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.cli.command.LeaseCommand;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,8 @@ import picocli.CommandLine;
  * tree below that level.
  */
 class CommandTreeTest {
+  static final List<Class<?>> LEASE_SUBCOMMANDS = LeaseCommand.SUBCOMMANDS;
+
   static CommandLine tree(String... args) {
     return LeaseholdCommand.commandLine(args);
   }
@@ -65,13 +68,9 @@ class CommandTreeTest {
       assertEquals(everything, paths(tree(args), List.of(), new ArrayList<>()).size(), String.join(" ", args));
     }
     assertEquals(all, subcommands(tree("help")).size());
-    assertEquals(LeaseCommand().size(), subcommands(tree("lease"), "lease").size());
-    assertEquals(LeaseCommand().size(), subcommands(tree("lease", "--help"), "lease").size());
-    assertEquals(LeaseCommand().size(), subcommands(tree("lease", "gett"), "lease").size());
-  }
-
-  static List<Class<?>> LeaseCommand() {
-    return io.leasehold.cli.command.LeaseCommand.SUBCOMMANDS;
+    assertEquals(LEASE_SUBCOMMANDS.size(), subcommands(tree("lease"), "lease").size());
+    assertEquals(LEASE_SUBCOMMANDS.size(), subcommands(tree("lease", "--help"), "lease").size());
+    assertEquals(LEASE_SUBCOMMANDS.size(), subcommands(tree("lease", "gett"), "lease").size());
   }
 
   /** Every command's help (which lists its subcommands and options) is the same built alone. */
