@@ -306,6 +306,51 @@ leasehold_training_node() {
   return 1
 }
 
+# JAR WORK LOG DUMP [JVM flags...] -> starts a three-node cluster from JAR with the selected java
+# and these flags, n1 also with the flag DUMP (which writes the cache), data under WORK, and
+# waits until every node serves: sets the array `nodes` (their pids, n1 first) and `base` (n1's
+# client port; node i's client port is base+10(i-1), its peer port one above, its metrics port
+# two above) in the caller. As leasehold_training_node, a node that could not bind its ports
+# has the cluster started again on others, twice at most.
+leasehold_training_cluster() {
+  local jar="$1" work="$2" log="$3" dump="$4" try deadline i peers ok p extra
+  shift 4
+  for try in 1 2 3; do
+    base="$(leasehold_free_ports 23)" || { echo "no free ports for the training cluster"; return 1; }
+    peers="n1=127.0.0.1:$((base + 1)):$base,n2=127.0.0.1:$((base + 11)):$((base + 10)),n3=127.0.0.1:$((base + 21)):$((base + 20))"
+    echo "$(date +%T) training cluster: $LEASEHOLD_JAVA_BIN ($LEASEHOLD_JAVA_VERSION), flags: $*, n1 also $dump, jar: $jar, ports $base-$((base + 22))"
+    nodes=()
+    for i in 1 2 3; do
+      extra=()
+      [ $i = 1 ] && extra=("$dump")
+      "$LEASEHOLD_JAVA_BIN" ${extra[@]+"${extra[@]}"} "$@" "-Djava.io.tmpdir=$work/tmp" -jar "$jar" server --id "n$i" --peers "$peers" \
+        --metrics-port "$((base + 10 * (i - 1) + 2))" --data-dir "$work/data$try/n$i" </dev/null &
+      nodes+=($!)
+    done
+    deadline=$((SECONDS + 120))
+    for i in 1 2 3; do
+      until leasehold_healthz "$((base + 10 * (i - 1) + 2))"; do
+        ok=1
+        for p in "${nodes[@]}"; do kill -0 "$p" 2>/dev/null || ok=0; done
+        if [ $ok = 0 ]; then
+          for p in "${nodes[@]}"; do kill -KILL "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+          nodes=()
+          if [ $try -lt 3 ] && grep -q "Address already in use" "$log"; then
+            echo "$(date +%T) a port was taken meanwhile; again on others"
+            continue 3
+          fi
+          echo "a training node exited before the cluster served"
+          return 1
+        fi
+        [ $SECONDS -lt $deadline ] || { echo "the training cluster did not serve within 120 s"; return 1; }
+        sleep 0.3
+      done
+    done
+    return 0
+  done
+  return 1
+}
+
 # JAR CACHE [JVM flags...] -> the training run that writes CACHE (see the top of this file), with
 # the selected java and these flags. Its output goes to CACHE.log; fails if no cache was written.
 leasehold_train_cache() {
@@ -317,11 +362,11 @@ leasehold_train_cache() {
     work="$(mktemp -d "${TMPDIR:-/tmp}/leasehold-training.XXXXXX")" || exit 1
     log="$cache.log"
     out="$cache.part$$"
-    node="" helpers=()
+    node="" helpers=() nodes=()
     # shellcheck disable=SC2317 # run by the EXIT trap
     cleanup() {
       local p
-      for p in ${helpers[@]+"${helpers[@]}"} $node; do kill -KILL "$p" 2>/dev/null || true; done
+      for p in ${helpers[@]+"${helpers[@]}"} ${nodes[@]+"${nodes[@]}"} $node; do kill -KILL "$p" 2>/dev/null || true; done
       rm -rf "$work" "$out" "$out.config"
     }
     trap cleanup EXIT
@@ -350,32 +395,46 @@ leasehold_train_cache() {
         [ -s "$out" ] || { echo "the JVM wrote no cache"; exit 1; }
         echo "$(date +%T) cache written: $(stat -c %s "$out") bytes"
       else
-        leasehold_training_node "$jar" "$work" "$log" "$dump" "$@" || exit 1
+        leasehold_training_cluster "$jar" "$work" "$log" "$dump" "$@" || exit 1
         # The CLI, from the same jar and java; timeout bounds the foreground calls.
-        cli=("$java" "-Djava.io.tmpdir=$work/tmp" -jar "$jar" --endpoints "127.0.0.1:$base")
-        echo "$(date +%T) the node serves; load from the CLI"
-        # Watch and registry traffic beside the write load: a watcher on the bench's names, and a
-        # registered instance kept alive. Started as java itself, so that $! is the JVM.
+        all="127.0.0.1:$base,127.0.0.1:$((base + 10)),127.0.0.1:$((base + 20))"
+        cli=("$java" "-Djava.io.tmpdir=$work/tmp" -jar "$jar" --endpoints "$all")
+        echo "$(date +%T) the cluster serves; load from the CLI"
+        # Watch and registry traffic beside the write load: watchers on the bench's names (one on
+        # n1 alone, which serves it as leader and then as follower), and a registered instance
+        # kept alive. Started as java itself, so that $! is the JVM.
         "${cli[@]}" watch bench/ -o json >/dev/null </dev/null &
+        helpers+=($!)
+        "$java" "-Djava.io.tmpdir=$work/tmp" -jar "$jar" --endpoints "127.0.0.1:$base" watch bench/ -o json >/dev/null </dev/null &
         helpers+=($!)
         "${cli[@]}" service register training i1 --address 127.0.0.1:1 --ttl 3s --hold </dev/null &
         helpers+=($!)
-        timeout --foreground 120 "${cli[@]}" bench acquire-release --clients 16 --duration "${ar}s" --warmup 0s -o json </dev/null || exit 1
+        # n1, whose JVM writes the cache, leads the first half of the load and follows in the
+        # second: the cache then holds both sides of replication.
+        timeout --foreground 60 "${cli[@]}" cluster transfer-leader n1 </dev/null || true
+        timeout --foreground 120 "${cli[@]}" bench acquire-release --clients 16 --duration "$((ar / 2))s" --warmup 0s -o json </dev/null || exit 1
+        timeout --foreground 60 "${cli[@]}" cluster transfer-leader n2 </dev/null || true
+        timeout --foreground 120 "${cli[@]}" bench acquire-release --clients 16 --duration "$((ar / 2))s" --warmup 0s -o json </dev/null || exit 1
         timeout --foreground 120 "${cli[@]}" bench renew --leases 200 --clients 4 --ttl 3s --duration "${rn}s" --warmup 0s -o json </dev/null || exit 1
         timeout --foreground 60 "${cli[@]}" service resolve training </dev/null || true
+        timeout --foreground 60 "$java" "-Djava.io.tmpdir=$work/tmp" -jar "$jar" --endpoints "127.0.0.1:$base" lease list </dev/null || true
         timeout --foreground 60 "${cli[@]}" cluster status </dev/null || true
         for p in "${helpers[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
         for p in "${helpers[@]}"; do wait "$p" 2>/dev/null || true; done
         helpers=()
-        echo "$(date +%T) load done; stopping the node"
-        # SIGTERM: the node closes and the JVM writes the cache as it exits (on 25 a second JVM
-        # assembles it from the recorded configuration).
+        echo "$(date +%T) load done; stopping the cluster"
+        # SIGTERM: n1 closes and its JVM writes the cache as it exits (on 25 a second JVM
+        # assembles it from the recorded configuration); then the others.
+        node="${nodes[0]}"
         kill -TERM "$node"
         deadline=$((SECONDS + 300))
         while kill -0 "$node" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.3; done
         if kill -0 "$node" 2>/dev/null; then echo "the training node did not exit within 300 s of SIGTERM"; exit 1; fi
         wait "$node" 2>/dev/null || true
         node=""
+        for p in "${nodes[@]:1}"; do kill -TERM "$p" 2>/dev/null || true; done
+        for p in "${nodes[@]:1}"; do wait "$p" 2>/dev/null || true; done
+        nodes=()
         [ -s "$out" ] || { echo "the JVM wrote no cache"; exit 1; }
         echo "$(date +%T) cache written: $(stat -c %s "$out") bytes"
       fi
