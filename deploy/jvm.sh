@@ -16,10 +16,12 @@
 # `java` on PATH wins. With no Java 17 or later found, `java` on PATH is used as it is.
 #
 # The cache: on Java 25 or later an AOT cache (-XX:AOTCache), on 17 to 24 a dynamic CDS archive
-# (-XX:SharedArchiveFile), made by a training run: a standalone node in a temporary directory,
-# under load from the CLI (`bench acquire-release`, `bench renew`, a watch, a registration) for
-# about 30 s on 25 (10 s below), then stopped with SIGTERM, when the JVM writes the cache. With the
-# JVMs' starts and the cache's assembly, a training takes 40-90 s on two cores.
+# (-XX:SharedArchiveFile), made by a training run: a three-node cluster in a temporary directory,
+# under load from the CLI (`bench acquire-release`, `bench renew`, watches, a registration) for
+# about 30 s on 25 (10 s below); its node n1, whose JVM writes the cache, leads the first half of
+# the load and follows in the second (`cluster transfer-leader`), so the cache holds both sides of
+# replication. Then n1 is stopped with SIGTERM, when its JVM writes the cache. With the JVMs'
+# starts and the cache's assembly, a training takes 40-90 s on two cores.
 # The CLI has a cache of its own (named leasehold-cli-jdk...), trained in about 10 s by its
 # everyday commands run in one JVM against a standalone node (io.leasehold.cli.CliTraining): the
 # launcher makes it after it builds the jar and at a node's first start after a build. A cache
