@@ -273,6 +273,13 @@ leasehold_healthz() {
   ) 2>/dev/null
 }
 
+# TRY LOG -> succeeds, saying so, when a training node that exited on start TRY (of three) could
+# not bind a port, as LOG (its output) says: its caller starts again on other ports.
+leasehold_port_taken() {
+  [ "$1" -lt 3 ] && grep -q "Address already in use" "$2" || return 1
+  echo "$(date +%T) a port was taken meanwhile; again on others"
+}
+
 # JAR WORK LOG [JVM flags...] -> starts a standalone node from JAR with the selected java and these
 # flags, data under WORK, and waits until it serves: sets `node` (its pid) and `base` (its client
 # port; peers on base+1, metrics on base+2) in the caller. Its output goes to stdout. Free ports
@@ -293,10 +300,7 @@ leasehold_training_node() {
       if ! kill -0 "$node" 2>/dev/null; then
         wait "$node" 2>/dev/null || true
         node=""
-        if [ $try -lt 3 ] && grep -q "Address already in use" "$log"; then
-          echo "$(date +%T) a port was taken meanwhile; again on others"
-          continue 2
-        fi
+        leasehold_port_taken "$try" "$log" && continue 2
         echo "the training node exited before it served"
         return 1
       fi
@@ -337,10 +341,7 @@ leasehold_training_cluster() {
         if [ $ok = 0 ]; then
           for p in "${nodes[@]}"; do kill -KILL "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
           nodes=()
-          if [ $try -lt 3 ] && grep -q "Address already in use" "$log"; then
-            echo "$(date +%T) a port was taken meanwhile; again on others"
-            continue 3
-          fi
+          leasehold_port_taken "$try" "$log" && continue 3
           echo "a training node exited before the cluster served"
           return 1
         fi
