@@ -29,12 +29,10 @@ class AuthCommandTest {
   static void start() throws Exception {
     certs = Files.createDirectories(dir.resolve("certs"));
     TestCerts.Authority ca = TestCerts.authority(certs, "ca");
-    TestCerts.node(certs, ca, "n1");
+    TestCerts.Identity n1 = TestCerts.node(certs, ca, "n1");
     TestCerts.node(certs, ca, "admin");
     TestCerts.node(certs, ca, "runner-1");
-    cluster = TestCluster.start(1, dir.resolve("data"), b -> b
-        .tlsCertFile(certs.resolve("n1.pem")).tlsKeyFile(certs.resolve("n1-key.pem")).tlsCaFile(ca.pem())
-        .clientCertAuth(true).initialAdmin("admin"));
+    cluster = TestCluster.start(1, dir.resolve("data"), b -> TestCerts.mutualTls(b, n1, ca, "admin"));
     // The leader records the initial admin's grant once it leads; until then admin is one by configuration only.
     TestCluster.await("the initial admin's grant is recorded", java.time.Duration.ofSeconds(20),
         () -> run(as("admin", "auth", "list", "admin", "-o", "json")).out().contains("\"admin\""));

@@ -42,11 +42,10 @@ class ConnectionErrorsTest {
     certs = Files.createDirectories(dir.resolve("certs"));
     TestCerts.Authority ca = TestCerts.authority(certs, "ca");
     TestCerts.Authority other = TestCerts.authority(certs, "other");
-    TestCerts.node(certs, ca, "n1");
+    TestCerts.Identity n1 = TestCerts.node(certs, ca, "n1");
     TestCerts.node(certs, ca, "admin");
     TestCerts.node(certs, other, "stranger");
-    tls = TestCluster.start(1, dir.resolve("tls"), b -> b.tlsCertFile(certs.resolve("n1.pem")).tlsKeyFile(certs.resolve("n1-key.pem"))
-        .tlsCaFile(ca.pem()).clientCertAuth(true).initialAdmin("admin"));
+    tls = TestCluster.start(1, dir.resolve("tls"), b -> TestCerts.mutualTls(b, n1, ca, "admin"));
     plain = TestCluster.start(1, dir.resolve("plain"));
   }
 

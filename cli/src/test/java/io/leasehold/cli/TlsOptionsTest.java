@@ -28,10 +28,9 @@ class TlsOptionsTest {
   static void start() throws Exception {
     certs = Files.createDirectories(dir.resolve("certs"));
     TestCerts.Authority ca = TestCerts.authority(certs, "ca");
-    TestCerts.node(certs, ca, "n1");
+    TestCerts.Identity n1 = TestCerts.node(certs, ca, "n1");
     TestCerts.node(certs, ca, "admin");
-    cluster = TestCluster.start(1, dir.resolve("data"), b -> b.metricsPort(0)
-        .tlsCertFile(certs.resolve("n1.pem")).tlsKeyFile(certs.resolve("n1-key.pem")).tlsCaFile(ca.pem()).clientCertAuth(true).initialAdmin("admin")
+    cluster = TestCluster.start(1, dir.resolve("data"), b -> TestCerts.mutualTls(b.metricsPort(0), n1, ca, "admin")
         .peerTlsCertFile(certs.resolve("n1.pem")).peerTlsKeyFile(certs.resolve("n1-key.pem")).peerTlsCaFile(ca.pem()));
   }
 

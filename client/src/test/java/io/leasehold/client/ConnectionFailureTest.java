@@ -44,12 +44,11 @@ class ConnectionFailureTest {
     certs = Files.createDirectories(dir.resolve("certs"));
     ca = TestCerts.authority(certs, "ca");
     TestCerts.Authority other = TestCerts.authority(certs, "other");
-    TestCerts.node(certs, ca, "n1");
+    TestCerts.Identity n1 = TestCerts.node(certs, ca, "n1");
     TestCerts.node(certs, ca, "runner-1");
     TestCerts.node(certs, other, "stranger");
     TestCerts.expired(certs, ca, "expired");
-    tls = TestCluster.start(1, dir.resolve("tls"), b -> b.tlsCertFile(certs.resolve("n1.pem")).tlsKeyFile(certs.resolve("n1-key.pem"))
-        .tlsCaFile(ca.pem()).clientCertAuth(true).initialAdmin("runner-1"));
+    tls = TestCluster.start(1, dir.resolve("tls"), b -> TestCerts.mutualTls(b, n1, ca, "runner-1"));
     plain = TestCluster.start(1, dir.resolve("plain"));
   }
 

@@ -2,6 +2,7 @@ package io.leasehold.server.tls;
 
 import io.grpc.ChannelCredentials;
 import io.grpc.TlsChannelCredentials;
+import io.leasehold.server.NodeConfig;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -70,6 +71,14 @@ public final class TestCerts {
     Path pem = dir.resolve(name + ".pem");
     write(pem, cert);
     return new Authority(name, cert, keys.getPrivate(), pem);
+  }
+
+  /**
+   * Mutual TLS on a node's client port: its certificate {@code node} (from {@link #node}), client
+   * certificates signed by {@code ca} required, and {@code admin} the initial admin.
+   */
+  public static NodeConfig.Builder mutualTls(NodeConfig.Builder b, Identity node, Authority ca, String admin) {
+    return b.tlsCertFile(node.certFile()).tlsKeyFile(node.keyFile()).tlsCaFile(ca.pem()).clientCertAuth(true).initialAdmin(admin);
   }
 
   /** A member's certificate, valid from an hour ago for a day. */
