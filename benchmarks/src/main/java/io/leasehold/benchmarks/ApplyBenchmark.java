@@ -1,12 +1,14 @@
 // How to run (from the repository root):
 //
-//   mvn -B -q -pl benchmarks -am package -DskipTests && java -jar benchmarks/target/benchmarks.jar ApplyBenchmark -f 3
+//   mvn -B -q -pl benchmarks -am package -DskipTests && java -jar benchmarks/target/benchmarks.jar
+// ApplyBenchmark -f 3
 //
 // Three forks (about 7.5 minutes) because one fork on a small VM varies by ±30%; quote the
 // three-fork score and error.
 //
 // One benchmark only: append its name, e.g. `ApplyBenchmark.renewBatch1000`; add `-prof gc` for
-// allocation per operation. The whole class takes about 2.5 minutes (five benchmarks, one fork each).
+// allocation per operation. The whole class takes about 2.5 minutes (five benchmarks, one fork
+// each).
 package io.leasehold.benchmarks;
 
 import com.google.protobuf.CodedOutputStream;
@@ -46,23 +48,25 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
- * Throughput of the apply path: {@link LeaseCore#apply} over a real {@link RocksDbStore}, one
- * log entry per invocation at the next index (term 1, leader time increasing), on one thread,
- * because Ratis applies entries one at a time. The store is in the log format a new cluster runs
- * (batches, {@link LogFormat#NEWEST}).
+ * Throughput of the apply path: {@link LeaseCore#apply} over a real {@link RocksDbStore}, one log
+ * entry per invocation at the next index (term 1, leader time increasing), on one thread, because
+ * Ratis applies entries one at a time. The store is in the log format a new cluster runs (batches,
+ * {@link LogFormat#NEWEST}).
  *
  * <p>Each invocation builds its {@link LogCommand}, as the adapter decodes one per entry; the
  * {@code FromBytes} variant parses it from the wire bytes as a follower does. Not measured: Ratis
  * itself, the log, serialising the reply and notifying watchers.
  *
  * <p>The store lives for the whole trial (warmup and measurement), so {@code acquireNewName}
- * measures a store that keeps growing (one new lease per operation, a few million by the end);
- * the name count is printed at teardown. The renew pools stay the same size.
+ * measures a store that keeps growing (one new lease per operation, a few million by the end); the
+ * name count is printed at teardown. The renew pools stay the same size.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms2g", "-Xmx2g"})
 @Threads(1)
 @Warmup(iterations = 4, time = 2)
 @Measurement(iterations = 10, time = 2)
@@ -73,6 +77,7 @@ public class ApplyBenchmark {
   private static final int SMALL_POOL = 10_000;
   private static final int BATCH_POOL = 100_000;
   private static final int BATCH = 1_000;
+
   /** Acquisitions a batched entry carries: as many as a leader batches at most. */
   private static final int ACQUIRE_BATCH = LogFormat.MAX_BATCH;
 
@@ -84,12 +89,18 @@ public class ApplyBenchmark {
 
   /** Held leases: names[i] was granted with token tokens[i]. */
   private String[] names = new String[0];
+
   private long[] tokens = new long[0];
   private String method;
   private int cursor;
   private long newNames;
-  /** For the FromBytes variant: each batch of the pool as a serialised LogCommand without its leader time. */
+
+  /**
+   * For the FromBytes variant: each batch of the pool as a serialised LogCommand without its leader
+   * time.
+   */
   private byte[][] batchBytes;
+
   /** Kept so dead-code elimination cannot drop apply, and checked at teardown. */
   private ApplyResult last;
 
@@ -99,8 +110,13 @@ public class ApplyBenchmark {
     store = RocksDbStore.open(dir.resolve("db"));
     core = new LeaseCore(store);
     // As a new cluster's leader does first: from this entry on, entries may carry batches.
-    core.apply(TERM, ++index, LogCommand.newBuilder().setLeaderTimeMicros(++leaderTimeMicros)
-        .setSetLogFormat(SetLogFormat.newBuilder().setFormat(LogFormat.NEWEST)).build());
+    core.apply(
+        TERM,
+        ++index,
+        LogCommand.newBuilder()
+            .setLeaderTimeMicros(++leaderTimeMicros)
+            .setSetLogFormat(SetLogFormat.newBuilder().setFormat(LogFormat.NEWEST))
+            .build());
     if (core.logFormat() != LogFormat.NEWEST) {
       throw new IllegalStateException("the store did not switch to log format " + LogFormat.NEWEST);
     }
@@ -113,18 +129,23 @@ public class ApplyBenchmark {
         hold(BATCH_POOL);
         batchBytes = new byte[BATCH_POOL / BATCH][];
         for (int b = 0; b < batchBytes.length; b++) {
-          batchBytes[b] = LogCommand.newBuilder().setRenew(renewBatch(b * BATCH)).build().toByteArray();
+          batchBytes[b] =
+              LogCommand.newBuilder().setRenew(renewBatch(b * BATCH)).build().toByteArray();
         }
         LogCommand parsed = LogCommand.parseFrom(entryBytes(batchBytes[0], 42));
-        if (!parsed.equals(LogCommand.newBuilder().setLeaderTimeMicros(42).setRenew(renewBatch(0)).build())) {
-          throw new IllegalStateException("the spliced entry bytes do not parse to the intended command");
+        if (!parsed.equals(
+            LogCommand.newBuilder().setLeaderTimeMicros(42).setRenew(renewBatch(0)).build())) {
+          throw new IllegalStateException(
+              "the spliced entry bytes do not parse to the intended command");
         }
       }
-      default -> { }
+      default -> {}
     }
   }
 
-  /** Acquires {@code count} leases through the core, as clients would have, and keeps their tokens. */
+  /**
+   * Acquires {@code count} leases through the core, as clients would have, and keeps their tokens.
+   */
   private void hold(int count) throws IOException {
     names = new String[count];
     tokens = new long[count];
@@ -143,7 +164,8 @@ public class ApplyBenchmark {
     try {
       check();
       if (method.equals("acquireNewName")) {
-        System.out.printf("%n[acquireNewName] the store grew by %,d leases over the trial%n", newNames);
+        System.out.printf(
+            "%n[acquireNewName] the store grew by %,d leases over the trial%n", newNames);
       }
     } finally {
       store.close();
@@ -157,20 +179,36 @@ public class ApplyBenchmark {
       return;
     }
     LogReply reply = last.reply();
-    boolean ok = switch (reply.getReplyCase()) {
-      // A fresh name gets a new token (this entry's); a re-acquire keeps the lease's token.
-      case ACQUIRE -> reply.getAcquire().getOutcome() == Outcome.GRANTED
-          && (reply.getAcquire().getLease().getToken() == firstToken(last.revision())) == method.equals("acquireNewName");
-      case BATCH -> reply.getBatch().getRepliesCount() == ACQUIRE_BATCH
-          && reply.getBatch().getRepliesList().stream().allMatch(r -> r.hasAcquire()
-              ? r.getAcquire().getOutcome() == Outcome.GRANTED : r.getRelease().getOutcome() == Outcome.RELEASED)
-          && reply.getBatch().getReplies(ACQUIRE_BATCH / 2 - 1).getAcquire().getLease().getToken()
-              == firstToken(last.revision()) + ACQUIRE_BATCH / 2 - 1;
-      case RENEW -> reply.getRenew().getResultsList().stream().allMatch(r -> r.getOutcome() == Outcome.RENEWED);
-      default -> false;
-    };
+    boolean ok =
+        switch (reply.getReplyCase()) {
+          // A fresh name gets a new token (this entry's); a re-acquire keeps the lease's token.
+          case ACQUIRE ->
+              reply.getAcquire().getOutcome() == Outcome.GRANTED
+                  && (reply.getAcquire().getLease().getToken() == firstToken(last.revision()))
+                      == method.equals("acquireNewName");
+          case BATCH ->
+              reply.getBatch().getRepliesCount() == ACQUIRE_BATCH
+                  && reply.getBatch().getRepliesList().stream()
+                      .allMatch(
+                          r ->
+                              r.hasAcquire()
+                                  ? r.getAcquire().getOutcome() == Outcome.GRANTED
+                                  : r.getRelease().getOutcome() == Outcome.RELEASED)
+                  && reply
+                          .getBatch()
+                          .getReplies(ACQUIRE_BATCH / 2 - 1)
+                          .getAcquire()
+                          .getLease()
+                          .getToken()
+                      == firstToken(last.revision()) + ACQUIRE_BATCH / 2 - 1;
+          case RENEW ->
+              reply.getRenew().getResultsList().stream()
+                  .allMatch(r -> r.getOutcome() == Outcome.RENEWED);
+          default -> false;
+        };
     if (!ok || last.revision() != index) {
-      throw new IllegalStateException("the last applied entry did not do what was measured: " + reply);
+      throw new IllegalStateException(
+          "the last applied entry did not do what was measured: " + reply);
     }
   }
 
@@ -184,7 +222,10 @@ public class ApplyBenchmark {
   }
 
   private LogCommand acquire(String name) {
-    return LogCommand.newBuilder().setLeaderTimeMicros(++leaderTimeMicros).setAcquire(acquireRequest(name)).build();
+    return LogCommand.newBuilder()
+        .setLeaderTimeMicros(++leaderTimeMicros)
+        .setAcquire(acquireRequest(name))
+        .build();
   }
 
   private RenewRequest.Builder renewBatch(int from) {
@@ -209,10 +250,10 @@ public class ApplyBenchmark {
   }
 
   /**
-   * A log entry of {@value #ACQUIRE_BATCH} commands, as a leader batches them under
-   * acquire-release load: half acquire new names, half release the names the previous entry
-   * acquired (so the store stays small). Each command is its own transaction and reply; the entry
-   * has one store commit. The score is commands per second.
+   * A log entry of {@value #ACQUIRE_BATCH} commands, as a leader batches them under acquire-release
+   * load: half acquire new names, half release the names the previous entry acquired (so the store
+   * stays small). Each command is its own transaction and reply; the entry has one store commit.
+   * The score is commands per second.
    */
   @Benchmark
   @OperationsPerInvocation(ACQUIRE_BATCH)
@@ -220,13 +261,25 @@ public class ApplyBenchmark {
     CommandBatch.Builder batch = CommandBatch.newBuilder();
     int half = ACQUIRE_BATCH / 2;
     for (int i = 0; i < half; i++) {
-      batch.addCommands(LogCommand.newBuilder().setAcquire(acquireRequest("bench/n-" + (newNames + i))));
+      batch.addCommands(
+          LogCommand.newBuilder().setAcquire(acquireRequest("bench/n-" + (newNames + i))));
     }
     for (int i = 0; i < half && newNames > 0; i++) {
-      batch.addCommands(LogCommand.newBuilder().setRelease(
-          ReleaseRequest.newBuilder().setName("bench/n-" + (newNames - half + i)).setToken(tokens[i])));
+      batch.addCommands(
+          LogCommand.newBuilder()
+              .setRelease(
+                  ReleaseRequest.newBuilder()
+                      .setName("bench/n-" + (newNames - half + i))
+                      .setToken(tokens[i])));
     }
-    ApplyResult r = core.apply(TERM, ++index, LogCommand.newBuilder().setLeaderTimeMicros(++leaderTimeMicros).setBatch(batch).build());
+    ApplyResult r =
+        core.apply(
+            TERM,
+            ++index,
+            LogCommand.newBuilder()
+                .setLeaderTimeMicros(++leaderTimeMicros)
+                .setBatch(batch)
+                .build());
     for (int i = 0; i < half; i++) {
       tokens[i] = r.reply().getBatch().getReplies(i).getAcquire().getLease().getToken();
     }
@@ -244,10 +297,13 @@ public class ApplyBenchmark {
   @Benchmark
   public ApplyResult renewSingle() throws IOException {
     int i = nextInPool();
-    LogCommand command = LogCommand.newBuilder()
-        .setLeaderTimeMicros(++leaderTimeMicros)
-        .setRenew(RenewRequest.newBuilder().addItems(RenewItem.newBuilder().setName(names[i]).setToken(tokens[i])))
-        .build();
+    LogCommand command =
+        LogCommand.newBuilder()
+            .setLeaderTimeMicros(++leaderTimeMicros)
+            .setRenew(
+                RenewRequest.newBuilder()
+                    .addItems(RenewItem.newBuilder().setName(names[i]).setToken(tokens[i])))
+            .build();
     return last = core.apply(TERM, ++index, command);
   }
 
@@ -256,7 +312,11 @@ public class ApplyBenchmark {
   @OperationsPerInvocation(BATCH)
   public ApplyResult renewBatch1000() throws IOException {
     int from = nextBatch();
-    LogCommand command = LogCommand.newBuilder().setLeaderTimeMicros(++leaderTimeMicros).setRenew(renewBatch(from)).build();
+    LogCommand command =
+        LogCommand.newBuilder()
+            .setLeaderTimeMicros(++leaderTimeMicros)
+            .setRenew(renewBatch(from))
+            .build();
     return last = core.apply(TERM, ++index, command);
   }
 
@@ -275,7 +335,9 @@ public class ApplyBenchmark {
 
   /** The bytes of a log entry: the leader time field, then the rest of the command. */
   private static byte[] entryBytes(byte[] body, long leaderTimeMicros) throws IOException {
-    int head = CodedOutputStream.computeInt64Size(LogCommand.LEADER_TIME_MICROS_FIELD_NUMBER, leaderTimeMicros);
+    int head =
+        CodedOutputStream.computeInt64Size(
+            LogCommand.LEADER_TIME_MICROS_FIELD_NUMBER, leaderTimeMicros);
     byte[] entry = new byte[head + body.length];
     CodedOutputStream out = CodedOutputStream.newInstance(entry, 0, head);
     out.writeInt64(LogCommand.LEADER_TIME_MICROS_FIELD_NUMBER, leaderTimeMicros);

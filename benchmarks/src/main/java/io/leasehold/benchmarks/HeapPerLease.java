@@ -1,7 +1,8 @@
 // How to run (from the repository root):
 //
 //   mvn -B -q -pl benchmarks -am package -DskipTests && \
-//     java -Xmx2g -cp benchmarks/target/benchmarks.jar io.leasehold.benchmarks.HeapPerLease [leases]
+//     java -Xmx2g -cp benchmarks/target/benchmarks.jar io.leasehold.benchmarks.HeapPerLease
+// [leases]
 //
 // Deterministic (it counts objects, it does not time anything), so one run is enough.
 package io.leasehold.benchmarks;
@@ -20,9 +21,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * What one live lease keeps on a replica's heap: the objects and bytes the state machine holds
- * for it (the lease map, its index), counted from the JVM's live-object histogram before and
- * after applying N acquisitions of new names over a real {@link RocksDbStore}.
+ * What one live lease keeps on a replica's heap: the objects and bytes the state machine holds for
+ * it (the lease map, its index), counted from the JVM's live-object histogram before and after
+ * applying N acquisitions of new names over a real {@link RocksDbStore}.
  *
  * <p>Each entry is parsed from its wire bytes, as a replica applies it, so the request's strings
  * are fresh objects per entry, as they are in a cluster. Half the leases go to one holder (as a
@@ -51,7 +52,8 @@ public final class HeapPerLease {
       }
       Map<String, Histogram.Row> after = Histogram.take();
       if (core.liveLeases() != leases + 1_000) {
-        throw new IllegalStateException("expected " + (leases + 1_000) + " live leases, found " + core.liveLeases());
+        throw new IllegalStateException(
+            "expected " + (leases + 1_000) + " live leases, found " + core.liveLeases());
       }
       report(before, after, leases);
     } finally {
@@ -59,9 +61,15 @@ public final class HeapPerLease {
     }
   }
 
-  private static long acquire(LeaseCore core, long index, long time, String name, String holder, Duration ttl) throws Exception {
-    byte[] wire = LogCommand.newBuilder().setLeaderTimeMicros(time)
-        .setAcquire(AcquireRequest.newBuilder().setName(name).setHolder(holder).setTtl(ttl)).build().toByteArray();
+  private static long acquire(
+      LeaseCore core, long index, long time, String name, String holder, Duration ttl)
+      throws Exception {
+    byte[] wire =
+        LogCommand.newBuilder()
+            .setLeaderTimeMicros(time)
+            .setAcquire(AcquireRequest.newBuilder().setName(name).setHolder(holder).setTtl(ttl))
+            .build()
+            .toByteArray();
     ApplyResult r = core.apply(1, ++index, LogCommand.parseFrom(wire));
     if (r.reply().getAcquire().getOutcome() != Outcome.GRANTED) {
       throw new IllegalStateException("not granted: " + r.reply());
@@ -69,7 +77,8 @@ public final class HeapPerLease {
     return index;
   }
 
-  private static void report(Map<String, Histogram.Row> before, Map<String, Histogram.Row> after, int leases) {
+  private static void report(
+      Map<String, Histogram.Row> before, Map<String, Histogram.Row> after, int leases) {
     List<Histogram.Growth> grown = Histogram.growth(before, after, leases);
     Histogram.Growth all = Histogram.total(before, after, leases);
     System.out.printf(Locale.ROOT, "%,d leases applied; the live heap grew, per lease:%n", leases);

@@ -7,7 +7,10 @@ import java.util.List;
 import java.util.Map;
 import javax.management.ObjectName;
 
-/** Live objects by class, from the JVM's {@code GC.class_histogram} (which runs a full collection first). */
+/**
+ * Live objects by class, from the JVM's {@code GC.class_histogram} (which runs a full collection
+ * first).
+ */
 public final class Histogram {
   /** One class's live instances and their bytes. */
   public record Row(long instances, long bytes) {}
@@ -19,15 +22,22 @@ public final class Histogram {
 
   /** The live heap now, by class name. */
   public static Map<String, Row> take() throws Exception {
-    String text = (String) ManagementFactory.getPlatformMBeanServer().invoke(
-        new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
-        new Object[] {new String[0]}, new String[] {String[].class.getName()});
+    String text =
+        (String)
+            ManagementFactory.getPlatformMBeanServer()
+                .invoke(
+                    new ObjectName("com.sun.management:type=DiagnosticCommand"),
+                    "gcClassHistogram",
+                    new Object[] {new String[0]},
+                    new String[] {String[].class.getName()});
     Map<String, Row> rows = new HashMap<>();
     for (String line : text.split("\n")) {
       String[] f = line.trim().split("\\s+");
       // "  num:  #instances  #bytes  class name (module)"
       if (f.length >= 4 && f[0].endsWith(":")) {
-        rows.merge(f[3], new Row(Long.parseLong(f[1]), Long.parseLong(f[2])),
+        rows.merge(
+            f[3],
+            new Row(Long.parseLong(f[1]), Long.parseLong(f[2])),
             (a, b) -> new Row(a.instances() + b.instances(), a.bytes() + b.bytes()));
       }
     }
@@ -52,7 +62,9 @@ public final class Histogram {
     return grown;
   }
 
-  /** What every class together grew by from {@code before} to {@code after}, divided by {@code per}. */
+  /**
+   * What every class together grew by from {@code before} to {@code after}, divided by {@code per}.
+   */
   public static Growth total(Map<String, Row> before, Map<String, Row> after, long per) {
     long instances = 0;
     long bytes = 0;

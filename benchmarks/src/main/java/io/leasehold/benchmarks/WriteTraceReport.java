@@ -1,6 +1,8 @@
-// How to run (nodes started with `leasehold server ... --trace-writes /tmp/trace.<id>` on one host):
+// How to run (nodes started with `leasehold server ... --trace-writes /tmp/trace.<id>` on one
+// host):
 //
-//   java -cp benchmarks/target/benchmarks.jar io.leasehold.benchmarks.WriteTraceReport [--last N] /tmp/trace.n1 /tmp/trace.n2 /tmp/trace.n3
+//   java -cp benchmarks/target/benchmarks.jar io.leasehold.benchmarks.WriteTraceReport [--last N]
+// /tmp/trace.n1 /tmp/trace.n2 /tmp/trace.n3
 package io.leasehold.benchmarks;
 
 import java.io.IOException;
@@ -57,7 +59,9 @@ public final class WriteTraceReport {
         } catch (NumberFormatException e) {
           continue;
         }
-        entries.computeIfAbsent(index, i -> new HashMap<>()).merge(p[0] + " " + p[1], nanos, Math::min);
+        entries
+            .computeIfAbsent(index, i -> new HashMap<>())
+            .merge(p[0] + " " + p[1], nanos, Math::min);
       }
     }
     List<Map<String, Long>> proposed = new ArrayList<>();
@@ -71,19 +75,43 @@ public final class WriteTraceReport {
     }
     Map<String, List<Double>> offsets = new HashMap<>();
     for (Map<String, Long> steps : proposed) {
-      long start = steps.entrySet().stream().filter(e -> e.getKey().endsWith(" propose")).mapToLong(Map.Entry::getValue).min().orElseThrow();
-      steps.forEach((step, t) -> offsets.computeIfAbsent(step, s -> new ArrayList<>()).add((t - start) / 1e6));
+      long start =
+          steps.entrySet().stream()
+              .filter(e -> e.getKey().endsWith(" propose"))
+              .mapToLong(Map.Entry::getValue)
+              .min()
+              .orElseThrow();
+      steps.forEach(
+          (step, t) ->
+              offsets.computeIfAbsent(step, s -> new ArrayList<>()).add((t - start) / 1e6));
     }
     List<Map.Entry<String, double[]>> rows = new ArrayList<>();
-    offsets.forEach((step, v) -> {
-      Collections.sort(v);
-      rows.add(Map.entry(step, new double[] {v.get(v.size() / 2), v.get((int) (v.size() * 0.9)), v.size()}));
-    });
+    offsets.forEach(
+        (step, v) -> {
+          Collections.sort(v);
+          rows.add(
+              Map.entry(
+                  step,
+                  new double[] {v.get(v.size() / 2), v.get((int) (v.size() * 0.9)), v.size()}));
+        });
     rows.sort((a, b) -> Double.compare(a.getValue()[0], b.getValue()[0]));
-    StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%d proposed entries; ms after the entry's first proposal%n", proposed.size()));
-    out.append(String.format(Locale.ROOT, "%-32s %9s %9s %7s%n", "node step", "p50", "p90", "seen"));
+    StringBuilder out =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT,
+                "%d proposed entries; ms after the entry's first proposal%n",
+                proposed.size()));
+    out.append(
+        String.format(Locale.ROOT, "%-32s %9s %9s %7s%n", "node step", "p50", "p90", "seen"));
     for (Map.Entry<String, double[]> r : rows) {
-      out.append(String.format(Locale.ROOT, "%-32s %9.3f %9.3f %7d%n", r.getKey(), r.getValue()[0], r.getValue()[1], (long) r.getValue()[2]));
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "%-32s %9.3f %9.3f %7d%n",
+              r.getKey(),
+              r.getValue()[0],
+              r.getValue()[1],
+              (long) r.getValue()[2]));
     }
     return out.toString();
   }

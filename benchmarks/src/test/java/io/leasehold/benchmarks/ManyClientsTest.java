@@ -39,16 +39,33 @@ class ManyClientsTest {
   }
 
   @Test
-  void fiveClientsOfTwentyLeasesReportTheirHeapAndThreadsAndTheSurvivorsKeepTheirLeases() throws Exception {
+  void fiveClientsOfTwentyLeasesReportTheirHeapAndThreadsAndTheSurvivorsKeepTheirLeases()
+      throws Exception {
     Path dir = Files.createTempDirectory("many-clients-");
     int[] ports = TestCluster.freePorts(2);
     Peer peer = new Peer("n1", "127.0.0.1", ports[0], ports[1]);
-    LeaseholdNode node = LeaseholdNode.start(NodeConfig.builder().id("n1").peers(List.of(peer)).dataDir(dir.resolve("n1")).build());
+    LeaseholdNode node =
+        LeaseholdNode.start(
+            NodeConfig.builder().id("n1").peers(List.of(peer)).dataDir(dir.resolve("n1")).build());
     try {
-      TestCluster.await("a ready leader", Duration.ofSeconds(60),
+      TestCluster.await(
+          "a ready leader",
+          Duration.ofSeconds(60),
           () -> node.isLeader() && node.diagnostics().ticker().scheduler().isActive());
-      String[] r = execute("--endpoints", peer.clientAddress(), "--clients", "5", "--leases", "20", "--ttl", "5s",
-          "--watch", "2s", "--histogram", "5");
+      String[] r =
+          execute(
+              "--endpoints",
+              peer.clientAddress(),
+              "--clients",
+              "5",
+              "--leases",
+              "20",
+              "--ttl",
+              "5s",
+              "--watch",
+              "2s",
+              "--histogram",
+              "5");
       assertEquals("0", r[0], r[2]);
       JsonObject json = JsonParser.parseString(r[1].trim()).getAsJsonObject();
       assertEquals(100, json.get("leases").getAsLong(), r[1]);

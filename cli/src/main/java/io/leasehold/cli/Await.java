@@ -4,7 +4,10 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
-/** Waits for a future and throws its failure itself, not a wrapper, so errors read as the SDK wrote them. */
+/**
+ * Waits for a future and throws its failure itself, not a wrapper, so errors read as the SDK wrote
+ * them.
+ */
 public final class Await {
   private Await() {}
 

@@ -1,6 +1,8 @@
 package io.leasehold.cli;
 
-/** A command could not do what was asked: one line for stderr and the exit code that goes with it. */
+/**
+ * A command could not do what was asked: one line for stderr and the exit code that goes with it.
+ */
 public final class CliFailure extends RuntimeException {
   private static final long serialVersionUID = 1L;
   private final int exitCode;

@@ -7,10 +7,10 @@ import java.util.List;
 import picocli.CommandLine;
 
 /**
- * The training run of the CLI's class-data cache (deploy/jvm.sh): the everyday commands, one
- * after another in one JVM, against a node that serves at the endpoint given, with their output
- * discarded. The JVM that runs this records what those commands load and link, and a CLI call
- * that starts from the cache skips that work. Prints one line per command with its exit code.
+ * The training run of the CLI's class-data cache (deploy/jvm.sh): the everyday commands, one after
+ * another in one JVM, against a node that serves at the endpoint given, with their output
+ * discarded. The JVM that runs this records what those commands load and link, and a CLI call that
+ * starts from the cache skips that work. Prints one line per command with its exit code.
  *
  * <p>Usage: {@code java -cp leasehold.jar io.leasehold.cli.CliTraining HOST:PORT}
  */
@@ -29,8 +29,14 @@ public final class CliTraining {
     calls.add(new String[] {"--version"});
     calls.add(new String[] {"--help"});
     calls.add(new String[] {"lease", "--help"});
-    calls.add(new String[] {"--endpoints", e, "lease", "acquire", "training/a", "--ttl", "30s", "--holder", "training"});
-    calls.add(new String[] {"--endpoints", e, "lease", "acquire", "training/a", "--ttl", "30s", "--holder", "other"});
+    calls.add(
+        new String[] {
+          "--endpoints", e, "lease", "acquire", "training/a", "--ttl", "30s", "--holder", "training"
+        });
+    calls.add(
+        new String[] {
+          "--endpoints", e, "lease", "acquire", "training/a", "--ttl", "30s", "--holder", "other"
+        });
     calls.add(new String[] {"--endpoints", e, "lease", "get", "training/a"});
     calls.add(new String[] {"--endpoints", e, "lease", "get", "training/a", "-o", "json"});
     calls.add(new String[] {"--endpoints", e, "lease", "get", "training/none"});
@@ -38,7 +44,19 @@ public final class CliTraining {
     calls.add(new String[] {"--endpoints", e, "lease", "list", "-o", "wide"});
     calls.add(new String[] {"--endpoints", e, "lease", "history", "training/a"});
     calls.add(new String[] {"--endpoints", e, "lock", "training/lock", "--", "true"});
-    calls.add(new String[] {"--endpoints", e, "service", "register", "training", "i1", "--address", "127.0.0.1:1", "--ttl", "30s"});
+    calls.add(
+        new String[] {
+          "--endpoints",
+          e,
+          "service",
+          "register",
+          "training",
+          "i1",
+          "--address",
+          "127.0.0.1:1",
+          "--ttl",
+          "30s"
+        });
     calls.add(new String[] {"--endpoints", e, "service", "resolve", "training"});
     calls.add(new String[] {"--endpoints", e, "service", "list"});
     calls.add(new String[] {"--endpoints", e, "session", "list"});
@@ -48,7 +66,10 @@ public final class CliTraining {
     calls.add(new String[] {"--endpoints", e, "audit"});
     // The failures a user meets: a usage error and a node that does not answer.
     calls.add(new String[] {"--endpoints", e, "lease", "get"});
-    calls.add(new String[] {"--endpoints", "127.0.0.1:1", "--timeout", "1s", "lease", "get", "training/a"});
+    calls.add(
+        new String[] {
+          "--endpoints", "127.0.0.1:1", "--timeout", "1s", "lease", "get", "training/a"
+        });
     PrintWriter discard = new PrintWriter(Writer.nullWriter());
     int failedToRun = 0;
     for (String[] call : calls) {

@@ -21,20 +21,21 @@ import picocli.CommandLine;
 public abstract class ClientCommand implements Callable<Integer> {
   private static final Pattern HOST_PORT = Pattern.compile("[^\\s/]+:\\d{1,5}");
   private static final Duration MAX_ATTEMPT = Duration.ofSeconds(5);
-  /**
-   * A CLI call's channels run on an event loop of its own (plain NIO: no native transport to
-   * unpack and load), stopped before the JVM exits. gRPC's shared loop outlives a closed client
-   * by a second, and the JVM's exit waits up to 300 ms for a thread blocked in native code, as
-   * its selector is: that wait was most of a short call's time.
-   */
-  private static final ThreadFactory LOOP_THREADS = r -> {
-    Thread t = new Thread(r, "leasehold-cli-io");
-    t.setDaemon(true);
-    return t;
-  };
 
-  @CommandLine.Spec
-  protected CommandLine.Model.CommandSpec spec;
+  /**
+   * A CLI call's channels run on an event loop of its own (plain NIO: no native transport to unpack
+   * and load), stopped before the JVM exits. gRPC's shared loop outlives a closed client by a
+   * second, and the JVM's exit waits up to 300 ms for a thread blocked in native code, as its
+   * selector is: that wait was most of a short call's time.
+   */
+  private static final ThreadFactory LOOP_THREADS =
+      r -> {
+        Thread t = new Thread(r, "leasehold-cli-io");
+        t.setDaemon(true);
+        return t;
+      };
+
+  @CommandLine.Spec protected CommandLine.Model.CommandSpec spec;
 
   protected LeaseholdCommand globals() {
     return (LeaseholdCommand) spec.root().userObject();
@@ -74,7 +75,8 @@ public abstract class ClientCommand implements Callable<Integer> {
     if (timeout.isZero()) {
       throw usage("--timeout: must be positive");
     }
-    b.requestTimeout(timeout).attemptTimeout(timeout.compareTo(MAX_ATTEMPT) < 0 ? timeout : MAX_ATTEMPT);
+    b.requestTimeout(timeout)
+        .attemptTimeout(timeout.compareTo(MAX_ATTEMPT) < 0 ? timeout : MAX_ATTEMPT);
     globals().tls().configure(b);
     if (globals().token().isPresent()) {
       try {
@@ -84,11 +86,12 @@ public abstract class ClientCommand implements Callable<Integer> {
       }
     }
     EventLoopGroup loop = new NioEventLoopGroup(1, LOOP_THREADS);
-    b.channelCustomizer(channel -> {
-      if (channel instanceof NettyChannelBuilder netty) {
-        netty.eventLoopGroup(loop).channelType(NioSocketChannel.class);
-      }
-    });
+    b.channelCustomizer(
+        channel -> {
+          if (channel instanceof NettyChannelBuilder netty) {
+            netty.eventLoopGroup(loop).channelType(NioSocketChannel.class);
+          }
+        });
     try (LeaseholdClient client = configure(b).build()) {
       return run(client, output());
     } finally {

@@ -18,7 +18,8 @@ import javax.net.ssl.SSLContext;
  */
 public record ClientTls(Optional<Path> caCert, Optional<Path> cert, Optional<Path> key) {
   /** No option given: plaintext. */
-  public static final ClientTls PLAINTEXT = new ClientTls(Optional.empty(), Optional.empty(), Optional.empty());
+  public static final ClientTls PLAINTEXT =
+      new ClientTls(Optional.empty(), Optional.empty(), Optional.empty());
 
   /**
    * From the options' values (null or blank: not given).
@@ -31,11 +32,14 @@ public record ClientTls(Optional<Path> caCert, Optional<Path> cert, Optional<Pat
     Optional<Path> c = path("--cert", cert);
     Optional<Path> k = path("--key", key);
     if (c.isPresent() != k.isPresent()) {
-      throw new IllegalArgumentException(c.isPresent() ? "--cert: needs --key (the certificate's private key)"
-          : "--key: needs --cert (the certificate it belongs to)");
+      throw new IllegalArgumentException(
+          c.isPresent()
+              ? "--cert: needs --key (the certificate's private key)"
+              : "--key: needs --cert (the certificate it belongs to)");
     }
     if (c.isPresent() && ca.isEmpty()) {
-      throw new IllegalArgumentException("--cert: needs --cacert (the CA that verifies the nodes' certificates)");
+      throw new IllegalArgumentException(
+          "--cert: needs --cacert (the CA that verifies the nodes' certificates)");
     }
     return new ClientTls(ca, c, k);
   }
@@ -46,7 +50,11 @@ public record ClientTls(Optional<Path> caCert, Optional<Path> cert, Optional<Pat
     }
     Path p = Path.of(value.trim());
     if (!Files.isRegularFile(p) || !Files.isReadable(p)) {
-      throw new IllegalArgumentException(option + ": cannot read " + p + (Files.exists(p) ? " (not a readable file)" : " (no such file)"));
+      throw new IllegalArgumentException(
+          option
+              + ": cannot read "
+              + p
+              + (Files.exists(p) ? " (not a readable file)" : " (no such file)"));
     }
     return Optional.of(p);
   }
@@ -64,7 +72,9 @@ public record ClientTls(Optional<Path> caCert, Optional<Path> cert, Optional<Pat
 
   /** For commands that open a gRPC channel of their own. */
   public ChannelCredentials credentials() {
-    return enabled() ? TlsFiles.credentials(caCert.get(), cert.orElse(null), key.orElse(null)) : InsecureChannelCredentials.create();
+    return enabled()
+        ? TlsFiles.credentials(caCert.get(), cert.orElse(null), key.orElse(null))
+        : InsecureChannelCredentials.create();
   }
 
   /** The HTTPS client side for the nodes' metrics ports, when TLS is on. */
@@ -73,11 +83,14 @@ public record ClientTls(Optional<Path> caCert, Optional<Path> cert, Optional<Pat
       return Optional.empty();
     }
     try {
-      return Optional.of(Pem.sslContext(Pem.certificates(Files.readAllBytes(caCert.get())),
-          cert.isPresent() ? Pem.privateKey(Files.readAllBytes(key.get())) : null,
-          cert.isPresent() ? Pem.certificates(Files.readAllBytes(cert.get())) : null));
+      return Optional.of(
+          Pem.sslContext(
+              Pem.certificates(Files.readAllBytes(caCert.get())),
+              cert.isPresent() ? Pem.privateKey(Files.readAllBytes(key.get())) : null,
+              cert.isPresent() ? Pem.certificates(Files.readAllBytes(cert.get())) : null));
     } catch (IOException | GeneralSecurityException e) {
-      throw new IllegalArgumentException("--cacert/--cert/--key: cannot be used for HTTPS: " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "--cacert/--cert/--key: cannot be used for HTTPS: " + e.getMessage(), e);
     }
   }
 }

@@ -18,13 +18,17 @@ public class DurationConverter implements CommandLine.ITypeConverter<Duration> {
     return parse(value);
   }
 
-  /** For a TTL, a timeout, a period: more than zero. picocli names the option in front of the message. */
+  /**
+   * For a TTL, a timeout, a period: more than zero. picocli names the option in front of the
+   * message.
+   */
   public static final class Positive extends DurationConverter {
     @Override
     public Duration convert(String value) {
       Duration d = parse(value, "must be positive");
       if (d.isZero()) {
-        throw new CommandLine.TypeConversionException("must be positive, got " + value.trim() + " (e.g. 500ms, 30s, 5m, 1h)");
+        throw new CommandLine.TypeConversionException(
+            "must be positive, got " + value.trim() + " (e.g. 500ms, 30s, 5m, 1h)");
       }
       return d;
     }
@@ -39,14 +43,17 @@ public class DurationConverter implements CommandLine.ITypeConverter<Duration> {
   static Duration parse(String value, String rule) {
     String text = value.trim();
     if (text.isEmpty()) {
-      throw new CommandLine.TypeConversionException("empty duration; expected e.g. 500ms, 30s, 5m, 1h");
+      throw new CommandLine.TypeConversionException(
+          "empty duration; expected e.g. 500ms, 30s, 5m, 1h");
     }
     if (text.startsWith("-") && unsigned(text.substring(1)) != null) {
-      throw new CommandLine.TypeConversionException(rule + ", got " + text + " (e.g. 500ms, 30s, 5m, 1h)");
+      throw new CommandLine.TypeConversionException(
+          rule + ", got " + text + " (e.g. 500ms, 30s, 5m, 1h)");
     }
     Duration d = unsigned(text);
     if (d == null) {
-      throw new CommandLine.TypeConversionException("'" + value + "' is not a duration; expected e.g. 500ms, 30s, 5m, 1h");
+      throw new CommandLine.TypeConversionException(
+          "'" + value + "' is not a duration; expected e.g. 500ms, 30s, 5m, 1h");
     }
     return d;
   }
@@ -59,12 +66,14 @@ public class DurationConverter implements CommandLine.ITypeConverter<Duration> {
     while (m.find() && m.start() == at) {
       try {
         long n = Long.parseLong(m.group(1));
-        total = total.plus(switch (m.group(2)) {
-          case "ms" -> Duration.ofMillis(n);
-          case "s" -> Duration.ofSeconds(n);
-          case "m" -> Duration.ofMinutes(n);
-          default -> Duration.ofHours(n);
-        });
+        total =
+            total.plus(
+                switch (m.group(2)) {
+                  case "ms" -> Duration.ofMillis(n);
+                  case "s" -> Duration.ofSeconds(n);
+                  case "m" -> Duration.ofMinutes(n);
+                  default -> Duration.ofHours(n);
+                });
       } catch (NumberFormatException | ArithmeticException tooLong) {
         throw new CommandLine.TypeConversionException("'" + text + "' is too long a duration");
       }
@@ -73,7 +82,10 @@ public class DurationConverter implements CommandLine.ITypeConverter<Duration> {
     return at == text.length() && !text.isEmpty() ? total : null;
   }
 
-  /** The inverse of {@link #parse}, in the largest unit that is exact: {@code 600ms}, {@code 1s}, {@code 1h}. */
+  /**
+   * The inverse of {@link #parse}, in the largest unit that is exact: {@code 600ms}, {@code 1s},
+   * {@code 1h}.
+   */
   public static String format(Duration d) {
     long ms = d.toMillis();
     if (ms == 0 || ms % 1000 != 0) {

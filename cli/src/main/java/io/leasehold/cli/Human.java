@@ -45,8 +45,12 @@ public final class Human {
 
   /** {@code k1=v1,k2=v2} in key order. */
   public static String metadata(Map<String, String> m) {
-    return m.isEmpty() ? "-" : m.entrySet().stream().sorted(Map.Entry.comparingByKey())
-        .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(","));
+    return m.isEmpty()
+        ? "-"
+        : m.entrySet().stream()
+            .sorted(Map.Entry.comparingByKey())
+            .map(e -> e.getKey() + "=" + e.getValue())
+            .collect(Collectors.joining(","));
   }
 
   public static String orDash(Optional<String> s) {

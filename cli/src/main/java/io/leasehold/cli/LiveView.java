@@ -10,8 +10,8 @@ import java.util.Objects;
 /**
  * A view that follows something until interrupted ({@code --watch}). On a terminal each frame is
  * redrawn in place (the screen cleared, a title line with the time on top); otherwise a frame is
- * printed only when it changed, tables parted by a blank line, and with {@code -o json} one
- * compact JSON value per line (JSON Lines).
+ * printed only when it changed, tables parted by a blank line, and with {@code -o json} one compact
+ * JSON value per line (JSON Lines).
  */
 public final class LiveView {
   private static final String CLEAR = "\033[H\033[2J";
@@ -52,7 +52,10 @@ public final class LiveView {
     out.flush();
   }
 
-  /** Whether stdout, where the view goes, is a terminal (Linux says where fd 1 points; elsewhere the console is the best guess). */
+  /**
+   * Whether stdout, where the view goes, is a terminal (Linux says where fd 1 points; elsewhere the
+   * console is the best guess).
+   */
   public static boolean stdoutIsTerminal() {
     try {
       String d = Files.readSymbolicLink(Path.of("/proc/self/fd/1")).toString();

@@ -4,7 +4,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-/** Rows under upper-case headers, columns padded to their widest cell and parted by three spaces. */
+/**
+ * Rows under upper-case headers, columns padded to their widest cell and parted by three spaces.
+ */
 public final class Table {
   private final List<String> headers;
   private final List<List<String>> rows = new ArrayList<>();
@@ -27,7 +29,8 @@ public final class Table {
 
   public Table row(List<String> cells) {
     if (cells.size() != headers.size()) {
-      throw new IllegalArgumentException("a row of " + cells.size() + " cells under " + headers.size() + " headers");
+      throw new IllegalArgumentException(
+          "a row of " + cells.size() + " cells under " + headers.size() + " headers");
     }
     rows.add(cells.stream().map(c -> c.replace('\n', ' ')).toList());
     return this;

@@ -6,8 +6,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Lets a long-running command end cleanly on Ctrl-C or SIGTERM: the JVM's shutdown interrupts the
- * command's thread and waits (bounded) for the command to finish its cleanup (release a lease,
- * stop a child process). Tests end such a command the same way, by interrupting its thread.
+ * command's thread and waits (bounded) for the command to finish its cleanup (release a lease, stop
+ * a child process). Tests end such a command the same way, by interrupting its thread.
  */
 public final class UntilInterrupted implements AutoCloseable {
   private final CountDownLatch done = new CountDownLatch(1);
@@ -15,18 +15,24 @@ public final class UntilInterrupted implements AutoCloseable {
 
   private UntilInterrupted(Duration cleanup) {
     Thread command = Thread.currentThread();
-    this.hook = new Thread(() -> {
-      command.interrupt();
-      try {
-        done.await(cleanup.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }, "leasehold-interrupt");
+    this.hook =
+        new Thread(
+            () -> {
+              command.interrupt();
+              try {
+                done.await(cleanup.toMillis(), TimeUnit.MILLISECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "leasehold-interrupt");
     Runtime.getRuntime().addShutdownHook(hook);
   }
 
-  /** From now until {@link #close()}, shutting down interrupts the calling thread and waits up to {@code cleanup} for it. */
+  /**
+   * From now until {@link #close()}, shutting down interrupts the calling thread and waits up to
+   * {@code cleanup} for it.
+   */
   public static UntilInterrupted install(Duration cleanup) {
     return new UntilInterrupted(cleanup);
   }

@@ -17,15 +17,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code leasehold bench …} against a real three-node cluster (in this JVM), short runs. */
 class BenchCommandsTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
   static String metrics;
 
   @BeforeAll
   static void start() throws Exception {
     cluster = TestCluster.start(3, dir, b -> b.metricsPort(0));
-    metrics = String.join(",", cluster.running().stream().map(n -> "127.0.0.1:" + n.metricsPort().orElseThrow()).toList());
+    metrics =
+        String.join(
+            ",",
+            cluster.running().stream()
+                .map(n -> "127.0.0.1:" + n.metricsPort().orElseThrow())
+                .toList());
   }
 
   @AfterAll
@@ -53,7 +57,10 @@ class BenchCommandsTest {
     JsonObject r = bench("acquire-release", "--clients", "4", "--duration", "2s", "--warmup", "1s");
     assertEquals("acquire-release", r.get("workload").getAsString());
     assertEquals("leasehold", r.get("system").getAsString());
-    assertEquals(List.of("workload", "system", "settings", "results", "nodes", "notes"), List.copyOf(r.keySet()), "the JSON shape is stable");
+    assertEquals(
+        List.of("workload", "system", "settings", "results", "nodes", "notes"),
+        List.copyOf(r.keySet()),
+        "the JSON shape is stable");
     assertTrue(num(r, "results", "cycles_per_s") > 0, r.toString());
     assertEquals(0, num(r, "results", "failed"), r.toString());
     assertEquals(num(r, "results", "cycles_per_s") * 2, num(r, "results", "writes_per_s"), 1e-6);
@@ -61,14 +68,26 @@ class BenchCommandsTest {
     assertTrue(num(r, "results", "acquire", "p99_ms") >= num(r, "results", "acquire", "p50_ms"));
     assertEquals(3, r.getAsJsonArray("nodes").size());
     for (JsonElement n : r.getAsJsonArray("nodes")) {
-      assertTrue(n.getAsJsonObject().get("cores").getAsDouble() >= 0, "each node's CPU from its metrics: " + n);
+      assertTrue(
+          n.getAsJsonObject().get("cores").getAsDouble() >= 0,
+          "each node's CPU from its metrics: " + n);
       assertTrue(n.getAsJsonObject().get("rss_mib").getAsDouble() > 0, n.toString());
     }
   }
 
   @Test
   void anOpenLoopRunKeepsToItsRate() {
-    JsonObject r = bench("acquire-release", "--clients", "8", "--rate", "40", "--duration", "3s", "--warmup", "1s");
+    JsonObject r =
+        bench(
+            "acquire-release",
+            "--clients",
+            "8",
+            "--rate",
+            "40",
+            "--duration",
+            "3s",
+            "--warmup",
+            "1s");
     double rate = num(r, "results", "cycles_per_s");
     // An open loop never runs ahead of its rate. That it keeps up with it is a benchmark figure
     // (about 40 on an idle machine, -Dbench.rates=true): a busy machine ran 17 a second.
@@ -81,7 +100,19 @@ class BenchCommandsTest {
 
   @Test
   void renewKeepsEveryLeaseAliveAndCountsTheRenewalsTheClusterApplied() {
-    JsonObject r = bench("renew", "--clients", "2", "--leases", "200", "--ttl", "3s", "--duration", "4s", "--warmup", "0s");
+    JsonObject r =
+        bench(
+            "renew",
+            "--clients",
+            "2",
+            "--leases",
+            "200",
+            "--ttl",
+            "3s",
+            "--duration",
+            "4s",
+            "--warmup",
+            "0s");
     assertEquals(0, num(r, "results", "false_expiries"), r.toString());
     // 200 leases renewed about every second (a third of the TTL) for 4 s.
     assertTrue(num(r, "results", "renewals_per_s") > 100, r.toString());
@@ -90,7 +121,17 @@ class BenchCommandsTest {
 
   @Test
   void contendedLockHandsTheLockOverWithoutAFencingOrExclusionViolation() {
-    JsonObject r = bench("contended-lock", "--clients", "4", "--names", "1", "--duration", "3s", "--warmup", "0s");
+    JsonObject r =
+        bench(
+            "contended-lock",
+            "--clients",
+            "4",
+            "--names",
+            "1",
+            "--duration",
+            "3s",
+            "--warmup",
+            "0s");
     assertTrue(num(r, "results", "acquisitions_per_s") > 0, r.toString());
     assertEquals(0, num(r, "results", "fencing_violations"));
     assertEquals(0, num(r, "results", "exclusion_violations"));
@@ -109,11 +150,16 @@ class BenchCommandsTest {
 
   @Test
   void badSettingsAreUsageErrorsNamingTheOption() {
-    run(cluster, "bench", "acquire-release", "--clients", "0").failed(LeaseholdCommand.EXIT_USAGE, "--clients: must be at least 1");
-    run(cluster, "bench", "acquire-release", "--rate", "-3").failed(LeaseholdCommand.EXIT_USAGE, "--rate: must be positive");
-    run(cluster, "bench", "renew", "--leases", "0").failed(LeaseholdCommand.EXIT_USAGE, "--leases: must be at least 1");
-    run(cluster, "bench", "watch", "--metrics", "nowhere").failed(LeaseholdCommand.EXIT_USAGE, "--metrics: 'nowhere' is not host:port");
-    run(cluster, "bench", "failover", "--kills", "0").failed(LeaseholdCommand.EXIT_USAGE, "--kills: must be at least 1");
+    run(cluster, "bench", "acquire-release", "--clients", "0")
+        .failed(LeaseholdCommand.EXIT_USAGE, "--clients: must be at least 1");
+    run(cluster, "bench", "acquire-release", "--rate", "-3")
+        .failed(LeaseholdCommand.EXIT_USAGE, "--rate: must be positive");
+    run(cluster, "bench", "renew", "--leases", "0")
+        .failed(LeaseholdCommand.EXIT_USAGE, "--leases: must be at least 1");
+    run(cluster, "bench", "watch", "--metrics", "nowhere")
+        .failed(LeaseholdCommand.EXIT_USAGE, "--metrics: 'nowhere' is not host:port");
+    run(cluster, "bench", "failover", "--kills", "0")
+        .failed(LeaseholdCommand.EXIT_USAGE, "--kills: must be at least 1");
   }
 
   static LeaseholdNode any() {

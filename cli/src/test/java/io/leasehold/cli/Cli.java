@@ -19,7 +19,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 
-/** Runs the {@code leasehold} command in this JVM against a test cluster and captures what it prints. */
+/**
+ * Runs the {@code leasehold} command in this JVM against a test cluster and captures what it
+ * prints.
+ */
 public final class Cli {
   private Cli() {}
 
@@ -39,7 +42,10 @@ public final class Cli {
       return this;
     }
 
-    /** Failed with {@code code} and exactly one line on stderr containing {@code text}, and no stack trace. */
+    /**
+     * Failed with {@code code} and exactly one line on stderr containing {@code text}, and no stack
+     * trace.
+     */
     Run failed(int code, String text) {
       assertEquals(code, exit, this::toString);
       assertEquals(1, err.strip().lines().count(), () -> "one line on stderr: " + this);
@@ -49,7 +55,10 @@ public final class Cli {
     }
   }
 
-  /** The command line as {@code leasehold} builds it for these arguments (only the subcommand they name). */
+  /**
+   * The command line as {@code leasehold} builds it for these arguments (only the subcommand they
+   * name).
+   */
   public static Run run(String... args) {
     return run(LeaseholdCommand.commandLine(args), args);
   }
@@ -66,7 +75,8 @@ public final class Cli {
 
   /** {@code args} with the cluster's endpoints and a short timeout in front. */
   static String[] at(TestCluster cluster, String... args) {
-    List<String> all = new ArrayList<>(List.of("--endpoints", endpoints(cluster), "--timeout", "20s"));
+    List<String> all =
+        new ArrayList<>(List.of("--endpoints", endpoints(cluster), "--timeout", "20s"));
     all.addAll(Arrays.asList(args));
     return all.toArray(String[]::new);
   }
@@ -121,18 +131,39 @@ public final class Cli {
       try {
         return exit.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.TimeoutException e) {
-        throw new AssertionError("still running after " + timeout + "; out: " + out() + " err: " + err(), e);
+        throw new AssertionError(
+            "still running after " + timeout + "; out: " + out() + " err: " + err(), e);
       }
     }
 
     void awaitOut(String text, Duration timeout) {
-      TestCluster.await(() -> "output shows " + text + "; out: " + out() + " err: " + err() + " exit: " + exit.getNow(null),
-          timeout, () -> out().contains(text));
+      TestCluster.await(
+          () ->
+              "output shows "
+                  + text
+                  + "; out: "
+                  + out()
+                  + " err: "
+                  + err()
+                  + " exit: "
+                  + exit.getNow(null),
+          timeout,
+          () -> out().contains(text));
     }
 
     void awaitErr(String text, Duration timeout) {
-      TestCluster.await(() -> "stderr shows " + text + "; out: " + out() + " err: " + err() + " exit: " + exit.getNow(null),
-          timeout, () -> err().contains(text));
+      TestCluster.await(
+          () ->
+              "stderr shows "
+                  + text
+                  + "; out: "
+                  + out()
+                  + " err: "
+                  + err()
+                  + " exit: "
+                  + exit.getNow(null),
+          timeout,
+          () -> err().contains(text));
     }
 
     void stop() {
@@ -157,7 +188,10 @@ public final class Cli {
     }
     for (String line : lines.subList(1, lines.size())) {
       for (int i = 1; i < starts.length; i++) {
-        assertTrue(line.length() > starts[i] && line.charAt(starts[i] - 1) == ' ' && line.charAt(starts[i]) != ' ',
+        assertTrue(
+            line.length() > starts[i]
+                && line.charAt(starts[i] - 1) == ' '
+                && line.charAt(starts[i]) != ' ',
             "column " + headers.get(i) + " starts at " + starts[i] + " in: " + line);
       }
     }

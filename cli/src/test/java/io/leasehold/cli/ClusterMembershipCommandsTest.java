@@ -21,8 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code cluster add|remove|transfer-leader|snapshot} against a real three-node cluster. */
 class ClusterMembershipCommandsTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -33,27 +32,66 @@ class ClusterMembershipCommandsTest {
   }
 
   static List<String> ids(JsonArray members) {
-    return StreamSupport.stream(members.spliterator(), false).map(m -> str(m.getAsJsonObject(), "id")).sorted().toList();
+    return StreamSupport.stream(members.spliterator(), false)
+        .map(m -> str(m.getAsJsonObject(), "id"))
+        .sorted()
+        .toList();
   }
 
   @Test
   void addTransferLeadershipToRemoveAndSnapshot() throws Exception {
     cluster = TestCluster.start(3, dir);
-    long granted = run(cluster, "lease", "acquire", "lock/members", "--ttl", "60s", "-o", "json").ok().object().get("modRevision").getAsLong();
+    long granted =
+        run(cluster, "lease", "acquire", "lock/members", "--ttl", "60s", "-o", "json")
+            .ok()
+            .object()
+            .get("modRevision")
+            .getAsLong();
 
     LeaseholdNode n4 = cluster.startJoiningNode("n4");
     Peer p4 = cluster.peer("n4");
-    JsonArray afterAdd = run(cluster, "cluster", "add", "n4", "--peer-address", p4.peerAddress(),
-        "--client-address", p4.clientAddress(), "-o", "json").ok().array();
+    JsonArray afterAdd =
+        run(
+                cluster,
+                "cluster",
+                "add",
+                "n4",
+                "--peer-address",
+                p4.peerAddress(),
+                "--client-address",
+                p4.clientAddress(),
+                "-o",
+                "json")
+            .ok()
+            .array();
     assertEquals(List.of("n1", "n2", "n3", "n4"), ids(afterAdd));
-    JsonObject added = StreamSupport.stream(afterAdd.spliterator(), false).map(JsonElement::getAsJsonObject)
-        .filter(m -> "n4".equals(str(m, "id"))).findFirst().orElseThrow();
+    JsonObject added =
+        StreamSupport.stream(afterAdd.spliterator(), false)
+            .map(JsonElement::getAsJsonObject)
+            .filter(m -> "n4".equals(str(m, "id")))
+            .findFirst()
+            .orElseThrow();
     assertEquals(p4.clientAddress(), str(added, "clientAddress"));
-    TestCluster.await("n4 catches up and holds the lease", seconds(30), () -> n4.ratis().division().getInfo().getLastAppliedIndex() >= granted);
+    TestCluster.await(
+        "n4 catches up and holds the lease",
+        seconds(30),
+        () -> n4.ratis().division().getInfo().getLastAppliedIndex() >= granted);
 
-    String target = cluster.followers().stream().map(LeaseholdNode::id).filter(id -> !id.equals("n4")).findFirst().orElseThrow();
-    assertEquals(target, str(run(cluster, "cluster", "transfer-leader", target, "-o", "json").ok().object(), "leader"));
-    TestCluster.await(target + " leads", seconds(30), () -> cluster.leader().map(l -> l.id().equals(target)).orElse(false));
+    String target =
+        cluster.followers().stream()
+            .map(LeaseholdNode::id)
+            .filter(id -> !id.equals("n4"))
+            .findFirst()
+            .orElseThrow();
+    assertEquals(
+        target,
+        str(
+            run(cluster, "cluster", "transfer-leader", target, "-o", "json").ok().object(),
+            "leader"));
+    TestCluster.await(
+        target + " leads",
+        seconds(30),
+        () -> cluster.leader().map(l -> l.id().equals(target)).orElse(false));
 
     JsonArray afterRemove = run(cluster, "cluster", "remove", "n4", "-o", "json").ok().array();
     assertEquals(List.of("n1", "n2", "n3"), ids(afterRemove));
@@ -70,9 +108,12 @@ class ClusterMembershipCommandsTest {
   @Test
   void badMembershipInputIsAUsageErrorAndRemovalIsIdempotent() throws Exception {
     cluster = TestCluster.start(1, dir);
-    run(cluster, "cluster", "add", "n9", "--client-address", "127.0.0.1:1").failed(2, "--peer-address");
+    run(cluster, "cluster", "add", "n9", "--client-address", "127.0.0.1:1")
+        .failed(2, "--peer-address");
     run(cluster, "cluster", "remove").failed(2, "ID");
-    // Removal is idempotent: removing a member that is not there changes nothing and says so by the list.
-    assertEquals(List.of("n1"), ids(run(cluster, "cluster", "remove", "n9", "-o", "json").ok().array()));
+    // Removal is idempotent: removing a member that is not there changes nothing and says so by the
+    // list.
+    assertEquals(
+        List.of("n1"), ids(run(cluster, "cluster", "remove", "n9", "-o", "json").ok().array()));
   }
 }

@@ -20,13 +20,18 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code cluster status} on three nodes: every member, as it answers for itself. */
 class ClusterStatusCommandTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = TestCluster.start(3, dir, b -> b.electionTimeout(java.time.Duration.ofMillis(1000), java.time.Duration.ofMillis(1900)));
+    cluster =
+        TestCluster.start(
+            3,
+            dir,
+            b ->
+                b.electionTimeout(
+                    java.time.Duration.ofMillis(1000), java.time.Duration.ofMillis(1900)));
   }
 
   @AfterAll
@@ -37,23 +42,58 @@ class ClusterStatusCommandTest {
   static Cli.Run healthy(String... args) {
     List<String> all = new java.util.ArrayList<>(List.of("cluster", "status"));
     all.addAll(List.of(args));
-    TestCluster.await("every member healthy", seconds(30), () -> run(cluster, all.toArray(String[]::new)).exit() == 0);
+    TestCluster.await(
+        "every member healthy",
+        seconds(30),
+        () -> run(cluster, all.toArray(String[]::new)).exit() == 0);
     return run(cluster, all.toArray(String[]::new)).ok();
   }
 
   @Test
   void jsonListsEveryMemberWithRoleTermIndexesLagAndHealth() {
-    long granted = run(cluster, "lease", "acquire", "status/x", "--ttl", "30s", "-o", "json").ok().object().get("modRevision").getAsLong();
-    TestCluster.await("every member applied the grant", seconds(30), () -> StreamSupport.stream(
-        run(cluster, "cluster", "status", "-o", "json").array().spliterator(), false)
-        .allMatch(m -> !m.getAsJsonObject().get("appliedIndex").isJsonNull() && m.getAsJsonObject().get("appliedIndex").getAsLong() >= granted));
+    long granted =
+        run(cluster, "lease", "acquire", "status/x", "--ttl", "30s", "-o", "json")
+            .ok()
+            .object()
+            .get("modRevision")
+            .getAsLong();
+    TestCluster.await(
+        "every member applied the grant",
+        seconds(30),
+        () ->
+            StreamSupport.stream(
+                    run(cluster, "cluster", "status", "-o", "json").array().spliterator(), false)
+                .allMatch(
+                    m ->
+                        !m.getAsJsonObject().get("appliedIndex").isJsonNull()
+                            && m.getAsJsonObject().get("appliedIndex").getAsLong() >= granted));
     JsonArray members = healthy("-o", "json").array();
     assertEquals(3, members.size());
     JsonObject n1 = members.get(0).getAsJsonObject();
-    assertEquals(List.of("id", "address", "peerAddress", "role", "term", "leader", "commitIndex", "appliedIndex", "lag", "healthy", "error"),
+    assertEquals(
+        List.of(
+            "id",
+            "address",
+            "peerAddress",
+            "role",
+            "term",
+            "leader",
+            "commitIndex",
+            "appliedIndex",
+            "lag",
+            "healthy",
+            "error"),
         List.copyOf(n1.keySet()));
-    assertEquals(List.of("n1", "n2", "n3"), StreamSupport.stream(members.spliterator(), false).map(m -> str(m.getAsJsonObject(), "id")).toList());
-    assertEquals(1, StreamSupport.stream(members.spliterator(), false).filter(m -> "LEADER".equals(str(m.getAsJsonObject(), "role"))).count());
+    assertEquals(
+        List.of("n1", "n2", "n3"),
+        StreamSupport.stream(members.spliterator(), false)
+            .map(m -> str(m.getAsJsonObject(), "id"))
+            .toList());
+    assertEquals(
+        1,
+        StreamSupport.stream(members.spliterator(), false)
+            .filter(m -> "LEADER".equals(str(m.getAsJsonObject(), "role")))
+            .count());
     assertEquals(cluster.node("n1").clientAddress(), str(n1, "address"));
     assertTrue(n1.get("commitIndex").getAsLong() >= granted);
     assertTrue(n1.get("lag").getAsLong() >= 0);
@@ -64,17 +104,36 @@ class ClusterStatusCommandTest {
   void tableHasAStableColumnSet() {
     String table = healthy().out();
     List<List<String>> cells = Cli.cells(table);
-    assertEquals(List.of("ID", "ADDRESS", "ROLE", "TERM", "COMMIT", "APPLIED", "LAG", "HEALTHY"), cells.get(0));
+    assertEquals(
+        List.of("ID", "ADDRESS", "ROLE", "TERM", "COMMIT", "APPLIED", "LAG", "HEALTHY"),
+        cells.get(0));
     assertEquals(4, cells.size(), table);
     for (List<String> row : cells.subList(1, 4)) {
       assertTrue(row.get(0).matches("n[123]"), row.toString());
       assertTrue(row.get(1).matches("127\\.0\\.0\\.1:\\d+"), row.toString());
       assertTrue(row.get(2).matches("LEADER|FOLLOWER"), row.toString());
-      assertTrue(row.get(3).matches("\\d+") && row.get(4).matches("\\d+") && row.get(5).matches("\\d+") && row.get(6).matches("\\d+"), row.toString());
+      assertTrue(
+          row.get(3).matches("\\d+")
+              && row.get(4).matches("\\d+")
+              && row.get(5).matches("\\d+")
+              && row.get(6).matches("\\d+"),
+          row.toString());
       assertEquals("yes", row.get(7));
     }
     Cli.assertAligned(table);
-    assertEquals(List.of("ID", "ADDRESS", "ROLE", "TERM", "COMMIT", "APPLIED", "LAG", "HEALTHY", "PEER ADDRESS", "LEADER", "ERROR"),
+    assertEquals(
+        List.of(
+            "ID",
+            "ADDRESS",
+            "ROLE",
+            "TERM",
+            "COMMIT",
+            "APPLIED",
+            "LAG",
+            "HEALTHY",
+            "PEER ADDRESS",
+            "LEADER",
+            "ERROR"),
         Cli.cells(healthy("-o", "wide").out()).get(0));
   }
 
@@ -84,14 +143,21 @@ class ClusterStatusCommandTest {
     String endpoints = Cli.endpoints(cluster);
     cluster.stopNode(follower);
     try {
-      Cli.Run r = run("--endpoints", endpoints, "--timeout", "20s", "cluster", "status", "-o", "json");
+      Cli.Run r =
+          run("--endpoints", endpoints, "--timeout", "20s", "cluster", "status", "-o", "json");
       assertEquals(LeaseholdCommand.EXIT_FAILED, r.exit(), r.toString());
-      JsonObject down = StreamSupport.stream(r.array().spliterator(), false).map(e -> e.getAsJsonObject())
-          .filter(m -> str(m, "id").equals(follower)).findFirst().orElseThrow();
+      JsonObject down =
+          StreamSupport.stream(r.array().spliterator(), false)
+              .map(e -> e.getAsJsonObject())
+              .filter(m -> str(m, "id").equals(follower))
+              .findFirst()
+              .orElseThrow();
       assertEquals("UNREACHABLE", str(down, "role"));
       assertFalse(down.get("healthy").getAsBoolean());
       assertTrue(down.get("lag").isJsonNull());
-      assertTrue(str(down, "error").contains("UNAVAILABLE") || str(down, "error").contains("DEADLINE"), down.toString());
+      assertTrue(
+          str(down, "error").contains("UNAVAILABLE") || str(down, "error").contains("DEADLINE"),
+          down.toString());
     } finally {
       cluster.startNode(follower);
     }

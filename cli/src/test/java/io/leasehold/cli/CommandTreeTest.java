@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
- * The command line {@code leasehold} builds for a call holds, at each level, only the
- * subcommand the call names; help, completion, a misspelt name or none at all get the whole
- * tree below that level.
+ * The command line {@code leasehold} builds for a call holds, at each level, only the subcommand
+ * the call names; help, completion, a misspelt name or none at all get the whole tree below that
+ * level.
  */
 class CommandTreeTest {
   static final List<Class<?>> LEASE_SUBCOMMANDS = LeaseCommand.SUBCOMMANDS;
@@ -49,11 +49,27 @@ class CommandTreeTest {
     CommandLine get = tree("lease", "get", "a");
     assertEquals(Set.of("lease"), subcommands(get));
     assertEquals(Set.of("get"), subcommands(get, "lease"));
-    CommandLine status = tree("--endpoints", "h:1", "--timeout", "3s", "cluster", "-o", "json", "status");
+    CommandLine status =
+        tree("--endpoints", "h:1", "--timeout", "3s", "cluster", "-o", "json", "status");
     assertEquals(Set.of("cluster"), subcommands(status));
     assertEquals(Set.of("status"), subcommands(status, "cluster"));
-    assertEquals(Set.of("cluster"), subcommands(tree("--endpoints=h:1", "-o", "json", "-v", "cluster", "status")));
-    assertEquals(Set.of("service"), subcommands(tree("--cacert", "ca.pem", "--cert", "c.pem", "--key", "k.pem", "--bearer-token", "t", "service", "list")));
+    assertEquals(
+        Set.of("cluster"),
+        subcommands(tree("--endpoints=h:1", "-o", "json", "-v", "cluster", "status")));
+    assertEquals(
+        Set.of("service"),
+        subcommands(
+            tree(
+                "--cacert",
+                "ca.pem",
+                "--cert",
+                "c.pem",
+                "--key",
+                "k.pem",
+                "--bearer-token",
+                "t",
+                "service",
+                "list")));
     assertEquals(Set.of("add"), subcommands(tree("auth", "role", "add", "r"), "auth", "role"));
     assertEquals(Set.of(), subcommands(tree("--version")), "--version needs no subcommand");
   }
@@ -63,9 +79,19 @@ class CommandTreeTest {
     int all = LeaseholdCommand.SUBCOMMANDS.size();
     int everything = paths(tree(), List.of(), new ArrayList<>()).size();
     assertTrue(everything > 50, "the whole tree: " + everything);
-    for (String[] args : List.of(new String[0], new String[] {"help", "lease"}, new String[] {"completion"}, new String[] {"leas", "get"},
-        new String[] {"--help"}, new String[] {"--endpoints"}, new String[] {"--", "lease"})) {
-      assertEquals(everything, paths(tree(args), List.of(), new ArrayList<>()).size(), String.join(" ", args));
+    for (String[] args :
+        List.of(
+            new String[0],
+            new String[] {"help", "lease"},
+            new String[] {"completion"},
+            new String[] {"leas", "get"},
+            new String[] {"--help"},
+            new String[] {"--endpoints"},
+            new String[] {"--", "lease"})) {
+      assertEquals(
+          everything,
+          paths(tree(args), List.of(), new ArrayList<>()).size(),
+          String.join(" ", args));
     }
     assertEquals(all, subcommands(tree("help")).size());
     assertEquals(LEASE_SUBCOMMANDS.size(), subcommands(tree("lease"), "lease").size());
@@ -89,7 +115,10 @@ class CommandTreeTest {
       }
       CommandLine built = tree(a);
       for (int i = 0; i < path.size(); i++) {
-        assertEquals(Set.of(path.get(i)), subcommands(built, path.subList(0, i).toArray(String[]::new)), path + " at " + i);
+        assertEquals(
+            Set.of(path.get(i)),
+            subcommands(built, path.subList(0, i).toArray(String[]::new)),
+            path + " at " + i);
       }
     }
   }

@@ -27,12 +27,15 @@ import org.junit.jupiter.api.io.TempDir;
  * real nodes (one with mutual TLS, one plaintext).
  */
 class ConnectionErrorsTest {
-  /** Far more than any failure here may take: a command that used it up retried instead of failing fast. */
+  /**
+   * Far more than any failure here may take: a command that used it up retried instead of failing
+   * fast.
+   */
   static final String TIMEOUT = "60s";
+
   static final Duration FAST = Duration.ofSeconds(30);
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static Path certs;
   static TestCluster tls;
   static TestCluster plain;
@@ -60,7 +63,8 @@ class ConnectionErrorsTest {
   }
 
   static String[] args(TestCluster cluster, String... args) {
-    List<String> all = new ArrayList<>(List.of("--endpoints", Cli.endpoints(cluster), "--timeout", TIMEOUT));
+    List<String> all =
+        new ArrayList<>(List.of("--endpoints", Cli.endpoints(cluster), "--timeout", TIMEOUT));
     all.addAll(List.of(args));
     return all.toArray(String[]::new);
   }
@@ -74,7 +78,9 @@ class ConnectionErrorsTest {
     long start = System.nanoTime();
     Cli.Run r = run(args);
     Duration took = Duration.ofNanos(System.nanoTime() - start);
-    assertTrue(took.compareTo(FAST) < 0, "failed at once, not after retrying for --timeout; took " + took + ": " + r);
+    assertTrue(
+        took.compareTo(FAST) < 0,
+        "failed at once, not after retrying for --timeout; took " + took + ": " + r);
     return r;
   }
 
@@ -82,21 +88,37 @@ class ConnectionErrorsTest {
   void withoutAClientCertificateTheNodeSaysItRequiresOne() {
     String at = Cli.endpoints(tls);
     fast(args(tls, "--cacert", file("ca.pem"), "lease", "get", "x/y"))
-        .failed(LeaseholdCommand.EXIT_USAGE, "leasehold lease get: " + at + " requires a client certificate: give --cert and --key");
+        .failed(
+            LeaseholdCommand.EXIT_USAGE,
+            "leasehold lease get: " + at + " requires a client certificate: give --cert and --key");
   }
 
   @Test
   void aClientCertificateOfAnotherCaIsRefusedNamingTheFile() {
     String at = Cli.endpoints(tls);
-    fast(args(tls, "--cacert", file("ca.pem"), "--cert", file("stranger.pem"), "--key", file("stranger-key.pem"), "lease", "get", "x/y"))
-        .failed(LeaseholdCommand.EXIT_USAGE, at + " refused the client certificate --cert " + file("stranger.pem"));
+    fast(args(
+            tls,
+            "--cacert",
+            file("ca.pem"),
+            "--cert",
+            file("stranger.pem"),
+            "--key",
+            file("stranger-key.pem"),
+            "lease",
+            "get",
+            "x/y"))
+        .failed(
+            LeaseholdCommand.EXIT_USAGE,
+            at + " refused the client certificate --cert " + file("stranger.pem"));
   }
 
   @Test
   void plaintextToATlsPortSaysThePortSpeaksTls() {
     String at = Cli.endpoints(tls);
     fast(args(tls, "lease", "get", "x/y"))
-        .failed(LeaseholdCommand.EXIT_USAGE, at + " speaks TLS and this client plaintext: give --cacert FILE");
+        .failed(
+            LeaseholdCommand.EXIT_USAGE,
+            at + " speaks TLS and this client plaintext: give --cacert FILE");
   }
 
   @Test
@@ -109,51 +131,90 @@ class ConnectionErrorsTest {
   @Test
   void theWrongCaSaysTheNodesCertificateIsNotSignedByItNamingTheFile() {
     String at = Cli.endpoints(tls);
-    fast(args(tls, "--cacert", file("other.pem"), "--cert", file("admin.pem"), "--key", file("admin-key.pem"), "lease", "get", "x/y"))
-        .failed(LeaseholdCommand.EXIT_USAGE, at + "'s certificate is not signed by the CA in --cacert " + file("other.pem"));
+    fast(args(
+            tls,
+            "--cacert",
+            file("other.pem"),
+            "--cert",
+            file("admin.pem"),
+            "--key",
+            file("admin-key.pem"),
+            "lease",
+            "get",
+            "x/y"))
+        .failed(
+            LeaseholdCommand.EXIT_USAGE,
+            at + "'s certificate is not signed by the CA in --cacert " + file("other.pem"));
   }
 
   @Test
   void everyEndpointFailingTheSameWayIsOneLineNamingThemAll() {
     String at = Cli.endpoints(tls);
     String again = at.replace("127.0.0.1", "localhost");
-    String err = fast("--endpoints", at + "," + again, "--timeout", TIMEOUT, "lease", "get", "x/y")
-        .failed(LeaseholdCommand.EXIT_USAGE, " speaks TLS and this client plaintext").err();
+    String err =
+        fast("--endpoints", at + "," + again, "--timeout", TIMEOUT, "lease", "get", "x/y")
+            .failed(LeaseholdCommand.EXIT_USAGE, " speaks TLS and this client plaintext")
+            .err();
     // Which one is named first depends on which the client tried first.
-    assertTrue(err.contains(at + " speaks TLS") && err.contains("likewise " + again)
-        || err.contains(again + " speaks TLS") && err.contains("likewise " + at), err);
+    assertTrue(
+        err.contains(at + " speaks TLS") && err.contains("likewise " + again)
+            || err.contains(again + " speaks TLS") && err.contains("likewise " + at),
+        err);
   }
 
   @Test
   void aHostThatDoesNotResolveIsOneLineNamingItAndNoGrpcWarnings() {
     List<LogRecord> logged = new ArrayList<>();
     Logger grpc = Logger.getLogger("io.grpc");
-    Handler handler = new Handler() {
-      @Override
-      public void publish(LogRecord record) {
-        if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
-          synchronized (logged) {
-            logged.add(record);
+    Handler handler =
+        new Handler() {
+          @Override
+          public void publish(LogRecord record) {
+            if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+              synchronized (logged) {
+                logged.add(record);
+              }
+            }
           }
-        }
-      }
 
-      @Override
-      public void flush() {}
+          @Override
+          public void flush() {}
 
-      @Override
-      public void close() {}
-    };
+          @Override
+          public void close() {}
+        };
     grpc.addHandler(handler);
     try {
-      Cli.Run r = fast("--endpoints", "nosuchhost.invalid:7400", "--timeout", TIMEOUT, "lease", "get", "x/y")
-          .failed(LeaseholdCommand.EXIT_UNREACHABLE, "leasehold lease get: unknown host nosuchhost.invalid in --endpoints nosuchhost.invalid:7400");
+      Cli.Run r =
+          fast(
+                  "--endpoints",
+                  "nosuchhost.invalid:7400",
+                  "--timeout",
+                  TIMEOUT,
+                  "lease",
+                  "get",
+                  "x/y")
+              .failed(
+                  LeaseholdCommand.EXIT_UNREACHABLE,
+                  "leasehold lease get: unknown host nosuchhost.invalid in --endpoints nosuchhost.invalid:7400");
       assertFalse(r.err().contains("Exception"), r.err());
       synchronized (logged) {
-        assertEquals(List.of(), logged.stream().map(LogRecord::getMessage).toList(), "gRPC logged nothing to stderr");
+        assertEquals(
+            List.of(),
+            logged.stream().map(LogRecord::getMessage).toList(),
+            "gRPC logged nothing to stderr");
       }
       // --verbose lets them through (and adds the stack trace).
-      Cli.Run verbose = run("--endpoints", "nosuchhost.invalid:7400", "--timeout", TIMEOUT, "-v", "lease", "get", "x/y");
+      Cli.Run verbose =
+          run(
+              "--endpoints",
+              "nosuchhost.invalid:7400",
+              "--timeout",
+              TIMEOUT,
+              "-v",
+              "lease",
+              "get",
+              "x/y");
       assertEquals(LeaseholdCommand.EXIT_UNREACHABLE, verbose.exit(), verbose::toString);
       assertTrue(verbose.err().contains("\tat "), verbose.err());
       synchronized (logged) {
@@ -168,7 +229,8 @@ class ConnectionErrorsTest {
   @Test
   void oneEndpointThatCannotBeConnectedToFallsThroughToTheOthers() {
     String good = Cli.endpoints(plain);
-    run("--endpoints", "nosuchhost.invalid:7400," + good, "--timeout", TIMEOUT, "lease", "list").ok();
+    run("--endpoints", "nosuchhost.invalid:7400," + good, "--timeout", TIMEOUT, "lease", "list")
+        .ok();
     run("--endpoints", Cli.endpoints(tls) + "," + good, "--timeout", TIMEOUT, "lease", "list").ok();
   }
 
@@ -176,14 +238,28 @@ class ConnectionErrorsTest {
   void backupWhichOpensItsOwnChannelsSaysTheSame() {
     String at = Cli.endpoints(tls);
     fast("--endpoints", at, "backup", dir.resolve("backup").toString())
-        .failed(LeaseholdCommand.EXIT_USAGE, "leasehold backup: " + at + " speaks TLS and this client plaintext: give --cacert FILE");
+        .failed(
+            LeaseholdCommand.EXIT_USAGE,
+            "leasehold backup: "
+                + at
+                + " speaks TLS and this client plaintext: give --cacert FILE");
     fast("--endpoints", at, "--cacert", file("ca.pem"), "backup", dir.resolve("backup").toString())
         .failed(LeaseholdCommand.EXIT_USAGE, at + " requires a client certificate");
   }
 
   @Test
   void theRightOptionsStillWork() {
-    run(args(tls, "--cacert", file("ca.pem"), "--cert", file("admin.pem"), "--key", file("admin-key.pem"), "lease", "list")).ok();
+    run(args(
+            tls,
+            "--cacert",
+            file("ca.pem"),
+            "--cert",
+            file("admin.pem"),
+            "--key",
+            file("admin-key.pem"),
+            "lease",
+            "list"))
+        .ok();
     run(args(plain, "lease", "list")).ok();
   }
 }

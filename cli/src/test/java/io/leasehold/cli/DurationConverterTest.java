@@ -20,23 +20,36 @@ class DurationConverterTest {
 
   @Test
   void aNegativeDurationBreaksTheOptionsRule() {
-    assertEquals("must not be negative, got -5s (e.g. 500ms, 30s, 5m, 1h)",
-        assertThrows(CommandLine.TypeConversionException.class, () -> DurationConverter.parse("-5s")).getMessage());
+    assertEquals(
+        "must not be negative, got -5s (e.g. 500ms, 30s, 5m, 1h)",
+        assertThrows(
+                CommandLine.TypeConversionException.class, () -> DurationConverter.parse("-5s"))
+            .getMessage());
     DurationConverter positive = new DurationConverter.Positive();
     assertEquals(Duration.ofSeconds(5), positive.convert("5s"));
-    assertEquals("must be positive, got -5s (e.g. 500ms, 30s, 5m, 1h)",
-        assertThrows(CommandLine.TypeConversionException.class, () -> positive.convert("-5s")).getMessage());
-    assertEquals("must be positive, got 0s (e.g. 500ms, 30s, 5m, 1h)",
-        assertThrows(CommandLine.TypeConversionException.class, () -> positive.convert("0s")).getMessage());
+    assertEquals(
+        "must be positive, got -5s (e.g. 500ms, 30s, 5m, 1h)",
+        assertThrows(CommandLine.TypeConversionException.class, () -> positive.convert("-5s"))
+            .getMessage());
+    assertEquals(
+        "must be positive, got 0s (e.g. 500ms, 30s, 5m, 1h)",
+        assertThrows(CommandLine.TypeConversionException.class, () -> positive.convert("0s"))
+            .getMessage());
     assertEquals(Duration.ZERO, DurationConverter.parse("0s"));
-    assertTrue(assertThrows(CommandLine.TypeConversionException.class, () -> DurationConverter.parse("99999999999999999999s"))
-        .getMessage().contains("too long"));
+    assertTrue(
+        assertThrows(
+                CommandLine.TypeConversionException.class,
+                () -> DurationConverter.parse("99999999999999999999s"))
+            .getMessage()
+            .contains("too long"));
   }
 
   @Test
   void rejectsAnythingElseWithAnExample() {
     for (String bad : new String[] {"", "30", "s", "1.5s", "-1s", "30 s", "1d", "5sm"}) {
-      var e = assertThrows(CommandLine.TypeConversionException.class, () -> DurationConverter.parse(bad), bad);
+      var e =
+          assertThrows(
+              CommandLine.TypeConversionException.class, () -> DurationConverter.parse(bad), bad);
       assertTrue(e.getMessage().contains("500ms, 30s, 5m, 1h"), e.getMessage());
     }
   }

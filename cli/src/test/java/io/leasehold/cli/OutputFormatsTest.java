@@ -15,11 +15,24 @@ import org.junit.jupiter.api.Test;
 class OutputFormatsTest {
   @Test
   void jsonKeepsKeyOrderWritesNullsAndEscapes() {
-    Map<String, Object> o = Json.object("b", 1L, "a", null, "s", "quote \" slash \\ line\n tab\t bell\u0007", "list", List.of(true, 2.5),
-        "empty", Map.of());
-    assertEquals("{\"b\":1,\"a\":null,\"s\":\"quote \\\" slash \\\\ line\\n tab\\t bell\\u0007\",\"list\":[true,2.5],\"empty\":{}}",
+    Map<String, Object> o =
+        Json.object(
+            "b",
+            1L,
+            "a",
+            null,
+            "s",
+            "quote \" slash \\ line\n tab\t bell\u0007",
+            "list",
+            List.of(true, 2.5),
+            "empty",
+            Map.of());
+    assertEquals(
+        "{\"b\":1,\"a\":null,\"s\":\"quote \\\" slash \\\\ line\\n tab\\t bell\\u0007\",\"list\":[true,2.5],\"empty\":{}}",
         Json.compact(o));
-    assertEquals("{\n  \"x\": [\n    1\n  ],\n  \"y\": []\n}", Json.pretty(Json.object("x", List.of(1), "y", List.of())));
+    assertEquals(
+        "{\n  \"x\": [\n    1\n  ],\n  \"y\": []\n}",
+        Json.pretty(Json.object("x", List.of(1), "y", List.of())));
     assertThrows(IllegalArgumentException.class, () -> Json.object("odd"));
   }
 
@@ -48,22 +61,32 @@ class OutputFormatsTest {
     people.show(List.of(), "A\n", 1);
     people.show(List.of(), "A, other indexes\n", 1);
     people.show(List.of(), "B\n", 2);
-    assertEquals("A\n\nB\n", table.toString(), "frames parted by a blank line, a frame with the same key not again");
+    assertEquals(
+        "A\n\nB\n",
+        table.toString(),
+        "frames parted by a blank line, a frame with the same key not again");
 
     StringWriter json = new StringWriter();
     LiveView scripts = new LiveView(new PrintWriter(json), OutputFormat.JSON, true, "title");
     scripts.show(Map.of("n", 1), "A\n", 1);
     scripts.show(Map.of("n", 1), "A\n", 1);
     scripts.show(Map.of("n", 2), "B\n", 2);
-    assertEquals("{\"n\":1}\n{\"n\":2}\n", json.toString().replace(System.lineSeparator(), "\n"), "JSON Lines, never escape codes");
+    assertEquals(
+        "{\"n\":1}\n{\"n\":2}\n",
+        json.toString().replace(System.lineSeparator(), "\n"),
+        "JSON Lines, never escape codes");
 
     StringWriter terminal = new StringWriter();
-    LiveView live = new LiveView(new PrintWriter(terminal), OutputFormat.TABLE, true, "leasehold x --watch");
+    LiveView live =
+        new LiveView(new PrintWriter(terminal), OutputFormat.TABLE, true, "leasehold x --watch");
     live.show(List.of(), "A\n", 1);
     live.show(List.of(), "A again\n", 1);
     String[] frames = terminal.toString().split("\033\\[H\033\\[2J", -1);
     assertEquals(3, frames.length, "each frame clears the screen: " + terminal);
-    assertTrue(frames[1].startsWith("leasehold x --watch   ") && frames[1].endsWith("\n\nA\n"), frames[1]);
-    assertTrue(frames[2].endsWith("\n\nA again\n"), "on a terminal the same key is redrawn, with fresh values: " + frames[2]);
+    assertTrue(
+        frames[1].startsWith("leasehold x --watch   ") && frames[1].endsWith("\n\nA\n"), frames[1]);
+    assertTrue(
+        frames[2].endsWith("\n\nA again\n"),
+        "on a terminal the same key is redrawn, with fresh values: " + frames[2]);
   }
 }

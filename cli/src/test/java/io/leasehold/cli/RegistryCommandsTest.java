@@ -19,8 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code service list|resolve|register} and {@code route list|lookup|partition}. */
 class RegistryCommandsTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
 
   @BeforeAll
@@ -34,62 +33,177 @@ class RegistryCommandsTest {
   }
 
   static List<String> field(JsonArray a, String key) {
-    return StreamSupport.stream(a.spliterator(), false).map(e -> str(e.getAsJsonObject(), key)).toList();
+    return StreamSupport.stream(a.spliterator(), false)
+        .map(e -> str(e.getAsJsonObject(), key))
+        .toList();
   }
 
   @Test
   void registeredInstancesResolveAndServicesAreCounted() {
-    JsonObject i1 = run(cluster, "service", "register", "payments", "i-1", "--address", "10.0.0.7:8443", "--meta", "zone=a",
-        "--ttl", "30s", "-o", "json").ok().object();
+    JsonObject i1 =
+        run(
+                cluster,
+                "service",
+                "register",
+                "payments",
+                "i-1",
+                "--address",
+                "10.0.0.7:8443",
+                "--meta",
+                "zone=a",
+                "--ttl",
+                "30s",
+                "-o",
+                "json")
+            .ok()
+            .object();
     assertEquals("SERVING", str(i1, "status"));
-    run(cluster, "service", "register", "payments", "i-2", "--address", "10.0.0.8:8443", "--status", "DRAINING", "--ttl", "30s").ok();
-    run(cluster, "service", "register", "orders", "i-1", "--address", "10.0.1.1:80", "--ttl", "30s").ok();
+    run(
+            cluster,
+            "service",
+            "register",
+            "payments",
+            "i-2",
+            "--address",
+            "10.0.0.8:8443",
+            "--status",
+            "DRAINING",
+            "--ttl",
+            "30s")
+        .ok();
+    run(cluster, "service", "register", "orders", "i-1", "--address", "10.0.1.1:80", "--ttl", "30s")
+        .ok();
 
     JsonArray serving = run(cluster, "service", "resolve", "payments", "-o", "json").ok().array();
     assertEquals(List.of("i-1"), field(serving, "instance"));
-    assertEquals("a", serving.get(0).getAsJsonObject().getAsJsonObject("metadata").get("zone").getAsString());
-    assertEquals(List.of("i-1", "i-2"), field(run(cluster, "service", "resolve", "payments", "--all", "-o", "json").ok().array(), "instance"));
+    assertEquals(
+        "a",
+        serving.get(0).getAsJsonObject().getAsJsonObject("metadata").get("zone").getAsString());
+    assertEquals(
+        List.of("i-1", "i-2"),
+        field(
+            run(cluster, "service", "resolve", "payments", "--all", "-o", "json").ok().array(),
+            "instance"));
 
     JsonArray services = run(cluster, "service", "list", "-o", "json").ok().array();
     assertEquals(List.of("orders", "payments"), field(services, "service"));
     assertEquals(2, services.get(1).getAsJsonObject().get("instances").getAsInt());
     assertEquals(1, services.get(1).getAsJsonObject().get("serving").getAsInt());
 
-    run(cluster, "service", "register", "payments", "i-1", "--address", "10.9.9.9:1", "--ttl", "30s")
+    run(
+            cluster,
+            "service",
+            "register",
+            "payments",
+            "i-1",
+            "--address",
+            "10.9.9.9:1",
+            "--ttl",
+            "30s")
         .failed(LeaseholdCommand.EXIT_FAILED, "i-1");
   }
 
   @Test
   void registerHoldKeepsTheInstanceUntilInterruptedThenDeregisters() throws Exception {
-    Cli.Background hold = new Cli.Background(Cli.at(cluster, "service", "register", "held", "i-1", "--address", "10.0.0.1:1",
-        "--ttl", "3s", "--hold"));
+    Cli.Background hold =
+        new Cli.Background(
+            Cli.at(
+                cluster,
+                "service",
+                "register",
+                "held",
+                "i-1",
+                "--address",
+                "10.0.0.1:1",
+                "--ttl",
+                "3s",
+                "--hold"));
     hold.awaitErr("registered held/i-1", seconds(30));
     hold.interrupt();
     assertEquals(0, hold.awaitExit(seconds(30)), hold.err());
-    assertEquals(List.of(), field(run(cluster, "service", "resolve", "held", "--all", "-o", "json").ok().array(), "instance"));
+    assertEquals(
+        List.of(),
+        field(
+            run(cluster, "service", "resolve", "held", "--all", "-o", "json").ok().array(),
+            "instance"));
   }
 
   @Test
   void routesAreListedLookedUpAndFoundByPartition() {
-    run(cluster, "lease", "acquire", "mailbox/alice", "--ttl", "30s", "--address", "10.0.2.1:9000", "--holder", "proxy-1").ok();
+    run(
+            cluster,
+            "lease",
+            "acquire",
+            "mailbox/alice",
+            "--ttl",
+            "30s",
+            "--address",
+            "10.0.2.1:9000",
+            "--holder",
+            "proxy-1")
+        .ok();
     run(cluster, "lease", "acquire", "mailbox/no-address", "--ttl", "30s").ok();
-    run(cluster, "lease", "acquire", "partition/42", "--ttl", "30s", "--address", "10.0.3.3:7000", "--holder", "owner-42").ok();
+    run(
+            cluster,
+            "lease",
+            "acquire",
+            "partition/42",
+            "--ttl",
+            "30s",
+            "--address",
+            "10.0.3.3:7000",
+            "--holder",
+            "owner-42")
+        .ok();
 
-    JsonArray routes = run(cluster, "route", "list", "--prefix", "mailbox/", "-o", "json").ok().array();
+    JsonArray routes =
+        run(cluster, "route", "list", "--prefix", "mailbox/", "-o", "json").ok().array();
     assertEquals(List.of("mailbox/alice"), field(routes, "name"));
-    assertEquals(List.of("partition/42"), field(run(cluster, "route", "list", "--holder", "owner-42", "-o", "json").ok().array(), "name"));
-    assertEquals(List.of(), field(run(cluster, "route", "list", "--holder", "owner-42", "--prefix", "mailbox/", "-o", "json").ok().array(),
-        "name"));
-    run(cluster, "route", "list", "--holder", "").failed(LeaseholdCommand.EXIT_USAGE, "--holder: must not be empty");
+    assertEquals(
+        List.of("partition/42"),
+        field(
+            run(cluster, "route", "list", "--holder", "owner-42", "-o", "json").ok().array(),
+            "name"));
+    assertEquals(
+        List.of(),
+        field(
+            run(
+                    cluster,
+                    "route",
+                    "list",
+                    "--holder",
+                    "owner-42",
+                    "--prefix",
+                    "mailbox/",
+                    "-o",
+                    "json")
+                .ok()
+                .array(),
+            "name"));
+    run(cluster, "route", "list", "--holder", "")
+        .failed(LeaseholdCommand.EXIT_USAGE, "--holder: must not be empty");
     JsonObject alice = run(cluster, "route", "lookup", "mailbox/alice", "-o", "json").ok().object();
     assertEquals("10.0.2.1:9000", str(alice, "address"));
     assertEquals(Partitions.of("mailbox/alice"), alice.get("partition").getAsInt());
-    run(cluster, "route", "lookup", "mailbox/no-address").failed(LeaseholdCommand.EXIT_FAILED, "mailbox/no-address has no route");
+    run(cluster, "route", "lookup", "mailbox/no-address")
+        .failed(LeaseholdCommand.EXIT_FAILED, "mailbox/no-address has no route");
 
-    assertEquals("owner-42", str(run(cluster, "route", "partition", "42", "-o", "json").ok().object(), "holder"));
-    run(cluster, "route", "partition", "43").failed(LeaseholdCommand.EXIT_FAILED, "partition 43 has no owner");
+    assertEquals(
+        "owner-42",
+        str(run(cluster, "route", "partition", "42", "-o", "json").ok().object(), "holder"));
+    run(cluster, "route", "partition", "43")
+        .failed(LeaseholdCommand.EXIT_FAILED, "partition 43 has no owner");
     run(cluster, "route", "partition", "256").failed(LeaseholdCommand.EXIT_USAGE, "must be 0-255");
-    String key = "user-" + java.util.stream.IntStream.range(0, 10_000).filter(i -> Partitions.of("user-" + i) == 42).findFirst().orElseThrow();
-    assertEquals("owner-42", str(run(cluster, "route", "partition", "--partition-key", key, "-o", "json").ok().object(), "holder"));
+    String key =
+        "user-"
+            + java.util.stream.IntStream.range(0, 10_000)
+                .filter(i -> Partitions.of("user-" + i) == 42)
+                .findFirst()
+                .orElseThrow();
+    assertEquals(
+        "owner-42",
+        str(
+            run(cluster, "route", "partition", "--partition-key", key, "-o", "json").ok().object(),
+            "holder"));
   }
 }

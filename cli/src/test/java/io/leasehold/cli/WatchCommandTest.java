@@ -16,8 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code watch PREFIX}: history from a revision, then live events, as lines or JSON Lines. */
 class WatchCommandTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
 
   @BeforeAll
@@ -34,9 +33,14 @@ class WatchCommandTest {
     return acquired(name).get("token").getAsLong();
   }
 
-  /** The lease as {@code lease acquire -o json} prints it: its token, and the revision of the grant ({@code modRevision}). */
+  /**
+   * The lease as {@code lease acquire -o json} prints it: its token, and the revision of the grant
+   * ({@code modRevision}).
+   */
   static JsonObject acquired(String name) {
-    return run(cluster, "lease", "acquire", name, "--ttl", "30s", "--holder", "w-1", "-o", "json").ok().object();
+    return run(cluster, "lease", "acquire", name, "--ttl", "30s", "--holder", "w-1", "-o", "json")
+        .ok()
+        .object();
   }
 
   @Test
@@ -46,7 +50,9 @@ class WatchCommandTest {
     long first = a.get("modRevision").getAsLong();
     run(cluster, "lease", "release", "watch/a", "--token", "" + firstToken).ok();
     acquire("elsewhere/x");
-    Cli.Background watch = new Cli.Background(Cli.at(cluster, "watch", "watch/", "--from-revision", "" + first, "-o", "json"));
+    Cli.Background watch =
+        new Cli.Background(
+            Cli.at(cluster, "watch", "watch/", "--from-revision", "" + first, "-o", "json"));
     watch.awaitOut("RELEASED", seconds(30));
     long live = acquire("watch/b");
     watch.awaitOut("\"name\":\"watch/b\"", seconds(30));
@@ -54,12 +60,15 @@ class WatchCommandTest {
     assertEquals(0, watch.awaitExit(seconds(30)), watch.err());
 
     List<JsonObject> events = watch.out().lines().map(Cli::parse).toList();
-    assertEquals(List.of("ACQUIRED watch/a", "RELEASED watch/a", "ACQUIRED watch/b"),
+    assertEquals(
+        List.of("ACQUIRED watch/a", "RELEASED watch/a", "ACQUIRED watch/b"),
         events.stream().map(e -> Cli.str(e, "type") + " " + Cli.str(e, "name")).toList());
     assertEquals(first, events.get(0).get("revision").getAsLong());
     assertEquals("RELEASED", Cli.str(events.get(1), "reason"));
     assertEquals(live, events.get(2).getAsJsonObject("lease").get("token").getAsLong());
-    assertEquals(List.of("revision", "type", "name", "time", "reason", "message", "lease"), List.copyOf(events.get(0).keySet()));
+    assertEquals(
+        List.of("revision", "type", "name", "time", "reason", "message", "lease"),
+        List.copyOf(events.get(0).keySet()));
   }
 
   @Test
@@ -67,18 +76,34 @@ class WatchCommandTest {
     JsonObject a = acquired("typed/a");
     long token = a.get("token").getAsLong();
     run(cluster, "lease", "revoke", "typed/a", "--reason", "why not").ok();
-    Cli.Background watch = new Cli.Background(Cli.at(cluster, "watch", "typed/", "--from-revision", "" + a.get("modRevision").getAsLong(),
-        "--types", "REVOKED"));
+    Cli.Background watch =
+        new Cli.Background(
+            Cli.at(
+                cluster,
+                "watch",
+                "typed/",
+                "--from-revision",
+                "" + a.get("modRevision").getAsLong(),
+                "--types",
+                "REVOKED"));
     watch.awaitOut("REVOKED typed/a", seconds(30));
     watch.interrupt();
     assertEquals(0, watch.awaitExit(seconds(30)), watch.err());
     List<String> lines = watch.out().lines().toList();
     assertEquals(1, lines.size(), watch.out());
-    assertTrue(lines.get(0).matches("\\d+ REVOKED typed/a holder=w-1 token=" + token + " ttl=30s reason=REVOKED message=\"why not\""), lines.get(0));
+    assertTrue(
+        lines
+            .get(0)
+            .matches(
+                "\\d+ REVOKED typed/a holder=w-1 token="
+                    + token
+                    + " ttl=30s reason=REVOKED message=\"why not\""),
+        lines.get(0));
   }
 
   @Test
   void anUnknownTypeIsAUsageError() {
-    run(cluster, "watch", "x/", "--types", "EXPLODED").failed(LeaseholdCommand.EXIT_USAGE, "--types");
+    run(cluster, "watch", "x/", "--types", "EXPLODED")
+        .failed(LeaseholdCommand.EXIT_USAGE, "--types");
   }
 }

@@ -3,10 +3,10 @@ package io.leasehold.client;
 import io.grpc.Status;
 
 /**
- * The cluster refused the call for who made it: no identity it accepts ({@code UNAUTHENTICATED}:
- * no or an unknown client certificate or token), or an identity without a role that allows it
- * ({@code PERMISSION_DENIED}: another holder's lease, a name outside its roles' prefixes, an
- * admin action). Retrying does not help; the message says what was missing.
+ * The cluster refused the call for who made it: no identity it accepts ({@code UNAUTHENTICATED}: no
+ * or an unknown client certificate or token), or an identity without a role that allows it ({@code
+ * PERMISSION_DENIED}: another holder's lease, a name outside its roles' prefixes, an admin action).
+ * Retrying does not help; the message says what was missing.
  */
 public class AccessDeniedException extends LeaseholdException {
   private static final long serialVersionUID = 1L;

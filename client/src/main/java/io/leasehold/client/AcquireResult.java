@@ -2,8 +2,8 @@ package io.leasehold.client;
 
 /**
  * The outcome of one acquisition attempt ({@link LeaseholdClient#tryAcquire}): a business outcome,
- * not an error. One of three cases, each carrying only its own fields; the interface is sealed,
- * so a pattern {@code switch} over them (Java 21) needs no default:
+ * not an error. One of three cases, each carrying only its own fields; the interface is sealed, so
+ * a pattern {@code switch} over them (Java 21) needs no default:
  *
  * <pre>{@code
  * AcquireResult r = client.tryAcquire("jobs/nightly").join();

@@ -5,8 +5,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A change to a held lease's attributes: only the parts that are present change, the others stay
- * as they are (the token never changes). An empty string clears the address or the status.
+ * A change to a held lease's attributes: only the parts that are present change, the others stay as
+ * they are (the token never changes). An empty string clears the address or the status.
  *
  * <pre>{@code
  * lease.update(AttributeUpdate.status("DRAINING"));
@@ -14,11 +14,12 @@ import java.util.Optional;
  * lease.update(AttributeUpdate.replaceAll(LeaseAttributes.NONE));   // clear everything
  * }</pre>
  *
- * @param address  the new address, if it changes
+ * @param address the new address, if it changes
  * @param metadata the new metadata (replacing all of it), if it changes
- * @param status   the new status, if it changes
+ * @param status the new status, if it changes
  */
-public record AttributeUpdate(Optional<String> address, Optional<Map<String, String>> metadata, Optional<String> status) {
+public record AttributeUpdate(
+    Optional<String> address, Optional<Map<String, String>> metadata, Optional<String> status) {
   /**
    * Checks that every part is given (absent: left as it is).
    *
@@ -31,7 +32,8 @@ public record AttributeUpdate(Optional<String> address, Optional<Map<String, Str
     metadata = Objects.requireNonNull(metadata, "metadata").map(Map::copyOf);
     Objects.requireNonNull(status, "status");
     if (address.isEmpty() && metadata.isEmpty() && status.isEmpty()) {
-      throw new IllegalArgumentException("an attribute update must change the address, the metadata or the status");
+      throw new IllegalArgumentException(
+          "an attribute update must change the address, the metadata or the status");
     }
   }
 
@@ -42,7 +44,9 @@ public record AttributeUpdate(Optional<String> address, Optional<Map<String, Str
    * @return the update
    */
   public static AttributeUpdate replaceAll(LeaseAttributes attributes) {
-    return new AttributeUpdate(Optional.of(attributes.address().orElse("")), Optional.of(attributes.metadata()),
+    return new AttributeUpdate(
+        Optional.of(attributes.address().orElse("")),
+        Optional.of(attributes.metadata()),
         Optional.of(attributes.status().orElse("")));
   }
 

@@ -13,4 +13,11 @@ import java.time.Instant;
  * @param outcome {@code ok}, or why it was refused or failed
  * @param detail the request's other arguments, in short
  */
-public record AuditRecord(long revision, Instant time, String identity, String action, String target, String outcome, String detail) {}
+public record AuditRecord(
+    long revision,
+    Instant time,
+    String identity,
+    String action,
+    String target,
+    String outcome,
+    String detail) {}

@@ -9,10 +9,10 @@ import java.util.Optional;
 
 /**
  * {@link LeaseholdClient}'s API, waiting for each answer ({@link LeaseholdClient#blocking()}).
- * Failures are thrown as they are (unchecked {@link LeaseholdException}s and
- * {@link IllegalStateException}s), not wrapped. Calls that may wait for a name to become free
- * throw {@link InterruptedException} and stop waiting when interrupted; the others are bounded by
- * the client's request timeout.
+ * Failures are thrown as they are (unchecked {@link LeaseholdException}s and {@link
+ * IllegalStateException}s), not wrapped. Calls that may wait for a name to become free throw {@link
+ * InterruptedException} and stop waiting when interrupted; the others are bounded by the client's
+ * request timeout.
  */
 public final class BlockingLeaseholdClient {
   private final LeaseholdClient client;
@@ -122,7 +122,8 @@ public final class BlockingLeaseholdClient {
    * @return the new lease, or empty if no lease with that token holds the name
    * @see LeaseholdClient#transfer(String, long, String, Optional)
    */
-  public Optional<LeaseInfo> transfer(String name, long token, String toHolder, Optional<Duration> ttl) {
+  public Optional<LeaseInfo> transfer(
+      String name, long token, String toHolder, Optional<Duration> ttl) {
     return Futures.join(client.transfer(name, token, toHolder, ttl));
   }
 
@@ -208,19 +209,20 @@ public final class BlockingLeaseholdClient {
 
   /**
    * Acquires {@code name} (waiting as {@code options} say), runs {@code action} on the calling
-   * thread while the lease is held — interrupting it if the lease is lost — and releases the
-   * lease. Returns the action's result.
+   * thread while the lease is held — interrupting it if the lease is lost — and releases the lease.
+   * Returns the action's result.
    *
    * @param <T> what the action returns
    * @param name the lease's name, {@code namespace/rest}
    * @param options TTL, attributes and wait bound
    * @param action the work to run while the lease is held
    * @return what the action returned
-   * @throws LeaseLostException   if the lease ended while the action ran
+   * @throws LeaseLostException if the lease ended while the action ran
    * @throws InterruptedException if interrupted while waiting for the name
-   * @throws Exception            what the action threw
+   * @throws Exception what the action threw
    */
-  public <T> T withLease(String name, LeaseOptions options, LeaseAction<T> action) throws Exception {
+  public <T> T withLease(String name, LeaseOptions options, LeaseAction<T> action)
+      throws Exception {
     Lease lease = acquire(name, options);
     return LeaseRunner.run(lease, action);
   }
@@ -232,9 +234,9 @@ public final class BlockingLeaseholdClient {
    * @param name the lease's name, {@code namespace/rest}
    * @param action the work to run while the lease is held
    * @return what the action returned
-   * @throws LeaseLostException   if the lease ended while the action ran
+   * @throws LeaseLostException if the lease ended while the action ran
    * @throws InterruptedException if interrupted while waiting for the name
-   * @throws Exception            what the action threw
+   * @throws Exception what the action threw
    */
   public <T> T withLease(String name, LeaseAction<T> action) throws Exception {
     return withLease(name, LeaseOptions.defaults(), action);
@@ -250,7 +252,8 @@ public final class BlockingLeaseholdClient {
    * @return the registration
    * @see LeaseholdClient#register(String, String, String, Map)
    */
-  public Registration register(String service, String instance, String address, Map<String, String> metadata) {
+  public Registration register(
+      String service, String instance, String address, Map<String, String> metadata) {
     return Futures.join(client.register(service, instance, address, metadata));
   }
 
@@ -264,7 +267,12 @@ public final class BlockingLeaseholdClient {
    * @param options TTL, initial status and whether to register again after a loss
    * @return the registration
    */
-  public Registration register(String service, String instance, String address, Map<String, String> metadata, RegisterOptions options) {
+  public Registration register(
+      String service,
+      String instance,
+      String address,
+      Map<String, String> metadata,
+      RegisterOptions options) {
     return Futures.join(client.register(service, instance, address, metadata, options));
   }
 
@@ -291,7 +299,8 @@ public final class BlockingLeaseholdClient {
    * @return the instance as updated, or empty if no such registration was live
    * @see LeaseholdClient#setStatus(String, String, long, String)
    */
-  public Optional<ServiceInstance> setStatus(String service, String instance, long token, String status) {
+  public Optional<ServiceInstance> setStatus(
+      String service, String instance, long token, String status) {
     return Futures.join(client.setStatus(service, instance, token, status));
   }
 

@@ -10,7 +10,8 @@ import java.util.List;
  * @param authenticationEnabled whether the node authenticates requests
  * @param roles the roles the identity holds
  */
-public record CallerIdentity(String identity, String authenticatedBy, boolean authenticationEnabled, List<AuthRole> roles) {
+public record CallerIdentity(
+    String identity, String authenticatedBy, boolean authenticationEnabled, List<AuthRole> roles) {
   /**
    * Checks the fields and copies the roles.
    *

@@ -1,6 +1,9 @@
 package io.leasehold.client;
 
-/** The {@link LeaseholdClient} was closed: it takes no new requests, and pending ones fail with this. */
+/**
+ * The {@link LeaseholdClient} was closed: it takes no new requests, and pending ones fail with
+ * this.
+ */
 public class ClientClosedException extends IllegalStateException {
   private static final long serialVersionUID = 1L;
 

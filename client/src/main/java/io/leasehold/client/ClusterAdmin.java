@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The operator's side of the cluster: status, membership, leadership and snapshots
- * ({@code client.cluster()}). Each call may be retried safely: adding a member already there or
- * removing one that is gone changes nothing. Membership changes wait for a new member to catch up
- * with the leader, so they get a minute per attempt rather than the client's attempt timeout.
+ * The operator's side of the cluster: status, membership, leadership and snapshots ({@code
+ * client.cluster()}). Each call may be retried safely: adding a member already there or removing
+ * one that is gone changes nothing. Membership changes wait for a new member to catch up with the
+ * leader, so they get a minute per attempt rather than the client's attempt timeout.
  */
 public final class ClusterAdmin {
   private final ClusterCalls calls;
@@ -41,15 +41,16 @@ public final class ClusterAdmin {
   }
 
   /**
-   * Adds a member. Start its node first in join mode ({@code leasehold server --join}); it
-   * catches up from the leader by log or snapshot. Returns the configuration after the change.
+   * Adds a member. Start its node first in join mode ({@code leasehold server --join}); it catches
+   * up from the leader by log or snapshot. Returns the configuration after the change.
    *
    * @param id the new member's id
    * @param peerAddress its Raft address ({@code host:port})
    * @param clientAddress its client address ({@code host:port})
    * @return completes with the members after the change
    */
-  public CompletableFuture<List<ClusterMember>> addMember(String id, String peerAddress, String clientAddress) {
+  public CompletableFuture<List<ClusterMember>> addMember(
+      String id, String peerAddress, String clientAddress) {
     return calls.addMember(id, peerAddress, clientAddress);
   }
 

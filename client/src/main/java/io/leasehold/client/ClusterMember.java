@@ -6,8 +6,8 @@ import java.util.Optional;
 /**
  * A member of the Raft configuration.
  *
- * @param id            the member's id
- * @param peerAddress   its Raft address
+ * @param id the member's id
+ * @param peerAddress its Raft address
  * @param clientAddress its gRPC API address, when known
  */
 public record ClusterMember(String id, String peerAddress, Optional<String> clientAddress) {

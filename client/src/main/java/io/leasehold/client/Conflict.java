@@ -4,11 +4,11 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Another holder has the name: an {@link AcquireResult} case, and what
- * {@link LeaseConflictException} carries.
+ * Another holder has the name: an {@link AcquireResult} case, and what {@link
+ * LeaseConflictException} carries.
  *
- * @param holder    who holds it (this client's own holder if another handle of this client has it)
- * @param token     the fencing token of that lease
+ * @param holder who holds it (this client's own holder if another handle of this client has it)
+ * @param token the fencing token of that lease
  * @param remaining an estimate of its time left, from leader-stamped times
  */
 public record Conflict(String holder, long token, Duration remaining) implements AcquireResult {

@@ -9,9 +9,9 @@ import java.util.Objects;
 /**
  * The client could not connect to any endpoint, each for a reason it could tell: a host name that
  * does not resolve, or TLS settings that do not match the node's ({@link #reason()}). The request
- * fails at once rather than retrying for the whole request timeout, since every node would give
- * the same answer; a request that reached no node was not applied. When only some endpoints fail
- * this way, the others are tried as usual.
+ * fails at once rather than retrying for the whole request timeout, since every node would give the
+ * same answer; a request that reached no node was not applied. When only some endpoints fail this
+ * way, the others are tried as usual.
  */
 public class ConnectionFailedException extends ClusterUnavailableException {
   private static final long serialVersionUID = 1L;
@@ -30,8 +30,13 @@ public class ConnectionFailedException extends ClusterUnavailableException {
    * @param failures every endpoint tried and why it failed, in the order tried
    * @param cause the failure that led to it (may be null)
    */
-  public ConnectionFailedException(String message, ConnectionFailure reason, String endpoint, String detail,
-      Map<String, ConnectionFailure> failures, Throwable cause) {
+  public ConnectionFailedException(
+      String message,
+      ConnectionFailure reason,
+      String endpoint,
+      String detail,
+      Map<String, ConnectionFailure> failures,
+      Throwable cause) {
     super(message, Status.Code.UNAVAILABLE, cause);
     this.reason = Objects.requireNonNull(reason, "reason");
     this.endpoint = Objects.requireNonNull(endpoint, "endpoint");

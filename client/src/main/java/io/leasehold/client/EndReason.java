@@ -10,7 +10,9 @@ public enum EndReason {
   REVOKED,
   /** Its holder was banned. */
   BANNED,
-  /** It was handed to another holder ({@link Lease#transferTo}); the new lease has a larger token. */
+  /**
+   * It was handed to another holder ({@link Lease#transferTo}); the new lease has a larger token.
+   */
   TRANSFERRED,
   /** Its session expired (its client stopped keeping the session alive). */
   SESSION_EXPIRED,

@@ -4,7 +4,10 @@ package io.leasehold.client;
 public enum EventType {
   /** A lease was granted. */
   ACQUIRED,
-  /** A lease was renewed (live only, and only when asked for: {@link WatchOptions#includeRenewals()}). */
+  /**
+   * A lease was renewed (live only, and only when asked for: {@link
+   * WatchOptions#includeRenewals()}).
+   */
   RENEWED,
   /** A lease's attributes changed. */
   UPDATED,

@@ -12,9 +12,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * holder that came after it.
  *
  * <p>Equal tokens are accepted (the same lease writes many times). Every method is atomic per
- * resource; {@link #guard} also runs the write itself under the resource's lock, so a write
- * checked against an old token can never land after one with a newer token. Keep one guard per
- * resource server for as long as it runs; tokens of different resources are independent.
+ * resource; {@link #guard} also runs the write itself under the resource's lock, so a write checked
+ * against an old token can never land after one with a newer token. Keep one guard per resource
+ * server for as long as it runs; tokens of different resources are independent.
  *
  * <pre>{@code
  * FencingGuard guard = new FencingGuard();
@@ -76,7 +76,7 @@ public final class FencingGuard {
    * @param write the write, run only if the token is not stale
    * @return what the write returned
    * @throws StaleTokenException if a higher token was already accepted; {@code write} did not run
-   * @throws Exception           whatever {@code write} throws
+   * @throws Exception whatever {@code write} throws
    */
   public <T> T guard(String resource, long token, Callable<T> write) throws Exception {
     Objects.requireNonNull(write, "write");

@@ -30,6 +30,8 @@ public class InvalidRequestException extends LeaseholdException {
   public Optional<String> field() {
     String m = getMessage();
     int colon = m == null ? -1 : m.indexOf(':');
-    return colon > 0 && m.substring(0, colon).indexOf(' ') < 0 ? Optional.of(m.substring(0, colon)) : Optional.empty();
+    return colon > 0 && m.substring(0, colon).indexOf(' ') < 0
+        ? Optional.of(m.substring(0, colon))
+        : Optional.empty();
   }
 }

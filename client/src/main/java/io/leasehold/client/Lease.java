@@ -11,8 +11,8 @@ import java.util.concurrent.CompletableFuture;
  * <p>Validity is judged on the client's monotonic clock: the lease is valid until the send time of
  * its last successful renewal + TTL − a drift margin, a deadline never later than the cluster's.
  * Check {@link #isValid()} before acting on the lease, and pass {@link #token()} to every resource
- * you write to, so that a resource can refuse a writer whose lease has ended without it noticing
- * (a GC pause, a slow network): see {@link FencingGuard}.
+ * you write to, so that a resource can refuse a writer whose lease has ended without it noticing (a
+ * GC pause, a slow network): see {@link FencingGuard}.
  *
  * <p>Thread-safe. {@link #close()} releases the lease if it is still held, so a handle fits
  * try-with-resources.
@@ -33,8 +33,8 @@ public interface Lease extends AutoCloseable {
   String holder();
 
   /**
-   * The fencing token: the position of the grant in the cluster's log (the entry's index × 256 + the
-   * grant's place in the entry). Strictly larger for every later grant of any name.
+   * The fencing token: the position of the grant in the cluster's log (the entry's index × 256 +
+   * the grant's place in the entry). Strictly larger for every later grant of any name.
    *
    * @return the fencing token
    */
@@ -55,7 +55,8 @@ public interface Lease extends AutoCloseable {
   LeaseAttributes attributes();
 
   /**
-   * The current state. Moves to LOST as soon as the local deadline passes, even between timer ticks.
+   * The current state. Moves to LOST as soon as the local deadline passes, even between timer
+   * ticks.
    *
    * @return HELD, JEOPARDY, LOST or RELEASED
    */
@@ -103,13 +104,12 @@ public interface Lease extends AutoCloseable {
   CompletableFuture<LeaseAttributes> update(AttributeUpdate update);
 
   /**
-   * Hands the lease to another holder in one replicated step: the cluster ends this lease
-   * (reason TRANSFERRED) and grants {@code toHolder} the name with a new, larger token and the
-   * namespace's default TTL, so the name is never free in between and this lease's token is
-   * refused from then on. On success this handle becomes LOST with reason
-   * {@link LossReason#TRANSFERRED}. Fails with {@link LeaseLostException} if the cluster no longer
-   * holds this lease, and with {@link AcquireRejectedException} if the policy refuses the new
-   * holder (this lease is then still held).
+   * Hands the lease to another holder in one replicated step: the cluster ends this lease (reason
+   * TRANSFERRED) and grants {@code toHolder} the name with a new, larger token and the namespace's
+   * default TTL, so the name is never free in between and this lease's token is refused from then
+   * on. On success this handle becomes LOST with reason {@link LossReason#TRANSFERRED}. Fails with
+   * {@link LeaseLostException} if the cluster no longer holds this lease, and with {@link
+   * AcquireRejectedException} if the policy refuses the new holder (this lease is then still held).
    *
    * @param toHolder the identity that is to hold the name
    * @return completes with the new holder's lease
@@ -118,12 +118,12 @@ public interface Lease extends AutoCloseable {
   CompletableFuture<LeaseInfo> transferTo(String toHolder);
 
   /**
-   * Offers the lease to another holder, who must accept within {@code acceptWithin}
-   * ({@link LeaseholdClient#acceptTransfer}): until then the lease stays this handle's, held and
-   * renewed as before; on acceptance it moves as {@link #transferTo} moves it (this handle then
-   * learns it is LOST at its next renewal). The cluster withdraws the offer at its deadline; a
-   * later offer or transfer replaces it. Fails with {@link AcquireRejectedException} if the policy
-   * refuses the new holder now.
+   * Offers the lease to another holder, who must accept within {@code acceptWithin} ({@link
+   * LeaseholdClient#acceptTransfer}): until then the lease stays this handle's, held and renewed as
+   * before; on acceptance it moves as {@link #transferTo} moves it (this handle then learns it is
+   * LOST at its next renewal). The cluster withdraws the offer at its deadline; a later offer or
+   * transfer replaces it. Fails with {@link AcquireRejectedException} if the policy refuses the new
+   * holder now.
    *
    * @param toHolder the identity the lease is offered to
    * @param acceptWithin how long it has to accept
@@ -132,8 +132,8 @@ public interface Lease extends AutoCloseable {
   CompletableFuture<Long> offerTo(String toHolder, Duration acceptWithin);
 
   /**
-   * The session this lease lives with: its TTL and renewals are the session's, and it ends when
-   * the session does. 0 when it has a TTL of its own.
+   * The session this lease lives with: its TTL and renewals are the session's, and it ends when the
+   * session does. 0 when it has a TTL of its own.
    *
    * @return the session's id, or 0
    */
@@ -141,9 +141,9 @@ public interface Lease extends AutoCloseable {
 
   /**
    * Ends the lease: the handle is RELEASED at once (it stops being valid and renewed), and the
-   * cluster frees the name. Completes when the cluster has answered; fails with
-   * {@link ClusterUnavailableException} if it could not be reached, in which case the lease
-   * simply expires there after its TTL. Releasing a LOST lease is allowed (it does nothing more).
+   * cluster frees the name. Completes when the cluster has answered; fails with {@link
+   * ClusterUnavailableException} if it could not be reached, in which case the lease simply expires
+   * there after its TTL. Releasing a LOST lease is allowed (it does nothing more).
    *
    * @return completes when the cluster has answered
    * @throws IllegalStateException if {@code release()} was already called on this handle
@@ -152,8 +152,8 @@ public interface Lease extends AutoCloseable {
 
   /**
    * Releases the lease if it is still held and waits (bounded by the client's request timeout) for
-   * the cluster to answer; does nothing if it was already released or lost. Never throws: a
-   * release the cluster did not receive ends with the lease's expiry.
+   * the cluster to answer; does nothing if it was already released or lost. Never throws: a release
+   * the cluster did not receive ends with the lease's expiry.
    */
   @Override
   void close();

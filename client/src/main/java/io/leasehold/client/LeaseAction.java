@@ -1,9 +1,9 @@
 package io.leasehold.client;
 
 /**
- * Work done under a lease ({@link LeaseholdClient#withLease}): it runs only while the lease is
- * held and is interrupted if the lease is lost, so it should respond to interruption (blocking
- * I/O, {@code Thread.sleep}, or checking {@link Thread#isInterrupted()} in loops).
+ * Work done under a lease ({@link LeaseholdClient#withLease}): it runs only while the lease is held
+ * and is interrupted if the lease is lost, so it should respond to interruption (blocking I/O,
+ * {@code Thread.sleep}, or checking {@link Thread#isInterrupted()} in loops).
  *
  * @param <T> what the work returns
  */

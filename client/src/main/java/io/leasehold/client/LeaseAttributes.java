@@ -6,17 +6,19 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What turns a lease into a registry entry or a route: an endpoint {@code address}, string
- * {@code metadata} and a {@code status} such as SERVING or DRAINING. All optional; an empty
- * string is the same as absent.
+ * What turns a lease into a registry entry or a route: an endpoint {@code address}, string {@code
+ * metadata} and a {@code status} such as SERVING or DRAINING. All optional; an empty string is the
+ * same as absent.
  *
- * @param address  where the holder can be reached ({@code host:port} or a URL)
+ * @param address where the holder can be reached ({@code host:port} or a URL)
  * @param metadata free-form key/value pairs; never null, unmodifiable
- * @param status   e.g. {@code SERVING}, {@code DRAINING}
+ * @param status e.g. {@code SERVING}, {@code DRAINING}
  */
-public record LeaseAttributes(Optional<String> address, Map<String, String> metadata, Optional<String> status) {
+public record LeaseAttributes(
+    Optional<String> address, Map<String, String> metadata, Optional<String> status) {
   /** No address, no metadata, no status. */
-  public static final LeaseAttributes NONE = new LeaseAttributes(Optional.empty(), Map.of(), Optional.empty());
+  public static final LeaseAttributes NONE =
+      new LeaseAttributes(Optional.empty(), Map.of(), Optional.empty());
 
   /**
    * Checks the fields and copies the metadata.
@@ -48,7 +50,8 @@ public record LeaseAttributes(Optional<String> address, Map<String, String> meta
    * @return the attributes with the change
    */
   public LeaseAttributes withAddress(String address) {
-    return new LeaseAttributes(Optional.of(Objects.requireNonNull(address, "address")), metadata, status);
+    return new LeaseAttributes(
+        Optional.of(Objects.requireNonNull(address, "address")), metadata, status);
   }
 
   /**
@@ -58,7 +61,8 @@ public record LeaseAttributes(Optional<String> address, Map<String, String> meta
    * @return the attributes with the change
    */
   public LeaseAttributes withStatus(String status) {
-    return new LeaseAttributes(address, metadata, Optional.of(Objects.requireNonNull(status, "status")));
+    return new LeaseAttributes(
+        address, metadata, Optional.of(Objects.requireNonNull(status, "status")));
   }
 
   /**

@@ -1,6 +1,9 @@
 package io.leasehold.client;
 
-/** A name that had to be free was held by another holder (for instance a service instance registered by someone else). */
+/**
+ * A name that had to be free was held by another holder (for instance a service instance registered
+ * by someone else).
+ */
 public class LeaseConflictException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
   private final transient Conflict conflict;
@@ -12,8 +15,15 @@ public class LeaseConflictException extends LeaseholdException {
    * @param conflict who holds the name
    */
   public LeaseConflictException(String name, Conflict conflict) {
-    super(name + ": held by " + conflict.holder() + " (token " + conflict.token() + ", about "
-        + conflict.remaining().toMillis() + " ms left)");
+    super(
+        name
+            + ": held by "
+            + conflict.holder()
+            + " (token "
+            + conflict.token()
+            + ", about "
+            + conflict.remaining().toMillis()
+            + " ms left)");
     this.conflict = conflict;
   }
 

@@ -7,35 +7,36 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A lease as the cluster stores it, as read by {@link LeaseholdClient#get} or carried by a
- * {@link WatchEvent}. Timestamps are stamped by the leader's wall clock and are informational:
- * only the leader decides expiry.
+ * A lease as the cluster stores it, as read by {@link LeaseholdClient#get} or carried by a {@link
+ * WatchEvent}. Timestamps are stamped by the leader's wall clock and are informational: only the
+ * leader decides expiry.
  *
- * @param name        the leased name
- * @param holder      who holds it
- * @param token       its fencing token
- * @param ttl         its TTL
- * @param acquiredAt  when it was granted
- * @param renewedAt   when it was last renewed
- * @param expiresAt   {@code renewedAt + ttl}, an estimate; it stays as stamped when the leader
- *                    extends the lease ({@code deadline} says when it ends)
- * @param attributes  its address, metadata and status
- * @param renewCount  how many times it was renewed
+ * @param name the leased name
+ * @param holder who holds it
+ * @param token its fencing token
+ * @param ttl its TTL
+ * @param acquiredAt when it was granted
+ * @param renewedAt when it was last renewed
+ * @param expiresAt {@code renewedAt + ttl}, an estimate; it stays as stamped when the leader
+ *     extends the lease ({@code deadline} says when it ends)
+ * @param attributes its address, metadata and status
+ * @param renewCount how many times it was renewed
  * @param modRevision the revision of its latest change of any kind
- * @param remaining   for reads: {@code expiresAt} minus the serving node's clock
+ * @param remaining for reads: {@code expiresAt} minus the serving node's clock
  * @param serverState for reads: ACTIVE, or STALE once its last renewal is older than twice its
- *                    heartbeat interval (its holder is probably gone); UNKNOWN in events
+ *     heartbeat interval (its holder is probably gone); UNKNOWN in events
  * @param heartbeatInterval the renewal interval the cluster suggested at its last grant or renewal
  * @param gracePeriod the time the cluster waits after {@code expiresAt} before it expires the lease
- * @param session     the session it lives with (its TTL and renewals are the session's); 0: its own TTL
- * @param deadline    for reads: when the cluster expires the lease unless it is renewed first, as
- *                    {@code deadlineSource} says; empty in events and replies
- * @param deadlineRemaining for reads: {@code deadline} minus the serving node's clock, never negative
- * @param deadlineSource LEADER: the deadline the leader's expiry acts on; ESTIMATE:
- *                    {@code expiresAt} plus the grace period (the leader may have extended it);
- *                    UNKNOWN: no deadline (events, replies, an older server)
- * @param extensions  with a LEADER deadline: why it is later than {@code expiresAt} plus the grace
- *                    period (a leader change, a stall), oldest first; empty when it is not
+ * @param session the session it lives with (its TTL and renewals are the session's); 0: its own TTL
+ * @param deadline for reads: when the cluster expires the lease unless it is renewed first, as
+ *     {@code deadlineSource} says; empty in events and replies
+ * @param deadlineRemaining for reads: {@code deadline} minus the serving node's clock, never
+ *     negative
+ * @param deadlineSource LEADER: the deadline the leader's expiry acts on; ESTIMATE: {@code
+ *     expiresAt} plus the grace period (the leader may have extended it); UNKNOWN: no deadline
+ *     (events, replies, an older server)
+ * @param extensions with a LEADER deadline: why it is later than {@code expiresAt} plus the grace
+ *     period (a leader change, a stall), oldest first; empty when it is not
  */
 public record LeaseInfo(
     String name,
@@ -82,7 +83,8 @@ public record LeaseInfo(
    * @param deadline for reads: when the cluster expires the lease unless it is renewed first
    * @param deadlineRemaining for reads: {@code deadline} minus the serving node's clock
    * @param deadlineSource where {@code deadline} comes from
-   * @param extensions why the leader's deadline is later than {@code expiresAt} plus the grace period
+   * @param extensions why the leader's deadline is later than {@code expiresAt} plus the grace
+   *     period
    */
   public LeaseInfo {
     Objects.requireNonNull(name, "name");
@@ -103,8 +105,8 @@ public record LeaseInfo(
   }
 
   /**
-   * A lease without a deadline (as events and replies carry it, and as SDKs before deadlines
-   * made it).
+   * A lease without a deadline (as events and replies carry it, and as SDKs before deadlines made
+   * it).
    *
    * @param name the leased name
    * @param holder who holds it
@@ -122,11 +124,42 @@ public record LeaseInfo(
    * @param gracePeriod the time the cluster waits after {@code expiresAt}
    * @param session the session it lives with; 0: its own TTL
    */
-  public LeaseInfo(String name, String holder, long token, Duration ttl, Instant acquiredAt, Instant renewedAt,
-      Instant expiresAt, LeaseAttributes attributes, long renewCount, long modRevision, Optional<Duration> remaining,
-      ServerLeaseState serverState, Optional<Duration> heartbeatInterval, Optional<Duration> gracePeriod, long session) {
-    this(name, holder, token, ttl, acquiredAt, renewedAt, expiresAt, attributes, renewCount, modRevision, remaining,
-        serverState, heartbeatInterval, gracePeriod, session, Optional.empty(), Optional.empty(), DeadlineSource.UNKNOWN, List.of());
+  public LeaseInfo(
+      String name,
+      String holder,
+      long token,
+      Duration ttl,
+      Instant acquiredAt,
+      Instant renewedAt,
+      Instant expiresAt,
+      LeaseAttributes attributes,
+      long renewCount,
+      long modRevision,
+      Optional<Duration> remaining,
+      ServerLeaseState serverState,
+      Optional<Duration> heartbeatInterval,
+      Optional<Duration> gracePeriod,
+      long session) {
+    this(
+        name,
+        holder,
+        token,
+        ttl,
+        acquiredAt,
+        renewedAt,
+        expiresAt,
+        attributes,
+        renewCount,
+        modRevision,
+        remaining,
+        serverState,
+        heartbeatInterval,
+        gracePeriod,
+        session,
+        Optional.empty(),
+        Optional.empty(),
+        DeadlineSource.UNKNOWN,
+        List.of());
   }
 
   /**

@@ -6,9 +6,9 @@ import java.util.Objects;
 /**
  * The leases under a prefix ({@link LeaseholdClient#list}), in name order.
  *
- * @param leases   the leases
- * @param revision the revision the (first page of the) listing was read at: watch from
- *                 {@code revision + 1} to follow changes
+ * @param leases the leases
+ * @param revision the revision the (first page of the) listing was read at: watch from {@code
+ *     revision + 1} to follow changes
  */
 public record LeaseListing(List<LeaseInfo> leases, long revision) {
   /**

@@ -11,8 +11,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link Lock} across processes, on a lease ({@link LeaseholdClient#lock}). Held by one thread
- * at a time in the whole cluster; reentrant for that thread. Waiting is first come, first served,
+ * A {@link Lock} across processes, on a lease ({@link LeaseholdClient#lock}). Held by one thread at
+ * a time in the whole cluster; reentrant for that thread. Waiting is first come, first served,
  * among this client's threads and, through the queue the leader keeps for waiting acquisitions,
  * among clients; it never polls.
  *
@@ -30,10 +30,10 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>{@link #lock()} waits until it gets the lock, riding out cluster outages; it throws only
- * for problems waiting cannot fix (a bad name, a policy rejection, a closed client).
- * {@link #unlock()} releases the lease and waits (bounded by the request timeout) for the cluster
- * to confirm. {@link #newCondition()} is not supported.
+ * <p>{@link #lock()} waits until it gets the lock, riding out cluster outages; it throws only for
+ * problems waiting cannot fix (a bad name, a policy rejection, a closed client). {@link #unlock()}
+ * releases the lease and waits (bounded by the request timeout) for the cluster to confirm. {@link
+ * #newCondition()} is not supported.
  */
 public final class LeaseLock implements Lock {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseLock.class);
@@ -101,7 +101,8 @@ public final class LeaseLock implements Lock {
       return true;
     }
     // A lock-delay only means "not yet"; other refusals (a ban, a bad name or TTL) need fixing.
-    if (r instanceof Rejected rejected && rejected.rejection().reason() != RejectReason.LOCK_DELAY) {
+    if (r instanceof Rejected rejected
+        && rejected.rejection().reason() != RejectReason.LOCK_DELAY) {
       throw new AcquireRejectedException(name, rejected.rejection());
     }
     return false;
@@ -124,7 +125,10 @@ public final class LeaseLock implements Lock {
       return true;
     }
     try {
-      own(Futures.get(client.acquire(name, options.withWait(Duration.ofNanos(Math.max(0, unit.toNanos(time)))))));
+      own(
+          Futures.get(
+              client.acquire(
+                  name, options.withWait(Duration.ofNanos(Math.max(0, unit.toNanos(time)))))));
       return true;
     } catch (AcquireTimeoutException timedOut) {
       return false;
@@ -141,8 +145,12 @@ public final class LeaseLock implements Lock {
     Lease toRelease;
     synchronized (this) {
       if (owner != Thread.currentThread()) {
-        throw new IllegalMonitorStateException("lock " + name + " is not held by " + Thread.currentThread().getName()
-            + (owner == null ? "" : " (held by " + owner.getName() + ")"));
+        throw new IllegalMonitorStateException(
+            "lock "
+                + name
+                + " is not held by "
+                + Thread.currentThread().getName()
+                + (owner == null ? "" : " (held by " + owner.getName() + ")"));
       }
       if (--holds > 0) {
         return;
@@ -152,12 +160,15 @@ public final class LeaseLock implements Lock {
       lease = null;
     }
     if (toRelease.state() == LeaseState.LOST) {
-      return;  // nothing left to release; the next holder gets a larger token
+      return; // nothing left to release; the next holder gets a larger token
     }
     try {
       Futures.join(toRelease.release());
     } catch (LeaseholdException e) {
-      LOG.warn("lock {}: release not confirmed ({}); the lease expires after its TTL", name, e.getMessage());
+      LOG.warn(
+          "lock {}: release not confirmed ({}); the lease expires after its TTL",
+          name,
+          e.getMessage());
     }
   }
 
@@ -180,7 +191,8 @@ public final class LeaseLock implements Lock {
    */
   public synchronized long token() {
     if (owner != Thread.currentThread()) {
-      throw new IllegalMonitorStateException("lock " + name + " is not held by " + Thread.currentThread().getName());
+      throw new IllegalMonitorStateException(
+          "lock " + name + " is not held by " + Thread.currentThread().getName());
     }
     return lease.token();
   }
@@ -195,8 +207,8 @@ public final class LeaseLock implements Lock {
   }
 
   /**
-   * Whether the calling thread holds the lock; its lease may have been lost since (see
-   * {@link #isValid()}).
+   * Whether the calling thread holds the lock; its lease may have been lost since (see {@link
+   * #isValid()}).
    *
    * @return whether the calling thread holds it
    */

@@ -12,13 +12,15 @@ import java.util.Optional;
  * LeaseOptions.defaults().withTtl(Duration.ofSeconds(15)).withAddress("10.0.0.7:8443").withWait(Duration.ofMinutes(1))
  * }</pre>
  *
- * @param ttl        the lease's time to live; absent: the cluster's default TTL
+ * @param ttl the lease's time to live; absent: the cluster's default TTL
  * @param attributes address, metadata and status to store with the lease
- * @param waitUpTo   how long {@link LeaseholdClient#acquire(String, LeaseOptions)} waits for the name
- *                   to become free; absent: as long as it takes (cancel the future to stop)
+ * @param waitUpTo how long {@link LeaseholdClient#acquire(String, LeaseOptions)} waits for the name
+ *     to become free; absent: as long as it takes (cancel the future to stop)
  */
-public record LeaseOptions(Optional<Duration> ttl, LeaseAttributes attributes, Optional<Duration> waitUpTo) {
-  private static final LeaseOptions DEFAULTS = new LeaseOptions(Optional.empty(), LeaseAttributes.NONE, Optional.empty());
+public record LeaseOptions(
+    Optional<Duration> ttl, LeaseAttributes attributes, Optional<Duration> waitUpTo) {
+  private static final LeaseOptions DEFAULTS =
+      new LeaseOptions(Optional.empty(), LeaseAttributes.NONE, Optional.empty());
 
   /**
    * Checks the fields.
@@ -32,11 +34,12 @@ public record LeaseOptions(Optional<Duration> ttl, LeaseAttributes attributes, O
     Objects.requireNonNull(ttl, "ttl");
     Objects.requireNonNull(attributes, "attributes");
     Objects.requireNonNull(waitUpTo, "waitUpTo");
-    waitUpTo.ifPresent(w -> {
-      if (w.isNegative()) {
-        throw new IllegalArgumentException("waitUpTo: must not be negative, got " + w);
-      }
-    });
+    waitUpTo.ifPresent(
+        w -> {
+          if (w.isNegative()) {
+            throw new IllegalArgumentException("waitUpTo: must not be negative, got " + w);
+          }
+        });
   }
 
   /**
@@ -61,7 +64,8 @@ public record LeaseOptions(Optional<Duration> ttl, LeaseAttributes attributes, O
   /**
    * These options, granting the lease {@code attributes}.
    *
-   * @param attributes address, metadata and status to store with the lease, replacing any set before
+   * @param attributes address, metadata and status to store with the lease, replacing any set
+   *     before
    * @return the options with the change
    */
   public LeaseOptions withAttributes(LeaseAttributes attributes) {
@@ -100,13 +104,15 @@ public record LeaseOptions(Optional<Duration> ttl, LeaseAttributes attributes, O
   }
 
   /**
-   * These options with a bound on how long an acquisition waits ({@link Duration#ZERO}: one attempt).
+   * These options with a bound on how long an acquisition waits ({@link Duration#ZERO}: one
+   * attempt).
    *
    * @param waitUpTo the longest wait for the name ({@link Duration#ZERO}: one attempt)
    * @return the options with the change
    */
   public LeaseOptions withWait(Duration waitUpTo) {
-    return new LeaseOptions(ttl, attributes, Optional.of(Objects.requireNonNull(waitUpTo, "waitUpTo")));
+    return new LeaseOptions(
+        ttl, attributes, Optional.of(Objects.requireNonNull(waitUpTo, "waitUpTo")));
   }
 
   /**

@@ -12,10 +12,10 @@ public enum LeaseState {
   /** Renewals are succeeding; the lease is valid. */
   HELD,
   /**
-   * A renewal is overdue (renewals are failing or not answered), or the cluster's policy refuses
-   * to renew the lease ({@link Lease#renewalRejection()}), but the local deadline has not passed:
-   * the lease is still valid, and goes back to HELD if a renewal succeeds in time. A careful
-   * holder stops starting new work here.
+   * A renewal is overdue (renewals are failing or not answered), or the cluster's policy refuses to
+   * renew the lease ({@link Lease#renewalRejection()}), but the local deadline has not passed: the
+   * lease is still valid, and goes back to HELD if a renewal succeeds in time. A careful holder
+   * stops starting new work here.
    */
   JEOPARDY,
   /**

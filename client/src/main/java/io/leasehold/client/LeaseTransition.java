@@ -6,12 +6,13 @@ import java.util.Optional;
 /**
  * A lease handle moved from one state to another.
  *
- * @param lease  the handle
- * @param from   its previous state
- * @param to     its new state
+ * @param lease the handle
+ * @param from its previous state
+ * @param to its new state
  * @param reason why it was lost, when {@code to} is {@link LeaseState#LOST}
  */
-public record LeaseTransition(Lease lease, LeaseState from, LeaseState to, Optional<LossReason> reason) {
+public record LeaseTransition(
+    Lease lease, LeaseState from, LeaseState to, Optional<LossReason> reason) {
   /**
    * Checks that every field is given.
    *
@@ -34,6 +35,13 @@ public record LeaseTransition(Lease lease, LeaseState from, LeaseState to, Optio
    */
   @Override
   public String toString() {
-    return lease.name() + " (token " + lease.token() + "): " + from + " -> " + to + reason.map(r -> " (" + r + ")").orElse("");
+    return lease.name()
+        + " (token "
+        + lease.token()
+        + "): "
+        + from
+        + " -> "
+        + to
+        + reason.map(r -> " (" + r + ")").orElse("");
   }
 }

@@ -8,8 +8,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Operators' controls ({@link LeaseholdClient#admin()}): per-namespace policy, bans, revocation
- * and the history of ended leases. Every change is a replicated command; reads are linearizable.
+ * Operators' controls ({@link LeaseholdClient#admin()}): per-namespace policy, bans, revocation and
+ * the history of ended leases. Every change is a replicated command; reads are linearizable.
  * Failures are those of the client's other calls ({@link InvalidRequestException} for bad input,
  * {@link ClusterUnavailableException} when no node answered).
  */
@@ -95,9 +95,9 @@ public final class LeaseholdAdmin {
   }
 
   /**
-   * Ends the live lease on {@code name} whoever holds it (reason REVOKED); with a non-zero
-   * {@code token}, only if that is the lease's token. Completes with the lease as it was, or empty
-   * if no such lease was held.
+   * Ends the live lease on {@code name} whoever holds it (reason REVOKED); with a non-zero {@code
+   * token}, only if that is the lease's token. Completes with the lease as it was, or empty if no
+   * such lease was held.
    *
    * @param name the lease's name, {@code namespace/rest}
    * @param reason why, recorded in the history and the audit
@@ -109,7 +109,8 @@ public final class LeaseholdAdmin {
   }
 
   /**
-   * The leases on {@code name} that ended, newest first (at most {@code limit}; 0: all that is kept).
+   * The leases on {@code name} that ended, newest first (at most {@code limit}; 0: all that is
+   * kept).
    *
    * @param name the lease's name, {@code namespace/rest}
    * @param limit the most entries to return (0: all that are kept)
@@ -120,7 +121,8 @@ public final class LeaseholdAdmin {
   }
 
   /**
-   * The leases {@code holder} held that ended, newest first (at most {@code limit}; 0: all that is kept).
+   * The leases {@code holder} held that ended, newest first (at most {@code limit}; 0: all that is
+   * kept).
    *
    * @param holder the holder identity whose ended leases to list
    * @param limit the most entries to return (0: all that are kept)
@@ -152,11 +154,12 @@ public final class LeaseholdAdmin {
 
   /**
    * Closes a session: it and every lease attached to it end in one replicated step (reason
-   * SESSION_CLOSED, no lock-delay). With authentication on, only its holder or an admin over
-   * every name may.
+   * SESSION_CLOSED, no lock-delay). With authentication on, only its holder or an admin over every
+   * name may.
    *
    * @param id the session's id
-   * @return completes with the number of leases that ended with it, or -1 if no such session was live
+   * @return completes with the number of leases that ended with it, or -1 if no such session was
+   *     live
    */
   public CompletableFuture<Long> closeSession(long id) {
     return calls.closeSession(id);

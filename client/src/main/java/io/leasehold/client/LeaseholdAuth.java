@@ -27,20 +27,22 @@ public final class LeaseholdAuth {
   }
 
   /**
-   * Creates role {@code name}, or replaces it: {@code permission} over the names starting with
-   * one of {@code prefixes} (none: every name). Completes with the role as stored.
+   * Creates role {@code name}, or replaces it: {@code permission} over the names starting with one
+   * of {@code prefixes} (none: every name). Completes with the role as stored.
    *
    * @param name the role's name
    * @param permission what the role allows
    * @param prefixes the names it covers, each a prefix (empty list: every name)
    * @return completes with the role as stored
    */
-  public CompletableFuture<AuthRole> addRole(String name, Permission permission, List<String> prefixes) {
+  public CompletableFuture<AuthRole> addRole(
+      String name, Permission permission, List<String> prefixes) {
     return calls.addRole(name, permission, prefixes);
   }
 
   /**
-   * Removes role {@code name}; completes with whether it existed. Refused while an identity holds it.
+   * Removes role {@code name}; completes with whether it existed. Refused while an identity holds
+   * it.
    *
    * @param name the role's name
    * @return completes with whether it existed
@@ -101,8 +103,8 @@ public final class LeaseholdAuth {
   }
 
   /**
-   * The audit history, newest first: at most {@code limit} records (0: all that is kept), of
-   * {@code identity}'s actions only unless it is empty.
+   * The audit history, newest first: at most {@code limit} records (0: all that is kept), of {@code
+   * identity}'s actions only unless it is empty.
    *
    * @param limit the most entries to return (0: all that are kept)
    * @param identity whose actions to list ({@code ""}: everyone's)

@@ -17,8 +17,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 
 /**
- * The Leasehold SDK: leases with client-side validity and fencing tokens, locks, a service
- * registry and a routing table, over a cluster of any number of nodes.
+ * The Leasehold SDK: leases with client-side validity and fencing tokens, locks, a service registry
+ * and a routing table, over a cluster of any number of nodes.
  *
  * <pre>{@code
  * try (LeaseholdClient client = LeaseholdClient.connect("10.0.0.1:7400", "10.0.0.2:7400", "10.0.0.3:7400")) {
@@ -30,9 +30,9 @@ import java.util.concurrent.locks.Lock;
  *
  * <p>Async first: every call that talks to the cluster returns a {@link CompletableFuture},
  * completed on the callback executor (never on a gRPC thread); {@link #blocking()} is the same API
- * waiting for the answers. One client per process is the intent: it renews every lease it holds
- * in one batched call per interval, and it serializes its own acquisitions of a name, since all
- * its leases share one holder identity. Thread-safe; {@link #close()} releases what it holds.
+ * waiting for the answers. One client per process is the intent: it renews every lease it holds in
+ * one batched call per interval, and it serializes its own acquisitions of a name, since all its
+ * leases share one holder identity. Thread-safe; {@link #close()} releases what it holds.
  *
  * <p>Any node accepts any request (a follower forwards writes to the leader). The client sends
  * writes to the leader when it knows it, reads and watches to one "home" node, and fails over to
@@ -117,15 +117,15 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
-   * Acquires {@code name}, waiting for it to become free if another holder has it (up to
-   * {@link LeaseOptions#waitUpTo()}; indefinitely if absent — cancel the future to stop waiting).
-   * Waiting uses a watch on the name, not polling, and acquisitions of one name by this client
-   * are served in arrival order. The lease is then renewed by the client until released, lost, or
-   * the client closes.
+   * Acquires {@code name}, waiting for it to become free if another holder has it (up to {@link
+   * LeaseOptions#waitUpTo()}; indefinitely if absent — cancel the future to stop waiting). Waiting
+   * uses a watch on the name, not polling, and acquisitions of one name by this client are served
+   * in arrival order. The lease is then renewed by the client until released, lost, or the client
+   * closes.
    *
-   * <p>Fails with {@link AcquireTimeoutException} if the wait bound passed,
-   * {@link AcquireRejectedException} if policy refused, {@link InvalidRequestException} for a name
-   * or TTL the cluster refuses; cluster outages are ridden out until the wait bound.
+   * <p>Fails with {@link AcquireTimeoutException} if the wait bound passed, {@link
+   * AcquireRejectedException} if policy refused, {@link InvalidRequestException} for a name or TTL
+   * the cluster refuses; cluster outages are ridden out until the wait bound.
    *
    * @param name the lease's name, {@code namespace/rest}
    * @param options TTL, attributes and wait bound
@@ -136,7 +136,8 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
-   * Acquires {@code name} with default options, waiting up to {@code waitUpTo} for it to become free.
+   * Acquires {@code name} with default options, waiting up to {@code waitUpTo} for it to become
+   * free.
    *
    * @param name the lease's name, {@code namespace/rest}
    * @param waitUpTo the longest wait for the name
@@ -148,10 +149,10 @@ public final class LeaseholdClient implements AutoCloseable {
 
   /**
    * One attempt to acquire {@code name}: GRANTED with the lease, CONFLICT with the current holder,
-   * token and remaining time (without a network call if another handle of this client holds it),
-   * or REJECTED with the policy's reason. It never waits for a holder; it waits only while this
-   * client gives back a lease that was granted to one of its waiters after that waiter had gone
-   * (cancelled or interrupted), so that it does not answer CONFLICT with a lease nobody holds.
+   * token and remaining time (without a network call if another handle of this client holds it), or
+   * REJECTED with the policy's reason. It never waits for a holder; it waits only while this client
+   * gives back a lease that was granted to one of its waiters after that waiter had gone (cancelled
+   * or interrupted), so that it does not answer CONFLICT with a lease nobody holds.
    *
    * @param name the lease's name, {@code namespace/rest}
    * @param options TTL and attributes (the wait bound is ignored: it never waits for a holder)
@@ -182,8 +183,8 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
-   * Every lease whose name starts with {@code prefix}, in name order, read page by page
-   * (10,000 leases a page); the listing's revision is the first page's.
+   * Every lease whose name starts with {@code prefix}, in name order, read page by page (10,000
+   * leases a page); the listing's revision is the first page's.
    *
    * @param prefix names starting with this ({@code ""}: every name)
    * @return completes with the leases and the listing's revision
@@ -207,8 +208,8 @@ public final class LeaseholdClient implements AutoCloseable {
   /**
    * Hands the lease on {@code name} with fencing token {@code token} to {@code toHolder} in one
    * replicated step: it ends (reason TRANSFERRED) and {@code toHolder} holds the name with a new,
-   * larger token; the name is never free in between. For its holder (see also
-   * {@link Lease#transferTo}) or, with authentication on, an admin over the name.
+   * larger token; the name is never free in between. For its holder (see also {@link
+   * Lease#transferTo}) or, with authentication on, an admin over the name.
    *
    * @param name the lease's name, {@code namespace/rest}
    * @param token the current lease's fencing token
@@ -217,14 +218,15 @@ public final class LeaseholdClient implements AutoCloseable {
    * @return completes with the new lease, or empty if no lease with that token holds the name;
    *     fails with {@link AcquireRejectedException} if the policy refuses the new holder
    */
-  public CompletableFuture<Optional<LeaseInfo>> transfer(String name, long token, String toHolder, Optional<Duration> ttl) {
+  public CompletableFuture<Optional<LeaseInfo>> transfer(
+      String name, long token, String toHolder, Optional<Duration> ttl) {
     return leases.transfer(name, token, toHolder, ttl);
   }
 
   /**
-   * Offers the lease on {@code name} with fencing token {@code token} to {@code toHolder}, who
-   * must accept within {@code acceptWithin} ({@link #acceptTransfer}); the lease stays where it is
-   * until then (see {@link Lease#offerTo}).
+   * Offers the lease on {@code name} with fencing token {@code token} to {@code toHolder}, who must
+   * accept within {@code acceptWithin} ({@link #acceptTransfer}); the lease stays where it is until
+   * then (see {@link Lease#offerTo}).
    *
    * @param name the lease's name, {@code namespace/rest}
    * @param token the current lease's fencing token
@@ -233,26 +235,36 @@ public final class LeaseholdClient implements AutoCloseable {
    * @return completes with the offer's id, or empty if no lease with that token holds the name;
    *     fails with {@link AcquireRejectedException} if the policy refuses the new holder now
    */
-  public CompletableFuture<OptionalLong> offer(String name, long token, String toHolder, Duration acceptWithin) {
+  public CompletableFuture<OptionalLong> offer(
+      String name, long token, String toHolder, Duration acceptWithin) {
     return leases.offer(name, token, toHolder, acceptWithin);
   }
 
   /**
    * Accepts a transfer offered to this client's holder ({@link Lease#offerTo}) and takes up the
-   * lease: the cluster ends the offering holder's lease and grants this holder the name with a
-   * new, larger token, then this client acquires it as its holder, which answers with that lease
+   * lease: the cluster ends the offering holder's lease and grants this holder the name with a new,
+   * larger token, then this client acquires it as its holder, which answers with that lease
    * (attached to the client's session, as any acquisition without a TTL of its own).
    *
    * @param name the lease's name, {@code namespace/rest}
    * @param offer the offer's id, from {@link Lease#offerTo}
    * @return completes with the handle of the lease, or empty if the offer no longer stands (it was
-   *     withdrawn, replaced, or the lease ended) or the lease ended before this client took it up; fails with {@link AcquireRejectedException} if
-   *     the policy refuses this holder now
+   *     withdrawn, replaced, or the lease ended) or the lease ended before this client took it up;
+   *     fails with {@link AcquireRejectedException} if the policy refuses this holder now
    */
   public CompletableFuture<Optional<Lease>> acceptTransfer(String name, long offer) {
-    return leases.acceptTransfer(name, offer).thenCompose(accepted -> accepted.isEmpty()
-        ? CompletableFuture.completedFuture(Optional.<Lease>empty())
-        : tryAcquire(name, LeaseOptions.defaults()).thenApply(r -> r instanceof Granted g ? Optional.of(g.lease()) : Optional.<Lease>empty()));
+    return leases
+        .acceptTransfer(name, offer)
+        .thenCompose(
+            accepted ->
+                accepted.isEmpty()
+                    ? CompletableFuture.completedFuture(Optional.<Lease>empty())
+                    : tryAcquire(name, LeaseOptions.defaults())
+                        .thenApply(
+                            r ->
+                                r instanceof Granted g
+                                    ? Optional.of(g.lease())
+                                    : Optional.<Lease>empty()));
   }
 
   /**
@@ -268,10 +280,10 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
-   * Releases the lease on {@code name} whose fencing token is {@code token}, whoever this client
-   * is (an operator ending a lease it was told the token of). Completes with true if it was
-   * released, false if no such lease was held (expired, released, superseded). Leases this client
-   * holds are released through their {@link Lease} handle instead.
+   * Releases the lease on {@code name} whose fencing token is {@code token}, whoever this client is
+   * (an operator ending a lease it was told the token of). Completes with true if it was released,
+   * false if no such lease was held (expired, released, superseded). Leases this client holds are
+   * released through their {@link Lease} handle instead.
    *
    * @param name the lease's name, {@code namespace/rest}
    * @param token the lease's fencing token
@@ -283,8 +295,8 @@ public final class LeaseholdClient implements AutoCloseable {
 
   /**
    * Renews, once, the lease on {@code name} whose fencing token is {@code token}, whoever this
-   * client is: a script or operator keeping alive a lease acquired elsewhere (as
-   * {@code leasehold lease keep-alive} does). Leases this client holds are renewed by it already.
+   * client is: a script or operator keeping alive a lease acquired elsewhere (as {@code leasehold
+   * lease keep-alive} does). Leases this client holds are renewed by it already.
    *
    * @param name the lease's name, {@code namespace/rest}
    * @param token the lease's fencing token
@@ -330,7 +342,8 @@ public final class LeaseholdClient implements AutoCloseable {
    * @param action the work to run while the lease is held
    * @return completes with what the action returned
    */
-  public <T> CompletableFuture<T> withLease(String name, LeaseOptions options, LeaseAction<T> action) {
+  public <T> CompletableFuture<T> withLease(
+      String name, LeaseOptions options, LeaseAction<T> action) {
     Objects.requireNonNull(action, "action");
     return LeaseRunner.whileHeld(core, name, acquire(name, options), action);
   }
@@ -348,10 +361,10 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
-   * Registers an instance of {@code service} at {@code address}: the lease
-   * {@code service/<service>/<instance>}, SERVING, kept alive by this client, deregistered when
-   * the registration is closed. Fails with {@link LeaseConflictException} if another holder
-   * registered that instance.
+   * Registers an instance of {@code service} at {@code address}: the lease {@code
+   * service/<service>/<instance>}, SERVING, kept alive by this client, deregistered when the
+   * registration is closed. Fails with {@link LeaseConflictException} if another holder registered
+   * that instance.
    *
    * @param service the service's name
    * @param instance the instance, unique within the service
@@ -359,7 +372,8 @@ public final class LeaseholdClient implements AutoCloseable {
    * @param metadata the instance's metadata
    * @return completes with the registration
    */
-  public CompletableFuture<Registration> register(String service, String instance, String address, Map<String, String> metadata) {
+  public CompletableFuture<Registration> register(
+      String service, String instance, String address, Map<String, String> metadata) {
     return register(service, instance, address, metadata, RegisterOptions.DEFAULTS);
   }
 
@@ -373,15 +387,19 @@ public final class LeaseholdClient implements AutoCloseable {
    * @param options TTL, initial status and whether to register again after a loss
    * @return completes with the registration
    */
-  public CompletableFuture<Registration> register(String service, String instance, String address, Map<String, String> metadata,
+  public CompletableFuture<Registration> register(
+      String service,
+      String instance,
+      String address,
+      Map<String, String> metadata,
       RegisterOptions options) {
     return core.onCallbacks(core.register(service, instance, address, metadata, options));
   }
 
   /**
-   * Deregisters the instance of {@code service} whose registration has fencing token
-   * {@code token}, whoever registered it (an operator taking an instance out). Registrations this
-   * client made are deregistered through their {@link Registration} instead.
+   * Deregisters the instance of {@code service} whose registration has fencing token {@code token},
+   * whoever registered it (an operator taking an instance out). Registrations this client made are
+   * deregistered through their {@link Registration} instead.
    *
    * @param service the service's name
    * @param instance the instance
@@ -394,9 +412,9 @@ public final class LeaseholdClient implements AutoCloseable {
 
   /**
    * Sets the status (e.g. {@link Registration#DRAINING}) of the instance of {@code service} whose
-   * registration has fencing token {@code token}, whoever registered it; its address and
-   * metadata stay as registered. Registrations this client made change theirs through
-   * {@link Registration#setStatus} instead.
+   * registration has fencing token {@code token}, whoever registered it; its address and metadata
+   * stay as registered. Registrations this client made change theirs through {@link
+   * Registration#setStatus} instead.
    *
    * @param service the service's name
    * @param instance the instance
@@ -404,7 +422,8 @@ public final class LeaseholdClient implements AutoCloseable {
    * @param status the new status, e.g. SERVING or DRAINING
    * @return completes with the instance as updated, or empty if no such registration was live
    */
-  public CompletableFuture<Optional<ServiceInstance>> setStatus(String service, String instance, long token, String status) {
+  public CompletableFuture<Optional<ServiceInstance>> setStatus(
+      String service, String instance, long token, String status) {
     return registry.setStatus(service, instance, token, status);
   }
 
@@ -430,8 +449,8 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
-   * The route of {@code name} (a linearizable read, for one-off lookups; a proxy keeps a
-   * {@link #routingTable} instead): empty unless a live lease with an address holds it.
+   * The route of {@code name} (a linearizable read, for one-off lookups; a proxy keeps a {@link
+   * #routingTable} instead): empty unless a live lease with an address holds it.
    *
    * @param name the lease's name, {@code namespace/rest}
    * @return completes with the route, or empty if no live lease with an address holds the name
@@ -451,8 +470,8 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
-   * The routes {@code holder} holds whose name starts with {@code prefix}, in name order, read
-   * from the cluster's holder index (one-off; a proxy's {@link RoutingTable#heldBy} answers from
+   * The routes {@code holder} holds whose name starts with {@code prefix}, in name order, read from
+   * the cluster's holder index (one-off; a proxy's {@link RoutingTable#heldBy} answers from
    * memory).
    *
    * @param holder the holder identity, e.g. a runner draining its mailboxes
@@ -485,7 +504,7 @@ public final class LeaseholdClient implements AutoCloseable {
   /**
    * A semaphore of {@code permits} permits (see {@link io.leasehold.client.recipes.Semaphore}).
    *
-   * @param name    the semaphore's name, e.g. {@code semaphore/db-migrations}
+   * @param name the semaphore's name, e.g. {@code semaphore/db-migrations}
    * @param permits the most holders at once; every client of the name must use the same number
    * @return the semaphore
    */
@@ -508,13 +527,13 @@ public final class LeaseholdClient implements AutoCloseable {
    * {@link io.leasehold.client.recipes.PartitionMember}): this client's holder identity takes a
    * balanced share of partitions {@code 0..n-1}, rebalanced as members join and leave.
    *
-   * @param group    the group's name (not starting or ending with {@code /}), e.g. {@code orders}
-   * @param n        the number of partitions, the same for every member
+   * @param group the group's name (not starting or ending with {@code /}), e.g. {@code orders}
+   * @param n the number of partitions, the same for every member
    * @param listener told when this member starts and stops owning a partition
    * @return completes with the member once it joined; close it to hand its partitions on and leave
    */
-  public CompletableFuture<io.leasehold.client.recipes.PartitionMember> partitions(String group, int n,
-      io.leasehold.client.recipes.PartitionListener listener) {
+  public CompletableFuture<io.leasehold.client.recipes.PartitionMember> partitions(
+      String group, int n, io.leasehold.client.recipes.PartitionListener listener) {
     return io.leasehold.client.recipes.PartitionMember.join(this, group, n, listener);
   }
 
@@ -522,20 +541,23 @@ public final class LeaseholdClient implements AutoCloseable {
    * Joins the partition group {@code group} of {@code n} partitions with {@code options} (see
    * {@link io.leasehold.client.recipes.PartitionMember}).
    *
-   * @param group    the group's name (not starting or ending with {@code /})
-   * @param n        the number of partitions, the same for every member
+   * @param group the group's name (not starting or ending with {@code /})
+   * @param n the number of partitions, the same for every member
    * @param listener told when this member starts and stops owning a partition
-   * @param options  namespace, this member's address and timings
+   * @param options namespace, this member's address and timings
    * @return completes with the member once it joined; close it to hand its partitions on and leave
    */
-  public CompletableFuture<io.leasehold.client.recipes.PartitionMember> partitions(String group, int n,
-      io.leasehold.client.recipes.PartitionListener listener, io.leasehold.client.recipes.PartitionOptions options) {
+  public CompletableFuture<io.leasehold.client.recipes.PartitionMember> partitions(
+      String group,
+      int n,
+      io.leasehold.client.recipes.PartitionListener listener,
+      io.leasehold.client.recipes.PartitionOptions options) {
     return io.leasehold.client.recipes.PartitionMember.join(this, group, n, listener, options);
   }
 
   /**
-   * Streams changes under {@code prefix} from {@code fromRevision} (0: from now on) to
-   * {@code listener}, resuming on another node after failures with no gap and no duplicate.
+   * Streams changes under {@code prefix} from {@code fromRevision} (0: from now on) to {@code
+   * listener}, resuming on another node after failures with no gap and no duplicate.
    *
    * @param prefix names starting with this ({@code ""}: every name)
    * @param fromRevision the first revision to deliver (0: from now on)
@@ -547,7 +569,8 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
-   * Streams what {@code options} ask for to {@code listener}, resuming after failures with no gap and no duplicate.
+   * Streams what {@code options} ask for to {@code listener}, resuming after failures with no gap
+   * and no duplicate.
    *
    * @param options prefix, starting revision, event types and view
    * @param listener told of each event, one at a time
@@ -558,10 +581,10 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
-   * Every member of the cluster as it answers for itself: the members are read from any node,
-   * then each is asked directly, one attempt bounded by the attempt timeout. A member that does
-   * not answer is listed with the error, not failed: only no node answering at all fails the
-   * future (with {@link ClusterUnavailableException}).
+   * Every member of the cluster as it answers for itself: the members are read from any node, then
+   * each is asked directly, one attempt bounded by the attempt timeout. A member that does not
+   * answer is listed with the error, not failed: only no node answering at all fails the future
+   * (with {@link ClusterUnavailableException}).
    *
    * @return completes with every member's status
    */
@@ -607,10 +630,10 @@ public final class LeaseholdClient implements AutoCloseable {
 
   /**
    * Closes the client: pending acquisitions fail with {@link ClientClosedException}, watches and
-   * routing tables stop, registrations are deregistered and held leases released (unless built
-   * with {@code releaseOnClose(false)}; then they become LOST and expire), waiting up to the
-   * request timeout for the cluster: leases with a TTL of their own one by one, those attached
-   * to the client's session by one CloseSession. Idempotent.
+   * routing tables stop, registrations are deregistered and held leases released (unless built with
+   * {@code releaseOnClose(false)}; then they become LOST and expire), waiting up to the request
+   * timeout for the cluster: leases with a TTL of their own one by one, those attached to the
+   * client's session by one CloseSession. Idempotent.
    */
   @Override
   public void close() {

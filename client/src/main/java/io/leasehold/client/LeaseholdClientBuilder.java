@@ -30,16 +30,23 @@ import java.util.function.Consumer;
 public final class LeaseholdClientBuilder {
   private final List<String> endpoints = new ArrayList<>();
   private String holder;
+
   /** The identity a client certificate names, the holder unless one is given. */
   private String certificateIdentity;
+
   private Duration requestTimeout = Duration.ofSeconds(15);
   private Duration attemptTimeout = Duration.ofSeconds(5);
   private RetryPolicy retry = RetryPolicy.DEFAULT;
   private ChannelCredentials credentials = InsecureChannelCredentials.create();
-  /** The files behind {@link #credentials} when they came from tls(...), for messages that name them. */
+
+  /**
+   * The files behind {@link #credentials} when they came from tls(...), for messages that name
+   * them.
+   */
   private Path caCertFile;
+
   private Path certFile;
-  private Consumer<ManagedChannelBuilder<?>> channelCustomizer = b -> { };
+  private Consumer<ManagedChannelBuilder<?>> channelCustomizer = b -> {};
   private final List<ClientInterceptor> interceptors = new ArrayList<>();
   private Executor callbackExecutor;
   private boolean preferLeader = true;
@@ -80,11 +87,10 @@ public final class LeaseholdClientBuilder {
   }
 
   /**
-   * The holder identity of this client's leases (a runner id, a proxy id). It must be unique
-   * among live clients: the cluster treats the same holder asking again as the same lease.
-   * Nodes with authentication on require it to be the client's identity: with a client
-   * certificate ({@link #tls(Path, Path, Path)}) that is the default.
-   * Default: {@code <host>/<pid>/<random>}.
+   * The holder identity of this client's leases (a runner id, a proxy id). It must be unique among
+   * live clients: the cluster treats the same holder asking again as the same lease. Nodes with
+   * authentication on require it to be the client's identity: with a client certificate ({@link
+   * #tls(Path, Path, Path)}) that is the default. Default: {@code <host>/<pid>/<random>}.
    *
    * @param holder the holder identity, unique among live clients
    * @return this builder
@@ -128,10 +134,10 @@ public final class LeaseholdClientBuilder {
   }
 
   /**
-   * Transport security, e.g. {@code TlsChannelCredentials.create()} (default: plaintext). For
-   * TLS from PEM files, {@link #tls(Path)} and {@link #tls(Path, Path, Path)} are shorter. A
-   * Netty {@code SslContext} built with {@code GrpcSslContexts.forClient()} goes in as
-   * {@code NettySslContextChannelCredentials.create(sslContext)}.
+   * Transport security, e.g. {@code TlsChannelCredentials.create()} (default: plaintext). For TLS
+   * from PEM files, {@link #tls(Path)} and {@link #tls(Path, Path, Path)} are shorter. A Netty
+   * {@code SslContext} built with {@code GrpcSslContexts.forClient()} goes in as {@code
+   * NettySslContextChannelCredentials.create(sslContext)}.
    *
    * @param credentials the channel credentials
    * @return this builder
@@ -144,8 +150,8 @@ public final class LeaseholdClientBuilder {
   }
 
   /**
-   * TLS, trusting the nodes' certificates that {@code caCert} (PEM) verifies; for nodes that do
-   * not ask for a client certificate. The file is read now.
+   * TLS, trusting the nodes' certificates that {@code caCert} (PEM) verifies; for nodes that do not
+   * ask for a client certificate. The file is read now.
    *
    * @param caCert the PEM file of the CA that signed the nodes' certificates
    * @return this builder
@@ -158,10 +164,10 @@ public final class LeaseholdClientBuilder {
   }
 
   /**
-   * Mutual TLS: trusts the nodes' certificates that {@code caCert} verifies and presents
-   * {@code cert} with its private {@code key} (PEM; the key in PKCS#8), as nodes started with
-   * {@code --client-cert-auth} require. The files are read now: a client that must outlive its
-   * certificate passes a reloading key manager through {@link #credentials} instead.
+   * Mutual TLS: trusts the nodes' certificates that {@code caCert} verifies and presents {@code
+   * cert} with its private {@code key} (PEM; the key in PKCS#8), as nodes started with {@code
+   * --client-cert-auth} require. The files are read now: a client that must outlive its certificate
+   * passes a reloading key manager through {@link #credentials} instead.
    *
    * @param caCert the PEM file of the CA that signed the nodes' certificates
    * @param cert the client's certificate (PEM)
@@ -169,7 +175,9 @@ public final class LeaseholdClientBuilder {
    * @return this builder
    */
   public LeaseholdClientBuilder tls(Path caCert, Path cert, Path key) {
-    this.credentials = TlsFiles.credentials(caCert, Objects.requireNonNull(cert, "cert"), Objects.requireNonNull(key, "key"));
+    this.credentials =
+        TlsFiles.credentials(
+            caCert, Objects.requireNonNull(cert, "cert"), Objects.requireNonNull(key, "key"));
     this.certificateIdentity = TlsFiles.identity(cert).orElse(null);
     this.caCertFile = caCert;
     this.certFile = cert;
@@ -177,10 +185,9 @@ public final class LeaseholdClientBuilder {
   }
 
   /**
-   * A bearer token from a node's {@code --auth-token-file}, sent with every call, for clients
-   * that cannot present a certificate. Nodes with authentication on take the holder of every
-   * lease to be the token's identity: give that identity to {@link #holder} too. Send tokens
-   * only over TLS.
+   * A bearer token from a node's {@code --auth-token-file}, sent with every call, for clients that
+   * cannot present a certificate. Nodes with authentication on take the holder of every lease to be
+   * the token's identity: give that identity to {@link #holder} too. Send tokens only over TLS.
    *
    * @param token the token, printable ASCII without spaces
    * @return this builder
@@ -190,23 +197,28 @@ public final class LeaseholdClientBuilder {
     if (token.isBlank() || token.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
       throw new IllegalArgumentException("bearerToken: must be printable ASCII without spaces");
     }
-    Metadata.Key<String> authorization = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
-    return interceptor(new ClientInterceptor() {
-      @Override
-      public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
-        return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+    Metadata.Key<String> authorization =
+        Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+    return interceptor(
+        new ClientInterceptor() {
           @Override
-          public void start(Listener<R> listener, Metadata headers) {
-            headers.put(authorization, "Bearer " + token);
-            super.start(listener, headers);
+          public <Q, R> ClientCall<Q, R> interceptCall(
+              MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+            return new ForwardingClientCall.SimpleForwardingClientCall<>(
+                next.newCall(method, options)) {
+              @Override
+              public void start(Listener<R> listener, Metadata headers) {
+                headers.put(authorization, "Bearer " + token);
+                super.start(listener, headers);
+              }
+            };
           }
-        };
-      }
-    });
+        });
   }
 
   /**
-   * Any other channel setting (message size, keepalive, authority), applied to every node's channel.
+   * Any other channel setting (message size, keepalive, authority), applied to every node's
+   * channel.
    *
    * @param customizer applied to every node's channel builder
    * @return this builder
@@ -229,8 +241,8 @@ public final class LeaseholdClientBuilder {
 
   /**
    * Where listeners run and futures complete (default: a pool of daemon threads shared by every
-   * client in the JVM, up to 64 at once). Callbacks of one lease, watch or table run one at a
-   * time, in order. Give an executor of your own for listeners that block for long.
+   * client in the JVM, up to 64 at once). Callbacks of one lease, watch or table run one at a time,
+   * in order. Give an executor of your own for listeners that block for long.
    *
    * @param executor runs listeners and completes futures
    * @return this builder
@@ -263,8 +275,8 @@ public final class LeaseholdClientBuilder {
   }
 
   /**
-   * The margin taken off every lease's validity for clock-rate drift between this machine and
-   * the leader: {@code max(minimum, rate × TTL)} (default 1%, at least 50 ms).
+   * The margin taken off every lease's validity for clock-rate drift between this machine and the
+   * leader: {@code max(minimum, rate × TTL)} (default 1%, at least 50 ms).
    *
    * @param rate the drift rate, in [0, 0.5)
    * @param minimum the smallest margin, not negative
@@ -276,7 +288,8 @@ public final class LeaseholdClientBuilder {
     }
     Objects.requireNonNull(minimum, "minimum");
     if (minimum.isNegative()) {
-      throw new IllegalArgumentException("clockDrift minimum: must not be negative, got " + minimum);
+      throw new IllegalArgumentException(
+          "clockDrift minimum: must not be negative, got " + minimum);
     }
     this.clockDriftRate = rate;
     this.minDriftMargin = minimum;
@@ -284,7 +297,8 @@ public final class LeaseholdClientBuilder {
   }
 
   /**
-   * A watch stream silent this long (the server sends progress every second) is reopened elsewhere (default 10 s).
+   * A watch stream silent this long (the server sends progress every second) is reopened elsewhere
+   * (default 10 s).
    *
    * @param timeout a positive duration
    * @return this builder
@@ -339,23 +353,51 @@ public final class LeaseholdClientBuilder {
    */
   public LeaseholdClient build() {
     if (endpoints.isEmpty()) {
-      throw new IllegalArgumentException("endpoints: at least one node's client address (host:port) is required");
+      throw new IllegalArgumentException(
+          "endpoints: at least one node's client address (host:port) is required");
     }
     // With a client certificate, nodes that authenticate take its identity as every lease's holder.
-    String h = holder != null ? holder : certificateIdentity != null ? certificateIdentity : defaultHolder();
+    String h =
+        holder != null
+            ? holder
+            : certificateIdentity != null ? certificateIdentity : defaultHolder();
     if (h.isEmpty()) {
       throw new IllegalArgumentException("holder: must not be empty");
     }
-    return new LeaseholdClient(new ClientSettings(endpoints, h, requestTimeout, attemptTimeout, retry, credentials,
-        Optional.ofNullable(caCertFile), Optional.ofNullable(certFile), channelCustomizer, interceptors,
-        Optional.ofNullable(callbackExecutor), preferLeader, discoverMembers, clockDriftRate, minDriftMargin, watchSilenceTimeout,
-        releaseOnClose, sessions, Optional.ofNullable(sessionTtl)));
+    return new LeaseholdClient(
+        new ClientSettings(
+            endpoints,
+            h,
+            requestTimeout,
+            attemptTimeout,
+            retry,
+            credentials,
+            Optional.ofNullable(caCertFile),
+            Optional.ofNullable(certFile),
+            channelCustomizer,
+            interceptors,
+            Optional.ofNullable(callbackExecutor),
+            preferLeader,
+            discoverMembers,
+            clockDriftRate,
+            minDriftMargin,
+            watchSilenceTimeout,
+            releaseOnClose,
+            sessions,
+            Optional.ofNullable(sessionTtl)));
   }
 
   private static String defaultHolder() {
-    String host = Optional.ofNullable(System.getenv("HOSTNAME")).or(() -> Optional.ofNullable(System.getenv("COMPUTERNAME")))
-        .filter(s -> !s.isBlank()).orElse("client");
-    return host + "/" + ProcessHandle.current().pid() + "/" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
+    String host =
+        Optional.ofNullable(System.getenv("HOSTNAME"))
+            .or(() -> Optional.ofNullable(System.getenv("COMPUTERNAME")))
+            .filter(s -> !s.isBlank())
+            .orElse("client");
+    return host
+        + "/"
+        + ProcessHandle.current().pid()
+        + "/"
+        + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
   }
 
   private static Duration positive(String option, Duration d) {

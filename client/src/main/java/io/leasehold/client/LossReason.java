@@ -8,9 +8,9 @@ public enum LossReason {
    */
   NOT_HELD,
   /**
-   * The client-side deadline (send time of the last successful renewal + TTL − drift margin)
-   * passed without a successful renewal. The cluster may still hold the lease for a moment; the
-   * client asks it to release the lease, but the application must assume it is gone.
+   * The client-side deadline (send time of the last successful renewal + TTL − drift margin) passed
+   * without a successful renewal. The cluster may still hold the lease for a moment; the client
+   * asks it to release the lease, but the application must assume it is gone.
    */
   DEADLINE_PASSED,
   /** The client was closed while the lease was held and could not release it. */

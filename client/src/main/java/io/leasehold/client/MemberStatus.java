@@ -4,21 +4,29 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One member of the cluster as it answered {@code Cluster/Status} itself
- * ({@link LeaseholdClient#clusterStatus()}).
+ * One member of the cluster as it answered {@code Cluster/Status} itself ({@link
+ * LeaseholdClient#clusterStatus()}).
  *
- * @param id            the member's id
- * @param peerAddress   its Raft address
+ * @param id the member's id
+ * @param peerAddress its Raft address
  * @param clientAddress its client address (empty if the cluster does not know it)
- * @param role          its Raft role; UNKNOWN if it did not answer
- * @param term          its current term
- * @param leaderId      the leader it follows; empty if it knows none or did not answer
- * @param commitIndex   its commit index
- * @param appliedIndex  its applied index
- * @param error         why it did not answer, if it did not
+ * @param role its Raft role; UNKNOWN if it did not answer
+ * @param term its current term
+ * @param leaderId the leader it follows; empty if it knows none or did not answer
+ * @param commitIndex its commit index
+ * @param appliedIndex its applied index
+ * @param error why it did not answer, if it did not
  */
-public record MemberStatus(String id, String peerAddress, String clientAddress, MemberRole role, long term, String leaderId,
-    long commitIndex, long appliedIndex, Optional<String> error) {
+public record MemberStatus(
+    String id,
+    String peerAddress,
+    String clientAddress,
+    MemberRole role,
+    long term,
+    String leaderId,
+    long commitIndex,
+    long appliedIndex,
+    Optional<String> error) {
   /**
    * Checks that every field is given.
    *

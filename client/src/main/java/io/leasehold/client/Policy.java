@@ -11,20 +11,33 @@ import java.util.OptionalLong;
  * takes the built-in value (not the default policy's), as listed at each field. Build one with
  * {@link #builder()}.
  *
- * @param minTtl                the smallest TTL allowed (built-in: 2 s, never below)
- * @param maxTtl                the largest TTL allowed (built-in: 24 h, at most 366 days)
- * @param defaultTtl            the TTL of an acquisition that gives none (built-in: 10 s, or the nearer bound)
- * @param heartbeatInterval     the renewal interval suggested to clients (built-in: a third of the TTL); shorter than minTtl
- * @param namePattern           an RE2 pattern the part of the name after {@code <namespace>/} must match (empty: any name)
- * @param gracePeriod           how much longer than the TTL the leader waits before it expires a lease (built-in: none)
- * @param lockDelay             how long a name stays unavailable after its lease expired or was revoked (built-in: none)
- * @param maxLeasesPerHolder    how many leases one holder may hold in the namespace (built-in: no limit)
+ * @param minTtl the smallest TTL allowed (built-in: 2 s, never below)
+ * @param maxTtl the largest TTL allowed (built-in: 24 h, at most 366 days)
+ * @param defaultTtl the TTL of an acquisition that gives none (built-in: 10 s, or the nearer bound)
+ * @param heartbeatInterval the renewal interval suggested to clients (built-in: a third of the
+ *     TTL); shorter than minTtl
+ * @param namePattern an RE2 pattern the part of the name after {@code <namespace>/} must match
+ *     (empty: any name)
+ * @param gracePeriod how much longer than the TTL the leader waits before it expires a lease
+ *     (built-in: none)
+ * @param lockDelay how long a name stays unavailable after its lease expired or was revoked
+ *     (built-in: none)
+ * @param maxLeasesPerHolder how many leases one holder may hold in the namespace (built-in: no
+ *     limit)
  * @param maxLeasesPerNamespace how many leases the namespace may hold (built-in: no limit)
- * @param historyLimit          how many ended leases are kept per name (built-in: 100, at most 10,000)
+ * @param historyLimit how many ended leases are kept per name (built-in: 100, at most 10,000)
  */
-public record Policy(Optional<Duration> minTtl, Optional<Duration> maxTtl, Optional<Duration> defaultTtl,
-    Optional<Duration> heartbeatInterval, String namePattern, Optional<Duration> gracePeriod, Optional<Duration> lockDelay,
-    OptionalLong maxLeasesPerHolder, OptionalLong maxLeasesPerNamespace, OptionalInt historyLimit) {
+public record Policy(
+    Optional<Duration> minTtl,
+    Optional<Duration> maxTtl,
+    Optional<Duration> defaultTtl,
+    Optional<Duration> heartbeatInterval,
+    String namePattern,
+    Optional<Duration> gracePeriod,
+    Optional<Duration> lockDelay,
+    OptionalLong maxLeasesPerHolder,
+    OptionalLong maxLeasesPerNamespace,
+    OptionalInt historyLimit) {
   /**
    * Checks that every field is given.
    *
@@ -227,8 +240,17 @@ public record Policy(Optional<Duration> minTtl, Optional<Duration> maxTtl, Optio
      * @return the policy
      */
     public Policy build() {
-      return new Policy(minTtl, maxTtl, defaultTtl, heartbeatInterval, namePattern, gracePeriod, lockDelay, maxLeasesPerHolder,
-          maxLeasesPerNamespace, historyLimit);
+      return new Policy(
+          minTtl,
+          maxTtl,
+          defaultTtl,
+          heartbeatInterval,
+          namePattern,
+          gracePeriod,
+          lockDelay,
+          maxLeasesPerHolder,
+          maxLeasesPerNamespace,
+          historyLimit);
     }
   }
 }

@@ -4,13 +4,14 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A service instance this client registered ({@link LeaseholdClient#register}): the lease
- * {@code service/<service>/<instance>}, renewed by the client's keep-alive loop. Closing it
- * deregisters the instance. Thread-safe.
+ * A service instance this client registered ({@link LeaseholdClient#register}): the lease {@code
+ * service/<service>/<instance>}, renewed by the client's keep-alive loop. Closing it deregisters
+ * the instance. Thread-safe.
  */
 public interface Registration extends AutoCloseable {
   /** The status of an instance that takes traffic. */
   String SERVING = "SERVING";
+
   /** The status of an instance that finishes its work and takes no new traffic. */
   String DRAINING = "DRAINING";
 
@@ -71,8 +72,8 @@ public interface Registration extends AutoCloseable {
   RegistrationState state();
 
   /**
-   * Changes the instance's status, e.g. to {@link #DRAINING} before shutting down so resolvers
-   * stop sending new work. If the lease was lost meanwhile, a re-registration uses this status.
+   * Changes the instance's status, e.g. to {@link #DRAINING} before shutting down so resolvers stop
+   * sending new work. If the lease was lost meanwhile, a re-registration uses this status.
    *
    * @param status the new status, e.g. DRAINING
    * @return completes when the cluster has stored it
@@ -87,7 +88,9 @@ public interface Registration extends AutoCloseable {
    */
   CompletableFuture<Void> deregister();
 
-  /** Deregisters if still registered, waiting (bounded) for the cluster; never throws. Idempotent. */
+  /**
+   * Deregisters if still registered, waiting (bounded) for the cluster; never throws. Idempotent.
+   */
   @Override
   void close();
 

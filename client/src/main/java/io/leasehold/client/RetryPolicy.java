@@ -10,13 +10,15 @@ import java.util.Objects;
  * together do not retry together. Retries stop at the client's request timeout.
  *
  * @param initialBackoff the first delay
- * @param maxBackoff     the largest delay
- * @param multiplier     growth per retry, at least 1
- * @param jitter         the random spread of each delay, between 0 and 1
+ * @param maxBackoff the largest delay
+ * @param multiplier growth per retry, at least 1
+ * @param jitter the random spread of each delay, between 0 and 1
  */
-public record RetryPolicy(Duration initialBackoff, Duration maxBackoff, double multiplier, double jitter) {
+public record RetryPolicy(
+    Duration initialBackoff, Duration maxBackoff, double multiplier, double jitter) {
   /** 50 ms doubling to 2 s, ±20%. */
-  public static final RetryPolicy DEFAULT = new RetryPolicy(Duration.ofMillis(50), Duration.ofSeconds(2), 2.0, 0.2);
+  public static final RetryPolicy DEFAULT =
+      new RetryPolicy(Duration.ofMillis(50), Duration.ofSeconds(2), 2.0, 0.2);
 
   /**
    * Checks the bounds.
@@ -33,7 +35,11 @@ public record RetryPolicy(Duration initialBackoff, Duration maxBackoff, double m
       throw new IllegalArgumentException("initialBackoff: must be positive, got " + initialBackoff);
     }
     if (maxBackoff.compareTo(initialBackoff) < 0) {
-      throw new IllegalArgumentException("maxBackoff: must be at least initialBackoff (" + initialBackoff + "), got " + maxBackoff);
+      throw new IllegalArgumentException(
+          "maxBackoff: must be at least initialBackoff ("
+              + initialBackoff
+              + "), got "
+              + maxBackoff);
     }
     if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
       throw new IllegalArgumentException("multiplier: must be at least 1, got " + multiplier);

@@ -6,12 +6,13 @@ import java.util.Optional;
 /**
  * A change to the routing table.
  *
- * @param name     the route's name
+ * @param name the route's name
  * @param previous the route before (absent: the name was not routed)
- * @param current  the route after (absent: the name is no longer routed)
+ * @param current the route after (absent: the name is no longer routed)
  * @param revision the revision of the change
  */
-public record RouteChange(String name, Optional<Route> previous, Optional<Route> current, long revision) {
+public record RouteChange(
+    String name, Optional<Route> previous, Optional<Route> current, long revision) {
   /**
    * Checks that every field is given.
    *

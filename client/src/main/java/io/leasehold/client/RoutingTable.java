@@ -12,8 +12,8 @@ import java.util.concurrent.CompletableFuture;
  * it fell behind the cluster's history. Thread-safe.
  *
  * <p>A route appears when a lease with an address is acquired (or gets an address) and disappears
- * when the lease ends or loses its address. A partition's owner is whoever holds
- * {@code partition/<n>} with an address.
+ * when the lease ends or loses its address. A partition's owner is whoever holds {@code
+ * partition/<n>} with an address.
  */
 public interface RoutingTable extends AutoCloseable {
   /**

@@ -6,7 +6,10 @@ public enum ServerLeaseState {
   ACTIVE,
   /** Its last renewal is older than twice its heartbeat interval: its holder is probably gone. */
   STALE,
-  /** Past its estimated end and inside its grace period: the cluster expires it when the grace runs out. */
+  /**
+   * Past its estimated end and inside its grace period: the cluster expires it when the grace runs
+   * out.
+   */
   EXPIRING,
   /** Not judged: leases carried by events, or a state newer than this SDK. */
   UNKNOWN

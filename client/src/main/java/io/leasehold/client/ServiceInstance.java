@@ -6,20 +6,27 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A live instance of a service, as {@link LeaseholdClient#resolve} returns it: the lease
- * {@code service/<service>/<instance>} and its attributes.
+ * A live instance of a service, as {@link LeaseholdClient#resolve} returns it: the lease {@code
+ * service/<service>/<instance>} and its attributes.
  *
- * @param service   the service's name
- * @param instance  the instance
- * @param address   where it serves
- * @param metadata  its metadata
- * @param status    its status, e.g. SERVING or DRAINING
- * @param token     the fencing token of its registration
- * @param holder    who registered it
+ * @param service the service's name
+ * @param instance the instance
+ * @param address where it serves
+ * @param metadata its metadata
+ * @param status its status, e.g. SERVING or DRAINING
+ * @param token the fencing token of its registration
+ * @param holder who registered it
  * @param expiresAt the estimated expiry of its registration lease (leader-stamped)
  */
-public record ServiceInstance(String service, String instance, String address, Map<String, String> metadata,
-    Optional<String> status, long token, String holder, Instant expiresAt) {
+public record ServiceInstance(
+    String service,
+    String instance,
+    String address,
+    Map<String, String> metadata,
+    Optional<String> status,
+    long token,
+    String holder,
+    Instant expiresAt) {
   /**
    * Checks the fields and copies the metadata.
    *

@@ -7,8 +7,8 @@ import java.util.Objects;
  * A session and the leases attached to it ({@link LeaseholdAdmin#session}).
  *
  * @param session the session
- * @param leases  the names of its attached leases, in name order (at most 10,000)
- * @param more    more leases are attached than listed
+ * @param leases the names of its attached leases, in name order (at most 10,000)
+ * @param more more leases are attached than listed
  */
 public record SessionDetail(SessionInfo session, List<String> leases, boolean more) {
   /**

@@ -1,12 +1,18 @@
 package io.leasehold.client;
 
-/** {@link FencingGuard}: a write carried a fencing token lower than one the resource already accepted. */
+/**
+ * {@link FencingGuard}: a write carried a fencing token lower than one the resource already
+ * accepted.
+ */
 public class StaleTokenException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
+
   /** The guarded resource. */
   private final String resource;
+
   /** The refused token. */
   private final long token;
+
   /** The newest token the resource had accepted. */
   private final long highest;
 
@@ -18,7 +24,12 @@ public class StaleTokenException extends LeaseholdException {
    * @param highest the highest token the resource had accepted
    */
   public StaleTokenException(String resource, long token, long highest) {
-    super(resource + ": fencing token " + token + " is stale; the resource already accepted token " + highest);
+    super(
+        resource
+            + ": fencing token "
+            + token
+            + " is stale; the resource already accepted token "
+            + highest);
     this.resource = resource;
     this.token = token;
     this.highest = highest;

@@ -6,7 +6,8 @@ package io.leasehold.client;
  */
 public interface Watch extends AutoCloseable {
   /**
-   * Every event up to this revision has been delivered to the listener (0 before the first message).
+   * Every event up to this revision has been delivered to the listener (0 before the first
+   * message).
    *
    * @return the revision delivered up to (0 before the first message)
    */

@@ -8,6 +8,7 @@ import io.grpc.Status;
  */
 public class WatchCompactedException extends LeaseholdException {
   private static final long serialVersionUID = 1L;
+
   /** The oldest revision the cluster still keeps history from. */
   private final long compactRevision;
 

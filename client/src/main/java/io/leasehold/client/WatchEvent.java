@@ -5,28 +5,34 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A change to a lease, produced by applying one log entry; every node produces the same events
- * with the same revisions.
+ * A change to a lease, produced by applying one log entry; every node produces the same events with
+ * the same revisions.
  *
- * @param type     what happened; {@link EventType#UNKNOWN} for a type newer than this SDK
+ * @param type what happened; {@link EventType#UNKNOWN} for a type newer than this SDK
  * @param revision the log index of the entry that made the change (several events may share one)
- * @param name     the lease's name
- * @param lease    the lease after the change; for endings, as it was; absent for events that
- *                 are not about one lease (POLICY_CHANGED, whose name is {@code "<namespace>/"})
- * @param reason   why the lease ended, for RELEASED, EXPIRED and REVOKED (REVOKED or BANNED)
- * @param time     the leader's wall-clock time of the change
- * @param message  for REVOKED, the reason the operator gave
+ * @param name the lease's name
+ * @param lease the lease after the change; for endings, as it was; absent for events that are not
+ *     about one lease (POLICY_CHANGED, whose name is {@code "<namespace>/"})
+ * @param reason why the lease ended, for RELEASED, EXPIRED and REVOKED (REVOKED or BANNED)
+ * @param time the leader's wall-clock time of the change
+ * @param message for REVOKED, the reason the operator gave
  */
-public record WatchEvent(EventType type, long revision, String name, Optional<LeaseInfo> lease, Optional<EndReason> reason,
-    Instant time, Optional<String> message) {
+public record WatchEvent(
+    EventType type,
+    long revision,
+    String name,
+    Optional<LeaseInfo> lease,
+    Optional<EndReason> reason,
+    Instant time,
+    Optional<String> message) {
   /**
    * Checks that every field is given.
    *
    * @param type what happened; {@link EventType#UNKNOWN} for a type newer than this SDK
    * @param revision the log index of the entry that made the change (several events may share one)
    * @param name the lease's name
-   * @param lease the lease after the change; for endings, as it was; absent for events that are
-   *     not about one lease (POLICY_CHANGED, whose name is {@code "<namespace>/"})
+   * @param lease the lease after the change; for endings, as it was; absent for events that are not
+   *     about one lease (POLICY_CHANGED, whose name is {@code "<namespace>/"})
    * @param reason why the lease ended, for RELEASED, EXPIRED and REVOKED (REVOKED or BANNED)
    * @param time the leader's wall-clock time of the change
    * @param message for REVOKED, the reason the operator gave

@@ -18,17 +18,15 @@ public interface WatchListener {
    *
    * @param revision every event up to and including it was delivered
    */
-  default void onProgress(long revision) {
-  }
+  default void onProgress(long revision) {}
 
   /**
-   * The watch ended and will not resume: the cluster refused it (bad prefix:
-   * {@link InvalidRequestException}) or its start revision is no longer in the history
-   * ({@link WatchCompactedException}: list again and watch from the list's revision + 1). Not
-   * called when the watch or the client is closed.
+   * The watch ended and will not resume: the cluster refused it (bad prefix: {@link
+   * InvalidRequestException}) or its start revision is no longer in the history ({@link
+   * WatchCompactedException}: list again and watch from the list's revision + 1). Not called when
+   * the watch or the client is closed.
    *
    * @param error why the watch ended
    */
-  default void onError(LeaseholdException error) {
-  }
+  default void onError(LeaseholdException error) {}
 }

@@ -6,17 +6,22 @@ import java.util.Set;
 /**
  * What a {@link LeaseholdClient#watch} streams.
  *
- * @param prefix          names starting with this ({@code ""}: every lease)
- * @param fromRevision    the first revision to deliver (history first, then live); 0: from now on
- * @param types           event types to deliver; empty: every type but RENEWED
+ * @param prefix names starting with this ({@code ""}: every lease)
+ * @param fromRevision the first revision to deliver (history first, then live); 0: from now on
+ * @param types event types to deliver; empty: every type but RENEWED
  * @param includeRenewals deliver RENEWED events too (live only; they are never in the history)
- * @param routesOnly      only events of leases that carry an address. Note that an update that
- *                        removes a lease's address is then not delivered either; a cache of
- *                        routes should watch without this filter (as {@link RoutingTable} does).
- * @param view            how much of each event to send: {@link WatchView#FULL} (the default)
- *                        or {@link WatchView#BASIC}
+ * @param routesOnly only events of leases that carry an address. Note that an update that removes a
+ *     lease's address is then not delivered either; a cache of routes should watch without this
+ *     filter (as {@link RoutingTable} does).
+ * @param view how much of each event to send: {@link WatchView#FULL} (the default) or {@link
+ *     WatchView#BASIC}
  */
-public record WatchOptions(String prefix, long fromRevision, Set<EventType> types, boolean includeRenewals, boolean routesOnly,
+public record WatchOptions(
+    String prefix,
+    long fromRevision,
+    Set<EventType> types,
+    boolean includeRenewals,
+    boolean routesOnly,
     WatchView view) {
   /**
    * Checks the fields and copies the types.
@@ -25,9 +30,9 @@ public record WatchOptions(String prefix, long fromRevision, Set<EventType> type
    * @param fromRevision the first revision to deliver (history first, then live); 0: from now on
    * @param types event types to deliver; empty: every type but RENEWED
    * @param includeRenewals deliver RENEWED events too (live only; they are never in the history)
-   * @param routesOnly only events of leases that carry an address. Note that an update that
-   *     removes a lease's address is then not delivered either; a cache of routes should watch
-   *     without this filter (as {@link RoutingTable} does).
+   * @param routesOnly only events of leases that carry an address. Note that an update that removes
+   *     a lease's address is then not delivered either; a cache of routes should watch without this
+   *     filter (as {@link RoutingTable} does).
    * @param view how much of each event to send: {@link WatchView#FULL} (the default) or {@link
    *     WatchView#BASIC}
    */
@@ -35,7 +40,8 @@ public record WatchOptions(String prefix, long fromRevision, Set<EventType> type
     Objects.requireNonNull(prefix, "prefix");
     types = Set.copyOf(Objects.requireNonNull(types, "types"));
     if (fromRevision < 0) {
-      throw new IllegalArgumentException("fromRevision: must be >= 0 (0: from now on), got " + fromRevision);
+      throw new IllegalArgumentException(
+          "fromRevision: must be >= 0 (0: from now on), got " + fromRevision);
     }
     Objects.requireNonNull(view, "view");
     if (types.contains(EventType.UNKNOWN)) {
@@ -52,7 +58,12 @@ public record WatchOptions(String prefix, long fromRevision, Set<EventType> type
    * @param includeRenewals whether to deliver RENEWED events
    * @param routesOnly whether to deliver only the events of leases with an address
    */
-  public WatchOptions(String prefix, long fromRevision, Set<EventType> types, boolean includeRenewals, boolean routesOnly) {
+  public WatchOptions(
+      String prefix,
+      long fromRevision,
+      Set<EventType> types,
+      boolean includeRenewals,
+      boolean routesOnly) {
     this(prefix, fromRevision, types, includeRenewals, routesOnly, WatchView.FULL);
   }
 

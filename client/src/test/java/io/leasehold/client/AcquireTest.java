@@ -32,8 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Acquiring: one attempt, waiting through a watch, fairness, bounds, attributes. */
 class AcquireTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
 
   @BeforeAll
@@ -48,13 +47,15 @@ class AcquireTest {
 
   @Test
   void tryAcquireReturnsTheHoldersConflictDetails() throws Exception {
-    try (LeaseholdClient a = Fixtures.client(cluster); LeaseholdClient b = Fixtures.client(cluster)) {
+    try (LeaseholdClient a = Fixtures.client(cluster);
+        LeaseholdClient b = Fixtures.client(cluster)) {
       AcquireResult granted = a.blocking().tryAcquire("lock/try", ttl(20));
       Lease lease = assertInstanceOf(Granted.class, granted).lease();
       assertEquals(a.holder(), lease.holder());
       assertEquals(LeaseState.HELD, lease.state());
       assertTrue(lease.isValid());
-      assertTrue(lease.remaining().compareTo(Duration.ofSeconds(15)) > 0, lease.remaining().toString());
+      assertTrue(
+          lease.remaining().compareTo(Duration.ofSeconds(15)) > 0, lease.remaining().toString());
 
       AcquireResult conflict = b.blocking().tryAcquire("lock/try", ttl(20));
       Conflict c = assertInstanceOf(Conflict.class, conflict);
@@ -70,7 +71,9 @@ class AcquireTest {
     try (LeaseholdClient a = Fixtures.client(cluster)) {
       Lease lease = a.blocking().acquire("lock/mine", ttl(20));
       AcquireResult again = a.blocking().tryAcquire("lock/mine", ttl(20));
-      Conflict c = assertInstanceOf(Conflict.class, again, "a second handle of the same client never shares the lease");
+      Conflict c =
+          assertInstanceOf(
+              Conflict.class, again, "a second handle of the same client never shares the lease");
       assertEquals(lease.token(), c.token());
       assertEquals(a.holder(), c.holder());
     }
@@ -79,12 +82,16 @@ class AcquireTest {
   @Test
   void acquireIsQueuedOnTheLeaderAndGetsTheNameWhenItIsReleased() throws Exception {
     CallCounter calls = new CallCounter();
-    try (LeaseholdClient holder = Fixtures.client(cluster); LeaseholdClient waiter = Fixtures.client(cluster, b -> b.interceptor(calls))) {
+    try (LeaseholdClient holder = Fixtures.client(cluster);
+        LeaseholdClient waiter = Fixtures.client(cluster, b -> b.interceptor(calls))) {
       Lease first = holder.blocking().acquire("lock/queued", ttl(20));
       io.leasehold.server.LeaseholdNode leader = cluster.awaitLeader();
       int queued = leader.waitingAcquires();
       CompletableFuture<Lease> pending = waiter.acquire("lock/queued", ttl(20));
-      Fixtures.await("the leader queued the waiter's call", Duration.ofSeconds(10), () -> leader.waitingAcquires() > queued);
+      Fixtures.await(
+          "the leader queued the waiter's call",
+          Duration.ofSeconds(10),
+          () -> leader.waitingAcquires() > queued);
       // One call, left unanswered while the name is held: no polling and no watch.
       Lease other = holder.blocking().acquire("lock/queued-other", ttl(20));
       other.release().get();
@@ -103,12 +110,16 @@ class AcquireTest {
   @Test
   void againstANodeThatAnswersAtOnceAcquireWaitsThroughAWatch() throws Exception {
     CallCounter calls = new CallCounter();
-    // A node that predates the Acquire's wait answers CONFLICT at once: as if the wait were not sent.
+    // A node that predates the Acquire's wait answers CONFLICT at once: as if the wait were not
+    // sent.
     try (LeaseholdClient holder = Fixtures.client(cluster);
-         LeaseholdClient waiter = Fixtures.client(cluster, b -> b.interceptor(calls).interceptor(new WithoutWait()))) {
+        LeaseholdClient waiter =
+            Fixtures.client(cluster, b -> b.interceptor(calls).interceptor(new WithoutWait()))) {
       Lease first = holder.blocking().acquire("lock/wait", ttl(20));
       CompletableFuture<Lease> pending = waiter.acquire("lock/wait", ttl(20));
-      Fixtures.await("the waiter asked and watches", Duration.ofSeconds(10),
+      Fixtures.await(
+          "the waiter asked and watches",
+          Duration.ofSeconds(10),
           () -> calls.succeeded("Acquire") == 1 && calls.count("Watch") >= 1);
       int asked = calls.count("Acquire");
       // The waiter stays quiet while the name is held: a watch, not polling. (A change to another
@@ -130,12 +141,16 @@ class AcquireTest {
   /** Sends Acquire requests without their wait, as to a node that does not know the field. */
   private static final class WithoutWait implements ClientInterceptor {
     @Override
-    public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+    public <Q, R> ClientCall<Q, R> interceptCall(
+        MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
       return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
         @Override
         @SuppressWarnings("unchecked")
         public void sendMessage(Q message) {
-          super.sendMessage(message instanceof AcquireRequest r ? (Q) r.toBuilder().clearWait().build() : message);
+          super.sendMessage(
+              message instanceof AcquireRequest r
+                  ? (Q) r.toBuilder().clearWait().build()
+                  : message);
         }
       };
     }
@@ -143,16 +158,21 @@ class AcquireTest {
 
   @Test
   void waitersInOneClientGetTheNameInArrivalOrder() throws Exception {
-    try (LeaseholdClient holder = Fixtures.client(cluster); LeaseholdClient waiters = Fixtures.client(cluster)) {
+    try (LeaseholdClient holder = Fixtures.client(cluster);
+        LeaseholdClient waiters = Fixtures.client(cluster)) {
       Lease first = holder.blocking().acquire("lock/fifo", ttl(20));
       List<Integer> order = new CopyOnWriteArrayList<>();
       List<CompletableFuture<Void>> done = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
         int id = i;
-        done.add(waiters.acquire("lock/fifo", ttl(20)).thenCompose(lease -> {
-          order.add(id);
-          return lease.release();
-        }));
+        done.add(
+            waiters
+                .acquire("lock/fifo", ttl(20))
+                .thenCompose(
+                    lease -> {
+                      order.add(id);
+                      return lease.release();
+                    }));
       }
       first.release().get();
       CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(20, TimeUnit.SECONDS);
@@ -162,23 +182,30 @@ class AcquireTest {
 
   @Test
   void acquireGivesUpAfterItsWaitBoundWithTheHolder() throws Exception {
-    try (LeaseholdClient holder = Fixtures.client(cluster); LeaseholdClient waiter = Fixtures.client(cluster)) {
+    try (LeaseholdClient holder = Fixtures.client(cluster);
+        LeaseholdClient waiter = Fixtures.client(cluster)) {
       Lease held = holder.blocking().acquire("lock/bound", ttl(20));
       long start = System.nanoTime();
-      AcquireTimeoutException e = assertThrows(AcquireTimeoutException.class,
-          () -> waiter.blocking().acquire("lock/bound", Duration.ofMillis(700)));
+      AcquireTimeoutException e =
+          assertThrows(
+              AcquireTimeoutException.class,
+              () -> waiter.blocking().acquire("lock/bound", Duration.ofMillis(700)));
       long waited = System.nanoTime() - start;
-      assertTrue(waited >= TimeUnit.MILLISECONDS.toNanos(700), "waited " + waited / 1_000_000 + " ms");
+      assertTrue(
+          waited >= TimeUnit.MILLISECONDS.toNanos(700), "waited " + waited / 1_000_000 + " ms");
       assertEquals(held.token(), e.lastConflict().orElseThrow().token());
       // A zero wait is one attempt.
-      assertThrows(AcquireTimeoutException.class, () -> waiter.blocking().acquire("lock/bound", Duration.ZERO));
+      assertThrows(
+          AcquireTimeoutException.class,
+          () -> waiter.blocking().acquire("lock/bound", Duration.ZERO));
       assertTrue(held.isValid());
     }
   }
 
   @Test
   void aCancelledAcquisitionLeaksNoLease() throws Exception {
-    try (LeaseholdClient holder = Fixtures.client(cluster); LeaseholdClient waiter = Fixtures.client(cluster)) {
+    try (LeaseholdClient holder = Fixtures.client(cluster);
+        LeaseholdClient waiter = Fixtures.client(cluster)) {
       Lease held = holder.blocking().acquire("lock/cancel", ttl(20));
       CompletableFuture<Lease> pending = waiter.acquire("lock/cancel", ttl(20));
       CompletableFuture<Lease> next = waiter.acquire("lock/cancel", ttl(20));
@@ -186,26 +213,31 @@ class AcquireTest {
       assertTrue(pending.cancel(true));
       held.release().get();
       Lease got = next.get(10, TimeUnit.SECONDS);
-      assertEquals(waiter.holder(), got.holder(), "the next waiter got the name, not the cancelled one");
+      assertEquals(
+          waiter.holder(), got.holder(), "the next waiter got the name, not the cancelled one");
       got.release().get();
       assertTrue(holder.blocking().get("lock/cancel").isEmpty(), "nothing was left held");
     }
   }
 
   @Test
-  void aTryRightAfterAnAbandonedWaitWasGrantedWaitsForTheGiveBackInsteadOfMeetingItsOwnLease() throws Exception {
+  void aTryRightAfterAnAbandonedWaitWasGrantedWaitsForTheGiveBackInsteadOfMeetingItsOwnLease()
+      throws Exception {
     CallGate answers = new CallGate("leasehold.v1.Leases/Acquire", CallGate.Side.ANSWER);
     CallGate releases = new CallGate("leasehold.v1.Leases/Release", CallGate.Side.REQUEST);
-    try (LeaseholdClient client = Fixtures.client(cluster, b -> b.interceptor(answers).interceptor(releases))) {
+    try (LeaseholdClient client =
+        Fixtures.client(cluster, b -> b.interceptor(answers).interceptor(releases))) {
       // The waiter gives up while its attempt is out; the cluster grants it anyway.
       answers.close();
       CompletableFuture<Lease> abandoned = client.acquire("lock/given-back", ttl(20));
-      Fixtures.await("the attempt to be out", Duration.ofSeconds(5), () -> answers.heldCalls() == 1);
+      Fixtures.await(
+          "the attempt to be out", Duration.ofSeconds(5), () -> answers.heldCalls() == 1);
       assertTrue(abandoned.cancel(true));
       releases.close();
       answers.open();
       // The client gives the unwanted lease back; its Release is held on the way.
-      Fixtures.await("the give-back to be on its way", Duration.ofSeconds(5), () -> releases.heldCalls() == 1);
+      Fixtures.await(
+          "the give-back to be on its way", Duration.ofSeconds(5), () -> releases.heldCalls() == 1);
       CompletableFuture<AcquireResult> tried = client.tryAcquire("lock/given-back", ttl(20));
       releases.open();
       AcquireResult r = tried.get(10, TimeUnit.SECONDS);
@@ -220,7 +252,11 @@ class AcquireTest {
   @Test
   void updateChangesTheAttributesButNotTheToken() throws Exception {
     try (LeaseholdClient client = Fixtures.client(cluster)) {
-      Lease lease = client.blocking().acquire("route/update", ttl(20).withAddress("10.0.0.1:80").withMetadata("zone", "a"));
+      Lease lease =
+          client
+              .blocking()
+              .acquire(
+                  "route/update", ttl(20).withAddress("10.0.0.1:80").withMetadata("zone", "a"));
       assertEquals("10.0.0.1:80", lease.attributes().address().orElseThrow());
       LeaseAttributes now = lease.update(AttributeUpdate.status("DRAINING")).get();
       assertEquals("DRAINING", now.status().orElseThrow());
@@ -237,7 +273,8 @@ class AcquireTest {
 
   @Test
   void aReleasedNameIsFreeAtOnceAndTheHandleIsNoLongerValid() throws Exception {
-    try (LeaseholdClient a = Fixtures.client(cluster); LeaseholdClient b = Fixtures.client(cluster)) {
+    try (LeaseholdClient a = Fixtures.client(cluster);
+        LeaseholdClient b = Fixtures.client(cluster)) {
       Lease lease = a.blocking().acquire("lock/release", ttl(20));
       TransitionRecorder r = new TransitionRecorder();
       lease.addListener(r);
@@ -249,7 +286,10 @@ class AcquireTest {
       AcquireResult next = b.blocking().tryAcquire("lock/release", ttl(20));
       assertTrue(next.isGranted());
       assertNotEquals(lease.token(), ((Granted) next).lease().token());
-      Fixtures.await("the transition reached the listener", Duration.ofSeconds(5), () -> r.states().equals(List.of(LeaseState.RELEASED)));
+      Fixtures.await(
+          "the transition reached the listener",
+          Duration.ofSeconds(5),
+          () -> r.states().equals(List.of(LeaseState.RELEASED)));
     }
   }
 
@@ -260,8 +300,12 @@ class AcquireTest {
         client.blocking().acquire("list/item-" + i, ttl(20));
       }
       LeaseListing listing = client.blocking().list("list/");
-      assertEquals(List.of("list/item-0", "list/item-1", "list/item-2"), listing.leases().stream().map(LeaseInfo::name).toList());
-      assertTrue(listing.revision() >= listing.leases().get(2).modRevision(), "the listing reflects every grant");
+      assertEquals(
+          List.of("list/item-0", "list/item-1", "list/item-2"),
+          listing.leases().stream().map(LeaseInfo::name).toList());
+      assertTrue(
+          listing.revision() >= listing.leases().get(2).modRevision(),
+          "the listing reflects every grant");
       assertTrue(client.blocking().get("list/none").isEmpty());
       ExecutionException e = assertThrows(ExecutionException.class, () -> client.get("").get());
       assertTrue(e.getCause() instanceof InvalidRequestException);

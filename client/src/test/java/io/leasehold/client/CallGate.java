@@ -18,7 +18,10 @@ import java.util.List;
  * point without touching the cluster. Only calls started while the gate is closed are held.
  */
 final class CallGate implements ClientInterceptor {
-  enum Side { REQUEST, ANSWER }
+  enum Side {
+    REQUEST,
+    ANSWER
+  }
 
   private final String method;
   private final Side side;
@@ -63,7 +66,8 @@ final class CallGate implements ClientInterceptor {
   }
 
   @Override
-  public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> descriptor, CallOptions options, Channel next) {
+  public <Q, R> ClientCall<Q, R> interceptCall(
+      MethodDescriptor<Q, R> descriptor, CallOptions options, Channel next) {
     ClientCall<Q, R> call = next.newCall(descriptor, options);
     synchronized (this) {
       if (!closed || !descriptor.getFullMethodName().equals(method)) {
@@ -87,22 +91,24 @@ final class CallGate implements ClientInterceptor {
     return new ForwardingClientCall.SimpleForwardingClientCall<>(call) {
       @Override
       public void start(Listener<R> listener, Metadata headers) {
-        super.start(new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
-          @Override
-          public void onHeaders(Metadata h) {
-            passOrHold(() -> delegate().onHeaders(h));
-          }
+        super.start(
+            new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
+              @Override
+              public void onHeaders(Metadata h) {
+                passOrHold(() -> delegate().onHeaders(h));
+              }
 
-          @Override
-          public void onMessage(R message) {
-            passOrHold(() -> delegate().onMessage(message));
-          }
+              @Override
+              public void onMessage(R message) {
+                passOrHold(() -> delegate().onMessage(message));
+              }
 
-          @Override
-          public void onClose(Status status, Metadata trailers) {
-            passOrHold(() -> delegate().onClose(status, trailers));
-          }
-        }, headers);
+              @Override
+              public void onClose(Status status, Metadata trailers) {
+                passOrHold(() -> delegate().onClose(status, trailers));
+              }
+            },
+            headers);
       }
     };
   }

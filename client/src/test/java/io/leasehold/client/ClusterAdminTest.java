@@ -14,10 +14,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** client.cluster(): status, adding a joined node, moving leadership to it, removing a member, a snapshot. */
+/**
+ * client.cluster(): status, adding a joined node, moving leadership to it, removing a member, a
+ * snapshot.
+ */
 class ClusterAdminTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -39,13 +41,26 @@ class ClusterAdminTest {
 
       LeaseholdNode n4 = cluster.startJoiningNode("n4");
       Peer p4 = cluster.peer("n4");
-      List<ClusterMember> members = client.cluster().addMember("n4", p4.peerAddress(), p4.clientAddress()).join();
+      List<ClusterMember> members =
+          client.cluster().addMember("n4", p4.peerAddress(), p4.clientAddress()).join();
       assertEquals(4, members.size());
-      assertEquals(p4.clientAddress(), members.stream().filter(m -> m.id().equals("n4")).findFirst().orElseThrow().clientAddress().orElseThrow());
+      assertEquals(
+          p4.clientAddress(),
+          members.stream()
+              .filter(m -> m.id().equals("n4"))
+              .findFirst()
+              .orElseThrow()
+              .clientAddress()
+              .orElseThrow());
       assertEquals("n4", client.cluster().transferLeadership("n4").join());
       Fixtures.await("n4 leads", Duration.ofSeconds(30), n4::isLeader);
 
-      String removed = cluster.followers().stream().map(LeaseholdNode::id).filter(id -> !id.equals("n4")).findFirst().orElseThrow();
+      String removed =
+          cluster.followers().stream()
+              .map(LeaseholdNode::id)
+              .filter(id -> !id.equals("n4"))
+              .findFirst()
+              .orElseThrow();
       assertEquals(3, client.cluster().removeMember(removed).join().size());
       cluster.stopNode(removed);
 

@@ -23,17 +23,20 @@ import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A client whose transport does not match the node's, or whose endpoint does not resolve, fails
- * at once with a {@link ConnectionFailedException} saying why; real nodes, one with mutual TLS and
- * one plaintext.
+ * A client whose transport does not match the node's, or whose endpoint does not resolve, fails at
+ * once with a {@link ConnectionFailedException} saying why; real nodes, one with mutual TLS and one
+ * plaintext.
  */
 class ConnectionFailureTest {
-  /** Far more than any failure here may take: a call that used it up retried instead of failing fast. */
+  /**
+   * Far more than any failure here may take: a call that used it up retried instead of failing
+   * fast.
+   */
   static final Duration TIMEOUT = Duration.ofSeconds(60);
+
   static final Duration FAST = Duration.ofSeconds(30);
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static Path certs;
   static TestCerts.Authority ca;
   static TestCluster tls;
@@ -66,8 +69,11 @@ class ConnectionFailureTest {
     return certs.resolve(name);
   }
 
-  static LeaseholdClient client(List<String> endpoints, UnaryOperator<LeaseholdClientBuilder> tweak) {
-    return tweak.apply(LeaseholdClient.builder().endpoints(endpoints).requestTimeout(TIMEOUT)).build();
+  static LeaseholdClient client(
+      List<String> endpoints, UnaryOperator<LeaseholdClientBuilder> tweak) {
+    return tweak
+        .apply(LeaseholdClient.builder().endpoints(endpoints).requestTimeout(TIMEOUT))
+        .build();
   }
 
   /** The call's failure, which came well before the request timeout. */
@@ -75,7 +81,9 @@ class ConnectionFailureTest {
     long start = System.nanoTime();
     ConnectionFailedException e = assertThrows(ConnectionFailedException.class, call);
     Duration took = Duration.ofNanos(System.nanoTime() - start);
-    assertTrue(took.compareTo(FAST) < 0, "failed at once, not after retrying for the request timeout; took " + took);
+    assertTrue(
+        took.compareTo(FAST) < 0,
+        "failed at once, not after retrying for the request timeout; took " + took);
     return e;
   }
 
@@ -87,24 +95,39 @@ class ConnectionFailureTest {
       assertEquals(ConnectionFailure.CLIENT_CERTIFICATE_REQUIRED, e.reason());
       assertEquals(at, e.endpoint());
       assertEquals(Map.of(at, ConnectionFailure.CLIENT_CERTIFICATE_REQUIRED), e.failures());
-      assertTrue(e.getMessage().startsWith("Get x/y: cannot connect to " + at + ": the node requires a client certificate"), e.getMessage());
-      assertInstanceOf(ClusterUnavailableException.class, e, "callers that catch ClusterUnavailableException still do");
+      assertTrue(
+          e.getMessage()
+              .startsWith(
+                  "Get x/y: cannot connect to " + at + ": the node requires a client certificate"),
+          e.getMessage());
+      assertInstanceOf(
+          ClusterUnavailableException.class,
+          e,
+          "callers that catch ClusterUnavailableException still do");
       assertTrue(e.statusCode().isPresent());
     }
   }
 
   @Test
   void aCertificateOfAnotherCaIsRejected() {
-    try (LeaseholdClient client = client(tls.clientAddresses(), b -> b.tls(ca.pem(), file("stranger.pem"), file("stranger-key.pem")))) {
+    try (LeaseholdClient client =
+        client(
+            tls.clientAddresses(),
+            b -> b.tls(ca.pem(), file("stranger.pem"), file("stranger-key.pem")))) {
       ConnectionFailedException e = fails(() -> client.blocking().get("x/y"));
       assertEquals(ConnectionFailure.CLIENT_CERTIFICATE_REJECTED, e.reason());
-      assertTrue(e.getMessage().contains("refused the client certificate " + file("stranger.pem")), e.getMessage());
+      assertTrue(
+          e.getMessage().contains("refused the client certificate " + file("stranger.pem")),
+          e.getMessage());
     }
   }
 
   @Test
   void anExpiredCertificateIsRejected() {
-    try (LeaseholdClient client = client(tls.clientAddresses(), b -> b.tls(ca.pem(), file("expired.pem"), file("expired-key.pem")))) {
+    try (LeaseholdClient client =
+        client(
+            tls.clientAddresses(),
+            b -> b.tls(ca.pem(), file("expired.pem"), file("expired-key.pem")))) {
       ConnectionFailedException e = fails(() -> client.blocking().get("x/y"));
       assertEquals(ConnectionFailure.CLIENT_CERTIFICATE_REJECTED, e.reason());
       assertTrue(e.detail().startsWith("expired"), e.detail());
@@ -116,7 +139,8 @@ class ConnectionFailureTest {
     try (LeaseholdClient client = client(tls.clientAddresses(), b -> b)) {
       ConnectionFailedException e = fails(() -> client.blocking().get("x/y"));
       assertEquals(ConnectionFailure.TLS_REQUIRED, e.reason());
-      assertTrue(e.getMessage().contains("the node speaks TLS and the client plaintext"), e.getMessage());
+      assertTrue(
+          e.getMessage().contains("the node speaks TLS and the client plaintext"), e.getMessage());
     }
   }
 
@@ -129,18 +153,29 @@ class ConnectionFailureTest {
 
   @Test
   void theWrongCaIsAnUntrustedCertificateNamingTheFile() {
-    try (LeaseholdClient client = client(tls.clientAddresses(), b -> b.tls(file("other.pem"), file("runner-1.pem"), file("runner-1-key.pem")))) {
+    try (LeaseholdClient client =
+        client(
+            tls.clientAddresses(),
+            b -> b.tls(file("other.pem"), file("runner-1.pem"), file("runner-1-key.pem")))) {
       ConnectionFailedException e = fails(() -> client.blocking().get("x/y"));
       assertEquals(ConnectionFailure.UNTRUSTED_CERTIFICATE, e.reason());
-      assertTrue(e.getMessage().contains("is not signed by the CA in " + file("other.pem")), e.getMessage());
+      assertTrue(
+          e.getMessage().contains("is not signed by the CA in " + file("other.pem")),
+          e.getMessage());
     }
   }
 
   @Test
   void aCertificateThatDoesNotNameTheAddressIsANameMismatch() {
-    try (LeaseholdClient client = client(tls.clientAddresses(),
-        b -> b.tls(ca.pem(), file("runner-1.pem"), file("runner-1-key.pem")).channelCustomizer(c -> c.overrideAuthority("elsewhere.example:7400")))) {
-      assertEquals(ConnectionFailure.CERTIFICATE_NAME_MISMATCH, fails(() -> client.blocking().get("x/y")).reason());
+    try (LeaseholdClient client =
+        client(
+            tls.clientAddresses(),
+            b ->
+                b.tls(ca.pem(), file("runner-1.pem"), file("runner-1-key.pem"))
+                    .channelCustomizer(c -> c.overrideAuthority("elsewhere.example:7400")))) {
+      assertEquals(
+          ConnectionFailure.CERTIFICATE_NAME_MISMATCH,
+          fails(() -> client.blocking().get("x/y")).reason());
     }
   }
 
@@ -150,7 +185,9 @@ class ConnectionFailureTest {
       ConnectionFailedException e = fails(() -> client.blocking().get("x/y"));
       assertEquals(ConnectionFailure.UNKNOWN_HOST, e.reason());
       assertTrue(e.reason().mayPass());
-      assertTrue(e.getMessage().contains("the host name nosuchhost.invalid does not resolve"), e.getMessage());
+      assertTrue(
+          e.getMessage().contains("the host name nosuchhost.invalid does not resolve"),
+          e.getMessage());
     }
   }
 
@@ -168,13 +205,15 @@ class ConnectionFailureTest {
   @Test
   void aWaitingAcquisitionStopsAtOnceToo() {
     try (LeaseholdClient client = client(tls.clientAddresses(), b -> b.tls(ca.pem()))) {
-      ConnectionFailedException e = fails(() -> {
-        try {
-          client.blocking().acquire("x/wait", Duration.ofSeconds(60));
-        } catch (InterruptedException ie) {
-          throw new AssertionError(ie);
-        }
-      });
+      ConnectionFailedException e =
+          fails(
+              () -> {
+                try {
+                  client.blocking().acquire("x/wait", Duration.ofSeconds(60));
+                } catch (InterruptedException ie) {
+                  throw new AssertionError(ie);
+                }
+              });
       assertEquals(ConnectionFailure.CLIENT_CERTIFICATE_REQUIRED, e.reason());
     }
   }
@@ -183,17 +222,22 @@ class ConnectionFailureTest {
   void aWatchThatNeverConnectedEndsWithTheReason() throws Exception {
     try (LeaseholdClient client = client(plain.clientAddresses(), b -> b.tls(ca.pem()))) {
       CompletableFuture<LeaseholdException> error = new CompletableFuture<>();
-      try (Watch w = client.watch(WatchOptions.of("x/"), new WatchListener() {
-        @Override
-        public void onEvent(WatchEvent event) {}
+      try (Watch w =
+          client.watch(
+              WatchOptions.of("x/"),
+              new WatchListener() {
+                @Override
+                public void onEvent(WatchEvent event) {}
 
-        @Override
-        public void onError(LeaseholdException e) {
-          error.complete(e);
-        }
-      })) {
+                @Override
+                public void onError(LeaseholdException e) {
+                  error.complete(e);
+                }
+              })) {
         LeaseholdException e = error.get(FAST.toSeconds(), TimeUnit.SECONDS);
-        assertEquals(ConnectionFailure.NOT_TLS, assertInstanceOf(ConnectionFailedException.class, e).reason());
+        assertEquals(
+            ConnectionFailure.NOT_TLS,
+            assertInstanceOf(ConnectionFailedException.class, e).reason());
         assertTrue(w.isClosed());
       }
     } catch (ExecutionException e) {

@@ -16,8 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The node's limits against abuse, at their defaults, leave ordinary SDK use alone. */
 class DefaultLimitsTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -37,7 +36,9 @@ class DefaultLimitsTest {
       for (int i = 0; i < 150; i++) {
         watches.add(client.watch("sdk/", 0, e -> events.incrementAndGet()));
       }
-      Fixtures.await("every watch is open", Duration.ofSeconds(30),
+      Fixtures.await(
+          "every watch is open",
+          Duration.ofSeconds(30),
           () -> cluster.node("n1").requestLimits().openWatches() == 150);
       List<CompletableFuture<Lease>> acquired = new ArrayList<>();
       for (int i = 0; i < 500; i++) {
@@ -48,10 +49,14 @@ class DefaultLimitsTest {
         assertEquals(true, f.join() != null);
       }
       // 75,000 events to stream: a busy two-core machine took more than 30 s for them.
-      Fixtures.await(() -> "every watch saw every grant (" + events.get() + " of " + 150 * 500 + ")", Duration.ofSeconds(120),
+      Fixtures.await(
+          () -> "every watch saw every grant (" + events.get() + " of " + 150 * 500 + ")",
+          Duration.ofSeconds(120),
           () -> events.get() >= 150 * 500);
       watches.forEach(Watch::close);
-      Fixtures.await("closed watches free their slots", Duration.ofSeconds(30),
+      Fixtures.await(
+          "closed watches free their slots",
+          Duration.ofSeconds(30),
           () -> cluster.node("n1").requestLimits().openWatches() == 0);
     }
   }

@@ -16,8 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Endpoints: a dead one is skipped, the members are learned, a node's death is ridden out. */
 class FailoverTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -32,7 +31,7 @@ class FailoverTest {
     cluster = Fixtures.threeNodes(dir);
     int dead;
     try (ServerSocket s = new ServerSocket(0)) {
-      dead = s.getLocalPort();  // nobody listens there once closed
+      dead = s.getLocalPort(); // nobody listens there once closed
     }
     List<String> endpoints = new ArrayList<>();
     endpoints.add("127.0.0.1:" + dead);
@@ -48,9 +47,11 @@ class FailoverTest {
   void aClientGivenOneNodeLearnsTheOthersAndSurvivesThatNodesDeath() throws Exception {
     cluster = Fixtures.stableThreeNodes(dir);
     String only = cluster.followers().get(0).id();
-    try (LeaseholdClient client = Fixtures.client(List.of(cluster.node(only).clientAddress()), b -> b)) {
+    try (LeaseholdClient client =
+        Fixtures.client(List.of(cluster.node(only).clientAddress()), b -> b)) {
       Lease lease = client.blocking().acquire("lock/one-endpoint", ttl(8));
-      Fixtures.await("the members are learned", Duration.ofSeconds(10), () -> client.endpoints().size() == 3);
+      Fixtures.await(
+          "the members are learned", Duration.ofSeconds(10), () -> client.endpoints().size() == 3);
       cluster.stopNode(only);
       Lease other = client.blocking().acquire("lock/after-death", ttl(8));
       assertTrue(other.token() > lease.token());

@@ -32,26 +32,28 @@ class FencingGuardTest {
   @Test
   void guardedWritesLandInTokenOrderUnderContention() throws Exception {
     FencingGuard guard = new FencingGuard();
-    List<Long> written = new ArrayList<>();  // only touched under the guard's lock
+    List<Long> written = new ArrayList<>(); // only touched under the guard's lock
     int threads = 8;
     CountDownLatch go = new CountDownLatch(1);
     List<Thread> all = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
-      Thread thread = new Thread(() -> {
-        try {
-          go.await();
-          for (int i = 0; i < 2000; i++) {
-            long token = 1 + ThreadLocalRandom.current().nextInt(1000);
-            try {
-              guard.guard("r", token, () -> written.add(token));
-            } catch (StaleTokenException expected) {
-              // lower than one already written
-            }
-          }
-        } catch (Exception e) {
-          throw new AssertionError(e);
-        }
-      });
+      Thread thread =
+          new Thread(
+              () -> {
+                try {
+                  go.await();
+                  for (int i = 0; i < 2000; i++) {
+                    long token = 1 + ThreadLocalRandom.current().nextInt(1000);
+                    try {
+                      guard.guard("r", token, () -> written.add(token));
+                    } catch (StaleTokenException expected) {
+                      // lower than one already written
+                    }
+                  }
+                } catch (Exception e) {
+                  throw new AssertionError(e);
+                }
+              });
       thread.start();
       all.add(thread);
     }
@@ -61,7 +63,9 @@ class FencingGuardTest {
     }
     assertFalse(written.isEmpty());
     for (int i = 1; i < written.size(); i++) {
-      assertTrue(written.get(i) >= written.get(i - 1), "write " + i + " has a lower token than the one before it");
+      assertTrue(
+          written.get(i) >= written.get(i - 1),
+          "write " + i + " has a lower token than the one before it");
     }
     assertEquals(OptionalLong.of(written.get(written.size() - 1)), guard.highest("r"));
   }

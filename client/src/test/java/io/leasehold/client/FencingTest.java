@@ -20,8 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Fencing tokens end to end: a resource refuses a writer whose lease ended without it noticing. */
 class FencingTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
 
   @BeforeAll
@@ -40,19 +39,22 @@ class FencingTest {
     List<String> mailbox = new ArrayList<>();
     Partition pause = new Partition();
     try (LeaseholdClient stale = Fixtures.client(cluster, b -> b.interceptor(pause));
-         LeaseholdClient fresh = Fixtures.client(cluster)) {
+        LeaseholdClient fresh = Fixtures.client(cluster)) {
       Lease old = stale.blocking().acquire("mailbox/42", ttl(2));
       guard.guard("mailbox/42", old.token(), () -> mailbox.add("from the first holder"));
 
       // The first holder stops (a long GC pause): its lease expires and the name moves on.
       pause.cut();
-      Lease current = fresh.blocking().acquire("mailbox/42", ttl(10).withWait(Duration.ofSeconds(30)));
+      Lease current =
+          fresh.blocking().acquire("mailbox/42", ttl(10).withWait(Duration.ofSeconds(30)));
       assertTrue(current.token() > old.token());
       guard.guard("mailbox/42", current.token(), () -> mailbox.add("from the second holder"));
 
       // The first holder wakes up and writes without looking at its lease: refused.
-      StaleTokenException e = assertThrows(StaleTokenException.class,
-          () -> guard.guard("mailbox/42", old.token(), () -> mailbox.add("stale write")));
+      StaleTokenException e =
+          assertThrows(
+              StaleTokenException.class,
+              () -> guard.guard("mailbox/42", old.token(), () -> mailbox.add("stale write")));
       assertEquals(current.token(), e.highest());
       assertFalse(guard.tryAdvance("mailbox/42", old.token()));
       assertEquals(List.of("from the first holder", "from the second holder"), mailbox);
@@ -61,7 +63,8 @@ class FencingTest {
       assertFalse(fresh.blocking().checkToken("mailbox/42", old.token()));
       assertTrue(fresh.blocking().checkToken("mailbox/42", current.token()));
       pause.heal();
-      Fixtures.await("the old handle is LOST", Duration.ofSeconds(5), () -> old.state() == LeaseState.LOST);
+      Fixtures.await(
+          "the old handle is LOST", Duration.ofSeconds(5), () -> old.state() == LeaseState.LOST);
     }
   }
 

@@ -19,7 +19,10 @@ final class Fixtures {
     return TestCluster.start(3, dir);
   }
 
-  /** Three nodes with {@link TestCluster#steadyElections}, for tests that count on leadership holding still. */
+  /**
+   * Three nodes with {@link TestCluster#steadyElections}, for tests that count on leadership
+   * holding still.
+   */
   static TestCluster stableThreeNodes(Path dir) throws IOException {
     return TestCluster.start(3, dir, TestCluster::steadyElections);
   }
@@ -45,11 +48,14 @@ final class Fixtures {
     return client(endpoints(cluster), tweak);
   }
 
-  static LeaseholdClient client(List<String> endpoints, UnaryOperator<LeaseholdClientBuilder> tweak) {
-    return tweak.apply(LeaseholdClient.builder()
-            .endpoints(endpoints)
-            .requestTimeout(Duration.ofSeconds(20))
-            .attemptTimeout(Duration.ofSeconds(3)))
+  static LeaseholdClient client(
+      List<String> endpoints, UnaryOperator<LeaseholdClientBuilder> tweak) {
+    return tweak
+        .apply(
+            LeaseholdClient.builder()
+                .endpoints(endpoints)
+                .requestTimeout(Duration.ofSeconds(20))
+                .attemptTimeout(Duration.ofSeconds(3)))
         .build();
   }
 
@@ -61,7 +67,10 @@ final class Fixtures {
     return LeaseOptions.defaults().withTtl(Duration.ofSeconds(seconds));
   }
 
-  /** As {@link #await(String, Duration, java.util.function.BooleanSupplier)}, describing the state when it gave up. */
+  /**
+   * As {@link #await(String, Duration, java.util.function.BooleanSupplier)}, describing the state
+   * when it gave up.
+   */
   static void await(Supplier<String> what, Duration timeout, BooleanSupplier condition) {
     TestCluster.await(what, timeout, condition);
   }

@@ -24,8 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** LeaseLock as a java.util.concurrent.locks.Lock across processes, and withLease. */
 class LeaseLockTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
 
   @BeforeAll
@@ -54,7 +53,9 @@ class LeaseLockTest {
         CompletableFuture<Lease> f = clients.get(i).acquire(name, ttl(30));
         waiters.add(f);
         // The SDK sends its writes to the leader, which queues the call while the name is held.
-        TestCluster.await("client " + i + " is queued on the leader", Duration.ofSeconds(10),
+        TestCluster.await(
+            "client " + i + " is queued on the leader",
+            Duration.ofSeconds(10),
             () -> leader.waitingAcquires() > queued || f.isDone());
         assertFalse(f.isDone(), "client " + i + " waits while the name is held");
       }
@@ -65,7 +66,9 @@ class LeaseLockTest {
         assertTrue(held.token() > token, "tokens increase with each hand-over");
         token = held.token();
         for (int j = i + 1; j < waiters.size(); j++) {
-          assertFalse(waiters.get(j).isDone(), "client " + (j + 1) + " is not served before client " + (i + 1) + " releases");
+          assertFalse(
+              waiters.get(j).isDone(),
+              "client " + (j + 1) + " is not served before client " + (i + 1) + " releases");
         }
       }
       held.release().get(20, TimeUnit.SECONDS);
@@ -82,36 +85,41 @@ class LeaseLockTest {
     List<Long> tokens = new CopyOnWriteArrayList<>();
     FencingGuard guard = new FencingGuard();
     List<Throwable> failures = new CopyOnWriteArrayList<>();
-    try (LeaseholdClient a = Fixtures.client(cluster); LeaseholdClient b = Fixtures.client(cluster)) {
+    try (LeaseholdClient a = Fixtures.client(cluster);
+        LeaseholdClient b = Fixtures.client(cluster)) {
       CountDownLatch go = new CountDownLatch(1);
       List<Thread> threads = new ArrayList<>();
       for (int t = 0; t < 8; t++) {
         LeaseholdClient client = t % 2 == 0 ? a : b;
-        Thread thread = new Thread(() -> {
-          LeaseLock lock = client.lock("lock/contended", ttl(10));
-          try {
-            go.await();
-            for (int i = 0; i < rounds; i++) {
-              lock.lock();
-              try {
-                if (inside.incrementAndGet() != 1) {
-                  overlaps.incrementAndGet();
-                }
-                assertTrue(lock.isValid());
-                long token = lock.token();
-                // Every holder writes with its token; none may be older than one already written.
-                guard.check("resource", token);
-                tokens.add(token);
-                Thread.yield();
-                inside.decrementAndGet();
-              } finally {
-                lock.unlock();
-              }
-            }
-          } catch (Throwable e) {
-            failures.add(e);
-          }
-        }, "locker-" + t);
+        Thread thread =
+            new Thread(
+                () -> {
+                  LeaseLock lock = client.lock("lock/contended", ttl(10));
+                  try {
+                    go.await();
+                    for (int i = 0; i < rounds; i++) {
+                      lock.lock();
+                      try {
+                        if (inside.incrementAndGet() != 1) {
+                          overlaps.incrementAndGet();
+                        }
+                        assertTrue(lock.isValid());
+                        long token = lock.token();
+                        // Every holder writes with its token; none may be older than one already
+                        // written.
+                        guard.check("resource", token);
+                        tokens.add(token);
+                        Thread.yield();
+                        inside.decrementAndGet();
+                      } finally {
+                        lock.unlock();
+                      }
+                    }
+                  } catch (Throwable e) {
+                    failures.add(e);
+                  }
+                },
+                "locker-" + t);
         thread.start();
         threads.add(thread);
       }
@@ -125,7 +133,8 @@ class LeaseLockTest {
     assertEquals(0, overlaps.get(), "no two threads were inside at once");
     assertEquals(8 * rounds, tokens.size());
     for (int i = 1; i < tokens.size(); i++) {
-      assertTrue(tokens.get(i) > tokens.get(i - 1), "each holder got a larger token than the one before");
+      assertTrue(
+          tokens.get(i) > tokens.get(i - 1), "each holder got a larger token than the one before");
     }
   }
 
@@ -144,13 +153,16 @@ class LeaseLockTest {
       assertTrue(client.blocking().checkToken("lock/reentrant", token));
       lock.unlock();
       assertFalse(lock.isHeldByCurrentThread());
-      assertFalse(client.blocking().checkToken("lock/reentrant", token), "the last unlock released the lease");
+      assertFalse(
+          client.blocking().checkToken("lock/reentrant", token),
+          "the last unlock released the lease");
     }
   }
 
   @Test
   void tryLockWithATimeoutGivesUpWhileAnotherClientHoldsIt() throws Exception {
-    try (LeaseholdClient a = Fixtures.client(cluster); LeaseholdClient b = Fixtures.client(cluster)) {
+    try (LeaseholdClient a = Fixtures.client(cluster);
+        LeaseholdClient b = Fixtures.client(cluster)) {
       LeaseLock held = a.lock("lock/timeout", ttl(10));
       assertTrue(held.tryLock());
       LeaseLock wanted = b.lock("lock/timeout", ttl(10));
@@ -166,21 +178,27 @@ class LeaseLockTest {
 
   @Test
   void aThreadInterruptedWhileWaitingForTheLockStopsWaitingAndHoldsNothing() throws Exception {
-    try (LeaseholdClient a = Fixtures.client(cluster); LeaseholdClient b = Fixtures.client(cluster)) {
+    try (LeaseholdClient a = Fixtures.client(cluster);
+        LeaseholdClient b = Fixtures.client(cluster)) {
       LeaseLock held = a.lock("lock/interrupt", ttl(10));
       held.lock();
       CompletableFuture<Throwable> outcome = new CompletableFuture<>();
       LeaseLock wanted = b.lock("lock/interrupt", ttl(10));
-      Thread waiter = new Thread(() -> {
-        try {
-          wanted.lockInterruptibly();
-          outcome.complete(null);
-        } catch (Throwable e) {
-          outcome.complete(e);
-        }
-      });
+      Thread waiter =
+          new Thread(
+              () -> {
+                try {
+                  wanted.lockInterruptibly();
+                  outcome.complete(null);
+                } catch (Throwable e) {
+                  outcome.complete(e);
+                }
+              });
       waiter.start();
-      Fixtures.await("the waiter waits", Duration.ofSeconds(5), () -> waiter.getState() == Thread.State.WAITING);
+      Fixtures.await(
+          "the waiter waits",
+          Duration.ofSeconds(5),
+          () -> waiter.getState() == Thread.State.WAITING);
       waiter.interrupt();
       assertTrue(outcome.get(10, TimeUnit.SECONDS) instanceof InterruptedException);
       held.unlock();
@@ -188,8 +206,11 @@ class LeaseLockTest {
       // been on its way when the waiter was interrupted (the thread waits as soon as it is sent);
       // on a loaded machine the leader can apply it after the unlock and grant it, and the SDK then
       // gives that lease back itself, a moment later (a try of the same client waits for that; see
-      // AcquireTest). So: free within 3 s, well inside the 10 s TTL, which a leaked lease would hold.
-      Fixtures.await("the name to be free again", Duration.ofSeconds(3),
+      // AcquireTest). So: free within 3 s, well inside the 10 s TTL, which a leaked lease would
+      // hold.
+      Fixtures.await(
+          "the name to be free again",
+          Duration.ofSeconds(3),
           () -> b.blocking().tryAcquire("lock/interrupt").isGranted());
     }
   }
@@ -197,15 +218,24 @@ class LeaseLockTest {
   @Test
   void withLeaseRunsTheActionAndReleasesTheLease() throws Exception {
     try (LeaseholdClient client = Fixtures.client(cluster)) {
-      String result = client.blocking().withLease("lock/with", ttl(10), lease -> {
-        assertTrue(lease.isValid());
-        return "done with token " + lease.token();
-      });
+      String result =
+          client
+              .blocking()
+              .withLease(
+                  "lock/with",
+                  ttl(10),
+                  lease -> {
+                    assertTrue(lease.isValid());
+                    return "done with token " + lease.token();
+                  });
       assertTrue(result.startsWith("done with token "));
       assertTrue(client.blocking().get("lock/with").isEmpty(), "released after the action");
       Integer async = client.withLease("lock/with", ttl(10), lease -> 42).get(10, TimeUnit.SECONDS);
       assertEquals(42, async);
-      Fixtures.await("released after the async action", Duration.ofSeconds(5), () -> client.blocking().get("lock/with").isEmpty());
+      Fixtures.await(
+          "released after the async action",
+          Duration.ofSeconds(5),
+          () -> client.blocking().get("lock/with").isEmpty());
     }
   }
 
@@ -214,16 +244,23 @@ class LeaseLockTest {
     Partition pause = new Partition();
     try (LeaseholdClient client = Fixtures.client(cluster, b -> b.interceptor(pause))) {
       CountDownLatch started = new CountDownLatch(1);
-      CompletableFuture<String> run = client.withLease("lock/interrupted", ttl(2), lease -> {
-        started.countDown();
-        Thread.sleep(TimeUnit.SECONDS.toMillis(30));  // works until interrupted
-        return "finished";
-      });
+      CompletableFuture<String> run =
+          client.withLease(
+              "lock/interrupted",
+              ttl(2),
+              lease -> {
+                started.countDown();
+                Thread.sleep(TimeUnit.SECONDS.toMillis(30)); // works until interrupted
+                return "finished";
+              });
       assertTrue(started.await(10, TimeUnit.SECONDS));
       pause.cut();
-      ExecutionException e = assertThrows(ExecutionException.class, () -> run.get(10, TimeUnit.SECONDS));
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> run.get(10, TimeUnit.SECONDS));
       assertTrue(e.getCause() instanceof LeaseLostException, e.getCause().toString());
-      assertTrue(e.getCause().getCause() instanceof InterruptedException, "the action was interrupted: " + e.getCause().getCause());
+      assertTrue(
+          e.getCause().getCause() instanceof InterruptedException,
+          "the action was interrupted: " + e.getCause().getCause());
       pause.heal();
     }
   }

@@ -24,8 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * set a status by token, one-off routes, cluster status and one node's status, admin.
  */
 class OperatorCallsTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
 
   @BeforeAll
@@ -41,21 +40,28 @@ class OperatorCallsTest {
   @Test
   void releaseByTokenEndsSomeoneElsesLeaseOnlyWithItsToken() throws Exception {
     try (LeaseholdClient holder = Fixtures.client(cluster, b -> b.releaseOnClose(false));
-         LeaseholdClient operator = Fixtures.client(cluster)) {
+        LeaseholdClient operator = Fixtures.client(cluster)) {
       AcquireResult r = holder.blocking().tryAcquire("ops/release", Fixtures.ttl(30));
       long token = assertInstanceOf(Granted.class, r).lease().token();
-      assertFalse(operator.blocking().release("ops/release", token - 1), "an older token is not the live lease's");
+      assertFalse(
+          operator.blocking().release("ops/release", token - 1),
+          "an older token is not the live lease's");
       assertTrue(operator.blocking().release("ops/release", token));
       assertEquals(Optional.empty(), operator.blocking().get("ops/release"));
-      assertFalse(operator.blocking().release("ops/release", token), "releasing twice answers not held");
+      assertFalse(
+          operator.blocking().release("ops/release", token), "releasing twice answers not held");
     }
   }
 
   @Test
   void renewByTokenExtendsSomeoneElsesLeaseOnlyWithItsToken() throws Exception {
     try (LeaseholdClient holder = Fixtures.client(cluster, b -> b.releaseOnClose(false));
-         LeaseholdClient operator = Fixtures.client(cluster)) {
-      long token = assertInstanceOf(Granted.class, holder.blocking().tryAcquire("ops/renew", Fixtures.ttl(30))).lease().token();
+        LeaseholdClient operator = Fixtures.client(cluster)) {
+      long token =
+          assertInstanceOf(
+                  Granted.class, holder.blocking().tryAcquire("ops/renew", Fixtures.ttl(30)))
+              .lease()
+              .token();
       LeaseInfo before = operator.blocking().get("ops/renew").orElseThrow();
       Renewal r = operator.blocking().renew("ops/renew", token).orElseThrow();
       assertEquals("ops/renew", r.name());
@@ -65,29 +71,52 @@ class OperatorCallsTest {
       assertTrue(r.expiresAt().isAfter(before.renewedAt()), r + " after " + before);
       LeaseInfo after = operator.blocking().get("ops/renew").orElseThrow();
       assertTrue(after.renewCount() > before.renewCount(), "renewed: " + after);
-      assertEquals(Optional.empty(), operator.blocking().renew("ops/renew", token - 1), "another token is not the live lease's");
+      assertEquals(
+          Optional.empty(),
+          operator.blocking().renew("ops/renew", token - 1),
+          "another token is not the live lease's");
       assertTrue(operator.blocking().release("ops/renew", token));
-      assertEquals(Optional.empty(), operator.blocking().renew("ops/renew", token), "a released lease is not renewed");
+      assertEquals(
+          Optional.empty(),
+          operator.blocking().renew("ops/renew", token),
+          "a released lease is not renewed");
     }
   }
 
   @Test
   void deregisterAndSetStatusByTokenActOnSomeoneElsesRegistration() throws Exception {
     try (LeaseholdClient instance = Fixtures.client(cluster, b -> b.releaseOnClose(false));
-         LeaseholdClient operator = Fixtures.client(cluster)) {
-      long token = instance.blocking().register("ops-svc", "i-1", "10.0.0.7:80", Map.of("zone", "a"),
-          RegisterOptions.DEFAULTS.withTtl(Duration.ofSeconds(30))).token();
-      assertEquals(Optional.empty(), operator.blocking().setStatus("ops-svc", "i-1", token - 1, Registration.DRAINING));
-      ServiceInstance drained = operator.blocking().setStatus("ops-svc", "i-1", token, Registration.DRAINING).orElseThrow();
+        LeaseholdClient operator = Fixtures.client(cluster)) {
+      long token =
+          instance
+              .blocking()
+              .register(
+                  "ops-svc",
+                  "i-1",
+                  "10.0.0.7:80",
+                  Map.of("zone", "a"),
+                  RegisterOptions.DEFAULTS.withTtl(Duration.ofSeconds(30)))
+              .token();
+      assertEquals(
+          Optional.empty(),
+          operator.blocking().setStatus("ops-svc", "i-1", token - 1, Registration.DRAINING));
+      ServiceInstance drained =
+          operator
+              .blocking()
+              .setStatus("ops-svc", "i-1", token, Registration.DRAINING)
+              .orElseThrow();
       assertEquals(Optional.of(Registration.DRAINING), drained.status());
       assertEquals("10.0.0.7:80", drained.address(), "the address stays as registered");
       assertEquals(Map.of("zone", "a"), drained.metadata());
       assertEquals(token, drained.token());
-      assertEquals(List.of(), operator.blocking().resolve("ops-svc"), "a draining instance is not resolved");
+      assertEquals(
+          List.of(), operator.blocking().resolve("ops-svc"), "a draining instance is not resolved");
       assertFalse(operator.blocking().deregister("ops-svc", "i-1", token - 1));
       assertTrue(operator.blocking().deregister("ops-svc", "i-1", token));
       assertEquals(List.of(), operator.blocking().resolve("ops-svc", true));
-      assertFalse(operator.blocking().deregister("ops-svc", "i-1", token), "deregistering twice answers not live");
+      assertFalse(
+          operator.blocking().deregister("ops-svc", "i-1", token),
+          "deregistering twice answers not live");
     }
   }
 
@@ -100,8 +129,10 @@ class OperatorCallsTest {
         assertEquals(3, s.members().size());
       }
       int[] closed = TestCluster.freePorts(1);
-      var down = assertThrows(ClusterUnavailableException.class,
-          () -> Futures.join(client.cluster().status("127.0.0.1:" + closed[0])));
+      var down =
+          assertThrows(
+              ClusterUnavailableException.class,
+              () -> Futures.join(client.cluster().status("127.0.0.1:" + closed[0])));
       assertTrue(down.getMessage().contains("127.0.0.1:" + closed[0]), down.getMessage());
     }
   }
@@ -109,14 +140,24 @@ class OperatorCallsTest {
   @Test
   void lookupAndRoutesReadTheRoutingTableOnce() throws Exception {
     try (LeaseholdClient client = Fixtures.client(cluster)) {
-      Lease a = client.blocking().acquire("route/a", Fixtures.ttl(30).withAddress("10.0.0.1:80").withMetadata("zone", "z1"));
+      Lease a =
+          client
+              .blocking()
+              .acquire(
+                  "route/a",
+                  Fixtures.ttl(30).withAddress("10.0.0.1:80").withMetadata("zone", "z1"));
       client.blocking().acquire("route/b", Fixtures.ttl(30));
       Route found = client.blocking().lookup("route/a").orElseThrow();
       assertEquals("10.0.0.1:80", found.address());
       assertEquals(a.token(), found.token());
       assertEquals(Partitions.of("route/a"), found.partition());
-      assertEquals(Optional.empty(), client.blocking().lookup("route/b"), "a lease without an address is no route");
-      assertEquals(List.of("route/a"), client.blocking().routes("route/").stream().map(Route::name).toList());
+      assertEquals(
+          Optional.empty(),
+          client.blocking().lookup("route/b"),
+          "a lease without an address is no route");
+      assertEquals(
+          List.of("route/a"),
+          client.blocking().routes("route/").stream().map(Route::name).toList());
     }
   }
 
@@ -131,14 +172,22 @@ class OperatorCallsTest {
         assertTrue(m.appliedIndex() > 0, m.toString());
         assertTrue(status.lag(m).isPresent());
       }
-      TestCluster.await("every member healthy", Duration.ofSeconds(30),
-          () -> client.blocking().clusterStatus().members().stream().allMatch(m -> client.blocking().clusterStatus().healthy(m)));
+      TestCluster.await(
+          "every member healthy",
+          Duration.ofSeconds(30),
+          () ->
+              client.blocking().clusterStatus().members().stream()
+                  .allMatch(m -> client.blocking().clusterStatus().healthy(m)));
 
       String follower = cluster.followers().get(0).id();
       cluster.stopNode(follower);
       try {
         ClusterStatus without = client.blocking().clusterStatus();
-        MemberStatus down = without.members().stream().filter(m -> m.id().equals(follower)).findFirst().orElseThrow();
+        MemberStatus down =
+            without.members().stream()
+                .filter(m -> m.id().equals(follower))
+                .findFirst()
+                .orElseThrow();
         assertFalse(down.reachable());
         assertFalse(without.healthy(down));
         assertEquals(Optional.empty(), without.lag(down));
@@ -163,21 +212,27 @@ class OperatorCallsTest {
       assertTrue(admin.policies().join().stream().anyMatch(p -> p.namespace().equals("pol")));
       assertTrue(admin.deletePolicy("pol").join());
       assertFalse(admin.deletePolicy("pol").join());
-      var bad = assertThrows(InvalidRequestException.class,
-          () -> Futures.join(admin.setPolicy("a/b", Policy.builtIn())));
+      var bad =
+          assertThrows(
+              InvalidRequestException.class,
+              () -> Futures.join(admin.setPolicy("a/b", Policy.builtIn())));
       assertTrue(bad.getMessage().contains("namespace"), bad.getMessage());
     }
   }
 
   @Test
   void bansEndLeasesAndAreListedUntilLifted() throws Exception {
-    try (LeaseholdClient banned = Fixtures.client(cluster, b -> b.holder("runner-banned").releaseOnClose(false));
-         LeaseholdClient operator = Fixtures.client(cluster)) {
+    try (LeaseholdClient banned =
+            Fixtures.client(cluster, b -> b.holder("runner-banned").releaseOnClose(false));
+        LeaseholdClient operator = Fixtures.client(cluster)) {
       banned.blocking().acquire("ban/x", Fixtures.ttl(30));
-      BanInfo ban = operator.admin().ban("runner-banned", "runaway", Optional.of(Duration.ofHours(1))).join();
+      BanInfo ban =
+          operator.admin().ban("runner-banned", "runaway", Optional.of(Duration.ofHours(1))).join();
       assertEquals(1, ban.leasesEnded());
       assertTrue(ban.until().isPresent());
-      assertEquals(List.of("runner-banned"), operator.admin().bans().join().stream().map(BanInfo::holder).toList());
+      assertEquals(
+          List.of("runner-banned"),
+          operator.admin().bans().join().stream().map(BanInfo::holder).toList());
       assertInstanceOf(Rejected.class, banned.blocking().tryAcquire("ban/y", Fixtures.ttl(30)));
       assertTrue(operator.admin().unban("runner-banned").join());
       assertFalse(operator.admin().unban("runner-banned").join());
@@ -191,9 +246,10 @@ class OperatorCallsTest {
   @Test
   void revokeEndsTheLiveLeaseAndTheHistorySaysWhy() throws Exception {
     try (LeaseholdClient holder = Fixtures.client(cluster, b -> b.releaseOnClose(false));
-         LeaseholdClient operator = Fixtures.client(cluster)) {
+        LeaseholdClient operator = Fixtures.client(cluster)) {
       long token = holder.blocking().acquire("rev/x", Fixtures.ttl(30)).token();
-      assertEquals(Optional.empty(), operator.admin().revoke("rev/x", "wrong one", token - 1).join());
+      assertEquals(
+          Optional.empty(), operator.admin().revoke("rev/x", "wrong one", token - 1).join());
       LeaseInfo revoked = operator.admin().revoke("rev/x", "stuck job", 0).join().orElseThrow();
       assertEquals(token, revoked.token());
       assertEquals(Optional.empty(), operator.admin().revoke("rev/x", "again", 0).join());

@@ -14,8 +14,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Cuts a client off from the cluster while it is {@link #cut()}, as if its network (or the
- * process) stopped: calls in flight are cut off and new ones fail with UNAVAILABLE.
+ * Cuts a client off from the cluster while it is {@link #cut()}, as if its network (or the process)
+ * stopped: calls in flight are cut off and new ones fail with UNAVAILABLE.
  */
 final class Partition implements ClientInterceptor {
   private final Set<ClientCall<?, ?>> active = ConcurrentHashMap.newKeySet();
@@ -33,7 +33,8 @@ final class Partition implements ClientInterceptor {
   }
 
   @Override
-  public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+  public <Q, R> ClientCall<Q, R> interceptCall(
+      MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
     if (cut) {
       return new Refused<>();
     }
@@ -41,13 +42,15 @@ final class Partition implements ClientInterceptor {
     return new ForwardingClientCall.SimpleForwardingClientCall<>(call) {
       @Override
       public void start(Listener<R> listener, Metadata headers) {
-        super.start(new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
-          @Override
-          public void onClose(Status status, Metadata trailers) {
-            active.remove(call);
-            super.onClose(status, trailers);
-          }
-        }, headers);
+        super.start(
+            new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
+              @Override
+              public void onClose(Status status, Metadata trailers) {
+                active.remove(call);
+                super.onClose(status, trailers);
+              }
+            },
+            headers);
         // Registered once started: a network never cancels a call before it starts (gRPC then
         // throws on start). A cut() under way either finds it here or is seen just below.
         active.add(call);
@@ -62,23 +65,22 @@ final class Partition implements ClientInterceptor {
   private static final class Refused<Q, R> extends ClientCall<Q, R> {
     @Override
     public void start(Listener<R> listener, Metadata headers) {
-      CompletableFuture.runAsync(() -> listener.onClose(Status.UNAVAILABLE.withDescription("partitioned by the test"), new Metadata()));
+      CompletableFuture.runAsync(
+          () ->
+              listener.onClose(
+                  Status.UNAVAILABLE.withDescription("partitioned by the test"), new Metadata()));
     }
 
     @Override
-    public void request(int numMessages) {
-    }
+    public void request(int numMessages) {}
 
     @Override
-    public void cancel(String message, Throwable cause) {
-    }
+    public void cancel(String message, Throwable cause) {}
 
     @Override
-    public void halfClose() {
-    }
+    public void halfClose() {}
 
     @Override
-    public void sendMessage(Q message) {
-    }
+    public void sendMessage(Q message) {}
   }
 }

@@ -24,8 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The SDK under the cluster's policy: lock-delays waited out, refused renewals, bans. */
 class PolicyTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
 
   @BeforeAll
@@ -43,7 +42,9 @@ class PolicyTest {
   }
 
   private static void setPolicy(String namespace, Policy.Builder policy) {
-    cluster.admin(cluster.ids().get(0)).setPolicy(SetPolicyRequest.newBuilder().setNamespace(namespace).setPolicy(policy).build());
+    cluster
+        .admin(cluster.ids().get(0))
+        .setPolicy(SetPolicyRequest.newBuilder().setNamespace(namespace).setPolicy(policy).build());
   }
 
   @Test
@@ -51,19 +52,24 @@ class PolicyTest {
     setPolicy("delayed", Policy.newBuilder().setLockDelay(seconds(2)));
     Partition pause = new Partition();
     try (LeaseholdClient first = Fixtures.client(cluster, b -> b.interceptor(pause));
-         LeaseholdClient waiter = Fixtures.client(cluster);
-         LeaseholdClient prober = Fixtures.client(cluster)) {
+        LeaseholdClient waiter = Fixtures.client(cluster);
+        LeaseholdClient prober = Fixtures.client(cluster)) {
       Lease old = first.blocking().acquire("delayed/job", ttl(2));
       CompletableFuture<Long> expiredAt = new CompletableFuture<>();
-      Watch w = prober.watch("delayed/", 0, e -> {
-        if (e.type() == EventType.EXPIRED) {
-          expiredAt.complete(System.nanoTime());
-        }
-      });
+      Watch w =
+          prober.watch(
+              "delayed/",
+              0,
+              e -> {
+                if (e.type() == EventType.EXPIRED) {
+                  expiredAt.complete(System.nanoTime());
+                }
+              });
       Fixtures.await("positioned", java.time.Duration.ofSeconds(10), () -> w.revision() > 0);
-      CompletableFuture<Lease> next = waiter.acquire("delayed/job", ttl(5).withWait(java.time.Duration.ofSeconds(30)));
+      CompletableFuture<Lease> next =
+          waiter.acquire("delayed/job", ttl(5).withWait(java.time.Duration.ofSeconds(30)));
 
-      pause.cut();  // the first holder stops renewing: its lease expires, and the lock-delay starts
+      pause.cut(); // the first holder stops renewing: its lease expires, and the lock-delay starts
       long expired = expiredAt.get(15, TimeUnit.SECONDS);
       AcquireResult during = prober.blocking().tryAcquire("delayed/job", ttl(5));
       if (during instanceof Rejected rejected) {
@@ -74,7 +80,9 @@ class PolicyTest {
 
       Lease got = next.get(15, TimeUnit.SECONDS);
       long waited = System.nanoTime() - expired;
-      assertTrue(waited >= TimeUnit.MILLISECONDS.toNanos(1500), "granted " + waited / 1_000_000 + " ms after the expiry was seen");
+      assertTrue(
+          waited >= TimeUnit.MILLISECONDS.toNanos(1500),
+          "granted " + waited / 1_000_000 + " ms after the expiry was seen");
       assertTrue(got.token() > old.token());
       pause.heal();
       w.close();
@@ -88,12 +96,20 @@ class PolicyTest {
       TransitionRecorder recorder = new TransitionRecorder();
       lease.addListener(recorder);
       setPolicy("shrink", Policy.newBuilder().setMaxTtl(seconds(6)));
-      Fixtures.await("JEOPARDY at the first refused renewal", java.time.Duration.ofSeconds(10), () -> lease.state() == LeaseState.JEOPARDY);
+      Fixtures.await(
+          "JEOPARDY at the first refused renewal",
+          java.time.Duration.ofSeconds(10),
+          () -> lease.state() == LeaseState.JEOPARDY);
       assertEquals(RejectReason.TTL_OUT_OF_RANGE, lease.renewalRejection().orElseThrow().reason());
       assertTrue(lease.isValid(), "still held until its deadline");
 
-      cluster.admin(cluster.ids().get(0)).deletePolicy(DeletePolicyRequest.newBuilder().setNamespace("shrink").build());
-      Fixtures.await("HELD again once renewals are allowed", java.time.Duration.ofSeconds(10), () -> lease.state() == LeaseState.HELD);
+      cluster
+          .admin(cluster.ids().get(0))
+          .deletePolicy(DeletePolicyRequest.newBuilder().setNamespace("shrink").build());
+      Fixtures.await(
+          "HELD again once renewals are allowed",
+          java.time.Duration.ofSeconds(10),
+          () -> lease.state() == LeaseState.HELD);
       assertTrue(lease.renewalRejection().isEmpty());
       assertFalse(recorder.saw(LeaseState.LOST));
       assertEquals(lease.token(), client.blocking().get("shrink/job").orElseThrow().token());
@@ -102,22 +118,36 @@ class PolicyTest {
 
   @Test
   void aBannedHolderLosesItsLeasesAndItsRoutesAndCannotAcquire() throws Exception {
-    try (LeaseholdClient banned = Fixtures.client(cluster); LeaseholdClient proxy = Fixtures.client(cluster)) {
-      Lease lease = banned.blocking().acquire("banned/mailbox", ttl(10).withAddress("10.0.0.66:80"));
+    try (LeaseholdClient banned = Fixtures.client(cluster);
+        LeaseholdClient proxy = Fixtures.client(cluster)) {
+      Lease lease =
+          banned.blocking().acquire("banned/mailbox", ttl(10).withAddress("10.0.0.66:80"));
       RoutingTable table = proxy.blocking().routingTable("banned/");
       assertTrue(table.lookup("banned/mailbox").isPresent());
-      cluster.admin(cluster.ids().get(0)).ban(BanRequest.newBuilder().setHolder(banned.holder()).setReason("test").build());
+      cluster
+          .admin(cluster.ids().get(0))
+          .ban(BanRequest.newBuilder().setHolder(banned.holder()).setReason("test").build());
       try {
-        Fixtures.await("LOST", java.time.Duration.ofSeconds(10), () -> lease.state() == LeaseState.LOST);
+        Fixtures.await(
+            "LOST", java.time.Duration.ofSeconds(10), () -> lease.state() == LeaseState.LOST);
         assertEquals(LossReason.NOT_HELD, lease.lossReason().orElseThrow());
         table.awaitRevision(proxy.blocking().list("banned/").revision()).get(10, TimeUnit.SECONDS);
-        assertTrue(table.lookup("banned/mailbox").isEmpty(), "the route of a banned holder is gone");
-        AcquireRejectedException e = assertThrows(AcquireRejectedException.class,
-            () -> banned.blocking().acquire("banned/other", ttl(5).withWait(java.time.Duration.ofSeconds(10))));
+        assertTrue(
+            table.lookup("banned/mailbox").isEmpty(), "the route of a banned holder is gone");
+        AcquireRejectedException e =
+            assertThrows(
+                AcquireRejectedException.class,
+                () ->
+                    banned
+                        .blocking()
+                        .acquire(
+                            "banned/other", ttl(5).withWait(java.time.Duration.ofSeconds(10))));
         assertEquals(RejectReason.BANNED, e.rejection().reason());
         assertEquals(List.of(), banned.blocking().list("banned/").leases());
       } finally {
-        cluster.admin(cluster.ids().get(0)).unban(UnbanRequest.newBuilder().setHolder(banned.holder()).build());
+        cluster
+            .admin(cluster.ids().get(0))
+            .unban(UnbanRequest.newBuilder().setHolder(banned.holder()).build());
         table.close();
       }
     }

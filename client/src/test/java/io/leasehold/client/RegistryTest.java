@@ -17,10 +17,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Service registration that renews itself, changes status, re-registers after a loss and deregisters on close. */
+/**
+ * Service registration that renews itself, changes status, re-registers after a loss and
+ * deregisters on close.
+ */
 class RegistryTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
 
   @BeforeAll
@@ -36,7 +38,8 @@ class RegistryTest {
   @Test
   void aRegisteredInstanceResolvesAndDrainingHidesIt() throws Exception {
     try (LeaseholdClient client = Fixtures.client(cluster)) {
-      Registration r = client.blocking().register("payments", "i-1", "10.0.0.7:8443", Map.of("zone", "a"));
+      Registration r =
+          client.blocking().register("payments", "i-1", "10.0.0.7:8443", Map.of("zone", "a"));
       assertEquals(RegistrationState.REGISTERED, r.state());
       List<ServiceInstance> live = client.blocking().resolve("payments");
       assertEquals(1, live.size());
@@ -49,8 +52,11 @@ class RegistryTest {
 
       r.setStatus(Registration.DRAINING).get();
       assertEquals(Registration.DRAINING, r.status());
-      assertEquals(List.of(), client.blocking().resolve("payments"), "a draining instance gets no new work");
-      assertEquals(Registration.DRAINING, client.blocking().resolve("payments", true).get(0).status().orElseThrow());
+      assertEquals(
+          List.of(), client.blocking().resolve("payments"), "a draining instance gets no new work");
+      assertEquals(
+          Registration.DRAINING,
+          client.blocking().resolve("payments", true).get(0).status().orElseThrow());
       r.close();
     }
   }
@@ -63,70 +69,117 @@ class RegistryTest {
       assertEquals(RegistrationState.DEREGISTERED, r.state());
       assertEquals(List.of(), client.blocking().resolve("orders", true));
       assertThrows(IllegalStateException.class, r::deregister);
-      r.close();  // idempotent
+      r.close(); // idempotent
     }
   }
 
   @Test
   void aRegistrationRenewsItselfAndRegistersAgainAfterItsLeaseIsLost() throws Exception {
     try (LeaseholdClient client = Fixtures.client(cluster)) {
-      Registration r = client.blocking().register("search", "i-3", "10.0.0.9:80", Map.of(),
-          RegisterOptions.DEFAULTS.withTtl(Duration.ofSeconds(3)));
+      Registration r =
+          client
+              .blocking()
+              .register(
+                  "search",
+                  "i-3",
+                  "10.0.0.9:80",
+                  Map.of(),
+                  RegisterOptions.DEFAULTS.withTtl(Duration.ofSeconds(3)));
       List<RegistrationState> states = new CopyOnWriteArrayList<>();
       r.addListener((reg, from, to) -> states.add(to));
       long first = r.token();
       long start = System.nanoTime();
-      Fixtures.await("more than a TTL", Duration.ofSeconds(10), () -> System.nanoTime() - start > Duration.ofMillis(3500).toNanos());
-      assertEquals(first, client.blocking().resolve("search").get(0).token(), "still registered after a TTL: it renews itself");
+      Fixtures.await(
+          "more than a TTL",
+          Duration.ofSeconds(10),
+          () -> System.nanoTime() - start > Duration.ofMillis(3500).toNanos());
+      assertEquals(
+          first,
+          client.blocking().resolve("search").get(0).token(),
+          "still registered after a TTL: it renews itself");
 
       // The lease ends behind the client's back (as an operator's revoke would).
-      cluster.leases(cluster.ids().get(0)).release(io.leasehold.server.Requests.release("service/search/i-3", first));
-      Fixtures.await("registered again", Duration.ofSeconds(15), () -> r.state() == RegistrationState.REGISTERED && r.token() != first);
+      cluster
+          .leases(cluster.ids().get(0))
+          .release(io.leasehold.server.Requests.release("service/search/i-3", first));
+      Fixtures.await(
+          "registered again",
+          Duration.ofSeconds(15),
+          () -> r.state() == RegistrationState.REGISTERED && r.token() != first);
       assertTrue(r.token() > first);
       assertEquals(r.token(), client.blocking().resolve("search").get(0).token());
       Fixtures.await("both changes delivered", Duration.ofSeconds(5), () -> states.size() >= 2);
-      assertEquals(List.of(RegistrationState.LOST, RegistrationState.REGISTERED), states.subList(states.size() - 2, states.size()),
+      assertEquals(
+          List.of(RegistrationState.LOST, RegistrationState.REGISTERED),
+          states.subList(states.size() - 2, states.size()),
           states.toString());
       r.close();
     }
   }
 
   @Test
-  void aRegistrationLivesWithTheClientsSessionAndRegistersAgainWhenTheSessionIsClosed() throws Exception {
-    try (LeaseholdClient client = Fixtures.client(cluster, b -> b.holder("api-s1").sessionTtl(Duration.ofSeconds(3)));
-         LeaseholdClient operator = Fixtures.client(cluster)) {
+  void aRegistrationLivesWithTheClientsSessionAndRegistersAgainWhenTheSessionIsClosed()
+      throws Exception {
+    try (LeaseholdClient client =
+            Fixtures.client(cluster, b -> b.holder("api-s1").sessionTtl(Duration.ofSeconds(3)));
+        LeaseholdClient operator = Fixtures.client(cluster)) {
       Lease lock = client.blocking().acquire("lock/api-s1", LeaseOptions.defaults());
       Registration r = client.blocking().register("inventory", "i-1", "10.0.1.1:80", Map.of());
       long session = r.lease().session();
-      assertEquals(lock.session(), session, "the registration and the lock share the client's one session");
-      assertEquals(session, operator.blocking().get("service/inventory/i-1").orElseThrow().session());
+      assertEquals(
+          lock.session(), session, "the registration and the lock share the client's one session");
+      assertEquals(
+          session, operator.blocking().get("service/inventory/i-1").orElseThrow().session());
       long start = System.nanoTime();
-      Fixtures.await("more than a session TTL", Duration.ofSeconds(10), () -> System.nanoTime() - start > Duration.ofMillis(4000).toNanos());
-      assertEquals(r.token(), operator.blocking().resolve("inventory").get(0).token(), "kept alive by the session's keep-alive");
+      Fixtures.await(
+          "more than a session TTL",
+          Duration.ofSeconds(10),
+          () -> System.nanoTime() - start > Duration.ofMillis(4000).toNanos());
+      assertEquals(
+          r.token(),
+          operator.blocking().resolve("inventory").get(0).token(),
+          "kept alive by the session's keep-alive");
 
       long first = r.token();
       operator.admin().closeSession(session).get(10, TimeUnit.SECONDS);
-      Fixtures.await("registered again in a new session", Duration.ofSeconds(15),
+      Fixtures.await(
+          "registered again in a new session",
+          Duration.ofSeconds(15),
           () -> r.state() == RegistrationState.REGISTERED && r.token() != first);
-      assertTrue(r.lease().session() != 0 && r.lease().session() != session, "a new session: " + r.lease().session());
+      assertTrue(
+          r.lease().session() != 0 && r.lease().session() != session,
+          "a new session: " + r.lease().session());
       assertEquals(r.token(), operator.blocking().resolve("inventory").get(0).token());
 
-      Registration own = client.blocking().register("inventory", "i-2", "10.0.1.2:80", Map.of(),
-          RegisterOptions.DEFAULTS.withTtl(Duration.ofSeconds(5)));
+      Registration own =
+          client
+              .blocking()
+              .register(
+                  "inventory",
+                  "i-2",
+                  "10.0.1.2:80",
+                  Map.of(),
+                  RegisterOptions.DEFAULTS.withTtl(Duration.ofSeconds(5)));
       assertEquals(0, own.lease().session(), "a TTL of its own: not in the session");
     }
   }
 
   @Test
   void registeringAnInstanceAnotherHolderOwnsFailsWithTheConflict() throws Exception {
-    try (LeaseholdClient a = Fixtures.client(cluster); LeaseholdClient b = Fixtures.client(cluster)) {
+    try (LeaseholdClient a = Fixtures.client(cluster);
+        LeaseholdClient b = Fixtures.client(cluster)) {
       Registration mine = a.blocking().register("billing", "i-9", "10.0.0.10:80", Map.of());
-      ExecutionException e = assertThrows(ExecutionException.class, () -> b.register("billing", "i-9", "10.0.0.11:80", Map.of()).get());
+      ExecutionException e =
+          assertThrows(
+              ExecutionException.class,
+              () -> b.register("billing", "i-9", "10.0.0.11:80", Map.of()).get());
       LeaseConflictException conflict = (LeaseConflictException) e.getCause();
       assertEquals(a.holder(), conflict.conflict().holder());
       assertEquals(mine.token(), conflict.conflict().token());
-      InvalidRequestException bad = assertThrows(InvalidRequestException.class,
-          () -> b.blocking().register("bill/ing", "i-1", "10.0.0.1:80", Map.of()));
+      InvalidRequestException bad =
+          assertThrows(
+              InvalidRequestException.class,
+              () -> b.blocking().register("bill/ing", "i-1", "10.0.0.1:80", Map.of()));
       assertTrue(bad.getMessage().startsWith("service: must not contain '/'"), bad.getMessage());
     }
   }

@@ -30,12 +30,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * An Acquire or Register whose reply is lost is retried with the same request id, and the
- * cluster answers the retry with the first application's reply instead of applying it again.
+ * An Acquire or Register whose reply is lost is retried with the same request id, and the cluster
+ * answers the retry with the first application's reply instead of applying it again.
  */
 class RequestIdTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
   LeaseholdClient client;
 
@@ -49,7 +48,10 @@ class RequestIdTest {
     }
   }
 
-  /** Records what Acquire and Register send and get; the first reply of each kind is lost on the way back. */
+  /**
+   * Records what Acquire and Register send and get; the first reply of each kind is lost on the way
+   * back.
+   */
   static final class LoseFirstReply implements ClientInterceptor {
     final List<Message> sent = new CopyOnWriteArrayList<>();
     final List<Message> received = new CopyOnWriteArrayList<>();
@@ -57,9 +59,11 @@ class RequestIdTest {
     final AtomicBoolean registerLost = new AtomicBoolean();
 
     @Override
-    public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+    public <Q, R> ClientCall<Q, R> interceptCall(
+        MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
       String name = method.getBareMethodName();
-      AtomicBoolean lost = name.equals("Acquire") ? acquireLost : name.equals("Register") ? registerLost : null;
+      AtomicBoolean lost =
+          name.equals("Acquire") ? acquireLost : name.equals("Register") ? registerLost : null;
       if (lost == null) {
         return next.newCall(method, options);
       }
@@ -72,23 +76,27 @@ class RequestIdTest {
 
         @Override
         public void start(Listener<R> listener, Metadata headers) {
-          super.start(new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
-            boolean drop;
+          super.start(
+              new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
+                boolean drop;
 
-            @Override
-            public void onMessage(R message) {
-              received.add((Message) message);
-              drop = lost.compareAndSet(false, true);
-              if (!drop) {
-                super.onMessage(message);
-              }
-            }
+                @Override
+                public void onMessage(R message) {
+                  received.add((Message) message);
+                  drop = lost.compareAndSet(false, true);
+                  if (!drop) {
+                    super.onMessage(message);
+                  }
+                }
 
-            @Override
-            public void onClose(Status status, Metadata trailers) {
-              super.onClose(drop ? Status.UNAVAILABLE.withDescription("reply lost by the test") : status, trailers);
-            }
-          }, headers);
+                @Override
+                public void onClose(Status status, Metadata trailers) {
+                  super.onClose(
+                      drop ? Status.UNAVAILABLE.withDescription("reply lost by the test") : status,
+                      trailers);
+                }
+              },
+              headers);
         }
       };
     }

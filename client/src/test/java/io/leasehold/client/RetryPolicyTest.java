@@ -20,9 +20,17 @@ class RetryPolicyTest {
 
   @Test
   void badPoliciesAreRefused() {
-    assertThrows(IllegalArgumentException.class, () -> new RetryPolicy(Duration.ZERO, Duration.ofSeconds(1), 2, 0.1));
-    assertThrows(IllegalArgumentException.class, () -> new RetryPolicy(Duration.ofSeconds(2), Duration.ofSeconds(1), 2, 0.1));
-    assertThrows(IllegalArgumentException.class, () -> new RetryPolicy(Duration.ofMillis(1), Duration.ofSeconds(1), 0.5, 0.1));
-    assertThrows(IllegalArgumentException.class, () -> new RetryPolicy(Duration.ofMillis(1), Duration.ofSeconds(1), 2, 1.5));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new RetryPolicy(Duration.ZERO, Duration.ofSeconds(1), 2, 0.1));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new RetryPolicy(Duration.ofSeconds(2), Duration.ofSeconds(1), 2, 0.1));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new RetryPolicy(Duration.ofMillis(1), Duration.ofSeconds(1), 0.5, 0.1));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> new RetryPolicy(Duration.ofMillis(1), Duration.ofSeconds(1), 2, 1.5));
   }
 }

@@ -20,8 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The routing table in memory: what it holds, lookups without the network, listeners. */
 class RoutingTableTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
 
   @BeforeAll
@@ -36,28 +35,48 @@ class RoutingTableTest {
 
   @Test
   void aTableLoadsTheRoutesThatExistAndFollowsEveryChange() throws Exception {
-    try (LeaseholdClient runner = Fixtures.client(cluster); LeaseholdClient proxy = Fixtures.client(cluster)) {
-      Lease before = runner.blocking().acquire("mailbox/before", ttl(30).withAddress("10.0.0.1:80").withMetadata("v", "1"));
+    try (LeaseholdClient runner = Fixtures.client(cluster);
+        LeaseholdClient proxy = Fixtures.client(cluster)) {
+      Lease before =
+          runner
+              .blocking()
+              .acquire("mailbox/before", ttl(30).withAddress("10.0.0.1:80").withMetadata("v", "1"));
       runner.blocking().acquire("mailbox/no-address", ttl(30));
       RoutingTable table = proxy.blocking().routingTable("mailbox/");
       List<RouteChange> changes = new CopyOnWriteArrayList<>();
       table.addListener(changes::add);
       Route r = table.lookup("mailbox/before").orElseThrow();
-      assertEquals(new Route("mailbox/before", runner.holder(), "10.0.0.1:80", before.token(), Partitions.of("mailbox/before"),
-          Map.of("v", "1"), Optional.empty()), r);
-      assertTrue(table.lookup("mailbox/no-address").isEmpty(), "a lease without an address is not a route");
+      assertEquals(
+          new Route(
+              "mailbox/before",
+              runner.holder(),
+              "10.0.0.1:80",
+              before.token(),
+              Partitions.of("mailbox/before"),
+              Map.of("v", "1"),
+              Optional.empty()),
+          r);
+      assertTrue(
+          table.lookup("mailbox/no-address").isEmpty(),
+          "a lease without an address is not a route");
 
-      Lease moving = runner.blocking().acquire("mailbox/moving", ttl(30).withAddress("10.0.0.2:80"));
+      Lease moving =
+          runner.blocking().acquire("mailbox/moving", ttl(30).withAddress("10.0.0.2:80"));
       moving.update(AttributeUpdate.address("10.0.0.3:80")).get(10, TimeUnit.SECONDS);
       moving.update(AttributeUpdate.address("")).get(10, TimeUnit.SECONDS);
       before.release().get();
       // A linearizable read after the changes: its revision covers them all.
       table.awaitRevision(runner.blocking().list("mailbox/").revision()).get(10, TimeUnit.SECONDS);
 
-      assertTrue(table.lookup("mailbox/moving").isEmpty(), "an update that removes the address removes the route");
+      assertTrue(
+          table.lookup("mailbox/moving").isEmpty(),
+          "an update that removes the address removes the route");
       assertTrue(table.lookup("mailbox/before").isEmpty(), "a released lease is no longer a route");
-      Fixtures.await("every change reached the listener", Duration.ofSeconds(5), () -> changes.size() == 4);
-      assertEquals(List.of("mailbox/moving", "mailbox/moving", "mailbox/moving", "mailbox/before"), changes.stream().map(RouteChange::name).toList());
+      Fixtures.await(
+          "every change reached the listener", Duration.ofSeconds(5), () -> changes.size() == 4);
+      assertEquals(
+          List.of("mailbox/moving", "mailbox/moving", "mailbox/moving", "mailbox/before"),
+          changes.stream().map(RouteChange::name).toList());
       assertEquals("10.0.0.2:80", changes.get(0).current().orElseThrow().address());
       assertEquals("10.0.0.2:80", changes.get(1).previous().orElseThrow().address());
       assertEquals("10.0.0.3:80", changes.get(1).current().orElseThrow().address());
@@ -72,8 +91,8 @@ class RoutingTableTest {
   @Test
   void aTableAnswersWhichRoutesAHolderHoldsFromItsOwnIndex() throws Exception {
     try (LeaseholdClient seven = Fixtures.client(cluster, b -> b.holder("runner-7"));
-         LeaseholdClient eight = Fixtures.client(cluster, b -> b.holder("runner-8"));
-         LeaseholdClient proxy = Fixtures.client(cluster)) {
+        LeaseholdClient eight = Fixtures.client(cluster, b -> b.holder("runner-8"));
+        LeaseholdClient proxy = Fixtures.client(cluster)) {
       Lease m1 = seven.blocking().acquire("box/m1", ttl(30).withAddress("10.0.2.1:80"));
       seven.blocking().acquire("box/m2", ttl(30));
       RoutingTable table = proxy.blocking().routingTable("box/");
@@ -85,7 +104,9 @@ class RoutingTableTest {
       assertEquals(List.of("box/m1", "box/m3"), names(table.heldBy("runner-7")));
       assertEquals(List.of("box/m4"), names(table.heldBy("runner-8")));
       assertEquals(List.of(), table.heldBy("runner-9"));
-      assertEquals(names(table.heldBy("runner-7")), names(proxy.blocking().routesHeldBy("runner-7", "box/")),
+      assertEquals(
+          names(table.heldBy("runner-7")),
+          names(proxy.blocking().routesHeldBy("runner-7", "box/")),
           "the cluster's holder index agrees");
 
       // The name moves to the other runner; another route loses its address; one ends.
@@ -108,12 +129,18 @@ class RoutingTableTest {
 
   @Test
   void theOwnerOfAPartitionIsWhoeverHoldsPartitionN() throws Exception {
-    try (LeaseholdClient runner = Fixtures.client(cluster); LeaseholdClient proxy = Fixtures.client(cluster)) {
+    try (LeaseholdClient runner = Fixtures.client(cluster);
+        LeaseholdClient proxy = Fixtures.client(cluster)) {
       RoutingTable table = proxy.blocking().routingTable();
       String key = "user-1234";
       int partition = Partitions.of(key);
-      Lease owner = runner.blocking().acquire(Partitions.leaseName(partition), ttl(30).withAddress("10.0.1.1:7000"));
-      table.awaitRevision(runner.blocking().get(owner.name()).orElseThrow().modRevision()).get(10, TimeUnit.SECONDS);
+      Lease owner =
+          runner
+              .blocking()
+              .acquire(Partitions.leaseName(partition), ttl(30).withAddress("10.0.1.1:7000"));
+      table
+          .awaitRevision(runner.blocking().get(owner.name()).orElseThrow().modRevision())
+          .get(10, TimeUnit.SECONDS);
       Route route = table.ownerOf(key).orElseThrow();
       assertEquals(runner.holder(), route.holder());
       assertEquals("10.0.1.1:7000", route.address());

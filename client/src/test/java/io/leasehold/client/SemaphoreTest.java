@@ -21,10 +21,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The semaphore recipe on a three-node cluster: never more than K holders, waiters served as permits free up. */
+/**
+ * The semaphore recipe on a three-node cluster: never more than K holders, waiters served as
+ * permits free up.
+ */
 class SemaphoreTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
 
   @BeforeAll
@@ -55,15 +57,27 @@ class SemaphoreTest {
         for (int round = 0; round < 3; round++) {
           // Each holder keeps its permit over a round trip (it checks the cluster still has it), so
           // a (K+1)th holder would overlap with the others.
-          chain = chain.thenCompose(v -> pool.acquire()).thenCompose(permit -> {
-            long start = System.nanoTime();
-            return client.get(permit.name()).thenCompose(info -> {
-              assertEquals(permit.token(), info.orElseThrow().token(), "the cluster has the permit");
-              assertTrue(permit.isValid());
-              held.add(new Held(permit.name(), permit.token(), start, System.nanoTime()));
-              return pool.release(permit);
-            });
-          });
+          chain =
+              chain
+                  .thenCompose(v -> pool.acquire())
+                  .thenCompose(
+                      permit -> {
+                        long start = System.nanoTime();
+                        return client
+                            .get(permit.name())
+                            .thenCompose(
+                                info -> {
+                                  assertEquals(
+                                      permit.token(),
+                                      info.orElseThrow().token(),
+                                      "the cluster has the permit");
+                                  assertTrue(permit.isValid());
+                                  held.add(
+                                      new Held(
+                                          permit.name(), permit.token(), start, System.nanoTime()));
+                                  return pool.release(permit);
+                                });
+                      });
         }
         workers.add(chain);
       }
@@ -85,10 +99,14 @@ class SemaphoreTest {
       assertTrue(now <= k, "more than " + k + " permits valid at once: " + held);
     }
     for (Held h : held) {
-      assertTrue(h.slot().equals("semaphore/race/slot-0") || h.slot().equals("semaphore/race/slot-1"), h.toString());
+      assertTrue(
+          h.slot().equals("semaphore/race/slot-0") || h.slot().equals("semaphore/race/slot-1"),
+          h.toString());
       for (Held later : held) {
         if (later.slot().equals(h.slot()) && later.start() > h.end()) {
-          assertTrue(later.token() > h.token(), "a slot's next holder has a larger token: " + h + ", " + later);
+          assertTrue(
+              later.token() > h.token(),
+              "a slot's next holder has a larger token: " + h + ", " + later);
         }
       }
     }
@@ -96,13 +114,17 @@ class SemaphoreTest {
 
   @Test
   void aWaitingAcquirerGetsAPermitWhenOneIsReleased() throws Exception {
-    try (LeaseholdClient a = Fixtures.client(cluster); LeaseholdClient b = Fixtures.client(cluster);
-         LeaseholdClient c = Fixtures.client(cluster)) {
+    try (LeaseholdClient a = Fixtures.client(cluster);
+        LeaseholdClient b = Fixtures.client(cluster);
+        LeaseholdClient c = Fixtures.client(cluster)) {
       Lease pa = a.semaphore("semaphore/wait", 2).acquire().get(20, TimeUnit.SECONDS);
       Lease pb = b.semaphore("semaphore/wait", 2).acquire().get(20, TimeUnit.SECONDS);
       assertFalse(pa.name().equals(pb.name()));
       Semaphore pool = c.semaphore("semaphore/wait", 2);
-      assertEquals(Optional.empty(), pool.tryAcquire(Duration.ofMillis(300)).get(20, TimeUnit.SECONDS), "both permits are held");
+      assertEquals(
+          Optional.empty(),
+          pool.tryAcquire(Duration.ofMillis(300)).get(20, TimeUnit.SECONDS),
+          "both permits are held");
       CompletableFuture<Lease> waiting = pool.acquire();
       assertFalse(waiting.isDone());
       b.semaphore("semaphore/wait", 2).release(pb).get(20, TimeUnit.SECONDS);
@@ -115,10 +137,13 @@ class SemaphoreTest {
 
   @Test
   void aClientWithAnotherPermitCountIsRefused() throws Exception {
-    try (LeaseholdClient a = Fixtures.client(cluster); LeaseholdClient b = Fixtures.client(cluster)) {
+    try (LeaseholdClient a = Fixtures.client(cluster);
+        LeaseholdClient b = Fixtures.client(cluster)) {
       a.semaphore("semaphore/mismatch", 3).acquire().get(20, TimeUnit.SECONDS);
-      ExecutionException e = assertThrows(ExecutionException.class,
-          () -> b.semaphore("semaphore/mismatch", 2).acquire().get(20, TimeUnit.SECONDS));
+      ExecutionException e =
+          assertThrows(
+              ExecutionException.class,
+              () -> b.semaphore("semaphore/mismatch", 2).acquire().get(20, TimeUnit.SECONDS));
       assertTrue(e.getCause() instanceof IllegalStateException, e.toString());
     }
   }

@@ -22,10 +22,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The clients of one process share the SDK's threads, and one client's close does not starve the others. */
+/**
+ * The clients of one process share the SDK's threads, and one client's close does not starve the
+ * others.
+ */
 class SharedThreadsTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
 
   @BeforeAll
@@ -67,7 +69,14 @@ class SharedThreadsTest {
       assertTrue(pools.getOrDefault("leasehold-callback", 0) <= 64, pools.toString());
       // Nothing per client: every SDK thread belongs to one of the shared pools.
       for (String pool : pools.keySet()) {
-        assertTrue(List.of("leasehold-timer", "leasehold-internal", "leasehold-callback", "leasehold-action").contains(pool), pools.toString());
+        assertTrue(
+            List.of(
+                    "leasehold-timer",
+                    "leasehold-internal",
+                    "leasehold-callback",
+                    "leasehold-action")
+                .contains(pool),
+            pools.toString());
       }
     } finally {
       clients.forEach(LeaseholdClient::close);
@@ -86,18 +95,29 @@ class SharedThreadsTest {
       assertEquals(2, SharedExecutors.users());
       first.close();
       assertEquals(1, SharedExecutors.users());
-      // The other client's lease is still renewed on the shared threads (a 3 s TTL, so two renewals in 4 s).
+      // The other client's lease is still renewed on the shared threads (a 3 s TTL, so two renewals
+      // in 4 s).
       long closedAt = System.nanoTime();
-      Fixtures.await("4 s after the first close", Duration.ofSeconds(30), () -> System.nanoTime() - closedAt >= TimeUnit.SECONDS.toNanos(4));
+      Fixtures.await(
+          "4 s after the first close",
+          Duration.ofSeconds(30),
+          () -> System.nanoTime() - closedAt >= TimeUnit.SECONDS.toNanos(4));
       assertTrue(kept.isValid(), kept.toString());
     } finally {
       first.close();
       second.close();
     }
     assertEquals(0, SharedExecutors.users());
-    Fixtures.await(() -> "no SDK thread left: " + sdkThreads(), Duration.ofSeconds(10),
-        () -> sdkThreads().keySet().stream().noneMatch(p -> p.equals("leasehold-timer") || p.equals("leasehold-internal")
-            || p.equals("leasehold-callback")));
+    Fixtures.await(
+        () -> "no SDK thread left: " + sdkThreads(),
+        Duration.ofSeconds(10),
+        () ->
+            sdkThreads().keySet().stream()
+                .noneMatch(
+                    p ->
+                        p.equals("leasehold-timer")
+                            || p.equals("leasehold-internal")
+                            || p.equals("leasehold-callback")));
   }
 
   @Test
@@ -130,18 +150,29 @@ class SharedThreadsTest {
       }
       CompletableFuture.allOf(closes.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
       long closedAt = System.nanoTime();
-      Fixtures.await("a TTL after the closes", Duration.ofSeconds(30), () -> System.nanoTime() - closedAt >= ttl.toNanos());
+      Fixtures.await(
+          "a TTL after the closes",
+          Duration.ofSeconds(30),
+          () -> System.nanoTime() - closedAt >= ttl.toNanos());
 
       for (LeaseholdClient c : closing) {
-        assertEquals(List.of(), staying.get(0).blocking().listHeldBy(c.holder(), "").leases(), c.holder() + " released everything");
+        assertEquals(
+            List.of(),
+            staying.get(0).blocking().listHeldBy(c.holder(), "").leases(),
+            c.holder() + " released everything");
       }
       for (Map.Entry<Lease, TransitionRecorder> e : survivors.entrySet()) {
         // JEOPARDY may come of a slow round on a loaded machine; losing a lease may not.
-        assertFalse(e.getValue().saw(LeaseState.LOST), e.getKey().name() + ": " + e.getValue().transitions());
+        assertFalse(
+            e.getValue().saw(LeaseState.LOST),
+            e.getKey().name() + ": " + e.getValue().transitions());
         assertTrue(e.getKey().isValid(), e.getKey().toString());
       }
       for (LeaseholdClient c : staying) {
-        assertEquals(30, c.blocking().listHeldBy(c.holder(), "").leases().size(), c.holder() + " still holds its leases");
+        assertEquals(
+            30,
+            c.blocking().listHeldBy(c.holder(), "").leases().size(),
+            c.holder() + " still holds its leases");
       }
     } finally {
       closers.shutdownNow();

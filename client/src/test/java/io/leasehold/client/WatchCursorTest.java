@@ -22,7 +22,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The watch's cursor against a scripted server: what it asks for when it resumes, and what it drops.
+ * The watch's cursor against a scripted server: what it asks for when it resumes, and what it
+ * drops.
  */
 class WatchCursorTest {
   Server server;
@@ -35,51 +36,87 @@ class WatchCursorTest {
   }
 
   private static Event event(Event.Type type, long revision, String name) {
-    return Event.newBuilder().setType(type).setRevision(revision).setName(name)
-        .setLease(Lease.newBuilder().setName(name).setHolder("h").setToken(revision)).build();
+    return Event.newBuilder()
+        .setType(type)
+        .setRevision(revision)
+        .setName(name)
+        .setLease(Lease.newBuilder().setName(name).setHolder("h").setToken(revision))
+        .build();
   }
 
   private static WatchResponse message(long revision, Event... events) {
     return WatchResponse.newBuilder().addAllEvents(List.of(events)).setRevision(revision).build();
   }
 
-  /** A Leases service whose Watch plays {@code script} (call number, request, stream) and records the requests. */
-  private String serve(List<WatchRequest> requests, BiConsumer<WatchRequest, StreamObserver<WatchResponse>> script) throws Exception {
-    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(new LeasesGrpc.LeasesImplBase() {
-      @Override
-      public void watch(WatchRequest request, StreamObserver<WatchResponse> out) {
-        requests.add(request);
-        script.accept(request, out);
-      }
-    }).build().start();
+  /**
+   * A Leases service whose Watch plays {@code script} (call number, request, stream) and records
+   * the requests.
+   */
+  private String serve(
+      List<WatchRequest> requests, BiConsumer<WatchRequest, StreamObserver<WatchResponse>> script)
+      throws Exception {
+    server =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(
+                new LeasesGrpc.LeasesImplBase() {
+                  @Override
+                  public void watch(WatchRequest request, StreamObserver<WatchResponse> out) {
+                    requests.add(request);
+                    script.accept(request, out);
+                  }
+                })
+            .build()
+            .start();
     return "127.0.0.1:" + server.getPort();
   }
 
   private static LeaseholdClient client(String endpoint) {
-    return LeaseholdClient.builder().endpoints(endpoint).discoverMembers(false)
-        .retry(new RetryPolicy(Duration.ofMillis(10), Duration.ofMillis(50), 2, 0.1)).build();
+    return LeaseholdClient.builder()
+        .endpoints(endpoint)
+        .discoverMembers(false)
+        .retry(new RetryPolicy(Duration.ofMillis(10), Duration.ofMillis(50), 2, 0.1))
+        .build();
   }
 
   @Test
   void aRevisionSplitOverTwoMessagesIsResumedAtThatRevisionWithoutDuplicates() throws Exception {
     List<WatchRequest> requests = new CopyOnWriteArrayList<>();
-    String endpoint = serve(requests, (request, out) -> {
-      if (requests.size() == 1) {
-        // Revision 6 has three events; the stream breaks after the first message claimed it.
-        out.onNext(message(6, event(Event.Type.ACQUIRED, 5, "a/x"), event(Event.Type.EXPIRED, 6, "a/y")));
-        out.onError(Status.UNAVAILABLE.withDescription("node stopping").asRuntimeException(new Metadata()));
-      } else {
-        out.onNext(message(7, event(Event.Type.EXPIRED, 6, "a/y"), event(Event.Type.EXPIRED, 6, "a/z"),
-            event(Event.Type.ACQUIRED, 7, "a/w")));
-      }
-    });
+    String endpoint =
+        serve(
+            requests,
+            (request, out) -> {
+              if (requests.size() == 1) {
+                // Revision 6 has three events; the stream breaks after the first message claimed
+                // it.
+                out.onNext(
+                    message(
+                        6,
+                        event(Event.Type.ACQUIRED, 5, "a/x"),
+                        event(Event.Type.EXPIRED, 6, "a/y")));
+                out.onError(
+                    Status.UNAVAILABLE
+                        .withDescription("node stopping")
+                        .asRuntimeException(new Metadata()));
+              } else {
+                out.onNext(
+                    message(
+                        7,
+                        event(Event.Type.EXPIRED, 6, "a/y"),
+                        event(Event.Type.EXPIRED, 6, "a/z"),
+                        event(Event.Type.ACQUIRED, 7, "a/w")));
+              }
+            });
     List<String> seen = new CopyOnWriteArrayList<>();
     try (LeaseholdClient client = client(endpoint)) {
       Watch w = client.watch("a/", 5, e -> seen.add(e.revision() + ":" + e.name()));
-      Fixtures.await("the watch resumed and caught up", Duration.ofSeconds(10), () -> w.revision() >= 7);
+      Fixtures.await(
+          "the watch resumed and caught up", Duration.ofSeconds(10), () -> w.revision() >= 7);
       assertEquals(List.of("5:a/x", "6:a/y", "6:a/z", "7:a/w"), seen);
       assertEquals(5, requests.get(0).getStartRevision());
-      assertEquals(6, requests.get(1).getStartRevision(), "resumed at the revision whose events may be incomplete");
+      assertEquals(
+          6,
+          requests.get(1).getStartRevision(),
+          "resumed at the revision whose events may be incomplete");
       w.close();
     }
   }
@@ -87,36 +124,44 @@ class WatchCursorTest {
   @Test
   void aNodeThatIsBehindRepeatsNothingAndACompleteRevisionResumesAfterIt() throws Exception {
     List<WatchRequest> requests = new CopyOnWriteArrayList<>();
-    String endpoint = serve(requests, (request, out) -> {
-      switch (requests.size()) {
-        case 1 -> {
-          out.onNext(message(8, event(Event.Type.ACQUIRED, 8, "b/x")));
-          out.onNext(message(10));  // progress: everything to 10 was sent
-          out.onError(Status.RESOURCE_EXHAUSTED.asRuntimeException());
-        }
-        case 2 -> {
-          // A lagging node: history below the start, then progress below the cursor, then new events.
-          out.onNext(message(9, event(Event.Type.RELEASED, 9, "b/x")));
-          out.onNext(message(9));
-          out.onNext(message(11, event(Event.Type.ACQUIRED, 11, "b/y")));
-        }
-        default -> out.onError(Status.INTERNAL.asRuntimeException());
-      }
-    });
+    String endpoint =
+        serve(
+            requests,
+            (request, out) -> {
+              switch (requests.size()) {
+                case 1 -> {
+                  out.onNext(message(8, event(Event.Type.ACQUIRED, 8, "b/x")));
+                  out.onNext(message(10)); // progress: everything to 10 was sent
+                  out.onError(Status.RESOURCE_EXHAUSTED.asRuntimeException());
+                }
+                case 2 -> {
+                  // A lagging node: history below the start, then progress below the cursor, then
+                  // new events.
+                  out.onNext(message(9, event(Event.Type.RELEASED, 9, "b/x")));
+                  out.onNext(message(9));
+                  out.onNext(message(11, event(Event.Type.ACQUIRED, 11, "b/y")));
+                }
+                default -> out.onError(Status.INTERNAL.asRuntimeException());
+              }
+            });
     List<String> seen = new CopyOnWriteArrayList<>();
     List<Long> progress = new CopyOnWriteArrayList<>();
     try (LeaseholdClient client = client(endpoint)) {
-      Watch w = client.watch("b/", 8, new WatchListener() {
-        @Override
-        public void onEvent(WatchEvent e) {
-          seen.add(e.revision() + ":" + e.name());
-        }
+      Watch w =
+          client.watch(
+              "b/",
+              8,
+              new WatchListener() {
+                @Override
+                public void onEvent(WatchEvent e) {
+                  seen.add(e.revision() + ":" + e.name());
+                }
 
-        @Override
-        public void onProgress(long revision) {
-          progress.add(revision);
-        }
-      });
+                @Override
+                public void onProgress(long revision) {
+                  progress.add(revision);
+                }
+              });
       Fixtures.await("caught up", Duration.ofSeconds(10), () -> w.revision() >= 11);
       assertEquals(List.of("8:b/x", "11:b/y"), seen);
       assertEquals(11, requests.get(1).getStartRevision());
@@ -130,20 +175,28 @@ class WatchCursorTest {
   @Test
   void aBadRequestEndsTheWatchThroughOnError() throws Exception {
     List<WatchRequest> requests = new CopyOnWriteArrayList<>();
-    String endpoint = serve(requests, (request, out) ->
-        out.onError(Status.INVALID_ARGUMENT.withDescription("prefix: must not contain control characters").asRuntimeException()));
+    String endpoint =
+        serve(
+            requests,
+            (request, out) ->
+                out.onError(
+                    Status.INVALID_ARGUMENT
+                        .withDescription("prefix: must not contain control characters")
+                        .asRuntimeException()));
     List<LeaseholdException> errors = new CopyOnWriteArrayList<>();
     try (LeaseholdClient client = client(endpoint)) {
-      Watch w = client.watch(WatchOptions.of("x"), new WatchListener() {
-        @Override
-        public void onEvent(WatchEvent event) {
-        }
+      Watch w =
+          client.watch(
+              WatchOptions.of("x"),
+              new WatchListener() {
+                @Override
+                public void onEvent(WatchEvent event) {}
 
-        @Override
-        public void onError(LeaseholdException error) {
-          errors.add(error);
-        }
-      });
+                @Override
+                public void onError(LeaseholdException error) {
+                  errors.add(error);
+                }
+              });
       Fixtures.await("the error", Duration.ofSeconds(10), () -> !errors.isEmpty());
       assertTrue(errors.get(0) instanceof InvalidRequestException);
       assertTrue(errors.get(0).getMessage().startsWith("prefix:"), errors.get(0).getMessage());

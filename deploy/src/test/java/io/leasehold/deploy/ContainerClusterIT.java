@@ -56,10 +56,10 @@ import org.testcontainers.lifecycle.Startables;
  * A three-node cluster of containers run as an operator runs one: each node on a named volume of
  * its own, on one user-defined network, published on fixed host ports that survive a container's
  * replacement. The SDK works from the host through those ports. In order: the leader's container
- * killed and started again from its volume; the leader cut off with Docker's own network
- * disconnect under the fault suite's fenced-lock workload, judged by its fencing and exclusion
- * checkers; a rolling upgrade to a newly built image, one container at a time, with a client
- * renewing and writing throughout and losing nothing.
+ * killed and started again from its volume; the leader cut off with Docker's own network disconnect
+ * under the fault suite's fenced-lock workload, judged by its fencing and exclusion checkers; a
+ * rolling upgrade to a newly built image, one container at a time, with a client renewing and
+ * writing throughout and losing nothing.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -67,7 +67,8 @@ class ContainerClusterIT {
   static final List<String> IDS = List.of("n1", "n2", "n3");
   static final String PEERS = "n1=n1:7401:7400,n2=n2:7401:7400,n3=n3:7401:7400";
 
-  final String run = "leasehold-it-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
+  final String run =
+      "leasehold-it-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
   final Map<String, GenericContainer<?>> nodes = new LinkedHashMap<>();
   final Map<String, Integer> clientPorts = new LinkedHashMap<>();
   final Map<String, Integer> metricsPorts = new LinkedHashMap<>();
@@ -111,25 +112,41 @@ class ContainerClusterIT {
     }
   }
 
-  /** A node's container: its own named volume at /data, its fixed host ports, the alias its peers know. */
+  /**
+   * A node's container: its own named volume at /data, its fixed host ports, the alias its peers
+   * know.
+   */
   GenericContainer<?> node(String id, String nodeImage) {
     return new GenericContainer<>(nodeImage)
         .withNetwork(network)
         .withNetworkAliases(id)
         .withEnv("LEASEHOLD_PEERS", PEERS)
-        .withEnv("JAVA_TOOL_OPTIONS", "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -Xmx256m")
+        .withEnv(
+            "JAVA_TOOL_OPTIONS",
+            "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -Xmx256m")
         .withCommand("server", "--id", id, "--listen-host", "0.0.0.0", "--data-dir", "/data/" + id)
         .withExposedPorts(7400, 7402)
-        .withCreateContainerCmdModifier(cmd -> {
-          cmd.withName(run + "-" + id);
-          cmd.getHostConfig()
-              .withBinds(new Bind(volume(id), new Volume("/data")))
-              .withPortBindings(
-                  new PortBinding(Ports.Binding.bindIpAndPort("127.0.0.1", clientPorts.get(id)), ExposedPort.tcp(7400)),
-                  new PortBinding(Ports.Binding.bindIpAndPort("127.0.0.1", metricsPorts.get(id)), ExposedPort.tcp(7402)));
-        })
-        .withLogConsumer(new Slf4jLogConsumer(LoggerFactory.getLogger("container." + id)).withSeparateOutputStreams())
-        .waitingFor(Wait.forHttp("/healthz").forPort(7402).forStatusCode(200).withStartupTimeout(Duration.ofMinutes(3)));
+        .withCreateContainerCmdModifier(
+            cmd -> {
+              cmd.withName(run + "-" + id);
+              cmd.getHostConfig()
+                  .withBinds(new Bind(volume(id), new Volume("/data")))
+                  .withPortBindings(
+                      new PortBinding(
+                          Ports.Binding.bindIpAndPort("127.0.0.1", clientPorts.get(id)),
+                          ExposedPort.tcp(7400)),
+                      new PortBinding(
+                          Ports.Binding.bindIpAndPort("127.0.0.1", metricsPorts.get(id)),
+                          ExposedPort.tcp(7402)));
+            })
+        .withLogConsumer(
+            new Slf4jLogConsumer(LoggerFactory.getLogger("container." + id))
+                .withSeparateOutputStreams())
+        .waitingFor(
+            Wait.forHttp("/healthz")
+                .forPort(7402)
+                .forStatusCode(200)
+                .withStartupTimeout(Duration.ofMinutes(3)));
   }
 
   String volume(String id) {
@@ -148,10 +165,13 @@ class ContainerClusterIT {
 
   String leader() throws InterruptedException {
     String[] leader = {null};
-    Containers.await("a leader", Duration.ofSeconds(60), () -> {
-      leader[0] = status().leaderId().orElse(null);
-      return leader[0] != null;
-    });
+    Containers.await(
+        "a leader",
+        Duration.ofSeconds(60),
+        () -> {
+          leader[0] = status().leaderId().orElse(null);
+          return leader[0] != null;
+        });
     return leader[0];
   }
 
@@ -170,9 +190,15 @@ class ContainerClusterIT {
     }
     long commit = status().commitIndex();
     for (String id : IDS) {
-      try (LeaseholdClient only = LeaseholdClient.builder().endpoints("127.0.0.1:" + clientPorts.get(id)).discoverMembers(false)
-          .requestTimeout(Duration.ofSeconds(10)).build()) {
-        Containers.await(id + " applied up to " + commit, Duration.ofSeconds(60),
+      try (LeaseholdClient only =
+          LeaseholdClient.builder()
+              .endpoints("127.0.0.1:" + clientPorts.get(id))
+              .discoverMembers(false)
+              .requestTimeout(Duration.ofSeconds(10))
+              .build()) {
+        Containers.await(
+            id + " applied up to " + commit,
+            Duration.ofSeconds(60),
             () -> only.cluster().status().join().appliedIndex() >= commit);
       }
     }
@@ -183,26 +209,45 @@ class ContainerClusterIT {
   void theLeadersContainerKilledAndStartedAgainFromItsVolumeLosesNothing() throws Exception {
     Map<String, Long> durable = new LinkedHashMap<>();
     for (int i = 0; i < 20; i++) {
-      Lease l = client.blocking().acquire("durable/" + i, LeaseOptions.defaults().withTtl(Duration.ofMinutes(5)));
+      Lease l =
+          client
+              .blocking()
+              .acquire("durable/" + i, LeaseOptions.defaults().withTtl(Duration.ofMinutes(5)));
       durable.put(l.name(), l.token());
     }
-    Lease held = client.blocking().acquire("lock/kill", LeaseOptions.defaults().withTtl(Duration.ofSeconds(8)));
+    Lease held =
+        client
+            .blocking()
+            .acquire("lock/kill", LeaseOptions.defaults().withTtl(Duration.ofSeconds(8)));
     String leader = leader();
     GenericContainer<?> killed = nodes.get(leader);
-    docker.killContainerCmd(killed.getContainerId()).exec();  // SIGKILL: no clean shutdown
+    docker.killContainerCmd(killed.getContainerId()).exec(); // SIGKILL: no clean shutdown
 
-    Containers.await("a new leader among the survivors", Duration.ofSeconds(60),
+    Containers.await(
+        "a new leader among the survivors",
+        Duration.ofSeconds(60),
         () -> status().leaderId().filter(l -> !l.equals(leader)).isPresent());
-    Lease after = client.blocking().acquire("lock/after-kill", LeaseOptions.defaults().withTtl(Duration.ofSeconds(30)));
+    Lease after =
+        client
+            .blocking()
+            .acquire("lock/after-kill", LeaseOptions.defaults().withTtl(Duration.ofSeconds(30)));
     assertTrue(after.token() > held.token(), "tokens keep increasing across leaders");
 
-    // The same container (its volume, its ports) started again, as `docker start` or a restart policy does.
+    // The same container (its volume, its ports) started again, as `docker start` or a restart
+    // policy does.
     docker.startContainerCmd(killed.getContainerId()).exec();
     awaitAllCaughtUp();
-    try (LeaseholdClient restarted = LeaseholdClient.builder().endpoints("127.0.0.1:" + clientPorts.get(leader)).discoverMembers(false)
-        .requestTimeout(Duration.ofSeconds(30)).build()) {
+    try (LeaseholdClient restarted =
+        LeaseholdClient.builder()
+            .endpoints("127.0.0.1:" + clientPorts.get(leader))
+            .discoverMembers(false)
+            .requestTimeout(Duration.ofSeconds(30))
+            .build()) {
       for (Map.Entry<String, Long> e : durable.entrySet()) {
-        assertEquals(e.getValue(), restarted.blocking().get(e.getKey()).orElseThrow().token(), e.getKey() + " read through the restarted node");
+        assertEquals(
+            e.getValue(),
+            restarted.blocking().get(e.getKey()).orElseThrow().token(),
+            e.getKey() + " read through the restarted node");
       }
     }
     assertEquals(LeaseState.HELD, held.state(), "the lease held through the kill was kept alive");
@@ -216,35 +261,59 @@ class ContainerClusterIT {
   void aLeaderCutOffByDockersNetworkDisconnectKeepsFencingAndExclusion() throws Exception {
     Recorder recorder = new Recorder();
     FencedLockWorkload workload = new FencedLockWorkload(4, 2);
-    workload.start(recorder, holder -> LeaseholdClient.builder()
-        .endpoints(IDS.stream().map(id -> "127.0.0.1:" + clientPorts.get(id)).toList())
-        .holder(holder).discoverMembers(false)
-        .requestTimeout(Duration.ofSeconds(5)).attemptTimeout(Duration.ofSeconds(2))
-        .releaseOnClose(false)
-        .build());
+    workload.start(
+        recorder,
+        holder ->
+            LeaseholdClient.builder()
+                .endpoints(IDS.stream().map(id -> "127.0.0.1:" + clientPorts.get(id)).toList())
+                .holder(holder)
+                .discoverMembers(false)
+                .requestTimeout(Duration.ofSeconds(5))
+                .attemptTimeout(Duration.ofSeconds(2))
+                .releaseOnClose(false)
+                .build());
     String leader;
     try {
-      Containers.await("the workload under way", Duration.ofSeconds(60), () -> recorder.snapshot().validities().size() >= 3);
+      Containers.await(
+          "the workload under way",
+          Duration.ofSeconds(60),
+          () -> recorder.snapshot().validities().size() >= 3);
       leader = leader();
       String container = nodes.get(leader).getContainerId();
-      docker.disconnectFromNetworkCmd().withNetworkId(network.getId()).withContainerId(container).withForce(true).exec();
-      Containers.await("a leader elected without " + leader, Duration.ofSeconds(60),
+      docker
+          .disconnectFromNetworkCmd()
+          .withNetworkId(network.getId())
+          .withContainerId(container)
+          .withForce(true)
+          .exec();
+      Containers.await(
+          "a leader elected without " + leader,
+          Duration.ofSeconds(60),
           () -> status().leaderId().filter(l -> !l.equals(leader)).isPresent());
       int before = recorder.snapshot().validities().size();
-      Containers.await("the workload goes on with the majority", Duration.ofSeconds(60),
+      Containers.await(
+          "the workload goes on with the majority",
+          Duration.ofSeconds(60),
           () -> recorder.snapshot().validities().size() >= before + 3);
-      docker.connectToNetworkCmd().withNetworkId(network.getId()).withContainerId(container)
-          .withContainerNetwork(new ContainerNetwork().withAliases(leader)).exec();
+      docker
+          .connectToNetworkCmd()
+          .withNetworkId(network.getId())
+          .withContainerId(container)
+          .withContainerNetwork(new ContainerNetwork().withAliases(leader))
+          .exec();
       awaitAllCaughtUp();
       int healed = recorder.snapshot().validities().size();
-      Containers.await("the workload goes on after the heal", Duration.ofSeconds(60),
+      Containers.await(
+          "the workload goes on after the heal",
+          Duration.ofSeconds(60),
           () -> recorder.snapshot().validities().size() >= healed + 3);
     } finally {
       workload.stop();
     }
     History history = recorder.snapshot();
     assertFalse(history.registerWrites().isEmpty(), "the fenced register was written");
-    for (Verdict v : List.of(new FencingChecker().check(history), new ExclusionChecker().check(history))) {
+    for (Verdict v :
+        List.of(new FencingChecker().check(history), new ExclusionChecker().check(history))) {
       LoggerFactory.getLogger(ContainerClusterIT.class).info("{}", v);
       assertEquals(Verdict.Result.VALID, v.result(), v.toString());
     }
@@ -258,27 +327,41 @@ class ContainerClusterIT {
     String nextId = docker.inspectImageCmd(next).exec().getId();
     assertNotEquals(oldId, nextId, "the upgrade's image is a new build");
 
-    Lease held = client.blocking().acquire("lock/rolling", LeaseOptions.defaults().withTtl(Duration.ofSeconds(6)));
+    Lease held =
+        client
+            .blocking()
+            .acquire("lock/rolling", LeaseOptions.defaults().withTtl(Duration.ofSeconds(6)));
     List<LeaseState> states = new CopyOnWriteArrayList<>();
     held.addListener(t -> states.add(t.to()));
     List<WatchEvent> events = new CopyOnWriteArrayList<>();
-    Watch watch = client.watch("rolling/", client.blocking().list("rolling/").revision() + 1, events::add);
-    // A writer acquiring a new name every few hundred milliseconds; what was acknowledged must survive.
+    Watch watch =
+        client.watch("rolling/", client.blocking().list("rolling/").revision() + 1, events::add);
+    // A writer acquiring a new name every few hundred milliseconds; what was acknowledged must
+    // survive.
     Map<String, Long> acknowledged = new ConcurrentHashMap<>();
     AtomicBoolean writing = new AtomicBoolean(true);
-    Thread writer = new Thread(() -> {
-      for (int i = 0; writing.get(); i++) {
-        try {
-          Lease l = client.acquire("rolling/" + i, LeaseOptions.defaults().withTtl(Duration.ofMinutes(5))).get(30, TimeUnit.SECONDS);
-          acknowledged.put(l.name(), l.token());
-          TimeUnit.MILLISECONDS.sleep(200);
-        } catch (InterruptedException e) {
-          return;
-        } catch (Exception unknown) {
-          // Not acknowledged: it may or may not have been applied, and is not counted either way.
-        }
-      }
-    }, "rolling-writer");
+    Thread writer =
+        new Thread(
+            () -> {
+              for (int i = 0; writing.get(); i++) {
+                try {
+                  Lease l =
+                      client
+                          .acquire(
+                              "rolling/" + i,
+                              LeaseOptions.defaults().withTtl(Duration.ofMinutes(5)))
+                          .get(30, TimeUnit.SECONDS);
+                  acknowledged.put(l.name(), l.token());
+                  TimeUnit.MILLISECONDS.sleep(200);
+                } catch (InterruptedException e) {
+                  return;
+                } catch (Exception unknown) {
+                  // Not acknowledged: it may or may not have been applied, and is not counted
+                  // either way.
+                }
+              }
+            },
+            "rolling-writer");
     writer.start();
     try {
       // Followers first, the leader last: one leader change, as an operator upgrades.
@@ -288,35 +371,53 @@ class ContainerClusterIT {
       order.add(leader);
       for (String id : order) {
         GenericContainer<?> old = nodes.get(id);
-        docker.stopContainerCmd(old.getContainerId()).withTimeout(30).exec();  // SIGTERM: a clean stop
-        docker.removeContainerCmd(old.getContainerId()).exec();               // its named volume stays
+        docker
+            .stopContainerCmd(old.getContainerId())
+            .withTimeout(30)
+            .exec(); // SIGTERM: a clean stop
+        docker.removeContainerCmd(old.getContainerId()).exec(); // its named volume stays
         GenericContainer<?> upgraded = node(id, next);
         nodes.put(id, upgraded);
         upgraded.start();
         awaitAllCaughtUp();
         int seen = acknowledged.size();
-        Containers.await("writes go on after " + id + " was upgraded", Duration.ofSeconds(60), () -> acknowledged.size() > seen);
+        Containers.await(
+            "writes go on after " + id + " was upgraded",
+            Duration.ofSeconds(60),
+            () -> acknowledged.size() > seen);
       }
     } finally {
       writing.set(false);
       writer.join(TimeUnit.SECONDS.toMillis(60));
     }
     for (String id : IDS) {
-      assertEquals(nextId, docker.inspectContainerCmd(nodes.get(id).getContainerId()).exec().getImageId(), id + " runs the new image");
+      assertEquals(
+          nextId,
+          docker.inspectContainerCmd(nodes.get(id).getContainerId()).exec().getImageId(),
+          id + " runs the new image");
     }
-    assertTrue(acknowledged.size() >= 3, "writes were acknowledged throughout: " + acknowledged.size());
+    assertTrue(
+        acknowledged.size() >= 3, "writes were acknowledged throughout: " + acknowledged.size());
     for (Map.Entry<String, Long> e : acknowledged.entrySet()) {
       Optional<Long> token = client.blocking().get(e.getKey()).map(l -> l.token());
       assertEquals(Optional.of(e.getValue()), token, e.getKey() + " acknowledged and kept");
     }
     long lastRevision = client.blocking().list("rolling/").revision();
-    Containers.await("the watch delivered every write", Duration.ofSeconds(60), () -> watch.revision() >= lastRevision);
+    Containers.await(
+        "the watch delivered every write",
+        Duration.ofSeconds(60),
+        () -> watch.revision() >= lastRevision);
     for (String name : acknowledged.keySet()) {
-      assertTrue(events.stream().anyMatch(e -> e.type() == EventType.ACQUIRED && e.name().equals(name)), "the watch saw " + name);
+      assertTrue(
+          events.stream().anyMatch(e -> e.type() == EventType.ACQUIRED && e.name().equals(name)),
+          "the watch saw " + name);
     }
     watch.close();
     assertFalse(states.contains(LeaseState.LOST), "the renewed lease was never lost: " + states);
-    assertEquals(held.token(), client.blocking().get("lock/rolling").orElseThrow().token(), "the same lease throughout");
+    assertEquals(
+        held.token(),
+        client.blocking().get("lock/rolling").orElseThrow().token(),
+        "the same lease throughout");
     held.release().get(30, TimeUnit.SECONDS);
   }
 }

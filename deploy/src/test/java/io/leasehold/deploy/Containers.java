@@ -21,14 +21,18 @@ import org.testcontainers.images.builder.ImageFromDockerfile;
 final class Containers {
   static final String BASE_IMAGE = "leasehold-base:jre17";
   static final Path DEPLOY = Path.of(System.getProperty("leasehold.deploy", "."));
-  static final Path JAR = Path.of(System.getProperty("leasehold.jar", "../cli/target/leasehold.jar"));
+  static final Path JAR =
+      Path.of(System.getProperty("leasehold.jar", "../cli/target/leasehold.jar"));
 
   private Containers() {}
 
   /** Skips the calling test, saying why, where no Docker engine answers. */
   static void assumeDocker(Class<?> test) {
     if (!dockerAvailable()) {
-      String why = "no Docker engine reachable (DOCKER_HOST or /var/run/docker.sock): " + test.getSimpleName() + " is skipped";
+      String why =
+          "no Docker engine reachable (DOCKER_HOST or /var/run/docker.sock): "
+              + test.getSimpleName()
+              + " is skipped";
       LoggerFactory.getLogger(test).warn(why);
       Assumptions.abort(why);
     }
@@ -43,8 +47,8 @@ final class Containers {
   }
 
   /**
-   * The node image built from deploy/docker/Dockerfile and the packaged jar, on the base image
-   * made offline from this machine's JDK (nothing can be pulled here).
+   * The node image built from deploy/docker/Dockerfile and the packaged jar, on the base image made
+   * offline from this machine's JDK (nothing can be pulled here).
    *
    * @param labels labels that make this build an image of its own (a "new version" of the same jar)
    * @return the image's name
@@ -67,17 +71,28 @@ final class Containers {
     } catch (RuntimeException missing) {
       // build it below
     }
-    Process p = new ProcessBuilder("bash", DEPLOY.resolve("docker/build-base-image.sh").toString(), BASE_IMAGE)
-        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.INHERIT).start();
+    Process p =
+        new ProcessBuilder(
+                "bash", DEPLOY.resolve("docker/build-base-image.sh").toString(), BASE_IMAGE)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.INHERIT)
+            .start();
     assertTrue(p.waitFor(10, TimeUnit.MINUTES), "the base image build finished");
     assertEquals(0, p.exitValue(), "the base image build succeeded");
   }
 
-  /** The compose command of this machine: {@code docker compose} (v2) or {@code docker-compose} (v1), if either runs. */
+  /**
+   * The compose command of this machine: {@code docker compose} (v2) or {@code docker-compose}
+   * (v1), if either runs.
+   */
   static Optional<List<String>> composeCommand() {
     for (List<String> c : List.of(List.of("docker", "compose"), List.of("docker-compose"))) {
       try {
-        Process p = new ProcessBuilder(concat(c, "version")).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Process p =
+            new ProcessBuilder(concat(c, "version"))
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
         if (p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0) {
           return Optional.of(c);
         }
@@ -95,7 +110,8 @@ final class Containers {
     return out;
   }
 
-  static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+  static void await(String what, Duration timeout, BooleanSupplier condition)
+      throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       try {
@@ -106,21 +122,35 @@ final class Containers {
         // a call failed mid-failover: ask again
       }
       if (System.nanoTime() - deadline > 0) {
-        throw new AssertionError("timed out after " + timeout.toSeconds() + " s waiting for " + what);
+        throw new AssertionError(
+            "timed out after " + timeout.toSeconds() + " s waiting for " + what);
       }
       TimeUnit.MILLISECONDS.sleep(200);
     }
   }
 
-  /** Waits until Docker's health status of the container, set by the image's HEALTHCHECK, is "healthy". */
-  static void awaitDockerHealthy(String name, String containerId, Duration timeout) throws InterruptedException {
+  /**
+   * Waits until Docker's health status of the container, set by the image's HEALTHCHECK, is
+   * "healthy".
+   */
+  static void awaitDockerHealthy(String name, String containerId, Duration timeout)
+      throws InterruptedException {
     String[] last = {"none"};
     try {
-      await("Docker reports " + name + " healthy", timeout, () -> {
-        var health = DockerClientFactory.instance().client().inspectContainerCmd(containerId).exec().getState().getHealth();
-        last[0] = health == null ? "no health check" : health.getStatus();
-        return "healthy".equals(last[0]);
-      });
+      await(
+          "Docker reports " + name + " healthy",
+          timeout,
+          () -> {
+            var health =
+                DockerClientFactory.instance()
+                    .client()
+                    .inspectContainerCmd(containerId)
+                    .exec()
+                    .getState()
+                    .getHealth();
+            last[0] = health == null ? "no health check" : health.getStatus();
+            return "healthy".equals(last[0]);
+          });
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + " (last status: " + last[0] + ")", e);
     }

@@ -31,9 +31,14 @@ class DeployManifestsTest {
     assertEquals("/bin/bash", cmd.get(0));
     assertEquals("-c", cmd.get(1));
     String script = cmd.get(2);
-    assertTrue(script.contains("${LEASEHOLD_METRICS_PORT:-7402}") && script.contains("/dev/tcp/127.0.0.1/"), script);
+    assertTrue(
+        script.contains("${LEASEHOLD_METRICS_PORT:-7402}")
+            && script.contains("/dev/tcp/127.0.0.1/"),
+        script);
     assertTrue(script.contains("GET /healthz HTTP/1.0"), script);
-    assertTrue(script.contains("--metrics-plaintext"), "a failed check tells a TLS node what it lacks: " + script);
+    assertTrue(
+        script.contains("--metrics-plaintext"),
+        "a failed check tells a TLS node what it lacks: " + script);
     assertEquals("7402", m.dockerEnv("LEASEHOLD_METRICS_PORT"));
   }
 
@@ -45,20 +50,23 @@ class DeployManifestsTest {
     for (String service : base.keySet()) {
       List<String> plain = strings(at(base, service, "command"));
       List<String> command = strings(at(tls, service, "command"));
-      assertEquals(plain, Manifests.withoutTls(command), service + ": the same command, TLS options aside");
+      assertEquals(
+          plain, Manifests.withoutTls(command), service + ": the same command, TLS options aside");
       String id = option(command, "--id");
       List<String> mounts = strings(at(tls, service, "volumes"));
       assertEquals(1, mounts.size(), service + ": " + mounts);
       String[] mount = mounts.get(0).split(":");
       assertEquals("ro", mount[mount.length - 1], "certificates are mounted read-only: " + mounts);
       assertMutualTls(service, command, mount[mount.length - 2], id);
-      // The HEALTHCHECK follows LEASEHOLD_METRICS_PORT: the metrics port is not moved with the option.
+      // The HEALTHCHECK follows LEASEHOLD_METRICS_PORT: the metrics port is not moved with the
+      // option.
       assertFalse(command.contains("--metrics-port"), service + ": " + command);
     }
   }
 
   @Test
-  void theTlsStatefulSetIsThePlaintextOneWithMutualTlsAnHttpReadinessProbeAndTheCertificateSecret() {
+  void
+      theTlsStatefulSetIsThePlaintextOneWithMutualTlsAnHttpReadinessProbeAndTheCertificateSecret() {
     Map<String, Map<String, Object>> base = m.kubernetes("kubernetes/leasehold.yaml");
     Map<String, Map<String, Object>> tls = m.kubernetes("kubernetes/tls/leasehold.yaml");
     assertEquals(base.keySet(), tls.keySet());
@@ -70,11 +78,16 @@ class DeployManifestsTest {
     Map<String, Object> plainSet = base.get("StatefulSet/leasehold");
     Map<String, Object> tlsSet = tls.get("StatefulSet/leasehold");
     assertEquals(plainSet.get("metadata"), tlsSet.get("metadata"));
-    assertEquals(without(at(plainSet, "spec"), "template"), without(at(tlsSet, "spec"), "template"));
-    assertEquals(at(plainSet, "spec", "template", "metadata"), (Object) at(tlsSet, "spec", "template", "metadata"));
-    assertEquals(without(at(plainSet, "spec", "template", "spec"), "containers", "volumes"),
+    assertEquals(
+        without(at(plainSet, "spec"), "template"), without(at(tlsSet, "spec"), "template"));
+    assertEquals(
+        at(plainSet, "spec", "template", "metadata"),
+        (Object) at(tlsSet, "spec", "template", "metadata"));
+    assertEquals(
+        without(at(plainSet, "spec", "template", "spec"), "containers", "volumes"),
         without(at(tlsSet, "spec", "template", "spec"), "containers", "volumes"));
-    Map<String, Object> plainPod = at(base.get("StatefulSet/leasehold"), "spec", "template", "spec");
+    Map<String, Object> plainPod =
+        at(base.get("StatefulSet/leasehold"), "spec", "template", "spec");
     Map<String, Object> tlsPod = at(tls.get("StatefulSet/leasehold"), "spec", "template", "spec");
     Map<String, Object> plain = at(plainPod, "containers", 0);
     Map<String, Object> container = at(tlsPod, "containers", 0);
@@ -87,14 +100,29 @@ class DeployManifestsTest {
     assertEquals("/healthz", (Object) at(probe, "httpGet", "path"));
     assertNull(at(probe, "httpGet", "scheme"), "plain HTTP");
     int metricsPort = containerPort(container, at(probe, "httpGet", "port"));
-    assertEquals(String.valueOf(metricsPort), env(container).get("LEASEHOLD_METRICS_PORT"), "the node's metrics port is the probed one");
-    assertEquals(String.valueOf(metricsPort), (Object) at(tls.get("StatefulSet/leasehold"), "spec", "template", "metadata", "annotations",
-        "prometheus.io/port"), "Prometheus scrapes the same plain port");
+    assertEquals(
+        String.valueOf(metricsPort),
+        env(container).get("LEASEHOLD_METRICS_PORT"),
+        "the node's metrics port is the probed one");
+    assertEquals(
+        String.valueOf(metricsPort),
+        (Object)
+            at(
+                tls.get("StatefulSet/leasehold"),
+                "spec",
+                "template",
+                "metadata",
+                "annotations",
+                "prometheus.io/port"),
+        "Prometheus scrapes the same plain port");
     // Liveness stays a TCP check of the client port, which works whatever the port speaks.
     assertEquals(plain.get("livenessProbe"), container.get("livenessProbe"));
 
     List<String> args = strings(container.get("args"));
-    assertEquals(strings(plain.get("args")), Manifests.withoutTls(args), "the same arguments, TLS options aside");
+    assertEquals(
+        strings(plain.get("args")),
+        Manifests.withoutTls(args),
+        "the same arguments, TLS options aside");
     String certs = null;
     for (Object v : (List<?>) tlsPod.get("volumes")) {
       if (at(v, "secret") != null) {
@@ -126,20 +154,29 @@ class DeployManifestsTest {
   }
 
   /**
-   * Mutual TLS on both transports with client certificates required, the node's own certificate
-   * and key on both, the CA beside them, every file in {@code dir}; and plaintext metrics.
+   * Mutual TLS on both transports with client certificates required, the node's own certificate and
+   * key on both, the CA beside them, every file in {@code dir}; and plaintext metrics.
    */
   static void assertMutualTls(String where, List<String> args, String dir, String node) {
     String d = dir.endsWith("/") ? dir : dir + "/";
     assertEquals(d + node + ".pem", option(args, "--tls-cert-file"), where + ": " + args);
     assertEquals(d + node + "-key.pem", option(args, "--tls-key-file"), where + ": " + args);
     assertEquals(d + "ca.pem", option(args, "--tls-ca-file"), where + ": " + args);
-    assertEquals(option(args, "--tls-cert-file"), option(args, "--peer-tls-cert-file"), where + ": " + args);
-    assertEquals(option(args, "--tls-key-file"), option(args, "--peer-tls-key-file"), where + ": " + args);
-    assertEquals(option(args, "--tls-ca-file"), option(args, "--peer-tls-ca-file"), where + ": " + args);
-    assertTrue(args.contains("--client-cert-auth"), where + ": client certificates required: " + args);
-    assertEquals("admin", option(args, "--initial-admin"), where + ": the identity of make-certs.sh's admin certificate administers it: " + args);
-    assertTrue(args.contains("--metrics-plaintext"), where + ": the health probe holds no certificate: " + args);
+    assertEquals(
+        option(args, "--tls-cert-file"), option(args, "--peer-tls-cert-file"), where + ": " + args);
+    assertEquals(
+        option(args, "--tls-key-file"), option(args, "--peer-tls-key-file"), where + ": " + args);
+    assertEquals(
+        option(args, "--tls-ca-file"), option(args, "--peer-tls-ca-file"), where + ": " + args);
+    assertTrue(
+        args.contains("--client-cert-auth"), where + ": client certificates required: " + args);
+    assertEquals(
+        "admin",
+        option(args, "--initial-admin"),
+        where + ": the identity of make-certs.sh's admin certificate administers it: " + args);
+    assertTrue(
+        args.contains("--metrics-plaintext"),
+        where + ": the health probe holds no certificate: " + args);
   }
 
   static Map<String, Object> without(Map<String, Object> map, String... keys) {

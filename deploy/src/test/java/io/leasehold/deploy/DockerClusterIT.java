@@ -52,15 +52,25 @@ class DockerClusterIT {
       // n1 keeps the image's metrics port (7402); n2 and n3 move it with LEASEHOLD_METRICS_PORT,
       // which both the node and the HEALTHCHECK read, so Docker's health status covers both ways.
       int metricsPort = id.equals("n1") ? 7402 : 7412;
-      GenericContainer<?> c = new GenericContainer<>(image)
-          .withNetwork(network)
-          .withNetworkAliases(id)
-          .withEnv("LEASEHOLD_PEERS", peers)
-          .withEnv("JAVA_TOOL_OPTIONS", "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -Xmx256m")
-          .withCommand("server", "--id", id, "--listen-host", "0.0.0.0", "--data-dir", "/data/" + id)
-          .withExposedPorts(7400, metricsPort)
-          .withLogConsumer(new Slf4jLogConsumer(LoggerFactory.getLogger("container." + id)).withSeparateOutputStreams())
-          .waitingFor(Wait.forHttp("/healthz").forPort(metricsPort).forStatusCode(200).withStartupTimeout(Duration.ofMinutes(3)));
+      GenericContainer<?> c =
+          new GenericContainer<>(image)
+              .withNetwork(network)
+              .withNetworkAliases(id)
+              .withEnv("LEASEHOLD_PEERS", peers)
+              .withEnv(
+                  "JAVA_TOOL_OPTIONS",
+                  "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -Xmx256m")
+              .withCommand(
+                  "server", "--id", id, "--listen-host", "0.0.0.0", "--data-dir", "/data/" + id)
+              .withExposedPorts(7400, metricsPort)
+              .withLogConsumer(
+                  new Slf4jLogConsumer(LoggerFactory.getLogger("container." + id))
+                      .withSeparateOutputStreams())
+              .waitingFor(
+                  Wait.forHttp("/healthz")
+                      .forPort(metricsPort)
+                      .forStatusCode(200)
+                      .withStartupTimeout(Duration.ofMinutes(3)));
       if (metricsPort != 7402) {
         c.withEnv("LEASEHOLD_METRICS_PORT", String.valueOf(metricsPort));
       }
@@ -71,23 +81,38 @@ class DockerClusterIT {
     // /healthz answers 200 on every node now; the HEALTHCHECK runs every 5 s and one pass makes
     // a container healthy, so a few intervals are plenty.
     for (int i = 0; i < nodes.size(); i++) {
-      Containers.awaitDockerHealthy("n" + (i + 1), nodes.get(i).getContainerId(), Duration.ofSeconds(60));
+      Containers.awaitDockerHealthy(
+          "n" + (i + 1), nodes.get(i).getContainerId(), Duration.ofSeconds(60));
     }
 
-    List<String> endpoints = nodes.stream().map(c -> c.getHost() + ":" + c.getMappedPort(7400)).toList();
-    try (LeaseholdClient client = LeaseholdClient.builder().endpoints(endpoints).holder("container-test")
-        // The members' own addresses (n1:7400...) are container names the host cannot resolve.
-        .discoverMembers(false)
-        .requestTimeout(Duration.ofSeconds(30))
-        .build()) {
+    List<String> endpoints =
+        nodes.stream().map(c -> c.getHost() + ":" + c.getMappedPort(7400)).toList();
+    try (LeaseholdClient client =
+        LeaseholdClient.builder()
+            .endpoints(endpoints)
+            .holder("container-test")
+            // The members' own addresses (n1:7400...) are container names the host cannot resolve.
+            .discoverMembers(false)
+            .requestTimeout(Duration.ofSeconds(30))
+            .build()) {
       List<WatchEvent> events = new CopyOnWriteArrayList<>();
       // From the listing's revision on: a watch "from now" may be positioned after the grant below.
-      Watch watch = client.watch("lock/", client.blocking().list("lock/").revision() + 1, events::add);
-      Lease lease = client.blocking().acquire("lock/docker", LeaseOptions.defaults().withTtl(Duration.ofSeconds(6)));
-      Containers.await("the watch sees the grant", Duration.ofSeconds(30), () -> events.stream()
-          .anyMatch(e -> e.type() == EventType.ACQUIRED && e.name().equals("lock/docker")));
+      Watch watch =
+          client.watch("lock/", client.blocking().list("lock/").revision() + 1, events::add);
+      Lease lease =
+          client
+              .blocking()
+              .acquire("lock/docker", LeaseOptions.defaults().withTtl(Duration.ofSeconds(6)));
+      Containers.await(
+          "the watch sees the grant",
+          Duration.ofSeconds(30),
+          () ->
+              events.stream()
+                  .anyMatch(e -> e.type() == EventType.ACQUIRED && e.name().equals("lock/docker")));
       long renewedBefore = client.blocking().get("lock/docker").orElseThrow().renewCount();
-      Containers.await("the SDK renews the lease", Duration.ofSeconds(30),
+      Containers.await(
+          "the SDK renews the lease",
+          Duration.ofSeconds(30),
           () -> client.blocking().get("lock/docker").orElseThrow().renewCount() > renewedBefore);
 
       NodeStatus status = client.cluster().status().join();
@@ -95,21 +120,43 @@ class DockerClusterIT {
       GenericContainer<?> leaderContainer = nodes.get(List.of("n1", "n2", "n3").indexOf(leader));
       leaderContainer.stop();
 
-      Containers.await("a new leader among the survivors", Duration.ofSeconds(60), () -> {
-        try {
-          return client.cluster().status().get(10, TimeUnit.SECONDS).leaderId().filter(l -> !l.equals(leader)).isPresent();
-        } catch (Exception e) {
-          return false;
-        }
-      });
-      Lease after = client.blocking().acquire("lock/after-failover", LeaseOptions.defaults().withTtl(Duration.ofSeconds(10)));
+      Containers.await(
+          "a new leader among the survivors",
+          Duration.ofSeconds(60),
+          () -> {
+            try {
+              return client
+                  .cluster()
+                  .status()
+                  .get(10, TimeUnit.SECONDS)
+                  .leaderId()
+                  .filter(l -> !l.equals(leader))
+                  .isPresent();
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      Lease after =
+          client
+              .blocking()
+              .acquire(
+                  "lock/after-failover", LeaseOptions.defaults().withTtl(Duration.ofSeconds(10)));
       assertTrue(after.token() > lease.token(), "tokens keep increasing across leaders");
-      Containers.await("the watch resumed on a surviving node", Duration.ofSeconds(60), () -> events.stream()
-          .anyMatch(e -> e.type() == EventType.ACQUIRED && e.name().equals("lock/after-failover")));
+      Containers.await(
+          "the watch resumed on a surviving node",
+          Duration.ofSeconds(60),
+          () ->
+              events.stream()
+                  .anyMatch(
+                      e ->
+                          e.type() == EventType.ACQUIRED
+                              && e.name().equals("lock/after-failover")));
       assertTrue(lease.isValid(), "the lease survived the failover: " + lease.state());
       assertEquals(lease.token(), client.blocking().get("lock/docker").orElseThrow().token());
       long renewedAfter = client.blocking().get("lock/docker").orElseThrow().renewCount();
-      Containers.await("renewals go on under the new leader", Duration.ofSeconds(30),
+      Containers.await(
+          "renewals go on under the new leader",
+          Duration.ofSeconds(30),
           () -> client.blocking().get("lock/docker").orElseThrow().renewCount() > renewedAfter);
       watch.close();
       lease.release().get(30, TimeUnit.SECONDS);
@@ -117,12 +164,19 @@ class DockerClusterIT {
     // The survivors follow the new leader: Docker still (or again) reports them healthy.
     for (int i = 0; i < nodes.size(); i++) {
       if (nodes.get(i).isRunning()) {
-        Containers.awaitDockerHealthy("n" + (i + 1), nodes.get(i).getContainerId(), Duration.ofSeconds(60));
+        Containers.awaitDockerHealthy(
+            "n" + (i + 1), nodes.get(i).getContainerId(), Duration.ofSeconds(60));
       }
     }
     for (GenericContainer<?> c : nodes) {
       if (c != null && c.isRunning()) {
-        assertTrue(c.getDockerClient().inspectContainerCmd(c.getContainerId()).exec().getConfig().getUser().startsWith("10001"),
+        assertTrue(
+            c.getDockerClient()
+                .inspectContainerCmd(c.getContainerId())
+                .exec()
+                .getConfig()
+                .getUser()
+                .startsWith("10001"),
             "the node runs as the non-root user");
       }
     }

@@ -4,7 +4,10 @@ import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** What the tests that start nodes on this machine share: free ports, and stopping what they started. */
+/**
+ * What the tests that start nodes on this machine share: free ports, and stopping what they
+ * started.
+ */
 final class LocalProcesses {
   private LocalProcesses() {}
 

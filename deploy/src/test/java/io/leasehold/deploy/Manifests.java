@@ -12,12 +12,25 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.Yaml;
 
-/** The deployment files of deploy/ as data: the Dockerfile's HEALTHCHECK, compose services, Kubernetes objects. */
+/**
+ * The deployment files of deploy/ as data: the Dockerfile's HEALTHCHECK, compose services,
+ * Kubernetes objects.
+ */
 final class Manifests {
   /** The options of mutual TLS on both transports that take a file. */
-  /** The TLS options that take a value (the files, and the initial admin that client certificates name). */
-  static final List<String> TLS_FILE_OPTIONS = List.of("--tls-cert-file", "--tls-key-file", "--tls-ca-file",
-      "--peer-tls-cert-file", "--peer-tls-key-file", "--peer-tls-ca-file", "--initial-admin");
+  /**
+   * The TLS options that take a value (the files, and the initial admin that client certificates
+   * name).
+   */
+  static final List<String> TLS_FILE_OPTIONS =
+      List.of(
+          "--tls-cert-file",
+          "--tls-key-file",
+          "--tls-ca-file",
+          "--peer-tls-cert-file",
+          "--peer-tls-key-file",
+          "--peer-tls-ca-file",
+          "--initial-admin");
 
   final Path deploy;
 
@@ -50,7 +63,9 @@ final class Manifests {
 
   /** {@code ENV NAME=value} of the Dockerfile (the first value given). */
   String dockerEnv(String name) {
-    Matcher m = Pattern.compile("(?:^|\\s)" + Pattern.quote(name) + "=(\\S+)").matcher(read("docker/Dockerfile").replace("\\\n", " "));
+    Matcher m =
+        Pattern.compile("(?:^|\\s)" + Pattern.quote(name) + "=(\\S+)")
+            .matcher(read("docker/Dockerfile").replace("\\\n", " "));
     if (!m.find()) {
       throw new AssertionError("the Dockerfile sets no " + name);
     }
@@ -103,7 +118,10 @@ final class Manifests {
     return i < 0 || i + 1 >= args.size() ? null : args.get(i + 1);
   }
 
-  /** {@code args} without the TLS options (and their files), {@code --client-cert-auth} and {@code --metrics-plaintext}. */
+  /**
+   * {@code args} without the TLS options (and their files), {@code --client-cert-auth} and {@code
+   * --metrics-plaintext}.
+   */
   static List<String> withoutTls(List<String> args) {
     List<String> out = new ArrayList<>();
     for (int i = 0; i < args.size(); i++) {
@@ -117,7 +135,10 @@ final class Manifests {
     return out;
   }
 
-  /** Only the TLS options of {@code args}, with their files, {@code --client-cert-auth} and {@code --metrics-plaintext}. */
+  /**
+   * Only the TLS options of {@code args}, with their files, {@code --client-cert-auth} and {@code
+   * --metrics-plaintext}.
+   */
   static List<String> tlsOnly(List<String> args) {
     List<String> out = new ArrayList<>();
     for (int i = 0; i < args.size(); i++) {

@@ -1,9 +1,9 @@
 package io.leasehold.deploy;
 
+import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.core.json.JsonReadFeature;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -18,16 +18,23 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.yaml.snakeyaml.Yaml;
 
-/** deploy/monitoring/: the dashboard's and the rules' PromQL, and a check of it against a node's exposition. */
+/**
+ * deploy/monitoring/: the dashboard's and the rules' PromQL, and a check of it against a node's
+ * exposition.
+ */
 final class MonitoringKit {
   /** Series Prometheus makes itself for every target; no node exports them. */
   static final Set<String> SCRAPE_SERIES = Set.of("up");
+
   /** Labels Prometheus attaches to every scraped series. */
   static final Set<String> TARGET_LABELS = Set.of("job", "instance");
 
-  private static final Pattern LABEL_VALUES = Pattern.compile("^\\s*label_values\\((.*),\\s*([a-zA-Z_][a-zA-Z0-9_]*)\\s*\\)\\s*$");
-  private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)\\})?\\s+\\S+(?:\\s+\\S+)?$");
-  private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
+  private static final Pattern LABEL_VALUES =
+      Pattern.compile("^\\s*label_values\\((.*),\\s*([a-zA-Z_][a-zA-Z0-9_]*)\\s*\\)\\s*$");
+  private static final Pattern SAMPLE =
+      Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)\\})?\\s+\\S+(?:\\s+\\S+)?$");
+  private static final Pattern LABEL =
+      Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
 
   final Path dir;
 
@@ -53,9 +60,13 @@ final class MonitoringKit {
   }
 
   static JsonNode dashboard(String json) {
-    ObjectMapper strict = JsonMapper.builder()
-        .disable(JsonReadFeature.ALLOW_JAVA_COMMENTS, JsonReadFeature.ALLOW_TRAILING_COMMA, JsonReadFeature.ALLOW_SINGLE_QUOTES)
-        .build();
+    ObjectMapper strict =
+        JsonMapper.builder()
+            .disable(
+                JsonReadFeature.ALLOW_JAVA_COMMENTS,
+                JsonReadFeature.ALLOW_TRAILING_COMMA,
+                JsonReadFeature.ALLOW_SINGLE_QUOTES)
+            .build();
     try {
       return strict.readTree(json);
     } catch (IOException e) {
@@ -80,13 +91,17 @@ final class MonitoringKit {
     Map<String, String> queries = new LinkedHashMap<>();
     for (JsonNode p : panels(dashboard)) {
       for (JsonNode t : p.path("targets")) {
-        queries.put("panel \"" + p.path("title").asText() + "\" / " + t.path("refId").asText(), t.path("expr").asText());
+        queries.put(
+            "panel \"" + p.path("title").asText() + "\" / " + t.path("refId").asText(),
+            t.path("expr").asText());
       }
     }
     for (JsonNode v : dashboard.path("templating").path("list")) {
       if (v.path("type").asText().equals("query")) {
         JsonNode q = v.path("query");
-        queries.put("variable " + v.path("name").asText(), q.isTextual() ? q.asText() : q.path("query").asText());
+        queries.put(
+            "variable " + v.path("name").asText(),
+            q.isTextual() ? q.asText() : q.path("query").asText());
       }
     }
     return queries;
@@ -136,38 +151,43 @@ final class MonitoringKit {
 
   /**
    * What the queries name that the exposition lacks: a series name no sample has (a histogram is
-   * exported as name_bucket, name_sum and name_count, a counter as name_total: the bare family
-   * name is no series), or an equality matcher no sample of that series satisfies. Empty when all
-   * is there.
+   * exported as name_bucket, name_sum and name_count, a counter as name_total: the bare family name
+   * is no series), or an equality matcher no sample of that series satisfies. Empty when all is
+   * there.
    */
-  static List<String> missing(Map<String, String> queries, Map<String, List<Map<String, String>>> exposition) {
+  static List<String> missing(
+      Map<String, String> queries, Map<String, List<Map<String, String>>> exposition) {
     List<String> problems = new ArrayList<>();
-    queries.forEach((where, query) -> {
-      Matcher lv = LABEL_VALUES.matcher(query);
-      List<PromQl.Selector> selectors = PromQl.selectors(lv.matches() ? lv.group(1) : query);
-      if (selectors.isEmpty()) {
-        problems.add(where + ": names no series: " + query);
-      }
-      for (PromQl.Selector s : selectors) {
-        if (SCRAPE_SERIES.contains(s.metric())) {
-          continue;
-        }
-        List<Map<String, String>> samples = exposition.get(s.metric());
-        if (samples == null) {
-          problems.add(where + ": no series " + s.metric() + " in the node's /metrics");
-          continue;
-        }
-        Map<String, String> required = new HashMap<>(s.equals());
-        required.keySet().removeAll(TARGET_LABELS);
-        if (samples.stream().noneMatch(labels -> labels.entrySet().containsAll(required.entrySet()))) {
-          problems.add(where + ": no sample of " + s.metric() + " has " + required);
-        }
-        if (lv.matches() && !TARGET_LABELS.contains(lv.group(2))
-            && samples.stream().noneMatch(labels -> labels.containsKey(lv.group(2)))) {
-          problems.add(where + ": no sample of " + s.metric() + " has the label " + lv.group(2));
-        }
-      }
-    });
+    queries.forEach(
+        (where, query) -> {
+          Matcher lv = LABEL_VALUES.matcher(query);
+          List<PromQl.Selector> selectors = PromQl.selectors(lv.matches() ? lv.group(1) : query);
+          if (selectors.isEmpty()) {
+            problems.add(where + ": names no series: " + query);
+          }
+          for (PromQl.Selector s : selectors) {
+            if (SCRAPE_SERIES.contains(s.metric())) {
+              continue;
+            }
+            List<Map<String, String>> samples = exposition.get(s.metric());
+            if (samples == null) {
+              problems.add(where + ": no series " + s.metric() + " in the node's /metrics");
+              continue;
+            }
+            Map<String, String> required = new HashMap<>(s.equals());
+            required.keySet().removeAll(TARGET_LABELS);
+            if (samples.stream()
+                .noneMatch(labels -> labels.entrySet().containsAll(required.entrySet()))) {
+              problems.add(where + ": no sample of " + s.metric() + " has " + required);
+            }
+            if (lv.matches()
+                && !TARGET_LABELS.contains(lv.group(2))
+                && samples.stream().noneMatch(labels -> labels.containsKey(lv.group(2)))) {
+              problems.add(
+                  where + ": no sample of " + s.metric() + " has the label " + lv.group(2));
+            }
+          }
+        });
     return problems;
   }
 

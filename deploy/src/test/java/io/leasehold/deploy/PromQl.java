@@ -11,24 +11,55 @@ import java.util.Set;
  * The series selectors of a PromQL expression, for checking that a dashboard or a rule names only
  * series a node exports. A small lexer, not a parser: an identifier is a metric name unless it is
  * followed by '(' (a function or an aggregation written {@code sum(...)}), is a keyword or an
- * aggregation operator (written {@code sum by (l) (...)}; both are case-insensitive), or sits in the label list of
- * by/without/on/ignoring/group_left/group_right. Strings, {@code [...]} ranges (with Grafana's
- * $__rate_interval), numbers and durations (after {@code offset}) are skipped; a selector's
- * {@code {...}} matchers are kept, the equality ones by label.
+ * aggregation operator (written {@code sum by (l) (...)}; both are case-insensitive), or sits in
+ * the label list of by/without/on/ignoring/group_left/group_right. Strings, {@code [...]} ranges
+ * (with Grafana's $__rate_interval), numbers and durations (after {@code offset}) are skipped; a
+ * selector's {@code {...}} matchers are kept, the equality ones by label.
  */
 final class PromQl {
   /** A metric name as written, with the labels its {@code =} matchers require. */
   record Selector(String metric, Map<String, String> equals) {}
 
-  static final Set<String> AGGREGATIONS = Set.of("sum", "min", "max", "avg", "group", "stddev", "stdvar", "count",
-      "count_values", "bottomk", "topk", "quantile", "limitk", "limit_ratio");
-  static final Set<String> KEYWORDS = Set.of("by", "without", "on", "ignoring", "group_left", "group_right", "offset",
-      "bool", "and", "or", "unless", "atan2", "inf", "nan", "start", "end");
-  /** Keywords followed by a parenthesized list of label names. */
-  static final Set<String> LABEL_LISTS = Set.of("by", "without", "on", "ignoring", "group_left", "group_right");
+  static final Set<String> AGGREGATIONS =
+      Set.of(
+          "sum",
+          "min",
+          "max",
+          "avg",
+          "group",
+          "stddev",
+          "stdvar",
+          "count",
+          "count_values",
+          "bottomk",
+          "topk",
+          "quantile",
+          "limitk",
+          "limit_ratio");
+  static final Set<String> KEYWORDS =
+      Set.of(
+          "by",
+          "without",
+          "on",
+          "ignoring",
+          "group_left",
+          "group_right",
+          "offset",
+          "bool",
+          "and",
+          "or",
+          "unless",
+          "atan2",
+          "inf",
+          "nan",
+          "start",
+          "end");
 
-  private PromQl() {
-  }
+  /** Keywords followed by a parenthesized list of label names. */
+  static final Set<String> LABEL_LISTS =
+      Set.of("by", "without", "on", "ignoring", "group_left", "group_right");
+
+  private PromQl() {}
 
   static List<Selector> selectors(String expr) {
     List<Selector> found = new ArrayList<>();
@@ -45,10 +76,12 @@ final class PromQl {
       } else if (c == '{') {
         // Matchers without a metric name ({__name__=~"..."}) would select by regex: not used here.
         throw new IllegalArgumentException("a selector without a metric name in: " + expr);
-      } else if (Character.isDigit(c) || (c == '.' && i + 1 < n && Character.isDigit(expr.charAt(i + 1)))) {
+      } else if (Character.isDigit(c)
+          || (c == '.' && i + 1 < n && Character.isDigit(expr.charAt(i + 1)))) {
         i = skipNumber(expr, i);
       } else if (c == '$') {
-        // A Grafana variable outside a string or a range ($__interval as a number): its name is no metric.
+        // A Grafana variable outside a string or a range ($__interval as a number): its name is no
+        // metric.
         i++;
         while (i < n && isIdentifierPart(expr.charAt(i))) {
           i++;
@@ -65,7 +98,8 @@ final class PromQl {
           if (after == '(') {
             i = skipTo(expr, next, ')');
           }
-        } else if (KEYWORDS.contains(word.toLowerCase(Locale.ROOT)) || AGGREGATIONS.contains(word.toLowerCase(Locale.ROOT))
+        } else if (KEYWORDS.contains(word.toLowerCase(Locale.ROOT))
+            || AGGREGATIONS.contains(word.toLowerCase(Locale.ROOT))
             || after == '(') {
           // a keyword, an operator or a function: not a series
         } else {
@@ -83,7 +117,10 @@ final class PromQl {
     return found;
   }
 
-  /** Reads the matchers of {@code {...}} at {@code open} into {@code equals} (the {@code =} ones); returns the index of '}'. */
+  /**
+   * Reads the matchers of {@code {...}} at {@code open} into {@code equals} (the {@code =} ones);
+   * returns the index of '}'.
+   */
   private static int matchers(String expr, int open, Map<String, String> equals) {
     int i = open + 1;
     while (true) {
@@ -147,8 +184,11 @@ final class PromQl {
     int j = i;
     while (j < expr.length()) {
       char c = expr.charAt(j);
-      boolean exponentSign = (c == '+' || c == '-') && j > i && "eE".indexOf(expr.charAt(j - 1)) >= 0
-          && !expr.substring(i, j).startsWith("0x");
+      boolean exponentSign =
+          (c == '+' || c == '-')
+              && j > i
+              && "eE".indexOf(expr.charAt(j - 1)) >= 0
+              && !expr.substring(i, j).startsWith("0x");
       if (Character.isLetterOrDigit(c) || c == '.' || exponentSign) {
         j++;
       } else {

@@ -30,15 +30,14 @@ import org.junit.jupiter.api.io.TempDir;
  * The systemd unit's ExecStart, run as systemd would run it for leasehold@n1..n3: the environment
  * file read as systemd reads it, specifiers and variables expanded by systemd's rules, and the
  * process given that environment. Only the install locations are moved into a temporary directory
- * (the jar, the state directory), and each shipped environment file is edited as an operator
- * would, with this machine's addresses and free ports. The three nodes form a cluster and serve.
+ * (the jar, the state directory), and each shipped environment file is edited as an operator would,
+ * with this machine's addresses and free ports. The three nodes form a cluster and serve.
  */
 class SystemdUnitIT {
   final Path deploy = Path.of(System.getProperty("leasehold.deploy", "."));
   final Path jar = Path.of(System.getProperty("leasehold.jar", "../cli/target/leasehold.jar"));
   final List<Process> nodes = new ArrayList<>();
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @AfterEach
   void stop() throws InterruptedException {
@@ -63,29 +62,42 @@ class SystemdUnitIT {
       String env = Files.readString(deploy.resolve("systemd/" + id + ".env"));
       for (int i = 1; i <= 3; i++) {
         String other = "n" + i;
-        env = env.replace("10.0.0." + i + ":7401:7400", "127.0.0.1:" + peer.get(other) + ":" + client.get(other));
+        env =
+            env.replace(
+                "10.0.0." + i + ":7401:7400",
+                "127.0.0.1:" + peer.get(other) + ":" + client.get(other));
       }
       env = env.replace("--metrics-port 7402", "--metrics-port " + metrics.get(id));
       Path envFile = dir.resolve("etc/leasehold/" + id + ".env");
       Files.createDirectories(envFile.getParent());
       Files.writeString(envFile, env);
       Map<String, String> environment = Unit.environmentFile(Files.readString(envFile));
-      assertEquals(String.join(",", List.of(
-          "n1=127.0.0.1:" + peer.get("n1") + ":" + client.get("n1"),
-          "n2=127.0.0.1:" + peer.get("n2") + ":" + client.get("n2"),
-          "n3=127.0.0.1:" + peer.get("n3") + ":" + client.get("n3"))), environment.get("LEASEHOLD_PEERS"),
+      assertEquals(
+          String.join(
+              ",",
+              List.of(
+                  "n1=127.0.0.1:" + peer.get("n1") + ":" + client.get("n1"),
+                  "n2=127.0.0.1:" + peer.get("n2") + ":" + client.get("n2"),
+                  "n3=127.0.0.1:" + peer.get("n3") + ":" + client.get("n3"))),
+          environment.get("LEASEHOLD_PEERS"),
           id + ".env lists the same members as the others");
 
       // systemd makes the StateDirectory (mode StateDirectoryMode) before it starts the process.
       Path state = dir.resolve("var/lib/leasehold/" + id);
-      Files.createDirectories(state, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      Files.createDirectories(
+          state,
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
       List<String> command = new ArrayList<>();
       for (String word : unit.execStart(id, environment)) {
         command.add(relocate(word));
       }
-      assertEquals(List.of("--id", id), command.subList(command.indexOf("server") + 1, command.indexOf("server") + 3));
-      ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(dir.resolve(id + ".log").toFile());
+      assertEquals(
+          List.of("--id", id),
+          command.subList(command.indexOf("server") + 1, command.indexOf("server") + 3));
+      ProcessBuilder pb =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve(id + ".log").toFile());
       pb.environment().putAll(environment);
       nodes.add(pb.start());
     }
@@ -94,15 +106,27 @@ class SystemdUnitIT {
     HttpClient http = HttpClient.newHttpClient();
     for (String id : client.keySet()) {
       int port = metrics.get(id);
-      await(id + " /healthz answers 200 (its log: " + dir.resolve(id + ".log") + ")", Duration.ofSeconds(90), () -> {
-        assertTrue(nodes.get(List.copyOf(client.keySet()).indexOf(id)).isAlive(), id + " exited: " + log(id));
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
-            .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
-        return r.statusCode() == 200;
-      });
+      await(
+          id + " /healthz answers 200 (its log: " + dir.resolve(id + ".log") + ")",
+          Duration.ofSeconds(90),
+          () -> {
+            assertTrue(
+                nodes.get(List.copyOf(client.keySet()).indexOf(id)).isAlive(),
+                id + " exited: " + log(id));
+            HttpResponse<String> r =
+                http.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthz"))
+                        .timeout(Duration.ofSeconds(5))
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200;
+          });
     }
-    try (LeaseholdClient c = LeaseholdClient.builder().endpoints(endpoints).holder("systemd-test").build()) {
-      Lease lease = c.blocking().acquire("lock/systemd", LeaseOptions.defaults().withTtl(Duration.ofSeconds(10)));
+    try (LeaseholdClient c =
+        LeaseholdClient.builder().endpoints(endpoints).holder("systemd-test").build()) {
+      Lease lease =
+          c.blocking()
+              .acquire("lock/systemd", LeaseOptions.defaults().withTtl(Duration.ofSeconds(10)));
       assertEquals(lease.token(), c.blocking().get("lock/systemd").orElseThrow().token());
       assertEquals(3, c.clusterStatus().join().members().size(), "three members");
       lease.release().get(30, TimeUnit.SECONDS);
@@ -151,14 +175,18 @@ class SystemdUnitIT {
           return;
         }
       } catch (IOException e) {
-        last = e;  // not listening yet
+        last = e; // not listening yet
       }
       TimeUnit.MILLISECONDS.sleep(250);
     }
-    throw new AssertionError("timed out after " + timeout.toSeconds() + " s waiting for " + what, last);
+    throw new AssertionError(
+        "timed out after " + timeout.toSeconds() + " s waiting for " + what, last);
   }
 
-  /** The parts of a unit file this test needs, read by the rules of systemd.unit(5) and systemd.service(5). */
+  /**
+   * The parts of a unit file this test needs, read by the rules of systemd.unit(5) and
+   * systemd.service(5).
+   */
   record Unit(Map<String, String> serviceSection) {
     static Unit parse(String text) {
       Map<String, String> service = new LinkedHashMap<>();
@@ -219,7 +247,10 @@ class SystemdUnitIT {
           }
           continue;
         }
-        argv.add(braced.matcher(word).replaceAll(m -> Matcher.quoteReplacement(env.getOrDefault(m.group(1), ""))));
+        argv.add(
+            braced
+                .matcher(word)
+                .replaceAll(m -> Matcher.quoteReplacement(env.getOrDefault(m.group(1), ""))));
       }
       return argv;
     }
@@ -237,7 +268,9 @@ class SystemdUnitIT {
           throw new AssertionError("not KEY=VALUE: " + line);
         }
         String value = t.substring(eq + 1).strip();
-        if (value.length() >= 2 && (value.startsWith("\"") && value.endsWith("\"") || value.startsWith("'") && value.endsWith("'"))) {
+        if (value.length() >= 2
+            && (value.startsWith("\"") && value.endsWith("\"")
+                || value.startsWith("'") && value.endsWith("'"))) {
           value = value.substring(1, value.length() - 1);
         }
         env.put(t.substring(0, eq).strip(), value);

@@ -13,8 +13,8 @@ import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 
 /**
- * The identity a client certificate names, as nodes with client-certificate authentication take
- * it and the SDK defaults its holder to: the SAN URI {@code leasehold://holder/NAME} when the
+ * The identity a client certificate names, as nodes with client-certificate authentication take it
+ * and the SDK defaults its holder to: the SAN URI {@code leasehold://holder/NAME} when the
  * certificate has one, else its subject's CN.
  */
 public final class CertificateIdentity {
@@ -33,19 +33,26 @@ public final class CertificateIdentity {
       Collection<List<?>> sans = cert.getSubjectAlternativeNames();
       if (sans != null) {
         for (List<?> san : sans) {
-          if (san.size() >= 2 && Integer.valueOf(SAN_URI).equals(san.get(0)) && san.get(1) instanceof String uri
-              && uri.startsWith(SAN_PREFIX) && uri.length() > SAN_PREFIX.length()) {
-            return Optional.of(URLDecoder.decode(URI.create(uri).getRawPath().substring("/".length()), StandardCharsets.UTF_8));
+          if (san.size() >= 2
+              && Integer.valueOf(SAN_URI).equals(san.get(0))
+              && san.get(1) instanceof String uri
+              && uri.startsWith(SAN_PREFIX)
+              && uri.length() > SAN_PREFIX.length()) {
+            return Optional.of(
+                URLDecoder.decode(
+                    URI.create(uri).getRawPath().substring("/".length()), StandardCharsets.UTF_8));
           }
         }
       }
     } catch (CertificateParsingException e) {
-      throw new IllegalArgumentException("subject alternative names cannot be read: " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "subject alternative names cannot be read: " + e.getMessage(), e);
     }
     try {
       List<Rdn> rdns = new LdapName(cert.getSubjectX500Principal().getName()).getRdns();
       for (int i = rdns.size() - 1; i >= 0; i--) {
-        if (rdns.get(i).getType().equalsIgnoreCase("CN") && !String.valueOf(rdns.get(i).getValue()).isEmpty()) {
+        if (rdns.get(i).getType().equalsIgnoreCase("CN")
+            && !String.valueOf(rdns.get(i).getValue()).isEmpty()) {
           return Optional.of(String.valueOf(rdns.get(i).getValue()));
         }
       }

@@ -18,25 +18,29 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
  * The gRPC message encoding {@value #ENCODING}, which a node uses for Watch streams whose client
- * accepts it. One message on the wire is the uncompressed length as an unsigned LEB128 varint,
- * then those bytes compressed as a single LZ4 block (the LZ4 <em>block</em> format, not the frame
+ * accepts it. One message on the wire is the uncompressed length as an unsigned LEB128 varint, then
+ * those bytes compressed as a single LZ4 block (the LZ4 <em>block</em> format, not the frame
  * format: no magic, no checksums; gRPC's framing already delimits the message).
  *
  * <p>Why LZ4 and not gRPC's standard gzip: a node with a thousand watchers sends each event to all
- * of them, and every client inflates every message. A 200-event message inflates from gzip in
- * 22–39 µs, from LZ4 in about 3, and LZ4 still shrinks watch messages severalfold (their names,
- * holders and revisions repeat).
+ * of them, and every client inflates every message. A 200-event message inflates from gzip in 22–39
+ * µs, from LZ4 in about 3, and LZ4 still shrinks watch messages severalfold (their names, holders
+ * and revisions repeat).
  *
- * <p>Compression is negotiated the gRPC way: a client lists the encodings it can read in
- * {@code grpc-accept-encoding} (the SDK lists this one: {@code io.leasehold.client.internal.Endpoint}); a node
- * compresses a Watch stream only for a client that listed it, and sends ordinary messages to any
- * other. A message that many watchers share is compressed once ({@link #encode}, {@link
+ * <p>Compression is negotiated the gRPC way: a client lists the encodings it can read in {@code
+ * grpc-accept-encoding} (the SDK lists this one: {@code io.leasehold.client.internal.Endpoint}); a
+ * node compresses a Watch stream only for a client that listed it, and sends ordinary messages to
+ * any other. A message that many watchers share is compressed once ({@link #encode}, {@link
  * Sink#writeEncoded}).
  */
 public final class Lz4BlockCodec implements Codec {
   public static final String ENCODING = "lz4-block";
-  /** gRPC's default limit on a received message, which this decoder applies to the inflated size. */
+
+  /**
+   * gRPC's default limit on a received message, which this decoder applies to the inflated size.
+   */
   public static final int DEFAULT_MAX_MESSAGE_BYTES = 4 << 20;
+
   /** LZ4 cannot expand input by more than this: a header claiming more is malformed. */
   private static final int MAX_EXPANSION = 255;
 
@@ -58,12 +62,16 @@ public final class Lz4BlockCodec implements Codec {
   /** A codec that refuses messages whose inflated size would exceed {@code maxMessageBytes}. */
   public Lz4BlockCodec(int maxMessageBytes) {
     if (maxMessageBytes <= 0) {
-      throw new IllegalArgumentException("maxMessageBytes: must be positive, got " + maxMessageBytes);
+      throw new IllegalArgumentException(
+          "maxMessageBytes: must be positive, got " + maxMessageBytes);
     }
     this.maxMessageBytes = maxMessageBytes;
   }
 
-  /** gRPC's default decoders and this one (4 MiB limit), listed in {@code grpc-accept-encoding}: for a client channel. */
+  /**
+   * gRPC's default decoders and this one (4 MiB limit), listed in {@code grpc-accept-encoding}: for
+   * a client channel.
+   */
   public static DecompressorRegistry decompressors() {
     return DECOMPRESSORS;
   }
@@ -108,7 +116,8 @@ public final class Lz4BlockCodec implements Codec {
       int b = is.read();
       if (b == -1) {
         is.close();
-        throw new IOException(ENCODING + " message: length header truncated (" + headerBytes + " bytes in all)");
+        throw new IOException(
+            ENCODING + " message: length header truncated (" + headerBytes + " bytes in all)");
       }
       headerBytes++;
       if (shift > 28) {
@@ -122,8 +131,12 @@ public final class Lz4BlockCodec implements Codec {
     }
     if (length > maxMessageBytes) {
       is.close();
-      throw new IOException(ENCODING + " message: inflates to " + length + " bytes, more than the limit of "
-          + maxMessageBytes);
+      throw new IOException(
+          ENCODING
+              + " message: inflates to "
+              + length
+              + " bytes, more than the limit of "
+              + maxMessageBytes);
     }
     InputStream block = is;
     int blockBytes;
@@ -140,8 +153,13 @@ public final class Lz4BlockCodec implements Codec {
     }
     if (length > (long) blockBytes * MAX_EXPANSION + 16) {
       block.close();
-      throw new IOException(ENCODING + " message: header claims " + length + " bytes from a " + blockBytes
-          + "-byte block, more than LZ4 can expand to");
+      throw new IOException(
+          ENCODING
+              + " message: header claims "
+              + length
+              + " bytes from a "
+              + blockBytes
+              + "-byte block, more than LZ4 can expand to");
     }
     return new BlockStream(block, blockBytes, (int) length);
   }
@@ -157,9 +175,9 @@ public final class Lz4BlockCodec implements Codec {
   }
 
   /**
-   * Where gRPC's framer writes a message to be compressed. Bytes written to it are compressed
-   * when it is closed. A message that was already encoded for many streams is handed over whole
-   * by {@link #writeEncoded} instead, and not compressed again.
+   * Where gRPC's framer writes a message to be compressed. Bytes written to it are compressed when
+   * it is closed. A message that was already encoded for many streams is handed over whole by
+   * {@link #writeEncoded} instead, and not compressed again.
    */
   public static final class Sink extends OutputStream {
     private final OutputStream out;
@@ -174,7 +192,8 @@ public final class Lz4BlockCodec implements Codec {
     /** Writes {@code encoded}, a whole message from {@link #encode}, as this message. */
     public void writeEncoded(byte[] encoded) throws IOException {
       if (encodedWritten || (buffer != null && buffer.size() > 0) || closed) {
-        throw new IllegalStateException("an encoded message must be the whole of what the sink gets");
+        throw new IllegalStateException(
+            "an encoded message must be the whole of what the sink gets");
       }
       encodedWritten = true;
       out.write(encoded);
@@ -229,8 +248,10 @@ public final class Lz4BlockCodec implements Codec {
     private final int length;
     private byte[] plain;
     private boolean inflated;
+
     /** Why inflating failed, if it did: a later read gets the same error, not a misleading one. */
     private IOException failure;
+
     private boolean blockClosed;
     private int pos;
 
@@ -321,7 +342,8 @@ public final class Lz4BlockCodec implements Codec {
         closeBlock();
       }
       if (read != blockBytes) {
-        throw new IOException(ENCODING + " message: block ended after " + read + " of " + blockBytes + " bytes");
+        throw new IOException(
+            ENCODING + " message: block ended after " + read + " of " + blockBytes + " bytes");
       }
       int n;
       try {
@@ -330,7 +352,8 @@ public final class Lz4BlockCodec implements Codec {
         throw new IOException(ENCODING + " message: corrupt LZ4 block: " + e.getMessage(), e);
       }
       if (n != length) {
-        throw new IOException(ENCODING + " message: block inflates to " + n + " bytes, header says " + length);
+        throw new IOException(
+            ENCODING + " message: block inflates to " + n + " bytes, header says " + length);
       }
     }
   }

@@ -36,8 +36,15 @@ class Lz4BlockCodecTest {
   static byte[] sample(int events) {
     StringBuilder b = new StringBuilder();
     for (int i = 0; i < events; i++) {
-      b.append("\n\u0001\u0010").append(1_000_000 + i).append("\u001asvc/payments/instance-").append(i)
-          .append("\"\u0010runner-").append(i % 7).append(" 10.0.").append(i % 256).append(".1:8080");
+      b.append("\n\u0001\u0010")
+          .append(1_000_000 + i)
+          .append("\u001asvc/payments/instance-")
+          .append(i)
+          .append("\"\u0010runner-")
+          .append(i % 7)
+          .append(" 10.0.")
+          .append(i % 256)
+          .append(".1:8080");
     }
     return b.toString().getBytes(StandardCharsets.UTF_8);
   }
@@ -57,13 +64,18 @@ class Lz4BlockCodecTest {
   void whatTheSinkCompressesInflatesToTheSameBytesAndIsMuchSmaller() throws IOException {
     byte[] plain = sample(200);
     byte[] wire = compressThroughTheSink(plain);
-    assertTrue(wire.length * 3 < plain.length, "repetitive messages shrink: " + wire.length + " of " + plain.length);
+    assertTrue(
+        wire.length * 3 < plain.length,
+        "repetitive messages shrink: " + wire.length + " of " + plain.length);
     GrpcMessage message = new GrpcMessage(wire);
     InputStream in = codec.decompress(message);
     assertEquals(plain.length, in.available(), "the inflated length is known before reading");
     assertEquals(0, message.closes, "gRPC's buffer is kept until the message is read");
     byte[] whole = new byte[plain.length + 10];
-    assertEquals(plain.length, in.read(whole, 5, plain.length + 5), "one read inflates straight into the caller's array");
+    assertEquals(
+        plain.length,
+        in.read(whole, 5, plain.length + 5),
+        "one read inflates straight into the caller's array");
     assertArrayEquals(plain, Arrays.copyOfRange(whole, 5, 5 + plain.length));
     assertEquals(-1, in.read());
     assertEquals(0, in.available());
@@ -106,27 +118,38 @@ class Lz4BlockCodecTest {
     sink.writeEncoded(encoded);
     sink.close();
     assertArrayEquals(encoded, wire.toByteArray(), "nothing added, nothing compressed twice");
-    assertArrayEquals(plain, codec.decompress(new ByteArrayInputStream(wire.toByteArray())).readAllBytes());
+    assertArrayEquals(
+        plain, codec.decompress(new ByteArrayInputStream(wire.toByteArray())).readAllBytes());
     assertArrayEquals(plain, codec.decompress(new GrpcMessage(wire.toByteArray())).readAllBytes());
 
     byte[] offset = Lz4BlockCodec.encode(plain, 20, 300);
-    assertArrayEquals(Arrays.copyOfRange(plain, 20, 320), codec.decompress(new ByteArrayInputStream(offset)).readAllBytes());
+    assertArrayEquals(
+        Arrays.copyOfRange(plain, 20, 320),
+        codec.decompress(new ByteArrayInputStream(offset)).readAllBytes());
   }
 
   @Test
   void anEncodedMessageMustBeTheWholeOfWhatTheSinkGets() throws IOException {
     Lz4BlockCodec.Sink written = (Lz4BlockCodec.Sink) codec.compress(new ByteArrayOutputStream());
     written.write(1);
-    assertThrows(IllegalStateException.class, () -> written.writeEncoded(Lz4BlockCodec.encode(new byte[4], 0, 4)));
+    assertThrows(
+        IllegalStateException.class,
+        () -> written.writeEncoded(Lz4BlockCodec.encode(new byte[4], 0, 4)));
     Lz4BlockCodec.Sink encoded = (Lz4BlockCodec.Sink) codec.compress(new ByteArrayOutputStream());
     encoded.writeEncoded(Lz4BlockCodec.encode(new byte[4], 0, 4));
     assertThrows(IllegalStateException.class, () -> encoded.write(1));
-    assertThrows(IllegalStateException.class, () -> encoded.writeEncoded(Lz4BlockCodec.encode(new byte[4], 0, 4)));
+    assertThrows(
+        IllegalStateException.class,
+        () -> encoded.writeEncoded(Lz4BlockCodec.encode(new byte[4], 0, 4)));
   }
 
   @Test
   void emptyAndIncompressibleMessagesRoundTrip() throws IOException {
-    assertArrayEquals(new byte[0], codec.decompress(new ByteArrayInputStream(compressThroughTheSink(new byte[0]))).readAllBytes());
+    assertArrayEquals(
+        new byte[0],
+        codec
+            .decompress(new ByteArrayInputStream(compressThroughTheSink(new byte[0])))
+            .readAllBytes());
     byte[] noise = new byte[5000];
     new Random(3).nextBytes(noise);
     byte[] wire = compressThroughTheSink(noise);
@@ -138,23 +161,37 @@ class Lz4BlockCodecTest {
     byte[] plain = sample(40);
     byte[] wire = Lz4BlockCodec.encode(plain, 0, plain.length);
 
-    IOException empty = assertThrows(IOException.class, () -> codec.decompress(new ByteArrayInputStream(new byte[0])));
+    IOException empty =
+        assertThrows(
+            IOException.class, () -> codec.decompress(new ByteArrayInputStream(new byte[0])));
     assertTrue(empty.getMessage().contains("length header truncated"), empty.getMessage());
-    IOException tooLong = assertThrows(IOException.class,
-        () -> codec.decompress(new ByteArrayInputStream(new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 1})));
+    IOException tooLong =
+        assertThrows(
+            IOException.class,
+            () ->
+                codec.decompress(
+                    new ByteArrayInputStream(
+                        new byte[] {
+                          (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 1
+                        })));
     assertTrue(tooLong.getMessage().contains("longer than 5 bytes"), tooLong.getMessage());
 
     Lz4BlockCodec small = new Lz4BlockCodec(plain.length - 1);
-    IOException limit = assertThrows(IOException.class, () -> small.decompress(new ByteArrayInputStream(wire)));
-    assertTrue(limit.getMessage().contains("more than the limit of " + (plain.length - 1)), limit.getMessage());
+    IOException limit =
+        assertThrows(IOException.class, () -> small.decompress(new ByteArrayInputStream(wire)));
+    assertTrue(
+        limit.getMessage().contains("more than the limit of " + (plain.length - 1)),
+        limit.getMessage());
 
     // A header that claims far more than a 3-byte block can hold: refused before any array is made.
     byte[] bomb = {(byte) 0xff, (byte) 0xff, (byte) 0x7f, 0, 0, 0};
-    IOException bombed = assertThrows(IOException.class, () -> codec.decompress(new ByteArrayInputStream(bomb)));
+    IOException bombed =
+        assertThrows(IOException.class, () -> codec.decompress(new ByteArrayInputStream(bomb)));
     assertTrue(bombed.getMessage().contains("more than LZ4 can expand to"), bombed.getMessage());
 
     byte[] truncated = Arrays.copyOf(wire, wire.length - 5);
-    for (InputStream in : new InputStream[] {new ByteArrayInputStream(truncated), new GrpcMessage(truncated)}) {
+    for (InputStream in :
+        new InputStream[] {new ByteArrayInputStream(truncated), new GrpcMessage(truncated)}) {
       IOException cut = assertThrows(IOException.class, () -> codec.decompress(in).readAllBytes());
       assertTrue(cut.getMessage().startsWith("lz4-block message:"), cut.getMessage());
     }
@@ -163,22 +200,31 @@ class Lz4BlockCodecTest {
     IOException first = assertThrows(IOException.class, failed::readAllBytes);
     IOException again = assertThrows(IOException.class, failed::read);
     assertEquals(first.getMessage(), again.getMessage());
-    IOException bombFromGrpc = assertThrows(IOException.class, () -> codec.decompress(new GrpcMessage(bomb)));
-    assertTrue(bombFromGrpc.getMessage().contains("more than LZ4 can expand to"), bombFromGrpc.getMessage());
+    IOException bombFromGrpc =
+        assertThrows(IOException.class, () -> codec.decompress(new GrpcMessage(bomb)));
+    assertTrue(
+        bombFromGrpc.getMessage().contains("more than LZ4 can expand to"),
+        bombFromGrpc.getMessage());
 
     // The block with a header one byte short of, and one byte beyond, what it holds.
-    assertTrue(plain.length >= 128 && plain.length < 1 << 14, "a two-byte length header: " + plain.length);
+    assertTrue(
+        plain.length >= 128 && plain.length < 1 << 14, "a two-byte length header: " + plain.length);
     for (int claim : new int[] {plain.length - 1, plain.length + 1}) {
       byte[] wrong = wire.clone();
       wrong[0] = (byte) ((claim & 0x7f) | 0x80);
       wrong[1] = (byte) (claim >>> 7);
-      IOException mismatch = assertThrows(IOException.class, () -> codec.decompress(new GrpcMessage(wrong)).readAllBytes());
+      IOException mismatch =
+          assertThrows(
+              IOException.class, () -> codec.decompress(new GrpcMessage(wrong)).readAllBytes());
       assertTrue(mismatch.getMessage().startsWith("lz4-block message:"), mismatch.getMessage());
     }
     byte[] overClaim = wire.clone();
     overClaim[0] = (byte) (((plain.length + 1) & 0x7f) | 0x80);
     overClaim[1] = (byte) ((plain.length + 1) >>> 7);
-    IOException says = assertThrows(IOException.class, () -> codec.decompress(new ByteArrayInputStream(overClaim)).readAllBytes());
+    IOException says =
+        assertThrows(
+            IOException.class,
+            () -> codec.decompress(new ByteArrayInputStream(overClaim)).readAllBytes());
     assertTrue(says.getMessage().contains("header says " + (plain.length + 1)), says.getMessage());
 
     assertThrows(IllegalArgumentException.class, () -> new Lz4BlockCodec(0));
@@ -188,9 +234,12 @@ class Lz4BlockCodecTest {
   void itIsNamedForGrpcsNegotiation() {
     assertEquals("lz4-block", codec.getMessageEncoding());
     assertEquals(Lz4BlockCodec.ENCODING, codec.getMessageEncoding());
-    assertEquals(java.util.Set.of("lz4-block", "gzip"), Lz4BlockCodec.decompressors().getAdvertisedMessageEncodings(),
+    assertEquals(
+        java.util.Set.of("lz4-block", "gzip"),
+        Lz4BlockCodec.decompressors().getAdvertisedMessageEncodings(),
         "a client lists it beside gRPC's default");
     assertTrue(Lz4BlockCodec.compressors().lookupCompressor("lz4-block") instanceof Lz4BlockCodec);
-    assertTrue(Lz4BlockCodec.compressors().lookupCompressor("gzip") != null, "a server keeps gRPC's gzip");
+    assertTrue(
+        Lz4BlockCodec.compressors().lookupCompressor("gzip") != null, "a server keeps gRPC's gzip");
   }
 }

@@ -12,10 +12,10 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.ProtoReflectionService;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.leasehold.proto.Lz4BlockCodec;
+import io.leasehold.server.api.AcquireWaits;
 import io.leasehold.server.api.AdminService;
 import io.leasehold.server.api.AuthService;
 import io.leasehold.server.api.ClusterService;
-import io.leasehold.server.api.AcquireWaits;
 import io.leasehold.server.api.LeasesService;
 import io.leasehold.server.api.RegistryService;
 import io.leasehold.server.api.RequestLimits;
@@ -38,64 +38,97 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
-/** The gRPC API on the client port: the Leasehold services behind their interceptors, health and reflection. */
+/**
+ * The gRPC API on the client port: the Leasehold services behind their interceptors, health and
+ * reflection.
+ */
 final class ApiServer {
   /**
-   * The shortest interval at which a client may send keepalive PINGs on the client port (as
-   * etcd's {@code --grpc-keepalive-min-time}), with or without calls open. grpc-java's server
-   * default is 5 minutes: an SDK user whose channel keepalive is shorter (the client builder's
-   * channel customizer allows it) would get GOAWAY {@code too_many_pings} and lose the connection.
+   * The shortest interval at which a client may send keepalive PINGs on the client port (as etcd's
+   * {@code --grpc-keepalive-min-time}), with or without calls open. grpc-java's server default is 5
+   * minutes: an SDK user whose channel keepalive is shorter (the client builder's channel
+   * customizer allows it) would get GOAWAY {@code too_many_pings} and lose the connection.
    */
   static final Duration MIN_CLIENT_KEEPALIVE = Duration.ofSeconds(5);
 
   /** The Leasehold services, whose health the health service reports. */
-  static final List<String> SERVICES = List.of("leasehold.v1.Leases", "leasehold.v1.Routing", "leasehold.v1.Registry",
-      "leasehold.v1.Cluster", "leasehold.v1.Admin", "leasehold.v1.Auth");
+  static final List<String> SERVICES =
+      List.of(
+          "leasehold.v1.Leases",
+          "leasehold.v1.Routing",
+          "leasehold.v1.Registry",
+          "leasehold.v1.Cluster",
+          "leasehold.v1.Admin",
+          "leasehold.v1.Auth");
 
   /** The calls that run on the Netty event loop that read them ({@link #callExecutor}). */
-  private static final Set<String> ON_EVENT_LOOP = Set.of(
-      "leasehold.v1.Leases/Acquire", "leasehold.v1.Leases/Renew", "leasehold.v1.Leases/Release", "leasehold.v1.Leases/Update",
-      "leasehold.v1.Leases/Get", "leasehold.v1.Registry/Register", "leasehold.v1.Registry/Deregister", "leasehold.v1.Registry/SetStatus");
+  private static final Set<String> ON_EVENT_LOOP =
+      Set.of(
+          "leasehold.v1.Leases/Acquire",
+          "leasehold.v1.Leases/Renew",
+          "leasehold.v1.Leases/Release",
+          "leasehold.v1.Leases/Update",
+          "leasehold.v1.Leases/Get",
+          "leasehold.v1.Registry/Register",
+          "leasehold.v1.Registry/Deregister",
+          "leasehold.v1.Registry/SetStatus");
 
   private final RequestLimits requestLimits;
   private final NodeAuth auth;
   private final Server server;
   private final LeaderHeader leaderHeader;
 
-  ApiServer(NodeConfig config, NodeTls tls, Consensus consensus, WatchHub hub, AcquireWaits acquireWaits, NodeAuth auth, RequestLimits requestLimits,
-            NodeHealth health, ClusterService cluster, Supplier<Optional<String>> leaderHint, LongSupplier wallClockMicros) {
+  ApiServer(
+      NodeConfig config,
+      NodeTls tls,
+      Consensus consensus,
+      WatchHub hub,
+      AcquireWaits acquireWaits,
+      NodeAuth auth,
+      RequestLimits requestLimits,
+      NodeHealth health,
+      ClusterService cluster,
+      Supplier<Optional<String>> leaderHint,
+      LongSupplier wallClockMicros) {
     this.requestLimits = requestLimits;
     this.auth = auth;
     this.leaderHeader = new LeaderHeader(consensus::isLeader, leaderHint);
-    this.server = NettyServerBuilder
-        .forAddress(new InetSocketAddress(config.bindHost(), config.self().clientPort()),
-            tls.clientPort().orElseGet(InsecureServerCredentials::create))
-        // Without PINGs a connection whose client machine died, or whose client stopped reading,
-        // lives until TCP gives up (hours), and its Watch streams stay registered in the hub as
-        // long as no events push them over the lag limit. An unanswered PING closes it and
-        // cancels its calls. And clients may ping as often as MIN_CLIENT_KEEPALIVE.
-        .keepAliveTime(nanos(config.grpcKeepaliveInterval()), TimeUnit.NANOSECONDS)
-        .keepAliveTimeout(nanos(config.grpcKeepaliveTimeout()), TimeUnit.NANOSECONDS)
-        .permitKeepAliveTime(nanos(MIN_CLIENT_KEEPALIVE), TimeUnit.NANOSECONDS)
-        .permitKeepAliveWithoutCalls(true)
-        .callExecutor(ApiServer::callExecutor)
-        // Limits against abuse (docs/operations.md, "Limits"): gRPC refuses larger requests and
-        // headers with RESOURCE_EXHAUSTED before anything reads them.
-        .maxInboundMessageSize(config.limits().requestBytes())
-        .maxInboundMetadataSize(config.limits().metadataBytes())
-        .addTransportFilter(requestLimits.connectionIds())
-        // Watch streams are compressed with lz4-block for clients that accept it (LeasesService).
-        .compressorRegistry(Lz4BlockCodec.compressors())
-        .addService(guarded(new LeasesService(consensus, hub, acquireWaits, leaderHint).serviceDefinition()))
-        .addService(guarded(new RoutingService(consensus, leaderHint).bindService()))
-        .addService(guarded(new RegistryService(consensus, leaderHint).bindService()))
-        .addService(guarded(cluster.bindService()))
-        .addService(guarded(new AdminService(consensus, leaderHint, wallClockMicros).bindService()))
-        .addService(guarded(new AuthService(consensus, leaderHint, auth).bindService()))
-        .addService(health.service())
-        .addService(ProtoReflectionServiceV1.newInstance())
-        .addService(reflectionV1Alpha())
-        .build();
+    this.server =
+        NettyServerBuilder.forAddress(
+                new InetSocketAddress(config.bindHost(), config.self().clientPort()),
+                tls.clientPort().orElseGet(InsecureServerCredentials::create))
+            // Without PINGs a connection whose client machine died, or whose client stopped
+            // reading,
+            // lives until TCP gives up (hours), and its Watch streams stay registered in the hub as
+            // long as no events push them over the lag limit. An unanswered PING closes it and
+            // cancels its calls. And clients may ping as often as MIN_CLIENT_KEEPALIVE.
+            .keepAliveTime(nanos(config.grpcKeepaliveInterval()), TimeUnit.NANOSECONDS)
+            .keepAliveTimeout(nanos(config.grpcKeepaliveTimeout()), TimeUnit.NANOSECONDS)
+            .permitKeepAliveTime(nanos(MIN_CLIENT_KEEPALIVE), TimeUnit.NANOSECONDS)
+            .permitKeepAliveWithoutCalls(true)
+            .callExecutor(ApiServer::callExecutor)
+            // Limits against abuse (docs/operations.md, "Limits"): gRPC refuses larger requests and
+            // headers with RESOURCE_EXHAUSTED before anything reads them.
+            .maxInboundMessageSize(config.limits().requestBytes())
+            .maxInboundMetadataSize(config.limits().metadataBytes())
+            .addTransportFilter(requestLimits.connectionIds())
+            // Watch streams are compressed with lz4-block for clients that accept it
+            // (LeasesService).
+            .compressorRegistry(Lz4BlockCodec.compressors())
+            .addService(
+                guarded(
+                    new LeasesService(consensus, hub, acquireWaits, leaderHint)
+                        .serviceDefinition()))
+            .addService(guarded(new RoutingService(consensus, leaderHint).bindService()))
+            .addService(guarded(new RegistryService(consensus, leaderHint).bindService()))
+            .addService(guarded(cluster.bindService()))
+            .addService(
+                guarded(new AdminService(consensus, leaderHint, wallClockMicros).bindService()))
+            .addService(guarded(new AuthService(consensus, leaderHint, auth).bindService()))
+            .addService(health.service())
+            .addService(ProtoReflectionServiceV1.newInstance())
+            .addService(reflectionV1Alpha())
+            .build();
   }
 
   void start() throws IOException {
@@ -122,19 +155,20 @@ final class ApiServer {
   /**
    * A Leasehold service as served: every call passes the authorization point, which sees the
    * request parsed (and strictly: a malformed body is INVALID_ARGUMENT, {@link StrictProtobuf}),
-   * then the limits against abuse, which see only authorized calls and their caller. A
-   * follower's responses name the leader ({@link LeaderHeader}).
+   * then the limits against abuse, which see only authorized calls and their caller. A follower's
+   * responses name the leader ({@link LeaderHeader}).
    */
   private ServerServiceDefinition guarded(ServerServiceDefinition service) {
     // The last interceptor listed runs first.
-    return StrictProtobuf.wrap(ServerInterceptors.intercept(service, requestLimits, auth.authorizer(), leaderHeader));
+    return StrictProtobuf.wrap(
+        ServerInterceptors.intercept(service, requestLimits, auth.authorizer(), leaderHeader));
   }
 
   /**
    * Writes (and single-name reads) only check their request and hand it on without blocking, so
    * they run where gRPC read them: the hop to gRPC's executor was one more thread hand-off per
-   * call, which on a small machine cost more than the handler. Streams, listings, admin and
-   * cluster calls, which may read much or wait, keep the executor.
+   * call, which on a small machine cost more than the handler. Streams, listings, admin and cluster
+   * calls, which may read much or wait, keep the executor.
    */
   private static Executor callExecutor(ServerCall<?, ?> call, Metadata headers) {
     return ON_EVENT_LOOP.contains(call.getMethodDescriptor().getFullMethodName())

@@ -44,11 +44,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One Leasehold node, wired from its parts: consensus on the peer port ({@link Consensus}, on
- * Ratis: {@link RaftConsensus}), the gRPC API, health and reflection on the client port
- * ({@link ApiServer}), what reacts to applied entries ({@link AppliedEntries}), metrics
- * ({@link NodeMetrics}) and lifecycle log lines ({@link LifecycleLog}).
+ * Ratis: {@link RaftConsensus}), the gRPC API, health and reflection on the client port ({@link
+ * ApiServer}), what reacts to applied entries ({@link AppliedEntries}), metrics ({@link
+ * NodeMetrics}) and lifecycle log lines ({@link LifecycleLog}).
  *
- * <p>Data layout: {@code <data-dir>/raft} holds Ratis's log and snapshots, {@code <data-dir>/state} the live RocksDB.
+ * <p>Data layout: {@code <data-dir>/raft} holds Ratis's log and snapshots, {@code <data-dir>/state}
+ * the live RocksDB.
  */
 public final class LeaseholdNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseholdNode.class);
@@ -80,42 +81,102 @@ public final class LeaseholdNode implements AutoCloseable {
     this.config = config;
     this.tls = tls;
     this.lifecycle = new LifecycleLog(config.id());
-    this.diagnostics = new NodeDiagnostics(new CommitClock(), new ReplicationTrace(), new PeerTraffic(),
-        new ExpiryTicker(config.tickInterval(), config.stallThreshold(), System::nanoTime));
+    this.diagnostics =
+        new NodeDiagnostics(
+            new CommitClock(),
+            new ReplicationTrace(),
+            new PeerTraffic(),
+            new ExpiryTicker(config.tickInterval(), config.stallThreshold(), System::nanoTime));
     // The hub reaches the core through the state machine, which exists only after this line.
     AtomicReference<LeaseStateMachine> sm = new AtomicReference<>();
-    this.watchHub = new WatchHub(() -> sm.get().core(), config.watchQueueLimit(), config.watchProgressInterval(),
-        config.watchMessageRate(), config.watchMaxDelay(), config.watchSenders());
+    this.watchHub =
+        new WatchHub(
+            () -> sm.get().core(),
+            config.watchQueueLimit(),
+            config.watchProgressInterval(),
+            config.watchMessageRate(),
+            config.watchMaxDelay(),
+            config.watchSenders());
     // Proposes through the consensus made a few lines below, once calls arrive.
     this.acquireWaits = new AcquireWaits(this::propose);
-    this.metrics = new NodeMetrics(new NodeMetricsSource(sm::get, watchHub, this::consensus, this::serving,
-        config.dataDir(), this::divisionClosedNow, acquireWaits));
-    AppliedEntries applied = new AppliedEntries(diagnostics.commitClock(), diagnostics.replicationTrace(),
-        diagnostics.ticker(), watchHub, acquireWaits::onApplied, metrics, lifecycle);
-    this.stateMachine = new LeaseStateMachine(config.dataDir().resolve("state"), applied, LeaseholdNode::wallClockMicros);
+    this.metrics =
+        new NodeMetrics(
+            new NodeMetricsSource(
+                sm::get,
+                watchHub,
+                this::consensus,
+                this::serving,
+                config.dataDir(),
+                this::divisionClosedNow,
+                acquireWaits));
+    AppliedEntries applied =
+        new AppliedEntries(
+            diagnostics.commitClock(),
+            diagnostics.replicationTrace(),
+            diagnostics.ticker(),
+            watchHub,
+            acquireWaits::onApplied,
+            metrics,
+            lifecycle);
+    this.stateMachine =
+        new LeaseStateMachine(
+            config.dataDir().resolve("state"), applied, LeaseholdNode::wallClockMicros);
     sm.set(stateMachine);
-    this.consensus = new RaftConsensus(config, tls, stateMachine, diagnostics.replicationTrace(), diagnostics.peerTraffic(),
-        lifecycle, LeaseholdNode::wallClockMicros);
+    this.consensus =
+        new RaftConsensus(
+            config,
+            tls,
+            stateMachine,
+            diagnostics.replicationTrace(),
+            diagnostics.peerTraffic(),
+            lifecycle,
+            LeaseholdNode::wallClockMicros);
     consensus.timeWritesWith(metrics::written);
-    consensus.listen(new Consensus.Listener() {
-      @Override
-      public void leaderChanged(String leaderId, long term) {
-        metrics.leaderChanged();
-      }
-    });
-    this.logFormatUpgrade = new LogFormatUpgrade(consensus.logFormatCluster(stateMachine, this::isLeader));
-    this.auth = new NodeAuth(config, () -> stateMachine.core().access(), consensus::logFormat,
-        this::isLeader, consensus::propose, consensus::proposeHere);
-    this.health = new NodeHealth(consensus::liveness, config.electionTimeoutMax(), ApiServer.SERVICES);
-    this.compactor = new HistoryCompactor(stateMachine::core, consensus::proposeHere, this::isLeader,
-        LeaseholdNode::wallClockMicros, config.historyMaxEvents(), config.historyMaxAge(), Duration.ofSeconds(1));
+    consensus.listen(
+        new Consensus.Listener() {
+          @Override
+          public void leaderChanged(String leaderId, long term) {
+            metrics.leaderChanged();
+          }
+        });
+    this.logFormatUpgrade =
+        new LogFormatUpgrade(consensus.logFormatCluster(stateMachine, this::isLeader));
+    this.auth =
+        new NodeAuth(
+            config,
+            () -> stateMachine.core().access(),
+            consensus::logFormat,
+            this::isLeader,
+            consensus::propose,
+            consensus::proposeHere);
+    this.health =
+        new NodeHealth(consensus::liveness, config.electionTimeoutMax(), ApiServer.SERVICES);
+    this.compactor =
+        new HistoryCompactor(
+            stateMachine::core,
+            consensus::proposeHere,
+            this::isLeader,
+            LeaseholdNode::wallClockMicros,
+            config.historyMaxEvents(),
+            config.historyMaxAge(),
+            Duration.ofSeconds(1));
     this.requestLimits = new RequestLimits(config.limits());
     this.divisionClosure = consensus.divisionClosure(health::recheck, () -> closed);
     applied.bind(consensus, logFormatUpgrade, divisionClosure);
     this.clusterService = new ClusterService(new LocalMemberView(config, consensus, auth));
-    this.api = new ApiServer(config, tls, consensus, watchHub, acquireWaits, auth, requestLimits, health,
-        clusterService, consensus::leaderClientAddress,
-        LeaseholdNode::wallClockMicros);
+    this.api =
+        new ApiServer(
+            config,
+            tls,
+            consensus,
+            watchHub,
+            acquireWaits,
+            auth,
+            requestLimits,
+            health,
+            clusterService,
+            consensus::leaderClientAddress,
+            LeaseholdNode::wallClockMicros);
   }
 
   private CompletableFuture<LogReply> propose(LogCommand command) {
@@ -134,14 +195,15 @@ public final class LeaseholdNode implements AutoCloseable {
 
   /** Starts a node and returns once both ports are open (it may not have a leader yet). */
   public static LeaseholdNode start(NodeConfig config) throws IOException {
-    return start(config, node -> { });
+    return start(config, node -> {});
   }
 
   /**
    * As {@link #start(NodeConfig)}, handing the node to {@code beforeStart} before any of its
    * servers starts: for tests that must see everything a node does from its first message.
    */
-  static LeaseholdNode start(NodeConfig config, Consumer<LeaseholdNode> beforeStart) throws IOException {
+  static LeaseholdNode start(NodeConfig config, Consumer<LeaseholdNode> beforeStart)
+      throws IOException {
     NodeTls tls = NodeTls.start(config, new LifecycleLog(config.id()));
     LeaseholdNode node;
     try {
@@ -152,16 +214,28 @@ public final class LeaseholdNode implements AutoCloseable {
     }
     try {
       beforeStart.accept(node);
-      config.faultControl().ifPresent(file -> node.faultControl = new FaultControl(file, node.diagnostics.peerTraffic()));
+      config
+          .faultControl()
+          .ifPresent(
+              file -> node.faultControl = new FaultControl(file, node.diagnostics.peerTraffic()));
       node.consensus.start();
-      node.diagnostics.ticker().bind(node.stateMachine, node.consensus::proposeHere, node::isLeader,
-          node.consensus::commitIndex);
+      node.diagnostics
+          .ticker()
+          .bind(
+              node.stateMachine,
+              node.consensus::proposeHere,
+              node::isLeader,
+              node.consensus::commitIndex);
       node.api.start();
       node.startWriteTrace();
       node.health.start();
       if (config.metricsPort().isPresent()) {
-        node.metricsPort = node.metrics.serve(config.bindHost(), config.metricsPort().get(), node.health::serving,
-            config.metricsPlaintext() ? Optional.empty() : tls.metricsPort());
+        node.metricsPort =
+            node.metrics.serve(
+                config.bindHost(),
+                config.metricsPort().get(),
+                node.health::serving,
+                config.metricsPlaintext() ? Optional.empty() : tls.metricsPort());
         if (config.ui()) {
           node.startDashboard();
         }
@@ -171,10 +245,21 @@ public final class LeaseholdNode implements AutoCloseable {
       throw e;
     }
     node.auth.logStart(config.id(), tls.clientPortTls());
-    LOG.info("node {} started: client {}{} peer {}{} metrics {} data {}{}", config.id(), config.self().clientAddress(),
-        tls.clientPortTls() ? (config.clientCertAuth() ? " (TLS, client certificates required)" : " (TLS)") : " (plaintext)",
-        config.self().peerAddress(), tls.peerTls() ? " (mutual TLS)" : " (plaintext)",
-        node.metricsPort < 0 ? "off" : config.bindHost() + ":" + node.metricsPort + (node.metricsTls() ? " (TLS)" : " (plaintext)"),
+    LOG.info(
+        "node {} started: client {}{} peer {}{} metrics {} data {}{}",
+        config.id(),
+        config.self().clientAddress(),
+        tls.clientPortTls()
+            ? (config.clientCertAuth() ? " (TLS, client certificates required)" : " (TLS)")
+            : " (plaintext)",
+        config.self().peerAddress(),
+        tls.peerTls() ? " (mutual TLS)" : " (plaintext)",
+        node.metricsPort < 0
+            ? "off"
+            : config.bindHost()
+                + ":"
+                + node.metricsPort
+                + (node.metricsTls() ? " (TLS)" : " (plaintext)"),
         config.dataDir(),
         config.join() ? " (joining: waits to be added)" : "");
     return node;
@@ -183,11 +268,20 @@ public final class LeaseholdNode implements AutoCloseable {
   /** The read-only dashboard on the metrics port, reading through the API's own handlers. */
   private void startDashboard() {
     Supplier<Optional<String>> leaderHint = consensus::leaderClientAddress;
-    dashboard = new Dashboard(config.id(), consensus::liveness, config.electionTimeoutMax(), config.requestTimeout(),
-        new LeasesService(consensus, watchHub, leaderHint), new RoutingService(consensus, leaderHint),
-        new AdminService(consensus, leaderHint, LeaseholdNode::wallClockMicros), clusterService,
-        consensus.newPeerProbe(), auth.authorizer(), watchHub,
-        metrics.registry());
+    dashboard =
+        new Dashboard(
+            config.id(),
+            consensus::liveness,
+            config.electionTimeoutMax(),
+            config.requestTimeout(),
+            new LeasesService(consensus, watchHub, leaderHint),
+            new RoutingService(consensus, leaderHint),
+            new AdminService(consensus, leaderHint, LeaseholdNode::wallClockMicros),
+            clusterService,
+            consensus.newPeerProbe(),
+            auth.authorizer(),
+            watchHub,
+            metrics.registry());
     metrics.addContext("/ui", dashboard::handle);
   }
 
@@ -197,24 +291,30 @@ public final class LeaseholdNode implements AutoCloseable {
   }
 
   /**
-   * Completes, with a one-line reason, if Ratis closes this node's Raft division while the node
-   * is running. The node then answers nothing useful until its process starts again: the
-   * {@code server} command exits with code 75 so that a supervisor (systemd, Kubernetes, the
-   * fault tests' harness) restarts it from its data dir. Never completes after {@link #close}.
+   * Completes, with a one-line reason, if Ratis closes this node's Raft division while the node is
+   * running. The node then answers nothing useful until its process starts again: the {@code
+   * server} command exits with code 75 so that a supervisor (systemd, Kubernetes, the fault tests'
+   * harness) restarts it from its data dir. Never completes after {@link #close}.
    */
   public CompletableFuture<String> divisionClosed() {
     return divisionClosure.closed();
   }
 
-  /** With {@code --trace-writes}: every step of each entry through this node, to a file (a diagnostic). */
+  /**
+   * With {@code --trace-writes}: every step of each entry through this node, to a file (a
+   * diagnostic).
+   */
   private void startWriteTrace() {
-    config.traceWrites().ifPresent(file -> {
-      WriteTrace trace = WriteTrace.start(config.id(), file);
-      writeTrace = trace;
-      diagnostics.replicationTrace().listen(trace);
-      diagnostics.commitClock().listen(trace, consensus.commitIndex());
-      consensus.traceWith(trace);
-    });
+    config
+        .traceWrites()
+        .ifPresent(
+            file -> {
+              WriteTrace trace = WriteTrace.start(config.id(), file);
+              writeTrace = trace;
+              diagnostics.replicationTrace().listen(trace);
+              diagnostics.commitClock().listen(trace, consensus.commitIndex());
+              consensus.traceWith(trace);
+            });
   }
 
   static long wallClockMicros() {
@@ -230,7 +330,10 @@ public final class LeaseholdNode implements AutoCloseable {
     return config.id();
   }
 
-  /** The door for proposals and reads as it is, its failures Ratis's own: for tests and benchmarks that look inside. */
+  /**
+   * The door for proposals and reads as it is, its failures Ratis's own: for tests and benchmarks
+   * that look inside.
+   */
   public Replicator replicator() {
     return consensus.replicator();
   }
@@ -244,12 +347,18 @@ public final class LeaseholdNode implements AutoCloseable {
     return config.self().clientAddress();
   }
 
-  /** What benchmarks, diagnostics and fault tests reach inside this node: commit clock, replication trace, peer traffic, expiry ticker. */
+  /**
+   * What benchmarks, diagnostics and fault tests reach inside this node: commit clock, replication
+   * trace, peer traffic, expiry ticker.
+   */
   public NodeDiagnostics diagnostics() {
     return diagnostics;
   }
 
-  /** Consensus as Ratis runs it, with its division and replicator: for tests and benchmarks that look inside. */
+  /**
+   * Consensus as Ratis runs it, with its division and replicator: for tests and benchmarks that
+   * look inside.
+   */
   public RaftConsensus ratis() {
     return consensus;
   }
@@ -264,7 +373,10 @@ public final class LeaseholdNode implements AutoCloseable {
     return requestLimits;
   }
 
-  /** Whether Ratis closed this node's division while it runs (for the metrics; false before the node is built). */
+  /**
+   * Whether Ratis closed this node's division while it runs (for the metrics; false before the node
+   * is built).
+   */
   private boolean divisionClosedNow() {
     DivisionClosure d = divisionClosure;
     return d != null && d.isClosed();
@@ -279,12 +391,18 @@ public final class LeaseholdNode implements AutoCloseable {
     return health.serving();
   }
 
-  /** Whether the client port speaks TLS (the metrics port too, unless {@link #metricsTls} says otherwise). */
+  /**
+   * Whether the client port speaks TLS (the metrics port too, unless {@link #metricsTls} says
+   * otherwise).
+   */
   public boolean clientTls() {
     return tls.clientPortTls();
   }
 
-  /** Whether the metrics port speaks TLS: with TLS on the client port, unless the metrics port is told to speak plaintext. */
+  /**
+   * Whether the metrics port speaks TLS: with TLS on the client port, unless the metrics port is
+   * told to speak plaintext.
+   */
   public boolean metricsTls() {
     return tls.clientPortTls() && !config.metricsPlaintext();
   }
@@ -306,7 +424,10 @@ public final class LeaseholdNode implements AutoCloseable {
     return watchHub;
   }
 
-  /** What this node's apply loop has counted since it started (leases by outcome, rejections by reason, late heartbeats). */
+  /**
+   * What this node's apply loop has counted since it started (leases by outcome, rejections by
+   * reason, late heartbeats).
+   */
   public Counters.Snapshot counters() {
     return stateMachine.core().counters().snapshot();
   }

@@ -4,9 +4,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One structured INFO line per lifecycle event, {@code event=<name> node=<id> key=value...}, on
- * the logger {@code io.leasehold.lifecycle}: leader changes, expiries, snapshots, membership
- * changes. Never per renewal or per request. Values are quoted when they hold spaces or quotes.
+ * One structured INFO line per lifecycle event, {@code event=<name> node=<id> key=value...}, on the
+ * logger {@code io.leasehold.lifecycle}: leader changes, expiries, snapshots, membership changes.
+ * Never per renewal or per request. Values are quoted when they hold spaces or quotes.
  */
 public final class LifecycleLog {
   private static final Logger LOG = LoggerFactory.getLogger("io.leasehold.lifecycle");
@@ -22,7 +22,8 @@ public final class LifecycleLog {
     if (!LOG.isInfoEnabled()) {
       return;
     }
-    StringBuilder b = new StringBuilder(64).append("event=").append(event).append(" node=").append(node);
+    StringBuilder b =
+        new StringBuilder(64).append("event=").append(event).append(" node=").append(node);
     for (int i = 0; i + 1 < fields.length; i += 2) {
       b.append(' ').append(fields[i]).append('=').append(value(String.valueOf(fields[i + 1])));
     }

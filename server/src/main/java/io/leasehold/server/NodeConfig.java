@@ -22,16 +22,16 @@ import java.util.Set;
  *
  * @param listenHost the address the node binds both ports to; defaults to its own peer host
  * @param join start without a group of its own: the node waits to be added to a running cluster
- *     ({@code Cluster/AddMember}) and then catches up from the leader; {@code peers} need list
- *     only this node, though other members make a leader known sooner
+ *     ({@code Cluster/AddMember}) and then catches up from the leader; {@code peers} need list only
+ *     this node, though other members make a leader known sooner
  * @param metricsPort the port of the Prometheus HTTP endpoint ({@code /metrics}), if any
  * @param metricsPlaintext serve the metrics port over plain HTTP even when the client port speaks
  *     TLS (etcd's {@code --listen-metrics-urls http://…}): for probes and scrapers that hold no
  *     client certificate
  * @param ui serve the read-only dashboard ({@code /ui}) on the metrics port (on by default; the
  *     metrics port must be on for it to be reachable)
- * @param grpcKeepaliveInterval how long a client connection may be silent before the node sends
- *     it an HTTP/2 PING; grpc-java raises anything below 10 s to 10 s
+ * @param grpcKeepaliveInterval how long a client connection may be silent before the node sends it
+ *     an HTTP/2 PING; grpc-java raises anything below 10 s to 10 s
  * @param grpcKeepaliveTimeout how long the node waits for that PING's ACK before it closes the
  *     connection and cancels its calls (Watch streams included)
  * @param raftProperties Ratis settings ({@code raft.*} keys) applied over the node's own, for
@@ -44,16 +44,16 @@ import java.util.Set;
  *     certificates clients present
  * @param peerTls mutual TLS on the Raft port: every member presents its certificate and verifies
  *     the other's against the CA, which is therefore required
- * @param clientCertAuth whether a client must present a certificate the client CA verifies
- *     (without it, a certificate a client does present is still verified)
+ * @param clientCertAuth whether a client must present a certificate the client CA verifies (without
+ *     it, a certificate a client does present is still verified)
  * @param tlsReloadInterval how often the TLS files are read again; changed files apply to new
  *     connections without a restart
- * @param authTokenFile bearer tokens for clients that cannot present a certificate: one
- *     {@code token,identity} line each, read again at the TLS reload interval when it changes
- * @param initialAdmin the identity that administers the cluster until an admin role is granted
- *     (the first token file entry's, if not given); meaningful only with authentication on
- * @param limits this node's limits against abuse, enforced where calls arrive
- *     ({@link io.leasehold.server.api.RequestLimits})
+ * @param authTokenFile bearer tokens for clients that cannot present a certificate: one {@code
+ *     token,identity} line each, read again at the TLS reload interval when it changes
+ * @param initialAdmin the identity that administers the cluster until an admin role is granted (the
+ *     first token file entry's, if not given); meaningful only with authentication on
+ * @param limits this node's limits against abuse, enforced where calls arrive ({@link
+ *     io.leasehold.server.api.RequestLimits})
  */
 public record NodeConfig(
     String id,
@@ -127,32 +127,52 @@ public record NodeConfig(
    * Per-node limits against abuse, checked at the API edge (each node counts only the calls it
    * receives; none is replicated). docs/operations.md, "Limits".
    *
-   * @param acquiresPerSecond Acquire and Registry/Register calls each identity (each remote
-   *     address on a node without authentication) may make per second, with a burst of as many
+   * @param acquiresPerSecond Acquire and Registry/Register calls each identity (each remote address
+   *     on a node without authentication) may make per second, with a burst of as many
    * @param watchesPerConnection Watch streams open at once on one client connection
    * @param watchesPerIdentity Watch streams open at once for one identity (remote address)
    * @param renewItems names in one Renew, at most the replicated {@link Limits#MAX_RENEW_ITEMS}
    * @param requestBytes the largest request message the node reads
    * @param metadataBytes the largest request metadata (headers) the node reads
    */
-  public record ApiLimits(int acquiresPerSecond, int watchesPerConnection, int watchesPerIdentity, int renewItems,
-      int requestBytes, int metadataBytes) {
+  public record ApiLimits(
+      int acquiresPerSecond,
+      int watchesPerConnection,
+      int watchesPerIdentity,
+      int renewItems,
+      int requestBytes,
+      int metadataBytes) {
     public static final int DEFAULT_ACQUIRES_PER_SECOND = 10_000;
     public static final int DEFAULT_WATCHES_PER_CONNECTION = 1_000;
     public static final int DEFAULT_WATCHES_PER_IDENTITY = 10_000;
     public static final int DEFAULT_RENEW_ITEMS = Limits.MAX_RENEW_ITEMS;
-    /** Fits the largest valid request, a Renew of 10,000 names of 512 bytes (about 5.3 MB), with room. */
+
+    /**
+     * Fits the largest valid request, a Renew of 10,000 names of 512 bytes (about 5.3 MB), with
+     * room.
+     */
     public static final int DEFAULT_REQUEST_BYTES = 8 << 20;
+
     public static final int MIN_REQUEST_BYTES = 1 << 20;
-    /** A request is one log entry, which Ratis's transport carries in one message (64 MB at most). */
+
+    /**
+     * A request is one log entry, which Ratis's transport carries in one message (64 MB at most).
+     */
     public static final int MAX_REQUEST_BYTES = 32 << 20;
+
     /** gRPC's own default. */
     public static final int DEFAULT_METADATA_BYTES = 8 << 10;
+
     public static final int MIN_METADATA_BYTES = 1 << 10;
 
     public static ApiLimits defaults() {
-      return new ApiLimits(DEFAULT_ACQUIRES_PER_SECOND, DEFAULT_WATCHES_PER_CONNECTION, DEFAULT_WATCHES_PER_IDENTITY,
-          DEFAULT_RENEW_ITEMS, DEFAULT_REQUEST_BYTES, DEFAULT_METADATA_BYTES);
+      return new ApiLimits(
+          DEFAULT_ACQUIRES_PER_SECOND,
+          DEFAULT_WATCHES_PER_CONNECTION,
+          DEFAULT_WATCHES_PER_IDENTITY,
+          DEFAULT_RENEW_ITEMS,
+          DEFAULT_REQUEST_BYTES,
+          DEFAULT_METADATA_BYTES);
     }
   }
 
@@ -170,7 +190,8 @@ public record NodeConfig(
 
   /**
    * Whether requests carry an identity: a client certificate is required, or bearer tokens are
-   * configured. Then every lease's holder is its caller's identity and roles decide what each may do.
+   * configured. Then every lease's holder is its caller's identity and roles decide what each may
+   * do.
    */
   public boolean authenticationEnabled() {
     return clientCertAuth || authTokenFile.isPresent();
@@ -186,7 +207,9 @@ public record NodeConfig(
 
   /** A one-node cluster on loopback with default ports: {@code leasehold server --standalone}. */
   public static Builder standalone() {
-    return builder().id("n1").peers(List.of(new Peer("n1", "127.0.0.1", DEFAULT_PEER_PORT, DEFAULT_CLIENT_PORT)));
+    return builder()
+        .id("n1")
+        .peers(List.of(new Peer("n1", "127.0.0.1", DEFAULT_PEER_PORT, DEFAULT_CLIENT_PORT)));
   }
 
   public static final class Builder {
@@ -238,8 +261,16 @@ public record NodeConfig(
     private int maxRequestBytes = ApiLimits.DEFAULT_REQUEST_BYTES;
     private int maxMetadataBytes = ApiLimits.DEFAULT_METADATA_BYTES;
 
-    public Builder id(String id) { this.id = id; return this; }
-    public Builder peers(List<Peer> peers) { this.peers = new ArrayList<>(peers); return this; }
+    public Builder id(String id) {
+      this.id = id;
+      return this;
+    }
+
+    public Builder peers(List<Peer> peers) {
+      this.peers = new ArrayList<>(peers);
+      return this;
+    }
+
     /** Parses a comma-separated list of {@code id=host:peerPort:clientPort}. */
     public Builder peers(String spec) {
       List<Peer> parsed = new ArrayList<>();
@@ -250,128 +281,359 @@ public record NodeConfig(
       }
       return peers(parsed);
     }
-    public Builder dataDir(Path dataDir) { this.dataDir = dataDir; return this; }
-    public Builder listenHost(String host) { this.listenHost = host; return this; }
-    public Builder clusterName(String name) { this.clusterName = name; return this; }
-    public Builder electionTimeout(Duration min, Duration max) { this.electionTimeoutMin = min; this.electionTimeoutMax = max; return this; }
-    public Builder tickInterval(Duration d) { this.tickInterval = d; return this; }
-    public Builder stallThreshold(Duration d) { this.stallThreshold = d; return this; }
-    public Builder requestTimeout(Duration d) { this.requestTimeout = d; return this; }
-    public Builder snapshotThreshold(long entries) { this.snapshotThreshold = entries; return this; }
-    public Builder logSegmentSizeBytes(long bytes) { this.logSegmentSizeBytes = bytes; return this; }
-    public Builder logPurgeGap(long entries) { this.logPurgeGap = entries; return this; }
-    /** The history keeps at most this many events and none older than {@code maxAge}. */
-    public Builder history(long maxEvents, Duration maxAge) { this.historyMaxEvents = maxEvents; this.historyMaxAge = maxAge; return this; }
-    public Builder watchQueueLimit(int events) { this.watchQueueLimit = events; return this; }
-    public Builder watchProgressInterval(Duration d) { this.watchProgressInterval = d; return this; }
-    /** Writes this node lets wait for the leader at once; beyond it a write gets RESOURCE_EXHAUSTED. */
-    public Builder maxPendingWrites(int writes) { this.maxPendingWrites = writes; return this; }
-    /** Watch messages per second this node aims to send to all its watchers together (they are batched to fit). */
-    public Builder watchMessageRate(int messages) { this.watchMessageRate = messages; return this; }
-    /** However many watchers share the message rate, none waits longer than this for its events. */
-    public Builder watchMaxDelay(Duration d) { this.watchMaxDelay = d; return this; }
-    /** Threads that send watch messages (default: half the cores, at least one). */
-    public Builder watchSenders(int threads) { this.watchSenders = threads; return this; }
-    /** A client connection silent this long gets an HTTP/2 PING (grpc-java raises anything below 10 s to 10 s). */
-    public Builder grpcKeepaliveInterval(Duration d) { this.grpcKeepaliveInterval = d; return this; }
-    /** A PING not answered within this closes the connection and cancels its calls. */
-    public Builder grpcKeepaliveTimeout(Duration d) { this.grpcKeepaliveTimeout = d; return this; }
 
-    /** Starts the node in join mode: no group of its own, it waits to be added to a running cluster. */
-    public Builder join(boolean join) { this.join = join; return this; }
+    public Builder dataDir(Path dataDir) {
+      this.dataDir = dataDir;
+      return this;
+    }
+
+    public Builder listenHost(String host) {
+      this.listenHost = host;
+      return this;
+    }
+
+    public Builder clusterName(String name) {
+      this.clusterName = name;
+      return this;
+    }
+
+    public Builder electionTimeout(Duration min, Duration max) {
+      this.electionTimeoutMin = min;
+      this.electionTimeoutMax = max;
+      return this;
+    }
+
+    public Builder tickInterval(Duration d) {
+      this.tickInterval = d;
+      return this;
+    }
+
+    public Builder stallThreshold(Duration d) {
+      this.stallThreshold = d;
+      return this;
+    }
+
+    public Builder requestTimeout(Duration d) {
+      this.requestTimeout = d;
+      return this;
+    }
+
+    public Builder snapshotThreshold(long entries) {
+      this.snapshotThreshold = entries;
+      return this;
+    }
+
+    public Builder logSegmentSizeBytes(long bytes) {
+      this.logSegmentSizeBytes = bytes;
+      return this;
+    }
+
+    public Builder logPurgeGap(long entries) {
+      this.logPurgeGap = entries;
+      return this;
+    }
+
+    /** The history keeps at most this many events and none older than {@code maxAge}. */
+    public Builder history(long maxEvents, Duration maxAge) {
+      this.historyMaxEvents = maxEvents;
+      this.historyMaxAge = maxAge;
+      return this;
+    }
+
+    public Builder watchQueueLimit(int events) {
+      this.watchQueueLimit = events;
+      return this;
+    }
+
+    public Builder watchProgressInterval(Duration d) {
+      this.watchProgressInterval = d;
+      return this;
+    }
+
+    /**
+     * Writes this node lets wait for the leader at once; beyond it a write gets RESOURCE_EXHAUSTED.
+     */
+    public Builder maxPendingWrites(int writes) {
+      this.maxPendingWrites = writes;
+      return this;
+    }
+
+    /**
+     * Watch messages per second this node aims to send to all its watchers together (they are
+     * batched to fit).
+     */
+    public Builder watchMessageRate(int messages) {
+      this.watchMessageRate = messages;
+      return this;
+    }
+
+    /** However many watchers share the message rate, none waits longer than this for its events. */
+    public Builder watchMaxDelay(Duration d) {
+      this.watchMaxDelay = d;
+      return this;
+    }
+
+    /** Threads that send watch messages (default: half the cores, at least one). */
+    public Builder watchSenders(int threads) {
+      this.watchSenders = threads;
+      return this;
+    }
+
+    /**
+     * A client connection silent this long gets an HTTP/2 PING (grpc-java raises anything below 10
+     * s to 10 s).
+     */
+    public Builder grpcKeepaliveInterval(Duration d) {
+      this.grpcKeepaliveInterval = d;
+      return this;
+    }
+
+    /** A PING not answered within this closes the connection and cancels its calls. */
+    public Builder grpcKeepaliveTimeout(Duration d) {
+      this.grpcKeepaliveTimeout = d;
+      return this;
+    }
+
+    /**
+     * Starts the node in join mode: no group of its own, it waits to be added to a running cluster.
+     */
+    public Builder join(boolean join) {
+      this.join = join;
+      return this;
+    }
+
     /** Serves Prometheus metrics on this port (0 picks a free one); off unless set. */
-    public Builder metricsPort(int port) { this.metricsPort = port; return this; }
-    /** Plain HTTP on the metrics port even with TLS on the client port (no client certificate needed there). */
-    public Builder metricsPlaintext(boolean plaintext) { this.metricsPlaintext = plaintext; return this; }
+    public Builder metricsPort(int port) {
+      this.metricsPort = port;
+      return this;
+    }
+
+    /**
+     * Plain HTTP on the metrics port even with TLS on the client port (no client certificate needed
+     * there).
+     */
+    public Builder metricsPlaintext(boolean plaintext) {
+      this.metricsPlaintext = plaintext;
+      return this;
+    }
+
     /** Serves the read-only dashboard at {@code /ui} on the metrics port (default on). */
-    public Builder ui(boolean on) { this.ui = on; return this; }
-    /** Sets a Ratis property ({@code raft.*}) over the node's own settings: for experts and tests. */
-    public Builder raftProperty(String key, String value) { this.raftProperties.put(key, value); return this; }
+    public Builder ui(boolean on) {
+      this.ui = on;
+      return this;
+    }
+
+    /**
+     * Sets a Ratis property ({@code raft.*}) over the node's own settings: for experts and tests.
+     */
+    public Builder raftProperty(String key, String value) {
+      this.raftProperties.put(key, value);
+      return this;
+    }
+
     /** Traces every log entry's steps through the node into this file (a diagnostic). */
-    public Builder traceWrites(Path file) { this.traceWrites = file; return this; }
+    public Builder traceWrites(Path file) {
+      this.traceWrites = file;
+      return this;
+    }
+
     /** The fault tests hold this node's Raft traffic as this file says (never in production). */
-    public Builder faultControl(Path file) { this.faultControl = file; return this; }
-    /** This node's certificate (PEM) on the client and metrics ports; with {@link #tlsKeyFile} turns TLS on there. */
-    public Builder tlsCertFile(Path file) { this.tlsCertFile = file; return this; }
+    public Builder faultControl(Path file) {
+      this.faultControl = file;
+      return this;
+    }
+
+    /**
+     * This node's certificate (PEM) on the client and metrics ports; with {@link #tlsKeyFile} turns
+     * TLS on there.
+     */
+    public Builder tlsCertFile(Path file) {
+      this.tlsCertFile = file;
+      return this;
+    }
+
     /** The PKCS#8 PEM private key of {@link #tlsCertFile}. */
-    public Builder tlsKeyFile(Path file) { this.tlsKeyFile = file; return this; }
+    public Builder tlsKeyFile(Path file) {
+      this.tlsKeyFile = file;
+      return this;
+    }
+
     /** CA certificates (PEM) that verify client certificates on the client and metrics ports. */
-    public Builder tlsCaFile(Path file) { this.tlsCaFile = file; return this; }
-    /** This node's certificate (PEM) on the Raft port, presented to peers both as server and as client. */
-    public Builder peerTlsCertFile(Path file) { this.peerTlsCertFile = file; return this; }
+    public Builder tlsCaFile(Path file) {
+      this.tlsCaFile = file;
+      return this;
+    }
+
+    /**
+     * This node's certificate (PEM) on the Raft port, presented to peers both as server and as
+     * client.
+     */
+    public Builder peerTlsCertFile(Path file) {
+      this.peerTlsCertFile = file;
+      return this;
+    }
+
     /** The PKCS#8 PEM private key of {@link #peerTlsCertFile}. */
-    public Builder peerTlsKeyFile(Path file) { this.peerTlsKeyFile = file; return this; }
+    public Builder peerTlsKeyFile(Path file) {
+      this.peerTlsKeyFile = file;
+      return this;
+    }
+
     /** CA certificates (PEM) that verify the other members' certificates. */
-    public Builder peerTlsCaFile(Path file) { this.peerTlsCaFile = file; return this; }
+    public Builder peerTlsCaFile(Path file) {
+      this.peerTlsCaFile = file;
+      return this;
+    }
+
     /** Clients must present a certificate that {@link #tlsCaFile} verifies. */
-    public Builder clientCertAuth(boolean require) { this.clientCertAuth = require; return this; }
+    public Builder clientCertAuth(boolean require) {
+      this.clientCertAuth = require;
+      return this;
+    }
+
     /** Bearer tokens, one {@code token,identity} line each; turns authentication on. */
-    public Builder authTokenFile(Path file) { this.authTokenFile = file; return this; }
+    public Builder authTokenFile(Path file) {
+      this.authTokenFile = file;
+      return this;
+    }
+
     /** The identity that administers the cluster until an admin role is granted. */
-    public Builder initialAdmin(String identity) { this.initialAdmin = identity; return this; }
+    public Builder initialAdmin(String identity) {
+      this.initialAdmin = identity;
+      return this;
+    }
+
     /** How often the TLS files are read again for changes (default 10 s). */
-    public Builder tlsReloadInterval(Duration d) { this.tlsReloadInterval = d; return this; }
-    /** Acquire and Register calls per second per identity (per remote address without authentication), burst as many. */
-    public Builder maxAcquiresPerSecond(int calls) { this.maxAcquiresPerSecond = calls; return this; }
+    public Builder tlsReloadInterval(Duration d) {
+      this.tlsReloadInterval = d;
+      return this;
+    }
+
+    /**
+     * Acquire and Register calls per second per identity (per remote address without
+     * authentication), burst as many.
+     */
+    public Builder maxAcquiresPerSecond(int calls) {
+      this.maxAcquiresPerSecond = calls;
+      return this;
+    }
+
     /** Watch streams open at once on one client connection. */
-    public Builder maxWatchesPerConnection(int watches) { this.maxWatchesPerConnection = watches; return this; }
+    public Builder maxWatchesPerConnection(int watches) {
+      this.maxWatchesPerConnection = watches;
+      return this;
+    }
+
     /** Watch streams open at once per identity (per remote address without authentication). */
-    public Builder maxWatchesPerIdentity(int watches) { this.maxWatchesPerIdentity = watches; return this; }
+    public Builder maxWatchesPerIdentity(int watches) {
+      this.maxWatchesPerIdentity = watches;
+      return this;
+    }
+
     /** Names in one Renew call, at most the replicated limit of 10,000. */
-    public Builder maxRenewItems(int items) { this.maxRenewItems = items; return this; }
+    public Builder maxRenewItems(int items) {
+      this.maxRenewItems = items;
+      return this;
+    }
+
     /** The largest request message this node reads (gRPC's max inbound message size). */
-    public Builder maxRequestBytes(int bytes) { this.maxRequestBytes = bytes; return this; }
+    public Builder maxRequestBytes(int bytes) {
+      this.maxRequestBytes = bytes;
+      return this;
+    }
+
     /** The largest request metadata this node reads (gRPC's max inbound metadata size). */
-    public Builder maxMetadataBytes(int bytes) { this.maxMetadataBytes = bytes; return this; }
+    public Builder maxMetadataBytes(int bytes) {
+      this.maxMetadataBytes = bytes;
+      return this;
+    }
 
     public NodeConfig build() {
       require(id != null && !id.isBlank(), "id: must be set (e.g. --id n1)");
-      require(!peers.isEmpty(), "peers: must list every member as id=host:peerPort:clientPort (or use --standalone)");
+      require(
+          !peers.isEmpty(),
+          "peers: must list every member as id=host:peerPort:clientPort (or use --standalone)");
       Set<String> ids = new HashSet<>();
       Set<String> endpoints = new HashSet<>();
       for (Peer p : peers) {
         require(ids.add(p.id()), "peers: id " + p.id() + " appears twice");
-        require(endpoints.add(p.host() + ":" + p.peerPort()), "peers: " + p.host() + ":" + p.peerPort() + " is used twice");
-        require(endpoints.add(p.host() + ":" + p.clientPort()), "peers: " + p.host() + ":" + p.clientPort() + " is used twice");
+        require(
+            endpoints.add(p.host() + ":" + p.peerPort()),
+            "peers: " + p.host() + ":" + p.peerPort() + " is used twice");
+        require(
+            endpoints.add(p.host() + ":" + p.clientPort()),
+            "peers: " + p.host() + ":" + p.clientPort() + " is used twice");
       }
       require(ids.contains(id), "id: " + id + " is not one of the peers " + ids);
       require(dataDir != null, "data-dir: must be set");
       require(clusterName != null && !clusterName.isBlank(), "cluster-name: must not be empty");
       positive("election-timeout-min", electionTimeoutMin);
       positive("election-timeout-max", electionTimeoutMax);
-      require(electionTimeoutMax.compareTo(electionTimeoutMin) > 0, "election-timeout: max (" + electionTimeoutMax.toMillis() + "ms) must exceed min (" + electionTimeoutMin.toMillis() + "ms)");
+      require(
+          electionTimeoutMax.compareTo(electionTimeoutMin) > 0,
+          "election-timeout: max ("
+              + electionTimeoutMax.toMillis()
+              + "ms) must exceed min ("
+              + electionTimeoutMin.toMillis()
+              + "ms)");
       // The shortest lease must outlive an election, or a failover alone would leave its holder
       // unable to renew before its TTL runs out (docs/operations.md, "TTLs and timeouts").
-      require(electionTimeoutMax.compareTo(Limits.MIN_TTL) < 0,
-          "election-timeout-max: must be below the minimum lease TTL (" + Limits.MIN_TTL.toMillis()
-              + "ms), got " + electionTimeoutMax.toMillis() + "ms");
+      require(
+          electionTimeoutMax.compareTo(Limits.MIN_TTL) < 0,
+          "election-timeout-max: must be below the minimum lease TTL ("
+              + Limits.MIN_TTL.toMillis()
+              + "ms), got "
+              + electionTimeoutMax.toMillis()
+              + "ms");
       positive("tick-interval", tickInterval);
       positive("stall-threshold", stallThreshold);
       positive("request-timeout", requestTimeout);
-      require(snapshotThreshold > 0, "snapshot-threshold: must be positive, got " + snapshotThreshold);
-      require(logSegmentSizeBytes >= 16 << 10, "log-segment-size: must be at least 16 KiB, got " + logSegmentSizeBytes);
+      require(
+          snapshotThreshold > 0, "snapshot-threshold: must be positive, got " + snapshotThreshold);
+      require(
+          logSegmentSizeBytes >= 16 << 10,
+          "log-segment-size: must be at least 16 KiB, got " + logSegmentSizeBytes);
       require(logPurgeGap > 0, "log-purge-gap: must be positive, got " + logPurgeGap);
-      require(historyMaxEvents > 0, "history-max-events: must be positive, got " + historyMaxEvents);
+      require(
+          historyMaxEvents > 0, "history-max-events: must be positive, got " + historyMaxEvents);
       positive("history-max-age", historyMaxAge);
       require(watchQueueLimit > 0, "watch-queue-limit: must be positive, got " + watchQueueLimit);
       positive("watch-progress-interval", watchProgressInterval);
-      require(maxPendingWrites > 0, "max-pending-writes: must be positive, got " + maxPendingWrites);
-      require(watchMessageRate > 0, "watch-message-rate: must be positive, got " + watchMessageRate);
+      require(
+          maxPendingWrites > 0, "max-pending-writes: must be positive, got " + maxPendingWrites);
+      require(
+          watchMessageRate > 0, "watch-message-rate: must be positive, got " + watchMessageRate);
       Objects.requireNonNull(watchMaxDelay, "watch-max-delay");
       // Below 1 ms the hub does not coalesce at all; above the progress interval an idle-looking
       // watcher would get progress messages while its events still wait.
-      require(watchMaxDelay.toNanos() >= WatchHub.MIN_COALESCE_NANOS
+      require(
+          watchMaxDelay.toNanos() >= WatchHub.MIN_COALESCE_NANOS
               && watchMaxDelay.compareTo(watchProgressInterval) <= 0,
-          "watch-max-delay: must be from 1ms to the watch progress interval (" + watchProgressInterval.toMillis() + "ms), got "
-              + watchMaxDelay.toMillis() + "ms");
-      require(watchSenders > 0 && watchSenders <= 256, "watch-senders: must be 1-256, got " + watchSenders);
+          "watch-max-delay: must be from 1ms to the watch progress interval ("
+              + watchProgressInterval.toMillis()
+              + "ms), got "
+              + watchMaxDelay.toMillis()
+              + "ms");
+      require(
+          watchSenders > 0 && watchSenders <= 256,
+          "watch-senders: must be 1-256, got " + watchSenders);
       positive("grpc-keepalive-interval", grpcKeepaliveInterval);
       positive("grpc-keepalive-timeout", grpcKeepaliveTimeout);
-      require(metricsPort == null || metricsPort == 0 || peers.stream().filter(p -> p.id().equals(id))
-          .noneMatch(p -> p.clientPort() == metricsPort || p.peerPort() == metricsPort), "metrics-port: " + metricsPort + " is this node's client or peer port");
-      require(metricsPort == null || (metricsPort >= 0 && metricsPort <= 65535), "metrics-port: must be 0-65535, got " + metricsPort);
-      raftProperties.forEach((key, value) -> require(key.startsWith("raft."),
-          "raft-property: " + key + " is not a Ratis property (they start with raft.)"));
+      require(
+          metricsPort == null
+              || metricsPort == 0
+              || peers.stream()
+                  .filter(p -> p.id().equals(id))
+                  .noneMatch(p -> p.clientPort() == metricsPort || p.peerPort() == metricsPort),
+          "metrics-port: " + metricsPort + " is this node's client or peer port");
+      require(
+          metricsPort == null || (metricsPort >= 0 && metricsPort <= 65535),
+          "metrics-port: must be 0-65535, got " + metricsPort);
+      raftProperties.forEach(
+          (key, value) ->
+              require(
+                  key.startsWith("raft."),
+                  "raft-property: " + key + " is not a Ratis property (they start with raft.)"));
       Optional<TlsFiles> clientTls = clientTls();
       Optional<TlsFiles> peerTls = peerTls();
       positive("tls-reload-interval", tlsReloadInterval);
@@ -379,7 +641,8 @@ public record NodeConfig(
         readable("auth-token-file", authTokenFile);
       }
       if (initialAdmin != null) {
-        require(clientCertAuth || authTokenFile != null,
+        require(
+            clientCertAuth || authTokenFile != null,
             "initial-admin: needs authentication on (--client-cert-auth or --auth-token-file), or it names no one");
         try {
           Validation.holder("initial-admin", initialAdmin);
@@ -387,33 +650,96 @@ public record NodeConfig(
           throw new IllegalArgumentException(e.getMessage());
         }
       }
-      require(maxAcquiresPerSecond > 0, "max-acquires-per-second: must be positive, got " + maxAcquiresPerSecond);
-      require(maxWatchesPerConnection > 0, "max-watches-per-connection: must be positive, got " + maxWatchesPerConnection);
-      require(maxWatchesPerIdentity > 0, "max-watches-per-identity: must be positive, got " + maxWatchesPerIdentity);
-      require(maxRenewItems > 0 && maxRenewItems <= Limits.MAX_RENEW_ITEMS,
-          "max-renew-items: must be from 1 to " + Limits.MAX_RENEW_ITEMS + ", got " + maxRenewItems);
-      require(maxRequestBytes >= ApiLimits.MIN_REQUEST_BYTES && maxRequestBytes <= ApiLimits.MAX_REQUEST_BYTES,
-          "max-request-bytes: must be from " + ApiLimits.MIN_REQUEST_BYTES + " (1 MiB) to " + ApiLimits.MAX_REQUEST_BYTES
-              + " (32 MiB), got " + maxRequestBytes);
-      require(maxMetadataBytes >= ApiLimits.MIN_METADATA_BYTES,
-          "max-metadata-bytes: must be at least " + ApiLimits.MIN_METADATA_BYTES + " (1 KiB), got " + maxMetadataBytes);
-      ApiLimits limits = new ApiLimits(maxAcquiresPerSecond, maxWatchesPerConnection, maxWatchesPerIdentity, maxRenewItems,
-          maxRequestBytes, maxMetadataBytes);
-      return new NodeConfig(id, peers, dataDir, Optional.ofNullable(listenHost), clusterName,
-          electionTimeoutMin, electionTimeoutMax, tickInterval, stallThreshold, requestTimeout,
-          snapshotThreshold, logSegmentSizeBytes, logPurgeGap, historyMaxEvents, historyMaxAge,
-          watchQueueLimit, watchProgressInterval, maxPendingWrites, watchMessageRate, watchMaxDelay, watchSenders,
-          grpcKeepaliveInterval, grpcKeepaliveTimeout, join, Optional.ofNullable(metricsPort), metricsPlaintext, ui, Map.copyOf(raftProperties), Optional.ofNullable(traceWrites), Optional.ofNullable(faultControl),
-          clientTls, peerTls, clientCertAuth, tlsReloadInterval, Optional.ofNullable(authTokenFile), Optional.ofNullable(initialAdmin),
+      require(
+          maxAcquiresPerSecond > 0,
+          "max-acquires-per-second: must be positive, got " + maxAcquiresPerSecond);
+      require(
+          maxWatchesPerConnection > 0,
+          "max-watches-per-connection: must be positive, got " + maxWatchesPerConnection);
+      require(
+          maxWatchesPerIdentity > 0,
+          "max-watches-per-identity: must be positive, got " + maxWatchesPerIdentity);
+      require(
+          maxRenewItems > 0 && maxRenewItems <= Limits.MAX_RENEW_ITEMS,
+          "max-renew-items: must be from 1 to "
+              + Limits.MAX_RENEW_ITEMS
+              + ", got "
+              + maxRenewItems);
+      require(
+          maxRequestBytes >= ApiLimits.MIN_REQUEST_BYTES
+              && maxRequestBytes <= ApiLimits.MAX_REQUEST_BYTES,
+          "max-request-bytes: must be from "
+              + ApiLimits.MIN_REQUEST_BYTES
+              + " (1 MiB) to "
+              + ApiLimits.MAX_REQUEST_BYTES
+              + " (32 MiB), got "
+              + maxRequestBytes);
+      require(
+          maxMetadataBytes >= ApiLimits.MIN_METADATA_BYTES,
+          "max-metadata-bytes: must be at least "
+              + ApiLimits.MIN_METADATA_BYTES
+              + " (1 KiB), got "
+              + maxMetadataBytes);
+      ApiLimits limits =
+          new ApiLimits(
+              maxAcquiresPerSecond,
+              maxWatchesPerConnection,
+              maxWatchesPerIdentity,
+              maxRenewItems,
+              maxRequestBytes,
+              maxMetadataBytes);
+      return new NodeConfig(
+          id,
+          peers,
+          dataDir,
+          Optional.ofNullable(listenHost),
+          clusterName,
+          electionTimeoutMin,
+          electionTimeoutMax,
+          tickInterval,
+          stallThreshold,
+          requestTimeout,
+          snapshotThreshold,
+          logSegmentSizeBytes,
+          logPurgeGap,
+          historyMaxEvents,
+          historyMaxAge,
+          watchQueueLimit,
+          watchProgressInterval,
+          maxPendingWrites,
+          watchMessageRate,
+          watchMaxDelay,
+          watchSenders,
+          grpcKeepaliveInterval,
+          grpcKeepaliveTimeout,
+          join,
+          Optional.ofNullable(metricsPort),
+          metricsPlaintext,
+          ui,
+          Map.copyOf(raftProperties),
+          Optional.ofNullable(traceWrites),
+          Optional.ofNullable(faultControl),
+          clientTls,
+          peerTls,
+          clientCertAuth,
+          tlsReloadInterval,
+          Optional.ofNullable(authTokenFile),
+          Optional.ofNullable(initialAdmin),
           limits);
     }
 
     private Optional<TlsFiles> clientTls() {
-      require(tlsCertFile != null || tlsKeyFile == null, "tls-key-file: needs --tls-cert-file (the certificate it belongs to)");
-      require(tlsKeyFile != null || tlsCertFile == null, "tls-cert-file: needs --tls-key-file (the certificate's private key)");
-      require(tlsCertFile != null || tlsCaFile == null,
+      require(
+          tlsCertFile != null || tlsKeyFile == null,
+          "tls-key-file: needs --tls-cert-file (the certificate it belongs to)");
+      require(
+          tlsKeyFile != null || tlsCertFile == null,
+          "tls-cert-file: needs --tls-key-file (the certificate's private key)");
+      require(
+          tlsCertFile != null || tlsCaFile == null,
           "tls-ca-file: needs --tls-cert-file and --tls-key-file (the client port verifies client certificates only over TLS)");
-      require(tlsCaFile != null || !clientCertAuth,
+      require(
+          tlsCaFile != null || !clientCertAuth,
           "client-cert-auth: needs --tls-ca-file (the CA that verifies client certificates)");
       if (tlsCertFile == null) {
         return Optional.empty();
@@ -432,9 +758,15 @@ public record NodeConfig(
       if (peerTlsCertFile == null && peerTlsKeyFile == null && peerTlsCaFile == null) {
         return Optional.empty();
       }
-      require(peerTlsCertFile != null, "peer-tls-cert-file: required with --peer-tls-key-file or --peer-tls-ca-file (peer TLS is mutual)");
-      require(peerTlsKeyFile != null, "peer-tls-key-file: required with --peer-tls-cert-file (the certificate's private key)");
-      require(peerTlsCaFile != null, "peer-tls-ca-file: required with --peer-tls-cert-file (peers verify each other's certificates)");
+      require(
+          peerTlsCertFile != null,
+          "peer-tls-cert-file: required with --peer-tls-key-file or --peer-tls-ca-file (peer TLS is mutual)");
+      require(
+          peerTlsKeyFile != null,
+          "peer-tls-key-file: required with --peer-tls-cert-file (the certificate's private key)");
+      require(
+          peerTlsCaFile != null,
+          "peer-tls-ca-file: required with --peer-tls-cert-file (peers verify each other's certificates)");
       readable("peer-tls-cert-file", peerTlsCertFile);
       readable("peer-tls-key-file", peerTlsKeyFile);
       readable("peer-tls-ca-file", peerTlsCaFile);
@@ -442,8 +774,12 @@ public record NodeConfig(
     }
 
     private static void readable(String option, Path file) {
-      require(Files.isRegularFile(file) && Files.isReadable(file),
-          option + ": cannot read " + file + (Files.exists(file) ? " (not a readable file)" : " (no such file)"));
+      require(
+          Files.isRegularFile(file) && Files.isReadable(file),
+          option
+              + ": cannot read "
+              + file
+              + (Files.exists(file) ? " (not a readable file)" : " (no such file)"));
     }
 
     private static void positive(String option, Duration d) {

@@ -15,7 +15,10 @@ import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
-/** What the metrics endpoint reads of a node: the apply loop's counters, the watch hub and the Raft view. */
+/**
+ * What the metrics endpoint reads of a node: the apply loop's counters, the watch hub and the Raft
+ * view.
+ */
 final class NodeMetricsSource implements NodeMetrics.Source {
   private final Supplier<LeaseStateMachine> stateMachine;
   private final WatchHub watchHub;
@@ -25,8 +28,14 @@ final class NodeMetricsSource implements NodeMetrics.Source {
   private final BooleanSupplier divisionClosed;
   private final AcquireWaits acquireWaits;
 
-  NodeMetricsSource(Supplier<LeaseStateMachine> stateMachine, WatchHub watchHub, Supplier<Consensus> consensus,
-                    BooleanSupplier serving, Path dataDir, BooleanSupplier divisionClosed, AcquireWaits acquireWaits) {
+  NodeMetricsSource(
+      Supplier<LeaseStateMachine> stateMachine,
+      WatchHub watchHub,
+      Supplier<Consensus> consensus,
+      BooleanSupplier serving,
+      Path dataDir,
+      BooleanSupplier divisionClosed,
+      AcquireWaits acquireWaits) {
     this.stateMachine = stateMachine;
     this.watchHub = watchHub;
     this.consensus = consensus;
@@ -104,13 +113,19 @@ final class NodeMetricsSource implements NodeMetrics.Source {
 
   @Override
   public NodeMetrics.RaftView raft() {
-    return NodeMetrics.orElse(() -> {
-      Consensus.Status status = consensus.get().status();
-      return new NodeMetrics.RaftView(status.role().name().toLowerCase(Locale.ROOT), status.term(),
-          status.commitIndex(), status.appliedIndex(),
-          stateMachine.get().latestSnapshotFile().map(s -> s.getIndex()).orElse(0L),
-          status.members().size(), status.leaderId().isPresent());
-    }, new NodeMetrics.RaftView("unknown", 0, 0, 0, 0, 0, false));
+    return NodeMetrics.orElse(
+        () -> {
+          Consensus.Status status = consensus.get().status();
+          return new NodeMetrics.RaftView(
+              status.role().name().toLowerCase(Locale.ROOT),
+              status.term(),
+              status.commitIndex(),
+              status.appliedIndex(),
+              stateMachine.get().latestSnapshotFile().map(s -> s.getIndex()).orElse(0L),
+              status.members().size(),
+              status.leaderId().isPresent());
+        },
+        new NodeMetrics.RaftView("unknown", 0, 0, 0, 0, 0, false));
   }
 
   @Override

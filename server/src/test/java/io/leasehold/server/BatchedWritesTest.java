@@ -29,8 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * each still gets its own reply and a token of its own, and every replica applies the same.
  */
 class BatchedWritesTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -46,12 +45,15 @@ class BatchedWritesTest {
     LeaseholdNode leader = cluster.awaitLeader();
     String follower = cluster.followers().get(0).id();
     int n = 300;
-    List<com.google.common.util.concurrent.ListenableFuture<AcquireResponse>> calls = new ArrayList<>();
+    List<com.google.common.util.concurrent.ListenableFuture<AcquireResponse>> calls =
+        new ArrayList<>();
     for (int i = 0; i < n; i++) {
       // Half through the leader, half forwarded by a follower: both batch.
       String via = i % 2 == 0 ? leader.id() : follower;
-      calls.add(LeasesGrpc.newFutureStub(cluster.channel(via)).withDeadlineAfter(30, TimeUnit.SECONDS)
-          .acquire(acquire("batch/" + i, "h" + i, 60)));
+      calls.add(
+          LeasesGrpc.newFutureStub(cluster.channel(via))
+              .withDeadlineAfter(30, TimeUnit.SECONDS)
+              .acquire(acquire("batch/" + i, "h" + i, 60)));
     }
     Map<String, Long> tokens = new TreeMap<>();
     Set<Long> entries = new HashSet<>();
@@ -64,19 +66,32 @@ class BatchedWritesTest {
       entries.add(r.getRevision());
     }
     assertEquals(n, new HashSet<>(tokens.values()).size(), "every grant has a token of its own");
-    assertTrue(entries.size() < n, "concurrent writes shared entries: " + entries.size() + " entries for " + n + " writes");
+    assertTrue(
+        entries.size() < n,
+        "concurrent writes shared entries: " + entries.size() + " entries for " + n + " writes");
 
     cluster.awaitConverged();
     for (LeaseholdNode node : cluster.running()) {
-      ListResponse l = cluster.leases(node.id()).list(ListRequest.newBuilder().setPrefix("batch/").setStale(true).build());
-      Map<String, Long> there = l.getLeasesList().stream().collect(Collectors.toMap(x -> x.getName(), x -> x.getToken(), (a, b) -> a, TreeMap::new));
+      ListResponse l =
+          cluster
+              .leases(node.id())
+              .list(ListRequest.newBuilder().setPrefix("batch/").setStale(true).build());
+      Map<String, Long> there =
+          l.getLeasesList().stream()
+              .collect(
+                  Collectors.toMap(x -> x.getName(), x -> x.getToken(), (a, b) -> a, TreeMap::new));
       assertEquals(tokens, there, "replica " + node.id() + " applied the same grants");
     }
 
     // Releases batch too, and each answers for its own lease.
-    List<com.google.common.util.concurrent.ListenableFuture<ReleaseResponse>> releases = new ArrayList<>();
-    tokens.forEach((name, token) -> releases.add(LeasesGrpc.newFutureStub(cluster.channel(leader.id()))
-        .withDeadlineAfter(30, TimeUnit.SECONDS).release(ReleaseRequest.newBuilder().setName(name).setToken(token).build())));
+    List<com.google.common.util.concurrent.ListenableFuture<ReleaseResponse>> releases =
+        new ArrayList<>();
+    tokens.forEach(
+        (name, token) ->
+            releases.add(
+                LeasesGrpc.newFutureStub(cluster.channel(leader.id()))
+                    .withDeadlineAfter(30, TimeUnit.SECONDS)
+                    .release(ReleaseRequest.newBuilder().setName(name).setToken(token).build())));
     for (var r : releases) {
       assertEquals(Outcome.RELEASED, r.get(30, TimeUnit.SECONDS).getOutcome());
     }

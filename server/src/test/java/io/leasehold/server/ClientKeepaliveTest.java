@@ -30,9 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * HTTP/2 keepalive on the client port: a client that stops answering (its machine died, or it
- * stopped reading) loses its connection after one unanswered PING, and its Watch streams leave
- * the hub. Without the keepalive they stay registered until TCP gives up, as long as no events
- * push them over the lag limit (the frozen watcher here gets none).
+ * stopped reading) loses its connection after one unanswered PING, and its Watch streams leave the
+ * hub. Without the keepalive they stay registered until TCP gives up, as long as no events push
+ * them over the lag limit (the frozen watcher here gets none).
  */
 class ClientKeepaliveTest {
   /**
@@ -40,10 +40,10 @@ class ClientKeepaliveTest {
    * to 10 s (KeepAliveManager.clampKeepAliveTimeInNanos, grpc 1.68). The timeout may be short.
    */
   private static final Duration INTERVAL = Duration.ofSeconds(10);
+
   private static final Duration TIMEOUT = Duration.ofMillis(200);
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
   FreezableRelay relay;
   ManagedChannel relayed;
@@ -64,7 +64,9 @@ class ClientKeepaliveTest {
 
   @Test
   void aWatchWhoseClientStopsAnsweringPingsLeavesTheHub() throws Exception {
-    cluster = TestCluster.start(1, dir, b -> b.grpcKeepaliveInterval(INTERVAL).grpcKeepaliveTimeout(TIMEOUT));
+    cluster =
+        TestCluster.start(
+            1, dir, b -> b.grpcKeepaliveInterval(INTERVAL).grpcKeepaliveTimeout(TIMEOUT));
     LeaseholdNode node = cluster.node("n1");
     relay = new FreezableRelay(node.config().self().clientPort());
     relayed = ManagedChannelBuilder.forAddress("127.0.0.1", relay.port()).usePlaintext().build();
@@ -74,21 +76,35 @@ class ClientKeepaliveTest {
     LeasesGrpc.newStub(cluster.channel("n1")).watch(request, healthy);
     Recorder frozen = new Recorder();
     LeasesGrpc.newStub(relayed).watch(request, frozen);
-    TestCluster.await(() -> "both watchers registered (hub has " + node.watchHub().watchers() + ")", Duration.ofSeconds(10),
+    TestCluster.await(
+        () -> "both watchers registered (hub has " + node.watchHub().watchers() + ")",
+        Duration.ofSeconds(10),
         () -> node.watchHub().watchers() == 2);
 
     relay.freeze();
     long frozenAt = System.nanoTime();
     // Ten seconds of silence, then a PING that gets no ACK within TIMEOUT: the node closes the
     // connection, which cancels the frozen watch.
-    TestCluster.await(() -> "the frozen client's watcher to leave the hub (hub has " + node.watchHub().watchers() + ")",
-        INTERVAL.plus(Duration.ofSeconds(8)), () -> node.watchHub().watchers() == 1);
+    TestCluster.await(
+        () ->
+            "the frozen client's watcher to leave the hub (hub has "
+                + node.watchHub().watchers()
+                + ")",
+        INTERVAL.plus(Duration.ofSeconds(8)),
+        () -> node.watchHub().watchers() == 1);
     long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozenAt);
 
     // The one left is the healthy client's: it answered its PINGs, is still open and gets events.
     assertNull(healthy.error(), "the healthy watch is still open");
-    assertEquals(Outcome.GRANTED, cluster.leases("n1").acquire(Requests.acquire("keepalive/job", "runner-1", 30)).getOutcome());
-    TestCluster.await(() -> "the healthy watch to see keepalive/job (error " + healthy.error() + ")", Duration.ofSeconds(10),
+    assertEquals(
+        Outcome.GRANTED,
+        cluster
+            .leases("n1")
+            .acquire(Requests.acquire("keepalive/job", "runner-1", 30))
+            .getOutcome());
+    TestCluster.await(
+        () -> "the healthy watch to see keepalive/job (error " + healthy.error() + ")",
+        Duration.ofSeconds(10),
         () -> healthy.events().stream().anyMatch(e -> e.getName().equals("keepalive/job")));
     assertEquals(1, node.watchHub().watchers(), "closed after " + tookMillis + " ms");
   }
@@ -109,8 +125,7 @@ class ClientKeepaliveTest {
     }
 
     @Override
-    public void onCompleted() {
-    }
+    public void onCompleted() {}
 
     synchronized List<Event> events() {
       return List.copyOf(events);
@@ -122,9 +137,9 @@ class ClientKeepaliveTest {
   }
 
   /**
-   * A TCP relay on loopback to a node's client port. {@link #freeze} makes it behave like a
-   * client whose machine died: from then on it forwards nothing either way and, after what it
-   * read last, reads nothing more, so the node's PINGs get no ACK and its connection no FIN.
+   * A TCP relay on loopback to a node's client port. {@link #freeze} makes it behave like a client
+   * whose machine died: from then on it forwards nothing either way and, after what it read last,
+   * reads nothing more, so the node's PINGs get no ACK and its connection no FIN.
    */
   static final class FreezableRelay implements AutoCloseable {
     private final ServerSocket server;

@@ -21,8 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * until its deadline: the failover benchmark's kills that took 5 s.
  */
 class ForwardToRestartedLeaderTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -38,13 +37,17 @@ class ForwardToRestartedLeaderTest {
     LeaseholdNode first = cluster.awaitLeader();
     String down = first.id();
     String forwarder = cluster.followers().get(0).id();
-    assertEquals(Outcome.GRANTED, cluster.leases(forwarder).acquire(acquire("lock/before", "h", 60)).getOutcome());
+    assertEquals(
+        Outcome.GRANTED,
+        cluster.leases(forwarder).acquire(acquire("lock/before", "h", 60)).getOutcome());
     cluster.awaitConverged();
 
     // The forwarder sends writes to the leader while it is gone; they may fail or, after a quick
     // election, succeed elsewhere: either way the forwarder's connection to it has failed.
     cluster.stopNode(down);
-    LeasesGrpc.LeasesBlockingStub meanwhile = LeasesGrpc.newBlockingStub(cluster.channel(forwarder)).withDeadlineAfter(300, TimeUnit.MILLISECONDS);
+    LeasesGrpc.LeasesBlockingStub meanwhile =
+        LeasesGrpc.newBlockingStub(cluster.channel(forwarder))
+            .withDeadlineAfter(300, TimeUnit.MILLISECONDS);
     try {
       meanwhile.acquire(acquire("lock/meanwhile", "h", 60));
     } catch (StatusRuntimeException outage) {
@@ -54,13 +57,20 @@ class ForwardToRestartedLeaderTest {
     LeaseholdNode interim = cluster.awaitLeader();
     cluster.startNode(down);
     cluster.awaitConverged();
-    cluster.cluster(interim.id()).transferLeadership(TransferLeadershipRequest.newBuilder().setId(down).build());
-    TestCluster.await(down + " leads again", Duration.ofSeconds(30),
+    cluster
+        .cluster(interim.id())
+        .transferLeadership(TransferLeadershipRequest.newBuilder().setId(down).build());
+    TestCluster.await(
+        down + " leads again",
+        Duration.ofSeconds(30),
         () -> cluster.leader().map(l -> l.id().equals(down)).orElse(false));
 
-    LeasesGrpc.LeasesBlockingStub after = LeasesGrpc.newBlockingStub(cluster.channel(forwarder)).withDeadlineAfter(5, TimeUnit.SECONDS);
+    LeasesGrpc.LeasesBlockingStub after =
+        LeasesGrpc.newBlockingStub(cluster.channel(forwarder))
+            .withDeadlineAfter(5, TimeUnit.SECONDS);
     for (int i = 0; i < 5; i++) {
-      assertEquals(Outcome.GRANTED, after.acquire(acquire("lock/after-" + i, "h", 60)).getOutcome());
+      assertEquals(
+          Outcome.GRANTED, after.acquire(acquire("lock/after-" + i, "h", 60)).getOutcome());
     }
   }
 }

@@ -27,7 +27,9 @@ class FreePortsTest {
   void portsAreDistinctFreeAndBelowTheEphemeralRange() throws IOException {
     int ephemeralLow;
     try (FileInputStream in = new FileInputStream(RANGE.toFile())) {
-      ephemeralLow = Integer.parseInt(new String(in.readAllBytes(), StandardCharsets.US_ASCII).strip().split("\\s+")[0]);
+      ephemeralLow =
+          Integer.parseInt(
+              new String(in.readAllBytes(), StandardCharsets.US_ASCII).strip().split("\\s+")[0]);
     }
     int[] ports = TestCluster.freePorts(64);
     assertEquals(64, Arrays.stream(ports).distinct().count(), Arrays.toString(ports));

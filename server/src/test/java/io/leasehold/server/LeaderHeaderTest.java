@@ -15,10 +15,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A follower's responses name the leader in the leasehold-leader header; the leader's name nobody. */
+/**
+ * A follower's responses name the leader in the leasehold-leader header; the leader's name nobody.
+ */
 class LeaderHeaderTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -36,15 +37,26 @@ class LeaderHeaderTest {
 
     AtomicReference<Metadata> headers = new AtomicReference<>();
     AtomicReference<Metadata> trailers = new AtomicReference<>();
-    var viaFollower = cluster.leases(follower.id())
-        .withInterceptors(MetadataUtils.newCaptureMetadataInterceptor(headers, trailers));
-    assertEquals(Outcome.GRANTED, viaFollower.acquire(acquire("lock/header", "runner-h", 60)).getOutcome());
-    assertEquals(leader.clientAddress(), headers.get().get(GrpcErrors.LEADER_HINT), "a write forwarded by a follower");
+    var viaFollower =
+        cluster
+            .leases(follower.id())
+            .withInterceptors(MetadataUtils.newCaptureMetadataInterceptor(headers, trailers));
+    assertEquals(
+        Outcome.GRANTED, viaFollower.acquire(acquire("lock/header", "runner-h", 60)).getOutcome());
+    assertEquals(
+        leader.clientAddress(),
+        headers.get().get(GrpcErrors.LEADER_HINT),
+        "a write forwarded by a follower");
     viaFollower.get(staleGet("lock/header"));
-    assertEquals(leader.clientAddress(), headers.get().get(GrpcErrors.LEADER_HINT), "a read a follower answers itself");
+    assertEquals(
+        leader.clientAddress(),
+        headers.get().get(GrpcErrors.LEADER_HINT),
+        "a read a follower answers itself");
 
-    var viaLeader = cluster.leases(leader.id())
-        .withInterceptors(MetadataUtils.newCaptureMetadataInterceptor(headers, trailers));
+    var viaLeader =
+        cluster
+            .leases(leader.id())
+            .withInterceptors(MetadataUtils.newCaptureMetadataInterceptor(headers, trailers));
     viaLeader.get(staleGet("lock/header"));
     assertNull(headers.get().get(GrpcErrors.LEADER_HINT), "the leader names nobody");
   }

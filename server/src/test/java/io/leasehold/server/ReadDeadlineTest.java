@@ -32,12 +32,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A lease read shows the deadline the leader's expiry acts on. After a restart or a leader change
- * the leader gives every lease a full TTL from when it took over, which the stamped
- * {@code expires_at} does not know; the read says so, and when the lease ends it ends then.
+ * the leader gives every lease a full TTL from when it took over, which the stamped {@code
+ * expires_at} does not know; the read says so, and when the lease ends it ends then.
  */
 class ReadDeadlineTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -59,16 +58,27 @@ class ReadDeadlineTest {
   /** The deadline the leader's scheduler holds for {@code name} now, on the wall clock. */
   static long schedulerDeadlineMicros(LeaseholdNode leader, String name) {
     long wall = wallMicros();
-    long remaining = leader.diagnostics().ticker().scheduler().remainingNanos(name, System.nanoTime()).orElseThrow();
+    long remaining =
+        leader
+            .diagnostics()
+            .ticker()
+            .scheduler()
+            .remainingNanos(name, System.nanoTime())
+            .orElseThrow();
     return wall + remaining / 1_000;
   }
 
   /** The lease as a read on {@code node} shows it, once it shows the leader's deadline. */
   Lease leaderDeadlineOn(String node, String name) {
-    return TestCluster.eventually("a read on " + node + " shows the leader's deadline of " + name, Duration.ofSeconds(20), () -> {
-      Lease l = cluster.leases(node).get(get(name)).getLease();
-      return l.getDeadlineSource() == DeadlineSource.DEADLINE_SOURCE_LEADER ? Optional.of(l) : Optional.empty();
-    });
+    return TestCluster.eventually(
+        "a read on " + node + " shows the leader's deadline of " + name,
+        Duration.ofSeconds(20),
+        () -> {
+          Lease l = cluster.leases(node).get(get(name)).getLease();
+          return l.getDeadlineSource() == DeadlineSource.DEADLINE_SOURCE_LEADER
+              ? Optional.of(l)
+              : Optional.empty();
+        });
   }
 
   @Test
@@ -90,35 +100,64 @@ class ReadDeadlineTest {
 
     // The stamp is as it was; the deadline is the one the restarted leader's expiry counts to.
     assertEquals(before.getExpiresAt(), after.getExpiresAt());
-    assertTrue(Math.abs(shown - acted) < 50_000, "shown " + shown + " vs the expiry's " + acted + " (µs)");
+    assertTrue(
+        Math.abs(shown - acted) < 50_000, "shown " + shown + " vs the expiry's " + acted + " (µs)");
     assertTrue(shown > micros(after.getExpiresAt()), "extended past the stamped end");
     // Why: the leader change (and any stall of the restarted leader since, on a busy machine).
     DeadlineExtension e = after.getExtensions(0);
     assertEquals(DeadlineExtension.Reason.LEADER_CHANGE, e.getReason(), after::toString);
     assertTrue(e.getTerm() > 1, "the restarted leader's term: " + e.getTerm());
-    long by = after.getExtensionsList().stream().mapToLong(x -> Durations.toMicros(x.getBy())).sum();
+    long by =
+        after.getExtensionsList().stream().mapToLong(x -> Durations.toMicros(x.getBy())).sum();
     long stalled = by - Durations.toMicros(e.getBy());
-    assertTrue(Math.abs(shown - micros(after.getExpiresAt()) - by) < 1_000, "by: from the stamped end to the deadline");
-    assertTrue(Math.abs(micros(e.getAt()) + Durations.toMicros(after.getTtl()) + stalled - shown) < 50_000,
+    assertTrue(
+        Math.abs(shown - micros(after.getExpiresAt()) - by) < 1_000,
+        "by: from the stamped end to the deadline");
+    assertTrue(
+        Math.abs(micros(e.getAt()) + Durations.toMicros(after.getTtl()) + stalled - shown) < 50_000,
         "a full TTL from when the leader took over");
 
     // The lease ends when the read said, not at the stamped expires_at.
-    EndedLease ended = TestCluster.eventually("lock/restart expires", Duration.ofSeconds(30), () -> cluster.admin(node)
-        .history(HistoryRequest.newBuilder().setName("lock/restart").build()).getLeasesList().stream().findFirst());
+    EndedLease ended =
+        TestCluster.eventually(
+            "lock/restart expires",
+            Duration.ofSeconds(30),
+            () ->
+                cluster
+                    .admin(node)
+                    .history(HistoryRequest.newBuilder().setName("lock/restart").build())
+                    .getLeasesList()
+                    .stream()
+                    .findFirst());
     assertEquals(Event.Reason.REASON_EXPIRED, ended.getReason());
     long endedAt = micros(ended.getEndedAt());
-    assertTrue(endedAt >= shown - 5_000, "never before the deadline shown: ended " + endedAt + ", shown " + shown);
-    assertTrue(endedAt - shown < 2_000_000, "about at the deadline shown (a tick and an entry later): " + (endedAt - shown) + " µs");
+    assertTrue(
+        endedAt >= shown - 5_000,
+        "never before the deadline shown: ended " + endedAt + ", shown " + shown);
+    assertTrue(
+        endedAt - shown < 2_000_000,
+        "about at the deadline shown (a tick and an entry later): " + (endedAt - shown) + " µs");
     assertTrue(endedAt - micros(after.getExpiresAt()) > by / 2, "well after the stamped end");
   }
 
   @Test
-  void aFollowerShowsTheNewLeadersDeadlineAndAStaleFollowerReadSaysItIsAnEstimate() throws Exception {
+  void aFollowerShowsTheNewLeadersDeadlineAndAStaleFollowerReadSaysItIsAnEstimate()
+      throws Exception {
     cluster = TestCluster.start(3, dir, TestCluster::steadyElections);
     String entry = cluster.followers().get(0).id();
-    cluster.admin(entry).setPolicy(SetPolicyRequest.newBuilder().setNamespace("lock")
-        .setPolicy(Policy.newBuilder().setGracePeriod(Durations.fromMillis(1500))).build());
-    long token = cluster.leases(entry).acquire(acquire("lock/failover", "runner-1", 20)).getLease().getToken();
+    cluster
+        .admin(entry)
+        .setPolicy(
+            SetPolicyRequest.newBuilder()
+                .setNamespace("lock")
+                .setPolicy(Policy.newBuilder().setGracePeriod(Durations.fromMillis(1500)))
+                .build());
+    long token =
+        cluster
+            .leases(entry)
+            .acquire(acquire("lock/failover", "runner-1", 20))
+            .getLease()
+            .getToken();
     LeaseholdNode oldLeader = cluster.awaitLeader();
     cluster.awaitConverged();
 
@@ -130,33 +169,58 @@ class ReadDeadlineTest {
     Lease read = leaderDeadlineOn(follower, "lock/failover");
     long acted = schedulerDeadlineMicros(leader, "lock/failover");
     long shown = micros(read.getDeadline());
-    assertTrue(shown <= acted + 5_000 && acted - shown < 200_000,
-        "the follower asked the leader: at most a round trip early, never late (" + (acted - shown) + " µs)");
-    assertEquals(DeadlineExtension.Reason.LEADER_CHANGE, read.getExtensions(0).getReason(), read::toString);
-    assertEquals(leader.ratis().division().getInfo().getCurrentTerm(), read.getExtensions(0).getTerm());
+    assertTrue(
+        shown <= acted + 5_000 && acted - shown < 200_000,
+        "the follower asked the leader: at most a round trip early, never late ("
+            + (acted - shown)
+            + " µs)");
+    assertEquals(
+        DeadlineExtension.Reason.LEADER_CHANGE, read.getExtensions(0).getReason(), read::toString);
+    assertEquals(
+        leader.ratis().division().getInfo().getCurrentTerm(), read.getExtensions(0).getTerm());
     assertTrue(shown > micros(read.getExpiresAt()) + 1_500_000, "later than expires_at + grace");
-    Lease listed = cluster.leases(follower).list(ListRequest.newBuilder().setPrefix("lock/").build()).getLeases(0);
+    Lease listed =
+        cluster
+            .leases(follower)
+            .list(ListRequest.newBuilder().setPrefix("lock/").build())
+            .getLeases(0);
     assertEquals(DeadlineSource.DEADLINE_SOURCE_LEADER, listed.getDeadlineSource());
     assertEquals(DeadlineExtension.Reason.LEADER_CHANGE, listed.getExtensions(0).getReason());
 
     // A stale read on a follower does not wait for anyone: the estimate, and it says so.
     Lease stale = cluster.leases(follower).get(staleGet("lock/failover")).getLease();
     assertEquals(DeadlineSource.DEADLINE_SOURCE_ESTIMATE, stale.getDeadlineSource());
-    assertEquals(micros(stale.getExpiresAt()) + 1_500_000, micros(stale.getDeadline()), "expires_at + grace");
+    assertEquals(
+        micros(stale.getExpiresAt()) + 1_500_000,
+        micros(stale.getDeadline()),
+        "expires_at + grace");
     assertEquals(0, stale.getExtensionsCount());
 
-    // A renewal counts from itself: its reply's deadline is expires_at + grace, and reads show no extension.
-    RenewResult renewed = cluster.leases(follower).renew(Requests.renew("lock/failover", token)).getResults(0);
+    // A renewal counts from itself: its reply's deadline is expires_at + grace, and reads show no
+    // extension.
+    RenewResult renewed =
+        cluster.leases(follower).renew(Requests.renew("lock/failover", token)).getResults(0);
     assertEquals(Outcome.RENEWED, renewed.getOutcome());
     assertEquals(micros(renewed.getExpiresAt()) + 1_500_000, micros(renewed.getDeadline()));
-    Lease fresh = TestCluster.eventually("the renewal shows", Duration.ofSeconds(10), () -> {
-      Lease l = cluster.leases(follower).get(get("lock/failover")).getLease();
-      boolean renewedSince = l.getExtensionsList().stream().noneMatch(x -> x.getReason() == DeadlineExtension.Reason.LEADER_CHANGE);
-      return l.getDeadlineSource() == DeadlineSource.DEADLINE_SOURCE_LEADER && renewedSince ? Optional.of(l) : Optional.empty();
-    });
+    Lease fresh =
+        TestCluster.eventually(
+            "the renewal shows",
+            Duration.ofSeconds(10),
+            () -> {
+              Lease l = cluster.leases(follower).get(get("lock/failover")).getLease();
+              boolean renewedSince =
+                  l.getExtensionsList().stream()
+                      .noneMatch(x -> x.getReason() == DeadlineExtension.Reason.LEADER_CHANGE);
+              return l.getDeadlineSource() == DeadlineSource.DEADLINE_SOURCE_LEADER && renewedSince
+                  ? Optional.of(l)
+                  : Optional.empty();
+            });
     long freshActed = schedulerDeadlineMicros(leader, "lock/failover");
-    assertTrue(Math.abs(micros(fresh.getDeadline()) - freshActed) < 200_000, "the leader's deadline after the renewal");
-    assertTrue(micros(fresh.getDeadline()) >= micros(renewed.getDeadline()) - 5_000,
+    assertTrue(
+        Math.abs(micros(fresh.getDeadline()) - freshActed) < 200_000,
+        "the leader's deadline after the renewal");
+    assertTrue(
+        micros(fresh.getDeadline()) >= micros(renewed.getDeadline()) - 5_000,
         "the leader counts from when it applied the renewal: never sooner than the reply said");
   }
 }

@@ -17,11 +17,17 @@ public final class Requests {
   }
 
   public static AcquireRequest acquire(String name, String holder, long ttlSeconds) {
-    return AcquireRequest.newBuilder().setName(name).setHolder(holder).setTtl(seconds(ttlSeconds)).build();
+    return AcquireRequest.newBuilder()
+        .setName(name)
+        .setHolder(holder)
+        .setTtl(seconds(ttlSeconds))
+        .build();
   }
 
   public static RenewRequest renew(String name, long token) {
-    return RenewRequest.newBuilder().addItems(RenewItem.newBuilder().setName(name).setToken(token)).build();
+    return RenewRequest.newBuilder()
+        .addItems(RenewItem.newBuilder().setName(name).setToken(token))
+        .build();
   }
 
   public static ReleaseRequest release(String name, long token) {

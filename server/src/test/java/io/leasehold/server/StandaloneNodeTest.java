@@ -23,8 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class StandaloneNodeTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
   LeasesGrpc.LeasesBlockingStub leases;
 
@@ -44,8 +43,12 @@ class StandaloneNodeTest {
     AcquireResponse granted = leases.acquire(acquire("lock/job", "runner-1", 30));
     assertEquals(Outcome.GRANTED, granted.getOutcome());
     long token = granted.getLease().getToken();
-    assertEquals(granted.getRevision() * 256, token, "the token is the granting entry's index times 256 (it is alone in the entry)");
-    assertEquals(10, granted.getHeartbeatInterval().getSeconds(), "a third of the TTL is suggested");
+    assertEquals(
+        granted.getRevision() * 256,
+        token,
+        "the token is the granting entry's index times 256 (it is alone in the entry)");
+    assertEquals(
+        10, granted.getHeartbeatInterval().getSeconds(), "a third of the TTL is suggested");
 
     AcquireResponse conflict = leases.acquire(acquire("lock/job", "runner-2", 30));
     assertEquals(Outcome.CONFLICT, conflict.getOutcome());
@@ -53,7 +56,8 @@ class StandaloneNodeTest {
     assertEquals(token, conflict.getConflict().getToken());
     assertTrue(conflict.getConflict().getRemaining().getSeconds() > 20);
 
-    assertEquals(Outcome.RENEWED, leases.renew(renew("lock/job", token)).getResults(0).getOutcome());
+    assertEquals(
+        Outcome.RENEWED, leases.renew(renew("lock/job", token)).getResults(0).getOutcome());
     var lease = leases.get(get("lock/job"));
     assertTrue(lease.getFound());
     assertEquals(1, lease.getLease().getRenewCount());
@@ -82,11 +86,23 @@ class StandaloneNodeTest {
   }
 
   @Test
-  void aTakenRaftPortFailsTheStartWithTheReasonAndLeavesTheJvmRunning(@TempDir Path other) throws Exception {
-    Peer taken = new Peer("n1", "127.0.0.1", cluster.peer("n1").peerPort(), TestCluster.freePorts(1)[0]);
-    NodeConfig config = NodeConfig.builder().id("n1").peers(java.util.List.of(taken)).dataDir(other.resolve("n1")).build();
-    java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class, () -> LeaseholdNode.start(config));
+  void aTakenRaftPortFailsTheStartWithTheReasonAndLeavesTheJvmRunning(@TempDir Path other)
+      throws Exception {
+    Peer taken =
+        new Peer("n1", "127.0.0.1", cluster.peer("n1").peerPort(), TestCluster.freePorts(1)[0]);
+    NodeConfig config =
+        NodeConfig.builder()
+            .id("n1")
+            .peers(java.util.List.of(taken))
+            .dataDir(other.resolve("n1"))
+            .build();
+    java.io.IOException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            java.io.IOException.class, () -> LeaseholdNode.start(config));
     assertTrue(e.getMessage().contains("Raft port 127.0.0.1:" + taken.peerPort()), e::getMessage);
-    assertEquals(Outcome.GRANTED, leases.acquire(acquire("still/here", "runner-1", 30)).getOutcome(), "the running node is untouched");
+    assertEquals(
+        Outcome.GRANTED,
+        leases.acquire(acquire("still/here", "runner-1", 30)).getOutcome(),
+        "the running node is untouched");
   }
 }

@@ -8,8 +8,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.leasehold.proto.v1.ClusterGrpc;
 import io.leasehold.proto.v1.LeasesGrpc;
-import java.io.ByteArrayOutputStream;
 import io.leasehold.statemachine.core.LogFormat;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -31,8 +31,8 @@ import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
- * N real Leasehold nodes (Ratis + gRPC on loopback ports picked free) inside one JVM, each with
- * its own data directory under a test's temp dir. Nodes can be stopped and restarted from disk.
+ * N real Leasehold nodes (Ratis + gRPC on loopback ports picked free) inside one JVM, each with its
+ * own data directory under a test's temp dir. Nodes can be stopped and restarted from disk.
  */
 public final class TestCluster implements AutoCloseable {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -46,7 +46,10 @@ public final class TestCluster implements AutoCloseable {
   /** Nodes started in join mode (not members until added). */
   private final java.util.Set<String> joining = new java.util.HashSet<>();
 
-  private TestCluster(Path baseDir, List<Peer> peers, java.util.function.BiFunction<String, NodeConfig.Builder, NodeConfig.Builder> tweak) {
+  private TestCluster(
+      Path baseDir,
+      List<Peer> peers,
+      java.util.function.BiFunction<String, NodeConfig.Builder, NodeConfig.Builder> tweak) {
     this.baseDir = baseDir;
     this.peers = new ArrayList<>(peers);
     this.tweak = tweak;
@@ -57,12 +60,19 @@ public final class TestCluster implements AutoCloseable {
   }
 
   /** Starts {@code size} nodes and waits until one of them leads and is ready. */
-  public static TestCluster start(int size, Path baseDir, UnaryOperator<NodeConfig.Builder> tweak) throws IOException {
+  public static TestCluster start(int size, Path baseDir, UnaryOperator<NodeConfig.Builder> tweak)
+      throws IOException {
     return start(size, baseDir, (id, b) -> tweak.apply(b));
   }
 
-  /** As {@link #start(int, Path, UnaryOperator)}, with settings per node id (asked again at every start of a node). */
-  public static TestCluster start(int size, Path baseDir, java.util.function.BiFunction<String, NodeConfig.Builder, NodeConfig.Builder> tweak)
+  /**
+   * As {@link #start(int, Path, UnaryOperator)}, with settings per node id (asked again at every
+   * start of a node).
+   */
+  public static TestCluster start(
+      int size,
+      Path baseDir,
+      java.util.function.BiFunction<String, NodeConfig.Builder, NodeConfig.Builder> tweak)
       throws IOException {
     int[] ports = freePorts(size * 2);
     List<Peer> peers = new ArrayList<>();
@@ -79,8 +89,12 @@ public final class TestCluster implements AutoCloseable {
       // format a deployed cluster runs in (tokens index * 256 + position, batched writes).
       // Every node, not only the leader: a node refuses authenticated writes until it applied it.
       // The leader asks every member first: on a busy machine that took more than 30 s.
-      await("every node applied the log format " + LogFormat.NEWEST, Duration.ofSeconds(90),
-          () -> cluster.running().stream().allMatch(n -> n.stateMachine().core().logFormat() == LogFormat.NEWEST));
+      await(
+          "every node applied the log format " + LogFormat.NEWEST,
+          Duration.ofSeconds(90),
+          () ->
+              cluster.running().stream()
+                  .allMatch(n -> n.stateMachine().core().logFormat() == LogFormat.NEWEST));
     } catch (IOException | RuntimeException e) {
       cluster.close();
       throw e;
@@ -89,22 +103,27 @@ public final class TestCluster implements AutoCloseable {
   }
 
   public NodeConfig configFor(String id) {
-    NodeConfig.Builder b = NodeConfig.builder()
-        .id(id)
-        .peers(peers)
-        .dataDir(baseDir.resolve(id))
-        .electionTimeout(Duration.ofMillis(600), Duration.ofMillis(1200))
-        .requestTimeout(Duration.ofSeconds(10))
-        .join(joining.contains(id));
+    NodeConfig.Builder b =
+        NodeConfig.builder()
+            .id(id)
+            .peers(peers)
+            .dataDir(baseDir.resolve(id))
+            .electionTimeout(Duration.ofMillis(600), Duration.ofMillis(1200))
+            .requestTimeout(Duration.ofSeconds(10))
+            .join(joining.contains(id));
     return tweak.apply(id, b).build();
   }
 
   public LeaseholdNode startNode(String id) throws IOException {
-    return startNode(id, node -> { });
+    return startNode(id, node -> {});
   }
 
-  /** As {@link #startNode(String)}, handing the node to {@code beforeStart} before it can send or receive anything. */
-  public LeaseholdNode startNode(String id, Consumer<LeaseholdNode> beforeStart) throws IOException {
+  /**
+   * As {@link #startNode(String)}, handing the node to {@code beforeStart} before it can send or
+   * receive anything.
+   */
+  public LeaseholdNode startNode(String id, Consumer<LeaseholdNode> beforeStart)
+      throws IOException {
     if (nodes.get(id) != null) {
       throw new IllegalStateException(id + " is running");
     }
@@ -114,8 +133,8 @@ public final class TestCluster implements AutoCloseable {
   }
 
   /**
-   * Starts a new node in join mode on free ports: it has no group of its own until a member adds
-   * it ({@code Cluster/AddMember}). {@link #ids} includes it from now on.
+   * Starts a new node in join mode on free ports: it has no group of its own until a member adds it
+   * ({@code Cluster/AddMember}). {@link #ids} includes it from now on.
    */
   public LeaseholdNode startJoiningNode(String id) throws IOException {
     int[] ports = freePorts(2);
@@ -125,8 +144,8 @@ public final class TestCluster implements AutoCloseable {
   }
 
   /**
-   * What an operator does with a removed member before adding it back: stops it, deletes its
-   * data and starts it in join mode, empty, on its old addresses.
+   * What an operator does with a removed member before adding it back: stops it, deletes its data
+   * and starts it in join mode, empty, on its old addresses.
    */
   public LeaseholdNode wipeAndStartJoining(String id) throws IOException {
     stopNode(id);
@@ -145,14 +164,22 @@ public final class TestCluster implements AutoCloseable {
   /** {@code id}'s Member message, for Cluster/AddMember. */
   public io.leasehold.proto.v1.Member member(String id) {
     Peer p = peer(id);
-    return io.leasehold.proto.v1.Member.newBuilder().setId(p.id()).setPeerAddress(p.peerAddress()).setClientAddress(p.clientAddress()).build();
+    return io.leasehold.proto.v1.Member.newBuilder()
+        .setId(p.id())
+        .setPeerAddress(p.peerAddress())
+        .setClientAddress(p.clientAddress())
+        .build();
   }
 
-  /** Acquires {@code prefix}0 … {@code prefix}(n-1) through node {@code via}, each by its own holder; fails unless all are granted. */
+  /**
+   * Acquires {@code prefix}0 … {@code prefix}(n-1) through node {@code via}, each by its own
+   * holder; fails unless all are granted.
+   */
   public Map<String, Long> acquireMany(String via, String prefix, int n) {
     Map<String, Long> tokens = new java.util.HashMap<>();
     for (int i = 0; i < n; i++) {
-      io.leasehold.proto.v1.AcquireResponse r = leases(via).acquire(Requests.acquire(prefix + i, "runner-" + i, 120));
+      io.leasehold.proto.v1.AcquireResponse r =
+          leases(via).acquire(Requests.acquire(prefix + i, "runner-" + i, 120));
       if (r.getOutcome() != io.leasehold.proto.v1.Outcome.GRANTED) {
         throw new AssertionError("acquiring " + prefix + i + " through " + via + ": " + r);
       }
@@ -161,12 +188,21 @@ public final class TestCluster implements AutoCloseable {
     return tokens;
   }
 
-  /** Waits until node {@code node} serves each lease in {@code tokens} (name to token) from its own state. */
+  /**
+   * Waits until node {@code node} serves each lease in {@code tokens} (name to token) from its own
+   * state.
+   */
   public void awaitHeldOn(String node, Map<String, Long> tokens) {
-    await(node + " holds every lease", Duration.ofSeconds(30), () -> tokens.entrySet().stream().allMatch(e -> {
-      var r = leases(node).get(Requests.staleGet(e.getKey()));
-      return r.getFound() && r.getLease().getToken() == e.getValue();
-    }));
+    await(
+        node + " holds every lease",
+        Duration.ofSeconds(30),
+        () ->
+            tokens.entrySet().stream()
+                .allMatch(
+                    e -> {
+                      var r = leases(node).get(Requests.staleGet(e.getKey()));
+                      return r.getFound() && r.getLease().getToken() == e.getValue();
+                    }));
   }
 
   public Peer peer(String id) {
@@ -194,9 +230,9 @@ public final class TestCluster implements AutoCloseable {
   }
 
   /**
-   * Election timeouts of 1-1.9 s (near the most a 2 s minimum TTL allows): fewer spurious
-   * elections than the harness's default on a loaded machine, for tests that count on leadership
-   * holding still. {@code TestCluster.start(3, dir, TestCluster::steadyElections)}.
+   * Election timeouts of 1-1.9 s (near the most a 2 s minimum TTL allows): fewer spurious elections
+   * than the harness's default on a loaded machine, for tests that count on leadership holding
+   * still. {@code TestCluster.start(3, dir, TestCluster::steadyElections)}.
    */
   public static NodeConfig.Builder steadyElections(NodeConfig.Builder b) {
     return b.electionTimeout(Duration.ofMillis(1000), Duration.ofMillis(1900));
@@ -221,7 +257,9 @@ public final class TestCluster implements AutoCloseable {
 
   /** Waits until a running node leads with its expiry ticker promoted (leader ready). */
   public LeaseholdNode awaitLeader() {
-    await("a ready leader", Duration.ofSeconds(30),
+    await(
+        "a ready leader",
+        Duration.ofSeconds(30),
         () -> leader().filter(l -> l.diagnostics().ticker().scheduler().isActive()).isPresent());
     return leader().orElseThrow();
   }
@@ -234,8 +272,12 @@ public final class TestCluster implements AutoCloseable {
   public void awaitConverged() {
     LeaseholdNode leader = awaitLeader();
     long commit = leader.ratis().division().getRaftLog().getLastCommittedIndex();
-    await("every node applied " + commit, Duration.ofSeconds(30),
-        () -> running().stream().allMatch(n -> n.ratis().division().getInfo().getLastAppliedIndex() >= commit));
+    await(
+        "every node applied " + commit,
+        Duration.ofSeconds(30),
+        () ->
+            running().stream()
+                .allMatch(n -> n.ratis().division().getInfo().getLastAppliedIndex() >= commit));
   }
 
   public LeasesGrpc.LeasesBlockingStub leases(String id) {
@@ -247,35 +289,47 @@ public final class TestCluster implements AutoCloseable {
   }
 
   public io.leasehold.proto.v1.RegistryGrpc.RegistryBlockingStub registry(String id) {
-    return io.leasehold.proto.v1.RegistryGrpc.newBlockingStub(channel(id)).withInterceptors(PER_CALL_DEADLINE);
+    return io.leasehold.proto.v1.RegistryGrpc.newBlockingStub(channel(id))
+        .withInterceptors(PER_CALL_DEADLINE);
   }
 
   public io.leasehold.proto.v1.AdminGrpc.AdminBlockingStub admin(String id) {
-    return io.leasehold.proto.v1.AdminGrpc.newBlockingStub(channel(id)).withInterceptors(PER_CALL_DEADLINE);
+    return io.leasehold.proto.v1.AdminGrpc.newBlockingStub(channel(id))
+        .withInterceptors(PER_CALL_DEADLINE);
   }
 
   public io.leasehold.proto.v1.RoutingGrpc.RoutingBlockingStub routing(String id) {
-    return io.leasehold.proto.v1.RoutingGrpc.newBlockingStub(channel(id)).withInterceptors(PER_CALL_DEADLINE);
+    return io.leasehold.proto.v1.RoutingGrpc.newBlockingStub(channel(id))
+        .withInterceptors(PER_CALL_DEADLINE);
   }
 
   public ManagedChannel channel(String id) {
-    return channels.computeIfAbsent(id, k -> io.grpc.Grpc.newChannelBuilder(node(k).clientAddress(), credentials).build());
+    return channels.computeIfAbsent(
+        id, k -> io.grpc.Grpc.newChannelBuilder(node(k).clientAddress(), credentials).build());
   }
 
-  /** The credentials of the channels the stubs use from now on (default plaintext), e.g. TLS with a client certificate. */
+  /**
+   * The credentials of the channels the stubs use from now on (default plaintext), e.g. TLS with a
+   * client certificate.
+   */
   public void useCredentials(io.grpc.ChannelCredentials credentials) {
     this.credentials = credentials;
     channels.values().forEach(ManagedChannel::shutdownNow);
     channels.clear();
   }
 
-  /** Every call gets its own 20 s deadline (a stub's withDeadlineAfter is fixed when the stub is made). */
-  private static final ClientInterceptor PER_CALL_DEADLINE = new ClientInterceptor() {
-    @Override
-    public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
-      return next.newCall(method, options.withDeadlineAfter(20, TimeUnit.SECONDS));
-    }
-  };
+  /**
+   * Every call gets its own 20 s deadline (a stub's withDeadlineAfter is fixed when the stub is
+   * made).
+   */
+  private static final ClientInterceptor PER_CALL_DEADLINE =
+      new ClientInterceptor() {
+        @Override
+        public <Q, R> ClientCall<Q, R> interceptCall(
+            MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+          return next.newCall(method, options.withDeadlineAfter(20, TimeUnit.SECONDS));
+        }
+      };
 
   /** The node's whole state in snapshot format: byte-equal dumps mean identical replicas. */
   public static byte[] dump(LeaseholdNode node) {
@@ -288,16 +342,23 @@ public final class TestCluster implements AutoCloseable {
     return out.toByteArray();
   }
 
-  /** {@code GET path} on the node's metrics port (/metrics, /healthz); the node must serve metrics. */
+  /**
+   * {@code GET path} on the node's metrics port (/metrics, /healthz); the node must serve metrics.
+   */
   public static HttpResponse<String> httpGet(LeaseholdNode node, String path) {
     return httpGet(node, path, UnaryOperator.identity());
   }
 
-  /** As {@link #httpGet(LeaseholdNode, String)}, with the request as {@code request} makes it (headers, a longer timeout). */
-  public static HttpResponse<String> httpGet(LeaseholdNode node, String path, UnaryOperator<HttpRequest.Builder> request) {
+  /**
+   * As {@link #httpGet(LeaseholdNode, String)}, with the request as {@code request} makes it
+   * (headers, a longer timeout).
+   */
+  public static HttpResponse<String> httpGet(
+      LeaseholdNode node, String path, UnaryOperator<HttpRequest.Builder> request) {
     URI uri = URI.create("http://127.0.0.1:" + node.metricsPort().orElseThrow() + path);
     try {
-      return HTTP.send(request.apply(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))).build(),
+      return HTTP.send(
+          request.apply(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10))).build(),
           HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -311,7 +372,10 @@ public final class TestCluster implements AutoCloseable {
     await(() -> what, timeout, condition);
   }
 
-  /** As {@link #await(String, Duration, BooleanSupplier)}, describing the state at the time it gave up. */
+  /**
+   * As {@link #await(String, Duration, BooleanSupplier)}, describing the state at the time it gave
+   * up.
+   */
   public static void await(Supplier<String> what, Duration timeout, BooleanSupplier condition) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
@@ -323,7 +387,8 @@ public final class TestCluster implements AutoCloseable {
         // Not yet: nodes may be mid-election or restarting.
       }
       if (System.nanoTime() - deadline > 0) {
-        throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for " + what.get());
+        throw new AssertionError(
+            "timed out after " + timeout.toMillis() + " ms waiting for " + what.get());
       }
       try {
         TimeUnit.MILLISECONDS.sleep(20);
@@ -336,11 +401,14 @@ public final class TestCluster implements AutoCloseable {
 
   public static <T> T eventually(String what, Duration timeout, Supplier<Optional<T>> attempt) {
     Object[] box = new Object[1];
-    await(what, timeout, () -> {
-      Optional<T> r = attempt.get();
-      r.ifPresent(v -> box[0] = v);
-      return r.isPresent();
-    });
+    await(
+        what,
+        timeout,
+        () -> {
+          Optional<T> r = attempt.get();
+          r.ifPresent(v -> box[0] = v);
+          return r.isPresent();
+        });
     @SuppressWarnings("unchecked")
     T value = (T) box[0];
     return value;
@@ -348,10 +416,9 @@ public final class TestCluster implements AutoCloseable {
 
   /**
    * Free ports for nodes, taken below the kernel's ephemeral range: a port picked there (bind to 0)
-   * can become the source port of some outgoing connection before the node binds it, and test
-   * JVMs run side by side open many. Each JVM walks the range from a random start, so it hands
-   * out no port twice until it wraps around. Falls back to the kernel's pick where the range is
-   * unknown.
+   * can become the source port of some outgoing connection before the node binds it, and test JVMs
+   * run side by side open many. Each JVM walks the range from a random start, so it hands out no
+   * port twice until it wraps around. Falls back to the kernel's pick where the range is unknown.
    */
   public static int[] freePorts(int count) throws IOException {
     int ephemeralLow = ephemeralRangeStart();
@@ -374,12 +441,16 @@ public final class TestCluster implements AutoCloseable {
 
   private static final int LOW_PORTS = 20000;
   private static final java.util.concurrent.atomic.AtomicInteger NEXT_PORT =
-      new java.util.concurrent.atomic.AtomicInteger(java.util.concurrent.ThreadLocalRandom.current().nextInt(1 << 20));
+      new java.util.concurrent.atomic.AtomicInteger(
+          java.util.concurrent.ThreadLocalRandom.current().nextInt(1 << 20));
 
   private static int ephemeralRangeStart() {
     // By lines: the file reports a size of 0, and a read sized by that can stop after one byte.
     try {
-      String range = java.nio.file.Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0).strip();
+      String range =
+          java.nio.file.Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))
+              .get(0)
+              .strip();
       return Integer.parseInt(range.split("\\s+")[0]);
     } catch (IOException | RuntimeException e) {
       return 0;
@@ -413,7 +484,6 @@ public final class TestCluster implements AutoCloseable {
       }
     }
   }
-
 
   @Override
   public void close() {

@@ -30,8 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ThreeNodeClusterTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -45,7 +44,8 @@ class ThreeNodeClusterTest {
   void writeToAFollowerIsForwardedAndVisibleOnEveryNode() throws Exception {
     cluster = TestCluster.start(3, dir);
     LeaseholdNode follower = cluster.followers().get(0);
-    AcquireResponse granted = cluster.leases(follower.id()).acquire(acquire("lock/forwarded", "runner-1", 30));
+    AcquireResponse granted =
+        cluster.leases(follower.id()).acquire(acquire("lock/forwarded", "runner-1", 30));
     assertEquals(Outcome.GRANTED, granted.getOutcome());
     for (String id : cluster.ids()) {
       GetResponse r = cluster.leases(id).get(get("lock/forwarded"));
@@ -53,7 +53,8 @@ class ThreeNodeClusterTest {
       assertEquals(granted.getLease().getToken(), r.getLease().getToken());
       assertTrue(r.getRevision() >= granted.getRevision());
     }
-    StatusResponse status = cluster.cluster(follower.id()).status(StatusRequest.getDefaultInstance());
+    StatusResponse status =
+        cluster.cluster(follower.id()).status(StatusRequest.getDefaultInstance());
     assertEquals(Role.FOLLOWER, status.getRole());
     assertEquals(cluster.leader().orElseThrow().id(), status.getLeaderId());
     assertEquals(3, status.getMembersCount());
@@ -61,8 +62,8 @@ class ThreeNodeClusterTest {
 
   /**
    * The commit clock (what the latency benchmark times commit-to-watcher from) reports every
-   * write's log entry committed on the leader, between the client's send and its reply, and
-   * nothing on a follower.
+   * write's log entry committed on the leader, between the client's send and its reply, and nothing
+   * on a follower.
    */
   @Test
   void theLeadersCommitClockTimesEachWriteBetweenItsSendAndItsReply() throws Exception {
@@ -71,24 +72,49 @@ class ThreeNodeClusterTest {
     record Commit(long fromExclusive, long toInclusive, long nanoTime) {}
     java.util.List<Commit> onLeader = new java.util.concurrent.CopyOnWriteArrayList<>();
     java.util.List<Commit> onFollowers = new java.util.concurrent.CopyOnWriteArrayList<>();
-    leader.diagnostics().commitClock().listen((from, to, t) -> onLeader.add(new Commit(from, to, t)),
-        leader.ratis().division().getRaftLog().getLastCommittedIndex());
+    leader
+        .diagnostics()
+        .commitClock()
+        .listen(
+            (from, to, t) -> onLeader.add(new Commit(from, to, t)),
+            leader.ratis().division().getRaftLog().getLastCommittedIndex());
     for (LeaseholdNode f : cluster.followers()) {
-      f.diagnostics().commitClock().listen((from, to, t) -> onFollowers.add(new Commit(from, to, t)), f.ratis().division().getRaftLog().getLastCommittedIndex());
+      f.diagnostics()
+          .commitClock()
+          .listen(
+              (from, to, t) -> onFollowers.add(new Commit(from, to, t)),
+              f.ratis().division().getRaftLog().getLastCommittedIndex());
     }
     for (int i = 0; i < 5; i++) {
       long sent = System.nanoTime();
-      AcquireResponse r = cluster.leases(leader.id()).acquire(acquire("lock/clock-" + i, "runner", 30));
+      AcquireResponse r =
+          cluster.leases(leader.id()).acquire(acquire("lock/clock-" + i, "runner", 30));
       long replied = System.nanoTime();
       assertEquals(Outcome.GRANTED, r.getOutcome());
-      Commit c = onLeader.stream().filter(x -> x.fromExclusive() < r.getRevision() && r.getRevision() <= x.toInclusive())
-          .findFirst().orElseThrow(() -> new AssertionError("no commit reported for revision " + r.getRevision() + ": " + onLeader));
-      assertTrue(sent <= c.nanoTime() && c.nanoTime() <= replied,
-          "revision " + r.getRevision() + " reported committed " + (c.nanoTime() - sent) / 1e6 + " ms after the send, reply after "
-              + (replied - sent) / 1e6 + " ms");
+      Commit c =
+          onLeader.stream()
+              .filter(
+                  x -> x.fromExclusive() < r.getRevision() && r.getRevision() <= x.toInclusive())
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new AssertionError(
+                          "no commit reported for revision " + r.getRevision() + ": " + onLeader));
+      assertTrue(
+          sent <= c.nanoTime() && c.nanoTime() <= replied,
+          "revision "
+              + r.getRevision()
+              + " reported committed "
+              + (c.nanoTime() - sent) / 1e6
+              + " ms after the send, reply after "
+              + (replied - sent) / 1e6
+              + " ms");
     }
     for (int i = 1; i < onLeader.size(); i++) {
-      assertEquals(onLeader.get(i - 1).toInclusive(), onLeader.get(i).fromExclusive(), "reports are contiguous: " + onLeader);
+      assertEquals(
+          onLeader.get(i - 1).toInclusive(),
+          onLeader.get(i).fromExclusive(),
+          "reports are contiguous: " + onLeader);
     }
     assertTrue(onFollowers.isEmpty(), "followers report no commits: " + onFollowers);
   }
@@ -99,7 +125,8 @@ class ThreeNodeClusterTest {
     String entry = cluster.followers().get(0).id();
     Map<String, Long> tokens = new HashMap<>();
     for (int i = 0; i < 10; i++) {
-      AcquireResponse r = cluster.leases(entry).acquire(acquire("lock/job-" + i, "runner-" + i, 60));
+      AcquireResponse r =
+          cluster.leases(entry).acquire(acquire("lock/job-" + i, "runner-" + i, 60));
       assertEquals(Outcome.GRANTED, r.getOutcome());
       tokens.put("lock/job-" + i, r.getLease().getToken());
     }
@@ -117,43 +144,58 @@ class ThreeNodeClusterTest {
       }
     }
     // A lease still renews under the new leader with its old token.
-    assertEquals(Outcome.RENEWED, cluster.leases(newLeader.id()).renew(renew("lock/job-0", tokens.get("lock/job-0"))).getResults(0).getOutcome());
-    AcquireResponse fresh = cluster.leases(newLeader.id()).acquire(acquire("lock/after-failover", "runner-x", 60));
+    assertEquals(
+        Outcome.RENEWED,
+        cluster
+            .leases(newLeader.id())
+            .renew(renew("lock/job-0", tokens.get("lock/job-0")))
+            .getResults(0)
+            .getOutcome());
+    AcquireResponse fresh =
+        cluster.leases(newLeader.id()).acquire(acquire("lock/after-failover", "runner-x", 60));
     assertEquals(Outcome.GRANTED, fresh.getOutcome());
     assertTrue(fresh.getLease().getToken() > maxOldToken, "tokens keep increasing across leaders");
   }
 
   /**
-   * Writes in flight through every node while the leader is stopped: each GRANTED reply names
-   * the stored token, and nothing is applied twice (a second application of an Acquire would show
-   * as a renewal, renew_count 1). Writes are resent with their Ratis ids unchanged so that one
-   * committed just before its leader died is answered from the retry cache; the exact race (commit,
-   * then the reply lost) is rare in this test, which guards the invariant rather than forcing it.
+   * Writes in flight through every node while the leader is stopped: each GRANTED reply names the
+   * stored token, and nothing is applied twice (a second application of an Acquire would show as a
+   * renewal, renew_count 1). Writes are resent with their Ratis ids unchanged so that one committed
+   * just before its leader died is answered from the retry cache; the exact race (commit, then the
+   * reply lost) is rare in this test, which guards the invariant rather than forcing it.
    */
   @Test
-  void writesInFlightWhenTheLeaderDiesAreAppliedAtMostOnceAndAnsweredWithTheirToken() throws Exception {
+  void writesInFlightWhenTheLeaderDiesAreAppliedAtMostOnceAndAnsweredWithTheirToken()
+      throws Exception {
     cluster = TestCluster.start(3, dir);
     LeaseholdNode oldLeader = cluster.leader().orElseThrow();
     java.util.List<String> entries = new java.util.ArrayList<>(cluster.ids());
     Map<String, Long> granted = new java.util.concurrent.ConcurrentHashMap<>();
-    java.util.concurrent.atomic.AtomicInteger sent = new java.util.concurrent.atomic.AtomicInteger();
-    java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicInteger sent =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicBoolean stop =
+        new java.util.concurrent.atomic.AtomicBoolean();
     java.util.List<Thread> writers = new java.util.ArrayList<>();
     for (int t = 0; t < 6; t++) {
       // Made here: the cluster's bookkeeping is not for concurrent use; a stub is.
-      io.leasehold.proto.v1.LeasesGrpc.LeasesBlockingStub stub = cluster.leases(entries.get(t % entries.size()));
-      Thread w = new Thread(() -> {
-        while (!stop.get()) {
-          String name = "lock/inflight-" + sent.incrementAndGet();
-          try {
-            AcquireResponse r = stub.acquire(acquire(name, "holder-" + name, 60));
-            assertEquals(Outcome.GRANTED, r.getOutcome(), r::toString);
-            granted.put(name, r.getLease().getToken());
-          } catch (io.grpc.StatusRuntimeException e) {
-            // The entry node died or the write's outcome is unknown: it may or may not be applied.
-          }
-        }
-      }, "writer-" + t);
+      io.leasehold.proto.v1.LeasesGrpc.LeasesBlockingStub stub =
+          cluster.leases(entries.get(t % entries.size()));
+      Thread w =
+          new Thread(
+              () -> {
+                while (!stop.get()) {
+                  String name = "lock/inflight-" + sent.incrementAndGet();
+                  try {
+                    AcquireResponse r = stub.acquire(acquire(name, "holder-" + name, 60));
+                    assertEquals(Outcome.GRANTED, r.getOutcome(), r::toString);
+                    granted.put(name, r.getLease().getToken());
+                  } catch (io.grpc.StatusRuntimeException e) {
+                    // The entry node died or the write's outcome is unknown: it may or may not be
+                    // applied.
+                  }
+                }
+              },
+              "writer-" + t);
       w.start();
       writers.add(w);
     }
@@ -161,7 +203,10 @@ class ThreeNodeClusterTest {
     cluster.stopNode(oldLeader.id());
     int atKill = granted.size();
     cluster.awaitLeader();
-    await("writes flowing under the new leader", Duration.ofSeconds(30), () -> granted.size() >= atKill + 100);
+    await(
+        "writes flowing under the new leader",
+        Duration.ofSeconds(30),
+        () -> granted.size() >= atKill + 100);
     stop.set(true);
     for (Thread w : writers) {
       w.join(30_000);
@@ -170,12 +215,16 @@ class ThreeNodeClusterTest {
     cluster.awaitConverged();
     String survivor = cluster.running().get(0).id();
     Map<String, Lease> stored = new HashMap<>();
-    cluster.leases(survivor).list(list("lock/inflight-").toBuilder().setLimit(0).build())
-        .getLeasesList().forEach(l -> stored.put(l.getName(), l));
+    cluster
+        .leases(survivor)
+        .list(list("lock/inflight-").toBuilder().setLimit(0).build())
+        .getLeasesList()
+        .forEach(l -> stored.put(l.getName(), l));
     for (Map.Entry<String, Long> g : granted.entrySet()) {
       Lease l = stored.get(g.getKey());
       assertTrue(l != null, g.getKey() + " was granted but is gone");
-      assertEquals(g.getValue(), l.getToken(), g.getKey() + ": the reply's token is the stored one");
+      assertEquals(
+          g.getValue(), l.getToken(), g.getKey() + ": the reply's token is the stored one");
     }
     for (Lease l : stored.values()) {
       assertEquals(0, l.getRenewCount(), () -> l.getName() + " was applied more than once: " + l);
@@ -199,7 +248,13 @@ class ThreeNodeClusterTest {
     while (goneAfterNanos.size() < 3 && System.nanoTime() < deadline) {
       if (System.nanoTime() > nextRenew) {
         // The other lease's holder keeps renewing: it must outlive the abandoned one.
-        assertEquals(Outcome.RENEWED, cluster.leases(any).renew(renew("lock/kept-alive", kept.getLease().getToken())).getResults(0).getOutcome());
+        assertEquals(
+            Outcome.RENEWED,
+            cluster
+                .leases(any)
+                .renew(renew("lock/kept-alive", kept.getLease().getToken()))
+                .getResults(0)
+                .getOutcome());
         nextRenew = System.nanoTime() + Duration.ofMillis(500).toNanos();
       }
       for (String id : cluster.ids()) {
@@ -222,10 +277,16 @@ class ThreeNodeClusterTest {
     long ttl = Duration.ofSeconds(2).toNanos();
     long bound = ttl + Duration.ofMillis(100).toNanos() + Duration.ofMillis(1500).toNanos();
     for (Map.Entry<String, Long> e : goneAfterNanos.entrySet()) {
-      assertTrue(e.getValue() >= ttl - (granted - start), "not before its TTL on " + e.getKey() + ": " + e.getValue() / 1e6 + " ms");
-      assertTrue(e.getValue() <= bound, "within TTL + tick + commit on " + e.getKey() + ": " + e.getValue() / 1e6 + " ms");
+      assertTrue(
+          e.getValue() >= ttl - (granted - start),
+          "not before its TTL on " + e.getKey() + ": " + e.getValue() / 1e6 + " ms");
+      assertTrue(
+          e.getValue() <= bound,
+          "within TTL + tick + commit on " + e.getKey() + ": " + e.getValue() / 1e6 + " ms");
     }
-    assertTrue(cluster.leases(any).get(get("lock/kept-alive")).getFound(), "a renewed lease does not expire");
+    assertTrue(
+        cluster.leases(any).get(get("lock/kept-alive")).getFound(),
+        "a renewed lease does not expire");
   }
 
   @Test
@@ -241,18 +302,29 @@ class ThreeNodeClusterTest {
 
     LeaseholdNode newLeader = cluster.awaitLeader();
     long promoted = newLeader.diagnostics().ticker().scheduler().promotedAtNanos();
-    assertTrue(promoted - stopping > 0, "the new leader promoted its ticker after the old one stopped");
-    assertTrue(cluster.leases(newLeader.id()).get(staleGet("lock/orphan")).getFound(),
-        "still held when the new leader is ready, " + (promoted - granted) / 1_000_000 + " ms after the grant");
-    await("the orphaned lease expires", Duration.ofSeconds(10),
+    assertTrue(
+        promoted - stopping > 0, "the new leader promoted its ticker after the old one stopped");
+    assertTrue(
+        cluster.leases(newLeader.id()).get(staleGet("lock/orphan")).getFound(),
+        "still held when the new leader is ready, "
+            + (promoted - granted) / 1_000_000
+            + " ms after the grant");
+    await(
+        "the orphaned lease expires",
+        Duration.ofSeconds(10),
         () -> !cluster.leases(newLeader.id()).get(staleGet("lock/orphan")).getFound());
     long gone = System.nanoTime();
     // Measured from the instant the new leader promoted its ticker (not from when this thread saw
     // it, which on a busy machine can be hundreds of milliseconds later), the lease lived at least
     // one more full TTL; carried-over deadlines would have ended it at granted + TTL.
-    assertTrue(gone - promoted >= ttlNanos,
-        "expired " + (gone - promoted) / 1_000_000 + " ms after the new leader promoted; TTL is 2000 ms");
-    assertEquals(r.getLease().getToken(), newLeader.diagnostics().ticker().scheduler().tracked() == 0 ? r.getLease().getToken() : -1,
+    assertTrue(
+        gone - promoted >= ttlNanos,
+        "expired "
+            + (gone - promoted) / 1_000_000
+            + " ms after the new leader promoted; TTL is 2000 ms");
+    assertEquals(
+        r.getLease().getToken(),
+        newLeader.diagnostics().ticker().scheduler().tracked() == 0 ? r.getLease().getToken() : -1,
         "the new leader forgot the lease once it expired");
   }
 
@@ -260,7 +332,8 @@ class ThreeNodeClusterTest {
   void restartedNodeComesBackFromItsDataDirWithIdenticalState() throws Exception {
     cluster = TestCluster.start(3, dir);
     String follower = cluster.followers().get(0).id();
-    String other = cluster.ids().stream().filter(id -> !id.equals(follower)).findFirst().orElseThrow();
+    String other =
+        cluster.ids().stream().filter(id -> !id.equals(follower)).findFirst().orElseThrow();
     for (int i = 0; i < 20; i++) {
       cluster.leases(other).acquire(acquire("svc/a-" + i, "h", 60));
     }
@@ -274,11 +347,15 @@ class ThreeNodeClusterTest {
     cluster.startNode(follower);
     cluster.awaitConverged();
     byte[] expected = dump(cluster.leader().orElseThrow());
-    await("identical state on every node", Duration.ofSeconds(20), () -> {
-      cluster.awaitConverged();
-      byte[] leaderDump = dump(cluster.leader().orElseThrow());
-      return cluster.running().stream().allMatch(n -> java.util.Arrays.equals(leaderDump, dump(n)));
-    });
+    await(
+        "identical state on every node",
+        Duration.ofSeconds(20),
+        () -> {
+          cluster.awaitConverged();
+          byte[] leaderDump = dump(cluster.leader().orElseThrow());
+          return cluster.running().stream()
+              .allMatch(n -> java.util.Arrays.equals(leaderDump, dump(n)));
+        });
     assertArrayEquals(dump(cluster.leader().orElseThrow()), dump(cluster.node(follower)));
     assertTrue(expected.length > 0);
     assertEquals(30, cluster.leases(follower).list(list("svc/")).getLeasesCount());
@@ -286,13 +363,14 @@ class ThreeNodeClusterTest {
 
   @Test
   void followerThatMissedAPurgedLogCatchesUpBySnapshot() throws Exception {
-    cluster = TestCluster.start(3, dir, b -> b
-        .snapshotThreshold(64)
-        .logSegmentSizeBytes(16 << 10)
-        .logPurgeGap(1));
+    cluster =
+        TestCluster.start(
+            3, dir, b -> b.snapshotThreshold(64).logSegmentSizeBytes(16 << 10).logPurgeGap(1));
     String follower = cluster.followers().get(0).id();
-    String other = cluster.ids().stream().filter(id -> !id.equals(follower)).findFirst().orElseThrow();
-    long followerApplied = cluster.node(follower).ratis().division().getInfo().getLastAppliedIndex();
+    String other =
+        cluster.ids().stream().filter(id -> !id.equals(follower)).findFirst().orElseThrow();
+    long followerApplied =
+        cluster.node(follower).ratis().division().getInfo().getLastAppliedIndex();
     cluster.stopNode(follower);
 
     for (int i = 0; i < 400; i++) {
@@ -302,17 +380,26 @@ class ThreeNodeClusterTest {
       }
     }
     LeaseholdNode leader = cluster.leader().orElseThrow();
-    await("the leader purged the log past the stopped follower", Duration.ofSeconds(20),
+    await(
+        "the leader purged the log past the stopped follower",
+        Duration.ofSeconds(20),
         () -> leader.ratis().division().getRaftLog().getStartIndex() > followerApplied + 1);
 
     LeaseholdNode restarted = cluster.startNode(follower);
     cluster.awaitConverged();
-    await("the follower installed a snapshot", Duration.ofSeconds(20), () -> restarted.stateMachine().snapshotsLoaded() >= 1);
-    await("identical state", Duration.ofSeconds(20), () -> {
-      cluster.awaitConverged();
-      return java.util.Arrays.equals(dump(cluster.leader().orElseThrow()), dump(restarted));
-    });
-    var leases = cluster.leases(follower).list(list("partition/").toBuilder().setStale(true).build());
+    await(
+        "the follower installed a snapshot",
+        Duration.ofSeconds(20),
+        () -> restarted.stateMachine().snapshotsLoaded() >= 1);
+    await(
+        "identical state",
+        Duration.ofSeconds(20),
+        () -> {
+          cluster.awaitConverged();
+          return java.util.Arrays.equals(dump(cluster.leader().orElseThrow()), dump(restarted));
+        });
+    var leases =
+        cluster.leases(follower).list(list("partition/").toBuilder().setStale(true).build());
     assertEquals(100, leases.getLeasesCount());
     for (Lease l : leases.getLeasesList()) {
       assertFalse(l.getHolder().isEmpty());

@@ -21,18 +21,24 @@ import java.util.function.Function;
  * The side-by-side table of {@code benchmarks/compare.sh}: reads the JSON lines of every run
  * (Leasehold's from {@code leasehold bench} through the Java SDK and from {@link RawBench} through
  * the generated gRPC stubs, etcd's from {@link EtcdBench}) and prints, for each workload and
- * figure, every round's value for each system and the ratio of the medians. For etcd the better
- * of its acquire-release shapes is the anchor, per round. Leasehold's rows through the SDK carry
- * no mark; RawBench's say how the calls were spread ("raw spread"); runs with a phase (the cold
- * phase on fresh clusters, "cold") have rows of their own, compared with etcd's runs of the same
- * phase, after the others, with each window's throughput when the runs report windows.
+ * figure, every round's value for each system and the ratio of the medians. For etcd the better of
+ * its acquire-release shapes is the anchor, per round. Leasehold's rows through the SDK carry no
+ * mark; RawBench's say how the calls were spread ("raw spread"); runs with a phase (the cold phase
+ * on fresh clusters, "cold") have rows of their own, compared with etcd's runs of the same phase,
+ * after the others, with each window's throughput when the runs report windows.
  *
- * <pre>java -cp benchmarks/target/benchmarks.jar io.leasehold.benchmarks.compare.CompareTable results.jsonl</pre>
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar io.leasehold.benchmarks.compare.CompareTable results.jsonl
+ * </pre>
  */
 public final class CompareTable {
   /** One figure of one workload: how to read it and which way is better. */
-  record Figure(String workload, String label, Function<JsonObject, Optional<Double>> read, boolean higherIsBetter,
-                Function<JsonObject, String> key) {}
+  record Figure(
+      String workload,
+      String label,
+      Function<JsonObject, Optional<Double>> read,
+      boolean higherIsBetter,
+      Function<JsonObject, String> key) {}
 
   private CompareTable() {}
 
@@ -61,12 +67,17 @@ public final class CompareTable {
   static Optional<Double> number(JsonObject run, String... path) {
     JsonElement e = run;
     for (String p : path) {
-      if (e == null || !e.isJsonObject() || !e.getAsJsonObject().has(p) || e.getAsJsonObject().get(p).isJsonNull()) {
+      if (e == null
+          || !e.isJsonObject()
+          || !e.getAsJsonObject().has(p)
+          || e.getAsJsonObject().get(p).isJsonNull()) {
         return Optional.empty();
       }
       e = e.getAsJsonObject().get(p);
     }
-    return e.isJsonPrimitive() && e.getAsJsonPrimitive().isNumber() ? Optional.of(e.getAsDouble()) : Optional.empty();
+    return e.isJsonPrimitive() && e.getAsJsonPrimitive().isNumber()
+        ? Optional.of(e.getAsDouble())
+        : Optional.empty();
   }
 
   static String setting(JsonObject run, String name) {
@@ -85,24 +96,96 @@ public final class CompareTable {
     return max < 0 ? Optional.empty() : Optional.of(max);
   }
 
-  static final List<Figure> FIGURES = List.of(
-      new Figure("acquire-release", "cycles/s", r -> number(r, "results", "cycles_per_s"), true, r -> "clients " + setting(r, "clients")),
-      new Figure("acquire-release", "acquire p50 ms", r -> number(r, "results", "acquire", "p50_ms"), false, r -> "clients " + setting(r, "clients")),
-      new Figure("acquire-release", "acquire p99 ms", r -> number(r, "results", "acquire", "p99_ms"), false, r -> "clients " + setting(r, "clients")),
-      new Figure("renew", "busiest node, cores", CompareTable::busiestNode, false, r -> setting(r, "leases") + " names"),
-      new Figure("renew", "false expiries", r -> number(r, "results", "false_expiries"), false, r -> setting(r, "leases") + " names"),
-      new Figure("contended-lock", "hand-overs/s", r -> number(r, "results", "acquisitions_per_s"), true, r -> setting(r, "clients") + " clients"),
-      new Figure("contended-lock", "lock wait p99 ms", r -> number(r, "results", "lock_wait", "p99_ms"), false, r -> setting(r, "clients") + " clients"),
-      new Figure("contended-lock", "violations", r -> number(r, "results", "fencing_violations").flatMap(f ->
-          number(r, "results", "exclusion_violations").map(x -> f + x)), false, r -> setting(r, "clients") + " clients"),
-      new Figure("watch", "leader p99 ms", r -> number(r, "results", "leader_send_to_watch", "p99_ms"), false, r -> setting(r, "rate_per_s") + "/s"),
-      new Figure("watch", "follower p99 ms", r -> number(r, "results", "follower_send_to_watch", "p99_ms"), false, r -> setting(r, "rate_per_s") + "/s"),
-      new Figure("watch", "events missing", r -> number(r, "results", "leader_events_missing").flatMap(a ->
-          number(r, "results", "follower_events_missing").map(b -> a + b)), false, r -> setting(r, "rate_per_s") + "/s"),
-      new Figure("failover", "median kill to acquire ms", r -> number(r, "results", "median_kill_to_acquire_ms"), false, r -> setting(r, "kills") + " kills"),
-      new Figure("failover", "leases lost", r -> number(r, "results", "leases_lost"), false, r -> setting(r, "kills") + " kills"));
+  static final List<Figure> FIGURES =
+      List.of(
+          new Figure(
+              "acquire-release",
+              "cycles/s",
+              r -> number(r, "results", "cycles_per_s"),
+              true,
+              r -> "clients " + setting(r, "clients")),
+          new Figure(
+              "acquire-release",
+              "acquire p50 ms",
+              r -> number(r, "results", "acquire", "p50_ms"),
+              false,
+              r -> "clients " + setting(r, "clients")),
+          new Figure(
+              "acquire-release",
+              "acquire p99 ms",
+              r -> number(r, "results", "acquire", "p99_ms"),
+              false,
+              r -> "clients " + setting(r, "clients")),
+          new Figure(
+              "renew",
+              "busiest node, cores",
+              CompareTable::busiestNode,
+              false,
+              r -> setting(r, "leases") + " names"),
+          new Figure(
+              "renew",
+              "false expiries",
+              r -> number(r, "results", "false_expiries"),
+              false,
+              r -> setting(r, "leases") + " names"),
+          new Figure(
+              "contended-lock",
+              "hand-overs/s",
+              r -> number(r, "results", "acquisitions_per_s"),
+              true,
+              r -> setting(r, "clients") + " clients"),
+          new Figure(
+              "contended-lock",
+              "lock wait p99 ms",
+              r -> number(r, "results", "lock_wait", "p99_ms"),
+              false,
+              r -> setting(r, "clients") + " clients"),
+          new Figure(
+              "contended-lock",
+              "violations",
+              r ->
+                  number(r, "results", "fencing_violations")
+                      .flatMap(f -> number(r, "results", "exclusion_violations").map(x -> f + x)),
+              false,
+              r -> setting(r, "clients") + " clients"),
+          new Figure(
+              "watch",
+              "leader p99 ms",
+              r -> number(r, "results", "leader_send_to_watch", "p99_ms"),
+              false,
+              r -> setting(r, "rate_per_s") + "/s"),
+          new Figure(
+              "watch",
+              "follower p99 ms",
+              r -> number(r, "results", "follower_send_to_watch", "p99_ms"),
+              false,
+              r -> setting(r, "rate_per_s") + "/s"),
+          new Figure(
+              "watch",
+              "events missing",
+              r ->
+                  number(r, "results", "leader_events_missing")
+                      .flatMap(
+                          a -> number(r, "results", "follower_events_missing").map(b -> a + b)),
+              false,
+              r -> setting(r, "rate_per_s") + "/s"),
+          new Figure(
+              "failover",
+              "median kill to acquire ms",
+              r -> number(r, "results", "median_kill_to_acquire_ms"),
+              false,
+              r -> setting(r, "kills") + " kills"),
+          new Figure(
+              "failover",
+              "leases lost",
+              r -> number(r, "results", "leases_lost"),
+              false,
+              r -> setting(r, "kills") + " kills"));
 
-  /** The acquire-release figures of each window ({@code --windows}), as many as the longest run has: for the cold phase. */
+  /**
+   * The acquire-release figures of each window ({@code --windows}), as many as the longest run has:
+   * for the cold phase.
+   */
   static List<Figure> windowFigures(List<JsonObject> runs) {
     List<Figure> out = new ArrayList<>();
     for (JsonObject r : runs) {
@@ -113,11 +196,24 @@ public final class CompareTable {
       for (int i = out.size(); i < windows.size(); i++) {
         int index = i;
         JsonObject w = windows.get(i).getAsJsonObject();
-        String label = "cycles/s in " + seconds(w.get("from_s").getAsDouble()) + "-" + seconds(w.get("to_s").getAsDouble()) + " s";
-        out.add(new Figure("acquire-release", label, run -> {
-          JsonArray ws = windows(run);
-          return ws.size() > index ? number(ws.get(index).getAsJsonObject(), "cycles_per_s") : Optional.empty();
-        }, true, run -> "clients " + setting(run, "clients")));
+        String label =
+            "cycles/s in "
+                + seconds(w.get("from_s").getAsDouble())
+                + "-"
+                + seconds(w.get("to_s").getAsDouble())
+                + " s";
+        out.add(
+            new Figure(
+                "acquire-release",
+                label,
+                run -> {
+                  JsonArray ws = windows(run);
+                  return ws.size() > index
+                      ? number(ws.get(index).getAsJsonObject(), "cycles_per_s")
+                      : Optional.empty();
+                },
+                true,
+                run -> "clients " + setting(run, "clients")));
       }
     }
     return out;
@@ -133,14 +229,19 @@ public final class CompareTable {
     return s == Math.rint(s) ? Long.toString((long) s) : String.format(Locale.ROOT, "%.1f", s);
   }
 
-  /** Every figure the table shows for these runs: {@link #FIGURES}, the window figures after acquire-release's. */
+  /**
+   * Every figure the table shows for these runs: {@link #FIGURES}, the window figures after
+   * acquire-release's.
+   */
   static List<Figure> figures(List<JsonObject> runs) {
     List<Figure> out = new ArrayList<>();
     List<Figure> windows = windowFigures(runs);
     for (int i = 0; i < FIGURES.size(); i++) {
       out.add(FIGURES.get(i));
-      boolean lastOfAcquireRelease = FIGURES.get(i).workload().equals("acquire-release")
-          && (i + 1 == FIGURES.size() || !FIGURES.get(i + 1).workload().equals("acquire-release"));
+      boolean lastOfAcquireRelease =
+          FIGURES.get(i).workload().equals("acquire-release")
+              && (i + 1 == FIGURES.size()
+                  || !FIGURES.get(i + 1).workload().equals("acquire-release"));
       if (lastOfAcquireRelease) {
         out.addAll(windows);
       }
@@ -165,7 +266,10 @@ public final class CompareTable {
     return system.equals("leasehold") ? "" : system.replaceFirst("^leasehold-", "");
   }
 
-  /** A table row's runs: a figure's key (e.g. "clients 16") in one phase ("": after the JIT warm-up; "cold": a fresh cluster). */
+  /**
+   * A table row's runs: a figure's key (e.g. "clients 16") in one phase ("": after the JIT warm-up;
+   * "cold": a fresh cluster).
+   */
   record Group(String key, String phase) {
     String label() {
       return phase.isEmpty() ? key : key + ", " + phase;
@@ -174,9 +278,16 @@ public final class CompareTable {
 
   static void print(List<JsonObject> runs, PrintStream out) {
     List<String[]> rows = new ArrayList<>();
-    rows.add(new String[] {"workload / figure", "etcd (each round; shape)", "Leasehold (each round)", "Leasehold vs etcd"});
+    rows.add(
+        new String[] {
+          "workload / figure",
+          "etcd (each round; shape)",
+          "Leasehold (each round)",
+          "Leasehold vs etcd"
+        });
     for (Figure f : figures(runs)) {
-      // group -> values in run order: etcd's by shape (the better one per round is the anchor), Leasehold's by variant.
+      // group -> values in run order: etcd's by shape (the better one per round is the anchor),
+      // Leasehold's by variant.
       Map<Group, List<Double>> etcd = new LinkedHashMap<>();
       Map<Group, List<String>> etcdShape = new LinkedHashMap<>();
       Map<Group, Map<String, List<Double>>> leasehold = new LinkedHashMap<>();
@@ -191,43 +302,68 @@ public final class CompareTable {
         }
         Group group = new Group(f.key().apply(r), setting(r, "phase"));
         if (isEtcd(r)) {
-          etcdByShape.computeIfAbsent(group, k -> new LinkedHashMap<>())
-              .computeIfAbsent(r.get("system").getAsString(), s -> new ArrayList<>()).add(v.get());
+          etcdByShape
+              .computeIfAbsent(group, k -> new LinkedHashMap<>())
+              .computeIfAbsent(r.get("system").getAsString(), s -> new ArrayList<>())
+              .add(v.get());
         } else {
-          leasehold.computeIfAbsent(group, k -> new LinkedHashMap<>()).computeIfAbsent(variant(r), s -> new ArrayList<>()).add(v.get());
+          leasehold
+              .computeIfAbsent(group, k -> new LinkedHashMap<>())
+              .computeIfAbsent(variant(r), s -> new ArrayList<>())
+              .add(v.get());
         }
       }
-      etcdByShape.forEach((group, shapes) -> {
-        int rounds = shapes.values().stream().mapToInt(List::size).max().orElse(0);
-        for (int i = 0; i < rounds; i++) {
-          int round = i;
-          Map.Entry<String, Double> best = shapes.entrySet().stream().filter(e -> e.getValue().size() > round)
-              .map(e -> Map.entry(e.getKey(), e.getValue().get(round)))
-              .max(Comparator.comparingDouble(e -> f.higherIsBetter() ? e.getValue() : -e.getValue())).orElseThrow();
-          etcd.computeIfAbsent(group, k -> new ArrayList<>()).add(best.getValue());
-          etcdShape.computeIfAbsent(group, k -> new ArrayList<>()).add(best.getKey().replace("etcd-", ""));
-        }
-      });
+      etcdByShape.forEach(
+          (group, shapes) -> {
+            int rounds = shapes.values().stream().mapToInt(List::size).max().orElse(0);
+            for (int i = 0; i < rounds; i++) {
+              int round = i;
+              Map.Entry<String, Double> best =
+                  shapes.entrySet().stream()
+                      .filter(e -> e.getValue().size() > round)
+                      .map(e -> Map.entry(e.getKey(), e.getValue().get(round)))
+                      .max(
+                          Comparator.comparingDouble(
+                              e -> f.higherIsBetter() ? e.getValue() : -e.getValue()))
+                      .orElseThrow();
+              etcd.computeIfAbsent(group, k -> new ArrayList<>()).add(best.getValue());
+              etcdShape
+                  .computeIfAbsent(group, k -> new ArrayList<>())
+                  .add(best.getKey().replace("etcd-", ""));
+            }
+          });
       List<Group> groups = new ArrayList<>(leasehold.keySet());
       etcd.keySet().stream().filter(k -> !groups.contains(k)).forEach(groups::add);
       // After the JIT warm-up first, then each phase (stable: in the order the runs came).
       groups.sort(Comparator.comparing(g -> !g.phase().isEmpty()));
       for (Group group : groups) {
         List<Double> e = etcd.getOrDefault(group, List.of());
-        String shapes = etcdShape.getOrDefault(group, List.of()).stream().distinct().reduce((a, b) -> a + "/" + b).map(s -> " " + s).orElse("");
+        String shapes =
+            etcdShape.getOrDefault(group, List.of()).stream()
+                .distinct()
+                .reduce((a, b) -> a + "/" + b)
+                .map(s -> " " + s)
+                .orElse("");
         Map<String, List<Double>> variants = new LinkedHashMap<>();
         Map<String, List<Double>> seen = leasehold.getOrDefault(group, Map.of());
         if (seen.containsKey("")) {
-          variants.put("", seen.get(""));  // the SDK's row first
+          variants.put("", seen.get("")); // the SDK's row first
         }
         variants.putAll(seen);
         if (variants.isEmpty()) {
           variants.put("", List.of());
         }
-        variants.forEach((variant, l) -> {
-          String row = f.workload() + " " + group.label() + (variant.isEmpty() ? "" : ", " + variant) + ", " + f.label();
-          rows.add(new String[] {row, values(e) + shapes, values(l), ratio(f, e, l)});
-        });
+        variants.forEach(
+            (variant, l) -> {
+              String row =
+                  f.workload()
+                      + " "
+                      + group.label()
+                      + (variant.isEmpty() ? "" : ", " + variant)
+                      + ", "
+                      + f.label();
+              rows.add(new String[] {row, values(e) + shapes, values(l), ratio(f, e, l)});
+            });
       }
     }
     // Columns as wide as their widest cell, two spaces apart.
@@ -238,7 +374,8 @@ public final class CompareTable {
       }
     }
     for (String[] r : rows) {
-      out.printf("%-" + width[0] + "s  %-" + width[1] + "s  %-" + width[2] + "s  %s%n", (Object[]) r);
+      out.printf(
+          "%-" + width[0] + "s  %-" + width[1] + "s  %-" + width[2] + "s  %s%n", (Object[]) r);
     }
   }
 
@@ -247,7 +384,9 @@ public final class CompareTable {
   }
 
   static String format(double v) {
-    return Math.abs(v) >= 100 ? String.format(Locale.ROOT, "%,.0f", v) : String.format(Locale.ROOT, "%.2f", v);
+    return Math.abs(v) >= 100
+        ? String.format(Locale.ROOT, "%,.0f", v)
+        : String.format(Locale.ROOT, "%.2f", v);
   }
 
   static double median(List<Double> v) {
@@ -257,14 +396,20 @@ public final class CompareTable {
     return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
   }
 
-  /** Leasehold's median over etcd's for higher-is-better figures, etcd's over Leasehold's otherwise: above 1, Leasehold is ahead. */
+  /**
+   * Leasehold's median over etcd's for higher-is-better figures, etcd's over Leasehold's otherwise:
+   * above 1, Leasehold is ahead.
+   */
   static String ratio(Figure f, List<Double> etcd, List<Double> leasehold) {
     if (etcd.isEmpty() || leasehold.isEmpty()) {
       return "-";
     }
     double e = median(etcd);
     double l = median(leasehold);
-    if (f.label().contains("violations") || f.label().contains("lost") || f.label().contains("missing") || f.label().contains("expiries")) {
+    if (f.label().contains("violations")
+        || f.label().contains("lost")
+        || f.label().contains("missing")
+        || f.label().contains("expiries")) {
       return l == 0 && e == 0 ? "both none" : l == 0 ? "Leasehold none" : "Leasehold " + format(l);
     }
     double r = f.higherIsBetter() ? l / Math.max(e, 1e-9) : e / Math.max(l, 1e-9);

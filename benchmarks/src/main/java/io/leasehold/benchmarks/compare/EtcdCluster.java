@@ -13,7 +13,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Three etcd members on loopback, each its own process, with etcd's default settings: the failover run's other cluster. */
+/**
+ * Three etcd members on loopback, each its own process, with etcd's default settings: the failover
+ * run's other cluster.
+ */
 final class EtcdCluster implements Failover.Cluster {
   private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
   private final Path dir;
@@ -21,7 +24,8 @@ final class EtcdCluster implements Failover.Cluster {
   private final int[] clientPorts = new int[3];
   private final int[] peerPorts = new int[3];
   private final Process[] processes = new Process[3];
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
   private EtcdCluster(Path dir, String etcd) {
     this.dir = dir;
@@ -56,18 +60,44 @@ final class EtcdCluster implements Failover.Cluster {
       cluster.add("e" + (j + 1) + "=http://127.0.0.1:" + peerPorts[j]);
     }
     Files.createDirectories(dir);
-    List<String> cmd = List.of(etcd, "--name", "e" + (i + 1), "--data-dir", dir.resolve("e" + (i + 1)).toString(),
-        "--listen-client-urls", "http://127.0.0.1:" + clientPorts[i], "--advertise-client-urls", "http://127.0.0.1:" + clientPorts[i],
-        "--listen-peer-urls", "http://127.0.0.1:" + peerPorts[i], "--initial-advertise-peer-urls", "http://127.0.0.1:" + peerPorts[i],
-        "--initial-cluster", String.join(",", cluster), "--initial-cluster-state", "new", "--initial-cluster-token", "bench-failover");
-    processes[i] = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("e" + (i + 1) + ".log").toFile())).start();
+    List<String> cmd =
+        List.of(
+            etcd,
+            "--name",
+            "e" + (i + 1),
+            "--data-dir",
+            dir.resolve("e" + (i + 1)).toString(),
+            "--listen-client-urls",
+            "http://127.0.0.1:" + clientPorts[i],
+            "--advertise-client-urls",
+            "http://127.0.0.1:" + clientPorts[i],
+            "--listen-peer-urls",
+            "http://127.0.0.1:" + peerPorts[i],
+            "--initial-advertise-peer-urls",
+            "http://127.0.0.1:" + peerPorts[i],
+            "--initial-cluster",
+            String.join(",", cluster),
+            "--initial-cluster-state",
+            "new",
+            "--initial-cluster-token",
+            "bench-failover");
+    processes[i] =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(
+                ProcessBuilder.Redirect.appendTo(dir.resolve("e" + (i + 1) + ".log").toFile()))
+            .start();
   }
 
   private String get(int i, String path) throws InterruptedException {
     try {
-      HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + clientPorts[i] + path))
-          .timeout(Duration.ofSeconds(2)).GET().build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + clientPorts[i] + path))
+                  .timeout(Duration.ofSeconds(2))
+                  .GET()
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       return r.statusCode() == 200 ? r.body() : null;
     } catch (IOException e) {
       return null;
@@ -78,7 +108,8 @@ final class EtcdCluster implements Failover.Cluster {
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
       if (!processes[i].isAlive()) {
-        throw new IOException("etcd e" + (i + 1) + " exited; see " + dir.resolve("e" + (i + 1) + ".log"));
+        throw new IOException(
+            "etcd e" + (i + 1) + " exited; see " + dir.resolve("e" + (i + 1) + ".log"));
       }
       String h = get(i, "/health");
       if (h != null && h.contains("\"true\"")) {
@@ -86,7 +117,8 @@ final class EtcdCluster implements Failover.Cluster {
       }
       Thread.sleep(100);
     }
-    throw new IOException("etcd e" + (i + 1) + " not healthy within " + START_TIMEOUT.toSeconds() + " s");
+    throw new IOException(
+        "etcd e" + (i + 1) + " not healthy within " + START_TIMEOUT.toSeconds() + " s");
   }
 
   @Override
@@ -114,7 +146,7 @@ final class EtcdCluster implements Failover.Cluster {
 
   @Override
   public void restart(int node) throws IOException, InterruptedException {
-    launch(node);  // an existing data dir: etcd ignores the initial-cluster flags and rejoins
+    launch(node); // an existing data dir: etcd ignores the initial-cluster flags and rejoins
     awaitHealthy(node);
   }
 

@@ -51,27 +51,36 @@ final class EtcdTargets {
   /** The key is created only if absent (its create revision is 0): the name was free. */
   static CompletableFuture<Void> createIfAbsent(KV kv, String name, long leaseId) {
     ByteSequence key = bytes(name);
-    PutOption put = leaseId == 0 ? PutOption.DEFAULT : PutOption.builder().withLeaseId(leaseId).build();
-    return kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0))).Then(Op.put(key, bytes("held"), put)).commit()
-        .thenAccept(r -> {
-          if (!r.isSucceeded()) {
-            throw new IllegalStateException(name + ": already held");
-          }
-        });
+    PutOption put =
+        leaseId == 0 ? PutOption.DEFAULT : PutOption.builder().withLeaseId(leaseId).build();
+    return kv.txn()
+        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+        .Then(Op.put(key, bytes("held"), put))
+        .commit()
+        .thenAccept(
+            r -> {
+              if (!r.isSucceeded()) {
+                throw new IllegalStateException(name + ": already held");
+              }
+            });
   }
 
   /** The two shapes of taking a name on etcd. */
   enum Shape {
     /** A lease per name: grant, create the key with it, revoke (three writes a cycle). */
     LEASE_PER_NAME,
-    /** concurrency.Mutex's shape: one session lease per client, create the key with it, delete (two writes a cycle). */
+    /**
+     * concurrency.Mutex's shape: one session lease per client, create the key with it, delete (two
+     * writes a cycle).
+     */
     SESSION
   }
 
   /** Held: the key, and the lease to revoke (LEASE_PER_NAME) or 0. */
   record Held(String name, long leaseId) {}
 
-  static AcquireRelease.Target<Held> acquireRelease(Client client, Shape shape, Duration ttl, int workers) {
+  static AcquireRelease.Target<Held> acquireRelease(
+      Client client, Shape shape, Duration ttl, int workers) {
     KV kv = client.getKVClient();
     Lease leases = client.getLeaseClient();
     long[] sessions = new long[workers];
@@ -86,13 +95,17 @@ final class EtcdTargets {
         if (shape == Shape.SESSION) {
           return createIfAbsent(kv, name, sessions[worker]).thenApply(v -> new Held(name, 0));
         }
-        return leases.grant(ttl.toSeconds()).thenCompose(g -> createIfAbsent(kv, name, g.getID()).thenApply(v -> new Held(name, g.getID())));
+        return leases
+            .grant(ttl.toSeconds())
+            .thenCompose(
+                g -> createIfAbsent(kv, name, g.getID()).thenApply(v -> new Held(name, g.getID())));
       }
 
       @Override
       public CompletableFuture<Void> release(int worker, Held held) {
-        return held.leaseId() == 0 ? kv.delete(bytes(held.name())).thenAccept(r -> { })
-            : leases.revoke(held.leaseId()).thenAccept(r -> { });
+        return held.leaseId() == 0
+            ? kv.delete(bytes(held.name())).thenAccept(r -> {})
+            : leases.revoke(held.leaseId()).thenAccept(r -> {});
       }
     };
   }
@@ -109,24 +122,29 @@ final class EtcdTargets {
 
     Session(Client client, Duration ttl, Runnable onLost) {
       this.leaseId = client.getLeaseClient().grant(ttl.toSeconds()).join().getID();
-      this.keepAlive = client.getLeaseClient().keepAlive(leaseId, new StreamObserver<>() {
-        @Override
-        public void onNext(LeaseKeepAliveResponse r) {
-          if (r.getTTL() <= 0 && lost.compareAndSet(false, true)) {
-            onLost.run();
-          }
-        }
+      this.keepAlive =
+          client
+              .getLeaseClient()
+              .keepAlive(
+                  leaseId,
+                  new StreamObserver<>() {
+                    @Override
+                    public void onNext(LeaseKeepAliveResponse r) {
+                      if (r.getTTL() <= 0 && lost.compareAndSet(false, true)) {
+                        onLost.run();
+                      }
+                    }
 
-        @Override
-        public void onError(Throwable t) {
-          // jetcd tells every observer of a broken stream (its node died) and keeps the lease
-          // alive on another node; whether the keys survived is checked at the end.
-        }
+                    @Override
+                    public void onError(Throwable t) {
+                      // jetcd tells every observer of a broken stream (its node died) and keeps the
+                      // lease
+                      // alive on another node; whether the keys survived is checked at the end.
+                    }
 
-        @Override
-        public void onCompleted() {
-        }
-      });
+                    @Override
+                    public void onCompleted() {}
+                  });
     }
 
     @Override
@@ -135,12 +153,14 @@ final class EtcdTargets {
     }
   }
 
-  static CompletableFuture<Void> attachAll(KV kv, List<String> names, long leaseId, AtomicLong acquired) {
+  static CompletableFuture<Void> attachAll(
+      KV kv, List<String> names, long leaseId, AtomicLong acquired) {
     Semaphore window = new Semaphore(MAX_IN_FLIGHT);
     List<CompletableFuture<Void>> all = new ArrayList<>();
     for (String name : names) {
       window.acquireUninterruptibly();
-      CompletableFuture<Void> f = createIfAbsent(kv, name, leaseId).thenRun(acquired::incrementAndGet);
+      CompletableFuture<Void> f =
+          createIfAbsent(kv, name, leaseId).thenRun(acquired::incrementAndGet);
       f.whenComplete((v, e) -> window.release());
       all.add(f);
     }
@@ -152,7 +172,9 @@ final class EtcdTargets {
     long n = 0;
     List<CompletableFuture<Long>> counts = new ArrayList<>();
     for (String name : names) {
-      counts.add(kv.get(bytes(name), GetOption.builder().withCountOnly(true).build()).thenApply(r -> r.getCount()));
+      counts.add(
+          kv.get(bytes(name), GetOption.builder().withCountOnly(true).build())
+              .thenApply(r -> r.getCount()));
     }
     for (CompletableFuture<Long> c : counts) {
       n += c.join();
@@ -161,8 +183,8 @@ final class EtcdTargets {
   }
 
   /**
-   * Each client keeps one session lease alive and attaches its names' keys to it, as an etcd
-   * user keeps many keys alive. A name is lost if its session lapsed or its key is gone at the end.
+   * Each client keeps one session lease alive and attaches its names' keys to it, as an etcd user
+   * keeps many keys alive. A name is lost if its session lapsed or its key is gone at the end.
    */
   static Renew.Target renew(List<Client> clients, Duration ttl) {
     Map<Integer, Session> sessions = new ConcurrentHashMap<>();
@@ -170,7 +192,8 @@ final class EtcdTargets {
     Map<Integer, Consumer<String>> lostOf = new ConcurrentHashMap<>();
     return new Renew.Target() {
       @Override
-      public CompletableFuture<Void> holdAll(int client, List<String> names, Consumer<String> onLost, AtomicLong acquired) {
+      public CompletableFuture<Void> holdAll(
+          int client, List<String> names, Consumer<String> onLost, AtomicLong acquired) {
         namesOf.put(client, names);
         lostOf.put(client, onLost);
         Session s = new Session(clients.get(client), ttl, () -> names.forEach(onLost));
@@ -192,7 +215,7 @@ final class EtcdTargets {
           return CompletableFuture.completedFuture(null);
         }
         s.close();
-        return clients.get(client).getLeaseClient().revoke(s.leaseId).thenAccept(r -> { });
+        return clients.get(client).getLeaseClient().revoke(s.leaseId).thenAccept(r -> {});
       }
 
       @Override
@@ -202,7 +225,10 @@ final class EtcdTargets {
     };
   }
 
-  /** etcd's lock service (v3lock), each worker with a session lease of its own; the token is the lock's revision. */
+  /**
+   * etcd's lock service (v3lock), each worker with a session lease of its own; the token is the
+   * lock's revision.
+   */
   static ContendedLock.Target lock(List<Client> clients, Duration ttl, int workers) {
     Map<Integer, Session> sessions = new ConcurrentHashMap<>();
     Map<String, ByteSequence> ownership = new ConcurrentHashMap<>();
@@ -210,7 +236,7 @@ final class EtcdTargets {
       @Override
       public long lock(int worker, String name) throws Exception {
         Client c = clients.get(worker % clients.size());
-        Session s = sessions.computeIfAbsent(worker, w -> new Session(c, ttl, () -> { }));
+        Session s = sessions.computeIfAbsent(worker, w -> new Session(c, ttl, () -> {}));
         LockResponse r = c.getLockClient().lock(bytes(name), s.leaseId).get();
         ownership.put(worker + "|" + name, r.getKey());
         return r.getHeader().getRevision();
@@ -224,20 +250,33 @@ final class EtcdTargets {
     };
   }
 
-  /** Puts at the given rate through {@code writer}; watchers on clients that each know one member. */
-  static WatchLatency.Target watch(Client writer, String leaderEndpoint, String followerEndpoint, Function<String, Client> clientOf) {
+  /**
+   * Puts at the given rate through {@code writer}; watchers on clients that each know one member.
+   */
+  static WatchLatency.Target watch(
+      Client writer,
+      String leaderEndpoint,
+      String followerEndpoint,
+      Function<String, Client> clientOf) {
     KV kv = writer.getKVClient();
     return new WatchLatency.Target() {
       @Override
       public AutoCloseable watch(boolean onLeader, String prefix, Consumer<String> onCreated) {
         Client c = clientOf.apply(onLeader ? leaderEndpoint : followerEndpoint);
-        Watch.Watcher w = c.getWatchClient().watch(bytes(prefix), WatchOption.builder().isPrefix(true).build(), response -> {
-          for (WatchEvent e : response.getEvents()) {
-            if (e.getEventType() == WatchEvent.EventType.PUT && e.getKeyValue().getVersion() == 1) {
-              onCreated.accept(e.getKeyValue().getKey().toString(StandardCharsets.UTF_8));
-            }
-          }
-        });
+        Watch.Watcher w =
+            c.getWatchClient()
+                .watch(
+                    bytes(prefix),
+                    WatchOption.builder().isPrefix(true).build(),
+                    response -> {
+                      for (WatchEvent e : response.getEvents()) {
+                        if (e.getEventType() == WatchEvent.EventType.PUT
+                            && e.getKeyValue().getVersion() == 1) {
+                          onCreated.accept(
+                              e.getKeyValue().getKey().toString(StandardCharsets.UTF_8));
+                        }
+                      }
+                    });
         return () -> {
           w.close();
           c.close();
@@ -256,7 +295,8 @@ final class EtcdTargets {
         }
         String first = names.get(0);
         String prefix = first.substring(0, first.lastIndexOf('/') + 1);
-        return kv.delete(bytes(prefix), DeleteOption.builder().isPrefix(true).build()).thenAccept(r -> { });
+        return kv.delete(bytes(prefix), DeleteOption.builder().isPrefix(true).build())
+            .thenAccept(r -> {});
       }
     };
   }
@@ -293,7 +333,7 @@ final class EtcdTargets {
           }
         }
         session[0].close();
-        return client.getLeaseClient().revoke(session[0].leaseId).thenAccept(r -> { });
+        return client.getLeaseClient().revoke(session[0].leaseId).thenAccept(r -> {});
       }
 
       @Override

@@ -30,62 +30,106 @@ import picocli.CommandLine.Option;
 
 /**
  * Fills a cluster with live leases through the generated stubs, as many raw clients would, and
- * reports each node's resident memory before, right after, and after a settling wait: the
- * figure behind "N live leases fit in so much memory a node". Names are {@code PREFIX<run>-<i>};
- * every worker's leases share its holder, unless {@code --holder-per-lease} gives each its own
- * (as registry instances do). A refused or failed call is retried for the same name after a
- * back-off, so the run ends with exactly {@code --leases} granted. With {@code --renew-for}, the
- * workers then renew their leases in batches for that long, as clients keeping them alive do,
- * and the last readings are taken after that.
+ * reports each node's resident memory before, right after, and after a settling wait: the figure
+ * behind "N live leases fit in so much memory a node". Names are {@code PREFIX<run>-<i>}; every
+ * worker's leases share its holder, unless {@code --holder-per-lease} gives each its own (as
+ * registry instances do). A refused or failed call is retried for the same name after a back-off,
+ * so the run ends with exactly {@code --leases} granted. With {@code --renew-for}, the workers then
+ * renew their leases in batches for that long, as clients keeping them alive do, and the last
+ * readings are taken after that.
  *
  * <pre>
  *   java -cp benchmarks/target/benchmarks.jar io.leasehold.benchmarks.compare.RawBench \
  *     --endpoints 127.0.0.1:7400,127.0.0.1:7410,127.0.0.1:7420 fill --leases 1000000 --clients 64
  * </pre>
  */
-@Command(name = "fill", mixinStandardHelpOptions = true,
-    description = "Acquire N leases with a long TTL and keep them; report each node's RSS before and after.")
+@Command(
+    name = "fill",
+    mixinStandardHelpOptions = true,
+    description =
+        "Acquire N leases with a long TTL and keep them; report each node's RSS before and after.")
 final class FillRun implements Callable<Integer> {
   @CommandLine.ParentCommand RawBench root;
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--leases", defaultValue = "100000", paramLabel = "N", description = "Leases to hold at the end (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--leases",
+      defaultValue = "100000",
+      paramLabel = "N",
+      description = "Leases to hold at the end (default: ${DEFAULT-VALUE}).")
   long leases;
 
-  @Option(names = "--clients", defaultValue = "32", paramLabel = "N", description = "Concurrent workers (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--clients",
+      defaultValue = "32",
+      paramLabel = "N",
+      description = "Concurrent workers (default: ${DEFAULT-VALUE}).")
   int clients;
 
-  @Option(names = "--leader-only", description = "Every worker calls the leader (default: worker i calls node i mod n).")
+  @Option(
+      names = "--leader-only",
+      description = "Every worker calls the leader (default: worker i calls node i mod n).")
   boolean leaderOnly;
 
-  @Option(names = "--ttl", converter = DurationConverter.class, defaultValue = "2h", paramLabel = "DURATION",
-      description = "TTL of each lease (default: ${DEFAULT-VALUE}): long enough that none expires while measured.")
+  @Option(
+      names = "--ttl",
+      converter = DurationConverter.class,
+      defaultValue = "2h",
+      paramLabel = "DURATION",
+      description =
+          "TTL of each lease (default: ${DEFAULT-VALUE}): long enough that none expires while measured.")
   Duration ttl;
 
-  @Option(names = "--holder-per-lease", description = "A holder of its own for every lease (default: one per worker).")
+  @Option(
+      names = "--holder-per-lease",
+      description = "A holder of its own for every lease (default: one per worker).")
   boolean holderPerLease;
 
-  @Option(names = "--prefix", defaultValue = "fill/", paramLabel = "PREFIX", description = "Names start with PREFIX (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--prefix",
+      defaultValue = "fill/",
+      paramLabel = "PREFIX",
+      description = "Names start with PREFIX (default: ${DEFAULT-VALUE}).")
   String prefix;
 
-  @Option(names = "--settle", converter = DurationConverter.class, defaultValue = "30s", paramLabel = "DURATION",
-      description = "How long to wait after the last grant before the last memory reading (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--settle",
+      converter = DurationConverter.class,
+      defaultValue = "30s",
+      paramLabel = "DURATION",
+      description =
+          "How long to wait after the last grant before the last memory reading (default: ${DEFAULT-VALUE}).")
   Duration settle;
 
-  @Option(names = "--renew-for", converter = DurationConverter.class, defaultValue = "0s", paramLabel = "DURATION",
-      description = "After the fill, renew every lease again and again for this long, each worker its own leases in "
-          + "batches (default: ${DEFAULT-VALUE}, none): the steady state of clients that keep their leases alive.")
+  @Option(
+      names = "--renew-for",
+      converter = DurationConverter.class,
+      defaultValue = "0s",
+      paramLabel = "DURATION",
+      description =
+          "After the fill, renew every lease again and again for this long, each worker its own leases in "
+              + "batches (default: ${DEFAULT-VALUE}, none): the steady state of clients that keep their leases alive.")
   Duration renewFor;
 
-  @Option(names = "--renew-batch", defaultValue = "500", paramLabel = "N",
+  @Option(
+      names = "--renew-batch",
+      defaultValue = "500",
+      paramLabel = "N",
       description = "Leases a Renew call carries in the renew phase (default: ${DEFAULT-VALUE}).")
   int renewBatch;
 
-  @Option(names = "--deadline", converter = DurationConverter.class, defaultValue = "10s", paramLabel = "DURATION",
+  @Option(
+      names = "--deadline",
+      converter = DurationConverter.class,
+      defaultValue = "10s",
+      paramLabel = "DURATION",
       description = "Deadline of each call (default: ${DEFAULT-VALUE}).")
   Duration deadline;
 
-  @Option(names = "--metrics", split = ",", paramLabel = "HOST:PORT",
+  @Option(
+      names = "--metrics",
+      split = ",",
+      paramLabel = "HOST:PORT",
       description = "Each node's metrics endpoint (default: each endpoint's port + 2).")
   List<String> metrics = new ArrayList<>();
 
@@ -125,19 +169,30 @@ final class FillRun implements Callable<Integer> {
         throw usage("--metrics: '" + m + "' is not host:port");
       }
     }
-    NodeStats stats = new NodeStats(metrics.isEmpty() ? NodeStats.defaultMetricsAddresses(endpoints) : metrics);
+    NodeStats stats =
+        new NodeStats(metrics.isEmpty() ? NodeStats.defaultMetricsAddresses(endpoints) : metrics);
     List<String> targets = endpoints;
     if (leaderOnly) {
-      targets = List.of(RawBench.findLeader(endpoints, Duration.ofSeconds(30)).orElseThrow(
-          () -> usage("--leader-only: no node among " + endpoints + " said it leads within 30s")));
+      targets =
+          List.of(
+              RawBench.findLeader(endpoints, Duration.ofSeconds(30))
+                  .orElseThrow(
+                      () ->
+                          usage(
+                              "--leader-only: no node among "
+                                  + endpoints
+                                  + " said it leads within 30s")));
     }
     List<NodeStats.Sample> before = stats.sample();
     List<NodeStats.Sample> filled = new ArrayList<>();
     Map<String, Object> report = new LinkedHashMap<>();
     List<ManagedChannel> channels = targets.stream().map(RawBench::channel).toList();
     String run = Long.toString(System.currentTimeMillis(), 36);
-    com.google.protobuf.Duration ttlProto = com.google.protobuf.Duration.newBuilder()
-        .setSeconds(ttl.getSeconds()).setNanos(ttl.getNano()).build();
+    com.google.protobuf.Duration ttlProto =
+        com.google.protobuf.Duration.newBuilder()
+            .setSeconds(ttl.getSeconds())
+            .setNanos(ttl.getNano())
+            .build();
     // Each lease's token, for the renew phase; worker w holds the leases it was granted.
     long[] tokens = new long[(int) leases];
     List<List<Integer>> heldBy = new ArrayList<>();
@@ -152,35 +207,50 @@ final class FillRun implements Callable<Integer> {
     try {
       for (int w = 0; w < clients; w++) {
         int worker = w;
-        LeasesGrpc.LeasesBlockingStub stub = LeasesGrpc.newBlockingStub(channels.get(w % channels.size()));
-        Thread thread = new Thread(() -> {
-          for (long i = next.getAndIncrement(); i < leases; i = next.getAndIncrement()) {
-            String name = prefix + run + "-" + i;
-            String holder = holderPerLease ? "fill-" + run + "-" + i : "fill-" + run + "-w" + worker;
-            AcquireRequest request = AcquireRequest.newBuilder().setName(name).setHolder(holder).setTtl(ttlProto).build();
-            while (true) {
-              String failure;
-              try {
-                AcquireResponse r = stub.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS).acquire(request);
-                if (r.getOutcome() == Outcome.GRANTED) {
-                  tokens[(int) i] = r.getLease().getToken();
-                  heldBy.get(worker).add((int) i);
-                  granted.incrementAndGet();
-                  break;
-                }
-                failure = r.getOutcome() == Outcome.REJECTED ? "REJECTED " + r.getRejection().getReason() : r.getOutcome().name();
-              } catch (StatusRuntimeException e) {
-                failure = e.getStatus().getCode().name();
-              }
-              failures.computeIfAbsent(failure, k -> new AtomicLong()).incrementAndGet();
-              try {
-                Thread.sleep(100);
-              } catch (InterruptedException e) {
-                return;
-              }
-            }
-          }
-        }, "fill-" + w);
+        LeasesGrpc.LeasesBlockingStub stub =
+            LeasesGrpc.newBlockingStub(channels.get(w % channels.size()));
+        Thread thread =
+            new Thread(
+                () -> {
+                  for (long i = next.getAndIncrement(); i < leases; i = next.getAndIncrement()) {
+                    String name = prefix + run + "-" + i;
+                    String holder =
+                        holderPerLease ? "fill-" + run + "-" + i : "fill-" + run + "-w" + worker;
+                    AcquireRequest request =
+                        AcquireRequest.newBuilder()
+                            .setName(name)
+                            .setHolder(holder)
+                            .setTtl(ttlProto)
+                            .build();
+                    while (true) {
+                      String failure;
+                      try {
+                        AcquireResponse r =
+                            stub.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS)
+                                .acquire(request);
+                        if (r.getOutcome() == Outcome.GRANTED) {
+                          tokens[(int) i] = r.getLease().getToken();
+                          heldBy.get(worker).add((int) i);
+                          granted.incrementAndGet();
+                          break;
+                        }
+                        failure =
+                            r.getOutcome() == Outcome.REJECTED
+                                ? "REJECTED " + r.getRejection().getReason()
+                                : r.getOutcome().name();
+                      } catch (StatusRuntimeException e) {
+                        failure = e.getStatus().getCode().name();
+                      }
+                      failures.computeIfAbsent(failure, k -> new AtomicLong()).incrementAndGet();
+                      try {
+                        Thread.sleep(100);
+                      } catch (InterruptedException e) {
+                        return;
+                      }
+                    }
+                  }
+                },
+                "fill-" + w);
         thread.setDaemon(true);
         thread.start();
         workers.add(thread);
@@ -192,7 +262,9 @@ final class FillRun implements Callable<Integer> {
           if (System.nanoTime() - lastReport > TimeUnit.SECONDS.toNanos(10)) {
             lastReport = System.nanoTime();
             double s = (lastReport - start) / 1e9;
-            err.printf("fill: %,d of %,d granted in %.0f s (%.0f/s)%n", granted.get(), leases, s, granted.get() / s);
+            err.printf(
+                "fill: %,d of %,d granted in %.0f s (%.0f/s)%n",
+                granted.get(), leases, s, granted.get() / s);
             err.flush();
           }
         }
@@ -240,9 +312,18 @@ final class FillRun implements Callable<Integer> {
     return granted.get() == leases ? 0 : 1;
   }
 
-  /** Every worker renews its own leases, batch after batch, for {@code --renew-for}; counts what was not renewed. */
-  private void renewPhase(List<ManagedChannel> channels, String run, long[] tokens, List<List<Integer>> heldBy,
-                          Map<String, AtomicLong> failures, Map<String, Object> report) throws InterruptedException {
+  /**
+   * Every worker renews its own leases, batch after batch, for {@code --renew-for}; counts what was
+   * not renewed.
+   */
+  private void renewPhase(
+      List<ManagedChannel> channels,
+      String run,
+      long[] tokens,
+      List<List<Integer>> heldBy,
+      Map<String, AtomicLong> failures,
+      Map<String, Object> report)
+      throws InterruptedException {
     AtomicLong renewed = new AtomicLong();
     AtomicLong notRenewed = new AtomicLong();
     long start = System.nanoTime();
@@ -250,31 +331,44 @@ final class FillRun implements Callable<Integer> {
     List<Thread> workers = new ArrayList<>();
     for (int w = 0; w < clients; w++) {
       List<Integer> mine = heldBy.get(w);
-      LeasesGrpc.LeasesBlockingStub stub = LeasesGrpc.newBlockingStub(channels.get(w % channels.size()));
-      Thread t = new Thread(() -> {
-        int from = 0;
-        while (System.nanoTime() - end < 0 && !mine.isEmpty()) {
-          RenewRequest.Builder request = RenewRequest.newBuilder();
-          for (int k = 0; k < renewBatch && k < mine.size(); k++) {
-            int i = mine.get((from + k) % mine.size());
-            request.addItems(RenewItem.newBuilder().setName(prefix + run + "-" + i).setToken(tokens[i]));
-          }
-          from = (from + renewBatch) % mine.size();
-          try {
-            RenewResponse r = stub.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS).renew(request.build());
-            for (RenewResult result : r.getResultsList()) {
-              if (result.getOutcome() == Outcome.RENEWED) {
-                renewed.incrementAndGet();
-              } else {
-                notRenewed.incrementAndGet();
-                failures.computeIfAbsent("renew " + result.getOutcome().name(), k -> new AtomicLong()).incrementAndGet();
-              }
-            }
-          } catch (StatusRuntimeException e) {
-            failures.computeIfAbsent("renew " + e.getStatus().getCode().name(), k -> new AtomicLong()).incrementAndGet();
-          }
-        }
-      }, "renew-" + w);
+      LeasesGrpc.LeasesBlockingStub stub =
+          LeasesGrpc.newBlockingStub(channels.get(w % channels.size()));
+      Thread t =
+          new Thread(
+              () -> {
+                int from = 0;
+                while (System.nanoTime() - end < 0 && !mine.isEmpty()) {
+                  RenewRequest.Builder request = RenewRequest.newBuilder();
+                  for (int k = 0; k < renewBatch && k < mine.size(); k++) {
+                    int i = mine.get((from + k) % mine.size());
+                    request.addItems(
+                        RenewItem.newBuilder().setName(prefix + run + "-" + i).setToken(tokens[i]));
+                  }
+                  from = (from + renewBatch) % mine.size();
+                  try {
+                    RenewResponse r =
+                        stub.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS)
+                            .renew(request.build());
+                    for (RenewResult result : r.getResultsList()) {
+                      if (result.getOutcome() == Outcome.RENEWED) {
+                        renewed.incrementAndGet();
+                      } else {
+                        notRenewed.incrementAndGet();
+                        failures
+                            .computeIfAbsent(
+                                "renew " + result.getOutcome().name(), k -> new AtomicLong())
+                            .incrementAndGet();
+                      }
+                    }
+                  } catch (StatusRuntimeException e) {
+                    failures
+                        .computeIfAbsent(
+                            "renew " + e.getStatus().getCode().name(), k -> new AtomicLong())
+                        .incrementAndGet();
+                  }
+                }
+              },
+              "renew-" + w);
       t.setDaemon(true);
       t.start();
       workers.add(t);

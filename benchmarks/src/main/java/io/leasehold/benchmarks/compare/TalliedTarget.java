@@ -21,20 +21,23 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * An acquire-release target wrapped to count what {@link AcquireRelease}'s report does not: the
- * failed calls of the measured period by kind (the gRPC status code, or the refusal), and, with
- * a window, the cycles, failures and acquire latency of each window of the measured period, so a
- * cold start's ramp shows. With a back-off, a failed call completes only after it: the worker
- * waits that long before its next cycle rather than retrying at once.
+ * failed calls of the measured period by kind (the gRPC status code, or the refusal), and, with a
+ * window, the cycles, failures and acquire latency of each window of the measured period, so a cold
+ * start's ramp shows. With a back-off, a failed call completes only after it: the worker waits that
+ * long before its next cycle rather than retrying at once.
  *
- * <p>{@link #start} must be called before the run, with its duration; the load loop then names
- * the measured period ({@link #measuring}) before its first operation, so the windows count the
- * cycles the loop counts (started in the measured period, ended by its end).
+ * <p>{@link #start} must be called before the run, with its duration; the load loop then names the
+ * measured period ({@link #measuring}) before its first operation, so the windows count the cycles
+ * the loop counts (started in the measured period, ended by its end).
  */
 final class TalliedTarget<H> implements AcquireRelease.Target<TalliedTarget.Cycle<H>> {
   /** A held lease and when its cycle began. */
   record Cycle<H>(H held, long startedNanos) {}
 
-  /** A call the system answered without doing what was asked (not granted, not held): its kind is the outcome. */
+  /**
+   * A call the system answered without doing what was asked (not granted, not held): its kind is
+   * the outcome.
+   */
   static final class Refused extends RuntimeException {
     private static final long serialVersionUID = 1L;
     private final String kind;
@@ -71,12 +74,15 @@ final class TalliedTarget<H> implements AcquireRelease.Target<TalliedTarget.Cycl
   }
 
   /**
-   * Prepares a run of {@code duration} measured; the load loop says when the period starts
-   * ({@link #measuring}), so the windows count exactly the cycles the run counts.
+   * Prepares a run of {@code duration} measured; the load loop says when the period starts ({@link
+   * #measuring}), so the windows count exactly the cycles the run counts.
    */
   TalliedTarget<H> start(Duration duration) {
     this.duration = duration;
-    int n = window.isZero() ? 0 : (int) ((duration.toNanos() + window.toNanos() - 1) / window.toNanos());
+    int n =
+        window.isZero()
+            ? 0
+            : (int) ((duration.toNanos() + window.toNanos() - 1) / window.toNanos());
     windowCycles = new LongAdder[n];
     windowErrors = new LongAdder[n];
     windowAcquire = new Latency[n];
@@ -99,48 +105,54 @@ final class TalliedTarget<H> implements AcquireRelease.Target<TalliedTarget.Cycl
   @Override
   public CompletableFuture<Cycle<H>> acquire(int worker, String name) {
     long t0 = System.nanoTime();
-    return settle(inner.acquire(worker, name)).thenApply(held -> {
-      long t1 = System.nanoTime();
-      int w = windowOf(t1);
-      if (w >= 0 && t0 - measureFrom >= 0) {
-        windowAcquire[w].recordNanos(t1 - t0);
-      }
-      return new Cycle<>(held, t0);
-    });
+    return settle(inner.acquire(worker, name))
+        .thenApply(
+            held -> {
+              long t1 = System.nanoTime();
+              int w = windowOf(t1);
+              if (w >= 0 && t0 - measureFrom >= 0) {
+                windowAcquire[w].recordNanos(t1 - t0);
+              }
+              return new Cycle<>(held, t0);
+            });
   }
 
   @Override
   public CompletableFuture<Void> release(int worker, Cycle<H> cycle) {
-    return settle(inner.release(worker, cycle.held())).thenRun(() -> {
-      int w = windowOf(System.nanoTime());
-      if (w >= 0 && cycle.startedNanos() - measureFrom >= 0) {
-        windowCycles[w].increment();
-      }
-    });
+    return settle(inner.release(worker, cycle.held()))
+        .thenRun(
+            () -> {
+              int w = windowOf(System.nanoTime());
+              if (w >= 0 && cycle.startedNanos() - measureFrom >= 0) {
+                windowCycles[w].increment();
+              }
+            });
   }
 
   /** Counts a failure (in the measured period) and delays it by the back-off. */
   private <T> CompletableFuture<T> settle(CompletableFuture<T> call) {
     CompletableFuture<T> out = new CompletableFuture<>();
-    call.whenComplete((v, e) -> {
-      if (e == null) {
-        out.complete(v);
-        return;
-      }
-      long now = System.nanoTime();
-      if (now - measureFrom >= 0 && now - end <= 0) {
-        errors.computeIfAbsent(kind(e), k -> new LongAdder()).increment();
-        int w = windowOf(now);
-        if (w >= 0) {
-          windowErrors[w].increment();
-        }
-      }
-      if (backoff.isZero()) {
-        out.completeExceptionally(e);
-      } else {
-        CompletableFuture.delayedExecutor(backoff.toNanos(), TimeUnit.NANOSECONDS).execute(() -> out.completeExceptionally(e));
-      }
-    });
+    call.whenComplete(
+        (v, e) -> {
+          if (e == null) {
+            out.complete(v);
+            return;
+          }
+          long now = System.nanoTime();
+          if (now - measureFrom >= 0 && now - end <= 0) {
+            errors.computeIfAbsent(kind(e), k -> new LongAdder()).increment();
+            int w = windowOf(now);
+            if (w >= 0) {
+              windowErrors[w].increment();
+            }
+          }
+          if (backoff.isZero()) {
+            out.completeExceptionally(e);
+          } else {
+            CompletableFuture.delayedExecutor(backoff.toNanos(), TimeUnit.NANOSECONDS)
+                .execute(() -> out.completeExceptionally(e));
+          }
+        });
     return out;
   }
 
@@ -152,10 +164,14 @@ final class TalliedTarget<H> implements AcquireRelease.Target<TalliedTarget.Cycl
     return (int) Math.min(windowCycles.length - 1, (t - measureFrom) / window.toNanos());
   }
 
-  /** What a failure was: its gRPC status code, the outcome of a refusal, or else the exception's class. */
+  /**
+   * What a failure was: its gRPC status code, the outcome of a refusal, or else the exception's
+   * class.
+   */
   static String kind(Throwable e) {
     Throwable t = e;
-    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
       t = t.getCause();
     }
     for (Throwable c = t; c != null; c = c.getCause()) {
@@ -184,9 +200,20 @@ final class TalliedTarget<H> implements AcquireRelease.Target<TalliedTarget.Cycl
         long from = i * window.toNanos();
         long to = Math.min(duration.toNanos(), from + window.toNanos());
         long cycles = windowCycles[i].sum();
-        windows.add(Json.object("from_s", seconds(from), "to_s", seconds(to), "cycles", cycles,
-            "cycles_per_s", Math.round(cycles * 1e12 / (to - from)) / 1000.0, "errors", windowErrors[i].sum(),
-            "acquire", windowAcquire[i].percentiles().json()));
+        windows.add(
+            Json.object(
+                "from_s",
+                seconds(from),
+                "to_s",
+                seconds(to),
+                "cycles",
+                cycles,
+                "cycles_per_s",
+                Math.round(cycles * 1e12 / (to - from)) / 1000.0,
+                "errors",
+                windowErrors[i].sum(),
+                "acquire",
+                windowAcquire[i].percentiles().json()));
       }
       report.setting("window_s", seconds(window.toNanos())).result("windows", windows);
     }

@@ -17,9 +17,9 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Three (or N) real Leasehold nodes inside this JVM on free loopback ports, each with its own data
- * directory under one temp directory that {@link #close} deletes. Mirrors the test harness
- * {@code server/src/test/.../TestCluster} so the benchmark needs no test-jar. Clients reach them
- * over loopback TCP ({@link ClientChannels}).
+ * directory under one temp directory that {@link #close} deletes. Mirrors the test harness {@code
+ * server/src/test/.../TestCluster} so the benchmark needs no test-jar. Clients reach them over
+ * loopback TCP ({@link ClientChannels}).
  */
 final class BenchCluster implements AutoCloseable {
   private final List<LeaseholdNode> nodes = new ArrayList<>();
@@ -27,17 +27,19 @@ final class BenchCluster implements AutoCloseable {
 
   private BenchCluster() throws IOException {}
 
-  static BenchCluster start(int size, Duration electionMin, Duration electionMax, NodeTuning tuning) throws IOException {
+  static BenchCluster start(int size, Duration electionMin, Duration electionMax, NodeTuning tuning)
+      throws IOException {
     BenchCluster cluster = new BenchCluster();
     Path base = cluster.home.dir();
     try {
       List<Peer> peers = loopbackPeers(size);
       for (Peer p : peers) {
-        NodeConfig.Builder b = NodeConfig.builder()
-            .id(p.id())
-            .peers(peers)
-            .dataDir(base.resolve(p.id()))
-            .electionTimeout(electionMin, electionMax);
+        NodeConfig.Builder b =
+            NodeConfig.builder()
+                .id(p.id())
+                .peers(peers)
+                .dataDir(base.resolve(p.id()))
+                .electionTimeout(electionMin, electionMax);
         tuning.applyTo(b);
         NodeConfig config = b.build();
         cluster.nodes.add(LeaseholdNode.start(config));
@@ -62,9 +64,14 @@ final class BenchCluster implements AutoCloseable {
     return nodes.stream().filter(LeaseholdNode::isLeader).findFirst();
   }
 
-  /** Waits until a node leads with its expiry ticker promoted (leader ready), as TestCluster does. */
+  /**
+   * Waits until a node leads with its expiry ticker promoted (leader ready), as TestCluster does.
+   */
   LeaseholdNode awaitReadyLeader(Duration timeout) {
-    await("a ready leader", timeout, () -> leader().filter(l -> l.diagnostics().ticker().scheduler().isActive()).isPresent());
+    await(
+        "a ready leader",
+        timeout,
+        () -> leader().filter(l -> l.diagnostics().ticker().scheduler().isActive()).isPresent());
     return leader().orElseThrow();
   }
 
@@ -77,7 +84,9 @@ final class BenchCluster implements AutoCloseable {
     return home.clients().channel(node.clientAddress());
   }
 
-  /** As {@link #channel(LeaseholdNode)}; {@code acceptLz4} false: Watch streams come uncompressed. */
+  /**
+   * As {@link #channel(LeaseholdNode)}; {@code acceptLz4} false: Watch streams come uncompressed.
+   */
   ManagedChannel channel(LeaseholdNode node, boolean acceptLz4) {
     return home.clients().channel(node.clientAddress(), acceptLz4);
   }
@@ -89,7 +98,8 @@ final class BenchCluster implements AutoCloseable {
 
   static void await(String what, Duration timeout, BooleanSupplier condition) {
     if (!awaitQuietly(timeout, condition)) {
-      throw new IllegalStateException("timed out after " + timeout.toMillis() + " ms waiting for " + what);
+      throw new IllegalStateException(
+          "timed out after " + timeout.toMillis() + " ms waiting for " + what);
     }
   }
 

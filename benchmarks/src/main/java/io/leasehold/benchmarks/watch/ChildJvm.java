@@ -23,8 +23,10 @@ import java.util.concurrent.TimeUnit;
 final class ChildJvm {
   private final String name;
   private final Process process;
+
   /** Where its standard error goes, quoted when it ends unexpectedly; null: inherited. */
   private final Path log;
+
   private final BufferedReader answers;
   private final PrintWriter commands;
 
@@ -33,13 +35,19 @@ final class ChildJvm {
     this.name = name;
     this.process = process;
     this.log = log;
-    this.answers = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-    this.commands = new PrintWriter(new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8), true);
+    this.answers =
+        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    this.commands =
+        new PrintWriter(
+            new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8), true);
   }
 
   /** The {@code java} launcher of this JVM, to start children with. */
   static String java() {
-    return ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    return ProcessHandle.current()
+        .info()
+        .command()
+        .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
   }
 
   long pid() {
@@ -48,7 +56,12 @@ final class ChildJvm {
 
   /** The child's CPU so far, from the OS; NaN where it does not say. */
   double cpuSeconds() {
-    return process.toHandle().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
+    return process
+        .toHandle()
+        .info()
+        .totalCpuDuration()
+        .map(d -> d.toNanos() / 1e9)
+        .orElse(Double.NaN);
   }
 
   synchronized String[] ask(String command, String answer) {
@@ -65,19 +78,28 @@ final class ChildJvm {
       throw new UncheckedIOException(name + "'s output", e);
     }
     if (line == null) {
-      throw new IllegalStateException(name + " ended (exit status " + exitStatus() + ") where '" + answer + "' was due"
-          + (log == null ? "" : "; the end of its log:\n" + logTail()));
+      throw new IllegalStateException(
+          name
+              + " ended (exit status "
+              + exitStatus()
+              + ") where '"
+              + answer
+              + "' was due"
+              + (log == null ? "" : "; the end of its log:\n" + logTail()));
     }
     String[] words = line.split(" ");
     if (!words[0].equals(answer)) {
-      throw new IllegalStateException(name + " answered '" + line + "' where '" + answer + "' was due");
+      throw new IllegalStateException(
+          name + " answered '" + line + "' where '" + answer + "' was due");
     }
     return words;
   }
 
   private String exitStatus() {
     try {
-      return process.waitFor(5, TimeUnit.SECONDS) ? Integer.toString(process.exitValue()) : "still running";
+      return process.waitFor(5, TimeUnit.SECONDS)
+          ? Integer.toString(process.exitValue())
+          : "still running";
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return "unknown";

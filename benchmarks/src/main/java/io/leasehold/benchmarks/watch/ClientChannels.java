@@ -25,22 +25,26 @@ import java.util.concurrent.TimeUnit;
 final class ClientChannels implements AutoCloseable {
   private final List<ManagedChannel> channels = new ArrayList<>();
   private final EventLoopGroup clientGroup;
+
   /**
-   * The load's own client event loop. In a deployment the runners that acquire and the proxies
-   * that watch are different processes, usually on different machines; here they share one JVM,
-   * and on {@link #clientGroup} the acquire replies would wait behind a thousand watchers'
-   * messages on the same two threads. Its own thread still shares the machine's cores. (Measured
-   * both ways: no difference beyond the noise.)
+   * The load's own client event loop. In a deployment the runners that acquire and the proxies that
+   * watch are different processes, usually on different machines; here they share one JVM, and on
+   * {@link #clientGroup} the acquire replies would wait behind a thousand watchers' messages on the
+   * same two threads. Its own thread still shares the machine's cores. (Measured both ways: no
+   * difference beyond the noise.)
    */
   private final EventLoopGroup writerGroup;
+
   private final boolean epoll;
 
   ClientChannels() {
     this.epoll = Epoll.isAvailable();
     DefaultThreadFactory threads = new DefaultThreadFactory("bench-client-elg", true);
-    this.clientGroup = epoll ? new EpollEventLoopGroup(2, threads) : new NioEventLoopGroup(2, threads);
+    this.clientGroup =
+        epoll ? new EpollEventLoopGroup(2, threads) : new NioEventLoopGroup(2, threads);
     DefaultThreadFactory writerThreads = new DefaultThreadFactory("bench-writer-elg", true);
-    this.writerGroup = epoll ? new EpollEventLoopGroup(1, writerThreads) : new NioEventLoopGroup(1, writerThreads);
+    this.writerGroup =
+        epoll ? new EpollEventLoopGroup(1, writerThreads) : new NioEventLoopGroup(1, writerThreads);
   }
 
   /** A new channel to {@code address} ({@code host:port}) on the watchers' event loops. */
@@ -65,15 +69,20 @@ final class ClientChannels implements AutoCloseable {
   }
 
   private ManagedChannel channel(String address, EventLoopGroup group, boolean acceptLz4) {
-    ManagedChannel ch = NettyChannelBuilder.forTarget(address)
-        .usePlaintext()
-        // As the SDK's channels: gRPC's encodings and lz4-block, in which nodes compress Watch streams.
-        .decompressorRegistry(acceptLz4 ? Lz4BlockCodec.decompressors() : DecompressorRegistry.getDefaultInstance())
-        .eventLoopGroup(group)
-        .channelType(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
-        // Callbacks are cheap and never block: run them on the event loop, no hand-off.
-        .directExecutor()
-        .build();
+    ManagedChannel ch =
+        NettyChannelBuilder.forTarget(address)
+            .usePlaintext()
+            // As the SDK's channels: gRPC's encodings and lz4-block, in which nodes compress Watch
+            // streams.
+            .decompressorRegistry(
+                acceptLz4
+                    ? Lz4BlockCodec.decompressors()
+                    : DecompressorRegistry.getDefaultInstance())
+            .eventLoopGroup(group)
+            .channelType(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+            // Callbacks are cheap and never block: run them on the event loop, no hand-off.
+            .directExecutor()
+            .build();
     synchronized (channels) {
       channels.add(ch);
     }

@@ -35,8 +35,13 @@ final class ClosedLoop {
     this.ttl = Duration.newBuilder().setSeconds(options.ttl.toSeconds()).build();
   }
 
-  /** Runs a loop for a while and waits for its last replies: an unrecorded warmup of the JVM and the cluster. */
-  static long warmup(LeasesGrpc.LeasesStub stub, String tag, Options options, java.time.Duration time) throws InterruptedException {
+  /**
+   * Runs a loop for a while and waits for its last replies: an unrecorded warmup of the JVM and the
+   * cluster.
+   */
+  static long warmup(
+      LeasesGrpc.LeasesStub stub, String tag, Options options, java.time.Duration time)
+      throws InterruptedException {
     ClosedLoop loop = new ClosedLoop(stub, tag, options);
     loop.start(options.inFlight);
     Thread.sleep(time.toMillis());
@@ -58,34 +63,41 @@ final class ClosedLoop {
       outstanding.decrementAndGet();
       return;
     }
-    AcquireRequest request = AcquireRequest.newBuilder()
-        .setName(LatencyBenchmark.PREFIX + tag + "-" + seq.getAndIncrement())
-        .setHolder("bench-client")
-        .setTtl(ttl)
-        .build();
+    AcquireRequest request =
+        AcquireRequest.newBuilder()
+            .setName(LatencyBenchmark.PREFIX + tag + "-" + seq.getAndIncrement())
+            .setHolder("bench-client")
+            .setTtl(ttl)
+            .build();
     long sent = System.nanoTime();
-    stub.withDeadlineAfter(60, TimeUnit.SECONDS).acquire(request, new StreamObserver<>() {
-      @Override
-      public void onNext(AcquireResponse r) {
-        latency.recordValue(Math.max(0, System.nanoTime() - sent));
-        if (r.getOutcome() == Outcome.GRANTED) {
-          granted.increment();
-        } else {
-          notGranted.increment();
-        }
-      }
+    stub.withDeadlineAfter(60, TimeUnit.SECONDS)
+        .acquire(
+            request,
+            new StreamObserver<>() {
+              @Override
+              public void onNext(AcquireResponse r) {
+                latency.recordValue(Math.max(0, System.nanoTime() - sent));
+                if (r.getOutcome() == Outcome.GRANTED) {
+                  granted.increment();
+                } else {
+                  notGranted.increment();
+                }
+              }
 
-      @Override
-      public void onError(Throwable t) {
-        errors.increment();
-        errorsByStatus.computeIfAbsent(Status.fromThrowable(t).getCode().toString(), k -> new AtomicInteger()).incrementAndGet();
-        next();
-      }
+              @Override
+              public void onError(Throwable t) {
+                errors.increment();
+                errorsByStatus
+                    .computeIfAbsent(
+                        Status.fromThrowable(t).getCode().toString(), k -> new AtomicInteger())
+                    .incrementAndGet();
+                next();
+              }
 
-      @Override
-      public void onCompleted() {
-        next();
-      }
-    });
+              @Override
+              public void onCompleted() {
+                next();
+              }
+            });
   }
 }

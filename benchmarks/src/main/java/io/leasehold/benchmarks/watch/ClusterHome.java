@@ -7,9 +7,9 @@ import java.nio.file.Path;
 
 /**
  * What a benchmark cluster owns besides its nodes, wherever they run ({@link BenchCluster} in this
- * JVM, {@link NodeProcesses} one JVM each): a temp directory for their data, the clients'
- * channels, and a shutdown hook, so that an interrupted run still stops its nodes and deletes the
- * directory. {@link #close} does that once: channels first, then the nodes, then the directory.
+ * JVM, {@link NodeProcesses} one JVM each): a temp directory for their data, the clients' channels,
+ * and a shutdown hook, so that an interrupted run still stops its nodes and deletes the directory.
+ * {@link #close} does that once: channels first, then the nodes, then the directory.
  */
 final class ClusterHome implements AutoCloseable {
   private final Path dir;

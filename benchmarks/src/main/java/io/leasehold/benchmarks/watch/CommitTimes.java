@@ -15,10 +15,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * {@code (base, base + length)}, as its {@link CommitClock} reports them. The listener only sets
  * array slots, so it returns at once on the Ratis thread that calls it.
  *
- * <p>With one JVM per node the leader's process records them and hands them over in a file
- * ({@link #writeTo}, {@link #readFrom}). Its {@code System.nanoTime} and the benchmark's are the
- * same clock: HotSpot reads {@code CLOCK_MONOTONIC} on Linux, which is system-wide, so times
- * taken in different processes on one machine can be subtracted.
+ * <p>With one JVM per node the leader's process records them and hands them over in a file ({@link
+ * #writeTo}, {@link #readFrom}). Its {@code System.nanoTime} and the benchmark's are the same
+ * clock: HotSpot reads {@code CLOCK_MONOTONIC} on Linux, which is system-wide, so times taken in
+ * different processes on one machine can be subtracted.
  */
 final class CommitTimes implements CommitClock.Listener {
   private final long base;
@@ -39,12 +39,17 @@ final class CommitTimes implements CommitClock.Listener {
 
   @Override
   public void committed(long fromExclusive, long toInclusive, long nanoTime) {
-    for (long index = Math.max(fromExclusive, base) + 1; index <= toInclusive && index - base < nanos.length(); index++) {
+    for (long index = Math.max(fromExclusive, base) + 1;
+        index <= toInclusive && index - base < nanos.length();
+        index++) {
       nanos.set((int) (index - base), nanoTime);
     }
   }
 
-  /** When log entry {@code index} was found committed; 0 if it was not reported or lies outside the window. */
+  /**
+   * When log entry {@code index} was found committed; 0 if it was not reported or lies outside the
+   * window.
+   */
   long at(long index) {
     long slot = index - base;
     return slot > 0 && slot < nanos.length() ? nanos.get((int) slot) : 0;
@@ -60,7 +65,8 @@ final class CommitTimes implements CommitClock.Listener {
   }
 
   void writeTo(Path file) throws IOException {
-    try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file)))) {
+    try (DataOutputStream out =
+        new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file)))) {
       out.writeLong(base);
       out.writeInt(nanos.length());
       for (int i = 0; i < nanos.length(); i++) {
@@ -70,7 +76,8 @@ final class CommitTimes implements CommitClock.Listener {
   }
 
   static CommitTimes readFrom(Path file) throws IOException {
-    try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file)))) {
+    try (DataInputStream in =
+        new DataInputStream(new BufferedInputStream(Files.newInputStream(file)))) {
       CommitTimes times = new CommitTimes(in.readLong(), in.readInt());
       for (int i = 0; i < times.nanos.length(); i++) {
         times.nanos.set(i, in.readLong());

@@ -17,76 +17,99 @@ import java.io.UncheckedIOException;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Leases.Watch with a response marshaller that does not build messages: it walks the wire format
- * of a {@code WatchResponse} and keeps only what a counting watcher needs (how many ACQUIRED
- * events, how many others, the first and last event revision, the response revision). With a
- * thousand watchers in the benchmark's own JVM this keeps the client's share of the two cores
- * small; the server still sends, and the client still receives and reads, every byte.
+ * Leases.Watch with a response marshaller that does not build messages: it walks the wire format of
+ * a {@code WatchResponse} and keeps only what a counting watcher needs (how many ACQUIRED events,
+ * how many others, the first and last event revision, the response revision). With a thousand
+ * watchers in the benchmark's own JVM this keeps the client's share of the two cores small; the
+ * server still sends, and the client still receives and reads, every byte.
  */
 final class CountingWatch {
   /** What one WatchResponse carried. */
-  record Counted(int acquired, int other, long firstRevision, long lastRevision, boolean inOrder, long revision, int bytes) {
+  record Counted(
+      int acquired,
+      int other,
+      long firstRevision,
+      long lastRevision,
+      boolean inOrder,
+      long revision,
+      int bytes) {
     int events() {
       return acquired + other;
     }
   }
 
-  private static final int RESPONSE_EVENTS = (1 << 3) | 2;   // repeated Event events = 1
-  private static final int RESPONSE_REVISION = (2 << 3);     // int64 revision = 2
-  private static final int EVENT_TYPE = (1 << 3);            // Type type = 1
-  private static final int EVENT_REVISION = (2 << 3);        // int64 revision = 2
+  private static final int RESPONSE_EVENTS = (1 << 3) | 2; // repeated Event events = 1
+  private static final int RESPONSE_REVISION = (2 << 3); // int64 revision = 2
+  private static final int EVENT_TYPE = (1 << 3); // Type type = 1
+  private static final int EVENT_REVISION = (2 << 3); // int64 revision = 2
 
-  static final MethodDescriptor.Marshaller<Counted> MARSHALLER = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(Counted value) {
-      throw new UnsupportedOperationException("the counting marshaller only reads");
-    }
-
-    @Override
-    public Counted parse(InputStream stream) {
-      try {
-        // One copy into a reused array, then the array decoder: gRPC's stream decoder costs
-        // several times as much per field, a fresh array per message was a quarter of a GB/s of
-        // garbage, and this client shares the cores with the cluster it measures.
-        int length = stream.available();  // gRPC's message streams know their length (inflated ones too)
-        byte[] buffer = BUFFER.get();
-        if (buffer.length < length) {
-          buffer = new byte[Math.max(length, buffer.length * 2)];
-          BUFFER.set(buffer);
+  static final MethodDescriptor.Marshaller<Counted> MARSHALLER =
+      new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(Counted value) {
+          throw new UnsupportedOperationException("the counting marshaller only reads");
         }
-        int read = stream.readNBytes(buffer, 0, length);
-        if (stream.read() != -1) {
-          throw new IllegalStateException("a message stream held more than its announced " + length + " bytes");
+
+        @Override
+        public Counted parse(InputStream stream) {
+          try {
+            // One copy into a reused array, then the array decoder: gRPC's stream decoder costs
+            // several times as much per field, a fresh array per message was a quarter of a GB/s of
+            // garbage, and this client shares the cores with the cluster it measures.
+            int length =
+                stream.available(); // gRPC's message streams know their length (inflated ones too)
+            byte[] buffer = BUFFER.get();
+            if (buffer.length < length) {
+              buffer = new byte[Math.max(length, buffer.length * 2)];
+              BUFFER.set(buffer);
+            }
+            int read = stream.readNBytes(buffer, 0, length);
+            if (stream.read() != -1) {
+              throw new IllegalStateException(
+                  "a message stream held more than its announced " + length + " bytes");
+            }
+            return count(CodedInputStream.newInstance(buffer, 0, read), read);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
         }
-        return count(CodedInputStream.newInstance(buffer, 0, read), read);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
+      };
 
-  private static final ThreadLocal<byte[]> BUFFER = ThreadLocal.withInitial(() -> new byte[64 << 10]);
+  private static final ThreadLocal<byte[]> BUFFER =
+      ThreadLocal.withInitial(() -> new byte[64 << 10]);
 
-  static final MethodDescriptor<WatchRequest, Counted> METHOD = LeasesGrpc.getWatchMethod()
-      .toBuilder(LeasesGrpc.getWatchMethod().getRequestMarshaller(), MARSHALLER)
-      .build();
+  static final MethodDescriptor<WatchRequest, Counted> METHOD =
+      LeasesGrpc.getWatchMethod().toBuilder(
+              LeasesGrpc.getWatchMethod().getRequestMarshaller(), MARSHALLER)
+          .build();
 
   private CountingWatch() {}
 
-  /** Starts the watch; {@code wireBytes} counts its messages' bytes as received (compressed or not). */
-  static void watch(Channel channel, WatchRequest request, StreamObserver<Counted> observer, LongAdder wireBytes) {
-    ClientStreamTracer.Factory tracer = new ClientStreamTracer.Factory() {
-      @Override
-      public ClientStreamTracer newClientStreamTracer(ClientStreamTracer.StreamInfo info, Metadata headers) {
-        return new ClientStreamTracer() {
+  /**
+   * Starts the watch; {@code wireBytes} counts its messages' bytes as received (compressed or not).
+   */
+  static void watch(
+      Channel channel,
+      WatchRequest request,
+      StreamObserver<Counted> observer,
+      LongAdder wireBytes) {
+    ClientStreamTracer.Factory tracer =
+        new ClientStreamTracer.Factory() {
           @Override
-          public void inboundWireSize(long bytes) {
-            wireBytes.add(bytes);
+          public ClientStreamTracer newClientStreamTracer(
+              ClientStreamTracer.StreamInfo info, Metadata headers) {
+            return new ClientStreamTracer() {
+              @Override
+              public void inboundWireSize(long bytes) {
+                wireBytes.add(bytes);
+              }
+            };
           }
         };
-      }
-    };
-    ClientCalls.asyncServerStreamingCall(channel.newCall(METHOD, CallOptions.DEFAULT.withStreamTracerFactory(tracer)), request, observer);
+    ClientCalls.asyncServerStreamingCall(
+        channel.newCall(METHOD, CallOptions.DEFAULT.withStreamTracerFactory(tracer)),
+        request,
+        observer);
   }
 
   static Counted count(CodedInputStream in, int bytes) throws IOException {
@@ -126,7 +149,7 @@ final class CountingWatch {
         }
         if (first == 0) {
           first = eventRevision;
-        } else if (eventRevision < last) {  // one entry's events share its revision
+        } else if (eventRevision < last) { // one entry's events share its revision
           inOrder = false;
         }
         last = eventRevision;

@@ -18,14 +18,15 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * CPU time per thread group over an interval (threads grouped by name with their numbers
- * blanked: {@code leasehold-watch-3} counts as {@code leasehold-watch-#}), plus the process's
- * total CPU and the machine's load average. Cheap enough to take around every phase; it shows
- * where the cores went without a profiler. Client threads are named {@code bench-*}.
+ * CPU time per thread group over an interval (threads grouped by name with their numbers blanked:
+ * {@code leasehold-watch-3} counts as {@code leasehold-watch-#}), plus the process's total CPU and
+ * the machine's load average. Cheap enough to take around every phase; it shows where the cores
+ * went without a profiler. Client threads are named {@code bench-*}.
  */
 final class CpuProfile {
   private static final Pattern NUMBER = Pattern.compile("(?<=[-_.#])\\d+");
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
   /** JIT compiler CPU (C1 and C2 threads) above which a period's figures are flagged. */
   static final double JIT_WARNING_CORES = 0.1;
 
@@ -33,9 +34,14 @@ final class CpuProfile {
   private final long processCpuNanos;
   private final Map<Long, Map.Entry<String, Long>> perThread;
   private final String loadAverage;
+
   /** Every OS thread of the process (Linux /proc): tid -> (comm, CPU ns); empty elsewhere. */
   private final Map<Long, Map.Entry<String, Long>> osThreads;
-  /** The scheduler's account of every OS thread (Linux /proc/self/task/N/schedstat); empty elsewhere. */
+
+  /**
+   * The scheduler's account of every OS thread (Linux /proc/self/task/N/schedstat); empty
+   * elsewhere.
+   */
   private final Map<Long, SchedStat> schedStats;
 
   /**
@@ -49,8 +55,13 @@ final class CpuProfile {
     }
   }
 
-  private CpuProfile(long wallNanos, long processCpuNanos, Map<Long, Map.Entry<String, Long>> perThread, String loadAverage,
-                     Map<Long, Map.Entry<String, Long>> osThreads, Map<Long, SchedStat> schedStats) {
+  private CpuProfile(
+      long wallNanos,
+      long processCpuNanos,
+      Map<Long, Map.Entry<String, Long>> perThread,
+      String loadAverage,
+      Map<Long, Map.Entry<String, Long>> osThreads,
+      Map<Long, SchedStat> schedStats) {
     this.wallNanos = wallNanos;
     this.processCpuNanos = processCpuNanos;
     this.perThread = perThread;
@@ -70,7 +81,7 @@ final class CpuProfile {
     // send of its recorded period and 30 ms at its end (-Xlog:safepoint).
     for (ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
       if (info == null) {
-        continue;  // ended since its id was read
+        continue; // ended since its id was read
       }
       long cpu = THREADS.getThreadCpuTime(info.getThreadId());
       if (cpu >= 0) {
@@ -78,7 +89,8 @@ final class CpuProfile {
       }
     }
     Map<Long, SchedStat> sched = new HashMap<>();
-    return new CpuProfile(System.nanoTime(), processCpu(), per, readLoadAverage(), osThreads(sched), sched);
+    return new CpuProfile(
+        System.nanoTime(), processCpu(), per, readLoadAverage(), osThreads(sched), sched);
   }
 
   String loadAverage() {
@@ -100,18 +112,38 @@ final class CpuProfile {
     double wall = (wallNanos - before.wallNanos) / 1e9;
     double process = (processCpuNanos - before.processCpuNanos) / 1e9;
     ArrayList<String> lines = new ArrayList<>();
-    lines.add(String.format(Locale.ROOT, "process CPU %.1f s over %.1f s wall = %.2f cores (machine has %d); load average before: %s, after: %s",
-        process, wall, process / wall, Runtime.getRuntime().availableProcessors(), before.loadAverage, loadAverage));
+    lines.add(
+        String.format(
+            Locale.ROOT,
+            "process CPU %.1f s over %.1f s wall = %.2f cores (machine has %d); load average before: %s, after: %s",
+            process,
+            wall,
+            process / wall,
+            Runtime.getRuntime().availableProcessors(),
+            before.loadAverage,
+            loadAverage));
     long javaTotal = groups.values().stream().mapToLong(Long::longValue).sum();
     groups.entrySet().stream()
         .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
         .limit(top)
-        .forEach(g -> lines.add(String.format(Locale.ROOT, "  %6.2f cores  %5.1f%%  %s",
-            g.getValue() / 1e9 / wall, process > 0 ? 100.0 * g.getValue() / 1e9 / process : 0.0, g.getKey())));
-    lines.add(String.format(Locale.ROOT, "  %6.2f cores  %5.1f%%  (all live Java threads together)", javaTotal / 1e9 / wall,
-        process > 0 ? 100.0 * javaTotal / 1e9 / process : 0.0));
+        .forEach(
+            g ->
+                lines.add(
+                    String.format(
+                        Locale.ROOT,
+                        "  %6.2f cores  %5.1f%%  %s",
+                        g.getValue() / 1e9 / wall,
+                        process > 0 ? 100.0 * g.getValue() / 1e9 / process : 0.0,
+                        g.getKey())));
+    lines.add(
+        String.format(
+            Locale.ROOT,
+            "  %6.2f cores  %5.1f%%  (all live Java threads together)",
+            javaTotal / 1e9 / wall,
+            process > 0 ? 100.0 * javaTotal / 1e9 / process : 0.0));
     if (!osThreads.isEmpty()) {
-      // Threads the JVM does not list (JIT compilers, GC, RocksDB's native threads) and threads that
+      // Threads the JVM does not list (JIT compilers, GC, RocksDB's native threads) and threads
+      // that
       // started and ended within the interval, from /proc (names cut to 15 characters by the OS).
       Set<String> javaNames = new HashSet<>();
       perThread.values().forEach(e -> javaNames.add(osName(e.getKey())));
@@ -130,8 +162,12 @@ final class CpuProfile {
       if (compilerCores > JIT_WARNING_CORES) {
         // Seen on a slow machine: C2 still recompiling 2-3 minutes in, and latencies 3-5x those of
         // a warmed-up run of the same code. Such figures say nothing about a change.
-        lines.add(String.format(Locale.ROOT, "  WARNING: the JIT compilers used %.2f cores in this period: the JVM is not warmed up "
-            + "(raise --jvm-warmup, and --warmup or --fanout-warmup-rounds); do not compare these figures with a warmed-up run", compilerCores));
+        lines.add(
+            String.format(
+                Locale.ROOT,
+                "  WARNING: the JIT compilers used %.2f cores in this period: the JVM is not warmed up "
+                    + "(raise --jvm-warmup, and --warmup or --fanout-warmup-rounds); do not compare these figures with a warmed-up run",
+                compilerCores));
       }
       long exited = Math.max(0, processCpuNanos - before.processCpuNanos - osTotal);
       others.put("(threads that exited during the interval)", exited);
@@ -140,8 +176,15 @@ final class CpuProfile {
           .filter(g -> g.getValue() > 0)
           .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
           .limit(Math.max(3, top / 2))
-          .forEach(g -> lines.add(String.format(Locale.ROOT, "  %6.2f cores  %5.1f%%  %s",
-              g.getValue() / 1e9 / wall, process > 0 ? 100.0 * g.getValue() / 1e9 / process : 0.0, g.getKey())));
+          .forEach(
+              g ->
+                  lines.add(
+                      String.format(
+                          Locale.ROOT,
+                          "  %6.2f cores  %5.1f%%  %s",
+                          g.getValue() / 1e9 / wall,
+                          process > 0 ? 100.0 * g.getValue() / 1e9 / process : 0.0,
+                          g.getKey())));
     }
     lines.addAll(schedulerSince(before, wall, Math.max(3, top / 2)));
     return lines;
@@ -149,8 +192,8 @@ final class CpuProfile {
 
   /**
    * The run queue over the interval: how often the process's threads were woken (timeslices) and
-   * how long, in all, they were runnable but waited for a core. On two loaded cores that wait is
-   * a large part of any latency that crosses threads: each hand-off pays it. The top groups by
+   * how long, in all, they were runnable but waited for a core. On two loaded cores that wait is a
+   * large part of any latency that crosses threads: each hand-off pays it. The top groups by
    * wake-ups follow (OS names, cut to 15 characters). Empty where there is no schedstat.
    */
   List<String> schedulerSince(CpuProfile before, double wall, int top) {
@@ -172,20 +215,33 @@ final class CpuProfile {
       g[1] += w;
     }
     List<String> lines = new ArrayList<>();
-    lines.add(String.format(Locale.ROOT, "  scheduler: %.0f wake-ups (timeslices) a second; on average %.1f threads were runnable "
-            + "and waiting for a core, %.3f ms a wake-up; by wake-ups:",
-        slices / wall, waitNanos / 1e9 / wall, slices > 0 ? waitNanos / 1e6 / slices : 0.0));
+    lines.add(
+        String.format(
+            Locale.ROOT,
+            "  scheduler: %.0f wake-ups (timeslices) a second; on average %.1f threads were runnable "
+                + "and waiting for a core, %.3f ms a wake-up; by wake-ups:",
+            slices / wall,
+            waitNanos / 1e9 / wall,
+            slices > 0 ? waitNanos / 1e6 / slices : 0.0));
     groups.entrySet().stream()
         .sorted((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0]))
         .limit(top)
-        .forEach(g -> lines.add(String.format(Locale.ROOT, "  %8.0f/s  waited %.3f ms a wake-up  %s", g.getValue()[0] / wall,
-            g.getValue()[0] > 0 ? g.getValue()[1] / 1e6 / g.getValue()[0] : 0.0, g.getKey())));
+        .forEach(
+            g ->
+                lines.add(
+                    String.format(
+                        Locale.ROOT,
+                        "  %8.0f/s  waited %.3f ms a wake-up  %s",
+                        g.getValue()[0] / wall,
+                        g.getValue()[0] > 0 ? g.getValue()[1] / 1e6 / g.getValue()[0] : 0.0,
+                        g.getKey())));
     return lines;
   }
 
   /** The whole process's CPU over the interval, in cores. */
   double processCoresSince(CpuProfile before) {
-    return (processCpuNanos - before.processCpuNanos) / (double) Math.max(1, wallNanos - before.wallNanos);
+    return (processCpuNanos - before.processCpuNanos)
+        / (double) Math.max(1, wallNanos - before.wallNanos);
   }
 
   /**
@@ -196,23 +252,36 @@ final class CpuProfile {
     return coresSince(before, name -> name.contains("CompilerThre"));
   }
 
-  /** Cores G1's concurrent marking threads ({@code G1 Conc#n}, {@code G1 Main Marker}) used since {@code before}. */
+  /**
+   * Cores G1's concurrent marking threads ({@code G1 Conc#n}, {@code G1 Main Marker}) used since
+   * {@code before}.
+   */
   double markingCoresSince(CpuProfile before) {
-    return coresSince(before, name -> name.startsWith("G1 Conc") || name.startsWith("G1 Main Marker"));
+    return coresSince(
+        before, name -> name.startsWith("G1 Conc") || name.startsWith("G1 Main Marker"));
   }
 
   /** Cores the Java threads whose names start with {@code prefix} used since {@code before}. */
   double javaCoresSince(CpuProfile before, String prefix) {
-    return cpuNanos(perThread, before.perThread, name -> name.startsWith(prefix)) / 1e9 / wallSecondsSince(before);
+    return cpuNanos(perThread, before.perThread, name -> name.startsWith(prefix))
+        / 1e9
+        / wallSecondsSince(before);
   }
 
-  /** Cores the OS threads whose names {@code match} used since {@code before} (Linux; 0 elsewhere). */
+  /**
+   * Cores the OS threads whose names {@code match} used since {@code before} (Linux; 0 elsewhere).
+   */
   private double coresSince(CpuProfile before, Predicate<String> match) {
     return cpuNanos(osThreads, before.osThreads, match) / 1e9 / wallSecondsSince(before);
   }
 
-  /** CPU ns the threads of {@code now} (tid to name and CPU ns) whose names {@code match} used since {@code then}. */
-  private static long cpuNanos(Map<Long, Map.Entry<String, Long>> now, Map<Long, Map.Entry<String, Long>> then,
+  /**
+   * CPU ns the threads of {@code now} (tid to name and CPU ns) whose names {@code match} used since
+   * {@code then}.
+   */
+  private static long cpuNanos(
+      Map<Long, Map.Entry<String, Long>> now,
+      Map<Long, Map.Entry<String, Long>> then,
       Predicate<String> match) {
     long nanos = 0;
     for (Map.Entry<Long, Map.Entry<String, Long>> e : now.entrySet()) {
@@ -230,8 +299,8 @@ final class CpuProfile {
   }
 
   /**
-   * Linux: every thread of this process with its user+system CPU time, and into {@code sched}
-   * its scheduler statistics where the kernel keeps them; empty where there is no /proc.
+   * Linux: every thread of this process with its user+system CPU time, and into {@code sched} its
+   * scheduler statistics where the kernel keeps them; empty where there is no /proc.
    */
   private static Map<Long, Map.Entry<String, Long>> osThreads(Map<Long, SchedStat> sched) {
     Map<Long, Map.Entry<String, Long>> out = new HashMap<>();
@@ -239,7 +308,7 @@ final class CpuProfile {
     if (!Files.isDirectory(tasks)) {
       return out;
     }
-    long nanosPerTick = 10_000_000L;  // USER_HZ is 100 on Linux
+    long nanosPerTick = 10_000_000L; // USER_HZ is 100 on Linux
     try (Stream<Path> list = Files.list(tasks)) {
       for (Path t : (Iterable<Path>) list::iterator) {
         try {
@@ -248,7 +317,8 @@ final class CpuProfile {
           int close = stat.lastIndexOf(')');
           String comm = stat.substring(open + 1, close);
           String[] f = stat.substring(close + 2).split(" ");
-          // after "(comm) ": state is f[0]; utime and stime are fields 14 and 15 of stat, f[11] and f[12].
+          // after "(comm) ": state is f[0]; utime and stime are fields 14 and 15 of stat, f[11] and
+          // f[12].
           long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
           long tid = Long.parseLong(t.getFileName().toString());
           out.put(tid, Map.entry(comm, ticks * nanosPerTick));
@@ -282,7 +352,8 @@ final class CpuProfile {
       String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
       return parts[0] + " " + parts[1] + " " + parts[2];
     } catch (Exception e) {
-      return String.format(Locale.ROOT, "%.2f", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+      return String.format(
+          Locale.ROOT, "%.2f", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
   }
 }

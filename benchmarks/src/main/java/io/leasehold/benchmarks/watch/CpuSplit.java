@@ -10,17 +10,17 @@ import java.util.Locale;
 
 /**
  * Gives the fan-out's watcher process and the measured JVM (the three nodes and the acquire load)
- * cores of their own on one machine, with the kernel's CPU bandwidth control
- * ({@code --watchers-in=capped-process}): each goes into a control group of its own, the watchers'
- * held to {@code watcherCores} cores and the measured JVM's to the rest of the machine's.
+ * cores of their own on one machine, with the kernel's CPU bandwidth control ({@code
+ * --watchers-in=capped-process}): each goes into a control group of its own, the watchers' held to
+ * {@code watcherCores} cores and the measured JVM's to the rest of the machine's.
  *
  * <p>In a deployment the proxies that watch a node run on machines of their own; (B) asks what
  * serving them costs the node. With everything on two cores their clients' work (0.1–0.2 cores)
- * came out of the cluster's CPU in the watched phases only, and was counted as the node's cost.
- * The scheduler's idle priority did not keep it out; a quota does: in every phase, watched or
- * not, the cluster has the same cores, and what the watchers cost the node is all that differs.
- * The watchers must still keep up on theirs: one that falls behind is cut off by the server, and
- * the phase fails.
+ * came out of the cluster's CPU in the watched phases only, and was counted as the node's cost. The
+ * scheduler's idle priority did not keep it out; a quota does: in every phase, watched or not, the
+ * cluster has the same cores, and what the watchers cost the node is all that differs. The watchers
+ * must still keep up on theirs: one that falls behind is cut off by the server, and the phase
+ * fails.
  *
  * <p>Needs a writable CPU controller: cgroup v1's {@code cpu} hierarchy, or cgroup v2 with the
  * {@code cpu} controller enabled for children of this process's group (both need root).
@@ -40,7 +40,9 @@ final class CpuSplit implements AutoCloseable {
     }
   }
 
-  /** One group's counters from {@code cpu.stat}: periods with runnable threads, and those throttled. */
+  /**
+   * One group's counters from {@code cpu.stat}: periods with runnable threads, and those throttled.
+   */
   record Throttling(long periods, long throttled) {
     Throttling since(Throttling before) {
       return new Throttling(periods - before.periods, throttled - before.throttled);
@@ -49,7 +51,9 @@ final class CpuSplit implements AutoCloseable {
     /** The share of periods in which the group used up its quota, as a percentage. */
     String percent() {
       // The kernel counts only periods in which the group had a thread to run.
-      return periods == 0 ? "no period (it had nothing to run)" : String.format(Locale.ROOT, "%.0f%%", 100.0 * throttled / periods);
+      return periods == 0
+          ? "no period (it had nothing to run)"
+          : String.format(Locale.ROOT, "%.0f%%", 100.0 * throttled / periods);
     }
   }
 
@@ -59,7 +63,12 @@ final class CpuSplit implements AutoCloseable {
   private final double clusterCores;
   private final double watcherCores;
 
-  private CpuSplit(Controller controller, Path cluster, Path watchers, double clusterCores, double watcherCores) {
+  private CpuSplit(
+      Controller controller,
+      Path cluster,
+      Path watchers,
+      double clusterCores,
+      double watcherCores) {
     this.controller = controller;
     this.cluster = cluster;
     this.watchers = watchers;
@@ -73,18 +82,29 @@ final class CpuSplit implements AutoCloseable {
    */
   static CpuSplit create(double watcherCores, int cpus) {
     if (!(watcherCores > 0) || watcherCores >= cpus) {
-      throw new IllegalArgumentException(String.format(Locale.ROOT,
-          "--watcher-cores: must be more than 0 and less than this machine's %d cores, got %s", cpus, watcherCores));
+      throw new IllegalArgumentException(
+          String.format(
+              Locale.ROOT,
+              "--watcher-cores: must be more than 0 and less than this machine's %d cores, got %s",
+              cpus,
+              watcherCores));
     }
     Controller c;
     try {
-      c = locate(Files.readString(Path.of("/proc/self/mountinfo")), Files.readString(Path.of("/proc/self/cgroup")));
+      c =
+          locate(
+              Files.readString(Path.of("/proc/self/mountinfo")),
+              Files.readString(Path.of("/proc/self/cgroup")));
     } catch (IOException e) {
-      throw new IllegalStateException("--watchers-in=capped-process: cannot read /proc/self/mountinfo or /proc/self/cgroup: " + e, e);
+      throw new IllegalStateException(
+          "--watchers-in=capped-process: cannot read /proc/self/mountinfo or /proc/self/cgroup: "
+              + e,
+          e);
     }
     if (c == null) {
-      throw new IllegalStateException("--watchers-in=capped-process needs the kernel's CPU controller (cgroup v1 'cpu' or cgroup v2), "
-          + "and /proc/self/mountinfo shows neither mounted");
+      throw new IllegalStateException(
+          "--watchers-in=capped-process needs the kernel's CPU controller (cgroup v1 'cpu' or cgroup v2), "
+              + "and /proc/self/mountinfo shows neither mounted");
     }
     String tag = "leasehold-bench-" + ProcessHandle.current().pid();
     Path cluster = c.ownDir().resolve(tag + "-cluster");
@@ -98,16 +118,20 @@ final class CpuSplit implements AutoCloseable {
     } catch (IOException e) {
       removeQuietly(cluster);
       removeQuietly(watchers);
-      throw new IllegalStateException("--watchers-in=capped-process: cannot set up CPU control groups under " + c.ownDir()
-          + " (it needs root, and with cgroup v2 the cpu controller enabled in that group's cgroup.subtree_control): " + e, e);
+      throw new IllegalStateException(
+          "--watchers-in=capped-process: cannot set up CPU control groups under "
+              + c.ownDir()
+              + " (it needs root, and with cgroup v2 the cpu controller enabled in that group's cgroup.subtree_control): "
+              + e,
+          e);
     }
     return new CpuSplit(c, cluster, watchers, clusterCores, watcherCores);
   }
 
   /**
-   * The CPU controller's mount and this process's group in it, from the text of
-   * {@code /proc/self/mountinfo} and {@code /proc/self/cgroup}; null if there is none. cgroup v1's
-   * {@code cpu} hierarchy is preferred where both are mounted (v2 then usually holds no controller).
+   * The CPU controller's mount and this process's group in it, from the text of {@code
+   * /proc/self/mountinfo} and {@code /proc/self/cgroup}; null if there is none. cgroup v1's {@code
+   * cpu} hierarchy is preferred where both are mounted (v2 then usually holds no controller).
    */
   static Controller locate(String mountinfo, String procCgroup) {
     Path v1 = null;
@@ -127,7 +151,9 @@ final class CpuSplit implements AutoCloseable {
       }
       String root = left[3];
       Path point = Path.of(unescape(left[4]));
-      if (right[0].equals("cgroup") && right.length >= 3 && List.of(right[2].split(",")).contains("cpu")) {
+      if (right[0].equals("cgroup")
+          && right.length >= 3
+          && List.of(right[2].split(",")).contains("cpu")) {
         v1 = point;
         v1Root = root;
       } else if (right[0].equals("cgroup2") && v2 == null) {
@@ -156,7 +182,10 @@ final class CpuSplit implements AutoCloseable {
     return null;
   }
 
-  /** A group's path as /proc/self/cgroup gives it, made relative to the mount's root within the hierarchy. */
+  /**
+   * A group's path as /proc/self/cgroup gives it, made relative to the mount's root within the
+   * hierarchy.
+   */
   private static String relative(String group, String mountRoot) {
     if (mountRoot == null || mountRoot.equals("/")) {
       return group;
@@ -169,7 +198,10 @@ final class CpuSplit implements AutoCloseable {
 
   /** mountinfo escapes space, tab, newline and backslash as octal. */
   private static String unescape(String s) {
-    return s.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\");
+    return s.replace("\\040", " ")
+        .replace("\\011", "\t")
+        .replace("\\012", "\n")
+        .replace("\\134", "\\");
   }
 
   private static void quota(Controller c, Path group, double cores) throws IOException {
@@ -240,14 +272,20 @@ final class CpuSplit implements AutoCloseable {
 
   /** Where the groups are, for the report. */
   String describe() {
-    return String.format(Locale.ROOT, "this JVM (the cluster and its load) held to %.2f cores and the watchers' process to %.2f "
-        + "(cgroup %s quotas per %d ms, in %s)", clusterCores, watcherCores, controller.v2() ? "v2" : "v1", PERIOD_MICROS / 1000,
+    return String.format(
+        Locale.ROOT,
+        "this JVM (the cluster and its load) held to %.2f cores and the watchers' process to %.2f "
+            + "(cgroup %s quotas per %d ms, in %s)",
+        clusterCores,
+        watcherCores,
+        controller.v2() ? "v2" : "v1",
+        PERIOD_MICROS / 1000,
         controller.ownDir());
   }
 
   /**
-   * Moves every process still in either group back to this process's own group (the watchers'
-   * has normally exited by now), then removes both.
+   * Moves every process still in either group back to this process's own group (the watchers' has
+   * normally exited by now), then removes both.
    */
   @Override
   public void close() {
@@ -286,6 +324,7 @@ final class CpuSplit implements AutoCloseable {
         }
       }
     }
-    System.err.println("could not remove the control group " + group + "; remove it with: rmdir " + group);
+    System.err.println(
+        "could not remove the control group " + group + "; remove it with: rmdir " + group);
   }
 }

@@ -12,7 +12,10 @@ import io.leasehold.proto.v1.WatchRequest;
 abstract class EndableWatch<R> implements ClientResponseObserver<WatchRequest, R> {
   private volatile ClientCallStreamObserver<WatchRequest> call;
   private volatile boolean cancelling;
-  /** Why the stream ended without the benchmark asking; null while it runs or after {@link #cancel}. */
+
+  /**
+   * Why the stream ended without the benchmark asking; null while it runs or after {@link #cancel}.
+   */
   volatile String error;
 
   @Override

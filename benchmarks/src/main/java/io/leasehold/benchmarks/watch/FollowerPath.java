@@ -8,16 +8,17 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import org.HdrHistogram.Histogram;
 
 /**
- * Where a follower watcher's commit-to-watch goes, step by step, from the follower's
- * {@link ReplicationTrace}. A follower hears of a commit only with a message the leader sends
- * after it: an append (whose commit index Ratis takes once the follower's log has synced its
- * entries) or a heartbeat. Then the follower applies the entry and streams the event. For each
- * recorded event this splits the time from the leader's commit to the follower's watcher into:
+ * Where a follower watcher's commit-to-watch goes, step by step, from the follower's {@link
+ * ReplicationTrace}. A follower hears of a commit only with a message the leader sends after it: an
+ * append (whose commit index Ratis takes once the follower's log has synced its entries) or a
+ * heartbeat. Then the follower applies the entry and streams the event. For each recorded event
+ * this splits the time from the leader's commit to the follower's watcher into:
+ *
  * <ol>
- *   <li>the leader's commit to the first message reaching the follower's Ratis service that
- *       carries it (the leader's wait for its next append or heartbeat, then the network);</li>
- *   <li>from there to the follower's apply of the event's entry;</li>
- *   <li>the apply to the watcher's receipt (Leasehold's watch path and the client).</li>
+ *   <li>the leader's commit to the first message reaching the follower's Ratis service that carries
+ *       it (the leader's wait for its next append or heartbeat, then the network);
+ *   <li>from there to the follower's apply of the event's entry;
+ *   <li>the apply to the watcher's receipt (Leasehold's watch path and the client).
  * </ol>
  *
  * <p>All times are {@link System#nanoTime} in this one JVM. Each slot keeps the first report for
@@ -26,10 +27,16 @@ import org.HdrHistogram.Histogram;
 final class FollowerPath {
   private final long base;
   private final int size;
-  /** By the leader's commit index carried: when the first message carrying it reached the follower's service. */
+
+  /**
+   * By the leader's commit index carried: when the first message carrying it reached the follower's
+   * service.
+   */
   private final AtomicLongArray carriedNs;
+
   /** By log index: when the follower applied it. */
   private final AtomicLongArray appliedNs;
+
   private final LeaseholdNode follower;
 
   /** Starts recording at once, for log indexes in {@code (base, base + size)}. */
@@ -39,22 +46,26 @@ final class FollowerPath {
     this.size = size;
     this.carriedNs = new AtomicLongArray(size);
     this.appliedNs = new AtomicLongArray(size);
-    follower.diagnostics().replicationTrace().listen(new ReplicationTrace.Listener() {
-      @Override
-      public void appendReceived(long lastIndex, long leaderCommit, long nanos) {
-        first(carriedNs, leaderCommit, nanos);
-      }
+    follower
+        .diagnostics()
+        .replicationTrace()
+        .listen(
+            new ReplicationTrace.Listener() {
+              @Override
+              public void appendReceived(long lastIndex, long leaderCommit, long nanos) {
+                first(carriedNs, leaderCommit, nanos);
+              }
 
-      @Override
-      public void commitReceived(long leaderCommit, long nanos) {
-        first(carriedNs, leaderCommit, nanos);
-      }
+              @Override
+              public void commitReceived(long leaderCommit, long nanos) {
+                first(carriedNs, leaderCommit, nanos);
+              }
 
-      @Override
-      public void applied(long index, long nanos) {
-        first(appliedNs, index, nanos);
-      }
-    });
+              @Override
+              public void applied(long index, long nanos) {
+                first(appliedNs, index, nanos);
+              }
+            });
   }
 
   void stop() {
@@ -73,9 +84,11 @@ final class FollowerPath {
     }
   }
 
-  /** One event the follower's watcher received: its revision (log index), when, and when the leader found it committed. */
-  record Watched(long revision, long receivedNs, long committedNs) {
-  }
+  /**
+   * One event the follower's watcher received: its revision (log index), when, and when the leader
+   * found it committed.
+   */
+  record Watched(long revision, long receivedNs, long committedNs) {}
 
   /** Prints the split for {@code events} (those without every time are counted, not split). */
   void report(PrintStream out, Iterable<Watched> events) {
@@ -105,9 +118,22 @@ final class FollowerPath {
       carriedToApplied.recordValue(Math.max(0, applied - carried));
       appliedToWatch.recordValue(Math.max(0, w.receivedNs() - applied));
     }
-    out.printf(Locale.ROOT, "    the follower's path, step by step (%d events, %d without every time):%n", recorded, incomplete);
-    out.printf(Locale.ROOT, "      leader's commit -> first message carrying it at the follower: %s%n", Stats.line(commitToCarried));
-    out.printf(Locale.ROOT, "      that message -> the follower applied the entry:              %s%n", Stats.line(carriedToApplied));
-    out.printf(Locale.ROOT, "      applied -> the watcher received the event:                   %s%n", Stats.line(appliedToWatch));
+    out.printf(
+        Locale.ROOT,
+        "    the follower's path, step by step (%d events, %d without every time):%n",
+        recorded,
+        incomplete);
+    out.printf(
+        Locale.ROOT,
+        "      leader's commit -> first message carrying it at the follower: %s%n",
+        Stats.line(commitToCarried));
+    out.printf(
+        Locale.ROOT,
+        "      that message -> the follower applied the entry:              %s%n",
+        Stats.line(carriedToApplied));
+    out.printf(
+        Locale.ROOT,
+        "      applied -> the watcher received the event:                   %s%n",
+        Stats.line(appliedToWatch));
   }
 }

@@ -11,14 +11,14 @@ import javax.management.NotificationEmitter;
 import javax.management.openmbean.CompositeData;
 
 /**
- * The JVM's stop-the-world GC pauses, from its GC notifications, so a run can say how many of
- * them fell in its recorded period and how long they were. On two cores every node of the
- * in-process cluster stops in each pause, and a latency p99 over 50 ms was, on 2026-11-23, the
- * young collections' 40-120 ms pauses more than anything the code did.
+ * The JVM's stop-the-world GC pauses, from its GC notifications, so a run can say how many of them
+ * fell in its recorded period and how long they were. On two cores every node of the in-process
+ * cluster stops in each pause, and a latency p99 over 50 ms was, on 2026-11-23, the young
+ * collections' 40-120 ms pauses more than anything the code did.
  *
- * <p>Collectors whose beans report concurrent cycles (ZGC's and Shenandoah's "... Cycles") are
- * left out: those durations are not pauses. G1's beans (Young, Old, and from JDK 20 Concurrent
- * GC for remark and cleanup) report pauses only.
+ * <p>Collectors whose beans report concurrent cycles (ZGC's and Shenandoah's "... Cycles") are left
+ * out: those durations are not pauses. G1's beans (Young, Old, and from JDK 20 Concurrent GC for
+ * remark and cleanup) report pauses only.
  */
 final class GcPauses {
   private record Pause(String collector, double millis) {}
@@ -38,12 +38,18 @@ final class GcPauses {
       if (bean.getName().endsWith("Cycles") || !(bean instanceof NotificationEmitter emitter)) {
         continue;
       }
-      emitter.addNotificationListener((notification, handback) -> {
-        if (GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(notification.getType())) {
-          GarbageCollectionNotificationInfo info = GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData());
-          record(new Pause(info.getGcName(), info.getGcInfo().getDuration()));
-        }
-      }, null, null);
+      emitter.addNotificationListener(
+          (notification, handback) -> {
+            if (GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(
+                notification.getType())) {
+              GarbageCollectionNotificationInfo info =
+                  GarbageCollectionNotificationInfo.from(
+                      (CompositeData) notification.getUserData());
+              record(new Pause(info.getGcName(), info.getGcInfo().getDuration()));
+            }
+          },
+          null,
+          null);
     }
   }
 
@@ -57,8 +63,9 @@ final class GcPauses {
   }
 
   /**
-   * One line on the pauses noted since {@code mark} (taken at the period's start), as of now.
-   * The JVM reports a pause just after it ends, so one ending at the period's edge may fall either side.
+   * One line on the pauses noted since {@code mark} (taken at the period's start), as of now. The
+   * JVM reports a pause just after it ends, so one ending at the period's edge may fall either
+   * side.
    */
   static synchronized String since(int mark, double wallSeconds) {
     if (!listening) {
@@ -79,8 +86,16 @@ final class GcPauses {
     }
     sorted.sort(null);
     double median = sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2);
-    return String.format(Locale.ROOT, "GC pauses: %d (%s), %.0f ms in all = %.1f%% of %.1f s; median %.1f ms, longest %.1f ms, %d over 20 ms (the launcher's pause goal)",
-        period.size(), byCollector.isEmpty() ? "none" : byCollector.toString().replaceAll("[{}]", ""), total,
-        wallSeconds > 0 ? total / 10 / wallSeconds : 0, wallSeconds, median, longest, overGoal);
+    return String.format(
+        Locale.ROOT,
+        "GC pauses: %d (%s), %.0f ms in all = %.1f%% of %.1f s; median %.1f ms, longest %.1f ms, %d over 20 ms (the launcher's pause goal)",
+        period.size(),
+        byCollector.isEmpty() ? "none" : byCollector.toString().replaceAll("[{}]", ""),
+        total,
+        wallSeconds > 0 ? total / 10 / wallSeconds : 0,
+        wallSeconds,
+        median,
+        longest,
+        overGoal);
   }
 }

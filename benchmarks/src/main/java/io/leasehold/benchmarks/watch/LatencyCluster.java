@@ -9,8 +9,8 @@ import java.util.function.Consumer;
 import org.apache.ratis.statemachine.SnapshotInfo;
 
 /**
- * The three-node cluster the latency run measures: in this JVM ({@link #inThisJvm}, the default)
- * or one JVM per node ({@link NodeProcesses}, {@code --nodes=process}), as a deployment runs them.
+ * The three-node cluster the latency run measures: in this JVM ({@link #inThisJvm}, the default) or
+ * one JVM per node ({@link NodeProcesses}, {@code --nodes=process}), as a deployment runs them.
  */
 interface LatencyCluster extends AutoCloseable {
   /** Where the nodes run, for the run's heading. */
@@ -29,15 +29,24 @@ interface LatencyCluster extends AutoCloseable {
     return nodes().stream().filter(n -> !n.isLeader()).findFirst().orElseThrow();
   }
 
-  /** A channel to the node's client port; {@code acceptLz4}: as the SDK's, taking lz4-block Watch streams. */
+  /**
+   * A channel to the node's client port; {@code acceptLz4}: as the SDK's, taking lz4-block Watch
+   * streams.
+   */
   ManagedChannel channel(Node node, boolean acceptLz4);
 
   ManagedChannel writerChannel(Node node, boolean shareWatchersLoop);
 
-  /** Starts a period over which {@link #periodReport} gives the nodes' own CPU and GC pauses where they run apart. */
+  /**
+   * Starts a period over which {@link #periodReport} gives the nodes' own CPU and GC pauses where
+   * they run apart.
+   */
   void markPeriod();
 
-  /** The nodes' CPU and GC pauses since {@link #markPeriod}, where they run in processes of their own; empty in this JVM, whose own figures cover them. */
+  /**
+   * The nodes' CPU and GC pauses since {@link #markPeriod}, where they run in processes of their
+   * own; empty in this JVM, whose own figures cover them.
+   */
   PeriodReport periodReport(int topThreads);
 
   record PeriodReport(List<String> lines, double jitCores, double cores) {
@@ -65,10 +74,15 @@ interface LatencyCluster extends AutoCloseable {
     /** Its latest snapshot's index, 0 if none. */
     long latestSnapshotIndex();
 
-    /** Starts a snapshot; {@code done} hears one line when it ends, where that can be known here. */
+    /**
+     * Starts a snapshot; {@code done} hears one line when it ends, where that can be known here.
+     */
     void startSnapshot(Consumer<String> done);
 
-    /** From now on, records when this node (as leader) finds each index in {@code (base, base + length)} committed. */
+    /**
+     * From now on, records when this node (as leader) finds each index in {@code (base, base +
+     * length)} committed.
+     */
     void recordCommits(long base, int length);
 
     /** Stops recording and hands over what was recorded. */
@@ -125,8 +139,14 @@ interface LatencyCluster extends AutoCloseable {
 
     @Override
     public void startSnapshot(Consumer<String> done) {
-      node.consensus().takeSnapshot(Duration.ofSeconds(60)).whenComplete((snapshot, error) -> done.accept(error == null
-          ? "snapshot on " + node.id() + " at index " + snapshot.index() + " done" : "no snapshot on " + node.id() + ": " + error));
+      node.consensus()
+          .takeSnapshot(Duration.ofSeconds(60))
+          .whenComplete(
+              (snapshot, error) ->
+                  done.accept(
+                      error == null
+                          ? "snapshot on " + node.id() + " at index " + snapshot.index() + " done"
+                          : "no snapshot on " + node.id() + ": " + error));
     }
 
     @Override

@@ -13,20 +13,26 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.HdrHistogram.Histogram;
 
-/** One Watch stream that maps every ACQUIRED event of bench/<seq> to its seq and notes when it arrived. */
+/**
+ * One Watch stream that maps every ACQUIRED event of bench/<seq> to its seq and notes when it
+ * arrived.
+ */
 final class LatencyWatcher extends EndableWatch<WatchResponse> {
   private final String where;
   private final int total;
   private final AtomicLongArray receivedNs;
+
   /**
    * Wall-clock receipt minus the event's time, in microseconds. The event's time is the leader's
    * stamp, taken before the entry is appended, kept monotone (max with earlier entries, whose
-   * stamps all precede their own appends): so it is never later than this entry's append, let
-   * alone its commit, and this is an upper bound of commit-to-watcher. One JVM, one wall clock.
+   * stamps all precede their own appends): so it is never later than this entry's append, let alone
+   * its commit, and this is an upper bound of commit-to-watcher. One JVM, one wall clock.
    */
   private final AtomicLongArray stampToWatchMicros;
+
   /** The event's revision: its log index. */
   private final AtomicLongArray revision;
+
   private final AtomicIntegerArray seen;
   final AtomicInteger distinct = new AtomicInteger();
   volatile boolean started;
@@ -52,7 +58,7 @@ final class LatencyWatcher extends EndableWatch<WatchResponse> {
     long wallMicros = wall.getEpochSecond() * 1_000_000L + wall.getNano() / 1_000;
     started = true;
     for (Event e : response.getEventsList()) {
-      if (e.getRevision() < lastRevision) {  // one entry's events share its revision
+      if (e.getRevision() < lastRevision) { // one entry's events share its revision
         outOfOrder++;
       }
       lastRevision = Math.max(lastRevision, e.getRevision());
@@ -72,7 +78,9 @@ final class LatencyWatcher extends EndableWatch<WatchResponse> {
       if (seen.incrementAndGet(seq) == 1) {
         receivedNs.set(seq, now);
         revision.set(seq, e.getRevision());
-        stampToWatchMicros.set(seq, wallMicros - (e.getTime().getSeconds() * 1_000_000L + e.getTime().getNanos() / 1_000));
+        stampToWatchMicros.set(
+            seq,
+            wallMicros - (e.getTime().getSeconds() * 1_000_000L + e.getTime().getNanos() / 1_000));
         distinct.incrementAndGet();
       } else {
         duplicates++;
@@ -86,19 +94,30 @@ final class LatencyWatcher extends EndableWatch<WatchResponse> {
     System.err.println("watch on " + where + " failed: " + error);
   }
 
-  /** The recorded GRANTED acquisitions this watcher saw, with the leader's commit time of each (0: none reported). */
-  List<FollowerPath.Watched> watched(int warmCount, int total, AtomicIntegerArray outcome, CommitTimes commits) {
+  /**
+   * The recorded GRANTED acquisitions this watcher saw, with the leader's commit time of each (0:
+   * none reported).
+   */
+  List<FollowerPath.Watched> watched(
+      int warmCount, int total, AtomicIntegerArray outcome, CommitTimes commits) {
     List<FollowerPath.Watched> out = new ArrayList<>();
     for (int i = warmCount; i < total; i++) {
       if (outcome.get(i) == 1 && seen.get(i) > 0) {
-        out.add(new FollowerPath.Watched(revision.get(i), receivedNs.get(i), commits.at(revision.get(i))));
+        out.add(
+            new FollowerPath.Watched(
+                revision.get(i), receivedNs.get(i), commits.at(revision.get(i))));
       }
     }
     return out;
   }
 
-  LatencyBenchmark.WatcherResult result(int warmCount, int total, AtomicLongArray sendNs, AtomicLongArray replyNs, AtomicIntegerArray outcome,
-                       CommitTimes commits) {
+  LatencyBenchmark.WatcherResult result(
+      int warmCount,
+      int total,
+      AtomicLongArray sendNs,
+      AtomicLongArray replyNs,
+      AtomicIntegerArray outcome,
+      CommitTimes commits) {
     Histogram commitToWatch = Stats.nanosHistogram();
     // Where in the period the events over (A)'s p99 bound fell: around one moment (the
     // snapshot, a stall) or spread over it (the collector's pauses).
@@ -121,7 +140,7 @@ final class LatencyWatcher extends EndableWatch<WatchResponse> {
         continue;
       }
       if (!granted && seen.get(i) > 0) {
-        extra++;  // an event for an acquisition whose reply was not GRANTED
+        extra++; // an event for an acquisition whose reply was not GRANTED
       }
       if (!granted || i < warmCount) {
         continue;
@@ -136,7 +155,8 @@ final class LatencyWatcher extends EndableWatch<WatchResponse> {
         }
         commitToWatch.recordValue(Math.max(0, c2w));
         if (c2w > overBoundNs) {
-          overBoundBySecond.merge((int) ((committed - periodStartNs) / 1_000_000_000L), 1, Integer::sum);
+          overBoundBySecond.merge(
+              (int) ((committed - periodStartNs) / 1_000_000_000L), 1, Integer::sum);
         }
       }
       sendToWatch.recordValue(Math.max(0, received - sendNs.get(i)));
@@ -147,7 +167,21 @@ final class LatencyWatcher extends EndableWatch<WatchResponse> {
       }
       replyToWatch.recordValue(Math.max(0, r2w));
     }
-    return new LatencyBenchmark.WatcherResult(where, commitToWatch, negativeCommit, noCommitTime, stampToWatch, sendToWatch, replyToWatch, negative, missed,
-        duplicates, outOfOrder, unexpected, extra, error, overBoundBySecond);
+    return new LatencyBenchmark.WatcherResult(
+        where,
+        commitToWatch,
+        negativeCommit,
+        noCommitTime,
+        stampToWatch,
+        sendToWatch,
+        replyToWatch,
+        negative,
+        missed,
+        duplicates,
+        outOfOrder,
+        unexpected,
+        extra,
+        error,
+        overBoundBySecond);
   }
 }

@@ -15,8 +15,13 @@ import java.util.function.Supplier;
 final class LocalWatchers implements WatcherFleet {
   private final Supplier<ManagedChannel> newChannel;
   private final int channelCount;
-  /** Whether {@link #cancel} shuts this phase's channels down (the benchmark's cluster closes its own at the end). */
+
+  /**
+   * Whether {@link #cancel} shuts this phase's channels down (the benchmark's cluster closes its
+   * own at the end).
+   */
   private final boolean ownsChannels;
+
   private final List<CountingWatcher> watchers = new ArrayList<>();
   private final List<ManagedChannel> channels = new ArrayList<>();
 
@@ -40,11 +45,15 @@ final class LocalWatchers implements WatcherFleet {
       watchers.add(w);
       CountingWatch.watch(channels.get(i % channels.size()), request, w, w.wireBytes);
     }
-    BenchCluster.await(count + " watches to start (first response each)", Duration.ofSeconds(120),
+    BenchCluster.await(
+        count + " watches to start (first response each)",
+        Duration.ofSeconds(120),
         () -> watchers.stream().allMatch(w -> w.started || w.error != null));
-    CountingWatcher failed = watchers.stream().filter(w -> w.error != null).findFirst().orElse(null);
+    CountingWatcher failed =
+        watchers.stream().filter(w -> w.error != null).findFirst().orElse(null);
     if (failed != null) {
-      throw new IllegalStateException("a watch failed to start: " + failed.error + ": " + failed.description);
+      throw new IllegalStateException(
+          "a watch failed to start: " + failed.error + ": " + failed.description);
     }
     return (System.nanoTime() - start) / 1e6;
   }
@@ -63,7 +72,8 @@ final class LocalWatchers implements WatcherFleet {
 
   @Override
   public boolean awaitAll(long granted, Duration timeout) {
-    return BenchCluster.awaitQuietly(timeout, () -> watchers.stream().allMatch(w -> w.acquired >= granted || w.error != null));
+    return BenchCluster.awaitQuietly(
+        timeout, () -> watchers.stream().allMatch(w -> w.acquired >= granted || w.error != null));
   }
 
   @Override
@@ -103,8 +113,20 @@ final class LocalWatchers implements WatcherFleet {
         over++;
       }
     }
-    return new Tally(watchers.size(), complete, over, failed, failures, example, watchers.isEmpty() ? 0 : fewest, outOfOrder, other,
-        messages, bytes, events, wireBytes);
+    return new Tally(
+        watchers.size(),
+        complete,
+        over,
+        failed,
+        failures,
+        example,
+        watchers.isEmpty() ? 0 : fewest,
+        outOfOrder,
+        other,
+        messages,
+        bytes,
+        events,
+        wireBytes);
   }
 
   @Override
@@ -132,18 +154,25 @@ final class LocalWatchers implements WatcherFleet {
     cancel();
   }
 
-  /** Counts the events of one Watch stream without building messages (see {@link CountingWatch}). */
+  /**
+   * Counts the events of one Watch stream without building messages (see {@link CountingWatch}).
+   */
   private static final class CountingWatcher extends EndableWatch<CountingWatch.Counted> {
     volatile boolean started;
     volatile String description;
-    // Single writer (gRPC serializes a call's callbacks); volatile so the main thread reads fresh values.
+    // Single writer (gRPC serializes a call's callbacks); volatile so the main thread reads fresh
+    // values.
     volatile long acquired;
     volatile long other;
     volatile long messagesWithEvents;
     volatile long bytesWithEvents;
     volatile boolean inOrder = true;
-    /** Bytes of message bodies as received, counted by gRPC's stream tracer on its transport thread. */
+
+    /**
+     * Bytes of message bodies as received, counted by gRPC's stream tracer on its transport thread.
+     */
     final LongAdder wireBytes = new LongAdder();
+
     private long lastRevision;
 
     @Override

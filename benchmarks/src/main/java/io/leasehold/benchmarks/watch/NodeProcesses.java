@@ -30,38 +30,56 @@ import java.util.function.Consumer;
  *
  * <p>In one JVM, every collector pause stops all three nodes and the clients at once, and each
  * pause copies three nodes' worth of survivors. Apart, each node's collector copies its own, and a
- * pause on one follower does not hold up a commit (the other follower acknowledges it). But a
- * pause no longer stops the other JVMs, so on two cores a node's collector shares them with
- * three other processes: on 2026-11-24 the followers' young pauses took three times as long as
- * in one JVM, and the latencies were worse (docs/performance.md).
+ * pause on one follower does not hold up a commit (the other follower acknowledges it). But a pause
+ * no longer stops the other JVMs, so on two cores a node's collector shares them with three other
+ * processes: on 2026-11-24 the followers' young pauses took three times as long as in one JVM, and
+ * the latencies were worse (docs/performance.md).
  *
  * <p>The parent drives each child as a {@link ChildJvm} ({@link #main} lists the commands). A
- * child's log (its standard error) goes to {@code <id>.log} in the cluster's
- * temp directory, deleted with it.
+ * child's log (its standard error) goes to {@code <id>.log} in the cluster's temp directory,
+ * deleted with it.
  */
 final class NodeProcesses implements LatencyCluster {
   private final List<Child> children = new ArrayList<>();
-  private final ClusterHome home = new ClusterHome("bench-node-processes-cleanup", () -> children.forEach(Child::close));
+  private final ClusterHome home =
+      new ClusterHome("bench-node-processes-cleanup", () -> children.forEach(Child::close));
   private CompletableFuture<Void> marked = CompletableFuture.completedFuture(null);
 
   private NodeProcesses() throws IOException {}
 
-  static NodeProcesses start(int size, Duration electionMin, Duration electionMax, NodeTuning tuning) throws IOException {
+  static NodeProcesses start(
+      int size, Duration electionMin, Duration electionMax, NodeTuning tuning) throws IOException {
     NodeProcesses cluster = new NodeProcesses();
     try {
       List<Peer> peers = BenchCluster.loopbackPeers(size);
       StringBuilder peerList = new StringBuilder();
       for (Peer p : peers) {
-        peerList.append(peerList.length() == 0 ? "" : ",").append(p.id()).append('=').append(p.host()).append(':')
-            .append(p.peerPort()).append(':').append(p.clientPort());
+        peerList
+            .append(peerList.length() == 0 ? "" : ",")
+            .append(p.id())
+            .append('=')
+            .append(p.host())
+            .append(':')
+            .append(p.peerPort())
+            .append(':')
+            .append(p.clientPort());
       }
       for (Peer p : peers) {
         List<String> command = new ArrayList<>(childJvm());
-        command.addAll(List.of(NodeProcesses.class.getName(), p.id(), peerList.toString(),
-            cluster.baseDir().resolve(p.id()).toString(), Long.toString(electionMin.toMillis()), Long.toString(electionMax.toMillis())));
+        command.addAll(
+            List.of(
+                NodeProcesses.class.getName(),
+                p.id(),
+                peerList.toString(),
+                cluster.baseDir().resolve(p.id()).toString(),
+                Long.toString(electionMin.toMillis()),
+                Long.toString(electionMax.toMillis())));
         command.addAll(tuning.args());
         Path log = cluster.baseDir().resolve(p.id() + ".log");
-        Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        Process process =
+            new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         cluster.children.add(new Child(p, process, log));
       }
       for (Child c : cluster.children) {
@@ -83,12 +101,19 @@ final class NodeProcesses implements LatencyCluster {
   private static List<String> childJvm() {
     List<String> command = new ArrayList<>(List.of(ChildJvm.java()));
     for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-      if (!(arg.startsWith("-agent") || arg.startsWith("-javaagent") || arg.startsWith("-Xlog") || arg.startsWith("-Xrun")
-          || arg.startsWith("-XX:StartFlightRecording") || arg.startsWith("-XX:FlightRecorderOptions"))) {
+      if (!(arg.startsWith("-agent")
+          || arg.startsWith("-javaagent")
+          || arg.startsWith("-Xlog")
+          || arg.startsWith("-Xrun")
+          || arg.startsWith("-XX:StartFlightRecording")
+          || arg.startsWith("-XX:FlightRecorderOptions"))) {
         command.add(arg);
       }
     }
-    for (String property : List.of("org.slf4j.simpleLogger.defaultLogLevel", "java.util.concurrent.ForkJoinPool.common.parallelism")) {
+    for (String property :
+        List.of(
+            "org.slf4j.simpleLogger.defaultLogLevel",
+            "java.util.concurrent.ForkJoinPool.common.parallelism")) {
       String value = System.getProperty(property);
       if (value != null && command.stream().noneMatch(a -> a.startsWith("-D" + property + "="))) {
         command.add("-D" + property + "=" + value);
@@ -118,7 +143,8 @@ final class NodeProcesses implements LatencyCluster {
 
   @Override
   public Node awaitReadyLeader(Duration timeout) {
-    BenchCluster.await("a ready leader", timeout, () -> children.stream().anyMatch(Child::isReadyLeader));
+    BenchCluster.await(
+        "a ready leader", timeout, () -> children.stream().anyMatch(Child::isReadyLeader));
     return children.stream().filter(Child::isReadyLeader).findFirst().orElseThrow();
   }
 
@@ -137,12 +163,17 @@ final class NodeProcesses implements LatencyCluster {
     return home.clients().writerChannel(node.clientAddress(), shareWatchersLoop);
   }
 
-  /** Off the caller's thread: the load's pacing loop calls it, and each child reads its threads' CPU from /proc. */
+  /**
+   * Off the caller's thread: the load's pacing loop calls it, and each child reads its threads' CPU
+   * from /proc.
+   */
   @Override
   public synchronized void markPeriod() {
-    marked = CompletableFuture.allOf(children.stream()
-        .map(c -> CompletableFuture.runAsync(() -> c.ask("mark", "marked")))
-        .toArray(CompletableFuture[]::new));
+    marked =
+        CompletableFuture.allOf(
+            children.stream()
+                .map(c -> CompletableFuture.runAsync(() -> c.ask("mark", "marked")))
+                .toArray(CompletableFuture[]::new));
   }
 
   @Override
@@ -156,7 +187,8 @@ final class NodeProcesses implements LatencyCluster {
       jit += Double.parseDouble(a[1]);
       cores += Double.parseDouble(a[2]);
       lines.add("node " + c.id() + "'s process:");
-      for (String l : new String(Base64.getDecoder().decode(a[3]), StandardCharsets.UTF_8).split("\n")) {
+      for (String l :
+          new String(Base64.getDecoder().decode(a[3]), StandardCharsets.UTF_8).split("\n")) {
         lines.add("  " + l);
       }
     }
@@ -267,45 +299,59 @@ final class NodeProcesses implements LatencyCluster {
   }
 
   /**
-   * The child: {@code NodeProcesses ID PEERS DATA_DIR ELECTION_MIN_MS ELECTION_MAX_MS WATCH_SENDERS},
-   * PEERS as {@code id=host:peerPort:clientPort,…}. It starts the node, says {@code ready}, then
-   * answers, one line each:
+   * The child: {@code NodeProcesses ID PEERS DATA_DIR ELECTION_MIN_MS ELECTION_MAX_MS
+   * WATCH_SENDERS}, PEERS as {@code id=host:peerPort:clientPort,…}. It starts the node, says {@code
+   * ready}, then answers, one line each:
+   *
    * <ul>
-   *   <li>{@code status} → {@code status LEADER READY_LEADER APPLIED COMMIT SNAPSHOT};</li>
-   *   <li>{@code record BASE LENGTH} → {@code recording}: note commit times from now on ({@link CommitTimes});</li>
-   *   <li>{@code commits FILE} → {@code commits REPORTED}: stop, and write them to FILE;</li>
-   *   <li>{@code snapshot} → {@code snapshotting}: start one (its end goes to the log);</li>
-   *   <li>{@code mark} → {@code marked}; {@code report TOP} → {@code report JIT_CORES CORES BASE64(LINES)}: this
-   *       process's CPU (as {@link CpuProfile} gives it) and GC pauses since the mark;</li>
-   *   <li>a failed command → {@code error MESSAGE}.</li>
+   *   <li>{@code status} → {@code status LEADER READY_LEADER APPLIED COMMIT SNAPSHOT};
+   *   <li>{@code record BASE LENGTH} → {@code recording}: note commit times from now on ({@link
+   *       CommitTimes});
+   *   <li>{@code commits FILE} → {@code commits REPORTED}: stop, and write them to FILE;
+   *   <li>{@code snapshot} → {@code snapshotting}: start one (its end goes to the log);
+   *   <li>{@code mark} → {@code marked}; {@code report TOP} → {@code report JIT_CORES CORES
+   *       BASE64(LINES)}: this process's CPU (as {@link CpuProfile} gives it) and GC pauses since
+   *       the mark;
+   *   <li>a failed command → {@code error MESSAGE}.
    * </ul>
    */
   public static void main(String[] args) throws IOException {
     if (args.length != 8) {
-      System.err.println("usage: NodeProcesses ID PEERS DATA_DIR ELECTION_MIN_MS ELECTION_MAX_MS WATCH_SENDERS WATCH_MESSAGE_RATE "
-          + "WATCH_MAX_DELAY_MS (0: the server's default)");
+      System.err.println(
+          "usage: NodeProcesses ID PEERS DATA_DIR ELECTION_MIN_MS ELECTION_MAX_MS WATCH_SENDERS WATCH_MESSAGE_RATE "
+              + "WATCH_MAX_DELAY_MS (0: the server's default)");
       System.exit(64);
     }
     // The answers own standard output; anything else printed there goes to the log instead.
-    PrintStream answers = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+    PrintStream answers =
+        new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
     System.setOut(System.err);
     List<Peer> peers = new ArrayList<>();
     for (String spec : args[1].split(",")) {
       String[] idAddress = spec.split("=", 2);
       String[] hostPorts = idAddress[1].split(":");
-      peers.add(new Peer(idAddress[0], hostPorts[0], Integer.parseInt(hostPorts[1]), Integer.parseInt(hostPorts[2])));
+      peers.add(
+          new Peer(
+              idAddress[0],
+              hostPorts[0],
+              Integer.parseInt(hostPorts[1]),
+              Integer.parseInt(hostPorts[2])));
     }
-    NodeConfig.Builder config = NodeConfig.builder()
-        .id(args[0])
-        .peers(peers)
-        .dataDir(Path.of(args[2]))
-        .electionTimeout(Duration.ofMillis(Long.parseLong(args[3])), Duration.ofMillis(Long.parseLong(args[4])));
+    NodeConfig.Builder config =
+        NodeConfig.builder()
+            .id(args[0])
+            .peers(peers)
+            .dataDir(Path.of(args[2]))
+            .electionTimeout(
+                Duration.ofMillis(Long.parseLong(args[3])),
+                Duration.ofMillis(Long.parseLong(args[4])));
     NodeTuning.parse(args[5], args[6], args[7]).applyTo(config);
     GcPauses.listen();
     LeaseholdNode leaseholdNode = LeaseholdNode.start(config.build());
     InJvmNode node = new InJvmNode(leaseholdNode);
     answers.println("ready");
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     CpuProfile cpuMark = CpuProfile.take();
     int gcMark = GcPauses.mark();
     String line;
@@ -313,9 +359,16 @@ final class NodeProcesses implements LatencyCluster {
       String[] a = line.split(" ");
       try {
         switch (a[0]) {
-          case "status" -> answers.println(String.join(" ", "status", Boolean.toString(node.isLeader()),
-              Boolean.toString(node.isReadyLeader()), Long.toString(node.appliedIndex()), Long.toString(node.commitIndex()),
-              Long.toString(node.latestSnapshotIndex())));
+          case "status" ->
+              answers.println(
+                  String.join(
+                      " ",
+                      "status",
+                      Boolean.toString(node.isLeader()),
+                      Boolean.toString(node.isReadyLeader()),
+                      Long.toString(node.appliedIndex()),
+                      Long.toString(node.commitIndex()),
+                      Long.toString(node.latestSnapshotIndex())));
           case "record" -> {
             node.recordCommits(Long.parseLong(a[1]), Integer.parseInt(a[2]));
             answers.println("recording");
@@ -327,8 +380,13 @@ final class NodeProcesses implements LatencyCluster {
           }
           case "snapshot" -> {
             long asked = System.nanoTime();
-            node.startSnapshot(done -> System.err.printf(Locale.ROOT, "%s, %.1f s after it was asked for%n", done,
-                (System.nanoTime() - asked) / 1e9));
+            node.startSnapshot(
+                done ->
+                    System.err.printf(
+                        Locale.ROOT,
+                        "%s, %.1f s after it was asked for%n",
+                        done,
+                        (System.nanoTime() - asked) / 1e9));
             answers.println("snapshotting");
           }
           case "mark" -> {
@@ -340,9 +398,15 @@ final class NodeProcesses implements LatencyCluster {
             CpuProfile now = CpuProfile.take();
             List<String> lines = new ArrayList<>(now.since(cpuMark, Integer.parseInt(a[1])));
             lines.add(GcPauses.since(gcMark, now.wallSecondsSince(cpuMark)));
-            answers.println(String.join(" ", "report", Double.toString(now.jitCoresSince(cpuMark)),
-                Double.toString(now.processCoresSince(cpuMark)),
-                Base64.getEncoder().encodeToString(String.join("\n", lines).getBytes(StandardCharsets.UTF_8))));
+            answers.println(
+                String.join(
+                    " ",
+                    "report",
+                    Double.toString(now.jitCoresSince(cpuMark)),
+                    Double.toString(now.processCoresSince(cpuMark)),
+                    Base64.getEncoder()
+                        .encodeToString(
+                            String.join("\n", lines).getBytes(StandardCharsets.UTF_8))));
           }
           default -> answers.println("error unknown command '" + a[0] + "'");
         }

@@ -25,7 +25,15 @@ final class Stats {
     if (h.getTotalCount() == 0) {
       return "n=0";
     }
-    return String.format(Locale.ROOT, "n=%d  p50=%.3f  p90=%.3f  p99=%.3f  p99.9=%.3f  max=%.3f  mean=%.3f ms",
-        h.getTotalCount(), p(h, 50), p(h, 90), p(h, 99), p(h, 99.9), ms(h.getMaxValue()), h.getMean() / 1e6);
+    return String.format(
+        Locale.ROOT,
+        "n=%d  p50=%.3f  p90=%.3f  p99=%.3f  p99.9=%.3f  max=%.3f  mean=%.3f ms",
+        h.getTotalCount(),
+        p(h, 50),
+        p(h, 90),
+        p(h, 99),
+        p(h, 99.9),
+        ms(h.getMaxValue()),
+        h.getMean() / 1e6);
   }
 }

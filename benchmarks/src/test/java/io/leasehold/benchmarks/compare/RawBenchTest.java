@@ -34,7 +34,9 @@ import picocli.CommandLine;
 
 /** RawBench's options, how bad ones are refused, and a short run against a node in this JVM. */
 class RawBenchTest {
-  /** The acquire-release command as parsed from {@code args} (global options first), before it runs. */
+  /**
+   * The acquire-release command as parsed from {@code args} (global options first), before it runs.
+   */
   private static RawBench.AcquireReleaseRun parse(String... args) {
     CommandLine.ParseResult r = new CommandLine(new RawBench()).parseArgs(args);
     return (RawBench.AcquireReleaseRun) r.subcommand().commandSpec().userObject();
@@ -58,7 +60,9 @@ class RawBenchTest {
 
   @Test
   void byDefaultTheWorkersAreSpreadOverEveryEndpointWithMetricsAtPortPlusTwo() {
-    RawBench.AcquireReleaseRun.Plan p = parse("--endpoints", "127.0.0.1:7600, 127.0.0.1:7610,127.0.0.1:7620", "acquire-release").plan();
+    RawBench.AcquireReleaseRun.Plan p =
+        parse("--endpoints", "127.0.0.1:7600, 127.0.0.1:7610,127.0.0.1:7620", "acquire-release")
+            .plan();
     assertEquals(RawBench.Mode.SPREAD, p.mode());
     assertEquals(List.of("127.0.0.1:7600", "127.0.0.1:7610", "127.0.0.1:7620"), p.endpoints());
     assertEquals(List.of("127.0.0.1:7602", "127.0.0.1:7612", "127.0.0.1:7622"), p.metrics());
@@ -72,26 +76,38 @@ class RawBenchTest {
   @Test
   void theModesAreSpreadNodeAndLeader() {
     assertEquals(RawBench.Mode.SPREAD, parse("acquire-release", "--spread").plan().mode());
-    assertEquals(RawBench.Mode.NODE, parse("acquire-release", "--node", "127.0.0.1:7410").plan().mode());
+    assertEquals(
+        RawBench.Mode.NODE, parse("acquire-release", "--node", "127.0.0.1:7410").plan().mode());
     assertEquals(RawBench.Mode.LEADER, parse("acquire-release", "--leader-only").plan().mode());
     assertEquals(List.of(), parse("acquire-release", "--metrics", "off").plan().metrics());
   }
 
   @Test
   void badInputIsRefusedNamingTheOptionAndTheRule() {
-    assertEquals("--spread, --node and --leader-only: give at most one", refusal("acquire-release", "--spread", "--leader-only"));
-    assertEquals("--spread, --node and --leader-only: give at most one", refusal("acquire-release", "--node", "h:1", "--leader-only"));
-    assertEquals("--node: 'nohost' is not host:port", refusal("acquire-release", "--node", "nohost"));
-    assertEquals("--endpoints: 'a' is not host:port", refusal("--endpoints", "127.0.0.1:7400,a", "acquire-release"));
-    assertEquals("--clients: must be at least 1, got 0", refusal("acquire-release", "--clients", "0"));
+    assertEquals(
+        "--spread, --node and --leader-only: give at most one",
+        refusal("acquire-release", "--spread", "--leader-only"));
+    assertEquals(
+        "--spread, --node and --leader-only: give at most one",
+        refusal("acquire-release", "--node", "h:1", "--leader-only"));
+    assertEquals(
+        "--node: 'nohost' is not host:port", refusal("acquire-release", "--node", "nohost"));
+    assertEquals(
+        "--endpoints: 'a' is not host:port",
+        refusal("--endpoints", "127.0.0.1:7400,a", "acquire-release"));
+    assertEquals(
+        "--clients: must be at least 1, got 0", refusal("acquire-release", "--clients", "0"));
     assertEquals("--duration: must be positive", refusal("acquire-release", "--duration", "0s"));
     assertEquals("--windows: must be positive", refusal("acquire-release", "--windows", "0s"));
-    assertEquals("--windows: must be no longer than --duration (5s), got 10s",
+    assertEquals(
+        "--windows: must be no longer than --duration (5s), got 10s",
         refusal("acquire-release", "--duration", "5s", "--windows", "10s"));
     assertEquals("--ttl: must be positive", refusal("acquire-release", "--ttl", "0s"));
     assertEquals("--deadline: must be positive", refusal("acquire-release", "--deadline", "0ms"));
-    assertEquals("--names: worker or fresh, got 'many'", refusal("acquire-release", "--names", "many"));
-    assertEquals("--metrics: 'x' is not host:port (or 'off')", refusal("acquire-release", "--metrics", "x"));
+    assertEquals(
+        "--names: worker or fresh, got 'many'", refusal("acquire-release", "--names", "many"));
+    assertEquals(
+        "--metrics: 'x' is not host:port (or 'off')", refusal("acquire-release", "--metrics", "x"));
     assertEquals("--output: json or table, got 'xml'", refusal("-o", "xml", "acquire-release"));
   }
 
@@ -113,14 +129,31 @@ class RawBenchTest {
     Path dir = Files.createTempDirectory("rawbench-");
     int[] ports = TestCluster.freePorts(2);
     Peer peer = new Peer("n1", "127.0.0.1", ports[0], ports[1]);
-    LeaseholdNode node = LeaseholdNode.start(NodeConfig.builder().id("n1").peers(List.of(peer)).dataDir(dir.resolve("n1")).build());
+    LeaseholdNode node =
+        LeaseholdNode.start(
+            NodeConfig.builder().id("n1").peers(List.of(peer)).dataDir(dir.resolve("n1")).build());
     try {
-      TestCluster.await("a ready leader", Duration.ofSeconds(60),
+      TestCluster.await(
+          "a ready leader",
+          Duration.ofSeconds(60),
           () -> node.isLeader() && node.diagnostics().ticker().scheduler().isActive());
       String endpoint = peer.clientAddress();
 
-      String[] spread = execute("--endpoints", endpoint, "acquire-release", "--clients", "4", "--warmup", "0s", "--duration", "2s",
-          "--windows", "1s", "--metrics", "off");
+      String[] spread =
+          execute(
+              "--endpoints",
+              endpoint,
+              "acquire-release",
+              "--clients",
+              "4",
+              "--warmup",
+              "0s",
+              "--duration",
+              "2s",
+              "--windows",
+              "1s",
+              "--metrics",
+              "off");
       assertEquals("0", spread[0], spread[2]);
       JsonObject json = JsonParser.parseString(spread[1].trim()).getAsJsonObject();
       assertEquals("acquire-release", json.get("workload").getAsString());
@@ -132,7 +165,8 @@ class RawBenchTest {
       assertTrue(results.get("cycles_per_s").getAsDouble() > 0, results.toString());
       assertEquals(0, results.get("errors").getAsLong(), results.toString());
       assertEquals(0, results.get("failed").getAsLong(), results.toString());
-      assertTrue(results.getAsJsonObject("acquire").get("count").getAsLong() > 0, results.toString());
+      assertTrue(
+          results.getAsJsonObject("acquire").get("count").getAsLong() > 0, results.toString());
       JsonArray windows = results.getAsJsonArray("windows");
       assertEquals(2, windows.size());
       long inWindows = 0;
@@ -143,16 +177,34 @@ class RawBenchTest {
         inWindows += w.get("cycles").getAsLong();
       }
       assertTrue(inWindows > 0, windows.toString());
-      // The windows count the cycles the load loop counts (started in the measured period, ended in it).
+      // The windows count the cycles the load loop counts (started in the measured period, ended in
+      // it).
       long cycles = Math.round(results.get("cycles_per_s").getAsDouble() * 2);
-      assertTrue(Math.abs(inWindows - cycles) <= Math.max(2, cycles / 50), inWindows + " in the windows, " + cycles + " in all");
+      assertTrue(
+          Math.abs(inWindows - cycles) <= Math.max(2, cycles / 50),
+          inWindows + " in the windows, " + cycles + " in all");
 
-      String[] leader = execute("--endpoints", endpoint, "acquire-release", "--leader-only", "--clients", "2", "--warmup", "0s",
-          "--duration", "1s", "--names", "fresh", "--metrics", "off");
+      String[] leader =
+          execute(
+              "--endpoints",
+              endpoint,
+              "acquire-release",
+              "--leader-only",
+              "--clients",
+              "2",
+              "--warmup",
+              "0s",
+              "--duration",
+              "1s",
+              "--names",
+              "fresh",
+              "--metrics",
+              "off");
       assertEquals("0", leader[0], leader[2]);
       JsonObject l = JsonParser.parseString(leader[1].trim()).getAsJsonObject();
       assertEquals("leader", l.getAsJsonObject("settings").get("mode").getAsString());
-      assertEquals(endpoint, l.getAsJsonObject("settings").getAsJsonArray("nodes").get(0).getAsString());
+      assertEquals(
+          endpoint, l.getAsJsonObject("settings").getAsJsonArray("nodes").get(0).getAsString());
       assertEquals(0, l.getAsJsonObject("results").get("errors").getAsLong(), leader[1]);
       assertTrue(l.getAsJsonObject("results").get("cycles_per_s").getAsDouble() > 0, leader[1]);
     } finally {
@@ -163,42 +215,70 @@ class RawBenchTest {
 
   @Test
   void failuresAreCountedByStatusCodeOrRefusal() {
-    assertEquals("UNAVAILABLE", TalliedTarget.kind(new CompletionException(Status.UNAVAILABLE.withDescription("no leader").asRuntimeException())));
-    assertEquals("DEADLINE_EXCEEDED", TalliedTarget.kind(new RuntimeException("wrapped", Status.DEADLINE_EXCEEDED.asException())));
-    assertEquals("CONFLICT", TalliedTarget.kind(new TalliedTarget.Refused("CONFLICT", "acquire x: CONFLICT")));
+    assertEquals(
+        "UNAVAILABLE",
+        TalliedTarget.kind(
+            new CompletionException(
+                Status.UNAVAILABLE.withDescription("no leader").asRuntimeException())));
+    assertEquals(
+        "DEADLINE_EXCEEDED",
+        TalliedTarget.kind(
+            new RuntimeException("wrapped", Status.DEADLINE_EXCEEDED.asException())));
+    assertEquals(
+        "CONFLICT",
+        TalliedTarget.kind(new TalliedTarget.Refused("CONFLICT", "acquire x: CONFLICT")));
     assertEquals("IllegalStateException", TalliedTarget.kind(new IllegalStateException("?")));
   }
 
   @Test
   void aFailedCallIsCountedByItsCodeAndTheWorkerBacksOffBeforeItsNextCycle() throws Exception {
-    AcquireRelease.Target<String> unavailable = new AcquireRelease.Target<>() {
-      @Override
-      public CompletableFuture<String> acquire(int worker, String name) {
-        return CompletableFuture.failedFuture(Status.UNAVAILABLE.withDescription("no leader").asRuntimeException());
-      }
+    AcquireRelease.Target<String> unavailable =
+        new AcquireRelease.Target<>() {
+          @Override
+          public CompletableFuture<String> acquire(int worker, String name) {
+            return CompletableFuture.failedFuture(
+                Status.UNAVAILABLE.withDescription("no leader").asRuntimeException());
+          }
 
-      @Override
-      public CompletableFuture<Void> release(int worker, String held) {
-        return CompletableFuture.completedFuture(null);
-      }
-    };
+          @Override
+          public CompletableFuture<Void> release(int worker, String held) {
+            return CompletableFuture.completedFuture(null);
+          }
+        };
     Duration duration = Duration.ofSeconds(1);
-    TalliedTarget<String> target = new TalliedTarget<>(unavailable, Duration.ofMillis(500), Duration.ofMillis(100)).start(duration);
+    TalliedTarget<String> target =
+        new TalliedTarget<>(unavailable, Duration.ofMillis(500), Duration.ofMillis(100))
+            .start(duration);
     ExecutorService trampoline = Executors.newSingleThreadExecutor();
     try {
-      BenchReport report = AcquireRelease.run("test", target, new AcquireRelease.Settings(2, Duration.ZERO, duration,
-          OptionalDouble.empty(), "bench/"), new NodeStats(List.of()), trampoline, Progress.off());
+      BenchReport report =
+          AcquireRelease.run(
+              "test",
+              target,
+              new AcquireRelease.Settings(
+                  2, Duration.ZERO, duration, OptionalDouble.empty(), "bench/"),
+              new NodeStats(List.of()),
+              trampoline,
+              Progress.off());
       target.addTo(report);
-      JsonObject results = JsonParser.parseString(Json.compact(report.json())).getAsJsonObject().getAsJsonObject("results");
+      JsonObject results =
+          JsonParser.parseString(Json.compact(report.json()))
+              .getAsJsonObject()
+              .getAsJsonObject("results");
       long errors = results.get("errors").getAsLong();
       // Two workers, each waiting 100 ms after every failure: about 20 in a second, not thousands.
       assertTrue(errors >= 2 && errors <= 30, results.toString());
-      assertEquals(errors, results.getAsJsonObject("errors_by_code").get("UNAVAILABLE").getAsLong(), results.toString());
+      assertEquals(
+          errors,
+          results.getAsJsonObject("errors_by_code").get("UNAVAILABLE").getAsLong(),
+          results.toString());
       assertEquals(0, results.get("cycles_per_s").getAsDouble());
       JsonArray windows = results.getAsJsonArray("windows");
       assertEquals(2, windows.size());
-      assertEquals(errors, windows.get(0).getAsJsonObject().get("errors").getAsLong()
-          + windows.get(1).getAsJsonObject().get("errors").getAsLong());
+      assertEquals(
+          errors,
+          windows.get(0).getAsJsonObject().get("errors").getAsLong()
+              + windows.get(1).getAsJsonObject().get("errors").getAsLong());
     } finally {
       trampoline.shutdownNow();
     }

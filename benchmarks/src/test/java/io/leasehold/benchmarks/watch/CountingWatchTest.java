@@ -20,8 +20,15 @@ import org.junit.jupiter.api.Test;
  * would mean nothing.
  */
 class CountingWatchTest {
-  private static final Event.Type[] TYPES = {Event.Type.ACQUIRED, Event.Type.UPDATED, Event.Type.RELEASED, Event.Type.EXPIRED,
-      Event.Type.REVOKED, Event.Type.RENEWED, Event.Type.TYPE_UNSPECIFIED};
+  private static final Event.Type[] TYPES = {
+    Event.Type.ACQUIRED,
+    Event.Type.UPDATED,
+    Event.Type.RELEASED,
+    Event.Type.EXPIRED,
+    Event.Type.REVOKED,
+    Event.Type.RENEWED,
+    Event.Type.TYPE_UNSPECIFIED
+  };
 
   @Test
   void countsWhatProtobufParses() throws Exception {
@@ -51,7 +58,10 @@ class CountingWatchTest {
       String what = "round " + round + ": " + parsed;
       assertEquals(acquired, counted.acquired(), what);
       assertEquals(parsed.getEventsCount() - acquired, counted.other(), what);
-      assertEquals(parsed.getEventsCount() == 0 ? 0 : parsed.getEvents(0).getRevision(), counted.firstRevision(), what);
+      assertEquals(
+          parsed.getEventsCount() == 0 ? 0 : parsed.getEvents(0).getRevision(),
+          counted.firstRevision(),
+          what);
       assertEquals(last, counted.lastRevision(), what);
       assertEquals(inOrder, counted.inOrder(), what);
       assertEquals(parsed.getRevision(), counted.revision(), what);
@@ -61,10 +71,12 @@ class CountingWatchTest {
 
   @Test
   void aMessageCutShortIsAnError() throws Exception {
-    WatchResponse response = WatchResponse.newBuilder()
-        .addEvents(Event.newBuilder().setType(Event.Type.ACQUIRED).setRevision(300).setName("a/b"))
-        .setRevision(Long.MAX_VALUE)
-        .build();
+    WatchResponse response =
+        WatchResponse.newBuilder()
+            .addEvents(
+                Event.newBuilder().setType(Event.Type.ACQUIRED).setRevision(300).setName("a/b"))
+            .setRevision(Long.MAX_VALUE)
+            .build();
     byte[] wire = response.toByteArray();
     assertEquals(1, count(wire, wire.length).acquired());
     // Inside the event, then inside the final revision's varint.
@@ -79,20 +91,26 @@ class CountingWatchTest {
   private static WatchResponse randomResponse(Random random) {
     WatchResponse.Builder b = WatchResponse.newBuilder();
     int events = random.nextInt(5) == 0 ? 0 : 1 + random.nextInt(300);
-    long revision = random.nextInt(3) == 0 ? random.nextLong() & Long.MAX_VALUE : 1 + random.nextInt(1 << 20);
+    long revision =
+        random.nextInt(3) == 0 ? random.nextLong() & Long.MAX_VALUE : 1 + random.nextInt(1 << 20);
     for (int i = 0; i < events; i++) {
       if (random.nextInt(50) == 0) {
-        revision -= random.nextInt(3);  // out of order now and then, as a broken stream would be
+        revision -= random.nextInt(3); // out of order now and then, as a broken stream would be
       } else if (random.nextBoolean()) {
         revision += random.nextInt(1 << random.nextInt(20));
       }
-      Event.Builder e = Event.newBuilder().setType(TYPES[random.nextInt(TYPES.length)]).setRevision(revision);
+      Event.Builder e =
+          Event.newBuilder().setType(TYPES[random.nextInt(TYPES.length)]).setRevision(revision);
       if (random.nextBoolean()) {
         e.setName("service/" + random.nextInt(10_000));
-        e.setLease(Lease.newBuilder().setName(e.getName()).setHolder("h" + random.nextInt(100)).setToken(random.nextLong() & Long.MAX_VALUE));
+        e.setLease(
+            Lease.newBuilder()
+                .setName(e.getName())
+                .setHolder("h" + random.nextInt(100))
+                .setToken(random.nextLong() & Long.MAX_VALUE));
       }
       if (random.nextInt(10) == 0) {
-        e.setUnknownFields(unknown(random));  // protobuf writes unknown fields after the known ones
+        e.setUnknownFields(unknown(random)); // protobuf writes unknown fields after the known ones
       }
       b.addEvents(e);
     }

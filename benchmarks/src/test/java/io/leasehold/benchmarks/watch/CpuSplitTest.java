@@ -13,24 +13,32 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class CpuSplitTest {
-  private static final String V1_MOUNTS = String.join("\n",
-      "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755",
-      "32 31 0:29 / /sys/fs/cgroup/cpu,cpuacct rw,relatime shared:9 - cgroup cgroup rw,cpu,cpuacct",
-      "34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset",
-      "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw",
-      "");
-  private static final String V2_MOUNTS = String.join("\n",
-      "22 1 0:20 / / rw - overlay overlay rw",
-      "30 22 0:26 /kubepods/pod1 /sys/fs/cgroup ro,nosuid - cgroup2 cgroup2 rw,nsdelegate",
-      "");
+  private static final String V1_MOUNTS =
+      String.join(
+          "\n",
+          "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755",
+          "32 31 0:29 / /sys/fs/cgroup/cpu,cpuacct rw,relatime shared:9 - cgroup cgroup rw,cpu,cpuacct",
+          "34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset",
+          "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw",
+          "");
+  private static final String V2_MOUNTS =
+      String.join(
+          "\n",
+          "22 1 0:20 / / rw - overlay overlay rw",
+          "30 22 0:26 /kubepods/pod1 /sys/fs/cgroup ro,nosuid - cgroup2 cgroup2 rw,nsdelegate",
+          "");
 
   @Test
   void findsTheV1CpuHierarchyAndThisProcesssGroupInIt() {
-    CpuSplit.Controller c = CpuSplit.locate(V1_MOUNTS, "5:cpuset:/\n3:cpu,cpuacct:/jobs/bench\n0::/\n");
-    assertEquals(new CpuSplit.Controller(Path.of("/sys/fs/cgroup/cpu,cpuacct"), false, "/jobs/bench"), c);
+    CpuSplit.Controller c =
+        CpuSplit.locate(V1_MOUNTS, "5:cpuset:/\n3:cpu,cpuacct:/jobs/bench\n0::/\n");
+    assertEquals(
+        new CpuSplit.Controller(Path.of("/sys/fs/cgroup/cpu,cpuacct"), false, "/jobs/bench"), c);
     assertEquals(Path.of("/sys/fs/cgroup/cpu,cpuacct/jobs/bench"), c.ownDir());
     // The cpuset hierarchy's name starts like cpu's; only a controller named exactly "cpu" counts.
-    assertNull(CpuSplit.locate("34 31 0:31 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n", "5:cpuset:/\n"));
+    assertNull(
+        CpuSplit.locate(
+            "34 31 0:31 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset\n", "5:cpuset:/\n"));
   }
 
   @Test
@@ -38,8 +46,11 @@ class CpuSplitTest {
     CpuSplit.Controller c = CpuSplit.locate(V2_MOUNTS, "0::/kubepods/pod1/bench\n");
     assertEquals(new CpuSplit.Controller(Path.of("/sys/fs/cgroup"), true, "/bench"), c);
     assertEquals(Path.of("/sys/fs/cgroup/bench"), c.ownDir());
-    assertEquals(Path.of("/sys/fs/cgroup"), CpuSplit.locate(V2_MOUNTS, "0::/kubepods/pod1\n").ownDir());
-    assertNull(CpuSplit.locate("22 1 0:20 / / rw - overlay overlay rw\n", "0::/\n"), "no controller mounted");
+    assertEquals(
+        Path.of("/sys/fs/cgroup"), CpuSplit.locate(V2_MOUNTS, "0::/kubepods/pod1\n").ownDir());
+    assertNull(
+        CpuSplit.locate("22 1 0:20 / / rw - overlay overlay rw\n", "0::/\n"),
+        "no controller mounted");
   }
 
   @Test
@@ -51,8 +62,11 @@ class CpuSplitTest {
 
   @Test
   void refusesAShareThatLeavesTheClusterNoCoreNamingTheOption() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CpuSplit.create(2.0, 2));
-    assertEquals("--watcher-cores: must be more than 0 and less than this machine's 2 cores, got 2.0", e.getMessage());
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> CpuSplit.create(2.0, 2));
+    assertEquals(
+        "--watcher-cores: must be more than 0 and less than this machine's 2 cores, got 2.0",
+        e.getMessage());
   }
 
   /**
@@ -66,7 +80,8 @@ class CpuSplitTest {
     try {
       split = CpuSplit.create(0.5, 2);
     } catch (IllegalStateException noControlGroups) {
-      assumeTrue(false, "no writable CPU controller here (needs root): " + noControlGroups.getMessage());
+      assumeTrue(
+          false, "no writable CPU controller here (needs root): " + noControlGroups.getMessage());
       return;
     }
     Process a = new ProcessBuilder("sleep", "60").start();
@@ -82,7 +97,8 @@ class CpuSplitTest {
       assertTrue(cluster.getFileName().toString().endsWith("-cluster"), cluster.toString());
       assertEquals(10_000, quotaMicros(watchers), "0.5 cores of a 20 ms period");
       assertEquals(30_000, quotaMicros(cluster), "the other 1.5 cores");
-      assertEquals(0, split.watcherThrottling().throttled(), "a sleeping process never uses up its quota");
+      assertEquals(
+          0, split.watcherThrottling().throttled(), "a sleeping process never uses up its quota");
     } finally {
       a.destroy();
       b.destroy();
@@ -93,10 +109,14 @@ class CpuSplitTest {
     assertFalse(Files.exists(cluster), "removed on close: " + cluster);
   }
 
-  /** The directory of the group {@code pid} is in, in the controller {@link CpuSplit#locate} finds. */
+  /**
+   * The directory of the group {@code pid} is in, in the controller {@link CpuSplit#locate} finds.
+   */
   private static Path groupOf(long pid) throws Exception {
-    CpuSplit.Controller c = CpuSplit.locate(Files.readString(Path.of("/proc/self/mountinfo")),
-        Files.readString(Path.of("/proc/" + pid + "/cgroup")));
+    CpuSplit.Controller c =
+        CpuSplit.locate(
+            Files.readString(Path.of("/proc/self/mountinfo")),
+            Files.readString(Path.of("/proc/" + pid + "/cgroup")));
     return c.ownDir();
   }
 

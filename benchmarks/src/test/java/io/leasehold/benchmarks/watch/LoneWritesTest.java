@@ -9,14 +9,28 @@ import org.junit.jupiter.api.Test;
 class LoneWritesTest {
   @Test
   void badArgumentsNameTheOptionAndTheRule() {
-    assertEquals("--writes must be positive, got 0",
-        assertThrows(IllegalArgumentException.class, () -> LoneWrites.run(new String[] {"--writes=0"})).getMessage());
-    assertEquals("--busy-threads must be 0 or more, got -1",
-        assertThrows(IllegalArgumentException.class, () -> LoneWrites.run(new String[] {"--busy-threads=-1"})).getMessage());
-    assertEquals("--writes must be a number, got 'many'",
-        assertThrows(IllegalArgumentException.class, () -> LoneWrites.run(new String[] {"--writes=many"})).getMessage());
-    assertTrue(assertThrows(IllegalArgumentException.class, () -> LoneWrites.run(new String[] {"--rate=5"})).getMessage()
-        .startsWith("unknown argument '--rate=5'"));
+    assertEquals(
+        "--writes must be positive, got 0",
+        assertThrows(
+                IllegalArgumentException.class, () -> LoneWrites.run(new String[] {"--writes=0"}))
+            .getMessage());
+    assertEquals(
+        "--busy-threads must be 0 or more, got -1",
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> LoneWrites.run(new String[] {"--busy-threads=-1"}))
+            .getMessage());
+    assertEquals(
+        "--writes must be a number, got 'many'",
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> LoneWrites.run(new String[] {"--writes=many"}))
+            .getMessage());
+    assertTrue(
+        assertThrows(
+                IllegalArgumentException.class, () -> LoneWrites.run(new String[] {"--rate=5"}))
+            .getMessage()
+            .startsWith("unknown argument '--rate=5'"));
   }
 
   @Test

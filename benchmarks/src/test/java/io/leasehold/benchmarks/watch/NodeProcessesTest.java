@@ -21,8 +21,8 @@ class NodeProcessesTest {
   @Test
   void commitTimesCrossTheProcessBoundaryUnchanged(@TempDir Path dir) throws Exception {
     CommitTimes times = new CommitTimes(100, 10);
-    times.committed(90, 103, 5_000);   // before the window's base: only 101-103 are kept
-    times.committed(103, 120, 7_000);  // past its end: only 104-109
+    times.committed(90, 103, 5_000); // before the window's base: only 101-103 are kept
+    times.committed(103, 120, 7_000); // past its end: only 104-109
     Path file = dir.resolve("commits");
     times.writeTo(file);
     CommitTimes read = CommitTimes.readFrom(file);
@@ -44,27 +44,37 @@ class NodeProcessesTest {
    */
   @Test
   void threeChildJvmsFormAClusterWhoseCommitTimesShareThisJvmsClock() throws Exception {
-    NodeProcesses cluster = NodeProcesses.start(3, Duration.ofMillis(300), Duration.ofMillis(600), NodeTuning.DEFAULTS);
+    NodeProcesses cluster =
+        NodeProcesses.start(3, Duration.ofMillis(300), Duration.ofMillis(600), NodeTuning.DEFAULTS);
     Path dir = cluster.baseDir();
-    List<ProcessHandle> children = cluster.pids().stream().map(pid -> ProcessHandle.of(pid).orElseThrow()).toList();
+    List<ProcessHandle> children =
+        cluster.pids().stream().map(pid -> ProcessHandle.of(pid).orElseThrow()).toList();
     try {
       assertEquals(3, children.size());
       assertEquals("one JVM per node", cluster.where());
       LatencyCluster.Node leader = cluster.awaitReadyLeader(Duration.ofSeconds(30));
       LatencyCluster.Node follower = cluster.follower();
       assertFalse(follower.isLeader());
-      assertTrue(leader.inThisJvm().isEmpty() && follower.inThisJvm().isEmpty(), "no node runs in this JVM");
+      assertTrue(
+          leader.inThisJvm().isEmpty() && follower.inThisJvm().isEmpty(),
+          "no node runs in this JVM");
       cluster.markPeriod();
       long base = leader.commitIndex();
       leader.recordCommits(base, 1000);
-      LeasesGrpc.LeasesBlockingStub leases = LeasesGrpc.newBlockingStub(cluster.writerChannel(leader, false));
+      LeasesGrpc.LeasesBlockingStub leases =
+          LeasesGrpc.newBlockingStub(cluster.writerChannel(leader, false));
       long[] sent = new long[5];
       long[] replied = new long[5];
       long[] revision = new long[5];
       for (int i = 0; i < 5; i++) {
         sent[i] = System.nanoTime();
-        AcquireResponse r = leases.acquire(AcquireRequest.newBuilder().setName(LatencyBenchmark.PREFIX + i).setHolder("t")
-            .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60)).build());
+        AcquireResponse r =
+            leases.acquire(
+                AcquireRequest.newBuilder()
+                    .setName(LatencyBenchmark.PREFIX + i)
+                    .setHolder("t")
+                    .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60))
+                    .build());
         replied[i] = System.nanoTime();
         assertEquals(Outcome.GRANTED, r.getOutcome());
         revision[i] = r.getRevision();
@@ -73,13 +83,32 @@ class NodeProcessesTest {
       assertEquals(base, times.base());
       for (int i = 0; i < 5; i++) {
         long committed = times.at(revision[i]);
-        assertTrue(committed > sent[i] && committed < replied[i], "write " + i + " at revision " + revision[i]
-            + " was found committed at " + committed + ", not between its send " + sent[i] + " and its reply " + replied[i]);
+        assertTrue(
+            committed > sent[i] && committed < replied[i],
+            "write "
+                + i
+                + " at revision "
+                + revision[i]
+                + " was found committed at "
+                + committed
+                + ", not between its send "
+                + sent[i]
+                + " and its reply "
+                + replied[i]);
       }
-      BenchCluster.await("the follower to apply the writes", Duration.ofSeconds(30), () -> follower.appliedIndex() >= revision[4]);
+      BenchCluster.await(
+          "the follower to apply the writes",
+          Duration.ofSeconds(30),
+          () -> follower.appliedIndex() >= revision[4]);
       LatencyCluster.PeriodReport report = cluster.periodReport(3);
-      assertEquals(3, report.lines().stream().filter(l -> l.matches("node n\\d's process:")).count(), report.lines().toString());
-      assertEquals(3, report.lines().stream().filter(l -> l.trim().startsWith("GC pauses:")).count(), report.lines().toString());
+      assertEquals(
+          3,
+          report.lines().stream().filter(l -> l.matches("node n\\d's process:")).count(),
+          report.lines().toString());
+      assertEquals(
+          3,
+          report.lines().stream().filter(l -> l.trim().startsWith("GC pauses:")).count(),
+          report.lines().toString());
       assertTrue(report.cores() > 0, "the nodes' CPU is read in their processes");
     } finally {
       cluster.close();

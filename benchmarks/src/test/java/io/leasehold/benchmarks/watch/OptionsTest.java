@@ -27,27 +27,39 @@ class OptionsTest {
     Options o = Options.parse(new String[] {"latency", "--snapshot-at=none", "--duration=20"});
     assertNull(o.snapshotAt);
     assertEquals(Duration.ofSeconds(20), o.duration);
-    assertEquals(Duration.ofSeconds(5), Options.parse(new String[] {"latency", "--snapshot-at", "5", "--duration", "20"}).snapshotAt);
+    assertEquals(
+        Duration.ofSeconds(5),
+        Options.parse(new String[] {"latency", "--snapshot-at", "5", "--duration", "20"})
+            .snapshotAt);
   }
 
   @Test
   void aSnapshotOutsideThePeriodIsRefusedWithAWayOut() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> Options.parse(new String[] {"latency", "--duration=20"}));
-    assertEquals("--snapshot-at must fall inside the recorded period (--duration 20 s), got 50 s; give a smaller one, or none",
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> Options.parse(new String[] {"latency", "--duration=20"}));
+    assertEquals(
+        "--snapshot-at must fall inside the recorded period (--duration 20 s), got 50 s; give a smaller one, or none",
         e.getMessage());
   }
 
   @Test
   void aValueThatIsNoNumberIsRefusedNamingTheOption() {
-    IllegalArgumentException seconds = assertThrows(IllegalArgumentException.class,
-        () -> Options.parse(new String[] {"latency", "--snapshot-at=soon"}));
+    IllegalArgumentException seconds =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> Options.parse(new String[] {"latency", "--snapshot-at=soon"}));
     assertEquals("--snapshot-at must be a number of seconds, got 'soon'", seconds.getMessage());
-    IllegalArgumentException count = assertThrows(IllegalArgumentException.class,
-        () -> Options.parse(new String[] {"fanout", "--watchers=many"}));
+    IllegalArgumentException count =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> Options.parse(new String[] {"fanout", "--watchers=many"}));
     assertEquals("--watchers must be a number, got 'many'", count.getMessage());
-    IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
-        () -> Options.parse(new String[] {"latency", "--duration=-1"}));
+    IllegalArgumentException negative =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> Options.parse(new String[] {"latency", "--duration=-1"}));
     assertEquals("--duration must be positive seconds, got -1", negative.getMessage());
   }
 
@@ -56,24 +68,36 @@ class OptionsTest {
     assertFalse(Options.parse(new String[] {"latency"}).nodesApart);
     assertFalse(Options.parse(new String[] {"latency", "--nodes=jvm"}).nodesApart);
     assertTrue(Options.parse(new String[] {"latency", "--nodes", "process"}).nodesApart);
-    IllegalArgumentException mode = assertThrows(IllegalArgumentException.class,
-        () -> Options.parse(new String[] {"--nodes=process"}));
-    assertEquals("--nodes=process: only for the latency run (mode latency), got mode all", mode.getMessage());
-    IllegalArgumentException value = assertThrows(IllegalArgumentException.class,
-        () -> Options.parse(new String[] {"latency", "--nodes=container"}));
+    IllegalArgumentException mode =
+        assertThrows(
+            IllegalArgumentException.class, () -> Options.parse(new String[] {"--nodes=process"}));
+    assertEquals(
+        "--nodes=process: only for the latency run (mode latency), got mode all",
+        mode.getMessage());
+    IllegalArgumentException value =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> Options.parse(new String[] {"latency", "--nodes=container"}));
     assertEquals("--nodes: must be jvm or process, got 'container'", value.getMessage());
   }
 
   @Test
   void watchTuningReachesTheNodesConfigurationAndAChildNodesArguments() {
-    NodeTuning tuning = Options.parse(new String[] {"fanout", "--watch-message-rate=2500", "--watch-max-delay-ms=400"}).tuning();
+    NodeTuning tuning =
+        Options.parse(
+                new String[] {"fanout", "--watch-message-rate=2500", "--watch-max-delay-ms=400"})
+            .tuning();
     // As a child node JVM gets it: through its arguments.
-    NodeTuning child = NodeTuning.parse(tuning.args().get(0), tuning.args().get(1), tuning.args().get(2));
+    NodeTuning child =
+        NodeTuning.parse(tuning.args().get(0), tuning.args().get(1), tuning.args().get(2));
     NodeConfig c = configWith(child);
     assertEquals(2500, c.watchMessageRate());
     assertEquals(Duration.ofMillis(400), c.watchMaxDelay());
     assertEquals(WatchHub.DEFAULT_MAX_DELAY, configWith(NodeTuning.DEFAULTS).watchMaxDelay());
-    assertTrue(Options.parse(new String[] {"fanout", "--watch-max-delay-ms=400"}).describe().contains("watch-max-delay=400ms"));
+    assertTrue(
+        Options.parse(new String[] {"fanout", "--watch-max-delay-ms=400"})
+            .describe()
+            .contains("watch-max-delay=400ms"));
   }
 
   private static NodeConfig configWith(NodeTuning tuning) {

@@ -9,9 +9,9 @@ import java.util.concurrent.Executor;
 
 /**
  * The {@code acquire-release} workload: every operation acquires a name nobody has used, then
- * releases it. A cycle is two writes. Reports cycles a second, the latency of each step and of
- * the cycle, and what the nodes spent. With {@code transfer}, each cycle hands the lease to
- * another holder between the two (three writes), so a transfer's latency is measured beside an
+ * releases it. A cycle is two writes. Reports cycles a second, the latency of each step and of the
+ * cycle, and what the nodes spent. With {@code transfer}, each cycle hands the lease to another
+ * holder between the two (three writes), so a transfer's latency is measured beside an
  * acquisition's in the same run.
  */
 public final class AcquireRelease {
@@ -22,71 +22,108 @@ public final class AcquireRelease {
 
     CompletableFuture<Void> release(int worker, H held);
 
-    /** Hands {@code held} to another holder in one step; what is returned is released at the end of the cycle. */
+    /**
+     * Hands {@code held} to another holder in one step; what is returned is released at the end of
+     * the cycle.
+     */
     default CompletableFuture<H> transfer(int worker, H held) {
-      return CompletableFuture.failedFuture(new UnsupportedOperationException("this system has no transfer"));
+      return CompletableFuture.failedFuture(
+          new UnsupportedOperationException("this system has no transfer"));
     }
 
     /**
-     * Called once before the first acquisition with the measured period, in {@link System#nanoTime()}
-     * terms, so a target that keeps its own tallies counts the same cycles the run does.
+     * Called once before the first acquisition with the measured period, in {@link
+     * System#nanoTime()} terms, so a target that keeps its own tallies counts the same cycles the
+     * run does.
      */
     default void measuring(long from, long to) {}
   }
 
   /** Settings shared by every system the workload runs against. */
-  public record Settings(int clients, Duration warmup, Duration duration, OptionalDouble rate, String prefix, boolean transfer) {
-    public Settings(int clients, Duration warmup, Duration duration, OptionalDouble rate, String prefix) {
+  public record Settings(
+      int clients,
+      Duration warmup,
+      Duration duration,
+      OptionalDouble rate,
+      String prefix,
+      boolean transfer) {
+    public Settings(
+        int clients, Duration warmup, Duration duration, OptionalDouble rate, String prefix) {
       this(clients, warmup, duration, rate, prefix, false);
     }
   }
 
   private AcquireRelease() {}
 
-  public static <H> BenchReport run(String system, Target<H> target, Settings s, NodeStats stats, Executor trampoline,
-                                    Progress progress) throws InterruptedException {
+  public static <H> BenchReport run(
+      String system,
+      Target<H> target,
+      Settings s,
+      NodeStats stats,
+      Executor trampoline,
+      Progress progress)
+      throws InterruptedException {
     Latency acquire = new Latency();
     Latency release = new Latency();
     Latency transfer = new Latency();
     Latency cycle = new Latency();
     String run = Long.toString(System.currentTimeMillis(), 36);
     List<List<NodeStats.Sample>> before = new ArrayList<>();
-    LoadLoop.Op op = (worker, seq) -> {
-      String name = s.prefix() + run + "-" + worker + "-" + seq;
-      long t0 = System.nanoTime();
-      return target.acquire(worker, name).thenCompose(held -> {
-        long t1 = System.nanoTime();
-        acquire.recordNanos(t1 - t0);
-        if (!s.transfer()) {
-          return CompletableFuture.completedFuture(held);
-        }
-        return target.transfer(worker, held).thenApply(moved -> {
-          transfer.recordNanos(System.nanoTime() - t1);
-          return moved;
-        });
-      }).thenCompose(held -> {
-        long t2 = System.nanoTime();
-        return target.release(worker, held).thenRun(() -> release.recordNanos(System.nanoTime() - t2));
-      });
-    };
-    LoadLoop.Result r = new LoadLoop(s.clients(), s.warmup(), s.duration(), s.rate(), trampoline).run(op, cycle, target::measuring, () -> {
-      acquire.reset();
-      release.reset();
-      transfer.reset();
-      before.add(stats.sample());
-    }, progress);
+    LoadLoop.Op op =
+        (worker, seq) -> {
+          String name = s.prefix() + run + "-" + worker + "-" + seq;
+          long t0 = System.nanoTime();
+          return target
+              .acquire(worker, name)
+              .thenCompose(
+                  held -> {
+                    long t1 = System.nanoTime();
+                    acquire.recordNanos(t1 - t0);
+                    if (!s.transfer()) {
+                      return CompletableFuture.completedFuture(held);
+                    }
+                    return target
+                        .transfer(worker, held)
+                        .thenApply(
+                            moved -> {
+                              transfer.recordNanos(System.nanoTime() - t1);
+                              return moved;
+                            });
+                  })
+              .thenCompose(
+                  held -> {
+                    long t2 = System.nanoTime();
+                    return target
+                        .release(worker, held)
+                        .thenRun(() -> release.recordNanos(System.nanoTime() - t2));
+                  });
+        };
+    LoadLoop.Result r =
+        new LoadLoop(s.clients(), s.warmup(), s.duration(), s.rate(), trampoline)
+            .run(
+                op,
+                cycle,
+                target::measuring,
+                () -> {
+                  acquire.reset();
+                  release.reset();
+                  transfer.reset();
+                  before.add(stats.sample());
+                },
+                progress);
     List<NodeStats.Sample> after = stats.sample();
-    BenchReport report = new BenchReport("acquire-release", system)
-        .setting("clients", s.clients())
-        .setting("warmup_s", s.warmup().toSeconds())
-        .setting("duration_s", s.duration().toSeconds())
-        .setting("rate", s.rate().isPresent() ? s.rate().getAsDouble() : "closed loop")
-        .result("cycles_per_s", r.perSecond())
-        .result("writes_per_s", r.perSecond() * (s.transfer() ? 3 : 2))
-        .latency("acquire", acquire.percentiles())
-        .latency("release", release.percentiles())
-        .latency("cycle", cycle.percentiles())
-        .result("failed", r.failed());
+    BenchReport report =
+        new BenchReport("acquire-release", system)
+            .setting("clients", s.clients())
+            .setting("warmup_s", s.warmup().toSeconds())
+            .setting("duration_s", s.duration().toSeconds())
+            .setting("rate", s.rate().isPresent() ? s.rate().getAsDouble() : "closed loop")
+            .result("cycles_per_s", r.perSecond())
+            .result("writes_per_s", r.perSecond() * (s.transfer() ? 3 : 2))
+            .latency("acquire", acquire.percentiles())
+            .latency("release", release.percentiles())
+            .latency("cycle", cycle.percentiles())
+            .result("failed", r.failed());
     if (s.transfer()) {
       report.setting("transfer", true).latency("transfer", transfer.percentiles());
     }
@@ -94,7 +131,8 @@ public final class AcquireRelease {
       report.note("first failure: " + r.firstError());
     }
     if (s.rate().isPresent()) {
-      report.note("open loop: latencies count from when each cycle was due, so waits behind a stall are included");
+      report.note(
+          "open loop: latencies count from when each cycle was due, so waits behind a stall are included");
     }
     if (!before.isEmpty()) {
       report.nodes(NodeStats.between(before.get(0), after));

@@ -9,9 +9,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * What one workload run measured: the system and settings, the figures, the server side (cores
- * and memory per node) and notes. Printed as a table for people and as one JSON object
- * ({@code -o json}) for {@code benchmarks/compare.sh}, which sets runs of two systems side by side.
+ * What one workload run measured: the system and settings, the figures, the server side (cores and
+ * memory per node) and notes. Printed as a table for people and as one JSON object ({@code -o
+ * json}) for {@code benchmarks/compare.sh}, which sets runs of two systems side by side.
  */
 public final class BenchReport {
   private final String workload;
@@ -49,9 +49,14 @@ public final class BenchReport {
   /** Each node's cores (average over the measured period) and resident memory at its end. */
   public BenchReport nodes(List<NodeStats.Delta> deltas) {
     for (NodeStats.Delta d : deltas) {
-      Map<String, Object> n = Json.object("metrics", d.node(),
-          "cores", d.cores().map(BenchReport::round).orElse(null),
-          "rss_mib", d.rssMiB().map(v -> (double) Math.round(v)).orElse(null));
+      Map<String, Object> n =
+          Json.object(
+              "metrics",
+              d.node(),
+              "cores",
+              d.cores().map(BenchReport::round).orElse(null),
+              "rss_mib",
+              d.rssMiB().map(v -> (double) Math.round(v)).orElse(null));
       d.counters().forEach((k, v) -> n.put(k, v));
       nodes.add(n);
     }
@@ -67,8 +72,19 @@ public final class BenchReport {
   }
 
   public Map<String, Object> json() {
-    return Json.object("workload", workload, "system", system, "settings", settings, "results", results, "nodes", nodes,
-        "notes", notes);
+    return Json.object(
+        "workload",
+        workload,
+        "system",
+        system,
+        "settings",
+        settings,
+        "results",
+        results,
+        "nodes",
+        nodes,
+        "notes",
+        notes);
   }
 
   public void printTable(PrintWriter out) {
@@ -80,7 +96,10 @@ public final class BenchReport {
       out.println();
       out.printf("  %-22s %8s %9s%n", "node (metrics)", "cores", "rss MiB");
       for (Map<String, Object> n : nodes) {
-        out.printf("  %-22s %8s %9s%n", n.get("metrics"), n.get("cores") == null ? "?" : n.get("cores"),
+        out.printf(
+            "  %-22s %8s %9s%n",
+            n.get("metrics"),
+            n.get("cores") == null ? "?" : n.get("cores"),
             n.get("rss_mib") == null ? "?" : n.get("rss_mib"));
       }
     }
@@ -95,8 +114,15 @@ public final class BenchReport {
   private static String human(Object v) {
     if (v instanceof Map<?, ?> m && m.containsKey("p50_ms")) {
       Map<String, Object> p = (Map<String, Object>) m;
-      return String.format(Locale.ROOT, "p50 %s  p90 %s  p99 %s  p99.9 %s  max %s ms  (%s)", p.get("p50_ms"), p.get("p90_ms"),
-          p.get("p99_ms"), p.get("p999_ms"), p.get("max_ms"), p.get("count"));
+      return String.format(
+          Locale.ROOT,
+          "p50 %s  p90 %s  p99 %s  p99.9 %s  max %s ms  (%s)",
+          p.get("p50_ms"),
+          p.get("p90_ms"),
+          p.get("p99_ms"),
+          p.get("p999_ms"),
+          p.get("max_ms"),
+          p.get("count"));
     }
     if (v instanceof Double d) {
       return String.format(Locale.ROOT, "%,.1f", d);

@@ -26,8 +26,14 @@ public final class Latency {
 
   public Percentiles percentiles() {
     Histogram h = histogram.copy();
-    return new Percentiles(h.getTotalCount(), ms(h.getValueAtPercentile(50)), ms(h.getValueAtPercentile(90)),
-        ms(h.getValueAtPercentile(99)), ms(h.getValueAtPercentile(99.9)), ms(h.getMaxValue()), h.getMean() / 1e3);
+    return new Percentiles(
+        h.getTotalCount(),
+        ms(h.getValueAtPercentile(50)),
+        ms(h.getValueAtPercentile(90)),
+        ms(h.getValueAtPercentile(99)),
+        ms(h.getValueAtPercentile(99.9)),
+        ms(h.getMaxValue()),
+        h.getMean() / 1e3);
   }
 
   private static double ms(long micros) {
@@ -35,17 +41,33 @@ public final class Latency {
   }
 
   /** A latency distribution in milliseconds. */
-  public record Percentiles(long count, double p50, double p90, double p99, double p999, double max, double mean) {
+  public record Percentiles(
+      long count, double p50, double p90, double p99, double p999, double max, double mean) {
     public static final Percentiles NONE = new Percentiles(0, 0, 0, 0, 0, 0, 0);
 
     public Map<String, Object> json() {
-      return Json.object("count", count, "p50_ms", round(p50), "p90_ms", round(p90), "p99_ms", round(p99), "p999_ms", round(p999),
-          "max_ms", round(max), "mean_ms", round(mean));
+      return Json.object(
+          "count",
+          count,
+          "p50_ms",
+          round(p50),
+          "p90_ms",
+          round(p90),
+          "p99_ms",
+          round(p99),
+          "p999_ms",
+          round(p999),
+          "max_ms",
+          round(max),
+          "mean_ms",
+          round(mean));
     }
 
     /** {@code p50 2.10 / p99 8.40 / max 31.0 ms}. */
     public String brief() {
-      return count == 0 ? "-" : String.format(Locale.ROOT, "p50 %.2f / p99 %.2f / max %.1f ms", p50, p99, max);
+      return count == 0
+          ? "-"
+          : String.format(Locale.ROOT, "p50 %.2f / p99 %.2f / max %.1f ms", p50, p99, max);
     }
 
     private static double round(double ms) {

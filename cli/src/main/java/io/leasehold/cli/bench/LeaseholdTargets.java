@@ -36,7 +36,10 @@ public final class LeaseholdTargets {
 
   private LeaseholdTargets() {}
 
-  /** A lease in an acquire-release cycle: its handle while this client holds it, its token once handed on. */
+  /**
+   * A lease in an acquire-release cycle: its handle while this client holds it, its token once
+   * handed on.
+   */
   public record Held(LeaseholdClient client, String name, Lease lease, long token) {}
 
   /** The holder a cycle's lease is handed to when the workload transfers. */
@@ -46,33 +49,46 @@ public final class LeaseholdTargets {
    * {@code tryAcquire} with the TTL, then {@code Lease.release()} (after {@code Lease.transferTo},
    * a release of the new lease by its token); worker {@code w} uses client {@code w % clients}.
    */
-  public static AcquireRelease.Target<Held> acquireRelease(List<LeaseholdClient> clients, Duration ttl) {
+  public static AcquireRelease.Target<Held> acquireRelease(
+      List<LeaseholdClient> clients, Duration ttl) {
     LeaseOptions options = LeaseOptions.defaults().withTtl(ttl);
     return new AcquireRelease.Target<>() {
       @Override
       public CompletableFuture<Held> acquire(int worker, String name) {
         LeaseholdClient client = clients.get(worker % clients.size());
-        return client.tryAcquire(name, options).thenApply(r -> {
-          Lease lease = granted(name, r);
-          return new Held(client, name, lease, lease.token());
-        });
+        return client
+            .tryAcquire(name, options)
+            .thenApply(
+                r -> {
+                  Lease lease = granted(name, r);
+                  return new Held(client, name, lease, lease.token());
+                });
       }
 
       @Override
       public CompletableFuture<Held> transfer(int worker, Held held) {
-        return held.lease().transferTo(TRANSFER_TO).thenApply(moved -> new Held(held.client(), held.name(), null, moved.token()));
+        return held.lease()
+            .transferTo(TRANSFER_TO)
+            .thenApply(moved -> new Held(held.client(), held.name(), null, moved.token()));
       }
 
       @Override
       public CompletableFuture<Void> release(int worker, Held held) {
-        return held.lease() != null ? held.lease().release() : held.client().release(held.name(), held.token()).thenApply(released -> null);
+        return held.lease() != null
+            ? held.lease().release()
+            : held.client().release(held.name(), held.token()).thenApply(released -> null);
       }
     };
   }
 
-  /** Each client acquires its names and the SDK keeps them alive: one Renew call a heartbeat for all of a client's leases. */
+  /**
+   * Each client acquires its names and the SDK keeps them alive: one Renew call a heartbeat for all
+   * of a client's leases.
+   */
   public static Renew.Target renew(List<LeaseholdClient> clients, Duration ttl) {
-    return holding(clients, LeaseOptions.defaults().withTtl(ttl),
+    return holding(
+        clients,
+        LeaseOptions.defaults().withTtl(ttl),
         "the SDK's keep-alive: one Renew call a heartbeat carrying every lease of the client");
   }
 
@@ -82,20 +98,29 @@ public final class LeaseholdTargets {
    */
   public static Renew.Target renewInSessions(List<LeaseholdClient> clients, Executor closing) {
     // Ends as a user's client ends: close() closes the session, one call for all its leases.
-    return holding(clients, LeaseOptions.defaults(), "the SDK's session: one KeepAlive item a heartbeat per client, its leases attached",
+    return holding(
+        clients,
+        LeaseOptions.defaults(),
+        "the SDK's session: one KeepAlive item a heartbeat per client, its leases attached",
         (client, leases) -> CompletableFuture.runAsync(clients.get(client)::close, closing));
   }
 
-  private static Renew.Target holding(List<LeaseholdClient> clients, LeaseOptions options, String shape) {
-    return holding(clients, options, shape, (client, leases) -> LeaseholdTargets.releaseAll(leases));
+  private static Renew.Target holding(
+      List<LeaseholdClient> clients, LeaseOptions options, String shape) {
+    return holding(
+        clients, options, shape, (client, leases) -> LeaseholdTargets.releaseAll(leases));
   }
 
-  private static Renew.Target holding(List<LeaseholdClient> clients, LeaseOptions options, String shape,
-                                      BiFunction<Integer, List<Lease>, CompletableFuture<Void>> release) {
+  private static Renew.Target holding(
+      List<LeaseholdClient> clients,
+      LeaseOptions options,
+      String shape,
+      BiFunction<Integer, List<Lease>, CompletableFuture<Void>> release) {
     Map<Integer, List<Lease>> held = new ConcurrentHashMap<>();
     return new Renew.Target() {
       @Override
-      public CompletableFuture<Void> holdAll(int client, List<String> names, Consumer<String> onLost, AtomicLong acquired) {
+      public CompletableFuture<Void> holdAll(
+          int client, List<String> names, Consumer<String> onLost, AtomicLong acquired) {
         return LeaseholdTargets.holdAll(clients.get(client), names, options, onLost, acquired)
             .thenAccept(leases -> held.put(client, leases));
       }
@@ -116,31 +141,45 @@ public final class LeaseholdTargets {
    * Acquires {@code names} (at most {@link #MAX_ACQUIRING} at a time) and tells {@code onLost} of
    * each that is lost while held: the SDK's LOST, whatever the reason.
    */
-  static CompletableFuture<List<Lease>> holdAll(LeaseholdClient client, List<String> names, Duration ttl, Consumer<String> onLost,
-                                                AtomicLong acquired) {
+  static CompletableFuture<List<Lease>> holdAll(
+      LeaseholdClient client,
+      List<String> names,
+      Duration ttl,
+      Consumer<String> onLost,
+      AtomicLong acquired) {
     return holdAll(client, names, LeaseOptions.defaults().withTtl(ttl), onLost, acquired);
   }
 
-  static CompletableFuture<List<Lease>> holdAll(LeaseholdClient client, List<String> names, LeaseOptions options,
-                                                Consumer<String> onLost, AtomicLong acquired) {
+  static CompletableFuture<List<Lease>> holdAll(
+      LeaseholdClient client,
+      List<String> names,
+      LeaseOptions options,
+      Consumer<String> onLost,
+      AtomicLong acquired) {
     Semaphore window = new Semaphore(MAX_ACQUIRING);
     List<CompletableFuture<Lease>> all = new ArrayList<>(names.size());
     for (String name : names) {
       window.acquireUninterruptibly();
-      CompletableFuture<Lease> f = client.tryAcquire(name, options).thenApply(r -> {
-        Lease lease = granted(name, r);
-        lease.addListener(t -> {
-          if (t.to() == LeaseState.LOST) {
-            onLost.accept(name);
-          }
-        });
-        acquired.incrementAndGet();
-        return lease;
-      });
+      CompletableFuture<Lease> f =
+          client
+              .tryAcquire(name, options)
+              .thenApply(
+                  r -> {
+                    Lease lease = granted(name, r);
+                    lease.addListener(
+                        t -> {
+                          if (t.to() == LeaseState.LOST) {
+                            onLost.accept(name);
+                          }
+                        });
+                    acquired.incrementAndGet();
+                    return lease;
+                  });
       f.whenComplete((l, e) -> window.release());
       all.add(f);
     }
-    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).thenApply(v -> all.stream().map(CompletableFuture::join).toList());
+    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
+        .thenApply(v -> all.stream().map(CompletableFuture::join).toList());
   }
 
   static CompletableFuture<Void> releaseAll(List<Lease> leases) {
@@ -161,10 +200,13 @@ public final class LeaseholdTargets {
   /** {@link LeaseLock} per worker and name; the token is the lock's lease's. */
   public static ContendedLock.Target lock(List<LeaseholdClient> clients, Duration ttl) {
     Map<String, LeaseLock> locks = new ConcurrentHashMap<>();
-    Function<String, LeaseLock> lockOf = key -> {
-      int worker = Integer.parseInt(key.substring(0, key.indexOf('|')));
-      return clients.get(worker % clients.size()).lock(key.substring(key.indexOf('|') + 1), LeaseOptions.defaults().withTtl(ttl));
-    };
+    Function<String, LeaseLock> lockOf =
+        key -> {
+          int worker = Integer.parseInt(key.substring(0, key.indexOf('|')));
+          return clients
+              .get(worker % clients.size())
+              .lock(key.substring(key.indexOf('|') + 1), LeaseOptions.defaults().withTtl(ttl));
+        };
     return new ContendedLock.Target() {
       @Override
       public long lock(int worker, String name) {
@@ -184,7 +226,8 @@ public final class LeaseholdTargets {
    * A writer through {@code writer}, and a watcher on the leader and one on a follower, each a
    * client of its own that knows only that node.
    */
-  public static WatchLatency.Target watch(LeaseholdClient writer, Function<String, LeaseholdClient> clientOf, Duration ttl) {
+  public static WatchLatency.Target watch(
+      LeaseholdClient writer, Function<String, LeaseholdClient> clientOf, Duration ttl) {
     LeaseOptions options = LeaseOptions.defaults().withTtl(ttl);
     Map<String, Lease> created = new ConcurrentHashMap<>();
     return new WatchLatency.Target() {
@@ -192,7 +235,10 @@ public final class LeaseholdTargets {
       public AutoCloseable watch(boolean onLeader, String prefix, Consumer<String> onCreated) {
         String address = memberToWatch(writer, onLeader);
         LeaseholdClient client = clientOf.apply(address);
-        Watch watch = client.watch(WatchOptions.of(prefix).withTypes(Set.of(EventType.ACQUIRED)), e -> onCreated.accept(e.name()));
+        Watch watch =
+            client.watch(
+                WatchOptions.of(prefix).withTypes(Set.of(EventType.ACQUIRED)),
+                e -> onCreated.accept(e.name()));
         return () -> {
           watch.close();
           client.close();
@@ -201,21 +247,25 @@ public final class LeaseholdTargets {
 
       @Override
       public CompletableFuture<Void> create(String name) {
-        return writer.tryAcquire(name, options).thenAccept(r -> {
-          Lease lease = granted(name, r);
-          created.put(name, lease);
-        });
+        return writer
+            .tryAcquire(name, options)
+            .thenAccept(
+                r -> {
+                  Lease lease = granted(name, r);
+                  created.put(name, lease);
+                });
       }
 
       @Override
       public CompletableFuture<Void> cleanUp(List<String> names) {
         List<Lease> leases = new ArrayList<>();
-        names.forEach(n -> {
-          Lease l = created.remove(n);
-          if (l != null) {
-            leases.add(l);
-          }
-        });
+        names.forEach(
+            n -> {
+              Lease l = created.remove(n);
+              if (l != null) {
+                leases.add(l);
+              }
+            });
         return releaseAll(leases);
       }
     };
@@ -226,23 +276,31 @@ public final class LeaseholdTargets {
     if (r instanceof Granted g) {
       return g.lease();
     }
-    throw new IllegalStateException(name + ": not granted: " + (r instanceof Conflict ? "CONFLICT" : "REJECTED"));
+    throw new IllegalStateException(
+        name + ": not granted: " + (r instanceof Conflict ? "CONFLICT" : "REJECTED"));
   }
 
-  /** The client address of the leader (or a follower), waiting up to 30 s for the cluster to have one (after an election). */
+  /**
+   * The client address of the leader (or a follower), waiting up to 30 s for the cluster to have
+   * one (after an election).
+   */
   static String memberToWatch(LeaseholdClient client, boolean leader) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
       List<MemberStatus> members = client.clusterStatus().join().members();
       boolean led = members.stream().anyMatch(m -> m.reachable() && m.role() == MemberRole.LEADER);
-      Optional<String> address = members.stream()
-          .filter(m -> m.reachable() && (m.role() == MemberRole.LEADER) == leader)
-          .map(MemberStatus::clientAddress).filter(a -> !a.isEmpty()).findFirst();
+      Optional<String> address =
+          members.stream()
+              .filter(m -> m.reachable() && (m.role() == MemberRole.LEADER) == leader)
+              .map(MemberStatus::clientAddress)
+              .filter(a -> !a.isEmpty())
+              .findFirst();
       if (led && address.isPresent()) {
         return address.get();
       }
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("no reachable " + (leader ? "leader" : "follower") + " to watch on within 30 s");
+        throw new IllegalStateException(
+            "no reachable " + (leader ? "leader" : "follower") + " to watch on within 30 s");
       }
       try {
         Thread.sleep(200);
@@ -260,16 +318,25 @@ public final class LeaseholdTargets {
     return new Failover.Target() {
       @Override
       public CompletableFuture<Void> probe(String name) {
-        return client.tryAcquire(name, probeOptions).thenCompose(r -> {
-          Lease lease = granted(name, r);
-          lease.release().exceptionally(e -> null);  // the probe succeeded with the grant; the release may take its time
-          return CompletableFuture.completedFuture(null);
-        });
+        return client
+            .tryAcquire(name, probeOptions)
+            .thenCompose(
+                r -> {
+                  Lease lease = granted(name, r);
+                  lease
+                      .release()
+                      .exceptionally(
+                          e ->
+                              null); // the probe succeeded with the grant; the release may take its
+                  // time
+                  return CompletableFuture.completedFuture(null);
+                });
       }
 
       @Override
       public CompletableFuture<Void> holdAll(List<String> names, Consumer<String> onLost) {
-        return LeaseholdTargets.holdAll(client, names, ttl, onLost, new AtomicLong()).thenAccept(held::addAll);
+        return LeaseholdTargets.holdAll(client, names, ttl, onLost, new AtomicLong())
+            .thenAccept(held::addAll);
       }
 
       @Override

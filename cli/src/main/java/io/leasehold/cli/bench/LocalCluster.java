@@ -19,11 +19,18 @@ import java.util.List;
  * command's own jar: the cluster {@code leasehold bench failover} kills and restarts.
  */
 public final class LocalCluster implements Failover.Cluster {
-  /** The launcher's default JVM flags ({@code ./leasehold}); LocalClusterTest keeps the two the same. */
+  /**
+   * The launcher's default JVM flags ({@code ./leasehold}); LocalClusterTest keeps the two the
+   * same.
+   */
   public static final String LAUNCHER_JVM_FLAGS =
       "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -XX:+UseStringDeduplication -Xmx512m";
-  /** What the launcher adds on Java 25 and later (deploy/jvm.sh, {@code leasehold_default_flags}). */
+
+  /**
+   * What the launcher adds on Java 25 and later (deploy/jvm.sh, {@code leasehold_default_flags}).
+   */
   public static final String LAUNCHER_JVM_FLAGS_25 = "-XX:+UseCompactObjectHeaders";
+
   private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
   private final Path dir;
@@ -33,7 +40,8 @@ public final class LocalCluster implements Failover.Cluster {
   private final int[] peerPorts = new int[3];
   private final int[] metricsPorts = new int[3];
   private final Process[] processes = new Process[3];
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
   private LocalCluster(Path dir, Path jar, List<String> jvmFlags) {
     this.dir = dir;
@@ -41,12 +49,21 @@ public final class LocalCluster implements Failover.Cluster {
     this.jvmFlags = jvmFlags;
   }
 
-  /** Starts the three nodes in {@code dir} (their data and logs) and waits for a leader and every node serving. */
+  /**
+   * Starts the three nodes in {@code dir} (their data and logs) and waits for a leader and every
+   * node serving.
+   */
   public static LocalCluster start(Path dir, Path jar) throws IOException, InterruptedException {
     String opts = System.getenv("LEASEHOLD_JAVA_OPTS");
     // The nodes run this command's own java, as the launcher would choose its flags for it.
-    String defaults = Runtime.version().feature() >= 25 ? LAUNCHER_JVM_FLAGS + " " + LAUNCHER_JVM_FLAGS_25 : LAUNCHER_JVM_FLAGS;
-    List<String> flags = Arrays.stream((opts == null ? defaults : opts).trim().split("\\s+")).filter(f -> !f.isEmpty()).toList();
+    String defaults =
+        Runtime.version().feature() >= 25
+            ? LAUNCHER_JVM_FLAGS + " " + LAUNCHER_JVM_FLAGS_25
+            : LAUNCHER_JVM_FLAGS;
+    List<String> flags =
+        Arrays.stream((opts == null ? defaults : opts).trim().split("\\s+"))
+            .filter(f -> !f.isEmpty())
+            .toList();
     LocalCluster c = new LocalCluster(dir, jar, flags);
     try {
       c.pickPorts();
@@ -67,7 +84,8 @@ public final class LocalCluster implements Failover.Cluster {
   /** The jar this command runs from. */
   public static Path ownJar() {
     try {
-      return Path.of(LocalCluster.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      return Path.of(
+          LocalCluster.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     } catch (URISyntaxException e) {
       throw new IllegalStateException("cannot tell where this jar is", e);
     }
@@ -95,12 +113,27 @@ public final class LocalCluster implements Failover.Cluster {
     List<String> cmd = new ArrayList<>();
     cmd.add(java);
     cmd.addAll(jvmFlags);
-    cmd.addAll(List.of("-jar", jar.toString(), "server", "--id", "n" + (i + 1), "--peers", peers(),
-        "--data-dir", dir.resolve("n" + (i + 1)).toString(), "--metrics-port", String.valueOf(metricsPorts[i])));
+    cmd.addAll(
+        List.of(
+            "-jar",
+            jar.toString(),
+            "server",
+            "--id",
+            "n" + (i + 1),
+            "--peers",
+            peers(),
+            "--data-dir",
+            dir.resolve("n" + (i + 1)).toString(),
+            "--metrics-port",
+            String.valueOf(metricsPorts[i])));
     Files.createDirectories(dir);
     Path log = dir.resolve("n" + (i + 1) + ".log");
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    pb.environment().putIfAbsent("MALLOC_ARENA_MAX", "2");  // as deploy/jvm.sh sets it for the launcher
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    pb.environment()
+        .putIfAbsent("MALLOC_ARENA_MAX", "2"); // as deploy/jvm.sh sets it for the launcher
     processes[i] = pb.start();
   }
 
@@ -108,21 +141,38 @@ public final class LocalCluster implements Failover.Cluster {
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
       if (!processes[i].isAlive()) {
-        throw new IOException("node n" + (i + 1) + " exited with " + processes[i].exitValue() + "; see " + dir.resolve("n" + (i + 1) + ".log"));
+        throw new IOException(
+            "node n"
+                + (i + 1)
+                + " exited with "
+                + processes[i].exitValue()
+                + "; see "
+                + dir.resolve("n" + (i + 1) + ".log"));
       }
       if (get(i, "/healthz") != null) {
         return;
       }
       Thread.sleep(100);
     }
-    throw new IOException("node n" + (i + 1) + " did not serve within " + START_TIMEOUT.toSeconds() + " s; see " + dir.resolve("n" + (i + 1) + ".log"));
+    throw new IOException(
+        "node n"
+            + (i + 1)
+            + " did not serve within "
+            + START_TIMEOUT.toSeconds()
+            + " s; see "
+            + dir.resolve("n" + (i + 1) + ".log"));
   }
 
   /** The body at {@code path} of node {@code i}'s metrics port, or null unless it answered 200. */
   private String get(int i, String path) throws InterruptedException {
     try {
-      HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPorts[i] + path))
-          .timeout(Duration.ofSeconds(2)).GET().build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPorts[i] + path))
+                  .timeout(Duration.ofSeconds(2))
+                  .GET()
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       return r.statusCode() == 200 ? r.body() : null;
     } catch (IOException e) {
       return null;

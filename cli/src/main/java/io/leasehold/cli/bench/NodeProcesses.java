@@ -7,7 +7,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** What the clusters a benchmark starts itself (Leasehold's and etcd's) share: ports and processes. */
+/**
+ * What the clusters a benchmark starts itself (Leasehold's and etcd's) share: ports and processes.
+ */
 public final class NodeProcesses {
   private NodeProcesses() {}
 

@@ -14,9 +14,9 @@ import java.util.Optional;
 import javax.net.ssl.SSLContext;
 
 /**
- * Reads what the server side did during a run from each node's Prometheus endpoint: the
- * process's CPU seconds and resident memory, and Leasehold's counters. A node whose endpoint
- * cannot be read is reported as unknown rather than failing the run.
+ * Reads what the server side did during a run from each node's Prometheus endpoint: the process's
+ * CPU seconds and resident memory, and Leasehold's counters. A node whose endpoint cannot be read
+ * is reported as unknown rather than failing the run.
  */
 public final class NodeStats {
   /** One reading of one node's endpoint. */
@@ -27,7 +27,8 @@ public final class NodeStats {
   }
 
   /** What one node did between two samples. */
-  public record Delta(String node, Optional<Double> cores, Optional<Double> rssMiB, Map<String, Double> counters) {}
+  public record Delta(
+      String node, Optional<Double> cores, Optional<Double> rssMiB, Map<String, Double> counters) {}
 
   public static final String CPU = "process_cpu_seconds_total";
   public static final String RSS = "process_resident_memory_bytes";
@@ -40,7 +41,9 @@ public final class NodeStats {
   private final String scheme;
   private final HttpClient http;
 
-  /** @param metricsAddresses each node's metrics endpoint, {@code host:port}, over plain HTTP */
+  /**
+   * @param metricsAddresses each node's metrics endpoint, {@code host:port}, over plain HTTP
+   */
   public NodeStats(List<String> metricsAddresses) {
     this(metricsAddresses, Optional.empty());
   }
@@ -72,8 +75,13 @@ public final class NodeStats {
     for (String address : metricsAddresses) {
       Map<String, Double> values;
       try {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(scheme + "://" + address + "/metrics"))
-            .timeout(Duration.ofSeconds(3)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r =
+            http.send(
+                HttpRequest.newBuilder(URI.create(scheme + "://" + address + "/metrics"))
+                    .timeout(Duration.ofSeconds(3))
+                    .GET()
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
         values = r.statusCode() == 200 ? parse(r.body()) : Map.of();
       } catch (IOException e) {
         values = Map.of();
@@ -106,8 +114,8 @@ public final class NodeStats {
   }
 
   /**
-   * The samples of the Prometheus text format, by name with labels dropped and values of the
-   * same name summed (one series each for the metrics read here).
+   * The samples of the Prometheus text format, by name with labels dropped and values of the same
+   * name summed (one series each for the metrics read here).
    */
   static Map<String, Double> parse(String text) {
     Map<String, Double> out = new LinkedHashMap<>();

@@ -42,23 +42,33 @@ public final class Progress {
       return;
     }
     stopped = false;
-    ticker = new Thread(() -> {
-      long last = 0;
-      while (!stopped) {
-        try {
-          Thread.sleep(1_000);
-        } catch (InterruptedException e) {
-          return;
-        }
-        long now = System.nanoTime();
-        long done = completed.get();
-        String phase = now < measureFrom ? "warm-up" : "measuring";
-        long left = Math.max(0, (end - now) / 1_000_000_000L);
-        line(String.format(Locale.ROOT, "%s: %s, %ds left, %,d ops/s, %s", label, phase, left,
-            now < measureFrom ? 0 : done - last, latency.percentiles().brief()));
-        last = done;
-      }
-    }, "bench-progress");
+    ticker =
+        new Thread(
+            () -> {
+              long last = 0;
+              while (!stopped) {
+                try {
+                  Thread.sleep(1_000);
+                } catch (InterruptedException e) {
+                  return;
+                }
+                long now = System.nanoTime();
+                long done = completed.get();
+                String phase = now < measureFrom ? "warm-up" : "measuring";
+                long left = Math.max(0, (end - now) / 1_000_000_000L);
+                line(
+                    String.format(
+                        Locale.ROOT,
+                        "%s: %s, %ds left, %,d ops/s, %s",
+                        label,
+                        phase,
+                        left,
+                        now < measureFrom ? 0 : done - last,
+                        latency.percentiles().brief()));
+                last = done;
+              }
+            },
+            "bench-progress");
     ticker.setDaemon(true);
     ticker.start();
   }

@@ -23,10 +23,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine;
 
 /**
  * {@code leasehold backup DIR}: a node takes a snapshot that includes every write acknowledged
@@ -36,25 +36,35 @@ import picocli.CommandLine;
     name = "backup",
     mixinStandardHelpOptions = true,
     description = {
-        "Takes a consistent backup of the cluster's state from one node into DIR (created; must hold no backup).",
-        "Restore it with: leasehold restore --from DIR --data-dir NEW_DIR",
-        ""},
+      "Takes a consistent backup of the cluster's state from one node into DIR (created; must hold no backup).",
+      "Restore it with: leasehold restore --from DIR --data-dir NEW_DIR",
+      ""
+    },
     sortOptions = false)
 public final class BackupCommand implements Callable<Integer> {
-  @CommandLine.Spec
-  CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Parameters(index = "0", paramLabel = "DIR", description = "Directory to write the backup into.")
   Path dir;
 
-  @Option(names = {"-e", "--endpoint"}, paramLabel = "HOST:PORT",
-      description = "The node to back up from. Default: the first node that answers of --endpoints if given, else of "
-          + "$LEASEHOLD_ENDPOINT, else of $LEASEHOLD_ENDPOINTS (or " + LeaseholdCommand.DEFAULT_ENDPOINTS + "); "
-          + "any member's backup holds every acknowledged write.")
+  @Option(
+      names = {"-e", "--endpoint"},
+      paramLabel = "HOST:PORT",
+      description =
+          "The node to back up from. Default: the first node that answers of --endpoints if given, else of "
+              + "$LEASEHOLD_ENDPOINT, else of $LEASEHOLD_ENDPOINTS (or "
+              + LeaseholdCommand.DEFAULT_ENDPOINTS
+              + "); "
+              + "any member's backup holds every acknowledged write.")
   String endpoint;
 
-  // Not --timeout: that is every command's per-request timeout (10s); a backup streams the whole state.
-  @Option(names = "--backup-timeout", converter = DurationConverter.Positive.class, defaultValue = "5m", paramLabel = "DURATION",
+  // Not --timeout: that is every command's per-request timeout (10s); a backup streams the whole
+  // state.
+  @Option(
+      names = "--backup-timeout",
+      converter = DurationConverter.Positive.class,
+      defaultValue = "5m",
+      paramLabel = "DURATION",
       description = "How long the whole backup may take (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 
@@ -64,17 +74,22 @@ public final class BackupCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     if (given("--timeout")) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "--timeout: backup does not use it; --backup-timeout (default "
-          + spec.findOption("--backup-timeout").defaultValue() + ") bounds the whole backup");
+      throw new CommandLine.ParameterException(
+          spec.commandLine(),
+          "--timeout: backup does not use it; --backup-timeout (default "
+              + spec.findOption("--backup-timeout").defaultValue()
+              + ") bounds the whole backup");
     }
     Source source = source();
     List<String> nodes = source.nodes();
     for (String node : nodes) {
       if (!ClientCommand.isHostPort(node)) {
-        throw new CommandLine.ParameterException(spec.commandLine(), source.name() + ": '" + node + "' is not host:port");
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), source.name() + ": '" + node + "' is not host:port");
       }
     }
-    ClientTls tls = spec.root().userObject() instanceof LeaseholdCommand g ? g.tls() : ClientTls.PLAINTEXT;
+    ClientTls tls =
+        spec.root().userObject() instanceof LeaseholdCommand g ? g.tls() : ClientTls.PLAINTEXT;
     ChannelCredentials credentials = tls.credentials();
     ConnectionDiagnosis diagnosis = new ConnectionDiagnosis(credentials, tls.caCert(), tls.cert());
     Map<String, ConnectionDiagnosis.Diagnosis> cannotConnect = new LinkedHashMap<>();
@@ -86,16 +101,28 @@ public final class BackupCommand implements Callable<Integer> {
         StatusRuntimeException silent = probe(channel, deadline);
         if (silent != null) {
           unavailable = silent;
-          diagnosis.diagnose(node.trim(), silent.getStatus()).ifPresent(d -> cannotConnect.put(node.trim(), d));
+          diagnosis
+              .diagnose(node.trim(), silent.getStatus())
+              .ifPresent(d -> cannotConnect.put(node.trim(), d));
           continue;
         }
-        NodeBackup.Manifest m = NodeBackup.receive(ClusterGrpc.newBlockingStub(channel)
-            .withDeadline(deadline)
-            .backup(BackupRequest.newBuilder()
-                .setTimeout(com.google.protobuf.Duration.newBuilder().setSeconds(Math.max(1, deadline.timeRemaining(TimeUnit.SECONDS))))
-                .build()), dir);
-        spec.commandLine().getOut().printf("backup of node %s at term %d, index %d (%d bytes, md5 %s) written to %s%n",
-            m.nodeId(), m.term(), m.index(), m.sizeBytes(), m.md5(), dir.toAbsolutePath());
+        NodeBackup.Manifest m =
+            NodeBackup.receive(
+                ClusterGrpc.newBlockingStub(channel)
+                    .withDeadline(deadline)
+                    .backup(
+                        BackupRequest.newBuilder()
+                            .setTimeout(
+                                com.google.protobuf.Duration.newBuilder()
+                                    .setSeconds(
+                                        Math.max(1, deadline.timeRemaining(TimeUnit.SECONDS))))
+                            .build()),
+                dir);
+        spec.commandLine()
+            .getOut()
+            .printf(
+                "backup of node %s at term %d, index %d (%d bytes, md5 %s) written to %s%n",
+                m.nodeId(), m.term(), m.index(), m.sizeBytes(), m.md5(), dir.toAbsolutePath());
         return LeaseholdCommand.EXIT_OK;
       } catch (StatusRuntimeException e) {
         if (e.getStatus().getCode() != Status.Code.UNAVAILABLE) {
@@ -110,10 +137,16 @@ public final class BackupCommand implements Callable<Integer> {
       }
     }
     if (unavailable != null && cannotConnect.size() == nodes.size()) {
-      // Every node failed to connect for a reason the client can name (TLS settings, a name): say which.
+      // Every node failed to connect for a reason the client can name (TLS settings, a name): say
+      // which.
       throw diagnosis.exception("Backup", cannotConnect, unavailable.getStatus());
     }
-    return fail("no node answered at " + String.join(",", nodes) + " (last error " + describe(unavailable) + ")",
+    return fail(
+        "no node answered at "
+            + String.join(",", nodes)
+            + " (last error "
+            + describe(unavailable)
+            + ")",
         LeaseholdCommand.EXIT_UNREACHABLE);
   }
 
@@ -126,7 +159,9 @@ public final class BackupCommand implements Callable<Integer> {
   private static StatusRuntimeException probe(ManagedChannel channel, Deadline deadline) {
     long millis = Math.min(PROBE_TIMEOUT.toMillis(), deadline.timeRemaining(TimeUnit.MILLISECONDS));
     try {
-      ClusterGrpc.newBlockingStub(channel).withDeadlineAfter(millis, TimeUnit.MILLISECONDS).status(StatusRequest.getDefaultInstance());
+      ClusterGrpc.newBlockingStub(channel)
+          .withDeadlineAfter(millis, TimeUnit.MILLISECONDS)
+          .status(StatusRequest.getDefaultInstance());
       return null;
     } catch (StatusRuntimeException e) {
       Status.Code code = e.getStatus().getCode();
@@ -150,7 +185,8 @@ public final class BackupCommand implements Callable<Integer> {
     if (endpoint != null) {
       return new Source("--endpoint", List.of(endpoint));
     }
-    List<String> global = spec.root().userObject() instanceof LeaseholdCommand g ? g.endpoints() : List.of();
+    List<String> global =
+        spec.root().userObject() instanceof LeaseholdCommand g ? g.endpoints() : List.of();
     if (given("--endpoints") && !global.isEmpty()) {
       return new Source("--endpoints", global);
     }
@@ -158,7 +194,8 @@ public final class BackupCommand implements Callable<Integer> {
     if (env != null && !env.isBlank()) {
       return new Source("LEASEHOLD_ENDPOINT", List.of(env));
     }
-    return new Source("--endpoints", global.isEmpty() ? List.of(LeaseholdCommand.DEFAULT_ENDPOINTS) : global);
+    return new Source(
+        "--endpoints", global.isEmpty() ? List.of(LeaseholdCommand.DEFAULT_ENDPOINTS) : global);
   }
 
   /** Given on the command line, before or after {@code backup}. */
@@ -173,7 +210,8 @@ public final class BackupCommand implements Callable<Integer> {
   }
 
   private static String describe(StatusRuntimeException e) {
-    return e.getStatus().getCode() + (e.getStatus().getDescription() == null ? "" : ": " + e.getStatus().getDescription());
+    return e.getStatus().getCode()
+        + (e.getStatus().getDescription() == null ? "" : ": " + e.getStatus().getDescription());
   }
 
   private int fail(String message, int code) {

@@ -18,35 +18,55 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code leasehold ban …}: banned holders cannot acquire or renew. */
-@Command(name = "ban", mixinStandardHelpOptions = true,
-    description = "Bans: a banned holder cannot acquire or renew, and its live leases end at once (reason BANNED).")
+@Command(
+    name = "ban",
+    mixinStandardHelpOptions = true,
+    description =
+        "Bans: a banned holder cannot acquire or renew, and its live leases end at once (reason BANNED).")
 public final class BanCommand implements Runnable {
-  /** Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them. */
-  public static final List<Class<?>> SUBCOMMANDS = List.of(
-      BanCommand.Add.class, BanCommand.Remove.class, BanCommand.ListBans.class);
+  /**
+   * Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them.
+   */
+  public static final List<Class<?>> SUBCOMMANDS =
+      List.of(BanCommand.Add.class, BanCommand.Remove.class, BanCommand.ListBans.class);
 
-  @CommandLine.Spec
-  CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: add, remove or list");
+    throw new CommandLine.ParameterException(
+        spec.commandLine(), "a subcommand is required: add, remove or list");
   }
 
-  @Command(name = "add", mixinStandardHelpOptions = true, description = "Bans a holder, until 'ban remove' or for a while (--duration).")
+  @Command(
+      name = "add",
+      mixinStandardHelpOptions = true,
+      description = "Bans a holder, until 'ban remove' or for a while (--duration).")
   public static final class Add extends ClientCommand {
     @Parameters(paramLabel = "HOLDER", description = "The holder to ban.")
     String holder;
 
-    @Option(names = "--reason", required = true, paramLabel = "TEXT", description = "Why; shown in the ban and the history of the leases it ends.")
+    @Option(
+        names = "--reason",
+        required = true,
+        paramLabel = "TEXT",
+        description = "Why; shown in the ban and the history of the leases it ends.")
     String reason;
 
-    @Option(names = "--duration", converter = DurationConverter.class, paramLabel = "DURATION",
-        description = "Lift the ban after this long, e.g. 10m or 1h30m (default: until 'ban remove').")
+    @Option(
+        names = "--duration",
+        converter = DurationConverter.class,
+        paramLabel = "DURATION",
+        description =
+            "Lift the ban after this long, e.g. 10m or 1h30m (default: until 'ban remove').")
     Duration duration;
 
     /** The option's first name, kept so that scripts written for it go on working. */
-    @Option(names = "--for", converter = DurationConverter.class, paramLabel = "DURATION", hidden = true,
+    @Option(
+        names = "--for",
+        converter = DurationConverter.class,
+        paramLabel = "DURATION",
+        hidden = true,
         description = "Deprecated: the same as --duration.")
     Duration forDuration;
 
@@ -68,7 +88,10 @@ public final class BanCommand implements Runnable {
     }
   }
 
-  @Command(name = "remove", mixinStandardHelpOptions = true, description = "Lifts a holder's ban (prints wasBanned false if it had none).")
+  @Command(
+      name = "remove",
+      mixinStandardHelpOptions = true,
+      description = "Lifts a holder's ban (prints wasBanned false if it had none).")
   public static final class Remove extends ClientCommand {
     @Parameters(paramLabel = "HOLDER", description = "The holder.")
     String holder;
@@ -76,12 +99,17 @@ public final class BanCommand implements Runnable {
     @Override
     protected int run(LeaseholdClient client, Output out) {
       boolean was = Await.of(client.admin().unban(holder));
-      out.print(Json.object("holder", holder, "wasBanned", was), Table.of("HOLDER", "WAS BANNED").row(holder, was ? "yes" : "no"));
+      out.print(
+          Json.object("holder", holder, "wasBanned", was),
+          Table.of("HOLDER", "WAS BANNED").row(holder, was ? "yes" : "no"));
       return 0;
     }
   }
 
-  @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists the bans in force, in holder order.")
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
+      description = "Lists the bans in force, in holder order.")
   public static final class ListBans extends ClientCommand {
     @Override
     protected int run(LeaseholdClient client, Output out) {

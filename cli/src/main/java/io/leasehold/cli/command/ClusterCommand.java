@@ -4,53 +4,77 @@ import io.leasehold.cli.Await;
 import io.leasehold.cli.ClientCommand;
 import io.leasehold.cli.DurationConverter;
 import io.leasehold.cli.Human;
-import io.leasehold.cli.LiveView;
-import io.leasehold.cli.UntilInterrupted;
 import io.leasehold.cli.Json;
+import io.leasehold.cli.LiveView;
 import io.leasehold.cli.Output;
 import io.leasehold.cli.Table;
+import io.leasehold.cli.UntilInterrupted;
+import io.leasehold.cli.view.ClusterView;
 import io.leasehold.client.ClusterMember;
+import io.leasehold.client.ClusterStatus;
 import io.leasehold.client.ClusterUnavailableException;
+import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.SnapshotResult;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import io.leasehold.cli.view.ClusterView;
-import io.leasehold.client.ClusterStatus;
-import io.leasehold.client.LeaseholdClient;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code leasehold cluster …}. */
-@Command(name = "cluster", mixinStandardHelpOptions = true, description = "The cluster's members: status, membership, leadership, snapshots.")
+@Command(
+    name = "cluster",
+    mixinStandardHelpOptions = true,
+    description = "The cluster's members: status, membership, leadership, snapshots.")
 public final class ClusterCommand implements Runnable {
-  /** Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them. */
-  public static final List<Class<?>> SUBCOMMANDS = List.of(
-      ClusterCommand.Status.class, ClusterCommand.Add.class, ClusterCommand.Remove.class,
-      ClusterCommand.TransferLeader.class, ClusterCommand.Snapshot.class);
+  /**
+   * Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them.
+   */
+  public static final List<Class<?>> SUBCOMMANDS =
+      List.of(
+          ClusterCommand.Status.class,
+          ClusterCommand.Add.class,
+          ClusterCommand.Remove.class,
+          ClusterCommand.TransferLeader.class,
+          ClusterCommand.Snapshot.class);
 
-  @CommandLine.Spec
-  CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: status, add, remove, transfer-leader or snapshot");
+    throw new CommandLine.ParameterException(
+        spec.commandLine(),
+        "a subcommand is required: status, add, remove, transfer-leader or snapshot");
   }
 
-  @Command(name = "status", mixinStandardHelpOptions = true,
-      description = {"Asks every member for its own status: id, client address, role, term, commit and applied index,",
-          "lag (entries committed on the leader it has yet to apply) and health (answers, follows the leader of the",
-          "current term, lag at most " + ClusterStatus.HEALTHY_LAG + "). -o wide adds the peer address, leader and error.",
-          "Exits 1 if any member is not healthy.", "",
-          "With --watch it asks again every --interval until Ctrl-C (exit 0) and shows the members again when a member's",
-          "role, term, leader, health or error changed; on a terminal it redraws in place every time.", ""})
+  @Command(
+      name = "status",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Asks every member for its own status: id, client address, role, term, commit and applied index,",
+        "lag (entries committed on the leader it has yet to apply) and health (answers, follows the leader of the",
+        "current term, lag at most "
+            + ClusterStatus.HEALTHY_LAG
+            + "). -o wide adds the peer address, leader and error.",
+        "Exits 1 if any member is not healthy.",
+        "",
+        "With --watch it asks again every --interval until Ctrl-C (exit 0) and shows the members again when a member's",
+        "role, term, leader, health or error changed; on a terminal it redraws in place every time.",
+        ""
+      })
   public static final class Status extends ClientCommand {
-    @CommandLine.Option(names = {"-w", "--watch"}, description = "Follow the cluster until Ctrl-C (-o json: JSON Lines, one array per change).")
+    @CommandLine.Option(
+        names = {"-w", "--watch"},
+        description =
+            "Follow the cluster until Ctrl-C (-o json: JSON Lines, one array per change).")
     boolean watch;
 
-    @CommandLine.Option(names = "--interval", converter = DurationConverter.class, paramLabel = "DURATION",
+    @CommandLine.Option(
+        names = "--interval",
+        converter = DurationConverter.class,
+        paramLabel = "DURATION",
         description = "With --watch: how often to ask (default: 2s).")
     Duration interval;
 
@@ -66,21 +90,33 @@ public final class ClusterCommand implements Runnable {
         return watch(client, interval == null ? Duration.ofSeconds(2) : interval);
       }
       ClusterStatus status = client.blocking().clusterStatus();
-      out.print(status.members().stream().map(m -> ClusterView.json(status, m)).toList(), ClusterView.table(status, out.wide()));
+      out.print(
+          status.members().stream().map(m -> ClusterView.json(status, m)).toList(),
+          ClusterView.table(status, out.wide()));
       return status.members().stream().allMatch(status::healthy) ? 0 : 1;
     }
 
     private int watch(LeaseholdClient client, Duration every) throws Exception {
-      LiveView view = new LiveView(spec.commandLine().getOut(), globals().output(), LiveView.stdoutIsTerminal(),
-          "leasehold cluster status --watch, every " + Human.duration(every) + " (Ctrl-C stops)");
+      LiveView view =
+          new LiveView(
+              spec.commandLine().getOut(),
+              globals().output(),
+              LiveView.stdoutIsTerminal(),
+              "leasehold cluster status --watch, every "
+                  + Human.duration(every)
+                  + " (Ctrl-C stops)");
       boolean wide = globals().output() == io.leasehold.cli.OutputFormat.WIDE;
-      ClusterStatus first = client.blocking().clusterStatus();  // an unreachable cluster fails now (exit 3)
+      ClusterStatus first =
+          client.blocking().clusterStatus(); // an unreachable cluster fails now (exit 3)
       try (UntilInterrupted ignored = UntilInterrupted.install(Duration.ofSeconds(5))) {
         String failing = null;
         for (ClusterStatus status = first; ; ) {
           if (status != null) {
             ClusterStatus s = status;
-            view.show(s.members().stream().map(m -> ClusterView.json(s, m)).toList(), ClusterView.table(s, wide).render(), ClusterView.change(s));
+            view.show(
+                s.members().stream().map(m -> ClusterView.json(s, m)).toList(),
+                ClusterView.table(s, wide).render(),
+                ClusterView.change(s));
           }
           TimeUnit.NANOSECONDS.sleep(every.toNanos());
           try {
@@ -90,7 +126,12 @@ public final class ClusterCommand implements Runnable {
             status = null;
             if (!e.getMessage().equals(failing)) {
               failing = e.getMessage();
-              err().println("no node answered: " + failing + "; asking again every " + Human.duration(every));
+              err()
+                  .println(
+                      "no node answered: "
+                          + failing
+                          + "; asking again every "
+                          + Human.duration(every));
               err().flush();
             }
           }
@@ -106,23 +147,43 @@ public final class ClusterCommand implements Runnable {
     Table table = Table.of("ID", "PEER ADDRESS", "CLIENT ADDRESS");
     List<Map<String, Object>> json = new ArrayList<>();
     for (ClusterMember m : members) {
-      json.add(Json.object("id", m.id(), "peerAddress", m.peerAddress(), "clientAddress", m.clientAddress().orElse(null)));
+      json.add(
+          Json.object(
+              "id",
+              m.id(),
+              "peerAddress",
+              m.peerAddress(),
+              "clientAddress",
+              m.clientAddress().orElse(null)));
       table.row(m.id(), m.peerAddress(), m.clientAddress().orElse("-"));
     }
     out.print(json, table);
   }
 
-  @Command(name = "add", mixinStandardHelpOptions = true,
-      description = {"Adds a member. Start its node first with `leasehold server --join` (same --cluster-name, its own",
-          "--id and ports); it catches up from the leader by log or snapshot. Prints the configuration after the change.", ""})
+  @Command(
+      name = "add",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Adds a member. Start its node first with `leasehold server --join` (same --cluster-name, its own",
+        "--id and ports); it catches up from the leader by log or snapshot. Prints the configuration after the change.",
+        ""
+      })
   public static final class Add extends ClientCommand {
     @CommandLine.Parameters(index = "0", paramLabel = "ID", description = "The new member's id.")
     String id;
 
-    @CommandLine.Option(names = "--peer-address", required = true, paramLabel = "HOST:PORT", description = "Its Raft (peer) address.")
+    @CommandLine.Option(
+        names = "--peer-address",
+        required = true,
+        paramLabel = "HOST:PORT",
+        description = "Its Raft (peer) address.")
     String peerAddress;
 
-    @CommandLine.Option(names = "--client-address", required = true, paramLabel = "HOST:PORT", description = "Its gRPC API (client) address.")
+    @CommandLine.Option(
+        names = "--client-address",
+        required = true,
+        paramLabel = "HOST:PORT",
+        description = "Its gRPC API (client) address.")
     String clientAddress;
 
     @Override
@@ -132,9 +193,14 @@ public final class ClusterCommand implements Runnable {
     }
   }
 
-  @Command(name = "remove", mixinStandardHelpOptions = true,
-      description = {"Removes a member from the configuration (its node stops serving; stop the process afterwards).",
-          "Prints the configuration after the change.", ""})
+  @Command(
+      name = "remove",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Removes a member from the configuration (its node stops serving; stop the process afterwards).",
+        "Prints the configuration after the change.",
+        ""
+      })
   public static final class Remove extends ClientCommand {
     @CommandLine.Parameters(index = "0", paramLabel = "ID", description = "The member to remove.")
     String id;
@@ -146,30 +212,51 @@ public final class ClusterCommand implements Runnable {
     }
   }
 
-  @Command(name = "transfer-leader", mixinStandardHelpOptions = true,
-      description = {"Hands leadership to the member ID, or, without one, to whichever member the cluster picks",
-          "(before stopping the leader's node for maintenance). Prints the new leader.", ""})
+  @Command(
+      name = "transfer-leader",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Hands leadership to the member ID, or, without one, to whichever member the cluster picks",
+        "(before stopping the leader's node for maintenance). Prints the new leader.",
+        ""
+      })
   public static final class TransferLeader extends ClientCommand {
-    @CommandLine.Parameters(index = "0", arity = "0..1", paramLabel = "ID", description = "The member to lead.")
+    @CommandLine.Parameters(
+        index = "0",
+        arity = "0..1",
+        paramLabel = "ID",
+        description = "The member to lead.")
     String id;
 
     @Override
     protected int run(LeaseholdClient client, Output out) throws Exception {
-      String leader = Await.of(id == null ? client.cluster().transferLeadership() : client.cluster().transferLeadership(id));
+      String leader =
+          Await.of(
+              id == null
+                  ? client.cluster().transferLeadership()
+                  : client.cluster().transferLeadership(id));
       out.print(Json.object("leader", leader), Table.of("LEADER").row(leader));
       return 0;
     }
   }
 
-  @Command(name = "snapshot", mixinStandardHelpOptions = true,
-      description = {"Takes a snapshot on the node the client reaches first (each node snapshots its own state; point",
-          "--endpoints at one node to choose it). Prints the node, the log position the snapshot includes and its size.", ""})
+  @Command(
+      name = "snapshot",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Takes a snapshot on the node the client reaches first (each node snapshots its own state; point",
+        "--endpoints at one node to choose it). Prints the node, the log position the snapshot includes and its size.",
+        ""
+      })
   public static final class Snapshot extends ClientCommand {
     @Override
     protected int run(LeaseholdClient client, Output out) throws Exception {
       SnapshotResult s = Await.of(client.cluster().takeSnapshot());
-      out.print(Json.object("node", s.nodeId(), "term", s.term(), "index", s.index(), "sizeBytes", s.sizeBytes()),
-          Table.of("NODE", "TERM", "INDEX", "SIZE").row(s.nodeId(), s.term(), s.index(), s.sizeBytes()));
+      out.print(
+          Json.object(
+              "node", s.nodeId(), "term", s.term(), "index", s.index(), "sizeBytes", s.sizeBytes()),
+          Table.of("NODE", "TERM", "INDEX", "SIZE")
+              .row(s.nodeId(), s.term(), s.index(), s.sizeBytes()));
       return 0;
     }
   }

@@ -5,12 +5,17 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code leasehold completion}: prints the bash/zsh completion script picocli generates. */
-@Command(name = "completion", mixinStandardHelpOptions = true,
-    description = {"Prints a bash (and zsh) completion script.", "",
-        "  source <(leasehold completion)", ""})
+@Command(
+    name = "completion",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Prints a bash (and zsh) completion script.",
+      "",
+      "  source <(leasehold completion)",
+      ""
+    })
 public final class CompletionCommand implements Runnable {
-  @CommandLine.Spec
-  CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public void run() {

@@ -18,19 +18,31 @@ import picocli.CommandLine.Command;
 @Command(
     name = "lease",
     mixinStandardHelpOptions = true,
-    description = "Inspect, acquire, renew, release, revoke and transfer leases; read why they ended.")
+    description =
+        "Inspect, acquire, renew, release, revoke and transfer leases; read why they ended.")
 public final class LeaseCommand implements Runnable {
-  /** Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them. */
-  public static final List<Class<?>> SUBCOMMANDS = List.of(
-      LeaseListCommand.class, LeaseGetCommand.class, LeaseAcquireCommand.class, LeaseRenewCommand.class,
-      LeaseKeepAliveCommand.class, LeaseReleaseCommand.class, LeaseRevokeCommand.class, LeaseTransferCommand.class,
-      LeaseAcceptCommand.class, LeaseHistoryCommand.class);
+  /**
+   * Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them.
+   */
+  public static final List<Class<?>> SUBCOMMANDS =
+      List.of(
+          LeaseListCommand.class,
+          LeaseGetCommand.class,
+          LeaseAcquireCommand.class,
+          LeaseRenewCommand.class,
+          LeaseKeepAliveCommand.class,
+          LeaseReleaseCommand.class,
+          LeaseRevokeCommand.class,
+          LeaseTransferCommand.class,
+          LeaseAcceptCommand.class,
+          LeaseHistoryCommand.class);
 
-  @CommandLine.Spec
-  CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: list, get, acquire, renew, keep-alive, release, revoke, transfer, accept or history");
+    throw new CommandLine.ParameterException(
+        spec.commandLine(),
+        "a subcommand is required: list, get, acquire, renew, keep-alive, release, revoke, transfer, accept or history");
   }
 }

@@ -13,15 +13,17 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     description = "Inspect and close sessions: one keep-alive for many leases, which end with it.")
 public final class SessionCommand implements Runnable {
-  /** Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them. */
-  public static final List<Class<?>> SUBCOMMANDS = List.of(
-      SessionListCommand.class, SessionGetCommand.class, SessionCloseCommand.class);
+  /**
+   * Its subcommands, in the order help lists them; {@link io.leasehold.cli.CommandTree} adds them.
+   */
+  public static final List<Class<?>> SUBCOMMANDS =
+      List.of(SessionListCommand.class, SessionGetCommand.class, SessionCloseCommand.class);
 
-  @CommandLine.Spec
-  CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: list, get or close");
+    throw new CommandLine.ParameterException(
+        spec.commandLine(), "a subcommand is required: list, get or close");
   }
 }

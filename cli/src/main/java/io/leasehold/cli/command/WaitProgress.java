@@ -47,9 +47,11 @@ public final class WaitProgress {
   /**
    * Acquires {@code name}, waiting while another holder has it (up to {@code wait}; as long as it
    * takes if null) and showing who holds it on {@code err}. A policy refusal fails at once, except
-   * a lock-delay, which is waited out. Failures are {@link CliFailure}s worded for the command line.
+   * a lock-delay, which is waited out. Failures are {@link CliFailure}s worded for the command
+   * line.
    */
-  public static Lease acquire(LeaseholdClient client, String name, LeaseOptions options, Duration wait, PrintWriter err)
+  public static Lease acquire(
+      LeaseholdClient client, String name, LeaseOptions options, Duration wait, PrintWriter err)
       throws InterruptedException {
     AcquireResult first = client.blocking().tryAcquire(name, options);
     if (first instanceof Granted g) {
@@ -64,7 +66,8 @@ public final class WaitProgress {
     } else if (first instanceof Rejected r) {
       progress.show(r.rejection());
     }
-    CompletableFuture<Lease> acquired = client.acquire(name, wait == null ? options : options.withWait(wait));
+    CompletableFuture<Lease> acquired =
+        client.acquire(name, wait == null ? options : options.withWait(wait));
     CompletableFuture<?> refresh = CompletableFuture.completedFuture(null);
     try {
       while (true) {
@@ -79,11 +82,19 @@ public final class WaitProgress {
         } catch (ExecutionException e) {
           progress.end();
           if (e.getCause() instanceof AcquireTimeoutException t) {
-            // The SDK words it in milliseconds ("3000 ms"); every other duration the CLI prints reads "3s".
-            throw CliFailure.failed(name + ": not acquired within " + Human.duration(wait)
-                + t.lastConflict().map(c -> "; held by " + c.holder() + " (token " + c.token() + ")").orElse(""));
+            // The SDK words it in milliseconds ("3000 ms"); every other duration the CLI prints
+            // reads "3s".
+            throw CliFailure.failed(
+                name
+                    + ": not acquired within "
+                    + Human.duration(wait)
+                    + t.lastConflict()
+                        .map(c -> "; held by " + c.holder() + " (token " + c.token() + ")")
+                        .orElse(""));
           }
-          throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+          throw e.getCause() instanceof RuntimeException r
+              ? r
+              : new IllegalStateException(e.getCause());
         }
       }
     } catch (InterruptedException e) {
@@ -100,8 +111,8 @@ public final class WaitProgress {
   /**
    * Whether stderr, where progress goes, is a terminal. {@code System.console()} tells only about
    * stdin and stdout, so with {@code 2>log} on a terminal the log filled with escape codes, and
-   * with {@code >out} a terminal got a line per holder. Linux says where fd 2 points; elsewhere
-   * the console is the best guess there is.
+   * with {@code >out} a terminal got a line per holder. Linux says where fd 2 points; elsewhere the
+   * console is the best guess there is.
    */
   static boolean stderrIsTerminal() {
     try {
@@ -121,21 +132,37 @@ public final class WaitProgress {
   }
 
   synchronized void show(Rejection r) {
-    line("waiting for " + name + ": lock-delay after its last lease, " + r.retryAfter().map(Human::duration).orElse("?") + " left", "lock-delay");
+    line(
+        "waiting for "
+            + name
+            + ": lock-delay after its last lease, "
+            + r.retryAfter().map(Human::duration).orElse("?")
+            + " left",
+        "lock-delay");
   }
 
   synchronized void show(Optional<LeaseInfo> lease) {
-    lease.ifPresentOrElse(l -> show(l.holder(), l.token(), Human.duration(l.remaining())),
+    lease.ifPresentOrElse(
+        l -> show(l.holder(), l.token(), Human.duration(l.remaining())),
         () -> line("waiting for " + name + ": free, acquiring", "free"));
   }
 
   private void show(String holder, long token, String remaining) {
-    line("waiting for " + name + ": held by " + holder + " (token " + token + "), expires in " + remaining, holder + "/" + token);
+    line(
+        "waiting for "
+            + name
+            + ": held by "
+            + holder
+            + " (token "
+            + token
+            + "), expires in "
+            + remaining,
+        holder + "/" + token);
   }
 
   private void line(String text, String who) {
     if (ended) {
-      return;  // a refresh that answers after the wait is over must not print a stale "waiting"
+      return; // a refresh that answers after the wait is over must not print a stale "waiting"
     }
     if (terminal) {
       err.print("\r\033[K" + text);
@@ -149,7 +176,13 @@ public final class WaitProgress {
 
   synchronized void acquired(long token) {
     end();
-    err.println("acquired " + name + " (token " + token + ") after " + Human.duration(Duration.ofNanos(System.nanoTime() - startNanos)));
+    err.println(
+        "acquired "
+            + name
+            + " (token "
+            + token
+            + ") after "
+            + Human.duration(Duration.ofNanos(System.nanoTime() - startNanos)));
     err.flush();
   }
 

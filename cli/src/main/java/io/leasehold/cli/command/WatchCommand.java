@@ -22,20 +22,38 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code leasehold watch PREFIX}: streams changes, one line each, until interrupted. */
-@Command(name = "watch", mixinStandardHelpOptions = true,
-    description = {"Streams changes to leases under PREFIX, one line per event.", "",
-        "Events come in revision order (-o json: JSON Lines) until Ctrl-C. It follows the cluster across node failures with no gap and no duplicate.", "",
-        "  leasehold watch lock/ --from-revision 1 --types ACQUIRED,EXPIRED", ""})
+@Command(
+    name = "watch",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Streams changes to leases under PREFIX, one line per event.",
+      "",
+      "Events come in revision order (-o json: JSON Lines) until Ctrl-C. It follows the cluster across node failures with no gap and no duplicate.",
+      "",
+      "  leasehold watch lock/ --from-revision 1 --types ACQUIRED,EXPIRED",
+      ""
+    })
 public final class WatchCommand extends ClientCommand {
-  @Parameters(paramLabel = "PREFIX", arity = "0..1", defaultValue = "", description = "Names starting with this (default: every lease).")
+  @Parameters(
+      paramLabel = "PREFIX",
+      arity = "0..1",
+      defaultValue = "",
+      description = "Names starting with this (default: every lease).")
   String prefix;
 
-  @Option(names = "--from-revision", paramLabel = "R", defaultValue = "0",
+  @Option(
+      names = "--from-revision",
+      paramLabel = "R",
+      defaultValue = "0",
       description = "Start at revision R, history first (default: from now on).")
   long fromRevision;
 
-  @Option(names = "--types", split = ",", paramLabel = "TYPE,...",
-      description = "Only these event types: ACQUIRED, UPDATED, RELEASED, EXPIRED, REVOKED, POLICY_CHANGED, RENEWED (default: all but RENEWED and POLICY_CHANGED).")
+  @Option(
+      names = "--types",
+      split = ",",
+      paramLabel = "TYPE,...",
+      description =
+          "Only these event types: ACQUIRED, UPDATED, RELEASED, EXPIRED, REVOKED, POLICY_CHANGED, RENEWED (default: all but RENEWED and POLICY_CHANGED).")
   Set<EventType> types = new LinkedHashSet<>();
 
   @Override
@@ -47,23 +65,33 @@ public final class WatchCommand extends ClientCommand {
     if (wanted.contains(EventType.UNKNOWN)) {
       throw usage("--types: not an event type: UNKNOWN");
     }
-    WatchOptions options = WatchOptions.of(prefix).withFromRevision(fromRevision)
-        .withTypes(wanted).withRenewals(wanted.contains(EventType.RENEWED));
-    client.blocking().clusterStatus(); // an unreachable cluster fails now (exit 3) rather than watching in silence
+    WatchOptions options =
+        WatchOptions.of(prefix)
+            .withFromRevision(fromRevision)
+            .withTypes(wanted)
+            .withRenewals(wanted.contains(EventType.RENEWED));
+    client
+        .blocking()
+        .clusterStatus(); // an unreachable cluster fails now (exit 3) rather than watching in
+    // silence
     CompletableFuture<LeaseholdException> failed = new CompletableFuture<>();
     try (UntilInterrupted ignored = UntilInterrupted.install(Duration.ofSeconds(5));
-         Watch watch = client.watch(options, new WatchListener() {
-           @Override
-           public void onEvent(WatchEvent e) {
-             out.line(LeaseView.json(e), LeaseView.line(e));
-           }
+        Watch watch =
+            client.watch(
+                options,
+                new WatchListener() {
+                  @Override
+                  public void onEvent(WatchEvent e) {
+                    out.line(LeaseView.json(e), LeaseView.line(e));
+                  }
 
-           @Override
-           public void onError(LeaseholdException error) {
-             failed.complete(error);
-           }
-         })) {
-      throw failed.get(); // bad input (exit 2) or a start revision no longer in the history (exit 1)
+                  @Override
+                  public void onError(LeaseholdException error) {
+                    failed.complete(error);
+                  }
+                })) {
+      throw failed
+          .get(); // bad input (exit 2) or a start revision no longer in the history (exit 1)
     } catch (InterruptedException stopped) {
       return 0;
     } catch (ExecutionException e) {

@@ -29,8 +29,10 @@ public final class AdminView {
         "namePattern", p.namePattern().isEmpty() ? null : p.namePattern(),
         "graceMs", millis(p.gracePeriod()),
         "lockDelayMs", millis(p.lockDelay()),
-        "maxLeasesPerHolder", p.maxLeasesPerHolder().isPresent() ? p.maxLeasesPerHolder().getAsLong() : null,
-        "maxLeasesPerNamespace", p.maxLeasesPerNamespace().isPresent() ? p.maxLeasesPerNamespace().getAsLong() : null,
+        "maxLeasesPerHolder",
+            p.maxLeasesPerHolder().isPresent() ? p.maxLeasesPerHolder().getAsLong() : null,
+        "maxLeasesPerNamespace",
+            p.maxLeasesPerNamespace().isPresent() ? p.maxLeasesPerNamespace().getAsLong() : null,
         "historyLimit", p.historyLimit().isPresent() ? p.historyLimit().getAsInt() : null);
   }
 
@@ -45,8 +47,8 @@ public final class AdminView {
   }
 
   /**
-   * FIELD / OWN / EFFECTIVE: what the namespace set and what is in force. Durations show as
-   * {@code 5s}, so their fields drop the JSON's {@code Ms}: the name says what the value is.
+   * FIELD / OWN / EFFECTIVE: what the namespace set and what is in force. Durations show as {@code
+   * 5s}, so their fields drop the JSON's {@code Ms}: the name says what the value is.
    */
   public static Table detail(PolicyInfo p) {
     Map<String, Object> own = p.own().map(AdminView::json).orElse(Map.of());
@@ -58,9 +60,14 @@ public final class AdminView {
     return t;
   }
 
-  /** The table's name of a JSON field: {@code minTtlMs} shows as {@code minTtl}, with a value like {@code 5s}. */
+  /**
+   * The table's name of a JSON field: {@code minTtlMs} shows as {@code minTtl}, with a value like
+   * {@code 5s}.
+   */
   static String tableName(String jsonField) {
-    return isMillis(jsonField) ? jsonField.substring(0, jsonField.length() - "Ms".length()) : jsonField;
+    return isMillis(jsonField)
+        ? jsonField.substring(0, jsonField.length() - "Ms".length())
+        : jsonField;
   }
 
   private static boolean isMillis(String jsonField) {
@@ -68,24 +75,29 @@ public final class AdminView {
   }
 
   public static Table listTable() {
-    return Table.of("NAMESPACE", "MIN TTL", "MAX TTL", "DEFAULT TTL", "LOCK DELAY", "PATTERN", "REVISION");
+    return Table.of(
+        "NAMESPACE", "MIN TTL", "MAX TTL", "DEFAULT TTL", "LOCK DELAY", "PATTERN", "REVISION");
   }
 
   public static void row(Table t, PolicyInfo info) {
     Policy p = info.own().orElse(Policy.builtIn());
-    t.row(info.namespace().isEmpty() ? "(default)" : info.namespace(),
+    t.row(
+        info.namespace().isEmpty() ? "(default)" : info.namespace(),
         p.minTtl().map(Human::duration).orElse("-"),
         p.maxTtl().map(Human::duration).orElse("-"),
         p.defaultTtl().map(Human::duration).orElse("-"),
         p.lockDelay().map(Human::duration).orElse("-"),
-        Human.orDash(p.namePattern()), info.revision());
+        Human.orDash(p.namePattern()),
+        info.revision());
   }
 
   private static String show(String field, Object v) {
     if (v == null) {
       return "-";
     }
-    return isMillis(field) && v instanceof Long ms ? Human.duration(Duration.ofMillis(ms)) : v.toString();
+    return isMillis(field) && v instanceof Long ms
+        ? Human.duration(Duration.ofMillis(ms))
+        : v.toString();
   }
 
   public static Map<String, Object> json(BanInfo b) {
@@ -103,7 +115,12 @@ public final class AdminView {
   }
 
   public static void row(Table t, BanInfo b) {
-    t.row(b.holder(), Human.orDash(b.reason()), Human.time(b.bannedAt()), b.until().map(Human::time).orElse("unban"), b.leasesEnded());
+    t.row(
+        b.holder(),
+        Human.orDash(b.reason()),
+        Human.time(b.bannedAt()),
+        b.until().map(Human::time).orElse("unban"),
+        b.leasesEnded());
   }
 
   public static List<Map<String, Object>> jsonBans(List<BanInfo> bans) {

@@ -13,7 +13,8 @@ import java.util.Map;
 public final class ClusterView {
   private ClusterView() {}
 
-  public static final List<String> COLUMNS = List.of("ID", "ADDRESS", "ROLE", "TERM", "COMMIT", "APPLIED", "LAG", "HEALTHY");
+  public static final List<String> COLUMNS =
+      List.of("ID", "ADDRESS", "ROLE", "TERM", "COMMIT", "APPLIED", "LAG", "HEALTHY");
   public static final List<String> WIDE_COLUMNS = List.of("PEER ADDRESS", "LEADER", "ERROR");
 
   public static Map<String, Object> json(ClusterStatus s, MemberStatus m) {
@@ -38,23 +39,45 @@ public final class ClusterView {
     }
     Table t = Table.of(headers);
     for (MemberStatus m : s.members()) {
-      List<String> cells = new ArrayList<>(List.of(m.id(), m.clientAddress(), m.reachable() ? role(m.role()) : "UNREACHABLE",
-          m.reachable() ? "" + m.term() : "-", m.reachable() ? "" + m.commitIndex() : "-", m.reachable() ? "" + m.appliedIndex() : "-",
-          s.lag(m).map(String::valueOf).orElse("-"), s.healthy(m) ? "yes" : "no"));
+      List<String> cells =
+          new ArrayList<>(
+              List.of(
+                  m.id(),
+                  m.clientAddress(),
+                  m.reachable() ? role(m.role()) : "UNREACHABLE",
+                  m.reachable() ? "" + m.term() : "-",
+                  m.reachable() ? "" + m.commitIndex() : "-",
+                  m.reachable() ? "" + m.appliedIndex() : "-",
+                  s.lag(m).map(String::valueOf).orElse("-"),
+                  s.healthy(m) ? "yes" : "no"));
       if (wide) {
-        cells.addAll(List.of(m.peerAddress(), m.leaderId().isEmpty() ? "-" : m.leaderId(), m.error().orElse("-")));
+        cells.addAll(
+            List.of(
+                m.peerAddress(),
+                m.leaderId().isEmpty() ? "-" : m.leaderId(),
+                m.error().orElse("-")));
       }
       t.row(cells);
     }
     return t;
   }
 
-  /** What counts as a change to a live view ({@code cluster status --watch}): each member's role, term, leader, health and error, not its indexes. */
+  /**
+   * What counts as a change to a live view ({@code cluster status --watch}): each member's role,
+   * term, leader, health and error, not its indexes.
+   */
   public static List<List<Object>> change(ClusterStatus s) {
     List<List<Object>> out = new ArrayList<>();
     for (MemberStatus m : s.members()) {
-      out.add(List.of(m.id(), m.clientAddress(), m.reachable() ? role(m.role()) : "UNREACHABLE", m.term(), m.leaderId(), s.healthy(m),
-          m.error().orElse("")));
+      out.add(
+          List.of(
+              m.id(),
+              m.clientAddress(),
+              m.reachable() ? role(m.role()) : "UNREACHABLE",
+              m.term(),
+              m.leaderId(),
+              s.healthy(m),
+              m.error().orElse("")));
     }
     return out;
   }

@@ -12,13 +12,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** Each node as it answered on its own ({@code endpoint health|status}), as JSON and as table rows. */
+/**
+ * Each node as it answered on its own ({@code endpoint health|status}), as JSON and as table rows.
+ */
 public final class EndpointView {
   private EndpointView() {}
 
-  public static final List<String> HEALTH_COLUMNS = List.of("ENDPOINT", "ID", "HEALTHY", "TOOK", "ERROR");
-  public static final List<String> STATUS_COLUMNS = List.of("ENDPOINT", "ID", "ROLE", "TERM", "LEADER", "COMMIT", "APPLIED");
-  public static final List<String> STATUS_WIDE_COLUMNS = List.of("LEADER ADDRESS", "MEMBERS", "TOOK", "ERROR");
+  public static final List<String> HEALTH_COLUMNS =
+      List.of("ENDPOINT", "ID", "HEALTHY", "TOOK", "ERROR");
+  public static final List<String> STATUS_COLUMNS =
+      List.of("ENDPOINT", "ID", "ROLE", "TERM", "LEADER", "COMMIT", "APPLIED");
+  public static final List<String> STATUS_WIDE_COLUMNS =
+      List.of("LEADER ADDRESS", "MEMBERS", "TOOK", "ERROR");
 
   /**
    * One node's answer: its status, or why it gave none.
@@ -29,7 +34,12 @@ public final class EndpointView {
    * @param error why it did not answer
    * @param took how long the call took
    */
-  public record Answer(String endpoint, Optional<String> id, Optional<NodeStatus> status, Optional<String> error, Duration took) {
+  public record Answer(
+      String endpoint,
+      Optional<String> id,
+      Optional<NodeStatus> status,
+      Optional<String> error,
+      Duration took) {
     public boolean answered() {
       return status.isPresent();
     }
@@ -37,7 +47,9 @@ public final class EndpointView {
 
   /** The node that answered as leader (with the highest term, should two claim it). */
   public static Optional<NodeStatus> leader(List<Answer> answers) {
-    return answers.stream().flatMap(a -> a.status().stream()).filter(s -> s.role().equals("LEADER"))
+    return answers.stream()
+        .flatMap(a -> a.status().stream())
+        .filter(s -> s.role().equals("LEADER"))
         .max((a, b) -> Long.compare(a.term(), b.term()));
   }
 
@@ -75,7 +87,12 @@ public final class EndpointView {
   }
 
   public static void healthRow(Table t, Answer a, Optional<String> problem) {
-    t.row(a.endpoint(), a.id().orElse("-"), problem.isEmpty() ? "yes" : "no", Human.duration(a.took()), problem.orElse("-"));
+    t.row(
+        a.endpoint(),
+        a.id().orElse("-"),
+        problem.isEmpty() ? "yes" : "no",
+        Human.duration(a.took()),
+        problem.orElse("-"));
   }
 
   public static Map<String, Object> statusJson(Answer a) {
@@ -104,13 +121,25 @@ public final class EndpointView {
 
   public static void statusRow(Table t, Answer a, boolean wide) {
     Optional<NodeStatus> s = a.status();
-    List<String> cells = new ArrayList<>(List.of(a.endpoint(), a.id().orElse("-"), s.map(NodeStatus::role).orElse("UNREACHABLE"),
-        s.map(n -> "" + n.term()).orElse("-"), s.flatMap(NodeStatus::leaderId).orElse("-"),
-        s.map(n -> "" + n.commitIndex()).orElse("-"), s.map(n -> "" + n.appliedIndex()).orElse("-")));
+    List<String> cells =
+        new ArrayList<>(
+            List.of(
+                a.endpoint(),
+                a.id().orElse("-"),
+                s.map(NodeStatus::role).orElse("UNREACHABLE"),
+                s.map(n -> "" + n.term()).orElse("-"),
+                s.flatMap(NodeStatus::leaderId).orElse("-"),
+                s.map(n -> "" + n.commitIndex()).orElse("-"),
+                s.map(n -> "" + n.appliedIndex()).orElse("-")));
     if (wide) {
-      cells.addAll(List.of(s.flatMap(NodeStatus::leaderClientAddress).orElse("-"),
-          s.map(n -> String.join(",", n.members().stream().map(ClusterMember::id).toList())).filter(m -> !m.isEmpty()).orElse("-"),
-          Human.duration(a.took()), a.error().orElse("-")));
+      cells.addAll(
+          List.of(
+              s.flatMap(NodeStatus::leaderClientAddress).orElse("-"),
+              s.map(n -> String.join(",", n.members().stream().map(ClusterMember::id).toList()))
+                  .filter(m -> !m.isEmpty())
+                  .orElse("-"),
+              Human.duration(a.took()),
+              a.error().orElse("-")));
     }
     t.row(cells);
   }

@@ -20,12 +20,17 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
-/** Leases, ended leases and events as JSON and as table rows. Durations in JSON are milliseconds ({@code …Ms}). */
+/**
+ * Leases, ended leases and events as JSON and as table rows. Durations in JSON are milliseconds
+ * ({@code …Ms}).
+ */
 public final class LeaseView {
   private LeaseView() {}
 
-  public static final List<String> LIST_COLUMNS = List.of("NAME", "HOLDER", "TOKEN", "TTL", "EXPIRES IN", "STATE");
-  public static final List<String> LIST_WIDE_COLUMNS = List.of("ADDRESS", "STATUS", "ACQUIRED", "RENEWED", "RENEWS", "METADATA", "EXTENDED");
+  public static final List<String> LIST_COLUMNS =
+      List.of("NAME", "HOLDER", "TOKEN", "TTL", "EXPIRES IN", "STATE");
+  public static final List<String> LIST_WIDE_COLUMNS =
+      List.of("ADDRESS", "STATUS", "ACQUIRED", "RENEWED", "RENEWS", "METADATA", "EXTENDED");
 
   public static Map<String, Object> json(LeaseInfo l) {
     return json(l, state(l));
@@ -57,7 +62,10 @@ public final class LeaseView {
         "extensions", l.extensions().stream().map(LeaseView::json).toList());
   }
 
-  /** {@code leader}, {@code estimate}, or null where there is no deadline (replies, events, older servers). */
+  /**
+   * {@code leader}, {@code estimate}, or null where there is no deadline (replies, events, older
+   * servers).
+   */
   public static String source(DeadlineSource s) {
     return switch (s) {
       case LEADER -> "leader";
@@ -92,17 +100,19 @@ public final class LeaseView {
   }
 
   /** As {@link #expiresIn(LeaseInfo)}, of any lease-like thing (sessions too). */
-  public static String expiresIn(Optional<Duration> deadlineRemaining, DeadlineSource source, Optional<Duration> remaining) {
+  public static String expiresIn(
+      Optional<Duration> deadlineRemaining, DeadlineSource source, Optional<Duration> remaining) {
     if (deadlineRemaining.isPresent()) {
-      return (source == DeadlineSource.ESTIMATE ? "~" : "") + Human.duration(deadlineRemaining.get());
+      return (source == DeadlineSource.ESTIMATE ? "~" : "")
+          + Human.duration(deadlineRemaining.get());
     }
     return Human.duration(remaining);
   }
 
   /**
-   * Why the deadline is later than the last renewal plus TTL (and grace):
-   * {@code +19.7s leader change (term 5)}, several joined by {@code ", "}; {@code -} when it is not,
-   * {@code ?} when only the leader could say and the serving node had no answer from it.
+   * Why the deadline is later than the last renewal plus TTL (and grace): {@code +19.7s leader
+   * change (term 5)}, several joined by {@code ", "}; {@code -} when it is not, {@code ?} when only
+   * the leader could say and the serving node had no answer from it.
    */
   public static String extendedShort(LeaseInfo l) {
     if (l.deadlineSource() == DeadlineSource.ESTIMATE) {
@@ -111,8 +121,17 @@ public final class LeaseView {
     if (!l.extended()) {
       return "-";
     }
-    return l.extensions().stream().map(e -> "+" + Human.duration(e.by()) + " " + reason(e.reason())
-        + (e.reason() == DeadlineExtension.Reason.LEADER_CHANGE ? " (term " + e.term() + ")" : "")).collect(Collectors.joining(", "));
+    return l.extensions().stream()
+        .map(
+            e ->
+                "+"
+                    + Human.duration(e.by())
+                    + " "
+                    + reason(e.reason())
+                    + (e.reason() == DeadlineExtension.Reason.LEADER_CHANGE
+                        ? " (term " + e.term() + ")"
+                        : ""))
+        .collect(Collectors.joining(", "));
   }
 
   /** The {@code extended} row of {@link #detail}. */
@@ -123,16 +142,32 @@ public final class LeaseView {
   /** As {@link #extendedDetail(LeaseInfo)}, of any lease-like thing (sessions too). */
   public static String extendedDetail(DeadlineSource source, List<DeadlineExtension> extensions) {
     return switch (source) {
-      case ESTIMATE -> "unknown: the node that answered could not ask the leader, which may have extended it";
-      case LEADER -> extensions.isEmpty() ? "no" : extensions.stream().map(e -> "by " + Human.duration(e.by()) + " at " + Human.time(e.at())
-          + ": " + (e.reason() == DeadlineExtension.Reason.LEADER_CHANGE ? "leader change (term " + e.term() + "), a full TTL from then"
-          : e.reason() == DeadlineExtension.Reason.STALL ? "the leader stalled, every deadline moved out by the stall" : "unrecognized reason"))
-          .collect(Collectors.joining("; "));
+      case ESTIMATE ->
+          "unknown: the node that answered could not ask the leader, which may have extended it";
+      case LEADER ->
+          extensions.isEmpty()
+              ? "no"
+              : extensions.stream()
+                  .map(
+                      e ->
+                          "by "
+                              + Human.duration(e.by())
+                              + " at "
+                              + Human.time(e.at())
+                              + ": "
+                              + (e.reason() == DeadlineExtension.Reason.LEADER_CHANGE
+                                  ? "leader change (term " + e.term() + "), a full TTL from then"
+                                  : e.reason() == DeadlineExtension.Reason.STALL
+                                      ? "the leader stalled, every deadline moved out by the stall"
+                                      : "unrecognized reason"))
+                  .collect(Collectors.joining("; "));
       default -> "-";
     };
   }
 
-  /** ACTIVE, EXPIRING or STALE as the serving node judged it; UNKNOWN where no node judged (events). */
+  /**
+   * ACTIVE, EXPIRING or STALE as the serving node judged it; UNKNOWN where no node judged (events).
+   */
   public static String state(LeaseInfo l) {
     return state(l.serverState());
   }
@@ -151,12 +186,25 @@ public final class LeaseView {
   }
 
   public static void row(Table t, LeaseInfo l, boolean wide) {
-    List<String> cells = new ArrayList<>(List.of(l.name(), l.holder(), "" + l.token(), Human.duration(l.ttl()),
-        expiresIn(l), state(l)));
+    List<String> cells =
+        new ArrayList<>(
+            List.of(
+                l.name(),
+                l.holder(),
+                "" + l.token(),
+                Human.duration(l.ttl()),
+                expiresIn(l),
+                state(l)));
     if (wide) {
-      cells.addAll(List.of(Human.orDash(l.attributes().address()), Human.orDash(l.attributes().status()),
-          Human.time(l.acquiredAt()), Human.time(l.renewedAt()), "" + l.renewCount(), Human.metadata(l.attributes().metadata()),
-          extendedShort(l)));
+      cells.addAll(
+          List.of(
+              Human.orDash(l.attributes().address()),
+              Human.orDash(l.attributes().status()),
+              Human.time(l.acquiredAt()),
+              Human.time(l.renewedAt()),
+              "" + l.renewCount(),
+              Human.metadata(l.attributes().metadata()),
+              extendedShort(l)));
     }
     t.row(cells);
   }
@@ -169,26 +217,30 @@ public final class LeaseView {
   /**
    * One lease as FIELD/VALUE lines, in {@code state}: what a command knows of a lease no node
    * judged (one it just revoked is REVOKED). {@code expires} is when the cluster expires the lease
-   * ({@link #expiresIn}); {@code extended} says whether and why the leader moved that past the
-   * last renewal plus TTL.
+   * ({@link #expiresIn}); {@code extended} says whether and why the leader moved that past the last
+   * renewal plus TTL.
    */
   public static Table detail(LeaseInfo l, String state) {
-    Table t = Table.of("FIELD", "VALUE")
-        .row("name", l.name())
-        .row("holder", l.holder())
-        .row("token", l.token())
-        .row("state", state)
-        .row("ttl", Human.duration(l.ttl()));
+    Table t =
+        Table.of("FIELD", "VALUE")
+            .row("name", l.name())
+            .row("holder", l.holder())
+            .row("token", l.token())
+            .row("state", state)
+            .row("ttl", Human.duration(l.ttl()));
     l.gracePeriod().ifPresent(g -> t.row("grace", Human.duration(g)));
-    return t
-        .row("acquired", Human.time(l.acquiredAt()))
+    return t.row("acquired", Human.time(l.acquiredAt()))
         .row("last renewed", Human.time(l.renewedAt()))
         .row("expires", Human.time(l.deadline().orElse(l.expiresAt())))
-        .row("expires in", expiresIn(l) + (l.deadlineSource() == DeadlineSource.ESTIMATE ? " (estimate)" : ""))
+        .row(
+            "expires in",
+            expiresIn(l) + (l.deadlineSource() == DeadlineSource.ESTIMATE ? " (estimate)" : ""))
         .row("extended", extendedDetail(l))
         .row("renew count", l.renewCount())
         .row("heartbeat", Human.duration(l.heartbeatInterval()))
-        .row("session", l.session() == 0 ? "-" : l.session() + " (its TTL and keep-alives are the session's)")
+        .row(
+            "session",
+            l.session() == 0 ? "-" : l.session() + " (its TTL and keep-alives are the session's)")
         .row("address", Human.orDash(l.attributes().address()))
         .row("status", Human.orDash(l.attributes().status()))
         .row("metadata", Human.metadata(l.attributes().metadata()));
@@ -219,7 +271,14 @@ public final class LeaseView {
    * expires} is the deadline the leader acts on (the renewal's end plus any grace).
    */
   public static String line(Renewal r) {
-    return "renewed " + r.name() + " token=" + r.token() + " ttl=" + Human.duration(r.ttl()) + " expires=" + Human.time(r.deadline());
+    return "renewed "
+        + r.name()
+        + " token="
+        + r.token()
+        + " ttl="
+        + Human.duration(r.ttl())
+        + " expires="
+        + Human.time(r.deadline());
   }
 
   /** The reason's name; a reason newer than the SDK shows as UNRECOGNIZED, as it always has. */
@@ -244,16 +303,31 @@ public final class LeaseView {
   }
 
   public static Table historyTable(boolean wide) {
-    List<String> base = List.of("NAME", "HOLDER", "TOKEN", "ACQUIRED", "ENDED", "REASON", "MESSAGE");
-    return wide ? Table.of(concat(base, List.of("TTL", "HELD", "RENEWS", "REVISION"))) : Table.of(base);
+    List<String> base =
+        List.of("NAME", "HOLDER", "TOKEN", "ACQUIRED", "ENDED", "REASON", "MESSAGE");
+    return wide
+        ? Table.of(concat(base, List.of("TTL", "HELD", "RENEWS", "REVISION")))
+        : Table.of(base);
   }
 
   public static void row(Table t, EndedLease e, boolean wide) {
-    List<String> cells = new ArrayList<>(List.of(e.name(), e.holder(), "" + e.token(), Human.time(e.acquiredAt()),
-        Human.time(e.endedAt()), reason(e.reason()), Human.orDash(e.message())));
+    List<String> cells =
+        new ArrayList<>(
+            List.of(
+                e.name(),
+                e.holder(),
+                "" + e.token(),
+                Human.time(e.acquiredAt()),
+                Human.time(e.endedAt()),
+                reason(e.reason()),
+                Human.orDash(e.message())));
     if (wide) {
-      cells.addAll(List.of(Human.duration(e.ttl()), Human.duration(Duration.between(e.acquiredAt(), e.endedAt())),
-          "" + e.renewCount(), "" + e.revision()));
+      cells.addAll(
+          List.of(
+              Human.duration(e.ttl()),
+              Human.duration(Duration.between(e.acquiredAt(), e.endedAt())),
+              "" + e.renewCount(),
+              "" + e.revision()));
     }
     t.row(cells);
   }
@@ -276,11 +350,24 @@ public final class LeaseView {
 
   /** {@code 12 ACQUIRED lock/x holder=runner-1 token=12 ttl=30s}. */
   public static String line(WatchEvent e) {
-    StringBuilder b = new StringBuilder().append(e.revision()).append(' ').append(type(e.type())).append(' ').append(e.name());
-    e.lease().ifPresent(l -> {
-      b.append(" holder=").append(l.holder()).append(" token=").append(l.token()).append(" ttl=").append(Human.duration(l.ttl()));
-      l.attributes().address().ifPresent(a -> b.append(" address=").append(a));
-    });
+    StringBuilder b =
+        new StringBuilder()
+            .append(e.revision())
+            .append(' ')
+            .append(type(e.type()))
+            .append(' ')
+            .append(e.name());
+    e.lease()
+        .ifPresent(
+            l -> {
+              b.append(" holder=")
+                  .append(l.holder())
+                  .append(" token=")
+                  .append(l.token())
+                  .append(" ttl=")
+                  .append(Human.duration(l.ttl()));
+              l.attributes().address().ifPresent(a -> b.append(" address=").append(a));
+            });
     e.reason().ifPresent(r -> b.append(" reason=").append(reason(r)));
     e.message().ifPresent(m -> b.append(" message=\"").append(m).append('"'));
     return b.toString();

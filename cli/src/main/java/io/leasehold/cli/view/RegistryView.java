@@ -31,7 +31,9 @@ public final class RegistryView {
   }
 
   public static void row(Table t, Route r, boolean wide) {
-    List<String> cells = new ArrayList<>(List.of(r.name(), r.address(), r.holder(), "" + r.token(), "" + r.partition()));
+    List<String> cells =
+        new ArrayList<>(
+            List.of(r.name(), r.address(), r.holder(), "" + r.token(), "" + r.partition()));
     if (wide) {
       cells.addAll(List.of(Human.orDash(r.status()), Human.metadata(r.metadata())));
     }
@@ -63,11 +65,16 @@ public final class RegistryView {
 
   public static Table instanceTable(boolean wide) {
     List<String> base = List.of("SERVICE", "INSTANCE", "ADDRESS", "STATUS", "TOKEN");
-    return wide ? Table.of(LeaseView.concat(base, List.of("HOLDER", "EXPIRES", "METADATA"))) : Table.of(base);
+    return wide
+        ? Table.of(LeaseView.concat(base, List.of("HOLDER", "EXPIRES", "METADATA")))
+        : Table.of(base);
   }
 
   public static void row(Table t, ServiceInstance i, boolean wide) {
-    List<String> cells = new ArrayList<>(List.of(i.service(), i.instance(), i.address(), Human.orDash(i.status()), "" + i.token()));
+    List<String> cells =
+        new ArrayList<>(
+            List.of(
+                i.service(), i.instance(), i.address(), Human.orDash(i.status()), "" + i.token()));
     if (wide) {
       cells.addAll(List.of(i.holder(), Human.time(i.expiresAt()), Human.metadata(i.metadata())));
     }

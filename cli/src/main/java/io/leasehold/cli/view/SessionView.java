@@ -44,8 +44,13 @@ public final class SessionView {
   }
 
   public static void row(Table t, SessionInfo s) {
-    t.row(s.id(), s.holder(), Human.duration(s.ttl()), LeaseView.expiresIn(s.deadlineRemaining(), s.deadlineSource(), s.remaining()),
-        LeaseView.state(s.serverState()), s.renewCount());
+    t.row(
+        s.id(),
+        s.holder(),
+        Human.duration(s.ttl()),
+        LeaseView.expiresIn(s.deadlineRemaining(), s.deadlineSource(), s.remaining()),
+        LeaseView.state(s.serverState()),
+        s.renewCount());
   }
 
   public static Table detail(SessionDetail d) {
@@ -58,12 +63,16 @@ public final class SessionView {
         .row("created", Human.time(s.createdAt()))
         .row("last kept alive", Human.time(s.renewedAt()))
         .row("expires", Human.time(s.deadline().orElse(s.expiresAt())))
-        .row("expires in", LeaseView.expiresIn(s.deadlineRemaining(), s.deadlineSource(), s.remaining())
-            + (s.deadlineSource() == DeadlineSource.ESTIMATE ? " (estimate)" : ""))
+        .row(
+            "expires in",
+            LeaseView.expiresIn(s.deadlineRemaining(), s.deadlineSource(), s.remaining())
+                + (s.deadlineSource() == DeadlineSource.ESTIMATE ? " (estimate)" : ""))
         .row("extended", LeaseView.extendedDetail(s.deadlineSource(), s.extensions()))
         .row("keep-alives", s.renewCount())
         .row("heartbeat", Human.duration(s.heartbeatInterval()))
         .row("leases", s.leases())
-        .row("attached", d.leases().isEmpty() ? "-" : String.join(", ", d.leases()) + (d.more() ? ", …" : ""));
+        .row(
+            "attached",
+            d.leases().isEmpty() ? "-" : String.join(", ", d.leases()) + (d.more() ? ", …" : ""));
   }
 }

@@ -10,7 +10,9 @@ import org.junit.jupiter.api.Test;
 class NodeStatsTest {
   @Test
   void readsThePrometheusTextFormatSummingLabelledSeries() {
-    Map<String, Double> m = NodeStats.parse("""
+    Map<String, Double> m =
+        NodeStats.parse(
+            """
         # HELP process_cpu_seconds_total CPU
         # TYPE process_cpu_seconds_total counter
         process_cpu_seconds_total 12.5
@@ -26,14 +28,21 @@ class NodeStatsTest {
 
   @Test
   void theDefaultMetricsEndpointIsTheClientPortPlusTwo() {
-    assertEquals(List.of("127.0.0.1:7402", "10.0.0.1:7412"), NodeStats.defaultMetricsAddresses(List.of("127.0.0.1:7400", "10.0.0.1:7410")));
+    assertEquals(
+        List.of("127.0.0.1:7402", "10.0.0.1:7412"),
+        NodeStats.defaultMetricsAddresses(List.of("127.0.0.1:7400", "10.0.0.1:7410")));
   }
 
   @Test
   void aDeltaGivesCoresOverTheIntervalAndCounterGrowth() {
-    NodeStats.Sample a = new NodeStats.Sample("n", 0, Map.of(NodeStats.CPU, 10.0, NodeStats.RENEWED, 100.0));
-    NodeStats.Sample b = new NodeStats.Sample("n", 2_000_000_000L, Map.of(NodeStats.CPU, 11.0, NodeStats.RENEWED, 700.0,
-        NodeStats.RSS, 256.0 * 1024 * 1024));
+    NodeStats.Sample a =
+        new NodeStats.Sample("n", 0, Map.of(NodeStats.CPU, 10.0, NodeStats.RENEWED, 100.0));
+    NodeStats.Sample b =
+        new NodeStats.Sample(
+            "n",
+            2_000_000_000L,
+            Map.of(
+                NodeStats.CPU, 11.0, NodeStats.RENEWED, 700.0, NodeStats.RSS, 256.0 * 1024 * 1024));
     NodeStats.Delta d = NodeStats.between(List.of(a), List.of(b)).get(0);
     assertEquals(0.5, d.cores().orElseThrow(), 1e-9);
     assertEquals(256.0, d.rssMiB().orElseThrow(), 1e-9);

@@ -20,10 +20,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** {@code leasehold backup} and {@code leasehold restore}, run as commands (registered in LeaseholdCommand separately). */
+/**
+ * {@code leasehold backup} and {@code leasehold restore}, run as commands (registered in
+ * LeaseholdCommand separately).
+ */
 class BackupRestoreCommandTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -57,30 +59,47 @@ class BackupRestoreCommandTest {
   @Test
   void aNodeThatAcceptsButNeverAnswersIsPassedOverWithinTheProbeTimeout() throws Exception {
     cluster = TestCluster.start(1, dir.resolve("cluster"));
-    cluster.leases("n1").acquire(AcquireRequest.newBuilder().setName("lock/silent").setHolder("me")
-        .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60)).build());
+    cluster
+        .leases("n1")
+        .acquire(
+            AcquireRequest.newBuilder()
+                .setName("lock/silent")
+                .setHolder("me")
+                .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60))
+                .build());
     // Accepts connections and never says a word, like a hung process.
     try (ServerSocket silent = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
       List<java.net.Socket> held = new java.util.concurrent.CopyOnWriteArrayList<>();
-      Thread acceptor = new Thread(() -> {
-        try {
-          while (true) {
-            held.add(silent.accept());
-          }
-        } catch (IOException closed) {
-          // the test is over
-        }
-      });
+      Thread acceptor =
+          new Thread(
+              () -> {
+                try {
+                  while (true) {
+                    held.add(silent.accept());
+                  }
+                } catch (IOException closed) {
+                  // the test is over
+                }
+              });
       acceptor.setDaemon(true);
       acceptor.start();
       long start = System.nanoTime();
-      Run r = leasehold("--endpoints", "127.0.0.1:" + silent.getLocalPort() + "," + cluster.node("n1").clientAddress(),
-          "backup", dir.resolve("b").toString());
+      Run r =
+          leasehold(
+              "--endpoints",
+              "127.0.0.1:" + silent.getLocalPort() + "," + cluster.node("n1").clientAddress(),
+              "backup",
+              dir.resolve("b").toString());
       long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
       assertEquals(0, r.exit(), r.toString());
       assertFalse(held.isEmpty(), "the silent node was tried first");
-      assertTrue(seconds < BackupCommand.PROBE_TIMEOUT.toSeconds() + 20,
-          "passed over after the probe's " + BackupCommand.PROBE_TIMEOUT + ", not the backup's 5m: took " + seconds + " s");
+      assertTrue(
+          seconds < BackupCommand.PROBE_TIMEOUT.toSeconds() + 20,
+          "passed over after the probe's "
+              + BackupCommand.PROBE_TIMEOUT
+              + ", not the backup's 5m: took "
+              + seconds
+              + " s");
       for (java.net.Socket s : held) {
         s.close();
       }
@@ -91,57 +110,106 @@ class BackupRestoreCommandTest {
   void backupWithoutEndpointTakesTheFirstOfTheGlobalEndpointsThatAnswers() throws Exception {
     cluster = TestCluster.start(1, dir.resolve("cluster"));
     // A cluster that has applied nothing yet has nothing to back up (FAILED_PRECONDITION).
-    cluster.leases("n1").acquire(AcquireRequest.newBuilder().setName("lock/global").setHolder("me")
-        .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60)).build());
+    cluster
+        .leases("n1")
+        .acquire(
+            AcquireRequest.newBuilder()
+                .setName("lock/global")
+                .setHolder("me")
+                .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60))
+                .build());
     String live = cluster.node("n1").clientAddress();
     String nowhere = unreachable();
 
-    Run viaGlobal = leasehold("--endpoints", nowhere + "," + live, "backup", dir.resolve("b1").toString());
+    Run viaGlobal =
+        leasehold("--endpoints", nowhere + "," + live, "backup", dir.resolve("b1").toString());
     assertEquals(0, viaGlobal.exit(), viaGlobal.toString());
     assertTrue(viaGlobal.out().startsWith("backup of node n1 at term "), viaGlobal.out());
 
     Run after = leasehold("backup", dir.resolve("b2").toString(), "--endpoints", live);
     assertEquals(0, after.exit(), "--endpoints after the command name too: " + after);
 
-    Run endpointWins = leasehold("--endpoints", nowhere, "backup", dir.resolve("b3").toString(), "--endpoint", live);
+    Run endpointWins =
+        leasehold(
+            "--endpoints", nowhere, "backup", dir.resolve("b3").toString(), "--endpoint", live);
     assertEquals(0, endpointWins.exit(), "--endpoint names the one node: " + endpointWins);
 
     String nowhereElse = unreachable();
-    assertOneLine(leasehold("--endpoints", nowhere + "," + nowhereElse, "backup", dir.resolve("b4").toString()),
-        LeaseholdCommand.EXIT_UNREACHABLE, "no node answered at " + nowhere + "," + nowhereElse + " (last error UNAVAILABLE");
+    assertOneLine(
+        leasehold(
+            "--endpoints", nowhere + "," + nowhereElse, "backup", dir.resolve("b4").toString()),
+        LeaseholdCommand.EXIT_UNREACHABLE,
+        "no node answered at " + nowhere + "," + nowhereElse + " (last error UNAVAILABLE");
   }
 
   @Test
   void backupRefusesTheGlobalTimeoutAndAMalformedEndpoint() {
-    for (String[] args : List.of(new String[] {"--timeout", "1s", "backup", dir.resolve("b").toString()},
-        new String[] {"backup", dir.resolve("b").toString(), "--timeout", "1s"})) {
+    for (String[] args :
+        List.of(
+            new String[] {"--timeout", "1s", "backup", dir.resolve("b").toString()},
+            new String[] {"backup", dir.resolve("b").toString(), "--timeout", "1s"})) {
       Run r = leasehold(args);
-      assertOneLine(r, LeaseholdCommand.EXIT_USAGE, "--timeout: backup does not use it; --backup-timeout (default 5m) bounds the whole backup");
+      assertOneLine(
+          r,
+          LeaseholdCommand.EXIT_USAGE,
+          "--timeout: backup does not use it; --backup-timeout (default 5m) bounds the whole backup");
     }
-    assertOneLine(leasehold("--endpoints", "localhost", "backup", dir.resolve("b").toString()),
-        LeaseholdCommand.EXIT_USAGE, "--endpoints: 'localhost' is not host:port");
-    assertOneLine(leasehold("backup", dir.resolve("b").toString(), "--endpoint", "localhost"),
-        LeaseholdCommand.EXIT_USAGE, "--endpoint: 'localhost' is not host:port");
+    assertOneLine(
+        leasehold("--endpoints", "localhost", "backup", dir.resolve("b").toString()),
+        LeaseholdCommand.EXIT_USAGE,
+        "--endpoints: 'localhost' is not host:port");
+    assertOneLine(
+        leasehold("backup", dir.resolve("b").toString(), "--endpoint", "localhost"),
+        LeaseholdCommand.EXIT_USAGE,
+        "--endpoint: 'localhost' is not host:port");
     assertTrue(!Files.exists(dir.resolve("b")), "nothing is written after a usage error");
   }
 
   @Test
   void backupFromANodeThenRestoreIntoANewDataDir() throws Exception {
     cluster = TestCluster.start(1, dir.resolve("cluster"));
-    cluster.leases("n1").acquire(AcquireRequest.newBuilder().setName("lock/cli").setHolder("me")
-        .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60)).build());
-    Run backup = run(new BackupCommand(), dir.resolve("backup").toString(), "--endpoint", cluster.node("n1").clientAddress());
+    cluster
+        .leases("n1")
+        .acquire(
+            AcquireRequest.newBuilder()
+                .setName("lock/cli")
+                .setHolder("me")
+                .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60))
+                .build());
+    Run backup =
+        run(
+            new BackupCommand(),
+            dir.resolve("backup").toString(),
+            "--endpoint",
+            cluster.node("n1").clientAddress());
     assertEquals(0, backup.exit(), backup.err());
     assertTrue(backup.out().startsWith("backup of node n1 at term "), backup.out());
 
-    Run again = run(new BackupCommand(), dir.resolve("backup").toString(), "--endpoint", cluster.node("n1").clientAddress());
+    Run again =
+        run(
+            new BackupCommand(),
+            dir.resolve("backup").toString(),
+            "--endpoint",
+            cluster.node("n1").clientAddress());
     assertEquals(1, again.exit());
     assertTrue(again.err().contains("already holds a backup"), again.err());
 
-    Run restore = run(new RestoreCommand(), "--from", dir.resolve("backup").toString(), "--data-dir", dir.resolve("new/n1").toString());
+    Run restore =
+        run(
+            new RestoreCommand(),
+            "--from",
+            dir.resolve("backup").toString(),
+            "--data-dir",
+            dir.resolve("new/n1").toString());
     assertEquals(0, restore.exit(), restore.err());
     assertTrue(Files.isDirectory(dir.resolve("new/n1/raft")));
-    Run overwrite = run(new RestoreCommand(), "--from", dir.resolve("backup").toString(), "--data-dir", dir.resolve("new/n1").toString());
+    Run overwrite =
+        run(
+            new RestoreCommand(),
+            "--from",
+            dir.resolve("backup").toString(),
+            "--data-dir",
+            dir.resolve("new/n1").toString());
     assertEquals(1, overwrite.exit());
     assertTrue(overwrite.err().contains("not empty"), overwrite.err());
   }

@@ -22,20 +22,26 @@ class ServerCommandOpsOptionsTest {
 
   @Test
   void joinModeNeedsOnlyThisNodeInPeers() {
-    NodeConfig c = parse("--join", "--id", "n4", "--peers", "n4=127.0.0.1:7431:7430", "--metrics-port", "off");
+    NodeConfig c =
+        parse("--join", "--id", "n4", "--peers", "n4=127.0.0.1:7431:7430", "--metrics-port", "off");
     assertTrue(c.join());
     assertEquals(Optional.empty(), c.metricsPort());
     assertFalse(parse("--standalone", "--metrics-port", "off").join());
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse("--standalone", "--join"));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> parse("--standalone", "--join"));
     assertTrue(e.getMessage().contains("--join"), e.getMessage());
   }
 
   @Test
   void metricsPortIsExplicitOrOff() {
     assertEquals(Optional.of(9100), parse("--standalone", "--metrics-port", "9100").metricsPort());
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> parse("--standalone", "--metrics-port", "lots"));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> parse("--standalone", "--metrics-port", "lots"));
     assertTrue(e.getMessage().startsWith("metrics-port:"), e.getMessage());
-    e = assertThrows(IllegalArgumentException.class, () -> parse("--standalone", "--metrics-port", "7400"));
+    e =
+        assertThrows(
+            IllegalArgumentException.class, () -> parse("--standalone", "--metrics-port", "7400"));
     assertTrue(e.getMessage().startsWith("metrics-port:"), e.getMessage());
   }
 
@@ -47,14 +53,20 @@ class ServerCommandOpsOptionsTest {
   @Test
   void metricsPortDefaultsToLeaseholdMetricsPort() throws Exception {
     assertEquals("Optional[9123]", parseInChildJvm("9123", "--standalone"));
-    assertEquals("Optional.empty", parseInChildJvm("9123", "--standalone", "--metrics-port", "off"));
-    assertEquals("Optional[9124]", parseInChildJvm("9123", "--standalone", "--metrics-port", "9124"));
+    assertEquals(
+        "Optional.empty", parseInChildJvm("9123", "--standalone", "--metrics-port", "off"));
+    assertEquals(
+        "Optional[9124]", parseInChildJvm("9123", "--standalone", "--metrics-port", "9124"));
   }
 
   static String parseInChildJvm(String metricsPortEnv, String... args) throws Exception {
-    java.util.List<String> cmd = new java.util.ArrayList<>(java.util.List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), PrintMetricsPort.class.getName()));
+    java.util.List<String> cmd =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                PrintMetricsPort.class.getName()));
     cmd.addAll(java.util.List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.environment().put("LEASEHOLD_METRICS_PORT", metricsPortEnv);

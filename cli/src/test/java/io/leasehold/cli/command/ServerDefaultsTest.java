@@ -21,36 +21,41 @@ import picocli.CommandLine.Help.Ansi;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 
-/** The {@code server} options' defaults are NodeConfig's: in the help text and in the node they configure. */
+/**
+ * The {@code server} options' defaults are NodeConfig's: in the help text and in the node they
+ * configure.
+ */
 class ServerDefaultsTest {
   /** What each option with a default sets, read from a NodeConfig. */
-  private static final Map<String, Function<NodeConfig, Object>> SETS = Map.ofEntries(
-      entry("--client-port", c -> c.self().clientPort()),
-      entry("--peer-port", c -> c.self().peerPort()),
-      entry("--cluster-name", NodeConfig::clusterName),
-      entry("--election-timeout-min", NodeConfig::electionTimeoutMin),
-      entry("--election-timeout-max", NodeConfig::electionTimeoutMax),
-      entry("--tick-interval", NodeConfig::tickInterval),
-      entry("--stall-threshold", NodeConfig::stallThreshold),
-      entry("--request-timeout", NodeConfig::requestTimeout),
-      entry("--snapshot-threshold", NodeConfig::snapshotThreshold),
-      entry("--history-max-events", NodeConfig::historyMaxEvents),
-      entry("--history-max-age", NodeConfig::historyMaxAge),
-      entry("--watch-queue-limit", NodeConfig::watchQueueLimit),
-      entry("--watch-progress-interval", NodeConfig::watchProgressInterval),
-      entry("--watch-message-rate", NodeConfig::watchMessageRate),
-      entry("--watch-max-delay", NodeConfig::watchMaxDelay),
-      entry("--max-pending-writes", NodeConfig::maxPendingWrites),
-      entry("--max-acquires-per-second", c -> c.limits().acquiresPerSecond()),
-      entry("--max-watches-per-connection", c -> c.limits().watchesPerConnection()),
-      entry("--max-watches-per-identity", c -> c.limits().watchesPerIdentity()),
-      entry("--max-renew-items", c -> c.limits().renewItems()),
-      entry("--max-request-bytes", c -> c.limits().requestBytes()),
-      entry("--max-metadata-bytes", c -> c.limits().metadataBytes()),
-      entry("--grpc-keepalive-interval", NodeConfig::grpcKeepaliveInterval),
-      entry("--grpc-keepalive-timeout", NodeConfig::grpcKeepaliveTimeout));
+  private static final Map<String, Function<NodeConfig, Object>> SETS =
+      Map.ofEntries(
+          entry("--client-port", c -> c.self().clientPort()),
+          entry("--peer-port", c -> c.self().peerPort()),
+          entry("--cluster-name", NodeConfig::clusterName),
+          entry("--election-timeout-min", NodeConfig::electionTimeoutMin),
+          entry("--election-timeout-max", NodeConfig::electionTimeoutMax),
+          entry("--tick-interval", NodeConfig::tickInterval),
+          entry("--stall-threshold", NodeConfig::stallThreshold),
+          entry("--request-timeout", NodeConfig::requestTimeout),
+          entry("--snapshot-threshold", NodeConfig::snapshotThreshold),
+          entry("--history-max-events", NodeConfig::historyMaxEvents),
+          entry("--history-max-age", NodeConfig::historyMaxAge),
+          entry("--watch-queue-limit", NodeConfig::watchQueueLimit),
+          entry("--watch-progress-interval", NodeConfig::watchProgressInterval),
+          entry("--watch-message-rate", NodeConfig::watchMessageRate),
+          entry("--watch-max-delay", NodeConfig::watchMaxDelay),
+          entry("--max-pending-writes", NodeConfig::maxPendingWrites),
+          entry("--max-acquires-per-second", c -> c.limits().acquiresPerSecond()),
+          entry("--max-watches-per-connection", c -> c.limits().watchesPerConnection()),
+          entry("--max-watches-per-identity", c -> c.limits().watchesPerIdentity()),
+          entry("--max-renew-items", c -> c.limits().renewItems()),
+          entry("--max-request-bytes", c -> c.limits().requestBytes()),
+          entry("--max-metadata-bytes", c -> c.limits().metadataBytes()),
+          entry("--grpc-keepalive-interval", NodeConfig::grpcKeepaliveInterval),
+          entry("--grpc-keepalive-timeout", NodeConfig::grpcKeepaliveTimeout));
 
-  // An option's line in the help starts at most six columns in; its description's further lines far beyond.
+  // An option's line in the help starts at most six columns in; its description's further lines far
+  // beyond.
   private static final Pattern OPTION_LINE = Pattern.compile("^ {0,6}(?:-\\w, )?(--[a-z][a-z-]*)");
   private static final Pattern SHOWN_DEFAULT = Pattern.compile("\\(default: ([^;)]+)");
 
@@ -68,7 +73,10 @@ class ServerDefaultsTest {
     for (String name : SETS.keySet()) {
       OptionSpec option = cl.getCommandSpec().findOption(name);
       assertNotNull(shown.get(name), () -> name + " shows its default in:\n" + help);
-      assertEquals(SETS.get(name).apply(defaults), value(option, shown.get(name)), () -> name + " in:\n" + help);
+      assertEquals(
+          SETS.get(name).apply(defaults),
+          value(option, shown.get(name)),
+          () -> name + " in:\n" + help);
     }
   }
 
@@ -115,12 +123,13 @@ class ServerDefaultsTest {
       }
     }
     Map<String, String> shown = new HashMap<>();
-    blocks.forEach((name, text) -> {
-      Matcher m = SHOWN_DEFAULT.matcher(text.toString().replaceAll("\\s+", " "));
-      if (m.find()) {
-        shown.put(name, m.group(1).strip());
-      }
-    });
+    blocks.forEach(
+        (name, text) -> {
+          Matcher m = SHOWN_DEFAULT.matcher(text.toString().replaceAll("\\s+", " "));
+          if (m.find()) {
+            shown.put(name, m.group(1).strip());
+          }
+        });
     return shown;
   }
 

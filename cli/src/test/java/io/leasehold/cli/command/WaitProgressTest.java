@@ -28,8 +28,11 @@ class WaitProgressTest {
     p.show(new Conflict("runner-2", 6, Duration.ofSeconds(30)));
     p.acquired(7);
     List<String> lines = text.toString().lines().toList();
-    assertEquals(List.of("waiting for lock/x: held by runner-1 (token 5), expires in 12s",
-        "waiting for lock/x: held by runner-2 (token 6), expires in 30s"), lines.subList(0, 2));
+    assertEquals(
+        List.of(
+            "waiting for lock/x: held by runner-1 (token 5), expires in 12s",
+            "waiting for lock/x: held by runner-2 (token 6), expires in 30s"),
+        lines.subList(0, 2));
     assertTrue(lines.get(2).startsWith("acquired lock/x (token 7) after "), text.toString());
     assertFalse(text.toString().contains("\033"), text.toString());
   }
@@ -40,8 +43,11 @@ class WaitProgressTest {
     p.show(new Conflict("runner-1", 5, Duration.ofSeconds(12)));
     p.show(new Conflict("runner-1", 5, Duration.ofSeconds(11)));
     p.end();
-    assertEquals("\r\033[Kwaiting for lock/x: held by runner-1 (token 5), expires in 12s"
-        + "\r\033[Kwaiting for lock/x: held by runner-1 (token 5), expires in 11s" + System.lineSeparator(), text.toString());
+    assertEquals(
+        "\r\033[Kwaiting for lock/x: held by runner-1 (token 5), expires in 12s"
+            + "\r\033[Kwaiting for lock/x: held by runner-1 (token 5), expires in 11s"
+            + System.lineSeparator(),
+        text.toString());
   }
 
   @Test

@@ -14,12 +14,22 @@ import org.junit.jupiter.api.Test;
 
 /** A policy's field names agree with their values, in the table and in JSON. */
 class AdminViewTest {
-  private static final Policy OWN = Policy.builder().minTtl(Duration.ofSeconds(5)).gracePeriod(Duration.ofMillis(500))
-      .lockDelay(Duration.ofSeconds(15)).historyLimit(50).build();
-  private static final PolicyInfo INFO = new PolicyInfo("jobs", Optional.of(OWN), Optional.of(OWN), 7, Optional.empty());
+  private static final Policy OWN =
+      Policy.builder()
+          .minTtl(Duration.ofSeconds(5))
+          .gracePeriod(Duration.ofMillis(500))
+          .lockDelay(Duration.ofSeconds(15))
+          .historyLimit(50)
+          .build();
+  private static final PolicyInfo INFO =
+      new PolicyInfo("jobs", Optional.of(OWN), Optional.of(OWN), 7, Optional.empty());
 
   private static List<List<String>> rows() {
-    return AdminView.detail(INFO).render().lines().map(l -> List.of(l.trim().split(" {2,}"))).toList();
+    return AdminView.detail(INFO)
+        .render()
+        .lines()
+        .map(l -> List.of(l.trim().split(" {2,}")))
+        .toList();
   }
 
   @Test
@@ -30,7 +40,9 @@ class AdminViewTest {
     assertTrue(rows.contains(List.of("grace", "500ms", "500ms")), rows.toString());
     assertTrue(rows.contains(List.of("lockDelay", "15s", "15s")), rows.toString());
     assertTrue(rows.contains(List.of("historyLimit", "50", "50")), rows.toString());
-    assertFalse(rows.stream().anyMatch(r -> r.get(0).endsWith("Ms")), "no field named in ms shows a duration: " + rows);
+    assertFalse(
+        rows.stream().anyMatch(r -> r.get(0).endsWith("Ms")),
+        "no field named in ms shows a duration: " + rows);
   }
 
   @Test

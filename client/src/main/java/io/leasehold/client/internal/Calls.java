@@ -26,22 +26,26 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Unary calls with deadlines, failover and retries: each attempt has its own deadline; a failure
- * that may pass (see {@link Errors#retryable}) is retried after a jittered backoff, on another
- * node if the node was the problem, until the request's overall deadline, or until every
- * endpoint failed to connect for a reason no retry mends (see {@link ConnectionDiagnosis}). The
- * SDK only sends requests that are safe to repeat this way (Acquire by the same holder returns
- * the same lease; Renew, Update and reads are idempotent; a repeated Release answers NOT_HELD,
- * which the SDK treats as released).
+ * that may pass (see {@link Errors#retryable}) is retried after a jittered backoff, on another node
+ * if the node was the problem, until the request's overall deadline, or until every endpoint failed
+ * to connect for a reason no retry mends (see {@link ConnectionDiagnosis}). The SDK only sends
+ * requests that are safe to repeat this way (Acquire by the same holder returns the same lease;
+ * Renew, Update and reads are idempotent; a repeated Release answers NOT_HELD, which the SDK treats
+ * as released).
  */
 public final class Calls {
   private static final Logger LOG = LoggerFactory.getLogger(Calls.class);
+
   /** Which endpoint a call goes to. */
-  public enum Target { READ, WRITE }
+  public enum Target {
+    READ,
+    WRITE
+  }
 
   /**
-   * A reply and when the call's first attempt was sent (System.nanoTime). Not the attempt that
-   * got the reply: with a request id, that reply can be the first attempt's, applied earlier, so
-   * a lease's validity must count from the first send.
+   * A reply and when the call's first attempt was sent (System.nanoTime). Not the attempt that got
+   * the reply: with a request id, that reply can be the first attempt's, applied earlier, so a
+   * lease's validity must count from the first send.
    */
   public record Sent<R>(R value, long sentNanos) {}
 
@@ -50,7 +54,11 @@ public final class Calls {
   private final ScheduledExecutorService scheduler;
   private final BooleanSupplier closed;
 
-  public Calls(Connection connection, ClientSettings settings, ScheduledExecutorService scheduler, BooleanSupplier closed) {
+  public Calls(
+      Connection connection,
+      ClientSettings settings,
+      ScheduledExecutorService scheduler,
+      BooleanSupplier closed) {
     this.connection = connection;
     this.settings = settings;
     this.scheduler = scheduler;
@@ -58,22 +66,37 @@ public final class Calls {
   }
 
   /** The call, retried within the client's request timeout. */
-  public <Q, R> CompletableFuture<R> call(Target target, MethodDescriptor<Q, R> method, Q request, String what) {
+  public <Q, R> CompletableFuture<R> call(
+      Target target, MethodDescriptor<Q, R> method, Q request, String what) {
     return send(target, method, request, what).thenApply(Sent::value);
   }
 
   /** As {@link #call}, with the send time of its first attempt. */
-  public <Q, R> CompletableFuture<Sent<R>> send(Target target, MethodDescriptor<Q, R> method, Q request, String what) {
+  public <Q, R> CompletableFuture<Sent<R>> send(
+      Target target, MethodDescriptor<Q, R> method, Q request, String what) {
     long deadline = System.nanoTime() + settings.requestTimeout().toNanos();
-    return send(target, method, request, what, deadline, settings.attemptTimeout().toNanos(), Integer.MAX_VALUE);
+    return send(
+        target,
+        method,
+        request,
+        what,
+        deadline,
+        settings.attemptTimeout().toNanos(),
+        Integer.MAX_VALUE);
   }
 
   /**
-   * One call with an explicit budget: at most {@code maxAttempts} attempts of at most
-   * {@code attemptNanos} each, none starting after {@code deadlineNanos}.
+   * One call with an explicit budget: at most {@code maxAttempts} attempts of at most {@code
+   * attemptNanos} each, none starting after {@code deadlineNanos}.
    */
-  public <Q, R> CompletableFuture<Sent<R>> send(Target target, MethodDescriptor<Q, R> method, Q request, String what,
-      long deadlineNanos, long attemptNanos, int maxAttempts) {
+  public <Q, R> CompletableFuture<Sent<R>> send(
+      Target target,
+      MethodDescriptor<Q, R> method,
+      Q request,
+      String what,
+      long deadlineNanos,
+      long attemptNanos,
+      int maxAttempts) {
     return send(target, method, request, what, deadlineNanos, attemptNanos, maxAttempts, null);
   }
 
@@ -82,9 +105,18 @@ public final class Calls {
    * on {@code executor} (null: the channel's): keep-alives take their own lane, so that their
    * answers never queue behind other work.
    */
-  public <Q, R> CompletableFuture<Sent<R>> send(Target target, MethodDescriptor<Q, R> method, Q request, String what,
-      long deadlineNanos, long attemptNanos, int maxAttempts, Executor executor) {
-    Attempts<Q, R> a = new Attempts<>(target, method, request, what, deadlineNanos, attemptNanos, maxAttempts, executor);
+  public <Q, R> CompletableFuture<Sent<R>> send(
+      Target target,
+      MethodDescriptor<Q, R> method,
+      Q request,
+      String what,
+      long deadlineNanos,
+      long attemptNanos,
+      int maxAttempts,
+      Executor executor) {
+    Attempts<Q, R> a =
+        new Attempts<>(
+            target, method, request, what, deadlineNanos, attemptNanos, maxAttempts, executor);
     a.next();
     return a.result;
   }
@@ -102,10 +134,18 @@ public final class Calls {
     int attempt;
     long firstSentNanos;
     volatile ClientCall<Q, R> current;
+
     /** The endpoints that failed in a way no retry mends, and why, in the order tried. */
     final Map<String, Diagnosis> diagnosed = new LinkedHashMap<>();
 
-    Attempts(Target target, MethodDescriptor<Q, R> method, Q request, String what, long deadlineNanos, long attemptNanos, int maxAttempts,
+    Attempts(
+        Target target,
+        MethodDescriptor<Q, R> method,
+        Q request,
+        String what,
+        long deadlineNanos,
+        long attemptNanos,
+        int maxAttempts,
         Executor executor) {
       this.target = target;
       this.method = method;
@@ -114,13 +154,15 @@ public final class Calls {
       this.deadlineNanos = deadlineNanos;
       this.attemptNanos = attemptNanos;
       this.maxAttempts = maxAttempts;
-      this.options = executor == null ? CallOptions.DEFAULT : CallOptions.DEFAULT.withExecutor(executor);
-      result.whenComplete((v, e) -> {
-        ClientCall<Q, R> c = current;
-        if (result.isCancelled() && c != null) {
-          c.cancel("cancelled by the caller", null);
-        }
-      });
+      this.options =
+          executor == null ? CallOptions.DEFAULT : CallOptions.DEFAULT.withExecutor(executor);
+      result.whenComplete(
+          (v, e) -> {
+            ClientCall<Q, R> c = current;
+            if (result.isCancelled() && c != null) {
+              c.cancel("cancelled by the caller", null);
+            }
+          });
     }
 
     void next() {
@@ -137,10 +179,14 @@ public final class Calls {
       Endpoint endpoint = target == Target.WRITE ? connection.forWrites() : connection.forReads();
       ClientCall<Q, R> call;
       try {
-        call = endpoint.channel().newCall(method, options.withDeadlineAfter(timeout, TimeUnit.NANOSECONDS));
+        call =
+            endpoint
+                .channel()
+                .newCall(method, options.withDeadlineAfter(timeout, TimeUnit.NANOSECONDS));
       } catch (RuntimeException e) {
         // The channel was shut down under us: the client is closing.
-        result.completeExceptionally(closed.getAsBoolean() ? new ClientClosedException(what + ": the client is closed") : e);
+        result.completeExceptionally(
+            closed.getAsBoolean() ? new ClientClosedException(what + ": the client is closed") : e);
         return;
       }
       current = call;
@@ -153,7 +199,10 @@ public final class Calls {
       } catch (RuntimeException e) {
         // A call cancelled before it started (by the caller, or by an interceptor) cannot start,
         // and gRPC then never closes it: an attempt that failed, not one to wait for forever.
-        failed(endpoint, Status.CANCELLED.withDescription("the call could not start: " + e).withCause(e), new Metadata());
+        failed(
+            endpoint,
+            Status.CANCELLED.withDescription("the call could not start: " + e).withCause(e),
+            new Metadata());
         return;
       }
       try {
@@ -171,25 +220,27 @@ public final class Calls {
     }
 
     private void start(ClientCall<Q, R> call, Endpoint endpoint, long sent) {
-      call.start(new ClientCall.Listener<>() {
-        private R reply;
+      call.start(
+          new ClientCall.Listener<>() {
+            private R reply;
 
-        @Override
-        public void onMessage(R message) {
-          reply = message;
-        }
+            @Override
+            public void onMessage(R message) {
+              reply = message;
+            }
 
-        @Override
-        public void onClose(Status status, Metadata trailers) {
-          if (status.isOk() && reply != null) {
-            result.complete(new Sent<>(reply, sent));
-          } else if (status.isOk()) {
-            failed(endpoint, Status.INTERNAL.withDescription("no reply message"), trailers);
-          } else {
-            failed(endpoint, status, trailers);
-          }
-        }
-      }, new Metadata());
+            @Override
+            public void onClose(Status status, Metadata trailers) {
+              if (status.isOk() && reply != null) {
+                result.complete(new Sent<>(reply, sent));
+              } else if (status.isOk()) {
+                failed(endpoint, Status.INTERNAL.withDescription("no reply message"), trailers);
+              } else {
+                failed(endpoint, status, trailers);
+              }
+            }
+          },
+          new Metadata());
     }
 
     void failed(Endpoint endpoint, Status status, Metadata trailers) {
@@ -204,18 +255,22 @@ public final class Calls {
         result.completeExceptionally(Errors.toException(what, status, false));
         return;
       }
-      CompletableFuture<Optional<Diagnosis>> diagnosis = connection.diagnosis().diagnose(endpoint, status);
+      CompletableFuture<Optional<Diagnosis>> diagnosis =
+          connection.diagnosis().diagnose(endpoint, status);
       if (diagnosis.isDone()) {
         retry(endpoint, status, trailers, diagnosis.join());
         return;
       }
-      diagnosis.whenComplete((d, e) -> {
-        try {
-          scheduler.execute(() -> retry(endpoint, status, trailers, d == null ? Optional.empty() : d));
-        } catch (RejectedExecutionException stopping) {
-          result.completeExceptionally(new ClientClosedException(what + ": the client is closed"));
-        }
-      });
+      diagnosis.whenComplete(
+          (d, e) -> {
+            try {
+              scheduler.execute(
+                  () -> retry(endpoint, status, trailers, d == null ? Optional.empty() : d));
+            } catch (RejectedExecutionException stopping) {
+              result.completeExceptionally(
+                  new ClientClosedException(what + ": the client is closed"));
+            }
+          });
     }
 
     /**
@@ -223,7 +278,8 @@ public final class Calls {
      * problem, unless the deadline or the attempts are spent or every endpoint failed in a way no
      * retry mends (a {@link Diagnosis}), which ends the call at once.
      */
-    private void retry(Endpoint endpoint, Status status, Metadata trailers, Optional<Diagnosis> diagnosis) {
+    private void retry(
+        Endpoint endpoint, Status status, Metadata trailers, Optional<Diagnosis> diagnosis) {
       if (result.isDone()) {
         return;
       }
@@ -242,17 +298,27 @@ public final class Calls {
         result.completeExceptionally(connection.diagnosis().exception(what, diagnosed, status));
         return;
       }
-      long delay = settings.retry().backoff(attempt, ThreadLocalRandom.current().nextDouble()).toNanos();
-      LOG.debug("{}: attempt {} at {} failed ({} {}); again in {} ms", what, attempt, endpoint, status.getCode(),
-          status.getDescription(), delay / 1_000_000);
+      long delay =
+          settings.retry().backoff(attempt, ThreadLocalRandom.current().nextDouble()).toNanos();
+      LOG.debug(
+          "{}: attempt {} at {} failed ({} {}); again in {} ms",
+          what,
+          attempt,
+          endpoint,
+          status.getCode(),
+          status.getDescription(),
+          delay / 1_000_000);
       if (attempt >= maxAttempts || System.nanoTime() + delay - deadlineNanos >= 0) {
         LeaseholdException e = Errors.toException(what, status, attempt < maxAttempts);
         if (!diagnosed.isEmpty() && e instanceof ClusterUnavailableException) {
           // Some endpoints failed for a reason no retry mends, others for one that may pass.
           List<String> cannot = new ArrayList<>();
           diagnosed.forEach((address, d) -> cannot.add(address + " (" + d.reason() + ")"));
-          e = new ClusterUnavailableException(e.getMessage() + "; could not connect to " + String.join(", ", cannot),
-              status.getCode(), e.getCause());
+          e =
+              new ClusterUnavailableException(
+                  e.getMessage() + "; could not connect to " + String.join(", ", cannot),
+                  status.getCode(),
+                  e.getCause());
         }
         result.completeExceptionally(e);
         return;

@@ -4,8 +4,8 @@ import io.leasehold.client.AcquireResult;
 import io.leasehold.client.ClientClosedException;
 import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.RegisterOptions;
-import io.leasehold.client.RejectReason;
 import io.leasehold.client.Registration;
+import io.leasehold.client.RejectReason;
 import io.leasehold.client.RoutingTable;
 import io.leasehold.client.Watch;
 import io.leasehold.client.WatchListener;
@@ -37,10 +37,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything one client owns: endpoints, the keep-alive loop, the per-name queues, and the
- * watches, tables and registrations to stop on close. Its threads are the JVM's
- * {@link SharedExecutors}, shared with every other client. {@code LeaseholdClient} is its public
- * face. Internal: not part of the API.
+ * Everything one client owns: endpoints, the keep-alive loop, the per-name queues, and the watches,
+ * tables and registrations to stop on close. Its threads are the JVM's {@link SharedExecutors},
+ * shared with every other client. {@code LeaseholdClient} is its public face. Internal: not part of
+ * the API.
  */
 public final class ClientCore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClientCore.class);
@@ -49,10 +49,13 @@ public final class ClientCore implements AutoCloseable {
   private final ClientSettings settings;
   private final SharedExecutors shared;
   private final Executor callbacks;
+
   /** Callbacks of this client queued or running on the shared pool, which close() lets finish. */
   private final AtomicInteger callbacksPending = new AtomicInteger();
+
   /** withLease actions running on the shared pool, interrupted by close(). */
   private final Set<Future<?>> actions = ConcurrentHashMap.newKeySet();
+
   private final Connection connection;
   private final Calls calls;
   private final RequestIds requestIds = new RequestIds();
@@ -81,13 +84,16 @@ public final class ClientCore implements AutoCloseable {
   private void onSharedCallbacks(Runnable task) {
     callbacksPending.incrementAndGet();
     try {
-      shared.callbacks().execute(() -> {
-        try {
-          task.run();
-        } finally {
-          callbacksPending.decrementAndGet();
-        }
-      });
+      shared
+          .callbacks()
+          .execute(
+              () -> {
+                try {
+                  task.run();
+                } finally {
+                  callbacksPending.decrementAndGet();
+                }
+              });
     } catch (RejectedExecutionException e) {
       callbacksPending.decrementAndGet();
       throw e;
@@ -137,7 +143,10 @@ public final class ClientCore implements AutoCloseable {
     }
   }
 
-  /** The keep-alive lane: the shared timer, where keep-alive rounds run and their answers are applied. */
+  /**
+   * The keep-alive lane: the shared timer, where keep-alive rounds run and their answers are
+   * applied.
+   */
   Executor keepAliveLane() {
     return shared.timer();
   }
@@ -179,108 +188,141 @@ public final class ClientCore implements AutoCloseable {
       return CANCELLED;
     }
     try {
-      return shared.timer().scheduleWithFixedDelay(task, periodNanos, Math.max(1, periodNanos), TimeUnit.NANOSECONDS);
+      return shared
+          .timer()
+          .scheduleWithFixedDelay(
+              task, periodNanos, Math.max(1, periodNanos), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException stopped) {
       return CANCELLED;
     }
   }
 
   /** What a timer is once the client has stopped: never runs. */
-  private static final ScheduledFuture<?> CANCELLED = new ScheduledFuture<Void>() {
-    @Override
-    public long getDelay(TimeUnit unit) {
-      return 0;
-    }
+  private static final ScheduledFuture<?> CANCELLED =
+      new ScheduledFuture<Void>() {
+        @Override
+        public long getDelay(TimeUnit unit) {
+          return 0;
+        }
 
-    @Override
-    public int compareTo(Delayed o) {
-      return 0;
-    }
+        @Override
+        public int compareTo(Delayed o) {
+          return 0;
+        }
 
-    @Override
-    public boolean cancel(boolean mayInterrupt) {
-      return false;
-    }
+        @Override
+        public boolean cancel(boolean mayInterrupt) {
+          return false;
+        }
 
-    @Override
-    public boolean isCancelled() {
-      return true;
-    }
+        @Override
+        public boolean isCancelled() {
+          return true;
+        }
 
-    @Override
-    public boolean isDone() {
-      return true;
-    }
+        @Override
+        public boolean isDone() {
+          return true;
+        }
 
-    @Override
-    public Void get() {
-      throw new CancellationException();
-    }
+        @Override
+        public Void get() {
+          throw new CancellationException();
+        }
 
-    @Override
-    public Void get(long timeout, TimeUnit unit) {
-      throw new CancellationException();
-    }
-  };
+        @Override
+        public Void get(long timeout, TimeUnit unit) {
+          throw new CancellationException();
+        }
+      };
 
   // ---- leases ----
 
   /** Queues an acquisition of {@code name} behind this client's others of the same name. */
-  public CompletableFuture<AcquireResult> acquire(String name, LeaseOptions options, boolean tryOnly) {
+  public CompletableFuture<AcquireResult> acquire(
+      String name, LeaseOptions options, boolean tryOnly) {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(options, "options");
     ensureOpen("acquire " + name);
-    AcquireRequest.Builder request = AcquireRequest.newBuilder()
-        .setName(name)
-        .setHolder(settings.holder())
-        .setAttributes(Protos.attributes(options.attributes()));
+    AcquireRequest.Builder request =
+        AcquireRequest.newBuilder()
+            .setName(name)
+            .setHolder(settings.holder())
+            .setAttributes(Protos.attributes(options.attributes()));
     options.ttl().ifPresent(ttl -> request.setTtl(Protos.duration(ttl)));
     // Each try of the waiter is a new call with its own id; the retries of one call share it.
     // A waiter asks the node to queue it (first come, first served) while the name is held; the
     // call's deadlines grow by that wait.
-    Waiter w = new Waiter(tryOnly ? Waiter.Mode.TRY : Waiter.Mode.WAIT,
-        wait -> inSession(options.ttl().isEmpty(), id -> {
-          AcquireRequest.Builder r = request.clone().setRequestId(requestIds.next()).setSession(id.orElse(0));
-          if (!wait.isZero()) {
-            r.setWait(Protos.duration(wait));
-          }
-          long waitNanos = wait.toNanos();
-          return calls.send(Calls.Target.WRITE, LeasesGrpc.getAcquireMethod(), r.build(), "Acquire " + name,
-                  System.nanoTime() + settings.requestTimeout().toNanos() + waitNanos, settings.attemptTimeout().toNanos() + waitNanos,
-                  Integer.MAX_VALUE)
-              .thenApply(sent -> new Calls.Sent<>(Grant.of(sent.value()), sent.sentNanos()));
-        }),
-        tryOnly ? Optional.empty() : options.waitUpTo());
+    Waiter w =
+        new Waiter(
+            tryOnly ? Waiter.Mode.TRY : Waiter.Mode.WAIT,
+            wait ->
+                inSession(
+                    options.ttl().isEmpty(),
+                    id -> {
+                      AcquireRequest.Builder r =
+                          request.clone().setRequestId(requestIds.next()).setSession(id.orElse(0));
+                      if (!wait.isZero()) {
+                        r.setWait(Protos.duration(wait));
+                      }
+                      long waitNanos = wait.toNanos();
+                      return calls
+                          .send(
+                              Calls.Target.WRITE,
+                              LeasesGrpc.getAcquireMethod(),
+                              r.build(),
+                              "Acquire " + name,
+                              System.nanoTime() + settings.requestTimeout().toNanos() + waitNanos,
+                              settings.attemptTimeout().toNanos() + waitNanos,
+                              Integer.MAX_VALUE)
+                          .thenApply(
+                              sent -> new Calls.Sent<>(Grant.of(sent.value()), sent.sentNanos()));
+                    }),
+            tryOnly ? Optional.empty() : options.waitUpTo());
     slots.enqueue(name, w);
     return w.result;
   }
 
   /**
-   * One grant attempt (an Acquire or a Register), given the client's session to attach the lease
-   * to when {@code withSession} and the cluster offers sessions (else empty: the lease needs a TTL
-   * of its own). A session that ended meanwhile is replaced, once, by a new one.
+   * One grant attempt (an Acquire or a Register), given the client's session to attach the lease to
+   * when {@code withSession} and the cluster offers sessions (else empty: the lease needs a TTL of
+   * its own). A session that ended meanwhile is replaced, once, by a new one.
    */
-  CompletableFuture<Calls.Sent<Grant>> inSession(boolean withSession,
-                                                Function<OptionalLong, CompletableFuture<Calls.Sent<Grant>>> attempt) {
+  CompletableFuture<Calls.Sent<Grant>> inSession(
+      boolean withSession, Function<OptionalLong, CompletableFuture<Calls.Sent<Grant>>> attempt) {
     return inSession(withSession, attempt, true);
   }
 
-  private CompletableFuture<Calls.Sent<Grant>> inSession(boolean withSession,
-      Function<OptionalLong, CompletableFuture<Calls.Sent<Grant>>> attempt, boolean retryNoSession) {
-    CompletableFuture<OptionalLong> sessionId = withSession ? session.id() : CompletableFuture.completedFuture(OptionalLong.empty());
-    return sessionId.thenCompose(id -> attempt.apply(id).thenCompose(sent -> {
-      if (id.isPresent() && retryNoSession
-          && sent.value().rejection().map(x -> x.reason() == RejectReason.NO_SESSION).orElse(false)) {
-        session.ended(id.getAsLong());
-        return inSession(true, attempt, false);
-      }
-      return CompletableFuture.completedFuture(sent);
-    }));
+  private CompletableFuture<Calls.Sent<Grant>> inSession(
+      boolean withSession,
+      Function<OptionalLong, CompletableFuture<Calls.Sent<Grant>>> attempt,
+      boolean retryNoSession) {
+    CompletableFuture<OptionalLong> sessionId =
+        withSession ? session.id() : CompletableFuture.completedFuture(OptionalLong.empty());
+    return sessionId.thenCompose(
+        id ->
+            attempt
+                .apply(id)
+                .thenCompose(
+                    sent -> {
+                      if (id.isPresent()
+                          && retryNoSession
+                          && sent.value()
+                              .rejection()
+                              .map(x -> x.reason() == RejectReason.NO_SESSION)
+                              .orElse(false)) {
+                        session.ended(id.getAsLong());
+                        return inSession(true, attempt, false);
+                      }
+                      return CompletableFuture.completedFuture(sent);
+                    }));
   }
 
   CompletableFuture<Void> sendRelease(String name, long token) {
     ReleaseRequest request = ReleaseRequest.newBuilder().setName(name).setToken(token).build();
-    return calls.call(Calls.Target.WRITE, LeasesGrpc.getReleaseMethod(), request, "Release " + name).thenApply(r -> null);
+    return calls
+        .call(Calls.Target.WRITE, LeasesGrpc.getReleaseMethod(), request, "Release " + name)
+        .thenApply(r -> null);
   }
 
   /**
@@ -290,12 +332,13 @@ public final class ClientCore implements AutoCloseable {
   public Executor actions() {
     ensureOpen("withLease");
     return task -> {
-      FutureTask<Void> f = new FutureTask<>(task, null) {
-        @Override
-        protected void done() {
-          actions.remove(this);
-        }
-      };
+      FutureTask<Void> f =
+          new FutureTask<>(task, null) {
+            @Override
+            protected void done() {
+              actions.remove(this);
+            }
+          };
       actions.add(f);
       if (shutDown) {
         actions.remove(f);
@@ -335,8 +378,12 @@ public final class ClientCore implements AutoCloseable {
     return onCallbacks(t.start());
   }
 
-  public CompletableFuture<Registration> register(String service, String instance, String address,
-      Map<String, String> metadata, RegisterOptions options) {
+  public CompletableFuture<Registration> register(
+      String service,
+      String instance,
+      String address,
+      Map<String, String> metadata,
+      RegisterOptions options) {
     Objects.requireNonNull(service, "service");
     Objects.requireNonNull(instance, "instance");
     Objects.requireNonNull(address, "address");
@@ -361,7 +408,10 @@ public final class ClientCore implements AutoCloseable {
 
   // ---- close ----
 
-  /** Releases every lease, a bounded number at a time, so a client holding thousands does not flood the leader. */
+  /**
+   * Releases every lease, a bounded number at a time, so a client holding thousands does not flood
+   * the leader.
+   */
   private static CompletableFuture<Void> releaseAll(List<LeaseHandle> leases) {
     CompletableFuture<Void> all = new CompletableFuture<>();
     if (leases.isEmpty()) {
@@ -371,22 +421,25 @@ public final class ClientCore implements AutoCloseable {
     Iterator<LeaseHandle> next = leases.iterator();
     AtomicInteger remaining = new AtomicInteger(leases.size());
     Runnable[] worker = new Runnable[1];
-    worker[0] = () -> {
-      LeaseHandle l;
-      synchronized (next) {
-        if (!next.hasNext()) {
-          return;
-        }
-        l = next.next();
-      }
-      l.releaseQuietly().whenComplete((v, e) -> {
-        if (remaining.decrementAndGet() == 0) {
-          all.complete(null);
-        } else {
-          worker[0].run();
-        }
-      });
-    };
+    worker[0] =
+        () -> {
+          LeaseHandle l;
+          synchronized (next) {
+            if (!next.hasNext()) {
+              return;
+            }
+            l = next.next();
+          }
+          l.releaseQuietly()
+              .whenComplete(
+                  (v, e) -> {
+                    if (remaining.decrementAndGet() == 0) {
+                      all.complete(null);
+                    } else {
+                      worker[0].run();
+                    }
+                  });
+        };
     for (int i = 0; i < Math.min(CLOSE_RELEASES_IN_FLIGHT, leases.size()); i++) {
       worker[0].run();
     }
@@ -433,7 +486,9 @@ public final class ClientCore implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
-      LOG.warn("closing: not every lease release was confirmed ({}); those leases expire after their TTL", e.toString());
+      LOG.warn(
+          "closing: not every lease release was confirmed ({}); those leases expire after their TTL",
+          e.toString());
     }
     shutDown = true;
     actions.forEach(f -> f.cancel(true));
@@ -442,7 +497,9 @@ public final class ClientCore implements AutoCloseable {
     shared.release();
   }
 
-  /** Lets the final transitions reach their listeners on the shared pool, for up to {@code nanos}. */
+  /**
+   * Lets the final transitions reach their listeners on the shared pool, for up to {@code nanos}.
+   */
   private void awaitCallbacks(long nanos) {
     long deadline = System.nanoTime() + nanos;
     try {

@@ -38,36 +38,51 @@ final class ClientSession {
    * are off, or the cluster could not create one (the lease then gets its own TTL).
    */
   synchronized CompletableFuture<OptionalLong> id() {
-    if (!core.settings().sessions() || (unsupportedUntil != 0 && System.nanoTime() - unsupportedUntil < 0)) {
+    if (!core.settings().sessions()
+        || (unsupportedUntil != 0 && System.nanoTime() - unsupportedUntil < 0)) {
       return CompletableFuture.completedFuture(OptionalLong.empty());
     }
     if (current != null && (!current.isDone() || current.join().isPresent())) {
       return current;
     }
-    CreateSessionRequest.Builder request = CreateSessionRequest.newBuilder().setHolder(core.settings().holder());
+    CreateSessionRequest.Builder request =
+        CreateSessionRequest.newBuilder().setHolder(core.settings().holder());
     core.settings().sessionTtl().ifPresent(ttl -> request.setTtl(Protos.duration(ttl)));
-    CompletableFuture<OptionalLong> created = core.calls()
-        .call(Calls.Target.WRITE, LeasesGrpc.getCreateSessionMethod(), request.build(), "CreateSession")
-        .handle((r, error) -> {
-          if (error != null) {
-            notCreated(Futures.unwrap(error));
-            return OptionalLong.empty();
-          }
-          if (r.getOutcome() != Outcome.GRANTED) {
-            LOG.warn("the cluster refused this client a session ({}); leases get their own TTL", r.getRejection().getMessage());
-            return OptionalLong.empty();
-          }
-          LOG.debug("session {} created (TTL {} s)", r.getSession().getId(), r.getSession().getTtl().getSeconds());
-          return OptionalLong.of(r.getSession().getId());
-        });
+    CompletableFuture<OptionalLong> created =
+        core.calls()
+            .call(
+                Calls.Target.WRITE,
+                LeasesGrpc.getCreateSessionMethod(),
+                request.build(),
+                "CreateSession")
+            .handle(
+                (r, error) -> {
+                  if (error != null) {
+                    notCreated(Futures.unwrap(error));
+                    return OptionalLong.empty();
+                  }
+                  if (r.getOutcome() != Outcome.GRANTED) {
+                    LOG.warn(
+                        "the cluster refused this client a session ({}); leases get their own TTL",
+                        r.getRejection().getMessage());
+                    return OptionalLong.empty();
+                  }
+                  LOG.debug(
+                      "session {} created (TTL {} s)",
+                      r.getSession().getId(),
+                      r.getSession().getTtl().getSeconds());
+                  return OptionalLong.of(r.getSession().getId());
+                });
     current = created;
     return created;
   }
 
   private synchronized void notCreated(Throwable error) {
-    Status.Code code = error instanceof StatusRuntimeException s ? s.getStatus().getCode() : Status.Code.UNKNOWN;
+    Status.Code code =
+        error instanceof StatusRuntimeException s ? s.getStatus().getCode() : Status.Code.UNKNOWN;
     String text = String.valueOf(error.getMessage());
-    if (code == Status.Code.UNIMPLEMENTED || (code == Status.Code.UNAVAILABLE && text.contains("log format"))) {
+    if (code == Status.Code.UNIMPLEMENTED
+        || (code == Status.Code.UNAVAILABLE && text.contains("log format"))) {
       unsupportedUntil = System.nanoTime() + UNSUPPORTED_RETRY_NANOS;
       LOG.info("the cluster does not offer sessions yet ({}); leases get their own TTL", text);
     } else {
@@ -76,7 +91,9 @@ final class ClientSession {
     current = null;
   }
 
-  /** The cluster said the session is gone (expired or closed): the next acquisition creates another. */
+  /**
+   * The cluster said the session is gone (expired or closed): the next acquisition creates another.
+   */
   synchronized void ended(long id) {
     if (current != null && current.isDone() && current.join().orElse(0) == id) {
       current = null;
@@ -88,7 +105,9 @@ final class ClientSession {
     return current != null && current.isDone() ? current.join() : OptionalLong.empty();
   }
 
-  /** Closes the session, if there is one, ending every lease still attached; for the client's close. */
+  /**
+   * Closes the session, if there is one, ending every lease still attached; for the client's close.
+   */
   CompletableFuture<Void> close() {
     OptionalLong id;
     synchronized (this) {
@@ -99,7 +118,10 @@ final class ClientSession {
       return CompletableFuture.completedFuture(null);
     }
     return core.calls()
-        .call(Calls.Target.WRITE, LeasesGrpc.getCloseSessionMethod(), CloseSessionRequest.newBuilder().setSession(id.getAsLong()).build(),
+        .call(
+            Calls.Target.WRITE,
+            LeasesGrpc.getCloseSessionMethod(),
+            CloseSessionRequest.newBuilder().setSession(id.getAsLong()).build(),
             "CloseSession")
         .thenApply(r -> null);
   }

@@ -1,5 +1,10 @@
 package io.leasehold.client.internal;
 
+import io.grpc.CallOptions;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
 import io.leasehold.client.ClusterMember;
 import io.leasehold.client.NodeStatus;
 import io.leasehold.client.SnapshotResult;
@@ -9,14 +14,9 @@ import io.leasehold.proto.v1.Member;
 import io.leasehold.proto.v1.MembershipResponse;
 import io.leasehold.proto.v1.RemoveMemberRequest;
 import io.leasehold.proto.v1.StatusRequest;
+import io.leasehold.proto.v1.StatusResponse;
 import io.leasehold.proto.v1.TakeSnapshotRequest;
 import io.leasehold.proto.v1.TransferLeadershipRequest;
-import io.grpc.CallOptions;
-import io.grpc.MethodDescriptor;
-import io.grpc.Status;
-import io.grpc.stub.ClientCalls;
-import io.grpc.stub.StreamObserver;
-import io.leasehold.proto.v1.StatusResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -35,8 +35,14 @@ public final class ClusterCalls {
 
   public CompletableFuture<NodeStatus> status() {
     core.ensureOpen("cluster status");
-    return core.onCallbacks(core.calls().call(Calls.Target.READ, ClusterGrpc.getStatusMethod(), StatusRequest.getDefaultInstance(),
-        "Cluster.Status").thenApply(Protos::nodeStatus));
+    return core.onCallbacks(
+        core.calls()
+            .call(
+                Calls.Target.READ,
+                ClusterGrpc.getStatusMethod(),
+                StatusRequest.getDefaultInstance(),
+                "Cluster.Status")
+            .thenApply(Protos::nodeStatus));
   }
 
   /**
@@ -53,9 +59,15 @@ public final class ClusterCalls {
       out.whenComplete((s, e) -> endpoint.shutdown());
     }
     try {
-      ClientCalls.asyncUnaryCall(endpoint.channel().newCall(ClusterGrpc.getStatusMethod(),
-              CallOptions.DEFAULT.withDeadlineAfter(core.settings().attemptTimeout().toNanos(), TimeUnit.NANOSECONDS)),
-          StatusRequest.getDefaultInstance(), new StreamObserver<StatusResponse>() {
+      ClientCalls.asyncUnaryCall(
+          endpoint
+              .channel()
+              .newCall(
+                  ClusterGrpc.getStatusMethod(),
+                  CallOptions.DEFAULT.withDeadlineAfter(
+                      core.settings().attemptTimeout().toNanos(), TimeUnit.NANOSECONDS)),
+          StatusRequest.getDefaultInstance(),
+          new StreamObserver<StatusResponse>() {
             @Override
             public void onNext(StatusResponse s) {
               out.complete(Protos.nodeStatus(s));
@@ -68,7 +80,9 @@ public final class ClusterCalls {
 
             @Override
             public void onCompleted() {
-              out.completeExceptionally(Errors.toException(what, Status.INTERNAL.withDescription("no reply message"), false));
+              out.completeExceptionally(
+                  Errors.toException(
+                      what, Status.INTERNAL.withDescription("no reply message"), false));
             }
           });
     } catch (RuntimeException e) {
@@ -77,45 +91,78 @@ public final class ClusterCalls {
     return core.onCallbacks(out);
   }
 
-  public CompletableFuture<List<ClusterMember>> addMember(String id, String peerAddress, String clientAddress) {
+  public CompletableFuture<List<ClusterMember>> addMember(
+      String id, String peerAddress, String clientAddress) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(peerAddress, "peerAddress");
     Objects.requireNonNull(clientAddress, "clientAddress");
-    AddMemberRequest request = AddMemberRequest.newBuilder()
-        .setMember(Member.newBuilder().setId(id).setPeerAddress(peerAddress).setClientAddress(clientAddress)).build();
-    return slow(ClusterGrpc.getAddMemberMethod(), request, "Cluster.AddMember " + id).thenApply(ClusterCalls::members);
+    AddMemberRequest request =
+        AddMemberRequest.newBuilder()
+            .setMember(
+                Member.newBuilder()
+                    .setId(id)
+                    .setPeerAddress(peerAddress)
+                    .setClientAddress(clientAddress))
+            .build();
+    return slow(ClusterGrpc.getAddMemberMethod(), request, "Cluster.AddMember " + id)
+        .thenApply(ClusterCalls::members);
   }
 
   public CompletableFuture<List<ClusterMember>> removeMember(String id) {
     Objects.requireNonNull(id, "id");
-    return slow(ClusterGrpc.getRemoveMemberMethod(), RemoveMemberRequest.newBuilder().setId(id).build(),
-        "Cluster.RemoveMember " + id).thenApply(ClusterCalls::members);
+    return slow(
+            ClusterGrpc.getRemoveMemberMethod(),
+            RemoveMemberRequest.newBuilder().setId(id).build(),
+            "Cluster.RemoveMember " + id)
+        .thenApply(ClusterCalls::members);
   }
 
   public CompletableFuture<String> transferLeadership(String id) {
     Objects.requireNonNull(id, "id");
-    return slow(ClusterGrpc.getTransferLeadershipMethod(), TransferLeadershipRequest.newBuilder().setId(id).build(),
-        "Cluster.TransferLeadership " + id).thenApply(r -> r.getLeaderId());
+    return slow(
+            ClusterGrpc.getTransferLeadershipMethod(),
+            TransferLeadershipRequest.newBuilder().setId(id).build(),
+            "Cluster.TransferLeadership " + id)
+        .thenApply(r -> r.getLeaderId());
   }
 
   public CompletableFuture<String> transferLeadership() {
-    return slow(ClusterGrpc.getTransferLeadershipMethod(), TransferLeadershipRequest.getDefaultInstance(),
-        "Cluster.TransferLeadership").thenApply(r -> r.getLeaderId());
+    return slow(
+            ClusterGrpc.getTransferLeadershipMethod(),
+            TransferLeadershipRequest.getDefaultInstance(),
+            "Cluster.TransferLeadership")
+        .thenApply(r -> r.getLeaderId());
   }
 
   public CompletableFuture<SnapshotResult> takeSnapshot() {
     core.ensureOpen("cluster snapshot");
     long deadline = System.nanoTime() + SLOW_ATTEMPT.toNanos();
-    return core.onCallbacks(core.calls().send(Calls.Target.READ, ClusterGrpc.getTakeSnapshotMethod(),
-            TakeSnapshotRequest.getDefaultInstance(), "Cluster.TakeSnapshot", deadline, SLOW_ATTEMPT.toNanos(), 2)
-        .thenApply(s -> new SnapshotResult(s.value().getId(), s.value().getTerm(), s.value().getIndex(), s.value().getSizeBytes())));
+    return core.onCallbacks(
+        core.calls()
+            .send(
+                Calls.Target.READ,
+                ClusterGrpc.getTakeSnapshotMethod(),
+                TakeSnapshotRequest.getDefaultInstance(),
+                "Cluster.TakeSnapshot",
+                deadline,
+                SLOW_ATTEMPT.toNanos(),
+                2)
+            .thenApply(
+                s ->
+                    new SnapshotResult(
+                        s.value().getId(),
+                        s.value().getTerm(),
+                        s.value().getIndex(),
+                        s.value().getSizeBytes())));
   }
 
   private <Q, R> CompletableFuture<R> slow(MethodDescriptor<Q, R> method, Q request, String what) {
     core.ensureOpen(what);
     long deadline = System.nanoTime() + SLOW_ATTEMPT.multipliedBy(2).toNanos();
-    return core.onCallbacks(core.calls().send(Calls.Target.WRITE, method, request, what, deadline, SLOW_ATTEMPT.toNanos(), 3)
-        .thenApply(Calls.Sent::value));
+    return core.onCallbacks(
+        core.calls()
+            .send(Calls.Target.WRITE, method, request, what, deadline, SLOW_ATTEMPT.toNanos(), 3)
+            .thenApply(Calls.Sent::value));
   }
 
   private static List<ClusterMember> members(MembershipResponse r) {

@@ -45,9 +45,10 @@ public final class Connection implements AutoCloseable {
 
   /**
    * @param channelExecutor where the channels run calls' callbacks (shared by every client, rather
-   *                        than a pool of gRPC's own per channel)
+   *     than a pool of gRPC's own per channel)
    */
-  public Connection(ClientSettings settings, ScheduledExecutorService scheduler, Executor channelExecutor) {
+  public Connection(
+      ClientSettings settings, ScheduledExecutorService scheduler, Executor channelExecutor) {
     this.settings = settings;
     this.diagnosis = new ConnectionDiagnosis(settings);
     this.scheduler = scheduler;
@@ -68,7 +69,9 @@ public final class Connection implements AutoCloseable {
     return settings.preferLeader() && l != null ? l : forReads();
   }
 
-  /** The endpoint at {@code address} (a member's client address), added to the pool if it is new. */
+  /**
+   * The endpoint at {@code address} (a member's client address), added to the pool if it is new.
+   */
   public Endpoint at(String address) {
     Endpoint e = endpoint(address, true);
     if (e == null) {
@@ -84,8 +87,8 @@ public final class Connection implements AutoCloseable {
 
   /**
    * The pool's endpoint at {@code address} if it has one; otherwise an endpoint outside the pool,
-   * for a call to that one node (the caller shuts it down after), so that asking a node that is
-   * not a member does not make it one of the nodes requests fail over to.
+   * for a call to that one node (the caller shuts it down after), so that asking a node that is not
+   * a member does not make it one of the nodes requests fail over to.
    */
   public Endpoint forOneCall(String address) {
     Endpoint e = endpoint(address, false);
@@ -101,7 +104,10 @@ public final class Connection implements AutoCloseable {
     return endpoints.stream().map(Endpoint::address).toList();
   }
 
-  /** A call to {@code e} failed: take its hint, move away from it if the node is the problem, look for the leader again. */
+  /**
+   * A call to {@code e} failed: take its hint, move away from it if the node is the problem, look
+   * for the leader again.
+   */
   public void failed(Endpoint e, Status status, Metadata trailers) {
     String hint = trailers == null ? null : trailers.get(Errors.LEADER_HINT);
     boolean nodeTrouble = Errors.nodeTrouble(status.getCode());
@@ -111,7 +117,11 @@ public final class Connection implements AutoCloseable {
       }
       int h = home.get();
       if (endpoints.get(Math.floorMod(h, endpoints.size())) == e && home.compareAndSet(h, h + 1)) {
-        LOG.debug("endpoint {} failed ({}); reads and watches move to {}", e, status.getCode(), forReads());
+        LOG.debug(
+            "endpoint {} failed ({}); reads and watches move to {}",
+            e,
+            status.getCode(),
+            forReads());
       }
     }
     if (hint != null && !hint.isEmpty() && !hint.equals(e.address())) {
@@ -146,9 +156,15 @@ public final class Connection implements AutoCloseable {
       return;
     }
     try {
-      ClientCalls.asyncUnaryCall(target.channel().newCall(ClusterGrpc.getStatusMethod(),
-              CallOptions.DEFAULT.withDeadlineAfter(settings.attemptTimeout().toNanos(), TimeUnit.NANOSECONDS)),
-          StatusRequest.getDefaultInstance(), new StreamObserver<>() {
+      ClientCalls.asyncUnaryCall(
+          target
+              .channel()
+              .newCall(
+                  ClusterGrpc.getStatusMethod(),
+                  CallOptions.DEFAULT.withDeadlineAfter(
+                      settings.attemptTimeout().toNanos(), TimeUnit.NANOSECONDS)),
+          StatusRequest.getDefaultInstance(),
+          new StreamObserver<>() {
             @Override
             public void onNext(StatusResponse status) {
               learn(status);
@@ -193,7 +209,10 @@ public final class Connection implements AutoCloseable {
     }
   }
 
-  /** Writes go to {@code l} from now; true if it is a new leader, whose channel then reconnects at once. */
+  /**
+   * Writes go to {@code l} from now; true if it is a new leader, whose channel then reconnects at
+   * once.
+   */
   private boolean leaderIs(Endpoint l) {
     if (l == leader) {
       return false;

@@ -15,35 +15,39 @@ public final class Deliveries {
    * caller that has stopped waiting (cancelled the future) is released, never leaked; cancelling
    * the caller's future cancels the acquisition.
    */
-  public static <T> CompletableFuture<T> deliver(ClientCore core, CompletableFuture<AcquireResult> source, Function<AcquireResult, T> map) {
+  public static <T> CompletableFuture<T> deliver(
+      ClientCore core, CompletableFuture<AcquireResult> source, Function<AcquireResult, T> map) {
     CompletableFuture<T> out = new CompletableFuture<>();
-    source.whenComplete((result, error) -> {
-      Runnable hand = () -> {
-        if (error != null) {
-          out.completeExceptionally(Futures.unwrap(error));
-          return;
-        }
-        if (!out.complete(map.apply(result))) {
-          if (result instanceof Granted g) {
-            try {
-              g.lease().release();
-            } catch (IllegalStateException alreadyReleased) {
-              // nothing to give back
-            }
+    source.whenComplete(
+        (result, error) -> {
+          Runnable hand =
+              () -> {
+                if (error != null) {
+                  out.completeExceptionally(Futures.unwrap(error));
+                  return;
+                }
+                if (!out.complete(map.apply(result))) {
+                  if (result instanceof Granted g) {
+                    try {
+                      g.lease().release();
+                    } catch (IllegalStateException alreadyReleased) {
+                      // nothing to give back
+                    }
+                  }
+                }
+              };
+          try {
+            core.callbackExecutor().execute(hand);
+          } catch (RejectedExecutionException shutDown) {
+            hand.run();
           }
-        }
-      };
-      try {
-        core.callbackExecutor().execute(hand);
-      } catch (RejectedExecutionException shutDown) {
-        hand.run();
-      }
-    });
-    out.whenComplete((v, e) -> {
-      if (out.isCancelled()) {
-        source.cancel(true);
-      }
-    });
+        });
+    out.whenComplete(
+        (v, e) -> {
+          if (out.isCancelled()) {
+            source.cancel(true);
+          }
+        });
     return out;
   }
 }

@@ -34,13 +34,16 @@ public final class Endpoint {
   /** The channel, with the client's interceptors. */
   public synchronized Channel channel() {
     if (channel == null) {
-      ManagedChannelBuilder<?> builder = Grpc.newChannelBuilder(address, settings.credentials())
-          // lz4-block in every call's grpc-accept-encoding: a node then sends Watch streams
-          // compressed (a quarter to a third of the bytes). A customizer may set its own registry.
-          .decompressorRegistry(Lz4BlockCodec.decompressors())
-          // The clients' shared pool rather than gRPC's default, a cached pool that starts a thread
-          // for every callback arriving while the others are busy.
-          .executor(executor);
+      ManagedChannelBuilder<?> builder =
+          Grpc.newChannelBuilder(address, settings.credentials())
+              // lz4-block in every call's grpc-accept-encoding: a node then sends Watch streams
+              // compressed (a quarter to a third of the bytes). A customizer may set its own
+              // registry.
+              .decompressorRegistry(Lz4BlockCodec.decompressors())
+              // The clients' shared pool rather than gRPC's default, a cached pool that starts a
+              // thread
+              // for every callback arriving while the others are busy.
+              .executor(executor);
       settings.channelCustomizer().accept(builder);
       managed = builder.build();
       channel = ClientInterceptors.intercept(managed, settings.interceptors());
@@ -49,9 +52,9 @@ public final class Endpoint {
   }
 
   /**
-   * Reconnects now if the channel is waiting out gRPC's reconnect backoff, which grows to
-   * seconds while a node is down: a node that came back and now leads would otherwise refuse
-   * every call at once until the backoff ends.
+   * Reconnects now if the channel is waiting out gRPC's reconnect backoff, which grows to seconds
+   * while a node is down: a node that came back and now leads would otherwise refuse every call at
+   * once until the backoff ends.
    */
   synchronized void reconnectNow() {
     if (managed != null) {
@@ -70,13 +73,16 @@ public final class Endpoint {
     }
     CompletableFuture<Boolean> f = new CompletableFuture<>();
     // Rare (a plaintext client's connection closed unanswered) and blocking: not on a shared pool.
-    Thread t = new Thread(() -> {
-      try {
-        f.complete(probe.getAsBoolean());
-      } catch (RuntimeException | Error e) {
-        f.complete(false);
-      }
-    }, "leasehold-tls-probe-" + address);
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                f.complete(probe.getAsBoolean());
+              } catch (RuntimeException | Error e) {
+                f.complete(false);
+              }
+            },
+            "leasehold-tls-probe-" + address);
     t.setDaemon(true);
     tlsProbe = f;
     tlsProbeNanos = now;

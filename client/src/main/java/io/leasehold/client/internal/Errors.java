@@ -12,8 +12,11 @@ public final class Errors {
   private Errors() {}
 
   /** The leader's client address, which a node adds to an UNAVAILABLE reply when it knows it. */
-  public static final Metadata.Key<String> LEADER_HINT = Metadata.Key.of("leasehold-leader", Metadata.ASCII_STRING_MARSHALLER);
-  public static final Metadata.Key<String> COMPACT_REVISION = Metadata.Key.of("leasehold-compact-revision", Metadata.ASCII_STRING_MARSHALLER);
+  public static final Metadata.Key<String> LEADER_HINT =
+      Metadata.Key.of("leasehold-leader", Metadata.ASCII_STRING_MARSHALLER);
+
+  public static final Metadata.Key<String> COMPACT_REVISION =
+      Metadata.Key.of("leasehold-compact-revision", Metadata.ASCII_STRING_MARSHALLER);
 
   /**
    * Failures worth retrying, on another node or after a backoff: the node is down or stopping, has
@@ -29,24 +32,37 @@ public final class Errors {
 
   /** Failures that say this node, not the request, is the problem: try another endpoint. */
   public static boolean nodeTrouble(Status.Code code) {
-    return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED || code == Status.Code.CANCELLED;
+    return code == Status.Code.UNAVAILABLE
+        || code == Status.Code.DEADLINE_EXCEEDED
+        || code == Status.Code.CANCELLED;
   }
 
   /** The exception a caller sees for a final failure of {@code what} (e.g. "Acquire lock/x"). */
-  public static LeaseholdException toException(String what, Status status, boolean retriesExhausted) {
-    String detail = status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription());
+  public static LeaseholdException toException(
+      String what, Status status, boolean retriesExhausted) {
+    String detail =
+        status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription());
     if (status.getCode() == Status.Code.INVALID_ARGUMENT) {
-      return new InvalidRequestException(status.getDescription() == null ? what + ": invalid request" : status.getDescription(),
+      return new InvalidRequestException(
+          status.getDescription() == null ? what + ": invalid request" : status.getDescription(),
           status.asRuntimeException());
     }
-    if (status.getCode() == Status.Code.PERMISSION_DENIED || status.getCode() == Status.Code.UNAUTHENTICATED) {
-      return new AccessDeniedException(what + ": " + detail, status.getCode(), status.asRuntimeException());
+    if (status.getCode() == Status.Code.PERMISSION_DENIED
+        || status.getCode() == Status.Code.UNAUTHENTICATED) {
+      return new AccessDeniedException(
+          what + ": " + detail, status.getCode(), status.asRuntimeException());
     }
     if (retryable(status.getCode())) {
-      return new ClusterUnavailableException(what + ": the cluster did not answer"
-          + (retriesExhausted ? " within the request timeout" : "") + "; last error " + detail,
-          status.getCode(), status.asRuntimeException());
+      return new ClusterUnavailableException(
+          what
+              + ": the cluster did not answer"
+              + (retriesExhausted ? " within the request timeout" : "")
+              + "; last error "
+              + detail,
+          status.getCode(),
+          status.asRuntimeException());
     }
-    return new LeaseholdException(what + ": " + detail, status.getCode(), status.asRuntimeException());
+    return new LeaseholdException(
+        what + ": " + detail, status.getCode(), status.asRuntimeException());
   }
 }

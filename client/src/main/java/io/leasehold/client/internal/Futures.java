@@ -18,18 +18,20 @@ public final class Futures {
    */
   public static <T> CompletableFuture<T> on(Executor executor, CompletableFuture<T> source) {
     CompletableFuture<T> out = new CompletableFuture<>();
-    source.whenComplete((value, error) -> {
-      try {
-        executor.execute(() -> complete(out, value, error));
-      } catch (RejectedExecutionException shutDown) {
-        complete(out, value, error);
-      }
-    });
-    out.whenComplete((value, error) -> {
-      if (out.isCancelled()) {
-        source.cancel(true);
-      }
-    });
+    source.whenComplete(
+        (value, error) -> {
+          try {
+            executor.execute(() -> complete(out, value, error));
+          } catch (RejectedExecutionException shutDown) {
+            complete(out, value, error);
+          }
+        });
+    out.whenComplete(
+        (value, error) -> {
+          if (out.isCancelled()) {
+            source.cancel(true);
+          }
+        });
     return out;
   }
 
@@ -43,7 +45,8 @@ public final class Futures {
 
   public static Throwable unwrap(Throwable t) {
     Throwable c = t;
-    while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
+    while ((c instanceof CompletionException || c instanceof ExecutionException)
+        && c.getCause() != null) {
       c = c.getCause();
     }
     return c;
@@ -58,7 +61,10 @@ public final class Futures {
     }
   }
 
-  /** Waits; on interruption cancels {@code f} and rethrows (the interrupt stays consumed, as {@code get} does). */
+  /**
+   * Waits; on interruption cancels {@code f} and rethrows (the interrupt stays consumed, as {@code
+   * get} does).
+   */
   public static <T> T get(CompletableFuture<T> f) throws InterruptedException {
     try {
       return f.get();

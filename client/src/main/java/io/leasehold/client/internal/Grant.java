@@ -12,36 +12,66 @@ import java.util.Optional;
 /**
  * One acquisition attempt's answer, from Acquire or Register alike.
  *
- * @param outcome   GRANTED, CONFLICT or REJECTED (or a newer outcome, passed through)
- * @param revision  the log index the attempt was applied at
- * @param token     the granted lease's token
- * @param holder    the granted lease's holder
- * @param ttl       the granted lease's TTL
+ * @param outcome GRANTED, CONFLICT or REJECTED (or a newer outcome, passed through)
+ * @param revision the log index the attempt was applied at
+ * @param token the granted lease's token
+ * @param holder the granted lease's holder
+ * @param ttl the granted lease's TTL
  * @param heartbeat the renewal interval the cluster suggests
- * @param session   the session the lease lives with; 0: its own TTL
+ * @param session the session the lease lives with; 0: its own TTL
  */
-record Grant(Outcome outcome, long revision, long token, String holder, Duration ttl, Optional<Duration> heartbeat,
-    LeaseAttributes attributes, Optional<Conflict> conflict, Optional<Rejection> rejection, long session) {
+record Grant(
+    Outcome outcome,
+    long revision,
+    long token,
+    String holder,
+    Duration ttl,
+    Optional<Duration> heartbeat,
+    LeaseAttributes attributes,
+    Optional<Conflict> conflict,
+    Optional<Rejection> rejection,
+    long session) {
 
   static Grant of(AcquireResponse r) {
-    return new Grant(r.getOutcome(), r.getRevision(), r.getLease().getToken(), r.getLease().getHolder(),
+    return new Grant(
+        r.getOutcome(),
+        r.getRevision(),
+        r.getLease().getToken(),
+        r.getLease().getHolder(),
         Protos.duration(r.getLease().getTtl()),
-        r.hasHeartbeatInterval() ? Optional.of(Protos.duration(r.getHeartbeatInterval())) : Optional.empty(),
+        r.hasHeartbeatInterval()
+            ? Optional.of(Protos.duration(r.getHeartbeatInterval()))
+            : Optional.empty(),
         Protos.attributes(r.getLease().getAttributes()),
         r.hasConflict() ? Optional.of(Protos.conflict(r.getConflict())) : Optional.empty(),
         r.hasRejection() ? Optional.of(Protos.rejection(r.getRejection())) : Optional.empty(),
         r.getLease().getSession());
   }
 
-  /** A registration's answer; its TTL is the instance's, or the one requested where a node does not say it. */
+  /**
+   * A registration's answer; its TTL is the instance's, or the one requested where a node does not
+   * say it.
+   */
   static Grant of(RegisterResponse r, Duration requestedTtl) {
-    LeaseAttributes attributes = new LeaseAttributes(Optional.of(r.getInstance().getAddress()),
-        r.getInstance().getMetadataMap(), Optional.of(r.getInstance().getStatus()));
-    Duration ttl = r.getInstance().hasTtl() ? Protos.duration(r.getInstance().getTtl()) : requestedTtl;
-    return new Grant(r.getOutcome(), r.getRevision(), r.getInstance().getToken(), r.getInstance().getHolder(), ttl,
-        r.hasHeartbeatInterval() ? Optional.of(Protos.duration(r.getHeartbeatInterval())) : Optional.empty(),
+    LeaseAttributes attributes =
+        new LeaseAttributes(
+            Optional.of(r.getInstance().getAddress()),
+            r.getInstance().getMetadataMap(),
+            Optional.of(r.getInstance().getStatus()));
+    Duration ttl =
+        r.getInstance().hasTtl() ? Protos.duration(r.getInstance().getTtl()) : requestedTtl;
+    return new Grant(
+        r.getOutcome(),
+        r.getRevision(),
+        r.getInstance().getToken(),
+        r.getInstance().getHolder(),
+        ttl,
+        r.hasHeartbeatInterval()
+            ? Optional.of(Protos.duration(r.getHeartbeatInterval()))
+            : Optional.empty(),
         attributes,
         r.hasConflict() ? Optional.of(Protos.conflict(r.getConflict())) : Optional.empty(),
-        r.hasRejection() ? Optional.of(Protos.rejection(r.getRejection())) : Optional.empty(), r.getInstance().getSession());
+        r.hasRejection() ? Optional.of(Protos.rejection(r.getRejection())) : Optional.empty(),
+        r.getInstance().getSession());
   }
 }

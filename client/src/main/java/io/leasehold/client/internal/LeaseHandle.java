@@ -30,12 +30,12 @@ import org.slf4j.LoggerFactory;
  * drift margin. The cluster applied that renewal after it was sent and counts the TTL from then on
  * its own clock, so the local deadline is never later than the cluster's. JEOPARDY starts when a
  * renewal is overdue by one full interval; LOST at the deadline, or when the cluster answers
- * NOT_HELD. The client's one check timer ({@link KeepAlive#checkBy}) moves the state;
- * {@link #state()} and {@link #isValid()} also read the clock themselves, so a late timer never
- * makes an expired lease look valid.
+ * NOT_HELD. The client's one check timer ({@link KeepAlive#checkBy}) moves the state; {@link
+ * #state()} and {@link #isValid()} also read the clock themselves, so a late timer never makes an
+ * expired lease look valid.
  *
- * <p>A process may hold a million of these: a handle keeps no timer, listener list or future of
- * its own until a listener or {@link #ended()} asks for them.
+ * <p>A process may hold a million of these: a handle keeps no timer, listener list or future of its
+ * own until a listener or {@link #ended()} asks for them.
  */
 public final class LeaseHandle implements Lease {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseHandle.class);
@@ -54,10 +54,13 @@ public final class LeaseHandle implements Lease {
   private final String name;
   private final String holder;
   private final long token;
+
   /** The session the lease lives with, renewed by its keep-alive; 0: renewed on its own. */
   private final long session;
+
   private final Owner owner;
   private volatile LeaseAttributes attributes;
+
   /** Made by the first listener or {@link #ended()}; null while nobody listens. */
   private volatile LeaseListeners listeners;
 
@@ -77,19 +80,21 @@ public final class LeaseHandle implements Lease {
 
   /**
    * @param sentNanos when the request that granted the lease was sent
-   * @param owner     told once when the handle is finished with the cluster
+   * @param owner told once when the handle is finished with the cluster
    */
   LeaseHandle(ClientCore core, String name, Grant grant, long sentNanos, Owner owner) {
     this.core = core;
     this.name = name;
     // The client's own holder string, not a copy per lease parsed from each answer.
-    this.holder = grant.holder().equals(core.settings().holder()) ? core.settings().holder() : grant.holder();
+    this.holder =
+        grant.holder().equals(core.settings().holder()) ? core.settings().holder() : grant.holder();
     this.token = grant.token();
     this.session = grant.session();
     this.attributes = grant.attributes();
     this.owner = owner;
     this.ttlNanos = grant.ttl().toNanos();
-    long suggested = grant.heartbeat().map(Duration::toNanos).filter(h -> h > 0).orElse(ttlNanos / 3);
+    long suggested =
+        grant.heartbeat().map(Duration::toNanos).filter(h -> h > 0).orElse(ttlNanos / 3);
     this.heartbeatNanos = Math.max(MIN_HEARTBEAT_NANOS, Math.min(suggested, ttlNanos / 2));
     this.lastSentNanos = sentNanos;
     this.lastAskedNanos = sentNanos;
@@ -103,7 +108,8 @@ public final class LeaseHandle implements Lease {
 
   /** Starts the renewals and the checks. */
   void start() {
-    // Added first: if the grant's answer came so late that the lease is already lost, check() takes it out again.
+    // Added first: if the grant's answer came so late that the lease is already lost, check() takes
+    // it out again.
     core.keepAlive().add(this);
     check();
   }
@@ -158,13 +164,17 @@ public final class LeaseHandle implements Lease {
   public Duration remaining() {
     LeaseState s = state();
     synchronized (this) {
-      return s.isFinal() ? Duration.ZERO : Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
+      return s.isFinal()
+          ? Duration.ZERO
+          : Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
     }
   }
 
   /** Time to the local deadline, without moving the state (safe to call under other locks). */
   synchronized Duration peekRemaining() {
-    return state.isFinal() ? Duration.ZERO : Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
+    return state.isFinal()
+        ? Duration.ZERO
+        : Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
   }
 
   @Override
@@ -183,8 +193,8 @@ public final class LeaseHandle implements Lease {
 
   /**
    * When the next renewal is due: one heartbeat after the last successful one was sent, and never
-   * sooner than half a heartbeat after the last time it was asked for (so a lease whose renewal
-   * the policy refuses is asked again at that pace, not in a tight loop).
+   * sooner than half a heartbeat after the last time it was asked for (so a lease whose renewal the
+   * policy refuses is asked again at that pace, not in a tight loop).
    */
   synchronized long nextDueNanos() {
     long afterSuccess = lastSentNanos + heartbeatNanos;
@@ -213,12 +223,18 @@ public final class LeaseHandle implements Lease {
       releaseAgain = state == LeaseState.LOST && lossReason == LossReason.DEADLINE_PASSED;
       if (!state.isFinal()) {
         refusal = null;
-        ttl.map(Duration::toNanos).filter(t -> t > 0 && t != ttlNanos).ifPresent(t -> {
-          ttlNanos = t;
-          heartbeatNanos = Math.max(MIN_HEARTBEAT_NANOS, Math.min(heartbeatNanos, t / 3));
-        });
-        heartbeat.map(Duration::toNanos).filter(h -> h > 0)
-            .ifPresent(h -> heartbeatNanos = Math.max(MIN_HEARTBEAT_NANOS, Math.min(h, ttlNanos / 2)));
+        ttl.map(Duration::toNanos)
+            .filter(t -> t > 0 && t != ttlNanos)
+            .ifPresent(
+                t -> {
+                  ttlNanos = t;
+                  heartbeatNanos = Math.max(MIN_HEARTBEAT_NANOS, Math.min(heartbeatNanos, t / 3));
+                });
+        heartbeat
+            .map(Duration::toNanos)
+            .filter(h -> h > 0)
+            .ifPresent(
+                h -> heartbeatNanos = Math.max(MIN_HEARTBEAT_NANOS, Math.min(h, ttlNanos / 2)));
         if (sentNanos - lastSentNanos > 0) {
           lastSentNanos = sentNanos;
           deadlineNanos = Math.max(deadlineNanos, sentNanos + ttlNanos - marginNanos());
@@ -226,13 +242,16 @@ public final class LeaseHandle implements Lease {
       }
     }
     if (releaseAgain) {
-      // The cluster renewed it after this client gave it up: let the name go now rather than after a TTL.
+      // The cluster renewed it after this client gave it up: let the name go now rather than after
+      // a TTL.
       sendRelease();
     }
     check();
   }
 
-  /** The cluster's policy refused to renew the lease: it is in jeopardy until a renewal succeeds. */
+  /**
+   * The cluster's policy refused to renew the lease: it is in jeopardy until a renewal succeeds.
+   */
   void renewalRefused(Rejection rejection) {
     boolean changed;
     synchronized (this) {
@@ -242,7 +261,12 @@ public final class LeaseHandle implements Lease {
       }
     }
     if (changed) {
-      LOG.info("lease {} (token {}): renewal refused ({}): {}", name, token, rejection.reason(), rejection.message());
+      LOG.info(
+          "lease {} (token {}): renewal refused ({}): {}",
+          name,
+          token,
+          rejection.reason(),
+          rejection.message());
     }
     check();
   }
@@ -310,22 +334,32 @@ public final class LeaseHandle implements Lease {
     return move(LeaseState.LOST, reason);
   }
 
-  /** Under the lock. Returns the transition, or null for one nobody listens to and that ends nothing. */
+  /**
+   * Under the lock. Returns the transition, or null for one nobody listens to and that ends
+   * nothing.
+   */
   private LeaseTransition move(LeaseState to, LossReason reason) {
     LeaseListeners ls = listeners;
-    LeaseTransition t = ls != null || to.isFinal() ? new LeaseTransition(this, state, to, Optional.ofNullable(reason)) : null;
+    LeaseTransition t =
+        ls != null || to.isFinal()
+            ? new LeaseTransition(this, state, to, Optional.ofNullable(reason))
+            : null;
     state = to;
     if (to.isFinal()) {
       finalTransition = t;
     }
     if (ls != null) {
-      // Queued under the lock, so transitions are delivered in the order they happened; run by after().
+      // Queued under the lock, so transitions are delivered in the order they happened; run by
+      // after().
       ls.queue(t);
     }
     return t;
   }
 
-  /** The listeners, made on first use (under the lock), told of the final transition if there was one. */
+  /**
+   * The listeners, made on first use (under the lock), told of the final transition if there was
+   * one.
+   */
   private LeaseListeners listenersLocked() {
     LeaseListeners ls = listeners;
     if (ls == null) {
@@ -380,8 +414,11 @@ public final class LeaseHandle implements Lease {
 
   private CompletableFuture<Void> sendRelease() {
     ReleaseRequest request = ReleaseRequest.newBuilder().setName(name).setToken(token).build();
-    // RELEASED, or NOT_HELD (already gone, or a retry of a release that was applied): either way it is free of us.
-    return core.calls().call(Calls.Target.WRITE, LeasesGrpc.getReleaseMethod(), request, "Release " + name).thenApply(r -> null);
+    // RELEASED, or NOT_HELD (already gone, or a retry of a release that was applied): either way it
+    // is free of us.
+    return core.calls()
+        .call(Calls.Target.WRITE, LeasesGrpc.getReleaseMethod(), request, "Release " + name)
+        .thenApply(r -> null);
   }
 
   @Override
@@ -389,8 +426,13 @@ public final class LeaseHandle implements Lease {
     boolean wasLost;
     synchronized (this) {
       if (releaseCalled) {
-        throw new IllegalStateException("lease " + name + " (token " + token + ") was already released"
-            + (releasedOnClose ? " (by the client's close)" : ""));
+        throw new IllegalStateException(
+            "lease "
+                + name
+                + " (token "
+                + token
+                + ") was already released"
+                + (releasedOnClose ? " (by the client's close)" : ""));
       }
       releaseCalled = true;
       wasLost = state == LeaseState.LOST;
@@ -406,8 +448,8 @@ public final class LeaseHandle implements Lease {
   }
 
   /**
-   * Release for the client's close of a lease attached to the session the close ends: the handle
-   * is RELEASED now, and the name is the cluster's again once {@code sessionClosed} completes (no
+   * Release for the client's close of a lease attached to the session the close ends: the handle is
+   * RELEASED now, and the name is the cluster's again once {@code sessionClosed} completes (no
    * Release of its own).
    */
   void releaseWithSession(CompletableFuture<Void> sessionClosed) {
@@ -462,7 +504,11 @@ public final class LeaseHandle implements Lease {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
-      LOG.warn("lease {} (token {}): release not confirmed by the cluster ({}); it expires after its TTL", name, token, e.toString());
+      LOG.warn(
+          "lease {} (token {}): release not confirmed by the cluster ({}); it expires after its TTL",
+          name,
+          token,
+          e.toString());
     }
   }
 
@@ -476,17 +522,23 @@ public final class LeaseHandle implements Lease {
         return CompletableFuture.failedFuture(lostException());
       }
     }
-    CompletableFuture<LeaseAttributes> f = core.calls()
-        .call(Calls.Target.WRITE, LeasesGrpc.getUpdateMethod(), Protos.update(name, token, update), "Update " + name)
-        .thenApply(r -> {
-          if (r.getOutcome() == Outcome.UPDATED) {
-            LeaseAttributes now = Protos.attributes(r.getLease().getAttributes());
-            attributes = now;
-            return now;
-          }
-          notHeld();
-          throw lostException();
-        });
+    CompletableFuture<LeaseAttributes> f =
+        core.calls()
+            .call(
+                Calls.Target.WRITE,
+                LeasesGrpc.getUpdateMethod(),
+                Protos.update(name, token, update),
+                "Update " + name)
+            .thenApply(
+                r -> {
+                  if (r.getOutcome() == Outcome.UPDATED) {
+                    LeaseAttributes now = Protos.attributes(r.getLease().getAttributes());
+                    attributes = now;
+                    return now;
+                  }
+                  notHeld();
+                  throw lostException();
+                });
     return core.onCallbacks(f);
   }
 
@@ -501,22 +553,27 @@ public final class LeaseHandle implements Lease {
         return CompletableFuture.failedFuture(lostException());
       }
     }
-    TransferRequest request = TransferRequest.newBuilder().setName(name).setToken(token).setToHolder(toHolder).build();
-    CompletableFuture<LeaseInfo> f = core.calls()
-        .call(Calls.Target.WRITE, LeasesGrpc.getTransferMethod(), request, "Transfer " + name)
-        .thenApply(r -> {
-          switch (r.getOutcome()) {
-            case TRANSFERRED -> {
-              transferred();
-              return Protos.lease(r.getLease());
-            }
-            case REJECTED -> throw new AcquireRejectedException(name, Protos.rejection(r.getRejection()));
-            default -> {
-              notHeld();
-              throw lostException();
-            }
-          }
-        });
+    TransferRequest request =
+        TransferRequest.newBuilder().setName(name).setToken(token).setToHolder(toHolder).build();
+    CompletableFuture<LeaseInfo> f =
+        core.calls()
+            .call(Calls.Target.WRITE, LeasesGrpc.getTransferMethod(), request, "Transfer " + name)
+            .thenApply(
+                r -> {
+                  switch (r.getOutcome()) {
+                    case TRANSFERRED -> {
+                      transferred();
+                      return Protos.lease(r.getLease());
+                    }
+                    case REJECTED ->
+                        throw new AcquireRejectedException(
+                            name, Protos.rejection(r.getRejection()));
+                    default -> {
+                      notHeld();
+                      throw lostException();
+                    }
+                  }
+                });
     return core.onCallbacks(f);
   }
 
@@ -532,18 +589,28 @@ public final class LeaseHandle implements Lease {
         return CompletableFuture.failedFuture(lostException());
       }
     }
-    TransferRequest request = TransferRequest.newBuilder().setName(name).setToken(token).setToHolder(toHolder)
-        .setAcceptWithin(Protos.duration(acceptWithin)).build();
-    CompletableFuture<Long> f = core.calls()
-        .call(Calls.Target.WRITE, LeasesGrpc.getTransferMethod(), request, "Offer " + name)
-        .thenApply(r -> switch (r.getOutcome()) {
-          case OFFERED -> r.getOffer();
-          case REJECTED -> throw new AcquireRejectedException(name, Protos.rejection(r.getRejection()));
-          default -> {
-            notHeld();
-            throw lostException();
-          }
-        });
+    TransferRequest request =
+        TransferRequest.newBuilder()
+            .setName(name)
+            .setToken(token)
+            .setToHolder(toHolder)
+            .setAcceptWithin(Protos.duration(acceptWithin))
+            .build();
+    CompletableFuture<Long> f =
+        core.calls()
+            .call(Calls.Target.WRITE, LeasesGrpc.getTransferMethod(), request, "Offer " + name)
+            .thenApply(
+                r ->
+                    switch (r.getOutcome()) {
+                      case OFFERED -> r.getOffer();
+                      case REJECTED ->
+                          throw new AcquireRejectedException(
+                              name, Protos.rejection(r.getRejection()));
+                      default -> {
+                        notHeld();
+                        throw lostException();
+                      }
+                    });
     return core.onCallbacks(f);
   }
 
@@ -557,8 +624,13 @@ public final class LeaseHandle implements Lease {
   }
 
   private LeaseLostException lostException() {
-    return new LeaseLostException("lease " + name + " (token " + token + ") is no longer held"
-        + lossReason().map(r -> " (" + r + ")").orElse(""));
+    return new LeaseLostException(
+        "lease "
+            + name
+            + " (token "
+            + token
+            + ") is no longer held"
+            + lossReason().map(r -> " (" + r + ")").orElse(""));
   }
 
   @Override

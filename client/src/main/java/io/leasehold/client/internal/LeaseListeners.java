@@ -29,8 +29,8 @@ final class LeaseListeners {
   }
 
   /**
-   * Queues {@code t} for the listeners added so far without running it: the handle calls this
-   * under its own lock, so transitions queue in the order they happened, and {@link #flush} after.
+   * Queues {@code t} for the listeners added so far without running it: the handle calls this under
+   * its own lock, so transitions queue in the order they happened, and {@link #flush} after.
    */
   synchronized void queue(LeaseTransition t) {
     if (t.to().isFinal()) {

@@ -16,7 +16,10 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-/** Asks every member of the cluster for its own status: the members from any node, then each directly. */
+/**
+ * Asks every member of the cluster for its own status: the members from any node, then each
+ * directly.
+ */
 public final class MemberStatuses {
   private final ClientCore core;
 
@@ -26,17 +29,31 @@ public final class MemberStatuses {
 
   public CompletableFuture<ClusterStatus> clusterStatus() {
     core.ensureOpen("cluster status");
-    CompletableFuture<ClusterStatus> out = core.calls()
-        .call(Calls.Target.READ, ClusterGrpc.getStatusMethod(), StatusRequest.getDefaultInstance(), "Status")
-        .thenCompose(any -> {
-          List<CompletableFuture<MemberStatus>> asked = any.getMembersList().stream().map(this::memberStatus).toList();
-          return CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new))
-              .thenApply(v -> new ClusterStatus(any.getGroupId(), asked.stream().map(CompletableFuture::join).toList()));
-        });
+    CompletableFuture<ClusterStatus> out =
+        core.calls()
+            .call(
+                Calls.Target.READ,
+                ClusterGrpc.getStatusMethod(),
+                StatusRequest.getDefaultInstance(),
+                "Status")
+            .thenCompose(
+                any -> {
+                  List<CompletableFuture<MemberStatus>> asked =
+                      any.getMembersList().stream().map(this::memberStatus).toList();
+                  return CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new))
+                      .thenApply(
+                          v ->
+                              new ClusterStatus(
+                                  any.getGroupId(),
+                                  asked.stream().map(CompletableFuture::join).toList()));
+                });
     return core.onCallbacks(out);
   }
 
-  /** One attempt, bounded by the attempt timeout: a member that does not answer is listed with the error. */
+  /**
+   * One attempt, bounded by the attempt timeout: a member that does not answer is listed with the
+   * error.
+   */
   private CompletableFuture<MemberStatus> memberStatus(Member m) {
     CompletableFuture<MemberStatus> out = new CompletableFuture<>();
     if (m.getClientAddress().isEmpty()) {
@@ -44,19 +61,38 @@ public final class MemberStatuses {
       return out;
     }
     try {
-      ClientCalls.asyncUnaryCall(core.connection().at(m.getClientAddress()).channel().newCall(ClusterGrpc.getStatusMethod(),
-              CallOptions.DEFAULT.withDeadlineAfter(core.settings().attemptTimeout().toNanos(), TimeUnit.NANOSECONDS)),
-          StatusRequest.getDefaultInstance(), new StreamObserver<>() {
+      ClientCalls.asyncUnaryCall(
+          core.connection()
+              .at(m.getClientAddress())
+              .channel()
+              .newCall(
+                  ClusterGrpc.getStatusMethod(),
+                  CallOptions.DEFAULT.withDeadlineAfter(
+                      core.settings().attemptTimeout().toNanos(), TimeUnit.NANOSECONDS)),
+          StatusRequest.getDefaultInstance(),
+          new StreamObserver<>() {
             @Override
             public void onNext(StatusResponse s) {
-              out.complete(new MemberStatus(m.getId(), m.getPeerAddress(), m.getClientAddress(), Protos.role(s.getRole()),
-                  s.getTerm(), s.getLeaderId(), s.getCommitIndex(), s.getAppliedIndex(), Optional.empty()));
+              out.complete(
+                  new MemberStatus(
+                      m.getId(),
+                      m.getPeerAddress(),
+                      m.getClientAddress(),
+                      Protos.role(s.getRole()),
+                      s.getTerm(),
+                      s.getLeaderId(),
+                      s.getCommitIndex(),
+                      s.getAppliedIndex(),
+                      Optional.empty()));
             }
 
             @Override
             public void onError(Throwable t) {
               Status s = Status.fromThrowable(t);
-              out.complete(unreachable(m, s.getCode() + (s.getDescription() == null ? "" : ": " + s.getDescription())));
+              out.complete(
+                  unreachable(
+                      m,
+                      s.getCode() + (s.getDescription() == null ? "" : ": " + s.getDescription())));
             }
 
             @Override
@@ -71,7 +107,15 @@ public final class MemberStatuses {
   }
 
   private static MemberStatus unreachable(Member m, String error) {
-    return new MemberStatus(m.getId(), m.getPeerAddress(), m.getClientAddress(), MemberRole.UNKNOWN, 0, "", 0, 0,
+    return new MemberStatus(
+        m.getId(),
+        m.getPeerAddress(),
+        m.getClientAddress(),
+        MemberRole.UNKNOWN,
+        0,
+        "",
+        0,
+        0,
         Optional.of(error));
   }
 }

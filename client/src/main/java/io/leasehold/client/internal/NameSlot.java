@@ -5,8 +5,8 @@ import io.leasehold.client.AcquireResult;
 import io.leasehold.client.AcquireTimeoutException;
 import io.leasehold.client.ClientClosedException;
 import io.leasehold.client.ClusterUnavailableException;
-import io.leasehold.client.ConnectionFailedException;
 import io.leasehold.client.Conflict;
+import io.leasehold.client.ConnectionFailedException;
 import io.leasehold.client.Granted;
 import io.leasehold.client.LeaseLostException;
 import io.leasehold.client.LeaseholdException;
@@ -33,16 +33,16 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>All of a client's leases share its holder identity, and the cluster grants the same lease
  * again to the same holder, so two handles of one client must never ask for a name at once: only
- * the queue's head sends an Acquire, and only while no handle of this client holds the name. A
- * head that meets another holder waits for a watch (from the conflict's revision + 1) to report
- * the lease's end, then asks again — no polling. Each of the head's Acquires also asks its node
- * to queue it while the name is held ({@link Waiter#nodeWait()}): a node that does answers in
- * order of arrival when the lease ends, and a CONFLICT then means only that the node's wait was
- * over, so the head asks again at once; the watch serves nodes that answer at once. A lock-delay
- * (the name is free but its last lease expired or was revoked moments ago) is waited out by a
- * timer, since no event marks its end. Tries jump the queue and never wait for a holder; they
- * wait only while this client gives back a lease granted to a waiter that had gone, so as not to
- * answer CONFLICT with it.
+ * the queue's head sends an Acquire, and only while no handle of this client holds the name. A head
+ * that meets another holder waits for a watch (from the conflict's revision + 1) to report the
+ * lease's end, then asks again — no polling. Each of the head's Acquires also asks its node to
+ * queue it while the name is held ({@link Waiter#nodeWait()}): a node that does answers in order of
+ * arrival when the lease ends, and a CONFLICT then means only that the node's wait was over, so the
+ * head asks again at once; the watch serves nodes that answer at once. A lock-delay (the name is
+ * free but its last lease expired or was revoked moments ago) is waited out by a timer, since no
+ * event marks its end. Tries jump the queue and never wait for a holder; they wait only while this
+ * client gives back a lease granted to a waiter that had gone, so as not to answer CONFLICT with
+ * it.
  *
  * <p>A handle whose release the cluster did not confirm may still be held there; if the cluster
  * then grants the same token again, it is released and asked for again, so no two handles of this
@@ -57,15 +57,19 @@ final class NameSlot implements LeaseHandle.Owner {
   // Sized for the usual one waiter: a slot lives as long as its lease.
   private final ArrayDeque<Waiter> queue = new ArrayDeque<>(1);
   private LeaseHandle held;
+
   /**
-   * {@link #held} was granted to a waiter that had gone (cancelled, or its thread interrupted)
-   * and is being given back. A try meanwhile waits for that to finish rather than answer CONFLICT
-   * with this client's own lease, which nobody holds any more.
+   * {@link #held} was granted to a waiter that had gone (cancelled, or its thread interrupted) and
+   * is being given back. A try meanwhile waits for that to finish rather than answer CONFLICT with
+   * this client's own lease, which nobody holds any more.
    */
   private boolean givingBack;
+
   private boolean attempting;
+
   /** The waiter whose attempt is out, while {@link #attempting}. */
   private Waiter sending;
+
   private boolean awaitingChange;
   private long conflictRevision;
   private ResumingWatch watch;
@@ -95,13 +99,14 @@ final class NameSlot implements LeaseHandle.Owner {
       w.waitUpTo.ifPresent(wait -> w.timeout = core.schedule(() -> timedOut(w), wait.toNanos()));
     }
     // Whatever ends a waiter (grant, timeout, cancellation), the queue may move.
-    w.result.whenComplete((r, e) -> {
-      ScheduledFuture<?> t = w.timeout;
-      if (t != null) {
-        t.cancel(false);
-      }
-      core.internal().execute(this::pump);
-    });
+    w.result.whenComplete(
+        (r, e) -> {
+          ScheduledFuture<?> t = w.timeout;
+          if (t != null) {
+            t.cancel(false);
+          }
+          core.internal().execute(this::pump);
+        });
     return true;
   }
 
@@ -109,20 +114,27 @@ final class NameSlot implements LeaseHandle.Owner {
     Conflict last;
     synchronized (this) {
       if (attempting && sending == w) {
-        return;  // its attempt is out: a grant still counts, a conflict ends it (see conflicted)
+        return; // its attempt is out: a grant still counts, a conflict ends it (see conflicted)
       }
       last = w.lastConflict;
     }
-    w.result.completeExceptionally(new AcquireTimeoutException(name, w.waitUpTo.orElse(Duration.ZERO), Optional.ofNullable(last)));
+    w.result.completeExceptionally(
+        new AcquireTimeoutException(
+            name, w.waitUpTo.orElse(Duration.ZERO), Optional.ofNullable(last)));
   }
 
-  /** Under the lock: no attempt is out; the slot lets go of the waiter (and the request it holds). */
+  /**
+   * Under the lock: no attempt is out; the slot lets go of the waiter (and the request it holds).
+   */
   private void attemptDone() {
     attempting = false;
     sending = null;
   }
 
-  /** Lets the queue move: answers tries, drops finished waiters, sends the head's attempt, or retires the slot. */
+  /**
+   * Lets the queue move: answers tries, drops finished waiters, sends the head's attempt, or
+   * retires the slot.
+   */
   void pump() {
     List<Runnable> after = new ArrayList<>();
     Waiter send = null;
@@ -174,19 +186,21 @@ final class NameSlot implements LeaseHandle.Owner {
     } catch (RuntimeException e) {
       f = CompletableFuture.failedFuture(e);
     }
-    f.whenComplete((sent, error) -> {
-      if (error != null) {
-        failedAttempt(w, Futures.unwrap(error));
-        return;
-      }
-      Grant g = sent.value();
-      switch (g.outcome()) {
-        case GRANTED -> granted(w, g, sent.sentNanos());
-        case CONFLICT -> conflicted(w, g);
-        case REJECTED -> rejected(w, g);
-        default -> finish(w, new LeaseholdException(name + ": unexpected outcome " + g.outcome()));
-      }
-    });
+    f.whenComplete(
+        (sent, error) -> {
+          if (error != null) {
+            failedAttempt(w, Futures.unwrap(error));
+            return;
+          }
+          Grant g = sent.value();
+          switch (g.outcome()) {
+            case GRANTED -> granted(w, g, sent.sentNanos());
+            case CONFLICT -> conflicted(w, g);
+            case REJECTED -> rejected(w, g);
+            default ->
+                finish(w, new LeaseholdException(name + ": unexpected outcome " + g.outcome()));
+          }
+        });
   }
 
   private void rejected(Waiter w, Grant g) {
@@ -206,9 +220,16 @@ final class NameSlot implements LeaseHandle.Owner {
           attemptDone();
           w.lockDelayRetries++;
           long estimate = r.retryAfter().map(Duration::toNanos).orElse(0L);
-          long backoff = w.lockDelayRetries == 1 ? 0 : core.settings().retry().backoff(w.lockDelayRetries - 1, 0.5).toNanos();
-          long delay = Math.max(estimate, backoff) + TimeUnit.MILLISECONDS.toNanos(5)
-              + (long) (ThreadLocalRandom.current().nextDouble() * Math.max(estimate / 10, TimeUnit.MILLISECONDS.toNanos(20)));
+          long backoff =
+              w.lockDelayRetries == 1
+                  ? 0
+                  : core.settings().retry().backoff(w.lockDelayRetries - 1, 0.5).toNanos();
+          long delay =
+              Math.max(estimate, backoff)
+                  + TimeUnit.MILLISECONDS.toNanos(5)
+                  + (long)
+                      (ThreadLocalRandom.current().nextDouble()
+                          * Math.max(estimate / 10, TimeUnit.MILLISECONDS.toNanos(20)));
           retry = core.schedule(this::retryNow, delay);
           return;
         }
@@ -216,7 +237,10 @@ final class NameSlot implements LeaseHandle.Owner {
     }
     if (!w.tryOnly() && r.reason() == RejectReason.LOCK_DELAY && w.pastDeadline()) {
       // A node that queued the call answers the lock-delay it waited in once the wait is over.
-      finish(w, new AcquireTimeoutException(name, w.waitUpTo.orElse(Duration.ZERO), Optional.ofNullable(w.lastConflict)));
+      finish(
+          w,
+          new AcquireTimeoutException(
+              name, w.waitUpTo.orElse(Duration.ZERO), Optional.ofNullable(w.lastConflict)));
       return;
     }
     finish(w, w.tryOnly() ? new Rejected(r) : new AcquireRejectedException(name, r));
@@ -227,11 +251,19 @@ final class NameSlot implements LeaseHandle.Owner {
       attemptDone();
       // A connection no retry mends (TLS settings that do not match the nodes') ends the wait too.
       boolean mayPass = !(cause instanceof ConnectionFailedException f) || f.reason().mayPass();
-      if (cause instanceof ClusterUnavailableException && mayPass && w.mode == Waiter.Mode.WAIT && !w.result.isDone()
-          && !w.pastDeadline() && !core.isClosing()) {
+      if (cause instanceof ClusterUnavailableException
+          && mayPass
+          && w.mode == Waiter.Mode.WAIT
+          && !w.result.isDone()
+          && !w.pastDeadline()
+          && !core.isClosing()) {
         // A waiting acquisition outlives outages: try again after a backoff.
         w.transientFailures++;
-        long delay = core.settings().retry().backoff(w.transientFailures, ThreadLocalRandom.current().nextDouble()).toNanos();
+        long delay =
+            core.settings()
+                .retry()
+                .backoff(w.transientFailures, ThreadLocalRandom.current().nextDouble())
+                .toNanos();
         retry = core.schedule(this::retryNow, delay);
         return;
       }
@@ -246,7 +278,9 @@ final class NameSlot implements LeaseHandle.Owner {
     pump();
   }
 
-  /** Ends a waiter with a result (an AcquireResult) or a failure (a Throwable) and moves the queue. */
+  /**
+   * Ends a waiter with a result (an AcquireResult) or a failure (a Throwable) and moves the queue.
+   */
   private void finish(Waiter w, Object outcome) {
     synchronized (this) {
       attemptDone();
@@ -268,16 +302,18 @@ final class NameSlot implements LeaseHandle.Owner {
     if (reused) {
       // The cluster kept an earlier handle's lease (its release never arrived) and granted it
       // again to this holder: release it and ask again, for a token no earlier handle had.
-      core.sendRelease(name, g.token()).whenComplete((v, e) -> {
-        if (e != null) {
-          failedAttempt(w, Futures.unwrap(e));
-        } else {
-          synchronized (this) {
-            attemptDone();
-          }
-          pump();
-        }
-      });
+      core.sendRelease(name, g.token())
+          .whenComplete(
+              (v, e) -> {
+                if (e != null) {
+                  failedAttempt(w, Futures.unwrap(e));
+                } else {
+                  synchronized (this) {
+                    attemptDone();
+                  }
+                  pump();
+                }
+              });
       return;
     }
     LeaseHandle lease = new LeaseHandle(core, name, g, sentNanos, this);
@@ -301,7 +337,13 @@ final class NameSlot implements LeaseHandle.Owner {
       // The answer came after the TTL had run out on this client's clock: the lease is being
       // released. A waiter stays at the head and asks again once it is; a try fails.
       if (w.tryOnly()) {
-        finish(w, new LeaseLostException(name + ": granted (token " + lease.token() + "), but the answer came after its TTL ran out"));
+        finish(
+            w,
+            new LeaseLostException(
+                name
+                    + ": granted (token "
+                    + lease.token()
+                    + "), but the answer came after its TTL ran out"));
       }
       return;
     }
@@ -338,13 +380,19 @@ final class NameSlot implements LeaseHandle.Owner {
         awaitingChange = true;
         conflictRevision = Math.max(conflictRevision, g.revision());
         if (watch == null) {
-          watch = open = core.internalWatch(WatchOptions.of(name).withFromRevision(g.revision() + 1)
-              .withView(WatchView.BASIC), new EndingListener());
+          watch =
+              open =
+                  core.internalWatch(
+                      WatchOptions.of(name)
+                          .withFromRevision(g.revision() + 1)
+                          .withView(WatchView.BASIC),
+                      new EndingListener());
         }
       }
     }
     if (timedOut) {
-      finish(w, new AcquireTimeoutException(name, w.waitUpTo.orElse(Duration.ZERO), Optional.of(c)));
+      finish(
+          w, new AcquireTimeoutException(name, w.waitUpTo.orElse(Duration.ZERO), Optional.of(c)));
       return;
     }
     if (open != null) {
@@ -383,7 +431,10 @@ final class NameSlot implements LeaseHandle.Owner {
     }
   }
 
-  /** A handle of this name ended; {@code confirmed}: the cluster is known not to hold its lease any more. */
+  /**
+   * A handle of this name ended; {@code confirmed}: the cluster is known not to hold its lease any
+   * more.
+   */
   @Override
   public void ended(LeaseHandle lease, boolean confirmed) {
     synchronized (this) {

@@ -24,8 +24,8 @@ import io.leasehold.client.RejectReason;
 import io.leasehold.client.Rejection;
 import io.leasehold.client.Route;
 import io.leasehold.client.ServerLeaseState;
-import io.leasehold.client.SessionInfo;
 import io.leasehold.client.ServiceInstance;
+import io.leasehold.client.SessionInfo;
 import io.leasehold.client.WatchEvent;
 import io.leasehold.client.WatchView;
 import io.leasehold.proto.Partitions;
@@ -58,7 +58,9 @@ import java.util.stream.Collectors;
 public final class Protos {
   private Protos() {}
 
-  /** A java Duration as a protobuf one; seconds and nanos get the same sign, as protobuf requires. */
+  /**
+   * A java Duration as a protobuf one; seconds and nanos get the same sign, as protobuf requires.
+   */
   public static com.google.protobuf.Duration duration(Duration d) {
     long seconds = d.getSeconds();
     int nanos = d.getNano();
@@ -87,41 +89,68 @@ public final class Protos {
 
   public static LeaseAttributes attributes(Attributes a) {
     if (a.getAddress().isEmpty() && a.getMetadataCount() == 0 && a.getStatus().isEmpty()) {
-      return LeaseAttributes.NONE;  // one shared instance for the many leases without attributes
+      return LeaseAttributes.NONE; // one shared instance for the many leases without attributes
     }
-    return new LeaseAttributes(Optional.of(a.getAddress()), a.getMetadataMap(), Optional.of(a.getStatus()));
+    return new LeaseAttributes(
+        Optional.of(a.getAddress()), a.getMetadataMap(), Optional.of(a.getStatus()));
   }
 
   /** An Update request changing only what {@code update} names. */
   public static UpdateRequest update(String name, long token, AttributeUpdate update) {
     Attributes.Builder a = Attributes.newBuilder();
     FieldMask.Builder mask = FieldMask.newBuilder();
-    update.address().ifPresent(v -> {
-      a.setAddress(v);
-      mask.addPaths("address");
-    });
-    update.metadata().ifPresent(v -> {
-      a.putAllMetadata(v);
-      mask.addPaths("metadata");
-    });
-    update.status().ifPresent(v -> {
-      a.setStatus(v);
-      mask.addPaths("status");
-    });
-    return UpdateRequest.newBuilder().setName(name).setToken(token).setAttributes(a).setUpdateMask(mask).build();
+    update
+        .address()
+        .ifPresent(
+            v -> {
+              a.setAddress(v);
+              mask.addPaths("address");
+            });
+    update
+        .metadata()
+        .ifPresent(
+            v -> {
+              a.putAllMetadata(v);
+              mask.addPaths("metadata");
+            });
+    update
+        .status()
+        .ifPresent(
+            v -> {
+              a.setStatus(v);
+              mask.addPaths("status");
+            });
+    return UpdateRequest.newBuilder()
+        .setName(name)
+        .setToken(token)
+        .setAttributes(a)
+        .setUpdateMask(mask)
+        .build();
   }
 
   public static LeaseInfo lease(Lease l) {
-    return new LeaseInfo(l.getName(), l.getHolder(), l.getToken(), duration(l.getTtl()),
-        instant(l.getAcquiredAt()), instant(l.getRenewedAt()), instant(l.getExpiresAt()),
-        attributes(l.getAttributes()), l.getRenewCount(), l.getModRevision(),
+    return new LeaseInfo(
+        l.getName(),
+        l.getHolder(),
+        l.getToken(),
+        duration(l.getTtl()),
+        instant(l.getAcquiredAt()),
+        instant(l.getRenewedAt()),
+        instant(l.getExpiresAt()),
+        attributes(l.getAttributes()),
+        l.getRenewCount(),
+        l.getModRevision(),
         l.hasRemaining() ? Optional.of(duration(l.getRemaining())) : Optional.empty(),
         serverState(l.getState()),
-        l.hasHeartbeatInterval() ? Optional.of(duration(l.getHeartbeatInterval())) : Optional.empty(),
+        l.hasHeartbeatInterval()
+            ? Optional.of(duration(l.getHeartbeatInterval()))
+            : Optional.empty(),
         l.hasGracePeriod() ? Optional.of(duration(l.getGracePeriod())) : Optional.empty(),
         l.getSession(),
         l.hasDeadline() ? Optional.of(instant(l.getDeadline())) : Optional.empty(),
-        l.hasDeadlineRemaining() ? Optional.of(duration(l.getDeadlineRemaining())) : Optional.empty(),
+        l.hasDeadlineRemaining()
+            ? Optional.of(duration(l.getDeadlineRemaining()))
+            : Optional.empty(),
         deadlineSource(l.getDeadlineSource()),
         l.getExtensionsList().stream().map(Protos::extension).toList());
   }
@@ -135,11 +164,12 @@ public final class Protos {
   }
 
   public static DeadlineExtension extension(io.leasehold.proto.v1.DeadlineExtension e) {
-    DeadlineExtension.Reason reason = switch (e.getReason()) {
-      case LEADER_CHANGE -> DeadlineExtension.Reason.LEADER_CHANGE;
-      case STALL -> DeadlineExtension.Reason.STALL;
-      default -> DeadlineExtension.Reason.UNKNOWN;
-    };
+    DeadlineExtension.Reason reason =
+        switch (e.getReason()) {
+          case LEADER_CHANGE -> DeadlineExtension.Reason.LEADER_CHANGE;
+          case STALL -> DeadlineExtension.Reason.STALL;
+          default -> DeadlineExtension.Reason.UNKNOWN;
+        };
     return new DeadlineExtension(reason, instant(e.getAt()), duration(e.getBy()), e.getTerm());
   }
 
@@ -148,7 +178,10 @@ public final class Protos {
   }
 
   public static Rejection rejection(io.leasehold.proto.v1.Rejection r) {
-    return new Rejection(rejectReason(r.getReason()), r.getReasonValue(), r.getMessage(),
+    return new Rejection(
+        rejectReason(r.getReason()),
+        r.getReasonValue(),
+        r.getMessage(),
         r.hasMinTtl() ? Optional.of(duration(r.getMinTtl())) : Optional.empty(),
         r.hasMaxTtl() ? Optional.of(duration(r.getMaxTtl())) : Optional.empty(),
         r.hasRetryAfter() ? Optional.of(duration(r.getRetryAfter())) : Optional.empty(),
@@ -157,15 +190,26 @@ public final class Protos {
   }
 
   public static WatchEvent event(Event e) {
-    Optional<EndReason> reason = e.getReason() == Event.Reason.REASON_UNSPECIFIED ? Optional.empty() : Optional.of(endReason(e.getReason()));
+    Optional<EndReason> reason =
+        e.getReason() == Event.Reason.REASON_UNSPECIFIED
+            ? Optional.empty()
+            : Optional.of(endReason(e.getReason()));
     Optional<LeaseInfo> lease = Optional.empty();
     if (e.hasLease()) {
       // The basic view leaves the lease's name off the wire: it is the event's.
       Lease l = e.getLease();
-      lease = Optional.of(lease(l.getName().isEmpty() ? l.toBuilder().setName(e.getName()).build() : l));
+      lease =
+          Optional.of(
+              lease(l.getName().isEmpty() ? l.toBuilder().setName(e.getName()).build() : l));
     }
-    return new WatchEvent(eventType(e.getType()), e.getRevision(), e.getName(), lease,
-        reason, instant(e.getTime()), e.getMessage().isEmpty() ? Optional.empty() : Optional.of(e.getMessage()));
+    return new WatchEvent(
+        eventType(e.getType()),
+        e.getRevision(),
+        e.getName(),
+        lease,
+        reason,
+        instant(e.getTime()),
+        e.getMessage().isEmpty() ? Optional.empty() : Optional.of(e.getMessage()));
   }
 
   /** The route of a lease, if it carries an address. */
@@ -174,24 +218,53 @@ public final class Protos {
     if (a.getAddress().isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new Route(name, l.getHolder(), a.getAddress(), l.getToken(), Partitions.of(name),
-        a.getMetadataMap(), a.getStatus().isEmpty() ? Optional.empty() : Optional.of(a.getStatus())));
+    return Optional.of(
+        new Route(
+            name,
+            l.getHolder(),
+            a.getAddress(),
+            l.getToken(),
+            Partitions.of(name),
+            a.getMetadataMap(),
+            a.getStatus().isEmpty() ? Optional.empty() : Optional.of(a.getStatus())));
   }
 
   /** The route of a lease, if it carries an address. */
   public static Optional<Route> route(String name, LeaseInfo l) {
-    return l.attributes().address().map(address -> new Route(name, l.holder(), address, l.token(), Partitions.of(name),
-        l.attributes().metadata(), l.attributes().status()));
+    return l.attributes()
+        .address()
+        .map(
+            address ->
+                new Route(
+                    name,
+                    l.holder(),
+                    address,
+                    l.token(),
+                    Partitions.of(name),
+                    l.attributes().metadata(),
+                    l.attributes().status()));
   }
 
   public static Route route(io.leasehold.proto.v1.Route r) {
-    return new Route(r.getName(), r.getHolder(), r.getAddress(), r.getToken(), r.getPartition(), r.getMetadataMap(),
+    return new Route(
+        r.getName(),
+        r.getHolder(),
+        r.getAddress(),
+        r.getToken(),
+        r.getPartition(),
+        r.getMetadataMap(),
         r.getStatus().isEmpty() ? Optional.empty() : Optional.of(r.getStatus()));
   }
 
   public static ServiceInstance instance(Instance i) {
-    return new ServiceInstance(i.getService(), i.getInstance(), i.getAddress(), i.getMetadataMap(),
-        i.getStatus().isEmpty() ? Optional.empty() : Optional.of(i.getStatus()), i.getToken(), i.getHolder(),
+    return new ServiceInstance(
+        i.getService(),
+        i.getInstance(),
+        i.getAddress(),
+        i.getMetadataMap(),
+        i.getStatus().isEmpty() ? Optional.empty() : Optional.of(i.getStatus()),
+        i.getToken(),
+        i.getHolder(),
         instant(i.getExpiresAt()));
   }
 
@@ -231,7 +304,8 @@ public final class Protos {
       case EXPIRED -> Event.Type.EXPIRED;
       case REVOKED -> Event.Type.REVOKED;
       case POLICY_CHANGED -> Event.Type.POLICY_CHANGED;
-      case UNKNOWN -> throw new IllegalArgumentException("UNKNOWN is not an event type one can ask for");
+      case UNKNOWN ->
+          throw new IllegalArgumentException("UNKNOWN is not an event type one can ask for");
     };
   }
 
@@ -279,7 +353,8 @@ public final class Protos {
   }
 
   public static io.leasehold.proto.v1.Policy policy(Policy p) {
-    io.leasehold.proto.v1.Policy.Builder b = io.leasehold.proto.v1.Policy.newBuilder().setNamePattern(p.namePattern());
+    io.leasehold.proto.v1.Policy.Builder b =
+        io.leasehold.proto.v1.Policy.newBuilder().setNamePattern(p.namePattern());
     p.minTtl().ifPresent(d -> b.setMinTtl(duration(d)));
     p.maxTtl().ifPresent(d -> b.setMaxTtl(duration(d)));
     p.defaultTtl().ifPresent(d -> b.setDefaultTtl(duration(d)));
@@ -297,71 +372,128 @@ public final class Protos {
         p.hasMinTtl() ? Optional.of(duration(p.getMinTtl())) : Optional.empty(),
         p.hasMaxTtl() ? Optional.of(duration(p.getMaxTtl())) : Optional.empty(),
         p.hasDefaultTtl() ? Optional.of(duration(p.getDefaultTtl())) : Optional.empty(),
-        p.hasHeartbeatInterval() ? Optional.of(duration(p.getHeartbeatInterval())) : Optional.empty(),
+        p.hasHeartbeatInterval()
+            ? Optional.of(duration(p.getHeartbeatInterval()))
+            : Optional.empty(),
         p.getNamePattern(),
         p.hasGracePeriod() ? Optional.of(duration(p.getGracePeriod())) : Optional.empty(),
         p.hasLockDelay() ? Optional.of(duration(p.getLockDelay())) : Optional.empty(),
-        p.hasMaxLeasesPerHolder() ? OptionalLong.of(p.getMaxLeasesPerHolder()) : OptionalLong.empty(),
-        p.hasMaxLeasesPerNamespace() ? OptionalLong.of(p.getMaxLeasesPerNamespace()) : OptionalLong.empty(),
+        p.hasMaxLeasesPerHolder()
+            ? OptionalLong.of(p.getMaxLeasesPerHolder())
+            : OptionalLong.empty(),
+        p.hasMaxLeasesPerNamespace()
+            ? OptionalLong.of(p.getMaxLeasesPerNamespace())
+            : OptionalLong.empty(),
         p.hasHistoryLimit() ? OptionalInt.of(p.getHistoryLimit()) : OptionalInt.empty());
   }
 
   public static PolicyInfo policyInfo(NamespacePolicy p) {
-    return new PolicyInfo(p.getNamespace(), Optional.of(policy(p.getPolicy())), Optional.empty(), p.getRevision(),
+    return new PolicyInfo(
+        p.getNamespace(),
+        Optional.of(policy(p.getPolicy())),
+        Optional.empty(),
+        p.getRevision(),
         p.hasUpdatedAt() ? Optional.of(instant(p.getUpdatedAt())) : Optional.empty());
   }
 
   public static PolicyInfo withEffective(PolicyInfo p, io.leasehold.proto.v1.Policy effective) {
-    return new PolicyInfo(p.namespace(), p.own(), Optional.of(policy(effective)), p.revision(), p.updatedAt());
+    return new PolicyInfo(
+        p.namespace(), p.own(), Optional.of(policy(effective)), p.revision(), p.updatedAt());
   }
 
   public static BanInfo ban(Ban b) {
-    return new BanInfo(b.getHolder(), b.getReason(), instant(b.getBannedAt()),
-        b.hasUntil() ? Optional.of(instant(b.getUntil())) : Optional.empty(), b.getRevision(), b.getLeasesEnded());
+    return new BanInfo(
+        b.getHolder(),
+        b.getReason(),
+        instant(b.getBannedAt()),
+        b.hasUntil() ? Optional.of(instant(b.getUntil())) : Optional.empty(),
+        b.getRevision(),
+        b.getLeasesEnded());
   }
 
   public static EndedLease ended(io.leasehold.proto.v1.EndedLease e) {
-    return new EndedLease(e.getName(), e.getHolder(), e.getToken(), duration(e.getTtl()), instant(e.getAcquiredAt()),
-        instant(e.getEndedAt()), e.getRenewCount(), endReason(e.getReason()),
-        e.getMessage().isEmpty() ? Optional.empty() : Optional.of(e.getMessage()), e.getRevision(), e.getSession());
+    return new EndedLease(
+        e.getName(),
+        e.getHolder(),
+        e.getToken(),
+        duration(e.getTtl()),
+        instant(e.getAcquiredAt()),
+        instant(e.getEndedAt()),
+        e.getRenewCount(),
+        endReason(e.getReason()),
+        e.getMessage().isEmpty() ? Optional.empty() : Optional.of(e.getMessage()),
+        e.getRevision(),
+        e.getSession());
   }
 
   public static SessionInfo session(io.leasehold.proto.v1.Session s) {
-    return new SessionInfo(s.getId(), s.getHolder(), duration(s.getTtl()), instant(s.getCreatedAt()), instant(s.getRenewedAt()),
-        instant(s.getExpiresAt()), s.getRenewCount(), s.getLeases(),
-        s.hasRemaining() ? Optional.of(duration(s.getRemaining())) : Optional.empty(), serverState(s.getState()),
+    return new SessionInfo(
+        s.getId(),
+        s.getHolder(),
+        duration(s.getTtl()),
+        instant(s.getCreatedAt()),
+        instant(s.getRenewedAt()),
+        instant(s.getExpiresAt()),
+        s.getRenewCount(),
+        s.getLeases(),
+        s.hasRemaining() ? Optional.of(duration(s.getRemaining())) : Optional.empty(),
+        serverState(s.getState()),
         duration(s.getHeartbeatInterval()),
         s.hasDeadline() ? Optional.of(instant(s.getDeadline())) : Optional.empty(),
-        s.hasDeadlineRemaining() ? Optional.of(duration(s.getDeadlineRemaining())) : Optional.empty(),
+        s.hasDeadlineRemaining()
+            ? Optional.of(duration(s.getDeadlineRemaining()))
+            : Optional.empty(),
         deadlineSource(s.getDeadlineSource()),
         s.getExtensionsList().stream().map(Protos::extension).toList());
   }
 
   public static AuthRole authRole(io.leasehold.proto.v1.AuthRole r) {
-    Permission p = switch (r.getPermission()) {
-      case READER -> Permission.READER;
-      case CLIENT -> Permission.CLIENT;
-      case ADMIN -> Permission.ADMIN;
-      default -> throw new IllegalStateException("role " + r.getName() + " has no known permission (" + r.getPermissionValue() + ")");
-    };
+    Permission p =
+        switch (r.getPermission()) {
+          case READER -> Permission.READER;
+          case CLIENT -> Permission.CLIENT;
+          case ADMIN -> Permission.ADMIN;
+          default ->
+              throw new IllegalStateException(
+                  "role "
+                      + r.getName()
+                      + " has no known permission ("
+                      + r.getPermissionValue()
+                      + ")");
+        };
     return new AuthRole(r.getName(), p, r.getPrefixesList(), r.getBuiltIn(), r.getRevision());
   }
 
   public static AuditRecord audit(AuditEntry e) {
-    return new AuditRecord(e.getRevision(), instant(e.getTime()), e.getIdentity(), e.getAction(), e.getTarget(),
-        e.getOutcome(), e.getDetail());
+    return new AuditRecord(
+        e.getRevision(),
+        instant(e.getTime()),
+        e.getIdentity(),
+        e.getAction(),
+        e.getTarget(),
+        e.getOutcome(),
+        e.getDetail());
   }
 
   public static ClusterMember member(Member m) {
-    return new ClusterMember(m.getId(), m.getPeerAddress(),
+    return new ClusterMember(
+        m.getId(),
+        m.getPeerAddress(),
         m.getClientAddress().isEmpty() ? Optional.empty() : Optional.of(m.getClientAddress()));
   }
 
   public static NodeStatus nodeStatus(StatusResponse s) {
-    return new NodeStatus(s.getId(), s.getRole().name(), s.getTerm(),
+    return new NodeStatus(
+        s.getId(),
+        s.getRole().name(),
+        s.getTerm(),
         s.getLeaderId().isEmpty() ? Optional.empty() : Optional.of(s.getLeaderId()),
-        s.getLeaderClientAddress().isEmpty() ? Optional.empty() : Optional.of(s.getLeaderClientAddress()),
-        s.getCommitIndex(), s.getAppliedIndex(), s.getMembersList().stream().map(Protos::member).toList());
+        s.getLeaderClientAddress().isEmpty()
+            ? Optional.empty()
+            : Optional.of(s.getLeaderClientAddress()),
+        s.getCommitIndex(),
+        s.getAppliedIndex(),
+        s.getMembersList().stream().map(Protos::member).toList());
   }
 
   public static io.leasehold.proto.v1.Permission permission(Permission p) {
@@ -372,7 +504,8 @@ public final class Protos {
     };
   }
 
-  public static io.leasehold.proto.v1.AuthRole authRole(String name, Permission permission, List<String> prefixes) {
+  public static io.leasehold.proto.v1.AuthRole authRole(
+      String name, Permission permission, List<String> prefixes) {
     return io.leasehold.proto.v1.AuthRole.newBuilder()
         .setName(name)
         .setPermission(permission(permission))

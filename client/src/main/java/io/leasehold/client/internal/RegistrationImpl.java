@@ -12,11 +12,11 @@ import io.leasehold.client.LeaseLostException;
 import io.leasehold.client.LeaseState;
 import io.leasehold.client.LeaseTransition;
 import io.leasehold.client.RegisterOptions;
-import io.leasehold.client.RejectReason;
-import io.leasehold.client.Rejected;
 import io.leasehold.client.Registration;
 import io.leasehold.client.RegistrationListener;
 import io.leasehold.client.RegistrationState;
+import io.leasehold.client.RejectReason;
+import io.leasehold.client.Rejected;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RegisterRequest;
 import io.leasehold.proto.v1.RegistryGrpc;
@@ -36,9 +36,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A registered service instance: Registry.Register, then the lease kept alive by the client's
- * keep-alive loop like any other. If the lease is lost while the registration is open, it
- * registers again with backoff (a new token) unless told not to; it gives up if another holder
- * took the instance's name or policy refuses it.
+ * keep-alive loop like any other. If the lease is lost while the registration is open, it registers
+ * again with backoff (a new token) unless told not to; it gives up if another holder took the
+ * instance's name or policy refuses it.
  */
 public final class RegistrationImpl implements Registration {
   private static final Logger LOG = LoggerFactory.getLogger(RegistrationImpl.class);
@@ -60,7 +60,12 @@ public final class RegistrationImpl implements Registration {
   private int failures;
   private ScheduledFuture<?> retry;
 
-  private RegistrationImpl(ClientCore core, String service, String instance, String address, Map<String, String> metadata,
+  private RegistrationImpl(
+      ClientCore core,
+      String service,
+      String instance,
+      String address,
+      Map<String, String> metadata,
       RegisterOptions options) {
     this.core = core;
     this.service = service;
@@ -72,14 +77,21 @@ public final class RegistrationImpl implements Registration {
     this.events = new SerialExecutor(core.callbackExecutor());
   }
 
-  static CompletableFuture<Registration> register(ClientCore core, String service, String instance, String address,
-      Map<String, String> metadata, RegisterOptions options) {
+  static CompletableFuture<Registration> register(
+      ClientCore core,
+      String service,
+      String instance,
+      String address,
+      Map<String, String> metadata,
+      RegisterOptions options) {
     RegistrationImpl r = new RegistrationImpl(core, service, instance, address, metadata, options);
-    return r.attempt().thenApply(lease -> {
-      r.attach(lease);
-      core.track(r);
-      return r;
-    });
+    return r.attempt()
+        .thenApply(
+            lease -> {
+              r.attach(lease);
+              core.track(r);
+              return r;
+            });
   }
 
   private String leaseName() {
@@ -87,28 +99,44 @@ public final class RegistrationImpl implements Registration {
   }
 
   /**
-   * One registration attempt through the name's queue (a try: registering never waits): attached
-   * to the client's session unless the options give a TTL, or sessions are off.
+   * One registration attempt through the name's queue (a try: registering never waits): attached to
+   * the client's session unless the options give a TTL, or sessions are off.
    */
   private CompletableFuture<LeaseHandle> attempt() {
-    RegisterRequest.Builder request = RegisterRequest.newBuilder()
-        .setService(service)
-        .setInstance(instance)
-        .setAddress(address)
-        .putAllMetadata(metadata)
-        .setStatus(status)
-        .setHolder(core.settings().holder());
-    Waiter w = new Waiter(Waiter.Mode.TRY, () -> core.inSession(options.ttl().isEmpty(), session -> {
-      Duration ttl = options.ttl().orElse(RegisterOptions.DEFAULT_TTL);
-      RegisterRequest.Builder r = request.clone().setRequestId(core.requestIds().next());
-      if (session.isPresent()) {
-        r.setSession(session.getAsLong());
-      } else {
-        r.setTtl(Protos.duration(ttl));
-      }
-      return core.calls().send(Calls.Target.WRITE, RegistryGrpc.getRegisterMethod(), r.build(), "Register " + leaseName())
-          .thenApply(sent -> new Calls.Sent<>(Grant.of(sent.value(), ttl), sent.sentNanos()));
-    }), Optional.empty());
+    RegisterRequest.Builder request =
+        RegisterRequest.newBuilder()
+            .setService(service)
+            .setInstance(instance)
+            .setAddress(address)
+            .putAllMetadata(metadata)
+            .setStatus(status)
+            .setHolder(core.settings().holder());
+    Waiter w =
+        new Waiter(
+            Waiter.Mode.TRY,
+            () ->
+                core.inSession(
+                    options.ttl().isEmpty(),
+                    session -> {
+                      Duration ttl = options.ttl().orElse(RegisterOptions.DEFAULT_TTL);
+                      RegisterRequest.Builder r =
+                          request.clone().setRequestId(core.requestIds().next());
+                      if (session.isPresent()) {
+                        r.setSession(session.getAsLong());
+                      } else {
+                        r.setTtl(Protos.duration(ttl));
+                      }
+                      return core.calls()
+                          .send(
+                              Calls.Target.WRITE,
+                              RegistryGrpc.getRegisterMethod(),
+                              r.build(),
+                              "Register " + leaseName())
+                          .thenApply(
+                              sent ->
+                                  new Calls.Sent<>(Grant.of(sent.value(), ttl), sent.sentNanos()));
+                    }),
+            Optional.empty());
     core.slots().enqueue(leaseName(), w);
     return w.result.thenApply(this::leaseOf);
   }
@@ -153,41 +181,56 @@ public final class RegistrationImpl implements Registration {
         return;
       }
       failures++;
-      long delay = core.settings().retry().backoff(failures, ThreadLocalRandom.current().nextDouble()).toNanos();
+      long delay =
+          core.settings()
+              .retry()
+              .backoff(failures, ThreadLocalRandom.current().nextDouble())
+              .toNanos();
       retry = core.schedule(this::registerAgain, Math.max(delay, atLeastNanos));
     }
   }
 
   private void registerAgain() {
-    attempt().whenComplete((l, error) -> {
-      if (error == null) {
-        boolean keep;
-        synchronized (this) {
-          keep = !deregistered;
-          failures = 0;
-        }
-        if (!keep) {
-          l.releaseQuietly();
-          return;
-        }
-        LOG.info("instance {} of {} registered again (token {})", instance, service, l.token());
-        attach(l);
-        move(RegistrationState.REGISTERED);
-        return;
-      }
-      Throwable cause = Futures.unwrap(error);
-      if (cause instanceof AcquireRejectedException r && r.rejection().reason() == RejectReason.LOCK_DELAY) {
-        // The lost lease expired moments ago and the namespace has a lock-delay: wait it out.
-        scheduleRegisterAgain(r.rejection().retryAfter().map(Duration::toNanos).orElse(0L));
-        return;
-      }
-      if (cause instanceof LeaseConflictException || cause instanceof AcquireRejectedException
-          || cause instanceof InvalidRequestException || cause instanceof ClientClosedException) {
-        LOG.warn("instance {} of {} lost its registration and cannot register again: {}", instance, service, cause.getMessage());
-        return;
-      }
-      scheduleRegisterAgain();
-    });
+    attempt()
+        .whenComplete(
+            (l, error) -> {
+              if (error == null) {
+                boolean keep;
+                synchronized (this) {
+                  keep = !deregistered;
+                  failures = 0;
+                }
+                if (!keep) {
+                  l.releaseQuietly();
+                  return;
+                }
+                LOG.info(
+                    "instance {} of {} registered again (token {})", instance, service, l.token());
+                attach(l);
+                move(RegistrationState.REGISTERED);
+                return;
+              }
+              Throwable cause = Futures.unwrap(error);
+              if (cause instanceof AcquireRejectedException r
+                  && r.rejection().reason() == RejectReason.LOCK_DELAY) {
+                // The lost lease expired moments ago and the namespace has a lock-delay: wait it
+                // out.
+                scheduleRegisterAgain(r.rejection().retryAfter().map(Duration::toNanos).orElse(0L));
+                return;
+              }
+              if (cause instanceof LeaseConflictException
+                  || cause instanceof AcquireRejectedException
+                  || cause instanceof InvalidRequestException
+                  || cause instanceof ClientClosedException) {
+                LOG.warn(
+                    "instance {} of {} lost its registration and cannot register again: {}",
+                    instance,
+                    service,
+                    cause.getMessage());
+                return;
+              }
+              scheduleRegisterAgain();
+            });
   }
 
   private void move(RegistrationState to) {
@@ -200,15 +243,16 @@ public final class RegistrationImpl implements Registration {
       from = state;
       state = to;
       targets = List.copyOf(listeners);
-      events.enqueue(() -> {
-        for (RegistrationListener l : targets) {
-          try {
-            l.onStateChange(this, from, to);
-          } catch (RuntimeException e) {
-            LOG.warn("registration listener threw", e);
-          }
-        }
-      });
+      events.enqueue(
+          () -> {
+            for (RegistrationListener l : targets) {
+              try {
+                l.onStateChange(this, from, to);
+              } catch (RuntimeException e) {
+                LOG.warn("registration listener threw", e);
+              }
+            }
+          });
     }
     events.flush();
   }
@@ -258,26 +302,49 @@ public final class RegistrationImpl implements Registration {
     Objects.requireNonNull(newStatus, "status");
     synchronized (this) {
       if (deregistered) {
-        throw new IllegalStateException("instance " + instance + " of " + service + " was deregistered");
+        throw new IllegalStateException(
+            "instance " + instance + " of " + service + " was deregistered");
       }
     }
     status = newStatus;
     LeaseHandle l = lease;
     if (l.state().isFinal()) {
       // Lost: the next registration carries the new status.
-      return core.onCallbacks(CompletableFuture.failedFuture(new LeaseLostException(leaseName() + ": not registered right now; "
-          + (options.reRegister() ? "registering again with status " + newStatus : "the registration was lost"))));
+      return core.onCallbacks(
+          CompletableFuture.failedFuture(
+              new LeaseLostException(
+                  leaseName()
+                      + ": not registered right now; "
+                      + (options.reRegister()
+                          ? "registering again with status " + newStatus
+                          : "the registration was lost"))));
     }
-    SetStatusRequest request = SetStatusRequest.newBuilder()
-        .setService(service).setInstance(instance).setToken(l.token()).setStatus(newStatus).build();
-    CompletableFuture<Void> f = core.calls().call(Calls.Target.WRITE, RegistryGrpc.getSetStatusMethod(), request, "SetStatus " + leaseName())
-        .thenApply(r -> {
-          if (r.getOutcome() != Outcome.UPDATED) {
-            l.notHeld();
-            throw new LeaseLostException(leaseName() + ": the registration lease (token " + l.token() + ") is no longer held");
-          }
-          return null;
-        });
+    SetStatusRequest request =
+        SetStatusRequest.newBuilder()
+            .setService(service)
+            .setInstance(instance)
+            .setToken(l.token())
+            .setStatus(newStatus)
+            .build();
+    CompletableFuture<Void> f =
+        core.calls()
+            .call(
+                Calls.Target.WRITE,
+                RegistryGrpc.getSetStatusMethod(),
+                request,
+                "SetStatus " + leaseName())
+            .thenApply(
+                r -> {
+                  if (r.getOutcome() != Outcome.UPDATED) {
+                    l.notHeld();
+                    throw new LeaseLostException(
+                        leaseName()
+                            + ": the registration lease (token "
+                            + l.token()
+                            + ") is no longer held");
+                  }
+                  return null;
+                });
     return core.onCallbacks(f);
   }
 
@@ -286,7 +353,8 @@ public final class RegistrationImpl implements Registration {
     LeaseHandle l;
     synchronized (this) {
       if (deregistered) {
-        throw new IllegalStateException("instance " + instance + " of " + service + " was already deregistered");
+        throw new IllegalStateException(
+            "instance " + instance + " of " + service + " was already deregistered");
       }
       deregistered = true;
       if (retry != null) {
@@ -320,7 +388,11 @@ public final class RegistrationImpl implements Registration {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
-      LOG.warn("instance {} of {}: deregistration not confirmed ({}); it expires after its TTL", instance, service, e.toString());
+      LOG.warn(
+          "instance {} of {}: deregistration not confirmed ({}); it expires after its TTL",
+          instance,
+          service,
+          e.toString());
     }
   }
 

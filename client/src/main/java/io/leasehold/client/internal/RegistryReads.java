@@ -30,17 +30,29 @@ public final class RegistryReads {
   public CompletableFuture<List<ServiceInstance>> resolve(String service, boolean anyStatus) {
     Objects.requireNonNull(service, "service");
     core.ensureOpen("resolve " + service);
-    ResolveRequest request = ResolveRequest.newBuilder().setService(service).setAnyStatus(anyStatus).build();
-    return core.onCallbacks(core.calls().call(Calls.Target.READ, RegistryGrpc.getResolveMethod(), request, "Resolve " + service)
-        .thenApply(r -> r.getInstancesList().stream().map(Protos::instance).toList()));
+    ResolveRequest request =
+        ResolveRequest.newBuilder().setService(service).setAnyStatus(anyStatus).build();
+    return core.onCallbacks(
+        core.calls()
+            .call(Calls.Target.READ, RegistryGrpc.getResolveMethod(), request, "Resolve " + service)
+            .thenApply(r -> r.getInstancesList().stream().map(Protos::instance).toList()));
   }
 
   public CompletableFuture<Optional<Route>> lookup(String name) {
     Objects.requireNonNull(name, "name");
     core.ensureOpen("lookup " + name);
-    return core.onCallbacks(core.calls()
-        .call(Calls.Target.READ, RoutingGrpc.getLookupMethod(), LookupRequest.newBuilder().setName(name).build(), "Lookup " + name)
-        .thenApply(r -> r.getFound() ? Optional.of(Protos.route(r.getRoute())) : Optional.<Route>empty()));
+    return core.onCallbacks(
+        core.calls()
+            .call(
+                Calls.Target.READ,
+                RoutingGrpc.getLookupMethod(),
+                LookupRequest.newBuilder().setName(name).build(),
+                "Lookup " + name)
+            .thenApply(
+                r ->
+                    r.getFound()
+                        ? Optional.of(Protos.route(r.getRoute()))
+                        : Optional.<Route>empty()));
   }
 
   public CompletableFuture<List<Route>> routes(String prefix) {
@@ -59,7 +71,10 @@ public final class RegistryReads {
     }
     core.ensureOpen("routes of " + holder);
     CompletableFuture<List<Route>> all = new CompletableFuture<>();
-    routesFrom(ListRoutesRequest.newBuilder().setHolder(holder).setPrefix(prefix).build(), new ArrayList<>(), all);
+    routesFrom(
+        ListRoutesRequest.newBuilder().setHolder(holder).setPrefix(prefix).build(),
+        new ArrayList<>(),
+        all);
     return core.onCallbacks(all);
   }
 
@@ -67,38 +82,74 @@ public final class RegistryReads {
     Objects.requireNonNull(service, "service");
     Objects.requireNonNull(instance, "instance");
     core.ensureOpen("deregister " + service + "/" + instance);
-    DeregisterRequest request = DeregisterRequest.newBuilder().setService(service).setInstance(instance).setToken(token).build();
-    return core.onCallbacks(core.calls()
-        .call(Calls.Target.WRITE, RegistryGrpc.getDeregisterMethod(), request, "Deregister " + service + "/" + instance)
-        .thenApply(r -> r.getOutcome() == Outcome.RELEASED));
+    DeregisterRequest request =
+        DeregisterRequest.newBuilder()
+            .setService(service)
+            .setInstance(instance)
+            .setToken(token)
+            .build();
+    return core.onCallbacks(
+        core.calls()
+            .call(
+                Calls.Target.WRITE,
+                RegistryGrpc.getDeregisterMethod(),
+                request,
+                "Deregister " + service + "/" + instance)
+            .thenApply(r -> r.getOutcome() == Outcome.RELEASED));
   }
 
-  public CompletableFuture<Optional<ServiceInstance>> setStatus(String service, String instance, long token, String status) {
+  public CompletableFuture<Optional<ServiceInstance>> setStatus(
+      String service, String instance, long token, String status) {
     Objects.requireNonNull(service, "service");
     Objects.requireNonNull(instance, "instance");
     Objects.requireNonNull(status, "status");
     core.ensureOpen("set the status of " + service + "/" + instance);
-    SetStatusRequest request = SetStatusRequest.newBuilder().setService(service).setInstance(instance).setToken(token)
-        .setStatus(status).build();
-    return core.onCallbacks(core.calls()
-        .call(Calls.Target.WRITE, RegistryGrpc.getSetStatusMethod(), request, "SetStatus " + service + "/" + instance)
-        .thenApply(r -> r.getOutcome() == Outcome.UPDATED && r.hasInstance()
-            ? Optional.of(Protos.instance(r.getInstance())) : Optional.<ServiceInstance>empty()));
+    SetStatusRequest request =
+        SetStatusRequest.newBuilder()
+            .setService(service)
+            .setInstance(instance)
+            .setToken(token)
+            .setStatus(status)
+            .build();
+    return core.onCallbacks(
+        core.calls()
+            .call(
+                Calls.Target.WRITE,
+                RegistryGrpc.getSetStatusMethod(),
+                request,
+                "SetStatus " + service + "/" + instance)
+            .thenApply(
+                r ->
+                    r.getOutcome() == Outcome.UPDATED && r.hasInstance()
+                        ? Optional.of(Protos.instance(r.getInstance()))
+                        : Optional.<ServiceInstance>empty()));
   }
 
-  private void routesFrom(ListRoutesRequest request, List<Route> routes, CompletableFuture<List<Route>> all) {
-    core.calls().call(Calls.Target.READ, RoutingGrpc.getListRoutesMethod(), request, "ListRoutes " + request.getPrefix())
-        .whenComplete((page, error) -> {
-          if (error != null) {
-            all.completeExceptionally(Futures.unwrap(error));
-            return;
-          }
-          page.getRoutesList().forEach(r -> routes.add(Protos.route(r)));
-          if (page.getMore() && page.getRoutesCount() > 0) {
-            routesFrom(request.toBuilder().setStartAfter(page.getRoutes(page.getRoutesCount() - 1).getName()).build(), routes, all);
-          } else {
-            all.complete(routes);
-          }
-        });
+  private void routesFrom(
+      ListRoutesRequest request, List<Route> routes, CompletableFuture<List<Route>> all) {
+    core.calls()
+        .call(
+            Calls.Target.READ,
+            RoutingGrpc.getListRoutesMethod(),
+            request,
+            "ListRoutes " + request.getPrefix())
+        .whenComplete(
+            (page, error) -> {
+              if (error != null) {
+                all.completeExceptionally(Futures.unwrap(error));
+                return;
+              }
+              page.getRoutesList().forEach(r -> routes.add(Protos.route(r)));
+              if (page.getMore() && page.getRoutesCount() > 0) {
+                routesFrom(
+                    request.toBuilder()
+                        .setStartAfter(page.getRoutes(page.getRoutesCount() - 1).getName())
+                        .build(),
+                    routes,
+                    all);
+              } else {
+                all.complete(routes);
+              }
+            });
   }
 }

@@ -30,14 +30,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A Watch stream that survives its node: when the stream breaks, it is opened again — on another
- * node if the node was the problem — from right after the last revision delivered, and whatever
- * the new stream repeats is dropped. Messages are handled one at a time on a serial executor and
- * the next one is requested only after the listener returned (flow control): a slow listener makes
- * the server cut the stream, which then resumes where the listener is.
+ * node if the node was the problem — from right after the last revision delivered, and whatever the
+ * new stream repeats is dropped. Messages are handled one at a time on a serial executor and the
+ * next one is requested only after the listener returned (flow control): a slow listener makes the
+ * server cut the stream, which then resumes where the listener is.
  *
  * <p>The cursor is the revision every event up to which was delivered, plus the events already
- * delivered at that very revision: the server may split one revision's events over two messages,
- * so a stream that breaks between them resumes at that revision, not after it.
+ * delivered at that very revision: the server may split one revision's events over two messages, so
+ * a stream that breaks between them resumes at that revision, not after it.
  */
 public final class ResumingWatch implements Watch {
   private static final Logger LOG = LoggerFactory.getLogger(ResumingWatch.class);
@@ -53,8 +53,13 @@ public final class ResumingWatch implements Watch {
   private int generation;
   private boolean closed;
   private int failures;
-  /** Whether a stream ever delivered a message; until then, the endpoints that cannot be connected to, and why. */
+
+  /**
+   * Whether a stream ever delivered a message; until then, the endpoints that cannot be connected
+   * to, and why.
+   */
   private boolean connected;
+
   private final Map<String, Diagnosis> diagnosed = new LinkedHashMap<>();
   private ScheduledFuture<?> restart;
   private ScheduledFuture<?> silenceCheck;
@@ -123,14 +128,15 @@ public final class ResumingWatch implements Watch {
   /** On the delivery executor: a new stream from the cursor. */
   private void open() {
     long start = complete < 0 ? 0 : (tail.isEmpty() ? complete + 1 : complete);
-    WatchRequest request = WatchRequest.newBuilder()
-        .setPrefix(options.prefix())
-        .setStartRevision(start)
-        .addAllTypes(Protos.eventTypes(options.types()))
-        .setIncludeRenewals(options.includeRenewals())
-        .setRoutesOnly(options.routesOnly())
-        .setView(Protos.view(options.view()))
-        .build();
+    WatchRequest request =
+        WatchRequest.newBuilder()
+            .setPrefix(options.prefix())
+            .setStartRevision(start)
+            .addAllTypes(Protos.eventTypes(options.types()))
+            .setIncludeRenewals(options.includeRenewals())
+            .setRoutesOnly(options.routesOnly())
+            .setView(Protos.view(options.view()))
+            .build();
     ClientCall<WatchRequest, WatchResponse> c;
     int gen;
     streamStart = start;
@@ -144,27 +150,34 @@ public final class ResumingWatch implements Watch {
       try {
         c = endpoint.channel().newCall(LeasesGrpc.getWatchMethod(), CallOptions.DEFAULT);
       } catch (RuntimeException shutDown) {
-        return;  // the client is closing
+        return; // the client is closing
       }
       call = c;
       gen = ++generation;
     }
     try {
-      c.start(new ClientCall.Listener<>() {
-        @Override
-        public void onMessage(WatchResponse message) {
-          delivery.execute(() -> handle(gen, message));
-        }
+      c.start(
+          new ClientCall.Listener<>() {
+            @Override
+            public void onMessage(WatchResponse message) {
+              delivery.execute(() -> handle(gen, message));
+            }
 
-        @Override
-        public void onClose(Status status, Metadata trailers) {
-          delivery.execute(() -> ended(gen, status, trailers));
-        }
-      }, new Metadata());
+            @Override
+            public void onClose(Status status, Metadata trailers) {
+              delivery.execute(() -> ended(gen, status, trailers));
+            }
+          },
+          new Metadata());
     } catch (RuntimeException notStarted) {
       // Cancelled before it started (close(), an interceptor): gRPC throws and no onClose will
       // come, so nothing else would open a stream again. A failed stream like any other.
-      ended(gen, Status.CANCELLED.withDescription("the watch stream could not start: " + notStarted).withCause(notStarted), null);
+      ended(
+          gen,
+          Status.CANCELLED
+              .withDescription("the watch stream could not start: " + notStarted)
+              .withCause(notStarted),
+          null);
       return;
     }
     try {
@@ -211,7 +224,7 @@ public final class ResumingWatch implements Watch {
     }
     for (WatchEvent e : out) {
       if (current(gen) == null) {
-        return;  // closed by the listener
+        return; // closed by the listener
       }
       try {
         listener.onEvent(e);
@@ -247,13 +260,18 @@ public final class ResumingWatch implements Watch {
     Endpoint failedAt;
     synchronized (this) {
       if (closed || gen != generation || call == null) {
-        return;  // closed, superseded, or this stream's end was already handled
+        return; // closed, superseded, or this stream's end was already handled
       }
       call = null;
       failedAt = endpoint;
     }
     switch (status.getCode()) {
-      case INVALID_ARGUMENT, PERMISSION_DENIED, UNAUTHENTICATED, UNIMPLEMENTED, FAILED_PRECONDITION, NOT_FOUND ->
+      case INVALID_ARGUMENT,
+          PERMISSION_DENIED,
+          UNAUTHENTICATED,
+          UNIMPLEMENTED,
+          FAILED_PRECONDITION,
+          NOT_FOUND ->
           terminate(Errors.toException("Watch " + options.prefix(), status, false));
       case OUT_OF_RANGE -> {
         long compact = 0;
@@ -265,15 +283,29 @@ public final class ResumingWatch implements Watch {
             // keep 0: unknown
           }
         }
-        terminate(new WatchCompactedException("watch of \"" + options.prefix() + "\" from revision " + (complete + 1)
-            + ": " + status.getDescription(), compact));
+        terminate(
+            new WatchCompactedException(
+                "watch of \""
+                    + options.prefix()
+                    + "\" from revision "
+                    + (complete + 1)
+                    + ": "
+                    + status.getDescription(),
+                compact));
       }
       default -> {
         if (!connected) {
           // Before the first message: every endpoint failing to connect for a reason no retry
           // mends (TLS settings that do not match the nodes') ends the watch, as it ends a call.
-          core.connection().diagnosis().diagnose(failedAt, status)
-              .whenComplete((d, e) -> delivery.execute(() -> resume(failedAt, status, trailers, d == null ? Optional.empty() : d)));
+          core.connection()
+              .diagnosis()
+              .diagnose(failedAt, status)
+              .whenComplete(
+                  (d, e) ->
+                      delivery.execute(
+                          () ->
+                              resume(
+                                  failedAt, status, trailers, d == null ? Optional.empty() : d)));
         } else {
           resume(failedAt, status, trailers, Optional.empty());
         }
@@ -281,8 +313,12 @@ public final class ResumingWatch implements Watch {
     }
   }
 
-  /** On the delivery executor, after a stream failed: opens another, unless no endpoint can be connected to. */
-  private void resume(Endpoint failedAt, Status status, Metadata trailers, Optional<Diagnosis> diagnosis) {
+  /**
+   * On the delivery executor, after a stream failed: opens another, unless no endpoint can be
+   * connected to.
+   */
+  private void resume(
+      Endpoint failedAt, Status status, Metadata trailers, Optional<Diagnosis> diagnosis) {
     Map<String, Diagnosis> cannot = null;
     synchronized (this) {
       if (closed) {
@@ -297,20 +333,34 @@ public final class ResumingWatch implements Watch {
     }
     if (cannot != null) {
       core.connection().failed(failedAt, status, trailers);
-      terminate(core.connection().diagnosis().exception("Watch " + options.prefix(), cannot, status));
+      terminate(
+          core.connection().diagnosis().exception("Watch " + options.prefix(), cannot, status));
       return;
     }
     // The node stopped, failed, or cut us off for lagging: resume, elsewhere unless we lagged.
-    Status reported = status.getCode() == Status.Code.RESOURCE_EXHAUSTED ? status
-        : Status.UNAVAILABLE.withDescription("watch stream ended: " + status);
+    Status reported =
+        status.getCode() == Status.Code.RESOURCE_EXHAUSTED
+            ? status
+            : Status.UNAVAILABLE.withDescription("watch stream ended: " + status);
     core.connection().failed(failedAt, reported, trailers);
     synchronized (this) {
       if (closed) {
         return;
       }
       failures++;
-      long delay = failures == 1 ? 0 : core.settings().retry().backoff(failures - 1, ThreadLocalRandom.current().nextDouble()).toNanos();
-      LOG.debug("watch of \"{}\" ended ({}); resuming after revision {} in {} ms", options.prefix(), status.getCode(), complete, delay / 1_000_000);
+      long delay =
+          failures == 1
+              ? 0
+              : core.settings()
+                  .retry()
+                  .backoff(failures - 1, ThreadLocalRandom.current().nextDouble())
+                  .toNanos();
+      LOG.debug(
+          "watch of \"{}\" ended ({}); resuming after revision {} in {} ms",
+          options.prefix(),
+          status.getCode(),
+          complete,
+          delay / 1_000_000);
       restart = core.schedule(() -> delivery.execute(this::open), delay);
     }
   }

@@ -34,14 +34,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The routing table as List + Watch. Lists every page of leases with an address (each page at
- * its own revision; the first one's is R), then watches from R + 1 with no route filter — an
- * update that removes an address must remove the route, and the server's route filter would not
- * send it. It watches in the basic view: a route needs only the holder, token and attributes,
- * and the full events are about three times the bytes, which a node pays once per watching proxy.
- * Events are applied only if newer than the entry's own revision, which makes replaying
- * (R, last page] over later pages harmless. If the watch falls out of the history, it lists again
- * and reports the difference.
+ * The routing table as List + Watch. Lists every page of leases with an address (each page at its
+ * own revision; the first one's is R), then watches from R + 1 with no route filter — an update
+ * that removes an address must remove the route, and the server's route filter would not send it.
+ * It watches in the basic view: a route needs only the holder, token and attributes, and the full
+ * events are about three times the bytes, which a node pays once per watching proxy. Events are
+ * applied only if newer than the entry's own revision, which makes replaying (R, last page] over
+ * later pages harmless. If the watch falls out of the history, it lists again and reports the
+ * difference.
  */
 public final class RoutingTableImpl implements RoutingTable {
   private static final Logger LOG = LoggerFactory.getLogger(RoutingTableImpl.class);
@@ -86,13 +86,17 @@ public final class RoutingTableImpl implements RoutingTable {
       return;
     }
     ListRequest request = ListRequest.newBuilder().setPrefix(prefix).setWithAddress(true).build();
-    Listings.all(core.calls(), request).whenComplete((pages, error) -> work.execute(() -> {
-      if (error != null) {
-        listFailed(Futures.unwrap(error));
-      } else {
-        loaded(pages);
-      }
-    }));
+    Listings.all(core.calls(), request)
+        .whenComplete(
+            (pages, error) ->
+                work.execute(
+                    () -> {
+                      if (error != null) {
+                        listFailed(Futures.unwrap(error));
+                      } else {
+                        loaded(pages);
+                      }
+                    }));
   }
 
   private void listFailed(Throwable error) {
@@ -107,9 +111,17 @@ public final class RoutingTableImpl implements RoutingTable {
         return;
       }
       failures++;
-      delay = core.settings().retry().backoff(failures, ThreadLocalRandom.current().nextDouble()).toNanos();
+      delay =
+          core.settings()
+              .retry()
+              .backoff(failures, ThreadLocalRandom.current().nextDouble())
+              .toNanos();
     }
-    LOG.debug("routing table listing of \"{}\" failed ({}); again in {} ms", prefix, error.toString(), delay / 1_000_000);
+    LOG.debug(
+        "routing table listing of \"{}\" failed ({}); again in {} ms",
+        prefix,
+        error.toString(),
+        delay / 1_000_000);
     core.schedule(() -> work.execute(this::list), delay);
   }
 
@@ -119,7 +131,8 @@ public final class RoutingTableImpl implements RoutingTable {
     Map<String, Entry> fresh = new HashMap<>();
     for (ListResponse page : pages) {
       for (Lease l : page.getLeasesList()) {
-        Protos.route(l.getName(), l).ifPresent(r -> fresh.put(l.getName(), new Entry(r, l.getModRevision())));
+        Protos.route(l.getName(), l)
+            .ifPresent(r -> fresh.put(l.getName(), new Entry(r, l.getModRevision())));
       }
     }
     List<RouteChange> changes = new ArrayList<>();
@@ -128,15 +141,23 @@ public final class RoutingTableImpl implements RoutingTable {
       if (!fresh.containsKey(e.getKey())) {
         it.remove();
         unindex(e.getValue().route().holder(), e.getKey());
-        changes.add(new RouteChange(e.getKey(), Optional.of(e.getValue().route()), Optional.empty(), listed));
+        changes.add(
+            new RouteChange(
+                e.getKey(), Optional.of(e.getValue().route()), Optional.empty(), listed));
       }
     }
-    fresh.forEach((name, entry) -> {
-      Entry old = put(name, entry);
-      if (old == null || !old.route().equals(entry.route())) {
-        changes.add(new RouteChange(name, Optional.ofNullable(old).map(Entry::route), Optional.of(entry.route()), listed));
-      }
-    });
+    fresh.forEach(
+        (name, entry) -> {
+          Entry old = put(name, entry);
+          if (old == null || !old.route().equals(entry.route())) {
+            changes.add(
+                new RouteChange(
+                    name,
+                    Optional.ofNullable(old).map(Entry::route),
+                    Optional.of(entry.route()),
+                    listed));
+          }
+        });
     ResumingWatch previous;
     ResumingWatch next;
     synchronized (this) {
@@ -145,8 +166,12 @@ public final class RoutingTableImpl implements RoutingTable {
       }
       failures = 0;
       previous = watch;
-      next = watch = core.internalWatch(WatchOptions.of(prefix).withFromRevision(listed + 1)
-          .withView(WatchView.BASIC), new Follower(), work);
+      next =
+          watch =
+              core.internalWatch(
+                  WatchOptions.of(prefix).withFromRevision(listed + 1).withView(WatchView.BASIC),
+                  new Follower(),
+                  work);
     }
     if (previous != null) {
       previous.close();
@@ -163,13 +188,16 @@ public final class RoutingTableImpl implements RoutingTable {
     public void onEvent(WatchEvent e) {
       Entry current = entries.get(e.name());
       if (current != null && current.revision() >= e.revision()) {
-        return;  // the entry (from a later page) already reflects this change
+        return; // the entry (from a later page) already reflects this change
       }
       if (e.type() == EventType.RENEWED || e.lease().isEmpty()) {
-        return;  // renewals move only renewal fields; events about no lease (policy changes) touch no route
+        return; // renewals move only renewal fields; events about no lease (policy changes) touch
+        // no route
       }
-      // Endings remove the route; a grant or change (also of a type newer than this SDK) sets it from the lease.
-      Optional<Route> after = e.endsLease() ? Optional.empty() : Protos.route(e.name(), e.lease().get());
+      // Endings remove the route; a grant or change (also of a type newer than this SDK) sets it
+      // from the lease.
+      Optional<Route> after =
+          e.endsLease() ? Optional.empty() : Protos.route(e.name(), e.lease().get());
       Optional<Route> before = Optional.ofNullable(current).map(Entry::route);
       if (after.isPresent()) {
         put(e.name(), new Entry(after.get(), e.revision()));
@@ -190,7 +218,8 @@ public final class RoutingTableImpl implements RoutingTable {
     @Override
     public void onError(LeaseholdException error) {
       if (error instanceof WatchCompactedException) {
-        LOG.info("routing table of \"{}\" fell behind the cluster's history; listing again", prefix);
+        LOG.info(
+            "routing table of \"{}\" fell behind the cluster's history; listing again", prefix);
         list();
       } else {
         listFailed(error);
@@ -210,10 +239,12 @@ public final class RoutingTableImpl implements RoutingTable {
   }
 
   private void unindex(String holder, String name) {
-    byHolder.computeIfPresent(holder, (h, names) -> {
-      names.remove(name);
-      return names.isEmpty() ? null : names;
-    });
+    byHolder.computeIfPresent(
+        holder,
+        (h, names) -> {
+          names.remove(name);
+          return names.isEmpty() ? null : names;
+        });
   }
 
   private void advance(long r) {
@@ -238,19 +269,21 @@ public final class RoutingTableImpl implements RoutingTable {
     if (changes.isEmpty()) {
       return;
     }
-    // The listeners registered when the change was applied: one added later hears only later changes.
+    // The listeners registered when the change was applied: one added later hears only later
+    // changes.
     List<RouteListener> targets = List.copyOf(listeners);
-    notify.execute(() -> {
-      for (RouteChange c : changes) {
-        for (RouteListener l : targets) {
-          try {
-            l.onChange(c);
-          } catch (RuntimeException ex) {
-            LOG.warn("route listener threw on {}", c.name(), ex);
+    notify.execute(
+        () -> {
+          for (RouteChange c : changes) {
+            for (RouteListener l : targets) {
+              try {
+                l.onChange(c);
+              } catch (RuntimeException ex) {
+                LOG.warn("route listener threw on {}", c.name(), ex);
+              }
+            }
           }
-        }
-      }
-    });
+        });
   }
 
   @Override
@@ -338,7 +371,9 @@ public final class RoutingTableImpl implements RoutingTable {
     if (w != null) {
       w.close();
     }
-    ready.completeExceptionally(new ClientClosedException("routing table of \"" + prefix + "\": closed before it was loaded"));
+    ready.completeExceptionally(
+        new ClientClosedException(
+            "routing table of \"" + prefix + "\": closed before it was loaded"));
     core.forget(this);
   }
 }

@@ -11,21 +11,28 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The threads every client of this JVM shares, so that a process of a thousand clients has tens
- * of SDK threads rather than thousands: a timer (also the keep-alive lane), a small pool for the
- * SDK's own work and the channels' callbacks, a pool for the user's callbacks of clients given
- * no executor, and one for {@code withLease} actions. Counted by the clients using them: the first
+ * The threads every client of this JVM shares, so that a process of a thousand clients has tens of
+ * SDK threads rather than thousands: a timer (also the keep-alive lane), a small pool for the SDK's
+ * own work and the channels' callbacks, a pool for the user's callbacks of clients given no
+ * executor, and one for {@code withLease} actions. Counted by the clients using them: the first
  * makes them, the last one's close stops them, so a closed application (or an undeployed web app)
  * keeps no thread. Every thread is a daemon. Internal: not part of the API.
  */
 public final class SharedExecutors {
   private static final int CPUS = Runtime.getRuntime().availableProcessors();
-  /** The timer runs only short tasks that never block: keep-alive rounds and their answers, deadlines, backoffs. */
+
+  /**
+   * The timer runs only short tasks that never block: keep-alive rounds and their answers,
+   * deadlines, backoffs.
+   */
   static final int TIMER_THREADS = Math.min(2, CPUS);
+
   /** The SDK's own work never blocks either: a thread per core is enough, however many clients. */
   static final int INTERNAL_THREADS = Math.max(2, Math.min(CPUS, 8));
+
   /** User callbacks may block a while; beyond this many at once they queue. */
   static final int CALLBACK_THREADS = 64;
+
   private static final long IDLE_SECONDS = 30;
 
   // Guarded by SharedExecutors.class.
@@ -42,7 +49,11 @@ public final class SharedExecutors {
     timer.setRemoveOnCancelPolicy(true);
     internal = elastic("leasehold-internal", INTERNAL_THREADS, daemon("leasehold-internal"));
     AtomicInteger n = new AtomicInteger();
-    callbacks = elastic("leasehold-callback", CALLBACK_THREADS, r -> new PoolThread(r, this, "leasehold-callback-" + n.incrementAndGet()));
+    callbacks =
+        elastic(
+            "leasehold-callback",
+            CALLBACK_THREADS,
+            r -> new PoolThread(r, this, "leasehold-callback-" + n.incrementAndGet()));
     actions = Executors.newCachedThreadPool(daemon("leasehold-action"));
   }
 
@@ -55,7 +66,10 @@ public final class SharedExecutors {
     return current;
   }
 
-  /** One user is done with them; the last one stops the threads, letting queued callbacks run for up to a second. */
+  /**
+   * One user is done with them; the last one stops the threads, letting queued callbacks run for up
+   * to a second.
+   */
   public void release() {
     synchronized (SharedExecutors.class) {
       if (current != this || --users > 0) {
@@ -68,7 +82,7 @@ public final class SharedExecutors {
     actions.shutdownNow();
     callbacks.shutdown();
     if (Thread.currentThread() instanceof PoolThread t && t.owner == this) {
-      return;  // released from a callback (a recipe stopping): it would wait for itself
+      return; // released from a callback (a recipe stopping): it would wait for itself
     }
     try {
       callbacks.awaitTermination(1, TimeUnit.SECONDS);
@@ -104,21 +118,29 @@ public final class SharedExecutors {
 
   /**
    * A pool that starts a thread only when no idle one can take the task, up to {@code max}, then
-   * queues; idle threads end after a while. (A plain ThreadPoolExecutor either never grows past
-   * its core size or never queues.)
+   * queues; idle threads end after a while. (A plain ThreadPoolExecutor either never grows past its
+   * core size or never queues.)
    */
   private static ThreadPoolExecutor elastic(String name, int max, ThreadFactory threads) {
     HandOffQueue queue = new HandOffQueue();
-    return new ThreadPoolExecutor(0, max, IDLE_SECONDS, TimeUnit.SECONDS, queue, threads, (task, pool) -> {
-      if (pool.isShutdown()) {
-        throw new RejectedExecutionException(name + " is shut down");
-      }
-      // Every thread is busy and the pool is at its size: the task waits for the next free one.
-      queue.enqueue(task);
-      if (pool.getPoolSize() == 0) {
-        pool.execute(() -> { });  // the threads timed out meanwhile: start one, which then takes the task
-      }
-    });
+    return new ThreadPoolExecutor(
+        0,
+        max,
+        IDLE_SECONDS,
+        TimeUnit.SECONDS,
+        queue,
+        threads,
+        (task, pool) -> {
+          if (pool.isShutdown()) {
+            throw new RejectedExecutionException(name + " is shut down");
+          }
+          // Every thread is busy and the pool is at its size: the task waits for the next free one.
+          queue.enqueue(task);
+          if (pool.getPoolSize() == 0) {
+            pool.execute(
+                () -> {}); // the threads timed out meanwhile: start one, which then takes the task
+          }
+        });
   }
 
   /**

@@ -10,11 +10,14 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * One pending acquisition of a name in this client: a single attempt ({@link Mode#TRY}) or one
- * that waits for the name to become free ({@link Mode#WAIT}), up to an optional deadline.
+ * One pending acquisition of a name in this client: a single attempt ({@link Mode#TRY}) or one that
+ * waits for the name to become free ({@link Mode#WAIT}), up to an optional deadline.
  */
 final class Waiter {
-  enum Mode { TRY, WAIT }
+  enum Mode {
+    TRY,
+    WAIT
+  }
 
   /**
    * The most a waiter asks a node to wait for it in one call (the call's {@code wait}); a longer
@@ -23,10 +26,16 @@ final class Waiter {
   static final Duration MAX_NODE_WAIT = Duration.ofSeconds(30);
 
   final Mode mode;
-  /** Sends one Acquire (or Register) request, asking the node to wait up to the given time for the name (zero: not at all). */
+
+  /**
+   * Sends one Acquire (or Register) request, asking the node to wait up to the given time for the
+   * name (zero: not at all).
+   */
   final Function<Duration, CompletableFuture<Calls.Sent<Grant>>> attempt;
+
   /** GRANTED, CONFLICT or REJECTED for a try; GRANTED (or an exception) for a wait. */
   final CompletableFuture<AcquireResult> result = new CompletableFuture<>();
+
   final long startNanos = System.nanoTime();
   final Optional<Duration> waitUpTo;
 
@@ -35,16 +44,24 @@ final class Waiter {
   int transientFailures;
   int lockDelayRetries;
   ScheduledFuture<?> timeout;
+
   /** The wait the attempt out (or the last one) asked of its node, and when it was sent. */
   Duration nodeWait = Duration.ZERO;
+
   long nodeWaitSentNanos;
 
   /** A waiter whose requests cannot ask a node to wait (a Register). */
-  Waiter(Mode mode, Supplier<CompletableFuture<Calls.Sent<Grant>>> attempt, Optional<Duration> waitUpTo) {
+  Waiter(
+      Mode mode,
+      Supplier<CompletableFuture<Calls.Sent<Grant>>> attempt,
+      Optional<Duration> waitUpTo) {
     this(mode, wait -> attempt.get(), waitUpTo);
   }
 
-  Waiter(Mode mode, Function<Duration, CompletableFuture<Calls.Sent<Grant>>> attempt, Optional<Duration> waitUpTo) {
+  Waiter(
+      Mode mode,
+      Function<Duration, CompletableFuture<Calls.Sent<Grant>>> attempt,
+      Optional<Duration> waitUpTo) {
     this.mode = mode;
     this.attempt = attempt;
     this.waitUpTo = waitUpTo;
@@ -54,7 +71,10 @@ final class Waiter {
     return mode == Mode.TRY;
   }
 
-  /** How long the next attempt may ask its node to wait: none for a try, else what is left, at most {@link #MAX_NODE_WAIT}. */
+  /**
+   * How long the next attempt may ask its node to wait: none for a try, else what is left, at most
+   * {@link #MAX_NODE_WAIT}.
+   */
   Duration nodeWait() {
     if (tryOnly()) {
       return Duration.ZERO;
@@ -67,11 +87,12 @@ final class Waiter {
   }
 
   /**
-   * Whether the last attempt's CONFLICT came once its node had waited (nearly) all it was asked
-   * to: the node queued it (a node that does not queue answers at once).
+   * Whether the last attempt's CONFLICT came once its node had waited (nearly) all it was asked to:
+   * the node queued it (a node that does not queue answers at once).
    */
   boolean nodeWaited() {
-    return !nodeWait.isZero() && System.nanoTime() - nodeWaitSentNanos >= nodeWait.toNanos() - nodeWait.toNanos() / 10;
+    return !nodeWait.isZero()
+        && System.nanoTime() - nodeWaitSentNanos >= nodeWait.toNanos() - nodeWait.toNanos() / 10;
   }
 
   boolean pastDeadline() {

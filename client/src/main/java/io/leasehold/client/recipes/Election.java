@@ -21,8 +21,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Leader election on one lease: the candidate that holds the lease named {@link #name()} leads,
- * and its lease's fencing token is the leadership's token ({@link LeaseholdClient#election}).
+ * Leader election on one lease: the candidate that holds the lease named {@link #name()} leads, and
+ * its lease's fencing token is the leadership's token ({@link LeaseholdClient#election}).
  *
  * <pre>{@code
  * Election election = client.election("election/billing");
@@ -38,13 +38,13 @@ import java.util.concurrent.TimeUnit;
  * election.resign().join();                                       // the next candidate leads
  * }</pre>
  *
- * <p>Safety: leadership is the lease, so two candidates never hold it at once on the cluster, and
- * a candidate counts itself leader only while its lease is HELD and within the SDK's validity (the
+ * <p>Safety: leadership is the lease, so two candidates never hold it at once on the cluster, and a
+ * candidate counts itself leader only while its lease is HELD and within the SDK's validity (the
  * send time of its last successful renewal + TTL − a drift margin, never later than the cluster's
- * deadline): a later leader is granted the name only after the cluster freed it, so the
- * validities of two leaders do not overlap, and the later one's token is larger. {@link #isLeader()}
- * already turns false in JEOPARDY (a renewal is late), before the lease is LOST. What timing cannot
- * cover (a pause after checking {@code isLeader()}) the token covers: send it with every write.
+ * deadline): a later leader is granted the name only after the cluster freed it, so the validities
+ * of two leaders do not overlap, and the later one's token is larger. {@link #isLeader()} already
+ * turns false in JEOPARDY (a renewal is late), before the lease is LOST. What timing cannot cover
+ * (a pause after checking {@code isLeader()}) the token covers: send it with every write.
  *
  * <p>A campaign is one attempt: after leadership ends (resigned, lost) the candidate campaigns
  * again by calling {@link #campaign} again. Thread-safe.
@@ -58,7 +58,7 @@ public final class Election implements AutoCloseable {
   // Guarded by this.
   private CompletableFuture<Lease> pending;
   private Lease lease;
-  private boolean told;  // what the listeners were last told: leading or not
+  private boolean told; // what the listeners were last told: leading or not
 
   private Election(LeaseholdClient client, String name, LeaseOptions options) {
     this.client = Objects.requireNonNull(client, "client");
@@ -70,7 +70,7 @@ public final class Election implements AutoCloseable {
    * An election on the lease {@code name}, whose leadership lives with the client's session.
    *
    * @param client the client campaigning or observing
-   * @param name   the lease name that stands for the leadership, e.g. {@code election/billing}
+   * @param name the lease name that stands for the leadership, e.g. {@code election/billing}
    * @return the election
    */
   public static Election of(LeaseholdClient client, String name) {
@@ -81,8 +81,8 @@ public final class Election implements AutoCloseable {
    * An election whose leadership lease is acquired with {@code options} (e.g. a TTL of its own);
    * any wait bound in them is ignored, since a campaign waits until it leads.
    *
-   * @param client  the client campaigning or observing
-   * @param name    the lease name that stands for the leadership
+   * @param client the client campaigning or observing
+   * @param name the lease name that stands for the leadership
    * @param options the lease options of the leadership
    * @return the election
    */
@@ -134,19 +134,21 @@ public final class Election implements AutoCloseable {
       lease = null;
     }
     CompletableFuture<Lease> out = acquiring.thenApply(this::install);
-    out.whenComplete((l, e) -> {
-      if (out.isCancelled()) {
-        acquiring.cancel(false);
-      }
-    });
+    out.whenComplete(
+        (l, e) -> {
+          if (out.isCancelled()) {
+            acquiring.cancel(false);
+          }
+        });
     return out;
   }
 
   private Lease install(Lease won) {
     synchronized (this) {
-      if (pending == null) {  // resigned while the grant was on its way
+      if (pending == null) { // resigned while the grant was on its way
         won.release();
-        throw new IllegalStateException("election " + name + ": resigned before the leadership was granted");
+        throw new IllegalStateException(
+            "election " + name + ": resigned before the leadership was granted");
       }
       lease = won;
     }
@@ -180,8 +182,8 @@ public final class Election implements AutoCloseable {
   }
 
   /**
-   * Whether this candidate leads now: its lease is HELD (renewals on time) and within its
-   * validity. False as soon as a renewal is late (JEOPARDY), not only once the lease is lost.
+   * Whether this candidate leads now: its lease is HELD (renewals on time) and within its validity.
+   * False as soon as a renewal is late (JEOPARDY), not only once the lease is lost.
    *
    * @return whether this candidate may act as leader
    */
@@ -244,11 +246,11 @@ public final class Election implements AutoCloseable {
   }
 
   /**
-   * Follows the leadership: {@code observer} is told the leader as of now, then every change
-   * (a new leader, a new value, no leader), in order, until the returned watch is closed. Anyone
-   * may observe, candidate or not. If the observer falls so far behind that the cluster's history
-   * no longer holds its place (a long partition of this client), it lists again and is told the
-   * leader as of then, if it differs from the last one it was told, and follows on from there.
+   * Follows the leadership: {@code observer} is told the leader as of now, then every change (a new
+   * leader, a new value, no leader), in order, until the returned watch is closed. Anyone may
+   * observe, candidate or not. If the observer falls so far behind that the cluster's history no
+   * longer holds its place (a long partition of this client), it lists again and is told the leader
+   * as of then, if it differs from the last one it was told, and follows on from there.
    *
    * @param observer told of each leader
    * @return completes with the watch once it is set up; close it to stop observing
@@ -258,7 +260,10 @@ public final class Election implements AutoCloseable {
     return observation.list().thenApply(v -> observation);
   }
 
-  /** Resigns without waiting for the cluster's answer: the leadership ends at its TTL if the release is lost. */
+  /**
+   * Resigns without waiting for the cluster's answer: the leadership ends at its TTL if the release
+   * is lost.
+   */
   @Override
   public void close() {
     resign();
@@ -308,30 +313,45 @@ public final class Election implements AutoCloseable {
       this.observer = observer;
     }
 
-    /** Lists the leadership name, tells the observer if it changed, and watches from the listing on. */
+    /**
+     * Lists the leadership name, tells the observer if it changed, and watches from the listing on.
+     */
     CompletableFuture<Void> list() {
-      return client.list(name).thenAccept(listing -> {
-        Optional<Leader> now = listing.leases().stream().filter(l -> l.name().equals(name)).findFirst().map(Election::leaderOf);
-        synchronized (this) {
-          if (closed) {
-            return;
-          }
-          tell(now);
-          current = client.watch(WatchOptions.of(name).withFromRevision(listing.revision() + 1), this);
-        }
-      });
+      return client
+          .list(name)
+          .thenAccept(
+              listing -> {
+                Optional<Leader> now =
+                    listing.leases().stream()
+                        .filter(l -> l.name().equals(name))
+                        .findFirst()
+                        .map(Election::leaderOf);
+                synchronized (this) {
+                  if (closed) {
+                    return;
+                  }
+                  tell(now);
+                  current =
+                      client.watch(
+                          WatchOptions.of(name).withFromRevision(listing.revision() + 1), this);
+                }
+              });
     }
 
     private void relist() {
-      list().exceptionally(e -> {
-        // The cluster is out of reach for longer than the client's request timeout: try again.
-        synchronized (this) {
-          if (!closed) {
-            CompletableFuture.delayedExecutor(RELIST_RETRY_MILLIS, TimeUnit.MILLISECONDS).execute(this::relist);
-          }
-        }
-        return null;
-      });
+      list()
+          .exceptionally(
+              e -> {
+                // The cluster is out of reach for longer than the client's request timeout: try
+                // again.
+                synchronized (this) {
+                  if (!closed) {
+                    CompletableFuture.delayedExecutor(RELIST_RETRY_MILLIS, TimeUnit.MILLISECONDS)
+                        .execute(this::relist);
+                  }
+                }
+                return null;
+              });
     }
 
     private void tell(Optional<Leader> next) {
@@ -344,7 +364,7 @@ public final class Election implements AutoCloseable {
     @Override
     public synchronized void onEvent(WatchEvent event) {
       if (closed || !event.name().equals(name)) {
-        return;  // the prefix also matches longer names
+        return; // the prefix also matches longer names
       }
       if (event.endsLease()) {
         tell(Optional.empty());
@@ -360,7 +380,7 @@ public final class Election implements AutoCloseable {
           return;
         }
         if (!(error instanceof WatchCompactedException)) {
-          closed = true;  // refused by the cluster: nothing to resume
+          closed = true; // refused by the cluster: nothing to resume
           return;
         }
       }

@@ -2,8 +2,8 @@ package io.leasehold.client.recipes;
 
 /**
  * Told when this candidate starts and stops leading, on the client's callback executor, in order.
- * Leadership may stop and start again with the same token: a renewal that was late (JEOPARDY)
- * and then succeeded in time means the lease never ended, so no one else led in between.
+ * Leadership may stop and start again with the same token: a renewal that was late (JEOPARDY) and
+ * then succeeded in time means the lease never ended, so no one else led in between.
  */
 public interface LeaderListener {
   /**
@@ -13,6 +13,9 @@ public interface LeaderListener {
    */
   void takeLeadership(long token);
 
-  /** This candidate no longer leads (its lease is in jeopardy, lost or released): stop leading work at once. */
+  /**
+   * This candidate no longer leads (its lease is in jeopardy, lost or released): stop leading work
+   * at once.
+   */
   void revokeLeadership();
 }

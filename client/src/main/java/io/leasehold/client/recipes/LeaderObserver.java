@@ -2,7 +2,10 @@ package io.leasehold.client.recipes;
 
 import java.util.Optional;
 
-/** Told of every change of an election's leader, in the cluster's order, on the client's callback executor. */
+/**
+ * Told of every change of an election's leader, in the cluster's order, on the client's callback
+ * executor.
+ */
 @FunctionalInterface
 public interface LeaderObserver {
   /**

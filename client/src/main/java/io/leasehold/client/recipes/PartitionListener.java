@@ -1,8 +1,8 @@
 package io.leasehold.client.recipes;
 
 /**
- * Told when a {@link PartitionMember} starts and stops owning a partition. Both run on the
- * member's own thread, one at a time and in order; neither may block for long.
+ * Told when a {@link PartitionMember} starts and stops owning a partition. Both run on the member's
+ * own thread, one at a time and in order; neither may block for long.
  */
 public interface PartitionListener {
   /**

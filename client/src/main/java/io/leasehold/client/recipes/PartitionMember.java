@@ -37,19 +37,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A member of a partition group ({@link LeaseholdClient#partitions}): the members of a group
- * share partitions {@code 0..n-1}, each owning a contiguous, balanced range (⌊n/m⌋ or ⌈n/m⌉
- * partitions for m members), and the partitions move when members join or leave.
+ * A member of a partition group ({@link LeaseholdClient#partitions}): the members of a group share
+ * partitions {@code 0..n-1}, each owning a contiguous, balanced range (⌊n/m⌋ or ⌈n/m⌉ partitions
+ * for m members), and the partitions move when members join or leave.
  *
  * <p>Membership is a lease {@code <namespace>/<group>/members/<id>} (the id is the client's holder
- * identity; its metadata records n); ownership of partition k is an exclusive lease
- * {@code <namespace>/<group>/p/<k>}, carrying the member's address. Each member keeps one List+Watch
- * view of the group and reconciles on every change: it hands each partition outside its range to
- * the live member whose range it is in by a <em>transfer</em> (one replicated step, a larger
- * token, the name never free), acquires the free partitions of its range, and takes up the
- * partitions handed to it. It calls {@link PartitionListener#onRevoked} before the handoff is
- * sent, and also as soon as a partition's lease is in JEOPARDY or LOST; since ownership is a
- * lease, two members never hold one partition at once whatever the timing.
+ * identity; its metadata records n); ownership of partition k is an exclusive lease {@code
+ * <namespace>/<group>/p/<k>}, carrying the member's address. Each member keeps one List+Watch view
+ * of the group and reconciles on every change: it hands each partition outside its range to the
+ * live member whose range it is in by a <em>transfer</em> (one replicated step, a larger token, the
+ * name never free), acquires the free partitions of its range, and takes up the partitions handed
+ * to it. It calls {@link PartitionListener#onRevoked} before the handoff is sent, and also as soon
+ * as a partition's lease is in JEOPARDY or LOST; since ownership is a lease, two members never hold
+ * one partition at once whatever the timing.
  *
  * <pre>{@code
  * try (LeaseholdClient client = LeaseholdClient.builder()
@@ -71,12 +71,13 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>A client may be a member of a group once. Every member of a group must use the same n:
- * joining with another fails. Thread-safe; the listener is called one call at a time, in order,
- * on the SDK's shared callback threads (a member has no thread of its own).
+ * <p>A client may be a member of a group once. Every member of a group must use the same n: joining
+ * with another fails. Thread-safe; the listener is called one call at a time, in order, on the
+ * SDK's shared callback threads (a member has no thread of its own).
  */
 public final class PartitionMember implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PartitionMember.class);
+
   /** The most partitions a group may have: each is a lease, reconciled on every change. */
   public static final int MAX_PARTITIONS = 65_536;
 
@@ -86,8 +87,12 @@ public final class PartitionMember implements AutoCloseable {
   private final PartitionListener listener;
   private final PartitionOptions options;
   private final String me;
-  /** The JVM's SDK threads: the member's steps run one at a time on them, its timers on their timer. */
+
+  /**
+   * The JVM's SDK threads: the member's steps run one at a time on them, its timers on their timer.
+   */
   private final SharedExecutors shared = SharedExecutors.acquire();
+
   private final SerialExecutor loop = new SerialExecutor(shared.callbacks());
   private final Executor loopExecutor = this::onLoop;
   private volatile boolean loopStopped;
@@ -108,7 +113,9 @@ public final class PartitionMember implements AutoCloseable {
   private boolean stopped;
   private ScheduledFuture<?> leaveDeadline;
 
-  /** A partition lease this member holds; {@code handingOff} once revoked for a handoff or release. */
+  /**
+   * A partition lease this member holds; {@code handingOff} once revoked for a handoff or release.
+   */
   private static final class Owned {
     final Lease lease;
     boolean assigned;
@@ -119,19 +126,30 @@ public final class PartitionMember implements AutoCloseable {
     }
   }
 
-  private PartitionMember(LeaseholdClient client, String group, int count, PartitionListener listener, PartitionOptions options) {
+  private PartitionMember(
+      LeaseholdClient client,
+      String group,
+      int count,
+      PartitionListener listener,
+      PartitionOptions options) {
     this.client = client;
     this.group = group;
     this.count = count;
     this.listener = listener;
     this.options = options;
     this.me = client.holder();
-    this.view = new PartitionView(client, prefix(options, group), this::requestReconcile, shared.timer(),
-        options.reconcileInterval().toMillis());
+    this.view =
+        new PartitionView(
+            client,
+            prefix(options, group),
+            this::requestReconcile,
+            shared.timer(),
+            options.reconcileInterval().toMillis());
   }
 
   /**
-   * {@link #join(LeaseholdClient, String, int, PartitionListener, PartitionOptions)} with default options.
+   * {@link #join(LeaseholdClient, String, int, PartitionListener, PartitionOptions)} with default
+   * options.
    *
    * @param client the client whose holder identity is the member's id
    * @param group the group's name (not starting or ending with {@code /})
@@ -139,15 +157,16 @@ public final class PartitionMember implements AutoCloseable {
    * @param listener told when this member starts and stops owning a partition
    * @return completes with the member once it joined
    */
-  public static CompletableFuture<PartitionMember> join(LeaseholdClient client, String group, int n, PartitionListener listener) {
+  public static CompletableFuture<PartitionMember> join(
+      LeaseholdClient client, String group, int n, PartitionListener listener) {
     return join(client, group, n, listener, PartitionOptions.defaults());
   }
 
   /**
    * Joins {@code group} as {@code client}'s holder identity and starts taking a share of its
    * partitions. Fails with {@link IllegalArgumentException} if live members of the group use
-   * another number of partitions, and with {@link IllegalStateException} if this client is
-   * already a member of the group.
+   * another number of partitions, and with {@link IllegalStateException} if this client is already
+   * a member of the group.
    *
    * @param client the client whose holder identity is the member's id
    * @param group the group's name (not starting or ending with {@code /})
@@ -156,14 +175,19 @@ public final class PartitionMember implements AutoCloseable {
    * @param options namespace, address and timings
    * @return completes with the member once it joined
    */
-  public static CompletableFuture<PartitionMember> join(LeaseholdClient client, String group, int n, PartitionListener listener,
+  public static CompletableFuture<PartitionMember> join(
+      LeaseholdClient client,
+      String group,
+      int n,
+      PartitionListener listener,
       PartitionOptions options) {
     Objects.requireNonNull(client, "client");
     Objects.requireNonNull(group, "group");
     Objects.requireNonNull(listener, "listener");
     Objects.requireNonNull(options, "options");
     if (group.isEmpty() || group.startsWith("/") || group.endsWith("/")) {
-      throw new IllegalArgumentException("group: must be non-empty and not start or end with /, got \"" + group + "\"");
+      throw new IllegalArgumentException(
+          "group: must be non-empty and not start or end with /, got \"" + group + "\"");
     }
     if (n < 1 || n > MAX_PARTITIONS) {
       throw new IllegalArgumentException("n: must be 1-" + MAX_PARTITIONS + ", got " + n);
@@ -172,60 +196,89 @@ public final class PartitionMember implements AutoCloseable {
   }
 
   private CompletableFuture<PartitionMember> start() {
-    CompletableFuture<PartitionMember> joined = client.list(prefix(options, group) + PartitionView.MEMBERS)
-        .thenCompose(listing -> {
-          for (LeaseInfo m : listing.leases()) {
-            Optional<Integer> theirs = PartitionView.partitionCount(m);
-            if (!theirs.equals(Optional.of(count)) && !m.holder().equals(me)) {
-              throw mismatch(m.holder() + " (" + theirs.map(String::valueOf).orElse("none") + ")");
+    CompletableFuture<PartitionMember> joined =
+        client
+            .list(prefix(options, group) + PartitionView.MEMBERS)
+            .thenCompose(
+                listing -> {
+                  for (LeaseInfo m : listing.leases()) {
+                    Optional<Integer> theirs = PartitionView.partitionCount(m);
+                    if (!theirs.equals(Optional.of(count)) && !m.holder().equals(me)) {
+                      throw mismatch(
+                          m.holder() + " (" + theirs.map(String::valueOf).orElse("none") + ")");
+                    }
+                  }
+                  return client.tryAcquire(memberName(), memberOptions());
+                })
+            .thenComposeAsync(
+                result -> {
+                  if (result instanceof Granted granted) {
+                    adoptMembership(granted.lease());
+                    return view.start();
+                  }
+                  if (result instanceof Conflict conflict && conflict.holder().equals(me)) {
+                    throw new IllegalStateException(
+                        "this client (" + me + ") is already a member of partition group " + group);
+                  }
+                  if (result instanceof Rejected rejected) {
+                    throw new IllegalStateException(
+                        "joining partition group "
+                            + group
+                            + " was refused: "
+                            + rejected.rejection().message());
+                  }
+                  throw new IllegalStateException(
+                      "the membership "
+                          + memberName()
+                          + " is held by "
+                          + ((Conflict) result).holder());
+                },
+                loopExecutor)
+            .thenApplyAsync(
+                v -> {
+                  List<String> others = view.disagreeing(count);
+                  if (!others.isEmpty()) {
+                    throw mismatch(String.join(", ", others));
+                  }
+                  running = true;
+                  scheduleTicks();
+                  requestReconcile();
+                  log.info("joined partition group {} as {} ({} partitions)", group, me, count);
+                  return this;
+                },
+                loopExecutor);
+    joined.whenCompleteAsync(
+        (m, err) -> {
+          if (err != null) {
+            Lease mine = membership;
+            if (mine != null) {
+              safe(mine::release);
             }
+            stopNow();
           }
-          return client.tryAcquire(memberName(), memberOptions());
-        })
-        .thenComposeAsync(result -> {
-          if (result instanceof Granted granted) {
-            adoptMembership(granted.lease());
-            return view.start();
-          }
-          if (result instanceof Conflict conflict && conflict.holder().equals(me)) {
-            throw new IllegalStateException("this client (" + me + ") is already a member of partition group " + group);
-          }
-          if (result instanceof Rejected rejected) {
-            throw new IllegalStateException("joining partition group " + group + " was refused: " + rejected.rejection().message());
-          }
-          throw new IllegalStateException("the membership " + memberName() + " is held by " + ((Conflict) result).holder());
-        }, loopExecutor)
-        .thenApplyAsync(v -> {
-          List<String> others = view.disagreeing(count);
-          if (!others.isEmpty()) {
-            throw mismatch(String.join(", ", others));
-          }
-          running = true;
-          scheduleTicks();
-          requestReconcile();
-          log.info("joined partition group {} as {} ({} partitions)", group, me, count);
-          return this;
-        }, loopExecutor);
-    joined.whenCompleteAsync((m, err) -> {
-      if (err != null) {
-        Lease mine = membership;
-        if (mine != null) {
-          safe(mine::release);
-        }
-        stopNow();
-      }
-    }, loopExecutor);
+        },
+        loopExecutor);
     return joined;
   }
 
   private IllegalArgumentException mismatch(String others) {
-    return new IllegalArgumentException("partition group " + group + " has " + count + " partitions for this member, but live members"
-        + " use another count: " + others + "; every member of a group must use the same number of partitions");
+    return new IllegalArgumentException(
+        "partition group "
+            + group
+            + " has "
+            + count
+            + " partitions for this member, but live members"
+            + " use another count: "
+            + others
+            + "; every member of a group must use the same number of partitions");
   }
 
   private void scheduleTicks() {
     long every = options.reconcileInterval().toMillis();
-    ticks = shared.timer().scheduleWithFixedDelay(this::requestReconcile, every, every, TimeUnit.MILLISECONDS);
+    ticks =
+        shared
+            .timer()
+            .scheduleWithFixedDelay(this::requestReconcile, every, every, TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -266,18 +319,19 @@ public final class PartitionMember implements AutoCloseable {
   }
 
   /**
-   * The partitions this member owns now, with the fencing token of each: those assigned to it
-   * whose lease is still valid on the client's clock at this call.
+   * The partitions this member owns now, with the fencing token of each: those assigned to it whose
+   * lease is still valid on the client's clock at this call.
    *
    * @return partition to fencing token, in partition order
    */
   public SortedMap<Integer, Long> owned() {
     SortedMap<Integer, Long> out = new TreeMap<>();
-    assigned.forEach((k, lease) -> {
-      if (lease.isValid()) {
-        out.put(k, lease.token());
-      }
-    });
+    assigned.forEach(
+        (k, lease) -> {
+          if (lease.isValid()) {
+            out.put(k, lease.token());
+          }
+        });
     return Collections.unmodifiableSortedMap(out);
   }
 
@@ -310,39 +364,51 @@ public final class PartitionMember implements AutoCloseable {
    */
   public Optional<PartitionOwner> owner(int partition) {
     if (partition < 0 || partition >= count) {
-      throw new IllegalArgumentException("partition: must be 0-" + (count - 1) + ", got " + partition);
+      throw new IllegalArgumentException(
+          "partition: must be 0-" + (count - 1) + ", got " + partition);
     }
-    return view.partition(partition).map(l -> new PartitionOwner(partition, l.holder(), l.attributes().address(), l.token()));
+    return view.partition(partition)
+        .map(l -> new PartitionOwner(partition, l.holder(), l.attributes().address(), l.token()));
   }
 
   /**
    * Leaves the group: ends the membership (so the others count this member out), hands each
-   * partition to the member whose range it now falls in (or releases it if no member is left),
-   * then stops. Partitions not handed over within the leave timeout are released. Idempotent.
+   * partition to the member whose range it now falls in (or releases it if no member is left), then
+   * stops. Partitions not handed over within the leave timeout are released. Idempotent.
    *
    * @return completes once this member owns nothing and has stopped
    */
   public CompletableFuture<Void> leave() {
-    onLoop(() -> {
-      if (stopped || leaving) {
-        return;
-      }
-      leaving = true;
-      log.info("leaving partition group {} as {}", group, me);
-      leaveDeadline = shared.timer().schedule(() -> onLoop(this::leaveTimedOut), options.leaveTimeout().toMillis(), TimeUnit.MILLISECONDS);
-      Lease m = membership;
-      if (m == null || m.state().isFinal()) {
-        membershipReleased = true;
-        reconcile();
-        return;
-      }
-      // Hand over only once the membership's end is applied: a member that sees a handoff has
-      // then already counted this one out, and will not hand the partition back.
-      safe(m::release).whenCompleteAsync((v, err) -> {
-        membershipReleased = true;
-        reconcile();
-      }, loopExecutor);
-    });
+    onLoop(
+        () -> {
+          if (stopped || leaving) {
+            return;
+          }
+          leaving = true;
+          log.info("leaving partition group {} as {}", group, me);
+          leaveDeadline =
+              shared
+                  .timer()
+                  .schedule(
+                      () -> onLoop(this::leaveTimedOut),
+                      options.leaveTimeout().toMillis(),
+                      TimeUnit.MILLISECONDS);
+          Lease m = membership;
+          if (m == null || m.state().isFinal()) {
+            membershipReleased = true;
+            reconcile();
+            return;
+          }
+          // Hand over only once the membership's end is applied: a member that sees a handoff has
+          // then already counted this one out, and will not hand the partition back.
+          safe(m::release)
+              .whenCompleteAsync(
+                  (v, err) -> {
+                    membershipReleased = true;
+                    reconcile();
+                  },
+                  loopExecutor);
+        });
     return left.copy();
   }
 
@@ -353,7 +419,9 @@ public final class PartitionMember implements AutoCloseable {
   @Override
   public void close() {
     try {
-      leave().get(options.leaveTimeout().plus(Duration.ofSeconds(1)).toMillis(), TimeUnit.MILLISECONDS);
+      leave()
+          .get(
+              options.leaveTimeout().plus(Duration.ofSeconds(1)).toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       onLoop(this::stopNow);
@@ -364,10 +432,11 @@ public final class PartitionMember implements AutoCloseable {
 
   private void requestReconcile() {
     if (reconcileQueued.compareAndSet(false, true)) {
-      onLoop(() -> {
-        reconcileQueued.set(false);
-        reconcile();
-      });
+      onLoop(
+          () -> {
+            reconcileQueued.set(false);
+            reconcile();
+          });
     }
   }
 
@@ -401,7 +470,9 @@ public final class PartitionMember implements AutoCloseable {
           revoke(k, o);
           forget(k, o);
         } else if (mine && o.handingOff) {
-          release(k, o); // a handoff failed and the partition is ours again: start over with a new token
+          release(
+              k,
+              o); // a handoff failed and the partition is ours again: start over with a new token
         } else if (mine) {
           if (!o.assigned && o.lease.state() == LeaseState.HELD) {
             assign(k, o);
@@ -418,8 +489,10 @@ public final class PartitionMember implements AutoCloseable {
         if (mine) {
           acquire(k, false);
         }
-      } else if (held.get().holder().equals(me) && held.get().token() > givenAway.getOrDefault(k, 0L)) {
-        acquire(k, true); // handed to this member: acquiring a name its holder holds returns that lease
+      } else if (held.get().holder().equals(me)
+          && held.get().token() > givenAway.getOrDefault(k, 0L)) {
+        acquire(
+            k, true); // handed to this member: acquiring a name its holder holds returns that lease
       }
     }
     if (leaving && membershipReleased && owned.isEmpty() && busy.isEmpty()) {
@@ -429,24 +502,35 @@ public final class PartitionMember implements AutoCloseable {
 
   private void acquire(int k, boolean takeUp) {
     busy.add(k);
-    LeaseOptions opts = options.address().map(a -> LeaseOptions.defaults().withAddress(a)).orElse(LeaseOptions.defaults());
-    safe(() -> client.tryAcquire(view.partitionName(k), opts)).whenCompleteAsync((result, err) -> {
-      busy.remove(k);
-      if (result instanceof Granted granted) {
-        Lease lease = granted.lease();
-        if (stopped) {
-          safe(lease::release);
-          return;
-        }
-        adopt(k, lease);
-        // A transferred lease does not carry the giver's attributes: put this member's address on it.
-        options.address().filter(a -> takeUp && !lease.attributes().address().equals(Optional.of(a)))
-            .ifPresent(a -> safe(() -> lease.update(AttributeUpdate.address(a))));
-      } else if (err != null) {
-        log.debug("acquiring partition {} of {} failed, retrying: {}", k, group, err.toString());
-      }
-      requestReconcile();
-    }, loopExecutor);
+    LeaseOptions opts =
+        options
+            .address()
+            .map(a -> LeaseOptions.defaults().withAddress(a))
+            .orElse(LeaseOptions.defaults());
+    safe(() -> client.tryAcquire(view.partitionName(k), opts))
+        .whenCompleteAsync(
+            (result, err) -> {
+              busy.remove(k);
+              if (result instanceof Granted granted) {
+                Lease lease = granted.lease();
+                if (stopped) {
+                  safe(lease::release);
+                  return;
+                }
+                adopt(k, lease);
+                // A transferred lease does not carry the giver's attributes: put this member's
+                // address on it.
+                options
+                    .address()
+                    .filter(a -> takeUp && !lease.attributes().address().equals(Optional.of(a)))
+                    .ifPresent(a -> safe(() -> lease.update(AttributeUpdate.address(a))));
+              } else if (err != null) {
+                log.debug(
+                    "acquiring partition {} of {} failed, retrying: {}", k, group, err.toString());
+              }
+              requestReconcile();
+            },
+            loopExecutor);
   }
 
   private void adopt(int k, Lease lease) {
@@ -473,28 +557,39 @@ public final class PartitionMember implements AutoCloseable {
     revoke(k, o);
     o.handingOff = true;
     log.debug("handing partition {} of {} to {}", k, group, target);
-    safe(() -> o.lease.transferTo(target)).whenCompleteAsync((info, err) -> {
-      busy.remove(k);
-      if (err == null || o.lease.state().isFinal()) {
-        forget(k, o);
-      } else {
-        log.debug("handing partition {} of {} to {} failed, retrying: {}", k, group, target, err.toString());
-      }
-      requestReconcile();
-    }, loopExecutor);
+    safe(() -> o.lease.transferTo(target))
+        .whenCompleteAsync(
+            (info, err) -> {
+              busy.remove(k);
+              if (err == null || o.lease.state().isFinal()) {
+                forget(k, o);
+              } else {
+                log.debug(
+                    "handing partition {} of {} to {} failed, retrying: {}",
+                    k,
+                    group,
+                    target,
+                    err.toString());
+              }
+              requestReconcile();
+            },
+            loopExecutor);
   }
 
   private void release(int k, Owned o) {
     busy.add(k);
     revoke(k, o);
     o.handingOff = true;
-    safe(o.lease::release).whenCompleteAsync((v, err) -> {
-      busy.remove(k);
-      if (err == null || o.lease.state().isFinal()) {
-        forget(k, o);
-      }
-      requestReconcile();
-    }, loopExecutor);
+    safe(o.lease::release)
+        .whenCompleteAsync(
+            (v, err) -> {
+              busy.remove(k);
+              if (err == null || o.lease.state().isFinal()) {
+                forget(k, o);
+              }
+              requestReconcile();
+            },
+            loopExecutor);
   }
 
   private void assign(int k, Owned o) {
@@ -520,7 +615,10 @@ public final class PartitionMember implements AutoCloseable {
     }
   }
 
-  /** Drops a lease this member no longer holds, remembering its token so a stale view does not bring it back. */
+  /**
+   * Drops a lease this member no longer holds, remembering its token so a stale view does not bring
+   * it back.
+   */
   private void forget(int k, Owned o) {
     if (owned.remove(k, o)) {
       givenAway.merge(k, o.lease.token(), Math::max);
@@ -534,23 +632,29 @@ public final class PartitionMember implements AutoCloseable {
 
   private void rejoin() {
     membershipBusy = true;
-    safe(() -> client.tryAcquire(memberName(), memberOptions())).whenCompleteAsync((result, err) -> {
-      membershipBusy = false;
-      if (result instanceof Granted granted && !stopped && !leaving) {
-        log.info("rejoined partition group {} as {}", group, me);
-        adoptMembership(granted.lease());
-      } else if (result instanceof Granted granted) {
-        safe(granted.lease()::release);
-      }
-      requestReconcile();
-    }, loopExecutor);
+    safe(() -> client.tryAcquire(memberName(), memberOptions()))
+        .whenCompleteAsync(
+            (result, err) -> {
+              membershipBusy = false;
+              if (result instanceof Granted granted && !stopped && !leaving) {
+                log.info("rejoined partition group {} as {}", group, me);
+                adoptMembership(granted.lease());
+              } else if (result instanceof Granted granted) {
+                safe(granted.lease()::release);
+              }
+              requestReconcile();
+            },
+            loopExecutor);
   }
 
   private void leaveTimedOut() {
     if (stopped) {
       return;
     }
-    log.info("leaving partition group {}: {} partitions not handed over in time, releasing them", group, owned.size());
+    log.info(
+        "leaving partition group {}: {} partitions not handed over in time, releasing them",
+        group,
+        owned.size());
     for (Map.Entry<Integer, Owned> e : new ArrayList<>(owned.entrySet())) {
       revoke(e.getKey(), e.getValue());
       safe(e.getValue().lease::release);
@@ -564,7 +668,10 @@ public final class PartitionMember implements AutoCloseable {
     log.info("left partition group {} as {}", group, me);
   }
 
-  /** Stops at once: revokes every partition (their leases end with the client or their TTL) and the loop. */
+  /**
+   * Stops at once: revokes every partition (their leases end with the client or their TTL) and the
+   * loop.
+   */
   private void stopNow() {
     if (stopped) {
       return;
@@ -585,7 +692,10 @@ public final class PartitionMember implements AutoCloseable {
     left.complete(null);
   }
 
-  /** Runs {@code task} on the member's loop, or here once the member has stopped (so completions still clean up). */
+  /**
+   * Runs {@code task} on the member's loop, or here once the member has stopped (so completions
+   * still clean up).
+   */
   private void onLoop(Runnable task) {
     if (loopStopped) {
       task.run();
@@ -595,7 +705,8 @@ public final class PartitionMember implements AutoCloseable {
   }
 
   private LeaseOptions memberOptions() {
-    LeaseOptions o = LeaseOptions.defaults().withMetadata(PartitionView.COUNT_KEY, String.valueOf(count));
+    LeaseOptions o =
+        LeaseOptions.defaults().withMetadata(PartitionView.COUNT_KEY, String.valueOf(count));
     return options.address().map(o::withAddress).orElse(o);
   }
 

@@ -9,12 +9,16 @@ import java.util.Optional;
  *
  * @param namespace the lease namespace of the group's names ({@code <namespace>/<group>/...})
  * @param address where this member serves, carried by its partition leases for routing
- * @param reconcileInterval how often the member reconciles even without a change (to retry what failed)
- * @param leaveTimeout how long {@link PartitionMember#leave()} tries to hand partitions over before releasing them
+ * @param reconcileInterval how often the member reconciles even without a change (to retry what
+ *     failed)
+ * @param leaveTimeout how long {@link PartitionMember#leave()} tries to hand partitions over before
+ *     releasing them
  */
-public record PartitionOptions(String namespace, Optional<String> address, Duration reconcileInterval, Duration leaveTimeout) {
+public record PartitionOptions(
+    String namespace, Optional<String> address, Duration reconcileInterval, Duration leaveTimeout) {
   private static final PartitionOptions DEFAULTS =
-      new PartitionOptions("partitions", Optional.empty(), Duration.ofSeconds(1), Duration.ofSeconds(15));
+      new PartitionOptions(
+          "partitions", Optional.empty(), Duration.ofSeconds(1), Duration.ofSeconds(15));
 
   /**
    * Checks the components.
@@ -27,7 +31,8 @@ public record PartitionOptions(String namespace, Optional<String> address, Durat
   public PartitionOptions {
     Objects.requireNonNull(namespace, "namespace");
     if (namespace.isEmpty() || namespace.contains("/")) {
-      throw new IllegalArgumentException("namespace: must be one non-empty segment, got \"" + namespace + "\"");
+      throw new IllegalArgumentException(
+          "namespace: must be one non-empty segment, got \"" + namespace + "\"");
     }
     address = Objects.requireNonNull(address, "address").filter(a -> !a.isEmpty());
     positive("reconcileInterval", reconcileInterval);
@@ -60,7 +65,11 @@ public record PartitionOptions(String namespace, Optional<String> address, Durat
    * @return the new options
    */
   public PartitionOptions withAddress(String address) {
-    return new PartitionOptions(namespace, Optional.of(Objects.requireNonNull(address, "address")), reconcileInterval, leaveTimeout);
+    return new PartitionOptions(
+        namespace,
+        Optional.of(Objects.requireNonNull(address, "address")),
+        reconcileInterval,
+        leaveTimeout);
   }
 
   /**

@@ -16,18 +16,26 @@ final class PartitionRanges {
     return (int) (crc.getValue() % n);
   }
 
-  /** The first partition of member {@code i} of {@code m}: member i owns {@code [first(i), first(i + 1))}. */
+  /**
+   * The first partition of member {@code i} of {@code m}: member i owns {@code [first(i), first(i +
+   * 1))}.
+   */
   static int first(int i, int m, int n) {
     return (int) ((long) i * n / m);
   }
 
-  /** The index of the member whose range holds {@code partition}: the largest i with first(i) at most it. */
+  /**
+   * The index of the member whose range holds {@code partition}: the largest i with first(i) at
+   * most it.
+   */
   static int memberIndex(int partition, int m, int n) {
     return (int) ((((long) partition + 1) * m - 1) / n);
   }
 
   /** The member that is to own {@code partition} among the sorted {@code members}, if any. */
   static Optional<String> targetOf(int partition, List<String> members, int n) {
-    return members.isEmpty() ? Optional.empty() : Optional.of(members.get(memberIndex(partition, members.size(), n)));
+    return members.isEmpty()
+        ? Optional.empty()
+        : Optional.of(members.get(memberIndex(partition, members.size(), n)));
   }
 }

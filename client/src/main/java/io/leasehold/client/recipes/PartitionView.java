@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One member's List+Watch mirror of a group's leases: its members ({@code <prefix>members/<id>})
- * and its partitions ({@code <prefix>p/<k>}). Events apply in revision order, so a transfer's
- * grant is seen only after every membership change that came before it.
+ * and its partitions ({@code <prefix>p/<k>}). Events apply in revision order, so a transfer's grant
+ * is seen only after every membership change that came before it.
  */
 final class PartitionView implements WatchListener {
   static final String MEMBERS = "members/";
@@ -39,7 +39,12 @@ final class PartitionView implements WatchListener {
   private volatile Watch watch;
   private volatile boolean closed;
 
-  PartitionView(LeaseholdClient client, String prefix, Runnable changed, ScheduledExecutorService relistOn, long retryMillis) {
+  PartitionView(
+      LeaseholdClient client,
+      String prefix,
+      Runnable changed,
+      ScheduledExecutorService relistOn,
+      long retryMillis) {
     this.client = client;
     this.prefix = prefix;
     this.changed = changed;
@@ -58,17 +63,25 @@ final class PartitionView implements WatchListener {
     }
     leases.clear();
     listing.leases().forEach(l -> leases.put(l.name(), l));
-    watch = client.watch(WatchOptions.of(prefix).withFromRevision(listing.revision() + 1).withView(WatchView.BASIC), this);
+    watch =
+        client.watch(
+            WatchOptions.of(prefix)
+                .withFromRevision(listing.revision() + 1)
+                .withView(WatchView.BASIC),
+            this);
     changed.run();
   }
 
   @Override
   public void onEvent(WatchEvent e) {
-    if ((e.type() == EventType.ACQUIRED || e.type() == EventType.UPDATED) && e.lease().isPresent()) {
+    if ((e.type() == EventType.ACQUIRED || e.type() == EventType.UPDATED)
+        && e.lease().isPresent()) {
       leases.put(e.name(), e.lease().get());
     } else if (e.endsLease()) {
       // Only the lease that ended: a transfer's grant at the same revision must not be removed.
-      leases.computeIfPresent(e.name(), (n, cur) -> e.lease().map(l -> l.token() == cur.token()).orElse(true) ? null : cur);
+      leases.computeIfPresent(
+          e.name(),
+          (n, cur) -> e.lease().map(l -> l.token() == cur.token()).orElse(true) ? null : cur);
     }
     changed.run();
   }
@@ -78,10 +91,16 @@ final class PartitionView implements WatchListener {
     // Compaction (or any end of the watch) loses the cursor: list again and watch from there.
     if (!closed) {
       try {
-        relistOn.schedule(() -> start().exceptionally(t -> {
-          onError(error);
-          return null;
-        }), retryMillis, TimeUnit.MILLISECONDS);
+        relistOn.schedule(
+            () ->
+                start()
+                    .exceptionally(
+                        t -> {
+                          onError(error);
+                          return null;
+                        }),
+            retryMillis,
+            TimeUnit.MILLISECONDS);
       } catch (RejectedExecutionException stopped) {
         // The member stopped meanwhile.
       }
@@ -105,7 +124,8 @@ final class PartitionView implements WatchListener {
     List<String> out = new ArrayList<>();
     for (LeaseInfo l : leases.values()) {
       if (l.name().startsWith(prefix + MEMBERS) && !partitionCount(l).equals(Optional.of(n))) {
-        out.add(l.holder() + " (" + l.attributes().metadata().getOrDefault(COUNT_KEY, "none") + ")");
+        out.add(
+            l.holder() + " (" + l.attributes().metadata().getOrDefault(COUNT_KEY, "none") + ")");
       }
     }
     out.sort(null);
@@ -123,7 +143,8 @@ final class PartitionView implements WatchListener {
 
   static Optional<Integer> partitionCount(LeaseInfo member) {
     try {
-      return Optional.ofNullable(member.attributes().metadata().get(COUNT_KEY)).map(Integer::valueOf);
+      return Optional.ofNullable(member.attributes().metadata().get(COUNT_KEY))
+          .map(Integer::valueOf);
     } catch (NumberFormatException e) {
       return Optional.empty();
     }

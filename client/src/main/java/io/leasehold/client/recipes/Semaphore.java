@@ -40,17 +40,17 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  *
  * <p>Design: permit {@code i} is the exclusive lease {@code <name>/slot-<i>}, for i in [0, K). A
- * holder holds one slot lease per permit, and the cluster grants each slot to one holder at a
- * time, so there are never more than K holders; a permit is valid exactly as long as its lease
- * (the SDK's validity), so validity intervals of permits on the same slot never overlap either.
- * Waiting lists the slots, tries the free ones, and otherwise waits for a slot's lease to end
- * through a watch opened from the listing's revision (no event is missed, nothing is polled).
+ * holder holds one slot lease per permit, and the cluster grants each slot to one holder at a time,
+ * so there are never more than K holders; a permit is valid exactly as long as its lease (the SDK's
+ * validity), so validity intervals of permits on the same slot never overlap either. Waiting lists
+ * the slots, tries the free ones, and otherwise waits for a slot's lease to end through a watch
+ * opened from the listing's revision (no event is missed, nothing is polled).
  *
- * <p>Every client must use the same K for a name. Each slot lease carries K in its metadata
- * ({@code permits}); an acquisition that sees a slot at or above its K, or a slot taken with
- * another K, fails with {@link IllegalStateException}. That check only sees holders present at
- * the time: two clients with different K that start on an idle semaphore are not refused, and the
- * bound is then the largest K among them.
+ * <p>Every client must use the same K for a name. Each slot lease carries K in its metadata ({@code
+ * permits}); an acquisition that sees a slot at or above its K, or a slot taken with another K,
+ * fails with {@link IllegalStateException}. That check only sees holders present at the time: two
+ * clients with different K that start on an idle semaphore are not refused, and the bound is then
+ * the largest K among them.
  *
  * <p>Thread-safe. One client may hold several permits of the same semaphore.
  */
@@ -70,15 +70,18 @@ public final class Semaphore {
     this.client = Objects.requireNonNull(client, "client");
     this.name = Objects.requireNonNull(name, "name");
     this.permits = permits;
-    this.options = Objects.requireNonNull(options, "options").withMetadata(PERMITS_KEY, Integer.toString(permits));
+    this.options =
+        Objects.requireNonNull(options, "options")
+            .withMetadata(PERMITS_KEY, Integer.toString(permits));
   }
 
   /**
-   * A semaphore of {@code permits} permits named {@code name}, whose permits live with the
-   * client's session.
+   * A semaphore of {@code permits} permits named {@code name}, whose permits live with the client's
+   * session.
    *
-   * @param client  the client acquiring permits
-   * @param name    the semaphore's name, e.g. {@code semaphore/db-migrations}; permits are the leases below it
+   * @param client the client acquiring permits
+   * @param name the semaphore's name, e.g. {@code semaphore/db-migrations}; permits are the leases
+   *     below it
    * @param permits K, the most holders at once; every client of the name must use the same K
    * @return the semaphore
    */
@@ -90,13 +93,14 @@ public final class Semaphore {
    * As {@link #of(LeaseholdClient, String, int)}, with the permits' lease options (e.g. a TTL of
    * their own); their wait bound is not used.
    *
-   * @param client  the client acquiring permits
-   * @param name    the semaphore's name
+   * @param client the client acquiring permits
+   * @param name the semaphore's name
    * @param permits K, the most holders at once
    * @param options the permits' lease options
    * @return the semaphore
    */
-  public static Semaphore of(LeaseholdClient client, String name, int permits, LeaseOptions options) {
+  public static Semaphore of(
+      LeaseholdClient client, String name, int permits, LeaseOptions options) {
     return new Semaphore(client, name, permits, options);
   }
 
@@ -150,7 +154,8 @@ public final class Semaphore {
    */
   public CompletableFuture<Void> release(Lease permit) {
     if (slotOf(permit.name()) < 0) {
-      throw new IllegalArgumentException("permit: " + permit.name() + " is not a permit of " + name);
+      throw new IllegalArgumentException(
+          "permit: " + permit.name() + " is not a permit of " + name);
     }
     return permit.state().isFinal() ? CompletableFuture.completedFuture(null) : permit.release();
   }
@@ -176,8 +181,8 @@ public final class Semaphore {
     private final CompletableFuture<Lease> result = new CompletableFuture<>();
     // Guarded by this.
     private Watch watch;
-    private long lastEnd;            // revision of the latest slot end seen
-    private long waitingAfter = -1;  // the listing revision a wait started from, or -1
+    private long lastEnd; // revision of the latest slot end seen
+    private long waitingAfter = -1; // the listing revision a wait started from, or -1
 
     CompletableFuture<Lease> start() {
       result.whenComplete((l, e) -> closeWatch());
@@ -189,17 +194,24 @@ public final class Semaphore {
       if (result.isDone()) {
         return;
       }
-      client.list(prefix()).thenCompose(this::tryFree).whenComplete((outcome, error) -> {
-        if (error != null) {
-          result.completeExceptionally(error instanceof CompletionException ? error.getCause() : error);
-        }
-      });
+      client
+          .list(prefix())
+          .thenCompose(this::tryFree)
+          .whenComplete(
+              (outcome, error) -> {
+                if (error != null) {
+                  result.completeExceptionally(
+                      error instanceof CompletionException ? error.getCause() : error);
+                }
+              });
     }
 
     private CompletableFuture<Void> tryFree(LeaseListing listing) {
       synchronized (this) {
         if (watch == null && !result.isDone()) {
-          watch = client.watch(WatchOptions.of(prefix()).withFromRevision(listing.revision() + 1), this);
+          watch =
+              client.watch(
+                  WatchOptions.of(prefix()).withFromRevision(listing.revision() + 1), this);
         }
       }
       List<Integer> free = new ArrayList<>();
@@ -211,8 +223,15 @@ public final class Semaphore {
           continue;
         }
         if (slot >= permits || (theirs != null && !theirs.equals(Integer.toString(permits)))) {
-          throw new IllegalStateException("semaphore " + name + ": " + l.name() + " is held with " + theirs
-              + " permits, this client uses " + permits);
+          throw new IllegalStateException(
+              "semaphore "
+                  + name
+                  + ": "
+                  + l.name()
+                  + " is held with "
+                  + theirs
+                  + " permits, this client uses "
+                  + permits);
         }
         held[slot] = true;
       }
@@ -221,34 +240,41 @@ public final class Semaphore {
           free.add(i);
         }
       }
-      Collections.shuffle(free);  // waiters spread over the free slots instead of all racing for the first
+      Collections.shuffle(
+          free); // waiters spread over the free slots instead of all racing for the first
       return tryEach(free, 0, false, listing.revision());
     }
 
-    private CompletableFuture<Void> tryEach(List<Integer> free, int i, boolean lockDelayed, long revision) {
+    private CompletableFuture<Void> tryEach(
+        List<Integer> free, int i, boolean lockDelayed, long revision) {
       if (i == free.size()) {
-        if (lockDelayed) {  // a lock-delay ends without an event: look again shortly
-          CompletableFuture.delayedExecutor(LOCK_DELAY_RETRY.toMillis(), TimeUnit.MILLISECONDS).execute(this::round);
+        if (lockDelayed) { // a lock-delay ends without an event: look again shortly
+          CompletableFuture.delayedExecutor(LOCK_DELAY_RETRY.toMillis(), TimeUnit.MILLISECONDS)
+              .execute(this::round);
         } else {
           waitForAnEndAfter(revision);
         }
         return CompletableFuture.completedFuture(null);
       }
-      return client.tryAcquire(prefix() + free.get(i), options).thenCompose((AcquireResult r) -> {
-        if (r instanceof Granted g) {
-          if (!result.complete(g.lease())) {
-            g.lease().release();  // the caller stopped waiting
-          }
-          return CompletableFuture.completedFuture(null);
-        }
-        if (r instanceof Rejected rejected) {
-          if (rejected.rejection().reason() != RejectReason.LOCK_DELAY) {
-            throw new AcquireRejectedException(prefix() + free.get(i), rejected.rejection());
-          }
-          return tryEach(free, i + 1, true, revision);
-        }
-        return tryEach(free, i + 1, lockDelayed, revision);
-      });
+      return client
+          .tryAcquire(prefix() + free.get(i), options)
+          .thenCompose(
+              (AcquireResult r) -> {
+                if (r instanceof Granted g) {
+                  if (!result.complete(g.lease())) {
+                    g.lease().release(); // the caller stopped waiting
+                  }
+                  return CompletableFuture.completedFuture(null);
+                }
+                if (r instanceof Rejected rejected) {
+                  if (rejected.rejection().reason() != RejectReason.LOCK_DELAY) {
+                    throw new AcquireRejectedException(
+                        prefix() + free.get(i), rejected.rejection());
+                  }
+                  return tryEach(free, i + 1, true, revision);
+                }
+                return tryEach(free, i + 1, lockDelayed, revision);
+              });
     }
 
     private void waitForAnEndAfter(long revision) {

@@ -7,7 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
-/** A class whose API leaks wire types in every way {@link WireTypeLeaks} must notice; only {@link PublicApiTest} uses it. */
+/**
+ * A class whose API leaks wire types in every way {@link WireTypeLeaks} must notice; only {@link
+ * PublicApiTest} uses it.
+ */
 public class LeakyApi extends java.util.ArrayList<Event> implements Supplier<Lease> {
   /** Leaks through a public field. */
   public Duration field;

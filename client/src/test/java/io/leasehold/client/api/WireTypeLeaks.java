@@ -23,19 +23,23 @@ import java.util.stream.Stream;
 
 /**
  * Finds the members of a public API that mention a wire type: the public and protected
- * constructors, methods, fields and record components of public types, their supertypes, with
- * every generic argument, bound and array component looked into.
+ * constructors, methods, fields and record components of public types, their supertypes, with every
+ * generic argument, bound and array component looked into.
  */
 final class WireTypeLeaks {
   static final List<String> WIRE_PACKAGES = List.of("io.leasehold.proto", "com.google.protobuf");
 
   private WireTypeLeaks() {}
 
-  /** The names of the classes under {@code root} in {@code pkg} and its subpackages, except those in {@code excluded}. */
+  /**
+   * The names of the classes under {@code root} in {@code pkg} and its subpackages, except those in
+   * {@code excluded}.
+   */
   static List<String> classNames(Path root, String pkg, String excluded) {
     Path dir = root.resolve(pkg.replace('.', '/'));
     try (Stream<Path> files = Files.walk(dir)) {
-      return files.filter(f -> f.toString().endsWith(".class"))
+      return files
+          .filter(f -> f.toString().endsWith(".class"))
           .map(f -> root.relativize(f).toString().replace('/', '.').replace('\\', '.'))
           .map(n -> n.substring(0, n.length() - ".class".length()))
           .filter(n -> !n.startsWith(excluded + "."))
@@ -46,7 +50,10 @@ final class WireTypeLeaks {
     }
   }
 
-  /** One line per leaking member of {@code type}; empty if it is not public API or mentions no wire type. */
+  /**
+   * One line per leaking member of {@code type}; empty if it is not public API or mentions no wire
+   * type.
+   */
   static List<String> leaks(Class<?> type) {
     List<String> out = new ArrayList<>();
     if (!isApi(type)) {

@@ -13,11 +13,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** Every Java block of README.md and docs/client.md is in {@link DocExamples}, so the build compiles it. */
+/**
+ * Every Java block of README.md and docs/client.md is in {@link DocExamples}, so the build compiles
+ * it.
+ */
 class DocExamplesTest {
   private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
   private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
-  private static final Path EXAMPLES = Path.of("src/test/java/io/leasehold/client/docs/DocExamples.java");
+  private static final Path EXAMPLES =
+      Path.of("src/test/java/io/leasehold/client/docs/DocExamples.java");
 
   /** Whitespace runs as one space, so indentation inside a method does not matter. */
   static String normalized(String code) {
@@ -38,7 +42,9 @@ class DocExamplesTest {
     List<String> blocks = javaBlocks(Files.readString(ROOT.resolve(doc)));
     assertTrue(blocks.size() >= atLeast, doc + " has its Java examples: " + blocks.size());
     for (String block : blocks) {
-      assertTrue(examples.contains(normalized(block)), doc + ": this example is not in DocExamples.java:\n" + block);
+      assertTrue(
+          examples.contains(normalized(block)),
+          doc + ": this example is not in DocExamples.java:\n" + block);
     }
   }
 

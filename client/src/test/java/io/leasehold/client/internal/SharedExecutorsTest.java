@@ -11,7 +11,10 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The JVM's shared SDK pools: one set for every user, and pools that grow to their size, then queue. */
+/**
+ * The JVM's shared SDK pools: one set for every user, and pools that grow to their size, then
+ * queue.
+ */
 class SharedExecutorsTest {
   @Test
   void everyUserGetsTheSameExecutors() {
@@ -35,17 +38,22 @@ class SharedExecutorsTest {
       CountDownLatch gate = new CountDownLatch(1);
       CountDownLatch done = new CountDownLatch(tasks);
       for (int i = 0; i < tasks; i++) {
-        pool.execute(() -> {
-          try {
-            gate.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          done.countDown();
-        });
+        pool.execute(
+            () -> {
+              try {
+                gate.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              done.countDown();
+            });
       }
-      TestCluster.await(() -> "the pool at its size: " + pool, Duration.ofSeconds(10),
-          () -> pool.getPoolSize() == SharedExecutors.CALLBACK_THREADS && pool.getQueue().size() == 36);
+      TestCluster.await(
+          () -> "the pool at its size: " + pool,
+          Duration.ofSeconds(10),
+          () ->
+              pool.getPoolSize() == SharedExecutors.CALLBACK_THREADS
+                  && pool.getQueue().size() == 36);
       gate.countDown();
       assertTrue(done.await(10, TimeUnit.SECONDS), "every task ran: " + pool);
       assertEquals(SharedExecutors.CALLBACK_THREADS, pool.getLargestPoolSize(), pool.toString());

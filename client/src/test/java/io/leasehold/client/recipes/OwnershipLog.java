@@ -37,8 +37,11 @@ final class OwnershipLog {
       misuse.add(member + " assigned " + partition + " after it was killed");
       return;
     }
-    Interval previous = open.computeIfAbsent(member, m -> new HashMap<>())
-        .put(partition, new Interval(member, partition, token, System.nanoTime(), Long.MAX_VALUE));
+    Interval previous =
+        open.computeIfAbsent(member, m -> new HashMap<>())
+            .put(
+                partition,
+                new Interval(member, partition, token, System.nanoTime(), Long.MAX_VALUE));
     if (previous != null) {
       misuse.add(member + " assigned " + partition + " twice without a revocation");
     }
@@ -69,16 +72,21 @@ final class OwnershipLog {
   synchronized List<Interval> of(int partition) {
     List<Interval> out = new ArrayList<>();
     closed.stream().filter(i -> i.partition() == partition).forEach(out::add);
-    open.values().forEach(m -> {
-      if (m.containsKey(partition)) {
-        out.add(m.get(partition));
-      }
-    });
+    open.values()
+        .forEach(
+            m -> {
+              if (m.containsKey(partition)) {
+                out.add(m.get(partition));
+              }
+            });
     out.sort(Comparator.comparingLong(Interval::from));
     return out;
   }
 
-  /** The violations: overlapping owners of a partition, tokens that did not grow, callbacks out of order. */
+  /**
+   * The violations: overlapping owners of a partition, tokens that did not grow, callbacks out of
+   * order.
+   */
   synchronized List<String> violations(int n) {
     List<String> out = new ArrayList<>(misuse);
     for (int k = 0; k < n; k++) {
@@ -87,8 +95,18 @@ final class OwnershipLog {
         Interval a = in.get(j - 1);
         Interval b = in.get(j);
         if (b.from() < a.to()) {
-          out.add("partition " + k + ": " + b.member() + " (token " + b.token() + ") owned it while " + a.member() + " (token "
-              + a.token() + ") still did");
+          out.add(
+              "partition "
+                  + k
+                  + ": "
+                  + b.member()
+                  + " (token "
+                  + b.token()
+                  + ") owned it while "
+                  + a.member()
+                  + " (token "
+                  + a.token()
+                  + ") still did");
         }
         if (b.token() < a.token()) {
           out.add("partition " + k + ": token went from " + a.token() + " to " + b.token());

@@ -16,7 +16,9 @@ class PartitionRangesTest {
         int[] share = new int[m];
         for (int k = 0; k < n; k++) {
           int i = PartitionRanges.memberIndex(k, m, n);
-          assertTrue(PartitionRanges.first(i, m, n) <= k && k < PartitionRanges.first(i + 1, m, n), "n=" + n + " m=" + m + " k=" + k);
+          assertTrue(
+              PartitionRanges.first(i, m, n) <= k && k < PartitionRanges.first(i + 1, m, n),
+              "n=" + n + " m=" + m + " k=" + k);
           share[i]++;
         }
         for (int s : share) {
@@ -37,7 +39,8 @@ class PartitionRangesTest {
 
   @Test
   void aKeysPartitionForTwoHundredFiftySixIsTheRoutingTables() {
-    for (String key : List.of("", "customer-42", "$admin@proxy-01", "ключ", "audit-logs@proxy-02")) {
+    for (String key :
+        List.of("", "customer-42", "$admin@proxy-01", "ключ", "audit-logs@proxy-02")) {
       assertEquals(Partitions.of(key), PartitionRanges.partitionOf(key, 256), key);
     }
   }

@@ -10,7 +10,8 @@ final class Endpoints {
   /**
    * The endpoints of a comma-separated list, trimmed, in the order given.
    *
-   * @param source where the list came from (the target's authority, a property, a variable), named in errors
+   * @param source where the list came from (the target's authority, a property, a variable), named
+   *     in errors
    * @throws IllegalArgumentException naming the source, the entry and the rule it breaks
    */
   static List<String> parse(String source, String list) {
@@ -20,8 +21,15 @@ final class Endpoints {
       String e = entries[i].trim();
       String rule = problem(e);
       if (rule != null) {
-        throw new IllegalArgumentException(source + ": each endpoint must be host:port with a port from 1 to 65535, separated by ','; "
-            + "entry " + (i + 1) + " \"" + e + "\" " + rule);
+        throw new IllegalArgumentException(
+            source
+                + ": each endpoint must be host:port with a port from 1 to 65535, separated by ','; "
+                + "entry "
+                + (i + 1)
+                + " \""
+                + e
+                + "\" "
+                + rule);
       }
       out.add(e);
     }
@@ -41,7 +49,8 @@ final class Endpoints {
     if (host.isEmpty() || host.equals("[]")) {
       return "has no host";
     }
-    if (host.startsWith("[") != host.endsWith("]") || (!host.startsWith("[") && host.contains(":"))) {
+    if (host.startsWith("[") != host.endsWith("]")
+        || (!host.startsWith("[") && host.contains(":"))) {
       return "has an IPv6 host outside brackets, e.g. [::1]:7400";
     }
     String port = entry.substring(colon + 1);

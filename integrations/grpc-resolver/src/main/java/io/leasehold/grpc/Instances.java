@@ -17,9 +17,10 @@ import java.util.List;
  * The routes of a service's instances turned into address groups: one group per SERVING instance,
  * in instance order, holding every address its {@code host:port} stands for.
  *
- * @param groups     the SERVING instances' address groups
+ * @param groups the SERVING instances' address groups
  * @param notServing how many live instances have another status (DRAINING …)
- * @param skipped    the SERVING instances left out, each with the reason (an address that is not {@code host:port}, an unknown host)
+ * @param skipped the SERVING instances left out, each with the reason (an address that is not
+ *     {@code host:port}, an unknown host)
  */
 record Instances(List<EquivalentAddressGroup> groups, int notServing, List<String> skipped) {
   Instances {
@@ -28,14 +29,18 @@ record Instances(List<EquivalentAddressGroup> groups, int notServing, List<Strin
   }
 
   /**
-   * Reads the routes under {@code prefix}. May block: a host name is looked up here, since
-   * gRPC's transports connect only to resolved addresses.
+   * Reads the routes under {@code prefix}. May block: a host name is looked up here, since gRPC's
+   * transports connect only to resolved addresses.
    */
   static Instances of(String prefix, Collection<Route> routes) {
     List<EquivalentAddressGroup> groups = new ArrayList<>();
     List<String> skipped = new ArrayList<>();
     int notServing = 0;
-    List<Route> sorted = routes.stream().filter(r -> r.name().startsWith(prefix)).sorted(Comparator.comparing(Route::name)).toList();
+    List<Route> sorted =
+        routes.stream()
+            .filter(r -> r.name().startsWith(prefix))
+            .sorted(Comparator.comparing(Route::name))
+            .toList();
     for (Route r : sorted) {
       if (!r.status().map(Registration.SERVING::equals).orElse(false)) {
         notServing++;
@@ -43,10 +48,11 @@ record Instances(List<EquivalentAddressGroup> groups, int notServing, List<Strin
       }
       String instance = r.name().substring(prefix.length());
       try {
-        Attributes attributes = Attributes.newBuilder()
-            .set(LeaseholdNameResolverProvider.INSTANCE, instance)
-            .set(LeaseholdNameResolverProvider.METADATA, r.metadata())
-            .build();
+        Attributes attributes =
+            Attributes.newBuilder()
+                .set(LeaseholdNameResolverProvider.INSTANCE, instance)
+                .set(LeaseholdNameResolverProvider.METADATA, r.metadata())
+                .build();
         groups.add(new EquivalentAddressGroup(addresses(r.address()), attributes));
       } catch (IllegalArgumentException | UnknownHostException e) {
         skipped.add(instance + " (" + e.getMessage() + ")");
@@ -70,10 +76,12 @@ record Instances(List<EquivalentAddressGroup> groups, int notServing, List<Strin
       throw new IllegalArgumentException("address \"" + address + "\" has no numeric port");
     }
     if (host.isEmpty() || port < 1 || port > 65535 || host.contains("/")) {
-      throw new IllegalArgumentException("address \"" + address + "\" is not host:port with a port from 1 to 65535");
+      throw new IllegalArgumentException(
+          "address \"" + address + "\" is not host:port with a port from 1 to 65535");
     }
     if (!host.startsWith("[") && host.contains(":")) {
-      throw new IllegalArgumentException("address \"" + address + "\" has an IPv6 host outside brackets");
+      throw new IllegalArgumentException(
+          "address \"" + address + "\" has an IPv6 host outside brackets");
     }
     List<SocketAddress> out = new ArrayList<>();
     for (InetAddress a : InetAddress.getAllByName(host)) {

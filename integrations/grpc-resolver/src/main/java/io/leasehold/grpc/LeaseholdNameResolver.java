@@ -23,8 +23,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Resolves one service to the address groups of its SERVING instances, kept current by the SDK's
- * routing table of {@code service/<service>/} (List + Watch, no gap): every change of a route
- * under the prefix recomputes the list, and a list that changed goes to the load balancer.
+ * routing table of {@code service/<service>/} (List + Watch, no gap): every change of a route under
+ * the prefix recomputes the list, and a list that changed goes to the load balancer.
  *
  * <p>Everything that touches the listener runs in the channel's synchronization context; the list
  * is computed on the offload executor, since a host name has to be looked up.
@@ -52,7 +52,12 @@ final class LeaseholdNameResolver extends NameResolver {
   private Instances delivered;
   private ScheduledHandle listingDeadline;
 
-  LeaseholdNameResolver(LeaseholdTarget target, ClientSource clients, Args args, Executor offload, Duration firstListingTimeout) {
+  LeaseholdNameResolver(
+      LeaseholdTarget target,
+      ClientSource clients,
+      Args args,
+      Executor offload,
+      Duration firstListingTimeout) {
     this.target = Objects.requireNonNull(target, "target");
     this.clients = Objects.requireNonNull(clients, "clients");
     this.sync = args.getSynchronizationContext();
@@ -76,13 +81,23 @@ final class LeaseholdNameResolver extends NameResolver {
     connect();
   }
 
-  /** In the context: takes a client and starts loading; a failure is reported and retried on refresh. */
+  /**
+   * In the context: takes a client and starts loading; a failure is reported and retried on
+   * refresh.
+   */
   private void connect() {
     try {
       client = clients.acquire();
     } catch (RuntimeException e) {
-      fail(Status.UNAVAILABLE.withDescription(what() + " cannot be read: no client for " + clients.describe() + ": " + e.getMessage())
-          .withCause(e));
+      fail(
+          Status.UNAVAILABLE
+              .withDescription(
+                  what()
+                      + " cannot be read: no client for "
+                      + clients.describe()
+                      + ": "
+                      + e.getMessage())
+              .withCause(e));
       return;
     }
     load();
@@ -91,21 +106,25 @@ final class LeaseholdNameResolver extends NameResolver {
   /** Re-reads the instances and hands them to the load balancer again, even if unchanged. */
   @Override
   public void refresh() {
-    sync.execute(() -> {
-      if (stopped || listener == null) {
-        return;
-      }
-      if (table != null) {
-        recompute(true);
-      } else if (client == null) {
-        connect();
-      } else if (!loading) {
-        load();
-      }
-    });
+    sync.execute(
+        () -> {
+          if (stopped || listener == null) {
+            return;
+          }
+          if (table != null) {
+            recompute(true);
+          } else if (client == null) {
+            connect();
+          } else if (!loading) {
+            load();
+          }
+        });
   }
 
-  /** Stops watching, and gives the client back (closed if the provider made it and nobody else uses it). */
+  /**
+   * Stops watching, and gives the client back (closed if the provider made it and nobody else uses
+   * it).
+   */
   @Override
   public void shutdown() {
     if (stopped) {
@@ -124,18 +143,27 @@ final class LeaseholdNameResolver extends NameResolver {
     }
   }
 
-  /** In the context: asks the SDK for the service's routing table, bounded by the first-listing deadline. */
+  /**
+   * In the context: asks the SDK for the service's routing table, bounded by the first-listing
+   * deadline.
+   */
   private void load() {
     CompletableFuture<RoutingTable> loaded;
     try {
       loaded = client.routingTable(target.prefix());
     } catch (RuntimeException e) {
-      fail(Status.UNAVAILABLE.withDescription(what() + " cannot be read: " + e.getMessage()).withCause(e));
+      fail(
+          Status.UNAVAILABLE
+              .withDescription(what() + " cannot be read: " + e.getMessage())
+              .withCause(e));
       return;
     }
     loading = true;
-    // The SDK retries a listing for as long as the cluster is unreachable; calls should not wait that long.
-    listingDeadline = sync.schedule(this::listingOverdue, firstListingTimeout.toNanos(), TimeUnit.NANOSECONDS, timer);
+    // The SDK retries a listing for as long as the cluster is unreachable; calls should not wait
+    // that long.
+    listingDeadline =
+        sync.schedule(
+            this::listingOverdue, firstListingTimeout.toNanos(), TimeUnit.NANOSECONDS, timer);
     loaded.whenComplete((t, error) -> sync.execute(() -> loaded(t, error)));
   }
 
@@ -149,20 +177,33 @@ final class LeaseholdNameResolver extends NameResolver {
       return;
     }
     if (error != null) {
-      Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-      fail(Status.UNAVAILABLE.withDescription(what() + " could not be listed: " + cause.getMessage()).withCause(cause));
+      Throwable cause =
+          error instanceof CompletionException && error.getCause() != null
+              ? error.getCause()
+              : error;
+      fail(
+          Status.UNAVAILABLE
+              .withDescription(what() + " could not be listed: " + cause.getMessage())
+              .withCause(cause));
       return;
     }
     table = t;
-    // Listener first, then the snapshot: a change between the two is in the snapshot or announced after it.
+    // Listener first, then the snapshot: a change between the two is in the snapshot or announced
+    // after it.
     table.addListener(onChange);
     recompute(true);
   }
 
   private void listingOverdue() {
     if (loading && !stopped) {
-      fail(Status.UNAVAILABLE.withDescription(what() + " could not be listed from " + clients.describe() + " within "
-          + firstListingTimeout.toMillis() + " ms; still trying"));
+      fail(
+          Status.UNAVAILABLE.withDescription(
+              what()
+                  + " could not be listed from "
+                  + clients.describe()
+                  + " within "
+                  + firstListingTimeout.toMillis()
+                  + " ms; still trying"));
     }
   }
 
@@ -177,21 +218,23 @@ final class LeaseholdNameResolver extends NameResolver {
     if (!recomputeQueued.compareAndSet(false, true)) {
       return;
     }
-    offload.execute(() -> {
-      // One computation at a time, handed to the context in the order they read the table, so an
-      // older list (a slow host lookup) never lands after a newer one.
-      synchronized (computing) {
-        recomputeQueued.set(false);
-        boolean forced = forceNext;
-        forceNext = false;
-        RoutingTable t = table;
-        if (t == null) {
-          return;
-        }
-        Instances now = Instances.of(target.prefix(), t.routes().values());
-        sync.execute(() -> deliver(t, now, forced));
-      }
-    });
+    offload.execute(
+        () -> {
+          // One computation at a time, handed to the context in the order they read the table, so
+          // an
+          // older list (a slow host lookup) never lands after a newer one.
+          synchronized (computing) {
+            recomputeQueued.set(false);
+            boolean forced = forceNext;
+            forceNext = false;
+            RoutingTable t = table;
+            if (t == null) {
+              return;
+            }
+            Instances now = Instances.of(target.prefix(), t.routes().values());
+            sync.execute(() -> deliver(t, now, forced));
+          }
+        });
   }
 
   private void deliver(RoutingTable t, Instances now, boolean forced) {
@@ -199,26 +242,39 @@ final class LeaseholdNameResolver extends NameResolver {
       return;
     }
     if (!now.equals(delivered) && !now.skipped().isEmpty()) {
-      log.log(ChannelLogLevel.WARNING, "{0}: left out instances whose address is unusable: {1}", what(), now.skipped());
+      log.log(
+          ChannelLogLevel.WARNING,
+          "{0}: left out instances whose address is unusable: {1}",
+          what(),
+          now.skipped());
     }
     delivered = now;
     if (now.groups().isEmpty()) {
-      String others = now.notServing() > 0 ? " (" + now.notServing() + " live instance(s) not SERVING)" : "";
-      listener.onResult2(ResolutionResult.newBuilder()
-          .setAddressesOrError(StatusOr.fromStatus(Status.UNAVAILABLE.withDescription(
-              "service \"" + target.service() + "\" has no SERVING instance in the Leasehold registry" + others)))
-          .build());
+      String others =
+          now.notServing() > 0 ? " (" + now.notServing() + " live instance(s) not SERVING)" : "";
+      listener.onResult2(
+          ResolutionResult.newBuilder()
+              .setAddressesOrError(
+                  StatusOr.fromStatus(
+                      Status.UNAVAILABLE.withDescription(
+                          "service \""
+                              + target.service()
+                              + "\" has no SERVING instance in the Leasehold registry"
+                              + others)))
+              .build());
     } else {
       log.log(ChannelLogLevel.DEBUG, "{0}: {1} SERVING instance(s)", what(), now.groups().size());
-      listener.onResult2(ResolutionResult.newBuilder()
-          .setAddressesOrError(StatusOr.<List<EquivalentAddressGroup>>fromValue(now.groups()))
-          .build());
+      listener.onResult2(
+          ResolutionResult.newBuilder()
+              .setAddressesOrError(StatusOr.<List<EquivalentAddressGroup>>fromValue(now.groups()))
+              .build());
     }
   }
 
   private void fail(Status status) {
     log.log(ChannelLogLevel.WARNING, "{0}", status);
-    listener.onResult2(ResolutionResult.newBuilder().setAddressesOrError(StatusOr.fromStatus(status)).build());
+    listener.onResult2(
+        ResolutionResult.newBuilder().setAddressesOrError(StatusOr.fromStatus(status)).build());
   }
 
   private void cancelListingDeadline() {

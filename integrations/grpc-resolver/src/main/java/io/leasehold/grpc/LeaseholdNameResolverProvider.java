@@ -19,16 +19,16 @@ import java.util.function.Function;
 
 /**
  * Resolves {@code leasehold:} targets to the SERVING instances of a service in the Leasehold
- * registry, for grpc-java channels. See the package documentation for the target forms and how
- * the cluster is found.
+ * registry, for grpc-java channels. See the package documentation for the target forms and how the
+ * cluster is found.
  *
  * <p>The instance made by {@link java.util.ServiceLoader} (no-argument constructor) reads the
- * cluster endpoints from the target's authority, else from the {@value #ENDPOINTS_PROPERTY}
- * system property, else from the {@value #ENDPOINTS_ENV} environment variable, and creates the
- * clients itself: one per endpoint list, shared by the channels that use it and closed when the
- * last of their resolvers shuts down. An instance built with a {@link LeaseholdClient} reads
- * through that client, never closes it, and has a higher priority, so registering it on
- * {@link io.grpc.NameResolverRegistry#getDefaultRegistry()} takes the scheme over.
+ * cluster endpoints from the target's authority, else from the {@value #ENDPOINTS_PROPERTY} system
+ * property, else from the {@value #ENDPOINTS_ENV} environment variable, and creates the clients
+ * itself: one per endpoint list, shared by the channels that use it and closed when the last of
+ * their resolvers shuts down. An instance built with a {@link LeaseholdClient} reads through that
+ * client, never closes it, and has a higher priority, so registering it on {@link
+ * io.grpc.NameResolverRegistry#getDefaultRegistry()} takes the scheme over.
  */
 public final class LeaseholdNameResolverProvider extends NameResolverProvider {
   /** The target scheme: {@code leasehold:///<service>}. */
@@ -37,16 +37,23 @@ public final class LeaseholdNameResolverProvider extends NameResolverProvider {
   /** The system property with the cluster endpoints, {@code host:port[,host:port...]}. */
   public static final String ENDPOINTS_PROPERTY = "leasehold.endpoints";
 
-  /** The environment variable with the cluster endpoints, read if the system property is not set. */
+  /**
+   * The environment variable with the cluster endpoints, read if the system property is not set.
+   */
   public static final String ENDPOINTS_ENV = "LEASEHOLD_ENDPOINTS";
 
   /** On each resolved address group: the instance's name within its service. */
-  public static final Attributes.Key<String> INSTANCE = Attributes.Key.create("io.leasehold.grpc.instance");
+  public static final Attributes.Key<String> INSTANCE =
+      Attributes.Key.create("io.leasehold.grpc.instance");
 
   /** On each resolved address group: the instance's metadata, as registered. */
-  public static final Attributes.Key<Map<String, String>> METADATA = Attributes.Key.create("io.leasehold.grpc.metadata");
+  public static final Attributes.Key<Map<String, String>> METADATA =
+      Attributes.Key.create("io.leasehold.grpc.metadata");
 
-  /** How long the first listing of a service may take before calls fail UNAVAILABLE (it is still retried). */
+  /**
+   * How long the first listing of a service may take before calls fail UNAVAILABLE (it is still
+   * retried).
+   */
   static final Duration FIRST_LISTING_TIMEOUT = Duration.ofSeconds(10);
 
   // Below DNS's 5: the registry makes the scheme of its highest-priority provider the default for
@@ -60,28 +67,38 @@ public final class LeaseholdNameResolverProvider extends NameResolverProvider {
   private final Duration firstListingTimeout;
 
   /**
-   * The provider {@link java.util.ServiceLoader} makes: endpoints from the target, the
-   * {@value #ENDPOINTS_PROPERTY} system property or the {@value #ENDPOINTS_ENV} environment
-   * variable; plaintext clients it creates and closes itself.
+   * The provider {@link java.util.ServiceLoader} makes: endpoints from the target, the {@value
+   * #ENDPOINTS_PROPERTY} system property or the {@value #ENDPOINTS_ENV} environment variable;
+   * plaintext clients it creates and closes itself.
    */
   public LeaseholdNameResolverProvider() {
-    this(Optional.empty(), LeaseholdNameResolverProvider::systemSetting,
-        endpoints -> LeaseholdClient.builder().endpoints(endpoints).build(), FIRST_LISTING_TIMEOUT);
+    this(
+        Optional.empty(),
+        LeaseholdNameResolverProvider::systemSetting,
+        endpoints -> LeaseholdClient.builder().endpoints(endpoints).build(),
+        FIRST_LISTING_TIMEOUT);
   }
 
   /**
    * A provider that resolves every {@code leasehold:///<service>} target through {@code client}
-   * (TLS, tokens and timeouts as the application set them up). The client stays the
-   * application's: close it after the channels that use it. Targets that name endpoints are refused.
+   * (TLS, tokens and timeouts as the application set them up). The client stays the application's:
+   * close it after the channels that use it. Targets that name endpoints are refused.
    *
    * @param client the client to read the registry with
    */
   public LeaseholdNameResolverProvider(LeaseholdClient client) {
-    this(Optional.of(Objects.requireNonNull(client, "client")), name -> null, endpoints -> client, FIRST_LISTING_TIMEOUT);
+    this(
+        Optional.of(Objects.requireNonNull(client, "client")),
+        name -> null,
+        endpoints -> client,
+        FIRST_LISTING_TIMEOUT);
   }
 
-  LeaseholdNameResolverProvider(Optional<LeaseholdClient> client, Function<String, String> settings,
-      Function<List<String>, LeaseholdClient> connect, Duration firstListingTimeout) {
+  LeaseholdNameResolverProvider(
+      Optional<LeaseholdClient> client,
+      Function<String, String> settings,
+      Function<List<String>, LeaseholdClient> connect,
+      Duration firstListingTimeout) {
     this.client = client;
     this.settings = settings;
     this.shared = new SharedClients(connect);
@@ -94,8 +111,8 @@ public final class LeaseholdNameResolverProvider extends NameResolverProvider {
    * @param targetUri the channel's target
    * @param args the channel's resolver arguments
    * @return the resolver, not started
-   * @throws IllegalArgumentException if the target is malformed, or names no cluster this provider can reach;
-   *     the message names the part at fault and its rule
+   * @throws IllegalArgumentException if the target is malformed, or names no cluster this provider
+   *     can reach; the message names the part at fault and its rule
    */
   @Override
   public NameResolver newNameResolver(URI targetUri, NameResolver.Args args) {
@@ -103,27 +120,49 @@ public final class LeaseholdNameResolverProvider extends NameResolverProvider {
       return null;
     }
     LeaseholdTarget target = LeaseholdTarget.parse(targetUri);
-    Executor offload = Optional.ofNullable(args.getOffloadExecutor()).orElse(ForkJoinPool.commonPool());
-    return new LeaseholdNameResolver(target, source(target, targetUri), args, offload, firstListingTimeout);
+    Executor offload =
+        Optional.ofNullable(args.getOffloadExecutor()).orElse(ForkJoinPool.commonPool());
+    return new LeaseholdNameResolver(
+        target, source(target, targetUri), args, offload, firstListingTimeout);
   }
 
   private ClientSource source(LeaseholdTarget target, URI uri) {
     if (client.isPresent()) {
       if (target.endpoints().isPresent()) {
-        throw new IllegalArgumentException("authority: must be empty (leasehold:///" + target.authority()
-            + "): this provider reads through the client it was given (target " + uri + ")");
+        throw new IllegalArgumentException(
+            "authority: must be empty (leasehold:///"
+                + target.authority()
+                + "): this provider reads through the client it was given (target "
+                + uri
+                + ")");
       }
       return ClientSource.given(client.get());
     }
-    List<String> endpoints = target.endpoints()
-        .or(() -> Optional.ofNullable(settings.apply(ENDPOINTS_PROPERTY)).filter(s -> !s.isBlank())
-            .map(s -> Endpoints.parse(ENDPOINTS_PROPERTY, s)))
-        .or(() -> Optional.ofNullable(settings.apply(ENDPOINTS_ENV)).filter(s -> !s.isBlank())
-            .map(s -> Endpoints.parse(ENDPOINTS_ENV, s)))
-        .orElseThrow(() -> new IllegalArgumentException("authority: no cluster endpoints for target " + uri
-            + ": name them in the target (leasehold://host1:7400,host2:7400/" + target.authority() + "), in the "
-            + ENDPOINTS_PROPERTY + " system property or the " + ENDPOINTS_ENV
-            + " environment variable, or register a LeaseholdNameResolverProvider built with a LeaseholdClient"));
+    List<String> endpoints =
+        target
+            .endpoints()
+            .or(
+                () ->
+                    Optional.ofNullable(settings.apply(ENDPOINTS_PROPERTY))
+                        .filter(s -> !s.isBlank())
+                        .map(s -> Endpoints.parse(ENDPOINTS_PROPERTY, s)))
+            .or(
+                () ->
+                    Optional.ofNullable(settings.apply(ENDPOINTS_ENV))
+                        .filter(s -> !s.isBlank())
+                        .map(s -> Endpoints.parse(ENDPOINTS_ENV, s)))
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "authority: no cluster endpoints for target "
+                            + uri
+                            + ": name them in the target (leasehold://host1:7400,host2:7400/"
+                            + target.authority()
+                            + "), in the "
+                            + ENDPOINTS_PROPERTY
+                            + " system property or the "
+                            + ENDPOINTS_ENV
+                            + " environment variable, or register a LeaseholdNameResolverProvider built with a LeaseholdClient"));
     return shared.source(endpoints);
   }
 

@@ -9,12 +9,13 @@ import java.util.Optional;
  * A {@code leasehold:} target, checked: the service whose instances to resolve, the authority the
  * channel's calls carry, and the cluster endpoints the target names, if any.
  *
- * @param service   the service, one segment of a lease name
+ * @param service the service, one segment of a lease name
  * @param authority the channel's default authority: the service as written in the target
  * @param endpoints the cluster endpoints in the target's authority; absent if it has none
  */
 record LeaseholdTarget(String service, String authority, Optional<List<String>> endpoints) {
-  static final String FORMS = "leasehold:///<service> or leasehold://<host:port>[,<host:port>...]/<service>";
+  static final String FORMS =
+      "leasehold:///<service> or leasehold://<host:port>[,<host:port>...]/<service>";
 
   LeaseholdTarget {
     Objects.requireNonNull(service, "service");
@@ -50,22 +51,39 @@ record LeaseholdTarget(String service, String authority, Optional<List<String>> 
     for (int i = 0; i < service.length(); i++) {
       char c = service.charAt(i);
       if (c == '/') {
-        throw bad(uri, "service", "must not contain '/' (found at " + i + " of \"" + service + "\"): it is one segment of service/<service>/<instance>");
+        throw bad(
+            uri,
+            "service",
+            "must not contain '/' (found at "
+                + i
+                + " of \""
+                + service
+                + "\"): it is one segment of service/<service>/<instance>");
       }
       if (Character.isISOControl(c)) {
-        throw bad(uri, "service", "must not contain control characters (found U+" + String.format("%04X", (int) c) + " at " + i + ")");
+        throw bad(
+            uri,
+            "service",
+            "must not contain control characters (found U+"
+                + String.format("%04X", (int) c)
+                + " at "
+                + i
+                + ")");
       }
     }
     String rawPath = uri.getRawPath();
     String authority = rawPath.startsWith("/") ? rawPath.substring(1) : rawPath;
-    Optional<List<String>> endpoints = Optional.ofNullable(uri.getRawAuthority()).filter(a -> !a.isEmpty())
-        .map(a -> {
-          try {
-            return Endpoints.parse("authority", a);
-          } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(e.getMessage() + " (target " + uri + ")", e);
-          }
-        });
+    Optional<List<String>> endpoints =
+        Optional.ofNullable(uri.getRawAuthority())
+            .filter(a -> !a.isEmpty())
+            .map(
+                a -> {
+                  try {
+                    return Endpoints.parse("authority", a);
+                  } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(e.getMessage() + " (target " + uri + ")", e);
+                  }
+                });
     return new LeaseholdTarget(service, authority, endpoints);
   }
 

@@ -13,7 +13,10 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** One instance of a service: a real gRPC server on a free port serving the standard health service, counting its calls. */
+/**
+ * One instance of a service: a real gRPC server on a free port serving the standard health service,
+ * counting its calls.
+ */
 final class Backend implements AutoCloseable {
   private final String name;
   private final Server server;
@@ -21,17 +24,21 @@ final class Backend implements AutoCloseable {
 
   Backend(String name) throws IOException {
     this.name = name;
-    ServerInterceptor counter = new ServerInterceptor() {
-      @Override
-      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
-        calls.incrementAndGet();
-        return next.startCall(call, headers);
-      }
-    };
-    this.server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(ServerInterceptors.intercept(new HealthStatusManager().getHealthService(), counter))
-        .build()
-        .start();
+    ServerInterceptor counter =
+        new ServerInterceptor() {
+          @Override
+          public <Q, R> ServerCall.Listener<Q> interceptCall(
+              ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+            calls.incrementAndGet();
+            return next.startCall(call, headers);
+          }
+        };
+    this.server =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(
+                ServerInterceptors.intercept(new HealthStatusManager().getHealthService(), counter))
+            .build()
+            .start();
   }
 
   /** The instance name it registers as. */

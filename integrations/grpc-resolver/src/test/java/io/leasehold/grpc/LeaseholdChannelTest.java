@@ -29,12 +29,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Channels built for leasehold: targets, against a three-node cluster and a real gRPC server per instance. */
+/**
+ * Channels built for leasehold: targets, against a three-node cluster and a real gRPC server per
+ * instance.
+ */
 class LeaseholdChannelTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
   static LeaseholdClient registrar;
 
@@ -84,7 +86,10 @@ class LeaseholdChannelTest {
     awaitEveryOneCalled(channel, List.of(a, b));
 
     ra.setStatus(Registration.DRAINING).get(10, TimeUnit.SECONDS);
-    TestCluster.await(() -> "a draining instance to get no calls: " + a, WAIT, () -> window(channel, List.of(a, b), 10).get(a) == 0);
+    TestCluster.await(
+        () -> "a draining instance to get no calls: " + a,
+        WAIT,
+        () -> window(channel, List.of(a, b), 10).get(a) == 0);
     Map<Backend, Integer> after = window(channel, List.of(a, b), 20);
     assertEquals(Map.of(a, 0, b, 20), after, "every call to the SERVING one");
   }
@@ -94,21 +99,43 @@ class LeaseholdChannelTest {
     Backend stays = backend("stays");
     Backend lapses = backend("lapses");
     register(registrar, "expiry", stays);
-    LeaseholdClient instanceClient = LeaseholdClient.builder().endpoints(List.of(Resolvers.endpoints(cluster).split(",")))
-        .releaseOnClose(false).build();
+    LeaseholdClient instanceClient =
+        LeaseholdClient.builder()
+            .endpoints(List.of(Resolvers.endpoints(cluster).split(",")))
+            .releaseOnClose(false)
+            .build();
     cleanup.add(instanceClient);
-    instanceClient.register("expiry", "lapses", lapses.address(), Map.of(), RegisterOptions.DEFAULTS.withTtl(Duration.ofSeconds(5)))
+    instanceClient
+        .register(
+            "expiry",
+            "lapses",
+            lapses.address(),
+            Map.of(),
+            RegisterOptions.DEFAULTS.withTtl(Duration.ofSeconds(5)))
         .get(20, TimeUnit.SECONDS);
     ManagedChannel channel = roundRobin("leasehold://" + Resolvers.endpoints(cluster) + "/expiry");
     awaitEveryOneCalled(channel, List.of(stays, lapses));
 
-    instanceClient.close();  // the lease is not released: it lapses after its TTL
-    assertEquals(1, registrar.blocking().resolve("expiry").stream().filter(i -> i.instance().equals("lapses")).count(),
+    instanceClient.close(); // the lease is not released: it lapses after its TTL
+    assertEquals(
+        1,
+        registrar.blocking().resolve("expiry").stream()
+            .filter(i -> i.instance().equals("lapses"))
+            .count(),
         "still registered right after its client went away");
-    TestCluster.await(() -> "the lapsed instance to get no calls: " + lapses, WAIT,
+    TestCluster.await(
+        () -> "the lapsed instance to get no calls: " + lapses,
+        WAIT,
         () -> window(channel, List.of(stays, lapses), 10).get(lapses) == 0);
-    assertEquals(0, registrar.blocking().resolve("expiry").stream().filter(i -> i.instance().equals("lapses")).count());
-    assertEquals(Map.of(stays, 20, lapses, 0), window(channel, List.of(stays, lapses), 20), "its server still runs; no call reaches it");
+    assertEquals(
+        0,
+        registrar.blocking().resolve("expiry").stream()
+            .filter(i -> i.instance().equals("lapses"))
+            .count());
+    assertEquals(
+        Map.of(stays, 20, lapses, 0),
+        window(channel, List.of(stays, lapses), 20),
+        "its server still runs; no call reaches it");
   }
 
   @Test
@@ -126,13 +153,18 @@ class LeaseholdChannelTest {
   @Test
   void aServiceWithNoServingInstanceFailsCallsUnavailableNamingTheService() throws Exception {
     Backend draining = backend("draining");
-    register(registrar, "idle", draining).setStatus(Registration.DRAINING).get(10, TimeUnit.SECONDS);
+    register(registrar, "idle", draining)
+        .setStatus(Registration.DRAINING)
+        .get(10, TimeUnit.SECONDS);
     ManagedChannel channel = roundRobin("leasehold://" + Resolvers.endpoints(cluster) + "/idle");
 
     StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> check(channel));
     assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), e.toString());
-    assertTrue(e.getStatus().getDescription().contains("service \"idle\" has no SERVING instance"), e.toString());
-    assertTrue(e.getStatus().getDescription().contains("1 live instance(s) not SERVING"), e.toString());
+    assertTrue(
+        e.getStatus().getDescription().contains("service \"idle\" has no SERVING instance"),
+        e.toString());
+    assertTrue(
+        e.getStatus().getDescription().contains("1 live instance(s) not SERVING"), e.toString());
     assertEquals(0, draining.calls());
   }
 
@@ -140,22 +172,30 @@ class LeaseholdChannelTest {
   void withPickFirstTheLastInstanceLeavingFailsCallsUnavailableNamingTheService() throws Exception {
     Backend only = backend("only");
     Registration r = register(registrar, "last", only);
-    ManagedChannel channel = track(ManagedChannelBuilder.forTarget("leasehold://" + Resolvers.endpoints(cluster) + "/last")
-        .usePlaintext().build());
+    ManagedChannel channel =
+        track(
+            ManagedChannelBuilder.forTarget("leasehold://" + Resolvers.endpoints(cluster) + "/last")
+                .usePlaintext()
+                .build());
     assertEquals(HealthCheckResponse.ServingStatus.SERVING, check(channel).getStatus());
 
     r.close();
-    TestCluster.await("calls to fail once the last instance deregistered", WAIT,
+    TestCluster.await(
+        "calls to fail once the last instance deregistered",
+        WAIT,
         () -> failsWith(channel, "service \"last\" has no SERVING instance"));
     int reached = only.calls();
     for (int i = 0; i < 5; i++) {
-      assertTrue(failsWith(channel, "service \"last\" has no SERVING instance"), "every later call fails the same way");
+      assertTrue(
+          failsWith(channel, "service \"last\" has no SERVING instance"),
+          "every later call fails the same way");
     }
     assertEquals(reached, only.calls(), "its server still runs; no call reaches it");
   }
 
   @Test
-  void withRoundRobinCallsFailNamingTheServiceOnceTheLastInstanceDrainedAndStopped() throws Exception {
+  void withRoundRobinCallsFailNamingTheServiceOnceTheLastInstanceDrainedAndStopped()
+      throws Exception {
     Backend only = backend("only");
     Registration r = register(registrar, "rr-last", only);
     ManagedChannel channel = roundRobin("leasehold://" + Resolvers.endpoints(cluster) + "/rr-last");
@@ -170,7 +210,9 @@ class LeaseholdChannelTest {
     // subchannel after each reconnect attempt, so a call may carry that connection error instead
     // until the resolver's next answer: UNAVAILABLE either way.
     for (int i = 0; i < 5; i++) {
-      StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> check(channel), "no later call succeeds");
+      StatusRuntimeException e =
+          assertThrows(
+              StatusRuntimeException.class, () -> check(channel), "no later call succeeds");
       assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), e::toString);
     }
   }
@@ -179,7 +221,8 @@ class LeaseholdChannelTest {
   void endpointsComeFromTheSystemPropertyWhenTheTargetNamesNone() throws Exception {
     Backend b = backend("b");
     register(registrar, "by-property", b);
-    System.setProperty(LeaseholdNameResolverProvider.ENDPOINTS_PROPERTY, Resolvers.endpoints(cluster));
+    System.setProperty(
+        LeaseholdNameResolverProvider.ENDPOINTS_PROPERTY, Resolvers.endpoints(cluster));
     try {
       ManagedChannel channel = roundRobin("leasehold:///by-property");
       awaitEveryOneCalled(channel, List.of(b));
@@ -200,12 +243,20 @@ class LeaseholdChannelTest {
     try {
       ManagedChannel channel = roundRobin("leasehold:///by-client");
       awaitEveryOneCalled(channel, List.of(b));
-      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-          () -> track(ManagedChannelBuilder.forTarget("leasehold://127.0.0.1:1/by-client").usePlaintext().build()));
+      IllegalArgumentException e =
+          assertThrows(
+              IllegalArgumentException.class,
+              () ->
+                  track(
+                      ManagedChannelBuilder.forTarget("leasehold://127.0.0.1:1/by-client")
+                          .usePlaintext()
+                          .build()));
       assertTrue(e.getMessage().startsWith("authority: must be empty"), e.getMessage());
       channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
       assertTrue(!own.isClosed(), "the application's client stays open");
-      assertEquals(List.of(b.address()), own.blocking().resolve("by-client").stream().map(i -> i.address()).toList());
+      assertEquals(
+          List.of(b.address()),
+          own.blocking().resolve("by-client").stream().map(i -> i.address()).toList());
     } finally {
       NameResolverRegistry.getDefaultRegistry().deregister(provider);
     }
@@ -217,14 +268,20 @@ class LeaseholdChannelTest {
     return b;
   }
 
-  private Registration register(LeaseholdClient client, String service, Backend b) throws Exception {
-    Registration r = client.register(service, b.name(), b.address(), Map.of()).get(20, TimeUnit.SECONDS);
+  private Registration register(LeaseholdClient client, String service, Backend b)
+      throws Exception {
+    Registration r =
+        client.register(service, b.name(), b.address(), Map.of()).get(20, TimeUnit.SECONDS);
     cleanup.add(r);
     return r;
   }
 
   private ManagedChannel roundRobin(String target) {
-    return track(ManagedChannelBuilder.forTarget(target).defaultLoadBalancingPolicy("round_robin").usePlaintext().build());
+    return track(
+        ManagedChannelBuilder.forTarget(target)
+            .defaultLoadBalancingPolicy("round_robin")
+            .usePlaintext()
+            .build());
   }
 
   private ManagedChannel track(ManagedChannel channel) {
@@ -233,7 +290,9 @@ class LeaseholdChannelTest {
   }
 
   private static HealthCheckResponse check(ManagedChannel channel) {
-    return HealthGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS).check(HealthCheckRequest.getDefaultInstance());
+    return HealthGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(20, TimeUnit.SECONDS)
+        .check(HealthCheckRequest.getDefaultInstance());
   }
 
   /** Whether a call fails UNAVAILABLE with a description containing {@code text}. */
@@ -242,12 +301,14 @@ class LeaseholdChannelTest {
       check(channel);
       return false;
     } catch (StatusRuntimeException e) {
-      return e.getStatus().getCode() == Status.Code.UNAVAILABLE && e.getStatus().getDescription().contains(text);
+      return e.getStatus().getCode() == Status.Code.UNAVAILABLE
+          && e.getStatus().getDescription().contains(text);
     }
   }
 
   /** Makes {@code n} calls; how many each backend took. */
-  private static Map<Backend, Integer> window(ManagedChannel channel, List<Backend> backends, int n) {
+  private static Map<Backend, Integer> window(
+      ManagedChannel channel, List<Backend> backends, int n) {
     Map<Backend, Integer> before = new HashMap<>();
     backends.forEach(b -> before.put(b, b.calls()));
     for (int i = 0; i < n; i++) {
@@ -259,7 +320,10 @@ class LeaseholdChannelTest {
   }
 
   private static void awaitEveryOneCalled(ManagedChannel channel, List<Backend> backends) {
-    TestCluster.await(() -> "every instance to get calls: " + backends, WAIT,
-        () -> window(channel, backends, 3 * backends.size()).values().stream().allMatch(n -> n > 0));
+    TestCluster.await(
+        () -> "every instance to get calls: " + backends,
+        WAIT,
+        () ->
+            window(channel, backends, 3 * backends.size()).values().stream().allMatch(n -> n > 0));
   }
 }

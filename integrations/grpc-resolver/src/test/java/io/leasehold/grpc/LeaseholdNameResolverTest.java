@@ -26,12 +26,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** What a resolver hands its listener, and the clients it uses, against a three-node cluster. */
-@SuppressWarnings("try")  // registrations are resources held for the length of a test
+@SuppressWarnings("try") // registrations are resources held for the length of a test
 class LeaseholdNameResolverTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
   static LeaseholdClient registrar;
 
@@ -52,24 +51,36 @@ class LeaseholdNameResolverTest {
   }
 
   @Test
-  void eachServingInstanceIsOneAddressGroupInInstanceOrderWithItsNameAndMetadata() throws Exception {
-    try (Registration two = registrar.blocking().register("catalog", "i-2", "127.0.0.1:9002", Map.of("zone", "b"));
-         Registration one = registrar.blocking().register("catalog", "i-1", "127.0.0.1:9001", Map.of("zone", "a"));
-         Resolvers.Started r = Resolvers.start(new LeaseholdNameResolverProvider(), target("catalog"))) {
-      TestCluster.await(() -> "both instances: " + r.recorder().results, WAIT, () -> List.of("i-1", "i-2").equals(r.recorder().lastInstances()));
+  void eachServingInstanceIsOneAddressGroupInInstanceOrderWithItsNameAndMetadata()
+      throws Exception {
+    try (Registration two =
+            registrar.blocking().register("catalog", "i-2", "127.0.0.1:9002", Map.of("zone", "b"));
+        Registration one =
+            registrar.blocking().register("catalog", "i-1", "127.0.0.1:9001", Map.of("zone", "a"));
+        Resolvers.Started r =
+            Resolvers.start(new LeaseholdNameResolverProvider(), target("catalog"))) {
+      TestCluster.await(
+          () -> "both instances: " + r.recorder().results,
+          WAIT,
+          () -> List.of("i-1", "i-2").equals(r.recorder().lastInstances()));
       List<EquivalentAddressGroup> groups = r.recorder().last().getValue();
       assertEquals(List.of(new InetSocketAddress("127.0.0.1", 9001)), groups.get(0).getAddresses());
-      assertEquals(Map.of("zone", "a"), groups.get(0).getAttributes().get(LeaseholdNameResolverProvider.METADATA));
+      assertEquals(
+          Map.of("zone", "a"),
+          groups.get(0).getAttributes().get(LeaseholdNameResolverProvider.METADATA));
       assertEquals(List.of(new InetSocketAddress("127.0.0.1", 9002)), groups.get(1).getAddresses());
-      assertEquals(Map.of("zone", "b"), groups.get(1).getAttributes().get(LeaseholdNameResolverProvider.METADATA));
+      assertEquals(
+          Map.of("zone", "b"),
+          groups.get(1).getAttributes().get(LeaseholdNameResolverProvider.METADATA));
     }
   }
 
   @Test
   void instancesLeaveWhenDrainingOrDeregisteredAndJoinWhenServing() throws Exception {
     try (Registration a = registrar.blocking().register("ledger", "a", "127.0.0.1:9101", Map.of());
-         Registration b = registrar.blocking().register("ledger", "b", "127.0.0.1:9102", Map.of());
-         Resolvers.Started r = Resolvers.start(new LeaseholdNameResolverProvider(), target("ledger"))) {
+        Registration b = registrar.blocking().register("ledger", "b", "127.0.0.1:9102", Map.of());
+        Resolvers.Started r =
+            Resolvers.start(new LeaseholdNameResolverProvider(), target("ledger"))) {
       awaitInstances(r, List.of("a", "b"));
       a.setStatus(Registration.DRAINING).get(10, TimeUnit.SECONDS);
       awaitInstances(r, List.of("b"));
@@ -77,7 +88,8 @@ class LeaseholdNameResolverTest {
       awaitInstances(r, List.of("a", "b"));
       b.deregister().get(10, TimeUnit.SECONDS);
       awaitInstances(r, List.of("a"));
-      try (Registration c = registrar.blocking().register("ledger", "c", "127.0.0.1:9103", Map.of())) {
+      try (Registration c =
+          registrar.blocking().register("ledger", "c", "127.0.0.1:9103", Map.of())) {
         awaitInstances(r, List.of("a", "c"));
       }
       awaitInstances(r, List.of("a"));
@@ -86,12 +98,19 @@ class LeaseholdNameResolverTest {
 
   @Test
   void anInstanceWhoseAddressIsNotHostPortIsLeftOut() throws Exception {
-    try (Registration url = registrar.blocking().register("mixed", "url", "http://10.0.0.1/api", Map.of());
-         Registration noPort = registrar.blocking().register("mixed", "no-port", "10.0.0.2", Map.of());
-         Registration good = registrar.blocking().register("mixed", "good", "127.0.0.1:9201", Map.of());
-         Resolvers.Started r = Resolvers.start(new LeaseholdNameResolverProvider(), target("mixed"))) {
+    try (Registration url =
+            registrar.blocking().register("mixed", "url", "http://10.0.0.1/api", Map.of());
+        Registration noPort =
+            registrar.blocking().register("mixed", "no-port", "10.0.0.2", Map.of());
+        Registration good =
+            registrar.blocking().register("mixed", "good", "127.0.0.1:9201", Map.of());
+        Resolvers.Started r =
+            Resolvers.start(new LeaseholdNameResolverProvider(), target("mixed"))) {
       awaitInstances(r, List.of("good"));
-      assertEquals(List.of("no-port (address \"10.0.0.2\" is not host:port)", "url (address \"http://10.0.0.1/api\" has no numeric port)"),
+      assertEquals(
+          List.of(
+              "no-port (address \"10.0.0.2\" is not host:port)",
+              "url (address \"http://10.0.0.1/api\" has no numeric port)"),
           Instances.of("service/mixed/", registrar.blocking().routes("service/mixed/")).skipped());
     }
   }
@@ -99,25 +118,35 @@ class LeaseholdNameResolverTest {
   @Test
   void noServingInstanceIsReportedUnavailableNamingTheService() throws Exception {
     try (Registration d = registrar.blocking().register("quiet", "d", "127.0.0.1:9301", Map.of());
-         Resolvers.Started r = Resolvers.start(new LeaseholdNameResolverProvider(), target("quiet"))) {
+        Resolvers.Started r =
+            Resolvers.start(new LeaseholdNameResolverProvider(), target("quiet"))) {
       awaitInstances(r, List.of("d"));
       d.setStatus(Registration.DRAINING).get(10, TimeUnit.SECONDS);
-      TestCluster.await(() -> "an error result: " + r.recorder().results, WAIT, () -> !r.recorder().last().hasValue());
+      TestCluster.await(
+          () -> "an error result: " + r.recorder().results,
+          WAIT,
+          () -> !r.recorder().last().hasValue());
       Status status = r.recorder().last().getStatus();
       assertEquals(Status.Code.UNAVAILABLE, status.getCode());
-      assertEquals("service \"quiet\" has no SERVING instance in the Leasehold registry (1 live instance(s) not SERVING)",
+      assertEquals(
+          "service \"quiet\" has no SERVING instance in the Leasehold registry (1 live instance(s) not SERVING)",
           status.getDescription());
     }
   }
 
   @Test
   void refreshHandsTheCurrentListOverAgain() throws Exception {
-    try (Registration one = registrar.blocking().register("again", "one", "127.0.0.1:9401", Map.of());
-         Resolvers.Started r = Resolvers.start(new LeaseholdNameResolverProvider(), target("again"))) {
+    try (Registration one =
+            registrar.blocking().register("again", "one", "127.0.0.1:9401", Map.of());
+        Resolvers.Started r =
+            Resolvers.start(new LeaseholdNameResolverProvider(), target("again"))) {
       awaitInstances(r, List.of("one"));
       int before = r.recorder().results.size();
       r.refresh();
-      TestCluster.await(() -> "a second result: " + r.recorder().results, WAIT, () -> r.recorder().results.size() == before + 1);
+      TestCluster.await(
+          () -> "a second result: " + r.recorder().results,
+          WAIT,
+          () -> r.recorder().results.size() == before + 1);
       assertEquals(List.of("one"), r.recorder().lastInstances());
     }
   }
@@ -125,12 +154,18 @@ class LeaseholdNameResolverTest {
   @Test
   void theProvidersOwnClientIsSharedByItsResolversAndClosedWithTheLastOfThem() throws Exception {
     List<LeaseholdClient> made = new CopyOnWriteArrayList<>();
-    LeaseholdNameResolverProvider provider = new LeaseholdNameResolverProvider(Optional.empty(), name -> null, endpoints -> {
-      LeaseholdClient c = Resolvers.client(endpoints);
-      made.add(c);
-      return c;
-    }, LeaseholdNameResolverProvider.FIRST_LISTING_TIMEOUT);
-    try (Registration one = registrar.blocking().register("shared", "one", "127.0.0.1:9501", Map.of())) {
+    LeaseholdNameResolverProvider provider =
+        new LeaseholdNameResolverProvider(
+            Optional.empty(),
+            name -> null,
+            endpoints -> {
+              LeaseholdClient c = Resolvers.client(endpoints);
+              made.add(c);
+              return c;
+            },
+            LeaseholdNameResolverProvider.FIRST_LISTING_TIMEOUT);
+    try (Registration one =
+        registrar.blocking().register("shared", "one", "127.0.0.1:9501", Map.of())) {
       Resolvers.Started first = Resolvers.start(provider, target("shared"));
       Resolvers.Started second = Resolvers.start(provider, target("shared"));
       awaitInstances(first, List.of("one"));
@@ -143,30 +178,46 @@ class LeaseholdNameResolverTest {
       assertEquals(1, provider.openClients());
       assertFalse(made.get(0).isClosed(), "still used by the second resolver");
       second.close();
-      TestCluster.await("the client closed with its last resolver", WAIT, () -> made.get(0).isClosed());
+      TestCluster.await(
+          "the client closed with its last resolver", WAIT, () -> made.get(0).isClosed());
       assertEquals(0, provider.openClients());
     }
   }
 
   @Test
-  void aClusterThatCannotBeReachedFailsUnavailableAfterTheFirstListingTimeoutAndTheClientIsClosedAtShutdown() throws Exception {
+  void
+      aClusterThatCannotBeReachedFailsUnavailableAfterTheFirstListingTimeoutAndTheClientIsClosedAtShutdown()
+          throws Exception {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
     List<LeaseholdClient> made = new CopyOnWriteArrayList<>();
-    LeaseholdNameResolverProvider provider = new LeaseholdNameResolverProvider(Optional.empty(), name -> null, endpoints -> {
-      LeaseholdClient c = Resolvers.client(endpoints);
-      made.add(c);
-      return c;
-    }, Duration.ofMillis(500));
+    LeaseholdNameResolverProvider provider =
+        new LeaseholdNameResolverProvider(
+            Optional.empty(),
+            name -> null,
+            endpoints -> {
+              LeaseholdClient c = Resolvers.client(endpoints);
+              made.add(c);
+              return c;
+            },
+            Duration.ofMillis(500));
     Resolvers.Started r = Resolvers.start(provider, "leasehold://127.0.0.1:" + port + "/nowhere");
-    TestCluster.await(() -> "an error result: " + r.recorder().results, WAIT, () -> r.recorder().last() != null);
+    TestCluster.await(
+        () -> "an error result: " + r.recorder().results, WAIT, () -> r.recorder().last() != null);
     StatusOr<List<EquivalentAddressGroup>> result = r.recorder().last();
     assertFalse(result.hasValue());
     assertEquals(Status.Code.UNAVAILABLE, result.getStatus().getCode());
-    assertTrue(result.getStatus().getDescription().startsWith("the instances of service \"nowhere\" could not be listed from the cluster at [127.0.0.1:"
-        + port + "] within 500 ms"), result.getStatus().getDescription());
+    assertTrue(
+        result
+            .getStatus()
+            .getDescription()
+            .startsWith(
+                "the instances of service \"nowhere\" could not be listed from the cluster at [127.0.0.1:"
+                    + port
+                    + "] within 500 ms"),
+        result.getStatus().getDescription());
     r.close();
     TestCluster.await("the client closed at shutdown", WAIT, () -> made.get(0).isClosed());
   }
@@ -175,21 +226,36 @@ class LeaseholdNameResolverTest {
   void aClientThatCannotBeMadeIsReportedUnavailableAndMadeAgainOnRefresh() throws Exception {
     AtomicInteger attempts = new AtomicInteger();
     List<LeaseholdClient> made = new CopyOnWriteArrayList<>();
-    LeaseholdNameResolverProvider provider = new LeaseholdNameResolverProvider(Optional.empty(), name -> null, endpoints -> {
-      if (attempts.incrementAndGet() == 1) {
-        throw new IllegalStateException("no file descriptors left");
-      }
-      LeaseholdClient c = Resolvers.client(endpoints);
-      made.add(c);
-      return c;
-    }, LeaseholdNameResolverProvider.FIRST_LISTING_TIMEOUT);
-    try (Registration one = registrar.blocking().register("retried", "one", "127.0.0.1:9601", Map.of());
-         Resolvers.Started r = Resolvers.start(provider, target("retried"))) {
-      TestCluster.await(() -> "an error result: " + r.recorder().results, WAIT, () -> r.recorder().last() != null);
+    LeaseholdNameResolverProvider provider =
+        new LeaseholdNameResolverProvider(
+            Optional.empty(),
+            name -> null,
+            endpoints -> {
+              if (attempts.incrementAndGet() == 1) {
+                throw new IllegalStateException("no file descriptors left");
+              }
+              LeaseholdClient c = Resolvers.client(endpoints);
+              made.add(c);
+              return c;
+            },
+            LeaseholdNameResolverProvider.FIRST_LISTING_TIMEOUT);
+    try (Registration one =
+            registrar.blocking().register("retried", "one", "127.0.0.1:9601", Map.of());
+        Resolvers.Started r = Resolvers.start(provider, target("retried"))) {
+      TestCluster.await(
+          () -> "an error result: " + r.recorder().results,
+          WAIT,
+          () -> r.recorder().last() != null);
       Status status = r.recorder().last().getStatus();
       assertEquals(Status.Code.UNAVAILABLE, status.getCode());
-      assertTrue(status.getDescription().endsWith("no client for the cluster at " + List.of(Resolvers.endpoints(cluster).split(","))
-          + ": no file descriptors left"), status.getDescription());
+      assertTrue(
+          status
+              .getDescription()
+              .endsWith(
+                  "no client for the cluster at "
+                      + List.of(Resolvers.endpoints(cluster).split(","))
+                      + ": no file descriptors left"),
+          status.getDescription());
       r.refresh();
       awaitInstances(r, List.of("one"));
     }
@@ -197,7 +263,9 @@ class LeaseholdNameResolverTest {
   }
 
   private static void awaitInstances(Resolvers.Started r, List<String> instances) {
-    TestCluster.await(() -> instances + " resolved; results so far: " + r.recorder().results, WAIT,
+    TestCluster.await(
+        () -> instances + " resolved; results so far: " + r.recorder().results,
+        WAIT,
         () -> instances.equals(r.recorder().lastInstances()));
   }
 }

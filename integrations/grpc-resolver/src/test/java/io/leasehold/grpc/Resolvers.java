@@ -21,8 +21,10 @@ import java.util.concurrent.ScheduledExecutorService;
 final class Resolvers {
   private Resolvers() {}
 
-  static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "test-resolver-timer"));
-  static final ExecutorService OFFLOAD = Executors.newCachedThreadPool(r -> daemon(r, "test-resolver-offload"));
+  static final ScheduledExecutorService TIMER =
+      Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "test-resolver-timer"));
+  static final ExecutorService OFFLOAD =
+      Executors.newCachedThreadPool(r -> daemon(r, "test-resolver-offload"));
 
   private static Thread daemon(Runnable r, String name) {
     Thread t = new Thread(r, name);
@@ -30,15 +32,21 @@ final class Resolvers {
     return t;
   }
 
-  /** Every node's client address, comma-separated, as a target's authority or {@code leasehold.endpoints}. */
+  /**
+   * Every node's client address, comma-separated, as a target's authority or {@code
+   * leasehold.endpoints}.
+   */
   static String endpoints(TestCluster cluster) {
     return String.join(",", cluster.clientAddresses());
   }
 
   /** A client of every node, with short timeouts suited to tests. */
   static LeaseholdClient client(List<String> endpoints) {
-    return LeaseholdClient.builder().endpoints(endpoints).requestTimeout(Duration.ofSeconds(20))
-        .attemptTimeout(Duration.ofSeconds(3)).build();
+    return LeaseholdClient.builder()
+        .endpoints(endpoints)
+        .requestTimeout(Duration.ofSeconds(20))
+        .attemptTimeout(Duration.ofSeconds(3))
+        .build();
   }
 
   static LeaseholdClient client(TestCluster cluster) {
@@ -50,23 +58,27 @@ final class Resolvers {
     return NameResolver.Args.newBuilder()
         .setDefaultPort(443)
         .setProxyDetector(address -> null)
-        .setSynchronizationContext(new SynchronizationContext((thread, e) -> {
-          throw new AssertionError("uncaught in the synchronization context", e);
-        }))
-        .setServiceConfigParser(new NameResolver.ServiceConfigParser() {
-          @Override
-          public NameResolver.ConfigOrError parseServiceConfig(Map<String, ?> config) {
-            return NameResolver.ConfigOrError.fromConfig(config);
-          }
-        })
+        .setSynchronizationContext(
+            new SynchronizationContext(
+                (thread, e) -> {
+                  throw new AssertionError("uncaught in the synchronization context", e);
+                }))
+        .setServiceConfigParser(
+            new NameResolver.ServiceConfigParser() {
+              @Override
+              public NameResolver.ConfigOrError parseServiceConfig(Map<String, ?> config) {
+                return NameResolver.ConfigOrError.fromConfig(config);
+              }
+            })
         .setScheduledExecutorService(TIMER)
-        .setChannelLogger(new ChannelLogger() {
-          @Override
-          public void log(ChannelLogLevel level, String message) {}
+        .setChannelLogger(
+            new ChannelLogger() {
+              @Override
+              public void log(ChannelLogLevel level, String message) {}
 
-          @Override
-          public void log(ChannelLogLevel level, String messageFormat, Object... args) {}
-        })
+              @Override
+              public void log(ChannelLogLevel level, String messageFormat, Object... args) {}
+            })
         .setOffloadExecutor(OFFLOAD)
         .build();
   }
@@ -81,7 +93,8 @@ final class Resolvers {
   }
 
   /** A started resolver, the context it runs in and what it reported. */
-  record Started(NameResolver resolver, SynchronizationContext sync, Recorder recorder) implements AutoCloseable {
+  record Started(NameResolver resolver, SynchronizationContext sync, Recorder recorder)
+      implements AutoCloseable {
     void refresh() {
       sync.execute(resolver::refresh);
     }
@@ -104,7 +117,9 @@ final class Resolvers {
     @Override
     public Status onResult2(NameResolver.ResolutionResult result) {
       results.add(result.getAddressesOrError());
-      return result.getAddressesOrError().hasValue() ? Status.OK : result.getAddressesOrError().getStatus();
+      return result.getAddressesOrError().hasValue()
+          ? Status.OK
+          : result.getAddressesOrError().getStatus();
     }
 
     @Override
@@ -122,7 +137,9 @@ final class Resolvers {
       if (r == null || !r.hasValue()) {
         return null;
       }
-      return r.getValue().stream().map(g -> g.getAttributes().get(LeaseholdNameResolverProvider.INSTANCE)).toList();
+      return r.getValue().stream()
+          .map(g -> g.getAttributes().get(LeaseholdNameResolverProvider.INSTANCE))
+          .toList();
     }
   }
 }

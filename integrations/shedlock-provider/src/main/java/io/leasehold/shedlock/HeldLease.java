@@ -30,6 +30,7 @@ final class HeldLease {
   // Guarded by this.
   private Instant until;
   private ScheduledFuture<?> deadline;
+
   /** Set once the lease is being let go (released, handed over, or held to a last deadline). */
   private CompletableFuture<Void> letGo;
 
@@ -45,7 +46,10 @@ final class HeldLease {
     return lease;
   }
 
-  /** The lease's token while the lock is held: not unlocked, lockAtMostFor not passed, the lease valid. */
+  /**
+   * The lease's token while the lock is held: not unlocked, lockAtMostFor not passed, the lease
+   * valid.
+   */
   synchronized OptionalLong tokenWhileLocked() {
     if (letGo == null && lease.isValid() && now().isBefore(until)) {
       return OptionalLong.of(lease.token());
@@ -81,7 +85,7 @@ final class HeldLease {
     CompletableFuture<Void> ending;
     synchronized (this) {
       if (letGo != null) {
-        ending = letGo;  // lockAtMostFor passed first: the lease is already being released
+        ending = letGo; // lockAtMostFor passed first: the lease is already being released
       } else {
         cancelDeadline();
         Duration rest = Duration.between(now(), atLeastUntil);
@@ -90,12 +94,16 @@ final class HeldLease {
         } else if (rest.isNegative() || rest.isZero()) {
           letGo = release();
         } else {
-          letGo = handOver.apply(rest).handle((moved, failure) -> {
-            if (!Boolean.TRUE.equals(moved)) {
-              holdUntil(atLeastUntil);
-            }
-            return null;
-          });
+          letGo =
+              handOver
+                  .apply(rest)
+                  .handle(
+                      (moved, failure) -> {
+                        if (!Boolean.TRUE.equals(moved)) {
+                          holdUntil(atLeastUntil);
+                        }
+                        return null;
+                      });
         }
         ending = letGo;
       }
@@ -103,7 +111,10 @@ final class HeldLease {
     awaitQuietly(ending);
   }
 
-  /** Keeps the lease (renewed by the client) and releases it at {@code at}: the name is never free before. */
+  /**
+   * Keeps the lease (renewed by the client) and releases it at {@code at}: the name is never free
+   * before.
+   */
   private void holdUntil(Instant at) {
     timers.schedule(this::release, delayUntil(at), TimeUnit.MILLISECONDS);
   }
@@ -127,7 +138,8 @@ final class HeldLease {
   private CompletableFuture<Void> expire() {
     if (letGo == null) {
       cancelDeadline();
-      letGo = lease.state() == LeaseState.LOST ? CompletableFuture.completedFuture(null) : release();
+      letGo =
+          lease.state() == LeaseState.LOST ? CompletableFuture.completedFuture(null) : release();
     }
     return letGo;
   }
@@ -141,18 +153,23 @@ final class HeldLease {
 
   private CompletableFuture<Void> release() {
     if (lease.state() == LeaseState.LOST) {
-      return CompletableFuture.completedFuture(null);  // handed over, revoked or expired: nothing to release
+      return CompletableFuture.completedFuture(
+          null); // handed over, revoked or expired: nothing to release
     }
     CompletableFuture<Void> released;
     try {
       released = lease.release();
     } catch (IllegalStateException alreadyGone) {
-      return CompletableFuture.completedFuture(null);  // released or lost meanwhile
+      return CompletableFuture.completedFuture(null); // released or lost meanwhile
     }
-    return released.exceptionally(e -> {
-      LOG.warn("lock {}: release not confirmed ({}); the lease ends with its TTL", lease.name(), cause(e).getMessage());
-      return null;
-    });
+    return released.exceptionally(
+        e -> {
+          LOG.warn(
+              "lock {}: release not confirmed ({}); the lease ends with its TTL",
+              lease.name(),
+              cause(e).getMessage());
+          return null;
+        });
   }
 
   private static void awaitQuietly(CompletableFuture<Void> ending) {

@@ -28,8 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A ShedLock {@link ExtensibleLockProvider} whose locks are Leasehold leases, held by the
- * client's holder identity under {@code <prefix><lock name>} (by default {@code shedlock/<name>}).
+ * A ShedLock {@link ExtensibleLockProvider} whose locks are Leasehold leases, held by the client's
+ * holder identity under {@code <prefix><lock name>} (by default {@code shedlock/<name>}).
  *
  * <ul>
  *   <li><b>lockAtMostFor</b>: the lease gets it as its TTL (raised to the namespace's minimum TTL,
@@ -47,9 +47,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The namespace's policy applies: its TTL bounds as above, learned from the first refusal; a
  * lock-delay after an expiry keeps the name taken that much longer (a lease handed over for
- * lockAtLeastFor ends by expiring); a ban or a name pattern makes {@link #lock} throw
- * {@link LockException}. No policy is needed: lockAtMostFor below the cluster's 2 s floor is
- * enforced by the provider's own release.
+ * lockAtLeastFor ends by expiring); a ban or a name pattern makes {@link #lock} throw {@link
+ * LockException}. No policy is needed: lockAtMostFor below the cluster's 2 s floor is enforced by
+ * the provider's own release.
  *
  * <p>The provider is thread-safe; one per client is enough. {@link #close()} stops its timer
  * thread; close it before the client.
@@ -65,18 +65,24 @@ public final class LeaseholdLockProvider implements ExtensibleLockProvider, Auto
   private final String atLeastHolder;
   private final ScheduledExecutorService timers;
   private final ConcurrentMap<String, TtlBounds> bounds = new ConcurrentHashMap<>();
-  /** The last lock taken per lock name; an entry whose lock ended is dropped when next asked for. */
+
+  /**
+   * The last lock taken per lock name; an entry whose lock ended is dropped when next asked for.
+   */
   private final ConcurrentMap<String, HeldLease> locks = new ConcurrentHashMap<>();
 
   private LeaseholdLockProvider(Builder b) {
     this.client = b.client;
     this.prefix = b.prefix;
-    this.atLeastHolder = b.atLeastHolder != null ? b.atLeastHolder : b.client.holder() + "/lock-at-least";
-    this.timers = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "leasehold-shedlock-timer");
-      t.setDaemon(true);
-      return t;
-    });
+    this.atLeastHolder =
+        b.atLeastHolder != null ? b.atLeastHolder : b.client.holder() + "/lock-at-least";
+    this.timers =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "leasehold-shedlock-timer");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /**
@@ -113,8 +119,10 @@ public final class LeaseholdLockProvider implements ExtensibleLockProvider, Auto
     }
     String name = leaseName(configuration.getName());
     String namespace = namespaceOf(name);
-    AcquireResult result = tryAcquire(name, boundsOf(namespace).clamp(configuration.getLockAtMostFor()));
-    if (result instanceof Rejected rejected && rejected.rejection().reason() == RejectReason.TTL_OUT_OF_RANGE) {
+    AcquireResult result =
+        tryAcquire(name, boundsOf(namespace).clamp(configuration.getLockAtMostFor()));
+    if (result instanceof Rejected rejected
+        && rejected.rejection().reason() == RejectReason.TTL_OUT_OF_RANGE) {
       TtlBounds learned = learn(namespace, rejected.rejection());
       result = tryAcquire(name, learned.clamp(configuration.getLockAtMostFor()));
     }
@@ -128,17 +136,22 @@ public final class LeaseholdLockProvider implements ExtensibleLockProvider, Auto
     }
     Rejection rejection = ((Rejected) result).rejection();
     if (rejection.reason() == RejectReason.LOCK_DELAY) {
-      return Optional.empty();  // free, but not yet: its last lease expired moments ago
+      return Optional.empty(); // free, but not yet: its last lease expired moments ago
     }
-    throw new LockException("lock " + configuration.getName() + ": refused by the cluster (" + rejection.reason() + "): "
-        + rejection.message());
+    throw new LockException(
+        "lock "
+            + configuration.getName()
+            + ": refused by the cluster ("
+            + rejection.reason()
+            + "): "
+            + rejection.message());
   }
 
   /**
    * The fencing token of the lock {@code lockName} while this provider holds it: taken, not yet
    * unlocked, lockAtMostFor not passed, and its lease valid on the client's clock. A job run under
-   * the lock passes it with every write, so that the store can refuse a job that went on after
-   * its lock ended (ShedLock never stops a running job):
+   * the lock passes it with every write, so that the store can refuse a job that went on after its
+   * lock ended (ShedLock never stops a running job):
    *
    * <pre>{@code
    * @Scheduled(cron = "0 0 * * * *")
@@ -199,28 +212,36 @@ public final class LeaseholdLockProvider implements ExtensibleLockProvider, Auto
     if (!boundsOf(namespace).allows(rest)) {
       return CompletableFuture.completedFuture(false);
     }
-    return client.transfer(lease.name(), lease.token(), atLeastHolder, Optional.of(rest))
-        .thenCompose(moved -> {
-          if (moved.isEmpty()) {
-            return CompletableFuture.completedFuture(false);
-          }
-          return lease.release().handle((v, e) -> true);
-        })
-        .exceptionally(e -> {
-          Throwable cause = HeldLease.cause(e);
-          if (cause instanceof AcquireRejectedException refused && refused.rejection().reason() == RejectReason.TTL_OUT_OF_RANGE) {
-            learn(namespace, refused.rejection());
-          }
-          LOG.debug("lock {}: not handed over for lockAtLeastFor ({}); held by this client instead", lease.name(), cause.toString());
-          return false;
-        });
+    return client
+        .transfer(lease.name(), lease.token(), atLeastHolder, Optional.of(rest))
+        .thenCompose(
+            moved -> {
+              if (moved.isEmpty()) {
+                return CompletableFuture.completedFuture(false);
+              }
+              return lease.release().handle((v, e) -> true);
+            })
+        .exceptionally(
+            e -> {
+              Throwable cause = HeldLease.cause(e);
+              if (cause instanceof AcquireRejectedException refused
+                  && refused.rejection().reason() == RejectReason.TTL_OUT_OF_RANGE) {
+                learn(namespace, refused.rejection());
+              }
+              LOG.debug(
+                  "lock {}: not handed over for lockAtLeastFor ({}); held by this client instead",
+                  lease.name(),
+                  cause.toString());
+              return false;
+            });
   }
 
   private AcquireResult tryAcquire(String name, Duration ttl) {
     try {
       return client.tryAcquire(name, LeaseOptions.defaults().withTtl(ttl)).join();
     } catch (CompletionException e) {
-      throw new LockException("lock " + name + ": " + HeldLease.cause(e).getMessage(), HeldLease.cause(e));
+      throw new LockException(
+          "lock " + name + ": " + HeldLease.cause(e).getMessage(), HeldLease.cause(e));
     }
   }
 
@@ -229,7 +250,10 @@ public final class LeaseholdLockProvider implements ExtensibleLockProvider, Auto
   }
 
   private TtlBounds learn(String namespace, Rejection rejection) {
-    return bounds.merge(namespace, TtlBounds.BUILT_IN.learnedFrom(rejection), (old, learned) -> old.learnedFrom(rejection));
+    return bounds.merge(
+        namespace,
+        TtlBounds.BUILT_IN.learnedFrom(rejection),
+        (old, learned) -> old.learnedFrom(rejection));
   }
 
   private static String namespaceOf(String leaseName) {
@@ -261,15 +285,18 @@ public final class LeaseholdLockProvider implements ExtensibleLockProvider, Auto
     public Builder prefix(String prefix) {
       Objects.requireNonNull(prefix, "prefix");
       if (prefix.indexOf('/') <= 0) {
-        throw new IllegalArgumentException("prefix: must start with a namespace and a slash, e.g. shedlock/, got \"" + prefix + "\"");
+        throw new IllegalArgumentException(
+            "prefix: must start with a namespace and a slash, e.g. shedlock/, got \""
+                + prefix
+                + "\"");
       }
       this.prefix = prefix;
       return this;
     }
 
     /**
-     * The holder a lease is handed to for what remains of lockAtLeastFor after {@code unlock()}.
-     * No live client may use it. Default: the client's holder followed by {@code /lock-at-least}.
+     * The holder a lease is handed to for what remains of lockAtLeastFor after {@code unlock()}. No
+     * live client may use it. Default: the client's holder followed by {@code /lock-at-least}.
      *
      * @param holder the holder identity
      * @return this builder
@@ -277,7 +304,8 @@ public final class LeaseholdLockProvider implements ExtensibleLockProvider, Auto
     public Builder atLeastHolder(String holder) {
       Objects.requireNonNull(holder, "holder");
       if (holder.isEmpty() || holder.equals(client.holder())) {
-        throw new IllegalArgumentException("atLeastHolder: must be non-empty and not the client's own holder");
+        throw new IllegalArgumentException(
+            "atLeastHolder: must be non-empty and not the client's own holder");
       }
       this.atLeastHolder = holder;
       return this;

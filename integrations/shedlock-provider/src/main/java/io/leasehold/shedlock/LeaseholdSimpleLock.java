@@ -10,7 +10,8 @@ final class LeaseholdSimpleLock extends AbstractSimpleLock {
   private final HeldLease held;
   private final LeaseholdLockProvider provider;
 
-  LeaseholdSimpleLock(LockConfiguration configuration, HeldLease held, LeaseholdLockProvider provider) {
+  LeaseholdSimpleLock(
+      LockConfiguration configuration, HeldLease held, LeaseholdLockProvider provider) {
     super(configuration);
     this.held = held;
     this.provider = provider;
@@ -18,7 +19,8 @@ final class LeaseholdSimpleLock extends AbstractSimpleLock {
 
   @Override
   protected void doUnlock() {
-    held.unlock(lockConfiguration.getLockAtLeastUntil(), rest -> provider.handOverFor(held.lease(), rest));
+    held.unlock(
+        lockConfiguration.getLockAtLeastUntil(), rest -> provider.handOverFor(held.lease(), rest));
   }
 
   @Override

@@ -12,6 +12,7 @@ import java.util.Objects;
 record TtlBounds(Duration min, Duration max) {
   /** No policy may set a minimum TTL below this (a lease must outlast a leader election). */
   static final Duration CLUSTER_FLOOR = Duration.ofSeconds(2);
+
   static final TtlBounds BUILT_IN = new TtlBounds(CLUSTER_FLOOR, Duration.ofHours(24));
 
   TtlBounds {

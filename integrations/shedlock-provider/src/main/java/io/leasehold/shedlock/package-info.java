@@ -1,5 +1,6 @@
 /**
- * A ShedLock lock provider on Leasehold leases: {@link io.leasehold.shedlock.LeaseholdLockProvider}.
+ * A ShedLock lock provider on Leasehold leases: {@link
+ * io.leasehold.shedlock.LeaseholdLockProvider}.
  *
  * <p>Each ShedLock lock is a lease on {@code shedlock/<lock name>} (the prefix is configurable),
  * held by the client's holder identity and carrying a fencing token. lockAtMostFor ends the lease

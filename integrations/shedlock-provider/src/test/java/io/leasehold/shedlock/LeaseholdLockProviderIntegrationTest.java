@@ -19,8 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Locked and unlocked are read from the cluster (a linearizable read of the lease).
  */
 class LeaseholdLockProviderIntegrationTest extends AbstractExtensibleLockProviderIntegrationTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
   static LeaseholdClient client;
   static LeaseholdLockProvider provider;

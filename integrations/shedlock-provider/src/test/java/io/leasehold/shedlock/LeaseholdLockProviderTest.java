@@ -20,10 +20,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What the provider adds to ShedLock's suite: lease TTLs, policy, and the name never free too early. */
+/**
+ * What the provider adds to ShedLock's suite: lease TTLs, policy, and the name never free too
+ * early.
+ */
 class LeaseholdLockProviderTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
   static LeaseholdClient client;
   static LeaseholdLockProvider provider;
@@ -44,12 +46,14 @@ class LeaseholdLockProviderTest {
 
   @Test
   void theLeaseTtlIsLockAtMostForRaisedToTheClusterFloor() {
-    SimpleLock longer = lock(provider, "ttl-long", Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
+    SimpleLock longer =
+        lock(provider, "ttl-long", Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
     assertThat(lease("ttl-long").orElseThrow().ttl()).isEqualTo(Duration.ofSeconds(30));
     assertThat(lease("ttl-long").orElseThrow().holder()).isEqualTo(client.holder());
     longer.unlock();
 
-    SimpleLock shorter = lock(provider, "ttl-short", Duration.ofSeconds(1), Duration.ZERO).orElseThrow();
+    SimpleLock shorter =
+        lock(provider, "ttl-short", Duration.ofSeconds(1), Duration.ZERO).orElseThrow();
     assertThat(lease("ttl-short").orElseThrow().ttl()).isEqualTo(Duration.ofSeconds(2));
     shorter.unlock();
   }
@@ -63,9 +67,13 @@ class LeaseholdLockProviderTest {
     lock.unlock();
     assertThat(provider.token("fenced")).isEmpty();
 
-    SimpleLock brief = lock(provider, "fenced", Duration.ofMillis(800), Duration.ZERO).orElseThrow();
+    SimpleLock brief =
+        lock(provider, "fenced", Duration.ofMillis(800), Duration.ZERO).orElseThrow();
     assertThat(provider.token("fenced").orElseThrow()).isGreaterThan(token);
-    TestCluster.await("the token gone once lockAtMostFor passed", Duration.ofSeconds(10), () -> provider.token("fenced").isEmpty());
+    TestCluster.await(
+        "the token gone once lockAtMostFor passed",
+        Duration.ofSeconds(10),
+        () -> provider.token("fenced").isEmpty());
     brief.unlock();
   }
 
@@ -76,9 +84,11 @@ class LeaseholdLockProviderTest {
     Instant freedAt = awaitFree("at-most");
     assertThat(freedAt).isAfterOrEqualTo(config.getLockAtMostUntil());
 
-    try (LeaseholdClient other = Clusters.client(cluster); LeaseholdLockProvider second = new LeaseholdLockProvider(other)) {
-      SimpleLock taken = lock(second, "at-most", Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
-      lock.unlock();  // too late: frees nothing of the next holder's
+    try (LeaseholdClient other = Clusters.client(cluster);
+        LeaseholdLockProvider second = new LeaseholdLockProvider(other)) {
+      SimpleLock taken =
+          lock(second, "at-most", Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
+      lock.unlock(); // too late: frees nothing of the next holder's
       assertThat(lease("at-most").orElseThrow().holder()).isEqualTo(other.holder());
       taken.unlock();
     }
@@ -86,10 +96,12 @@ class LeaseholdLockProviderTest {
 
   @Test
   void lockAtLeastForShorterThanTheMinimumTtlIsHeldByTheClientUntilItEnds() {
-    LockConfiguration config = config("at-least-short", Duration.ofSeconds(10), Duration.ofMillis(1500));
+    LockConfiguration config =
+        config("at-least-short", Duration.ofSeconds(10), Duration.ofMillis(1500));
     provider.lock(config).orElseThrow().unlock();
     assertThat(lease("at-least-short").orElseThrow().holder()).isEqualTo(client.holder());
-    assertThat(provider.lock(config("at-least-short", Duration.ofSeconds(10), Duration.ZERO))).isEmpty();
+    assertThat(provider.lock(config("at-least-short", Duration.ofSeconds(10), Duration.ZERO)))
+        .isEmpty();
 
     assertThat(awaitFree("at-least-short")).isAfterOrEqualTo(config.getLockAtLeastUntil());
   }
@@ -98,7 +110,8 @@ class LeaseholdLockProviderTest {
   void lockAtLeastForIsKeptByTheClusterEvenAfterTheClientIsGone() {
     LeaseholdClient gone = Clusters.client(cluster);
     LeaseholdLockProvider goneProvider = new LeaseholdLockProvider(gone);
-    LockConfiguration config = config("at-least-long", Duration.ofSeconds(20), Duration.ofSeconds(4));
+    LockConfiguration config =
+        config("at-least-long", Duration.ofSeconds(20), Duration.ofSeconds(4));
     goneProvider.lock(config).orElseThrow().unlock();
 
     LeaseInfo handedOver = lease("at-least-long").orElseThrow();
@@ -107,21 +120,31 @@ class LeaseholdLockProviderTest {
     goneProvider.close();
     gone.close();
 
-    Instant acquiredAt = TestCluster.eventually("lock at-least-long free again", Duration.ofSeconds(20), () -> {
-      Optional<SimpleLock> lock = lock(provider, "at-least-long", Duration.ofSeconds(30), Duration.ZERO);
-      Instant now = ClockProvider.now();
-      lock.ifPresent(SimpleLock::unlock);
-      return lock.map(l -> now);
-    });
+    Instant acquiredAt =
+        TestCluster.eventually(
+            "lock at-least-long free again",
+            Duration.ofSeconds(20),
+            () -> {
+              Optional<SimpleLock> lock =
+                  lock(provider, "at-least-long", Duration.ofSeconds(30), Duration.ZERO);
+              Instant now = ClockProvider.now();
+              lock.ifPresent(SimpleLock::unlock);
+              return lock.map(l -> now);
+            });
     assertThat(acquiredAt).isAfterOrEqualTo(config.getLockAtLeastUntil());
   }
 
   @Test
   void theNamespaceMinimumTtlIsLearnedFromTheFirstRefusal() {
-    client.admin().setPolicy("strict", Policy.builder().minTtl(Duration.ofSeconds(5)).build()).join();
-    try (LeaseholdLockProvider strict = LeaseholdLockProvider.builder(client).prefix("strict/").build()) {
+    client
+        .admin()
+        .setPolicy("strict", Policy.builder().minTtl(Duration.ofSeconds(5)).build())
+        .join();
+    try (LeaseholdLockProvider strict =
+        LeaseholdLockProvider.builder(client).prefix("strict/").build()) {
       SimpleLock lock = lock(strict, "job", Duration.ofSeconds(1), Duration.ZERO).orElseThrow();
-      assertThat(client.get("strict/job").join().orElseThrow().ttl()).isEqualTo(Duration.ofSeconds(5));
+      assertThat(client.get("strict/job").join().orElseThrow().ttl())
+          .isEqualTo(Duration.ofSeconds(5));
       lock.unlock();
     }
   }
@@ -129,11 +152,15 @@ class LeaseholdLockProviderTest {
   @Test
   void aNameThePolicyRefusesThrowsLockException() {
     client.admin().setPolicy("lowercase", Policy.builder().namePattern("[a-z-]+").build()).join();
-    try (LeaseholdLockProvider strict = LeaseholdLockProvider.builder(client).prefix("lowercase/").build()) {
+    try (LeaseholdLockProvider strict =
+        LeaseholdLockProvider.builder(client).prefix("lowercase/").build()) {
       assertThatThrownBy(() -> lock(strict, "Not_Allowed", Duration.ofSeconds(10), Duration.ZERO))
           .isInstanceOf(LockException.class)
           .hasMessageContaining("NAME_NOT_ALLOWED");
-      assertThat(lock(strict, "allowed", Duration.ofSeconds(10), Duration.ZERO)).isPresent().get().satisfies(SimpleLock::unlock);
+      assertThat(lock(strict, "allowed", Duration.ofSeconds(10), Duration.ZERO))
+          .isPresent()
+          .get()
+          .satisfies(SimpleLock::unlock);
     }
   }
 
@@ -143,11 +170,16 @@ class LeaseholdLockProviderTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> LeaseholdLockProvider.builder(client).prefix("/jobs"))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThat(LeaseholdLockProvider.builder(client).prefix("jobs/shedlock-").build().leaseName("nightly"))
+    assertThat(
+            LeaseholdLockProvider.builder(client)
+                .prefix("jobs/shedlock-")
+                .build()
+                .leaseName("nightly"))
         .isEqualTo("jobs/shedlock-nightly");
   }
 
-  private static Optional<SimpleLock> lock(LeaseholdLockProvider p, String name, Duration atMost, Duration atLeast) {
+  private static Optional<SimpleLock> lock(
+      LeaseholdLockProvider p, String name, Duration atMost, Duration atLeast) {
     return p.lock(config(name, atMost, atLeast));
   }
 
@@ -161,7 +193,9 @@ class LeaseholdLockProviderTest {
 
   /** When the cluster was first seen without the lock's lease (polled, with a deadline). */
   private static Instant awaitFree(String lockName) {
-    return TestCluster.eventually("lock " + lockName + " free", Duration.ofSeconds(15),
+    return TestCluster.eventually(
+        "lock " + lockName + " free",
+        Duration.ofSeconds(15),
         () -> lease(lockName).isEmpty() ? Optional.of(ClockProvider.now()) : Optional.empty());
   }
 }

@@ -9,8 +9,18 @@ public interface Checker {
 
   /** Every checker of a run, in report order. */
   static List<Checker> all() {
-    return List.of(new FencingChecker(), new ExclusionChecker(), new LinearizabilityChecker(), new RenewalChecker(), new DurabilityChecker(),
-        new AgreementChecker(), new WatchChecker(), new RegistryChecker(), new TransferChecker(), new ElectionChecker(),
-        new PartitionChecker("partitions/"), new LivenessChecker());
+    return List.of(
+        new FencingChecker(),
+        new ExclusionChecker(),
+        new LinearizabilityChecker(),
+        new RenewalChecker(),
+        new DurabilityChecker(),
+        new AgreementChecker(),
+        new WatchChecker(),
+        new RegistryChecker(),
+        new TransferChecker(),
+        new ElectionChecker(),
+        new PartitionChecker("partitions/"),
+        new LivenessChecker());
   }
 }

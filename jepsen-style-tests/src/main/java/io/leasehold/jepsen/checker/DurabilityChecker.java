@@ -32,21 +32,38 @@ public final class DurabilityChecker implements Checker {
         grants++;
         long t = Grants.token(c);
         boolean live = fin.current().get(name).map(l -> l.token() == t).orElse(false);
-        boolean ended = fin.ended().getOrDefault(name, List.of()).stream().anyMatch(e -> e.token() == t);
+        boolean ended =
+            fin.ended().getOrDefault(name, List.of()).stream().anyMatch(e -> e.token() == t);
         if (!live && !ended) {
-          problems.add("acknowledged grant lost: " + c.completion() + " is neither the live lease of " + name + " ("
-              + fin.current().get(name).map(Object::toString).orElse("none") + ") nor in its history");
+          problems.add(
+              "acknowledged grant lost: "
+                  + c.completion()
+                  + " is neither the live lease of "
+                  + name
+                  + " ("
+                  + fin.current().get(name).map(Object::toString).orElse("none")
+                  + ") nor in its history");
         }
-      } else if (c.ok() && c.invoke().f().equals("release") && c.completion().value().equals("RELEASED")
+      } else if (c.ok()
+          && c.invoke().f().equals("release")
+          && c.completion().value().equals("RELEASED")
           && fin.current().containsKey(name)) {
         releases++;
         long t = c.invoke().token().orElseThrow();
         Optional<FinalState.Held> now = fin.current().get(name);
-        boolean released = fin.ended().getOrDefault(name, List.of()).stream()
-            .anyMatch(e -> e.token() == t && e.reason().endsWith("RELEASED"));
+        boolean released =
+            fin.ended().getOrDefault(name, List.of()).stream()
+                .anyMatch(e -> e.token() == t && e.reason().endsWith("RELEASED"));
         if (now.map(l -> l.token() == t).orElse(false) || !released) {
-          problems.add("acknowledged release lost: " + c.completion() + " (token " + t + "); now " + now.map(Object::toString).orElse("none")
-              + ", history has it as released: " + released);
+          problems.add(
+              "acknowledged release lost: "
+                  + c.completion()
+                  + " (token "
+                  + t
+                  + "); now "
+                  + now.map(Object::toString).orElse("none")
+                  + ", history has it as released: "
+                  + released);
         }
       } else if (c.ok() && c.invoke().f().equals("set-policy")) {
         lastAckedPolicy.merge(name, Long.parseLong(c.completion().value()), Math::max);
@@ -55,10 +72,23 @@ public final class DurabilityChecker implements Checker {
     for (Map.Entry<String, Long> e : lastAckedPolicy.entrySet()) {
       Long now = fin.policyValues().get(e.getKey());
       if (now == null || now < e.getValue()) {
-        problems.add("acknowledged policy change lost: namespace " + e.getKey() + " acknowledged value " + e.getValue() + ", now " + now);
+        problems.add(
+            "acknowledged policy change lost: namespace "
+                + e.getKey()
+                + " acknowledged value "
+                + e.getValue()
+                + ", now "
+                + now);
       }
     }
-    return Verdict.of("durability", problems, grants + " acknowledged grants, " + releases + " acknowledged releases and "
-        + lastAckedPolicy.size() + " policies found after restarting every node");
+    return Verdict.of(
+        "durability",
+        problems,
+        grants
+            + " acknowledged grants, "
+            + releases
+            + " acknowledged releases and "
+            + lastAckedPolicy.size()
+            + " policies found after restarting every node");
   }
 }

@@ -22,16 +22,35 @@ public final class ExclusionChecker implements Checker {
       vs.sort(Comparator.comparingLong(Validity::fromNanos));
       Validity reach = null;
       for (Validity v : vs) {
-        if (reach != null && v.overlaps(reach) && !(v.token() == reach.token() && v.client().equals(reach.client()))) {
-          problems.add(v.name() + ": " + v.client() + " (token " + v.token() + ") believed it held it from " + v.fromNanos()
-              + " while " + reach.client() + " (token " + reach.token() + ") still did until " + reach.untilNanos() + ": overlap "
-              + (Math.min(reach.untilNanos(), v.untilNanos()) - v.fromNanos()) / 1_000_000.0 + " ms");
+        if (reach != null
+            && v.overlaps(reach)
+            && !(v.token() == reach.token() && v.client().equals(reach.client()))) {
+          problems.add(
+              v.name()
+                  + ": "
+                  + v.client()
+                  + " (token "
+                  + v.token()
+                  + ") believed it held it from "
+                  + v.fromNanos()
+                  + " while "
+                  + reach.client()
+                  + " (token "
+                  + reach.token()
+                  + ") still did until "
+                  + reach.untilNanos()
+                  + ": overlap "
+                  + (Math.min(reach.untilNanos(), v.untilNanos()) - v.fromNanos()) / 1_000_000.0
+                  + " ms");
         }
         if (reach == null || v.untilNanos() > reach.untilNanos()) {
           reach = v;
         }
       }
     }
-    return Verdict.of("exclusion", problems, h.validities().size() + " client-side validity intervals on " + byName.size() + " names");
+    return Verdict.of(
+        "exclusion",
+        problems,
+        h.validities().size() + " client-side validity intervals on " + byName.size() + " names");
   }
 }

@@ -13,9 +13,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Fencing: every token the cluster granted is unique (one name, one holder) and grants that do
- * not overlap in real time got increasing tokens; per resource, the tokens the fenced register
- * accepted never go down, and each was granted for that resource.
+ * Fencing: every token the cluster granted is unique (one name, one holder) and grants that do not
+ * overlap in real time got increasing tokens; per resource, the tokens the fenced register accepted
+ * never go down, and each was granted for that resource.
  */
 public final class FencingChecker implements Checker {
   @Override
@@ -28,12 +28,16 @@ public final class FencingChecker implements Checker {
       long t = Grants.token(g);
       grantedFor.add(g.invoke().key() + "#" + t);
       Completed first = byToken.putIfAbsent(t, g);
-      if (first != null && !(first.invoke().key().equals(g.invoke().key()) && Grants.holder(first).equals(Grants.holder(g)))) {
-        problems.add("token " + t + " granted twice: " + first.completion() + " and " + g.completion());
+      if (first != null
+          && !(first.invoke().key().equals(g.invoke().key())
+              && Grants.holder(first).equals(Grants.holder(g)))) {
+        problems.add(
+            "token " + t + " granted twice: " + first.completion() + " and " + g.completion());
       }
     }
     // Real-time order: a grant invoked after another completed must carry a larger token
-    // (the token derives from the granting command's log position). Same token = the same lease renewed.
+    // (the token derives from the granting command's log position). Same token = the same lease
+    // renewed.
     List<Completed> byCompletion = new ArrayList<>(grants);
     byCompletion.sort(Comparator.comparingLong(c -> c.completion().nanos()));
     List<Completed> byInvoke = new ArrayList<>(grants);
@@ -51,28 +55,37 @@ public final class FencingChecker implements Checker {
     Map<String, Long> firstUnknown = new HashMap<>();
     for (Completed c : h.completed()) {
       if (c.type() == Op.Type.INFO
-          && (c.invoke().f().equals("acquire") || c.invoke().f().equals("register") || c.invoke().f().equals("transfer"))) {
-        firstUnknown.merge(c.invoke().key() + "#" + c.invoke().holder().orElse(""), c.invoke().nanos(), Math::min);
+          && (c.invoke().f().equals("acquire")
+              || c.invoke().f().equals("register")
+              || c.invoke().f().equals("transfer"))) {
+        firstUnknown.merge(
+            c.invoke().key() + "#" + c.invoke().holder().orElse(""), c.invoke().nanos(), Math::min);
       }
     }
     int done = 0;
     Completed maxDone = null;
     for (Completed g : byInvoke) {
       if (firstCompleted.get(Grants.token(g)) < g.invoke().nanos()) {
-        continue;  // a repeat of a grant already completed
+        continue; // a repeat of a grant already completed
       }
       Long unknown = firstUnknown.get(g.invoke().key() + "#" + g.invoke().holder().orElse(""));
       if (unknown != null && unknown < g.invoke().nanos()) {
-        continue;  // maybe a repeat of a grant whose answer was lost
+        continue; // maybe a repeat of a grant whose answer was lost
       }
-      while (done < byCompletion.size() && byCompletion.get(done).completion().nanos() < g.invoke().nanos()) {
+      while (done < byCompletion.size()
+          && byCompletion.get(done).completion().nanos() < g.invoke().nanos()) {
         Completed c = byCompletion.get(done++);
         if (maxDone == null || Grants.token(c) > Grants.token(maxDone)) {
           maxDone = c;
         }
       }
       if (maxDone != null && Grants.token(g) < Grants.token(maxDone)) {
-        problems.add("token went back: " + g.completion() + " was invoked after " + maxDone.completion() + " completed");
+        problems.add(
+            "token went back: "
+                + g.completion()
+                + " was invoked after "
+                + maxDone.completion()
+                + " completed");
       }
     }
     Map<String, RegisterWrite> highest = new HashMap<>();
@@ -88,18 +101,45 @@ public final class FencingChecker implements Checker {
       accepted++;
       RegisterWrite top = highest.get(w.resource());
       if (top != null && w.token() < top.token()) {
-        problems.add("register " + w.resource() + " accepted token " + w.token() + " (write " + w.seq() + " by " + w.client()
-            + ") after token " + top.token() + " (write " + top.seq() + " by " + top.client() + ")");
+        problems.add(
+            "register "
+                + w.resource()
+                + " accepted token "
+                + w.token()
+                + " (write "
+                + w.seq()
+                + " by "
+                + w.client()
+                + ") after token "
+                + top.token()
+                + " (write "
+                + top.seq()
+                + " by "
+                + top.client()
+                + ")");
       }
       if (top == null || w.token() > top.token()) {
         highest.put(w.resource(), w);
       }
       if (!grantedFor.contains(w.resource() + "#" + w.token())) {
-        problems.add("register " + w.resource() + " accepted token " + w.token() + " (write " + w.seq()
-            + ") that no acknowledged grant of that name carried");
+        problems.add(
+            "register "
+                + w.resource()
+                + " accepted token "
+                + w.token()
+                + " (write "
+                + w.seq()
+                + ") that no acknowledged grant of that name carried");
       }
     }
-    return Verdict.of("fencing", problems, grants.size() + " grants with unique tokens; " + accepted + " register writes accepted, "
-        + refused + " stale ones refused");
+    return Verdict.of(
+        "fencing",
+        problems,
+        grants.size()
+            + " grants with unique tokens; "
+            + accepted
+            + " register writes accepted, "
+            + refused
+            + " stale ones refused");
   }
 }

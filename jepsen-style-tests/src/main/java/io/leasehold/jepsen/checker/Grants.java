@@ -12,9 +12,11 @@ final class Grants {
   private Grants() {}
 
   static boolean isGrant(Completed c) {
-    return c.ok() && (c.invoke().f().equals("acquire") && c.completion().value().equals("GRANTED")
-        || c.invoke().f().equals("register")
-        || c.invoke().f().equals("transfer") && c.completion().value().equals("TRANSFERRED")) && c.completion().token().isPresent();
+    return c.ok()
+        && (c.invoke().f().equals("acquire") && c.completion().value().equals("GRANTED")
+            || c.invoke().f().equals("register")
+            || c.invoke().f().equals("transfer") && c.completion().value().equals("TRANSFERRED"))
+        && c.completion().token().isPresent();
   }
 
   static List<Completed> of(History h) {

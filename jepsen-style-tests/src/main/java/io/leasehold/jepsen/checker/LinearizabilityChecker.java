@@ -19,11 +19,11 @@ import java.util.TreeMap;
 
 /**
  * Linearizability of acquire/release/get per name against {@link LockModel}, with the
- * Wing–Gong–Lowe search (a depth-first search over linearization points with a cache of
- * (linearized set, model states) already explored, as in Lowe's "Testing for linearizability"
- * and Porcupine). FAIL operations never happened; INFO operations may take effect at any point
- * after their invocation, or never. The history is bounded per name and the search by a step
- * budget, so the check always ends: past the budget the verdict is UNKNOWN, never VALID.
+ * Wing–Gong–Lowe search (a depth-first search over linearization points with a cache of (linearized
+ * set, model states) already explored, as in Lowe's "Testing for linearizability" and Porcupine).
+ * FAIL operations never happened; INFO operations may take effect at any point after their
+ * invocation, or never. The history is bounded per name and the search by a step budget, so the
+ * check always ends: past the budget the verdict is UNKNOWN, never VALID.
  */
 public final class LinearizabilityChecker implements Checker {
   private static final Set<String> LOCK_OPS = Set.of("acquire", "release", "get");
@@ -35,7 +35,9 @@ public final class LinearizabilityChecker implements Checker {
     this("lock/lin-", 4_000, 20_000_000);
   }
 
-  /** Checks names starting with {@code prefix}, the first {@code maxOpsPerName} operations of each. */
+  /**
+   * Checks names starting with {@code prefix}, the first {@code maxOpsPerName} operations of each.
+   */
   public LinearizabilityChecker(String prefix, int maxOpsPerName, long stepBudget) {
     this.prefix = prefix;
     this.maxOpsPerName = maxOpsPerName;
@@ -46,7 +48,9 @@ public final class LinearizabilityChecker implements Checker {
   public Verdict check(History h) {
     Map<String, List<Completed>> byName = new TreeMap<>();
     for (Completed c : h.completed()) {
-      if (c.invoke().key().startsWith(prefix) && LOCK_OPS.contains(c.invoke().f()) && c.type() != Op.Type.FAIL
+      if (c.invoke().key().startsWith(prefix)
+          && LOCK_OPS.contains(c.invoke().f())
+          && c.type() != Op.Type.FAIL
           && !(c.type() == Op.Type.INFO && c.invoke().f().equals("get"))) {
         byName.computeIfAbsent(c.invoke().key(), n -> new ArrayList<>()).add(c);
       }
@@ -65,16 +69,28 @@ public final class LinearizabilityChecker implements Checker {
       checked += ops.size();
       Outcome o = search(settleUnknowns(ops));
       if (o.result == Verdict.Result.INVALID) {
-        problems.add(e.getKey() + ": no linearization; the search got stuck at " + o.stuckAt + " (after linearizing "
-            + o.deepest + " of " + ops.size() + " operations)");
+        problems.add(
+            e.getKey()
+                + ": no linearization; the search got stuck at "
+                + o.stuckAt
+                + " (after linearizing "
+                + o.deepest
+                + " of "
+                + ops.size()
+                + " operations)");
       } else if (o.result == Verdict.Result.UNKNOWN) {
         undecided.add(e.getKey());
       }
     }
-    String summary = checked + " lock operations on " + byName.size() + " names" + (truncated > 0 ? " (" + truncated
-        + " later ones beyond the bound not checked)" : "");
+    String summary =
+        checked
+            + " lock operations on "
+            + byName.size()
+            + " names"
+            + (truncated > 0 ? " (" + truncated + " later ones beyond the bound not checked)" : "");
     if (problems.isEmpty() && !undecided.isEmpty()) {
-      return Verdict.unknown("linearizability", summary + "; search budget exhausted on " + undecided);
+      return Verdict.unknown(
+          "linearizability", summary + "; search budget exhausted on " + undecided);
     }
     if (byName.isEmpty()) {
       return Verdict.unknown("linearizability", "no lock operations to check");
@@ -98,7 +114,10 @@ public final class LinearizabilityChecker implements Checker {
     Map<String, Long> known = new HashMap<>();
     for (Completed c : ops) {
       if (c.ok() && c.invoke().f().equals("acquire") && c.completion().value().equals("GRANTED")) {
-        known.merge(c.invoke().holder().orElse("") + "#" + c.completion().token().getAsLong(), c.invoke().nanos(), Math::min);
+        known.merge(
+            c.invoke().holder().orElse("") + "#" + c.completion().token().getAsLong(),
+            c.invoke().nanos(),
+            Math::min);
       }
     }
     List<Completed> unknownAcquires = new ArrayList<>();
@@ -116,7 +135,10 @@ public final class LinearizabilityChecker implements Checker {
     List<Completed> sightings = new ArrayList<>(out);
     sightings.sort(Comparator.comparingLong(c -> c.completion().nanos()));
     for (Completed c : sightings) {
-      if (!c.ok() || c.completion().holder().isEmpty() || c.completion().token().isEmpty() || !revealsLease(c)) {
+      if (!c.ok()
+          || c.completion().holder().isEmpty()
+          || c.completion().token().isEmpty()
+          || !revealsLease(c)) {
         continue;
       }
       String holder = c.completion().holder().get();
@@ -126,11 +148,21 @@ public final class LinearizabilityChecker implements Checker {
         continue;
       }
       for (Completed u : unknownAcquires) {
-        if (!used.contains(u) && u.invoke().holder().orElse("").equals(holder) && u.invoke().nanos() < c.completion().nanos()) {
+        if (!used.contains(u)
+            && u.invoke().holder().orElse("").equals(holder)
+            && u.invoke().nanos() < c.completion().nanos()) {
           used.add(u);
           known.put(holder + "#" + token, u.invoke().nanos());
-          out.add(new Completed(u.invoke(), u.invoke().complete(Op.Type.OK, Optional.of(holder), OptionalLong.of(token), "GRANTED",
-              c.completion().nanos())));
+          out.add(
+              new Completed(
+                  u.invoke(),
+                  u.invoke()
+                      .complete(
+                          Op.Type.OK,
+                          Optional.of(holder),
+                          OptionalLong.of(token),
+                          "GRANTED",
+                          c.completion().nanos())));
           break;
         }
       }
@@ -147,7 +179,8 @@ public final class LinearizabilityChecker implements Checker {
   private static boolean revealsLease(Completed c) {
     return switch (c.invoke().f()) {
       case "release" -> c.completion().value().equals("RELEASED");
-      case "acquire" -> c.completion().value().equals("GRANTED") || c.completion().value().equals("CONFLICT");
+      case "acquire" ->
+          c.completion().value().equals("GRANTED") || c.completion().value().equals("CONFLICT");
       default -> true;
     };
   }
@@ -181,7 +214,9 @@ public final class LinearizabilityChecker implements Checker {
     for (int i = 0; i < ops.size(); i++) {
       Completed c = ops.get(i);
       Entry call = new Entry(i, c, true, c.invoke().nanos());
-      Entry ret = new Entry(i, c, false, c.type() == Op.Type.INFO ? Long.MAX_VALUE : c.completion().nanos());
+      Entry ret =
+          new Entry(
+              i, c, false, c.type() == Op.Type.INFO ? Long.MAX_VALUE : c.completion().nanos());
       call.match = ret;
       entries.add(call);
       entries.add(ret);

@@ -6,9 +6,9 @@ import java.util.HashSet;
 import java.util.Set;
 
 /**
- * The sequential specification of one name as a lock with leases that may expire: a state is
- * the holder and token (or free) and the highest token granted so far. Expiry is not an operation
- * the clients see, so before any operation a held lock may have become free (the exclusion checker
+ * The sequential specification of one name as a lock with leases that may expire: a state is the
+ * holder and token (or free) and the highest token granted so far. Expiry is not an operation the
+ * clients see, so before any operation a held lock may have become free (the exclusion checker
  * judges timing; this one judges order: tokens, holders, releases and reads).
  *
  * <p>A token learned from an unknown (INFO) acquisition is unbound until an operation reveals it.
@@ -26,7 +26,9 @@ final class LockModel {
       return holder != null && holder.equals(h);
     }
 
-    /** Whether this state's token can be {@code t}: it is, or it is unbound and {@code t} is new. */
+    /**
+     * Whether this state's token can be {@code t}: it is, or it is unbound and {@code t} is new.
+     */
     boolean tokenMatches(long t) {
       return token == t || token == UNBOUND && t > maxToken;
     }
@@ -40,7 +42,10 @@ final class LockModel {
 
   private LockModel() {}
 
-  /** Every state {@code s} may move to by applying {@code c} (after an expiry, or not); empty: impossible. */
+  /**
+   * Every state {@code s} may move to by applying {@code c} (after an expiry, or not); empty:
+   * impossible.
+   */
   static Set<State> step(State s, Completed c) {
     Set<State> out = new HashSet<>();
     for (State from : s.holder == null ? Set.of(s) : Set.of(s, s.free())) {
@@ -113,7 +118,8 @@ final class LockModel {
           out.add(s.bind(ret.token().getAsLong()));
         }
       }
-      default -> throw new IllegalArgumentException("f: the lock model has no operation " + inv.f());
+      default ->
+          throw new IllegalArgumentException("f: the lock model has no operation " + inv.f());
     }
   }
 }

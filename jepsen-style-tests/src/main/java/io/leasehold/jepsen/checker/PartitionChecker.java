@@ -13,10 +13,10 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Partition groups: per partition, no two members' ownership intervals overlap; assignments in
- * time order carry tokens that never go down (and grow when the owner changes); the fenced
- * register accepted tokens that never go down (a former owner's late write was refused), each an
- * assigned token of that partition.
+ * Partition groups: per partition, no two members' ownership intervals overlap; assignments in time
+ * order carry tokens that never go down (and grow when the owner changes); the fenced register
+ * accepted tokens that never go down (a former owner's late write was refused), each an assigned
+ * token of that partition.
  */
 public final class PartitionChecker implements Checker {
   private final String prefix;
@@ -55,7 +55,16 @@ public final class PartitionChecker implements Checker {
         long tb = b.invoke().token().orElseThrow();
         boolean sameOwner = a.invoke().holder().equals(b.invoke().holder());
         if (tb < ta || tb == ta && !sameOwner) {
-          problems.add(b.invoke().key() + ": " + b.completion() + " was assigned token " + tb + " after " + a.completion() + " had " + ta);
+          problems.add(
+              b.invoke().key()
+                  + ": "
+                  + b.completion()
+                  + " was assigned token "
+                  + tb
+                  + " after "
+                  + a.completion()
+                  + " had "
+                  + ta);
         }
       }
     }
@@ -71,24 +80,43 @@ public final class PartitionChecker implements Checker {
       long token = w.invoke().token().orElseThrow();
       Completed top = highest.get(name);
       if (top != null && token < top.invoke().token().orElseThrow()) {
-        problems.add(name + ": the register accepted " + w.completion() + " after " + top.completion()
-            + ": a former owner's write was not refused");
+        problems.add(
+            name
+                + ": the register accepted "
+                + w.completion()
+                + " after "
+                + top.completion()
+                + ": a former owner's write was not refused");
       }
       if (top == null || token > top.invoke().token().orElseThrow()) {
         highest.put(name, w);
       }
       if (!assigned.contains(name + "#" + token)) {
-        problems.add(name + ": the register accepted " + w.completion() + " with a token never assigned for it");
+        problems.add(
+            name
+                + ": the register accepted "
+                + w.completion()
+                + " with a token never assigned for it");
       }
     }
-    return Verdict.of("partitions", problems, intervals + " ownership intervals on " + assigns.size() + " partitions; "
-        + accepted + " of " + writes.size() + " fenced writes accepted");
+    return Verdict.of(
+        "partitions",
+        problems,
+        intervals
+            + " ownership intervals on "
+            + assigns.size()
+            + " partitions; "
+            + accepted
+            + " of "
+            + writes.size()
+            + " fenced writes accepted");
   }
 
   /** Two members owning one partition at once. */
   private int overlaps(History h, List<String> problems) {
     Map<String, List<Validity>> byName = new TreeMap<>();
-    h.validities().stream().filter(v -> v.name().startsWith(prefix))
+    h.validities().stream()
+        .filter(v -> v.name().startsWith(prefix))
         .forEach(v -> byName.computeIfAbsent(v.name(), n -> new ArrayList<>()).add(v));
     int count = 0;
     for (List<Validity> vs : byName.values()) {
@@ -97,8 +125,20 @@ public final class PartitionChecker implements Checker {
       Validity reach = null;
       for (Validity v : vs) {
         if (reach != null && v.overlaps(reach)) {
-          problems.add(v.name() + ": " + v.client() + " (token " + v.token() + ") owned it from " + v.fromNanos() + " while "
-              + reach.client() + " (token " + reach.token() + ") did until " + reach.untilNanos());
+          problems.add(
+              v.name()
+                  + ": "
+                  + v.client()
+                  + " (token "
+                  + v.token()
+                  + ") owned it from "
+                  + v.fromNanos()
+                  + " while "
+                  + reach.client()
+                  + " (token "
+                  + reach.token()
+                  + ") did until "
+                  + reach.untilNanos());
         }
         if (reach == null || v.untilNanos() > reach.untilNanos()) {
           reach = v;

@@ -22,29 +22,37 @@ public final class RegistryChecker implements Checker {
   @Override
   public Verdict check(History h) {
     List<Completed> all = h.completed();
-    List<Completed> resolves = all.stream().filter(c -> c.ok() && c.invoke().f().equals("resolve")).toList();
+    List<Completed> resolves =
+        all.stream().filter(c -> c.ok() && c.invoke().f().equals("resolve")).toList();
     if (resolves.isEmpty()) {
       return Verdict.unknown("registry", "no resolve completed");
     }
     // Indexed once: a 30-minute soak has some 10,000 resolves and thousands of registrations,
     // and scanning them all for each returned instance took longer than the run.
-    Map<String, Long> deregisteredBy = new HashMap<>();   // name + token -> earliest acknowledged deregistration
+    Map<String, Long> deregisteredBy =
+        new HashMap<>(); // name + token -> earliest acknowledged deregistration
     for (Completed d : all) {
       if (d.ok() && d.invoke().f().equals("deregister")) {
-        deregisteredBy.merge(d.invoke().key() + "#" + d.invoke().token(), d.completion().nanos(), Math::min);
+        deregisteredBy.merge(
+            d.invoke().key() + "#" + d.invoke().token(), d.completion().nanos(), Math::min);
       }
     }
-    Map<String, List<long[]>> registrations = new HashMap<>();  // name -> {invoked, earliest deregistration}
-    Map<String, Long> acknowledged = new HashMap<>();             // name + token -> earliest acknowledgement
+    Map<String, List<long[]>> registrations =
+        new HashMap<>(); // name -> {invoked, earliest deregistration}
+    Map<String, Long> acknowledged = new HashMap<>(); // name + token -> earliest acknowledgement
     for (Completed g : all) {
       if (!g.invoke().f().equals("register") || g.type() == Op.Type.FAIL) {
         continue;
       }
       String name = g.invoke().key();
-      long deregistered = deregisteredBy.getOrDefault(name + "#" + g.completion().token(), Long.MAX_VALUE);
-      registrations.computeIfAbsent(name, k -> new ArrayList<>()).add(new long[] {g.invoke().nanos(), deregistered});
+      long deregistered =
+          deregisteredBy.getOrDefault(name + "#" + g.completion().token(), Long.MAX_VALUE);
+      registrations
+          .computeIfAbsent(name, k -> new ArrayList<>())
+          .add(new long[] {g.invoke().nanos(), deregistered});
       if (g.ok() && g.completion().token().isPresent()) {
-        acknowledged.merge(name + "#" + g.completion().token().getAsLong(), g.completion().nanos(), Math::min);
+        acknowledged.merge(
+            name + "#" + g.completion().token().getAsLong(), g.completion().nanos(), Math::min);
       }
     }
     Map<String, List<Validity>> validitiesByService = new HashMap<>();
@@ -53,7 +61,9 @@ public final class RegistryChecker implements Checker {
         String rest = v.name().substring("service/".length());
         int slash = rest.indexOf('/');
         if (slash > 0) {
-          validitiesByService.computeIfAbsent(rest.substring(0, slash), k -> new ArrayList<>()).add(v);
+          validitiesByService
+              .computeIfAbsent(rest.substring(0, slash), k -> new ArrayList<>())
+              .add(v);
         }
       }
     }
@@ -63,14 +73,24 @@ public final class RegistryChecker implements Checker {
       String service = r.invoke().key();
       long from = r.invoke().nanos();
       long to = r.completion().nanos();
-      Set<String> got = new HashSet<>(r.completion().value().isEmpty() ? List.of() : Arrays.asList(r.completion().value().split(",")));
+      Set<String> got =
+          new HashSet<>(
+              r.completion().value().isEmpty()
+                  ? List.of()
+                  : Arrays.asList(r.completion().value().split(",")));
       seen += got.size();
       for (String instance : got) {
         String name = "service/" + service + "/" + instance;
-        boolean possible = registrations.getOrDefault(name, List.of()).stream()
-            .anyMatch(g -> g[0] < to && !(g[1] < from));
+        boolean possible =
+            registrations.getOrDefault(name, List.of()).stream()
+                .anyMatch(g -> g[0] < to && !(g[1] < from));
         if (!possible) {
-          problems.add("resolve " + r.completion() + " returned " + instance + ", which no live registration explains");
+          problems.add(
+              "resolve "
+                  + r.completion()
+                  + " returned "
+                  + instance
+                  + ", which no live registration explains");
         }
       }
       String prefix = "service/" + service + "/";
@@ -79,11 +99,23 @@ public final class RegistryChecker implements Checker {
         Long ackedAt = acknowledged.get(v.name() + "#" + v.token());
         boolean acked = ackedAt != null && ackedAt < from;
         if (acked && v.fromNanos() < from && v.untilNanos() > to && !got.contains(instance)) {
-          problems.add("resolve " + r.completion() + " missed " + instance + " (token " + v.token() + "), registered and valid from "
-              + v.fromNanos() + " to " + v.untilNanos());
+          problems.add(
+              "resolve "
+                  + r.completion()
+                  + " missed "
+                  + instance
+                  + " (token "
+                  + v.token()
+                  + "), registered and valid from "
+                  + v.fromNanos()
+                  + " to "
+                  + v.untilNanos());
         }
       }
     }
-    return Verdict.of("registry", problems, resolves.size() + " resolves returning " + seen + " instances in all");
+    return Verdict.of(
+        "registry",
+        problems,
+        resolves.size() + " resolves returning " + seen + " instances in all");
   }
 }

@@ -8,7 +8,11 @@ import java.util.Objects;
  * could not decide (a search budget ran out, nothing to check).
  */
 public record Verdict(String checker, Result result, String summary, List<String> problems) {
-  public enum Result { VALID, INVALID, UNKNOWN }
+  public enum Result {
+    VALID,
+    INVALID,
+    UNKNOWN
+  }
 
   /** At most this many problems are kept: the first ones explain a failure; the rest is noise. */
   public static final int MAX_PROBLEMS = 20;
@@ -21,7 +25,8 @@ public record Verdict(String checker, Result result, String summary, List<String
   }
 
   public static Verdict of(String checker, List<String> problems, String summary) {
-    return new Verdict(checker, problems.isEmpty() ? Result.VALID : Result.INVALID, summary, problems);
+    return new Verdict(
+        checker, problems.isEmpty() ? Result.VALID : Result.INVALID, summary, problems);
   }
 
   public static Verdict unknown(String checker, String why) {
@@ -34,7 +39,8 @@ public record Verdict(String checker, Result result, String summary, List<String
 
   @Override
   public String toString() {
-    StringBuilder b = new StringBuilder(checker).append(": ").append(result).append(" — ").append(summary);
+    StringBuilder b =
+        new StringBuilder(checker).append(": ").append(result).append(" — ").append(summary);
     problems.forEach(p -> b.append("\n    ").append(p));
     return b.toString();
   }

@@ -13,8 +13,8 @@ import java.util.Set;
 /**
  * Watch: every watcher's stream is a prefix of one common sequence, in revision order, with no
  * duplicate; and every acknowledged grant under the watched prefix, up to the last revision the
- * common sequence reached, appears in it as ACQUIRED with its token. Tokens rise with log order,
- * so "up to" is judged by token: every grant with a token at or below the highest granted in the
+ * common sequence reached, appears in it as ACQUIRED with its token. Tokens rise with log order, so
+ * "up to" is judged by token: every grant with a token at or below the highest granted in the
  * common sequence.
  */
 public final class WatchChecker implements Checker {
@@ -35,7 +35,8 @@ public final class WatchChecker implements Checker {
     }
     Map<String, List<WatchedEvent>> streams = new LinkedHashMap<>();
     h.watchers().forEach(w -> streams.put(w, new ArrayList<>()));
-    h.watchedEvents().forEach(e -> streams.computeIfAbsent(e.watcher(), w -> new ArrayList<>()).add(e));
+    h.watchedEvents()
+        .forEach(e -> streams.computeIfAbsent(e.watcher(), w -> new ArrayList<>()).add(e));
     List<String> problems = new ArrayList<>();
     List<WatchedEvent> longest = List.of();
     for (Map.Entry<String, List<WatchedEvent>> s : streams.entrySet()) {
@@ -58,19 +59,37 @@ public final class WatchChecker implements Checker {
       List<WatchedEvent> mine = s.getValue();
       for (int i = 0; i < mine.size(); i++) {
         if (!mine.get(i).identity().equals(longest.get(i).identity())) {
-          problems.add(s.getKey() + " diverges from " + longest.get(0).watcher() + " at event " + i + ": " + mine.get(i).identity()
-              + " vs " + longest.get(i).identity() + (mine.get(i).revision() > longest.get(i).revision() ? " (a gap)" : ""));
+          problems.add(
+              s.getKey()
+                  + " diverges from "
+                  + longest.get(0).watcher()
+                  + " at event "
+                  + i
+                  + ": "
+                  + mine.get(i).identity()
+                  + " vs "
+                  + longest.get(i).identity()
+                  + (mine.get(i).revision() > longest.get(i).revision() ? " (a gap)" : ""));
           break;
         }
       }
     }
     long reached = longest.isEmpty() ? 0 : longest.get(longest.size() - 1).revision();
     Set<String> acquired = new HashSet<>();
-    longest.stream().filter(e -> e.type().equals("ACQUIRED")).forEach(e -> acquired.add(e.name() + "@" + e.token()));
-    long highestToken = longest.stream().filter(e -> e.type().equals("ACQUIRED")).mapToLong(WatchedEvent::token).max().orElse(0);
+    longest.stream()
+        .filter(e -> e.type().equals("ACQUIRED"))
+        .forEach(e -> acquired.add(e.name() + "@" + e.token()));
+    long highestToken =
+        longest.stream()
+            .filter(e -> e.type().equals("ACQUIRED"))
+            .mapToLong(WatchedEvent::token)
+            .max()
+            .orElse(0);
     int grants = 0;
     for (Completed c : h.completed()) {
-      if (Grants.isGrant(c) && c.invoke().key().startsWith(prefix) && Grants.token(c) <= highestToken) {
+      if (Grants.isGrant(c)
+          && c.invoke().key().startsWith(prefix)
+          && Grants.token(c) <= highestToken) {
         // An idempotent re-acquire returns the earlier grant's token: its ACQUIRED is that entry's.
         grants++;
         if (!acquired.contains(c.invoke().key() + "@" + Grants.token(c))) {
@@ -79,7 +98,18 @@ public final class WatchChecker implements Checker {
       }
     }
     int min = streams.values().stream().mapToInt(List::size).min().orElse(0);
-    return Verdict.of("watch", problems, streams.size() + " watchers saw " + min + " to " + longest.size()
-        + " events up to revision " + reached + "; " + grants + " acknowledged grants found in them");
+    return Verdict.of(
+        "watch",
+        problems,
+        streams.size()
+            + " watchers saw "
+            + min
+            + " to "
+            + longest.size()
+            + " events up to revision "
+            + reached
+            + "; "
+            + grants
+            + " acknowledged grants found in them");
   }
 }

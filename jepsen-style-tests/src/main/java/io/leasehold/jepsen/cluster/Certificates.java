@@ -8,8 +8,8 @@ import java.nio.file.Path;
  * tests at run time, with the server's test CA helper), so no tool is needed.
  *
  * <p>Each client identity is a certificate whose subject CN is the identity's name. The harness
- * asks for one per lease holder, with the holder's name, so that every holder the clients send
- * is also the CN of the certificate they present.
+ * asks for one per lease holder, with the holder's name, so that every holder the clients send is
+ * also the CN of the certificate they present.
  */
 public interface Certificates {
   /** A certificate (the leaf first) and its private key. */
@@ -19,9 +19,9 @@ public interface Certificates {
   Path ca();
 
   /**
-   * Node {@code id}'s certificate, for its client, metrics and Raft ports alike: it names
-   * {@code host} (the address members and clients dial), and serves as server and client
-   * certificate, since members are both to each other.
+   * Node {@code id}'s certificate, for its client, metrics and Raft ports alike: it names {@code
+   * host} (the address members and clients dial), and serves as server and client certificate,
+   * since members are both to each other.
    */
   Pair node(String id, String host);
 

@@ -33,37 +33,52 @@ import org.slf4j.LoggerFactory;
 
 /**
  * N server processes from the packaged jar, each with its own data dir, ports (or network
- * namespace) and log. Cleans up on {@link #close()}, from a shutdown hook, and — if the test JVM
- * is killed outright — from a watchdog shell process that outlives it and kills the nodes and
- * removes the namespaces.
+ * namespace) and log. Cleans up on {@link #close()}, from a shutdown hook, and — if the test JVM is
+ * killed outright — from a watchdog shell process that outlives it and kills the nodes and removes
+ * the namespaces.
  *
- * <p>With {@link Certificates}, every node runs mutual TLS on both transports and requires
- * client certificates ({@code --client-cert-auth}); the harness then talks to the nodes as one
- * client identity per name: {@link #channel(int)} as {@link #OPERATOR} (status, policy,
- * membership, final reads), {@link #channel(int, String)} as any other, such as a lease holder.
- * The operator is the nodes' initial admin, and grants every other identity the {@code client}
- * role before its first call ({@link #authorize}), as an operator of a real cluster would.
+ * <p>With {@link Certificates}, every node runs mutual TLS on both transports and requires client
+ * certificates ({@code --client-cert-auth}); the harness then talks to the nodes as one client
+ * identity per name: {@link #channel(int)} as {@link #OPERATOR} (status, policy, membership, final
+ * reads), {@link #channel(int, String)} as any other, such as a lease holder. The operator is the
+ * nodes' initial admin, and grants every other identity the {@code client} role before its first
+ * call ({@link #authorize}), as an operator of a real cluster would.
  */
 public final class Cluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Cluster.class);
-  /** The client identity of the harness's own calls: cluster status, policy, membership, final reads. */
+
+  /**
+   * The client identity of the harness's own calls: cluster status, policy, membership, final
+   * reads.
+   */
   public static final String OPERATOR = "admin";
+
   private final Path dir;
   private final Network network;
   private final Optional<Faketime> faketime;
   private final String faketimeSkipReason;
   private final Optional<Certificates> tls;
   private final List<NodeProcess> nodes = new ArrayList<>();
-  /** Channels to every node, per client identity; without TLS every identity shares the operator's. */
+
+  /**
+   * Channels to every node, per client identity; without TLS every identity shares the operator's.
+   */
   private final Map<String, List<ManagedChannel>> channels = new HashMap<>();
+
   /** The identities granted the client role, or being granted it. */
   private final ConcurrentHashMap<String, CompletableFuture<Void>> authorized =
       new ConcurrentHashMap<>();
+
   private final Thread hook = new Thread(this::close, "jepsen-cluster-cleanup");
   private Process watchdog;
   private boolean closed;
 
-  private Cluster(Path dir, Network network, Optional<Faketime> faketime, String faketimeSkipReason, Optional<Certificates> tls) {
+  private Cluster(
+      Path dir,
+      Network network,
+      Optional<Faketime> faketime,
+      String faketimeSkipReason,
+      Optional<Certificates> tls) {
     this.dir = dir;
     this.network = network;
     this.faketime = faketime;
@@ -71,7 +86,10 @@ public final class Cluster implements AutoCloseable {
     this.tls = tls;
   }
 
-  /** Starts {@code n} nodes of the jar in {@code dir}, on network namespaces when this machine allows it. */
+  /**
+   * Starts {@code n} nodes of the jar in {@code dir}, on network namespaces when this machine
+   * allows it.
+   */
   public static Cluster start(int n, Path jar, Path dir) {
     return start(n, jar, dir, Optional.empty());
   }
@@ -82,10 +100,14 @@ public final class Cluster implements AutoCloseable {
    */
   public static Cluster start(int n, Path jar, Path dir, Optional<Certificates> tls) {
     if (!Files.isReadable(jar)) {
-      throw new IllegalStateException("the server jar " + jar.toAbsolutePath() + " is missing: build the cli module first");
+      throw new IllegalStateException(
+          "the server jar " + jar.toAbsolutePath() + " is missing: build the cli module first");
     }
     Optional<String> noNamespaces = NamespaceNetwork.unsupportedReason();
-    Network network = noNamespaces.isEmpty() ? NamespaceNetwork.create(n) : new LoopbackNetwork(n, noNamespaces.get());
+    Network network =
+        noNamespaces.isEmpty()
+            ? NamespaceNetwork.create(n)
+            : new LoopbackNetwork(n, noNamespaces.get());
     StringBuilder why = new StringBuilder();
     Optional<Faketime> faketime = Faketime.find(why);
     Cluster c = new Cluster(dir, network, faketime, why.toString(), tls);
@@ -103,27 +125,61 @@ public final class Cluster implements AutoCloseable {
       Files.createDirectories(dir.resolve("pids"));
       Runtime.getRuntime().addShutdownHook(hook);
       startWatchdog();
-      String peers = IntStream.range(0, n)
-          .mapToObj(i -> "n" + (i + 1) + "=" + network.host(i) + ":" + network.peerPort(i) + ":" + network.clientPort(i))
-          .collect(Collectors.joining(","));
+      String peers =
+          IntStream.range(0, n)
+              .mapToObj(
+                  i ->
+                      "n"
+                          + (i + 1)
+                          + "="
+                          + network.host(i)
+                          + ":"
+                          + network.peerPort(i)
+                          + ":"
+                          + network.clientPort(i))
+              .collect(Collectors.joining(","));
       for (int i = 0; i < n; i++) {
         String id = "n" + (i + 1);
         Path clock = dir.resolve(id + ".faketime");
         Files.writeString(clock, "+0s\n");
         Path data = dir.resolve("data").resolve(id);
-        List<String> args = new ArrayList<>(List.of("server", "--id", id, "--peers", peers, "--data-dir", data.toString(), "--request-timeout", "5s",
-            "--fault-control", dir.resolve(id + ".faults").toString()));
+        List<String> args =
+            new ArrayList<>(
+                List.of(
+                    "server",
+                    "--id",
+                    id,
+                    "--peers",
+                    peers,
+                    "--data-dir",
+                    data.toString(),
+                    "--request-timeout",
+                    "5s",
+                    "--fault-control",
+                    dir.resolve(id + ".faults").toString()));
         if (tls.isPresent()) {
           args.addAll(tlsArgs(tls.get(), id, network.host(i)));
         }
         List<String> env = faketime.map(f -> f.environment(clock)).orElse(List.of());
         // Beside the data directories, so that the run removes it with them.
         Path tmp = Files.createDirectories(dir.resolve("data").resolve("tmp").resolve(id));
-        nodes.add(new NodeProcess(i, id, NodeProcess.javaCommand(network.launcher(i), jar, tmp, args), env, dir.resolve(id + ".log"),
-            dir.resolve("pids").resolve(id + ".pid"), clock, data));
+        nodes.add(
+            new NodeProcess(
+                i,
+                id,
+                NodeProcess.javaCommand(network.launcher(i), jar, tmp, args),
+                env,
+                dir.resolve(id + ".log"),
+                dir.resolve("pids").resolve(id + ".pid"),
+                clock,
+                data));
       }
       nodes.forEach(NodeProcess::start);
-      LOG.info("started {} nodes on {}; {}; clocks: {}", n, network, transport(),
+      LOG.info(
+          "started {} nodes on {}; {}; clocks: {}",
+          n,
+          network,
+          transport(),
           faketime.map(Object::toString).orElse("not fakeable: " + faketimeSkipReason));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -134,9 +190,22 @@ public final class Cluster implements AutoCloseable {
   static List<String> tlsArgs(Certificates tls, String id, String host) {
     Certificates.Pair node = tls.node(id, host);
     String ca = tls.ca().toString();
-    return List.of("--tls-cert-file", node.cert().toString(), "--tls-key-file", node.key().toString(), "--tls-ca-file", ca,
-        "--client-cert-auth", "--initial-admin", OPERATOR,
-        "--peer-tls-cert-file", node.cert().toString(), "--peer-tls-key-file", node.key().toString(), "--peer-tls-ca-file", ca);
+    return List.of(
+        "--tls-cert-file",
+        node.cert().toString(),
+        "--tls-key-file",
+        node.key().toString(),
+        "--tls-ca-file",
+        ca,
+        "--client-cert-auth",
+        "--initial-admin",
+        OPERATOR,
+        "--peer-tls-cert-file",
+        node.cert().toString(),
+        "--peer-tls-key-file",
+        node.key().toString(),
+        "--peer-tls-ca-file",
+        ca);
   }
 
   /** How clients and members talk to the nodes, for logs and reports. */
@@ -149,16 +218,28 @@ public final class Cluster implements AutoCloseable {
 
   private void startWatchdog() throws IOException {
     Path script = dir.resolve("watchdog.sh");
-    StringBuilder s = new StringBuilder("#!/bin/sh\n# Kills the nodes and removes the network if the test JVM dies without cleaning up.\n")
-        .append("while kill -0 ").append(ProcessHandle.current().pid()).append(" 2>/dev/null && [ ! -e '").append(dir.resolve("closed"))
-        .append("' ]; do sleep 1; done\n")
-        .append("[ -e '").append(dir.resolve("closed")).append("' ] && exit 0\n")
-        .append("for f in '").append(dir.resolve("pids")).append("'/*.pid; do [ -f \"$f\" ] || continue; p=$(cat \"$f\"); ")
-        .append("kill -CONT $p 2>/dev/null; kill -9 $p 2>/dev/null; done\n");
+    StringBuilder s =
+        new StringBuilder(
+                "#!/bin/sh\n# Kills the nodes and removes the network if the test JVM dies without cleaning up.\n")
+            .append("while kill -0 ")
+            .append(ProcessHandle.current().pid())
+            .append(" 2>/dev/null && [ ! -e '")
+            .append(dir.resolve("closed"))
+            .append("' ]; do sleep 1; done\n")
+            .append("[ -e '")
+            .append(dir.resolve("closed"))
+            .append("' ] && exit 0\n")
+            .append("for f in '")
+            .append(dir.resolve("pids"))
+            .append("'/*.pid; do [ -f \"$f\" ] || continue; p=$(cat \"$f\"); ")
+            .append("kill -CONT $p 2>/dev/null; kill -9 $p 2>/dev/null; done\n");
     network.cleanupCommands().forEach(l -> s.append(l).append('\n'));
     Files.writeString(script, s.toString());
-    watchdog = new ProcessBuilder("setsid", "sh", script.toString()).redirectErrorStream(true)
-        .redirectOutput(dir.resolve("watchdog.log").toFile()).start();
+    watchdog =
+        new ProcessBuilder("setsid", "sh", script.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("watchdog.log").toFile())
+            .start();
   }
 
   public List<NodeProcess> nodes() {
@@ -198,7 +279,11 @@ public final class Cluster implements AutoCloseable {
     Path partial = dir.resolve(node(i).id() + ".faults.tmp");
     try {
       Files.writeString(partial, line + "\n");
-      Files.move(partial, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      Files.move(
+          partial,
+          file,
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException("writing " + file, e);
     }
@@ -223,8 +308,8 @@ public final class Cluster implements AutoCloseable {
 
   /**
    * With TLS, grants {@code identity} the built-in {@code client} role, as the operator, unless
-   * done before: through whichever node answers, retried until a 60 s deadline, since a fault
-   * may be in force. Concurrent callers for one identity wait for the same grant.
+   * done before: through whichever node answers, retried until a 60 s deadline, since a fault may
+   * be in force. Concurrent callers for one identity wait for the same grant.
    */
   public void authorize(String identity) {
     if (tls.isEmpty() || identity.equals(OPERATOR)) {
@@ -244,8 +329,10 @@ public final class Cluster implements AutoCloseable {
         continue;
       }
       try {
-        AuthGrpc.newBlockingStub(channel(i)).withDeadlineAfter(3, TimeUnit.SECONDS)
-            .grantRole(GrantRoleRequest.newBuilder().setIdentity(identity).setRole("client").build());
+        AuthGrpc.newBlockingStub(channel(i))
+            .withDeadlineAfter(3, TimeUnit.SECONDS)
+            .grantRole(
+                GrantRoleRequest.newBuilder().setIdentity(identity).setRole("client").build());
         mine.complete(null);
         return;
       } catch (StatusRuntimeException e) {
@@ -253,7 +340,9 @@ public final class Cluster implements AutoCloseable {
         pause(Duration.ofMillis(200));
       }
     }
-    IllegalStateException failed = new IllegalStateException("could not grant " + identity + " the client role within 60 s", last);
+    IllegalStateException failed =
+        new IllegalStateException(
+            "could not grant " + identity + " the client role within 60 s", last);
     authorized.remove(identity);
     mine.completeExceptionally(failed);
     throw failed;
@@ -265,9 +354,9 @@ public final class Cluster implements AutoCloseable {
   }
 
   /**
-   * A channel to node {@code i} as client {@code identity}: with TLS, it presents the
-   * certificate whose CN is {@code identity} (made on first use); without, every identity
-   * shares the operator's plaintext channels.
+   * A channel to node {@code i} as client {@code identity}: with TLS, it presents the certificate
+   * whose CN is {@code identity} (made on first use); without, every identity shares the operator's
+   * plaintext channels.
    */
   public ManagedChannel channel(int i, String identity) {
     authorize(identity);
@@ -281,10 +370,13 @@ public final class Cluster implements AutoCloseable {
     String key = tls.isPresent() ? identity : OPERATOR;
     List<ManagedChannel> own = channels.get(key);
     if (own == null) {
-      ChannelCredentials credentials = tls.map(t -> credentials(t, identity)).orElse(InsecureChannelCredentials.create());
+      ChannelCredentials credentials =
+          tls.map(t -> credentials(t, identity)).orElse(InsecureChannelCredentials.create());
       own = new ArrayList<>();
       for (int n = 0; n < nodes.size(); n++) {
-        own.add(Grpc.newChannelBuilderForAddress(network.host(n), network.clientPort(n), credentials).build());
+        own.add(
+            Grpc.newChannelBuilderForAddress(network.host(n), network.clientPort(n), credentials)
+                .build());
       }
       channels.put(key, own);
     }
@@ -294,20 +386,27 @@ public final class Cluster implements AutoCloseable {
   private static ChannelCredentials credentials(Certificates tls, String identity) {
     Certificates.Pair client = tls.client(identity);
     try {
-      return TlsChannelCredentials.newBuilder().trustManager(tls.ca().toFile()).keyManager(client.cert().toFile(), client.key().toFile())
+      return TlsChannelCredentials.newBuilder()
+          .trustManager(tls.ca().toFile())
+          .keyManager(client.cert().toFile(), client.key().toFile())
           .build();
     } catch (IOException e) {
       throw new UncheckedIOException("the TLS files of client " + identity, e);
     }
   }
 
-  /** Node {@code i}'s view of the cluster, if it answers within 3 s (a starved node answers slowly). */
+  /**
+   * Node {@code i}'s view of the cluster, if it answers within 3 s (a starved node answers slowly).
+   */
   public Optional<StatusResponse> status(int i) {
     if (!nodes.get(i).isRunning() || nodes.get(i).isPaused()) {
       return Optional.empty();
     }
     try {
-      return Optional.of(ClusterGrpc.newBlockingStub(channel(i)).withDeadlineAfter(3, TimeUnit.SECONDS).status(StatusRequest.getDefaultInstance()));
+      return Optional.of(
+          ClusterGrpc.newBlockingStub(channel(i))
+              .withDeadlineAfter(3, TimeUnit.SECONDS)
+              .status(StatusRequest.getDefaultInstance()));
     } catch (RuntimeException e) {
       return Optional.empty();
     }
@@ -343,24 +442,30 @@ public final class Cluster implements AutoCloseable {
 
   /** Waits until every running node answers and agrees on a leader. */
   public void awaitAllUp(Duration within) {
-    awaitCondition("every node answers and knows the leader", within, () -> {
-      String leader = null;
-      for (int i = 0; i < nodes.size(); i++) {
-        Optional<StatusResponse> s = status(i);
-        if (s.isEmpty() || s.get().getLeaderId().isEmpty() || leader != null && !leader.equals(s.get().getLeaderId())) {
-          return false;
-        }
-        leader = s.get().getLeaderId();
-      }
-      return true;
-    });
+    awaitCondition(
+        "every node answers and knows the leader",
+        within,
+        () -> {
+          String leader = null;
+          for (int i = 0; i < nodes.size(); i++) {
+            Optional<StatusResponse> s = status(i);
+            if (s.isEmpty()
+                || s.get().getLeaderId().isEmpty()
+                || leader != null && !leader.equals(s.get().getLeaderId())) {
+              return false;
+            }
+            leader = s.get().getLeaderId();
+          }
+          return true;
+        });
   }
 
   public void awaitCondition(String what, Duration within, BooleanSupplier condition) {
     long deadline = System.nanoTime() + within.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() - deadline > 0) {
-        throw new IllegalStateException("not true within " + within + ": " + what + "\n" + tails(30));
+        throw new IllegalStateException(
+            "not true within " + within + ": " + what + "\n" + tails(30));
       }
       pause(Duration.ofMillis(200));
     }
@@ -370,7 +475,13 @@ public final class Cluster implements AutoCloseable {
   public String tails(int lines) {
     StringBuilder b = new StringBuilder();
     for (NodeProcess n : nodes) {
-      b.append("---- ").append(n.id()).append(" (").append(n.log().getFileName()).append(") ----\n").append(n.tail(lines)).append('\n');
+      b.append("---- ")
+          .append(n.id())
+          .append(" (")
+          .append(n.log().getFileName())
+          .append(") ----\n")
+          .append(n.tail(lines))
+          .append('\n');
     }
     return b.toString();
   }

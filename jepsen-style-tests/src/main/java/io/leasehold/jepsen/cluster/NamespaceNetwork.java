@@ -10,8 +10,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * Each node in its own network namespace, joined by a veth pair to a bridge that lives in a
  * "switch" namespace of its own; one more veth pair links the switch to the host namespace, where
  * the test JVM reaches every node. The bridge is kept out of the host namespace because there
- * bridged traffic passes the host's iptables FORWARD chain, which Docker, for one, sets to DROP.
- * A partition installs blackhole routes between node addresses inside the node namespaces (both
+ * bridged traffic passes the host's iptables FORWARD chain, which Docker, for one, sets to DROP. A
+ * partition installs blackhole routes between node addresses inside the node namespaces (both
  * directions), which needs only iproute2, and leaves the client links alone.
  */
 public final class NamespaceNetwork implements Network {
@@ -44,11 +44,18 @@ public final class NamespaceNetwork implements Network {
   }
 
   public static NamespaceNetwork create(int nodes) {
-    String tag = "lhj" + Long.toString(ProcessHandle.current().pid() % 100000, 36) + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36), 36);
+    String tag =
+        "lhj"
+            + Long.toString(ProcessHandle.current().pid() % 100000, 36)
+            + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36), 36);
     String subnet = null;
     String used = Shell.run(List.of("ip", "-o", "-4", "addr")).output();
     for (int attempt = 0; attempt < 50 && subnet == null; attempt++) {
-      String s = "10." + (200 + ThreadLocalRandom.current().nextInt(50)) + "." + ThreadLocalRandom.current().nextInt(256);
+      String s =
+          "10."
+              + (200 + ThreadLocalRandom.current().nextInt(50))
+              + "."
+              + ThreadLocalRandom.current().nextInt(256);
       if (!used.contains(" " + s + ".")) {
         subnet = s;
       }
@@ -143,8 +150,10 @@ public final class NamespaceNetwork implements Network {
   @Override
   public synchronized void heal() {
     for (List<Integer> p : cut) {
-      Shell.run(List.of("ip", "-n", ns(p.get(0)), "route", "del", "blackhole", host(p.get(1)) + "/32"));
-      Shell.run(List.of("ip", "-n", ns(p.get(1)), "route", "del", "blackhole", host(p.get(0)) + "/32"));
+      Shell.run(
+          List.of("ip", "-n", ns(p.get(0)), "route", "del", "blackhole", host(p.get(1)) + "/32"));
+      Shell.run(
+          List.of("ip", "-n", ns(p.get(1)), "route", "del", "blackhole", host(p.get(0)) + "/32"));
     }
     cut.clear();
   }
@@ -169,6 +178,16 @@ public final class NamespaceNetwork implements Network {
 
   @Override
   public String toString() {
-    return "network namespaces " + tag + "n1.." + tag + "n" + nodes + " on " + subnet + ".0/24 (bridged in namespace " + switchNs() + ")";
+    return "network namespaces "
+        + tag
+        + "n1.."
+        + tag
+        + "n"
+        + nodes
+        + " on "
+        + subnet
+        + ".0/24 (bridged in namespace "
+        + switchNs()
+        + ")";
   }
 }

@@ -5,8 +5,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Where the nodes live on the network: each on its own address, reachable from the test JVM.
- * A network that can cut links between nodes supports the partition nemesis.
+ * Where the nodes live on the network: each on its own address, reachable from the test JVM. A
+ * network that can cut links between nodes supports the partition nemesis.
  */
 public interface Network extends AutoCloseable {
   /** The host (IP) node {@code i} binds and is reached at. */
@@ -16,7 +16,10 @@ public interface Network extends AutoCloseable {
 
   int clientPort(int i);
 
-  /** The command prefix that runs a process on node {@code i}'s network (e.g. {@code ip netns exec ns}). */
+  /**
+   * The command prefix that runs a process on node {@code i}'s network (e.g. {@code ip netns exec
+   * ns}).
+   */
   List<String> launcher(int i);
 
   /** Whether {@link #cut} works here; if not, why not. */

@@ -19,31 +19,40 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One server node: the packaged jar run as an OS process (in its network namespace when there
- * is one), with its own data dir, log file (appended across restarts) and clock-offset file.
- * Its pid is written where the watchdog finds it, so the node dies with the test JVM.
+ * One server node: the packaged jar run as an OS process (in its network namespace when there is
+ * one), with its own data dir, log file (appended across restarts) and clock-offset file. Its pid
+ * is written where the watchdog finds it, so the node dies with the test JVM.
  *
- * <p>Like systemd's {@code Restart=on-failure} in the shipped unit, it restarts a node that
- * exits on its own with code 75 (the {@code server} command's "restart me from my data"), after
- * {@link #RESTART_DELAY}; every exit that no nemesis caused is kept for the report. Any other
- * exit code leaves the node down: that is a crash to look at, not a restart to hide.
+ * <p>Like systemd's {@code Restart=on-failure} in the shipped unit, it restarts a node that exits
+ * on its own with code 75 (the {@code server} command's "restart me from my data"), after {@link
+ * #RESTART_DELAY}; every exit that no nemesis caused is kept for the report. Any other exit code
+ * leaves the node down: that is a crash to look at, not a restart to hide.
  */
 public final class NodeProcess {
   private static final Logger LOG = LoggerFactory.getLogger(NodeProcess.class);
+
   /** The {@code server} command's exit code when a restart from the data dir recovers the node. */
   public static final int EXIT_RESTART = 75;
+
   static final Duration RESTART_DELAY = Duration.ofSeconds(1);
-  private static final ScheduledExecutorService RESTARTS = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "jepsen-node-restarts");
-    t.setDaemon(true);
-    return t;
-  });
+  private static final ScheduledExecutorService RESTARTS =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "jepsen-node-restarts");
+            t.setDaemon(true);
+            return t;
+          });
 
   /** A node process that ended without a nemesis or the harness stopping it. */
   public record SelfExit(Instant at, String node, int code, boolean restarted) {
     @Override
     public String toString() {
-      return at + " " + node + " exited on its own with code " + code + (restarted ? "; restarted from its data dir" : "; left down");
+      return at
+          + " "
+          + node
+          + " exited on its own with code "
+          + code
+          + (restarted ? "; restarted from its data dir" : "; left down");
     }
   }
 
@@ -56,15 +65,26 @@ public final class NodeProcess {
   private final Path clockFile;
   private final Path dataDir;
   private Process process;
+
   /** Started with {@code --join} from now on: removed, wiped and added back as a new member. */
   private boolean joining;
+
   private boolean paused;
   private boolean retired;
+
   /** Set while {@link #kill} ends the current process: its exit is expected. */
   private boolean killing;
+
   private final List<SelfExit> selfExits = new ArrayList<>();
 
-  NodeProcess(int index, String id, List<String> command, List<String> environment, Path log, Path pidFile, Path clockFile,
+  NodeProcess(
+      int index,
+      String id,
+      List<String> command,
+      List<String> environment,
+      Path log,
+      Path pidFile,
+      Path clockFile,
       Path dataDir) {
     this.index = index;
     this.id = id;
@@ -93,14 +113,21 @@ public final class NodeProcess {
       return;
     }
     try {
-      Files.writeString(log, "\n==== start " + id + " at " + Instant.now() + " ====\n",
-          StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      Files.writeString(
+          log,
+          "\n==== start " + id + " at " + Instant.now() + " ====\n",
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
       List<String> cmd = new ArrayList<>(command);
       if (joining) {
-        // A member that joined keeps the flag across restarts (harmless: its membership is on disk).
+        // A member that joined keeps the flag across restarts (harmless: its membership is on
+        // disk).
         cmd.add("--join");
       }
-      ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(Redirect.appendTo(log.toFile()));
+      ProcessBuilder pb =
+          new ProcessBuilder(cmd)
+              .redirectErrorStream(true)
+              .redirectOutput(Redirect.appendTo(log.toFile()));
       for (String kv : environment) {
         int eq = kv.indexOf('=');
         pb.environment().put(kv.substring(0, eq), kv.substring(eq + 1));
@@ -138,11 +165,13 @@ public final class NodeProcess {
   }
 
   /**
-   * Returns once every restart already scheduled has run: the restart thread is single and runs
-   * its tasks in time order, so a no-op scheduled now with the same delay runs after them.
+   * Returns once every restart already scheduled has run: the restart thread is single and runs its
+   * tasks in time order, so a no-op scheduled now with the same delay runs after them.
    */
   static void awaitScheduledRestarts() throws Exception {
-    RESTARTS.schedule(() -> { }, RESTART_DELAY.toMillis(), TimeUnit.MILLISECONDS).get(RESTART_DELAY.toMillis() + 30_000, TimeUnit.MILLISECONDS);
+    RESTARTS
+        .schedule(() -> {}, RESTART_DELAY.toMillis(), TimeUnit.MILLISECONDS)
+        .get(RESTART_DELAY.toMillis() + 30_000, TimeUnit.MILLISECONDS);
   }
 
   /** The times this node's process ended on its own, oldest first. */
@@ -187,8 +216,8 @@ public final class NodeProcess {
   }
 
   /**
-   * kill -9 and delete the data dir, as an operator does with a removed member; the next
-   * {@link #start} runs it in join mode, empty, waiting to be added to the cluster.
+   * kill -9 and delete the data dir, as an operator does with a removed member; the next {@link
+   * #start} runs it in join mode, empty, waiting to be added to the cluster.
    */
   public synchronized void wipeForRejoin() {
     kill();
@@ -206,7 +235,10 @@ public final class NodeProcess {
     joining = true;
   }
 
-  /** Kills the node for good: a nemesis or heal still running while the cluster closes cannot start it again. */
+  /**
+   * Kills the node for good: a nemesis or heal still running while the cluster closes cannot start
+   * it again.
+   */
   public synchronized void retire() {
     retired = true;
     kill();
@@ -228,7 +260,10 @@ public final class NodeProcess {
     }
   }
 
-  /** Moves this node's wall clock by {@code offsetSeconds} from real time (libfaketime reads it within a second). */
+  /**
+   * Moves this node's wall clock by {@code offsetSeconds} from real time (libfaketime reads it
+   * within a second).
+   */
   public void setClockOffset(long offsetSeconds) {
     try {
       Files.writeString(clockFile, (offsetSeconds >= 0 ? "+" : "") + offsetSeconds + "s\n");
@@ -253,11 +288,13 @@ public final class NodeProcess {
     }
   }
 
-  static List<String> javaCommand(List<String> launcher, Path jar, Path tmpDir, List<String> serverArgs) {
+  static List<String> javaCommand(
+      List<String> launcher, Path jar, Path tmpDir, List<String> serverArgs) {
     List<String> cmd = new ArrayList<>(launcher);
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     // Small, quick-starting JVMs: several share two cores with the test JVM.
-    cmd.addAll(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"));
+    cmd.addAll(
+        List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"));
     // RocksDB and LZ4 unpack their native libraries into java.io.tmpdir, 15 MB a node, and
     // delete them at a clean exit (SIGTERM included); a node killed with -9 leaves them there.
     // Under the cluster's directory they go when the run removes it, not into the machine's /tmp.

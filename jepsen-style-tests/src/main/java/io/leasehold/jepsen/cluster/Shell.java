@@ -47,7 +47,8 @@ public final class Shell {
   public static String must(String... command) {
     Result r = run(List.of(command));
     if (!r.ok()) {
-      throw new IllegalStateException(String.join(" ", command) + " failed (" + r.exit() + "): " + r.output());
+      throw new IllegalStateException(
+          String.join(" ", command) + " failed (" + r.exit() + "): " + r.output());
     }
     return r.output();
   }

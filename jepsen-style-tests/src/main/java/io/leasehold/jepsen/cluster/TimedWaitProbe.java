@@ -1,9 +1,9 @@
 package io.leasehold.jepsen.cluster;
 
 /**
- * Run in a JVM with libfaketime preloaded: prints how many 50 ms timed waits fit in half a
- * second. About 10 when timed waits work; hundreds of thousands when the preload broke them (the
- * JVM then spins on every timed wait, as Ratis's and gRPC's threads would).
+ * Run in a JVM with libfaketime preloaded: prints how many 50 ms timed waits fit in half a second.
+ * About 10 when timed waits work; hundreds of thousands when the preload broke them (the JVM then
+ * spins on every timed wait, as Ratis's and gRPC's threads would).
  */
 public final class TimedWaitProbe {
   private TimedWaitProbe() {}

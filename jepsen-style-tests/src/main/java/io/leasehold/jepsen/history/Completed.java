@@ -7,7 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
-/** An invocation and its completion; an operation that never completed is INFO at {@link Long#MAX_VALUE}. */
+/**
+ * An invocation and its completion; an operation that never completed is INFO at {@link
+ * Long#MAX_VALUE}.
+ */
 public record Completed(Op invoke, Op completion) {
   public Completed {
     Objects.requireNonNull(invoke, "invoke");
@@ -35,7 +38,12 @@ public record Completed(Op invoke, Op completion) {
     List<Completed> out = new ArrayList<>(open.size());
     for (Op inv : open.values()) {
       Op c = done.get(inv.id());
-      out.add(new Completed(inv, c != null ? c : inv.complete(Op.Type.INFO, inv.holder(), inv.token(), "", Long.MAX_VALUE)));
+      out.add(
+          new Completed(
+              inv,
+              c != null
+                  ? c
+                  : inv.complete(Op.Type.INFO, inv.holder(), inv.token(), "", Long.MAX_VALUE)));
     }
     return out;
   }

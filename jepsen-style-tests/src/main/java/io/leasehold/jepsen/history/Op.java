@@ -5,22 +5,35 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * One step of a client operation, as the client saw it: the invocation, then one completion
- * (OK, FAIL when it certainly did not happen, INFO when it may or may not have happened).
+ * One step of a client operation, as the client saw it: the invocation, then one completion (OK,
+ * FAIL when it certainly did not happen, INFO when it may or may not have happened).
  *
- * @param id      pairs an invocation with its completion; unique in a history
+ * @param id pairs an invocation with its completion; unique in a history
  * @param process the client process (a thread with its own holder identity)
- * @param type    INVOKE or one completion type
- * @param f       the operation: acquire, release, get, register, deregister, resolve, set-policy …
- * @param key     the name (or service, or namespace) it is about
- * @param holder  the holder it acts as, or (on a CONFLICT or a read) the holder it saw
- * @param token   the token it sent (release) or received (grant, read)
- * @param value   the outcome (GRANTED, CONFLICT, RELEASED, NOT_HELD …) or a read's value; "" if none
- * @param nanos   the client's monotonic clock (System.nanoTime) when it happened
+ * @param type INVOKE or one completion type
+ * @param f the operation: acquire, release, get, register, deregister, resolve, set-policy …
+ * @param key the name (or service, or namespace) it is about
+ * @param holder the holder it acts as, or (on a CONFLICT or a read) the holder it saw
+ * @param token the token it sent (release) or received (grant, read)
+ * @param value the outcome (GRANTED, CONFLICT, RELEASED, NOT_HELD …) or a read's value; "" if none
+ * @param nanos the client's monotonic clock (System.nanoTime) when it happened
  */
-public record Op(long id, int process, Type type, String f, String key, Optional<String> holder, OptionalLong token,
-    String value, long nanos) {
-  public enum Type { INVOKE, OK, FAIL, INFO }
+public record Op(
+    long id,
+    int process,
+    Type type,
+    String f,
+    String key,
+    Optional<String> holder,
+    OptionalLong token,
+    String value,
+    long nanos) {
+  public enum Type {
+    INVOKE,
+    OK,
+    FAIL,
+    INFO
+  }
 
   public Op {
     Objects.requireNonNull(type, "type");
@@ -35,7 +48,8 @@ public record Op(long id, int process, Type type, String f, String key, Optional
     return type == Type.INVOKE;
   }
 
-  public Op complete(Type outcome, Optional<String> seenHolder, OptionalLong seenToken, String result, long at) {
+  public Op complete(
+      Type outcome, Optional<String> seenHolder, OptionalLong seenToken, String result, long at) {
     if (outcome == Type.INVOKE) {
       throw new IllegalArgumentException("type: a completion cannot be INVOKE");
     }
@@ -44,7 +58,20 @@ public record Op(long id, int process, Type type, String f, String key, Optional
 
   @Override
   public String toString() {
-    return "#" + id + " p" + process + " " + type + " " + f + " " + key + holder.map(h -> " holder=" + h).orElse("")
-        + (token.isPresent() ? " token=" + token.getAsLong() : "") + (value.isEmpty() ? "" : " " + value) + " @" + nanos;
+    return "#"
+        + id
+        + " p"
+        + process
+        + " "
+        + type
+        + " "
+        + f
+        + " "
+        + key
+        + holder.map(h -> " holder=" + h).orElse("")
+        + (token.isPresent() ? " token=" + token.getAsLong() : "")
+        + (value.isEmpty() ? "" : " " + value)
+        + " @"
+        + nanos;
   }
 }

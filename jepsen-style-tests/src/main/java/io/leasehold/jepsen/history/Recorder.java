@@ -20,12 +20,23 @@ public final class Recorder {
 
   /** Records an invocation now and returns it, to be completed with {@link #complete}. */
   public Op invoke(int process, String f, String key, Optional<String> holder, OptionalLong token) {
-    Op op = new Op(ids.incrementAndGet(), process, Op.Type.INVOKE, f, key, holder, token, "", System.nanoTime());
+    Op op =
+        new Op(
+            ids.incrementAndGet(),
+            process,
+            Op.Type.INVOKE,
+            f,
+            key,
+            holder,
+            token,
+            "",
+            System.nanoTime());
     add(op);
     return op;
   }
 
-  public Op complete(Op invoke, Op.Type type, Optional<String> holder, OptionalLong token, String value) {
+  public Op complete(
+      Op invoke, Op.Type type, Optional<String> holder, OptionalLong token, String value) {
     Op op = invoke.complete(type, holder, token, value, System.nanoTime());
     add(op);
     return op;
@@ -68,6 +79,14 @@ public final class Recorder {
   }
 
   public synchronized History snapshot() {
-    return new History(ops, validities, registerWrites, unfencedWrites, watchedEvents, watchers, liveness, finalState);
+    return new History(
+        ops,
+        validities,
+        registerWrites,
+        unfencedWrites,
+        watchedEvents,
+        watchers,
+        liveness,
+        finalState);
   }
 }

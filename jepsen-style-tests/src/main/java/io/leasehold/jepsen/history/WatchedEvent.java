@@ -2,7 +2,10 @@ package io.leasehold.jepsen.history;
 
 import java.util.Objects;
 
-/** One event as one watcher received it. {@code token} is the lease's token (0 for events without a lease). */
+/**
+ * One event as one watcher received it. {@code token} is the lease's token (0 for events without a
+ * lease).
+ */
 public record WatchedEvent(String watcher, long revision, String type, String name, long token) {
   public WatchedEvent {
     Objects.requireNonNull(watcher, "watcher");

@@ -14,17 +14,19 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A slow network between the SDK clients and the cluster: while on, each Renew and Release
- * leaves the client after a random delay of up to {@code maxDelayMillis}. The SDK times validity
- * from when it handed the call over, so this must never make a client overestimate its lease; it
- * does make renewals land right at the leader's expiry deadline, racing the Expire proposal.
+ * A slow network between the SDK clients and the cluster: while on, each Renew and Release leaves
+ * the client after a random delay of up to {@code maxDelayMillis}. The SDK times validity from when
+ * it handed the call over, so this must never make a client overestimate its lease; it does make
+ * renewals land right at the leader's expiry deadline, racing the Expire proposal.
  */
 public final class ClientFaults implements ClientInterceptor {
-  private static final ScheduledExecutorService DELAYS = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "jepsen-client-delay");
-    t.setDaemon(true);
-    return t;
-  });
+  private static final ScheduledExecutorService DELAYS =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "jepsen-client-delay");
+            t.setDaemon(true);
+            return t;
+          });
   private volatile long maxDelayMillis;
 
   public void slow(long maxDelayMillis) {
@@ -36,13 +38,15 @@ public final class ClientFaults implements ClientInterceptor {
   }
 
   @Override
-  public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+  public <Q, R> ClientCall<Q, R> interceptCall(
+      MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
     long max = maxDelayMillis;
     String m = method.getFullMethodName();
     if (max <= 0 || !(m.endsWith("/Renew") || m.endsWith("/Release"))) {
       return next.newCall(method, options);
     }
-    return new Delayed<>(next.newCall(method, options), ThreadLocalRandom.current().nextLong(max + 1));
+    return new Delayed<>(
+        next.newCall(method, options), ThreadLocalRandom.current().nextLong(max + 1));
   }
 
   /** Holds every step of a call and replays them in order once the delay has passed. */

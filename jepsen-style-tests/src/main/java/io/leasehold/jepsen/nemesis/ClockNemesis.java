@@ -41,7 +41,13 @@ public final class ClockNemesis implements Nemesis {
     long offset = ctx.random().nextBoolean() ? magnitude : -magnitude;
     n.setClockOffset(offset);
     skewed.add(n);
-    return "wall clock of " + n.id() + (leader ? " (leader)" : "") + " jumps " + (offset > 0 ? "+" : "") + offset + " s";
+    return "wall clock of "
+        + n.id()
+        + (leader ? " (leader)" : "")
+        + " jumps "
+        + (offset > 0 ? "+" : "")
+        + offset
+        + " s";
   }
 
   @Override

@@ -23,11 +23,17 @@ import java.util.function.IntFunction;
 final class ClusterCalls {
   private ClusterCalls() {}
 
-  /** Asks node {@code node} (the leader) to hand leadership to any other member; returns the new leader's id. */
+  /**
+   * Asks node {@code node} (the leader) to hand leadership to any other member; returns the new
+   * leader's id.
+   */
   static String transferLeadershipFrom(NemesisContext ctx, int node) {
-    return ClusterGrpc.newBlockingStub(ctx.cluster().channel(node)).withDeadlineAfter(15, TimeUnit.SECONDS)
-        .transferLeadership(TransferLeadershipRequest.newBuilder().setTimeout(com.google.protobuf.Duration.newBuilder().setSeconds(10))
-            .build())
+    return ClusterGrpc.newBlockingStub(ctx.cluster().channel(node))
+        .withDeadlineAfter(15, TimeUnit.SECONDS)
+        .transferLeadership(
+            TransferLeadershipRequest.newBuilder()
+                .setTimeout(com.google.protobuf.Duration.newBuilder().setSeconds(10))
+                .build())
         .getLeaderId();
   }
 
@@ -37,20 +43,29 @@ final class ClusterCalls {
    */
   static Optional<List<String>> leaderMembers(NemesisContext ctx, Duration within) {
     try {
-      return Optional.of(retrying(ctx, "read the leader's membership", -1, within, i -> {
-        StatusResponse s = ClusterGrpc.newBlockingStub(ctx.cluster().channel(i)).withDeadlineAfter(5, TimeUnit.SECONDS)
-            .status(StatusRequest.getDefaultInstance());
-        if (s.getRole() != Role.LEADER) {
-          throw new IllegalStateException(s.getId() + " does not lead");
-        }
-        return s.getMembersList().stream().map(Member::getId).sorted().toList();
-      }));
+      return Optional.of(
+          retrying(
+              ctx,
+              "read the leader's membership",
+              -1,
+              within,
+              i -> {
+                StatusResponse s =
+                    ClusterGrpc.newBlockingStub(ctx.cluster().channel(i))
+                        .withDeadlineAfter(5, TimeUnit.SECONDS)
+                        .status(StatusRequest.getDefaultInstance());
+                if (s.getRole() != Role.LEADER) {
+                  throw new IllegalStateException(s.getId() + " does not lead");
+                }
+                return s.getMembersList().stream().map(Member::getId).sorted().toList();
+              }));
     } catch (IllegalStateException noLeader) {
       return Optional.empty();
     }
   }
 
-  static <T> T retrying(NemesisContext ctx, String what, int avoid, Duration within, IntFunction<T> call) {
+  static <T> T retrying(
+      NemesisContext ctx, String what, int avoid, Duration within, IntFunction<T> call) {
     Cluster cluster = ctx.cluster();
     long deadline = System.nanoTime() + within.toNanos();
     RuntimeException last = null;
@@ -67,7 +82,12 @@ final class ClusterCalls {
       }
       Pacing.sleep(Duration.ofMillis(500));
     }
-    throw new IllegalStateException(what + ": no member did it within " + within.toSeconds() + " s"
-        + (last == null ? "" : "; last error: " + last.getMessage()), last);
+    throw new IllegalStateException(
+        what
+            + ": no member did it within "
+            + within.toSeconds()
+            + " s"
+            + (last == null ? "" : "; last error: " + last.getMessage()),
+        last);
   }
 }

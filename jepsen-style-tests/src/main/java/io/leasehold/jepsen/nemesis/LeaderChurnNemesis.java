@@ -44,33 +44,38 @@ public final class LeaderChurnNemesis implements Nemesis {
     synchronized (moves) {
       moves.add(first);
     }
-    churner = new Thread(() -> {
-      while (active.get()) {
-        long next = System.nanoTime() + every.toNanos();
-        while (active.get() && System.nanoTime() - next < 0) {
-          Pacing.sleep(Duration.ofMillis(100));
-        }
-        if (!active.get()) {
-          return;
-        }
-        try {
-          String m = transfer(ctx);
-          synchronized (moves) {
-            moves.add(m);
-          }
-        } catch (RuntimeException e) {
-          LOG.info("leader churn: no move this time: {}", e.getMessage().lines().findFirst().orElse(""));
-        }
-      }
-    }, "jepsen-leader-churn");
+    churner =
+        new Thread(
+            () -> {
+              while (active.get()) {
+                long next = System.nanoTime() + every.toNanos();
+                while (active.get() && System.nanoTime() - next < 0) {
+                  Pacing.sleep(Duration.ofMillis(100));
+                }
+                if (!active.get()) {
+                  return;
+                }
+                try {
+                  String m = transfer(ctx);
+                  synchronized (moves) {
+                    moves.add(m);
+                  }
+                } catch (RuntimeException e) {
+                  LOG.info(
+                      "leader churn: no move this time: {}",
+                      e.getMessage().lines().findFirst().orElse(""));
+                }
+              }
+            },
+            "jepsen-leader-churn");
     churner.setDaemon(true);
     churner.start();
     return "every " + every.toSeconds() + " s: " + first + " …";
   }
 
   /**
-   * The first hand-over, tried a few times: right after another fault a transfer can time out
-   * (the target still catching up), and the fault counts only once leadership has moved.
+   * The first hand-over, tried a few times: right after another fault a transfer can time out (the
+   * target still catching up), and the fault counts only once leadership has moved.
    */
   private String firstMove(NemesisContext ctx) {
     RuntimeException last = null;
@@ -79,7 +84,10 @@ public final class LeaderChurnNemesis implements Nemesis {
         return transfer(ctx);
       } catch (RuntimeException e) {
         last = e;
-        LOG.info("leader churn: first move failed (attempt {} of {}): {}", attempt, FIRST_MOVE_ATTEMPTS,
+        LOG.info(
+            "leader churn: first move failed (attempt {} of {}): {}",
+            attempt,
+            FIRST_MOVE_ATTEMPTS,
             String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
         Pacing.sleep(Duration.ofSeconds(1));
       }
@@ -90,7 +98,9 @@ public final class LeaderChurnNemesis implements Nemesis {
 
   private static String transfer(NemesisContext ctx) {
     int leader = ctx.leader();
-    return ctx.cluster().node(leader).id() + "->" + ClusterCalls.transferLeadershipFrom(ctx, leader);
+    return ctx.cluster().node(leader).id()
+        + "->"
+        + ClusterCalls.transferLeadershipFrom(ctx, leader);
   }
 
   /** How many times leadership was moved while the last fault was in force. */

@@ -14,10 +14,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
- * Membership change, the way docs/operations.md tells an operator to do it: remove a random
- * member through {@code Cluster/RemoveMember}, stop it and delete its data; on heal, start it
- * again empty in join mode and add it back with {@code Cluster/AddMember} — it catches up by log
- * or snapshot. While the fault lasts the cluster has one member fewer.
+ * Membership change, the way docs/operations.md tells an operator to do it: remove a random member
+ * through {@code Cluster/RemoveMember}, stop it and delete its data; on heal, start it again empty
+ * in join mode and add it back with {@code Cluster/AddMember} — it catches up by log or snapshot.
+ * While the fault lasts the cluster has one member fewer.
  *
  * <p>When the member drawn leads, leadership is moved away first ({@code
  * Cluster/TransferLeadership}), as the operations guide advises before maintenance.
@@ -30,6 +30,7 @@ import java.util.stream.Collectors;
 public final class MembershipNemesis implements Nemesis {
   private static final Duration CHANGE_WITHIN = Duration.ofSeconds(60);
   private Integer removed;
+
   /** The member a RemoveMember was attempted on whose outcome is unknown. */
   private Integer attempted;
 
@@ -55,13 +56,24 @@ public final class MembershipNemesis implements Nemesis {
       }
     }
     attempted = victim;
-    MembershipResponse r = ClusterCalls.retrying(ctx, "remove " + n.id(), victim, CHANGE_WITHIN, i ->
-        ClusterGrpc.newBlockingStub(cluster.channel(i)).withDeadlineAfter(15, TimeUnit.SECONDS)
-            .removeMember(RemoveMemberRequest.newBuilder().setId(n.id()).build()));
+    MembershipResponse r =
+        ClusterCalls.retrying(
+            ctx,
+            "remove " + n.id(),
+            victim,
+            CHANGE_WITHIN,
+            i ->
+                ClusterGrpc.newBlockingStub(cluster.channel(i))
+                    .withDeadlineAfter(15, TimeUnit.SECONDS)
+                    .removeMember(RemoveMemberRequest.newBuilder().setId(n.id()).build()));
     attempted = null;
     removed = victim;
     n.wipeForRejoin();
-    return "removed " + n.id() + (wasLeader ? " (leader: moved leadership away first)" : "") + ", stopped it and deleted its data; members now " + ids(r);
+    return "removed "
+        + n.id()
+        + (wasLeader ? " (leader: moved leadership away first)" : "")
+        + ", stopped it and deleted its data; members now "
+        + ids(r);
   }
 
   @Override
@@ -88,18 +100,31 @@ public final class MembershipNemesis implements Nemesis {
     int i = removed;
     NodeProcess n = cluster.node(i);
     n.start();
-    Member m = Member.newBuilder().setId(n.id())
-        .setPeerAddress(cluster.network().host(i) + ":" + cluster.network().peerPort(i))
-        .setClientAddress(cluster.network().host(i) + ":" + cluster.network().clientPort(i)).build();
+    Member m =
+        Member.newBuilder()
+            .setId(n.id())
+            .setPeerAddress(cluster.network().host(i) + ":" + cluster.network().peerPort(i))
+            .setClientAddress(cluster.network().host(i) + ":" + cluster.network().clientPort(i))
+            .build();
     // The joining JVM may take a while to listen; AddMember fails until it does, and is retried.
-    MembershipResponse r = ClusterCalls.retrying(ctx, "add " + n.id() + " back", i, CHANGE_WITHIN.multipliedBy(2), j ->
-        ClusterGrpc.newBlockingStub(cluster.channel(j)).withDeadlineAfter(30, TimeUnit.SECONDS)
-            .addMember(AddMemberRequest.newBuilder().setMember(m).build()));
+    MembershipResponse r =
+        ClusterCalls.retrying(
+            ctx,
+            "add " + n.id() + " back",
+            i,
+            CHANGE_WITHIN.multipliedBy(2),
+            j ->
+                ClusterGrpc.newBlockingStub(cluster.channel(j))
+                    .withDeadlineAfter(30, TimeUnit.SECONDS)
+                    .addMember(AddMemberRequest.newBuilder().setMember(m).build()));
     removed = null;
     return "started " + n.id() + " empty in join mode and added it back; members now " + ids(r);
   }
 
   private static String ids(MembershipResponse r) {
-    return r.getMembersList().stream().map(Member::getId).sorted().collect(Collectors.joining(",", "[", "]"));
+    return r.getMembersList().stream()
+        .map(Member::getId)
+        .sorted()
+        .collect(Collectors.joining(",", "[", "]"));
   }
 }

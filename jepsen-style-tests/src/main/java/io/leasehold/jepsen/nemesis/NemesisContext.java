@@ -7,11 +7,13 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 
-/** What a nemesis acts on: the cluster, a seeded random source, and the client-side fault switch. */
+/**
+ * What a nemesis acts on: the cluster, a seeded random source, and the client-side fault switch.
+ */
 public record NemesisContext(Cluster cluster, Random random, ClientFaults clientFaults) {
   /**
-   * The current leader, waiting a bounded time for one to be elected; on a machine so loaded
-   * that none shows up in time, a random node (the fault still happens, just not at the leader).
+   * The current leader, waiting a bounded time for one to be elected; on a machine so loaded that
+   * none shows up in time, a random node (the fault still happens, just not at the leader).
    */
   public int leader() {
     try {

@@ -7,12 +7,16 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Cuts links between nodes (never between the clients and a node): isolates the leader, splits
- * a majority from a minority, or makes a bridge — two sides that cannot talk, and one node that
- * talks to both. Needs network namespaces; where there are none, it is skipped with the reason.
+ * Cuts links between nodes (never between the clients and a node): isolates the leader, splits a
+ * majority from a minority, or makes a bridge — two sides that cannot talk, and one node that talks
+ * to both. Needs network namespaces; where there are none, it is skipped with the reason.
  */
 public final class PartitionNemesis implements Nemesis {
-  public enum Mode { ISOLATE_LEADER, MAJORITY_MINORITY, BRIDGE }
+  public enum Mode {
+    ISOLATE_LEADER,
+    MAJORITY_MINORITY,
+    BRIDGE
+  }
 
   private final Mode mode;
   private final Optional<String> unsupported;
@@ -68,7 +72,11 @@ public final class PartitionNemesis implements Nemesis {
       }
     }
     ctx.cluster().network().cut(pairs);
-    return "cut " + ids(ctx, a) + " from " + ids(ctx, b) + bridge.map(i -> "; " + ctx.cluster().node(i).id() + " bridges both sides").orElse("")
+    return "cut "
+        + ids(ctx, a)
+        + " from "
+        + ids(ctx, b)
+        + bridge.map(i -> "; " + ctx.cluster().node(i).id() + " bridges both sides").orElse("")
         + (mode == Mode.ISOLATE_LEADER ? " (leader isolated)" : "");
   }
 

@@ -5,9 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * SIGSTOP the leader or a random node, SIGCONT on heal. Schedules hold it longer than the
- * election timeout and the lease TTL, so the cluster elects another leader and a paused leader
- * wakes up to leases its successor may have expired and granted again.
+ * SIGSTOP the leader or a random node, SIGCONT on heal. Schedules hold it longer than the election
+ * timeout and the lease TTL, so the cluster elects another leader and a paused leader wakes up to
+ * leases its successor may have expired and granted again.
  */
 public final class PauseNemesis implements Nemesis {
   private final boolean leader;

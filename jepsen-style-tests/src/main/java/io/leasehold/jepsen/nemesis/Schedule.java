@@ -37,7 +37,8 @@ public final class Schedule {
    * Random steps drawn from {@code nemeses} until {@code total} has passed: faults of 3–10 s
    * (pauses at least {@code minPause}), quiet gaps of 2–6 s.
    */
-  public static Schedule random(List<Nemesis> nemeses, Duration total, Duration minPause, Random random) {
+  public static Schedule random(
+      List<Nemesis> nemeses, Duration total, Duration minPause, Random random) {
     List<Nemesis> usable = nemeses.stream().filter(n -> n.unsupportedReason().isEmpty()).toList();
     List<Step> steps = new ArrayList<>();
     long left = total.toMillis();
@@ -57,10 +58,12 @@ public final class Schedule {
   /** Runs the steps until done or {@code stop} says so; always heals what it started. */
   public void run(NemesisContext ctx, List<Nemesis> all, Timeline timeline, BooleanSupplier stop) {
     for (Nemesis n : all) {
-      n.unsupportedReason().ifPresent(why -> {
-        timeline.skipped(n, why);
-        LOG.warn("nemesis {} SKIPPED on this machine: {}", n.name(), why);
-      });
+      n.unsupportedReason()
+          .ifPresent(
+              why -> {
+                timeline.skipped(n, why);
+                LOG.warn("nemesis {} SKIPPED on this machine: {}", n.name(), why);
+              });
     }
     for (Step s : steps) {
       if (stop.getAsBoolean()) {
@@ -90,7 +93,8 @@ public final class Schedule {
       timeline.record(s.nemesis(), "heal", healed);
       LOG.info("nemesis {} heal: {}", s.nemesis().name(), healed);
       Pacing.sleep(s.quiet());
-      // The next fault should hit a whole cluster: restarted nodes may take long to start on a loaded machine.
+      // The next fault should hit a whole cluster: restarted nodes may take long to start on a
+      // loaded machine.
       try {
         ctx.cluster().awaitAllUp(Duration.ofSeconds(90));
       } catch (IllegalStateException notYet) {

@@ -48,6 +48,10 @@ public final class Timeline {
   }
 
   public synchronized long lastHealNanos() {
-    return entries.stream().filter(e -> e.phase().equals("heal")).mapToLong(Entry::nanos).max().orElse(System.nanoTime());
+    return entries.stream()
+        .filter(e -> e.phase().equals("heal"))
+        .mapToLong(Entry::nanos)
+        .max()
+        .orElse(System.nanoTime());
   }
 }

@@ -47,20 +47,44 @@ final class FinalReader {
     Map<String, Optional<FinalState.Held>> current = new HashMap<>();
     Map<String, List<FinalState.Ended>> ended = new HashMap<>();
     for (String name : names) {
-      GetResponse g = retry("Get " + name, i -> LeasesGrpc.newBlockingStub(cluster.channel(i)).withDeadlineAfter(3, TimeUnit.SECONDS)
-          .get(GetRequest.newBuilder().setName(name).build()));
-      current.put(name, g.getFound() ? Optional.of(new FinalState.Held(g.getLease().getHolder(), g.getLease().getToken())) : Optional.empty());
-      HistoryResponse hr = retry("History " + name, i -> AdminGrpc.newBlockingStub(cluster.channel(i)).withDeadlineAfter(3, TimeUnit.SECONDS)
-          .history(HistoryRequest.newBuilder().setName(name).build()));
+      GetResponse g =
+          retry(
+              "Get " + name,
+              i ->
+                  LeasesGrpc.newBlockingStub(cluster.channel(i))
+                      .withDeadlineAfter(3, TimeUnit.SECONDS)
+                      .get(GetRequest.newBuilder().setName(name).build()));
+      current.put(
+          name,
+          g.getFound()
+              ? Optional.of(new FinalState.Held(g.getLease().getHolder(), g.getLease().getToken()))
+              : Optional.empty());
+      HistoryResponse hr =
+          retry(
+              "History " + name,
+              i ->
+                  AdminGrpc.newBlockingStub(cluster.channel(i))
+                      .withDeadlineAfter(3, TimeUnit.SECONDS)
+                      .history(HistoryRequest.newBuilder().setName(name).build()));
       List<FinalState.Ended> e = new ArrayList<>();
       for (EndedLease l : hr.getLeasesList()) {
         e.add(new FinalState.Ended(l.getToken(), l.getReason().name()));
       }
       ended.put(name, e);
     }
-    long policy = retry("GetPolicy " + PolicyWorkload.NAMESPACE, i -> AdminGrpc.newBlockingStub(cluster.channel(i))
-        .withDeadlineAfter(3, TimeUnit.SECONDS).getPolicy(GetPolicyRequest.newBuilder().setNamespace(PolicyWorkload.NAMESPACE).build()))
-        .getEffective().getMaxTtl().getSeconds();
+    long policy =
+        retry(
+                "GetPolicy " + PolicyWorkload.NAMESPACE,
+                i ->
+                    AdminGrpc.newBlockingStub(cluster.channel(i))
+                        .withDeadlineAfter(3, TimeUnit.SECONDS)
+                        .getPolicy(
+                            GetPolicyRequest.newBuilder()
+                                .setNamespace(PolicyWorkload.NAMESPACE)
+                                .build()))
+            .getEffective()
+            .getMaxTtl()
+            .getSeconds();
     List<FinalState.NodeView> views = new ArrayList<>();
     for (int i = 0; i < cluster.size(); i++) {
       views.add(readNode(i, names));
@@ -79,13 +103,25 @@ final class FinalReader {
     try {
       for (String name : names) {
         Set<Long> known = new TreeSet<>();
-        GetResponse g = retryOn(i, "Get " + name + " on " + node, () -> LeasesGrpc.newBlockingStub(cluster.channel(i))
-            .withDeadlineAfter(3, TimeUnit.SECONDS).get(GetRequest.newBuilder().setName(name).build()));
+        GetResponse g =
+            retryOn(
+                i,
+                "Get " + name + " on " + node,
+                () ->
+                    LeasesGrpc.newBlockingStub(cluster.channel(i))
+                        .withDeadlineAfter(3, TimeUnit.SECONDS)
+                        .get(GetRequest.newBuilder().setName(name).build()));
         if (g.getFound()) {
           known.add(g.getLease().getToken());
         }
-        HistoryResponse hr = retryOn(i, "History " + name + " on " + node, () -> AdminGrpc.newBlockingStub(cluster.channel(i))
-            .withDeadlineAfter(3, TimeUnit.SECONDS).history(HistoryRequest.newBuilder().setName(name).build()));
+        HistoryResponse hr =
+            retryOn(
+                i,
+                "History " + name + " on " + node,
+                () ->
+                    AdminGrpc.newBlockingStub(cluster.channel(i))
+                        .withDeadlineAfter(3, TimeUnit.SECONDS)
+                        .history(HistoryRequest.newBuilder().setName(name).build()));
         hr.getLeasesList().forEach(l -> known.add(l.getToken()));
         tokens.put(name, known);
       }

@@ -60,31 +60,54 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One fault-test run: starts the cluster, the workloads and the nemesis schedule; heals
- * everything; probes liveness; restarts every node; reads the final state; runs every checker;
- * writes the report. The cluster is always torn down.
+ * One fault-test run: starts the cluster, the workloads and the nemesis schedule; heals everything;
+ * probes liveness; restarts every node; reads the final state; runs every checker; writes the
+ * report. The cluster is always torn down.
  */
 public final class JepsenRun {
   private static final Logger LOG = LoggerFactory.getLogger(JepsenRun.class);
 
   /**
-   * @param schedule       builds the schedule from every nemesis (supported or not)
-   * @param livenessBound  a free name must be granted this soon after the last heal
-   * @param tls            the certificates of a run with mutual TLS on every port and client
-   *                       certificates required; every client identity presents its own
+   * @param schedule builds the schedule from every nemesis (supported or not)
+   * @param livenessBound a free name must be granted this soon after the last heal
+   * @param tls the certificates of a run with mutual TLS on every port and client certificates
+   *     required; every client identity presents its own
    */
-  public record Config(String name, int nodes, Path jar, Path reports, long seed, Function<List<Nemesis>, Schedule> schedule,
-      java.time.Duration livenessBound, int lockNames, Optional<Certificates> tls) {
+  public record Config(
+      String name,
+      int nodes,
+      Path jar,
+      Path reports,
+      long seed,
+      Function<List<Nemesis>, Schedule> schedule,
+      java.time.Duration livenessBound,
+      int lockNames,
+      Optional<Certificates> tls) {
     /** A plaintext run. */
-    public Config(String name, int nodes, Path jar, Path reports, long seed, Function<List<Nemesis>, Schedule> schedule,
-        java.time.Duration livenessBound, int lockNames) {
+    public Config(
+        String name,
+        int nodes,
+        Path jar,
+        Path reports,
+        long seed,
+        Function<List<Nemesis>, Schedule> schedule,
+        java.time.Duration livenessBound,
+        int lockNames) {
       this(name, nodes, jar, reports, seed, schedule, livenessBound, lockNames, Optional.empty());
     }
   }
 
-  /** @param nemeses the nemeses of the run's schedule (those this machine cannot run included) */
-  public record Result(Path reportDir, Path report, History history, List<Verdict> verdicts, Map<String, Integer> faults,
-      Map<String, String> skipped, List<Nemesis> nemeses) {
+  /**
+   * @param nemeses the nemeses of the run's schedule (those this machine cannot run included)
+   */
+  public record Result(
+      Path reportDir,
+      Path report,
+      History history,
+      List<Verdict> verdicts,
+      Map<String, Integer> faults,
+      Map<String, String> skipped,
+      List<Nemesis> nemeses) {
     public boolean valid() {
       return verdicts.stream().noneMatch(Verdict::failed);
     }
@@ -95,18 +118,34 @@ public final class JepsenRun {
   /** Every nemesis, as this cluster supports it: fault durations are chosen by the schedule. */
   public static List<Nemesis> nemeses(Cluster cluster) {
     var noPartition = cluster.network().partitionUnsupportedReason();
-    var noClock = cluster.faketime().isPresent() ? Optional.<String>empty() : Optional.of(cluster.faketimeSkipReason());
-    return List.of(new KillNemesis(true), new KillNemesis(false), new PauseNemesis(true), new PauseNemesis(false),
+    var noClock =
+        cluster.faketime().isPresent()
+            ? Optional.<String>empty()
+            : Optional.of(cluster.faketimeSkipReason());
+    return List.of(
+        new KillNemesis(true),
+        new KillNemesis(false),
+        new PauseNemesis(true),
+        new PauseNemesis(false),
         new PartitionNemesis(PartitionNemesis.Mode.ISOLATE_LEADER, noPartition),
         new PartitionNemesis(PartitionNemesis.Mode.MAJORITY_MINORITY, noPartition),
-        new PartitionNemesis(PartitionNemesis.Mode.BRIDGE, noPartition), new ClockNemesis(noClock),
-        new LeaderChurnNemesis(java.time.Duration.ofSeconds(3)), new ClientDelayNemesis(2500),
-        new MembershipNemesis(), new PeerDelayNemesis());
+        new PartitionNemesis(PartitionNemesis.Mode.BRIDGE, noPartition),
+        new ClockNemesis(noClock),
+        new LeaderChurnNemesis(java.time.Duration.ofSeconds(3)),
+        new ClientDelayNemesis(2500),
+        new MembershipNemesis(),
+        new PeerDelayNemesis());
   }
 
   public static Result run(Config config) throws IOException {
     long started = System.nanoTime();
-    Path dir = config.reports().resolve(config.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    Path dir =
+        config
+            .reports()
+            .resolve(
+                config.name()
+                    + "-"
+                    + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     Files.createDirectories(dir);
     Recorder rec = new Recorder();
     Timeline timeline = new Timeline();
@@ -119,11 +158,27 @@ public final class JepsenRun {
     try {
       try {
         cluster = Cluster.start(config.nodes(), config.jar(), dir, config.tls());
-        setup.append("- nodes: ").append(config.nodes()).append(" processes of ").append(config.jar().getFileName()).append(" on ")
-            .append(cluster.network()).append('\n')
-            .append("- transport: ").append(cluster.transport()).append('\n')
-            .append("- clocks: ").append(cluster.faketime().map(f -> "libfaketime " + f).orElse("not fakeable: " + cluster.faketimeSkipReason()))
-            .append('\n').append("- seed: ").append(config.seed()).append('\n');
+        setup
+            .append("- nodes: ")
+            .append(config.nodes())
+            .append(" processes of ")
+            .append(config.jar().getFileName())
+            .append(" on ")
+            .append(cluster.network())
+            .append('\n')
+            .append("- transport: ")
+            .append(cluster.transport())
+            .append('\n')
+            .append("- clocks: ")
+            .append(
+                cluster
+                    .faketime()
+                    .map(f -> "libfaketime " + f)
+                    .orElse("not fakeable: " + cluster.faketimeSkipReason()))
+            .append('\n')
+            .append("- seed: ")
+            .append(config.seed())
+            .append('\n');
         nemeses = nemeses(cluster);
         Schedule schedule = config.schedule().apply(nemeses);
         scheduled = schedule.steps().stream().map(Schedule.Step::nemesis).distinct().toList();
@@ -139,13 +194,23 @@ public final class JepsenRun {
         verdicts.add(c.check(h));
       }
       verdicts.forEach(v -> LOG.info("verdict {}", v));
-      Path report = Report.write(dir, "Leasehold fault test " + config.name(), setup.toString(), cluster, h, timeline, verdicts,
-          (System.nanoTime() - started) / 1_000_000);
+      Path report =
+          Report.write(
+              dir,
+              "Leasehold fault test " + config.name(),
+              setup.toString(),
+              cluster,
+              h,
+              timeline,
+              verdicts,
+              (System.nanoTime() - started) / 1_000_000);
       LOG.info("report: {}", report.toAbsolutePath());
       if (stoppedEarly != null) {
-        throw new IllegalStateException("the run stopped early (" + stoppedEarly + "); report " + report.toAbsolutePath());
+        throw new IllegalStateException(
+            "the run stopped early (" + stoppedEarly + "); report " + report.toAbsolutePath());
       }
-      return new Result(dir, report, h, verdicts, timeline.faults(), timeline.skippedNemeses(), scheduled);
+      return new Result(
+          dir, report, h, verdicts, timeline.faults(), timeline.skippedNemeses(), scheduled);
     } finally {
       if (cluster != null) {
         cluster.close();
@@ -154,7 +219,13 @@ public final class JepsenRun {
     }
   }
 
-  private static void drive(Config config, Cluster cluster, List<Nemesis> nemeses, Schedule schedule, Recorder rec, Timeline timeline,
+  private static void drive(
+      Config config,
+      Cluster cluster,
+      List<Nemesis> nemeses,
+      Schedule schedule,
+      Recorder rec,
+      Timeline timeline,
       ClientFaults clientFaults) {
     // Generous: three JVMs starting at once on a loaded two-core machine can take minutes.
     cluster.awaitLeader(java.time.Duration.ofSeconds(300));
@@ -163,9 +234,17 @@ public final class JepsenRun {
     NemesisContext nctx = new NemesisContext(cluster, new Random(config.seed()), clientFaults);
     WorkloadContext wctx = new WorkloadContext(cluster, rec, clientFaults);
     WatchWorkload watch = new WatchWorkload();
-    List<Workload> workloads = List.of(new LockOpsWorkload(3, config.lockNames()), new FencedLockWorkload(4, 2),
-        new RegistryWorkload(2, 2), new PolicyWorkload(), new DeadlineRenewalWorkload(4), new SessionLockWorkload(3, 3),
-        new HandoffWorkload(3, 2), new ElectionWorkload(3), new PartitionWorkload(3));
+    List<Workload> workloads =
+        List.of(
+            new LockOpsWorkload(3, config.lockNames()),
+            new FencedLockWorkload(4, 2),
+            new RegistryWorkload(2, 2),
+            new PolicyWorkload(),
+            new DeadlineRenewalWorkload(4),
+            new SessionLockWorkload(3, 3),
+            new HandoffWorkload(3, 2),
+            new ElectionWorkload(3),
+            new PartitionWorkload(3));
     watch.start(wctx);
     workloads.forEach(w -> w.start(wctx));
     try {
@@ -183,7 +262,8 @@ public final class JepsenRun {
       LOG.warn("the cluster is not whole 300 s after the last heal; probing liveness anyway");
     }
     long healed = System.nanoTime();
-    rec.liveness(probeLiveness(cluster, healed, config.livenessBound(), "lock/liveness-" + config.seed()));
+    rec.liveness(
+        probeLiveness(cluster, healed, config.livenessBound(), "lock/liveness-" + config.seed()));
     workloads.forEach(Workload::stop);
     awaitWatchers(cluster, watch);
     watch.stop();
@@ -194,15 +274,24 @@ public final class JepsenRun {
   private static void setUpPolicies(Cluster cluster) {
     // Keep every ended lease of the test names, for the durability checker.
     for (String ns : List.of("lock", "service")) {
-      SetPolicyRequest r = SetPolicyRequest.newBuilder().setNamespace(ns).setPolicy(Policy.newBuilder().setHistoryLimit(10_000)).build();
-      cluster.awaitCondition("policy for " + ns + " set", java.time.Duration.ofSeconds(60), () -> {
-        try {
-          AdminGrpc.newBlockingStub(cluster.channel(cluster.leader().orElse(0))).withDeadlineAfter(3, TimeUnit.SECONDS).setPolicy(r);
-          return true;
-        } catch (RuntimeException e) {
-          return false;
-        }
-      });
+      SetPolicyRequest r =
+          SetPolicyRequest.newBuilder()
+              .setNamespace(ns)
+              .setPolicy(Policy.newBuilder().setHistoryLimit(10_000))
+              .build();
+      cluster.awaitCondition(
+          "policy for " + ns + " set",
+          java.time.Duration.ofSeconds(60),
+          () -> {
+            try {
+              AdminGrpc.newBlockingStub(cluster.channel(cluster.leader().orElse(0)))
+                  .withDeadlineAfter(3, TimeUnit.SECONDS)
+                  .setPolicy(r);
+              return true;
+            } catch (RuntimeException e) {
+              return false;
+            }
+          });
     }
   }
 
@@ -226,16 +315,25 @@ public final class JepsenRun {
   }
 
   /** Acquires a fresh name, trying node after node, until granted or well past the bound. */
-  private static LivenessProbe probeLiveness(Cluster cluster, long healed, java.time.Duration bound, String name) {
+  private static LivenessProbe probeLiveness(
+      Cluster cluster, long healed, java.time.Duration bound, String name) {
     long giveUp = healed + bound.toNanos() * 3;
     int node = 0;
     String holder = "liveness";
     while (System.nanoTime() - giveUp < 0) {
       try {
-        AcquireResponse r = LeasesGrpc.newBlockingStub(cluster.channel(node % cluster.size(), holder)).withDeadlineAfter(2, TimeUnit.SECONDS)
-            .acquire(AcquireRequest.newBuilder().setName(name).setHolder(holder).setTtl(Duration.newBuilder().setSeconds(60)).build());
+        AcquireResponse r =
+            LeasesGrpc.newBlockingStub(cluster.channel(node % cluster.size(), holder))
+                .withDeadlineAfter(2, TimeUnit.SECONDS)
+                .acquire(
+                    AcquireRequest.newBuilder()
+                        .setName(name)
+                        .setHolder(holder)
+                        .setTtl(Duration.newBuilder().setSeconds(60))
+                        .build());
         if (r.getOutcome() == Outcome.GRANTED) {
-          return new LivenessProbe(name, healed, OptionalLong.of(System.nanoTime()), bound.toNanos());
+          return new LivenessProbe(
+              name, healed, OptionalLong.of(System.nanoTime()), bound.toNanos());
         }
       } catch (RuntimeException e) {
         node++;
@@ -248,14 +346,19 @@ public final class JepsenRun {
   private static void awaitWatchers(Cluster cluster, WatchWorkload watch) {
     long target = watch.highestRevision();
     try {
-      cluster.awaitCondition("every watcher reaches revision " + target, java.time.Duration.ofSeconds(60),
+      cluster.awaitCondition(
+          "every watcher reaches revision " + target,
+          java.time.Duration.ofSeconds(60),
           () -> watch.lowestRevision() >= target);
     } catch (IllegalStateException e) {
       LOG.warn("watchers did not all catch up: lowest {} of {}", watch.lowestRevision(), target);
     }
   }
 
-  /** kill -9 every node and start them again from their data dirs: what was acknowledged must still be there. */
+  /**
+   * kill -9 every node and start them again from their data dirs: what was acknowledged must still
+   * be there.
+   */
   private static void restartAll(Cluster cluster) {
     cluster.nodes().forEach(NodeProcess::kill);
     cluster.nodes().forEach(NodeProcess::start);

@@ -25,10 +25,13 @@ import java.util.concurrent.TimeUnit;
 public final class DeadlineRenewalWorkload implements Workload {
   public static final String PREFIX = "lock/edge-";
   static final Duration TTL = Duration.ofSeconds(2);
+
   /** The renewal goes out this long before the deadline the client estimates … */
   static final long EARLIEST_MS = -40;
+
   /** … up to this long after it: the leader's ticker runs every 100 ms by default. */
   static final long LATEST_MS = 120;
+
   private final int processes;
   private final Threads threads = new Threads();
 
@@ -54,11 +57,13 @@ public final class DeadlineRenewalWorkload implements Workload {
     String name = PREFIX + index;
     String holder = "edge-" + index;
     while (threads.running()) {
-      OptionalLong token = RawCalls.acquire(rec, process, stub(ctx, holder), name, holder, TTL.toSeconds());
+      OptionalLong token =
+          RawCalls.acquire(rec, process, stub(ctx, holder), name, holder, TTL.toSeconds());
       if (token.isPresent()) {
         long granted = System.nanoTime();
         long offsetMs = ThreadLocalRandom.current().nextLong(EARLIEST_MS, LATEST_MS + 1);
-        Pacing.sleep(Duration.ofNanos(granted + TTL.toNanos() + offsetMs * 1_000_000 - System.nanoTime()));
+        Pacing.sleep(
+            Duration.ofNanos(granted + TTL.toNanos() + offsetMs * 1_000_000 - System.nanoTime()));
         if (renew(ctx, rec, process, name, holder, token.getAsLong())) {
           long renewed = System.nanoTime();
           RawCalls.get(rec, process, stub(ctx, holder), name);
@@ -76,23 +81,43 @@ public final class DeadlineRenewalWorkload implements Workload {
   /** A stub of a random node, as {@code holder} (with TLS, its certificate's CN is the holder). */
   private static LeasesGrpc.LeasesBlockingStub stub(WorkloadContext ctx, String holder) {
     int node = ThreadLocalRandom.current().nextInt(ctx.cluster().size());
-    return LeasesGrpc.newBlockingStub(ctx.cluster().channel(node, holder)).withDeadlineAfter(4, TimeUnit.SECONDS);
+    return LeasesGrpc.newBlockingStub(ctx.cluster().channel(node, holder))
+        .withDeadlineAfter(4, TimeUnit.SECONDS);
   }
 
-  /** Whether the renewal was acknowledged; its completion says the TTL the server renewed it for. */
-  private static boolean renew(WorkloadContext ctx, Recorder rec, int process, String name, String holder, long token) {
+  /**
+   * Whether the renewal was acknowledged; its completion says the TTL the server renewed it for.
+   */
+  private static boolean renew(
+      WorkloadContext ctx, Recorder rec, int process, String name, String holder, long token) {
     Op inv = rec.invoke(process, "renew", name, Optional.of(holder), OptionalLong.of(token));
     try {
-      RenewResult r = stub(ctx, holder).renew(RenewRequest.newBuilder().addItems(RenewItem.newBuilder().setName(name).setToken(token)).build())
-          .getResults(0);
+      RenewResult r =
+          stub(ctx, holder)
+              .renew(
+                  RenewRequest.newBuilder()
+                      .addItems(RenewItem.newBuilder().setName(name).setToken(token))
+                      .build())
+              .getResults(0);
       if (r.getOutcome() == Outcome.RENEWED) {
         long ttlMs = r.getTtl().getSeconds() * 1000 + r.getTtl().getNanos() / 1_000_000;
-        rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(token), "RENEWED ttl=" + ttlMs + "ms");
+        rec.complete(
+            inv,
+            Op.Type.OK,
+            Optional.of(holder),
+            OptionalLong.of(token),
+            "RENEWED ttl=" + ttlMs + "ms");
         return true;
       }
-      rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(token), r.getOutcome().name());
+      rec.complete(
+          inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(token), r.getOutcome().name());
     } catch (RuntimeException e) {
-      rec.complete(inv, RawCalls.classify(e), Optional.of(holder), OptionalLong.of(token), RawCalls.describe(e));
+      rec.complete(
+          inv,
+          RawCalls.classify(e),
+          Optional.of(holder),
+          OptionalLong.of(token),
+          RawCalls.describe(e));
     }
     return false;
   }

@@ -59,9 +59,15 @@ public final class ElectionWorkload implements Workload {
         Lease lease;
         try {
           lease = election.campaign(holder).get(30, TimeUnit.SECONDS);
-          rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(lease.token()), "GRANTED");
+          rec.complete(
+              inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(lease.token()), "GRANTED");
         } catch (ExecutionException | TimeoutException e) {
-          rec.complete(inv, Op.Type.INFO, Optional.of(holder), OptionalLong.empty(), FencedLockWorkload.cause(e));
+          rec.complete(
+              inv,
+              Op.Type.INFO,
+              Optional.of(holder),
+              OptionalLong.empty(),
+              FencedLockWorkload.cause(e));
           election.resign();
           continue;
         } catch (InterruptedException e) {
@@ -78,12 +84,15 @@ public final class ElectionWorkload implements Workload {
           }
           until = Math.max(until, System.nanoTime() + remaining);
           if (rnd.nextInt(40) == 0) {
-            Pacing.sleep(Duration.ofMillis(rnd.nextInt(4000)));  // a "GC pause" between the check and the write
+            Pacing.sleep(
+                Duration.ofMillis(
+                    rnd.nextInt(4000))); // a "GC pause" between the check and the write
           }
           register.write(NAME, holder, lease.token());
           Pacing.sleep(Duration.ofMillis(40 + rnd.nextInt(60)));
         }
-        rec.validity(new Validity(holder, NAME, lease.token(), from, Math.min(until, System.nanoTime())));
+        rec.validity(
+            new Validity(holder, NAME, lease.token(), from, Math.min(until, System.nanoTime())));
         if (rnd.nextInt(4) == 0) {
           // Killed: no resignation; the leadership ends when the session expires.
           Op crash = rec.invoke(process, "crash", NAME, Optional.of(holder), OptionalLong.empty());
@@ -93,12 +102,19 @@ public final class ElectionWorkload implements Workload {
           client = ctx.client(holder, b -> b.sessionTtl(SESSION_TTL));
           continue;
         }
-        Op resign = rec.invoke(process, "sdk-release", NAME, Optional.of(holder), OptionalLong.of(lease.token()));
+        Op resign =
+            rec.invoke(
+                process, "sdk-release", NAME, Optional.of(holder), OptionalLong.of(lease.token()));
         try {
           election.resign().get(10, TimeUnit.SECONDS);
           rec.complete(resign, Op.Type.OK, Optional.of(holder), OptionalLong.of(lease.token()), "");
         } catch (ExecutionException | TimeoutException e) {
-          rec.complete(resign, Op.Type.INFO, Optional.of(holder), OptionalLong.of(lease.token()), FencedLockWorkload.cause(e));
+          rec.complete(
+              resign,
+              Op.Type.INFO,
+              Optional.of(holder),
+              OptionalLong.of(lease.token()),
+              FencedLockWorkload.cause(e));
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return;

@@ -17,11 +17,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
- * Fenced lock: SDK clients contend for a few names; while a client believes it holds one
- * ({@link Lease#isValid()}), it writes to the fenced register and the unfenced log with its
- * token. Now and then a client stalls between its validity check and its write (a GC pause), or
- * "crashes" (closes without releasing, leaving the lease to expire) and comes back as a new holder.
- * Each holding is recorded as a client-side validity interval.
+ * Fenced lock: SDK clients contend for a few names; while a client believes it holds one ({@link
+ * Lease#isValid()}), it writes to the fenced register and the unfenced log with its token. Now and
+ * then a client stalls between its validity check and its write (a GC pause), or "crashes" (closes
+ * without releasing, leaving the lease to expire) and comes back as a new holder. Each holding is
+ * recorded as a client-side validity interval.
  */
 public final class FencedLockWorkload implements Workload {
   public static final String PREFIX = "lock/fenced-";
@@ -60,7 +60,11 @@ public final class FencedLockWorkload implements Workload {
     }
   }
 
-  private void loop(Recorder rec, Function<String, LeaseholdClient> clientFor, FencedRegister register, int process) {
+  private void loop(
+      Recorder rec,
+      Function<String, LeaseholdClient> clientFor,
+      FencedRegister register,
+      int process) {
     int generation = 0;
     String holder = "fenced-" + process + "-" + generation;
     LeaseholdClient client = clientFor.apply(holder);
@@ -71,8 +75,14 @@ public final class FencedLockWorkload implements Workload {
         Op inv = rec.invoke(process, "acquire", name, Optional.of(holder), OptionalLong.empty());
         Lease lease;
         try {
-          lease = client.acquire(name, LeaseOptions.defaults().withTtl(TTL).withWait(Duration.ofMillis(500 + rnd.nextInt(3000))))
-              .get(10, TimeUnit.SECONDS);
+          lease =
+              client
+                  .acquire(
+                      name,
+                      LeaseOptions.defaults()
+                          .withTtl(TTL)
+                          .withWait(Duration.ofMillis(500 + rnd.nextInt(3000))))
+                  .get(10, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
           // A timed-out wait may have been granted and given back: unknown, not failed.
           rec.complete(inv, Op.Type.INFO, Optional.of(holder), OptionalLong.empty(), cause(e));
@@ -83,7 +93,8 @@ public final class FencedLockWorkload implements Workload {
           return;
         }
         long from = System.nanoTime();
-        rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(lease.token()), "GRANTED");
+        rec.complete(
+            inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(lease.token()), "GRANTED");
         long until = from;
         long holdUntil = from + TimeUnit.MILLISECONDS.toNanos(200 + rnd.nextInt(2500));
         while (threads.running() && System.nanoTime() - holdUntil < 0) {
@@ -98,7 +109,9 @@ public final class FencedLockWorkload implements Workload {
           // The SDK's deadline is at most now + remaining: the end of this client's belief.
           until = Math.max(until, now + remaining);
           if (rnd.nextInt(40) == 0) {
-            Pacing.sleep(Duration.ofMillis(rnd.nextInt(4000))); // a "GC pause" between the check and the write
+            Pacing.sleep(
+                Duration.ofMillis(
+                    rnd.nextInt(4000))); // a "GC pause" between the check and the write
           }
           register.write(lease.name(), holder, lease.token());
           Pacing.sleep(Duration.ofMillis(40 + rnd.nextInt(60)));
@@ -107,7 +120,9 @@ public final class FencedLockWorkload implements Workload {
         if (rnd.nextInt(10) == 0) {
           // Crash: stop acting now and leave the lease to expire on the cluster.
           rec.validity(new Validity(holder, name, lease.token(), from, Math.min(until, end)));
-          Op crash = rec.invoke(process, "crash", name, Optional.of(holder), OptionalLong.of(lease.token()));
+          Op crash =
+              rec.invoke(
+                  process, "crash", name, Optional.of(holder), OptionalLong.of(lease.token()));
           client.close();
           rec.complete(crash, Op.Type.OK, Optional.of(holder), OptionalLong.of(lease.token()), "");
           holder = "fenced-" + process + "-" + ++generation;
@@ -115,12 +130,19 @@ public final class FencedLockWorkload implements Workload {
         } else {
           // Releasing ends the handle's validity at once, before the cluster hears of it.
           rec.validity(new Validity(holder, name, lease.token(), from, Math.min(until, end)));
-          Op rel = rec.invoke(process, "sdk-release", name, Optional.of(holder), OptionalLong.of(lease.token()));
+          Op rel =
+              rec.invoke(
+                  process,
+                  "sdk-release",
+                  name,
+                  Optional.of(holder),
+                  OptionalLong.of(lease.token()));
           try {
             lease.release().get(10, TimeUnit.SECONDS);
             rec.complete(rel, Op.Type.OK, Optional.of(holder), OptionalLong.of(lease.token()), "");
           } catch (ExecutionException | TimeoutException e) {
-            rec.complete(rel, Op.Type.INFO, Optional.of(holder), OptionalLong.of(lease.token()), cause(e));
+            rec.complete(
+                rel, Op.Type.INFO, Optional.of(holder), OptionalLong.of(lease.token()), cause(e));
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return;

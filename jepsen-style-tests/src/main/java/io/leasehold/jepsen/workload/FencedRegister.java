@@ -22,7 +22,8 @@ final class FencedRegister {
   /** Writes as {@code client} with {@code token}; true if the register accepted it. */
   synchronized boolean write(String resource, String client, long token) {
     boolean accepted = guard.tryAdvance(resource, token);
-    recorder.registerWrite(new RegisterWrite(++seq, resource, client, token, accepted, System.nanoTime()));
+    recorder.registerWrite(
+        new RegisterWrite(++seq, resource, client, token, accepted, System.nanoTime()));
     recorder.unfenced(new UnfencedWrite(resource, client, token, System.nanoTime()));
     return accepted;
   }

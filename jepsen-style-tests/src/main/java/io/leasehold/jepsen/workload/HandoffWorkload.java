@@ -24,11 +24,11 @@ import java.util.concurrent.TimeoutException;
  * Handoff: ownership of a few names moves back and forth between runners by Transfer, as the
  * mailbox-routing design moves mailboxes when runners join, drain or leave. A runner that owns a
  * name takes up the lease (acquiring it as its holder answers the lease it was handed), writes to
- * the fenced register with its token while its handle is valid, then hands it to another runner
- * and tells that runner so. A runner that finds a name free (never handed out yet, or its owner
- * lost it) acquires it. Each holding is a client-side validity interval ending before the
- * transfer is sent; every acknowledged transfer is recorded with the token it ended and the one
- * it granted, for the transfer checker.
+ * the fenced register with its token while its handle is valid, then hands it to another runner and
+ * tells that runner so. A runner that finds a name free (never handed out yet, or its owner lost
+ * it) acquires it. Each holding is a client-side validity interval ending before the transfer is
+ * sent; every acknowledged transfer is recorded with the token it ended and the one it granted, for
+ * the transfer checker.
  */
 public final class HandoffWorkload implements Workload {
   public static final String PREFIX = "lock/handoff-";
@@ -36,7 +36,8 @@ public final class HandoffWorkload implements Workload {
   private final int runners;
   private final int names;
   private final Threads threads = new Threads();
-  private final ConcurrentHashMap<Integer, BlockingQueue<String>> inboxes = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<Integer, BlockingQueue<String>> inboxes =
+      new ConcurrentHashMap<>();
 
   public HandoffWorkload(int runners, int names) {
     this.runners = runners;
@@ -79,22 +80,31 @@ public final class HandoffWorkload implements Workload {
           return;
         }
         if (name == null) {
-          name = PREFIX + rnd.nextInt(names);  // no handoff came: try a name that may be free
+          name = PREFIX + rnd.nextInt(names); // no handoff came: try a name that may be free
         }
         Op inv = rec.invoke(process, "acquire", name, Optional.of(holder), OptionalLong.empty());
         Lease lease;
         try {
-          lease = client.acquire(name, LeaseOptions.defaults().withTtl(TTL).withWait(Duration.ofMillis(200)))
-              .get(10, TimeUnit.SECONDS);
+          lease =
+              client
+                  .acquire(
+                      name, LeaseOptions.defaults().withTtl(TTL).withWait(Duration.ofMillis(200)))
+                  .get(10, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
-          rec.complete(inv, Op.Type.INFO, Optional.of(holder), OptionalLong.empty(), FencedLockWorkload.cause(e));
+          rec.complete(
+              inv,
+              Op.Type.INFO,
+              Optional.of(holder),
+              OptionalLong.empty(),
+              FencedLockWorkload.cause(e));
           continue;
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return;
         }
         long from = System.nanoTime();
-        rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(lease.token()), "GRANTED");
+        rec.complete(
+            inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(lease.token()), "GRANTED");
         long until = from;
         long holdUntil = from + TimeUnit.MILLISECONDS.toNanos(100 + rnd.nextInt(1000));
         while (threads.running() && System.nanoTime() - holdUntil < 0 && lease.isValid()) {
@@ -104,25 +114,41 @@ public final class HandoffWorkload implements Workload {
           }
           until = Math.max(until, System.nanoTime() + remaining);
           if (rnd.nextInt(40) == 0) {
-            Pacing.sleep(Duration.ofMillis(rnd.nextInt(3000)));  // a "GC pause" between the check and the write
+            Pacing.sleep(
+                Duration.ofMillis(
+                    rnd.nextInt(3000))); // a "GC pause" between the check and the write
           }
           register.write(name, holder, lease.token());
           Pacing.sleep(Duration.ofMillis(30 + rnd.nextInt(50)));
         }
         // This runner stops acting on the name before it hands it on.
-        rec.validity(new Validity(holder, name, lease.token(), from, Math.min(until, System.nanoTime())));
+        rec.validity(
+            new Validity(holder, name, lease.token(), from, Math.min(until, System.nanoTime())));
         if (!threads.running() || lease.state() == LeaseState.LOST) {
           continue;
         }
         int to = (runner + 1 + rnd.nextInt(runners - 1)) % runners;
-        Op t = rec.invoke(process, "transfer", name, Optional.of(holder(to)), OptionalLong.of(lease.token()));
+        Op t =
+            rec.invoke(
+                process, "transfer", name, Optional.of(holder(to)), OptionalLong.of(lease.token()));
         try {
           LeaseInfo moved = lease.transferTo(holder(to)).get(10, TimeUnit.SECONDS);
-          rec.complete(t, Op.Type.OK, Optional.of(moved.holder()), OptionalLong.of(moved.token()), "TRANSFERRED");
+          rec.complete(
+              t,
+              Op.Type.OK,
+              Optional.of(moved.holder()),
+              OptionalLong.of(moved.token()),
+              "TRANSFERRED");
           inboxes.get(to).add(name);
         } catch (ExecutionException | TimeoutException e) {
-          // Maybe applied: nobody is told. If it was not, let the name go rather than keep renewing it unused.
-          rec.complete(t, Op.Type.INFO, Optional.of(holder(to)), OptionalLong.empty(), FencedLockWorkload.cause(e));
+          // Maybe applied: nobody is told. If it was not, let the name go rather than keep renewing
+          // it unused.
+          rec.complete(
+              t,
+              Op.Type.INFO,
+              Optional.of(holder(to)),
+              OptionalLong.empty(),
+              FencedLockWorkload.cause(e));
           lease.release().exceptionally(x -> null);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();

@@ -47,11 +47,13 @@ public final class LockOpsWorkload implements Workload {
       String name = PREFIX + rnd.nextInt(names);
       int node = rnd.nextInt(ctx.cluster().size());
       // As its holder: with TLS, the channel presents the certificate whose CN is the holder.
-      LeasesGrpc.LeasesBlockingStub stub = LeasesGrpc.newBlockingStub(ctx.cluster().channel(node, holder))
-          .withDeadlineAfter(4, TimeUnit.SECONDS);
+      LeasesGrpc.LeasesBlockingStub stub =
+          LeasesGrpc.newBlockingStub(ctx.cluster().channel(node, holder))
+              .withDeadlineAfter(4, TimeUnit.SECONDS);
       int dice = rnd.nextInt(10);
       if (dice < 4) {
-        RawCalls.acquire(rec, process, stub, name, holder, 2 + rnd.nextInt(2)).ifPresent(t -> lastToken.put(name, t));
+        RawCalls.acquire(rec, process, stub, name, holder, 2 + rnd.nextInt(2))
+            .ifPresent(t -> lastToken.put(name, t));
       } else if (dice < 7) {
         RawCalls.release(rec, process, stub, name, holder, lastToken.getOrDefault(name, 1L));
       } else {

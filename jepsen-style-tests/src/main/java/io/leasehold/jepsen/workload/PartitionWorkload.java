@@ -19,17 +19,19 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Partition groups: members of one group join, leave, get killed (client closed without
- * releasing) and pause (a "GC pause" between reading what they own and writing), under the
- * nemeses. While a member owns a partition it writes to that partition's fenced register with its
- * token. Recorded for {@code PartitionChecker}: each assignment ({@code assign}), each ownership
- * interval (assigned to revoked, or to the kill) as a validity, and each register write
- * ({@code partition-write}, ACCEPTED or REFUSED) in the register's order.
+ * Partition groups: members of one group join, leave, get killed (client closed without releasing)
+ * and pause (a "GC pause" between reading what they own and writing), under the nemeses. While a
+ * member owns a partition it writes to that partition's fenced register with its token. Recorded
+ * for {@code PartitionChecker}: each assignment ({@code assign}), each ownership interval (assigned
+ * to revoked, or to the kill) as a validity, and each register write ({@code partition-write},
+ * ACCEPTED or REFUSED) in the register's order.
  */
 public final class PartitionWorkload implements Workload {
   public static final String GROUP = "jepsen";
+
   /** The group's lease names start with this; partition k is {@code PREFIX + "p/" + k}. */
   public static final String PREFIX = "partitions/" + GROUP + "/";
+
   static final int PARTITIONS = 8;
   private final int members;
   private final Threads threads = new Threads();
@@ -56,20 +58,32 @@ public final class PartitionWorkload implements Workload {
     }
   }
 
-  /** One member slot: joins as a new identity, owns and writes for a while, then leaves or is killed, and again. */
+  /**
+   * One member slot: joins as a new identity, owns and writes for a while, then leaves or is
+   * killed, and again.
+   */
   private void slot(WorkloadContext ctx, int slot) {
     Recorder rec = ctx.recorder();
     int process = 500 + slot;
     for (int generation = 0; threads.running(); generation++) {
       ThreadLocalRandom rnd = ThreadLocalRandom.current();
-      String holder = "part-" + slot; // one identity per slot: a new incarnation may take up what the last one held
+      String holder =
+          "part-"
+              + slot; // one identity per slot: a new incarnation may take up what the last one held
       Intervals intervals = new Intervals(rec, process, holder);
       LeaseholdClient client = ctx.client(holder, b -> b.sessionTtl(Duration.ofSeconds(3)));
       PartitionMember member;
       try {
-        member = PartitionMember.join(client, GROUP, PARTITIONS, intervals,
-            PartitionOptions.defaults().withReconcileInterval(Duration.ofMillis(500)).withLeaveTimeout(Duration.ofSeconds(5)))
-            .get(10, TimeUnit.SECONDS);
+        member =
+            PartitionMember.join(
+                    client,
+                    GROUP,
+                    PARTITIONS,
+                    intervals,
+                    PartitionOptions.defaults()
+                        .withReconcileInterval(Duration.ofMillis(500))
+                        .withLeaveTimeout(Duration.ofSeconds(5)))
+                .get(10, TimeUnit.SECONDS);
       } catch (Exception e) {
         client.close();
         Pacing.sleep(Duration.ofMillis(500 + rnd.nextInt(1000)));
@@ -79,13 +93,16 @@ public final class PartitionWorkload implements Workload {
       while (threads.running() && System.nanoTime() - until < 0) {
         SortedMap<Integer, Long> owned = member.owned();
         if (rnd.nextInt(60) == 0) {
-          Pacing.sleep(Duration.ofMillis(rnd.nextInt(4000))); // a "GC pause" between the check and the writes
+          Pacing.sleep(
+              Duration.ofMillis(
+                  rnd.nextInt(4000))); // a "GC pause" between the check and the writes
         }
         owned.forEach((k, token) -> write(rec, process, holder, k, token));
         Pacing.sleep(Duration.ofMillis(40 + rnd.nextInt(60)));
       }
       if (threads.running() && rnd.nextBoolean()) {
-        intervals.killed(); // the process dies: it stops using everything at once, and its later callbacks are ignored
+        intervals.killed(); // the process dies: it stops using everything at once, and its later
+        // callbacks are ignored
         client.close();
         member.close(); // stops with its client: returns at once
       } else {
@@ -101,9 +118,15 @@ public final class PartitionWorkload implements Workload {
     String name = partitionName(k);
     synchronized (register) {
       // Recorded under the register's lock, so op ids follow the register's order.
-      Op inv = rec.invoke(process, "partition-write", name, Optional.of(holder), OptionalLong.of(token));
+      Op inv =
+          rec.invoke(process, "partition-write", name, Optional.of(holder), OptionalLong.of(token));
       boolean accepted = register.tryAdvance(name, token);
-      rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(token), accepted ? "ACCEPTED" : "REFUSED");
+      rec.complete(
+          inv,
+          Op.Type.OK,
+          Optional.of(holder),
+          OptionalLong.of(token),
+          accepted ? "ACCEPTED" : "REFUSED");
     }
   }
 
@@ -124,8 +147,19 @@ public final class PartitionWorkload implements Workload {
     @Override
     public synchronized void onAssigned(int partition, long token) {
       long now = System.nanoTime();
-      Op inv = rec.invoke(process, "assign", partitionName(partition), Optional.of(holder), OptionalLong.of(token));
-      rec.complete(inv, dead ? Op.Type.INFO : Op.Type.OK, Optional.of(holder), OptionalLong.of(token), dead ? "AFTER-KILL" : "ASSIGNED");
+      Op inv =
+          rec.invoke(
+              process,
+              "assign",
+              partitionName(partition),
+              Optional.of(holder),
+              OptionalLong.of(token));
+      rec.complete(
+          inv,
+          dead ? Op.Type.INFO : Op.Type.OK,
+          Optional.of(holder),
+          OptionalLong.of(token),
+          dead ? "AFTER-KILL" : "ASSIGNED");
       if (!dead) {
         open.put(partition, new long[] {token, now});
       }

@@ -27,26 +27,51 @@ public final class PolicyWorkload implements Workload {
 
   @Override
   public void start(WorkloadContext ctx) {
-    threads.spawn("policy", () -> {
-      long value = 100;
-      while (threads.running()) {
-        value++;
-        int node = ThreadLocalRandom.current().nextInt(ctx.cluster().size());
-        Op inv = ctx.recorder().invoke(300, "set-policy", NAMESPACE, Optional.empty(), OptionalLong.empty());
-        try {
-          AdminGrpc.newBlockingStub(ctx.cluster().channel(node)).withDeadlineAfter(4, TimeUnit.SECONDS)
-              .setPolicy(SetPolicyRequest.newBuilder().setNamespace(NAMESPACE).setPolicy(policy(value)).build());
-          ctx.recorder().complete(inv, Op.Type.OK, Optional.empty(), OptionalLong.empty(), Long.toString(value));
-        } catch (RuntimeException e) {
-          ctx.recorder().complete(inv, RawCalls.classify(e), Optional.empty(), OptionalLong.empty(), Long.toString(value));
-        }
-        Pacing.sleep(java.time.Duration.ofMillis(500 + ThreadLocalRandom.current().nextInt(500)));
-      }
-    });
+    threads.spawn(
+        "policy",
+        () -> {
+          long value = 100;
+          while (threads.running()) {
+            value++;
+            int node = ThreadLocalRandom.current().nextInt(ctx.cluster().size());
+            Op inv =
+                ctx.recorder()
+                    .invoke(300, "set-policy", NAMESPACE, Optional.empty(), OptionalLong.empty());
+            try {
+              AdminGrpc.newBlockingStub(ctx.cluster().channel(node))
+                  .withDeadlineAfter(4, TimeUnit.SECONDS)
+                  .setPolicy(
+                      SetPolicyRequest.newBuilder()
+                          .setNamespace(NAMESPACE)
+                          .setPolicy(policy(value))
+                          .build());
+              ctx.recorder()
+                  .complete(
+                      inv,
+                      Op.Type.OK,
+                      Optional.empty(),
+                      OptionalLong.empty(),
+                      Long.toString(value));
+            } catch (RuntimeException e) {
+              ctx.recorder()
+                  .complete(
+                      inv,
+                      RawCalls.classify(e),
+                      Optional.empty(),
+                      OptionalLong.empty(),
+                      Long.toString(value));
+            }
+            Pacing.sleep(
+                java.time.Duration.ofMillis(500 + ThreadLocalRandom.current().nextInt(500)));
+          }
+        });
   }
 
   static Policy policy(long value) {
-    return Policy.newBuilder().setMaxTtl(Duration.newBuilder().setSeconds(value)).setDefaultTtl(Duration.newBuilder().setSeconds(10)).build();
+    return Policy.newBuilder()
+        .setMaxTtl(Duration.newBuilder().setSeconds(value))
+        .setDefaultTtl(Duration.newBuilder().setSeconds(10))
+        .build();
   }
 
   @Override

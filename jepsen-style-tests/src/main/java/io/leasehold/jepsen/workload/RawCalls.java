@@ -27,7 +27,9 @@ final class RawCalls {
   static Op.Type classify(Throwable e) {
     if (e instanceof StatusRuntimeException s) {
       Status.Code code = s.getStatus().getCode();
-      if (code == Status.Code.INVALID_ARGUMENT || code == Status.Code.RESOURCE_EXHAUSTED || code == Status.Code.PERMISSION_DENIED) {
+      if (code == Status.Code.INVALID_ARGUMENT
+          || code == Status.Code.RESOURCE_EXHAUSTED
+          || code == Status.Code.PERMISSION_DENIED) {
         return Op.Type.FAIL; // refused before anything was proposed
       }
       for (Throwable c = s.getCause(); c != null; c = c.getCause()) {
@@ -40,23 +42,50 @@ final class RawCalls {
   }
 
   static String describe(Throwable e) {
-    return e instanceof StatusRuntimeException s ? s.getStatus().getCode().name() : e.getClass().getSimpleName();
+    return e instanceof StatusRuntimeException s
+        ? s.getStatus().getCode().name()
+        : e.getClass().getSimpleName();
   }
 
-  /** One Acquire, recorded: GRANTED with the token, CONFLICT with the holder and token seen, or the outcome; returns the token granted. */
-  static OptionalLong acquire(Recorder rec, int process, LeasesGrpc.LeasesBlockingStub stub, String name, String holder, long ttlSeconds) {
+  /**
+   * One Acquire, recorded: GRANTED with the token, CONFLICT with the holder and token seen, or the
+   * outcome; returns the token granted.
+   */
+  static OptionalLong acquire(
+      Recorder rec,
+      int process,
+      LeasesGrpc.LeasesBlockingStub stub,
+      String name,
+      String holder,
+      long ttlSeconds) {
     Op inv = rec.invoke(process, "acquire", name, Optional.of(holder), OptionalLong.empty());
     try {
-      AcquireResponse r = stub.acquire(AcquireRequest.newBuilder().setName(name).setHolder(holder)
-          .setTtl(Duration.newBuilder().setSeconds(ttlSeconds)).build());
+      AcquireResponse r =
+          stub.acquire(
+              AcquireRequest.newBuilder()
+                  .setName(name)
+                  .setHolder(holder)
+                  .setTtl(Duration.newBuilder().setSeconds(ttlSeconds))
+                  .build());
       if (r.getOutcome() == Outcome.GRANTED) {
-        rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(r.getLease().getToken()), "GRANTED");
+        rec.complete(
+            inv,
+            Op.Type.OK,
+            Optional.of(holder),
+            OptionalLong.of(r.getLease().getToken()),
+            "GRANTED");
         return OptionalLong.of(r.getLease().getToken());
       }
       if (r.getOutcome() == Outcome.CONFLICT) {
-        rec.complete(inv, Op.Type.OK, Optional.of(r.getConflict().getHolder()), OptionalLong.of(r.getConflict().getToken()), "CONFLICT");
+        rec.complete(
+            inv,
+            Op.Type.OK,
+            Optional.of(r.getConflict().getHolder()),
+            OptionalLong.of(r.getConflict().getToken()),
+            "CONFLICT");
       } else {
-        rec.complete(inv, Op.Type.OK, Optional.empty(), OptionalLong.empty(), r.getOutcome().name());
+        rec.complete(
+            inv, Op.Type.OK, Optional.empty(), OptionalLong.empty(), r.getOutcome().name());
       }
     } catch (RuntimeException e) {
       rec.complete(inv, classify(e), Optional.of(holder), OptionalLong.empty(), describe(e));
@@ -70,7 +99,12 @@ final class RawCalls {
     try {
       GetResponse r = stub.get(GetRequest.newBuilder().setName(name).build());
       if (r.getFound()) {
-        rec.complete(inv, Op.Type.OK, Optional.of(r.getLease().getHolder()), OptionalLong.of(r.getLease().getToken()), "FOUND");
+        rec.complete(
+            inv,
+            Op.Type.OK,
+            Optional.of(r.getLease().getHolder()),
+            OptionalLong.of(r.getLease().getToken()),
+            "FOUND");
       } else {
         rec.complete(inv, Op.Type.OK, Optional.empty(), OptionalLong.empty(), "NONE");
       }
@@ -80,11 +114,19 @@ final class RawCalls {
   }
 
   /** One Release of {@code token}, recorded with its outcome (RELEASED or NOT_HELD). */
-  static void release(Recorder rec, int process, LeasesGrpc.LeasesBlockingStub stub, String name, String holder, long token) {
+  static void release(
+      Recorder rec,
+      int process,
+      LeasesGrpc.LeasesBlockingStub stub,
+      String name,
+      String holder,
+      long token) {
     Op inv = rec.invoke(process, "release", name, Optional.of(holder), OptionalLong.of(token));
     try {
-      ReleaseResponse r = stub.release(ReleaseRequest.newBuilder().setName(name).setToken(token).build());
-      rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(token), r.getOutcome().name());
+      ReleaseResponse r =
+          stub.release(ReleaseRequest.newBuilder().setName(name).setToken(token).build());
+      rec.complete(
+          inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(token), r.getOutcome().name());
     } catch (RuntimeException e) {
       rec.complete(inv, classify(e), Optional.of(holder), OptionalLong.of(token), describe(e));
     }

@@ -1,8 +1,8 @@
 package io.leasehold.jepsen.workload;
 
+import io.leasehold.client.LeaseState;
 import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.RegisterOptions;
-import io.leasehold.client.LeaseState;
 import io.leasehold.client.Registration;
 import io.leasehold.client.ServiceInstance;
 import io.leasehold.jepsen.history.Op;
@@ -24,8 +24,8 @@ import java.util.stream.Collectors;
 /**
  * Registry: registrants register and deregister instances of one service (each owns its own
  * instances), and sometimes crash, leaving their registrations to expire; a resolver keeps
- * resolving the service. Each registration's client-side validity is recorded, so the checker
- * can tell which instances a resolve had to return and which it must not have.
+ * resolving the service. Each registration's client-side validity is recorded, so the checker can
+ * tell which instances a resolve had to return and which it must not have.
  */
 public final class RegistryWorkload implements Workload {
   public static final String SERVICE = "svc";
@@ -75,7 +75,12 @@ public final class RegistryWorkload implements Workload {
     }
 
     Validity end(String holder, long at) {
-      return new Validity(holder, "service/" + SERVICE + "/" + registration.instance(), registration.token(), from, Math.min(until, at));
+      return new Validity(
+          holder,
+          "service/" + SERVICE + "/" + registration.instance(),
+          registration.token(),
+          from,
+          Math.min(until, at));
     }
   }
 
@@ -101,15 +106,28 @@ public final class RegistryWorkload implements Workload {
         if (h == null && dice < 8) {
           Op inv = rec.invoke(process, "register", name, Optional.of(holder), OptionalLong.empty());
           try {
-            Registration r = client.register(SERVICE, instance, "10.0.0." + process + ":80", Map.of(),
-                RegisterOptions.DEFAULTS.withTtl(TTL).withReRegister(false)).get(10, TimeUnit.SECONDS);
+            Registration r =
+                client
+                    .register(
+                        SERVICE,
+                        instance,
+                        "10.0.0." + process + ":80",
+                        Map.of(),
+                        RegisterOptions.DEFAULTS.withTtl(TTL).withReRegister(false))
+                    .get(10, TimeUnit.SECONDS);
             long from = System.nanoTime();
-            rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(r.token()), "REGISTERED");
+            rec.complete(
+                inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(r.token()), "REGISTERED");
             Held n = new Held(r, from);
             n.observe();
             held.put(instance, n);
           } catch (ExecutionException | TimeoutException e) {
-            rec.complete(inv, Op.Type.INFO, Optional.of(holder), OptionalLong.empty(), FencedLockWorkload.cause(e));
+            rec.complete(
+                inv,
+                Op.Type.INFO,
+                Optional.of(holder),
+                OptionalLong.empty(),
+                FencedLockWorkload.cause(e));
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return;
@@ -118,19 +136,40 @@ public final class RegistryWorkload implements Workload {
           long t = System.nanoTime();
           rec.validity(h.end(holder, t));
           held.remove(instance);
-          Op inv = rec.invoke(process, "deregister", name, Optional.of(holder), OptionalLong.of(h.registration.token()));
+          Op inv =
+              rec.invoke(
+                  process,
+                  "deregister",
+                  name,
+                  Optional.of(holder),
+                  OptionalLong.of(h.registration.token()));
           try {
             h.registration.deregister().get(10, TimeUnit.SECONDS);
             if (h.registration.lease().state() == LeaseState.LOST) {
               // The SDK releases only a lease it still holds: a lost one (client-side validity
               // over) may live on the server until it expires, so the deregistration's effect is
               // unknown, not acknowledged.
-              rec.complete(inv, Op.Type.INFO, Optional.of(holder), OptionalLong.of(h.registration.token()), "LOST");
+              rec.complete(
+                  inv,
+                  Op.Type.INFO,
+                  Optional.of(holder),
+                  OptionalLong.of(h.registration.token()),
+                  "LOST");
             } else {
-              rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(h.registration.token()), "DEREGISTERED");
+              rec.complete(
+                  inv,
+                  Op.Type.OK,
+                  Optional.of(holder),
+                  OptionalLong.of(h.registration.token()),
+                  "DEREGISTERED");
             }
           } catch (ExecutionException | TimeoutException e) {
-            rec.complete(inv, Op.Type.INFO, Optional.of(holder), OptionalLong.of(h.registration.token()), FencedLockWorkload.cause(e));
+            rec.complete(
+                inv,
+                Op.Type.INFO,
+                Optional.of(holder),
+                OptionalLong.of(h.registration.token()),
+                FencedLockWorkload.cause(e));
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return;
@@ -141,7 +180,8 @@ public final class RegistryWorkload implements Workload {
             rec.validity(x.end(holder, t));
           }
           held.clear();
-          Op crash = rec.invoke(process, "crash", holder, Optional.of(holder), OptionalLong.empty());
+          Op crash =
+              rec.invoke(process, "crash", holder, Optional.of(holder), OptionalLong.empty());
           client.close();
           rec.complete(crash, Op.Type.OK, Optional.of(holder), OptionalLong.empty(), "");
           holder = "reg-" + process + "-" + ++generation;
@@ -166,10 +206,22 @@ public final class RegistryWorkload implements Workload {
         Op inv = rec.invoke(process, "resolve", SERVICE, Optional.empty(), OptionalLong.empty());
         try {
           List<ServiceInstance> found = client.resolve(SERVICE).get(10, TimeUnit.SECONDS);
-          rec.complete(inv, Op.Type.OK, Optional.empty(), OptionalLong.empty(),
-              found.stream().map(ServiceInstance::instance).sorted().collect(Collectors.joining(",")));
+          rec.complete(
+              inv,
+              Op.Type.OK,
+              Optional.empty(),
+              OptionalLong.empty(),
+              found.stream()
+                  .map(ServiceInstance::instance)
+                  .sorted()
+                  .collect(Collectors.joining(",")));
         } catch (ExecutionException | TimeoutException e) {
-          rec.complete(inv, Op.Type.FAIL, Optional.empty(), OptionalLong.empty(), FencedLockWorkload.cause(e));
+          rec.complete(
+              inv,
+              Op.Type.FAIL,
+              Optional.empty(),
+              OptionalLong.empty(),
+              FencedLockWorkload.cause(e));
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return;

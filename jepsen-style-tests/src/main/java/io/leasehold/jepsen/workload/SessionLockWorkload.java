@@ -22,9 +22,9 @@ import java.util.concurrent.TimeoutException;
  * their own), one to three names at a time from a small pool, and writes to the fenced register
  * with each lease's token while its handle is valid. Now and then a client pauses between its
  * validity check and its write (a GC pause), or is killed (closes without releasing): its session
- * then expires and takes every attached lease with it, and it comes back as a new holder with a
- * new session. Each holding is recorded as a client-side validity interval, as the fenced lock's
- * are, so the fencing and exclusion checkers judge sessions' leases too.
+ * then expires and takes every attached lease with it, and it comes back as a new holder with a new
+ * session. Each holding is recorded as a client-side validity interval, as the fenced lock's are,
+ * so the fencing and exclusion checkers judge sessions' leases too.
  */
 public final class SessionLockWorkload implements Workload {
   public static final String PREFIX = "lock/session-";
@@ -71,13 +71,24 @@ public final class SessionLockWorkload implements Workload {
           }
           Op inv = rec.invoke(process, "acquire", name, Optional.of(holder), OptionalLong.empty());
           try {
-            Lease lease = client.acquire(name, LeaseOptions.defaults().withWait(Duration.ofMillis(300 + rnd.nextInt(1500))))
-                .get(10, TimeUnit.SECONDS);
+            Lease lease =
+                client
+                    .acquire(
+                        name,
+                        LeaseOptions.defaults()
+                            .withWait(Duration.ofMillis(300 + rnd.nextInt(1500))))
+                    .get(10, TimeUnit.SECONDS);
             long from = System.nanoTime();
-            rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(lease.token()), "GRANTED");
+            rec.complete(
+                inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(lease.token()), "GRANTED");
             held.add(new Held(lease, from, new long[] {from}));
           } catch (ExecutionException | TimeoutException e) {
-            rec.complete(inv, Op.Type.INFO, Optional.of(holder), OptionalLong.empty(), FencedLockWorkload.cause(e));
+            rec.complete(
+                inv,
+                Op.Type.INFO,
+                Optional.of(holder),
+                OptionalLong.empty(),
+                FencedLockWorkload.cause(e));
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return;
@@ -96,18 +107,27 @@ public final class SessionLockWorkload implements Workload {
           }
           h.until()[0] = Math.max(h.until()[0], now + remaining);
           if (rnd.nextInt(40) == 0) {
-            Pacing.sleep(Duration.ofMillis(rnd.nextInt(4000)));  // a "GC pause" between the check and the write
+            Pacing.sleep(
+                Duration.ofMillis(
+                    rnd.nextInt(4000))); // a "GC pause" between the check and the write
           }
           register.write(h.lease().name(), holder, h.lease().token());
           Pacing.sleep(Duration.ofMillis(40 + rnd.nextInt(60)));
         }
         long end = System.nanoTime();
         for (Held h : held) {
-          rec.validity(new Validity(holder, h.lease().name(), h.lease().token(), h.from(), Math.min(h.until()[0], end)));
+          rec.validity(
+              new Validity(
+                  holder,
+                  h.lease().name(),
+                  h.lease().token(),
+                  h.from(),
+                  Math.min(h.until()[0], end)));
         }
         if (rnd.nextInt(6) == 0) {
           // Killed: the session is no longer kept alive; it expires with every lease attached.
-          Op crash = rec.invoke(process, "crash", "session", Optional.of(holder), OptionalLong.empty());
+          Op crash =
+              rec.invoke(process, "crash", "session", Optional.of(holder), OptionalLong.empty());
           client.close();
           rec.complete(crash, Op.Type.OK, Optional.of(holder), OptionalLong.empty(), "");
           holder = "session-" + process + "-" + ++generation;
@@ -115,12 +135,24 @@ public final class SessionLockWorkload implements Workload {
           continue;
         }
         for (Held h : held) {
-          Op rel = rec.invoke(process, "sdk-release", h.lease().name(), Optional.of(holder), OptionalLong.of(h.lease().token()));
+          Op rel =
+              rec.invoke(
+                  process,
+                  "sdk-release",
+                  h.lease().name(),
+                  Optional.of(holder),
+                  OptionalLong.of(h.lease().token()));
           try {
             h.lease().release().get(10, TimeUnit.SECONDS);
-            rec.complete(rel, Op.Type.OK, Optional.of(holder), OptionalLong.of(h.lease().token()), "");
+            rec.complete(
+                rel, Op.Type.OK, Optional.of(holder), OptionalLong.of(h.lease().token()), "");
           } catch (ExecutionException | TimeoutException | IllegalStateException e) {
-            rec.complete(rel, Op.Type.INFO, Optional.of(holder), OptionalLong.of(h.lease().token()), FencedLockWorkload.cause(e));
+            rec.complete(
+                rel,
+                Op.Type.INFO,
+                Optional.of(holder),
+                OptionalLong.of(h.lease().token()),
+                FencedLockWorkload.cause(e));
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return;

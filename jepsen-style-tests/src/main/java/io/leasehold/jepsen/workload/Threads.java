@@ -17,13 +17,16 @@ final class Threads {
   }
 
   void spawn(String name, Runnable body) {
-    Thread t = new Thread(() -> {
-      try {
-        body.run();
-      } catch (RuntimeException e) {
-        LOG.error("workload thread {} died", name, e);
-      }
-    }, name);
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                body.run();
+              } catch (RuntimeException e) {
+                LOG.error("workload thread {} died", name, e);
+              }
+            },
+            name);
     t.setDaemon(true);
     threads.add(t);
     t.start();

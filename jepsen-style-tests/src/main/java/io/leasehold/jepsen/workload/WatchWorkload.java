@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Watch: one watcher pinned to each node (it resumes on that node only, after a kill or a pause)
- * and one that roams over every node, all from revision 1 on {@code lock/}; each records the
- * events it is given, in order.
+ * and one that roams over every node, all from revision 1 on {@code lock/}; each records the events
+ * it is given, in order.
  */
 public final class WatchWorkload implements Workload {
   public static final String PREFIX = "lock/";
@@ -31,7 +31,10 @@ public final class WatchWorkload implements Workload {
   @Override
   public void start(WorkloadContext ctx) {
     for (int i = 0; i < ctx.cluster().size(); i++) {
-      watch(ctx, "watch-" + ctx.cluster().node(i).id(), ctx.client("watcher-" + i, List.of(ctx.cluster().endpoint(i)), false));
+      watch(
+          ctx,
+          "watch-" + ctx.cluster().node(i).id(),
+          ctx.client("watcher-" + i, List.of(ctx.cluster().endpoint(i)), false));
     }
     watch(ctx, "watch-roaming", ctx.client("watcher-roaming"));
   }
@@ -41,18 +44,28 @@ public final class WatchWorkload implements Workload {
     AtomicLong last = new AtomicLong();
     seen.put(name, last);
     clients.add(client);
-    watches.add(client.watch(WatchOptions.of(PREFIX).withFromRevision(1), new WatchListener() {
-      @Override
-      public void onEvent(WatchEvent e) {
-        ctx.recorder().watched(new WatchedEvent(name, e.revision(), e.type().name(), e.name(), e.lease().map(LeaseInfo::token).orElse(0L)));
-        last.accumulateAndGet(e.revision(), Math::max);
-      }
+    watches.add(
+        client.watch(
+            WatchOptions.of(PREFIX).withFromRevision(1),
+            new WatchListener() {
+              @Override
+              public void onEvent(WatchEvent e) {
+                ctx.recorder()
+                    .watched(
+                        new WatchedEvent(
+                            name,
+                            e.revision(),
+                            e.type().name(),
+                            e.name(),
+                            e.lease().map(LeaseInfo::token).orElse(0L)));
+                last.accumulateAndGet(e.revision(), Math::max);
+              }
 
-      @Override
-      public void onProgress(long revision) {
-        last.accumulateAndGet(revision, Math::max);
-      }
-    }));
+              @Override
+              public void onProgress(long revision) {
+                last.accumulateAndGet(revision, Math::max);
+              }
+            }));
   }
 
   /** The lowest revision every watcher has reached (events or progress). */

@@ -6,6 +6,8 @@ public interface Workload {
 
   void start(WorkloadContext ctx);
 
-  /** Stops the threads and waits for them; leaves the history complete (open operations stay open). */
+  /**
+   * Stops the threads and waits for them; leaves the history complete (open operations stay open).
+   */
   void stop();
 }

@@ -21,7 +21,9 @@ public record WorkloadContext(Cluster cluster, Recorder recorder, ClientFaults c
     return client(holder, cluster.endpoints(), true);
   }
 
-  /** As {@link #client(String)}, with the builder changed by {@code tweak} (a session's TTL, say). */
+  /**
+   * As {@link #client(String)}, with the builder changed by {@code tweak} (a session's TTL, say).
+   */
   public LeaseholdClient client(String holder, UnaryOperator<LeaseholdClientBuilder> tweak) {
     return client(holder, cluster.endpoints(), true, tweak);
   }
@@ -30,16 +32,28 @@ public record WorkloadContext(Cluster cluster, Recorder recorder, ClientFaults c
     return client(holder, endpoints, discoverMembers, UnaryOperator.identity());
   }
 
-  private LeaseholdClient client(String holder, List<String> endpoints, boolean discoverMembers,
-                                 UnaryOperator<LeaseholdClientBuilder> tweak) {
-    LeaseholdClientBuilder b = LeaseholdClient.builder().endpoints(endpoints).holder(holder).discoverMembers(discoverMembers)
-        .requestTimeout(Duration.ofSeconds(5)).attemptTimeout(Duration.ofSeconds(2))
-        .interceptor(clientFaults).releaseOnClose(false);
-    cluster.tls().ifPresent(tls -> {
-      cluster.authorize(holder);
-      Certificates.Pair own = tls.client(holder);
-      b.tls(tls.ca(), own.cert(), own.key());
-    });
+  private LeaseholdClient client(
+      String holder,
+      List<String> endpoints,
+      boolean discoverMembers,
+      UnaryOperator<LeaseholdClientBuilder> tweak) {
+    LeaseholdClientBuilder b =
+        LeaseholdClient.builder()
+            .endpoints(endpoints)
+            .holder(holder)
+            .discoverMembers(discoverMembers)
+            .requestTimeout(Duration.ofSeconds(5))
+            .attemptTimeout(Duration.ofSeconds(2))
+            .interceptor(clientFaults)
+            .releaseOnClose(false);
+    cluster
+        .tls()
+        .ifPresent(
+            tls -> {
+              cluster.authorize(holder);
+              Certificates.Pair own = tls.client(holder);
+              b.tls(tls.ca(), own.cert(), own.key());
+            });
     return tweak.apply(b).build();
   }
 }

@@ -26,25 +26,45 @@ class AgreementCheckerTest {
 
   @Test
   void nodesKnowingTheSameTokensAgree() {
-    Verdict v = checker.check(history.withFinalState(finalState(view("n1", Set.of(5L, 9L)), view("n2", Set.of(5L, 9L)),
-        view("n3", Set.of(5L, 9L)))));
+    Verdict v =
+        checker.check(
+            history.withFinalState(
+                finalState(
+                    view("n1", Set.of(5L, 9L)),
+                    view("n2", Set.of(5L, 9L)),
+                    view("n3", Set.of(5L, 9L)))));
     assertEquals(Verdict.Result.VALID, v.result(), v.toString());
   }
 
   @Test
   void aNodeMissingATokenTheOthersKnowIsCaught() {
-    Verdict v = checker.check(history.withFinalState(finalState(view("n1", Set.of(5L)), view("n2", Set.of(5L, 9L)),
-        view("n3", Set.of(5L, 9L)))));
+    Verdict v =
+        checker.check(
+            history.withFinalState(
+                finalState(
+                    view("n1", Set.of(5L)),
+                    view("n2", Set.of(5L, 9L)),
+                    view("n3", Set.of(5L, 9L)))));
     assertEquals(Verdict.Result.INVALID, v.result());
     assertEquals(2, v.problems().size(), v.toString());
-    assertTrue(v.problems().get(0).contains("lock/x") && v.problems().get(0).contains("n2 alone knows [9]"), v.toString());
+    assertTrue(
+        v.problems().get(0).contains("lock/x")
+            && v.problems().get(0).contains("n2 alone knows [9]"),
+        v.toString());
   }
 
   @Test
   void anUnreadNodeIsLeftOutAndTwoUnreadMakeItUnknown() {
     NodeView down = new NodeView("n3", Map.of(), Optional.of("unreachable"));
-    assertEquals(Verdict.Result.VALID, checker.check(history.withFinalState(finalState(view("n1", Set.of(5L)), view("n2", Set.of(5L)), down)))
-        .result());
-    assertEquals(Verdict.Result.UNKNOWN, checker.check(history.withFinalState(finalState(view("n1", Set.of(5L)), down))).result());
+    assertEquals(
+        Verdict.Result.VALID,
+        checker
+            .check(
+                history.withFinalState(
+                    finalState(view("n1", Set.of(5L)), view("n2", Set.of(5L)), down)))
+            .result());
+    assertEquals(
+        Verdict.Result.UNKNOWN,
+        checker.check(history.withFinalState(finalState(view("n1", Set.of(5L)), down))).result());
   }
 }

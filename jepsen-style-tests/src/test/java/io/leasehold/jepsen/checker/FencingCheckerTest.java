@@ -12,30 +12,55 @@ class FencingCheckerTest {
 
   @Test
   void increasingUniqueTokensAndMonotoneRegisterPass() {
-    History h = new Histories().granted("a", "lock/x", 5, 0, 10).granted("b", "lock/x", 9, 20, 30).granted("a", "lock/x", 5, 5, 12).build()
-        .withRegisterWrites(List.of(new RegisterWrite(1, "lock/x", "a", 5, true, 11), new RegisterWrite(2, "lock/x", "b", 9, true, 31),
-            new RegisterWrite(3, "lock/x", "a", 5, false, 32)));
+    History h =
+        new Histories()
+            .granted("a", "lock/x", 5, 0, 10)
+            .granted("b", "lock/x", 9, 20, 30)
+            .granted("a", "lock/x", 5, 5, 12)
+            .build()
+            .withRegisterWrites(
+                List.of(
+                    new RegisterWrite(1, "lock/x", "a", 5, true, 11),
+                    new RegisterWrite(2, "lock/x", "b", 9, true, 31),
+                    new RegisterWrite(3, "lock/x", "a", 5, false, 32)));
     assertEquals(Verdict.Result.VALID, checker.check(h).result(), checker.check(h).toString());
   }
 
-  /** Seen in a real run: the holder acquiring its own lease again gets GRANTED with the lease's (older) token. */
+  /**
+   * Seen in a real run: the holder acquiring its own lease again gets GRANTED with the lease's
+   * (older) token.
+   */
   @Test
   void aHolderReacquiringItsLeaseAfterANewerGrantElsewhereIsNotANewGrant() {
-    History h = new Histories().granted("a", "lock/x", 21, 0, 10).granted("b", "lock/y", 22, 20, 30)
-        .granted("a", "lock/x", 21, 40, 50).build();
+    History h =
+        new Histories()
+            .granted("a", "lock/x", 21, 0, 10)
+            .granted("b", "lock/y", 22, 20, 30)
+            .granted("a", "lock/x", 21, 40, 50)
+            .build();
     assertEquals(Verdict.Result.VALID, checker.check(h).result(), checker.check(h).toString());
     // Or the earlier grant's answer was lost: the holder's repeat gets the lease it made then.
-    History lost = new Histories().acquireUnknown("a", "lock/x", 0).granted("b", "lock/y", 22, 20, 30)
-        .granted("a", "lock/x", 21, 40, 50).build();
-    assertEquals(Verdict.Result.VALID, checker.check(lost).result(), checker.check(lost).toString());
+    History lost =
+        new Histories()
+            .acquireUnknown("a", "lock/x", 0)
+            .granted("b", "lock/y", 22, 20, 30)
+            .granted("a", "lock/x", 21, 40, 50)
+            .build();
+    assertEquals(
+        Verdict.Result.VALID, checker.check(lost).result(), checker.check(lost).toString());
     // ...but a new lease with an older token invoked after the newer completed is still caught.
-    History bad = new Histories().granted("b", "lock/y", 22, 20, 30).granted("a", "lock/x", 21, 40, 50).build();
+    History bad =
+        new Histories()
+            .granted("b", "lock/y", 22, 20, 30)
+            .granted("a", "lock/x", 21, 40, 50)
+            .build();
     assertEquals(Verdict.Result.INVALID, checker.check(bad).result());
   }
 
   @Test
   void aTokenGrantedToTwoHoldersIsCaught() {
-    History h = new Histories().granted("a", "lock/x", 5, 0, 10).granted("b", "lock/x", 5, 20, 30).build();
+    History h =
+        new Histories().granted("a", "lock/x", 5, 0, 10).granted("b", "lock/x", 5, 20, 30).build();
     Verdict v = checker.check(h);
     assertEquals(Verdict.Result.INVALID, v.result());
     assertEquals(true, v.problems().get(0).contains("token 5 granted twice"), v.toString());
@@ -43,7 +68,8 @@ class FencingCheckerTest {
 
   @Test
   void aLaterGrantWithASmallerTokenIsCaught() {
-    History h = new Histories().granted("a", "lock/x", 9, 0, 10).granted("b", "lock/y", 7, 20, 30).build();
+    History h =
+        new Histories().granted("a", "lock/x", 9, 0, 10).granted("b", "lock/y", 7, 20, 30).build();
     Verdict v = checker.check(h);
     assertEquals(Verdict.Result.INVALID, v.result());
     assertEquals(true, v.problems().get(0).contains("token went back"), v.toString());
@@ -51,8 +77,15 @@ class FencingCheckerTest {
 
   @Test
   void aRegisterThatAcceptsALowerTokenIsCaught() {
-    History h = new Histories().granted("a", "lock/x", 5, 0, 10).granted("b", "lock/x", 9, 20, 30).build()
-        .withRegisterWrites(List.of(new RegisterWrite(1, "lock/x", "b", 9, true, 31), new RegisterWrite(2, "lock/x", "a", 5, true, 32)));
+    History h =
+        new Histories()
+            .granted("a", "lock/x", 5, 0, 10)
+            .granted("b", "lock/x", 9, 20, 30)
+            .build()
+            .withRegisterWrites(
+                List.of(
+                    new RegisterWrite(1, "lock/x", "b", 9, true, 31),
+                    new RegisterWrite(2, "lock/x", "a", 5, true, 32)));
     Verdict v = checker.check(h);
     assertEquals(Verdict.Result.INVALID, v.result());
     assertEquals(true, v.problems().get(0).contains("accepted token 5"), v.toString());
@@ -60,8 +93,11 @@ class FencingCheckerTest {
 
   @Test
   void aRegisterWriteWithATokenNeverGrantedForThatNameIsCaught() {
-    History h = new Histories().granted("a", "lock/x", 5, 0, 10).build()
-        .withRegisterWrites(List.of(new RegisterWrite(1, "lock/y", "a", 5, true, 11)));
+    History h =
+        new Histories()
+            .granted("a", "lock/x", 5, 0, 10)
+            .build()
+            .withRegisterWrites(List.of(new RegisterWrite(1, "lock/y", "a", 5, true, 11)));
     assertEquals(Verdict.Result.INVALID, checker.check(h).result());
   }
 }

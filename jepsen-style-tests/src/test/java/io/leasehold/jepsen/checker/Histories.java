@@ -20,23 +20,44 @@ final class Histories {
     return op;
   }
 
-  private void done(Op inv, Op.Type type, String holder, OptionalLong token, String value, long at) {
+  private void done(
+      Op inv, Op.Type type, String holder, OptionalLong token, String value, long at) {
     ops.add(inv.complete(type, Optional.ofNullable(holder), token, value, at));
   }
 
   Histories granted(String holder, String name, long token, long from, long to) {
-    done(invoke(0, "acquire", name, holder, OptionalLong.empty(), from), Op.Type.OK, holder, OptionalLong.of(token), "GRANTED", to);
+    done(
+        invoke(0, "acquire", name, holder, OptionalLong.empty(), from),
+        Op.Type.OK,
+        holder,
+        OptionalLong.of(token),
+        "GRANTED",
+        to);
     return this;
   }
 
   /** {@code holder}'s lease with {@code token} handed to {@code to}, who got {@code newToken}. */
-  Histories transferred(String holder, String name, long token, String to, long newToken, long from, long at) {
-    done(invoke(0, "transfer", name, to, OptionalLong.of(token), from), Op.Type.OK, to, OptionalLong.of(newToken), "TRANSFERRED", at);
+  Histories transferred(
+      String holder, String name, long token, String to, long newToken, long from, long at) {
+    done(
+        invoke(0, "transfer", name, to, OptionalLong.of(token), from),
+        Op.Type.OK,
+        to,
+        OptionalLong.of(newToken),
+        "TRANSFERRED",
+        at);
     return this;
   }
 
-  Histories conflict(String holder, String name, String seenHolder, long seenToken, long from, long to) {
-    done(invoke(0, "acquire", name, holder, OptionalLong.empty(), from), Op.Type.OK, seenHolder, OptionalLong.of(seenToken), "CONFLICT", to);
+  Histories conflict(
+      String holder, String name, String seenHolder, long seenToken, long from, long to) {
+    done(
+        invoke(0, "acquire", name, holder, OptionalLong.empty(), from),
+        Op.Type.OK,
+        seenHolder,
+        OptionalLong.of(seenToken),
+        "CONFLICT",
+        to);
     return this;
   }
 
@@ -46,18 +67,35 @@ final class Histories {
   }
 
   Histories released(String holder, String name, long token, long from, long to) {
-    done(invoke(0, "release", name, holder, OptionalLong.of(token), from), Op.Type.OK, holder, OptionalLong.of(token), "RELEASED", to);
+    done(
+        invoke(0, "release", name, holder, OptionalLong.of(token), from),
+        Op.Type.OK,
+        holder,
+        OptionalLong.of(token),
+        "RELEASED",
+        to);
     return this;
   }
 
   Histories notHeld(String holder, String name, long token, long from, long to) {
-    done(invoke(0, "release", name, holder, OptionalLong.of(token), from), Op.Type.OK, holder, OptionalLong.of(token), "NOT_HELD", to);
+    done(
+        invoke(0, "release", name, holder, OptionalLong.of(token), from),
+        Op.Type.OK,
+        holder,
+        OptionalLong.of(token),
+        "NOT_HELD",
+        to);
     return this;
   }
 
   Histories read(String name, String holder, long token, long from, long to) {
-    done(invoke(0, "get", name, null, OptionalLong.empty(), from), Op.Type.OK, holder, holder == null ? OptionalLong.empty()
-        : OptionalLong.of(token), holder == null ? "NONE" : "FOUND", to);
+    done(
+        invoke(0, "get", name, null, OptionalLong.empty(), from),
+        Op.Type.OK,
+        holder,
+        holder == null ? OptionalLong.empty() : OptionalLong.of(token),
+        holder == null ? "NONE" : "FOUND",
+        to);
     return this;
   }
 
@@ -66,22 +104,46 @@ final class Histories {
   }
 
   Histories registered(String holder, String name, long token, long from, long to) {
-    done(invoke(0, "register", name, holder, OptionalLong.empty(), from), Op.Type.OK, holder, OptionalLong.of(token), "REGISTERED", to);
+    done(
+        invoke(0, "register", name, holder, OptionalLong.empty(), from),
+        Op.Type.OK,
+        holder,
+        OptionalLong.of(token),
+        "REGISTERED",
+        to);
     return this;
   }
 
   Histories deregistered(String holder, String name, long token, long from, long to) {
-    done(invoke(0, "deregister", name, holder, OptionalLong.of(token), from), Op.Type.OK, holder, OptionalLong.of(token), "DEREGISTERED", to);
+    done(
+        invoke(0, "deregister", name, holder, OptionalLong.of(token), from),
+        Op.Type.OK,
+        holder,
+        OptionalLong.of(token),
+        "DEREGISTERED",
+        to);
     return this;
   }
 
   Histories resolved(String service, String instances, long from, long to) {
-    done(invoke(0, "resolve", service, null, OptionalLong.empty(), from), Op.Type.OK, null, OptionalLong.empty(), instances, to);
+    done(
+        invoke(0, "resolve", service, null, OptionalLong.empty(), from),
+        Op.Type.OK,
+        null,
+        OptionalLong.empty(),
+        instances,
+        to);
     return this;
   }
 
   Histories policy(String namespace, long value, long from, long to) {
-    done(invoke(0, "set-policy", namespace, null, OptionalLong.empty(), from), Op.Type.OK, null, OptionalLong.empty(), Long.toString(value), to);
+    done(
+        invoke(0, "set-policy", namespace, null, OptionalLong.empty(), from),
+        Op.Type.OK,
+        null,
+        OptionalLong.empty(),
+        Long.toString(value),
+        to);
     return this;
   }
 

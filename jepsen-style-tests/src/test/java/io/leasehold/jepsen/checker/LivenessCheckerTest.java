@@ -14,19 +14,28 @@ class LivenessCheckerTest {
 
   @Test
   void aGrantWithinTheBoundPasses() {
-    History h = History.empty().withLiveness(List.of(new LivenessProbe("lock/l", 0, OptionalLong.of(3 * SECOND), 10 * SECOND)));
+    History h =
+        History.empty()
+            .withLiveness(
+                List.of(new LivenessProbe("lock/l", 0, OptionalLong.of(3 * SECOND), 10 * SECOND)));
     assertEquals(Verdict.Result.VALID, checker.check(h).result());
   }
 
   @Test
   void aLateGrantIsCaught() {
-    History h = History.empty().withLiveness(List.of(new LivenessProbe("lock/l", 0, OptionalLong.of(11 * SECOND), 10 * SECOND)));
+    History h =
+        History.empty()
+            .withLiveness(
+                List.of(new LivenessProbe("lock/l", 0, OptionalLong.of(11 * SECOND), 10 * SECOND)));
     assertEquals(Verdict.Result.INVALID, checker.check(h).result());
   }
 
   @Test
   void noGrantAtAllIsCaught() {
-    History h = History.empty().withLiveness(List.of(new LivenessProbe("lock/l", 0, OptionalLong.empty(), 10 * SECOND)));
+    History h =
+        History.empty()
+            .withLiveness(
+                List.of(new LivenessProbe("lock/l", 0, OptionalLong.empty(), 10 * SECOND)));
     assertEquals(Verdict.Result.INVALID, checker.check(h).result());
   }
 }

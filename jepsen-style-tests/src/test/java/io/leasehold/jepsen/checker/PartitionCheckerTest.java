@@ -22,7 +22,17 @@ class PartitionCheckerTest {
     final List<Validity> validities = new ArrayList<>();
 
     Steps op(String f, String name, String holder, long token, String value, long at) {
-      Op inv = new Op(ops.size() + 1, 0, Op.Type.INVOKE, f, name, Optional.of(holder), OptionalLong.of(token), "", at);
+      Op inv =
+          new Op(
+              ops.size() + 1,
+              0,
+              Op.Type.INVOKE,
+              f,
+              name,
+              Optional.of(holder),
+              OptionalLong.of(token),
+              "",
+              at);
       ops.add(inv);
       ops.add(inv.complete(Op.Type.OK, Optional.of(holder), OptionalLong.of(token), value, at));
       return this;
@@ -45,8 +55,12 @@ class PartitionCheckerTest {
 
   /** a owns partition 0, hands it to b (larger token); a's late write is refused. */
   static Steps handoff() {
-    return new Steps().owned("a", P0, 10, 0, 100).write("a", P0, 10, true, 50).owned("b", P0, 20, 110, 200)
-        .write("b", P0, 20, true, 150).write("a", P0, 10, false, 160);
+    return new Steps()
+        .owned("a", P0, 10, 0, 100)
+        .write("a", P0, 10, true, 50)
+        .owned("b", P0, 20, 110, 200)
+        .write("b", P0, 20, true, 150)
+        .write("a", P0, 10, false, 160);
   }
 
   @Test
@@ -61,7 +75,9 @@ class PartitionCheckerTest {
     // The planted violation: c believed it owned partition 0 while b still did.
     Verdict v = checker.check(handoff().owned("c", P0, 30, 190, 300).build());
     assertEquals(Verdict.Result.INVALID, v.result());
-    assertTrue(v.toString().contains("c (token 30) owned it from 190 while b (token 20) did until 200"), v.toString());
+    assertTrue(
+        v.toString().contains("c (token 30) owned it from 190 while b (token 20) did until 200"),
+        v.toString());
   }
 
   @Test
@@ -80,9 +96,16 @@ class PartitionCheckerTest {
 
   @Test
   void aWriteWithATokenNeverAssignedIsCaughtAndOtherNamesAreIgnored() {
-    Verdict v = checker.check(handoff().write("z", P0, 99, true, 210).owned("x", "lock/other", 1, 0, 500)
-        .owned("y", "lock/other", 2, 10, 20).build());
+    Verdict v =
+        checker.check(
+            handoff()
+                .write("z", P0, 99, true, 210)
+                .owned("x", "lock/other", 1, 0, 500)
+                .owned("y", "lock/other", 2, 10, 20)
+                .build());
     assertEquals(Verdict.Result.INVALID, v.result());
-    assertTrue(v.toString().contains("never assigned") && !v.toString().contains("lock/other"), v.toString());
+    assertTrue(
+        v.toString().contains("never assigned") && !v.toString().contains("lock/other"),
+        v.toString());
   }
 }

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 class WatchCheckerTest {
   final WatchChecker checker = new WatchChecker("lock/");
-  final History grants = new Histories().granted("a", "lock/x", 5, 0, 10).granted("b", "lock/y", 7, 0, 10).build();
+  final History grants =
+      new Histories().granted("a", "lock/x", 5, 0, 10).granted("b", "lock/y", 7, 0, 10).build();
 
   static List<WatchedEvent> stream(String watcher, String... events) {
     List<WatchedEvent> out = new ArrayList<>();
@@ -34,24 +35,40 @@ class WatchCheckerTest {
 
   @Test
   void prefixesOfOneSequencePass() {
-    History h = with(grants, List.of(stream("w1", "5 ACQUIRED lock/x 5", "7 ACQUIRED lock/y 7", "8 RELEASED lock/x 5"),
-        stream("w2", "5 ACQUIRED lock/x 5", "7 ACQUIRED lock/y 7")));
+    History h =
+        with(
+            grants,
+            List.of(
+                stream("w1", "5 ACQUIRED lock/x 5", "7 ACQUIRED lock/y 7", "8 RELEASED lock/x 5"),
+                stream("w2", "5 ACQUIRED lock/x 5", "7 ACQUIRED lock/y 7")));
     assertEquals(Verdict.Result.VALID, checker.check(h).result(), checker.check(h).toString());
   }
 
   @Test
   void aGapIsCaught() {
-    History h = with(grants, List.of(stream("w1", "5 ACQUIRED lock/x 5", "7 ACQUIRED lock/y 7", "8 RELEASED lock/x 5"),
-        stream("w2", "5 ACQUIRED lock/x 5", "8 RELEASED lock/x 5")));
+    History h =
+        with(
+            grants,
+            List.of(
+                stream("w1", "5 ACQUIRED lock/x 5", "7 ACQUIRED lock/y 7", "8 RELEASED lock/x 5"),
+                stream("w2", "5 ACQUIRED lock/x 5", "8 RELEASED lock/x 5")));
     Verdict v = checker.check(h);
     assertEquals(Verdict.Result.INVALID, v.result());
-    assertTrue(v.problems().get(0).contains("w2 diverges") && v.problems().get(0).contains("gap"), v.toString());
+    assertTrue(
+        v.problems().get(0).contains("w2 diverges") && v.problems().get(0).contains("gap"),
+        v.toString());
   }
 
   @Test
   void aDuplicateIsCaught() {
-    History h = with(grants, List.of(stream("w1", "5 ACQUIRED lock/x 5", "7 ACQUIRED lock/y 7", "7 ACQUIRED lock/y 7")));
-    assertTrue(checker.check(h).problems().stream().anyMatch(p -> p.contains("duplicate")), checker.check(h).toString());
+    History h =
+        with(
+            grants,
+            List.of(
+                stream("w1", "5 ACQUIRED lock/x 5", "7 ACQUIRED lock/y 7", "7 ACQUIRED lock/y 7")));
+    assertTrue(
+        checker.check(h).problems().stream().anyMatch(p -> p.contains("duplicate")),
+        checker.check(h).toString());
   }
 
   @Test
@@ -65,10 +82,18 @@ class WatchCheckerTest {
   @Test
   void grantsAreMatchedByTokenWhenTokensAreNotRevisions() {
     // Log format 2: token = index * 256 + position; the events carry the entry's index as revision.
-    History batched = new Histories().granted("a", "lock/x", 5 * 256, 0, 10).granted("b", "lock/y", 7 * 256 + 1, 0, 10).build();
-    History seen = with(batched, List.of(stream("w1", "5 ACQUIRED lock/x 1280", "7 ACQUIRED lock/y 1793")));
-    assertEquals(Verdict.Result.VALID, checker.check(seen).result(), checker.check(seen).toString());
+    History batched =
+        new Histories()
+            .granted("a", "lock/x", 5 * 256, 0, 10)
+            .granted("b", "lock/y", 7 * 256 + 1, 0, 10)
+            .build();
+    History seen =
+        with(batched, List.of(stream("w1", "5 ACQUIRED lock/x 1280", "7 ACQUIRED lock/y 1793")));
+    assertEquals(
+        Verdict.Result.VALID, checker.check(seen).result(), checker.check(seen).toString());
     History missing = with(batched, List.of(stream("w1", "7 ACQUIRED lock/y 1793")));
-    assertTrue(checker.check(missing).problems().get(0).contains("missing from the watch streams"), checker.check(missing).toString());
+    assertTrue(
+        checker.check(missing).problems().get(0).contains("missing from the watch streams"),
+        checker.check(missing).toString());
   }
 }

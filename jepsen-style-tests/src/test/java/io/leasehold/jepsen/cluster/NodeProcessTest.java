@@ -11,14 +11,23 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The harness restarts a node that exits with 75, as systemd's Restart=on-failure would, and nothing else. */
+/**
+ * The harness restarts a node that exits with 75, as systemd's Restart=on-failure would, and
+ * nothing else.
+ */
 class NodeProcessTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   NodeProcess node(String script) {
-    return new NodeProcess(0, "n1", List.of("sh", "-c", script), List.of(), dir.resolve("n1.log"), dir.resolve("n1.pid"),
-        dir.resolve("n1.faketime"), dir.resolve("data"));
+    return new NodeProcess(
+        0,
+        "n1",
+        List.of("sh", "-c", script),
+        List.of(),
+        dir.resolve("n1.log"),
+        dir.resolve("n1.pid"),
+        dir.resolve("n1.faketime"),
+        dir.resolve("data"));
   }
 
   static void await(String what, BooleanSupplier condition) throws InterruptedException {
@@ -35,10 +44,17 @@ class NodeProcessTest {
   void exitWithTheRestartCodeIsRestartedAndRecorded() throws Exception {
     // First run: exit 75. The restart finds the marker and stays up.
     Path marker = dir.resolve("ran-once");
-    NodeProcess n = node("if [ -e '" + marker + "' ]; then exec sleep 60; else touch '" + marker + "'; exit 75; fi");
+    NodeProcess n =
+        node(
+            "if [ -e '"
+                + marker
+                + "' ]; then exec sleep 60; else touch '"
+                + marker
+                + "'; exit 75; fi");
     try {
       n.start();
-      await("the node exited once and runs again", () -> n.selfExits().size() == 1 && n.isRunning());
+      await(
+          "the node exited once and runs again", () -> n.selfExits().size() == 1 && n.isRunning());
       NodeProcess.SelfExit exit = n.selfExits().get(0);
       assertEquals(75, exit.code());
       assertTrue(exit.restarted(), exit::toString);

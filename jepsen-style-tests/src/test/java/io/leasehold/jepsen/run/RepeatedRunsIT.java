@@ -20,25 +20,27 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The short schedule (or the mutual-TLS one) many times in a row, each with a fresh seed, and a
- * table of every run: seed, every checker's verdict, operations, duration. A schedule that
- * passes once proves little; this is how a claim of "N runs in a row" is made.
- * {@code jepsen-style-tests/repeat.sh} runs it ({@code -Pjepsen-repeat}); it goes on after a
- * failed run, so the table shows them all, and fails at the end if any run found a violation.
- * The table is printed and written to {@code target/jepsen/repeat-<schedule>.tsv}.
+ * table of every run: seed, every checker's verdict, operations, duration. A schedule that passes
+ * once proves little; this is how a claim of "N runs in a row" is made. {@code
+ * jepsen-style-tests/repeat.sh} runs it ({@code -Pjepsen-repeat}); it goes on after a failed run,
+ * so the table shows them all, and fails at the end if any run found a violation. The table is
+ * printed and written to {@code target/jepsen/repeat-<schedule>.tsv}.
  */
 class RepeatedRunsIT {
-  @TempDir
-  Path certs;
+  @TempDir Path certs;
 
   @Test
   void everyRunOfTheScheduleHasEveryCheckerValid() throws Exception {
     int runs = Integer.getInteger("jepsen.repeat", 10);
     String schedule = System.getProperty("jepsen.repeat.schedule", "short");
-    boolean tls = switch (schedule) {
-      case "short" -> false;
-      case "tls" -> true;
-      default -> throw new IllegalArgumentException("jepsen.repeat.schedule: short or tls, got " + schedule);
-    };
+    boolean tls =
+        switch (schedule) {
+          case "short" -> false;
+          case "tls" -> true;
+          default ->
+              throw new IllegalArgumentException(
+                  "jepsen.repeat.schedule: short or tls, got " + schedule);
+        };
     Random seeds = new Random(Long.getLong("jepsen.seed", System.nanoTime()));
     Path table = Runs.reports().resolve("repeat-" + schedule + ".tsv");
     Files.createDirectories(table.getParent());
@@ -47,12 +49,25 @@ class RepeatedRunsIT {
     for (int i = 1; i <= runs; i++) {
       long seed = seeds.nextLong() & Long.MAX_VALUE;
       long started = System.nanoTime();
-      Optional<io.leasehold.jepsen.cluster.Certificates> certificates = tls
-          ? Optional.of(new TestCertificates(Files.createDirectories(certs.resolve("run-" + i)))) : Optional.empty();
+      Optional<io.leasehold.jepsen.cluster.Certificates> certificates =
+          tls
+              ? Optional.of(
+                  new TestCertificates(Files.createDirectories(certs.resolve("run-" + i))))
+              : Optional.empty();
       JepsenRun.Result r;
       try {
-        r = JepsenRun.run(new JepsenRun.Config(tls ? "tls" : "short", Runs.nodes(), Runs.jar(), Runs.reports(), seed,
-            tls ? Schedules::mutualTlsSchedule : Schedules::shortSchedule, Duration.ofSeconds(10), 2, certificates));
+        r =
+            JepsenRun.run(
+                new JepsenRun.Config(
+                    tls ? "tls" : "short",
+                    Runs.nodes(),
+                    Runs.jar(),
+                    Runs.reports(),
+                    seed,
+                    tls ? Schedules::mutualTlsSchedule : Schedules::shortSchedule,
+                    Duration.ofSeconds(10),
+                    2,
+                    certificates));
       } catch (Exception e) {
         String line = String.format(Locale.ROOT, "%d\t%d\tRUN FAILED: %s", i, seed, e);
         System.out.println(line);
@@ -67,16 +82,39 @@ class RepeatedRunsIT {
         System.out.println(header);
         Files.writeString(table, header + "\n");
       }
-      String line = i + "\t" + seed + "\t" + r.verdicts().stream().map(v -> v.result().name()).collect(Collectors.joining("\t"))
-          + "\t" + r.history().ops().size() + "\t" + seconds + "\t" + r.report().toAbsolutePath();
+      String line =
+          i
+              + "\t"
+              + seed
+              + "\t"
+              + r.verdicts().stream().map(v -> v.result().name()).collect(Collectors.joining("\t"))
+              + "\t"
+              + r.history().ops().size()
+              + "\t"
+              + seconds
+              + "\t"
+              + r.report().toAbsolutePath();
       System.out.println(line);
       append(table, line);
       if (!r.valid()) {
-        failed.add(line + "\n" + r.verdicts().stream().filter(Verdict::failed).map(Verdict::toString).collect(Collectors.joining("\n")));
+        failed.add(
+            line
+                + "\n"
+                + r.verdicts().stream()
+                    .filter(Verdict::failed)
+                    .map(Verdict::toString)
+                    .collect(Collectors.joining("\n")));
       }
     }
-    System.out.println(runs - failed.size() + " of " + runs + " runs of the " + schedule + " schedule had every checker VALID; table "
-        + table.toAbsolutePath());
+    System.out.println(
+        runs
+            - failed.size()
+            + " of "
+            + runs
+            + " runs of the "
+            + schedule
+            + " schedule had every checker VALID; table "
+            + table.toAbsolutePath());
     assertEquals(List.of(), failed, "runs with a violation");
   }
 

@@ -28,14 +28,36 @@ final class Runs {
     return Long.getLong("jepsen.seed", System.currentTimeMillis());
   }
 
-  /** Fails with the verdicts and the report's path if any checker found a violation or a supported nemesis never ran. */
+  /**
+   * Fails with the verdicts and the report's path if any checker found a violation or a supported
+   * nemesis never ran.
+   */
   static void assertPassed(JepsenRun.Result r) {
-    String verdicts = r.verdicts().stream().map(Verdict::toString).collect(Collectors.joining("\n"));
-    assertTrue(r.valid(), "violations found; report: " + r.report().toAbsolutePath() + "\n" + verdicts);
-    List<String> neverRan = r.nemeses().stream().filter(n -> n.unsupportedReason().isEmpty())
-        .map(Nemesis::kind).distinct().filter(k -> r.faults().getOrDefault(k, 0) == 0).toList();
-    assertTrue(neverRan.isEmpty(), "supported nemeses that injected no fault: " + neverRan + "; report " + r.report().toAbsolutePath());
-    System.out.println("fault test passed; faults " + r.faults() + "; skipped " + r.skipped() + "; report " + r.report().toAbsolutePath()
-        + "\n" + verdicts);
+    String verdicts =
+        r.verdicts().stream().map(Verdict::toString).collect(Collectors.joining("\n"));
+    assertTrue(
+        r.valid(), "violations found; report: " + r.report().toAbsolutePath() + "\n" + verdicts);
+    List<String> neverRan =
+        r.nemeses().stream()
+            .filter(n -> n.unsupportedReason().isEmpty())
+            .map(Nemesis::kind)
+            .distinct()
+            .filter(k -> r.faults().getOrDefault(k, 0) == 0)
+            .toList();
+    assertTrue(
+        neverRan.isEmpty(),
+        "supported nemeses that injected no fault: "
+            + neverRan
+            + "; report "
+            + r.report().toAbsolutePath());
+    System.out.println(
+        "fault test passed; faults "
+            + r.faults()
+            + "; skipped "
+            + r.skipped()
+            + "; report "
+            + r.report().toAbsolutePath()
+            + "\n"
+            + verdicts);
   }
 }

@@ -10,8 +10,17 @@ import org.junit.jupiter.api.Test;
 class ShortScheduleIT {
   @Test
   void everySupportedNemesisOnceAndEveryCheckerPasses() throws Exception {
-    JepsenRun.Result r = JepsenRun.run(new JepsenRun.Config("short", Runs.nodes(), Runs.jar(), Runs.reports(), Runs.seed(),
-        Schedules::shortSchedule, Duration.ofSeconds(10), 2));
+    JepsenRun.Result r =
+        JepsenRun.run(
+            new JepsenRun.Config(
+                "short",
+                Runs.nodes(),
+                Runs.jar(),
+                Runs.reports(),
+                Runs.seed(),
+                Schedules::shortSchedule,
+                Duration.ofSeconds(10),
+                2));
     Runs.assertPassed(r);
   }
 }

@@ -13,9 +13,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Certificates made at run time with the server's test CA helper (EC P-256, no tool needed):
- * a CA in {@code dir}, node certificates in {@code dir/nodes}, client certificates in
- * {@code dir/clients}, each client's CN its name. Remembers which clients it issued.
+ * Certificates made at run time with the server's test CA helper (EC P-256, no tool needed): a CA
+ * in {@code dir}, node certificates in {@code dir/nodes}, client certificates in {@code
+ * dir/clients}, each client's CN its name. Remembers which clients it issued.
  */
 final class TestCertificates implements Certificates {
   private final Path nodes;
@@ -41,7 +41,8 @@ final class TestCertificates implements Certificates {
 
   @Override
   public synchronized Pair node(String id, String host) {
-    return issued.computeIfAbsent("node " + id, k -> pair(TestCerts.node(nodes, ca, id, List.of(host))));
+    return issued.computeIfAbsent(
+        "node " + id, k -> pair(TestCerts.node(nodes, ca, id, List.of(host))));
   }
 
   @Override

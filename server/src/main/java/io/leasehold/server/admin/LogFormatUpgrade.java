@@ -14,11 +14,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Raises the cluster's log format ({@link LogFormat}) once every member can apply the newer one,
- * as etcd raises its cluster version: the leader asks each member which format its code applies
- * and, when all answer the newest, proposes {@code SetLogFormat}. Until then entries stay in the
- * older format, which every member applies alike, so a rolling upgrade never splits the replicas.
- * A member that predates the question refuses it and counts as older; the leader asks again every
+ * Raises the cluster's log format ({@link LogFormat}) once every member can apply the newer one, as
+ * etcd raises its cluster version: the leader asks each member which format its code applies and,
+ * when all answer the newest, proposes {@code SetLogFormat}. Until then entries stay in the older
+ * format, which every member applies alike, so a rolling upgrade never splits the replicas. A
+ * member that predates the question refuses it and counts as older; the leader asks again every
  * {@link #RETRY} while it leads.
  *
  * <p>The format only rises: once raised, a node whose code predates it must not rejoin (it would
@@ -38,7 +38,10 @@ public final class LogFormatUpgrade implements AutoCloseable {
     /** The members of the current configuration other than this node. */
     List<String> otherMembers();
 
-    /** The newest format {@code member}'s code applies; fails if it cannot say (older code, unreachable). */
+    /**
+     * The newest format {@code member}'s code applies; fails if it cannot say (older code,
+     * unreachable).
+     */
     CompletableFuture<Integer> newestFormatOf(String member);
 
     /** Proposes raising the format to {@code format}, as this leader. */
@@ -49,6 +52,7 @@ public final class LogFormatUpgrade implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final AtomicLong generation = new AtomicLong();
   private final Duration retry;
+
   /** The last set of older members logged, so a cluster mid-upgrade logs once, not every retry. */
   private volatile String lastLogged = "";
 
@@ -59,11 +63,13 @@ public final class LogFormatUpgrade implements AutoCloseable {
   LogFormatUpgrade(Cluster cluster, Duration retry) {
     this.cluster = cluster;
     this.retry = retry;
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "leasehold-log-format");
-      t.setDaemon(true);
-      return t;
-    });
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "leasehold-log-format");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /** This node leads and has applied its term's first entry: check now. */
@@ -86,43 +92,60 @@ public final class LogFormatUpgrade implements AutoCloseable {
   }
 
   private void check(long gen) {
-    if (gen != generation.get() || !cluster.isLeader() || cluster.currentFormat() >= LogFormat.NEWEST) {
+    if (gen != generation.get()
+        || !cluster.isLeader()
+        || cluster.currentFormat() >= LogFormat.NEWEST) {
       return;
     }
     List<String> members = cluster.otherMembers();
     List<CompletableFuture<Integer>> answers = new ArrayList<>();
     for (String m : members) {
-      answers.add(cluster.newestFormatOf(m).handle((f, e) -> e == null ? f : 0).toCompletableFuture());
+      answers.add(
+          cluster.newestFormatOf(m).handle((f, e) -> e == null ? f : 0).toCompletableFuture());
     }
-    CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).whenComplete((v, e) -> {
-      List<String> older = new ArrayList<>();
-      for (int i = 0; i < members.size(); i++) {
-        int f = answers.get(i).join();
-        if (f < LogFormat.NEWEST) {
-          older.add(members.get(i) + (f == 0 ? " (no answer)" : " (format " + f + ")"));
-        }
-      }
-      if (gen != generation.get()) {
-        return;
-      }
-      if (!older.isEmpty()) {
-        String text = String.join(", ", older);
-        if (!text.equals(lastLogged)) {
-          lastLogged = text;
-          LOG.info("log format stays {} until every member applies format {}: {}", cluster.currentFormat(), LogFormat.NEWEST, text);
-        }
-        schedule(gen, retry);
-        return;
-      }
-      cluster.propose(LogFormat.NEWEST).whenComplete((r, failed) -> {
-        if (failed != null) {
-          LOG.info("raising the log format to {} failed ({}); trying again in {} s", LogFormat.NEWEST, failed.toString(), retry.toSeconds());
-          schedule(gen, retry);
-        } else {
-          LOG.info("log format raised to {}: every member applies it", LogFormat.NEWEST);
-        }
-      });
-    });
+    CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
+        .whenComplete(
+            (v, e) -> {
+              List<String> older = new ArrayList<>();
+              for (int i = 0; i < members.size(); i++) {
+                int f = answers.get(i).join();
+                if (f < LogFormat.NEWEST) {
+                  older.add(members.get(i) + (f == 0 ? " (no answer)" : " (format " + f + ")"));
+                }
+              }
+              if (gen != generation.get()) {
+                return;
+              }
+              if (!older.isEmpty()) {
+                String text = String.join(", ", older);
+                if (!text.equals(lastLogged)) {
+                  lastLogged = text;
+                  LOG.info(
+                      "log format stays {} until every member applies format {}: {}",
+                      cluster.currentFormat(),
+                      LogFormat.NEWEST,
+                      text);
+                }
+                schedule(gen, retry);
+                return;
+              }
+              cluster
+                  .propose(LogFormat.NEWEST)
+                  .whenComplete(
+                      (r, failed) -> {
+                        if (failed != null) {
+                          LOG.info(
+                              "raising the log format to {} failed ({}); trying again in {} s",
+                              LogFormat.NEWEST,
+                              failed.toString(),
+                              retry.toSeconds());
+                          schedule(gen, retry);
+                        } else {
+                          LOG.info(
+                              "log format raised to {}: every member applies it", LogFormat.NEWEST);
+                        }
+                      });
+            });
   }
 
   @Override

@@ -30,30 +30,37 @@ import java.util.function.Function;
  * Acquire calls that wait for a held name ({@code AcquireRequest.wait}), queued on the node that
  * received them, first come first served for each name.
  *
- * <p>Without it every waiter watches the name and asks again when its lease ends; all of them
- * ask at once and a random one wins, so under contention a few waiters lose many times in a row
- * (a lock's wait p99 several times its mean). Here only the head of a name's queue has an
- * attempt out; it asks again once this node applies the end of the lease its conflict named (or
- * of the one last granted from the queue), or once the lock-delay that refused it is over. A
- * waiting call that arrives while the name has a queue joins the tail without asking. Calls
- * without a wait are not queued and may still win a free name first.
+ * <p>Without it every waiter watches the name and asks again when its lease ends; all of them ask
+ * at once and a random one wins, so under contention a few waiters lose many times in a row (a
+ * lock's wait p99 several times its mean). Here only the head of a name's queue has an attempt out;
+ * it asks again once this node applies the end of the lease its conflict named (or of the one last
+ * granted from the queue), or once the lock-delay that refused it is over. A waiting call that
+ * arrives while the name has a queue joins the tail without asking. Calls without a wait are not
+ * queued and may still win a free name first.
  *
  * <p>The queue is not replicated: a waiter is a live call, and a call lasts only as long as its
  * connection to this node. Calls queued on different nodes ask independently (the SDK sends its
- * writes to the leader, so its waiters share one queue). Each attempt after the first carries an
- * id of its own: the core remembers the answer to a request id, so asking again under the
- * caller's id would only repeat the first CONFLICT. For the same reason a first answer that the
- * core remembered from before this call (the caller retried an id it had used) is not waited on
- * but asked again at once. A grant that arrives after its call went away stays its holder's
- * (see {@link #attempted}).
+ * writes to the leader, so its waiters share one queue). Each attempt after the first carries an id
+ * of its own: the core remembers the answer to a request id, so asking again under the caller's id
+ * would only repeat the first CONFLICT. For the same reason a first answer that the core remembered
+ * from before this call (the caller retried an id it had used) is not waited on but asked again at
+ * once. A grant that arrives after its call went away stays its holder's (see {@link #attempted}).
  */
 public final class AcquireWaits implements AutoCloseable {
 
-  /** The calls one node keeps waiting; beyond them a waiting call gets one attempt, as without a wait. */
+  /**
+   * The calls one node keeps waiting; beyond them a waiting call gets one attempt, as without a
+   * wait.
+   */
   static final int MAX_WAITING = 10_000;
+
   private static final long MIN_LOCK_DELAY_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
   private static final long MAX_LOCK_DELAY_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
-  /** How long a head waits for the end of the lease it conflicted with before it asks again regardless. */
+
+  /**
+   * How long a head waits for the end of the lease it conflicted with before it asks again
+   * regardless.
+   */
   private static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
 
   private final Function<LogCommand, CompletableFuture<LogReply>> propose;
@@ -62,6 +69,7 @@ public final class AcquireWaits implements AutoCloseable {
   private final String idPrefix;
   private final AtomicLong ids = new AtomicLong();
   private volatile long applied;
+
   /** Whether any name has a queue: most applied entries then need no lock. */
   private volatile boolean anyQueue;
 
@@ -74,8 +82,14 @@ public final class AcquireWaits implements AutoCloseable {
     this(propose, newExecutor(), RECHECK_NANOS);
   }
 
-  /** With the one thread that runs the queues and their timers, and how long a parked head waits for an end at most. */
-  AcquireWaits(Function<LogCommand, CompletableFuture<LogReply>> propose, ScheduledExecutorService executor, long recheckNanos) {
+  /**
+   * With the one thread that runs the queues and their timers, and how long a parked head waits for
+   * an end at most.
+   */
+  AcquireWaits(
+      Function<LogCommand, CompletableFuture<LogReply>> propose,
+      ScheduledExecutorService executor,
+      long recheckNanos) {
     this.propose = propose;
     this.executor = executor;
     this.recheckNanos = recheckNanos;
@@ -83,11 +97,14 @@ public final class AcquireWaits implements AutoCloseable {
   }
 
   private static ScheduledExecutorService newExecutor() {
-    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "acquire-waits");
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledThreadPoolExecutor executor =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "acquire-waits");
+              t.setDaemon(true);
+              return t;
+            });
     executor.setRemoveOnCancelPolicy(true);
     return executor;
   }
@@ -100,7 +117,11 @@ public final class AcquireWaits implements AutoCloseable {
    * wait cleared. False when this node already keeps {@link #MAX_WAITING} calls waiting (or is
    * closing): the caller then sends it once, as a call without a wait.
    */
-  public boolean submit(LogCommand command, long waitNanos, ServerCallStreamObserver<AcquireResponse> call, Answer answer) {
+  public boolean submit(
+      LogCommand command,
+      long waitNanos,
+      ServerCallStreamObserver<AcquireResponse> call,
+      Answer answer) {
     String name = command.getAcquire().getName();
     Waiting w = new Waiting(command, System.nanoTime() + waitNanos, answer);
     boolean first;
@@ -122,7 +143,10 @@ public final class AcquireWaits implements AutoCloseable {
     return true;
   }
 
-  /** Called for every entry this node applies, on the apply thread: wakes the queues of names whose lease ended. */
+  /**
+   * Called for every entry this node applies, on the apply thread: wakes the queues of names whose
+   * lease ended.
+   */
   public void onApplied(ApplyResult result) {
     applied = result.revision();
     if (!anyQueue) {
@@ -170,7 +194,10 @@ public final class AcquireWaits implements AutoCloseable {
       anyQueue = false;
       waiting = 0;
     }
-    Throwable stopping = Status.UNAVAILABLE.withDescription("the node is stopping; send the Acquire again").asRuntimeException();
+    Throwable stopping =
+        Status.UNAVAILABLE
+            .withDescription("the node is stopping; send the Acquire again")
+            .asRuntimeException();
     all.forEach(w -> w.answerOnce(null, stopping));
     executor.shutdownNow();
   }
@@ -212,7 +239,10 @@ public final class AcquireWaits implements AutoCloseable {
     if (w.attempts++ == 0) {
       w.appliedBefore = applied;
     } else if (!c.getAcquire().getRequestId().isEmpty()) {
-      AcquireRequest fresh = c.getAcquire().toBuilder().setRequestId(idPrefix + Long.toString(ids.incrementAndGet(), 36)).build();
+      AcquireRequest fresh =
+          c.getAcquire().toBuilder()
+              .setRequestId(idPrefix + Long.toString(ids.incrementAndGet(), 36))
+              .build();
       c = c.toBuilder().setAcquire(fresh).build();
     }
     CompletableFuture<LogReply> f;
@@ -245,15 +275,20 @@ public final class AcquireWaits implements AutoCloseable {
       end(name, w, reply, null);
       return;
     }
-    boolean lockDelay = r.getOutcome() == Outcome.REJECTED && r.getRejection().getReason() == RejectReason.LOCK_DELAY;
+    boolean lockDelay =
+        r.getOutcome() == Outcome.REJECTED
+            && r.getRejection().getReason() == RejectReason.LOCK_DELAY;
     if (r.getOutcome() != Outcome.CONFLICT && !lockDelay) {
       end(name, w, reply, null);
       return;
     }
     // The first answer, remembered by the core from an earlier call with the same id: the lease
     // it names may have ended before this queue began to look, so ask again rather than wait.
-    boolean remembered = r.getOutcome() == Outcome.CONFLICT && w.attempts == 1
-        && !w.command.getAcquire().getRequestId().isEmpty() && r.getRevision() <= w.appliedBefore;
+    boolean remembered =
+        r.getOutcome() == Outcome.CONFLICT
+            && w.attempts == 1
+            && !w.command.getAcquire().getRequestId().isEmpty()
+            && r.getRevision() <= w.appliedBefore;
     if (!remembered && (w.pastDeadline() || w.gone.get())) {
       end(name, w, reply, null);
       return;
@@ -261,7 +296,7 @@ public final class AcquireWaits implements AutoCloseable {
     synchronized (this) {
       NameQueue q = queues.get(name);
       if (q == null) {
-        return;  // closed
+        return; // closed
       }
       q.inFlight = false;
       w.last = r;
@@ -271,12 +306,20 @@ public final class AcquireWaits implements AutoCloseable {
         // event marks the bar's end, so the head asks again when it should be over (the
         // estimate may say 0 while the bar still holds, so back off too).
         w.lockDelayRetries++;
-        long estimate = r.getRejection().hasRetryAfter()
-            ? TimeUnit.SECONDS.toNanos(r.getRejection().getRetryAfter().getSeconds()) + r.getRejection().getRetryAfter().getNanos()
-            : 0;
-        long backoff = Math.min(MAX_LOCK_DELAY_BACKOFF_NANOS, MIN_LOCK_DELAY_RETRY_NANOS << Math.min(w.lockDelayRetries, 10));
-        q.retry = executor.schedule(() -> retryNow(name), Math.max(estimate, backoff) + MIN_LOCK_DELAY_RETRY_NANOS,
-            TimeUnit.NANOSECONDS);
+        long estimate =
+            r.getRejection().hasRetryAfter()
+                ? TimeUnit.SECONDS.toNanos(r.getRejection().getRetryAfter().getSeconds())
+                    + r.getRejection().getRetryAfter().getNanos()
+                : 0;
+        long backoff =
+            Math.min(
+                MAX_LOCK_DELAY_BACKOFF_NANOS,
+                MIN_LOCK_DELAY_RETRY_NANOS << Math.min(w.lockDelayRetries, 10));
+        q.retry =
+            executor.schedule(
+                () -> retryNow(name),
+                Math.max(estimate, backoff) + MIN_LOCK_DELAY_RETRY_NANOS,
+                TimeUnit.NANOSECONDS);
         return;
       }
       if (!remembered) {
@@ -311,7 +354,10 @@ public final class AcquireWaits implements AutoCloseable {
     pump(name);
   }
 
-  /** Takes the head out of its queue after its attempt, answers it (unless it went away), and lets the next one go. */
+  /**
+   * Takes the head out of its queue after its attempt, answers it (unless it went away), and lets
+   * the next one go.
+   */
   private void end(String name, Waiting w, LogReply reply, Throwable error) {
     synchronized (this) {
       NameQueue q = queues.get(name);
@@ -329,7 +375,10 @@ public final class AcquireWaits implements AutoCloseable {
     pump(name);
   }
 
-  /** The wait is over: answer with what the call last learnt, unless its attempt is out (then that attempt answers). */
+  /**
+   * The wait is over: answer with what the call last learnt, unless its attempt is out (then that
+   * attempt answers).
+   */
   private void timedOut(String name, Waiting w) {
     AcquireResponse last;
     synchronized (this) {
@@ -340,7 +389,8 @@ public final class AcquireWaits implements AutoCloseable {
       waiting--;
       last = w.last != null ? w.last : q.last;
       if (last == null) {
-        last = AcquireResponse.newBuilder().setOutcome(Outcome.CONFLICT).setRevision(applied).build();
+        last =
+            AcquireResponse.newBuilder().setOutcome(Outcome.CONFLICT).setRevision(applied).build();
       }
     }
     w.answerOnce(LogReply.newBuilder().setAcquire(last).build(), null);
@@ -367,19 +417,28 @@ public final class AcquireWaits implements AutoCloseable {
   /** The calls waiting for one name, in arrival order; the head alone asks. */
   private static final class NameQueue {
     final ArrayDeque<Waiting> waiters = new ArrayDeque<>(4);
+
     /** The head's attempt is out. */
     boolean inFlight;
-    /** The token of the lease the last conflict or grant named: the head waits for its end; -1: ask now. */
+
+    /**
+     * The token of the lease the last conflict or grant named: the head waits for its end; -1: ask
+     * now.
+     */
     long heldToken = -1;
+
     /**
      * The highest token of a lease of the name this node applied the end of while the queue
      * existed. Tokens, not revisions: one entry may end a lease after deciding a conflict with it.
      */
     long lastEndedToken = -1;
+
     /** The head waits out a lock-delay. */
     ScheduledFuture<?> retry;
+
     /** When a parked head asks again even if no end was applied. */
     ScheduledFuture<?> recheck;
+
     AcquireResponse last;
 
     /** Whether the name may be free: nothing was decided yet, or a lease ended since. */

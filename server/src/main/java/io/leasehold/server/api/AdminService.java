@@ -31,73 +31,109 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * The Admin API: policies, bans, revocation and the history of ended leases. Writes are
- * replicated commands like any lease command (validated here first, so bad input never reaches
- * the log and leaves the stored policy alone); reads are linearizable unless stale.
+ * The Admin API: policies, bans, revocation and the history of ended leases. Writes are replicated
+ * commands like any lease command (validated here first, so bad input never reaches the log and
+ * leaves the stored policy alone); reads are linearizable unless stale.
  */
 public final class AdminService extends AdminGrpc.AdminImplBase {
   private final ReplicatedCalls calls;
   private final LongSupplier wallClockMicros;
 
-  public AdminService(Consensus consensus, Supplier<Optional<String>> leaderHint, LongSupplier wallClockMicros) {
+  public AdminService(
+      Consensus consensus, Supplier<Optional<String>> leaderHint, LongSupplier wallClockMicros) {
     this.calls = new ReplicatedCalls(consensus, leaderHint);
     this.wallClockMicros = wallClockMicros;
   }
 
   @Override
   public void getPolicy(GetPolicyRequest request, StreamObserver<GetPolicyResponse> response) {
-    calls.read(() -> AdminValidation.getPolicy(request), () -> ReadQuery.newBuilder().setGetPolicy(request).build(),
-        request.getStale(), ReadReply::getGetPolicy, response);
+    calls.read(
+        () -> AdminValidation.getPolicy(request),
+        () -> ReadQuery.newBuilder().setGetPolicy(request).build(),
+        request.getStale(),
+        ReadReply::getGetPolicy,
+        response);
   }
 
   @Override
-  public void listPolicies(ListPoliciesRequest request, StreamObserver<ListPoliciesResponse> response) {
-    calls.read(() -> { }, () -> ReadQuery.newBuilder().setListPolicies(request).build(),
-        request.getStale(), ReadReply::getListPolicies, response);
+  public void listPolicies(
+      ListPoliciesRequest request, StreamObserver<ListPoliciesResponse> response) {
+    calls.read(
+        () -> {},
+        () -> ReadQuery.newBuilder().setListPolicies(request).build(),
+        request.getStale(),
+        ReadReply::getListPolicies,
+        response);
   }
 
   @Override
   public void setPolicy(SetPolicyRequest request, StreamObserver<SetPolicyResponse> response) {
-    calls.write(() -> AdminValidation.setPolicy(request), () -> LogCommand.newBuilder().setSetPolicy(request).build(),
-        LogReply::getSetPolicy, response);
+    calls.write(
+        () -> AdminValidation.setPolicy(request),
+        () -> LogCommand.newBuilder().setSetPolicy(request).build(),
+        LogReply::getSetPolicy,
+        response);
   }
 
   @Override
-  public void deletePolicy(DeletePolicyRequest request, StreamObserver<DeletePolicyResponse> response) {
-    calls.write(() -> AdminValidation.deletePolicy(request), () -> LogCommand.newBuilder().setDeletePolicy(request).build(),
-        LogReply::getDeletePolicy, response);
+  public void deletePolicy(
+      DeletePolicyRequest request, StreamObserver<DeletePolicyResponse> response) {
+    calls.write(
+        () -> AdminValidation.deletePolicy(request),
+        () -> LogCommand.newBuilder().setDeletePolicy(request).build(),
+        LogReply::getDeletePolicy,
+        response);
   }
 
   @Override
   public void ban(BanRequest request, StreamObserver<BanResponse> response) {
-    calls.write(() -> {
-      AdminValidation.ban(request);
-      // An end already past on this node's clock is refused here; the core checks again with the leader's stamp.
-      AdminValidation.banEnd(request, wallClockMicros.getAsLong());
-    }, () -> LogCommand.newBuilder().setBan(request).build(), LogReply::getBan, response);
+    calls.write(
+        () -> {
+          AdminValidation.ban(request);
+          // An end already past on this node's clock is refused here; the core checks again with
+          // the leader's stamp.
+          AdminValidation.banEnd(request, wallClockMicros.getAsLong());
+        },
+        () -> LogCommand.newBuilder().setBan(request).build(),
+        LogReply::getBan,
+        response);
   }
 
   @Override
   public void unban(UnbanRequest request, StreamObserver<UnbanResponse> response) {
-    calls.write(() -> AdminValidation.unban(request), () -> LogCommand.newBuilder().setUnban(request).build(),
-        LogReply::getUnban, response);
+    calls.write(
+        () -> AdminValidation.unban(request),
+        () -> LogCommand.newBuilder().setUnban(request).build(),
+        LogReply::getUnban,
+        response);
   }
 
   @Override
   public void listBans(ListBansRequest request, StreamObserver<ListBansResponse> response) {
-    calls.read(() -> AdminValidation.listBans(request), () -> ReadQuery.newBuilder().setListBans(request).build(),
-        request.getStale(), ReadReply::getListBans, response);
+    calls.read(
+        () -> AdminValidation.listBans(request),
+        () -> ReadQuery.newBuilder().setListBans(request).build(),
+        request.getStale(),
+        ReadReply::getListBans,
+        response);
   }
 
   @Override
   public void revoke(RevokeRequest request, StreamObserver<RevokeResponse> response) {
-    calls.write(() -> AdminValidation.revoke(request), () -> LogCommand.newBuilder().setRevoke(request).build(),
-        LogReply::getRevoke, response);
+    calls.write(
+        () -> AdminValidation.revoke(request),
+        () -> LogCommand.newBuilder().setRevoke(request).build(),
+        LogReply::getRevoke,
+        response);
   }
 
   @Override
   public void history(HistoryRequest request, StreamObserver<HistoryResponse> response) {
-    calls.read(() -> AdminValidation.history(request), () -> ReadQuery.newBuilder().setHistory(request).build(),
-        request.getStale(), ReadReply::getHistory, response);
+    calls.read(
+        () -> AdminValidation.history(request),
+        () -> ReadQuery.newBuilder().setHistory(request).build(),
+        request.getStale(),
+        ReadReply::getHistory,
+        response);
   }
 }

@@ -31,8 +31,8 @@ import java.util.function.Supplier;
 
 /**
  * The Auth API: roles and grants are replicated commands (validated by the core, which refuses a
- * change that would lock every admin out); reads are linearizable unless stale. Who may call
- * what is decided before any of this runs, by the authorization point.
+ * change that would lock every admin out); reads are linearizable unless stale. Who may call what
+ * is decided before any of this runs, by the authorization point.
  */
 public final class AuthService extends AuthGrpc.AuthImplBase {
   private final ReplicatedCalls calls;
@@ -48,10 +48,11 @@ public final class AuthService extends AuthGrpc.AuthImplBase {
   @Override
   public void whoAmI(WhoAmIRequest request, StreamObserver<WhoAmIResponse> response) {
     Caller caller = Caller.current();
-    WhoAmIResponse.Builder b = WhoAmIResponse.newBuilder()
-        .setIdentity(caller.identity())
-        .setAuthenticatedBy(caller.via())
-        .setAuthenticationEnabled(auth.enabled());
+    WhoAmIResponse.Builder b =
+        WhoAmIResponse.newBuilder()
+            .setIdentity(caller.identity())
+            .setAuthenticatedBy(caller.via())
+            .setAuthenticationEnabled(auth.enabled());
     if (caller.authenticated()) {
       b.addAllRoles(auth.access().access(caller.identity(), auth.initialAdmin()).roles());
     }
@@ -61,40 +62,72 @@ public final class AuthService extends AuthGrpc.AuthImplBase {
 
   @Override
   public void addRole(AddRoleRequest request, StreamObserver<AddRoleResponse> response) {
-    calls.write(() -> { }, () -> LogCommand.newBuilder().setAddRole(request).build(), LogReply::getAddRole, response);
+    calls.write(
+        () -> {},
+        () -> LogCommand.newBuilder().setAddRole(request).build(),
+        LogReply::getAddRole,
+        response);
   }
 
   @Override
   public void removeRole(RemoveRoleRequest request, StreamObserver<RemoveRoleResponse> response) {
-    calls.write(() -> { }, () -> LogCommand.newBuilder().setRemoveRole(request).build(), LogReply::getRemoveRole, response);
+    calls.write(
+        () -> {},
+        () -> LogCommand.newBuilder().setRemoveRole(request).build(),
+        LogReply::getRemoveRole,
+        response);
   }
 
   @Override
   public void grantRole(GrantRoleRequest request, StreamObserver<GrantRoleResponse> response) {
-    calls.write(() -> { }, () -> LogCommand.newBuilder().setGrantRole(request).build(), LogReply::getGrantRole, response);
+    calls.write(
+        () -> {},
+        () -> LogCommand.newBuilder().setGrantRole(request).build(),
+        LogReply::getGrantRole,
+        response);
   }
 
   @Override
   public void revokeRole(RevokeRoleRequest request, StreamObserver<RevokeRoleResponse> response) {
-    calls.write(() -> { }, () -> LogCommand.newBuilder().setRevokeRole(request).build(), LogReply::getRevokeRole, response);
+    calls.write(
+        () -> {},
+        () -> LogCommand.newBuilder().setRevokeRole(request).build(),
+        LogReply::getRevokeRole,
+        response);
   }
 
   @Override
   public void listRoles(ListRolesRequest request, StreamObserver<ListRolesResponse> response) {
-    calls.read(() -> { }, () -> ReadQuery.newBuilder().setListRoles(request).build(), request.getStale(), ReadReply::getListRoles, response);
+    calls.read(
+        () -> {},
+        () -> ReadQuery.newBuilder().setListRoles(request).build(),
+        request.getStale(),
+        ReadReply::getListRoles,
+        response);
   }
 
   @Override
   public void listGrants(ListGrantsRequest request, StreamObserver<ListGrantsResponse> response) {
-    calls.read(() -> { }, () -> ReadQuery.newBuilder().setListGrants(request).build(), request.getStale(), ReadReply::getListGrants, response);
+    calls.read(
+        () -> {},
+        () -> ReadQuery.newBuilder().setListGrants(request).build(),
+        request.getStale(),
+        ReadReply::getListGrants,
+        response);
   }
 
   @Override
   public void audit(AuditRequest request, StreamObserver<AuditResponse> response) {
-    calls.read(() -> {
-      if (request.getLimit() < 0) {
-        throw new InvalidArgumentException("limit", "must not be negative, got " + request.getLimit());
-      }
-    }, () -> ReadQuery.newBuilder().setAudit(request).build(), request.getStale(), ReadReply::getAudit, response);
+    calls.read(
+        () -> {
+          if (request.getLimit() < 0) {
+            throw new InvalidArgumentException(
+                "limit", "must not be negative, got " + request.getLimit());
+          }
+        },
+        () -> ReadQuery.newBuilder().setAudit(request).build(),
+        request.getStale(),
+        ReadReply::getAudit,
+        response);
   }
 }

@@ -43,7 +43,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-/** This node's view of the cluster, from its consensus, and the operator's controls over membership and snapshots. */
+/**
+ * This node's view of the cluster, from its consensus, and the operator's controls over membership
+ * and snapshots.
+ */
 public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   private static final int CHUNK = 1 << 20;
   private static final Duration DEFAULT_TRANSFER_TIMEOUT = Duration.ofSeconds(10);
@@ -58,17 +61,21 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   @Override
   public void status(StatusRequest request, StreamObserver<StatusResponse> response) {
     Consensus.Status status = node.consensus().status();
-    StatusResponse.Builder b = StatusResponse.newBuilder()
-        .setId(node.id())
-        .setGroupId(status.groupId())
-        .setRole(role(status.role()))
-        .setTerm(status.term())
-        .setCommitIndex(status.commitIndex())
-        .setAppliedIndex(status.appliedIndex());
-    status.leaderId().ifPresent(leader -> {
-      b.setLeaderId(leader);
-      node.consensus().clientAddressOf(leader).ifPresent(b::setLeaderClientAddress);
-    });
+    StatusResponse.Builder b =
+        StatusResponse.newBuilder()
+            .setId(node.id())
+            .setGroupId(status.groupId())
+            .setRole(role(status.role()))
+            .setTerm(status.term())
+            .setCommitIndex(status.commitIndex())
+            .setAppliedIndex(status.appliedIndex());
+    status
+        .leaderId()
+        .ifPresent(
+            leader -> {
+              b.setLeaderId(leader);
+              node.consensus().clientAddressOf(leader).ifPresent(b::setLeaderClientAddress);
+            });
     b.addAllMembers(members(status.members()));
     response.onNext(b.build());
     response.onCompleted();
@@ -77,33 +84,79 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   @Override
   public void addMember(AddMemberRequest request, StreamObserver<MembershipResponse> response) {
     Member m = request.getMember();
-    answer(audited("add_member", m.getId(), "peer " + m.getPeerAddress() + ", client " + m.getClientAddress(),
-        () -> node.consensus().addMember(m.getId(), m.getPeerAddress(), m.getClientAddress())), this::membership, response);
+    answer(
+        audited(
+            "add_member",
+            m.getId(),
+            "peer " + m.getPeerAddress() + ", client " + m.getClientAddress(),
+            () -> node.consensus().addMember(m.getId(), m.getPeerAddress(), m.getClientAddress())),
+        this::membership,
+        response);
   }
 
   @Override
-  public void removeMember(RemoveMemberRequest request, StreamObserver<MembershipResponse> response) {
-    answer(audited("remove_member", request.getId(), "", () -> node.consensus().removeMember(request.getId())), this::membership, response);
+  public void removeMember(
+      RemoveMemberRequest request, StreamObserver<MembershipResponse> response) {
+    answer(
+        audited(
+            "remove_member",
+            request.getId(),
+            "",
+            () -> node.consensus().removeMember(request.getId())),
+        this::membership,
+        response);
   }
 
   @Override
-  public void transferLeadership(TransferLeadershipRequest request, StreamObserver<TransferLeadershipResponse> response) {
-    answer(audited("transfer_leadership", request.getId(), "", () -> node.consensus().transferLeadership(Optional.of(request.getId()),
-        timeout(request.hasTimeout(), request.getTimeout(), DEFAULT_TRANSFER_TIMEOUT))), leader -> {
-      TransferLeadershipResponse.Builder b = TransferLeadershipResponse.newBuilder().setLeaderId(leader);
-      node.consensus().clientAddressOf(leader).ifPresent(b::setLeaderClientAddress);
-      return b.build();
-    }, response);
+  public void transferLeadership(
+      TransferLeadershipRequest request, StreamObserver<TransferLeadershipResponse> response) {
+    answer(
+        audited(
+            "transfer_leadership",
+            request.getId(),
+            "",
+            () ->
+                node.consensus()
+                    .transferLeadership(
+                        Optional.of(request.getId()),
+                        timeout(
+                            request.hasTimeout(), request.getTimeout(), DEFAULT_TRANSFER_TIMEOUT))),
+        leader -> {
+          TransferLeadershipResponse.Builder b =
+              TransferLeadershipResponse.newBuilder().setLeaderId(leader);
+          node.consensus().clientAddressOf(leader).ifPresent(b::setLeaderClientAddress);
+          return b.build();
+        },
+        response);
   }
 
   @Override
-  public void takeSnapshot(TakeSnapshotRequest request, StreamObserver<TakeSnapshotResponse> response) {
-    answer(audited("take_snapshot", node.id(), "",
-        () -> node.consensus().takeSnapshot(timeout(request.hasTimeout(), request.getTimeout(), DEFAULT_SNAPSHOT_TIMEOUT))), s -> TakeSnapshotResponse.newBuilder()
-        .setId(node.id()).setTerm(s.term()).setIndex(s.index()).setSizeBytes(size(s)).build(), response);
+  public void takeSnapshot(
+      TakeSnapshotRequest request, StreamObserver<TakeSnapshotResponse> response) {
+    answer(
+        audited(
+            "take_snapshot",
+            node.id(),
+            "",
+            () ->
+                node.consensus()
+                    .takeSnapshot(
+                        timeout(
+                            request.hasTimeout(), request.getTimeout(), DEFAULT_SNAPSHOT_TIMEOUT))),
+        s ->
+            TakeSnapshotResponse.newBuilder()
+                .setId(node.id())
+                .setTerm(s.term())
+                .setIndex(s.index())
+                .setSizeBytes(size(s))
+                .build(),
+        response);
   }
 
-  /** Streams a fresh snapshot: a header, then the file in chunks, respecting the client's flow control. */
+  /**
+   * Streams a fresh snapshot: a header, then the file in chunks, respecting the client's flow
+   * control.
+   */
   @Override
   public void backup(BackupRequest request, StreamObserver<BackupChunk> response) {
     Duration timeout;
@@ -114,34 +167,46 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
       return;
     }
     ServerCallStreamObserver<BackupChunk> out = (ServerCallStreamObserver<BackupChunk>) response;
-    // gRPC takes these handlers only before this method returns; the sender comes once the snapshot is done.
+    // gRPC takes these handlers only before this method returns; the sender comes once the snapshot
+    // is done.
     AtomicReference<Sender> sender = new AtomicReference<>();
     out.setOnReadyHandler(() -> Optional.ofNullable(sender.get()).ifPresent(Sender::run));
     out.setOnCancelHandler(() -> Optional.ofNullable(sender.get()).ifPresent(Sender::closeQuietly));
-    audited("backup", node.id(), "", () -> node.consensus().takeSnapshot(timeout)).get().whenComplete((snapshot, error) -> {
-      if (error != null) {
-        out.onError(status(error));
-        return;
-      }
-      try {
-        InputStream in = Files.newInputStream(snapshot.file());
-        BackupHeader header = BackupHeader.newBuilder()
-            .setNodeId(node.id())
-            .setGroupId(node.consensus().status().groupId())
-            .setTerm(snapshot.term())
-            .setIndex(snapshot.index())
-            .setSizeBytes(size(snapshot))
-            .setMd5(snapshot.md5())
-            .setTakenAt(Timestamp.newBuilder().setSeconds(
-                Files.getLastModifiedTime(snapshot.file()).toInstant().getEpochSecond()))
-            .build();
-        Sender s = new Sender(out, in, header);
-        sender.set(s);
-        s.run();
-      } catch (IOException e) {
-        out.onError(Status.INTERNAL.withDescription("reading the snapshot: " + e).asRuntimeException());
-      }
-    });
+    audited("backup", node.id(), "", () -> node.consensus().takeSnapshot(timeout))
+        .get()
+        .whenComplete(
+            (snapshot, error) -> {
+              if (error != null) {
+                out.onError(status(error));
+                return;
+              }
+              try {
+                InputStream in = Files.newInputStream(snapshot.file());
+                BackupHeader header =
+                    BackupHeader.newBuilder()
+                        .setNodeId(node.id())
+                        .setGroupId(node.consensus().status().groupId())
+                        .setTerm(snapshot.term())
+                        .setIndex(snapshot.index())
+                        .setSizeBytes(size(snapshot))
+                        .setMd5(snapshot.md5())
+                        .setTakenAt(
+                            Timestamp.newBuilder()
+                                .setSeconds(
+                                    Files.getLastModifiedTime(snapshot.file())
+                                        .toInstant()
+                                        .getEpochSecond()))
+                        .build();
+                Sender s = new Sender(out, in, header);
+                sender.set(s);
+                s.run();
+              } catch (IOException e) {
+                out.onError(
+                    Status.INTERNAL
+                        .withDescription("reading the snapshot: " + e)
+                        .asRuntimeException());
+              }
+            });
   }
 
   /** Sends chunks while the stream is ready; gRPC calls back when it can take more. */
@@ -184,7 +249,8 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
       } catch (IOException | RuntimeException e) {
         done = true;
         closeQuietly();
-        out.onError(Status.INTERNAL.withDescription("reading the snapshot: " + e).asRuntimeException());
+        out.onError(
+            Status.INTERNAL.withDescription("reading the snapshot: " + e).asRuntimeException());
       }
     }
 
@@ -214,11 +280,13 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   private static List<Member> members(List<Consensus.Member> members) {
     return members.stream()
         .sorted(Comparator.comparing(Consensus.Member::id))
-        .map(member -> {
-          Member.Builder m = Member.newBuilder().setId(member.id()).setPeerAddress(member.peerAddress());
-          member.clientAddress().ifPresent(m::setClientAddress);
-          return m.build();
-        })
+        .map(
+            member -> {
+              Member.Builder m =
+                  Member.newBuilder().setId(member.id()).setPeerAddress(member.peerAddress());
+              member.clientAddress().ifPresent(m::setClientAddress);
+              return m.build();
+            })
         .toList();
   }
 
@@ -226,7 +294,10 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     if (!set) {
       return fallback;
     }
-    if (d.getSeconds() < 0 || d.getNanos() < 0 || (d.getSeconds() == 0 && d.getNanos() == 0) || d.getSeconds() > 3600) {
+    if (d.getSeconds() < 0
+        || d.getNanos() < 0
+        || (d.getSeconds() == 0 && d.getNanos() == 0)
+        || d.getSeconds() > 3600) {
       throw new InvalidArgumentException("timeout", "must be positive and at most 1h");
     }
     return Duration.ofSeconds(d.getSeconds(), d.getNanos());
@@ -236,8 +307,8 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
    * {@code call}, recorded in the audit history with its outcome once done. The caller is read
    * here, on the handler's thread, where the call's context holds it.
    */
-  private <T> Supplier<CompletableFuture<T>> audited(String action, String target, String detail,
-      Supplier<CompletableFuture<T>> call) {
+  private <T> Supplier<CompletableFuture<T>> audited(
+      String action, String target, String detail, Supplier<CompletableFuture<T>> call) {
     Caller caller = Caller.current();
     return () -> {
       CompletableFuture<T> f;
@@ -247,12 +318,20 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
         node.audit(caller, action, target, "invalid: " + e.getMessage(), detail);
         throw e;
       }
-      f.whenComplete((v, e) -> node.audit(caller, action, target, e == null ? "ok" : "failed: " + status(e).getMessage(), detail));
+      f.whenComplete(
+          (v, e) ->
+              node.audit(
+                  caller,
+                  action,
+                  target,
+                  e == null ? "ok" : "failed: " + status(e).getMessage(),
+                  detail));
       return f;
     };
   }
 
-  private <T, R> void answer(Supplier<CompletableFuture<T>> call, Function<T, R> map, StreamObserver<R> response) {
+  private <T, R> void answer(
+      Supplier<CompletableFuture<T>> call, Function<T, R> map, StreamObserver<R> response) {
     CompletableFuture<T> f;
     try {
       f = call.get();
@@ -260,30 +339,37 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
       response.onError(GrpcErrors.invalid(e));
       return;
     }
-    f.whenComplete((value, error) -> {
-      if (error != null) {
-        response.onError(status(error));
-        return;
-      }
-      R mapped;
-      try {
-        mapped = map.apply(value);
-      } catch (RuntimeException e) {
-        response.onError(Status.INTERNAL.withDescription(String.valueOf(e)).asRuntimeException());
-        return;
-      }
-      response.onNext(mapped);
-      response.onCompleted();
-    });
+    f.whenComplete(
+        (value, error) -> {
+          if (error != null) {
+            response.onError(status(error));
+            return;
+          }
+          R mapped;
+          try {
+            mapped = map.apply(value);
+          } catch (RuntimeException e) {
+            response.onError(
+                Status.INTERNAL.withDescription(String.valueOf(e)).asRuntimeException());
+            return;
+          }
+          response.onNext(mapped);
+          response.onCompleted();
+        });
   }
 
   private StatusRuntimeException status(Throwable error) {
-    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    Throwable cause =
+        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     if (cause instanceof MembershipChangeInProgressException) {
-      return Status.ABORTED.withDescription("another membership change is in progress; retry: " + cause.getMessage()).asRuntimeException();
+      return Status.ABORTED
+          .withDescription("another membership change is in progress; retry: " + cause.getMessage())
+          .asRuntimeException();
     }
     if (cause instanceof MembershipChangeException) {
-      return Status.FAILED_PRECONDITION.withDescription("membership change refused: " + cause.getMessage()).asRuntimeException();
+      return Status.FAILED_PRECONDITION
+          .withDescription("membership change refused: " + cause.getMessage())
+          .asRuntimeException();
     }
     if (cause instanceof NothingToSnapshotException) {
       return Status.FAILED_PRECONDITION.withDescription(cause.getMessage()).asRuntimeException();
@@ -291,10 +377,14 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     if (cause instanceof LeadershipTransferException) {
       // The target did not take over in time (it was catching up, or an election intervened): as
       // etcd's MoveLeader answers a transfer that took too long, retryable, not a server fault.
-      return Status.UNAVAILABLE.withDescription("leadership was not transferred; retry: " + cause.getMessage()).asRuntimeException();
+      return Status.UNAVAILABLE
+          .withDescription("leadership was not transferred; retry: " + cause.getMessage())
+          .asRuntimeException();
     }
     if (cause instanceof TimeoutException) {
-      return Status.DEADLINE_EXCEEDED.withDescription(cause.getMessage() != null ? cause.getMessage() : "timed out").asRuntimeException();
+      return Status.DEADLINE_EXCEEDED
+          .withDescription(cause.getMessage() != null ? cause.getMessage() : "timed out")
+          .asRuntimeException();
     }
     return GrpcErrors.toStatus(cause, node.consensus().leaderClientAddress());
   }

@@ -3,7 +3,10 @@ package io.leasehold.server.api;
 import io.leasehold.server.auth.Caller;
 import io.leasehold.server.raft.Consensus;
 
-/** What the Cluster service needs of the node it runs on: its id, its consensus (view, members, controls), its audit. */
+/**
+ * What the Cluster service needs of the node it runs on: its id, its consensus (view, members,
+ * controls), its audit.
+ */
 public interface LocalMember {
   String id();
 

@@ -32,8 +32,8 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * The service registry: a view over leases, not a second store. An instance is the lease
- * {@code service/<service>/<instance>} whose attributes carry its address, metadata and status;
+ * The service registry: a view over leases, not a second store. An instance is the lease {@code
+ * service/<service>/<instance>} whose attributes carry its address, metadata and status;
  * registering acquires it, deregistering releases it, renewing is {@code Leases.Renew} with its
  * token, and an instance that stops renewing expires like any lease.
  */
@@ -48,62 +48,94 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
 
   @Override
   public void register(RegisterRequest request, StreamObserver<RegisterResponse> response) {
-    calls.write(() -> RegistryValidation.register(request), () -> {
-      AcquireRequest.Builder acquire = AcquireRequest.newBuilder()
-          .setName(RegistryNames.leaseName(request.getService(), request.getInstance()))
-          .setHolder(holder(request))
-          .setAttributes(RegistryValidation.attributes(request))
-          .setRequestId(request.getRequestId());
-      if (request.hasTtl()) {
-        acquire.setTtl(request.getTtl());
-      }
-      acquire.setSession(request.getSession());
-      return LogCommand.newBuilder().setAcquire(acquire).build();
-    }, reply -> registered(request, reply.getAcquire()), response);
+    calls.write(
+        () -> RegistryValidation.register(request),
+        () -> {
+          AcquireRequest.Builder acquire =
+              AcquireRequest.newBuilder()
+                  .setName(RegistryNames.leaseName(request.getService(), request.getInstance()))
+                  .setHolder(holder(request))
+                  .setAttributes(RegistryValidation.attributes(request))
+                  .setRequestId(request.getRequestId());
+          if (request.hasTtl()) {
+            acquire.setTtl(request.getTtl());
+          }
+          acquire.setSession(request.getSession());
+          return LogCommand.newBuilder().setAcquire(acquire).build();
+        },
+        reply -> registered(request, reply.getAcquire()),
+        response);
   }
 
-  /** The registration's holder: with authentication on, the caller (unless the request named it); else as given or defaulted. */
+  /**
+   * The registration's holder: with authentication on, the caller (unless the request named it);
+   * else as given or defaulted.
+   */
   private static String holder(RegisterRequest request) {
     Caller caller = Caller.current();
-    return caller.authenticated() && request.getHolder().isEmpty() ? caller.identity() : RegistryValidation.holder(request);
+    return caller.authenticated() && request.getHolder().isEmpty()
+        ? caller.identity()
+        : RegistryValidation.holder(request);
   }
 
   @Override
   public void deregister(DeregisterRequest request, StreamObserver<DeregisterResponse> response) {
-    calls.write(() -> RegistryValidation.deregister(request), () -> LogCommand.newBuilder()
-        .setRelease(ReleaseRequest.newBuilder()
-            .setName(RegistryNames.leaseName(request.getService(), request.getInstance()))
-            .setToken(request.getToken()))
-        .build(), reply -> deregistered(reply.getRelease()), response);
+    calls.write(
+        () -> RegistryValidation.deregister(request),
+        () ->
+            LogCommand.newBuilder()
+                .setRelease(
+                    ReleaseRequest.newBuilder()
+                        .setName(
+                            RegistryNames.leaseName(request.getService(), request.getInstance()))
+                        .setToken(request.getToken()))
+                .build(),
+        reply -> deregistered(reply.getRelease()),
+        response);
   }
 
   @Override
   public void setStatus(SetStatusRequest request, StreamObserver<SetStatusResponse> response) {
-    calls.write(() -> RegistryValidation.setStatus(request), () -> LogCommand.newBuilder()
-        .setUpdate(UpdateRequest.newBuilder()
-            .setName(RegistryNames.leaseName(request.getService(), request.getInstance()))
-            .setToken(request.getToken())
-            .setAttributes(Attributes.newBuilder().setStatus(request.getStatus()))
-            // Only the status: the address and metadata stay as registered.
-            .setUpdateMask(STATUS_ONLY))
-        .build(), reply -> statusSet(request.getService(), request.getInstance(), reply.getUpdate()), response);
+    calls.write(
+        () -> RegistryValidation.setStatus(request),
+        () ->
+            LogCommand.newBuilder()
+                .setUpdate(
+                    UpdateRequest.newBuilder()
+                        .setName(
+                            RegistryNames.leaseName(request.getService(), request.getInstance()))
+                        .setToken(request.getToken())
+                        .setAttributes(Attributes.newBuilder().setStatus(request.getStatus()))
+                        // Only the status: the address and metadata stay as registered.
+                        .setUpdateMask(STATUS_ONLY))
+                .build(),
+        reply -> statusSet(request.getService(), request.getInstance(), reply.getUpdate()),
+        response);
   }
 
   @Override
   public void resolve(ResolveRequest request, StreamObserver<ResolveResponse> response) {
     String prefix = RegistryNames.servicePrefix(request.getService());
-    calls.read(() -> RegistryValidation.resolve(request), () -> ReadQuery.newBuilder()
-        .setList(ListRequest.newBuilder()
-            .setPrefix(prefix)
-            .setLimit(Limits.MAX_LIST_LIMIT)
-            .setStale(request.getStale()))
-        .build(), request.getStale(), reply -> resolved(request, prefix, reply.getList()), response);
+    calls.read(
+        () -> RegistryValidation.resolve(request),
+        () ->
+            ReadQuery.newBuilder()
+                .setList(
+                    ListRequest.newBuilder()
+                        .setPrefix(prefix)
+                        .setLimit(Limits.MAX_LIST_LIMIT)
+                        .setStale(request.getStale()))
+                .build(),
+        request.getStale(),
+        reply -> resolved(request, prefix, reply.getList()),
+        response);
   }
 
   private static RegisterResponse registered(RegisterRequest request, AcquireResponse acquired) {
-    RegisterResponse.Builder b = RegisterResponse.newBuilder()
-        .setOutcome(acquired.getOutcome())
-        .setRevision(acquired.getRevision());
+    RegisterResponse.Builder b =
+        RegisterResponse.newBuilder()
+            .setOutcome(acquired.getOutcome())
+            .setRevision(acquired.getRevision());
     if (acquired.hasLease()) {
       b.setInstance(instance(request.getService(), request.getInstance(), acquired.getLease()));
     }
@@ -126,17 +158,20 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
         .build();
   }
 
-  private static SetStatusResponse statusSet(String service, String instance, UpdateResponse updated) {
-    SetStatusResponse.Builder b = SetStatusResponse.newBuilder()
-        .setOutcome(updated.getOutcome())
-        .setRevision(updated.getRevision());
+  private static SetStatusResponse statusSet(
+      String service, String instance, UpdateResponse updated) {
+    SetStatusResponse.Builder b =
+        SetStatusResponse.newBuilder()
+            .setOutcome(updated.getOutcome())
+            .setRevision(updated.getRevision());
     if (updated.hasLease()) {
       b.setInstance(instance(service, instance, updated.getLease()));
     }
     return b.build();
   }
 
-  private static ResolveResponse resolved(ResolveRequest request, String prefix, ListResponse listed) {
+  private static ResolveResponse resolved(
+      ResolveRequest request, String prefix, ListResponse listed) {
     ResolveResponse.Builder b = ResolveResponse.newBuilder().setRevision(listed.getRevision());
     for (Lease lease : listed.getLeasesList()) {
       String instance = lease.getName().substring(prefix.length());
@@ -144,7 +179,8 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
       if (instance.isEmpty() || instance.indexOf('/') >= 0) {
         continue;
       }
-      if (request.getAnyStatus() || RegistryValidation.SERVING.equals(lease.getAttributes().getStatus())) {
+      if (request.getAnyStatus()
+          || RegistryValidation.SERVING.equals(lease.getAttributes().getStatus())) {
         b.addInstances(instance(request.getService(), instance, lease));
       }
     }

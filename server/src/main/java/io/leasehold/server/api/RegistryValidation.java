@@ -12,13 +12,12 @@ import io.leasehold.statemachine.core.Validation;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The rules for registry input, checked before anything reaches the log. Registry requests
- * become lease commands, so the lease rules ({@link Validation}) apply too; errors name the
- * registry request's own fields ({@code service}, {@code instance}, {@code address} …).
+ * The rules for registry input, checked before anything reaches the log. Registry requests become
+ * lease commands, so the lease rules ({@link Validation}) apply too; errors name the registry
+ * request's own fields ({@code service}, {@code instance}, {@code address} …).
  */
 public final class RegistryValidation {
   private RegistryValidation() {}
-
 
   static final String SERVING = "SERVING";
 
@@ -42,8 +41,12 @@ public final class RegistryValidation {
       String defaultHolder = holder(r);
       int bytes = defaultHolder.getBytes(StandardCharsets.UTF_8).length;
       if (bytes > Limits.MAX_HOLDER_BYTES) {
-        throw new InvalidArgumentException("holder", "must be set when <service>/<instance> (the default holder) is over "
-            + Limits.MAX_HOLDER_BYTES + " bytes of UTF-8, got " + bytes);
+        throw new InvalidArgumentException(
+            "holder",
+            "must be set when <service>/<instance> (the default holder) is over "
+                + Limits.MAX_HOLDER_BYTES
+                + " bytes of UTF-8, got "
+                + bytes);
       }
     } else {
       Validation.holder("holder", r.getHolder());
@@ -95,23 +98,38 @@ public final class RegistryValidation {
         throw new InvalidArgumentException(field, "must not contain '/' (found at " + i + ")");
       }
       if (Character.isISOControl(c)) {
-        throw new InvalidArgumentException(field, "must not contain control characters (found U+"
-            + String.format("%04X", (int) c) + " at " + i + ")");
+        throw new InvalidArgumentException(
+            field,
+            "must not contain control characters (found U+"
+                + String.format("%04X", (int) c)
+                + " at "
+                + i
+                + ")");
       }
-      if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+      if (Character.isHighSurrogate(c)
+          && i + 1 < value.length()
+          && Character.isLowSurrogate(value.charAt(i + 1))) {
         i++;
       } else if (Character.isSurrogate(c)) {
-        throw new InvalidArgumentException(field, "must be valid Unicode (unpaired surrogate at " + i + ")");
+        throw new InvalidArgumentException(
+            field, "must be valid Unicode (unpaired surrogate at " + i + ")");
       }
     }
   }
 
   /** The lease name built from the parts stays within the lease name rules (its length, mostly). */
   private static void nameFits(String field, String leaseName) {
-    int bytes = leaseName.length() * 3 > Limits.MAX_NAME_BYTES ? leaseName.getBytes(StandardCharsets.UTF_8).length : 0;
+    int bytes =
+        leaseName.length() * 3 > Limits.MAX_NAME_BYTES
+            ? leaseName.getBytes(StandardCharsets.UTF_8).length
+            : 0;
     if (bytes > Limits.MAX_NAME_BYTES) {
-      throw new InvalidArgumentException(field, "too long: the lease name service/<service>/<instance> must be at most "
-          + Limits.MAX_NAME_BYTES + " bytes of UTF-8, got " + bytes);
+      throw new InvalidArgumentException(
+          field,
+          "too long: the lease name service/<service>/<instance> must be at most "
+              + Limits.MAX_NAME_BYTES
+              + " bytes of UTF-8, got "
+              + bytes);
     }
     try {
       Validation.name("name", leaseName);
@@ -129,7 +147,8 @@ public final class RegistryValidation {
       if (!e.field().startsWith(prefix) || !e.getMessage().startsWith(e.field() + ": ")) {
         throw e;
       }
-      throw new InvalidArgumentException(e.field().substring(prefix.length()), e.getMessage().substring(e.field().length() + 2));
+      throw new InvalidArgumentException(
+          e.field().substring(prefix.length()), e.getMessage().substring(e.field().length() + 2));
     }
   }
 }

@@ -9,8 +9,8 @@ import io.leasehold.proto.v1.ReadReply;
 import io.leasehold.server.auth.Caller;
 import io.leasehold.server.raft.Consensus;
 import io.leasehold.server.rpc.GrpcErrors;
-import io.leasehold.statemachine.core.LogFormat;
 import io.leasehold.statemachine.core.InvalidArgumentException;
+import io.leasehold.statemachine.core.LogFormat;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -19,10 +19,10 @@ import java.util.function.Supplier;
 
 /**
  * The shape of every unary API call (leases, registry, routing): validate, then one replicated
- * command or one read, then map the reply. Bad input fails before anything is proposed, so it
- * costs no replication and leaves the state alone; a command the core refused is INVALID_ARGUMENT
- * naming its field; Raft failures go through {@link GrpcErrors}; business outcomes are values in
- * the reply.
+ * command or one read, then map the reply. Bad input fails before anything is proposed, so it costs
+ * no replication and leaves the state alone; a command the core refused is INVALID_ARGUMENT naming
+ * its field; Raft failures go through {@link GrpcErrors}; business outcomes are values in the
+ * reply.
  */
 final class ReplicatedCalls {
   private final Consensus consensus;
@@ -35,11 +35,15 @@ final class ReplicatedCalls {
 
   /**
    * With authentication on, the command carries its caller's identity, which the core checks
-   * against the leases it changes; that (and roles and grants) needs log format 3 in force on
-   * every member, so until the leader has raised it, such writes are UNAVAILABLE (the leader raises it within seconds of
-   * election once every member runs code that knows it).
+   * against the leases it changes; that (and roles and grants) needs log format 3 in force on every
+   * member, so until the leader has raised it, such writes are UNAVAILABLE (the leader raises it
+   * within seconds of election once every member runs code that knows it).
    */
-  <T> void write(Runnable validate, Supplier<LogCommand> command, Function<LogReply, T> map, StreamObserver<T> response) {
+  <T> void write(
+      Runnable validate,
+      Supplier<LogCommand> command,
+      Function<LogReply, T> map,
+      StreamObserver<T> response) {
     LogCommand c = prepare(validate, command, response);
     if (c != null) {
       propose(c).whenComplete((reply, error) -> answer(reply, error, map, response));
@@ -50,7 +54,8 @@ final class ReplicatedCalls {
    * Validates and builds the command of a write, stamped with its caller; null once the call has
    * been failed (bad input, or a log format not yet in force).
    */
-  <T> LogCommand prepare(Runnable validate, Supplier<LogCommand> command, StreamObserver<T> response) {
+  <T> LogCommand prepare(
+      Runnable validate, Supplier<LogCommand> command, StreamObserver<T> response) {
     if (!valid(validate, response)) {
       return null;
     }
@@ -58,13 +63,21 @@ final class ReplicatedCalls {
     LogCommand c = command.get();
     boolean roles = c.hasAddRole() || c.hasRemoveRole() || c.hasGrantRole() || c.hasRevokeRole();
     if ((caller.authenticated() || roles) && consensus.logFormat() < LogFormat.AUTH) {
-      response.onError(Status.UNAVAILABLE.withDescription((roles ? "roles and grants" : "authenticated writes")
-          + " wait for log format " + LogFormat.AUTH + " (the cluster applies format " + consensus.logFormat()
-          + " until the leader raises it, once every member runs code that knows it; retry)").asRuntimeException());
+      response.onError(
+          Status.UNAVAILABLE
+              .withDescription(
+                  (roles ? "roles and grants" : "authenticated writes")
+                      + " wait for log format "
+                      + LogFormat.AUTH
+                      + " (the cluster applies format "
+                      + consensus.logFormat()
+                      + " until the leader raises it, once every member runs code that knows it; retry)")
+              .asRuntimeException());
       return null;
     }
     int needed = LogFormat.needed(c);
-    if (needed > LogFormat.AUTH && !formatInForce(needed, c.getCommandCase().name().toLowerCase(Locale.ROOT), response)) {
+    if (needed > LogFormat.AUTH
+        && !formatInForce(needed, c.getCommandCase().name().toLowerCase(Locale.ROOT), response)) {
       return null;
     }
     if (caller.authenticated()) {
@@ -78,13 +91,18 @@ final class ReplicatedCalls {
   }
 
   /** Answers a write with its reply, or with the status its failure maps to. */
-  <T> void answer(LogReply reply, Throwable error, Function<LogReply, T> map, StreamObserver<T> response) {
+  <T> void answer(
+      LogReply reply, Throwable error, Function<LogReply, T> map, StreamObserver<T> response) {
     if (error != null) {
       response.onError(GrpcErrors.toStatus(error, leaderHint.get()));
     } else if (reply.hasInvalid()) {
-      response.onError(GrpcErrors.invalid(reply.getInvalid().getField(), reply.getInvalid().getMessage()));
+      response.onError(
+          GrpcErrors.invalid(reply.getInvalid().getField(), reply.getInvalid().getMessage()));
     } else if (reply.hasRefused()) {
-      response.onError(Status.fromCodeValue(reply.getRefused().getCode()).withDescription(reply.getRefused().getMessage()).asRuntimeException());
+      response.onError(
+          Status.fromCodeValue(reply.getRefused().getCode())
+              .withDescription(reply.getRefused().getMessage())
+              .asRuntimeException());
     } else {
       reply(() -> map.apply(reply), response);
     }
@@ -98,57 +116,90 @@ final class ReplicatedCalls {
     if (consensus.logFormat() >= format) {
       return true;
     }
-    response.onError(Status.UNAVAILABLE.withDescription(what + " waits for log format " + format
-        + " (the cluster applies format " + consensus.logFormat()
-        + " until the leader raises it, once every member runs code that knows it; retry)").asRuntimeException());
+    response.onError(
+        Status.UNAVAILABLE
+            .withDescription(
+                what
+                    + " waits for log format "
+                    + format
+                    + " (the cluster applies format "
+                    + consensus.logFormat()
+                    + " until the leader raises it, once every member runs code that knows it; retry)")
+            .asRuntimeException());
     return false;
   }
 
-  <T> void read(Runnable validate, Supplier<ReadQuery> query, boolean stale, Function<ReadReply, T> map, StreamObserver<T> response) {
+  <T> void read(
+      Runnable validate,
+      Supplier<ReadQuery> query,
+      boolean stale,
+      Function<ReadReply, T> map,
+      StreamObserver<T> response) {
     if (!valid(validate, response)) {
       return;
     }
-    consensus.read(query.get(), stale).whenComplete((reply, error) -> {
-      if (error != null) {
-        response.onError(GrpcErrors.toStatus(error, leaderHint.get()));
-      } else {
-        reply(() -> map.apply(reply), response);
-      }
-    });
+    consensus
+        .read(query.get(), stale)
+        .whenComplete(
+            (reply, error) -> {
+              if (error != null) {
+                response.onError(GrpcErrors.toStatus(error, leaderHint.get()));
+              } else {
+                reply(() -> map.apply(reply), response);
+              }
+            });
   }
 
   /**
    * As {@link #read}, the mapped reply then completed by {@code then} (which must not fail: it
    * answers with what it has) before it is sent.
    */
-  <T> void read(Runnable validate, Supplier<ReadQuery> query, boolean stale, Function<ReadReply, T> map,
-                Function<T, CompletableFuture<T>> then, StreamObserver<T> response) {
+  <T> void read(
+      Runnable validate,
+      Supplier<ReadQuery> query,
+      boolean stale,
+      Function<ReadReply, T> map,
+      Function<T, CompletableFuture<T>> then,
+      StreamObserver<T> response) {
     if (!valid(validate, response)) {
       return;
     }
-    consensus.read(query.get(), stale).whenComplete((reply, error) -> {
-      if (error != null) {
-        response.onError(GrpcErrors.toStatus(error, leaderHint.get()));
-        return;
-      }
-      T mapped;
-      try {
-        mapped = map.apply(reply);
-      } catch (RuntimeException e) {
-        response.onError(Status.INTERNAL.withDescription(String.valueOf(e)).withCause(e).asRuntimeException());
-        return;
-      }
-      then.apply(mapped).whenComplete((value, failed) -> reply(() -> failed == null ? value : mapped, response));
-    });
+    consensus
+        .read(query.get(), stale)
+        .whenComplete(
+            (reply, error) -> {
+              if (error != null) {
+                response.onError(GrpcErrors.toStatus(error, leaderHint.get()));
+                return;
+              }
+              T mapped;
+              try {
+                mapped = map.apply(reply);
+              } catch (RuntimeException e) {
+                response.onError(
+                    Status.INTERNAL
+                        .withDescription(String.valueOf(e))
+                        .withCause(e)
+                        .asRuntimeException());
+                return;
+              }
+              then.apply(mapped)
+                  .whenComplete(
+                      (value, failed) -> reply(() -> failed == null ? value : mapped, response));
+            });
   }
 
-  /** Sends the mapped reply; a mapping fault still ends the call (INTERNAL) instead of leaving it open. */
+  /**
+   * Sends the mapped reply; a mapping fault still ends the call (INTERNAL) instead of leaving it
+   * open.
+   */
   private static <T> void reply(Supplier<T> mapped, StreamObserver<T> response) {
     T value;
     try {
       value = mapped.get();
     } catch (RuntimeException e) {
-      response.onError(Status.INTERNAL.withDescription(String.valueOf(e)).withCause(e).asRuntimeException());
+      response.onError(
+          Status.INTERNAL.withDescription(String.valueOf(e)).withCause(e).asRuntimeException());
       return;
     }
     response.onNext(value);

@@ -34,13 +34,14 @@ import java.util.function.LongSupplier;
 /**
  * This node's limits against abuse, checked where calls arrive (docs/operations.md, "Limits").
  * Registered right after the authorization point ({@link io.leasehold.server.auth.Authorizer}),
- * which stays the one place that decides who may do what: a call reaches these checks only once
- * it is authorized, and sees its {@link Caller}.
+ * which stays the one place that decides who may do what: a call reaches these checks only once it
+ * is authorized, and sees its {@link Caller}.
  *
  * <ul>
- *   <li>Acquire, CreateSession, Transfer and Registry/Register: a token bucket per identity (per remote IP address on a
- *       node without authentication) of {@code --max-acquires-per-second}, with a burst of as many;
- *       beyond it RESOURCE_EXHAUSTED with a retry hint ({@code google.rpc.RetryInfo} and the text).
+ *   <li>Acquire, CreateSession, Transfer and Registry/Register: a token bucket per identity (per
+ *       remote IP address on a node without authentication) of {@code --max-acquires-per-second},
+ *       with a burst of as many; beyond it RESOURCE_EXHAUSTED with a retry hint ({@code
+ *       google.rpc.RetryInfo} and the text).
  *   <li>Watch: open streams per client connection ({@code --max-watches-per-connection}) and per
  *       identity ({@code --max-watches-per-identity}); a stream's slot is freed however it ends
  *       (completed, failed, cancelled, its connection dropped).
@@ -52,10 +53,13 @@ import java.util.function.LongSupplier;
  */
 public final class RequestLimits implements ServerInterceptor {
   /** A number unique to each client connection, set when its transport is ready. */
-  public static final Attributes.Key<Long> CONNECTION_ID = Attributes.Key.create("leasehold-connection-id");
+  public static final Attributes.Key<Long> CONNECTION_ID =
+      Attributes.Key.create("leasehold-connection-id");
+
   private static final String ACQUIRE = LeasesGrpc.getAcquireMethod().getFullMethodName();
   private static final String REGISTER = RegistryGrpc.getRegisterMethod().getFullMethodName();
-  private static final String CREATE_SESSION = LeasesGrpc.getCreateSessionMethod().getFullMethodName();
+  private static final String CREATE_SESSION =
+      LeasesGrpc.getCreateSessionMethod().getFullMethodName();
   private static final String TRANSFER = LeasesGrpc.getTransferMethod().getFullMethodName();
   private static final String RENEW = LeasesGrpc.getRenewMethod().getFullMethodName();
   private static final String WATCH = LeasesGrpc.getWatchMethod().getFullMethodName();
@@ -101,9 +105,13 @@ public final class RequestLimits implements ServerInterceptor {
   }
 
   @Override
-  public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+  public <Q, R> ServerCall.Listener<Q> interceptCall(
+      ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
     String method = call.getMethodDescriptor().getFullMethodName();
-    if (method.equals(ACQUIRE) || method.equals(REGISTER) || method.equals(CREATE_SESSION) || method.equals(TRANSFER)) {
+    if (method.equals(ACQUIRE)
+        || method.equals(REGISTER)
+        || method.equals(CREATE_SESSION)
+        || method.equals(TRANSFER)) {
       String who = who(call);
       return new Checked<>(next.startCall(call, headers), call, message -> takeAcquire(who), null);
     }
@@ -112,12 +120,16 @@ public final class RequestLimits implements ServerInterceptor {
     }
     if (method.equals(WATCH)) {
       WatchSlot slot = new WatchSlot(connection(call), who(call));
-      return new Checked<>(next.startCall(call, headers), call, message -> slot.take(), slot::release);
+      return new Checked<>(
+          next.startCall(call, headers), call, message -> slot.take(), slot::release);
     }
     return next.startCall(call, headers);
   }
 
-  /** The caller's identity, or on a node without authentication the remote IP address (every connection from it). */
+  /**
+   * The caller's identity, or on a node without authentication the remote IP address (every
+   * connection from it).
+   */
   private static String who(ServerCall<?, ?> call) {
     Caller caller = Caller.current();
     if (caller.authenticated()) {
@@ -132,32 +144,50 @@ public final class RequestLimits implements ServerInterceptor {
 
   private static Object connection(ServerCall<?, ?> call) {
     Long id = call.getAttributes().get(CONNECTION_ID);
-    return id != null ? id : String.valueOf(call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
+    return id != null
+        ? id
+        : String.valueOf(call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
   }
 
   private StatusRuntimeException takeAcquire(String who) {
     long now = nanoTime.getAsLong();
     sweep(now);
-    long waitNanos = buckets.computeIfAbsent(who, k -> new Bucket(limits.acquiresPerSecond(), now))
-        .take(now, limits.acquiresPerSecond());
+    long waitNanos =
+        buckets
+            .computeIfAbsent(who, k -> new Bucket(limits.acquiresPerSecond(), now))
+            .take(now, limits.acquiresPerSecond());
     if (waitNanos == 0) {
       return null;
     }
     long retryMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(waitNanos) + 1);
-    String text = "acquisitions: more than " + limits.acquiresPerSecond() + " a second (Acquire and Register) by " + who
-        + " on this node, the limit --max-acquires-per-second; retry in " + retryMillis + " ms";
-    com.google.rpc.Status detail = com.google.rpc.Status.newBuilder()
-        .setCode(Status.Code.RESOURCE_EXHAUSTED.value())
-        .setMessage(text)
-        .addDetails(Any.pack(RetryInfo.newBuilder()
-            .setRetryDelay(Duration.newBuilder()
-                .setSeconds(retryMillis / 1000).setNanos((int) (retryMillis % 1000) * 1_000_000))
-            .build()))
-        .build();
+    String text =
+        "acquisitions: more than "
+            + limits.acquiresPerSecond()
+            + " a second (Acquire and Register) by "
+            + who
+            + " on this node, the limit --max-acquires-per-second; retry in "
+            + retryMillis
+            + " ms";
+    com.google.rpc.Status detail =
+        com.google.rpc.Status.newBuilder()
+            .setCode(Status.Code.RESOURCE_EXHAUSTED.value())
+            .setMessage(text)
+            .addDetails(
+                Any.pack(
+                    RetryInfo.newBuilder()
+                        .setRetryDelay(
+                            Duration.newBuilder()
+                                .setSeconds(retryMillis / 1000)
+                                .setNanos((int) (retryMillis % 1000) * 1_000_000))
+                        .build()))
+            .build();
     return StatusProto.toStatusRuntimeException(detail);
   }
 
-  /** Drops the buckets of identities idle long enough to have refilled: they would start full again anyway. */
+  /**
+   * Drops the buckets of identities idle long enough to have refilled: they would start full again
+   * anyway.
+   */
   private void sweep(long now) {
     long at = sweptAt;
     if (now - at < SWEEP_NANOS) {
@@ -179,11 +209,20 @@ public final class RequestLimits implements ServerInterceptor {
     if (items <= limits.renewItems()) {
       return null;
     }
-    return Status.INVALID_ARGUMENT.withDescription("items: at most " + limits.renewItems() + " per Renew on this node "
-        + "(the limit --max-renew-items), got " + items).asRuntimeException();
+    return Status.INVALID_ARGUMENT
+        .withDescription(
+            "items: at most "
+                + limits.renewItems()
+                + " per Renew on this node "
+                + "(the limit --max-renew-items), got "
+                + items)
+        .asRuntimeException();
   }
 
-  /** The number of {@code items} (field 1) in a serialized RenewRequest, without parsing them; -1 if malformed (left to the handler). */
+  /**
+   * The number of {@code items} (field 1) in a serialized RenewRequest, without parsing them; -1 if
+   * malformed (left to the handler).
+   */
   static int countItems(byte[] bytes) {
     CodedInputStream in = CodedInputStream.newInstance(bytes);
     int count = 0;
@@ -208,13 +247,23 @@ public final class RequestLimits implements ServerInterceptor {
   private synchronized String reserveWatch(Object connection, String who) {
     int onConnection = watchesByConnection.getOrDefault(connection, 0);
     if (onConnection >= limits.watchesPerConnection()) {
-      return "watches: " + onConnection + " open on this connection, the most one may have on this node "
-          + "(the limit --max-watches-per-connection is " + limits.watchesPerConnection() + "); close one first";
+      return "watches: "
+          + onConnection
+          + " open on this connection, the most one may have on this node "
+          + "(the limit --max-watches-per-connection is "
+          + limits.watchesPerConnection()
+          + "); close one first";
     }
     int ofIdentity = watchesByIdentity.getOrDefault(who, 0);
     if (ofIdentity >= limits.watchesPerIdentity()) {
-      return "watches: " + ofIdentity + " open by " + who + ", the most one may have on this node "
-          + "(the limit --max-watches-per-identity is " + limits.watchesPerIdentity() + "); close one first";
+      return "watches: "
+          + ofIdentity
+          + " open by "
+          + who
+          + ", the most one may have on this node "
+          + "(the limit --max-watches-per-identity is "
+          + limits.watchesPerIdentity()
+          + "); close one first";
     }
     watchesByConnection.put(connection, onConnection + 1);
     watchesByIdentity.put(who, ofIdentity + 1);
@@ -259,7 +308,10 @@ public final class RequestLimits implements ServerInterceptor {
     }
   }
 
-  /** A token bucket: refills at {@code rate} a second up to {@code rate} (a second's worth of burst). */
+  /**
+   * A token bucket: refills at {@code rate} a second up to {@code rate} (a second's worth of
+   * burst).
+   */
   private static final class Bucket {
     private double tokens;
     private long at;
@@ -293,7 +345,10 @@ public final class RequestLimits implements ServerInterceptor {
     }
   }
 
-  /** Checks a call's first request before the handler sees it; a refused call hears nothing more but its end. */
+  /**
+   * Checks a call's first request before the handler sees it; a refused call hears nothing more but
+   * its end.
+   */
   private interface Check {
     StatusRuntimeException apply(Object message);
   }

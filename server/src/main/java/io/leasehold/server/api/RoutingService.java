@@ -22,8 +22,8 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * The routing table: the view of the leases that carry an address, name → (holder, address,
- * token, partition, metadata, status). Reads only; a route changes with its lease.
+ * The routing table: the view of the leases that carry an address, name → (holder, address, token,
+ * partition, metadata, status). Reads only; a route changes with its lease.
  */
 public final class RoutingService extends RoutingGrpc.RoutingImplBase {
   private final ReplicatedCalls calls;
@@ -34,26 +34,37 @@ public final class RoutingService extends RoutingGrpc.RoutingImplBase {
 
   @Override
   public void lookup(LookupRequest request, StreamObserver<LookupResponse> response) {
-    GetRequest get = GetRequest.newBuilder().setName(request.getName()).setStale(request.getStale()).build();
-    calls.read(() -> Validation.get(get), () -> ReadQuery.newBuilder().setGet(get).build(), request.getStale(),
-        reply -> lookedUp(reply.getGet()), response);
+    GetRequest get =
+        GetRequest.newBuilder().setName(request.getName()).setStale(request.getStale()).build();
+    calls.read(
+        () -> Validation.get(get),
+        () -> ReadQuery.newBuilder().setGet(get).build(),
+        request.getStale(),
+        reply -> lookedUp(reply.getGet()),
+        response);
   }
 
   @Override
   public void listRoutes(ListRoutesRequest request, StreamObserver<ListRoutesResponse> response) {
-    if (!request.getHolder().isEmpty() && !calls.formatInForce(LogFormat.SESSIONS, "listing routes by holder", response)) {
+    if (!request.getHolder().isEmpty()
+        && !calls.formatInForce(LogFormat.SESSIONS, "listing routes by holder", response)) {
       return;
     }
-    ListRequest list = ListRequest.newBuilder()
-        .setPrefix(request.getPrefix())
-        .setLimit(request.getLimit())
-        .setStartAfter(request.getStartAfter())
-        .setStale(request.getStale())
-        .setHolder(request.getHolder())
-        .setWithAddress(true)
-        .build();
-    calls.read(() -> Validation.list(list), () -> ReadQuery.newBuilder().setList(list).build(), request.getStale(),
-        reply -> listed(reply.getList()), response);
+    ListRequest list =
+        ListRequest.newBuilder()
+            .setPrefix(request.getPrefix())
+            .setLimit(request.getLimit())
+            .setStartAfter(request.getStartAfter())
+            .setStale(request.getStale())
+            .setHolder(request.getHolder())
+            .setWithAddress(true)
+            .build();
+    calls.read(
+        () -> Validation.list(list),
+        () -> ReadQuery.newBuilder().setList(list).build(),
+        request.getStale(),
+        reply -> listed(reply.getList()),
+        response);
   }
 
   private static LookupResponse lookedUp(GetResponse got) {
@@ -65,9 +76,8 @@ public final class RoutingService extends RoutingGrpc.RoutingImplBase {
   }
 
   private static ListRoutesResponse listed(ListResponse leases) {
-    ListRoutesResponse.Builder b = ListRoutesResponse.newBuilder()
-        .setRevision(leases.getRevision())
-        .setMore(leases.getMore());
+    ListRoutesResponse.Builder b =
+        ListRoutesResponse.newBuilder().setRevision(leases.getRevision()).setMore(leases.getMore());
     for (Lease lease : leases.getLeasesList()) {
       b.addRoutes(route(lease));
     }

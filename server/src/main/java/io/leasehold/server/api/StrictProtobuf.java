@@ -33,65 +33,76 @@ public final class StrictProtobuf {
     for (ServerMethodDefinition<?, ?> m : service.getMethods()) {
       methods.add(strict(m));
     }
-    ServiceDescriptor.Builder descriptor = ServiceDescriptor.newBuilder(original.getName())
-        .setSchemaDescriptor(original.getSchemaDescriptor());
+    ServiceDescriptor.Builder descriptor =
+        ServiceDescriptor.newBuilder(original.getName())
+            .setSchemaDescriptor(original.getSchemaDescriptor());
     methods.forEach(m -> descriptor.addMethod(m.getMethodDescriptor()));
     ServerServiceDefinition.Builder builder = ServerServiceDefinition.builder(descriptor.build());
     methods.forEach(builder::addMethod);
     return builder.build();
   }
 
-  private static <Q, R> ServerMethodDefinition<byte[], R> strict(ServerMethodDefinition<Q, R> definition) {
+  private static <Q, R> ServerMethodDefinition<byte[], R> strict(
+      ServerMethodDefinition<Q, R> definition) {
     MethodDescriptor<Q, R> typed = definition.getMethodDescriptor();
     MethodDescriptor<byte[], R> raw = typed.toBuilder(BYTES, typed.getResponseMarshaller()).build();
     ServerCallHandler<Q, R> handler = definition.getServerCallHandler();
-    ServerCallHandler<byte[], R> strictHandler = (call, headers) -> {
-      ServerCall.Listener<Q> inner = handler.startCall(new TypedCall<>(call, typed), headers);
-      return new ServerCall.Listener<>() {
-        private boolean rejected;
+    ServerCallHandler<byte[], R> strictHandler =
+        (call, headers) -> {
+          ServerCall.Listener<Q> inner = handler.startCall(new TypedCall<>(call, typed), headers);
+          return new ServerCall.Listener<>() {
+            private boolean rejected;
 
-        @Override
-        public void onMessage(byte[] message) {
-          Q request;
-          try {
-            request = typed.parseRequest(new KnownLengthBytes(message));
-          } catch (StatusRuntimeException e) {
-            rejected = true;
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            call.close(Status.INVALID_ARGUMENT.withDescription("request: not a valid "
-                + typed.getBareMethodName() + " request message (" + cause.getMessage() + ")"), new Metadata());
-            return;
-          }
-          inner.onMessage(request);
-        }
+            @Override
+            public void onMessage(byte[] message) {
+              Q request;
+              try {
+                request = typed.parseRequest(new KnownLengthBytes(message));
+              } catch (StatusRuntimeException e) {
+                rejected = true;
+                Throwable cause = e.getCause() != null ? e.getCause() : e;
+                call.close(
+                    Status.INVALID_ARGUMENT.withDescription(
+                        "request: not a valid "
+                            + typed.getBareMethodName()
+                            + " request message ("
+                            + cause.getMessage()
+                            + ")"),
+                    new Metadata());
+                return;
+              }
+              inner.onMessage(request);
+            }
 
-        @Override
-        public void onHalfClose() {
-          if (!rejected) {
-            inner.onHalfClose();
-          }
-        }
+            @Override
+            public void onHalfClose() {
+              if (!rejected) {
+                inner.onHalfClose();
+              }
+            }
 
-        @Override
-        public void onCancel() {
-          inner.onCancel();
-        }
+            @Override
+            public void onCancel() {
+              inner.onCancel();
+            }
 
-        @Override
-        public void onComplete() {
-          inner.onComplete();
-        }
+            @Override
+            public void onComplete() {
+              inner.onComplete();
+            }
 
-        @Override
-        public void onReady() {
-          inner.onReady();
-        }
-      };
-    };
+            @Override
+            public void onReady() {
+              inner.onReady();
+            }
+          };
+        };
     return ServerMethodDefinition.create(raw, strictHandler);
   }
 
-  /** The raw call seen with the typed request: only the method descriptor's request type differs. */
+  /**
+   * The raw call seen with the typed request: only the method descriptor's request type differs.
+   */
   private static final class TypedCall<Q, R> extends ServerCall<Q, R> {
     private final ServerCall<byte[], R> call;
     private final MethodDescriptor<Q, R> method;
@@ -158,8 +169,8 @@ public final class StrictProtobuf {
   }
 
   /**
-   * The request's bytes, announced as of known length: grpc's protobuf marshaller then parses
-   * from an array it reuses. Given a plain stream it would allocate a 4 KiB read buffer for every
+   * The request's bytes, announced as of known length: grpc's protobuf marshaller then parses from
+   * an array it reuses. Given a plain stream it would allocate a 4 KiB read buffer for every
    * request, as {@code readAllBytes} would an 8 KiB one: together half the garbage of taking a
    * request in.
    */
@@ -169,25 +180,26 @@ public final class StrictProtobuf {
     }
   }
 
-  private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(byte[] value) {
-      return new KnownLengthBytes(value);
-    }
+  private static final MethodDescriptor.Marshaller<byte[]> BYTES =
+      new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] value) {
+          return new KnownLengthBytes(value);
+        }
 
-    @Override
-    public byte[] parse(InputStream stream) {
-      try {
-        return readMessage(stream);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
+        @Override
+        public byte[] parse(InputStream stream) {
+          try {
+            return readMessage(stream);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }
+      };
 
   /**
-   * A message's bytes. grpc hands over each message as a stream of known length: that is read
-   * into an array of exactly that length, and only then is more looked for (there should be none).
+   * A message's bytes. grpc hands over each message as a stream of known length: that is read into
+   * an array of exactly that length, and only then is more looked for (there should be none).
    */
   static byte[] readMessage(InputStream stream) throws IOException {
     if (!(stream instanceof KnownLength)) {

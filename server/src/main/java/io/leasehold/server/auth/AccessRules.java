@@ -1,16 +1,13 @@
 package io.leasehold.server.auth;
 
-import io.leasehold.server.rpc.RegistryNames;
-
 import io.grpc.MethodDescriptor;
 import io.grpc.ServiceDescriptor;
 import io.leasehold.proto.v1.AcceptTransferRequest;
 import io.leasehold.proto.v1.AcquireRequest;
-import io.leasehold.proto.v1.CreateSessionRequest;
-import io.leasehold.proto.v1.TransferRequest;
 import io.leasehold.proto.v1.AdminGrpc;
 import io.leasehold.proto.v1.AuthGrpc;
 import io.leasehold.proto.v1.ClusterGrpc;
+import io.leasehold.proto.v1.CreateSessionRequest;
 import io.leasehold.proto.v1.DeletePolicyRequest;
 import io.leasehold.proto.v1.DeregisterRequest;
 import io.leasehold.proto.v1.GetPolicyRequest;
@@ -31,8 +28,10 @@ import io.leasehold.proto.v1.RevokeRequest;
 import io.leasehold.proto.v1.RoutingGrpc;
 import io.leasehold.proto.v1.SetPolicyRequest;
 import io.leasehold.proto.v1.SetStatusRequest;
+import io.leasehold.proto.v1.TransferRequest;
 import io.leasehold.proto.v1.UpdateRequest;
 import io.leasehold.proto.v1.WatchRequest;
+import io.leasehold.server.rpc.RegistryNames;
 import io.leasehold.statemachine.core.AccessView;
 import java.util.HashMap;
 import java.util.List;
@@ -42,9 +41,9 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * What every RPC of the Leasehold services needs of its caller: one rule per method, checked by
- * the authorization point on the request as the handler will see it. A method without a rule is
- * refused (and {@code AccessRulesCoverageTest} fails), so no RPC ships unguarded.
+ * What every RPC of the Leasehold services needs of its caller: one rule per method, checked by the
+ * authorization point on the request as the handler will see it. A method without a rule is refused
+ * (and {@code AccessRulesCoverageTest} fails), so no RPC ships unguarded.
  *
  * <p>A read, list or watch of a prefix needs the permission over the whole prefix: it is refused,
  * never narrowed to the names the caller may see. A lookup by holder (history) spans names of any
@@ -74,7 +73,8 @@ public final class AccessRules {
    * @param scope the scope, from the request
    * @param holder the holder the request names, which must be the caller, or null where none
    */
-  public record Rule(Permission permission, Function<Object, Scope> scope, Function<Object, String> holder) {}
+  public record Rule(
+      Permission permission, Function<Object, Scope> scope, Function<Object, String> holder) {}
 
   private static final Map<String, Rule> RULES = rules();
 
@@ -86,8 +86,13 @@ public final class AccessRules {
 
   /** The services every rule covers: all but health and reflection. */
   public static List<ServiceDescriptor> services() {
-    return List.of(LeasesGrpc.getServiceDescriptor(), RoutingGrpc.getServiceDescriptor(), RegistryGrpc.getServiceDescriptor(),
-        ClusterGrpc.getServiceDescriptor(), AdminGrpc.getServiceDescriptor(), AuthGrpc.getServiceDescriptor());
+    return List.of(
+        LeasesGrpc.getServiceDescriptor(),
+        RoutingGrpc.getServiceDescriptor(),
+        RegistryGrpc.getServiceDescriptor(),
+        ClusterGrpc.getServiceDescriptor(),
+        AdminGrpc.getServiceDescriptor(),
+        AuthGrpc.getServiceDescriptor());
   }
 
   /** Why {@code access} may not make {@code request} through {@code rule}; empty if it may. */
@@ -95,7 +100,11 @@ public final class AccessRules {
     if (rule.holder() != null) {
       String holder = rule.holder().apply(request);
       if (!holder.isEmpty() && !holder.equals(access.identity())) {
-        return Optional.of("holder: must be the caller's identity " + access.identity() + " (or empty), not " + holder);
+        return Optional.of(
+            "holder: must be the caller's identity "
+                + access.identity()
+                + " (or empty), not "
+                + holder);
       }
     }
     Permission p = rule.permission();
@@ -103,64 +112,169 @@ public final class AccessRules {
     Scope scope = rule.scope().apply(request);
     if (scope instanceof Scope.Names n) {
       if (n.names().isEmpty()) {
-        // A request that names nothing (a Renew without items) still needs the permission somewhere:
+        // A request that names nothing (a Renew without items) still needs the permission
+        // somewhere:
         // checked over no name at all it would pass for anyone, and reach the handler.
-        return access.onSome(p) ? Optional.empty() : Optional.of(access.identity() + " has no " + what + " role");
+        return access.onSome(p)
+            ? Optional.empty()
+            : Optional.of(access.identity() + " has no " + what + " role");
       }
-      return n.names().stream().filter(name -> !access.onName(p, name)).findFirst()
+      return n.names().stream()
+          .filter(name -> !access.onName(p, name))
+          .findFirst()
           .map(name -> access.identity() + " has no " + what + " role over " + name);
     }
     if (scope instanceof Scope.Prefix pre) {
-      return access.onPrefix(p, pre.prefix()) ? Optional.empty()
-          : Optional.of(access.identity() + " has no " + what + " role over every name under \"" + pre.prefix() + "\""
-              + " (a read, list or watch needs its role over the whole prefix)");
+      return access.onPrefix(p, pre.prefix())
+          ? Optional.empty()
+          : Optional.of(
+              access.identity()
+                  + " has no "
+                  + what
+                  + " role over every name under \""
+                  + pre.prefix()
+                  + "\""
+                  + " (a read, list or watch needs its role over the whole prefix)");
     }
     if (scope instanceof Scope.Everything) {
-      return access.onEverything(p) ? Optional.empty()
-          : Optional.of(access.identity() + " has no " + what + " role over every name (needed for this cluster-wide action)");
+      return access.onEverything(p)
+          ? Optional.empty()
+          : Optional.of(
+              access.identity()
+                  + " has no "
+                  + what
+                  + " role over every name (needed for this cluster-wide action)");
     }
     if (scope instanceof Scope.Some) {
-      return access.onSome(p) ? Optional.empty() : Optional.of(access.identity() + " holds no role");
+      return access.onSome(p)
+          ? Optional.empty()
+          : Optional.of(access.identity() + " holds no role");
     }
-    return Optional.empty();  // Authenticated: the identity suffices
+    return Optional.empty(); // Authenticated: the identity suffices
   }
 
   private static Map<String, Rule> rules() {
     Map<String, Rule> r = new HashMap<>();
     Function<Object, Scope> everything = q -> new Scope.Everything();
     // Leases
-    put(r, LeasesGrpc.getAcquireMethod(), Permission.CLIENT, q -> names(((AcquireRequest) q).getName()), q -> ((AcquireRequest) q).getHolder());
-    put(r, LeasesGrpc.getRenewMethod(), Permission.CLIENT,
-        q -> new Scope.Names(((RenewRequest) q).getItemsList().stream().map(RenewItem::getName).toList()), null);
-    put(r, LeasesGrpc.getReleaseMethod(), Permission.CLIENT, q -> names(((ReleaseRequest) q).getName()), null);
-    put(r, LeasesGrpc.getUpdateMethod(), Permission.CLIENT, q -> names(((UpdateRequest) q).getName()), null);
-    put(r, LeasesGrpc.getGetMethod(), Permission.READER, q -> names(((GetRequest) q).getName()), null);
-    put(r, LeasesGrpc.getListMethod(), Permission.READER, q -> new Scope.Prefix(((ListRequest) q).getPrefix()), null);
-    put(r, LeasesGrpc.getWatchMethod(), Permission.READER, q -> new Scope.Prefix(((WatchRequest) q).getPrefix()), null);
+    put(
+        r,
+        LeasesGrpc.getAcquireMethod(),
+        Permission.CLIENT,
+        q -> names(((AcquireRequest) q).getName()),
+        q -> ((AcquireRequest) q).getHolder());
+    put(
+        r,
+        LeasesGrpc.getRenewMethod(),
+        Permission.CLIENT,
+        q ->
+            new Scope.Names(
+                ((RenewRequest) q).getItemsList().stream().map(RenewItem::getName).toList()),
+        null);
+    put(
+        r,
+        LeasesGrpc.getReleaseMethod(),
+        Permission.CLIENT,
+        q -> names(((ReleaseRequest) q).getName()),
+        null);
+    put(
+        r,
+        LeasesGrpc.getUpdateMethod(),
+        Permission.CLIENT,
+        q -> names(((UpdateRequest) q).getName()),
+        null);
+    put(
+        r,
+        LeasesGrpc.getGetMethod(),
+        Permission.READER,
+        q -> names(((GetRequest) q).getName()),
+        null);
+    put(
+        r,
+        LeasesGrpc.getListMethod(),
+        Permission.READER,
+        q -> new Scope.Prefix(((ListRequest) q).getPrefix()),
+        null);
+    put(
+        r,
+        LeasesGrpc.getWatchMethod(),
+        Permission.READER,
+        q -> new Scope.Prefix(((WatchRequest) q).getPrefix()),
+        null);
     // Sessions: a client's own (the core refuses another holder's keep-alive, and a close by
     // anyone but its holder or an admin over every name); reading them spans every name
     Function<Object, Scope> some = q -> new Scope.Some();
-    put(r, LeasesGrpc.getCreateSessionMethod(), Permission.CLIENT, some, q -> ((CreateSessionRequest) q).getHolder());
+    put(
+        r,
+        LeasesGrpc.getCreateSessionMethod(),
+        Permission.CLIENT,
+        some,
+        q -> ((CreateSessionRequest) q).getHolder());
     put(r, LeasesGrpc.getKeepAliveMethod(), Permission.CLIENT, some, null);
     put(r, LeasesGrpc.getCloseSessionMethod(), Permission.CLIENT, some, null);
     put(r, LeasesGrpc.getGetSessionMethod(), Permission.READER, everything, null);
     put(r, LeasesGrpc.getListSessionsMethod(), Permission.READER, everything, null);
-    // A transfer by the holder needs client over the name; by anyone else, admin over it (checked where it applies)
-    put(r, LeasesGrpc.getTransferMethod(), Permission.CLIENT, q -> names(((TransferRequest) q).getName()), null);
-    put(r, LeasesGrpc.getAcceptTransferMethod(), Permission.CLIENT, q -> names(((AcceptTransferRequest) q).getName()),
+    // A transfer by the holder needs client over the name; by anyone else, admin over it (checked
+    // where it applies)
+    put(
+        r,
+        LeasesGrpc.getTransferMethod(),
+        Permission.CLIENT,
+        q -> names(((TransferRequest) q).getName()),
+        null);
+    put(
+        r,
+        LeasesGrpc.getAcceptTransferMethod(),
+        Permission.CLIENT,
+        q -> names(((AcceptTransferRequest) q).getName()),
         q -> ((AcceptTransferRequest) q).getHolder());
     // Routing
-    put(r, RoutingGrpc.getLookupMethod(), Permission.READER, q -> names(((LookupRequest) q).getName()), null);
-    put(r, RoutingGrpc.getListRoutesMethod(), Permission.READER, q -> new Scope.Prefix(((ListRoutesRequest) q).getPrefix()), null);
+    put(
+        r,
+        RoutingGrpc.getLookupMethod(),
+        Permission.READER,
+        q -> names(((LookupRequest) q).getName()),
+        null);
+    put(
+        r,
+        RoutingGrpc.getListRoutesMethod(),
+        Permission.READER,
+        q -> new Scope.Prefix(((ListRoutesRequest) q).getPrefix()),
+        null);
     // Registry: an instance is the lease service/<service>/<instance>
-    put(r, RegistryGrpc.getRegisterMethod(), Permission.CLIENT, q -> names(RegistryNames.leaseName(
-        ((RegisterRequest) q).getService(), ((RegisterRequest) q).getInstance())), q -> ((RegisterRequest) q).getHolder());
-    put(r, RegistryGrpc.getDeregisterMethod(), Permission.CLIENT, q -> names(RegistryNames.leaseName(
-        ((DeregisterRequest) q).getService(), ((DeregisterRequest) q).getInstance())), null);
-    put(r, RegistryGrpc.getSetStatusMethod(), Permission.CLIENT, q -> names(RegistryNames.leaseName(
-        ((SetStatusRequest) q).getService(), ((SetStatusRequest) q).getInstance())), null);
-    put(r, RegistryGrpc.getResolveMethod(), Permission.READER,
-        q -> new Scope.Prefix(RegistryNames.servicePrefix(((ResolveRequest) q).getService())), null);
+    put(
+        r,
+        RegistryGrpc.getRegisterMethod(),
+        Permission.CLIENT,
+        q ->
+            names(
+                RegistryNames.leaseName(
+                    ((RegisterRequest) q).getService(), ((RegisterRequest) q).getInstance())),
+        q -> ((RegisterRequest) q).getHolder());
+    put(
+        r,
+        RegistryGrpc.getDeregisterMethod(),
+        Permission.CLIENT,
+        q ->
+            names(
+                RegistryNames.leaseName(
+                    ((DeregisterRequest) q).getService(), ((DeregisterRequest) q).getInstance())),
+        null);
+    put(
+        r,
+        RegistryGrpc.getSetStatusMethod(),
+        Permission.CLIENT,
+        q ->
+            names(
+                RegistryNames.leaseName(
+                    ((SetStatusRequest) q).getService(), ((SetStatusRequest) q).getInstance())),
+        null);
+    put(
+        r,
+        RegistryGrpc.getResolveMethod(),
+        Permission.READER,
+        q -> new Scope.Prefix(RegistryNames.servicePrefix(((ResolveRequest) q).getService())),
+        null);
     // Cluster: its status for anyone with a role; everything else cluster-wide admin
     put(r, ClusterGrpc.getStatusMethod(), Permission.READER, q -> new Scope.Some(), null);
     put(r, ClusterGrpc.getAddMemberMethod(), Permission.ADMIN, everything, null);
@@ -168,19 +282,52 @@ public final class AccessRules {
     put(r, ClusterGrpc.getTransferLeadershipMethod(), Permission.ADMIN, everything, null);
     put(r, ClusterGrpc.getTakeSnapshotMethod(), Permission.ADMIN, everything, null);
     put(r, ClusterGrpc.getBackupMethod(), Permission.ADMIN, everything, null);
-    // Admin: a namespace's policy and a name's lease or history for an admin over it; the rest cluster-wide
-    put(r, AdminGrpc.getGetPolicyMethod(), Permission.ADMIN, q -> namespace(((GetPolicyRequest) q).getNamespace()), null);
+    // Admin: a namespace's policy and a name's lease or history for an admin over it; the rest
+    // cluster-wide
+    put(
+        r,
+        AdminGrpc.getGetPolicyMethod(),
+        Permission.ADMIN,
+        q -> namespace(((GetPolicyRequest) q).getNamespace()),
+        null);
     put(r, AdminGrpc.getListPoliciesMethod(), Permission.ADMIN, everything, null);
-    put(r, AdminGrpc.getSetPolicyMethod(), Permission.ADMIN, q -> namespace(((SetPolicyRequest) q).getNamespace()), null);
-    put(r, AdminGrpc.getDeletePolicyMethod(), Permission.ADMIN, q -> namespace(((DeletePolicyRequest) q).getNamespace()), null);
+    put(
+        r,
+        AdminGrpc.getSetPolicyMethod(),
+        Permission.ADMIN,
+        q -> namespace(((SetPolicyRequest) q).getNamespace()),
+        null);
+    put(
+        r,
+        AdminGrpc.getDeletePolicyMethod(),
+        Permission.ADMIN,
+        q -> namespace(((DeletePolicyRequest) q).getNamespace()),
+        null);
     put(r, AdminGrpc.getBanMethod(), Permission.ADMIN, everything, null);
     put(r, AdminGrpc.getUnbanMethod(), Permission.ADMIN, everything, null);
     put(r, AdminGrpc.getListBansMethod(), Permission.ADMIN, everything, null);
-    put(r, AdminGrpc.getRevokeMethod(), Permission.ADMIN, q -> names(((RevokeRequest) q).getName()), null);
-    put(r, AdminGrpc.getHistoryMethod(), Permission.ADMIN, q -> ((HistoryRequest) q).getHolder().isEmpty()
-        ? names(((HistoryRequest) q).getName()) : new Scope.Everything(), null);
+    put(
+        r,
+        AdminGrpc.getRevokeMethod(),
+        Permission.ADMIN,
+        q -> names(((RevokeRequest) q).getName()),
+        null);
+    put(
+        r,
+        AdminGrpc.getHistoryMethod(),
+        Permission.ADMIN,
+        q ->
+            ((HistoryRequest) q).getHolder().isEmpty()
+                ? names(((HistoryRequest) q).getName())
+                : new Scope.Everything(),
+        null);
     // Auth: who am I for anyone authenticated; the rest cluster-wide admin
-    put(r, AuthGrpc.getWhoAmIMethod(), Permission.PERMISSION_UNSPECIFIED, q -> new Scope.Authenticated(), null);
+    put(
+        r,
+        AuthGrpc.getWhoAmIMethod(),
+        Permission.PERMISSION_UNSPECIFIED,
+        q -> new Scope.Authenticated(),
+        null);
     put(r, AuthGrpc.getAddRoleMethod(), Permission.ADMIN, everything, null);
     put(r, AuthGrpc.getRemoveRoleMethod(), Permission.ADMIN, everything, null);
     put(r, AuthGrpc.getListRolesMethod(), Permission.ADMIN, everything, null);
@@ -200,7 +347,11 @@ public final class AccessRules {
     return namespace.isEmpty() ? new Scope.Everything() : new Scope.Prefix(namespace + "/");
   }
 
-  private static void put(Map<String, Rule> rules, MethodDescriptor<?, ?> method, Permission p, Function<Object, Scope> scope,
+  private static void put(
+      Map<String, Rule> rules,
+      MethodDescriptor<?, ?> method,
+      Permission p,
+      Function<Object, Scope> scope,
       Function<Object, String> holder) {
     if (rules.put(method.getFullMethodName(), new Rule(p, scope, holder)) != null) {
       throw new IllegalStateException("two rules for " + method.getFullMethodName());

@@ -13,12 +13,13 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 
 /**
- * Finds a request's identity: a bearer token from the token file, else the client certificate
- * the TLS handshake verified, whose identity is its SAN URI {@code leasehold://holder/NAME} when
- * it has one, else its subject's CN.
+ * Finds a request's identity: a bearer token from the token file, else the client certificate the
+ * TLS handshake verified, whose identity is its SAN URI {@code leasehold://holder/NAME} when it has
+ * one, else its subject's CN.
  */
 public final class Authenticator {
-  static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+  static final Metadata.Key<String> AUTHORIZATION =
+      Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
 
   private final Optional<TokenFile> tokens;
 
@@ -28,7 +29,8 @@ public final class Authenticator {
 
   /** The caller of {@code call}; UNAUTHENTICATED when it proves no identity. */
   Caller identify(ServerCall<?, ?> call, Metadata headers) throws StatusException {
-    return identify(headers.get(AUTHORIZATION), call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
+    return identify(
+        headers.get(AUTHORIZATION), call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
   }
 
   /**
@@ -41,10 +43,14 @@ public final class Authenticator {
         throw unauthenticated("the authorization header must be \"Bearer <token>\"");
       }
       if (tokens.isEmpty()) {
-        throw unauthenticated("this node takes no bearer tokens (it has no --auth-token-file); present a client certificate");
+        throw unauthenticated(
+            "this node takes no bearer tokens (it has no --auth-token-file); present a client certificate");
       }
-      String identity = tokens.get().identityOf(authorization.substring(7).strip())
-          .orElseThrow(() -> unauthenticated("the bearer token is not one this node knows"));
+      String identity =
+          tokens
+              .get()
+              .identityOf(authorization.substring(7).strip())
+              .orElseThrow(() -> unauthenticated("the bearer token is not one this node knows"));
       return new Caller(identity, "token");
     }
     if (tls != null) {
@@ -57,15 +63,21 @@ public final class Authenticator {
         // No certificate presented: fall through.
       }
     }
-    throw unauthenticated("no identity: present a client certificate"
-        + (tokens.isPresent() ? " or a bearer token (authorization: Bearer <token>)" : ""));
+    throw unauthenticated(
+        "no identity: present a client certificate"
+            + (tokens.isPresent() ? " or a bearer token (authorization: Bearer <token>)" : ""));
   }
 
   /** A certificate's identity ({@link CertificateIdentity}); UNAUTHENTICATED if it names none. */
   public static String identityOf(X509Certificate cert) throws StatusException {
     try {
-      return CertificateIdentity.of(cert).orElseThrow(() -> unauthenticated(
-          "the client certificate names no identity (no CN and no SAN URI " + CertificateIdentity.SAN_PREFIX + "NAME)"));
+      return CertificateIdentity.of(cert)
+          .orElseThrow(
+              () ->
+                  unauthenticated(
+                      "the client certificate names no identity (no CN and no SAN URI "
+                          + CertificateIdentity.SAN_PREFIX
+                          + "NAME)"));
     } catch (IllegalArgumentException e) {
       throw unauthenticated("the client certificate's " + e.getMessage());
     }

@@ -19,14 +19,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one authorization point: every call of the Leasehold services passes here before its
- * handler sees the request. It finds the caller ({@link Authenticator}), puts it in the call's
- * context ({@link Caller}), and checks the method's rule ({@link AccessRules}) against the roles
- * in force on the request the handler will receive, unchanged. Health and reflection pass
- * without an identity; a method without a rule is refused.
+ * The one authorization point: every call of the Leasehold services passes here before its handler
+ * sees the request. It finds the caller ({@link Authenticator}), puts it in the call's context
+ * ({@link Caller}), and checks the method's rule ({@link AccessRules}) against the roles in force
+ * on the request the handler will receive, unchanged. Health and reflection pass without an
+ * identity; a method without a rule is refused.
  */
 public final class Authorizer implements ServerInterceptor {
   private static final Logger LOG = LoggerFactory.getLogger(Authorizer.class);
+
   /** What the authorization point reports of refused admin actions, for the audit history. */
   public interface DeniedSink {
     void denied(Caller caller, String method, String reason);
@@ -39,10 +40,16 @@ public final class Authorizer implements ServerInterceptor {
   private final DeniedSink denied;
 
   /**
-   * @param enabled whether requests must carry an identity; without, every call passes as {@link Caller#OPEN}
-   * @param initialAdmin the identity that administers the cluster until an admin role is granted ("" if none)
+   * @param enabled whether requests must carry an identity; without, every call passes as {@link
+   *     Caller#OPEN}
+   * @param initialAdmin the identity that administers the cluster until an admin role is granted
+   *     ("" if none)
    */
-  public Authorizer(boolean enabled, Authenticator authenticator, Supplier<AccessView> access, Supplier<String> initialAdmin,
+  public Authorizer(
+      boolean enabled,
+      Authenticator authenticator,
+      Supplier<AccessView> access,
+      Supplier<String> initialAdmin,
       DeniedSink denied) {
     this.enabled = enabled;
     this.authenticator = authenticator;
@@ -52,23 +59,32 @@ public final class Authorizer implements ServerInterceptor {
   }
 
   /**
-   * For a request made outside gRPC (the dashboard): its caller, found as for a gRPC call, and
-   * then why that caller may not make {@code request} through {@code method}, as the gRPC rule says.
+   * For a request made outside gRPC (the dashboard): its caller, found as for a gRPC call, and then
+   * why that caller may not make {@code request} through {@code method}, as the gRPC rule says.
    *
    * @return the caller ({@link Caller#OPEN} when authentication is off)
-   * @throws StatusException UNAUTHENTICATED without a valid identity, PERMISSION_DENIED when the rule refuses
+   * @throws StatusException UNAUTHENTICATED without a valid identity, PERMISSION_DENIED when the
+   *     rule refuses
    */
-  public Caller check(String authorization, javax.net.ssl.SSLSession tls, io.grpc.MethodDescriptor<?, ?> method, Object request)
+  public Caller check(
+      String authorization,
+      javax.net.ssl.SSLSession tls,
+      io.grpc.MethodDescriptor<?, ?> method,
+      Object request)
       throws StatusException {
     Optional<AccessRules.Rule> rule = AccessRules.of(method.getFullMethodName());
     if (rule.isEmpty()) {
-      throw Status.PERMISSION_DENIED.withDescription(method.getFullMethodName() + " has no authorization rule").asException();
+      throw Status.PERMISSION_DENIED
+          .withDescription(method.getFullMethodName() + " has no authorization rule")
+          .asException();
     }
     if (!enabled) {
       return Caller.OPEN;
     }
     Caller caller = authenticator.identify(authorization, tls);
-    Optional<String> why = AccessRules.denial(rule.get(), request, access.get().access(caller.identity(), initialAdmin.get()));
+    Optional<String> why =
+        AccessRules.denial(
+            rule.get(), request, access.get().access(caller.identity(), initialAdmin.get()));
     if (why.isPresent()) {
       throw Status.PERMISSION_DENIED.withDescription(GrpcErrors.bounded(why.get())).asException();
     }
@@ -76,18 +92,21 @@ public final class Authorizer implements ServerInterceptor {
   }
 
   static boolean exempt(String serviceName) {
-    return serviceName.equals("grpc.health.v1.Health") || serviceName.startsWith("grpc.reflection.");
+    return serviceName.equals("grpc.health.v1.Health")
+        || serviceName.startsWith("grpc.reflection.");
   }
 
   @Override
-  public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+  public <Q, R> ServerCall.Listener<Q> interceptCall(
+      ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
     String method = call.getMethodDescriptor().getFullMethodName();
     if (exempt(String.valueOf(call.getMethodDescriptor().getServiceName()))) {
       return next.startCall(call, headers);
     }
     Optional<AccessRules.Rule> rule = AccessRules.of(method);
     if (rule.isEmpty()) {
-      return refuse(call, Status.PERMISSION_DENIED.withDescription(method + " has no authorization rule"));
+      return refuse(
+          call, Status.PERMISSION_DENIED.withDescription(method + " has no authorization rule"));
     }
     if (!enabled) {
       return next.startCall(call, headers);
@@ -105,16 +124,24 @@ public final class Authorizer implements ServerInterceptor {
 
   private static <Q> ServerCall.Listener<Q> refuse(ServerCall<Q, ?> call, Status status) {
     call.close(status, new Metadata());
-    return new ServerCall.Listener<>() { };
+    return new ServerCall.Listener<>() {};
   }
 
-  /** Checks the request before the handler sees it; a refused call hears nothing more, its end included. */
+  /**
+   * Checks the request before the handler sees it; a refused call hears nothing more, its end
+   * included.
+   */
   private final class Checked<Q> extends RequestGate<Q> {
     private final Caller caller;
     private final String method;
     private final AccessRules.Rule rule;
 
-    Checked(ServerCall.Listener<Q> delegate, ServerCall<Q, ?> call, Caller caller, String method, AccessRules.Rule rule) {
+    Checked(
+        ServerCall.Listener<Q> delegate,
+        ServerCall<Q, ?> call,
+        Caller caller,
+        String method,
+        AccessRules.Rule rule) {
       super(delegate, call);
       this.caller = caller;
       this.method = method;
@@ -125,8 +152,13 @@ public final class Authorizer implements ServerInterceptor {
     // reach the client as a broken stream, INTERNAL).
     @Override
     protected StatusRuntimeException refusal(Q message) {
-      return AccessRules.denial(rule, message, access.get().access(caller.identity(), initialAdmin.get()))
-          .map(why -> Status.PERMISSION_DENIED.withDescription(GrpcErrors.bounded(why)).asRuntimeException())
+      return AccessRules.denial(
+              rule, message, access.get().access(caller.identity(), initialAdmin.get()))
+          .map(
+              why ->
+                  Status.PERMISSION_DENIED
+                      .withDescription(GrpcErrors.bounded(why))
+                      .asRuntimeException())
           .orElse(null);
     }
 
@@ -137,7 +169,11 @@ public final class Authorizer implements ServerInterceptor {
         try {
           denied.denied(caller, method, why.getStatus().getDescription());
         } catch (RuntimeException e) {
-          LOG.warn("refused {} to {}; the audit record of it failed: {}", method, caller.identity(), e.toString());
+          LOG.warn(
+              "refused {} to {}; the audit record of it failed: {}",
+              method,
+              caller.identity(),
+              e.toString());
         }
       }
     }

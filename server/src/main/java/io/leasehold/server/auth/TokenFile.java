@@ -22,13 +22,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Bearer tokens for clients that cannot present a certificate: a file of {@code token,identity}
- * lines (blank lines and lines starting with {@code #} ignored), as Kubernetes's static token
- * file. The file is read again, at most once per reload interval, when its modification time,
- * size or file key (a rename over it) changed; a file that no longer parses keeps the tokens read before, with a warning.
- * Tokens are kept only as SHA-256 digests, so a lookup's timing says nothing about the tokens.
+ * lines (blank lines and lines starting with {@code #} ignored), as Kubernetes's static token file.
+ * The file is read again, at most once per reload interval, when its modification time, size or
+ * file key (a rename over it) changed; a file that no longer parses keeps the tokens read before,
+ * with a warning. Tokens are kept only as SHA-256 digests, so a lookup's timing says nothing about
+ * the tokens.
  */
 public final class TokenFile {
   private static final Logger LOG = LoggerFactory.getLogger(TokenFile.class);
+
   /** Shorter tokens are guessable. */
   static final int MIN_TOKEN_CHARS = 16;
 
@@ -38,7 +40,12 @@ public final class TokenFile {
   private volatile long checkedAt;
 
   /** The tokens read, and what identified the file's version: a rename over it changes its key. */
-  private record Tokens(Map<String, String> byDigest, String firstIdentity, FileTime modified, long size, Object fileKey) {}
+  private record Tokens(
+      Map<String, String> byDigest,
+      String firstIdentity,
+      FileTime modified,
+      long size,
+      Object fileKey) {}
 
   private TokenFile(Path path, Duration reloadInterval, Tokens tokens) {
     this.path = path;
@@ -72,14 +79,18 @@ public final class TokenFile {
     try {
       BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
       Tokens current = tokens;
-      if (a.lastModifiedTime().equals(current.modified()) && a.size() == current.size()
+      if (a.lastModifiedTime().equals(current.modified())
+          && a.size() == current.size()
           && Objects.equals(a.fileKey(), current.fileKey())) {
         return;
       }
       tokens = read(path);
       LOG.info("auth-token-file {} read again: {} tokens", path, tokens.byDigest().size());
     } catch (IOException | IllegalArgumentException e) {
-      LOG.warn("auth-token-file {} could not be read again, keeping the tokens read before: {}", path, e.getMessage());
+      LOG.warn(
+          "auth-token-file {} could not be read again, keeping the tokens read before: {}",
+          path,
+          e.getMessage());
     }
   }
 
@@ -101,7 +112,8 @@ public final class TokenFile {
       String token = line.substring(0, comma).strip();
       String identity = line.substring(comma + 1).strip();
       if (token.length() < MIN_TOKEN_CHARS) {
-        throw new IllegalArgumentException(where + ": the token must be at least " + MIN_TOKEN_CHARS + " characters");
+        throw new IllegalArgumentException(
+            where + ": the token must be at least " + MIN_TOKEN_CHARS + " characters");
       }
       try {
         Validation.holder("identity", identity);
@@ -120,7 +132,9 @@ public final class TokenFile {
 
   private static String digest(String token) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is part of every Java platform", e);
     }

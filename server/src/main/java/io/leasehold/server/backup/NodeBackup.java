@@ -24,14 +24,14 @@ import java.util.Properties;
  * Backups of a node's state and their restore into a new data directory.
  *
  * <p>A backup is a directory holding one snapshot file (the whole replicated state at one log
- * position, as a node writes it) and {@value #MANIFEST}: the position, size, MD5 and origin.
- * It is taken online through {@code Cluster/Backup} from any one member.
+ * position, as a node writes it) and {@value #MANIFEST}: the position, size, MD5 and origin. It is
+ * taken online through {@code Cluster/Backup} from any one member.
  *
  * <p>Restoring writes a data directory that starts from that snapshot: the snapshot where Ratis
  * looks for it, and Raft metadata with the snapshot's term, so the node's log continues after the
  * snapshot's index and fencing tokens keep increasing. For a cluster lost as a whole, restore the
- * same backup into every member's data directory and start them with the same {@code --peers};
- * to replace one lost member of a running cluster no backup is needed (start it empty: the leader
+ * same backup into every member's data directory and start them with the same {@code --peers}; to
+ * replace one lost member of a running cluster no backup is needed (start it empty: the leader
  * sends it a snapshot).
  */
 public final class NodeBackup {
@@ -40,8 +40,15 @@ public final class NodeBackup {
   private NodeBackup() {}
 
   /** What a backup holds. */
-  public record Manifest(String nodeId, String groupId, long term, long index, long sizeBytes, String md5,
-                         Instant takenAt, String file) {
+  public record Manifest(
+      String nodeId,
+      String groupId,
+      long term,
+      long index,
+      long sizeBytes,
+      String md5,
+      Instant takenAt,
+      String file) {
     Properties toProperties() {
       Properties p = new Properties();
       p.setProperty("node", nodeId);
@@ -57,9 +64,15 @@ public final class NodeBackup {
 
     static Manifest of(Properties p) throws IOException {
       try {
-        return new Manifest(p.getProperty("node", ""), p.getProperty("group", ""), Long.parseLong(p.getProperty("term")),
-            Long.parseLong(p.getProperty("index")), Long.parseLong(p.getProperty("size")), p.getProperty("md5", ""),
-            Instant.parse(p.getProperty("taken_at")), p.getProperty("file"));
+        return new Manifest(
+            p.getProperty("node", ""),
+            p.getProperty("group", ""),
+            Long.parseLong(p.getProperty("term")),
+            Long.parseLong(p.getProperty("index")),
+            Long.parseLong(p.getProperty("size")),
+            p.getProperty("md5", ""),
+            Instant.parse(p.getProperty("taken_at")),
+            p.getProperty("file"));
       } catch (RuntimeException e) {
         throw new IOException("not a Leasehold backup manifest: " + e.getMessage(), e);
       }
@@ -67,8 +80,8 @@ public final class NodeBackup {
   }
 
   /**
-   * Writes the chunks of a {@code Cluster/Backup} stream into {@code dir} (created if missing,
-   * must hold no backup yet) and checks size and MD5 against the header.
+   * Writes the chunks of a {@code Cluster/Backup} stream into {@code dir} (created if missing, must
+   * hold no backup yet) and checks size and MD5 against the header.
    */
   public static Manifest receive(Iterator<BackupChunk> stream, Path dir) throws IOException {
     Files.createDirectories(dir);
@@ -105,14 +118,30 @@ public final class NodeBackup {
       throw e;
     }
     String digest = HexFormat.of().formatHex(md5.digest());
-    if (size != h.getSizeBytes() || (!h.getMd5().isEmpty() && !h.getMd5().equalsIgnoreCase(digest))) {
+    if (size != h.getSizeBytes()
+        || (!h.getMd5().isEmpty() && !h.getMd5().equalsIgnoreCase(digest))) {
       Files.deleteIfExists(partial);
-      throw new IOException("the backup arrived damaged: " + size + " bytes with MD5 " + digest
-          + ", expected " + h.getSizeBytes() + " bytes with MD5 " + h.getMd5());
+      throw new IOException(
+          "the backup arrived damaged: "
+              + size
+              + " bytes with MD5 "
+              + digest
+              + ", expected "
+              + h.getSizeBytes()
+              + " bytes with MD5 "
+              + h.getMd5());
     }
     Files.move(partial, dir.resolve(name), StandardCopyOption.ATOMIC_MOVE);
-    Manifest m = new Manifest(h.getNodeId(), h.getGroupId(), h.getTerm(), h.getIndex(), size, digest,
-        Instant.ofEpochSecond(h.getTakenAt().getSeconds()), name);
+    Manifest m =
+        new Manifest(
+            h.getNodeId(),
+            h.getGroupId(),
+            h.getTerm(),
+            h.getIndex(),
+            size,
+            digest,
+            Instant.ofEpochSecond(h.getTakenAt().getSeconds()),
+            name);
     writeProperties(m.toProperties(), dir.resolve(MANIFEST), "Leasehold backup");
     return m;
   }
@@ -130,7 +159,8 @@ public final class NodeBackup {
     Manifest m = Manifest.of(p);
     Path file = dir.resolve(m.file());
     if (!Files.exists(file) || Files.size(file) != m.sizeBytes()) {
-      throw new IOException("backup file " + file + " is missing or not " + m.sizeBytes() + " bytes");
+      throw new IOException(
+          "backup file " + file + " is missing or not " + m.sizeBytes() + " bytes");
     }
     MessageDigest md5 = md5();
     try (InputStream in = new DigestInputStream(Files.newInputStream(file), md5)) {
@@ -138,21 +168,26 @@ public final class NodeBackup {
     }
     String digest = HexFormat.of().formatHex(md5.digest());
     if (!digest.equalsIgnoreCase(m.md5())) {
-      throw new IOException("backup file " + file + " has MD5 " + digest + ", the manifest says " + m.md5());
+      throw new IOException(
+          "backup file " + file + " has MD5 " + digest + ", the manifest says " + m.md5());
     }
     return m;
   }
 
   /**
-   * Makes {@code dataDir} (missing or empty) the data directory of a node of cluster
-   * {@code clusterName} that starts from the backup in {@code backupDir}.
+   * Makes {@code dataDir} (missing or empty) the data directory of a node of cluster {@code
+   * clusterName} that starts from the backup in {@code backupDir}.
    */
-  public static Manifest restore(Path backupDir, Path dataDir, String clusterName) throws IOException {
+  public static Manifest restore(Path backupDir, Path dataDir, String clusterName)
+      throws IOException {
     Manifest m = verify(backupDir);
     if (Files.exists(dataDir)) {
       try (var entries = Files.list(dataDir)) {
         if (entries.findAny().isPresent()) {
-          throw new IOException("data directory " + dataDir + " is not empty; restore only into a new or empty directory");
+          throw new IOException(
+              "data directory "
+                  + dataDir
+                  + " is not empty; restore only into a new or empty directory");
         }
       }
     }
@@ -171,8 +206,8 @@ public final class NodeBackup {
   }
 
   /**
-   * The snapshot's {@code .md5} file, as the consensus layer reads it beside a snapshot: one
-   * {@code md5sum} line, {@code <hex digest> *<file name>}, of the file as it now is on disk.
+   * The snapshot's {@code .md5} file, as the consensus layer reads it beside a snapshot: one {@code
+   * md5sum} line, {@code <hex digest> *<file name>}, of the file as it now is on disk.
    */
   private static void writeMd5File(Path snapshot) throws IOException {
     MessageDigest digest = md5();
@@ -182,8 +217,12 @@ public final class NodeBackup {
     String md5 = HexFormat.of().formatHex(digest.digest());
     Path md5File = snapshot.resolveSibling(snapshot.getFileName() + ".md5");
     Path partial = md5File.resolveSibling(md5File.getFileName() + ".partial");
-    Files.writeString(partial, md5.toLowerCase(Locale.ROOT) + " *" + snapshot.getFileName() + "\n", StandardCharsets.UTF_8);
-    Files.move(partial, md5File, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    Files.writeString(
+        partial,
+        md5.toLowerCase(Locale.ROOT) + " *" + snapshot.getFileName() + "\n",
+        StandardCharsets.UTF_8);
+    Files.move(
+        partial, md5File, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
   }
 
   private static void writeProperties(Properties p, Path file, String comment) throws IOException {

@@ -23,86 +23,117 @@ import java.util.PriorityQueue;
 import java.util.Set;
 
 /**
- * The leader's lease deadlines on its monotonic clock (TTL plus the lease's grace period), and
- * the decision of what has expired.
- * Pure: every method takes the time, so tests drive it with a fake clock.
+ * The leader's lease deadlines on its monotonic clock (TTL plus the lease's grace period), and the
+ * decision of what has expired. Pure: every method takes the time, so tests drive it with a fake
+ * clock.
  *
- * <p>Lifecycle (after etcd's lessor): {@link #promote} when this node becomes leader,
- * {@link #demote} when it stops; only a promoted scheduler tracks or expires anything.
+ * <p>Lifecycle (after etcd's lessor): {@link #promote} when this node becomes leader, {@link
+ * #demote} when it stops; only a promoted scheduler tracks or expires anything.
  *
  * <p>Deadlines sit in a min-heap by due time (as etcd's lessor keeps its lease queue), so a tick
  * costs only the leases that are due, not one visit per live lease: with a million leases and a
  * tick every 100 ms, a full scan was the ticker's whole cost and held this lock (which the apply
  * thread needs for every event) for milliseconds. A renewal moves its lease's deadline later in
- * place, and the entry goes back into the heap at its new time when it surfaces; a new grant
- * pushes a new entry and leaves the old one behind, skipped when it surfaces, and the heap is
- * rebuilt when such leftovers outnumber the live entries.
+ * place, and the entry goes back into the heap at its new time when it surfaces; a new grant pushes
+ * a new entry and leaves the old one behind, skipped when it surfaces, and the heap is rebuilt when
+ * such leftovers outnumber the live entries.
  *
- * <p>It also decides when the bars it must lift are due (lock-delays and timed bans,
- * {@link TimedBar}), on the same clock and with the same rules: a bar applied while this node
- * leads is due its hold after the apply; on promotion every bar in the state is due its hold
- * (a lock-delay's full delay, a ban's remainder by stamped time) from now; a stall moves lifts
- * out like expiries, and a stalled turn lifts nothing.
+ * <p>It also decides when the bars it must lift are due (lock-delays and timed bans, {@link
+ * TimedBar}), on the same clock and with the same rules: a bar applied while this node leads is due
+ * its hold after the apply; on promotion every bar in the state is due its hold (a lock-delay's
+ * full delay, a ban's remainder by stamped time) from now; a stall moves lifts out like expiries,
+ * and a stalled turn lifts nothing.
  *
- * <p>Sessions have deadlines of their own, kept and decided like the leases' (a keep-alive
- * restarts the TTL, a new leader gives each a full TTL, a stall moves them out); a lease attached
- * to a session has none: it ends with its session.
+ * <p>Sessions have deadlines of their own, kept and decided like the leases' (a keep-alive restarts
+ * the TTL, a new leader gives each a full TTL, a stall moves them out); a lease attached to a
+ * session has none: it ends with its session.
  *
  * <p>Reads show these deadlines ({@link #deadline}): a lease whose last renewal this leader found
- * in the state when it took over was extended by the leader change, and one renewed before a
- * stall was extended by the stall. Neither is in the log, so only the leader can say.
+ * in the state when it took over was extended by the leader change, and one renewed before a stall
+ * was extended by the stall. Neither is in the log, so only the leader can say.
  */
 public final class ExpiryScheduler {
   private final long tickNanos;
   private final long stallThresholdNanos;
   private final long reproposeAfterNanos;
+
   /** The current deadline of each tracked lease (one a live lease: a table without map nodes). */
   private final NameTable<Deadline> deadlines = new NameTable<>(d -> d.name);
+
   /** Every current deadline, and stale ones not yet surfaced; ordered by due time. */
-  private final PriorityQueue<Deadline> queue = new PriorityQueue<>((a, b) -> Long.compare(a.queuedNanos, b.queuedNanos));
+  private final PriorityQueue<Deadline> queue =
+      new PriorityQueue<>((a, b) -> Long.compare(a.queuedNanos, b.queuedNanos));
+
   /**
    * Added to every stored due time: a stall moves all deadlines out by the same amount, which
    * leaves the heap's order as it is, so it is one addition here instead of a pass over the heap.
    */
   private long shiftNanos;
+
   private boolean active;
   private long lastTickNanos;
-  /** When this node last became the deciding leader; every lease found then is due no sooner than this plus its TTL. */
-  private long promotedAtNanos;
+
   /**
-   * The applied index when this node took over, and its term: a lease (or session) last renewed
-   * at or below it got its fresh TTL from the leader change, not from its renewal.
+   * When this node last became the deciding leader; every lease found then is due no sooner than
+   * this plus its TTL.
+   */
+  private long promotedAtNanos;
+
+  /**
+   * The applied index when this node took over, and its term: a lease (or session) last renewed at
+   * or below it got its fresh TTL from the leader change, not from its renewal.
    */
   private long promotedIndex = -1;
+
   private long promotedTerm;
-  /** The latest stalls since the promotion, oldest first, at most {@link #STALLS_KEPT}: what reads say moved a deadline out. */
+
+  /**
+   * The latest stalls since the promotion, oldest first, at most {@link #STALLS_KEPT}: what reads
+   * say moved a deadline out.
+   */
   private final ArrayDeque<Stall> stallLog = new ArrayDeque<>();
+
   static final int STALLS_KEPT = 32;
-  /** Leases and sessions whose Expire is proposed and not yet applied: due now, whatever the heap says. */
+
+  /**
+   * Leases and sessions whose Expire is proposed and not yet applied: due now, whatever the heap
+   * says.
+   */
   private final Set<String> proposedLeases = new HashSet<>();
+
   private final Set<Long> proposedSessions = new HashSet<>();
   private long lastAppliedIndex = -1;
   private long lastApplyProgressNanos;
   private boolean applyStalled;
   private long stalls;
+
   /** The latest turn moved deadlines out (or waited for the apply loop): nothing is due in it. */
   private boolean quietTurn;
+
   /** The current deadline of each tracked session. */
   private final Map<Long, SessionDeadline> sessions = new HashMap<>();
-  private final PriorityQueue<SessionDeadline> sessionQueue = new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos, b.dueNanos));
+
+  private final PriorityQueue<SessionDeadline> sessionQueue =
+      new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos, b.dueNanos));
+
   /** The current lift of each tracked bar. */
   private final Map<BarKey, Lift> lifts = new HashMap<>();
-  private final PriorityQueue<Lift> liftQueue = new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos, b.dueNanos));
+
+  private final PriorityQueue<Lift> liftQueue =
+      new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos, b.dueNanos));
+
   /**
    * While a new leader reads the bars in the state ({@link #trackBar}): the bars an applied entry
-   * changed since {@link #promote}, which are newer than (or as new as) what the read sees.
-   * Null once the read is done.
+   * changed since {@link #promote}, which are newer than (or as new as) what the read sees. Null
+   * once the read is done.
    */
   private Set<BarKey> changedWhilePromoting;
 
   private record BarKey(TimedBar.Kind kind, String key) {}
 
-  /** A stall that moved every deadline out: when it ended, by how much, and the applied index then. */
+  /**
+   * A stall that moved every deadline out: when it ended, by how much, and the applied index then.
+   */
   private record Stall(long atNanos, long byNanos, long appliedIndex) {}
 
   /** A tracked bar: what its lift must carry, and when it is due (minus {@link #shiftNanos}). */
@@ -118,7 +149,9 @@ public final class ExpiryScheduler {
     }
   }
 
-  /** A tracked session: what its Expire must carry, and when it is due (minus {@link #shiftNanos}). */
+  /**
+   * A tracked session: what its Expire must carry, and when it is due (minus {@link #shiftNanos}).
+   */
   private static final class SessionDeadline {
     final long id;
     final long lastRenewRevision;
@@ -132,16 +165,17 @@ public final class ExpiryScheduler {
   }
 
   /**
-   * A tracked lease: what an Expire must carry, and when it is due (minus {@link #shiftNanos}).
-   * A renewal moves {@link #dueNanos} later in place; the heap orders by {@link #queuedNanos},
-   * which changes only while the entry is out of the heap, so one entry a lease stands however
-   * often it is renewed.
+   * A tracked lease: what an Expire must carry, and when it is due (minus {@link #shiftNanos}). A
+   * renewal moves {@link #dueNanos} later in place; the heap orders by {@link #queuedNanos}, which
+   * changes only while the entry is out of the heap, so one entry a lease stands however often it
+   * is renewed.
    */
   private static final class Deadline {
     final String name;
     final long token;
     long lastRenewRevision;
     long dueNanos;
+
     /** Where the heap has it: at or before {@link #dueNanos}. */
     long queuedNanos;
 
@@ -157,7 +191,8 @@ public final class ExpiryScheduler {
   public ExpiryScheduler(long tickNanos, long stallThresholdNanos) {
     this.tickNanos = tickNanos;
     this.stallThresholdNanos = stallThresholdNanos;
-    // An Expire whose reply was lost is proposed again after this long; the guard makes repeats harmless.
+    // An Expire whose reply was lost is proposed again after this long; the guard makes repeats
+    // harmless.
     this.reproposeAfterNanos = Math.max(tickNanos * 10, 1_000_000_000L);
   }
 
@@ -170,8 +205,8 @@ public final class ExpiryScheduler {
   }
 
   /**
-   * As {@link #promote(long)}, saying which leases were renewed before this leader took over
-   * (at or below {@code appliedIndex}, as applied when it did) and in which term, for reads.
+   * As {@link #promote(long)}, saying which leases were renewed before this leader took over (at or
+   * below {@code appliedIndex}, as applied when it did) and in which term, for reads.
    */
   public synchronized void promote(long nowNanos, long appliedIndex, long term) {
     clear();
@@ -193,7 +228,9 @@ public final class ExpiryScheduler {
    */
   public synchronized void trackBar(TimedBar bar, long nowNanos) {
     BarKey key = new BarKey(bar.kind(), bar.key());
-    if (active && !bar.removed() && !lifts.containsKey(key)
+    if (active
+        && !bar.removed()
+        && !lifts.containsKey(key)
         && (changedWhilePromoting == null || !changedWhilePromoting.contains(key))) {
       putLift(key, bar, nowNanos);
     }
@@ -218,7 +255,10 @@ public final class ExpiryScheduler {
     }
   }
 
-  /** Follows an applied change to a session: created or kept alive restarts its TTL; ended forgets it. */
+  /**
+   * Follows an applied change to a session: created or kept alive restarts its TTL; ended forgets
+   * it.
+   */
   public synchronized void onSession(SessionChange change, long nowNanos) {
     if (!active) {
       return;
@@ -229,13 +269,13 @@ public final class ExpiryScheduler {
     if (change.session().isPresent()) {
       putSession(change.id(), change.session().get(), nowNanos);
     } else {
-      sessions.remove(change.id());  // its heap entry stays behind, stale
+      sessions.remove(change.id()); // its heap entry stays behind, stale
     }
   }
 
   /**
-   * The sessions to expire now (at most {@code max}), as of the latest {@link #tick}: nothing in
-   * a turn that a stall made quiet. Like a lease's, a session's Expire is proposed again after the
+   * The sessions to expire now (at most {@code max}), as of the latest {@link #tick}: nothing in a
+   * turn that a stall made quiet. Like a lease's, a session's Expire is proposed again after the
    * re-propose interval if nothing renewed or ended it meanwhile.
    */
   public synchronized List<ExpireSessionItem> dueSessions(long nowNanos, int max) {
@@ -243,7 +283,9 @@ public final class ExpiryScheduler {
       return List.of();
     }
     List<ExpireSessionItem> due = new ArrayList<>();
-    while (due.size() < max && !sessionQueue.isEmpty() && sessionQueue.peek().dueNanos + shiftNanos - nowNanos <= 0) {
+    while (due.size() < max
+        && !sessionQueue.isEmpty()
+        && sessionQueue.peek().dueNanos + shiftNanos - nowNanos <= 0) {
       SessionDeadline d = sessionQueue.poll();
       if (sessions.get(d.id) != d) {
         continue;
@@ -251,7 +293,11 @@ public final class ExpiryScheduler {
       d.dueNanos = nowNanos + reproposeAfterNanos - shiftNanos;
       sessionQueue.add(d);
       proposedSessions.add(d.id);
-      due.add(ExpireSessionItem.newBuilder().setSession(d.id).setLastRenewRevision(d.lastRenewRevision).build());
+      due.add(
+          ExpireSessionItem.newBuilder()
+              .setSession(d.id)
+              .setLastRenewRevision(d.lastRenewRevision)
+              .build());
     }
     return due;
   }
@@ -267,8 +313,11 @@ public final class ExpiryScheduler {
   }
 
   private void putSession(long id, StoredSession session, long nowNanos) {
-    SessionDeadline d = new SessionDeadline(id, session.getLastRenewRevision(),
-        nowNanos + session.getTtlMicros() * 1_000 - shiftNanos);
+    SessionDeadline d =
+        new SessionDeadline(
+            id,
+            session.getLastRenewRevision(),
+            nowNanos + session.getTtlMicros() * 1_000 - shiftNanos);
     sessions.put(id, d);
     sessionQueue.add(d);
     if (sessionQueue.size() > 2 * sessions.size() + 1024) {
@@ -297,7 +346,10 @@ public final class ExpiryScheduler {
     shiftNanos = 0;
   }
 
-  /** Follows an applied change to a bar: a bar set is due its hold from now; one removed is forgotten. */
+  /**
+   * Follows an applied change to a bar: a bar set is due its hold from now; one removed is
+   * forgotten.
+   */
   public synchronized void onBar(TimedBar bar, long nowNanos) {
     if (!active) {
       return;
@@ -307,7 +359,7 @@ public final class ExpiryScheduler {
       changedWhilePromoting.add(key);
     }
     if (bar.removed()) {
-      lifts.remove(key);  // its heap entry stays behind, stale
+      lifts.remove(key); // its heap entry stays behind, stale
     } else {
       putLift(key, bar, nowNanos);
     }
@@ -324,7 +376,9 @@ public final class ExpiryScheduler {
       return List.of();
     }
     List<TimedBar> due = new ArrayList<>();
-    while (due.size() < max && !liftQueue.isEmpty() && liftQueue.peek().dueNanos + shiftNanos - nowNanos <= 0) {
+    while (due.size() < max
+        && !liftQueue.isEmpty()
+        && liftQueue.peek().dueNanos + shiftNanos - nowNanos <= 0) {
       Lift l = liftQueue.poll();
       if (lifts.get(l.key) != l) {
         continue;
@@ -360,12 +414,18 @@ public final class ExpiryScheduler {
     return active;
   }
 
-  /** The {@link System#nanoTime} instant of the last {@link #promote}, the start of every carried-over lease's fresh TTL. */
+  /**
+   * The {@link System#nanoTime} instant of the last {@link #promote}, the start of every
+   * carried-over lease's fresh TTL.
+   */
   public synchronized long promotedAtNanos() {
     return promotedAtNanos;
   }
 
-  /** Follows an applied change: a grant or renewal restarts the TTL from now; an ending forgets the lease. */
+  /**
+   * Follows an applied change: a grant or renewal restarts the TTL from now; an ending forgets the
+   * lease.
+   */
   public synchronized void onEvent(LeaseEvent event, long nowNanos) {
     if (!active) {
       return;
@@ -382,7 +442,7 @@ public final class ExpiryScheduler {
           }
         }
       }
-      case UPDATED, POLICY_CHANGED -> { }
+      case UPDATED, POLICY_CHANGED -> {}
     }
   }
 
@@ -390,14 +450,15 @@ public final class ExpiryScheduler {
    * One turn of the ticker: returns the leases to expire now (at most {@code max}).
    *
    * <p>A stall does not punish clients. If this loop ran late (GC, an overloaded machine) or the
-   * apply loop stopped making progress while entries were waiting, renewals may be queued that
-   * this leader has not seen; so the stall is treated like a leader change: every deadline moves
-   * out by its length and nothing expires in that turn.
+   * apply loop stopped making progress while entries were waiting, renewals may be queued that this
+   * leader has not seen; so the stall is treated like a leader change: every deadline moves out by
+   * its length and nothing expires in that turn.
    *
    * @param appliedIndex the state machine's applied index now
    * @param commitIndex the log's commit index now
    */
-  public synchronized List<ExpireItem> tick(long nowNanos, long appliedIndex, long commitIndex, int max) {
+  public synchronized List<ExpireItem> tick(
+      long nowNanos, long appliedIndex, long commitIndex, int max) {
     if (!active) {
       return List.of();
     }
@@ -427,10 +488,12 @@ public final class ExpiryScheduler {
     }
     quietTurn = false;
     List<ExpireItem> due = new ArrayList<>();
-    while (due.size() < max && !queue.isEmpty() && queue.peek().queuedNanos + shiftNanos - nowNanos <= 0) {
+    while (due.size() < max
+        && !queue.isEmpty()
+        && queue.peek().queuedNanos + shiftNanos - nowNanos <= 0) {
       Deadline d = queue.poll();
       if (deadlines.get(d.name) != d) {
-        continue;  // ended or granted again since: a newer entry (or none) stands for it
+        continue; // ended or granted again since: a newer entry (or none) stands for it
       }
       if (d.dueNanos != d.queuedNanos) {
         // Renewed since it was queued: back in at its new deadline (which may be due too).
@@ -445,7 +508,12 @@ public final class ExpiryScheduler {
       d.queuedNanos = d.dueNanos;
       queue.add(d);
       proposedLeases.add(d.name);
-      due.add(ExpireItem.newBuilder().setName(d.name).setToken(d.token).setLastRenewRevision(d.lastRenewRevision).build());
+      due.add(
+          ExpireItem.newBuilder()
+              .setName(d.name)
+              .setToken(d.token)
+              .setLastRenewRevision(d.lastRenewRevision)
+              .build());
     }
     return due;
   }
@@ -483,14 +551,15 @@ public final class ExpiryScheduler {
   }
 
   /**
-   * The deadline this leader keeps for a lease (or, with {@code item.session} set, for the
-   * session it is attached to), as a read shows it: how long until this leader expires it, and
-   * why that is later than its last renewal plus TTL and grace, if it is. Not tracked when this
-   * node does not decide, or no longer (or not yet) tracks that lease with that token.
+   * The deadline this leader keeps for a lease (or, with {@code item.session} set, for the session
+   * it is attached to), as a read shows it: how long until this leader expires it, and why that is
+   * later than its last renewal plus TTL and grace, if it is. Not tracked when this node does not
+   * decide, or no longer (or not yet) tracks that lease with that token.
    *
    * @param wallNowMicros this node's wall clock now: only to date the extensions for people
    */
-  public synchronized LeaderDeadline deadline(DeadlineQueryItem item, long nowNanos, long wallNowMicros) {
+  public synchronized LeaderDeadline deadline(
+      DeadlineQueryItem item, long nowNanos, long wallNowMicros) {
     LeaderDeadline.Builder b = LeaderDeadline.newBuilder();
     if (!active) {
       return b.build();
@@ -520,15 +589,23 @@ public final class ExpiryScheduler {
         .setRemainingMicros(proposed ? 0 : Math.max(0, (dueNanos + shiftNanos - nowNanos) / 1_000));
     boolean carried = lastRenewRevision <= promotedIndex;
     if (carried) {
-      b.addExtensions(DeadlineExtension.newBuilder().setReason(DeadlineExtension.Reason.LEADER_CHANGE)
-          .setAt(wallTime(promotedAtNanos, nowNanos, wallNowMicros)).setTerm(promotedTerm));
+      b.addExtensions(
+          DeadlineExtension.newBuilder()
+              .setReason(DeadlineExtension.Reason.LEADER_CHANGE)
+              .setAt(wallTime(promotedAtNanos, nowNanos, wallNowMicros))
+              .setTerm(promotedTerm));
     }
     for (Stall stall : stallLog) {
       if (carried || stall.appliedIndex() >= lastRenewRevision) {
-        b.addExtensions(DeadlineExtension.newBuilder().setReason(DeadlineExtension.Reason.STALL)
-            .setAt(wallTime(stall.atNanos(), nowNanos, wallNowMicros)).setTerm(promotedTerm)
-            .setBy(com.google.protobuf.Duration.newBuilder().setSeconds(stall.byNanos() / 1_000_000_000L)
-                .setNanos((int) (stall.byNanos() % 1_000_000_000L))));
+        b.addExtensions(
+            DeadlineExtension.newBuilder()
+                .setReason(DeadlineExtension.Reason.STALL)
+                .setAt(wallTime(stall.atNanos(), nowNanos, wallNowMicros))
+                .setTerm(promotedTerm)
+                .setBy(
+                    com.google.protobuf.Duration.newBuilder()
+                        .setSeconds(stall.byNanos() / 1_000_000_000L)
+                        .setNanos((int) (stall.byNanos() % 1_000_000_000L))));
       }
     }
     return b.build();
@@ -536,8 +613,10 @@ public final class ExpiryScheduler {
 
   private static Timestamp wallTime(long atNanos, long nowNanos, long wallNowMicros) {
     long micros = wallNowMicros - (nowNanos - atNanos) / 1_000;
-    return Timestamp.newBuilder().setSeconds(Math.floorDiv(micros, 1_000_000L))
-        .setNanos((int) Math.floorMod(micros, 1_000_000L) * 1_000).build();
+    return Timestamp.newBuilder()
+        .setSeconds(Math.floorDiv(micros, 1_000_000L))
+        .setNanos((int) Math.floorMod(micros, 1_000_000L) * 1_000)
+        .build();
   }
 
   private void put(String name, LeaseRecord lease, long nowNanos) {
@@ -549,10 +628,13 @@ public final class ExpiryScheduler {
       deadlines.remove(name);
       return;
     }
-    // Due one TTL plus the namespace's grace period (as recorded at the grant or renewal) after now.
+    // Due one TTL plus the namespace's grace period (as recorded at the grant or renewal) after
+    // now.
     long dueNanos = nowNanos + (lease.getTtlMicros() + lease.getGraceMicros()) * 1_000 - shiftNanos;
     Deadline current = deadlines.get(name);
-    if (current != null && current.token == lease.getToken() && dueNanos - current.queuedNanos >= 0) {
+    if (current != null
+        && current.token == lease.getToken()
+        && dueNanos - current.queuedNanos >= 0) {
       // A renewal: the entry stays where the heap has it, and goes back in when it surfaces.
       current.dueNanos = dueNanos;
       current.lastRenewRevision = lease.getLastRenewRevision();
@@ -564,10 +646,11 @@ public final class ExpiryScheduler {
     if (queue.size() > 2 * deadlines.size() + 1024) {
       // Mostly ended leases' leftovers: keep the heap proportional to the live leases.
       queue.clear();
-      deadlines.forEach(live -> {
-        live.queuedNanos = live.dueNanos;
-        queue.add(live);
-      });
+      deadlines.forEach(
+          live -> {
+            live.queuedNanos = live.dueNanos;
+            queue.add(live);
+          });
     }
   }
 }

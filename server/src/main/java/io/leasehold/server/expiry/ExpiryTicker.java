@@ -36,12 +36,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the {@link ExpiryScheduler} while this node leads: promotes it when Ratis says the leader
- * is ready, demotes it when leadership goes, and proposes the due leases as batched Expire
- * commands through this node's Raft server. In the same turn it proposes the lifting of the
- * lock-delays and timed bans the scheduler found due on the same monotonic clock (LiftLockDelays,
- * LiftBans, each guarded by the revision that set the bar), and the withdrawal of transfer offers
- * nobody accepted in time (WithdrawOffers, guarded by the offer's revision). Everything runs on its own thread:
+ * Runs the {@link ExpiryScheduler} while this node leads: promotes it when Ratis says the leader is
+ * ready, demotes it when leadership goes, and proposes the due leases as batched Expire commands
+ * through this node's Raft server. In the same turn it proposes the lifting of the lock-delays and
+ * timed bans the scheduler found due on the same monotonic clock (LiftLockDelays, LiftBans, each
+ * guarded by the revision that set the bar), and the withdrawal of transfer offers nobody accepted
+ * in time (WithdrawOffers, guarded by the offer's revision). Everything runs on its own thread:
  * Ratis callbacks only enqueue work and return.
  */
 public final class ExpiryTicker implements AutoCloseable {
@@ -51,23 +51,34 @@ public final class ExpiryTicker implements AutoCloseable {
   private final Duration tickInterval;
   private final LongSupplier monotonicNanos;
   private final ExpiryScheduler scheduler;
-  private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "leasehold-expiry");
-    t.setDaemon(true);
-    return t;
-  });
-  /** Bumped by every promote/demote: a queued promotion that was overtaken by a demotion does nothing. */
+  private final ScheduledExecutorService executor =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "leasehold-expiry");
+            t.setDaemon(true);
+            return t;
+          });
+
+  /**
+   * Bumped by every promote/demote: a queued promotion that was overtaken by a demotion does
+   * nothing.
+   */
   private final AtomicLong generation = new AtomicLong();
+
   private volatile LeaseStateMachine stateMachine;
   private volatile Function<LogCommand, CompletableFuture<LogReply>> propose;
   private volatile BooleanSupplier isLeader;
   private volatile LongSupplier commitIndex;
+
   /** Ratis said "leader ready" and nothing said otherwise since; survives until {@link #bind}. */
   private volatile boolean leaderReady;
+
   /** The term of the latest promotion, for reads that say a leader change extended a lease. */
   private volatile long promotedTerm;
+
   /** Dates extensions for people who read them; never decides anything. */
   private final LongSupplier wallClockMicros;
+
   private ScheduledFuture<?> ticking;
 
   /** Expiry and lifts use only {@code monotonicNanos}: no wall clock decides anything. */
@@ -75,8 +86,14 @@ public final class ExpiryTicker implements AutoCloseable {
     this(tickInterval, stallThreshold, monotonicNanos, () -> System.currentTimeMillis() * 1_000);
   }
 
-  /** @param wallClockMicros only dates the extensions a read shows ({@link #deadlines}) */
-  public ExpiryTicker(Duration tickInterval, Duration stallThreshold, LongSupplier monotonicNanos, LongSupplier wallClockMicros) {
+  /**
+   * @param wallClockMicros only dates the extensions a read shows ({@link #deadlines})
+   */
+  public ExpiryTicker(
+      Duration tickInterval,
+      Duration stallThreshold,
+      LongSupplier monotonicNanos,
+      LongSupplier wallClockMicros) {
     this.tickInterval = tickInterval;
     this.monotonicNanos = monotonicNanos;
     this.wallClockMicros = wallClockMicros;
@@ -84,13 +101,16 @@ public final class ExpiryTicker implements AutoCloseable {
   }
 
   /**
-   * Connects the ticker to the node once its Raft server runs. Leadership news that came
-   * during start-up (a single node elects itself at once) takes effect here.
+   * Connects the ticker to the node once its Raft server runs. Leadership news that came during
+   * start-up (a single node elects itself at once) takes effect here.
    *
    * @param propose proposes to this node's Raft server only, never forwarding to another leader
    */
-  public void bind(LeaseStateMachine stateMachine, Function<LogCommand, CompletableFuture<LogReply>> propose,
-                   BooleanSupplier isLeader, LongSupplier commitIndex) {
+  public void bind(
+      LeaseStateMachine stateMachine,
+      Function<LogCommand, CompletableFuture<LogReply>> propose,
+      BooleanSupplier isLeader,
+      LongSupplier commitIndex) {
     this.stateMachine = stateMachine;
     this.propose = propose;
     this.isLeader = isLeader;
@@ -100,9 +120,13 @@ public final class ExpiryTicker implements AutoCloseable {
     }
   }
 
-  /** From the apply thread: keep deadlines in step with grants, renewals and endings, and lifts with bars. */
+  /**
+   * From the apply thread: keep deadlines in step with grants, renewals and endings, and lifts with
+   * bars.
+   */
   public void onApplied(ApplyResult result) {
-    if ((result.events().isEmpty() && result.bars().isEmpty() && result.sessions().isEmpty()) || !scheduler.isActive()) {
+    if ((result.events().isEmpty() && result.bars().isEmpty() && result.sessions().isEmpty())
+        || !scheduler.isActive()) {
       return;
     }
     long now = monotonicNanos.getAsLong();
@@ -138,7 +162,10 @@ public final class ExpiryTicker implements AutoCloseable {
     submit(this::stopTicking);
   }
 
-  /** Ratis still reports leadership changes while the node shuts down; by then there is nothing to do. */
+  /**
+   * Ratis still reports leadership changes while the node shuts down; by then there is nothing to
+   * do.
+   */
   private void submit(Runnable task) {
     try {
       executor.execute(task);
@@ -154,7 +181,8 @@ public final class ExpiryTicker implements AutoCloseable {
     }
     // Leases renewed at or below this index were renewed before this leader took over: reads
     // say their deadline comes from the leader change.
-    long appliedBefore = sm.getLastAppliedTermIndex() == null ? -1 : sm.getLastAppliedTermIndex().getIndex();
+    long appliedBefore =
+        sm.getLastAppliedTermIndex() == null ? -1 : sm.getLastAppliedTermIndex().getIndex();
     long now = monotonicNanos.getAsLong();
     scheduler.promote(now, appliedBefore, promotedTerm);
     // Leases found in the state start from a full TTL now: a renewal may have reached the
@@ -172,8 +200,12 @@ public final class ExpiryTicker implements AutoCloseable {
     stopTicking();
     long period = tickInterval.toNanos();
     ticking = executor.scheduleAtFixedRate(this::tick, period, period, TimeUnit.NANOSECONDS);
-    LOG.info("expiry ticker promoted: tracking {} leases, {} sessions and {} lock-delays and timed bans as of revision {}",
-        scheduler.tracked(), scheduler.trackedSessions(), scheduler.trackedBars(), revision);
+    LOG.info(
+        "expiry ticker promoted: tracking {} leases, {} sessions and {} lock-delays and timed bans as of revision {}",
+        scheduler.tracked(),
+        scheduler.trackedSessions(),
+        scheduler.trackedBars(),
+        revision);
   }
 
   private void stopTicking() {
@@ -196,14 +228,23 @@ public final class ExpiryTicker implements AutoCloseable {
       do {
         due = scheduler.tick(monotonicNanos.getAsLong(), applied, commit, MAX_BATCH);
         if (!due.isEmpty()) {
-          LogCommand command = LogCommand.newBuilder().setExpire(ExpireCommand.newBuilder().addAllItems(due)).build();
-          propose.apply(command).whenComplete((reply, error) -> {
-            if (error != null) {
-              LOG.debug("expire proposal not applied here: {}", error.toString());
-            } else if (reply.getExpire().getExpired() > 0) {
-              LOG.info("expired {} leases at revision {}", reply.getExpire().getExpired(), reply.getExpire().getRevision());
-            }
-          });
+          LogCommand command =
+              LogCommand.newBuilder()
+                  .setExpire(ExpireCommand.newBuilder().addAllItems(due))
+                  .build();
+          propose
+              .apply(command)
+              .whenComplete(
+                  (reply, error) -> {
+                    if (error != null) {
+                      LOG.debug("expire proposal not applied here: {}", error.toString());
+                    } else if (reply.getExpire().getExpired() > 0) {
+                      LOG.info(
+                          "expired {} leases at revision {}",
+                          reply.getExpire().getExpired(),
+                          reply.getExpire().getRevision());
+                    }
+                  });
         }
       } while (due.size() == MAX_BATCH);
       expireSessions();
@@ -214,26 +255,40 @@ public final class ExpiryTicker implements AutoCloseable {
     }
   }
 
-  /** Proposes the expiry of the sessions that are due, each guarded by its last keep-alive's revision. */
+  /**
+   * Proposes the expiry of the sessions that are due, each guarded by its last keep-alive's
+   * revision.
+   */
   private void expireSessions() {
     List<ExpireSessionItem> due;
     do {
       due = scheduler.dueSessions(monotonicNanos.getAsLong(), MAX_BATCH);
       if (!due.isEmpty()) {
-        propose.apply(LogCommand.newBuilder().setExpire(ExpireCommand.newBuilder().addAllSessions(due)).build())
-            .whenComplete((reply, error) -> {
-              if (error != null) {
-                LOG.debug("session expire proposal not applied here: {}", error.toString());
-              } else if (reply.getExpire().getSessionsExpired() > 0) {
-                LOG.info("expired {} sessions ({} leases with them) at revision {}", reply.getExpire().getSessionsExpired(),
-                    reply.getExpire().getSessionLeasesEnded(), reply.getExpire().getRevision());
-              }
-            });
+        propose
+            .apply(
+                LogCommand.newBuilder()
+                    .setExpire(ExpireCommand.newBuilder().addAllSessions(due))
+                    .build())
+            .whenComplete(
+                (reply, error) -> {
+                  if (error != null) {
+                    LOG.debug("session expire proposal not applied here: {}", error.toString());
+                  } else if (reply.getExpire().getSessionsExpired() > 0) {
+                    LOG.info(
+                        "expired {} sessions ({} leases with them) at revision {}",
+                        reply.getExpire().getSessionsExpired(),
+                        reply.getExpire().getSessionLeasesEnded(),
+                        reply.getExpire().getRevision());
+                  }
+                });
       }
     } while (due.size() == MAX_BATCH);
   }
 
-  /** Proposes the lifting of the lock-delays and timed bans that are due, like an Expire: guarded by the revision that set each. */
+  /**
+   * Proposes the lifting of the lock-delays and timed bans that are due, like an Expire: guarded by
+   * the revision that set each.
+   */
   private void liftDue() {
     List<TimedBar> due;
     do {
@@ -243,42 +298,76 @@ public final class ExpiryTicker implements AutoCloseable {
       List<WithdrawOfferItem> offers = new ArrayList<>();
       for (TimedBar b : due) {
         switch (b.kind()) {
-          case LOCK_DELAY -> delays.add(LiftLockDelayItem.newBuilder().setName(b.key()).setRevision(b.revision()).build());
-          case BAN -> bans.add(LiftBanItem.newBuilder().setHolder(b.key()).setRevision(b.revision()).build());
-          case OFFER -> offers.add(WithdrawOfferItem.newBuilder().setName(b.key()).setRevision(b.revision()).build());
+          case LOCK_DELAY ->
+              delays.add(
+                  LiftLockDelayItem.newBuilder()
+                      .setName(b.key())
+                      .setRevision(b.revision())
+                      .build());
+          case BAN ->
+              bans.add(
+                  LiftBanItem.newBuilder().setHolder(b.key()).setRevision(b.revision()).build());
+          case OFFER ->
+              offers.add(
+                  WithdrawOfferItem.newBuilder()
+                      .setName(b.key())
+                      .setRevision(b.revision())
+                      .build());
         }
       }
       if (!offers.isEmpty()) {
-        propose.apply(LogCommand.newBuilder().setWithdrawOffers(WithdrawOffers.newBuilder().addAllItems(offers)).build())
-            .whenComplete((reply, error) -> {
-              if (error != null) {
-                LOG.debug("withdraw-offers proposal not applied here: {}", error.toString());
-              } else if (reply.getWithdrawOffers().getWithdrawn() > 0) {
-                LOG.info("withdrew {} transfer offers at revision {}", reply.getWithdrawOffers().getWithdrawn(),
-                    reply.getWithdrawOffers().getRevision());
-              }
-            });
+        propose
+            .apply(
+                LogCommand.newBuilder()
+                    .setWithdrawOffers(WithdrawOffers.newBuilder().addAllItems(offers))
+                    .build())
+            .whenComplete(
+                (reply, error) -> {
+                  if (error != null) {
+                    LOG.debug("withdraw-offers proposal not applied here: {}", error.toString());
+                  } else if (reply.getWithdrawOffers().getWithdrawn() > 0) {
+                    LOG.info(
+                        "withdrew {} transfer offers at revision {}",
+                        reply.getWithdrawOffers().getWithdrawn(),
+                        reply.getWithdrawOffers().getRevision());
+                  }
+                });
       }
       if (!delays.isEmpty()) {
-        propose.apply(LogCommand.newBuilder().setLiftLockDelays(LiftLockDelays.newBuilder().addAllItems(delays)).build())
-            .whenComplete((reply, error) -> {
-              if (error != null) {
-                LOG.debug("lift-lock-delays proposal not applied here: {}", error.toString());
-              } else if (reply.getLiftLockDelays().getLifted() > 0) {
-                LOG.debug("lifted {} lock-delays at revision {}", reply.getLiftLockDelays().getLifted(),
-                    reply.getLiftLockDelays().getRevision());
-              }
-            });
+        propose
+            .apply(
+                LogCommand.newBuilder()
+                    .setLiftLockDelays(LiftLockDelays.newBuilder().addAllItems(delays))
+                    .build())
+            .whenComplete(
+                (reply, error) -> {
+                  if (error != null) {
+                    LOG.debug("lift-lock-delays proposal not applied here: {}", error.toString());
+                  } else if (reply.getLiftLockDelays().getLifted() > 0) {
+                    LOG.debug(
+                        "lifted {} lock-delays at revision {}",
+                        reply.getLiftLockDelays().getLifted(),
+                        reply.getLiftLockDelays().getRevision());
+                  }
+                });
       }
       if (!bans.isEmpty()) {
-        propose.apply(LogCommand.newBuilder().setLiftBans(LiftBans.newBuilder().addAllItems(bans)).build())
-            .whenComplete((reply, error) -> {
-              if (error != null) {
-                LOG.debug("lift-bans proposal not applied here: {}", error.toString());
-              } else if (reply.getLiftBans().getLifted() > 0) {
-                LOG.info("lifted {} timed bans at revision {}", reply.getLiftBans().getLifted(), reply.getLiftBans().getRevision());
-              }
-            });
+        propose
+            .apply(
+                LogCommand.newBuilder()
+                    .setLiftBans(LiftBans.newBuilder().addAllItems(bans))
+                    .build())
+            .whenComplete(
+                (reply, error) -> {
+                  if (error != null) {
+                    LOG.debug("lift-bans proposal not applied here: {}", error.toString());
+                  } else if (reply.getLiftBans().getLifted() > 0) {
+                    LOG.info(
+                        "lifted {} timed bans at revision {}",
+                        reply.getLiftBans().getLifted(),
+                        reply.getLiftBans().getRevision());
+                  }
+                });
       }
     } while (due.size() == MAX_BATCH);
   }
@@ -289,8 +378,8 @@ public final class ExpiryTicker implements AutoCloseable {
 
   /**
    * The deadlines this node keeps as the deciding leader, for the node that serves a lease read
-   * (this one or a follower): one per query item, in order. Fails unless this node leads and
-   * its ticker runs: the asker then shows its estimate.
+   * (this one or a follower): one per query item, in order. Fails unless this node leads and its
+   * ticker runs: the asker then shows its estimate.
    */
   public DeadlineReply deadlines(DeadlineQuery query) {
     BooleanSupplier leads = isLeader;

@@ -16,10 +16,10 @@ import java.util.function.Supplier;
 /**
  * The standard gRPC health service ({@code grpc.health.v1.Health}) for a node, re-judged every
  * {@link #CHECK_INTERVAL}. A node is SERVING only when it knows a leader it is in touch with and
- * has applied what was committed: a follower heard from the leader within the election timeout;
- * a leader is ready and heard from a majority within it; and the applied index has reached the
- * commit index seen at the previous check (a node applying steadily under load lags the current
- * one by a few entries and must not flap; a node catching up lags by far more).
+ * has applied what was committed: a follower heard from the leader within the election timeout; a
+ * leader is ready and heard from a majority within it; and the applied index has reached the commit
+ * index seen at the previous check (a node applying steadily under load lags the current one by a
+ * few entries and must not flap; a node catching up lags by far more).
  */
 public final class NodeHealth implements AutoCloseable {
   public static final Duration CHECK_INTERVAL = Duration.ofMillis(200);
@@ -28,20 +28,24 @@ public final class NodeHealth implements AutoCloseable {
   private final Supplier<Consensus.Liveness> liveness;
   private final long contactMillis;
   private final List<String> services;
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "leasehold-health");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "leasehold-health");
+            t.setDaemon(true);
+            return t;
+          });
   private long previousCommit = Long.MAX_VALUE;
   private volatile boolean serving;
   private volatile boolean closed;
 
   /**
    * @param services the gRPC service names to report besides the server as a whole ("")
-   * @param contactTimeout how recently the leader (or, for a leader, a majority) must have been heard from
+   * @param contactTimeout how recently the leader (or, for a leader, a majority) must have been
+   *     heard from
    */
-  public NodeHealth(Supplier<Consensus.Liveness> liveness, Duration contactTimeout, List<String> services) {
+  public NodeHealth(
+      Supplier<Consensus.Liveness> liveness, Duration contactTimeout, List<String> services) {
     this.liveness = liveness;
     this.contactMillis = contactTimeout.toMillis();
     this.services = List.copyOf(services);
@@ -95,11 +99,16 @@ public final class NodeHealth implements AutoCloseable {
         return false;
       }
       int members = l.groupSize();
-      long heard = 1 + l.followers().get().stream()
-          .mapToLong(Consensus.Follower::lastContactMillis).filter(ms -> ms <= contactMillis).count();
+      long heard =
+          1
+              + l.followers().get().stream()
+                  .mapToLong(Consensus.Follower::lastContactMillis)
+                  .filter(ms -> ms <= contactMillis)
+                  .count();
       return heard > members / 2;
     }
-    return l.role() == Consensus.Role.FOLLOWER && l.leaderContactMillis().isPresent()
+    return l.role() == Consensus.Role.FOLLOWER
+        && l.leaderContactMillis().isPresent()
         && l.leaderContactMillis().getAsLong() <= contactMillis;
   }
 

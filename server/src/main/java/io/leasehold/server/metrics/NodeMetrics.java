@@ -28,9 +28,9 @@ import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
 
 /**
- * A node's Prometheus metrics, in a registry of its own (several nodes may share a JVM in
- * tests), served over HTTP: {@code /metrics} in the Prometheus text format and {@code /healthz}
- * (200 when the node is SERVING by its gRPC health, else 503) for probes that cannot speak gRPC.
+ * A node's Prometheus metrics, in a registry of its own (several nodes may share a JVM in tests),
+ * served over HTTP: {@code /metrics} in the Prometheus text format and {@code /healthz} (200 when
+ * the node is SERVING by its gRPC health, else 503) for probes that cannot speak gRPC.
  *
  * <p>Lease counters are read from the apply loop's {@link Counters} at scrape time, so counting
  * costs the apply path nothing more; only the apply latency is observed as it happens.
@@ -47,7 +47,10 @@ public final class NodeMetrics implements AutoCloseable {
     /** Acquire calls queued on this node, waiting for a held name. */
     int acquireWaiting();
 
-    /** Watch messages with events sent, and how many of them another watcher of the same group built. */
+    /**
+     * Watch messages with events sent, and how many of them another watcher of the same group
+     * built.
+     */
     long watchMessages();
 
     long watchSharedMessages();
@@ -64,22 +67,39 @@ public final class NodeMetrics implements AutoCloseable {
     /** Events the furthest-behind watcher of this node has yet to read (0 with none). */
     long watchLagEvents();
 
-    /** Whether Ratis closed this node's Raft division while the node runs (it then serves nothing until restarted). */
+    /**
+     * Whether Ratis closed this node's Raft division while the node runs (it then serves nothing
+     * until restarted).
+     */
     boolean divisionClosed();
 
-    /** The file system of the data directory: free and total bytes, or null when it cannot be read. */
+    /**
+     * The file system of the data directory: free and total bytes, or null when it cannot be read.
+     */
     Disk dataDisk();
 
-    /** The state store's memory outside the Java heap, in bytes by kind (RocksDB: memtables, table readers, block cache). */
+    /**
+     * The state store's memory outside the Java heap, in bytes by kind (RocksDB: memtables, table
+     * readers, block cache).
+     */
     Map<String, Long> storeMemoryBytes();
   }
 
-  /** Space on the file system holding the data directory, in bytes ({@code usable}: what this process may still write). */
+  /**
+   * Space on the file system holding the data directory, in bytes ({@code usable}: what this
+   * process may still write).
+   */
   public record Disk(long usable, long total) {}
 
   /** Raft's state as this node sees it. */
-  public record RaftView(String role, long term, long commitIndex, long appliedIndex, long snapshotIndex,
-                         int members, boolean leaderKnown) {}
+  public record RaftView(
+      String role,
+      long term,
+      long commitIndex,
+      long appliedIndex,
+      long snapshotIndex,
+      int members,
+      boolean leaderKnown) {}
 
   static final String[] ROLES = {"leader", "follower", "candidate", "listener", "unknown"};
 
@@ -112,101 +132,176 @@ public final class NodeMetrics implements AutoCloseable {
   private ExecutorService httpThreads;
 
   public NodeMetrics(Source source) {
-    counter("leasehold_leases_acquired", "Leases granted (new leases, not idempotent re-acquires).", () -> source.counters().acquired());
-    counter("leasehold_leases_renewed", "Lease renewals applied.", () -> source.counters().renewed());
-    counter("leasehold_leases_released", "Leases released by their holder.", () -> source.counters().released());
-    counter("leasehold_leases_expired", "Leases that expired (the leader's Expire applied).", () -> source.counters().expired());
-    counter("leasehold_leases_revoked", "Leases ended by an operator's Revoke.", () -> source.counters().revoked());
-    counter("leasehold_leases_banned", "Leases ended because their holder was banned.", () -> source.counters().banned());
-    counter("leasehold_late_heartbeats", "Renewals of a lease that had already expired.", () -> source.counters().lateHeartbeats());
+    counter(
+        "leasehold_leases_acquired",
+        "Leases granted (new leases, not idempotent re-acquires).",
+        () -> source.counters().acquired());
+    counter(
+        "leasehold_leases_renewed", "Lease renewals applied.", () -> source.counters().renewed());
+    counter(
+        "leasehold_leases_released",
+        "Leases released by their holder.",
+        () -> source.counters().released());
+    counter(
+        "leasehold_leases_expired",
+        "Leases that expired (the leader's Expire applied).",
+        () -> source.counters().expired());
+    counter(
+        "leasehold_leases_revoked",
+        "Leases ended by an operator's Revoke.",
+        () -> source.counters().revoked());
+    counter(
+        "leasehold_leases_banned",
+        "Leases ended because their holder was banned.",
+        () -> source.counters().banned());
+    counter(
+        "leasehold_late_heartbeats",
+        "Renewals of a lease that had already expired.",
+        () -> source.counters().lateHeartbeats());
     CounterWithCallback.builder()
         .name("leasehold_lease_rejections")
         .help("Acquisitions and renewals refused by policy, by reason.")
         .labelNames("reason")
-        .callback(cb -> {
-          Counters.Snapshot c = source.counters();
-          for (RejectReason r : RejectReason.values()) {
-            if (r != RejectReason.UNRECOGNIZED && r != RejectReason.REJECT_REASON_UNSPECIFIED) {
-              cb.call(c.rejected(r), r.name());
-            }
-          }
-        })
+        .callback(
+            cb -> {
+              Counters.Snapshot c = source.counters();
+              for (RejectReason r : RejectReason.values()) {
+                if (r != RejectReason.UNRECOGNIZED && r != RejectReason.REJECT_REASON_UNSPECIFIED) {
+                  cb.call(c.rejected(r), r.name());
+                }
+              }
+            })
         .register(registry);
-    gauge("leasehold_leases_live", "Live leases in this node's applied state.", () -> source.liveLeases());
+    gauge(
+        "leasehold_leases_live",
+        "Live leases in this node's applied state.",
+        () -> source.liveLeases());
     gauge("leasehold_watchers", "Open Watch streams on this node.", () -> source.watchers());
-    gauge("leasehold_acquire_waiting", "Acquire calls queued on this node, waiting for a held name.", () -> source.acquireWaiting());
-    gauge("leasehold_watch_groups", "Groups of this node's watchers with the same filter and view (they share messages).",
+    gauge(
+        "leasehold_acquire_waiting",
+        "Acquire calls queued on this node, waiting for a held name.",
+        () -> source.acquireWaiting());
+    gauge(
+        "leasehold_watch_groups",
+        "Groups of this node's watchers with the same filter and view (they share messages).",
         () -> source.watchGroups());
-    counter("leasehold_watch_messages", "Watch messages with events sent by this node.", () -> source.watchMessages());
-    counter("leasehold_watch_shared_messages", "Of those, messages built once and sent to several watchers of a group.",
+    counter(
+        "leasehold_watch_messages",
+        "Watch messages with events sent by this node.",
+        () -> source.watchMessages());
+    counter(
+        "leasehold_watch_shared_messages",
+        "Of those, messages built once and sent to several watchers of a group.",
         () -> source.watchSharedMessages());
-    gauge("leasehold_health_serving", "1 when the gRPC health service reports SERVING, else 0.", () -> source.serving() ? 1 : 0);
+    gauge(
+        "leasehold_health_serving",
+        "1 when the gRPC health service reports SERVING, else 0.",
+        () -> source.serving() ? 1 : 0);
     GaugeWithCallback.builder()
         .name("leasehold_raft_role")
         .help("1 for this node's current Raft role, 0 for the others.")
         .labelNames("role")
-        .callback(cb -> {
-          String role = source.raft().role();
-          for (String r : ROLES) {
-            cb.call(r.equals(role) ? 1 : 0, r);
-          }
-        })
+        .callback(
+            cb -> {
+              String role = source.raft().role();
+              for (String r : ROLES) {
+                cb.call(r.equals(role) ? 1 : 0, r);
+              }
+            })
         .register(registry);
-    gauge("leasehold_raft_leader_known", "1 when this node knows a leader, else 0.", () -> source.raft().leaderKnown() ? 1 : 0);
+    gauge(
+        "leasehold_raft_leader_known",
+        "1 when this node knows a leader, else 0.",
+        () -> source.raft().leaderKnown() ? 1 : 0);
     gauge("leasehold_raft_term", "The current Raft term.", () -> source.raft().term());
-    gauge("leasehold_raft_commit_index", "The highest log index known to be committed.", () -> source.raft().commitIndex());
-    gauge("leasehold_raft_applied_index", "The highest log index applied to this node's state.", () -> source.raft().appliedIndex());
-    gauge("leasehold_raft_snapshot_index", "The log index of this node's latest snapshot (0: none).", () -> source.raft().snapshotIndex());
-    gauge("leasehold_raft_members", "Members of the Raft configuration this node knows.", () -> source.raft().members());
-    leaderChanges = Counter.builder().name("leasehold_raft_leader_changes").help("Leader changes this node has seen.").register(registry);
-    snapshots = Counter.builder().name("leasehold_snapshots_taken").help("Snapshots this node has written.").register(registry);
-    applySeconds = Histogram.builder()
-        .name("leasehold_apply_seconds")
-        .help("Time to apply one log entry to the state (one entry may carry a batch of renewals).")
-        .unit(Unit.SECONDS)
-        .classicOnly()
-        .classicUpperBounds(0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1)
-        .register(registry);
-    writeSeconds = Histogram.builder()
-        .name("leasehold_write_seconds")
-        .help("Time from a write arriving at this node to its applied reply (forwarding, replication, commit and apply).")
-        .unit(Unit.SECONDS)
-        .classicOnly()
-        .classicUpperBounds(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
-        .register(registry);
+    gauge(
+        "leasehold_raft_commit_index",
+        "The highest log index known to be committed.",
+        () -> source.raft().commitIndex());
+    gauge(
+        "leasehold_raft_applied_index",
+        "The highest log index applied to this node's state.",
+        () -> source.raft().appliedIndex());
+    gauge(
+        "leasehold_raft_snapshot_index",
+        "The log index of this node's latest snapshot (0: none).",
+        () -> source.raft().snapshotIndex());
+    gauge(
+        "leasehold_raft_members",
+        "Members of the Raft configuration this node knows.",
+        () -> source.raft().members());
+    leaderChanges =
+        Counter.builder()
+            .name("leasehold_raft_leader_changes")
+            .help("Leader changes this node has seen.")
+            .register(registry);
+    snapshots =
+        Counter.builder()
+            .name("leasehold_snapshots_taken")
+            .help("Snapshots this node has written.")
+            .register(registry);
+    applySeconds =
+        Histogram.builder()
+            .name("leasehold_apply_seconds")
+            .help(
+                "Time to apply one log entry to the state (one entry may carry a batch of renewals).")
+            .unit(Unit.SECONDS)
+            .classicOnly()
+            .classicUpperBounds(
+                0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                0.25, 1)
+            .register(registry);
+    writeSeconds =
+        Histogram.builder()
+            .name("leasehold_write_seconds")
+            .help(
+                "Time from a write arriving at this node to its applied reply (forwarding, replication, commit and apply).")
+            .unit(Unit.SECONDS)
+            .classicOnly()
+            .classicUpperBounds(
+                0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+            .register(registry);
     GaugeWithCallback.builder()
         .name("leasehold_leases_live_by_namespace")
-        .help("Live leases in this node's applied state by namespace (the name up to its first '/'), from the lease index.")
+        .help(
+            "Live leases in this node's applied state by namespace (the name up to its first '/'), from the lease index.")
         .labelNames("namespace")
         .callback(cb -> source.leasesByNamespace().forEach((namespace, n) -> cb.call(n, namespace)))
         .register(registry);
-    gauge("leasehold_watch_lag_events", "Events of the watch log the furthest-behind watcher of this node has yet to read.",
+    gauge(
+        "leasehold_watch_lag_events",
+        "Events of the watch log the furthest-behind watcher of this node has yet to read.",
         () -> source.watchLagEvents());
-    gauge("leasehold_raft_division_closed", "1 when Ratis closed this node's Raft division while the node runs (restart it), else 0.",
+    gauge(
+        "leasehold_raft_division_closed",
+        "1 when Ratis closed this node's Raft division while the node runs (restart it), else 0.",
         () -> source.divisionClosed() ? 1 : 0);
     GaugeWithCallback.builder()
         .name("leasehold_data_dir_free_bytes")
         .help("Bytes this process may still write on the file system of the data directory.")
-        .callback(cb -> {
-          Disk d = source.dataDisk();
-          if (d != null) {
-            cb.call(d.usable());
-          }
-        })
+        .callback(
+            cb -> {
+              Disk d = source.dataDisk();
+              if (d != null) {
+                cb.call(d.usable());
+              }
+            })
         .register(registry);
     GaugeWithCallback.builder()
         .name("leasehold_data_dir_size_bytes")
         .help("Size of the file system of the data directory.")
-        .callback(cb -> {
-          Disk d = source.dataDisk();
-          if (d != null) {
-            cb.call(d.total());
-          }
-        })
+        .callback(
+            cb -> {
+              Disk d = source.dataDisk();
+              if (d != null) {
+                cb.call(d.total());
+              }
+            })
         .register(registry);
     GaugeWithCallback.builder()
         .name("leasehold_rocksdb_memory_bytes")
-        .help("RocksDB memory outside the Java heap, by kind: memtables, table_readers, block_cache.")
+        .help(
+            "RocksDB memory outside the Java heap, by kind: memtables, table_readers, block_cache.")
         .labelNames("kind")
         .callback(cb -> source.storeMemoryBytes().forEach((kind, n) -> cb.call(n, kind)))
         .register(registry);
@@ -214,11 +309,19 @@ public final class NodeMetrics implements AutoCloseable {
   }
 
   private void counter(String name, String help, DoubleSupplier value) {
-    CounterWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsDouble())).register(registry);
+    CounterWithCallback.builder()
+        .name(name)
+        .help(help)
+        .callback(cb -> cb.call(value.getAsDouble()))
+        .register(registry);
   }
 
   private void gauge(String name, String help, DoubleSupplier value) {
-    GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsDouble())).register(registry);
+    GaugeWithCallback.builder()
+        .name(name)
+        .help(help)
+        .callback(cb -> cb.call(value.getAsDouble()))
+        .register(registry);
   }
 
   public PrometheusRegistry registry() {
@@ -229,7 +332,9 @@ public final class NodeMetrics implements AutoCloseable {
     applySeconds.observe(nanos / 1e9);
   }
 
-  /** A write this node accepted was answered with its applied reply, {@code nanos} after it arrived. */
+  /**
+   * A write this node accepted was answered with its applied reply, {@code nanos} after it arrived.
+   */
   public void written(long nanos) {
     writeSeconds.observe(nanos / 1e9);
   }
@@ -246,7 +351,9 @@ public final class NodeMetrics implements AutoCloseable {
    * Serves {@code /metrics} and {@code /healthz} on host:port (port 0 picks one), over HTTPS when
    * {@code https} is given; returns the port.
    */
-  public synchronized int serve(String host, int port, BooleanSupplier serving, Optional<HttpsConfigurator> https) throws IOException {
+  public synchronized int serve(
+      String host, int port, BooleanSupplier serving, Optional<HttpsConfigurator> https)
+      throws IOException {
     InetSocketAddress address = new InetSocketAddress(host, port);
     if (https.isPresent()) {
       HttpsServer server = HttpsServer.create(address, 16);
@@ -255,22 +362,30 @@ public final class NodeMetrics implements AutoCloseable {
     } else {
       http = HttpServer.create(address, 16);
     }
-    httpThreads = Executors.newFixedThreadPool(2, r -> {
-      Thread t = new Thread(r, "leasehold-metrics-http");
-      t.setDaemon(true);
-      return t;
-    });
+    httpThreads =
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "leasehold-metrics-http");
+              t.setDaemon(true);
+              return t;
+            });
     http.setExecutor(httpThreads);
     http.createContext("/metrics", new MetricsHandler(registry));
-    http.createContext("/healthz", exchange -> {
-      boolean ok = serving.getAsBoolean();
-      text(exchange, ok ? 200 : 503, ok ? "SERVING\n" : "NOT_SERVING\n");
-    });
+    http.createContext(
+        "/healthz",
+        exchange -> {
+          boolean ok = serving.getAsBoolean();
+          text(exchange, ok ? 200 : 503, ok ? "SERVING\n" : "NOT_SERVING\n");
+        });
     http.start();
     return http.getAddress().getPort();
   }
 
-  /** Serves {@code handler} at {@code path} too, once {@link #serve} has started (the dashboard's {@code /ui}). */
+  /**
+   * Serves {@code handler} at {@code path} too, once {@link #serve} has started (the dashboard's
+   * {@code /ui}).
+   */
   public synchronized void addContext(String path, com.sun.net.httpserver.HttpHandler handler) {
     if (http == null) {
       throw new IllegalStateException("the metrics port is not serving");
@@ -287,7 +402,10 @@ public final class NodeMetrics implements AutoCloseable {
     }
   }
 
-  /** A safe reader for callbacks: a node that is closing answers with the fallback instead of failing the scrape. */
+  /**
+   * A safe reader for callbacks: a node that is closing answers with the fallback instead of
+   * failing the scrape.
+   */
   public static <T> T orElse(Supplier<T> read, T fallback) {
     try {
       return read.get();

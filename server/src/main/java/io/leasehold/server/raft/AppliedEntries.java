@@ -22,17 +22,19 @@ import org.apache.ratis.server.RaftServer;
 /**
  * What reacts, on this node, to the state machine: applied entries go to the expiry ticker, the
  * watch hub, the waiting acquisitions, the metrics and the lifecycle log; leadership moves the
- * ticker and the log-format upgrade; leader and configuration changes go to the
- * {@link Consensus.Listener}s. The parts made after the state machine are bound before the Ratis
- * server starts.
+ * ticker and the log-format upgrade; leader and configuration changes go to the {@link
+ * Consensus.Listener}s. The parts made after the state machine are bound before the Ratis server
+ * starts.
  */
 public final class AppliedEntries implements LeaseStateMachine.Listener {
   private final CommitClock commitClock;
   private final ReplicationTrace replicationTrace;
   private final ExpiryTicker expiry;
   private final WatchHub hub;
+
   /** The Acquire calls this node keeps waiting (the API's queue): told of every applied entry. */
   private final Consumer<ApplyResult> acquireWaits;
+
   private final NodeMetrics metrics;
   private final LifecycleLog events;
   private volatile RaftConsensus consensus;
@@ -41,8 +43,14 @@ public final class AppliedEntries implements LeaseStateMachine.Listener {
   private volatile LogFormatUpgrade logFormatUpgrade;
   private volatile DivisionClosure divisionClosure;
 
-  public AppliedEntries(CommitClock commitClock, ReplicationTrace replicationTrace, ExpiryTicker expiry, WatchHub hub,
-                        Consumer<ApplyResult> acquireWaits, NodeMetrics metrics, LifecycleLog events) {
+  public AppliedEntries(
+      CommitClock commitClock,
+      ReplicationTrace replicationTrace,
+      ExpiryTicker expiry,
+      WatchHub hub,
+      Consumer<ApplyResult> acquireWaits,
+      NodeMetrics metrics,
+      LifecycleLog events) {
     this.commitClock = commitClock;
     this.replicationTrace = replicationTrace;
     this.expiry = expiry;
@@ -52,7 +60,8 @@ public final class AppliedEntries implements LeaseStateMachine.Listener {
     this.events = events;
   }
 
-  public void bind(RaftConsensus consensus, LogFormatUpgrade logFormatUpgrade, DivisionClosure divisionClosure) {
+  public void bind(
+      RaftConsensus consensus, LogFormatUpgrade logFormatUpgrade, DivisionClosure divisionClosure) {
     this.consensus = consensus;
     this.raft = consensus.raft();
     this.replicator = consensus.replicator();
@@ -136,13 +145,18 @@ public final class AppliedEntries implements LeaseStateMachine.Listener {
     // committed while this node still leads the term answers it (ReadBarrier says why).
     RaftServer.Division d = raft.division();
     if (!leads(d, term)) {
-      return CompletableFuture.failedFuture(new ReadIndexException(d.getId() + " does not lead term " + term));
+      return CompletableFuture.failedFuture(
+          new ReadIndexException(d.getId() + " does not lead term " + term));
     }
-    return replicator.barrier().thenAccept(index -> {
-      if (!leads(d, term)) {
-        throw new CompletionException(new ReadIndexException(d.getId() + " no longer leads term " + term));
-      }
-    });
+    return replicator
+        .barrier()
+        .thenAccept(
+            index -> {
+              if (!leads(d, term)) {
+                throw new CompletionException(
+                    new ReadIndexException(d.getId() + " no longer leads term " + term));
+              }
+            });
   }
 
   /** This node's term, or 0 if it cannot be read (only reads of extended leases show it). */
@@ -168,7 +182,9 @@ public final class AppliedEntries implements LeaseStateMachine.Listener {
     return d.getInfo().isLeader() && d.getInfo().getCurrentTerm() == term;
   }
 
-  /** Writes this node holds through an election go to the new leader at once, not after their pause. */
+  /**
+   * Writes this node holds through an election go to the new leader at once, not after their pause.
+   */
   private void wakeHeldWrites() {
     Replicator r = replicator;
     if (r != null) {
@@ -179,8 +195,18 @@ public final class AppliedEntries implements LeaseStateMachine.Listener {
   private void logExpiries(ApplyResult result) {
     for (LeaseEvent e : result.events()) {
       if (e.type() == LeaseEvent.Type.EXPIRED || e.type() == LeaseEvent.Type.SESSION_EXPIRED) {
-        events.event("lease_expired", "name", e.name(), "holder", e.lease().getHolder(), "token", e.lease().getToken(),
-            "revision", e.revision(), "session", e.lease().getSession());
+        events.event(
+            "lease_expired",
+            "name",
+            e.name(),
+            "holder",
+            e.lease().getHolder(),
+            "token",
+            e.lease().getToken(),
+            "revision",
+            e.revision(),
+            "session",
+            e.lease().getSession());
       }
     }
   }

@@ -39,13 +39,13 @@ import org.slf4j.LoggerFactory;
 /**
  * Membership and snapshots, through Ratis's admin API: the half of {@link Consensus} that changes
  * the configuration and takes snapshots. Its values and failures are Ratis's; {@link RaftConsensus}
- * hands them out in the node's own types. Each operation runs on one admin thread
- * (Ratis's admin calls block) and is idempotent: adding a member already there, or removing one
- * that is gone, changes nothing and succeeds, so a caller may retry after an unclear outcome.
+ * hands them out in the node's own types. Each operation runs on one admin thread (Ratis's admin
+ * calls block) and is idempotent: adding a member already there, or removing one that is gone,
+ * changes nothing and succeeds, so a caller may retry after an unclear outcome.
  *
  * <p>A member is added in one step (Ratis stages it: the leader first brings the new node up to
- * date by log or snapshot, then commits the new configuration), so a cluster of three becomes
- * four and not, for a moment, a cluster whose majority waits on an empty node.
+ * date by log or snapshot, then commits the new configuration), so a cluster of three becomes four
+ * and not, for a moment, a cluster whose majority waits on an empty node.
  */
 public final class ClusterAdmin implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterAdmin.class);
@@ -60,19 +60,28 @@ public final class ClusterAdmin implements AutoCloseable {
   private final Supplier<CompletableFuture<?>> readBarrier;
   private final ClientId snapshotClientId = ClientId.randomId();
   private final AtomicLong snapshotCallId = new AtomicLong();
-  private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
-    Thread t = new Thread(r, "leasehold-admin");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService thread =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "leasehold-admin");
+            t.setDaemon(true);
+            return t;
+          });
 
   /**
-   * @param client  a Raft client with a request timeout long enough for a new member to catch up
+   * @param client a Raft client with a request timeout long enough for a new member to catch up
    * @param retries the retry policy {@code client} was built with
    */
-  public ClusterAdmin(RaftClient client, Retries retries, RaftServer server, RaftGroupId groupId, RaftPeerId selfId,
-                      LeaseStateMachine stateMachine, Supplier<RaftServer.Division> division, LifecycleLog lifecycle,
-                      Supplier<CompletableFuture<?>> readBarrier) {
+  public ClusterAdmin(
+      RaftClient client,
+      Retries retries,
+      RaftServer server,
+      RaftGroupId groupId,
+      RaftPeerId selfId,
+      LeaseStateMachine stateMachine,
+      Supplier<RaftServer.Division> division,
+      LifecycleLog lifecycle,
+      Supplier<CompletableFuture<?>> readBarrier) {
     this.retries = retries;
     this.readBarrier = readBarrier;
     this.client = client;
@@ -85,127 +94,175 @@ public final class ClusterAdmin implements AutoCloseable {
   }
 
   /** Adds a member (started in join mode) and returns the configuration after the change. */
-  public CompletableFuture<List<RaftPeer>> addMember(String id, String peerAddress, String clientAddress) {
+  public CompletableFuture<List<RaftPeer>> addMember(
+      String id, String peerAddress, String clientAddress) {
     RaftPeer peer = validMember(id, peerAddress, clientAddress);
-    return run(() -> {
-      List<RaftPeer> now = upToDateConfiguration();
-      Optional<RaftPeer> existing = now.stream().filter(p -> p.getId().equals(peer.getId())).findFirst();
-      if (existing.isPresent()) {
-        if (!existing.get().getAddress().equals(peer.getAddress())) {
-          throw new InvalidArgumentException("member.id", "" + id + " is already a member at " + existing.get().getAddress());
-        }
-        return now;
-      }
-      setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
-          .setServersInNewConf(List.of(peer))
-          .setMode(SetConfigurationRequest.Mode.ADD)
-          .build());
-      lifecycle.event("member_added", "member", id, "peer_address", peerAddress, "client_address", clientAddress);
-      return awaitConfiguration(c -> c.stream().anyMatch(p -> p.getId().equals(peer.getId())));
-    });
+    return run(
+        () -> {
+          List<RaftPeer> now = upToDateConfiguration();
+          Optional<RaftPeer> existing =
+              now.stream().filter(p -> p.getId().equals(peer.getId())).findFirst();
+          if (existing.isPresent()) {
+            if (!existing.get().getAddress().equals(peer.getAddress())) {
+              throw new InvalidArgumentException(
+                  "member.id", "" + id + " is already a member at " + existing.get().getAddress());
+            }
+            return now;
+          }
+          setConfiguration(
+              SetConfigurationRequest.Arguments.newBuilder()
+                  .setServersInNewConf(List.of(peer))
+                  .setMode(SetConfigurationRequest.Mode.ADD)
+                  .build());
+          lifecycle.event(
+              "member_added",
+              "member",
+              id,
+              "peer_address",
+              peerAddress,
+              "client_address",
+              clientAddress);
+          return awaitConfiguration(c -> c.stream().anyMatch(p -> p.getId().equals(peer.getId())));
+        });
   }
 
   /** Removes a member and returns the configuration after the change. */
   public CompletableFuture<List<RaftPeer>> removeMember(String id) {
     if (id == null || id.isBlank()) {
-      return CompletableFuture.failedFuture(new InvalidArgumentException("id", "must name a member"));
+      return CompletableFuture.failedFuture(
+          new InvalidArgumentException("id", "must name a member"));
     }
     RaftPeerId target = RaftPeerId.valueOf(id);
-    return run(() -> {
-      List<RaftPeer> now = upToDateConfiguration();
-      if (now.stream().noneMatch(p -> p.getId().equals(target))) {
-        return now;
-      }
-      List<RaftPeer> next = now.stream().filter(p -> !p.getId().equals(target)).toList();
-      if (next.isEmpty()) {
-        throw new InvalidArgumentException("id", "" + id + " is the only member; a cluster cannot remove its last member");
-      }
-      // Against the configuration this node knows: if it changed meanwhile, Ratis refuses and nothing happens.
-      setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
-          .setServersInCurrentConf(now)
-          .setServersInNewConf(next)
-          .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
-          .build());
-      lifecycle.event("member_removed", "member", id);
-      return awaitConfiguration(c -> c.stream().noneMatch(p -> p.getId().equals(target)));
-    });
+    return run(
+        () -> {
+          List<RaftPeer> now = upToDateConfiguration();
+          if (now.stream().noneMatch(p -> p.getId().equals(target))) {
+            return now;
+          }
+          List<RaftPeer> next = now.stream().filter(p -> !p.getId().equals(target)).toList();
+          if (next.isEmpty()) {
+            throw new InvalidArgumentException(
+                "id", "" + id + " is the only member; a cluster cannot remove its last member");
+          }
+          // Against the configuration this node knows: if it changed meanwhile, Ratis refuses and
+          // nothing happens.
+          setConfiguration(
+              SetConfigurationRequest.Arguments.newBuilder()
+                  .setServersInCurrentConf(now)
+                  .setServersInNewConf(next)
+                  .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
+                  .build());
+          lifecycle.event("member_removed", "member", id);
+          return awaitConfiguration(c -> c.stream().noneMatch(p -> p.getId().equals(target)));
+        });
   }
 
-  /** Asks the leader to hand over to {@code id} (another member when empty); returns the new leader. */
+  /**
+   * Asks the leader to hand over to {@code id} (another member when empty); returns the new leader.
+   */
   public CompletableFuture<RaftPeerId> transferLeadership(Optional<String> id, Duration timeout) {
-    return run(() -> {
-      RaftServer.Division d = division.get();
-      RaftPeerId leader = d.getInfo().getLeaderId();
-      RaftPeerId target;
-      if (id.isPresent() && !id.get().isBlank()) {
-        target = RaftPeerId.valueOf(id.get());
-        if (current().stream().noneMatch(p -> p.getId().equals(target))) {
-          throw new InvalidArgumentException("id", "" + abbreviate(id.get()) + " is not a member");
-        }
-      } else {
-        target = current().stream().map(RaftPeer::getId).filter(p -> !p.equals(leader))
-            .min(Comparator.comparing(RaftPeerId::toString))
-            .orElseThrow(() -> new InvalidArgumentException("id", "there is no other member to lead"));
-      }
-      if (!target.equals(leader)) {
-        check(client.admin().transferLeadership(target, timeout.toMillis()));
-      }
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (!target.equals(d.getInfo().getLeaderId())) {
-        pause(deadline, "this node to see " + target + " lead");
-      }
-      return target;
-    });
+    return run(
+        () -> {
+          RaftServer.Division d = division.get();
+          RaftPeerId leader = d.getInfo().getLeaderId();
+          RaftPeerId target;
+          if (id.isPresent() && !id.get().isBlank()) {
+            target = RaftPeerId.valueOf(id.get());
+            if (current().stream().noneMatch(p -> p.getId().equals(target))) {
+              throw new InvalidArgumentException(
+                  "id", "" + abbreviate(id.get()) + " is not a member");
+            }
+          } else {
+            target =
+                current().stream()
+                    .map(RaftPeer::getId)
+                    .filter(p -> !p.equals(leader))
+                    .min(Comparator.comparing(RaftPeerId::toString))
+                    .orElseThrow(
+                        () ->
+                            new InvalidArgumentException("id", "there is no other member to lead"));
+          }
+          if (!target.equals(leader)) {
+            check(client.admin().transferLeadership(target, timeout.toMillis()));
+          }
+          long deadline = System.nanoTime() + timeout.toNanos();
+          while (!target.equals(d.getInfo().getLeaderId())) {
+            pause(deadline, "this node to see " + target + " lead");
+          }
+          return target;
+        });
   }
 
   /** The longest one snapshot request to Ratis may wait before it is asked again. */
   static final long SNAPSHOT_ASK_MILLIS = 2000;
 
   /**
-   * Takes a snapshot on this node that includes every write acknowledged before it was asked for
-   * (a linearizable read first brings this node up to the leader's commit index), and returns it.
-   * The state machine writes snapshots in the background, so Ratis is asked again until the one
-   * started here is done (each answer also lets Ratis purge the log up to it).
+   * Takes a snapshot on this node that includes every write acknowledged before it was asked for (a
+   * linearizable read first brings this node up to the leader's commit index), and returns it. The
+   * state machine writes snapshots in the background, so Ratis is asked again until the one started
+   * here is done (each answer also lets Ratis purge the log up to it).
    */
   public CompletableFuture<SingleFileSnapshotInfo> takeSnapshot(Duration timeout) {
-    return run(() -> {
-      long deadline = System.nanoTime() + timeout.toNanos();
-      catchUpWithLeader(timeout);
-      // The last write applied, not the last entry: a snapshot is named by the store's applied
-      // position, which entries that are not writes (a new leader's first entry, a configuration)
-      // do not move. Waiting for the division's last applied index instead waited out the whole
-      // timeout whenever the latest entries were such, as after a leader change with no write since.
-      long target = stateMachine.core().applied().index();
-      // Before the first write the state machine writes no snapshot: waiting would only run out the clock.
-      if (stateMachine.hasNothingToSnapshot()) {
-        throw new NothingToSnapshotException("nothing to snapshot yet: the cluster has applied no write (applied index "
-            + target + ")");
-      }
-      while (true) {
-        // Ratis answers a request when its apply thread next wakes and calls takeSnapshot. It wakes
-        // that thread once per request; a wake-up that comes while the thread is busy can be lost,
-        // and on a quiet cluster no commit wakes it again, so the request waited out its whole
-        // timeout (60 s, twice in a row, between fan-out benchmark phases). Short
-        // requests, asked again, each wake it anew.
-        long callTimeout = Math.max(1000, Math.min(SNAPSHOT_ASK_MILLIS, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-        RaftClientReply reply;
-        try {
-          reply = join(server.snapshotManagementAsync(SnapshotManagementRequest.newCreate(
-              snapshotClientId, selfId, groupId, snapshotCallId.incrementAndGet(), callTimeout, 1)));
-        } catch (TimeoutIOException unanswered) {
-          pause(deadline, "a snapshot at index " + target);
-          continue;
-        }
-        check(reply);
-        Optional<SingleFileSnapshotInfo> latest = stateMachine.latestSnapshotFile();
-        if (latest.isPresent() && latest.get().getIndex() >= target) {
-          // Ratis purges after the snapshots it asked for itself; this one it only learns of later.
-          division.get().getRaftLog().purge(latest.get().getIndex());
-          return latest.get();
-        }
-        pause(deadline, "a snapshot at index " + target);
-      }
-    });
+    return run(
+        () -> {
+          long deadline = System.nanoTime() + timeout.toNanos();
+          catchUpWithLeader(timeout);
+          // The last write applied, not the last entry: a snapshot is named by the store's applied
+          // position, which entries that are not writes (a new leader's first entry, a
+          // configuration)
+          // do not move. Waiting for the division's last applied index instead waited out the whole
+          // timeout whenever the latest entries were such, as after a leader change with no write
+          // since.
+          long target = stateMachine.core().applied().index();
+          // Before the first write the state machine writes no snapshot: waiting would only run out
+          // the clock.
+          if (stateMachine.hasNothingToSnapshot()) {
+            throw new NothingToSnapshotException(
+                "nothing to snapshot yet: the cluster has applied no write (applied index "
+                    + target
+                    + ")");
+          }
+          while (true) {
+            // Ratis answers a request when its apply thread next wakes and calls takeSnapshot. It
+            // wakes
+            // that thread once per request; a wake-up that comes while the thread is busy can be
+            // lost,
+            // and on a quiet cluster no commit wakes it again, so the request waited out its whole
+            // timeout (60 s, twice in a row, between fan-out benchmark phases). Short
+            // requests, asked again, each wake it anew.
+            long callTimeout =
+                Math.max(
+                    1000,
+                    Math.min(
+                        SNAPSHOT_ASK_MILLIS,
+                        TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            RaftClientReply reply;
+            try {
+              reply =
+                  join(
+                      server.snapshotManagementAsync(
+                          SnapshotManagementRequest.newCreate(
+                              snapshotClientId,
+                              selfId,
+                              groupId,
+                              snapshotCallId.incrementAndGet(),
+                              callTimeout,
+                              1)));
+            } catch (TimeoutIOException unanswered) {
+              pause(deadline, "a snapshot at index " + target);
+              continue;
+            }
+            check(reply);
+            Optional<SingleFileSnapshotInfo> latest = stateMachine.latestSnapshotFile();
+            if (latest.isPresent() && latest.get().getIndex() >= target) {
+              // Ratis purges after the snapshots it asked for itself; this one it only learns of
+              // later.
+              division.get().getRaftLog().purge(latest.get().getIndex());
+              return latest.get();
+            }
+            pause(deadline, "a snapshot at index " + target);
+          }
+        });
   }
 
   /**
@@ -219,7 +276,10 @@ public final class ClusterAdmin implements AutoCloseable {
     return current();
   }
 
-  /** A linearizable read's barrier: this node has applied everything the leader had committed when it was asked. */
+  /**
+   * A linearizable read's barrier: this node has applied everything the leader had committed when
+   * it was asked.
+   */
   private void catchUpWithLeader(Duration timeout) throws IOException, TimeoutException {
     try {
       readBarrier.get().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -227,11 +287,17 @@ public final class ClusterAdmin implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted", e);
     } catch (ExecutionException e) {
-      throw e.getCause() instanceof IOException io ? io : new IOException("no leader to read the commit index from: " + e.getCause(), e.getCause());
+      throw e.getCause() instanceof IOException io
+          ? io
+          : new IOException(
+              "no leader to read the commit index from: " + e.getCause(), e.getCause());
     } catch (TimeoutException e) {
       // The future's own exception has no message, and the caller's status would have none.
-      throw new TimeoutException("timed out after " + timeout.toMillis() + " ms waiting for this node to catch up with the leader's"
-          + " commit index");
+      throw new TimeoutException(
+          "timed out after "
+              + timeout.toMillis()
+              + " ms waiting for this node to catch up with the leader's"
+              + " commit index");
     }
   }
 
@@ -239,7 +305,8 @@ public final class ClusterAdmin implements AutoCloseable {
     return List.copyOf(division.get().getRaftConf().getCurrentPeers());
   }
 
-  private List<RaftPeer> awaitConfiguration(Predicate<List<RaftPeer>> done) throws TimeoutException {
+  private List<RaftPeer> awaitConfiguration(Predicate<List<RaftPeer>> done)
+      throws TimeoutException {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (!done.test(current())) {
       pause(deadline, "this node to apply the new configuration");
@@ -271,27 +338,37 @@ public final class ClusterAdmin implements AutoCloseable {
   }
 
   /**
-   * A membership change through the leader. Ratis 3.3 can leave a leader with a log appender for
-   * a peer outside its configuration (seen in a soak after a member was removed and added back).
-   * Adding that peer then fails in {@code startSetConfiguration} ("Found duplicated element")
-   * after the request was registered as pending, and Ratis never clears it: every later change on
-   * that leader fails with a bare IllegalStateException. A new leader starts with appenders for
-   * its configuration only, so the leader is asked to step down and the change is made once more.
+   * A membership change through the leader. Ratis 3.3 can leave a leader with a log appender for a
+   * peer outside its configuration (seen in a soak after a member was removed and added back).
+   * Adding that peer then fails in {@code startSetConfiguration} ("Found duplicated element") after
+   * the request was registered as pending, and Ratis never clears it: every later change on that
+   * leader fails with a bare IllegalStateException. A new leader starts with appenders for its
+   * configuration only, so the leader is asked to step down and the change is made once more.
    */
   private void setConfiguration(SetConfigurationRequest.Arguments args) throws IOException {
     retries.clear();
     try {
       check(client.admin().setConfiguration(args));
     } catch (IOException e) {
-      // Ratis's RaftRetryFailureException does not carry the attempts' failures: the policy kept the last.
-      Optional<Throwable> broken = leaderInvariantFailure(e).or(() -> retries.lastFailure().flatMap(ClusterAdmin::leaderInvariantFailure));
+      // Ratis's RaftRetryFailureException does not carry the attempts' failures: the policy kept
+      // the last.
+      Optional<Throwable> broken =
+          leaderInvariantFailure(e)
+              .or(() -> retries.lastFailure().flatMap(ClusterAdmin::leaderInvariantFailure));
       if (broken.isEmpty()) {
         throw e;
       }
       RaftPeerId leader = division.get().getInfo().getLeaderId();
-      lifecycle.event("leader_step_down", "leader", leader, "why", "membership change refused: " + broken.get());
-      LOG.warn("the leader {} refused a membership change with {}; asking it to step down and trying again at the next leader",
-          leader, broken.get().toString());
+      lifecycle.event(
+          "leader_step_down",
+          "leader",
+          leader,
+          "why",
+          "membership change refused: " + broken.get());
+      LOG.warn(
+          "the leader {} refused a membership change with {}; asking it to step down and trying again at the next leader",
+          leader,
+          broken.get().toString());
       check(client.admin().transferLeadership(null, STEP_DOWN_TIMEOUT.toMillis()));
       check(client.admin().setConfiguration(args));
     }
@@ -301,8 +378,8 @@ public final class ClusterAdmin implements AutoCloseable {
 
   /**
    * The admin client's retry policy: {@code delegate}'s, except that a failure of the leader's own
-   * state is not retried (it would fail the same way), and the last attempt's failure is kept.
-   * The admin calls run one at a time, on this class's thread.
+   * state is not retried (it would fail the same way), and the last attempt's failure is kept. The
+   * admin calls run one at a time, on this class's thread.
    */
   public static final class Retries implements RetryPolicy {
     private final RetryPolicy delegate;
@@ -330,11 +407,16 @@ public final class ClusterAdmin implements AutoCloseable {
     }
   }
 
-  /** The IllegalStateException from the leader's own state in {@code e}'s causes, if that is why it failed. */
+  /**
+   * The IllegalStateException from the leader's own state in {@code e}'s causes, if that is why it
+   * failed.
+   */
   static Optional<Throwable> leaderInvariantFailure(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       String m = String.valueOf(t.getMessage());
-      if (t instanceof IllegalStateException || m.contains("IllegalStateException") || m.contains("Found duplicated element")) {
+      if (t instanceof IllegalStateException
+          || m.contains("IllegalStateException")
+          || m.contains("Found duplicated element")) {
         return Optional.of(t);
       }
     }
@@ -343,7 +425,9 @@ public final class ClusterAdmin implements AutoCloseable {
 
   private static void check(RaftClientReply reply) throws IOException {
     if (!reply.isSuccess()) {
-      throw reply.getException() != null ? reply.getException() : new IOException("refused: " + reply);
+      throw reply.getException() != null
+          ? reply.getException()
+          : new IOException("refused: " + reply);
     }
   }
 
@@ -356,28 +440,42 @@ public final class ClusterAdmin implements AutoCloseable {
       // under an id no node can have: the call hung while the cluster tried to reach it.)
       new Peer(id, bare(hostOf(peerAddress)), peerPort, clientPort);
     } catch (IllegalArgumentException e) {
-      throw new InvalidArgumentException(String.valueOf(e.getMessage()).startsWith("peer id") ? "member.id" : "member",
+      throw new InvalidArgumentException(
+          String.valueOf(e.getMessage()).startsWith("peer id") ? "member.id" : "member",
           "" + e.getMessage());
     }
     return Members.raftPeer(id, peerAddress, clientAddress);
   }
 
-  /** A host name (letters, digits, '-' and '_' in dot-separated labels), an IPv4 address or a bracketed IPv6 address. */
-  private static final Pattern HOST = Pattern.compile(
-      "[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(\\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\\.?|\\[[0-9A-Fa-f:.]+\\]");
+  /**
+   * A host name (letters, digits, '-' and '_' in dot-separated labels), an IPv4 address or a
+   * bracketed IPv6 address.
+   */
+  private static final Pattern HOST =
+      Pattern.compile(
+          "[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(\\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\\.?|\\[[0-9A-Fa-f:.]+\\]");
+
   private static final Pattern PORT = Pattern.compile("[0-9]{1,5}");
 
-  /** The port of a {@code host:port}; refuses hosts no node can be reached at and ports that are not plain numbers. */
+  /**
+   * The port of a {@code host:port}; refuses hosts no node can be reached at and ports that are not
+   * plain numbers.
+   */
   private static int hostPort(String field, String address) {
     if (address == null || address.isBlank() || address.lastIndexOf(':') <= 0) {
-      throw new InvalidArgumentException(field, "expected host:port, got \"" + abbreviate(address) + "\"");
+      throw new InvalidArgumentException(
+          field, "expected host:port, got \"" + abbreviate(address) + "\"");
     }
     if (!HOST.matcher(hostOf(address)).matches()) {
-      throw new InvalidArgumentException(field, "the host must be a host name, an IPv4 address or an IPv6 address in brackets, got \""
-          + abbreviate(hostOf(address)) + "\"");
+      throw new InvalidArgumentException(
+          field,
+          "the host must be a host name, an IPv4 address or an IPv6 address in brackets, got \""
+              + abbreviate(hostOf(address))
+              + "\"");
     }
     if (!PORT.matcher(portOf(address)).matches()) {
-      throw new InvalidArgumentException(field, "expected host:port with the port in digits, got \"" + abbreviate(address) + "\"");
+      throw new InvalidArgumentException(
+          field, "expected host:port with the port in digits, got \"" + abbreviate(address) + "\"");
     }
     int port = Integer.parseInt(portOf(address));
     if (port < 1 || port > 65535) {
@@ -410,13 +508,14 @@ public final class ClusterAdmin implements AutoCloseable {
   private <T> CompletableFuture<T> run(Step<T> step) {
     CompletableFuture<T> result = new CompletableFuture<>();
     try {
-      thread.execute(() -> {
-        try {
-          result.complete(step.run());
-        } catch (IOException | TimeoutException | RuntimeException e) {
-          result.completeExceptionally(e);
-        }
-      });
+      thread.execute(
+          () -> {
+            try {
+              result.complete(step.run());
+            } catch (IOException | TimeoutException | RuntimeException e) {
+              result.completeExceptionally(e);
+            }
+          });
     } catch (RejectedExecutionException closed) {
       result.completeExceptionally(new IOException("this node is stopping"));
     }

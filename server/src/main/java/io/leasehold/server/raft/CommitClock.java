@@ -3,8 +3,8 @@ package io.leasehold.server.raft;
 import org.apache.ratis.server.RaftServer;
 
 /**
- * When the leader found its commit index moved: a diagnostic hook, used by the latency benchmark
- * to time commit-to-watcher from the commit rather than from before the entry was appended.
+ * When the leader found its commit index moved: a diagnostic hook, used by the latency benchmark to
+ * time commit-to-watcher from the commit rather than from before the entry was appended.
  *
  * <p>The leader's apply path reads the commit index after each applied entry ({@link #applied}):
  * Ratis wakes the apply thread as soon as its commit index moves, and an applied entry is
@@ -17,11 +17,15 @@ public final class CommitClock {
   /** Called on a Ratis thread; must return quickly. */
   @FunctionalInterface
   public interface Listener {
-    /** Log entries {@code (fromExclusive, toInclusive]} were found committed at {@code nanoTime} ({@link System#nanoTime}). */
+    /**
+     * Log entries {@code (fromExclusive, toInclusive]} were found committed at {@code nanoTime}
+     * ({@link System#nanoTime}).
+     */
     void committed(long fromExclusive, long toInclusive, long nanoTime);
   }
 
   private volatile Listener listener;
+
   /** The commit index last reported. Guarded by this. */
   private long reported = Long.MAX_VALUE;
 
@@ -34,7 +38,10 @@ public final class CommitClock {
     listener = newListener;
   }
 
-  /** From the node's apply path, after each applied entry: reads the commit index if this node leads. */
+  /**
+   * From the node's apply path, after each applied entry: reads the commit index if this node
+   * leads.
+   */
   public void applied(RaftServer.Division division) {
     if (listener != null && division.getInfo().isLeader()) {
       observe(division.getRaftLog().getLastCommittedIndex());
@@ -42,12 +49,12 @@ public final class CommitClock {
   }
 
   /**
-   * Reports under a lock: a caller that finds its commit index already reported returns only
-   * once that report has reached the listener, so no write is reported after its reply.
+   * Reports under a lock: a caller that finds its commit index already reported returns only once
+   * that report has reached the listener, so no write is reported after its reply.
    */
   private void observe(long commitIndex) {
     if (listener == null) {
-      return;  // the usual case: no lock
+      return; // the usual case: no lock
     }
     synchronized (this) {
       Listener l = listener;

@@ -15,10 +15,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The node's one door into consensus. Everything outside this package that needs the replicated
- * log, the members or the node's role sees it through this interface, in the node's own types;
- * only this package knows Raft's. Futures fail with the node's own exceptions
- * ({@link ConsensusException} and its kinds), or with what was never Raft's (bad input, overload,
- * a plain I/O failure) as it was.
+ * log, the members or the node's role sees it through this interface, in the node's own types; only
+ * this package knows Raft's. Futures fail with the node's own exceptions ({@link
+ * ConsensusException} and its kinds), or with what was never Raft's (bad input, overload, a plain
+ * I/O failure) as it was.
  */
 public interface Consensus {
   /** This node's member id. */
@@ -26,22 +26,27 @@ public interface Consensus {
 
   // ---- the log ----
 
-  /** Replicates a command through whichever node leads and completes with the reply of its application. */
+  /**
+   * Replicates a command through whichever node leads and completes with the reply of its
+   * application.
+   */
   CompletableFuture<LogReply> propose(LogCommand command);
 
-  /** Proposes to this node only; fails with {@link ConsensusUnavailableException} unless it leads. */
+  /**
+   * Proposes to this node only; fails with {@link ConsensusUnavailableException} unless it leads.
+   */
   CompletableFuture<LogReply> proposeHere(LogCommand command);
 
   /**
-   * A read on this node: linearizable (answered once this node has applied a barrier proposed
-   * after the read arrived) or, when {@code stale}, at once from what it has applied.
+   * A read on this node: linearizable (answered once this node has applied a barrier proposed after
+   * the read arrived) or, when {@code stale}, at once from what it has applied.
    */
   CompletableFuture<ReadReply> read(ReadQuery query, boolean stale);
 
   /**
    * Asks the leader (this node itself when it leads) for the lease deadlines its expiry ticker
-   * keeps, which nothing in the log tells. Fails when no leader is known, or it cannot answer:
-   * it predates the question, or has not started deciding expiry.
+   * keeps, which nothing in the log tells. Fails when no leader is known, or it cannot answer: it
+   * predates the question, or has not started deciding expiry.
    */
   CompletableFuture<DeadlineReply> leaderDeadlines(DeadlineQuery query);
 
@@ -78,7 +83,10 @@ public interface Consensus {
   /** Removes a member; completes with the configuration after the change. */
   CompletableFuture<List<Member>> removeMember(String id);
 
-  /** Asks the leader to hand over to {@code id} (another member when empty); completes with the new leader's id. */
+  /**
+   * Asks the leader to hand over to {@code id} (another member when empty); completes with the new
+   * leader's id.
+   */
   CompletableFuture<String> transferLeadership(Optional<String> id, Duration timeout);
 
   /**
@@ -87,12 +95,18 @@ public interface Consensus {
    */
   CompletableFuture<Snapshot> takeSnapshot(Duration timeout);
 
-  /** A probe that asks other members for their own account, over the peer port; the caller closes it. */
+  /**
+   * A probe that asks other members for their own account, over the peer port; the caller closes
+   * it.
+   */
   PeerProbe newPeerProbe();
 
   // ---- events ----
 
-  /** Tells {@code listener} of what happens to this node's consensus; called on consensus threads, must return quickly. */
+  /**
+   * Tells {@code listener} of what happens to this node's consensus; called on consensus threads,
+   * must return quickly.
+   */
   void listen(Listener listener);
 
   /** What happens to this node's consensus. */
@@ -106,31 +120,61 @@ public interface Consensus {
 
   // ---- the node's own types ----
 
-  enum Role { LEADER, FOLLOWER, CANDIDATE, LISTENER, UNKNOWN }
+  enum Role {
+    LEADER,
+    FOLLOWER,
+    CANDIDATE,
+    LISTENER,
+    UNKNOWN
+  }
 
   /** A member of the configuration: its id, Raft address and, if known, gRPC API address. */
   record Member(String id, String peerAddress, Optional<String> clientAddress) {}
 
   /** This node's own account of its consensus state. */
-  record Status(String groupId, Role role, long term, Optional<String> leaderId, long commitIndex, long appliedIndex,
-                List<Member> members) {}
+  record Status(
+      String groupId,
+      Role role,
+      long term,
+      Optional<String> leaderId,
+      long commitIndex,
+      long appliedIndex,
+      List<Member> members) {}
 
   /**
    * What the health check judges.
    *
-   * @param followers on a leader that has started its appenders, each follower's progress; empty otherwise
+   * @param followers on a leader that has started its appenders, each follower's progress; empty
+   *     otherwise
    * @param leaderContactMillis on a follower that has heard of a leader, how long since it last did
    * @param groupSize the members of the group this node started with or has since learned
    */
-  record Liveness(boolean alive, Role role, boolean leaderReady, Optional<String> leaderId, long commitIndex,
-                  long appliedIndex, int groupSize, Optional<List<Follower>> followers, OptionalLong leaderContactMillis) {}
+  record Liveness(
+      boolean alive,
+      Role role,
+      boolean leaderReady,
+      Optional<String> leaderId,
+      long commitIndex,
+      long appliedIndex,
+      int groupSize,
+      Optional<List<Follower>> followers,
+      OptionalLong leaderContactMillis) {}
 
-  /** A follower as its leader sees it; {@code matchIndex} is -1 until it first answers this leader, or when unknown. */
+  /**
+   * A follower as its leader sees it; {@code matchIndex} is -1 until it first answers this leader,
+   * or when unknown.
+   */
   record Follower(String id, long matchIndex, long lastContactMillis) {}
 
   /** A snapshot on this node's disk; {@code md5} is empty when none was recorded. */
   record Snapshot(long term, long index, Path file, String md5) {}
 
   /** Another member's own account of itself, as it answered a probe. */
-  record MemberReport(String role, long term, long commitIndex, long appliedIndex, String leaderId, boolean storageHealthy) {}
+  record MemberReport(
+      String role,
+      long term,
+      long commitIndex,
+      long appliedIndex,
+      String leaderId,
+      boolean storageHealthy) {}
 }

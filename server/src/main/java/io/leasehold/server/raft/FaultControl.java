@@ -13,12 +13,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Lets the fault tests drive a node process's {@link PeerTraffic} ({@code leasehold server
- * --fault-control FILE}, a hidden option): the node reads the file every 50 ms and applies the
- * rule its one line names, once per change. Never for production.
+ * --fault-control FILE}, a hidden option): the node reads the file every 50 ms and applies the rule
+ * its one line names, once per change. Never for production.
+ *
  * <ul>
  *   <li>{@code delay PEER MIN_MS MAX_MS SEED}: hold every AppendEntries from {@code PEER} for a
- *       random time in the range ({@link PeerTraffic#delay});</li>
- *   <li>{@code none}, an empty file or no file: deliver everything at once.</li>
+ *       random time in the range ({@link PeerTraffic#delay});
+ *   <li>{@code none}, an empty file or no file: deliver everything at once.
  * </ul>
  */
 public final class FaultControl implements AutoCloseable {
@@ -26,11 +27,13 @@ public final class FaultControl implements AutoCloseable {
 
   private final Path file;
   private final PeerTraffic traffic;
-  private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "leasehold-fault-control");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService poller =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "leasehold-fault-control");
+            t.setDaemon(true);
+            return t;
+          });
   private String applied = "none";
 
   public FaultControl(Path file, PeerTraffic traffic) {
@@ -46,7 +49,7 @@ public final class FaultControl implements AutoCloseable {
     } catch (NoSuchFileException e) {
       line = "none";
     } catch (IOException e) {
-      return;  // being written: the next poll reads it
+      return; // being written: the next poll reads it
     }
     if (line.isEmpty()) {
       line = "none";
@@ -72,7 +75,11 @@ public final class FaultControl implements AutoCloseable {
         if (w.length != 5) {
           throw new IllegalArgumentException("expected: delay PEER MIN_MS MAX_MS SEED");
         }
-        traffic.delay(w[1], Duration.ofMillis(Long.parseLong(w[2])), Duration.ofMillis(Long.parseLong(w[3])), Long.parseLong(w[4]));
+        traffic.delay(
+            w[1],
+            Duration.ofMillis(Long.parseLong(w[2])),
+            Duration.ofMillis(Long.parseLong(w[3])),
+            Long.parseLong(w[4]));
       }
       default -> throw new IllegalArgumentException("unknown rule " + w[0] + " (delay or none)");
     }

@@ -10,14 +10,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * Writes a node holds between two attempts to reach the leader. Each runs once: after its pause,
- * or as soon as the node learns of a new leader or becomes a ready leader itself
- * ({@link #wakeAll}), whichever comes first. Without the early wake, writes held through an
- * election waited out their pause (up to 200 ms) after the new leader was ready, and the writes
- * batched behind them waited with them. A write whose attempt was still out when the node woke
- * the held ones (it failed against the old leader a moment after the new one was known) is not
- * held at all: it names the wakes it has seen ({@link #wakes}), and one that missed a wake runs
- * at once, as if woken.
+ * Writes a node holds between two attempts to reach the leader. Each runs once: after its pause, or
+ * as soon as the node learns of a new leader or becomes a ready leader itself ({@link #wakeAll}),
+ * whichever comes first. Without the early wake, writes held through an election waited out their
+ * pause (up to 200 ms) after the new leader was ready, and the writes batched behind them waited
+ * with them. A write whose attempt was still out when the node woke the held ones (it failed
+ * against the old leader a moment after the new one was known) is not held at all: it names the
+ * wakes it has seen ({@link #wakes}), and one that missed a wake runs at once, as if woken.
  */
 final class HeldResends {
   private final Set<Held> held = ConcurrentHashMap.newKeySet();
@@ -29,17 +28,25 @@ final class HeldResends {
     this(CompletableFuture::runAsync);
   }
 
-  /** {@code wakeExecutor} runs woken resends: never the thread of the Raft callback that wakes them. */
+  /**
+   * {@code wakeExecutor} runs woken resends: never the thread of the Raft callback that wakes them.
+   */
   HeldResends(Executor wakeExecutor) {
     this.wakeExecutor = wakeExecutor;
   }
 
-  /** How many times the held resends were woken so far: read it before an attempt, give it to {@link #pause}. */
+  /**
+   * How many times the held resends were woken so far: read it before an attempt, give it to {@link
+   * #pause}.
+   */
   long wakes() {
     return wakes.get();
   }
 
-  /** Runs {@code resend} after {@code millis}, or earlier when woken; it gets {@code true} when woken. */
+  /**
+   * Runs {@code resend} after {@code millis}, or earlier when woken; it gets {@code true} when
+   * woken.
+   */
   void pause(long millis, Consumer<Boolean> resend) {
     pause(millis, wakes.get(), resend);
   }

@@ -9,14 +9,21 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import org.apache.ratis.protocol.RaftPeerId;
 
-/** The cluster as the log-format upgrade sees it: the format applied here, the other members, a proposal. */
+/**
+ * The cluster as the log-format upgrade sees it: the format applied here, the other members, a
+ * proposal.
+ */
 final class LogFormatCluster implements LogFormatUpgrade.Cluster {
   private final LeaseStateMachine stateMachine;
   private final NodeRaft raft;
   private final Replicator replicator;
   private final BooleanSupplier isLeader;
 
-  LogFormatCluster(LeaseStateMachine stateMachine, NodeRaft raft, Replicator replicator, BooleanSupplier isLeader) {
+  LogFormatCluster(
+      LeaseStateMachine stateMachine,
+      NodeRaft raft,
+      Replicator replicator,
+      BooleanSupplier isLeader) {
     this.stateMachine = stateMachine;
     this.raft = raft;
     this.replicator = replicator;
@@ -45,6 +52,9 @@ final class LogFormatCluster implements LogFormatUpgrade.Cluster {
 
   @Override
   public CompletableFuture<?> propose(int format) {
-    return replicator.proposeHere(LogCommand.newBuilder().setSetLogFormat(SetLogFormat.newBuilder().setFormat(format)).build());
+    return replicator.proposeHere(
+        LogCommand.newBuilder()
+            .setSetLogFormat(SetLogFormat.newBuilder().setFormat(format))
+            .build());
   }
 }

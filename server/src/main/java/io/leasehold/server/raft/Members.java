@@ -8,9 +8,9 @@ import org.apache.ratis.protocol.RaftPeer;
 /**
  * How a member's gRPC API address travels with the Raft configuration. Ratis keeps no free-form
  * data per peer, and its own client and admin addresses must stay its peer port (the node's Raft
- * client uses them), so the API address rides in the data-stream address, which Leasehold does
- * not use (Ratis's DataStream is off). Members from {@code --peers} are found there too, and in
- * the node's own configuration for groups formed before addresses travelled this way.
+ * client uses them), so the API address rides in the data-stream address, which Leasehold does not
+ * use (Ratis's DataStream is off). Members from {@code --peers} are found there too, and in the
+ * node's own configuration for groups formed before addresses travelled this way.
  */
 public final class Members {
   private Members() {}
@@ -20,7 +20,11 @@ public final class Members {
   }
 
   public static RaftPeer raftPeer(String id, String peerAddress, String clientAddress) {
-    return RaftPeer.newBuilder().setId(id).setAddress(peerAddress).setDataStreamAddress(clientAddress).build();
+    return RaftPeer.newBuilder()
+        .setId(id)
+        .setAddress(peerAddress)
+        .setDataStreamAddress(clientAddress)
+        .build();
   }
 
   /** The gRPC API address of a member of the current configuration, if known. */

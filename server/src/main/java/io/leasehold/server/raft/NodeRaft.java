@@ -32,8 +32,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * This node's Ratis server on the peer port, its Raft group and division, and the Raft clients
- * that reach the other members.
+ * This node's Ratis server on the peer port, its Raft group and division, and the Raft clients that
+ * reach the other members.
  */
 final class NodeRaft implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeRaft.class);
@@ -47,24 +47,37 @@ final class NodeRaft implements AutoCloseable {
 
   /** How long a close waits for Ratis to close its RPC services. */
   static final Duration RPC_CLOSE_WAIT = Duration.ofSeconds(20);
+
   private final NodeConfig config;
   private final NodeTls tls;
   private final RaftGroupId groupId;
   private final RaftGroup group;
   private final RaftServer server;
+
   /** The Replicator's Raft client: it must know every member to forward writes to the leader. */
   private final RaftClient client;
+
   /** Every Raft client made here; each learns of members added since the group formed. */
   private final List<RaftClient> clients = new CopyOnWriteArrayList<>();
-  /** Set once the Ratis server has started; read by the apply thread and when Ratis closes the division. */
+
+  /**
+   * Set once the Ratis server has started; read by the apply thread and when Ratis closes the
+   * division.
+   */
   private volatile RaftServer.Division startedDivision;
 
-  NodeRaft(NodeConfig config, NodeTls tls, LeaseStateMachine stateMachine, ReplicationTrace trace, PeerTraffic traffic)
+  NodeRaft(
+      NodeConfig config,
+      NodeTls tls,
+      LeaseStateMachine stateMachine,
+      ReplicationTrace trace,
+      PeerTraffic traffic)
       throws IOException {
     this.config = config;
     this.tls = tls;
     this.groupId = groupId(config.clusterName());
-    this.group = RaftGroup.valueOf(groupId, config.peers().stream().map(Members::raftPeer).toList());
+    this.group =
+        RaftGroup.valueOf(groupId, config.peers().stream().map(Members::raftPeer).toList());
     // A joining node has no group of its own: it never stands for election, and learns the
     // configuration from the leader once a member adds it. A restart recovers it from disk.
     RaftGroup initialGroup = config.join() ? RaftGroup.valueOf(groupId) : group;
@@ -73,29 +86,36 @@ final class NodeRaft implements AutoCloseable {
     Parameters parameters = new Parameters();
     RaftServerHooks.install(parameters, trace, traffic);
     RaftSettings.peerTls(tls).ifPresent(conf -> GrpcConfigKeys.TLS.setConf(parameters, conf));
-    this.server = RaftServer.newBuilder()
-        .setServerId(selfId())
-        .setGroup(initialGroup)
-        .setProperties(properties)
-        .setParameters(parameters)
-        .setStateMachine(stateMachine)
-        .setOption(RaftStorage.StartupOption.RECOVER)
-        .build();
-    this.client = newClient(RaftSettings.client(config), RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-        (int) Math.max(1, config.requestTimeout().toMillis() / 200), TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)));
+    this.server =
+        RaftServer.newBuilder()
+            .setServerId(selfId())
+            .setGroup(initialGroup)
+            .setProperties(properties)
+            .setParameters(parameters)
+            .setStateMachine(stateMachine)
+            .setOption(RaftStorage.StartupOption.RECOVER)
+            .build();
+    this.client =
+        newClient(
+            RaftSettings.client(config),
+            RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                (int) Math.max(1, config.requestTimeout().toMillis() / 200),
+                TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)));
   }
 
   /** A Raft client of the whole group, speaking the peers' TLS, kept told of the members. */
   RaftClient newClient(RaftProperties properties, RetryPolicy retries) {
-    RaftClient c = RaftClient.newBuilder()
-        .setProperties(properties)
-        .setParameters(RaftSettings.clientParameters(tls))
-        .setRaftGroup(group)
-        .setClientId(ClientId.randomId())
-        .setRetryPolicy(retries)
-        .build();
+    RaftClient c =
+        RaftClient.newBuilder()
+            .setProperties(properties)
+            .setParameters(RaftSettings.clientParameters(tls))
+            .setRaftGroup(group)
+            .setClientId(ClientId.randomId())
+            .setRetryPolicy(retries)
+            .build();
     clients.add(c);
-    RaftServer.Division started = startedDivision;  // after the add, so no change falls between the two
+    RaftServer.Division started =
+        startedDivision; // after the add, so no change falls between the two
     if (started != null) {
       c.getClientRpc().addRaftPeers(started.getRaftConf().getCurrentPeers());
     }
@@ -106,8 +126,12 @@ final class NodeRaft implements AutoCloseable {
     try {
       server.start();
     } catch (ExitUtils.ExitException e) {
-      throw new IOException("the Raft port " + config.self().peerAddress() + " could not be opened: "
-          + (e.getCause() == null ? e.getMessage() : rootCause(e.getCause())), e);
+      throw new IOException(
+          "the Raft port "
+              + config.self().peerAddress()
+              + " could not be opened: "
+              + (e.getCause() == null ? e.getMessage() : rootCause(e.getCause())),
+          e);
     }
     startedDivision = division();
     knowMembers(division().getRaftConf().getCurrentPeers());
@@ -115,7 +139,8 @@ final class NodeRaft implements AutoCloseable {
 
   /**
    * Members added since the group formed become reachable through every client made here (for
-   * forwarded writes, admin calls, the dashboard's probes); this runs before any write reaches them.
+   * forwarded writes, admin calls, the dashboard's probes); this runs before any write reaches
+   * them.
    */
   void knowMembers(Collection<RaftPeer> members) {
     for (RaftClient c : clients) {
@@ -149,7 +174,10 @@ final class NodeRaft implements AutoCloseable {
     return RaftPeerId.valueOf(config.id());
   }
 
-  /** The division once the server has started, or null before (the apply thread asks during recovery). */
+  /**
+   * The division once the server has started, or null before (the apply thread asks during
+   * recovery).
+   */
   RaftServer.Division startedDivision() {
     return startedDivision;
   }
@@ -168,7 +196,10 @@ final class NodeRaft implements AutoCloseable {
     return leader == null ? Optional.empty() : clientAddressOf(leader.toString());
   }
 
-  /** The gRPC API address of a member, from the Raft configuration (members added later) or {@code --peers}. */
+  /**
+   * The gRPC API address of a member, from the Raft configuration (members added later) or {@code
+   * --peers}.
+   */
   Optional<String> clientAddressOf(String memberId) {
     RaftPeerId id = RaftPeerId.valueOf(memberId);
     try {
@@ -185,25 +216,30 @@ final class NodeRaft implements AutoCloseable {
 
   /** The other members' ids in the current configuration. */
   List<String> otherMembers() {
-    return division().getRaftConf().getCurrentPeers().stream().map(p -> p.getId().toString())
-        .filter(id -> !id.equals(config.id())).toList();
+    return division().getRaftConf().getCurrentPeers().stream()
+        .map(p -> p.getId().toString())
+        .filter(id -> !id.equals(config.id()))
+        .toList();
   }
 
   /**
-   * Closes the server; the Replicator closes the client it was given.
-   * Ratis closes the divisions (and so the state machine) first, then its gRPC services, whose
-   * termination it awaits without a bound: a peer's call still open kept a node's close waiting
-   * for minutes in a rolling-restart test. The close goes on after {@link #RPC_CLOSE_WAIT}.
+   * Closes the server; the Replicator closes the client it was given. Ratis closes the divisions
+   * (and so the state machine) first, then its gRPC services, whose termination it awaits without a
+   * bound: a peer's call still open kept a node's close waiting for minutes in a rolling-restart
+   * test. The close goes on after {@link #RPC_CLOSE_WAIT}.
    */
   @Override
   public void close() {
-    Thread closer = new Thread(() -> {
-      try {
-        server.close();
-      } catch (IOException e) {
-        LOG.warn("closing Raft server: {}", e.toString());
-      }
-    }, "leasehold-raft-close-" + config.id());
+    Thread closer =
+        new Thread(
+            () -> {
+              try {
+                server.close();
+              } catch (IOException e) {
+                LOG.warn("closing Raft server: {}", e.toString());
+              }
+            },
+            "leasehold-raft-close-" + config.id());
     closer.setDaemon(true);
     closer.start();
     try {
@@ -212,8 +248,10 @@ final class NodeRaft implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     if (closer.isAlive()) {
-      LOG.warn("the Raft server of {} did not finish closing within {} s (its RPC service still waits for a peer's call); going on",
-          config.id(), RPC_CLOSE_WAIT.toSeconds());
+      LOG.warn(
+          "the Raft server of {} did not finish closing within {} s (its RPC service still waits for a peer's call); going on",
+          config.id(),
+          RPC_CLOSE_WAIT.toSeconds());
     }
   }
 

@@ -16,26 +16,37 @@ import org.apache.ratis.thirdparty.io.grpc.ServerInterceptor;
 
 /**
  * Controlled delivery of the AppendEntries requests that reach this node's Raft server: a fault
- * hook for tests, which decide, message by message, to deliver, drop or hold one, and later
- * deliver what they held in the order they choose. Raft must stay safe under any such schedule
- * (a network may lose, delay and reorder messages across connections), so a test can replay the
- * exact interleaving a fault needs instead of waiting for timing to produce it.
+ * hook for tests, which decide, message by message, to deliver, drop or hold one, and later deliver
+ * what they held in the order they choose. Raft must stay safe under any such schedule (a network
+ * may lose, delay and reorder messages across connections), so a test can replay the exact
+ * interleaving a fault needs instead of waiting for timing to produce it.
  *
- * <p>It sits on Ratis's gRPC server through Ratis's public services customizer, outside Ratis's
- * own code: Ratis sees only which messages arrive and when. With no rule set (always, outside
- * tests) every message is delivered at once, at the cost of one volatile read.
+ * <p>It sits on Ratis's gRPC server through Ratis's public services customizer, outside Ratis's own
+ * code: Ratis sees only which messages arrive and when. With no rule set (always, outside tests)
+ * every message is delivered at once, at the cost of one volatile read.
  */
 public final class PeerTraffic {
   /** What happens to one request. */
-  public enum Verdict { DELIVER, DROP, HOLD }
+  public enum Verdict {
+    DELIVER,
+    DROP,
+    HOLD
+  }
 
   /**
-   * An AppendEntries request as the rule sees it: who sent it in which term, the entry before
-   * its entries, its entries' span (none for a heartbeat: first index -1) and the leader's
-   * commit index.
+   * An AppendEntries request as the rule sees it: who sent it in which term, the entry before its
+   * entries, its entries' span (none for a heartbeat: first index -1) and the leader's commit
+   * index.
    */
-  public record Append(String from, long term, long previousIndex, long previousTerm, long firstIndex, long lastIndex,
-                       long lastTerm, long leaderCommit) {
+  public record Append(
+      String from,
+      long term,
+      long previousIndex,
+      long previousTerm,
+      long firstIndex,
+      long lastIndex,
+      long lastTerm,
+      long leaderCommit) {
     public boolean heartbeat() {
       return firstIndex < 0;
     }
@@ -44,9 +55,14 @@ public final class PeerTraffic {
       int n = r.getEntriesCount();
       LogEntryProto first = n == 0 ? null : r.getEntries(0);
       LogEntryProto last = n == 0 ? null : r.getEntries(n - 1);
-      return new Append(r.getServerRequest().getRequestorId().toStringUtf8(), r.getLeaderTerm(),
-          r.hasPreviousLog() ? r.getPreviousLog().getIndex() : -1, r.hasPreviousLog() ? r.getPreviousLog().getTerm() : -1,
-          first == null ? -1 : first.getIndex(), last == null ? -1 : last.getIndex(), last == null ? -1 : last.getTerm(),
+      return new Append(
+          r.getServerRequest().getRequestorId().toStringUtf8(),
+          r.getLeaderTerm(),
+          r.hasPreviousLog() ? r.getPreviousLog().getIndex() : -1,
+          r.hasPreviousLog() ? r.getPreviousLog().getTerm() : -1,
+          first == null ? -1 : first.getIndex(),
+          last == null ? -1 : last.getIndex(),
+          last == null ? -1 : last.getTerm(),
           r.getLeaderCommit());
     }
   }
@@ -74,7 +90,9 @@ public final class PeerTraffic {
       return append;
     }
 
-    /** Hands the request to Ratis, on the calling thread, as if it arrived now on its own stream. */
+    /**
+     * Hands the request to Ratis, on the calling thread, as if it arrived now on its own stream.
+     */
     public void deliver() {
       synchronized (call) {
         if (!done) {
@@ -94,18 +112,20 @@ public final class PeerTraffic {
 
   private volatile Rule rule;
   private final List<Held> held = new ArrayList<>();
-  private Delay delay;  // guarded by this
+  private Delay delay; // guarded by this
 
   /**
-   * Holds every AppendEntries (heartbeats too) from {@code fromPeer} for a random time in
-   * {@code [min, max]}, then delivers it; messages of one stream keep their order, so what is
-   * reordered is a stream against another (a resend on a new stream against the late original,
-   * a heartbeat against an append). Replaces any rule; {@link #clear} ends it and delivers what
-   * is held at once. For the fault tests' delay nemesis ({@link FaultControl}).
+   * Holds every AppendEntries (heartbeats too) from {@code fromPeer} for a random time in {@code
+   * [min, max]}, then delivers it; messages of one stream keep their order, so what is reordered is
+   * a stream against another (a resend on a new stream against the late original, a heartbeat
+   * against an append). Replaces any rule; {@link #clear} ends it and delivers what is held at
+   * once. For the fault tests' delay nemesis ({@link FaultControl}).
    */
   public synchronized void delay(String fromPeer, Duration min, Duration max, long seed) {
     clear();
-    Delay d = new Delay(fromPeer, min.toNanos(), Math.max(min.toNanos(), max.toNanos()), new Random(seed));
+    Delay d =
+        new Delay(
+            fromPeer, min.toNanos(), Math.max(min.toNanos(), max.toNanos()), new Random(seed));
     delay = d;
     rule(a -> a.from().equals(fromPeer) ? Verdict.HOLD : Verdict.DELIVER);
     d.start();
@@ -128,8 +148,13 @@ public final class PeerTraffic {
     final long minNanos;
     final long maxNanos;
     final Random random;
-    /** When each held message goes, by message; a message never goes before an earlier one of its stream. */
+
+    /**
+     * When each held message goes, by message; a message never goes before an earlier one of its
+     * stream.
+     */
     final Map<Held, Long> due = new IdentityHashMap<>();
+
     final Map<Call<?>, Long> lastOfCall = new IdentityHashMap<>();
     final Thread releaser;
     volatile boolean running = true;
@@ -160,7 +185,11 @@ public final class PeerTraffic {
           for (Held h : held) {
             Long at = due.get(h);
             if (at == null) {
-              long wait = minNanos + (maxNanos > minNanos ? (long) (random.nextDouble() * (maxNanos - minNanos)) : 0);
+              long wait =
+                  minNanos
+                      + (maxNanos > minNanos
+                          ? (long) (random.nextDouble() * (maxNanos - minNanos))
+                          : 0);
               at = Math.max(now + wait, lastOfCall.getOrDefault(h.call, Long.MIN_VALUE));
               due.put(h, at);
               lastOfCall.put(h.call, at);
@@ -172,7 +201,7 @@ public final class PeerTraffic {
           held.removeAll(ready);
           ready.forEach(due::remove);
         }
-        ready.forEach(Held::deliver);  // in arrival order: a stream's messages keep theirs
+        ready.forEach(Held::deliver); // in arrival order: a stream's messages keep theirs
         try {
           Thread.sleep(5);
         } catch (InterruptedException e) {
@@ -206,15 +235,22 @@ public final class PeerTraffic {
   ServerInterceptor interceptor() {
     return new ServerInterceptor() {
       @Override
-      public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
+      public <Q, A> ServerCall.Listener<Q> interceptCall(
+          ServerCall<Q, A> call, Metadata headers, ServerCallHandler<Q, A> next) {
         ServerCall.Listener<Q> ratis = next.startCall(call, headers);
-        return call.getMethodDescriptor().getFullMethodName().endsWith(APPEND_METHOD_SUFFIX) ? new Call<>(call, ratis) : ratis;
+        return call.getMethodDescriptor().getFullMethodName().endsWith(APPEND_METHOD_SUFFIX)
+            ? new Call<>(call, ratis)
+            : ratis;
       }
     };
   }
 
-  /** One AppendEntries stream: every message reaches Ratis under this lock, so held ones never race the rest. */
-  private final class Call<Q> extends ForwardingServerCallListener.SimpleForwardingServerCallListener<Q> {
+  /**
+   * One AppendEntries stream: every message reaches Ratis under this lock, so held ones never race
+   * the rest.
+   */
+  private final class Call<Q>
+      extends ForwardingServerCallListener.SimpleForwardingServerCallListener<Q> {
     private final ServerCall<Q, ?> call;
 
     Call(ServerCall<Q, ?> call, ServerCall.Listener<Q> ratis) {
@@ -238,7 +274,8 @@ public final class PeerTraffic {
             super.onMessage(message);
           }
         }
-        case DROP -> call.request(1);  // gRPC asks for the next message only once Ratis took this one
+        case DROP ->
+            call.request(1); // gRPC asks for the next message only once Ratis took this one
         case HOLD -> {
           synchronized (held) {
             held.add(new Held(append, this, message));

@@ -42,9 +42,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@link Consensus} on Apache Ratis: this node's Ratis server and Raft clients ({@link NodeRaft}),
- * the door for proposals and reads ({@link Replicator}) and membership and snapshots
- * ({@link ClusterAdmin}). Every future it hands out fails with the node's own exceptions
- * ({@link RaftErrors}); every value is in the node's own types.
+ * the door for proposals and reads ({@link Replicator}) and membership and snapshots ({@link
+ * ClusterAdmin}). Every future it hands out fails with the node's own exceptions ({@link
+ * RaftErrors}); every value is in the node's own types.
  */
 public final class RaftConsensus implements Consensus {
   private static final Logger LOG = LoggerFactory.getLogger(RaftConsensus.class);
@@ -56,22 +56,56 @@ public final class RaftConsensus implements Consensus {
   private final ClusterAdmin admin;
   private final List<Listener> listeners = new CopyOnWriteArrayList<>();
 
-  public RaftConsensus(NodeConfig config, NodeTls tls, LeaseStateMachine stateMachine, ReplicationTrace trace,
-                       PeerTraffic traffic, LifecycleLog lifecycle, LongSupplier wallClockMicros) throws IOException {
+  public RaftConsensus(
+      NodeConfig config,
+      NodeTls tls,
+      LeaseStateMachine stateMachine,
+      ReplicationTrace trace,
+      PeerTraffic traffic,
+      LifecycleLog lifecycle,
+      LongSupplier wallClockMicros)
+      throws IOException {
     this.config = config;
     this.lifecycle = lifecycle;
     this.raft = new NodeRaft(config, tls, stateMachine, trace, traffic);
-    this.replicator = new Replicator(raft.client(), raft.server(), raft.groupId(), raft.selfId(), stateMachine,
-        wallClockMicros, config.maxPendingWrites(), config.requestTimeout());
-    ClusterAdmin.Retries adminRetries = new ClusterAdmin.Retries(
-        RetryPolicies.retryUpToMaximumCountWithFixedSleep(10, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)));
-    this.admin = new ClusterAdmin(raft.newClient(RaftSettings.adminClient(), adminRetries), adminRetries, raft.server(),
-        raft.groupId(), raft.selfId(), stateMachine, raft::division, lifecycle,
-        // A linearizable read of any name: once answered, this node has applied all that was committed.
-        () -> replicator.read(ReadQuery.newBuilder().setGet(GetRequest.newBuilder().setName("leasehold/read-barrier")).build(), false));
+    this.replicator =
+        new Replicator(
+            raft.client(),
+            raft.server(),
+            raft.groupId(),
+            raft.selfId(),
+            stateMachine,
+            wallClockMicros,
+            config.maxPendingWrites(),
+            config.requestTimeout());
+    ClusterAdmin.Retries adminRetries =
+        new ClusterAdmin.Retries(
+            RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                10, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)));
+    this.admin =
+        new ClusterAdmin(
+            raft.newClient(RaftSettings.adminClient(), adminRetries),
+            adminRetries,
+            raft.server(),
+            raft.groupId(),
+            raft.selfId(),
+            stateMachine,
+            raft::division,
+            lifecycle,
+            // A linearizable read of any name: once answered, this node has applied all that was
+            // committed.
+            () ->
+                replicator.read(
+                    ReadQuery.newBuilder()
+                        .setGet(GetRequest.newBuilder().setName("leasehold/read-barrier"))
+                        .build(),
+                    false));
   }
 
-  /** The id of a cluster's Raft group, which names its directory under {@code <data-dir>/raft}: every member derives the same one. */
+  /**
+   * The id of a cluster's Raft group, which names its directory under {@code <data-dir>/raft}:
+   * every member derives the same one.
+   */
   public static UUID groupUuid(String clusterName) {
     return NodeRaft.groupUuid(clusterName);
   }
@@ -92,12 +126,17 @@ public final class RaftConsensus implements Consensus {
   }
 
   /** The cluster as the log-format upgrade sees it. */
-  public LogFormatUpgrade.Cluster logFormatCluster(LeaseStateMachine stateMachine, BooleanSupplier isLeader) {
+  public LogFormatUpgrade.Cluster logFormatCluster(
+      LeaseStateMachine stateMachine, BooleanSupplier isLeader) {
     return new LogFormatCluster(stateMachine, raft, replicator, isLeader);
   }
 
-  /** Watches for Ratis closing this node's division while it runs (the health is re-judged at once when it does). */
-  public DivisionClosure divisionClosure(Supplier<CompletableFuture<?>> recheckHealth, BooleanSupplier nodeClosed) {
+  /**
+   * Watches for Ratis closing this node's division while it runs (the health is re-judged at once
+   * when it does).
+   */
+  public DivisionClosure divisionClosure(
+      Supplier<CompletableFuture<?>> recheckHealth, BooleanSupplier nodeClosed) {
     return new DivisionClosure(config.id(), raft, recheckHealth, lifecycle, nodeClosed);
   }
 
@@ -139,7 +178,8 @@ public final class RaftConsensus implements Consensus {
   public CompletableFuture<DeadlineReply> leaderDeadlines(DeadlineQuery query) {
     RaftPeerId leader = raft.division().getInfo().getLeaderId();
     if (leader == null) {
-      return CompletableFuture.failedFuture(new ConsensusUnavailableException("no leader known to ask for deadlines", null));
+      return CompletableFuture.failedFuture(
+          new ConsensusUnavailableException("no leader known to ask for deadlines", null));
     }
     return RaftErrors.mapped(replicator.deadlinesOf(leader, query));
   }
@@ -158,8 +198,13 @@ public final class RaftConsensus implements Consensus {
   public Status status() {
     RaftServer.Division d = raft.division();
     DivisionInfo info = d.getInfo();
-    return new Status(d.getGroup().getGroupId().getUuid().toString(), role(info.getCurrentRole()), info.getCurrentTerm(),
-        idOf(info.getLeaderId()), d.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(),
+    return new Status(
+        d.getGroup().getGroupId().getUuid().toString(),
+        role(info.getCurrentRole()),
+        info.getCurrentTerm(),
+        idOf(info.getLeaderId()),
+        d.getRaftLog().getLastCommittedIndex(),
+        info.getLastAppliedIndex(),
         members(d.getRaftConf().getCurrentPeers()));
   }
 
@@ -172,21 +217,35 @@ public final class RaftConsensus implements Consensus {
     RoleInfoProto role = info.getRoleInfoProto();
     Optional<List<Follower>> followers = Optional.empty();
     if (role.hasLeaderInfo()) {
-      // Ratis lists the followers and their match indices from the same list of log appenders, in one order.
+      // Ratis lists the followers and their match indices from the same list of log appenders, in
+      // one order.
       long[] match = info.getFollowerMatchIndices();
       List<ServerRpcProto> infos = role.getLeaderInfo().getFollowerInfoList();
       List<Follower> list = new ArrayList<>(infos.size());
       for (int i = 0; i < infos.size(); i++) {
-        list.add(new Follower(infos.get(i).getId().getId().toStringUtf8(),
-            match != null && match.length == infos.size() ? match[i] : -1, infos.get(i).getLastRpcElapsedTimeMs()));
+        list.add(
+            new Follower(
+                infos.get(i).getId().getId().toStringUtf8(),
+                match != null && match.length == infos.size() ? match[i] : -1,
+                infos.get(i).getLastRpcElapsedTimeMs()));
       }
       followers = Optional.of(List.copyOf(list));
     }
-    OptionalLong leaderContact = role.hasFollowerInfo()
-        ? OptionalLong.of(role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs()) : OptionalLong.empty();
+    OptionalLong leaderContact =
+        role.hasFollowerInfo()
+            ? OptionalLong.of(role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs())
+            : OptionalLong.empty();
     Role current = role(info.getCurrentRole());
-    return new Liveness(info.isAlive(), current, current == Role.LEADER && info.isLeaderReady(), idOf(info.getLeaderId()),
-        commit, applied, d.getGroup().getPeers().size(), followers, leaderContact);
+    return new Liveness(
+        info.isAlive(),
+        current,
+        current == Role.LEADER && info.isLeaderReady(),
+        idOf(info.getLeaderId()),
+        commit,
+        applied,
+        d.getGroup().getPeers().size(),
+        followers,
+        leaderContact);
   }
 
   @Override
@@ -210,8 +269,10 @@ public final class RaftConsensus implements Consensus {
   }
 
   @Override
-  public CompletableFuture<List<Member>> addMember(String id, String peerAddress, String clientAddress) {
-    return RaftErrors.mapped(admin.addMember(id, peerAddress, clientAddress).thenApply(this::members));
+  public CompletableFuture<List<Member>> addMember(
+      String id, String peerAddress, String clientAddress) {
+    return RaftErrors.mapped(
+        admin.addMember(id, peerAddress, clientAddress).thenApply(this::members));
   }
 
   @Override
@@ -254,7 +315,9 @@ public final class RaftConsensus implements Consensus {
     }
   }
 
-  /** Stops membership and snapshot calls (the first to close: an operator's call in flight fails). */
+  /**
+   * Stops membership and snapshot calls (the first to close: an operator's call in flight fails).
+   */
   public void closeAdmin() {
     admin.close();
   }
@@ -274,11 +337,17 @@ public final class RaftConsensus implements Consensus {
   }
 
   private List<Member> members(Collection<RaftPeer> peers) {
-    return peers.stream().map(p -> new Member(p.getId().toString(), p.getAddress(), Members.clientAddress(p, config))).toList();
+    return peers.stream()
+        .map(
+            p -> new Member(p.getId().toString(), p.getAddress(), Members.clientAddress(p, config)))
+        .toList();
   }
 
   private static Snapshot snapshot(SingleFileSnapshotInfo s) {
-    return new Snapshot(s.getTerm(), s.getIndex(), s.getFile().getPath(),
+    return new Snapshot(
+        s.getTerm(),
+        s.getIndex(),
+        s.getFile().getPath(),
         s.getFile().getFileDigest() == null ? "" : s.getFile().getFileDigest().toString());
   }
 

@@ -24,8 +24,8 @@ import org.apache.ratis.protocol.exceptions.TransferLeadershipException;
 /**
  * Maps Ratis's exceptions to the node's own ({@link ConsensusException} and its kinds), keeping
  * each message and the original as the cause. Every future the seam hands out fails with one of
- * these, or with what was never Ratis's (bad input, overload, a plain I/O failure, a timeout of
- * our own), as it was.
+ * these, or with what was never Ratis's (bad input, overload, a plain I/O failure, a timeout of our
+ * own), as it was.
  */
 public final class RaftErrors {
   private RaftErrors() {}
@@ -33,22 +33,23 @@ public final class RaftErrors {
   /** {@code f}, failing with {@link #map}'s answer instead of Ratis's exception. */
   public static <T> CompletableFuture<T> mapped(CompletableFuture<T> f) {
     CompletableFuture<T> out = new CompletableFuture<>();
-    f.whenComplete((value, error) -> {
-      if (error == null) {
-        out.complete(value);
-        return;
-      }
-      Throwable cause = unwrap(error);
-      Throwable ours = map(cause);
-      out.completeExceptionally(ours == cause ? error : ours);
-    });
+    f.whenComplete(
+        (value, error) -> {
+          if (error == null) {
+            out.complete(value);
+            return;
+          }
+          Throwable cause = unwrap(error);
+          Throwable ours = map(cause);
+          out.completeExceptionally(ours == cause ? error : ours);
+        });
     return out;
   }
 
   /**
    * The node's own exception for {@code t} (unwrapped from completion wrappers), or {@code t}'s
-   * cause itself when it is not Ratis's. A state machine fault that carries bad input or a matter of
-   * availability (a leader that could not confirm an older member's read, during a rolling
+   * cause itself when it is not Ratis's. A state machine fault that carries bad input or a matter
+   * of availability (a leader that could not confirm an older member's read, during a rolling
    * upgrade) is that, not a fault.
    */
   public static Throwable map(Throwable t) {
@@ -70,7 +71,8 @@ public final class RaftErrors {
     }
     if (cause instanceof NotLeaderException nle) {
       RaftPeer suggested = nle.getSuggestedLeader();
-      return new ConsensusUnavailableException(cause.getMessage(), cause, suggested == null ? null : suggested.getId().toString());
+      return new ConsensusUnavailableException(
+          cause.getMessage(), cause, suggested == null ? null : suggested.getId().toString());
     }
     if (isUnavailable(cause)) {
       return new ConsensusUnavailableException(cause.getMessage(), cause);
@@ -87,7 +89,9 @@ public final class RaftErrors {
     return new ConsensusFailureException(cause);
   }
 
-  /** No leader or no quorum, a closing node, no answer in time, or a node that could not be reached. */
+  /**
+   * No leader or no quorum, a closing node, no answer in time, or a node that could not be reached.
+   */
   private static boolean isUnavailable(Throwable t) {
     return t instanceof NotLeaderException
         || t instanceof LeaderNotReadyException
@@ -99,12 +103,15 @@ public final class RaftErrors {
         || t instanceof TimeoutException
         || t instanceof TimeoutIOException
         || t instanceof ConsensusUnavailableException
-        || (t instanceof IOException && !(t instanceof RaftException) && !(t instanceof ConsensusException));
+        || (t instanceof IOException
+            && !(t instanceof RaftException)
+            && !(t instanceof ConsensusException));
   }
 
   static Throwable unwrap(Throwable t) {
     Throwable c = t;
-    while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
+    while ((c instanceof CompletionException || c instanceof ExecutionException)
+        && c.getCause() != null) {
       c = c.getCause();
     }
     return c;

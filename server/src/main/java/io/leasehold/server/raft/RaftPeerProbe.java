@@ -30,47 +30,69 @@ final class RaftPeerProbe implements PeerProbe {
   private final NodeRaft raft;
   private final RaftClient client;
   private final ThreadPoolExecutor threads;
-  private final Map<String, CompletableFuture<Consensus.MemberReport>> inFlight = new ConcurrentHashMap<>();
+  private final Map<String, CompletableFuture<Consensus.MemberReport>> inFlight =
+      new ConcurrentHashMap<>();
 
   RaftPeerProbe(NodeRaft raft, String nodeId) {
     this.raft = raft;
     RaftProperties properties = new RaftProperties();
     RaftClientConfigKeys.Rpc.setRequestTimeout(properties, RaftSettings.millis(DEADLINE));
     this.client = raft.newClient(properties, RetryPolicies.noRetry());
-    this.threads = new ThreadPoolExecutor(0, MAX_IN_FLIGHT, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-      Thread t = new Thread(r, "leasehold-peer-probe-" + nodeId);
-      t.setDaemon(true);
-      return t;
-    });
+    this.threads =
+        new ThreadPoolExecutor(
+            0,
+            MAX_IN_FLIGHT,
+            30,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "leasehold-peer-probe-" + nodeId);
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   @Override
   public CompletableFuture<Consensus.MemberReport> report(String memberId) {
     // Every open tab refreshes each second: tabs asking while a question is out share its answer.
-    return inFlight.compute(memberId, (id, asked) -> asked != null && !asked.isDone() ? asked : ask(id));
+    return inFlight.compute(
+        memberId, (id, asked) -> asked != null && !asked.isDone() ? asked : ask(id));
   }
 
   private CompletableFuture<Consensus.MemberReport> ask(String memberId) {
     try {
-      return CompletableFuture.supplyAsync(() -> {
-        try {
-          return report(client.getGroupManagementApi(RaftPeerId.valueOf(memberId)).info(raft.groupId()));
-        } catch (IOException e) {
-          throw new CompletionException(e);
-        }
-      }, threads).orTimeout(DEADLINE.toMillis() * 2, TimeUnit.MILLISECONDS);
+      return CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return report(
+                      client
+                          .getGroupManagementApi(RaftPeerId.valueOf(memberId))
+                          .info(raft.groupId()));
+                } catch (IOException e) {
+                  throw new CompletionException(e);
+                }
+              },
+              threads)
+          .orTimeout(DEADLINE.toMillis() * 2, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
       return CompletableFuture.failedFuture(new IOException("too many member probes in flight", e));
     }
   }
 
-  /** Ratis's group info as the member's own account: its role, term, commit and applied index, leader, storage. */
+  /**
+   * Ratis's group info as the member's own account: its role, term, commit and applied index,
+   * leader, storage.
+   */
   static Consensus.MemberReport report(GroupInfoReply r) {
     RaftProtos.RoleInfoProto role = r.getRoleInfoProto();
     RaftProtos.LogInfoProto log = r.getLogInfoProto();
-    return new Consensus.MemberReport(role.getRole().name(),
+    return new Consensus.MemberReport(
+        role.getRole().name(),
         role.hasLeaderInfo() ? role.getLeaderInfo().getTerm() : log.getCommitted().getTerm(),
-        log.getCommitted().getIndex(), log.getApplied().getIndex(), leaderOf(role), r.isRaftStorageHealthy());
+        log.getCommitted().getIndex(),
+        log.getApplied().getIndex(),
+        leaderOf(role),
+        r.isRaftStorageHealthy());
   }
 
   private static String leaderOf(RaftProtos.RoleInfoProto role) {

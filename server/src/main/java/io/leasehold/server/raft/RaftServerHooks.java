@@ -7,16 +7,16 @@ import org.apache.ratis.grpc.server.GrpcServices;
 import org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder;
 
 /**
- * What the node adds to Ratis's gRPC server, through Ratis's public services customizer
- * ({@link GrpcConfigKeys.Server#setServicesCustomizer}): the replication trace's and the fault
- * hook's interceptors. Ratis's protocol, its log appenders and its
- * messages are its own, unchanged.
+ * What the node adds to Ratis's gRPC server, through Ratis's public services customizer ({@link
+ * GrpcConfigKeys.Server#setServicesCustomizer}): the replication trace's and the fault hook's
+ * interceptors. Ratis's protocol, its log appenders and its messages are its own, unchanged.
  */
 public final class RaftServerHooks {
   private RaftServerHooks() {}
 
   public static void install(Parameters parameters, ReplicationTrace trace, PeerTraffic traffic) {
-    GrpcConfigKeys.Server.setServicesCustomizer(parameters, (builder, types) -> customize(builder, types, trace, traffic));
+    GrpcConfigKeys.Server.setServicesCustomizer(
+        parameters, (builder, types) -> customize(builder, types, trace, traffic));
   }
 
   /**
@@ -25,8 +25,13 @@ public final class RaftServerHooks {
    * request, and that thread may wait for room in the log worker's queue: never a Netty event
    * loop's. The fault hook is outermost, so the trace sees only what reaches Ratis.
    */
-  private static NettyServerBuilder customize(NettyServerBuilder builder, EnumSet<GrpcServices.Type> types,
-                                              ReplicationTrace trace, PeerTraffic traffic) {
-    return types.contains(GrpcServices.Type.SERVER) ? builder.intercept(trace.interceptor()).intercept(traffic.interceptor()) : builder;
+  private static NettyServerBuilder customize(
+      NettyServerBuilder builder,
+      EnumSet<GrpcServices.Type> types,
+      ReplicationTrace trace,
+      PeerTraffic traffic) {
+    return types.contains(GrpcServices.Type.SERVER)
+        ? builder.intercept(trace.interceptor()).intercept(traffic.interceptor())
+        : builder;
   }
 }

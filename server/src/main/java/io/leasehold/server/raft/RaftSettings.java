@@ -18,7 +18,8 @@ import org.apache.ratis.util.TimeDuration;
 /** The Ratis properties of a node's server and of its Raft clients, from its {@link NodeConfig}. */
 public final class RaftSettings {
   /** Ratis's client request pool: one thread per core, and at least two. */
-  public static final int RATIS_CLIENT_THREADS = Math.max(2, Runtime.getRuntime().availableProcessors());
+  public static final int RATIS_CLIENT_THREADS =
+      Math.max(2, Runtime.getRuntime().availableProcessors());
 
   private RaftSettings() {}
 
@@ -31,7 +32,8 @@ public final class RaftSettings {
     // skips a later one whose first index matches one still queued, without comparing terms or
     // lengths; it still answers SUCCESS for the skipped one's last entry and takes its commit
     // index. A deposed leader's own uncommitted tail then stands in for the new leader's entries,
-    // is counted as matching, and is applied: replicas diverge (docs/architecture.md, "Replication";
+    // is counted as matching, and is applied: replicas diverge (docs/architecture.md,
+    // "Replication";
     // RatisDuplicateAppendTest shows it, DuplicateAppendDivergenceTest drives it end to end).
     // Off, each append reaches the log in arrival order before the next is checked.
     RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);
@@ -55,12 +57,14 @@ public final class RaftSettings {
     // for the command around it (a batch stays far smaller, WriteBatcher.MAX_BATCH_BYTES).
     long entryLimit = Math.max(4L << 20, c.limits().requestBytes() + (64L << 10));
     RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf(entryLimit));
-    RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(Math.max(8L << 20, entryLimit + 8)));
+    RaftServerConfigKeys.Log.setWriteBufferSize(
+        p, SizeInBytes.valueOf(Math.max(8L << 20, entryLimit + 8)));
     // Ratis keeps up to six closed segments (200 MB) of entries on the heap for appenders that
     // fall behind: under steady writes, heap the leases need. A follower further behind than one
     // closed segment is served from disk instead.
     RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 1);
-    RaftServerConfigKeys.Log.setSegmentCacheSizeMax(p, SizeInBytes.valueOf(Math.max(c.logSegmentSizeBytes(), 16L << 20)));
+    RaftServerConfigKeys.Log.setSegmentCacheSizeMax(
+        p, SizeInBytes.valueOf(Math.max(c.logSegmentSizeBytes(), 16L << 20)));
     // Ratis otherwise appends a metadata entry (the new commit index) to the log at every commit
     // advance: under load, nearly one more replicated, fsynced entry per write. A restarted node
     // needs no such record: the store keeps its own applied index, and the leader tells it the
@@ -94,7 +98,8 @@ public final class RaftSettings {
    * managers to its shaded netty as they are, so they reload with the node's certificate files.
    */
   static Optional<GrpcTlsConfig> peerTls(NodeTls tls) {
-    return tls.peerPort().map(t -> new GrpcTlsConfig(t.keyManager(), t.trustManager().orElseThrow(), true));
+    return tls.peerPort()
+        .map(t -> new GrpcTlsConfig(t.keyManager(), t.trustManager().orElseThrow(), true));
   }
 
   static RaftProperties client(NodeConfig c) {
@@ -105,7 +110,9 @@ public final class RaftSettings {
     return p;
   }
 
-  /** Membership changes wait for a new member to catch up; snapshots and transfers for the leader. */
+  /**
+   * Membership changes wait for a new member to catch up; snapshots and transfers for the leader.
+   */
   static RaftProperties adminClient() {
     RaftProperties p = new RaftProperties();
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(60, TimeUnit.SECONDS));

@@ -52,18 +52,18 @@ import org.slf4j.LoggerFactory;
  * ({@link RaftErrors}).
  *
  * <p>Client writes are submitted to the leader: to this server's Raft division directly when it
- * leads (no RPC, no thread hand-off), otherwise over Ratis's client transport; a write that
- * reaches a follower is forwarded rather than refused. Client lease writes go through a
- * {@link WriteBatcher} first, which sends those that arrive while an entry of this node is in
- * flight together, as one entry. Each entry is one Ratis request (this node's client id, its own
- * call id) that is resent unchanged, to whichever node now leads, until it is answered or the
- * request timeout passes; Ratis's retry cache answers a resent request that was already committed
- * with its first reply instead of applying it twice (a new leader accepts requests only once it
- * has applied every entry of earlier terms, so the cache is complete by then).
+ * leads (no RPC, no thread hand-off), otherwise over Ratis's client transport; a write that reaches
+ * a follower is forwarded rather than refused. Client lease writes go through a {@link
+ * WriteBatcher} first, which sends those that arrive while an entry of this node is in flight
+ * together, as one entry. Each entry is one Ratis request (this node's client id, its own call id)
+ * that is resent unchanged, to whichever node now leads, until it is answered or the request
+ * timeout passes; Ratis's retry cache answers a resent request that was already committed with its
+ * first reply instead of applying it twice (a new leader accepts requests only once it has applied
+ * every entry of earlier terms, so the cache is complete by then).
  *
  * <p>Writes are sent unordered: the API promises no order between concurrent calls, and Ratis's
- * ordered client, which sequences every request of one client id through a sliding window, was
- * the cluster's bottleneck (a third of the leader's throughput).
+ * ordered client, which sequences every request of one client id through a sliding window, was the
+ * cluster's bottleneck (a third of the leader's throughput).
  *
  * <p>The expiry ticker instead submits to this server only, so a node that lost leadership cannot
  * get its Expire proposals applied elsewhere.
@@ -81,27 +81,38 @@ public final class Replicator implements AutoCloseable {
   private final AtomicLong tickerCallId = new AtomicLong();
   private final ClientId writeClientId = ClientId.randomId();
   private final long requestTimeoutNanos;
+
   /**
-   * Writes waiting for the leader. Ratis's client blocks the caller once its own outstanding
-   * limit is reached, which under overload parked thousands of gRPC threads; instead a write
-   * beyond this bound is refused at once (RESOURCE_EXHAUSTED) and the client backs off.
+   * Writes waiting for the leader. Ratis's client blocks the caller once its own outstanding limit
+   * is reached, which under overload parked thousands of gRPC threads; instead a write beyond this
+   * bound is refused at once (RESOURCE_EXHAUSTED) and the client backs off.
    */
   private final Semaphore pendingWrites;
+
   private final int maxPendingWrites;
 
   private final WriteBatcher batcher;
   private final ReadBarrier barrier;
+
   /** The highest barrier index a follower has asked Ratis's read index about (below). */
   private final AtomicLong nudged = new AtomicLong(-1);
+
   private volatile WriteTrace trace;
-  private volatile LongConsumer writeTimer = nanos -> { };
+  private volatile LongConsumer writeTimer = nanos -> {};
   private final HeldResends held = new HeldResends();
   private volatile boolean closed;
   private static final long NOT_READY_PAUSE_MILLIS = 10;
   private static final long CLOSED_STREAM_PAUSE_MILLIS = 2;
 
-  Replicator(RaftClient client, RaftServer server, RaftGroupId groupId, RaftPeerId selfId,
-             LeaseStateMachine stateMachine, LongSupplier wallClockMicros, int maxPendingWrites, Duration requestTimeout) {
+  Replicator(
+      RaftClient client,
+      RaftServer server,
+      RaftGroupId groupId,
+      RaftPeerId selfId,
+      LeaseStateMachine stateMachine,
+      LongSupplier wallClockMicros,
+      int maxPendingWrites,
+      Duration requestTimeout) {
     this.requestTimeoutNanos = requestTimeout.toNanos();
     this.pendingWrites = new Semaphore(maxPendingWrites);
     this.maxPendingWrites = maxPendingWrites;
@@ -112,24 +123,29 @@ public final class Replicator implements AutoCloseable {
     this.stateMachine = stateMachine;
     this.wallClockMicros = wallClockMicros;
     this.batcher = new WriteBatcher(this::send, () -> stateMachine.core().logFormat(), 1);
-    this.barrier = new ReadBarrier(command -> send(command, () -> false), this::appliedIndex, this::hearCommitSooner,
-        requestTimeout);
+    this.barrier =
+        new ReadBarrier(
+            command -> send(command, () -> false),
+            this::appliedIndex,
+            this::hearCommitSooner,
+            requestTimeout);
   }
 
   /**
-   * A follower hears that an entry committed with the leader's next append or heartbeat: on an
-   * idle cluster up to half an election timeout after the commit, which a read waiting for its
-   * barrier would wait out. A Ratis read index from the leader makes it send heartbeats to
-   * every follower now. Asked once per barrier, and only for speed: the read still waits until
-   * this node has applied the barrier.
+   * A follower hears that an entry committed with the leader's next append or heartbeat: on an idle
+   * cluster up to half an election timeout after the commit, which a read waiting for its barrier
+   * would wait out. A Ratis read index from the leader makes it send heartbeats to every follower
+   * now. Asked once per barrier, and only for speed: the read still waits until this node has
+   * applied the barrier.
    */
   private void hearCommitSooner(long barrierIndex) {
     long asked = nudged.get();
     if (barrierIndex <= asked || !nudged.compareAndSet(asked, barrierIndex) || isLeaderHere()) {
       return;
     }
-    ReadQuery ask = ReadQuery.newBuilder().setLogFormat(LogFormatQuery.getDefaultInstance()).build();
-    client.async().sendReadOnlyUnordered(message(ask), selfId).whenComplete((reply, error) -> { });
+    ReadQuery ask =
+        ReadQuery.newBuilder().setLogFormat(LogFormatQuery.getDefaultInstance()).build();
+    client.async().sendReadOnlyUnordered(message(ask), selfId).whenComplete((reply, error) -> {});
   }
 
   private boolean isLeaderHere() {
@@ -165,21 +181,25 @@ public final class Replicator implements AutoCloseable {
     LongConsumer timer = this.writeTimer;
     long started = System.nanoTime();
     if (trace != null) {
-      return proposeNow(command).whenComplete((reply, error) -> {
-        if (reply != null) {
-          long entry = revisionOf(reply);
-          long answered = System.nanoTime();
-          trace.record("propose", entry, started);
-          trace.record("answered", entry, answered);
-          timer.accept(answered - started);
-        }
-      });
+      return proposeNow(command)
+          .whenComplete(
+              (reply, error) -> {
+                if (reply != null) {
+                  long entry = revisionOf(reply);
+                  long answered = System.nanoTime();
+                  trace.record("propose", entry, started);
+                  trace.record("answered", entry, answered);
+                  timer.accept(answered - started);
+                }
+              });
     }
-    return proposeNow(command).whenComplete((reply, error) -> {
-      if (reply != null) {
-        timer.accept(System.nanoTime() - started);
-      }
-    });
+    return proposeNow(command)
+        .whenComplete(
+            (reply, error) -> {
+              if (reply != null) {
+                timer.accept(System.nanoTime() - started);
+              }
+            });
   }
 
   /** Hears how long each answered write took, in nanoseconds, for the node's metrics. */
@@ -204,8 +224,11 @@ public final class Replicator implements AutoCloseable {
 
   private CompletableFuture<LogReply> proposeNow(LogCommand command) {
     if (!pendingWrites.tryAcquire()) {
-      return CompletableFuture.failedFuture(new OverloadedException("more than " + maxPendingWrites
-          + " writes are already waiting for the leader on this node; retry with backoff"));
+      return CompletableFuture.failedFuture(
+          new OverloadedException(
+              "more than "
+                  + maxPendingWrites
+                  + " writes are already waiting for the leader on this node; retry with backoff"));
     }
     Context caller = Context.current();
     CompletableFuture<LogReply> reply;
@@ -218,12 +241,16 @@ public final class Replicator implements AutoCloseable {
     return reply.whenComplete((r, error) -> pendingWrites.release());
   }
 
-  /** One Raft request for {@code command}, resent to whichever node leads until answered ({@link #submit}). */
+  /**
+   * One Raft request for {@code command}, resent to whichever node leads until answered ({@link
+   * #submit}).
+   */
   private CompletableFuture<LogReply> send(LogCommand command, BooleanSupplier abandoned) {
     // Call ids from Ratis's own counter: forwarded writes share the client's per-server reply
     // map (keyed by call id alone) with the reads it sends, and a counter of our own collided
     // with theirs ("Entry already exists for key 1 in map ...:ReplyMap"; seen in a soak).
-    RaftClientRequest request = writeRequest(writeClientId, CallId.getAndIncrement(), message(command), selfId);
+    RaftClientRequest request =
+        writeRequest(writeClientId, CallId.getAndIncrement(), message(command), selfId);
     CompletableFuture<RaftClientReply> answer = new CompletableFuture<>();
     submit(request, leaderOrSelf(), System.nanoTime() + requestTimeoutNanos, abandoned, 0, answer);
     return answer.thenApply(Replicator::logReply);
@@ -234,84 +261,116 @@ public final class Replicator implements AutoCloseable {
    * says nothing was applied yet or that the node is unreachable, tries again at the suggested
    * leader or the next member, after a short pause when there is no fresh hint.
    *
-   * <p>No resend once the caller's gRPC call is over ({@code caller} cancelled: its deadline
-   * passed or it gave up). A resend the client no longer waits for could still be applied
-   * seconds later: the soak saw a registration that the SDK had given up on (and then made
-   * again, successfully, on another node) land after the instance was deregistered, bringing it
-   * back.
+   * <p>No resend once the caller's gRPC call is over ({@code caller} cancelled: its deadline passed
+   * or it gave up). A resend the client no longer waits for could still be applied seconds later:
+   * the soak saw a registration that the SDK had given up on (and then made again, successfully, on
+   * another node) land after the instance was deregistered, bringing it back.
    */
-  private void submit(RaftClientRequest request, RaftPeerId target, long deadlineNanos, BooleanSupplier abandoned, int attempt,
-                      CompletableFuture<RaftClientReply> answer) {
-    RaftClientRequest addressed = writeRequest(request.getClientId(), request.getCallId(), request.getMessage(), target);
+  private void submit(
+      RaftClientRequest request,
+      RaftPeerId target,
+      long deadlineNanos,
+      BooleanSupplier abandoned,
+      int attempt,
+      CompletableFuture<RaftClientReply> answer) {
+    RaftClientRequest addressed =
+        writeRequest(request.getClientId(), request.getCallId(), request.getMessage(), target);
     long wakesSeen = held.wakes();
     CompletableFuture<RaftClientReply> sent;
     try {
-      sent = target.equals(selfId) ? submitHere(addressed) : client.getClientRpc().sendRequestAsyncUnordered(addressed);
+      sent =
+          target.equals(selfId)
+              ? submitHere(addressed)
+              : client.getClientRpc().sendRequestAsyncUnordered(addressed);
     } catch (IOException | RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
-    sent.whenComplete((reply, error) -> {
-      Throwable failure = error != null ? unwrap(error) : reply.isSuccess() ? null : reply.getException();
-      if (failure == null || !(failure instanceof IOException) || failure instanceof StateMachineException) {
-        // Answered: a reply, the state machine's own failure, or an error that is not Ratis's
-        // "try elsewhere / later" (those are all IOExceptions).
-        if (error != null) {
-          answer.completeExceptionally(error);
-        } else {
-          answer.complete(reply);
-        }
-        return;
-      }
-      if (!target.equals(selfId)) {
-        // Ratis's own client does this after every failure; calling its transport directly, we
-        // must too. Without it a proxy whose stream had closed (the peer was down for a while)
-        // stayed closed, and every write forwarded to that peer failed at once ("is closed")
-        // even once it was back and led: the failover benchmark's 5 s kills.
-        RaftClientRpc rpc = client.getClientRpc();
-        rpc.handleException(target, failure, rpc.shouldReconnect(failure));
-      }
-      if (System.nanoTime() - deadlineNanos > 0 || abandoned.getAsBoolean() || closed) {
-        answer.completeExceptionally(failure);
-        return;
-      }
-      RaftPeerId next;
-      long pauseMillis;
-      RaftPeer suggested = failure instanceof NotLeaderException nle ? nle.getSuggestedLeader() : null;
-      if (suggested != null && !suggested.getId().equals(target)) {
-        // A fresh hint is followed at once, but two nodes pointing at each other during an
-        // election must not be bounced between without a pause.
-        next = suggested.getId();
-        pauseMillis = attempt < 2 ? 0 : Math.min(200, 25L << Math.min(attempt, 3));
-      } else if (failure instanceof NotLeaderException || !(failure instanceof RaftException)) {
-        // No leader known yet, or the node could not be reached: the next member, after a pause.
-        next = nextPeer(target);
-        pauseMillis = Math.min(200, 25L << Math.min(attempt, 3));
-      } else if (failure instanceof AlreadyClosedException) {
-        // This node's stream to the target had closed after an earlier failure of that peer
-        // (reset just above): the target was never asked. Ask it again on a new stream, at
-        // once; waiting out a pause here cost a failover up to 200 ms after the leader was ready.
-        next = target;
-        pauseMillis = CLOSED_STREAM_PAUSE_MILLIS;
-      } else if (failure instanceof LeaderNotReadyException) {
-        // A new leader applying its term's first entry: ready within a commit, so ask again soon.
-        next = target;
-        pauseMillis = NOT_READY_PAUSE_MILLIS;
-      } else {
-        // Stepping down, overloaded: the same node again, after a pause.
-        next = leaderOrSelf();
-        pauseMillis = Math.min(200, 25L << Math.min(attempt, 3));
-      }
-      if (LOG.isDebugEnabled()) {
-        LOG.debug("write {}: attempt {} at {} failed ({}); next {} after {} ms{}", request.getCallId(), attempt, target,
-            failure.toString(), next, pauseMillis, held.wakes() != wakesSeen ? " (a leader change came meanwhile: now)" : "");
-      }
-      if (pauseMillis == 0) {
-        submit(request, next, deadlineNanos, abandoned, attempt + 1, answer);
-      } else {
-        held.pause(pauseMillis, wakesSeen,
-            woken -> submit(request, woken ? leaderOrSelf() : next, deadlineNanos, abandoned, attempt + 1, answer));
-      }
-    });
+    sent.whenComplete(
+        (reply, error) -> {
+          Throwable failure =
+              error != null ? unwrap(error) : reply.isSuccess() ? null : reply.getException();
+          if (failure == null
+              || !(failure instanceof IOException)
+              || failure instanceof StateMachineException) {
+            // Answered: a reply, the state machine's own failure, or an error that is not Ratis's
+            // "try elsewhere / later" (those are all IOExceptions).
+            if (error != null) {
+              answer.completeExceptionally(error);
+            } else {
+              answer.complete(reply);
+            }
+            return;
+          }
+          if (!target.equals(selfId)) {
+            // Ratis's own client does this after every failure; calling its transport directly, we
+            // must too. Without it a proxy whose stream had closed (the peer was down for a while)
+            // stayed closed, and every write forwarded to that peer failed at once ("is closed")
+            // even once it was back and led: the failover benchmark's 5 s kills.
+            RaftClientRpc rpc = client.getClientRpc();
+            rpc.handleException(target, failure, rpc.shouldReconnect(failure));
+          }
+          if (System.nanoTime() - deadlineNanos > 0 || abandoned.getAsBoolean() || closed) {
+            answer.completeExceptionally(failure);
+            return;
+          }
+          RaftPeerId next;
+          long pauseMillis;
+          RaftPeer suggested =
+              failure instanceof NotLeaderException nle ? nle.getSuggestedLeader() : null;
+          if (suggested != null && !suggested.getId().equals(target)) {
+            // A fresh hint is followed at once, but two nodes pointing at each other during an
+            // election must not be bounced between without a pause.
+            next = suggested.getId();
+            pauseMillis = attempt < 2 ? 0 : Math.min(200, 25L << Math.min(attempt, 3));
+          } else if (failure instanceof NotLeaderException || !(failure instanceof RaftException)) {
+            // No leader known yet, or the node could not be reached: the next member, after a
+            // pause.
+            next = nextPeer(target);
+            pauseMillis = Math.min(200, 25L << Math.min(attempt, 3));
+          } else if (failure instanceof AlreadyClosedException) {
+            // This node's stream to the target had closed after an earlier failure of that peer
+            // (reset just above): the target was never asked. Ask it again on a new stream, at
+            // once; waiting out a pause here cost a failover up to 200 ms after the leader was
+            // ready.
+            next = target;
+            pauseMillis = CLOSED_STREAM_PAUSE_MILLIS;
+          } else if (failure instanceof LeaderNotReadyException) {
+            // A new leader applying its term's first entry: ready within a commit, so ask again
+            // soon.
+            next = target;
+            pauseMillis = NOT_READY_PAUSE_MILLIS;
+          } else {
+            // Stepping down, overloaded: the same node again, after a pause.
+            next = leaderOrSelf();
+            pauseMillis = Math.min(200, 25L << Math.min(attempt, 3));
+          }
+          if (LOG.isDebugEnabled()) {
+            LOG.debug(
+                "write {}: attempt {} at {} failed ({}); next {} after {} ms{}",
+                request.getCallId(),
+                attempt,
+                target,
+                failure.toString(),
+                next,
+                pauseMillis,
+                held.wakes() != wakesSeen ? " (a leader change came meanwhile: now)" : "");
+          }
+          if (pauseMillis == 0) {
+            submit(request, next, deadlineNanos, abandoned, attempt + 1, answer);
+          } else {
+            held.pause(
+                pauseMillis,
+                wakesSeen,
+                woken ->
+                    submit(
+                        request,
+                        woken ? leaderOrSelf() : next,
+                        deadlineNanos,
+                        abandoned,
+                        attempt + 1,
+                        answer));
+          }
+        });
   }
 
   /** A leader is known, or this node is now a ready leader: resend the held writes now. */
@@ -325,7 +384,8 @@ public final class Replicator implements AutoCloseable {
    * two thread hand-offs and a blocked thread per entry, and the caller is often the thread that
    * completed the previous batch.
    */
-  private CompletableFuture<RaftClientReply> submitHere(RaftClientRequest request) throws IOException {
+  private CompletableFuture<RaftClientReply> submitHere(RaftClientRequest request)
+      throws IOException {
     RaftServer.Division division = server.getDivision(groupId);
     return division instanceof RaftClientAsynchronousProtocol direct
         ? direct.submitClientRequestAsync(request)
@@ -343,8 +403,11 @@ public final class Replicator implements AutoCloseable {
 
   private RaftPeerId nextPeer(RaftPeerId after) {
     try {
-      List<RaftPeerId> peers = server.getDivision(groupId).getGroup().getPeers().stream()
-          .map(RaftPeer::getId).sorted(Comparator.comparing(RaftPeerId::toString)).toList();
+      List<RaftPeerId> peers =
+          server.getDivision(groupId).getGroup().getPeers().stream()
+              .map(RaftPeer::getId)
+              .sorted(Comparator.comparing(RaftPeerId::toString))
+              .toList();
       int i = peers.indexOf(after);
       return peers.isEmpty() ? selfId : peers.get((i + 1) % peers.size());
     } catch (IOException e) {
@@ -352,7 +415,8 @@ public final class Replicator implements AutoCloseable {
     }
   }
 
-  private RaftClientRequest writeRequest(ClientId clientId, long callId, Message message, RaftPeerId target) {
+  private RaftClientRequest writeRequest(
+      ClientId clientId, long callId, Message message, RaftPeerId target) {
     return RaftClientRequest.newBuilder()
         .setClientId(clientId)
         .setServerId(target)
@@ -364,7 +428,8 @@ public final class Replicator implements AutoCloseable {
   }
 
   private static Throwable unwrap(Throwable t) {
-    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
       t = t.getCause();
     }
     return t;
@@ -372,7 +437,8 @@ public final class Replicator implements AutoCloseable {
 
   /** Proposes to this server only; fails with NotLeaderException if it is not the leader. */
   public CompletableFuture<LogReply> proposeHere(LogCommand command) {
-    RaftClientRequest request = writeRequest(tickerClientId, tickerCallId.incrementAndGet(), message(command), selfId);
+    RaftClientRequest request =
+        writeRequest(tickerClientId, tickerCallId.incrementAndGet(), message(command), selfId);
     try {
       return submitHere(request).thenApply(Replicator::logReply);
     } catch (IOException e) {
@@ -381,9 +447,9 @@ public final class Replicator implements AutoCloseable {
   }
 
   /**
-   * A read on this node. A linearizable read is answered from this node's state once it has
-   * applied a barrier entry proposed after the read arrived ({@link ReadBarrier}); a stale read
-   * at once from what this node has applied, with the revision it reflects.
+   * A read on this node. A linearizable read is answered from this node's state once it has applied
+   * a barrier entry proposed after the read arrived ({@link ReadBarrier}); a stale read at once
+   * from what this node has applied, with the revision it reflects.
    */
   public CompletableFuture<ReadReply> read(ReadQuery query, boolean stale) {
     if (stale) {
@@ -394,33 +460,44 @@ public final class Replicator implements AutoCloseable {
 
   private CompletableFuture<ReadReply> queryHere(ReadQuery query) {
     try {
-      return CompletableFuture.completedFuture(stateMachine.core().query(query, wallClockMicros.getAsLong()));
+      return CompletableFuture.completedFuture(
+          stateMachine.core().query(query, wallClockMicros.getAsLong()));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
   }
 
-  /** Completes once a barrier proposed after this call has committed and this node has applied it. */
+  /**
+   * Completes once a barrier proposed after this call has committed and this node has applied it.
+   */
   public CompletableFuture<Long> barrier() {
     return barrier.await();
   }
 
-  /** The newest log format {@code member}'s code applies; fails if the member does not know the question (older code). */
+  /**
+   * The newest log format {@code member}'s code applies; fails if the member does not know the
+   * question (older code).
+   */
   public CompletableFuture<Integer> newestLogFormatOf(RaftPeerId member) {
-    ReadQuery ask = ReadQuery.newBuilder().setLogFormat(LogFormatQuery.getDefaultInstance()).build();
-    return client.async().sendReadOnlyUnordered(message(ask), member).thenApply(reply -> {
-      try {
-        return ReadReply.parseFrom(content(reply)).getLogFormat().getNewest();
-      } catch (InvalidProtocolBufferException e) {
-        throw new CompletionException(e);
-      }
-    });
+    ReadQuery ask =
+        ReadQuery.newBuilder().setLogFormat(LogFormatQuery.getDefaultInstance()).build();
+    return client
+        .async()
+        .sendReadOnlyUnordered(message(ask), member)
+        .thenApply(
+            reply -> {
+              try {
+                return ReadReply.parseFrom(content(reply)).getLogFormat().getNewest();
+              } catch (InvalidProtocolBufferException e) {
+                throw new CompletionException(e);
+              }
+            });
   }
 
   /**
    * Asks {@code leader} for the deadlines its expiry ticker keeps: this node's own state machine
-   * when it is the one, else a stale read there (no read index: the leader's listener answers,
-   * and refuses unless it still leads and decides expiry).
+   * when it is the one, else a stale read there (no read index: the leader's listener answers, and
+   * refuses unless it still leads and decides expiry).
    */
   public CompletableFuture<DeadlineReply> deadlinesOf(RaftPeerId leader, DeadlineQuery query) {
     Message ask = message(ReadQuery.newBuilder().setDeadlines(query).build());
@@ -432,19 +509,22 @@ public final class Replicator implements AutoCloseable {
       answer = client.async().sendStaleRead(ask, 0, leader).thenApply(Replicator::content);
       answer.whenComplete((r, e) -> deadlineAsks.release());
     } else {
-      return CompletableFuture.failedFuture(new OverloadedException(MAX_DEADLINE_ASKS + " asks for deadlines are in flight"));
+      return CompletableFuture.failedFuture(
+          new OverloadedException(MAX_DEADLINE_ASKS + " asks for deadlines are in flight"));
     }
-    return answer.thenApply(bytes -> {
-      try {
-        return ReadReply.parseFrom(bytes).getDeadlines();
-      } catch (InvalidProtocolBufferException e) {
-        throw new CompletionException(e);
-      }
-    });
+    return answer.thenApply(
+        bytes -> {
+          try {
+            return ReadReply.parseFrom(bytes).getDeadlines();
+          } catch (InvalidProtocolBufferException e) {
+            throw new CompletionException(e);
+          }
+        });
   }
 
   /** Asks for deadlines in flight to the leader at once; beyond them a read shows its estimate. */
   static final int MAX_DEADLINE_ASKS = 8;
+
   private final Semaphore deadlineAsks = new Semaphore(MAX_DEADLINE_ASKS);
 
   private static Message message(MessageLite m) {

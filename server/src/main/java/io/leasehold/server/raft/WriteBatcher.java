@@ -13,36 +13,39 @@ import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 
 /**
- * Group commit for client writes. A write that finds fewer than {@code maxInFlight} entries of
- * this node in flight goes out at once, alone, so a lone client waits for nothing; the writes that
- * arrive while the limit is reached wait, and go out together as one log entry (up to
- * {@link LogFormat#MAX_BATCH} of them and {@link #MAX_BATCH_BYTES}) as soon as an entry in flight
- * is answered. Under load every Raft
- * cost paid per entry (the request, the append to every log, the sync, the commit, the apply's
- * store commit) is then paid once per batch instead of once per write.
+ * Group commit for client writes. A write that finds fewer than {@code maxInFlight} entries of this
+ * node in flight goes out at once, alone, so a lone client waits for nothing; the writes that
+ * arrive while the limit is reached wait, and go out together as one log entry (up to {@link
+ * LogFormat#MAX_BATCH} of them and {@link #MAX_BATCH_BYTES}) as soon as an entry in flight is
+ * answered. Under load every Raft cost paid per entry (the request, the append to every log, the
+ * sync, the commit, the apply's store commit) is then paid once per batch instead of once per
+ * write.
  *
  * <p>Only client lease commands are batched ({@link LogFormat#batchable}), and only once the
  * cluster's log format allows batches; anything else goes out alone, at once.
  *
- * <p>A batch is one Raft request: it is resent whole, with the same ids, until it is answered,
- * and is given up as soon as any of its callers has gone, so that no write is applied after its
- * caller stopped waiting for it (see {@link Replicator}). The writes of a batch whose callers are
- * still there then fail as the request did, with a status that tells them to retry.
+ * <p>A batch is one Raft request: it is resent whole, with the same ids, until it is answered, and
+ * is given up as soon as any of its callers has gone, so that no write is applied after its caller
+ * stopped waiting for it (see {@link Replicator}). The writes of a batch whose callers are still
+ * there then fail as the request did, with a status that tells them to retry.
  */
 final class WriteBatcher {
   /** Sends one command (perhaps a batch) as one Raft request. */
   @FunctionalInterface
   interface Sender {
-    /** {@code abandoned} says whether to stop resending: someone who waits for the answer has gone. */
+    /**
+     * {@code abandoned} says whether to stop resending: someone who waits for the answer has gone.
+     */
     CompletableFuture<LogReply> send(LogCommand command, BooleanSupplier abandoned);
   }
 
-  private record Pending(LogCommand command, BooleanSupplier gone, CompletableFuture<LogReply> reply) {}
+  private record Pending(
+      LogCommand command, BooleanSupplier gone, CompletableFuture<LogReply> reply) {}
 
   /**
-   * The most bytes of commands a batch takes on: a command larger than the rest of it waits for
-   * the next entry (one larger than this goes alone), so a batch stays far below the largest
-   * entry Ratis takes, which only bounds a single request ({@code LeaseholdNode}).
+   * The most bytes of commands a batch takes on: a command larger than the rest of it waits for the
+   * next entry (one larger than this goes alone), so a batch stays far below the largest entry
+   * Ratis takes, which only bounds a single request ({@code LeaseholdNode}).
    */
   static final int MAX_BATCH_BYTES = 1 << 20;
 
@@ -54,8 +57,8 @@ final class WriteBatcher {
   private int inFlight;
 
   /**
-   * @param logFormat   the log format this node has applied ({@link LogFormat}); batches go out only
-   *                    from format 2, which every replica then applies alike
+   * @param logFormat the log format this node has applied ({@link LogFormat}); batches go out only
+   *     from format 2, which every replica then applies alike
    * @param maxInFlight entries of batched writes this node keeps in flight at once
    */
   WriteBatcher(Sender sender, IntSupplier logFormat, int maxInFlight) {
@@ -102,25 +105,28 @@ final class WriteBatcher {
       batch.forEach(p -> b.addCommands(p.command));
       command = LogCommand.newBuilder().setBatch(b).build();
     }
-    BooleanSupplier anyGone = () -> {
-      for (Pending p : batch) {
-        if (p.gone.getAsBoolean()) {
-          return true;
-        }
-      }
-      return false;
-    };
+    BooleanSupplier anyGone =
+        () -> {
+          for (Pending p : batch) {
+            if (p.gone.getAsBoolean()) {
+              return true;
+            }
+          }
+          return false;
+        };
     CompletableFuture<LogReply> sent;
     try {
       sent = sender.send(command, anyGone);
     } catch (RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
-    sent.whenComplete((reply, error) -> {
-      // The next batch first: its writes have waited longest, and the answers below may take a while.
-      sendNext();
-      deliver(batch, reply, error);
-    });
+    sent.whenComplete(
+        (reply, error) -> {
+          // The next batch first: its writes have waited longest, and the answers below may take a
+          // while.
+          sendNext();
+          deliver(batch, reply, error);
+        });
   }
 
   private void sendNext() {
@@ -131,7 +137,8 @@ final class WriteBatcher {
         Pending p = waiting.peek();
         if (p.gone.getAsBoolean()) {
           waiting.poll();
-          p.reply.completeExceptionally(new CancellationException("the caller stopped waiting before the write was sent"));
+          p.reply.completeExceptionally(
+              new CancellationException("the caller stopped waiting before the write was sent"));
           continue;
         }
         int size = p.command.getSerializedSize();
@@ -160,8 +167,14 @@ final class WriteBatcher {
       return;
     }
     if (!reply.hasBatch() || reply.getBatch().getRepliesCount() != batch.size()) {
-      IllegalStateException wrong = new IllegalStateException("a batch of " + batch.size() + " writes was answered with "
-          + (reply.hasBatch() ? reply.getBatch().getRepliesCount() + " replies" : "a " + reply.getReplyCase() + " reply"));
+      IllegalStateException wrong =
+          new IllegalStateException(
+              "a batch of "
+                  + batch.size()
+                  + " writes was answered with "
+                  + (reply.hasBatch()
+                      ? reply.getBatch().getRepliesCount() + " replies"
+                      : "a " + reply.getReplyCase() + " reply"));
       batch.forEach(p -> p.reply.completeExceptionally(wrong));
       return;
     }

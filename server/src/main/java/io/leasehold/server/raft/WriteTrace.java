@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * nodes on one host compare directly. Lines go through a bounded queue to a writer thread; when the
  * queue is full a line is dropped and counted, so tracing never blocks a Raft thread.
  */
-public final class WriteTrace implements ReplicationTrace.Listener, CommitClock.Listener, AutoCloseable {
+public final class WriteTrace
+    implements ReplicationTrace.Listener, CommitClock.Listener, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(WriteTrace.class);
   private static final String END = "";
 
@@ -43,7 +44,10 @@ public final class WriteTrace implements ReplicationTrace.Listener, CommitClock.
   /** Starts tracing this node's entries into {@code file} (appended to). */
   public static WriteTrace start(String node, Path file) {
     try {
-      return new WriteTrace(node, Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND));
+      return new WriteTrace(
+          node,
+          Files.newBufferedWriter(
+              file, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND));
     } catch (IOException e) {
       throw new UncheckedIOException("trace-writes: cannot open " + file, e);
     }

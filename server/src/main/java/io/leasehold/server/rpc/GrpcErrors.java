@@ -16,23 +16,26 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Maps failures to gRPC statuses: bad input is INVALID_ARGUMENT naming the field; no leader or
- * no quorum is UNAVAILABLE (retry elsewhere or later); anything else is INTERNAL. It knows the
- * consensus layer only by the node's own exceptions ({@link ConsensusException} and its kinds),
- * to which the seam in {@code raft} maps Raft's.
+ * Maps failures to gRPC statuses: bad input is INVALID_ARGUMENT naming the field; no leader or no
+ * quorum is UNAVAILABLE (retry elsewhere or later); anything else is INTERNAL. It knows the
+ * consensus layer only by the node's own exceptions ({@link ConsensusException} and its kinds), to
+ * which the seam in {@code raft} maps Raft's.
  */
 public final class GrpcErrors {
   private GrpcErrors() {}
 
   /** Trailer with the leader's client address, when this node knows it. */
-  public static final Metadata.Key<String> LEADER_HINT = Metadata.Key.of("leasehold-leader", Metadata.ASCII_STRING_MARSHALLER);
+  public static final Metadata.Key<String> LEADER_HINT =
+      Metadata.Key.of("leasehold-leader", Metadata.ASCII_STRING_MARSHALLER);
 
   public static StatusRuntimeException invalid(InvalidArgumentException e) {
     return Status.INVALID_ARGUMENT.withDescription(bounded(e.getMessage())).asRuntimeException();
   }
 
   public static StatusRuntimeException invalid(String field, String message) {
-    return Status.INVALID_ARGUMENT.withDescription(bounded(message.startsWith(field) ? message : field + ": " + message)).asRuntimeException();
+    return Status.INVALID_ARGUMENT
+        .withDescription(bounded(message.startsWith(field) ? message : field + ": " + message))
+        .asRuntimeException();
   }
 
   /** The most characters of a description sent; see {@link #bounded}. */
@@ -45,7 +48,8 @@ public final class GrpcErrors {
    * INTERNAL, instead of the INVALID_ARGUMENT it was.
    */
   public static String bounded(String description) {
-    return description == null || description.length() <= MAX_DESCRIPTION_CHARS ? description
+    return description == null || description.length() <= MAX_DESCRIPTION_CHARS
+        ? description
         : description.substring(0, MAX_DESCRIPTION_CHARS - 3) + "...";
   }
 
@@ -68,19 +72,24 @@ public final class GrpcErrors {
       Metadata trailers = new Metadata();
       leaderHint.ifPresent(h -> trailers.put(LEADER_HINT, h));
       return Status.UNAVAILABLE
-          .withDescription(unavailableBecause(cause) + cause.getMessage()
-              + leaderHint.map(h -> " (last known leader at " + h + ")").orElse(""))
+          .withDescription(
+              unavailableBecause(cause)
+                  + cause.getMessage()
+                  + leaderHint.map(h -> " (last known leader at " + h + ")").orElse(""))
           .withCause(cause)
           .asRuntimeException(trailers);
     }
-    return Status.INTERNAL.withDescription(String.valueOf(cause)).withCause(cause).asRuntimeException();
+    return Status.INTERNAL
+        .withDescription(String.valueOf(cause))
+        .withCause(cause)
+        .asRuntimeException();
   }
 
   /**
    * A timeout is not "no leader": a leader may well hold a quorum and be slow, and a write that
-   * timed out may still commit. Saying so tells the operator where to look, and the caller that
-   * the outcome is unknown. (The SDK retries it: it sends only writes that are safe to repeat;
-   * its {@code Calls} says why for each.)
+   * timed out may still commit. Saying so tells the operator where to look, and the caller that the
+   * outcome is unknown. (The SDK retries it: it sends only writes that are safe to repeat; its
+   * {@code Calls} says why for each.)
    */
   private static String unavailableBecause(Throwable cause) {
     if (isTimeout(cause)) {
@@ -101,7 +110,8 @@ public final class GrpcErrors {
 
   private static Throwable unwrap(Throwable t) {
     Throwable c = t;
-    while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
+    while ((c instanceof CompletionException || c instanceof ExecutionException)
+        && c.getCause() != null) {
       c = c.getCause();
     }
     return c;

@@ -6,12 +6,13 @@ import io.grpc.ServerCall;
 import io.grpc.StatusRuntimeException;
 
 /**
- * A call's listener that checks each request before the handler sees it: a refused request
- * closes the call with the refusal, and the handler then hears neither the request, nor the
- * half-close, nor readiness. What the call's end (complete, cancel) reaches is the subclass's to
- * say. The authorization point and the limits against abuse are both such gates.
+ * A call's listener that checks each request before the handler sees it: a refused request closes
+ * the call with the refusal, and the handler then hears neither the request, nor the half-close,
+ * nor readiness. What the call's end (complete, cancel) reaches is the subclass's to say. The
+ * authorization point and the limits against abuse are both such gates.
  */
-public abstract class RequestGate<Q> extends ForwardingServerCallListener.SimpleForwardingServerCallListener<Q> {
+public abstract class RequestGate<Q>
+    extends ForwardingServerCallListener.SimpleForwardingServerCallListener<Q> {
   private final ServerCall<Q, ?> call;
   private boolean refused;
 

@@ -37,8 +37,11 @@ public final class NodeTls implements AutoCloseable {
   private final ScheduledExecutorService reloader;
   private final Map<String, String> lastRefusal = new HashMap<>();
 
-  private NodeTls(Optional<ReloadingTls> client, Optional<ReloadingTls> peer, boolean clientCertAuth,
-                  ScheduledExecutorService reloader) {
+  private NodeTls(
+      Optional<ReloadingTls> client,
+      Optional<ReloadingTls> peer,
+      boolean clientCertAuth,
+      ScheduledExecutorService reloader) {
     this.client = client;
     this.peer = peer;
     this.clientCertAuth = clientCertAuth;
@@ -55,16 +58,20 @@ public final class NodeTls implements AutoCloseable {
     Optional<ReloadingTls> peer = config.peerTls().map(f -> ReloadingTls.load("peer-tls", f));
     ScheduledThreadPoolExecutor reloader = null;
     if (client.isPresent() || peer.isPresent()) {
-      reloader = new ScheduledThreadPoolExecutor(1, r -> {
-        Thread t = new Thread(r, "leasehold-" + config.id() + "-tls-reload");
-        t.setDaemon(true);
-        return t;
-      });
+      reloader =
+          new ScheduledThreadPoolExecutor(
+              1,
+              r -> {
+                Thread t = new Thread(r, "leasehold-" + config.id() + "-tls-reload");
+                t.setDaemon(true);
+                return t;
+              });
     }
     NodeTls tls = new NodeTls(client, peer, config.clientCertAuth(), reloader);
     if (reloader != null) {
       long period = config.tlsReloadInterval().toNanos();
-      reloader.scheduleWithFixedDelay(() -> tls.reloadAll(events), period, period, TimeUnit.NANOSECONDS);
+      reloader.scheduleWithFixedDelay(
+          () -> tls.reloadAll(events), period, period, TimeUnit.NANOSECONDS);
     }
     return tls;
   }
@@ -101,48 +108,60 @@ public final class NodeTls implements AutoCloseable {
   }
 
   /**
-   * The client port's credentials: a client certificate is required with
-   * {@code --client-cert-auth}, otherwise verified when one is presented and a CA is set.
+   * The client port's credentials: a client certificate is required with {@code
+   * --client-cert-auth}, otherwise verified when one is presented and a CA is set.
    */
   public Optional<ServerCredentials> clientPort() {
-    return client.map(t -> {
-      TlsServerCredentials.Builder b = TlsServerCredentials.newBuilder().keyManager(t.keyManager());
-      t.trustManager().ifPresent(tm -> b.trustManager(tm)
-          .clientAuth(clientCertAuth ? TlsServerCredentials.ClientAuth.REQUIRE : TlsServerCredentials.ClientAuth.OPTIONAL));
-      return b.build();
-    });
+    return client.map(
+        t -> {
+          TlsServerCredentials.Builder b =
+              TlsServerCredentials.newBuilder().keyManager(t.keyManager());
+          t.trustManager()
+              .ifPresent(
+                  tm ->
+                      b.trustManager(tm)
+                          .clientAuth(
+                              clientCertAuth
+                                  ? TlsServerCredentials.ClientAuth.REQUIRE
+                                  : TlsServerCredentials.ClientAuth.OPTIONAL));
+          return b.build();
+        });
   }
 
   /** HTTPS for the metrics port, with the client port's certificate and client-certificate rule. */
   public Optional<HttpsConfigurator> metricsPort() {
-    return client.map(t -> {
-      SSLContext context;
-      try {
-        context = SSLContext.getInstance("TLS");
-        context.init(new KeyManager[] {t.keyManager()}, t.trustManager().map(tm -> new TrustManager[] {tm}).orElse(null), null);
-      } catch (GeneralSecurityException e) {
-        throw new IllegalStateException("the JDK has no TLS SSLContext", e);
-      }
-      boolean verify = t.trustManager().isPresent();
-      return new HttpsConfigurator(context) {
-        @Override
-        public void configure(HttpsParameters params) {
-          SSLParameters p = context.getDefaultSSLParameters();
-          if (clientCertAuth) {
-            p.setNeedClientAuth(true);
-          } else if (verify) {
-            p.setWantClientAuth(true);
+    return client.map(
+        t -> {
+          SSLContext context;
+          try {
+            context = SSLContext.getInstance("TLS");
+            context.init(
+                new KeyManager[] {t.keyManager()},
+                t.trustManager().map(tm -> new TrustManager[] {tm}).orElse(null),
+                null);
+          } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("the JDK has no TLS SSLContext", e);
           }
-          params.setSSLParameters(p);
-        }
-      };
-    });
+          boolean verify = t.trustManager().isPresent();
+          return new HttpsConfigurator(context) {
+            @Override
+            public void configure(HttpsParameters params) {
+              SSLParameters p = context.getDefaultSSLParameters();
+              if (clientCertAuth) {
+                p.setNeedClientAuth(true);
+              } else if (verify) {
+                p.setWantClientAuth(true);
+              }
+              params.setSSLParameters(p);
+            }
+          };
+        });
   }
 
   /**
-   * The peer port's mutual TLS, for the consensus layer's gRPC (server, peer client and Raft
-   * client alike), which converts it to its own configuration. The managers reload here, and
-   * keep doing so once handed on as they are.
+   * The peer port's mutual TLS, for the consensus layer's gRPC (server, peer client and Raft client
+   * alike), which converts it to its own configuration. The managers reload here, and keep doing so
+   * once handed on as they are.
    */
   public Optional<ReloadingTls> peerPort() {
     return peer;

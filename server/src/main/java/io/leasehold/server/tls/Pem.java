@@ -28,8 +28,8 @@ import javax.net.ssl.TrustManagerFactory;
  * says what the file holds instead, so an operator knows which conversion it needs.
  */
 public final class Pem {
-  private static final Pattern PKCS8 = Pattern.compile(
-      "-----BEGIN PRIVATE KEY-----([A-Za-z0-9+/=\\s]+)-----END PRIVATE KEY-----");
+  private static final Pattern PKCS8 =
+      Pattern.compile("-----BEGIN PRIVATE KEY-----([A-Za-z0-9+/=\\s]+)-----END PRIVATE KEY-----");
 
   private Pem() {}
 
@@ -39,10 +39,12 @@ public final class Pem {
       throw new CertificateException("holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
     }
     try {
-      return CertificateFactory.getInstance("X.509").generateCertificates(new ByteArrayInputStream(pem))
+      return CertificateFactory.getInstance("X.509")
+          .generateCertificates(new ByteArrayInputStream(pem))
           .toArray(new X509Certificate[0]);
     } catch (CertificateException e) {
-      throw new CertificateException("holds a certificate that does not parse (" + e.getMessage() + ")", e);
+      throw new CertificateException(
+          "holds a certificate that does not parse (" + e.getMessage() + ")", e);
     }
   }
 
@@ -52,12 +54,16 @@ public final class Pem {
     Matcher m = PKCS8.matcher(text);
     if (!m.find()) {
       if (text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----")) {
-        throw new InvalidKeySpecException("holds an encrypted key; the node needs it unencrypted (openssl pkcs8 -topk8 -nocrypt)");
+        throw new InvalidKeySpecException(
+            "holds an encrypted key; the node needs it unencrypted (openssl pkcs8 -topk8 -nocrypt)");
       }
-      if (text.contains("-----BEGIN RSA PRIVATE KEY-----") || text.contains("-----BEGIN EC PRIVATE KEY-----")) {
-        throw new InvalidKeySpecException("holds a PKCS#1/SEC1 key; convert it to PKCS#8 (openssl pkcs8 -topk8 -nocrypt)");
+      if (text.contains("-----BEGIN RSA PRIVATE KEY-----")
+          || text.contains("-----BEGIN EC PRIVATE KEY-----")) {
+        throw new InvalidKeySpecException(
+            "holds a PKCS#1/SEC1 key; convert it to PKCS#8 (openssl pkcs8 -topk8 -nocrypt)");
       }
-      throw new InvalidKeySpecException("holds no PKCS#8 PEM private key (-----BEGIN PRIVATE KEY-----)");
+      throw new InvalidKeySpecException(
+          "holds no PKCS#8 PEM private key (-----BEGIN PRIVATE KEY-----)");
     }
     PKCS8EncodedKeySpec spec;
     try {
@@ -82,11 +88,12 @@ public final class Pem {
    */
   public static boolean matches(PrivateKey key, X509Certificate certificate) {
     PublicKey pub = certificate.getPublicKey();
-    String algorithm = switch (key.getAlgorithm()) {
-      case "RSA" -> "SHA256withRSA";
-      case "EC" -> "SHA256withECDSA";
-      default -> null;
-    };
+    String algorithm =
+        switch (key.getAlgorithm()) {
+          case "RSA" -> "SHA256withRSA";
+          case "EC" -> "SHA256withECDSA";
+          default -> null;
+        };
     if (algorithm == null || !key.getAlgorithm().equals(pub.getAlgorithm())) {
       return false;
     }
@@ -107,16 +114,18 @@ public final class Pem {
   }
 
   /**
-   * The JDK's client side of TLS: trusts {@code trusted} and presents {@code chain} with its
-   * {@code key}, or no certificate when {@code key} is null. For HTTPS to a node's metrics port.
+   * The JDK's client side of TLS: trusts {@code trusted} and presents {@code chain} with its {@code
+   * key}, or no certificate when {@code key} is null. For HTTPS to a node's metrics port.
    */
-  public static SSLContext sslContext(X509Certificate[] trusted, PrivateKey key, X509Certificate[] chain)
+  public static SSLContext sslContext(
+      X509Certificate[] trusted, PrivateKey key, X509Certificate[] chain)
       throws GeneralSecurityException {
     KeyStore trust = emptyKeyStore();
     for (int i = 0; i < trusted.length; i++) {
       trust.setCertificateEntry("ca-" + i, trusted[i]);
     }
-    TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     tmf.init(trust);
     KeyManagerFactory kmf = null;
     if (key != null) {

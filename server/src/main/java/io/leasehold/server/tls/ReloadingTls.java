@@ -17,10 +17,10 @@ import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
  * One transport's key and trust managers (grpc-java's reloadable ones), loaded from PEM files and
- * loaded again by {@link #reload} when the files' contents change. A set that does not load (a
- * key that does not match the certificate, half-written files) is refused and the managers keep
- * what they had, so a rotation written one file at a time never leaves the node without a
- * working pair. Handshakes after a reload use the new files; open connections keep theirs.
+ * loaded again by {@link #reload} when the files' contents change. A set that does not load (a key
+ * that does not match the certificate, half-written files) is refused and the managers keep what
+ * they had, so a rotation written one file at a time never leaves the node without a working pair.
+ * Handshakes after a reload use the new files; open connections keep theirs.
  */
 public final class ReloadingTls {
   private final String option;
@@ -30,15 +30,16 @@ public final class ReloadingTls {
   private byte[][] applied;
   private byte[][] refused;
 
-  private ReloadingTls(String option, TlsFiles files, Optional<AdvancedTlsX509TrustManager> trustManager) {
+  private ReloadingTls(
+      String option, TlsFiles files, Optional<AdvancedTlsX509TrustManager> trustManager) {
     this.option = option;
     this.files = files;
     this.trustManager = trustManager;
   }
 
   /**
-   * Loads {@code files}; {@code option} ({@code tls} or {@code peer-tls}) names them in errors,
-   * as {@code tls-cert-file: ...}.
+   * Loads {@code files}; {@code option} ({@code tls} or {@code peer-tls}) names them in errors, as
+   * {@code tls-cert-file: ...}.
    *
    * @throws IllegalArgumentException naming the option whose file does not load
    */
@@ -48,8 +49,13 @@ public final class ReloadingTls {
       try {
         // On the connecting side the peer's certificate must also name the host dialled; a
         // server verifies a client's chain only.
-        trust = Optional.of(AdvancedTlsX509TrustManager.newBuilder()
-            .setVerification(AdvancedTlsX509TrustManager.Verification.CERTIFICATE_AND_HOST_NAME_VERIFICATION).build());
+        trust =
+            Optional.of(
+                AdvancedTlsX509TrustManager.newBuilder()
+                    .setVerification(
+                        AdvancedTlsX509TrustManager.Verification
+                            .CERTIFICATE_AND_HOST_NAME_VERIFICATION)
+                    .build());
       } catch (GeneralSecurityException e) {
         throw new IllegalStateException("the JDK has no X.509 trust manager", e);
       }
@@ -78,9 +84,12 @@ public final class ReloadingTls {
    * IllegalArgumentException naming the option, and again only after it changes once more.
    */
   public synchronized boolean reload() {
-    byte[][] now = new byte[][] {
-        read(option + "-cert-file", files.cert()), read(option + "-key-file", files.key()),
-        files.ca().map(ca -> read(option + "-ca-file", ca)).orElse(new byte[0])};
+    byte[][] now =
+        new byte[][] {
+          read(option + "-cert-file", files.cert()),
+          read(option + "-key-file", files.key()),
+          files.ca().map(ca -> read(option + "-ca-file", ca)).orElse(new byte[0])
+        };
     if (Arrays.deepEquals(now, applied) || Arrays.deepEquals(now, refused)) {
       return false;
     }
@@ -101,19 +110,33 @@ public final class ReloadingTls {
     try {
       key = Pem.privateKey(contents[1]);
     } catch (GeneralSecurityException e) {
-      throw new IllegalArgumentException(option + "-key-file: " + files.key() + " " + e.getMessage());
+      throw new IllegalArgumentException(
+          option + "-key-file: " + files.key() + " " + e.getMessage());
     }
     if (!Pem.matches(key, chain[0])) {
-      throw new IllegalArgumentException(option + "-key-file: " + files.key() + " is not the private key of the certificate in "
-          + files.cert() + " (" + chain[0].getSubjectX500Principal() + ")");
+      throw new IllegalArgumentException(
+          option
+              + "-key-file: "
+              + files.key()
+              + " is not the private key of the certificate in "
+              + files.cert()
+              + " ("
+              + chain[0].getSubjectX500Principal()
+              + ")");
     }
-    X509Certificate[] cas = files.ca().map(ca -> certificates(option + "-ca-file", ca, contents[2])).orElse(null);
+    X509Certificate[] cas =
+        files.ca().map(ca -> certificates(option + "-ca-file", ca, contents[2])).orElse(null);
     keyManager.updateIdentityCredentials(chain, key);
     if (cas != null) {
       try {
         trustManager.orElseThrow().updateTrustCredentials(cas);
       } catch (IOException | GeneralSecurityException e) {
-        throw new IllegalArgumentException(option + "-ca-file: " + files.ca().get() + " cannot be used as trusted CAs: " + e.getMessage());
+        throw new IllegalArgumentException(
+            option
+                + "-ca-file: "
+                + files.ca().get()
+                + " cannot be used as trusted CAs: "
+                + e.getMessage());
       }
     }
   }

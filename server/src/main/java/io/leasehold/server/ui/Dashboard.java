@@ -37,9 +37,9 @@ import javax.net.ssl.SSLSession;
 
 /**
  * The read-only dashboard on the metrics port: static pages under {@code /ui/} (from this jar and
- * the vendored Alpine.js and uPlot WebJars) and their JSON under {@code /ui/api/}. Every request
- * is authorized as the gRPC call it stands for would be; requests run on the dashboard's own
- * threads, so a slow read or an open event stream never holds up {@code /metrics} or {@code /healthz}.
+ * the vendored Alpine.js and uPlot WebJars) and their JSON under {@code /ui/api/}. Every request is
+ * authorized as the gRPC call it stands for would be; requests run on the dashboard's own threads,
+ * so a slow read or an open event stream never holds up {@code /metrics} or {@code /healthz}.
  */
 public final class Dashboard implements AutoCloseable {
   static final int MAX_EVENT_STREAMS = 32;
@@ -47,15 +47,24 @@ public final class Dashboard implements AutoCloseable {
   // A closed tab is noticed only when a write to it fails: a comment this often finds it soon.
   static final long KEEPALIVE_MILLIS = 2_000;
   private static final String ALPINE = "META-INF/resources/webjars/alpinejs/3.14.1/dist/cdn.min.js";
-  private static final String UPLOT_JS = "META-INF/resources/webjars/uplot/1.6.30/dist/uPlot.iife.min.js";
-  private static final String UPLOT_CSS = "META-INF/resources/webjars/uplot/1.6.30/dist/uPlot.min.css";
-  private static final Map<String, String> STATIC = Map.of(
-      "/ui/", "leasehold/ui/index.html",
-      "/ui/app.js", "leasehold/ui/app.js",
-      "/ui/app.css", "leasehold/ui/app.css",
-      "/ui/vendor/alpine.min.js", ALPINE,
-      "/ui/vendor/uPlot.min.js", UPLOT_JS,
-      "/ui/vendor/uPlot.min.css", UPLOT_CSS);
+  private static final String UPLOT_JS =
+      "META-INF/resources/webjars/uplot/1.6.30/dist/uPlot.iife.min.js";
+  private static final String UPLOT_CSS =
+      "META-INF/resources/webjars/uplot/1.6.30/dist/uPlot.min.css";
+  private static final Map<String, String> STATIC =
+      Map.of(
+          "/ui/",
+          "leasehold/ui/index.html",
+          "/ui/app.js",
+          "leasehold/ui/app.js",
+          "/ui/app.css",
+          "leasehold/ui/app.css",
+          "/ui/vendor/alpine.min.js",
+          ALPINE,
+          "/ui/vendor/uPlot.min.js",
+          UPLOT_JS,
+          "/ui/vendor/uPlot.min.css",
+          UPLOT_CSS);
 
   private final DashboardApi api;
   private final PeerProbe peers;
@@ -66,19 +75,44 @@ public final class Dashboard implements AutoCloseable {
   private final ExecutorService streams;
   private final AtomicInteger openStreams = new AtomicInteger();
 
-  public Dashboard(String nodeId, java.util.function.Supplier<Consensus.Liveness> liveness,
-      java.time.Duration electionTimeoutMax, java.time.Duration timeout, io.leasehold.server.api.LeasesService leases,
-      io.leasehold.server.api.RoutingService routing, io.leasehold.server.api.AdminService admin,
-      io.leasehold.server.api.ClusterService cluster, PeerProbe peers, Authorizer authorizer, WatchHub hub,
+  public Dashboard(
+      String nodeId,
+      java.util.function.Supplier<Consensus.Liveness> liveness,
+      java.time.Duration electionTimeoutMax,
+      java.time.Duration timeout,
+      io.leasehold.server.api.LeasesService leases,
+      io.leasehold.server.api.RoutingService routing,
+      io.leasehold.server.api.AdminService admin,
+      io.leasehold.server.api.ClusterService cluster,
+      PeerProbe peers,
+      Authorizer authorizer,
+      WatchHub hub,
       PrometheusRegistry registry) {
-    this.api = new DashboardApi(nodeId, liveness, electionTimeoutMax, timeout, leases, routing, admin, cluster, peers);
+    this.api =
+        new DashboardApi(
+            nodeId, liveness, electionTimeoutMax, timeout, leases, routing, admin, cluster, peers);
     this.peers = peers;
     this.authorizer = authorizer;
     this.tail = new EventTail(hub);
-    this.rates = new RateHistory(registry, RateHistory.DEFAULT_INTERVAL, RateHistory.DEFAULT_SAMPLES, nodeId);
-    this.requests = new ThreadPoolExecutor(4, 4, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(256), daemon("leasehold-ui-" + nodeId));
-    this.streams = new ThreadPoolExecutor(0, MAX_EVENT_STREAMS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
-        daemon("leasehold-ui-events-" + nodeId));
+    this.rates =
+        new RateHistory(
+            registry, RateHistory.DEFAULT_INTERVAL, RateHistory.DEFAULT_SAMPLES, nodeId);
+    this.requests =
+        new ThreadPoolExecutor(
+            4,
+            4,
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(256),
+            daemon("leasehold-ui-" + nodeId));
+    this.streams =
+        new ThreadPoolExecutor(
+            0,
+            MAX_EVENT_STREAMS,
+            30,
+            TimeUnit.SECONDS,
+            new SynchronousQueue<>(),
+            daemon("leasehold-ui-events-" + nodeId));
   }
 
   private static java.util.concurrent.ThreadFactory daemon(String name) {
@@ -92,7 +126,8 @@ public final class Dashboard implements AutoCloseable {
   /** The handler for the {@code /ui} context: hands each request to the dashboard's threads. */
   public void handle(HttpExchange exchange) throws IOException {
     try {
-      // An event stream holds its thread for as long as the tab is open: those get threads of their own.
+      // An event stream holds its thread for as long as the tab is open: those get threads of their
+      // own.
       boolean stream = exchange.getRequestURI().getPath().equals("/ui/api/events");
       (stream ? streams : requests).execute(() -> serve(exchange));
     } catch (RejectedExecutionException e) {
@@ -109,7 +144,8 @@ public final class Dashboard implements AutoCloseable {
     exchange.setAttribute(STARTED, System.nanoTime());
     try {
       String path = exchange.getRequestURI().getPath();
-      if (!exchange.getRequestMethod().equals("GET") && !exchange.getRequestMethod().equals("HEAD")) {
+      if (!exchange.getRequestMethod().equals("GET")
+          && !exchange.getRequestMethod().equals("HEAD")) {
         exchange.getResponseHeaders().set("Allow", "GET, HEAD");
         throw new UiException(405, "", "the dashboard is read-only: GET only");
       }
@@ -126,7 +162,8 @@ public final class Dashboard implements AutoCloseable {
       if (resource == null) {
         throw new UiException(404, "", "no such page: " + path);
       }
-      check(exchange, DashboardApi.clusterAccess().method(), DashboardApi.clusterAccess().request());
+      check(
+          exchange, DashboardApi.clusterAccess().method(), DashboardApi.clusterAccess().request());
       sendResource(exchange, resource);
     } catch (UiException e) {
       error(exchange, e);
@@ -142,16 +179,24 @@ public final class Dashboard implements AutoCloseable {
     switch (endpoint) {
       case "cluster" -> {
         Params.of(uri, Set.of());
-        check(exchange, DashboardApi.clusterAccess().method(), DashboardApi.clusterAccess().request());
+        check(
+            exchange,
+            DashboardApi.clusterAccess().method(),
+            DashboardApi.clusterAccess().request());
         json(exchange, api.cluster());
       }
       case "rates" -> {
         Params.of(uri, Set.of());
-        check(exchange, DashboardApi.clusterAccess().method(), DashboardApi.clusterAccess().request());
+        check(
+            exchange,
+            DashboardApi.clusterAccess().method(),
+            DashboardApi.clusterAccess().request());
         json(exchange, rates.toJson());
       }
       case "leases" -> {
-        ListRequest q = api.leasesRequest(Params.of(uri, Set.of("prefix", "holder", "pageToken", "limit", "stale")));
+        ListRequest q =
+            api.leasesRequest(
+                Params.of(uri, Set.of("prefix", "holder", "pageToken", "limit", "stale")));
         check(exchange, LeasesGrpc.getListMethod(), q);
         json(exchange, api.leases(q));
       }
@@ -167,7 +212,8 @@ public final class Dashboard implements AutoCloseable {
         json(exchange, api.lease(q, historyDenied));
       }
       case "routes" -> {
-        ListRoutesRequest q = api.routesRequest(Params.of(uri, Set.of("prefix", "pageToken", "limit", "stale")));
+        ListRoutesRequest q =
+            api.routesRequest(Params.of(uri, Set.of("prefix", "pageToken", "limit", "stale")));
         check(exchange, RoutingGrpc.getListRoutesMethod(), q);
         json(exchange, api.routes(q));
       }
@@ -182,16 +228,26 @@ public final class Dashboard implements AutoCloseable {
         json(exchange, api.partitions(q));
       }
       case "events" -> events(exchange, Params.of(uri, Set.of("prefix", "types")));
-      default -> throw new UiException(404, "", "no such endpoint: /ui/api/" + endpoint
-          + " (there are cluster, leases, lease, routes, services, partitions, events, rates)");
+      default ->
+          throw new UiException(
+              404,
+              "",
+              "no such endpoint: /ui/api/"
+                  + endpoint
+                  + " (there are cluster, leases, lease, routes, services, partitions, events, rates)");
     }
   }
 
-  /** Authorizes the request as the gRPC call {@code method(request)}: the caller, its role, its prefixes. */
-  private void check(HttpExchange exchange, MethodDescriptor<?, ?> method, Object request) throws UiException {
+  /**
+   * Authorizes the request as the gRPC call {@code method(request)}: the caller, its role, its
+   * prefixes.
+   */
+  private void check(HttpExchange exchange, MethodDescriptor<?, ?> method, Object request)
+      throws UiException {
     SSLSession tls = exchange instanceof HttpsExchange https ? https.getSSLSession() : null;
     try {
-      authorizer.check(exchange.getRequestHeaders().getFirst("Authorization"), tls, method, request);
+      authorizer.check(
+          exchange.getRequestHeaders().getFirst("Authorization"), tls, method, request);
     } catch (StatusException e) {
       throw UiException.of(e.getStatus());
     }
@@ -208,19 +264,31 @@ public final class Dashboard implements AutoCloseable {
       }
       try {
         Event.Type type = Event.Type.valueOf(t.strip().toUpperCase(java.util.Locale.ROOT));
-        if (type == Event.Type.UNRECOGNIZED || type == Event.Type.TYPE_UNSPECIFIED || type == Event.Type.RENEWED) {
+        if (type == Event.Type.UNRECOGNIZED
+            || type == Event.Type.TYPE_UNSPECIFIED
+            || type == Event.Type.RENEWED) {
           throw new IllegalArgumentException();
         }
         types.add(type);
       } catch (IllegalArgumentException e) {
-        throw UiException.badParameter("types", "a comma-separated list of ACQUIRED, UPDATED, RELEASED, EXPIRED, REVOKED, "
-            + "POLICY_CHANGED (renewals are not tailed), got '" + t + "'");
+        throw UiException.badParameter(
+            "types",
+            "a comma-separated list of ACQUIRED, UPDATED, RELEASED, EXPIRED, REVOKED, "
+                + "POLICY_CHANGED (renewals are not tailed), got '"
+                + t
+                + "'");
       }
     }
-    check(exchange, LeasesGrpc.getWatchMethod(), WatchRequest.newBuilder().setPrefix(prefix).build());
+    check(
+        exchange, LeasesGrpc.getWatchMethod(), WatchRequest.newBuilder().setPrefix(prefix).build());
     if (openStreams.incrementAndGet() > MAX_EVENT_STREAMS) {
       openStreams.decrementAndGet();
-      throw new UiException(503, "", "too many open event streams on this node (at most " + MAX_EVENT_STREAMS + "); close a tab");
+      throw new UiException(
+          503,
+          "",
+          "too many open event streams on this node (at most "
+              + MAX_EVENT_STREAMS
+              + "); close a tab");
     }
     try {
       exchange.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
@@ -251,19 +319,26 @@ public final class Dashboard implements AutoCloseable {
       if (tab.dropped) {
         break;
       }
-      out.write((event == null ? ": keepalive\n\n" : "data: " + event + "\n\n").getBytes(StandardCharsets.UTF_8));
+      out.write(
+          (event == null ? ": keepalive\n\n" : "data: " + event + "\n\n")
+              .getBytes(StandardCharsets.UTF_8));
       out.flush();
     }
     // The browser's EventSource reconnects by itself.
-    out.write("event: dropped\ndata: {\"reason\":\"this tab fell behind or the node's watch ended; reconnecting\"}\n\n"
-        .getBytes(StandardCharsets.UTF_8));
+    out.write(
+        "event: dropped\ndata: {\"reason\":\"this tab fell behind or the node's watch ended; reconnecting\"}\n\n"
+            .getBytes(StandardCharsets.UTF_8));
     out.flush();
   }
 
   // ---- responses ----
 
   private static void json(HttpExchange exchange, JsonObject body) throws IOException {
-    send(exchange, 200, "application/json; charset=utf-8", body.toString().getBytes(StandardCharsets.UTF_8));
+    send(
+        exchange,
+        200,
+        "application/json; charset=utf-8",
+        body.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   private static void error(HttpExchange exchange, UiException e) {
@@ -274,29 +349,43 @@ public final class Dashboard implements AutoCloseable {
     }
     o.addProperty("status", e.httpStatus());
     try {
-      send(exchange, e.httpStatus(), "application/json; charset=utf-8", o.toString().getBytes(StandardCharsets.UTF_8));
+      send(
+          exchange,
+          e.httpStatus(),
+          "application/json; charset=utf-8",
+          o.toString().getBytes(StandardCharsets.UTF_8));
     } catch (IOException | RuntimeException ignored) {
       // The browser went away.
     }
   }
 
-  private static void sendResource(HttpExchange exchange, String resource) throws IOException, UiException {
+  private static void sendResource(HttpExchange exchange, String resource)
+      throws IOException, UiException {
     try (InputStream in = Dashboard.class.getClassLoader().getResourceAsStream(resource)) {
       if (in == null) {
         throw new UiException(500, "", "missing from the jar: " + resource);
       }
-      String type = resource.endsWith(".html") ? "text/html; charset=utf-8"
-          : resource.endsWith(".css") ? "text/css; charset=utf-8" : "text/javascript; charset=utf-8";
+      String type =
+          resource.endsWith(".html")
+              ? "text/html; charset=utf-8"
+              : resource.endsWith(".css")
+                  ? "text/css; charset=utf-8"
+                  : "text/javascript; charset=utf-8";
       send(exchange, 200, type, in.readAllBytes());
     }
   }
 
-  private static void send(HttpExchange exchange, int status, String type, byte[] body) throws IOException {
+  private static void send(HttpExchange exchange, int status, String type, byte[] body)
+      throws IOException {
     exchange.getResponseHeaders().set("Content-Type", type);
     // The time the node took, for browsers' developer tools and the dashboard benchmark.
     if (exchange.getAttribute(STARTED) instanceof Long started) {
-      exchange.getResponseHeaders().set("Server-Timing",
-          String.format(java.util.Locale.ROOT, "node;dur=%.3f", (System.nanoTime() - started) / 1e6));
+      exchange
+          .getResponseHeaders()
+          .set(
+              "Server-Timing",
+              String.format(
+                  java.util.Locale.ROOT, "node;dur=%.3f", (System.nanoTime() - started) / 1e6));
     }
     exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
     boolean head = exchange.getRequestMethod().equals("HEAD");

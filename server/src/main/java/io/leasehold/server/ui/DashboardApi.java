@@ -7,19 +7,16 @@ import com.google.gson.JsonParser;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageOrBuilder;
 import com.google.protobuf.util.JsonFormat;
-import io.leasehold.proto.v1.AdminGrpc;
 import io.leasehold.proto.v1.ClusterGrpc;
 import io.leasehold.proto.v1.GetRequest;
 import io.leasehold.proto.v1.GetResponse;
 import io.leasehold.proto.v1.HistoryRequest;
 import io.leasehold.proto.v1.Lease;
-import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.ListRequest;
 import io.leasehold.proto.v1.ListResponse;
 import io.leasehold.proto.v1.ListRoutesRequest;
 import io.leasehold.proto.v1.ListRoutesResponse;
 import io.leasehold.proto.v1.Member;
-import io.leasehold.proto.v1.RoutingGrpc;
 import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.StatusResponse;
 import io.leasehold.server.api.AdminService;
@@ -42,10 +39,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
- * The JSON the dashboard reads, one method per endpoint. Every read goes through the gRPC API's
- * own handler (the same validation and the same linearizable read), so the dashboard shows what
- * a client would see; only the members' replication progress comes from this node's consensus
- * ({@link Consensus#liveness}) and the other members' own answers ({@link PeerProbe}).
+ * The JSON the dashboard reads, one method per endpoint. Every read goes through the gRPC API's own
+ * handler (the same validation and the same linearizable read), so the dashboard shows what a
+ * client would see; only the members' replication progress comes from this node's consensus ({@link
+ * Consensus#liveness}) and the other members' own answers ({@link PeerProbe}).
  */
 final class DashboardApi {
   static final int DEFAULT_PAGE = 100;
@@ -53,10 +50,15 @@ final class DashboardApi {
   static final int HISTORY_LIMIT = 50;
   static final int PARTITIONS = 256;
   static final int MAX_SERVICE_INSTANCES = 1000;
-  /** How long the Cluster page waits for the other members' answers (a little above the probe's own deadline). */
+
+  /**
+   * How long the Cluster page waits for the other members' answers (a little above the probe's own
+   * deadline).
+   */
   static final Duration PROBE_WAIT = Duration.ofMillis(1500);
 
-  private static final JsonFormat.Printer PRINTER = JsonFormat.printer().omittingInsignificantWhitespace();
+  private static final JsonFormat.Printer PRINTER =
+      JsonFormat.printer().omittingInsignificantWhitespace();
 
   private final String nodeId;
   private final Supplier<Consensus.Liveness> liveness;
@@ -68,8 +70,16 @@ final class DashboardApi {
   private final ClusterService cluster;
   private final PeerProbe peers;
 
-  DashboardApi(String nodeId, Supplier<Consensus.Liveness> liveness, Duration electionTimeoutMax, Duration timeout,
-      LeasesService leases, RoutingService routing, AdminService admin, ClusterService cluster, PeerProbe peers) {
+  DashboardApi(
+      String nodeId,
+      Supplier<Consensus.Liveness> liveness,
+      Duration electionTimeoutMax,
+      Duration timeout,
+      LeasesService leases,
+      RoutingService routing,
+      AdminService admin,
+      ClusterService cluster,
+      PeerProbe peers) {
     this.nodeId = nodeId;
     this.liveness = liveness;
     this.electionTimeoutMax = electionTimeoutMax;
@@ -92,13 +102,14 @@ final class DashboardApi {
 
   /**
    * Every member as it reports itself: this node from its own Status, each other member from its
-   * answer to a group-info probe over the peer port (asked in parallel, one deadline for all).
-   * On the leader each follower also gets its match index and time since it last answered, from
-   * the leader's own replication state. {@code lag} is how far a member's applied index trails
-   * the leader's commit index.
+   * answer to a group-info probe over the peer port (asked in parallel, one deadline for all). On
+   * the leader each follower also gets its match index and time since it last answered, from the
+   * leader's own replication state. {@code lag} is how far a member's applied index trails the
+   * leader's commit index.
    */
   JsonObject cluster() throws UiException {
-    StatusResponse status = UnaryCall.call(cluster::status, StatusRequest.getDefaultInstance(), timeout);
+    StatusResponse status =
+        UnaryCall.call(cluster::status, StatusRequest.getDefaultInstance(), timeout);
     Map<String, CompletableFuture<Consensus.MemberReport>> answers = new TreeMap<>();
     for (Member m : status.getMembersList()) {
       if (!m.getId().equals(nodeId)) {
@@ -136,10 +147,13 @@ final class DashboardApi {
         j.addProperty("commitIndex", r.commitIndex());
         applied = r.appliedIndex();
         j.addProperty("leaderId", r.leaderId());
-        j.addProperty("health", !r.storageHealthy() ? "STORAGE_FAILED" : r.leaderId().isEmpty() ? "NO_LEADER" : "OK");
+        j.addProperty(
+            "health",
+            !r.storageHealthy() ? "STORAGE_FAILED" : r.leaderId().isEmpty() ? "NO_LEADER" : "OK");
       } else {
         applied = -1;
-        j.addProperty("health", "UNREACHABLE");  // it gave this node no answer within the probe's deadline
+        j.addProperty(
+            "health", "UNREACHABLE"); // it gave this node no answer within the probe's deadline
         j.addProperty("error", errorOf(answers.get(m.getId())));
       }
       if (applied >= 0) {
@@ -148,14 +162,15 @@ final class DashboardApi {
       }
       Consensus.Follower f = followers.get(m.getId());
       if (f != null) {
-        if (f.matchIndex() >= 0) {  // -1 until the follower first answers this leader
+        if (f.matchIndex() >= 0) { // -1 until the follower first answers this leader
           j.addProperty("matchIndex", f.matchIndex());
         }
         j.addProperty("lastContactMillis", f.lastContactMillis());
         if (f.lastContactMillis() > electionTimeoutMax.toMillis()) {
           // From the leader, which is what counts for commits.
           j.addProperty("health", "UNREACHABLE");
-          j.addProperty("error", "no answer to the leader's appends for " + f.lastContactMillis() + " ms");
+          j.addProperty(
+              "error", "no answer to the leader's appends for " + f.lastContactMillis() + " ms");
         }
       }
       members.add(j);
@@ -164,26 +179,35 @@ final class DashboardApi {
     return o;
   }
 
-  /** The answers that came within the probe's deadline (all asked at once, so one deadline for all). */
-  private static Map<String, Consensus.MemberReport> await(Map<String, CompletableFuture<Consensus.MemberReport>> answers) {
+  /**
+   * The answers that came within the probe's deadline (all asked at once, so one deadline for all).
+   */
+  private static Map<String, Consensus.MemberReport> await(
+      Map<String, CompletableFuture<Consensus.MemberReport>> answers) {
     try {
-      CompletableFuture.allOf(answers.values().toArray(CompletableFuture[]::new)).get(PROBE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      CompletableFuture.allOf(answers.values().toArray(CompletableFuture[]::new))
+          .get(PROBE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {
       // Some member did not answer: the others' answers are used below.
     }
     Map<String, Consensus.MemberReport> replies = new TreeMap<>();
-    answers.forEach((id, f) -> {
-      if (f.isDone() && !f.isCompletedExceptionally()) {
-        replies.put(id, f.join());
-      }
-    });
+    answers.forEach(
+        (id, f) -> {
+          if (f.isDone() && !f.isCompletedExceptionally()) {
+            replies.put(id, f.join());
+          }
+        });
     return replies;
   }
 
-  /** The leader's commit index: this node's if it leads, else the leader's answer, else the highest any member gave. */
-  private static long leaderCommitIndex(StatusResponse status, Map<String, Consensus.MemberReport> replies) {
+  /**
+   * The leader's commit index: this node's if it leads, else the leader's answer, else the highest
+   * any member gave.
+   */
+  private static long leaderCommitIndex(
+      StatusResponse status, Map<String, Consensus.MemberReport> replies) {
     if (status.getRole() == io.leasehold.proto.v1.Role.LEADER) {
       return status.getCommitIndex();
     }
@@ -207,8 +231,10 @@ final class DashboardApi {
       return "";
     } catch (CompletionException | java.util.concurrent.CancellationException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
-      return cause instanceof TimeoutException ? "no answer within " + PROBE_WAIT.toMillis() + " ms"
-          : String.valueOf(cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage());
+      return cause instanceof TimeoutException
+          ? "no answer within " + PROBE_WAIT.toMillis() + " ms"
+          : String.valueOf(
+              cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage());
     }
   }
 
@@ -224,7 +250,9 @@ final class DashboardApi {
         .build();
   }
 
-  /** One page of leases by prefix (and holder); {@code nextPageToken} is absent on the last page. */
+  /**
+   * One page of leases by prefix (and holder); {@code nextPageToken} is absent on the last page.
+   */
   JsonObject leases(ListRequest request) throws UiException {
     ListResponse r = UnaryCall.call(leases::list, request, timeout);
     JsonObject o = new JsonObject();
@@ -245,12 +273,16 @@ final class DashboardApi {
   }
 
   HistoryRequest historyRequest(GetRequest get) {
-    return HistoryRequest.newBuilder().setName(get.getName()).setLimit(HISTORY_LIMIT).setStale(get.getStale()).build();
+    return HistoryRequest.newBuilder()
+        .setName(get.getName())
+        .setLimit(HISTORY_LIMIT)
+        .setStale(get.getStale())
+        .build();
   }
 
   /**
-   * A lease and how each earlier lease of its name ended. History is an admin read in the API;
-   * a caller without it sees the lease and {@code historyError} saying why.
+   * A lease and how each earlier lease of its name ended. History is an admin read in the API; a
+   * caller without it sees the lease and {@code historyError} saying why.
    */
   JsonObject lease(GetRequest get, Optional<UiException> historyDenied) throws UiException {
     GetResponse r = UnaryCall.call(leases::get, get, timeout);
@@ -300,13 +332,16 @@ final class DashboardApi {
       throw UiException.badParameter("service", "a service name has no '/'");
     }
     return ListRequest.newBuilder()
-        .setPrefix(service.isEmpty() ? RegistryNames.NAMESPACE : RegistryNames.servicePrefix(service))
+        .setPrefix(
+            service.isEmpty() ? RegistryNames.NAMESPACE : RegistryNames.servicePrefix(service))
         .setLimit(MAX_SERVICE_INSTANCES)
         .setStale(p.flag("stale"))
         .build();
   }
 
-  /** The registry's instances (names {@code service/<service>/<instance>}), by service and status. */
+  /**
+   * The registry's instances (names {@code service/<service>/<instance>}), by service and status.
+   */
   JsonObject services(ListRequest request) throws UiException {
     ListResponse r = UnaryCall.call(leases::list, request, timeout);
     Map<String, JsonArray> byService = new TreeMap<>();
@@ -321,17 +356,20 @@ final class DashboardApi {
       i.addProperty("holder", l.getHolder());
       i.addProperty("token", l.getToken());
       i.addProperty("address", l.getAttributes().getAddress());
-      i.addProperty("status", l.getAttributes().getStatus().isEmpty() ? "SERVING" : l.getAttributes().getStatus());
+      i.addProperty(
+          "status",
+          l.getAttributes().getStatus().isEmpty() ? "SERVING" : l.getAttributes().getStatus());
       i.addProperty("state", l.getState().name());
       byService.computeIfAbsent(rest.substring(0, slash), k -> new JsonArray()).add(i);
     }
     JsonArray services = new JsonArray();
-    byService.forEach((name, instances) -> {
-      JsonObject s = new JsonObject();
-      s.addProperty("service", name);
-      s.add("instances", instances);
-      services.add(s);
-    });
+    byService.forEach(
+        (name, instances) -> {
+          JsonObject s = new JsonObject();
+          s.addProperty("service", name);
+          s.add("instances", instances);
+          services.add(s);
+        });
     JsonObject o = new JsonObject();
     o.add("services", services);
     o.addProperty("truncated", r.getMore());
@@ -342,9 +380,15 @@ final class DashboardApi {
   ListRequest partitionsRequest(Params p) throws UiException {
     String group = p.required("group");
     if (group.endsWith("/") || !group.contains("/")) {
-      throw UiException.badParameter("group", "must be <namespace>/<group> (the partition recipe's names are <namespace>/<group>/p/<k>)");
+      throw UiException.badParameter(
+          "group",
+          "must be <namespace>/<group> (the partition recipe's names are <namespace>/<group>/p/<k>)");
     }
-    return ListRequest.newBuilder().setPrefix(group + "/p/").setLimit(MAX_PAGE).setStale(p.flag("stale")).build();
+    return ListRequest.newBuilder()
+        .setPrefix(group + "/p/")
+        .setLimit(MAX_PAGE)
+        .setStale(p.flag("stale"))
+        .build();
   }
 
   /** Partitions 0–255 of a PartitionView group and who owns each (absent: unowned). */

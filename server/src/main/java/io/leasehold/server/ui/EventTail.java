@@ -16,14 +16,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The dashboard's live event tail: ONE subscription to the node's {@link WatchHub} (every lease,
  * every type but RENEWED), opened while at least one browser tab listens and fanned out to all of
- * them. Each tab has a bounded queue; a tab that falls {@link #TAB_QUEUE} events behind is
- * dropped (it reconnects), so a slow browser never holds back the hub or the other tabs.
+ * them. Each tab has a bounded queue; a tab that falls {@link #TAB_QUEUE} events behind is dropped
+ * (it reconnects), so a slow browser never holds back the hub or the other tabs.
  */
 final class EventTail implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventTail.class);
   static final int TAB_QUEUE = 1000;
 
-  /** One listening tab: its filter and its queue of JSON events; {@code null} in the queue ends it. */
+  /**
+   * One listening tab: its filter and its queue of JSON events; {@code null} in the queue ends it.
+   */
   static final class Tab {
     final String prefix;
     final Set<Event.Type> types;
@@ -96,13 +98,16 @@ final class EventTail implements AutoCloseable {
         if (tab.queue.size() >= TAB_QUEUE || !tab.queue.offer(json)) {
           tab.dropped = true;
           tab.queue.clear();
-          tab.queue.offer("");  // wakes its writer, which sees dropped
+          tab.queue.offer(""); // wakes its writer, which sees dropped
         }
       }
     }
   }
 
-  /** The hub ended our watch (a node closing, a watcher too far behind): every tab ends, and reconnects. */
+  /**
+   * The hub ended our watch (a node closing, a watcher too far behind): every tab ends, and
+   * reconnects.
+   */
   private synchronized void ended(Subscription s, Throwable why) {
     if (subscription != s) {
       return;
@@ -134,8 +139,8 @@ final class EventTail implements AutoCloseable {
    * sends as fast as it builds frames; {@code deliver} never blocks.
    */
   private final class Subscription extends ServerCallStreamObserver<WatchFrame> {
-    private volatile Runnable onCancel = () -> { };
-    private volatile Runnable onReady = () -> { };
+    private volatile Runnable onCancel = () -> {};
+    private volatile Runnable onReady = () -> {};
     private volatile boolean cancelled;
 
     void start() {

@@ -8,7 +8,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/** A request's query parameters, each read with its rule; an unknown or repeated parameter is refused. */
+/**
+ * A request's query parameters, each read with its rule; an unknown or repeated parameter is
+ * refused.
+ */
 final class Params {
   static final int MAX_VALUE_LENGTH = 1024;
   private final Map<String, String> values;
@@ -29,7 +32,11 @@ final class Params {
         String name = decode(eq < 0 ? pair : pair.substring(0, eq));
         String value = eq < 0 ? "" : decode(pair.substring(eq + 1));
         if (!allowed.contains(name)) {
-          throw UiException.badParameter(name, "not a parameter of this endpoint (it takes " + String.join(", ", allowed.stream().sorted().toList()) + ")");
+          throw UiException.badParameter(
+              name,
+              "not a parameter of this endpoint (it takes "
+                  + String.join(", ", allowed.stream().sorted().toList())
+                  + ")");
         }
         if (values.put(name, value) != null) {
           throw UiException.badParameter(name, "given more than once");
@@ -74,7 +81,8 @@ final class Params {
       }
       return n;
     } catch (NumberFormatException e) {
-      throw UiException.badParameter(name, "must be a whole number from " + min + " to " + max + ", got '" + v.get() + "'");
+      throw UiException.badParameter(
+          name, "must be a whole number from " + min + " to " + max + ", got '" + v.get() + "'");
     }
   }
 

@@ -20,19 +20,30 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * The node's own rates over the last minutes, for the dashboard's charts: every {@code interval}
- * it reads its metrics registry (the numbers {@code /metrics} serves) and keeps the differences
- * in a ring of {@code samples}. Costs one small scrape per interval, whether or not anyone looks.
+ * The node's own rates over the last minutes, for the dashboard's charts: every {@code interval} it
+ * reads its metrics registry (the numbers {@code /metrics} serves) and keeps the differences in a
+ * ring of {@code samples}. Costs one small scrape per interval, whether or not anyone looks.
  */
 final class RateHistory implements AutoCloseable {
   static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(2);
-  static final int DEFAULT_SAMPLES = 300;  // 10 minutes at 2 s
-  /** The latency histograms charted, by their names without {@code leasehold_} and {@code _seconds}'s unit. */
+  static final int DEFAULT_SAMPLES = 300; // 10 minutes at 2 s
+
+  /**
+   * The latency histograms charted, by their names without {@code leasehold_} and {@code
+   * _seconds}'s unit.
+   */
   private static final List<String> HISTOGRAMS = List.of("write", "apply");
 
   /** One point: per-second rates over the interval before {@code atMillis}, and levels at it. */
-  record Sample(long atMillis, double acquired, double renewed, double expired, double lateHeartbeats, double watchers,
-                double commitMillis, double applyMillis) {}
+  record Sample(
+      long atMillis,
+      double acquired,
+      double renewed,
+      double expired,
+      double lateHeartbeats,
+      double watchers,
+      double commitMillis,
+      double applyMillis) {}
 
   private final PrometheusRegistry registry;
   private final LongSupplier clock;
@@ -46,11 +57,13 @@ final class RateHistory implements AutoCloseable {
     this.registry = registry;
     this.clock = System::currentTimeMillis;
     this.capacity = capacity;
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "leasehold-ui-rates-" + nodeId);
-      t.setDaemon(true);
-      return t;
-    });
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "leasehold-ui-rates-" + nodeId);
+              t.setDaemon(true);
+              return t;
+            });
     timer.scheduleAtFixedRate(this::sample, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -60,11 +73,16 @@ final class RateHistory implements AutoCloseable {
       long at = clock.getAsLong();
       if (last != null && at > lastAt) {
         double seconds = (at - lastAt) / 1000.0;
-        Sample s = new Sample(at,
-            rate(now, "leasehold_leases_acquired", seconds), rate(now, "leasehold_leases_renewed", seconds),
-            rate(now, "leasehold_leases_expired", seconds), rate(now, "leasehold_late_heartbeats", seconds),
-            now.getOrDefault("leasehold_watchers", 0.0),
-            meanMillis(now, "write"), meanMillis(now, "apply"));
+        Sample s =
+            new Sample(
+                at,
+                rate(now, "leasehold_leases_acquired", seconds),
+                rate(now, "leasehold_leases_renewed", seconds),
+                rate(now, "leasehold_leases_expired", seconds),
+                rate(now, "leasehold_late_heartbeats", seconds),
+                now.getOrDefault("leasehold_watchers", 0.0),
+                meanMillis(now, "write"),
+                meanMillis(now, "apply"));
         synchronized (ring) {
           ring.addLast(s);
           while (ring.size() > capacity) {
@@ -81,8 +99,8 @@ final class RateHistory implements AutoCloseable {
 
   /**
    * The mean in milliseconds, over the interval, of histogram {@code leasehold_<name>_seconds}:
-   * {@code write} is a write's time from arriving at this node to its applied reply (what a
-   * client waits for a commit), {@code apply} the state machine's time per entry.
+   * {@code write} is a write's time from arriving at this node to its applied reply (what a client
+   * waits for a commit), {@code apply} the state machine's time per entry.
    */
   private double meanMillis(Map<String, Double> now, String name) {
     double count = now.get(name + "_count") - last.get(name + "_count");
@@ -106,7 +124,9 @@ final class RateHistory implements AutoCloseable {
         values.put(name, c.getDataPoints().get(0).getValue());
       } else if (m instanceof GaugeSnapshot g && g.getDataPoints().size() == 1) {
         values.put(name, g.getDataPoints().get(0).getValue());
-      } else if (m instanceof HistogramSnapshot h && name.startsWith("leasehold_") && h.getDataPoints().size() == 1
+      } else if (m instanceof HistogramSnapshot h
+          && name.startsWith("leasehold_")
+          && h.getDataPoints().size() == 1
           && HISTOGRAMS.contains(name.substring("leasehold_".length()))) {
         String histogram = name.substring("leasehold_".length());
         values.put(histogram + "_sum", h.getDataPoints().get(0).getSum());
@@ -119,7 +139,16 @@ final class RateHistory implements AutoCloseable {
   JsonObject toJson() {
     JsonArray at = new JsonArray();
     Map<String, JsonArray> series = new java.util.LinkedHashMap<>();
-    for (String k : new String[] {"acquired", "renewed", "expired", "lateHeartbeats", "watchers", "commitMillis", "applyMillis"}) {
+    for (String k :
+        new String[] {
+          "acquired",
+          "renewed",
+          "expired",
+          "lateHeartbeats",
+          "watchers",
+          "commitMillis",
+          "applyMillis"
+        }) {
       series.put(k, new JsonArray());
     }
     synchronized (ring) {

@@ -18,20 +18,24 @@ final class UiException extends Exception {
     return new UiException(400, parameter, parameter + ": " + rule);
   }
 
-  /** A gRPC outcome as HTTP: refused callers get 401/403, bad input 400, an unavailable node 503. */
+  /**
+   * A gRPC outcome as HTTP: refused callers get 401/403, bad input 400, an unavailable node 503.
+   */
   static UiException of(Status status) {
-    int http = switch (status.getCode()) {
-      case INVALID_ARGUMENT, OUT_OF_RANGE -> 400;
-      case UNAUTHENTICATED -> 401;
-      case PERMISSION_DENIED -> 403;
-      case NOT_FOUND -> 404;
-      case FAILED_PRECONDITION, ABORTED -> 409;
-      case RESOURCE_EXHAUSTED -> 429;
-      case DEADLINE_EXCEEDED -> 504;
-      case UNAVAILABLE -> 503;
-      default -> 500;
-    };
-    String message = status.getDescription() == null ? status.getCode().name() : status.getDescription();
+    int http =
+        switch (status.getCode()) {
+          case INVALID_ARGUMENT, OUT_OF_RANGE -> 400;
+          case UNAUTHENTICATED -> 401;
+          case PERMISSION_DENIED -> 403;
+          case NOT_FOUND -> 404;
+          case FAILED_PRECONDITION, ABORTED -> 409;
+          case RESOURCE_EXHAUSTED -> 429;
+          case DEADLINE_EXCEEDED -> 504;
+          case UNAVAILABLE -> 503;
+          default -> 500;
+        };
+    String message =
+        status.getDescription() == null ? status.getCode().name() : status.getDescription();
     return new UiException(http, "", message);
   }
 

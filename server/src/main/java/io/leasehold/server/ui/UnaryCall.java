@@ -10,13 +10,14 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 
 /**
- * One call of a gRPC service handler made in-process: the dashboard reads through the very
- * handlers the API serves (validation, linearizable or stale read, mapping), not around them.
+ * One call of a gRPC service handler made in-process: the dashboard reads through the very handlers
+ * the API serves (validation, linearizable or stale read, mapping), not around them.
  */
 final class UnaryCall<T> implements StreamObserver<T> {
   private final CompletableFuture<T> result = new CompletableFuture<>();
 
-  static <Q, T> T call(BiConsumer<Q, StreamObserver<T>> handler, Q request, Duration timeout) throws UiException {
+  static <Q, T> T call(BiConsumer<Q, StreamObserver<T>> handler, Q request, Duration timeout)
+      throws UiException {
     UnaryCall<T> call = new UnaryCall<>();
     try {
       handler.accept(request, call);

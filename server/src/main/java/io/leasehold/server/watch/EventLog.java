@@ -3,11 +3,11 @@ package io.leasehold.server.watch;
 import java.util.List;
 
 /**
- * The live events of applied entries, in apply order, shared by every watcher of a node: the
- * apply thread appends one node per entry (when anyone watches), and each watcher reads on from
- * its own cursor. So the apply thread's work per entry does not grow with the number of
- * watchers, and a node is kept only while some watcher still has it ahead of its cursor: the
- * hub's ticker unlinks the nodes every cursor has passed ({@link #trimBefore}).
+ * The live events of applied entries, in apply order, shared by every watcher of a node: the apply
+ * thread appends one node per entry (when anyone watches), and each watcher reads on from its own
+ * cursor. So the apply thread's work per entry does not grow with the number of watchers, and a
+ * node is kept only while some watcher still has it ahead of its cursor: the hub's ticker unlinks
+ * the nodes every cursor has passed ({@link #trimBefore}).
  */
 final class EventLog {
   /** One entry's events (all of one revision); {@code endSeq} counts every event up to its end. */
@@ -29,6 +29,7 @@ final class EventLog {
   }
 
   private volatile Node tail = new Node(List.of(), 0, 0);
+
   /** The oldest node still linked to the next one. The trimming thread only. */
   private Node oldest = tail;
 
@@ -47,12 +48,12 @@ final class EventLog {
 
   /**
    * Unlinks each node that ends before {@code seq} from the node after it; {@code seq} must be at
-   * or before every reader's cursor (the least of their read positions), so no reader follows
-   * those links again. The collector still would: a node that lived long enough to be promoted
-   * (the log's first node, one a watcher idled on) is, dead or not, a root of every young
-   * collection until an old-generation collection frees it, so its link kept the next node alive
-   * until that one was promoted too, and so on down the log: every event appended was copied
-   * through the young generation and promoted, dead, with its lease, times and encoded forms.
+   * or before every reader's cursor (the least of their read positions), so no reader follows those
+   * links again. The collector still would: a node that lived long enough to be promoted (the log's
+   * first node, one a watcher idled on) is, dead or not, a root of every young collection until an
+   * old-generation collection frees it, so its link kept the next node alive until that one was
+   * promoted too, and so on down the log: every event appended was copied through the young
+   * generation and promoted, dead, with its lease, times and encoded forms.
    */
   void trimBefore(long seq) {
     Node n = oldest;

@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the event history within its bounds (count and age) in the background. Only the leader
- * decides, from its own copy of the history, and proposes CompactHistory through the log, so
- * every replica drops the same events and serves the same history.
+ * decides, from its own copy of the history, and proposes CompactHistory through the log, so every
+ * replica drops the same events and serves the same history.
  */
 public final class HistoryCompactor implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HistoryCompactor.class);
@@ -32,21 +32,30 @@ public final class HistoryCompactor implements AutoCloseable {
   private final long maxEvents;
   private final Duration maxAge;
   private final AtomicBoolean inFlight = new AtomicBoolean();
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "leasehold-history-compactor");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService timer =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "leasehold-history-compactor");
+            t.setDaemon(true);
+            return t;
+          });
 
-  public HistoryCompactor(Supplier<LeaseCore> core, Function<LogCommand, CompletableFuture<LogReply>> proposeHere,
-                          BooleanSupplier isLeader, LongSupplier wallClockMicros, long maxEvents, Duration maxAge, Duration period) {
+  public HistoryCompactor(
+      Supplier<LeaseCore> core,
+      Function<LogCommand, CompletableFuture<LogReply>> proposeHere,
+      BooleanSupplier isLeader,
+      LongSupplier wallClockMicros,
+      long maxEvents,
+      Duration maxAge,
+      Duration period) {
     this.core = core;
     this.proposeHere = proposeHere;
     this.isLeader = isLeader;
     this.wallClockMicros = wallClockMicros;
     this.maxEvents = maxEvents;
     this.maxAge = maxAge;
-    timer.scheduleWithFixedDelay(this::compactIfNeeded, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
+    timer.scheduleWithFixedDelay(
+        this::compactIfNeeded, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   void compactIfNeeded() {
@@ -56,19 +65,27 @@ public final class HistoryCompactor implements AutoCloseable {
       }
       LeaseCore c = core.get();
       long current = c.history().getCompactRevision();
-      long point = c.compactionPoint(maxEvents, wallClockMicros.getAsLong() - maxAge.toNanos() / 1_000);
+      long point =
+          c.compactionPoint(maxEvents, wallClockMicros.getAsLong() - maxAge.toNanos() / 1_000);
       if (point <= current) {
         return;
       }
       inFlight.set(true);
-      proposeHere.apply(LogCommand.newBuilder().setCompactHistory(CompactHistory.newBuilder().setBelowRevision(point)).build())
-          .whenComplete((reply, error) -> {
-            inFlight.set(false);
-            if (error == null && reply.hasCompactHistory()) {
-              LOG.debug("history compacted below revision {} ({} events removed)",
-                  reply.getCompactHistory().getCompactRevision(), reply.getCompactHistory().getRemoved());
-            }
-          });
+      proposeHere
+          .apply(
+              LogCommand.newBuilder()
+                  .setCompactHistory(CompactHistory.newBuilder().setBelowRevision(point))
+                  .build())
+          .whenComplete(
+              (reply, error) -> {
+                inFlight.set(false);
+                if (error == null && reply.hasCompactHistory()) {
+                  LOG.debug(
+                      "history compacted below revision {} ({} events removed)",
+                      reply.getCompactHistory().getCompactRevision(),
+                      reply.getCompactHistory().getRemoved());
+                }
+              });
     } catch (RuntimeException e) {
       inFlight.set(false);
       LOG.warn("history compaction check failed", e);

@@ -5,14 +5,23 @@ import io.leasehold.proto.v1.WatchRequest;
 import java.util.EnumSet;
 import java.util.Set;
 
-/** Which events a watcher wants: a name prefix, event types, and whether only routes (leases with an address). */
+/**
+ * Which events a watcher wants: a name prefix, event types, and whether only routes (leases with an
+ * address).
+ */
 record WatchFilter(String prefix, Set<Event.Type> types, boolean routesOnly) {
 
   static WatchFilter of(WatchRequest r) {
     EnumSet<Event.Type> types = EnumSet.noneOf(Event.Type.class);
     r.getTypesList().forEach(types::add);
     if (types.isEmpty()) {
-      types = EnumSet.of(Event.Type.ACQUIRED, Event.Type.UPDATED, Event.Type.RELEASED, Event.Type.EXPIRED, Event.Type.REVOKED);
+      types =
+          EnumSet.of(
+              Event.Type.ACQUIRED,
+              Event.Type.UPDATED,
+              Event.Type.RELEASED,
+              Event.Type.EXPIRED,
+              Event.Type.REVOKED);
     }
     if (r.getIncludeRenewals()) {
       types.add(Event.Type.RENEWED);

@@ -18,22 +18,26 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One {@code WatchResponse} as the server sends it: events already encoded (see {@link
- * WireEvent}), in the full or the basic view, and the response revision. Its marshaller writes
- * exactly the bytes protobuf would write for the same {@code WatchResponse}, so clients see the
- * ordinary message.
+ * One {@code WatchResponse} as the server sends it: events already encoded (see {@link WireEvent}),
+ * in the full or the basic view, and the response revision. Its marshaller writes exactly the bytes
+ * protobuf would write for the same {@code WatchResponse}, so clients see the ordinary message.
  *
- * <p>A frame that several watchers send (see {@link Watcher}) is gathered into one array once,
- * by {@link #shared()}, and each stream then writes that array.
+ * <p>A frame that several watchers send (see {@link Watcher}) is gathered into one array once, by
+ * {@link #shared()}, and each stream then writes that array.
  */
 public final class WatchFrame {
   private final List<WireEvent> events;
   private final long revision;
   private final boolean basic;
+
   /** The whole message, once {@link #shared()} was called (racing callers build the same bytes). */
   private volatile byte[] encoded;
-  /** The message in {@link Lz4BlockCodec}'s encoding, once a compressing stream sent it (likewise). */
+
+  /**
+   * The message in {@link Lz4BlockCodec}'s encoding, once a compressing stream sent it (likewise).
+   */
   private volatile byte[] lz4;
+
   /** The message's size, once {@link #length()} was asked (racing callers count the same). */
   private int length = -1;
 
@@ -61,8 +65,8 @@ public final class WatchFrame {
   }
 
   /**
-   * This frame, with its message bytes built once for every stream that sends it: each stream
-   * then writes one array instead of gathering the events again.
+   * This frame, with its message bytes built once for every stream that sends it: each stream then
+   * writes one array instead of gathering the events again.
    */
   WatchFrame shared() {
     if (encoded == null) {
@@ -93,8 +97,8 @@ public final class WatchFrame {
   }
 
   /**
-   * This frame's message in {@link Lz4BlockCodec}'s encoding, compressed once for every stream
-   * that sends it compressed.
+   * This frame's message in {@link Lz4BlockCodec}'s encoding, compressed once for every stream that
+   * sends it compressed.
    */
   byte[] lz4() {
     byte[] compressed = lz4;
@@ -114,22 +118,29 @@ public final class WatchFrame {
     return compressed;
   }
 
-  /** Server side: writes the frame; parse (for tests and in-process clients) goes through WatchResponse. */
-  public static final MethodDescriptor.Marshaller<WatchFrame> MARSHALLER = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(WatchFrame frame) {
-      return new FrameStream(frame);
-    }
+  /**
+   * Server side: writes the frame; parse (for tests and in-process clients) goes through
+   * WatchResponse.
+   */
+  public static final MethodDescriptor.Marshaller<WatchFrame> MARSHALLER =
+      new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(WatchFrame frame) {
+          return new FrameStream(frame);
+        }
 
-    @Override
-    public WatchFrame parse(InputStream stream) {
-      try {
-        return of(WatchResponse.parseFrom(stream));
-      } catch (IOException e) {
-        throw Status.INTERNAL.withDescription("not a WatchResponse").withCause(e).asRuntimeException();
-      }
-    }
-  };
+        @Override
+        public WatchFrame parse(InputStream stream) {
+          try {
+            return of(WatchResponse.parseFrom(stream));
+          } catch (IOException e) {
+            throw Status.INTERNAL
+                .withDescription("not a WatchResponse")
+                .withCause(e)
+                .asRuntimeException();
+          }
+        }
+      };
 
   /**
    * A message of {@code events}, claiming as fully sent its last event's revision, unless more
@@ -156,9 +167,10 @@ public final class WatchFrame {
 
   private byte[] revisionField() {
     if (revision == 0) {
-      return new byte[0];  // proto3 leaves a default scalar off the wire
+      return new byte[0]; // proto3 leaves a default scalar off the wire
     }
-    byte[] b = new byte[CodedOutputStream.computeInt64Size(WatchResponse.REVISION_FIELD_NUMBER, revision)];
+    byte[] b =
+        new byte[CodedOutputStream.computeInt64Size(WatchResponse.REVISION_FIELD_NUMBER, revision)];
     CodedOutputStream out = CodedOutputStream.newInstance(b);
     try {
       out.writeInt64(WatchResponse.REVISION_FIELD_NUMBER, revision);
@@ -168,22 +180,26 @@ public final class WatchFrame {
     return b;
   }
 
-  /** Frames up to this size are gathered into one array per sending thread before gRPC gets them. */
+  /**
+   * Frames up to this size are gathered into one array per sending thread before gRPC gets them.
+   */
   static final int GATHER_LIMIT = 256 << 10;
+
   private static final ThreadScratch GATHER = new ThreadScratch(16 << 10, GATHER_LIMIT);
 
   /**
    * gRPC asks a {@link KnownLength} stream for its size and has a {@link Drainable} one write
    * itself into the transport's buffer: nothing is encoded. The events' bytes are first gathered
-   * into one array and handed over in one write: gRPC's Netty buffer checks its reference count
-   * and bounds on every write, and with a thousand watchers (some 200 events per message, two
-   * million event writes a second) those checks cost the senders more than the copying did.
+   * into one array and handed over in one write: gRPC's Netty buffer checks its reference count and
+   * bounds on every write, and with a thousand watchers (some 200 events per message, two million
+   * event writes a second) those checks cost the senders more than the copying did.
    */
   private static final class FrameStream extends InputStream implements Drainable, KnownLength {
     private final WatchFrame frame;
     private final byte[] revisionField;
     private int remaining;
     private ByteArrayInputStream materialized;
+
     /** Whether anything was read byte-wise (the frame is then no longer written whole). */
     private boolean read;
 

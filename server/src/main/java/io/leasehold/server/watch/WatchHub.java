@@ -26,69 +26,90 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Fans the events of every applied entry out to this node's watchers, leader or follower alike:
- * each node serves Watch from its own applied state, so every node streams the same events in
- * the same order.
+ * each node serves Watch from its own applied state, so every node streams the same events in the
+ * same order.
  */
 public final class WatchHub implements AutoCloseable {
   private final Supplier<LeaseCore> core;
   private final int queueLimit;
   private final long progressIntervalNanos;
   private final Set<Watcher> watchers = ConcurrentHashMap.newKeySet();
+
   /** Watchers by filter and view, to share their messages (see {@link WatchGroup}). */
   private final ConcurrentHashMap<WatchGroup.Key, WatchGroup> groups = new ConcurrentHashMap<>();
+
   /** Event messages sent, and how many of them were built by another watcher of the same group. */
   private final LongAdder eventMessages = new LongAdder();
+
   private final LongAdder sharedMessages = new LongAdder();
   private final AtomicInteger renewalWatchers = new AtomicInteger();
   private final ExecutorService senders;
   private final ScheduledExecutorService ticker;
   private final EventLog log = new EventLog();
+
   /**
    * Held while a watcher takes the log's end as its cursor and joins {@link #watchers}, and while
-   * the ticker trims the log behind every cursor: a watcher between the two steps has a cursor
-   * that no trim would see.
+   * the ticker trims the log behind every cursor: a watcher between the two steps has a cursor that
+   * no trim would see.
    */
   private final Object cursors = new Object();
+
   /** Every event up to this revision is in the log (or was applied while nobody watched). */
   private volatile long appliedRevision;
+
   /** Event messages per second the hub aims to send to all its watchers together, at most. */
   private final int messageRate;
+
   /** However many watchers there are, none waits longer than this for a message. */
   private final long maxDelayNanos;
+
   /** Least time between two event messages to one watcher; 0: send as soon as events arrive. */
   private volatile long coalesceNanos;
 
   /** Default for {@code messageRate}; see {@link #coalesceNanos()}. */
   public static final int DEFAULT_MESSAGE_RATE = 10_000;
+
   /**
    * Below this, coalescing would save little and cost latency: watchers get every entry at once.
    * Also the least max delay a hub takes.
    */
   public static final long MIN_COALESCE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
   /** Default for the most a watcher waits for a message, however many watchers there are. */
   public static final Duration DEFAULT_MAX_DELAY = Duration.ofMillis(100);
 
   /**
    * The default number of sender threads: half the cores, at least one. Sending is CPU work that
-   * competes with the Raft pipeline, whose every write passes through a chain of threads; with
-   * more senders than that, a burst of sends (many watchers' coalescing intervals ending in one
-   * tick) held both cores of a two-core node, and every hop of every write waited behind it. With
-   * 1,000 watchers on a two-core machine, one sender instead of four kept 0.78 and 0.82 of the
-   * acquire throughput without watchers, against 0.66 and 0.71, alternating in one run (see
+   * competes with the Raft pipeline, whose every write passes through a chain of threads; with more
+   * senders than that, a burst of sends (many watchers' coalescing intervals ending in one tick)
+   * held both cores of a two-core node, and every hop of every write waited behind it. With 1,000
+   * watchers on a two-core machine, one sender instead of four kept 0.78 and 0.82 of the acquire
+   * throughput without watchers, against 0.66 and 0.71, alternating in one run (see
    * docs/performance.md).
    */
   public static int defaultSenders() {
     return Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
   }
 
-  public WatchHub(Supplier<LeaseCore> core, int queueLimit, Duration progressInterval, int messageRate, int senderThreads) {
+  public WatchHub(
+      Supplier<LeaseCore> core,
+      int queueLimit,
+      Duration progressInterval,
+      int messageRate,
+      int senderThreads) {
     this(core, queueLimit, progressInterval, messageRate, DEFAULT_MAX_DELAY, senderThreads);
   }
 
-  public WatchHub(Supplier<LeaseCore> core, int queueLimit, Duration progressInterval, int messageRate, Duration maxDelay,
-                  int senderThreads) {
+  public WatchHub(
+      Supplier<LeaseCore> core,
+      int queueLimit,
+      Duration progressInterval,
+      int messageRate,
+      Duration maxDelay,
+      int senderThreads) {
     if (messageRate <= 0) {
-      throw new IllegalArgumentException("watch message rate: must be positive, got " + messageRate);
+      throw new IllegalArgumentException(
+          "watch message rate: must be positive, got " + messageRate);
     }
     if (maxDelay.toNanos() < MIN_COALESCE_NANOS) {
       throw new IllegalArgumentException("watch max delay: must be at least 1ms, got " + maxDelay);
@@ -102,8 +123,12 @@ public final class WatchHub implements AutoCloseable {
     this.queueLimit = queueLimit;
     this.progressIntervalNanos = progressInterval.toNanos();
     AtomicInteger n = new AtomicInteger();
-    this.senders = Executors.newFixedThreadPool(senderThreads, r -> daemon(sender(r, "leasehold-watch-" + n.incrementAndGet())));
-    this.ticker = Executors.newSingleThreadScheduledExecutor(r -> daemon(new Thread(r, "leasehold-watch-ticker")));
+    this.senders =
+        Executors.newFixedThreadPool(
+            senderThreads, r -> daemon(sender(r, "leasehold-watch-" + n.incrementAndGet())));
+    this.ticker =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> daemon(new Thread(r, "leasehold-watch-ticker")));
     ticker.schedule(this::tick, tickNanos(), TimeUnit.NANOSECONDS);
   }
 
@@ -117,10 +142,10 @@ public final class WatchHub implements AutoCloseable {
    * message a sender passes to {@code onNext} in a pooled direct buffer it takes on that thread,
    * and Netty gives a per-thread buffer cache only to its own threads (unless a system property
    * says otherwise for the whole JVM). Without one, each of the many thousand messages a second
-   * took its buffer from the shared arena under its locks, and the event loop that wrote it gave
-   * it back there: the pool's chunks emptied, were freed, and were allocated and zeroed again at
-   * the next burst of sends. With the cache a freed buffer goes back to the sender that took it,
-   * up to the cache's size.
+   * took its buffer from the shared arena under its locks, and the event loop that wrote it gave it
+   * back there: the pool's chunks emptied, were freed, and were allocated and zeroed again at the
+   * next burst of sends. With the cache a freed buffer goes back to the sender that took it, up to
+   * the cache's size.
    */
   private static Thread sender(Runnable r, String name) {
     return new FastThreadLocalThread(r, name);
@@ -128,11 +153,12 @@ public final class WatchHub implements AutoCloseable {
 
   /**
    * From the apply thread, after the entry is committed to the store. Never blocks, and costs the
-   * same however many watch: the events are appended to the shared log once; watchers read it
-   * from their own cursors. Only while few watch (no coalescing) does it wake each of them.
+   * same however many watch: the events are appended to the shared log once; watchers read it from
+   * their own cursors. Only while few watch (no coalescing) does it wake each of them.
    */
   public void onApplied(ApplyResult result) {
-    List<WireEvent> events = result.events().isEmpty() || watchers.isEmpty() ? List.of() : live(result);
+    List<WireEvent> events =
+        result.events().isEmpty() || watchers.isEmpty() ? List.of() : live(result);
     if (!events.isEmpty()) {
       log.append(events, result.revision());
     }
@@ -162,14 +188,13 @@ public final class WatchHub implements AutoCloseable {
   /**
    * The least time between two event messages to one watcher. Every message costs the node about
    * the same whatever it carries (framing, a transport write and flush, the client's wake-up), so
-   * with many watchers an event per message would take the cores from the state machine: a
-   * thousand watchers of a 3,000 acquisitions/s stream are three million messages a second. So
-   * the hub spreads a budget of {@code messageRate} messages per second over its watchers: with
-   * N watchers each gets one message per N / messageRate seconds, carrying everything that
-   * happened meanwhile. (A watcher that joins its group's schedule, see {@link Watcher}, may get
-   * one message sooner, once.) A few watchers (under 1 ms) are not delayed at all; many wait at most
-   * the hub's max delay. Order, gaps and resume revisions are unaffected: only when a message goes
-   * out changes.
+   * with many watchers an event per message would take the cores from the state machine: a thousand
+   * watchers of a 3,000 acquisitions/s stream are three million messages a second. So the hub
+   * spreads a budget of {@code messageRate} messages per second over its watchers: with N watchers
+   * each gets one message per N / messageRate seconds, carrying everything that happened meanwhile.
+   * (A watcher that joins its group's schedule, see {@link Watcher}, may get one message sooner,
+   * once.) A few watchers (under 1 ms) are not delayed at all; many wait at most the hub's max
+   * delay. Order, gaps and resume revisions are unaffected: only when a message goes out changes.
    */
   long coalesceNanos() {
     return coalesceNanos;
@@ -186,12 +211,14 @@ public final class WatchHub implements AutoCloseable {
   }
 
   /**
-   * The ticker's period: a quarter of the coalescing interval (so a watcher waits at most a
-   * quarter longer than it), or of the progress interval while nothing is coalesced.
+   * The ticker's period: a quarter of the coalescing interval (so a watcher waits at most a quarter
+   * longer than it), or of the progress interval while nothing is coalesced.
    */
   private long tickNanos() {
     long c = coalesceNanos;
-    return Math.max(TimeUnit.MILLISECONDS.toNanos(1), (c > 0 ? Math.min(c, progressIntervalNanos) : progressIntervalNanos) / 4);
+    return Math.max(
+        TimeUnit.MILLISECONDS.toNanos(1),
+        (c > 0 ? Math.min(c, progressIntervalNanos) : progressIntervalNanos) / 4);
   }
 
   /** Wakes due watchers, sends progress to idle ones, and cuts off those too far behind. */
@@ -226,14 +253,19 @@ public final class WatchHub implements AutoCloseable {
   /** Starts a watch; the request was validated by the API. */
   public void watch(WatchRequest request, ServerCallStreamObserver<WatchFrame> out) {
     WatchFilter filter = WatchFilter.of(request);
-    WatchGroup.Key key = new WatchGroup.Key(filter, request.getView() == EventView.EVENT_VIEW_BASIC);
-    WatchGroup group = groups.compute(key, (k, g) -> {
-      WatchGroup joined = g == null ? new WatchGroup(k) : g;
-      joined.members++;
-      return joined;
-    });
+    WatchGroup.Key key =
+        new WatchGroup.Key(filter, request.getView() == EventView.EVENT_VIEW_BASIC);
+    WatchGroup group =
+        groups.compute(
+            key,
+            (k, g) -> {
+              WatchGroup joined = g == null ? new WatchGroup(k) : g;
+              joined.members++;
+              return joined;
+            });
     synchronized (cursors) {
-      Watcher watcher = new Watcher(this, log, group, request.getStartRevision(), out, senders, queueLimit);
+      Watcher watcher =
+          new Watcher(this, log, group, request.getStartRevision(), out, senders, queueLimit);
       out.setOnCancelHandler(watcher::cancelled);
       out.setOnReadyHandler(watcher::onReady);
       if (filter.wantsRenewals()) {
@@ -277,8 +309,8 @@ public final class WatchHub implements AutoCloseable {
   }
 
   /**
-   * How many events of the shared log the furthest-behind watcher has yet to read (0 with none):
-   * a watcher cut off at the queue limit had reached it.
+   * How many events of the shared log the furthest-behind watcher has yet to read (0 with none): a
+   * watcher cut off at the queue limit had reached it.
    */
   public long maxLagEvents() {
     long end = log.endSeq();
@@ -315,7 +347,9 @@ public final class WatchHub implements AutoCloseable {
   @Override
   public void close() {
     for (Watcher w : watchers) {
-      w.close(Status.UNAVAILABLE.withDescription("this node is stopping; resume the watch on another node"));
+      w.close(
+          Status.UNAVAILABLE.withDescription(
+              "this node is stopping; resume the watch on another node"));
     }
     ticker.shutdownNow();
     senders.shutdown();

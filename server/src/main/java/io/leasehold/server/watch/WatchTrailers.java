@@ -3,13 +3,15 @@ package io.leasehold.server.watch;
 import io.grpc.Metadata;
 
 /**
- * What a Watch stream's closing status carries for the client to go on: the revision the
- * history now starts at (a start revision that was compacted), or the revision to resume from
- * (a watcher cut off for lagging).
+ * What a Watch stream's closing status carries for the client to go on: the revision the history
+ * now starts at (a start revision that was compacted), or the revision to resume from (a watcher
+ * cut off for lagging).
  */
 final class WatchTrailers {
-  static final Metadata.Key<String> COMPACT_REVISION = Metadata.Key.of("leasehold-compact-revision", Metadata.ASCII_STRING_MARSHALLER);
-  static final Metadata.Key<String> RESUME_REVISION = Metadata.Key.of("leasehold-resume-revision", Metadata.ASCII_STRING_MARSHALLER);
+  static final Metadata.Key<String> COMPACT_REVISION =
+      Metadata.Key.of("leasehold-compact-revision", Metadata.ASCII_STRING_MARSHALLER);
+  static final Metadata.Key<String> RESUME_REVISION =
+      Metadata.Key.of("leasehold-resume-revision", Metadata.ASCII_STRING_MARSHALLER);
 
   private WatchTrailers() {}
 

@@ -13,11 +13,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One Watch stream. It reads the hub's shared {@link EventLog} from its own cursor; everything
- * the stream sends (history, live events, progress, the final status) is sent by one serialized
- * runner on the hub's sender pool, and only while gRPC says the stream is ready. A watcher whose
- * cursor falls more than its limit behind the log is cut off with the revision to resume from:
- * a slow watcher costs writes nothing, and holds at most that many events in memory.
+ * One Watch stream. It reads the hub's shared {@link EventLog} from its own cursor; everything the
+ * stream sends (history, live events, progress, the final status) is sent by one serialized runner
+ * on the hub's sender pool, and only while gRPC says the stream is ready. A watcher whose cursor
+ * falls more than its limit behind the log is cut off with the revision to resume from: a slow
+ * watcher costs writes nothing, and holds at most that many events in memory.
  *
  * <p>Watchers with the same filter and view form a {@link WatchGroup}. A watcher that stands where
  * the group's last message was read from sends that message as it is, instead of reading the log
@@ -27,25 +27,30 @@ import org.slf4j.LoggerFactory;
  */
 final class Watcher {
   static final int MAX_EVENTS_PER_MESSAGE = 1000;
+
   /** Messages smaller than this go uncompressed even on a stream that compresses. */
   static final int COMPRESS_FROM_BYTES = 512;
+
   private static final Logger LOG = LoggerFactory.getLogger(Watcher.class);
 
   private final WatchHub hub;
   private final EventLog log;
   private final WatchGroup group;
   private final WatchFilter filter;
+
   /** Whether the stream sends the basic view of events (see {@link WireEvent#basic}). */
   private final boolean basic;
+
   private final ServerCallStreamObserver<WatchFrame> out;
   private final Executor senders;
   private final int lagLimit;
   private final AtomicBoolean scheduled = new AtomicBoolean();
+
   /**
    * Set by gRPC's first onReady. gRPC reports the stream ready only once the service method has
-   * returned, so until then its own thread may still be in {@link WatchHub#watch}, and a
-   * {@code ServerCall} must not be used from two threads at once: the runner sends nothing before
-   * this, however it was woken (an applied entry, the ticker, a close).
+   * returned, so until then its own thread may still be in {@link WatchHub#watch}, and a {@code
+   * ServerCall} must not be used from two threads at once: the runner sends nothing before this,
+   * however it was woken (an applied entry, the ticker, a close).
    */
   private volatile boolean readied;
 
@@ -57,18 +62,32 @@ final class Watcher {
   private final long startRevision;
   private boolean started;
   private boolean closed;
+
   /** The cursor: the next event to read is {@code node.events[index]}, or what follows the node. */
   private EventLog.Node node;
+
   private int index;
+
   /** Events of the log read so far (read by the hub's ticker for the lag). */
   private volatile long readSeq;
-  /** Every matching event up to this revision has been sent (read by other threads for the resume revision). */
+
+  /**
+   * Every matching event up to this revision has been sent (read by other threads for the resume
+   * revision).
+   */
   private volatile long sentRevision;
+
   private volatile long lastSendNanos = System.nanoTime();
   private volatile boolean progressDue;
 
-  Watcher(WatchHub hub, EventLog log, WatchGroup group, long startRevision,
-          ServerCallStreamObserver<WatchFrame> out, Executor senders, int lagLimit) {
+  Watcher(
+      WatchHub hub,
+      EventLog log,
+      WatchGroup group,
+      long startRevision,
+      ServerCallStreamObserver<WatchFrame> out,
+      Executor senders,
+      int lagLimit) {
     this.hub = hub;
     this.log = log;
     this.group = group;
@@ -124,8 +143,12 @@ final class Watcher {
   void tick(long nowNanos, long progressIntervalNanos) {
     long lag = log.endSeq() - readSeq;
     if (lag > lagLimit) {
-      close(Status.RESOURCE_EXHAUSTED.withDescription("watcher fell more than " + lagLimit
-          + " events behind and was cancelled; resume with start_revision=" + resumeRevision()));
+      close(
+          Status.RESOURCE_EXHAUSTED.withDescription(
+              "watcher fell more than "
+                  + lagLimit
+                  + " events behind and was cancelled; resume with start_revision="
+                  + resumeRevision()));
       if (!readied) {
         // Its stream has never been ready, so the runner cannot end it yet (it sends nothing
         // before gRPC's first onReady): stop holding the log for it now. The runner sends the
@@ -184,7 +207,10 @@ final class Watcher {
       if (!wasClosed) {
         LOG.warn("watch stream failed", e);
         try {
-          out.onError(Status.INTERNAL.withDescription("watch failed on this node: " + e).asRuntimeException());
+          out.onError(
+              Status.INTERNAL
+                  .withDescription("watch failed on this node: " + e)
+                  .asRuntimeException());
         } catch (RuntimeException alreadyGone) {
           // The client went away first.
         }
@@ -199,7 +225,7 @@ final class Watcher {
 
   private boolean pending() {
     if (!readied) {
-      return false;  // gRPC's first onReady schedules us
+      return false; // gRPC's first onReady schedules us
     }
     if (!started) {
       // gRPC's first onReady came while this run was under way (so its schedule() was a no-op)
@@ -215,7 +241,7 @@ final class Watcher {
     if (!((unread() && eventWait(System.nanoTime()) <= 0) || progressDue)) {
       return false;
     }
-    return out.isReady();  // if not, the onReady handler schedules us
+    return out.isReady(); // if not, the onReady handler schedules us
   }
 
   private synchronized boolean closeRequested() {
@@ -233,7 +259,7 @@ final class Watcher {
     }
     if (!started) {
       if (!readied) {
-        return;  // gRPC's first onReady schedules us
+        return; // gRPC's first onReady schedules us
       }
       if (closeRequested()) {
         // Closed (cut off, or the node stopping) before the stream was ever ready: the status
@@ -259,17 +285,18 @@ final class Watcher {
         out.onError(status.asRuntimeException(trailers));
         return;
       }
-      // Read the hub's revision before the log: every entry up to it was appended before it was published.
+      // Read the hub's revision before the log: every entry up to it was appended before it was
+      // published.
       long applied = hub.appliedRevision();
       boolean events = unread();
       if (events && eventWait(System.nanoTime()) > 0) {
-        return;  // the hub's ticker wakes us when the interval has passed
+        return; // the hub's ticker wakes us when the interval has passed
       }
       if (!events && !progressDue) {
-        return;  // nothing to send (see pending() for why gRPC is not asked first)
+        return; // nothing to send (see pending() for why gRPC is not asked first)
       }
       if (!out.isReady()) {
-        return;  // the onReady handler schedules us again
+        return; // the onReady handler schedules us again
       }
       if (events) {
         if (sendNext()) {
@@ -286,12 +313,12 @@ final class Watcher {
   }
 
   /**
-   * Sends the next message of events from the cursor, if any match, and moves the cursor past
-   * what it read; returns whether it sent one. The message is the group's last one when this
-   * watcher stands where that one was read from (see {@link WatchGroup}); otherwise this watcher
-   * reads the log itself: up to where the group's last read ended if it is behind that, so that it
-   * shares from its next message on, or else to the end of the log, leaving its read for the
-   * group's other watchers.
+   * Sends the next message of events from the cursor, if any match, and moves the cursor past what
+   * it read; returns whether it sent one. The message is the group's last one when this watcher
+   * stands where that one was read from (see {@link WatchGroup}); otherwise this watcher reads the
+   * log itself: up to where the group's last read ended if it is behind that, so that it shares
+   * from its next message on, or else to the end of the log, leaving its read for the group's other
+   * watchers.
    */
   private boolean sendNext() {
     WatchGroup.Read last = group.last;
@@ -316,13 +343,20 @@ final class Watcher {
     boolean behind = last != null && last.endSeq() > readSeq;
     long stopSeq = behind ? last.endSeq() : Long.MAX_VALUE;
     // Sized for everything unread (at most a message's worth), so it never grows while read.
-    List<WireEvent> batch = new ArrayList<>((int) Math.max(1, Math.min(MAX_EVENTS_PER_MESSAGE, Math.min(log.endSeq(), stopSeq) - readSeq)));
+    List<WireEvent> batch =
+        new ArrayList<>(
+            (int)
+                Math.max(
+                    1,
+                    Math.min(MAX_EVENTS_PER_MESSAGE, Math.min(log.endSeq(), stopSeq) - readSeq)));
     boolean splitsARevision = read(batch, stopSeq);
     WatchFrame frame = batch.isEmpty() ? null : WatchFrame.of(batch, splitsARevision, basic);
     if (!behind && sentRevision < firstRevision) {
       // Every event read was new to this watcher, so the message is the same for any member
       // standing where this one stood.
-      group.last = new WatchGroup.Read(startSeq, firstRevision, node, index, readSeq, frame, System.nanoTime());
+      group.last =
+          new WatchGroup.Read(
+              startSeq, firstRevision, node, index, readSeq, frame, System.nanoTime());
     }
     if (frame == null) {
       // Nothing matched. If the read stopped at the group's position, what follows is read at once.
@@ -333,10 +367,10 @@ final class Watcher {
   }
 
   /**
-   * Reads matching events from the cursor into {@code batch}, up to one message's worth and at
-   * most to the log position {@code stopSeq}; returns whether more matching events of the
-   * batch's last revision remain (an entry can carry more events than fit in one message, e.g. a
-   * ban of thousands of leases).
+   * Reads matching events from the cursor into {@code batch}, up to one message's worth and at most
+   * to the log position {@code stopSeq}; returns whether more matching events of the batch's last
+   * revision remain (an entry can carry more events than fit in one message, e.g. a ban of
+   * thousands of leases).
    */
   private boolean read(List<WireEvent> batch, long stopSeq) {
     // A node is one entry: all its events share its revision, so whether they are new to this
@@ -356,7 +390,7 @@ final class Watcher {
       }
       EventLog.Node next = node.next;
       if (index < node.events.size() || next == null || node.endSeq >= stopSeq) {
-        break;  // a full message, the stop inside this node, or the end of what may be read
+        break; // a full message, the stop inside this node, or the end of what may be read
       }
       if (batch.size() == MAX_EVENTS_PER_MESSAGE) {
         break;
@@ -388,20 +422,32 @@ final class Watcher {
       return;
     }
     List<WireEvent> history = new ArrayList<>();
-    LeaseCore.HistoryRead read = hub.core().readHistory(startRevision, e -> {
-      if (filter.matches(e)) {
-        history.add(WireEvent.of(e));
-      }
-    });
+    LeaseCore.HistoryRead read =
+        hub.core()
+            .readHistory(
+                startRevision,
+                e -> {
+                  if (filter.matches(e)) {
+                    history.add(WireEvent.of(e));
+                  }
+                });
     if (read.compacted()) {
-      close(Status.OUT_OF_RANGE.withDescription("start_revision " + startRevision + " is compacted: the history starts at revision "
-          + read.compactRevision() + "; list (which returns a revision R) and watch from R + 1"), WatchTrailers.compactRevision(read.compactRevision()));
+      close(
+          Status.OUT_OF_RANGE.withDescription(
+              "start_revision "
+                  + startRevision
+                  + " is compacted: the history starts at revision "
+                  + read.compactRevision()
+                  + "; list (which returns a revision R) and watch from R + 1"),
+          WatchTrailers.compactRevision(read.compactRevision()));
       return;
     }
     for (int i = 0; i < history.size(); i += MAX_EVENTS_PER_MESSAGE) {
       int end = Math.min(history.size(), i + MAX_EVENTS_PER_MESSAGE);
       List<WireEvent> chunk = history.subList(i, end);
-      boolean splitsARevision = end < history.size() && history.get(end).revision() == chunk.get(chunk.size() - 1).revision();
+      boolean splitsARevision =
+          end < history.size()
+              && history.get(end).revision() == chunk.get(chunk.size() - 1).revision();
       send(WatchFrame.of(chunk, splitsARevision, basic), false);
     }
     // Everything up to the view's revision has been delivered, matching or not.

@@ -8,21 +8,23 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 /**
- * An event with its wire form as one element of {@code WatchResponse.events} (tag, length,
- * bytes), in the full and in the {@link io.leasehold.proto.v1.EventView#EVENT_VIEW_BASIC basic}
- * view. Each form is encoded once, by the first sender that needs it (not by the apply thread,
- * and not at all if no watcher asks for that view); every watcher that matches the event sends
- * those same bytes, instead of serialising the event again per watcher (a third of the senders'
- * time with a thousand watchers). What filters look at is kept unpacked beside it: every watcher
- * checks every event.
+ * An event with its wire form as one element of {@code WatchResponse.events} (tag, length, bytes),
+ * in the full and in the {@link io.leasehold.proto.v1.EventView#EVENT_VIEW_BASIC basic} view. Each
+ * form is encoded once, by the first sender that needs it (not by the apply thread, and not at all
+ * if no watcher asks for that view); every watcher that matches the event sends those same bytes,
+ * instead of serialising the event again per watcher (a third of the senders' time with a thousand
+ * watchers). What filters look at is kept unpacked beside it: every watcher checks every event.
  */
 final class WireEvent {
   private final Event event;
+
   /** The full form's bytes once some sender needed them (racing senders encode the same bytes). */
   private volatile byte[] wire;
+
   private final Event.Type type;
   private final String name;
   private final boolean hasAddress;
+
   /** The basic form's bytes once some sender needed them (racing senders encode the same bytes). */
   private volatile byte[] basicWire;
 
@@ -42,8 +44,13 @@ final class WireEvent {
    * only the holder, token and attributes (what a routing cache needs).
    */
   static Event basic(Event e) {
-    Event.Builder b = Event.newBuilder().setType(e.getType()).setRevision(e.getRevision()).setName(e.getName())
-        .setReason(e.getReason()).setMessage(e.getMessage());
+    Event.Builder b =
+        Event.newBuilder()
+            .setType(e.getType())
+            .setRevision(e.getRevision())
+            .setName(e.getName())
+            .setReason(e.getReason())
+            .setMessage(e.getMessage());
     if (e.hasLease()) {
       Lease l = e.getLease();
       Lease.Builder lb = Lease.newBuilder().setHolder(l.getHolder()).setToken(l.getToken());
@@ -57,8 +64,11 @@ final class WireEvent {
 
   private static byte[] encode(Event event) {
     int size = event.getSerializedSize();
-    byte[] wire = new byte[CodedOutputStream.computeTagSize(WatchResponse.EVENTS_FIELD_NUMBER)
-        + CodedOutputStream.computeUInt32SizeNoTag(size) + size];
+    byte[] wire =
+        new byte
+            [CodedOutputStream.computeTagSize(WatchResponse.EVENTS_FIELD_NUMBER)
+                + CodedOutputStream.computeUInt32SizeNoTag(size)
+                + size];
     CodedOutputStream out = CodedOutputStream.newInstance(wire);
     try {
       out.writeMessage(WatchResponse.EVENTS_FIELD_NUMBER, event);

@@ -16,11 +16,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class LogFormatUpgradeTest {
-  /** A leader over members whose code applies the formats in {@code newest} (0: refuses the question). */
+  /**
+   * A leader over members whose code applies the formats in {@code newest} (0: refuses the
+   * question).
+   */
   final class Fake implements LogFormatUpgrade.Cluster {
     final AtomicInteger current = new AtomicInteger(LogFormat.FIRST);
     final AtomicBoolean leader = new AtomicBoolean(true);
-    final Map<String, Integer> newest = new ConcurrentHashMap<>(Map.of("n2", LogFormat.NEWEST, "n3", LogFormat.NEWEST));
+    final Map<String, Integer> newest =
+        new ConcurrentHashMap<>(Map.of("n2", LogFormat.NEWEST, "n3", LogFormat.NEWEST));
     final List<Integer> proposed = new CopyOnWriteArrayList<>();
     final AtomicInteger asked = new AtomicInteger();
 
@@ -43,7 +47,9 @@ class LogFormatUpgradeTest {
     public CompletableFuture<Integer> newestFormatOf(String member) {
       asked.incrementAndGet();
       int f = newest.get(member);
-      return f == 0 ? CompletableFuture.failedFuture(new IllegalStateException("query: carries no request")) : CompletableFuture.completedFuture(f);
+      return f == 0
+          ? CompletableFuture.failedFuture(new IllegalStateException("query: carries no request"))
+          : CompletableFuture.completedFuture(f);
     }
 
     @Override
@@ -65,7 +71,10 @@ class LogFormatUpgradeTest {
   @Test
   void whenEveryMemberAppliesTheNewestFormatTheLeaderRaisesItOnce() {
     upgrade.promote();
-    TestCluster.await("the format raised", Duration.ofSeconds(5), () -> cluster.current.get() == LogFormat.NEWEST);
+    TestCluster.await(
+        "the format raised",
+        Duration.ofSeconds(5),
+        () -> cluster.current.get() == LogFormat.NEWEST);
     assertEquals(List.of(LogFormat.NEWEST), cluster.proposed);
   }
 
@@ -76,8 +85,11 @@ class LogFormatUpgradeTest {
     TestCluster.await("asked several times", Duration.ofSeconds(5), () -> cluster.asked.get() >= 6);
     assertEquals(List.of(), cluster.proposed, "not while n3 runs older code");
 
-    cluster.newest.put("n3", LogFormat.NEWEST);  // n3 restarted on new code
-    TestCluster.await("the format raised", Duration.ofSeconds(5), () -> cluster.current.get() == LogFormat.NEWEST);
+    cluster.newest.put("n3", LogFormat.NEWEST); // n3 restarted on new code
+    TestCluster.await(
+        "the format raised",
+        Duration.ofSeconds(5),
+        () -> cluster.current.get() == LogFormat.NEWEST);
     assertEquals(List.of(LogFormat.NEWEST), cluster.proposed);
   }
 }

@@ -37,7 +37,8 @@ class AcquireWaitsQueueTest {
 
   private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor();
   private final ArrayDeque<Proposal> proposed = new ArrayDeque<>();
-  private final AcquireWaits waits = new AcquireWaits(this::propose, thread, TimeUnit.SECONDS.toNanos(60));
+  private final AcquireWaits waits =
+      new AcquireWaits(this::propose, thread, TimeUnit.SECONDS.toNanos(60));
 
   private record Proposal(LogCommand command, CompletableFuture<LogReply> reply) {}
 
@@ -60,33 +61,58 @@ class AcquireWaitsQueueTest {
   /** Runs everything the queue's thread has been given so far. */
   private void drain() throws Exception {
     for (int i = 0; i < 3; i++) {
-      thread.submit(() -> { }).get(10, TimeUnit.SECONDS);
+      thread.submit(() -> {}).get(10, TimeUnit.SECONDS);
     }
   }
 
   private Caller submit(String holder) throws Exception {
     Caller c = new Caller();
-    LogCommand command = LogCommand.newBuilder()
-        .setAcquire(AcquireRequest.newBuilder().setName(NAME).setHolder(holder).setRequestId("id-" + holder)).build();
+    LogCommand command =
+        LogCommand.newBuilder()
+            .setAcquire(
+                AcquireRequest.newBuilder()
+                    .setName(NAME)
+                    .setHolder(holder)
+                    .setRequestId("id-" + holder))
+            .build();
     assertTrue(waits.submit(command, TimeUnit.SECONDS.toNanos(60), c, c));
     drain();
     return c;
   }
 
   private static LogReply conflict(long revision, long token) {
-    return LogReply.newBuilder().setAcquire(AcquireResponse.newBuilder().setOutcome(Outcome.CONFLICT).setRevision(revision)
-        .setConflict(Conflict.newBuilder().setHolder("someone").setToken(token))).build();
+    return LogReply.newBuilder()
+        .setAcquire(
+            AcquireResponse.newBuilder()
+                .setOutcome(Outcome.CONFLICT)
+                .setRevision(revision)
+                .setConflict(Conflict.newBuilder().setHolder("someone").setToken(token)))
+        .build();
   }
 
   private static LogReply granted(long revision, long token, String holder) {
-    return LogReply.newBuilder().setAcquire(AcquireResponse.newBuilder().setOutcome(Outcome.GRANTED).setRevision(revision)
-        .setLease(Lease.newBuilder().setName(NAME).setHolder(holder).setToken(token))).build();
+    return LogReply.newBuilder()
+        .setAcquire(
+            AcquireResponse.newBuilder()
+                .setOutcome(Outcome.GRANTED)
+                .setRevision(revision)
+                .setLease(Lease.newBuilder().setName(NAME).setHolder(holder).setToken(token)))
+        .build();
   }
 
   private void applied(long revision, long endedToken) throws Exception {
-    waits.onApplied(new ApplyResult(revision, LogReply.getDefaultInstance(),
-        List.of(new LeaseEvent(LeaseEvent.Type.RELEASED, revision, NAME, LeaseRecord.newBuilder().setToken(endedToken).build(), 0)),
-        List.of()));
+    waits.onApplied(
+        new ApplyResult(
+            revision,
+            LogReply.getDefaultInstance(),
+            List.of(
+                new LeaseEvent(
+                    LeaseEvent.Type.RELEASED,
+                    revision,
+                    NAME,
+                    LeaseRecord.newBuilder().setToken(endedToken).build(),
+                    0)),
+            List.of()));
     drain();
   }
 
@@ -113,7 +139,7 @@ class AcquireWaitsQueueTest {
     // The same with the applied entry seen before the reply.
     Caller b = submit("b");
     Proposal third = nextProposal();
-    applied(12, 2816);  // a's release, in the entry that also decided b's conflict with a
+    applied(12, 2816); // a's release, in the entry that also decided b's conflict with a
     reply(third, conflict(12, 2816));
     Proposal fourth = nextProposal();
     assertNotNull(fourth, "the head asks again when the end came first");
@@ -163,7 +189,10 @@ class AcquireWaitsQueueTest {
     reply(p, conflict(30, 500));
     applied(31, 500);
     p = nextProposal();
-    assertNotEquals("id-a", p.command().getAcquire().getRequestId(), "the core would answer a known id with its first reply");
+    assertNotEquals(
+        "id-a",
+        p.command().getAcquire().getRequestId(),
+        "the core would answer a known id with its first reply");
     assertFalse(p.command().getAcquire().getRequestId().isEmpty());
   }
 
@@ -174,22 +203,29 @@ class AcquireWaitsQueueTest {
     Proposal p = nextProposal();
     // A reply decided at revision 40, before this node had applied 50: a retried id's old answer.
     reply(p, conflict(40, 600));
-    assertNotNull(nextProposal(), "asked again rather than waiting on a lease that may have ended long ago");
+    assertNotNull(
+        nextProposal(), "asked again rather than waiting on a lease that may have ended long ago");
   }
 
   @Test
   void aParkedHeadAsksAgainAfterAWhileIfNoEndArrives() throws Exception {
     // A node that catches up by a snapshot applies no events for what the snapshot skipped.
-    AcquireWaits quick = new AcquireWaits(this::propose, thread, TimeUnit.MILLISECONDS.toNanos(100));
+    AcquireWaits quick =
+        new AcquireWaits(this::propose, thread, TimeUnit.MILLISECONDS.toNanos(100));
     Caller a = new Caller();
-    quick.submit(LogCommand.newBuilder().setAcquire(AcquireRequest.newBuilder().setName(NAME).setHolder("a")).build(),
-        TimeUnit.SECONDS.toNanos(60), a, a);
+    quick.submit(
+        LogCommand.newBuilder()
+            .setAcquire(AcquireRequest.newBuilder().setName(NAME).setHolder("a"))
+            .build(),
+        TimeUnit.SECONDS.toNanos(60),
+        a,
+        a);
     drain();
     reply(nextProposal(), conflict(70, 800));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     Proposal again = null;
     while (again == null && System.nanoTime() < deadline) {
-      thread.schedule(() -> { }, 20, TimeUnit.MILLISECONDS).get(10, TimeUnit.SECONDS);
+      thread.schedule(() -> {}, 20, TimeUnit.MILLISECONDS).get(10, TimeUnit.SECONDS);
       again = nextProposal();
     }
     assertNotNull(again, "the head asked again without an end");
@@ -214,7 +250,8 @@ class AcquireWaitsQueueTest {
   }
 
   /** A call as gRPC hands it to the service, and how the queue answered it. */
-  private static final class Caller extends ServerCallStreamObserver<AcquireResponse> implements AcquireWaits.Answer {
+  private static final class Caller extends ServerCallStreamObserver<AcquireResponse>
+      implements AcquireWaits.Answer {
     private Runnable onCancel;
     private volatile LogReply reply;
     private volatile Throwable error;

@@ -75,9 +75,14 @@ class RegistryServiceTest {
     }
   }
 
-  static RegisterRequest register(String service, String instance, String address, long ttlSeconds) {
-    return RegisterRequest.newBuilder().setService(service).setInstance(instance).setAddress(address)
-        .setTtl(seconds(ttlSeconds)).build();
+  static RegisterRequest register(
+      String service, String instance, String address, long ttlSeconds) {
+    return RegisterRequest.newBuilder()
+        .setService(service)
+        .setInstance(instance)
+        .setAddress(address)
+        .setTtl(seconds(ttlSeconds))
+        .build();
   }
 
   static ResolveRequest resolve(String service) {
@@ -85,11 +90,20 @@ class RegistryServiceTest {
   }
 
   static DeregisterRequest deregister(String service, String instance, long token) {
-    return DeregisterRequest.newBuilder().setService(service).setInstance(instance).setToken(token).build();
+    return DeregisterRequest.newBuilder()
+        .setService(service)
+        .setInstance(instance)
+        .setToken(token)
+        .build();
   }
 
   static SetStatusRequest setStatus(String service, String instance, long token, String status) {
-    return SetStatusRequest.newBuilder().setService(service).setInstance(instance).setToken(token).setStatus(status).build();
+    return SetStatusRequest.newBuilder()
+        .setService(service)
+        .setInstance(instance)
+        .setToken(token)
+        .setStatus(status)
+        .build();
   }
 
   static List<String> names(ResolveResponse r) {
@@ -104,8 +118,11 @@ class RegistryServiceTest {
 
   @Test
   void registerResolveDeregister() {
-    RegisterResponse r2 = registry.register(register("orders", "i-2", "10.0.0.2:8080", LONG_TTL).toBuilder()
-        .putMetadata("zone", "eu-1").build());
+    RegisterResponse r2 =
+        registry.register(
+            register("orders", "i-2", "10.0.0.2:8080", LONG_TTL).toBuilder()
+                .putMetadata("zone", "eu-1")
+                .build());
     assertEquals(Outcome.GRANTED, r2.getOutcome());
     Instance i2 = r2.getInstance();
     assertEquals("orders", i2.getService());
@@ -115,7 +132,10 @@ class RegistryServiceTest {
     assertEquals("SERVING", i2.getStatus(), "the default status");
     assertEquals("orders/i-2", i2.getHolder(), "the default holder");
     assertTrue(i2.getToken() > 0);
-    assertEquals(r2.getRevision() * 256, i2.getToken(), "a fresh registration's token derives from the entry that granted it");
+    assertEquals(
+        r2.getRevision() * 256,
+        i2.getToken(),
+        "a fresh registration's token derives from the entry that granted it");
     assertEquals(seconds(LONG_TTL / 3), r2.getHeartbeatInterval());
     RegisterResponse r1 = registry.register(register("orders", "i-1", "10.0.0.1:8080", LONG_TTL));
     assertEquals(Outcome.GRANTED, r1.getOutcome(), r1.toString());
@@ -126,7 +146,12 @@ class RegistryServiceTest {
     GetResponse lease = leases.get(get("service/orders/i-2"));
     assertTrue(lease.getFound());
     assertEquals(i2.getToken(), lease.getLease().getToken());
-    assertEquals(Attributes.newBuilder().setAddress("10.0.0.2:8080").putMetadata("zone", "eu-1").setStatus("SERVING").build(),
+    assertEquals(
+        Attributes.newBuilder()
+            .setAddress("10.0.0.2:8080")
+            .putMetadata("zone", "eu-1")
+            .setStatus("SERVING")
+            .build(),
         lease.getLease().getAttributes());
     assertEquals(lease.getLease().getExpiresAt(), i2.getExpiresAt());
 
@@ -134,11 +159,16 @@ class RegistryServiceTest {
     assertEquals(List.of("i-1", "i-2"), names(resolved), "in instance order, and not orders-eu's");
     assertTrue(resolved.getRevision() >= r1.getRevision(), "the read reflects both registrations");
     assertEquals(i2, resolved.getInstances(1), "the instance as registered");
-    await("a stale resolve on a follower sees both", Duration.ofSeconds(10),
-        () -> names(registryB.resolve(resolve("orders").toBuilder().setStale(true).build())).equals(List.of("i-1", "i-2")));
+    await(
+        "a stale resolve on a follower sees both",
+        Duration.ofSeconds(10),
+        () ->
+            names(registryB.resolve(resolve("orders").toBuilder().setStale(true).build()))
+                .equals(List.of("i-1", "i-2")));
 
     // The same holder registering again gets the same instance (same token), renewed.
-    RegisterResponse again = registry.register(register("orders", "i-1", "10.0.0.1:8080", LONG_TTL));
+    RegisterResponse again =
+        registry.register(register("orders", "i-1", "10.0.0.1:8080", LONG_TTL));
     assertEquals(Outcome.GRANTED, again.getOutcome());
     assertEquals(i1.getToken(), again.getInstance().getToken());
 
@@ -147,17 +177,29 @@ class RegistryServiceTest {
     assertTrue(gone.getRevision() > again.getRevision());
     assertEquals(List.of("i-2"), names(registryB.resolve(resolve("orders"))));
     assertFalse(leases.get(get("service/orders/i-1")).getFound());
-    assertEquals(Outcome.NOT_HELD, registry.deregister(deregister("orders", "i-1", i1.getToken())).getOutcome());
-    assertEquals(Outcome.RELEASED, registry.deregister(deregister("orders", "i-2", i2.getToken())).getOutcome());
+    assertEquals(
+        Outcome.NOT_HELD,
+        registry.deregister(deregister("orders", "i-1", i1.getToken())).getOutcome());
+    assertEquals(
+        Outcome.RELEASED,
+        registry.deregister(deregister("orders", "i-2", i2.getToken())).getOutcome());
     assertEquals(List.of(), names(registry.resolve(resolve("orders"))));
   }
 
   @Test
   void secondRegistrationOfSameInstanceByAnotherHolderConflicts() {
-    Instance first = registered(register("payments", "p-1", "10.0.2.1:80", LONG_TTL).toBuilder().setHolder("pod-a").build());
+    Instance first =
+        registered(
+            register("payments", "p-1", "10.0.2.1:80", LONG_TTL).toBuilder()
+                .setHolder("pod-a")
+                .build());
     assertEquals("pod-a", first.getHolder());
 
-    RegisterResponse second = registryB.register(register("payments", "p-1", "10.0.2.99:80", LONG_TTL).toBuilder().setHolder("pod-b").build());
+    RegisterResponse second =
+        registryB.register(
+            register("payments", "p-1", "10.0.2.99:80", LONG_TTL).toBuilder()
+                .setHolder("pod-b")
+                .build());
     assertEquals(Outcome.CONFLICT, second.getOutcome());
     assertEquals("pod-a", second.getConflict().getHolder());
     assertEquals(first.getToken(), second.getConflict().getToken());
@@ -165,30 +207,45 @@ class RegistryServiceTest {
 
     ResolveResponse resolved = registry.resolve(resolve("payments"));
     assertEquals(1, resolved.getInstancesCount());
-    assertEquals("10.0.2.1:80", resolved.getInstances(0).getAddress(), "the first registration stands");
+    assertEquals(
+        "10.0.2.1:80", resolved.getInstances(0).getAddress(), "the first registration stands");
     assertEquals("pod-a", resolved.getInstances(0).getHolder());
   }
 
   @Test
   void setStatusDrainingRemovesFromResolveButKeepsAddressAndMetadata() {
-    Instance serving = registered(register("search", "s-1", "10.0.3.1:9200", LONG_TTL).toBuilder()
-        .putMetadata("version", "7").putMetadata("zone", "eu-2").build());
+    Instance serving =
+        registered(
+            register("search", "s-1", "10.0.3.1:9200", LONG_TTL).toBuilder()
+                .putMetadata("version", "7")
+                .putMetadata("zone", "eu-2")
+                .build());
     registered(register("search", "s-2", "10.0.3.2:9200", LONG_TTL));
 
-    SetStatusResponse draining = registryB.setStatus(setStatus("search", "s-1", serving.getToken(), "DRAINING"));
+    SetStatusResponse draining =
+        registryB.setStatus(setStatus("search", "s-1", serving.getToken(), "DRAINING"));
     assertEquals(Outcome.UPDATED, draining.getOutcome());
-    assertEquals(serving.toBuilder().setStatus("DRAINING").build(), draining.getInstance(),
+    assertEquals(
+        serving.toBuilder().setStatus("DRAINING").build(),
+        draining.getInstance(),
         "only the status changed: same address, metadata, token, holder and expiry");
     assertEquals(List.of("s-2"), names(registry.resolve(resolve("search"))));
     GetResponse lease = leases.get(get("service/search/s-1"));
     assertEquals("10.0.3.1:9200", lease.getLease().getAttributes().getAddress());
-    assertEquals(Map.of("version", "7", "zone", "eu-2"), lease.getLease().getAttributes().getMetadataMap());
+    assertEquals(
+        Map.of("version", "7", "zone", "eu-2"), lease.getLease().getAttributes().getMetadataMap());
 
     // Another holder's token, or one that no longer holds the instance, changes nothing.
-    assertEquals(Outcome.NOT_HELD, registry.setStatus(setStatus("search", "s-1", serving.getToken() + 1, "SERVING")).getOutcome());
+    assertEquals(
+        Outcome.NOT_HELD,
+        registry
+            .setStatus(setStatus("search", "s-1", serving.getToken() + 1, "SERVING"))
+            .getOutcome());
     assertEquals(List.of("s-2"), names(registry.resolve(resolve("search"))));
 
-    assertEquals(Outcome.UPDATED, registry.setStatus(setStatus("search", "s-1", serving.getToken(), "SERVING")).getOutcome());
+    assertEquals(
+        Outcome.UPDATED,
+        registry.setStatus(setStatus("search", "s-1", serving.getToken(), "SERVING")).getOutcome());
     assertEquals(List.of("s-1", "s-2"), names(registryB.resolve(resolve("search"))));
   }
 
@@ -196,18 +253,35 @@ class RegistryServiceTest {
   void resolveAnyStatusListsDrainingInstances() {
     Instance d = registered(register("billing", "b-1", "10.0.4.1:80", LONG_TTL));
     registered(register("billing", "b-2", "10.0.4.2:80", LONG_TTL));
-    registered(register("billing", "b-3", "10.0.4.3:80", LONG_TTL).toBuilder().setStatus("STARTING").build());
-    assertEquals(Outcome.UPDATED, registry.setStatus(setStatus("billing", "b-1", d.getToken(), "DRAINING")).getOutcome());
+    registered(
+        register("billing", "b-3", "10.0.4.3:80", LONG_TTL).toBuilder()
+            .setStatus("STARTING")
+            .build());
+    assertEquals(
+        Outcome.UPDATED,
+        registry.setStatus(setStatus("billing", "b-1", d.getToken(), "DRAINING")).getOutcome());
     // Leases under the prefix made through the Leases API: one is an instance without a status,
     // the other has a deeper name and is no instance at all.
-    assertEquals(Outcome.GRANTED, leases.acquire(acquire("service/billing/b-0", "raw", LONG_TTL)).getOutcome());
-    assertEquals(Outcome.GRANTED, leases.acquire(AcquireRequest.newBuilder(acquire("service/billing/b-9/extra", "raw", LONG_TTL))
-        .setAttributes(Attributes.newBuilder().setStatus("SERVING").setAddress("10.0.4.9:80")).build()).getOutcome());
+    assertEquals(
+        Outcome.GRANTED,
+        leases.acquire(acquire("service/billing/b-0", "raw", LONG_TTL)).getOutcome());
+    assertEquals(
+        Outcome.GRANTED,
+        leases
+            .acquire(
+                AcquireRequest.newBuilder(acquire("service/billing/b-9/extra", "raw", LONG_TTL))
+                    .setAttributes(
+                        Attributes.newBuilder().setStatus("SERVING").setAddress("10.0.4.9:80"))
+                    .build())
+            .getOutcome());
 
     assertEquals(List.of("b-2"), names(registryB.resolve(resolve("billing"))));
-    ResolveResponse all = registryB.resolve(resolve("billing").toBuilder().setAnyStatus(true).build());
+    ResolveResponse all =
+        registryB.resolve(resolve("billing").toBuilder().setAnyStatus(true).build());
     assertEquals(List.of("b-0", "b-1", "b-2", "b-3"), names(all));
-    assertEquals(List.of("", "DRAINING", "SERVING", "STARTING"), all.getInstancesList().stream().map(Instance::getStatus).toList());
+    assertEquals(
+        List.of("", "DRAINING", "SERVING", "STARTING"),
+        all.getInstancesList().stream().map(Instance::getStatus).toList());
   }
 
   @Test
@@ -218,21 +292,37 @@ class RegistryServiceTest {
 
     // Nobody renews c-expires: once one node has applied its expiry, a linearizable resolve on
     // another node must not return it.
-    await("c-expires expired on " + a, Duration.ofSeconds(15), () -> !leases.get(staleGet("service/cache/c-expires")).getFound());
+    await(
+        "c-expires expired on " + a,
+        Duration.ofSeconds(15),
+        () -> !leases.get(staleGet("service/cache/c-expires")).getFound());
     assertEquals(List.of("c-stays"), names(registryB.resolve(resolve("cache"))));
     for (String id : cluster.ids()) {
-      assertEquals(List.of("c-stays"), names(ViewStubs.registry(cluster, id).resolve(resolve("cache"))), "on " + id);
+      assertEquals(
+          List.of("c-stays"),
+          names(ViewStubs.registry(cluster, id).resolve(resolve("cache"))),
+          "on " + id);
     }
     // Its token no longer holds anything.
-    assertEquals(Outcome.NOT_HELD, registry.deregister(deregister("cache", "c-expires", expires.getToken())).getOutcome());
+    assertEquals(
+        Outcome.NOT_HELD,
+        registry.deregister(deregister("cache", "c-expires", expires.getToken())).getOutcome());
 
     // The same for a deregistration: right after the reply, and after a node applied it.
-    assertEquals(Outcome.RELEASED, registryB.deregister(deregister("cache", "c-stays", stays.getToken())).getOutcome());
+    assertEquals(
+        Outcome.RELEASED,
+        registryB.deregister(deregister("cache", "c-stays", stays.getToken())).getOutcome());
     for (String id : cluster.ids()) {
-      assertEquals(List.of(), names(ViewStubs.registry(cluster, id).resolve(resolve("cache"))), "on " + id);
+      assertEquals(
+          List.of(), names(ViewStubs.registry(cluster, id).resolve(resolve("cache"))), "on " + id);
     }
-    await("c-stays released on " + a, Duration.ofSeconds(10), () -> !leases.get(staleGet("service/cache/c-stays")).getFound());
-    assertEquals(List.of(), names(registryB.resolve(resolve("cache").toBuilder().setAnyStatus(true).build())));
+    await(
+        "c-stays released on " + a,
+        Duration.ofSeconds(10),
+        () -> !leases.get(staleGet("service/cache/c-stays")).getFound());
+    assertEquals(
+        List.of(),
+        names(registryB.resolve(resolve("cache").toBuilder().setAnyStatus(true).build())));
   }
 
   @Test
@@ -243,45 +333,78 @@ class RegistryServiceTest {
     long start = System.nanoTime();
     long[] lastRenew = {start};
     // Renew every 500 ms for twice the TTL: the instance outlives its first expiry.
-    await("two TTLs of renewals", Duration.ofSeconds(20), () -> {
-      long now = System.nanoTime();
-      if (now - lastRenew[0] >= Duration.ofMillis(500).toNanos()) {
-        assertEquals(Outcome.RENEWED, leases.renew(renew(name, token)).getResults(0).getOutcome());
-        lastRenew[0] = now;
-      }
-      return now - start >= Duration.ofSeconds(4).toNanos();
-    });
+    await(
+        "two TTLs of renewals",
+        Duration.ofSeconds(20),
+        () -> {
+          long now = System.nanoTime();
+          if (now - lastRenew[0] >= Duration.ofMillis(500).toNanos()) {
+            assertEquals(
+                Outcome.RENEWED, leases.renew(renew(name, token)).getResults(0).getOutcome());
+            lastRenew[0] = now;
+          }
+          return now - start >= Duration.ofSeconds(4).toNanos();
+        });
     ResolveResponse resolved = registryB.resolve(resolve("queue"));
     assertEquals(List.of("q-1"), names(resolved));
     Instance now = resolved.getInstances(0);
     assertEquals(token, now.getToken(), "the same registration, not a new one");
-    assertTrue(Timestamps.compare(now.getExpiresAt(), instance.getExpiresAt()) > 0, "the expiry moved on");
-    assertEquals(Outcome.RELEASED, registry.deregister(deregister("queue", "q-1", token)).getOutcome());
+    assertTrue(
+        Timestamps.compare(now.getExpiresAt(), instance.getExpiresAt()) > 0, "the expiry moved on");
+    assertEquals(
+        Outcome.RELEASED, registry.deregister(deregister("queue", "q-1", token)).getOutcome());
   }
 
   @Test
   void anInstanceRegisteredInASessionEndsWithIt() {
-    CreateSessionResponse created = leases.createSession(CreateSessionRequest.newBuilder()
-        .setHolder("api-7").setTtl(seconds(LONG_TTL)).build());
+    CreateSessionResponse created =
+        leases.createSession(
+            CreateSessionRequest.newBuilder().setHolder("api-7").setTtl(seconds(LONG_TTL)).build());
     assertEquals(Outcome.GRANTED, created.getOutcome());
     long session = created.getSession().getId();
-    Instance instance = registered(RegisterRequest.newBuilder().setService("sess").setInstance("s-1")
-        .setAddress("10.0.9.1:80").setHolder("api-7").setSession(session).build());
+    Instance instance =
+        registered(
+            RegisterRequest.newBuilder()
+                .setService("sess")
+                .setInstance("s-1")
+                .setAddress("10.0.9.1:80")
+                .setHolder("api-7")
+                .setSession(session)
+                .build());
     assertEquals(session, instance.getSession());
     assertEquals(seconds(LONG_TTL), instance.getTtl(), "the session's TTL");
     GetResponse got = leases.get(get("service/sess/s-1"));
     assertEquals(session, got.getLease().getSession());
-    assertEquals(List.of(instance.toBuilder().clearExpiresAt().build()), registryB.resolve(resolve("sess")).getInstancesList()
-        .stream().map(i -> i.toBuilder().clearExpiresAt().build()).toList(), "resolve names the session too");
+    assertEquals(
+        List.of(instance.toBuilder().clearExpiresAt().build()),
+        registryB.resolve(resolve("sess")).getInstancesList().stream()
+            .map(i -> i.toBuilder().clearExpiresAt().build())
+            .toList(),
+        "resolve names the session too");
 
     // Another holder's session is refused; so is a session that does not exist.
-    RegisterResponse foreign = registry.register(RegisterRequest.newBuilder().setService("sess").setInstance("s-2")
-        .setAddress("10.0.9.2:80").setHolder("api-8").setSession(session).build());
+    RegisterResponse foreign =
+        registry.register(
+            RegisterRequest.newBuilder()
+                .setService("sess")
+                .setInstance("s-2")
+                .setAddress("10.0.9.2:80")
+                .setHolder("api-8")
+                .setSession(session)
+                .build());
     assertEquals(RejectReason.NO_SESSION, foreign.getRejection().getReason());
 
-    assertEquals(Outcome.CLOSED, leases.closeSession(CloseSessionRequest.newBuilder().setSession(session).build()).getOutcome());
-    assertFalse(leases.get(get("service/sess/s-1")).getFound(), "closing the session deregistered the instance");
-    assertEquals(List.of(), names(registryB.resolve(resolve("sess").toBuilder().setAnyStatus(true).build())));
+    assertEquals(
+        Outcome.CLOSED,
+        leases
+            .closeSession(CloseSessionRequest.newBuilder().setSession(session).build())
+            .getOutcome());
+    assertFalse(
+        leases.get(get("service/sess/s-1")).getFound(),
+        "closing the session deregistered the instance");
+    assertEquals(
+        List.of(),
+        names(registryB.resolve(resolve("sess").toBuilder().setAnyStatus(true).build())));
   }
 
   @Test
@@ -291,46 +414,102 @@ class RegistryServiceTest {
     assertEquals(RejectReason.TTL_OUT_OF_RANGE, r.getRejection().getReason());
     assertEquals(seconds(2), r.getRejection().getMinTtl());
     assertFalse(r.hasInstance());
-    assertEquals(List.of(), names(registry.resolve(resolve("mail").toBuilder().setAnyStatus(true).build())));
+    assertEquals(
+        List.of(), names(registry.resolve(resolve("mail").toBuilder().setAnyStatus(true).build())));
   }
 
   @Test
   void badInput() {
     Instance held = registered(register("bad", "b-1", "10.0.8.1:80", LONG_TTL));
     long token = held.getToken();
-    assertInvalid(leases, "service", () -> registry.register(register("", "b-2", "10.0.8.2:80", LONG_TTL)));
-    assertInvalid(leases, "service", () -> registry.register(register("a/b", "b-2", "10.0.8.2:80", LONG_TTL)));
-    assertInvalid(leases, "instance", () -> registry.register(register("bad", "", "10.0.8.2:80", LONG_TTL)));
-    assertInvalid(leases, "instance", () -> registry.register(register("bad", "b/2", "10.0.8.2:80", LONG_TTL)));
-    assertInvalid(leases, "instance", () -> registry.register(register("bad", "b\u00002", "10.0.8.2:80", LONG_TTL)));
-    assertInvalid(leases, "instance", () -> registry.register(register("bad", "b-" + "x".repeat(600), "10.0.8.2:80", LONG_TTL)));
-    assertInvalid(leases, "service", () -> registry.register(register("x".repeat(600), "b-2", "10.0.8.2:80", LONG_TTL)));
+    assertInvalid(
+        leases, "service", () -> registry.register(register("", "b-2", "10.0.8.2:80", LONG_TTL)));
+    assertInvalid(
+        leases,
+        "service",
+        () -> registry.register(register("a/b", "b-2", "10.0.8.2:80", LONG_TTL)));
+    assertInvalid(
+        leases, "instance", () -> registry.register(register("bad", "", "10.0.8.2:80", LONG_TTL)));
+    assertInvalid(
+        leases,
+        "instance",
+        () -> registry.register(register("bad", "b/2", "10.0.8.2:80", LONG_TTL)));
+    assertInvalid(
+        leases,
+        "instance",
+        () -> registry.register(register("bad", "b\u00002", "10.0.8.2:80", LONG_TTL)));
+    assertInvalid(
+        leases,
+        "instance",
+        () -> registry.register(register("bad", "b-" + "x".repeat(600), "10.0.8.2:80", LONG_TTL)));
+    assertInvalid(
+        leases,
+        "service",
+        () -> registry.register(register("x".repeat(600), "b-2", "10.0.8.2:80", LONG_TTL)));
     assertInvalid(leases, "ttl", () -> registry.register(register("bad", "b-2", "10.0.8.2:80", 0)));
-    assertInvalid(leases, "ttl", () -> registry.register(register("bad", "b-2", "10.0.8.2:80", LONG_TTL).toBuilder()
-        .setSession(7).build()));
-    assertInvalid(leases, "session", () -> registry.register(register("bad", "b-2", "10.0.8.2:80", LONG_TTL).toBuilder()
-        .clearTtl().setSession(-1).build()));
-    assertInvalid(leases, "address", () -> registry.register(register("bad", "b-2", "10.0.8.2:80\n", LONG_TTL)));
-    assertInvalid(leases, "metadata", () -> registry.register(register("bad", "b-2", "10.0.8.2:80", LONG_TTL).toBuilder()
-        .putMetadata("", "v").build()));
-    assertInvalid(leases, "holder", () -> registry.register(register("bad", "b-2", "10.0.8.2:80", LONG_TTL).toBuilder()
-        .setHolder("h\u0007").build()));
-    assertInvalid(leases, "holder", () -> registry.register(register("s".repeat(200), "i".repeat(200), "10.0.8.2:80", LONG_TTL)));
+    assertInvalid(
+        leases,
+        "ttl",
+        () ->
+            registry.register(
+                register("bad", "b-2", "10.0.8.2:80", LONG_TTL).toBuilder().setSession(7).build()));
+    assertInvalid(
+        leases,
+        "session",
+        () ->
+            registry.register(
+                register("bad", "b-2", "10.0.8.2:80", LONG_TTL).toBuilder()
+                    .clearTtl()
+                    .setSession(-1)
+                    .build()));
+    assertInvalid(
+        leases,
+        "address",
+        () -> registry.register(register("bad", "b-2", "10.0.8.2:80\n", LONG_TTL)));
+    assertInvalid(
+        leases,
+        "metadata",
+        () ->
+            registry.register(
+                register("bad", "b-2", "10.0.8.2:80", LONG_TTL).toBuilder()
+                    .putMetadata("", "v")
+                    .build()));
+    assertInvalid(
+        leases,
+        "holder",
+        () ->
+            registry.register(
+                register("bad", "b-2", "10.0.8.2:80", LONG_TTL).toBuilder()
+                    .setHolder("h\u0007")
+                    .build()));
+    assertInvalid(
+        leases,
+        "holder",
+        () ->
+            registry.register(register("s".repeat(200), "i".repeat(200), "10.0.8.2:80", LONG_TTL)));
 
     assertInvalid(leases, "instance", () -> registry.deregister(deregister("bad", "b/1", token)));
     assertInvalid(leases, "token", () -> registry.deregister(deregister("bad", "b-1", 0)));
-    assertInvalid(leases, "token", () -> registry.deregister(deregister("bad", "b-1", 1_000_000_000L)));
+    assertInvalid(
+        leases, "token", () -> registry.deregister(deregister("bad", "b-1", 1_000_000_000L)));
 
     assertInvalid(leases, "status", () -> registry.setStatus(setStatus("bad", "b-1", token, "")));
-    assertInvalid(leases, "status", () -> registry.setStatus(setStatus("bad", "b-1", token, "x".repeat(100))));
-    assertInvalid(leases, "service", () -> registry.setStatus(setStatus("", "b-1", token, "DRAINING")));
-    assertInvalid(leases, "token", () -> registry.setStatus(setStatus("bad", "b-1", -1, "DRAINING")));
+    assertInvalid(
+        leases,
+        "status",
+        () -> registry.setStatus(setStatus("bad", "b-1", token, "x".repeat(100))));
+    assertInvalid(
+        leases, "service", () -> registry.setStatus(setStatus("", "b-1", token, "DRAINING")));
+    assertInvalid(
+        leases, "token", () -> registry.setStatus(setStatus("bad", "b-1", -1, "DRAINING")));
 
     assertInvalid(leases, "service", () -> registry.resolve(resolve("")));
     assertInvalid(leases, "service", () -> registry.resolve(resolve("bad/b-1")));
 
     ResolveResponse still = registry.resolve(resolve("bad"));
-    assertEquals(List.of(held.toBuilder().clearExpiresAt().build()),
-        still.getInstancesList().stream().map(i -> i.toBuilder().clearExpiresAt().build()).toList(), "still registered and SERVING");
+    assertEquals(
+        List.of(held.toBuilder().clearExpiresAt().build()),
+        still.getInstancesList().stream().map(i -> i.toBuilder().clearExpiresAt().build()).toList(),
+        "still registered and SERVING");
   }
 }

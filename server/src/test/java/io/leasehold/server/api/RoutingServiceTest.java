@@ -80,30 +80,48 @@ class RoutingServiceTest {
   }
 
   static ListRoutesRequest listRoutes(String prefix, int limit, String startAfter) {
-    return ListRoutesRequest.newBuilder().setPrefix(prefix).setLimit(limit).setStartAfter(startAfter).build();
+    return ListRoutesRequest.newBuilder()
+        .setPrefix(prefix)
+        .setLimit(limit)
+        .setStartAfter(startAfter)
+        .build();
   }
 
   @Test
   void lookupFindsOnlyLeasesWithAnAddressAndComputesPartition() {
-    Lease routed = acquired("shard/users-17", "node-3", Attributes.newBuilder()
-        .setAddress("10.1.0.3:7000").putMetadata("dc", "fra").setStatus("SERVING").build());
+    Lease routed =
+        acquired(
+            "shard/users-17",
+            "node-3",
+            Attributes.newBuilder()
+                .setAddress("10.1.0.3:7000")
+                .putMetadata("dc", "fra")
+                .setStatus("SERVING")
+                .build());
     acquired("lock/no-address", "runner-1", null);
-    acquired("lock/status-only", "runner-2", Attributes.newBuilder().setStatus("SERVING").putMetadata("k", "v").build());
+    acquired(
+        "lock/status-only",
+        "runner-2",
+        Attributes.newBuilder().setStatus("SERVING").putMetadata("k", "v").build());
 
     LookupResponse found = routing.lookup(lookup("shard/users-17"));
     assertTrue(found.getFound());
     assertTrue(found.getRevision() >= routed.getModRevision(), "the read reflects the grant");
-    assertEquals(Route.newBuilder()
-        .setName("shard/users-17")
-        .setHolder("node-3")
-        .setAddress("10.1.0.3:7000")
-        .setToken(routed.getToken())
-        .setPartition(Partitions.of("shard/users-17"))
-        .putMetadata("dc", "fra")
-        .setStatus("SERVING")
-        .build(), found.getRoute());
+    assertEquals(
+        Route.newBuilder()
+            .setName("shard/users-17")
+            .setHolder("node-3")
+            .setAddress("10.1.0.3:7000")
+            .setToken(routed.getToken())
+            .setPartition(Partitions.of("shard/users-17"))
+            .putMetadata("dc", "fra")
+            .setStatus("SERVING")
+            .build(),
+        found.getRoute());
     assertTrue(found.getRoute().getPartition() < Partitions.COUNT);
-    assertEquals(found.getRoute(), routing.lookup(lookup("shard/users-17").toBuilder().setStale(true).build()).getRoute());
+    assertEquals(
+        found.getRoute(),
+        routing.lookup(lookup("shard/users-17").toBuilder().setStale(true).build()).getRoute());
 
     for (String name : List.of("lock/no-address", "lock/status-only", "shard/never-acquired")) {
       LookupResponse r = routing.lookup(lookup(name));
@@ -113,15 +131,23 @@ class RoutingServiceTest {
     }
 
     // A registered instance is a route too; a released lease is not.
-    RegisterResponse registered = registry.register(RegisterRequest.newBuilder()
-        .setService("api").setInstance("a-1").setAddress("10.1.1.1:443").setTtl(seconds(LONG_TTL)).build());
+    RegisterResponse registered =
+        registry.register(
+            RegisterRequest.newBuilder()
+                .setService("api")
+                .setInstance("a-1")
+                .setAddress("10.1.1.1:443")
+                .setTtl(seconds(LONG_TTL))
+                .build());
     LookupResponse instance = routing.lookup(lookup("service/api/a-1"));
     assertTrue(instance.getFound());
     assertEquals("10.1.1.1:443", instance.getRoute().getAddress());
     assertEquals(registered.getInstance().getToken(), instance.getRoute().getToken());
     assertEquals("api/a-1", instance.getRoute().getHolder());
     assertEquals(Partitions.of("service/api/a-1"), instance.getRoute().getPartition());
-    assertEquals(Outcome.RELEASED, leases.release(release("shard/users-17", routed.getToken())).getOutcome());
+    assertEquals(
+        Outcome.RELEASED,
+        leases.release(release("shard/users-17", routed.getToken())).getOutcome());
     assertFalse(routing.lookup(lookup("shard/users-17")).getFound());
   }
 
@@ -129,14 +155,19 @@ class RoutingServiceTest {
   void listRoutesSkipsLeasesWithoutAddressAndPages() {
     acquired("pg/a1", "h1", address("10.2.0.1:80"));
     acquired("pg/a2", "h2", null);
-    acquired("pg/a3", "h3", Attributes.newBuilder().setAddress("10.2.0.3:80").putMetadata("w", "3").build());
+    acquired(
+        "pg/a3",
+        "h3",
+        Attributes.newBuilder().setAddress("10.2.0.3:80").putMetadata("w", "3").build());
     acquired("pg/a4", "h4", address("10.2.0.4:80"));
     acquired("pg/a5", "h5", null);
     acquired("pg/a6", "h6", Attributes.newBuilder().setStatus("SERVING").build());
     acquired("pgx/a7", "h7", address("10.2.0.7:80"));
 
     ListRoutesResponse all = routing.listRoutes(listRoutes("pg/", 0, ""));
-    assertEquals(List.of("pg/a1", "pg/a3", "pg/a4"), all.getRoutesList().stream().map(Route::getName).toList());
+    assertEquals(
+        List.of("pg/a1", "pg/a3", "pg/a4"),
+        all.getRoutesList().stream().map(Route::getName).toList());
     assertFalse(all.getMore());
     for (Route r : all.getRoutesList()) {
       assertEquals(Partitions.of(r.getName()), r.getPartition(), r.getName());
@@ -155,7 +186,10 @@ class RoutingServiceTest {
       assertTrue(page.getRevision() >= all.getRevision());
       page.getRoutesList().forEach(r -> paged.add(r.getName()));
       mores.add(page.getMore());
-      startAfter = page.getRoutesCount() == 0 ? startAfter : page.getRoutes(page.getRoutesCount() - 1).getName();
+      startAfter =
+          page.getRoutesCount() == 0
+              ? startAfter
+              : page.getRoutes(page.getRoutesCount() - 1).getName();
     } while (mores.get(mores.size() - 1) && mores.size() < 10);
     assertEquals(List.of("pg/a1", "pg/a3", "pg/a4"), paged);
     assertEquals(List.of(true, false), mores);
@@ -163,7 +197,11 @@ class RoutingServiceTest {
     ListRoutesResponse exact = routing.listRoutes(listRoutes("pg/", 3, ""));
     assertEquals(3, exact.getRoutesCount());
     assertFalse(exact.getMore(), "only leases without an address follow");
-    assertEquals(all.getRoutesList(), routing.listRoutes(listRoutes("pg/", 0, "").toBuilder().setStale(true).build()).getRoutesList());
+    assertEquals(
+        all.getRoutesList(),
+        routing
+            .listRoutes(listRoutes("pg/", 0, "").toBuilder().setStale(true).build())
+            .getRoutesList());
   }
 
   @Test
@@ -174,17 +212,37 @@ class RoutingServiceTest {
     acquired("byh/m4", "runner-7", address("10.4.0.4:80"));
     acquired("other/m5", "runner-7", address("10.4.0.5:80"));
 
-    ListRoutesResponse mine = routing.listRoutes(listRoutes("byh/", 0, "").toBuilder().setHolder("runner-7").build());
-    assertEquals(List.of("byh/m1", "byh/m4"), mine.getRoutesList().stream().map(Route::getName).toList(),
+    ListRoutesResponse mine =
+        routing.listRoutes(listRoutes("byh/", 0, "").toBuilder().setHolder("runner-7").build());
+    assertEquals(
+        List.of("byh/m1", "byh/m4"),
+        mine.getRoutesList().stream().map(Route::getName).toList(),
         "runner-7's routes under the prefix: no route of another holder, no lease without an address");
-    assertEquals(List.of("byh/m1", "byh/m4", "other/m5"), routing.listRoutes(listRoutes("", 0, "").toBuilder()
-        .setHolder("runner-7").build()).getRoutesList().stream().map(Route::getName).toList());
-    ListRoutesResponse first = routing.listRoutes(listRoutes("", 1, "").toBuilder().setHolder("runner-7").build());
+    assertEquals(
+        List.of("byh/m1", "byh/m4", "other/m5"),
+        routing
+            .listRoutes(listRoutes("", 0, "").toBuilder().setHolder("runner-7").build())
+            .getRoutesList()
+            .stream()
+            .map(Route::getName)
+            .toList());
+    ListRoutesResponse first =
+        routing.listRoutes(listRoutes("", 1, "").toBuilder().setHolder("runner-7").build());
     assertEquals(List.of("byh/m1"), first.getRoutesList().stream().map(Route::getName).toList());
     assertTrue(first.getMore());
-    assertEquals(List.of("byh/m4"), routing.listRoutes(listRoutes("", 1, "byh/m1").toBuilder().setHolder("runner-7").build())
-        .getRoutesList().stream().map(Route::getName).toList());
-    assertEquals(List.of(), routing.listRoutes(listRoutes("", 0, "").toBuilder().setHolder("nobody").build()).getRoutesList());
+    assertEquals(
+        List.of("byh/m4"),
+        routing
+            .listRoutes(listRoutes("", 1, "byh/m1").toBuilder().setHolder("runner-7").build())
+            .getRoutesList()
+            .stream()
+            .map(Route::getName)
+            .toList());
+    assertEquals(
+        List.of(),
+        routing
+            .listRoutes(listRoutes("", 0, "").toBuilder().setHolder("nobody").build())
+            .getRoutesList());
   }
 
   @Test
@@ -196,7 +254,8 @@ class RoutingServiceTest {
     assertInvalid(leases, "limit", () -> routing.listRoutes(listRoutes("bad/", -1, "")));
     assertInvalid(leases, "limit", () -> routing.listRoutes(listRoutes("bad/", 10_001, "")));
     assertInvalid(leases, "prefix", () -> routing.listRoutes(listRoutes("bad/\u0000", 0, "")));
-    assertInvalid(leases, "start_after", () -> routing.listRoutes(listRoutes("bad/", 0, "x".repeat(600))));
+    assertInvalid(
+        leases, "start_after", () -> routing.listRoutes(listRoutes("bad/", 0, "x".repeat(600))));
     assertTrue(routing.lookup(lookup("bad/routed")).getFound(), "still routed");
   }
 }

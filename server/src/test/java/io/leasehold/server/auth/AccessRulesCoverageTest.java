@@ -19,8 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * rules cover, and every method of those services has a rule.
  */
 class AccessRulesCoverageTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void everyMethodOfEveryCoveredServiceHasARule() {
@@ -41,7 +40,8 @@ class AccessRulesCoverageTest {
       TreeSet<String> covered = new TreeSet<>();
       AccessRules.services().forEach(s -> covered.add(s.getName()));
       TreeSet<String> served = new TreeSet<>(cluster.node("n1").servedServices());
-      List<String> unguarded = served.stream().filter(s -> !covered.contains(s) && !Authorizer.exempt(s)).toList();
+      List<String> unguarded =
+          served.stream().filter(s -> !covered.contains(s) && !Authorizer.exempt(s)).toList();
       assertEquals(List.of(), unguarded, "services served without authorization rules");
       assertTrue(served.containsAll(covered), "every covered service is served: " + served);
       assertTrue(served.contains("grpc.health.v1.Health"), served::toString);

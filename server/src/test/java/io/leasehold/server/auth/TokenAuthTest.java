@@ -35,15 +35,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Bearer tokens from --auth-token-file on a node with server-side TLS only: the identity is the
- * token's, the first entry is the initial admin, a missing or unknown token is UNAUTHENTICATED,
- * and a changed file is read again without a restart.
+ * token's, the first entry is the initial admin, a missing or unknown token is UNAUTHENTICATED, and
+ * a changed file is read again without a restart.
  */
 class TokenAuthTest {
   static final String ADMIN_TOKEN = "admin-token-0123456789abcdef";
   static final String RUNNER_TOKEN = "runner-token-0123456789abcdef";
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
   static ManagedChannel channel;
   static Path tokens;
@@ -54,11 +53,22 @@ class TokenAuthTest {
     TestCerts.Authority ca = TestCerts.authority(certs, "ca");
     TestCerts.node(certs, ca, "n1");
     tokens = dir.resolve("tokens.csv");
-    Files.writeString(tokens, "# token,identity\n" + ADMIN_TOKEN + ",ops\n" + RUNNER_TOKEN + ",runner-1\n");
-    cluster = TestCluster.start(1, dir.resolve("data"), b -> b.tlsReloadInterval(Duration.ofMillis(100))
-        .tlsCertFile(certs.resolve("n1.pem")).tlsKeyFile(certs.resolve("n1-key.pem")).authTokenFile(tokens));
-    channel = Grpc.newChannelBuilder(cluster.node("n1").clientAddress(),
-        TlsChannelCredentials.newBuilder().trustManager(ca.pem().toFile()).build()).build();
+    Files.writeString(
+        tokens, "# token,identity\n" + ADMIN_TOKEN + ",ops\n" + RUNNER_TOKEN + ",runner-1\n");
+    cluster =
+        TestCluster.start(
+            1,
+            dir.resolve("data"),
+            b ->
+                b.tlsReloadInterval(Duration.ofMillis(100))
+                    .tlsCertFile(certs.resolve("n1.pem"))
+                    .tlsKeyFile(certs.resolve("n1-key.pem"))
+                    .authTokenFile(tokens));
+    channel =
+        Grpc.newChannelBuilder(
+                cluster.node("n1").clientAddress(),
+                TlsChannelCredentials.newBuilder().trustManager(ca.pem().toFile()).build())
+            .build();
   }
 
   @AfterAll
@@ -73,33 +83,60 @@ class TokenAuthTest {
 
   static Channel withToken(String token) {
     Metadata headers = new Metadata();
-    headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + token);
-    return ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers));
+    headers.put(
+        Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + token);
+    return ClientInterceptors.intercept(
+        channel, MetadataUtils.newAttachHeadersInterceptor(headers));
   }
 
   @Test
   void theTokensIdentityIsTheCallerAndTheFirstEntryIsTheInitialAdmin() {
-    WhoAmIResponse ops = AuthGrpc.newBlockingStub(withToken(ADMIN_TOKEN)).whoAmI(WhoAmIRequest.getDefaultInstance());
+    WhoAmIResponse ops =
+        AuthGrpc.newBlockingStub(withToken(ADMIN_TOKEN)).whoAmI(WhoAmIRequest.getDefaultInstance());
     assertEquals("ops", ops.getIdentity());
     assertEquals("token", ops.getAuthenticatedBy());
-    assertTrue(ops.getRolesList().stream().anyMatch(r -> r.getName().equals("admin")), ops::toString);
-    assertEquals("runner-1", AuthGrpc.newBlockingStub(withToken(RUNNER_TOKEN)).whoAmI(WhoAmIRequest.getDefaultInstance()).getIdentity());
-    assertEquals(Outcome.GRANTED, LeasesGrpc.newBlockingStub(withToken(ADMIN_TOKEN)).withDeadlineAfter(20, TimeUnit.SECONDS)
-        .acquire(AcquireRequest.newBuilder().setName("lock/ops").setTtl(Requests.seconds(30)).build()).getOutcome());
+    assertTrue(
+        ops.getRolesList().stream().anyMatch(r -> r.getName().equals("admin")), ops::toString);
+    assertEquals(
+        "runner-1",
+        AuthGrpc.newBlockingStub(withToken(RUNNER_TOKEN))
+            .whoAmI(WhoAmIRequest.getDefaultInstance())
+            .getIdentity());
+    assertEquals(
+        Outcome.GRANTED,
+        LeasesGrpc.newBlockingStub(withToken(ADMIN_TOKEN))
+            .withDeadlineAfter(20, TimeUnit.SECONDS)
+            .acquire(
+                AcquireRequest.newBuilder()
+                    .setName("lock/ops")
+                    .setTtl(Requests.seconds(30))
+                    .build())
+            .getOutcome());
   }
 
   @Test
   void noTokenOrAnUnknownOneIsUnauthenticated() {
-    StatusRuntimeException none = assertThrows(StatusRuntimeException.class,
-        () -> LeasesGrpc.newBlockingStub(channel).get(Requests.get("lock/x")));
+    StatusRuntimeException none =
+        assertThrows(
+            StatusRuntimeException.class,
+            () -> LeasesGrpc.newBlockingStub(channel).get(Requests.get("lock/x")));
     assertEquals(Status.Code.UNAUTHENTICATED, none.getStatus().getCode());
     assertTrue(none.getStatus().getDescription().contains("bearer token"), none::toString);
-    StatusRuntimeException unknown = assertThrows(StatusRuntimeException.class,
-        () -> LeasesGrpc.newBlockingStub(withToken("not-a-known-token-at-all")).get(Requests.get("lock/x")));
+    StatusRuntimeException unknown =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                LeasesGrpc.newBlockingStub(withToken("not-a-known-token-at-all"))
+                    .get(Requests.get("lock/x")));
     assertEquals(Status.Code.UNAUTHENTICATED, unknown.getStatus().getCode());
-    StatusRuntimeException roleless = assertThrows(StatusRuntimeException.class,
-        () -> LeasesGrpc.newBlockingStub(withToken(RUNNER_TOKEN)).get(Requests.get("lock/x")));
-    assertEquals(Status.Code.PERMISSION_DENIED, roleless.getStatus().getCode(), "authenticated, but holds no role");
+    StatusRuntimeException roleless =
+        assertThrows(
+            StatusRuntimeException.class,
+            () -> LeasesGrpc.newBlockingStub(withToken(RUNNER_TOKEN)).get(Requests.get("lock/x")));
+    assertEquals(
+        Status.Code.PERMISSION_DENIED,
+        roleless.getStatus().getCode(),
+        "authenticated, but holds no role");
   }
 
   @Test
@@ -111,13 +148,19 @@ class TokenAuthTest {
       Path back = dir.resolve("tokens.back");
       Files.writeString(back, original);
       TestCerts.replace(back, tokens);
-      TestCluster.await("the original tokens are back", Duration.ofSeconds(20), () -> accepted(RUNNER_TOKEN, "runner-1"));
+      TestCluster.await(
+          "the original tokens are back",
+          Duration.ofSeconds(20),
+          () -> accepted(RUNNER_TOKEN, "runner-1"));
     }
   }
 
   private static boolean accepted(String token, String identity) {
     try {
-      return AuthGrpc.newBlockingStub(withToken(token)).whoAmI(WhoAmIRequest.getDefaultInstance()).getIdentity().equals(identity);
+      return AuthGrpc.newBlockingStub(withToken(token))
+          .whoAmI(WhoAmIRequest.getDefaultInstance())
+          .getIdentity()
+          .equals(identity);
     } catch (StatusRuntimeException e) {
       return false;
     }
@@ -128,10 +171,19 @@ class TokenAuthTest {
     Path next = dir.resolve("tokens.next");
     Files.writeString(next, ADMIN_TOKEN + ",ops\n" + rotated + ",runner-2\n");
     TestCerts.replace(next, tokens);
-    TestCluster.await("the new token is accepted", Duration.ofSeconds(20), () -> accepted(rotated, "runner-2"));
-    StatusRuntimeException gone = assertThrows(StatusRuntimeException.class,
-        () -> AuthGrpc.newBlockingStub(withToken(RUNNER_TOKEN)).whoAmI(WhoAmIRequest.getDefaultInstance()));
-    assertEquals(Status.Code.UNAUTHENTICATED, gone.getStatus().getCode(), "a token taken out of the file no longer works");
-    assertFalse(gone.getStatus().getDescription().contains(RUNNER_TOKEN), "the token is not echoed");
+    TestCluster.await(
+        "the new token is accepted", Duration.ofSeconds(20), () -> accepted(rotated, "runner-2"));
+    StatusRuntimeException gone =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                AuthGrpc.newBlockingStub(withToken(RUNNER_TOKEN))
+                    .whoAmI(WhoAmIRequest.getDefaultInstance()));
+    assertEquals(
+        Status.Code.UNAUTHENTICATED,
+        gone.getStatus().getCode(),
+        "a token taken out of the file no longer works");
+    assertFalse(
+        gone.getStatus().getDescription().contains(RUNNER_TOKEN), "the token is not echoed");
   }
 }

@@ -29,7 +29,12 @@ class ExpirySchedulerTest {
   long applied = 10;
 
   static LeaseRecord lease(long token, long lastRenew, long ttlMs) {
-    return LeaseRecord.newBuilder().setHolder("h").setToken(token).setLastRenewRevision(lastRenew).setTtlMicros(ttlMs * 1000).build();
+    return LeaseRecord.newBuilder()
+        .setHolder("h")
+        .setToken(token)
+        .setLastRenewRevision(lastRenew)
+        .setTtlMicros(ttlMs * 1000)
+        .build();
   }
 
   /** Advances the clock in normal ticks, collecting what expires. */
@@ -43,7 +48,11 @@ class ExpirySchedulerTest {
   }
 
   static StoredSession session(long lastRenew, long ttlMs) {
-    return StoredSession.newBuilder().setHolder("h").setLastRenewRevision(lastRenew).setTtlMicros(ttlMs * 1000).build();
+    return StoredSession.newBuilder()
+        .setHolder("h")
+        .setLastRenewRevision(lastRenew)
+        .setTtlMicros(ttlMs * 1000)
+        .build();
   }
 
   /** Advances the clock in normal ticks, collecting the sessions that expire. */
@@ -68,7 +77,9 @@ class ExpirySchedulerTest {
     scheduler.onSession(new SessionChange(512, Optional.of(session(9, 2000))), now);
     assertEquals(List.of(), sessionsFor(1900));
     List<ExpireSessionItem> due = sessionsFor(200);
-    assertEquals(List.of(ExpireSessionItem.newBuilder().setSession(512).setLastRenewRevision(9).build()), due);
+    assertEquals(
+        List.of(ExpireSessionItem.newBuilder().setSession(512).setLastRenewRevision(9).build()),
+        due);
     assertEquals(List.of(), runFor(5000), "no lease of its own came due");
   }
 
@@ -93,8 +104,10 @@ class ExpirySchedulerTest {
     sessionsFor(1000);
     now += 10_000 * MS;
     scheduler.tick(now, applied, applied, 1000);
-    assertEquals(List.of(), scheduler.dueSessions(now, 1000), "nothing expires in the turn after a stall");
-    // Due one TTL after the keep-alive plus the stall (less one tick): 900 ms after the stalled turn.
+    assertEquals(
+        List.of(), scheduler.dueSessions(now, 1000), "nothing expires in the turn after a stall");
+    // Due one TTL after the keep-alive plus the stall (less one tick): 900 ms after the stalled
+    // turn.
     assertEquals(List.of(), sessionsFor(800));
     assertEquals(1, sessionsFor(200).size());
   }
@@ -102,19 +115,24 @@ class ExpirySchedulerTest {
   @Test
   void leaseExpiresOneTtlAfterItsGrantWasApplied() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
     assertEquals(List.of(), runFor(1900));
     List<ExpireItem> expired = runFor(200);
     assertEquals(1, expired.size());
-    assertEquals(ExpireItem.newBuilder().setName("lock/a").setToken(5).setLastRenewRevision(5).build(), expired.get(0));
+    assertEquals(
+        ExpireItem.newBuilder().setName("lock/a").setToken(5).setLastRenewRevision(5).build(),
+        expired.get(0));
   }
 
   @Test
   void renewalRestartsTheTtlAndTheExpireCarriesTheLatestRenewal() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
     runFor(1500);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RENEWED, 9, "lock/a", lease(5, 9, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.RENEWED, 9, "lock/a", lease(5, 9, 2000), 0), now);
     assertEquals(List.of(), runFor(1900));
     assertEquals(9, runFor(200).get(0).getLastRenewRevision());
   }
@@ -131,7 +149,8 @@ class ExpirySchedulerTest {
   @Test
   void eventsAppliedDuringPromotionWinOverTheScan() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RENEWED, 20, "lock/a", lease(5, 20, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.RENEWED, 20, "lock/a", lease(5, 20, 2000), 0), now);
     scheduler.track("lock/a", lease(5, 4, 2000), now);
     assertEquals(20, runFor(2100).get(0).getLastRenewRevision());
   }
@@ -139,10 +158,14 @@ class ExpirySchedulerTest {
   @Test
   void stalledTickerExtendsDeadlinesByTheStallBeforeExpiring() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
     runFor(1000);
     now += 10_000 * MS; // a 10 s GC pause: the lease is long past its deadline on the clock
-    assertEquals(List.of(), scheduler.tick(now, applied, applied, 1000), "nothing expires in the turn after a stall");
+    assertEquals(
+        List.of(),
+        scheduler.tick(now, applied, applied, 1000),
+        "nothing expires in the turn after a stall");
     assertEquals(1, scheduler.stalls());
     // The remaining second of TTL is still there after the stall.
     assertEquals(List.of(), runFor(800));
@@ -152,7 +175,8 @@ class ExpirySchedulerTest {
   @Test
   void stalledApplyLoopExpiresNothingAndThenExtendsDeadlines() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
     runFor(1000);
     // Entries are committed but the apply loop makes no progress for 5 s (a slow disk).
     long commit = applied + 50;
@@ -162,14 +186,20 @@ class ExpirySchedulerTest {
     }
     applied = commit;
     now += TICK;
-    assertEquals(List.of(), scheduler.tick(now, applied, commit, 1000), "the turn the apply loop resumes only extends");
-    assertTrue(scheduler.remainingNanos("lock/a", now).orElseThrow() > 500 * MS, "the stall was given back");
+    assertEquals(
+        List.of(),
+        scheduler.tick(now, applied, commit, 1000),
+        "the turn the apply loop resumes only extends");
+    assertTrue(
+        scheduler.remainingNanos("lock/a", now).orElseThrow() > 500 * MS,
+        "the stall was given back");
   }
 
   @Test
   void dueLeaseIsNotProposedAgainUntilTheRetryInterval() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
     assertEquals(1, runFor(2100).size());
     assertEquals(List.of(), runFor(500), "in flight: not proposed again yet");
     assertEquals(1, runFor(1000).size(), "its reply was lost: proposed again");
@@ -178,10 +208,13 @@ class ExpirySchedulerTest {
   @Test
   void endedLeaseIsForgottenButOnlyForItsOwnToken() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RELEASED, 6, "lock/a", lease(4, 4, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.RELEASED, 6, "lock/a", lease(4, 4, 2000), 0), now);
     assertEquals(1, scheduler.tracked(), "an ending of an older lease on the name changes nothing");
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RELEASED, 7, "lock/a", lease(5, 5, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.RELEASED, 7, "lock/a", lease(5, 5, 2000), 0), now);
     assertEquals(0, scheduler.tracked());
     assertEquals(List.of(), runFor(3000));
   }
@@ -191,7 +224,8 @@ class ExpirySchedulerTest {
     scheduler.promote(now);
     LeaseRecord graced = lease(5, 5, 2000).toBuilder().setGraceMicros(1_000_000).build();
     scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", graced, 0), now);
-    scheduler.track("lock/found", lease(3, 3, 2000).toBuilder().setGraceMicros(1_000_000).build(), now);
+    scheduler.track(
+        "lock/found", lease(3, 3, 2000).toBuilder().setGraceMicros(1_000_000).build(), now);
     assertEquals(List.of(), runFor(2900), "not at the TTL: the TTL plus the grace period");
     assertEquals(2, runFor(200).size());
   }
@@ -199,11 +233,18 @@ class ExpirySchedulerTest {
   @Test
   void revokedAndBannedLeasesAreForgotten() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 6, "lock/b", lease(6, 6, 2000), 0), now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.REVOKED, 7, "lock/a", lease(5, 5, 2000), 0), now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.BANNED, 8, "lock/b", lease(6, 6, 2000), 0), now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.POLICY_CHANGED, 9, "lock/", LeaseRecord.getDefaultInstance(), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 6, "lock/b", lease(6, 6, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.REVOKED, 7, "lock/a", lease(5, 5, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.BANNED, 8, "lock/b", lease(6, 6, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(
+            LeaseEvent.Type.POLICY_CHANGED, 9, "lock/", LeaseRecord.getDefaultInstance(), 0),
+        now);
     assertEquals(0, scheduler.tracked());
     assertEquals(List.of(), runFor(3000));
   }
@@ -211,9 +252,11 @@ class ExpirySchedulerTest {
   @Test
   void demotedSchedulerTracksAndExpiresNothing() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
     scheduler.demote();
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 6, "lock/b", lease(6, 6, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 6, "lock/b", lease(6, 6, 2000), 0), now);
     assertEquals(0, scheduler.tracked());
     assertEquals(List.of(), runFor(5000));
   }
@@ -240,14 +283,19 @@ class ExpirySchedulerTest {
     scheduler.promote(now);
     long[] ttls = {5000, 2000, 4000, 3000};
     for (int i = 0; i < ttls.length; i++) {
-      scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, i + 1, "lock/" + i, lease(i + 1, i + 1, ttls[i]), 0), now);
+      scheduler.onEvent(
+          new LeaseEvent(
+              LeaseEvent.Type.ACQUIRED, i + 1, "lock/" + i, lease(i + 1, i + 1, ttls[i]), 0),
+          now);
     }
     List<String> order = new java.util.ArrayList<>();
     for (int t = 0; t < 60; t++) {
-      runFor(100).forEach(e -> {
-        order.add(e.getName());
-        applyExpire(e);
-      });
+      runFor(100)
+          .forEach(
+              e -> {
+                order.add(e.getName());
+                applyExpire(e);
+              });
     }
     assertEquals(List.of("lock/1", "lock/3", "lock/2", "lock/0"), order);
   }
@@ -256,24 +304,33 @@ class ExpirySchedulerTest {
   void manyRenewalsLeaveTheHeapBoundedAndOnlyTheLatestDeadlineCounts() {
     scheduler.promote(now);
     for (int i = 0; i < 100; i++) {
-      scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, i + 1, "lock/" + i, lease(i + 1, i + 1, 2000), 0), now);
+      scheduler.onEvent(
+          new LeaseEvent(
+              LeaseEvent.Type.ACQUIRED, i + 1, "lock/" + i, lease(i + 1, i + 1, 2000), 0),
+          now);
     }
-    // 100 leases renewed 100 times each, a tick apart: 10,000 heap entries if each renewal pushed one.
+    // 100 leases renewed 100 times each, a tick apart: 10,000 heap entries if each renewal pushed
+    // one.
     long revision = 1000;
     for (int round = 0; round < 100; round++) {
       assertEquals(List.of(), runFor(100));
       for (int i = 0; i < 100; i++) {
         revision++;
-        scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RENEWED, revision, "lock/" + i, lease(i + 1, revision, 2000), 0), now);
+        scheduler.onEvent(
+            new LeaseEvent(
+                LeaseEvent.Type.RENEWED, revision, "lock/" + i, lease(i + 1, revision, 2000), 0),
+            now);
       }
     }
     assertEquals(100, scheduler.queued(), "a renewal moves its lease's entry, it adds none");
     assertEquals(100, scheduler.tracked());
-    // The deadlines the grants queued (long past) expire nothing: each goes back in at its renewal's.
+    // The deadlines the grants queued (long past) expire nothing: each goes back in at its
+    // renewal's.
     assertEquals(List.of(), runFor(1900));
     List<ExpireItem> expired = runFor(200);
     assertEquals(100, expired.size());
-    // Each Expire carries the lease's last renewal (round 99 renewed lock/i at revision 1000 + 9900 + i + 1).
+    // Each Expire carries the lease's last renewal (round 99 renewed lock/i at revision 1000 + 9900
+    // + i + 1).
     for (ExpireItem e : expired) {
       int i = Integer.parseInt(e.getName().substring("lock/".length()));
       assertEquals(1000 + 9900 + i + 1, e.getLastRenewRevision(), e::toString);
@@ -283,19 +340,28 @@ class ExpirySchedulerTest {
   @Test
   void aRenewalToAnEarlierDeadlineThanTheQueuedOneIsHonouredAndALaterOneIsNotCutShort() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 1, "lock/short", lease(1, 1, 5000), 0), now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 2, "lock/long", lease(2, 2, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 1, "lock/short", lease(1, 1, 5000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 2, "lock/long", lease(2, 2, 2000), 0), now);
     assertEquals(List.of(), runFor(1000));
     // lock/short renewed with a shorter TTL: due at 3 s, before the 5 s its first entry sits at.
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RENEWED, 3, "lock/short", lease(1, 3, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.RENEWED, 3, "lock/short", lease(1, 3, 2000), 0), now);
     // lock/long renewed with a longer one: due at 6 s, after the 2 s its entry sits at.
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RENEWED, 4, "lock/long", lease(2, 4, 5000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.RENEWED, 4, "lock/long", lease(2, 4, 5000), 0), now);
     assertEquals(List.of(), runFor(1900));
     List<ExpireItem> first = runFor(200);
-    assertEquals(List.of("lock/short"), first.stream().map(ExpireItem::getName).toList(), "due at 3 s");
+    assertEquals(
+        List.of("lock/short"), first.stream().map(ExpireItem::getName).toList(), "due at 3 s");
     assertEquals(3, first.get(0).getLastRenewRevision());
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.EXPIRED, 5, "lock/short", lease(1, 3, 2000), 0), now);
-    assertEquals(List.of(), runFor(2800), "lock/long is not due before 6 s, although its first entry surfaced at 2 s");
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.EXPIRED, 5, "lock/short", lease(1, 3, 2000), 0), now);
+    assertEquals(
+        List.of(),
+        runFor(2800),
+        "lock/long is not due before 6 s, although its first entry surfaced at 2 s");
     List<ExpireItem> second = runFor(200);
     assertEquals(List.of("lock/long"), second.stream().map(ExpireItem::getName).toList());
     assertEquals(4, second.get(0).getLastRenewRevision(), "the Expire carries the latest renewal");
@@ -304,27 +370,43 @@ class ExpirySchedulerTest {
   @Test
   void aStallMovesEveryDeadlineIncludingLeasesTrackedAfterIt() {
     scheduler.promote(now);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 1, "lock/a", lease(1, 1, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 1, "lock/a", lease(1, 1, 2000), 0), now);
     runFor(1000);
-    now += 3000 * MS;  // a 3 s stall: lock/a gets the time back
+    now += 3000 * MS; // a 3 s stall: lock/a gets the time back
     assertEquals(List.of(), scheduler.tick(now, applied, applied, 1000));
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 2, "lock/b", lease(2, 2, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 2, "lock/b", lease(2, 2, 2000), 0), now);
     // lock/a had 1 s left, less the one normal tick the stall's turn stands for.
     assertEquals(List.of(), runFor(800));
     List<ExpireItem> expired = runFor(200);
-    assertEquals(List.of("lock/a"), expired.stream().map(ExpireItem::getName).collect(java.util.stream.Collectors.toList()));
+    assertEquals(
+        List.of("lock/a"),
+        expired.stream().map(ExpireItem::getName).collect(java.util.stream.Collectors.toList()));
     expired.forEach(this::applyExpire);
-    assertEquals(List.of("lock/b"), runFor(1000).stream().map(ExpireItem::getName).collect(java.util.stream.Collectors.toList()));
+    assertEquals(
+        List.of("lock/b"),
+        runFor(1000).stream()
+            .map(ExpireItem::getName)
+            .collect(java.util.stream.Collectors.toList()));
   }
 
   /** The proposed Expire was applied: the lease ended. */
   private void applyExpire(ExpireItem e) {
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.EXPIRED, ++applied, e.getName(), lease(e.getToken(), e.getLastRenewRevision(), 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(
+            LeaseEvent.Type.EXPIRED,
+            ++applied,
+            e.getName(),
+            lease(e.getToken(), e.getLastRenewRevision(), 2000),
+            0),
+        now);
   }
 
   // ---- deadlines as reads show them ----
 
-  static final long WALL = 1_700_000_000_000_000L;  // the wall clock (micros) at `now`, for dating extensions
+  static final long WALL =
+      1_700_000_000_000_000L; // the wall clock (micros) at `now`, for dating extensions
 
   static DeadlineQueryItem item(String name, long token) {
     return DeadlineQueryItem.newBuilder().setName(name).setToken(token).build();
@@ -340,12 +422,17 @@ class ExpirySchedulerTest {
     LeaderDeadline d = scheduler.deadline(item("lock/old", 3), now, WALL);
     assertTrue(d.getTracked());
     assertEquals(3, d.getLastRenewRevision());
-    assertEquals(2500 - 300, d.getRemainingMicros() / 1000, "TTL + grace from the promotion, as the expiry counts it");
+    assertEquals(
+        2500 - 300,
+        d.getRemainingMicros() / 1000,
+        "TTL + grace from the promotion, as the expiry counts it");
     assertEquals(1, d.getExtensionsCount());
     DeadlineExtension e = d.getExtensions(0);
     assertEquals(DeadlineExtension.Reason.LEADER_CHANGE, e.getReason());
     assertEquals(7, e.getTerm());
-    assertEquals(WALL - (now - promotedAt) / 1000, e.getAt().getSeconds() * 1_000_000L + e.getAt().getNanos() / 1000,
+    assertEquals(
+        WALL - (now - promotedAt) / 1000,
+        e.getAt().getSeconds() * 1_000_000L + e.getAt().getNanos() / 1000,
         "dated when the leader took over, by its wall clock");
     // The expiry acts on exactly that deadline.
     assertEquals(List.of(), runFor(2100));
@@ -357,7 +444,10 @@ class ExpirySchedulerTest {
     scheduler.promote(now, applied, 7);
     scheduler.track("lock/a", lease(3, 3, 2000), now);
     runFor(1000);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RENEWED, applied + 5, "lock/a", lease(3, applied + 5, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(
+            LeaseEvent.Type.RENEWED, applied + 5, "lock/a", lease(3, applied + 5, 2000), 0),
+        now);
     LeaderDeadline d = scheduler.deadline(item("lock/a", 3), now, WALL);
     assertEquals(2000, d.getRemainingMicros() / 1000);
     assertEquals(List.of(), d.getExtensionsList());
@@ -366,34 +456,58 @@ class ExpirySchedulerTest {
   @Test
   void aStallShowsAsAnExtensionOfTheLeasesRenewedBeforeIt() {
     scheduler.promote(now, applied, 2);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, applied + 1, "lock/a", lease(1, applied + 1, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(
+            LeaseEvent.Type.ACQUIRED, applied + 1, "lock/a", lease(1, applied + 1, 2000), 0),
+        now);
     applied += 1;
     runFor(1000);
-    now += 3000 * MS;  // a 3 s stall
+    now += 3000 * MS; // a 3 s stall
     scheduler.tick(now, applied, applied, 1000);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, applied + 1, "lock/b", lease(2, applied + 1, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(
+            LeaseEvent.Type.ACQUIRED, applied + 1, "lock/b", lease(2, applied + 1, 2000), 0),
+        now);
     LeaderDeadline a = scheduler.deadline(item("lock/a", 1), now, WALL);
-    assertEquals(List.of(DeadlineExtension.Reason.STALL), a.getExtensionsList().stream().map(DeadlineExtension::getReason).toList());
-    assertEquals(2900, a.getExtensions(0).getBy().getSeconds() * 1000 + a.getExtensions(0).getBy().getNanos() / 1_000_000,
+    assertEquals(
+        List.of(DeadlineExtension.Reason.STALL),
+        a.getExtensionsList().stream().map(DeadlineExtension::getReason).toList());
+    assertEquals(
+        2900,
+        a.getExtensions(0).getBy().getSeconds() * 1000
+            + a.getExtensions(0).getBy().getNanos() / 1_000_000,
         "the stall less the tick its turn stands for");
-    assertEquals(2000 + 2900 - 4000, a.getRemainingMicros() / 1000, "its TTL, moved out by the stall, less the time since the grant");
-    assertEquals(List.of(), scheduler.deadline(item("lock/b", 2), now, WALL).getExtensionsList(), "granted after the stall");
+    assertEquals(
+        2000 + 2900 - 4000,
+        a.getRemainingMicros() / 1000,
+        "its TTL, moved out by the stall, less the time since the grant");
+    assertEquals(
+        List.of(),
+        scheduler.deadline(item("lock/b", 2), now, WALL).getExtensionsList(),
+        "granted after the stall");
   }
 
   @Test
   void aLeaseWhoseExpireIsProposedIsDueNowAndOthersAreNotTracked() {
     scheduler.promote(now, applied, 1);
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 20, "lock/a", lease(5, 20, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 20, "lock/a", lease(5, 20, 2000), 0), now);
     assertEquals(1, runFor(2100).size());
     LeaderDeadline due = scheduler.deadline(item("lock/a", 5), now, WALL);
     assertTrue(due.getTracked());
     assertEquals(0, due.getRemainingMicros(), "being expired: not the re-propose interval");
     assertFalse(scheduler.deadline(item("lock/a", 4), now, WALL).getTracked(), "another token");
     assertFalse(scheduler.deadline(item("lock/none", 1), now, WALL).getTracked());
-    scheduler.onEvent(new LeaseEvent(LeaseEvent.Type.RENEWED, 21, "lock/a", lease(5, 21, 2000), 0), now);
-    assertEquals(2000, scheduler.deadline(item("lock/a", 5), now, WALL).getRemainingMicros() / 1000, "renewed in time: a fresh TTL");
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.RENEWED, 21, "lock/a", lease(5, 21, 2000), 0), now);
+    assertEquals(
+        2000,
+        scheduler.deadline(item("lock/a", 5), now, WALL).getRemainingMicros() / 1000,
+        "renewed in time: a fresh TTL");
     scheduler.demote();
-    assertFalse(scheduler.deadline(item("lock/a", 5), now, WALL).getTracked(), "a demoted scheduler knows no deadline");
+    assertFalse(
+        scheduler.deadline(item("lock/a", 5), now, WALL).getTracked(),
+        "a demoted scheduler knows no deadline");
   }
 
   @Test
@@ -401,7 +515,11 @@ class ExpirySchedulerTest {
     scheduler.promote(now, applied, 3);
     scheduler.trackSession(512, session(4, 3000), now);
     runFor(500);
-    LeaderDeadline d = scheduler.deadline(DeadlineQueryItem.newBuilder().setName("lock/a").setToken(768).setSession(512).build(), now, WALL);
+    LeaderDeadline d =
+        scheduler.deadline(
+            DeadlineQueryItem.newBuilder().setName("lock/a").setToken(768).setSession(512).build(),
+            now,
+            WALL);
     assertTrue(d.getTracked());
     assertEquals(2500, d.getRemainingMicros() / 1000);
     assertEquals(DeadlineExtension.Reason.LEADER_CHANGE, d.getExtensions(0).getReason());
@@ -457,7 +575,12 @@ class ExpirySchedulerTest {
     assertEquals(9, first.get(0).revision(), "the ban as applied after the promotion");
     assertEquals(List.of(), liftsFor(800));
     List<TimedBar> second = liftsFor(200);
-    assertEquals(List.of("lock/old"), second.stream().filter(b -> b.kind() == TimedBar.Kind.LOCK_DELAY).map(TimedBar::key).toList(),
+    assertEquals(
+        List.of("lock/old"),
+        second.stream()
+            .filter(b -> b.kind() == TimedBar.Kind.LOCK_DELAY)
+            .map(TimedBar::key)
+            .toList(),
         "a full delay from the promotion; lock/gone, removed meanwhile, never");
   }
 
@@ -469,7 +592,8 @@ class ExpirySchedulerTest {
     liftsFor(1000);
     now += 10_000 * MS;
     scheduler.tick(now, applied, applied, 1000);
-    assertEquals(List.of(), scheduler.dueLifts(now, 1000), "nothing is lifted in the turn after a stall");
+    assertEquals(
+        List.of(), scheduler.dueLifts(now, 1000), "nothing is lifted in the turn after a stall");
     assertEquals(List.of(), liftsFor(800), "the remaining second is still there after the stall");
     assertEquals(1, liftsFor(300).size());
   }

@@ -21,14 +21,14 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
 
 /**
  * The gRPC API fuzz test, for one {@link FuzzVariant}: each jqwik try is one call, generated from
- * the property's seed and sent to a running cluster; the checks of {@link FuzzSession} run on
- * every call and, once all tries are done, on the cluster and against a replay of the accepted
- * writes on a fresh cluster.
+ * the property's seed and sent to a running cluster; the checks of {@link FuzzSession} run on every
+ * call and, once all tries are done, on the cluster and against a replay of the accepted writes on
+ * a fresh cluster.
  *
  * <p>A subclass names the variant (and may send fewer calls by default, {@link #defaultTries}). The
- * seed and the number of calls are fixed by default and
- * changed with {@code -Dleasehold.fuzz.seed=N} and {@code -Dleasehold.fuzz.tries=N}; a failure
- * names the seed and tries that reproduce it.
+ * seed and the number of calls are fixed by default and changed with {@code
+ * -Dleasehold.fuzz.seed=N} and {@code -Dleasehold.fuzz.tries=N}; a failure names the seed and tries
+ * that reproduce it.
  */
 @AddLifecycleHook(value = ApiFuzzing.Session.class, propagateTo = PropagationMode.ALL_DESCENDANTS)
 abstract class ApiFuzzing {
@@ -45,32 +45,47 @@ abstract class ApiFuzzing {
 
   private FuzzSession session;
 
-  @Property(shrinking = ShrinkingMode.OFF, generation = GenerationMode.RANDOMIZED, edgeCases = EdgeCasesMode.MIXIN)
+  @Property(
+      shrinking = ShrinkingMode.OFF,
+      generation = GenerationMode.RANDOMIZED,
+      edgeCases = EdgeCasesMode.MIXIN)
   void everyCallKeepsTheApiContract(@ForAll("calls") FuzzCall call) {
     session.send(call);
   }
 
   @Provide
   Arbitrary<FuzzCall> calls() {
-    List<Tuple.Tuple2<Integer, Arbitrary<? extends Rpc>>> byWeight = Rpc.all().stream()
-        .map(r -> Tuple.<Integer, Arbitrary<? extends Rpc>>of(r.weight, Arbitraries.just(r))).toList();
+    List<Tuple.Tuple2<Integer, Arbitrary<? extends Rpc>>> byWeight =
+        Rpc.all().stream()
+            .map(r -> Tuple.<Integer, Arbitrary<? extends Rpc>>of(r.weight, Arbitraries.just(r)))
+            .toList();
     @SuppressWarnings({"unchecked", "rawtypes"})
-    Arbitrary<Rpc> rpc = (Arbitrary<Rpc>) Arbitraries.frequencyOf(byWeight.toArray(new Tuple.Tuple2[0]));
-    Arbitrary<FuzzCall.Form> form = Arbitraries.frequency(
-        Tuple.of(35, FuzzCall.Form.VALID), Tuple.of(20, FuzzCall.Form.MUTATED), Tuple.of(20, FuzzCall.Form.SCRATCH),
-        Tuple.of(20, FuzzCall.Form.WIRE), Tuple.of(5, FuzzCall.Form.RAW));
+    Arbitrary<Rpc> rpc =
+        (Arbitrary<Rpc>) Arbitraries.frequencyOf(byWeight.toArray(new Tuple.Tuple2[0]));
+    Arbitrary<FuzzCall.Form> form =
+        Arbitraries.frequency(
+            Tuple.of(35, FuzzCall.Form.VALID),
+            Tuple.of(20, FuzzCall.Form.MUTATED),
+            Tuple.of(20, FuzzCall.Form.SCRATCH),
+            Tuple.of(20, FuzzCall.Form.WIRE),
+            Tuple.of(5, FuzzCall.Form.RAW));
     Arbitrary<Integer> node = Arbitraries.integers().between(0, 2);
-    Arbitrary<Integer> identity = Arbitraries.integers().between(0, variant().identities().size() - 1);
+    Arbitrary<Integer> identity =
+        Arbitraries.integers().between(0, variant().identities().size() - 1);
     Arbitrary<Long> seed = Arbitraries.longs();
     Arbitrary<List<String>> strings = Atoms.strings().list().ofMinSize(3).ofMaxSize(6);
     Arbitrary<List<Long>> numbers = Atoms.numbers().list().ofMinSize(3).ofMaxSize(6);
     return Combinators.combine(rpc, form, node, identity, seed, strings, numbers).as(FuzzCall::new);
   }
 
-  /** Around the property: the seed and tries, the session before the first try, its checks after the last. */
+  /**
+   * Around the property: the seed and tries, the session before the first try, its checks after the
+   * last.
+   */
   public static final class Session implements AroundPropertyHook {
     @Override
-    public PropertyExecutionResult aroundProperty(PropertyLifecycleContext context, PropertyExecutor property) throws Throwable {
+    public PropertyExecutionResult aroundProperty(
+        PropertyLifecycleContext context, PropertyExecutor property) throws Throwable {
       ApiFuzzing container = (ApiFuzzing) context.testInstance();
       long seed = Long.getLong("leasehold.fuzz.seed", DEFAULT_SEED);
       int tries = Integer.getInteger("leasehold.fuzz.tries", container.defaultTries());

@@ -11,10 +11,10 @@ import java.util.Set;
  * the replay. A GrantRole or RevokeRole naming one of them is sent for an outsider instead (the
  * identity with "-outsider" appended, which no channel of the run presents).
  *
- * <p>Nothing else needs changing: the variant's identities hold built-in roles only, and the
- * server refuses any AddRole or RemoveRole of a built-in role (INVALID_ARGUMENT); those requests
- * are sent as generated, and a built-in role the server did change would show in the state
- * compared ({@link ClusterState}) and in the calls the identities are refused afterwards.
+ * <p>Nothing else needs changing: the variant's identities hold built-in roles only, and the server
+ * refuses any AddRole or RemoveRole of a built-in role (INVALID_ARGUMENT); those requests are sent
+ * as generated, and a built-in role the server did change would show in the state compared ({@link
+ * ClusterState}) and in the calls the identities are refused afterwards.
  */
 final class AuthGuard {
   private AuthGuard() {}

@@ -7,20 +7,20 @@ import io.grpc.StatusRuntimeException;
 import io.leasehold.proto.v1.AdminGrpc;
 import io.leasehold.proto.v1.AuthGrpc;
 import io.leasehold.proto.v1.AuthRole;
-import io.leasehold.proto.v1.IdentityGrants;
-import io.leasehold.proto.v1.ListGrantsRequest;
-import io.leasehold.proto.v1.ListRolesRequest;
 import io.leasehold.proto.v1.Ban;
 import io.leasehold.proto.v1.EndedLease;
 import io.leasehold.proto.v1.HistoryRequest;
+import io.leasehold.proto.v1.IdentityGrants;
 import io.leasehold.proto.v1.Instance;
 import io.leasehold.proto.v1.Lease;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.ListBansRequest;
 import io.leasehold.proto.v1.ListBansResponse;
+import io.leasehold.proto.v1.ListGrantsRequest;
 import io.leasehold.proto.v1.ListPoliciesRequest;
 import io.leasehold.proto.v1.ListRequest;
 import io.leasehold.proto.v1.ListResponse;
+import io.leasehold.proto.v1.ListRolesRequest;
 import io.leasehold.proto.v1.ListRoutesRequest;
 import io.leasehold.proto.v1.ListRoutesResponse;
 import io.leasehold.proto.v1.NamespacePolicy;
@@ -41,15 +41,15 @@ import java.util.concurrent.TimeUnit;
 /**
  * The replicated state a cluster shows through its API, without what two runs of the same requests
  * may differ in (tokens, revisions, leader-stamped times): leases by name, policies, bans, routes,
- * registry instances, the history of the names and holders given, and the roles (name,
- * permission, prefixes, built-in or not; not the revision that set them) and every identity's
- * grants. Read linearizably.
+ * registry instances, the history of the names and holders given, and the roles (name, permission,
+ * prefixes, built-in or not; not the revision that set them) and every identity's grants. Read
+ * linearizably.
  *
- * <p>The audit history is left out. Besides leader-stamped times and revisions, it records what
- * the replay does not repeat: admin calls the authorization point refused (and only up to 10 a
- * second per node), admin writes the cluster refused, snapshots, backups and leadership
- * transfers; and the bootstrap grant of the initial admin may come before or after the variant's
- * own grants. The audit history is fuzzed (Auth/Audit) but not compared.
+ * <p>The audit history is left out. Besides leader-stamped times and revisions, it records what the
+ * replay does not repeat: admin calls the authorization point refused (and only up to 10 a second
+ * per node), admin writes the cluster refused, snapshots, backups and leadership transfers; and the
+ * bootstrap grant of the initial admin may come before or after the variant's own grants. The audit
+ * history is fuzzed (Auth/Audit) but not compared.
  */
 record ClusterState(SortedMap<String, String> entries) {
   /** The names and holders whose history is compared. */
@@ -65,7 +65,8 @@ record ClusterState(SortedMap<String, String> entries) {
         services.add(parts[1]);
       }
     }
-    for (NamespacePolicy p : admin(channel).listPolicies(ListPoliciesRequest.getDefaultInstance()).getPoliciesList()) {
+    for (NamespacePolicy p :
+        admin(channel).listPolicies(ListPoliciesRequest.getDefaultInstance()).getPoliciesList()) {
       e.put("policy \"" + p.getNamespace() + "\"", text(p));
     }
     for (Ban b : bans(channel)) {
@@ -75,26 +76,37 @@ record ClusterState(SortedMap<String, String> entries) {
       e.put("route " + r.getName(), text(r));
     }
     for (String service : services) {
-      for (Instance i : registry(channel).resolve(ResolveRequest.newBuilder().setService(service).setAnyStatus(true).build()).getInstancesList()) {
+      for (Instance i :
+          registry(channel)
+              .resolve(ResolveRequest.newBuilder().setService(service).setAnyStatus(true).build())
+              .getInstancesList()) {
         e.put("instance " + service + "/" + i.getInstance(), text(i));
       }
     }
-    for (AuthRole r : auth(channel).listRoles(ListRolesRequest.getDefaultInstance()).getRolesList()) {
+    for (AuthRole r :
+        auth(channel).listRoles(ListRolesRequest.getDefaultInstance()).getRolesList()) {
       e.put("role " + r.getName(), text(r));
     }
-    for (IdentityGrants g : auth(channel).listGrants(ListGrantsRequest.getDefaultInstance()).getGrantsList()) {
+    for (IdentityGrants g :
+        auth(channel).listGrants(ListGrantsRequest.getDefaultInstance()).getGrantsList()) {
       e.put("grants of " + g.getIdentity(), text(g));
     }
     for (String name : scope.names()) {
-      history(channel, e, "history of name " + name, HistoryRequest.newBuilder().setName(name).build());
+      history(
+          channel, e, "history of name " + name, HistoryRequest.newBuilder().setName(name).build());
     }
     for (String holder : scope.holders()) {
-      history(channel, e, "history of holder " + holder, HistoryRequest.newBuilder().setHolder(holder).build());
+      history(
+          channel,
+          e,
+          "history of holder " + holder,
+          HistoryRequest.newBuilder().setHolder(holder).build());
     }
     return new ClusterState(e);
   }
 
-  private static void history(Channel channel, SortedMap<String, String> e, String key, HistoryRequest request) {
+  private static void history(
+      Channel channel, SortedMap<String, String> e, String key, HistoryRequest request) {
     try {
       List<String> ended = new ArrayList<>();
       for (EndedLease l : admin(channel).history(request).getLeasesList()) {
@@ -113,7 +125,9 @@ record ClusterState(SortedMap<String, String> entries) {
     List<Lease> all = new ArrayList<>();
     String after = "";
     while (true) {
-      ListResponse page = leasesStub(channel).list(ListRequest.newBuilder().setLimit(1000).setStartAfter(after).build());
+      ListResponse page =
+          leasesStub(channel)
+              .list(ListRequest.newBuilder().setLimit(1000).setStartAfter(after).build());
       all.addAll(page.getLeasesList());
       if (!page.getMore() || page.getLeasesCount() == 0) {
         return all;
@@ -126,7 +140,9 @@ record ClusterState(SortedMap<String, String> entries) {
     List<Ban> all = new ArrayList<>();
     String after = "";
     while (true) {
-      ListBansResponse page = admin(channel).listBans(ListBansRequest.newBuilder().setLimit(1000).setStartAfter(after).build());
+      ListBansResponse page =
+          admin(channel)
+              .listBans(ListBansRequest.newBuilder().setLimit(1000).setStartAfter(after).build());
       all.addAll(page.getBansList());
       if (!page.getMore() || page.getBansCount() == 0) {
         return all;
@@ -139,8 +155,11 @@ record ClusterState(SortedMap<String, String> entries) {
     List<Route> all = new ArrayList<>();
     String after = "";
     while (true) {
-      ListRoutesResponse page = RoutingGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS)
-          .listRoutes(ListRoutesRequest.newBuilder().setLimit(1000).setStartAfter(after).build());
+      ListRoutesResponse page =
+          RoutingGrpc.newBlockingStub(channel)
+              .withDeadlineAfter(20, TimeUnit.SECONDS)
+              .listRoutes(
+                  ListRoutesRequest.newBuilder().setLimit(1000).setStartAfter(after).build());
       all.addAll(page.getRoutesList());
       if (!page.getMore() || page.getRoutesCount() == 0) {
         return all;
@@ -178,7 +197,8 @@ record ClusterState(SortedMap<String, String> entries) {
       String a = entries.get(k);
       String b = other.entries.get(k);
       if (!Objects.equals(a, b)) {
-        out.add(k + ":\n      fuzzed run: " + abbreviate(a) + "\n      replay:     " + abbreviate(b));
+        out.add(
+            k + ":\n      fuzzed run: " + abbreviate(a) + "\n      replay:     " + abbreviate(b));
         if (out.size() == max) {
           break;
         }

@@ -19,6 +19,7 @@ import java.util.function.BiFunction;
  * {@link ApiFuzzTest}, and {@link #mutualTls} for variants with client certificates.
  *
  * <p>A variant with authentication (mutual TLS identities and roles) is one more container:
+ *
  * <pre>{@code
  * class AuthApiFuzzTest extends ApiFuzzing {
  *   @Override
@@ -32,6 +33,7 @@ import java.util.function.BiFunction;
  *   }
  * }
  * }</pre>
+ *
  * Each call then goes out as an identity the generator picks; a call an identity may not make must
  * be refused with PERMISSION_DENIED or UNAUTHENTICATED (and one it may make never is), and the
  * replay sends each accepted call again as the same identity, so the state comparison also shows
@@ -44,37 +46,50 @@ public final class FuzzClusters {
    * What a variant's cluster factory applies to every node, on top of its own settings.
    *
    * <p>The leader's expiry ticker runs once a day: no lease expires and no lock-delay or timed ban
-   * is lifted during a run, so the state after it is a function of the accepted requests alone
-   * and the replay can be compared with it exactly. (The valid requests the generator makes use
-   * long TTLs anyway; this also covers the short ones that random and mutated requests produce.)
-   * Watch progress every 100 ms lets a fuzzed Watch see its first message soon.
+   * is lifted during a run, so the state after it is a function of the accepted requests alone and
+   * the replay can be compared with it exactly. (The valid requests the generator makes use long
+   * TTLs anyway; this also covers the short ones that random and mutated requests produce.) Watch
+   * progress every 100 ms lets a fuzzed Watch see its first message soon.
    */
   public static NodeConfig.Builder settings(NodeConfig.Builder b) {
-    return b.tickInterval(Duration.ofDays(1))
-        .watchProgressInterval(Duration.ofMillis(100));
+    return b.tickInterval(Duration.ofDays(1)).watchProgressInterval(Duration.ofMillis(100));
   }
 
   /** Three plaintext nodes; one anonymous client allowed everything. */
   public static FuzzVariant plaintext() {
-    return new FuzzVariant("plaintext",
+    return new FuzzVariant(
+        "plaintext",
         dir -> TestCluster.start(3, dir, FuzzClusters::settings),
-        List.of(FuzzVariant.Identity.unrestricted("anonymous",
-            (cluster, dir, node) -> Grpc.newChannelBuilder(cluster.node(node).clientAddress(), InsecureChannelCredentials.create()).build())));
+        List.of(
+            FuzzVariant.Identity.unrestricted(
+                "anonymous",
+                (cluster, dir, node) ->
+                    Grpc.newChannelBuilder(
+                            cluster.node(node).clientAddress(), InsecureChannelCredentials.create())
+                        .build())));
   }
 
-  /** Three nodes with mutual TLS on every port and client certificates required; each client an identity allowed everything. */
+  /**
+   * Three nodes with mutual TLS on every port and client certificates required; each client an
+   * identity allowed everything.
+   */
   public static FuzzVariant mutualTls(List<String> clients) {
-    return new FuzzVariant("mutual-tls", dir -> startMutualTls(dir, clients, (id, b) -> b),
+    return new FuzzVariant(
+        "mutual-tls",
+        dir -> startMutualTls(dir, clients, (id, b) -> b),
         clients.stream().map(c -> FuzzVariant.Identity.unrestricted(c, channelAs(c))).toList());
   }
 
   /**
-   * Makes a CA, a certificate for each node and for each client under {@code dir/certs}
-   * ({@code ca.pem}, {@code <name>.pem}, {@code <name>-key.pem}), and starts three nodes with
-   * mutual TLS on the client and Raft ports and client certificates required, plus {@code more}.
+   * Makes a CA, a certificate for each node and for each client under {@code dir/certs} ({@code
+   * ca.pem}, {@code <name>.pem}, {@code <name>-key.pem}), and starts three nodes with mutual TLS on
+   * the client and Raft ports and client certificates required, plus {@code more}.
    */
-  public static TestCluster startMutualTls(Path dir, List<String> clients,
-                                           BiFunction<String, NodeConfig.Builder, NodeConfig.Builder> more) throws IOException {
+  public static TestCluster startMutualTls(
+      Path dir,
+      List<String> clients,
+      BiFunction<String, NodeConfig.Builder, NodeConfig.Builder> more)
+      throws IOException {
     Path certs = Files.createDirectories(dir.resolve("certs"));
     TestCerts.Authority ca = TestCerts.authority(certs, "ca");
     for (String id : List.of("n1", "n2", "n3")) {
@@ -83,21 +98,39 @@ public final class FuzzClusters {
     for (String client : clients) {
       TestCerts.node(certs, ca, client);
     }
-    return TestCluster.start(3, dir.resolve("data"), (id, b) -> more.apply(id, settings(b)
-        .tlsCertFile(certs.resolve(id + ".pem")).tlsKeyFile(certs.resolve(id + "-key.pem")).tlsCaFile(ca.pem())
-        .clientCertAuth(true)
-        .peerTlsCertFile(certs.resolve(id + ".pem")).peerTlsKeyFile(certs.resolve(id + "-key.pem")).peerTlsCaFile(ca.pem())));
+    return TestCluster.start(
+        3,
+        dir.resolve("data"),
+        (id, b) ->
+            more.apply(
+                id,
+                settings(b)
+                    .tlsCertFile(certs.resolve(id + ".pem"))
+                    .tlsKeyFile(certs.resolve(id + "-key.pem"))
+                    .tlsCaFile(ca.pem())
+                    .clientCertAuth(true)
+                    .peerTlsCertFile(certs.resolve(id + ".pem"))
+                    .peerTlsKeyFile(certs.resolve(id + "-key.pem"))
+                    .peerTlsCaFile(ca.pem())));
   }
 
-  /** Channels that present {@code client}'s certificate from {@code dir/certs} ({@link #startMutualTls}). */
+  /**
+   * Channels that present {@code client}'s certificate from {@code dir/certs} ({@link
+   * #startMutualTls}).
+   */
   public static FuzzVariant.ChannelFactory channelAs(String client) {
     return (cluster, dir, node) -> {
       Path certs = dir.resolve("certs");
       try {
-        return Grpc.newChannelBuilder(cluster.node(node).clientAddress(), TlsChannelCredentials.newBuilder()
-            .trustManager(certs.resolve("ca.pem").toFile())
-            .keyManager(certs.resolve(client + ".pem").toFile(), certs.resolve(client + "-key.pem").toFile())
-            .build()).build();
+        return Grpc.newChannelBuilder(
+                cluster.node(node).clientAddress(),
+                TlsChannelCredentials.newBuilder()
+                    .trustManager(certs.resolve("ca.pem").toFile())
+                    .keyManager(
+                        certs.resolve(client + ".pem").toFile(),
+                        certs.resolve(client + "-key.pem").toFile())
+                    .build())
+            .build();
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }

@@ -16,6 +16,7 @@ final class FuzzRun implements AutoCloseable {
   final Path dir;
   final TestCluster cluster;
   final List<String> nodes;
+
   /** By identity, then node. */
   private final List<List<ManagedChannel>> channels = new ArrayList<>();
 

@@ -7,15 +7,17 @@ import java.util.List;
 import java.util.function.LongUnaryOperator;
 import java.util.function.Predicate;
 
-/** Reflection over requests and replies: the tokens in them, and copies with some fields cleared or changed. */
+/**
+ * Reflection over requests and replies: the tokens in them, and copies with some fields cleared or
+ * changed.
+ */
 final class ProtoWalk {
   private ProtoWalk() {}
 
   /**
-   * Every token, at any depth, in field order: an int64 field named {@code token}, and a session
-   * id (which comes from the log position like a token: {@code session}, {@code sessions}, a
-   * Session's {@code id}, a session list's {@code start_after}), and a transfer offer's id (its
-   * revision).
+   * Every token, at any depth, in field order: an int64 field named {@code token}, and a session id
+   * (which comes from the log position like a token: {@code session}, {@code sessions}, a Session's
+   * {@code id}, a session list's {@code start_after}), and a transfer offer's id (its revision).
    */
   static List<Long> tokens(Message m) {
     List<Long> out = new ArrayList<>();
@@ -96,11 +98,17 @@ final class ProtoWalk {
   static boolean runDependent(FieldDescriptor f) {
     String name = f.getName();
     return isToken(f)
-        || name.equals("revision") || name.endsWith("_revision")
-        || (f.getJavaType() == FieldDescriptor.JavaType.MESSAGE && f.getMessageType().getFullName().equals("google.protobuf.Timestamp"))
-        || name.equals("remaining") || name.equals("retry_after") || name.equals("state")
+        || name.equals("revision")
+        || name.endsWith("_revision")
+        || (f.getJavaType() == FieldDescriptor.JavaType.MESSAGE
+            && f.getMessageType().getFullName().equals("google.protobuf.Timestamp"))
+        || name.equals("remaining")
+        || name.equals("retry_after")
+        || name.equals("state")
         // A read's deadline: the leader's clock, asked when read.
-        || name.equals("deadline_remaining") || name.equals("deadline_source") || name.equals("extensions")
+        || name.equals("deadline_remaining")
+        || name.equals("deadline_source")
+        || name.equals("extensions")
         || (name.equals("message") && f.getContainingType().getName().equals("Rejection"));
   }
 
@@ -110,7 +118,11 @@ final class ProtoWalk {
     }
     String name = f.getName();
     String type = f.getContainingType().getName();
-    return name.equals("token") || name.equals("session") || name.equals("sessions") || name.equals("offer")
-        || (name.equals("id") && type.equals("Session")) || (name.equals("start_after") && type.equals("ListSessionsRequest"));
+    return name.equals("token")
+        || name.equals("session")
+        || name.equals("sessions")
+        || name.equals("offer")
+        || (name.equals("id") && type.equals("Session"))
+        || (name.equals("start_after") && type.equals("ListSessionsRequest"));
   }
 }

@@ -9,10 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Requests of any type, made from its descriptor: every field random ({@link #scratch}), or a
- * given request with a few fields changed ({@link #mutate}). Strings and numbers come from the
- * call's {@link Values}; enum fields get unknown numbers too, repeated and map fields empty or
- * overfull lists.
+ * Requests of any type, made from its descriptor: every field random ({@link #scratch}), or a given
+ * request with a few fields changed ({@link #mutate}). Strings and numbers come from the call's
+ * {@link Values}; enum fields get unknown numbers too, repeated and map fields empty or overfull
+ * lists.
  */
 final class RandomMessages {
   private RandomMessages() {}
@@ -47,7 +47,8 @@ final class RandomMessages {
   }
 
   /** A random value for one field (one element of a repeated field). */
-  private static Object element(Message.Builder parent, FieldDescriptor f, Values v, int depth, int index) {
+  private static Object element(
+      Message.Builder parent, FieldDescriptor f, Values v, int depth, int index) {
     return switch (f.getJavaType()) {
       case STRING -> v.string();
       case LONG -> v.number();
@@ -62,7 +63,8 @@ final class RandomMessages {
           yield null;
         }
         Message.Builder sub = parent.newBuilderForField(f);
-        // Large repeated messages (10,000 renew items, say) are kept small inside: the count is what matters.
+        // Large repeated messages (10,000 renew items, say) are kept small inside: the count is
+        // what matters.
         yield index > 8 ? scratchSmall(sub, v) : scratch(sub, v, depth + 1);
       }
     };
@@ -79,16 +81,24 @@ final class RandomMessages {
     return b.build();
   }
 
-  /** A known value, or a number no value has (proto3 enums are open: the server sees the number). */
+  /**
+   * A known value, or a number no value has (proto3 enums are open: the server sees the number).
+   */
   static EnumValueDescriptor enumValue(EnumDescriptor type, Values v) {
     if (v.chance(0.6)) {
       return v.pick(type.getValues());
     }
-    int number = v.chance(0.5) ? (int) v.number() : v.pickOf(-1, 99, Integer.MAX_VALUE, Integer.MIN_VALUE, type.getValues().size());
+    int number =
+        v.chance(0.5)
+            ? (int) v.number()
+            : v.pickOf(-1, 99, Integer.MAX_VALUE, Integer.MIN_VALUE, type.getValues().size());
     return type.findValueByNumberCreatingIfUnknown(number);
   }
 
-  /** The request with one to three fields (at any depth) cleared, set to random values, cut or overfilled. */
+  /**
+   * The request with one to three fields (at any depth) cleared, set to random values, cut or
+   * overfilled.
+   */
   static Message mutate(Message request, Values v) {
     Message.Builder b = request.toBuilder();
     int n = 1 + v.below(3);
@@ -101,11 +111,15 @@ final class RandomMessages {
   private static void mutateOne(Message.Builder b, Values v, int depth) {
     List<FieldDescriptor> fields = b.getDescriptorForType().getFields();
     if (fields.isEmpty()) {
-      return;  // StatusRequest, say: its wire form is where it can be broken
+      return; // StatusRequest, say: its wire form is where it can be broken
     }
     FieldDescriptor f = v.pick(fields);
     // Go deeper into a set message field half the time.
-    if (!f.isRepeated() && f.getJavaType() == FieldDescriptor.JavaType.MESSAGE && b.hasField(f) && depth < MAX_DEPTH && v.chance(0.5)) {
+    if (!f.isRepeated()
+        && f.getJavaType() == FieldDescriptor.JavaType.MESSAGE
+        && b.hasField(f)
+        && depth < MAX_DEPTH
+        && v.chance(0.5)) {
       Message.Builder sub = ((Message) b.getField(f)).toBuilder();
       mutateOne(sub, v, depth + 1);
       b.setField(f, sub.build());
@@ -146,14 +160,15 @@ final class RandomMessages {
       return;
     }
     Object current = b.getField(f);
-    Object next = switch (f.getJavaType()) {
-      case STRING -> mutateString((String) current, v);
-      case LONG -> mutateLong((Long) current, v);
-      case INT -> (int) mutateLong((long) (Integer) current, v);
-      case BOOLEAN -> !(Boolean) current;
-      case ENUM -> enumValue(f.getEnumType(), v);
-      default -> element(b, f, v, depth, 0);
-    };
+    Object next =
+        switch (f.getJavaType()) {
+          case STRING -> mutateString((String) current, v);
+          case LONG -> mutateLong((Long) current, v);
+          case INT -> (int) mutateLong((long) (Integer) current, v);
+          case BOOLEAN -> !(Boolean) current;
+          case ENUM -> enumValue(f.getEnumType(), v);
+          default -> element(b, f, v, depth, 0);
+        };
     if (next != null) {
       b.setField(f, next);
     }

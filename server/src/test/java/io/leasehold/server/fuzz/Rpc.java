@@ -25,61 +25,107 @@ import java.util.Set;
  */
 public final class Rpc {
   /** The services under test, from their generated descriptors: every method of each is fuzzed. */
-  static final List<ServiceDescriptor> SERVICES = List.of(LeasesGrpc.getServiceDescriptor(), RoutingGrpc.getServiceDescriptor(),
-      RegistryGrpc.getServiceDescriptor(), ClusterGrpc.getServiceDescriptor(), AdminGrpc.getServiceDescriptor(),
-      AuthGrpc.getServiceDescriptor());
+  static final List<ServiceDescriptor> SERVICES =
+      List.of(
+          LeasesGrpc.getServiceDescriptor(),
+          RoutingGrpc.getServiceDescriptor(),
+          RegistryGrpc.getServiceDescriptor(),
+          ClusterGrpc.getServiceDescriptor(),
+          AdminGrpc.getServiceDescriptor(),
+          AuthGrpc.getServiceDescriptor());
 
   /** The calls that change the replicated state: the ones the replay sends again. */
-  static final Set<String> WRITES = Set.of(
-      "leasehold.v1.Leases/Acquire", "leasehold.v1.Leases/Renew", "leasehold.v1.Leases/Release", "leasehold.v1.Leases/Update",
-      "leasehold.v1.Leases/CreateSession", "leasehold.v1.Leases/KeepAlive", "leasehold.v1.Leases/CloseSession",
-      "leasehold.v1.Leases/Transfer", "leasehold.v1.Leases/AcceptTransfer", "leasehold.v1.Registry/Register", "leasehold.v1.Registry/Deregister", "leasehold.v1.Registry/SetStatus",
-      "leasehold.v1.Admin/SetPolicy", "leasehold.v1.Admin/DeletePolicy", "leasehold.v1.Admin/Ban", "leasehold.v1.Admin/Unban",
-      "leasehold.v1.Admin/Revoke", "leasehold.v1.Auth/AddRole", "leasehold.v1.Auth/RemoveRole", "leasehold.v1.Auth/GrantRole",
-      "leasehold.v1.Auth/RevokeRole");
+  static final Set<String> WRITES =
+      Set.of(
+          "leasehold.v1.Leases/Acquire",
+          "leasehold.v1.Leases/Renew",
+          "leasehold.v1.Leases/Release",
+          "leasehold.v1.Leases/Update",
+          "leasehold.v1.Leases/CreateSession",
+          "leasehold.v1.Leases/KeepAlive",
+          "leasehold.v1.Leases/CloseSession",
+          "leasehold.v1.Leases/Transfer",
+          "leasehold.v1.Leases/AcceptTransfer",
+          "leasehold.v1.Registry/Register",
+          "leasehold.v1.Registry/Deregister",
+          "leasehold.v1.Registry/SetStatus",
+          "leasehold.v1.Admin/SetPolicy",
+          "leasehold.v1.Admin/DeletePolicy",
+          "leasehold.v1.Admin/Ban",
+          "leasehold.v1.Admin/Unban",
+          "leasehold.v1.Admin/Revoke",
+          "leasehold.v1.Auth/AddRole",
+          "leasehold.v1.Auth/RemoveRole",
+          "leasehold.v1.Auth/GrantRole",
+          "leasehold.v1.Auth/RevokeRole");
 
   /**
    * How often the generator picks each call, relative to the others. Cluster calls that take a
    * snapshot or hand over leadership cost far more than the rest and are picked rarely.
    */
-  private static final Map<String, Integer> WEIGHTS = Map.ofEntries(
-      Map.entry("leasehold.v1.Leases/Acquire", 12), Map.entry("leasehold.v1.Leases/Renew", 6),
-      Map.entry("leasehold.v1.Leases/Release", 5), Map.entry("leasehold.v1.Leases/Update", 5),
-      Map.entry("leasehold.v1.Leases/CreateSession", 4), Map.entry("leasehold.v1.Leases/KeepAlive", 4),
-      Map.entry("leasehold.v1.Leases/CloseSession", 2), Map.entry("leasehold.v1.Leases/Transfer", 4),
-      Map.entry("leasehold.v1.Leases/AcceptTransfer", 2),
-      Map.entry("leasehold.v1.Leases/GetSession", 2), Map.entry("leasehold.v1.Leases/ListSessions", 2),
-      Map.entry("leasehold.v1.Leases/Get", 4), Map.entry("leasehold.v1.Leases/List", 3), Map.entry("leasehold.v1.Leases/Watch", 3),
-      Map.entry("leasehold.v1.Routing/Lookup", 2), Map.entry("leasehold.v1.Routing/ListRoutes", 2),
-      Map.entry("leasehold.v1.Registry/Register", 6), Map.entry("leasehold.v1.Registry/Deregister", 3),
-      Map.entry("leasehold.v1.Registry/SetStatus", 3), Map.entry("leasehold.v1.Registry/Resolve", 3),
-      Map.entry("leasehold.v1.Cluster/Status", 2), Map.entry("leasehold.v1.Cluster/AddMember", 2),
-      Map.entry("leasehold.v1.Cluster/RemoveMember", 2), Map.entry("leasehold.v1.Cluster/TransferLeadership", 1),
-      Map.entry("leasehold.v1.Cluster/TakeSnapshot", 1), Map.entry("leasehold.v1.Cluster/Backup", 1),
-      Map.entry("leasehold.v1.Admin/GetPolicy", 2), Map.entry("leasehold.v1.Admin/ListPolicies", 1),
-      Map.entry("leasehold.v1.Admin/SetPolicy", 4), Map.entry("leasehold.v1.Admin/DeletePolicy", 2),
-      Map.entry("leasehold.v1.Admin/Ban", 3), Map.entry("leasehold.v1.Admin/Unban", 2), Map.entry("leasehold.v1.Admin/ListBans", 1),
-      Map.entry("leasehold.v1.Admin/Revoke", 3), Map.entry("leasehold.v1.Admin/History", 2),
-      Map.entry("leasehold.v1.Auth/WhoAmI", 2), Map.entry("leasehold.v1.Auth/AddRole", 3), Map.entry("leasehold.v1.Auth/RemoveRole", 2),
-      Map.entry("leasehold.v1.Auth/ListRoles", 1), Map.entry("leasehold.v1.Auth/GrantRole", 3), Map.entry("leasehold.v1.Auth/RevokeRole", 2),
-      Map.entry("leasehold.v1.Auth/ListGrants", 1), Map.entry("leasehold.v1.Auth/Audit", 1));
+  private static final Map<String, Integer> WEIGHTS =
+      Map.ofEntries(
+          Map.entry("leasehold.v1.Leases/Acquire", 12),
+          Map.entry("leasehold.v1.Leases/Renew", 6),
+          Map.entry("leasehold.v1.Leases/Release", 5),
+          Map.entry("leasehold.v1.Leases/Update", 5),
+          Map.entry("leasehold.v1.Leases/CreateSession", 4),
+          Map.entry("leasehold.v1.Leases/KeepAlive", 4),
+          Map.entry("leasehold.v1.Leases/CloseSession", 2),
+          Map.entry("leasehold.v1.Leases/Transfer", 4),
+          Map.entry("leasehold.v1.Leases/AcceptTransfer", 2),
+          Map.entry("leasehold.v1.Leases/GetSession", 2),
+          Map.entry("leasehold.v1.Leases/ListSessions", 2),
+          Map.entry("leasehold.v1.Leases/Get", 4),
+          Map.entry("leasehold.v1.Leases/List", 3),
+          Map.entry("leasehold.v1.Leases/Watch", 3),
+          Map.entry("leasehold.v1.Routing/Lookup", 2),
+          Map.entry("leasehold.v1.Routing/ListRoutes", 2),
+          Map.entry("leasehold.v1.Registry/Register", 6),
+          Map.entry("leasehold.v1.Registry/Deregister", 3),
+          Map.entry("leasehold.v1.Registry/SetStatus", 3),
+          Map.entry("leasehold.v1.Registry/Resolve", 3),
+          Map.entry("leasehold.v1.Cluster/Status", 2),
+          Map.entry("leasehold.v1.Cluster/AddMember", 2),
+          Map.entry("leasehold.v1.Cluster/RemoveMember", 2),
+          Map.entry("leasehold.v1.Cluster/TransferLeadership", 1),
+          Map.entry("leasehold.v1.Cluster/TakeSnapshot", 1),
+          Map.entry("leasehold.v1.Cluster/Backup", 1),
+          Map.entry("leasehold.v1.Admin/GetPolicy", 2),
+          Map.entry("leasehold.v1.Admin/ListPolicies", 1),
+          Map.entry("leasehold.v1.Admin/SetPolicy", 4),
+          Map.entry("leasehold.v1.Admin/DeletePolicy", 2),
+          Map.entry("leasehold.v1.Admin/Ban", 3),
+          Map.entry("leasehold.v1.Admin/Unban", 2),
+          Map.entry("leasehold.v1.Admin/ListBans", 1),
+          Map.entry("leasehold.v1.Admin/Revoke", 3),
+          Map.entry("leasehold.v1.Admin/History", 2),
+          Map.entry("leasehold.v1.Auth/WhoAmI", 2),
+          Map.entry("leasehold.v1.Auth/AddRole", 3),
+          Map.entry("leasehold.v1.Auth/RemoveRole", 2),
+          Map.entry("leasehold.v1.Auth/ListRoles", 1),
+          Map.entry("leasehold.v1.Auth/GrantRole", 3),
+          Map.entry("leasehold.v1.Auth/RevokeRole", 2),
+          Map.entry("leasehold.v1.Auth/ListGrants", 1),
+          Map.entry("leasehold.v1.Auth/Audit", 1));
 
   /** Declared before the catalog, which uses it. */
-  static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(byte[] value) {
-      return new ByteArrayInputStream(value);
-    }
+  static final MethodDescriptor.Marshaller<byte[]> BYTES =
+      new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(byte[] value) {
+          return new ByteArrayInputStream(value);
+        }
 
-    @Override
-    public byte[] parse(InputStream stream) {
-      try {
-        return stream.readAllBytes();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
+        @Override
+        public byte[] parse(InputStream stream) {
+          try {
+            return stream.readAllBytes();
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }
+      };
 
   private static final List<Rpc> ALL = catalog();
 
@@ -94,13 +140,20 @@ public final class Rpc {
   private Rpc(MethodDescriptor<?, ?> typed) {
     this.name = typed.getFullMethodName();
     this.raw = typed.toBuilder(BYTES, BYTES).build();
-    this.request = (Message) ((MethodDescriptor.PrototypeMarshaller<?>) typed.getRequestMarshaller()).getMessagePrototype();
-    this.response = (Message) ((MethodDescriptor.PrototypeMarshaller<?>) typed.getResponseMarshaller()).getMessagePrototype();
+    this.request =
+        (Message)
+            ((MethodDescriptor.PrototypeMarshaller<?>) typed.getRequestMarshaller())
+                .getMessagePrototype();
+    this.response =
+        (Message)
+            ((MethodDescriptor.PrototypeMarshaller<?>) typed.getResponseMarshaller())
+                .getMessagePrototype();
     this.streaming = typed.getType() == MethodDescriptor.MethodType.SERVER_STREAMING;
     this.write = WRITES.contains(name);
     Integer w = WEIGHTS.get(name);
     if (w == null) {
-      throw new IllegalStateException(name + " has no weight in Rpc.WEIGHTS: a new RPC must be given one to be fuzzed");
+      throw new IllegalStateException(
+          name + " has no weight in Rpc.WEIGHTS: a new RPC must be given one to be fuzzed");
     }
     this.weight = w;
   }

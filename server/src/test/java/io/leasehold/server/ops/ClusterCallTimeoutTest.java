@@ -19,8 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A snapshot or backup whose timeout runs out says what it waited for. With a timeout under a
- * millisecond the wait to catch up with the leader ran out with an exception without a message,
- * and the call failed with DEADLINE_EXCEEDED and no description. Found by the API fuzz test.
+ * millisecond the wait to catch up with the leader ran out with an exception without a message, and
+ * the call failed with DEADLINE_EXCEEDED and no description. Found by the API fuzz test.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClusterCallTimeoutTest {
@@ -54,7 +54,10 @@ class ClusterCallTimeoutTest {
     Duration tiny = Duration.newBuilder().setNanos(1).build();
     for (String id : cluster.ids()) {
       try {
-        cluster.cluster(id).backup(BackupRequest.newBuilder().setTimeout(tiny).build()).forEachRemaining(c -> { });
+        cluster
+            .cluster(id)
+            .backup(BackupRequest.newBuilder().setTimeout(tiny).build())
+            .forEachRemaining(c -> {});
       } catch (StatusRuntimeException e) {
         assertTimedOutSayingWhy(id, e);
       }
@@ -64,6 +67,8 @@ class ClusterCallTimeoutTest {
   private static void assertTimedOutSayingWhy(String id, StatusRuntimeException e) {
     assertEquals(Status.Code.DEADLINE_EXCEEDED, e.getStatus().getCode(), id + ": " + e);
     String why = e.getStatus().getDescription();
-    assertTrue(why != null && why.contains("timed out"), id + ": the description says what timed out: " + why);
+    assertTrue(
+        why != null && why.contains("timed out"),
+        id + ": the description says what timed out: " + why);
   }
 }

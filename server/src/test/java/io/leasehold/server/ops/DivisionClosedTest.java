@@ -19,14 +19,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Ratis closes the Raft division of a member that stands for election outside the configuration
- * it has (a removed member still running; a member added back that is still replaying the entry
- * that removed it). The node must say so — the {@code server} command then exits for its
- * supervisor to restart it — and a restart from its data dir must bring it back as a member.
+ * Ratis closes the Raft division of a member that stands for election outside the configuration it
+ * has (a removed member still running; a member added back that is still replaying the entry that
+ * removed it). The node must say so — the {@code server} command then exits for its supervisor to
+ * restart it — and a restart from its data dir must bring it back as a member.
  */
 class DivisionClosedTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -37,7 +36,8 @@ class DivisionClosedTest {
   }
 
   @Test
-  void aMemberWhoseDivisionRatisClosedReportsItAndARestartFromItsDataBringsItBack() throws Exception {
+  void aMemberWhoseDivisionRatisClosedReportsItAndARestartFromItsDataBringsItBack()
+      throws Exception {
     cluster = TestCluster.start(3, dir);
     LeaseholdNode leader = cluster.awaitLeader();
     String victim = cluster.followers().get(0).id();
@@ -45,7 +45,10 @@ class DivisionClosedTest {
     LeaseholdNode removed = cluster.node(victim);
     assertFalse(removed.divisionClosed().isDone());
 
-    MembershipResponse after = cluster.cluster(leader.id()).removeMember(RemoveMemberRequest.newBuilder().setId(victim).build());
+    MembershipResponse after =
+        cluster
+            .cluster(leader.id())
+            .removeMember(RemoveMemberRequest.newBuilder().setId(victim).build());
     assertEquals(2, after.getMembersCount(), after::toString);
     // The removed member, still running, hears from no leader, stands for election and is shut
     // down by Ratis. Before, nothing outside Ratis noticed: the process ran on, answering nothing.
@@ -57,7 +60,10 @@ class DivisionClosedTest {
     cluster.stopNode(victim);
     LeaseholdNode restarted = cluster.startNode(victim);
     leases.putAll(cluster.acquireMany(leader.id(), "lock/while-out-", 10));
-    MembershipResponse back = cluster.cluster(leader.id()).addMember(AddMemberRequest.newBuilder().setMember(cluster.member(victim)).build());
+    MembershipResponse back =
+        cluster
+            .cluster(leader.id())
+            .addMember(AddMemberRequest.newBuilder().setMember(cluster.member(victim)).build());
     assertEquals(3, back.getMembersCount(), back::toString);
     cluster.awaitHeldOn(victim, leases);
     await(victim + " is SERVING", Duration.ofSeconds(30), restarted::serving);

@@ -29,8 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * with a leader and a quorum; reflection lists the API.
  */
 class HealthTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -41,25 +40,34 @@ class HealthTest {
   }
 
   ServingStatus health(String id, String service) {
-    return HealthGrpc.newBlockingStub(cluster.channel(id)).withDeadlineAfter(10, TimeUnit.SECONDS)
-        .check(HealthCheckRequest.newBuilder().setService(service).build()).getStatus();
+    return HealthGrpc.newBlockingStub(cluster.channel(id))
+        .withDeadlineAfter(10, TimeUnit.SECONDS)
+        .check(HealthCheckRequest.newBuilder().setService(service).build())
+        .getStatus();
   }
 
   void awaitStatus(String id, ServingStatus status) {
-    await(id + " " + status, Duration.ofSeconds(30), () -> health(id, "") == status && health(id, "leasehold.v1.Leases") == status);
+    await(
+        id + " " + status,
+        Duration.ofSeconds(30),
+        () -> health(id, "") == status && health(id, "leasehold.v1.Leases") == status);
   }
 
   /** The HTTP check says what the gRPC health service says: 200 SERVING, or 503 NOT_SERVING. */
   void awaitHealthz(String id, ServingStatus status) {
     int code = status == ServingStatus.SERVING ? 200 : 503;
-    await(id + " /healthz " + code, Duration.ofSeconds(30), () -> {
-      HttpResponse<String> r = TestCluster.httpGet(cluster.node(id), "/healthz");
-      return r.statusCode() == code && r.body().strip().equals(status.name());
-    });
+    await(
+        id + " /healthz " + code,
+        Duration.ofSeconds(30),
+        () -> {
+          HttpResponse<String> r = TestCluster.httpGet(cluster.node(id), "/healthz");
+          return r.statusCode() == code && r.body().strip().equals(status.name());
+        });
   }
 
   @Test
-  void aLeaderCutOffFromItsFollowersAndAFollowerCutOffFromTheOthersAreNotServing() throws Exception {
+  void aLeaderCutOffFromItsFollowersAndAFollowerCutOffFromTheOthersAreNotServing()
+      throws Exception {
     // Metrics on (a free port each) for the HTTP /healthz.
     cluster = TestCluster.start(3, dir, b -> b.metricsPort(0));
     for (String id : cluster.ids()) {
@@ -82,7 +90,10 @@ class HealthTest {
     LeaseholdNode newLeader = cluster.awaitLeader();
     String lone = cluster.followers().get(0).id();
     cluster.stopNode(newLeader.id());
-    cluster.running().stream().map(LeaseholdNode::id).filter(id -> !id.equals(lone)).forEach(cluster::stopNode);
+    cluster.running().stream()
+        .map(LeaseholdNode::id)
+        .filter(id -> !id.equals(lone))
+        .forEach(cluster::stopNode);
     awaitStatus(lone, ServingStatus.NOT_SERVING);
     awaitHealthz(lone, ServingStatus.NOT_SERVING);
   }
@@ -92,26 +103,35 @@ class HealthTest {
     cluster = TestCluster.start(1, dir);
     String id = cluster.awaitLeader().id();
     CompletableFuture<List<String>> services = new CompletableFuture<>();
-    StreamObserver<ServerReflectionRequest> requests = ServerReflectionGrpc.newStub(cluster.channel(id))
-        .serverReflectionInfo(new StreamObserver<ServerReflectionResponse>() {
-          @Override
-          public void onNext(ServerReflectionResponse r) {
-            services.complete(r.getListServicesResponse().getServiceList().stream().map(ServiceResponse::getName).toList());
-          }
+    StreamObserver<ServerReflectionRequest> requests =
+        ServerReflectionGrpc.newStub(cluster.channel(id))
+            .serverReflectionInfo(
+                new StreamObserver<ServerReflectionResponse>() {
+                  @Override
+                  public void onNext(ServerReflectionResponse r) {
+                    services.complete(
+                        r.getListServicesResponse().getServiceList().stream()
+                            .map(ServiceResponse::getName)
+                            .toList());
+                  }
 
-          @Override
-          public void onError(Throwable t) {
-            services.completeExceptionally(t);
-          }
+                  @Override
+                  public void onError(Throwable t) {
+                    services.completeExceptionally(t);
+                  }
 
-          @Override
-          public void onCompleted() {
-          }
-        });
+                  @Override
+                  public void onCompleted() {}
+                });
     requests.onNext(ServerReflectionRequest.newBuilder().setListServices("").build());
     List<String> names = services.get(10, TimeUnit.SECONDS);
     requests.onCompleted();
-    for (String s : List.of("leasehold.v1.Leases", "leasehold.v1.Cluster", "leasehold.v1.Admin", "grpc.health.v1.Health")) {
+    for (String s :
+        List.of(
+            "leasehold.v1.Leases",
+            "leasehold.v1.Cluster",
+            "leasehold.v1.Admin",
+            "grpc.health.v1.Health")) {
       assertTrue(names.contains(s), s + " in " + names);
     }
     awaitStatus(id, ServingStatus.SERVING);

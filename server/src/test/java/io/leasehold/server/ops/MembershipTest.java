@@ -28,10 +28,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Cluster/AddMember, RemoveMember, TransferLeadership and TakeSnapshot on real nodes in one JVM. */
+/**
+ * Cluster/AddMember, RemoveMember, TransferLeadership and TakeSnapshot on real nodes in one JVM.
+ */
 class MembershipTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -42,40 +43,81 @@ class MembershipTest {
   }
 
   @Test
-  void addedNodeCatchesUpByLogTakesLeadershipAndARemovedNodeLeavesTheConfiguration() throws Exception {
+  void addedNodeCatchesUpByLogTakesLeadershipAndARemovedNodeLeavesTheConfiguration()
+      throws Exception {
     cluster = TestCluster.start(3, dir);
     String follower = cluster.followers().get(0).id();
     Map<String, Long> before = cluster.acquireMany(follower, "lock/before-", 20);
 
     LeaseholdNode n4 = cluster.startJoiningNode("n4");
     assertFalse(n4.serving(), "a joining node is not a member and serves nothing yet");
-    MembershipResponse added = cluster.cluster(follower).addMember(AddMemberRequest.newBuilder().setMember(cluster.member("n4")).build());
+    MembershipResponse added =
+        cluster
+            .cluster(follower)
+            .addMember(AddMemberRequest.newBuilder().setMember(cluster.member("n4")).build());
     assertEquals(4, added.getMembersCount(), added::toString);
-    Member m4 = added.getMembersList().stream().filter(m -> m.getId().equals("n4")).findFirst().orElseThrow();
-    assertEquals(cluster.peer("n4").clientAddress(), m4.getClientAddress(), "the new member's API address travels with the configuration");
+    Member m4 =
+        added.getMembersList().stream()
+            .filter(m -> m.getId().equals("n4"))
+            .findFirst()
+            .orElseThrow();
+    assertEquals(
+        cluster.peer("n4").clientAddress(),
+        m4.getClientAddress(),
+        "the new member's API address travels with the configuration");
     cluster.awaitHeldOn("n4", before);
     await("n4 is SERVING", Duration.ofSeconds(30), n4::serving);
 
     // Adding it again changes nothing.
-    assertEquals(4, cluster.cluster("n1").addMember(AddMemberRequest.newBuilder().setMember(cluster.member("n4")).build()).getMembersCount());
+    assertEquals(
+        4,
+        cluster
+            .cluster("n1")
+            .addMember(AddMemberRequest.newBuilder().setMember(cluster.member("n4")).build())
+            .getMembersCount());
 
-    TransferLeadershipResponse moved = cluster.cluster(follower).transferLeadership(TransferLeadershipRequest.newBuilder().setId("n4").build());
+    TransferLeadershipResponse moved =
+        cluster
+            .cluster(follower)
+            .transferLeadership(TransferLeadershipRequest.newBuilder().setId("n4").build());
     assertEquals("n4", moved.getLeaderId());
     assertEquals(cluster.peer("n4").clientAddress(), moved.getLeaderClientAddress());
-    await("n4 leads, ready", Duration.ofSeconds(30), () -> n4.isLeader() && n4.diagnostics().ticker().scheduler().isActive());
+    await(
+        "n4 leads, ready",
+        Duration.ofSeconds(30),
+        () -> n4.isLeader() && n4.diagnostics().ticker().scheduler().isActive());
     StatusResponse status = cluster.cluster("n1").status(StatusRequest.getDefaultInstance());
     assertEquals("n4", status.getLeaderId());
-    assertEquals(cluster.peer("n4").clientAddress(), status.getLeaderClientAddress(), "redirect hints name the added leader");
+    assertEquals(
+        cluster.peer("n4").clientAddress(),
+        status.getLeaderClientAddress(),
+        "redirect hints name the added leader");
     Map<String, Long> after = cluster.acquireMany("n1", "lock/after-", 5);
-    after.values().forEach(t -> assertTrue(t > before.values().stream().mapToLong(Long::longValue).max().orElseThrow()));
+    after
+        .values()
+        .forEach(
+            t ->
+                assertTrue(
+                    t > before.values().stream().mapToLong(Long::longValue).max().orElseThrow()));
 
-    MembershipResponse removed = cluster.cluster("n4").removeMember(RemoveMemberRequest.newBuilder().setId("n1").build());
+    MembershipResponse removed =
+        cluster.cluster("n4").removeMember(RemoveMemberRequest.newBuilder().setId("n1").build());
     assertEquals(3, removed.getMembersCount(), removed::toString);
     assertTrue(removed.getMembersList().stream().noneMatch(m -> m.getId().equals("n1")));
     cluster.stopNode("n1");
     // Removing it again changes nothing; three members remain, and two of them are a majority.
-    assertEquals(3, cluster.cluster("n4").removeMember(RemoveMemberRequest.newBuilder().setId("n1").build()).getMembersCount());
-    String other = cluster.running().stream().map(LeaseholdNode::id).filter(id -> !id.equals("n4")).findFirst().orElseThrow();
+    assertEquals(
+        3,
+        cluster
+            .cluster("n4")
+            .removeMember(RemoveMemberRequest.newBuilder().setId("n1").build())
+            .getMembersCount());
+    String other =
+        cluster.running().stream()
+            .map(LeaseholdNode::id)
+            .filter(id -> !id.equals("n4"))
+            .findFirst()
+            .orElseThrow();
     cluster.stopNode(other);
     Map<String, Long> withTwo = cluster.acquireMany("n4", "lock/two-of-three-", 3);
     assertEquals(3, withTwo.size());
@@ -90,17 +132,27 @@ class MembershipTest {
     LeaseholdNode leader = cluster.awaitLeader();
     Map<String, Long> before = cluster.acquireMany(leader.id(), "partition/", 300);
     long appliedBefore = leader.ratis().division().getInfo().getLastAppliedIndex();
-    TakeSnapshotResponse snap = cluster.cluster(leader.id()).takeSnapshot(TakeSnapshotRequest.getDefaultInstance());
+    TakeSnapshotResponse snap =
+        cluster.cluster(leader.id()).takeSnapshot(TakeSnapshotRequest.getDefaultInstance());
     assertEquals(leader.id(), snap.getId());
     assertTrue(snap.getIndex() >= appliedBefore, "the snapshot holds every grant: " + snap);
     assertTrue(snap.getSizeBytes() > 0);
-    await("the leader purged its log", Duration.ofSeconds(20), () -> leader.ratis().division().getRaftLog().getStartIndex() > 1);
+    await(
+        "the leader purged its log",
+        Duration.ofSeconds(20),
+        () -> leader.ratis().division().getRaftLog().getStartIndex() > 1);
 
     LeaseholdNode n4 = cluster.startJoiningNode("n4");
-    cluster.cluster(leader.id()).addMember(AddMemberRequest.newBuilder().setMember(cluster.member("n4")).build());
-    await("n4 installed a snapshot", Duration.ofSeconds(30), () -> n4.stateMachine().snapshotsLoaded() >= 1);
+    cluster
+        .cluster(leader.id())
+        .addMember(AddMemberRequest.newBuilder().setMember(cluster.member("n4")).build());
+    await(
+        "n4 installed a snapshot",
+        Duration.ofSeconds(30),
+        () -> n4.stateMachine().snapshotsLoaded() >= 1);
     cluster.awaitHeldOn("n4", before);
-    assertEquals(Role.FOLLOWER, cluster.cluster("n4").status(StatusRequest.getDefaultInstance()).getRole());
+    assertEquals(
+        Role.FOLLOWER, cluster.cluster("n4").status(StatusRequest.getDefaultInstance()).getRole());
   }
 
   @Test
@@ -109,11 +161,23 @@ class MembershipTest {
     LeaseholdNode leader = cluster.awaitLeader();
     String target = cluster.followers().get(0).id();
     cluster.stopNode(target);
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> cluster.cluster(leader.id()).transferLeadership(
-        TransferLeadershipRequest.newBuilder().setId(target).setTimeout(com.google.protobuf.Duration.newBuilder().setSeconds(1)).build()));
-    // Retryable, as etcd answers a leader transfer that took too long; not INTERNAL, a server fault.
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                cluster
+                    .cluster(leader.id())
+                    .transferLeadership(
+                        TransferLeadershipRequest.newBuilder()
+                            .setId(target)
+                            .setTimeout(com.google.protobuf.Duration.newBuilder().setSeconds(1))
+                            .build()));
+    // Retryable, as etcd answers a leader transfer that took too long; not INTERNAL, a server
+    // fault.
     assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), e.toString());
-    assertTrue(e.getStatus().getDescription().startsWith("leadership was not transferred; retry: "), e.getStatus().getDescription());
+    assertTrue(
+        e.getStatus().getDescription().startsWith("leadership was not transferred; retry: "),
+        e.getStatus().getDescription());
     assertEquals(leader.id(), cluster.awaitLeader().id(), "the leader stays");
   }
 
@@ -121,26 +185,83 @@ class MembershipTest {
   void badMembershipRequestsAreInvalidArgumentsAndChangeNothing() throws Exception {
     cluster = TestCluster.start(3, dir);
     String any = cluster.ids().get(0);
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> cluster.cluster(any).addMember(
-        AddMemberRequest.newBuilder().setMember(Member.newBuilder().setId("n9").setPeerAddress("nowhere").setClientAddress("127.0.0.1:1")).build()));
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                cluster
+                    .cluster(any)
+                    .addMember(
+                        AddMemberRequest.newBuilder()
+                            .setMember(
+                                Member.newBuilder()
+                                    .setId("n9")
+                                    .setPeerAddress("nowhere")
+                                    .setClientAddress("127.0.0.1:1"))
+                            .build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
-    assertTrue(e.getStatus().getDescription().startsWith("member.peer_address"), e.getStatus().getDescription());
-    e = assertThrows(StatusRuntimeException.class, () -> cluster.cluster(any).addMember(
-        AddMemberRequest.newBuilder().setMember(Member.newBuilder().setId("n1").setPeerAddress("127.0.0.1:1").setClientAddress("127.0.0.1:2")).build()));
-    assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode(), "an id already used at another address");
-    // An id no node can have, at an address that is free: refused at once, not added and waited for.
-    e = assertThrows(StatusRuntimeException.class, () -> cluster.cluster(any).addMember(
-        AddMemberRequest.newBuilder().setMember(Member.newBuilder().setId("n9=x").setPeerAddress("127.0.0.1:1").setClientAddress("127.0.0.1:2")).build()));
+    assertTrue(
+        e.getStatus().getDescription().startsWith("member.peer_address"),
+        e.getStatus().getDescription());
+    e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                cluster
+                    .cluster(any)
+                    .addMember(
+                        AddMemberRequest.newBuilder()
+                            .setMember(
+                                Member.newBuilder()
+                                    .setId("n1")
+                                    .setPeerAddress("127.0.0.1:1")
+                                    .setClientAddress("127.0.0.1:2"))
+                            .build()));
+    assertEquals(
+        Status.Code.INVALID_ARGUMENT,
+        e.getStatus().getCode(),
+        "an id already used at another address");
+    // An id no node can have, at an address that is free: refused at once, not added and waited
+    // for.
+    e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                cluster
+                    .cluster(any)
+                    .addMember(
+                        AddMemberRequest.newBuilder()
+                            .setMember(
+                                Member.newBuilder()
+                                    .setId("n9=x")
+                                    .setPeerAddress("127.0.0.1:1")
+                                    .setClientAddress("127.0.0.1:2"))
+                            .build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
-    assertTrue(e.getStatus().getDescription().startsWith("member.id"), e.getStatus().getDescription());
-    e = assertThrows(StatusRuntimeException.class, () -> cluster.cluster(any).transferLeadership(
-        TransferLeadershipRequest.newBuilder().setId("n9").build()));
+    assertTrue(
+        e.getStatus().getDescription().startsWith("member.id"), e.getStatus().getDescription());
+    e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                cluster
+                    .cluster(any)
+                    .transferLeadership(
+                        TransferLeadershipRequest.newBuilder().setId("n9").build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
-    // An id far longer than a client takes in its headers: still INVALID_ARGUMENT, not a broken stream (INTERNAL).
-    e = assertThrows(StatusRuntimeException.class, () -> cluster.cluster(any).transferLeadership(
-        TransferLeadershipRequest.newBuilder().setId("n".repeat(40_000)).build()));
+    // An id far longer than a client takes in its headers: still INVALID_ARGUMENT, not a broken
+    // stream (INTERNAL).
+    e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                cluster
+                    .cluster(any)
+                    .transferLeadership(
+                        TransferLeadershipRequest.newBuilder().setId("n".repeat(40_000)).build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode(), e.toString());
     assertTrue(e.getStatus().getDescription().startsWith("id: "), e.getStatus().getDescription());
-    assertEquals(3, cluster.cluster(any).status(StatusRequest.getDefaultInstance()).getMembersCount());
+    assertEquals(
+        3, cluster.cluster(any).status(StatusRequest.getDefaultInstance()).getMembersCount());
   }
 }

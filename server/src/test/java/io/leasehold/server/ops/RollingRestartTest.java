@@ -36,11 +36,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RollingRestartTest {
   private static final int HELD = 20;
+
   /** The longest an acquisition may stay impossible: an election or two, on a loaded machine. */
   private static final Duration MAX_OUTAGE = Duration.ofSeconds(12);
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   final List<ManagedChannel> channels = new ArrayList<>();
@@ -59,19 +59,22 @@ class RollingRestartTest {
     List<String> ids = cluster.ids();
     Map<String, Long> held = new HashMap<>();
     for (int i = 0; i < HELD; i++) {
-      AcquireResponse r = cluster.leases(ids.get(i % 3)).acquire(acquire("lock/held-" + i, "runner-" + i, 10));
+      AcquireResponse r =
+          cluster.leases(ids.get(i % 3)).acquire(acquire("lock/held-" + i, "runner-" + i, 10));
       assertEquals(Outcome.GRANTED, r.getOutcome());
       held.put("lock/held-" + i, r.getLease().getToken());
     }
     // Channels of the test's own: the cluster's are closed with their node, these reconnect to it.
     List<LeasesGrpc.LeasesBlockingStub> stubs = new ArrayList<>();
     for (String id : ids) {
-      ManagedChannel ch = ManagedChannelBuilder.forTarget(cluster.peer(id).clientAddress()).usePlaintext().build();
+      ManagedChannel ch =
+          ManagedChannelBuilder.forTarget(cluster.peer(id).clientAddress()).usePlaintext().build();
       channels.add(ch);
       stubs.add(LeasesGrpc.newBlockingStub(ch));
     }
     RenewRequest.Builder renewAll = RenewRequest.newBuilder();
-    held.forEach((name, token) -> renewAll.addItems(RenewItem.newBuilder().setName(name).setToken(token)));
+    held.forEach(
+        (name, token) -> renewAll.addItems(RenewItem.newBuilder().setName(name).setToken(token)));
     RenewRequest renewal = renewAll.build();
 
     AtomicBoolean stop = new AtomicBoolean();
@@ -80,38 +83,52 @@ class RollingRestartTest {
     AtomicLong acquisitions = new AtomicLong();
     AtomicLong lastAcquired = new AtomicLong(System.nanoTime());
     AtomicLong longestOutage = new AtomicLong();
-    Thread renewer = new Thread(() -> {
-      int next = 0;
-      while (!stop.get()) {
-        long started = System.nanoTime();
-        try {
-          RenewResponse r = stubs.get(next).withDeadlineAfter(3, TimeUnit.SECONDS).renew(renewal);
-          r.getResultsList().stream().filter(x -> x.getOutcome() != Outcome.RENEWED).forEach(x -> lost.add(x.toString()));
-          renewals.incrementAndGet();
-        } catch (StatusRuntimeException e) {
-          next = (next + 1) % stubs.size();   // that node is down or has no leader yet: ask another
-        }
-        sleepUntil(started + TimeUnit.SECONDS.toNanos(1));
-      }
-    }, "renewer");
-    Thread acquirer = new Thread(() -> {
-      int next = 0;
-      while (!stop.get()) {
-        long started = System.nanoTime();
-        try {
-          AcquireResponse r = stubs.get(next).withDeadlineAfter(3, TimeUnit.SECONDS)
-              .acquire(acquire("lock/probe-" + acquisitions.get(), "prober", 2));
-          if (r.getOutcome() == Outcome.GRANTED) {
-            long now = System.nanoTime();
-            longestOutage.accumulateAndGet(now - lastAcquired.getAndSet(now), Math::max);
-            acquisitions.incrementAndGet();
-          }
-        } catch (StatusRuntimeException e) {
-          next = (next + 1) % stubs.size();
-        }
-        sleepUntil(started + TimeUnit.MILLISECONDS.toNanos(100));
-      }
-    }, "acquirer");
+    Thread renewer =
+        new Thread(
+            () -> {
+              int next = 0;
+              while (!stop.get()) {
+                long started = System.nanoTime();
+                try {
+                  RenewResponse r =
+                      stubs.get(next).withDeadlineAfter(3, TimeUnit.SECONDS).renew(renewal);
+                  r.getResultsList().stream()
+                      .filter(x -> x.getOutcome() != Outcome.RENEWED)
+                      .forEach(x -> lost.add(x.toString()));
+                  renewals.incrementAndGet();
+                } catch (StatusRuntimeException e) {
+                  next =
+                      (next + 1)
+                          % stubs.size(); // that node is down or has no leader yet: ask another
+                }
+                sleepUntil(started + TimeUnit.SECONDS.toNanos(1));
+              }
+            },
+            "renewer");
+    Thread acquirer =
+        new Thread(
+            () -> {
+              int next = 0;
+              while (!stop.get()) {
+                long started = System.nanoTime();
+                try {
+                  AcquireResponse r =
+                      stubs
+                          .get(next)
+                          .withDeadlineAfter(3, TimeUnit.SECONDS)
+                          .acquire(acquire("lock/probe-" + acquisitions.get(), "prober", 2));
+                  if (r.getOutcome() == Outcome.GRANTED) {
+                    long now = System.nanoTime();
+                    longestOutage.accumulateAndGet(now - lastAcquired.getAndSet(now), Math::max);
+                    acquisitions.incrementAndGet();
+                  }
+                } catch (StatusRuntimeException e) {
+                  next = (next + 1) % stubs.size();
+                }
+                sleepUntil(started + TimeUnit.MILLISECONDS.toNanos(100));
+              }
+            },
+            "acquirer");
     renewer.start();
     acquirer.start();
     try {
@@ -121,7 +138,10 @@ class RollingRestartTest {
         cluster.startNode(id);
         cluster.awaitConverged();
         long renewedBefore = renewals.get();
-        TestCluster.await("a renewal after " + id + " came back", Duration.ofSeconds(20), () -> renewals.get() > renewedBefore + 1);
+        TestCluster.await(
+            "a renewal after " + id + " came back",
+            Duration.ofSeconds(20),
+            () -> renewals.get() > renewedBefore + 1);
       }
     } finally {
       stop.set(true);
@@ -130,8 +150,11 @@ class RollingRestartTest {
     }
     assertTrue(lost.isEmpty(), "renewals that found no lease: " + lost);
     assertTrue(acquisitions.get() > 20, "acquisitions went on: " + acquisitions.get());
-    assertTrue(longestOutage.get() < MAX_OUTAGE.toNanos(),
-        "acquisitions were impossible for " + TimeUnit.NANOSECONDS.toMillis(longestOutage.get()) + " ms at most");
+    assertTrue(
+        longestOutage.get() < MAX_OUTAGE.toNanos(),
+        "acquisitions were impossible for "
+            + TimeUnit.NANOSECONDS.toMillis(longestOutage.get())
+            + " ms at most");
     for (LeaseholdNode n : cluster.running()) {
       for (Map.Entry<String, Long> e : held.entrySet()) {
         var r = cluster.leases(n.id()).get(get(e.getKey()));

@@ -29,8 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * API fuzz test.
  */
 class SnapshotAfterLeaderChangeTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -47,18 +46,32 @@ class SnapshotAfterLeaderChangeTest {
     assertEquals(Outcome.GRANTED, granted.getOutcome());
     LeaseholdNode leader = cluster.awaitLeader();
     String next = cluster.followers().get(0).id();
-    cluster.cluster(leader.id()).transferLeadership(TransferLeadershipRequest.newBuilder().setId(next).build());
-    TestCluster.await("a ready leader " + next, Duration.ofSeconds(30),
-        () -> cluster.node(next).isLeader() && cluster.node(next).diagnostics().ticker().scheduler().isActive());
+    cluster
+        .cluster(leader.id())
+        .transferLeadership(TransferLeadershipRequest.newBuilder().setId(next).build());
+    TestCluster.await(
+        "a ready leader " + next,
+        Duration.ofSeconds(30),
+        () ->
+            cluster.node(next).isLeader()
+                && cluster.node(next).diagnostics().ticker().scheduler().isActive());
     cluster.awaitConverged();
     for (String id : cluster.ids()) {
       long started = System.nanoTime();
-      TakeSnapshotResponse s = cluster.cluster(id).withDeadlineAfter(10, TimeUnit.SECONDS)
-          .takeSnapshot(TakeSnapshotRequest.getDefaultInstance());
-      assertTrue(s.getIndex() >= granted.getRevision(), id + ": the snapshot includes the grant: " + s);
-      Iterator<BackupChunk> chunks = cluster.cluster(id).withDeadlineAfter(10, TimeUnit.SECONDS).backup(BackupRequest.getDefaultInstance());
+      TakeSnapshotResponse s =
+          cluster
+              .cluster(id)
+              .withDeadlineAfter(10, TimeUnit.SECONDS)
+              .takeSnapshot(TakeSnapshotRequest.getDefaultInstance());
+      assertTrue(
+          s.getIndex() >= granted.getRevision(), id + ": the snapshot includes the grant: " + s);
+      Iterator<BackupChunk> chunks =
+          cluster
+              .cluster(id)
+              .withDeadlineAfter(10, TimeUnit.SECONDS)
+              .backup(BackupRequest.getDefaultInstance());
       assertTrue(chunks.next().hasHeader(), id + ": a backup starts with its header");
-      chunks.forEachRemaining(c -> { });
+      chunks.forEachRemaining(c -> {});
       long millis = (System.nanoTime() - started) / 1_000_000;
       assertTrue(millis < 5_000, id + ": a snapshot and a backup took " + millis + " ms");
     }

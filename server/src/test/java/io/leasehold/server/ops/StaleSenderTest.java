@@ -21,14 +21,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A leader left with a log appender for a peer outside its configuration (Ratis 3.3 reached this
- * in a soak, after a member was removed and added back) refuses to add that peer: "Found
- * duplicated element", after registering the request as pending, which Ratis never clears, so
- * every later membership change on that leader fails too. AddMember must get past it.
+ * A leader left with a log appender for a peer outside its configuration (Ratis 3.3 reached this in
+ * a soak, after a member was removed and added back) refuses to add that peer: "Found duplicated
+ * element", after registering the request as pending, which Ratis never clears, so every later
+ * membership change on that leader fails too. AddMember must get past it.
  */
 class StaleSenderTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -48,7 +47,9 @@ class StaleSenderTest {
     Object leaderState = getLeaderState.invoke(role);
     Method add = leaderState.getClass().getDeclaredMethod("addAndStartSenders", Collection.class);
     add.setAccessible(true);
-    add.invoke(leaderState, List.of(Members.raftPeer(peer.id(), peer.peerAddress(), peer.clientAddress())));
+    add.invoke(
+        leaderState,
+        List.of(Members.raftPeer(peer.id(), peer.peerAddress(), peer.clientAddress())));
   }
 
   @Test
@@ -56,16 +57,31 @@ class StaleSenderTest {
     cluster = TestCluster.start(3, dir);
     LeaseholdNode leader = cluster.awaitLeader();
     String victim = cluster.followers().get(0).id();
-    assertEquals(2, cluster.cluster(leader.id()).removeMember(RemoveMemberRequest.newBuilder().setId(victim).build()).getMembersCount());
-    long token = cluster.leases(leader.id()).acquire(acquire("lock/while-out", "runner", 120)).getLease().getToken();
+    assertEquals(
+        2,
+        cluster
+            .cluster(leader.id())
+            .removeMember(RemoveMemberRequest.newBuilder().setId(victim).build())
+            .getMembersCount());
+    long token =
+        cluster
+            .leases(leader.id())
+            .acquire(acquire("lock/while-out", "runner", 120))
+            .getLease()
+            .getToken();
     cluster.wipeAndStartJoining(victim);
     addStaleSender(leader.ratis().division(), cluster.peer(victim));
 
-    MembershipResponse back = cluster.cluster(leader.id()).withDeadlineAfter(90, java.util.concurrent.TimeUnit.SECONDS)
-        .addMember(AddMemberRequest.newBuilder().setMember(cluster.member(victim)).build());
+    MembershipResponse back =
+        cluster
+            .cluster(leader.id())
+            .withDeadlineAfter(90, java.util.concurrent.TimeUnit.SECONDS)
+            .addMember(AddMemberRequest.newBuilder().setMember(cluster.member(victim)).build());
     assertEquals(3, back.getMembersCount(), back::toString);
     cluster.awaitHeldOn(victim, java.util.Map.of("lock/while-out", token));
     // And membership changes work again afterwards.
-    assertEquals(Outcome.GRANTED, cluster.leases(victim).acquire(acquire("lock/after", "runner", 60)).getOutcome());
+    assertEquals(
+        Outcome.GRANTED,
+        cluster.leases(victim).acquire(acquire("lock/after", "runner", 60)).getOutcome());
   }
 }

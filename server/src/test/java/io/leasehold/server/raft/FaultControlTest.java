@@ -20,8 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ends it. Raft goes on meanwhile through the third member, and the held node catches up.
  */
 class FaultControlTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -33,20 +32,33 @@ class FaultControlTest {
 
   @Test
   void aDelayLineHoldsOnePeersAppendsAndNoneReleasesThem() throws Exception {
-    cluster = TestCluster.start(3, dir, (id, b) -> TestCluster.steadyElections(b).faultControl(dir.resolve(id + ".faults")));
+    cluster =
+        TestCluster.start(
+            3,
+            dir,
+            (id, b) -> TestCluster.steadyElections(b).faultControl(dir.resolve(id + ".faults")));
     LeaseholdNode leader = cluster.awaitLeader();
     LeaseholdNode follower = cluster.followers().get(0);
-    Files.writeString(dir.resolve(follower.id() + ".faults"), "delay " + leader.id() + " 2000 2000 1\n");
-    TestCluster.await("the follower holds the leader's appends", Duration.ofSeconds(10), () -> {
-      cluster.leases(leader.id()).acquire(acquire("held/" + System.nanoTime(), "h", 60));
-      return !follower.diagnostics().peerTraffic().held().isEmpty();
-    });
+    Files.writeString(
+        dir.resolve(follower.id() + ".faults"), "delay " + leader.id() + " 2000 2000 1\n");
+    TestCluster.await(
+        "the follower holds the leader's appends",
+        Duration.ofSeconds(10),
+        () -> {
+          cluster.leases(leader.id()).acquire(acquire("held/" + System.nanoTime(), "h", 60));
+          return !follower.diagnostics().peerTraffic().held().isEmpty();
+        });
     for (int i = 0; i < 5; i++) {
-      assertEquals(Outcome.GRANTED, cluster.leases(leader.id()).acquire(acquire("during/" + i, "h", 60)).getOutcome(),
+      assertEquals(
+          Outcome.GRANTED,
+          cluster.leases(leader.id()).acquire(acquire("during/" + i, "h", 60)).getOutcome(),
           "writes commit through the third member");
     }
     Files.writeString(dir.resolve(follower.id() + ".faults"), "none\n");
-    TestCluster.await("nothing held", Duration.ofSeconds(10), () -> follower.diagnostics().peerTraffic().held().isEmpty());
+    TestCluster.await(
+        "nothing held",
+        Duration.ofSeconds(10),
+        () -> follower.diagnostics().peerTraffic().held().isEmpty());
     cluster.awaitConverged();
     assertArrayEquals(TestCluster.dump(cluster.awaitLeader()), TestCluster.dump(follower));
   }

@@ -30,12 +30,16 @@ import org.apache.ratis.protocol.exceptions.TransferLeadershipException;
 import org.junit.jupiter.api.Test;
 
 class RaftErrorsTest {
-  private static final RaftGroupMemberId N2 = RaftGroupMemberId.valueOf(RaftPeerId.valueOf("n2"), RaftGroupId.randomId());
+  private static final RaftGroupMemberId N2 =
+      RaftGroupMemberId.valueOf(RaftPeerId.valueOf("n2"), RaftGroupId.randomId());
 
   @Test
   void noLeaderCarriesTheSuggestedLeaderAndTheMessage() {
-    NotLeaderException e = new NotLeaderException(N2, RaftPeer.newBuilder().setId("n1").build(), List.of());
-    ConsensusUnavailableException ours = assertInstanceOf(ConsensusUnavailableException.class, RaftErrors.map(new CompletionException(e)));
+    NotLeaderException e =
+        new NotLeaderException(N2, RaftPeer.newBuilder().setId("n1").build(), List.of());
+    ConsensusUnavailableException ours =
+        assertInstanceOf(
+            ConsensusUnavailableException.class, RaftErrors.map(new CompletionException(e)));
     assertEquals(e.getMessage(), ours.getMessage());
     assertSame(e, ours.getCause());
     assertEquals(Optional.of("n1"), ours.leaderId());
@@ -43,16 +47,29 @@ class RaftErrorsTest {
 
   @Test
   void eachKindMapsToItsOwn() {
-    for (Throwable unavailable : List.of(new LeaderNotReadyException(N2), new RaftRetryFailureException(null, 3, org.apache.ratis.retry.RetryPolicies.noRetry(), null),
-        new ReadIndexException("no majority"), new ResourceUnavailableException("full"), new AlreadyClosedException("closed"))) {
-      assertInstanceOf(ConsensusUnavailableException.class, RaftErrors.map(unavailable), unavailable.toString());
+    for (Throwable unavailable :
+        List.of(
+            new LeaderNotReadyException(N2),
+            new RaftRetryFailureException(
+                null, 3, org.apache.ratis.retry.RetryPolicies.noRetry(), null),
+            new ReadIndexException("no majority"),
+            new ResourceUnavailableException("full"),
+            new AlreadyClosedException("closed"))) {
+      assertInstanceOf(
+          ConsensusUnavailableException.class, RaftErrors.map(unavailable), unavailable.toString());
     }
-    assertInstanceOf(ConsensusTimeoutException.class, RaftErrors.map(new TimeoutIOException("late")));
-    assertInstanceOf(MembershipChangeInProgressException.class, RaftErrors.map(new ReconfigurationInProgressException("busy")));
-    assertInstanceOf(MembershipChangeException.class, RaftErrors.map(new SetConfigurationException("refused")));
-    assertInstanceOf(LeadershipTransferException.class, RaftErrors.map(new TransferLeadershipException("slow")));
+    assertInstanceOf(
+        ConsensusTimeoutException.class, RaftErrors.map(new TimeoutIOException("late")));
+    assertInstanceOf(
+        MembershipChangeInProgressException.class,
+        RaftErrors.map(new ReconfigurationInProgressException("busy")));
+    assertInstanceOf(
+        MembershipChangeException.class, RaftErrors.map(new SetConfigurationException("refused")));
+    assertInstanceOf(
+        LeadershipTransferException.class, RaftErrors.map(new TransferLeadershipException("slow")));
     LeaderSteppingDownException other = new LeaderSteppingDownException("stepping down");
-    ConsensusFailureException failure = assertInstanceOf(ConsensusFailureException.class, RaftErrors.map(other));
+    ConsensusFailureException failure =
+        assertInstanceOf(ConsensusFailureException.class, RaftErrors.map(other));
     assertEquals(other.toString(), failure.toString());
   }
 
@@ -60,9 +77,16 @@ class RaftErrorsTest {
   void aStateMachineFaultThatCarriesBadInputOrUnavailabilityIsThat() {
     InvalidArgumentException bad = new InvalidArgumentException("name", "must not be empty");
     assertSame(bad, RaftErrors.map(new StateMachineException("n1: query failed", bad)));
-    assertInstanceOf(ConsensusUnavailableException.class, RaftErrors.map(new StateMachineException("n1: query failed",
-        new CompletionException(new ReadIndexException("n1 could not confirm with a majority")))));
-    assertInstanceOf(ConsensusFailureException.class, RaftErrors.map(new StateMachineException("n1", new IllegalStateException("bug"))));
+    assertInstanceOf(
+        ConsensusUnavailableException.class,
+        RaftErrors.map(
+            new StateMachineException(
+                "n1: query failed",
+                new CompletionException(
+                    new ReadIndexException("n1 could not confirm with a majority")))));
+    assertInstanceOf(
+        ConsensusFailureException.class,
+        RaftErrors.map(new StateMachineException("n1", new IllegalStateException("bug"))));
   }
 
   @Test
@@ -73,7 +97,8 @@ class RaftErrorsTest {
     CompletableFuture<Object> f = RaftErrors.mapped(CompletableFuture.failedFuture(wrapped));
     Throwable seen = f.handle((v, e) -> e).get();
     assertSame(wrapped, seen, "a failure that needs no mapping reaches the caller untouched");
-    CompletableFuture<Object> g = RaftErrors.mapped(CompletableFuture.failedFuture(new AlreadyClosedException("closed")));
+    CompletableFuture<Object> g =
+        RaftErrors.mapped(CompletableFuture.failedFuture(new AlreadyClosedException("closed")));
     assertInstanceOf(ConsensusUnavailableException.class, g.handle((v, e) -> e).get());
   }
 }

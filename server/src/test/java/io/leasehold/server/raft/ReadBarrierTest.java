@@ -19,7 +19,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** When a linearizable read may go ahead: only after a barrier proposed after it has been applied here. */
+/**
+ * When a linearizable read may go ahead: only after a barrier proposed after it has been applied
+ * here.
+ */
 class ReadBarrierTest {
   private final List<CompletableFuture<LogReply>> proposed = new CopyOnWriteArrayList<>();
   private final List<LogCommand> commands = new CopyOnWriteArrayList<>();
@@ -27,16 +30,22 @@ class ReadBarrierTest {
   private final List<Long> behind = new CopyOnWriteArrayList<>();
 
   private ReadBarrier barrier(Duration timeout) {
-    return new ReadBarrier(c -> {
-      commands.add(c);
-      CompletableFuture<LogReply> f = new CompletableFuture<>();
-      proposed.add(f);
-      return f;
-    }, applied::get, behind::add, timeout);
+    return new ReadBarrier(
+        c -> {
+          commands.add(c);
+          CompletableFuture<LogReply> f = new CompletableFuture<>();
+          proposed.add(f);
+          return f;
+        },
+        applied::get,
+        behind::add,
+        timeout);
   }
 
   private static LogReply at(long index) {
-    return LogReply.newBuilder().setSetLogFormat(SetLogFormatResponse.newBuilder().setRevision(index)).build();
+    return LogReply.newBuilder()
+        .setSetLogFormat(SetLogFormatResponse.newBuilder().setRevision(index))
+        .build();
   }
 
   @Test
@@ -52,7 +61,8 @@ class ReadBarrierTest {
       proposed.get(0).complete(at(10));
       assertEquals(10, first.get(5, TimeUnit.SECONDS));
       // The others arrived after the first barrier was proposed: it proves nothing for them.
-      assertFalse(second.isDone() || third.isDone(), "a barrier proposed before a read does not serve it");
+      assertFalse(
+          second.isDone() || third.isDone(), "a barrier proposed before a read does not serve it");
       assertEquals(2, proposed.size(), "the next barrier goes out at once, for both");
 
       applied.set(11);
@@ -85,11 +95,14 @@ class ReadBarrierTest {
     try (ReadBarrier b = barrier(Duration.ofSeconds(10))) {
       CompletableFuture<Long> failed = b.await();
       proposed.get(0).completeExceptionally(new IllegalStateException("no leader"));
-      assertInstanceOf(IllegalStateException.class, assertThrows(ExecutionException.class, () -> failed.get(5, TimeUnit.SECONDS)).getCause());
+      assertInstanceOf(
+          IllegalStateException.class,
+          assertThrows(ExecutionException.class, () -> failed.get(5, TimeUnit.SECONDS)).getCause());
 
       CompletableFuture<Long> noIndex = b.await();
       proposed.get(1).complete(LogReply.getDefaultInstance());
-      ExecutionException e = assertThrows(ExecutionException.class, () -> noIndex.get(5, TimeUnit.SECONDS));
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> noIndex.get(5, TimeUnit.SECONDS));
       assertTrue(e.getCause().getMessage().contains("without its log index"), e.toString());
     }
   }
@@ -99,7 +112,8 @@ class ReadBarrierTest {
     try (ReadBarrier b = barrier(Duration.ofMillis(200))) {
       CompletableFuture<Long> read = b.await();
       proposed.get(0).complete(at(50));
-      ExecutionException e = assertThrows(ExecutionException.class, () -> read.get(10, TimeUnit.SECONDS));
+      ExecutionException e =
+          assertThrows(ExecutionException.class, () -> read.get(10, TimeUnit.SECONDS));
       assertInstanceOf(TimeoutException.class, e.getCause());
     }
   }

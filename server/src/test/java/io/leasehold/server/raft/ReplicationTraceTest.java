@@ -18,10 +18,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The trace reports each step of a write on each follower, on real Ratis and gRPC, in the order they happen. */
+/**
+ * The trace reports each step of a write on each follower, on real Ratis and gRPC, in the order
+ * they happen.
+ */
 class ReplicationTraceTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -32,8 +34,7 @@ class ReplicationTraceTest {
   }
 
   /** One report: which node's trace, what, the index and when. */
-  record Report(String node, String what, String follower, long index, long nanos) {
-  }
+  record Report(String node, String what, String follower, long index, long nanos) {}
 
   private static ReplicationTrace.Listener recorder(String node, List<Report> into) {
     return new ReplicationTrace.Listener() {
@@ -54,16 +55,25 @@ class ReplicationTraceTest {
     };
   }
 
-  /** The first report of {@code what} on {@code node} (about {@code follower}, if given) whose index is at least {@code index}. */
-  private static Optional<Report> first(List<Report> reports, String node, String what, String follower, long index) {
+  /**
+   * The first report of {@code what} on {@code node} (about {@code follower}, if given) whose index
+   * is at least {@code index}.
+   */
+  private static Optional<Report> first(
+      List<Report> reports, String node, String what, String follower, long index) {
     return reports.stream()
-        .filter(r -> r.node().equals(node) && r.what().equals(what) && r.index() >= index
-            && (follower == null || follower.equals(r.follower())))
+        .filter(
+            r ->
+                r.node().equals(node)
+                    && r.what().equals(what)
+                    && r.index() >= index
+                    && (follower == null || follower.equals(r.follower())))
         .findFirst();
   }
 
   @Test
-  void everyStepOfAWriteToEachFollowerIsReportedInOrderAndNothingOnceTheListenerIsCleared() throws Exception {
+  void everyStepOfAWriteToEachFollowerIsReportedInOrderAndNothingOnceTheListenerIsCleared()
+      throws Exception {
     cluster = TestCluster.start(3, dir);
     LeaseholdNode leader = cluster.awaitLeader();
     List<Report> reports = new CopyOnWriteArrayList<>();
@@ -72,37 +82,67 @@ class ReplicationTraceTest {
     }
     long revision = 0;
     for (int i = 0; i < 5; i++) {
-      AcquireResponse r = cluster.leases(leader.id()).acquire(acquire("trace/" + i, "runner-1", 30));
+      AcquireResponse r =
+          cluster.leases(leader.id()).acquire(acquire("trace/" + i, "runner-1", 30));
       assertEquals(Outcome.GRANTED, r.getOutcome());
       revision = r.getRevision();
     }
     final long written = revision;
     List<LeaseholdNode> followers = cluster.followers();
-    await("every follower to apply revision " + written, Duration.ofSeconds(10),
-        () -> followers.stream().allMatch(f -> first(reports, f.id(), "applied", null, written).isPresent()));
+    await(
+        "every follower to apply revision " + written,
+        Duration.ofSeconds(10),
+        () ->
+            followers.stream()
+                .allMatch(f -> first(reports, f.id(), "applied", null, written).isPresent()));
 
-    assertTrue(first(reports, leader.id(), "applied", null, written).isPresent(), "the leader reports its own apply");
+    assertTrue(
+        first(reports, leader.id(), "applied", null, written).isPresent(),
+        "the leader reports its own apply");
     for (LeaseholdNode f : followers) {
-      Report received = first(reports, f.id(), "received", null, written).orElseThrow(
-          () -> new AssertionError(f.id() + " reports receiving an append carrying " + written));
-      Report answered = first(reports, f.id(), "answered", null, written).orElseThrow(
-          () -> new AssertionError(f.id() + " reports answering for " + written));
+      Report received =
+          first(reports, f.id(), "received", null, written)
+              .orElseThrow(
+                  () ->
+                      new AssertionError(
+                          f.id() + " reports receiving an append carrying " + written));
+      Report answered =
+          first(reports, f.id(), "answered", null, written)
+              .orElseThrow(() -> new AssertionError(f.id() + " reports answering for " + written));
       Report applied = first(reports, f.id(), "applied", null, written).orElseThrow();
-      assertTrue(received.nanos() <= answered.nanos(), "received before answered: " + received + ", " + answered);
-      assertTrue(received.nanos() <= applied.nanos(), "received before applied: " + received + ", " + applied);
+      assertTrue(
+          received.nanos() <= answered.nanos(),
+          "received before answered: " + received + ", " + answered);
+      assertTrue(
+          received.nanos() <= applied.nanos(),
+          "received before applied: " + received + ", " + applied);
     }
-    assertEquals(Optional.empty(), reports.stream().filter(r -> r.node().equals(leader.id()) && r.what().equals("received")).findAny(),
+    assertEquals(
+        Optional.empty(),
+        reports.stream()
+            .filter(r -> r.node().equals(leader.id()) && r.what().equals("received"))
+            .findAny(),
         "the leader receives no appends");
 
     for (LeaseholdNode node : cluster.running()) {
       node.diagnostics().replicationTrace().listen(null);
     }
-    AcquireResponse later = cluster.leases(leader.id()).acquire(acquire("trace/after", "runner-1", 30));
+    AcquireResponse later =
+        cluster.leases(leader.id()).acquire(acquire("trace/after", "runner-1", 30));
     assertEquals(Outcome.GRANTED, later.getOutcome());
-    await("every node to apply revision " + later.getRevision(), Duration.ofSeconds(10), () -> cluster.running().stream()
-        .allMatch(n -> n.ratis().division().getInfo().getLastAppliedIndex() >= later.getRevision()));
+    await(
+        "every node to apply revision " + later.getRevision(),
+        Duration.ofSeconds(10),
+        () ->
+            cluster.running().stream()
+                .allMatch(
+                    n ->
+                        n.ratis().division().getInfo().getLastAppliedIndex()
+                            >= later.getRevision()));
     // A report already under way when the listeners were cleared can only name an earlier entry.
-    assertEquals(List.of(), reports.stream().filter(r -> r.index() >= later.getRevision()).toList(),
+    assertEquals(
+        List.of(),
+        reports.stream().filter(r -> r.index() >= later.getRevision()).toList(),
         "no reports of a write made after the listeners were cleared");
   }
 }

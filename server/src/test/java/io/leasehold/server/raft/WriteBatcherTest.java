@@ -29,18 +29,26 @@ class WriteBatcherTest {
 
   final List<Sent> sent = new ArrayList<>();
   final AtomicInteger format = new AtomicInteger(LogFormat.BATCHES);
-  final WriteBatcher batcher = new WriteBatcher((command, abandoned) -> {
-    Sent s = new Sent(command, abandoned, new CompletableFuture<>());
-    sent.add(s);
-    return s.reply;
-  }, format::get, 1);
+  final WriteBatcher batcher =
+      new WriteBatcher(
+          (command, abandoned) -> {
+            Sent s = new Sent(command, abandoned, new CompletableFuture<>());
+            sent.add(s);
+            return s.reply;
+          },
+          format::get,
+          1);
 
   static LogCommand acquire(String name) {
-    return LogCommand.newBuilder().setAcquire(AcquireRequest.newBuilder().setName(name).setHolder("h")).build();
+    return LogCommand.newBuilder()
+        .setAcquire(AcquireRequest.newBuilder().setName(name).setHolder("h"))
+        .build();
   }
 
   static LogReply granted(String name) {
-    return LogReply.newBuilder().setAcquire(AcquireResponse.newBuilder().setRevision(name.hashCode())).build();
+    return LogReply.newBuilder()
+        .setAcquire(AcquireResponse.newBuilder().setRevision(name.hashCode()))
+        .build();
   }
 
   /** Answers a batch as the state machine does: one reply a command, in order. */
@@ -49,7 +57,10 @@ class WriteBatcherTest {
       return granted(command.getAcquire().getName());
     }
     ReplyBatch.Builder b = ReplyBatch.newBuilder();
-    command.getBatch().getCommandsList().forEach(c -> b.addReplies(granted(c.getAcquire().getName())));
+    command
+        .getBatch()
+        .getCommandsList()
+        .forEach(c -> b.addReplies(granted(c.getAcquire().getName())));
     return LogReply.newBuilder().setBatch(b).build();
   }
 
@@ -79,7 +90,8 @@ class WriteBatcherTest {
     assertEquals(2, sent.size());
     LogCommand batch = sent.get(1).command;
     assertTrue(batch.hasBatch());
-    assertEquals(List.of(acquire("b"), acquire("c"), acquire("d")), batch.getBatch().getCommandsList());
+    assertEquals(
+        List.of(acquire("b"), acquire("c"), acquire("d")), batch.getBatch().getCommandsList());
 
     sent.get(1).reply.complete(answer(batch));
     assertEquals(granted("b"), waiting.get(0).join());
@@ -142,7 +154,8 @@ class WriteBatcherTest {
     Sent batch = sent.get(1);
     assertFalse(batch.abandoned.getAsBoolean());
     gone.set(true);
-    assertTrue(batch.abandoned.getAsBoolean(), "no resend once a caller of the batch stopped waiting");
+    assertTrue(
+        batch.abandoned.getAsBoolean(), "no resend once a caller of the batch stopped waiting");
   }
 
   @Test
@@ -154,8 +167,14 @@ class WriteBatcherTest {
     CompletableFuture<LogReply> d = batcher.submit(acquire("d"), WAITING);
     IllegalStateException boom = new IllegalStateException("no leader");
     sent.get(1).reply.completeExceptionally(boom);
-    assertSame(boom, org.junit.jupiter.api.Assertions.assertThrows(CompletionException.class, b::join).getCause());
-    assertSame(boom, org.junit.jupiter.api.Assertions.assertThrows(CompletionException.class, c::join).getCause());
+    assertSame(
+        boom,
+        org.junit.jupiter.api.Assertions.assertThrows(CompletionException.class, b::join)
+            .getCause());
+    assertSame(
+        boom,
+        org.junit.jupiter.api.Assertions.assertThrows(CompletionException.class, c::join)
+            .getCause());
     assertEquals(acquire("d"), sent.get(2).command);
     sent.get(2).reply.complete(answer(sent.get(2).command));
     assertEquals(granted("d"), d.join());
@@ -167,7 +186,15 @@ class WriteBatcherTest {
     CompletableFuture<LogReply> b = batcher.submit(acquire("b"), WAITING);
     batcher.submit(acquire("c"), WAITING);
     sent.get(0).reply.complete(answer(sent.get(0).command));
-    sent.get(1).reply.complete(LogReply.newBuilder().setBatch(ReplyBatch.newBuilder().addReplies(granted("b"))).build());
-    assertInstanceOf(IllegalStateException.class, org.junit.jupiter.api.Assertions.assertThrows(CompletionException.class, b::join).getCause());
+    sent.get(1)
+        .reply
+        .complete(
+            LogReply.newBuilder()
+                .setBatch(ReplyBatch.newBuilder().addReplies(granted("b")))
+                .build());
+    assertInstanceOf(
+        IllegalStateException.class,
+        org.junit.jupiter.api.Assertions.assertThrows(CompletionException.class, b::join)
+            .getCause());
   }
 }

@@ -27,12 +27,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Certificates, keys and CAs replaced on disk reach every port of a running node: the client
- * port, the metrics port and the Raft port serve the new certificate and trust the new CA.
+ * Certificates, keys and CAs replaced on disk reach every port of a running node: the client port,
+ * the metrics port and the Raft port serve the new certificate and trust the new CA.
  */
 class CertificateRotationTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
 
   @AfterEach
@@ -59,9 +58,21 @@ class CertificateRotationTest {
     Files.copy(oldNode.certFile(), cert);
     Files.copy(oldNode.keyFile(), key);
     Files.copy(oldCa.pem(), ca);
-    cluster = TestCluster.start(1, dir.resolve("data"), b -> b.metricsPort(0).tlsReloadInterval(Duration.ofMillis(100))
-        .tlsCertFile(cert).tlsKeyFile(key).tlsCaFile(ca).clientCertAuth(true).initialAdmin("runner-1")
-        .peerTlsCertFile(cert).peerTlsKeyFile(key).peerTlsCaFile(ca));
+    cluster =
+        TestCluster.start(
+            1,
+            dir.resolve("data"),
+            b ->
+                b.metricsPort(0)
+                    .tlsReloadInterval(Duration.ofMillis(100))
+                    .tlsCertFile(cert)
+                    .tlsKeyFile(key)
+                    .tlsCaFile(ca)
+                    .clientCertAuth(true)
+                    .initialAdmin("runner-1")
+                    .peerTlsCertFile(cert)
+                    .peerTlsKeyFile(key)
+                    .peerTlsCaFile(ca));
     LeaseholdNode node = cluster.node("n1");
     int peerPort = cluster.peer("n1").peerPort();
     int metricsPort = node.metricsPort().orElseThrow();
@@ -77,33 +88,49 @@ class CertificateRotationTest {
     TestCerts.replace(newNode.keyFile(), key);
 
     SSLContext rotated = TestCerts.sslContext(newCa, newClient);
-    TestCluster.await("the client port serves the new certificate and trusts the new CA", Duration.ofSeconds(30), () -> {
-      try {
-        return acquire(node, newCa, newClient, "after/x") == Outcome.GRANTED;
-      } catch (StatusRuntimeException notYet) {
-        return false;
-      }
-    });
+    TestCluster.await(
+        "the client port serves the new certificate and trusts the new CA",
+        Duration.ofSeconds(30),
+        () -> {
+          try {
+            return acquire(node, newCa, newClient, "after/x") == Outcome.GRANTED;
+          } catch (StatusRuntimeException notYet) {
+            return false;
+          }
+        });
     assertEquals(newNode.cert(), served(node.config().self().clientPort(), rotated));
-    assertEquals(newNode.cert(), served(metricsPort, rotated), "the metrics port serves the new certificate");
-    assertEquals(newNode.cert(), served(peerPort, rotated), "the Raft port serves the new certificate");
-    assertThrows(StatusRuntimeException.class, () -> acquire(node, newCa, oldClient, "after/y"),
+    assertEquals(
+        newNode.cert(),
+        served(metricsPort, rotated),
+        "the metrics port serves the new certificate");
+    assertEquals(
+        newNode.cert(), served(peerPort, rotated), "the Raft port serves the new certificate");
+    assertThrows(
+        StatusRuntimeException.class,
+        () -> acquire(node, newCa, oldClient, "after/y"),
         "a client certificate of the old CA is no longer accepted");
     // The node's own Raft client reaches the Raft port through the rotation: writes go on.
     assertEquals(Outcome.GRANTED, acquire(node, newCa, newClient, "after/z"));
   }
 
-  static Outcome acquire(LeaseholdNode node, TestCerts.Authority trust, TestCerts.Identity id, String name) {
-    ManagedChannel channel = Grpc.newChannelBuilder(node.clientAddress(), TestCerts.credentials(trust, id)).build();
+  static Outcome acquire(
+      LeaseholdNode node, TestCerts.Authority trust, TestCerts.Identity id, String name) {
+    ManagedChannel channel =
+        Grpc.newChannelBuilder(node.clientAddress(), TestCerts.credentials(trust, id)).build();
     try {
-      return LeasesGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS)
-          .acquire(Requests.acquire(name, "runner-1", 30)).getOutcome();
+      return LeasesGrpc.newBlockingStub(channel)
+          .withDeadlineAfter(20, TimeUnit.SECONDS)
+          .acquire(Requests.acquire(name, "runner-1", 30))
+          .getOutcome();
     } finally {
       channel.shutdownNow();
     }
   }
 
-  /** The certificate a TLS port presents to a client with {@code context}; fails if the client does not trust it. */
+  /**
+   * The certificate a TLS port presents to a client with {@code context}; fails if the client does
+   * not trust it.
+   */
   static X509Certificate served(int port, SSLContext context) throws IOException {
     try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket()) {
       socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);

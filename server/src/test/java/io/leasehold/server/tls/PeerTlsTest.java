@@ -17,13 +17,18 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Mutual TLS between members: a member that is not in it cannot take part. */
 class PeerTlsTest {
-  /** How long a member that should be cut off is watched: many heartbeat intervals (300 ms here). */
+  /**
+   * How long a member that should be cut off is watched: many heartbeat intervals (300 ms here).
+   */
   static final Duration CUT_OFF = Duration.ofSeconds(3);
 
-  enum Transport { TRUSTED, PLAINTEXT, UNTRUSTED }
+  enum Transport {
+    TRUSTED,
+    PLAINTEXT,
+    UNTRUSTED
+  }
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TestCluster cluster;
   volatile Transport n3 = Transport.TRUSTED;
 
@@ -35,15 +40,18 @@ class PeerTlsTest {
   }
 
   @Test
-  void aMemberWithAPlaintextOrUntrustedPeerTransportGetsNothingUntilATrustedCertificateIsRotatedIn() throws Exception {
+  void aMemberWithAPlaintextOrUntrustedPeerTransportGetsNothingUntilATrustedCertificateIsRotatedIn()
+      throws Exception {
     Path certs = Files.createDirectories(dir.resolve("certs"));
     Path live = Files.createDirectories(dir.resolve("live"));
     TestCerts.Authority ca = TestCerts.authority(certs, "ca");
-    TestCerts.Authority otherCa = TestCerts.authority(Files.createDirectories(dir.resolve("other")), "ca");
+    TestCerts.Authority otherCa =
+        TestCerts.authority(Files.createDirectories(dir.resolve("other")), "ca");
     for (String id : new String[] {"n1", "n2", "n3"}) {
       TestCerts.node(certs, ca, id);
     }
-    TestCerts.Identity impostor = TestCerts.node(Files.createDirectories(dir.resolve("impostor")), otherCa, "n3");
+    TestCerts.Identity impostor =
+        TestCerts.node(Files.createDirectories(dir.resolve("impostor")), otherCa, "n3");
     // n3's files are copies, so that its certificate can be rotated in place.
     Files.copy(certs.resolve("n3.pem"), live.resolve("n3.pem"));
     Files.copy(certs.resolve("n3-key.pem"), live.resolve("n3-key.pem"));
@@ -67,33 +75,51 @@ class PeerTlsTest {
     TestCerts.replace(certs.resolve("n3.pem"), live.resolve("n3.pem"));
     TestCerts.replace(certs.resolve("n3-key.pem"), live.resolve("n3-key.pem"));
     first.putAll(second);
-    TestCluster.await("n3 catches up once its certificate is trusted", Duration.ofSeconds(90),
-        () -> first.entrySet().stream().allMatch(e -> {
-          var r = cluster.leases("n3").get(Requests.staleGet(e.getKey()));
-          return r.getFound() && r.getLease().getToken() == e.getValue();
-        }));
-    assertEquals(Outcome.GRANTED, cluster.leases("n3").acquire(Requests.acquire("after/x", "runner-1", 30)).getOutcome());
+    TestCluster.await(
+        "n3 catches up once its certificate is trusted",
+        Duration.ofSeconds(90),
+        () ->
+            first.entrySet().stream()
+                .allMatch(
+                    e -> {
+                      var r = cluster.leases("n3").get(Requests.staleGet(e.getKey()));
+                      return r.getFound() && r.getLease().getToken() == e.getValue();
+                    }));
+    assertEquals(
+        Outcome.GRANTED,
+        cluster.leases("n3").acquire(Requests.acquire("after/x", "runner-1", 30)).getOutcome());
   }
 
-  NodeConfig.Builder peerTls(NodeConfig.Builder b, String id, Path certs, Path live, TestCerts.Authority ca) {
+  NodeConfig.Builder peerTls(
+      NodeConfig.Builder b, String id, Path certs, Path live, TestCerts.Authority ca) {
     b.tlsReloadInterval(Duration.ofMillis(100));
     if (!id.equals("n3")) {
-      return b.peerTlsCertFile(certs.resolve(id + ".pem")).peerTlsKeyFile(certs.resolve(id + "-key.pem")).peerTlsCaFile(ca.pem());
+      return b.peerTlsCertFile(certs.resolve(id + ".pem"))
+          .peerTlsKeyFile(certs.resolve(id + "-key.pem"))
+          .peerTlsCaFile(ca.pem());
     }
     return switch (n3) {
       case PLAINTEXT -> b;
-      case TRUSTED, UNTRUSTED -> b.peerTlsCertFile(live.resolve("n3.pem")).peerTlsKeyFile(live.resolve("n3-key.pem")).peerTlsCaFile(ca.pem());
+      case TRUSTED, UNTRUSTED ->
+          b.peerTlsCertFile(live.resolve("n3.pem"))
+              .peerTlsKeyFile(live.resolve("n3-key.pem"))
+              .peerTlsCaFile(ca.pem());
     };
   }
 
-  /** n1 and n2 applied {@code leases}; n3, which is running and answers on its client port, never does. */
+  /**
+   * n1 and n2 applied {@code leases}; n3, which is running and answers on its client port, never
+   * does.
+   */
   void assertCutOff(Map<String, Long> leases) {
     cluster.awaitHeldOn("n1", leases);
     cluster.awaitHeldOn("n2", leases);
     long deadline = System.nanoTime() + CUT_OFF.toNanos();
     while (System.nanoTime() - deadline < 0) {
       for (String name : leases.keySet()) {
-        assertFalse(cluster.leases("n3").get(Requests.staleGet(name)).getFound(), "n3 (" + n3 + ") applied " + name);
+        assertFalse(
+            cluster.leases("n3").get(Requests.staleGet(name)).getFound(),
+            "n3 (" + n3 + ") applied " + name);
       }
     }
   }

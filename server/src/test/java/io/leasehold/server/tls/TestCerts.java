@@ -40,9 +40,9 @@ import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
- * Certificates made at test time, written as make-certs.sh writes them: {@code NAME.pem} and
- * {@code NAME-key.pem} (PKCS#8) in a directory, EC P-256 keys (fast to make). Node certificates
- * carry SANs for 127.0.0.1 and localhost and serve as server and client certificates alike.
+ * Certificates made at test time, written as make-certs.sh writes them: {@code NAME.pem} and {@code
+ * NAME-key.pem} (PKCS#8) in a directory, EC P-256 keys (fast to make). Node certificates carry SANs
+ * for 127.0.0.1 and localhost and serve as server and client certificates alike.
  */
 public final class TestCerts {
   private static final AtomicLong SERIAL = new AtomicLong(System.currentTimeMillis());
@@ -51,7 +51,8 @@ public final class TestCerts {
   public record Authority(String name, X509Certificate cert, PrivateKey key, Path pem) {}
 
   /** A certificate and key issued by an authority, as {@code cert} and {@code key} files. */
-  public record Identity(String name, X509Certificate cert, PrivateKey key, Path certFile, Path keyFile) {}
+  public record Identity(
+      String name, X509Certificate cert, PrivateKey key, Path certFile, Path keyFile) {}
 
   private TestCerts() {}
 
@@ -59,11 +60,18 @@ public final class TestCerts {
     KeyPair keys = keyPair();
     X500Name subject = new X500Name("CN=" + name);
     Instant now = Instant.now();
-    X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(subject, serial(), Date.from(now.minus(Duration.ofHours(1))),
-        Date.from(now.plus(Duration.ofDays(2))), subject, keys.getPublic());
+    X509v3CertificateBuilder b =
+        new JcaX509v3CertificateBuilder(
+            subject,
+            serial(),
+            Date.from(now.minus(Duration.ofHours(1))),
+            Date.from(now.plus(Duration.ofDays(2))),
+            subject,
+            keys.getPublic());
     try {
       b.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
-      b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
+      b.addExtension(
+          Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -77,8 +85,13 @@ public final class TestCerts {
    * Mutual TLS on a node's client port: its certificate {@code node} (from {@link #node}), client
    * certificates signed by {@code ca} required, and {@code admin} the initial admin.
    */
-  public static NodeConfig.Builder mutualTls(NodeConfig.Builder b, Identity node, Authority ca, String admin) {
-    return b.tlsCertFile(node.certFile()).tlsKeyFile(node.keyFile()).tlsCaFile(ca.pem()).clientCertAuth(true).initialAdmin(admin);
+  public static NodeConfig.Builder mutualTls(
+      NodeConfig.Builder b, Identity node, Authority ca, String admin) {
+    return b.tlsCertFile(node.certFile())
+        .tlsKeyFile(node.keyFile())
+        .tlsCaFile(ca.pem())
+        .clientCertAuth(true)
+        .initialAdmin(admin);
   }
 
   /** A member's certificate, valid from an hour ago for a day. */
@@ -93,7 +106,8 @@ public final class TestCerts {
    */
   public static Identity node(Path dir, Authority ca, String name, List<String> hosts) {
     Instant now = Instant.now();
-    return issue(dir, ca, name, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(1)), hosts);
+    return issue(
+        dir, ca, name, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(1)), hosts);
   }
 
   /** A certificate that expired an hour ago. */
@@ -102,7 +116,8 @@ public final class TestCerts {
     return issue(dir, ca, name, now.minus(Duration.ofDays(2)), now.minus(Duration.ofHours(1)));
   }
 
-  public static Identity issue(Path dir, Authority ca, String name, Instant notBefore, Instant notAfter) {
+  public static Identity issue(
+      Path dir, Authority ca, String name, Instant notBefore, Instant notAfter) {
     return issue(dir, ca, name, notBefore, notAfter, List.of());
   }
 
@@ -110,26 +125,55 @@ public final class TestCerts {
    * As {@link #issue(Path, Authority, String, Instant, Instant)}, with {@code hosts} as further
    * SANs: IP addresses, DNS names, or URIs ({@code leasehold://holder/NAME}).
    */
-  public static Identity issue(Path dir, Authority ca, String name, Instant notBefore, Instant notAfter, List<String> hosts) {
-    List<GeneralName> sans = new ArrayList<>(List.of(new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
-        new GeneralName(GeneralName.dNSName, "localhost")));
+  public static Identity issue(
+      Path dir,
+      Authority ca,
+      String name,
+      Instant notBefore,
+      Instant notAfter,
+      List<String> hosts) {
+    List<GeneralName> sans =
+        new ArrayList<>(
+            List.of(
+                new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+                new GeneralName(GeneralName.dNSName, "localhost")));
     for (String host : hosts) {
       boolean uri = host.startsWith("leasehold://");
       boolean ip = !uri && (host.matches("[0-9.]+") || host.contains(":"));
-      GeneralName san = new GeneralName(uri ? GeneralName.uniformResourceIdentifier : ip ? GeneralName.iPAddress : GeneralName.dNSName, host);
+      GeneralName san =
+          new GeneralName(
+              uri
+                  ? GeneralName.uniformResourceIdentifier
+                  : ip ? GeneralName.iPAddress : GeneralName.dNSName,
+              host);
       if (!sans.contains(san)) {
         sans.add(san);
       }
     }
     KeyPair keys = keyPair();
-    X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(ca.cert(), serial(), Date.from(notBefore), Date.from(notAfter),
-        new X500Name("CN=" + name), keys.getPublic());
+    X509v3CertificateBuilder b =
+        new JcaX509v3CertificateBuilder(
+            ca.cert(),
+            serial(),
+            Date.from(notBefore),
+            Date.from(notAfter),
+            new X500Name("CN=" + name),
+            keys.getPublic());
     try {
       b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
-      b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
-      b.addExtension(Extension.extendedKeyUsage, false,
-          new ExtendedKeyUsage(new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth}));
-      b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(sans.toArray(new GeneralName[0])));
+      b.addExtension(
+          Extension.keyUsage,
+          true,
+          new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
+      b.addExtension(
+          Extension.extendedKeyUsage,
+          false,
+          new ExtendedKeyUsage(
+              new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth}));
+      b.addExtension(
+          Extension.subjectAlternativeName,
+          false,
+          new GeneralNames(sans.toArray(new GeneralName[0])));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -141,7 +185,10 @@ public final class TestCerts {
     return new Identity(name, cert, keys.getPrivate(), certFile, keyFile);
   }
 
-  /** Replaces {@code target}'s contents with {@code source}'s the way a rotation tool does: a rename over it. */
+  /**
+   * Replaces {@code target}'s contents with {@code source}'s the way a rotation tool does: a rename
+   * over it.
+   */
   public static void replace(Path source, Path target) {
     try {
       Path tmp = Files.createTempFile(target.getParent(), target.getFileName().toString(), ".tmp");
@@ -152,10 +199,13 @@ public final class TestCerts {
     }
   }
 
-  /** gRPC client credentials that trust {@code ca} and present {@code id} (or nothing when null). */
+  /**
+   * gRPC client credentials that trust {@code ca} and present {@code id} (or nothing when null).
+   */
   public static ChannelCredentials credentials(Authority ca, Identity id) {
     try {
-      TlsChannelCredentials.Builder b = TlsChannelCredentials.newBuilder().trustManager(ca.pem().toFile());
+      TlsChannelCredentials.Builder b =
+          TlsChannelCredentials.newBuilder().trustManager(ca.pem().toFile());
       if (id != null) {
         b.keyManager(id.certFile().toFile(), id.keyFile().toFile());
       }
@@ -168,7 +218,9 @@ public final class TestCerts {
   /** A JDK SSLContext that trusts {@code ca} and presents {@code id} (or nothing when null). */
   public static SSLContext sslContext(Authority ca, Identity id) {
     try {
-      return Pem.sslContext(new X509Certificate[] {ca.cert()}, id == null ? null : id.key(),
+      return Pem.sslContext(
+          new X509Certificate[] {ca.cert()},
+          id == null ? null : id.key(),
           id == null ? null : new X509Certificate[] {id.cert()});
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException(e);
@@ -191,7 +243,8 @@ public final class TestCerts {
 
   private static X509Certificate sign(X509v3CertificateBuilder b, PrivateKey issuerKey) {
     try {
-      return new JcaX509CertificateConverter().getCertificate(b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKey)));
+      return new JcaX509CertificateConverter()
+          .getCertificate(b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(issuerKey)));
     } catch (OperatorCreationException | GeneralSecurityException e) {
       throw new IllegalStateException(e);
     }

@@ -38,8 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * HTTP, as {@code --metrics-plaintext} asks).
  */
 class TlsClusterTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
   static TestCerts.Authority ca;
   static TestCerts.Authority otherCa;
@@ -54,10 +53,21 @@ class TlsClusterTest {
       TestCerts.node(certs, ca, id);
     }
     client = TestCerts.node(certs, ca, "runner-1");
-    cluster = TestCluster.start(3, dir.resolve("data"), (id, b) -> b.metricsPort(0)
-        .tlsCertFile(certs.resolve(id + ".pem")).tlsKeyFile(certs.resolve(id + "-key.pem")).tlsCaFile(ca.pem())
-        .clientCertAuth(true).metricsPlaintext(id.equals("n3")).initialAdmin("runner-1")
-        .peerTlsCertFile(certs.resolve(id + ".pem")).peerTlsKeyFile(certs.resolve(id + "-key.pem")).peerTlsCaFile(ca.pem()));
+    cluster =
+        TestCluster.start(
+            3,
+            dir.resolve("data"),
+            (id, b) ->
+                b.metricsPort(0)
+                    .tlsCertFile(certs.resolve(id + ".pem"))
+                    .tlsKeyFile(certs.resolve(id + "-key.pem"))
+                    .tlsCaFile(ca.pem())
+                    .clientCertAuth(true)
+                    .metricsPlaintext(id.equals("n3"))
+                    .initialAdmin("runner-1")
+                    .peerTlsCertFile(certs.resolve(id + ".pem"))
+                    .peerTlsKeyFile(certs.resolve(id + "-key.pem"))
+                    .peerTlsCaFile(ca.pem()));
     cluster.useCredentials(TestCerts.credentials(ca, client));
   }
 
@@ -72,12 +82,15 @@ class TlsClusterTest {
   void aClientWithAValidCertificateIsServedByEveryNode() {
     // Writes sent to followers reach the leader through the nodes' Raft clients, over peer TLS.
     for (String id : cluster.ids()) {
-      AcquireResponse r = cluster.leases(id).acquire(Requests.acquire("valid/" + id, "runner-1", 30));
+      AcquireResponse r =
+          cluster.leases(id).acquire(Requests.acquire("valid/" + id, "runner-1", 30));
       assertEquals(Outcome.GRANTED, r.getOutcome(), id + ": " + r);
     }
     cluster.awaitConverged();
     for (String id : cluster.ids()) {
-      assertTrue(cluster.leases(id).get(Requests.staleGet("valid/n1")).getFound(), id + " applied the write");
+      assertTrue(
+          cluster.leases(id).get(Requests.staleGet("valid/n1")).getFound(),
+          id + " applied the write");
     }
   }
 
@@ -89,13 +102,15 @@ class TlsClusterTest {
   @Test
   void aClientWithAnUntrustedCertificateIsRefused() throws IOException {
     Path certs = Files.createDirectories(dir.resolve("untrusted"));
-    assertRefused(TestCerts.credentials(ca, TestCerts.node(certs, otherCa, "mallory")), "untrusted/x");
+    assertRefused(
+        TestCerts.credentials(ca, TestCerts.node(certs, otherCa, "mallory")), "untrusted/x");
   }
 
   @Test
   void aClientWithAnExpiredCertificateIsRefused() throws IOException {
     Path certs = Files.createDirectories(dir.resolve("expired"));
-    assertRefused(TestCerts.credentials(ca, TestCerts.expired(certs, ca, "runner-old")), "expired/x");
+    assertRefused(
+        TestCerts.credentials(ca, TestCerts.expired(certs, ca, "runner-old")), "expired/x");
   }
 
   @Test
@@ -118,13 +133,20 @@ class TlsClusterTest {
     assertEquals(200, metrics.statusCode());
     assertTrue(metrics.body().contains("leasehold_raft_term "), metrics.body());
 
-    assertThrows(IOException.class, () -> send(TestCerts.sslContext(ca, null), "https", node, "/healthz"), "no client certificate");
-    assertThrows(IOException.class, () -> send(TestCerts.sslContext(otherCa, client), "https", node, "/healthz"), "untrusted server");
+    assertThrows(
+        IOException.class,
+        () -> send(TestCerts.sslContext(ca, null), "https", node, "/healthz"),
+        "no client certificate");
+    assertThrows(
+        IOException.class,
+        () -> send(TestCerts.sslContext(otherCa, client), "https", node, "/healthz"),
+        "untrusted server");
     assertThrows(IOException.class, () -> send(null, "http", node, "/healthz"), "plain HTTP");
   }
 
   @Test
-  void aPlaintextMetricsPortServesHealthWithoutACertificateWhileTheClientPortStillRequiresOne() throws InterruptedException {
+  void aPlaintextMetricsPortServesHealthWithoutACertificateWhileTheClientPortStillRequiresOne()
+      throws InterruptedException {
     LeaseholdNode node = cluster.node("n3");
     assertFalse(node.metricsTls());
     assertTrue(node.clientTls());
@@ -140,7 +162,10 @@ class TlsClusterTest {
     HttpResponse<String> metrics = get(null, "http", node, "/metrics");
     assertEquals(200, metrics.statusCode());
     assertTrue(metrics.body().contains("leasehold_health_serving 1"), metrics.body());
-    assertThrows(IOException.class, () -> send(TestCerts.sslContext(ca, client), "https", node, "/healthz"), "no TLS there");
+    assertThrows(
+        IOException.class,
+        () -> send(TestCerts.sslContext(ca, client), "https", node, "/healthz"),
+        "no TLS there");
     assertTrue(cluster.node("n1").metricsTls(), "the others keep HTTPS");
     // The client port of n3 is unchanged: no certificate, no call (assertRefused tries every node).
     assertRefused(TestCerts.credentials(ca, null), "metrics-plaintext/no-cert");
@@ -149,19 +174,27 @@ class TlsClusterTest {
   /** A call with {@code credentials} fails UNAVAILABLE on every node, and nothing was written. */
   static void assertRefused(ChannelCredentials credentials, String name) {
     for (String id : cluster.ids()) {
-      ManagedChannel channel = Grpc.newChannelBuilder(cluster.node(id).clientAddress(), credentials).build();
+      ManagedChannel channel =
+          Grpc.newChannelBuilder(cluster.node(id).clientAddress(), credentials).build();
       try {
-        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> LeasesGrpc.newBlockingStub(channel)
-            .withDeadlineAfter(20, TimeUnit.SECONDS).acquire(Requests.acquire(name, "runner-1", 30)));
+        StatusRuntimeException e =
+            assertThrows(
+                StatusRuntimeException.class,
+                () ->
+                    LeasesGrpc.newBlockingStub(channel)
+                        .withDeadlineAfter(20, TimeUnit.SECONDS)
+                        .acquire(Requests.acquire(name, "runner-1", 30)));
         assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), id + ": " + e);
       } finally {
         channel.shutdownNow();
       }
     }
-    assertFalse(cluster.leases("n1").get(Requests.get(name)).getFound(), name + " was not acquired");
+    assertFalse(
+        cluster.leases("n1").get(Requests.get(name)).getFound(), name + " was not acquired");
   }
 
-  static HttpResponse<String> get(SSLContext context, String scheme, LeaseholdNode node, String path) {
+  static HttpResponse<String> get(
+      SSLContext context, String scheme, LeaseholdNode node, String path) {
     try {
       return send(context, scheme, node, path);
     } catch (IOException e) {
@@ -169,14 +202,18 @@ class TlsClusterTest {
     }
   }
 
-  static HttpResponse<String> send(SSLContext context, String scheme, LeaseholdNode node, String path) throws IOException {
+  static HttpResponse<String> send(
+      SSLContext context, String scheme, LeaseholdNode node, String path) throws IOException {
     HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10));
     if (context != null) {
       b.sslContext(context);
     }
     URI uri = URI.create(scheme + "://127.0.0.1:" + node.metricsPort().orElseThrow() + path);
     try {
-      return b.build().send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+      return b.build()
+          .send(
+              HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(),
+              HttpResponse.BodyHandlers.ofString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);

@@ -18,7 +18,9 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-/** The dashboard's HTTP endpoints as a test reads them: JSON bodies and Server-Sent Event streams. */
+/**
+ * The dashboard's HTTP endpoints as a test reads them: JSON bodies and Server-Sent Event streams.
+ */
 final class DashboardHttp {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
 
@@ -35,10 +37,14 @@ final class DashboardHttp {
   }
 
   static Reply get(LeaseholdNode node, String path, Optional<String> token) {
-    HttpResponse<String> r = TestCluster.httpGet(node, path, b -> {
-      token.ifPresent(t -> b.header("Authorization", "Bearer " + t));
-      return b.timeout(Duration.ofSeconds(15));
-    });
+    HttpResponse<String> r =
+        TestCluster.httpGet(
+            node,
+            path,
+            b -> {
+              token.ifPresent(t -> b.header("Authorization", "Bearer " + t));
+              return b.timeout(Duration.ofSeconds(15));
+            });
     return new Reply(r.statusCode(), JsonParser.parseString(r.body()).getAsJsonObject());
   }
 
@@ -50,31 +56,37 @@ final class DashboardHttp {
     volatile boolean ready;
 
     Stream(LeaseholdNode node, String path) throws IOException, InterruptedException {
-      HttpResponse<java.io.InputStream> r = HTTP.send(HttpRequest.newBuilder(uri(node, path)).build(),
-          HttpResponse.BodyHandlers.ofInputStream());
+      HttpResponse<java.io.InputStream> r =
+          HTTP.send(
+              HttpRequest.newBuilder(uri(node, path)).build(),
+              HttpResponse.BodyHandlers.ofInputStream());
       status = r.statusCode();
       body = r.body();
-      Thread reader = new Thread(() -> {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
-          String line;
-          String event = "message";
-          while ((line = in.readLine()) != null) {
-            if (line.startsWith("event: ")) {
-              event = line.substring(7);
-            } else if (line.startsWith("data: ")) {
-              if (event.equals("ready")) {
-                ready = true;
-              } else if (event.equals("message")) {
-                data.add(line.substring(6));
-              }
-            } else if (line.isEmpty()) {
-              event = "message";
-            }
-          }
-        } catch (IOException e) {
-          // Closed.
-        }
-      }, "dashboard-test-sse");
+      Thread reader =
+          new Thread(
+              () -> {
+                try (BufferedReader in =
+                    new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
+                  String line;
+                  String event = "message";
+                  while ((line = in.readLine()) != null) {
+                    if (line.startsWith("event: ")) {
+                      event = line.substring(7);
+                    } else if (line.startsWith("data: ")) {
+                      if (event.equals("ready")) {
+                        ready = true;
+                      } else if (event.equals("message")) {
+                        data.add(line.substring(6));
+                      }
+                    } else if (line.isEmpty()) {
+                      event = "message";
+                    }
+                  }
+                } catch (IOException e) {
+                  // Closed.
+                }
+              },
+              "dashboard-test-sse");
       reader.setDaemon(true);
       reader.start();
     }
@@ -83,7 +95,9 @@ final class DashboardHttp {
     Optional<JsonObject> next(String text, Duration timeout) throws InterruptedException {
       long deadline = System.nanoTime() + timeout.toNanos();
       while (System.nanoTime() < deadline) {
-        String d = data.poll(Math.max(1, (deadline - System.nanoTime()) / 1_000_000), TimeUnit.MILLISECONDS);
+        String d =
+            data.poll(
+                Math.max(1, (deadline - System.nanoTime()) / 1_000_000), TimeUnit.MILLISECONDS);
         if (d != null && d.contains(text)) {
           return Optional.of(JsonParser.parseString(d).getAsJsonObject());
         }

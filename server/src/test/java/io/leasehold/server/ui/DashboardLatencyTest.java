@@ -12,12 +12,10 @@ import io.leasehold.proto.v1.Outcome;
 import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.Requests;
 import io.leasehold.server.TestCluster;
-import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -34,9 +32,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * How long each dashboard endpoint takes at the node (its {@code Server-Timing} header) with
- * many leases held. By default a small run (20,000 leases) that every build makes; the figures
- * quoted in docs/operations.md come from the full run with a million:
+ * How long each dashboard endpoint takes at the node (its {@code Server-Timing} header) with many
+ * leases held. By default a small run (20,000 leases) that every build makes; the figures quoted in
+ * docs/operations.md come from the full run with a million:
  *
  * <pre>
  * mvn -B -q verify -pl server -am -Dtest=DashboardLatencyTest -Dsurefire.failIfNoSpecifiedTests=false \
@@ -49,17 +47,21 @@ class DashboardLatencyTest {
   static final int CALLS = FULL ? 200 : 20;
   static final int HOLDERS = 1_000;
   static final int GROUPS = 100;
-  /** Below the node's limit of writes waiting for the leader (NodeConfig.DEFAULT_MAX_PENDING_WRITES). */
-  static final int IN_FLIGHT = 800;
+
   /**
-   * Each page's data in under 200 ms at the node: the benchmark's target ({@code -Ddashboard.bench}),
-   * on a quiet machine. The default suite, which must pass on a busy one, keeps a functional bound
-   * ten times that: a page that slow is broken, not slow.
+   * Below the node's limit of writes waiting for the leader
+   * (NodeConfig.DEFAULT_MAX_PENDING_WRITES).
+   */
+  static final int IN_FLIGHT = 800;
+
+  /**
+   * Each page's data in under 200 ms at the node: the benchmark's target ({@code
+   * -Ddashboard.bench}), on a quiet machine. The default suite, which must pass on a busy one,
+   * keeps a functional bound ten times that: a page that slow is broken, not slow.
    */
   static final double BOUND_MILLIS = FULL ? 200 : 2000;
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
   static LeaseholdNode node;
 
@@ -76,40 +78,50 @@ class DashboardLatencyTest {
     // The leases, then the 256 partitions of one PartitionView group, all pipelined.
     for (int i = 0; i < LEASES + 256 && failure.get() == null; i++) {
       inFlight.acquire();
-      AcquireRequest.Builder r = i < LEASES
-          ? AcquireRequest.newBuilder().setName(name(i)).setHolder("holder-" + (i % HOLDERS))
-          : AcquireRequest.newBuilder().setName("jobs/grid/p/" + (i - LEASES)).setHolder("worker-" + (i % 7));
+      AcquireRequest.Builder r =
+          i < LEASES
+              ? AcquireRequest.newBuilder().setName(name(i)).setHolder("holder-" + (i % HOLDERS))
+              : AcquireRequest.newBuilder()
+                  .setName("jobs/grid/p/" + (i - LEASES))
+                  .setHolder("worker-" + (i % 7));
       r.setTtl(Requests.seconds(3600));
       if (i % 10 == 0 && i < LEASES) {
         r.setAttributes(Attributes.newBuilder().setAddress("10.0." + (i % 250) + ".1:80"));
       }
-      async.withDeadlineAfter(60, TimeUnit.SECONDS).acquire(r.build(), new StreamObserver<>() {
-        @Override
-        public void onNext(AcquireResponse value) {
-          if (value.getOutcome() == Outcome.GRANTED) {
-            granted.incrementAndGet();
-          } else {
-            failure.compareAndSet(null, new AssertionError("not granted: " + value));
-          }
-        }
+      async
+          .withDeadlineAfter(60, TimeUnit.SECONDS)
+          .acquire(
+              r.build(),
+              new StreamObserver<>() {
+                @Override
+                public void onNext(AcquireResponse value) {
+                  if (value.getOutcome() == Outcome.GRANTED) {
+                    granted.incrementAndGet();
+                  } else {
+                    failure.compareAndSet(null, new AssertionError("not granted: " + value));
+                  }
+                }
 
-        @Override
-        public void onError(Throwable t) {
-          failure.compareAndSet(null, t);
-          inFlight.release();
-        }
+                @Override
+                public void onError(Throwable t) {
+                  failure.compareAndSet(null, t);
+                  inFlight.release();
+                }
 
-        @Override
-        public void onCompleted() {
-          inFlight.release();
-        }
-      });
+                @Override
+                public void onCompleted() {
+                  inFlight.release();
+                }
+              });
     }
     inFlight.acquire(IN_FLIGHT);
     if (failure.get() != null) {
       throw new AssertionError("loading leases", failure.get());
     }
-    System.out.printf(Locale.ROOT, "dashboard latency: loaded %,d leases in %.1f s%n", granted.get(),
+    System.out.printf(
+        Locale.ROOT,
+        "dashboard latency: loaded %,d leases in %.1f s%n",
+        granted.get(),
         (System.nanoTime() - started) / 1e9);
     assertEquals(LEASES + 256, granted.get());
   }
@@ -141,18 +153,29 @@ class DashboardLatencyTest {
     endpoints.put("services", "/ui/api/services");
     endpoints.put("partitions", "/ui/api/partitions?group=jobs/grid");
     endpoints.put("rates", "/ui/api/rates");
-    StringBuilder report = new StringBuilder(String.format(Locale.ROOT,
-        "dashboard latency at the node, %,d leases, %d calls each (ms; client: mean per call at the test):%n  %-24s %8s %8s %8s %8s%n",
-        LEASES, CALLS, "endpoint", "p50", "p99", "max", "client"));
+    StringBuilder report =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT,
+                "dashboard latency at the node, %,d leases, %d calls each (ms; client: mean per call at the test):%n  %-24s %8s %8s %8s %8s%n",
+                LEASES,
+                CALLS,
+                "endpoint",
+                "p50",
+                "p99",
+                "max",
+                "client"));
     List<String> over = new ArrayList<>();
     for (Map.Entry<String, String> e : endpoints.entrySet()) {
       double[] ms = new double[CALLS];
       long wall = System.nanoTime();
       for (int i = 0; i < CALLS + 5; i++) {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(DashboardHttp.uri(node, e.getValue())).build(),
-            HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r =
+            http.send(
+                HttpRequest.newBuilder(DashboardHttp.uri(node, e.getValue())).build(),
+                HttpResponse.BodyHandlers.ofString());
         assertEquals(200, r.statusCode(), () -> e.getValue() + ": " + r.body());
-        if (i >= 5) {  // the first calls warm the code paths
+        if (i >= 5) { // the first calls warm the code paths
           String timing = r.headers().firstValue("Server-Timing").orElseThrow();
           ms[i - 5] = Double.parseDouble(timing.substring(timing.indexOf("dur=") + 4));
         }
@@ -161,7 +184,15 @@ class DashboardLatencyTest {
       Arrays.sort(ms);
       double p50 = ms[CALLS / 2];
       double p99 = ms[(int) Math.ceil(CALLS * 0.99) - 1];
-      report.append(String.format(Locale.ROOT, "  %-24s %8.2f %8.2f %8.2f %8.2f%n", e.getKey(), p50, p99, ms[CALLS - 1], wallMillis));
+      report.append(
+          String.format(
+              Locale.ROOT,
+              "  %-24s %8.2f %8.2f %8.2f %8.2f%n",
+              e.getKey(),
+              p50,
+              p99,
+              ms[CALLS - 1],
+              wallMillis));
       if (p50 >= BOUND_MILLIS) {
         over.add(e.getKey() + " p50 " + p50 + " ms");
       }

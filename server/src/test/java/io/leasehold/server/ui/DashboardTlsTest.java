@@ -21,10 +21,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** With TLS and client certificates, the dashboard is on HTTPS and its caller is the certificate's identity. */
+/**
+ * With TLS and client certificates, the dashboard is on HTTPS and its caller is the certificate's
+ * identity.
+ */
 class DashboardTlsTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
   static TestCerts.Authority ca;
   static TestCerts.Identity admin;
@@ -40,10 +42,20 @@ class DashboardTlsTest {
     admin = TestCerts.node(certs, ca, "ops");
     roleless = TestCerts.node(certs, ca, "visitor");
     // Mutual TLS on every port: the Cluster page asks the other members over the peer port's.
-    cluster = TestCluster.start(3, dir.resolve("data"), (id, b) -> b.metricsPort(0)
-        .tlsCertFile(certs.resolve(id + ".pem")).tlsKeyFile(certs.resolve(id + "-key.pem")).tlsCaFile(ca.pem())
-        .clientCertAuth(true).initialAdmin("ops")
-        .peerTlsCertFile(certs.resolve(id + ".pem")).peerTlsKeyFile(certs.resolve(id + "-key.pem")).peerTlsCaFile(ca.pem()));
+    cluster =
+        TestCluster.start(
+            3,
+            dir.resolve("data"),
+            (id, b) ->
+                b.metricsPort(0)
+                    .tlsCertFile(certs.resolve(id + ".pem"))
+                    .tlsKeyFile(certs.resolve(id + "-key.pem"))
+                    .tlsCaFile(ca.pem())
+                    .clientCertAuth(true)
+                    .initialAdmin("ops")
+                    .peerTlsCertFile(certs.resolve(id + ".pem"))
+                    .peerTlsKeyFile(certs.resolve(id + "-key.pem"))
+                    .peerTlsCaFile(ca.pem()));
     cluster.useCredentials(TestCerts.credentials(ca, admin));
   }
 
@@ -54,7 +66,8 @@ class DashboardTlsTest {
     }
   }
 
-  static HttpResponse<String> get(SSLContext tls, String scheme, String path) throws IOException, InterruptedException {
+  static HttpResponse<String> get(SSLContext tls, String scheme, String path)
+      throws IOException, InterruptedException {
     return get(cluster.awaitLeader(), tls, scheme, path);
   }
 
@@ -65,39 +78,54 @@ class DashboardTlsTest {
       b.sslContext(tls);
     }
     URI uri = URI.create(scheme + "://127.0.0.1:" + node.metricsPort().orElseThrow() + path);
-    return b.build().send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    return b.build()
+        .send(
+            HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(),
+            HttpResponse.BodyHandlers.ofString());
   }
 
   @Test
   void theCertificatesIdentityNeedsAReaderRole() throws Exception {
-    TestCluster.await("the initial admin holds the admin role", Duration.ofSeconds(20), () -> {
-      try {
-        return get(TestCerts.sslContext(ca, admin), "https", "/ui/api/cluster").statusCode() == 200;
-      } catch (IOException | InterruptedException e) {
-        return false;
-      }
-    });
+    TestCluster.await(
+        "the initial admin holds the admin role",
+        Duration.ofSeconds(20),
+        () -> {
+          try {
+            return get(TestCerts.sslContext(ca, admin), "https", "/ui/api/cluster").statusCode()
+                == 200;
+          } catch (IOException | InterruptedException e) {
+            return false;
+          }
+        });
     HttpResponse<String> page = get(TestCerts.sslContext(ca, admin), "https", "/ui/");
     assertEquals(200, page.statusCode());
     assertTrue(page.body().contains("x-data=\"dashboard()\""), "the page itself");
-    HttpResponse<String> visitor = get(TestCerts.sslContext(ca, roleless), "https", "/ui/api/leases");
+    HttpResponse<String> visitor =
+        get(TestCerts.sslContext(ca, roleless), "https", "/ui/api/leases");
     assertEquals(403, visitor.statusCode(), visitor::body);
     assertTrue(visitor.body().contains("visitor"), visitor::body);
-    assertThrows(IOException.class, () -> get(TestCerts.sslContext(ca, null), "https", "/ui/"), "no client certificate");
+    assertThrows(
+        IOException.class,
+        () -> get(TestCerts.sslContext(ca, null), "https", "/ui/"),
+        "no client certificate");
     assertThrows(IOException.class, () -> get(null, "http", "/ui/"), "no plaintext beside TLS");
   }
 
   @Test
   void aFollowersClusterPageReachesEveryMemberOverThePeersTls() throws Exception {
-    LeaseholdNode follower = cluster.awaitLeader() == cluster.node("n1") ? cluster.node("n2") : cluster.node("n1");
+    LeaseholdNode follower =
+        cluster.awaitLeader() == cluster.node("n1") ? cluster.node("n2") : cluster.node("n1");
     SSLContext tls = TestCerts.sslContext(ca, admin);
-    TestCluster.await("every member OK on " + follower.id() + "'s Cluster page", Duration.ofSeconds(20), () -> {
-      try {
-        HttpResponse<String> r = get(follower, tls, "https", "/ui/api/cluster");
-        return r.statusCode() == 200 && r.body().split("\"health\":\"OK\"", -1).length - 1 == 3;
-      } catch (IOException | InterruptedException e) {
-        return false;
-      }
-    });
+    TestCluster.await(
+        "every member OK on " + follower.id() + "'s Cluster page",
+        Duration.ofSeconds(20),
+        () -> {
+          try {
+            HttpResponse<String> r = get(follower, tls, "https", "/ui/api/cluster");
+            return r.statusCode() == 200 && r.body().split("\"health\":\"OK\"", -1).length - 1 == 3;
+          } catch (IOException | InterruptedException e) {
+            return false;
+          }
+        });
   }
 }

@@ -25,8 +25,11 @@ import org.junit.jupiter.api.Test;
  */
 class EventLogTrimTest {
   private final LeaseCore core = new LeaseCore(new InMemoryStore());
+
   /** A ticker every 10 ms (a quarter of the progress interval): it trims on every tick. */
-  private final WatchHub hub = new WatchHub(() -> core, 100_000, Duration.ofMillis(40), 1_000_000, 1);
+  private final WatchHub hub =
+      new WatchHub(() -> core, 100_000, Duration.ofMillis(40), 1_000_000, 1);
+
   private long index;
 
   @AfterEach
@@ -48,15 +51,18 @@ class EventLogTrimTest {
     }
     await(() -> watcher.revisions().size() == 50, "the watcher got the 50 events");
     await(() -> first.next == null, "the ticker unlinked the first node from the second");
-    await(() -> {
-      System.gc();
-      return second.get() == null;
-    }, "the second node was collected once nothing but the first node had linked to it");
+    await(
+        () -> {
+          System.gc();
+          return second.get() == null;
+        },
+        "the second node was collected once nothing but the first node had linked to it");
     assertEquals(LongStream.rangeClosed(1, 50).boxed().toList(), watcher.revisions());
   }
 
   @Test
-  void aWatcherThatHasNotReadKeepsTheLogAheadOfItsCursorWhileAnotherReadsOnAndTheLogIsTrimmed() throws Exception {
+  void aWatcherThatHasNotReadKeepsTheLogAheadOfItsCursorWhileAnotherReadsOnAndTheLogIsTrimmed()
+      throws Exception {
     Stream stalled = started();
     Stream reading = started();
     stalled.stall();
@@ -65,15 +71,22 @@ class EventLogTrimTest {
     }
     await(() -> reading.revisions().size() == 50, "the reading watcher got the 50 events");
     int progress = reading.progressMessages();
-    await(() -> reading.progressMessages() >= progress + 3, "the ticker ran (and trimmed) three times more");
+    await(
+        () -> reading.progressMessages() >= progress + 3,
+        "the ticker ran (and trimmed) three times more");
     assertEquals(List.of(), stalled.revisions());
     stalled.ready();
-    await(() -> stalled.revisions().size() == 50, "the stalled watcher got the 50 events once it read");
+    await(
+        () -> stalled.revisions().size() == 50,
+        "the stalled watcher got the 50 events once it read");
     assertEquals(reading.revisions(), stalled.revisions());
     assertNull(stalled.error);
   }
 
-  /** The metrics' watch lag: what the furthest-behind watcher has yet to read, 0 once it has read it all. */
+  /**
+   * The metrics' watch lag: what the furthest-behind watcher has yet to read, 0 once it has read it
+   * all.
+   */
   @Test
   void theLagIsWhatTheFurthestBehindWatcherHasYetToRead() throws Exception {
     assertEquals(0, hub.maxLagEvents(), "no watcher, no lag");
@@ -92,8 +105,8 @@ class EventLogTrimTest {
 
   /**
    * A watcher whose stream never became ready has sent nothing (see Watcher), but its cursor still
-   * holds the log: once too far behind it is dropped from the hub like any other, and told why
-   * if its stream ever becomes ready.
+   * holds the log: once too far behind it is dropped from the hub like any other, and told why if
+   * its stream ever becomes ready.
    */
   @Test
   void aWatcherWhoseStreamNeverBecameReadyIsCutOffOnceTooFarBehind() throws Exception {
@@ -103,13 +116,16 @@ class EventLogTrimTest {
       for (int i = 0; i < 20; i++) {
         acquire(small, "x/" + i);
       }
-      await(() -> small.watchers() == 0, "the ticker dropped the watcher 20 events behind (limit 10)");
+      await(
+          () -> small.watchers() == 0,
+          "the ticker dropped the watcher 20 events behind (limit 10)");
       assertEquals(0, never.progressMessages());
       assertNull(never.error, "nothing sent before the stream was first ready");
       never.ready();
       await(() -> never.error != null, "the watcher was told why once its stream was ready");
       assertEquals(Status.Code.RESOURCE_EXHAUSTED, Status.fromThrowable(never.error).getCode());
-      assertEquals(0, never.progressMessages(), "and only that: no start claiming events it never sent");
+      assertEquals(
+          0, never.progressMessages(), "and only that: no start claiming events it never sent");
     }
   }
 
@@ -122,7 +138,10 @@ class EventLogTrimTest {
     to.onApplied(core.apply(1, index, TestCommands.acquire(name, index)));
   }
 
-  /** A watcher of "x/" from now on, ready, once it has said where it starts (its cursor is then at the log's end). */
+  /**
+   * A watcher of "x/" from now on, ready, once it has said where it starts (its cursor is then at
+   * the log's end).
+   */
   private Stream started() {
     Stream out = new Stream();
     hub.watch(WatchRequest.newBuilder().setPrefix("x/").build(), out);

@@ -14,10 +14,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
- * The hub's senders hand every message to gRPC on one of Netty's own threads, the only kind
- * Netty's pooled allocator gives a per-thread buffer cache by default: gRPC frames each message in
- * a pooled direct buffer taken on the sending thread, and without a cache every one of them came
- * from the shared arena under its locks (see WatchHub's sender threads).
+ * The hub's senders hand every message to gRPC on one of Netty's own threads, the only kind Netty's
+ * pooled allocator gives a per-thread buffer cache by default: gRPC frames each message in a pooled
+ * direct buffer taken on the sending thread, and without a cache every one of them came from the
+ * shared arena under its locks (see WatchHub's sender threads).
  */
 class SenderThreadTest {
   @Test
@@ -27,18 +27,19 @@ class SenderThreadTest {
       List<Thread> senders = new CopyOnWriteArrayList<>();
       List<Long> revisions = new CopyOnWriteArrayList<>();
       Runnable[] onReady = new Runnable[1];
-      TestStream out = new TestStream() {
-        @Override
-        public void onNext(WatchFrame frame) {
-          senders.add(Thread.currentThread());
-          frame.events().forEach(e -> revisions.add(e.revision()));
-        }
+      TestStream out =
+          new TestStream() {
+            @Override
+            public void onNext(WatchFrame frame) {
+              senders.add(Thread.currentThread());
+              frame.events().forEach(e -> revisions.add(e.revision()));
+            }
 
-        @Override
-        public void setOnReadyHandler(Runnable handler) {
-          onReady[0] = handler;
-        }
-      };
+            @Override
+            public void setOnReadyHandler(Runnable handler) {
+              onReady[0] = handler;
+            }
+          };
       hub.watch(WatchRequest.newBuilder().setPrefix("x/").build(), out);
       // As gRPC does: the stream is first ready once the service method has returned.
       out.ready = true;
@@ -48,10 +49,13 @@ class SenderThreadTest {
       for (long index = 1; index <= 3; index++) {
         hub.onApplied(core.apply(1, index, TestCommands.acquire("x/" + index, index)));
       }
-      TestCluster.await("the watcher got the three events", Duration.ofSeconds(10), () -> revisions.size() == 3);
+      TestCluster.await(
+          "the watcher got the three events", Duration.ofSeconds(10), () -> revisions.size() == 3);
       assertEquals(List.of(1L, 2L, 3L), revisions);
       for (Thread t : senders) {
-        assertTrue(t instanceof FastThreadLocalThread, "a message was handed to gRPC on " + t + ", not a Netty thread");
+        assertTrue(
+            t instanceof FastThreadLocalThread,
+            "a message was handed to gRPC on " + t + ", not a Netty thread");
         assertTrue(t.getName().startsWith("leasehold-watch-"), t.getName());
       }
     }

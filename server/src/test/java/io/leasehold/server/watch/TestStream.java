@@ -3,8 +3,8 @@ package io.leasehold.server.watch;
 import io.grpc.stub.ServerCallStreamObserver;
 
 /**
- * A Watch stream for tests that drive a {@link Watcher} without gRPC: the subclass records what
- * it is sent ({@code onNext}); the stream is ready while {@link #ready} is set, keeps the error it
+ * A Watch stream for tests that drive a {@link Watcher} without gRPC: the subclass records what it
+ * is sent ({@code onNext}); the stream is ready while {@link #ready} is set, keeps the error it
  * ends with, and the rest of a server call's controls do nothing.
  */
 abstract class TestStream extends ServerCallStreamObserver<WatchFrame> {
@@ -20,9 +20,9 @@ abstract class TestStream extends ServerCallStreamObserver<WatchFrame> {
   public boolean isReady() {
     return ready;
   }
+
   @Override
-  public void onCompleted() {
-  }
+  public void onCompleted() {}
 
   @Override
   public boolean isCancelled() {
@@ -30,26 +30,20 @@ abstract class TestStream extends ServerCallStreamObserver<WatchFrame> {
   }
 
   @Override
-  public void setOnCancelHandler(Runnable onCancelHandler) {
-  }
+  public void setOnCancelHandler(Runnable onCancelHandler) {}
 
   @Override
-  public void setCompression(String compression) {
-  }
+  public void setCompression(String compression) {}
 
   @Override
-  public void setOnReadyHandler(Runnable onReadyHandler) {
-  }
+  public void setOnReadyHandler(Runnable onReadyHandler) {}
 
   @Override
-  public void disableAutoInboundFlowControl() {
-  }
+  public void disableAutoInboundFlowControl() {}
 
   @Override
-  public void request(int count) {
-  }
+  public void request(int count) {}
 
   @Override
-  public void setMessageCompression(boolean enable) {
-  }
+  public void setMessageCompression(boolean enable) {}
 }

@@ -23,16 +23,21 @@ import org.junit.jupiter.api.Test;
 
 /**
  * How watchers of one group share messages, step by step: the watchers here read a log the test
- * appends to, and run only when the test drains their sender queue, so every interleaving below
- * is the one written down. (WatchTest covers the same through real streams, with timing left to
- * the hub.)
+ * appends to, and run only when the test drains their sender queue, so every interleaving below is
+ * the one written down. (WatchTest covers the same through real streams, with timing left to the
+ * hub.)
  */
 class WatchGroupTest {
   private final LeaseCore core = new LeaseCore(new InMemoryStore());
-  /** Only for what watchers ask of it (the store, counters); its own log and ticker are not used. */
+
+  /**
+   * Only for what watchers ask of it (the store, counters); its own log and ticker are not used.
+   */
   private final WatchHub hub = new WatchHub(() -> core, 100_000, Duration.ofHours(1), 1_000_000, 1);
+
   private final EventLog log = new EventLog();
-  private final WatchGroup.Key key = new WatchGroup.Key(WatchFilter.of(WatchRequest.newBuilder().setPrefix("x/").build()), false);
+  private final WatchGroup.Key key =
+      new WatchGroup.Key(WatchFilter.of(WatchRequest.newBuilder().setPrefix("x/").build()), false);
   private final WatchGroup group = new WatchGroup(key);
   private long index;
 
@@ -42,7 +47,10 @@ class WatchGroupTest {
   void close() {
     try {
       for (Recorded w : streams) {
-        assertEquals(0, w.afterTheirClaim, "an event came after a message had claimed its revision complete");
+        assertEquals(
+            0,
+            w.afterTheirClaim,
+            "an event came after a message had claimed its revision complete");
         assertNull(w.error);
       }
     } finally {
@@ -50,7 +58,10 @@ class WatchGroupTest {
     }
   }
 
-  /** A watcher of the test's group, registered at the log's current end and started (it has said where it starts). */
+  /**
+   * A watcher of the test's group, registered at the log's current end and started (it has said
+   * where it starts).
+   */
   private Recorded started() {
     Recorded w = watcher(0);
     run(w);
@@ -71,11 +82,14 @@ class WatchGroupTest {
    */
   private void run(Recorded w) {
     w.ready = true;
-    w.watcher.onReady();  // as gRPC reports a stream that became ready
+    w.watcher.onReady(); // as gRPC reports a stream that became ready
     runQueued(w);
   }
 
-  /** Runs the watcher's queued sender runs. One that keeps rescheduling itself spins, and fails here. */
+  /**
+   * Runs the watcher's queued sender runs. One that keeps rescheduling itself spins, and fails
+   * here.
+   */
   private static void runQueued(Recorded w) {
     for (int runs = 0; !w.tasks.isEmpty(); runs++) {
       assertTrue(runs < 1_000, "the watcher's runner keeps rescheduling itself");
@@ -85,14 +99,29 @@ class WatchGroupTest {
 
   /** One entry of {@code n} events in the log (not in the store). */
   private void append(long revision, int n) {
-    List<WireEvent> events = IntStream.range(0, n)
-        .mapToObj(i -> WireEvent.of(Event.newBuilder().setType(Event.Type.ACQUIRED).setRevision(revision).setName("x/" + revision + "-" + i)
-            .setLease(Lease.newBuilder().setName("x/" + revision + "-" + i).setHolder("h").setToken(revision * 10_000 + i)).build()))
-        .toList();
+    List<WireEvent> events =
+        IntStream.range(0, n)
+            .mapToObj(
+                i ->
+                    WireEvent.of(
+                        Event.newBuilder()
+                            .setType(Event.Type.ACQUIRED)
+                            .setRevision(revision)
+                            .setName("x/" + revision + "-" + i)
+                            .setLease(
+                                Lease.newBuilder()
+                                    .setName("x/" + revision + "-" + i)
+                                    .setHolder("h")
+                                    .setToken(revision * 10_000 + i))
+                            .build()))
+            .toList();
     log.append(events, revision);
   }
 
-  /** Applies an acquisition to the store, as the apply thread does before the hub sees its events; returns them. */
+  /**
+   * Applies an acquisition to the store, as the apply thread does before the hub sees its events;
+   * returns them.
+   */
   private List<WireEvent> applyToStore(String name) throws Exception {
     index++;
     ApplyResult result = core.apply(1, index, TestCommands.acquire(name, index));
@@ -106,9 +135,9 @@ class WatchGroupTest {
    */
   @Test
   void aWatcherSendsNothingBeforeGrpcFirstReportsItsStreamReady() {
-    Recorded w = new Recorded();  // not in streams: it ends with an error on purpose
+    Recorded w = new Recorded(); // not in streams: it ends with an error on purpose
     w.watcher = new Watcher(hub, log, group, 0, w, w.tasks::add, 100_000);
-    w.ready = true;  // isReady() may already say yes while the service method runs
+    w.ready = true; // isReady() may already say yes while the service method runs
     append(1, 2);
     w.watcher.schedule();
     w.watcher.close(Status.UNAVAILABLE);
@@ -118,7 +147,10 @@ class WatchGroupTest {
     w.watcher.onReady();
     runQueued(w);
     assertEquals(List.of(), w.all, "closed before it started, it sends no start");
-    assertEquals(Status.Code.UNAVAILABLE, Status.fromThrowable(w.error).getCode(), "only the status it was closed with");
+    assertEquals(
+        Status.Code.UNAVAILABLE,
+        Status.fromThrowable(w.error).getCode(),
+        "only the status it was closed with");
   }
 
   @Test
@@ -144,9 +176,9 @@ class WatchGroupTest {
   }
 
   /**
-   * A watcher behind the group's last read (here it joined between two entries) reads only to
-   * where that read ended, even inside an entry, and claims only the revision before that entry:
-   * the rest of the entry follows. From there on it shares.
+   * A watcher behind the group's last read (here it joined between two entries) reads only to where
+   * that read ended, even inside an entry, and claims only the revision before that entry: the rest
+   * of the entry follows. From there on it shares.
    */
   @Test
   void aWatcherBehindItsGroupReadsToTheGroupsPlaceThenShares() {
@@ -161,7 +193,9 @@ class WatchGroupTest {
     run(late);
     run(late);
     List<WatchFrame> frames = late.frames;
-    assertEquals(List.of(400, 200), frames.stream().map(f -> f.events().size()).toList(),
+    assertEquals(
+        List.of(400, 200),
+        frames.stream().map(f -> f.events().size()).toList(),
         "up to where a stopped, inside revision 6, then the rest (which late read and left for a)");
     assertEquals(List.of(5L, 6L), late.claims());
     run(a);
@@ -172,23 +206,35 @@ class WatchGroupTest {
   }
 
   /**
-   * A read in which nothing matched is shared too: the others skip it, then read on to the end
-   * of the log in the same turn. A progress message due in that turn claims everything the hub
-   * had applied when the turn began, so it must come after those events, never before them.
+   * A read in which nothing matched is shared too: the others skip it, then read on to the end of
+   * the log in the same turn. A progress message due in that turn claims everything the hub had
+   * applied when the turn began, so it must come after those events, never before them.
    */
   @Test
   void aReadWhereNothingMatchedIsSkippedAndTheRestSentBeforeAnyProgressClaim() {
     Recorded a = started();
     Recorded b = started();
-    b.watcher.tick(System.nanoTime(), 0);  // idle: a progress message is now due (b runs later)
-    log.append(List.of(WireEvent.of(Event.newBuilder().setType(Event.Type.ACQUIRED).setRevision(1).setName("y/other").build())), 1);
+    b.watcher.tick(System.nanoTime(), 0); // idle: a progress message is now due (b runs later)
+    log.append(
+        List.of(
+            WireEvent.of(
+                Event.newBuilder()
+                    .setType(Event.Type.ACQUIRED)
+                    .setRevision(1)
+                    .setName("y/other")
+                    .build())),
+        1);
     run(a);
     assertEquals(List.of(), a.revisions());
     append(2, 1);
-    hub.onApplied(new ApplyResult(2, io.leasehold.proto.v1.LogReply.getDefaultInstance(), List.of()));
+    hub.onApplied(
+        new ApplyResult(2, io.leasehold.proto.v1.LogReply.getDefaultInstance(), List.of()));
     run(b);
     run(b);
-    assertEquals(List.of(2L), b.revisions(), "b skipped revision 1 with a's read and read revision 2 itself");
+    assertEquals(
+        List.of(2L),
+        b.revisions(),
+        "b skipped revision 1 with a's read and read revision 2 itself");
     assertEquals(0, b.afterTheirClaim, "revision 2 came after a message had claimed it complete");
     assertEquals(0, hub.sharedMessages(), "no message was sent for revision 1");
     run(a);
@@ -196,9 +242,9 @@ class WatchGroupTest {
   }
 
   /**
-   * An entry can be in the store, and so in a new watcher's start, before its events reach the
-   * log behind the watcher's cursor. A group read that starts there carries that entry again:
-   * the watcher must not send it, whether it started from now or from history.
+   * An entry can be in the store, and so in a new watcher's start, before its events reach the log
+   * behind the watcher's cursor. A group read that starts there carries that entry again: the
+   * watcher must not send it, whether it started from now or from history.
    */
   @Test
   void aWatcherThatStartedPastAnEntryNeverTakesAGroupReadThatCarriesIt() throws Exception {
@@ -238,13 +284,18 @@ class WatchGroupTest {
     assertSame(a.frames.get(2), history.frames.get(2));
   }
 
-  /** A watch stream that records what it was sent, and takes one message of events per {@link #run}. */
+  /**
+   * A watch stream that records what it was sent, and takes one message of events per {@link #run}.
+   */
   private static final class Recorded extends TestStream {
     Watcher watcher;
+
     /** Its sender runs, queued until the test runs them. */
     final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+
     /** Events at or below a revision an earlier message claimed complete. */
     int afterTheirClaim;
+
     long claimed = -1;
     final List<WatchFrame> frames = new ArrayList<>();
     final List<WatchFrame> all = new ArrayList<>();
@@ -267,7 +318,9 @@ class WatchGroupTest {
         frames.add(frame);
         ready = false;
       } else {
-        assertTrue(frames.isEmpty() || frame.revision() >= frames.get(frames.size() - 1).revision(), "claims never go back");
+        assertTrue(
+            frames.isEmpty() || frame.revision() >= frames.get(frames.size() - 1).revision(),
+            "claims never go back");
       }
     }
   }

@@ -12,13 +12,18 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Records one Watch stream: its events, the highest revision it was told is complete, and how it ended. */
+/**
+ * Records one Watch stream: its events, the highest revision it was told is complete, and how it
+ * ended.
+ */
 final class WatchRecorder implements StreamObserver<WatchResponse> {
   private final List<Event> events = new ArrayList<>();
   private long revision = -1;
   private int responses;
+
   /** Events that arrived at or below a revision an earlier message had claimed complete. */
   private int afterTheirClaim;
+
   private Throwable error;
   private boolean completed;
 
@@ -80,8 +85,17 @@ final class WatchRecorder implements StreamObserver<WatchResponse> {
 
   /** Waits until the stream has reported everything up to {@code revision}. */
   void awaitRevision(long revision) {
-    TestCluster.await(() -> "watch reached revision " + revision + " (at " + revision() + ", error " + status() + ")",
-        Duration.ofSeconds(20), () -> {
+    TestCluster.await(
+        () ->
+            "watch reached revision "
+                + revision
+                + " (at "
+                + revision()
+                + ", error "
+                + status()
+                + ")",
+        Duration.ofSeconds(20),
+        () -> {
           if (status() != null) {
             throw new AssertionError("watch failed: " + status());
           }

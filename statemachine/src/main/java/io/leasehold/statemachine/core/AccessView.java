@@ -1,7 +1,7 @@
 package io.leasehold.statemachine.core;
 
-import io.leasehold.proto.v1.Permission;
 import io.leasehold.proto.v1.AuthRole;
+import io.leasehold.proto.v1.Permission;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -18,6 +18,7 @@ public final class AccessView {
   public static final String READER = "reader";
   public static final String CLIENT = "client";
   public static final String ADMIN = "admin";
+
   /** The roles that always exist, over every name, and cannot be changed or removed. */
   static final SortedMap<String, AuthRole> BUILT_IN = builtIn();
 
@@ -33,9 +34,27 @@ public final class AccessView {
 
   private static SortedMap<String, AuthRole> builtIn() {
     SortedMap<String, AuthRole> m = new TreeMap<>();
-    m.put(READER, AuthRole.newBuilder().setName(READER).setPermission(Permission.READER).setBuiltIn(true).build());
-    m.put(CLIENT, AuthRole.newBuilder().setName(CLIENT).setPermission(Permission.CLIENT).setBuiltIn(true).build());
-    m.put(ADMIN, AuthRole.newBuilder().setName(ADMIN).setPermission(Permission.ADMIN).setBuiltIn(true).build());
+    m.put(
+        READER,
+        AuthRole.newBuilder()
+            .setName(READER)
+            .setPermission(Permission.READER)
+            .setBuiltIn(true)
+            .build());
+    m.put(
+        CLIENT,
+        AuthRole.newBuilder()
+            .setName(CLIENT)
+            .setPermission(Permission.CLIENT)
+            .setBuiltIn(true)
+            .build());
+    m.put(
+        ADMIN,
+        AuthRole.newBuilder()
+            .setName(ADMIN)
+            .setPermission(Permission.ADMIN)
+            .setBuiltIn(true)
+            .build());
     return m;
   }
 
@@ -85,8 +104,12 @@ public final class AccessView {
   public record Access(String identity, List<AuthRole> roles) {
     /** May act with {@code permission} on the lease {@code name}. */
     public boolean onName(Permission permission, String name) {
-      return roles.stream().anyMatch(r -> covers(r, permission) && (r.getPrefixesCount() == 0
-          || r.getPrefixesList().stream().anyMatch(name::startsWith)));
+      return roles.stream()
+          .anyMatch(
+              r ->
+                  covers(r, permission)
+                      && (r.getPrefixesCount() == 0
+                          || r.getPrefixesList().stream().anyMatch(name::startsWith)));
     }
 
     /** May act with {@code permission} on every name that starts with {@code prefix}. */

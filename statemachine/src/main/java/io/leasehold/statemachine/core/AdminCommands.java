@@ -45,37 +45,53 @@ final class AdminCommands {
     this.state = state;
   }
 
-  /** Sets a namespace's policy (or the default) as a whole. Leases keep their terms until their next renewal. */
+  /**
+   * Sets a namespace's policy (or the default) as a whole. Leases keep their terms until their next
+   * renewal.
+   */
   SetPolicyResponse setPolicy(Tx tx, SetPolicyRequest r) {
     PolicyTerms terms = AdminValidation.setPolicy(r);
     String namespace = r.getNamespace();
-    byte[] stored = StoredPolicy.newBuilder()
-        .setPolicy(r.getPolicy())
-        .setRevision(tx.index)
-        .setUpdatedAtMicros(tx.now)
-        .build()
-        .toByteArray();
-    tx.extra.add(namespace.isEmpty()
-        ? Change.put(Space.META, Policies.DEFAULT_KEY, stored)
-        : Change.put(Space.POLICIES, LeaseCore.utf8(namespace), stored));
+    byte[] stored =
+        StoredPolicy.newBuilder()
+            .setPolicy(r.getPolicy())
+            .setRevision(tx.index)
+            .setUpdatedAtMicros(tx.now)
+            .build()
+            .toByteArray();
+    tx.extra.add(
+        namespace.isEmpty()
+            ? Change.put(Space.META, Policies.DEFAULT_KEY, stored)
+            : Change.put(Space.POLICIES, LeaseCore.utf8(namespace), stored));
     tx.afterCommit(() -> state.policies.set(namespace, terms));
-    tx.event(LeaseEvent.Type.POLICY_CHANGED, policyEventName(namespace), LeaseRecord.getDefaultInstance());
-    return SetPolicyResponse.newBuilder().setEffective(PolicyTerms.effective(r.getPolicy())).setRevision(tx.index).build();
+    tx.event(
+        LeaseEvent.Type.POLICY_CHANGED,
+        policyEventName(namespace),
+        LeaseRecord.getDefaultInstance());
+    return SetPolicyResponse.newBuilder()
+        .setEffective(PolicyTerms.effective(r.getPolicy()))
+        .setRevision(tx.index)
+        .build();
   }
 
   DeletePolicyResponse deletePolicy(Tx tx, DeletePolicyRequest r) {
     AdminValidation.deletePolicy(r);
     String namespace = r.getNamespace();
     // An operator's command, not the lease hot path: a store read is fine here.
-    boolean existed = namespace.isEmpty()
-        ? store.get(Space.META, Policies.DEFAULT_KEY).isPresent()
-        : store.get(Space.POLICIES, LeaseCore.utf8(namespace)).isPresent();
+    boolean existed =
+        namespace.isEmpty()
+            ? store.get(Space.META, Policies.DEFAULT_KEY).isPresent()
+            : store.get(Space.POLICIES, LeaseCore.utf8(namespace)).isPresent();
     if (existed) {
-      tx.extra.add(namespace.isEmpty()
-          ? Change.delete(Space.META, Policies.DEFAULT_KEY)
-          : Change.delete(Space.POLICIES, LeaseCore.utf8(namespace)));
+      tx.extra.add(
+          namespace.isEmpty()
+              ? Change.delete(Space.META, Policies.DEFAULT_KEY)
+              : Change.delete(Space.POLICIES, LeaseCore.utf8(namespace)));
       tx.afterCommit(() -> state.policies.delete(namespace));
-      tx.event(LeaseEvent.Type.POLICY_CHANGED, policyEventName(namespace), LeaseRecord.getDefaultInstance());
+      tx.event(
+          LeaseEvent.Type.POLICY_CHANGED,
+          policyEventName(namespace),
+          LeaseRecord.getDefaultInstance());
     }
     return DeletePolicyResponse.newBuilder().setExisted(existed).setRevision(tx.index).build();
   }
@@ -91,19 +107,21 @@ final class AdminCommands {
     for (String name : names) {
       tx.end(name, tx.get(name).orElseThrow(), LeaseEvent.Type.BANNED, r.getReason());
     }
-    BanRecord ban = BanRecord.newBuilder()
-        .setReason(r.getReason())
-        .setBannedAtMicros(tx.now)
-        .setUntilMicros(until)
-        .setRevision(tx.index)
-        .setLeasesEnded(names.size())
-        .build();
+    BanRecord ban =
+        BanRecord.newBuilder()
+            .setReason(r.getReason())
+            .setBannedAtMicros(tx.now)
+            .setUntilMicros(until)
+            .setRevision(tx.index)
+            .setLeasesEnded(names.size())
+            .build();
     tx.extra.add(Change.put(Space.BANS, LeaseCore.utf8(r.getHolder()), ban.toByteArray()));
     tx.afterCommit(() -> state.bans.put(r.getHolder(), ban));
     // A timed ban is the leader's to lift; a ban without end replaces any timed one it had.
-    tx.bars.add(until != 0
-        ? TimedBar.set(TimedBar.Kind.BAN, r.getHolder(), tx.index, until - tx.now)
-        : TimedBar.removed(TimedBar.Kind.BAN, r.getHolder()));
+    tx.bars.add(
+        until != 0
+            ? TimedBar.set(TimedBar.Kind.BAN, r.getHolder(), tx.index, until - tx.now)
+            : TimedBar.removed(TimedBar.Kind.BAN, r.getHolder()));
     return BanResponse.newBuilder().setBan(view(r.getHolder(), ban)).setRevision(tx.index).build();
   }
 
@@ -129,7 +147,9 @@ final class AdminCommands {
     Set<String> seen = new HashSet<>();
     for (LiftBanItem item : c.getItemsList()) {
       Optional<BanRecord> ban = state.bans.get(item.getHolder());
-      if (seen.add(item.getHolder()) && ban.isPresent() && ban.get().getRevision() == item.getRevision()
+      if (seen.add(item.getHolder())
+          && ban.isPresent()
+          && ban.get().getRevision() == item.getRevision()
           && ban.get().getUntilMicros() != 0) {
         tx.extra.add(Change.delete(Space.BANS, LeaseCore.utf8(item.getHolder())));
         tx.afterCommit(() -> state.bans.remove(item.getHolder()));
@@ -137,14 +157,18 @@ final class AdminCommands {
         lifted++;
       }
     }
-    return LiftBansResponse.newBuilder().setLifted(lifted).setSkipped(c.getItemsCount() - lifted).setRevision(tx.index).build();
+    return LiftBansResponse.newBuilder()
+        .setLifted(lifted)
+        .setSkipped(c.getItemsCount() - lifted)
+        .setRevision(tx.index)
+        .build();
   }
 
   /**
    * Lifts the lock-delays the leader found due on its monotonic clock, each only if the name's bar
    * is still the one set by the ending at the item's revision (the Expire guard's counterpart): a
-   * name granted and barred again meanwhile keeps its new bar, and a deposed leader's late
-   * proposal changes nothing.
+   * name granted and barred again meanwhile keeps its new bar, and a deposed leader's late proposal
+   * changes nothing.
    */
   LiftLockDelaysResponse liftLockDelays(Tx tx, LiftLockDelays c) {
     AdminValidation.liftLockDelays(c);
@@ -156,14 +180,20 @@ final class AdminCommands {
         lifted++;
       }
     }
-    return LiftLockDelaysResponse.newBuilder().setLifted(lifted).setSkipped(c.getItemsCount() - lifted).setRevision(tx.index).build();
+    return LiftLockDelaysResponse.newBuilder()
+        .setLifted(lifted)
+        .setSkipped(c.getItemsCount() - lifted)
+        .setRevision(tx.index)
+        .build();
   }
 
   /** Ends a live lease whoever holds it (only the one with {@code token}, if given). */
   RevokeResponse revoke(Tx tx, RevokeRequest r) {
     AdminValidation.revoke(r);
     if (r.getToken() >= tx.token) {
-      throw new InvalidArgumentException("token", "token " + r.getToken() + " was never issued (the next token is " + tx.token + ")");
+      throw new InvalidArgumentException(
+          "token",
+          "token " + r.getToken() + " was never issued (the next token is " + tx.token + ")");
     }
     RevokeResponse.Builder reply = RevokeResponse.newBuilder().setRevision(tx.index);
     Optional<LeaseRecord> current = tx.get(r.getName());
@@ -171,7 +201,10 @@ final class AdminCommands {
       return reply.setOutcome(Outcome.NOT_HELD).build();
     }
     tx.end(r.getName(), current.get(), LeaseEvent.Type.REVOKED, r.getReason());
-    return reply.setOutcome(Outcome.REVOKED).setLease(LeaseViews.toLease(r.getName(), current.get(), OptionalLong.empty())).build();
+    return reply
+        .setOutcome(Outcome.REVOKED)
+        .setLease(LeaseViews.toLease(r.getName(), current.get(), OptionalLong.empty()))
+        .build();
   }
 
   /** Watchers under "namespace/" see their namespace's policy change; the default's is named "". */
@@ -180,12 +213,13 @@ final class AdminCommands {
   }
 
   static Ban view(String holder, BanRecord b) {
-    Ban.Builder v = Ban.newBuilder()
-        .setHolder(holder)
-        .setReason(b.getReason())
-        .setBannedAt(Times.timestamp(b.getBannedAtMicros()))
-        .setRevision(b.getRevision())
-        .setLeasesEnded(b.getLeasesEnded());
+    Ban.Builder v =
+        Ban.newBuilder()
+            .setHolder(holder)
+            .setReason(b.getReason())
+            .setBannedAt(Times.timestamp(b.getBannedAtMicros()))
+            .setRevision(b.getRevision())
+            .setLeasesEnded(b.getLeasesEnded());
     if (b.getUntilMicros() != 0) {
       v.setUntil(Times.timestamp(b.getUntilMicros()));
     }

@@ -23,8 +23,11 @@ public final class AdminValidation {
   public static void namespace(String field, String namespace) {
     Validation.printable(field, namespace, Limits.MAX_NAMESPACE_BYTES);
     if (namespace.indexOf('/') >= 0) {
-      throw new InvalidArgumentException(field, "must be the first segment of lease names, without '/' (\"\" for the default policy), got \""
-          + abbreviate(namespace) + "\"");
+      throw new InvalidArgumentException(
+          field,
+          "must be the first segment of lease names, without '/' (\"\" for the default policy), got \""
+              + abbreviate(namespace)
+              + "\"");
     }
   }
 
@@ -54,22 +57,33 @@ public final class AdminValidation {
     if (r.hasDuration()) {
       Validation.positiveDuration("duration", r.getDuration());
       if (r.getDuration().getSeconds() >= Limits.MAX_BAN_DURATION.getSeconds()) {
-        throw new InvalidArgumentException("duration", "must be less than " + Limits.MAX_BAN_DURATION.toDays()
-            + " days (leave until and duration unset for a ban that lasts until Unban)");
+        throw new InvalidArgumentException(
+            "duration",
+            "must be less than "
+                + Limits.MAX_BAN_DURATION.toDays()
+                + " days (leave until and duration unset for a ban that lasts until Unban)");
       }
     }
   }
 
   /**
    * When a ban ends, in leader-stamped microseconds (0: never), as of {@code nowMicros}; refuses an
-   * end that is not in the future. The API checks with its own clock first; the core checks
-   * again with the entry's stamped time, so every replica decides alike.
+   * end that is not in the future. The API checks with its own clock first; the core checks again
+   * with the entry's stamped time, so every replica decides alike.
    */
   public static long banEnd(BanRequest r, long nowMicros) {
-    long until = r.hasUntil() ? Times.micros(r.getUntil()) : r.hasDuration() ? nowMicros + Times.micros(r.getDuration()) : 0;
+    long until =
+        r.hasUntil()
+            ? Times.micros(r.getUntil())
+            : r.hasDuration() ? nowMicros + Times.micros(r.getDuration()) : 0;
     if (until != 0 && until <= nowMicros) {
-      throw new InvalidArgumentException("until", "must be in the future, got " + r.getUntil().getSeconds() + "s after the epoch, now is "
-          + nowMicros / 1_000_000 + "s");
+      throw new InvalidArgumentException(
+          "until",
+          "must be in the future, got "
+              + r.getUntil().getSeconds()
+              + "s after the epoch, now is "
+              + nowMicros / 1_000_000
+              + "s");
     }
     return until;
   }
@@ -81,7 +95,12 @@ public final class AdminValidation {
   public static void listBans(ListBansRequest r) {
     Validation.printable("start_after", r.getStartAfter(), Limits.MAX_HOLDER_BYTES);
     if (r.getLimit() < 0 || r.getLimit() > Limits.MAX_LIST_LIMIT) {
-      throw new InvalidArgumentException("limit", "must be between 0 (server maximum) and " + Limits.MAX_LIST_LIMIT + ", got " + r.getLimit());
+      throw new InvalidArgumentException(
+          "limit",
+          "must be between 0 (server maximum) and "
+              + Limits.MAX_LIST_LIMIT
+              + ", got "
+              + r.getLimit());
     }
   }
 
@@ -89,7 +108,10 @@ public final class AdminValidation {
     Validation.name("name", r.getName());
     Validation.printable("reason", r.getReason(), Limits.MAX_REASON_BYTES);
     if (r.getToken() < 0) {
-      throw new InvalidArgumentException("token", "must be a positive fencing token, or 0 for whatever lease holds the name; got " + r.getToken());
+      throw new InvalidArgumentException(
+          "token",
+          "must be a positive fencing token, or 0 for whatever lease holds the name; got "
+              + r.getToken());
     }
   }
 
@@ -105,7 +127,12 @@ public final class AdminValidation {
       Validation.holder("holder", r.getHolder());
     }
     if (r.getLimit() < 0 || r.getLimit() > Limits.MAX_HISTORY_LIMIT) {
-      throw new InvalidArgumentException("limit", "must be between 0 (all that is kept) and " + Limits.MAX_HISTORY_LIMIT + ", got " + r.getLimit());
+      throw new InvalidArgumentException(
+          "limit",
+          "must be between 0 (all that is kept) and "
+              + Limits.MAX_HISTORY_LIMIT
+              + ", got "
+              + r.getLimit());
     }
   }
 
@@ -129,10 +156,15 @@ public final class AdminValidation {
 
   private static void timestamp(String field, Timestamp t) {
     if (t.getNanos() < 0 || t.getNanos() > 999_999_999) {
-      throw new InvalidArgumentException(field, "nanos must be between 0 and 999,999,999, got " + t.getNanos());
+      throw new InvalidArgumentException(
+          field, "nanos must be between 0 and 999,999,999, got " + t.getNanos());
     }
     if (t.getSeconds() <= 0 || t.getSeconds() > MAX_TIMESTAMP_SECONDS) {
-      throw new InvalidArgumentException(field, "must be a time after 1970 and before 10000, got " + t.getSeconds() + "s after the epoch");
+      throw new InvalidArgumentException(
+          field,
+          "must be a time after 1970 and before 10000, got "
+              + t.getSeconds()
+              + "s after the epoch");
     }
   }
 

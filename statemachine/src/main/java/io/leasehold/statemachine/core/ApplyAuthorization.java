@@ -7,10 +7,10 @@ import java.util.Locale;
 
 /**
  * The roles checked again where a command is applied, at its place in the log: a grant revoked
- * before the entry applies no longer lets it through, even if the node that accepted the call
- * had not yet applied the revocation when it checked. Every replica decides alike (the roles are
- * replicated state). Before any identity holds an admin role over every name, no role can have
- * been granted, and only the node's initial admin passed the API: nothing is checked then.
+ * before the entry applies no longer lets it through, even if the node that accepted the call had
+ * not yet applied the revocation when it checked. Every replica decides alike (the roles are
+ * replicated state). Before any identity holds an admin role over every name, no role can have been
+ * granted, and only the node's initial admin passed the API: nothing is checked then.
  */
 final class ApplyAuthorization {
   private ApplyAuthorization() {}
@@ -35,7 +35,7 @@ final class ApplyAuthorization {
       case SET_POLICY -> namespace(access, c.getSetPolicy().getNamespace());
       case DELETE_POLICY -> namespace(access, c.getDeletePolicy().getNamespace());
       case BAN, UNBAN, ADD_ROLE, REMOVE_ROLE, GRANT_ROLE, REVOKE_ROLE -> everything(access);
-      default -> { }  // the node's own commands, and audit records of calls the API already decided
+      default -> {} // the node's own commands, and audit records of calls the API already decided
     }
   }
 
@@ -44,14 +44,23 @@ final class ApplyAuthorization {
     return !view.hasUnrestrictedAdmin() || view.access(identity, "").onName(Permission.ADMIN, name);
   }
 
-  /** Whether the identity may act on every name as an admin (always, before any admin role exists). */
+  /**
+   * Whether the identity may act on every name as an admin (always, before any admin role exists).
+   */
   static boolean adminOverEverything(AccessView view, String identity) {
     return !view.hasUnrestrictedAdmin() || view.access(identity, "").onEverything(Permission.ADMIN);
   }
 
   private static void name(AccessView.Access access, Permission p, String field, String name) {
     if (!access.onName(p, name)) {
-      throw denied(field, access.identity() + " holds no " + role(p) + " role over " + name + " at this entry's place in the log");
+      throw denied(
+          field,
+          access.identity()
+              + " holds no "
+              + role(p)
+              + " role over "
+              + name
+              + " at this entry's place in the log");
     }
   }
 
@@ -59,13 +68,21 @@ final class ApplyAuthorization {
     if (namespace.isEmpty()) {
       everything(access);
     } else if (!access.onPrefix(Permission.ADMIN, namespace + "/")) {
-      throw denied("namespace", access.identity() + " holds no admin role over " + namespace + "/ at this entry's place in the log");
+      throw denied(
+          "namespace",
+          access.identity()
+              + " holds no admin role over "
+              + namespace
+              + "/ at this entry's place in the log");
     }
   }
 
   private static void everything(AccessView.Access access) {
     if (!access.onEverything(Permission.ADMIN)) {
-      throw denied("command", access.identity() + " holds no admin role over every name at this entry's place in the log");
+      throw denied(
+          "command",
+          access.identity()
+              + " holds no admin role over every name at this entry's place in the log");
     }
   }
 

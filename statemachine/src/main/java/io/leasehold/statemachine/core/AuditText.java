@@ -12,15 +12,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The audit history as reads show it: every action in snake_case (as the API names it,
- * {@code set_policy}), every detail as {@code key=value} pairs (durations like {@code 1.5s},
- * text with spaces in double quotes).
+ * The audit history as reads show it: every action in snake_case (as the API names it, {@code
+ * set_policy}), every detail as {@code key=value} pairs (durations like {@code 1.5s}, text with
+ * spaces in double quotes).
  *
  * <p>Records are stored as they were applied, which older versions did in other shapes (a refused
- * call named by its RPC, {@code SetPolicy}; a policy as protobuf text, {@code max_ttl { seconds:
- * 60 }}). Changing what apply stores would make replicas of different versions store different
- * records for the same entry, so the shape is made here, when a record is read: old records
- * and new ones read alike.
+ * call named by its RPC, {@code SetPolicy}; a policy as protobuf text, {@code max_ttl { seconds: 60
+ * }}). Changing what apply stores would make replicas of different versions store different records
+ * for the same entry, so the shape is made here, when a record is read: old records and new ones
+ * read alike.
  */
 final class AuditText {
   private AuditText() {}
@@ -29,7 +29,8 @@ final class AuditText {
   private static final Pattern CAMEL = Pattern.compile("(?<=[a-z0-9])(?=[A-Z])");
   private static final Pattern TEXT_DURATION =
       Pattern.compile("(\\w+)\\s*\\{\\s*(?:seconds:\\s*(-?\\d+))?\\s*(?:nanos:\\s*(-?\\d+))?\\s*}");
-  private static final Pattern REVOKE_TOKEN = Pattern.compile("token (\\d+);\\s*(.*)", Pattern.DOTALL);
+  private static final Pattern REVOKE_TOKEN =
+      Pattern.compile("token (\\d+);\\s*(.*)", Pattern.DOTALL);
   private static final Pattern TEXT_SCALAR = Pattern.compile("(\\w+):\\s*");
 
   /** The record as a read shows it. */
@@ -58,20 +59,26 @@ final class AuditText {
     }
     boolean keyValue = KEY_VALUE.matcher(stored).find();
     if (outcome.startsWith("denied:")) {
-      return keyValue ? stored : "method=" + value(stored);  // the refused RPC's full name
+      return keyValue ? stored : "method=" + value(stored); // the refused RPC's full name
     }
     return switch (action) {
       case "set_policy" -> policy(stored);
       case "ban" -> "reason=" + value(stored);
       case "revoke" -> revoke(stored);
       case "add_role" -> role(stored);
-      case "grant_role", "revoke_role", "bootstrap_admin" -> stored.startsWith("role ") ? "role=" + value(stored.substring(5)) : "detail=" + value(stored);
+      case "grant_role", "revoke_role", "bootstrap_admin" ->
+          stored.startsWith("role ")
+              ? "role=" + value(stored.substring(5))
+              : "detail=" + value(stored);
       case "add_member" -> keyValue ? stored : member(stored);
       default -> keyValue ? stored : "detail=" + value(stored);
     };
   }
 
-  /** A policy as it was set: its fields in order, {@code min_ttl=5s max_ttl=1m name_pattern="[a-z]+"}. */
+  /**
+   * A policy as it was set: its fields in order, {@code min_ttl=5s max_ttl=1m
+   * name_pattern="[a-z]+"}.
+   */
   static String policy(String text) {
     try {
       Policy.Builder b = Policy.newBuilder();
@@ -84,8 +91,13 @@ final class AuditText {
       while (m.find()) {
         long seconds = m.group(2) == null ? 0 : Long.parseLong(m.group(2));
         int nanos = m.group(3) == null ? 0 : Integer.parseInt(m.group(3));
-        m.appendReplacement(out, Matcher.quoteReplacement(m.group(1) + "="
-            + DurationText.exact(Duration.newBuilder().setSeconds(seconds).setNanos(nanos).build())));
+        m.appendReplacement(
+            out,
+            Matcher.quoteReplacement(
+                m.group(1)
+                    + "="
+                    + DurationText.exact(
+                        Duration.newBuilder().setSeconds(seconds).setNanos(nanos).build())));
       }
       m.appendTail(out);
       return TEXT_SCALAR.matcher(out.toString()).replaceAll("$1=").replaceAll("\\s+", " ").trim();
@@ -99,7 +111,10 @@ final class AuditText {
         b.append(' ');
       }
       Object v = f.getValue();
-      String shown = v instanceof Duration d ? DurationText.exact(d) : v instanceof String s ? value(s) : String.valueOf(v);
+      String shown =
+          v instanceof Duration d
+              ? DurationText.exact(d)
+              : v instanceof String s ? value(s) : String.valueOf(v);
       b.append(f.getKey().getName()).append('=').append(shown);
     }
     return b.toString();
@@ -114,7 +129,10 @@ final class AuditText {
     return "reason=" + value(stored);
   }
 
-  /** {@code CLIENT on lock/, svc/} as {@code permission=CLIENT prefixes=lock/,svc/}; every name: no prefixes. */
+  /**
+   * {@code CLIENT on lock/, svc/} as {@code permission=CLIENT prefixes=lock/,svc/}; every name: no
+   * prefixes.
+   */
   private static String role(String stored) {
     int on = stored.indexOf(" on ");
     if (on < 0) {
@@ -122,7 +140,9 @@ final class AuditText {
     }
     String permission = stored.substring(0, on);
     String names = stored.substring(on + 4);
-    return "permission=" + value(permission) + (names.equals("every name") ? "" : " prefixes=" + value(names.replace(", ", ",")));
+    return "permission="
+        + value(permission)
+        + (names.equals("every name") ? "" : " prefixes=" + value(names.replace(", ", ",")));
   }
 
   /** {@code peer h:1, client h:2} as {@code peer=h:1 client=h:2}. */
@@ -133,12 +153,18 @@ final class AuditText {
       if (space <= 0) {
         return "detail=" + value(stored);
       }
-      b.append(b.length() == 0 ? "" : " ").append(part, 0, space).append('=').append(value(part.substring(space + 1)));
+      b.append(b.length() == 0 ? "" : " ")
+          .append(part, 0, space)
+          .append('=')
+          .append(value(part.substring(space + 1)));
     }
     return b.toString();
   }
 
-  /** A value as it stands, or in double quotes (with {@code \"} and {@code \\}) when it is empty or holds a space, a quote or {@code =}. */
+  /**
+   * A value as it stands, or in double quotes (with {@code \"} and {@code \\}) when it is empty or
+   * holds a space, a quote or {@code =}.
+   */
   static String value(String v) {
     boolean plain = !v.isEmpty();
     for (int i = 0; i < v.length() && plain; i++) {

@@ -15,13 +15,14 @@ import java.util.List;
 
 /**
  * The audit history: one record per admin or auth command applied (who, what, when, outcome),
- * written in the same entry as the command, so every replica keeps the same history. It keeps
- * the newest {@link #KEPT} records: each record past that drops the oldest in the same entry.
+ * written in the same entry as the command, so every replica keeps the same history. It keeps the
+ * newest {@link #KEPT} records: each record past that drops the oldest in the same entry.
  */
 final class AuditTrail {
   static final int KEPT = 10_000;
 
   private final KvStore store;
+
   /** The keys of the records kept, oldest first; apply thread only. */
   private final ArrayDeque<byte[]> keys = new ArrayDeque<>();
 
@@ -31,19 +32,29 @@ final class AuditTrail {
 
   void load() {
     keys.clear();
-    store.read(v -> {
-      v.scan(Space.AUDIT, new byte[0], new byte[0], (key, value) -> {
-        keys.add(key);
-        return true;
-      });
-      return null;
-    });
+    store.read(
+        v -> {
+          v.scan(
+              Space.AUDIT,
+              new byte[0],
+              new byte[0],
+              (key, value) -> {
+                keys.add(key);
+                return true;
+              });
+          return null;
+        });
   }
 
-  /** Records {@code entry} at the entry's revision, among the changes {@code changes} the entry commits. */
+  /**
+   * Records {@code entry} at the entry's revision, among the changes {@code changes} the entry
+   * commits.
+   */
   void record(List<Change> changes, long revision, AuditEntry entry) {
     byte[] key = ByteBuffer.allocate(12).putLong(revision).putInt(0).array();
-    changes.add(Change.put(Space.AUDIT, key, entry.toBuilder().setRevision(revision).build().toByteArray()));
+    changes.add(
+        Change.put(
+            Space.AUDIT, key, entry.toBuilder().setRevision(revision).build().toByteArray()));
     keys.add(key);
     while (keys.size() > KEPT) {
       changes.add(Change.delete(Space.AUDIT, keys.removeFirst()));
@@ -58,21 +69,26 @@ final class AuditTrail {
       Validation.holder("identity", r.getIdentity());
     }
     int limit = r.getLimit() == 0 ? KEPT : Math.min(r.getLimit(), KEPT);
-    return store.read(v -> {
-      AuditResponse.Builder b = AuditResponse.newBuilder().setRevision(v.applied().index());
-      List<AuditEntry> all = new ArrayList<>();
-      v.scan(Space.AUDIT, new byte[0], new byte[0], (key, value) -> {
-        AuditEntry e = parse(value);
-        if (r.getIdentity().isEmpty() || r.getIdentity().equals(e.getIdentity())) {
-          all.add(e);
-        }
-        return true;
-      });
-      for (int i = all.size() - 1; i >= 0 && b.getEntriesCount() < limit; i--) {
-        b.addEntries(AuditText.forReading(all.get(i)));
-      }
-      return b.build();
-    });
+    return store.read(
+        v -> {
+          AuditResponse.Builder b = AuditResponse.newBuilder().setRevision(v.applied().index());
+          List<AuditEntry> all = new ArrayList<>();
+          v.scan(
+              Space.AUDIT,
+              new byte[0],
+              new byte[0],
+              (key, value) -> {
+                AuditEntry e = parse(value);
+                if (r.getIdentity().isEmpty() || r.getIdentity().equals(e.getIdentity())) {
+                  all.add(e);
+                }
+                return true;
+              });
+          for (int i = all.size() - 1; i >= 0 && b.getEntriesCount() < limit; i--) {
+            b.addEntries(AuditText.forReading(all.get(i)));
+          }
+          return b.build();
+        });
   }
 
   private static AuditEntry parse(byte[] bytes) {

@@ -11,10 +11,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The banned holders, kept in step with the BANS space after each commit; apply thread only.
- * A stored ban is in force until Unban or, for a timed ban, until the leader's LiftBans is
- * applied: its {@code until} is what the operator asked for and an estimate for replies, never
- * compared with the stamped time to decide anything.
+ * The banned holders, kept in step with the BANS space after each commit; apply thread only. A
+ * stored ban is in force until Unban or, for a timed ban, until the leader's LiftBans is applied:
+ * its {@code until} is what the operator asked for and an estimate for replies, never compared with
+ * the stamped time to decide anything.
  */
 final class Bans {
   private final Map<String, BanRecord> byHolder = new HashMap<>();
@@ -34,13 +34,18 @@ final class Bans {
 
   void load(KvStore store) {
     byHolder.clear();
-    store.read(view -> {
-      view.scan(Space.BANS, new byte[0], new byte[0], (key, value) -> {
-        byHolder.put(new String(key, StandardCharsets.UTF_8), parse(value));
-        return true;
-      });
-      return null;
-    });
+    store.read(
+        view -> {
+          view.scan(
+              Space.BANS,
+              new byte[0],
+              new byte[0],
+              (key, value) -> {
+                byHolder.put(new String(key, StandardCharsets.UTF_8), parse(value));
+                return true;
+              });
+          return null;
+        });
   }
 
   static BanRecord parse(byte[] bytes) {

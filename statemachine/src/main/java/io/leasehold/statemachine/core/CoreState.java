@@ -10,15 +10,16 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the apply loop keeps in memory, in step with the store after each commit, so that
- * applying an entry reads no store: the live leases and their index, the compiled policies, the
- * bans, the lock-delays and the history's sequence bounds. Rebuilt from the store by
- * {@link #load} when the core starts or a snapshot replaced the store. Apply thread only,
- * except where a class says otherwise.
+ * What the apply loop keeps in memory, in step with the store after each commit, so that applying
+ * an entry reads no store: the live leases and their index, the compiled policies, the bans, the
+ * lock-delays and the history's sequence bounds. Rebuilt from the store by {@link #load} when the
+ * core starts or a snapshot replaced the store. Apply thread only, except where a class says
+ * otherwise.
  */
 final class CoreState {
   /** Every live lease (a RocksDB read per lease touched was half the cost of a renewal). */
   final LeaseTable leases = new LeaseTable();
+
   final LeaseIndex index = new LeaseIndex();
   final Policies policies = new Policies();
   final Bans bans = new Bans();
@@ -28,6 +29,7 @@ final class CoreState {
   final AppliedRequests requests = new AppliedRequests();
   final Sessions sessions = new Sessions();
   final Offers offers = new Offers();
+
   /** {@code leases.size()}, for readers on other threads (the metrics endpoint). */
   volatile int liveLeases;
 
@@ -36,20 +38,29 @@ final class CoreState {
     index.clear();
     sessions.load(store);
     List<Map.Entry<String, LeaseRecord>> loaded = new ArrayList<>();
-    store.read(view -> {
-      view.scan(Space.LEASES, new byte[0], new byte[0], (key, value) -> {
-        loaded.add(Map.entry(new String(key, StandardCharsets.UTF_8), LeaseCore.parse(value)));
-        return true;
-      });
-      return null;
-    });
+    store.read(
+        view -> {
+          view.scan(
+              Space.LEASES,
+              new byte[0],
+              new byte[0],
+              (key, value) -> {
+                loaded.add(
+                    Map.entry(new String(key, StandardCharsets.UTF_8), LeaseCore.parse(value)));
+                return true;
+              });
+          return null;
+        });
     // In grant order, as the apply thread adds them: the index then only appends.
     loaded.sort(Comparator.comparingLong(e -> e.getValue().getToken()));
     for (Map.Entry<String, LeaseRecord> e : loaded) {
       LeaseRecord lease = e.getValue();
       String holder = index.holder(lease.getHolder());
       if (holder != lease.getHolder()) {
-        lease = lease.toBuilder().setHolder(holder).build();  // one string per holder, as applied leases share it
+        lease =
+            lease.toBuilder()
+                .setHolder(holder)
+                .build(); // one string per holder, as applied leases share it
       }
       leases.put(e.getKey(), lease);
       index.add(e.getKey(), lease);

@@ -7,14 +7,21 @@ import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * What this replica's apply loop has seen since it started: counts for the metrics of a node.
- * Not replicated and not in snapshots (every replica counts the same entries, but a restart
- * starts again from zero). Written by the apply thread after each commit; read from any thread.
+ * What this replica's apply loop has seen since it started: counts for the metrics of a node. Not
+ * replicated and not in snapshots (every replica counts the same entries, but a restart starts
+ * again from zero). Written by the apply thread after each commit; read from any thread.
  */
 public final class Counters {
   /** A point-in-time copy. {@code lateHeartbeats}: renewals of a lease that had already expired. */
-  public record Snapshot(long acquired, long renewed, long released, long expired, long revoked, long banned,
-                         long lateHeartbeats, Map<RejectReason, Long> rejections) {
+  public record Snapshot(
+      long acquired,
+      long renewed,
+      long released,
+      long expired,
+      long revoked,
+      long banned,
+      long lateHeartbeats,
+      Map<RejectReason, Long> rejections) {
     public Snapshot {
       rejections = Map.copyOf(rejections);
     }
@@ -24,18 +31,21 @@ public final class Counters {
     }
   }
 
-  /** Leases expired recently (name to token), to tell a late heartbeat from a stale or wrong token. */
+  /**
+   * Leases expired recently (name to token), to tell a late heartbeat from a stale or wrong token.
+   */
   private static final int RECENTLY_EXPIRED = 65_536;
 
   private final LongAdder[] byType = new LongAdder[LeaseEvent.Type.values().length];
   private final LongAdder lateHeartbeats = new LongAdder();
   private final EnumMap<RejectReason, LongAdder> rejections = new EnumMap<>(RejectReason.class);
-  private final Map<String, Long> recentlyExpired = new LinkedHashMap<>(1024, 0.75f, false) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
-      return size() > RECENTLY_EXPIRED;
-    }
-  };
+  private final Map<String, Long> recentlyExpired =
+      new LinkedHashMap<>(1024, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+          return size() > RECENTLY_EXPIRED;
+        }
+      };
 
   Counters() {
     for (int i = 0; i < byType.length; i++) {
@@ -69,7 +79,10 @@ public final class Counters {
     lateHeartbeats.add(n);
   }
 
-  /** Apply thread: whether a renewal of (name, token) that found no lease came after that lease expired. */
+  /**
+   * Apply thread: whether a renewal of (name, token) that found no lease came after that lease
+   * expired.
+   */
   boolean expiredRecently(String name, long token) {
     Long t = recentlyExpired.get(name);
     return t != null && t == token;
@@ -78,8 +91,15 @@ public final class Counters {
   public Snapshot snapshot() {
     Map<RejectReason, Long> r = new EnumMap<>(RejectReason.class);
     rejections.forEach((reason, n) -> r.put(reason, n.sum()));
-    return new Snapshot(sum(LeaseEvent.Type.ACQUIRED), sum(LeaseEvent.Type.RENEWED), sum(LeaseEvent.Type.RELEASED),
-        sum(LeaseEvent.Type.EXPIRED), sum(LeaseEvent.Type.REVOKED), sum(LeaseEvent.Type.BANNED), lateHeartbeats.sum(), r);
+    return new Snapshot(
+        sum(LeaseEvent.Type.ACQUIRED),
+        sum(LeaseEvent.Type.RENEWED),
+        sum(LeaseEvent.Type.RELEASED),
+        sum(LeaseEvent.Type.EXPIRED),
+        sum(LeaseEvent.Type.REVOKED),
+        sum(LeaseEvent.Type.BANNED),
+        lateHeartbeats.sum(),
+        r);
   }
 
   private long sum(LeaseEvent.Type t) {

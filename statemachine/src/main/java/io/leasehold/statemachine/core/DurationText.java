@@ -3,13 +3,16 @@ package io.leasehold.statemachine.core;
 import com.google.protobuf.Duration;
 
 /**
- * Durations as messages show them to people: {@code 850ms}, {@code 1.5s}, {@code 2m30s},
- * {@code 1h30m}, {@code 24h}. The same style as the CLI's.
+ * Durations as messages show them to people: {@code 850ms}, {@code 1.5s}, {@code 2m30s}, {@code
+ * 1h30m}, {@code 24h}. The same style as the CLI's.
  */
 public final class DurationText {
   private DurationText() {}
 
-  /** A configured or requested duration, to the millisecond: {@code 2s}, {@code 1.25s}, {@code 1m30s}, {@code 24h}. */
+  /**
+   * A configured or requested duration, to the millisecond: {@code 2s}, {@code 1.25s}, {@code
+   * 1m30s}, {@code 24h}.
+   */
   public static String exact(Duration d) {
     return exactMillis(Math.round(d.getSeconds() * 1_000.0 + d.getNanos() / 1_000_000.0));
   }
@@ -72,7 +75,10 @@ public final class DurationText {
     return m / 60 + "h" + (m % 60 == 0 ? "" : m % 60 + "m");
   }
 
-  /** {@code 250} as {@code 25}, {@code 5} as {@code 005}: the digits after the point, without trailing zeros. */
+  /**
+   * {@code 250} as {@code 25}, {@code 5} as {@code 005}: the digits after the point, without
+   * trailing zeros.
+   */
   private static String millisFraction(long fraction) {
     String digits = Long.toString(1_000 + fraction).substring(1);
     int end = digits.length();

@@ -11,18 +11,19 @@ import java.nio.ByteBuffer;
 import java.util.OptionalLong;
 
 /**
- * The API form of applied changes, their stored form in the history, and their keys. One
- * function ({@link #toApi}) for history and live delivery.
+ * The API form of applied changes, their stored form in the history, and their keys. One function
+ * ({@link #toApi}) for history and live delivery.
  */
 public final class Events {
   private Events() {}
 
   public static Event toApi(LeaseEvent e) {
-    Event.Builder b = Event.newBuilder()
-        .setType(type(e.type()))
-        .setRevision(e.revision())
-        .setName(e.name())
-        .setTime(Times.timestamp(e.timeMicros()));
+    Event.Builder b =
+        Event.newBuilder()
+            .setType(type(e.type()))
+            .setRevision(e.revision())
+            .setName(e.name())
+            .setTime(Times.timestamp(e.timeMicros()));
     if (e.type() != LeaseEvent.Type.POLICY_CHANGED) {
       b.setLease(LeaseViews.toLease(e.name(), e.lease(), OptionalLong.empty()));
     }
@@ -68,10 +69,18 @@ public final class Events {
       case ACQUIRED -> LeaseEvent.Type.ACQUIRED;
       case RENEWED -> LeaseEvent.Type.RENEWED;
       case UPDATED -> LeaseEvent.Type.UPDATED;
-      case RELEASED -> reason == Event.Reason.REASON_TRANSFERRED ? LeaseEvent.Type.TRANSFERRED
-          : reason == Event.Reason.REASON_SESSION_CLOSED ? LeaseEvent.Type.SESSION_CLOSED : LeaseEvent.Type.RELEASED;
-      case EXPIRED -> reason == Event.Reason.REASON_SESSION_EXPIRED ? LeaseEvent.Type.SESSION_EXPIRED : LeaseEvent.Type.EXPIRED;
-      case REVOKED -> reason == Event.Reason.REASON_BANNED ? LeaseEvent.Type.BANNED : LeaseEvent.Type.REVOKED;
+      case RELEASED ->
+          reason == Event.Reason.REASON_TRANSFERRED
+              ? LeaseEvent.Type.TRANSFERRED
+              : reason == Event.Reason.REASON_SESSION_CLOSED
+                  ? LeaseEvent.Type.SESSION_CLOSED
+                  : LeaseEvent.Type.RELEASED;
+      case EXPIRED ->
+          reason == Event.Reason.REASON_SESSION_EXPIRED
+              ? LeaseEvent.Type.SESSION_EXPIRED
+              : LeaseEvent.Type.EXPIRED;
+      case REVOKED ->
+          reason == Event.Reason.REASON_BANNED ? LeaseEvent.Type.BANNED : LeaseEvent.Type.REVOKED;
       case POLICY_CHANGED -> LeaseEvent.Type.POLICY_CHANGED;
       default -> throw new StoreException("unknown event type in history: " + t, null);
     };
@@ -83,25 +92,33 @@ public final class Events {
   }
 
   /**
-   * The {@link StoredEvent} bytes of {@code e}, with {@code leaseBytes} (the serialised
-   * {@code e.lease()}) copied in as they are: the apply loop has already serialised the record
-   * for the lease write, and serialising it again was a third of the cost of an acquisition.
+   * The {@link StoredEvent} bytes of {@code e}, with {@code leaseBytes} (the serialised {@code
+   * e.lease()}) copied in as they are: the apply loop has already serialised the record for the
+   * lease write, and serialising it again was a third of the cost of an acquisition.
    */
   static byte[] encode(LeaseEvent e, byte[] leaseBytes) {
     int type = type(e.type()).getNumber();
     // Only endings that share their API type with another carry a reason here (REVOKED or
     // BANNED, a transfer's or a session's ending); the others' reasons follow from their type, and
     // stay out of the bytes as before.
-    int reason = switch (e.type()) {
-      case REVOKED, BANNED, TRANSFERRED, SESSION_EXPIRED, SESSION_CLOSED -> reason(e.type()).getNumber();
-      default -> 0;
-    };
-    int size = CodedOutputStream.computeEnumSize(StoredEvent.TYPE_FIELD_NUMBER, type)
-        + CodedOutputStream.computeInt64Size(StoredEvent.TIME_MICROS_FIELD_NUMBER, e.timeMicros())
-        + CodedOutputStream.computeStringSize(StoredEvent.NAME_FIELD_NUMBER, e.name())
-        + CodedOutputStream.computeByteArraySize(StoredEvent.LEASE_FIELD_NUMBER, leaseBytes)
-        + (reason != 0 ? CodedOutputStream.computeEnumSize(StoredEvent.REASON_FIELD_NUMBER, reason) : 0)
-        + (!e.message().isEmpty() ? CodedOutputStream.computeStringSize(StoredEvent.MESSAGE_FIELD_NUMBER, e.message()) : 0);
+    int reason =
+        switch (e.type()) {
+          case REVOKED, BANNED, TRANSFERRED, SESSION_EXPIRED, SESSION_CLOSED ->
+              reason(e.type()).getNumber();
+          default -> 0;
+        };
+    int size =
+        CodedOutputStream.computeEnumSize(StoredEvent.TYPE_FIELD_NUMBER, type)
+            + CodedOutputStream.computeInt64Size(
+                StoredEvent.TIME_MICROS_FIELD_NUMBER, e.timeMicros())
+            + CodedOutputStream.computeStringSize(StoredEvent.NAME_FIELD_NUMBER, e.name())
+            + CodedOutputStream.computeByteArraySize(StoredEvent.LEASE_FIELD_NUMBER, leaseBytes)
+            + (reason != 0
+                ? CodedOutputStream.computeEnumSize(StoredEvent.REASON_FIELD_NUMBER, reason)
+                : 0)
+            + (!e.message().isEmpty()
+                ? CodedOutputStream.computeStringSize(StoredEvent.MESSAGE_FIELD_NUMBER, e.message())
+                : 0);
     byte[] out = new byte[size];
     CodedOutputStream o = CodedOutputStream.newInstance(out);
     try {
@@ -131,10 +148,18 @@ public final class Events {
     } catch (InvalidProtocolBufferException ex) {
       throw new StoreException("corrupt event in history at revision " + revision, ex);
     }
-    return new LeaseEvent(type(s.getType(), s.getReason()), revision, s.getName(), s.getLease(), s.getTimeMicros(), s.getMessage());
+    return new LeaseEvent(
+        type(s.getType(), s.getReason()),
+        revision,
+        s.getName(),
+        s.getLease(),
+        s.getTimeMicros(),
+        s.getMessage());
   }
 
-  /** History key: revision then sequence within the entry, big-endian, so keys sort in event order. */
+  /**
+   * History key: revision then sequence within the entry, big-endian, so keys sort in event order.
+   */
   public static byte[] key(long revision, int sequence) {
     return ByteBuffer.allocate(12).putLong(revision).putInt(sequence).array();
   }

@@ -36,14 +36,18 @@ import java.util.OptionalLong;
 import java.util.function.BiPredicate;
 
 /**
- * The apply of the lease commands (Acquire, Renew, Release, Update, Transfer, Expire) within one entry's
- * transaction: policy first, then the lease as the entry left it so far ({@link Tx#get}).
+ * The apply of the lease commands (Acquire, Renew, Release, Update, Transfer, Expire) within one
+ * entry's transaction: policy first, then the lease as the entry left it so far ({@link Tx#get}).
  */
 final class LeaseCommands {
   private final KvStore store;
   private final CoreState state;
-  /** Acquire request ids applied by earlier commands of the batch being applied, with their replies. */
+
+  /**
+   * Acquire request ids applied by earlier commands of the batch being applied, with their replies.
+   */
   private Map<String, AcquireResponse> entryRequests = Map.of();
+
   /** Whether an identity holds an admin role over a name, at this entry's place in the log. */
   private final BiPredicate<String, String> admin;
 
@@ -59,13 +63,15 @@ final class LeaseCommands {
   }
 
   /**
-   * An Acquire with a request id applied before is answered as it was then and changes nothing
-   * (see {@link AppliedRequests}); any other is decided and, if it has an id, remembered.
+   * An Acquire with a request id applied before is answered as it was then and changes nothing (see
+   * {@link AppliedRequests}); any other is decided and, if it has an id, remembered.
    */
   AcquireResponse acquire(Tx tx, AcquireRequest r) {
     Validation.acquire(r);
     if (!tx.caller.isEmpty() && !tx.caller.equals(r.getHolder())) {
-      throw new RefusedException(RefusedException.Kind.PERMISSION_DENIED, "holder",
+      throw new RefusedException(
+          RefusedException.Kind.PERMISSION_DENIED,
+          "holder",
           "the holder must be the caller's identity " + tx.caller + ", not " + r.getHolder());
     }
     String id = r.getRequestId();
@@ -75,10 +81,16 @@ final class LeaseCommands {
     if (state.requests.contains(id)) {
       AcquireResponse sameEntry = entryRequests.get(id);
       if (sameEntry != null) {
-        return sameEntry;  // an earlier command of this batch, not in the store until the entry commits
+        return sameEntry; // an earlier command of this batch, not in the store until the entry
+        // commits
       }
-      byte[] stored = store.get(Space.REQUESTS, LeaseCore.utf8(id))
-          .orElseThrow(() -> new StoreException("applied request " + id + " is in memory but not in the store", null));
+      byte[] stored =
+          store
+              .get(Space.REQUESTS, LeaseCore.utf8(id))
+              .orElseThrow(
+                  () ->
+                      new StoreException(
+                          "applied request " + id + " is in memory but not in the store", null));
       return AppliedRequests.decode(stored).getAcquire();
     }
     AcquireResponse reply = decideAcquire(tx, r);
@@ -100,36 +112,46 @@ final class LeaseCommands {
       refused = PolicyGate.pattern(policy, name);
     }
     Optional<LeaseRecord> current = tx.get(name);
-    boolean holderAsksAgain = current.isPresent() && current.get().getHolder().equals(r.getHolder());
+    boolean holderAsksAgain =
+        current.isPresent() && current.get().getHolder().equals(r.getHolder());
     // The session the lease is to live with: the one named, else (a bare retry) the one it has.
-    long sessionId = r.getSession() != 0 ? r.getSession()
-        : holderAsksAgain && !r.hasTtl() ? current.get().getSession() : 0;
+    long sessionId =
+        r.getSession() != 0
+            ? r.getSession()
+            : holderAsksAgain && !r.hasTtl() ? current.get().getSession() : 0;
     Optional<StoredSession> session = sessionId == 0 ? Optional.empty() : tx.session(sessionId);
     if (refused.isEmpty() && sessionId != 0) {
       refused = PolicyGate.session(session, sessionId, r.getHolder());
     }
     // No TTL in the request: a new lease gets the default; the holder asking again keeps its own,
     // so a bare retry never shortens a lease. A lease with a session has the session's.
-    long ttl = session.isPresent() ? session.get().getTtlMicros()
-        : r.hasTtl() ? Times.micros(r.getTtl())
-        : holderAsksAgain ? current.get().getTtlMicros() : policy.defaultTtlMicros();
+    long ttl =
+        session.isPresent()
+            ? session.get().getTtlMicros()
+            : r.hasTtl()
+                ? Times.micros(r.getTtl())
+                : holderAsksAgain ? current.get().getTtlMicros() : policy.defaultTtlMicros();
     if (refused.isEmpty()) {
       refused = PolicyGate.ttl(policy, ttl);
     }
     if (refused.isEmpty() && current.isPresent() && !holderAsksAgain) {
       LeaseRecord held = current.get();
       long remaining = Math.max(0, LeaseViews.expiresAtMicros(held) - tx.now);
-      return reply.setOutcome(Outcome.CONFLICT)
-          .setConflict(Conflict.newBuilder()
-              .setHolder(held.getHolder())
-              .setToken(held.getToken())
-              .setRemaining(Times.duration(remaining)))
+      return reply
+          .setOutcome(Outcome.CONFLICT)
+          .setConflict(
+              Conflict.newBuilder()
+                  .setHolder(held.getHolder())
+                  .setToken(held.getToken())
+                  .setRemaining(Times.duration(remaining)))
           .build();
     }
     if (refused.isEmpty()) {
-      refused = holderAsksAgain
-          ? PolicyGate.quotaForHeld(state.index, policy, name, current.get())
-          : PolicyGate.lockDelay(state.lockDelays, name, tx.now).or(() -> PolicyGate.quotaForNew(state.index, policy, name, r.getHolder()));
+      refused =
+          holderAsksAgain
+              ? PolicyGate.quotaForHeld(state.index, policy, name, current.get())
+              : PolicyGate.lockDelay(state.lockDelays, name, tx.now)
+                  .or(() -> PolicyGate.quotaForNew(state.index, policy, name, r.getHolder()));
     }
     if (refused.isPresent()) {
       tx.rejected(refused.get().getReason());
@@ -140,7 +162,8 @@ final class LeaseCommands {
       // The holder asks again (a retry, or a restart that kept its identity): same lease, renewed.
       LeaseRecord held = current.get();
       LeaseRecord.Builder b = renewed(tx, held, policy).setTtlMicros(ttl).setSession(sessionId);
-      boolean attributesChanged = r.hasAttributes() && !r.getAttributes().equals(held.getAttributes());
+      boolean attributesChanged =
+          r.hasAttributes() && !r.getAttributes().equals(held.getAttributes());
       if (attributesChanged) {
         b.setAttributes(r.getAttributes());
       }
@@ -150,35 +173,52 @@ final class LeaseCommands {
         tx.event(LeaseEvent.Type.UPDATED, name, lease);
       }
     } else {
-      lease = granted(tx, r.getHolder(), ttl, sessionId, policy, r.hasAttributes() ? r.getAttributes() : null);
+      lease =
+          granted(
+              tx,
+              r.getHolder(),
+              ttl,
+              sessionId,
+              policy,
+              r.hasAttributes() ? r.getAttributes() : null);
       tx.put(name, lease, LeaseEvent.Type.ACQUIRED);
       tx.clearLockDelay(name);
     }
     if (session.isPresent()) {
       // Attaching is the client's keep-alive too: its SDK counts the lease valid from the
       // Acquire's send time for one session TTL, so the session must not end before that.
-      session = Optional.of(session.get().toBuilder().setRenewedAtMicros(tx.now).setLastRenewRevision(tx.index).build());
+      session =
+          Optional.of(
+              session.get().toBuilder()
+                  .setRenewedAtMicros(tx.now)
+                  .setLastRenewRevision(tx.index)
+                  .build());
       tx.putSession(sessionId, session.get());
     }
-    return reply.setOutcome(Outcome.GRANTED)
+    return reply
+        .setOutcome(Outcome.GRANTED)
         .setLease(LeaseViews.toLease(name, lease, session.orElse(null), OptionalLong.empty()))
-        .setHeartbeatInterval(Times.duration(session.map(LeaseViews::heartbeatMicros).orElse(LeaseViews.heartbeatMicros(lease))))
+        .setHeartbeatInterval(
+            Times.duration(
+                session.map(LeaseViews::heartbeatMicros).orElse(LeaseViews.heartbeatMicros(lease))))
         .build();
   }
 
   /** A new lease for {@code holder}, with this command's token. */
-  private LeaseRecord granted(Tx tx, String holder, long ttl, long sessionId, PolicyTerms policy, Attributes attributes) {
-    LeaseRecord.Builder b = LeaseRecord.newBuilder()
-        .setHolder(state.index.holder(holder))  // shared with the holder's other leases
-        .setToken(tx.token)
-        .setTtlMicros(ttl)
-        .setAcquiredAtMicros(tx.now)
-        .setRenewedAtMicros(tx.now)
-        .setLastRenewRevision(tx.index)
-        .setModRevision(tx.index)
-        .setHeartbeatMicros(policy.heartbeatMicros().orElse(0))
-        .setGraceMicros(policy.graceMicros())
-        .setSession(sessionId);
+  private LeaseRecord granted(
+      Tx tx, String holder, long ttl, long sessionId, PolicyTerms policy, Attributes attributes) {
+    LeaseRecord.Builder b =
+        LeaseRecord.newBuilder()
+            .setHolder(state.index.holder(holder)) // shared with the holder's other leases
+            .setToken(tx.token)
+            .setTtlMicros(ttl)
+            .setAcquiredAtMicros(tx.now)
+            .setRenewedAtMicros(tx.now)
+            .setLastRenewRevision(tx.index)
+            .setModRevision(tx.index)
+            .setHeartbeatMicros(policy.heartbeatMicros().orElse(0))
+            .setGraceMicros(policy.graceMicros())
+            .setSession(sessionId);
     if (attributes != null) {
       b.setAttributes(attributes);
     }
@@ -187,9 +227,9 @@ final class LeaseCommands {
 
   /**
    * Hands a lease to another holder in this one command: the lease ends (TRANSFERRED) and the new
-   * holder is granted the name with this command's token, larger than every token before it.
-   * The name is never free, so no racing Acquire can take it, and no lock-delay applies. The new
-   * holder must pass what an Acquire of a new lease passes (ban, TTL bounds, its session, quotas).
+   * holder is granted the name with this command's token, larger than every token before it. The
+   * name is never free, so no racing Acquire can take it, and no lock-delay applies. The new holder
+   * must pass what an Acquire of a new lease passes (ban, TTL bounds, its session, quotas).
    */
   TransferResponse transfer(Tx tx, TransferRequest r) {
     Validation.transfer(r);
@@ -201,27 +241,34 @@ final class LeaseCommands {
       return reply.setOutcome(Outcome.NOT_HELD).build();
     }
     LeaseRecord held = current.get();
-    if (!tx.caller.isEmpty() && !tx.caller.equals(held.getHolder()) && !admin.test(tx.caller, name)) {
+    if (!tx.caller.isEmpty()
+        && !tx.caller.equals(held.getHolder())
+        && !admin.test(tx.caller, name)) {
       // Only its holder, or an admin over the name, may hand it on.
-      throw new RefusedException(RefusedException.Kind.PERMISSION_DENIED, "name", "lease " + name + " is held by "
-          + held.getHolder() + ", not by the caller " + tx.caller);
+      throw new RefusedException(
+          RefusedException.Kind.PERMISSION_DENIED,
+          "name",
+          "lease " + name + " is held by " + held.getHolder() + ", not by the caller " + tx.caller);
     }
     if (r.hasAcceptWithin()) {
-      // Only offered: checked now as it will be at acceptance, so a hopeless offer is refused at once.
+      // Only offered: checked now as it will be at acceptance, so a hopeless offer is refused at
+      // once.
       Optional<Rejection> refused = newHolderRefusal(tx, name, held, r);
       if (refused.isPresent()) {
         tx.rejected(refused.get().getReason());
         return reply.setOutcome(Outcome.REJECTED).setRejection(refused.get()).build();
       }
       long within = Times.micros(r.getAcceptWithin());
-      tx.putOffer(name, StoredOffer.newBuilder()
-          .setToHolder(r.getToHolder())
-          .setToken(held.getToken())
-          .setRevision(tx.index)
-          .setWithinMicros(within)
-          .setUntilMicros(tx.now + within)
-          .setRequest(r.toBuilder().clearAcceptWithin())
-          .build());
+      tx.putOffer(
+          name,
+          StoredOffer.newBuilder()
+              .setToHolder(r.getToHolder())
+              .setToken(held.getToken())
+              .setRevision(tx.index)
+              .setWithinMicros(within)
+              .setUntilMicros(tx.now + within)
+              .setRequest(r.toBuilder().clearAcceptWithin())
+              .build());
       return reply.setOutcome(Outcome.OFFERED).setOffer(tx.index).build();
     }
     return handOver(tx, name, held, r, reply);
@@ -237,25 +284,38 @@ final class LeaseCommands {
     TransferResponse.Builder reply = TransferResponse.newBuilder().setRevision(tx.index);
     Optional<StoredOffer> offer = tx.offer(name).filter(o -> o.getRevision() == r.getOffer());
     Optional<LeaseRecord> current = tx.get(name);
-    if (offer.isEmpty() || current.isEmpty() || current.get().getToken() != offer.get().getToken()) {
+    if (offer.isEmpty()
+        || current.isEmpty()
+        || current.get().getToken() != offer.get().getToken()) {
       return reply.setOutcome(Outcome.NOT_HELD).build();
     }
     String to = offer.get().getToHolder();
     String claimed = r.getHolder().isEmpty() ? tx.caller : r.getHolder();
     if (!to.equals(claimed) || (!tx.caller.isEmpty() && !tx.caller.equals(to))) {
-      throw new RefusedException(RefusedException.Kind.PERMISSION_DENIED, "holder",
-          "the transfer of " + name + " was offered to " + to + ", not to " + (claimed.isEmpty() ? "an unnamed holder" : claimed));
+      throw new RefusedException(
+          RefusedException.Kind.PERMISSION_DENIED,
+          "holder",
+          "the transfer of "
+              + name
+              + " was offered to "
+              + to
+              + ", not to "
+              + (claimed.isEmpty() ? "an unnamed holder" : claimed));
     }
     tx.removeOffer(name);
     return handOver(tx, name, current.get(), offer.get().getRequest(), reply);
   }
 
-  /** Withdraws the offers the leader found past their deadline, each only if it is still the one made at that revision. */
+  /**
+   * Withdraws the offers the leader found past their deadline, each only if it is still the one
+   * made at that revision.
+   */
   WithdrawOffersResponse withdrawOffers(Tx tx, WithdrawOffers c) {
     int withdrawn = 0;
     int skipped = 0;
     for (WithdrawOfferItem item : c.getItemsList()) {
-      Optional<StoredOffer> offer = item.getName().isEmpty() ? Optional.empty() : tx.offer(item.getName());
+      Optional<StoredOffer> offer =
+          item.getName().isEmpty() ? Optional.empty() : tx.offer(item.getName());
       if (offer.isPresent() && offer.get().getRevision() == item.getRevision()) {
         tx.removeOffer(item.getName());
         withdrawn++;
@@ -263,16 +323,24 @@ final class LeaseCommands {
         skipped++;
       }
     }
-    return WithdrawOffersResponse.newBuilder().setWithdrawn(withdrawn).setSkipped(skipped).setRevision(tx.index).build();
+    return WithdrawOffersResponse.newBuilder()
+        .setWithdrawn(withdrawn)
+        .setSkipped(skipped)
+        .setRevision(tx.index)
+        .build();
   }
 
   /** Why the new holder may not have the lease now: a ban, its session, the TTL bounds, a quota. */
-  private Optional<Rejection> newHolderRefusal(Tx tx, String name, LeaseRecord held, TransferRequest r) {
+  private Optional<Rejection> newHolderRefusal(
+      Tx tx, String name, LeaseRecord held, TransferRequest r) {
     String to = r.getToHolder();
     PolicyTerms policy = state.policies.forName(name);
-    Optional<StoredSession> session = r.getSession() == 0 ? Optional.empty() : tx.session(r.getSession());
-    long ttl = session.isPresent() ? session.get().getTtlMicros()
-        : r.hasTtl() ? Times.micros(r.getTtl()) : policy.defaultTtlMicros();
+    Optional<StoredSession> session =
+        r.getSession() == 0 ? Optional.empty() : tx.session(r.getSession());
+    long ttl =
+        session.isPresent()
+            ? session.get().getTtlMicros()
+            : r.hasTtl() ? Times.micros(r.getTtl()) : policy.defaultTtlMicros();
     Optional<Rejection> refused = PolicyGate.banned(state.bans, to, tx.now);
     if (refused.isEmpty() && r.getSession() != 0) {
       refused = PolicyGate.session(session, r.getSession(), to);
@@ -286,22 +354,31 @@ final class LeaseCommands {
     return refused;
   }
 
-  /** The transfer itself: the lease ends (TRANSFERRED) and the new holder gets the name with this command's token. */
-  private TransferResponse handOver(Tx tx, String name, LeaseRecord held, TransferRequest r, TransferResponse.Builder reply) {
+  /**
+   * The transfer itself: the lease ends (TRANSFERRED) and the new holder gets the name with this
+   * command's token.
+   */
+  private TransferResponse handOver(
+      Tx tx, String name, LeaseRecord held, TransferRequest r, TransferResponse.Builder reply) {
     String to = r.getToHolder();
     PolicyTerms policy = state.policies.forName(name);
-    Optional<StoredSession> session = r.getSession() == 0 ? Optional.empty() : tx.session(r.getSession());
-    long ttl = session.isPresent() ? session.get().getTtlMicros()
-        : r.hasTtl() ? Times.micros(r.getTtl()) : policy.defaultTtlMicros();
+    Optional<StoredSession> session =
+        r.getSession() == 0 ? Optional.empty() : tx.session(r.getSession());
+    long ttl =
+        session.isPresent()
+            ? session.get().getTtlMicros()
+            : r.hasTtl() ? Times.micros(r.getTtl()) : policy.defaultTtlMicros();
     Optional<Rejection> refused = newHolderRefusal(tx, name, held, r);
     if (refused.isPresent()) {
       tx.rejected(refused.get().getReason());
       return reply.setOutcome(Outcome.REJECTED).setRejection(refused.get()).build();
     }
     tx.end(name, held, LeaseEvent.Type.TRANSFERRED, "to " + to);
-    LeaseRecord lease = granted(tx, to, ttl, r.getSession(), policy, r.hasAttributes() ? r.getAttributes() : null);
+    LeaseRecord lease =
+        granted(tx, to, ttl, r.getSession(), policy, r.hasAttributes() ? r.getAttributes() : null);
     tx.put(name, lease, LeaseEvent.Type.ACQUIRED);
-    return reply.setOutcome(Outcome.TRANSFERRED)
+    return reply
+        .setOutcome(Outcome.TRANSFERRED)
         .setLease(LeaseViews.toLease(name, lease, session.orElse(null), OptionalLong.empty()))
         .build();
   }
@@ -329,11 +406,13 @@ final class LeaseCommands {
     long heartbeatMicros = -1;
     Duration heartbeat = null;
     for (RenewItem item : r.getItemsList()) {
-      RenewResult.Builder result = RenewResult.newBuilder().setName(item.getName()).setToken(item.getToken());
+      RenewResult.Builder result =
+          RenewResult.newBuilder().setName(item.getName()).setToken(item.getToken());
       Optional<LeaseRecord> current = tx.get(item.getName());
       if (current.isPresent() && current.get().getToken() == item.getToken()) {
         PolicyTerms policy = state.policies.forName(item.getName());
-        Optional<Rejection> refused = PolicyGate.renewal(state, policy, item.getName(), current.get(), tx.now);
+        Optional<Rejection> refused =
+            PolicyGate.renewal(state, policy, item.getName(), current.get(), tx.now);
         if (refused.isPresent()) {
           tx.rejected(refused.get().getReason());
           reply.addResults(result.setOutcome(Outcome.REJECTED).setRejection(refused.get()));
@@ -350,7 +429,10 @@ final class LeaseCommands {
           heartbeatMicros = hb;
           heartbeat = Times.duration(hb);
         }
-        result.setOutcome(Outcome.RENEWED).setTtl(ttl).setHeartbeatInterval(heartbeat)
+        result
+            .setOutcome(Outcome.RENEWED)
+            .setTtl(ttl)
+            .setHeartbeatInterval(heartbeat)
             .setExpiresAt(Times.timestamp(LeaseViews.expiresAtMicros(lease)))
             .setDeadline(Times.timestamp(LeaseViews.deadlineMicros(lease)));
         shortestHeartbeat = Math.min(shortestHeartbeat, hb);
@@ -391,21 +473,26 @@ final class LeaseCommands {
       return reply.setOutcome(Outcome.NOT_HELD).build();
     }
     Attributes attributes = merge(current.get().getAttributes(), r);
-    LeaseRecord lease = current.get().toBuilder().setAttributes(attributes).setModRevision(tx.index).build();
+    LeaseRecord lease =
+        current.get().toBuilder().setAttributes(attributes).setModRevision(tx.index).build();
     tx.put(r.getName(), lease, LeaseEvent.Type.UPDATED);
-    return reply.setOutcome(Outcome.UPDATED).setLease(LeaseViews.toLease(r.getName(), lease, OptionalLong.empty())).build();
+    return reply
+        .setOutcome(Outcome.UPDATED)
+        .setLease(LeaseViews.toLease(r.getName(), lease, OptionalLong.empty()))
+        .build();
   }
 
   /**
-   * Ends leases the leader's ticker found past their deadline, but only those still at the
-   * token and renewal the ticker saw: a renewal that raced the proposal wins, and a deposed
-   * leader's late proposal changes nothing.
+   * Ends leases the leader's ticker found past their deadline, but only those still at the token
+   * and renewal the ticker saw: a renewal that raced the proposal wins, and a deposed leader's late
+   * proposal changes nothing.
    */
   ExpireResponse expire(Tx tx, ExpireCommand c) {
     int expired = 0;
     int skipped = 0;
     for (ExpireItem item : c.getItemsList()) {
-      Optional<LeaseRecord> current = item.getName().isEmpty() ? Optional.empty() : tx.get(item.getName());
+      Optional<LeaseRecord> current =
+          item.getName().isEmpty() ? Optional.empty() : tx.get(item.getName());
       // A lease attached to a session ends with the session, never on a deadline of its own.
       if (current.isPresent()
           && current.get().getToken() == item.getToken()
@@ -417,7 +504,11 @@ final class LeaseCommands {
         skipped++;
       }
     }
-    return ExpireResponse.newBuilder().setExpired(expired).setSkipped(skipped).setRevision(tx.index).build();
+    return ExpireResponse.newBuilder()
+        .setExpired(expired)
+        .setSkipped(skipped)
+        .setRevision(tx.index)
+        .build();
   }
 
   /** The attributes after an update: all replaced, or only the fields its mask names. */
@@ -430,7 +521,8 @@ final class LeaseCommands {
       switch (path) {
         case "address" -> merged.setAddress(r.getAttributes().getAddress());
         case "status" -> merged.setStatus(r.getAttributes().getStatus());
-        case "metadata" -> merged.clearMetadata().putAllMetadata(r.getAttributes().getMetadataMap());
+        case "metadata" ->
+            merged.clearMetadata().putAllMetadata(r.getAttributes().getMetadataMap());
         default -> throw new InvalidArgumentException("update_mask", "unknown path " + path);
       }
     }
@@ -456,16 +548,29 @@ final class LeaseCommands {
       return;
     }
     Optional<LeaseRecord> current = tx.get(name);
-    if (current.isPresent() && current.get().getToken() == token && !current.get().getHolder().equals(tx.caller)) {
-      throw new RefusedException(RefusedException.Kind.PERMISSION_DENIED, field,
-          "lease " + name + " is held by " + current.get().getHolder() + ", not by the caller " + tx.caller);
+    if (current.isPresent()
+        && current.get().getToken() == token
+        && !current.get().getHolder().equals(tx.caller)) {
+      throw new RefusedException(
+          RefusedException.Kind.PERMISSION_DENIED,
+          field,
+          "lease "
+              + name
+              + " is held by "
+              + current.get().getHolder()
+              + ", not by the caller "
+              + tx.caller);
     }
   }
 
-  /** A token at or above the one this command would grant cannot have been granted yet: bad input, not a stale lease. */
+  /**
+   * A token at or above the one this command would grant cannot have been granted yet: bad input,
+   * not a stale lease.
+   */
   private static void neverIssued(Tx tx, String field, long token) {
     if (token >= tx.token) {
-      throw new InvalidArgumentException(field, "token " + token + " was never issued (the next token is " + tx.token + ")");
+      throw new InvalidArgumentException(
+          field, "token " + token + " was never issued (the next token is " + tx.token + ")");
     }
   }
 }

@@ -9,14 +9,13 @@ import io.leasehold.proto.v1.GetRequest;
 import io.leasehold.proto.v1.GetResponse;
 import io.leasehold.proto.v1.GetSessionRequest;
 import io.leasehold.proto.v1.GetSessionResponse;
-import io.leasehold.proto.v1.ListSessionsRequest;
-import io.leasehold.proto.v1.ListSessionsResponse;
-import io.leasehold.proto.v1.StoredSession;
 import io.leasehold.proto.v1.HistoryMeta;
 import io.leasehold.proto.v1.InvalidCommand;
 import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.proto.v1.ListRequest;
 import io.leasehold.proto.v1.ListResponse;
+import io.leasehold.proto.v1.ListSessionsRequest;
+import io.leasehold.proto.v1.ListSessionsResponse;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogFormatReply;
 import io.leasehold.proto.v1.LogReply;
@@ -26,6 +25,7 @@ import io.leasehold.proto.v1.RefusedCommand;
 import io.leasehold.proto.v1.ReplyBatch;
 import io.leasehold.proto.v1.SetLogFormat;
 import io.leasehold.proto.v1.SetLogFormatResponse;
+import io.leasehold.proto.v1.StoredSession;
 import io.leasehold.statemachine.store.AppliedPosition;
 import io.leasehold.statemachine.store.Change;
 import io.leasehold.statemachine.store.KvStore;
@@ -46,14 +46,14 @@ import java.util.function.Consumer;
  * The deterministic lease state machine: a log entry in, the new state, a reply and events out.
  *
  * <p>It reads no clock. Time enters only as the leader's stamp in each {@link LogCommand}, kept
- * monotone, and is used only for recorded timestamps; whether a lease has expired is decided by
- * the leader's ticker, which proposes {@code Expire}. The fencing token of a lease derives from
- * the position of the command that granted it in the log ({@link LogFormat}), so tokens strictly
+ * monotone, and is used only for recorded timestamps; whether a lease has expired is decided by the
+ * leader's ticker, which proposes {@code Expire}. The fencing token of a lease derives from the
+ * position of the command that granted it in the log ({@link LogFormat}), so tokens strictly
  * increase over every grant.
  *
  * <p>Every Acquire and renewal is checked against the replicated policy of the name's namespace
- * ({@link PolicyGate}); operators' commands (policies, bans, revocations) are applied by
- * {@link AdminCommands}. Everything the apply loop consults lives in memory ({@link CoreState}).
+ * ({@link PolicyGate}); operators' commands (policies, bans, revocations) are applied by {@link
+ * AdminCommands}. Everything the apply loop consults lives in memory ({@link CoreState}).
  *
  * <p>Single writer: {@link #apply} is called by one thread at a time; reads may run concurrently.
  */
@@ -62,11 +62,13 @@ public final class LeaseCore {
   private static final byte[] FORMAT_KEY = "log-format".getBytes(StandardCharsets.US_ASCII);
 
   private final KvStore store;
+
   /**
    * What the apply loop reads, kept in step with the store after each commit; readers on other
    * threads use consistent store views instead.
    */
   private final CoreState state = new CoreState();
+
   private final LeaseCommands leases;
   private final SessionCommands sessions;
   private final LeaseReads reads;
@@ -77,7 +79,10 @@ public final class LeaseCore {
   private final AuditTrail audit;
   private long clockMicros;
   private long appliedIndex;
-  /** The log format in force ({@link LogFormat}); read by other threads to decide whether to batch. */
+
+  /**
+   * The log format in force ({@link LogFormat}); read by other threads to decide whether to batch.
+   */
   private volatile int logFormat = LogFormat.FIRST;
 
   public LeaseCore(KvStore store) {
@@ -88,16 +93,28 @@ public final class LeaseCore {
     this.adminReads = new AdminReads(store);
     this.auth = new AuthCommands(store);
     this.sessions = new SessionCommands(state, auth::view);
-    this.leases = new LeaseCommands(store, state, (identity, name) -> ApplyAuthorization.admin(auth.view(), identity, name));
+    this.leases =
+        new LeaseCommands(
+            store,
+            state,
+            (identity, name) -> ApplyAuthorization.admin(auth.view(), identity, name));
     this.audit = new AuditTrail(store);
     reload();
   }
 
-  /** Re-reads the cached position, clock and in-memory state, after the store was replaced by a snapshot. */
+  /**
+   * Re-reads the cached position, clock and in-memory state, after the store was replaced by a
+   * snapshot.
+   */
   public void reload() {
-    clockMicros = store.get(Space.META, CLOCK_KEY).map(b -> ByteBuffer.wrap(b).getLong()).orElse(0L);
+    clockMicros =
+        store.get(Space.META, CLOCK_KEY).map(b -> ByteBuffer.wrap(b).getLong()).orElse(0L);
     appliedIndex = store.applied().index();
-    logFormat = store.get(Space.META, FORMAT_KEY).map(b -> ByteBuffer.wrap(b).getInt()).orElse(LogFormat.FIRST);
+    logFormat =
+        store
+            .get(Space.META, FORMAT_KEY)
+            .map(b -> ByteBuffer.wrap(b).getInt())
+            .orElse(LogFormat.FIRST);
     history.reload();
     state.load(store);
     auth.load();
@@ -118,15 +135,16 @@ public final class LeaseCore {
   }
 
   /**
-   * Applies the entry at {@code index}. Entries at or below the store's applied index are
-   * skipped: their effects are already in the store (a replay after restart).
+   * Applies the entry at {@code index}. Entries at or below the store's applied index are skipped:
+   * their effects are already in the store (a replay after restart).
    */
   public ApplyResult apply(long term, long index, LogCommand command) throws IOException {
     if (index <= appliedIndex) {
       return ApplyResult.skipped(index);
     }
     long now = Math.max(clockMicros, command.getLeaderTimeMicros());
-    if (command.getCommandCase() == LogCommand.CommandCase.BATCH && logFormat >= LogFormat.BATCHES) {
+    if (command.getCommandCase() == LogCommand.CommandCase.BATCH
+        && logFormat >= LogFormat.BATCHES) {
       return applyBatch(term, index, now, command.getBatch());
     }
     Tx tx = newTx(index, 0, now, 0, command);
@@ -145,7 +163,8 @@ public final class LeaseCore {
     List<Change> changes = written.changes();
     changes.addAll(entryMeta(now, written.compaction()));
     if (logFormat >= LogFormat.AUTH) {
-      Audits.entry(command, reply, tx.caller, now).ifPresent(entry -> audit.record(changes, index, entry));
+      Audits.entry(command, reply, tx.caller, now)
+          .ifPresent(entry -> audit.record(changes, index, entry));
     }
     store.commit(new AppliedPosition(term, index), changes);
     tx.publish();
@@ -155,21 +174,22 @@ public final class LeaseCore {
   }
 
   /**
-   * The fencing token of a lease granted by the command at {@code position} of entry
-   * {@code index}: the index itself in log format 1, where an entry carries one command, and
-   * {@code index * 256 + position} from format 2 on, so that tokens strictly increase over every
-   * grant however many an entry carries.
+   * The fencing token of a lease granted by the command at {@code position} of entry {@code index}:
+   * the index itself in log format 1, where an entry carries one command, and {@code index * 256 +
+   * position} from format 2 on, so that tokens strictly increase over every grant however many an
+   * entry carries.
    */
   long token(long index, int position) {
     return LogFormat.token(logFormat, index, position);
   }
 
   /**
-   * A batch of client commands: each applied in order with its own token and reply, each seeing
-   * the changes of those before it; one invalid command changes nothing and the others still
-   * apply. One store commit holds them all.
+   * A batch of client commands: each applied in order with its own token and reply, each seeing the
+   * changes of those before it; one invalid command changes nothing and the others still apply. One
+   * store commit holds them all.
    */
-  private ApplyResult applyBatch(long term, long index, long now, CommandBatch batch) throws IOException {
+  private ApplyResult applyBatch(long term, long index, long now, CommandBatch batch)
+      throws IOException {
     int n = batch.getCommandsCount();
     List<Change> changes = new ArrayList<>();
     List<LeaseEvent> events = new ArrayList<>();
@@ -186,12 +206,15 @@ public final class LeaseCore {
         LogReply reply;
         try {
           if (position >= LogFormat.MAX_BATCH) {
-            throw new InvalidArgumentException("batch.commands[" + position + "]",
+            throw new InvalidArgumentException(
+                "batch.commands[" + position + "]",
                 "an entry carries at most " + LogFormat.MAX_BATCH + " commands");
           }
           if (!LogFormat.batchable(command)) {
-            throw new InvalidArgumentException("batch.commands[" + position + "]",
-                "only client lease and session commands may be batched, not " + command.getCommandCase());
+            throw new InvalidArgumentException(
+                "batch.commands[" + position + "]",
+                "only client lease and session commands may be batched, not "
+                    + command.getCommandCase());
           }
           reply = dispatch(tx, command);
         } catch (InvalidArgumentException e) {
@@ -222,61 +245,128 @@ public final class LeaseCore {
     }
     store.commit(new AppliedPosition(term, index), changes);
     finishEntry(index, now);
-    return new ApplyResult(index, LogReply.newBuilder().setBatch(replies).build(), events, bars, sessionChanges);
+    return new ApplyResult(
+        index, LogReply.newBuilder().setBatch(replies).build(), events, bars, sessionChanges);
   }
 
-  /** The transaction of one command; the caller counts from log format 3 on, as every replica then applies it. */
+  /**
+   * The transaction of one command; the caller counts from log format 3 on, as every replica then
+   * applies it.
+   */
   private Tx newTx(long index, int position, long now, int sequence, LogCommand command) {
-    return new Tx(index, token(index, position), now, logFormat >= LogFormat.AUTH ? command.getCaller() : "",
-        logFormat >= LogFormat.SESSIONS, state, sequence);
+    return new Tx(
+        index,
+        token(index, position),
+        now,
+        logFormat >= LogFormat.AUTH ? command.getCaller() : "",
+        logFormat >= LogFormat.SESSIONS,
+        state,
+        sequence);
   }
 
   private LogReply dispatch(Tx tx, LogCommand command) {
     int needed = LogFormat.needed(command);
     if (needed > logFormat) {
-      throw new InvalidArgumentException("command", command.getCommandCase() + " needs log format " + needed
-          + "; the cluster applies format " + logFormat + " until every member runs code that knows it");
+      throw new InvalidArgumentException(
+          "command",
+          command.getCommandCase()
+              + " needs log format "
+              + needed
+              + "; the cluster applies format "
+              + logFormat
+              + " until every member runs code that knows it");
     }
     ApplyAuthorization.check(auth.view(), tx.caller, command);
     return switch (command.getCommandCase()) {
-      case ACQUIRE -> LogReply.newBuilder().setAcquire(leases.acquire(tx, command.getAcquire())).build();
+      case ACQUIRE ->
+          LogReply.newBuilder().setAcquire(leases.acquire(tx, command.getAcquire())).build();
       case RENEW -> LogReply.newBuilder().setRenew(leases.renew(tx, command.getRenew())).build();
-      case RELEASE -> LogReply.newBuilder().setRelease(leases.release(tx, command.getRelease())).build();
-      case UPDATE -> LogReply.newBuilder().setUpdate(leases.update(tx, command.getUpdate())).build();
-      case EXPIRE -> LogReply.newBuilder()
-          .setExpire(sessions.expire(tx, command.getExpire(), leases.expire(tx, command.getExpire()))).build();
-      case COMPACT_HISTORY -> LogReply.newBuilder().setCompactHistory(history.compact(tx, command.getCompactHistory())).build();
-      case SET_POLICY -> LogReply.newBuilder().setSetPolicy(admin.setPolicy(tx, command.getSetPolicy())).build();
-      case DELETE_POLICY -> LogReply.newBuilder().setDeletePolicy(admin.deletePolicy(tx, command.getDeletePolicy())).build();
+      case RELEASE ->
+          LogReply.newBuilder().setRelease(leases.release(tx, command.getRelease())).build();
+      case UPDATE ->
+          LogReply.newBuilder().setUpdate(leases.update(tx, command.getUpdate())).build();
+      case EXPIRE ->
+          LogReply.newBuilder()
+              .setExpire(
+                  sessions.expire(tx, command.getExpire(), leases.expire(tx, command.getExpire())))
+              .build();
+      case COMPACT_HISTORY ->
+          LogReply.newBuilder()
+              .setCompactHistory(history.compact(tx, command.getCompactHistory()))
+              .build();
+      case SET_POLICY ->
+          LogReply.newBuilder().setSetPolicy(admin.setPolicy(tx, command.getSetPolicy())).build();
+      case DELETE_POLICY ->
+          LogReply.newBuilder()
+              .setDeletePolicy(admin.deletePolicy(tx, command.getDeletePolicy()))
+              .build();
       case BAN -> LogReply.newBuilder().setBan(admin.ban(tx, command.getBan())).build();
       case UNBAN -> LogReply.newBuilder().setUnban(admin.unban(tx, command.getUnban())).build();
       case REVOKE -> LogReply.newBuilder().setRevoke(admin.revoke(tx, command.getRevoke())).build();
-      case LIFT_BANS -> LogReply.newBuilder().setLiftBans(admin.liftBans(tx, command.getLiftBans())).build();
-      case LIFT_LOCK_DELAYS -> LogReply.newBuilder().setLiftLockDelays(admin.liftLockDelays(tx, command.getLiftLockDelays())).build();
-      case SET_LOG_FORMAT -> LogReply.newBuilder().setSetLogFormat(setLogFormat(tx, command.getSetLogFormat())).build();
-      case ADD_ROLE -> LogReply.newBuilder().setAddRole(auth.addRole(tx, command.getAddRole())).build();
-      case REMOVE_ROLE -> LogReply.newBuilder().setRemoveRole(auth.removeRole(tx, command.getRemoveRole())).build();
-      case GRANT_ROLE -> LogReply.newBuilder().setGrantRole(auth.grantRole(tx, command.getGrantRole())).build();
-      case REVOKE_ROLE -> LogReply.newBuilder().setRevokeRole(auth.revokeRole(tx, command.getRevokeRole())).build();
-      case BOOTSTRAP_ADMIN -> LogReply.newBuilder().setBootstrapAdmin(auth.bootstrapAdmin(tx, command.getBootstrapAdmin())).build();
-      case CREATE_SESSION -> LogReply.newBuilder().setCreateSession(sessions.create(tx, command.getCreateSession())).build();
-      case KEEP_ALIVE -> LogReply.newBuilder().setKeepAlive(sessions.keepAlive(tx, command.getKeepAlive())).build();
-      case CLOSE_SESSION -> LogReply.newBuilder().setCloseSession(sessions.close(tx, command.getCloseSession())).build();
-      case TRANSFER -> LogReply.newBuilder().setTransfer(leases.transfer(tx, command.getTransfer())).build();
-      case ACCEPT_TRANSFER -> LogReply.newBuilder().setAcceptTransfer(leases.acceptTransfer(tx, command.getAcceptTransfer())).build();
-      case WITHDRAW_OFFERS -> LogReply.newBuilder().setWithdrawOffers(leases.withdrawOffers(tx, command.getWithdrawOffers())).build();
-      case AUDIT_RECORD -> LogReply.newBuilder()
-          .setAuditRecord(AuditRecordResponse.newBuilder().setRevision(tx.index)).build();
+      case LIFT_BANS ->
+          LogReply.newBuilder().setLiftBans(admin.liftBans(tx, command.getLiftBans())).build();
+      case LIFT_LOCK_DELAYS ->
+          LogReply.newBuilder()
+              .setLiftLockDelays(admin.liftLockDelays(tx, command.getLiftLockDelays()))
+              .build();
+      case SET_LOG_FORMAT ->
+          LogReply.newBuilder()
+              .setSetLogFormat(setLogFormat(tx, command.getSetLogFormat()))
+              .build();
+      case ADD_ROLE ->
+          LogReply.newBuilder().setAddRole(auth.addRole(tx, command.getAddRole())).build();
+      case REMOVE_ROLE ->
+          LogReply.newBuilder().setRemoveRole(auth.removeRole(tx, command.getRemoveRole())).build();
+      case GRANT_ROLE ->
+          LogReply.newBuilder().setGrantRole(auth.grantRole(tx, command.getGrantRole())).build();
+      case REVOKE_ROLE ->
+          LogReply.newBuilder().setRevokeRole(auth.revokeRole(tx, command.getRevokeRole())).build();
+      case BOOTSTRAP_ADMIN ->
+          LogReply.newBuilder()
+              .setBootstrapAdmin(auth.bootstrapAdmin(tx, command.getBootstrapAdmin()))
+              .build();
+      case CREATE_SESSION ->
+          LogReply.newBuilder()
+              .setCreateSession(sessions.create(tx, command.getCreateSession()))
+              .build();
+      case KEEP_ALIVE ->
+          LogReply.newBuilder()
+              .setKeepAlive(sessions.keepAlive(tx, command.getKeepAlive()))
+              .build();
+      case CLOSE_SESSION ->
+          LogReply.newBuilder()
+              .setCloseSession(sessions.close(tx, command.getCloseSession()))
+              .build();
+      case TRANSFER ->
+          LogReply.newBuilder().setTransfer(leases.transfer(tx, command.getTransfer())).build();
+      case ACCEPT_TRANSFER ->
+          LogReply.newBuilder()
+              .setAcceptTransfer(leases.acceptTransfer(tx, command.getAcceptTransfer()))
+              .build();
+      case WITHDRAW_OFFERS ->
+          LogReply.newBuilder()
+              .setWithdrawOffers(leases.withdrawOffers(tx, command.getWithdrawOffers()))
+              .build();
+      case AUDIT_RECORD ->
+          LogReply.newBuilder()
+              .setAuditRecord(AuditRecordResponse.newBuilder().setRevision(tx.index))
+              .build();
       // Format 1 knows no batches: applied as no command, as a node that predates them applies it.
-      case BATCH -> throw new InvalidArgumentException("batch", "log format " + logFormat + " carries one command an entry");
-      case COMMAND_NOT_SET -> throw new InvalidArgumentException("command", "the log entry carries no command");
+      case BATCH ->
+          throw new InvalidArgumentException(
+              "batch", "log format " + logFormat + " carries one command an entry");
+      case COMMAND_NOT_SET ->
+          throw new InvalidArgumentException("command", "the log entry carries no command");
     };
   }
 
   private static LogReply refused(RefusedException e) {
     return LogReply.newBuilder()
-        .setRefused(RefusedCommand.newBuilder()
-            .setCode(e.kind().grpcCode()).setField(e.field()).setMessage(e.getMessage()))
+        .setRefused(
+            RefusedCommand.newBuilder()
+                .setCode(e.kind().grpcCode())
+                .setField(e.field())
+                .setMessage(e.getMessage()))
         .build();
   }
 
@@ -302,22 +392,32 @@ public final class LeaseCore {
   }
 
   /**
-   * Raises the log format (never lowers it). The leader proposes this only once every member
-   * runs code that knows the new format, so every replica applies it alike.
+   * Raises the log format (never lowers it). The leader proposes this only once every member runs
+   * code that knows the new format, so every replica applies it alike.
    */
   private SetLogFormatResponse setLogFormat(Tx tx, SetLogFormat c) {
     int asked = c.getFormat();
     boolean raises = asked > logFormat && asked <= LogFormat.NEWEST;
     if (raises) {
-      tx.extra.add(Change.put(Space.META, FORMAT_KEY, ByteBuffer.allocate(4).putInt(asked).array()));
+      tx.extra.add(
+          Change.put(Space.META, FORMAT_KEY, ByteBuffer.allocate(4).putInt(asked).array()));
       if (logFormat < LogFormat.SESSIONS && asked >= LogFormat.SESSIONS) {
-        // From here on every lease write keeps the holder index; it starts with the leases live now.
-        state.leases.forEach((name, lease) -> tx.extra.add(
-            Change.put(Space.HOLDER_LEASES, HolderKeys.key(lease.getHolder(), name), HolderKeys.EMPTY)));
+        // From here on every lease write keeps the holder index; it starts with the leases live
+        // now.
+        state.leases.forEach(
+            (name, lease) ->
+                tx.extra.add(
+                    Change.put(
+                        Space.HOLDER_LEASES,
+                        HolderKeys.key(lease.getHolder(), name),
+                        HolderKeys.EMPTY)));
       }
       tx.afterCommit(() -> logFormat = asked);
     }
-    return SetLogFormatResponse.newBuilder().setFormat(raises ? asked : logFormat).setRevision(tx.index).build();
+    return SetLogFormatResponse.newBuilder()
+        .setFormat(raises ? asked : logFormat)
+        .setRevision(tx.index)
+        .build();
   }
 
   /** The log format in force as of the last applied entry ({@link LogFormat}). */
@@ -332,19 +432,40 @@ public final class LeaseCore {
     return switch (query.getQueryCase()) {
       case GET -> ReadReply.newBuilder().setGet(get(query.getGet(), nowMicros)).build();
       case LIST -> ReadReply.newBuilder().setList(list(query.getList(), nowMicros)).build();
-      case GET_POLICY -> ReadReply.newBuilder().setGetPolicy(adminReads.getPolicy(query.getGetPolicy())).build();
-      case LIST_POLICIES -> ReadReply.newBuilder().setListPolicies(adminReads.listPolicies(query.getListPolicies())).build();
-      case LIST_BANS -> ReadReply.newBuilder().setListBans(adminReads.listBans(query.getListBans())).build();
-      case HISTORY -> ReadReply.newBuilder().setHistory(adminReads.history(query.getHistory())).build();
-      case LIST_ROLES -> ReadReply.newBuilder().setListRoles(auth.listRoles(query.getListRoles())).build();
-      case LIST_GRANTS -> ReadReply.newBuilder().setListGrants(auth.listGrants(query.getListGrants())).build();
+      case GET_POLICY ->
+          ReadReply.newBuilder().setGetPolicy(adminReads.getPolicy(query.getGetPolicy())).build();
+      case LIST_POLICIES ->
+          ReadReply.newBuilder()
+              .setListPolicies(adminReads.listPolicies(query.getListPolicies()))
+              .build();
+      case LIST_BANS ->
+          ReadReply.newBuilder().setListBans(adminReads.listBans(query.getListBans())).build();
+      case HISTORY ->
+          ReadReply.newBuilder().setHistory(adminReads.history(query.getHistory())).build();
+      case LIST_ROLES ->
+          ReadReply.newBuilder().setListRoles(auth.listRoles(query.getListRoles())).build();
+      case LIST_GRANTS ->
+          ReadReply.newBuilder().setListGrants(auth.listGrants(query.getListGrants())).build();
       case AUDIT -> ReadReply.newBuilder().setAudit(audit.read(query.getAudit())).build();
-      case GET_SESSION -> ReadReply.newBuilder().setGetSession(reads.getSession(query.getGetSession(), nowMicros)).build();
-      case LIST_SESSIONS -> ReadReply.newBuilder().setListSessions(reads.listSessions(query.getListSessions(), nowMicros)).build();
-      case LOG_FORMAT -> ReadReply.newBuilder()
-          .setLogFormat(LogFormatReply.newBuilder().setNewest(LogFormat.NEWEST).setCurrent(logFormat)).build();
-      case CONFIRM_LEADERSHIP -> throw new InvalidArgumentException("query", "confirm_leadership is answered by the server, not the store");
-      case DEADLINES -> throw new InvalidArgumentException("query", "deadlines are answered by the leader's expiry ticker, not the store");
+      case GET_SESSION ->
+          ReadReply.newBuilder()
+              .setGetSession(reads.getSession(query.getGetSession(), nowMicros))
+              .build();
+      case LIST_SESSIONS ->
+          ReadReply.newBuilder()
+              .setListSessions(reads.listSessions(query.getListSessions(), nowMicros))
+              .build();
+      case LOG_FORMAT ->
+          ReadReply.newBuilder()
+              .setLogFormat(
+                  LogFormatReply.newBuilder().setNewest(LogFormat.NEWEST).setCurrent(logFormat))
+              .build();
+      case CONFIRM_LEADERSHIP ->
+          throw new InvalidArgumentException(
+              "query", "confirm_leadership is answered by the server, not the store");
+      case DEADLINES ->
+          throw new InvalidArgumentException(
+              "query", "deadlines are answered by the leader's expiry ticker, not the store");
       case QUERY_NOT_SET -> throw new InvalidArgumentException("query", "carries no request");
     };
   }
@@ -357,12 +478,15 @@ public final class LeaseCore {
     return reads.list(r, nowMicros, logFormat);
   }
 
-  /** What a history read found: the events are gone below {@code compactRevision}; the view was at {@code revision}. */
+  /**
+   * What a history read found: the events are gone below {@code compactRevision}; the view was at
+   * {@code revision}.
+   */
   public record HistoryRead(boolean compacted, long compactRevision, long revision) {}
 
   /**
-   * Visits, in one consistent view, every event in the history from {@code fromRevision} on,
-   * unless the history no longer reaches back that far ({@link HistoryRead#compacted}).
+   * Visits, in one consistent view, every event in the history from {@code fromRevision} on, unless
+   * the history no longer reaches back that far ({@link HistoryRead#compacted}).
    */
   public HistoryRead readHistory(long fromRevision, Consumer<Event> visitor) {
     return history.read(fromRevision, visitor);
@@ -375,6 +499,7 @@ public final class LeaseCore {
   public long compactionPoint(long maxCount, long notBeforeMicros) {
     return history.compactionPoint(maxCount, notBeforeMicros);
   }
+
   /** The history's bounds as of the latest applied entry, for the leader's compactor. */
   public HistoryMeta history() {
     return history.bounds();
@@ -407,9 +532,9 @@ public final class LeaseCore {
    * Visits every lock-delay, transfer offer and timed ban in one consistent view, for a new leader
    * that must lift them; returns the revision the view reflects. A lock-delay comes with its full
    * delay and an offer with its full window (the leader gives them all of it again, as it gives
-   * every lease a full TTL); a timed ban with what
-   * remains of it by the latest stamped time, at least 0 (so the leader lifts it no earlier than
-   * the recorded end, as far as stamped time can tell).
+   * every lease a full TTL); a timed ban with what remains of it by the latest stamped time, at
+   * least 0 (so the leader lifts it no earlier than the recorded end, as far as stamped time can
+   * tell).
    */
   public long forEachTimedBar(Consumer<TimedBar> visitor) {
     return reads.forEachTimedBar(visitor);

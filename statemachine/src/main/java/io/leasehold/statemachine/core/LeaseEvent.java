@@ -3,12 +3,13 @@ package io.leasehold.statemachine.core;
 import io.leasehold.proto.v1.LeaseRecord;
 
 /**
- * A change produced by applying one log entry. {@code lease} is the lease after the change, or
- * as it was when it ended (the default instance for a policy change); {@code timeMicros} is the
- * leader-stamped time of the entry; {@code message} is the operator's reason for a revocation or
- * a ban, else empty.
+ * A change produced by applying one log entry. {@code lease} is the lease after the change, or as
+ * it was when it ended (the default instance for a policy change); {@code timeMicros} is the
+ * leader-stamped time of the entry; {@code message} is the operator's reason for a revocation or a
+ * ban, else empty.
  */
-public record LeaseEvent(Type type, long revision, String name, LeaseRecord lease, long timeMicros, String message) {
+public record LeaseEvent(
+    Type type, long revision, String name, LeaseRecord lease, long timeMicros, String message) {
   public LeaseEvent(Type type, long revision, String name, LeaseRecord lease, long timeMicros) {
     this(type, revision, name, lease, timeMicros, "");
   }
@@ -26,7 +27,10 @@ public record LeaseEvent(Type type, long revision, String name, LeaseRecord leas
     BANNED,
     /** A namespace's policy was set or deleted; the name is "namespace/" ("" for the default). */
     POLICY_CHANGED,
-    /** Ended by a Transfer (an API event of type RELEASED, reason TRANSFERRED); the grant follows at the same revision. */
+    /**
+     * Ended by a Transfer (an API event of type RELEASED, reason TRANSFERRED); the grant follows at
+     * the same revision.
+     */
     TRANSFERRED,
     /** Ended with its session's expiry (an API event of type EXPIRED, reason SESSION_EXPIRED). */
     SESSION_EXPIRED,
@@ -34,13 +38,19 @@ public record LeaseEvent(Type type, long revision, String name, LeaseRecord leas
     SESSION_CLOSED;
 
     public boolean endsLease() {
-      return this == RELEASED || this == EXPIRED || this == REVOKED || this == BANNED
-          || this == TRANSFERRED || this == SESSION_EXPIRED || this == SESSION_CLOSED;
+      return this == RELEASED
+          || this == EXPIRED
+          || this == REVOKED
+          || this == BANNED
+          || this == TRANSFERRED
+          || this == SESSION_EXPIRED
+          || this == SESSION_CLOSED;
     }
 
     /**
      * Whether the ending bars the name for the namespace's lock-delay: one the holder may not have
-     * noticed (an expiry, a revocation, a ban), not one it asked for (a release, a close, a transfer).
+     * noticed (an expiry, a revocation, a ban), not one it asked for (a release, a close, a
+     * transfer).
      */
     public boolean setsLockDelay() {
       return this == EXPIRED || this == REVOKED || this == BANNED || this == SESSION_EXPIRED;

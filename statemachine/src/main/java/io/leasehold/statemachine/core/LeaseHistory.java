@@ -15,11 +15,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The history of ended leases, per name ({@link Space#NAME_HISTORY}) and per holder
- * ({@link Space#HOLDER_HISTORY}), each bounded. Records are keyed (owner, 0x00, i64 sequence);
- * this keeps, per owner, the first sequence still stored and the next to write, so appending and
- * dropping the oldest need no read. Names and holders cannot contain 0x00, so an owner's prefix
- * never matches another owner's keys.
+ * The history of ended leases, per name ({@link Space#NAME_HISTORY}) and per holder ({@link
+ * Space#HOLDER_HISTORY}), each bounded. Records are keyed (owner, 0x00, i64 sequence); this keeps,
+ * per owner, the first sequence still stored and the next to write, so appending and dropping the
+ * oldest need no read. Names and holders cannot contain 0x00, so an owner's prefix never matches
+ * another owner's keys.
  */
 final class LeaseHistory {
   private final Map<String, long[]> names = new HashMap<>();
@@ -50,7 +50,10 @@ final class LeaseHistory {
       return Math.max(first, newNext() - limit);
     }
 
-    /** Puts for the records that stay and deletes for those the bound pushes out; a record both added and dropped is never written. */
+    /**
+     * Puts for the records that stay and deletes for those the bound pushes out; a record both
+     * added and dropped is never written.
+     */
     void changes(Space space, String owner, List<Change> out) {
       long newFirst = newFirst();
       for (long seq = first; seq < Math.min(newFirst, next); seq++) {
@@ -76,20 +79,25 @@ final class LeaseHistory {
     for (Space space : new Space[] {Space.NAME_HISTORY, Space.HOLDER_HISTORY}) {
       Map<String, long[]> m = map(space);
       m.clear();
-      store.read(view -> {
-        view.scan(space, new byte[0], new byte[0], (key, value) -> {
-          String owner = new String(key, 0, key.length - 9, StandardCharsets.UTF_8);
-          long seq = ByteBuffer.wrap(key, key.length - 8, 8).getLong();
-          long[] b = m.get(owner);
-          if (b == null) {
-            m.put(owner, new long[] {seq, seq + 1});
-          } else {
-            b[1] = seq + 1;
-          }
-          return true;
-        });
-        return null;
-      });
+      store.read(
+          view -> {
+            view.scan(
+                space,
+                new byte[0],
+                new byte[0],
+                (key, value) -> {
+                  String owner = new String(key, 0, key.length - 9, StandardCharsets.UTF_8);
+                  long seq = ByteBuffer.wrap(key, key.length - 8, 8).getLong();
+                  long[] b = m.get(owner);
+                  if (b == null) {
+                    m.put(owner, new long[] {seq, seq + 1});
+                  } else {
+                    b[1] = seq + 1;
+                  }
+                  return true;
+                });
+            return null;
+          });
     }
   }
 

@@ -15,20 +15,21 @@ import java.util.function.Consumer;
  * every lease, and quotas count in constant time. Apply thread only.
  *
  * <p>Built to keep few objects per lease (see {@link TokenOrder}): every replica holds every live
- * lease. The holder and namespace strings are shared through the index's own keys
- * ({@link #holder}).
+ * lease. The holder and namespace strings are shared through the index's own keys ({@link
+ * #holder}).
  */
 final class LeaseIndex {
   private final Map<String, HolderLeases> byHolder = new HashMap<>();
+
   /**
-   * Concurrent so that the node's metrics can count leases by namespace from another thread
-   * ({@link #countsByNamespace}) without scanning them; only the apply thread writes it.
+   * Concurrent so that the node's metrics can count leases by namespace from another thread ({@link
+   * #countsByNamespace}) without scanning them; only the apply thread writes it.
    */
   private final Map<String, TokenOrder> byNamespace = new ConcurrentHashMap<>();
 
   /**
-   * A holder's leases, per namespace. Most holders use one namespace (a runner's locks, a
-   * service's instances), so its group is a field, and a map exists only for the others.
+   * A holder's leases, per namespace. Most holders use one namespace (a runner's locks, a service's
+   * instances), so its group is a field, and a map exists only for the others.
    */
   private static final class HolderLeases {
     final String holder;
@@ -184,7 +185,9 @@ final class LeaseIndex {
     return names;
   }
 
-  /** Whether the holder's lease with this token is among its {@code quota} oldest in the namespace. */
+  /**
+   * Whether the holder's lease with this token is among its {@code quota} oldest in the namespace.
+   */
   boolean holderWithin(String holder, String namespace, long token, long quota) {
     return within(group(holder, namespace), token, quota);
   }

@@ -5,13 +5,13 @@ import java.util.function.BiConsumer;
 
 /**
  * The live leases by name, kept small: every replica holds every live lease on its heap. A lease
- * with only the common fields (no attributes, no policy terms) is kept as a {@link Compact} of
- * 88 bytes with its name, where its {@link LeaseRecord} takes 120 and a {@code HashMap} entry 32
- * more; one with more keeps its record. {@link #get} builds a fresh record of a compact entry:
- * callers get the same values, never the same object. A renewal of a compact lease overwrites
- * its entry in place: the entry has usually been promoted to the old generation by then, and a
- * new one for every renewal left the collector a dead object there each time (a million leases
- * renewed under a 512 MiB heap ran into full collections). Apply thread only.
+ * with only the common fields (no attributes, no policy terms) is kept as a {@link Compact} of 88
+ * bytes with its name, where its {@link LeaseRecord} takes 120 and a {@code HashMap} entry 32 more;
+ * one with more keeps its record. {@link #get} builds a fresh record of a compact entry: callers
+ * get the same values, never the same object. A renewal of a compact lease overwrites its entry in
+ * place: the entry has usually been promoted to the old generation by then, and a new one for every
+ * renewal left the collector a dead object there each time (a million leases renewed under a 512
+ * MiB heap ran into full collections). Apply thread only.
  */
 final class LeaseTable {
   private final NameTable<Object> table = new NameTable<>(LeaseTable::nameOf);
@@ -69,7 +69,9 @@ final class LeaseTable {
 
   /** Whether every field of {@code r} fits a {@link Compact}. */
   static boolean fitsCompact(LeaseRecord r) {
-    return !r.hasAttributes() && r.getHeartbeatMicros() == 0 && r.getGraceMicros() == 0
+    return !r.hasAttributes()
+        && r.getHeartbeatMicros() == 0
+        && r.getGraceMicros() == 0
         && r.getUnknownFields().asMap().isEmpty();
   }
 

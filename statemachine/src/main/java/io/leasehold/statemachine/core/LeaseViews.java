@@ -21,30 +21,37 @@ public final class LeaseViews {
   }
 
   /**
-   * @param session the session the lease is attached to, if it is and the caller has it: its
-   *     TTL, renewal and heartbeat are then the lease's
+   * @param session the session the lease is attached to, if it is and the caller has it: its TTL,
+   *     renewal and heartbeat are then the lease's
    */
   static Lease toLease(String name, LeaseRecord r, StoredSession session, OptionalLong nowMicros) {
     boolean withSession = session != null && r.getSession() != 0;
     long ttl = withSession ? session.getTtlMicros() : r.getTtlMicros();
-    long renewedAt = withSession ? Math.max(r.getRenewedAtMicros(), session.getRenewedAtMicros()) : r.getRenewedAtMicros();
+    long renewedAt =
+        withSession
+            ? Math.max(r.getRenewedAtMicros(), session.getRenewedAtMicros())
+            : r.getRenewedAtMicros();
     long expiresAt = renewedAt + ttl;
     long heartbeat = withSession ? heartbeatMicros(session) : heartbeatMicros(r);
     // The grace period is the lease's own; one attached to a session ends with the session.
     long grace = r.getSession() != 0 ? 0 : r.getGraceMicros();
-    Lease.Builder b = Lease.newBuilder()
-        .setName(name)
-        .setHolder(r.getHolder())
-        .setToken(r.getToken())
-        .setTtl(Times.duration(ttl))
-        .setAcquiredAt(Times.timestamp(r.getAcquiredAtMicros()))
-        .setRenewedAt(Times.timestamp(renewedAt))
-        .setExpiresAt(Times.timestamp(expiresAt))
-        .setLastRenewRevision(withSession ? Math.max(r.getLastRenewRevision(), session.getLastRenewRevision()) : r.getLastRenewRevision())
-        .setRenewCount(r.getRenewCount())
-        .setModRevision(r.getModRevision())
-        .setHeartbeatInterval(Times.duration(heartbeat))
-        .setSession(r.getSession());
+    Lease.Builder b =
+        Lease.newBuilder()
+            .setName(name)
+            .setHolder(r.getHolder())
+            .setToken(r.getToken())
+            .setTtl(Times.duration(ttl))
+            .setAcquiredAt(Times.timestamp(r.getAcquiredAtMicros()))
+            .setRenewedAt(Times.timestamp(renewedAt))
+            .setExpiresAt(Times.timestamp(expiresAt))
+            .setLastRenewRevision(
+                withSession
+                    ? Math.max(r.getLastRenewRevision(), session.getLastRenewRevision())
+                    : r.getLastRenewRevision())
+            .setRenewCount(r.getRenewCount())
+            .setModRevision(r.getModRevision())
+            .setHeartbeatInterval(Times.duration(heartbeat))
+            .setSession(r.getSession());
     if (r.hasAttributes()) {
       b.setAttributes(r.getAttributes());
     }
@@ -65,10 +72,11 @@ public final class LeaseViews {
   }
 
   /**
-   * What an operator sees, by the serving node's clock: EXPIRING past the estimated end while
-   * the grace period runs, STALE when renewals stopped coming (over two heartbeats), else ACTIVE.
+   * What an operator sees, by the serving node's clock: EXPIRING past the estimated end while the
+   * grace period runs, STALE when renewals stopped coming (over two heartbeats), else ACTIVE.
    */
-  private static LeaseState state(long now, long renewedAt, long expiresAt, long heartbeat, long grace) {
+  private static LeaseState state(
+      long now, long renewedAt, long expiresAt, long heartbeat, long grace) {
     if (grace > 0 && now > expiresAt && now <= expiresAt + grace) {
       return LeaseState.EXPIRING;
     }
@@ -78,17 +86,18 @@ public final class LeaseViews {
   /** The API form of a session with {@code leases} attached. */
   static Session toSession(long id, StoredSession s, long leases, OptionalLong nowMicros) {
     long expiresAt = expiresAtMicros(s);
-    Session.Builder b = Session.newBuilder()
-        .setId(id)
-        .setHolder(s.getHolder())
-        .setTtl(Times.duration(s.getTtlMicros()))
-        .setCreatedAt(Times.timestamp(s.getCreatedAtMicros()))
-        .setRenewedAt(Times.timestamp(s.getRenewedAtMicros()))
-        .setExpiresAt(Times.timestamp(expiresAt))
-        .setLastRenewRevision(s.getLastRenewRevision())
-        .setRenewCount(s.getRenewCount())
-        .setLeases(leases)
-        .setHeartbeatInterval(Times.duration(heartbeatMicros(s)));
+    Session.Builder b =
+        Session.newBuilder()
+            .setId(id)
+            .setHolder(s.getHolder())
+            .setTtl(Times.duration(s.getTtlMicros()))
+            .setCreatedAt(Times.timestamp(s.getCreatedAtMicros()))
+            .setRenewedAt(Times.timestamp(s.getRenewedAtMicros()))
+            .setExpiresAt(Times.timestamp(expiresAt))
+            .setLastRenewRevision(s.getLastRenewRevision())
+            .setRenewCount(s.getRenewCount())
+            .setLeases(leases)
+            .setHeartbeatInterval(Times.duration(heartbeatMicros(s)));
     if (nowMicros.isPresent()) {
       long now = nowMicros.getAsLong();
       b.setRemaining(Times.duration(Math.max(0, expiresAt - now)));
@@ -108,7 +117,10 @@ public final class LeaseViews {
     return s.getRenewedAtMicros() + s.getTtlMicros();
   }
 
-  /** The renewal interval suggested for a lease: its policy's, else a third of its TTL (as etcd and Consul clients do). */
+  /**
+   * The renewal interval suggested for a lease: its policy's, else a third of its TTL (as etcd and
+   * Consul clients do).
+   */
   public static long heartbeatMicros(LeaseRecord r) {
     return r.getHeartbeatMicros() > 0 ? r.getHeartbeatMicros() : r.getTtlMicros() / 3;
   }
@@ -119,8 +131,8 @@ public final class LeaseViews {
   }
 
   /**
-   * When the leader expires the lease unless it is renewed or the leader extends it: the
-   * estimate plus the grace period (a lease attached to a session has none: it ends with it).
+   * When the leader expires the lease unless it is renewed or the leader extends it: the estimate
+   * plus the grace period (a lease attached to a session has none: it ends with it).
    */
   public static long deadlineMicros(LeaseRecord r) {
     return expiresAtMicros(r) + (r.getSession() != 0 ? 0 : r.getGraceMicros());

@@ -16,8 +16,8 @@ import java.util.Optional;
  * lock-delay). Replicated state, not a local timer: every replica, and a new leader, refuses the
  * same acquisitions. A bar stays until the leader lifts it (LiftLockDelays, decided on its
  * monotonic clock) or the name is granted again; the stored end is only an estimate for replies,
- * and no entry compares it with its stamped time. Kept in step with the LOCK_DELAYS space.
- * Apply thread only.
+ * and no entry compares it with its stamped time. Kept in step with the LOCK_DELAYS space. Apply
+ * thread only.
  */
 final class LockDelays {
   private final Map<String, StoredLockDelay> byName = new HashMap<>();
@@ -41,13 +41,18 @@ final class LockDelays {
 
   void load(KvStore store) {
     byName.clear();
-    store.read(view -> {
-      view.scan(Space.LOCK_DELAYS, new byte[0], new byte[0], (key, value) -> {
-        put(new String(key, StandardCharsets.UTF_8), decode(value));
-        return true;
-      });
-      return null;
-    });
+    store.read(
+        view -> {
+          view.scan(
+              Space.LOCK_DELAYS,
+              new byte[0],
+              new byte[0],
+              (key, value) -> {
+                put(new String(key, StandardCharsets.UTF_8), decode(value));
+                return true;
+              });
+          return null;
+        });
   }
 
   static byte[] encode(StoredLockDelay bar) {
@@ -55,8 +60,8 @@ final class LockDelays {
   }
 
   /**
-   * A stored bar. Stores written before bars carried their revision hold the 8-byte end alone:
-   * read as revision 0 with no recorded delay (a new leader then waits the estimated remainder).
+   * A stored bar. Stores written before bars carried their revision hold the 8-byte end alone: read
+   * as revision 0 with no recorded delay (a new leader then waits the estimated remainder).
    */
   static StoredLockDelay decode(byte[] value) {
     if (value.length == 8) {

@@ -3,34 +3,38 @@ package io.leasehold.statemachine.core;
 import io.leasehold.proto.v1.LogCommand;
 
 /**
- * What a log entry may carry and how tokens derive from its position, by log format. The format
- * is replicated state: it rises only through a {@code SetLogFormat} entry, which the leader
- * proposes once every member runs code that knows the new format, so every replica applies every
- * entry under the same format.
+ * What a log entry may carry and how tokens derive from its position, by log format. The format is
+ * replicated state: it rises only through a {@code SetLogFormat} entry, which the leader proposes
+ * once every member runs code that knows the new format, so every replica applies every entry under
+ * the same format.
  *
  * <ul>
- *   <li>1: one command an entry; a lease's token is the index of the entry that granted it.</li>
- *   <li>2: an entry may carry a batch of client commands; a lease's token is
- *       {@code index * 256 + position}, the command's position in the entry (0 for an entry
- *       with one command). Tokens granted under format 1 are indexes, so smaller than every
- *       token granted after the switch: tokens still strictly increase over every grant.</li>
+ *   <li>1: one command an entry; a lease's token is the index of the entry that granted it.
+ *   <li>2: an entry may carry a batch of client commands; a lease's token is {@code index * 256 +
+ *       position}, the command's position in the entry (0 for an entry with one command). Tokens
+ *       granted under format 1 are indexes, so smaller than every token granted after the switch:
+ *       tokens still strictly increase over every grant.
  *   <li>3: as 2, and an entry may carry roles and grants, the audit history's records, and the
- *       identity of the caller, which limits a lease command to the caller's own leases.</li>
+ *       identity of the caller, which limits a lease command to the caller's own leases.
  *   <li>4: as 3, and an entry may carry sessions (CreateSession, KeepAlive, CloseSession, an
- *       Acquire naming a session, an Expire of sessions) and transfers, offered and accepted; the leases are indexed by
- *       holder in the store from the entry that raises the format on.</li>
+ *       Acquire naming a session, an Expire of sessions) and transfers, offered and accepted; the
+ *       leases are indexed by holder in the store from the entry that raises the format on.
  * </ul>
  */
 public final class LogFormat {
   /** A store without a recorded format: every entry it holds was applied under format 1. */
   public static final int FIRST = 1;
+
   public static final int BATCHES = 2;
   public static final int AUTH = 3;
   public static final int SESSIONS = 4;
+
   /** The newest format this code applies. */
   public static final int NEWEST = SESSIONS;
+
   /** Bits of a token below the entry index, from format 2. */
   static final int POSITION_BITS = 8;
+
   /** Commands an entry may carry: one for every position below the index. */
   public static final int MAX_BATCH = 1 << POSITION_BITS;
 
@@ -40,7 +44,8 @@ public final class LogFormat {
   public static int needed(LogCommand c) {
     return switch (c.getCommandCase()) {
       case ADD_ROLE, REMOVE_ROLE, GRANT_ROLE, REVOKE_ROLE, BOOTSTRAP_ADMIN, AUDIT_RECORD -> AUTH;
-      case CREATE_SESSION, KEEP_ALIVE, CLOSE_SESSION, TRANSFER, ACCEPT_TRANSFER, WITHDRAW_OFFERS -> SESSIONS;
+      case CREATE_SESSION, KEEP_ALIVE, CLOSE_SESSION, TRANSFER, ACCEPT_TRANSFER, WITHDRAW_OFFERS ->
+          SESSIONS;
       case ACQUIRE -> c.getAcquire().getSession() != 0 ? SESSIONS : FIRST;
       case EXPIRE -> c.getExpire().getSessionsCount() > 0 ? SESSIONS : FIRST;
       default -> FIRST;
@@ -52,12 +57,21 @@ public final class LogFormat {
   }
 
   /**
-   * The commands a node may batch: a client's lease and session commands, each deciding on its
-   * own names and sessions.
+   * The commands a node may batch: a client's lease and session commands, each deciding on its own
+   * names and sessions.
    */
   public static boolean batchable(LogCommand command) {
     return switch (command.getCommandCase()) {
-      case ACQUIRE, RENEW, RELEASE, UPDATE, CREATE_SESSION, KEEP_ALIVE, CLOSE_SESSION, TRANSFER, ACCEPT_TRANSFER -> true;
+      case ACQUIRE,
+          RENEW,
+          RELEASE,
+          UPDATE,
+          CREATE_SESSION,
+          KEEP_ALIVE,
+          CLOSE_SESSION,
+          TRANSFER,
+          ACCEPT_TRANSFER ->
+          true;
       default -> false;
     };
   }

@@ -6,11 +6,11 @@ import java.util.function.Function;
 /**
  * Values that carry their own name, by name: an open-addressed table (linear probing,
  * backward-shift deletion), one array slot an entry where a {@code HashMap} spends a 32-byte node
- * and a slot. For what is kept once per live lease (the lease table, the leader's deadlines):
- * with a million leases a node map is some 40 MB of heap. Not thread-safe.
+ * and a slot. For what is kept once per live lease (the lease table, the leader's deadlines): with
+ * a million leases a node map is some 40 MB of heap. Not thread-safe.
  *
- * @param <V> the values; {@code nameOf} must give each the same name for as long as it is in
- *     the table
+ * @param <V> the values; {@code nameOf} must give each the same name for as long as it is in the
+ *     table
  */
 public final class NameTable<V> {
   private static final int MIN_CAPACITY = 1 << 10;

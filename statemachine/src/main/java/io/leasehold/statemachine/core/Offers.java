@@ -32,13 +32,18 @@ final class Offers {
 
   void load(KvStore store) {
     byName.clear();
-    store.read(view -> {
-      view.scan(Space.OFFERS, new byte[0], new byte[0], (key, value) -> {
-        byName.put(new String(key, StandardCharsets.UTF_8), parse(value));
-        return true;
-      });
-      return null;
-    });
+    store.read(
+        view -> {
+          view.scan(
+              Space.OFFERS,
+              new byte[0],
+              new byte[0],
+              (key, value) -> {
+                byName.put(new String(key, StandardCharsets.UTF_8), parse(value));
+                return true;
+              });
+          return null;
+        });
   }
 
   static StoredOffer parse(byte[] bytes) {

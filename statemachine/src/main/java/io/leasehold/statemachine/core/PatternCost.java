@@ -1,12 +1,12 @@
 package io.leasehold.statemachine.core;
 
 /**
- * An upper estimate of how large a name pattern becomes once compiled. RE2/J matches in linear
- * time but expands counted repetitions when it compiles, so {@code ((a{1000}){1000}){1000}} —
+ * An upper estimate of how large a name pattern becomes once compiled. RE2/J matches in linear time
+ * but expands counted repetitions when it compiles, so {@code ((a{1000}){1000}){1000}} —
  * twenty-three characters — would exhaust the heap of every replica applying it. This walks the
  * pattern's syntax (groups, alternation, classes, escapes, repetitions) and multiplies counted
- * repetitions out, saturating instead of overflowing; the policy refuses a pattern above
- * {@link Limits#MAX_PATTERN_COST} before RE2/J ever sees it.
+ * repetitions out, saturating instead of overflowing; the policy refuses a pattern above {@link
+ * Limits#MAX_PATTERN_COST} before RE2/J ever sees it.
  */
 final class PatternCost {
   private static final long SATURATED = 1L << 40;
@@ -120,7 +120,9 @@ final class PatternCost {
     }
   }
 
-  /** Applies the repetition operators after an atom: *, +, ? (and lazy forms) and {n}, {n,}, {n,m}. */
+  /**
+   * Applies the repetition operators after an atom: *, +, ? (and lazy forms) and {n}, {n,}, {n,m}.
+   */
   private long repeats(long atom) {
     long cost = atom;
     while (i < p.length()) {
@@ -131,7 +133,7 @@ final class PatternCost {
       } else if (c == '{') {
         long count = countedRepeat();
         if (count < 0) {
-          return cost;  // a literal '{': the next atom
+          return cost; // a literal '{': the next atom
         }
         cost = add(multiply(cost, Math.max(1, count)), 1);
       } else {
@@ -141,7 +143,10 @@ final class PatternCost {
     return cost;
   }
 
-  /** At '{': consumes {n}, {n,} or {n,m} and returns the largest count it expands to; -1 if it is not one. */
+  /**
+   * At '{': consumes {n}, {n,} or {n,m} and returns the largest count it expands to; -1 if it is
+   * not one.
+   */
   private long countedRepeat() {
     int j = i + 1;
     long n = 0;

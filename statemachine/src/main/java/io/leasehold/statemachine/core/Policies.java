@@ -58,15 +58,26 @@ final class Policies {
 
   /** Compiles every stored policy again (after a snapshot replaced the store). */
   void load(KvStore store) {
-    defaults = store.get(Space.META, DEFAULT_KEY).map(b -> PolicyTerms.resolve(parse(b).getPolicy())).orElse(PolicyTerms.BUILT_IN);
+    defaults =
+        store
+            .get(Space.META, DEFAULT_KEY)
+            .map(b -> PolicyTerms.resolve(parse(b).getPolicy()))
+            .orElse(PolicyTerms.BUILT_IN);
     Map<String, PolicyTerms> m = new HashMap<>();
-    store.read(view -> {
-      view.scan(Space.POLICIES, new byte[0], new byte[0], (key, value) -> {
-        m.put(new String(key, StandardCharsets.UTF_8), PolicyTerms.resolve(parse(value).getPolicy()));
-        return true;
-      });
-      return null;
-    });
+    store.read(
+        view -> {
+          view.scan(
+              Space.POLICIES,
+              new byte[0],
+              new byte[0],
+              (key, value) -> {
+                m.put(
+                    new String(key, StandardCharsets.UTF_8),
+                    PolicyTerms.resolve(parse(value).getPolicy()));
+                return true;
+              });
+          return null;
+        });
     byNamespace = Map.copyOf(m);
   }
 

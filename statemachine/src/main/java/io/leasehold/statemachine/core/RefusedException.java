@@ -2,9 +2,8 @@ package io.leasehold.statemachine.core;
 
 /**
  * A command refused for who asked or for the state it would leave, not for its form: another
- * holder's lease ({@link Kind#PERMISSION_DENIED}), the last admin or a role still granted
- * ({@link Kind#FAILED_PRECONDITION}). Like {@link InvalidArgumentException}, the entry changes
- * nothing.
+ * holder's lease ({@link Kind#PERMISSION_DENIED}), the last admin or a role still granted ({@link
+ * Kind#FAILED_PRECONDITION}). Like {@link InvalidArgumentException}, the entry changes nothing.
  */
 public final class RefusedException extends RuntimeException {
   /** The refusals, with the gRPC status code each maps to. */

@@ -18,11 +18,11 @@ import java.util.OptionalLong;
 import java.util.function.Supplier;
 
 /**
- * The apply of the session commands (CreateSession, KeepAlive, CloseSession, and the sessions of
- * an Expire). A session is kept alive as one item whatever number of leases are attached to it;
- * its end ends them all in the same entry. Sessions belong to no namespace: the default policy
- * bounds their TTL and suggests their heartbeat, and a lease attached to one is checked against
- * its own namespace's policy when it is acquired.
+ * The apply of the session commands (CreateSession, KeepAlive, CloseSession, and the sessions of an
+ * Expire). A session is kept alive as one item whatever number of leases are attached to it; its
+ * end ends them all in the same entry. Sessions belong to no namespace: the default policy bounds
+ * their TTL and suggests their heartbeat, and a lease attached to one is checked against its own
+ * namespace's policy when it is acquired.
  */
 final class SessionCommands {
   private final CoreState state;
@@ -36,36 +36,41 @@ final class SessionCommands {
   CreateSessionResponse create(Tx tx, CreateSessionRequest r) {
     Validation.createSession(r);
     if (!tx.caller.isEmpty() && !tx.caller.equals(r.getHolder())) {
-      throw new RefusedException(RefusedException.Kind.PERMISSION_DENIED, "holder",
+      throw new RefusedException(
+          RefusedException.Kind.PERMISSION_DENIED,
+          "holder",
           "the holder must be the caller's identity " + tx.caller + ", not " + r.getHolder());
     }
     PolicyTerms policy = state.policies.defaults();
     long ttl = r.hasTtl() ? Times.micros(r.getTtl()) : policy.defaultTtlMicros();
     CreateSessionResponse.Builder reply = CreateSessionResponse.newBuilder().setRevision(tx.index);
-    Optional<Rejection> refused = PolicyGate.banned(state.bans, r.getHolder(), tx.now).or(() -> PolicyGate.ttl(policy, ttl));
+    Optional<Rejection> refused =
+        PolicyGate.banned(state.bans, r.getHolder(), tx.now).or(() -> PolicyGate.ttl(policy, ttl));
     if (refused.isPresent()) {
       tx.rejected(refused.get().getReason());
       return reply.setOutcome(Outcome.REJECTED).setRejection(refused.get()).build();
     }
-    StoredSession session = StoredSession.newBuilder()
-        .setHolder(state.index.holder(r.getHolder()))
-        .setTtlMicros(ttl)
-        .setCreatedAtMicros(tx.now)
-        .setRenewedAtMicros(tx.now)
-        .setLastRenewRevision(tx.index)
-        .setHeartbeatMicros(policy.heartbeatMicros().orElse(0))
-        .build();
-    long id = tx.token;  // from the log position, like a token: unique and increasing
+    StoredSession session =
+        StoredSession.newBuilder()
+            .setHolder(state.index.holder(r.getHolder()))
+            .setTtlMicros(ttl)
+            .setCreatedAtMicros(tx.now)
+            .setRenewedAtMicros(tx.now)
+            .setLastRenewRevision(tx.index)
+            .setHeartbeatMicros(policy.heartbeatMicros().orElse(0))
+            .build();
+    long id = tx.token; // from the log position, like a token: unique and increasing
     tx.putSession(id, session);
-    return reply.setOutcome(Outcome.GRANTED)
+    return reply
+        .setOutcome(Outcome.GRANTED)
         .setSession(LeaseViews.toSession(id, session, 0, OptionalLong.empty()))
         .setHeartbeatInterval(Times.duration(LeaseViews.heartbeatMicros(session)))
         .build();
   }
 
   /**
-   * Renews each live session, if its holder is not banned and its TTL is still within the
-   * default policy's bounds: one write per session, none per attached lease.
+   * Renews each live session, if its holder is not banned and its TTL is still within the default
+   * policy's bounds: one write per session, none per attached lease.
    */
   KeepAliveResponse keepAlive(Tx tx, KeepAliveRequest r) {
     Validation.keepAlive(r);
@@ -83,26 +88,30 @@ final class SessionCommands {
         continue;
       }
       StoredSession s = current.get();
-      Optional<Rejection> refused = PolicyGate.banned(state.bans, s.getHolder(), tx.now)
-          .or(() -> PolicyGate.ttl(policy, s.getTtlMicros()));
+      Optional<Rejection> refused =
+          PolicyGate.banned(state.bans, s.getHolder(), tx.now)
+              .or(() -> PolicyGate.ttl(policy, s.getTtlMicros()));
       if (refused.isPresent()) {
         tx.rejected(refused.get().getReason());
         reply.addResults(result.setOutcome(Outcome.REJECTED).setRejection(refused.get()));
         continue;
       }
-      StoredSession renewed = s.toBuilder()
-          .setRenewedAtMicros(tx.now)
-          .setLastRenewRevision(tx.index)
-          .setRenewCount(s.getRenewCount() + 1)
-          .setHeartbeatMicros(policy.heartbeatMicros().orElse(0))
-          .build();
+      StoredSession renewed =
+          s.toBuilder()
+              .setRenewedAtMicros(tx.now)
+              .setLastRenewRevision(tx.index)
+              .setRenewCount(s.getRenewCount() + 1)
+              .setHeartbeatMicros(policy.heartbeatMicros().orElse(0))
+              .build();
       tx.putSession(id, renewed);
       shortestHeartbeat = Math.min(shortestHeartbeat, LeaseViews.heartbeatMicros(renewed));
-      reply.addResults(result.setOutcome(Outcome.RENEWED)
-          .setTtl(Times.duration(renewed.getTtlMicros()))
-          .setExpiresAt(Times.timestamp(LeaseViews.expiresAtMicros(renewed)))
-          .setLeases(state.sessions.attachedTo(id))
-          .setLeasesEnded(renewed.getLeasesEnded()));
+      reply.addResults(
+          result
+              .setOutcome(Outcome.RENEWED)
+              .setTtl(Times.duration(renewed.getTtlMicros()))
+              .setExpiresAt(Times.timestamp(LeaseViews.expiresAtMicros(renewed)))
+              .setLeases(state.sessions.attachedTo(id))
+              .setLeasesEnded(renewed.getLeasesEnded()));
     }
     if (shortestHeartbeat != Long.MAX_VALUE) {
       reply.setHeartbeatInterval(Times.duration(shortestHeartbeat));
@@ -118,18 +127,25 @@ final class SessionCommands {
     if (current.isEmpty()) {
       return reply.setOutcome(Outcome.NOT_HELD).build();
     }
-    if (!tx.caller.isEmpty() && !tx.caller.equals(current.get().getHolder())
+    if (!tx.caller.isEmpty()
+        && !tx.caller.equals(current.get().getHolder())
         && !ApplyAuthorization.adminOverEverything(access.get(), tx.caller)) {
-      throw new RefusedException(RefusedException.Kind.PERMISSION_DENIED, "session", "session " + r.getSession()
-          + " belongs to " + current.get().getHolder() + "; only it or an admin over every name may close it");
+      throw new RefusedException(
+          RefusedException.Kind.PERMISSION_DENIED,
+          "session",
+          "session "
+              + r.getSession()
+              + " belongs to "
+              + current.get().getHolder()
+              + "; only it or an admin over every name may close it");
     }
     int ended = tx.endSession(r.getSession(), LeaseEvent.Type.SESSION_CLOSED);
     return reply.setOutcome(Outcome.CLOSED).setLeasesEnded(ended).build();
   }
 
   /**
-   * Ends the sessions the leader's ticker found past their deadline, but only those not kept
-   * alive since the revision it saw: a racing keep-alive wins, as a racing renewal does for a lease.
+   * Ends the sessions the leader's ticker found past their deadline, but only those not kept alive
+   * since the revision it saw: a racing keep-alive wins, as a racing renewal does for a lease.
    */
   ExpireResponse expire(Tx tx, ExpireCommand c, ExpireResponse leases) {
     if (c.getSessionsCount() == 0) {
@@ -139,15 +155,21 @@ final class SessionCommands {
     int skipped = 0;
     long ended = 0;
     for (ExpireSessionItem item : c.getSessionsList()) {
-      Optional<StoredSession> current = item.getSession() <= 0 ? Optional.empty() : tx.session(item.getSession());
-      if (current.isPresent() && current.get().getLastRenewRevision() <= item.getLastRenewRevision()) {
+      Optional<StoredSession> current =
+          item.getSession() <= 0 ? Optional.empty() : tx.session(item.getSession());
+      if (current.isPresent()
+          && current.get().getLastRenewRevision() <= item.getLastRenewRevision()) {
         ended += tx.endSession(item.getSession(), LeaseEvent.Type.SESSION_EXPIRED);
         expired++;
       } else {
         skipped++;
       }
     }
-    return leases.toBuilder().setSessionsExpired(expired).setSessionsSkipped(skipped).setSessionLeasesEnded(ended).build();
+    return leases.toBuilder()
+        .setSessionsExpired(expired)
+        .setSessionsSkipped(skipped)
+        .setSessionLeasesEnded(ended)
+        .build();
   }
 
   /** With a caller (authentication on), only the holder keeps its session alive. */
@@ -157,8 +179,15 @@ final class SessionCommands {
     }
     Optional<StoredSession> s = tx.session(id);
     if (s.isPresent() && !s.get().getHolder().equals(tx.caller)) {
-      throw new RefusedException(RefusedException.Kind.PERMISSION_DENIED, field,
-          "session " + id + " belongs to " + s.get().getHolder() + ", not to the caller " + tx.caller);
+      throw new RefusedException(
+          RefusedException.Kind.PERMISSION_DENIED,
+          field,
+          "session "
+              + id
+              + " belongs to "
+              + s.get().getHolder()
+              + ", not to the caller "
+              + tx.caller);
     }
   }
 }

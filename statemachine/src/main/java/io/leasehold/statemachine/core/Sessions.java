@@ -14,9 +14,9 @@ import java.util.Map;
 
 /**
  * The live sessions and the leases attached to each, kept in step with the SESSIONS space and the
- * leases' {@code session} field. Closing or expiring a session ends its leases without a scan:
- * each session's leases are kept in token order ({@link TokenOrder}, no object per lease).
- * Apply thread only.
+ * leases' {@code session} field. Closing or expiring a session ends its leases without a scan: each
+ * session's leases are kept in token order ({@link TokenOrder}, no object per lease). Apply thread
+ * only.
  */
 final class Sessions {
   private final Map<Long, StoredSession> byId = new HashMap<>();
@@ -40,7 +40,11 @@ final class Sessions {
 
   /** Follows a lease write: the lease leaves its old session (if any) and joins its new one. */
   void leaseChanged(String name, LeaseRecord old, LeaseRecord now) {
-    if (old != null && old.getSession() != 0 && (now == null || now.getToken() != old.getToken() || now.getSession() != old.getSession())) {
+    if (old != null
+        && old.getSession() != 0
+        && (now == null
+            || now.getToken() != old.getToken()
+            || now.getSession() != old.getSession())) {
       TokenOrder g = attached.get(old.getSession());
       if (g != null) {
         g.remove(old.getToken());
@@ -49,9 +53,14 @@ final class Sessions {
         }
       }
     }
-    if (now != null && now.getSession() != 0
-        && (old == null || old.getToken() != now.getToken() || old.getSession() != now.getSession())) {
-      attached.computeIfAbsent(now.getSession(), id -> new TokenOrder("")).add(now.getToken(), name);
+    if (now != null
+        && now.getSession() != 0
+        && (old == null
+            || old.getToken() != now.getToken()
+            || old.getSession() != now.getSession())) {
+      attached
+          .computeIfAbsent(now.getSession(), id -> new TokenOrder(""))
+          .add(now.getToken(), name);
     }
   }
 
@@ -71,17 +80,25 @@ final class Sessions {
     return g == null ? 0 : g.size();
   }
 
-  /** Reloads the sessions from the store; the attachments come from the leases ({@link #leaseChanged}). */
+  /**
+   * Reloads the sessions from the store; the attachments come from the leases ({@link
+   * #leaseChanged}).
+   */
   void load(KvStore store) {
     byId.clear();
     attached.clear();
-    store.read(view -> {
-      view.scan(Space.SESSIONS, new byte[0], new byte[0], (key, value) -> {
-        byId.put(id(key), parse(value));
-        return true;
-      });
-      return null;
-    });
+    store.read(
+        view -> {
+          view.scan(
+              Space.SESSIONS,
+              new byte[0],
+              new byte[0],
+              (key, value) -> {
+                byId.put(id(key), parse(value));
+                return true;
+              });
+          return null;
+        });
   }
 
   static byte[] key(long id) {

@@ -7,15 +7,14 @@ import java.util.function.ObjLongConsumer;
  * Lease names in token order, for one group of {@link LeaseIndex} (a namespace, or a holder's
  * leases in one namespace): two parallel arrays instead of a tree.
  *
- * <p>A token derives from the log position of the command that granted the lease
- * ({@link LogFormat}), so a replica's grants arrive in token order and nearly every add appends. A removal leaves a hole (its name set to null,
- * its token kept, so the tokens stay sorted for binary search); holes at either end are dropped
- * at once, the arrays are squeezed rather than grown when they fill with half of them free, and
- * shrunk when three quarters are. A lease then costs no object of its own here, where a
- * {@code TreeMap<Long, String>} took an entry and a boxed token: with the holder's index, 4 of
- * the 13.5 objects a live lease kept on every node (HeapPerLease in benchmarks/). It did not
- * shorten young pauses measurably; it is memory. Apply thread
- * only.
+ * <p>A token derives from the log position of the command that granted the lease ({@link
+ * LogFormat}), so a replica's grants arrive in token order and nearly every add appends. A removal
+ * leaves a hole (its name set to null, its token kept, so the tokens stay sorted for binary
+ * search); holes at either end are dropped at once, the arrays are squeezed rather than grown when
+ * they fill with half of them free, and shrunk when three quarters are. A lease then costs no
+ * object of its own here, where a {@code TreeMap<Long, String>} took an entry and a boxed token:
+ * with the holder's index, 4 of the 13.5 objects a live lease kept on every node (HeapPerLease in
+ * benchmarks/). It did not shorten young pauses measurably; it is memory. Apply thread only.
  */
 final class TokenOrder {
   private static final long[] NO_TOKENS = new long[0];
@@ -23,10 +22,13 @@ final class TokenOrder {
 
   /** The namespace this group's names are in (one shared string for the namespace's groups). */
   final String namespace;
+
   private long[] tokens = NO_TOKENS;
   private String[] names = NO_NAMES;
+
   /** Slots in use are [head, tail); names[head] and names[tail - 1] are live unless size is 0. */
   private int head;
+
   private int tail;
   private int size;
 
@@ -43,8 +45,8 @@ final class TokenOrder {
   }
 
   /**
-   * Adds a name under its token. Tokens are unique, so a token already here is not expected; if
-   * one comes, its name is replaced, as the tree this replaced did, rather than failing the apply
+   * Adds a name under its token. Tokens are unique, so a token already here is not expected; if one
+   * comes, its name is replaced, as the tree this replaced did, rather than failing the apply
    * thread after the entry's commit.
    */
   void add(long token, String name) {
@@ -63,7 +65,7 @@ final class TokenOrder {
       int at = Arrays.binarySearch(tokens, head, tail, token);
       if (at >= 0) {
         if (names[at] == null) {
-          size++;  // a hole that held the same token: reuse it
+          size++; // a hole that held the same token: reuse it
         }
         names[at] = name;
         return;
@@ -102,12 +104,15 @@ final class TokenOrder {
       tail--;
     }
     if (tokens.length > 64 && size < tokens.length / 4) {
-      resize(Math.max(16, size * 2));  // most of the group ended: give the memory back
+      resize(Math.max(16, size * 2)); // most of the group ended: give the memory back
     }
     return true;
   }
 
-  /** How many names here have a token below {@code token}. Walks them: only for quotas lowered below use. */
+  /**
+   * How many names here have a token below {@code token}. Walks them: only for quotas lowered below
+   * use.
+   */
   int countBefore(long token) {
     int end = size == 0 ? head : Arrays.binarySearch(tokens, head, tail, token);
     if (end < 0) {
@@ -131,9 +136,14 @@ final class TokenOrder {
     }
   }
 
-  /** Room for one more at the tail: squeeze out the holes if that frees half the arrays, else grow. */
+  /**
+   * Room for one more at the tail: squeeze out the holes if that frees half the arrays, else grow.
+   */
   private void makeRoom() {
-    resize(tokens.length > 0 && size <= tokens.length / 2 ? tokens.length : Math.max(2, tokens.length * 2));
+    resize(
+        tokens.length > 0 && size <= tokens.length / 2
+            ? tokens.length
+            : Math.max(2, tokens.length * 2));
   }
 
   /** Copies the live names to the front of arrays of this capacity (at least {@code size}). */

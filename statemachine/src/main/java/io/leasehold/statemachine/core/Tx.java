@@ -19,33 +19,48 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The writes and events of one entry, with read-your-writes for commands that touch a name
- * twice. Nothing reaches the store or the in-memory state until the core commits it
- * ({@link #write}) and then publishes it ({@link #publish}); a command found invalid halfway is
- * dropped whole.
+ * The writes and events of one entry, with read-your-writes for commands that touch a name twice.
+ * Nothing reaches the store or the in-memory state until the core commits it ({@link #write}) and
+ * then publishes it ({@link #publish}); a command found invalid halfway is dropped whole.
  */
 final class Tx {
   /** The log index of the entry: the revision of every event and change it makes. */
   final long index;
+
   /** The fencing token a lease granted by this command gets ({@link LeaseCore#token}). */
   final long token;
+
   final long now;
-  /** The authenticated identity that asked for the command (format 3 on); empty: none, or the node itself. */
+
+  /**
+   * The authenticated identity that asked for the command (format 3 on); empty: none, or the node
+   * itself.
+   */
   final String caller;
+
   /** Log format 4 on: the store's holder index follows every change of a lease's holder. */
   final boolean indexHolders;
+
   private final CoreState state;
   final Map<String, Optional<LeaseRecord>> writes = new LinkedHashMap<>();
   private final Map<Long, Optional<StoredSession>> sessionWrites = new LinkedHashMap<>(0);
+
   /** Sessions created, kept alive or ended by this entry, for the leader that expires them. */
   final List<SessionChange> sessionChanges = new ArrayList<>(0);
+
   final List<LeaseEvent> events = new ArrayList<>();
-  /** Changes outside the lease, lock-delay and history spaces (event compaction, policies, bans). */
+
+  /**
+   * Changes outside the lease, lock-delay and history spaces (event compaction, policies, bans).
+   */
   final List<Change> extra = new ArrayList<>();
+
   private final Map<String, Optional<StoredLockDelay>> lockDelays = new LinkedHashMap<>();
   private final Map<String, Optional<StoredOffer>> offers = new LinkedHashMap<>(0);
+
   /** Lock-delays and timed bans set or removed by this entry, for the leader that lifts them. */
   final List<TimedBar> bars = new ArrayList<>(0);
+
   private final Map<String, LeaseHistory.Pending> nameHistory = new LinkedHashMap<>();
   private final Map<String, LeaseHistory.Pending> holderHistory = new LinkedHashMap<>();
   private final List<Runnable> afterCommit = new ArrayList<>();
@@ -53,8 +68,13 @@ final class Tx {
   private Map<RejectReason, Integer> rejections = Map.of();
   private int lateHeartbeats;
   private Optional<Compaction> compaction = Optional.empty();
-  /** Where this command's kept events start in the entry's history sequence (after earlier commands of a batch). */
+
+  /**
+   * Where this command's kept events start in the entry's history sequence (after earlier commands
+   * of a batch).
+   */
   private final int firstSequence;
+
   private Optional<AppliedRequest> appliedRequest = Optional.empty();
 
   /** The history below {@code below} dropped by this command: {@code removed} events. */
@@ -64,12 +84,23 @@ final class Tx {
   record AppliedRequest(String id, AcquireResponse reply) {}
 
   /**
-   * What the command writes to the store, and what the core keeps count of: the history events
-   * it kept, the compaction it made, the Acquire request it applied.
+   * What the command writes to the store, and what the core keeps count of: the history events it
+   * kept, the compaction it made, the Acquire request it applied.
    */
-  record Written(List<Change> changes, int kept, Optional<Compaction> compaction, Optional<AppliedRequest> request) {}
+  record Written(
+      List<Change> changes,
+      int kept,
+      Optional<Compaction> compaction,
+      Optional<AppliedRequest> request) {}
 
-  Tx(long index, long token, long now, String caller, boolean indexHolders, CoreState state, int firstSequence) {
+  Tx(
+      long index,
+      long token,
+      long now,
+      String caller,
+      boolean indexHolders,
+      CoreState state,
+      int firstSequence) {
     this.index = index;
     this.token = token;
     this.now = now;
@@ -100,8 +131,8 @@ final class Tx {
   }
 
   /**
-   * Ends a session and every lease attached to it, in this entry: each lease ends with
-   * {@code type} (SESSION_EXPIRED or SESSION_CLOSED); returns how many.
+   * Ends a session and every lease attached to it, in this entry: each lease ends with {@code type}
+   * (SESSION_EXPIRED or SESSION_CLOSED); returns how many.
    */
   int endSession(long id, LeaseEvent.Type type) {
     sessionWrites.put(id, Optional.empty());
@@ -123,46 +154,61 @@ final class Tx {
   }
 
   /**
-   * Ends a lease: the name is free (after the namespace's lock-delay, unless it was released),
-   * and the lease joins the history of its name and of its holder.
+   * Ends a lease: the name is free (after the namespace's lock-delay, unless it was released), and
+   * the lease joins the history of its name and of its holder.
    */
   void end(String name, LeaseRecord ended, LeaseEvent.Type type, String message) {
     writes.put(name, Optional.empty());
-    removeOffer(name);  // an offer stands only on the lease it was made on
-    if (ended.getSession() != 0 && type != LeaseEvent.Type.SESSION_EXPIRED && type != LeaseEvent.Type.SESSION_CLOSED) {
+    removeOffer(name); // an offer stands only on the lease it was made on
+    if (ended.getSession() != 0
+        && type != LeaseEvent.Type.SESSION_EXPIRED
+        && type != LeaseEvent.Type.SESSION_CLOSED) {
       // Counted for the session's client, which learns of it from its next keep-alive. Not a
       // keep-alive itself: the leader's deadline for the session stays as it is.
-      session(ended.getSession()).ifPresent(s -> sessionWrites.put(ended.getSession(),
-          Optional.of(s.toBuilder().setLeasesEnded(s.getLeasesEnded() + 1).build())));
+      session(ended.getSession())
+          .ifPresent(
+              s ->
+                  sessionWrites.put(
+                      ended.getSession(),
+                      Optional.of(s.toBuilder().setLeasesEnded(s.getLeasesEnded() + 1).build())));
     }
     event(type, name, ended, message);
     PolicyTerms p = state.policies.forName(name);
     if (type.setsLockDelay() && p.lockDelayMicros() > 0) {
       // The end is an estimate for replies; the bar holds until the leader lifts it.
-      lockDelays.put(name, Optional.of(StoredLockDelay.newBuilder()
-          .setUntilMicros(now + p.lockDelayMicros())
-          .setRevision(index)
-          .setDelayMicros(p.lockDelayMicros())
-          .build()));
+      lockDelays.put(
+          name,
+          Optional.of(
+              StoredLockDelay.newBuilder()
+                  .setUntilMicros(now + p.lockDelayMicros())
+                  .setRevision(index)
+                  .setDelayMicros(p.lockDelayMicros())
+                  .build()));
       bars.add(TimedBar.set(TimedBar.Kind.LOCK_DELAY, name, index, p.lockDelayMicros()));
     }
-    byte[] record = HistoryRecord.newBuilder()
-        .setName(name)
-        .setHolder(ended.getHolder())
-        .setToken(ended.getToken())
-        .setTtlMicros(ended.getTtlMicros())
-        .setAcquiredAtMicros(ended.getAcquiredAtMicros())
-        .setEndedAtMicros(now)
-        .setRenewCount(ended.getRenewCount())
-        .setReason(Events.reason(type))
-        .setMessage(message)
-        .setRevision(index)
-        .setSession(ended.getSession())
-        .build()
-        .toByteArray();
-    nameHistory.computeIfAbsent(name, n -> new LeaseHistory.Pending(state.history.bounds(Space.NAME_HISTORY, n)))
+    byte[] record =
+        HistoryRecord.newBuilder()
+            .setName(name)
+            .setHolder(ended.getHolder())
+            .setToken(ended.getToken())
+            .setTtlMicros(ended.getTtlMicros())
+            .setAcquiredAtMicros(ended.getAcquiredAtMicros())
+            .setEndedAtMicros(now)
+            .setRenewCount(ended.getRenewCount())
+            .setReason(Events.reason(type))
+            .setMessage(message)
+            .setRevision(index)
+            .setSession(ended.getSession())
+            .build()
+            .toByteArray();
+    nameHistory
+        .computeIfAbsent(
+            name, n -> new LeaseHistory.Pending(state.history.bounds(Space.NAME_HISTORY, n)))
         .add(record, p.historyLimit());
-    holderHistory.computeIfAbsent(ended.getHolder(), h -> new LeaseHistory.Pending(state.history.bounds(Space.HOLDER_HISTORY, h)))
+    holderHistory
+        .computeIfAbsent(
+            ended.getHolder(),
+            h -> new LeaseHistory.Pending(state.history.bounds(Space.HOLDER_HISTORY, h)))
         .add(record, state.policies.defaults().historyLimit());
   }
 
@@ -172,7 +218,10 @@ final class Tx {
     return written != null ? written : state.offers.get(name);
   }
 
-  /** Offers a transfer of {@code name}, replacing any earlier offer; the leader withdraws it when {@code within} has passed. */
+  /**
+   * Offers a transfer of {@code name}, replacing any earlier offer; the leader withdraws it when
+   * {@code within} has passed.
+   */
   void putOffer(String name, StoredOffer offer) {
     offers.put(name, Optional.of(offer));
     bars.add(TimedBar.set(TimedBar.Kind.OFFER, name, offer.getRevision(), offer.getWithinMicros()));
@@ -193,8 +242,8 @@ final class Tx {
   }
 
   /**
-   * The lock-delay on {@code name} goes: the name was granted again (only possible once the bar
-   * was lifted; kept for stores that hold a bar nothing lifts), or the leader lifted it.
+   * The lock-delay on {@code name} goes: the name was granted again (only possible once the bar was
+   * lifted; kept for stores that hold a bar nothing lifts), or the leader lifted it.
    */
   void clearLockDelay(String name) {
     if (lockDelay(name).isPresent()) {
@@ -230,23 +279,28 @@ final class Tx {
   }
 
   /**
-   * Remembers that the Acquire with {@code id} was applied by this entry and answered
-   * {@code reply}, and forgets the oldest ids that are due.
+   * Remembers that the Acquire with {@code id} was applied by this entry and answered {@code
+   * reply}, and forgets the oldest ids that are due.
    */
   void requestApplied(String id, AcquireResponse reply) {
     appliedRequest = Optional.of(new AppliedRequest(id, reply));
-    extra.add(Change.put(Space.REQUESTS, LeaseCore.utf8(id), StoredRequest.newBuilder()
-        .setRevision(index)
-        .setAppliedAtMicros(now)
-        .setAcquire(reply)
-        .build()
-        .toByteArray()));
+    extra.add(
+        Change.put(
+            Space.REQUESTS,
+            LeaseCore.utf8(id),
+            StoredRequest.newBuilder()
+                .setRevision(index)
+                .setAppliedAtMicros(now)
+                .setAcquire(reply)
+                .build()
+                .toByteArray()));
     List<String> forgotten = state.requests.due(now);
     forgotten.forEach(old -> extra.add(Change.delete(Space.REQUESTS, LeaseCore.utf8(old))));
-    afterCommit(() -> {
-      forgotten.forEach(state.requests::remove);
-      state.requests.add(id, index, now);
-    });
+    afterCommit(
+        () -> {
+          forgotten.forEach(state.requests::remove);
+          state.requests.add(id, index, now);
+        });
   }
 
   /** Runs once the entry is committed, to bring in-memory state (policies, bans) in step. */
@@ -264,44 +318,58 @@ final class Tx {
     // Renewals are not kept: a batch of them needs no lookup table.
     boolean anyKept = events.stream().anyMatch(Events::kept);
     Map<LeaseRecord, byte[]> serialised = anyKept ? new IdentityHashMap<>() : Map.of();
-    writes.forEach((name, lease) -> {
-      if (indexHolders) {
-        holderIndex(name, state.leases.get(name), lease.orElse(null), changes);
-      }
-      if (lease.isPresent()) {
-        byte[] bytes = lease.get().toByteArray();
-        if (anyKept) {
-          serialised.put(lease.get(), bytes);
-        }
-        changes.add(Change.put(Space.LEASES, LeaseCore.utf8(name), bytes));
-      } else {
-        changes.add(Change.delete(Space.LEASES, LeaseCore.utf8(name)));
-      }
-    });
+    writes.forEach(
+        (name, lease) -> {
+          if (indexHolders) {
+            holderIndex(name, state.leases.get(name), lease.orElse(null), changes);
+          }
+          if (lease.isPresent()) {
+            byte[] bytes = lease.get().toByteArray();
+            if (anyKept) {
+              serialised.put(lease.get(), bytes);
+            }
+            changes.add(Change.put(Space.LEASES, LeaseCore.utf8(name), bytes));
+          } else {
+            changes.add(Change.delete(Space.LEASES, LeaseCore.utf8(name)));
+          }
+        });
     int kept = 0;
     for (LeaseEvent e : events) {
       if (Events.kept(e)) {
         byte[] lease = serialised.computeIfAbsent(e.lease(), LeaseRecord::toByteArray);
-        changes.add(Change.put(Space.EVENTS, Events.key(index, firstSequence + kept++), Events.encode(e, lease)));
+        changes.add(
+            Change.put(
+                Space.EVENTS, Events.key(index, firstSequence + kept++), Events.encode(e, lease)));
       }
     }
-    offers.forEach((name, offer) -> changes.add(offer.isPresent()
-        ? Change.put(Space.OFFERS, LeaseCore.utf8(name), offer.get().toByteArray())
-        : Change.delete(Space.OFFERS, LeaseCore.utf8(name))));
-    lockDelays.forEach((name, bar) -> changes.add(bar.isPresent()
-        ? Change.put(Space.LOCK_DELAYS, LeaseCore.utf8(name), LockDelays.encode(bar.get()))
-        : Change.delete(Space.LOCK_DELAYS, LeaseCore.utf8(name))));
+    offers.forEach(
+        (name, offer) ->
+            changes.add(
+                offer.isPresent()
+                    ? Change.put(Space.OFFERS, LeaseCore.utf8(name), offer.get().toByteArray())
+                    : Change.delete(Space.OFFERS, LeaseCore.utf8(name))));
+    lockDelays.forEach(
+        (name, bar) ->
+            changes.add(
+                bar.isPresent()
+                    ? Change.put(
+                        Space.LOCK_DELAYS, LeaseCore.utf8(name), LockDelays.encode(bar.get()))
+                    : Change.delete(Space.LOCK_DELAYS, LeaseCore.utf8(name))));
     nameHistory.forEach((name, p) -> p.changes(Space.NAME_HISTORY, name, changes));
     holderHistory.forEach((holder, p) -> p.changes(Space.HOLDER_HISTORY, holder, changes));
-    sessionWrites.forEach((id, session) -> changes.add(session.isPresent()
-        ? Change.put(Space.SESSIONS, Sessions.key(id), session.get().toByteArray())
-        : Change.delete(Space.SESSIONS, Sessions.key(id))));
+    sessionWrites.forEach(
+        (id, session) ->
+            changes.add(
+                session.isPresent()
+                    ? Change.put(Space.SESSIONS, Sessions.key(id), session.get().toByteArray())
+                    : Change.delete(Space.SESSIONS, Sessions.key(id))));
     changes.addAll(extra);
     return new Written(changes, kept, compaction, appliedRequest);
   }
 
   /** The holder index's change for one lease write: the entry moves when the holder changes. */
-  private static void holderIndex(String name, LeaseRecord old, LeaseRecord now, List<Change> changes) {
+  private static void holderIndex(
+      String name, LeaseRecord old, LeaseRecord now, List<Change> changes) {
     boolean sameHolder = old != null && now != null && old.getHolder().equals(now.getHolder());
     if (sameHolder) {
       return;
@@ -310,52 +378,57 @@ final class Tx {
       changes.add(Change.delete(Space.HOLDER_LEASES, HolderKeys.key(old.getHolder(), name)));
     }
     if (now != null) {
-      changes.add(Change.put(Space.HOLDER_LEASES, HolderKeys.key(now.getHolder(), name), HolderKeys.EMPTY));
+      changes.add(
+          Change.put(Space.HOLDER_LEASES, HolderKeys.key(now.getHolder(), name), HolderKeys.EMPTY));
     }
   }
 
   /** After the commit: the in-memory state catches up with the store, and the counters count. */
   void publish() {
-    writes.forEach((name, lease) -> {
-      if (lease.isPresent()) {
-        LeaseRecord now = lease.get();
-        LeaseRecord old = state.leases.put(name, now);
-        state.sessions.leaseChanged(name, old, now);
-        if (old == null) {
-          state.index.add(name, now);
-        } else if (old.getToken() != now.getToken()) {
-          state.index.remove(name, old);
-          state.index.add(name, now);
-        }
-      } else {
-        LeaseRecord old = state.leases.remove(name);
-        if (old != null) {
-          state.index.remove(name, old);
-          state.sessions.leaseChanged(name, old, null);
-        }
-      }
-    });
-    sessionWrites.forEach((id, session) -> {
-      if (session.isPresent()) {
-        state.sessions.put(id, session.get());
-      } else {
-        state.sessions.remove(id);
-      }
-    });
-    offers.forEach((name, offer) -> {
-      if (offer.isPresent()) {
-        state.offers.put(name, offer.get());
-      } else {
-        state.offers.remove(name);
-      }
-    });
-    lockDelays.forEach((name, bar) -> {
-      if (bar.isPresent()) {
-        state.lockDelays.put(name, bar.get());
-      } else {
-        state.lockDelays.remove(name);
-      }
-    });
+    writes.forEach(
+        (name, lease) -> {
+          if (lease.isPresent()) {
+            LeaseRecord now = lease.get();
+            LeaseRecord old = state.leases.put(name, now);
+            state.sessions.leaseChanged(name, old, now);
+            if (old == null) {
+              state.index.add(name, now);
+            } else if (old.getToken() != now.getToken()) {
+              state.index.remove(name, old);
+              state.index.add(name, now);
+            }
+          } else {
+            LeaseRecord old = state.leases.remove(name);
+            if (old != null) {
+              state.index.remove(name, old);
+              state.sessions.leaseChanged(name, old, null);
+            }
+          }
+        });
+    sessionWrites.forEach(
+        (id, session) -> {
+          if (session.isPresent()) {
+            state.sessions.put(id, session.get());
+          } else {
+            state.sessions.remove(id);
+          }
+        });
+    offers.forEach(
+        (name, offer) -> {
+          if (offer.isPresent()) {
+            state.offers.put(name, offer.get());
+          } else {
+            state.offers.remove(name);
+          }
+        });
+    lockDelays.forEach(
+        (name, bar) -> {
+          if (bar.isPresent()) {
+            state.lockDelays.put(name, bar.get());
+          } else {
+            state.lockDelays.remove(name);
+          }
+        });
     nameHistory.forEach((name, p) -> state.history.publish(Space.NAME_HISTORY, name, p));
     holderHistory.forEach((holder, p) -> state.history.publish(Space.HOLDER_HISTORY, holder, p));
     afterCommit.forEach(Runnable::run);

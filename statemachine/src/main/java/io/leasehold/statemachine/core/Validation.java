@@ -6,26 +6,26 @@ import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.Attributes;
 import io.leasehold.proto.v1.CloseSessionRequest;
 import io.leasehold.proto.v1.CreateSessionRequest;
-import io.leasehold.proto.v1.GetSessionRequest;
-import io.leasehold.proto.v1.KeepAliveRequest;
-import io.leasehold.proto.v1.ListSessionsRequest;
-import io.leasehold.proto.v1.TransferRequest;
 import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.EventView;
-import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.proto.v1.GetRequest;
+import io.leasehold.proto.v1.GetSessionRequest;
+import io.leasehold.proto.v1.KeepAliveRequest;
 import io.leasehold.proto.v1.ListRequest;
+import io.leasehold.proto.v1.ListSessionsRequest;
 import io.leasehold.proto.v1.ReleaseRequest;
 import io.leasehold.proto.v1.RenewItem;
 import io.leasehold.proto.v1.RenewRequest;
+import io.leasehold.proto.v1.TransferRequest;
 import io.leasehold.proto.v1.UpdateRequest;
+import io.leasehold.proto.v1.WatchRequest;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
- * The rules for input, shared by the API (which rejects bad requests before they reach the log)
- * and the core (which must stay deterministic even if a bad command was logged).
+ * The rules for input, shared by the API (which rejects bad requests before they reach the log) and
+ * the core (which must stay deterministic even if a bad command was logged).
  */
 public final class Validation {
   private Validation() {}
@@ -47,16 +47,22 @@ public final class Validation {
   }
 
   /**
-   * An Acquire's {@code wait}, checked by the node that receives the call, never in apply: the
-   * wait is that node's business and never reaches the log, except from a node too old to know
-   * the field, whose entries every replica must apply alike.
+   * An Acquire's {@code wait}, checked by the node that receives the call, never in apply: the wait
+   * is that node's business and never reaches the log, except from a node too old to know the
+   * field, whose entries every replica must apply alike.
    */
   public static void acquireWait(AcquireRequest r) {
     if (r.hasWait()) {
       nonNegativeDuration("wait", r.getWait());
       if (r.getWait().getSeconds() > Limits.MAX_ACQUIRE_WAIT.toSeconds()
-          || (r.getWait().getSeconds() == Limits.MAX_ACQUIRE_WAIT.toSeconds() && r.getWait().getNanos() > 0)) {
-        throw new InvalidArgumentException("wait", "must be at most " + Limits.MAX_ACQUIRE_WAIT.toSeconds() + "s, got " + seconds(r.getWait()));
+          || (r.getWait().getSeconds() == Limits.MAX_ACQUIRE_WAIT.toSeconds()
+              && r.getWait().getNanos() > 0)) {
+        throw new InvalidArgumentException(
+            "wait",
+            "must be at most "
+                + Limits.MAX_ACQUIRE_WAIT.toSeconds()
+                + "s, got "
+                + seconds(r.getWait()));
       }
     }
   }
@@ -73,7 +79,9 @@ public final class Validation {
       throw new InvalidArgumentException("sessions", "must contain at least one session id");
     }
     if (r.getSessionsCount() > Limits.MAX_RENEW_ITEMS) {
-      throw new InvalidArgumentException("sessions", "at most " + Limits.MAX_RENEW_ITEMS + " per call, got " + r.getSessionsCount());
+      throw new InvalidArgumentException(
+          "sessions",
+          "at most " + Limits.MAX_RENEW_ITEMS + " per call, got " + r.getSessionsCount());
     }
     for (int i = 0; i < r.getSessionsCount(); i++) {
       session("sessions[" + i + "]", r.getSessions(i));
@@ -91,21 +99,25 @@ public final class Validation {
   public static void sessionOrTtl(long session, boolean hasTtl, String what) {
     optionalSession("session", session);
     if (session != 0 && hasTtl) {
-      throw new InvalidArgumentException("ttl", "must be unset when " + what + " lives with a session (session " + session + ")");
+      throw new InvalidArgumentException(
+          "ttl", "must be unset when " + what + " lives with a session (session " + session + ")");
     }
   }
 
   /** A session id, or 0 for none. */
   static void optionalSession(String field, long id) {
     if (id < 0) {
-      throw new InvalidArgumentException(field, "must be a session id (positive), or 0 for none, got " + id);
+      throw new InvalidArgumentException(
+          field, "must be a session id (positive), or 0 for none, got " + id);
     }
   }
 
   /** A page size: 0 for the server's maximum, else at most {@link Limits#MAX_LIST_LIMIT}. */
   static void listLimit(String field, int limit) {
     if (limit < 0 || limit > Limits.MAX_LIST_LIMIT) {
-      throw new InvalidArgumentException(field, "must be between 0 (server maximum) and " + Limits.MAX_LIST_LIMIT + ", got " + limit);
+      throw new InvalidArgumentException(
+          field,
+          "must be between 0 (server maximum) and " + Limits.MAX_LIST_LIMIT + ", got " + limit);
     }
   }
 
@@ -129,7 +141,8 @@ public final class Validation {
     if (r.hasAcceptWithin()) {
       positiveDuration("accept_within", r.getAcceptWithin());
       if (Times.micros(r.getAcceptWithin()) > Times.micros(Limits.MAX_POLICY_DURATION)) {
-        throw new InvalidArgumentException("accept_within", "must be at most " + Limits.MAX_POLICY_DURATION.toDays() + " days");
+        throw new InvalidArgumentException(
+            "accept_within", "must be at most " + Limits.MAX_POLICY_DURATION.toDays() + " days");
       }
     }
   }
@@ -137,7 +150,8 @@ public final class Validation {
   public static void acceptTransfer(AcceptTransferRequest r) {
     name("name", r.getName());
     if (r.getOffer() <= 0) {
-      throw new InvalidArgumentException("offer", "must be the offer's id (positive), got " + r.getOffer());
+      throw new InvalidArgumentException(
+          "offer", "must be the offer's id (positive), got " + r.getOffer());
     }
     if (!r.getHolder().isEmpty()) {
       holder("holder", r.getHolder());
@@ -155,20 +169,23 @@ public final class Validation {
     }
     listLimit("limit", r.getLimit());
     if (r.getStartAfter() < 0) {
-      throw new InvalidArgumentException("start_after", "must be a session id or 0, got " + r.getStartAfter());
+      throw new InvalidArgumentException(
+          "start_after", "must be a session id or 0, got " + r.getStartAfter());
     }
   }
 
   /** Empty (none), or at most {@link AppliedRequests#MAX_ID_LENGTH} printable ASCII characters. */
   public static void requestId(String field, String id) {
     if (id.length() > AppliedRequests.MAX_ID_LENGTH) {
-      throw new InvalidArgumentException(field, "must be at most " + AppliedRequests.MAX_ID_LENGTH
-          + " characters, got " + id.length());
+      throw new InvalidArgumentException(
+          field,
+          "must be at most " + AppliedRequests.MAX_ID_LENGTH + " characters, got " + id.length());
     }
     for (int i = 0; i < id.length(); i++) {
       char c = id.charAt(i);
       if (c <= ' ' || c > '~') {
-        throw new InvalidArgumentException(field, "must be printable ASCII without spaces; character " + i + " is not");
+        throw new InvalidArgumentException(
+            field, "must be printable ASCII without spaces; character " + i + " is not");
       }
     }
   }
@@ -178,7 +195,8 @@ public final class Validation {
       throw new InvalidArgumentException("items", "must contain at least one (name, token) pair");
     }
     if (r.getItemsCount() > Limits.MAX_RENEW_ITEMS) {
-      throw new InvalidArgumentException("items", "at most " + Limits.MAX_RENEW_ITEMS + " per call, got " + r.getItemsCount());
+      throw new InvalidArgumentException(
+          "items", "at most " + Limits.MAX_RENEW_ITEMS + " per call, got " + r.getItemsCount());
     }
     // The hot path of every client's heartbeat: field names are built only for an error.
     for (int i = 0; i < r.getItemsCount(); i++) {
@@ -204,11 +222,15 @@ public final class Validation {
     for (int i = 0; i < r.getUpdateMask().getPathsCount(); i++) {
       String path = r.getUpdateMask().getPaths(i);
       if (!path.equals("address") && !path.equals("metadata") && !path.equals("status")) {
-        throw new InvalidArgumentException("update_mask.paths[" + i + "]", "unknown attribute \"" + abbreviate(path) + "\"; expected address, metadata or status");
+        throw new InvalidArgumentException(
+            "update_mask.paths[" + i + "]",
+            "unknown attribute \"" + abbreviate(path) + "\"; expected address, metadata or status");
       }
     }
     if (!r.hasAttributes() && r.getUpdateMask().getPathsCount() == 0) {
-      throw new InvalidArgumentException("attributes", "must be set (the new address, metadata and status), or name the fields to change in update_mask");
+      throw new InvalidArgumentException(
+          "attributes",
+          "must be set (the new address, metadata and status), or name the fields to change in update_mask");
     }
     attributes("attributes", r.getAttributes());
   }
@@ -216,19 +238,26 @@ public final class Validation {
   public static void watch(WatchRequest r) {
     text("prefix", r.getPrefix(), Limits.MAX_NAME_BYTES);
     if (r.getStartRevision() < 0) {
-      throw new InvalidArgumentException("start_revision", "must be >= 0 (0: from now on), got " + r.getStartRevision());
+      throw new InvalidArgumentException(
+          "start_revision", "must be >= 0 (0: from now on), got " + r.getStartRevision());
     }
     for (int i = 0; i < r.getTypesCount(); i++) {
       int value = r.getTypesValue(i);
       Event.Type type = Event.Type.forNumber(value);
       if (type == null || type == Event.Type.TYPE_UNSPECIFIED) {
-        throw new InvalidArgumentException("types[" + i + "]", "unknown event type " + value
-            + "; expected ACQUIRED, RENEWED, UPDATED, RELEASED, EXPIRED, REVOKED or POLICY_CHANGED");
+        throw new InvalidArgumentException(
+            "types[" + i + "]",
+            "unknown event type "
+                + value
+                + "; expected ACQUIRED, RENEWED, UPDATED, RELEASED, EXPIRED, REVOKED or POLICY_CHANGED");
       }
     }
     if (EventView.forNumber(r.getViewValue()) == null) {
-      throw new InvalidArgumentException("view", "unknown event view " + r.getViewValue()
-          + "; expected EVENT_VIEW_FULL (or unset) or EVENT_VIEW_BASIC");
+      throw new InvalidArgumentException(
+          "view",
+          "unknown event view "
+              + r.getViewValue()
+              + "; expected EVENT_VIEW_FULL (or unset) or EVENT_VIEW_BASIC");
     }
   }
 
@@ -283,23 +312,36 @@ public final class Validation {
   }
 
   public static void positiveDuration(String field, Duration d) {
-    if (d.getNanos() < -999_999_999 || d.getNanos() > 999_999_999
-        || (d.getSeconds() > 0 && d.getNanos() < 0) || (d.getSeconds() < 0 && d.getNanos() > 0)) {
-      throw new InvalidArgumentException(field, "is not a valid duration (seconds and nanos disagree in sign or nanos out of range)");
+    if (d.getNanos() < -999_999_999
+        || d.getNanos() > 999_999_999
+        || (d.getSeconds() > 0 && d.getNanos() < 0)
+        || (d.getSeconds() < 0 && d.getNanos() > 0)) {
+      throw new InvalidArgumentException(
+          field,
+          "is not a valid duration (seconds and nanos disagree in sign or nanos out of range)");
     }
     if (d.getSeconds() < 0 || (d.getSeconds() == 0 && d.getNanos() <= 0)) {
       throw new InvalidArgumentException(field, "must be positive, got " + seconds(d));
     }
     // protobuf's own range; beyond it the value in microseconds would overflow during apply.
     if (d.getSeconds() > MAX_DURATION_SECONDS) {
-      throw new InvalidArgumentException(field, "must be at most " + MAX_DURATION_SECONDS + "s (the protobuf Duration range), got " + d.getSeconds() + "s");
+      throw new InvalidArgumentException(
+          field,
+          "must be at most "
+              + MAX_DURATION_SECONDS
+              + "s (the protobuf Duration range), got "
+              + d.getSeconds()
+              + "s");
     }
   }
 
   /** As protobuf's JSON form writes it: {@code 0s}, {@code -1.5s}. */
   private static String seconds(Duration d) {
-    return BigDecimal.valueOf(d.getSeconds()).add(BigDecimal.valueOf(d.getNanos(), 9))
-        .stripTrailingZeros().toPlainString() + "s";
+    return BigDecimal.valueOf(d.getSeconds())
+            .add(BigDecimal.valueOf(d.getNanos(), 9))
+            .stripTrailingZeros()
+            .toPlainString()
+        + "s";
   }
 
   /** A duration that may be zero (none) but not negative, e.g. a grace period. */
@@ -308,7 +350,8 @@ public final class Validation {
       return;
     }
     if (d.getSeconds() < 0 || (d.getSeconds() == 0 && d.getNanos() < 0)) {
-      throw new InvalidArgumentException(field, "must not be negative, got " + d.getSeconds() + "s " + d.getNanos() + "ns");
+      throw new InvalidArgumentException(
+          field, "must not be negative, got " + d.getSeconds() + "s " + d.getNanos() + "ns");
     }
     positiveDuration(field, d);
   }
@@ -322,14 +365,22 @@ public final class Validation {
     text(field + ".address", a.getAddress(), Limits.MAX_ADDRESS_BYTES);
     text(field + ".status", a.getStatus(), Limits.MAX_STATUS_BYTES);
     if (a.getMetadataCount() > Limits.MAX_METADATA_ENTRIES) {
-      throw new InvalidArgumentException(field + ".metadata", "at most " + Limits.MAX_METADATA_ENTRIES + " entries, got " + a.getMetadataCount());
+      throw new InvalidArgumentException(
+          field + ".metadata",
+          "at most " + Limits.MAX_METADATA_ENTRIES + " entries, got " + a.getMetadataCount());
     }
     for (Map.Entry<String, String> e : a.getMetadataMap().entrySet()) {
       if (e.getKey().isEmpty()) {
         throw new InvalidArgumentException(field + ".metadata", "keys must not be empty");
       }
-      text(field + ".metadata key \"" + abbreviate(e.getKey()) + "\"", e.getKey(), Limits.MAX_METADATA_KEY_BYTES);
-      text(field + ".metadata[" + abbreviate(e.getKey()) + "]", e.getValue(), Limits.MAX_METADATA_VALUE_BYTES);
+      text(
+          field + ".metadata key \"" + abbreviate(e.getKey()) + "\"",
+          e.getKey(),
+          Limits.MAX_METADATA_KEY_BYTES);
+      text(
+          field + ".metadata[" + abbreviate(e.getKey()) + "]",
+          e.getValue(),
+          Limits.MAX_METADATA_VALUE_BYTES);
     }
   }
 
@@ -352,10 +403,19 @@ public final class Validation {
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
       if (Character.isISOControl(c)) {
-        return "must not contain control characters (found U+" + String.format("%04X", (int) c) + " at " + i + ")";
+        return "must not contain control characters (found U+"
+            + String.format("%04X", (int) c)
+            + " at "
+            + i
+            + ")";
       }
-      if (Character.isSurrogate(c) && !(Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1)))) {
-        if (!(Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(value.charAt(i - 1)))) {
+      if (Character.isSurrogate(c)
+          && !(Character.isHighSurrogate(c)
+              && i + 1 < value.length()
+              && Character.isLowSurrogate(value.charAt(i + 1)))) {
+        if (!(Character.isLowSurrogate(c)
+            && i > 0
+            && Character.isHighSurrogate(value.charAt(i - 1)))) {
           return "must be valid Unicode (unpaired surrogate at " + i + ")";
         }
       }

@@ -38,8 +38,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.apache.ratis.io.MD5Hash;
-import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -50,10 +50,10 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.statemachine.SnapshotRetentionPolicy;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
-import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
@@ -69,18 +69,19 @@ import org.slf4j.LoggerFactory;
  * persists snapshots, and passes leadership changes on. It decides nothing itself.
  *
  * <p>The live RocksDB lives in {@code dbDir}, outside Ratis's {@code sm/} directory, which a
- * snapshot installation replaces. A snapshot is one file in {@code sm/} holding the whole state
- * in the store-independent {@code SnapshotFormat}, so Ratis can ship it to a lagging follower
- * with its own InstallSnapshot machinery.
+ * snapshot installation replaces. A snapshot is one file in {@code sm/} holding the whole state in
+ * the store-independent {@code SnapshotFormat}, so Ratis can ship it to a lagging follower with its
+ * own InstallSnapshot machinery.
  */
 public final class LeaseStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseStateMachine.class);
-  private static final SnapshotRetentionPolicy KEEP_TWO = new SnapshotRetentionPolicy() {
-    @Override
-    public int getNumSnapshotsRetained() {
-      return 2;
-    }
-  };
+  private static final SnapshotRetentionPolicy KEEP_TWO =
+      new SnapshotRetentionPolicy() {
+        @Override
+        public int getNumSnapshotsRetained() {
+          return 2;
+        }
+      };
 
   /** Callbacks from the apply thread and Ratis's leadership notifications. None may block. */
   public interface Listener {
@@ -115,7 +116,8 @@ public final class LeaseStateMachine extends BaseStateMachine {
      * still leads: completes when it has, fails otherwise.
      */
     default CompletableFuture<Void> confirmLeadership(long term) {
-      return CompletableFuture.failedFuture(new UnsupportedOperationException("confirm_leadership"));
+      return CompletableFuture.failedFuture(
+          new UnsupportedOperationException("confirm_leadership"));
     }
 
     /**
@@ -137,13 +139,17 @@ public final class LeaseStateMachine extends BaseStateMachine {
   private volatile LeaseCore core;
   private volatile RaftPeerId selfId;
   private volatile SnapshotInfo latestSnapshot;
-  private final ExecutorService snapshotWriter = Executors.newSingleThreadExecutor(r -> {
-    Thread t = new Thread(r, "leasehold-snapshot");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService snapshotWriter =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "leasehold-snapshot");
+            t.setDaemon(true);
+            return t;
+          });
+
   /** Guarded by this: the background snapshot, if one was started. */
   private Future<?> snapshotRun;
+
   /** Guarded by this: the snapshot index last returned to Ratis. */
   private long returnedSnapshotIndex = -1;
 
@@ -154,15 +160,18 @@ public final class LeaseStateMachine extends BaseStateMachine {
   }
 
   @Override
-  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
-    getLifeCycle().startAndTransition(() -> {
-      super.initialize(server, groupId, raftStorage);
-      selfId = server.getId();
-      storage.init(raftStorage);
-      store = RocksDbStore.open(dbDir);
-      core = new LeaseCore(store);
-      catchUpFromSnapshot(storage.loadLatestSnapshot());
-    });
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
+      throws IOException {
+    getLifeCycle()
+        .startAndTransition(
+            () -> {
+              super.initialize(server, groupId, raftStorage);
+              selfId = server.getId();
+              storage.init(raftStorage);
+              store = RocksDbStore.open(dbDir);
+              core = new LeaseCore(store);
+              catchUpFromSnapshot(storage.loadLatestSnapshot());
+            });
     LOG.info("state loaded: db={} applied={} snapshot={}", dbDir, core.applied(), latestSnapshot);
   }
 
@@ -186,9 +195,9 @@ public final class LeaseStateMachine extends BaseStateMachine {
   }
 
   /**
-   * Loads the snapshot into the live store if the store is behind it (a fresh node, a lost DB,
-   * or an installed snapshot). A store that is ahead keeps its state: Ratis replays from the
-   * snapshot index and the core skips entries it has already applied.
+   * Loads the snapshot into the live store if the store is behind it (a fresh node, a lost DB, or
+   * an installed snapshot). A store that is ahead keeps its state: Ratis replays from the snapshot
+   * index and the core skips entries it has already applied.
    */
   private void catchUpFromSnapshot(SingleFileSnapshotInfo snapshot) throws IOException {
     latestSnapshot = snapshot;
@@ -218,8 +227,8 @@ public final class LeaseStateMachine extends BaseStateMachine {
 
   /**
    * Ratis asks for this on every append; the storage answers from a cache only once a snapshot
-   * exists and lists the snapshot directory on every call until then. Ours is kept here and
-   * changes only where a snapshot appears: taken, loaded at start, or installed from the leader.
+   * exists and lists the snapshot directory on every call until then. Ours is kept here and changes
+   * only where a snapshot appears: taken, loaded at start, or installed from the leader.
    */
   @Override
   public SnapshotInfo getLatestSnapshot() {
@@ -229,7 +238,8 @@ public final class LeaseStateMachine extends BaseStateMachine {
   /** Stamps the leader's wall-clock time into the command before it is appended to the log. */
   @Override
   public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
-    TransactionContext.Builder trx = TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request);
+    TransactionContext.Builder trx =
+        TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request);
     LogCommand command;
     try {
       command = LogCommand.parseFrom(request.getMessage().getContent().asReadOnlyByteBuffer());
@@ -255,7 +265,8 @@ public final class LeaseStateMachine extends BaseStateMachine {
       listener.onApplyTime(System.nanoTime() - started);
       updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
       listener.onApplied(result);
-      return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(result.reply().toByteArray())));
+      return CompletableFuture.completedFuture(
+          Message.valueOf(UnsafeByteOperations.unsafeWrap(result.reply().toByteArray())));
     } catch (IOException | RuntimeException e) {
       // A storage fault: Ratis stops this server rather than let replicas diverge.
       LOG.error("apply failed at index {}", entry.getIndex(), e);
@@ -280,15 +291,26 @@ public final class LeaseStateMachine extends BaseStateMachine {
     try {
       ReadQuery query = ReadQuery.parseFrom(request.getContent().asReadOnlyByteBuffer());
       if (query.hasConfirmLeadership()) {
-        return listener.confirmLeadership(query.getConfirmLeadership().getTerm())
-            .thenApply(done -> Message.valueOf(UnsafeByteOperations.unsafeWrap(ReadReply.getDefaultInstance().toByteArray())));
+        return listener
+            .confirmLeadership(query.getConfirmLeadership().getTerm())
+            .thenApply(
+                done ->
+                    Message.valueOf(
+                        UnsafeByteOperations.unsafeWrap(
+                            ReadReply.getDefaultInstance().toByteArray())));
       }
       if (query.hasDeadlines()) {
-        return listener.deadlines(query.getDeadlines())
-            .thenApply(reply -> Message.valueOf(UnsafeByteOperations.unsafeWrap(ReadReply.newBuilder().setDeadlines(reply).build().toByteArray())));
+        return listener
+            .deadlines(query.getDeadlines())
+            .thenApply(
+                reply ->
+                    Message.valueOf(
+                        UnsafeByteOperations.unsafeWrap(
+                            ReadReply.newBuilder().setDeadlines(reply).build().toByteArray())));
       }
       byte[] reply = core.query(query, wallClockMicros.getAsLong()).toByteArray();
-      return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(reply)));
+      return CompletableFuture.completedFuture(
+          Message.valueOf(UnsafeByteOperations.unsafeWrap(reply)));
     } catch (InvalidProtocolBufferException | RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -297,12 +319,12 @@ public final class LeaseStateMachine extends BaseStateMachine {
   /**
    * Starts a snapshot in the background and returns the index of the latest one finished.
    *
-   * <p>Ratis calls this on the apply thread, and writing the whole state there stopped every
-   * apply for about a second per 100,000 leases (every write in the cluster waited). Instead the
-   * snapshot is written by its own thread from one consistent store view, named by the position
-   * that view reflects; applies go on meanwhile. Ratis keeps asking while the returned index is
-   * behind its threshold; once the snapshot is done the next call returns it, and Ratis may then
-   * purge the log up to it.
+   * <p>Ratis calls this on the apply thread, and writing the whole state there stopped every apply
+   * for about a second per 100,000 leases (every write in the cluster waited). Instead the snapshot
+   * is written by its own thread from one consistent store view, named by the position that view
+   * reflects; applies go on meanwhile. Ratis keeps asking while the returned index is behind its
+   * threshold; once the snapshot is done the next call returns it, and Ratis may then purge the log
+   * up to it.
    */
   @Override
   public synchronized long takeSnapshot() {
@@ -318,13 +340,15 @@ public final class LeaseStateMachine extends BaseStateMachine {
       return done;
     }
     try {
-      snapshotRun = snapshotWriter.submit(() -> {
-        try {
-          writeSnapshot();
-        } catch (IOException | RuntimeException e) {
-          LOG.warn("snapshot failed; Ratis will ask again: {}", e.toString());
-        }
-      });
+      snapshotRun =
+          snapshotWriter.submit(
+              () -> {
+                try {
+                  writeSnapshot();
+                } catch (IOException | RuntimeException e) {
+                  LOG.warn("snapshot failed; Ratis will ask again: {}", e.toString());
+                }
+              });
     } catch (RejectedExecutionException closed) {
       // Asked while closing: the store is durable as it is; the next start replays from `done`.
     }
@@ -336,27 +360,38 @@ public final class LeaseStateMachine extends BaseStateMachine {
     File[] written = new File[1];
     TermIndex[] at = new TermIndex[1];
     MessageDigest md5 = MD5FileUtil.newMD5();
-    store.read(view -> {
-      AppliedPosition position = view.applied();
-      at[0] = TermIndex.valueOf(position.term(), position.index());
-      written[0] = storage.getSnapshotFile(position.term(), position.index());
-      Path partial = written[0].toPath().resolveSibling("partial-" + written[0].getName());
-      try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
-           OutputStream out = Channels.newOutputStream(channel)) {  // SnapshotFormat buffers
-        SnapshotFormat.write(view, out, md5);
-        out.flush();
-        channel.force(true);
-        Files.move(partial, written[0].toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      return null;
-    });
+    store.read(
+        view -> {
+          AppliedPosition position = view.applied();
+          at[0] = TermIndex.valueOf(position.term(), position.index());
+          written[0] = storage.getSnapshotFile(position.term(), position.index());
+          Path partial = written[0].toPath().resolveSibling("partial-" + written[0].getName());
+          try (FileChannel channel =
+                  FileChannel.open(
+                      partial,
+                      StandardOpenOption.CREATE,
+                      StandardOpenOption.TRUNCATE_EXISTING,
+                      StandardOpenOption.WRITE);
+              OutputStream out = Channels.newOutputStream(channel)) { // SnapshotFormat buffers
+            SnapshotFormat.write(view, out, md5);
+            out.flush();
+            channel.force(true);
+            Files.move(
+                partial,
+                written[0].toPath(),
+                StandardCopyOption.ATOMIC_MOVE,
+                StandardCopyOption.REPLACE_EXISTING);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+          return null;
+        });
     File file = written[0];
     // The digest of the bytes as they were written, not of the file read back (one pass less).
     MD5Hash digest = MD5Hash.newInstance(md5.digest());
     MD5FileUtil.saveMD5File(file, digest);
-    SingleFileSnapshotInfo taken = new SingleFileSnapshotInfo(new FileInfo(file.toPath(), digest), at[0]);
+    SingleFileSnapshotInfo taken =
+        new SingleFileSnapshotInfo(new FileInfo(file.toPath(), digest), at[0]);
     storage.updateLatestSnapshot(taken);
     latestSnapshot = taken;
     storage.cleanupOldSnapshots(KEEP_TWO);
@@ -365,7 +400,10 @@ public final class LeaseStateMachine extends BaseStateMachine {
     listener.onSnapshotTaken(at[0].getTerm(), at[0].getIndex(), bytes);
   }
 
-  /** Waits for a background snapshot, so nothing writes into {@code sm/} while Ratis replaces or closes it. */
+  /**
+   * Waits for a background snapshot, so nothing writes into {@code sm/} while Ratis replaces or
+   * closes it.
+   */
   private void awaitSnapshotWriter() {
     Future<?> run;
     synchronized (this) {
@@ -399,7 +437,10 @@ public final class LeaseStateMachine extends BaseStateMachine {
       long term = -1;
       RaftServer server = getServer().getNow(null);
       try {
-        term = server == null ? -1 : server.getDivision(groupMemberId.getGroupId()).getInfo().getCurrentTerm();
+        term =
+            server == null
+                ? -1
+                : server.getDivision(groupMemberId.getGroupId()).getInfo().getCurrentTerm();
       } catch (IOException | RuntimeException e) {
         // The term is only for the log line.
       }
@@ -418,8 +459,8 @@ public final class LeaseStateMachine extends BaseStateMachine {
   }
 
   @Override
-  public void notifyConfigurationChanged(long term, long index,
-                                         RaftProtos.RaftConfigurationProto configuration) {
+  public void notifyConfigurationChanged(
+      long term, long index, RaftProtos.RaftConfigurationProto configuration) {
     listener.onConfigurationChanged(ProtoUtils.toRaftPeers(configuration.getPeersList()));
   }
 
@@ -435,9 +476,9 @@ public final class LeaseStateMachine extends BaseStateMachine {
   }
 
   /**
-   * Whether the store holds nothing a snapshot would keep: no entry past the first has been
-   * applied and no snapshot was loaded. {@link #takeSnapshot} writes none then, so whoever waits
-   * for one would wait forever.
+   * Whether the store holds nothing a snapshot would keep: no entry past the first has been applied
+   * and no snapshot was loaded. {@link #takeSnapshot} writes none then, so whoever waits for one
+   * would wait forever.
    */
   public boolean hasNothingToSnapshot() {
     return core.applied().index() <= 0;
@@ -453,7 +494,10 @@ public final class LeaseStateMachine extends BaseStateMachine {
     return latestSnapshot instanceof SingleFileSnapshotInfo s ? Optional.of(s) : Optional.empty();
   }
 
-  /** How many times a snapshot replaced the live state (fresh start, lost DB or install from the leader). */
+  /**
+   * How many times a snapshot replaced the live state (fresh start, lost DB or install from the
+   * leader).
+   */
   public int snapshotsLoaded() {
     return snapshotsLoaded.get();
   }

@@ -12,20 +12,22 @@ import java.util.function.Function;
 /**
  * The storage the deterministic core writes to. One writer (the apply loop), many readers.
  *
- * <p>Every implementation passes {@code KvStoreContract}; the core cannot tell them apart,
- * and the snapshots they write are byte-for-byte the same for the same state.
+ * <p>Every implementation passes {@code KvStoreContract}; the core cannot tell them apart, and the
+ * snapshots they write are byte-for-byte the same for the same state.
  */
 public interface KvStore extends AutoCloseable {
 
-  /** The position of the last entry committed with {@link #commit}, or {@link AppliedPosition#NONE}. */
+  /**
+   * The position of the last entry committed with {@link #commit}, or {@link AppliedPosition#NONE}.
+   */
   AppliedPosition applied();
 
   /** Reads the latest committed state (for the apply loop, which is the only writer). */
   Optional<byte[]> get(Space space, byte[] key);
 
   /**
-   * Writes the changes of one log entry and its position atomically: after a crash either
-   * all of them and the new position are there, or none is.
+   * Writes the changes of one log entry and its position atomically: after a crash either all of
+   * them and the new position are there, or none is.
    */
   void commit(AppliedPosition position, List<Change> changes) throws IOException;
 
@@ -34,14 +36,15 @@ public interface KvStore extends AutoCloseable {
 
   /** Writes the whole state, in {@link SnapshotFormat}. */
   default void writeSnapshot(OutputStream out) throws IOException {
-    read(view -> {
-      try {
-        SnapshotFormat.write(view, out);
-        return null;
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    read(
+        view -> {
+          try {
+            SnapshotFormat.write(view, out);
+            return null;
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
   }
 
   /**

@@ -17,21 +17,25 @@ public interface ReadView {
   void scan(Space space, byte[] prefix, byte[] after, EntryVisitor visitor);
 
   /**
-   * Visits every entry of {@code space} in unsigned key order, handing each out in buffers the
-   * view may reuse for the next entry: only the first {@code keyLength} and {@code valueLength}
-   * bytes are the entry's, and they are valid only during the call. A snapshot writes every stored
-   * entry; {@link #scan} would give it two fresh arrays per entry.
+   * Visits every entry of {@code space} in unsigned key order, handing each out in buffers the view
+   * may reuse for the next entry: only the first {@code keyLength} and {@code valueLength} bytes
+   * are the entry's, and they are valid only during the call. A snapshot writes every stored entry;
+   * {@link #scan} would give it two fresh arrays per entry.
    */
   default void dump(Space space, RawEntryVisitor visitor) throws IOException {
     try {
-      scan(space, new byte[0], new byte[0], (key, value) -> {
-        try {
-          visitor.visit(key, key.length, value, value.length);
-          return true;
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
+      scan(
+          space,
+          new byte[0],
+          new byte[0],
+          (key, value) -> {
+            try {
+              visitor.visit(key, key.length, value, value.length);
+              return true;
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+          });
     } catch (UncheckedIOException e) {
       throw e.getCause();
     }
@@ -44,7 +48,9 @@ public interface ReadView {
 
   @FunctionalInterface
   interface EntryVisitor {
-    /** @return false to stop the scan */
+    /**
+     * @return false to stop the scan
+     */
     boolean visit(byte[] key, byte[] value);
   }
 }

@@ -42,11 +42,11 @@ import org.slf4j.LoggerFactory;
  * The production store: one RocksDB column family per {@link Space}.
  *
  * <p>Durability comes from the Raft log, so writes go to RocksDB's WAL without fsync, and the WAL
- * buffer itself is written out by a background flush every {@value #WAL_FLUSH_MILLIS} ms rather than
- * on every commit (it was a third of the apply cost). After a crash RocksDB recovers a prefix of
- * whole batches; the applied position stored in the same batch tells Ratis's replay where to
- * resume, and a store that fell behind the latest snapshot is reloaded from it. The database directory must not be inside
- * Ratis's {@code sm/} directory, which snapshot installation replaces.
+ * buffer itself is written out by a background flush every {@value #WAL_FLUSH_MILLIS} ms rather
+ * than on every commit (it was a third of the apply cost). After a crash RocksDB recovers a prefix
+ * of whole batches; the applied position stored in the same batch tells Ratis's replay where to
+ * resume, and a store that fell behind the latest snapshot is reloaded from it. The database
+ * directory must not be inside Ratis's {@code sm/} directory, which snapshot installation replaces.
  */
 public final class RocksDbStore implements KvStore {
   static {
@@ -54,8 +54,10 @@ public final class RocksDbStore implements KvStore {
   }
 
   private final Path dir;
+
   /** Writers and readers share the handle; reloading a snapshot or closing swaps it exclusively. */
   private final ReadWriteLock handleLock = new ReentrantReadWriteLock();
+
   private final WriteOptions writeOptions = new WriteOptions();
   private final ScheduledExecutorService walFlusher;
   private Handle handle;
@@ -64,26 +66,31 @@ public final class RocksDbStore implements KvStore {
 
   /**
    * RocksDB's memory, every column family together: one block cache, which the memtables are
-   * charged to as well. RocksDB's defaults give each of the sixteen column families its own
-   * 64 MB memtables (two of them) and nothing bounds their sum: under a stream of new leases a
-   * node's native memory grew by hundreds of megabytes on top of its heap, which already holds
-   * every live lease.
+   * charged to as well. RocksDB's defaults give each of the sixteen column families its own 64 MB
+   * memtables (two of them) and nothing bounds their sum: under a stream of new leases a node's
+   * native memory grew by hundreds of megabytes on top of its heap, which already holds every live
+   * lease.
    */
   static final long CACHE_BYTES = 96L << 20;
+
   /** The memtables' share of {@link #CACHE_BYTES}: past it, the largest is flushed. */
   static final long MEMTABLE_BYTES = 48L << 20;
+
   /** One column family's memtable before it is flushed. */
   static final long WRITE_BUFFER_BYTES = 8L << 20;
 
   private RocksDbStore(Path dir) throws IOException {
     this.dir = dir;
     this.handle = Handle.open(dir);
-    this.walFlusher = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "leasehold-wal-flush");
-      t.setDaemon(true);
-      return t;
-    });
-    walFlusher.scheduleWithFixedDelay(this::flushWal, WAL_FLUSH_MILLIS, WAL_FLUSH_MILLIS, TimeUnit.MILLISECONDS);
+    this.walFlusher =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "leasehold-wal-flush");
+              t.setDaemon(true);
+              return t;
+            });
+    walFlusher.scheduleWithFixedDelay(
+        this::flushWal, WAL_FLUSH_MILLIS, WAL_FLUSH_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   private void flushWal() {
@@ -94,7 +101,8 @@ public final class RocksDbStore implements KvStore {
       }
     } catch (RocksDBException e) {
       // The next commit or flush reports a failing disk; the Raft log still has the entries.
-      LoggerFactory.getLogger(RocksDbStore.class).warn("flushing the RocksDB WAL in {}: {}", dir, e.getMessage());
+      LoggerFactory.getLogger(RocksDbStore.class)
+          .warn("flushing the RocksDB WAL in {}: {}", dir, e.getMessage());
     } finally {
       handleLock.readLock().unlock();
     }
@@ -118,8 +126,11 @@ public final class RocksDbStore implements KvStore {
         return Map.of();
       }
       Map<String, Long> bytes = new LinkedHashMap<>();
-      bytes.put("memtables", handle.db.getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables"));
-      bytes.put("table_readers", handle.db.getAggregatedLongProperty("rocksdb.estimate-table-readers-mem"));
+      bytes.put(
+          "memtables", handle.db.getAggregatedLongProperty("rocksdb.cur-size-all-mem-tables"));
+      bytes.put(
+          "table_readers",
+          handle.db.getAggregatedLongProperty("rocksdb.estimate-table-readers-mem"));
       bytes.put("block_cache", handle.db.getLongProperty("rocksdb.block-cache-usage"));
       return bytes;
     } catch (RocksDBException e) {
@@ -131,7 +142,9 @@ public final class RocksDbStore implements KvStore {
 
   @Override
   public AppliedPosition applied() {
-    return get(Space.META, AppliedPosition.META_KEY).map(AppliedPosition::decode).orElse(AppliedPosition.NONE);
+    return get(Space.META, AppliedPosition.META_KEY)
+        .map(AppliedPosition::decode)
+        .orElse(AppliedPosition.NONE);
   }
 
   @Override
@@ -154,7 +167,9 @@ public final class RocksDbStore implements KvStore {
       Handle h = live();
       byte[] meta = position.encode();
       int metaCf = h.cfId(Space.META);
-      int capacity = WriteBatchEncoder.HEADER + WriteBatchEncoder.putSize(metaCf, AppliedPosition.META_KEY.length, meta.length);
+      int capacity =
+          WriteBatchEncoder.HEADER
+              + WriteBatchEncoder.putSize(metaCf, AppliedPosition.META_KEY.length, meta.length);
       for (Change c : changes) {
         capacity += WriteBatchEncoder.size(h.cfId(c.space()), c);
       }
@@ -198,13 +213,15 @@ public final class RocksDbStore implements KvStore {
     Handle fresh = Handle.open(incoming);
     try {
       List<Change> pending = new ArrayList<>();
-      SnapshotFormat.read(in, (space, key, value) -> {
-        pending.add(Change.put(space, key, value));
-        if (pending.size() >= 10_000) {
-          fresh.writeAll(pending, writeOptions);
-          pending.clear();
-        }
-      });
+      SnapshotFormat.read(
+          in,
+          (space, key, value) -> {
+            pending.add(Change.put(space, key, value));
+            if (pending.size() >= 10_000) {
+              fresh.writeAll(pending, writeOptions);
+              pending.clear();
+            }
+          });
       fresh.writeAll(pending, writeOptions);
       fresh.db.flushWal(true);
     } catch (IOException | RuntimeException e) {
@@ -238,7 +255,8 @@ public final class RocksDbStore implements KvStore {
         try {
           handle.db.flushWal(true);
         } catch (RocksDBException e) {
-          LoggerFactory.getLogger(RocksDbStore.class).warn("final WAL flush in {}: {}", dir, e.getMessage());
+          LoggerFactory.getLogger(RocksDbStore.class)
+              .warn("final WAL flush in {}: {}", dir, e.getMessage());
         }
         handle.close();
         handle = null;
@@ -251,10 +269,10 @@ public final class RocksDbStore implements KvStore {
 
   /**
    * Writes every memtable out and waits, up to {@code timeout}, until no flush or compaction runs
-   * or is pending. A node never needs this; a benchmark that compares short phases does: a
-   * memtable flush and the compaction after it took up to 0.4 of two cores for several seconds,
-   * in whichever phase they fell. Settled first, a phase of a few seconds starts with an empty
-   * memtable and carries only the background work its own writes cause.
+   * or is pending. A node never needs this; a benchmark that compares short phases does: a memtable
+   * flush and the compaction after it took up to 0.4 of two cores for several seconds, in whichever
+   * phase they fell. Settled first, a phase of a few seconds starts with an empty memtable and
+   * carries only the background work its own writes cause.
    *
    * @return whether the store was quiet before the timeout
    */
@@ -294,11 +312,13 @@ public final class RocksDbStore implements KvStore {
     handleLock.readLock().lock();
     try {
       Handle h = live();
-      if (h.db.getLongProperty("rocksdb.num-running-flushes") > 0 || h.db.getLongProperty("rocksdb.num-running-compactions") > 0) {
+      if (h.db.getLongProperty("rocksdb.num-running-flushes") > 0
+          || h.db.getLongProperty("rocksdb.num-running-compactions") > 0) {
         return true;
       }
       for (ColumnFamilyHandle cf : h.handles) {
-        if (h.db.getLongProperty(cf, "rocksdb.mem-table-flush-pending") > 0 || h.db.getLongProperty(cf, "rocksdb.compaction-pending") > 0) {
+        if (h.db.getLongProperty(cf, "rocksdb.mem-table-flush-pending") > 0
+            || h.db.getLongProperty(cf, "rocksdb.compaction-pending") > 0) {
           return true;
         }
       }
@@ -337,11 +357,17 @@ public final class RocksDbStore implements KvStore {
     final LRUCache cache;
     final WriteBufferManager memtables;
     final Map<Space, ColumnFamilyHandle> bySpace = new EnumMap<>(Space.class);
+
     /** Column family ids by space ordinal: getID() is a JNI call, too dear once per put. */
     final int[] ids;
 
-    private Handle(RocksDB db, DBOptions options, ColumnFamilyOptions cfOptions, List<ColumnFamilyHandle> handles,
-                   LRUCache cache, WriteBufferManager memtables) {
+    private Handle(
+        RocksDB db,
+        DBOptions options,
+        ColumnFamilyOptions cfOptions,
+        List<ColumnFamilyHandle> handles,
+        LRUCache cache,
+        WriteBufferManager memtables) {
       this.db = db;
       this.cache = cache;
       this.memtables = memtables;
@@ -359,19 +385,26 @@ public final class RocksDbStore implements KvStore {
     static Handle open(Path dir) throws IOException {
       LRUCache cache = new LRUCache(CACHE_BYTES);
       WriteBufferManager memtables = new WriteBufferManager(MEMTABLE_BYTES, cache);
-      DBOptions options = new DBOptions()
-          .setCreateIfMissing(true)
-          .setCreateMissingColumnFamilies(true)
-          .setManualWalFlush(true)
-          .setMaxBackgroundJobs(2)
-          .setWriteBufferManager(memtables);
-      ColumnFamilyOptions cfOptions = new ColumnFamilyOptions()
-          .setWriteBufferSize(WRITE_BUFFER_BYTES)
-          .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache).setCacheIndexAndFilterBlocks(true));
+      DBOptions options =
+          new DBOptions()
+              .setCreateIfMissing(true)
+              .setCreateMissingColumnFamilies(true)
+              .setManualWalFlush(true)
+              .setMaxBackgroundJobs(2)
+              .setWriteBufferManager(memtables);
+      ColumnFamilyOptions cfOptions =
+          new ColumnFamilyOptions()
+              .setWriteBufferSize(WRITE_BUFFER_BYTES)
+              .setTableFormatConfig(
+                  new BlockBasedTableConfig()
+                      .setBlockCache(cache)
+                      .setCacheIndexAndFilterBlocks(true));
       List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
       descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
       for (Space s : Space.values()) {
-        descriptors.add(new ColumnFamilyDescriptor(s.columnFamily().getBytes(StandardCharsets.UTF_8), cfOptions));
+        descriptors.add(
+            new ColumnFamilyDescriptor(
+                s.columnFamily().getBytes(StandardCharsets.UTF_8), cfOptions));
       }
       List<ColumnFamilyHandle> handles = new ArrayList<>();
       try {
@@ -427,7 +460,9 @@ public final class RocksDbStore implements KvStore {
 
     @Override
     public AppliedPosition applied() {
-      return get(Space.META, AppliedPosition.META_KEY).map(AppliedPosition::decode).orElse(AppliedPosition.NONE);
+      return get(Space.META, AppliedPosition.META_KEY)
+          .map(AppliedPosition::decode)
+          .orElse(AppliedPosition.NONE);
     }
 
     @Override
@@ -445,7 +480,8 @@ public final class RocksDbStore implements KvStore {
       byte[] value = new byte[4096];
       try (RocksIterator it = h.db.newIterator(h.cf(space), options)) {
         for (it.seekToFirst(); it.isValid(); it.next()) {
-          // key(byte[]) copies what fits and returns the whole length: grow and copy again if short.
+          // key(byte[]) copies what fits and returns the whole length: grow and copy again if
+          // short.
           int keyLength = it.key(key);
           if (keyLength > key.length) {
             key = new byte[Math.max(keyLength, key.length * 2)];
@@ -484,8 +520,8 @@ public final class RocksDbStore implements KvStore {
     }
 
     /**
-     * An iterator also stops being valid on an I/O or corruption error; only its status tells
-     * that from the end of the data, and a read that took one for the other would look complete.
+     * An iterator also stops being valid on an I/O or corruption error; only its status tells that
+     * from the end of the data, and a read that took one for the other would look complete.
      */
     private static void endedCleanly(RocksIterator it, String what) {
       try {

@@ -12,8 +12,8 @@ import java.util.zip.CRC32;
 import java.util.zip.CheckedInputStream;
 
 /**
- * The store-independent snapshot format: a header, then every entry of every space in space-id
- * and key order, then an end marker and a CRC32 of all that came before.
+ * The store-independent snapshot format: a header, then every entry of every space in space-id and
+ * key order, then an end marker and a CRC32 of all that came before.
  *
  * <pre>
  *   "LEASEHOLD-SNAPSHOT-1\n"
@@ -37,29 +37,33 @@ public final class SnapshotFormat {
   }
 
   /**
-   * Writes the whole view to {@code out}, and every byte of it, trailer included, also to
-   * {@code digest} if there is one (Ratis keeps an MD5 beside each snapshot file; computing it here
-   * spares reading the file back).
+   * Writes the whole view to {@code out}, and every byte of it, trailer included, also to {@code
+   * digest} if there is one (Ratis keeps an MD5 beside each snapshot file; computing it here spares
+   * reading the file back).
    *
    * <p>The entries go through one 64 KiB buffer of our own (so {@code out} needs none), and the
    * checksum and digest are updated a block at a time. Behind a DataOutputStream they were updated
-   * per byte, through two synchronized streams, some ten calls per entry; with RocksDB's entries copied into reused
-   * buffers ({@link ReadView#dump}) three nodes' snapshots written at once were done 0.9-1.8 s after
-   * the request instead of 1.7-3.0 s in the latency benchmark (docs/performance.md).
+   * per byte, through two synchronized streams, some ten calls per entry; with RocksDB's entries
+   * copied into reused buffers ({@link ReadView#dump}) three nodes' snapshots written at once were
+   * done 0.9-1.8 s after the request instead of 1.7-3.0 s in the latency benchmark
+   * (docs/performance.md).
    */
-  public static void write(ReadView view, OutputStream out, MessageDigest digest) throws IOException {
+  public static void write(ReadView view, OutputStream out, MessageDigest digest)
+      throws IOException {
     BlockWriter w = new BlockWriter(out, digest);
     w.bytes(MAGIC, 0, MAGIC.length);
     long[] count = {0};
     for (Space space : Space.values()) {
-      view.dump(space, (key, keyLength, value, valueLength) -> {
-        w.u8(space.id());
-        w.i32(keyLength);
-        w.bytes(key, 0, keyLength);
-        w.i32(valueLength);
-        w.bytes(value, 0, valueLength);
-        count[0]++;
-      });
+      view.dump(
+          space,
+          (key, keyLength, value, valueLength) -> {
+            w.u8(space.id());
+            w.i32(keyLength);
+            w.bytes(key, 0, keyLength);
+            w.i32(valueLength);
+            w.bytes(value, 0, valueLength);
+            count[0]++;
+          });
     }
     w.u8(0);
     w.i64(count[0]);
@@ -147,7 +151,10 @@ public final class SnapshotFormat {
     }
   }
 
-  /** Reads a whole snapshot, verifying its checksum before it returns; the sink sees entries as they come. */
+  /**
+   * Reads a whole snapshot, verifying its checksum before it returns; the sink sees entries as they
+   * come.
+   */
   public static void read(InputStream raw, Sink sink) throws IOException {
     CheckedInputStream checked = new CheckedInputStream(raw, new CRC32());
     DataInputStream in = new DataInputStream(checked);
@@ -181,8 +188,15 @@ public final class SnapshotFormat {
     long crc = checked.getChecksum().getValue();
     long stored = new DataInputStream(raw).readLong();
     if (declared != count || stored != crc) {
-      throw new IOException("corrupt Leasehold snapshot: " + count + " entries read, " + declared
-          + " declared; crc " + Long.toHexString(crc) + " vs stored " + Long.toHexString(stored));
+      throw new IOException(
+          "corrupt Leasehold snapshot: "
+              + count
+              + " entries read, "
+              + declared
+              + " declared; crc "
+              + Long.toHexString(crc)
+              + " vs stored "
+              + Long.toHexString(stored));
     }
   }
 

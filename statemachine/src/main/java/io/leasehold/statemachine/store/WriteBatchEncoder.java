@@ -15,8 +15,8 @@ import java.util.Arrays;
  * A batch of a thousand renewals then crosses JNI once instead of a thousand times.
  *
  * <p>The caller sizes the buffer exactly with {@link #putSize} and {@link #deleteSize}, so a batch
- * costs one array of its own length: one applied entry writes a few hundred bytes, and a fixed
- * 4 KiB buffer per entry was a third of the apply thread's garbage.
+ * costs one array of its own length: one applied entry writes a few hundred bytes, and a fixed 4
+ * KiB buffer per entry was a third of the apply thread's garbage.
  */
 final class WriteBatchEncoder {
   private static final byte PUT_CF = 0x05;
@@ -27,14 +27,21 @@ final class WriteBatchEncoder {
   private int size = HEADER;
   private int count;
 
-  /** @param capacity the batch's whole size, {@link #HEADER} included (it grows if that was short) */
+  /**
+   * @param capacity the batch's whole size, {@link #HEADER} included (it grows if that was short)
+   */
   WriteBatchEncoder(int capacity) {
     buf = new byte[Math.max(HEADER, capacity)];
   }
 
   /** The bytes {@link #put} adds. */
   static int putSize(int cf, int keyLength, int valueLength) {
-    return 1 + varintSize(cf) + varintSize(keyLength) + keyLength + varintSize(valueLength) + valueLength;
+    return 1
+        + varintSize(cf)
+        + varintSize(keyLength)
+        + keyLength
+        + varintSize(valueLength)
+        + valueLength;
   }
 
   /** The bytes {@link #delete} adds. */
@@ -86,7 +93,10 @@ final class WriteBatchEncoder {
     count++;
   }
 
-  /** The batch's bytes: header (sequence 0, count) and records; the buffer itself if it was sized exactly. */
+  /**
+   * The batch's bytes: header (sequence 0, count) and records; the buffer itself if it was sized
+   * exactly.
+   */
   byte[] toByteArray() {
     byte[] out = size == buf.length ? buf : Arrays.copyOf(buf, size);
     // sequence: 8 zero bytes already; count: fixed32 little-endian.

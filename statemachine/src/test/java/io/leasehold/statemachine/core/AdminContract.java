@@ -43,8 +43,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Operators' commands and what they leave behind, on every store: bans (and their lifting),
- * revocation, every ending reason in the per-name and per-holder history, lock-delay, the
- * states operators see, and the counters.
+ * revocation, every ending reason in the per-name and per-holder history, lock-delay, the states
+ * operators see, and the counters.
  */
 public abstract class AdminContract extends CoreFixture {
 
@@ -98,17 +98,23 @@ public abstract class AdminContract extends CoreFixture {
   }
 
   @Test
-  void aRenewalByAHolderBannedSinceItsLastRenewalIsNotHeldBecauseItsLeasesEnded() throws IOException {
+  void aRenewalByAHolderBannedSinceItsLastRenewalIsNotHeldBecauseItsLeasesEnded()
+      throws IOException {
     granted(apply(1, T0, acquire("lock/a", "alice", secs(30))));
     apply(2, T0, ban("alice", ""));
-    assertEquals(Outcome.NOT_HELD, apply(3, T0 + SECOND, renew("lock/a", 1)).reply().getRenew().getResults(0).getOutcome());
+    assertEquals(
+        Outcome.NOT_HELD,
+        apply(3, T0 + SECOND, renew("lock/a", 1)).reply().getRenew().getResults(0).getOutcome());
   }
 
   @Test
   void aTimedBanHoldsPastItsEndUntilTheLeaderLiftsIt() throws IOException {
     ApplyResult banned = apply(1, T0, banFor("alice", secs(10)));
     assertEquals(at(T0 + 10 * SECOND), banned.reply().getBan().getBan().getUntil());
-    assertEquals(List.of(TimedBar.set(TimedBar.Kind.BAN, "alice", 1, 10 * SECOND)), banned.bars(), "the leader learns of it");
+    assertEquals(
+        List.of(TimedBar.set(TimedBar.Kind.BAN, "alice", 1, 10 * SECOND)),
+        banned.bars(),
+        "the leader learns of it");
     Rejection r = rejected(apply(2, T0 + 4 * SECOND, acquire("lock/a", "alice")));
     assertEquals(RejectReason.BANNED, r.getReason());
     assertEquals(secs(6), r.getRetryAfter(), "an estimate from stamped times");
@@ -119,7 +125,8 @@ public abstract class AdminContract extends CoreFixture {
     assertEquals(secs(0), late.getRetryAfter(), "floored at 0");
     assertTrue(late.getMessage().contains("when the leader lifts it"), late.getMessage());
     // Another ban than the leader saw: skipped.
-    assertEquals(0, apply(4, T0 + 11 * SECOND, liftBan("alice", 2)).reply().getLiftBans().getLifted());
+    assertEquals(
+        0, apply(4, T0 + 11 * SECOND, liftBan("alice", 2)).reply().getLiftBans().getLifted());
     assertEquals(1, bans().size());
     // The lift applies whatever its stamped time says: the leader decided on its monotonic clock.
     ApplyResult lifted = apply(5, T0 + 5 * SECOND, liftBan("alice", 1));
@@ -136,32 +143,43 @@ public abstract class AdminContract extends CoreFixture {
     granted(apply(3, T0, acquire("lock/a", "carol", secs(5))));
     apply(4, T0 + 6 * SECOND, expire("lock/a", 3, 3));
     long farFuture = T0 + 10L * 365 * 24 * 3600 * SECOND;
-    assertEquals(RejectReason.BANNED, rejected(apply(5, farFuture, acquire("lock/b", "alice"))).getReason());
+    assertEquals(
+        RejectReason.BANNED, rejected(apply(5, farFuture, acquire("lock/b", "alice"))).getReason());
     Rejection r = rejected(apply(6, farFuture, acquire("lock/a", "bob")));
     assertEquals(RejectReason.LOCK_DELAY, r.getReason());
     assertEquals(secs(0), r.getRetryAfter());
-    assertTrue(r.getMessage().contains("the lock-delay ends when the leader lifts it"), r.getMessage());
+    assertTrue(
+        r.getMessage().contains("the lock-delay ends when the leader lifts it"), r.getMessage());
     assertEquals(1, count(Space.LOCK_DELAYS), "nothing drops a bar by stamped time");
     assertEquals(1, bans().size());
     // Reloaded (a restart, a snapshot), still barred.
     core = new LeaseCore(store);
-    assertEquals(RejectReason.LOCK_DELAY, rejected(apply(7, farFuture + SECOND, acquire("lock/a", "bob"))).getReason());
-    assertEquals(RejectReason.BANNED, rejected(apply(8, farFuture + SECOND, acquire("lock/b", "alice"))).getReason());
+    assertEquals(
+        RejectReason.LOCK_DELAY,
+        rejected(apply(7, farFuture + SECOND, acquire("lock/a", "bob"))).getReason());
+    assertEquals(
+        RejectReason.BANNED,
+        rejected(apply(8, farFuture + SECOND, acquire("lock/b", "alice"))).getReason());
   }
 
   @Test
   void aNewBanReplacesTheOldOneSoTheLeaderCannotLiftItWithTheOldRevision() throws IOException {
     apply(1, T0, banFor("alice", secs(5)));
     apply(2, T0 + SECOND, ban("alice", "for good"));
-    assertEquals(0, apply(3, T0 + 6 * SECOND, liftBan("alice", 1)).reply().getLiftBans().getLifted());
-    assertEquals(RejectReason.BANNED, rejected(apply(4, T0 + 7 * SECOND, acquire("lock/a", "alice"))).getReason());
+    assertEquals(
+        0, apply(3, T0 + 6 * SECOND, liftBan("alice", 1)).reply().getLiftBans().getLifted());
+    assertEquals(
+        RejectReason.BANNED,
+        rejected(apply(4, T0 + 7 * SECOND, acquire("lock/a", "alice"))).getReason());
     assertEquals("for good", bans().get(0).getReason());
   }
 
   @Test
   void aBanWhoseEndHasPassedIsInvalid() throws IOException {
-    var request = io.leasehold.proto.v1.BanRequest.newBuilder().setHolder("alice").setUntil(at(T0 - SECOND));
-    io.leasehold.proto.v1.InvalidCommand invalid = invalid(apply(1, T0, io.leasehold.proto.v1.LogCommand.newBuilder().setBan(request)));
+    var request =
+        io.leasehold.proto.v1.BanRequest.newBuilder().setHolder("alice").setUntil(at(T0 - SECOND));
+    io.leasehold.proto.v1.InvalidCommand invalid =
+        invalid(apply(1, T0, io.leasehold.proto.v1.LogCommand.newBuilder().setBan(request)));
     assertEquals("until", invalid.getField());
     assertEquals(0, bans().size());
   }
@@ -171,11 +189,17 @@ public abstract class AdminContract extends CoreFixture {
   @Test
   void revokeEndsALeaseWhoeverHoldsIt() throws IOException {
     granted(apply(1, T0, acquire("lock/a", "alice", secs(30))));
-    assertEquals(Outcome.REVOKED, apply(2, T0, revoke("lock/a", 1, "by token")).reply().getRevoke().getOutcome());
+    assertEquals(
+        Outcome.REVOKED,
+        apply(2, T0, revoke("lock/a", 1, "by token")).reply().getRevoke().getOutcome());
     granted(apply(3, T0, acquire("lock/a", "bob", secs(30))));
-    assertEquals(Outcome.NOT_HELD, apply(4, T0, revoke("lock/a", 1, "stale")).reply().getRevoke().getOutcome(),
+    assertEquals(
+        Outcome.NOT_HELD,
+        apply(4, T0, revoke("lock/a", 1, "stale")).reply().getRevoke().getOutcome(),
         "a token given must be the current lease's");
-    assertEquals(Outcome.NOT_HELD, apply(5, T0, revoke("lock/none", "nothing there")).reply().getRevoke().getOutcome());
+    assertEquals(
+        Outcome.NOT_HELD,
+        apply(5, T0, revoke("lock/none", "nothing there")).reply().getRevoke().getOutcome());
 
     ApplyResult r = apply(6, T0 + SECOND, revoke("lock/a", "stuck job"));
     RevokeResponse rr = r.reply().getRevoke();
@@ -206,19 +230,45 @@ public abstract class AdminContract extends CoreFixture {
     apply(9, T0 + 24 * SECOND, ban("alice", "compromised"));
 
     List<EndedLease> byName = historyOf("lock/a");
-    assertEquals(List.of(Event.Reason.REASON_BANNED, Event.Reason.REASON_REVOKED, Event.Reason.REASON_EXPIRED, Event.Reason.REASON_RELEASED),
-        byName.stream().map(EndedLease::getReason).toList(), "newest first");
+    assertEquals(
+        List.of(
+            Event.Reason.REASON_BANNED,
+            Event.Reason.REASON_REVOKED,
+            Event.Reason.REASON_EXPIRED,
+            Event.Reason.REASON_RELEASED),
+        byName.stream().map(EndedLease::getReason).toList(),
+        "newest first");
     EndedLease released = byName.get(3);
-    assertEquals(EndedLease.newBuilder()
-        .setName("lock/a").setHolder("alice").setToken(1).setTtl(secs(10))
-        .setAcquiredAt(at(T0)).setEndedAt(at(T0 + 2 * SECOND)).setRenewCount(1)
-        .setReason(Event.Reason.REASON_RELEASED).setRevision(3).build(), released);
+    assertEquals(
+        EndedLease.newBuilder()
+            .setName("lock/a")
+            .setHolder("alice")
+            .setToken(1)
+            .setTtl(secs(10))
+            .setAcquiredAt(at(T0))
+            .setEndedAt(at(T0 + 2 * SECOND))
+            .setRenewCount(1)
+            .setReason(Event.Reason.REASON_RELEASED)
+            .setRevision(3)
+            .build(),
+        released);
     assertEquals("maintenance", byName.get(1).getMessage());
     assertEquals("compromised", byName.get(0).getMessage());
-    assertEquals(List.of(8L, 4L, 1L), historyOfHolder("alice").stream().map(EndedLease::getToken).toList());
+    assertEquals(
+        List.of(8L, 4L, 1L), historyOfHolder("alice").stream().map(EndedLease::getToken).toList());
     assertEquals(List.of(6L), historyOfHolder("bob").stream().map(EndedLease::getToken).toList());
-    assertEquals(List.of(), historyOf("lock/ab"), "another name's history is its own, even under a longer name");
-    var limited = query(ReadQuery.newBuilder().setHistory(io.leasehold.proto.v1.HistoryRequest.newBuilder().setName("lock/a").setLimit(2)), 0);
+    assertEquals(
+        List.of(),
+        historyOf("lock/ab"),
+        "another name's history is its own, even under a longer name");
+    var limited =
+        query(
+            ReadQuery.newBuilder()
+                .setHistory(
+                    io.leasehold.proto.v1.HistoryRequest.newBuilder()
+                        .setName("lock/a")
+                        .setLimit(2)),
+            0);
     assertEquals(2, limited.getHistory().getLeasesCount());
     assertEquals(9, limited.getHistory().getRevision());
   }
@@ -233,9 +283,13 @@ public abstract class AdminContract extends CoreFixture {
       tokens.add(token);
       apply(++index, T0, release("lock/a", token));
     }
-    assertEquals(List.of(tokens.get(4), tokens.get(3), tokens.get(2)), historyOf("lock/a").stream().map(EndedLease::getToken).toList());
-    assertEquals(3, count(Space.NAME_HISTORY), "the older records are gone from the store, not only hidden");
-    // Lowering the limit drops the excess at the next ending; the reloaded core carries on where the store is.
+    assertEquals(
+        List.of(tokens.get(4), tokens.get(3), tokens.get(2)),
+        historyOf("lock/a").stream().map(EndedLease::getToken).toList());
+    assertEquals(
+        3, count(Space.NAME_HISTORY), "the older records are gone from the store, not only hidden");
+    // Lowering the limit drops the excess at the next ending; the reloaded core carries on where
+    // the store is.
     apply(++index, T0, setPolicy("lock", policy().setHistoryLimit(1)));
     core = new LeaseCore(store);
     long token = granted(apply(++index, T0, acquire("lock/a", "x"))).getLease().getToken();
@@ -251,21 +305,37 @@ public abstract class AdminContract extends CoreFixture {
     apply(1, T0, setPolicy("lock", policy().setLockDelay(secs(10))));
     granted(apply(2, T0, acquire("lock/a", "alice", secs(5))));
     ApplyResult expired = apply(3, T0 + 20 * SECOND, expire("lock/a", 2, 2));
-    assertEquals(List.of(TimedBar.set(TimedBar.Kind.LOCK_DELAY, "lock/a", 3, 10 * SECOND)), expired.bars(),
+    assertEquals(
+        List.of(TimedBar.set(TimedBar.Kind.LOCK_DELAY, "lock/a", 3, 10 * SECOND)),
+        expired.bars(),
         "the leader learns of the bar and its delay");
     Rejection r = rejected(apply(4, T0 + 25 * SECOND, acquire("lock/a", "bob")));
     assertEquals(RejectReason.LOCK_DELAY, r.getReason());
     assertEquals(secs(5), r.getRetryAfter(), "an estimate from stamped times");
-    assertEquals(RejectReason.LOCK_DELAY, rejected(apply(5, T0 + 29 * SECOND, acquire("lock/a", "alice"))).getReason(),
+    assertEquals(
+        RejectReason.LOCK_DELAY,
+        rejected(apply(5, T0 + 29 * SECOND, acquire("lock/a", "alice"))).getReason(),
         "the former holder too");
     // Past the estimate, still barred: the delay ends when the leader lifts it.
     Rejection late = rejected(apply(6, T0 + 31 * SECOND, acquire("lock/a", "bob")));
     assertEquals(RejectReason.LOCK_DELAY, late.getReason());
     assertEquals(secs(0), late.getRetryAfter());
-    assertTrue(late.getMessage().contains("the lock-delay ends when the leader lifts it"), late.getMessage());
+    assertTrue(
+        late.getMessage().contains("the lock-delay ends when the leader lifts it"),
+        late.getMessage());
     // A lift for another ending than the one that set the bar changes nothing.
-    assertEquals(0, apply(7, T0 + 31 * SECOND, liftLockDelay("lock/a", 2)).reply().getLiftLockDelays().getLifted());
-    assertEquals(0, apply(8, T0 + 31 * SECOND, liftLockDelay("lock/other", 3)).reply().getLiftLockDelays().getLifted());
+    assertEquals(
+        0,
+        apply(7, T0 + 31 * SECOND, liftLockDelay("lock/a", 2))
+            .reply()
+            .getLiftLockDelays()
+            .getLifted());
+    assertEquals(
+        0,
+        apply(8, T0 + 31 * SECOND, liftLockDelay("lock/other", 3))
+            .reply()
+            .getLiftLockDelays()
+            .getLifted());
     ApplyResult lifted = apply(9, T0 + 31 * SECOND, liftLockDelay("lock/a", 3));
     assertEquals(1, lifted.reply().getLiftLockDelays().getLifted());
     assertEquals(List.of(TimedBar.removed(TimedBar.Kind.LOCK_DELAY, "lock/a")), lifted.bars());
@@ -282,9 +352,13 @@ public abstract class AdminContract extends CoreFixture {
     apply(4, T0, liftLockDelay("lock/a", 3));
     granted(apply(5, T0, acquire("lock/a", "bob")));
     apply(6, T0, revoke("lock/a", ""));
-    assertEquals(0, apply(7, T0, liftLockDelay("lock/a", 3)).reply().getLiftLockDelays().getLifted(),
+    assertEquals(
+        0,
+        apply(7, T0, liftLockDelay("lock/a", 3)).reply().getLiftLockDelays().getLifted(),
         "a deposed leader's repeat of the old lift");
-    assertEquals(RejectReason.LOCK_DELAY, rejected(apply(8, T0 + 60 * SECOND, acquire("lock/a", "carol"))).getReason());
+    assertEquals(
+        RejectReason.LOCK_DELAY,
+        rejected(apply(8, T0 + 60 * SECOND, acquire("lock/a", "carol"))).getReason());
   }
 
   @Test
@@ -297,8 +371,12 @@ public abstract class AdminContract extends CoreFixture {
     apply(6, T0 + 7 * SECOND, acquire("svc/x", "dave"));
     List<TimedBar> bars = new ArrayList<>();
     assertEquals(6, core.forEachTimedBar(bars::add));
-    assertEquals(List.of(TimedBar.set(TimedBar.Kind.LOCK_DELAY, "lock/a", 3, 10 * SECOND),
-        TimedBar.set(TimedBar.Kind.BAN, "bob", 4, 25 * SECOND)), bars, "a ban without end is not the leader's to lift");
+    assertEquals(
+        List.of(
+            TimedBar.set(TimedBar.Kind.LOCK_DELAY, "lock/a", 3, 10 * SECOND),
+            TimedBar.set(TimedBar.Kind.BAN, "bob", 4, 25 * SECOND)),
+        bars,
+        "a ban without end is not the leader's to lift");
   }
 
   @Test
@@ -311,8 +389,12 @@ public abstract class AdminContract extends CoreFixture {
     apply(6, T0, revoke("lock/revoked", ""));
     apply(7, T0, ban("carol", ""));
     granted(apply(8, T0 + SECOND, acquire("lock/released", "bob")));
-    assertEquals(RejectReason.LOCK_DELAY, rejected(apply(9, T0 + SECOND, acquire("lock/revoked", "bob"))).getReason());
-    assertEquals(RejectReason.LOCK_DELAY, rejected(apply(10, T0 + SECOND, acquire("lock/banned", "bob"))).getReason());
+    assertEquals(
+        RejectReason.LOCK_DELAY,
+        rejected(apply(9, T0 + SECOND, acquire("lock/revoked", "bob"))).getReason());
+    assertEquals(
+        RejectReason.LOCK_DELAY,
+        rejected(apply(10, T0 + SECOND, acquire("lock/banned", "bob"))).getReason());
   }
 
   @Test
@@ -323,7 +405,8 @@ public abstract class AdminContract extends CoreFixture {
     byte[] snapshot = StoreKind.dump(store);
 
     core = new LeaseCore(store);
-    assertEquals(secs(8), rejected(apply(4, T0 + 3 * SECOND, acquire("lock/a", "bob"))).getRetryAfter());
+    assertEquals(
+        secs(8), rejected(apply(4, T0 + 3 * SECOND, acquire("lock/a", "bob"))).getRetryAfter());
     List<TimedBar> bars = new ArrayList<>();
     core.forEachTimedBar(bars::add);
     assertEquals(List.of(TimedBar.set(TimedBar.Kind.LOCK_DELAY, "lock/a", 3, 10 * SECOND)), bars);
@@ -331,8 +414,13 @@ public abstract class AdminContract extends CoreFixture {
       try (KvStore other = kind.open(tempDir.resolve("other-" + kind))) {
         StoreKind.load(other, snapshot);
         LeaseCore restored = new LeaseCore(other);
-        ApplyResult r = restored.apply(TERM, 4, acquire("lock/a", "bob").setLeaderTimeMicros(T0 + 3 * SECOND).build());
-        assertEquals(RejectReason.LOCK_DELAY, r.reply().getAcquire().getRejection().getReason(), kind.toString());
+        ApplyResult r =
+            restored.apply(
+                TERM, 4, acquire("lock/a", "bob").setLeaderTimeMicros(T0 + 3 * SECOND).build());
+        assertEquals(
+            RejectReason.LOCK_DELAY,
+            r.reply().getAcquire().getRejection().getReason(),
+            kind.toString());
       }
     }
   }
@@ -350,25 +438,40 @@ public abstract class AdminContract extends CoreFixture {
     assertEquals(3, count(Space.LOCK_DELAYS), "later entries drop nothing: the leader lifts bars");
     var lift = io.leasehold.proto.v1.LiftLockDelays.newBuilder();
     for (int i = 0; i < 3; i++) {
-      lift.addItems(io.leasehold.proto.v1.LiftLockDelayItem.newBuilder().setName("lock/n" + i).setRevision(3 + 2L * i));
+      lift.addItems(
+          io.leasehold.proto.v1.LiftLockDelayItem.newBuilder()
+              .setName("lock/n" + i)
+              .setRevision(3 + 2L * i));
     }
-    assertEquals(3, apply(++index, T0 + 6 * SECOND, io.leasehold.proto.v1.LogCommand.newBuilder().setLiftLockDelays(lift))
-        .reply().getLiftLockDelays().getLifted());
+    assertEquals(
+        3,
+        apply(
+                ++index,
+                T0 + 6 * SECOND,
+                io.leasehold.proto.v1.LogCommand.newBuilder().setLiftLockDelays(lift))
+            .reply()
+            .getLiftLockDelays()
+            .getLifted());
     assertEquals(0, count(Space.LOCK_DELAYS));
   }
 
   // ---- states ----
 
   @Test
-  void getAndListShowAnActiveLeaseAsStaleOnceItsLastRenewalIsOlderThanTwoHeartbeats() throws IOException {
+  void getAndListShowAnActiveLeaseAsStaleOnceItsLastRenewalIsOlderThanTwoHeartbeats()
+      throws IOException {
     apply(1, T0, setPolicy("lock", policy().setHeartbeatInterval(secs(1))));
     granted(apply(2, T0, acquire("lock/a", "alice", secs(30))));
     granted(apply(3, T0, acquire("svc/b", "alice", secs(30))));
     assertEquals(LeaseState.ACTIVE, get("lock/a", T0 + 2 * SECOND).getLease().getState());
     assertEquals(LeaseState.STALE, get("lock/a", T0 + 2 * SECOND + 1).getLease().getState());
-    Map<String, LeaseState> listed = list("", 0, "", T0 + 3 * SECOND).getLeasesList().stream()
-        .collect(Collectors.toMap(l -> l.getName(), l -> l.getState()));
-    assertEquals(Map.of("lock/a", LeaseState.STALE, "svc/b", LeaseState.ACTIVE), listed, "svc/b's heartbeat is 10 s");
+    Map<String, LeaseState> listed =
+        list("", 0, "", T0 + 3 * SECOND).getLeasesList().stream()
+            .collect(Collectors.toMap(l -> l.getName(), l -> l.getState()));
+    assertEquals(
+        Map.of("lock/a", LeaseState.STALE, "svc/b", LeaseState.ACTIVE),
+        listed,
+        "svc/b's heartbeat is 10 s");
     apply(4, T0 + 3 * SECOND, renew("lock/a", 2));
     var lease = get("lock/a", T0 + 4 * SECOND).getLease();
     assertEquals(LeaseState.ACTIVE, lease.getState());
@@ -403,7 +506,10 @@ public abstract class AdminContract extends CoreFixture {
     assertEquals(1, c.expired());
     assertEquals(1, c.revoked());
     assertEquals(0, c.banned());
-    assertEquals(1, c.lateHeartbeats(), "lock/a's renewal came after it expired; lock/b's had a wrong token");
+    assertEquals(
+        1,
+        c.lateHeartbeats(),
+        "lock/a's renewal came after it expired; lock/b's had a wrong token");
     assertEquals(1, c.rejected(RejectReason.TTL_OUT_OF_RANGE));
     assertEquals(1, c.rejected(RejectReason.BANNED));
     assertEquals(0, c.rejected(RejectReason.LOCK_DELAY));
@@ -412,17 +518,24 @@ public abstract class AdminContract extends CoreFixture {
   // ---- helpers ----
 
   private List<io.leasehold.proto.v1.Ban> bans() {
-    return query(ReadQuery.newBuilder().setListBans(ListBansRequest.getDefaultInstance()), 0).getListBans().getBansList();
+    return query(ReadQuery.newBuilder().setListBans(ListBansRequest.getDefaultInstance()), 0)
+        .getListBans()
+        .getBansList();
   }
 
   private int count(Space space) {
-    return store.read(view -> {
-      int[] n = {0};
-      view.scan(space, new byte[0], new byte[0], (k, v) -> {
-        n[0]++;
-        return true;
-      });
-      return n[0];
-    });
+    return store.read(
+        view -> {
+          int[] n = {0};
+          view.scan(
+              space,
+              new byte[0],
+              new byte[0],
+              (k, v) -> {
+                n[0]++;
+                return true;
+              });
+          return n[0];
+        });
   }
 }

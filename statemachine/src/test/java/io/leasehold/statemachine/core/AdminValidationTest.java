@@ -17,7 +17,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The Admin API's input rules, and the guard that keeps a name pattern from exploding when compiled. */
+/**
+ * The Admin API's input rules, and the guard that keeps a name pattern from exploding when
+ * compiled.
+ */
 class AdminValidationTest {
 
   private static void assertInvalid(String field, Runnable check) {
@@ -27,40 +30,57 @@ class AdminValidationTest {
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = ';', value = {
-      "abc; 3",
-      "[a-z]+; 2",
-      "job-[0-9]{1,4}; 9",
-      "(a|b){3}; 10",
-      "(a{100}){100}; 10201",
-      "((a{1000}){1000}){1000}; 1002002001",
-      "a{2,}; 4",
-      "\\{1000\\}; 6",
-      "[{1000}]; 1",
-      "\\Qa{1000}\\E; 1",
-      "(?i)ab; 2",
-      "(?:ab){5}; 16",
-      "x{; 2",
-  })
+  @CsvSource(
+      delimiter = ';',
+      value = {
+        "abc; 3",
+        "[a-z]+; 2",
+        "job-[0-9]{1,4}; 9",
+        "(a|b){3}; 10",
+        "(a{100}){100}; 10201",
+        "((a{1000}){1000}){1000}; 1002002001",
+        "a{2,}; 4",
+        "\\{1000\\}; 6",
+        "[{1000}]; 1",
+        "\\Qa{1000}\\E; 1",
+        "(?i)ab; 2",
+        "(?:ab){5}; 16",
+        "x{; 2",
+      })
   void patternCostCountsRepetitionsOut(String pattern, long cost) {
     assertEquals(cost, PatternCost.of(pattern), pattern);
   }
 
   @Test
   void patternCostSaturatesInsteadOfOverflowing() {
-    assertTrue(PatternCost.of("(((((((a{1000}){1000}){1000}){1000}){1000}){1000}){1000})") >= 1L << 40);
+    assertTrue(
+        PatternCost.of("(((((((a{1000}){1000}){1000}){1000}){1000}){1000}){1000})") >= 1L << 40);
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"(a{100}){100}", "((a{1000}){1000}){1000}", "(", "a)", "[z-a]", "\\8", "(?<name", "a**"})
+  @ValueSource(
+      strings = {
+        "(a{100}){100}",
+        "((a{1000}){1000}){1000}",
+        "(",
+        "a)",
+        "[z-a]",
+        "\\8",
+        "(?<name",
+        "a**"
+      })
   void aPatternThatIsInvalidOrTooLargeIsRefusedBeforeRe2jCompilesIt(String pattern) {
-    assertInvalid("policy.name_pattern", () -> PolicyTerms.validate("policy", Policy.newBuilder().setNamePattern(pattern).build()));
+    assertInvalid(
+        "policy.name_pattern",
+        () -> PolicyTerms.validate("policy", Policy.newBuilder().setNamePattern(pattern).build()));
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"job-[0-9]+", "[a-z]+/i-[0-9a-f]{1,16}", "(?i)payments|billing", "\\p{L}+", ".*"})
+  @ValueSource(
+      strings = {"job-[0-9]+", "[a-z]+/i-[0-9a-f]{1,16}", "(?i)payments|billing", "\\p{L}+", ".*"})
   void ordinaryPatternsAreAccepted(String pattern) {
-    assertDoesNotThrow(() -> PolicyTerms.validate("policy", Policy.newBuilder().setNamePattern(pattern).build()));
+    assertDoesNotThrow(
+        () -> PolicyTerms.validate("policy", Policy.newBuilder().setNamePattern(pattern).build()));
   }
 
   @Test
@@ -86,34 +106,73 @@ class AdminValidationTest {
 
   @Test
   void aNamespaceWithASlashIsRefused() {
-    assertInvalid("namespace", () -> AdminValidation.setPolicy(SetPolicyRequest.newBuilder().setNamespace("lock/a").build()));
-    assertDoesNotThrow(() -> AdminValidation.setPolicy(SetPolicyRequest.newBuilder().setNamespace("").build()));
+    assertInvalid(
+        "namespace",
+        () ->
+            AdminValidation.setPolicy(
+                SetPolicyRequest.newBuilder().setNamespace("lock/a").build()));
+    assertDoesNotThrow(
+        () -> AdminValidation.setPolicy(SetPolicyRequest.newBuilder().setNamespace("").build()));
   }
 
   @Test
   void aBanTakesUntilOrDurationNotBoth() {
     BanRequest.Builder b = BanRequest.newBuilder().setHolder("alice");
-    assertInvalid("duration", () -> AdminValidation.ban(b.clone().setUntil(Timestamp.newBuilder().setSeconds(2_000_000_000L))
-        .setDuration(Duration.newBuilder().setSeconds(5)).build()));
-    assertInvalid("duration", () -> AdminValidation.ban(b.clone().setDuration(Duration.newBuilder().setSeconds(-5)).build()));
-    assertInvalid("until", () -> AdminValidation.ban(b.clone().setUntil(Timestamp.newBuilder().setSeconds(-1)).build()));
-    assertInvalid("until", () -> AdminValidation.banEnd(b.clone().setUntil(Timestamp.newBuilder().setSeconds(100)).build(), 200_000_000L));
+    assertInvalid(
+        "duration",
+        () ->
+            AdminValidation.ban(
+                b.clone()
+                    .setUntil(Timestamp.newBuilder().setSeconds(2_000_000_000L))
+                    .setDuration(Duration.newBuilder().setSeconds(5))
+                    .build()));
+    assertInvalid(
+        "duration",
+        () ->
+            AdminValidation.ban(
+                b.clone().setDuration(Duration.newBuilder().setSeconds(-5)).build()));
+    assertInvalid(
+        "until",
+        () ->
+            AdminValidation.ban(b.clone().setUntil(Timestamp.newBuilder().setSeconds(-1)).build()));
+    assertInvalid(
+        "until",
+        () ->
+            AdminValidation.banEnd(
+                b.clone().setUntil(Timestamp.newBuilder().setSeconds(100)).build(), 200_000_000L));
     assertInvalid("holder", () -> AdminValidation.ban(BanRequest.getDefaultInstance()));
-    assertInvalid("reason", () -> AdminValidation.ban(b.clone().setReason("x".repeat(2000)).build()));
+    assertInvalid(
+        "reason", () -> AdminValidation.ban(b.clone().setReason("x".repeat(2000)).build()));
   }
 
   @Test
   void historyTakesExactlyOneOfNameAndHolder() {
     assertInvalid("name", () -> AdminValidation.history(HistoryRequest.getDefaultInstance()));
-    assertInvalid("name", () -> AdminValidation.history(HistoryRequest.newBuilder().setName("lock/a").setHolder("h").build()));
-    assertInvalid("name", () -> AdminValidation.history(HistoryRequest.newBuilder().setName("no-namespace").build()));
-    assertInvalid("limit", () -> AdminValidation.history(HistoryRequest.newBuilder().setHolder("h").setLimit(-1).build()));
-    assertDoesNotThrow(() -> AdminValidation.history(HistoryRequest.newBuilder().setHolder("h").build()));
+    assertInvalid(
+        "name",
+        () ->
+            AdminValidation.history(
+                HistoryRequest.newBuilder().setName("lock/a").setHolder("h").build()));
+    assertInvalid(
+        "name",
+        () -> AdminValidation.history(HistoryRequest.newBuilder().setName("no-namespace").build()));
+    assertInvalid(
+        "limit",
+        () ->
+            AdminValidation.history(
+                HistoryRequest.newBuilder().setHolder("h").setLimit(-1).build()));
+    assertDoesNotThrow(
+        () -> AdminValidation.history(HistoryRequest.newBuilder().setHolder("h").build()));
   }
 
   @Test
   void revokeRefusesANegativeToken() {
-    assertInvalid("token", () -> AdminValidation.revoke(RevokeRequest.newBuilder().setName("lock/a").setToken(-1).build()));
-    assertInvalid("name", () -> AdminValidation.revoke(RevokeRequest.newBuilder().setName("lock").build()));
+    assertInvalid(
+        "token",
+        () ->
+            AdminValidation.revoke(
+                RevokeRequest.newBuilder().setName("lock/a").setToken(-1).build()));
+    assertInvalid(
+        "name", () -> AdminValidation.revoke(RevokeRequest.newBuilder().setName("lock").build()));
   }
 }

@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Which applied request ids an entry forgets: only past both the count floor and the age, or past the cap. */
+/**
+ * Which applied request ids an entry forgets: only past both the count floor and the age, or past
+ * the cap.
+ */
 class AppliedRequestsTest {
   static final long T0 = 1_700_000_000_000_000L;
 
@@ -21,17 +24,21 @@ class AppliedRequestsTest {
   @Test
   void recentIdsAreKeptWhateverTheirNumberUpToTheCap() {
     AppliedRequests r = filled(AppliedRequests.MIN_KEPT + 50, T0);
-    assertEquals(List.of(), r.due(T0 + AppliedRequests.RETAIN_MICROS), "not older than the retention yet");
+    assertEquals(
+        List.of(), r.due(T0 + AppliedRequests.RETAIN_MICROS), "not older than the retention yet");
   }
 
   @Test
   void oldIdsGoOldestFirstButNeverBelowTheCountFloor() {
     AppliedRequests r = filled(AppliedRequests.MIN_KEPT + 2, T0);
     long later = T0 + AppliedRequests.RETAIN_MICROS + 1;
-    assertEquals(List.of("id-0", "id-1"), r.due(later), "only down to the floor, even though all are old");
+    assertEquals(
+        List.of("id-0", "id-1"), r.due(later), "only down to the floor, even though all are old");
     r.remove("id-0");
     r.remove("id-1");
-    assertEquals(List.of(), r.due(later + AppliedRequests.RETAIN_MICROS * 100),
+    assertEquals(
+        List.of(),
+        r.due(later + AppliedRequests.RETAIN_MICROS * 100),
         "a leader clock far ahead cannot empty it: the newest ids stay");
   }
 

@@ -3,11 +3,11 @@ package io.leasehold.statemachine.core;
 import static io.leasehold.statemachine.core.Cmds.SECOND;
 import static io.leasehold.statemachine.core.Cmds.T0;
 import static io.leasehold.statemachine.core.Cmds.acquire;
+import static io.leasehold.statemachine.core.Cmds.policy;
 import static io.leasehold.statemachine.core.Cmds.release;
 import static io.leasehold.statemachine.core.Cmds.renew;
 import static io.leasehold.statemachine.core.Cmds.secs;
 import static io.leasehold.statemachine.core.Cmds.setPolicy;
-import static io.leasehold.statemachine.core.Cmds.policy;
 import static io.leasehold.statemachine.core.Cmds.update;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -25,13 +25,14 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Log format 2 ({@link LogFormat}): entries carrying a batch of client commands, and tokens
- * {@code index * 256 + position}. Run on every store.
+ * Log format 2 ({@link LogFormat}): entries carrying a batch of client commands, and tokens {@code
+ * index * 256 + position}. Run on every store.
  */
 public abstract class BatchContract extends CoreFixture {
 
   private static LogCommand.Builder formatTwo() {
-    return LogCommand.newBuilder().setSetLogFormat(SetLogFormat.newBuilder().setFormat(LogFormat.BATCHES));
+    return LogCommand.newBuilder()
+        .setSetLogFormat(SetLogFormat.newBuilder().setFormat(LogFormat.BATCHES));
   }
 
   private static LogCommand.Builder batch(LogCommand.Builder... commands) {
@@ -68,7 +69,11 @@ public abstract class BatchContract extends CoreFixture {
   void theFormatSurvivesAReloadAndNeverGoesDown() throws IOException {
     apply(1, T0, formatTwo());
     apply(2, T0, LogCommand.newBuilder().setSetLogFormat(SetLogFormat.newBuilder().setFormat(1)));
-    apply(3, T0, LogCommand.newBuilder().setSetLogFormat(SetLogFormat.newBuilder().setFormat(LogFormat.NEWEST + 1)));
+    apply(
+        3,
+        T0,
+        LogCommand.newBuilder()
+            .setSetLogFormat(SetLogFormat.newBuilder().setFormat(LogFormat.NEWEST + 1)));
     assertEquals(LogFormat.BATCHES, core.logFormat(), "a lower or unknown format changes nothing");
 
     LeaseCore reloaded = new LeaseCore(store);
@@ -81,23 +86,32 @@ public abstract class BatchContract extends CoreFixture {
     apply(6, T0, formatTwo());
     long after = granted(apply(7, T0, acquire("lock/b", "bob"))).getLease().getToken();
     assertEquals(5, before);
-    assertTrue(after > before, "format 2 tokens are above every format 1 token: " + after + " vs " + before);
+    assertTrue(
+        after > before,
+        "format 2 tokens are above every format 1 token: " + after + " vs " + before);
   }
 
   @Test
   void aBatchAppliesEachCommandInOrderWithItsOwnTokenAndReply() throws IOException {
     apply(1, T0, formatTwo());
-    ApplyResult r = apply(2, T0 + SECOND, batch(
-        acquire("lock/a", "alice", secs(10)),
-        acquire("lock/b", "bob", secs(10)),
-        release("lock/a", token(2, 0)),
-        acquire("lock/a", "carol", secs(10))));
+    ApplyResult r =
+        apply(
+            2,
+            T0 + SECOND,
+            batch(
+                acquire("lock/a", "alice", secs(10)),
+                acquire("lock/b", "bob", secs(10)),
+                release("lock/a", token(2, 0)),
+                acquire("lock/a", "carol", secs(10))));
 
     List<LogReply> replies = r.reply().getBatch().getRepliesList();
     assertEquals(4, replies.size());
     assertEquals(token(2, 0), replies.get(0).getAcquire().getLease().getToken());
     assertEquals(token(2, 1), replies.get(1).getAcquire().getLease().getToken());
-    assertEquals(Outcome.RELEASED, replies.get(2).getRelease().getOutcome(), "a later command sees an earlier one's grant");
+    assertEquals(
+        Outcome.RELEASED,
+        replies.get(2).getRelease().getOutcome(),
+        "a later command sees an earlier one's grant");
     assertEquals(Outcome.GRANTED, replies.get(3).getAcquire().getOutcome());
     assertEquals(token(2, 3), replies.get(3).getAcquire().getLease().getToken());
     assertEquals("carol", held("lock/a").getHolder());
@@ -107,20 +121,27 @@ public abstract class BatchContract extends CoreFixture {
     // Every event carries the entry's index as its revision, and the history keeps them in order.
     assertTrue(r.events().stream().allMatch(e -> e.revision() == 2));
     List<Event> kept = history(2);
-    assertEquals(List.of(Event.Type.ACQUIRED, Event.Type.ACQUIRED, Event.Type.RELEASED, Event.Type.ACQUIRED),
+    assertEquals(
+        List.of(Event.Type.ACQUIRED, Event.Type.ACQUIRED, Event.Type.RELEASED, Event.Type.ACQUIRED),
         kept.stream().map(Event::getType).toList());
-    assertEquals(List.of("lock/a", "lock/b", "lock/a", "lock/a"), kept.stream().map(Event::getName).toList());
+    assertEquals(
+        List.of("lock/a", "lock/b", "lock/a", "lock/a"),
+        kept.stream().map(Event::getName).toList());
   }
 
   @Test
   void anInvalidCommandInABatchChangesNothingAndTheOthersStillApply() throws IOException {
     apply(1, T0, formatTwo());
-    ApplyResult r = apply(2, T0, batch(
-        acquire("lock/a", "alice"),
-        release("lock/b", token(2, 5)),          // a token not issued yet: bad input
-        acquire("", "bob"),                      // no name
-        setPolicy("lock", policy()),             // not a client lease command
-        acquire("lock/c", "carol")));
+    ApplyResult r =
+        apply(
+            2,
+            T0,
+            batch(
+                acquire("lock/a", "alice"),
+                release("lock/b", token(2, 5)), // a token not issued yet: bad input
+                acquire("", "bob"), // no name
+                setPolicy("lock", policy()), // not a client lease command
+                acquire("lock/c", "carol")));
 
     List<LogReply> replies = r.reply().getBatch().getRepliesList();
     assertEquals(Outcome.GRANTED, replies.get(0).getAcquire().getOutcome());
@@ -129,11 +150,19 @@ public abstract class BatchContract extends CoreFixture {
     assertEquals("batch.commands[3]", replies.get(3).getInvalid().getField());
     assertEquals(Outcome.GRANTED, replies.get(4).getAcquire().getOutcome());
     assertEquals(token(2, 4), replies.get(4).getAcquire().getLease().getToken());
-    assertEquals(List.of("lock/a", "lock/c"), core.store().read(v -> {
-      java.util.List<String> names = new java.util.ArrayList<>();
-      v.scan(io.leasehold.statemachine.store.Space.LEASES, new byte[0], new byte[0], (k, val) -> names.add(new String(k)) || true);
-      return names;
-    }));
+    assertEquals(
+        List.of("lock/a", "lock/c"),
+        core.store()
+            .read(
+                v -> {
+                  java.util.List<String> names = new java.util.ArrayList<>();
+                  v.scan(
+                      io.leasehold.statemachine.store.Space.LEASES,
+                      new byte[0],
+                      new byte[0],
+                      (k, val) -> names.add(new String(k)) || true);
+                  return names;
+                }));
   }
 
   @Test
@@ -154,20 +183,28 @@ public abstract class BatchContract extends CoreFixture {
     retry.getAcquireBuilder().setRequestId("req-1");
     ApplyResult r = apply(2, T0, batch(first, retry));
     List<LogReply> replies = r.reply().getBatch().getRepliesList();
-    assertEquals(replies.get(0).getAcquire(), replies.get(1).getAcquire(), "the retry gets the first one's reply");
+    assertEquals(
+        replies.get(0).getAcquire(),
+        replies.get(1).getAcquire(),
+        "the retry gets the first one's reply");
     assertEquals(0, held("lock/a").getRenewCount(), "and changes nothing");
 
     ApplyResult later = apply(3, T0, retry);
-    assertEquals(replies.get(0).getAcquire(), later.reply().getAcquire(), "as it does in a later entry");
+    assertEquals(
+        replies.get(0).getAcquire(), later.reply().getAcquire(), "as it does in a later entry");
   }
 
   @Test
   void renewalsAndUpdatesInABatchSeeTheGrantBeforeThem() throws IOException {
     apply(1, T0, formatTwo());
-    ApplyResult r = apply(2, T0, batch(
-        acquire("lock/a", "alice", secs(10)),
-        renew("lock/a", token(2, 0)),
-        update("lock/a", token(2, 0), A1)));
+    ApplyResult r =
+        apply(
+            2,
+            T0,
+            batch(
+                acquire("lock/a", "alice", secs(10)),
+                renew("lock/a", token(2, 0)),
+                update("lock/a", token(2, 0), A1)));
     List<LogReply> replies = r.reply().getBatch().getRepliesList();
     assertEquals(Outcome.RENEWED, replies.get(1).getRenew().getResults(0).getOutcome());
     assertEquals(Outcome.UPDATED, replies.get(2).getUpdate().getOutcome());

@@ -29,8 +29,7 @@ class BatchDeterminismTest {
   private static final int STEPS = 3_000;
   private static final int SWITCH_AT = 300;
 
-  @TempDir
-  Path tempDir;
+  @TempDir Path tempDir;
 
   @ParameterizedTest(name = "seed {0}")
   @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
@@ -54,8 +53,14 @@ class BatchDeterminismTest {
         RandomWorkload.Step s = workload.next();
         boolean formatTwo = replicas.get(0).logFormat() >= LogFormat.BATCHES;
         if (step == SWITCH_AT) {
-          s = new RandomWorkload.Step(s.term(), s.index(), LogCommand.newBuilder()
-              .setSetLogFormat(SetLogFormat.newBuilder().setFormat(LogFormat.BATCHES)).setLeaderTimeMicros(s.command().getLeaderTimeMicros()).build());
+          s =
+              new RandomWorkload.Step(
+                  s.term(),
+                  s.index(),
+                  LogCommand.newBuilder()
+                      .setSetLogFormat(SetLogFormat.newBuilder().setFormat(LogFormat.BATCHES))
+                      .setLeaderTimeMicros(s.command().getLeaderTimeMicros())
+                      .build());
         }
         boolean replay = s.index() <= applied;
         if (formatTwo && !replay && LogFormat.batchable(s.command())) {
@@ -68,22 +73,34 @@ class BatchDeterminismTest {
           RandomWorkload.Step last = pending.get(pending.size() - 1);
           CommandBatch.Builder b = CommandBatch.newBuilder();
           pending.forEach(p -> b.addCommands(p.command()));
-          RandomWorkload.Step entry = new RandomWorkload.Step(last.term(), last.index(),
-              LogCommand.newBuilder().setBatch(b).setLeaderTimeMicros(last.command().getLeaderTimeMicros()).build());
+          RandomWorkload.Step entry =
+              new RandomWorkload.Step(
+                  last.term(),
+                  last.index(),
+                  LogCommand.newBuilder()
+                      .setBatch(b)
+                      .setLeaderTimeMicros(last.command().getLeaderTimeMicros())
+                      .build());
           ApplyResult r = applyEverywhere(replicas, entry, workload);
           lastToken = checkTokens(entry, r, lastToken, true);
           batches++;
-          batchedGrants += (int) r.events().stream().filter(e -> e.type() == LeaseEvent.Type.ACQUIRED).count();
+          batchedGrants +=
+              (int) r.events().stream().filter(e -> e.type() == LeaseEvent.Type.ACQUIRED).count();
           applied = Math.max(applied, entry.index());
           pending.clear();
           target = 1 + grouping.nextInt(8);
           if (pending.isEmpty() && LogFormat.batchable(s.command()) && !replay && formatTwo) {
-            continue;  // s was the last of that batch
+            continue; // s was the last of that batch
           }
         }
         ApplyResult r = applyEverywhere(replicas, s, workload);
         if (!replay) {
-          lastToken = checkTokens(s, r, lastToken, replicas.get(0).logFormat() >= LogFormat.BATCHES && step != SWITCH_AT);
+          lastToken =
+              checkTokens(
+                  s,
+                  r,
+                  lastToken,
+                  replicas.get(0).logFormat() >= LogFormat.BATCHES && step != SWITCH_AT);
           applied = Math.max(applied, s.index());
         }
         if (step == STEPS / 2) {
@@ -95,15 +112,21 @@ class BatchDeterminismTest {
       }
       ReplicaDeterminismTest.assertSameState(seed, STEPS, stores);
       ReplicaDeterminismTest.assertSameReads(replicas);
-      assertEquals(replicas.get(0).logFormat(), replicas.get(replicas.size() - 1).logFormat(), "the joiner took the format from the snapshot");
+      assertEquals(
+          replicas.get(0).logFormat(),
+          replicas.get(replicas.size() - 1).logFormat(),
+          "the joiner took the format from the snapshot");
       assertTrue(replicas.get(0).logFormat() >= LogFormat.BATCHES);
-      assertTrue(batches >= 200 && batchedGrants >= 100, "seed " + seed + ": " + batches + " batches, " + batchedGrants + " grants in them");
+      assertTrue(
+          batches >= 200 && batchedGrants >= 100,
+          "seed " + seed + ": " + batches + " batches, " + batchedGrants + " grants in them");
     } finally {
       stores.forEach(KvStore::close);
     }
   }
 
-  private static ApplyResult applyEverywhere(List<LeaseCore> replicas, RandomWorkload.Step s, RandomWorkload workload) throws IOException {
+  private static ApplyResult applyEverywhere(
+      List<LeaseCore> replicas, RandomWorkload.Step s, RandomWorkload workload) throws IOException {
     ApplyResult first = null;
     for (LeaseCore replica : replicas) {
       ApplyResult r = replica.apply(s.term(), s.index(), s.command());
@@ -118,15 +141,21 @@ class BatchDeterminismTest {
     return first;
   }
 
-  /** Every new grant's token is above every earlier one; under format 2, the entry's index × 256 + position. */
-  private static long checkTokens(RandomWorkload.Step s, ApplyResult r, long lastToken, boolean formatTwo) {
+  /**
+   * Every new grant's token is above every earlier one; under format 2, the entry's index × 256 +
+   * position.
+   */
+  private static long checkTokens(
+      RandomWorkload.Step s, ApplyResult r, long lastToken, boolean formatTwo) {
     for (LeaseEvent e : r.events()) {
       if (e.type() != LeaseEvent.Type.ACQUIRED) {
         continue;
       }
       long token = e.lease().getToken();
-      assertTrue(token > lastToken, "token " + token + " at index " + s.index() + " after " + lastToken);
-      assertEquals(s.index(), formatTwo ? token >> 8 : token, "the token derives from the entry's index");
+      assertTrue(
+          token > lastToken, "token " + token + " at index " + s.index() + " after " + lastToken);
+      assertEquals(
+          s.index(), formatTwo ? token >> 8 : token, "the token derives from the entry's index");
       lastToken = token;
     }
     return lastToken;

@@ -39,7 +39,11 @@ public final class Cmds {
   }
 
   public static Attributes attrs(String address, String status, Map<String, String> metadata) {
-    return Attributes.newBuilder().setAddress(address).setStatus(status).putAllMetadata(metadata).build();
+    return Attributes.newBuilder()
+        .setAddress(address)
+        .setStatus(status)
+        .putAllMetadata(metadata)
+        .build();
   }
 
   public static AcquireRequest.Builder acquireRequest(String name, String holder) {
@@ -55,8 +59,10 @@ public final class Cmds {
     return LogCommand.newBuilder().setAcquire(acquireRequest(name, holder).setTtl(ttl));
   }
 
-  public static LogCommand.Builder acquire(String name, String holder, Duration ttl, Attributes attributes) {
-    return LogCommand.newBuilder().setAcquire(acquireRequest(name, holder).setTtl(ttl).setAttributes(attributes));
+  public static LogCommand.Builder acquire(
+      String name, String holder, Duration ttl, Attributes attributes) {
+    return LogCommand.newBuilder()
+        .setAcquire(acquireRequest(name, holder).setTtl(ttl).setAttributes(attributes));
   }
 
   public static RenewItem item(String name, long token) {
@@ -68,20 +74,27 @@ public final class Cmds {
   }
 
   public static LogCommand.Builder renew(RenewItem... items) {
-    return LogCommand.newBuilder().setRenew(RenewRequest.newBuilder().addAllItems(java.util.List.of(items)));
+    return LogCommand.newBuilder()
+        .setRenew(RenewRequest.newBuilder().addAllItems(java.util.List.of(items)));
   }
 
   public static LogCommand.Builder release(String name, long token) {
-    return LogCommand.newBuilder().setRelease(ReleaseRequest.newBuilder().setName(name).setToken(token));
+    return LogCommand.newBuilder()
+        .setRelease(ReleaseRequest.newBuilder().setName(name).setToken(token));
   }
 
   public static LogCommand.Builder update(String name, long token, Attributes attributes) {
     return LogCommand.newBuilder()
-        .setUpdate(UpdateRequest.newBuilder().setName(name).setToken(token).setAttributes(attributes));
+        .setUpdate(
+            UpdateRequest.newBuilder().setName(name).setToken(token).setAttributes(attributes));
   }
 
   public static ExpireItem expiry(String name, long token, long lastRenewRevision) {
-    return ExpireItem.newBuilder().setName(name).setToken(token).setLastRenewRevision(lastRenewRevision).build();
+    return ExpireItem.newBuilder()
+        .setName(name)
+        .setToken(token)
+        .setLastRenewRevision(lastRenewRevision)
+        .build();
   }
 
   public static LogCommand.Builder expire(String name, long token, long lastRenewRevision) {
@@ -89,17 +102,25 @@ public final class Cmds {
   }
 
   public static LogCommand.Builder expire(ExpireItem... items) {
-    return LogCommand.newBuilder().setExpire(ExpireCommand.newBuilder().addAllItems(java.util.List.of(items)));
+    return LogCommand.newBuilder()
+        .setExpire(ExpireCommand.newBuilder().addAllItems(java.util.List.of(items)));
   }
 
   // ---- admin ----
 
-  public static LogCommand.Builder setPolicy(String namespace, io.leasehold.proto.v1.Policy.Builder policy) {
-    return LogCommand.newBuilder().setSetPolicy(io.leasehold.proto.v1.SetPolicyRequest.newBuilder().setNamespace(namespace).setPolicy(policy));
+  public static LogCommand.Builder setPolicy(
+      String namespace, io.leasehold.proto.v1.Policy.Builder policy) {
+    return LogCommand.newBuilder()
+        .setSetPolicy(
+            io.leasehold.proto.v1.SetPolicyRequest.newBuilder()
+                .setNamespace(namespace)
+                .setPolicy(policy));
   }
 
   public static LogCommand.Builder deletePolicy(String namespace) {
-    return LogCommand.newBuilder().setDeletePolicy(io.leasehold.proto.v1.DeletePolicyRequest.newBuilder().setNamespace(namespace));
+    return LogCommand.newBuilder()
+        .setDeletePolicy(
+            io.leasehold.proto.v1.DeletePolicyRequest.newBuilder().setNamespace(namespace));
   }
 
   public static io.leasehold.proto.v1.Policy.Builder policy() {
@@ -108,51 +129,84 @@ public final class Cmds {
 
   /** A ban until Unban. */
   public static LogCommand.Builder ban(String holder, String reason) {
-    return LogCommand.newBuilder().setBan(io.leasehold.proto.v1.BanRequest.newBuilder().setHolder(holder).setReason(reason));
+    return LogCommand.newBuilder()
+        .setBan(io.leasehold.proto.v1.BanRequest.newBuilder().setHolder(holder).setReason(reason));
   }
 
   public static LogCommand.Builder banFor(String holder, Duration duration) {
-    return LogCommand.newBuilder().setBan(io.leasehold.proto.v1.BanRequest.newBuilder().setHolder(holder).setReason("for a while").setDuration(duration));
+    return LogCommand.newBuilder()
+        .setBan(
+            io.leasehold.proto.v1.BanRequest.newBuilder()
+                .setHolder(holder)
+                .setReason("for a while")
+                .setDuration(duration));
   }
 
   public static LogCommand.Builder unban(String holder) {
-    return LogCommand.newBuilder().setUnban(io.leasehold.proto.v1.UnbanRequest.newBuilder().setHolder(holder));
+    return LogCommand.newBuilder()
+        .setUnban(io.leasehold.proto.v1.UnbanRequest.newBuilder().setHolder(holder));
   }
 
   public static LogCommand.Builder liftBan(String holder, long banRevision) {
-    return LogCommand.newBuilder().setLiftBans(io.leasehold.proto.v1.LiftBans.newBuilder()
-        .addItems(io.leasehold.proto.v1.LiftBanItem.newBuilder().setHolder(holder).setRevision(banRevision)));
+    return LogCommand.newBuilder()
+        .setLiftBans(
+            io.leasehold.proto.v1.LiftBans.newBuilder()
+                .addItems(
+                    io.leasehold.proto.v1.LiftBanItem.newBuilder()
+                        .setHolder(holder)
+                        .setRevision(banRevision)));
   }
 
   public static LogCommand.Builder liftLockDelay(String name, long endingRevision) {
-    return LogCommand.newBuilder().setLiftLockDelays(io.leasehold.proto.v1.LiftLockDelays.newBuilder()
-        .addItems(io.leasehold.proto.v1.LiftLockDelayItem.newBuilder().setName(name).setRevision(endingRevision)));
+    return LogCommand.newBuilder()
+        .setLiftLockDelays(
+            io.leasehold.proto.v1.LiftLockDelays.newBuilder()
+                .addItems(
+                    io.leasehold.proto.v1.LiftLockDelayItem.newBuilder()
+                        .setName(name)
+                        .setRevision(endingRevision)));
   }
 
   public static LogCommand.Builder revoke(String name, String reason) {
-    return LogCommand.newBuilder().setRevoke(io.leasehold.proto.v1.RevokeRequest.newBuilder().setName(name).setReason(reason));
+    return LogCommand.newBuilder()
+        .setRevoke(
+            io.leasehold.proto.v1.RevokeRequest.newBuilder().setName(name).setReason(reason));
   }
 
   public static LogCommand.Builder revoke(String name, long token, String reason) {
-    return LogCommand.newBuilder().setRevoke(io.leasehold.proto.v1.RevokeRequest.newBuilder().setName(name).setToken(token).setReason(reason));
+    return LogCommand.newBuilder()
+        .setRevoke(
+            io.leasehold.proto.v1.RevokeRequest.newBuilder()
+                .setName(name)
+                .setToken(token)
+                .setReason(reason));
   }
 
   // ---- sessions and transfers (log format 4) ----
 
   public static LogCommand.Builder formatSessions() {
-    return LogCommand.newBuilder().setSetLogFormat(io.leasehold.proto.v1.SetLogFormat.newBuilder().setFormat(LogFormat.SESSIONS));
+    return LogCommand.newBuilder()
+        .setSetLogFormat(
+            io.leasehold.proto.v1.SetLogFormat.newBuilder().setFormat(LogFormat.SESSIONS));
   }
 
   public static LogCommand.Builder createSession(String holder, Duration ttl) {
-    return LogCommand.newBuilder().setCreateSession(io.leasehold.proto.v1.CreateSessionRequest.newBuilder().setHolder(holder).setTtl(ttl));
+    return LogCommand.newBuilder()
+        .setCreateSession(
+            io.leasehold.proto.v1.CreateSessionRequest.newBuilder().setHolder(holder).setTtl(ttl));
   }
 
   public static LogCommand.Builder keepAlive(Long... sessions) {
-    return LogCommand.newBuilder().setKeepAlive(io.leasehold.proto.v1.KeepAliveRequest.newBuilder().addAllSessions(java.util.List.of(sessions)));
+    return LogCommand.newBuilder()
+        .setKeepAlive(
+            io.leasehold.proto.v1.KeepAliveRequest.newBuilder()
+                .addAllSessions(java.util.List.of(sessions)));
   }
 
   public static LogCommand.Builder closeSession(long session) {
-    return LogCommand.newBuilder().setCloseSession(io.leasehold.proto.v1.CloseSessionRequest.newBuilder().setSession(session));
+    return LogCommand.newBuilder()
+        .setCloseSession(
+            io.leasehold.proto.v1.CloseSessionRequest.newBuilder().setSession(session));
   }
 
   public static LogCommand.Builder acquireIn(String name, String holder, long session) {
@@ -160,11 +214,21 @@ public final class Cmds {
   }
 
   public static LogCommand.Builder expireSession(long session, long lastRenewRevision) {
-    return LogCommand.newBuilder().setExpire(ExpireCommand.newBuilder()
-        .addSessions(io.leasehold.proto.v1.ExpireSessionItem.newBuilder().setSession(session).setLastRenewRevision(lastRenewRevision)));
+    return LogCommand.newBuilder()
+        .setExpire(
+            ExpireCommand.newBuilder()
+                .addSessions(
+                    io.leasehold.proto.v1.ExpireSessionItem.newBuilder()
+                        .setSession(session)
+                        .setLastRenewRevision(lastRenewRevision)));
   }
 
   public static LogCommand.Builder transfer(String name, long token, String to) {
-    return LogCommand.newBuilder().setTransfer(io.leasehold.proto.v1.TransferRequest.newBuilder().setName(name).setToken(token).setToHolder(to));
+    return LogCommand.newBuilder()
+        .setTransfer(
+            io.leasehold.proto.v1.TransferRequest.newBuilder()
+                .setName(name)
+                .setToken(token)
+                .setToHolder(to));
   }
 }

@@ -8,7 +8,10 @@ import org.junit.jupiter.api.Test;
 /** Durations in messages read like the CLI's: 1.5s, 2m30s, never 1.47173s or PT1M. */
 class DurationTextTest {
   static Duration millis(long ms) {
-    return Duration.newBuilder().setSeconds(ms / 1000).setNanos((int) (ms % 1000) * 1_000_000).build();
+    return Duration.newBuilder()
+        .setSeconds(ms / 1000)
+        .setNanos((int) (ms % 1000) * 1_000_000)
+        .build();
   }
 
   @Test
@@ -17,7 +20,9 @@ class DurationTextTest {
     assertEquals("850ms", DurationText.exact(millis(850)));
     assertEquals("2s", DurationText.exact(millis(2000)));
     assertEquals("1.5s", DurationText.exact(millis(1500)));
-    assertEquals("1.472s", DurationText.exact(Duration.newBuilder().setSeconds(1).setNanos(471_730_000).build()));
+    assertEquals(
+        "1.472s",
+        DurationText.exact(Duration.newBuilder().setSeconds(1).setNanos(471_730_000).build()));
     assertEquals("1.005s", DurationText.exact(millis(1005)));
     assertEquals("1m", DurationText.exact(millis(60_000)));
     assertEquals("2m30s", DurationText.exact(millis(150_000)));
@@ -30,7 +35,10 @@ class DurationTextTest {
 
   @Test
   void estimatesAreRoundedToWhatAPersonCanUse() {
-    assertEquals("1.5s", DurationText.approxMicros(1_471_730), "the lock-delay that read 'about another 1.47173s'");
+    assertEquals(
+        "1.5s",
+        DurationText.approxMicros(1_471_730),
+        "the lock-delay that read 'about another 1.47173s'");
     assertEquals("2s", DurationText.approxMicros(1_960_000));
     assertEquals("850ms", DurationText.approxMicros(850_000));
     assertEquals("59.9s", DurationText.approxMicros(59_940_000));

@@ -46,7 +46,6 @@ import io.leasehold.proto.v1.UpdateRequest;
 import io.leasehold.proto.v1.UpdateResponse;
 import io.leasehold.statemachine.store.AppliedPosition;
 import io.leasehold.statemachine.store.KvStore;
-import io.leasehold.statemachine.store.Space;
 import io.leasehold.statemachine.store.StoreKind;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -62,8 +61,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The behaviour of {@link LeaseCore}, run against every {@link KvStore}: the core cannot tell
- * the stores apart, so every test here must pass on each of them.
+ * The behaviour of {@link LeaseCore}, run against every {@link KvStore}: the core cannot tell the
+ * stores apart, so every test here must pass on each of them.
  *
  * <p>Tests drive {@code apply} with explicit log indexes and leader times, exactly as Raft would.
  */
@@ -99,9 +98,15 @@ public abstract class LeaseCoreContract extends CoreFixture {
     assertEquals(7, g.getRevision());
     // A read adds what the serving node judged, and the deadline the store can tell: an estimate
     // (the server replaces it with the leader's own when it can ask the leader).
-    assertEquals(l.toBuilder().setRemaining(secs(6)).setState(io.leasehold.proto.v1.LeaseState.ACTIVE)
-        .setDeadline(at(T0 + 10 * SECOND)).setDeadlineRemaining(secs(6))
-        .setDeadlineSource(io.leasehold.proto.v1.DeadlineSource.DEADLINE_SOURCE_ESTIMATE).build(), g.getLease());
+    assertEquals(
+        l.toBuilder()
+            .setRemaining(secs(6))
+            .setState(io.leasehold.proto.v1.LeaseState.ACTIVE)
+            .setDeadline(at(T0 + 10 * SECOND))
+            .setDeadlineRemaining(secs(6))
+            .setDeadlineSource(io.leasehold.proto.v1.DeadlineSource.DEADLINE_SOURCE_ESTIMATE)
+            .build(),
+        g.getLease());
   }
 
   @Test
@@ -122,9 +127,11 @@ public abstract class LeaseCoreContract extends CoreFixture {
       } else if (token != null) {
         // The holder retries: same token, no new grant.
         String holder = held(name).getHolder();
-        assertEquals(token, granted(apply(index, time, acquire(name, holder))).getLease().getToken());
+        assertEquals(
+            token, granted(apply(index, time, acquire(name, holder))).getLease().getToken());
       } else {
-        long t = granted(apply(index, time, acquire(name, "h" + (index % 4)))).getLease().getToken();
+        long t =
+            granted(apply(index, time, acquire(name, "h" + (index % 4)))).getLease().getToken();
         assertEquals(index, t, "a new grant's token is its log index");
         assertTrue(t > lastGrant, "token " + t + " after " + lastGrant);
         lastGrant = t;
@@ -139,8 +146,10 @@ public abstract class LeaseCoreContract extends CoreFixture {
   void anAcquiresWaitIsNotTheLogsBusinessWhateverItSays() throws IOException {
     // A node too old to know the field logs it as the client sent it: every replica must apply
     // the entry alike, so apply never judges the wait (the receiving node does, AcquireWaits).
-    AcquireRequest.Builder r = Cmds.acquireRequest("lock/waited", "alice").setTtl(secs(10))
-        .setWait(com.google.protobuf.Duration.newBuilder().setSeconds(3_600));
+    AcquireRequest.Builder r =
+        Cmds.acquireRequest("lock/waited", "alice")
+            .setTtl(secs(10))
+            .setWait(com.google.protobuf.Duration.newBuilder().setSeconds(3_600));
     granted(apply(1, T0, LogCommand.newBuilder().setAcquire(r)));
     r.setWait(com.google.protobuf.Duration.newBuilder().setSeconds(-1));
     granted(apply(2, T0 + SECOND, LogCommand.newBuilder().setAcquire(r)));
@@ -163,7 +172,8 @@ public abstract class LeaseCoreContract extends CoreFixture {
     assertEquals(A1, again.getAttributes());
     assertEquals(List.of("RENEWED@2:lock/a"), describe(r.events()));
 
-    Lease third = granted(apply(3, T0 + 2 * SECOND, acquire("lock/a", "alice", secs(10), A1))).getLease();
+    Lease third =
+        granted(apply(3, T0 + 2 * SECOND, acquire("lock/a", "alice", secs(10), A1))).getLease();
     assertEquals(1, third.getToken());
     assertEquals(2, third.getRenewCount());
     assertEquals(1, held("lock/a").getToken());
@@ -214,20 +224,19 @@ public abstract class LeaseCoreContract extends CoreFixture {
     assertTrue(r.events().isEmpty());
     assertEquals(before, held("lock/a"), "a conflict changes nothing");
 
-    // Past the stamped estimate the lease still stands (only the leader's Expire ends it): remaining is 0, not negative.
+    // Past the stamped estimate the lease still stands (only the leader's Expire ends it):
+    // remaining is 0, not negative.
     ApplyResult late = apply(3, T0 + 25 * SECOND, acquire("lock/a", "bob"));
     assertEquals(Outcome.CONFLICT, late.reply().getAcquire().getOutcome());
-    assertEquals(Duration.getDefaultInstance(), late.reply().getAcquire().getConflict().getRemaining());
+    assertEquals(
+        Duration.getDefaultInstance(), late.reply().getAcquire().getConflict().getRemaining());
     assertEquals(before, held("lock/a"));
   }
 
   @Test
   void ttlBelowFloorOrAboveCeilingIsRejectedWithBounds() throws IOException {
     Duration[] outOfRange = {
-        secs(1),
-        secs(25 * 3600),
-        micros(2 * SECOND - 1),
-        micros(24 * 3600 * SECOND + 1),
+      secs(1), secs(25 * 3600), micros(2 * SECOND - 1), micros(24 * 3600 * SECOND + 1),
     };
     long index = 0;
     for (Duration ttl : outOfRange) {
@@ -243,8 +252,14 @@ public abstract class LeaseCoreContract extends CoreFixture {
       assertTrue(r.events().isEmpty());
       assertTrue(leases().isEmpty(), "a rejected acquire grants nothing");
     }
-    assertEquals(secs(2), granted(apply(++index, T0, acquire("lock/min", "alice", secs(2)))).getLease().getTtl());
-    assertEquals(secs(24 * 3600), granted(apply(++index, T0, acquire("lock/max", "alice", secs(24 * 3600)))).getLease().getTtl());
+    assertEquals(
+        secs(2),
+        granted(apply(++index, T0, acquire("lock/min", "alice", secs(2)))).getLease().getTtl());
+    assertEquals(
+        secs(24 * 3600),
+        granted(apply(++index, T0, acquire("lock/max", "alice", secs(24 * 3600))))
+            .getLease()
+            .getTtl());
   }
 
   @Test
@@ -259,12 +274,16 @@ public abstract class LeaseCoreContract extends CoreFixture {
 
   @Test
   void acquireWithTtlBeyondDurationRangeIsRefusedNotThrown() throws IOException {
-    // 10^13 s is outside protobuf's Duration range (±315,576,000,000 s); in microseconds it overflows a long.
+    // 10^13 s is outside protobuf's Duration range (±315,576,000,000 s); in microseconds it
+    // overflows a long.
     Duration huge = Duration.newBuilder().setSeconds(10_000_000_000_000L).build();
-    ApplyResult r = assertDoesNotThrow(() -> apply(1, T0, acquire("lock/a", "alice", huge)),
-        "an exception from apply stops every replica (Ratis shuts the server down)");
-    boolean refused = r.reply().hasInvalid() && r.reply().getInvalid().getField().equals("ttl")
-        || r.reply().getAcquire().getOutcome() == Outcome.REJECTED;
+    ApplyResult r =
+        assertDoesNotThrow(
+            () -> apply(1, T0, acquire("lock/a", "alice", huge)),
+            "an exception from apply stops every replica (Ratis shuts the server down)");
+    boolean refused =
+        r.reply().hasInvalid() && r.reply().getInvalid().getField().equals("ttl")
+            || r.reply().getAcquire().getOutcome() == Outcome.REJECTED;
     assertTrue(refused, () -> "expected invalid(ttl) or REJECTED, got " + r.reply());
     assertTrue(leases().isEmpty());
     assertEquals(1, core.applied().index());
@@ -273,7 +292,8 @@ public abstract class LeaseCoreContract extends CoreFixture {
   // ---- request ids ----
 
   static LogCommand.Builder acquireWithId(String name, String holder, String requestId) {
-    return LogCommand.newBuilder().setAcquire(Cmds.acquireRequest(name, holder).setTtl(secs(10)).setRequestId(requestId));
+    return LogCommand.newBuilder()
+        .setAcquire(Cmds.acquireRequest(name, holder).setTtl(secs(10)).setRequestId(requestId));
   }
 
   @Test
@@ -287,22 +307,33 @@ public abstract class LeaseCoreContract extends CoreFixture {
     assertEquals(first, late.reply().getAcquire(), "answered as the first time");
     assertTrue(late.events().isEmpty(), () -> describe(late.events()).toString());
     assertFalse(record("lock/a").isPresent(), "the name stays free");
-    assertEquals(8, granted(apply(8, T0 + 3 * SECOND, acquireWithId("lock/a", "alice", "call-2"))).getLease().getToken(),
+    assertEquals(
+        8,
+        granted(apply(8, T0 + 3 * SECOND, acquireWithId("lock/a", "alice", "call-2")))
+            .getLease()
+            .getToken(),
         "a new call, a new id: granted");
   }
 
   @Test
   void aRequestIdIsAnsweredTheSameWhateverTheFirstOutcome() throws IOException {
     granted(apply(5, T0, Cmds.acquire("lock/a", "bob", secs(10))));
-    AcquireResponse conflict = apply(6, T0, acquireWithId("lock/a", "alice", "call-1")).reply().getAcquire();
+    AcquireResponse conflict =
+        apply(6, T0, acquireWithId("lock/a", "alice", "call-1")).reply().getAcquire();
     assertEquals(Outcome.CONFLICT, conflict.getOutcome());
     apply(7, T0 + SECOND, release("lock/a", 5));
 
-    assertEquals(conflict, apply(8, T0 + SECOND, acquireWithId("lock/a", "alice", "call-1")).reply().getAcquire());
+    assertEquals(
+        conflict,
+        apply(8, T0 + SECOND, acquireWithId("lock/a", "alice", "call-1")).reply().getAcquire());
     assertFalse(record("lock/a").isPresent());
     // Without an id, the holder asking again is the idempotent re-acquire it always was.
     AcquireResponse a = granted(apply(9, T0 + SECOND, Cmds.acquire("lock/a", "alice", secs(10))));
-    assertEquals(a.getLease().getToken(), granted(apply(10, T0 + SECOND, Cmds.acquire("lock/a", "alice", secs(10)))).getLease().getToken());
+    assertEquals(
+        a.getLease().getToken(),
+        granted(apply(10, T0 + SECOND, Cmds.acquire("lock/a", "alice", secs(10))))
+            .getLease()
+            .getToken());
   }
 
   @Test
@@ -311,7 +342,9 @@ public abstract class LeaseCoreContract extends CoreFixture {
     apply(6, T0 + SECOND, release("lock/a", 5));
     core = new LeaseCore(store);
 
-    assertEquals(first, apply(7, T0 + SECOND, acquireWithId("lock/a", "alice", "call-1")).reply().getAcquire());
+    assertEquals(
+        first,
+        apply(7, T0 + SECOND, acquireWithId("lock/a", "alice", "call-1")).reply().getAcquire());
     assertFalse(record("lock/a").isPresent());
   }
 
@@ -331,9 +364,17 @@ public abstract class LeaseCoreContract extends CoreFixture {
     ApplyResult r = apply(2, T0 + 4 * SECOND, renew("lock/a", 1));
     RenewResponse rr = r.reply().getRenew();
     assertEquals(2, rr.getRevision());
-    assertEquals(List.of(RenewResult.newBuilder().setName("lock/a").setToken(1).setOutcome(Outcome.RENEWED).setTtl(secs(10))
-            .setHeartbeatInterval(micros(10 * SECOND / 3)).setExpiresAt(Cmds.at(T0 + 14 * SECOND))
-            .setDeadline(Cmds.at(T0 + 14 * SECOND)).build()),
+    assertEquals(
+        List.of(
+            RenewResult.newBuilder()
+                .setName("lock/a")
+                .setToken(1)
+                .setOutcome(Outcome.RENEWED)
+                .setTtl(secs(10))
+                .setHeartbeatInterval(micros(10 * SECOND / 3))
+                .setExpiresAt(Cmds.at(T0 + 14 * SECOND))
+                .setDeadline(Cmds.at(T0 + 14 * SECOND))
+                .build()),
         rr.getResultsList());
     assertEquals(micros(10 * SECOND / 3), rr.getHeartbeatInterval());
     LeaseRecord l = held("lock/a");
@@ -381,14 +422,26 @@ public abstract class LeaseCoreContract extends CoreFixture {
     granted(apply(3, T0, acquire("lock/c", "alice", secs(6))));
     apply(4, T0, release("lock/b", 2));
 
-    ApplyResult r = apply(5, T0 + SECOND, renew(
-        item("lock/c", 3), item("lock/b", 2), item("lock/x", 1), item("lock/a", 1), item("lock/a", 3)));
+    ApplyResult r =
+        apply(
+            5,
+            T0 + SECOND,
+            renew(
+                item("lock/c", 3),
+                item("lock/b", 2),
+                item("lock/x", 1),
+                item("lock/a", 1),
+                item("lock/a", 3)));
     RenewResponse rr = r.reply().getRenew();
-    assertEquals(List.of("lock/c", "lock/b", "lock/x", "lock/a", "lock/a"),
+    assertEquals(
+        List.of("lock/c", "lock/b", "lock/x", "lock/a", "lock/a"),
         rr.getResultsList().stream().map(RenewResult::getName).collect(Collectors.toList()));
-    assertEquals(List.of(3L, 2L, 1L, 1L, 3L),
+    assertEquals(
+        List.of(3L, 2L, 1L, 1L, 3L),
         rr.getResultsList().stream().map(RenewResult::getToken).collect(Collectors.toList()));
-    assertEquals(List.of(Outcome.RENEWED, Outcome.NOT_HELD, Outcome.NOT_HELD, Outcome.RENEWED, Outcome.NOT_HELD),
+    assertEquals(
+        List.of(
+            Outcome.RENEWED, Outcome.NOT_HELD, Outcome.NOT_HELD, Outcome.RENEWED, Outcome.NOT_HELD),
         rr.getResultsList().stream().map(RenewResult::getOutcome).collect(Collectors.toList()));
     assertEquals(secs(6), rr.getResults(0).getTtl());
     assertEquals(secs(30), rr.getResults(3).getTtl());
@@ -404,12 +457,15 @@ public abstract class LeaseCoreContract extends CoreFixture {
   @Test
   void releaseWithStaleTokenIsNotHeld() throws IOException {
     granted(apply(1, T0, acquire("lock/a", "alice")));
-    assertEquals(Outcome.RELEASED, apply(2, T0, release("lock/a", 1)).reply().getRelease().getOutcome());
+    assertEquals(
+        Outcome.RELEASED, apply(2, T0, release("lock/a", 1)).reply().getRelease().getOutcome());
     granted(apply(3, T0, acquire("lock/a", "bob")));
     LeaseRecord bobs = held("lock/a");
 
     ApplyResult stale = apply(4, T0, release("lock/a", 1));
-    assertEquals(ReleaseResponse.newBuilder().setOutcome(Outcome.NOT_HELD).setRevision(4).build(), stale.reply().getRelease());
+    assertEquals(
+        ReleaseResponse.newBuilder().setOutcome(Outcome.NOT_HELD).setRevision(4).build(),
+        stale.reply().getRelease());
     assertTrue(stale.events().isEmpty());
     assertEquals(bobs, held("lock/a"));
 
@@ -424,9 +480,12 @@ public abstract class LeaseCoreContract extends CoreFixture {
     LeaseRecord alices = held("lock/a");
 
     ApplyResult r = apply(2, T0 + SECOND, release("lock/a", 1));
-    assertEquals(ReleaseResponse.newBuilder().setOutcome(Outcome.RELEASED).setRevision(2).build(), r.reply().getRelease());
+    assertEquals(
+        ReleaseResponse.newBuilder().setOutcome(Outcome.RELEASED).setRevision(2).build(),
+        r.reply().getRelease());
     assertEquals(List.of("RELEASED@2:lock/a"), describe(r.events()));
-    assertEquals(alices, r.events().get(0).lease(), "the event carries the lease as it was when it ended");
+    assertEquals(
+        alices, r.events().get(0).lease(), "the event carries the lease as it was when it ended");
     assertFalse(get("lock/a", T0 + SECOND).getFound());
     assertEquals(0, list("lock/", 0, "", T0).getLeasesCount());
 
@@ -451,7 +510,9 @@ public abstract class LeaseCoreContract extends CoreFixture {
     assertEquals(A2, u.getLease().getAttributes());
     assertEquals(2, u.getLease().getModRevision());
     LeaseRecord after = held("svc/pay/1");
-    assertEquals(before.toBuilder().setAttributes(A2).setModRevision(2).build(), after,
+    assertEquals(
+        before.toBuilder().setAttributes(A2).setModRevision(2).build(),
+        after,
         "an update is not a renewal: only attributes and mod_revision change");
     assertEquals(List.of("UPDATED@2:svc/pay/1"), describe(r.events()));
     assertEquals(after, r.events().get(0).lease());
@@ -470,24 +531,38 @@ public abstract class LeaseCoreContract extends CoreFixture {
     LeaseRecord bobs = held("svc/pay/1");
 
     ApplyResult r = apply(4, T0, update("svc/pay/1", 1, A2));
-    assertEquals(UpdateResponse.newBuilder().setOutcome(Outcome.NOT_HELD).setRevision(4).build(), r.reply().getUpdate());
+    assertEquals(
+        UpdateResponse.newBuilder().setOutcome(Outcome.NOT_HELD).setRevision(4).build(),
+        r.reply().getUpdate());
     assertTrue(r.events().isEmpty());
     assertEquals(bobs, held("svc/pay/1"));
 
-    assertEquals(Outcome.NOT_HELD, apply(5, T0, update("svc/none/1", 3, A2)).reply().getUpdate().getOutcome());
+    assertEquals(
+        Outcome.NOT_HELD,
+        apply(5, T0, update("svc/none/1", 3, A2)).reply().getUpdate().getOutcome());
     assertFalse(record("svc/none/1").isPresent());
   }
 
   // ---- update masks ----
 
-  /** The attributes masked updates start from: metadata with two keys, so replacement and key-wise merging differ. */
-  private static final Attributes CURRENT = attrs("10.0.0.1:8080", "SERVING", Map.of("zone", "a", "v", "1"));
-  /** What masked updates send: every field differs from CURRENT, and its metadata lacks "zone". */
-  private static final Attributes SENT = attrs("10.9.9.9:1", "DRAINING", Map.of("v", "2", "w", "3"));
+  /**
+   * The attributes masked updates start from: metadata with two keys, so replacement and key-wise
+   * merging differ.
+   */
+  private static final Attributes CURRENT =
+      attrs("10.0.0.1:8080", "SERVING", Map.of("zone", "a", "v", "1"));
 
-  protected static LogCommand.Builder maskedUpdate(String name, long token, Attributes attributes, String... paths) {
-    UpdateRequest.Builder u = UpdateRequest.newBuilder().setName(name).setToken(token)
-        .setUpdateMask(FieldMask.newBuilder().addAllPaths(List.of(paths)));
+  /** What masked updates send: every field differs from CURRENT, and its metadata lacks "zone". */
+  private static final Attributes SENT =
+      attrs("10.9.9.9:1", "DRAINING", Map.of("v", "2", "w", "3"));
+
+  protected static LogCommand.Builder maskedUpdate(
+      String name, long token, Attributes attributes, String... paths) {
+    UpdateRequest.Builder u =
+        UpdateRequest.newBuilder()
+            .setName(name)
+            .setToken(token)
+            .setUpdateMask(FieldMask.newBuilder().addAllPaths(List.of(paths)));
     if (attributes != null) {
       u.setAttributes(attributes);
     }
@@ -510,19 +585,27 @@ public abstract class LeaseCoreContract extends CoreFixture {
 
   @ParameterizedTest(name = "mask {0}")
   @MethodSource("masks")
-  void updateMaskChangesOnlyTheNamedAttributesAndReplacesMetadataWhole(List<String> paths, Attributes expected) throws IOException {
+  void updateMaskChangesOnlyTheNamedAttributesAndReplacesMetadataWhole(
+      List<String> paths, Attributes expected) throws IOException {
     granted(apply(1, T0, acquire("svc/pay/1", "alice", secs(10), CURRENT)));
     LeaseRecord before = held("svc/pay/1");
 
-    ApplyResult r = apply(2, T0 + SECOND, maskedUpdate("svc/pay/1", 1, SENT, paths.toArray(String[]::new)));
+    ApplyResult r =
+        apply(2, T0 + SECOND, maskedUpdate("svc/pay/1", 1, SENT, paths.toArray(String[]::new)));
     UpdateResponse u = r.reply().getUpdate();
     assertEquals(Outcome.UPDATED, u.getOutcome(), r.reply()::toString);
     assertEquals(expected, u.getLease().getAttributes());
-    assertEquals(before.toBuilder().setAttributes(expected).setModRevision(2).build(), held("svc/pay/1"),
+    assertEquals(
+        before.toBuilder().setAttributes(expected).setModRevision(2).build(),
+        held("svc/pay/1"),
         "only the named attributes and mod_revision change");
     assertEquals(List.of("UPDATED@2:svc/pay/1"), describe(r.events()));
     assertEquals(expected, r.events().get(0).lease().getAttributes());
-    assertEquals(List.of(expected), storedAt(2).stream().map(s -> s.event().getLease().getAttributes()).collect(Collectors.toList()));
+    assertEquals(
+        List.of(expected),
+        storedAt(2).stream()
+            .map(s -> s.event().getLease().getAttributes())
+            .collect(Collectors.toList()));
   }
 
   @Test
@@ -532,7 +615,10 @@ public abstract class LeaseCoreContract extends CoreFixture {
 
     ApplyResult r = apply(2, T0 + SECOND, maskedUpdate("svc/pay/1", 1, noStatus));
     assertEquals(Outcome.UPDATED, r.reply().getUpdate().getOutcome());
-    assertEquals(noStatus, held("svc/pay/1").getAttributes(), "no mask: status cleared, metadata key zone gone");
+    assertEquals(
+        noStatus,
+        held("svc/pay/1").getAttributes(),
+        "no mask: status cleared, metadata key zone gone");
   }
 
   @Test
@@ -540,8 +626,11 @@ public abstract class LeaseCoreContract extends CoreFixture {
     granted(apply(1, T0, acquire("svc/pay/1", "alice", secs(10), CURRENT)));
 
     ApplyResult status = apply(2, T0 + SECOND, maskedUpdate("svc/pay/1", 1, null, "status"));
-    assertEquals(Outcome.UPDATED, status.reply().getUpdate().getOutcome(), status.reply()::toString);
-    assertEquals(attrs("10.0.0.1:8080", "", Map.of("zone", "a", "v", "1")), held("svc/pay/1").getAttributes());
+    assertEquals(
+        Outcome.UPDATED, status.reply().getUpdate().getOutcome(), status.reply()::toString);
+    assertEquals(
+        attrs("10.0.0.1:8080", "", Map.of("zone", "a", "v", "1")),
+        held("svc/pay/1").getAttributes());
 
     apply(3, T0 + SECOND, maskedUpdate("svc/pay/1", 1, null, "metadata"));
     assertEquals(attrs("10.0.0.1:8080", "", Map.of()), held("svc/pay/1").getAttributes());
@@ -557,12 +646,14 @@ public abstract class LeaseCoreContract extends CoreFixture {
 
   @ParameterizedTest(name = "paths {0}")
   @MethodSource("unknownMasks")
-  void updateMaskWithUnknownPathIsInvalidAndChangesNothing(List<String> paths, String field) throws IOException {
+  void updateMaskWithUnknownPathIsInvalidAndChangesNothing(List<String> paths, String field)
+      throws IOException {
     granted(apply(1, T0, acquire("svc/pay/1", "alice", secs(10), CURRENT)));
     Map<String, LeaseRecord> before = leases();
     List<Stored> history = stored();
 
-    ApplyResult r = apply(2, T0 + SECOND, maskedUpdate("svc/pay/1", 1, SENT, paths.toArray(String[]::new)));
+    ApplyResult r =
+        apply(2, T0 + SECOND, maskedUpdate("svc/pay/1", 1, SENT, paths.toArray(String[]::new)));
     assertEquals(field, invalid(r).getField());
     assertTrue(invalid(r).getMessage().contains(field), invalid(r)::getMessage);
     assertTrue(r.events().isEmpty());
@@ -590,9 +681,12 @@ public abstract class LeaseCoreContract extends CoreFixture {
     apply(2, T0 + 5 * SECOND, renew("lock/a", 1));
     LeaseRecord renewed = held("lock/a");
 
-    // The ticker saw the grant (last_renew_revision 1); the renewal at 2 raced its proposal and wins.
+    // The ticker saw the grant (last_renew_revision 1); the renewal at 2 raced its proposal and
+    // wins.
     ApplyResult r = apply(3, T0 + 11 * SECOND, expire("lock/a", 1, 1));
-    assertEquals(ExpireResponse.newBuilder().setExpired(0).setSkipped(1).setRevision(3).build(), r.reply().getExpire());
+    assertEquals(
+        ExpireResponse.newBuilder().setExpired(0).setSkipped(1).setRevision(3).build(),
+        r.reply().getExpire());
     assertTrue(r.events().isEmpty());
     assertEquals(renewed, held("lock/a"));
 
@@ -610,7 +704,9 @@ public abstract class LeaseCoreContract extends CoreFixture {
 
     // A deposed leader's late proposal for alice's lease.
     ApplyResult r = apply(4, T0 + 20 * SECOND, expire("lock/a", 1, 1));
-    assertEquals(ExpireResponse.newBuilder().setExpired(0).setSkipped(1).setRevision(4).build(), r.reply().getExpire());
+    assertEquals(
+        ExpireResponse.newBuilder().setExpired(0).setSkipped(1).setRevision(4).build(),
+        r.reply().getExpire());
     assertTrue(r.events().isEmpty());
     assertEquals(bobs, held("lock/a"));
   }
@@ -624,16 +720,27 @@ public abstract class LeaseCoreContract extends CoreFixture {
     LeaseRecord b = held("lock/b");
     LeaseRecord c = held("lock/c");
 
-    ApplyResult r = apply(4, T0 + 11 * SECOND, expire(
-        expiry("lock/a", 1, 1), expiry("lock/b", 2, 2), expiry("lock/gone", 1, 1), expiry("", 1, 1), expiry("lock/a", 1, 1)));
-    assertEquals(ExpireResponse.newBuilder().setExpired(2).setSkipped(3).setRevision(4).build(), r.reply().getExpire());
+    ApplyResult r =
+        apply(
+            4,
+            T0 + 11 * SECOND,
+            expire(
+                expiry("lock/a", 1, 1),
+                expiry("lock/b", 2, 2),
+                expiry("lock/gone", 1, 1),
+                expiry("", 1, 1),
+                expiry("lock/a", 1, 1)));
+    assertEquals(
+        ExpireResponse.newBuilder().setExpired(2).setSkipped(3).setRevision(4).build(),
+        r.reply().getExpire());
     assertEquals(List.of("EXPIRED@4:lock/a", "EXPIRED@4:lock/b"), describe(r.events()));
     assertEquals(a, r.events().get(0).lease());
     assertEquals(b, r.events().get(1).lease());
     assertEquals(Map.of("lock/c", c), leases());
     assertFalse(get("lock/a", T0).getFound());
 
-    assertEquals(5, granted(apply(5, T0 + 11 * SECOND, acquire("lock/a", "bob"))).getLease().getToken());
+    assertEquals(
+        5, granted(apply(5, T0 + 11 * SECOND, acquire("lock/a", "bob"))).getLease().getToken());
   }
 
   // ---- invalid entries ----
@@ -661,7 +768,9 @@ public abstract class LeaseCoreContract extends CoreFixture {
     assertEquals(4, core.applied().index());
 
     assertEquals(before, leases());
-    assertEquals(Outcome.RELEASED, apply(5, T0 + SECOND, release("lock/a", 1)).reply().getRelease().getOutcome());
+    assertEquals(
+        Outcome.RELEASED,
+        apply(5, T0 + SECOND, release("lock/a", 1)).reply().getRelease().getOutcome());
   }
 
   @Test
@@ -670,15 +779,18 @@ public abstract class LeaseCoreContract extends CoreFixture {
     Map<String, LeaseRecord> before = leases();
 
     Object[][] cases = {
-        {acquire("", "bob"), "name"},
-        {LogCommand.newBuilder(), "command"},
-        {acquire("lock/b", ""), "holder"},
-        {acquire("lock/b", "bob", secs(0)), "ttl"},
-        {acquire("nons", "bob"), "name"},
-        {LogCommand.newBuilder().setUpdate(UpdateRequest.newBuilder().setName("lock/a").setToken(1)), "attributes"},
-        {LogCommand.newBuilder().setRenew(RenewRequest.getDefaultInstance()), "items"},
-        {release("lock/a", 0), "token"},
-        {renew(item("lock/a", 1), item("bad", 1)), "items[1].name"},
+      {acquire("", "bob"), "name"},
+      {LogCommand.newBuilder(), "command"},
+      {acquire("lock/b", ""), "holder"},
+      {acquire("lock/b", "bob", secs(0)), "ttl"},
+      {acquire("nons", "bob"), "name"},
+      {
+        LogCommand.newBuilder().setUpdate(UpdateRequest.newBuilder().setName("lock/a").setToken(1)),
+        "attributes"
+      },
+      {LogCommand.newBuilder().setRenew(RenewRequest.getDefaultInstance()), "items"},
+      {release("lock/a", 0), "token"},
+      {renew(item("lock/a", 1), item("bad", 1)), "items[1].name"},
     };
     long index = 1;
     for (Object[] c : cases) {
@@ -704,15 +816,18 @@ public abstract class LeaseCoreContract extends CoreFixture {
     assertTrue(again.events().isEmpty());
     ApplyResult older = apply(1, T0 + 5 * SECOND, release("lock/a", 1));
     assertEquals(LogReply.getDefaultInstance(), older.reply());
-    assertArrayEquals(dump, StoreKind.dump(store), "a replayed entry changes nothing, not even the clock");
+    assertArrayEquals(
+        dump, StoreKind.dump(store), "a replayed entry changes nothing, not even the clock");
     assertEquals(new AppliedPosition(TERM, 2), core.applied());
 
     // A restarted core over the same store skips the same way.
     core = new LeaseCore(store);
-    assertEquals(LogReply.getDefaultInstance(), apply(2, T0 + 5 * SECOND, release("lock/b", 2)).reply());
+    assertEquals(
+        LogReply.getDefaultInstance(), apply(2, T0 + 5 * SECOND, release("lock/b", 2)).reply());
     assertArrayEquals(dump, StoreKind.dump(store));
 
-    assertEquals(3, granted(apply(3, T0 + 2 * SECOND, acquire("lock/c", "carol"))).getLease().getToken());
+    assertEquals(
+        3, granted(apply(3, T0 + 2 * SECOND, acquire("lock/c", "carol"))).getLease().getToken());
   }
 
   // ---- time ----
@@ -723,7 +838,10 @@ public abstract class LeaseCoreContract extends CoreFixture {
     assertEquals(T0 + 10 * SECOND, held("lock/a").getAcquiredAtMicros());
 
     apply(2, T0, renew("lock/a", 1));
-    assertEquals(T0 + 10 * SECOND, held("lock/a").getRenewedAtMicros(), "a new leader's slower clock must not move time back");
+    assertEquals(
+        T0 + 10 * SECOND,
+        held("lock/a").getRenewedAtMicros(),
+        "a new leader's slower clock must not move time back");
 
     granted(apply(3, T0 + 5 * SECOND, acquire("lock/b", "bob")));
     assertEquals(T0 + 10 * SECOND, held("lock/b").getAcquiredAtMicros());
@@ -760,27 +878,30 @@ public abstract class LeaseCoreContract extends CoreFixture {
     results.add(apply(2, t += SECOND, renew("svc/pay/1", 1)));
     results.add(apply(3, t += SECOND, acquire("svc/pay/1", "alice", secs(10), A1)));
     results.add(apply(4, t += SECOND, update("svc/pay/1", 1, A2)));
-    results.add(apply(5, t += SECOND, acquire("svc/pay/1", "bob")));                  // conflict: no event
-    results.add(apply(6, t += SECOND, acquire("svc/pay/2", "bob", secs(1))));         // rejected: no event
-    results.add(apply(7, t += SECOND, renew("svc/pay/2", 6)));                        // not held: no event
+    results.add(apply(5, t += SECOND, acquire("svc/pay/1", "bob"))); // conflict: no event
+    results.add(apply(6, t += SECOND, acquire("svc/pay/2", "bob", secs(1)))); // rejected: no event
+    results.add(apply(7, t += SECOND, renew("svc/pay/2", 6))); // not held: no event
     results.add(apply(8, t += SECOND, release("svc/pay/1", 1)));
     results.add(apply(9, t += SECOND, acquire("svc/pay/1", "bob")));
     results.add(apply(10, t += 20 * SECOND, expire("svc/pay/1", 9, 9)));
-    results.add(apply(11, t, expire("svc/pay/1", 9, 9)));                             // already gone: no event
+    results.add(apply(11, t, expire("svc/pay/1", 9, 9))); // already gone: no event
     for (ApplyResult r : results) {
       for (LeaseEvent e : r.events()) {
         assertEquals(r.revision(), e.revision(), "an event's revision is the index of its entry");
         all.add(e);
       }
     }
-    assertEquals(List.of(
-        "ACQUIRED@1:svc/pay/1",
-        "RENEWED@2:svc/pay/1",
-        "RENEWED@3:svc/pay/1", "UPDATED@3:svc/pay/1",
-        "UPDATED@4:svc/pay/1",
-        "RELEASED@8:svc/pay/1",
-        "ACQUIRED@9:svc/pay/1",
-        "EXPIRED@10:svc/pay/1"), describe(all));
+    assertEquals(
+        List.of(
+            "ACQUIRED@1:svc/pay/1",
+            "RENEWED@2:svc/pay/1",
+            "RENEWED@3:svc/pay/1",
+            "UPDATED@3:svc/pay/1",
+            "UPDATED@4:svc/pay/1",
+            "RELEASED@8:svc/pay/1",
+            "ACQUIRED@9:svc/pay/1",
+            "EXPIRED@10:svc/pay/1"),
+        describe(all));
     assertEquals(1, all.get(0).lease().getToken());
     assertEquals(A1, all.get(3).lease().getAttributes());
     assertEquals(A2, all.get(4).lease().getAttributes());
@@ -790,14 +911,18 @@ public abstract class LeaseCoreContract extends CoreFixture {
     assertEquals("bob", all.get(7).lease().getHolder());
     assertTrue(leases().isEmpty());
     for (LeaseEvent e : all) {
-      assertEquals(e.type().endsLease(), e.type() == LeaseEvent.Type.RELEASED || e.type() == LeaseEvent.Type.EXPIRED);
+      assertEquals(
+          e.type().endsLease(),
+          e.type() == LeaseEvent.Type.RELEASED || e.type() == LeaseEvent.Type.EXPIRED);
     }
   }
 
   @Test
   void acquireEmitsAcquiredWithTheStoredLease() throws IOException {
     ApplyResult r = apply(1, T0, acquire("svc/pay/1", "alice", secs(10), A1));
-    assertEquals(List.of(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 1, "svc/pay/1", held("svc/pay/1"), T0)), r.events());
+    assertEquals(
+        List.of(new LeaseEvent(LeaseEvent.Type.ACQUIRED, 1, "svc/pay/1", held("svc/pay/1"), T0)),
+        r.events());
   }
 
   // ---- reads ----
@@ -833,15 +958,20 @@ public abstract class LeaseCoreContract extends CoreFixture {
     assertEquals(3, exact.getLeasesCount());
     assertFalse(exact.getMore());
 
-    // start_after need not be a stored name; a start_after before the prefix means "from the prefix".
+    // start_after need not be a stored name; a start_after before the prefix means "from the
+    // prefix".
     assertEquals(List.of("a/b/2", "a/b/\u00fc"), names(list("a/b/", 0, "a/b/10", T0)));
     assertEquals(List.of("a/b/1", "a/b/2", "a/b/\u00fc"), names(list("a/b/", 0, "a/a", T0)));
     assertEquals(List.of(), names(list("a/b/", 0, "a/b/\u00fc", T0)));
 
     ListResponse all = list("", 0, "", T0);
-    List<String> sorted = List.of(names).stream()
-        .sorted((x, y) -> java.util.Arrays.compareUnsigned(x.getBytes(StandardCharsets.UTF_8), y.getBytes(StandardCharsets.UTF_8)))
-        .collect(Collectors.toList());
+    List<String> sorted =
+        List.of(names).stream()
+            .sorted(
+                (x, y) ->
+                    java.util.Arrays.compareUnsigned(
+                        x.getBytes(StandardCharsets.UTF_8), y.getBytes(StandardCharsets.UTF_8)))
+            .collect(Collectors.toList());
     assertEquals(sorted, names(all));
 
     // Paging through everything one at a time yields every name once, in order.
@@ -870,21 +1000,30 @@ public abstract class LeaseCoreContract extends CoreFixture {
     Attributes addressed = attrs("10.0.0.1:1", "", Map.of());
     Attributes statusOnly = attrs("", "SERVING", Map.of("zone", "a"));
     Object[][] leases = {
-        {"r/1", addressed}, {"r/2", null}, {"r/3", statusOnly}, {"r/4", addressed},
-        {"r/5", null}, {"r/6", addressed}, {"r/7", statusOnly}, {"s/1", addressed},
+      {"r/1", addressed}, {"r/2", null}, {"r/3", statusOnly}, {"r/4", addressed},
+      {"r/5", null}, {"r/6", addressed}, {"r/7", statusOnly}, {"s/1", addressed},
     };
     long index = 0;
     for (Object[] l : leases) {
       index++;
       Attributes a = (Attributes) l[1];
-      granted(apply(index, T0, a == null ? acquire((String) l[0], "h", secs(10)) : acquire((String) l[0], "h", secs(10), a)));
+      granted(
+          apply(
+              index,
+              T0,
+              a == null
+                  ? acquire((String) l[0], "h", secs(10))
+                  : acquire((String) l[0], "h", secs(10), a)));
     }
 
     assertEquals(List.of("r/1", "r/4", "r/6"), names(routes("r/", 0, "")));
     assertEquals(List.of("r/1", "r/4", "r/6", "s/1"), names(routes("", 0, "")));
     assertEquals(8, list("", 0, "", T0).getLeasesCount(), "without the flag every lease is listed");
     assertEquals(index, routes("r/", 0, "").getRevision());
-    assertEquals(get("r/4", T0).getLease(), routes("r/", 0, "").getLeases(1), "a route is listed as Get shows it");
+    assertEquals(
+        get("r/4", T0).getLease(),
+        routes("r/", 0, "").getLeases(1),
+        "a route is listed as Get shows it");
 
     // The limit counts matches only, and "more" means another match, not another lease.
     ListResponse page1 = routes("r/", 2, "");
@@ -912,11 +1051,20 @@ public abstract class LeaseCoreContract extends CoreFixture {
     apply(++index, T0, maskedUpdate("r/4", 4, null, "address"));
     apply(++index, T0, maskedUpdate("r/3", 3, addressed, "address"));
     assertEquals(List.of("r/1", "r/3", "r/6"), names(routes("r/", 0, "")));
-    assertEquals(statusOnly.toBuilder().setAddress("10.0.0.1:1").build(), routes("r/", 0, "").getLeases(1).getAttributes());
+    assertEquals(
+        statusOnly.toBuilder().setAddress("10.0.0.1:1").build(),
+        routes("r/", 0, "").getLeases(1).getAttributes());
   }
 
   private ListResponse routes(String prefix, int limit, String startAfter) {
-    return core.list(ListRequest.newBuilder().setPrefix(prefix).setLimit(limit).setStartAfter(startAfter).setWithAddress(true).build(), T0);
+    return core.list(
+        ListRequest.newBuilder()
+            .setPrefix(prefix)
+            .setLimit(limit)
+            .setStartAfter(startAfter)
+            .setWithAddress(true)
+            .build(),
+        T0);
   }
 
   @Test
@@ -929,7 +1077,9 @@ public abstract class LeaseCoreContract extends CoreFixture {
     assertTrue(g.getFound());
     assertEquals(3, g.getRevision());
     assertEquals(secs(6), g.getLease().getRemaining());
-    assertEquals(Duration.getDefaultInstance(), get("lock/a", T0 + 60 * SECOND).getLease().getRemaining(),
+    assertEquals(
+        Duration.getDefaultInstance(),
+        get("lock/a", T0 + 60 * SECOND).getLease().getRemaining(),
         "remaining never goes negative");
     assertEquals(secs(15), get("lock/a", T0 - 5 * SECOND).getLease().getRemaining());
 
@@ -938,17 +1088,28 @@ public abstract class LeaseCoreContract extends CoreFixture {
     assertFalse(missing.hasLease());
     assertEquals(3, missing.getRevision());
 
-    assertEquals(g, core.query(ReadQuery.newBuilder().setGet(GetRequest.newBuilder().setName("lock/a")).build(),
-        T0 + 4 * SECOND).getGet());
-    assertEquals(list("lock/", 0, "", T0), core.query(ReadQuery.newBuilder()
-        .setList(ListRequest.newBuilder().setPrefix("lock/")).build(), T0).getList());
+    assertEquals(
+        g,
+        core.query(
+                ReadQuery.newBuilder().setGet(GetRequest.newBuilder().setName("lock/a")).build(),
+                T0 + 4 * SECOND)
+            .getGet());
+    assertEquals(
+        list("lock/", 0, "", T0),
+        core.query(
+                ReadQuery.newBuilder().setList(ListRequest.newBuilder().setPrefix("lock/")).build(),
+                T0)
+            .getList());
 
-    InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> get("nope", T0));
+    InvalidArgumentException e =
+        assertThrows(InvalidArgumentException.class, () -> get("nope", T0));
     assertEquals("name", e.field());
-    InvalidArgumentException q = assertThrows(InvalidArgumentException.class,
-        () -> core.query(ReadQuery.getDefaultInstance(), T0));
+    InvalidArgumentException q =
+        assertThrows(
+            InvalidArgumentException.class, () -> core.query(ReadQuery.getDefaultInstance(), T0));
     assertEquals("query", q.field());
-    InvalidArgumentException l = assertThrows(InvalidArgumentException.class, () -> list("", -1, "", T0));
+    InvalidArgumentException l =
+        assertThrows(InvalidArgumentException.class, () -> list("", -1, "", T0));
     assertEquals("limit", l.field());
   }
 

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link LeaseIndex} against a plain model (a tree per group, as the index used to be), through
- * random grants, releases and re-grants to another holder, including runs where most leases end
- * and where leases arrive out of token order (a store loaded unsorted).
+ * random grants, releases and re-grants to another holder, including runs where most leases end and
+ * where leases arrive out of token order (a store loaded unsorted).
  */
 class LeaseIndexTest {
   private static final String[] HOLDERS = {"runner-a", "runner-b", "runner-c", "solo"};
@@ -23,6 +23,7 @@ class LeaseIndexTest {
 
   /** The model: live leases by name. */
   private final Map<String, LeaseRecord> live = new HashMap<>();
+
   private final LeaseIndex index = new LeaseIndex();
 
   @Test
@@ -38,9 +39,13 @@ class LeaseIndexTest {
         if (live.isEmpty() || random.nextInt(10) < (growing ? 7 : 2)) {
           String name = NAMESPACES[random.nextInt(NAMESPACES.length)] + "/" + random.nextInt(400);
           LeaseRecord old = live.get(name);
-          LeaseRecord now = LeaseRecord.newBuilder().setHolder(HOLDERS[random.nextInt(HOLDERS.length)]).setToken(++token).build();
+          LeaseRecord now =
+              LeaseRecord.newBuilder()
+                  .setHolder(HOLDERS[random.nextInt(HOLDERS.length)])
+                  .setToken(++token)
+                  .build();
           if (old != null) {
-            index.remove(name, old);  // re-granted: a new token (as Tx.publish does)
+            index.remove(name, old); // re-granted: a new token (as Tx.publish does)
           }
           live.put(name, now);
           index.add(name, now);
@@ -66,7 +71,11 @@ class LeaseIndexTest {
     }
     java.util.Collections.shuffle(tokens, random);
     for (long t : tokens) {
-      LeaseRecord lease = LeaseRecord.newBuilder().setHolder(HOLDERS[(int) (t % HOLDERS.length)]).setToken(t).build();
+      LeaseRecord lease =
+          LeaseRecord.newBuilder()
+              .setHolder(HOLDERS[(int) (t % HOLDERS.length)])
+              .setToken(t)
+              .build();
       String name = "locks/" + t;
       live.put(name, lease);
       index.add(name, lease);
@@ -90,8 +99,8 @@ class LeaseIndexTest {
     LeaseRecord nine = LeaseRecord.newBuilder().setHolder("h").setToken(9).build();
     index.add("locks/a", five);
     index.add("locks/b", nine);
-    index.add("locks/c", five);  // below the last token
-    index.add("locks/d", nine);  // equal to the last token
+    index.add("locks/c", five); // below the last token
+    index.add("locks/d", nine); // equal to the last token
     assertEquals(List.of("locks/c", "locks/d"), index.namesHeldBy("h"));
     assertEquals(2, index.inNamespace("locks"));
     assertEquals(2, index.heldBy("h", "locks"));
@@ -104,43 +113,56 @@ class LeaseIndexTest {
     String fresh = new String("runner-a".toCharArray());
     assertSame(first, index.holder(fresh));
     String other = new String("runner-b".toCharArray());
-    assertSame(other, index.holder(other));  // no lease yet: its own string
+    assertSame(other, index.holder(other)); // no lease yet: its own string
   }
 
   private void check(Random random, String where) {
     Map<String, Map<String, TreeMap<Long, String>>> byHolder = new HashMap<>();
     Map<String, TreeMap<Long, String>> byNamespace = new HashMap<>();
-    live.forEach((name, lease) -> {
-      String ns = LeaseIndex.namespace(name);
-      byHolder.computeIfAbsent(lease.getHolder(), h -> new HashMap<>()).computeIfAbsent(ns, n -> new TreeMap<>()).put(lease.getToken(), name);
-      byNamespace.computeIfAbsent(ns, n -> new TreeMap<>()).put(lease.getToken(), name);
-    });
+    live.forEach(
+        (name, lease) -> {
+          String ns = LeaseIndex.namespace(name);
+          byHolder
+              .computeIfAbsent(lease.getHolder(), h -> new HashMap<>())
+              .computeIfAbsent(ns, n -> new TreeMap<>())
+              .put(lease.getToken(), name);
+          byNamespace.computeIfAbsent(ns, n -> new TreeMap<>()).put(lease.getToken(), name);
+        });
     Map<String, Long> counts = new TreeMap<>();
     byNamespace.forEach((ns, group) -> counts.put(ns, (long) group.size()));
-    assertEquals(counts, index.countsByNamespace(), where + ": counts by namespace (no empty namespace)");
+    assertEquals(
+        counts, index.countsByNamespace(), where + ": counts by namespace (no empty namespace)");
     for (String ns : NAMESPACES) {
       TreeMap<Long, String> inNs = byNamespace.getOrDefault(ns, new TreeMap<>());
       assertEquals(inNs.size(), index.inNamespace(ns), where + ": count in " + ns);
       for (int quota = 0; quota <= 3; quota++) {
         for (Long token : sample(inNs, random)) {
-          assertEquals(inNs.headMap(token, false).size() < quota || inNs.size() <= quota,
-              index.namespaceWithin(ns, token, quota), where + ": " + ns + " token " + token + " within " + quota);
+          assertEquals(
+              inNs.headMap(token, false).size() < quota || inNs.size() <= quota,
+              index.namespaceWithin(ns, token, quota),
+              where + ": " + ns + " token " + token + " within " + quota);
         }
       }
       for (String holder : HOLDERS) {
-        TreeMap<Long, String> held = byHolder.getOrDefault(holder, Map.of()).getOrDefault(ns, new TreeMap<>());
+        TreeMap<Long, String> held =
+            byHolder.getOrDefault(holder, Map.of()).getOrDefault(ns, new TreeMap<>());
         assertEquals(held.size(), index.heldBy(holder, ns), where + ": " + holder + " in " + ns);
         long quota = Math.max(0, held.size() - 2);
         for (Long token : sample(held, random)) {
-          assertEquals(held.headMap(token, false).size() < quota || held.size() <= quota,
-              index.holderWithin(holder, ns, token, quota), where + ": " + holder + " token " + token);
+          assertEquals(
+              held.headMap(token, false).size() < quota || held.size() <= quota,
+              index.holderWithin(holder, ns, token, quota),
+              where + ": " + holder + " token " + token);
         }
       }
     }
     for (String holder : HOLDERS) {
       TreeMap<Long, String> all = new TreeMap<>();
       byHolder.getOrDefault(holder, Map.of()).values().forEach(all::putAll);
-      assertEquals(new ArrayList<>(all.values()), index.namesHeldBy(holder), where + ": names held by " + holder);
+      assertEquals(
+          new ArrayList<>(all.values()),
+          index.namesHeldBy(holder),
+          where + ": names held by " + holder);
     }
   }
 

@@ -38,9 +38,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Replicated policy, on every store: each field of a namespace's policy, each rejection it
- * causes on Acquire and on renewal, how a namespace's policy stands to the default, and bad
- * policies refused with the stored policy left alone.
+ * Replicated policy, on every store: each field of a namespace's policy, each rejection it causes
+ * on Acquire and on renewal, how a namespace's policy stands to the default, and bad policies
+ * refused with the stored policy left alone.
  */
 public abstract class PolicyContract extends CoreFixture {
 
@@ -48,9 +48,13 @@ public abstract class PolicyContract extends CoreFixture {
 
   @Test
   void ttlOutsideTheNamespaceBoundsIsRejectedWithTheBoundsNotClamped() throws IOException {
-    assertTrue(apply(1, T0, setPolicy("lock", policy().setMinTtl(secs(5)).setMaxTtl(secs(60)))).reply().hasSetPolicy());
+    assertTrue(
+        apply(1, T0, setPolicy("lock", policy().setMinTtl(secs(5)).setMaxTtl(secs(60))))
+            .reply()
+            .hasSetPolicy());
     long index = 1;
-    for (Duration ttl : new Duration[] {secs(4), micros(5 * SECOND - 1), micros(60 * SECOND + 1), secs(3600)}) {
+    for (Duration ttl :
+        new Duration[] {secs(4), micros(5 * SECOND - 1), micros(60 * SECOND + 1), secs(3600)}) {
       Rejection r = rejected(apply(++index, T0, acquire("lock/a", "alice", ttl)));
       assertEquals(RejectReason.TTL_OUT_OF_RANGE, r.getReason(), () -> "ttl " + ttl);
       assertEquals(secs(5), r.getMinTtl());
@@ -58,10 +62,16 @@ public abstract class PolicyContract extends CoreFixture {
       assertFalse(r.getMessage().isEmpty());
     }
     assertTrue(leases().isEmpty(), "nothing was granted, and nothing clamped");
-    assertEquals(secs(5), granted(apply(++index, T0, acquire("lock/min", "alice", secs(5)))).getLease().getTtl());
-    assertEquals(secs(60), granted(apply(++index, T0, acquire("lock/max", "alice", secs(60)))).getLease().getTtl());
+    assertEquals(
+        secs(5),
+        granted(apply(++index, T0, acquire("lock/min", "alice", secs(5)))).getLease().getTtl());
+    assertEquals(
+        secs(60),
+        granted(apply(++index, T0, acquire("lock/max", "alice", secs(60)))).getLease().getTtl());
     // Another namespace keeps the built-in bounds.
-    assertEquals(secs(3), granted(apply(++index, T0, acquire("svc/a", "alice", secs(3)))).getLease().getTtl());
+    assertEquals(
+        secs(3),
+        granted(apply(++index, T0, acquire("svc/a", "alice", secs(3)))).getLease().getTtl());
   }
 
   @Test
@@ -87,12 +97,17 @@ public abstract class PolicyContract extends CoreFixture {
     var b = granted(apply(3, T0, acquire("svc/b", "alice", secs(30))));
     assertEquals(secs(10), b.getHeartbeatInterval(), "without a policy: a third of the TTL");
 
-    RenewResponse r = apply(4, T0 + SECOND, renew(item("lock/a", 2), item("svc/b", 3))).reply().getRenew();
+    RenewResponse r =
+        apply(4, T0 + SECOND, renew(item("lock/a", 2), item("svc/b", 3))).reply().getRenew();
     assertEquals(secs(1), r.getResults(0).getHeartbeatInterval());
     assertEquals(secs(10), r.getResults(1).getHeartbeatInterval());
-    assertEquals(secs(1), r.getHeartbeatInterval(), "the reply's interval is the shortest of the renewed leases'");
+    assertEquals(
+        secs(1),
+        r.getHeartbeatInterval(),
+        "the reply's interval is the shortest of the renewed leases'");
     // The holder asking again is a renewal too.
-    assertEquals(secs(1), granted(apply(5, T0 + SECOND, acquire("lock/a", "alice"))).getHeartbeatInterval());
+    assertEquals(
+        secs(1), granted(apply(5, T0 + SECOND, acquire("lock/a", "alice"))).getHeartbeatInterval());
   }
 
   // ---- name pattern ----
@@ -110,7 +125,9 @@ public abstract class PolicyContract extends CoreFixture {
     // The pattern sees everything after the first slash, deeper paths included.
     apply(++index, T0, setPolicy("service", policy().setNamePattern("[a-z]+/i-[0-9a-f]+")));
     granted(apply(++index, T0, acquire("service/pay/i-7f3a", "alice")));
-    assertEquals(RejectReason.NAME_NOT_ALLOWED, rejected(apply(++index, T0, acquire("service/pay", "alice"))).getReason());
+    assertEquals(
+        RejectReason.NAME_NOT_ALLOWED,
+        rejected(apply(++index, T0, acquire("service/pay", "alice"))).getReason());
   }
 
   @Test
@@ -120,7 +137,10 @@ public abstract class PolicyContract extends CoreFixture {
     RenewResult r = apply(3, T0 + SECOND, renew("lock/legacy", 1)).reply().getRenew().getResults(0);
     assertEquals(Outcome.REJECTED, r.getOutcome());
     assertEquals(RejectReason.NAME_NOT_ALLOWED, r.getRejection().getReason());
-    assertEquals(0, held("lock/legacy").getRenewCount(), "not renewed: it expires unless the policy changes");
+    assertEquals(
+        0,
+        held("lock/legacy").getRenewCount(),
+        "not renewed: it expires unless the policy changes");
   }
 
   // ---- grace ----
@@ -130,15 +150,26 @@ public abstract class PolicyContract extends CoreFixture {
     apply(1, T0, setPolicy("lock", policy().setGracePeriod(secs(3))));
     var a = granted(apply(2, T0, acquire("lock/a", "alice", secs(10))));
     assertEquals(secs(3), a.getLease().getGracePeriod());
-    assertEquals(3 * SECOND, held("lock/a").getGraceMicros(), "the leader's ticker adds it to the deadline");
-    assertEquals(Cmds.at(T0 + 10 * SECOND), a.getLease().getExpiresAt(), "expires_at is the client's deadline: the TTL alone");
+    assertEquals(
+        3 * SECOND, held("lock/a").getGraceMicros(), "the leader's ticker adds it to the deadline");
+    assertEquals(
+        Cmds.at(T0 + 10 * SECOND),
+        a.getLease().getExpiresAt(),
+        "expires_at is the client's deadline: the TTL alone");
     apply(3, T0, setPolicy("lock", policy().setGracePeriod(secs(7))));
-    assertEquals(3 * SECOND, held("lock/a").getGraceMicros(), "a lease keeps its terms until it renews");
+    assertEquals(
+        3 * SECOND, held("lock/a").getGraceMicros(), "a lease keeps its terms until it renews");
     var renewed = apply(4, T0 + SECOND, renew("lock/a", 2)).reply().getRenew().getResults(0);
     assertEquals(7 * SECOND, held("lock/a").getGraceMicros());
     assertEquals(Cmds.at(T0 + 11 * SECOND), renewed.getExpiresAt());
-    assertEquals(Cmds.at(T0 + 18 * SECOND), renewed.getDeadline(), "the renewal's reply: when the leader acts, TTL + grace");
-    assertEquals(Cmds.at(T0 + 18 * SECOND), get("lock/a", 0).getLease().getDeadline(), "a read's estimate: expires_at + grace");
+    assertEquals(
+        Cmds.at(T0 + 18 * SECOND),
+        renewed.getDeadline(),
+        "the renewal's reply: when the leader acts, TTL + grace");
+    assertEquals(
+        Cmds.at(T0 + 18 * SECOND),
+        get("lock/a", 0).getLease().getDeadline(),
+        "a read's estimate: expires_at + grace");
     apply(5, T0, deletePolicy("lock"));
     apply(6, T0 + 2 * SECOND, renew("lock/a", 2));
     assertEquals(0, held("lock/a").getGraceMicros());
@@ -182,7 +213,10 @@ public abstract class PolicyContract extends CoreFixture {
     granted(apply(2, T0, acquire("lock/b", "alice", secs(30))));
     granted(apply(3, T0, acquire("lock/c", "alice", secs(30))));
     apply(4, T0, setPolicy("lock", policy().setMaxLeasesPerHolder(2)));
-    RenewResponse r = apply(5, T0 + SECOND, renew(item("lock/c", 3), item("lock/a", 1), item("lock/b", 2))).reply().getRenew();
+    RenewResponse r =
+        apply(5, T0 + SECOND, renew(item("lock/c", 3), item("lock/a", 1), item("lock/b", 2)))
+            .reply()
+            .getRenew();
     assertEquals(Outcome.REJECTED, r.getResults(0).getOutcome());
     assertEquals(RejectReason.HOLDER_QUOTA, r.getResults(0).getRejection().getReason());
     assertEquals(Outcome.RENEWED, r.getResults(1).getOutcome(), "the oldest grants keep renewing");
@@ -192,7 +226,8 @@ public abstract class PolicyContract extends CoreFixture {
   // ---- a policy change and existing leases ----
 
   @Test
-  void existingLeasesKeepTheirTtlUntilRenewalWhichIsCheckedAgainstTheNewPolicy() throws IOException {
+  void existingLeasesKeepTheirTtlUntilRenewalWhichIsCheckedAgainstTheNewPolicy()
+      throws IOException {
     granted(apply(1, T0, acquire("lock/a", "alice", secs(10))));
     apply(2, T0, setPolicy("lock", policy().setMinTtl(secs(20))));
     assertEquals(10 * SECOND, held("lock/a").getTtlMicros(), "the policy does not touch a lease");
@@ -200,11 +235,18 @@ public abstract class PolicyContract extends CoreFixture {
     assertEquals(Outcome.REJECTED, r.getOutcome());
     assertEquals(RejectReason.TTL_OUT_OF_RANGE, r.getRejection().getReason());
     assertEquals(secs(20), r.getRejection().getMinTtl());
-    // The holder asks again with a TTL inside the bounds: the same lease, renewed, on the new terms.
+    // The holder asks again with a TTL inside the bounds: the same lease, renewed, on the new
+    // terms.
     var again = granted(apply(4, T0 + SECOND, acquire("lock/a", "alice", secs(20))));
     assertEquals(1, again.getLease().getToken());
     assertEquals(secs(20), again.getLease().getTtl());
-    assertEquals(Outcome.RENEWED, apply(5, T0 + 2 * SECOND, renew("lock/a", 1)).reply().getRenew().getResults(0).getOutcome());
+    assertEquals(
+        Outcome.RENEWED,
+        apply(5, T0 + 2 * SECOND, renew("lock/a", 1))
+            .reply()
+            .getRenew()
+            .getResults(0)
+            .getOutcome());
   }
 
   // ---- namespace policy and the default ----
@@ -216,12 +258,18 @@ public abstract class PolicyContract extends CoreFixture {
     // In "lock" the built-in values stand in for what its policy leaves unset, not the default's.
     granted(apply(3, T0, acquire("lock/a", "alice", secs(7200))));
     granted(apply(4, T0, acquire("lock/b", "alice", secs(7200))));
-    assertEquals(RejectReason.TTL_OUT_OF_RANGE, rejected(apply(5, T0, acquire("svc/a", "bob", secs(7200)))).getReason());
+    assertEquals(
+        RejectReason.TTL_OUT_OF_RANGE,
+        rejected(apply(5, T0, acquire("svc/a", "bob", secs(7200)))).getReason());
     granted(apply(6, T0, acquire("svc/a", "bob", secs(60))));
-    assertEquals(RejectReason.HOLDER_QUOTA, rejected(apply(7, T0, acquire("svc/b", "bob", secs(60)))).getReason());
+    assertEquals(
+        RejectReason.HOLDER_QUOTA,
+        rejected(apply(7, T0, acquire("svc/b", "bob", secs(60)))).getReason());
     // Deleting the namespace's policy brings the default back there.
     apply(8, T0, deletePolicy("lock"));
-    assertEquals(RejectReason.TTL_OUT_OF_RANGE, rejected(apply(9, T0, acquire("lock/c", "carol", secs(7200)))).getReason());
+    assertEquals(
+        RejectReason.TTL_OUT_OF_RANGE,
+        rejected(apply(9, T0, acquire("lock/c", "carol", secs(7200)))).getReason());
   }
 
   @Test
@@ -238,19 +286,32 @@ public abstract class PolicyContract extends CoreFixture {
     apply(2, T0 + SECOND, setPolicy("lock", policy().setMaxTtl(secs(60)).setNamePattern("[a-z]+")));
     GetPolicyResponse own = getPolicy("lock");
     assertFalse(own.getInherited());
-    assertEquals(Policy.newBuilder().setMaxTtl(secs(60)).setNamePattern("[a-z]+").build(), own.getPolicy().getPolicy(), "as set");
+    assertEquals(
+        Policy.newBuilder().setMaxTtl(secs(60)).setNamePattern("[a-z]+").build(),
+        own.getPolicy().getPolicy(),
+        "as set");
     assertEquals(2, own.getPolicy().getRevision());
     assertEquals(Cmds.at(T0 + SECOND), own.getPolicy().getUpdatedAt());
     assertEquals(secs(60), own.getEffective().getMaxTtl());
     assertEquals(secs(10), own.getEffective().getDefaultTtl());
-    assertEquals(Duration.getDefaultInstance(), own.getEffective().getLockDelay(), "the default's lock-delay does not leak in");
+    assertEquals(
+        Duration.getDefaultInstance(),
+        own.getEffective().getLockDelay(),
+        "the default's lock-delay does not leak in");
     GetPolicyResponse inherited = getPolicy("svc");
     assertTrue(inherited.getInherited());
     assertEquals(secs(5), inherited.getEffective().getLockDelay());
     assertEquals(2, getPolicy("lock").getRevision());
 
-    var all = core.query(ReadQuery.newBuilder().setListPolicies(ListPoliciesRequest.getDefaultInstance()).build(), 0).getListPolicies();
-    assertEquals(List.of("", "lock"), all.getPoliciesList().stream().map(p -> p.getNamespace()).toList());
+    var all =
+        core.query(
+                ReadQuery.newBuilder()
+                    .setListPolicies(ListPoliciesRequest.getDefaultInstance())
+                    .build(),
+                0)
+            .getListPolicies();
+    assertEquals(
+        List.of("", "lock"), all.getPoliciesList().stream().map(p -> p.getNamespace()).toList());
   }
 
   @Test
@@ -260,8 +321,10 @@ public abstract class PolicyContract extends CoreFixture {
     Event e = Events.toApi(set.events().get(0));
     assertEquals(Event.Type.POLICY_CHANGED, e.getType());
     assertFalse(e.hasLease());
-    assertEquals(List.of("POLICY_CHANGED@2:"), describe(apply(2, T0, setPolicy("", policy())).events()));
-    assertEquals(List.of("POLICY_CHANGED@3:lock/"), describe(apply(3, T0, deletePolicy("lock")).events()));
+    assertEquals(
+        List.of("POLICY_CHANGED@2:"), describe(apply(2, T0, setPolicy("", policy())).events()));
+    assertEquals(
+        List.of("POLICY_CHANGED@3:lock/"), describe(apply(3, T0, deletePolicy("lock")).events()));
     ApplyResult noop = apply(4, T0, deletePolicy("lock"));
     assertFalse(noop.reply().getDeletePolicy().getExisted());
     assertTrue(noop.events().isEmpty(), "deleting a policy that is not there changes nothing");
@@ -274,10 +337,15 @@ public abstract class PolicyContract extends CoreFixture {
     apply(1, T0, setPolicy("lock", policy().setNamePattern("job-[0-9]+").setMaxTtl(secs(60))));
     apply(2, T0, setPolicy("", policy().setMaxLeasesPerHolder(1)));
     core = new LeaseCore(store);
-    assertEquals(RejectReason.NAME_NOT_ALLOWED, rejected(apply(3, T0, acquire("lock/x", "alice", secs(30)))).getReason());
-    assertEquals(RejectReason.TTL_OUT_OF_RANGE, rejected(apply(4, T0, acquire("lock/job-1", "alice", secs(61)))).getReason());
+    assertEquals(
+        RejectReason.NAME_NOT_ALLOWED,
+        rejected(apply(3, T0, acquire("lock/x", "alice", secs(30)))).getReason());
+    assertEquals(
+        RejectReason.TTL_OUT_OF_RANGE,
+        rejected(apply(4, T0, acquire("lock/job-1", "alice", secs(61)))).getReason());
     granted(apply(5, T0, acquire("svc/a", "alice")));
-    assertEquals(RejectReason.HOLDER_QUOTA, rejected(apply(6, T0, acquire("svc/b", "alice"))).getReason());
+    assertEquals(
+        RejectReason.HOLDER_QUOTA, rejected(apply(6, T0, acquire("svc/b", "alice"))).getReason());
   }
 
   // ---- bad policies ----
@@ -285,7 +353,8 @@ public abstract class PolicyContract extends CoreFixture {
   static Stream<Arguments> badPolicies() {
     return Stream.of(
         Arguments.of("lock", policy().setNamePattern("job-(["), "policy.name_pattern"),
-        Arguments.of("lock", policy().setNamePattern("((a{1000}){1000}){1000}"), "policy.name_pattern"),
+        Arguments.of(
+            "lock", policy().setNamePattern("((a{1000}){1000}){1000}"), "policy.name_pattern"),
         Arguments.of("lock", policy().setNamePattern("x".repeat(257)), "policy.name_pattern"),
         Arguments.of("lock", policy().setMinTtl(secs(60)).setMaxTtl(secs(30)), "policy.min_ttl"),
         Arguments.of("lock", policy().setMinTtl(secs(1)), "policy.min_ttl"),
@@ -298,8 +367,10 @@ public abstract class PolicyContract extends CoreFixture {
         Arguments.of("lock", policy().setHeartbeatInterval(secs(2)), "policy.heartbeat_interval"),
         Arguments.of("lock", policy().setLockDelay(secs(400L * 24 * 3600)), "policy.lock_delay"),
         Arguments.of("lock", policy().setMaxLeasesPerHolder(0), "policy.max_leases_per_holder"),
-        Arguments.of("lock", policy().setMaxLeasesPerNamespace(0), "policy.max_leases_per_namespace"),
-        Arguments.of("lock", policy().setMaxLeasesPerNamespace(-3), "policy.max_leases_per_namespace"),
+        Arguments.of(
+            "lock", policy().setMaxLeasesPerNamespace(0), "policy.max_leases_per_namespace"),
+        Arguments.of(
+            "lock", policy().setMaxLeasesPerNamespace(-3), "policy.max_leases_per_namespace"),
         Arguments.of("lock", policy().setHistoryLimit(0), "policy.history_limit"),
         Arguments.of("lock/jobs", policy(), "namespace"),
         Arguments.of("lo\u0000ck", policy(), "namespace"));
@@ -307,7 +378,8 @@ public abstract class PolicyContract extends CoreFixture {
 
   @ParameterizedTest
   @MethodSource("badPolicies")
-  void aBadPolicyIsInvalidNamingItsFieldAndTheStoredPolicyStays(String namespace, Policy.Builder bad, String field) throws IOException {
+  void aBadPolicyIsInvalidNamingItsFieldAndTheStoredPolicyStays(
+      String namespace, Policy.Builder bad, String field) throws IOException {
     apply(1, T0, setPolicy("lock", policy().setMaxTtl(secs(60)).setLockDelay(secs(3))));
     GetPolicyResponse stored = getPolicy("lock");
 
@@ -316,9 +388,13 @@ public abstract class PolicyContract extends CoreFixture {
     assertEquals(field, invalid.getField(), invalid::getMessage);
     assertTrue(invalid.getMessage().startsWith(field + ":"), invalid::getMessage);
     assertTrue(r.events().isEmpty());
-    assertEquals(stored.toBuilder().clearRevision().build(), getPolicy("lock").toBuilder().clearRevision().build());
+    assertEquals(
+        stored.toBuilder().clearRevision().build(),
+        getPolicy("lock").toBuilder().clearRevision().build());
     // The policy in force is still the stored one.
-    assertEquals(RejectReason.TTL_OUT_OF_RANGE, rejected(apply(3, T0, acquire("lock/a", "alice", secs(61)))).getReason());
+    assertEquals(
+        RejectReason.TTL_OUT_OF_RANGE,
+        rejected(apply(3, T0, acquire("lock/a", "alice", secs(61)))).getReason());
   }
 
   @Test
@@ -334,24 +410,36 @@ public abstract class PolicyContract extends CoreFixture {
   // ---- helpers ----
 
   private GetPolicyResponse getPolicy(String namespace) {
-    return core.query(ReadQuery.newBuilder().setGetPolicy(GetPolicyRequest.newBuilder().setNamespace(namespace)).build(), 0).getGetPolicy();
+    return core.query(
+            ReadQuery.newBuilder()
+                .setGetPolicy(GetPolicyRequest.newBuilder().setNamespace(namespace))
+                .build(),
+            0)
+        .getGetPolicy();
   }
 
   /** Every space but the applied position, which every entry moves. */
   private byte[] dumpWithoutPosition() {
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    store.read(view -> {
-      for (io.leasehold.statemachine.store.Space s : io.leasehold.statemachine.store.Space.values()) {
-        view.scan(s, new byte[0], new byte[0], (k, v) -> {
-          if (!java.util.Arrays.equals(k, io.leasehold.statemachine.store.AppliedPosition.META_KEY)) {
-            out.writeBytes(k);
-            out.writeBytes(v);
+    store.read(
+        view -> {
+          for (io.leasehold.statemachine.store.Space s :
+              io.leasehold.statemachine.store.Space.values()) {
+            view.scan(
+                s,
+                new byte[0],
+                new byte[0],
+                (k, v) -> {
+                  if (!java.util.Arrays.equals(
+                      k, io.leasehold.statemachine.store.AppliedPosition.META_KEY)) {
+                    out.writeBytes(k);
+                    out.writeBytes(v);
+                  }
+                  return true;
+                });
           }
-          return true;
+          return null;
         });
-      }
-      return null;
-    });
     return out.toByteArray();
   }
 }

@@ -9,18 +9,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.CompactHistoryResponse;
 import io.leasehold.proto.v1.Event;
-import io.leasehold.proto.v1.HistoryMeta;
 import io.leasehold.proto.v1.GetPolicyRequest;
 import io.leasehold.proto.v1.GetRequest;
 import io.leasehold.proto.v1.GetSessionRequest;
-import io.leasehold.proto.v1.ListSessionsRequest;
+import io.leasehold.proto.v1.HistoryMeta;
 import io.leasehold.proto.v1.HistoryRequest;
 import io.leasehold.proto.v1.ListBansRequest;
 import io.leasehold.proto.v1.ListPoliciesRequest;
-import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ListRequest;
+import io.leasehold.proto.v1.ListSessionsRequest;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.RenewResult;
 import io.leasehold.statemachine.store.InMemoryStore;
 import io.leasehold.statemachine.store.KvStore;
@@ -39,18 +39,17 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The same log gives the same state, replies and events on every replica, whatever its store:
  * random command sequences applied to an in-memory replica, a RocksDB replica and a second
- * in-memory replica must leave byte-identical snapshots. Halfway through, a fourth replica
- * starts from a snapshot of the RocksDB one and must end in the same state. The workload includes
- * history compactions and masked updates; every replica's history must equal a model built from
- * the events the entries produced, less what the compactions dropped. Operators' commands
- * (policies, bans and their lifting, revocations) are part of the log, and every replica must
- * answer the Admin reads (policies, bans, history per name and per holder) alike.
+ * in-memory replica must leave byte-identical snapshots. Halfway through, a fourth replica starts
+ * from a snapshot of the RocksDB one and must end in the same state. The workload includes history
+ * compactions and masked updates; every replica's history must equal a model built from the events
+ * the entries produced, less what the compactions dropped. Operators' commands (policies, bans and
+ * their lifting, revocations) are part of the log, and every replica must answer the Admin reads
+ * (policies, bans, history per name and per holder) alike.
  */
 class ReplicaDeterminismTest {
   private static final int STEPS = 2_000;
 
-  @TempDir
-  Path tempDir;
+  @TempDir Path tempDir;
 
   /** Tallies of what the workload exercised, so a degenerate generator fails the test. */
   private static final class Tally {
@@ -66,7 +65,8 @@ class ReplicaDeterminismTest {
     int compactionsRemoving;
     int compactionNoops;
     int compactionsCapped;
-    final Map<io.leasehold.proto.v1.RejectReason, Integer> rejections = new EnumMap<>(io.leasehold.proto.v1.RejectReason.class);
+    final Map<io.leasehold.proto.v1.RejectReason, Integer> rejections =
+        new EnumMap<>(io.leasehold.proto.v1.RejectReason.class);
     int policiesSet;
     int revoked;
     int bannedEnded;
@@ -104,7 +104,8 @@ class ReplicaDeterminismTest {
       stores.add(a);
       stores.add(b);
       stores.add(c);
-      List<LeaseCore> replicas = new ArrayList<>(List.of(new LeaseCore(a), new LeaseCore(b), new LeaseCore(c)));
+      List<LeaseCore> replicas =
+          new ArrayList<>(List.of(new LeaseCore(a), new LeaseCore(b), new LeaseCore(c)));
 
       RandomWorkload workload = new RandomWorkload(seed);
       Tally tally = new Tally();
@@ -120,7 +121,8 @@ class ReplicaDeterminismTest {
             first = r;
           } else {
             long i = s.index();
-            assertEquals(first.reply(), r.reply(), () -> "reply at index " + i + " for " + s.command());
+            assertEquals(
+                first.reply(), r.reply(), () -> "reply at index " + i + " for " + s.command());
             assertEquals(first.events(), r.events(), () -> "events at index " + i);
           }
         }
@@ -147,23 +149,77 @@ class ReplicaDeterminismTest {
       assertHistory(seed, STEPS, replicas, workload.compactRevision(), model);
 
       // The workload must have exercised the interesting paths, current tokens included.
-      String summary = "seed " + seed + ": " + tally.outcomes + " " + tally.replies + " renewItems=" + tally.renewItems + " releases=" + tally.releases
-          + " expired=" + tally.expired + " expireSkipped=" + tally.expireSkipped + " replays=" + tally.replays
-          + " masked=" + tally.maskedUpdates + " compactions=" + tally.compactions + " removing=" + tally.compactionsRemoving
-          + " noops=" + tally.compactionNoops + " capped=" + tally.compactionsCapped + " history=" + model.size() + " largestHistory=" + largestHistory
-          + " rejections=" + tally.rejections + " policiesSet=" + tally.policiesSet + " revoked=" + tally.revoked
-          + " bannedEnded=" + tally.bannedEnded + " bansLifted=" + tally.bansLifted
-          + " lockDelaysLifted=" + tally.lockDelaysLifted + " lockDelaySkipped=" + tally.lockDelaySkipped
-          + " sessionsCreated=" + tally.sessionsCreated + " keepAlivesRenewed=" + tally.keepAlivesRenewed
-          + " sessionsClosed=" + tally.sessionsClosed + " sessionsExpired=" + tally.sessionsExpired
-          + " sessionLeasesEnded=" + tally.sessionLeasesEnded + " transfers=" + tally.transfers
-          + " offered=" + tally.offered + " accepted=" + tally.accepted + " withdrawn=" + tally.withdrawn;
+      String summary =
+          "seed "
+              + seed
+              + ": "
+              + tally.outcomes
+              + " "
+              + tally.replies
+              + " renewItems="
+              + tally.renewItems
+              + " releases="
+              + tally.releases
+              + " expired="
+              + tally.expired
+              + " expireSkipped="
+              + tally.expireSkipped
+              + " replays="
+              + tally.replays
+              + " masked="
+              + tally.maskedUpdates
+              + " compactions="
+              + tally.compactions
+              + " removing="
+              + tally.compactionsRemoving
+              + " noops="
+              + tally.compactionNoops
+              + " capped="
+              + tally.compactionsCapped
+              + " history="
+              + model.size()
+              + " largestHistory="
+              + largestHistory
+              + " rejections="
+              + tally.rejections
+              + " policiesSet="
+              + tally.policiesSet
+              + " revoked="
+              + tally.revoked
+              + " bannedEnded="
+              + tally.bannedEnded
+              + " bansLifted="
+              + tally.bansLifted
+              + " lockDelaysLifted="
+              + tally.lockDelaysLifted
+              + " lockDelaySkipped="
+              + tally.lockDelaySkipped
+              + " sessionsCreated="
+              + tally.sessionsCreated
+              + " keepAlivesRenewed="
+              + tally.keepAlivesRenewed
+              + " sessionsClosed="
+              + tally.sessionsClosed
+              + " sessionsExpired="
+              + tally.sessionsExpired
+              + " sessionLeasesEnded="
+              + tally.sessionLeasesEnded
+              + " transfers="
+              + tally.transfers
+              + " offered="
+              + tally.offered
+              + " accepted="
+              + tally.accepted
+              + " withdrawn="
+              + tally.withdrawn;
       assertTrue(tally.of(Outcome.GRANTED) >= 100, summary);
       assertTrue(tally.of(Outcome.CONFLICT) >= 10, summary);
       assertTrue(tally.of(Outcome.REJECTED) >= 5, summary);
-      // About half the renewals and releases use the current token (a few are never-issued, the rest
+      // About half the renewals and releases use the current token (a few are never-issued, the
+      // rest
       // stale, more of them since operators end leases too); some of those the policy then refuses.
-      assertTrue(tally.of(Outcome.RENEWED) + tally.renewRejected >= 0.35 * tally.renewItems, summary);
+      assertTrue(
+          tally.of(Outcome.RENEWED) + tally.renewRejected >= 0.35 * tally.renewItems, summary);
       // (Timed bans now hold until the leader's lift, and transfers and sessions' ends also end
       // leases, so a few more releases meet ended leases.)
       assertTrue(tally.of(Outcome.RELEASED) >= 0.3 * tally.releases, summary);
@@ -173,23 +229,36 @@ class ReplicaDeterminismTest {
       assertTrue(tally.replies.getOrDefault(LogReply.ReplyCase.INVALID, 0) >= 20, summary);
       assertTrue(tally.replays >= 10, summary);
       assertTrue(tally.maskedUpdates >= 25, summary);
-      assertTrue(tally.compactionsRemoving >= 10 && tally.compactionNoops >= 2 && tally.compactionsCapped >= 1, summary);
+      assertTrue(
+          tally.compactionsRemoving >= 10
+              && tally.compactionNoops >= 2
+              && tally.compactionsCapped >= 1,
+          summary);
       assertTrue(workload.compactRevision() > 0 && largestHistory >= 20, summary);
       assertTrue(tally.policiesSet >= 10 && tally.revoked >= 3 && tally.bannedEnded >= 1, summary);
       assertTrue(tally.rejections.size() >= 4, summary);
-      // Lock-delays end only by the leader's lift (or never): both lifts and refused stale lifts happen.
+      // Lock-delays end only by the leader's lift (or never): both lifts and refused stale lifts
+      // happen.
       assertTrue(tally.lockDelaysLifted >= 5 && tally.lockDelaySkipped >= 3, summary);
-      // Sessions and transfers: created, kept alive, ended both ways with leases attached, and handed over.
+      // Sessions and transfers: created, kept alive, ended both ways with leases attached, and
+      // handed over.
       assertTrue(tally.sessionsCreated >= 10 && tally.keepAlivesRenewed >= 5, summary);
-      assertTrue(tally.sessionsClosed >= 3 && tally.sessionsExpired >= 3 && tally.sessionLeasesEnded >= 3, summary);
-      assertTrue(tally.transfers >= 3 && tally.rejections.getOrDefault(io.leasehold.proto.v1.RejectReason.NO_SESSION, 0) >= 1, summary);
+      assertTrue(
+          tally.sessionsClosed >= 3 && tally.sessionsExpired >= 3 && tally.sessionLeasesEnded >= 3,
+          summary);
+      assertTrue(
+          tally.transfers >= 3
+              && tally.rejections.getOrDefault(io.leasehold.proto.v1.RejectReason.NO_SESSION, 0)
+                  >= 1,
+          summary);
       assertTrue(tally.offered >= 3 && tally.accepted + tally.withdrawn >= 1, summary);
     } finally {
       stores.forEach(KvStore::close);
     }
   }
 
-  private static long checkAndTally(RandomWorkload.Step s, ApplyResult r, Tally tally, long lastGrant, int format) {
+  private static long checkAndTally(
+      RandomWorkload.Step s, ApplyResult r, Tally tally, long lastGrant, int format) {
     long grantToken = LogFormat.token(format, s.index(), 0);
     LogReply reply = r.reply();
     if (reply.getReplyCase() == LogReply.ReplyCase.REPLY_NOT_SET) {
@@ -241,7 +310,8 @@ class ReplicaDeterminismTest {
       }
       case UPDATE -> {
         tally.count(reply.getUpdate().getOutcome());
-        if (reply.getUpdate().getOutcome() == Outcome.UPDATED && s.command().getUpdate().getUpdateMask().getPathsCount() > 0) {
+        if (reply.getUpdate().getOutcome() == Outcome.UPDATED
+            && s.command().getUpdate().getUpdateMask().getPathsCount() > 0) {
           tally.maskedUpdates++;
         }
       }
@@ -257,8 +327,12 @@ class ReplicaDeterminismTest {
           assertEquals(grantToken, reply.getCreateSession().getSession().getId());
         }
       }
-      case KEEP_ALIVE -> tally.keepAlivesRenewed += (int) reply.getKeepAlive().getResultsList().stream()
-          .filter(k -> k.getOutcome() == Outcome.RENEWED).count();
+      case KEEP_ALIVE ->
+          tally.keepAlivesRenewed +=
+              (int)
+                  reply.getKeepAlive().getResultsList().stream()
+                      .filter(k -> k.getOutcome() == Outcome.RENEWED)
+                      .count();
       case CLOSE_SESSION -> {
         if (reply.getCloseSession().getOutcome() == Outcome.CLOSED) {
           tally.sessionsClosed++;
@@ -284,7 +358,8 @@ class ReplicaDeterminismTest {
         }
         if (reply.getTransfer().getOutcome() == Outcome.TRANSFERRED) {
           tally.transfers++;
-          // Fencing: the new holder's token is larger than every earlier grant, the old one's included.
+          // Fencing: the new holder's token is larger than every earlier grant, the old one's
+          // included.
           assertEquals(grantToken, reply.getTransfer().getLease().getToken());
           assertTrue(grantToken > lastGrant);
           return grantToken;
@@ -299,7 +374,8 @@ class ReplicaDeterminismTest {
    * Extends the model of the history by what the entry produced (every change but renewals, in
    * order) and, for a compaction, checks its reply against the model and drops what it dropped.
    */
-  private static void followHistory(RandomWorkload.Step s, ApplyResult r, List<Event> model, long compactBefore, Tally tally) {
+  private static void followHistory(
+      RandomWorkload.Step s, ApplyResult r, List<Event> model, long compactBefore, Tally tally) {
     for (LeaseEvent e : r.events()) {
       if (e.type() != LeaseEvent.Type.RENEWED) {
         model.add(Events.toApi(e));
@@ -311,7 +387,10 @@ class ReplicaDeterminismTest {
     CompactHistoryResponse c = r.reply().getCompactHistory();
     long requested = s.command().getCompactHistory().getBelowRevision();
     long expected = Math.max(compactBefore, Math.min(requested, s.index()));
-    assertEquals(expected, c.getCompactRevision(), () -> "compact revision at " + s.index() + " for below " + requested);
+    assertEquals(
+        expected,
+        c.getCompactRevision(),
+        () -> "compact revision at " + s.index() + " for below " + requested);
     int sizeBefore = model.size();
     model.removeIf(e -> e.getRevision() < c.getCompactRevision());
     assertEquals(sizeBefore - model.size(), c.getRemoved(), () -> "removed at " + s.index());
@@ -327,20 +406,36 @@ class ReplicaDeterminismTest {
     }
   }
 
-  /** Every replica reads the modelled history from its compact revision, and nothing from below it. */
-  private static void assertHistory(long seed, int step, List<LeaseCore> replicas, long compactRevision, List<Event> model) {
+  /**
+   * Every replica reads the modelled history from its compact revision, and nothing from below it.
+   */
+  private static void assertHistory(
+      long seed, int step, List<LeaseCore> replicas, long compactRevision, List<Event> model) {
     for (int i = 0; i < replicas.size(); i++) {
       LeaseCore replica = replicas.get(i);
       String where = "seed " + seed + " step " + step + " replica " + i;
-      assertEquals(HistoryMeta.newBuilder().setCompactRevision(compactRevision).setCount(model.size()).build(),
-          replica.history(), where);
+      assertEquals(
+          HistoryMeta.newBuilder()
+              .setCompactRevision(compactRevision)
+              .setCount(model.size())
+              .build(),
+          replica.history(),
+          where);
       List<Event> events = new ArrayList<>();
       LeaseCore.HistoryRead read = replica.readHistory(compactRevision, events::add);
       assertFalse(read.compacted(), where);
       assertEquals(replica.applied().index(), read.revision(), where);
       assertEquals(model, events, where);
       if (compactRevision > 0) {
-        assertTrue(replica.readHistory(compactRevision - 1, e -> { throw new AssertionError(where + ": visited " + e); }).compacted(), where);
+        assertTrue(
+            replica
+                .readHistory(
+                    compactRevision - 1,
+                    e -> {
+                      throw new AssertionError(where + ": visited " + e);
+                    })
+                .compacted(),
+            where);
       }
     }
   }
@@ -348,8 +443,16 @@ class ReplicaDeterminismTest {
   static void assertSameState(long seed, int step, List<KvStore> stores) {
     byte[] reference = StoreKind.dump(stores.get(0));
     for (int i = 1; i < stores.size(); i++) {
-      assertArrayEquals(reference, StoreKind.dump(stores.get(i)),
-          "seed " + seed + " step " + step + ": snapshot of replica " + i + " differs from replica 0");
+      assertArrayEquals(
+          reference,
+          StoreKind.dump(stores.get(i)),
+          "seed "
+              + seed
+              + " step "
+              + step
+              + ": snapshot of replica "
+              + i
+              + " differs from replica 0");
       assertEquals(stores.get(0).applied(), stores.get(i).applied());
     }
   }
@@ -358,27 +461,45 @@ class ReplicaDeterminismTest {
     LeaseCore reference = replicas.get(0);
     long now = T0 + 3_600_000_000L;
     for (LeaseCore replica : replicas.subList(1, replicas.size())) {
-      assertEquals(reference.list(ListRequest.getDefaultInstance(), now), replica.list(ListRequest.getDefaultInstance(), now));
+      assertEquals(
+          reference.list(ListRequest.getDefaultInstance(), now),
+          replica.list(ListRequest.getDefaultInstance(), now));
       for (String name : RandomWorkload.NAMES) {
         GetRequest g = GetRequest.newBuilder().setName(name).build();
         assertEquals(reference.get(g, now), replica.get(g, now));
       }
       List<ReadQuery> admin = new ArrayList<>();
-      admin.add(ReadQuery.newBuilder().setListPolicies(ListPoliciesRequest.getDefaultInstance()).build());
+      admin.add(
+          ReadQuery.newBuilder().setListPolicies(ListPoliciesRequest.getDefaultInstance()).build());
       admin.add(ReadQuery.newBuilder().setListBans(ListBansRequest.getDefaultInstance()).build());
       for (String namespace : RandomWorkload.NAMESPACES) {
-        admin.add(ReadQuery.newBuilder().setGetPolicy(GetPolicyRequest.newBuilder().setNamespace(namespace)).build());
+        admin.add(
+            ReadQuery.newBuilder()
+                .setGetPolicy(GetPolicyRequest.newBuilder().setNamespace(namespace))
+                .build());
       }
       for (String name : RandomWorkload.NAMES) {
-        admin.add(ReadQuery.newBuilder().setHistory(HistoryRequest.newBuilder().setName(name)).build());
+        admin.add(
+            ReadQuery.newBuilder().setHistory(HistoryRequest.newBuilder().setName(name)).build());
       }
       for (String holder : RandomWorkload.HOLDERS) {
-        admin.add(ReadQuery.newBuilder().setHistory(HistoryRequest.newBuilder().setHolder(holder)).build());
-        admin.add(ReadQuery.newBuilder().setList(ListRequest.newBuilder().setHolder(holder)).build());
-        admin.add(ReadQuery.newBuilder().setListSessions(ListSessionsRequest.newBuilder().setHolder(holder)).build());
+        admin.add(
+            ReadQuery.newBuilder()
+                .setHistory(HistoryRequest.newBuilder().setHolder(holder))
+                .build());
+        admin.add(
+            ReadQuery.newBuilder().setList(ListRequest.newBuilder().setHolder(holder)).build());
+        admin.add(
+            ReadQuery.newBuilder()
+                .setListSessions(ListSessionsRequest.newBuilder().setHolder(holder))
+                .build());
       }
-      reference.forEachSession((id, session) ->
-          admin.add(ReadQuery.newBuilder().setGetSession(GetSessionRequest.newBuilder().setSession(id)).build()));
+      reference.forEachSession(
+          (id, session) ->
+              admin.add(
+                  ReadQuery.newBuilder()
+                      .setGetSession(GetSessionRequest.newBuilder().setSession(id))
+                      .build()));
       for (ReadQuery q : admin) {
         assertEquals(reference.query(q, now), replica.query(q, now), () -> "admin read " + q);
       }

@@ -46,9 +46,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Sessions and transfers (log format 4): every outcome of CreateSession, KeepAlive,
- * CloseSession, an Acquire naming a session, the Expire of a session and Transfer, and the holder
- * index. Run on every store.
+ * Sessions and transfers (log format 4): every outcome of CreateSession, KeepAlive, CloseSession,
+ * an Acquire naming a session, the Expire of a session and Transfer, and the holder index. Run on
+ * every store.
  */
 public abstract class SessionContract extends CoreFixture {
   private long index;
@@ -81,7 +81,8 @@ public abstract class SessionContract extends CoreFixture {
 
   private long newSession(String holder, long ttlSeconds) throws IOException {
     ApplyResult r = next(createSession(holder, secs(ttlSeconds)));
-    assertEquals(Outcome.GRANTED, r.reply().getCreateSession().getOutcome(), () -> r.reply().toString());
+    assertEquals(
+        Outcome.GRANTED, r.reply().getCreateSession().getOutcome(), () -> r.reply().toString());
     return r.reply().getCreateSession().getSession().getId();
   }
 
@@ -98,9 +99,18 @@ public abstract class SessionContract extends CoreFixture {
   @Test
   void sessionCommandsNeedFormatFour() throws IOException {
     freshStore();
-    assertTrue(invalid(apply(1, T0, createSession("alice", secs(10)))).getMessage().contains("needs log format 4"));
-    assertTrue(invalid(apply(2, T0, acquireIn("lock/a", "alice", 5))).getMessage().contains("needs log format 4"));
-    assertTrue(invalid(apply(3, T0, transfer("lock/a", 1, "bob"))).getMessage().contains("needs log format 4"));
+    assertTrue(
+        invalid(apply(1, T0, createSession("alice", secs(10))))
+            .getMessage()
+            .contains("needs log format 4"));
+    assertTrue(
+        invalid(apply(2, T0, acquireIn("lock/a", "alice", 5)))
+            .getMessage()
+            .contains("needs log format 4"));
+    assertTrue(
+        invalid(apply(3, T0, transfer("lock/a", 1, "bob")))
+            .getMessage()
+            .contains("needs log format 4"));
     assertTrue(leases().isEmpty());
   }
 
@@ -111,7 +121,8 @@ public abstract class SessionContract extends CoreFixture {
     assertEquals(token(2), s.getId());
     assertEquals("alice", s.getHolder());
     assertEquals(secs(12), s.getTtl());
-    assertEquals(List.of(new SessionChange(s.getId(), r.sessions().get(0).session())), r.sessions());
+    assertEquals(
+        List.of(new SessionChange(s.getId(), r.sessions().get(0).session())), r.sessions());
     Session read = session(s.getId());
     assertEquals(2, read.getLastRenewRevision());
     assertEquals(0, read.getLeases());
@@ -126,7 +137,8 @@ public abstract class SessionContract extends CoreFixture {
     next(ban("mallory", "abuse"));
     var banned = next(createSession("mallory", secs(10))).reply().getCreateSession();
     assertEquals(RejectReason.BANNED, banned.getRejection().getReason());
-    assertEquals(0, core.listSessions(ListSessionsRequest.getDefaultInstance(), T0).getSessionsCount());
+    assertEquals(
+        0, core.listSessions(ListSessionsRequest.getDefaultInstance(), T0).getSessionsCount());
   }
 
   @Test
@@ -139,7 +151,8 @@ public abstract class SessionContract extends CoreFixture {
     assertEquals(s, a.getSession());
     assertEquals(secs(15), a.getTtl());
     assertEquals(2, session(s).getLeases());
-    assertEquals(List.of("lock/a", "lock/b"),
+    assertEquals(
+        List.of("lock/a", "lock/b"),
         core.getSession(GetSessionRequest.newBuilder().setSession(s).build(), T0).getLeasesList());
   }
 
@@ -152,20 +165,26 @@ public abstract class SessionContract extends CoreFixture {
     long s = newSession("alice", 10);
     long created = index;
     ApplyResult r = next(acquireIn("lock/a", "alice", s), 8);
-    assertEquals(List.of(s), r.sessions().stream().map(SessionChange::id).collect(Collectors.toList()));
+    assertEquals(
+        List.of(s), r.sessions().stream().map(SessionChange::id).collect(Collectors.toList()));
     assertEquals(index, session(s).getLastRenewRevision());
     assertEquals(Cmds.at(T0 + 18 * SECOND), r.reply().getAcquire().getLease().getExpiresAt());
-    assertEquals(1, next(expireSession(s, created), 12).reply().getExpire().getSessionsSkipped(),
+    assertEquals(
+        1,
+        next(expireSession(s, created), 12).reply().getExpire().getSessionsSkipped(),
         "the ticker's view from before the acquisition is stale");
   }
 
   @Test
   void aSessionThatIsNotLiveOrNotTheHoldersIsRejected() throws IOException {
     long s = newSession("alice", 10);
-    assertEquals(RejectReason.NO_SESSION, rejected(next(acquireIn("lock/a", "bob", s))).getReason());
-    assertEquals(RejectReason.NO_SESSION, rejected(next(acquireIn("lock/a", "alice", s + 1))).getReason());
+    assertEquals(
+        RejectReason.NO_SESSION, rejected(next(acquireIn("lock/a", "bob", s))).getReason());
+    assertEquals(
+        RejectReason.NO_SESSION, rejected(next(acquireIn("lock/a", "alice", s + 1))).getReason());
     next(closeSession(s));
-    assertEquals(RejectReason.NO_SESSION, rejected(next(acquireIn("lock/a", "alice", s))).getReason());
+    assertEquals(
+        RejectReason.NO_SESSION, rejected(next(acquireIn("lock/a", "alice", s))).getReason());
   }
 
   @Test
@@ -191,7 +210,10 @@ public abstract class SessionContract extends CoreFixture {
     assertEquals(1, r.sessions().size());
     assertEquals(index, session(s).getLastRenewRevision());
     Lease read = get("lock/l7", T0 + 3 * SECOND).getLease();
-    assertEquals(Cmds.at(T0 + 13 * SECOND), read.getExpiresAt(), "an attached lease ends when its session would");
+    assertEquals(
+        Cmds.at(T0 + 13 * SECOND),
+        read.getExpiresAt(),
+        "an attached lease ends when its session would");
   }
 
   @Test
@@ -200,10 +222,17 @@ public abstract class SessionContract extends CoreFixture {
     long gone = newSession("alice", 10);
     next(closeSession(gone));
     var reply = next(keepAlive(s, gone)).reply().getKeepAlive();
-    assertEquals(List.of(Outcome.RENEWED, Outcome.NOT_HELD),
-        reply.getResultsList().stream().map(KeepAliveResult::getOutcome).collect(Collectors.toList()));
-    assertEquals(List.of(Outcome.RENEWED, Outcome.RENEWED), next(keepAlive(s, s)).reply().getKeepAlive().getResultsList().stream()
-        .map(KeepAliveResult::getOutcome).collect(Collectors.toList()), "a session listed twice is kept alive twice, as Renew does");
+    assertEquals(
+        List.of(Outcome.RENEWED, Outcome.NOT_HELD),
+        reply.getResultsList().stream()
+            .map(KeepAliveResult::getOutcome)
+            .collect(Collectors.toList()));
+    assertEquals(
+        List.of(Outcome.RENEWED, Outcome.RENEWED),
+        next(keepAlive(s, s)).reply().getKeepAlive().getResultsList().stream()
+            .map(KeepAliveResult::getOutcome)
+            .collect(Collectors.toList()),
+        "a session listed twice is kept alive twice, as Renew does");
     assertEquals("sessions[0]", invalid(next(keepAlive(-3L))).getField());
   }
 
@@ -217,14 +246,16 @@ public abstract class SessionContract extends CoreFixture {
     ApplyResult r = next(closeSession(s));
     assertEquals(Outcome.CLOSED, r.reply().getCloseSession().getOutcome());
     assertEquals(2, r.reply().getCloseSession().getLeasesEnded());
-    assertEquals(List.of("SESSION_CLOSED@" + index + ":lock/a", "SESSION_CLOSED@" + index + ":lock/b"), describe(r.events()));
+    assertEquals(
+        List.of("SESSION_CLOSED@" + index + ":lock/a", "SESSION_CLOSED@" + index + ":lock/b"),
+        describe(r.events()));
     Event api = Events.toApi(r.events().get(0));
     assertEquals(Event.Type.RELEASED, api.getType());
     assertEquals(Event.Reason.REASON_SESSION_CLOSED, api.getReason());
     assertEquals("session " + s, api.getMessage());
     assertEquals(List.of("lock/own"), new ArrayList<>(leases().keySet()));
     assertFalse(sessionExists(s));
-    granted(next(acquire("lock/a", "bob")));  // a close leaves no lock-delay, as a release does
+    granted(next(acquire("lock/a", "bob"))); // a close leaves no lock-delay, as a release does
     EndedLease ended = historyOf("lock/a").get(0);
     assertEquals(Event.Reason.REASON_SESSION_CLOSED, ended.getReason());
     assertEquals(s, ended.getSession());
@@ -239,7 +270,10 @@ public abstract class SessionContract extends CoreFixture {
     granted(next(acquireIn("lock/a", "alice", s)));
     next(keepAlive(s), 5);
     ApplyResult stale = next(expireSession(s, created + 1), 12);
-    assertEquals(1, stale.reply().getExpire().getSessionsSkipped(), "a keep-alive after the ticker's view wins");
+    assertEquals(
+        1,
+        stale.reply().getExpire().getSessionsSkipped(),
+        "a keep-alive after the ticker's view wins");
     assertTrue(stale.events().isEmpty());
 
     long keptAt = session(s).getLastRenewRevision();
@@ -254,7 +288,11 @@ public abstract class SessionContract extends CoreFixture {
     assertEquals(RejectReason.LOCK_DELAY, rejected(next(acquire("lock/a", "bob"))).getReason());
     assertEquals(Event.Reason.REASON_SESSION_EXPIRED, historyOf("lock/a").get(0).getReason());
     // The stored history reads back with its reason, as watchers replaying it see it.
-    Event replayed = history(index - 1).stream().filter(e -> e.getName().equals("lock/a")).findFirst().orElseThrow();
+    Event replayed =
+        history(index - 1).stream()
+            .filter(e -> e.getName().equals("lock/a"))
+            .findFirst()
+            .orElseThrow();
     assertEquals(Event.Reason.REASON_SESSION_EXPIRED, replayed.getReason());
   }
 
@@ -274,7 +312,8 @@ public abstract class SessionContract extends CoreFixture {
     granted(next(acquireIn("lock/b", "alice", s)));
     long renewedAt = session(s).getLastRenewRevision();
     ApplyResult revoked = next(Cmds.revoke("lock/a", a.getToken(), "operator"));
-    assertTrue(revoked.sessions().isEmpty(), "an ending is no keep-alive: the leader's deadline stays");
+    assertTrue(
+        revoked.sessions().isEmpty(), "an ending is no keep-alive: the leader's deadline stays");
     assertEquals(renewedAt, session(s).getLastRenewRevision());
     KeepAliveResult k = next(keepAlive(s)).reply().getKeepAlive().getResults(0);
     assertEquals(1, k.getLeasesEnded());
@@ -285,8 +324,11 @@ public abstract class SessionContract extends CoreFixture {
   void releaseAndRenewWorkOnAnAttachedLease() throws IOException {
     long s = newSession("alice", 10);
     Lease a = granted(next(acquireIn("lock/a", "alice", s))).getLease();
-    assertEquals(Outcome.RENEWED, next(renew("lock/a", a.getToken())).reply().getRenew().getResults(0).getOutcome());
-    assertEquals(Outcome.RELEASED, next(release("lock/a", a.getToken())).reply().getRelease().getOutcome());
+    assertEquals(
+        Outcome.RENEWED,
+        next(renew("lock/a", a.getToken())).reply().getRenew().getResults(0).getOutcome());
+    assertEquals(
+        Outcome.RELEASED, next(release("lock/a", a.getToken())).reply().getRelease().getOutcome());
     assertEquals(0, session(s).getLeases());
     assertEquals(0, next(closeSession(s)).reply().getCloseSession().getLeasesEnded());
   }
@@ -298,7 +340,10 @@ public abstract class SessionContract extends CoreFixture {
     Lease attached = granted(next(acquireIn("lock/a", "alice", s))).getLease();
     assertEquals(own.getToken(), attached.getToken(), "the same lease");
     assertEquals(s, attached.getSession());
-    assertEquals(s, granted(next(acquire("lock/a", "alice"))).getLease().getSession(), "a bare retry keeps the session");
+    assertEquals(
+        s,
+        granted(next(acquire("lock/a", "alice"))).getLease().getSession(),
+        "a bare retry keeps the session");
     LogCommand.Builder withTtl = acquire("lock/a", "alice");
     withTtl.getAcquireBuilder().setTtl(secs(30));
     assertEquals(0, granted(next(withTtl)).getLease().getSession(), "a TTL of its own detaches it");
@@ -319,15 +364,22 @@ public abstract class SessionContract extends CoreFixture {
   void sessionCommandsMayShareABatch() throws IOException {
     long s = newSession("alice", 10);
     index++;
-    ApplyResult r = apply(index, T0, LogCommand.newBuilder().setBatch(CommandBatch.newBuilder()
-        .addCommands(acquireIn("lock/a", "alice", s))
-        .addCommands(keepAlive(s))
-        .addCommands(createSession("bob", secs(10)))));
+    ApplyResult r =
+        apply(
+            index,
+            T0,
+            LogCommand.newBuilder()
+                .setBatch(
+                    CommandBatch.newBuilder()
+                        .addCommands(acquireIn("lock/a", "alice", s))
+                        .addCommands(keepAlive(s))
+                        .addCommands(createSession("bob", secs(10)))));
     var replies = r.reply().getBatch();
     assertEquals(index * 256, replies.getReplies(0).getAcquire().getLease().getToken());
     assertEquals(1, replies.getReplies(1).getKeepAlive().getResults(0).getLeases());
     assertEquals(index * 256 + 2, replies.getReplies(2).getCreateSession().getSession().getId());
-    assertEquals(3, r.sessions().size(), "the attachment's keep-alive, the keep-alive and the new session");
+    assertEquals(
+        3, r.sessions().size(), "the attachment's keep-alive, the keep-alive and the new session");
   }
 
   // ---- transfers ----
@@ -342,21 +394,31 @@ public abstract class SessionContract extends CoreFixture {
     assertEquals("bob", t.getLease().getHolder());
     assertEquals(token(index), t.getLease().getToken());
     assertTrue(t.getLease().getToken() > old.getToken());
-    assertEquals(List.of("TRANSFERRED@" + index + ":lock/a", "ACQUIRED@" + index + ":lock/a"), describe(r.events()));
+    assertEquals(
+        List.of("TRANSFERRED@" + index + ":lock/a", "ACQUIRED@" + index + ":lock/a"),
+        describe(r.events()));
     Event ending = Events.toApi(r.events().get(0));
     assertEquals(Event.Type.RELEASED, ending.getType());
     assertEquals(Event.Reason.REASON_TRANSFERRED, ending.getReason());
     assertEquals("to bob", ending.getMessage());
     assertEquals("alice", ending.getLease().getHolder());
-    assertEquals(List.of(Event.Type.RELEASED, Event.Type.ACQUIRED),
+    assertEquals(
+        List.of(Event.Type.RELEASED, Event.Type.ACQUIRED),
         storedAt(index).stream().map(e -> e.event().getType()).collect(Collectors.toList()));
     assertEquals(Event.Reason.REASON_TRANSFERRED, historyOf("lock/a").get(0).getReason());
 
-    assertEquals(Outcome.NOT_HELD, next(release("lock/a", old.getToken())).reply().getRelease().getOutcome());
-    assertEquals(Outcome.NOT_HELD, next(renew("lock/a", old.getToken())).reply().getRenew().getResults(0).getOutcome());
-    assertEquals(Outcome.CONFLICT, next(acquire("lock/a", "carol")).reply().getAcquire().getOutcome());
-    assertEquals(Outcome.RELEASED, next(release("lock/a", t.getLease().getToken())).reply().getRelease().getOutcome());
-    granted(next(acquire("lock/a", "carol")));  // no lock-delay came from the transfer
+    assertEquals(
+        Outcome.NOT_HELD,
+        next(release("lock/a", old.getToken())).reply().getRelease().getOutcome());
+    assertEquals(
+        Outcome.NOT_HELD,
+        next(renew("lock/a", old.getToken())).reply().getRenew().getResults(0).getOutcome());
+    assertEquals(
+        Outcome.CONFLICT, next(acquire("lock/a", "carol")).reply().getAcquire().getOutcome());
+    assertEquals(
+        Outcome.RELEASED,
+        next(release("lock/a", t.getLease().getToken())).reply().getRelease().getOutcome());
+    granted(next(acquire("lock/a", "carol"))); // no lock-delay came from the transfer
   }
 
   @Test
@@ -399,7 +461,8 @@ public abstract class SessionContract extends CoreFixture {
     long alices = newSession("alice", 20);
     LogCommand.Builder wrong = transfer("lock/b", again.getToken(), "bob");
     wrong.getTransferBuilder().setSession(alices);
-    assertEquals(RejectReason.NO_SESSION, next(wrong).reply().getTransfer().getRejection().getReason());
+    assertEquals(
+        RejectReason.NO_SESSION, next(wrong).reply().getTransfer().getRejection().getReason());
   }
 
   @Test
@@ -421,7 +484,9 @@ public abstract class SessionContract extends CoreFixture {
   }
 
   private static LogCommand.Builder accept(String name, long offer, String holder) {
-    return LogCommand.newBuilder().setAcceptTransfer(AcceptTransferRequest.newBuilder().setName(name).setOffer(offer).setHolder(holder));
+    return LogCommand.newBuilder()
+        .setAcceptTransfer(
+            AcceptTransferRequest.newBuilder().setName(name).setOffer(offer).setHolder(holder));
   }
 
   @Test
@@ -431,19 +496,29 @@ public abstract class SessionContract extends CoreFixture {
     assertEquals(Outcome.OFFERED, offered.reply().getTransfer().getOutcome());
     long offerId = offered.reply().getTransfer().getOffer();
     assertEquals(index, offerId);
-    assertEquals(List.of(new TimedBar(TimedBar.Kind.OFFER, "lock/a", offerId, 30 * SECOND, false)), offered.bars());
+    assertEquals(
+        List.of(new TimedBar(TimedBar.Kind.OFFER, "lock/a", offerId, 30 * SECOND, false)),
+        offered.bars());
     assertTrue(offered.events().isEmpty(), "nothing changes hands yet");
-    assertEquals(Outcome.RENEWED, next(renew("lock/a", a.getToken())).reply().getRenew().getResults(0).getOutcome());
+    assertEquals(
+        Outcome.RENEWED,
+        next(renew("lock/a", a.getToken())).reply().getRenew().getResults(0).getOutcome());
 
     assertEquals("holder", invalidOrRefused(next(accept("lock/a", offerId, "carol"))));
-    assertEquals(Outcome.NOT_HELD, next(accept("lock/a", offerId + 1, "bob")).reply().getAcceptTransfer().getOutcome());
+    assertEquals(
+        Outcome.NOT_HELD,
+        next(accept("lock/a", offerId + 1, "bob")).reply().getAcceptTransfer().getOutcome());
     ApplyResult accepted = next(accept("lock/a", offerId, "bob"));
     TransferResponse t = accepted.reply().getAcceptTransfer();
     assertEquals(Outcome.TRANSFERRED, t.getOutcome());
     assertEquals(token(index), t.getLease().getToken());
-    assertEquals(List.of("TRANSFERRED@" + index + ":lock/a", "ACQUIRED@" + index + ":lock/a"), describe(accepted.events()));
+    assertEquals(
+        List.of("TRANSFERRED@" + index + ":lock/a", "ACQUIRED@" + index + ":lock/a"),
+        describe(accepted.events()));
     assertEquals(List.of(TimedBar.removed(TimedBar.Kind.OFFER, "lock/a")), accepted.bars());
-    assertEquals(Outcome.NOT_HELD, next(accept("lock/a", offerId, "bob")).reply().getAcceptTransfer().getOutcome(),
+    assertEquals(
+        Outcome.NOT_HELD,
+        next(accept("lock/a", offerId, "bob")).reply().getAcceptTransfer().getOutcome(),
         "an offer is taken up once");
   }
 
@@ -452,21 +527,41 @@ public abstract class SessionContract extends CoreFixture {
     Lease a = granted(next(acquire("lock/a", "alice"))).getLease();
     long first = next(offer("lock/a", a.getToken(), "bob", 30)).reply().getTransfer().getOffer();
     long second = next(offer("lock/a", a.getToken(), "carol", 30)).reply().getTransfer().getOffer();
-    assertEquals(Outcome.NOT_HELD, next(accept("lock/a", first, "bob")).reply().getAcceptTransfer().getOutcome(),
+    assertEquals(
+        Outcome.NOT_HELD,
+        next(accept("lock/a", first, "bob")).reply().getAcceptTransfer().getOutcome(),
         "a later offer replaces an earlier one");
-    var stale = next(LogCommand.newBuilder().setWithdrawOffers(WithdrawOffers.newBuilder()
-        .addItems(WithdrawOfferItem.newBuilder().setName("lock/a").setRevision(first)))).reply().getWithdrawOffers();
+    var stale =
+        next(LogCommand.newBuilder()
+                .setWithdrawOffers(
+                    WithdrawOffers.newBuilder()
+                        .addItems(
+                            WithdrawOfferItem.newBuilder().setName("lock/a").setRevision(first))))
+            .reply()
+            .getWithdrawOffers();
     assertEquals(1, stale.getSkipped(), "the leader's lift of the replaced offer changes nothing");
-    var withdrawn = next(LogCommand.newBuilder().setWithdrawOffers(WithdrawOffers.newBuilder()
-        .addItems(WithdrawOfferItem.newBuilder().setName("lock/a").setRevision(second)))).reply().getWithdrawOffers();
+    var withdrawn =
+        next(LogCommand.newBuilder()
+                .setWithdrawOffers(
+                    WithdrawOffers.newBuilder()
+                        .addItems(
+                            WithdrawOfferItem.newBuilder().setName("lock/a").setRevision(second))))
+            .reply()
+            .getWithdrawOffers();
     assertEquals(1, withdrawn.getWithdrawn());
-    assertEquals(Outcome.NOT_HELD, next(accept("lock/a", second, "carol")).reply().getAcceptTransfer().getOutcome());
+    assertEquals(
+        Outcome.NOT_HELD,
+        next(accept("lock/a", second, "carol")).reply().getAcceptTransfer().getOutcome());
 
     long third = next(offer("lock/a", a.getToken(), "bob", 30)).reply().getTransfer().getOffer();
     ApplyResult released = next(release("lock/a", a.getToken()));
-    assertTrue(released.bars().contains(TimedBar.removed(TimedBar.Kind.OFFER, "lock/a")), "the lease's end withdraws its offer");
+    assertTrue(
+        released.bars().contains(TimedBar.removed(TimedBar.Kind.OFFER, "lock/a")),
+        "the lease's end withdraws its offer");
     granted(next(acquire("lock/a", "dave")));
-    assertEquals(Outcome.NOT_HELD, next(accept("lock/a", third, "bob")).reply().getAcceptTransfer().getOutcome());
+    assertEquals(
+        Outcome.NOT_HELD,
+        next(accept("lock/a", third, "bob")).reply().getAcceptTransfer().getOutcome());
     assertEquals("dave", held("lock/a").getHolder());
   }
 
@@ -474,7 +569,13 @@ public abstract class SessionContract extends CoreFixture {
   void anOfferTheNewHolderCouldNotTakeIsRefusedAtOnceAndAgainAtAcceptance() throws IOException {
     Lease a = granted(next(acquire("lock/a", "alice"))).getLease();
     next(ban("mallory", "abuse"));
-    assertEquals(RejectReason.BANNED, next(offer("lock/a", a.getToken(), "mallory", 30)).reply().getTransfer().getRejection().getReason());
+    assertEquals(
+        RejectReason.BANNED,
+        next(offer("lock/a", a.getToken(), "mallory", 30))
+            .reply()
+            .getTransfer()
+            .getRejection()
+            .getReason());
     long offerId = next(offer("lock/a", a.getToken(), "bob", 30)).reply().getTransfer().getOffer();
     next(ban("bob", "abuse"));
     TransferResponse late = next(accept("lock/a", offerId, "bob")).reply().getAcceptTransfer();
@@ -505,7 +606,11 @@ public abstract class SessionContract extends CoreFixture {
     var page = core.list(ListRequest.newBuilder().setHolder("bob").setLimit(1).build(), T0);
     assertEquals(List.of("lock/a"), names(page));
     assertTrue(page.getMore());
-    assertEquals(List.of("lock/c"), names(core.list(ListRequest.newBuilder().setHolder("bob").setStartAfter("lock/a").build(), T0)));
+    assertEquals(
+        List.of("lock/c"),
+        names(
+            core.list(
+                ListRequest.newBuilder().setHolder("bob").setStartAfter("lock/a").build(), T0)));
   }
 
   @Test
@@ -535,7 +640,7 @@ public abstract class SessionContract extends CoreFixture {
   @Test
   void aLeasePastItsEndInsideItsGraceIsExpiring() throws IOException {
     next(setPolicy("lock", policy().setGracePeriod(secs(5))));
-    granted(next(acquire("lock/a", "alice")));  // default TTL 10 s
+    granted(next(acquire("lock/a", "alice"))); // default TTL 10 s
     assertEquals(LeaseState.ACTIVE, get("lock/a", T0 + 2 * SECOND).getLease().getState());
     assertEquals(LeaseState.EXPIRING, get("lock/a", T0 + 12 * SECOND).getLease().getState());
     assertEquals(LeaseState.STALE, get("lock/a", T0 + 16 * SECOND).getLease().getState());
@@ -553,12 +658,26 @@ public abstract class SessionContract extends CoreFixture {
     long a1 = newSession("alice", 10);
     long b1 = newSession("bob", 10);
     long a2 = newSession("alice", 10);
-    assertEquals(List.of(a1, a2), core.listSessions(ListSessionsRequest.newBuilder().setHolder("alice").build(), T0)
-        .getSessionsList().stream().map(Session::getId).collect(Collectors.toList()));
+    assertEquals(
+        List.of(a1, a2),
+        core
+            .listSessions(ListSessionsRequest.newBuilder().setHolder("alice").build(), T0)
+            .getSessionsList()
+            .stream()
+            .map(Session::getId)
+            .collect(Collectors.toList()));
     var page = core.listSessions(ListSessionsRequest.newBuilder().setLimit(2).build(), T0);
-    assertEquals(List.of(a1, b1), page.getSessionsList().stream().map(Session::getId).collect(Collectors.toList()));
+    assertEquals(
+        List.of(a1, b1),
+        page.getSessionsList().stream().map(Session::getId).collect(Collectors.toList()));
     assertTrue(page.getMore());
-    assertEquals(List.of(a2), core.listSessions(ListSessionsRequest.newBuilder().setStartAfter(b1).build(), T0)
-        .getSessionsList().stream().map(Session::getId).collect(Collectors.toList()));
+    assertEquals(
+        List.of(a2),
+        core
+            .listSessions(ListSessionsRequest.newBuilder().setStartAfter(b1).build(), T0)
+            .getSessionsList()
+            .stream()
+            .map(Session::getId)
+            .collect(Collectors.toList()));
   }
 }

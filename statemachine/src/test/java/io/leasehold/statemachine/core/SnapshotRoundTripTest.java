@@ -13,13 +13,13 @@ import io.leasehold.proto.v1.CompactHistoryResponse;
 import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.GetPolicyRequest;
 import io.leasehold.proto.v1.GetRequest;
+import io.leasehold.proto.v1.HistoryMeta;
 import io.leasehold.proto.v1.HistoryRequest;
 import io.leasehold.proto.v1.ListBansRequest;
 import io.leasehold.proto.v1.ListPoliciesRequest;
-import io.leasehold.proto.v1.ReadQuery;
-import io.leasehold.proto.v1.HistoryMeta;
-import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.ListRequest;
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.statemachine.store.AppliedPosition;
 import io.leasehold.statemachine.store.KvStore;
 import io.leasehold.statemachine.store.StoreKind;
@@ -34,10 +34,12 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** A snapshot carries the whole state: a replica restored from it is indistinguishable from its source. */
+/**
+ * A snapshot carries the whole state: a replica restored from it is indistinguishable from its
+ * source.
+ */
 class SnapshotRoundTripTest {
-  @TempDir
-  Path tempDir;
+  @TempDir Path tempDir;
 
   private final List<KvStore> opened = new ArrayList<>();
   private int dirs;
@@ -70,7 +72,8 @@ class SnapshotRoundTripTest {
     LeaseCore sourceCore = new LeaseCore(source);
     RandomWorkload w = run(sourceCore, 42, 500);
     assertTrue(sourceCore.forEachLease((n, l) -> {}) > 0);
-    assertTrue(sourceCore.history().getCompactRevision() > 0 && sourceCore.history().getCount() > 10,
+    assertTrue(
+        sourceCore.history().getCompactRevision() > 0 && sourceCore.history().getCount() > 10,
         () -> "the snapshot should carry a compacted, non-empty history: " + sourceCore.history());
     byte[] snapshot = StoreKind.dump(source);
 
@@ -87,17 +90,21 @@ class SnapshotRoundTripTest {
       assertEquals(source.applied(), target.applied(), kind + ": applied position");
       assertEquals(sourceCore.applied(), core.applied());
       long now = T0 + 30 * SECOND;
-      assertEquals(sourceCore.list(ListRequest.getDefaultInstance(), now), core.list(ListRequest.getDefaultInstance(), now));
+      assertEquals(
+          sourceCore.list(ListRequest.getDefaultInstance(), now),
+          core.list(ListRequest.getDefaultInstance(), now));
       for (String name : RandomWorkload.NAMES) {
         GetRequest g = GetRequest.newBuilder().setName(name).build();
         assertEquals(sourceCore.get(g, now), core.get(g, now), kind + ": get " + name);
       }
       assertEquals(sourceCore.history(), core.history(), kind + ": history bounds");
       long compactRevision = sourceCore.history().getCompactRevision();
-      assertEquals(events(sourceCore, compactRevision), events(core, compactRevision), kind + ": history");
+      assertEquals(
+          events(sourceCore, compactRevision), events(core, compactRevision), kind + ": history");
     }
 
-    // The next entries give the same replies everywhere, including the clock restored from the snapshot.
+    // The next entries give the same replies everywhere, including the clock restored from the
+    // snapshot.
     for (int i = 0; i < 50; i++) {
       RandomWorkload.Step s = w.next();
       ApplyResult expected = sourceCore.apply(s.term(), s.index(), s.command());
@@ -114,7 +121,9 @@ class SnapshotRoundTripTest {
     }
   }
 
-  /** The events a core's history holds from {@code fromRevision}, failing if it reports compaction. */
+  /**
+   * The events a core's history holds from {@code fromRevision}, failing if it reports compaction.
+   */
   private static List<Event> events(LeaseCore core, long fromRevision) {
     List<Event> out = new ArrayList<>();
     assertFalse(core.readHistory(fromRevision, out::add).compacted());
@@ -129,10 +138,16 @@ class SnapshotRoundTripTest {
     long t = T0;
     sourceCore.apply(1, 1, Cmds.acquire("lock/a", "alice").setLeaderTimeMicros(t).build());
     sourceCore.apply(1, 2, Cmds.acquire("lock/b", "bob").setLeaderTimeMicros(t += SECOND).build());
-    sourceCore.apply(1, 3, Cmds.update("lock/a", 1, Cmds.attrs("10.0.0.1:1", "SERVING", java.util.Map.of())).setLeaderTimeMicros(t += SECOND).build());
+    sourceCore.apply(
+        1,
+        3,
+        Cmds.update("lock/a", 1, Cmds.attrs("10.0.0.1:1", "SERVING", java.util.Map.of()))
+            .setLeaderTimeMicros(t += SECOND)
+            .build());
     sourceCore.apply(1, 4, compact(3).setLeaderTimeMicros(t += SECOND).build());
     sourceCore.apply(1, 5, Cmds.release("lock/b", 2).setLeaderTimeMicros(t += SECOND).build());
-    sourceCore.apply(1, 6, Cmds.acquire("lock/c", "carol").setLeaderTimeMicros(t += SECOND).build());
+    sourceCore.apply(
+        1, 6, Cmds.acquire("lock/c", "carol").setLeaderTimeMicros(t += SECOND).build());
     HistoryMeta bounds = HistoryMeta.newBuilder().setCompactRevision(3).setCount(3).build();
     assertEquals(bounds, sourceCore.history());
     List<Event> history = events(sourceCore, 3);
@@ -149,14 +164,19 @@ class SnapshotRoundTripTest {
         RandomWorkload.Step s = w.next();
         w.observe(core.apply(s.term(), s.index(), s.command()));
       }
-      assertTrue(core.history().getCount() > 0 && !core.history().equals(bounds), () -> "prior life: " + core.history());
+      assertTrue(
+          core.history().getCount() > 0 && !core.history().equals(bounds),
+          () -> "prior life: " + core.history());
       StoreKind.load(target, snapshot);
       core.reload();
 
       assertEquals(bounds, core.history(), kind + ": bounds");
       assertEquals(history, events(core, 3), kind + ": events, and only the snapshot's");
       List<Event> visited = new ArrayList<>();
-      assertEquals(new LeaseCore.HistoryRead(true, 3, 6), core.readHistory(2, visited::add), kind + ": below the bound");
+      assertEquals(
+          new LeaseCore.HistoryRead(true, 3, 6),
+          core.readHistory(2, visited::add),
+          kind + ": below the bound");
       assertEquals(List.of(), visited);
 
       // The reloaded bounds drive the next compactions exactly as on the source.
@@ -165,11 +185,18 @@ class SnapshotRoundTripTest {
         LogCommand c = compact(step[1]).setLeaderTimeMicros(t).build();
         ApplyResult expected = sourceCore.apply(1, step[0], c);
         ApplyResult actual = core.apply(1, step[0], c);
-        assertEquals(CompactHistoryResponse.newBuilder().setCompactRevision(step[2]).setRemoved(step[3]).setRevision(step[0]).build(),
-            actual.reply().getCompactHistory(), kind + ": compaction at " + step[0]);
+        assertEquals(
+            CompactHistoryResponse.newBuilder()
+                .setCompactRevision(step[2])
+                .setRemoved(step[3])
+                .setRevision(step[0])
+                .build(),
+            actual.reply().getCompactHistory(),
+            kind + ": compaction at " + step[0]);
         assertEquals(expected.reply(), actual.reply(), kind + ": compaction at " + step[0]);
       }
-      assertArrayEquals(StoreKind.dump(source), StoreKind.dump(target), kind + ": after compacting");
+      assertArrayEquals(
+          StoreKind.dump(source), StoreKind.dump(target), kind + ": after compacting");
       // Back to the snapshot's state, so the next target is compared with the same source.
       StoreKind.load(source, snapshot);
       sourceCore.reload();
@@ -178,32 +205,51 @@ class SnapshotRoundTripTest {
 
   @ParameterizedTest
   @EnumSource(StoreKind.class)
-  void snapshotCarriesPoliciesBansLockDelaysAndLeaseHistory(StoreKind sourceKind) throws IOException {
+  void snapshotCarriesPoliciesBansLockDelaysAndLeaseHistory(StoreKind sourceKind)
+      throws IOException {
     KvStore source = open(sourceKind);
     LeaseCore sourceCore = new LeaseCore(source);
     long t = T0;
-    List<LogCommand.Builder> log = List.of(
-        Cmds.setPolicy("lock", Cmds.policy().setLockDelay(Cmds.secs(30)).setNamePattern("[a-z]+").setMaxLeasesPerHolder(2).setHistoryLimit(5)),
-        Cmds.setPolicy("", Cmds.policy().setMaxTtl(Cmds.secs(60))),
-        Cmds.acquire("lock/a", "alice"),
-        Cmds.acquire("lock/b", "bob"),
-        Cmds.banFor("bob", Cmds.secs(100)),
-        Cmds.revoke("lock/a", "maintenance"),
-        Cmds.acquire("lock/c", "carol"),
-        Cmds.release("lock/c", 7));
+    List<LogCommand.Builder> log =
+        List.of(
+            Cmds.setPolicy(
+                "lock",
+                Cmds.policy()
+                    .setLockDelay(Cmds.secs(30))
+                    .setNamePattern("[a-z]+")
+                    .setMaxLeasesPerHolder(2)
+                    .setHistoryLimit(5)),
+            Cmds.setPolicy("", Cmds.policy().setMaxTtl(Cmds.secs(60))),
+            Cmds.acquire("lock/a", "alice"),
+            Cmds.acquire("lock/b", "bob"),
+            Cmds.banFor("bob", Cmds.secs(100)),
+            Cmds.revoke("lock/a", "maintenance"),
+            Cmds.acquire("lock/c", "carol"),
+            Cmds.release("lock/c", 7));
     long index = 0;
     for (LogCommand.Builder c : log) {
       sourceCore.apply(1, ++index, c.setLeaderTimeMicros(t += SECOND).build());
     }
     byte[] snapshot = StoreKind.dump(source);
-    List<ReadQuery> reads = List.of(
-        ReadQuery.newBuilder().setGetPolicy(GetPolicyRequest.newBuilder().setNamespace("lock")).build(),
-        ReadQuery.newBuilder().setGetPolicy(GetPolicyRequest.newBuilder().setNamespace("svc")).build(),
-        ReadQuery.newBuilder().setListPolicies(ListPoliciesRequest.getDefaultInstance()).build(),
-        ReadQuery.newBuilder().setListBans(ListBansRequest.getDefaultInstance()).build(),
-        ReadQuery.newBuilder().setHistory(HistoryRequest.newBuilder().setName("lock/a")).build(),
-        ReadQuery.newBuilder().setHistory(HistoryRequest.newBuilder().setHolder("bob")).build(),
-        ReadQuery.newBuilder().setHistory(HistoryRequest.newBuilder().setHolder("carol")).build());
+    List<ReadQuery> reads =
+        List.of(
+            ReadQuery.newBuilder()
+                .setGetPolicy(GetPolicyRequest.newBuilder().setNamespace("lock"))
+                .build(),
+            ReadQuery.newBuilder()
+                .setGetPolicy(GetPolicyRequest.newBuilder().setNamespace("svc"))
+                .build(),
+            ReadQuery.newBuilder()
+                .setListPolicies(ListPoliciesRequest.getDefaultInstance())
+                .build(),
+            ReadQuery.newBuilder().setListBans(ListBansRequest.getDefaultInstance()).build(),
+            ReadQuery.newBuilder()
+                .setHistory(HistoryRequest.newBuilder().setName("lock/a"))
+                .build(),
+            ReadQuery.newBuilder().setHistory(HistoryRequest.newBuilder().setHolder("bob")).build(),
+            ReadQuery.newBuilder()
+                .setHistory(HistoryRequest.newBuilder().setHolder("carol"))
+                .build());
     assertEquals(1, sourceCore.query(reads.get(3), 0).getListBans().getBansCount());
     assertEquals(1, sourceCore.query(reads.get(4), 0).getHistory().getLeasesCount());
 
@@ -230,17 +276,24 @@ class SnapshotRoundTripTest {
         LogCommand command = e.getKey().setLeaderTimeMicros(t + SECOND).build();
         ApplyResult expected = sourceCore.apply(1, ++i, command);
         var reply = expected.reply().getAcquire();
-        assertEquals(e.getValue(), reply.hasRejection() ? reply.getRejection().getReason().name() : reply.getOutcome().name(), command::toString);
+        assertEquals(
+            e.getValue(),
+            reply.hasRejection()
+                ? reply.getRejection().getReason().name()
+                : reply.getOutcome().name(),
+            command::toString);
         assertEquals(expected.reply(), core.apply(1, i, command).reply(), kind + ": " + command);
       }
-      assertArrayEquals(StoreKind.dump(source), StoreKind.dump(target), kind + ": after the next entries");
+      assertArrayEquals(
+          StoreKind.dump(source), StoreKind.dump(target), kind + ": after the next entries");
       StoreKind.load(source, snapshot);
       sourceCore.reload();
     }
   }
 
   private static LogCommand.Builder compact(long below) {
-    return LogCommand.newBuilder().setCompactHistory(CompactHistory.newBuilder().setBelowRevision(below));
+    return LogCommand.newBuilder()
+        .setCompactHistory(CompactHistory.newBuilder().setBelowRevision(below));
   }
 
   @ParameterizedTest
@@ -248,7 +301,8 @@ class SnapshotRoundTripTest {
   void restoredClockStaysMonotone(StoreKind kind) throws IOException {
     KvStore source = open(StoreKind.IN_MEMORY);
     LeaseCore sourceCore = new LeaseCore(source);
-    sourceCore.apply(1, 1, Cmds.acquire("lock/a", "alice").setLeaderTimeMicros(T0 + 100 * SECOND).build());
+    sourceCore.apply(
+        1, 1, Cmds.acquire("lock/a", "alice").setLeaderTimeMicros(T0 + 100 * SECOND).build());
 
     KvStore target = open(kind);
     StoreKind.load(target, StoreKind.dump(source));
@@ -281,9 +335,13 @@ class SnapshotRoundTripTest {
     for (int at : new int[] {magic, firstKeyLength, insideFirstValue, insideMiddleValue, crc}) {
       byte[] bad = snapshot.clone();
       bad[at] ^= (byte) 0xFF;
-      IOException e = assertThrows(IOException.class, () -> StoreKind.load(target, bad), "flip at " + at);
+      IOException e =
+          assertThrows(IOException.class, () -> StoreKind.load(target, bad), "flip at " + at);
       assertTrue(e.getMessage() != null && !e.getMessage().isEmpty());
-      assertArrayEquals(before, StoreKind.dump(target), kind + ": state after a failed load (flip at " + at + ")");
+      assertArrayEquals(
+          before,
+          StoreKind.dump(target),
+          kind + ": state after a failed load (flip at " + at + ")");
       assertEquals(position, target.applied());
     }
 
@@ -294,9 +352,14 @@ class SnapshotRoundTripTest {
 
     // The target still works, from where it was.
     long next = position.index() + 1;
-    ApplyResult r = targetCore.apply(position.term(), next,
-        Cmds.acquire("lock/after-failed-load", "x").setLeaderTimeMicros(T0).build());
-    assertEquals(LogFormat.token(targetCore.logFormat(), next, 0), r.reply().getAcquire().getLease().getToken());
+    ApplyResult r =
+        targetCore.apply(
+            position.term(),
+            next,
+            Cmds.acquire("lock/after-failed-load", "x").setLeaderTimeMicros(T0).build());
+    assertEquals(
+        LogFormat.token(targetCore.logFormat(), next, 0),
+        r.reply().getAcquire().getLease().getToken());
     assertEquals(next, target.applied().index());
 
     // And the intact snapshot still loads.
@@ -304,7 +367,10 @@ class SnapshotRoundTripTest {
     assertArrayEquals(snapshot, StoreKind.dump(target));
   }
 
-  /** The offset of the value of the entry in the middle of a snapshot (parsing the documented layout). */
+  /**
+   * The offset of the value of the entry in the middle of a snapshot (parsing the documented
+   * layout).
+   */
   private static int middleValueOffset(byte[] snapshot) {
     List<Integer> values = new ArrayList<>();
     ByteBuffer b = ByteBuffer.wrap(snapshot);

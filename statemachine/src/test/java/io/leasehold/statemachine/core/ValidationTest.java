@@ -12,6 +12,7 @@ import com.google.protobuf.Duration;
 import com.google.protobuf.FieldMask;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.Attributes;
+import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.GetRequest;
 import io.leasehold.proto.v1.ListRequest;
 import io.leasehold.proto.v1.ReleaseRequest;
@@ -19,7 +20,6 @@ import io.leasehold.proto.v1.RenewItem;
 import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.UpdateRequest;
 import io.leasehold.proto.v1.WatchRequest;
-import io.leasehold.proto.v1.Event;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,7 +39,9 @@ class ValidationTest {
   private static void assertInvalid(String field, Executable check) {
     InvalidArgumentException e = assertThrows(InvalidArgumentException.class, check);
     assertEquals(field, e.field());
-    assertTrue(e.getMessage().contains(field), () -> "message does not name " + field + ": " + e.getMessage());
+    assertTrue(
+        e.getMessage().contains(field),
+        () -> "message does not name " + field + ": " + e.getMessage());
   }
 
   private static void acquire(AcquireRequest.Builder r) {
@@ -81,16 +83,40 @@ class ValidationTest {
   void badNameIsRefusedNamingTheField(String why, String name) {
     assertInvalid("name", () -> acquire(acquireRequest(name, "alice")));
     assertInvalid("name", () -> Validation.get(GetRequest.newBuilder().setName(name).build()));
-    assertInvalid("name", () -> Validation.release(ReleaseRequest.newBuilder().setName(name).setToken(1).build()));
-    assertInvalid("name", () -> Validation.update(UpdateRequest.newBuilder().setName(name).setToken(1)
-        .setAttributes(Attributes.getDefaultInstance()).build()));
-    assertInvalid("items[1].name", () -> Validation.renew(RenewRequest.newBuilder()
-        .addItems(item("ns/ok", 1)).addItems(item(name, 1)).build()));
+    assertInvalid(
+        "name",
+        () -> Validation.release(ReleaseRequest.newBuilder().setName(name).setToken(1).build()));
+    assertInvalid(
+        "name",
+        () ->
+            Validation.update(
+                UpdateRequest.newBuilder()
+                    .setName(name)
+                    .setToken(1)
+                    .setAttributes(Attributes.getDefaultInstance())
+                    .build()));
+    assertInvalid(
+        "items[1].name",
+        () ->
+            Validation.renew(
+                RenewRequest.newBuilder()
+                    .addItems(item("ns/ok", 1))
+                    .addItems(item(name, 1))
+                    .build()));
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"ns/x", "lock/billing-job", "service/payments/i-7f3a", "mailbox/$admin@proxy-01", "a//b", "ns/a/",
-      "ns/\ud83d\ude00", "ns/caf\u00e9"})
+  @ValueSource(
+      strings = {
+        "ns/x",
+        "lock/billing-job",
+        "service/payments/i-7f3a",
+        "mailbox/$admin@proxy-01",
+        "a//b",
+        "ns/a/",
+        "ns/\ud83d\ude00",
+        "ns/caf\u00e9"
+      })
   void goodNameIsAccepted(String name) {
     assertDoesNotThrow(() -> acquire(acquireRequest(name, "alice")));
   }
@@ -115,8 +141,12 @@ class ValidationTest {
         Arguments.of("minus one second", Duration.newBuilder().setSeconds(-1).build()),
         Arguments.of("minus one nano", Duration.newBuilder().setNanos(-1).build()),
         Arguments.of("signs disagree", Duration.newBuilder().setSeconds(5).setNanos(-1).build()),
-        Arguments.of("signs disagree, negative seconds", Duration.newBuilder().setSeconds(-5).setNanos(1).build()),
-        Arguments.of("nanos out of range", Duration.newBuilder().setSeconds(1).setNanos(1_000_000_000).build()));
+        Arguments.of(
+            "signs disagree, negative seconds",
+            Duration.newBuilder().setSeconds(-5).setNanos(1).build()),
+        Arguments.of(
+            "nanos out of range",
+            Duration.newBuilder().setSeconds(1).setNanos(1_000_000_000).build()));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -127,29 +157,64 @@ class ValidationTest {
 
   @Test
   void aNonPositiveTtlIsShownAsTheDurationItIs() {
-    assertEquals("ttl: must be positive, got 0s", assertThrows(InvalidArgumentException.class,
-        () -> acquire(acquireRequest("ns/x", "alice").setTtl(Duration.getDefaultInstance()))).getMessage());
-    assertEquals("ttl: must be positive, got -1.5s", assertThrows(InvalidArgumentException.class,
-        () -> acquire(acquireRequest("ns/x", "alice").setTtl(Duration.newBuilder().setSeconds(-1).setNanos(-500_000_000)))).getMessage());
+    assertEquals(
+        "ttl: must be positive, got 0s",
+        assertThrows(
+                InvalidArgumentException.class,
+                () ->
+                    acquire(acquireRequest("ns/x", "alice").setTtl(Duration.getDefaultInstance())))
+            .getMessage());
+    assertEquals(
+        "ttl: must be positive, got -1.5s",
+        assertThrows(
+                InvalidArgumentException.class,
+                () ->
+                    acquire(
+                        acquireRequest("ns/x", "alice")
+                            .setTtl(Duration.newBuilder().setSeconds(-1).setNanos(-500_000_000))))
+            .getMessage());
   }
 
   @Test
   void positiveTtlPassesValidationEvenOutOfPolicyBounds() {
     // Bounds are a business outcome (REJECTED), not bad input.
     assertDoesNotThrow(() -> acquire(acquireRequest("ns/x", "alice").setTtl(secs(1))));
-    assertDoesNotThrow(() -> acquire(acquireRequest("ns/x", "alice").setTtl(Duration.newBuilder().setNanos(1).build())));
+    assertDoesNotThrow(
+        () ->
+            acquire(
+                acquireRequest("ns/x", "alice").setTtl(Duration.newBuilder().setNanos(1).build())));
     assertDoesNotThrow(() -> acquire(acquireRequest("ns/x", "alice").setTtl(secs(100 * 3600))));
   }
 
   @ParameterizedTest
   @ValueSource(longs = {0, -1, Long.MIN_VALUE})
   void nonPositiveTokenIsRefused(long token) {
-    assertInvalid("token", () -> Validation.release(ReleaseRequest.newBuilder().setName("ns/x").setToken(token).build()));
-    assertInvalid("token", () -> Validation.update(UpdateRequest.newBuilder().setName("ns/x").setToken(token)
-        .setAttributes(Attributes.getDefaultInstance()).build()));
-    assertInvalid("items[0].token", () -> Validation.renew(RenewRequest.newBuilder().addItems(item("ns/x", token)).build()));
-    assertInvalid("items[2].token", () -> Validation.renew(RenewRequest.newBuilder()
-        .addItems(item("ns/x", 1)).addItems(item("ns/y", 2)).addItems(item("ns/z", token)).build()));
+    assertInvalid(
+        "token",
+        () ->
+            Validation.release(
+                ReleaseRequest.newBuilder().setName("ns/x").setToken(token).build()));
+    assertInvalid(
+        "token",
+        () ->
+            Validation.update(
+                UpdateRequest.newBuilder()
+                    .setName("ns/x")
+                    .setToken(token)
+                    .setAttributes(Attributes.getDefaultInstance())
+                    .build()));
+    assertInvalid(
+        "items[0].token",
+        () -> Validation.renew(RenewRequest.newBuilder().addItems(item("ns/x", token)).build()));
+    assertInvalid(
+        "items[2].token",
+        () ->
+            Validation.renew(
+                RenewRequest.newBuilder()
+                    .addItems(item("ns/x", 1))
+                    .addItems(item("ns/y", 2))
+                    .addItems(item("ns/z", token))
+                    .build()));
   }
 
   @Test
@@ -159,14 +224,18 @@ class ValidationTest {
     for (int i = 0; i < Limits.MAX_RENEW_ITEMS; i++) {
       items.add(item("ns/x" + i, 1));
     }
-    assertDoesNotThrow(() -> Validation.renew(RenewRequest.newBuilder().addAllItems(items).build()));
+    assertDoesNotThrow(
+        () -> Validation.renew(RenewRequest.newBuilder().addAllItems(items).build()));
     items.add(item("ns/one-too-many", 1));
-    assertInvalid("items", () -> Validation.renew(RenewRequest.newBuilder().addAllItems(items).build()));
+    assertInvalid(
+        "items", () -> Validation.renew(RenewRequest.newBuilder().addAllItems(items).build()));
   }
 
   @Test
   void updateNeedsAttributes() {
-    assertInvalid("attributes", () -> Validation.update(UpdateRequest.newBuilder().setName("ns/x").setToken(1).build()));
+    assertInvalid(
+        "attributes",
+        () -> Validation.update(UpdateRequest.newBuilder().setName("ns/x").setToken(1).build()));
   }
 
   @Test
@@ -178,46 +247,95 @@ class ValidationTest {
     Attributes atLimit = Attributes.newBuilder().putAllMetadata(many).build();
     assertDoesNotThrow(() -> acquire(acquireRequest("ns/x", "alice").setAttributes(atLimit)));
     Attributes tooMany = atLimit.toBuilder().putMetadata("one-more", "v").build();
-    assertInvalid("attributes.metadata", () -> acquire(acquireRequest("ns/x", "alice").setAttributes(tooMany)));
-    assertInvalid("attributes.metadata", () -> Validation.update(UpdateRequest.newBuilder().setName("ns/x").setToken(1)
-        .setAttributes(tooMany).build()));
+    assertInvalid(
+        "attributes.metadata",
+        () -> acquire(acquireRequest("ns/x", "alice").setAttributes(tooMany)));
+    assertInvalid(
+        "attributes.metadata",
+        () ->
+            Validation.update(
+                UpdateRequest.newBuilder()
+                    .setName("ns/x")
+                    .setToken(1)
+                    .setAttributes(tooMany)
+                    .build()));
 
-    assertInvalid("attributes.metadata", () -> acquire(acquireRequest("ns/x", "alice")
-        .setAttributes(Attributes.newBuilder().putMetadata("", "v"))));
-    assertInvalid("attributes.address", () -> acquire(acquireRequest("ns/x", "alice")
-        .setAttributes(Attributes.newBuilder().setAddress("h".repeat(513)))));
-    assertInvalid("attributes.status", () -> acquire(acquireRequest("ns/x", "alice")
-        .setAttributes(Attributes.newBuilder().setStatus("S".repeat(65)))));
-    assertInvalid("attributes.status", () -> acquire(acquireRequest("ns/x", "alice")
-        .setAttributes(Attributes.newBuilder().setStatus("SERV\nING"))));
+    assertInvalid(
+        "attributes.metadata",
+        () ->
+            acquire(
+                acquireRequest("ns/x", "alice")
+                    .setAttributes(Attributes.newBuilder().putMetadata("", "v"))));
+    assertInvalid(
+        "attributes.address",
+        () ->
+            acquire(
+                acquireRequest("ns/x", "alice")
+                    .setAttributes(Attributes.newBuilder().setAddress("h".repeat(513)))));
+    assertInvalid(
+        "attributes.status",
+        () ->
+            acquire(
+                acquireRequest("ns/x", "alice")
+                    .setAttributes(Attributes.newBuilder().setStatus("S".repeat(65)))));
+    assertInvalid(
+        "attributes.status",
+        () ->
+            acquire(
+                acquireRequest("ns/x", "alice")
+                    .setAttributes(Attributes.newBuilder().setStatus("SERV\nING"))));
 
     // Metadata key and value errors name the attribute field and the key.
-    InvalidArgumentException key = assertThrows(InvalidArgumentException.class, () -> acquire(acquireRequest("ns/x", "alice")
-        .setAttributes(Attributes.newBuilder().putMetadata("k".repeat(129), "v"))));
+    InvalidArgumentException key =
+        assertThrows(
+            InvalidArgumentException.class,
+            () ->
+                acquire(
+                    acquireRequest("ns/x", "alice")
+                        .setAttributes(Attributes.newBuilder().putMetadata("k".repeat(129), "v"))));
     assertTrue(key.field().startsWith("attributes.metadata"), key.field());
-    InvalidArgumentException value = assertThrows(InvalidArgumentException.class, () -> acquire(acquireRequest("ns/x", "alice")
-        .setAttributes(Attributes.newBuilder().putMetadata("zone", "v".repeat(4097)))));
-    assertTrue(value.field().startsWith("attributes.metadata") && value.field().contains("zone"), value.field());
+    InvalidArgumentException value =
+        assertThrows(
+            InvalidArgumentException.class,
+            () ->
+                acquire(
+                    acquireRequest("ns/x", "alice")
+                        .setAttributes(
+                            Attributes.newBuilder().putMetadata("zone", "v".repeat(4097)))));
+    assertTrue(
+        value.field().startsWith("attributes.metadata") && value.field().contains("zone"),
+        value.field());
     assertTrue(value.getMessage().contains(value.field()));
   }
 
   @Test
   void listArgumentsAreBounded() {
     assertInvalid("limit", () -> Validation.list(ListRequest.newBuilder().setLimit(-1).build()));
-    assertInvalid("limit", () -> Validation.list(ListRequest.newBuilder().setLimit(Limits.MAX_LIST_LIMIT + 1).build()));
+    assertInvalid(
+        "limit",
+        () ->
+            Validation.list(ListRequest.newBuilder().setLimit(Limits.MAX_LIST_LIMIT + 1).build()));
     assertDoesNotThrow(() -> Validation.list(ListRequest.newBuilder().setLimit(0).build()));
-    assertDoesNotThrow(() -> Validation.list(ListRequest.newBuilder().setLimit(Limits.MAX_LIST_LIMIT).build()));
+    assertDoesNotThrow(
+        () -> Validation.list(ListRequest.newBuilder().setLimit(Limits.MAX_LIST_LIMIT).build()));
     // A prefix need not be a whole name.
     assertDoesNotThrow(() -> Validation.list(ListRequest.newBuilder().setPrefix("lo").build()));
-    assertInvalid("prefix", () -> Validation.list(ListRequest.newBuilder().setPrefix("lock/\u0001").build()));
-    assertInvalid("prefix", () -> Validation.list(ListRequest.newBuilder().setPrefix("p".repeat(513)).build()));
-    assertInvalid("start_after", () -> Validation.list(ListRequest.newBuilder().setStartAfter("s".repeat(513)).build()));
+    assertInvalid(
+        "prefix", () -> Validation.list(ListRequest.newBuilder().setPrefix("lock/\u0001").build()));
+    assertInvalid(
+        "prefix",
+        () -> Validation.list(ListRequest.newBuilder().setPrefix("p".repeat(513)).build()));
+    assertInvalid(
+        "start_after",
+        () -> Validation.list(ListRequest.newBuilder().setStartAfter("s".repeat(513)).build()));
   }
 
   // ---- update masks ----
 
   private static UpdateRequest.Builder masked(String... paths) {
-    return UpdateRequest.newBuilder().setName("ns/x").setToken(1)
+    return UpdateRequest.newBuilder()
+        .setName("ns/x")
+        .setToken(1)
         .setUpdateMask(FieldMask.newBuilder().addAllPaths(List.of(paths)));
   }
 
@@ -236,7 +354,11 @@ class ValidationTest {
   @ParameterizedTest
   @MethodSource("unknownMaskPaths")
   void unknownUpdateMaskPathIsRefusedNamingItsIndex(String[] paths, int bad) {
-    assertInvalid("update_mask.paths[" + bad + "]", () -> Validation.update(masked(paths).setAttributes(Attributes.getDefaultInstance()).build()));
+    assertInvalid(
+        "update_mask.paths[" + bad + "]",
+        () ->
+            Validation.update(
+                masked(paths).setAttributes(Attributes.getDefaultInstance()).build()));
     assertInvalid("update_mask.paths[" + bad + "]", () -> Validation.update(masked(paths).build()));
   }
 
@@ -251,7 +373,10 @@ class ValidationTest {
         }
       }
       String[] p = paths.toArray(String[]::new);
-      assertDoesNotThrow(() -> Validation.update(masked(p).setAttributes(Attributes.newBuilder().setStatus("SERVING")).build()),
+      assertDoesNotThrow(
+          () ->
+              Validation.update(
+                  masked(p).setAttributes(Attributes.newBuilder().setStatus("SERVING")).build()),
           paths::toString);
       // With a mask, the attributes may be left out: the named fields are cleared.
       assertDoesNotThrow(() -> Validation.update(masked(p).build()), paths::toString);
@@ -268,13 +393,23 @@ class ValidationTest {
   @Test
   void defaultWatchRequestIsValid() {
     assertDoesNotThrow(() -> Validation.watch(WatchRequest.getDefaultInstance()));
-    assertDoesNotThrow(() -> Validation.watch(watch().setPrefix("service/pay/").setStartRevision(17)
-        .addTypes(Event.Type.ACQUIRED).setIncludeRenewals(true).setRoutesOnly(true).build()));
+    assertDoesNotThrow(
+        () ->
+            Validation.watch(
+                watch()
+                    .setPrefix("service/pay/")
+                    .setStartRevision(17)
+                    .addTypes(Event.Type.ACQUIRED)
+                    .setIncludeRenewals(true)
+                    .setRoutesOnly(true)
+                    .build()));
   }
 
   @Test
   void watchPrefixFollowsTheListPrefixRules() {
-    assertDoesNotThrow(() -> Validation.watch(watch().setPrefix("lo").build()), "a prefix need not be a whole name");
+    assertDoesNotThrow(
+        () -> Validation.watch(watch().setPrefix("lo").build()),
+        "a prefix need not be a whole name");
     assertDoesNotThrow(() -> Validation.watch(watch().setPrefix("p".repeat(512)).build()));
     assertInvalid("prefix", () -> Validation.watch(watch().setPrefix("p".repeat(513)).build()));
     assertInvalid("prefix", () -> Validation.watch(watch().setPrefix("lock/\u0001").build()));
@@ -284,7 +419,8 @@ class ValidationTest {
   @ParameterizedTest
   @ValueSource(longs = {-1, -1_000, Long.MIN_VALUE})
   void negativeWatchStartRevisionIsRefused(long revision) {
-    assertInvalid("start_revision", () -> Validation.watch(watch().setStartRevision(revision).build()));
+    assertInvalid(
+        "start_revision", () -> Validation.watch(watch().setStartRevision(revision).build()));
   }
 
   @ParameterizedTest
@@ -294,22 +430,39 @@ class ValidationTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = Event.Type.class, names = {"TYPE_UNSPECIFIED", "UNRECOGNIZED"}, mode = EnumSource.Mode.EXCLUDE)
+  @EnumSource(
+      value = Event.Type.class,
+      names = {"TYPE_UNSPECIFIED", "UNRECOGNIZED"},
+      mode = EnumSource.Mode.EXCLUDE)
   void everyKnownEventTypeIsAcceptedInAWatch(Event.Type type) {
     assertDoesNotThrow(() -> Validation.watch(watch().addTypes(type).build()));
-    assertDoesNotThrow(() -> Validation.watch(watch().addTypes(Event.Type.UPDATED).addTypes(type).addTypes(type).build()));
+    assertDoesNotThrow(
+        () ->
+            Validation.watch(
+                watch().addTypes(Event.Type.UPDATED).addTypes(type).addTypes(type).build()));
   }
 
   @ParameterizedTest
   @ValueSource(ints = {0, 8, 99, -1, Integer.MIN_VALUE})
   void unspecifiedOrUnknownEventTypeIsRefusedNamingItsIndex(int value) {
     assertInvalid("types[0]", () -> Validation.watch(watch().addTypesValue(value).build()));
-    assertInvalid("types[2]", () -> Validation.watch(watch()
-        .addTypes(Event.Type.ACQUIRED).addTypes(Event.Type.REVOKED).addTypesValue(value).addTypes(Event.Type.EXPIRED).build()));
+    assertInvalid(
+        "types[2]",
+        () ->
+            Validation.watch(
+                watch()
+                    .addTypes(Event.Type.ACQUIRED)
+                    .addTypes(Event.Type.REVOKED)
+                    .addTypesValue(value)
+                    .addTypes(Event.Type.EXPIRED)
+                    .build()));
   }
 
   @ParameterizedTest
-  @EnumSource(value = io.leasehold.proto.v1.EventView.class, names = "UNRECOGNIZED", mode = EnumSource.Mode.EXCLUDE)
+  @EnumSource(
+      value = io.leasehold.proto.v1.EventView.class,
+      names = "UNRECOGNIZED",
+      mode = EnumSource.Mode.EXCLUDE)
   void everyKnownEventViewIsAcceptedInAWatch(io.leasehold.proto.v1.EventView view) {
     assertDoesNotThrow(() -> Validation.watch(watch().setView(view).build()));
   }

@@ -26,7 +26,10 @@ class RocksDbStoreTest extends KvStoreContract {
     return reopened;
   }
 
-  /** The batch is encoded in Java: lengths of one, two and three varint bytes, many records, deletes. */
+  /**
+   * The batch is encoded in Java: lengths of one, two and three varint bytes, many records,
+   * deletes.
+   */
   @Test
   void javaEncodedBatchesCarryLongKeysValuesAndManyRecords() throws IOException {
     byte[] longKey = new byte[300];
@@ -63,12 +66,24 @@ class RocksDbStoreTest extends KvStoreContract {
         changes.add(Change.put(Space.LEASES, b("lock/" + round + "/" + i), b("v" + round)));
       }
       store.commit(new AppliedPosition(1, round), changes);
-      assertEquals(1_000, rocks.property(Space.LEASES, "rocksdb.num-entries-active-mem-table"), "the round's rows wait in the memtable");
+      assertEquals(
+          1_000,
+          rocks.property(Space.LEASES, "rocksdb.num-entries-active-mem-table"),
+          "the round's rows wait in the memtable");
       assertTrue(rocks.settle(java.time.Duration.ofSeconds(30)), "quiet within the timeout");
       for (Space space : List.of(Space.LEASES, Space.META)) {
-        assertEquals(0, rocks.property(space, "rocksdb.num-entries-active-mem-table"), space + ": memtable written out");
-        assertEquals(0, rocks.property(space, "rocksdb.num-immutable-mem-table"), space + ": no memtable waiting to flush");
-        assertEquals(0, rocks.property(space, "rocksdb.compaction-pending"), space + ": no compaction pending");
+        assertEquals(
+            0,
+            rocks.property(space, "rocksdb.num-entries-active-mem-table"),
+            space + ": memtable written out");
+        assertEquals(
+            0,
+            rocks.property(space, "rocksdb.num-immutable-mem-table"),
+            space + ": no memtable waiting to flush");
+        assertEquals(
+            0,
+            rocks.property(space, "rocksdb.compaction-pending"),
+            space + ": no compaction pending");
       }
       assertEquals(0, rocks.property(Space.LEASES, "rocksdb.num-running-compactions"));
       assertEquals(0, rocks.property(Space.LEASES, "rocksdb.num-running-flushes"));
@@ -81,10 +96,12 @@ class RocksDbStoreTest extends KvStoreContract {
 
   @Test
   void keepsStateAndAppliedPositionAcrossCloseAndReopen() throws IOException {
-    store.commit(new AppliedPosition(2, 41), List.of(
-        Change.put(Space.LEASES, b("lock/a"), b("A")),
-        Change.put(Space.LEASES, b("lock/b"), b("B")),
-        Change.put(Space.META, b("clock"), bytes(9, 9))));
+    store.commit(
+        new AppliedPosition(2, 41),
+        List.of(
+            Change.put(Space.LEASES, b("lock/a"), b("A")),
+            Change.put(Space.LEASES, b("lock/b"), b("B")),
+            Change.put(Space.META, b("clock"), bytes(9, 9))));
     store.commit(new AppliedPosition(3, 42), List.of(Change.delete(Space.LEASES, b("lock/b"))));
     byte[] before = StoreKind.dump(store);
 
@@ -99,10 +116,12 @@ class RocksDbStoreTest extends KvStoreContract {
   void loadedSnapshotSurvivesReopenAndLeavesNoStagingDirectory() throws IOException {
     byte[] snapshot;
     try (KvStore source = new InMemoryStore()) {
-      source.commit(new AppliedPosition(5, 100), List.of(Change.put(Space.LEASES, b("lock/s"), b("S"))));
+      source.commit(
+          new AppliedPosition(5, 100), List.of(Change.put(Space.LEASES, b("lock/s"), b("S"))));
       snapshot = StoreKind.dump(source);
     }
-    store.commit(new AppliedPosition(1, 1), List.of(Change.put(Space.LEASES, b("lock/old"), b("O"))));
+    store.commit(
+        new AppliedPosition(1, 1), List.of(Change.put(Space.LEASES, b("lock/old"), b("O"))));
     StoreKind.load(store, snapshot);
     assertFalse(Files.exists(tempDir.resolve("db.incoming")));
 
@@ -113,7 +132,8 @@ class RocksDbStoreTest extends KvStoreContract {
 
   @Test
   void failedLoadKeepsStateAcrossReopenAndCleansUp() throws IOException {
-    store.commit(new AppliedPosition(1, 7), List.of(Change.put(Space.LEASES, b("lock/keep"), b("K"))));
+    store.commit(
+        new AppliedPosition(1, 7), List.of(Change.put(Space.LEASES, b("lock/keep"), b("K"))));
     byte[] before = StoreKind.dump(store);
     byte[] bad = before.clone();
     bad[bad.length - 1] ^= 0x01;

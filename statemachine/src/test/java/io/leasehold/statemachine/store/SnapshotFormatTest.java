@@ -25,24 +25,42 @@ class SnapshotFormatTest {
 
   private static List<Entry> read(byte[] snapshot) throws IOException {
     List<Entry> entries = new ArrayList<>();
-    SnapshotFormat.read(new ByteArrayInputStream(snapshot), (space, key, value) ->
-        entries.add(new Entry(space, new String(key, StandardCharsets.ISO_8859_1), new String(value, StandardCharsets.ISO_8859_1))));
+    SnapshotFormat.read(
+        new ByteArrayInputStream(snapshot),
+        (space, key, value) ->
+            entries.add(
+                new Entry(
+                    space,
+                    new String(key, StandardCharsets.ISO_8859_1),
+                    new String(value, StandardCharsets.ISO_8859_1))));
     return entries;
   }
 
   /** A small snapshot written by the format itself. */
   private static byte[] sample() throws IOException {
     try (InMemoryStore s = new InMemoryStore()) {
-      s.commit(new AppliedPosition(2, 17), List.of(
-          Change.put(Space.LEASES, "lock/a".getBytes(StandardCharsets.UTF_8), "lease-a".getBytes(StandardCharsets.UTF_8)),
-          Change.put(Space.LEASES, new byte[] {(byte) 0xff}, new byte[0]),
-          Change.put(Space.META, "clock".getBytes(StandardCharsets.UTF_8), new byte[] {0, 0, 0, 1, 2, 3, 4, 5})));
+      s.commit(
+          new AppliedPosition(2, 17),
+          List.of(
+              Change.put(
+                  Space.LEASES,
+                  "lock/a".getBytes(StandardCharsets.UTF_8),
+                  "lease-a".getBytes(StandardCharsets.UTF_8)),
+              Change.put(Space.LEASES, new byte[] {(byte) 0xff}, new byte[0]),
+              Change.put(
+                  Space.META,
+                  "clock".getBytes(StandardCharsets.UTF_8),
+                  new byte[] {0, 0, 0, 1, 2, 3, 4, 5})));
       return StoreKind.dump(s);
     }
   }
 
-  /** Writes the documented layout by hand, with a correct count and CRC, for entries of any space id. */
-  private static byte[] handMade(int[] spaceIds, String[] keys, String[] values) throws IOException {
+  /**
+   * Writes the documented layout by hand, with a correct count and CRC, for entries of any space
+   * id.
+   */
+  private static byte[] handMade(int[] spaceIds, String[] keys, String[] values)
+      throws IOException {
     ByteArrayOutputStream raw = new ByteArrayOutputStream();
     CheckedOutputStream checked = new CheckedOutputStream(raw, new CRC32());
     DataOutputStream out = new DataOutputStream(checked);
@@ -65,7 +83,8 @@ class SnapshotFormatTest {
   }
 
   /** A hand-made view: whole-space scans only, as the snapshot writer makes them. */
-  private static ReadView scanning(java.util.function.BiConsumer<Space, ReadView.EntryVisitor> scan) {
+  private static ReadView scanning(
+      java.util.function.BiConsumer<Space, ReadView.EntryVisitor> scan) {
     return new ReadView() {
       @Override
       public AppliedPosition applied() {
@@ -95,15 +114,22 @@ class SnapshotFormatTest {
 
   @Test
   void layoutIsAsDocumented() throws IOException {
-    byte[] expected = handMade(new int[] {1, 2}, new String[] {"lock/a", "k"}, new String[] {"A", "v"});
-    // InMemoryStore always adds its applied position, so compare a hand-made file against a hand-made view instead.
-    ReadView view = scanning((space, visitor) -> {
-      if (space == Space.LEASES) {
-        visitor.visit("lock/a".getBytes(StandardCharsets.UTF_8), "A".getBytes(StandardCharsets.UTF_8));
-      } else if (space == Space.META) {
-        visitor.visit("k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8));
-      }
-    });
+    byte[] expected =
+        handMade(new int[] {1, 2}, new String[] {"lock/a", "k"}, new String[] {"A", "v"});
+    // InMemoryStore always adds its applied position, so compare a hand-made file against a
+    // hand-made view instead.
+    ReadView view =
+        scanning(
+            (space, visitor) -> {
+              if (space == Space.LEASES) {
+                visitor.visit(
+                    "lock/a".getBytes(StandardCharsets.UTF_8),
+                    "A".getBytes(StandardCharsets.UTF_8));
+              } else if (space == Space.META) {
+                visitor.visit(
+                    "k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8));
+              }
+            });
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     SnapshotFormat.write(view, out);
     assertArrayEquals(expected, out.toByteArray());
@@ -122,16 +148,23 @@ class SnapshotFormatTest {
       values[i] = i % 1000 == 7 ? "v".repeat(70_000 + i) : "value-" + i;
     }
     byte[] expected = handMade(spaceIds, keys, values);
-    ReadView view = scanning((space, visitor) -> {
-      for (int i = 0; space == Space.LEASES && i < n; i++) {
-        visitor.visit(keys[i].getBytes(StandardCharsets.UTF_8), values[i].getBytes(StandardCharsets.UTF_8));
-      }
-    });
+    ReadView view =
+        scanning(
+            (space, visitor) -> {
+              for (int i = 0; space == Space.LEASES && i < n; i++) {
+                visitor.visit(
+                    keys[i].getBytes(StandardCharsets.UTF_8),
+                    values[i].getBytes(StandardCharsets.UTF_8));
+              }
+            });
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     java.security.MessageDigest md5 = java.security.MessageDigest.getInstance("MD5");
     SnapshotFormat.write(view, out, md5);
     assertArrayEquals(expected, out.toByteArray());
-    assertArrayEquals(java.security.MessageDigest.getInstance("MD5").digest(expected), md5.digest(), "the digest is of the whole file, trailer included");
+    assertArrayEquals(
+        java.security.MessageDigest.getInstance("MD5").digest(expected),
+        md5.digest(),
+        "the digest is of the whole file, trailer included");
     assertEquals(n, read(out.toByteArray()).size());
   }
 
@@ -143,7 +176,12 @@ class SnapshotFormatTest {
     IOException e = assertThrows(IOException.class, () -> read(wrongVersion));
     assertTrue(e.getMessage().contains("header"), e.getMessage());
 
-    assertThrows(IOException.class, () -> read("PK\u0003\u0004 a zip file, not a snapshot at all".getBytes(StandardCharsets.ISO_8859_1)));
+    assertThrows(
+        IOException.class,
+        () ->
+            read(
+                "PK\u0003\u0004 a zip file, not a snapshot at all"
+                    .getBytes(StandardCharsets.ISO_8859_1)));
     assertThrows(IOException.class, () -> read(new byte[0]));
     assertThrows(IOException.class, () -> read(Arrays.copyOf(MAGIC, 5)));
   }
@@ -154,7 +192,10 @@ class SnapshotFormatTest {
     for (int length = 0; length < good.length; length++) {
       byte[] cut = Arrays.copyOf(good, length);
       int l = length;
-      assertThrows(IOException.class, () -> read(cut), () -> "accepted a snapshot cut to " + l + " of " + good.length + " bytes");
+      assertThrows(
+          IOException.class,
+          () -> read(cut),
+          () -> "accepted a snapshot cut to " + l + " of " + good.length + " bytes");
     }
   }
 
@@ -173,7 +214,7 @@ class SnapshotFormatTest {
   void rejectsOversizedFieldLength() throws IOException {
     byte[] good = sample();
     byte[] huge = good.clone();
-    huge[MAGIC.length + 1] = 0x7f;   // the first key's length: ~2 GB
+    huge[MAGIC.length + 1] = 0x7f; // the first key's length: ~2 GB
     IOException e = assertThrows(IOException.class, () -> read(huge));
     assertTrue(e.getMessage().contains("length"), e.getMessage());
   }
@@ -211,7 +252,8 @@ class SnapshotFormatTest {
 
   @Test
   void unknownSpaceIdIsRejectedWithIOException() throws IOException {
-    byte[] unknownSpace = handMade(new int[] {1, 99}, new String[] {"lock/a", "x"}, new String[] {"A", "y"});
+    byte[] unknownSpace =
+        handMade(new int[] {1, 99}, new String[] {"lock/a", "x"}, new String[] {"A", "y"});
     assertThrows(IOException.class, () -> read(unknownSpace));
   }
 
@@ -219,10 +261,16 @@ class SnapshotFormatTest {
   void sinkFailureStopsTheRead() throws IOException {
     byte[] good = sample();
     List<Space> seen = new ArrayList<>();
-    IOException e = assertThrows(IOException.class, () -> SnapshotFormat.read(new ByteArrayInputStream(good), (space, key, value) -> {
-      seen.add(space);
-      throw new IOException("disk full");
-    }));
+    IOException e =
+        assertThrows(
+            IOException.class,
+            () ->
+                SnapshotFormat.read(
+                    new ByteArrayInputStream(good),
+                    (space, key, value) -> {
+                      seen.add(space);
+                      throw new IOException("disk full");
+                    }));
     assertEquals("disk full", e.getMessage());
     assertEquals(1, seen.size());
   }

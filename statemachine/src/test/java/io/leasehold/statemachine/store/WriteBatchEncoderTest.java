@@ -31,7 +31,8 @@ class WriteBatchEncoderTest {
       descriptors.add(new ColumnFamilyDescriptor(("cf" + i).getBytes()));
     }
     List<ColumnFamilyHandle> handles = new ArrayList<>();
-    try (DBOptions options = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
+    try (DBOptions options =
+            new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
         RocksDB db = RocksDB.open(options, tempDir.resolve("db").toString(), descriptors, handles);
         WriteBatch reference = new WriteBatch()) {
       Random random = new Random(11);
@@ -39,9 +40,15 @@ class WriteBatchEncoderTest {
       for (int keyLength : LENGTHS) {
         for (int valueLength : LENGTHS) {
           ColumnFamilyHandle cf = handles.get(1 + random.nextInt(handles.size() - 1));
-          ops.add(new Op(cf.getID(), bytes(random, Math.max(1, keyLength)), bytes(random, valueLength)));
+          ops.add(
+              new Op(
+                  cf.getID(), bytes(random, Math.max(1, keyLength)), bytes(random, valueLength)));
         }
-        ops.add(new Op(handles.get(handles.size() - 1).getID(), bytes(random, Math.max(1, keyLength)), null));
+        ops.add(
+            new Op(
+                handles.get(handles.size() - 1).getID(),
+                bytes(random, Math.max(1, keyLength)),
+                null));
       }
       int exact = WriteBatchEncoder.HEADER;
       for (Op op : ops) {

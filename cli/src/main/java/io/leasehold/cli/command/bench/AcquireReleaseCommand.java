@@ -13,22 +13,39 @@ import java.util.concurrent.Executors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-@Command(name = "acquire-release", mixinStandardHelpOptions = true,
+@Command(
+    name = "acquire-release",
+    mixinStandardHelpOptions = true,
     description = {
-        "Acquire a fresh name, release it, again, from --clients concurrent workers. Closed loop "
-        + "by default; --rate makes it open loop (latencies from when each cycle was due)."})
+      "Acquire a fresh name, release it, again, from --clients concurrent workers. Closed loop "
+          + "by default; --rate makes it open loop (latencies from when each cycle was due)."
+    })
 final class AcquireReleaseCommand extends BenchBase {
-  @Option(names = "--clients", defaultValue = "16", paramLabel = "N", description = "Concurrent workers (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--clients",
+      defaultValue = "16",
+      paramLabel = "N",
+      description = "Concurrent workers (default: ${DEFAULT-VALUE}).")
   int clients;
 
-  @Option(names = "--rate", paramLabel = "CYCLES_PER_S", description = "Open loop at this many cycles a second in all.")
+  @Option(
+      names = "--rate",
+      paramLabel = "CYCLES_PER_S",
+      description = "Open loop at this many cycles a second in all.")
   Double rate;
 
-  @Option(names = "--ttl", converter = DurationConverter.Positive.class, defaultValue = "30s", paramLabel = "DURATION",
+  @Option(
+      names = "--ttl",
+      converter = DurationConverter.Positive.class,
+      defaultValue = "30s",
+      paramLabel = "DURATION",
       description = "TTL of each lease (default: ${DEFAULT-VALUE}).")
   Duration ttl;
 
-  @Option(names = "--transfer", description = "Hand each lease to another holder between the acquisition and the release (three writes a cycle).")
+  @Option(
+      names = "--transfer",
+      description =
+          "Hand each lease to another holder between the acquisition and the release (three writes a cycle).")
   boolean transfer;
 
   @Override
@@ -42,16 +59,30 @@ final class AcquireReleaseCommand extends BenchBase {
     int connections = options.connections == null ? 1 : options.connections;
     positive("--connections", connections);
     List<LeaseholdClient> sdk = clients(endpoints, connections);
-    ExecutorService trampoline = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "bench-trampoline");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService trampoline =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "bench-trampoline");
+              t.setDaemon(true);
+              return t;
+            });
     try {
-      AcquireRelease.Settings s = new AcquireRelease.Settings(clients, options.warmup, options.duration,
-          rate == null ? OptionalDouble.empty() : OptionalDouble.of(rate), options.prefix, transfer);
-      BenchReport report = AcquireRelease.run("leasehold", LeaseholdTargets.acquireRelease(sdk, ttl), s, stats(endpoints), trampoline,
-          progress("acquire-release"));
+      AcquireRelease.Settings s =
+          new AcquireRelease.Settings(
+              clients,
+              options.warmup,
+              options.duration,
+              rate == null ? OptionalDouble.empty() : OptionalDouble.of(rate),
+              options.prefix,
+              transfer);
+      BenchReport report =
+          AcquireRelease.run(
+              "leasehold",
+              LeaseholdTargets.acquireRelease(sdk, ttl),
+              s,
+              stats(endpoints),
+              trampoline,
+              progress("acquire-release"));
       return print(report.setting("connections", connections).setting("ttl_s", ttl.toSeconds()));
     } finally {
       trampoline.shutdownNow();

@@ -20,16 +20,14 @@ import java.util.function.UnaryOperator;
 import picocli.CommandLine;
 
 /**
- * A workload against the cluster the global {@code --endpoints} name: makes its SDK clients,
- * runs, prints the report, and closes them. Exit code 1 if the run saw a violation or failure
- * the workload counts ({@link #failed}).
+ * A workload against the cluster the global {@code --endpoints} name: makes its SDK clients, runs,
+ * prints the report, and closes them. Exit code 1 if the run saw a violation or failure the
+ * workload counts ({@link #failed}).
  */
 abstract class BenchBase implements Callable<Integer> {
-  @CommandLine.Spec
-  CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @CommandLine.Mixin
-  BenchOptions options;
+  @CommandLine.Mixin BenchOptions options;
 
   LeaseholdCommand globals() {
     return (LeaseholdCommand) spec.root().userObject();
@@ -66,7 +64,8 @@ abstract class BenchBase implements Callable<Integer> {
         throw usage("--metrics: '" + m + "' is not host:port (or 'off')");
       }
     }
-    return new NodeStats(options.metrics.isEmpty() ? NodeStats.defaultMetricsAddresses(endpoints) : options.metrics,
+    return new NodeStats(
+        options.metrics.isEmpty() ? NodeStats.defaultMetricsAddresses(endpoints) : options.metrics,
         globals().tls().sslContext());
   }
 
@@ -78,10 +77,17 @@ abstract class BenchBase implements Callable<Integer> {
     return client(endpoints, holder, UnaryOperator.identity());
   }
 
-  LeaseholdClient client(List<String> endpoints, String holder, UnaryOperator<LeaseholdClientBuilder> tweak) {
+  LeaseholdClient client(
+      List<String> endpoints, String holder, UnaryOperator<LeaseholdClientBuilder> tweak) {
     Duration timeout = globals().timeout();
-    LeaseholdClientBuilder b = globals().tls().configure(LeaseholdClient.builder()).endpoints(endpoints).requestTimeout(timeout)
-        .attemptTimeout(timeout.compareTo(Duration.ofSeconds(5)) < 0 ? timeout : Duration.ofSeconds(5));
+    LeaseholdClientBuilder b =
+        globals()
+            .tls()
+            .configure(LeaseholdClient.builder())
+            .endpoints(endpoints)
+            .requestTimeout(timeout)
+            .attemptTimeout(
+                timeout.compareTo(Duration.ofSeconds(5)) < 0 ? timeout : Duration.ofSeconds(5));
     globals().token().ifPresent(b::bearerToken);
     if (identity == null) {
       try (LeaseholdClient probe = b.holder(holder).build()) {
@@ -99,7 +105,8 @@ abstract class BenchBase implements Callable<Integer> {
     return clients(endpoints, n, UnaryOperator.identity());
   }
 
-  List<LeaseholdClient> clients(List<String> endpoints, int n, UnaryOperator<LeaseholdClientBuilder> tweak) {
+  List<LeaseholdClient> clients(
+      List<String> endpoints, int n, UnaryOperator<LeaseholdClientBuilder> tweak) {
     List<LeaseholdClient> clients = new ArrayList<>();
     String run = Long.toString(System.currentTimeMillis(), 36);
     for (int i = 0; i < n; i++) {

@@ -10,23 +10,43 @@ import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-@Command(name = "contended-lock", mixinStandardHelpOptions = true,
+@Command(
+    name = "contended-lock",
+    mixinStandardHelpOptions = true,
     description = {
-        "--clients workers take turns on --names locks (LeaseLock), each holder writing to a "
-        + "resource fenced by its token. Reports hand-overs/s, lock wait, and fencing or exclusion "
-        + "violations (exit code 1 if any)."})
+      "--clients workers take turns on --names locks (LeaseLock), each holder writing to a "
+          + "resource fenced by its token. Reports hand-overs/s, lock wait, and fencing or exclusion "
+          + "violations (exit code 1 if any)."
+    })
 final class ContendedLockCommand extends BenchBase {
-  @Option(names = "--clients", defaultValue = "16", paramLabel = "N", description = "Workers (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--clients",
+      defaultValue = "16",
+      paramLabel = "N",
+      description = "Workers (default: ${DEFAULT-VALUE}).")
   int clients;
 
-  @Option(names = "--names", defaultValue = "2", paramLabel = "N", description = "Locks they share (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--names",
+      defaultValue = "2",
+      paramLabel = "N",
+      description = "Locks they share (default: ${DEFAULT-VALUE}).")
   int names;
 
-  @Option(names = "--hold", converter = DurationConverter.class, defaultValue = "0s", paramLabel = "DURATION",
-      description = "How long a holder keeps the lock before unlocking (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--hold",
+      converter = DurationConverter.class,
+      defaultValue = "0s",
+      paramLabel = "DURATION",
+      description =
+          "How long a holder keeps the lock before unlocking (default: ${DEFAULT-VALUE}).")
   Duration hold;
 
-  @Option(names = "--ttl", converter = DurationConverter.Positive.class, defaultValue = "15s", paramLabel = "DURATION",
+  @Option(
+      names = "--ttl",
+      converter = DurationConverter.Positive.class,
+      defaultValue = "15s",
+      paramLabel = "DURATION",
       description = "TTL of each lock's lease (default: ${DEFAULT-VALUE}).")
   Duration ttl;
 
@@ -41,8 +61,16 @@ final class ContendedLockCommand extends BenchBase {
     positive("--connections", connections);
     List<LeaseholdClient> sdk = clients(endpoints, connections);
     try {
-      ContendedLock.Settings s = new ContendedLock.Settings(clients, names, hold, options.warmup, options.duration, options.prefix);
-      BenchReport report = ContendedLock.run("leasehold", LeaseholdTargets.lock(sdk, ttl), s, stats(endpoints), progress("contended-lock"));
+      ContendedLock.Settings s =
+          new ContendedLock.Settings(
+              clients, names, hold, options.warmup, options.duration, options.prefix);
+      BenchReport report =
+          ContendedLock.run(
+              "leasehold",
+              LeaseholdTargets.lock(sdk, ttl),
+              s,
+              stats(endpoints),
+              progress("contended-lock"));
       return print(report.setting("connections", connections));
     } finally {
       closeAll(sdk);
@@ -51,6 +79,7 @@ final class ContendedLockCommand extends BenchBase {
 
   @Override
   boolean failed(BenchReport report) {
-    return number(report.result("fencing_violations")) > 0 || number(report.result("exclusion_violations")) > 0;
+    return number(report.result("fencing_violations")) > 0
+        || number(report.result("exclusion_violations")) > 0;
   }
 }

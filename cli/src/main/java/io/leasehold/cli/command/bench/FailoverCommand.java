@@ -17,62 +17,107 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine;
 
-@Command(name = "failover", mixinStandardHelpOptions = true,
+@Command(
+    name = "failover",
+    mixinStandardHelpOptions = true,
     description = {
-        "Starts a three-node cluster of its own (separate processes, from this jar, with the "
-        + "launcher's JVM flags), holds --leases leases and probes with fresh acquisitions through "
-        + "the SDK, and kills the leader's process (SIGKILL) --kills times, restarting it after "
-        + "each. Reports the time from each kill to the next acquisition that succeeded, and leases "
-        + "lost (exit code 1 if any)."})
+      "Starts a three-node cluster of its own (separate processes, from this jar, with the "
+          + "launcher's JVM flags), holds --leases leases and probes with fresh acquisitions through "
+          + "the SDK, and kills the leader's process (SIGKILL) --kills times, restarting it after "
+          + "each. Reports the time from each kill to the next acquisition that succeeded, and leases "
+          + "lost (exit code 1 if any)."
+    })
 final class FailoverCommand implements Callable<Integer> {
-  @CommandLine.Spec
-  CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--kills", defaultValue = "5", paramLabel = "N", description = "Leader kills (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--kills",
+      defaultValue = "5",
+      paramLabel = "N",
+      description = "Leader kills (default: ${DEFAULT-VALUE}).")
   int kills;
 
-  @Option(names = "--interval", converter = DurationConverter.Positive.class, defaultValue = "10s", paramLabel = "DURATION",
+  @Option(
+      names = "--interval",
+      converter = DurationConverter.Positive.class,
+      defaultValue = "10s",
+      paramLabel = "DURATION",
       description = "Time between a restart and the next kill (default: ${DEFAULT-VALUE}).")
   Duration interval;
 
-  @Option(names = "--leases", defaultValue = "100", paramLabel = "N", description = "Leases held throughout (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--leases",
+      defaultValue = "100",
+      paramLabel = "N",
+      description = "Leases held throughout (default: ${DEFAULT-VALUE}).")
   int leases;
 
-  @Option(names = "--ttl", converter = DurationConverter.Positive.class, defaultValue = "15s", paramLabel = "DURATION",
+  @Option(
+      names = "--ttl",
+      converter = DurationConverter.Positive.class,
+      defaultValue = "15s",
+      paramLabel = "DURATION",
       description = "TTL of the held leases (default: ${DEFAULT-VALUE}).")
   Duration ttl;
 
-  @Option(names = "--probe-rate", defaultValue = "20", paramLabel = "PER_S", description = "Probing acquisitions a second (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--probe-rate",
+      defaultValue = "20",
+      paramLabel = "PER_S",
+      description = "Probing acquisitions a second (default: ${DEFAULT-VALUE}).")
   double probeRate;
 
-  @Option(names = "--dir", paramLabel = "DIR", description = "Where the nodes keep data and logs (default: a temporary directory, deleted after).")
+  @Option(
+      names = "--dir",
+      paramLabel = "DIR",
+      description =
+          "Where the nodes keep data and logs (default: a temporary directory, deleted after).")
   Path dir;
 
-  @Option(names = "--jar", paramLabel = "JAR", description = "The Leasehold jar the nodes run (default: this command's own).")
+  @Option(
+      names = "--jar",
+      paramLabel = "JAR",
+      description = "The Leasehold jar the nodes run (default: this command's own).")
   Path jar;
 
   @Override
   public Integer call() throws Exception {
     if (kills < 1 || leases < 0 || !(probeRate > 0)) {
-      throw new CommandLine.ParameterException(spec.commandLine(), kills < 1 ? "--kills: must be at least 1, got " + kills
-          : leases < 0 ? "--leases: must not be negative, got " + leases : "--probe-rate: must be positive, got " + probeRate);
+      throw new CommandLine.ParameterException(
+          spec.commandLine(),
+          kills < 1
+              ? "--kills: must be at least 1, got " + kills
+              : leases < 0
+                  ? "--leases: must not be negative, got " + leases
+                  : "--probe-rate: must be positive, got " + probeRate);
     }
     boolean temporary = dir == null;
     Path where = temporary ? Files.createTempDirectory("leasehold-failover-") : dir;
     LeaseholdCommand globals = (LeaseholdCommand) spec.root().userObject();
     BenchReport report;
-    try (LocalCluster cluster = LocalCluster.start(where, jar == null ? LocalCluster.ownJar() : jar)) {
+    try (LocalCluster cluster =
+        LocalCluster.start(where, jar == null ? LocalCluster.ownJar() : jar)) {
       Duration timeout = globals.timeout();
-      LeaseholdClient client = LeaseholdClient.builder().endpoints(cluster.endpoints()).holder("bench-failover")
-          .requestTimeout(timeout).attemptTimeout(timeout.compareTo(Duration.ofSeconds(5)) < 0 ? timeout : Duration.ofSeconds(5)).build();
+      LeaseholdClient client =
+          LeaseholdClient.builder()
+              .endpoints(cluster.endpoints())
+              .holder("bench-failover")
+              .requestTimeout(timeout)
+              .attemptTimeout(
+                  timeout.compareTo(Duration.ofSeconds(5)) < 0 ? timeout : Duration.ofSeconds(5))
+              .build();
       try (Failover.Target target = LeaseholdTargets.failover(client, ttl)) {
-        report = Failover.run("leasehold", cluster, target,
-            new Failover.Settings(kills, interval, leases, ttl, probeRate, "bench/failover-"),
-            Progress.onTerminal(spec.commandLine().getErr(), "failover"));
+        report =
+            Failover.run(
+                "leasehold",
+                cluster,
+                target,
+                new Failover.Settings(kills, interval, leases, ttl, probeRate, "bench/failover-"),
+                Progress.onTerminal(spec.commandLine().getErr(), "failover"));
       }
     } finally {
       if (temporary) {
@@ -85,7 +130,9 @@ final class FailoverCommand implements Callable<Integer> {
     } else {
       report.printTable(spec.commandLine().getOut());
     }
-    return BenchBase.number(report.result("leases_lost")) > 0 ? LeaseholdCommand.EXIT_FAILED : LeaseholdCommand.EXIT_OK;
+    return BenchBase.number(report.result("leases_lost")) > 0
+        ? LeaseholdCommand.EXIT_FAILED
+        : LeaseholdCommand.EXIT_OK;
   }
 
   private static void deleteTree(Path root) throws IOException {

@@ -10,12 +10,20 @@ import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-@Command(name = "watch", mixinStandardHelpOptions = true,
-    description = {"Acquisitions at a fixed --rate while a watcher follows them on the leader and another on a",
-        "follower: how long after each write was sent (and answered) its event arrived, and whether",
-        "every event did (exit code 1 if one is missing)."})
+@Command(
+    name = "watch",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Acquisitions at a fixed --rate while a watcher follows them on the leader and another on a",
+      "follower: how long after each write was sent (and answered) its event arrived, and whether",
+      "every event did (exit code 1 if one is missing)."
+    })
 final class WatchBenchCommand extends BenchBase {
-  @Option(names = "--rate", defaultValue = "100", paramLabel = "WRITES_PER_S", description = "Writes a second (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--rate",
+      defaultValue = "100",
+      paramLabel = "WRITES_PER_S",
+      description = "Writes a second (default: ${DEFAULT-VALUE}).")
   double rate;
 
   @Override
@@ -27,16 +35,26 @@ final class WatchBenchCommand extends BenchBase {
     List<String> endpoints = endpoints();
     ClientTls tls = globals().tls();
     try (LeaseholdClient writer = client(endpoints, "bench-watch-writer")) {
-      WatchLatency.Settings s = new WatchLatency.Settings(rate, options.warmup, options.duration, options.prefix);
+      WatchLatency.Settings s =
+          new WatchLatency.Settings(rate, options.warmup, options.duration, options.prefix);
       Duration ttl = options.warmup.plus(options.duration).plusMinutes(1);
-      WatchLatency.Target target = LeaseholdTargets.watch(writer,
-          address -> tls.configure(LeaseholdClient.builder()).endpoints(address).discoverMembers(false).preferLeader(false).build(), ttl);
+      WatchLatency.Target target =
+          LeaseholdTargets.watch(
+              writer,
+              address ->
+                  tls.configure(LeaseholdClient.builder())
+                      .endpoints(address)
+                      .discoverMembers(false)
+                      .preferLeader(false)
+                      .build(),
+              ttl);
       return print(WatchLatency.run("leasehold", target, s, stats(endpoints), progress("watch")));
     }
   }
 
   @Override
   boolean failed(BenchReport report) {
-    return number(report.result("leader_events_missing")) > 0 || number(report.result("follower_events_missing")) > 0;
+    return number(report.result("leader_events_missing")) > 0
+        || number(report.result("follower_events_missing")) > 0;
   }
 }

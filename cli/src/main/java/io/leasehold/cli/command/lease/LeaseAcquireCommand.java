@@ -27,25 +27,44 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code leasehold lease acquire NAME --ttl 30s [--hold]}. */
-@Command(name = "acquire", mixinStandardHelpOptions = true,
-    description = {"Acquires a lease and prints it (with its fencing token).", "",
-        "Without --hold the lease is left to expire after its TTL (keep it alive with 'lease keep-alive NAME --token T',",
-        "release it with 'lease release NAME --token T'; acquiring again with the same --holder renews it). With --hold it",
-        "is renewed until Ctrl-C, then released.",
-        "Exits 1 if another holder has the name (unless --wait) or the policy refuses.", ""})
+@Command(
+    name = "acquire",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Acquires a lease and prints it (with its fencing token).",
+      "",
+      "Without --hold the lease is left to expire after its TTL (keep it alive with 'lease keep-alive NAME --token T',",
+      "release it with 'lease release NAME --token T'; acquiring again with the same --holder renews it). With --hold it",
+      "is renewed until Ctrl-C, then released.",
+      "Exits 1 if another holder has the name (unless --wait) or the policy refuses.",
+      ""
+    })
 public final class LeaseAcquireCommand extends ClientCommand {
-  @Parameters(paramLabel = "NAME", description = "The name to lease, namespace/rest (e.g. lock/billing-job).")
+  @Parameters(
+      paramLabel = "NAME",
+      description = "The name to lease, namespace/rest (e.g. lock/billing-job).")
   String name;
 
-  @Option(names = "--ttl", required = true, converter = DurationConverter.Positive.class, paramLabel = "DURATION",
+  @Option(
+      names = "--ttl",
+      required = true,
+      converter = DurationConverter.Positive.class,
+      paramLabel = "DURATION",
       description = "The lease's time to live, e.g. 30s.")
   Duration ttl;
 
-  @Option(names = "--holder", paramLabel = "HOLDER", description = "Who holds it (default: the identity of --cert, else <host>/<pid>/<random>; "
-      + "nodes with authentication on require the caller's identity).")
+  @Option(
+      names = "--holder",
+      paramLabel = "HOLDER",
+      description =
+          "Who holds it (default: the identity of --cert, else <host>/<pid>/<random>; "
+              + "nodes with authentication on require the caller's identity).")
   String holder;
 
-  @Option(names = "--address", paramLabel = "ADDRESS", description = "An endpoint address, which makes the lease a route.")
+  @Option(
+      names = "--address",
+      paramLabel = "ADDRESS",
+      description = "An endpoint address, which makes the lease a route.")
   String address;
 
   @Option(names = "--meta", paramLabel = "KEY=VALUE", description = "Metadata; repeatable.")
@@ -54,12 +73,18 @@ public final class LeaseAcquireCommand extends ClientCommand {
   @Option(names = "--status", paramLabel = "STATUS", description = "A status, e.g. SERVING.")
   String status;
 
-  @Option(names = "--wait", converter = DurationConverter.class, paramLabel = "DURATION",
-      description = "If another holder has the name, wait up to this long for it, showing on stderr who holds it "
-          + "and for how long (default: one attempt).")
+  @Option(
+      names = "--wait",
+      converter = DurationConverter.class,
+      paramLabel = "DURATION",
+      description =
+          "If another holder has the name, wait up to this long for it, showing on stderr who holds it "
+              + "and for how long (default: one attempt).")
   Duration wait;
 
-  @Option(names = "--hold", description = "Keep the lease renewed until interrupted (Ctrl-C), then release it.")
+  @Option(
+      names = "--hold",
+      description = "Keep the lease renewed until interrupted (Ctrl-C), then release it.")
   boolean hold;
 
   @Override
@@ -101,8 +126,15 @@ public final class LeaseAcquireCommand extends ClientCommand {
           throw CliFailure.failed("interrupted while waiting for " + name);
         }
       }
-      LeaseInfo info = client.blocking().get(name).filter(l -> l.token() == lease.token())
-          .orElseThrow(() -> CliFailure.failed(name + ": granted (token " + lease.token() + ") but already gone"));
+      LeaseInfo info =
+          client
+              .blocking()
+              .get(name)
+              .filter(l -> l.token() == lease.token())
+              .orElseThrow(
+                  () ->
+                      CliFailure.failed(
+                          name + ": granted (token " + lease.token() + ") but already gone"));
       out.print(LeaseView.json(info), LeaseView.detail(info));
       return hold ? hold(lease) : 0;
     }
@@ -113,8 +145,13 @@ public final class LeaseAcquireCommand extends ClientCommand {
     err().flush();
     try {
       LeaseTransition end = lease.ended().get();
-      throw CliFailure.failed("lost the lease on " + name + " (token " + lease.token() + "): "
-          + lease.lossReason().map(Enum::name).orElse(end.to().name()));
+      throw CliFailure.failed(
+          "lost the lease on "
+              + name
+              + " (token "
+              + lease.token()
+              + "): "
+              + lease.lossReason().map(Enum::name).orElse(end.to().name()));
     } catch (InterruptedException e) {
       lease.close();
       return 0;
@@ -124,7 +161,14 @@ public final class LeaseAcquireCommand extends ClientCommand {
   }
 
   static CliFailure conflict(String name, Conflict c) {
-    return CliFailure.failed(name + " is held by " + c.holder() + " (token " + c.token() + ", expires in "
-        + Human.duration(c.remaining()) + ")");
+    return CliFailure.failed(
+        name
+            + " is held by "
+            + c.holder()
+            + " (token "
+            + c.token()
+            + ", expires in "
+            + Human.duration(c.remaining())
+            + ")");
   }
 }

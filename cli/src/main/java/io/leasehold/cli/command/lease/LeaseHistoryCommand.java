@@ -13,17 +13,30 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code leasehold lease history NAME|--holder H}. */
-@Command(name = "history", mixinStandardHelpOptions = true,
-    description = {"Lists the leases on a name (or of a holder) that ended, and why.", "",
-        "Newest first, with the reason: RELEASED, EXPIRED, REVOKED or BANNED, with the operator's message.", ""})
+@Command(
+    name = "history",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Lists the leases on a name (or of a holder) that ended, and why.",
+      "",
+      "Newest first, with the reason: RELEASED, EXPIRED, REVOKED or BANNED, with the operator's message.",
+      ""
+    })
 public final class LeaseHistoryCommand extends ClientCommand {
   @Parameters(paramLabel = "NAME", arity = "0..1", description = "The leased name.")
   String name;
 
-  @Option(names = "--holder", paramLabel = "HOLDER", description = "The leases this holder held, instead of a name's.")
+  @Option(
+      names = "--holder",
+      paramLabel = "HOLDER",
+      description = "The leases this holder held, instead of a name's.")
   String holder;
 
-  @Option(names = "--limit", paramLabel = "N", defaultValue = "0", description = "At most this many (default: all that is kept).")
+  @Option(
+      names = "--limit",
+      paramLabel = "N",
+      defaultValue = "0",
+      description = "At most this many (default: all that is kept).")
   int limit;
 
   @Override
@@ -34,7 +47,11 @@ public final class LeaseHistoryCommand extends ClientCommand {
     if (limit < 0) {
       throw usage("--limit: must not be negative, got " + limit);
     }
-    List<EndedLease> ended = Await.of(name != null ? client.admin().history(name, limit) : client.admin().historyOfHolder(holder, limit));
+    List<EndedLease> ended =
+        Await.of(
+            name != null
+                ? client.admin().history(name, limit)
+                : client.admin().historyOfHolder(holder, limit));
     Table table = LeaseView.historyTable(out.wide());
     ended.forEach(e -> LeaseView.row(table, e, out.wide()));
     out.print(ended.stream().map(LeaseView::json).toList(), table);

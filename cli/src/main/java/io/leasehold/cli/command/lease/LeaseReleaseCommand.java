@@ -11,15 +11,25 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code leasehold lease release NAME --token T}. */
-@Command(name = "release", mixinStandardHelpOptions = true,
-    description = {"Releases the lease on a name that has this fencing token.", "",
-        "The name is free at once.",
-        "Exits 1 if no lease with that token holds the name (it expired, was released or superseded).", ""})
+@Command(
+    name = "release",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Releases the lease on a name that has this fencing token.",
+      "",
+      "The name is free at once.",
+      "Exits 1 if no lease with that token holds the name (it expired, was released or superseded).",
+      ""
+    })
 public final class LeaseReleaseCommand extends ClientCommand {
   @Parameters(paramLabel = "NAME", description = "The leased name.")
   String name;
 
-  @Option(names = "--token", required = true, paramLabel = "TOKEN", description = "The lease's fencing token.")
+  @Option(
+      names = "--token",
+      required = true,
+      paramLabel = "TOKEN",
+      description = "The lease's fencing token.")
   long token;
 
   @Override
@@ -28,9 +38,11 @@ public final class LeaseReleaseCommand extends ClientCommand {
       throw usage("--token: must be positive, got " + token);
     }
     if (!client.blocking().release(name, token)) {
-      throw CliFailure.failed(name + ": no lease with token " + token + " is held (expired, released or superseded)");
+      throw CliFailure.failed(
+          name + ": no lease with token " + token + " is held (expired, released or superseded)");
     }
-    out.print(Json.object("name", name, "token", token, "released", true),
+    out.print(
+        Json.object("name", name, "token", token, "released", true),
         Table.of("NAME", "TOKEN", "RELEASED").row(name, token, "yes"));
     return 0;
   }

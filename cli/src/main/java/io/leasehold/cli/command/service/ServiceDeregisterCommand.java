@@ -12,10 +12,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code leasehold service deregister SERVICE INSTANCE [--token T]}. */
-@Command(name = "deregister", mixinStandardHelpOptions = true,
-    description = {"Deregisters an instance of a service: its lease service/<service>/<instance> ends (RELEASED) at once.", "",
-        "With --token, only the registration with that fencing token; without, the instance's live registration.",
-        "Exits 1 if no (such) registration is live.", ""})
+@Command(
+    name = "deregister",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Deregisters an instance of a service: its lease service/<service>/<instance> ends (RELEASED) at once.",
+      "",
+      "With --token, only the registration with that fencing token; without, the instance's live registration.",
+      "Exits 1 if no (such) registration is live.",
+      ""
+    })
 public final class ServiceDeregisterCommand extends ClientCommand {
   @Parameters(index = "0", paramLabel = "SERVICE", description = "The service, e.g. payments.")
   String service;
@@ -23,7 +29,10 @@ public final class ServiceDeregisterCommand extends ClientCommand {
   @Parameters(index = "1", paramLabel = "INSTANCE", description = "The instance, e.g. i-7f3a.")
   String instance;
 
-  @Option(names = "--token", paramLabel = "TOKEN", description = "The registration's fencing token (default: the live registration's).")
+  @Option(
+      names = "--token",
+      paramLabel = "TOKEN",
+      description = "The registration's fencing token (default: the live registration's).")
   Long token;
 
   @Override
@@ -35,20 +44,31 @@ public final class ServiceDeregisterCommand extends ClientCommand {
     if (!client.blocking().deregister(service, instance, t)) {
       throw notLive(service, instance, t);
     }
-    out.print(Json.object("service", service, "instance", instance, "token", t, "deregistered", true),
+    out.print(
+        Json.object("service", service, "instance", instance, "token", t, "deregistered", true),
         Table.of("SERVICE", "INSTANCE", "TOKEN", "DEREGISTERED").row(service, instance, t, "yes"));
     return 0;
   }
 
-  /** The token of the instance's live registration, whatever its status; exit code 1 if there is none. */
+  /**
+   * The token of the instance's live registration, whatever its status; exit code 1 if there is
+   * none.
+   */
   static long liveToken(LeaseholdClient client, String service, String instance) {
-    return client.blocking().resolve(service, true).stream().filter(i -> i.instance().equals(instance)).findFirst()
+    return client.blocking().resolve(service, true).stream()
+        .filter(i -> i.instance().equals(instance))
+        .findFirst()
         .map(ServiceInstance::token)
         .orElseThrow(() -> CliFailure.failed(service + "/" + instance + " is not registered"));
   }
 
   static CliFailure notLive(String service, String instance, long token) {
-    return CliFailure.failed(service + "/" + instance + ": no registration with token " + token
-        + " is live (expired, deregistered or registered again)");
+    return CliFailure.failed(
+        service
+            + "/"
+            + instance
+            + ": no registration with token "
+            + token
+            + " is live (expired, deregistered or registered again)");
   }
 }

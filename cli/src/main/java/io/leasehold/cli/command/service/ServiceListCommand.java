@@ -13,8 +13,11 @@ import java.util.TreeMap;
 import picocli.CommandLine.Command;
 
 /** {@code leasehold service list}. */
-@Command(name = "list", mixinStandardHelpOptions = true,
-    description = "Lists the services that have live instances: how many, and how many are SERVING.")
+@Command(
+    name = "list",
+    mixinStandardHelpOptions = true,
+    description =
+        "Lists the services that have live instances: how many, and how many are SERVING.")
 public final class ServiceListCommand extends ClientCommand {
   @Override
   protected int run(LeaseholdClient client, Output out) {
@@ -31,10 +34,11 @@ public final class ServiceListCommand extends ClientCommand {
     }
     List<Map<String, Object>> json = new ArrayList<>();
     Table table = Table.of("SERVICE", "INSTANCES", "SERVING");
-    counts.forEach((service, c) -> {
-      json.add(Json.object("service", service, "instances", c[0], "serving", c[1]));
-      table.row(service, c[0], c[1]);
-    });
+    counts.forEach(
+        (service, c) -> {
+          json.add(Json.object("service", service, "instances", c[0], "serving", c[1]));
+          table.row(service, c[0], c[1]);
+        });
     out.print(json, table);
     return 0;
   }

@@ -12,8 +12,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code leasehold service resolve SERVICE}. */
-@Command(name = "resolve", mixinStandardHelpOptions = true,
-    description = "Lists the live SERVING instances of a service (with --all: whatever their status).")
+@Command(
+    name = "resolve",
+    mixinStandardHelpOptions = true,
+    description =
+        "Lists the live SERVING instances of a service (with --all: whatever their status).")
 public final class ServiceResolveCommand extends ClientCommand {
   @Parameters(paramLabel = "SERVICE", description = "The service, e.g. payments.")
   String service;

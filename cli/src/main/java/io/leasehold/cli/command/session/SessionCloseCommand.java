@@ -11,10 +11,16 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /** {@code leasehold session close ID}. */
-@Command(name = "close", mixinStandardHelpOptions = true,
-    description = {"Closes a session: it and every lease attached to it end in one replicated step.", "",
-        "The leases' history shows reason SESSION_CLOSED; no lock-delay follows, as after a release.",
-        "Exits 1 if no such session is live.", ""})
+@Command(
+    name = "close",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Closes a session: it and every lease attached to it end in one replicated step.",
+      "",
+      "The leases' history shows reason SESSION_CLOSED; no lock-delay follows, as after a release.",
+      "Exits 1 if no such session is live.",
+      ""
+    })
 public final class SessionCloseCommand extends ClientCommand {
   @Parameters(paramLabel = "ID", description = "The session's id.")
   long id;
@@ -28,7 +34,8 @@ public final class SessionCloseCommand extends ClientCommand {
     if (ended < 0) {
       throw CliFailure.failed("session " + id + " is not live (it expired or was closed)");
     }
-    out.print(Json.object("session", id, "closed", true, "leasesEnded", ended),
+    out.print(
+        Json.object("session", id, "closed", true, "leasesEnded", ended),
         Table.of("SESSION", "CLOSED", "LEASES ENDED").row(id, "yes", ended));
     return 0;
   }

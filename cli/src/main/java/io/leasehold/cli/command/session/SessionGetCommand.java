@@ -11,9 +11,15 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /** {@code leasehold session get ID}. */
-@Command(name = "get", mixinStandardHelpOptions = true,
-    description = {"Shows a session: its holder, TTL, when it was last kept alive, and the leases attached to it.", "",
-        "Exits 1 if no such session is live (it expired or was closed; 'lease history' of its leases says which).", ""})
+@Command(
+    name = "get",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Shows a session: its holder, TTL, when it was last kept alive, and the leases attached to it.",
+      "",
+      "Exits 1 if no such session is live (it expired or was closed; 'lease history' of its leases says which).",
+      ""
+    })
 public final class SessionGetCommand extends ClientCommand {
   @Parameters(paramLabel = "ID", description = "The session's id.")
   long id;
@@ -23,8 +29,11 @@ public final class SessionGetCommand extends ClientCommand {
     if (id <= 0) {
       throw usage("ID: must be a positive session id, got " + id);
     }
-    SessionDetail s = Await.of(client.admin().session(id))
-        .orElseThrow(() -> CliFailure.failed("session " + id + " is not live (it expired or was closed)"));
+    SessionDetail s =
+        Await.of(client.admin().session(id))
+            .orElseThrow(
+                () ->
+                    CliFailure.failed("session " + id + " is not live (it expired or was closed)"));
     out.print(SessionView.json(s), SessionView.detail(s));
     return 0;
   }

@@ -12,12 +12,22 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code leasehold session list}. */
-@Command(name = "list", mixinStandardHelpOptions = true,
-    description = {"Lists live sessions in id order.", "",
-        "Columns: ID, HOLDER, TTL, EXPIRES IN, STATE (ACTIVE, or STALE: not kept alive for two heartbeats), KEEP-ALIVES.",
-        "'session get ID' counts and names the leases attached to one.", ""})
+@Command(
+    name = "list",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Lists live sessions in id order.",
+      "",
+      "Columns: ID, HOLDER, TTL, EXPIRES IN, STATE (ACTIVE, or STALE: not kept alive for two heartbeats), KEEP-ALIVES.",
+      "'session get ID' counts and names the leases attached to one.",
+      ""
+    })
 public final class SessionListCommand extends ClientCommand {
-  @Option(names = "--holder", paramLabel = "HOLDER", defaultValue = "", description = "Only this holder's sessions.")
+  @Option(
+      names = "--holder",
+      paramLabel = "HOLDER",
+      defaultValue = "",
+      description = "Only this holder's sessions.")
   String holder;
 
   @Override

@@ -15,13 +15,13 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 
 /**
- * A {@link LeaseholdClient} bean from the {@code leasehold.*} properties, when
- * {@code leasehold.endpoints} is set and the application defines no client of its own. The client
- * is closed with the context: its held leases are released then (unless
- * {@code leasehold.release-on-close=false}).
+ * A {@link LeaseholdClient} bean from the {@code leasehold.*} properties, when {@code
+ * leasehold.endpoints} is set and the application defines no client of its own. The client is
+ * closed with the context: its held leases are released then (unless {@code
+ * leasehold.release-on-close=false}).
  *
- * <p>The properties are applied to {@link LeaseholdClient#builder()}, then every
- * {@link LeaseholdClientBuilderCustomizer} bean.
+ * <p>The properties are applied to {@link LeaseholdClient#builder()}, then every {@link
+ * LeaseholdClientBuilderCustomizer} bean.
  */
 @AutoConfiguration
 @ConditionalOnClass(LeaseholdClient.class)
@@ -40,7 +40,9 @@ public class LeaseholdAutoConfiguration {
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
-  public LeaseholdClient leaseholdClient(LeaseholdProperties properties, ObjectProvider<LeaseholdClientBuilderCustomizer> customizers) {
+  public LeaseholdClient leaseholdClient(
+      LeaseholdProperties properties,
+      ObjectProvider<LeaseholdClientBuilderCustomizer> customizers) {
     LeaseholdClientBuilder builder = builder(properties);
     customizers.orderedStream().forEach(c -> c.customize(builder));
     return builder.build();
@@ -51,7 +53,9 @@ public class LeaseholdAutoConfiguration {
     LeaseholdClientBuilder b = LeaseholdClient.builder();
     List<String> endpoints = p.getEndpoints();
     if (endpoints == null || endpoints.isEmpty()) {
-      throw new InvalidConfigurationPropertyValueException(OnEndpointsCondition.PROPERTY, "",
+      throw new InvalidConfigurationPropertyValueException(
+          OnEndpointsCondition.PROPERTY,
+          "",
           "at least one node's client address (host:port) is required");
     }
     set("leasehold.endpoints", endpoints, b::endpoints);
@@ -59,25 +63,36 @@ public class LeaseholdAutoConfiguration {
     set("leasehold.token", p.getToken(), b::bearerToken);
     LeaseholdProperties.Tls tls = p.getTls();
     if (tls.getCa() != null) {
-      String files = tls.getCert() == null ? tls.getCa().toString() : tls.getCa() + ", " + tls.getCert() + ", " + tls.getKey();
-      set("leasehold.tls", files, f -> {
-        if (tls.getCert() == null) {
-          b.tls(tls.getCa());
-        } else {
-          b.tls(tls.getCa(), tls.getCert(), tls.getKey());
-        }
-      });
+      String files =
+          tls.getCert() == null
+              ? tls.getCa().toString()
+              : tls.getCa() + ", " + tls.getCert() + ", " + tls.getKey();
+      set(
+          "leasehold.tls",
+          files,
+          f -> {
+            if (tls.getCert() == null) {
+              b.tls(tls.getCa());
+            } else {
+              b.tls(tls.getCa(), tls.getCert(), tls.getKey());
+            }
+          });
     }
     set("leasehold.request-timeout", p.getRequestTimeout(), b::requestTimeout);
     set("leasehold.attempt-timeout", p.getAttemptTimeout(), b::attemptTimeout);
     LeaseholdProperties.Retry r = p.getRetry();
     if (r.isSet()) {
       RetryPolicy d = RetryPolicy.DEFAULT;
-      set("leasehold.retry", r, x -> b.retry(new RetryPolicy(
-          r.getInitialBackoff() != null ? r.getInitialBackoff() : d.initialBackoff(),
-          r.getMaxBackoff() != null ? r.getMaxBackoff() : d.maxBackoff(),
-          r.getMultiplier() != null ? r.getMultiplier() : d.multiplier(),
-          r.getJitter() != null ? r.getJitter() : d.jitter())));
+      set(
+          "leasehold.retry",
+          r,
+          x ->
+              b.retry(
+                  new RetryPolicy(
+                      r.getInitialBackoff() != null ? r.getInitialBackoff() : d.initialBackoff(),
+                      r.getMaxBackoff() != null ? r.getMaxBackoff() : d.maxBackoff(),
+                      r.getMultiplier() != null ? r.getMultiplier() : d.multiplier(),
+                      r.getJitter() != null ? r.getJitter() : d.jitter())));
     }
     set("leasehold.session.enabled", p.getSession().getEnabled(), b::sessions);
     set("leasehold.session.ttl", p.getSession().getTtl(), b::sessionTtl);
@@ -88,7 +103,10 @@ public class LeaseholdAutoConfiguration {
     return b;
   }
 
-  /** Applies {@code value} unless it is null, turning the SDK's refusal into one naming {@code property}. */
+  /**
+   * Applies {@code value} unless it is null, turning the SDK's refusal into one naming {@code
+   * property}.
+   */
   static <T> void set(String property, T value, Consumer<T> setter) {
     if (value == null) {
       return;

@@ -46,8 +46,11 @@ public class LeaseholdHealthIndicator extends AbstractHealthIndicator {
       members.put(m.id(), member);
     }
     builder.withDetail("group", status.groupId()).withDetail("members", members);
-    status.leader().ifPresentOrElse(
-        leader -> builder.up().withDetail("leader", leader.id()).withDetail("term", leader.term()),
-        () -> builder.down().withDetail("leader", "none answered"));
+    status
+        .leader()
+        .ifPresentOrElse(
+            leader ->
+                builder.up().withDetail("leader", leader.id()).withDetail("term", leader.term()),
+            () -> builder.down().withDetail("leader", "none answered"));
   }
 }

@@ -15,9 +15,9 @@ import org.springframework.integration.support.locks.LockRegistry;
  * A Spring Integration {@link LockRegistry}, a {@link LeaseholdLockRegistry} on the context's
  * {@link LeaseholdClient}, when {@code leasehold-spring-integration} is on the class path, the
  * context has one client (auto-configured or the application's own) and no lock registry, and
- * {@code leasehold.lock-registry.enabled} is not false. Its locks are leases on
- * {@code leasehold.lock-registry.prefix} + key, with the client's session or, if
- * {@code leasehold.lock-registry.ttl} is set, that TTL of their own.
+ * {@code leasehold.lock-registry.enabled} is not false. Its locks are leases on {@code
+ * leasehold.lock-registry.prefix} + key, with the client's session or, if {@code
+ * leasehold.lock-registry.ttl} is set, that TTL of their own.
  */
 @AutoConfiguration(after = LeaseholdAutoConfiguration.class)
 @ConditionalOnClass({LockRegistry.class, LeaseholdLockRegistry.class})
@@ -37,10 +37,12 @@ public class LeaseholdLockRegistryAutoConfiguration {
    */
   @Bean
   @ConditionalOnMissingBean(LockRegistry.class)
-  public LeaseholdLockRegistry leaseholdLockRegistry(LeaseholdClient client, LeaseholdProperties properties) {
+  public LeaseholdLockRegistry leaseholdLockRegistry(
+      LeaseholdClient client, LeaseholdProperties properties) {
     LeaseholdLockRegistry.Builder builder = LeaseholdLockRegistry.builder(client);
     LeaseholdProperties.LockRegistry registry = properties.getLockRegistry();
-    LeaseholdAutoConfiguration.set("leasehold.lock-registry.prefix", registry.getPrefix(), builder::prefix);
+    LeaseholdAutoConfiguration.set(
+        "leasehold.lock-registry.prefix", registry.getPrefix(), builder::prefix);
     LeaseholdAutoConfiguration.set("leasehold.lock-registry.ttl", registry.getTtl(), builder::ttl);
     return builder.build();
   }

@@ -21,8 +21,8 @@ import org.springframework.validation.Validator;
 @ConfigurationProperties("leasehold")
 public class LeaseholdProperties implements Validator {
   /**
-   * Client addresses (host:port) of any of the cluster's nodes; the client learns the other
-   * members from the cluster. Setting it is what creates the LeaseholdClient bean.
+   * Client addresses (host:port) of any of the cluster's nodes; the client learns the other members
+   * from the cluster. Setting it is what creates the LeaseholdClient bean.
    */
   private List<String> endpoints = new ArrayList<>();
 
@@ -33,8 +33,8 @@ public class LeaseholdProperties implements Validator {
   private String holder;
 
   /**
-   * A bearer token from a node's --auth-token-file, sent with every call; nodes with
-   * authentication on take the holder to be the token's identity. Send tokens only over TLS.
+   * A bearer token from a node's --auth-token-file, sent with every call; nodes with authentication
+   * on take the holder to be the token's identity. Send tokens only over TLS.
    */
   private String token;
 
@@ -59,7 +59,10 @@ public class LeaseholdProperties implements Validator {
   /** Whether the members the cluster reports are added to the endpoints (SDK default true). */
   private Boolean discoverMembers;
 
-  /** Whether held leases are released and instances deregistered when the client closes (SDK default true). */
+  /**
+   * Whether held leases are released and instances deregistered when the client closes (SDK default
+   * true).
+   */
   private Boolean releaseOnClose;
 
   /** A watch stream silent this long is reopened on another node (SDK default 10s). */
@@ -305,7 +308,9 @@ public class LeaseholdProperties implements Validator {
       for (int i = 0; i < p.endpoints.size(); i++) {
         String rule = endpointProblem(p.endpoints.get(i));
         if (rule != null) {
-          errors.rejectValue("endpoints[" + i + "]", "leasehold.endpoint",
+          errors.rejectValue(
+              "endpoints[" + i + "]",
+              "leasehold.endpoint",
               "must be host:port with a port from 1 to 65535; this one " + rule);
         }
       }
@@ -313,7 +318,8 @@ public class LeaseholdProperties implements Validator {
     if (p.holder != null && p.holder.isBlank()) {
       errors.rejectValue("holder", "leasehold.holder", "must not be blank");
     }
-    if (p.token != null && (p.token.isBlank() || p.token.chars().anyMatch(c -> c < 0x21 || c > 0x7e))) {
+    if (p.token != null
+        && (p.token.isBlank() || p.token.chars().anyMatch(c -> c < 0x21 || c > 0x7e))) {
       errors.rejectValue("token", "leasehold.token", "must be printable ASCII without spaces");
     }
     p.tls.validate(errors);
@@ -344,7 +350,8 @@ public class LeaseholdProperties implements Validator {
     if (host.isEmpty() || host.equals("[]")) {
       return "has no host";
     }
-    if (host.startsWith("[") != host.endsWith("]") || (!host.startsWith("[") && host.contains(":"))) {
+    if (host.startsWith("[") != host.endsWith("]")
+        || (!host.startsWith("[") && host.contains(":"))) {
       return "has an IPv6 host outside brackets, e.g. [::1]:7400";
     }
     String port = e.substring(colon + 1);
@@ -366,11 +373,15 @@ public class LeaseholdProperties implements Validator {
 
   private static void prefix(Errors errors, String field, String prefix) {
     if (prefix == null || prefix.indexOf('/') <= 0) {
-      errors.rejectValue(field, "leasehold.prefix", "must start with a namespace and a slash, e.g. jobs/");
+      errors.rejectValue(
+          field, "leasehold.prefix", "must start with a namespace and a slash, e.g. jobs/");
     }
   }
 
-  /** TLS to the nodes: the CA that signed their certificates, and a client certificate for mutual TLS. */
+  /**
+   * TLS to the nodes: the CA that signed their certificates, and a client certificate for mutual
+   * TLS.
+   */
   public static class Tls {
     /** PEM file of the CA that signed the nodes' certificates; setting it turns TLS on. */
     private Path ca;
@@ -443,11 +454,16 @@ public class LeaseholdProperties implements Validator {
       readable(errors, "tls.cert", cert);
       readable(errors, "tls.key", key);
       if ((cert == null) != (key == null)) {
-        errors.rejectValue(cert == null ? "tls.cert" : "tls.key", "leasehold.tls",
+        errors.rejectValue(
+            cert == null ? "tls.cert" : "tls.key",
+            "leasehold.tls",
             "must be set together with leasehold.tls." + (cert == null ? "key" : "cert"));
       }
       if (ca == null && (cert != null || key != null)) {
-        errors.rejectValue("tls.ca", "leasehold.tls", "is required with a client certificate (leasehold.tls.cert and key)");
+        errors.rejectValue(
+            "tls.ca",
+            "leasehold.tls",
+            "is required with a client certificate (leasehold.tls.cert and key)");
       }
     }
 
@@ -458,7 +474,10 @@ public class LeaseholdProperties implements Validator {
     }
   }
 
-  /** Backoff between retries: exponential from initial-backoff by multiplier, capped at max-backoff, spread by jitter. */
+  /**
+   * Backoff between retries: exponential from initial-backoff by multiplier, capped at max-backoff,
+   * spread by jitter.
+   */
   public static class Retry {
     /** The first delay (SDK default 50ms). */
     private Duration initialBackoff;

@@ -12,11 +12,11 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 /**
- * A ShedLock {@link LockProvider}, a {@link LeaseholdLockProvider} on the context's
- * {@link LeaseholdClient}, when {@code shedlock-provider-leasehold} is on the class path, the
- * context has one client (auto-configured or the application's own) and no lock provider, and
- * {@code leasehold.shedlock.enabled} is not false. Its locks are leases on
- * {@code leasehold.shedlock.prefix} + lock name. It is closed before the client.
+ * A ShedLock {@link LockProvider}, a {@link LeaseholdLockProvider} on the context's {@link
+ * LeaseholdClient}, when {@code shedlock-provider-leasehold} is on the class path, the context has
+ * one client (auto-configured or the application's own) and no lock provider, and {@code
+ * leasehold.shedlock.enabled} is not false. Its locks are leases on {@code
+ * leasehold.shedlock.prefix} + lock name. It is closed before the client.
  */
 @AutoConfiguration(after = LeaseholdAutoConfiguration.class)
 @ConditionalOnClass({LockProvider.class, LeaseholdLockProvider.class})
@@ -36,11 +36,14 @@ public class LeaseholdShedLockAutoConfiguration {
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean(LockProvider.class)
-  public LeaseholdLockProvider leaseholdLockProvider(LeaseholdClient client, LeaseholdProperties properties) {
+  public LeaseholdLockProvider leaseholdLockProvider(
+      LeaseholdClient client, LeaseholdProperties properties) {
     LeaseholdLockProvider.Builder builder = LeaseholdLockProvider.builder(client);
     LeaseholdProperties.Shedlock shedlock = properties.getShedlock();
-    LeaseholdAutoConfiguration.set("leasehold.shedlock.prefix", shedlock.getPrefix(), builder::prefix);
-    LeaseholdAutoConfiguration.set("leasehold.shedlock.at-least-holder", shedlock.getAtLeastHolder(), builder::atLeastHolder);
+    LeaseholdAutoConfiguration.set(
+        "leasehold.shedlock.prefix", shedlock.getPrefix(), builder::prefix);
+    LeaseholdAutoConfiguration.set(
+        "leasehold.shedlock.at-least-holder", shedlock.getAtLeastHolder(), builder::atLeastHolder);
     return builder.build();
   }
 }

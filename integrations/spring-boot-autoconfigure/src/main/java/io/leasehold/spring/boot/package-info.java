@@ -1,18 +1,18 @@
 /**
  * Spring Boot auto-configuration for Leasehold: with {@code leasehold.endpoints} set, the context
- * gets a {@code LeaseholdClient} ({@link io.leasehold.spring.boot.LeaseholdAutoConfiguration}),
- * and on it a ShedLock {@code LockProvider} when {@code shedlock-provider-leasehold} is on the
- * class path ({@link io.leasehold.spring.boot.LeaseholdShedLockAutoConfiguration}) and a Spring
- * Integration {@code LockRegistry} when {@code leasehold-spring-integration} is
- * ({@link io.leasehold.spring.boot.LeaseholdLockRegistryAutoConfiguration}). Each bean backs off
- * when the application defines one of its own type; the provider and the registry are also made
- * on a client the application defines itself. With Spring Boot's health support on the class
- * path, the health contributor {@code leasehold}
- * ({@link io.leasehold.spring.boot.LeaseholdHealthContributorAutoConfiguration}) reports whether
- * a leader answers.
+ * gets a {@code LeaseholdClient} ({@link io.leasehold.spring.boot.LeaseholdAutoConfiguration}), and
+ * on it a ShedLock {@code LockProvider} when {@code shedlock-provider-leasehold} is on the class
+ * path ({@link io.leasehold.spring.boot.LeaseholdShedLockAutoConfiguration}) and a Spring
+ * Integration {@code LockRegistry} when {@code leasehold-spring-integration} is ({@link
+ * io.leasehold.spring.boot.LeaseholdLockRegistryAutoConfiguration}). Each bean backs off when the
+ * application defines one of its own type; the provider and the registry are also made on a client
+ * the application defines itself. With Spring Boot's health support on the class path, the health
+ * contributor {@code leasehold} ({@link
+ * io.leasehold.spring.boot.LeaseholdHealthContributorAutoConfiguration}) reports whether a leader
+ * answers.
  *
- * <p>Every property ({@link io.leasehold.spring.boot.LeaseholdProperties}), in
- * {@code application.properties}:
+ * <p>Every property ({@link io.leasehold.spring.boot.LeaseholdProperties}), in {@code
+ * application.properties}:
  *
  * <pre>
  * # Required: what turns the auto-configuration on. Any of the nodes; the rest are learned.
@@ -51,7 +51,7 @@
  * <p>A value that breaks its rule stops the start with the property, its value and the rule, e.g.
  * {@code Property: leasehold.endpoints[1] ... Reason: must be host:port with a port from 1 to
  * 65535}. What properties cannot say (channel credentials of one's own, interceptors, a callback
- * executor, the clock-drift margin) goes through a
- * {@link io.leasehold.spring.boot.LeaseholdClientBuilderCustomizer} bean.
+ * executor, the clock-drift margin) goes through a {@link
+ * io.leasehold.spring.boot.LeaseholdClientBuilderCustomizer} bean.
  */
 package io.leasehold.spring.boot;

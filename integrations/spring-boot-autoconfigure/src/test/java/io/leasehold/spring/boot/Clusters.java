@@ -30,7 +30,8 @@ final class Clusters {
   }
 
   /** Waits for {@code condition}, failing after {@code deadline}. */
-  static void await(Duration deadline, String what, BooleanSupplier condition) throws InterruptedException {
+  static void await(Duration deadline, String what, BooleanSupplier condition)
+      throws InterruptedException {
     long end = System.nanoTime() + deadline.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > end) {

@@ -26,10 +26,11 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.context.ConfigurableApplicationContext;
 
-/** The module as an application finds it: registered auto-configurations, metadata, a whole start. */
+/**
+ * The module as an application finds it: registered auto-configurations, metadata, a whole start.
+ */
 class LeaseholdSpringApplicationTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
 
   @BeforeAll
@@ -50,18 +51,26 @@ class LeaseholdSpringApplicationTest {
   static class App {}
 
   private static SpringApplicationBuilder app(String... properties) {
-    return new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE).bannerMode(Banner.Mode.OFF).properties(properties);
+    return new SpringApplicationBuilder(App.class)
+        .web(WebApplicationType.NONE)
+        .bannerMode(Banner.Mode.OFF)
+        .properties(properties);
   }
 
   @Test
   void anApplicationGetsTheClientTheProviderAndTheRegistryFromTheEndpointsAlone() throws Exception {
     LeaseholdClient client;
-    try (ConfigurableApplicationContext context = app("leasehold.endpoints=" + Clusters.endpoints(cluster),
-        "leasehold.request-timeout=20s", "leasehold.holder=boot-app").run()) {
+    try (ConfigurableApplicationContext context =
+        app(
+                "leasehold.endpoints=" + Clusters.endpoints(cluster),
+                "leasehold.request-timeout=20s",
+                "leasehold.holder=boot-app")
+            .run()) {
       client = context.getBean(LeaseholdClient.class);
       assertThat(client.holder()).isEqualTo("boot-app");
       assertThat(context.getBean(LeaseholdLockProvider.class)).isNotNull();
-      assertThat(context.getBean(LeaseholdHealthIndicator.class).health().getStatus().getCode()).isEqualTo("UP");
+      assertThat(context.getBean(LeaseholdHealthIndicator.class).health().getStatus().getCode())
+          .isEqualTo("UP");
       LeaseholdLock lock = context.getBean(LeaseholdLockRegistry.class).obtain("app");
       assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
       lock.unlock();
@@ -78,21 +87,35 @@ class LeaseholdSpringApplicationTest {
 
   @Test
   void theAutoConfigurationsAreRegistered() {
-    assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
-        .contains(LeaseholdAutoConfiguration.class.getName(), LeaseholdShedLockAutoConfiguration.class.getName(),
-            LeaseholdLockRegistryAutoConfiguration.class.getName(), LeaseholdHealthContributorAutoConfiguration.class.getName());
+    assertThat(
+            ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader())
+                .getCandidates())
+        .contains(
+            LeaseholdAutoConfiguration.class.getName(),
+            LeaseholdShedLockAutoConfiguration.class.getName(),
+            LeaseholdLockRegistryAutoConfiguration.class.getName(),
+            LeaseholdHealthContributorAutoConfiguration.class.getName());
   }
 
   @Test
   void thePropertiesHaveMetadataAndTheLibrariesDefaults() throws IOException {
-    try (InputStream in = getClass().getClassLoader().getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+    try (InputStream in =
+        getClass()
+            .getClassLoader()
+            .getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
       assertThat(in).as("spring-configuration-metadata.json").isNotNull();
       String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(json).contains("\"leasehold.endpoints\"", "\"leasehold.tls.ca\"", "\"leasehold.session.ttl\"",
-          "\"leasehold.shedlock.prefix\"", "\"leasehold.lock-registry.ttl\"");
+      assertThat(json)
+          .contains(
+              "\"leasehold.endpoints\"",
+              "\"leasehold.tls.ca\"",
+              "\"leasehold.session.ttl\"",
+              "\"leasehold.shedlock.prefix\"",
+              "\"leasehold.lock-registry.ttl\"");
     }
     LeaseholdProperties defaults = new LeaseholdProperties();
     assertThat(defaults.getShedlock().getPrefix()).isEqualTo(LeaseholdLockProvider.DEFAULT_PREFIX);
-    assertThat(defaults.getLockRegistry().getPrefix()).isEqualTo(LeaseholdLockRegistry.DEFAULT_PREFIX);
+    assertThat(defaults.getLockRegistry().getPrefix())
+        .isEqualTo(LeaseholdLockRegistry.DEFAULT_PREFIX);
   }
 }

@@ -31,8 +31,8 @@ import org.springframework.integration.support.locks.DistributedLock;
  * <p>Every acquisition by the owning thread counts a hold; the last {@link #unlock()} releases the
  * lease. An acquisition that re-enters checks the lease first: if it was lost, the name is acquired
  * again (with a new fencing token), as Spring's registries re-check their store on every
- * acquisition. Send {@link #token()} with every write the lock protects, so the resource can
- * refuse a holder that lost the lock without noticing.
+ * acquisition. Send {@link #token()} with every write the lock protects, so the resource can refuse
+ * a holder that lost the lock without noticing.
  *
  * <pre>{@code
  * LeaseholdLock lock = registry.obtain("invoice-42");
@@ -56,11 +56,18 @@ public final class LeaseholdLock implements DistributedLock {
   private final Function<Optional<Duration>, LeaseOptions> options;
   private final ReentrantLock local = new ReentrantLock();
 
-  /** Written by the owning thread while it holds {@link #local}; read by others only for display. */
+  /**
+   * Written by the owning thread while it holds {@link #local}; read by others only for display.
+   */
   private volatile Lease lease;
+
   private volatile long lastUsed = System.currentTimeMillis();
 
-  LeaseholdLock(LeaseholdClient client, String key, String name, Function<Optional<Duration>, LeaseOptions> options) {
+  LeaseholdLock(
+      LeaseholdClient client,
+      String key,
+      String name,
+      Function<Optional<Duration>, LeaseOptions> options) {
     this.client = client;
     this.key = key;
     this.name = name;
@@ -85,7 +92,9 @@ public final class LeaseholdLock implements DistributedLock {
     return name;
   }
 
-  /** Waits for the lock as long as it takes, ignoring interrupts, with the registry's lease options. */
+  /**
+   * Waits for the lock as long as it takes, ignoring interrupts, with the registry's lease options.
+   */
   @Override
   public void lock() {
     lockWith(Optional.empty());
@@ -136,9 +145,15 @@ public final class LeaseholdLock implements DistributedLock {
         take(granted.lease());
         return true;
       }
-      if (result instanceof Rejected rejected && rejected.rejection().reason() != RejectReason.LOCK_DELAY) {
-        throw new CannotAcquireLockException("Failed to lock " + key + ": " + rejected.rejection().reason() + ": "
-            + rejected.rejection().message());
+      if (result instanceof Rejected rejected
+          && rejected.rejection().reason() != RejectReason.LOCK_DELAY) {
+        throw new CannotAcquireLockException(
+            "Failed to lock "
+                + key
+                + ": "
+                + rejected.rejection().reason()
+                + ": "
+                + rejected.rejection().message());
       }
       local.unlock();
       return false;
@@ -182,13 +197,14 @@ public final class LeaseholdLock implements DistributedLock {
    * timeout) for the cluster to confirm.
    *
    * @throws IllegalStateException if the current thread does not hold the lock
-   * @throws ConcurrentModificationException if the lease was lost while held (the lock is free
-   *     here all the same): someone else may have had it meanwhile
+   * @throws ConcurrentModificationException if the lease was lost while held (the lock is free here
+   *     all the same): someone else may have had it meanwhile
    */
   @Override
   public void unlock() {
     if (!local.isHeldByCurrentThread()) {
-      throw new IllegalStateException("You do not own the lock " + key + " (" + Thread.currentThread().getName() + ")");
+      throw new IllegalStateException(
+          "You do not own the lock " + key + " (" + Thread.currentThread().getName() + ")");
     }
     if (local.getHoldCount() > 1) {
       local.unlock();
@@ -202,9 +218,14 @@ public final class LeaseholdLock implements DistributedLock {
         release(held);
       }
       if (lost) {
-        throw new ConcurrentModificationException("Lock " + key + " was lost while held: its lease (token " + held.token()
-            + ") ended " + held.lossReason().map(r -> "(" + r + ")").orElse("(deadline passed)")
-            + "; the integrity of data protected by this lock may have been compromised");
+        throw new ConcurrentModificationException(
+            "Lock "
+                + key
+                + " was lost while held: its lease (token "
+                + held.token()
+                + ") ended "
+                + held.lossReason().map(r -> "(" + r + ")").orElse("(deadline passed)")
+                + "; the integrity of data protected by this lock may have been compromised");
       }
     } finally {
       local.unlock();
@@ -229,7 +250,9 @@ public final class LeaseholdLock implements DistributedLock {
    * @throws IllegalStateException if the current thread does not hold the lock
    */
   public long token() {
-    return lease().orElseThrow(() -> new IllegalStateException("You do not own the lock " + key)).token();
+    return lease()
+        .orElseThrow(() -> new IllegalStateException("You do not own the lock " + key))
+        .token();
   }
 
   /**
@@ -252,7 +275,8 @@ public final class LeaseholdLock implements DistributedLock {
   }
 
   /**
-   * Whether the current thread holds the lock (its lease may have been lost since: {@link #isValid()}).
+   * Whether the current thread holds the lock (its lease may have been lost since: {@link
+   * #isValid()}).
    *
    * @return whether the current thread holds it
    */
@@ -293,7 +317,8 @@ public final class LeaseholdLock implements DistributedLock {
     }
   }
 
-  private boolean tryLockWith(Duration waitTime, Optional<Duration> ttl) throws InterruptedException {
+  private boolean tryLockWith(Duration waitTime, Optional<Duration> ttl)
+      throws InterruptedException {
     long deadline = System.nanoTime() + Math.max(0, waitTime.toNanos());
     if (!local.tryLock(waitTime.toNanos(), TimeUnit.NANOSECONDS)) {
       return false;
@@ -318,7 +343,8 @@ public final class LeaseholdLock implements DistributedLock {
       take(acquisition.get());
       return true;
     } catch (InterruptedException e) {
-      acquisition.cancel(true);  // a lease granted to a caller that stopped waiting is released by the client
+      acquisition.cancel(
+          true); // a lease granted to a caller that stopped waiting is released by the client
       local.unlock();
       throw e;
     } catch (ExecutionException e) {
@@ -343,7 +369,10 @@ public final class LeaseholdLock implements DistributedLock {
       touch();
       return true;
     }
-    LOG.info("lock {}: its lease (token {}) was lost while held; acquiring the name again", key, held == null ? 0 : held.token());
+    LOG.info(
+        "lock {}: its lease (token {}) was lost while held; acquiring the name again",
+        key,
+        held == null ? 0 : held.token());
     return false;
   }
 
@@ -356,13 +385,15 @@ public final class LeaseholdLock implements DistributedLock {
     try {
       held.release().join();
     } catch (CompletionException | IllegalStateException e) {
-      LOG.warn("lock {}: release not confirmed ({}); the lease ends with its TTL", key, e.getMessage());
+      LOG.warn(
+          "lock {}: release not confirmed ({}); the lease ends with its TTL", key, e.getMessage());
     }
   }
 
   private CannotAcquireLockException cannotAcquire(Throwable failure) {
     Throwable cause = unwrap(failure);
-    return new CannotAcquireLockException("Failed to lock " + key + ": " + cause.getMessage(), cause);
+    return new CannotAcquireLockException(
+        "Failed to lock " + key + ": " + cause.getMessage(), cause);
   }
 
   private static Throwable unwrap(Throwable e) {

@@ -11,14 +11,14 @@ import org.springframework.integration.support.locks.ExpirableLockRegistry;
 
 /**
  * A Spring Integration lock registry whose locks are Leasehold leases: {@link #obtain} hands out
- * one {@link LeaseholdLock} per key, locking the lease {@code <prefix><key>} (by default
- * {@code spring-lock/<key>}) for the client's holder identity.
+ * one {@link LeaseholdLock} per key, locking the lease {@code <prefix><key>} (by default {@code
+ * spring-lock/<key>}) for the client's holder identity.
  *
- * <p>As Spring's own registries: locks are reentrant for the owning thread (the last
- * {@code unlock()} releases the lease); {@code unlock()} by a thread that does not hold the lock
- * throws {@link IllegalStateException}; a lock whose lease was lost while held (expired, revoked,
- * the client cut off past the TTL) throws {@link java.util.ConcurrentModificationException} from
- * its last {@code unlock()}, after freeing the lock locally. Unlike a store-backed registry, a held
+ * <p>As Spring's own registries: locks are reentrant for the owning thread (the last {@code
+ * unlock()} releases the lease); {@code unlock()} by a thread that does not hold the lock throws
+ * {@link IllegalStateException}; a lock whose lease was lost while held (expired, revoked, the
+ * client cut off past the TTL) throws {@link java.util.ConcurrentModificationException} from its
+ * last {@code unlock()}, after freeing the lock locally. Unlike a store-backed registry, a held
  * lock does not expire while its process runs: the client keeps the lease alive, and the TTL only
  * bounds how long the name stays taken after the process stops (crash, partition, long pause).
  *
@@ -74,10 +74,13 @@ public final class LeaseholdLockRegistry implements ExpirableLockRegistry<Leaseh
   @Override
   public LeaseholdLock obtain(Object lockKey) {
     if (!(lockKey instanceof String key)) {
-      throw new IllegalArgumentException("lockKey: must be a String, got " + (lockKey == null ? "null" : lockKey.getClass().getName()));
+      throw new IllegalArgumentException(
+          "lockKey: must be a String, got "
+              + (lockKey == null ? "null" : lockKey.getClass().getName()));
     }
     synchronized (locks) {
-      LeaseholdLock lock = locks.computeIfAbsent(key, k -> new LeaseholdLock(client, k, prefix + k, this::options));
+      LeaseholdLock lock =
+          locks.computeIfAbsent(key, k -> new LeaseholdLock(client, k, prefix + k, this::options));
       lock.touch();
       return lock;
     }
@@ -93,7 +96,9 @@ public final class LeaseholdLockRegistry implements ExpirableLockRegistry<Leaseh
   public void expireUnusedOlderThan(long age) {
     long now = System.currentTimeMillis();
     synchronized (locks) {
-      locks.values().removeIf(lock -> now - lock.lastUsed() >= age && !lock.isAcquiredInThisProcess());
+      locks
+          .values()
+          .removeIf(lock -> now - lock.lastUsed() >= age && !lock.isAcquiredInThisProcess());
     }
   }
 
@@ -138,7 +143,10 @@ public final class LeaseholdLockRegistry implements ExpirableLockRegistry<Leaseh
     public Builder prefix(String prefix) {
       Objects.requireNonNull(prefix, "prefix");
       if (prefix.indexOf('/') <= 0) {
-        throw new IllegalArgumentException("prefix: must start with a namespace and a slash, e.g. spring-lock/, got \"" + prefix + "\"");
+        throw new IllegalArgumentException(
+            "prefix: must start with a namespace and a slash, e.g. spring-lock/, got \""
+                + prefix
+                + "\"");
       }
       this.prefix = prefix;
       return this;

@@ -1,17 +1,17 @@
 /**
- * A Spring Integration lock registry on Leasehold leases:
- * {@link io.leasehold.spring.integration.LeaseholdLockRegistry} hands out
- * {@link io.leasehold.spring.integration.LeaseholdLock}s, each a fenced lease on
- * {@code spring-lock/<key>} (the prefix is configurable).
+ * A Spring Integration lock registry on Leasehold leases: {@link
+ * io.leasehold.spring.integration.LeaseholdLockRegistry} hands out {@link
+ * io.leasehold.spring.integration.LeaseholdLock}s, each a fenced lease on {@code spring-lock/<key>}
+ * (the prefix is configurable).
  *
  * <p>The locks behave as Spring's registries document theirs: reentrant for the owning thread (the
  * last {@code unlock()} releases the lease), {@code tryLock(time, unit)} waiting for the name,
  * {@code unlock()} by another thread refused with {@link java.lang.IllegalStateException}, and a
- * lease lost while held (expired, revoked) reported by the last {@code unlock()} as a
- * {@link java.util.ConcurrentModificationException}. The client keeps held leases alive, so a
- * lock does not expire while its process runs; the TTL (the client's session, or
- * {@code Builder.ttl}, or {@code lock(Duration)}) is how long the name stays taken after the
- * process stops. The fencing token is {@code LeaseholdLock.token()}.
+ * lease lost while held (expired, revoked) reported by the last {@code unlock()} as a {@link
+ * java.util.ConcurrentModificationException}. The client keeps held leases alive, so a lock does
+ * not expire while its process runs; the TTL (the client's session, or {@code Builder.ttl}, or
+ * {@code lock(Duration)}) is how long the name stays taken after the process stops. The fencing
+ * token is {@code LeaseholdLock.token()}.
  *
  * <pre>{@code
  * @Configuration

@@ -18,46 +18,66 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.DefaultCandidate;
 import org.springframework.integration.leader.event.LeaderEventPublisher;
-import org.springframework.integration.support.locks.LockRegistry;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
+import org.springframework.integration.support.locks.LockRegistry;
 
 /** Spring's lock-based leader election over two registries on two clients. */
 class LeaseholdLockRegistryLeaderTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void oneOfTwoInitiatorsLeadsAndTheOtherTakesOverWhenItStops() throws Exception {
     try (TestCluster cluster = TestCluster.start(3, dir, TestCluster::steadyElections)) {
       List<String> endpoints = cluster.clientAddresses();
-      try (LeaseholdClient one = LeaseholdClient.connect(endpoints); LeaseholdClient two = LeaseholdClient.connect(endpoints)) {
+      try (LeaseholdClient one = LeaseholdClient.connect(endpoints);
+          LeaseholdClient two = LeaseholdClient.connect(endpoints)) {
         AtomicInteger firstBeats = new AtomicInteger();
         AtomicInteger secondBeats = new AtomicInteger();
-        LockRegistryLeaderInitiator first = new LockRegistryLeaderInitiator(
-            new CountingRegistry(new LeaseholdLockRegistry(one), firstBeats), new DefaultCandidate("one", "orders"));
-        LockRegistryLeaderInitiator second = new LockRegistryLeaderInitiator(
-            new CountingRegistry(new LeaseholdLockRegistry(two), secondBeats), new DefaultCandidate("two", "orders"));
+        LockRegistryLeaderInitiator first =
+            new LockRegistryLeaderInitiator(
+                new CountingRegistry(new LeaseholdLockRegistry(one), firstBeats),
+                new DefaultCandidate("one", "orders"));
+        LockRegistryLeaderInitiator second =
+            new LockRegistryLeaderInitiator(
+                new CountingRegistry(new LeaseholdLockRegistry(two), secondBeats),
+                new DefaultCandidate("two", "orders"));
         List<String> events = new CopyOnWriteArrayList<>();
         first.setLeaderEventPublisher(new Recorder(events, "one"));
         second.setLeaderEventPublisher(new Recorder(events, "two"));
         first.start();
         second.start();
         try {
-          TestCluster.await("a leader", Duration.ofSeconds(20), () -> first.getContext().isLeader() || second.getContext().isLeader());
+          TestCluster.await(
+              "a leader",
+              Duration.ofSeconds(20),
+              () -> first.getContext().isLeader() || second.getContext().isLeader());
           LockRegistryLeaderInitiator leader = first.getContext().isLeader() ? first : second;
           LockRegistryLeaderInitiator follower = leader == first ? second : first;
           // Leadership holds still across several heartbeats, each re-entering the held lock.
           AtomicInteger beats = leader == first ? firstBeats : secondBeats;
           int before = beats.get();
-          TestCluster.await("five more heartbeats of the leader", Duration.ofSeconds(20), () -> beats.get() >= before + 5);
-          assertEquals(List.of("granted " + (leader == first ? "one" : "two")), events, "one grant, no revocation");
-          assertTrue(leader.getContext().isLeader() && !follower.getContext().isLeader(), "exactly one leader");
+          TestCluster.await(
+              "five more heartbeats of the leader",
+              Duration.ofSeconds(20),
+              () -> beats.get() >= before + 5);
+          assertEquals(
+              List.of("granted " + (leader == first ? "one" : "two")),
+              events,
+              "one grant, no revocation");
+          assertTrue(
+              leader.getContext().isLeader() && !follower.getContext().isLeader(),
+              "exactly one leader");
           String holder = one.get("spring-lock/orders").join().orElseThrow().holder();
           assertEquals(leader == first ? one.holder() : two.holder(), holder);
 
           leader.stop();
-          TestCluster.await("the other initiator leads", Duration.ofSeconds(20), () -> follower.getContext().isLeader());
-          assertEquals(leader == first ? two.holder() : one.holder(), one.get("spring-lock/orders").join().orElseThrow().holder());
+          TestCluster.await(
+              "the other initiator leads",
+              Duration.ofSeconds(20),
+              () -> follower.getContext().isLeader());
+          assertEquals(
+              leader == first ? two.holder() : one.holder(),
+              one.get("spring-lock/orders").join().orElseThrow().holder());
         } finally {
           first.stop();
           second.stop();
@@ -67,7 +87,8 @@ class LeaseholdLockRegistryLeaderTest {
   }
 
   /** A registry whose locks count the timed tryLock calls: the initiator's heartbeats. */
-  private record CountingRegistry(LeaseholdLockRegistry registry, AtomicInteger tries) implements LockRegistry<Lock> {
+  private record CountingRegistry(LeaseholdLockRegistry registry, AtomicInteger tries)
+      implements LockRegistry<Lock> {
     @Override
     public Lock obtain(Object key) {
       Lock lock = registry.obtain(key);

@@ -36,10 +36,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The registry's locks as Spring's registries are tested: reentrancy, waiting, ownership, exclusion, expiry. */
+/**
+ * The registry's locks as Spring's registries are tested: reentrancy, waiting, ownership,
+ * exclusion, expiry.
+ */
 class LeaseholdLockRegistryTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   static TestCluster cluster;
 
   LeaseholdClient clientA;
@@ -100,27 +102,34 @@ class LeaseholdLockRegistryTest {
     long first = held.token();
 
     CompletableFuture<Long> waiter = new CompletableFuture<>();
-    Thread thread = new Thread(() -> {
-      LeaseholdLock lock = a.obtain("waited");
-      try {
-        if (lock.tryLock(20, TimeUnit.SECONDS)) {
-          long token = lock.token();
-          lock.unlock();
-          waiter.complete(token);
-        } else {
-          waiter.complete(-1L);
-        }
-      } catch (Throwable e) {
-        waiter.completeExceptionally(e);
-      }
-    });
+    Thread thread =
+        new Thread(
+            () -> {
+              LeaseholdLock lock = a.obtain("waited");
+              try {
+                if (lock.tryLock(20, TimeUnit.SECONDS)) {
+                  long token = lock.token();
+                  lock.unlock();
+                  waiter.complete(token);
+                } else {
+                  waiter.complete(-1L);
+                }
+              } catch (Throwable e) {
+                waiter.completeExceptionally(e);
+              }
+            });
     thread.start();
-    TestCluster.await("the waiter holds the local lock", Duration.ofSeconds(10), () -> a.obtain("waited").isAcquiredInThisProcess());
+    TestCluster.await(
+        "the waiter holds the local lock",
+        Duration.ofSeconds(10),
+        () -> a.obtain("waited").isAcquiredInThisProcess());
     assertFalse(waiter.isDone());
 
     held.unlock();
     long second = waiter.get(20, TimeUnit.SECONDS);
-    assertTrue(second > first, "the waiter got the name with a larger token: " + second + " after " + first);
+    assertTrue(
+        second > first,
+        "the waiter got the name with a larger token: " + second + " after " + first);
   }
 
   @Test
@@ -130,7 +139,8 @@ class LeaseholdLockRegistryTest {
     LeaseholdLock lock = a.obtain("taken");
     long start = System.nanoTime();
     assertFalse(lock.tryLock(400, TimeUnit.MILLISECONDS));
-    assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(400), "waited the whole time");
+    assertTrue(
+        System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(400), "waited the whole time");
     assertFalse(lock.isAcquiredInThisProcess(), "a failed try leaves no local hold");
     held.unlock();
     assertTrue(lock.tryLock(10, TimeUnit.SECONDS));
@@ -143,16 +153,18 @@ class LeaseholdLockRegistryTest {
     CountDownLatch locked = new CountDownLatch(1);
     CountDownLatch done = new CountDownLatch(1);
     AtomicReference<Throwable> ownerFailure = new AtomicReference<>();
-    Thread owner = new Thread(() -> {
-      try {
-        lock.lock();
-        locked.countDown();
-        done.await();
-        lock.unlock();
-      } catch (Throwable e) {
-        ownerFailure.set(e);
-      }
-    });
+    Thread owner =
+        new Thread(
+            () -> {
+              try {
+                lock.lock();
+                locked.countDown();
+                done.await();
+                lock.unlock();
+              } catch (Throwable e) {
+                ownerFailure.set(e);
+              }
+            });
     owner.start();
     assertTrue(locked.await(20, TimeUnit.SECONDS));
 
@@ -185,23 +197,25 @@ class LeaseholdLockRegistryTest {
     try {
       for (int t = 0; t < 4; t++) {
         LeaseholdLockRegistry registry = t % 2 == 0 ? a : b;
-        workers.add(pool.submit(() -> {
-          for (int i = 0; i < rounds; i++) {
-            LeaseholdLock lock = registry.obtain("shared");
-            lock.lock();
-            try {
-              if (inside.incrementAndGet() != 1) {
-                overlaps.incrementAndGet();
-              }
-              tokens.add(lock.token());
-              counter[0] = counter[0] + 1;
-              inside.decrementAndGet();
-            } finally {
-              lock.unlock();
-            }
-          }
-          return null;
-        }));
+        workers.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < rounds; i++) {
+                    LeaseholdLock lock = registry.obtain("shared");
+                    lock.lock();
+                    try {
+                      if (inside.incrementAndGet() != 1) {
+                        overlaps.incrementAndGet();
+                      }
+                      tokens.add(lock.token());
+                      counter[0] = counter[0] + 1;
+                      inside.decrementAndGet();
+                    } finally {
+                      lock.unlock();
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> w : workers) {
         w.get(60, TimeUnit.SECONDS);
@@ -212,7 +226,9 @@ class LeaseholdLockRegistryTest {
     assertEquals(0, overlaps.get());
     assertEquals(4 * rounds, counter[0]);
     for (int i = 1; i < tokens.size(); i++) {
-      assertTrue(tokens.get(i) > tokens.get(i - 1), "each holder's token is larger than the one before: " + tokens);
+      assertTrue(
+          tokens.get(i) > tokens.get(i - 1),
+          "each holder's token is larger than the one before: " + tokens);
     }
   }
 
@@ -222,7 +238,8 @@ class LeaseholdLockRegistryTest {
     lock.lock();
     long token = lock.token();
     clientB.admin().revoke(a.leaseName("revoked"), "test", token).join();
-    TestCluster.await("the holder sees its lease lost", Duration.ofSeconds(15), () -> !lock.isValid());
+    TestCluster.await(
+        "the holder sees its lease lost", Duration.ofSeconds(15), () -> !lock.isValid());
     assertTrue(lock.isHeldByCurrentThread(), "still held locally until unlocked");
 
     LeaseholdLock other = b.obtain("revoked");
@@ -231,19 +248,23 @@ class LeaseholdLockRegistryTest {
 
     assertThrows(ConcurrentModificationException.class, lock::unlock);
     assertFalse(lock.isAcquiredInThisProcess(), "the lock is free here after the report");
-    assertEquals(other.token(), lease("revoked").orElseThrow().token(), "the late unlock released nothing of the next holder's");
+    assertEquals(
+        other.token(),
+        lease("revoked").orElseThrow().token(),
+        "the late unlock released nothing of the next holder's");
     other.unlock();
   }
 
   @Test
   void aLockExpiresOnTheClusterWhenItsProcessStopsRenewing() throws Exception {
     LeaseholdClient stopping = client().releaseOnClose(false).build();
-    LeaseholdLockRegistry registry = LeaseholdLockRegistry.builder(stopping).ttl(Duration.ofSeconds(2)).build();
+    LeaseholdLockRegistry registry =
+        LeaseholdLockRegistry.builder(stopping).ttl(Duration.ofSeconds(2)).build();
     LeaseholdLock lock = registry.obtain("expiring");
     lock.lock();
     long token = lock.token();
     assertEquals(Duration.ofSeconds(2), lease("expiring").orElseThrow().ttl());
-    stopping.close();  // stops renewing without releasing, as a crashed process would
+    stopping.close(); // stops renewing without releasing, as a crashed process would
 
     assertTrue(lease("expiring").isPresent(), "held until its TTL runs out");
     LeaseholdLock other = b.obtain("expiring");
@@ -263,13 +284,14 @@ class LeaseholdLockRegistryTest {
     lock.lock();
     long token = lock.token();
     clientB.admin().revoke(a.leaseName("retaken"), "test", token).join();
-    TestCluster.await("the holder sees its lease lost", Duration.ofSeconds(15), () -> !lock.isValid());
+    TestCluster.await(
+        "the holder sees its lease lost", Duration.ofSeconds(15), () -> !lock.isValid());
 
     assertTrue(lock.tryLock(15, TimeUnit.SECONDS));
     assertTrue(lock.isValid());
     assertTrue(lock.token() > token);
     lock.unlock();
-    lock.unlock();  // the hold count was kept: no report, the new lease is released
+    lock.unlock(); // the hold count was kept: no report, the new lease is released
     assertTrue(lease("retaken").isEmpty());
   }
 
@@ -279,16 +301,19 @@ class LeaseholdLockRegistryTest {
     held.lock();
     LeaseholdLock lock = a.obtain("interrupted");
     CompletableFuture<Throwable> outcome = new CompletableFuture<>();
-    Thread waiter = new Thread(() -> {
-      try {
-        lock.lockInterruptibly();
-        outcome.complete(null);
-      } catch (Throwable e) {
-        outcome.complete(e);
-      }
-    });
+    Thread waiter =
+        new Thread(
+            () -> {
+              try {
+                lock.lockInterruptibly();
+                outcome.complete(null);
+              } catch (Throwable e) {
+                outcome.complete(e);
+              }
+            });
     waiter.start();
-    TestCluster.await("the waiter holds the local lock", Duration.ofSeconds(10), lock::isAcquiredInThisProcess);
+    TestCluster.await(
+        "the waiter holds the local lock", Duration.ofSeconds(10), lock::isAcquiredInThisProcess);
     waiter.interrupt();
     assertTrue(outcome.get(20, TimeUnit.SECONDS) instanceof InterruptedException);
     assertFalse(lock.isAcquiredInThisProcess());
@@ -312,7 +337,9 @@ class LeaseholdLockRegistryTest {
     lock.unlock();
 
     lock.lock();
-    assertTrue(lease("ttl").orElseThrow().session() != 0, "without a TTL the lease lives with the client's session");
+    assertTrue(
+        lease("ttl").orElseThrow().session() != 0,
+        "without a TTL the lease lives with the client's session");
     lock.unlock();
   }
 
@@ -330,8 +357,12 @@ class LeaseholdLockRegistryTest {
   @Test
   void keysMustBeStringsAndPrefixesNamespaces() {
     assertThrows(IllegalArgumentException.class, () -> a.obtain(42));
-    assertThrows(IllegalArgumentException.class, () -> LeaseholdLockRegistry.builder(clientA).prefix("no-namespace"));
-    assertEquals("orders/lock-7", LeaseholdLockRegistry.builder(clientA).prefix("orders/lock-").build().leaseName("7"));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> LeaseholdLockRegistry.builder(clientA).prefix("no-namespace"));
+    assertEquals(
+        "orders/lock-7",
+        LeaseholdLockRegistry.builder(clientA).prefix("orders/lock-").build().leaseName("7"));
   }
 
   @Test
@@ -343,7 +374,8 @@ class LeaseholdLockRegistryTest {
 
     LeaseholdLock held = b.obtain("executed");
     held.lock();
-    assertThrows(TimeoutException.class,
+    assertThrows(
+        TimeoutException.class,
         () -> a.executeLocked("executed", Duration.ofMillis(300), () -> heldInside.set(false)));
     held.unlock();
   }
