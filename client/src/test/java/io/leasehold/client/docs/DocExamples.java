@@ -1,3 +1,6 @@
+// spotless:off
+// The examples are kept as the documents show them, which is not always the build's style;
+// DocExamplesTest compares them with the documents' Java blocks.
 package io.leasehold.client.docs;
 
 import io.leasehold.client.AcquireResult;
@@ -146,3 +149,4 @@ final class DocExamples {
 
   private static void runNightly(Lease lease) {}
 }
+// spotless:on
