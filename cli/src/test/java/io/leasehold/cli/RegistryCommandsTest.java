@@ -4,12 +4,14 @@ import static io.leasehold.cli.Cli.run;
 import static io.leasehold.cli.Cli.seconds;
 import static io.leasehold.cli.Cli.str;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import io.leasehold.proto.Partitions;
 import io.leasehold.server.TestCluster;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.AfterAll;
@@ -85,7 +87,17 @@ class RegistryCommandsTest {
             run(cluster, "service", "resolve", "payments", "--all", "-o", "json").ok().array(),
             "instance"));
 
-    JsonArray services = run(cluster, "service", "list", "-o", "json").ok().array();
+    // The class's other tests register services of their own on the same cluster.
+    JsonArray services = new JsonArray();
+    run(cluster, "service", "list", "-o", "json")
+        .ok()
+        .array()
+        .forEach(
+            e -> {
+              if (List.of("orders", "payments").contains(str(e.getAsJsonObject(), "service"))) {
+                services.add(e);
+              }
+            });
     assertEquals(List.of("orders", "payments"), field(services, "service"));
     assertEquals(2, services.get(1).getAsJsonObject().get("instances").getAsInt());
     assertEquals(1, services.get(1).getAsJsonObject().get("serving").getAsInt());
@@ -101,6 +113,83 @@ class RegistryCommandsTest {
             "--ttl",
             "30s")
         .failed(LeaseholdCommand.EXIT_FAILED, "i-1");
+  }
+
+  private static void register(String service, String instance, String... meta) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "service",
+                "register",
+                service,
+                instance,
+                "--address",
+                "10.0.2.1:80",
+                "--ttl",
+                "30s"));
+    for (String m : meta) {
+      args.add("--meta");
+      args.add(m);
+    }
+    run(cluster, args.toArray(String[]::new)).ok();
+  }
+
+  @Test
+  void resolveFiltersByZoneInOrderMetadataAndStatus() {
+    register("inventory", "v-a1", "zone=eu-a", "version=2.3");
+    register("inventory", "v-a2", "zone=eu-a", "version=2.2");
+    register("inventory", "v-b1", "zone=eu-b", "version=2.3");
+
+    assertEquals(
+        List.of("v-a1", "v-a2"),
+        field(
+            run(
+                    cluster,
+                    "service",
+                    "resolve",
+                    "inventory",
+                    "--zone",
+                    "us-east,eu-a,*",
+                    "-o",
+                    "json")
+                .ok()
+                .array(),
+            "instance"));
+    assertEquals(
+        List.of("v-b1"),
+        field(
+            run(
+                    cluster,
+                    "service",
+                    "resolve",
+                    "inventory",
+                    "--zone",
+                    "eu-b,eu-a",
+                    "--meta",
+                    "version=2.3",
+                    "-o",
+                    "json")
+                .ok()
+                .array(),
+            "instance"));
+    String table =
+        run(cluster, "service", "resolve", "inventory", "--zone", "us-east,eu-b").ok().out();
+    assertTrue(table.contains("v-b1") && !table.contains("v-a1"), table);
+    assertTrue(table.contains("zone: eu-b"), table);
+    String none = run(cluster, "service", "resolve", "inventory", "--zone", "us-east").ok().out();
+    assertTrue(none.contains("zone: none of us-east has a matching instance"), none);
+    assertEquals(
+        List.of(),
+        field(
+            run(cluster, "service", "resolve", "inventory", "--status", "DRAINING", "-o", "json")
+                .ok()
+                .array(),
+            "instance"));
+
+    run(cluster, "service", "resolve", "inventory", "--zone", "eu-a,eu-a")
+        .failed(LeaseholdCommand.EXIT_USAGE, "zones[1]");
+    run(cluster, "service", "resolve", "inventory", "--all", "--status", "SERVING")
+        .failed(LeaseholdCommand.EXIT_USAGE, "--status and --all");
   }
 
   @Test

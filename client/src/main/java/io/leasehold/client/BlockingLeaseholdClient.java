@@ -327,6 +327,18 @@ public final class BlockingLeaseholdClient {
   }
 
   /**
+   * {@link LeaseholdClient#resolve(String, ServiceFilter)}, waiting for the answer.
+   *
+   * @param service the service's name
+   * @param filter which instances, see {@link ServiceFilter}
+   * @return the instances, the zone that chose them and the revision
+   * @see LeaseholdClient#resolve(String, ServiceFilter)
+   */
+  public ResolvedService resolve(String service, ServiceFilter filter) {
+    return Futures.join(client.resolve(service, filter));
+  }
+
+  /**
    * {@link LeaseholdClient#routingTable(String)}, waiting for the answer.
    *
    * @param prefix names starting with this ({@code ""}: every name)

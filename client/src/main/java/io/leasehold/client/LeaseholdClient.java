@@ -449,6 +449,20 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
+   * The live instances of {@code service} that {@code filter} selects (a linearizable read): by
+   * status, metadata and zone preference, e.g. the SERVING instances of version 2.3 in eu-west-1a,
+   * else in any zone.
+   *
+   * @param service the service's name
+   * @param filter which instances, see {@link ServiceFilter}
+   * @return completes with the instances, the zone that chose them and the revision; fails with
+   *     {@link InvalidRequestException} for a filter the node refuses
+   */
+  public CompletableFuture<ResolvedService> resolve(String service, ServiceFilter filter) {
+    return registry.resolve(service, filter);
+  }
+
+  /**
    * The route of {@code name} (a linearizable read, for one-off lookups; a proxy keeps a {@link
    * #routingTable} instead): empty unless a live lease with an address holds it.
    *

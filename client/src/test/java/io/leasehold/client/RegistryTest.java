@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -181,6 +182,69 @@ class RegistryTest {
               InvalidRequestException.class,
               () -> b.blocking().register("bill/ing", "i-1", "10.0.0.1:80", Map.of()));
       assertTrue(bad.getMessage().startsWith("service: must not contain '/'"), bad.getMessage());
+    }
+  }
+
+  @Test
+  void resolveWithAFilterPrefersZonesInOrderAndMatchesMetadata() throws Exception {
+    try (LeaseholdClient client = Fixtures.client(cluster)) {
+      Registration a1 =
+          client
+              .blocking()
+              .register("search", "s-a1", "10.0.1.1:80", Map.of("zone", "eu-a", "version", "2.3"));
+      client
+          .blocking()
+          .register("search", "s-a2", "10.0.1.2:80", Map.of("zone", "eu-a", "version", "2.2"));
+      client
+          .blocking()
+          .register("search", "s-b1", "10.0.1.3:80", Map.of("zone", "eu-b", "version", "2.3"));
+
+      ServiceFilter nearFirst = ServiceFilter.serving().inZones("eu-a", ServiceFilter.ANY_ZONE);
+      ResolvedService near = client.blocking().resolve("search", nearFirst);
+      assertEquals(
+          List.of("s-a1", "s-a2"),
+          near.instances().stream().map(ServiceInstance::instance).toList());
+      assertEquals(Optional.of("eu-a"), near.zone());
+      assertTrue(near.revision() > 0);
+
+      ResolvedService v23 =
+          client.blocking().resolve("search", nearFirst.withMetadata("version", "2.3"));
+      assertEquals(
+          List.of("s-a1"), v23.instances().stream().map(ServiceInstance::instance).toList());
+
+      // The preferred zone's 2.3 instance drains: the wildcard takes any zone's.
+      a1.setStatus(Registration.DRAINING).get();
+      ResolvedService fallback =
+          client.blocking().resolve("search", nearFirst.withMetadata("version", "2.3"));
+      assertEquals(
+          List.of("s-b1"), fallback.instances().stream().map(ServiceInstance::instance).toList());
+      assertEquals(Optional.of(ServiceFilter.ANY_ZONE), fallback.zone());
+      ResolvedService draining =
+          client
+              .blocking()
+              .resolve(
+                  "search",
+                  ServiceFilter.serving().inZones("eu-a").withStatuses(Registration.DRAINING));
+      assertEquals(
+          List.of("s-a1"), draining.instances().stream().map(ServiceInstance::instance).toList());
+      ResolvedService none =
+          client.blocking().resolve("search", ServiceFilter.serving().inZones("us-east"));
+      assertEquals(List.of(), none.instances());
+      assertEquals(Optional.empty(), none.zone());
+
+      InvalidRequestException twice =
+          assertThrows(
+              InvalidRequestException.class,
+              () ->
+                  client
+                      .blocking()
+                      .resolve("search", ServiceFilter.serving().inZones("eu-a", "eu-a")));
+      assertTrue(twice.getMessage().startsWith("zones[1]:"), twice.getMessage());
+      ResolvedService every =
+          client.blocking().resolve("search", ServiceFilter.serving().inZones("eu-a").anyStatus());
+      assertEquals(
+          List.of("s-a1", "s-a2"),
+          every.instances().stream().map(ServiceInstance::instance).toList());
     }
   }
 }

@@ -1,6 +1,8 @@
 package io.leasehold.client.internal;
 
+import io.leasehold.client.ResolvedService;
 import io.leasehold.client.Route;
+import io.leasehold.client.ServiceFilter;
 import io.leasehold.client.ServiceInstance;
 import io.leasehold.proto.v1.DeregisterRequest;
 import io.leasehold.proto.v1.ListRoutesRequest;
@@ -36,6 +38,29 @@ public final class RegistryReads {
         core.calls()
             .call(Calls.Target.READ, RegistryGrpc.getResolveMethod(), request, "Resolve " + service)
             .thenApply(r -> r.getInstancesList().stream().map(Protos::instance).toList()));
+  }
+
+  public CompletableFuture<ResolvedService> resolve(String service, ServiceFilter filter) {
+    Objects.requireNonNull(service, "service");
+    Objects.requireNonNull(filter, "filter");
+    core.ensureOpen("resolve " + service);
+    ResolveRequest request =
+        ResolveRequest.newBuilder()
+            .setService(service)
+            .addAllZones(filter.zones())
+            .putAllMetadata(filter.metadata())
+            .addAllStatuses(filter.statuses())
+            .setAnyStatus(filter.isAnyStatus())
+            .build();
+    return core.onCallbacks(
+        core.calls()
+            .call(Calls.Target.READ, RegistryGrpc.getResolveMethod(), request, "Resolve " + service)
+            .thenApply(
+                r ->
+                    new ResolvedService(
+                        r.getInstancesList().stream().map(Protos::instance).toList(),
+                        r.getZone().isEmpty() ? Optional.empty() : Optional.of(r.getZone()),
+                        r.getRevision())));
   }
 
   public CompletableFuture<Optional<Route>> lookup(String name) {

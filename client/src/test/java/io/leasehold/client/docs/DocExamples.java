@@ -13,8 +13,10 @@ import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.Policy;
 import io.leasehold.client.Rejected;
+import io.leasehold.client.ResolvedService;
 import io.leasehold.client.Route;
 import io.leasehold.client.RoutingTable;
+import io.leasehold.client.ServiceFilter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -141,6 +143,15 @@ final class DocExamples {
         .build();
     Policy inForce = client.admin().setPolicy("jobs", jobs).join();
     return inForce;
+  }
+
+  static void resolveWithAFilter(LeaseholdClient client) {
+ResolvedService payments = client.blocking().resolve("payments",
+    ServiceFilter.serving()
+        .inZones("eu-west-1a", ServiceFilter.ANY_ZONE)  // this zone's instances, else any zone's
+        .withMetadata("version", "2.3"));
+payments.zone();         // Optional[eu-west-1a], or Optional[*] when that zone had none
+payments.instances();    // the SERVING instances of version 2.3 there
   }
 
   private static void forward(Request request, String address, long token) {}

@@ -231,7 +231,9 @@ final class LeaseholdNameResolver extends NameResolver {
             if (t == null) {
               return;
             }
-            Instances now = Instances.of(target.prefix(), t.routes().values());
+            Instances now =
+                Instances.of(
+                    target.prefix(), t.routes().values(), target.zones(), target.metadata());
             sync.execute(() -> deliver(t, now, forced));
           }
         });
@@ -259,7 +261,9 @@ final class LeaseholdNameResolver extends NameResolver {
                       Status.UNAVAILABLE.withDescription(
                           "service \""
                               + target.service()
-                              + "\" has no SERVING instance in the Leasehold registry"
+                              + "\" has no SERVING instance"
+                              + target.filterText()
+                              + " in the Leasehold registry"
                               + others)))
               .build());
     } else {

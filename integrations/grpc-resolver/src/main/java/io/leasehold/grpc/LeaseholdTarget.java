@@ -1,26 +1,49 @@
 package io.leasehold.grpc;
 
 import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
  * A {@code leasehold:} target, checked: the service whose instances to resolve, the authority the
- * channel's calls carry, and the cluster endpoints the target names, if any.
+ * channel's calls carry, the cluster endpoints the target names, if any, and the instances it asks
+ * for (zones in order of preference, metadata values).
  *
  * @param service the service, one segment of a lease name
  * @param authority the channel's default authority: the service as written in the target
  * @param endpoints the cluster endpoints in the target's authority; absent if it has none
+ * @param zones the query's {@code zone}: zones in order of preference, {@code *} for any; empty:
+ *     every zone
+ * @param metadata the query's {@code meta.<key>=<value>} pairs an instance must have
  */
-record LeaseholdTarget(String service, String authority, Optional<List<String>> endpoints) {
+record LeaseholdTarget(
+    String service,
+    String authority,
+    Optional<List<String>> endpoints,
+    List<String> zones,
+    Map<String, String> metadata) {
   static final String FORMS =
-      "leasehold:///<service> or leasehold://<host:port>[,<host:port>...]/<service>";
+      "leasehold:///<service> or leasehold://<host:port>[,<host:port>...]/<service>, optionally"
+          + " with ?zone=<zone>[,<zone>...]&meta.<key>=<value>";
 
   LeaseholdTarget {
     Objects.requireNonNull(service, "service");
     Objects.requireNonNull(authority, "authority");
     endpoints = endpoints.map(List::copyOf);
+    zones = List.copyOf(zones);
+    metadata = Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
+  }
+
+  /** A target for every SERVING instance, in every zone. */
+  LeaseholdTarget(String service, String authority, Optional<List<String>> endpoints) {
+    this(service, authority, endpoints, List.of(), Map.of());
   }
 
   /** The routing-table prefix of the service's instances, {@code service/<service>/}. */
@@ -37,8 +60,10 @@ record LeaseholdTarget(String service, String authority, Optional<List<String>> 
     if (uri.isOpaque()) {
       throw bad(uri, "target", "must be " + FORMS);
     }
+    List<String> zones = new ArrayList<>();
+    Map<String, String> metadata = new LinkedHashMap<>();
     if (uri.getRawQuery() != null) {
-      throw bad(uri, "query", "is not supported; the target must be " + FORMS);
+      query(uri, zones, metadata);
     }
     if (uri.getRawFragment() != null) {
       throw bad(uri, "fragment", "is not supported; the target must be " + FORMS);
@@ -84,7 +109,63 @@ record LeaseholdTarget(String service, String authority, Optional<List<String>> 
                     throw new IllegalArgumentException(e.getMessage() + " (target " + uri + ")", e);
                   }
                 });
-    return new LeaseholdTarget(service, authority, endpoints);
+    return new LeaseholdTarget(service, authority, endpoints, zones, metadata);
+  }
+
+  /**
+   * The query's parameters: {@code zone=<zone>[,<zone>...]} once, and {@code meta.<key>=<value>}
+   * for each metadata pair; values are URL-decoded.
+   */
+  private static void query(URI uri, List<String> zones, Map<String, String> metadata) {
+    boolean zoneSeen = false;
+    for (String param : uri.getRawQuery().split("&", -1)) {
+      int eq = param.indexOf('=');
+      String name = decode(eq < 0 ? param : param.substring(0, eq));
+      String value = eq < 0 ? "" : decode(param.substring(eq + 1));
+      if (name.equals("zone")) {
+        if (zoneSeen) {
+          throw bad(uri, "query", "zone is given twice; list the zones in one: zone=a,b,*");
+        }
+        zoneSeen = true;
+        for (String zone : value.split(",", -1)) {
+          if (zone.isEmpty()) {
+            throw bad(
+                uri,
+                "zone",
+                "each zone must be non-empty, separated by ','; got \"" + value + "\"");
+          }
+          if (zones.contains(zone)) {
+            throw bad(uri, "zone", "\"" + zone + "\" is given twice");
+          }
+          zones.add(zone);
+        }
+      } else if (name.startsWith(META) && name.length() > META.length()) {
+        String key = name.substring(META.length());
+        if (metadata.put(key, value) != null) {
+          throw bad(uri, "query", name + " is given twice");
+        }
+      } else {
+        throw bad(
+            uri,
+            "query",
+            "unknown parameter \""
+                + name
+                + "\"; expected zone=<zone>[,<zone>...] or meta.<key>=<value>");
+      }
+    }
+  }
+
+  private static final String META = "meta.";
+
+  /** What the target asks of instances besides SERVING, for messages: "" when nothing. */
+  String filterText() {
+    String z = zones.isEmpty() ? "" : " in zone " + String.join(" else ", zones);
+    String m = metadata.isEmpty() ? "" : " with metadata " + metadata;
+    return z + m;
+  }
+
+  private static String decode(String raw) {
+    return URLDecoder.decode(raw, StandardCharsets.UTF_8);
   }
 
   private static IllegalArgumentException bad(URI uri, String part, String rule) {

@@ -46,6 +46,12 @@
  *       host:port[,host:port...]}), or the client of a registered provider.
  *   <li>{@code leasehold://<host:port>[,<host:port>...]/<service>}: the cluster named in the
  *       target.
+ *   <li>Either with a query that narrows the instances: {@code ?zone=eu-west-1a,eu-west-1b,*} keeps
+ *       the SERVING instances of the first of these zones that has one (an instance's zone is its
+ *       metadata {@code zone}; {@code *} is any zone), switching as zones empty and fill, and
+ *       {@code meta.<key>=<value>} (repeatable, URL-encoded) keeps those with that metadata value:
+ *       {@code leasehold:///payments?zone=eu-west-1a,*&meta.version=2.3}. The node's {@code
+ *       Resolve} makes the same choice.
  * </ul>
  *
  * <p>The clients the provider creates itself are plaintext, one per endpoint list, shared by every
@@ -56,7 +62,8 @@
  *
  * <p>The service is one non-empty segment: no {@code '/'}, no control characters. A target that
  * breaks a rule (no service, a service with {@code '/'}, an endpoint that is not {@code host:port},
- * a query, no endpoints anywhere) makes {@code ManagedChannelBuilder.build()} throw {@link
+ * a query parameter other than {@code zone} and {@code meta.<key>}, a zone empty or given twice, no
+ * endpoints anywhere) makes {@code ManagedChannelBuilder.build()} throw {@link
  * java.lang.IllegalArgumentException} whose message starts with the part at fault ({@code service:
  * must not contain '/' ...}). The channel's default authority is the service.
  *

@@ -135,6 +135,49 @@ class LeaseholdNameResolverTest {
   }
 
   @Test
+  void aTargetWithZonesFollowsTheFirstZoneThatHasAServingInstance() throws Exception {
+    try (Registration a1 =
+            registrar
+                .blocking()
+                .register("atlas", "a1", "127.0.0.1:9501", Map.of("zone", "eu-a", "tier", "gold"));
+        Registration b1 =
+            registrar
+                .blocking()
+                .register("atlas", "b1", "127.0.0.1:9502", Map.of("zone", "eu-b", "tier", "gold"));
+        Registration b2 =
+            registrar
+                .blocking()
+                .register("atlas", "b2", "127.0.0.1:9503", Map.of("zone", "eu-b", "tier", "tin"));
+        Resolvers.Started r =
+            Resolvers.start(
+                new LeaseholdNameResolverProvider(), target("atlas") + "?zone=eu-a,eu-b");
+        Resolvers.Started gold =
+            Resolvers.start(
+                new LeaseholdNameResolverProvider(),
+                target("atlas") + "?zone=eu-b&meta.tier=gold")) {
+      awaitInstances(r, List.of("a1"));
+      awaitInstances(gold, List.of("b1"));
+      // eu-a empties: the next zone's instances take over, and come back when it fills.
+      a1.setStatus(Registration.DRAINING).get(10, TimeUnit.SECONDS);
+      awaitInstances(r, List.of("b1", "b2"));
+      try (Registration a2 =
+          registrar.blocking().register("atlas", "a2", "127.0.0.1:9504", Map.of("zone", "eu-a"))) {
+        awaitInstances(r, List.of("a2"));
+      }
+      awaitInstances(r, List.of("b1", "b2"));
+      b1.setStatus(Registration.DRAINING).get(10, TimeUnit.SECONDS);
+      TestCluster.await(
+          () -> "an error result: " + gold.recorder().results,
+          WAIT,
+          () -> !gold.recorder().last().hasValue());
+      assertEquals(
+          "service \"atlas\" has no SERVING instance in zone eu-b with metadata {tier=gold} in the"
+              + " Leasehold registry (1 live instance(s) not SERVING)",
+          gold.recorder().last().getStatus().getDescription());
+    }
+  }
+
+  @Test
   void refreshHandsTheCurrentListOverAgain() throws Exception {
     try (Registration one =
             registrar.blocking().register("again", "one", "127.0.0.1:9401", Map.of());

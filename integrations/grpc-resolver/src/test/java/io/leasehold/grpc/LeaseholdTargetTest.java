@@ -67,24 +67,45 @@ class LeaseholdTargetTest {
   }
 
   @Test
+  void aTargetsQueryNamesZonesInOrderAndMetadata() {
+    LeaseholdTarget t =
+        LeaseholdTarget.parse(
+            URI.create(
+                "leasehold:///payments?zone=eu-west-1a,eu-west-1b,*&meta.version=2.3&meta.canary=true"));
+    assertEquals(List.of("eu-west-1a", "eu-west-1b", "*"), t.zones());
+    assertEquals(Map.of("version", "2.3", "canary", "true"), t.metadata());
+    assertEquals("payments", t.service());
+    assertEquals("payments", t.authority(), "the query is not part of the authority");
+    assertEquals(
+        Map.of("team", "a b"),
+        LeaseholdTarget.parse(URI.create("leasehold:///payments?meta.team=a%20b")).metadata());
+    assertEquals(List.of(), LeaseholdTarget.parse(URI.create("leasehold:///payments")).zones());
+  }
+
+  @Test
   void badTargetsAreRefusedWhenTheChannelIsBuiltNamingThePartAndItsRule() {
     Map<String, String> refusals =
-        Map.of(
-            "leasehold:///", "service: must not be empty",
-            "leasehold://127.0.0.1:7400", "service: must not be empty",
-            "leasehold:///payments/eu", "service: must not contain '/' (found at 8",
-            "leasehold:///payments/", "service: must not contain '/' (found at 8",
-            "leasehold:payments",
-                "target: must be leasehold:///<service> or leasehold://<host:port>",
-            "leasehold:///payments?zone=eu", "query: is not supported",
-            "leasehold://127.0.0.1/payments",
-                "authority: each endpoint must be host:port with a port from 1 to 65535, separated by ','; entry 1 \"127.0.0.1\" has no port",
-            "leasehold://127.0.0.1:7400,/payments",
-                "authority: each endpoint must be host:port with a port from 1 to 65535, separated by ','; entry 2 \"\" is empty",
-            "leasehold://127.0.0.1:http/payments",
-                "entry 1 \"127.0.0.1:http\" has a port that is not a number",
-            "leasehold://127.0.0.1:70000/payments",
-                "entry 1 \"127.0.0.1:70000\" has port 70000, out of range");
+        new HashMap<>(
+            Map.of(
+                "leasehold:///", "service: must not be empty",
+                "leasehold://127.0.0.1:7400", "service: must not be empty",
+                "leasehold:///payments/eu", "service: must not contain '/' (found at 8",
+                "leasehold:///payments/", "service: must not contain '/' (found at 8",
+                "leasehold:payments",
+                    "target: must be leasehold:///<service> or leasehold://<host:port>",
+                "leasehold://127.0.0.1/payments",
+                    "authority: each endpoint must be host:port with a port from 1 to 65535, separated by ','; entry 1 \"127.0.0.1\" has no port",
+                "leasehold://127.0.0.1:7400,/payments",
+                    "authority: each endpoint must be host:port with a port from 1 to 65535, separated by ','; entry 2 \"\" is empty",
+                "leasehold://127.0.0.1:http/payments",
+                    "entry 1 \"127.0.0.1:http\" has a port that is not a number",
+                "leasehold://127.0.0.1:70000/payments",
+                    "entry 1 \"127.0.0.1:70000\" has port 70000, out of range"));
+    refusals.put("leasehold:///payments?region=eu", "query: unknown parameter \"region\"");
+    refusals.put("leasehold:///payments?zone=eu&zone=us", "query: zone is given twice");
+    refusals.put("leasehold:///payments?zone=eu,,us", "zone: each zone must be non-empty");
+    refusals.put("leasehold:///payments?zone=eu,eu", "zone: \"eu\" is given twice");
+    refusals.put("leasehold:///payments?meta.v=1&meta.v=2", "query: meta.v is given twice");
     refusals.forEach(
         (target, message) -> {
           IllegalArgumentException e =

@@ -28,6 +28,9 @@ import io.leasehold.server.auth.Caller;
 import io.leasehold.server.raft.Consensus;
 import io.leasehold.server.rpc.RegistryNames;
 import io.leasehold.statemachine.core.Limits;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -170,21 +173,65 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
     return b.build();
   }
 
-  private static ResolveResponse resolved(
-      ResolveRequest request, String prefix, ListResponse listed) {
+  /**
+   * The instances of the listing that match the request: SERVING ones (every status with
+   * any_status, or those of statuses), with every metadata pair asked for, then those of the first
+   * preferred zone that has any.
+   */
+  static ResolveResponse resolved(ResolveRequest request, String prefix, ListResponse listed) {
     ResolveResponse.Builder b = ResolveResponse.newBuilder().setRevision(listed.getRevision());
+    List<Lease> matching = new ArrayList<>();
     for (Lease lease : listed.getLeasesList()) {
       String instance = lease.getName().substring(prefix.length());
       // A lease acquired directly under the prefix with a deeper name is not an instance.
       if (instance.isEmpty() || instance.indexOf('/') >= 0) {
         continue;
       }
-      if (request.getAnyStatus()
-          || RegistryValidation.SERVING.equals(lease.getAttributes().getStatus())) {
-        b.addInstances(instance(request.getService(), instance, lease));
+      Attributes a = lease.getAttributes();
+      if (statusMatches(request, a.getStatus()) && metadataMatches(request, a)) {
+        matching.add(lease);
       }
     }
+    List<Lease> chosen = matching;
+    if (request.getZonesCount() > 0) {
+      chosen = List.of();
+      for (String zone : request.getZonesList()) {
+        List<Lease> inZone = new ArrayList<>();
+        for (Lease lease : matching) {
+          if (zone.equals(RegistryValidation.ANY_ZONE)
+              || zone.equals(
+                  lease.getAttributes().getMetadataOrDefault(RegistryValidation.ZONE_KEY, null))) {
+            inZone.add(lease);
+          }
+        }
+        if (!inZone.isEmpty()) {
+          chosen = inZone;
+          b.setZone(zone);
+          break;
+        }
+      }
+    }
+    for (Lease lease : chosen) {
+      b.addInstances(
+          instance(request.getService(), lease.getName().substring(prefix.length()), lease));
+    }
     return b.build();
+  }
+
+  private static boolean statusMatches(ResolveRequest request, String status) {
+    if (request.getStatusesCount() > 0) {
+      return request.getStatusesList().contains(status);
+    }
+    return request.getAnyStatus() || RegistryValidation.SERVING.equals(status);
+  }
+
+  private static boolean metadataMatches(ResolveRequest request, Attributes a) {
+    for (Map.Entry<String, String> want : request.getMetadataMap().entrySet()) {
+      if (!want.getValue().equals(a.getMetadataOrDefault(want.getKey(), null))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   static Instance instance(String service, String instance, Lease lease) {

@@ -36,6 +36,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -284,6 +285,123 @@ class RegistryServiceTest {
         all.getInstancesList().stream().map(Instance::getStatus).toList());
   }
 
+  private Instance registeredIn(String service, String instance, String zone, String version) {
+    RegisterRequest.Builder r = register(service, instance, "10.0.9.1:80", LONG_TTL).toBuilder();
+    if (zone != null) {
+      r.putMetadata("zone", zone);
+    }
+    if (version != null) {
+      r.putMetadata("version", version);
+    }
+    return registered(r.build());
+  }
+
+  static ResolveRequest inZones(String service, String... zones) {
+    return resolve(service).toBuilder().addAllZones(List.of(zones)).build();
+  }
+
+  @Test
+  void resolveTakesTheFirstPreferredZoneThatHasAMatchingInstance() {
+    registeredIn("maps", "m-a1", "eu-a", "2.3");
+    registeredIn("maps", "m-a2", "eu-a", "2.2");
+    registeredIn("maps", "m-b1", "eu-b", "2.3");
+    registeredIn("maps", "m-none", null, "2.3");
+
+    ResolveResponse a = registryB.resolve(inZones("maps", "eu-a", "eu-b"));
+    assertEquals(List.of("m-a1", "m-a2"), names(a));
+    assertEquals("eu-a", a.getZone());
+
+    ResolveResponse missingFirst = registryB.resolve(inZones("maps", "us-east", "eu-b", "eu-a"));
+    assertEquals(List.of("m-b1"), names(missingFirst));
+    assertEquals("eu-b", missingFirst.getZone());
+
+    ResolveResponse anyZone = registryB.resolve(inZones("maps", "us-east", "*"));
+    assertEquals(List.of("m-a1", "m-a2", "m-b1", "m-none"), names(anyZone));
+    assertEquals("*", anyZone.getZone());
+
+    ResolveResponse nowhere = registryB.resolve(inZones("maps", "us-east", "us-west"));
+    assertEquals(List.of(), names(nowhere));
+    assertEquals("", nowhere.getZone());
+
+    ResolveResponse noZones = registryB.resolve(resolve("maps"));
+    assertEquals(List.of("m-a1", "m-a2", "m-b1", "m-none"), names(noZones));
+    assertEquals("", noZones.getZone(), "no zones asked, none named");
+
+    // Metadata filters first: in eu-a only m-a1 runs 2.3.
+    ResolveResponse v23 =
+        registryB.resolve(
+            inZones("maps", "eu-a", "eu-b").toBuilder().putMetadata("version", "2.3").build());
+    assertEquals(List.of("m-a1"), names(v23));
+    ResolveResponse v24 =
+        registryB.resolve(
+            inZones("maps", "eu-a", "*").toBuilder().putMetadata("version", "2.4").build());
+    assertEquals(List.of(), names(v24));
+    assertEquals("", v24.getZone());
+    ResolveResponse both =
+        registryB.resolve(
+            resolve("maps").toBuilder()
+                .putMetadata("version", "2.3")
+                .putMetadata("zone", "eu-b")
+                .build());
+    assertEquals(List.of("m-b1"), names(both), "every pair must match");
+  }
+
+  @Test
+  void aZoneThatEmptiesFallsToTheNextAndComesBackWhenItFills() {
+    Instance only = registeredIn("geo", "g-a1", "eu-a", null);
+    registeredIn("geo", "g-b1", "eu-b", null);
+    assertEquals("eu-a", registryB.resolve(inZones("geo", "eu-a", "eu-b")).getZone());
+
+    // Draining the zone's one instance empties it for SERVING callers.
+    assertEquals(
+        Outcome.UPDATED,
+        registry.setStatus(setStatus("geo", "g-a1", only.getToken(), "DRAINING")).getOutcome());
+    ResolveResponse fellBack = registryB.resolve(inZones("geo", "eu-a", "eu-b"));
+    assertEquals(List.of("g-b1"), names(fellBack));
+    assertEquals("eu-b", fellBack.getZone());
+    // Asked for draining ones too, eu-a still has one.
+    ResolveResponse withDraining =
+        registryB.resolve(
+            inZones("geo", "eu-a", "eu-b").toBuilder()
+                .addStatuses("SERVING")
+                .addStatuses("DRAINING")
+                .build());
+    assertEquals(List.of("g-a1"), names(withDraining));
+    assertEquals("eu-a", withDraining.getZone());
+
+    // Deregistered, then a new instance fills the zone again.
+    assertEquals(
+        Outcome.RELEASED,
+        registry.deregister(deregister("geo", "g-a1", only.getToken())).getOutcome());
+    assertEquals("eu-b", registryB.resolve(inZones("geo", "eu-a", "eu-b")).getZone());
+    registeredIn("geo", "g-a2", "eu-a", null);
+    ResolveResponse refilled = registryB.resolve(inZones("geo", "eu-a", "eu-b"));
+    assertEquals(List.of("g-a2"), names(refilled));
+    assertEquals("eu-a", refilled.getZone());
+  }
+
+  @Test
+  void resolveByStatuses() {
+    Instance d = registeredIn("jobs", "j-1", null, null);
+    registeredIn("jobs", "j-2", null, null);
+    registered(
+        register("jobs", "j-3", "10.0.9.3:80", LONG_TTL).toBuilder().setStatus("STARTING").build());
+    assertEquals(
+        Outcome.UPDATED,
+        registry.setStatus(setStatus("jobs", "j-1", d.getToken(), "DRAINING")).getOutcome());
+    assertEquals(
+        List.of("j-1", "j-3"),
+        names(
+            registryB.resolve(
+                resolve("jobs").toBuilder()
+                    .addStatuses("STARTING")
+                    .addStatuses("DRAINING")
+                    .build())));
+    assertEquals(
+        List.of("j-3"),
+        names(registryB.resolve(resolve("jobs").toBuilder().addStatuses("STARTING").build())));
+  }
+
   @Test
   void resolveNeverReturnsAReleasedOrExpiredInstance() {
     Instance stays = registered(register("cache", "c-stays", "10.0.5.1:6379", LONG_TTL));
@@ -505,6 +623,40 @@ class RegistryServiceTest {
 
     assertInvalid(leases, "service", () -> registry.resolve(resolve("")));
     assertInvalid(leases, "service", () -> registry.resolve(resolve("bad/b-1")));
+    assertInvalid(leases, "zones[1]", () -> registry.resolve(inZones("bad", "eu-a", "")));
+    assertInvalid(leases, "zones[2]", () -> registry.resolve(inZones("bad", "eu-a", "*", "eu-a")));
+    assertInvalid(leases, "zones[0]", () -> registry.resolve(inZones("bad", "eu\u0001")));
+    assertInvalid(
+        leases,
+        "zones",
+        () ->
+            registry.resolve(
+                inZones(
+                    "bad", IntStream.range(0, 17).mapToObj(i -> "z" + i).toArray(String[]::new))));
+    assertInvalid(
+        leases,
+        "statuses",
+        () ->
+            registry.resolve(
+                resolve("bad").toBuilder().setAnyStatus(true).addStatuses("SERVING").build()));
+    assertInvalid(
+        leases,
+        "statuses[1]",
+        () ->
+            registry.resolve(
+                resolve("bad").toBuilder().addStatuses("SERVING").addStatuses("SERVING").build()));
+    assertInvalid(
+        leases,
+        "statuses[0]",
+        () -> registry.resolve(resolve("bad").toBuilder().addStatuses("x".repeat(100)).build()));
+    assertInvalid(
+        leases,
+        "metadata",
+        () -> registry.resolve(resolve("bad").toBuilder().putMetadata("", "v").build()));
+    assertInvalid(
+        leases,
+        "metadata[k]",
+        () -> registry.resolve(resolve("bad").toBuilder().putMetadata("k", "v\n").build()));
 
     ResolveResponse still = registry.resolve(resolve("bad"));
     assertEquals(

@@ -5,31 +5,91 @@ import io.leasehold.cli.Output;
 import io.leasehold.cli.Table;
 import io.leasehold.cli.view.RegistryView;
 import io.leasehold.client.LeaseholdClient;
-import io.leasehold.client.ServiceInstance;
+import io.leasehold.client.ResolvedService;
+import io.leasehold.client.ServiceFilter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
-/** {@code leasehold service resolve SERVICE}. */
+/** {@code leasehold service resolve SERVICE [--zone Z,...] [--meta K=V]... [--status S,...]}. */
 @Command(
     name = "resolve",
     mixinStandardHelpOptions = true,
-    description =
-        "Lists the live SERVING instances of a service (with --all: whatever their status).")
+    description = {
+      "Lists the live SERVING instances of a service (with --all: whatever their status), or those"
+          + " that match --zone, --meta and --status.",
+      "An instance's zone is its metadata value under \"zone\" (service register --meta"
+          + " zone=eu-west-1a). With --zone, only the instances of the first zone that has any are"
+          + " listed, and the zone chosen is named under the table; * stands for every zone."
+    })
 public final class ServiceResolveCommand extends ClientCommand {
+  @Spec CommandSpec spec;
+
   @Parameters(paramLabel = "SERVICE", description = "The service, e.g. payments.")
   String service;
 
   @Option(names = "--all", description = "Every live instance, DRAINING ones too.")
   boolean all;
 
+  @Option(
+      names = "--zone",
+      split = ",",
+      paramLabel = "ZONE",
+      description =
+          "Zones in order of preference, e.g. --zone eu-west-1a,eu-west-1b,* (the first with a"
+              + " matching instance wins; * is any zone).")
+  List<String> zones = new ArrayList<>();
+
+  @Option(
+      names = "--meta",
+      paramLabel = "KEY=VALUE",
+      description = "Only instances with this metadata value; repeatable (all must match).")
+  Map<String, String> metadata = new LinkedHashMap<>();
+
+  @Option(
+      names = "--status",
+      split = ",",
+      paramLabel = "STATUS",
+      description = "Only instances with one of these statuses, e.g. SERVING,DRAINING.")
+  List<String> statuses = new ArrayList<>();
+
   @Override
   protected int run(LeaseholdClient client, Output out) {
-    List<ServiceInstance> instances = client.blocking().resolve(service, all);
+    if (all && !statuses.isEmpty()) {
+      throw new ParameterException(
+          spec.commandLine(), "--status and --all: give one (--all is every status)");
+    }
+    ServiceFilter filter = ServiceFilter.serving();
+    if (!zones.isEmpty()) {
+      filter = filter.inZones(zones.toArray(String[]::new));
+    }
+    for (Map.Entry<String, String> m : metadata.entrySet()) {
+      filter = filter.withMetadata(m.getKey(), m.getValue());
+    }
+    if (all) {
+      filter = filter.anyStatus();
+    } else if (!statuses.isEmpty()) {
+      filter = filter.withStatuses(statuses.toArray(String[]::new));
+    }
+    ResolvedService resolved = client.blocking().resolve(service, filter);
     Table table = RegistryView.instanceTable(out.wide());
-    instances.forEach(i -> RegistryView.row(table, i, out.wide()));
-    out.print(instances.stream().map(RegistryView::json).toList(), table);
+    resolved.instances().forEach(i -> RegistryView.row(table, i, out.wide()));
+    out.print(resolved.instances().stream().map(RegistryView::json).toList(), table);
+    if (!zones.isEmpty() && !out.json()) {
+      out.line(
+          Map.of(),
+          resolved
+              .zone()
+              .map(z -> "zone: " + z)
+              .orElse("zone: none of " + String.join(",", zones) + " has a matching instance"));
+    }
     return 0;
   }
 }
