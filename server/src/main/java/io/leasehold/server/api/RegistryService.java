@@ -178,7 +178,8 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
    * any_status, or those of statuses), with every metadata pair asked for, then those of the first
    * preferred zone that has any.
    */
-  static ResolveResponse resolved(ResolveRequest request, String prefix, ListResponse listed) {
+  private static ResolveResponse resolved(
+      ResolveRequest request, String prefix, ListResponse listed) {
     ResolveResponse.Builder b = ResolveResponse.newBuilder().setRevision(listed.getRevision());
     List<Lease> matching = new ArrayList<>();
     for (Lease lease : listed.getLeasesList()) {

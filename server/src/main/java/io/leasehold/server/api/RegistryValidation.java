@@ -95,17 +95,8 @@ public final class RegistryValidation {
           "statuses", "give statuses or any_status, not both (any_status is every status)");
     }
     choices("statuses", r.getStatusesList(), Limits.MAX_STATUS_BYTES);
-    try {
-      Validation.attributes(
-          "filter", Attributes.newBuilder().putAllMetadata(r.getMetadataMap()).build());
-    } catch (InvalidArgumentException e) {
-      String prefix = "filter.";
-      if (!e.field().startsWith(prefix) || !e.getMessage().startsWith(e.field() + ": ")) {
-        throw e;
-      }
-      throw new InvalidArgumentException(
-          e.field().substring(prefix.length()), e.getMessage().substring(e.field().length() + 2));
-    }
+    // The registration's metadata rules, with errors naming "metadata".
+    attributes(Attributes.newBuilder().putAllMetadata(r.getMetadataMap()).build());
   }
 
   /**
