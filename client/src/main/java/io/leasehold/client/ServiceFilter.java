@@ -18,10 +18,11 @@ import java.util.Objects;
  *     .withMetadata("version", "2.3");
  * }</pre>
  *
- * <p>An instance's zone is its metadata value under {@value #ZONE_KEY}; register it with {@code
- * RegisterOptions.metadata("zone", ...)}. The node checks the filter: a zone or status given twice,
- * an empty one, more than 16 of either, or statuses together with {@link #anyStatus()} fail the
- * call with an {@link InvalidRequestException} that names the field.
+ * <p>An instance's zone is its metadata value under {@value #ZONE_KEY}: register it with that
+ * metadata, e.g. {@code register("payments", "i-1", address, Map.of("zone", "eu-west-1a"))}. The
+ * node checks the filter: a zone or status given twice, an empty one, or more than 16 of either
+ * fail the call with an {@link InvalidRequestException} that names the field ({@code zones[1]:
+ * ...}).
  */
 public final class ServiceFilter {
   /** The metadata key that holds an instance's zone. */
