@@ -62,7 +62,7 @@ final class ClientChannels implements AutoCloseable {
 
   /**
    * A channel for the acquire load: on its own event loop unless {@code shareWatchersLoop}, which
-   * puts it on the watchers' loops as every benchmark before 2026-11-23 did.
+   * puts it on the watchers' loops as the benchmark's first versions did.
    */
   ManagedChannel writerChannel(String address, boolean shareWatchersLoop) {
     return channel(address, shareWatchersLoop ? clientGroup : writerGroup, true);

@@ -76,7 +76,7 @@ final class CpuProfile {
     }
     Map<Long, Map.Entry<String, Long>> per = new HashMap<>();
     // Thread names without stacks: HotSpot answers getThreadInfo without a stack depth with no
-    // stop-the-world operation. Thread.getAllStackTraces(), used until 2026-11-24, is one (a
+    // stop-the-world operation. Thread.getAllStackTraces(), used at first, is one (a
     // "ThreadDump" safepoint): it stopped the latency run's three nodes for 5 ms at the first
     // send of its recorded period and 30 ms at its end (-Xlog:safepoint).
     for (ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {

@@ -342,9 +342,9 @@ final class FanoutBenchmark {
   /**
    * Writes every node's memtables out and waits for the compactions that follow. A memtable flush
    * and its compaction took up to 0.4 of the two cores for seconds, in whichever 5 s phase it fell,
-   * watched or not (seven no-watcher and eight watched phases in the runs of 2026-11-23): that
-   * phase's ratio moved by up to half. Settled first, a phase writes too little to fill a memtable,
-   * and carries only its own writes' background work.
+   * watched or not (seven no-watcher and eight watched phases in one set of runs): that phase's
+   * ratio moved by up to half. Settled first, a phase writes too little to fill a memtable, and
+   * carries only its own writes' background work.
    */
   private void settleEveryStore() throws InterruptedException {
     long start = System.nanoTime();

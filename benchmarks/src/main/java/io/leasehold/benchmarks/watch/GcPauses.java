@@ -13,7 +13,7 @@ import javax.management.openmbean.CompositeData;
 /**
  * The JVM's stop-the-world GC pauses, from its GC notifications, so a run can say how many of them
  * fell in its recorded period and how long they were. On two cores every node of the in-process
- * cluster stops in each pause, and a latency p99 over 50 ms was, on 2026-11-23, the young
+ * cluster stops in each pause, and a latency p99 over 50 ms was, in one set of runs, the young
  * collections' 40-120 ms pauses more than anything the code did.
  *
  * <p>Collectors whose beans report concurrent cycles (ZGC's and Shenandoah's "... Cycles") are left

@@ -32,8 +32,8 @@ import java.util.function.Consumer;
  * pause copies three nodes' worth of survivors. Apart, each node's collector copies its own, and a
  * pause on one follower does not hold up a commit (the other follower acknowledges it). But a pause
  * no longer stops the other JVMs, so on two cores a node's collector shares them with three other
- * processes: on 2026-11-24 the followers' young pauses took three times as long as in one JVM, and
- * the latencies were worse (docs/performance.md).
+ * processes: in one set of runs the followers' young pauses took three times as long as in one JVM,
+ * and the latencies were worse (docs/performance.md).
  *
  * <p>The parent drives each child as a {@link ChildJvm} ({@link #main} lists the commands). A
  * child's log (its standard error) goes to {@code <id>.log} in the cluster's temp directory,

@@ -17,7 +17,7 @@ final class Options {
   Duration warmup = Duration.ofSeconds(60);
   // One snapshot interval at the target rate (each node snapshots every 100,000 entries), with
   // one snapshot in it: a period's p99 then weighs the snapshot's stall as steady state does. A
-  // 20 s period, the default until 2026-11-24, held none or one, five times steady state's share.
+  // 20 s period, the earlier default, held none or one, five times steady state's share.
   Duration duration = Duration.ofSeconds(100);
 
   /** When, into the recorded period, every node starts a snapshot at once; null: none asked for. */
@@ -118,7 +118,7 @@ final class Options {
           "                         cluster and its load) to the rest, in every phase alike (CPU control groups; needs root)",
           "    --watcher-cores=F    with capped-process: the watchers' process's share of the machine's cores (default 0.5)",
           "    --writer-loop=own|shared   the acquire load's client event loop: its own thread (default), or the watchers' two, where",
-          "                         its replies can wait behind the watchers' messages (how runs before 2026-11-23 were set up)",
+          "                         its replies can wait behind the watchers' messages (how the first runs were set up)",
           "    --fanout-warmup=SECONDS    per phase (default 2)",
           "    --fanout-warmup-rounds=N   discarded watched rounds before the measured phases, to compile the watch paths (default 10:",
           "                               C2 still used 0.4-0.6 cores in the fifth of 7 s rounds)",

@@ -35,7 +35,7 @@ import java.util.concurrent.TimeUnit;
  * their client work (reading some 130 MB/s of events) shares the cluster's cores and CPU figures. A
  * child process at the scheduler's idle priority ({@code chrt --idle 0}) was meant to run only on
  * cycles nothing in the measured JVM wants, but the cores it took still came out of the cluster's
- * (2026-11-24 and 26); a CPU quota on each side ({@code capped-process}) keeps them apart
+ * (in two sets of runs); a CPU quota on each side ({@code capped-process}) keeps them apart
  * (docs/performance.md, "Targets"). Wherever it runs, the child must still read every event: one
  * that falls behind is cut off by the server and counted as failed.
  *
