@@ -200,9 +200,10 @@ public final class LeaseholdNode implements AutoCloseable {
 
   /**
    * As {@link #start(NodeConfig)}, handing the node to {@code beforeStart} before any of its
-   * servers starts: for tests that must see everything a node does from its first message.
+   * servers starts: for tests (and the test kit) that must see or steer everything a node does from
+   * its first message.
    */
-  static LeaseholdNode start(NodeConfig config, Consumer<LeaseholdNode> beforeStart)
+  public static LeaseholdNode start(NodeConfig config, Consumer<LeaseholdNode> beforeStart)
       throws IOException {
     NodeTls tls = NodeTls.start(config, new LifecycleLog(config.id()));
     LeaseholdNode node;

@@ -2,11 +2,10 @@ package io.leasehold.benchmarks.watch;
 
 import io.grpc.ManagedChannel;
 import io.leasehold.server.LeaseholdNode;
+import io.leasehold.server.LoopbackPorts;
 import io.leasehold.server.NodeConfig;
 import io.leasehold.server.Peer;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -128,30 +127,12 @@ final class BenchCluster implements AutoCloseable {
 
   /** {@code size} peers n1, n2… on 127.0.0.1, each with a free peer port and client port. */
   static List<Peer> loopbackPeers(int size) throws IOException {
-    int[] ports = freePorts(size * 2);
+    int[] ports = LoopbackPorts.free(size * 2);
     List<Peer> peers = new ArrayList<>();
     for (int i = 0; i < size; i++) {
       peers.add(new Peer("n" + (i + 1), "127.0.0.1", ports[2 * i], ports[2 * i + 1]));
     }
     return peers;
-  }
-
-  private static int[] freePorts(int count) throws IOException {
-    List<ServerSocket> sockets = new ArrayList<>();
-    try {
-      int[] ports = new int[count];
-      for (int i = 0; i < count; i++) {
-        ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        s.setReuseAddress(true);
-        sockets.add(s);
-        ports[i] = s.getLocalPort();
-      }
-      return ports;
-    } finally {
-      for (ServerSocket s : sockets) {
-        s.close();
-      }
-    }
   }
 
   @Override

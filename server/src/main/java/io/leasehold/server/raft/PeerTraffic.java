@@ -2,12 +2,19 @@ package io.leasehold.server.raft;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
+import org.apache.ratis.proto.RaftProtos.InstallSnapshotRequestProto;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftRpcRequestProto;
+import org.apache.ratis.proto.RaftProtos.ReadIndexRequestProto;
+import org.apache.ratis.proto.RaftProtos.RequestVoteRequestProto;
+import org.apache.ratis.proto.RaftProtos.StartLeaderElectionRequestProto;
 import org.apache.ratis.thirdparty.io.grpc.ForwardingServerCallListener;
 import org.apache.ratis.thirdparty.io.grpc.Metadata;
 import org.apache.ratis.thirdparty.io.grpc.ServerCall;
@@ -111,6 +118,7 @@ public final class PeerTraffic {
   private static final String APPEND_METHOD_SUFFIX = "/appendEntries";
 
   private volatile Rule rule;
+  private volatile Set<String> cutOff = Set.of();
   private final List<Held> held = new ArrayList<>();
   private Delay delay; // guarded by this
 
@@ -211,6 +219,38 @@ public final class PeerTraffic {
     }
   }
 
+  /**
+   * Cuts this node off from these peers until {@link #reconnect}: it drops every Raft request from
+   * them (appends, votes, snapshots, read indexes), on streams open now and to come, and sends them
+   * none of its own calls through Ratis's client (forwarded writes, reads of their deadlines or log
+   * format: each fails as an unreachable peer's would). One side of a network partition: set it on
+   * both sides to cut a node off. Independent of the rule, which still decides what the others
+   * send. For tests and the test kit.
+   */
+  public void cutOff(Collection<String> peers) {
+    cutOff = Set.copyOf(peers);
+  }
+
+  /** Whether {@link #cutOff} cuts this node off from {@code peer}. */
+  public boolean isCutOff(String peer) {
+    Set<String> peers = cutOff;
+    return !peers.isEmpty() && peers.contains(peer);
+  }
+
+  /** What a call to a peer this node is cut off from fails with. */
+  public static final class CutOffException extends java.io.IOException {
+    private static final long serialVersionUID = 1L;
+
+    CutOffException(Object peer) {
+      super("cut off from " + peer);
+    }
+  }
+
+  /** Delivers requests from every peer again (what {@link #cutOff} dropped is lost). */
+  public void reconnect() {
+    cutOff = Set.of();
+  }
+
   /** Sets the rule (null: deliver everything again); requests held so far stay held. */
   public void rule(Rule newRule) {
     rule = newRule;
@@ -240,7 +280,7 @@ public final class PeerTraffic {
         ServerCall.Listener<Q> ratis = next.startCall(call, headers);
         return call.getMethodDescriptor().getFullMethodName().endsWith(APPEND_METHOD_SUFFIX)
             ? new Call<>(call, ratis)
-            : ratis;
+            : new Listener<>(call, ratis);
       }
     };
   }
@@ -249,21 +289,20 @@ public final class PeerTraffic {
    * One AppendEntries stream: every message reaches Ratis under this lock, so held ones never race
    * the rest.
    */
-  private final class Call<Q>
-      extends ForwardingServerCallListener.SimpleForwardingServerCallListener<Q> {
-    private final ServerCall<Q, ?> call;
-
+  private final class Call<Q> extends Listener<Q> {
     Call(ServerCall<Q, ?> call, ServerCall.Listener<Q> ratis) {
-      super(ratis);
-      this.call = call;
+      super(call, ratis);
     }
 
     @Override
     public void onMessage(Q message) {
+      if (dropped(message)) {
+        return;
+      }
       Rule r = rule;
       if (r == null || !(message instanceof AppendEntriesRequestProto request)) {
         synchronized (this) {
-          super.onMessage(message);
+          deliver(message);
         }
         return;
       }
@@ -271,7 +310,7 @@ public final class PeerTraffic {
       switch (r.decide(append)) {
         case DELIVER -> {
           synchronized (this) {
-            super.onMessage(message);
+            deliver(message);
           }
         }
         case DROP ->
@@ -287,7 +326,65 @@ public final class PeerTraffic {
 
     @SuppressWarnings("unchecked")
     void pass(Object message) {
-      super.onMessage((Q) message);
+      deliver((Q) message);
+    }
+  }
+
+  /** True if the request comes from a peer this node is cut off from. */
+  private boolean cutOff(Object message) {
+    if (cutOff.isEmpty()) {
+      return false;
+    }
+    RaftRpcRequestProto request = null;
+    if (message instanceof AppendEntriesRequestProto m) {
+      request = m.getServerRequest();
+    } else if (message instanceof RequestVoteRequestProto m) {
+      request = m.getServerRequest();
+    } else if (message instanceof InstallSnapshotRequestProto m) {
+      request = m.getServerRequest();
+    } else if (message instanceof ReadIndexRequestProto m) {
+      request = m.getServerRequest();
+    } else if (message instanceof StartLeaderElectionRequestProto m) {
+      request = m.getServerRequest();
+    }
+    return request != null && isCutOff(request.getRequestorId().toStringUtf8());
+  }
+
+  /**
+   * Any other Raft call (votes, snapshots, read indexes), and the base of {@link Call}: only {@link
+   * #cutOff} applies. A dropped unary request leaves its call without a message; Ratis fails it
+   * when the caller half-closes, and the caller sees an error, as it would a lost connection.
+   */
+  private class Listener<Q>
+      extends ForwardingServerCallListener.SimpleForwardingServerCallListener<Q> {
+    final ServerCall<Q, ?> call;
+
+    Listener(ServerCall<Q, ?> call, ServerCall.Listener<Q> ratis) {
+      super(ratis);
+      this.call = call;
+    }
+
+    @Override
+    public void onMessage(Q message) {
+      if (!dropped(message)) {
+        deliver(message);
+      }
+    }
+
+    /**
+     * Drops the message if it comes from a peer this node is cut off from, and asks for the next.
+     */
+    boolean dropped(Q message) {
+      if (cutOff(message)) {
+        call.request(1);
+        return true;
+      }
+      return false;
+    }
+
+    /** Hands the message to Ratis. */
+    void deliver(Q message) {
+      super.onMessage(message);
     }
   }
 }

@@ -77,7 +77,8 @@ public final class RaftConsensus implements Consensus {
             stateMachine,
             wallClockMicros,
             config.maxPendingWrites(),
-            config.requestTimeout());
+            config.requestTimeout(),
+            traffic);
     ClusterAdmin.Retries adminRetries =
         new ClusterAdmin.Retries(
             RetryPolicies.retryUpToMaximumCountWithFixedSleep(

@@ -101,6 +101,7 @@ public final class Replicator implements AutoCloseable {
   private volatile LongConsumer writeTimer = nanos -> {};
   private final HeldResends held = new HeldResends();
   private volatile boolean closed;
+  private final PeerTraffic traffic;
   private static final long NOT_READY_PAUSE_MILLIS = 10;
   private static final long CLOSED_STREAM_PAUSE_MILLIS = 2;
 
@@ -112,7 +113,9 @@ public final class Replicator implements AutoCloseable {
       LeaseStateMachine stateMachine,
       LongSupplier wallClockMicros,
       int maxPendingWrites,
-      Duration requestTimeout) {
+      Duration requestTimeout,
+      PeerTraffic traffic) {
+    this.traffic = traffic;
     this.requestTimeoutNanos = requestTimeout.toNanos();
     this.pendingWrites = new Semaphore(maxPendingWrites);
     this.maxPendingWrites = maxPendingWrites;
@@ -281,7 +284,9 @@ public final class Replicator implements AutoCloseable {
       sent =
           target.equals(selfId)
               ? submitHere(addressed)
-              : client.getClientRpc().sendRequestAsyncUnordered(addressed);
+              : traffic.isCutOff(target.toString())
+                  ? CompletableFuture.failedFuture(new PeerTraffic.CutOffException(target))
+                  : client.getClientRpc().sendRequestAsyncUnordered(addressed);
     } catch (IOException | RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
@@ -301,7 +306,7 @@ public final class Replicator implements AutoCloseable {
             }
             return;
           }
-          if (!target.equals(selfId)) {
+          if (!target.equals(selfId) && !(failure instanceof PeerTraffic.CutOffException)) {
             // Ratis's own client does this after every failure; calling its transport directly, we
             // must too. Without it a proxy whose stream had closed (the peer was down for a while)
             // stayed closed, and every write forwarded to that peer failed at once ("is closed")
@@ -481,6 +486,9 @@ public final class Replicator implements AutoCloseable {
   public CompletableFuture<Integer> newestLogFormatOf(RaftPeerId member) {
     ReadQuery ask =
         ReadQuery.newBuilder().setLogFormat(LogFormatQuery.getDefaultInstance()).build();
+    if (traffic.isCutOff(member.toString())) {
+      return CompletableFuture.failedFuture(new PeerTraffic.CutOffException(member));
+    }
     return client
         .async()
         .sendReadOnlyUnordered(message(ask), member)
@@ -504,6 +512,8 @@ public final class Replicator implements AutoCloseable {
     CompletableFuture<ByteBuffer> answer;
     if (leader.equals(selfId)) {
       answer = stateMachine.query(ask).thenApply(m -> m.getContent().asReadOnlyByteBuffer());
+    } else if (traffic.isCutOff(leader.toString())) {
+      return CompletableFuture.failedFuture(new PeerTraffic.CutOffException(leader));
     } else if (deadlineAsks.tryAcquire()) {
       // Within the Raft client's slack above the writes' bound, so an ask never blocks a thread.
       answer = client.async().sendStaleRead(ask, 0, leader).thenApply(Replicator::content);
