@@ -15,8 +15,7 @@ import io.grpc.health.v1.HealthGrpc;
 import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.RegisterOptions;
 import io.leasehold.client.Registration;
-import io.leasehold.server.TestCluster;
-import java.nio.file.Path;
+import io.leasehold.testkit.LeaseholdCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,7 +26,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Channels built for leasehold: targets, against a three-node cluster and a real gRPC server per
@@ -36,15 +34,14 @@ import org.junit.jupiter.api.io.TempDir;
 class LeaseholdChannelTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  @TempDir static Path dir;
-  static TestCluster cluster;
+  static LeaseholdCluster cluster;
   static LeaseholdClient registrar;
 
   private final List<AutoCloseable> cleanup = new ArrayList<>();
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = TestCluster.start(3, dir);
+    cluster = LeaseholdCluster.start(3);
     registrar = Resolvers.client(cluster);
   }
 
@@ -67,7 +64,7 @@ class LeaseholdChannelTest {
     for (Backend b : backends) {
       register(registrar, "spread", b);
     }
-    ManagedChannel channel = roundRobin("leasehold://" + Resolvers.endpoints(cluster) + "/spread");
+    ManagedChannel channel = roundRobin("leasehold://" + cluster.endpoints() + "/spread");
 
     awaitEveryOneCalled(channel, backends);
     Map<Backend, Integer> window = window(channel, backends, 30);
@@ -82,11 +79,11 @@ class LeaseholdChannelTest {
     Backend b = backend("b");
     Registration ra = register(registrar, "drain", a);
     register(registrar, "drain", b);
-    ManagedChannel channel = roundRobin("leasehold://" + Resolvers.endpoints(cluster) + "/drain");
+    ManagedChannel channel = roundRobin("leasehold://" + cluster.endpoints() + "/drain");
     awaitEveryOneCalled(channel, List.of(a, b));
 
     ra.setStatus(Registration.DRAINING).get(10, TimeUnit.SECONDS);
-    TestCluster.await(
+    Resolvers.await(
         () -> "a draining instance to get no calls: " + a,
         WAIT,
         () -> window(channel, List.of(a, b), 10).get(a) == 0);
@@ -101,7 +98,7 @@ class LeaseholdChannelTest {
     register(registrar, "expiry", stays);
     LeaseholdClient instanceClient =
         LeaseholdClient.builder()
-            .endpoints(List.of(Resolvers.endpoints(cluster).split(",")))
+            .endpoints(List.of(cluster.endpoints().split(",")))
             .releaseOnClose(false)
             .build();
     cleanup.add(instanceClient);
@@ -113,7 +110,7 @@ class LeaseholdChannelTest {
             Map.of(),
             RegisterOptions.DEFAULTS.withTtl(Duration.ofSeconds(5)))
         .get(20, TimeUnit.SECONDS);
-    ManagedChannel channel = roundRobin("leasehold://" + Resolvers.endpoints(cluster) + "/expiry");
+    ManagedChannel channel = roundRobin("leasehold://" + cluster.endpoints() + "/expiry");
     awaitEveryOneCalled(channel, List.of(stays, lapses));
 
     instanceClient.close(); // the lease is not released: it lapses after its TTL
@@ -123,7 +120,7 @@ class LeaseholdChannelTest {
             .filter(i -> i.instance().equals("lapses"))
             .count(),
         "still registered right after its client went away");
-    TestCluster.await(
+    Resolvers.await(
         () -> "the lapsed instance to get no calls: " + lapses,
         WAIT,
         () -> window(channel, List.of(stays, lapses), 10).get(lapses) == 0);
@@ -142,7 +139,7 @@ class LeaseholdChannelTest {
   void aNewlyRegisteredInstanceStartsReceivingCalls() throws Exception {
     Backend first = backend("first");
     register(registrar, "growth", first);
-    ManagedChannel channel = roundRobin("leasehold://" + Resolvers.endpoints(cluster) + "/growth");
+    ManagedChannel channel = roundRobin("leasehold://" + cluster.endpoints() + "/growth");
     awaitEveryOneCalled(channel, List.of(first));
 
     Backend second = backend("second");
@@ -156,7 +153,7 @@ class LeaseholdChannelTest {
     register(registrar, "idle", draining)
         .setStatus(Registration.DRAINING)
         .get(10, TimeUnit.SECONDS);
-    ManagedChannel channel = roundRobin("leasehold://" + Resolvers.endpoints(cluster) + "/idle");
+    ManagedChannel channel = roundRobin("leasehold://" + cluster.endpoints() + "/idle");
 
     StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> check(channel));
     assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), e.toString());
@@ -174,13 +171,13 @@ class LeaseholdChannelTest {
     Registration r = register(registrar, "last", only);
     ManagedChannel channel =
         track(
-            ManagedChannelBuilder.forTarget("leasehold://" + Resolvers.endpoints(cluster) + "/last")
+            ManagedChannelBuilder.forTarget("leasehold://" + cluster.endpoints() + "/last")
                 .usePlaintext()
                 .build());
     assertEquals(HealthCheckResponse.ServingStatus.SERVING, check(channel).getStatus());
 
     r.close();
-    TestCluster.await(
+    Resolvers.await(
         "calls to fail once the last instance deregistered",
         WAIT,
         () -> failsWith(channel, "service \"last\" has no SERVING instance"));
@@ -198,14 +195,14 @@ class LeaseholdChannelTest {
       throws Exception {
     Backend only = backend("only");
     Registration r = register(registrar, "rr-last", only);
-    ManagedChannel channel = roundRobin("leasehold://" + Resolvers.endpoints(cluster) + "/rr-last");
+    ManagedChannel channel = roundRobin("leasehold://" + cluster.endpoints() + "/rr-last");
     awaitEveryOneCalled(channel, List.of(only));
 
     // round_robin keeps a READY backend when the list turns empty; its server stopping ends that.
     r.setStatus(Registration.DRAINING).get(10, TimeUnit.SECONDS);
     only.close();
     String expected = "service \"rr-last\" has no SERVING instance";
-    TestCluster.await("calls to fail naming the service", WAIT, () -> failsWith(channel, expected));
+    Resolvers.await("calls to fail naming the service", WAIT, () -> failsWith(channel, expected));
     // None succeeds after that. round_robin still rebuilds its picker from the stopped backend's
     // subchannel after each reconnect attempt, so a call may carry that connection error instead
     // until the resolver's next answer: UNAVAILABLE either way.
@@ -221,8 +218,7 @@ class LeaseholdChannelTest {
   void endpointsComeFromTheSystemPropertyWhenTheTargetNamesNone() throws Exception {
     Backend b = backend("b");
     register(registrar, "by-property", b);
-    System.setProperty(
-        LeaseholdNameResolverProvider.ENDPOINTS_PROPERTY, Resolvers.endpoints(cluster));
+    System.setProperty(LeaseholdNameResolverProvider.ENDPOINTS_PROPERTY, cluster.endpoints());
     try {
       ManagedChannel channel = roundRobin("leasehold:///by-property");
       awaitEveryOneCalled(channel, List.of(b));
@@ -320,7 +316,7 @@ class LeaseholdChannelTest {
   }
 
   private static void awaitEveryOneCalled(ManagedChannel channel, List<Backend> backends) {
-    TestCluster.await(
+    Resolvers.await(
         () -> "every instance to get calls: " + backends,
         WAIT,
         () ->

@@ -9,10 +9,9 @@ import io.grpc.Status;
 import io.grpc.StatusOr;
 import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.Registration;
-import io.leasehold.server.TestCluster;
+import io.leasehold.testkit.LeaseholdCluster;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -23,20 +22,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** What a resolver hands its listener, and the clients it uses, against a three-node cluster. */
 @SuppressWarnings("try") // registrations are resources held for the length of a test
 class LeaseholdNameResolverTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  @TempDir static Path dir;
-  static TestCluster cluster;
+  static LeaseholdCluster cluster;
   static LeaseholdClient registrar;
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = TestCluster.start(3, dir);
+    cluster = LeaseholdCluster.start(3);
     registrar = Resolvers.client(cluster);
   }
 
@@ -47,7 +44,7 @@ class LeaseholdNameResolverTest {
   }
 
   private static String target(String service) {
-    return "leasehold://" + Resolvers.endpoints(cluster) + "/" + service;
+    return "leasehold://" + cluster.endpoints() + "/" + service;
   }
 
   @Test
@@ -59,7 +56,7 @@ class LeaseholdNameResolverTest {
             registrar.blocking().register("catalog", "i-1", "127.0.0.1:9001", Map.of("zone", "a"));
         Resolvers.Started r =
             Resolvers.start(new LeaseholdNameResolverProvider(), target("catalog"))) {
-      TestCluster.await(
+      Resolvers.await(
           () -> "both instances: " + r.recorder().results,
           WAIT,
           () -> List.of("i-1", "i-2").equals(r.recorder().lastInstances()));
@@ -122,7 +119,7 @@ class LeaseholdNameResolverTest {
             Resolvers.start(new LeaseholdNameResolverProvider(), target("quiet"))) {
       awaitInstances(r, List.of("d"));
       d.setStatus(Registration.DRAINING).get(10, TimeUnit.SECONDS);
-      TestCluster.await(
+      Resolvers.await(
           () -> "an error result: " + r.recorder().results,
           WAIT,
           () -> !r.recorder().last().hasValue());
@@ -166,7 +163,7 @@ class LeaseholdNameResolverTest {
       }
       awaitInstances(r, List.of("b1", "b2"));
       b1.setStatus(Registration.DRAINING).get(10, TimeUnit.SECONDS);
-      TestCluster.await(
+      Resolvers.await(
           () -> "an error result: " + gold.recorder().results,
           WAIT,
           () -> !gold.recorder().last().hasValue());
@@ -186,7 +183,7 @@ class LeaseholdNameResolverTest {
       awaitInstances(r, List.of("one"));
       int before = r.recorder().results.size();
       r.refresh();
-      TestCluster.await(
+      Resolvers.await(
           () -> "a second result: " + r.recorder().results,
           WAIT,
           () -> r.recorder().results.size() == before + 1);
@@ -221,7 +218,7 @@ class LeaseholdNameResolverTest {
       assertEquals(1, provider.openClients());
       assertFalse(made.get(0).isClosed(), "still used by the second resolver");
       second.close();
-      TestCluster.await(
+      Resolvers.await(
           "the client closed with its last resolver", WAIT, () -> made.get(0).isClosed());
       assertEquals(0, provider.openClients());
     }
@@ -247,7 +244,7 @@ class LeaseholdNameResolverTest {
             },
             Duration.ofMillis(500));
     Resolvers.Started r = Resolvers.start(provider, "leasehold://127.0.0.1:" + port + "/nowhere");
-    TestCluster.await(
+    Resolvers.await(
         () -> "an error result: " + r.recorder().results, WAIT, () -> r.recorder().last() != null);
     StatusOr<List<EquivalentAddressGroup>> result = r.recorder().last();
     assertFalse(result.hasValue());
@@ -262,7 +259,7 @@ class LeaseholdNameResolverTest {
                     + "] within 500 ms"),
         result.getStatus().getDescription());
     r.close();
-    TestCluster.await("the client closed at shutdown", WAIT, () -> made.get(0).isClosed());
+    Resolvers.await("the client closed at shutdown", WAIT, () -> made.get(0).isClosed());
   }
 
   @Test
@@ -285,7 +282,7 @@ class LeaseholdNameResolverTest {
     try (Registration one =
             registrar.blocking().register("retried", "one", "127.0.0.1:9601", Map.of());
         Resolvers.Started r = Resolvers.start(provider, target("retried"))) {
-      TestCluster.await(
+      Resolvers.await(
           () -> "an error result: " + r.recorder().results,
           WAIT,
           () -> r.recorder().last() != null);
@@ -296,17 +293,17 @@ class LeaseholdNameResolverTest {
               .getDescription()
               .endsWith(
                   "no client for the cluster at "
-                      + List.of(Resolvers.endpoints(cluster).split(","))
+                      + List.of(cluster.endpoints().split(","))
                       + ": no file descriptors left"),
           status.getDescription());
       r.refresh();
       awaitInstances(r, List.of("one"));
     }
-    TestCluster.await("the client closed at shutdown", WAIT, () -> made.get(0).isClosed());
+    Resolvers.await("the client closed at shutdown", WAIT, () -> made.get(0).isClosed());
   }
 
   private static void awaitInstances(Resolvers.Started r, List<String> instances) {
-    TestCluster.await(
+    Resolvers.await(
         () -> instances + " resolved; results so far: " + r.recorder().results,
         WAIT,
         () -> instances.equals(r.recorder().lastInstances()));

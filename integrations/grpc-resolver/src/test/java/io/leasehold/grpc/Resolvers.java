@@ -7,7 +7,7 @@ import io.grpc.Status;
 import io.grpc.StatusOr;
 import io.grpc.SynchronizationContext;
 import io.leasehold.client.LeaseholdClient;
-import io.leasehold.server.TestCluster;
+import io.leasehold.testkit.LeaseholdCluster;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -16,6 +16,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /** Clients, resolver arguments and a listener that records what resolvers report, for the tests. */
 final class Resolvers {
@@ -33,11 +37,24 @@ final class Resolvers {
   }
 
   /**
-   * Every node's client address, comma-separated, as a target's authority or {@code
-   * leasehold.endpoints}.
+   * Waits until {@code condition} holds, polling, and fails naming {@code what} at the deadline.
    */
-  static String endpoints(TestCluster cluster) {
-    return String.join(",", cluster.clientAddresses());
+  static void await(String what, Duration timeout, BooleanSupplier condition) {
+    await(() -> what, timeout, condition);
+  }
+
+  /** As {@link #await(String, Duration, BooleanSupplier)}, describing the state at the deadline. */
+  static void await(Supplier<String> what, Duration timeout, BooleanSupplier condition) {
+    try {
+      Awaitility.await()
+          .atMost(timeout)
+          .pollInterval(Duration.ofMillis(20))
+          .ignoreExceptions() // not yet: a node may be mid-election
+          .until(condition::getAsBoolean);
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(
+          "timed out after " + timeout.toMillis() + " ms waiting for " + what.get(), e);
+    }
   }
 
   /** A client of every node, with short timeouts suited to tests. */
@@ -49,8 +66,8 @@ final class Resolvers {
         .build();
   }
 
-  static LeaseholdClient client(TestCluster cluster) {
-    return client(List.of(endpoints(cluster).split(",")));
+  static LeaseholdClient client(LeaseholdCluster cluster) {
+    return client(cluster.addresses());
   }
 
   /** The arguments a channel would give a resolver. */

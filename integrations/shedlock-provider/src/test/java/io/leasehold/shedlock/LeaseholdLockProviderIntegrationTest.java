@@ -4,14 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.LeaseholdClient;
-import io.leasehold.server.TestCluster;
-import java.nio.file.Path;
+import io.leasehold.testkit.LeaseholdExtension;
 import java.util.Optional;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.test.support.AbstractExtensibleLockProviderIntegrationTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * ShedLock's own provider suite (with the extension tests) against a three-node cluster, under the
@@ -19,23 +18,19 @@ import org.junit.jupiter.api.io.TempDir;
  * Locked and unlocked are read from the cluster (a linearizable read of the lease).
  */
 class LeaseholdLockProviderIntegrationTest extends AbstractExtensibleLockProviderIntegrationTest {
-  @TempDir static Path dir;
-  static TestCluster cluster;
+  @RegisterExtension static final LeaseholdExtension leasehold = LeaseholdExtension.cluster(3);
   static LeaseholdClient client;
   static LeaseholdLockProvider provider;
 
   @BeforeAll
-  static void start() throws Exception {
-    cluster = Clusters.threeNodes(dir);
-    client = Clusters.client(cluster);
+  static void start() {
+    client = leasehold.client();
     provider = new LeaseholdLockProvider(client);
   }
 
   @AfterAll
   static void stop() {
     provider.close();
-    client.close();
-    cluster.close();
   }
 
   @Override

@@ -2,12 +2,12 @@ package io.leasehold.shedlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.Policy;
-import io.leasehold.server.TestCluster;
-import java.nio.file.Path;
+import io.leasehold.testkit.LeaseholdExtension;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -18,30 +18,26 @@ import net.javacrumbs.shedlock.support.LockException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What the provider adds to ShedLock's suite: lease TTLs, policy, and the name never free too
  * early.
  */
 class LeaseholdLockProviderTest {
-  @TempDir static Path dir;
-  static TestCluster cluster;
+  @RegisterExtension static final LeaseholdExtension leasehold = LeaseholdExtension.cluster(3);
   static LeaseholdClient client;
   static LeaseholdLockProvider provider;
 
   @BeforeAll
-  static void start() throws Exception {
-    cluster = Clusters.threeNodes(dir);
-    client = Clusters.client(cluster);
+  static void start() {
+    client = leasehold.client();
     provider = new LeaseholdLockProvider(client);
   }
 
   @AfterAll
   static void stop() {
     provider.close();
-    client.close();
-    cluster.close();
   }
 
   @Test
@@ -70,10 +66,10 @@ class LeaseholdLockProviderTest {
     SimpleLock brief =
         lock(provider, "fenced", Duration.ofMillis(800), Duration.ZERO).orElseThrow();
     assertThat(provider.token("fenced").orElseThrow()).isGreaterThan(token);
-    TestCluster.await(
-        "the token gone once lockAtMostFor passed",
-        Duration.ofSeconds(10),
-        () -> provider.token("fenced").isEmpty());
+    await("the token gone once lockAtMostFor passed")
+        .atMost(Duration.ofSeconds(10))
+        .ignoreExceptions()
+        .until(() -> provider.token("fenced").isEmpty());
     brief.unlock();
   }
 
@@ -84,7 +80,7 @@ class LeaseholdLockProviderTest {
     Instant freedAt = awaitFree("at-most");
     assertThat(freedAt).isAfterOrEqualTo(config.getLockAtMostUntil());
 
-    try (LeaseholdClient other = Clusters.client(cluster);
+    try (LeaseholdClient other = leasehold.cluster().clientBuilder().build();
         LeaseholdLockProvider second = new LeaseholdLockProvider(other)) {
       SimpleLock taken =
           lock(second, "at-most", Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
@@ -108,7 +104,7 @@ class LeaseholdLockProviderTest {
 
   @Test
   void lockAtLeastForIsKeptByTheClusterEvenAfterTheClientIsGone() {
-    LeaseholdClient gone = Clusters.client(cluster);
+    LeaseholdClient gone = leasehold.cluster().clientBuilder().build();
     LeaseholdLockProvider goneProvider = new LeaseholdLockProvider(gone);
     LockConfiguration config =
         config("at-least-long", Duration.ofSeconds(20), Duration.ofSeconds(4));
@@ -121,16 +117,19 @@ class LeaseholdLockProviderTest {
     gone.close();
 
     Instant acquiredAt =
-        TestCluster.eventually(
-            "lock at-least-long free again",
-            Duration.ofSeconds(20),
-            () -> {
-              Optional<SimpleLock> lock =
-                  lock(provider, "at-least-long", Duration.ofSeconds(30), Duration.ZERO);
-              Instant now = ClockProvider.now();
-              lock.ifPresent(SimpleLock::unlock);
-              return lock.map(l -> now);
-            });
+        await("lock at-least-long free again")
+            .atMost(Duration.ofSeconds(20))
+            .ignoreExceptions()
+            .until(
+                () -> {
+                  Optional<SimpleLock> lock =
+                      lock(provider, "at-least-long", Duration.ofSeconds(30), Duration.ZERO);
+                  Instant now = ClockProvider.now();
+                  lock.ifPresent(SimpleLock::unlock);
+                  return lock.map(l -> now);
+                },
+                Optional::isPresent)
+            .orElseThrow();
     assertThat(acquiredAt).isAfterOrEqualTo(config.getLockAtLeastUntil());
   }
 
@@ -193,9 +192,15 @@ class LeaseholdLockProviderTest {
 
   /** When the cluster was first seen without the lock's lease (polled, with a deadline). */
   private static Instant awaitFree(String lockName) {
-    return TestCluster.eventually(
-        "lock " + lockName + " free",
-        Duration.ofSeconds(15),
-        () -> lease(lockName).isEmpty() ? Optional.of(ClockProvider.now()) : Optional.empty());
+    return await("lock " + lockName + " free")
+        .atMost(Duration.ofSeconds(15))
+        .ignoreExceptions()
+        .until(
+            () ->
+                lease(lockName).isEmpty()
+                    ? Optional.of(ClockProvider.now())
+                    : Optional.<Instant>empty(),
+            Optional::isPresent)
+        .orElseThrow();
   }
 }

@@ -7,10 +7,10 @@ import io.leasehold.client.Granted;
 import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.LeaseholdClient;
-import io.leasehold.server.TestCluster;
 import io.leasehold.shedlock.LeaseholdLockProvider;
 import io.leasehold.spring.integration.LeaseholdLock;
 import io.leasehold.spring.integration.LeaseholdLockRegistry;
+import io.leasehold.testkit.LeaseholdCluster;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -44,16 +44,15 @@ import org.springframework.integration.support.locks.LockRegistry;
  * The auto-configured beans against a real three-node cluster, and the cases where there are none.
  */
 class LeaseholdAutoConfigurationTest {
-  @TempDir static Path dir;
-  static TestCluster cluster;
+  static LeaseholdCluster cluster;
 
   /** Reads what the cluster holds, outside every context. */
   static LeaseholdClient observer;
 
   @BeforeAll
   static void start() throws IOException {
-    cluster = Clusters.threeNodes(dir);
-    observer = Clusters.client(cluster);
+    cluster = LeaseholdCluster.start(3);
+    observer = cluster.clientBuilder().build();
   }
 
   @AfterAll
@@ -78,7 +77,7 @@ class LeaseholdAutoConfigurationTest {
   /** The runner with the cluster's endpoints and timeouts for a loaded machine. */
   private ApplicationContextRunner withCluster() {
     return runner.withPropertyValues(
-        "leasehold.endpoints=" + Clusters.endpoints(cluster),
+        "leasehold.endpoints=" + cluster.endpoints(),
         "leasehold.request-timeout=20s",
         "leasehold.attempt-timeout=3s");
   }
@@ -117,7 +116,7 @@ class LeaseholdAutoConfigurationTest {
 
   @Test
   void endpointsAsIndexedEntriesOrAnEnvironmentVariableGiveTheClientToo() {
-    List<String> endpoints = cluster.clientAddresses();
+    List<String> endpoints = cluster.addresses();
     // As YAML lists give them.
     runner
         .withPropertyValues(
@@ -144,7 +143,7 @@ class LeaseholdAutoConfigurationTest {
                             "test-" + StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
                             Map.of(
                                 "LEASEHOLD_ENDPOINTS",
-                                Clusters.endpoints(cluster),
+                                cluster.endpoints(),
                                 "LEASEHOLD_HOLDER",
                                 "from-environment"))))
         .run(
@@ -174,7 +173,7 @@ class LeaseholdAutoConfigurationTest {
               assertThat(lock).isPresent();
               assertThat(held("jobs/nightly")).map(LeaseInfo::holder).contains(holder);
 
-              try (LeaseholdClient otherClient = Clusters.client(cluster);
+              try (LeaseholdClient otherClient = cluster.clientBuilder().build();
                   LeaseholdLockProvider other =
                       LeaseholdLockProvider.builder(otherClient).prefix("jobs/").build()) {
                 LockConfiguration again =
@@ -226,7 +225,7 @@ class LeaseholdAutoConfigurationTest {
                 assertThat(info.session()).isZero();
                 assertThat(info.token()).isEqualTo(lock.token());
 
-                try (LeaseholdClient otherClient = Clusters.client(cluster)) {
+                try (LeaseholdClient otherClient = cluster.clientBuilder().build()) {
                   LeaseholdLock contended =
                       LeaseholdLockRegistry.builder(otherClient)
                           .prefix("orders/")
@@ -246,7 +245,7 @@ class LeaseholdAutoConfigurationTest {
 
   @Test
   void theBeansBackOffForTheApplicationsOwn() {
-    try (LeaseholdClient own = Clusters.client(cluster)) {
+    try (LeaseholdClient own = cluster.clientBuilder().build()) {
       LockProvider ownProvider = configuration -> Optional.empty();
       DefaultLockRegistry ownRegistry = new DefaultLockRegistry();
       withCluster()
@@ -268,7 +267,7 @@ class LeaseholdAutoConfigurationTest {
 
   @Test
   void theApplicationsOwnClientWithoutEndpointsGetsTheProviderAndTheRegistry() {
-    try (LeaseholdClient own = Clusters.client(cluster)) {
+    try (LeaseholdClient own = cluster.clientBuilder().build()) {
       runner
           .withBean("ownClient", LeaseholdClient.class, () -> own)
           .run(
@@ -392,7 +391,7 @@ class LeaseholdAutoConfigurationTest {
               assertThat(context).hasNotFailed().hasSingleBean(LeaseholdHealthIndicator.class);
               Health health = context.getBean(LeaseholdHealthIndicator.class).health(true);
               assertThat(health.getStatus()).isEqualTo(Status.UP);
-              assertThat(cluster.ids()).contains((String) health.getDetails().get("leader"));
+              assertThat(cluster.nodeIds()).contains((String) health.getDetails().get("leader"));
               assertThat((java.util.Map<?, ?>) health.getDetails().get("members")).hasSize(3);
             });
   }
@@ -441,8 +440,8 @@ class LeaseholdAutoConfigurationTest {
   }
 
   @Test
-  void badValuesFailTheStartNamingThePropertyAndTheRule() throws IOException {
-    String good = cluster.clientAddresses().get(0);
+  void badValuesFailTheStartNamingThePropertyAndTheRule(@TempDir Path dir) throws IOException {
+    String good = cluster.addresses().get(0);
     Path notPem = Files.writeString(dir.resolve("not-a-certificate.pem"), "hello\n");
     assertFails("endpoints[1]", "must be host:port", "leasehold.endpoints=" + good + ",no-port");
     assertFails("endpoints[0]", "port 70000, out of range", "leasehold.endpoints=localhost:70000");

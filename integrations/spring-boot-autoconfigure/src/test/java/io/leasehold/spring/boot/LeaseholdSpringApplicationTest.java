@@ -4,19 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.leasehold.client.LeaseholdClient;
-import io.leasehold.server.TestCluster;
 import io.leasehold.shedlock.LeaseholdLockProvider;
 import io.leasehold.spring.integration.LeaseholdLock;
 import io.leasehold.spring.integration.LeaseholdLockRegistry;
+import io.leasehold.testkit.LeaseholdCluster;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.Banner;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -30,12 +28,11 @@ import org.springframework.context.ConfigurableApplicationContext;
  * The module as an application finds it: registered auto-configurations, metadata, a whole start.
  */
 class LeaseholdSpringApplicationTest {
-  @TempDir static Path dir;
-  static TestCluster cluster;
+  static LeaseholdCluster cluster;
 
   @BeforeAll
   static void start() throws IOException {
-    cluster = Clusters.threeNodes(dir);
+    cluster = LeaseholdCluster.start(3);
   }
 
   @AfterAll
@@ -62,7 +59,7 @@ class LeaseholdSpringApplicationTest {
     LeaseholdClient client;
     try (ConfigurableApplicationContext context =
         app(
-                "leasehold.endpoints=" + Clusters.endpoints(cluster),
+                "leasehold.endpoints=" + cluster.endpoints(),
                 "leasehold.request-timeout=20s",
                 "leasehold.holder=boot-app")
             .run()) {

@@ -1,11 +1,11 @@
 package io.leasehold.spring.integration;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.client.LeaseholdClient;
-import io.leasehold.server.TestCluster;
-import java.nio.file.Path;
+import io.leasehold.testkit.LeaseholdCluster;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -14,7 +14,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.DefaultCandidate;
 import org.springframework.integration.leader.event.LeaderEventPublisher;
@@ -23,12 +22,11 @@ import org.springframework.integration.support.locks.LockRegistry;
 
 /** Spring's lock-based leader election over two registries on two clients. */
 class LeaseholdLockRegistryLeaderTest {
-  @TempDir Path dir;
 
   @Test
   void oneOfTwoInitiatorsLeadsAndTheOtherTakesOverWhenItStops() throws Exception {
-    try (TestCluster cluster = TestCluster.start(3, dir, TestCluster::steadyElections)) {
-      List<String> endpoints = cluster.clientAddresses();
+    try (LeaseholdCluster cluster = LeaseholdCluster.start(3)) {
+      List<String> endpoints = cluster.addresses();
       try (LeaseholdClient one = LeaseholdClient.connect(endpoints);
           LeaseholdClient two = LeaseholdClient.connect(endpoints)) {
         AtomicInteger firstBeats = new AtomicInteger();
@@ -47,19 +45,21 @@ class LeaseholdLockRegistryLeaderTest {
         first.start();
         second.start();
         try {
-          TestCluster.await(
-              "a leader",
-              Duration.ofSeconds(20),
-              () -> first.getContext().isLeader() || second.getContext().isLeader());
+          await("a leader")
+              .atMost(Duration.ofSeconds(20))
+              .pollInSameThread()
+              .ignoreExceptions()
+              .until(() -> first.getContext().isLeader() || second.getContext().isLeader());
           LockRegistryLeaderInitiator leader = first.getContext().isLeader() ? first : second;
           LockRegistryLeaderInitiator follower = leader == first ? second : first;
           // Leadership holds still across several heartbeats, each re-entering the held lock.
           AtomicInteger beats = leader == first ? firstBeats : secondBeats;
           int before = beats.get();
-          TestCluster.await(
-              "five more heartbeats of the leader",
-              Duration.ofSeconds(20),
-              () -> beats.get() >= before + 5);
+          await("five more heartbeats of the leader")
+              .atMost(Duration.ofSeconds(20))
+              .pollInSameThread()
+              .ignoreExceptions()
+              .until(() -> beats.get() >= before + 5);
           assertEquals(
               List.of("granted " + (leader == first ? "one" : "two")),
               events,
@@ -71,10 +71,11 @@ class LeaseholdLockRegistryLeaderTest {
           assertEquals(leader == first ? one.holder() : two.holder(), holder);
 
           leader.stop();
-          TestCluster.await(
-              "the other initiator leads",
-              Duration.ofSeconds(20),
-              () -> follower.getContext().isLeader());
+          await("the other initiator leads")
+              .atMost(Duration.ofSeconds(20))
+              .pollInSameThread()
+              .ignoreExceptions()
+              .until(() -> follower.getContext().isLeader());
           assertEquals(
               leader == first ? two.holder() : one.holder(),
               one.get("spring-lock/orders").join().orElseThrow().holder());

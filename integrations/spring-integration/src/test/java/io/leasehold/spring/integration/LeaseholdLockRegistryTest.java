@@ -1,5 +1,6 @@
 package io.leasehold.spring.integration;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
@@ -12,8 +13,7 @@ import io.leasehold.client.EndedLease;
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.LeaseholdClientBuilder;
-import io.leasehold.server.TestCluster;
-import java.nio.file.Path;
+import io.leasehold.testkit.LeaseholdCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.ConcurrentModificationException;
@@ -34,15 +34,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The registry's locks as Spring's registries are tested: reentrancy, waiting, ownership,
  * exclusion, expiry.
  */
 class LeaseholdLockRegistryTest {
-  @TempDir static Path dir;
-  static TestCluster cluster;
+  static LeaseholdCluster cluster;
 
   LeaseholdClient clientA;
   LeaseholdClient clientB;
@@ -51,7 +49,7 @@ class LeaseholdLockRegistryTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = TestCluster.start(3, dir, TestCluster::steadyElections);
+    cluster = LeaseholdCluster.start(3);
   }
 
   @AfterAll
@@ -119,10 +117,11 @@ class LeaseholdLockRegistryTest {
               }
             });
     thread.start();
-    TestCluster.await(
-        "the waiter holds the local lock",
-        Duration.ofSeconds(10),
-        () -> a.obtain("waited").isAcquiredInThisProcess());
+    await("the waiter holds the local lock")
+        .atMost(Duration.ofSeconds(10))
+        .pollInSameThread()
+        .ignoreExceptions()
+        .until(() -> a.obtain("waited").isAcquiredInThisProcess());
     assertFalse(waiter.isDone());
 
     held.unlock();
@@ -238,8 +237,11 @@ class LeaseholdLockRegistryTest {
     lock.lock();
     long token = lock.token();
     clientB.admin().revoke(a.leaseName("revoked"), "test", token).join();
-    TestCluster.await(
-        "the holder sees its lease lost", Duration.ofSeconds(15), () -> !lock.isValid());
+    await("the holder sees its lease lost")
+        .atMost(Duration.ofSeconds(15))
+        .pollInSameThread()
+        .ignoreExceptions()
+        .until(() -> !lock.isValid());
     assertTrue(lock.isHeldByCurrentThread(), "still held locally until unlocked");
 
     LeaseholdLock other = b.obtain("revoked");
@@ -284,8 +286,11 @@ class LeaseholdLockRegistryTest {
     lock.lock();
     long token = lock.token();
     clientB.admin().revoke(a.leaseName("retaken"), "test", token).join();
-    TestCluster.await(
-        "the holder sees its lease lost", Duration.ofSeconds(15), () -> !lock.isValid());
+    await("the holder sees its lease lost")
+        .atMost(Duration.ofSeconds(15))
+        .pollInSameThread()
+        .ignoreExceptions()
+        .until(() -> !lock.isValid());
 
     assertTrue(lock.tryLock(15, TimeUnit.SECONDS));
     assertTrue(lock.isValid());
@@ -312,8 +317,11 @@ class LeaseholdLockRegistryTest {
               }
             });
     waiter.start();
-    TestCluster.await(
-        "the waiter holds the local lock", Duration.ofSeconds(10), lock::isAcquiredInThisProcess);
+    await("the waiter holds the local lock")
+        .atMost(Duration.ofSeconds(10))
+        .pollInSameThread()
+        .ignoreExceptions()
+        .until(lock::isAcquiredInThisProcess);
     waiter.interrupt();
     assertTrue(outcome.get(20, TimeUnit.SECONDS) instanceof InterruptedException);
     assertFalse(lock.isAcquiredInThisProcess());
@@ -386,7 +394,7 @@ class LeaseholdLockRegistryTest {
 
   private static LeaseholdClientBuilder client() {
     return LeaseholdClient.builder()
-        .endpoints(cluster.clientAddresses())
+        .endpoints(cluster.addresses())
         .requestTimeout(Duration.ofSeconds(20))
         .attemptTimeout(Duration.ofSeconds(3));
   }
