@@ -44,6 +44,13 @@ class LeaseholdClusterTest {
       node.client().acquire("kit/kept", MINUTE).join();
     }
     assertTrue(Files.isDirectory(dir.resolve("n1")));
+
+    IllegalArgumentException reused =
+        assertThrows(
+            IllegalArgumentException.class, () -> LeaseholdCluster.builder().dataDir(dir).start());
+    assertEquals(
+        "dataDir: " + dir + " is not empty (a new cluster needs an empty directory)",
+        reused.getMessage());
   }
 
   @Test
