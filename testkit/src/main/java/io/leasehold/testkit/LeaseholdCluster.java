@@ -425,8 +425,7 @@ public final class LeaseholdCluster implements AutoCloseable {
       }
     }
     // leader() waits until a healed node that still thought it led has stepped down.
-    awaitReady();
-    String leader = leader();
+    String leader = awaitReady();
     long commit = node(leader).ratis().division().getRaftLog().getLastCommittedIndex();
     await(
         "every node applied " + commit,
@@ -485,13 +484,15 @@ public final class LeaseholdCluster implements AutoCloseable {
     running.put(id, node);
   }
 
-  private void awaitReady() {
-    leader();
+  /** Waits for a ready leader and the newest log format on every node; returns the leader. */
+  private String awaitReady() {
+    String leader = leader();
     await(
         "every node applied the log format " + LogFormat.NEWEST,
         () ->
             running.values().stream()
                 .allMatch(n -> n.stateMachine().core().logFormat() == LogFormat.NEWEST));
+    return leader;
   }
 
   /** The peers whose Raft messages {@code id} drops. */

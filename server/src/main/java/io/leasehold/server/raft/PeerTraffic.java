@@ -220,12 +220,12 @@ public final class PeerTraffic {
   }
 
   /**
-   * Cuts this node off from these peers until {@link #reconnect}: it drops every Raft request from
-   * them (appends, votes, snapshots, read indexes), on streams open now and to come, and sends them
-   * none of its own calls through Ratis's client (forwarded writes, reads of their deadlines or log
-   * format: each fails as an unreachable peer's would). One side of a network partition: set it on
-   * both sides to cut a node off. Independent of the rule, which still decides what the others
-   * send. For tests and the test kit.
+   * Cuts this node off from these peers, in place of any earlier set (none: cut off from no one):
+   * it drops every Raft request from them (appends, votes, snapshots, read indexes), on streams
+   * open now and to come, and sends them none of its own calls through Ratis's client (forwarded
+   * writes, reads of their deadlines or log format: each fails as an unreachable peer's would). One
+   * side of a network partition: set it on both sides to cut a node off. Independent of the rule,
+   * which still decides what the others send. For tests and the test kit.
    */
   public void cutOff(Collection<String> peers) {
     cutOff = Set.copyOf(peers);
@@ -233,8 +233,7 @@ public final class PeerTraffic {
 
   /** Whether {@link #cutOff} cuts this node off from {@code peer}. */
   public boolean isCutOff(String peer) {
-    Set<String> peers = cutOff;
-    return !peers.isEmpty() && peers.contains(peer);
+    return cutOff.contains(peer);
   }
 
   /** What a call to a peer this node is cut off from fails with. */
@@ -244,11 +243,6 @@ public final class PeerTraffic {
     CutOffException(Object peer) {
       super("cut off from " + peer);
     }
-  }
-
-  /** Delivers requests from every peer again (what {@link #cutOff} dropped is lost). */
-  public void reconnect() {
-    cutOff = Set.of();
   }
 
   /** Sets the rule (null: deliver everything again); requests held so far stay held. */
