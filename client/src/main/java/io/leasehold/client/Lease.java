@@ -33,7 +33,7 @@ public interface Lease extends AutoCloseable {
   String holder();
 
   /**
-   * The fencing token: the position of the grant in the cluster's log (the entry's index × 256 +
+   * The fencing token: the position of the grant in the cluster's log (the entry's index × 4096 +
    * the grant's place in the entry). Strictly larger for every later grant of any name.
    *
    * @return the fencing token

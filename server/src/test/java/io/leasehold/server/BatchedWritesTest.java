@@ -61,7 +61,7 @@ class BatchedWritesTest {
       AcquireResponse r = calls.get(i).get(30, TimeUnit.SECONDS);
       assertEquals(Outcome.GRANTED, r.getOutcome(), "batch/" + i);
       long token = r.getLease().getToken();
-      assertEquals(r.getRevision(), token >> 8, "the token's high bits are the entry's index");
+      assertEquals(r.getRevision(), token >> 12, "the token's high bits are the entry's index");
       tokens.put("batch/" + i, token);
       entries.add(r.getRevision());
     }

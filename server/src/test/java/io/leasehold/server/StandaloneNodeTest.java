@@ -44,9 +44,9 @@ class StandaloneNodeTest {
     assertEquals(Outcome.GRANTED, granted.getOutcome());
     long token = granted.getLease().getToken();
     assertEquals(
-        granted.getRevision() * 256,
+        granted.getRevision() * 4096,
         token,
-        "the token is the granting entry's index times 256 (it is alone in the entry)");
+        "the token is the granting entry's index times 4096 (it is alone in the entry)");
     assertEquals(
         10, granted.getHeartbeatInterval().getSeconds(), "a third of the TTL is suggested");
 

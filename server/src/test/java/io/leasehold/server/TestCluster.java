@@ -85,7 +85,7 @@ public final class TestCluster implements AutoCloseable {
       }
       cluster.awaitLeader();
       // Every member runs this code, so the first leader raises the log format: tests see the
-      // format a deployed cluster runs in (tokens index * 256 + position, batched writes).
+      // format a deployed cluster runs in (tokens index * 4096 + position, batched writes).
       // Every node, not only the leader: a node refuses authenticated writes until it applied it.
       // The leader asks every member first: on a busy machine that took more than 30 s.
       await(

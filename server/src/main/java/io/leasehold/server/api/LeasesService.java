@@ -9,6 +9,8 @@ import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import io.leasehold.proto.Lz4BlockCodec;
 import io.leasehold.proto.v1.AcceptTransferRequest;
+import io.leasehold.proto.v1.AcquireManyRequest;
+import io.leasehold.proto.v1.AcquireManyResponse;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.CloseSessionRequest;
@@ -163,6 +165,21 @@ public final class LeasesService extends LeasesGrpc.LeasesImplBase {
       return;
     }
     calls.write(validate, command, LogReply::getAcquire, response);
+  }
+
+  @Override
+  public void acquireMany(
+      AcquireManyRequest request, StreamObserver<AcquireManyResponse> response) {
+    Caller caller = Caller.current();
+    if (caller.authenticated() && request.getHolder().isEmpty()) {
+      request = request.toBuilder().setHolder(caller.identity()).build();
+    }
+    AcquireManyRequest many = request;
+    calls.write(
+        () -> Validation.acquireMany(many),
+        () -> LogCommand.newBuilder().setAcquireMany(many).build(),
+        LogReply::getAcquireMany,
+        response);
   }
 
   @Override

@@ -15,6 +15,7 @@ import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
+import io.leasehold.proto.v1.AcquireManyRequest;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.RegistryGrpc;
 import io.leasehold.proto.v1.RenewRequest;
@@ -38,10 +39,10 @@ import java.util.function.LongSupplier;
  * is authorized, and sees its {@link Caller}.
  *
  * <ul>
- *   <li>Acquire, CreateSession, Transfer and Registry/Register: a token bucket per identity (per
- *       remote IP address on a node without authentication) of {@code --max-acquires-per-second},
- *       with a burst of as many; beyond it RESOURCE_EXHAUSTED with a retry hint ({@code
- *       google.rpc.RetryInfo} and the text).
+ *   <li>Acquire, CreateSession, Transfer and Registry/Register (and AcquireMany, one token a name):
+ *       a token bucket per identity (per remote IP address on a node without authentication) of
+ *       {@code --max-acquires-per-second}, with a burst of as many; beyond it RESOURCE_EXHAUSTED
+ *       with a retry hint ({@code google.rpc.RetryInfo} and the text).
  *   <li>Watch: open streams per client connection ({@code --max-watches-per-connection}) and per
  *       identity ({@code --max-watches-per-identity}); a stream's slot is freed however it ends
  *       (completed, failed, cancelled, its connection dropped).
@@ -57,6 +58,7 @@ public final class RequestLimits implements ServerInterceptor {
       Attributes.Key.create("leasehold-connection-id");
 
   private static final String ACQUIRE = LeasesGrpc.getAcquireMethod().getFullMethodName();
+  private static final String ACQUIRE_MANY = LeasesGrpc.getAcquireManyMethod().getFullMethodName();
   private static final String REGISTER = RegistryGrpc.getRegisterMethod().getFullMethodName();
   private static final String CREATE_SESSION =
       LeasesGrpc.getCreateSessionMethod().getFullMethodName();
@@ -113,7 +115,16 @@ public final class RequestLimits implements ServerInterceptor {
         || method.equals(CREATE_SESSION)
         || method.equals(TRANSFER)) {
       String who = who(call);
-      return new Checked<>(next.startCall(call, headers), call, message -> takeAcquire(who), null);
+      return new Checked<>(
+          next.startCall(call, headers), call, message -> takeAcquire(who, 1), null);
+    }
+    if (method.equals(ACQUIRE_MANY)) {
+      String who = who(call);
+      return new Checked<>(
+          next.startCall(call, headers),
+          call,
+          message -> takeAcquire(who, acquireManyNames(message)),
+          null);
     }
     if (method.equals(RENEW)) {
       return new Checked<>(next.startCall(call, headers), call, this::checkRenew, null);
@@ -149,13 +160,35 @@ public final class RequestLimits implements ServerInterceptor {
         : String.valueOf(call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
   }
 
-  private StatusRuntimeException takeAcquire(String who) {
+  /** The names an AcquireMany claims, each counted as one acquisition. */
+  private static int acquireManyNames(Object message) {
+    if (message instanceof AcquireManyRequest r) {
+      return Math.max(1, r.getItemsCount());
+    }
+    if (message instanceof byte[] bytes) {
+      return Math.max(1, countItems(bytes)); // items is field 1, as in a RenewRequest
+    }
+    return 1;
+  }
+
+  private StatusRuntimeException takeAcquire(String who, int names) {
+    if (names > limits.acquiresPerSecond()) {
+      return Status.RESOURCE_EXHAUSTED
+          .withDescription(
+              "items: an AcquireMany of "
+                  + names
+                  + " names is more than the "
+                  + limits.acquiresPerSecond()
+                  + " acquisitions a second this node allows (--max-acquires-per-second); "
+                  + "send fewer names per call")
+          .asRuntimeException();
+    }
     long now = nanoTime.getAsLong();
     sweep(now);
     long waitNanos =
         buckets
             .computeIfAbsent(who, k -> new Bucket(limits.acquiresPerSecond(), now))
-            .take(now, limits.acquiresPerSecond());
+            .take(now, limits.acquiresPerSecond(), names);
     if (waitNanos == 0) {
       return null;
     }
@@ -163,7 +196,7 @@ public final class RequestLimits implements ServerInterceptor {
     String text =
         "acquisitions: more than "
             + limits.acquiresPerSecond()
-            + " a second (Acquire and Register) by "
+            + " a second (Acquire, AcquireMany names and Register) by "
             + who
             + " on this node, the limit --max-acquires-per-second; retry in "
             + retryMillis
@@ -321,14 +354,14 @@ public final class RequestLimits implements ServerInterceptor {
       this.at = now;
     }
 
-    /** 0 if a token was taken, else the nanoseconds until one will be there. */
-    synchronized long take(long now, int rate) {
+    /** 0 if {@code n} tokens were taken, else the nanoseconds until they will be there. */
+    synchronized long take(long now, int rate, int n) {
       refill(now, rate);
-      if (tokens >= 1) {
-        tokens -= 1;
+      if (tokens >= n) {
+        tokens -= n;
         return 0;
       }
-      return Math.max(1, (long) Math.ceil((1 - tokens) * 1e9 / rate));
+      return Math.max(1, (long) Math.ceil((n - tokens) * 1e9 / rate));
     }
 
     synchronized boolean full(long now, int rate) {

@@ -3,6 +3,8 @@ package io.leasehold.server.auth;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServiceDescriptor;
 import io.leasehold.proto.v1.AcceptTransferRequest;
+import io.leasehold.proto.v1.AcquireManyItem;
+import io.leasehold.proto.v1.AcquireManyRequest;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.AdminGrpc;
 import io.leasehold.proto.v1.AuthGrpc;
@@ -163,6 +165,15 @@ public final class AccessRules {
         Permission.CLIENT,
         q -> names(((AcquireRequest) q).getName()),
         q -> ((AcquireRequest) q).getHolder());
+    put(
+        r,
+        LeasesGrpc.getAcquireManyMethod(),
+        Permission.CLIENT,
+        q ->
+            new Scope.Names(
+                ((AcquireManyRequest) q)
+                    .getItemsList().stream().map(AcquireManyItem::getName).toList()),
+        q -> ((AcquireManyRequest) q).getHolder());
     put(
         r,
         LeasesGrpc.getRenewMethod(),

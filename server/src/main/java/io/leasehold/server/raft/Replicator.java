@@ -218,6 +218,7 @@ public final class Replicator implements AutoCloseable {
   private static long revisionOf(LogReply reply) {
     return switch (reply.getReplyCase()) {
       case ACQUIRE -> reply.getAcquire().getRevision();
+      case ACQUIRE_MANY -> reply.getAcquireMany().getRevision();
       case RENEW -> reply.getRenew().getRevision();
       case RELEASE -> reply.getRelease().getRevision();
       case UPDATE -> reply.getUpdate().getRevision();

@@ -134,7 +134,7 @@ class RegistryServiceTest {
     assertEquals("orders/i-2", i2.getHolder(), "the default holder");
     assertTrue(i2.getToken() > 0);
     assertEquals(
-        r2.getRevision() * 256,
+        r2.getRevision() * 4096,
         i2.getToken(),
         "a fresh registration's token derives from the entry that granted it");
     assertEquals(seconds(LONG_TTL / 3), r2.getHeartbeatInterval());

@@ -152,6 +152,53 @@ class RequestLimitsTest {
   }
 
   @Test
+  void anAcquireManyTakesOneAcquisitionANameAndOneTooLargeIsRefusedWithItsSize() throws Exception {
+    LeaseholdNode node = start(b -> b.maxAcquiresPerSecond(10));
+    LeasesGrpc.LeasesBlockingStub leases =
+        LeasesGrpc.newBlockingStub(channel(node)).withDeadlineAfter(20, TimeUnit.SECONDS);
+    StatusRuntimeException tooLarge =
+        assertThrows(StatusRuntimeException.class, () -> leases.acquireMany(many("big/", 11)));
+    assertEquals(Status.Code.RESOURCE_EXHAUSTED, tooLarge.getStatus().getCode());
+    assertTrue(
+        tooLarge.getStatus().getDescription().contains("AcquireMany of 11 names")
+            && tooLarge.getStatus().getDescription().contains("--max-acquires-per-second"),
+        tooLarge.getStatus().getDescription());
+
+    // Two calls of ten names sent together: the first empties the bucket of ten, the second
+    // would need a second's refill.
+    LeasesGrpc.LeasesFutureStub async =
+        LeasesGrpc.newFutureStub(channel(node)).withDeadlineAfter(20, TimeUnit.SECONDS);
+    var first = async.acquireMany(many("a/", 10));
+    var second = async.acquireMany(many("b/", 10));
+    int granted = 0;
+    StatusRuntimeException refused = null;
+    for (var call : List.of(first, second)) {
+      try {
+        granted += call.get(20, TimeUnit.SECONDS).getGranted();
+      } catch (java.util.concurrent.ExecutionException e) {
+        refused = (StatusRuntimeException) e.getCause();
+      }
+    }
+    assertEquals(10, granted, "one call of ten passed");
+    assertNotNull(refused, "twenty names at once passed a limit of ten a second");
+    assertEquals(Status.Code.RESOURCE_EXHAUSTED, refused.getStatus().getCode());
+    assertTrue(
+        refused.getStatus().getDescription().contains("AcquireMany names"),
+        refused.getStatus().getDescription());
+  }
+
+  private static io.leasehold.proto.v1.AcquireManyRequest many(String prefix, int n) {
+    io.leasehold.proto.v1.AcquireManyRequest.Builder b =
+        io.leasehold.proto.v1.AcquireManyRequest.newBuilder()
+            .setHolder("h")
+            .setTtl(Requests.seconds(30));
+    for (int i = 0; i < n; i++) {
+      b.addItems(io.leasehold.proto.v1.AcquireManyItem.newBuilder().setName(prefix + i));
+    }
+    return b.build();
+  }
+
+  @Test
   void acquisitionsAreCountedPerIdentityWhenAuthenticated() throws Exception {
     Path tokens = dir.resolve("tokens.csv");
     Files.writeString(tokens, "alice-token-0123456789,alice\nbob-token-0123456789ab,bob\n");

@@ -67,6 +67,21 @@ class RpcRoleMatrixTest {
             LeasesGrpc.getAcquireMethod(),
             AcquireRequest.newBuilder().setName("mailbox/m").setTtl(Requests.seconds(30)).build(),
             "NNYYYY"),
+        row(
+            LeasesGrpc.getAcquireManyMethod(),
+            AcquireManyRequest.newBuilder()
+                .addItems(AcquireManyItem.newBuilder().setName("mailbox/m1"))
+                .setTtl(Requests.seconds(30))
+                .build(),
+            "NNYYYY"),
+        row(
+            LeasesGrpc.getAcquireManyMethod(),
+            AcquireManyRequest.newBuilder()
+                .addItems(AcquireManyItem.newBuilder().setName("mailbox/m2"))
+                .addItems(AcquireManyItem.newBuilder().setName("lock/m2"))
+                .setTtl(Requests.seconds(30))
+                .build(),
+            "NNYNNY"),
         row(LeasesGrpc.getRenewMethod(), Requests.renew("lock/m", 1), "NNYNNY"),
         row(LeasesGrpc.getReleaseMethod(), Requests.release("lock/m", 1), "NNYNNY"),
         row(

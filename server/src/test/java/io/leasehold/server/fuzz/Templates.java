@@ -299,10 +299,10 @@ final class Templates {
 
   /**
    * A session id: the run does not follow sessions, so mostly one made from a recent revision (an
-   * id is its entry's index times 256), which may or may not be a live session.
+   * id is its entry's index times 4096), which may or may not be a live session.
    */
   private static long session(Values v, RunContext run) {
-    return v.chance(0.7) ? Math.max(1, run.revision() - v.below(5)) * 256 : 1 + v.below(100_000);
+    return v.chance(0.7) ? Math.max(1, run.revision() - v.below(5)) * 4096 : 1 + v.below(100_000);
   }
 
   private static AcquireRequest acquire(Values v) {

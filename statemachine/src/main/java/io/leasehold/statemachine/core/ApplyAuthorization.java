@@ -22,6 +22,15 @@ final class ApplyAuthorization {
     AccessView.Access access = view.access(caller, "");
     switch (c.getCommandCase()) {
       case ACQUIRE -> name(access, Permission.CLIENT, "name", c.getAcquire().getName());
+      case ACQUIRE_MANY -> {
+        for (int i = 0; i < c.getAcquireMany().getItemsCount(); i++) {
+          name(
+              access,
+              Permission.CLIENT,
+              "items[" + i + "].name",
+              c.getAcquireMany().getItems(i).getName());
+        }
+      }
       case RENEW -> {
         for (int i = 0; i < c.getRenew().getItemsCount(); i++) {
           RenewItem item = c.getRenew().getItems(i);

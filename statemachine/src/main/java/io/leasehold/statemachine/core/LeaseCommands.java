@@ -2,6 +2,10 @@ package io.leasehold.statemachine.core;
 
 import com.google.protobuf.Duration;
 import io.leasehold.proto.v1.AcceptTransferRequest;
+import io.leasehold.proto.v1.AcquireManyItem;
+import io.leasehold.proto.v1.AcquireManyRequest;
+import io.leasehold.proto.v1.AcquireManyResponse;
+import io.leasehold.proto.v1.AcquireManyResult;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.Attributes;
@@ -19,6 +23,7 @@ import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.RenewResponse;
 import io.leasehold.proto.v1.RenewResult;
 import io.leasehold.proto.v1.StoredOffer;
+import io.leasehold.proto.v1.StoredRequest;
 import io.leasehold.proto.v1.StoredSession;
 import io.leasehold.proto.v1.TransferRequest;
 import io.leasehold.proto.v1.TransferResponse;
@@ -30,10 +35,12 @@ import io.leasehold.proto.v1.WithdrawOffersResponse;
 import io.leasehold.statemachine.store.KvStore;
 import io.leasehold.statemachine.store.Space;
 import io.leasehold.statemachine.store.StoreException;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.BiPredicate;
+import java.util.function.IntToLongFunction;
 
 /**
  * The apply of the lease commands (Acquire, Renew, Release, Update, Transfer, Expire) within one
@@ -84,26 +91,153 @@ final class LeaseCommands {
         return sameEntry; // an earlier command of this batch, not in the store until the entry
         // commits
       }
-      byte[] stored =
-          store
-              .get(Space.REQUESTS, LeaseCore.utf8(id))
-              .orElseThrow(
-                  () ->
-                      new StoreException(
-                          "applied request " + id + " is in memory but not in the store", null));
-      return AppliedRequests.decode(stored).getAcquire();
+      StoredRequest stored = storedRequest(id);
+      if (stored.hasAcquireMany()) {
+        throw new InvalidArgumentException(
+            "request_id", "was used by an AcquireMany, not an Acquire: give each call its own id");
+      }
+      return stored.getAcquire();
     }
     AcquireResponse reply = decideAcquire(tx, r);
     tx.requestApplied(id, reply);
     return reply;
   }
 
-  /**
-   * Grants a free name, renews it for its holder asking again, or says why not. Policy comes first
-   * (the holder's ban, the name pattern, the TTL bounds), then a conflict with another holder, then
-   * what only a new grant must pass (the lock-delay, the quotas).
-   */
+  /** An applied request's record, which the in-memory ids say the store holds. */
+  private StoredRequest storedRequest(String id) {
+    byte[] stored =
+        store
+            .get(Space.REQUESTS, LeaseCore.utf8(id))
+            .orElseThrow(
+                () ->
+                    new StoreException(
+                        "applied request " + id + " is in memory but not in the store", null));
+    return AppliedRequests.decode(stored);
+  }
+
+  /** Grants a free name, renews it for its holder asking again, or says why not. */
   private AcquireResponse decideAcquire(Tx tx, AcquireRequest r) {
+    Decision d = decide(tx, r, 0);
+    return d.grant() == null ? d.refusal() : grant(tx, d.grant(), tx.token);
+  }
+
+  /**
+   * An AcquireMany: every name decided as an Acquire of its own would be, in order, the quotas
+   * counting the grants before it; then, unless all or nothing was asked and a name was refused,
+   * each grant made with the token of its position ({@code tokenAt}). A request id applied before
+   * is answered as it was then.
+   */
+  AcquireManyResponse acquireMany(Tx tx, AcquireManyRequest r, IntToLongFunction tokenAt) {
+    Validation.acquireMany(r);
+    if (!tx.caller.isEmpty() && !tx.caller.equals(r.getHolder())) {
+      throw new RefusedException(
+          RefusedException.Kind.PERMISSION_DENIED,
+          "holder",
+          "the holder must be the caller's identity " + tx.caller + ", not " + r.getHolder());
+    }
+    String id = r.getRequestId();
+    if (!id.isEmpty() && state.requests.contains(id)) {
+      StoredRequest stored = storedRequest(id);
+      if (!stored.hasAcquireMany()) {
+        throw new InvalidArgumentException(
+            "request_id", "was used by an Acquire, not an AcquireMany: give each call its own id");
+      }
+      return stored.getAcquireMany();
+    }
+    AcquireManyResponse reply = decideMany(tx, r, tokenAt);
+    if (!id.isEmpty()) {
+      tx.requestApplied(id, reply);
+    }
+    return reply;
+  }
+
+  private AcquireManyResponse decideMany(Tx tx, AcquireManyRequest r, IntToLongFunction tokenAt) {
+    int n = r.getItemsCount();
+    Decision[] decisions = new Decision[n];
+    Map<String, Integer> newInNamespace = new HashMap<>();
+    boolean refused = false;
+    AcquireRequest.Builder one = AcquireRequest.newBuilder().setHolder(r.getHolder());
+    if (r.hasTtl()) {
+      one.setTtl(r.getTtl());
+    }
+    one.setSession(r.getSession());
+    for (int i = 0; i < n; i++) {
+      AcquireManyItem item = r.getItems(i);
+      one.setName(item.getName());
+      if (item.hasAttributes()) {
+        one.setAttributes(item.getAttributes());
+      } else {
+        one.clearAttributes();
+      }
+      String namespace = LeaseIndex.namespace(item.getName());
+      Decision d = decide(tx, one.build(), newInNamespace.getOrDefault(namespace, 0));
+      decisions[i] = d;
+      if (d.grant() == null) {
+        refused = true;
+      } else if (d.grant().current().isEmpty()) {
+        newInNamespace.merge(namespace, 1, Integer::sum);
+      }
+    }
+    AcquireManyResponse.Builder reply = AcquireManyResponse.newBuilder().setRevision(tx.index);
+    boolean none = refused && r.getAllOrNothing();
+    long heartbeat = Long.MAX_VALUE;
+    int granted = 0;
+    for (int i = 0; i < n; i++) {
+      Decision d = decisions[i];
+      AcquireManyResult.Builder result =
+          AcquireManyResult.newBuilder().setName(r.getItems(i).getName());
+      AcquireResponse one1;
+      if (d.grant() == null) {
+        one1 = d.refusal();
+      } else if (none) {
+        reply.addResults(result.setOutcome(Outcome.SKIPPED));
+        continue;
+      } else {
+        one1 = grant(tx, d.grant(), tokenAt.applyAsLong(i));
+        granted++;
+        heartbeat = Math.min(heartbeat, Times.micros(one1.getHeartbeatInterval()));
+      }
+      result.setOutcome(one1.getOutcome());
+      if (one1.hasLease()) {
+        result.setLease(one1.getLease());
+      }
+      if (one1.hasConflict()) {
+        result.setConflict(one1.getConflict());
+      }
+      if (one1.hasRejection()) {
+        result.setRejection(one1.getRejection());
+      }
+      reply.addResults(result);
+    }
+    reply.setGranted(granted);
+    if (granted > 0) {
+      reply.setHeartbeatInterval(Times.duration(heartbeat));
+    }
+    return reply.build();
+  }
+
+  /** What an Acquire decided before it changes anything: a reply that refuses, or a grant. */
+  private record Decision(AcquireResponse refusal, Grant grant) {}
+
+  /**
+   * A grant to make: a new lease, or the holder's own one renewed ({@code current} present), with
+   * its TTL, session and the attributes asked for.
+   */
+  private record Grant(
+      AcquireRequest request,
+      PolicyTerms policy,
+      Optional<LeaseRecord> current,
+      long sessionId,
+      Optional<StoredSession> session,
+      long ttl) {}
+
+  /**
+   * Decides an Acquire without changing anything. Policy comes first (the holder's ban, the name
+   * pattern, the TTL bounds), then a conflict with another holder, then what only a new grant must
+   * pass (the lock-delay, the quotas, counting {@code pendingNew} grants of the same command in the
+   * name's namespace that are not yet in the index).
+   */
+  private Decision decide(Tx tx, AcquireRequest r, int pendingNew) {
     String name = r.getName();
     PolicyTerms policy = state.policies.forName(name);
     AcquireResponse.Builder reply = AcquireResponse.newBuilder().setRevision(tx.index);
@@ -137,31 +271,48 @@ final class LeaseCommands {
     if (refused.isEmpty() && current.isPresent() && !holderAsksAgain) {
       LeaseRecord held = current.get();
       long remaining = Math.max(0, LeaseViews.expiresAtMicros(held) - tx.now);
-      return reply
-          .setOutcome(Outcome.CONFLICT)
-          .setConflict(
-              Conflict.newBuilder()
-                  .setHolder(held.getHolder())
-                  .setToken(held.getToken())
-                  .setRemaining(Times.duration(remaining)))
-          .build();
+      return new Decision(
+          reply
+              .setOutcome(Outcome.CONFLICT)
+              .setConflict(
+                  Conflict.newBuilder()
+                      .setHolder(held.getHolder())
+                      .setToken(held.getToken())
+                      .setRemaining(Times.duration(remaining)))
+              .build(),
+          null);
     }
     if (refused.isEmpty()) {
       refused =
           holderAsksAgain
               ? PolicyGate.quotaForHeld(state.index, policy, name, current.get())
               : PolicyGate.lockDelay(state.lockDelays, name, tx.now)
-                  .or(() -> PolicyGate.quotaForNew(state.index, policy, name, r.getHolder()));
+                  .or(
+                      () ->
+                          PolicyGate.quotaForNew(
+                              state.index, policy, name, r.getHolder(), pendingNew));
     }
     if (refused.isPresent()) {
       tx.rejected(refused.get().getReason());
-      return reply.setOutcome(Outcome.REJECTED).setRejection(refused.get()).build();
+      return new Decision(
+          reply.setOutcome(Outcome.REJECTED).setRejection(refused.get()).build(), null);
     }
+    return new Decision(
+        null,
+        new Grant(
+            r, policy, holderAsksAgain ? current : Optional.empty(), sessionId, session, ttl));
+  }
+
+  /** Makes a grant decided by {@link #decide}: a new lease gets {@code token}. */
+  private AcquireResponse grant(Tx tx, Grant g, long token) {
+    AcquireRequest r = g.request();
+    String name = r.getName();
     LeaseRecord lease;
-    if (holderAsksAgain) {
+    if (g.current().isPresent()) {
       // The holder asks again (a retry, or a restart that kept its identity): same lease, renewed.
-      LeaseRecord held = current.get();
-      LeaseRecord.Builder b = renewed(tx, held, policy).setTtlMicros(ttl).setSession(sessionId);
+      LeaseRecord held = g.current().get();
+      LeaseRecord.Builder b =
+          renewed(tx, held, g.policy()).setTtlMicros(g.ttl()).setSession(g.sessionId());
       boolean attributesChanged =
           r.hasAttributes() && !r.getAttributes().equals(held.getAttributes());
       if (attributesChanged) {
@@ -176,26 +327,28 @@ final class LeaseCommands {
       lease =
           granted(
               tx,
+              token,
               r.getHolder(),
-              ttl,
-              sessionId,
-              policy,
+              g.ttl(),
+              g.sessionId(),
+              g.policy(),
               r.hasAttributes() ? r.getAttributes() : null);
       tx.put(name, lease, LeaseEvent.Type.ACQUIRED);
       tx.clearLockDelay(name);
     }
+    Optional<StoredSession> session = g.session();
     if (session.isPresent()) {
       // Attaching is the client's keep-alive too: its SDK counts the lease valid from the
-      // Acquire's send time for one session TTL, so the session must not end before that.
+      // Acquire's send time for one session TTL, so the session must not end before that. Read
+      // again: an earlier grant of the same command may have renewed it already.
+      StoredSession s = tx.session(g.sessionId()).orElse(session.get());
       session =
           Optional.of(
-              session.get().toBuilder()
-                  .setRenewedAtMicros(tx.now)
-                  .setLastRenewRevision(tx.index)
-                  .build());
-      tx.putSession(sessionId, session.get());
+              s.toBuilder().setRenewedAtMicros(tx.now).setLastRenewRevision(tx.index).build());
+      tx.putSession(g.sessionId(), session.get());
     }
-    return reply
+    return AcquireResponse.newBuilder()
+        .setRevision(tx.index)
         .setOutcome(Outcome.GRANTED)
         .setLease(LeaseViews.toLease(name, lease, session.orElse(null), OptionalLong.empty()))
         .setHeartbeatInterval(
@@ -204,13 +357,19 @@ final class LeaseCommands {
         .build();
   }
 
-  /** A new lease for {@code holder}, with this command's token. */
+  /** A new lease for {@code holder}, with {@code token}. */
   private LeaseRecord granted(
-      Tx tx, String holder, long ttl, long sessionId, PolicyTerms policy, Attributes attributes) {
+      Tx tx,
+      long token,
+      String holder,
+      long ttl,
+      long sessionId,
+      PolicyTerms policy,
+      Attributes attributes) {
     LeaseRecord.Builder b =
         LeaseRecord.newBuilder()
             .setHolder(state.index.holder(holder)) // shared with the holder's other leases
-            .setToken(tx.token)
+            .setToken(token)
             .setTtlMicros(ttl)
             .setAcquiredAtMicros(tx.now)
             .setRenewedAtMicros(tx.now)
@@ -375,7 +534,14 @@ final class LeaseCommands {
     }
     tx.end(name, held, LeaseEvent.Type.TRANSFERRED, "to " + to);
     LeaseRecord lease =
-        granted(tx, to, ttl, r.getSession(), policy, r.hasAttributes() ? r.getAttributes() : null);
+        granted(
+            tx,
+            tx.token,
+            to,
+            ttl,
+            r.getSession(),
+            policy,
+            r.hasAttributes() ? r.getAttributes() : null);
     tx.put(name, lease, LeaseEvent.Type.ACQUIRED);
     return reply
         .setOutcome(Outcome.TRANSFERRED)

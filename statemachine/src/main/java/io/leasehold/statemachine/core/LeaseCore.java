@@ -280,6 +280,12 @@ public final class LeaseCore {
     return switch (command.getCommandCase()) {
       case ACQUIRE ->
           LogReply.newBuilder().setAcquire(leases.acquire(tx, command.getAcquire())).build();
+      case ACQUIRE_MANY ->
+          LogReply.newBuilder()
+              .setAcquireMany(
+                  leases.acquireMany(
+                      tx, command.getAcquireMany(), position -> token(tx.index, position)))
+              .build();
       case RENEW -> LogReply.newBuilder().setRenew(leases.renew(tx, command.getRenew())).build();
       case RELEASE ->
           LogReply.newBuilder().setRelease(leases.release(tx, command.getRelease())).build();

@@ -19,6 +19,10 @@ public final class Limits {
   public static final int MAX_METADATA_KEY_BYTES = 128;
   public static final int MAX_METADATA_VALUE_BYTES = 4096;
   public static final int MAX_RENEW_ITEMS = 10_000;
+
+  /** Names one AcquireMany may claim: each takes a token position of its entry. */
+  public static final int MAX_ACQUIRE_MANY = 1_000;
+
   public static final int MAX_LIST_LIMIT = 10_000;
 
   /**

@@ -19,6 +19,11 @@ import io.leasehold.proto.v1.LogCommand;
  *   <li>4: as 3, and an entry may carry sessions (CreateSession, KeepAlive, CloseSession, an
  *       Acquire naming a session, an Expire of sessions) and transfers, offered and accepted; the
  *       leases are indexed by holder in the store from the entry that raises the format on.
+ *   <li>5: as 4, and an entry may carry an AcquireMany, which grants up to {@link
+ *       Limits#MAX_ACQUIRE_MANY} names, each with the token of its position in the entry; a token
+ *       is {@code index * 4096 + position}. Every token granted after the switch is at least {@code
+ *       (switch index + 1) * 4096}, above every token of the 256-wide positions before it, so
+ *       tokens still strictly increase over every grant.
  * </ul>
  */
 public final class LogFormat {
@@ -28,14 +33,18 @@ public final class LogFormat {
   public static final int BATCHES = 2;
   public static final int AUTH = 3;
   public static final int SESSIONS = 4;
+  public static final int MANY = 5;
 
   /** The newest format this code applies. */
-  public static final int NEWEST = SESSIONS;
+  public static final int NEWEST = MANY;
 
-  /** Bits of a token below the entry index, from format 2. */
+  /** Bits of a token below the entry index, in formats 2 to 4. */
   static final int POSITION_BITS = 8;
 
-  /** Commands an entry may carry: one for every position below the index. */
+  /** Bits of a token below the entry index, from format 5. */
+  static final int WIDE_POSITION_BITS = 12;
+
+  /** Commands a batch may carry: one for every position below the index in format 2. */
   public static final int MAX_BATCH = 1 << POSITION_BITS;
 
   private LogFormat() {}
@@ -48,11 +57,19 @@ public final class LogFormat {
           SESSIONS;
       case ACQUIRE -> c.getAcquire().getSession() != 0 ? SESSIONS : FIRST;
       case EXPIRE -> c.getExpire().getSessionsCount() > 0 ? SESSIONS : FIRST;
+      case ACQUIRE_MANY -> MANY;
       default -> FIRST;
     };
   }
 
-  static long token(int format, long index, int position) {
+  /**
+   * The token of a grant by the command at {@code position} of the entry at {@code index}, under
+   * {@code format}.
+   */
+  public static long token(int format, long index, int position) {
+    if (format >= MANY) {
+      return (index << WIDE_POSITION_BITS) | position;
+    }
     return format >= BATCHES ? (index << POSITION_BITS) | position : index;
   }
 

@@ -112,8 +112,18 @@ final class PolicyGate {
   /** A new lease must fit under both quotas; both count the leases in the name's namespace. */
   static Optional<Rejection> quotaForNew(
       LeaseIndex index, PolicyTerms p, String name, String holder) {
+    return quotaForNew(index, p, name, holder, 0);
+  }
+
+  /**
+   * As {@link #quotaForNew(LeaseIndex, PolicyTerms, String, String)}, counting {@code pending} new
+   * leases of the holder in the name's namespace that the same command granted before this one.
+   */
+  static Optional<Rejection> quotaForNew(
+      LeaseIndex index, PolicyTerms p, String name, String holder, int pending) {
     if (p.maxLeasesPerHolder().isPresent()
-        && index.heldBy(holder, LeaseIndex.namespace(name)) >= p.maxLeasesPerHolder().getAsLong()) {
+        && index.heldBy(holder, LeaseIndex.namespace(name)) + pending
+            >= p.maxLeasesPerHolder().getAsLong()) {
       return Optional.of(
           quota(
               RejectReason.HOLDER_QUOTA,
@@ -122,7 +132,8 @@ final class PolicyGate {
               " leases in namespace \"" + LeaseIndex.namespace(name) + "\", its quota"));
     }
     if (p.maxLeasesPerNamespace().isPresent()
-        && index.inNamespace(LeaseIndex.namespace(name)) >= p.maxLeasesPerNamespace().getAsLong()) {
+        && index.inNamespace(LeaseIndex.namespace(name)) + pending
+            >= p.maxLeasesPerNamespace().getAsLong()) {
       return Optional.of(
           quota(
               RejectReason.NAMESPACE_QUOTA,

@@ -1,5 +1,6 @@
 package io.leasehold.statemachine.core;
 
+import io.leasehold.proto.v1.AcquireManyResponse;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.HistoryRecord;
 import io.leasehold.proto.v1.LeaseRecord;
@@ -284,16 +285,20 @@ final class Tx {
    */
   void requestApplied(String id, AcquireResponse reply) {
     appliedRequest = Optional.of(new AppliedRequest(id, reply));
+    remember(id, StoredRequest.newBuilder().setAcquire(reply));
+  }
+
+  /** As for an Acquire: remembers the AcquireMany with {@code id} and its reply. */
+  void requestApplied(String id, AcquireManyResponse reply) {
+    remember(id, StoredRequest.newBuilder().setAcquireMany(reply));
+  }
+
+  private void remember(String id, StoredRequest.Builder reply) {
     extra.add(
         Change.put(
             Space.REQUESTS,
             LeaseCore.utf8(id),
-            StoredRequest.newBuilder()
-                .setRevision(index)
-                .setAppliedAtMicros(now)
-                .setAcquire(reply)
-                .build()
-                .toByteArray()));
+            reply.setRevision(index).setAppliedAtMicros(now).build().toByteArray()));
     List<String> forgotten = state.requests.due(now);
     forgotten.forEach(old -> extra.add(Change.delete(Space.REQUESTS, LeaseCore.utf8(old))));
     afterCommit(

@@ -2,6 +2,8 @@ package io.leasehold.statemachine.core;
 
 import com.google.protobuf.Duration;
 import io.leasehold.proto.v1.AcceptTransferRequest;
+import io.leasehold.proto.v1.AcquireManyItem;
+import io.leasehold.proto.v1.AcquireManyRequest;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.Attributes;
 import io.leasehold.proto.v1.CloseSessionRequest;
@@ -21,6 +23,7 @@ import io.leasehold.proto.v1.UpdateRequest;
 import io.leasehold.proto.v1.WatchRequest;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -44,6 +47,41 @@ public final class Validation {
     }
     requestId("request_id", r.getRequestId());
     sessionOrTtl(r.getSession(), r.hasTtl(), "the lease");
+  }
+
+  /**
+   * An AcquireMany: 1 to {@link Limits#MAX_ACQUIRE_MANY} distinct valid names, each item's
+   * attributes valid, and the holder, TTL or session, and request id as an Acquire's.
+   */
+  public static void acquireMany(AcquireManyRequest r) {
+    if (r.getItemsCount() == 0) {
+      throw new InvalidArgumentException("items", "must contain at least one name");
+    }
+    if (r.getItemsCount() > Limits.MAX_ACQUIRE_MANY) {
+      throw new InvalidArgumentException(
+          "items",
+          "at most " + Limits.MAX_ACQUIRE_MANY + " names per call, got " + r.getItemsCount());
+    }
+    Map<String, Integer> seen = new HashMap<>(r.getItemsCount() * 2);
+    for (int i = 0; i < r.getItemsCount(); i++) {
+      AcquireManyItem item = r.getItems(i);
+      name("items[" + i + "].name", item.getName());
+      Integer first = seen.putIfAbsent(item.getName(), i);
+      if (first != null) {
+        throw new InvalidArgumentException(
+            "items[" + i + "].name",
+            "names must be distinct: " + item.getName() + " is also items[" + first + "]");
+      }
+      if (item.hasAttributes()) {
+        attributes("items[" + i + "].attributes", item.getAttributes());
+      }
+    }
+    holder("holder", r.getHolder());
+    if (r.hasTtl()) {
+      positiveDuration("ttl", r.getTtl());
+    }
+    requestId("request_id", r.getRequestId());
+    sessionOrTtl(r.getSession(), r.hasTtl(), "the leases");
   }
 
   /**

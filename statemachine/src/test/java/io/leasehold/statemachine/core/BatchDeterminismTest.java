@@ -82,7 +82,7 @@ class BatchDeterminismTest {
                       .setLeaderTimeMicros(last.command().getLeaderTimeMicros())
                       .build());
           ApplyResult r = applyEverywhere(replicas, entry, workload);
-          lastToken = checkTokens(entry, r, lastToken, true);
+          lastToken = checkTokens(entry, r, lastToken, replicas.get(0).logFormat());
           batches++;
           batchedGrants +=
               (int) r.events().stream().filter(e -> e.type() == LeaseEvent.Type.ACQUIRED).count();
@@ -100,7 +100,7 @@ class BatchDeterminismTest {
                   s,
                   r,
                   lastToken,
-                  replicas.get(0).logFormat() >= LogFormat.BATCHES && step != SWITCH_AT);
+                  step == SWITCH_AT ? LogFormat.FIRST : replicas.get(0).logFormat());
           applied = Math.max(applied, s.index());
         }
         if (step == STEPS / 2) {
@@ -142,11 +142,11 @@ class BatchDeterminismTest {
   }
 
   /**
-   * Every new grant's token is above every earlier one; under format 2, the entry's index × 256 +
-   * position.
+   * Every new grant's token is above every earlier one, and derives from the entry's index: the
+   * index itself under format 1, else index × 2^k + position, below the next index's first token.
    */
   private static long checkTokens(
-      RandomWorkload.Step s, ApplyResult r, long lastToken, boolean formatTwo) {
+      RandomWorkload.Step s, ApplyResult r, long lastToken, int format) {
     for (LeaseEvent e : r.events()) {
       if (e.type() != LeaseEvent.Type.ACQUIRED) {
         continue;
@@ -154,8 +154,10 @@ class BatchDeterminismTest {
       long token = e.lease().getToken();
       assertTrue(
           token > lastToken, "token " + token + " at index " + s.index() + " after " + lastToken);
-      assertEquals(
-          s.index(), formatTwo ? token >> 8 : token, "the token derives from the entry's index");
+      assertTrue(
+          token >= LogFormat.token(format, s.index(), 0)
+              && token < LogFormat.token(format, s.index() + 1, 0),
+          "the token " + token + " derives from the entry's index " + s.index());
       lastToken = token;
     }
     return lastToken;

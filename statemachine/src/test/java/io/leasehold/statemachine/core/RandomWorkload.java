@@ -30,7 +30,9 @@ import java.util.TreeMap;
  * kept alive (mostly live ids, some gone), closed or expired by the leader (mostly at the revision
  * it last saw), an Acquire naming a session (now and then another holder's, or one that is gone),
  * and a Transfer (mostly with the current token, now and then into the new holder's session); those
- * drawn before the format rises apply as invalid no-ops.
+ * drawn before the format rises apply as invalid no-ops. About one in 25 is an AcquireMany (log
+ * format 5, raised a while after format 4) of a few names, some held, some repeated, now and then
+ * all or nothing, with a session or a request id.
  */
 public final class RandomWorkload {
   /** One log entry to apply. */
@@ -81,6 +83,13 @@ public final class RandomWorkload {
   private boolean formatRaised;
 
   /**
+   * Its own stream, so that adding AcquireMany left the other commands of every seed as they were.
+   */
+  private final Random manyRnd;
+
+  private boolean manyRaised;
+
+  /**
    * Offered transfers: name to (offer revision, holder offered to), as the results reported them.
    */
   private final TreeMap<String, Long> offers = new TreeMap<>();
@@ -112,6 +121,7 @@ public final class RandomWorkload {
     // Its own stream, so that adding request ids left every seed's workload otherwise as it was.
     this.idRnd = new Random(~seed);
     this.sessionRnd = new Random(seed * 31 + 7);
+    this.manyRnd = new Random(seed * 17 + 3);
   }
 
   /** The highest index handed out so far. */
@@ -197,6 +207,15 @@ public final class RandomWorkload {
       return LogCommand.newBuilder()
           .setSetLogFormat(
               io.leasehold.proto.v1.SetLogFormat.newBuilder().setFormat(LogFormat.SESSIONS));
+    }
+    if (formatRaised && !manyRaised && manyRnd.nextInt(15) == 0) {
+      manyRaised = true;
+      return LogCommand.newBuilder()
+          .setSetLogFormat(
+              io.leasehold.proto.v1.SetLogFormat.newBuilder().setFormat(LogFormat.MANY));
+    }
+    if (manyRnd.nextInt(25) == 0) {
+      return acquireMany();
     }
     if (!offers.isEmpty() && sessionRnd.nextInt(100) < 25) {
       return offerCommand();
@@ -403,6 +422,44 @@ public final class RandomWorkload {
 
   /** Acquires sent with a request id, oldest first. */
   private final List<AcquireRequest> sentWithIds = new ArrayList<>();
+
+  /**
+   * An AcquireMany of a few names by one holder: mostly distinct (a repeated name makes it invalid
+   * everywhere), now and then all or nothing, in a session, or with a request id seen before.
+   */
+  private LogCommand.Builder acquireMany() {
+    io.leasehold.proto.v1.AcquireManyRequest.Builder m =
+        io.leasehold.proto.v1.AcquireManyRequest.newBuilder()
+            .setHolder(HOLDERS[manyRnd.nextInt(HOLDERS.length)]);
+    int n = 1 + manyRnd.nextInt(4);
+    java.util.Set<String> names = new java.util.LinkedHashSet<>();
+    for (int i = 0; i < n; i++) {
+      names.add(NAMES[manyRnd.nextInt(NAMES.length)]);
+    }
+    for (String name : names) {
+      io.leasehold.proto.v1.AcquireManyItem.Builder item =
+          io.leasehold.proto.v1.AcquireManyItem.newBuilder().setName(name);
+      if (manyRnd.nextBoolean()) {
+        item.setAttributes(ATTRIBUTES[manyRnd.nextInt(ATTRIBUTES.length)]);
+      }
+      m.addItems(item);
+    }
+    if (manyRnd.nextInt(10) == 0) {
+      m.addItems(m.getItems(0)); // a repeated name: invalid
+    }
+    m.setAllOrNothing(manyRnd.nextInt(3) == 0);
+    int r = manyRnd.nextInt(10);
+    if (r == 0 && !sessionHolders.isEmpty()) {
+      var session = sessionHolders.firstEntry();
+      m.setHolder(session.getValue()).setSession(session.getKey());
+    } else if (r < 7) {
+      m.setTtl(Duration.newBuilder().setSeconds(2 + manyRnd.nextInt(30)));
+    }
+    if (manyRnd.nextInt(5) == 0) {
+      m.setRequestId("many-" + manyRnd.nextInt(4));
+    }
+    return LogCommand.newBuilder().setAcquireMany(m);
+  }
 
   private AcquireRequest.Builder acquire() {
     String name = name();

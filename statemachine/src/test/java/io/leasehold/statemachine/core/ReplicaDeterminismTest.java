@@ -56,6 +56,8 @@ class ReplicaDeterminismTest {
     final Map<Outcome, Integer> outcomes = new EnumMap<>(Outcome.class);
     final Map<LogReply.ReplyCase, Integer> replies = new EnumMap<>(LogReply.ReplyCase.class);
     int renewItems;
+    int manyItems;
+    int manyGranted;
     int releases;
     int expired;
     int expireSkipped;
@@ -158,6 +160,10 @@ class ReplicaDeterminismTest {
               + tally.replies
               + " renewItems="
               + tally.renewItems
+              + " manyItems="
+              + tally.manyItems
+              + " manyGranted="
+              + tally.manyGranted
               + " releases="
               + tally.releases
               + " expired="
@@ -252,6 +258,8 @@ class ReplicaDeterminismTest {
                   >= 1,
           summary);
       assertTrue(tally.offered >= 3 && tally.accepted + tally.withdrawn >= 1, summary);
+      // AcquireMany under format 5: names granted by position, and refused.
+      assertTrue(tally.manyGranted >= 10 && tally.manyItems >= 3 * tally.manyGranted / 2, summary);
     } finally {
       stores.forEach(KvStore::close);
     }
@@ -280,6 +288,28 @@ class ReplicaDeterminismTest {
           assertEquals(grantToken, a.getLease().getToken());
           assertTrue(a.getLease().getToken() > lastGrant);
           return a.getLease().getToken();
+        }
+      }
+      case ACQUIRE_MANY -> {
+        var results = reply.getAcquireMany().getResultsList();
+        java.util.Set<String> acquired = new java.util.HashSet<>();
+        r.events().stream()
+            .filter(e -> e.type() == LeaseEvent.Type.ACQUIRED)
+            .forEach(e -> acquired.add(e.name()));
+        for (int i = 0; i < results.size(); i++) {
+          var item = results.get(i);
+          tally.count(item.getOutcome());
+          tally.manyItems++;
+          if (item.hasRejection()) {
+            tally.rejections.merge(item.getRejection().getReason(), 1, Integer::sum);
+          }
+          if (acquired.contains(item.getName())) {
+            // Fencing: each new grant's token comes from its position, above every earlier grant.
+            assertEquals(LogFormat.token(format, s.index(), i), item.getLease().getToken());
+            assertTrue(item.getLease().getToken() > lastGrant);
+            lastGrant = item.getLease().getToken();
+            tally.manyGranted++;
+          }
         }
       }
       case RENEW -> {
