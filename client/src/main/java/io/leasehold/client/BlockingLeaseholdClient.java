@@ -3,6 +3,7 @@ package io.leasehold.client;
 import io.leasehold.client.internal.Futures;
 import io.leasehold.client.internal.LeaseRunner;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -66,6 +67,28 @@ public final class BlockingLeaseholdClient {
    */
   public AcquireResult tryAcquire(String name, LeaseOptions options) {
     return Futures.join(client.tryAcquire(name, options));
+  }
+
+  /**
+   * {@link LeaseholdClient#acquireAll}, waiting for the answer.
+   *
+   * @param names distinct lease names, {@code namespace/rest}
+   * @param options TTL and attributes of every lease
+   * @return each name's outcome
+   */
+  public AcquireAllResult acquireAll(Collection<String> names, LeaseOptions options) {
+    return Futures.join(client.acquireAll(names, options));
+  }
+
+  /**
+   * {@link LeaseholdClient#acquireAllOrNothing}, waiting for the answer.
+   *
+   * @param names at most 1,000 distinct lease names, {@code namespace/rest}
+   * @param options TTL and attributes of every lease
+   * @return each name's outcome
+   */
+  public AcquireAllResult acquireAllOrNothing(Collection<String> names, LeaseOptions options) {
+    return Futures.join(client.acquireAllOrNothing(names, options));
   }
 
   /**

@@ -8,6 +8,7 @@ import io.leasehold.client.internal.LeaseRunner;
 import io.leasehold.client.internal.MemberStatuses;
 import io.leasehold.client.internal.RegistryReads;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -170,6 +171,41 @@ public final class LeaseholdClient implements AutoCloseable {
    */
   public CompletableFuture<AcquireResult> tryAcquire(String name) {
     return tryAcquire(name, LeaseOptions.defaults());
+  }
+
+  /**
+   * One attempt at each of {@code names}, in as few replicated entries as the cluster allows: an
+   * AcquireMany of up to 1,000 names is one entry, and more names are several, sent together. Each
+   * name is granted or refused on its own (another holder, policy, quota), each grant with its own
+   * token; a name this client already holds through another lease is refused with a conflict,
+   * without a call. Granted leases are renewed by the client, as {@link #tryAcquire}'s are.
+   *
+   * <p>Fails with {@link InvalidRequestException} for a name the cluster refuses, and with the
+   * failure of a call the client could not complete; the leases already granted are then released.
+   *
+   * @param names distinct lease names, {@code namespace/rest}
+   * @param options TTL and attributes of every lease (the wait bound is ignored: it never waits)
+   * @return completes with each name's outcome
+   * @throws IllegalArgumentException if {@code names} is empty or has a name twice
+   */
+  public CompletableFuture<AcquireAllResult> acquireAll(
+      Collection<String> names, LeaseOptions options) {
+    return core.acquireAll(names, options, false);
+  }
+
+  /**
+   * As {@link #acquireAll}, all or nothing: every name is granted in one replicated entry, or none
+   * is — the refused names say why, and the others are {@link AcquireAllResult#skipped() skipped}.
+   *
+   * @param names at most 1,000 distinct lease names, {@code namespace/rest}
+   * @param options TTL and attributes of every lease (the wait bound is ignored: it never waits)
+   * @return completes with each name's outcome
+   * @throws IllegalArgumentException if {@code names} is empty, has a name twice, or has more than
+   *     1,000 names
+   */
+  public CompletableFuture<AcquireAllResult> acquireAllOrNothing(
+      Collection<String> names, LeaseOptions options) {
+    return core.acquireAll(names, options, true);
   }
 
   /**

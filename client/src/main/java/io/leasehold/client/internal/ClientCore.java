@@ -1,7 +1,10 @@
 package io.leasehold.client.internal;
 
+import io.leasehold.client.AcquireAllResult;
 import io.leasehold.client.AcquireResult;
 import io.leasehold.client.ClientClosedException;
+import io.leasehold.client.Granted;
+import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.RegisterOptions;
 import io.leasehold.client.Registration;
@@ -13,8 +16,12 @@ import io.leasehold.client.WatchOptions;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.ReleaseRequest;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -23,6 +30,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.Executor;
@@ -238,49 +246,171 @@ public final class ClientCore implements AutoCloseable {
 
   // ---- leases ----
 
+  /** The most names one AcquireMany may carry (the cluster's limit). */
+  static final int MAX_ACQUIRE_MANY = 1_000;
+
   /** Queues an acquisition of {@code name} behind this client's others of the same name. */
   public CompletableFuture<AcquireResult> acquire(
       String name, LeaseOptions options, boolean tryOnly) {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(options, "options");
     ensureOpen("acquire " + name);
-    AcquireRequest.Builder request =
-        AcquireRequest.newBuilder()
-            .setName(name)
-            .setHolder(settings.holder())
-            .setAttributes(Protos.attributes(options.attributes()));
-    options.ttl().ifPresent(ttl -> request.setTtl(Protos.duration(ttl)));
     // Each try of the waiter is a new call with its own id; the retries of one call share it.
     // A waiter asks the node to queue it (first come, first served) while the name is held; the
     // call's deadlines grow by that wait.
     Waiter w =
         new Waiter(
             tryOnly ? Waiter.Mode.TRY : Waiter.Mode.WAIT,
-            wait ->
-                inSession(
-                    options.ttl().isEmpty(),
-                    id -> {
-                      AcquireRequest.Builder r =
-                          request.clone().setRequestId(requestIds.next()).setSession(id.orElse(0));
-                      if (!wait.isZero()) {
-                        r.setWait(Protos.duration(wait));
-                      }
-                      long waitNanos = wait.toNanos();
-                      return calls
-                          .send(
-                              Calls.Target.WRITE,
-                              LeasesGrpc.getAcquireMethod(),
-                              r.build(),
-                              "Acquire " + name,
-                              System.nanoTime() + settings.requestTimeout().toNanos() + waitNanos,
-                              settings.attemptTimeout().toNanos() + waitNanos,
-                              Integer.MAX_VALUE)
-                          .thenApply(
-                              sent -> new Calls.Sent<>(Grant.of(sent.value()), sent.sentNanos()));
-                    }),
+            wait -> acquireAttempt(name, options, wait),
             tryOnly ? Optional.empty() : options.waitUpTo());
     slots.enqueue(name, w);
     return w.result;
+  }
+
+  /**
+   * One Acquire of {@code name}, in the client's session unless the options give a TTL, asking its
+   * node to wait up to {@code wait} for the name while another holder has it.
+   */
+  CompletableFuture<Calls.Sent<Grant>> acquireAttempt(
+      String name, LeaseOptions options, Duration wait) {
+    AcquireRequest.Builder request =
+        AcquireRequest.newBuilder()
+            .setName(name)
+            .setHolder(settings.holder())
+            .setAttributes(Protos.attributes(options.attributes()));
+    options.ttl().ifPresent(ttl -> request.setTtl(Protos.duration(ttl)));
+    return inSession(
+        options.ttl().isEmpty(),
+        id -> {
+          AcquireRequest.Builder r =
+              request.clone().setRequestId(requestIds.next()).setSession(id.orElse(0));
+          if (!wait.isZero()) {
+            r.setWait(Protos.duration(wait));
+          }
+          long waitNanos = wait.toNanos();
+          return calls
+              .send(
+                  Calls.Target.WRITE,
+                  LeasesGrpc.getAcquireMethod(),
+                  r.build(),
+                  "Acquire " + name,
+                  System.nanoTime() + settings.requestTimeout().toNanos() + waitNanos,
+                  settings.attemptTimeout().toNanos() + waitNanos,
+                  Integer.MAX_VALUE)
+              .thenApply(sent -> new Calls.Sent<>(Grant.of(sent.value()), sent.sentNanos()));
+        });
+  }
+
+  /**
+   * One attempt at each of {@code names}, in AcquireMany calls of at most {@link #MAX_ACQUIRE_MANY}
+   * names sent together; each name through its own slot, as a try. Completes once every name has
+   * its outcome; if a call fails, the leases already granted are released and the failure is the
+   * result.
+   */
+  public CompletableFuture<AcquireAllResult> acquireAll(
+      Collection<String> names, LeaseOptions options, boolean allOrNothing) {
+    Objects.requireNonNull(names, "names");
+    Objects.requireNonNull(options, "options");
+    List<String> ordered = new ArrayList<>(names.size());
+    Set<String> seen = new HashSet<>();
+    for (String name : names) {
+      Objects.requireNonNull(name, "a name in names");
+      if (!seen.add(name)) {
+        throw new IllegalArgumentException("names: " + name + " is given twice");
+      }
+      ordered.add(name);
+    }
+    if (ordered.isEmpty()) {
+      throw new IllegalArgumentException("names: must contain at least one name");
+    }
+    if (allOrNothing && ordered.size() > MAX_ACQUIRE_MANY) {
+      throw new IllegalArgumentException(
+          "names: all or nothing covers at most "
+              + MAX_ACQUIRE_MANY
+              + " names (one replicated entry), got "
+              + ordered.size());
+    }
+    ensureOpen("acquireAll of " + ordered.size() + " names");
+    List<CompletableFuture<AcquireResult>> results = new ArrayList<>(ordered.size());
+    for (int from = 0; from < ordered.size(); from += MAX_ACQUIRE_MANY) {
+      List<String> chunk = ordered.subList(from, Math.min(ordered.size(), from + MAX_ACQUIRE_MANY));
+      AcquireBatch batch = new AcquireBatch(this, chunk, options, allOrNothing);
+      for (String name : chunk) {
+        Waiter w = new Waiter(Waiter.Mode.TRY, () -> batch.attempt(name), Optional.empty());
+        w.result.whenComplete((r, e) -> batch.settled(name));
+        results.add(w.result);
+        slots.enqueue(name, w);
+      }
+    }
+    return collectAll(ordered, results);
+  }
+
+  /**
+   * The outcome of every name, handed to the caller on the callback executor; a failure of any name
+   * (its call failed) releases the leases granted to the others and is the result. A caller that
+   * stopped waiting (cancelled) has every granted lease released.
+   */
+  private CompletableFuture<AcquireAllResult> collectAll(
+      List<String> names, List<CompletableFuture<AcquireResult>> results) {
+    CompletableFuture<AcquireAllResult> out = new CompletableFuture<>();
+    CompletableFuture.allOf(
+            results.stream().map(f -> f.handle((r, e) -> null)).toArray(CompletableFuture[]::new))
+        .whenComplete(
+            (ignored, never) -> {
+              Map<String, Lease> granted = new LinkedHashMap<>();
+              Map<String, AcquireResult> refused = new LinkedHashMap<>();
+              List<String> skipped = new ArrayList<>();
+              Throwable failure = null;
+              for (int i = 0; i < names.size(); i++) {
+                CompletableFuture<AcquireResult> f = results.get(i);
+                try {
+                  AcquireResult r = f.join();
+                  if (r instanceof Granted g) {
+                    granted.put(names.get(i), g.lease());
+                  } else {
+                    refused.put(names.get(i), r);
+                  }
+                } catch (CompletionException | CancellationException e) {
+                  Throwable cause = Futures.unwrap(e);
+                  if (cause instanceof SkippedAcquisition) {
+                    skipped.add(names.get(i));
+                  } else if (failure == null) {
+                    failure = cause;
+                  }
+                }
+              }
+              Throwable failed = failure;
+              Runnable hand =
+                  () -> {
+                    boolean delivered =
+                        failed != null
+                            ? out.completeExceptionally(failed)
+                            : out.complete(new AcquireAllResult(granted, refused, skipped));
+                    if (failed != null || !delivered) {
+                      granted.values().forEach(ClientCore::releaseQuietly);
+                    }
+                  };
+              try {
+                callbacks.execute(hand);
+              } catch (RejectedExecutionException shutDown) {
+                hand.run();
+              }
+            });
+    out.whenComplete(
+        (v, e) -> {
+          if (out.isCancelled()) {
+            results.forEach(f -> f.cancel(true));
+          }
+        });
+    return out;
+  }
+
+  private static void releaseQuietly(Lease lease) {
+    try {
+      lease.release();
+    } catch (IllegalStateException alreadyReleased) {
+      // nothing to give back
+    }
   }
 
   /**

@@ -3,6 +3,8 @@ package io.leasehold.client.internal;
 import io.leasehold.client.Conflict;
 import io.leasehold.client.LeaseAttributes;
 import io.leasehold.client.Rejection;
+import io.leasehold.proto.v1.AcquireManyResponse;
+import io.leasehold.proto.v1.AcquireManyResult;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RegisterResponse;
@@ -46,6 +48,38 @@ record Grant(
         r.hasConflict() ? Optional.of(Protos.conflict(r.getConflict())) : Optional.empty(),
         r.hasRejection() ? Optional.of(Protos.rejection(r.getRejection())) : Optional.empty(),
         r.getLease().getSession());
+  }
+
+  /** One name's answer in an AcquireMany reply. */
+  static Grant of(AcquireManyResult x, AcquireManyResponse r) {
+    return new Grant(
+        x.getOutcome(),
+        r.getRevision(),
+        x.getLease().getToken(),
+        x.getLease().getHolder(),
+        Protos.duration(x.getLease().getTtl()),
+        r.hasHeartbeatInterval()
+            ? Optional.of(Protos.duration(r.getHeartbeatInterval()))
+            : Optional.empty(),
+        Protos.attributes(x.getLease().getAttributes()),
+        x.hasConflict() ? Optional.of(Protos.conflict(x.getConflict())) : Optional.empty(),
+        x.hasRejection() ? Optional.of(Protos.rejection(x.getRejection())) : Optional.empty(),
+        x.getLease().getSession());
+  }
+
+  /** A name of an all-or-nothing batch that was not sent, since another name was refused. */
+  static Grant skipped() {
+    return new Grant(
+        Outcome.SKIPPED,
+        0,
+        0,
+        "",
+        Duration.ZERO,
+        Optional.empty(),
+        LeaseAttributes.NONE,
+        Optional.empty(),
+        Optional.empty(),
+        0);
   }
 
   /**

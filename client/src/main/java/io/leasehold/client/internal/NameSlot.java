@@ -197,6 +197,7 @@ final class NameSlot implements LeaseHandle.Owner {
             case GRANTED -> granted(w, g, sent.sentNanos());
             case CONFLICT -> conflicted(w, g);
             case REJECTED -> rejected(w, g);
+            case SKIPPED -> finish(w, new SkippedAcquisition(name));
             default ->
                 finish(w, new LeaseholdException(name + ": unexpected outcome " + g.outcome()));
           }

@@ -1,0 +1,161 @@
+package io.leasehold.client;
+
+import static io.leasehold.client.Fixtures.ttl;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.server.TestCluster;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Many names in one call: AcquireMany through the SDK, each name its own lease. */
+class AcquireAllTest {
+  @TempDir static Path dir;
+  static TestCluster cluster;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = Fixtures.threeNodes(dir);
+  }
+
+  @AfterAll
+  static void stop() {
+    cluster.close();
+  }
+
+  private static List<String> names(String prefix, int n) {
+    return IntStream.range(0, n).mapToObj(i -> prefix + i).toList();
+  }
+
+  @Test
+  void thousandsOfNamesAreAFewCallsAndEachALeaseOfItsOwn() throws Exception {
+    CallCounter calls = new CallCounter();
+    try (LeaseholdClient client = Fixtures.client(cluster, b -> b.interceptor(calls))) {
+      List<String> names = names("mailbox/box-", 2_500);
+      AcquireAllResult r = client.blocking().acquireAll(names, LeaseOptions.defaults());
+
+      assertTrue(r.allGranted(), () -> r.refused().toString());
+      assertEquals(names, List.copyOf(r.granted().keySet()), "in the order asked for");
+      assertEquals(3, calls.count("AcquireMany"), "1,000 names a call");
+      assertEquals(0, calls.count("Acquire"));
+      Set<Long> tokens = new HashSet<>();
+      for (Lease lease : r.granted().values()) {
+        assertEquals(LeaseState.HELD, lease.state());
+        assertEquals(client.holder(), lease.holder());
+        assertTrue(tokens.add(lease.token()), "every lease has a token of its own");
+      }
+
+      // Each is an ordinary lease: released alone, the name is free for another client.
+      r.lease("mailbox/box-7").orElseThrow().release();
+      try (LeaseholdClient other = Fixtures.client(cluster)) {
+        assertTrue(other.blocking().tryAcquire("mailbox/box-7", ttl(20)).isGranted());
+        assertInstanceOf(
+            Conflict.class, other.blocking().tryAcquire("mailbox/box-8", ttl(20)), "still held");
+      }
+    }
+  }
+
+  @Test
+  void eachNameIsGrantedOrRefusedOnItsOwn() throws Exception {
+    try (LeaseholdClient a = Fixtures.client(cluster);
+        LeaseholdClient b = Fixtures.client(cluster)) {
+      Lease othersLease = b.blocking().acquire("part/1", ttl(20));
+      Lease ownLease = a.blocking().acquire("part/2", ttl(20));
+
+      AcquireAllResult r =
+          a.blocking()
+              .acquireAll(
+                  List.of("part/0", "part/1", "part/2", "part/3"),
+                  ttl(20).withAddress("10.0.0.1:80"));
+
+      assertEquals(List.of("part/0", "part/3"), List.copyOf(r.granted().keySet()));
+      assertEquals("10.0.0.1:80", r.granted().get("part/0").attributes().address().orElseThrow());
+      Conflict other = assertInstanceOf(Conflict.class, r.refused().get("part/1"));
+      assertEquals(b.holder(), other.holder());
+      assertEquals(othersLease.token(), other.token());
+      Conflict own = assertInstanceOf(Conflict.class, r.refused().get("part/2"));
+      assertEquals(ownLease.token(), own.token(), "a name this client holds is its own lease");
+      assertTrue(r.skipped().isEmpty());
+    }
+  }
+
+  @Test
+  void allOrNothingGrantsNoneWhenOneIsRefused() throws Exception {
+    try (LeaseholdClient a = Fixtures.client(cluster);
+        LeaseholdClient b = Fixtures.client(cluster)) {
+      b.blocking().acquire("shard/1", ttl(20));
+      AcquireAllResult refused =
+          a.blocking().acquireAllOrNothing(List.of("shard/0", "shard/1", "shard/2"), ttl(20));
+      assertTrue(refused.granted().isEmpty());
+      assertInstanceOf(Conflict.class, refused.refused().get("shard/1"));
+      assertEquals(List.of("shard/0", "shard/2"), refused.skipped());
+      assertTrue(b.blocking().tryAcquire("shard/0", ttl(20)).isGranted(), "shard/0 stayed free");
+
+      // A name this client holds already: nothing is sent, the rest are skipped.
+      a.blocking().acquire("shard/3", ttl(20));
+      AcquireAllResult own =
+          a.blocking().acquireAllOrNothing(List.of("shard/3", "shard/4"), ttl(20));
+      assertEquals(List.of("shard/4"), own.skipped());
+      assertInstanceOf(Conflict.class, own.refused().get("shard/3"));
+
+      AcquireAllResult all =
+          a.blocking().acquireAllOrNothing(List.of("shard/4", "shard/5"), LeaseOptions.defaults());
+      assertTrue(all.allGranted());
+      assertEquals(2, all.granted().size());
+    }
+  }
+
+  @Test
+  void badInputIsRefusedBeforeAnyCall() throws Exception {
+    try (LeaseholdClient a = Fixtures.client(cluster)) {
+      IllegalArgumentException twice =
+          assertThrows(
+              IllegalArgumentException.class,
+              () -> a.acquireAll(List.of("x/a", "x/b", "x/a"), LeaseOptions.defaults()));
+      assertTrue(twice.getMessage().contains("x/a is given twice"), twice.getMessage());
+      IllegalArgumentException tooMany =
+          assertThrows(
+              IllegalArgumentException.class,
+              () -> a.acquireAllOrNothing(names("x/", 1_001), LeaseOptions.defaults()));
+      assertTrue(tooMany.getMessage().contains("at most 1000"), tooMany.getMessage());
+      InvalidRequestException invalid =
+          assertThrows(
+              InvalidRequestException.class,
+              () -> a.blocking().acquireAll(List.of("x/ok", "no-slash"), LeaseOptions.defaults()));
+      assertTrue(invalid.getMessage().contains("items[1].name"), invalid.getMessage());
+    }
+  }
+
+  @Test
+  void leasesOfAnAcquireAllAreRenewedLikeAnyOther() throws Exception {
+    try (LeaseholdClient a = Fixtures.client(cluster)) {
+      AcquireAllResult r =
+          a.blocking()
+              .acquireAll(
+                  names("renewed/", 20), LeaseOptions.defaults().withTtl(Duration.ofSeconds(3)));
+      assertTrue(r.allGranted());
+      Lease first = r.granted().values().iterator().next();
+      // Renewed at least twice each (a TTL of 3 s, renewed every second or so), still held.
+      for (String name : r.granted().keySet()) {
+        Fixtures.await(
+            name + " renewed twice",
+            Duration.ofSeconds(30),
+            () -> a.get(name).join().map(info -> info.renewCount() >= 2).orElse(false));
+      }
+      for (Lease lease : r.granted().values()) {
+        assertEquals(LeaseState.HELD, lease.state(), lease.name());
+      }
+      assertTrue(first.isValid());
+    }
+  }
+}
