@@ -19,6 +19,7 @@ public interface Checker {
         new WatchChecker(),
         new RegistryChecker(),
         new TransferChecker(),
+        new AllOrNothingChecker(),
         new ElectionChecker(),
         new PartitionChecker("partitions/"),
         new LivenessChecker());

@@ -22,6 +22,7 @@ import io.leasehold.jepsen.nemesis.PauseNemesis;
 import io.leasehold.jepsen.nemesis.PeerDelayNemesis;
 import io.leasehold.jepsen.nemesis.Schedule;
 import io.leasehold.jepsen.nemesis.Timeline;
+import io.leasehold.jepsen.workload.BulkLockWorkload;
 import io.leasehold.jepsen.workload.DeadlineRenewalWorkload;
 import io.leasehold.jepsen.workload.ElectionWorkload;
 import io.leasehold.jepsen.workload.FencedLockWorkload;
@@ -238,6 +239,7 @@ public final class JepsenRun {
         List.of(
             new LockOpsWorkload(3, config.lockNames()),
             new FencedLockWorkload(4, 2),
+            new BulkLockWorkload(3, 8),
             new RegistryWorkload(2, 2),
             new PolicyWorkload(),
             new DeadlineRenewalWorkload(4),

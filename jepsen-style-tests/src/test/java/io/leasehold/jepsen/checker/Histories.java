@@ -49,6 +49,18 @@ final class Histories {
     return this;
   }
 
+  /** An all-or-nothing acquisition of {@code names} answered {@code value}: ALL, NONE or SOME. */
+  Histories allOrNothing(String holder, String names, String value, long from, long to) {
+    done(
+        invoke(0, AllOrNothingChecker.F, names, holder, OptionalLong.empty(), from),
+        Op.Type.OK,
+        holder,
+        OptionalLong.empty(),
+        value,
+        to);
+    return this;
+  }
+
   Histories conflict(
       String holder, String name, String seenHolder, long seenToken, long from, long to) {
     done(
