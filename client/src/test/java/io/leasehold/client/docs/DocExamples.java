@@ -3,6 +3,7 @@
 // DocExamplesTest compares them with the documents' Java blocks.
 package io.leasehold.client.docs;
 
+import io.leasehold.client.AcquireAllResult;
 import io.leasehold.client.AcquireResult;
 import io.leasehold.client.Conflict;
 import io.leasehold.client.ConnectionFailedException;
@@ -19,6 +20,7 @@ import io.leasehold.client.RoutingTable;
 import io.leasehold.client.ServiceFilter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 
@@ -153,6 +155,15 @@ ResolvedService payments = client.blocking().resolve("payments",
 payments.zone();         // Optional[eu-west-1a], or Optional[*] when that zone had none
 payments.instances();    // the SERVING instances of version 2.3 there
   }
+
+  // docs/client.md, "Leases and their validity": many names in one call.
+  static void claimMailboxes(LeaseholdClient client, List<String> mailboxes, Logger log) {
+    AcquireAllResult claimed = client.acquireAll(mailboxes, LeaseOptions.defaults()).join();
+    claimed.granted().forEach((name, lease) -> serve(name, lease));
+    claimed.refused().forEach((name, why) -> log.info("{} not taken: {}", name, why));
+  }
+
+  private static void serve(String name, Lease lease) {}
 
   private static void forward(Request request, String address, long token) {}
 
