@@ -20,6 +20,7 @@ import io.leasehold.server.api.LeasesService;
 import io.leasehold.server.api.RegistryService;
 import io.leasehold.server.api.RequestLimits;
 import io.leasehold.server.api.RoutingService;
+import io.leasehold.server.api.ServiceWaits;
 import io.leasehold.server.api.StrictProtobuf;
 import io.leasehold.server.auth.NodeAuth;
 import io.leasehold.server.health.NodeHealth;
@@ -84,6 +85,7 @@ final class ApiServer {
       Consensus consensus,
       WatchHub hub,
       AcquireWaits acquireWaits,
+      ServiceWaits serviceWaits,
       NodeAuth auth,
       RequestLimits requestLimits,
       NodeHealth health,
@@ -120,7 +122,8 @@ final class ApiServer {
                     new LeasesService(consensus, hub, acquireWaits, leaderHint)
                         .serviceDefinition()))
             .addService(guarded(new RoutingService(consensus, leaderHint).bindService()))
-            .addService(guarded(new RegistryService(consensus, leaderHint).bindService()))
+            .addService(
+                guarded(new RegistryService(consensus, leaderHint, serviceWaits).bindService()))
             .addService(guarded(cluster.bindService()))
             .addService(
                 guarded(new AdminService(consensus, leaderHint, wallClockMicros).bindService()))

@@ -9,6 +9,7 @@ import io.leasehold.server.api.ClusterService;
 import io.leasehold.server.api.LeasesService;
 import io.leasehold.server.api.RequestLimits;
 import io.leasehold.server.api.RoutingService;
+import io.leasehold.server.api.ServiceWaits;
 import io.leasehold.server.auth.NodeAuth;
 import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.server.health.NodeHealth;
@@ -63,6 +64,7 @@ public final class LeaseholdNode implements AutoCloseable {
   private final LeaseStateMachine stateMachine;
   private final RaftConsensus consensus;
   private final AcquireWaits acquireWaits;
+  private final ServiceWaits serviceWaits = new ServiceWaits();
   private final LogFormatUpgrade logFormatUpgrade;
   private final NodeAuth auth;
   private final NodeHealth health;
@@ -115,7 +117,10 @@ public final class LeaseholdNode implements AutoCloseable {
             diagnostics.replicationTrace(),
             diagnostics.ticker(),
             watchHub,
-            acquireWaits::onApplied,
+            result -> {
+              acquireWaits.onApplied(result);
+              serviceWaits.onApplied(result);
+            },
             metrics,
             lifecycle);
     this.stateMachine =
@@ -171,6 +176,7 @@ public final class LeaseholdNode implements AutoCloseable {
             consensus,
             watchHub,
             acquireWaits,
+            serviceWaits,
             auth,
             requestLimits,
             health,
@@ -181,6 +187,11 @@ public final class LeaseholdNode implements AutoCloseable {
 
   private CompletableFuture<LogReply> propose(LogCommand command) {
     return consensus.propose(command);
+  }
+
+  /** Blocking Resolve calls this node holds, waiting for a service's version to rise. */
+  public int waitingResolves() {
+    return serviceWaits.waiting();
   }
 
   /** Acquire calls queued on this node, waiting for a held name (as the metric reports them). */
@@ -450,6 +461,7 @@ public final class LeaseholdNode implements AutoCloseable {
     logFormatUpgrade.close();
     watchHub.close();
     acquireWaits.close();
+    serviceWaits.close();
     api.shutdownNow();
     diagnostics.ticker().close();
     consensus.closeClient();

@@ -1,6 +1,8 @@
 package io.leasehold.server.api;
 
 import com.google.protobuf.FieldMask;
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.AcquireResponse;
@@ -20,18 +22,28 @@ import io.leasehold.proto.v1.ReleaseRequest;
 import io.leasehold.proto.v1.ReleaseResponse;
 import io.leasehold.proto.v1.ResolveRequest;
 import io.leasehold.proto.v1.ResolveResponse;
+import io.leasehold.proto.v1.ServiceQuery;
 import io.leasehold.proto.v1.SetStatusRequest;
 import io.leasehold.proto.v1.SetStatusResponse;
 import io.leasehold.proto.v1.UpdateRequest;
 import io.leasehold.proto.v1.UpdateResponse;
 import io.leasehold.server.auth.Caller;
 import io.leasehold.server.raft.Consensus;
+import io.leasehold.server.rpc.GrpcErrors;
 import io.leasehold.server.rpc.RegistryNames;
+import io.leasehold.statemachine.core.InvalidArgumentException;
 import io.leasehold.statemachine.core.Limits;
+import io.leasehold.statemachine.core.LogFormat;
+import io.leasehold.statemachine.core.Times;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -43,10 +55,21 @@ import java.util.function.Supplier;
 public final class RegistryService extends RegistryGrpc.RegistryImplBase {
   private static final FieldMask STATUS_ONLY = FieldMask.newBuilder().addPaths("status").build();
 
-  private final ReplicatedCalls calls;
+  /** How long a blocking Resolve waits when it does not say: Consul's default. */
+  static final Duration DEFAULT_WAIT = Duration.ofMinutes(5);
 
-  public RegistryService(Consensus consensus, Supplier<Optional<String>> leaderHint) {
+  /** The longest a blocking Resolve may wait. */
+  static final Duration MAX_WAIT = Duration.ofMinutes(10);
+
+  private final ReplicatedCalls calls;
+  private final Consensus consensus;
+  private final ServiceWaits waits;
+
+  public RegistryService(
+      Consensus consensus, Supplier<Optional<String>> leaderHint, ServiceWaits waits) {
     this.calls = new ReplicatedCalls(consensus, leaderHint);
+    this.consensus = consensus;
+    this.waits = waits;
   }
 
   @Override
@@ -119,19 +142,134 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
   @Override
   public void resolve(ResolveRequest request, StreamObserver<ResolveResponse> response) {
     String prefix = RegistryNames.servicePrefix(request.getService());
+    if (consensus.logFormat() < LogFormat.MANY) {
+      // A cluster some member of which predates service versions: the instances alone.
+      if (request.getWaitForVersion() != 0
+          && !calls.formatInForce(LogFormat.MANY, "a blocking Resolve", response)) {
+        return;
+      }
+      calls.read(
+          () -> RegistryValidation.resolve(request),
+          () ->
+              ReadQuery.newBuilder()
+                  .setList(
+                      ListRequest.newBuilder()
+                          .setPrefix(prefix)
+                          .setLimit(Limits.MAX_LIST_LIMIT)
+                          .setStale(request.getStale()))
+                  .build(),
+          request.getStale(),
+          reply -> resolved(request, prefix, reply.getList(), 0),
+          response);
+      return;
+    }
+    if (request.getWaitForVersion() == 0) {
+      read(request, prefix, () -> RegistryValidation.resolve(request), response);
+      return;
+    }
+    try {
+      RegistryValidation.resolve(request);
+    } catch (InvalidArgumentException e) {
+      response.onError(GrpcErrors.invalid(e));
+      return;
+    }
+    long waitNanos =
+        (request.hasWait() ? Times.micros(request.getWait()) * 1_000 : DEFAULT_WAIT.toNanos());
+    blocking(request, prefix, waitNanos, response);
+  }
+
+  private void read(
+      ResolveRequest request,
+      String prefix,
+      Runnable validate,
+      StreamObserver<ResolveResponse> response) {
     calls.read(
-        () -> RegistryValidation.resolve(request),
+        validate,
         () ->
             ReadQuery.newBuilder()
-                .setList(
-                    ListRequest.newBuilder()
-                        .setPrefix(prefix)
-                        .setLimit(Limits.MAX_LIST_LIMIT)
-                        .setStale(request.getStale()))
+                .setService(ServiceQuery.newBuilder().setService(request.getService()))
                 .build(),
         request.getStale(),
-        reply -> resolved(request, prefix, reply.getList()),
+        reply ->
+            resolved(
+                request, prefix, reply.getService().getList(), reply.getService().getVersion()),
         response);
+  }
+
+  /**
+   * A blocking Resolve: answers the first read whose version is above the one asked for, reading
+   * again on each change to the service this node applies, or the read made when the wait is over.
+   */
+  private void blocking(
+      ResolveRequest request, String prefix, long waitNanos, StreamObserver<ResolveResponse> call) {
+    BooleanSupplier gone =
+        call instanceof ServerCallStreamObserver<ResolveResponse> server
+            ? server::isCancelled
+            : () -> false;
+    AtomicBoolean answered = new AtomicBoolean();
+    AtomicReference<ServiceWaits.Waiter> waiter = new AtomicReference<>();
+    Function<Boolean, StreamObserver<ResolveResponse>> answer =
+        last ->
+            new StreamObserver<>() {
+              @Override
+              public void onNext(ResolveResponse r) {
+                if ((last || r.getVersion() > request.getWaitForVersion())
+                    && answered.compareAndSet(false, true)) {
+                  cancel(waiter);
+                  if (!gone.getAsBoolean()) {
+                    call.onNext(r);
+                    call.onCompleted();
+                  }
+                }
+              }
+
+              @Override
+              public void onError(Throwable t) {
+                if (answered.compareAndSet(false, true)) {
+                  cancel(waiter);
+                  if (!gone.getAsBoolean()) {
+                    call.onError(t);
+                  }
+                }
+              }
+
+              @Override
+              public void onCompleted() {}
+            };
+    ServiceWaits.Waiter w =
+        waits.await(
+            request.getService(),
+            request.getWaitForVersion(),
+            waitNanos,
+            () -> {
+              if (!answered.get()) {
+                read(request, prefix, () -> {}, answer.apply(false));
+              }
+            },
+            () -> read(request, prefix, () -> {}, answer.apply(true)));
+    if (w == null) {
+      call.onError(
+          Status.RESOURCE_EXHAUSTED
+              .withDescription(
+                  "wait_for_version: this node holds "
+                      + ServiceWaits.MAX_WAITERS
+                      + " blocking Resolve calls already; retry later or use Watch")
+              .asRuntimeException());
+      return;
+    }
+    waiter.set(w);
+    if (call instanceof ServerCallStreamObserver<ResolveResponse> server) {
+      server.setOnCancelHandler(() -> cancel(waiter));
+    }
+    // Registered first, then read: a change in between wakes the waiter and reads again.
+    read(request, prefix, () -> {}, answer.apply(false));
+  }
+
+  private static void cancel(AtomicReference<ServiceWaits.Waiter> waiter) {
+    ServiceWaits.Waiter w = waiter.get();
+    if (w != null) {
+      w.cancel();
+    }
   }
 
   private static RegisterResponse registered(RegisterRequest request, AcquireResponse acquired) {
@@ -179,8 +317,9 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
    * preferred zone that has any.
    */
   private static ResolveResponse resolved(
-      ResolveRequest request, String prefix, ListResponse listed) {
-    ResolveResponse.Builder b = ResolveResponse.newBuilder().setRevision(listed.getRevision());
+      ResolveRequest request, String prefix, ListResponse listed, long version) {
+    ResolveResponse.Builder b =
+        ResolveResponse.newBuilder().setRevision(listed.getRevision()).setVersion(version);
     List<Lease> matching = new ArrayList<>();
     for (Lease lease : listed.getLeasesList()) {
       String instance = lease.getName().substring(prefix.length());

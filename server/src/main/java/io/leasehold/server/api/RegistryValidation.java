@@ -97,6 +97,23 @@ public final class RegistryValidation {
     choices("statuses", r.getStatusesList(), Limits.MAX_STATUS_BYTES);
     // The registration's metadata rules, with errors naming "metadata".
     attributes(Attributes.newBuilder().putAllMetadata(r.getMetadataMap()).build());
+    if (r.getWaitForVersion() < 0) {
+      throw new InvalidArgumentException(
+          "wait_for_version", "must be 0 (no wait) or a version, got " + r.getWaitForVersion());
+    }
+    if (r.hasWait()) {
+      if (r.getWaitForVersion() == 0) {
+        throw new InvalidArgumentException(
+            "wait", "only with wait_for_version: a Resolve without it answers at once");
+      }
+      Validation.positiveDuration("wait", r.getWait());
+      if (r.getWait().getSeconds() > RegistryService.MAX_WAIT.toSeconds()
+          || (r.getWait().getSeconds() == RegistryService.MAX_WAIT.toSeconds()
+              && r.getWait().getNanos() > 0)) {
+        throw new InvalidArgumentException(
+            "wait", "must be at most " + RegistryService.MAX_WAIT.toMinutes() + " minutes");
+      }
+    }
   }
 
   /**

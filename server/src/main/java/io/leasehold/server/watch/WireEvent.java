@@ -50,7 +50,8 @@ final class WireEvent {
             .setRevision(e.getRevision())
             .setName(e.getName())
             .setReason(e.getReason())
-            .setMessage(e.getMessage());
+            .setMessage(e.getMessage())
+            .setServiceVersion(e.getServiceVersion());
     if (e.hasLease()) {
       Lease l = e.getLease();
       Lease.Builder lb = Lease.newBuilder().setHolder(l.getHolder()).setToken(l.getToken());

@@ -188,6 +188,82 @@ class RegistryServiceTest {
   }
 
   @Test
+  void resolveCarriesTheVersionAndABlockingResolveAnswersOnTheNextChange() throws Exception {
+    RegisterResponse r1 = registry.register(register("versioned", "i-1", "10.0.0.1:80", LONG_TTL));
+    ResolveResponse first = registryB.resolve(resolve("versioned"));
+    assertEquals(r1.getRevision(), first.getVersion(), "the revision of the last change");
+    leases.renew(
+        io.leasehold.proto.v1.RenewRequest.newBuilder()
+            .addItems(
+                io.leasehold.proto.v1.RenewItem.newBuilder()
+                    .setName("service/versioned/i-1")
+                    .setToken(r1.getInstance().getToken()))
+            .build());
+    assertEquals(
+        first.getVersion(),
+        registryB.resolve(resolve("versioned")).getVersion(),
+        "a renewal changes no version");
+
+    // Wait for anything newer than the version read: the call is held until the next change.
+    var waiting =
+        RegistryGrpc.newFutureStub(cluster.channel(b))
+            .withDeadlineAfter(60, java.util.concurrent.TimeUnit.SECONDS)
+            .resolve(
+                resolve("versioned").toBuilder()
+                    .setWaitForVersion(first.getVersion())
+                    .setWait(seconds(50))
+                    .build());
+    await(
+        "the blocking Resolve is held on " + b,
+        Duration.ofSeconds(30),
+        () -> cluster.node(b).waitingResolves() == 1);
+    assertFalse(waiting.isDone());
+    RegisterResponse r2 = registry.register(register("versioned", "i-2", "10.0.0.2:80", LONG_TTL));
+    ResolveResponse changed = waiting.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    assertEquals(r2.getRevision(), changed.getVersion());
+    assertEquals(List.of("i-1", "i-2"), names(changed));
+    await(
+        "the answered call is no longer held",
+        Duration.ofSeconds(10),
+        () -> cluster.node(b).waitingResolves() == 0);
+
+    // Already newer: at once. Nothing newer within the wait: the state as it is then.
+    assertEquals(
+        r2.getRevision(),
+        registryB
+            .resolve(resolve("versioned").toBuilder().setWaitForVersion(r1.getRevision()).build())
+            .getVersion());
+    ResolveResponse unchanged =
+        registryB.resolve(
+            resolve("versioned").toBuilder()
+                .setWaitForVersion(r2.getRevision())
+                .setWait(seconds(1))
+                .build());
+    assertEquals(r2.getRevision(), unchanged.getVersion());
+    assertEquals(List.of("i-1", "i-2"), names(unchanged));
+  }
+
+  @Test
+  void aBlockingResolveIsRefusedBadInputByField() {
+    for (var bad :
+        List.of(
+            Map.entry(resolve("v").toBuilder().setWait(seconds(5)).build(), "wait"),
+            Map.entry(
+                resolve("v").toBuilder().setWaitForVersion(1).setWait(seconds(601)).build(),
+                "wait"),
+            Map.entry(
+                resolve("v").toBuilder().setWaitForVersion(-1).build(), "wait_for_version"))) {
+      io.grpc.StatusRuntimeException e =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              io.grpc.StatusRuntimeException.class, () -> registry.resolve(bad.getKey()));
+      assertEquals(io.grpc.Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+      assertTrue(
+          e.getStatus().getDescription().startsWith(bad.getValue() + ":"),
+          e.getStatus().getDescription());
+    }
+  }
+
+  @Test
   void secondRegistrationOfSameInstanceByAnotherHolderConflicts() {
     Instance first =
         registered(

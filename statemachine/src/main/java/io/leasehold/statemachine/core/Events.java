@@ -34,6 +34,9 @@ public final class Events {
     if (!e.message().isEmpty()) {
       b.setMessage(e.message());
     }
+    if (ServiceVersions.changes(e.type()) && ServiceVersions.serviceOf(e.name()) != null) {
+      b.setServiceVersion(e.revision());
+    }
     return b.build();
   }
 

@@ -36,9 +36,11 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
@@ -260,6 +262,7 @@ public final class LeaseCore {
         now,
         logFormat >= LogFormat.AUTH ? command.getCaller() : "",
         logFormat >= LogFormat.SESSIONS,
+        logFormat >= LogFormat.MANY,
         state,
         sequence);
   }
@@ -418,6 +421,19 @@ public final class LeaseCore {
                         HolderKeys.key(lease.getHolder(), name),
                         HolderKeys.EMPTY)));
       }
+      if (logFormat < LogFormat.MANY && asked >= LogFormat.MANY) {
+        // From here on every change to a service's instances sets its version; the services live
+        // now start at this entry's index.
+        Set<String> services = new HashSet<>();
+        state.leases.forEach(
+            (name, lease) -> {
+              String service = ServiceVersions.serviceOf(name);
+              if (service != null) {
+                services.add(service);
+              }
+            });
+        ServiceVersions.put(services, tx.index, tx.extra);
+      }
       tx.afterCommit(() -> logFormat = asked);
     }
     return SetLogFormatResponse.newBuilder()
@@ -438,6 +454,10 @@ public final class LeaseCore {
     return switch (query.getQueryCase()) {
       case GET -> ReadReply.newBuilder().setGet(get(query.getGet(), nowMicros)).build();
       case LIST -> ReadReply.newBuilder().setList(list(query.getList(), nowMicros)).build();
+      case SERVICE ->
+          ReadReply.newBuilder()
+              .setService(reads.service(query.getService().getService(), nowMicros))
+              .build();
       case GET_POLICY ->
           ReadReply.newBuilder().setGetPolicy(adminReads.getPolicy(query.getGetPolicy())).build();
       case LIST_POLICIES ->

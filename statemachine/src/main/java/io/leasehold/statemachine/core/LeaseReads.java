@@ -11,6 +11,7 @@ import io.leasehold.proto.v1.ListRequest;
 import io.leasehold.proto.v1.ListResponse;
 import io.leasehold.proto.v1.ListSessionsRequest;
 import io.leasehold.proto.v1.ListSessionsResponse;
+import io.leasehold.proto.v1.ServiceReply;
 import io.leasehold.proto.v1.StoredLockDelay;
 import io.leasehold.proto.v1.StoredOffer;
 import io.leasehold.proto.v1.StoredSession;
@@ -95,6 +96,43 @@ final class LeaseReads {
                 return true;
               });
           return b.build();
+        });
+  }
+
+  /**
+   * The leases under {@code service/<service>/} (the first {@link Limits#MAX_LIST_LIMIT}) and the
+   * service's version ({@link ServiceVersions}), from one view.
+   */
+  ServiceReply service(String service, long nowMicros) {
+    if (service.isEmpty() || service.indexOf('/') >= 0) {
+      throw new InvalidArgumentException("service", "must be a non-empty name without '/'");
+    }
+    String prefix = "service/" + service + "/";
+    return store.read(
+        view -> {
+          ListResponse.Builder b = ListResponse.newBuilder().setRevision(view.applied().index());
+          view.scan(
+              Space.LEASES,
+              LeaseCore.utf8(prefix),
+              new byte[0],
+              (key, value) -> {
+                if (b.getLeasesCount() == Limits.MAX_LIST_LIMIT) {
+                  b.setMore(true);
+                  return false;
+                }
+                b.addLeases(
+                    view(
+                        view,
+                        new String(key, StandardCharsets.UTF_8),
+                        LeaseCore.parse(value),
+                        nowMicros));
+                return true;
+              });
+          long version =
+              view.get(Space.SERVICE_VERSIONS, LeaseCore.utf8(service))
+                  .map(ServiceVersions::decode)
+                  .orElse(0L);
+          return ServiceReply.newBuilder().setList(b).setVersion(version).build();
         });
   }
 

@@ -13,11 +13,13 @@ import io.leasehold.statemachine.store.Change;
 import io.leasehold.statemachine.store.Space;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The writes and events of one entry, with read-your-writes for commands that touch a name twice.
@@ -41,6 +43,9 @@ final class Tx {
 
   /** Log format 4 on: the store's holder index follows every change of a lease's holder. */
   final boolean indexHolders;
+
+  /** Log format 5 on: each service's version follows every change to its instances. */
+  private final boolean versionServices;
 
   private final CoreState state;
   final Map<String, Optional<LeaseRecord>> writes = new LinkedHashMap<>();
@@ -100,6 +105,7 @@ final class Tx {
       long now,
       String caller,
       boolean indexHolders,
+      boolean versionServices,
       CoreState state,
       int firstSequence) {
     this.index = index;
@@ -107,6 +113,7 @@ final class Tx {
     this.now = now;
     this.caller = caller;
     this.indexHolders = indexHolders;
+    this.versionServices = versionServices;
     this.state = state;
     this.firstSequence = firstSequence;
   }
@@ -338,6 +345,18 @@ final class Tx {
             changes.add(Change.delete(Space.LEASES, LeaseCore.utf8(name)));
           }
         });
+    if (versionServices) {
+      Set<String> services = new HashSet<>(0);
+      for (LeaseEvent e : events) {
+        if (ServiceVersions.changes(e.type())) {
+          String service = ServiceVersions.serviceOf(e.name());
+          if (service != null) {
+            services.add(service);
+          }
+        }
+      }
+      ServiceVersions.put(services, index, changes);
+    }
     int kept = 0;
     for (LeaseEvent e : events) {
       if (Events.kept(e)) {

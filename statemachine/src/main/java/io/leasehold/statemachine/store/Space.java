@@ -58,7 +58,13 @@ public enum Space {
    * Lease name (UTF-8) to {@code StoredOffer}: transfers offered and not yet accepted (log format 4
    * on).
    */
-  OFFERS(15, "offers");
+  OFFERS(15, "offers"),
+  /**
+   * Service (UTF-8) to the revision (i64 big-endian) of the last change to its instances, the
+   * leases named service/&lt;service&gt;/&lt;instance&gt;: its version. Written from log format 5
+   * on; the entry that raises the format to 5 gives every service live then its own index.
+   */
+  SERVICE_VERSIONS(16, "service_versions");
 
   private final int id;
   private final String columnFamily;
