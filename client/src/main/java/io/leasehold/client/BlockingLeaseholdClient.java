@@ -362,6 +362,20 @@ public final class BlockingLeaseholdClient {
   }
 
   /**
+   * {@link LeaseholdClient#resolveChange}, waiting for the answer.
+   *
+   * @param service the service's name
+   * @param filter which instances
+   * @param afterVersion the version already seen (0: answer at once)
+   * @param waitUpTo the longest the node holds the call, at most 10 minutes
+   * @return the instances, the zone that chose them, the revision and the version
+   */
+  public ResolvedService resolveChange(
+      String service, ServiceFilter filter, long afterVersion, Duration waitUpTo) {
+    return Futures.join(client.resolveChange(service, filter, afterVersion, waitUpTo));
+  }
+
+  /**
    * {@link LeaseholdClient#routingTable(String)}, waiting for the answer.
    *
    * @param prefix names starting with this ({@code ""}: every name)

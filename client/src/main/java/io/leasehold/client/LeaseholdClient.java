@@ -499,6 +499,24 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
+   * A blocking resolve, as Consul's blocking queries: completes once the service's version rises
+   * above {@code afterVersion} (a registration, an ending, an update of one of its instances), with
+   * the instances {@code filter} selects then; or after {@code waitUpTo} with them as they are —
+   * the same version when nothing changed. For clients that cannot hold a watch stream: loop,
+   * passing each answer's {@link ResolvedService#version()} to the next call.
+   *
+   * @param service the service's name
+   * @param filter which instances, see {@link ServiceFilter}
+   * @param afterVersion the version already seen (0: answer at once)
+   * @param waitUpTo the longest the node holds the call, at most 10 minutes
+   * @return completes with the instances, the zone that chose them, the revision and the version
+   */
+  public CompletableFuture<ResolvedService> resolveChange(
+      String service, ServiceFilter filter, long afterVersion, Duration waitUpTo) {
+    return registry.resolve(service, filter, afterVersion, waitUpTo);
+  }
+
+  /**
    * The route of {@code name} (a linearizable read, for one-off lookups; a proxy keeps a {@link
    * #routingTable} instead): empty unless a live lease with an address holds it.
    *

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -182,6 +183,40 @@ class RegistryTest {
               InvalidRequestException.class,
               () -> b.blocking().register("bill/ing", "i-1", "10.0.0.1:80", Map.of()));
       assertTrue(bad.getMessage().startsWith("service: must not contain '/'"), bad.getMessage());
+    }
+  }
+
+  @Test
+  void resolveChangeAnswersWhenTheServicesInstancesChange() throws Exception {
+    try (LeaseholdClient client = Fixtures.client(cluster)) {
+      Registration first = client.blocking().register("catalog", "c-1", "10.0.2.1:80", Map.of());
+      ResolvedService now = client.blocking().resolve("catalog", ServiceFilter.serving());
+      assertTrue(now.version() > 0);
+
+      // A client without a stream: ask for anything newer than the version it serves.
+      CompletableFuture<ResolvedService> next =
+          client.resolveChange(
+              "catalog", ServiceFilter.serving(), now.version(), Duration.ofSeconds(50));
+      Fixtures.await(
+          "the blocking Resolve is held by a node",
+          Duration.ofSeconds(30),
+          () -> cluster.running().stream().mapToInt(n -> n.waitingResolves()).sum() == 1);
+      client.blocking().register("catalog", "c-2", "10.0.2.2:80", Map.of());
+      ResolvedService changed = next.get(30, TimeUnit.SECONDS);
+      assertTrue(changed.version() > now.version());
+      assertEquals(
+          List.of("c-1", "c-2"),
+          changed.instances().stream().map(ServiceInstance::instance).toList());
+
+      first.setStatus(Registration.DRAINING).get();
+      ResolvedService drained =
+          client
+              .blocking()
+              .resolveChange(
+                  "catalog", ServiceFilter.serving(), changed.version(), Duration.ofSeconds(50));
+      assertEquals(
+          List.of("c-2"), drained.instances().stream().map(ServiceInstance::instance).toList());
+      assertTrue(drained.version() > changed.version());
     }
   }
 

@@ -12,6 +12,7 @@ import io.leasehold.proto.v1.RegistryGrpc;
 import io.leasehold.proto.v1.ResolveRequest;
 import io.leasehold.proto.v1.RoutingGrpc;
 import io.leasehold.proto.v1.SetStatusRequest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -41,26 +42,50 @@ public final class RegistryReads {
   }
 
   public CompletableFuture<ResolvedService> resolve(String service, ServiceFilter filter) {
+    return resolve(service, filter, 0, Duration.ZERO);
+  }
+
+  /**
+   * A Resolve; with {@code afterVersion} above 0, a blocking one that the node answers once the
+   * service's version rises above it, or after {@code wait} (the call's deadlines grow by it).
+   */
+  public CompletableFuture<ResolvedService> resolve(
+      String service, ServiceFilter filter, long afterVersion, Duration wait) {
     Objects.requireNonNull(service, "service");
     Objects.requireNonNull(filter, "filter");
+    Objects.requireNonNull(wait, "wait");
     core.ensureOpen("resolve " + service);
-    ResolveRequest request =
+    ResolveRequest.Builder request =
         ResolveRequest.newBuilder()
             .setService(service)
             .addAllZones(filter.zones())
             .putAllMetadata(filter.metadata())
             .addAllStatuses(filter.statuses())
-            .setAnyStatus(filter.isAnyStatus())
-            .build();
+            .setAnyStatus(filter.isAnyStatus());
+    long waitNanos = 0;
+    if (afterVersion > 0) {
+      request.setWaitForVersion(afterVersion).setWait(Protos.duration(wait));
+      waitNanos = wait.toNanos();
+    }
     return core.onCallbacks(
         core.calls()
-            .call(Calls.Target.READ, RegistryGrpc.getResolveMethod(), request, "Resolve " + service)
+            .send(
+                Calls.Target.READ,
+                RegistryGrpc.getResolveMethod(),
+                request.build(),
+                "Resolve " + service,
+                System.nanoTime() + core.settings().requestTimeout().toNanos() + waitNanos,
+                core.settings().attemptTimeout().toNanos() + waitNanos,
+                Integer.MAX_VALUE)
             .thenApply(
-                r ->
-                    new ResolvedService(
-                        r.getInstancesList().stream().map(Protos::instance).toList(),
-                        r.getZone().isEmpty() ? Optional.empty() : Optional.of(r.getZone()),
-                        r.getRevision())));
+                sent -> {
+                  var r = sent.value();
+                  return new ResolvedService(
+                      r.getInstancesList().stream().map(Protos::instance).toList(),
+                      r.getZone().isEmpty() ? Optional.empty() : Optional.of(r.getZone()),
+                      r.getRevision(),
+                      r.getVersion());
+                }));
   }
 
   public CompletableFuture<Optional<Route>> lookup(String name) {
