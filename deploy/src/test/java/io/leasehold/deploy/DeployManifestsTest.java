@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.leasehold.testkit.LeaseholdContainer;
+import io.leasehold.testkit.LeaseholdContainerCluster;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -61,6 +63,36 @@ class DeployManifestsTest {
       // The HEALTHCHECK follows LEASEHOLD_METRICS_PORT: the metrics port is not moved with the
       // option.
       assertFalse(command.contains("--metrics-port"), service + ": " + command);
+    }
+  }
+
+  @Test
+  void theTestKitsContainerClusterRunsTheComposeFilesNodesWithItsElectionTimeouts() {
+    Map<String, Map<String, Object>> base = m.composeServices("docker/compose.yaml");
+    LeaseholdContainerCluster cluster =
+        LeaseholdContainer.cluster(LeaseholdContainer.DEFAULT_IMAGE_NAME, 3).withTls();
+    try {
+      assertEquals(
+          List.copyOf(base.keySet()), cluster.nodeIds(), "n1 to n3, as compose names them");
+      for (LeaseholdContainer node : cluster.nodes()) {
+        String id = node.nodeId();
+        List<String> command = List.of(node.getCommandParts());
+        List<String> plain = new ArrayList<>(strings(at(base, id, "command")));
+        plain.addAll(
+            List.of("--election-timeout-min", "1000ms", "--election-timeout-max", "1900ms"));
+        assertEquals(
+            plain,
+            Manifests.withoutTls(command),
+            id + ": compose's command and the kit's timeouts");
+        assertMutualTls("LeaseholdContainer " + id, command, "/certs", id);
+        assertEquals(
+            at(base, id, "environment", "LEASEHOLD_PEERS"),
+            node.getEnvMap().get("LEASEHOLD_PEERS"),
+            id + ": the same peers, known by the same names");
+        assertTrue(node.getNetworkAliases().contains(id), id + ": " + node.getNetworkAliases());
+      }
+    } finally {
+      cluster.stop();
     }
   }
 

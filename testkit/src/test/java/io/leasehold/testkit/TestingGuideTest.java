@@ -13,25 +13,31 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The example test of docs/testing.md is the one the build runs ({@code example.NightlyJobTest}):
- * every Java block of the guide's test kit section appears in it, whitespace aside.
+ * The example tests of docs/testing.md are tests the build compiles and runs ({@code
+ * example.NightlyJobTest}, in-JVM nodes; {@code example.NightlyJobContainerTest}, the containers):
+ * each Java block of the guide appears in one of them, whitespace aside, in that order.
  */
 class TestingGuideTest {
   private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
   private static final Path GUIDE =
       Path.of("").toAbsolutePath().getParent().resolve("docs/testing.md");
-  private static final Path EXAMPLE =
-      Path.of("src/test/java/io/leasehold/testkit/example/NightlyJobTest.java");
+  private static final List<Path> EXAMPLES =
+      List.of(
+          Path.of("src/test/java/io/leasehold/testkit/example/NightlyJobTest.java"),
+          Path.of("src/test/java/io/leasehold/testkit/example/NightlyJobContainerTest.java"));
 
   @Test
-  void theGuidesExampleIsTheTestTheBuildRuns() throws IOException {
-    String example = normalized(Files.readString(EXAMPLE));
+  void theGuidesExamplesAreTheTestsTheBuildRuns() throws IOException {
     List<String> blocks = javaBlocks(Files.readString(GUIDE));
-    assertEquals(1, blocks.size(), "docs/testing.md has one Java example");
-    for (String block : blocks) {
+    assertEquals(EXAMPLES.size(), blocks.size(), "docs/testing.md has a Java example per test");
+    for (int i = 0; i < blocks.size(); i++) {
+      String example = normalized(Files.readString(EXAMPLES.get(i)));
       assertTrue(
-          example.contains(normalized(block)),
-          "docs/testing.md: this example differs from NightlyJobTest.java:\n" + block);
+          example.contains(normalized(blocks.get(i))),
+          "docs/testing.md: this example differs from "
+              + EXAMPLES.get(i).getFileName()
+              + ":\n"
+              + blocks.get(i));
     }
   }
 
