@@ -2,15 +2,20 @@
 # A proxy's start, side by side with etcd: from one call to holding N leases. Fresh three-node
 # clusters of each on this machine (Leasehold from deploy/local-cluster.sh with its defaults, etcd
 # with its own), then BurstAcquire: each round claims fresh names through the SDK's acquireAll,
-# through N concurrent tryAcquire calls (up to 500 names), and through etcd transactions under one
-# lease, alternating which goes first; after each Leasehold burst it holds the leases two TTLs and
-# counts any that were lost. The first round is the cold one (fresh processes, nothing compiled).
+# through AcquireMany calls of 1,000 names on the generated gRPC stubs spread over the nodes (raw:
+# the cluster's share, no SDK), through N concurrent tryAcquire calls (up to 500 names), and through
+# etcd transactions under one lease, alternating which goes first; after each Leasehold burst it
+# holds the leases two TTLs and counts any that were lost. The first round is the cold one (fresh
+# processes, nothing compiled).
 #
-#   benchmarks/burst.sh [--rounds N] [--sizes LIST] [--ttl D] [--out DIR]
+#   benchmarks/burst.sh [--rounds N] [--sizes LIST] [--ttl D] [--shape session|ttl] [--out DIR]
 #
 #   --rounds N     rounds (default 5)
 #   --sizes LIST   names per burst, comma-separated (default 500,10000)
-#   --ttl D        each lease's TTL (default 2s, the shortest a namespace allows by default)
+#   --ttl D        the leases' TTL (default 2s, the shortest a namespace allows by default)
+#   --shape S      session (default): the leases live with the client's session, whose TTL is
+#                  --ttl, one keep-alive for all, the shape of etcd's one lease; ttl: a TTL each,
+#                  renewed in Renew batches
 #   --out DIR      where the clusters, logs and results.jsonl go (default ./burst-results)
 #
 # Installs Debian's etcd-server when `etcd` is missing (needs root). Builds the distribution and
@@ -23,12 +28,14 @@ root="$(cd "$here/.." && pwd)"
 rounds=5
 sizes=500,10000
 ttl=2s
+shape=session
 out="./burst-results"
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
     --sizes) sizes="$2"; shift 2 ;;
     --ttl) ttl="$2"; shift 2 ;;
+    --shape) shape="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&2; exit 2 ;;
     *) echo "burst: unknown option $1" >&2; exit 2 ;;
@@ -82,7 +89,7 @@ LEASEHOLD_JAR="$jar" "$root/deploy/local-cluster.sh" up --dir "$lh_dir" --base-p
 
 results="$out/results.jsonl"
 "$java_bin" -cp "$bjar" io.leasehold.benchmarks.BurstAcquire --endpoints "$lh_endpoints" \
-  --etcd-endpoints "$etcd_endpoints" --sizes "$sizes" --rounds "$rounds" --ttl "$ttl" \
+  --etcd-endpoints "$etcd_endpoints" --sizes "$sizes" --rounds "$rounds" --ttl "$ttl" --shape "$shape" \
   > "$results" 2> "$out/burst.log" || { log "a lease was lost or a run failed; see $out/burst.log"; status=1; }
 
 python3 - "$results" <<'PY'

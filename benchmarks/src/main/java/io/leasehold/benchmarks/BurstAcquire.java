@@ -17,6 +17,12 @@ import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.LeaseState;
 import io.leasehold.client.LeaseholdClient;
+import io.leasehold.proto.v1.AcquireManyItem;
+import io.leasehold.proto.v1.AcquireManyRequest;
+import io.leasehold.proto.v1.AcquireManyResponse;
+import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.ReleaseRequest;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -92,6 +98,15 @@ public final class BurstAcquire implements Callable<Integer> {
   Duration ttl;
 
   @Option(
+      names = "--shape",
+      defaultValue = "session",
+      description =
+          "session: every lease lives with the client's session, whose TTL is --ttl (one"
+              + " keep-alive for all, as etcd's one lease); ttl: every lease has a TTL of its own,"
+              + " renewed in Renew batches (default: ${DEFAULT-VALUE}).")
+  String shape;
+
+  @Option(
       names = "--one-by-one-max",
       defaultValue = "500",
       description =
@@ -108,7 +123,12 @@ public final class BurstAcquire implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     try (LeaseholdClient client =
-            LeaseholdClient.builder().endpoints(endpoints).holder("burst").build();
+            LeaseholdClient.builder()
+                .endpoints(endpoints)
+                .holder("burst")
+                .sessions(session())
+                .sessionTtl(ttl)
+                .build();
         Client etcd =
             etcdEndpoints == null
                 ? null
@@ -118,7 +138,7 @@ public final class BurstAcquire implements Callable<Integer> {
                     .build()) {
       for (int round = 1; round <= rounds; round++) {
         for (int n : sizes) {
-          List<String> order = new ArrayList<>(List.of("acquireAll"));
+          List<String> order = new ArrayList<>(List.of("acquireAll", "raw"));
           if (n <= oneByOneMax) {
             order.add("tryAcquire");
           }
@@ -138,6 +158,7 @@ public final class BurstAcquire implements Callable<Integer> {
                 switch (way) {
                   case "acquireAll" -> acquireAll(client, names);
                   case "tryAcquire" -> oneByOne(client, names);
+                  case "raw" -> raw(names);
                   default -> etcdTxns(etcd, names);
                 };
             Map<String, Object> row = new LinkedHashMap<>();
@@ -155,10 +176,22 @@ public final class BurstAcquire implements Callable<Integer> {
     return lost == 0 ? 0 : 1;
   }
 
+  private boolean session() {
+    if (!shape.equals("session") && !shape.equals("ttl")) {
+      throw new CommandLine.ParameterException(
+          new CommandLine(this), "--shape: session or ttl, got " + shape);
+    }
+    return shape.equals("session");
+  }
+
+  /** Each lease's options: the session's TTL, or one of its own. */
+  private LeaseOptions options() {
+    return session() ? LeaseOptions.defaults() : LeaseOptions.defaults().withTtl(ttl);
+  }
+
   private double acquireAll(LeaseholdClient client, List<String> names) throws Exception {
     long start = System.nanoTime();
-    AcquireAllResult r =
-        client.acquireAll(names, LeaseOptions.defaults().withTtl(ttl)).get(60, TimeUnit.SECONDS);
+    AcquireAllResult r = client.acquireAll(names, options()).get(60, TimeUnit.SECONDS);
     double ms = (System.nanoTime() - start) / 1e6;
     if (!r.allGranted()) {
       throw new IllegalStateException("not every name was granted: " + r.refused().size());
@@ -171,7 +204,7 @@ public final class BurstAcquire implements Callable<Integer> {
     long start = System.nanoTime();
     List<CompletableFuture<AcquireResult>> calls = new ArrayList<>(names.size());
     for (String name : names) {
-      calls.add(client.tryAcquire(name, LeaseOptions.defaults().withTtl(ttl)));
+      calls.add(client.tryAcquire(name, options()));
     }
     List<Lease> leases = new ArrayList<>(names.size());
     for (CompletableFuture<AcquireResult> c : calls) {
@@ -202,6 +235,101 @@ public final class BurstAcquire implements Callable<Integer> {
     List<CompletableFuture<Void>> released = new ArrayList<>(leases.size());
     leases.forEach(l -> released.add(l.release()));
     CompletableFuture.allOf(released.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+  }
+
+  /**
+   * The cluster's share: AcquireMany calls of 1,000 names through the generated gRPC stubs, spread
+   * over the nodes and sent together, timed to the last reply; then released the same way.
+   */
+  private double raw(List<String> names) throws Exception {
+    List<io.grpc.ManagedChannel> channels = new ArrayList<>();
+    for (String e : endpoints) {
+      channels.add(io.grpc.ManagedChannelBuilder.forTarget(e).usePlaintext().build());
+    }
+    try {
+      long start = System.nanoTime();
+      long session = 0;
+      if (session()) {
+        session =
+            LeasesGrpc.newBlockingStub(channels.get(0))
+                .withDeadlineAfter(60, TimeUnit.SECONDS)
+                .createSession(
+                    io.leasehold.proto.v1.CreateSessionRequest.newBuilder()
+                        .setHolder("burst-raw")
+                        .setTtl(
+                            com.google.protobuf.Duration.newBuilder().setSeconds(ttl.toSeconds()))
+                        .build())
+                .getSession()
+                .getId();
+      }
+      List<com.google.common.util.concurrent.ListenableFuture<AcquireManyResponse>> calls =
+          new ArrayList<>();
+      for (int from = 0, i = 0; from < names.size(); from += 1000, i++) {
+        AcquireManyRequest.Builder r = AcquireManyRequest.newBuilder().setHolder("burst-raw");
+        if (session != 0) {
+          r.setSession(session);
+        } else {
+          r.setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(ttl.toSeconds()));
+        }
+        for (String name : names.subList(from, Math.min(names.size(), from + 1000))) {
+          r.addItems(AcquireManyItem.newBuilder().setName(name));
+        }
+        calls.add(
+            LeasesGrpc.newFutureStub(channels.get(i % channels.size()))
+                .withDeadlineAfter(60, TimeUnit.SECONDS)
+                .acquireMany(r.build()));
+      }
+      List<AcquireManyResponse> replies = new ArrayList<>();
+      for (var c : calls) {
+        replies.add(c.get(60, TimeUnit.SECONDS));
+      }
+      double ms = (System.nanoTime() - start) / 1e6;
+      for (AcquireManyResponse reply : replies) {
+        for (var x : reply.getResultsList()) {
+          if (x.getOutcome() != Outcome.GRANTED) {
+            throw new IllegalStateException("raw: not granted: " + x);
+          }
+        }
+      }
+      if (session != 0) {
+        // Closing the session ends every lease attached to it, in one entry.
+        LeasesGrpc.newBlockingStub(channels.get(0))
+            .withDeadlineAfter(60, TimeUnit.SECONDS)
+            .closeSession(
+                io.leasehold.proto.v1.CloseSessionRequest.newBuilder().setSession(session).build());
+      } else {
+        release(channels, replies);
+      }
+      return ms;
+    } finally {
+      channels.forEach(io.grpc.ManagedChannel::shutdownNow);
+    }
+  }
+
+  /** Releases every lease, a bounded number at a time, as the SDK does, not to flood the leader. */
+  private static void release(
+      List<io.grpc.ManagedChannel> channels, List<AcquireManyResponse> replies) throws Exception {
+    java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(128);
+    List<com.google.common.util.concurrent.ListenableFuture<?>> releases = new ArrayList<>();
+    int i = 0;
+    for (AcquireManyResponse reply : replies) {
+      for (var x : reply.getResultsList()) {
+        inFlight.acquire();
+        var release =
+            LeasesGrpc.newFutureStub(channels.get(i++ % channels.size()))
+                .withDeadlineAfter(60, TimeUnit.SECONDS)
+                .release(
+                    ReleaseRequest.newBuilder()
+                        .setName(x.getName())
+                        .setToken(x.getLease().getToken())
+                        .build());
+        release.addListener(inFlight::release, Runnable::run);
+        releases.add(release);
+      }
+    }
+    for (var r : releases) {
+      r.get(60, TimeUnit.SECONDS);
+    }
   }
 
   /** One etcd lease, then create-if-absent transactions of at most 128 keys, sent together. */
