@@ -193,6 +193,45 @@ class RegistryCommandsTest {
   }
 
   @Test
+  void resolvePrintsTheVersionAndWaitVersionWaitsForTheNextChange() throws Exception {
+    register("catalog", "c-1");
+    String table = run(cluster, "service", "resolve", "catalog").ok().out();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("version: (\\d+)").matcher(table);
+    assertTrue(m.find(), table);
+    long version = Long.parseLong(m.group(1));
+    assertTrue(version > 0, table);
+
+    Cli.Background waiting =
+        new Cli.Background(
+            Cli.at(
+                cluster,
+                "service",
+                "resolve",
+                "catalog",
+                "--wait-version",
+                Long.toString(version),
+                "--wait",
+                "50s",
+                "-o",
+                "json"));
+    TestCluster.await(
+        "the blocking resolve is held by a node",
+        seconds(30),
+        () -> cluster.running().stream().mapToInt(n -> n.waitingResolves()).sum() == 1);
+    register("catalog", "c-2");
+    assertEquals(0, waiting.awaitExit(seconds(30)), waiting.err());
+    com.google.gson.JsonObject answer =
+        com.google.gson.JsonParser.parseString(waiting.out()).getAsJsonObject();
+    assertTrue(answer.get("version").getAsLong() > version, waiting.out());
+    assertEquals(2, answer.getAsJsonArray("instances").size(), waiting.out());
+
+    run(cluster, "service", "resolve", "catalog", "--wait", "5s")
+        .failed(LeaseholdCommand.EXIT_USAGE, "--wait: only with --wait-version");
+    run(cluster, "service", "resolve", "catalog", "--wait-version", "1", "--wait", "11m")
+        .failed(LeaseholdCommand.EXIT_USAGE, "wait");
+  }
+
+  @Test
   void registerHoldKeepsTheInstanceUntilInterruptedThenDeregisters() throws Exception {
     Cli.Background hold =
         new Cli.Background(

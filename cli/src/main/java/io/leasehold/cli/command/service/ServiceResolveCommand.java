@@ -96,7 +96,8 @@ public final class ServiceResolveCommand extends ClientCommand {
     }
     if (waitUpTo != null && waitVersion == null) {
       throw new ParameterException(
-          spec.commandLine(), "--wait: only with --wait-version (without it, resolve answers at once)");
+          spec.commandLine(),
+          "--wait: only with --wait-version (without it, resolve answers at once)");
     }
     if (all && !statuses.isEmpty()) {
       throw new ParameterException(
