@@ -387,6 +387,17 @@ public final class BlockingLeaseholdClient {
   }
 
   /**
+   * {@link LeaseholdClient#routingTable(String, ServiceFilter)}, waiting until it is loaded.
+   *
+   * @param prefix names starting with this ({@code ""}: every name)
+   * @param filter which routes the table shows
+   * @return the routing table, loaded; close it when done
+   */
+  public RoutingTable routingTable(String prefix, ServiceFilter filter) {
+    return Futures.join(client.routingTable(prefix, filter));
+  }
+
+  /**
    * The whole routing table, kept in memory; close it when done.
    *
    * @return the routing table

@@ -570,6 +570,23 @@ public final class LeaseholdClient implements AutoCloseable {
   }
 
   /**
+   * The routes under {@code prefix} that {@code filter} lets pass ({@link
+   * ServiceFilter#matches(Route)}), kept in memory; completes once loaded. A route that stops
+   * passing (its status or metadata updated, e.g. DRAINING) leaves the table and its listeners hear
+   * it as a removal; one that starts passing arrives as an addition. The zones of the filter are a
+   * set here: routes in any of them. For a service's instances: {@code
+   * routingTable("service/payments/", ServiceFilter.serving().inZones("eu-west-1a"))}.
+   *
+   * @param prefix names starting with this ({@code ""}: every name)
+   * @param filter which routes the table shows
+   * @return completes with the routing table
+   */
+  public CompletableFuture<RoutingTable> routingTable(String prefix, ServiceFilter filter) {
+    Objects.requireNonNull(filter, "filter");
+    return core.routingTable(prefix, filter::matches);
+  }
+
+  /**
    * A semaphore of {@code permits} permits (see {@link io.leasehold.client.recipes.Semaphore}).
    *
    * @param name the semaphore's name, e.g. {@code semaphore/db-migrations}

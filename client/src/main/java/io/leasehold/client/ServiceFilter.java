@@ -145,6 +145,35 @@ public final class ServiceFilter {
     return anyStatus;
   }
 
+  /**
+   * Whether a route passes the filter, as {@link LeaseholdClient#routingTable(String,
+   * ServiceFilter)} keeps routes: its status (a route without one is not SERVING), every metadata
+   * pair, and its zone — in a table, the zones are a set: a route in any of them passes, and {@link
+   * #ANY_ZONE} lets every zone pass.
+   *
+   * @param route a route
+   * @return true if the route passes
+   */
+  public boolean matches(Route route) {
+    Objects.requireNonNull(route, "route");
+    String status = route.status().orElse("");
+    if (!statuses.isEmpty()
+        ? !statuses.contains(status)
+        : !anyStatus && !SERVING_STATUS.equals(status)) {
+      return false;
+    }
+    for (Map.Entry<String, String> want : metadata.entrySet()) {
+      if (!want.getValue().equals(route.metadata().get(want.getKey()))) {
+        return false;
+      }
+    }
+    return zones.isEmpty()
+        || zones.contains(ANY_ZONE)
+        || zones.contains(route.metadata().get(ZONE_KEY));
+  }
+
+  private static final String SERVING_STATUS = "SERVING";
+
   @Override
   public boolean equals(Object o) {
     return o instanceof ServiceFilter f

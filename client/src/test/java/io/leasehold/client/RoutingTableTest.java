@@ -89,6 +89,63 @@ class RoutingTableTest {
   }
 
   @Test
+  void aFilteredTableShowsThePassingRoutesAndHearsThemLeaveAndCome() throws Exception {
+    try (LeaseholdClient runner = Fixtures.client(cluster);
+        LeaseholdClient proxy = Fixtures.client(cluster)) {
+      Registration a1 =
+          runner.blocking().register("maps", "a-1", "10.0.3.1:80", Map.of("zone", "eu-a"));
+      runner.blocking().register("maps", "b-1", "10.0.3.2:80", Map.of("zone", "eu-b"));
+      runner
+          .blocking()
+          .register("maps", "a-old", "10.0.3.3:80", Map.of("zone", "eu-a", "version", "1"));
+      RoutingTable table =
+          proxy
+              .blocking()
+              .routingTable("service/maps/", ServiceFilter.serving().inZones("eu-a", "eu-c"));
+      List<RouteChange> changes = new CopyOnWriteArrayList<>();
+      table.addListener(changes::add);
+      assertEquals(
+          List.of("service/maps/a-1", "service/maps/a-old"),
+          table.routes().keySet().stream().sorted().toList(),
+          "only eu-a's SERVING instances");
+      assertTrue(table.lookup("service/maps/b-1").isEmpty(), "eu-b's is not shown");
+
+      // Draining leaves the table; a new instance in a listed zone comes; another zone's does not.
+      a1.setStatus(Registration.DRAINING).get(10, TimeUnit.SECONDS);
+      runner.blocking().register("maps", "c-1", "10.0.3.4:80", Map.of("zone", "eu-c"));
+      runner.blocking().register("maps", "b-2", "10.0.3.5:80", Map.of("zone", "eu-b"));
+      table
+          .awaitRevision(proxy.blocking().list("service/maps/").revision())
+          .get(10, TimeUnit.SECONDS);
+      assertEquals(
+          List.of("service/maps/a-old", "service/maps/c-1"),
+          table.routes().keySet().stream().sorted().toList());
+      Fixtures.await("two changes heard", Duration.ofSeconds(10), () -> changes.size() == 2);
+      assertEquals("service/maps/a-1", changes.get(0).name());
+      assertTrue(changes.get(0).current().isEmpty(), "draining is a removal: " + changes.get(0));
+      assertEquals("service/maps/c-1", changes.get(1).name());
+      assertTrue(changes.get(1).previous().isEmpty() && changes.get(1).current().isPresent());
+
+      a1.setStatus(Registration.SERVING).get(10, TimeUnit.SECONDS);
+      Fixtures.await(
+          "a-1 back once SERVING",
+          Duration.ofSeconds(10),
+          () -> table.lookup("service/maps/a-1").isPresent());
+      RoutingTable v1 =
+          proxy
+              .blocking()
+              .routingTable(
+                  "service/maps/",
+                  ServiceFilter.serving()
+                      .withMetadata("version", "1")
+                      .inZones(ServiceFilter.ANY_ZONE));
+      assertEquals(List.of("service/maps/a-old"), List.copyOf(v1.routes().keySet()));
+      v1.close();
+      table.close();
+    }
+  }
+
+  @Test
   void aTableAnswersWhichRoutesAHolderHoldsFromItsOwnIndex() throws Exception {
     try (LeaseholdClient seven = Fixtures.client(cluster, b -> b.holder("runner-7"));
         LeaseholdClient eight = Fixtures.client(cluster, b -> b.holder("runner-8"));

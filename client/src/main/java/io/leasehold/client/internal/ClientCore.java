@@ -9,6 +9,7 @@ import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.RegisterOptions;
 import io.leasehold.client.Registration;
 import io.leasehold.client.RejectReason;
+import io.leasehold.client.Route;
 import io.leasehold.client.RoutingTable;
 import io.leasehold.client.Watch;
 import io.leasehold.client.WatchListener;
@@ -501,9 +502,15 @@ public final class ClientCore implements AutoCloseable {
   }
 
   public CompletableFuture<RoutingTable> routingTable(String prefix) {
+    return routingTable(prefix, route -> true);
+  }
+
+  public CompletableFuture<RoutingTable> routingTable(
+      String prefix, java.util.function.Predicate<Route> filter) {
     Objects.requireNonNull(prefix, "prefix");
+    Objects.requireNonNull(filter, "filter");
     ensureOpen("routingTable " + prefix);
-    RoutingTableImpl t = new RoutingTableImpl(this, prefix);
+    RoutingTableImpl t = new RoutingTableImpl(this, prefix, filter);
     tables.add(t);
     return onCallbacks(t.start());
   }

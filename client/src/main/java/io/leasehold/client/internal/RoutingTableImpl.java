@@ -30,6 +30,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +54,14 @@ public final class RoutingTableImpl implements RoutingTable {
 
   private final ClientCore core;
   private final String prefix;
+
+  /**
+   * Which routes the table shows; the entries hold every route under the prefix, so that one that
+   * stops passing (an update) leaves the table, and a stale event cannot bring back one a later
+   * listing page showed changed.
+   */
+  private final Predicate<Route> filter;
+
   private final SerialExecutor work;
   private final SerialExecutor notify;
   private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
@@ -68,9 +77,10 @@ public final class RoutingTableImpl implements RoutingTable {
   private boolean closed;
   private int failures;
 
-  RoutingTableImpl(ClientCore core, String prefix) {
+  RoutingTableImpl(ClientCore core, String prefix, Predicate<Route> filter) {
     this.core = core;
     this.prefix = prefix;
+    this.filter = filter;
     this.work = new SerialExecutor(core.internal());
     this.notify = new SerialExecutor(core.callbackExecutor());
   }
@@ -141,22 +151,18 @@ public final class RoutingTableImpl implements RoutingTable {
       if (!fresh.containsKey(e.getKey())) {
         it.remove();
         unindex(e.getValue().route().holder(), e.getKey());
-        changes.add(
-            new RouteChange(
-                e.getKey(), Optional.of(e.getValue().route()), Optional.empty(), listed));
+        change(e.getKey(), Optional.of(e.getValue().route()), Optional.empty(), listed, changes);
       }
     }
     fresh.forEach(
         (name, entry) -> {
           Entry old = put(name, entry);
-          if (old == null || !old.route().equals(entry.route())) {
-            changes.add(
-                new RouteChange(
-                    name,
-                    Optional.ofNullable(old).map(Entry::route),
-                    Optional.of(entry.route()),
-                    listed));
-          }
+          change(
+              name,
+              Optional.ofNullable(old).map(Entry::route),
+              Optional.of(entry.route()),
+              listed,
+              changes);
         });
     ResumingWatch previous;
     ResumingWatch next;
@@ -205,9 +211,9 @@ public final class RoutingTableImpl implements RoutingTable {
         entries.remove(e.name());
         unindex(current.route().holder(), e.name());
       }
-      if (!before.equals(after)) {
-        announce(List.of(new RouteChange(e.name(), before, after, e.revision())));
-      }
+      List<RouteChange> changes = new ArrayList<>(1);
+      change(e.name(), before, after, e.revision(), changes);
+      announce(changes);
     }
 
     @Override
@@ -224,6 +230,20 @@ public final class RoutingTableImpl implements RoutingTable {
       } else {
         listFailed(error);
       }
+    }
+  }
+
+  /** The change the table shows, if any: the routes before and after, as the filter sees them. */
+  private void change(
+      String name,
+      Optional<Route> before,
+      Optional<Route> after,
+      long revision,
+      List<RouteChange> changes) {
+    Optional<Route> shownBefore = before.filter(filter);
+    Optional<Route> shownAfter = after.filter(filter);
+    if (!shownBefore.equals(shownAfter)) {
+      changes.add(new RouteChange(name, shownBefore, shownAfter, revision));
     }
   }
 
@@ -289,7 +309,7 @@ public final class RoutingTableImpl implements RoutingTable {
   @Override
   public Optional<Route> lookup(String name) {
     Entry e = entries.get(Objects.requireNonNull(name, "name"));
-    return e == null ? Optional.empty() : Optional.of(e.route());
+    return e == null ? Optional.empty() : Optional.of(e.route()).filter(filter);
   }
 
   @Override
@@ -311,7 +331,7 @@ public final class RoutingTableImpl implements RoutingTable {
     List<Route> held = new ArrayList<>(names.size());
     for (String name : names) {
       Entry e = entries.get(name);
-      if (e != null && e.route().holder().equals(holder)) {
+      if (e != null && e.route().holder().equals(holder) && filter.test(e.route())) {
         held.add(e.route());
       }
     }
@@ -322,7 +342,12 @@ public final class RoutingTableImpl implements RoutingTable {
   @Override
   public Map<String, Route> routes() {
     Map<String, Route> out = new HashMap<>();
-    entries.forEach((k, v) -> out.put(k, v.route()));
+    entries.forEach(
+        (k, v) -> {
+          if (filter.test(v.route())) {
+            out.put(k, v.route());
+          }
+        });
     return Map.copyOf(out);
   }
 

@@ -165,6 +165,13 @@ payments.instances();    // the SERVING instances of version 2.3 there
 
   private static void serve(String name, Lease lease) {}
 
+  // docs/client.md, "Registry and routing": a routing table with a filter.
+  static RoutingTable nearbyPayments(LeaseholdClient client) {
+RoutingTable nearby = client.blocking().routingTable("service/payments/",
+    ServiceFilter.serving().inZones("eu-west-1a", "eu-west-1b"));
+    return nearby;
+  }
+
   private static void forward(Request request, String address, long token) {}
 
   private static void reply(int status) {}
