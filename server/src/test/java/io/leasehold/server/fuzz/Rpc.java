@@ -38,6 +38,7 @@ public final class Rpc {
   static final Set<String> WRITES =
       Set.of(
           "leasehold.v1.Leases/Acquire",
+          "leasehold.v1.Leases/AcquireMany",
           "leasehold.v1.Leases/Renew",
           "leasehold.v1.Leases/Release",
           "leasehold.v1.Leases/Update",
@@ -66,6 +67,7 @@ public final class Rpc {
   private static final Map<String, Integer> WEIGHTS =
       Map.ofEntries(
           Map.entry("leasehold.v1.Leases/Acquire", 12),
+          Map.entry("leasehold.v1.Leases/AcquireMany", 4),
           Map.entry("leasehold.v1.Leases/Renew", 6),
           Map.entry("leasehold.v1.Leases/Release", 5),
           Map.entry("leasehold.v1.Leases/Update", 5),

@@ -5,6 +5,8 @@ import com.google.protobuf.FieldMask;
 import com.google.protobuf.Message;
 import com.google.protobuf.Timestamp;
 import io.leasehold.proto.v1.AcceptTransferRequest;
+import io.leasehold.proto.v1.AcquireManyItem;
+import io.leasehold.proto.v1.AcquireManyRequest;
 import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.AddMemberRequest;
 import io.leasehold.proto.v1.AddRoleRequest;
@@ -90,6 +92,7 @@ final class Templates {
   static Message valid(Rpc rpc, Values v, RunContext run) {
     return switch (rpc.name) {
       case "leasehold.v1.Leases/Acquire" -> acquire(v);
+      case "leasehold.v1.Leases/AcquireMany" -> acquireMany(v);
       case "leasehold.v1.Leases/Renew" -> renew(v, run);
       case "leasehold.v1.Leases/Release" -> {
         KnownLease l = lease(v, run, "");
@@ -313,6 +316,29 @@ final class Templates {
     }
     if (v.chance(0.5)) {
       b.setAttributes(attributes(v));
+    }
+    if (v.chance(0.2)) {
+      b.setRequestId(v.pick(Atoms.REQUEST_IDS));
+    }
+    return b.build();
+  }
+
+  /** A few names (now and then one repeated, which the node refuses), all or nothing or not. */
+  private static AcquireManyRequest acquireMany(Values v) {
+    AcquireManyRequest.Builder b =
+        AcquireManyRequest.newBuilder()
+            .setHolder(v.pick(Atoms.HOLDERS))
+            .setAllOrNothing(v.chance(0.3));
+    int n = 1 + v.below(4);
+    for (int i = 0; i < n; i++) {
+      AcquireManyItem.Builder item = AcquireManyItem.newBuilder().setName(name(v));
+      if (v.chance(0.3)) {
+        item.setAttributes(attributes(v));
+      }
+      b.addItems(item);
+    }
+    if (v.chance(0.8)) {
+      b.setTtl(longTtl(v));
     }
     if (v.chance(0.2)) {
       b.setRequestId(v.pick(Atoms.REQUEST_IDS));

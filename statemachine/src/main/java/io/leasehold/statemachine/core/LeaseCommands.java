@@ -75,12 +75,7 @@ final class LeaseCommands {
    */
   AcquireResponse acquire(Tx tx, AcquireRequest r) {
     Validation.acquire(r);
-    if (!tx.caller.isEmpty() && !tx.caller.equals(r.getHolder())) {
-      throw new RefusedException(
-          RefusedException.Kind.PERMISSION_DENIED,
-          "holder",
-          "the holder must be the caller's identity " + tx.caller + ", not " + r.getHolder());
-    }
+    holderIsCaller(tx, r.getHolder());
     String id = r.getRequestId();
     if (id.isEmpty()) {
       return decideAcquire(tx, r);
@@ -101,6 +96,16 @@ final class LeaseCommands {
     AcquireResponse reply = decideAcquire(tx, r);
     tx.requestApplied(id, reply);
     return reply;
+  }
+
+  /** With authentication on, a client acquires only for itself. */
+  private static void holderIsCaller(Tx tx, String holder) {
+    if (!tx.caller.isEmpty() && !tx.caller.equals(holder)) {
+      throw new RefusedException(
+          RefusedException.Kind.PERMISSION_DENIED,
+          "holder",
+          "the holder must be the caller's identity " + tx.caller + ", not " + holder);
+    }
   }
 
   /** An applied request's record, which the in-memory ids say the store holds. */
@@ -129,12 +134,7 @@ final class LeaseCommands {
    */
   AcquireManyResponse acquireMany(Tx tx, AcquireManyRequest r, IntToLongFunction tokenAt) {
     Validation.acquireMany(r);
-    if (!tx.caller.isEmpty() && !tx.caller.equals(r.getHolder())) {
-      throw new RefusedException(
-          RefusedException.Kind.PERMISSION_DENIED,
-          "holder",
-          "the holder must be the caller's identity " + tx.caller + ", not " + r.getHolder());
-    }
+    holderIsCaller(tx, r.getHolder());
     String id = r.getRequestId();
     if (!id.isEmpty() && state.requests.contains(id)) {
       StoredRequest stored = storedRequest(id);
