@@ -180,8 +180,11 @@ public final class LeaseholdClient implements AutoCloseable {
    * token; a name this client already holds through another lease is refused with a conflict,
    * without a call. Granted leases are renewed by the client, as {@link #tryAcquire}'s are.
    *
-   * <p>Fails with {@link InvalidRequestException} for a name the cluster refuses, and with the
-   * failure of a call the client could not complete; the leases already granted are then released.
+   * <p>A name whose acquisition failed on its own (its answer came after its TTL had run out on
+   * this client's clock, so the client gave the grant back) is listed in {@link
+   * AcquireAllResult#failed()}. Fails with {@link InvalidRequestException} for a name the cluster
+   * refuses, and with the failure when every name failed (the cluster could not be reached); the
+   * leases already granted are then released.
    *
    * @param names distinct lease names, {@code namespace/rest}
    * @param options TTL and attributes of every lease (the wait bound is ignored: it never waits)

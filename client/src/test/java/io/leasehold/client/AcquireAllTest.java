@@ -116,6 +116,35 @@ class AcquireAllTest {
   }
 
   @Test
+  void grantsAnsweredAfterTheirTtlAreGivenBackAndTheCallFails() throws Exception {
+    CallGate late = new CallGate("leasehold.v1.Leases/AcquireMany", CallGate.Side.ANSWER);
+    try (LeaseholdClient a = Fixtures.client(cluster, b -> b.interceptor(late))) {
+      late.close();
+      long sent = System.nanoTime();
+      var pending = a.acquireAll(List.of("late/0", "late/1"), ttl(2));
+      Fixtures.await("the answer is held", Duration.ofSeconds(30), () -> late.heldCalls() == 1);
+      // The grants' TTL runs out on the client's clock before their answer arrives.
+      Fixtures.await(
+          "the TTL has run out since the call was sent",
+          Duration.ofSeconds(30),
+          () -> System.nanoTime() - sent > Duration.ofSeconds(2).toNanos());
+      late.open();
+      java.util.concurrent.ExecutionException failed =
+          assertThrows(
+              java.util.concurrent.ExecutionException.class,
+              () -> pending.get(30, java.util.concurrent.TimeUnit.SECONDS));
+      assertInstanceOf(LeaseLostException.class, failed.getCause(), "every name failed");
+      try (LeaseholdClient b = Fixtures.client(cluster)) {
+        Fixtures.await(
+            "the late grants were given back",
+            Duration.ofSeconds(30),
+            () -> b.blocking().tryAcquire("late/0", ttl(20)).isGranted());
+        assertTrue(b.blocking().tryAcquire("late/1", ttl(20)).isGranted());
+      }
+    }
+  }
+
+  @Test
   void badInputIsRefusedBeforeAnyCall() throws Exception {
     try (LeaseholdClient a = Fixtures.client(cluster)) {
       IllegalArgumentException twice =

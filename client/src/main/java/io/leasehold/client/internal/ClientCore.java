@@ -4,8 +4,10 @@ import io.leasehold.client.AcquireAllResult;
 import io.leasehold.client.AcquireResult;
 import io.leasehold.client.ClientClosedException;
 import io.leasehold.client.Granted;
+import io.leasehold.client.InvalidRequestException;
 import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseOptions;
+import io.leasehold.client.LeaseholdException;
 import io.leasehold.client.RegisterOptions;
 import io.leasehold.client.Registration;
 import io.leasehold.client.RejectReason;
@@ -347,8 +349,9 @@ public final class ClientCore implements AutoCloseable {
   }
 
   /**
-   * The outcome of every name, handed to the caller on the callback executor; a failure of any name
-   * (its call failed) releases the leases granted to the others and is the result. A caller that
+   * The outcome of every name, handed to the caller on the callback executor. A name whose
+   * acquisition failed is listed with why; if every name failed, or one failed in an unexpected
+   * way, the failure is the result and the leases granted to the others are released. A caller that
    * stopped waiting (cancelled) has every granted lease released.
    */
   private CompletableFuture<AcquireAllResult> collectAll(
@@ -361,6 +364,7 @@ public final class ClientCore implements AutoCloseable {
               Map<String, Lease> granted = new LinkedHashMap<>();
               Map<String, AcquireResult> refused = new LinkedHashMap<>();
               List<String> skipped = new ArrayList<>();
+              Map<String, LeaseholdException> failed = new LinkedHashMap<>();
               Throwable failure = null;
               for (int i = 0; i < names.size(); i++) {
                 CompletableFuture<AcquireResult> f = results.get(i);
@@ -375,19 +379,27 @@ public final class ClientCore implements AutoCloseable {
                   Throwable cause = Futures.unwrap(e);
                   if (cause instanceof SkippedAcquisition) {
                     skipped.add(names.get(i));
+                  } else if (cause instanceof LeaseholdException one
+                      && !(cause instanceof InvalidRequestException)) {
+                    failed.put(names.get(i), one);
                   } else if (failure == null) {
                     failure = cause;
                   }
                 }
               }
-              Throwable failed = failure;
+              // Every name failed (the cluster could not be reached, the client closed): the
+              // failure is the result. Some did: they are listed, the others stand.
+              if (failure == null && !failed.isEmpty() && failed.size() == names.size()) {
+                failure = failed.values().iterator().next();
+              }
+              Throwable error = failure;
               Runnable hand =
                   () -> {
                     boolean delivered =
-                        failed != null
-                            ? out.completeExceptionally(failed)
-                            : out.complete(new AcquireAllResult(granted, refused, skipped));
-                    if (failed != null || !delivered) {
+                        error != null
+                            ? out.completeExceptionally(error)
+                            : out.complete(new AcquireAllResult(granted, refused, skipped, failed));
+                    if (error != null || !delivered) {
                       granted.values().forEach(ClientCore::releaseQuietly);
                     }
                   };

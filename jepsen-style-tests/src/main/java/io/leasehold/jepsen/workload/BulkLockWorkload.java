@@ -203,6 +203,16 @@ public final class BulkLockWorkload implements Workload {
       rec.complete(inv, Op.Type.OK, Optional.of(holder), OptionalLong.of(lease.token()), "GRANTED");
       return;
     }
+    if (r.failed().containsKey(name)) {
+      // Granted late and given back, or its answer lost: unknown.
+      rec.complete(
+          inv,
+          Op.Type.INFO,
+          Optional.of(holder),
+          OptionalLong.empty(),
+          r.failed().get(name).getClass().getSimpleName());
+      return;
+    }
     AcquireResult refused = r.refused().get(name);
     if (refused instanceof Conflict c) {
       rec.complete(
