@@ -3,11 +3,7 @@ package io.leasehold.client.internal;
 import io.leasehold.client.AcquireAllResult;
 import io.leasehold.client.AcquireResult;
 import io.leasehold.client.ClientClosedException;
-import io.leasehold.client.Granted;
-import io.leasehold.client.InvalidRequestException;
-import io.leasehold.client.Lease;
 import io.leasehold.client.LeaseOptions;
-import io.leasehold.client.LeaseholdException;
 import io.leasehold.client.RegisterOptions;
 import io.leasehold.client.Registration;
 import io.leasehold.client.RejectReason;
@@ -24,7 +20,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -33,7 +28,6 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.Executor;
@@ -345,85 +339,7 @@ public final class ClientCore implements AutoCloseable {
         slots.enqueue(name, w);
       }
     }
-    return collectAll(ordered, results);
-  }
-
-  /**
-   * The outcome of every name, handed to the caller on the callback executor. A name whose
-   * acquisition failed is listed with why; if every name failed, or one failed in an unexpected
-   * way, the failure is the result and the leases granted to the others are released. A caller that
-   * stopped waiting (cancelled) has every granted lease released.
-   */
-  private CompletableFuture<AcquireAllResult> collectAll(
-      List<String> names, List<CompletableFuture<AcquireResult>> results) {
-    CompletableFuture<AcquireAllResult> out = new CompletableFuture<>();
-    CompletableFuture.allOf(
-            results.stream().map(f -> f.handle((r, e) -> null)).toArray(CompletableFuture[]::new))
-        .whenComplete(
-            (ignored, never) -> {
-              Map<String, Lease> granted = new LinkedHashMap<>();
-              Map<String, AcquireResult> refused = new LinkedHashMap<>();
-              List<String> skipped = new ArrayList<>();
-              Map<String, LeaseholdException> failed = new LinkedHashMap<>();
-              Throwable failure = null;
-              for (int i = 0; i < names.size(); i++) {
-                CompletableFuture<AcquireResult> f = results.get(i);
-                try {
-                  AcquireResult r = f.join();
-                  if (r instanceof Granted g) {
-                    granted.put(names.get(i), g.lease());
-                  } else {
-                    refused.put(names.get(i), r);
-                  }
-                } catch (CompletionException | CancellationException e) {
-                  Throwable cause = Futures.unwrap(e);
-                  if (cause instanceof SkippedAcquisition) {
-                    skipped.add(names.get(i));
-                  } else if (cause instanceof LeaseholdException one
-                      && !(cause instanceof InvalidRequestException)) {
-                    failed.put(names.get(i), one);
-                  } else if (failure == null) {
-                    failure = cause;
-                  }
-                }
-              }
-              // Every name failed (the cluster could not be reached, the client closed): the
-              // failure is the result. Some did: they are listed, the others stand.
-              if (failure == null && !failed.isEmpty() && failed.size() == names.size()) {
-                failure = failed.values().iterator().next();
-              }
-              Throwable error = failure;
-              Runnable hand =
-                  () -> {
-                    boolean delivered =
-                        error != null
-                            ? out.completeExceptionally(error)
-                            : out.complete(new AcquireAllResult(granted, refused, skipped, failed));
-                    if (error != null || !delivered) {
-                      granted.values().forEach(ClientCore::releaseQuietly);
-                    }
-                  };
-              try {
-                callbacks.execute(hand);
-              } catch (RejectedExecutionException shutDown) {
-                hand.run();
-              }
-            });
-    out.whenComplete(
-        (v, e) -> {
-          if (out.isCancelled()) {
-            results.forEach(f -> f.cancel(true));
-          }
-        });
-    return out;
-  }
-
-  private static void releaseQuietly(Lease lease) {
-    try {
-      lease.release();
-    } catch (IllegalStateException alreadyReleased) {
-      // nothing to give back
-    }
+    return Deliveries.deliverAll(this, ordered, results);
   }
 
   /**

@@ -166,7 +166,7 @@ public final class RequestLimits implements ServerInterceptor {
       return Math.max(1, r.getItemsCount());
     }
     if (message instanceof byte[] bytes) {
-      return Math.max(1, countItems(bytes)); // items is field 1, as in a RenewRequest
+      return Math.max(1, countItems(bytes, AcquireManyRequest.ITEMS_FIELD_NUMBER));
     }
     return 1;
   }
@@ -235,7 +235,7 @@ public final class RequestLimits implements ServerInterceptor {
     if (message instanceof RenewRequest r) {
       items = r.getItemsCount();
     } else if (message instanceof byte[] bytes) {
-      items = countItems(bytes);
+      items = countItems(bytes, RenewRequest.ITEMS_FIELD_NUMBER);
     } else {
       return null;
     }
@@ -253,10 +253,10 @@ public final class RequestLimits implements ServerInterceptor {
   }
 
   /**
-   * The number of {@code items} (field 1) in a serialized RenewRequest, without parsing them; -1 if
-   * malformed (left to the handler).
+   * The number of repeated {@code field} entries (the items) in a serialized request, without
+   * parsing them; -1 if malformed (left to the handler).
    */
-  static int countItems(byte[] bytes) {
+  static int countItems(byte[] bytes, int field) {
     CodedInputStream in = CodedInputStream.newInstance(bytes);
     int count = 0;
     try {
@@ -265,7 +265,7 @@ public final class RequestLimits implements ServerInterceptor {
         if (tag == 0) {
           return count;
         }
-        if (WireFormat.getTagFieldNumber(tag) == RenewRequest.ITEMS_FIELD_NUMBER) {
+        if (WireFormat.getTagFieldNumber(tag) == field) {
           count++;
         }
         if (!in.skipField(tag)) {

@@ -1,13 +1,10 @@
 package io.leasehold.server.api;
 
 import io.leasehold.statemachine.core.ApplyResult;
-import io.leasehold.statemachine.core.LeaseEvent;
 import io.leasehold.statemachine.core.ServiceVersions;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -88,22 +85,12 @@ public final class ServiceWaits implements AutoCloseable {
     if (byService.isEmpty() || result.events().isEmpty()) {
       return;
     }
-    Set<String> changed = new HashSet<>(0);
-    for (LeaseEvent e : result.events()) {
-      if (e.type() != LeaseEvent.Type.RENEWED && e.type() != LeaseEvent.Type.POLICY_CHANGED) {
-        String service = ServiceVersions.serviceOf(e.name());
-        if (service != null) {
-          changed.add(service);
-        }
-      }
-    }
-    Executor wakeOn = timer;
-    for (String service : changed) {
+    for (String service : ServiceVersions.changedBy(result.events())) {
       Set<Waiter> set = byService.get(service);
       if (set != null) {
         for (Waiter w : set) {
           if (w.above < result.revision()) {
-            wakeOn.execute(w.wake);
+            timer.execute(w.wake);
           }
         }
       }

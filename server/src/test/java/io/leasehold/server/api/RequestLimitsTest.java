@@ -350,8 +350,8 @@ class RequestLimitsTest {
             .addItems(RenewItem.newBuilder().setName("a").setToken(1))
             .addItems(RenewItem.newBuilder().setName("b"))
             .build();
-    assertEquals(2, RequestLimits.countItems(r.toByteArray()));
-    assertEquals(0, RequestLimits.countItems(new byte[0]));
+    assertEquals(2, RequestLimits.countItems(r.toByteArray(), RenewRequest.ITEMS_FIELD_NUMBER));
+    assertEquals(0, RequestLimits.countItems(new byte[0], RenewRequest.ITEMS_FIELD_NUMBER));
   }
 
   private static ClientInterceptor bearer(String token) {

@@ -186,26 +186,26 @@ final class LeaseCommands {
       Decision d = decisions[i];
       AcquireManyResult.Builder result =
           AcquireManyResult.newBuilder().setName(r.getItems(i).getName());
-      AcquireResponse one1;
+      AcquireResponse answer;
       if (d.grant() == null) {
-        one1 = d.refusal();
+        answer = d.refusal();
       } else if (none) {
         reply.addResults(result.setOutcome(Outcome.SKIPPED));
         continue;
       } else {
-        one1 = grant(tx, d.grant(), tokenAt.applyAsLong(i));
+        answer = grant(tx, d.grant(), tokenAt.applyAsLong(i));
         granted++;
-        heartbeat = Math.min(heartbeat, Times.micros(one1.getHeartbeatInterval()));
+        heartbeat = Math.min(heartbeat, Times.micros(answer.getHeartbeatInterval()));
       }
-      result.setOutcome(one1.getOutcome());
-      if (one1.hasLease()) {
-        result.setLease(one1.getLease());
+      result.setOutcome(answer.getOutcome());
+      if (answer.hasLease()) {
+        result.setLease(answer.getLease());
       }
-      if (one1.hasConflict()) {
-        result.setConflict(one1.getConflict());
+      if (answer.hasConflict()) {
+        result.setConflict(answer.getConflict());
       }
-      if (one1.hasRejection()) {
-        result.setRejection(one1.getRejection());
+      if (answer.hasRejection()) {
+        result.setRejection(answer.getRejection());
       }
       reply.addResults(result);
     }

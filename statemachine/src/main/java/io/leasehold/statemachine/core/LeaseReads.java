@@ -75,28 +75,30 @@ final class LeaseReads {
       }
       return listByHolder(r, nowMicros);
     }
+    return store.read(view -> listed(view, r, nowMicros).build());
+  }
+
+  /** One page of the leases under the request's prefix, read from {@code view}. */
+  private static ListResponse.Builder listed(ReadView view, ListRequest r, long nowMicros) {
     int limit = r.getLimit() == 0 ? Limits.MAX_LIST_LIMIT : r.getLimit();
-    return store.read(
-        view -> {
-          ListResponse.Builder b = ListResponse.newBuilder().setRevision(view.applied().index());
-          view.scan(
-              Space.LEASES,
-              LeaseCore.utf8(r.getPrefix()),
-              LeaseCore.utf8(r.getStartAfter()),
-              (key, value) -> {
-                LeaseRecord lease = LeaseCore.parse(value);
-                if (r.getWithAddress() && lease.getAttributes().getAddress().isEmpty()) {
-                  return true;
-                }
-                if (b.getLeasesCount() == limit) {
-                  b.setMore(true);
-                  return false;
-                }
-                b.addLeases(view(view, new String(key, StandardCharsets.UTF_8), lease, nowMicros));
-                return true;
-              });
-          return b.build();
+    ListResponse.Builder b = ListResponse.newBuilder().setRevision(view.applied().index());
+    view.scan(
+        Space.LEASES,
+        LeaseCore.utf8(r.getPrefix()),
+        LeaseCore.utf8(r.getStartAfter()),
+        (key, value) -> {
+          LeaseRecord lease = LeaseCore.parse(value);
+          if (r.getWithAddress() && lease.getAttributes().getAddress().isEmpty()) {
+            return true;
+          }
+          if (b.getLeasesCount() == limit) {
+            b.setMore(true);
+            return false;
+          }
+          b.addLeases(view(view, new String(key, StandardCharsets.UTF_8), lease, nowMicros));
+          return true;
         });
+    return b;
   }
 
   /**
@@ -107,27 +109,10 @@ final class LeaseReads {
     if (service.isEmpty() || service.indexOf('/') >= 0) {
       throw new InvalidArgumentException("service", "must be a non-empty name without '/'");
     }
-    String prefix = "service/" + service + "/";
+    ListRequest prefix = ListRequest.newBuilder().setPrefix("service/" + service + "/").build();
     return store.read(
         view -> {
-          ListResponse.Builder b = ListResponse.newBuilder().setRevision(view.applied().index());
-          view.scan(
-              Space.LEASES,
-              LeaseCore.utf8(prefix),
-              new byte[0],
-              (key, value) -> {
-                if (b.getLeasesCount() == Limits.MAX_LIST_LIMIT) {
-                  b.setMore(true);
-                  return false;
-                }
-                b.addLeases(
-                    view(
-                        view,
-                        new String(key, StandardCharsets.UTF_8),
-                        LeaseCore.parse(value),
-                        nowMicros));
-                return true;
-              });
+          ListResponse.Builder b = listed(view, prefix, nowMicros);
           long version =
               view.get(Space.SERVICE_VERSIONS, LeaseCore.utf8(service))
                   .map(ServiceVersions::decode)

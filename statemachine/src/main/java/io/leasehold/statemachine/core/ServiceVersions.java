@@ -3,6 +3,7 @@ package io.leasehold.statemachine.core;
 import io.leasehold.statemachine.store.Change;
 import io.leasehold.statemachine.store.Space;
 import java.nio.ByteBuffer;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -38,6 +39,20 @@ public final class ServiceVersions {
   /** Whether an event of this type changes the instance set of its service. */
   static boolean changes(LeaseEvent.Type type) {
     return type != LeaseEvent.Type.RENEWED && type != LeaseEvent.Type.POLICY_CHANGED;
+  }
+
+  /** The services whose instance set {@code events} changed. */
+  public static Set<String> changedBy(List<LeaseEvent> events) {
+    Set<String> services = new HashSet<>(0);
+    for (LeaseEvent e : events) {
+      if (changes(e.type())) {
+        String service = serviceOf(e.name());
+        if (service != null) {
+          services.add(service);
+        }
+      }
+    }
+    return services;
   }
 
   /** The writes that set each of {@code services} to version {@code revision}. */

@@ -13,13 +13,11 @@ import io.leasehold.statemachine.store.Change;
 import io.leasehold.statemachine.store.Space;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The writes and events of one entry, with read-your-writes for commands that touch a name twice.
@@ -346,16 +344,7 @@ final class Tx {
           }
         });
     if (versionServices) {
-      Set<String> services = new HashSet<>(0);
-      for (LeaseEvent e : events) {
-        if (ServiceVersions.changes(e.type())) {
-          String service = ServiceVersions.serviceOf(e.name());
-          if (service != null) {
-            services.add(service);
-          }
-        }
-      }
-      ServiceVersions.put(services, index, changes);
+      ServiceVersions.put(ServiceVersions.changedBy(events), index, changes);
     }
     int kept = 0;
     for (LeaseEvent e : events) {
