@@ -3,7 +3,8 @@
 # clusters of each on this machine (Leasehold from deploy/local-cluster.sh with its defaults, etcd
 # with its own), then BurstAcquire: each round claims fresh names through the SDK's acquireAll,
 # through AcquireMany calls of 1,000 names on the generated gRPC stubs spread over the nodes (raw:
-# the cluster's share, no SDK), through N concurrent tryAcquire calls (up to 500 names), and through
+# the cluster's share, no SDK) and all sent to the leader (raw-leader), through N concurrent
+# tryAcquire calls (up to 500 names), and through
 # etcd transactions under one lease, alternating which goes first; after each Leasehold burst it
 # holds the leases two TTLs and counts any that were lost. The first round is the cold one (fresh
 # processes, nothing compiled).

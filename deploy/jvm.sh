@@ -17,8 +17,8 @@
 #
 # The cache: on Java 25 or later an AOT cache (-XX:AOTCache), on 17 to 24 a dynamic CDS archive
 # (-XX:SharedArchiveFile), made by a training run: a three-node cluster in a temporary directory,
-# under load from the CLI (`bench acquire-release`, `bench renew`, watches, a registration) for
-# about 30 s on 25 (10 s below); its node n1, whose JVM writes the cache, leads the first half of
+# under load from the CLI (`bench acquire-release`, `bench renew` with leases of their own and in
+# sessions acquired in batches, watches, a registration) for about 35 s on 25 (15 s below); its node n1, whose JVM writes the cache, leads the first half of
 # the load and follows in the second (`cluster transfer-leader`), so the cache holds both sides of
 # replication. Then n1 is stopped with SIGTERM, when its JVM writes the cache. With the JVMs'
 # starts and the cache's assembly, a training takes 40-90 s on two cores.
@@ -39,14 +39,15 @@
 
 # The launcher's default JVM flags (LEASEHOLD_JAVA_OPTS replaces them): G1 with a 20 ms pause goal;
 # its default goal (200 ms) lets young collections of a loaded node stall every write and watch
-# for 100+ ms. G1NewSizePercent=1 lets G1 shrink the young generation toward that goal: its
-# default floor (5% of the heap) grows with the heap, and on a large heap young collections
-# copied more than 20 ms allows (docs/operations.md, "GC"). String deduplication shares the
-# bytes of equal strings that live long (a leader's deadlines name every lease again). A 512 MiB
-# heap holds a million live leases and keeps a node under 1 GiB resident; without a cap the JVM takes a
-# quarter of the machine's memory (docs/operations.md, "Sizing"). The failover bench's
-# LocalCluster.LAUNCHER_JVM_FLAGS and the deployment files carry the same flags.
-LEASEHOLD_DEFAULT_JVM_FLAGS="-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -XX:+UseStringDeduplication -Xmx512m"
+# for 100+ ms. The young generation keeps G1's own floor (5% of the heap, 25 MiB here): a floor of
+# 1% let G1 shrink it to a few MiB, and a burst of 10,000 acquisitions on a fresh cluster then
+# collected 10 to 20 times a second and lost its leases (docs/performance.md, "What was tried").
+# String deduplication shares the bytes of equal strings that live long (a leader's deadlines
+# name every lease again). A 512 MiB heap holds a million live leases and keeps a node under
+# 1 GiB resident; without a cap the JVM takes a quarter of the machine's memory
+# (docs/operations.md, "Sizing"). The failover bench's LocalCluster.LAUNCHER_JVM_FLAGS and the
+# deployment files carry the same flags.
+LEASEHOLD_DEFAULT_JVM_FLAGS="-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UseStringDeduplication -Xmx512m"
 # glibc gives each thread that allocates natively an arena of up to 64 MiB; RocksDB's and
 # Netty's threads spread a node's native memory over many half-used ones. Two are enough.
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
@@ -419,6 +420,8 @@ leasehold_train_cache() {
         timeout --foreground 60 "${cli[@]}" cluster transfer-leader n2 </dev/null || true
         timeout --foreground 120 "${cli[@]}" bench acquire-release --clients 16 --duration "$((ar / 2))s" --warmup 0s -o json </dev/null || exit 1
         timeout --foreground 120 "${cli[@]}" bench renew --leases 200 --clients 4 --ttl 3s --duration "${rn}s" --warmup 0s -o json </dev/null || exit 1
+        # A proxy's start: names acquired in batches (AcquireMany) into clients' sessions.
+        timeout --foreground 120 "${cli[@]}" bench renew --leases 3000 --clients 2 --ttl 3s --sessions --batch --duration 2s --warmup 0s -o json </dev/null || exit 1
         timeout --foreground 60 "${cli[@]}" service resolve training </dev/null || true
         timeout --foreground 60 "$java" "-Djava.io.tmpdir=$work/tmp" -jar "$jar" --endpoints "127.0.0.1:$base" lease list </dev/null || true
         timeout --foreground 60 "${cli[@]}" cluster status </dev/null || true

@@ -16,7 +16,8 @@
 # with make-certs.sh CERTS admin) as the initial admin; status and the health checks then use curl
 # over HTTPS with n1's certificate.
 # Environment: LEASEHOLD_CLUSTER_DIR (default ./local-cluster), LEASEHOLD_JAR, LEASEHOLD_JAVA_OPTS
-# (default: the launcher's flags), LEASEHOLD_UP_TIMEOUT (seconds, default 60).
+# (default: the launcher's flags), LEASEHOLD_SERVER_OPTS (more `leasehold server` options for
+# every node, e.g. "--snapshot-threshold 10000"), LEASEHOLD_UP_TIMEOUT (seconds, default 60).
 # The nodes' JVM and its class-data cache are the launcher's (deploy/jvm.sh): LEASEHOLD_JAVA, else
 # JAVA_HOME, else the newest Java 17+ found; the cache is made before the nodes start if it is
 # missing or older than the jar; LEASEHOLD_AOT=off runs without it.
@@ -37,7 +38,7 @@ tls=""
 timeout="${LEASEHOLD_UP_TIMEOUT:-60}"
 
 usage() {
-  sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -182,13 +183,14 @@ up() {
   read -ra jvm_opts <<< "${LEASEHOLD_JAVA_OPTS:-$(leasehold_default_flags)} $(leasehold_launch_flags)"
   leasehold_cache_flags "$jar" ${jvm_opts[@]+"${jvm_opts[@]}"}
   printf 'BASE_PORT=%s\nTLS_DIR=%q\n' "$base" "$tls" > "$state"
-  local p started=()
+  local p started=() server_opts=()
   p="$(peers)"
+  read -ra server_opts <<< "${LEASEHOLD_SERVER_OPTS:-}"
   for i in 1 2 3; do
     tls_options $i
     nohup "$LEASEHOLD_JAVA_BIN" ${LEASEHOLD_CACHE_FLAGS[@]+"${LEASEHOLD_CACHE_FLAGS[@]}"} ${jvm_opts[@]+"${jvm_opts[@]}"} -jar "$jar" server \
       --id "n$i" --peers "$p" --data-dir "$dir/n$i" --metrics-port "$(metrics_port $i)" ${tls_opts[@]+"${tls_opts[@]}"} \
-      > "$dir/n$i.log" 2>&1 < /dev/null &
+      ${server_opts[@]+"${server_opts[@]}"} > "$dir/n$i.log" 2>&1 < /dev/null &
     echo $! > "$dir/n$i.pid"
     started+=($!)
   done

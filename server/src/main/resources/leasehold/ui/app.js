@@ -14,6 +14,7 @@ function dashboard() {
     routeQuery: { prefix: '' },
     routes: {},
     services: {},
+    serviceZone: '',
     partitionGroup: '',
     partitions: [],
     eventQuery: { prefix: '', types: '' },
@@ -108,7 +109,8 @@ function dashboard() {
       try { this.routes = await this.get('routes' + q); } catch (e) { this.error = e.message; }
     },
     async loadServices() {
-      try { this.services = await this.get('services'); } catch (e) { this.error = e.message; }
+      const q = this.serviceZone ? '?zone=' + encodeURIComponent(this.serviceZone) : '';
+      try { this.services = await this.get('services' + q); } catch (e) { this.error = e.message; }
     },
     async loadPartitions() {
       try { this.partitions = (await this.get('partitions?group=' + encodeURIComponent(this.partitionGroup))).partitions; }

@@ -138,7 +138,7 @@ public final class BurstAcquire implements Callable<Integer> {
                     .build()) {
       for (int round = 1; round <= rounds; round++) {
         for (int n : sizes) {
-          List<String> order = new ArrayList<>(List.of("acquireAll", "raw"));
+          List<String> order = new ArrayList<>(List.of("acquireAll", "raw", "raw-leader"));
           if (n <= oneByOneMax) {
             order.add("tryAcquire");
           }
@@ -158,7 +158,8 @@ public final class BurstAcquire implements Callable<Integer> {
                 switch (way) {
                   case "acquireAll" -> acquireAll(client, names);
                   case "tryAcquire" -> oneByOne(client, names);
-                  case "raw" -> raw(names);
+                  case "raw" -> raw(names, false);
+                  case "raw-leader" -> raw(names, true);
                   default -> etcdTxns(etcd, names);
                 };
             Map<String, Object> row = new LinkedHashMap<>();
@@ -194,7 +195,15 @@ public final class BurstAcquire implements Callable<Integer> {
     AcquireAllResult r = client.acquireAll(names, options()).get(60, TimeUnit.SECONDS);
     double ms = (System.nanoTime() - start) / 1e6;
     if (!r.allGranted()) {
-      throw new IllegalStateException("not every name was granted: " + r.refused().size());
+      // A name refused, or granted too late to hold (its TTL ran out on the client's clock while
+      // the burst was answered): lost to the wait, counted, and the rounds go on.
+      lost += r.refused().size() + r.failed().size() + r.skipped().size();
+      System.err.printf(
+          "acquireAll of %d names: %d refused, %d failed (e.g. %s)%n",
+          names.size(),
+          r.refused().size(),
+          r.failed().size(),
+          r.failed().values().stream().findFirst().map(Throwable::toString).orElse("-"));
     }
     holdAndRelease(new ArrayList<>(r.granted().values()));
     return ms;
@@ -239,11 +248,12 @@ public final class BurstAcquire implements Callable<Integer> {
 
   /**
    * The cluster's share: AcquireMany calls of 1,000 names through the generated gRPC stubs, spread
-   * over the nodes and sent together, timed to the last reply; then released the same way.
+   * over the nodes (or all to the leader) and sent together, timed to the last reply; then released
+   * the same way.
    */
-  private double raw(List<String> names) throws Exception {
+  private double raw(List<String> names, boolean leaderOnly) throws Exception {
     List<io.grpc.ManagedChannel> channels = new ArrayList<>();
-    for (String e : endpoints) {
+    for (String e : leaderOnly ? List.of(leaderEndpoint()) : endpoints) {
       channels.add(io.grpc.ManagedChannelBuilder.forTarget(e).usePlaintext().build());
     }
     try {
@@ -261,6 +271,23 @@ public final class BurstAcquire implements Callable<Integer> {
                         .build())
                 .getSession()
                 .getId();
+      }
+      // A client of the raw API keeps its session alive too, while its calls wait.
+      java.util.concurrent.ScheduledExecutorService keepAlive =
+          java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+      if (session != 0) {
+        long id = session;
+        keepAlive.scheduleAtFixedRate(
+            () ->
+                LeasesGrpc.newFutureStub(channels.get(0))
+                    .withDeadlineAfter(ttl.toMillis(), TimeUnit.MILLISECONDS)
+                    .keepAlive(
+                        io.leasehold.proto.v1.KeepAliveRequest.newBuilder()
+                            .addSessions(id)
+                            .build()),
+            ttl.toMillis() / 3,
+            ttl.toMillis() / 3,
+            TimeUnit.MILLISECONDS);
       }
       List<com.google.common.util.concurrent.ListenableFuture<AcquireManyResponse>> calls =
           new ArrayList<>();
@@ -280,8 +307,12 @@ public final class BurstAcquire implements Callable<Integer> {
                 .acquireMany(r.build()));
       }
       List<AcquireManyResponse> replies = new ArrayList<>();
-      for (var c : calls) {
-        replies.add(c.get(60, TimeUnit.SECONDS));
+      try {
+        for (var c : calls) {
+          replies.add(c.get(60, TimeUnit.SECONDS));
+        }
+      } finally {
+        keepAlive.shutdownNow();
       }
       double ms = (System.nanoTime() - start) / 1e6;
       for (AcquireManyResponse reply : replies) {
@@ -304,6 +335,28 @@ public final class BurstAcquire implements Callable<Integer> {
     } finally {
       channels.forEach(io.grpc.ManagedChannel::shutdownNow);
     }
+  }
+
+  /** The API address of the current leader, as the first node that answers names it. */
+  private String leaderEndpoint() {
+    for (String e : endpoints) {
+      io.grpc.ManagedChannel c = io.grpc.ManagedChannelBuilder.forTarget(e).usePlaintext().build();
+      try {
+        String leader =
+            io.leasehold.proto.v1.ClusterGrpc.newBlockingStub(c)
+                .withDeadlineAfter(10, TimeUnit.SECONDS)
+                .status(io.leasehold.proto.v1.StatusRequest.getDefaultInstance())
+                .getLeaderClientAddress();
+        if (!leader.isEmpty()) {
+          return leader;
+        }
+      } catch (io.grpc.StatusRuntimeException unreachable) {
+        // the next one
+      } finally {
+        c.shutdownNow();
+      }
+    }
+    throw new IllegalStateException("no node names a leader");
   }
 
   /** Releases every lease, a bounded number at a time, as the SDK does, not to flood the leader. */

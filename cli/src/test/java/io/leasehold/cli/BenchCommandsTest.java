@@ -120,6 +120,32 @@ class BenchCommandsTest {
   }
 
   @Test
+  void renewWithBatchAcquiresThroughAcquireAllIntoTheSessions() {
+    // 1,200 names a client: more than one AcquireMany call each.
+    JsonObject r =
+        bench(
+            "renew",
+            "--clients",
+            "2",
+            "--leases",
+            "2400",
+            "--ttl",
+            "3s",
+            "--sessions",
+            "--batch",
+            "--duration",
+            "3s",
+            "--warmup",
+            "0s");
+    assertEquals(0, num(r, "results", "false_expiries"), r.toString());
+    assertEquals(0, num(r, "results", "expired_on_server"), r.toString());
+    assertTrue(num(r, "results", "acquired_per_s") > 0, r.toString());
+    assertTrue(
+        r.getAsJsonObject("settings").get("keep_alive").getAsString().contains("acquireAll"),
+        r.toString());
+  }
+
+  @Test
   void contendedLockHandsTheLockOverWithoutAFencingOrExclusionViolation() {
     JsonObject r =
         bench(

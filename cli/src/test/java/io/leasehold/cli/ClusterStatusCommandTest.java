@@ -18,7 +18,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code cluster status} on three nodes: every member, as it answers for itself. */
+/**
+ * {@code cluster status} and {@code cluster groups} on three nodes: every member, as it answers for
+ * itself. The cluster forms with three lease groups beside the meta group, which {@code cluster
+ * status} does not show.
+ */
 class ClusterStatusCommandTest {
   @TempDir static Path dir;
   static TestCluster cluster;
@@ -31,7 +35,8 @@ class ClusterStatusCommandTest {
             dir,
             b ->
                 b.electionTimeout(
-                    java.time.Duration.ofMillis(1000), java.time.Duration.ofMillis(1900)));
+                        java.time.Duration.ofMillis(1000), java.time.Duration.ofMillis(1900))
+                    .leaseGroups(3));
   }
 
   @AfterAll
@@ -47,6 +52,48 @@ class ClusterStatusCommandTest {
         seconds(30),
         () -> run(cluster, all.toArray(String[]::new)).exit() == 0);
     return run(cluster, all.toArray(String[]::new)).ok();
+  }
+
+  @Test
+  void groupsListsTheMetaGroupAndEachLeaseGroupLedByTheMemberItsPriorityNames() {
+    TestCluster.await(
+        "lease group k led by n<k>",
+        seconds(60),
+        () -> {
+          JsonArray groups = run(cluster, "cluster", "groups", "-o", "json").ok().array();
+          for (int k = 1; k <= 3; k++) {
+            JsonObject g = groups.get(k).getAsJsonObject();
+            if (g.get("leader").isJsonNull() || !str(g, "leader").equals("n" + k)) {
+              return false;
+            }
+          }
+          return !groups.get(0).getAsJsonObject().get("leader").isJsonNull();
+        });
+    JsonArray groups = run(cluster, "cluster", "groups", "-o", "json").ok().array();
+    assertEquals(4, groups.size());
+    JsonObject meta = groups.get(0).getAsJsonObject();
+    assertEquals(
+        List.of("number", "kind", "groupId", "leader", "term", "commitIndex", "members"),
+        List.copyOf(meta.keySet()),
+        "the JSON shape is stable");
+    assertEquals(0, meta.get("number").getAsInt());
+    assertEquals("meta", str(meta, "kind"));
+    JsonObject two = groups.get(2).getAsJsonObject();
+    assertEquals("lease", str(two, "kind"));
+    JsonArray members = two.getAsJsonArray("members");
+    assertEquals(3, members.size());
+    JsonObject n2 = members.get(1).getAsJsonObject();
+    assertEquals("n2", str(n2, "id"));
+    assertEquals(1, n2.get("priority").getAsInt());
+    assertEquals(0, members.get(0).getAsJsonObject().get("priority").getAsInt());
+
+    String table = run(cluster, "cluster", "groups").ok().out();
+    List<List<String>> rows = Cli.cells(table);
+    assertEquals(
+        List.of("GROUP", "KIND", "LEADER", "TERM", "COMMIT", "MEMBERS (PRIORITY)"), rows.get(0));
+    assertEquals(List.of("1", "lease", "n1"), rows.get(2).subList(0, 3));
+    assertTrue(table.contains("n1(1) n2(0) n3(0)"), table);
+    assertTrue(table.contains("groups led: n1 "), table);
   }
 
   @Test

@@ -67,7 +67,7 @@ class WatchCommandTest {
     assertEquals("RELEASED", Cli.str(events.get(1), "reason"));
     assertEquals(live, events.get(2).getAsJsonObject("lease").get("token").getAsLong());
     assertEquals(
-        List.of("revision", "type", "name", "time", "reason", "message", "lease"),
+        List.of("revision", "type", "name", "time", "reason", "message", "lease", "previous"),
         List.copyOf(events.get(0).keySet()));
   }
 
@@ -99,6 +99,63 @@ class WatchCommandTest {
                     + token
                     + " ttl=30s reason=REVOKED message=\"why not\""),
         lines.get(0));
+  }
+
+  static JsonObject acquired(String name, String holder, String zone, String status) {
+    return run(
+            cluster,
+            "lease",
+            "acquire",
+            name,
+            "--ttl",
+            "30s",
+            "--holder",
+            holder,
+            "--meta",
+            "zone=" + zone,
+            "--status",
+            status,
+            "-o",
+            "json")
+        .ok()
+        .object();
+  }
+
+  @Test
+  void attributeFiltersShowLeasesEnteringAndLeavingThem() throws Exception {
+    long first = acquired("zoned/a", "w-1", "eu-1a", "SERVING").get("modRevision").getAsLong();
+    acquired("zoned/b", "w-2", "eu-1b", "SERVING");
+    acquired("zoned/a", "w-1", "eu-1a", "DRAINING"); // the holder asks again: an update
+    acquired("zoned/b", "w-2", "eu-1b", "DRAINING");
+    Cli.Background watch =
+        new Cli.Background(
+            Cli.at(
+                cluster,
+                "watch",
+                "zoned/",
+                "--from-revision",
+                "" + first,
+                "--zone",
+                "eu-1a",
+                "--status",
+                "SERVING"));
+    watch.awaitOut("was=SERVING", seconds(30));
+    acquired("zoned/c", "w-3", "eu-1a", "SERVING");
+    watch.awaitOut("zoned/c", seconds(30));
+    watch.interrupt();
+    assertEquals(0, watch.awaitExit(seconds(30)), watch.err());
+    List<String> lines = watch.out().lines().map(l -> l.replaceAll("^\\d+ ", "")).toList();
+    assertEquals(3, lines.size(), watch.out());
+    assertTrue(lines.get(0).startsWith("ACQUIRED zoned/a holder=w-1"), lines.get(0));
+    assertTrue(lines.get(0).endsWith(" status=SERVING"), lines.get(0));
+    assertTrue(lines.get(1).startsWith("UPDATED zoned/a holder=w-1"), lines.get(1));
+    assertTrue(lines.get(1).endsWith(" status=DRAINING was=SERVING"), lines.get(1));
+    assertTrue(lines.get(2).startsWith("ACQUIRED zoned/c holder=w-3"), lines.get(2));
+  }
+
+  @Test
+  void aZoneGivenTwiceIsRefusedNamingIt() {
+    run(cluster, "watch", "x/", "--zone", "a,a").failed(LeaseholdCommand.EXIT_USAGE, "zones[1]");
   }
 
   @Test

@@ -586,7 +586,7 @@ public final class LeaseholdClient implements AutoCloseable {
    */
   public CompletableFuture<RoutingTable> routingTable(String prefix, ServiceFilter filter) {
     Objects.requireNonNull(filter, "filter");
-    return core.routingTable(prefix, filter::matches);
+    return core.routingTable(prefix, filter);
   }
 
   /**

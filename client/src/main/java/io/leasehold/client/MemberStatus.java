@@ -1,5 +1,6 @@
 package io.leasehold.client;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -16,6 +17,8 @@ import java.util.Optional;
  * @param commitIndex its commit index
  * @param appliedIndex its applied index
  * @param error why it did not answer, if it did not
+ * @param groups every Raft group the member hosts, as it sees them: the meta group first, then
+ *     lease groups by number; empty if it did not answer
  */
 public record MemberStatus(
     String id,
@@ -26,7 +29,8 @@ public record MemberStatus(
     String leaderId,
     long commitIndex,
     long appliedIndex,
-    Optional<String> error) {
+    Optional<String> error,
+    List<RaftGroupStatus> groups) {
   /**
    * Checks that every field is given.
    *
@@ -39,6 +43,7 @@ public record MemberStatus(
    * @param commitIndex its commit index
    * @param appliedIndex its applied index
    * @param error why it did not answer, if it did not
+   * @param groups every Raft group the member hosts, as it sees them; empty if it did not answer
    */
   public MemberStatus {
     Objects.requireNonNull(id, "id");
@@ -47,6 +52,43 @@ public record MemberStatus(
     Objects.requireNonNull(role, "role");
     Objects.requireNonNull(leaderId, "leaderId");
     Objects.requireNonNull(error, "error");
+    groups = List.copyOf(Objects.requireNonNull(groups, "groups"));
+  }
+
+  /**
+   * A member as a server without lease groups reports it: no groups listed.
+   *
+   * @param id the member's id
+   * @param peerAddress its Raft address
+   * @param clientAddress its client address (empty if the cluster does not know it)
+   * @param role its Raft role; UNKNOWN if it did not answer
+   * @param term its current term
+   * @param leaderId the leader it follows; empty if it knows none or did not answer
+   * @param commitIndex its commit index
+   * @param appliedIndex its applied index
+   * @param error why it did not answer, if it did not
+   */
+  public MemberStatus(
+      String id,
+      String peerAddress,
+      String clientAddress,
+      MemberRole role,
+      long term,
+      String leaderId,
+      long commitIndex,
+      long appliedIndex,
+      Optional<String> error) {
+    this(
+        id,
+        peerAddress,
+        clientAddress,
+        role,
+        term,
+        leaderId,
+        commitIndex,
+        appliedIndex,
+        error,
+        List.of());
   }
 
   /**

@@ -34,6 +34,8 @@ public final class ServiceFilter {
   private static final ServiceFilter SERVING =
       new ServiceFilter(List.of(), Map.of(), List.of(), false);
 
+  private static final ServiceFilter ALL = new ServiceFilter(List.of(), Map.of(), List.of(), true);
+
   private final List<String> zones;
   private final Map<String, String> metadata;
   private final List<String> statuses;
@@ -55,6 +57,16 @@ public final class ServiceFilter {
    */
   public static ServiceFilter serving() {
     return SERVING;
+  }
+
+  /**
+   * Every instance, whatever its status, zone and metadata: a filter that filters nothing, what
+   * {@link WatchOptions} start with.
+   *
+   * @return the filter
+   */
+  public static ServiceFilter all() {
+    return ALL;
   }
 
   /**
@@ -159,7 +171,7 @@ public final class ServiceFilter {
     String status = route.status().orElse("");
     if (!statuses.isEmpty()
         ? !statuses.contains(status)
-        : !anyStatus && !SERVING_STATUS.equals(status)) {
+        : !anyStatus && !Registration.SERVING.equals(status)) {
       return false;
     }
     for (Map.Entry<String, String> want : metadata.entrySet()) {
@@ -171,8 +183,6 @@ public final class ServiceFilter {
         || zones.contains(ANY_ZONE)
         || zones.contains(route.metadata().get(ZONE_KEY));
   }
-
-  private static final String SERVING_STATUS = "SERVING";
 
   @Override
   public boolean equals(Object o) {

@@ -16,6 +16,8 @@ import java.util.Optional;
  * @param reason why the lease ended, for RELEASED, EXPIRED and REVOKED (REVOKED or BANNED)
  * @param time the leader's wall-clock time of the change
  * @param message for REVOKED, the reason the operator gave
+ * @param previousAttributes for UPDATED, the lease's attributes before the change (in the full
+ *     view, from nodes that keep them); empty for every other type
  */
 public record WatchEvent(
     EventType type,
@@ -24,7 +26,8 @@ public record WatchEvent(
     Optional<LeaseInfo> lease,
     Optional<EndReason> reason,
     Instant time,
-    Optional<String> message) {
+    Optional<String> message,
+    Optional<LeaseAttributes> previousAttributes) {
   /**
    * Checks that every field is given.
    *
@@ -36,6 +39,7 @@ public record WatchEvent(
    * @param reason why the lease ended, for RELEASED, EXPIRED and REVOKED (REVOKED or BANNED)
    * @param time the leader's wall-clock time of the change
    * @param message for REVOKED, the reason the operator gave
+   * @param previousAttributes for UPDATED, the attributes before the change
    */
   public WatchEvent {
     Objects.requireNonNull(type, "type");
@@ -44,6 +48,29 @@ public record WatchEvent(
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(time, "time");
     Objects.requireNonNull(message, "message");
+    Objects.requireNonNull(previousAttributes, "previousAttributes");
+  }
+
+  /**
+   * An event without the attributes before it.
+   *
+   * @param type what happened
+   * @param revision the log index of the entry that made the change
+   * @param name the lease's name
+   * @param lease the lease after the change; for endings, as it was
+   * @param reason why the lease ended
+   * @param time the leader's wall-clock time of the change
+   * @param message for REVOKED, the reason the operator gave
+   */
+  public WatchEvent(
+      EventType type,
+      long revision,
+      String name,
+      Optional<LeaseInfo> lease,
+      Optional<EndReason> reason,
+      Instant time,
+      Optional<String> message) {
+    this(type, revision, name, lease, reason, time, message, Optional.empty());
   }
 
   /**

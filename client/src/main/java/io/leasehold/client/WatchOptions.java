@@ -10,11 +10,17 @@ import java.util.Set;
  * @param fromRevision the first revision to deliver (history first, then live); 0: from now on
  * @param types event types to deliver; empty: every type but RENEWED
  * @param includeRenewals deliver RENEWED events too (live only; they are never in the history)
- * @param routesOnly only events of leases that carry an address. Note that an update that removes a
- *     lease's address is then not delivered either; a cache of routes should watch without this
- *     filter (as {@link RoutingTable} does).
+ * @param routesOnly only events of leases that carry an address, and updates that remove one (so a
+ *     cache of routes hears that a route is gone). Nodes older than the filter below leave updates
+ *     that remove an address out.
  * @param view how much of each event to send: {@link WatchView#FULL} (the default) or {@link
  *     WatchView#BASIC}
+ * @param filter what the leases' attributes must hold, checked by the node: status, metadata and
+ *     zones, as {@link ServiceFilter#matches(Route)} decides (the zones are a set); an update is
+ *     delivered also when its lease passed the filter before it, so a watcher hears that a lease
+ *     left the filter. Events about no lease (policy changes) are not filtered by it. {@link
+ *     ServiceFilter#all()}: every lease. A node older than this filter sends every event: check
+ *     {@link ServiceFilter#matches} when that matters.
  */
 public record WatchOptions(
     String prefix,
@@ -22,7 +28,8 @@ public record WatchOptions(
     Set<EventType> types,
     boolean includeRenewals,
     boolean routesOnly,
-    WatchView view) {
+    WatchView view,
+    ServiceFilter filter) {
   /**
    * Checks the fields and copies the types.
    *
@@ -30,14 +37,14 @@ public record WatchOptions(
    * @param fromRevision the first revision to deliver (history first, then live); 0: from now on
    * @param types event types to deliver; empty: every type but RENEWED
    * @param includeRenewals deliver RENEWED events too (live only; they are never in the history)
-   * @param routesOnly only events of leases that carry an address. Note that an update that removes
-   *     a lease's address is then not delivered either; a cache of routes should watch without this
-   *     filter (as {@link RoutingTable} does).
+   * @param routesOnly only events of leases that carry an address, and updates that remove one
    * @param view how much of each event to send: {@link WatchView#FULL} (the default) or {@link
    *     WatchView#BASIC}
+   * @param filter what the leases' attributes must hold ({@link ServiceFilter#all()}: nothing)
    */
   public WatchOptions {
     Objects.requireNonNull(prefix, "prefix");
+    Objects.requireNonNull(filter, "filter");
     types = Set.copyOf(Objects.requireNonNull(types, "types"));
     if (fromRevision < 0) {
       throw new IllegalArgumentException(
@@ -50,7 +57,27 @@ public record WatchOptions(
   }
 
   /**
-   * The full view.
+   * Every lease's events in {@code view}.
+   *
+   * @param prefix names starting with this ({@code ""}: every name)
+   * @param fromRevision the first revision to deliver (0: from now on)
+   * @param types event types to deliver (empty: every type but RENEWED)
+   * @param includeRenewals whether to deliver RENEWED events
+   * @param routesOnly whether to deliver only the events of leases with an address
+   * @param view how much of each event to send
+   */
+  public WatchOptions(
+      String prefix,
+      long fromRevision,
+      Set<EventType> types,
+      boolean includeRenewals,
+      boolean routesOnly,
+      WatchView view) {
+    this(prefix, fromRevision, types, includeRenewals, routesOnly, view, ServiceFilter.all());
+  }
+
+  /**
+   * Every lease's events in the full view.
    *
    * @param prefix names starting with this ({@code ""}: every name)
    * @param fromRevision the first revision to deliver (0: from now on)
@@ -74,7 +101,7 @@ public record WatchOptions(
    * @return the options
    */
   public static WatchOptions of(String prefix) {
-    return new WatchOptions(prefix, 0, Set.of(), false, false, WatchView.FULL);
+    return new WatchOptions(prefix, 0, Set.of(), false, false, WatchView.FULL, ServiceFilter.all());
   }
 
   /**
@@ -84,7 +111,7 @@ public record WatchOptions(
    * @return the options
    */
   public WatchOptions withFromRevision(long revision) {
-    return new WatchOptions(prefix, revision, types, includeRenewals, routesOnly, view);
+    return new WatchOptions(prefix, revision, types, includeRenewals, routesOnly, view, filter);
   }
 
   /**
@@ -94,7 +121,7 @@ public record WatchOptions(
    * @return the options
    */
   public WatchOptions withTypes(Set<EventType> types) {
-    return new WatchOptions(prefix, fromRevision, types, includeRenewals, routesOnly, view);
+    return new WatchOptions(prefix, fromRevision, types, includeRenewals, routesOnly, view, filter);
   }
 
   /**
@@ -104,7 +131,7 @@ public record WatchOptions(
    * @return the options
    */
   public WatchOptions withRenewals(boolean include) {
-    return new WatchOptions(prefix, fromRevision, types, include, routesOnly, view);
+    return new WatchOptions(prefix, fromRevision, types, include, routesOnly, view, filter);
   }
 
   /**
@@ -114,7 +141,7 @@ public record WatchOptions(
    * @return the options
    */
   public WatchOptions withRoutesOnly(boolean routesOnly) {
-    return new WatchOptions(prefix, fromRevision, types, includeRenewals, routesOnly, view);
+    return new WatchOptions(prefix, fromRevision, types, includeRenewals, routesOnly, view, filter);
   }
 
   /**
@@ -124,6 +151,17 @@ public record WatchOptions(
    * @return the options
    */
   public WatchOptions withView(WatchView view) {
-    return new WatchOptions(prefix, fromRevision, types, includeRenewals, routesOnly, view);
+    return new WatchOptions(prefix, fromRevision, types, includeRenewals, routesOnly, view, filter);
+  }
+
+  /**
+   * These options, with only the events of leases whose attributes pass {@code filter} (and the
+   * updates that take a lease out of it).
+   *
+   * @param filter what the leases' attributes must hold ({@link ServiceFilter#all()}: nothing)
+   * @return the options
+   */
+  public WatchOptions withFilter(ServiceFilter filter) {
+    return new WatchOptions(prefix, fromRevision, types, includeRenewals, routesOnly, view, filter);
   }
 }

@@ -187,4 +187,90 @@ class AcquireAllTest {
       assertTrue(first.isValid());
     }
   }
+
+  /**
+   * Delays every answer to an AcquireMany by {@code delay} on its way to the client, as a long
+   * queue of batches on a cold cluster does; the node applies it at once.
+   */
+  static final class SlowAcquireManyAnswers implements io.grpc.ClientInterceptor {
+    private final java.util.concurrent.ScheduledExecutorService timer =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    private final Duration delay;
+
+    SlowAcquireManyAnswers(Duration delay) {
+      this.delay = delay;
+    }
+
+    @Override
+    public <Q, A> io.grpc.ClientCall<Q, A> interceptCall(
+        io.grpc.MethodDescriptor<Q, A> method, io.grpc.CallOptions options, io.grpc.Channel next) {
+      io.grpc.ClientCall<Q, A> call = next.newCall(method, options);
+      if (!method.getBareMethodName().equals("AcquireMany")) {
+        return call;
+      }
+      return new io.grpc.ForwardingClientCall.SimpleForwardingClientCall<>(call) {
+        @Override
+        public void start(Listener<A> listener, io.grpc.Metadata headers) {
+          super.start(
+              new io.grpc.ForwardingClientCallListener.SimpleForwardingClientCallListener<>(
+                  listener) {
+                private void later(Runnable r) {
+                  timer.schedule(r, delay.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                }
+
+                @Override
+                public void onHeaders(io.grpc.Metadata h) {
+                  later(() -> super.onHeaders(h));
+                }
+
+                @Override
+                public void onMessage(A message) {
+                  later(() -> super.onMessage(message));
+                }
+
+                @Override
+                public void onClose(io.grpc.Status status, io.grpc.Metadata trailers) {
+                  later(() -> super.onClose(status, trailers));
+                }
+              },
+              headers);
+        }
+      };
+    }
+  }
+
+  /**
+   * A batch whose answer takes longer than the session's TTL: the client keeps the session alive
+   * meanwhile, so the session does not end, and the grants count from the latest keep-alive, so
+   * they are held when the answer comes rather than given back as too late.
+   */
+  @Test
+  void aBatchAnsweredAfterTheSessionTtlIsHeldThroughKeepAlives() throws Exception {
+    try (LeaseholdClient a =
+        Fixtures.client(
+            cluster,
+            b ->
+                b.sessionTtl(Duration.ofSeconds(3))
+                    .interceptor(new SlowAcquireManyAnswers(Duration.ofSeconds(5))))) {
+      AcquireAllResult r = a.blocking().acquireAll(names("slow/", 50), LeaseOptions.defaults());
+      assertTrue(r.allGranted(), () -> "failed: " + r.failed() + ", refused: " + r.refused());
+      for (Lease lease : r.granted().values()) {
+        assertEquals(LeaseState.HELD, lease.state(), lease.name());
+      }
+      // Still held two TTLs later: the keep-alive loop took over the session.
+      String name = "slow/7";
+      Lease seven = r.lease(name).orElseThrow();
+      long session = a.get(name).join().orElseThrow().session();
+      Fixtures.await(
+          "the session kept alive after the grant",
+          Duration.ofSeconds(30),
+          () ->
+              a.admin()
+                  .session(session)
+                  .join()
+                  .map(d -> d.session().renewCount() >= 3)
+                  .orElse(false));
+      assertEquals(LeaseState.HELD, seven.state());
+    }
+  }
 }

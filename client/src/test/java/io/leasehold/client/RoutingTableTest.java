@@ -104,6 +104,14 @@ class RoutingTableTest {
               .routingTable("service/maps/", ServiceFilter.serving().inZones("eu-a", "eu-c"));
       List<RouteChange> changes = new CopyOnWriteArrayList<>();
       table.addListener(changes::add);
+      // A watch with the same filter, checked by the nodes: eu-b's instances never reach it.
+      List<String> watched = new CopyOnWriteArrayList<>();
+      Watch watch =
+          proxy.watch(
+              WatchOptions.of("service/maps/")
+                  .withFromRevision(table.revision() + 1)
+                  .withFilter(ServiceFilter.serving().inZones("eu-a", "eu-c")),
+              e -> watched.add(e.type() + " " + e.name()));
       assertEquals(
           List.of("service/maps/a-1", "service/maps/a-old"),
           table.routes().keySet().stream().sorted().toList(),
@@ -112,7 +120,8 @@ class RoutingTableTest {
 
       // Draining leaves the table; a new instance in a listed zone comes; another zone's does not.
       a1.setStatus(Registration.DRAINING).get(10, TimeUnit.SECONDS);
-      runner.blocking().register("maps", "c-1", "10.0.3.4:80", Map.of("zone", "eu-c"));
+      Registration c1 =
+          runner.blocking().register("maps", "c-1", "10.0.3.4:80", Map.of("zone", "eu-c"));
       runner.blocking().register("maps", "b-2", "10.0.3.5:80", Map.of("zone", "eu-b"));
       table
           .awaitRevision(proxy.blocking().list("service/maps/").revision())
@@ -131,6 +140,32 @@ class RoutingTableTest {
           "a-1 back once SERVING",
           Duration.ofSeconds(10),
           () -> table.lookup("service/maps/a-1").isPresent());
+
+      // eu-c empties and fills again.
+      c1.deregister().get(10, TimeUnit.SECONDS);
+      Fixtures.await(
+          "eu-c empty",
+          Duration.ofSeconds(10),
+          () -> table.routes().values().stream().noneMatch(r -> r.address().equals("10.0.3.4:80")));
+      runner.blocking().register("maps", "c-2", "10.0.3.6:80", Map.of("zone", "eu-c"));
+      Fixtures.await(
+          "eu-c filled",
+          Duration.ofSeconds(10),
+          () -> table.lookup("service/maps/c-2").isPresent());
+      Fixtures.await(
+          () -> "the watch heard the same changes: " + watched,
+          Duration.ofSeconds(10),
+          () -> watched.size() >= 5);
+      assertEquals(
+          List.of(
+              "UPDATED service/maps/a-1",
+              "ACQUIRED service/maps/c-1",
+              "UPDATED service/maps/a-1",
+              "RELEASED service/maps/c-1",
+              "ACQUIRED service/maps/c-2"),
+          watched,
+          "a-1 drains (it left the filter), c-1 comes, a-1 serves again, eu-c empties and fills");
+      watch.close();
       RoutingTable v1 =
           proxy
               .blocking()

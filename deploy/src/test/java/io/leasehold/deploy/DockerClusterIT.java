@@ -57,9 +57,7 @@ class DockerClusterIT {
               .withNetwork(network)
               .withNetworkAliases(id)
               .withEnv("LEASEHOLD_PEERS", peers)
-              .withEnv(
-                  "JAVA_TOOL_OPTIONS",
-                  "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -Xmx256m")
+              .withEnv("JAVA_TOOL_OPTIONS", "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Xmx256m")
               .withCommand(
                   "server", "--id", id, "--listen-host", "0.0.0.0", "--data-dir", "/data/" + id)
               .withExposedPorts(7400, metricsPort)

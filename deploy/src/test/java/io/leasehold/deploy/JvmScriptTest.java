@@ -31,7 +31,7 @@ class JvmScriptTest {
   static final Path DEPLOY = Path.of(System.getProperty("leasehold.deploy", "."));
   static final Path SCRIPT = DEPLOY.resolve("jvm.sh");
   static final String DEFAULTS =
-      "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -XX:+UseStringDeduplication -Xmx512m";
+      "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UseStringDeduplication -Xmx512m";
 
   /** The CLI's defaults (every command but server and bench). */
   static final String CLI_DEFAULTS = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData";

@@ -11,6 +11,7 @@ import io.leasehold.server.api.RequestLimits;
 import io.leasehold.server.api.RoutingService;
 import io.leasehold.server.api.ServiceWaits;
 import io.leasehold.server.auth.NodeAuth;
+import io.leasehold.server.expiry.ExpiryClock;
 import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.server.health.NodeHealth;
 import io.leasehold.server.metrics.NodeMetrics;
@@ -30,6 +31,7 @@ import io.leasehold.server.watch.HistoryCompactor;
 import io.leasehold.server.watch.WatchHub;
 import io.leasehold.statemachine.core.Counters;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
+import io.leasehold.statemachine.store.RocksDbStore;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -62,6 +64,10 @@ public final class LeaseholdNode implements AutoCloseable {
   private final WatchHub watchHub;
   private final NodeMetrics metrics;
   private final LeaseStateMachine stateMachine;
+
+  /** RocksDB's memory budget, shared by the stores of every Raft group this node hosts. */
+  private final RocksDbStore.Memory storeMemory = RocksDbStore.Memory.create();
+
   private final RaftConsensus consensus;
   private final AcquireWaits acquireWaits;
   private final ServiceWaits serviceWaits = new ServiceWaits();
@@ -79,7 +85,7 @@ public final class LeaseholdNode implements AutoCloseable {
   private volatile FaultControl faultControl;
   private volatile boolean closed;
 
-  private LeaseholdNode(NodeConfig config, NodeTls tls) throws IOException {
+  private LeaseholdNode(NodeConfig config, NodeTls tls, ExpiryClock clock) throws IOException {
     this.config = config;
     this.tls = tls;
     this.lifecycle = new LifecycleLog(config.id());
@@ -88,7 +94,7 @@ public final class LeaseholdNode implements AutoCloseable {
             new CommitClock(),
             new ReplicationTrace(),
             new PeerTraffic(),
-            new ExpiryTicker(config.tickInterval(), config.stallThreshold(), System::nanoTime));
+            new ExpiryTicker(config.tickInterval(), config.stallThreshold(), clock));
     // The hub reaches the core through the state machine, which exists only after this line.
     AtomicReference<LeaseStateMachine> sm = new AtomicReference<>();
     this.watchHub =
@@ -125,7 +131,10 @@ public final class LeaseholdNode implements AutoCloseable {
             lifecycle);
     this.stateMachine =
         new LeaseStateMachine(
-            config.dataDir().resolve("state"), applied, LeaseholdNode::wallClockMicros);
+            config.dataDir().resolve("state"),
+            applied,
+            LeaseholdNode::wallClockMicros,
+            Optional.of(storeMemory));
     sm.set(stateMachine);
     this.consensus =
         new RaftConsensus(
@@ -135,7 +144,8 @@ public final class LeaseholdNode implements AutoCloseable {
             diagnostics.replicationTrace(),
             diagnostics.peerTraffic(),
             lifecycle,
-            LeaseholdNode::wallClockMicros);
+            LeaseholdNode::wallClockMicros,
+            storeMemory);
     consensus.timeWritesWith(metrics::written);
     consensus.listen(
         new Consensus.Listener() {
@@ -216,10 +226,21 @@ public final class LeaseholdNode implements AutoCloseable {
    */
   public static LeaseholdNode start(NodeConfig config, Consumer<LeaseholdNode> beforeStart)
       throws IOException {
+    return start(config, new ExpiryClock(), beforeStart);
+  }
+
+  /**
+   * As {@link #start(NodeConfig, Consumer)}, deciding expiry by {@code clock}: a test that moves it
+   * forward ({@link ExpiryClock#advance}) sees TTLs run out without waiting. Give every node of a
+   * cluster the same clock, so that whichever leads sees the move.
+   */
+  public static LeaseholdNode start(
+      NodeConfig config, ExpiryClock clock, Consumer<LeaseholdNode> beforeStart)
+      throws IOException {
     NodeTls tls = NodeTls.start(config, new LifecycleLog(config.id()));
     LeaseholdNode node;
     try {
-      node = new LeaseholdNode(config, tls);
+      node = new LeaseholdNode(config, tls, clock);
     } catch (IOException | RuntimeException e) {
       tls.close();
       throw e;
@@ -474,6 +495,7 @@ public final class LeaseholdNode implements AutoCloseable {
     }
     tls.close();
     api.awaitTermination();
+    storeMemory.release(); // a store still closing holds a reference of its own
     LOG.info("node {} stopped", config.id());
   }
 }

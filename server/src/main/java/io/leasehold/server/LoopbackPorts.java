@@ -11,9 +11,11 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Free ports for nodes started inside a test JVM (the test kit's clusters and the project's own
- * tests), taken below the kernel's ephemeral range: a port picked there (bind to 0) can become the
- * source port of some outgoing connection before the node binds it, and test JVMs run side by side
+ * Free ports for nodes that tests and benchmarks start on loopback (the test kit's clusters, the
+ * project's own tests, the node processes of {@code leasehold bench}; the fault suite, which knows
+ * the server only as a packaged jar, keeps its own copy), taken below the kernel's ephemeral range:
+ * a port picked there (bind to 0) can become the source port of some outgoing connection before the
+ * node binds it, all the more while a node process's JVM starts, and test JVMs run side by side
  * open many. Each JVM walks the range from a random start, so it hands out no port twice until it
  * wraps around. Falls back to the kernel's pick where the range is unknown.
  */

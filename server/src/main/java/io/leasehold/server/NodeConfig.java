@@ -24,6 +24,10 @@ import java.util.Set;
  * @param join start without a group of its own: the node waits to be added to a running cluster
  *     ({@code Cluster/AddMember}) and then catches up from the leader; {@code peers} need list only
  *     this node, though other members make a leader known sooner
+ * @param leaseGroups the Raft groups this node hosts besides the meta group when the cluster forms
+ *     ({@code --lease-groups}): 1, the default, is the meta group alone; N above 1 adds lease
+ *     groups 1..N, each with its own log, state and leader, their leaders spread over the members
+ *     by priority. No namespace is placed on them yet (docs/design/multi-raft.md, "Build order")
  * @param metricsPort the port of the Prometheus HTTP endpoint ({@code /metrics}), if any
  * @param metricsPlaintext serve the metrics port over plain HTTP even when the client port speaks
  *     TLS (etcd's {@code --listen-metrics-urls http://…}): for probes and scrapers that hold no
@@ -80,6 +84,7 @@ public record NodeConfig(
     Duration grpcKeepaliveInterval,
     Duration grpcKeepaliveTimeout,
     boolean join,
+    int leaseGroups,
     Optional<Integer> metricsPort,
     boolean metricsPlaintext,
     boolean ui,
@@ -108,6 +113,8 @@ public record NodeConfig(
   public static final Duration DEFAULT_STALL_THRESHOLD = Duration.ofMillis(500);
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
   public static final long DEFAULT_SNAPSHOT_THRESHOLD = 100_000;
+  public static final int DEFAULT_LEASE_GROUPS = 1;
+  public static final int MAX_LEASE_GROUPS = 16;
   public static final long DEFAULT_LOG_SEGMENT_SIZE_BYTES = 32L << 20;
   public static final long DEFAULT_LOG_PURGE_GAP = 1024;
   public static final long DEFAULT_HISTORY_MAX_EVENTS = 100_000;
@@ -238,6 +245,7 @@ public record NodeConfig(
     private Duration grpcKeepaliveInterval = DEFAULT_GRPC_KEEPALIVE_INTERVAL;
     private Duration grpcKeepaliveTimeout = DEFAULT_GRPC_KEEPALIVE_TIMEOUT;
     private boolean join;
+    private int leaseGroups = DEFAULT_LEASE_GROUPS;
     private Integer metricsPort;
     private boolean metricsPlaintext;
     private boolean ui = true;
@@ -399,6 +407,15 @@ public record NodeConfig(
      */
     public Builder join(boolean join) {
       this.join = join;
+      return this;
+    }
+
+    /**
+     * Lease groups when the cluster forms: 1 (the default) is the meta group alone; N adds lease
+     * groups 1..N beside it.
+     */
+    public Builder leaseGroups(int groups) {
+      this.leaseGroups = groups;
       return this;
     }
 
@@ -591,6 +608,16 @@ public record NodeConfig(
       require(
           snapshotThreshold > 0, "snapshot-threshold: must be positive, got " + snapshotThreshold);
       require(
+          leaseGroups >= 1 && leaseGroups <= MAX_LEASE_GROUPS,
+          "lease-groups: must be between 1 and " + MAX_LEASE_GROUPS + ", got " + leaseGroups);
+      // A joining node has no group of its own; the lease groups' members are the peers the
+      // cluster formed with, and adding members to them is not built yet.
+      require(
+          !join || leaseGroups == DEFAULT_LEASE_GROUPS,
+          "lease-groups: a joining node hosts the meta group only (leave --lease-groups out with"
+              + " --join), got "
+              + leaseGroups);
+      require(
           logSegmentSizeBytes >= 16 << 10,
           "log-segment-size: must be at least 16 KiB, got " + logSegmentSizeBytes);
       require(logPurgeGap > 0, "log-purge-gap: must be positive, got " + logPurgeGap);
@@ -713,6 +740,7 @@ public record NodeConfig(
           grpcKeepaliveInterval,
           grpcKeepaliveTimeout,
           join,
+          leaseGroups,
           Optional.ofNullable(metricsPort),
           metricsPlaintext,
           ui,

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -126,6 +127,30 @@ final class NodeMetricsSource implements NodeMetrics.Source {
               status.leaderId().isPresent());
         },
         new NodeMetrics.RaftView("unknown", 0, 0, 0, 0, 0, false));
+  }
+
+  @Override
+  public NodeMetrics.Replication replication() {
+    return NodeMetrics.orElse(
+        () -> {
+          Consensus.Replication r = consensus.get().replication();
+          return new NodeMetrics.Replication(r.appendRequests(), r.appendBytes(), r.logFlushes());
+        },
+        new NodeMetrics.Replication(0, 0, -1));
+  }
+
+  @Override
+  public List<NodeMetrics.GroupView> groups() {
+    return consensus.get().groups().stream()
+        .map(
+            g ->
+                new NodeMetrics.GroupView(
+                    g.number(),
+                    g.role() == Consensus.Role.LEADER,
+                    g.term(),
+                    g.commitIndex(),
+                    g.appliedIndex()))
+        .toList();
   }
 
   @Override

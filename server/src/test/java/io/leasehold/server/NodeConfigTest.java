@@ -28,6 +28,31 @@ class NodeConfigTest {
   }
 
   @Test
+  void leaseGroupsAreOneByDefaultAtMostSixteenAndNotForAJoiningNode() {
+    assertEquals(1, NodeConfig.standalone().dataDir(Path.of("d")).build().leaseGroups());
+    assertEquals(
+        16, NodeConfig.standalone().dataDir(Path.of("d")).leaseGroups(16).build().leaseGroups());
+    assertEquals(
+        "lease-groups: must be between 1 and 16, got 0",
+        error(() -> NodeConfig.standalone().dataDir(Path.of("d")).leaseGroups(0).build()));
+    assertEquals(
+        "lease-groups: must be between 1 and 16, got 17",
+        error(() -> NodeConfig.standalone().dataDir(Path.of("d")).leaseGroups(17).build()));
+    assertEquals(
+        "lease-groups: a joining node hosts the meta group only (leave --lease-groups out with"
+            + " --join), got 3",
+        error(
+            () ->
+                NodeConfig.builder()
+                    .id("n4")
+                    .dataDir(Path.of("d"))
+                    .peers("n4=127.0.0.1:7431:7430")
+                    .join(true)
+                    .leaseGroups(3)
+                    .build()));
+  }
+
+  @Test
   void standaloneDefaultsToOneLoopbackNode() {
     NodeConfig c = NodeConfig.standalone().dataDir(Path.of("d")).build();
     assertEquals("n1", c.id());

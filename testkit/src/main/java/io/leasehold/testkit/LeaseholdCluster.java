@@ -6,6 +6,7 @@ import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.LoopbackPorts;
 import io.leasehold.server.NodeConfig;
 import io.leasehold.server.Peer;
+import io.leasehold.server.expiry.ExpiryClock;
 import io.leasehold.statemachine.core.LogFormat;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -44,9 +45,9 @@ import java.util.stream.Stream;
  *
  * <p>With JUnit 5, {@link LeaseholdExtension} starts and stops one for a test class. The nodes run
  * with the server's defaults except for their election timeouts (1 to 1.9 s, steadier than a
- * deployment's on a busy test machine; a failover takes 1 to 4 s). Time is real: a lease ends when
- * its TTL has passed on the leader's clock, so a test of expiry uses TTLs of a few seconds (2 s is
- * the shortest the default policy allows).
+ * deployment's on a busy test machine; a failover takes 1 to 4 s). A lease ends when its TTL has
+ * passed on the leader's clock, which runs in real time unless the test moves it forward with
+ * {@link #advanceClock}: a 30-second TTL then runs out at once.
  *
  * <p>Not thread-safe: one test thread drives it.
  */
@@ -61,6 +62,10 @@ public final class LeaseholdCluster implements AutoCloseable {
   private final Duration readyTimeout;
   private final Map<String, LeaseholdNode> running = new LinkedHashMap<>();
   private final Set<String> isolated = new LinkedHashSet<>();
+
+  /** Every node's expiry clock: one, so that whichever node leads sees a move. */
+  private final ExpiryClock clock = new ExpiryClock();
+
   private LeaseholdClient client;
 
   private LeaseholdCluster(Builder b, Path dataDir, boolean ownsDataDir, List<Peer> peers) {
@@ -301,6 +306,50 @@ public final class LeaseholdCluster implements AutoCloseable {
   }
 
   /**
+   * Moves the clock that the nodes expire leases by forward, and returns once the leader has acted
+   * on it and every running node applied what it did: a lease whose TTL the move used up is then
+   * ended (its holder hears of it as of a real expiry), and so are sessions, lock-delays, timed
+   * bans and transfer offers that came due. Wall-clock stamps (a lease's {@code expiresAt}) do not
+   * move, and nor does a client's clock: an SDK client still renews its leases in real time, so a
+   * move longer than a TTL ends the leases of every client, alive or not, that did not renew in
+   * between.
+   *
+   * @param by how far, positive
+   * @throws IllegalArgumentException if {@code by} is not positive
+   * @throws AssertionError if no leader acts on it within the ready timeout
+   */
+  public void advanceClock(Duration by) {
+    clock.advance(by);
+    long deadline = System.nanoTime() + readyTimeout.toNanos();
+    while (true) {
+      LeaseholdNode leader = running.get(leader());
+      try {
+        leader.diagnostics().ticker().nextTurn().get(2, TimeUnit.SECONDS);
+        long applied = leader.stateMachine().getLastAppliedTermIndex().getIndex();
+        await(
+            "every node to apply revision " + applied,
+            () ->
+                running.values().stream()
+                    .filter(n -> !isolated.contains(n.id()))
+                    .allMatch(
+                        n -> n.stateMachine().getLastAppliedTermIndex().getIndex() >= applied));
+        return;
+      } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+        // Leadership moved meanwhile, or the turn failed: the next leader's turn.
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted waiting for the clock to move");
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError(
+            "timed out after "
+                + readyTimeout.toMillis()
+                + " ms waiting for a leader to act on the clock");
+      }
+    }
+  }
+
+  /**
    * The running nodes, not isolated, that do not lead now (with no leader, every one of them).
    *
    * @return their ids
@@ -480,6 +529,7 @@ public final class LeaseholdCluster implements AutoCloseable {
     LeaseholdNode node =
         LeaseholdNode.start(
             configure.apply(id, b).build(),
+            clock,
             n -> n.diagnostics().peerTraffic().cutOff(cutOffFor(id)));
     running.put(id, node);
   }

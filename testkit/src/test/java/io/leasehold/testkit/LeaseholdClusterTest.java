@@ -38,6 +38,46 @@ class LeaseholdClusterTest {
     assertFalse(Files.exists(data), data + " deleted");
   }
 
+  /**
+   * Moving the clock ends a lease whose TTL the move used up, at once and as a real expiry (its
+   * holder loses it, another client gets the name with a higher token), without counting a stall; a
+   * lease with TTL to spare stays.
+   */
+  @Test
+  void advancingTheClockEndsLeasesWithoutWaitingForTheirTtl() throws Exception {
+    try (LeaseholdCluster cluster = LeaseholdCluster.start(3);
+        LeaseholdClient other = cluster.clientBuilder().holder("other").build()) {
+      // Renewed every 10 s in real time: the move ends it long before its holder renews it.
+      LeaseOptions halfMinute = LeaseOptions.defaults().withTtl(Duration.ofSeconds(30));
+      Lease shortLease = cluster.client().acquire("kit/short", halfMinute).join();
+      Lease hour =
+          cluster
+              .client()
+              .acquire("kit/hour", LeaseOptions.defaults().withTtl(Duration.ofHours(1)))
+              .join();
+      long stallsBefore =
+          cluster.node(cluster.leader()).diagnostics().ticker().scheduler().stalls();
+      java.time.Instant realEnd = java.time.Instant.now().plus(Duration.ofSeconds(30));
+
+      cluster.advanceClock(Duration.ofSeconds(31));
+
+      assertTrue(
+          cluster.client().get("kit/short").join().isEmpty(),
+          "the 30 s lease expired when advanceClock returned");
+      assertTrue(java.time.Instant.now().isBefore(realEnd), "before its TTL ran out in real time");
+      await().atMost(WAIT).until(() -> shortLease.state() != io.leasehold.client.LeaseState.HELD);
+      assertEquals(io.leasehold.client.LeaseState.HELD, hour.state());
+      assertTrue(cluster.client().get("kit/hour").join().isPresent());
+      Lease taken = other.acquire("kit/short", MINUTE).join();
+      assertTrue(taken.token() > shortLease.token(), "a later token");
+      assertEquals(
+          stallsBefore,
+          cluster.node(cluster.leader()).diagnostics().ticker().scheduler().stalls(),
+          "a move is not a stall");
+      assertThrows(IllegalArgumentException.class, () -> cluster.advanceClock(Duration.ZERO));
+    }
+  }
+
   @Test
   void aDataDirOfTheTestsOwnIsLeftInPlace(@TempDir Path dir) throws Exception {
     try (LeaseholdCluster node = LeaseholdCluster.builder().dataDir(dir).start()) {

@@ -3,8 +3,8 @@ package io.leasehold.benchmarks.watch;
 import io.grpc.ManagedChannel;
 import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.LoopbackPorts;
-import io.leasehold.server.NodeConfig;
 import io.leasehold.server.Peer;
+import io.leasehold.testkit.LeaseholdCluster;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,38 +15,38 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
- * Three (or N) real Leasehold nodes inside this JVM on free loopback ports, each with its own data
- * directory under one temp directory that {@link #close} deletes. Mirrors the test harness {@code
- * server/src/test/.../TestCluster} so the benchmark needs no test-jar. Clients reach them over
+ * Three (or N) real Leasehold nodes inside this JVM, started by the test kit's {@link
+ * LeaseholdCluster} (free loopback ports, a data directory each) with the run's election timeouts
+ * and tuning, under one temp directory that {@link #close} deletes. Clients reach them over
  * loopback TCP ({@link ClientChannels}).
  */
 final class BenchCluster implements AutoCloseable {
-  private final List<LeaseholdNode> nodes = new ArrayList<>();
   private final ClusterHome home = new ClusterHome("bench-cleanup", this::closeNodes);
+  private LeaseholdCluster cluster;
+  private List<LeaseholdNode> nodes = List.of();
 
   private BenchCluster() throws IOException {}
 
   static BenchCluster start(int size, Duration electionMin, Duration electionMax, NodeTuning tuning)
       throws IOException {
-    BenchCluster cluster = new BenchCluster();
-    Path base = cluster.home.dir();
+    BenchCluster bench = new BenchCluster();
     try {
-      List<Peer> peers = loopbackPeers(size);
-      for (Peer p : peers) {
-        NodeConfig.Builder b =
-            NodeConfig.builder()
-                .id(p.id())
-                .peers(peers)
-                .dataDir(base.resolve(p.id()))
-                .electionTimeout(electionMin, electionMax);
-        tuning.applyTo(b);
-        NodeConfig config = b.build();
-        cluster.nodes.add(LeaseholdNode.start(config));
-      }
-      cluster.awaitReadyLeader(Duration.ofSeconds(60));
-      return cluster;
+      bench.cluster =
+          LeaseholdCluster.builder()
+              .nodes(size)
+              .dataDir(bench.home.dir().resolve("nodes"))
+              .readyTimeout(Duration.ofSeconds(60))
+              .configure(
+                  b -> {
+                    tuning.applyTo(b.electionTimeout(electionMin, electionMax));
+                    return b;
+                  })
+              .start();
+      bench.nodes = bench.cluster.nodeIds().stream().map(bench.cluster::node).toList();
+      bench.awaitReadyLeader(Duration.ofSeconds(60));
+      return bench;
     } catch (IOException | RuntimeException | Error e) {
-      cluster.close();
+      bench.close();
       throw e;
     }
   }
@@ -141,11 +141,11 @@ final class BenchCluster implements AutoCloseable {
   }
 
   private void closeNodes() {
-    for (LeaseholdNode n : nodes) {
+    if (cluster != null) {
       try {
-        n.close();
+        cluster.close();
       } catch (RuntimeException e) {
-        System.err.println("closing node " + n.id() + ": " + e);
+        System.err.println("closing the nodes: " + e);
       }
     }
   }

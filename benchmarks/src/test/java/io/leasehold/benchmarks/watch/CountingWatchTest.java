@@ -123,9 +123,12 @@ class CountingWatchTest {
     return b.build();
   }
 
-  /** Fields of every wire type a proto3 message can carry, some with tags of more than one byte. */
+  /**
+   * Fields of every wire type a proto3 message can carry, some with tags of more than one byte;
+   * numbers above every field Event and WatchResponse know (Event's go up to 9).
+   */
   private static UnknownFieldSet unknown(Random random) {
-    int number = random.nextBoolean() ? 9 + random.nextInt(6) : 16 + random.nextInt(100_000);
+    int number = random.nextBoolean() ? 10 + random.nextInt(6) : 16 + random.nextInt(100_000);
     UnknownFieldSet.Field.Builder f = UnknownFieldSet.Field.newBuilder();
     switch (random.nextInt(4)) {
       case 0 -> f.addVarint(random.nextLong());

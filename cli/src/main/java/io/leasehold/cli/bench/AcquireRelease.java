@@ -135,7 +135,9 @@ public final class AcquireRelease {
           "open loop: latencies count from when each cycle was due, so waits behind a stall are included");
     }
     if (!before.isEmpty()) {
-      report.nodes(NodeStats.between(before.get(0), after));
+      List<NodeStats.Delta> deltas = NodeStats.between(before.get(0), after);
+      report.nodes(deltas);
+      NodeStats.perWrite(deltas).ifPresent(w -> report.result("per_write", w));
     }
     return report;
   }

@@ -85,43 +85,50 @@ public final class LeaseholdTargets {
    * Each client acquires its names and the SDK keeps them alive: one Renew call a heartbeat for all
    * of a client's leases.
    */
-  public static Renew.Target renew(List<LeaseholdClient> clients, Duration ttl) {
+  public static Renew.Target renew(List<LeaseholdClient> clients, Duration ttl, boolean batch) {
     return holding(
         clients,
         LeaseOptions.defaults().withTtl(ttl),
-        "the SDK's keep-alive: one Renew call a heartbeat carrying every lease of the client");
+        "the SDK's keep-alive: one Renew call a heartbeat carrying every lease of the client",
+        batch,
+        (client, leases) -> LeaseholdTargets.releaseAll(leases));
   }
 
   /**
    * Each client acquires its names into its session (no TTL of their own) and the SDK keeps the
    * session alive: one KeepAlive item a heartbeat per client, whatever number of leases it holds.
    */
-  public static Renew.Target renewInSessions(List<LeaseholdClient> clients, Executor closing) {
+  public static Renew.Target renewInSessions(
+      List<LeaseholdClient> clients, Executor closing, boolean batch) {
     // Ends as a user's client ends: close() closes the session, one call for all its leases.
     return holding(
         clients,
         LeaseOptions.defaults(),
         "the SDK's session: one KeepAlive item a heartbeat per client, its leases attached",
+        batch,
         (client, leases) -> CompletableFuture.runAsync(clients.get(client)::close, closing));
   }
 
-  private static Renew.Target holding(
-      List<LeaseholdClient> clients, LeaseOptions options, String shape) {
-    return holding(
-        clients, options, shape, (client, leases) -> LeaseholdTargets.releaseAll(leases));
-  }
-
+  /**
+   * {@code batch}: each client acquires its names through {@code acquireAll} (AcquireMany, up to
+   * 1,000 names a call) rather than one {@code tryAcquire} each.
+   */
   private static Renew.Target holding(
       List<LeaseholdClient> clients,
       LeaseOptions options,
       String shape,
+      boolean batch,
       BiFunction<Integer, List<Lease>, CompletableFuture<Void>> release) {
     Map<Integer, List<Lease>> held = new ConcurrentHashMap<>();
+    String how = shape + (batch ? "; acquired through acquireAll" : "");
     return new Renew.Target() {
       @Override
       public CompletableFuture<Void> holdAll(
           int client, List<String> names, Consumer<String> onLost, AtomicLong acquired) {
-        return LeaseholdTargets.holdAll(clients.get(client), names, options, onLost, acquired)
+        LeaseholdClient c = clients.get(client);
+        return (batch
+                ? LeaseholdTargets.holdAllAtOnce(c, names, options, onLost, acquired)
+                : LeaseholdTargets.holdAll(c, names, options, onLost, acquired))
             .thenAccept(leases -> held.put(client, leases));
       }
 
@@ -132,9 +139,48 @@ public final class LeaseholdTargets {
 
       @Override
       public String keepAliveShape() {
-        return shape;
+        return how;
       }
     };
+  }
+
+  /**
+   * Acquires {@code names} in one {@code acquireAll} (the SDK sends them 1,000 a call) and tells
+   * {@code onLost} of each that is lost while held; fails unless every name was granted.
+   */
+  static CompletableFuture<List<Lease>> holdAllAtOnce(
+      LeaseholdClient client,
+      List<String> names,
+      LeaseOptions options,
+      Consumer<String> onLost,
+      AtomicLong acquired) {
+    return client
+        .acquireAll(names, options)
+        .thenApply(
+            r -> {
+              List<Lease> leases = new ArrayList<>(r.granted().values());
+              for (Lease lease : leases) {
+                watchForLoss(lease, onLost);
+              }
+              acquired.addAndGet(leases.size());
+              if (!r.allGranted()) {
+                String first =
+                    !r.refused().isEmpty()
+                        ? r.refused().keySet().iterator().next() + ": refused"
+                        : !r.failed().isEmpty()
+                            ? r.failed().keySet().iterator().next()
+                                + ": "
+                                + r.failed().values().iterator().next().getMessage()
+                            : r.skipped().get(0) + ": skipped";
+                throw new IllegalStateException(
+                    (names.size() - leases.size())
+                        + " of "
+                        + names.size()
+                        + " names not granted, e.g. "
+                        + first);
+              }
+              return leases;
+            });
   }
 
   /**
@@ -166,12 +212,7 @@ public final class LeaseholdTargets {
               .thenApply(
                   r -> {
                     Lease lease = granted(name, r);
-                    lease.addListener(
-                        t -> {
-                          if (t.to() == LeaseState.LOST) {
-                            onLost.accept(name);
-                          }
-                        });
+                    watchForLoss(lease, onLost);
                     acquired.incrementAndGet();
                     return lease;
                   });
@@ -180,6 +221,15 @@ public final class LeaseholdTargets {
     }
     return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
         .thenApply(v -> all.stream().map(CompletableFuture::join).toList());
+  }
+
+  private static void watchForLoss(Lease lease, Consumer<String> onLost) {
+    lease.addListener(
+        t -> {
+          if (t.to() == LeaseState.LOST) {
+            onLost.accept(lease.name());
+          }
+        });
   }
 
   static CompletableFuture<Void> releaseAll(List<Lease> leases) {

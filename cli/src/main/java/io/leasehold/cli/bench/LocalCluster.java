@@ -24,7 +24,7 @@ public final class LocalCluster implements Failover.Cluster {
    * same.
    */
   public static final String LAUNCHER_JVM_FLAGS =
-      "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UnlockExperimentalVMOptions -XX:G1NewSizePercent=1 -XX:+UseStringDeduplication -Xmx512m";
+      "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+UseStringDeduplication -Xmx512m";
 
   /**
    * What the launcher adds on Java 25 and later (deploy/jvm.sh, {@code leasehold_default_flags}).

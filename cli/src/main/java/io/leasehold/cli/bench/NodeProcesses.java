@@ -1,8 +1,7 @@
 package io.leasehold.cli.bench;
 
+import io.leasehold.server.LoopbackPorts;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -13,22 +12,12 @@ import java.util.concurrent.TimeUnit;
 public final class NodeProcesses {
   private NodeProcesses() {}
 
-  /** {@code n} distinct free loopback ports: each is held open until all are picked. */
+  /**
+   * {@code n} distinct free loopback ports, below the kernel's ephemeral range ({@link
+   * LoopbackPorts}): a node process binds them only once its JVM has started.
+   */
   public static int[] freeLoopbackPorts(int n) throws IOException {
-    List<ServerSocket> held = new ArrayList<>();
-    try {
-      int[] ports = new int[n];
-      for (int i = 0; i < n; i++) {
-        ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        held.add(s);
-        ports[i] = s.getLocalPort();
-      }
-      return ports;
-    } finally {
-      for (ServerSocket s : held) {
-        s.close();
-      }
-    }
+    return LoopbackPorts.free(n);
   }
 
   /** {@code 127.0.0.1:port} for each port. */

@@ -26,9 +26,19 @@ public final class NodeStats {
     }
   }
 
-  /** What one node did between two samples. */
+  /**
+   * What one node did between two samples.
+   *
+   * @param seconds the time between them
+   * @param leader whether the node reported itself leader at the second
+   */
   public record Delta(
-      String node, Optional<Double> cores, Optional<Double> rssMiB, Map<String, Double> counters) {}
+      String node,
+      Optional<Double> cores,
+      Optional<Double> rssMiB,
+      Map<String, Double> counters,
+      double seconds,
+      boolean leader) {}
 
   public static final String CPU = "process_cpu_seconds_total";
   public static final String RSS = "process_resident_memory_bytes";
@@ -36,6 +46,11 @@ public final class NodeStats {
   public static final String EXPIRED = "leasehold_leases_expired_total";
   public static final String ACQUIRED = "leasehold_leases_acquired_total";
   public static final String LIVE = "leasehold_leases_live";
+  public static final String RELEASED = "leasehold_leases_released_total";
+  public static final String COMMIT = "leasehold_raft_commit_index";
+  public static final String APPEND_BYTES = "leasehold_raft_append_received_bytes_total";
+  public static final String LOG_FLUSHES = "leasehold_raft_log_flushes_total";
+  static final String LEADER = "leasehold_raft_role{role=\"leader\"}";
 
   private final List<String> metricsAddresses;
   private final String scheme;
@@ -104,18 +119,71 @@ public final class NodeStats {
       Optional<Double> cores = a.get(CPU).flatMap(x -> b.get(CPU).map(y -> (y - x) / seconds));
       Optional<Double> rss = b.get(RSS).map(v -> v / (1024 * 1024));
       Map<String, Double> counters = new LinkedHashMap<>();
-      for (String c : List.of(RENEWED, EXPIRED, ACQUIRED)) {
+      for (String c :
+          List.of(RENEWED, EXPIRED, ACQUIRED, RELEASED, COMMIT, APPEND_BYTES, LOG_FLUSHES)) {
         a.get(c).ifPresent(x -> b.get(c).ifPresent(y -> counters.put(c, y - x)));
       }
       b.get(LIVE).ifPresent(v -> counters.put(LIVE, v));
-      out.add(new Delta(b.node(), cores, rss, counters));
+      out.add(new Delta(b.node(), cores, rss, counters, seconds, b.get(LEADER).orElse(0.0) == 1.0));
     }
     return out;
   }
 
   /**
+   * What replication cost per write (an acquisition or a release applied) between the samples, from
+   * the node that led at the end and the others: each one's CPU in microseconds, the bytes of
+   * AppendEntries the followers received (heartbeats included: what the leader sent), and the Raft
+   * log flushes to disk. Empty unless a node led, applied writes and reported these metrics.
+   */
+  public static Optional<Map<String, Object>> perWrite(List<Delta> deltas) {
+    Optional<Delta> leading = deltas.stream().filter(Delta::leader).findFirst();
+    if (leading.isEmpty()) {
+      return Optional.empty();
+    }
+    Delta leader = leading.get();
+    double writes =
+        leader.counters().getOrDefault(ACQUIRED, 0.0)
+            + leader.counters().getOrDefault(RELEASED, 0.0);
+    List<Delta> followers = deltas.stream().filter(d -> d != leader).toList();
+    if (writes <= 0
+        || leader.cores().isEmpty()
+        || !leader.counters().containsKey(LOG_FLUSHES)
+        || followers.stream().anyMatch(f -> !f.counters().containsKey(APPEND_BYTES))) {
+      return Optional.empty();
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("writes", Math.round(writes));
+    out.put("entries", Math.round(leader.counters().getOrDefault(COMMIT, 0.0)));
+    out.put(
+        "leader_cpu_us", BenchReport.round(leader.cores().get() * leader.seconds() * 1e6 / writes));
+    out.put(
+        "follower_cpu_us",
+        BenchReport.round(
+            followers.stream()
+                    .mapToDouble(f -> f.cores().orElse(0.0) * f.seconds())
+                    .average()
+                    .orElse(0)
+                * 1e6
+                / writes));
+    out.put(
+        "replicated_bytes",
+        BenchReport.round(
+            followers.stream().mapToDouble(f -> f.counters().get(APPEND_BYTES)).sum() / writes));
+    out.put("leader_fsyncs", BenchReport.round(leader.counters().get(LOG_FLUSHES) / writes));
+    out.put(
+        "follower_fsyncs",
+        BenchReport.round(
+            followers.stream()
+                    .mapToDouble(f -> f.counters().getOrDefault(LOG_FLUSHES, 0.0))
+                    .average()
+                    .orElse(0)
+                / writes));
+    return Optional.of(out);
+  }
+
+  /**
    * The samples of the Prometheus text format, by name with labels dropped and values of the same
-   * name summed (one series each for the metrics read here).
+   * name summed, and each labelled series under its name with its labels as well.
    */
   static Map<String, Double> parse(String text) {
     Map<String, Double> out = new LinkedHashMap<>();
@@ -131,7 +199,11 @@ public final class NodeStats {
       int brace = series.indexOf('{');
       String name = brace < 0 ? series : series.substring(0, brace);
       try {
-        out.merge(name, Double.parseDouble(line.substring(space + 1).trim()), Double::sum);
+        double value = Double.parseDouble(line.substring(space + 1).trim());
+        out.merge(name, value, Double::sum);
+        if (brace >= 0) {
+          out.put(series, value); // the labelled series on its own too (the node's role)
+        }
       } catch (NumberFormatException ignored) {
         // a timestamped or malformed sample: not one of ours
       }

@@ -10,6 +10,7 @@ import io.leasehold.cli.Output;
 import io.leasehold.cli.Table;
 import io.leasehold.cli.UntilInterrupted;
 import io.leasehold.cli.view.ClusterView;
+import io.leasehold.cli.view.GroupsView;
 import io.leasehold.client.ClusterMember;
 import io.leasehold.client.ClusterStatus;
 import io.leasehold.client.ClusterUnavailableException;
@@ -35,6 +36,7 @@ public final class ClusterCommand implements Runnable {
   public static final List<Class<?>> SUBCOMMANDS =
       List.of(
           ClusterCommand.Status.class,
+          ClusterCommand.Groups.class,
           ClusterCommand.Add.class,
           ClusterCommand.Remove.class,
           ClusterCommand.TransferLeader.class,
@@ -46,7 +48,7 @@ public final class ClusterCommand implements Runnable {
   public void run() {
     throw new CommandLine.ParameterException(
         spec.commandLine(),
-        "a subcommand is required: status, add, remove, transfer-leader or snapshot");
+        "a subcommand is required: status, groups, add, remove, transfer-leader or snapshot");
   }
 
   @Command(
@@ -139,6 +141,32 @@ public final class ClusterCommand implements Runnable {
       } catch (InterruptedException stopped) {
         return 0;
       }
+    }
+  }
+
+  @Command(
+      name = "groups",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Lists the cluster's Raft groups from every member's own account: the meta group (0), which every",
+        "cluster has, and its lease groups; each group's leader, term, commit index and members with their",
+        "election priority (a leader hands leadership to a caught-up member of higher priority), then how many",
+        "groups each member leads.",
+        ""
+      })
+  public static final class Groups extends ClientCommand {
+    @Override
+    protected int run(LeaseholdClient client, Output out) {
+      ClusterStatus status = client.blocking().clusterStatus();
+      List<GroupsView.Group> groups = GroupsView.groups(status);
+      out.print(groups.stream().map(GroupsView::json).toList(), GroupsView.table(groups));
+      if (!out.json()) {
+        List<String> leads = new ArrayList<>();
+        GroupsView.leadership(groups).forEach((id, n) -> leads.add(id + " " + n));
+        spec.commandLine().getOut().println("groups led: " + String.join(", ", leads));
+        spec.commandLine().getOut().flush();
+      }
+      return 0;
     }
   }
 

@@ -256,6 +256,20 @@ public final class ServerCommand implements Callable<Integer> {
           "Start without a group of its own and wait to be added to a running cluster; --peers need list only this node.")
   boolean join;
 
+  /**
+   * Hidden until namespaces can be placed on lease groups: until then they only elect and
+   * replicate, which is what their cost is measured on (docs/design/multi-raft.md).
+   */
+  @Option(
+      names = "--lease-groups",
+      paramLabel = "N",
+      hidden = true,
+      defaultValue = "" + NodeConfig.DEFAULT_LEASE_GROUPS,
+      description =
+          "Raft groups when the cluster forms: 1 is the meta group alone; N adds lease groups"
+              + " 1..N beside it (no namespace is placed on them yet).")
+  int leaseGroups;
+
   // From the environment too, so that the container image's HEALTHCHECK, which probes
   // $LEASEHOLD_METRICS_PORT, and the node agree on one port.
   @Option(
@@ -485,7 +499,8 @@ public final class ServerCommand implements Callable<Integer> {
         .watchMaxDelay(watchMaxDelay)
         .grpcKeepaliveInterval(grpcKeepaliveInterval)
         .grpcKeepaliveTimeout(grpcKeepaliveTimeout)
-        .join(join);
+        .join(join)
+        .leaseGroups(leaseGroups);
     if (commitPushDelay != null) {
       spec.commandLine()
           .getErr()

@@ -7,13 +7,18 @@ import io.leasehold.cli.view.LeaseView;
 import io.leasehold.client.EventType;
 import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.LeaseholdException;
+import io.leasehold.client.ServiceFilter;
 import io.leasehold.client.Watch;
 import io.leasehold.client.WatchEvent;
 import io.leasehold.client.WatchListener;
 import io.leasehold.client.WatchOptions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -31,6 +36,7 @@ import picocli.CommandLine.Parameters;
       "Events come in revision order (-o json: JSON Lines) until Ctrl-C. It follows the cluster across node failures with no gap and no duplicate.",
       "",
       "  leasehold watch lock/ --from-revision 1 --types ACQUIRED,EXPIRED",
+      "  leasehold watch service/payments/ --zone eu-west-1a --status SERVING",
       ""
     })
 public final class WatchCommand extends ClientCommand {
@@ -56,6 +62,28 @@ public final class WatchCommand extends ClientCommand {
           "Only these event types: ACQUIRED, UPDATED, RELEASED, EXPIRED, REVOKED, POLICY_CHANGED, RENEWED (default: all but RENEWED and POLICY_CHANGED).")
   Set<EventType> types = new LinkedHashSet<>();
 
+  @Option(
+      names = "--zone",
+      split = ",",
+      paramLabel = "ZONE",
+      description =
+          "Only leases whose zone (metadata \"zone\") is one of these; an update that moves a lease"
+              + " out of them is shown too.")
+  List<String> zones = new ArrayList<>();
+
+  @Option(
+      names = "--meta",
+      paramLabel = "KEY=VALUE",
+      description = "Only leases with this metadata value; repeatable (all must match).")
+  Map<String, String> metadata = new LinkedHashMap<>();
+
+  @Option(
+      names = "--status",
+      split = ",",
+      paramLabel = "STATUS",
+      description = "Only leases with one of these statuses, e.g. SERVING (default: any status).")
+  List<String> statuses = new ArrayList<>();
+
   @Override
   protected int run(LeaseholdClient client, Output out) throws Exception {
     if (fromRevision < 0) {
@@ -69,7 +97,8 @@ public final class WatchCommand extends ClientCommand {
         WatchOptions.of(prefix)
             .withFromRevision(fromRevision)
             .withTypes(wanted)
-            .withRenewals(wanted.contains(EventType.RENEWED));
+            .withRenewals(wanted.contains(EventType.RENEWED))
+            .withFilter(ServiceFilters.narrowed(ServiceFilter.all(), zones, metadata, statuses));
     client
         .blocking()
         .clusterStatus(); // an unreachable cluster fails now (exit 3) rather than watching in

@@ -8,6 +8,7 @@ import io.leasehold.client.DeadlineSource;
 import io.leasehold.client.EndReason;
 import io.leasehold.client.EndedLease;
 import io.leasehold.client.EventType;
+import io.leasehold.client.LeaseAttributes;
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.Renewal;
 import io.leasehold.client.ServerLeaseState;
@@ -340,7 +341,16 @@ public final class LeaseView {
         "time", e.time().toString(),
         "reason", e.reason().map(LeaseView::reason).orElse(null),
         "message", e.message().orElse(null),
-        "lease", e.lease().map(LeaseView::json).orElse(null));
+        "lease", e.lease().map(LeaseView::json).orElse(null),
+        "previous", e.previousAttributes().map(LeaseView::attributes).orElse(null));
+  }
+
+  /** An update's attributes before it, as a lease's JSON has them. */
+  private static Map<String, Object> attributes(LeaseAttributes a) {
+    return Json.object(
+        "address", a.address().orElse(null),
+        "status", a.status().orElse(null),
+        "metadata", new TreeMap<>(a.metadata()));
   }
 
   /** The type's name; a type newer than the SDK shows as UNRECOGNIZED, as it always has. */
@@ -367,7 +377,12 @@ public final class LeaseView {
                   .append(" ttl=")
                   .append(Human.duration(l.ttl()));
               l.attributes().address().ifPresent(a -> b.append(" address=").append(a));
+              l.attributes().status().ifPresent(st -> b.append(" status=").append(st));
             });
+    e.previousAttributes()
+        .flatMap(LeaseAttributes::status)
+        .filter(was -> !e.lease().flatMap(l -> l.attributes().status()).equals(Optional.of(was)))
+        .ifPresent(was -> b.append(" was=").append(was));
     e.reason().ifPresent(r -> b.append(" reason=").append(reason(r)));
     e.message().ifPresent(m -> b.append(" message=\"").append(m).append('"'));
     return b.toString();

@@ -7,6 +7,8 @@ import io.leasehold.proto.v1.AcquireManyRequest;
 import io.leasehold.proto.v1.AcquireManyResponse;
 import io.leasehold.proto.v1.AcquireManyResult;
 import io.leasehold.proto.v1.Attributes;
+import io.leasehold.proto.v1.KeepAliveRequest;
+import io.leasehold.proto.v1.KeepAliveResult;
 import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RejectReason;
@@ -18,6 +20,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
 
 /**
  * One AcquireMany call for up to 1,000 names of an {@code acquireAll}. Each name still goes through
@@ -108,7 +111,13 @@ final class AcquireBatch {
     CompletableFuture<OptionalLong> session =
         withSession ? core.session().id() : CompletableFuture.completedFuture(OptionalLong.empty());
     session
-        .thenCompose(id -> call(batch, id).thenApply(sent -> new Object[] {id, sent}))
+        .thenCompose(
+            id -> {
+              ScheduledFuture<?> keepAlive = keepAliveWhileWaiting(id);
+              return call(batch, id)
+                  .whenComplete((r, e) -> keepAlive.cancel(false))
+                  .thenApply(sent -> new Object[] {id, sent});
+            })
         .whenComplete(
             (pair, error) -> {
               if (error != null) {
@@ -127,6 +136,44 @@ final class AcquireBatch {
               }
               deliver(batch, r, sent.sentNanos());
             });
+  }
+
+  /**
+   * Keeps the batch's session alive while the batch waits for its answer, once a heartbeat (a third
+   * of the session's TTL). The keep-alive loop renews only sessions that hold leases, and a batch
+   * of a thousand names behind others can wait longer than a session TTL on a cold or loaded
+   * cluster: without this the session would end before the grants are applied, and the grants,
+   * answered late, would count from their send only. Each keep-alive answered RENEWED lets the
+   * leases the batch is granted count from its send instead ({@link ClientSession#renewed}).
+   */
+  private ScheduledFuture<?> keepAliveWhileWaiting(OptionalLong session) {
+    long ttl = core.session().ttlNanos();
+    if (session.isEmpty() || ttl <= 0) {
+      return ClientCore.CANCELLED;
+    }
+    long id = session.getAsLong();
+    long heartbeat = ttl / 3;
+    return core.scheduleWithFixedDelay(
+        () ->
+            core.calls()
+                .send(
+                    Calls.Target.WRITE,
+                    LeasesGrpc.getKeepAliveMethod(),
+                    KeepAliveRequest.newBuilder().addSessions(id).build(),
+                    "KeepAlive",
+                    System.nanoTime() + heartbeat,
+                    heartbeat,
+                    1,
+                    core.keepAliveLane())
+                .thenAccept(
+                    sent -> {
+                      for (KeepAliveResult r : sent.value().getResultsList()) {
+                        if (r.getSession() == id && r.getOutcome() == Outcome.RENEWED) {
+                          core.keepAlive().sessionRenewed(id, sent.sentNanos());
+                        }
+                      }
+                    }),
+        heartbeat);
   }
 
   private CompletableFuture<Calls.Sent<AcquireManyResponse>> call(

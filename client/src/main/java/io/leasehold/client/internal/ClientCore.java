@@ -7,8 +7,8 @@ import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.RegisterOptions;
 import io.leasehold.client.Registration;
 import io.leasehold.client.RejectReason;
-import io.leasehold.client.Route;
 import io.leasehold.client.RoutingTable;
+import io.leasehold.client.ServiceFilter;
 import io.leasehold.client.Watch;
 import io.leasehold.client.WatchListener;
 import io.leasehold.client.WatchOptions;
@@ -202,8 +202,8 @@ public final class ClientCore implements AutoCloseable {
     }
   }
 
-  /** What a timer is once the client has stopped: never runs. */
-  private static final ScheduledFuture<?> CANCELLED =
+  /** What a timer is once the client has stopped, or when none was needed: never runs. */
+  static final ScheduledFuture<?> CANCELLED =
       new ScheduledFuture<Void>() {
         @Override
         public long getDelay(TimeUnit unit) {
@@ -430,11 +430,10 @@ public final class ClientCore implements AutoCloseable {
   }
 
   public CompletableFuture<RoutingTable> routingTable(String prefix) {
-    return routingTable(prefix, route -> true);
+    return routingTable(prefix, ServiceFilter.all());
   }
 
-  public CompletableFuture<RoutingTable> routingTable(
-      String prefix, java.util.function.Predicate<Route> filter) {
+  public CompletableFuture<RoutingTable> routingTable(String prefix, ServiceFilter filter) {
     Objects.requireNonNull(prefix, "prefix");
     Objects.requireNonNull(filter, "filter");
     ensureOpen("routingTable " + prefix);

@@ -29,6 +29,17 @@ final class ClientSession {
   private CompletableFuture<OptionalLong> current;
   private long unsupportedUntil;
 
+  /**
+   * When the latest request known to have renewed session {@code renewedId} was sent (a keep-alive
+   * answered RENEWED; an acquisition attached to it, which renews it too). Guarded by this.
+   */
+  private long renewedId;
+
+  private long renewedSentNanos;
+
+  /** The current session's TTL, once created. Guarded by this. */
+  private long ttlNanos;
+
   ClientSession(ClientCore core) {
     this.core = core;
   }
@@ -71,6 +82,9 @@ final class ClientSession {
                       "session {} created (TTL {} s)",
                       r.getSession().getId(),
                       r.getSession().getTtl().getSeconds());
+                  synchronized (this) {
+                    ttlNanos = Protos.duration(r.getSession().getTtl()).toNanos();
+                  }
                   return OptionalLong.of(r.getSession().getId());
                 });
     current = created;
@@ -89,6 +103,34 @@ final class ClientSession {
       LOG.debug("creating a session failed: {}", error.toString());
     }
     current = null;
+  }
+
+  /**
+   * A request sent at {@code sentNanos} renewed session {@code id}: the cluster keeps the session,
+   * and with it every lease attached to it, for at least one session TTL from then (on the leader's
+   * clock, which applied the request after it was sent).
+   */
+  synchronized void renewed(long id, long sentNanos) {
+    if (id != renewedId) {
+      renewedId = id;
+      renewedSentNanos = sentNanos;
+    } else if (sentNanos - renewedSentNanos > 0) {
+      renewedSentNanos = sentNanos;
+    }
+  }
+
+  /**
+   * When the latest request known to have renewed session {@code id} was sent, if one is known. A
+   * lease granted in the session lives as long as the session, so however late its grant was
+   * answered, it is held for a session TTL from this time at least.
+   */
+  synchronized OptionalLong renewedSent(long id) {
+    return id != 0 && id == renewedId ? OptionalLong.of(renewedSentNanos) : OptionalLong.empty();
+  }
+
+  /** The TTL of the session created last (0 before one is). */
+  synchronized long ttlNanos() {
+    return ttlNanos;
   }
 
   /**

@@ -75,6 +75,20 @@ public final class KeepAlive {
     wakeAt(lease.nextDueNanos());
   }
 
+  /**
+   * A keep-alive of session {@code id} sent at {@code sentNanos} was answered RENEWED outside the
+   * loop (by an acquireAll batch that waited for its answer): the leases attached to it that were
+   * granted meanwhile count from then too.
+   */
+  void sessionRenewed(long id, long sentNanos) {
+    core.session().renewed(id, sentNanos);
+    for (LeaseHandle l : leases) {
+      if (l.session() == id && !l.isFinal()) {
+        l.renewed(sentNanos, Optional.empty(), Optional.empty());
+      }
+    }
+  }
+
   void remove(LeaseHandle lease) {
     leases.remove(lease);
   }
@@ -322,6 +336,7 @@ public final class KeepAlive {
                   case RENEWED -> {
                     Optional<Duration> ttl =
                         r.hasTtl() ? Optional.of(Protos.duration(r.getTtl())) : Optional.empty();
+                    core.session().renewed(r.getSession(), sent.sentNanos());
                     group.forEach(l -> l.renewed(sent.sentNanos(), ttl, heartbeat));
                     Long before = sessionEndings.put(r.getSession(), r.getLeasesEnded());
                     if (r.getLeasesEnded() > (before == null ? 0 : before)) {

@@ -83,7 +83,8 @@ public final class MemberStatuses {
                       s.getLeaderId(),
                       s.getCommitIndex(),
                       s.getAppliedIndex(),
-                      Optional.empty()));
+                      Optional.empty(),
+                      s.getGroupsList().stream().map(Protos::groupStatus).toList()));
             }
 
             @Override

@@ -317,7 +317,15 @@ final class NameSlot implements LeaseHandle.Owner {
               });
       return;
     }
-    LeaseHandle lease = new LeaseHandle(core, name, g, sentNanos, this);
+    // A lease in a session lives as long as the session: a keep-alive of it sent later than this
+    // request (while the grant waited in a long queue, e.g. an acquireAll of thousands) gives it
+    // its TTL from then. The grant renewed the session too.
+    long validFrom = sentNanos;
+    if (g.session() != 0) {
+      core.session().renewed(g.session(), sentNanos);
+      validFrom = core.session().renewedSent(g.session()).orElse(sentNanos);
+    }
+    LeaseHandle lease = new LeaseHandle(core, name, g, validFrom, this);
     ResumingWatch toClose;
     synchronized (this) {
       attemptDone();

@@ -20,10 +20,13 @@ import io.leasehold.client.NodeStatus;
 import io.leasehold.client.Permission;
 import io.leasehold.client.Policy;
 import io.leasehold.client.PolicyInfo;
+import io.leasehold.client.RaftGroupStatus;
+import io.leasehold.client.Registration;
 import io.leasehold.client.RejectReason;
 import io.leasehold.client.Rejection;
 import io.leasehold.client.Route;
 import io.leasehold.client.ServerLeaseState;
+import io.leasehold.client.ServiceFilter;
 import io.leasehold.client.ServiceInstance;
 import io.leasehold.client.SessionInfo;
 import io.leasehold.client.WatchEvent;
@@ -44,7 +47,9 @@ import io.leasehold.proto.v1.StatusResponse;
 import io.leasehold.proto.v1.UpdateRequest;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -209,7 +214,10 @@ public final class Protos {
         lease,
         reason,
         instant(e.getTime()),
-        e.getMessage().isEmpty() ? Optional.empty() : Optional.of(e.getMessage()));
+        e.getMessage().isEmpty() ? Optional.empty() : Optional.of(e.getMessage()),
+        e.hasPreviousAttributes()
+            ? Optional.of(attributes(e.getPreviousAttributes()))
+            : Optional.empty());
   }
 
   /** The route of a lease, if it carries an address. */
@@ -343,6 +351,17 @@ public final class Protos {
       case STALE -> ServerLeaseState.STALE;
       default -> ServerLeaseState.UNKNOWN;
     };
+  }
+
+  /**
+   * The statuses a watch filter sends: none for every status, SERVING when the filter names none
+   * (what {@link ServiceFilter#matches} keeps), else those it names.
+   */
+  static List<String> statuses(ServiceFilter f) {
+    if (f.isAnyStatus()) {
+      return List.of();
+    }
+    return f.statuses().isEmpty() ? List.of(Registration.SERVING) : f.statuses();
   }
 
   public static EventView view(WatchView v) {
@@ -480,6 +499,20 @@ public final class Protos {
         m.getId(),
         m.getPeerAddress(),
         m.getClientAddress().isEmpty() ? Optional.empty() : Optional.of(m.getClientAddress()));
+  }
+
+  public static RaftGroupStatus groupStatus(io.leasehold.proto.v1.GroupStatus g) {
+    Map<String, Integer> priorities = new LinkedHashMap<>();
+    g.getMembersList().forEach(m -> priorities.put(m.getId(), m.getPriority()));
+    return new RaftGroupStatus(
+        g.getNumber(),
+        g.getGroupId(),
+        role(g.getRole()),
+        g.getTerm(),
+        g.getLeaderId().isEmpty() ? Optional.empty() : Optional.of(g.getLeaderId()),
+        g.getCommitIndex(),
+        g.getAppliedIndex(),
+        priorities);
   }
 
   public static NodeStatus nodeStatus(StatusResponse s) {

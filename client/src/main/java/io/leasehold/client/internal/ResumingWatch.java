@@ -136,6 +136,9 @@ public final class ResumingWatch implements Watch {
             .setIncludeRenewals(options.includeRenewals())
             .setRoutesOnly(options.routesOnly())
             .setView(Protos.view(options.view()))
+            .addAllZones(options.filter().zones())
+            .putAllMetadata(options.filter().metadata())
+            .addAllStatuses(Protos.statuses(options.filter()))
             .build();
     ClientCall<WatchRequest, WatchResponse> c;
     int gen;

@@ -8,6 +8,7 @@ import io.leasehold.client.Route;
 import io.leasehold.client.RouteChange;
 import io.leasehold.client.RouteListener;
 import io.leasehold.client.RoutingTable;
+import io.leasehold.client.ServiceFilter;
 import io.leasehold.client.WatchCompactedException;
 import io.leasehold.client.WatchEvent;
 import io.leasehold.client.WatchListener;
@@ -36,13 +37,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The routing table as List + Watch. Lists every page of leases with an address (each page at its
- * own revision; the first one's is R), then watches from R + 1 with no route filter — an update
- * that removes an address must remove the route, and the server's route filter would not send it.
- * It watches in the basic view: a route needs only the holder, token and attributes, and the full
- * events are about three times the bytes, which a node pays once per watching proxy. Events are
- * applied only if newer than the entry's own revision, which makes replaying (R, last page] over
- * later pages harmless. If the watch falls out of the history, it lists again and reports the
- * difference.
+ * own revision; the first one's is R), then watches from R + 1 without the route filter (a node
+ * older than its "or an update that removed the address" rule would not send the removal) but with
+ * the table's attribute filter (a node sends the updates that take a lease out of it, and an older
+ * node ignores it and sends everything, which the table filters again). It watches in the basic
+ * view: a route needs only the holder, token and attributes, and the full events are about three
+ * times the bytes, which a node pays once per watching proxy. Events are applied only if newer than
+ * the entry's own revision, which makes replaying (R, last page] over later pages harmless. If the
+ * watch falls out of the history, it lists again and reports the difference.
  */
 public final class RoutingTableImpl implements RoutingTable {
   private static final Logger LOG = LoggerFactory.getLogger(RoutingTableImpl.class);
@@ -55,12 +57,18 @@ public final class RoutingTableImpl implements RoutingTable {
   private final ClientCore core;
   private final String prefix;
 
-  /**
-   * Which routes the table shows; the entries hold every route under the prefix, so that one that
-   * stops passing (an update) leaves the table, and a stale event cannot bring back one a later
-   * listing page showed changed.
-   */
+  /** Which routes the table shows, checked by the node for the watch and here for everything. */
+  private final ServiceFilter serviceFilter;
+
   private final Predicate<Route> filter;
+
+  /**
+   * The latest revision of the current listing's pages. Until the watch has passed it, the entries
+   * keep every listed route, also those the filter hides, so that an event older than a later
+   * page's view of its name cannot bring back a route; after it, only the routes the filter lets
+   * pass (the node no longer tells the table about the others).
+   */
+  private long listedThrough;
 
   private final SerialExecutor work;
   private final SerialExecutor notify;
@@ -77,10 +85,11 @@ public final class RoutingTableImpl implements RoutingTable {
   private boolean closed;
   private int failures;
 
-  RoutingTableImpl(ClientCore core, String prefix, Predicate<Route> filter) {
+  RoutingTableImpl(ClientCore core, String prefix, ServiceFilter filter) {
     this.core = core;
     this.prefix = prefix;
-    this.filter = filter;
+    this.serviceFilter = filter;
+    this.filter = filter::matches;
     this.work = new SerialExecutor(core.internal());
     this.notify = new SerialExecutor(core.callbackExecutor());
   }
@@ -139,7 +148,9 @@ public final class RoutingTableImpl implements RoutingTable {
   private void loaded(List<ListResponse> pages) {
     long listed = pages.get(0).getRevision();
     Map<String, Entry> fresh = new HashMap<>();
+    listedThrough = listed;
     for (ListResponse page : pages) {
+      listedThrough = Math.max(listedThrough, page.getRevision());
       for (Lease l : page.getLeasesList()) {
         Protos.route(l.getName(), l)
             .ifPresent(r -> fresh.put(l.getName(), new Entry(r, l.getModRevision())));
@@ -175,7 +186,10 @@ public final class RoutingTableImpl implements RoutingTable {
       next =
           watch =
               core.internalWatch(
-                  WatchOptions.of(prefix).withFromRevision(listed + 1).withView(WatchView.BASIC),
+                  WatchOptions.of(prefix)
+                      .withFromRevision(listed + 1)
+                      .withView(WatchView.BASIC)
+                      .withFilter(serviceFilter),
                   new Follower(),
                   work);
     }
@@ -205,7 +219,7 @@ public final class RoutingTableImpl implements RoutingTable {
       Optional<Route> after =
           e.endsLease() ? Optional.empty() : Protos.route(e.name(), e.lease().get());
       Optional<Route> before = Optional.ofNullable(current).map(Entry::route);
-      if (after.isPresent()) {
+      if (after.isPresent() && (filter.test(after.get()) || e.revision() <= listedThrough)) {
         put(e.name(), new Entry(after.get(), e.revision()));
       } else if (current != null) {
         entries.remove(e.name());
@@ -268,6 +282,17 @@ public final class RoutingTableImpl implements RoutingTable {
   }
 
   private void advance(long r) {
+    if (r >= listedThrough && listedThrough > 0) {
+      // Past every listed page: drop the hidden routes the listing kept (see listedThrough).
+      entries.forEach(
+          (name, entry) -> {
+            if (!filter.test(entry.route())) {
+              entries.remove(name);
+              unindex(entry.route().holder(), name);
+            }
+          });
+      listedThrough = 0;
+    }
     List<Waiting> done = new ArrayList<>();
     synchronized (this) {
       if (r <= revision) {

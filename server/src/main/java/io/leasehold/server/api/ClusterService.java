@@ -11,6 +11,8 @@ import io.leasehold.proto.v1.BackupChunk;
 import io.leasehold.proto.v1.BackupHeader;
 import io.leasehold.proto.v1.BackupRequest;
 import io.leasehold.proto.v1.ClusterGrpc;
+import io.leasehold.proto.v1.GroupMember;
+import io.leasehold.proto.v1.GroupStatus;
 import io.leasehold.proto.v1.Member;
 import io.leasehold.proto.v1.MembershipResponse;
 import io.leasehold.proto.v1.RemoveMemberRequest;
@@ -77,6 +79,22 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
               node.consensus().clientAddressOf(leader).ifPresent(b::setLeaderClientAddress);
             });
     b.addAllMembers(members(status.members()));
+    for (Consensus.GroupStatus g : node.consensus().groups()) {
+      GroupStatus.Builder group =
+          GroupStatus.newBuilder()
+              .setNumber(g.number())
+              .setGroupId(g.groupId())
+              .setRole(role(g.role()))
+              .setTerm(g.term())
+              .setCommitIndex(g.commitIndex())
+              .setAppliedIndex(g.appliedIndex());
+      g.leaderId().ifPresent(group::setLeaderId);
+      g.priorities()
+          .forEach(
+              (id, priority) ->
+                  group.addMembers(GroupMember.newBuilder().setId(id).setPriority(priority)));
+      b.addGroups(group);
+    }
     response.onNext(b.build());
     response.onCompleted();
   }

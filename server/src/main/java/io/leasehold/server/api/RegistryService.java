@@ -30,10 +30,10 @@ import io.leasehold.proto.v1.UpdateResponse;
 import io.leasehold.server.auth.Caller;
 import io.leasehold.server.raft.Consensus;
 import io.leasehold.server.rpc.GrpcErrors;
-import io.leasehold.server.rpc.RegistryNames;
 import io.leasehold.statemachine.core.InvalidArgumentException;
 import io.leasehold.statemachine.core.Limits;
 import io.leasehold.statemachine.core.LogFormat;
+import io.leasehold.statemachine.core.RegistryNames;
 import io.leasehold.statemachine.core.Times;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -338,9 +338,9 @@ public final class RegistryService extends RegistryGrpc.RegistryImplBase {
       for (String zone : request.getZonesList()) {
         List<Lease> inZone = new ArrayList<>();
         for (Lease lease : matching) {
-          if (zone.equals(RegistryValidation.ANY_ZONE)
+          if (zone.equals(RegistryNames.ANY_ZONE)
               || zone.equals(
-                  lease.getAttributes().getMetadataOrDefault(RegistryValidation.ZONE_KEY, null))) {
+                  lease.getAttributes().getMetadataOrDefault(RegistryNames.ZONE_KEY, null))) {
             inZone.add(lease);
           }
         }

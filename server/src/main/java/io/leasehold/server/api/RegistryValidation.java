@@ -5,14 +5,11 @@ import io.leasehold.proto.v1.DeregisterRequest;
 import io.leasehold.proto.v1.RegisterRequest;
 import io.leasehold.proto.v1.ResolveRequest;
 import io.leasehold.proto.v1.SetStatusRequest;
-import io.leasehold.server.rpc.RegistryNames;
 import io.leasehold.statemachine.core.InvalidArgumentException;
 import io.leasehold.statemachine.core.Limits;
+import io.leasehold.statemachine.core.RegistryNames;
 import io.leasehold.statemachine.core.Validation;
 import java.nio.charset.StandardCharsets;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
 
 /**
  * The rules for registry input, checked before anything reaches the log. Registry requests become
@@ -76,27 +73,17 @@ public final class RegistryValidation {
     attributes(Attributes.newBuilder().setStatus(r.getStatus()).build());
   }
 
-  /** The metadata key that holds an instance's zone. */
-  static final String ZONE_KEY = "zone";
-
-  /** The zone preference that matches every zone. */
-  static final String ANY_ZONE = "*";
-
-  /** At most this many zone preferences, and statuses, in one Resolve. */
-  static final int MAX_RESOLVE_CHOICES = 16;
-
   static void resolve(ResolveRequest r) {
     part("service", r.getService());
     // The prefix plus at least one byte of instance must still be a valid lease name.
     nameFits("service", RegistryNames.servicePrefix(r.getService()) + "x");
-    choices("zones", r.getZonesList(), Limits.MAX_METADATA_VALUE_BYTES);
+    Validation.choices("zones", r.getZonesList(), Limits.MAX_METADATA_VALUE_BYTES);
     if (r.getStatusesCount() > 0 && r.getAnyStatus()) {
       throw new InvalidArgumentException(
           "statuses", "give statuses or any_status, not both (any_status is every status)");
     }
-    choices("statuses", r.getStatusesList(), Limits.MAX_STATUS_BYTES);
-    // The registration's metadata rules, with errors naming "metadata".
-    attributes(Attributes.newBuilder().putAllMetadata(r.getMetadataMap()).build());
+    Validation.choices("statuses", r.getStatusesList(), Limits.MAX_STATUS_BYTES);
+    Validation.metadata("metadata", r.getMetadataMap());
     if (r.getWaitForVersion() < 0) {
       throw new InvalidArgumentException(
           "wait_for_version", "must be 0 (no wait) or a version, got " + r.getWaitForVersion());
@@ -112,29 +99,6 @@ public final class RegistryValidation {
               && r.getWait().getNanos() > 0)) {
         throw new InvalidArgumentException(
             "wait", "must be at most " + RegistryService.MAX_WAIT.toMinutes() + " minutes");
-      }
-    }
-  }
-
-  /**
-   * A list of alternatives: at most {@link #MAX_RESOLVE_CHOICES}, each non-empty, printable, once.
-   */
-  private static void choices(String field, List<String> values, int maxBytes) {
-    if (values.size() > MAX_RESOLVE_CHOICES) {
-      throw new InvalidArgumentException(
-          field, "at most " + MAX_RESOLVE_CHOICES + " entries, got " + values.size());
-    }
-    Set<String> seen = new HashSet<>();
-    for (int i = 0; i < values.size(); i++) {
-      String v = values.get(i);
-      String entry = field + "[" + i + "]";
-      if (v.isEmpty()) {
-        throw new InvalidArgumentException(entry, "must not be empty");
-      }
-      Validation.printable(entry, v, maxBytes);
-      if (!seen.add(v)) {
-        throw new InvalidArgumentException(
-            entry, "\"" + v + "\" is already given earlier in the list");
       }
     }
   }

@@ -447,6 +447,16 @@ public final class ExpiryScheduler {
   }
 
   /**
+   * The clock was moved forward on purpose by {@code nanos} ({@link ExpiryClock#advance}): the
+   * deadlines stay where they are, so they come nearer, but the gap it makes between two turns, or
+   * since the apply loop last moved, is not a stall.
+   */
+  public synchronized void skip(long nanos) {
+    lastTickNanos += nanos;
+    lastApplyProgressNanos += nanos;
+  }
+
+  /**
    * One turn of the ticker: returns the leases to expire now (at most {@code max}).
    *
    * <p>A stall does not punish clients. If this loop ran late (GC, an overloaded machine) or the

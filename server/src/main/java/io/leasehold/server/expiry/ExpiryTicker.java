@@ -30,6 +30,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -81,6 +82,15 @@ public final class ExpiryTicker implements AutoCloseable {
 
   private ScheduledFuture<?> ticking;
 
+  /** How far the clock was moved on purpose (always 0 for a clock no test moves). */
+  private final LongSupplier skippedNanos;
+
+  /** The skips the scheduler was told of (ticker thread only). */
+  private long skipsApplied;
+
+  /** Completed once a turn that starts after they were added has had its proposals answered. */
+  private final List<CompletableFuture<Void>> turnWaiters = new ArrayList<>();
+
   /** Expiry and lifts use only {@code monotonicNanos}: no wall clock decides anything. */
   public ExpiryTicker(Duration tickInterval, Duration stallThreshold, LongSupplier monotonicNanos) {
     this(tickInterval, stallThreshold, monotonicNanos, () -> System.currentTimeMillis() * 1_000);
@@ -94,8 +104,28 @@ public final class ExpiryTicker implements AutoCloseable {
       Duration stallThreshold,
       LongSupplier monotonicNanos,
       LongSupplier wallClockMicros) {
+    this(tickInterval, stallThreshold, monotonicNanos, () -> 0, wallClockMicros);
+  }
+
+  /** Deciding by {@code clock}, which a test may move forward ({@link ExpiryClock#advance}). */
+  public ExpiryTicker(Duration tickInterval, Duration stallThreshold, ExpiryClock clock) {
+    this(
+        tickInterval,
+        stallThreshold,
+        clock::nanos,
+        clock::skippedNanos,
+        () -> System.currentTimeMillis() * 1_000);
+  }
+
+  private ExpiryTicker(
+      Duration tickInterval,
+      Duration stallThreshold,
+      LongSupplier monotonicNanos,
+      LongSupplier skippedNanos,
+      LongSupplier wallClockMicros) {
     this.tickInterval = tickInterval;
     this.monotonicNanos = monotonicNanos;
+    this.skippedNanos = skippedNanos;
     this.wallClockMicros = wallClockMicros;
     this.scheduler = new ExpiryScheduler(tickInterval.toNanos(), stallThreshold.toNanos());
   }
@@ -217,41 +247,59 @@ public final class ExpiryTicker implements AutoCloseable {
   }
 
   private void tick() {
+    List<CompletableFuture<Void>> waiters = List.of();
     try {
       if (!isLeader.getAsBoolean()) {
         demote();
         return;
       }
+      synchronized (turnWaiters) {
+        waiters = List.copyOf(turnWaiters);
+        turnWaiters.clear();
+      }
+      List<CompletableFuture<?>> proposed = new ArrayList<>();
       long applied = stateMachine.getLastAppliedTermIndex().getIndex();
       long commit = commitIndex.getAsLong();
+      // Now before the skips: a move in between is then told to the scheduler before the time
+      // that holds it, which makes a negative gap, never a stall taken for one.
+      long now = monotonicNanos.getAsLong();
+      long skipped = skippedNanos.getAsLong();
+      if (skipped != skipsApplied) {
+        scheduler.skip(skipped - skipsApplied);
+        skipsApplied = skipped;
+      }
       List<ExpireItem> due;
       do {
-        due = scheduler.tick(monotonicNanos.getAsLong(), applied, commit, MAX_BATCH);
+        due = scheduler.tick(now, applied, commit, MAX_BATCH);
+        now = monotonicNanos.getAsLong();
         if (!due.isEmpty()) {
-          LogCommand command =
+          proposeInTurn(
               LogCommand.newBuilder()
                   .setExpire(ExpireCommand.newBuilder().addAllItems(due))
-                  .build();
-          propose
-              .apply(command)
-              .whenComplete(
-                  (reply, error) -> {
-                    if (error != null) {
-                      LOG.debug("expire proposal not applied here: {}", error.toString());
-                    } else if (reply.getExpire().getExpired() > 0) {
-                      LOG.info(
-                          "expired {} leases at revision {}",
-                          reply.getExpire().getExpired(),
-                          reply.getExpire().getRevision());
-                    }
-                  });
+                  .build(),
+              "expire",
+              proposed,
+              reply -> {
+                if (reply.getExpire().getExpired() > 0) {
+                  LOG.info(
+                      "expired {} leases at revision {}",
+                      reply.getExpire().getExpired(),
+                      reply.getExpire().getRevision());
+                }
+              });
         }
       } while (due.size() == MAX_BATCH);
-      expireSessions();
-      liftDue();
+      expireSessions(proposed);
+      liftDue(proposed);
+      if (!waiters.isEmpty()) {
+        List<CompletableFuture<Void>> done = waiters;
+        CompletableFuture.allOf(proposed.toArray(CompletableFuture[]::new))
+            .whenComplete((ok, error) -> done.forEach(w -> w.complete(null)));
+      }
     } catch (RuntimeException e) {
       // Never let one bad turn kill the schedule.
       LOG.warn("expiry tick failed", e);
+      waiters.forEach(w -> w.completeExceptionally(e));
     }
   }
 
@@ -259,28 +307,26 @@ public final class ExpiryTicker implements AutoCloseable {
    * Proposes the expiry of the sessions that are due, each guarded by its last keep-alive's
    * revision.
    */
-  private void expireSessions() {
+  private void expireSessions(List<CompletableFuture<?>> proposed) {
     List<ExpireSessionItem> due;
     do {
       due = scheduler.dueSessions(monotonicNanos.getAsLong(), MAX_BATCH);
       if (!due.isEmpty()) {
-        propose
-            .apply(
-                LogCommand.newBuilder()
-                    .setExpire(ExpireCommand.newBuilder().addAllSessions(due))
-                    .build())
-            .whenComplete(
-                (reply, error) -> {
-                  if (error != null) {
-                    LOG.debug("session expire proposal not applied here: {}", error.toString());
-                  } else if (reply.getExpire().getSessionsExpired() > 0) {
-                    LOG.info(
-                        "expired {} sessions ({} leases with them) at revision {}",
-                        reply.getExpire().getSessionsExpired(),
-                        reply.getExpire().getSessionLeasesEnded(),
-                        reply.getExpire().getRevision());
-                  }
-                });
+        proposeInTurn(
+            LogCommand.newBuilder()
+                .setExpire(ExpireCommand.newBuilder().addAllSessions(due))
+                .build(),
+            "session expire",
+            proposed,
+            reply -> {
+              if (reply.getExpire().getSessionsExpired() > 0) {
+                LOG.info(
+                    "expired {} sessions ({} leases with them) at revision {}",
+                    reply.getExpire().getSessionsExpired(),
+                    reply.getExpire().getSessionLeasesEnded(),
+                    reply.getExpire().getRevision());
+              }
+            });
       }
     } while (due.size() == MAX_BATCH);
   }
@@ -289,7 +335,7 @@ public final class ExpiryTicker implements AutoCloseable {
    * Proposes the lifting of the lock-delays and timed bans that are due, like an Expire: guarded by
    * the revision that set each.
    */
-  private void liftDue() {
+  private void liftDue(List<CompletableFuture<?>> proposed) {
     List<TimedBar> due;
     do {
       due = scheduler.dueLifts(monotonicNanos.getAsLong(), MAX_BATCH);
@@ -316,60 +362,88 @@ public final class ExpiryTicker implements AutoCloseable {
         }
       }
       if (!offers.isEmpty()) {
-        propose
-            .apply(
-                LogCommand.newBuilder()
-                    .setWithdrawOffers(WithdrawOffers.newBuilder().addAllItems(offers))
-                    .build())
-            .whenComplete(
-                (reply, error) -> {
-                  if (error != null) {
-                    LOG.debug("withdraw-offers proposal not applied here: {}", error.toString());
-                  } else if (reply.getWithdrawOffers().getWithdrawn() > 0) {
-                    LOG.info(
-                        "withdrew {} transfer offers at revision {}",
-                        reply.getWithdrawOffers().getWithdrawn(),
-                        reply.getWithdrawOffers().getRevision());
-                  }
-                });
+        proposeInTurn(
+            LogCommand.newBuilder()
+                .setWithdrawOffers(WithdrawOffers.newBuilder().addAllItems(offers))
+                .build(),
+            "withdraw-offers",
+            proposed,
+            reply -> {
+              if (reply.getWithdrawOffers().getWithdrawn() > 0) {
+                LOG.info(
+                    "withdrew {} transfer offers at revision {}",
+                    reply.getWithdrawOffers().getWithdrawn(),
+                    reply.getWithdrawOffers().getRevision());
+              }
+            });
       }
       if (!delays.isEmpty()) {
-        propose
-            .apply(
-                LogCommand.newBuilder()
-                    .setLiftLockDelays(LiftLockDelays.newBuilder().addAllItems(delays))
-                    .build())
-            .whenComplete(
-                (reply, error) -> {
-                  if (error != null) {
-                    LOG.debug("lift-lock-delays proposal not applied here: {}", error.toString());
-                  } else if (reply.getLiftLockDelays().getLifted() > 0) {
-                    LOG.debug(
-                        "lifted {} lock-delays at revision {}",
-                        reply.getLiftLockDelays().getLifted(),
-                        reply.getLiftLockDelays().getRevision());
-                  }
-                });
+        proposeInTurn(
+            LogCommand.newBuilder()
+                .setLiftLockDelays(LiftLockDelays.newBuilder().addAllItems(delays))
+                .build(),
+            "lift-lock-delays",
+            proposed,
+            reply -> {
+              if (reply.getLiftLockDelays().getLifted() > 0) {
+                LOG.debug(
+                    "lifted {} lock-delays at revision {}",
+                    reply.getLiftLockDelays().getLifted(),
+                    reply.getLiftLockDelays().getRevision());
+              }
+            });
       }
       if (!bans.isEmpty()) {
+        proposeInTurn(
+            LogCommand.newBuilder().setLiftBans(LiftBans.newBuilder().addAllItems(bans)).build(),
+            "lift-bans",
+            proposed,
+            reply -> {
+              if (reply.getLiftBans().getLifted() > 0) {
+                LOG.info(
+                    "lifted {} timed bans at revision {}",
+                    reply.getLiftBans().getLifted(),
+                    reply.getLiftBans().getRevision());
+              }
+            });
+      }
+    } while (due.size() == MAX_BATCH);
+  }
+
+  /**
+   * Proposes {@code command} through this node's Raft server as part of the current turn (its
+   * answer counts for {@link #nextTurn}); {@code applied} reports what it did, and a proposal not
+   * applied here (leadership lost meanwhile) is noted at debug level as {@code what}.
+   */
+  private void proposeInTurn(
+      LogCommand command,
+      String what,
+      List<CompletableFuture<?>> proposed,
+      Consumer<LogReply> applied) {
+    proposed.add(
         propose
-            .apply(
-                LogCommand.newBuilder()
-                    .setLiftBans(LiftBans.newBuilder().addAllItems(bans))
-                    .build())
+            .apply(command)
             .whenComplete(
                 (reply, error) -> {
                   if (error != null) {
-                    LOG.debug("lift-bans proposal not applied here: {}", error.toString());
-                  } else if (reply.getLiftBans().getLifted() > 0) {
-                    LOG.info(
-                        "lifted {} timed bans at revision {}",
-                        reply.getLiftBans().getLifted(),
-                        reply.getLiftBans().getRevision());
+                    LOG.debug("{} proposal not applied here: {}", what, error.toString());
+                  } else {
+                    applied.accept(reply);
                   }
-                });
-      }
-    } while (due.size() == MAX_BATCH);
+                }));
+  }
+
+  /**
+   * Completes once a turn of this ticker that starts after the call has run and every proposal it
+   * made (expiries, session expiries, lifts) was answered: after {@link ExpiryClock#advance}, what
+   * came due is then applied on this node. Never completes on a node that does not lead.
+   */
+  public CompletableFuture<Void> nextTurn() {
+    CompletableFuture<Void> f = new CompletableFuture<>();
+    synchronized (turnWaiters) {
+      turnWaiters.add(f);
+    }
+    return f;
   }
 
   public ExpiryScheduler scheduler() {

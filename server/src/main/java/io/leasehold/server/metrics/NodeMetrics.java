@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -26,6 +27,7 @@ import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
 import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
 
 /**
  * A node's Prometheus metrics, in a registry of its own (several nodes may share a JVM in tests),
@@ -59,6 +61,9 @@ public final class NodeMetrics implements AutoCloseable {
 
     RaftView raft();
 
+    /** Replication's costs on this node since it started. */
+    Replication replication();
+
     boolean serving();
 
     /** Live leases by namespace (what precedes a name's first '/'); may be a few seconds old. */
@@ -83,7 +88,14 @@ public final class NodeMetrics implements AutoCloseable {
      * readers, block cache).
      */
     Map<String, Long> storeMemoryBytes();
+
+    /** Every Raft group this node hosts, the meta group (0) first. */
+    List<GroupView> groups();
   }
+
+  /** One Raft group this node hosts: its number (0: the meta group) and this node's view of it. */
+  public record GroupView(
+      int number, boolean leader, long term, long commitIndex, long appliedIndex) {}
 
   /**
    * Space on the file system holding the data directory, in bytes ({@code usable}: what this
@@ -100,6 +112,12 @@ public final class NodeMetrics implements AutoCloseable {
       long snapshotIndex,
       int members,
       boolean leaderKnown) {}
+
+  /**
+   * AppendEntries requests (heartbeats included) this node received from a leader and their bytes
+   * as serialized; flushes of its Raft log to disk (-1: unknown).
+   */
+  public record Replication(long appendRequests, long appendBytes, long logFlushes) {}
 
   static final String[] ROLES = {"leader", "follower", "candidate", "listener", "unknown"};
 
@@ -230,6 +248,26 @@ public final class NodeMetrics implements AutoCloseable {
         "leasehold_raft_members",
         "Members of the Raft configuration this node knows.",
         () -> source.raft().members());
+    counter(
+        "leasehold_raft_append_requests_received",
+        "AppendEntries requests (heartbeats included) this node received from a leader.",
+        () -> source.replication().appendRequests());
+    counter(
+        "leasehold_raft_append_received_bytes",
+        "Bytes of those requests as serialized; summed over the followers, what the leader sent.",
+        () -> source.replication().appendBytes());
+    CounterWithCallback.builder()
+        .name("leasehold_raft_log_flushes")
+        .help(
+            "Times Ratis's log worker flushed this node's Raft log to disk (each forces the file).")
+        .callback(
+            cb -> {
+              long n = source.replication().logFlushes();
+              if (n >= 0) {
+                cb.call(n);
+              }
+            })
+        .register(registry);
     leaderChanges =
         Counter.builder()
             .name("leasehold_raft_leader_changes")
@@ -305,7 +343,42 @@ public final class NodeMetrics implements AutoCloseable {
         .labelNames("kind")
         .callback(cb -> source.storeMemoryBytes().forEach((kind, n) -> cb.call(n, kind)))
         .register(registry);
+    groupGauge(
+        source,
+        "leasehold_raft_group_leader",
+        "1 for each Raft group this node leads, 0 for the others it hosts (group 0 is the meta group).",
+        g -> g.leader() ? 1 : 0);
+    groupGauge(
+        source,
+        "leasehold_raft_group_term",
+        "The current term of each Raft group this node hosts.",
+        g -> g.term());
+    groupGauge(
+        source,
+        "leasehold_raft_group_commit_index",
+        "The highest log index known committed, per Raft group this node hosts.",
+        g -> g.commitIndex());
+    groupGauge(
+        source,
+        "leasehold_raft_group_applied_index",
+        "The highest log index applied here, per Raft group this node hosts.",
+        g -> g.appliedIndex());
     registry.register((MultiCollector) JVM::scrape);
+  }
+
+  private void groupGauge(
+      Source source, String name, String help, ToDoubleFunction<GroupView> value) {
+    GaugeWithCallback.builder()
+        .name(name)
+        .help(help)
+        .labelNames("group")
+        .callback(
+            cb -> {
+              for (GroupView g : orElse(source::groups, List.<GroupView>of())) {
+                cb.call(value.applyAsDouble(g), Integer.toString(g.number()));
+              }
+            })
+        .register(registry);
   }
 
   private void counter(String name, String help, DoubleSupplier value) {

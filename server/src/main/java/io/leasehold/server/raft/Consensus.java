@@ -9,6 +9,7 @@ import io.leasehold.proto.v1.ReadReply;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -43,6 +44,7 @@ public interface Consensus {
    */
   CompletableFuture<ReadReply> read(ReadQuery query, boolean stale);
 
+
   /**
    * Asks the leader (this node itself when it leads) for the lease deadlines its expiry ticker
    * keeps, which nothing in the log tells. Fails when no leader is known, or it cannot answer: it
@@ -57,6 +59,19 @@ public interface Consensus {
 
   /** This node's own account: role, term, leader, commit and applied index, members. */
   Status status();
+
+  /**
+   * Every Raft group this node hosts: the meta group (number 0) first, then lease groups by number
+   * (docs/design/multi-raft.md).
+   */
+  List<GroupStatus> groups();
+
+  /**
+   * What replication cost this node since it started: AppendEntries requests (heartbeats included)
+   * received from a leader and their bytes as serialized, and the flushes of its Raft log to disk
+   * (-1 when unknown).
+   */
+  Replication replication();
 
   /** What the health check judges: contact with the leader or, on a leader, with a majority. */
   Liveness liveness();
@@ -140,6 +155,25 @@ public interface Consensus {
       long commitIndex,
       long appliedIndex,
       List<Member> members) {}
+
+  /** Replication's costs on this node since it started ({@link #replication}). */
+  record Replication(long appendRequests, long appendBytes, long logFlushes) {}
+
+  /**
+   * One Raft group as this node sees it.
+   *
+   * @param number 0 for the meta group, 1..N for lease groups
+   * @param priorities each member's election priority, by member id, in configuration order
+   */
+  record GroupStatus(
+      int number,
+      String groupId,
+      Role role,
+      long term,
+      Optional<String> leaderId,
+      long commitIndex,
+      long appliedIndex,
+      Map<String, Integer> priorities) {}
 
   /**
    * What the health check judges.

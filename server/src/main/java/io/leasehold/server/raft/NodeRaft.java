@@ -4,6 +4,7 @@ import io.leasehold.server.NodeConfig;
 import io.leasehold.server.Peer;
 import io.leasehold.server.tls.NodeTls;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
+import io.leasehold.statemachine.store.RocksDbStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -13,10 +14,14 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.metrics.MetricRegistries;
+import org.apache.ratis.metrics.MetricRegistryInfo;
+import org.apache.ratis.metrics.RatisMetrics;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -25,6 +30,8 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.metrics.RaftLogMetricsBase;
+import org.apache.ratis.server.metrics.SegmentedRaftLogMetrics;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.util.ExitUtils;
 import org.apache.ratis.util.TimeDuration;
@@ -52,6 +59,8 @@ final class NodeRaft implements AutoCloseable {
   private final NodeTls tls;
   private final RaftGroupId groupId;
   private final RaftGroup group;
+  private final LeaseGroups leaseGroups;
+  private final AppendCounter appends = new AppendCounter();
   private final RaftServer server;
 
   /** The Replicator's Raft client: it must know every member to forward writes to the leader. */
@@ -71,11 +80,14 @@ final class NodeRaft implements AutoCloseable {
       NodeTls tls,
       LeaseStateMachine stateMachine,
       ReplicationTrace trace,
-      PeerTraffic traffic)
+      PeerTraffic traffic,
+      LongSupplier wallClockMicros,
+      RocksDbStore.Memory storeMemory)
       throws IOException {
     this.config = config;
     this.tls = tls;
     this.groupId = groupId(config.clusterName());
+    this.leaseGroups = new LeaseGroups(config, wallClockMicros, storeMemory);
     this.group =
         RaftGroup.valueOf(groupId, config.peers().stream().map(Members::raftPeer).toList());
     // A joining node has no group of its own: it never stands for election, and learns the
@@ -84,7 +96,7 @@ final class NodeRaft implements AutoCloseable {
     // Ratis's gRPC as Ratis ships it, with the trace's and the fault hook's interceptors.
     RaftProperties properties = RaftSettings.server(config);
     Parameters parameters = new Parameters();
-    RaftServerHooks.install(parameters, trace, traffic);
+    RaftServerHooks.install(parameters, trace, traffic, appends);
     RaftSettings.peerTls(tls).ifPresent(conf -> GrpcConfigKeys.TLS.setConf(parameters, conf));
     this.server =
         RaftServer.newBuilder()
@@ -92,7 +104,9 @@ final class NodeRaft implements AutoCloseable {
             .setGroup(initialGroup)
             .setProperties(properties)
             .setParameters(parameters)
-            .setStateMachine(stateMachine)
+            // The meta group's state machine is the node's; a lease group's is its own.
+            .setStateMachineRegistry(
+                id -> id.equals(groupId) ? stateMachine : leaseGroups.machine(id))
             .setOption(RaftStorage.StartupOption.RECOVER)
             .build();
     this.client =
@@ -135,6 +149,39 @@ final class NodeRaft implements AutoCloseable {
     }
     startedDivision = division();
     knowMembers(division().getRaftConf().getCurrentPeers());
+    if (!config.join()) {
+      leaseGroups.addMissing(server);
+    }
+  }
+
+  /** AppendEntries requests (and their bytes) this node's Raft server received from leaders. */
+  AppendCounter appends() {
+    return appends;
+  }
+
+  /**
+   * How many times the meta group's log worker on this node flushed its Raft log to disk (each
+   * flush forces the log file), from Ratis's own log metrics; -1 before the division starts.
+   */
+  long logFlushes() {
+    RaftServer.Division d = startedDivision;
+    if (d == null) {
+      return -1;
+    }
+    return MetricRegistries.global()
+        .get(
+            new MetricRegistryInfo(
+                d.getMemberId().toString(),
+                RatisMetrics.RATIS_APPLICATION_NAME_METRICS,
+                RaftLogMetricsBase.RATIS_LOG_WORKER_METRICS,
+                RaftLogMetricsBase.RATIS_LOG_WORKER_METRICS_DESC))
+        .map(r -> r.counter(SegmentedRaftLogMetrics.RAFT_LOG_FLUSH_COUNT).getCount())
+        .orElse(-1L);
+  }
+
+  /** The lease groups' ids and numbers. */
+  LeaseGroups leaseGroups() {
+    return leaseGroups;
   }
 
   /**

@@ -12,11 +12,15 @@ import io.leasehold.server.NodeConfig;
 import io.leasehold.server.admin.LogFormatUpgrade;
 import io.leasehold.server.tls.NodeTls;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
+import io.leasehold.statemachine.store.RocksDbStore;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
@@ -30,6 +34,7 @@ import java.util.function.Supplier;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
@@ -63,11 +68,13 @@ public final class RaftConsensus implements Consensus {
       ReplicationTrace trace,
       PeerTraffic traffic,
       LifecycleLog lifecycle,
-      LongSupplier wallClockMicros)
+      LongSupplier wallClockMicros,
+      RocksDbStore.Memory storeMemory)
       throws IOException {
     this.config = config;
     this.lifecycle = lifecycle;
-    this.raft = new NodeRaft(config, tls, stateMachine, trace, traffic);
+    this.raft =
+        new NodeRaft(config, tls, stateMachine, trace, traffic, wallClockMicros, storeMemory);
     this.replicator =
         new Replicator(
             raft.client(),
@@ -207,6 +214,49 @@ public final class RaftConsensus implements Consensus {
         d.getRaftLog().getLastCommittedIndex(),
         info.getLastAppliedIndex(),
         members(d.getRaftConf().getCurrentPeers()));
+  }
+
+  @Override
+  public Replication replication() {
+    return new Replication(raft.appends().requests(), raft.appends().bytes(), raft.logFlushes());
+  }
+
+  @Override
+  public List<GroupStatus> groups() {
+    List<GroupStatus> out = new ArrayList<>();
+    out.add(groupStatus(0, raft.division()));
+    List<GroupStatus> lease = new ArrayList<>();
+    for (RaftGroupId id : raft.server().getGroupIds()) {
+      Optional<Integer> number = raft.leaseGroups().number(id);
+      if (number.isEmpty()) {
+        continue;
+      }
+      try {
+        lease.add(groupStatus(number.get(), raft.server().getDivision(id)));
+      } catch (IOException e) {
+        // Removed or closing since it was listed: not hosted any more.
+      }
+    }
+    lease.sort(Comparator.comparingInt(GroupStatus::number));
+    out.addAll(lease);
+    return List.copyOf(out);
+  }
+
+  private static GroupStatus groupStatus(int number, RaftServer.Division d) {
+    DivisionInfo info = d.getInfo();
+    Map<String, Integer> priorities = new LinkedHashMap<>();
+    for (RaftPeer p : d.getRaftConf().getCurrentPeers()) {
+      priorities.put(p.getId().toString(), p.getPriority());
+    }
+    return new GroupStatus(
+        number,
+        d.getGroup().getGroupId().getUuid().toString(),
+        role(info.getCurrentRole()),
+        info.getCurrentTerm(),
+        idOf(info.getLeaderId()),
+        d.getRaftLog().getLastCommittedIndex(),
+        info.getLastAppliedIndex(),
+        priorities);
   }
 
   @Override

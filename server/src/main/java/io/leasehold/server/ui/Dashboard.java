@@ -218,9 +218,10 @@ public final class Dashboard implements AutoCloseable {
         json(exchange, api.routes(q));
       }
       case "services" -> {
-        ListRequest q = api.servicesRequest(Params.of(uri, Set.of("service", "stale")));
+        Params params = Params.of(uri, Set.of("service", "stale", "zone"));
+        ListRequest q = api.servicesRequest(params);
         check(exchange, LeasesGrpc.getListMethod(), q);
-        json(exchange, api.services(q));
+        json(exchange, api.services(q, DashboardApi.zones(params)));
       }
       case "partitions" -> {
         ListRequest q = api.partitionsRequest(Params.of(uri, Set.of("group", "stale")));

@@ -25,12 +25,18 @@ import io.leasehold.server.api.LeasesService;
 import io.leasehold.server.api.RoutingService;
 import io.leasehold.server.raft.Consensus;
 import io.leasehold.server.raft.PeerProbe;
-import io.leasehold.server.rpc.RegistryNames;
+import io.leasehold.statemachine.core.InvalidArgumentException;
+import io.leasehold.statemachine.core.Limits;
+import io.leasehold.statemachine.core.RegistryNames;
+import io.leasehold.statemachine.core.Validation;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -340,18 +346,47 @@ final class DashboardApi {
   }
 
   /**
-   * The registry's instances (names {@code service/<service>/<instance>}), by service and status.
+   * The zones a services page asks for ({@code zone=a,b}: instances in any of them; none: every
+   * zone), by the rules of a Resolve's zones.
    */
-  JsonObject services(ListRequest request) throws UiException {
+  static Set<String> zones(Params p) throws UiException {
+    String zone = p.text("zone");
+    if (zone.isEmpty()) {
+      return Set.of();
+    }
+    List<String> zones = List.of(zone.split(",", -1));
+    try {
+      Validation.choices("zone", zones, Limits.MAX_METADATA_VALUE_BYTES);
+    } catch (InvalidArgumentException e) {
+      throw UiException.badParameter(e.field(), e.getMessage().substring(e.field().length() + 2));
+    }
+    return new LinkedHashSet<>(zones);
+  }
+
+  /**
+   * The registry's instances (names {@code service/<service>/<instance>}), by service and status;
+   * with {@code zones}, only those whose zone (metadata {@code zone}) is one of them. {@code zones}
+   * in the answer lists every zone of the instances listed, for the page's choice.
+   */
+  JsonObject services(ListRequest request, Set<String> zones) throws UiException {
     ListResponse r = UnaryCall.call(leases::list, request, timeout);
     Map<String, JsonArray> byService = new TreeMap<>();
+    Set<String> seenZones = new TreeSet<>();
     for (Lease l : r.getLeasesList()) {
       String rest = l.getName().substring(RegistryNames.NAMESPACE.length());
       int slash = rest.indexOf('/');
       if (slash < 0) {
         continue;
       }
+      String zone = l.getAttributes().getMetadataOrDefault(RegistryNames.ZONE_KEY, "");
+      if (!zone.isEmpty()) {
+        seenZones.add(zone);
+      }
+      if (!zones.isEmpty() && !zones.contains(zone)) {
+        continue;
+      }
       JsonObject i = new JsonObject();
+      i.addProperty("zone", zone);
       i.addProperty("instance", rest.substring(slash + 1));
       i.addProperty("holder", l.getHolder());
       i.addProperty("token", l.getToken());
@@ -372,6 +407,9 @@ final class DashboardApi {
         });
     JsonObject o = new JsonObject();
     o.add("services", services);
+    JsonArray zoneList = new JsonArray();
+    seenZones.forEach(zoneList::add);
+    o.add("zones", zoneList);
     o.addProperty("truncated", r.getMore());
     o.addProperty("revision", r.getRevision());
     return o;

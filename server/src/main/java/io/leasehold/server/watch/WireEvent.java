@@ -1,6 +1,7 @@
 package io.leasehold.server.watch;
 
 import com.google.protobuf.CodedOutputStream;
+import io.leasehold.proto.v1.Attributes;
 import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.Lease;
 import io.leasehold.proto.v1.WatchResponse;
@@ -23,7 +24,11 @@ final class WireEvent {
 
   private final Event.Type type;
   private final String name;
-  private final boolean hasAddress;
+  private final boolean hasLease;
+  private final Attributes attributes;
+
+  /** An update's attributes before it; null for other types (and updates without them). */
+  private final Attributes previous;
 
   /** The basic form's bytes once some sender needed them (racing senders encode the same bytes). */
   private volatile byte[] basicWire;
@@ -32,7 +37,9 @@ final class WireEvent {
     this.event = event;
     this.type = event.getType();
     this.name = event.getName();
-    this.hasAddress = !event.getLease().getAttributes().getAddress().isEmpty();
+    this.hasLease = event.hasLease();
+    this.attributes = event.getLease().getAttributes();
+    this.previous = event.hasPreviousAttributes() ? event.getPreviousAttributes() : null;
   }
 
   static WireEvent of(Event event) {
@@ -41,7 +48,8 @@ final class WireEvent {
 
   /**
    * What a basic view keeps of an event: type, revision, name, reason, message, and of its lease
-   * only the holder, token and attributes (what a routing cache needs).
+   * only the holder, token and attributes (what a routing cache needs); not the attributes before
+   * an update.
    */
   static Event basic(Event e) {
     Event.Builder b =
@@ -108,8 +116,16 @@ final class WireEvent {
     return name;
   }
 
-  boolean hasAddress() {
-    return hasAddress;
+  boolean hasLease() {
+    return hasLease;
+  }
+
+  Attributes attributes() {
+    return attributes;
+  }
+
+  Attributes previous() {
+    return previous;
   }
 
   long revision() {

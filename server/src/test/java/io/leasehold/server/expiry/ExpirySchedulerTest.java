@@ -173,6 +173,29 @@ class ExpirySchedulerTest {
   }
 
   @Test
+  void aDeliberateSkipBringsDeadlinesNearerInsteadOfCountingAStall() {
+    scheduler.promote(now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "lock/a", lease(5, 5, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 6, "lock/b", lease(6, 6, 60_000), 0), now);
+    runFor(1000);
+    // A test moves the clock 10 s forward (ExpiryClock.advance): the same jump as the stall
+    // above, told as a skip.
+    now += 10_000 * MS;
+    scheduler.skip(10_000 * MS);
+    assertEquals(
+        List.of("lock/a"),
+        scheduler.tick(now, applied, applied, 1000).stream().map(ExpireItem::getName).toList(),
+        "the lease the skip took past its deadline expires in the next turn");
+    assertEquals(0, scheduler.stalls());
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.EXPIRED, 7, "lock/a", lease(5, 5, 2000), 0), now);
+    assertEquals(List.of(), runFor(1000), "lock/b has its TTL less the skip left");
+    assertTrue(scheduler.remainingNanos("lock/b", now).orElseThrow() < 50_000 * MS);
+  }
+
+  @Test
   void stalledApplyLoopExpiresNothingAndThenExtendsDeadlines() {
     scheduler.promote(now);
     scheduler.onEvent(

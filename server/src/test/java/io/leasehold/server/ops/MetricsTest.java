@@ -102,6 +102,9 @@ class MetricsTest {
           "leasehold_raft_applied_index",
           "leasehold_raft_members",
           "leasehold_raft_leader_changes_total",
+          "leasehold_raft_append_requests_received_total",
+          "leasehold_raft_append_received_bytes_total",
+          "leasehold_raft_log_flushes_total",
           "leasehold_health_serving",
           "jvm_memory_used_bytes{area=\"heap\"}",
           "jvm_threads_current"
@@ -136,6 +139,14 @@ class MetricsTest {
             > value(before, "leasehold_raft_applied_index"));
     assertTrue(
         value(held, "leasehold_raft_commit_index") >= value(held, "leasehold_raft_applied_index"));
+    assertTrue(
+        value(held, "leasehold_raft_log_flushes_total")
+            > value(before, "leasehold_raft_log_flushes_total"),
+        "the writes were flushed to the Raft log");
+    assertEquals(
+        0.0,
+        value(held, "leasehold_raft_append_received_bytes_total"),
+        "a lone node receives no appends");
 
     await(
         "lock/short expires and the counters show it",

@@ -276,12 +276,32 @@ class DashboardApiTest {
     assertEquals(
         "10.0.0.1:80",
         routes.getAsJsonArray("routes").get(0).getAsJsonObject().get("address").getAsString());
+    cluster
+        .registry(leader)
+        .register(
+            RegisterRequest.newBuilder()
+                .setService("billing")
+                .setInstance("i2")
+                .setAddress("10.0.0.2:80")
+                .putMetadata("zone", "eu-1b")
+                .setTtl(Requests.seconds(30))
+                .build());
     JsonObject services = ok(node, "/ui/api/services");
     JsonObject billing = services.getAsJsonArray("services").get(0).getAsJsonObject();
     assertEquals("billing", billing.get("service").getAsString());
     assertEquals(
         "SERVING",
         billing.getAsJsonArray("instances").get(0).getAsJsonObject().get("status").getAsString());
+    assertEquals(2, billing.getAsJsonArray("instances").size());
+    assertEquals("[\"eu-1b\"]", services.getAsJsonArray("zones").toString());
+    JsonObject inZone = ok(node, "/ui/api/services?zone=eu-1b");
+    JsonArray zoned =
+        inZone.getAsJsonArray("services").get(0).getAsJsonObject().getAsJsonArray("instances");
+    assertEquals(1, zoned.size(), "only eu-1b's instance: " + inZone);
+    assertEquals("i2", zoned.get(0).getAsJsonObject().get("instance").getAsString());
+    assertEquals("eu-1b", zoned.get(0).getAsJsonObject().get("zone").getAsString());
+    assertEquals(
+        "[\"eu-1b\"]", inZone.getAsJsonArray("zones").toString(), "every zone, to choose from");
     JsonArray partitions =
         ok(node, "/ui/api/partitions?group=jobs/workers").getAsJsonArray("partitions");
     assertEquals(256, partitions.size());
@@ -330,6 +350,8 @@ class DashboardApiTest {
       {"/ui/api/partitions?group=solo", "group", "<namespace>/<group>"},
       {"/ui/api/events?types=RENEWED", "types", "renewals are not tailed"},
       {"/ui/api/services?service=a/b", "service", "no '/'"},
+      {"/ui/api/services?zone=a,a", "zone[1]", "already given"},
+      {"/ui/api/services?zone=a,", "zone[1]", "must not be empty"},
     };
     for (String[] c : cases) {
       DashboardHttp.Reply r = DashboardHttp.get(node, c[0]);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.RegisterRequest;
 import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.Requests;
 import io.leasehold.server.TestCluster;
@@ -21,11 +22,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -48,7 +51,7 @@ class DashboardBrowserTest {
     Assumptions.assumeTrue(
         Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
         "chromium or chromedriver is not installed (apt-get install chromium chromium-driver): the browser test is skipped");
-    cluster = TestCluster.start(3, dir.resolve("data"), b -> b.metricsPort(0));
+    cluster = TestCluster.start(3, dir.resolve("data"), b -> b.metricsPort(0).leaseGroups(3));
     ChromeOptions options = new ChromeOptions();
     options.setBinary(CHROMIUM.toFile());
     options.addArguments(
@@ -85,8 +88,11 @@ class DashboardBrowserTest {
     return browser.findElement(by).getText();
   }
 
+  /** A wait that looks again when the page re-rendered an element it was reading. */
   private static WebDriverWait within(Duration d) {
-    return new WebDriverWait(browser, d, Duration.ofMillis(100));
+    WebDriverWait wait = new WebDriverWait(browser, d, Duration.ofMillis(100));
+    wait.ignoring(StaleElementReferenceException.class);
+    return wait;
   }
 
   private static void screenshot(String name) throws IOException {
@@ -106,6 +112,16 @@ class DashboardBrowserTest {
     // A follower's page shows every member healthy, each as it reports itself.
     within(Duration.ofSeconds(10))
         .until(d -> d.findElements(By.cssSelector("tr[data-member] td.health-OK")).size() == 3);
+    // The cluster formed with three lease groups: the page lists them, each led by the member its
+    // priority names.
+    within(Duration.ofSeconds(30))
+        .until(
+            d ->
+                d.findElements(By.cssSelector("tr[data-group]")).size() == 4
+                    && text(By.cssSelector("tr[data-group='1'] td.group-leader")).equals("n1")
+                    && text(By.cssSelector("tr[data-group='2'] td.group-leader")).equals("n2")
+                    && text(By.cssSelector("tr[data-group='3'] td.group-leader")).equals("n3"));
+    assertEquals("0 (meta)", text(By.cssSelector("tr[data-group='0'] td")));
     screenshot("cluster");
 
     assertEquals(
@@ -136,12 +152,41 @@ class DashboardBrowserTest {
           .leases(leader.id())
           .acquire(Requests.acquire("jobs/grid/p/" + k, "worker-" + (k % 3), 60));
     }
+    for (String[] i : new String[][] {{"w1", "eu-1a"}, {"w2", "eu-1b"}, {"w3", "eu-1a"}}) {
+      cluster
+          .registry(leader.id())
+          .register(
+              RegisterRequest.newBuilder()
+                  .setService("web")
+                  .setInstance(i[0])
+                  .setAddress("10.0.9.1:80")
+                  .putMetadata("zone", i[1])
+                  .setTtl(Requests.seconds(60))
+                  .build());
+    }
     browser.findElement(By.id("nav-routes")).click();
     browser.findElement(By.id("partition-group")).sendKeys("jobs/grid");
-    browser.findElement(By.cssSelector("#page-routes form button")).click();
+    browser.findElement(By.id("partition-show")).click();
     within(Duration.ofSeconds(10))
         .until(d -> d.findElements(By.cssSelector(".grid .cell")).size() == 256);
+    By instances = By.cssSelector("tr[data-instance^='web/']");
+    within(Duration.ofSeconds(10)).until(d -> d.findElements(instances).size() == 3);
     screenshot("routes");
+    // The services' zone filter: only eu-1a's instances, then every zone again.
+    within(Duration.ofSeconds(10))
+        .until(d -> d.findElements(By.cssSelector("#service-zone option")).size() == 3);
+    new Select(browser.findElement(By.id("service-zone"))).selectByValue("eu-1a");
+    within(Duration.ofSeconds(10))
+        .until(
+            d ->
+                d.findElements(instances).stream()
+                    .map(e -> e.getAttribute("data-instance"))
+                    .sorted()
+                    .toList()
+                    .equals(java.util.List.of("web/w1", "web/w3")));
+    screenshot("services-zone");
+    new Select(browser.findElement(By.id("service-zone"))).selectByValue("");
+    within(Duration.ofSeconds(10)).until(d -> d.findElements(instances).size() == 3);
 
     browser.findElement(By.id("nav-events")).click();
     within(Duration.ofSeconds(10))

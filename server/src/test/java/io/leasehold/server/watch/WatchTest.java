@@ -723,6 +723,120 @@ class WatchTest {
         endings.events().stream().map(Event::getReason).toList());
   }
 
+  private static Attributes instance(String address, String zone, String status) {
+    return Attributes.newBuilder()
+        .setAddress(address)
+        .putMetadata("zone", zone)
+        .setStatus(status)
+        .build();
+  }
+
+  private long update(String name, long token, Attributes attributes) {
+    return cluster
+        .leases("n1")
+        .update(
+            UpdateRequest.newBuilder()
+                .setName(name)
+                .setToken(token)
+                .setAttributes(attributes)
+                .build())
+        .getRevision();
+  }
+
+  /**
+   * A watcher with an attribute filter hears a lease enter the filter (a grant, an update into it)
+   * and leave it (an update out of it, an ending), and nothing of leases outside it, live and from
+   * history alike; an update carries the attributes before it.
+   */
+  @Test
+  void filteredWatcherHearsLeasesEnterAndLeaveItsFilter() throws Exception {
+    cluster = TestCluster.start(1, dir);
+    WatchRequest filtered =
+        WatchRequest.newBuilder()
+            .setPrefix("service/pay/")
+            .addZones("eu-1a")
+            .addStatuses("SERVING")
+            .build();
+    WatchRecorder live = WatchRecorder.watch(cluster, "n1", filtered);
+    WatchRecorder routes =
+        WatchRecorder.watch(
+            cluster,
+            "n1",
+            WatchRequest.newBuilder().setPrefix("service/pay/").setRoutesOnly(true).build());
+    live.awaitRevision(0);
+    routes.awaitRevision(0);
+    LeasesGrpc.LeasesBlockingStub leases = cluster.leases("n1");
+    AcquireResponse x =
+        leases.acquire(
+            acquire("service/pay/x", "x", 60).toBuilder()
+                .setAttributes(instance("10.0.0.1:80", "eu-1a", "SERVING"))
+                .build());
+    long first = x.getRevision();
+    long tx = x.getLease().getToken();
+    long ty =
+        leases
+            .acquire(
+                acquire("service/pay/y", "y", 60).toBuilder()
+                    .setAttributes(instance("10.0.0.2:80", "eu-1b", "SERVING"))
+                    .build())
+            .getLease()
+            .getToken();
+    update("service/pay/x", tx, instance("10.0.0.1:80", "eu-1a", "DRAINING")); // leaves
+    update(
+        "service/pay/x",
+        tx,
+        instance("10.0.0.1:80", "eu-1a", "DRAINING").toBuilder().putMetadata("v", "2").build());
+    update("service/pay/y", ty, instance("10.0.0.2:80", "eu-1a", "SERVING")); // enters
+    update("service/pay/x", tx, instance("10.0.0.1:80", "eu-1a", "SERVING")); // enters again
+    update("service/pay/y", ty, instance("", "eu-1a", "SERVING")); // no address any more
+    leases.release(release("service/pay/y", ty)); // ends in the filter
+    long z =
+        leases
+            .acquire(
+                acquire("service/pay/z", "z", 60).toBuilder()
+                    .setAttributes(instance("10.0.0.3:80", "eu-1b", "SERVING"))
+                    .build())
+            .getLease()
+            .getToken();
+    long last = leases.release(release("service/pay/z", z)).getRevision();
+    WatchRecorder history =
+        WatchRecorder.watch(cluster, "n1", filtered.toBuilder().setStartRevision(first).build());
+    List<String> expected =
+        List.of(
+            "ACQUIRED service/pay/x SERVING",
+            "UPDATED service/pay/x DRAINING was SERVING",
+            "UPDATED service/pay/y SERVING was SERVING",
+            "UPDATED service/pay/x SERVING was DRAINING",
+            "UPDATED service/pay/y SERVING was SERVING",
+            "RELEASED service/pay/y SERVING");
+    for (WatchRecorder w : List.of(live, history)) {
+      w.awaitRevision(last);
+      assertEquals(expected, w.events().stream().map(WatchTest::describe).toList());
+    }
+    assertEquals(
+        "eu-1b",
+        live.events().get(2).getPreviousAttributes().getMetadataOrThrow("zone"),
+        "y's update carries the zone it came from");
+    // A route filter hears the update that removed y's address, and nothing after it of y.
+    routes.awaitRevision(last);
+    List<String> ofY =
+        routes.events().stream()
+            .filter(e -> e.getName().equals("service/pay/y"))
+            .map(e -> e.getType() + " " + e.getLease().getAttributes().getAddress())
+            .toList();
+    assertEquals(
+        List.of("ACQUIRED 10.0.0.2:80", "UPDATED 10.0.0.2:80", "UPDATED "), ofY, "y's route");
+  }
+
+  private static String describe(Event e) {
+    return e.getType()
+        + " "
+        + e.getName()
+        + " "
+        + e.getLease().getAttributes().getStatus()
+        + (e.hasPreviousAttributes() ? " was " + e.getPreviousAttributes().getStatus() : "");
+  }
+
   @Test
   void badWatchRequestsAreInvalidArguments() throws Exception {
     cluster = TestCluster.start(1, dir);
@@ -734,7 +848,12 @@ class WatchTest {
               WatchRequest.newBuilder().addTypes(Event.Type.TYPE_UNSPECIFIED).build(), "types[0]"
             },
             new Object[] {WatchRequest.newBuilder().setPrefix("a\u0001").build(), "prefix"},
-            new Object[] {WatchRequest.newBuilder().setViewValue(7).build(), "view"})) {
+            new Object[] {WatchRequest.newBuilder().setViewValue(7).build(), "view"},
+            new Object[] {
+              WatchRequest.newBuilder().addZones("a").addZones("a").build(), "zones[1]"
+            },
+            new Object[] {WatchRequest.newBuilder().addStatuses("").build(), "statuses[0]"},
+            new Object[] {WatchRequest.newBuilder().putMetadata("", "x").build(), "metadata"})) {
       WatchRecorder w = WatchRecorder.watch(cluster, "n1", (WatchRequest) c[0]);
       w.awaitError();
       assertEquals(Status.Code.INVALID_ARGUMENT, w.status().getCode());

@@ -37,6 +37,9 @@ public final class Events {
     if (ServiceVersions.changes(e.type()) && ServiceVersions.serviceOf(e.name()) != null) {
       b.setServiceVersion(e.revision());
     }
+    if (e.previous() != null) {
+      b.setPreviousAttributes(e.previous());
+    }
     return b.build();
   }
 
@@ -121,6 +124,10 @@ public final class Events {
                 : 0)
             + (!e.message().isEmpty()
                 ? CodedOutputStream.computeStringSize(StoredEvent.MESSAGE_FIELD_NUMBER, e.message())
+                : 0)
+            + (e.previous() != null
+                ? CodedOutputStream.computeMessageSize(
+                    StoredEvent.PREVIOUS_ATTRIBUTES_FIELD_NUMBER, e.previous())
                 : 0);
     byte[] out = new byte[size];
     CodedOutputStream o = CodedOutputStream.newInstance(out);
@@ -135,6 +142,9 @@ public final class Events {
       }
       if (!e.message().isEmpty()) {
         o.writeString(StoredEvent.MESSAGE_FIELD_NUMBER, e.message());
+      }
+      if (e.previous() != null) {
+        o.writeMessage(StoredEvent.PREVIOUS_ATTRIBUTES_FIELD_NUMBER, e.previous());
       }
       o.checkNoSpaceLeft();
     } catch (IOException ex) {
@@ -157,7 +167,8 @@ public final class Events {
         s.getName(),
         s.getLease(),
         s.getTimeMicros(),
-        s.getMessage());
+        s.getMessage(),
+        s.hasPreviousAttributes() ? s.getPreviousAttributes() : null);
   }
 
   /**

@@ -321,7 +321,7 @@ final class LeaseCommands {
       lease = b.build();
       tx.put(name, lease, LeaseEvent.Type.RENEWED);
       if (attributesChanged) {
-        tx.event(LeaseEvent.Type.UPDATED, name, lease);
+        tx.updated(name, lease, held.getAttributes());
       }
     } else {
       lease =
@@ -641,7 +641,7 @@ final class LeaseCommands {
     Attributes attributes = merge(current.get().getAttributes(), r);
     LeaseRecord lease =
         current.get().toBuilder().setAttributes(attributes).setModRevision(tx.index).build();
-    tx.put(r.getName(), lease, LeaseEvent.Type.UPDATED);
+    tx.update(r.getName(), lease, current.get().getAttributes());
     return reply
         .setOutcome(Outcome.UPDATED)
         .setLease(LeaseViews.toLease(r.getName(), lease, OptionalLong.empty()))

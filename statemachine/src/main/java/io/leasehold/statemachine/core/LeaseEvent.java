@@ -1,17 +1,30 @@
 package io.leasehold.statemachine.core;
 
+import io.leasehold.proto.v1.Attributes;
 import io.leasehold.proto.v1.LeaseRecord;
 
 /**
  * A change produced by applying one log entry. {@code lease} is the lease after the change, or as
  * it was when it ended (the default instance for a policy change); {@code timeMicros} is the
  * leader-stamped time of the entry; {@code message} is the operator's reason for a revocation or a
- * ban, else empty.
+ * ban, else empty; {@code previous} is, for an update, the attributes before it (null for other
+ * types, and for updates read from history written before it was kept).
  */
 public record LeaseEvent(
-    Type type, long revision, String name, LeaseRecord lease, long timeMicros, String message) {
+    Type type,
+    long revision,
+    String name,
+    LeaseRecord lease,
+    long timeMicros,
+    String message,
+    Attributes previous) {
   public LeaseEvent(Type type, long revision, String name, LeaseRecord lease, long timeMicros) {
-    this(type, revision, name, lease, timeMicros, "");
+    this(type, revision, name, lease, timeMicros, "", null);
+  }
+
+  public LeaseEvent(
+      Type type, long revision, String name, LeaseRecord lease, long timeMicros, String message) {
+    this(type, revision, name, lease, timeMicros, message, null);
   }
 
   public enum Type {

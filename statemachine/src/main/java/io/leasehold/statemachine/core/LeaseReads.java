@@ -109,7 +109,8 @@ final class LeaseReads {
     if (service.isEmpty() || service.indexOf('/') >= 0) {
       throw new InvalidArgumentException("service", "must be a non-empty name without '/'");
     }
-    ListRequest prefix = ListRequest.newBuilder().setPrefix("service/" + service + "/").build();
+    ListRequest prefix =
+        ListRequest.newBuilder().setPrefix(RegistryNames.servicePrefix(service)).build();
     return store.read(
         view -> {
           ListResponse.Builder b = listed(view, prefix, nowMicros);

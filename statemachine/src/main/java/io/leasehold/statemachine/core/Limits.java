@@ -18,6 +18,10 @@ public final class Limits {
   public static final int MAX_METADATA_ENTRIES = 64;
   public static final int MAX_METADATA_KEY_BYTES = 128;
   public static final int MAX_METADATA_VALUE_BYTES = 4096;
+
+  /** At most this many zones, and statuses, in one filter (Resolve, Watch). */
+  public static final int MAX_FILTER_CHOICES = 16;
+
   public static final int MAX_RENEW_ITEMS = 10_000;
 
   /** Names one AcquireMany may claim: each takes a token position of its entry. */

@@ -15,7 +15,7 @@ import java.util.Set;
  * from log format 5 on.
  */
 public final class ServiceVersions {
-  private static final String PREFIX = "service/";
+  private static final String PREFIX = RegistryNames.NAMESPACE;
 
   private ServiceVersions() {}
 

@@ -2,6 +2,7 @@ package io.leasehold.statemachine.core;
 
 import io.leasehold.proto.v1.AcquireManyResponse;
 import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.Attributes;
 import io.leasehold.proto.v1.HistoryRecord;
 import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.proto.v1.RejectReason;
@@ -261,6 +262,21 @@ final class Tx {
   void event(LeaseEvent.Type type, String name, LeaseRecord lease) {
     events.add(new LeaseEvent(type, index, name, lease, now));
     counts[type.ordinal()]++;
+  }
+
+  /** Writes a lease whose attributes changed, with its {@link #updated} event. */
+  void update(String name, LeaseRecord lease, Attributes previous) {
+    writes.put(name, Optional.of(lease));
+    updated(name, lease, previous);
+  }
+
+  /**
+   * An update of a lease's attributes ({@code lease} after it, already written): the event keeps
+   * the attributes before it, so a filtered watcher can tell that the lease left its filter.
+   */
+  void updated(String name, LeaseRecord lease, Attributes previous) {
+    events.add(new LeaseEvent(LeaseEvent.Type.UPDATED, index, name, lease, now, "", previous));
+    counts[LeaseEvent.Type.UPDATED.ordinal()]++;
   }
 
   void event(LeaseEvent.Type type, String name, LeaseRecord lease, String message) {

@@ -24,7 +24,10 @@ import io.leasehold.proto.v1.WatchRequest;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The rules for input, shared by the API (which rejects bad requests before they reach the log) and
@@ -297,6 +300,33 @@ public final class Validation {
               + r.getViewValue()
               + "; expected EVENT_VIEW_FULL (or unset) or EVENT_VIEW_BASIC");
     }
+    choices("zones", r.getZonesList(), Limits.MAX_METADATA_VALUE_BYTES);
+    metadata("metadata", r.getMetadataMap());
+    choices("statuses", r.getStatusesList(), Limits.MAX_STATUS_BYTES);
+  }
+
+  /**
+   * A list of alternatives in a filter (zones, statuses): at most {@link
+   * Limits#MAX_FILTER_CHOICES}, each non-empty, printable, given once.
+   */
+  public static void choices(String field, List<String> values, int maxBytes) {
+    if (values.size() > Limits.MAX_FILTER_CHOICES) {
+      throw new InvalidArgumentException(
+          field, "at most " + Limits.MAX_FILTER_CHOICES + " entries, got " + values.size());
+    }
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < values.size(); i++) {
+      String v = values.get(i);
+      String entry = field + "[" + i + "]";
+      if (v.isEmpty()) {
+        throw new InvalidArgumentException(entry, "must not be empty");
+      }
+      text(entry, v, maxBytes);
+      if (!seen.add(v)) {
+        throw new InvalidArgumentException(
+            entry, "\"" + v + "\" is already given earlier in the list");
+      }
+    }
   }
 
   public static void get(GetRequest r) {
@@ -402,21 +432,25 @@ public final class Validation {
   public static void attributes(String field, Attributes a) {
     text(field + ".address", a.getAddress(), Limits.MAX_ADDRESS_BYTES);
     text(field + ".status", a.getStatus(), Limits.MAX_STATUS_BYTES);
-    if (a.getMetadataCount() > Limits.MAX_METADATA_ENTRIES) {
+    metadata(field + ".metadata", a.getMetadataMap());
+  }
+
+  /** Metadata pairs: at most 64, keys non-empty, keys and values bounded and printable. */
+  public static void metadata(String field, Map<String, String> metadata) {
+    if (metadata.size() > Limits.MAX_METADATA_ENTRIES) {
       throw new InvalidArgumentException(
-          field + ".metadata",
-          "at most " + Limits.MAX_METADATA_ENTRIES + " entries, got " + a.getMetadataCount());
+          field, "at most " + Limits.MAX_METADATA_ENTRIES + " entries, got " + metadata.size());
     }
-    for (Map.Entry<String, String> e : a.getMetadataMap().entrySet()) {
+    for (Map.Entry<String, String> e : metadata.entrySet()) {
       if (e.getKey().isEmpty()) {
-        throw new InvalidArgumentException(field + ".metadata", "keys must not be empty");
+        throw new InvalidArgumentException(field, "keys must not be empty");
       }
       text(
-          field + ".metadata key \"" + abbreviate(e.getKey()) + "\"",
+          field + " key \"" + abbreviate(e.getKey()) + "\"",
           e.getKey(),
           Limits.MAX_METADATA_KEY_BYTES);
       text(
-          field + ".metadata[" + abbreviate(e.getKey()) + "]",
+          field + "[" + abbreviate(e.getKey()) + "]",
           e.getValue(),
           Limits.MAX_METADATA_VALUE_BYTES);
     }

@@ -130,6 +130,7 @@ public final class LeaseStateMachine extends BaseStateMachine {
   }
 
   private final Path dbDir;
+  private final Optional<RocksDbStore.Memory> memory;
   private final Listener listener;
   private final LongSupplier wallClockMicros;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
@@ -154,9 +155,22 @@ public final class LeaseStateMachine extends BaseStateMachine {
   private long returnedSnapshotIndex = -1;
 
   public LeaseStateMachine(Path dbDir, Listener listener, LongSupplier wallClockMicros) {
+    this(dbDir, listener, wallClockMicros, Optional.empty());
+  }
+
+  /**
+   * @param memory the RocksDB memory budget to open the store within, shared with the node's other
+   *     groups' stores; empty: a budget of its own
+   */
+  public LeaseStateMachine(
+      Path dbDir,
+      Listener listener,
+      LongSupplier wallClockMicros,
+      Optional<RocksDbStore.Memory> memory) {
     this.dbDir = Objects.requireNonNull(dbDir);
     this.listener = Objects.requireNonNull(listener);
     this.wallClockMicros = Objects.requireNonNull(wallClockMicros);
+    this.memory = Objects.requireNonNull(memory);
   }
 
   @Override
@@ -168,7 +182,10 @@ public final class LeaseStateMachine extends BaseStateMachine {
               super.initialize(server, groupId, raftStorage);
               selfId = server.getId();
               storage.init(raftStorage);
-              store = RocksDbStore.open(dbDir);
+              store =
+                  memory.isPresent()
+                      ? RocksDbStore.open(dbDir, memory.get())
+                      : RocksDbStore.open(dbDir);
               core = new LeaseCore(store);
               catchUpFromSnapshot(storage.loadLatestSnapshot());
             });

@@ -79,9 +79,55 @@ public final class RocksDbStore implements KvStore {
   /** One column family's memtable before it is flushed. */
   static final long WRITE_BUFFER_BYTES = 8L << 20;
 
-  private RocksDbStore(Path dir) throws IOException {
+  /**
+   * RocksDB's memory budget: one block cache, which the memtables are charged to as well, for every
+   * store that shares it. A node's stores (the meta group's and each lease group's) share one, so
+   * its native memory does not grow with the number of groups. Counted: each store holds a
+   * reference while open and its creator one until {@link #release}; the last release frees it.
+   */
+  public static final class Memory {
+    static {
+      // LRUCache, unlike RocksDB's options classes, does not load the native library itself.
+      RocksDB.loadLibrary();
+    }
+
+    private final LRUCache cache = new LRUCache(CACHE_BYTES);
+    private final WriteBufferManager memtables = new WriteBufferManager(MEMTABLE_BYTES, cache);
+    private int references = 1;
+
+    private Memory() {}
+
+    /** A budget of its own, held by the caller until it calls {@link #release}. */
+    public static Memory create() {
+      return new Memory();
+    }
+
+    private synchronized Memory retain() {
+      if (references == 0) {
+        throw new IllegalStateException("RocksDB's memory budget was released");
+      }
+      references++;
+      return this;
+    }
+
+    /** Gives up one reference; the last frees the cache. */
+    public synchronized void release() {
+      if (references > 0 && --references == 0) {
+        memtables.close();
+        cache.close();
+      }
+    }
+  }
+
+  private final Memory memory;
+
+  /** Guarded by the handle lock's write lock: whether close gave up this store's reference. */
+  private boolean memoryReleased;
+
+  private RocksDbStore(Path dir, Memory memory) throws IOException {
     this.dir = dir;
-    this.handle = Handle.open(dir);
+    this.memory = memory;
+    this.handle = Handle.open(dir, memory);
     this.walFlusher =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -108,10 +154,26 @@ public final class RocksDbStore implements KvStore {
     }
   }
 
-  /** Opens (creating if needed) the database in {@code dir}. */
+  /** Opens (creating if needed) the database in {@code dir}, with a memory budget of its own. */
   public static RocksDbStore open(Path dir) throws IOException {
+    Memory own = Memory.create();
+    try {
+      return open(dir, own);
+    } finally {
+      own.release(); // the store holds its own reference
+    }
+  }
+
+  /** Opens (creating if needed) the database in {@code dir}, within a shared memory budget. */
+  public static RocksDbStore open(Path dir, Memory memory) throws IOException {
     Files.createDirectories(dir);
-    return new RocksDbStore(dir);
+    memory.retain();
+    try {
+      return new RocksDbStore(dir, memory);
+    } catch (IOException | RuntimeException e) {
+      memory.release();
+      throw e;
+    }
   }
 
   /**
@@ -210,7 +272,7 @@ public final class RocksDbStore implements KvStore {
     // live state untouched.
     Path incoming = dir.resolveSibling(dir.getFileName() + ".incoming");
     deleteRecursively(incoming);
-    Handle fresh = Handle.open(incoming);
+    Handle fresh = Handle.open(incoming, memory);
     try {
       List<Change> pending = new ArrayList<>();
       SnapshotFormat.read(
@@ -240,7 +302,7 @@ public final class RocksDbStore implements KvStore {
       handle = null;
       deleteRecursively(dir);
       Files.move(incoming, dir);
-      handle = Handle.open(dir);
+      handle = Handle.open(dir, memory);
     } finally {
       handleLock.writeLock().unlock();
     }
@@ -260,6 +322,10 @@ public final class RocksDbStore implements KvStore {
         }
         handle.close();
         handle = null;
+      }
+      if (!memoryReleased) {
+        memoryReleased = true;
+        memory.release();
       }
       writeOptions.close();
     } finally {
@@ -354,8 +420,6 @@ public final class RocksDbStore implements KvStore {
     final DBOptions options;
     final ColumnFamilyOptions cfOptions;
     final List<ColumnFamilyHandle> handles;
-    final LRUCache cache;
-    final WriteBufferManager memtables;
     final Map<Space, ColumnFamilyHandle> bySpace = new EnumMap<>(Space.class);
 
     /** Column family ids by space ordinal: getID() is a JNI call, too dear once per put. */
@@ -365,12 +429,8 @@ public final class RocksDbStore implements KvStore {
         RocksDB db,
         DBOptions options,
         ColumnFamilyOptions cfOptions,
-        List<ColumnFamilyHandle> handles,
-        LRUCache cache,
-        WriteBufferManager memtables) {
+        List<ColumnFamilyHandle> handles) {
       this.db = db;
-      this.cache = cache;
-      this.memtables = memtables;
       this.options = options;
       this.cfOptions = cfOptions;
       this.handles = handles;
@@ -382,9 +442,9 @@ public final class RocksDbStore implements KvStore {
       }
     }
 
-    static Handle open(Path dir) throws IOException {
-      LRUCache cache = new LRUCache(CACHE_BYTES);
-      WriteBufferManager memtables = new WriteBufferManager(MEMTABLE_BYTES, cache);
+    static Handle open(Path dir, Memory memory) throws IOException {
+      LRUCache cache = memory.cache;
+      WriteBufferManager memtables = memory.memtables;
       DBOptions options =
           new DBOptions()
               .setCreateIfMissing(true)
@@ -410,12 +470,10 @@ public final class RocksDbStore implements KvStore {
       try {
         Files.createDirectories(dir);
         RocksDB db = RocksDB.open(options, dir.toString(), descriptors, handles);
-        return new Handle(db, options, cfOptions, handles, cache, memtables);
+        return new Handle(db, options, cfOptions, handles);
       } catch (RocksDBException e) {
         options.close();
         cfOptions.close();
-        memtables.close();
-        cache.close();
         throw new IOException("open RocksDB at " + dir + ": " + e.getMessage(), e);
       }
     }
@@ -444,8 +502,6 @@ public final class RocksDbStore implements KvStore {
       db.close();
       options.close();
       cfOptions.close();
-      memtables.close();
-      cache.close();
     }
   }
 

@@ -95,7 +95,7 @@ public abstract class EventHistoryContract extends CoreFixture {
   }
 
   @Test
-  void updatePersistsOneUpdatedEventWithTheNewAttributes() throws IOException {
+  void updatePersistsOneUpdatedEventWithTheNewAttributesAndThoseBefore() throws IOException {
     granted(apply(1, T0, acquire("svc/pay/1", "alice", secs(10), A1)));
     ApplyResult r = apply(2, T0 + 2 * SECOND, update("svc/pay/1", 1, A2));
     assertEquals(Outcome.UPDATED, r.reply().getUpdate().getOutcome());
@@ -103,7 +103,12 @@ public abstract class EventHistoryContract extends CoreFixture {
     Lease lease = r.reply().getUpdate().getLease();
     assertEquals(
         List.of(
-            new Stored(2, 0, event(Event.Type.UPDATED, 2, "svc/pay/1", lease, T0 + 2 * SECOND))),
+            new Stored(
+                2,
+                0,
+                event(Event.Type.UPDATED, 2, "svc/pay/1", lease, T0 + 2 * SECOND).toBuilder()
+                    .setPreviousAttributes(A1)
+                    .build())),
         storedAt(2));
     assertEquals(A2, lease.getAttributes());
     assertEquals(2, lease.getModRevision());
@@ -199,7 +204,13 @@ public abstract class EventHistoryContract extends CoreFixture {
     Lease lease = granted(r).getLease();
 
     assertEquals(
-        List.of(new Stored(2, 0, event(Event.Type.UPDATED, 2, "svc/pay/1", lease, T0 + SECOND))),
+        List.of(
+            new Stored(
+                2,
+                0,
+                event(Event.Type.UPDATED, 2, "svc/pay/1", lease, T0 + SECOND).toBuilder()
+                    .setPreviousAttributes(A1)
+                    .build())),
         storedAt(2),
         "the renewal part is dropped and the update takes sequence 0");
     assertEquals(A2, lease.getAttributes());

@@ -26,6 +26,34 @@ class RocksDbStoreTest extends KvStoreContract {
     return reopened;
   }
 
+  @Test
+  void storesSharingAMemoryBudgetCloseOnTheirOwnAndTheLastReleaseFreesIt() throws IOException {
+    RocksDbStore.Memory memory = RocksDbStore.Memory.create();
+    RocksDbStore first = RocksDbStore.open(tempDir.resolve("a"), memory);
+    RocksDbStore second = RocksDbStore.open(tempDir.resolve("b"), memory);
+    first.commit(new AppliedPosition(1, 1), List.of(Change.put(Space.LEASES, b("lock/a"), b("A"))));
+    second.commit(
+        new AppliedPosition(1, 1), List.of(Change.put(Space.LEASES, b("lock/b"), b("B"))));
+    memory.release(); // the creator's reference: the stores keep the budget alive
+    first.close();
+    second.commit(
+        new AppliedPosition(1, 2), List.of(Change.put(Space.LEASES, b("lock/c"), b("C"))));
+    assertArrayEquals(b("B"), second.get(Space.LEASES, b("lock/b")).orElseThrow());
+    assertArrayEquals(b("C"), second.get(Space.LEASES, b("lock/c")).orElseThrow());
+    assertTrue(second.get(Space.LEASES, b("lock/a")).isEmpty(), "each store has its own data");
+    second.close();
+    IllegalStateException released =
+        assertThrows(
+            IllegalStateException.class, () -> RocksDbStore.open(tempDir.resolve("c"), memory));
+    assertEquals("RocksDB's memory budget was released", released.getMessage());
+    RocksDbStore again = RocksDbStore.open(tempDir.resolve("a"));
+    try {
+      assertArrayEquals(b("A"), again.get(Space.LEASES, b("lock/a")).orElseThrow());
+    } finally {
+      again.close();
+    }
+  }
+
   /**
    * The batch is encoded in Java: lengths of one, two and three varint bytes, many records,
    * deletes.

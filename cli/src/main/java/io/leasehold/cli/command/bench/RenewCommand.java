@@ -20,7 +20,8 @@ import picocli.CommandLine.Option;
           + "SDK's own interval for --duration. Reports renewals/s, false expiries (leases that ended "
           + "while their client kept them alive: exit code 1 if any), and each node's cores and "
           + "memory. With --sessions each client attaches its leases to its session (one keep-alive item "
-          + "a heartbeat per client, whatever its leases) instead of renewing each lease."
+          + "a heartbeat per client, whatever its leases) instead of renewing each lease. With --batch each "
+          + "client acquires its leases in acquireAll calls of up to 1,000 names."
     })
 final class RenewCommand extends BenchBase {
   /** Clients closed at once after a --sessions run (each close is one CloseSession). */
@@ -54,6 +55,13 @@ final class RenewCommand extends BenchBase {
           "Attach each client's leases to its session, of --ttl, instead of giving each its own TTL.")
   boolean sessions;
 
+  @Option(
+      names = "--batch",
+      description =
+          "Acquire each client's leases through acquireAll (up to 1,000 names a call) instead of "
+              + "one tryAcquire call a name.")
+  boolean batch;
+
   @Override
   public Integer call() throws Exception {
     positive("--clients", clients);
@@ -84,8 +92,8 @@ final class RenewCommand extends BenchBase {
           new Renew.Settings(clients, leases, ttl, settle, options.duration, options.prefix);
       Renew.Target target =
           sessions
-              ? LeaseholdTargets.renewInSessions(sdk, closing)
-              : LeaseholdTargets.renew(sdk, ttl);
+              ? LeaseholdTargets.renewInSessions(sdk, closing, batch)
+              : LeaseholdTargets.renew(sdk, ttl, batch);
       return print(Renew.run("leasehold", target, s, stats(endpoints), progress("renew")));
     } finally {
       closing.shutdownNow();

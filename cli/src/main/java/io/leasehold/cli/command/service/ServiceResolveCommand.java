@@ -4,6 +4,7 @@ import io.leasehold.cli.ClientCommand;
 import io.leasehold.cli.DurationConverter;
 import io.leasehold.cli.Output;
 import io.leasehold.cli.Table;
+import io.leasehold.cli.command.ServiceFilters;
 import io.leasehold.cli.view.RegistryView;
 import io.leasehold.client.LeaseholdClient;
 import io.leasehold.client.ResolvedService;
@@ -103,18 +104,12 @@ public final class ServiceResolveCommand extends ClientCommand {
       throw new ParameterException(
           spec.commandLine(), "--status and --all: give one (--all is every status)");
     }
-    ServiceFilter filter = ServiceFilter.serving();
-    if (!zones.isEmpty()) {
-      filter = filter.inZones(zones.toArray(String[]::new));
-    }
-    for (Map.Entry<String, String> m : metadata.entrySet()) {
-      filter = filter.withMetadata(m.getKey(), m.getValue());
-    }
-    if (all) {
-      filter = filter.anyStatus();
-    } else if (!statuses.isEmpty()) {
-      filter = filter.withStatuses(statuses.toArray(String[]::new));
-    }
+    ServiceFilter filter =
+        ServiceFilters.narrowed(
+            all ? ServiceFilter.serving().anyStatus() : ServiceFilter.serving(),
+            zones,
+            metadata,
+            statuses);
     ResolvedService resolved =
         waitVersion == null
             ? client.blocking().resolve(service, filter)

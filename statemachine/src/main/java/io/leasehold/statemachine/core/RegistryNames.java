@@ -1,9 +1,15 @@
-package io.leasehold.server.rpc;
+package io.leasehold.statemachine.core;
 
 /** The lease names of the service registry: instances are {@code service/<service>/<instance>}. */
 public final class RegistryNames {
   /** The namespace of registry leases. */
   public static final String NAMESPACE = "service/";
+
+  /** The metadata key that holds an instance's zone. */
+  public static final String ZONE_KEY = "zone";
+
+  /** In a filter's zones, every zone. */
+  public static final String ANY_ZONE = "*";
 
   private RegistryNames() {}
 

@@ -1,0 +1,175 @@
+package io.leasehold.server.raft;
+
+import io.leasehold.server.NodeConfig;
+import io.leasehold.server.Peer;
+import io.leasehold.statemachine.core.ApplyResult;
+import io.leasehold.statemachine.ratis.LeaseStateMachine;
+import io.leasehold.statemachine.store.RocksDbStore;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupManagementRequest;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The lease groups a node hosts beside the meta group (docs/design/multi-raft.md): their ids, their
+ * members with the priorities that spread their leaders, and each one's state machine, which keeps
+ * its own RocksDB under {@code <data-dir>/groups/<group-uuid>/state}, within the node's one RocksDB
+ * memory budget. Each is a Raft group as Ratis ships it, a division of the node's one {@link
+ * RaftServer}; Ratis recovers those it finds on disk at start, and {@link #addMissing} adds the
+ * others when the cluster forms.
+ *
+ * <p>No namespace is placed on them yet: they elect, replicate Ratis's own entries and snapshot,
+ * which is what their cost and their leaders' spread are measured on.
+ */
+final class LeaseGroups {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaseGroups.class);
+
+  private final NodeConfig config;
+  private final LongSupplier wallClockMicros;
+
+  /** The node's RocksDB memory budget, which every group's store shares. */
+  private final RocksDbStore.Memory storeMemory;
+
+  /** Lease group k (1-based) at index k - 1, for every number a cluster may have. */
+  private final List<RaftGroupId> ids;
+
+  /** The lease groups the cluster forms with: 0 when the meta group is the only one. */
+  private final int formed;
+
+  private final Map<RaftGroupId, LeaseStateMachine> machines = new ConcurrentHashMap<>();
+  private final AtomicLong callIds = new AtomicLong();
+
+  LeaseGroups(NodeConfig config, LongSupplier wallClockMicros, RocksDbStore.Memory storeMemory) {
+    this.config = config;
+    this.wallClockMicros = wallClockMicros;
+    this.storeMemory = storeMemory;
+    List<RaftGroupId> list = new ArrayList<>();
+    for (int k = 1; k <= NodeConfig.MAX_LEASE_GROUPS; k++) {
+      list.add(id(config.clusterName(), k));
+    }
+    this.ids = List.copyOf(list);
+    this.formed = config.leaseGroups() > 1 ? config.leaseGroups() : 0;
+  }
+
+  /** The id of lease group {@code number} of a cluster: every member derives the same one. */
+  static RaftGroupId id(String clusterName, int number) {
+    return RaftGroupId.valueOf(
+        UUID.nameUUIDFromBytes(
+            ("leasehold:" + clusterName + "/lease-group/" + number)
+                .getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /** The number of a lease group, or empty for any other group (the meta group). */
+  Optional<Integer> number(RaftGroupId id) {
+    int i = ids.indexOf(id);
+    return i < 0 ? Optional.empty() : Optional.of(i + 1);
+  }
+
+  /**
+   * Lease group {@code number} as the cluster forms it: the peers it formed with, the one at {@code
+   * (number - 1) mod members} with priority 1 and the others 0, so that with as many groups as
+   * members each member leads one.
+   */
+  RaftGroup group(int number) {
+    List<Peer> peers = config.peers();
+    int lead = (number - 1) % peers.size();
+    List<RaftPeer> members = new ArrayList<>(peers.size());
+    for (int i = 0; i < peers.size(); i++) {
+      members.add(
+          RaftPeer.newBuilder(Members.raftPeer(peers.get(i)))
+              .setPriority(i == lead ? 1 : 0)
+              .build());
+    }
+    return RaftGroup.valueOf(ids.get(number - 1), members);
+  }
+
+  /** The state machine Ratis asks for when it adds or recovers a lease group's division. */
+  LeaseStateMachine machine(RaftGroupId id) {
+    return machines.computeIfAbsent(
+        id,
+        g ->
+            new LeaseStateMachine(
+                stateDir(config.dataDir(), g),
+                new Unplaced(g),
+                wallClockMicros,
+                Optional.of(storeMemory)));
+  }
+
+  /** Where lease group {@code id}'s RocksDB lives on a node with data directory {@code dataDir}. */
+  static Path stateDir(Path dataDir, RaftGroupId id) {
+    return dataDir.resolve("groups").resolve(id.getUuid().toString()).resolve("state");
+  }
+
+  /**
+   * Adds to the started server the lease groups it does not host yet: all of them when the cluster
+   * forms, none on a restart (Ratis recovered them from their directories under {@code
+   * <data-dir>/raft}).
+   */
+  void addMissing(RaftServer server) throws IOException {
+    Set<RaftGroupId> present = new HashSet<>();
+    server.getGroupIds().forEach(present::add);
+    for (int k = 1; k <= formed; k++) {
+      if (present.contains(ids.get(k - 1))) {
+        continue;
+      }
+      RaftClientReply reply =
+          server.groupManagement(
+              GroupManagementRequest.newAdd(
+                  ClientId.randomId(),
+                  RaftPeerId.valueOf(config.id()),
+                  callIds.incrementAndGet(),
+                  group(k)));
+      if (!reply.isSuccess()) {
+        throw new IOException(
+            "lease group "
+                + k
+                + " could not be added: "
+                + (reply.getException() == null ? "refused" : reply.getException().getMessage()),
+            reply.getException());
+      }
+      LOG.info("{}: lease group {} ({}) added", config.id(), k, ids.get(k - 1).getUuid());
+    }
+  }
+
+  /**
+   * A lease group's callbacks while no namespace is placed on it: nothing it applies is a client's
+   * command, so there is nothing to tell watchers or waiters, and no lease for a ticker to expire.
+   */
+  private static final class Unplaced implements LeaseStateMachine.Listener {
+    private final RaftGroupId id;
+
+    Unplaced(RaftGroupId id) {
+      this.id = id;
+    }
+
+    @Override
+    public void onApplied(ApplyResult result) {}
+
+    @Override
+    public void onLeaderReady() {
+      LOG.debug("leading lease group {}", id.getUuid());
+    }
+
+    @Override
+    public void onNotLeader() {}
+  }
+}
