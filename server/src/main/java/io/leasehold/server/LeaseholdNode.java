@@ -163,7 +163,8 @@ public final class LeaseholdNode implements AutoCloseable {
             consensus::logFormat,
             this::isLeader,
             consensus::propose,
-            consensus::proposeHere);
+            consensus::proposeHere,
+            consensus::caughtUp);
     this.health =
         new NodeHealth(consensus::liveness, config.electionTimeoutMax(), ApiServer.SERVICES);
     this.compactor =

@@ -13,7 +13,13 @@ import io.leasehold.proto.v1.Permission;
 import io.leasehold.server.rpc.GrpcErrors;
 import io.leasehold.server.rpc.RequestGate;
 import io.leasehold.statemachine.core.AccessView;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +30,11 @@ import org.slf4j.LoggerFactory;
  * ({@link Caller}), and checks the method's rule ({@link AccessRules}) against the roles in force
  * on the request the handler will receive, unchanged. Health and reflection pass without an
  * identity; a method without a rule is refused.
+ *
+ * <p>The roles in force are those this node has applied, which on a follower may lag a grant the
+ * leader has already acknowledged. So a request the local roles refuse is held until this node has
+ * caught up with what was committed when it arrived (a read barrier), and checked again: a grant,
+ * once answered, is in force on every node, as a linearizable read would see it.
  */
 public final class Authorizer implements ServerInterceptor {
   private static final Logger LOG = LoggerFactory.getLogger(Authorizer.class);
@@ -38,24 +49,28 @@ public final class Authorizer implements ServerInterceptor {
   private final Supplier<AccessView> access;
   private final Supplier<String> initialAdmin;
   private final DeniedSink denied;
+  private final Supplier<CompletableFuture<?>> caughtUp;
 
   /**
    * @param enabled whether requests must carry an identity; without, every call passes as {@link
    *     Caller#OPEN}
    * @param initialAdmin the identity that administers the cluster until an admin role is granted
    *     ("" if none)
+   * @param caughtUp completes once this node has applied everything committed when it was called
    */
   public Authorizer(
       boolean enabled,
       Authenticator authenticator,
       Supplier<AccessView> access,
       Supplier<String> initialAdmin,
-      DeniedSink denied) {
+      DeniedSink denied,
+      Supplier<CompletableFuture<?>> caughtUp) {
     this.enabled = enabled;
     this.authenticator = authenticator;
     this.access = access;
     this.initialAdmin = initialAdmin;
     this.denied = denied;
+    this.caughtUp = caughtUp;
   }
 
   /**
@@ -82,13 +97,29 @@ public final class Authorizer implements ServerInterceptor {
       return Caller.OPEN;
     }
     Caller caller = authenticator.identify(authorization, tls);
-    Optional<String> why =
-        AccessRules.denial(
-            rule.get(), request, access.get().access(caller.identity(), initialAdmin.get()));
+    Optional<String> why = denial(rule.get(), request, caller);
+    if (why.isPresent()) {
+      try {
+        caughtUp.get().get(SECOND_LOOK_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        // Refused on what this node has: it could not catch up.
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      why = denial(rule.get(), request, caller);
+    }
     if (why.isPresent()) {
       throw Status.PERMISSION_DENIED.withDescription(GrpcErrors.bounded(why.get())).asException();
     }
     return caller;
+  }
+
+  /** How long the dashboard waits to catch up before it refuses. */
+  private static final Duration SECOND_LOOK_WAIT = Duration.ofSeconds(5);
+
+  private Optional<String> denial(AccessRules.Rule rule, Object request, Caller caller) {
+    return AccessRules.denial(
+        rule, request, access.get().access(caller.identity(), initialAdmin.get()));
   }
 
   static boolean exempt(String serviceName) {
@@ -152,14 +183,19 @@ public final class Authorizer implements ServerInterceptor {
     // reach the client as a broken stream, INTERNAL).
     @Override
     protected StatusRuntimeException refusal(Q message) {
-      return AccessRules.denial(
-              rule, message, access.get().access(caller.identity(), initialAdmin.get()))
+      return denial(rule, message, caller)
           .map(
               why ->
                   Status.PERMISSION_DENIED
                       .withDescription(GrpcErrors.bounded(why))
                       .asRuntimeException())
           .orElse(null);
+    }
+
+    // The handler then runs on the pool, not on the thread that applied the barrier.
+    @Override
+    protected CompletableFuture<?> secondLook(Q message) {
+      return caughtUp.get().handleAsync((v, e) -> v, ForkJoinPool.commonPool());
     }
 
     // After the answer: the audit record must not hold up or prevent it.

@@ -49,6 +49,7 @@ public final class NodeAuth implements AutoCloseable {
   /**
    * @param propose proposes a command to the leader (the node's replicated write path)
    * @param proposeHere proposes a command as this node, which must lead
+   * @param caughtUp completes once this node has applied everything committed when it was called
    */
   public NodeAuth(
       NodeConfig config,
@@ -56,7 +57,8 @@ public final class NodeAuth implements AutoCloseable {
       IntSupplier logFormat,
       BooleanSupplier isLeader,
       Function<LogCommand, CompletableFuture<LogReply>> propose,
-      Function<LogCommand, CompletableFuture<LogReply>> proposeHere)
+      Function<LogCommand, CompletableFuture<LogReply>> proposeHere,
+      Supplier<CompletableFuture<?>> caughtUp)
       throws IOException {
     this.enabled = config.authenticationEnabled();
     this.access = access;
@@ -71,7 +73,7 @@ public final class NodeAuth implements AutoCloseable {
         config.initialAdmin().orElse(tokens.map(TokenFile::firstIdentity).orElse(""));
     this.authorizer =
         new Authorizer(
-            enabled, new Authenticator(tokens), access, () -> initialAdmin, this::denied);
+            enabled, new Authenticator(tokens), access, () -> initialAdmin, this::denied, caughtUp);
     this.timer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {

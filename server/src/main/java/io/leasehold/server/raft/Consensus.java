@@ -44,6 +44,11 @@ public interface Consensus {
    */
   CompletableFuture<ReadReply> read(ReadQuery query, boolean stale);
 
+  /**
+   * Completes once this node has applied everything committed when it was called (a linearizable
+   * read's barrier, with no read).
+   */
+  CompletableFuture<?> caughtUp();
 
   /**
    * Asks the leader (this node itself when it leads) for the lease deadlines its expiry ticker

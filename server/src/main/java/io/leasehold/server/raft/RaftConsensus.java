@@ -183,6 +183,11 @@ public final class RaftConsensus implements Consensus {
   }
 
   @Override
+  public CompletableFuture<?> caughtUp() {
+    return RaftErrors.mapped(replicator.barrier());
+  }
+
+  @Override
   public CompletableFuture<DeadlineReply> leaderDeadlines(DeadlineQuery query) {
     RaftPeerId leader = raft.division().getInfo().getLeaderId();
     if (leader == null) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.common.util.concurrent.ListenableFuture;
 import io.grpc.Grpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -33,8 +34,10 @@ import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.proto.v1.WatchResponse;
 import io.leasehold.proto.v1.WhoAmIRequest;
 import io.leasehold.proto.v1.WhoAmIResponse;
+import io.leasehold.server.LeaseholdNode;
 import io.leasehold.server.Requests;
 import io.leasehold.server.TestCluster;
+import io.leasehold.server.raft.PeerTraffic;
 import io.leasehold.server.tls.TestCerts;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -73,7 +76,7 @@ class AuthClusterTest {
       TestCerts.node(certs, ca, id);
     }
     Files.createDirectories(certs.resolve("san"));
-    for (String name : new String[] {"root", "alice", "bob", "carol", "dave", "eve"}) {
+    for (String name : new String[] {"root", "alice", "bob", "carol", "dave", "eve", "erin"}) {
       IDS.put(name, TestCerts.node(certs, ca, name));
     }
     cluster =
@@ -409,5 +412,56 @@ class AuthClusterTest {
     refused(
         Status.Code.PERMISSION_DENIED,
         () -> auth("n1", "alice").audit(AuditRequest.getDefaultInstance()));
+  }
+
+  /**
+   * The follower is held back from the grant (its appends wait in its traffic hook), so its own
+   * roles still refuse erin when her acquire arrives: the request must wait for the follower to
+   * catch up, not be refused on what the follower happens to have applied.
+   */
+  @Test
+  void aGrantTheLeaderAnsweredIsInForceOnAFollowerThatHasNotAppliedIt() throws Exception {
+    LeaseholdNode leader = cluster.awaitLeader();
+    LeaseholdNode follower = cluster.followers().get(0);
+    PeerTraffic traffic = follower.diagnostics().peerTraffic();
+    traffic.rule(a -> a.heartbeat() ? PeerTraffic.Verdict.DELIVER : PeerTraffic.Verdict.HOLD);
+    try {
+      auth(leader.id(), "root")
+          .grantRole(GrantRoleRequest.newBuilder().setIdentity("erin").setRole("client").build());
+      long granted = leader.consensus().commitIndex();
+      assertFalse(
+          follower.auth().access().access("erin", "root").onName(Permission.CLIENT, "lock/erin"),
+          "the follower has not applied the grant");
+
+      ListenableFuture<AcquireResponse> acquire =
+          LeasesGrpc.newFutureStub(channel(follower.id(), "erin"))
+              .withDeadlineAfter(30, TimeUnit.SECONDS)
+              .acquire(Requests.acquire("lock/erin", "erin", 30));
+      // The follower's barrier, proposed once its own roles refused the request, commits on the
+      // leader and the other follower while this one still cannot apply it.
+      TestCluster.await(
+          "the follower's barrier committed",
+          Duration.ofSeconds(20),
+          () -> leader.consensus().commitIndex() > granted || acquire.isDone());
+      assertFalse(
+          acquire.isDone(),
+          () -> "the request waits for the follower to catch up: " + outcome(acquire));
+      traffic.rule(null);
+      traffic.takeHeld().forEach(PeerTraffic.Held::deliver);
+
+      AcquireResponse granted2 = acquire.get(30, TimeUnit.SECONDS);
+      assertEquals(Outcome.GRANTED, granted2.getOutcome(), granted2::toString);
+    } finally {
+      traffic.rule(null);
+      traffic.takeHeld().forEach(PeerTraffic.Held::deliver);
+    }
+  }
+
+  private static String outcome(ListenableFuture<?> done) {
+    try {
+      return String.valueOf(done.get());
+    } catch (Exception e) {
+      return e.toString();
+    }
   }
 }
