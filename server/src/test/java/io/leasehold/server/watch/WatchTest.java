@@ -569,8 +569,6 @@ class WatchTest {
     LeasesGrpc.LeasesStub async = LeasesGrpc.newStub(cluster.channel(leader.id()));
     int writes = 1500;
 
-    long baseline = timeWrites(async, "lock/base-", writes);
-
     // A client that asks for the stream and never reads it: after the HTTP/2 window fills, the
     // server can no longer send, the watcher's queue grows, and it is cut off.
     ClientCall<WatchRequest, WatchResponse> stuck =
@@ -591,31 +589,23 @@ class WatchTest {
         Duration.ofSeconds(10),
         () -> leader.watchHub().watchers() == 1);
 
-    long withStuck = timeWrites(async, "lock/stuck-", writes);
+    // Every write answered, each within its own deadline: a write path that waited on the stuck
+    // watcher would stall them all. (How much a stuck watcher costs writes is a benchmark's
+    // question, not this test's.)
+    writeAll(async, "lock/stuck-", writes);
     TestCluster.await(
         "the stuck watcher is cut off",
         Duration.ofSeconds(20),
         () -> leader.watchHub().watchers() == 0);
-    double ratio = (double) baseline / withStuck;
-    assertTrue(
-        ratio > 0.5,
-        "writes keep their throughput with a stuck watcher: "
-            + baseline / 1_000_000
-            + " ms without, "
-            + withStuck / 1_000_000
-            + " ms with (ratio "
-            + ratio
-            + ")");
     stuck.cancel("done", null);
   }
 
-  /** Nanoseconds to apply {@code count} acquires of ~1 KB leases, 32 in flight. */
-  private static long timeWrites(LeasesGrpc.LeasesStub async, String prefix, int count)
+  /** Applies {@code count} acquires of ~1 KB leases, 32 in flight, and checks each is granted. */
+  private static void writeAll(LeasesGrpc.LeasesStub async, String prefix, int count)
       throws Exception {
     Semaphore inFlight = new Semaphore(32);
     List<CompletableFuture<AcquireResponse>> all = new ArrayList<>();
     String padding = "x".repeat(1000);
-    long start = System.nanoTime();
     for (int i = 0; i < count; i++) {
       inFlight.acquire();
       CompletableFuture<AcquireResponse> f = new CompletableFuture<>();
@@ -647,11 +637,9 @@ class WatchTest {
               });
     }
     CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(2, TimeUnit.MINUTES);
-    long elapsed = System.nanoTime() - start;
     for (CompletableFuture<AcquireResponse> f : all) {
       assertEquals(Outcome.GRANTED, f.get().getOutcome());
     }
-    return elapsed;
   }
 
   @Test
