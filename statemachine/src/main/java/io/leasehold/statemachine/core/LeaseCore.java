@@ -19,6 +19,8 @@ import io.leasehold.proto.v1.ListSessionsResponse;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogFormatReply;
 import io.leasehold.proto.v1.LogReply;
+import io.leasehold.proto.v1.PlacementResponse;
+import io.leasehold.proto.v1.PlacementTable;
 import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ReadReply;
 import io.leasehold.proto.v1.RefusedCommand;
@@ -26,6 +28,7 @@ import io.leasehold.proto.v1.ReplyBatch;
 import io.leasehold.proto.v1.SetLogFormat;
 import io.leasehold.proto.v1.SetLogFormatResponse;
 import io.leasehold.proto.v1.StoredSession;
+import io.leasehold.proto.v1.WrongGroup;
 import io.leasehold.statemachine.store.AppliedPosition;
 import io.leasehold.statemachine.store.Change;
 import io.leasehold.statemachine.store.KvStore;
@@ -87,8 +90,21 @@ public final class LeaseCore {
    */
   private volatile int logFormat = LogFormat.FIRST;
 
+  /** Which namespaces this group applies commands to, and its token offset. */
+  private final Placements placements;
+
+  /** The core of the meta group, which is a cluster's only group unless it has lease groups. */
   public LeaseCore(KvStore store) {
+    this(store, 0);
+  }
+
+  /**
+   * @param group the number of the Raft group this core applies: 0 for the meta group, 1 and up for
+   *     lease groups (docs/design/multi-raft.md)
+   */
+  public LeaseCore(KvStore store, int group) {
     this.store = store;
+    this.placements = new Placements(group);
     this.reads = new LeaseReads(store);
     this.history = new EventHistory(store);
     this.admin = new AdminCommands(store, state);
@@ -119,6 +135,7 @@ public final class LeaseCore {
             .orElse(LogFormat.FIRST);
     history.reload();
     state.load(store);
+    placements.load(store);
     auth.load();
     audit.load();
   }
@@ -182,7 +199,7 @@ public final class LeaseCore {
    * entry carries.
    */
   long token(long index, int position) {
-    return LogFormat.token(logFormat, index, position);
+    return placements.tokenOffset() + LogFormat.token(logFormat, index, position);
   }
 
   /**
@@ -279,6 +296,12 @@ public final class LeaseCore {
               + logFormat
               + " until every member runs code that knows it");
     }
+    Optional<String> foreign = placements.foreign(command);
+    if (foreign.isPresent()) {
+      return LogReply.newBuilder()
+          .setWrongGroup(WrongGroup.newBuilder().setNamespace(foreign.get()))
+          .build();
+    }
     ApplyAuthorization.check(auth.view(), tx.caller, command);
     return switch (command.getCommandCase()) {
       case ACQUIRE ->
@@ -359,6 +382,18 @@ public final class LeaseCore {
       case AUDIT_RECORD ->
           LogReply.newBuilder()
               .setAuditRecord(AuditRecordResponse.newBuilder().setRevision(tx.index))
+              .build();
+      case PLACE_NAMESPACE ->
+          LogReply.newBuilder()
+              .setPlaceNamespace(
+                  placements.place(
+                      tx, command.getPlaceNamespace(), this::holdsState, token(tx.index + 1, 0)))
+              .build();
+      case ADOPT_NAMESPACE ->
+          LogReply.newBuilder()
+              .setAdoptNamespace(
+                  placements.adopt(
+                      tx, command.getAdoptNamespace(), LogFormat.token(logFormat, tx.index + 1, 0)))
               .build();
       // Format 1 knows no batches: applied as no command, as a node that predates them applies it.
       case BATCH ->
@@ -492,8 +527,72 @@ public final class LeaseCore {
       case DEADLINES ->
           throw new InvalidArgumentException(
               "query", "deadlines are answered by the leader's expiry ticker, not the store");
+      case PLACEMENT -> ReadReply.newBuilder().setPlacement(placementTable()).build();
       case QUERY_NOT_SET -> throw new InvalidArgumentException("query", "carries no request");
     };
+  }
+
+  /** The placements this group records, from one consistent view. */
+  private PlacementTable placementTable() {
+    return store.read(
+        view -> {
+          PlacementTable.Builder table = PlacementTable.newBuilder();
+          view.scan(
+              Space.PLACEMENTS,
+              new byte[0],
+              new byte[0],
+              (key, value) -> {
+                table.addPlacements(
+                    Placements.response(
+                        new String(key, StandardCharsets.UTF_8), Placements.parse(value)));
+                return true;
+              });
+          return table.build();
+        });
+  }
+
+  /**
+   * Whether this group holds live state of a namespace: a lease, a lock-delay or a transfer offer
+   * (apply thread).
+   */
+  private boolean holdsState(String namespace) {
+    if (state.index.countsByNamespace().getOrDefault(namespace, 0L) > 0) {
+      return true;
+    }
+    byte[] prefix = (namespace + "/").getBytes(StandardCharsets.UTF_8);
+    return store.read(
+        view -> {
+          boolean[] found = new boolean[1];
+          for (Space space : new Space[] {Space.LOCK_DELAYS, Space.OFFERS}) {
+            view.scan(
+                space,
+                prefix,
+                new byte[0],
+                (key, value) -> {
+                  found[0] = true;
+                  return false;
+                });
+          }
+          return found[0];
+        });
+  }
+
+  /** This group's number: 0 for the meta group. */
+  public int group() {
+    return placements.group();
+  }
+
+  /**
+   * The placement of {@code namespace} as this replica has applied it (the meta group's table, or a
+   * lease group's adoption); safe to call from any thread.
+   */
+  public Optional<PlacementResponse> placement(String namespace) {
+    return placements.get(namespace);
+  }
+
+  /** The namespaces placed on each group in this replica's placement table, sorted; any thread. */
+  public Map<Integer, List<String>> namespacesByGroup() {
+    return placements.namespacesByGroup();
   }
 
   public GetResponse get(GetRequest r, long nowMicros) {

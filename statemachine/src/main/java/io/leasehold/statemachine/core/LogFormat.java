@@ -24,6 +24,11 @@ import io.leasehold.proto.v1.LogCommand;
  *       is {@code index * 4096 + position}. Every token granted after the switch is at least {@code
  *       (switch index + 1) * 4096}, above every token of the 256-wide positions before it, so
  *       tokens still strictly increase over every grant.
+ *   <li>6: as 5, and an entry may carry the placement of a namespace on a lease group (meta group)
+ *       and a lease group's adoption of a namespace, which may raise the group's token offset
+ *       (docs/design/multi-raft.md). A group's token is its offset plus the format 5 token; the
+ *       offset is 0 until an adoption raises it, so a cluster with one group grants the same tokens
+ *       as under format 5.
  * </ul>
  */
 public final class LogFormat {
@@ -34,9 +39,10 @@ public final class LogFormat {
   public static final int AUTH = 3;
   public static final int SESSIONS = 4;
   public static final int MANY = 5;
+  public static final int GROUPS = 6;
 
   /** The newest format this code applies. */
-  public static final int NEWEST = MANY;
+  public static final int NEWEST = GROUPS;
 
   /** Bits of a token below the entry index, in formats 2 to 4. */
   static final int POSITION_BITS = 8;
@@ -58,6 +64,7 @@ public final class LogFormat {
       case ACQUIRE -> c.getAcquire().getSession() != 0 ? SESSIONS : FIRST;
       case EXPIRE -> c.getExpire().getSessionsCount() > 0 ? SESSIONS : FIRST;
       case ACQUIRE_MANY -> MANY;
+      case PLACE_NAMESPACE, ADOPT_NAMESPACE -> GROUPS;
       default -> FIRST;
     };
   }

@@ -148,6 +148,8 @@ public final class LeaseStateMachine extends BaseStateMachine {
             return t;
           });
 
+  private final int group;
+
   /** Guarded by this: the background snapshot, if one was started. */
   private Future<?> snapshotRun;
 
@@ -167,6 +169,20 @@ public final class LeaseStateMachine extends BaseStateMachine {
       Listener listener,
       LongSupplier wallClockMicros,
       Optional<RocksDbStore.Memory> memory) {
+    this(dbDir, listener, wallClockMicros, memory, 0);
+  }
+
+  /**
+   * @param group the number of the Raft group it applies: 0 for the meta group, 1 and up for lease
+   *     groups
+   */
+  public LeaseStateMachine(
+      Path dbDir,
+      Listener listener,
+      LongSupplier wallClockMicros,
+      Optional<RocksDbStore.Memory> memory,
+      int group) {
+    this.group = group;
     this.dbDir = Objects.requireNonNull(dbDir);
     this.listener = Objects.requireNonNull(listener);
     this.wallClockMicros = Objects.requireNonNull(wallClockMicros);
@@ -186,7 +202,7 @@ public final class LeaseStateMachine extends BaseStateMachine {
                   memory.isPresent()
                       ? RocksDbStore.open(dbDir, memory.get())
                       : RocksDbStore.open(dbDir);
-              core = new LeaseCore(store);
+              core = new LeaseCore(store, group);
               catchUpFromSnapshot(storage.loadLatestSnapshot());
             });
     LOG.info("state loaded: db={} applied={} snapshot={}", dbDir, core.applied(), latestSnapshot);

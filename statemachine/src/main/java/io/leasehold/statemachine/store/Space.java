@@ -64,7 +64,12 @@ public enum Space {
    * leases named service/&lt;service&gt;/&lt;instance&gt;: its version. Written from log format 5
    * on; the entry that raises the format to 5 gives every service live then its own index.
    */
-  SERVICE_VERSIONS(16, "service_versions");
+  SERVICE_VERSIONS(16, "service_versions"),
+  /**
+   * Namespace (UTF-8) to {@code StoredPlacement} (log format 6 on): in the meta group, the lease
+   * group each placed namespace lives in; in a lease group, the namespaces it owns.
+   */
+  PLACEMENTS(17, "placements");
 
   private final int id;
   private final String columnFamily;

@@ -1,0 +1,250 @@
+package io.leasehold.statemachine.core;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.leasehold.proto.v1.AdoptNamespace;
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.PlaceNamespace;
+import io.leasehold.proto.v1.PlacementResponse;
+import io.leasehold.proto.v1.StoredPlacement;
+import io.leasehold.statemachine.store.Change;
+import io.leasehold.statemachine.store.KvStore;
+import io.leasehold.statemachine.store.Space;
+import io.leasehold.statemachine.store.StoreException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+
+/**
+ * Which namespaces this group applies commands to (docs/design/multi-raft.md, "Placement"). The
+ * meta group (number 0) records where each placed namespace lives and owns every namespace not
+ * placed on another group: with no placement, as in every cluster with one group, it owns them all.
+ * A lease group owns only the namespaces it adopted. Kept in step with the placements space after
+ * each commit by the apply thread; other threads may read it ({@link #get}).
+ *
+ * <p>A lease group's tokens are its offset plus the format's token of the entry and position. An
+ * adoption raises the offset so that every later token is above the floor the adoption carries: the
+ * token the namespace's previous group would have granted next, so tokens of one name keep
+ * increasing when its namespace comes to this group.
+ */
+final class Placements {
+  static final byte[] OFFSET_KEY = "token-offset".getBytes(StandardCharsets.US_ASCII);
+
+  private final int group;
+  private final Map<String, StoredPlacement> byNamespace = new ConcurrentHashMap<>();
+  private long tokenOffset;
+
+  /**
+   * @param group this group's number: 0 for the meta group, 1 and up for lease groups
+   */
+  Placements(int group) {
+    this.group = group;
+  }
+
+  int group() {
+    return group;
+  }
+
+  long tokenOffset() {
+    return tokenOffset;
+  }
+
+  void load(KvStore store) {
+    byNamespace.clear();
+    store.read(
+        view -> {
+          view.scan(
+              Space.PLACEMENTS,
+              new byte[0],
+              new byte[0],
+              (key, value) -> {
+                byNamespace.put(new String(key, StandardCharsets.UTF_8), parse(value));
+                return true;
+              });
+          return null;
+        });
+    tokenOffset =
+        store.get(Space.META, OFFSET_KEY).map(b -> ByteBuffer.wrap(b).getLong()).orElse(0L);
+  }
+
+  /** The placement this group has applied for {@code namespace}; safe from any thread. */
+  Optional<PlacementResponse> get(String namespace) {
+    StoredPlacement p = byNamespace.get(namespace);
+    return p == null ? Optional.empty() : Optional.of(response(namespace, p));
+  }
+
+  /** The namespaces placed on each group, sorted; safe from any thread. */
+  Map<Integer, List<String>> namespacesByGroup() {
+    Map<Integer, List<String>> out = new java.util.TreeMap<>();
+    new java.util.TreeMap<>(byNamespace)
+        .forEach((ns, p) -> out.computeIfAbsent(p.getGroup(), g -> new ArrayList<>()).add(ns));
+    return out;
+  }
+
+  /** How many namespaces each group holds, as placed so far; safe from any thread. */
+  Map<Integer, Integer> namespacesPerGroup() {
+    Map<Integer, Integer> out = new java.util.TreeMap<>();
+    byNamespace.values().forEach(p -> out.merge(p.getGroup(), 1, Integer::sum));
+    return out;
+  }
+
+  /** Whether this group applies commands to names of {@code namespace}. */
+  boolean owns(String namespace) {
+    StoredPlacement p = byNamespace.get(namespace);
+    return group == 0 ? p == null || p.getGroup() == 0 : p != null;
+  }
+
+  /**
+   * The first namespace among the names a client's lease command carries that this group does not
+   * own; empty if it owns them all, or the command names no lease.
+   */
+  Optional<String> foreign(LogCommand command) {
+    if (group == 0 && byNamespace.isEmpty()) {
+      return Optional.empty(); // the common case: one group, which owns everything
+    }
+    return switch (command.getCommandCase()) {
+      case ACQUIRE -> foreign(command.getAcquire().getName());
+      case RELEASE -> foreign(command.getRelease().getName());
+      case UPDATE -> foreign(command.getUpdate().getName());
+      case TRANSFER -> foreign(command.getTransfer().getName());
+      case ACCEPT_TRANSFER -> foreign(command.getAcceptTransfer().getName());
+      case RENEW ->
+          command.getRenew().getItemsList().stream()
+              .map(i -> LeaseIndex.namespace(i.getName()))
+              .filter(ns -> !owns(ns))
+              .findFirst();
+      case ACQUIRE_MANY ->
+          command.getAcquireMany().getItemsList().stream()
+              .map(i -> LeaseIndex.namespace(i.getName()))
+              .filter(ns -> !owns(ns))
+              .findFirst();
+      default -> Optional.empty();
+    };
+  }
+
+  private Optional<String> foreign(String name) {
+    String ns = LeaseIndex.namespace(name);
+    return owns(ns) ? Optional.empty() : Optional.of(ns);
+  }
+
+  /**
+   * Meta group: places a namespace that has no placement. One the meta group still holds live state
+   * of stays here (group 0), as moving state takes a move; the floor is the token this group would
+   * grant next, above every token it granted in the namespace.
+   *
+   * @param holdsState whether the meta group holds live state (a lease, a lock-delay, an offer) in
+   *     a namespace
+   */
+  PlacementResponse place(Tx tx, PlaceNamespace c, Predicate<String> holdsState, long floor) {
+    if (group != 0) {
+      throw new InvalidArgumentException(
+          "place_namespace", "only the meta group places namespaces, not lease group " + group);
+    }
+    String ns = namespace(c.getNamespace(), "place_namespace.namespace");
+    if (c.getGroupsCount() == 0 || c.getGroupsList().stream().anyMatch(g -> g < 1)) {
+      throw new InvalidArgumentException(
+          "place_namespace.groups", "must name one or more lease groups, each 1 or more");
+    }
+    StoredPlacement existing = byNamespace.get(ns);
+    if (existing != null) {
+      return response(ns, existing);
+    }
+    Map<Integer, Integer> used = namespacesPerGroup();
+    int to =
+        holdsState.test(ns)
+            ? 0
+            : c.getGroupsList().stream()
+                .min(
+                    java.util.Comparator.<Integer>comparingInt(g -> used.getOrDefault(g, 0))
+                        .thenComparingInt(g -> g))
+                .orElseThrow();
+    StoredPlacement placed =
+        StoredPlacement.newBuilder()
+            .setGroup(to)
+            .setEpoch(1)
+            .setRevision(tx.index)
+            .setFloor(floor)
+            .build();
+    put(tx, ns, placed);
+    return response(ns, placed);
+  }
+
+  /**
+   * Lease group: owns a namespace from this entry on, at the adoption's epoch, and raises the token
+   * offset so that every token from the next entry on is at least the floor.
+   *
+   * @param nextToken the token, without offset, of the first grant of the entry after this one
+   */
+  PlacementResponse adopt(Tx tx, AdoptNamespace c, long nextToken) {
+    if (group == 0) {
+      throw new InvalidArgumentException(
+          "adopt_namespace", "the meta group owns every namespace not placed elsewhere");
+    }
+    String ns = namespace(c.getNamespace(), "adopt_namespace.namespace");
+    if (c.getGroup() != group) {
+      throw new InvalidArgumentException(
+          "adopt_namespace.group", "names group " + c.getGroup() + ", not this group " + group);
+    }
+    if (c.getEpoch() < 1) {
+      throw new InvalidArgumentException("adopt_namespace.epoch", "must be 1 or more");
+    }
+    if (c.getFloor() < 0) {
+      throw new InvalidArgumentException("adopt_namespace.floor", "must not be negative");
+    }
+    StoredPlacement existing = byNamespace.get(ns);
+    if (existing != null && existing.getEpoch() >= c.getEpoch()) {
+      return response(ns, existing); // adopted already: a resent adoption changes nothing
+    }
+    StoredPlacement owned =
+        StoredPlacement.newBuilder()
+            .setGroup(group)
+            .setEpoch(c.getEpoch())
+            .setRevision(tx.index)
+            .setFloor(c.getFloor())
+            .build();
+    put(tx, ns, owned);
+    long needed = c.getFloor() - nextToken;
+    if (needed > tokenOffset) {
+      tx.extra.add(
+          Change.put(Space.META, OFFSET_KEY, ByteBuffer.allocate(8).putLong(needed).array()));
+      tx.afterCommit(() -> tokenOffset = needed);
+    }
+    return response(ns, owned);
+  }
+
+  private void put(Tx tx, String ns, StoredPlacement p) {
+    tx.extra.add(
+        Change.put(Space.PLACEMENTS, ns.getBytes(StandardCharsets.UTF_8), p.toByteArray()));
+    tx.afterCommit(() -> byNamespace.put(ns, p));
+  }
+
+  private static String namespace(String ns, String field) {
+    if (ns.isEmpty() || ns.indexOf('/') >= 0) {
+      throw new InvalidArgumentException(
+          field, "must be a namespace: the part of a name before its first '/', not empty");
+    }
+    return ns;
+  }
+
+  static PlacementResponse response(String ns, StoredPlacement p) {
+    return PlacementResponse.newBuilder()
+        .setNamespace(ns)
+        .setGroup(p.getGroup())
+        .setEpoch(p.getEpoch())
+        .setRevision(p.getRevision())
+        .setFloor(p.getFloor())
+        .build();
+  }
+
+  static StoredPlacement parse(byte[] bytes) {
+    try {
+      return StoredPlacement.parseFrom(bytes);
+    } catch (InvalidProtocolBufferException e) {
+      throw new StoreException("corrupt placement record", e);
+    }
+  }
+}
