@@ -69,11 +69,37 @@ class ClusterStatusCommandTest {
           }
           return !groups.get(0).getAsJsonObject().get("leader").isJsonNull();
         });
+    // A first write places its namespace on a lease group, which then lists it.
+    TestCluster.await(
+        "the meta group applies log format 6",
+        seconds(60),
+        () ->
+            cluster.running().stream()
+                .allMatch(
+                    n ->
+                        n.consensus().logFormat()
+                            == io.leasehold.statemachine.core.LogFormat.GROUPS));
+    run(cluster, "lease", "acquire", "jobs/nightly", "--ttl", "2m").ok();
+    TestCluster.await(
+        "jobs is listed on a lease group",
+        seconds(30),
+        () ->
+            StreamSupport.stream(
+                    run(cluster, "cluster", "groups", "-o", "json").ok().array().spliterator(),
+                    false)
+                .anyMatch(
+                    g ->
+                        g.getAsJsonObject().get("number").getAsInt() > 0
+                            && g.getAsJsonObject()
+                                .getAsJsonArray("namespaces")
+                                .toString()
+                                .equals("[\"jobs\"]")));
     JsonArray groups = run(cluster, "cluster", "groups", "-o", "json").ok().array();
     assertEquals(4, groups.size());
     JsonObject meta = groups.get(0).getAsJsonObject();
     assertEquals(
-        List.of("number", "kind", "groupId", "leader", "term", "commitIndex", "members"),
+        List.of(
+            "number", "kind", "groupId", "leader", "term", "commitIndex", "namespaces", "members"),
         List.copyOf(meta.keySet()),
         "the JSON shape is stable");
     assertEquals(0, meta.get("number").getAsInt());
@@ -90,10 +116,14 @@ class ClusterStatusCommandTest {
     String table = run(cluster, "cluster", "groups").ok().out();
     List<List<String>> rows = Cli.cells(table);
     assertEquals(
-        List.of("GROUP", "KIND", "LEADER", "TERM", "COMMIT", "MEMBERS (PRIORITY)"), rows.get(0));
+        List.of("GROUP", "KIND", "LEADER", "TERM", "COMMIT", "MEMBERS (PRIORITY)", "NAMESPACES"),
+        rows.get(0));
     assertEquals(List.of("1", "lease", "n1"), rows.get(2).subList(0, 3));
     assertTrue(table.contains("n1(1) n2(0) n3(0)"), table);
     assertTrue(table.contains("groups led: n1 "), table);
+    assertTrue(
+        rows.stream().anyMatch(r -> r.get(1).equals("lease") && r.get(6).equals("jobs")), table);
+    assertEquals("-", rows.get(1).get(6), "the meta group has no namespace placed on it");
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.leasehold.client;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -20,6 +21,8 @@ import java.util.Optional;
  * @param appliedIndex the member's applied index in this group
  * @param priorities each member's election priority, by member id, in configuration order: a leader
  *     hands leadership to a caught-up member of higher priority
+ * @param namespaces the namespaces placed on this group, sorted, as the member has applied the
+ *     placement table (the meta group also holds every namespace placed nowhere, not listed)
  */
 public record RaftGroupStatus(
     int number,
@@ -29,7 +32,8 @@ public record RaftGroupStatus(
     Optional<String> leaderId,
     long commitIndex,
     long appliedIndex,
-    Map<String, Integer> priorities) {
+    Map<String, Integer> priorities,
+    List<String> namespaces) {
   /**
    * Checks that every field is given and copies the priorities, keeping their order.
    *
@@ -41,6 +45,7 @@ public record RaftGroupStatus(
    * @param commitIndex the member's commit index in this group
    * @param appliedIndex the member's applied index in this group
    * @param priorities each member's election priority, by member id, in configuration order
+   * @param namespaces the namespaces placed on this group, sorted
    */
   public RaftGroupStatus {
     Objects.requireNonNull(groupId, "groupId");
@@ -49,6 +54,7 @@ public record RaftGroupStatus(
     priorities =
         Collections.unmodifiableMap(
             new LinkedHashMap<>(Objects.requireNonNull(priorities, "priorities")));
+    namespaces = List.copyOf(Objects.requireNonNull(namespaces, "namespaces"));
   }
 
   /**

@@ -145,7 +145,9 @@ public final class LeaseholdNode implements AutoCloseable {
             diagnostics.peerTraffic(),
             lifecycle,
             LeaseholdNode::wallClockMicros,
-            storeMemory);
+            storeMemory,
+            () -> new ExpiryTicker(config.tickInterval(), config.stallThreshold(), clock),
+            acquireWaits::onApplied);
     consensus.timeWritesWith(metrics::written);
     consensus.listen(
         new Consensus.Listener() {

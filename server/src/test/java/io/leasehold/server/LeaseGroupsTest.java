@@ -1,16 +1,39 @@
 package io.leasehold.server;
 
 import static io.leasehold.server.Requests.acquire;
+import static io.leasehold.server.Requests.get;
+import static io.leasehold.server.Requests.list;
+import static io.leasehold.server.Requests.release;
 import static io.leasehold.server.TestCluster.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.leasehold.proto.v1.AcquireManyItem;
+import io.leasehold.proto.v1.AcquireManyRequest;
+import io.leasehold.proto.v1.AcquireManyResponse;
+import io.leasehold.proto.v1.AcquireManyResult;
+import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.DeadlineSource;
+import io.leasehold.proto.v1.GetResponse;
 import io.leasehold.proto.v1.GroupMember;
 import io.leasehold.proto.v1.GroupStatus;
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.PlacementResponse;
+import io.leasehold.proto.v1.RenewItem;
+import io.leasehold.proto.v1.RenewRequest;
+import io.leasehold.proto.v1.RenewResponse;
+import io.leasehold.proto.v1.RenewResult;
 import io.leasehold.proto.v1.Role;
 import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.StatusResponse;
+import io.leasehold.statemachine.core.LeaseCore;
+import io.leasehold.statemachine.core.LogFormat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +42,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -28,7 +52,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Lease groups hosted beside the meta group on the same Ratis server (docs/design/multi-raft.md):
  * each elects on its own, its leader is the member its priority names, and a restarted member takes
- * its groups back.
+ * its groups back; namespaces are placed on them by their first write, and every node routes a
+ * namespace's commands and reads to its group.
  */
 class LeaseGroupsTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
@@ -106,6 +131,157 @@ class LeaseGroupsTest {
             cluster.ids().stream()
                 .allMatch(id -> leaders(id).equals(Map.of(1, "n1", 2, "n2", 3, "n3"))));
     assertEquals(4, status("n2").getGroupsCount(), "the restart recovered every group from disk");
+  }
+
+  @Test
+  void namespacesArePlacedOnLeaseGroupsAndEveryNodeRoutesTheirCommands() throws Exception {
+    cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3));
+    await(
+        () -> "every lease group led by the member its priority names: " + views(),
+        WAIT,
+        () ->
+            cluster.ids().stream()
+                .allMatch(id -> leaders(id).equals(Map.of(1, "n1", 2, "n2", 3, "n3"))));
+    await(
+        "the meta group applies log format 6 on every member",
+        WAIT,
+        () ->
+            cluster.running().stream()
+                .allMatch(n -> n.consensus().logFormat() == LogFormat.GROUPS));
+
+    // First writes place each namespace on the lease group with the fewest, from any node.
+    AcquireResponse alpha = cluster.leases("n1").acquire(acquire("alpha/a", "runner-1", 30));
+    AcquireResponse beta = cluster.leases("n2").acquire(acquire("beta/b", "runner-2", 30));
+    AcquireResponse gamma = cluster.leases("n3").acquire(acquire("gamma/c", "runner-3", 30));
+    for (AcquireResponse r : List.of(alpha, beta, gamma)) {
+      assertEquals(Outcome.GRANTED, r.getOutcome(), r::toString);
+    }
+    await(
+        "every member applied the three placements",
+        WAIT,
+        () ->
+            cluster.running().stream()
+                .allMatch(
+                    n ->
+                        Set.of("alpha", "beta", "gamma").stream()
+                            .allMatch(ns -> n.stateMachine().core().placement(ns).isPresent())));
+    LeaseCore meta = cluster.node("n2").stateMachine().core();
+    Map<String, Integer> placed = new java.util.TreeMap<>();
+    for (String ns : List.of("alpha", "beta", "gamma")) {
+      PlacementResponse p = meta.placement(ns).orElseThrow();
+      placed.put(ns, p.getGroup());
+      assertEquals(1, p.getEpoch(), p::toString);
+      assertTrue(p.getFloor() > 0, () -> "a floor above the meta group's tokens: " + p);
+    }
+    assertEquals(
+        Set.of(1, 2, 3), new HashSet<>(placed.values()), "one namespace a group: " + placed);
+    long floor = meta.placement("alpha").orElseThrow().getFloor();
+    assertTrue(
+        alpha.getLease().getToken() >= floor,
+        "the lease group's token "
+            + alpha.getLease().getToken()
+            + " is at or above the floor "
+            + floor);
+
+    // The meta group applies no command for a namespace placed elsewhere.
+    LogReply direct =
+        cluster
+            .node("n1")
+            .replicator()
+            .propose(LogCommand.newBuilder().setAcquire(acquire("alpha/z", "runner-9", 30)).build())
+            .get(30, TimeUnit.SECONDS);
+    assertEquals("alpha", direct.getWrongGroup().getNamespace(), direct::toString);
+
+    // Reads from any node find the lease in its group, with its token.
+    for (String id : cluster.ids()) {
+      GetResponse got = cluster.leases(id).get(get("beta/b"));
+      assertTrue(got.getFound(), got::toString);
+      assertEquals(beta.getLease().getToken(), got.getLease().getToken());
+      // The deadline is the one the lease group's leader keeps, asked of that leader.
+      assertEquals(DeadlineSource.DEADLINE_SOURCE_LEADER, got.getLease().getDeadlineSource(), id);
+    }
+    List<String> listed =
+        cluster.leases("n1").list(list("")).getLeasesList().stream()
+            .map(io.leasehold.proto.v1.Lease::getName)
+            .toList();
+    assertEquals(List.of("alpha/a", "beta/b", "gamma/c"), listed, "a list spans every group");
+
+    // One Renew across three groups: split, sent to each, joined in the caller's order.
+    RenewResponse renewed =
+        cluster
+            .leases("n3")
+            .renew(
+                RenewRequest.newBuilder()
+                    .addItems(
+                        RenewItem.newBuilder()
+                            .setName("gamma/c")
+                            .setToken(gamma.getLease().getToken()))
+                    .addItems(
+                        RenewItem.newBuilder()
+                            .setName("alpha/a")
+                            .setToken(alpha.getLease().getToken()))
+                    .addItems(
+                        RenewItem.newBuilder()
+                            .setName("beta/b")
+                            .setToken(beta.getLease().getToken()))
+                    .build());
+    assertEquals(
+        List.of("gamma/c", "alpha/a", "beta/b"),
+        renewed.getResultsList().stream().map(RenewResult::getName).toList());
+    assertTrue(
+        renewed.getResultsList().stream().allMatch(r -> r.getOutcome() == Outcome.RENEWED),
+        renewed::toString);
+
+    // An AcquireMany across groups: each name decided in its group; all or nothing refused.
+    AcquireManyResponse many =
+        cluster
+            .leases("n2")
+            .acquireMany(
+                AcquireManyRequest.newBuilder()
+                    .setHolder("runner-4")
+                    .setTtl(Requests.seconds(30))
+                    .addItems(AcquireManyItem.newBuilder().setName("beta/m1"))
+                    .addItems(AcquireManyItem.newBuilder().setName("alpha/m2"))
+                    .addItems(AcquireManyItem.newBuilder().setName("alpha/a"))
+                    .build());
+    assertEquals(
+        List.of(Outcome.GRANTED, Outcome.GRANTED, Outcome.CONFLICT),
+        many.getResultsList().stream().map(AcquireManyResult::getOutcome).toList(),
+        many::toString);
+    assertEquals(2, many.getGranted());
+    StatusRuntimeException refused =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                cluster
+                    .leases("n2")
+                    .acquireMany(
+                        AcquireManyRequest.newBuilder()
+                            .setHolder("runner-4")
+                            .setTtl(Requests.seconds(30))
+                            .setAllOrNothing(true)
+                            .addItems(AcquireManyItem.newBuilder().setName("beta/m3"))
+                            .addItems(AcquireManyItem.newBuilder().setName("gamma/m4"))
+                            .build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, refused.getStatus().getCode());
+    assertTrue(refused.getStatus().getDescription().contains("all_or_nothing"), refused::toString);
+
+    // The lease group's own ticker, on its leader, expires its leases.
+    AcquireResponse brief = cluster.leases("n1").acquire(acquire("delta/brief", "runner-5", 2));
+    assertEquals(Outcome.GRANTED, brief.getOutcome(), brief::toString);
+    assertTrue(
+        cluster.node("n1").stateMachine().core().placement("delta").orElseThrow().getGroup() > 0,
+        "the node that placed delta has applied its placement");
+    await(
+        "delta/brief expires in its lease group",
+        WAIT,
+        () -> !cluster.leases("n3").get(get("delta/brief")).getFound());
+
+    // Released through a node that does not lead the group.
+    assertEquals(
+        Outcome.RELEASED,
+        cluster.leases("n3").release(release("alpha/a", alpha.getLease().getToken())).getOutcome());
+    assertFalse(cluster.leases("n2").get(get("alpha/a")).getFound());
   }
 
   @Test

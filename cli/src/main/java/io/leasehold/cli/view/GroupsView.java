@@ -30,6 +30,7 @@ public final class GroupsView {
       long term,
       long commitIndex,
       Map<String, Integer> priorities,
+      List<String> namespaces,
       Map<String, RaftGroupStatus> byMember) {}
 
   public static List<Group> groups(ClusterStatus s) {
@@ -59,6 +60,11 @@ public final class GroupsView {
                   best.term(),
                   best.commitIndex(),
                   newest.priorities(),
+                  // The freshest table: a member that applied more placements lists more.
+                  views.values().stream()
+                      .map(RaftGroupStatus::namespaces)
+                      .max(Comparator.comparingInt(List::size))
+                      .orElse(List.of()),
                   views));
         });
     return out;
@@ -88,12 +94,17 @@ public final class GroupsView {
         "leader", g.leader().orElse(null),
         "term", g.term(),
         "commitIndex", g.commitIndex(),
+        "namespaces", g.namespaces(),
         "members", members);
   }
 
-  /** {@code GROUP KIND LEADER TERM COMMIT MEMBERS (PRIORITY)}, members as {@code id(priority)}. */
+  /**
+   * {@code GROUP KIND LEADER TERM COMMIT MEMBERS (PRIORITY) NAMESPACES}, members as {@code
+   * id(priority)}, namespaces comma-separated ({@code -} for none placed).
+   */
   public static Table table(List<Group> groups) {
-    Table t = Table.of("GROUP", "KIND", "LEADER", "TERM", "COMMIT", "MEMBERS (PRIORITY)");
+    Table t =
+        Table.of("GROUP", "KIND", "LEADER", "TERM", "COMMIT", "MEMBERS (PRIORITY)", "NAMESPACES");
     for (Group g : groups) {
       List<String> members = new ArrayList<>();
       g.priorities().forEach((id, priority) -> members.add(id + "(" + priority + ")"));
@@ -103,7 +114,8 @@ public final class GroupsView {
           g.leader().orElse("-"),
           "" + g.term(),
           "" + g.commitIndex(),
-          String.join(" ", members));
+          String.join(" ", members),
+          g.namespaces().isEmpty() ? "-" : String.join(",", g.namespaces()));
     }
     return t;
   }

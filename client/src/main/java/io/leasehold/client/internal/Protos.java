@@ -512,7 +512,8 @@ public final class Protos {
         g.getLeaderId().isEmpty() ? Optional.empty() : Optional.of(g.getLeaderId()),
         g.getCommitIndex(),
         g.getAppliedIndex(),
-        priorities);
+        priorities,
+        List.copyOf(g.getNamespacesList()));
   }
 
   public static NodeStatus nodeStatus(StatusResponse s) {

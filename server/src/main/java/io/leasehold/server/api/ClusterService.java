@@ -89,6 +89,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
               .setCommitIndex(g.commitIndex())
               .setAppliedIndex(g.appliedIndex());
       g.leaderId().ifPresent(group::setLeaderId);
+      group.addAllNamespaces(g.namespaces());
       g.priorities()
           .forEach(
               (id, priority) ->

@@ -178,7 +178,8 @@ public interface Consensus {
       Optional<String> leaderId,
       long commitIndex,
       long appliedIndex,
-      Map<String, Integer> priorities) {}
+      Map<String, Integer> priorities,
+      List<String> namespaces) {}
 
   /**
    * What the health check judges.

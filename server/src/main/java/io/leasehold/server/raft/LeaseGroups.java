@@ -2,6 +2,7 @@ package io.leasehold.server.raft;
 
 import io.leasehold.server.NodeConfig;
 import io.leasehold.server.Peer;
+import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import io.leasehold.statemachine.store.RocksDbStore;
@@ -17,7 +18,11 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.GroupManagementRequest;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -37,8 +42,8 @@ import org.slf4j.LoggerFactory;
  * RaftServer}; Ratis recovers those it finds on disk at start, and {@link #addMissing} adds the
  * others when the cluster forms.
  *
- * <p>No namespace is placed on them yet: they elect, replicate Ratis's own entries and snapshot,
- * which is what their cost and their leaders' spread are measured on.
+ * <p>Each serves the namespaces the meta group placed on it ({@link Placement}), with its own
+ * expiry ticker on its leader ({@link LeaseGroup}).
  */
 final class LeaseGroups {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseGroups.class);
@@ -55,11 +60,29 @@ final class LeaseGroups {
   /** The lease groups the cluster forms with: 0 when the meta group is the only one. */
   private final int formed;
 
-  private final Map<RaftGroupId, LeaseStateMachine> machines = new ConcurrentHashMap<>();
+  /** How many lease groups the cluster forms with: 0 when the meta group is the only one. */
+  int formed() {
+    return formed;
+  }
+
+  private final Map<RaftGroupId, LeaseGroup> groups = new ConcurrentHashMap<>();
+  private final Supplier<ExpiryTicker> newTicker;
+  private final Consumer<ApplyResult> applied;
   private final AtomicLong callIds = new AtomicLong();
 
-  LeaseGroups(NodeConfig config, LongSupplier wallClockMicros, RocksDbStore.Memory storeMemory) {
+  /**
+   * @param newTicker makes a lease group's expiry ticker
+   * @param applied told of every entry a lease group applies (the node's waiting acquisitions)
+   */
+  LeaseGroups(
+      NodeConfig config,
+      LongSupplier wallClockMicros,
+      RocksDbStore.Memory storeMemory,
+      Supplier<ExpiryTicker> newTicker,
+      Consumer<ApplyResult> applied) {
     this.config = config;
+    this.newTicker = newTicker;
+    this.applied = applied;
     this.wallClockMicros = wallClockMicros;
     this.storeMemory = storeMemory;
     List<RaftGroupId> list = new ArrayList<>();
@@ -104,14 +127,66 @@ final class LeaseGroups {
 
   /** The state machine Ratis asks for when it adds or recovers a lease group's division. */
   LeaseStateMachine machine(RaftGroupId id) {
-    return machines.computeIfAbsent(
-        id,
-        g ->
-            new LeaseStateMachine(
-                stateDir(config.dataDir(), g),
-                new Unplaced(g),
-                wallClockMicros,
-                Optional.of(storeMemory)));
+    return groups
+        .computeIfAbsent(
+            id,
+            g -> {
+              int number =
+                  number(g)
+                      .orElseThrow(
+                          () -> new IllegalArgumentException("not a lease group's id: " + g));
+              return new LeaseGroup(
+                  number,
+                  g,
+                  listener ->
+                      new LeaseStateMachine(
+                          stateDir(config.dataDir(), g),
+                          listener,
+                          wallClockMicros,
+                          Optional.of(storeMemory),
+                          number),
+                  newTicker.get(),
+                  applied);
+            })
+        .machine();
+  }
+
+  /**
+   * Connects every lease group this node hosts to the started server: each gets its own Raft client
+   * and door for proposals and reads, and its expiry ticker starts following its leadership.
+   */
+  void bind(
+      RaftServer server,
+      BiFunction<RaftGroup, LeaseStateMachine, Replicator> newReplicator,
+      IntSupplier metaFormat) {
+    for (LeaseGroup g : groups.values()) {
+      if (!g.bound()) {
+        g.bind(server, newReplicator.apply(group(g.number()), g.machine()), metaFormat);
+      }
+    }
+  }
+
+  /** Lease group {@code number} as this node hosts it, if it does. */
+  Optional<LeaseGroup> hosted(int number) {
+    if (number < 1 || number > ids.size()) {
+      return Optional.empty();
+    }
+    LeaseGroup g = groups.get(ids.get(number - 1));
+    return g == null || !g.bound() ? Optional.empty() : Optional.of(g);
+  }
+
+  /** The numbers of the lease groups this node hosts and serves, in order. */
+  List<Integer> hostedNumbers() {
+    return groups.values().stream()
+        .filter(LeaseGroup::bound)
+        .map(LeaseGroup::number)
+        .sorted()
+        .toList();
+  }
+
+  /** Closes every lease group's ticker and Raft client (the server closes their divisions). */
+  void closeGroups() {
+    groups.values().forEach(LeaseGroup::close);
   }
 
   /** Where lease group {@code id}'s RocksDB lives on a node with data directory {@code dataDir}. */
@@ -148,28 +223,5 @@ final class LeaseGroups {
       }
       LOG.info("{}: lease group {} ({}) added", config.id(), k, ids.get(k - 1).getUuid());
     }
-  }
-
-  /**
-   * A lease group's callbacks while no namespace is placed on it: nothing it applies is a client's
-   * command, so there is nothing to tell watchers or waiters, and no lease for a ticker to expire.
-   */
-  private static final class Unplaced implements LeaseStateMachine.Listener {
-    private final RaftGroupId id;
-
-    Unplaced(RaftGroupId id) {
-      this.id = id;
-    }
-
-    @Override
-    public void onApplied(ApplyResult result) {}
-
-    @Override
-    public void onLeaderReady() {
-      LOG.debug("leading lease group {}", id.getUuid());
-    }
-
-    @Override
-    public void onNotLeader() {}
   }
 }

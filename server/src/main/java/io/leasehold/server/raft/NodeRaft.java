@@ -2,7 +2,9 @@ package io.leasehold.server.raft;
 
 import io.leasehold.server.NodeConfig;
 import io.leasehold.server.Peer;
+import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.server.tls.NodeTls;
+import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import io.leasehold.statemachine.store.RocksDbStore;
 import java.io.IOException;
@@ -14,7 +16,9 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
@@ -82,12 +86,15 @@ final class NodeRaft implements AutoCloseable {
       ReplicationTrace trace,
       PeerTraffic traffic,
       LongSupplier wallClockMicros,
-      RocksDbStore.Memory storeMemory)
+      RocksDbStore.Memory storeMemory,
+      Supplier<ExpiryTicker> newTicker,
+      Consumer<ApplyResult> leaseGroupApplied)
       throws IOException {
     this.config = config;
     this.tls = tls;
     this.groupId = groupId(config.clusterName());
-    this.leaseGroups = new LeaseGroups(config, wallClockMicros, storeMemory);
+    this.leaseGroups =
+        new LeaseGroups(config, wallClockMicros, storeMemory, newTicker, leaseGroupApplied);
     this.group =
         RaftGroup.valueOf(groupId, config.peers().stream().map(Members::raftPeer).toList());
     // A joining node has no group of its own: it never stands for election, and learns the
@@ -109,21 +116,34 @@ final class NodeRaft implements AutoCloseable {
                 id -> id.equals(groupId) ? stateMachine : leaseGroups.machine(id))
             .setOption(RaftStorage.StartupOption.RECOVER)
             .build();
-    this.client =
-        newClient(
-            RaftSettings.client(config),
-            RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                (int) Math.max(1, config.requestTimeout().toMillis() / 200),
-                TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)));
+    this.client = writeClient(group);
+  }
+
+  /**
+   * A Raft client for the writes and reads of {@code raftGroup} (the meta group or a lease group),
+   * retrying within the request timeout.
+   */
+  RaftClient writeClient(RaftGroup raftGroup) {
+    return newClient(
+        raftGroup,
+        RaftSettings.client(config),
+        RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+            (int) Math.max(1, config.requestTimeout().toMillis() / 200),
+            TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)));
   }
 
   /** A Raft client of the whole group, speaking the peers' TLS, kept told of the members. */
   RaftClient newClient(RaftProperties properties, RetryPolicy retries) {
+    return newClient(group, properties, retries);
+  }
+
+  private RaftClient newClient(
+      RaftGroup raftGroup, RaftProperties properties, RetryPolicy retries) {
     RaftClient c =
         RaftClient.newBuilder()
             .setProperties(properties)
             .setParameters(RaftSettings.clientParameters(tls))
-            .setRaftGroup(group)
+            .setRaftGroup(raftGroup)
             .setClientId(ClientId.randomId())
             .setRetryPolicy(retries)
             .build();

@@ -10,7 +10,9 @@ import io.leasehold.proto.v1.ReadReply;
 import io.leasehold.server.LifecycleLog;
 import io.leasehold.server.NodeConfig;
 import io.leasehold.server.admin.LogFormatUpgrade;
+import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.server.tls.NodeTls;
+import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import io.leasehold.statemachine.store.RocksDbStore;
 import java.io.IOException;
@@ -28,6 +30,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -60,6 +63,10 @@ public final class RaftConsensus implements Consensus {
   private final Replicator replicator;
   private final ClusterAdmin admin;
   private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+  private final PeerTraffic traffic;
+  private final LongSupplier wallClockMicros;
+  private final Placement placement;
+  private final LeaseStateMachine metaMachine;
 
   public RaftConsensus(
       NodeConfig config,
@@ -69,12 +76,26 @@ public final class RaftConsensus implements Consensus {
       PeerTraffic traffic,
       LifecycleLog lifecycle,
       LongSupplier wallClockMicros,
-      RocksDbStore.Memory storeMemory)
+      RocksDbStore.Memory storeMemory,
+      Supplier<ExpiryTicker> newTicker,
+      Consumer<ApplyResult> leaseGroupApplied)
       throws IOException {
     this.config = config;
     this.lifecycle = lifecycle;
+    this.traffic = traffic;
+    this.wallClockMicros = wallClockMicros;
+    this.metaMachine = stateMachine;
     this.raft =
-        new NodeRaft(config, tls, stateMachine, trace, traffic, wallClockMicros, storeMemory);
+        new NodeRaft(
+            config,
+            tls,
+            stateMachine,
+            trace,
+            traffic,
+            wallClockMicros,
+            storeMemory,
+            newTicker,
+            leaseGroupApplied);
     this.replicator =
         new Replicator(
             raft.client(),
@@ -86,6 +107,13 @@ public final class RaftConsensus implements Consensus {
             config.maxPendingWrites(),
             config.requestTimeout(),
             traffic);
+    this.placement =
+        new Placement(
+            stateMachine::core,
+            command -> RaftErrors.mapped(replicator.propose(command)),
+            (query, stale) -> RaftErrors.mapped(replicator.read(query, stale)),
+            this::caughtUp,
+            raft.leaseGroups());
     ClusterAdmin.Retries adminRetries =
         new ClusterAdmin.Retries(
             RetryPolicies.retryUpToMaximumCountWithFixedSleep(
@@ -121,6 +149,21 @@ public final class RaftConsensus implements Consensus {
   /** Starts the Ratis server on the peer port. */
   public void start() throws IOException {
     raft.start();
+    raft.leaseGroups()
+        .bind(
+            raft.server(),
+            (group, machine) ->
+                new Replicator(
+                    raft.writeClient(group),
+                    raft.server(),
+                    group.getGroupId(),
+                    raft.selfId(),
+                    machine,
+                    wallClockMicros,
+                    config.maxPendingWrites(),
+                    config.requestTimeout(),
+                    traffic),
+            replicator::logFormat);
   }
 
   /** Hears how long each answered write took, in nanoseconds, for the node's metrics. */
@@ -169,6 +212,9 @@ public final class RaftConsensus implements Consensus {
 
   @Override
   public CompletableFuture<LogReply> propose(LogCommand command) {
+    if (placement.active()) {
+      return placement.propose(command);
+    }
     return RaftErrors.mapped(replicator.propose(command));
   }
 
@@ -179,6 +225,9 @@ public final class RaftConsensus implements Consensus {
 
   @Override
   public CompletableFuture<ReadReply> read(ReadQuery query, boolean stale) {
+    if (placement.active()) {
+      return placement.read(query, stale);
+    }
     return RaftErrors.mapped(replicator.read(query, stale));
   }
 
@@ -189,6 +238,13 @@ public final class RaftConsensus implements Consensus {
 
   @Override
   public CompletableFuture<DeadlineReply> leaderDeadlines(DeadlineQuery query) {
+    if (placement.active()) {
+      return placement.leaderDeadlines(query, this::metaLeaderDeadlines);
+    }
+    return metaLeaderDeadlines(query);
+  }
+
+  private CompletableFuture<DeadlineReply> metaLeaderDeadlines(DeadlineQuery query) {
     RaftPeerId leader = raft.division().getInfo().getLeaderId();
     if (leader == null) {
       return CompletableFuture.failedFuture(
@@ -229,7 +285,8 @@ public final class RaftConsensus implements Consensus {
   @Override
   public List<GroupStatus> groups() {
     List<GroupStatus> out = new ArrayList<>();
-    out.add(groupStatus(0, raft.division()));
+    Map<Integer, List<String>> placed = metaMachine.core().namespacesByGroup();
+    out.add(groupStatus(0, raft.division(), placed));
     List<GroupStatus> lease = new ArrayList<>();
     for (RaftGroupId id : raft.server().getGroupIds()) {
       Optional<Integer> number = raft.leaseGroups().number(id);
@@ -237,7 +294,7 @@ public final class RaftConsensus implements Consensus {
         continue;
       }
       try {
-        lease.add(groupStatus(number.get(), raft.server().getDivision(id)));
+        lease.add(groupStatus(number.get(), raft.server().getDivision(id), placed));
       } catch (IOException e) {
         // Removed or closing since it was listed: not hosted any more.
       }
@@ -247,7 +304,8 @@ public final class RaftConsensus implements Consensus {
     return List.copyOf(out);
   }
 
-  private static GroupStatus groupStatus(int number, RaftServer.Division d) {
+  private static GroupStatus groupStatus(
+      int number, RaftServer.Division d, Map<Integer, List<String>> placed) {
     DivisionInfo info = d.getInfo();
     Map<String, Integer> priorities = new LinkedHashMap<>();
     for (RaftPeer p : d.getRaftConf().getCurrentPeers()) {
@@ -261,7 +319,8 @@ public final class RaftConsensus implements Consensus {
         idOf(info.getLeaderId()),
         d.getRaftLog().getLastCommittedIndex(),
         info.getLastAppliedIndex(),
-        priorities);
+        priorities,
+        placed.getOrDefault(number, List.of()));
   }
 
   @Override
@@ -380,6 +439,7 @@ public final class RaftConsensus implements Consensus {
 
   /** Closes the Raft client of proposals and reads; those in flight fail. */
   public void closeClient() {
+    raft.leaseGroups().closeGroups();
     try {
       replicator.close();
     } catch (IOException e) {

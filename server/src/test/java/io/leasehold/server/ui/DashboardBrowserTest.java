@@ -51,7 +51,7 @@ class DashboardBrowserTest {
     Assumptions.assumeTrue(
         Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
         "chromium or chromedriver is not installed (apt-get install chromium chromium-driver): the browser test is skipped");
-    cluster = TestCluster.start(3, dir.resolve("data"), b -> b.metricsPort(0).leaseGroups(3));
+    cluster = TestCluster.start(3, dir.resolve("data"), b -> b.metricsPort(0));
     ChromeOptions options = new ChromeOptions();
     options.setBinary(CHROMIUM.toFile());
     options.addArguments(
@@ -112,16 +112,6 @@ class DashboardBrowserTest {
     // A follower's page shows every member healthy, each as it reports itself.
     within(Duration.ofSeconds(10))
         .until(d -> d.findElements(By.cssSelector("tr[data-member] td.health-OK")).size() == 3);
-    // The cluster formed with three lease groups: the page lists them, each led by the member its
-    // priority names.
-    within(Duration.ofSeconds(30))
-        .until(
-            d ->
-                d.findElements(By.cssSelector("tr[data-group]")).size() == 4
-                    && text(By.cssSelector("tr[data-group='1'] td.group-leader")).equals("n1")
-                    && text(By.cssSelector("tr[data-group='2'] td.group-leader")).equals("n2")
-                    && text(By.cssSelector("tr[data-group='3'] td.group-leader")).equals("n3"));
-    assertEquals("0 (meta)", text(By.cssSelector("tr[data-group='0'] td")));
     screenshot("cluster");
 
     assertEquals(
@@ -224,5 +214,44 @@ class DashboardBrowserTest {
                             "tr[data-member='" + leader.id() + "'] td.health-UNREACHABLE"))
                     .isEmpty());
     screenshot("cluster-after-failover");
+  }
+
+  /**
+   * A node hosting lease groups lists them on the cluster page, each with its leader and the
+   * namespaces placed on it. (The page tour above runs without lease groups: watches do not follow
+   * namespaces into lease groups yet, docs/design/multi-raft.md.)
+   */
+  @Test
+  void theClusterPageListsTheRaftGroupsAndTheNamespacesPlacedOnThem() throws Exception {
+    try (TestCluster groups =
+        TestCluster.start(1, dir.resolve("groups"), b -> b.metricsPort(0).leaseGroups(2))) {
+      LeaseholdNode node = groups.awaitLeader();
+      TestCluster.await(
+          "the meta group applies log format 6",
+          Duration.ofSeconds(30),
+          () -> node.consensus().logFormat() == io.leasehold.statemachine.core.LogFormat.GROUPS);
+      TestCluster.await(
+          "both lease groups led",
+          Duration.ofSeconds(30),
+          () -> node.consensus().groups().stream().allMatch(g -> g.leaderId().isPresent()));
+      assertEquals(
+          Outcome.GRANTED,
+          groups
+              .leases(node.id())
+              .acquire(Requests.acquire("jobs/nightly", "worker-1", 60))
+              .getOutcome());
+      browser.get("http://127.0.0.1:" + node.metricsPort().orElseThrow() + "/ui/#cluster");
+      within(Duration.ofSeconds(30))
+          .until(
+              d ->
+                  d.findElements(By.cssSelector("tr[data-group]")).size() == 3
+                      && text(By.cssSelector("tr[data-group='1'] td.group-leader")).equals("n1")
+                      && text(By.cssSelector("tr[data-group='2'] td.group-leader")).equals("n1")
+                      && text(By.cssSelector("tr[data-group='1'] td.group-namespaces"))
+                          .equals("jobs"));
+      assertEquals("0 (meta)", text(By.cssSelector("tr[data-group='0'] td")));
+      assertEquals("-", text(By.cssSelector("tr[data-group='2'] td.group-namespaces")));
+      screenshot("cluster-groups");
+    }
   }
 }

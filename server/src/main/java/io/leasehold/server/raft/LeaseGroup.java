@@ -1,0 +1,251 @@
+package io.leasehold.server.raft;
+
+import io.leasehold.proto.v1.DeadlineQuery;
+import io.leasehold.proto.v1.DeadlineReply;
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.LogReply;
+import io.leasehold.proto.v1.ReadQuery;
+import io.leasehold.proto.v1.ReadReply;
+import io.leasehold.proto.v1.SetLogFormat;
+import io.leasehold.server.expiry.ExpiryTicker;
+import io.leasehold.statemachine.core.ApplyResult;
+import io.leasehold.statemachine.ratis.LeaseStateMachine;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.IntSupplier;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One lease group as this node serves it (docs/design/multi-raft.md): its state machine, the door
+ * for its proposals and reads (a {@link Replicator} of its own, forwarding to the group's leader),
+ * and the expiry ticker that decides expiry of its leases while this node leads it. It hears its
+ * state machine as the meta group's {@link AppliedEntries} hears the node's.
+ *
+ * <p>Its log format follows the meta group's: once this node leads the group, it raises the group's
+ * format to the one the meta group applies, which every member's code already knows.
+ */
+final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaseGroup.class);
+
+  private final int number;
+  private final RaftGroupId id;
+  private final LeaseStateMachine machine;
+  private final ExpiryTicker ticker;
+  private volatile RaftServer server;
+  private volatile Replicator replicator;
+
+  /** The log format the meta group applies; this group's rises to it. */
+  private volatile IntSupplier metaFormat = () -> 0;
+
+  /** Told of every entry the group applies (the node's waiting acquisitions). */
+  private final Consumer<ApplyResult> applied;
+
+  /**
+   * @param newMachine makes the group's state machine, which reports to the listener it is given
+   */
+  LeaseGroup(
+      int number,
+      RaftGroupId id,
+      Function<LeaseStateMachine.Listener, LeaseStateMachine> newMachine,
+      ExpiryTicker ticker,
+      Consumer<ApplyResult> applied) {
+    this.number = number;
+    this.id = id;
+    this.ticker = ticker;
+    this.applied = applied;
+    this.machine = newMachine.apply(this);
+  }
+
+  /** Whether the group is connected to the started server ({@link #bind}). */
+  boolean bound() {
+    return replicator != null;
+  }
+
+  int number() {
+    return number;
+  }
+
+  RaftGroupId id() {
+    return id;
+  }
+
+  LeaseStateMachine machine() {
+    return machine;
+  }
+
+  /** Connects the group to the started server, its Raft client's door and the meta group. */
+  void bind(RaftServer server, Replicator replicator, IntSupplier metaFormat) {
+    this.server = server;
+    this.metaFormat = metaFormat;
+    this.replicator = replicator;
+    ticker.bind(
+        machine,
+        command -> RaftErrors.mapped(replicator.proposeHere(command)),
+        this::isLeader,
+        this::commitIndex);
+  }
+
+  /** Proposes through the group's leader (forwarded when another node leads it). */
+  CompletableFuture<LogReply> propose(LogCommand command) {
+    Replicator r = replicator;
+    if (r == null) {
+      return CompletableFuture.failedFuture(
+          new ConsensusUnavailableException("lease group " + number + " is not started", null));
+    }
+    return RaftErrors.mapped(r.propose(command));
+  }
+
+  /** A read of the group's state on this node: linearizable unless {@code stale}. */
+  CompletableFuture<ReadReply> read(ReadQuery query, boolean stale) {
+    Replicator r = replicator;
+    if (r == null) {
+      return CompletableFuture.failedFuture(
+          new ConsensusUnavailableException("lease group " + number + " is not started", null));
+    }
+    return RaftErrors.mapped(r.read(query, stale));
+  }
+
+  /** Asks the group's leader for the deadlines its expiry ticker keeps. */
+  CompletableFuture<DeadlineReply> leaderDeadlines(DeadlineQuery query) {
+    Replicator r = replicator;
+    RaftServer s = server;
+    org.apache.ratis.protocol.RaftPeerId leader = null;
+    try {
+      leader = s == null ? null : s.getDivision(id).getInfo().getLeaderId();
+    } catch (IOException e) {
+      // not hosted any more: no leader known
+    }
+    if (r == null || leader == null) {
+      return CompletableFuture.failedFuture(
+          new ConsensusUnavailableException(
+              "no leader of lease group " + number + " known to ask for deadlines", null));
+    }
+    return RaftErrors.mapped(r.deadlinesOf(leader, query));
+  }
+
+  /** The log format the group applies on this node. */
+  int logFormat() {
+    return machine.core().logFormat();
+  }
+
+  /**
+   * Raises the group's log format to {@code format} if it is below (a SetLogFormat entry, which
+   * only ever raises): proposed through the group's leader, answered once applied.
+   */
+  CompletableFuture<Void> raiseFormat(int format) {
+    if (logFormat() >= format) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return propose(
+            LogCommand.newBuilder()
+                .setSetLogFormat(SetLogFormat.newBuilder().setFormat(format))
+                .build())
+        .thenAccept(reply -> {});
+  }
+
+  /** Whether this node knows a leader of the group (itself or another member). */
+  boolean hasLeader() {
+    RaftServer s = server;
+    try {
+      return s != null && s.getDivision(id).getInfo().getLeaderId() != null;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  boolean isLeader() {
+    RaftServer s = server;
+    try {
+      return s != null && s.getDivision(id).getInfo().isLeader();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private long commitIndex() {
+    RaftServer s = server;
+    try {
+      return s == null ? -1 : s.getDivision(id).getRaftLog().getLastCommittedIndex();
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  private long currentTerm() {
+    RaftServer s = server;
+    try {
+      return s == null ? 0 : s.getDivision(id).getInfo().getCurrentTerm();
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  @Override
+  public void onApplied(ApplyResult result) {
+    Replicator r = replicator;
+    if (r != null) {
+      r.applied(result.revision());
+    }
+    ticker.onApplied(result);
+    applied.accept(result);
+  }
+
+  @Override
+  public void onLeaderReady() {
+    ticker.promote(currentTerm());
+    int format = metaFormat.getAsInt();
+    if (format > logFormat()) {
+      raiseFormat(format)
+          .whenComplete(
+              (ok, error) -> {
+                if (error != null) {
+                  LOG.debug("lease group {}: format not raised yet: {}", number, error.toString());
+                }
+              });
+    }
+    Replicator r = replicator;
+    if (r != null) {
+      r.leaderChanged();
+    }
+  }
+
+  @Override
+  public void onNotLeader() {
+    ticker.demote();
+  }
+
+  @Override
+  public void onLeaderChanged(String leaderId, long term) {
+    Replicator r = replicator;
+    if (r != null) {
+      r.leaderChanged();
+    }
+  }
+
+  @Override
+  public CompletableFuture<DeadlineReply> deadlines(DeadlineQuery query) {
+    try {
+      return CompletableFuture.completedFuture(ticker.deadlines(query));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    ticker.close();
+    Replicator r = replicator;
+    if (r != null) {
+      try {
+        r.close();
+      } catch (IOException e) {
+        LOG.warn("lease group {}: closing its Raft client: {}", number, e.toString());
+      }
+    }
+  }
+}

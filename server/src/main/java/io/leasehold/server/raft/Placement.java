@@ -1,0 +1,546 @@
+package io.leasehold.server.raft;
+
+import io.leasehold.proto.v1.AcquireManyItem;
+import io.leasehold.proto.v1.AcquireManyResponse;
+import io.leasehold.proto.v1.AcquireManyResult;
+import io.leasehold.proto.v1.AdoptNamespace;
+import io.leasehold.proto.v1.DeadlineQuery;
+import io.leasehold.proto.v1.DeadlineQueryItem;
+import io.leasehold.proto.v1.DeadlineReply;
+import io.leasehold.proto.v1.LeaderDeadline;
+import io.leasehold.proto.v1.Lease;
+import io.leasehold.proto.v1.ListRequest;
+import io.leasehold.proto.v1.ListResponse;
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.LogReply;
+import io.leasehold.proto.v1.PlaceNamespace;
+import io.leasehold.proto.v1.PlacementResponse;
+import io.leasehold.proto.v1.ReadQuery;
+import io.leasehold.proto.v1.ReadReply;
+import io.leasehold.proto.v1.RenewItem;
+import io.leasehold.proto.v1.RenewResponse;
+import io.leasehold.proto.v1.RenewResult;
+import io.leasehold.statemachine.core.InvalidArgumentException;
+import io.leasehold.statemachine.core.LeaseCore;
+import io.leasehold.statemachine.core.Limits;
+import io.leasehold.statemachine.core.LogFormat;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Sends each client command and read to the group its namespace lives in
+ * (docs/design/multi-raft.md, "Placement" and "Requests that span groups"). The meta group's
+ * placement table, as this node has applied it, says where a namespace lives; a namespace without a
+ * placement is the meta group's for reads, and is placed by its first write: the meta group records
+ * the placement (on the hosted lease group with the fewest namespaces), the lease group adopts the
+ * namespace, and the write goes there.
+ *
+ * <p>A group refuses commands for a namespace it does not own ({@code WrongGroup}), so an old table
+ * never lets two groups take writes for one namespace: this node catches up with the meta group,
+ * adopts again where a first placement's adoption is missing (its node failed between the two), and
+ * sends the command once more. A command whose names fall in several groups (a Renew, an
+ * AcquireMany) is split into one command per group, sent in parallel, and the replies joined in the
+ * caller's order.
+ *
+ * <p>A placement never changes once applied (moves come later), so a namespace this node sees
+ * placed is routed without asking the meta group; a linearizable read of a namespace it sees
+ * unplaced first catches up with the meta group, which may have placed it since.
+ */
+final class Placement {
+  private final Supplier<LeaseCore> meta;
+  private final Function<LogCommand, CompletableFuture<LogReply>> proposeToMeta;
+  private final java.util.function.BiFunction<ReadQuery, Boolean, CompletableFuture<ReadReply>>
+      readMeta;
+  private final Supplier<CompletableFuture<?>> metaCaughtUp;
+  private final LeaseGroups groups;
+
+  /** First placements in flight on this node, by namespace: one meta write each. */
+  private final Map<String, CompletableFuture<Integer>> placing = new ConcurrentHashMap<>();
+
+  Placement(
+      Supplier<LeaseCore> meta,
+      Function<LogCommand, CompletableFuture<LogReply>> proposeToMeta,
+      java.util.function.BiFunction<ReadQuery, Boolean, CompletableFuture<ReadReply>> readMeta,
+      Supplier<CompletableFuture<?>> metaCaughtUp,
+      LeaseGroups groups) {
+    this.meta = meta;
+    this.proposeToMeta = proposeToMeta;
+    this.readMeta = readMeta;
+    this.metaCaughtUp = metaCaughtUp;
+    this.groups = groups;
+  }
+
+  /** Whether this node serves lease groups: otherwise everything is the meta group's. */
+  boolean active() {
+    return !groups.hostedNumbers().isEmpty();
+  }
+
+  // ---- writes ----
+
+  /** Proposes a command to the group(s) its names live in; others to the meta group. */
+  CompletableFuture<LogReply> propose(LogCommand command) {
+    List<String> names = names(command);
+    if (names.isEmpty()) {
+      return proposeToMeta.apply(command);
+    }
+    List<String> namespaces = names.stream().map(LeaseCore::namespaceOf).distinct().toList();
+    List<CompletableFuture<Integer>> located =
+        namespaces.stream().map(ns -> groupOf(ns, true)).toList();
+    return CompletableFuture.allOf(located.toArray(CompletableFuture[]::new))
+        .thenCompose(
+            ignored -> {
+              Map<String, Integer> groupOf = new LinkedHashMap<>();
+              for (int i = 0; i < namespaces.size(); i++) {
+                groupOf.put(namespaces.get(i), located.get(i).join());
+              }
+              if (groupOf.values().stream().distinct().count() == 1) {
+                return sendWithRepair(groupOf.values().iterator().next(), command, true);
+              }
+              return split(command, groupOf);
+            });
+  }
+
+  /** Sends to {@code group}; a WrongGroup answer is repaired and the command sent once more. */
+  private CompletableFuture<LogReply> sendWithRepair(
+      int group, LogCommand command, boolean mayRetry) {
+    return send(group, command)
+        .thenCompose(
+            reply -> {
+              if (!reply.hasWrongGroup()) {
+                return CompletableFuture.completedFuture(reply);
+              }
+              String ns = reply.getWrongGroup().getNamespace();
+              if (!mayRetry) {
+                return CompletableFuture.failedFuture(
+                    new ConsensusUnavailableException(
+                        "namespace "
+                            + ns
+                            + " is not in group "
+                            + group
+                            + " that this node's placement names; retry",
+                        null));
+              }
+              return repair(ns).thenCompose(g -> sendWithRepair(g, command, false));
+            });
+  }
+
+  /**
+   * After a WrongGroup: catches up with the meta group, and adopts a first placement whose adoption
+   * is missing. Completes with the namespace's group.
+   */
+  private CompletableFuture<Integer> repair(String ns) {
+    return metaCaughtUp
+        .get()
+        .thenCompose(
+            caughtUp -> {
+              Optional<PlacementResponse> p = meta.get().placement(ns);
+              if (p.isEmpty() || p.get().getGroup() == 0) {
+                return CompletableFuture.completedFuture(0);
+              }
+              return adopt(p.get());
+            });
+  }
+
+  private CompletableFuture<LogReply> send(int group, LogCommand command) {
+    if (group == 0) {
+      return proposeToMeta.apply(command);
+    }
+    Optional<LeaseGroup> g = groups.hosted(group);
+    if (g.isEmpty()) {
+      return CompletableFuture.failedFuture(
+          new ConsensusUnavailableException(
+              "lease group " + group + " is not hosted on this node", null));
+    }
+    return g.get().propose(command);
+  }
+
+  /**
+   * The group {@code ns} lives in. Unplaced: the meta group's for a read; for a write (and once the
+   * meta group's format carries placements), placed now.
+   */
+  private CompletableFuture<Integer> groupOf(String ns, boolean placeIfNone) {
+    Optional<PlacementResponse> p = meta.get().placement(ns);
+    if (p.isPresent()) {
+      return CompletableFuture.completedFuture(p.get().getGroup());
+    }
+    if (!placeIfNone || meta.get().logFormat() < LogFormat.GROUPS) {
+      return CompletableFuture.completedFuture(0);
+    }
+    CompletableFuture<Integer> mine = new CompletableFuture<>();
+    CompletableFuture<Integer> running = placing.putIfAbsent(ns, mine);
+    if (running != null) {
+      return running;
+    }
+    placeNow(ns)
+        .whenComplete(
+            (group, error) -> {
+              placing.remove(ns, mine);
+              if (error != null) {
+                mine.completeExceptionally(error);
+              } else {
+                mine.complete(group);
+              }
+            });
+    return mine;
+  }
+
+  private CompletableFuture<Integer> placeNow(String ns) {
+    List<Integer> led = ledGroups();
+    if (led.isEmpty()) {
+      // No lease group has a leader yet (the cluster is forming, or a rolling restart is adding
+      // groups): the namespace stays unplaced, the meta group's, until one has.
+      return CompletableFuture.completedFuture(0);
+    }
+    LogCommand place =
+        LogCommand.newBuilder()
+            .setPlaceNamespace(PlaceNamespace.newBuilder().setNamespace(ns).addAllGroups(led))
+            .build();
+    return proposeToMeta
+        .apply(place)
+        .thenCompose(
+            reply -> {
+              if (!reply.hasPlaceNamespace()) {
+                return CompletableFuture.failedFuture(
+                    new InvalidArgumentException(
+                        "name", "namespace " + ns + " could not be placed: " + reply));
+              }
+              PlacementResponse placed = reply.getPlaceNamespace();
+              return placed.getGroup() == 0 ? CompletableFuture.completedFuture(0) : adopt(placed);
+            });
+  }
+
+  /** The hosted lease groups this node knows a leader of, by number. */
+  private List<Integer> ledGroups() {
+    return groups.hostedNumbers().stream()
+        .filter(g -> groups.hosted(g).map(LeaseGroup::hasLeader).orElse(false))
+        .toList();
+  }
+
+  /**
+   * Has the lease group adopt a namespace's first placement (epoch 1; later epochs are a move's,
+   * which adopts with the state it copied), raising its log format first if it lags.
+   */
+  private CompletableFuture<Integer> adopt(PlacementResponse placed) {
+    int number = placed.getGroup();
+    Optional<LeaseGroup> g = groups.hosted(number);
+    if (g.isEmpty()) {
+      return CompletableFuture.failedFuture(
+          new ConsensusUnavailableException(
+              "lease group " + number + " is not hosted on this node", null));
+    }
+    if (placed.getEpoch() != 1) {
+      return CompletableFuture.completedFuture(number);
+    }
+    LogCommand adopt =
+        LogCommand.newBuilder()
+            .setAdoptNamespace(
+                AdoptNamespace.newBuilder()
+                    .setNamespace(placed.getNamespace())
+                    .setEpoch(placed.getEpoch())
+                    .setGroup(number)
+                    .setFloor(placed.getFloor()))
+            .build();
+    return g.get()
+        .raiseFormat(meta.get().logFormat())
+        .thenCompose(ok -> g.get().propose(adopt))
+        .thenApply(
+            reply -> {
+              if (!reply.hasAdoptNamespace()) {
+                throw new java.util.concurrent.CompletionException(
+                    new ConsensusUnavailableException(
+                        "lease group "
+                            + number
+                            + " did not adopt "
+                            + placed.getNamespace()
+                            + ": "
+                            + reply,
+                        null));
+              }
+              return number;
+            });
+  }
+
+  /**
+   * One command per group for a Renew or AcquireMany whose names live in several groups, joined in
+   * the caller's order. An all-or-nothing AcquireMany must stay within one group.
+   */
+  private CompletableFuture<LogReply> split(LogCommand command, Map<String, Integer> groupOf) {
+    switch (command.getCommandCase()) {
+      case RENEW -> {
+        List<RenewItem> items = command.getRenew().getItemsList();
+        Map<Integer, List<Integer>> byGroup = positions(items, RenewItem::getName, groupOf);
+        Map<Integer, CompletableFuture<LogReply>> sent = new LinkedHashMap<>();
+        byGroup.forEach(
+            (group, positions) -> {
+              LogCommand.Builder part = command.toBuilder();
+              part.getRenewBuilder().clearItems();
+              positions.forEach(i -> part.getRenewBuilder().addItems(items.get(i)));
+              sent.put(group, sendWithRepair(group, part.build(), true));
+            });
+        return CompletableFuture.allOf(sent.values().toArray(CompletableFuture[]::new))
+            .thenApply(
+                ignored -> {
+                  RenewResult[] results = new RenewResult[items.size()];
+                  RenewResponse.Builder out = RenewResponse.newBuilder();
+                  for (Map.Entry<Integer, List<Integer>> e : byGroup.entrySet()) {
+                    RenewResponse part = sent.get(e.getKey()).join().getRenew();
+                    for (int k = 0; k < e.getValue().size(); k++) {
+                      results[e.getValue().get(k)] = part.getResults(k);
+                    }
+                    out.setRevision(Math.max(out.getRevision(), part.getRevision()));
+                    if (part.hasHeartbeatInterval()
+                        && (!out.hasHeartbeatInterval()
+                            || shorter(part.getHeartbeatInterval(), out.getHeartbeatInterval()))) {
+                      out.setHeartbeatInterval(part.getHeartbeatInterval());
+                    }
+                  }
+                  out.addAllResults(List.of(results));
+                  return LogReply.newBuilder().setRenew(out).build();
+                });
+      }
+      case ACQUIRE_MANY -> {
+        if (command.getAcquireMany().getAllOrNothing()) {
+          return CompletableFuture.failedFuture(
+              new InvalidArgumentException(
+                  "all_or_nothing",
+                  "the names live in several Raft groups "
+                      + groupOf
+                      + " (namespace to group); all or nothing holds within one group: ask for"
+                      + " each namespace's names on their own"));
+        }
+        List<AcquireManyItem> items = command.getAcquireMany().getItemsList();
+        Map<Integer, List<Integer>> byGroup = positions(items, AcquireManyItem::getName, groupOf);
+        Map<Integer, CompletableFuture<LogReply>> sent = new LinkedHashMap<>();
+        byGroup.forEach(
+            (group, positions) -> {
+              LogCommand.Builder part = command.toBuilder();
+              part.getAcquireManyBuilder().clearItems();
+              positions.forEach(i -> part.getAcquireManyBuilder().addItems(items.get(i)));
+              if (!command.getAcquireMany().getRequestId().isEmpty()) {
+                // Retries dedupe per group: each part is its own request there.
+                part.getAcquireManyBuilder()
+                    .setRequestId(command.getAcquireMany().getRequestId() + "/" + group);
+              }
+              sent.put(group, sendWithRepair(group, part.build(), true));
+            });
+        return CompletableFuture.allOf(sent.values().toArray(CompletableFuture[]::new))
+            .thenApply(
+                ignored -> {
+                  AcquireManyResult[] results = new AcquireManyResult[items.size()];
+                  AcquireManyResponse.Builder out = AcquireManyResponse.newBuilder();
+                  for (Map.Entry<Integer, List<Integer>> e : byGroup.entrySet()) {
+                    AcquireManyResponse part = sent.get(e.getKey()).join().getAcquireMany();
+                    for (int k = 0; k < e.getValue().size(); k++) {
+                      results[e.getValue().get(k)] = part.getResults(k);
+                    }
+                    out.setRevision(Math.max(out.getRevision(), part.getRevision()));
+                    out.setGranted(out.getGranted() + part.getGranted());
+                    if (part.hasHeartbeatInterval()
+                        && (!out.hasHeartbeatInterval()
+                            || shorter(part.getHeartbeatInterval(), out.getHeartbeatInterval()))) {
+                      out.setHeartbeatInterval(part.getHeartbeatInterval());
+                    }
+                  }
+                  out.addAllResults(List.of(results));
+                  return LogReply.newBuilder().setAcquireMany(out).build();
+                });
+      }
+      default -> {
+        return CompletableFuture.failedFuture(
+            new InvalidArgumentException(
+                "name", "a " + command.getCommandCase() + " names one lease, in one namespace"));
+      }
+    }
+  }
+
+  private static <T> Map<Integer, List<Integer>> positions(
+      List<T> items, Function<T, String> name, Map<String, Integer> groupOf) {
+    Map<Integer, List<Integer>> byGroup = new LinkedHashMap<>();
+    for (int i = 0; i < items.size(); i++) {
+      int group = groupOf.get(LeaseCore.namespaceOf(name.apply(items.get(i))));
+      byGroup.computeIfAbsent(group, g -> new ArrayList<>()).add(i);
+    }
+    return byGroup;
+  }
+
+  private static boolean shorter(com.google.protobuf.Duration a, com.google.protobuf.Duration b) {
+    return a.getSeconds() < b.getSeconds()
+        || (a.getSeconds() == b.getSeconds() && a.getNanos() < b.getNanos());
+  }
+
+  /** The lease names a client command carries, in its order; empty for other commands. */
+  static List<String> names(LogCommand c) {
+    return switch (c.getCommandCase()) {
+      // Leases attached to a session stay with the session, in the meta group (session parts in
+      // lease groups come later).
+      case ACQUIRE ->
+          c.getAcquire().getSession() != 0 ? List.of() : List.of(c.getAcquire().getName());
+      case RELEASE -> List.of(c.getRelease().getName());
+      case UPDATE -> List.of(c.getUpdate().getName());
+      case TRANSFER -> List.of(c.getTransfer().getName());
+      case ACCEPT_TRANSFER -> List.of(c.getAcceptTransfer().getName());
+      case RENEW -> c.getRenew().getItemsList().stream().map(RenewItem::getName).toList();
+      case ACQUIRE_MANY ->
+          c.getAcquireMany().getSession() != 0
+              ? List.of()
+              : c.getAcquireMany().getItemsList().stream().map(AcquireManyItem::getName).toList();
+      default -> List.of();
+    };
+  }
+
+  // ---- reads ----
+
+  /**
+   * The deadlines the expiry tickers keep for these leases: each asked of the leader of the group
+   * its name lives in (sessions, and names of unplaced namespaces, of the meta group's), joined in
+   * the query's order.
+   */
+  CompletableFuture<DeadlineReply> leaderDeadlines(
+      DeadlineQuery query, Function<DeadlineQuery, CompletableFuture<DeadlineReply>> metaLeader) {
+    Map<Integer, List<Integer>> byGroup = new LinkedHashMap<>();
+    for (int i = 0; i < query.getItemsCount(); i++) {
+      DeadlineQueryItem item = query.getItems(i);
+      int group =
+          item.getSession() != 0
+              ? 0
+              : meta.get()
+                  .placement(LeaseCore.namespaceOf(item.getName()))
+                  .map(PlacementResponse::getGroup)
+                  .orElse(0);
+      byGroup.computeIfAbsent(group, g -> new ArrayList<>()).add(i);
+    }
+    if (byGroup.size() == 1 && byGroup.containsKey(0)) {
+      return metaLeader.apply(query);
+    }
+    Map<Integer, CompletableFuture<DeadlineReply>> asked = new LinkedHashMap<>();
+    byGroup.forEach(
+        (group, positions) -> {
+          DeadlineQuery.Builder part = DeadlineQuery.newBuilder();
+          positions.forEach(i -> part.addItems(query.getItems(i)));
+          asked.put(
+              group,
+              group == 0
+                  ? metaLeader.apply(part.build())
+                  : groups
+                      .hosted(group)
+                      .map(g -> g.leaderDeadlines(part.build()))
+                      .orElseGet(
+                          () ->
+                              CompletableFuture.failedFuture(
+                                  new ConsensusUnavailableException(
+                                      "lease group " + group + " is not hosted on this node",
+                                      null))));
+        });
+    return CompletableFuture.allOf(asked.values().toArray(CompletableFuture[]::new))
+        .thenApply(
+            ignored -> {
+              LeaderDeadline[] items = new LeaderDeadline[query.getItemsCount()];
+              byGroup.forEach(
+                  (group, positions) -> {
+                    DeadlineReply part = asked.get(group).join();
+                    for (int k = 0; k < positions.size(); k++) {
+                      items[positions.get(k)] = part.getItems(k);
+                    }
+                  });
+              return DeadlineReply.newBuilder().addAllItems(List.of(items)).build();
+            });
+  }
+
+  /** A read of the group a name's namespace lives in; a list across namespaces, of every group. */
+  CompletableFuture<ReadReply> read(ReadQuery query, boolean stale) {
+    Optional<String> ns =
+        switch (query.getQueryCase()) {
+          case GET -> Optional.of(LeaseCore.namespaceOf(query.getGet().getName()));
+          case SERVICE -> Optional.of("service");
+          case LIST ->
+              query.getList().getPrefix().indexOf('/') > 0
+                  ? Optional.of(LeaseCore.namespaceOf(query.getList().getPrefix()))
+                  : Optional.empty();
+          default -> Optional.empty();
+        };
+    if (ns.isPresent()) {
+      return locateForRead(ns.get(), stale).thenCompose(g -> readGroup(g, query, stale));
+    }
+    if (query.getQueryCase() == ReadQuery.QueryCase.LIST) {
+      return listEverywhere(query, stale);
+    }
+    return readMeta.apply(query, stale);
+  }
+
+  private CompletableFuture<Integer> locateForRead(String ns, boolean stale) {
+    Optional<PlacementResponse> p = meta.get().placement(ns);
+    if (p.isPresent()) {
+      return CompletableFuture.completedFuture(p.get().getGroup());
+    }
+    if (stale) {
+      return CompletableFuture.completedFuture(0);
+    }
+    // Placed since this node last heard? The meta group answers once this node caught up.
+    return metaCaughtUp
+        .get()
+        .thenApply(caughtUp -> meta.get().placement(ns).map(PlacementResponse::getGroup).orElse(0));
+  }
+
+  private CompletableFuture<ReadReply> readGroup(int group, ReadQuery query, boolean stale) {
+    if (group == 0) {
+      return readMeta.apply(query, stale);
+    }
+    Optional<LeaseGroup> g = groups.hosted(group);
+    if (g.isEmpty()) {
+      return CompletableFuture.failedFuture(
+          new ConsensusUnavailableException(
+              "lease group " + group + " is not hosted on this node", null));
+    }
+    return g.get().read(query, stale);
+  }
+
+  /**
+   * A list that may span namespaces: every group's page, merged by name and cut to the page size.
+   * Its revision is the meta group's (revisions are per group: a watch from it follows the meta
+   * group's namespaces).
+   */
+  private CompletableFuture<ReadReply> listEverywhere(ReadQuery query, boolean stale) {
+    List<Integer> all = new ArrayList<>();
+    all.add(0);
+    all.addAll(groups.hostedNumbers());
+    List<CompletableFuture<ReadReply>> pages =
+        all.stream().map(g -> readGroup(g, query, stale)).toList();
+    ListRequest asked = query.getList();
+    int limit = asked.getLimit() <= 0 ? Limits.MAX_LIST_LIMIT : asked.getLimit();
+    return CompletableFuture.allOf(pages.toArray(CompletableFuture[]::new))
+        .thenApply(
+            ignored -> {
+              List<Lease> leases = new ArrayList<>();
+              boolean more = false;
+              long revision = 0;
+              for (int i = 0; i < pages.size(); i++) {
+                ListResponse page = pages.get(i).join().getList();
+                leases.addAll(page.getLeasesList());
+                more |= page.getMore();
+                if (i == 0) {
+                  revision = page.getRevision();
+                }
+              }
+              leases.sort(Comparator.comparing(Lease::getName));
+              if (leases.size() > limit) {
+                leases = leases.subList(0, limit);
+                more = true;
+              }
+              return ReadReply.newBuilder()
+                  .setList(
+                      ListResponse.newBuilder()
+                          .addAllLeases(leases)
+                          .setRevision(revision)
+                          .setMore(more))
+                  .build();
+            });
+  }
+}
