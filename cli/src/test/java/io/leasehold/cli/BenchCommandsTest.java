@@ -178,6 +178,8 @@ class BenchCommandsTest {
   void badSettingsAreUsageErrorsNamingTheOption() {
     run(cluster, "bench", "acquire-release", "--clients", "0")
         .failed(LeaseholdCommand.EXIT_USAGE, "--clients: must be at least 1");
+    run(cluster, "bench", "acquire-release", "--namespaces", "0")
+        .failed(LeaseholdCommand.EXIT_USAGE, "--namespaces: must be at least 1");
     run(cluster, "bench", "acquire-release", "--rate", "-3")
         .failed(LeaseholdCommand.EXIT_USAGE, "--rate: must be positive");
     run(cluster, "bench", "renew", "--leases", "0")

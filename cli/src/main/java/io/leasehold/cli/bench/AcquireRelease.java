@@ -46,10 +46,25 @@ public final class AcquireRelease {
       Duration duration,
       OptionalDouble rate,
       String prefix,
-      boolean transfer) {
+      boolean transfer,
+      int namespaces) {
     public Settings(
         int clients, Duration warmup, Duration duration, OptionalDouble rate, String prefix) {
-      this(clients, warmup, duration, rate, prefix, false);
+      this(clients, warmup, duration, rate, prefix, false, 1);
+    }
+
+    /**
+     * Worker {@code worker}'s name prefix: the prefix itself with one namespace, else with the
+     * worker's namespace number (worker mod namespaces) appended to the prefix's namespace.
+     */
+    String prefixOf(int worker) {
+      if (namespaces <= 1) {
+        return prefix;
+      }
+      int slash = prefix.indexOf('/');
+      String ns = slash < 0 ? prefix : prefix.substring(0, slash);
+      String rest = slash < 0 ? "/" : prefix.substring(slash);
+      return ns + (worker % namespaces) + rest;
     }
   }
 
@@ -71,7 +86,7 @@ public final class AcquireRelease {
     List<List<NodeStats.Sample>> before = new ArrayList<>();
     LoadLoop.Op op =
         (worker, seq) -> {
-          String name = s.prefix() + run + "-" + worker + "-" + seq;
+          String name = s.prefixOf(worker) + run + "-" + worker + "-" + seq;
           long t0 = System.nanoTime();
           return target
               .acquire(worker, name)

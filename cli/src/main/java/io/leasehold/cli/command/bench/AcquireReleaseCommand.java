@@ -48,9 +48,20 @@ final class AcquireReleaseCommand extends BenchBase {
           "Hand each lease to another holder between the acquisition and the release (three writes a cycle).")
   boolean transfer;
 
+  @Option(
+      names = "--namespaces",
+      defaultValue = "1",
+      paramLabel = "N",
+      description =
+          "Spread the names over N namespaces, worker w using the prefix's namespace with w mod N"
+              + " appended (bench0/, bench1/...): on a cluster with lease groups, each namespace is"
+              + " placed on a group of its own while groups last (default: ${DEFAULT-VALUE}).")
+  int namespaces;
+
   @Override
   public Integer call() throws Exception {
     positive("--clients", clients);
+    positive("--namespaces", namespaces);
     checkDurations();
     if (rate != null && !(rate > 0)) {
       throw usage("--rate: must be positive, got " + rate);
@@ -74,7 +85,8 @@ final class AcquireReleaseCommand extends BenchBase {
               options.duration,
               rate == null ? OptionalDouble.empty() : OptionalDouble.of(rate),
               options.prefix,
-              transfer);
+              transfer,
+              namespaces);
       BenchReport report =
           AcquireRelease.run(
               "leasehold",
@@ -83,7 +95,11 @@ final class AcquireReleaseCommand extends BenchBase {
               stats(endpoints),
               trampoline,
               progress("acquire-release"));
-      return print(report.setting("connections", connections).setting("ttl_s", ttl.toSeconds()));
+      return print(
+          report
+              .setting("connections", connections)
+              .setting("ttl_s", ttl.toSeconds())
+              .setting("namespaces", namespaces));
     } finally {
       trampoline.shutdownNow();
       closeAll(sdk);
