@@ -269,9 +269,18 @@ class LeaseGroupsTest {
     // The lease group's own ticker, on its leader, expires its leases.
     AcquireResponse brief = cluster.leases("n1").acquire(acquire("delta/brief", "runner-5", 2));
     assertEquals(Outcome.GRANTED, brief.getOutcome(), brief::toString);
-    assertTrue(
-        cluster.node("n1").stateMachine().core().placement("delta").orElseThrow().getGroup() > 0,
-        "the node that placed delta has applied its placement");
+    // Answered once the meta group's leader applied the placement; n1 applies it in its turn.
+    await(
+        "n1 applies delta's placement on a lease group",
+        WAIT,
+        () ->
+            cluster
+                .node("n1")
+                .stateMachine()
+                .core()
+                .placement("delta")
+                .map(p -> p.getGroup() > 0)
+                .orElse(false));
     await(
         "delta/brief expires in its lease group",
         WAIT,
