@@ -11,6 +11,7 @@ import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import java.io.IOException;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -113,13 +114,8 @@ final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
   /** Asks the group's leader for the deadlines its expiry ticker keeps. */
   CompletableFuture<DeadlineReply> leaderDeadlines(DeadlineQuery query) {
     Replicator r = replicator;
-    RaftServer s = server;
-    org.apache.ratis.protocol.RaftPeerId leader = null;
-    try {
-      leader = s == null ? null : s.getDivision(id).getInfo().getLeaderId();
-    } catch (IOException e) {
-      // not hosted any more: no leader known
-    }
+    org.apache.ratis.protocol.RaftPeerId leader =
+        division().map(d -> d.getInfo().getLeaderId()).orElse(null);
     if (r == null || leader == null) {
       return CompletableFuture.failedFuture(
           new ConsensusUnavailableException(
@@ -150,38 +146,31 @@ final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
 
   /** Whether this node knows a leader of the group (itself or another member). */
   boolean hasLeader() {
-    RaftServer s = server;
-    try {
-      return s != null && s.getDivision(id).getInfo().getLeaderId() != null;
-    } catch (IOException e) {
-      return false;
-    }
+    return division().map(d -> d.getInfo().getLeaderId() != null).orElse(false);
   }
 
   boolean isLeader() {
-    RaftServer s = server;
-    try {
-      return s != null && s.getDivision(id).getInfo().isLeader();
-    } catch (IOException e) {
-      return false;
-    }
+    return division().map(d -> d.getInfo().isLeader()).orElse(false);
   }
 
   private long commitIndex() {
-    RaftServer s = server;
-    try {
-      return s == null ? -1 : s.getDivision(id).getRaftLog().getLastCommittedIndex();
-    } catch (IOException e) {
-      return -1;
-    }
+    return division().map(d -> d.getRaftLog().getLastCommittedIndex()).orElse(-1L);
   }
 
   private long currentTerm() {
+    return division().map(d -> d.getInfo().getCurrentTerm()).orElse(0L);
+  }
+
+  /** The group's division on this node's server; empty before the bind or once it is removed. */
+  private Optional<RaftServer.Division> division() {
     RaftServer s = server;
+    if (s == null) {
+      return Optional.empty();
+    }
     try {
-      return s == null ? 0 : s.getDivision(id).getInfo().getCurrentTerm();
+      return Optional.of(s.getDivision(id));
     } catch (IOException e) {
-      return 0;
+      return Optional.empty();
     }
   }
 

@@ -1,13 +1,12 @@
 package io.leasehold.server.raft;
 
 import io.leasehold.proto.v1.AcquireManyItem;
+import io.leasehold.proto.v1.AcquireManyRequest;
 import io.leasehold.proto.v1.AcquireManyResponse;
-import io.leasehold.proto.v1.AcquireManyResult;
 import io.leasehold.proto.v1.AdoptNamespace;
 import io.leasehold.proto.v1.DeadlineQuery;
 import io.leasehold.proto.v1.DeadlineQueryItem;
 import io.leasehold.proto.v1.DeadlineReply;
-import io.leasehold.proto.v1.LeaderDeadline;
 import io.leasehold.proto.v1.Lease;
 import io.leasehold.proto.v1.ListRequest;
 import io.leasehold.proto.v1.ListResponse;
@@ -19,7 +18,6 @@ import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ReadReply;
 import io.leasehold.proto.v1.RenewItem;
 import io.leasehold.proto.v1.RenewResponse;
-import io.leasehold.proto.v1.RenewResult;
 import io.leasehold.statemachine.core.InvalidArgumentException;
 import io.leasehold.statemachine.core.LeaseCore;
 import io.leasehold.statemachine.core.Limits;
@@ -32,6 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -57,8 +56,7 @@ import java.util.function.Supplier;
 final class Placement {
   private final Supplier<LeaseCore> meta;
   private final Function<LogCommand, CompletableFuture<LogReply>> proposeToMeta;
-  private final java.util.function.BiFunction<ReadQuery, Boolean, CompletableFuture<ReadReply>>
-      readMeta;
+  private final BiFunction<ReadQuery, Boolean, CompletableFuture<ReadReply>> readMeta;
   private final Supplier<CompletableFuture<?>> metaCaughtUp;
   private final LeaseGroups groups;
 
@@ -68,7 +66,7 @@ final class Placement {
   Placement(
       Supplier<LeaseCore> meta,
       Function<LogCommand, CompletableFuture<LogReply>> proposeToMeta,
-      java.util.function.BiFunction<ReadQuery, Boolean, CompletableFuture<ReadReply>> readMeta,
+      BiFunction<ReadQuery, Boolean, CompletableFuture<ReadReply>> readMeta,
       Supplier<CompletableFuture<?>> metaCaughtUp,
       LeaseGroups groups) {
     this.meta = meta;
@@ -155,9 +153,7 @@ final class Placement {
     }
     Optional<LeaseGroup> g = groups.hosted(group);
     if (g.isEmpty()) {
-      return CompletableFuture.failedFuture(
-          new ConsensusUnavailableException(
-              "lease group " + group + " is not hosted on this node", null));
+      return notHosted(group);
     }
     return g.get().propose(command);
   }
@@ -232,9 +228,7 @@ final class Placement {
     int number = placed.getGroup();
     Optional<LeaseGroup> g = groups.hosted(number);
     if (g.isEmpty()) {
-      return CompletableFuture.failedFuture(
-          new ConsensusUnavailableException(
-              "lease group " + number + " is not hosted on this node", null));
+      return notHosted(number);
     }
     if (placed.getEpoch() != 1) {
       return CompletableFuture.completedFuture(number);
@@ -275,39 +269,37 @@ final class Placement {
   private CompletableFuture<LogReply> split(LogCommand command, Map<String, Integer> groupOf) {
     switch (command.getCommandCase()) {
       case RENEW -> {
-        List<RenewItem> items = command.getRenew().getItemsList();
-        Map<Integer, List<Integer>> byGroup = positions(items, RenewItem::getName, groupOf);
-        Map<Integer, CompletableFuture<LogReply>> sent = new LinkedHashMap<>();
-        byGroup.forEach(
-            (group, positions) -> {
-              LogCommand.Builder part = command.toBuilder();
-              part.getRenewBuilder().clearItems();
-              positions.forEach(i -> part.getRenewBuilder().addItems(items.get(i)));
-              sent.put(group, sendWithRepair(group, part.build(), true));
-            });
-        return CompletableFuture.allOf(sent.values().toArray(CompletableFuture[]::new))
+        return scatter(
+                command.getRenew().getItemsList(),
+                item -> groupOf.get(LeaseCore.namespaceOf(item.getName())),
+                (group, part) ->
+                    sendWithRepair(
+                        group,
+                        command.toBuilder()
+                            .setRenew(command.getRenew().toBuilder().clearItems().addAllItems(part))
+                            .build(),
+                        true),
+                reply -> reply.getRenew().getResultsList())
             .thenApply(
-                ignored -> {
-                  RenewResult[] results = new RenewResult[items.size()];
-                  RenewResponse.Builder out = RenewResponse.newBuilder();
-                  for (Map.Entry<Integer, List<Integer>> e : byGroup.entrySet()) {
-                    RenewResponse part = sent.get(e.getKey()).join().getRenew();
-                    for (int k = 0; k < e.getValue().size(); k++) {
-                      results[e.getValue().get(k)] = part.getResults(k);
-                    }
-                    out.setRevision(Math.max(out.getRevision(), part.getRevision()));
-                    if (part.hasHeartbeatInterval()
-                        && (!out.hasHeartbeatInterval()
-                            || shorter(part.getHeartbeatInterval(), out.getHeartbeatInterval()))) {
-                      out.setHeartbeatInterval(part.getHeartbeatInterval());
-                    }
-                  }
-                  out.addAllResults(List.of(results));
+                joined -> {
+                  List<RenewResponse> parts =
+                      joined.parts().stream().map(LogReply::getRenew).toList();
+                  RenewResponse.Builder out =
+                      RenewResponse.newBuilder()
+                          .addAllResults(joined.results())
+                          .setRevision(
+                              parts.stream().mapToLong(RenewResponse::getRevision).max().orElse(0));
+                  shortest(
+                          parts,
+                          RenewResponse::hasHeartbeatInterval,
+                          RenewResponse::getHeartbeatInterval)
+                      .ifPresent(out::setHeartbeatInterval);
                   return LogReply.newBuilder().setRenew(out).build();
                 });
       }
       case ACQUIRE_MANY -> {
-        if (command.getAcquireMany().getAllOrNothing()) {
+        AcquireManyRequest asked = command.getAcquireMany();
+        if (asked.getAllOrNothing()) {
           return CompletableFuture.failedFuture(
               new InvalidArgumentException(
                   "all_or_nothing",
@@ -316,40 +308,39 @@ final class Placement {
                       + " (namespace to group); all or nothing holds within one group: ask for"
                       + " each namespace's names on their own"));
         }
-        List<AcquireManyItem> items = command.getAcquireMany().getItemsList();
-        Map<Integer, List<Integer>> byGroup = positions(items, AcquireManyItem::getName, groupOf);
-        Map<Integer, CompletableFuture<LogReply>> sent = new LinkedHashMap<>();
-        byGroup.forEach(
-            (group, positions) -> {
-              LogCommand.Builder part = command.toBuilder();
-              part.getAcquireManyBuilder().clearItems();
-              positions.forEach(i -> part.getAcquireManyBuilder().addItems(items.get(i)));
-              if (!command.getAcquireMany().getRequestId().isEmpty()) {
-                // Retries dedupe per group: each part is its own request there.
-                part.getAcquireManyBuilder()
-                    .setRequestId(command.getAcquireMany().getRequestId() + "/" + group);
-              }
-              sent.put(group, sendWithRepair(group, part.build(), true));
-            });
-        return CompletableFuture.allOf(sent.values().toArray(CompletableFuture[]::new))
-            .thenApply(
-                ignored -> {
-                  AcquireManyResult[] results = new AcquireManyResult[items.size()];
-                  AcquireManyResponse.Builder out = AcquireManyResponse.newBuilder();
-                  for (Map.Entry<Integer, List<Integer>> e : byGroup.entrySet()) {
-                    AcquireManyResponse part = sent.get(e.getKey()).join().getAcquireMany();
-                    for (int k = 0; k < e.getValue().size(); k++) {
-                      results[e.getValue().get(k)] = part.getResults(k);
-                    }
-                    out.setRevision(Math.max(out.getRevision(), part.getRevision()));
-                    out.setGranted(out.getGranted() + part.getGranted());
-                    if (part.hasHeartbeatInterval()
-                        && (!out.hasHeartbeatInterval()
-                            || shorter(part.getHeartbeatInterval(), out.getHeartbeatInterval()))) {
-                      out.setHeartbeatInterval(part.getHeartbeatInterval());
-                    }
+        return scatter(
+                asked.getItemsList(),
+                item -> groupOf.get(LeaseCore.namespaceOf(item.getName())),
+                (group, part) -> {
+                  AcquireManyRequest.Builder request =
+                      asked.toBuilder().clearItems().addAllItems(part);
+                  if (!asked.getRequestId().isEmpty()) {
+                    // Retries dedupe per group: each part is its own request there.
+                    request.setRequestId(asked.getRequestId() + "/" + group);
                   }
-                  out.addAllResults(List.of(results));
+                  return sendWithRepair(
+                      group, command.toBuilder().setAcquireMany(request).build(), true);
+                },
+                reply -> reply.getAcquireMany().getResultsList())
+            .thenApply(
+                joined -> {
+                  List<AcquireManyResponse> parts =
+                      joined.parts().stream().map(LogReply::getAcquireMany).toList();
+                  AcquireManyResponse.Builder out =
+                      AcquireManyResponse.newBuilder()
+                          .addAllResults(joined.results())
+                          .setRevision(
+                              parts.stream()
+                                  .mapToLong(AcquireManyResponse::getRevision)
+                                  .max()
+                                  .orElse(0))
+                          .setGranted(
+                              parts.stream().mapToInt(AcquireManyResponse::getGranted).sum());
+                  shortest(
+                          parts,
+                          AcquireManyResponse::hasHeartbeatInterval,
+                          AcquireManyResponse::getHeartbeatInterval)
+                      .ifPresent(out::setHeartbeatInterval);
                   return LogReply.newBuilder().setAcquireMany(out).build();
                 });
       }
@@ -361,19 +352,59 @@ final class Placement {
     }
   }
 
-  private static <T> Map<Integer, List<Integer>> positions(
-      List<T> items, Function<T, String> name, Map<String, Integer> groupOf) {
-    Map<Integer, List<Integer>> byGroup = new LinkedHashMap<>();
+  /** The parts' replies, in group order, and their results put back in the items' order. */
+  private record Joined<P, R>(List<P> parts, List<R> results) {}
+
+  /**
+   * Sends one part a group, each with that group's items in the caller's order, and joins the
+   * parts' results (one per item, in the part's order) back in the order of {@code items}.
+   */
+  private static <I, P, R> CompletableFuture<Joined<P, R>> scatter(
+      List<I> items,
+      Function<I, Integer> groupOf,
+      BiFunction<Integer, List<I>, CompletableFuture<P>> send,
+      Function<P, List<R>> resultsOf) {
+    Map<Integer, List<Integer>> positions = new LinkedHashMap<>();
     for (int i = 0; i < items.size(); i++) {
-      int group = groupOf.get(LeaseCore.namespaceOf(name.apply(items.get(i))));
-      byGroup.computeIfAbsent(group, g -> new ArrayList<>()).add(i);
+      positions.computeIfAbsent(groupOf.apply(items.get(i)), g -> new ArrayList<>()).add(i);
     }
-    return byGroup;
+    List<List<Integer>> byPart = new ArrayList<>(positions.values());
+    List<CompletableFuture<P>> sent = new ArrayList<>();
+    positions.forEach(
+        (group, at) -> sent.add(send.apply(group, at.stream().map(items::get).toList())));
+    return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new))
+        .thenApply(
+            ignored -> {
+              List<P> parts = sent.stream().map(CompletableFuture::join).toList();
+              List<R> results = new ArrayList<>(java.util.Collections.nCopies(items.size(), null));
+              for (int p = 0; p < parts.size(); p++) {
+                List<R> got = resultsOf.apply(parts.get(p));
+                List<Integer> at = byPart.get(p);
+                for (int k = 0; k < at.size(); k++) {
+                  results.set(at.get(k), got.get(k));
+                }
+              }
+              return new Joined<>(parts, results);
+            });
   }
 
-  private static boolean shorter(com.google.protobuf.Duration a, com.google.protobuf.Duration b) {
-    return a.getSeconds() < b.getSeconds()
-        || (a.getSeconds() == b.getSeconds() && a.getNanos() < b.getNanos());
+  /** The shortest heartbeat interval among the parts that suggest one. */
+  private static <P> Optional<com.google.protobuf.Duration> shortest(
+      List<P> parts,
+      java.util.function.Predicate<P> has,
+      Function<P, com.google.protobuf.Duration> interval) {
+    return parts.stream()
+        .filter(has)
+        .map(interval)
+        .min(
+            Comparator.comparingLong(com.google.protobuf.Duration::getSeconds)
+                .thenComparingInt(com.google.protobuf.Duration::getNanos));
+  }
+
+  private static <T> CompletableFuture<T> notHosted(int group) {
+    return CompletableFuture.failedFuture(
+        new ConsensusUnavailableException(
+            "lease group " + group + " is not hosted on this node", null));
   }
 
   /** The lease names a client command carries, in its order; empty for other commands. */
@@ -405,53 +436,32 @@ final class Placement {
    */
   CompletableFuture<DeadlineReply> leaderDeadlines(
       DeadlineQuery query, Function<DeadlineQuery, CompletableFuture<DeadlineReply>> metaLeader) {
-    Map<Integer, List<Integer>> byGroup = new LinkedHashMap<>();
-    for (int i = 0; i < query.getItemsCount(); i++) {
-      DeadlineQueryItem item = query.getItems(i);
-      int group =
-          item.getSession() != 0
-              ? 0
-              : meta.get()
-                  .placement(LeaseCore.namespaceOf(item.getName()))
-                  .map(PlacementResponse::getGroup)
-                  .orElse(0);
-      byGroup.computeIfAbsent(group, g -> new ArrayList<>()).add(i);
-    }
-    if (byGroup.size() == 1 && byGroup.containsKey(0)) {
+    Function<DeadlineQueryItem, Integer> groupOf =
+        item ->
+            item.getSession() != 0
+                ? 0
+                : meta.get()
+                    .placement(LeaseCore.namespaceOf(item.getName()))
+                    .map(PlacementResponse::getGroup)
+                    .orElse(0);
+    if (query.getItemsList().stream().allMatch(item -> groupOf.apply(item) == 0)) {
       return metaLeader.apply(query);
     }
-    Map<Integer, CompletableFuture<DeadlineReply>> asked = new LinkedHashMap<>();
-    byGroup.forEach(
-        (group, positions) -> {
-          DeadlineQuery.Builder part = DeadlineQuery.newBuilder();
-          positions.forEach(i -> part.addItems(query.getItems(i)));
-          asked.put(
-              group,
-              group == 0
-                  ? metaLeader.apply(part.build())
-                  : groups
-                      .hosted(group)
-                      .map(g -> g.leaderDeadlines(part.build()))
-                      .orElseGet(
-                          () ->
-                              CompletableFuture.failedFuture(
-                                  new ConsensusUnavailableException(
-                                      "lease group " + group + " is not hosted on this node",
-                                      null))));
-        });
-    return CompletableFuture.allOf(asked.values().toArray(CompletableFuture[]::new))
-        .thenApply(
-            ignored -> {
-              LeaderDeadline[] items = new LeaderDeadline[query.getItemsCount()];
-              byGroup.forEach(
-                  (group, positions) -> {
-                    DeadlineReply part = asked.get(group).join();
-                    for (int k = 0; k < positions.size(); k++) {
-                      items[positions.get(k)] = part.getItems(k);
-                    }
-                  });
-              return DeadlineReply.newBuilder().addAllItems(List.of(items)).build();
-            });
+    return scatter(
+            query.getItemsList(),
+            groupOf,
+            (group, part) -> {
+              DeadlineQuery asked = DeadlineQuery.newBuilder().addAllItems(part).build();
+              if (group == 0) {
+                return metaLeader.apply(asked);
+              }
+              return groups
+                  .hosted(group)
+                  .map(g -> g.leaderDeadlines(asked))
+                  .orElseGet(() -> notHosted(group));
+            },
+            DeadlineReply::getItemsList)
+        .thenApply(joined -> DeadlineReply.newBuilder().addAllItems(joined.results()).build());
   }
 
   /** A read of the group a name's namespace lives in; a list across namespaces, of every group. */
@@ -495,9 +505,7 @@ final class Placement {
     }
     Optional<LeaseGroup> g = groups.hosted(group);
     if (g.isEmpty()) {
-      return CompletableFuture.failedFuture(
-          new ConsensusUnavailableException(
-              "lease group " + group + " is not hosted on this node", null));
+      return notHosted(group);
     }
     return g.get().read(query, stale);
   }
