@@ -10,7 +10,8 @@ import java.util.TreeMap;
 
 /**
  * Exclusion: for each name, no two clients' client-side validity intervals overlap — what the SDK
- * promises (its deadline is never later than the cluster's), not what the server believes.
+ * promises (its deadline is never later than the cluster's), not what the server believes. An empty
+ * interval (a grant whose reply reached the client after its deadline) is no belief at all.
  */
 public final class ExclusionChecker implements Checker {
   @Override
@@ -22,6 +23,11 @@ public final class ExclusionChecker implements Checker {
       vs.sort(Comparator.comparingLong(Validity::fromNanos));
       Validity reach = null;
       for (Validity v : vs) {
+        if (v.untilNanos() <= v.fromNanos()) {
+          // Empty: the client learned of the grant only once its deadline had passed (the reply
+          // came later than the TTL), so it never believed it held the name.
+          continue;
+        }
         if (reach != null
             && v.overlaps(reach)
             && !(v.token() == reach.token() && v.client().equals(reach.client()))) {
