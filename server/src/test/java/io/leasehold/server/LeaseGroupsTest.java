@@ -17,6 +17,7 @@ import io.leasehold.proto.v1.AcquireManyRequest;
 import io.leasehold.proto.v1.AcquireManyResponse;
 import io.leasehold.proto.v1.AcquireManyResult;
 import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.BanRequest;
 import io.leasehold.proto.v1.DeadlineSource;
 import io.leasehold.proto.v1.GetResponse;
 import io.leasehold.proto.v1.GroupMember;
@@ -25,13 +26,19 @@ import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.PlacementResponse;
+import io.leasehold.proto.v1.Policy;
+import io.leasehold.proto.v1.RejectReason;
 import io.leasehold.proto.v1.RenewItem;
 import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.RenewResponse;
 import io.leasehold.proto.v1.RenewResult;
+import io.leasehold.proto.v1.RevokeRequest;
+import io.leasehold.proto.v1.RevokeResponse;
 import io.leasehold.proto.v1.Role;
+import io.leasehold.proto.v1.SetPolicyRequest;
 import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.StatusResponse;
+import io.leasehold.server.raft.RaftConsensus;
 import io.leasehold.statemachine.core.LeaseCore;
 import io.leasehold.statemachine.core.LogFormat;
 import java.nio.file.Files;
@@ -291,6 +298,104 @@ class LeaseGroupsTest {
         Outcome.RELEASED,
         cluster.leases("n3").release(release("alpha/a", alpha.getLease().getToken())).getOutcome());
     assertFalse(cluster.leases("n2").get(get("alpha/a")).getFound());
+  }
+
+  @Test
+  void policiesBansAndRevocationsReachTheLeaseGroups() throws Exception {
+    cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3));
+    await(
+        () -> "every lease group led: " + views(),
+        WAIT,
+        () ->
+            cluster.ids().stream()
+                .allMatch(id -> leaders(id).equals(Map.of(1, "n1", 2, "n2", 3, "n3"))));
+    await(
+        "the meta group applies log format 6 on every member",
+        WAIT,
+        () ->
+            cluster.running().stream()
+                .allMatch(n -> n.consensus().logFormat() == LogFormat.GROUPS));
+    AcquireResponse first = cluster.leases("n1").acquire(acquire("alpha/a", "runner-1", 30));
+    assertEquals(Outcome.GRANTED, first.getOutcome(), first::toString);
+    // Answered once the meta group's leader applied the placement; every node applies it in turn.
+    await(
+        "every node applies alpha's placement",
+        WAIT,
+        () ->
+            cluster.running().stream()
+                .allMatch(n -> n.stateMachine().core().placement("alpha").isPresent()));
+    int group =
+        cluster.node("n1").stateMachine().core().placement("alpha").orElseThrow().getGroup();
+    assertTrue(group > 0, "alpha lives in a lease group");
+
+    // A policy is in force in the lease group once the call is answered, through any node.
+    cluster
+        .admin("n3")
+        .setPolicy(
+            SetPolicyRequest.newBuilder()
+                .setNamespace("alpha")
+                .setPolicy(Policy.newBuilder().setMaxTtl(Requests.seconds(60)))
+                .build());
+    AcquireResponse tooLong = cluster.leases("n2").acquire(acquire("alpha/b", "runner-1", 600));
+    assertEquals(Outcome.REJECTED, tooLong.getOutcome(), tooLong::toString);
+    assertEquals(RejectReason.TTL_OUT_OF_RANGE, tooLong.getRejection().getReason());
+
+    // A ban ends the holder's leases in the lease group before it is answered.
+    AcquireResponse held = cluster.leases("n2").acquire(acquire("alpha/c", "mallory", 30));
+    assertEquals(Outcome.GRANTED, held.getOutcome(), held::toString);
+    cluster
+        .admin("n2")
+        .ban(
+            BanRequest.newBuilder()
+                .setHolder("mallory")
+                .setReason("abuse")
+                .setDuration(Requests.seconds(3))
+                .build());
+    for (String id : cluster.ids()) {
+      assertFalse(cluster.leases(id).get(get("alpha/c")).getFound(), id);
+    }
+    AcquireResponse banned = cluster.leases("n1").acquire(acquire("alpha/d", "mallory", 30));
+    assertEquals(RejectReason.BANNED, banned.getRejection().getReason(), banned::toString);
+    // The meta group's leader lifts the timed ban; the lift is copied to the lease group.
+    await(
+        "the lift of mallory's ban reaches the lease group",
+        WAIT,
+        () ->
+            cluster.leases("n3").acquire(acquire("alpha/d", "mallory", 30)).getOutcome()
+                == Outcome.GRANTED);
+    for (LeaseholdNode n : cluster.running()) {
+      await(
+          n.config().id() + " applies the newest copy in lease group " + group,
+          WAIT,
+          () -> copiedVersion(n, group) == n.stateMachine().core().globalVersion());
+    }
+
+    // Revoke by name ends the lease in its group, through a node that does not lead it.
+    RevokeResponse revoked =
+        cluster
+            .admin("n3")
+            .revoke(RevokeRequest.newBuilder().setName("alpha/a").setReason("ops").build());
+    assertEquals(Outcome.REVOKED, revoked.getOutcome(), revoked::toString);
+    assertEquals(first.getLease().getToken(), revoked.getLease().getToken());
+    assertFalse(cluster.leases("n1").get(get("alpha/a")).getFound());
+    assertEquals(
+        Outcome.NOT_HELD,
+        cluster
+            .admin("n1")
+            .revoke(RevokeRequest.newBuilder().setName("unplaced/x").setReason("ops").build())
+            .getOutcome(),
+        "a revocation places nothing");
+    assertTrue(
+        cluster.node("n1").stateMachine().core().placement("unplaced").isEmpty(),
+        "a revocation places nothing");
+  }
+
+  /** The version of the global state lease group {@code group} holds on node {@code n}. */
+  private static long copiedVersion(LeaseholdNode n, int group) {
+    return ((RaftConsensus) n.consensus())
+        .leaseGroupCore(group)
+        .map(LeaseCore::globalVersion)
+        .orElse(-1L);
   }
 
   @Test

@@ -90,8 +90,13 @@ final class Placement {
       return proposeToMeta.apply(command);
     }
     List<String> namespaces = names.stream().map(LeaseCore::namespaceOf).distinct().toList();
+    // Only a grant places a namespace: every other command needs a lease, which lives in a placed
+    // namespace or, unplaced, in the meta group.
+    boolean grants =
+        command.getCommandCase() == LogCommand.CommandCase.ACQUIRE
+            || command.getCommandCase() == LogCommand.CommandCase.ACQUIRE_MANY;
     List<CompletableFuture<Integer>> located =
-        namespaces.stream().map(ns -> groupOf(ns, true)).toList();
+        namespaces.stream().map(ns -> groupOf(ns, grants)).toList();
     return CompletableFuture.allOf(located.toArray(CompletableFuture[]::new))
         .thenCompose(
             ignored -> {
@@ -418,6 +423,7 @@ final class Placement {
       case UPDATE -> List.of(c.getUpdate().getName());
       case TRANSFER -> List.of(c.getTransfer().getName());
       case ACCEPT_TRANSFER -> List.of(c.getAcceptTransfer().getName());
+      case REVOKE -> List.of(c.getRevoke().getName());
       case RENEW -> c.getRenew().getItemsList().stream().map(RenewItem::getName).toList();
       case ACQUIRE_MANY ->
           c.getAcquireMany().getSession() != 0

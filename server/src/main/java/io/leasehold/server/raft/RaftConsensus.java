@@ -13,6 +13,7 @@ import io.leasehold.server.admin.LogFormatUpgrade;
 import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.server.tls.NodeTls;
 import io.leasehold.statemachine.core.ApplyResult;
+import io.leasehold.statemachine.core.LeaseCore;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import io.leasehold.statemachine.store.RocksDbStore;
 import java.io.IOException;
@@ -66,6 +67,7 @@ public final class RaftConsensus implements Consensus {
   private final PeerTraffic traffic;
   private final LongSupplier wallClockMicros;
   private final Placement placement;
+  private final GlobalSync globalSync;
   private final LeaseStateMachine metaMachine;
 
   public RaftConsensus(
@@ -114,6 +116,8 @@ public final class RaftConsensus implements Consensus {
             (query, stale) -> RaftErrors.mapped(replicator.read(query, stale)),
             this::caughtUp,
             raft.leaseGroups());
+    this.globalSync =
+        new GlobalSync(stateMachine::core, this::caughtUp, this::isLeader, raft.leaseGroups());
     ClusterAdmin.Retries adminRetries =
         new ClusterAdmin.Retries(
             RetryPolicies.retryUpToMaximumCountWithFixedSleep(
@@ -164,6 +168,7 @@ public final class RaftConsensus implements Consensus {
                     config.requestTimeout(),
                     traffic),
             replicator::logFormat);
+    globalSync.start();
   }
 
   /** Hears how long each answered write took, in nanoseconds, for the node's metrics. */
@@ -205,6 +210,11 @@ public final class RaftConsensus implements Consensus {
     return raft;
   }
 
+  /** A lease group's core as this node applies it: for tests that look inside. */
+  public Optional<LeaseCore> leaseGroupCore(int number) {
+    return raft.leaseGroups().hosted(number).map(g -> g.machine().core());
+  }
+
   @Override
   public String selfId() {
     return config.id();
@@ -213,6 +223,9 @@ public final class RaftConsensus implements Consensus {
   @Override
   public CompletableFuture<LogReply> propose(LogCommand command) {
     if (placement.active()) {
+      if (LeaseCore.changesGlobalState(command)) {
+        return globalSync.after(RaftErrors.mapped(replicator.propose(command)));
+      }
       return placement.propose(command);
     }
     return RaftErrors.mapped(replicator.propose(command));
@@ -439,6 +452,7 @@ public final class RaftConsensus implements Consensus {
 
   /** Closes the Raft client of proposals and reads; those in flight fail. */
   public void closeClient() {
+    globalSync.close();
     raft.leaseGroups().closeGroups();
     try {
       replicator.close();

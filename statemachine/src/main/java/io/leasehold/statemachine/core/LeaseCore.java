@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.AuditRecordResponse;
 import io.leasehold.proto.v1.CommandBatch;
+import io.leasehold.proto.v1.CopyGlobal;
 import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.GetRequest;
 import io.leasehold.proto.v1.GetResponse;
@@ -93,6 +94,9 @@ public final class LeaseCore {
   /** Which namespaces this group applies commands to, and its token offset. */
   private final Placements placements;
 
+  /** The meta group's policies, bans and roles: its own, or a lease group's copy of them. */
+  private final GlobalCopies global;
+
   /** The core of the meta group, which is a cluster's only group unless it has lease groups. */
   public LeaseCore(KvStore store) {
     this(store, 0);
@@ -117,6 +121,7 @@ public final class LeaseCore {
             state,
             (identity, name) -> ApplyAuthorization.admin(auth.view(), identity, name));
     this.audit = new AuditTrail(store);
+    this.global = new GlobalCopies(store, state, auth);
     reload();
   }
 
@@ -138,6 +143,7 @@ public final class LeaseCore {
     placements.load(store);
     auth.load();
     audit.load();
+    global.load();
   }
 
   /** The roles and grants as of the last applied entry, for the API's authorization point. */
@@ -185,8 +191,20 @@ public final class LeaseCore {
       Audits.entry(command, reply, tx.caller, now)
           .ifPresent(entry -> audit.record(changes, index, entry));
     }
+    boolean globalChange =
+        placements.group() == 0
+            && logFormat >= LogFormat.GROUPS
+            && GlobalCopies.global(command)
+            && !reply.hasInvalid()
+            && !reply.hasRefused();
+    if (globalChange) {
+      global.changed(changes, index);
+    }
     store.commit(new AppliedPosition(term, index), changes);
     tx.publish();
+    if (globalChange) {
+      global.committed(index);
+    }
     finishEntry(index, now);
     history.committed(written.kept(), written.compaction());
     return new ApplyResult(index, reply, tx.events, tx.bars, tx.sessionChanges);
@@ -302,6 +320,14 @@ public final class LeaseCore {
           .setWrongGroup(WrongGroup.newBuilder().setNamespace(foreign.get()))
           .build();
     }
+    if (placements.group() != 0 && GlobalCopies.global(command)) {
+      throw new InvalidArgumentException(
+          "command",
+          command.getCommandCase()
+              + " is applied by the meta group; lease group "
+              + placements.group()
+              + " holds copies of its policies, bans and roles");
+    }
     ApplyAuthorization.check(auth.view(), tx.caller, command);
     return switch (command.getCommandCase()) {
       case ACQUIRE ->
@@ -395,6 +421,15 @@ public final class LeaseCore {
                   placements.adopt(
                       tx, command.getAdoptNamespace(), LogFormat.token(logFormat, tx.index + 1, 0)))
               .build();
+      case COPY_GLOBAL -> {
+        if (placements.group() == 0) {
+          throw new InvalidArgumentException(
+              "copy_global", "the meta group holds the global state; only lease groups copy it");
+        }
+        yield LogReply.newBuilder()
+            .setCopyGlobal(global.apply(tx, command.getCopyGlobal()))
+            .build();
+      }
       // Format 1 knows no batches: applied as no command, as a node that predates them applies it.
       case BATCH ->
           throw new InvalidArgumentException(
@@ -469,6 +504,11 @@ public final class LeaseCore {
             });
         ServiceVersions.put(services, tx.index, tx.extra);
       }
+      if (placements.group() == 0 && logFormat < LogFormat.GROUPS && asked >= LogFormat.GROUPS) {
+        // The global state held now is the first version lease groups copy.
+        global.changed(tx.extra, tx.index);
+        tx.afterCommit(() -> global.committed(tx.index));
+      }
       tx.afterCommit(() -> logFormat = asked);
     }
     return SetLogFormatResponse.newBuilder()
@@ -480,6 +520,31 @@ public final class LeaseCore {
   /** The log format in force as of the last applied entry ({@link LogFormat}). */
   public int logFormat() {
     return logFormat;
+  }
+
+  /**
+   * Whether a command changes the global state (policies, bans, roles): the meta group's alone,
+   * copied into lease groups.
+   */
+  public static boolean changesGlobalState(LogCommand command) {
+    return GlobalCopies.global(command);
+  }
+
+  /**
+   * The version of the global state (policies, bans, roles) this group holds: in the meta group the
+   * last entry that changed it, in a lease group the copy it took last (docs/design/multi-raft.md,
+   * "Global state"). Safe from any thread.
+   */
+  public long globalVersion() {
+    return global.version();
+  }
+
+  /**
+   * The meta group's global state as of its last applied entry, as a lease group takes it ({@code
+   * CopyGlobal}); read from one view.
+   */
+  public CopyGlobal globalState() {
+    return global.snapshot();
   }
 
   // ---- reads ----

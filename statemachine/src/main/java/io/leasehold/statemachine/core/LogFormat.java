@@ -25,10 +25,10 @@ import io.leasehold.proto.v1.LogCommand;
  *       (switch index + 1) * 4096}, above every token of the 256-wide positions before it, so
  *       tokens still strictly increase over every grant.
  *   <li>6: as 5, and an entry may carry the placement of a namespace on a lease group (meta group)
- *       and a lease group's adoption of a namespace, which may raise the group's token offset
- *       (docs/design/multi-raft.md). A group's token is its offset plus the format 5 token; the
- *       offset is 0 until an adoption raises it, so a cluster with one group grants the same tokens
- *       as under format 5.
+ *       a lease group's adoption of a namespace, which may raise the group's token offset, and a
+ *       lease group's copy of the meta group's global state (docs/design/multi-raft.md). A group's
+ *       token is its offset plus the format 5 token; the offset is 0 until an adoption raises it,
+ *       so a cluster with one group grants the same tokens as under format 5.
  * </ul>
  */
 public final class LogFormat {
@@ -64,7 +64,7 @@ public final class LogFormat {
       case ACQUIRE -> c.getAcquire().getSession() != 0 ? SESSIONS : FIRST;
       case EXPIRE -> c.getExpire().getSessionsCount() > 0 ? SESSIONS : FIRST;
       case ACQUIRE_MANY -> MANY;
-      case PLACE_NAMESPACE, ADOPT_NAMESPACE -> GROUPS;
+      case PLACE_NAMESPACE, ADOPT_NAMESPACE, COPY_GLOBAL -> GROUPS;
       default -> FIRST;
     };
   }

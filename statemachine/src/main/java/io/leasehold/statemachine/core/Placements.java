@@ -112,6 +112,7 @@ final class Placements {
       case UPDATE -> foreign(command.getUpdate().getName());
       case TRANSFER -> foreign(command.getTransfer().getName());
       case ACCEPT_TRANSFER -> foreign(command.getAcceptTransfer().getName());
+      case REVOKE -> foreign(command.getRevoke().getName());
       case RENEW ->
           command.getRenew().getItemsList().stream()
               .map(i -> LeaseIndex.namespace(i.getName()))

@@ -1,0 +1,170 @@
+package io.leasehold.server.raft;
+
+import io.leasehold.proto.v1.CopyGlobal;
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.LogReply;
+import io.leasehold.statemachine.core.LeaseCore;
+import io.leasehold.statemachine.core.LogFormat;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Brings the meta group's global state (policies, bans, roles) to every lease group
+ * (docs/design/multi-raft.md, "Global state"), as {@code CopyGlobal} entries: each the whole state
+ * at a version, which a group applies only if it is newer than the one it holds.
+ *
+ * <p>A global change answered by the meta group is answered to the caller only once every lease
+ * group holds it ({@link #after}): a caller told "banned" can rely on no group granting that holder
+ * anything after the reply. If a group cannot take it within the call's deadline, the call fails
+ * naming the group; the change stays committed in the meta group, and the meta group's leader
+ * copies it once the group can take it: every {@link #SWEEP} it sends a copy to each group behind
+ * it, which also carries the changes nobody waits for (the leader's lifting of timed bans, the
+ * initial admin).
+ */
+final class GlobalSync implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(GlobalSync.class);
+
+  /** How often the meta group's leader looks for lease groups behind it. */
+  static final Duration SWEEP = Duration.ofSeconds(1);
+
+  private final Supplier<LeaseCore> meta;
+  private final Supplier<CompletableFuture<?>> metaCaughtUp;
+  private final BooleanSupplier metaLeader;
+  private final LeaseGroups groups;
+  private final ScheduledExecutorService timer;
+
+  /** The groups the sweep has a copy in flight to: one at a time each. */
+  private final Set<Integer> sweeping = ConcurrentHashMap.newKeySet();
+
+  GlobalSync(
+      Supplier<LeaseCore> meta,
+      Supplier<CompletableFuture<?>> metaCaughtUp,
+      BooleanSupplier metaLeader,
+      LeaseGroups groups) {
+    this.meta = meta;
+    this.metaCaughtUp = metaCaughtUp;
+    this.metaLeader = metaLeader;
+    this.groups = groups;
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "leasehold-global-sync");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /** Starts the meta leader's sweep; only a node that hosts lease groups needs it. */
+  void start() {
+    if (!groups.hostedNumbers().isEmpty()) {
+      timer.scheduleWithFixedDelay(
+          this::sweep, SWEEP.toMillis(), SWEEP.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * The meta group's reply to a global change, once every lease group holds the change too; a
+   * refused or invalid change is answered as it is.
+   */
+  CompletableFuture<LogReply> after(CompletableFuture<LogReply> metaReply) {
+    return metaReply.thenCompose(
+        reply -> {
+          if (reply.hasInvalid()
+              || reply.hasRefused()
+              || meta.get().logFormat() < LogFormat.GROUPS) {
+            return CompletableFuture.completedFuture(reply);
+          }
+          // Once caught up, this node's meta state holds the change (and maybe later ones).
+          return metaCaughtUp
+              .get()
+              .thenCompose(caughtUp -> copyEverywhere(meta.get().globalState()))
+              .thenApply(copied -> reply);
+        });
+  }
+
+  private CompletableFuture<Void> copyEverywhere(CopyGlobal state) {
+    List<CompletableFuture<Void>> copies =
+        groups.hostedNumbers().stream().map(n -> copyTo(n, state)).toList();
+    return CompletableFuture.allOf(copies.toArray(CompletableFuture[]::new));
+  }
+
+  /** Has lease group {@code number} hold {@code state} or a newer copy. */
+  private CompletableFuture<Void> copyTo(int number, CopyGlobal state) {
+    Optional<LeaseGroup> g = groups.hosted(number);
+    if (g.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    LeaseGroup group = g.get();
+    if (group.machine().core().globalVersion() >= state.getVersion()) {
+      return CompletableFuture.completedFuture(null); // applied here, so committed in the group
+    }
+    LogCommand copy = LogCommand.newBuilder().setCopyGlobal(state).build();
+    return group
+        .raiseFormat(meta.get().logFormat())
+        .thenCompose(raised -> group.propose(copy))
+        .handle(
+            (reply, error) -> {
+              if (error == null
+                  && reply.hasCopyGlobal()
+                  && reply.getCopyGlobal().getVersion() >= state.getVersion()) {
+                return null;
+              }
+              throw new CompletionException(
+                  new ConsensusUnavailableException(
+                      "the change is committed in the meta group, but lease group "
+                          + number
+                          + " has not taken it yet ("
+                          + (error != null ? RaftErrors.unwrap(error).getMessage() : reply)
+                          + "); the meta group's leader copies it there once the group has a"
+                          + " leader",
+                      error == null ? null : RaftErrors.unwrap(error)));
+            });
+  }
+
+  /** On the meta group's leader: a copy to every lease group behind it. */
+  private void sweep() {
+    try {
+      LeaseCore core = meta.get();
+      if (!metaLeader.getAsBoolean() || core.logFormat() < LogFormat.GROUPS) {
+        return;
+      }
+      long version = core.globalVersion();
+      for (int number : groups.hostedNumbers()) {
+        Optional<LeaseGroup> g = groups.hosted(number);
+        if (g.isEmpty()
+            || !g.get().hasLeader()
+            || g.get().machine().core().globalVersion() >= version
+            || !sweeping.add(number)) {
+          continue;
+        }
+        copyTo(number, core.globalState())
+            .whenComplete(
+                (ok, error) -> {
+                  sweeping.remove(number);
+                  if (error != null) {
+                    LOG.debug("lease group {}: global state not copied yet: {}", number, error);
+                  }
+                });
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("copying the global state to lease groups: {}", e.toString());
+    }
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}
