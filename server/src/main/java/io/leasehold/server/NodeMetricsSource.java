@@ -5,6 +5,7 @@ import io.leasehold.server.metrics.NodeMetrics;
 import io.leasehold.server.raft.Consensus;
 import io.leasehold.server.watch.WatchHub;
 import io.leasehold.statemachine.core.Counters;
+import io.leasehold.statemachine.core.LeaseCore;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import java.io.IOException;
 import java.nio.file.FileStore;
@@ -46,6 +47,20 @@ final class NodeMetricsSource implements NodeMetrics.Source {
     this.acquireWaits = acquireWaits;
   }
 
+  /**
+   * The meta group's state and each hosted lease group's: the node's lease metrics count them all
+   * (a namespace lives in one group, so nothing is counted twice).
+   */
+  private List<LeaseCore> cores() {
+    List<LeaseCore> cores = new java.util.ArrayList<>();
+    cores.add(stateMachine.get().core());
+    Consensus c = consensus.get();
+    if (c != null) {
+      cores.addAll(c.leaseGroupCores().values());
+    }
+    return cores;
+  }
+
   @Override
   public int acquireWaiting() {
     return acquireWaits.waiting();
@@ -54,7 +69,15 @@ final class NodeMetricsSource implements NodeMetrics.Source {
   /** The live leases by namespace, from the lease index the apply thread keeps (no scan). */
   @Override
   public Map<String, Long> leasesByNamespace() {
-    return NodeMetrics.orElse(() -> stateMachine.get().core().liveLeasesByNamespace(), Map.of());
+    return NodeMetrics.orElse(
+        () -> {
+          Map<String, Long> all = new java.util.TreeMap<>();
+          for (LeaseCore core : cores()) {
+            core.liveLeasesByNamespace().forEach((ns, n) -> all.merge(ns, n, Long::sum));
+          }
+          return all;
+        },
+        Map.of());
   }
 
   @Override
@@ -84,12 +107,17 @@ final class NodeMetricsSource implements NodeMetrics.Source {
 
   @Override
   public Counters.Snapshot counters() {
-    return stateMachine.get().core().counters().snapshot();
+    Counters.Snapshot sum = null;
+    for (LeaseCore core : cores()) {
+      Counters.Snapshot c = core.counters().snapshot();
+      sum = sum == null ? c : sum.plus(c);
+    }
+    return sum;
   }
 
   @Override
   public long liveLeases() {
-    return NodeMetrics.orElse(() -> (long) stateMachine.get().core().liveLeases(), 0L);
+    return NodeMetrics.orElse(() -> cores().stream().mapToLong(LeaseCore::liveLeases).sum(), 0L);
   }
 
   @Override

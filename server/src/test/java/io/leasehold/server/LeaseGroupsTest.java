@@ -38,7 +38,6 @@ import io.leasehold.proto.v1.Role;
 import io.leasehold.proto.v1.SetPolicyRequest;
 import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.StatusResponse;
-import io.leasehold.server.raft.RaftConsensus;
 import io.leasehold.statemachine.core.LeaseCore;
 import io.leasehold.statemachine.core.LogFormat;
 import java.nio.file.Files;
@@ -142,7 +141,7 @@ class LeaseGroupsTest {
 
   @Test
   void namespacesArePlacedOnLeaseGroupsAndEveryNodeRoutesTheirCommands() throws Exception {
-    cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3));
+    cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3).metricsPort(0));
     await(
         () -> "every lease group led by the member its priority names: " + views(),
         WAIT,
@@ -298,6 +297,27 @@ class LeaseGroupsTest {
         Outcome.RELEASED,
         cluster.leases("n3").release(release("alpha/a", alpha.getLease().getToken())).getOutcome());
     assertFalse(cluster.leases("n2").get(get("alpha/a")).getFound());
+
+    // A node's lease metrics count every group it hosts: beta/b, beta/m1, gamma/c, alpha/m2.
+    for (LeaseholdNode n : cluster.running()) {
+      await(
+          () -> n.config().id() + " counts the leases of every group: " + leaseMetrics(n),
+          WAIT,
+          () -> {
+            String m = leaseMetrics(n);
+            return m.contains("leasehold_leases_live 4.0")
+                && m.contains("leasehold_leases_live_by_namespace{namespace=\"beta\"} 2.0")
+                && m.contains("leasehold_leases_expired_total 1.0");
+          });
+    }
+  }
+
+  private static String leaseMetrics(LeaseholdNode n) {
+    return TestCluster.httpGet(n, "/metrics")
+        .body()
+        .lines()
+        .filter(l -> l.startsWith("leasehold_leases_"))
+        .collect(Collectors.joining("\n"));
   }
 
   @Test
@@ -392,10 +412,8 @@ class LeaseGroupsTest {
 
   /** The version of the global state lease group {@code group} holds on node {@code n}. */
   private static long copiedVersion(LeaseholdNode n, int group) {
-    return ((RaftConsensus) n.consensus())
-        .leaseGroupCore(group)
-        .map(LeaseCore::globalVersion)
-        .orElse(-1L);
+    LeaseCore core = n.consensus().leaseGroupCores().get(group);
+    return core == null ? -1 : core.globalVersion();
   }
 
   @Test

@@ -6,6 +6,7 @@ import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ReadReply;
+import io.leasehold.statemachine.core.LeaseCore;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -70,6 +71,14 @@ public interface Consensus {
    * (docs/design/multi-raft.md).
    */
   List<GroupStatus> groups();
+
+  /**
+   * The state of each lease group this node hosts, by number, as this node applied it: for the
+   * node's metrics, which count leases in every group. Empty without lease groups.
+   */
+  default Map<Integer, LeaseCore> leaseGroupCores() {
+    return Map.of();
+  }
 
   /**
    * What replication cost this node since it started: AppendEntries requests (heartbeats included)

@@ -210,11 +210,6 @@ public final class RaftConsensus implements Consensus {
     return raft;
   }
 
-  /** A lease group's core as this node applies it: for tests that look inside. */
-  public Optional<LeaseCore> leaseGroupCore(int number) {
-    return raft.leaseGroups().hosted(number).map(g -> g.machine().core());
-  }
-
   @Override
   public String selfId() {
     return config.id();
@@ -293,6 +288,15 @@ public final class RaftConsensus implements Consensus {
   @Override
   public Replication replication() {
     return new Replication(raft.appends().requests(), raft.appends().bytes(), raft.logFlushes());
+  }
+
+  @Override
+  public Map<Integer, LeaseCore> leaseGroupCores() {
+    Map<Integer, LeaseCore> cores = new java.util.TreeMap<>();
+    for (int number : raft.leaseGroups().hostedNumbers()) {
+      raft.leaseGroups().hosted(number).ifPresent(g -> cores.put(number, g.machine().core()));
+    }
+    return cores;
   }
 
   @Override

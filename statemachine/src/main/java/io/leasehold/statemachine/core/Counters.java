@@ -29,6 +29,22 @@ public final class Counters {
     public long rejected(RejectReason reason) {
       return rejections.getOrDefault(reason, 0L);
     }
+
+    /** The counts of both, added: a node's over the Raft groups it hosts. */
+    public Snapshot plus(Snapshot o) {
+      Map<RejectReason, Long> r = new EnumMap<>(RejectReason.class);
+      rejections.forEach((reason, n) -> r.merge(reason, n, Long::sum));
+      o.rejections.forEach((reason, n) -> r.merge(reason, n, Long::sum));
+      return new Snapshot(
+          acquired + o.acquired,
+          renewed + o.renewed,
+          released + o.released,
+          expired + o.expired,
+          revoked + o.revoked,
+          banned + o.banned,
+          lateHeartbeats + o.lateHeartbeats,
+          r);
+    }
   }
 
   /**
