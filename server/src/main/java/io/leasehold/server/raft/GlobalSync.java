@@ -15,7 +15,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,20 +27,20 @@ import org.slf4j.LoggerFactory;
  * <p>A global change answered by the meta group is answered to the caller only once every lease
  * group holds it ({@link #after}): a caller told "banned" can rely on no group granting that holder
  * anything after the reply. If a group cannot take it within the call's deadline, the call fails
- * naming the group; the change stays committed in the meta group, and the meta group's leader
- * copies it once the group can take it: every {@link #SWEEP} it sends a copy to each group behind
- * it, which also carries the changes nobody waits for (the leader's lifting of timed bans, the
- * initial admin).
+ * naming the group; the change stays committed in the meta group, and the group's leader copies it
+ * once the group can take it: every {@link #SWEEP} each lease group's leader compares the global
+ * state its group holds with the meta group's as its node applied it, and copies a newer one. That
+ * also carries the changes nobody waits for (the meta leader's lifting of timed bans, the initial
+ * admin).
  */
 final class GlobalSync implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GlobalSync.class);
 
-  /** How often the meta group's leader looks for lease groups behind it. */
+  /** How often each lease group's leader looks for a newer global state. */
   static final Duration SWEEP = Duration.ofSeconds(1);
 
   private final Supplier<LeaseCore> meta;
   private final Supplier<CompletableFuture<?>> metaCaughtUp;
-  private final BooleanSupplier metaLeader;
   private final LeaseGroups groups;
   private final ScheduledExecutorService timer;
 
@@ -49,13 +48,9 @@ final class GlobalSync implements AutoCloseable {
   private final Set<Integer> sweeping = ConcurrentHashMap.newKeySet();
 
   GlobalSync(
-      Supplier<LeaseCore> meta,
-      Supplier<CompletableFuture<?>> metaCaughtUp,
-      BooleanSupplier metaLeader,
-      LeaseGroups groups) {
+      Supplier<LeaseCore> meta, Supplier<CompletableFuture<?>> metaCaughtUp, LeaseGroups groups) {
     this.meta = meta;
     this.metaCaughtUp = metaCaughtUp;
-    this.metaLeader = metaLeader;
     this.groups = groups;
     this.timer =
         Executors.newSingleThreadScheduledExecutor(
@@ -133,18 +128,23 @@ final class GlobalSync implements AutoCloseable {
             });
   }
 
-  /** On the meta group's leader: a copy to every lease group behind it. */
+  /**
+   * On each lease group's leader: a copy of the meta group's state, as this node applied it, if the
+   * group holds an older one. A node whose meta state lags sends nothing older than the group holds
+   * (the group would ignore it), so any leader may copy, including one the meta group's leader does
+   * not share a group with.
+   */
   private void sweep() {
     try {
       LeaseCore core = meta.get();
-      if (!metaLeader.getAsBoolean() || core.logFormat() < LogFormat.GROUPS) {
+      if (core.logFormat() < LogFormat.GROUPS) {
         return;
       }
       long version = core.globalVersion();
       for (int number : groups.hostedNumbers()) {
         Optional<LeaseGroup> g = groups.hosted(number);
         if (g.isEmpty()
-            || !g.get().hasLeader()
+            || !g.get().isLeader()
             || g.get().machine().core().globalVersion() >= version
             || !sweeping.add(number)) {
           continue;

@@ -116,8 +116,7 @@ public final class RaftConsensus implements Consensus {
             (query, stale) -> RaftErrors.mapped(replicator.read(query, stale)),
             this::caughtUp,
             raft.leaseGroups());
-    this.globalSync =
-        new GlobalSync(stateMachine::core, this::caughtUp, this::isLeader, raft.leaseGroups());
+    this.globalSync = new GlobalSync(stateMachine::core, this::caughtUp, raft.leaseGroups());
     ClusterAdmin.Retries adminRetries =
         new ClusterAdmin.Retries(
             RetryPolicies.retryUpToMaximumCountWithFixedSleep(
