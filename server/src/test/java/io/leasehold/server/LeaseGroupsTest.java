@@ -390,6 +390,20 @@ class LeaseGroupsTest {
           () -> copiedVersion(n, group) == n.stateMachine().core().globalVersion());
     }
 
+    // Every node reports each group's copy of the global state: all at the meta group's version.
+    for (String id : cluster.ids()) {
+      await(
+          () -> id + " reports every group at the meta group's version: " + status(id),
+          WAIT,
+          () -> {
+            List<GroupStatus> groups = status(id).getGroupsList();
+            return groups.size() == 4
+                && groups.get(0).getGlobalVersion() > 0
+                && groups.stream()
+                    .allMatch(g -> g.getGlobalVersion() == groups.get(0).getGlobalVersion());
+          });
+    }
+
     // Revoke by name ends the lease in its group, through a node that does not lead it.
     RevokeResponse revoked =
         cluster

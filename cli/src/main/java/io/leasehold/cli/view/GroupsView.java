@@ -85,7 +85,9 @@ public final class GroupsView {
                       "role",
                       view == null ? null : ClusterView.role(view.role()),
                       "appliedIndex",
-                      view == null ? null : view.appliedIndex()));
+                      view == null ? null : view.appliedIndex(),
+                      "globalVersion",
+                      view == null ? null : view.globalVersion()));
             });
     return Json.object(
         "number", g.number(),

@@ -513,7 +513,8 @@ public final class Protos {
         g.getCommitIndex(),
         g.getAppliedIndex(),
         priorities,
-        List.copyOf(g.getNamespacesList()));
+        List.copyOf(g.getNamespacesList()),
+        g.getGlobalVersion());
   }
 
   public static NodeStatus nodeStatus(StatusResponse s) {

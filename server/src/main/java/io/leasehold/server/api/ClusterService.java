@@ -87,7 +87,8 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
               .setRole(role(g.role()))
               .setTerm(g.term())
               .setCommitIndex(g.commitIndex())
-              .setAppliedIndex(g.appliedIndex());
+              .setAppliedIndex(g.appliedIndex())
+              .setGlobalVersion(g.globalVersion());
       g.leaderId().ifPresent(group::setLeaderId);
       group.addAllNamespaces(g.namespaces());
       g.priorities()

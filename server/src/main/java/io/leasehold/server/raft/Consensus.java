@@ -188,7 +188,8 @@ public interface Consensus {
       long commitIndex,
       long appliedIndex,
       Map<String, Integer> priorities,
-      List<String> namespaces) {}
+      List<String> namespaces,
+      long globalVersion) {}
 
   /**
    * What the health check judges.

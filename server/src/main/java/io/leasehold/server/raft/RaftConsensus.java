@@ -302,7 +302,7 @@ public final class RaftConsensus implements Consensus {
   public List<GroupStatus> groups() {
     List<GroupStatus> out = new ArrayList<>();
     Map<Integer, List<String>> placed = metaMachine.core().namespacesByGroup();
-    out.add(groupStatus(0, raft.division(), placed));
+    out.add(groupStatus(0, raft.division(), placed, metaMachine.core().globalVersion()));
     List<GroupStatus> lease = new ArrayList<>();
     for (RaftGroupId id : raft.server().getGroupIds()) {
       Optional<Integer> number = raft.leaseGroups().number(id);
@@ -310,7 +310,15 @@ public final class RaftConsensus implements Consensus {
         continue;
       }
       try {
-        lease.add(groupStatus(number.get(), raft.server().getDivision(id), placed));
+        lease.add(
+            groupStatus(
+                number.get(),
+                raft.server().getDivision(id),
+                placed,
+                raft.leaseGroups()
+                    .hosted(number.get())
+                    .map(g -> g.machine().core().globalVersion())
+                    .orElse(0L)));
       } catch (IOException e) {
         // Removed or closing since it was listed: not hosted any more.
       }
@@ -321,7 +329,7 @@ public final class RaftConsensus implements Consensus {
   }
 
   private static GroupStatus groupStatus(
-      int number, RaftServer.Division d, Map<Integer, List<String>> placed) {
+      int number, RaftServer.Division d, Map<Integer, List<String>> placed, long globalVersion) {
     DivisionInfo info = d.getInfo();
     Map<String, Integer> priorities = new LinkedHashMap<>();
     for (RaftPeer p : d.getRaftConf().getCurrentPeers()) {
@@ -336,7 +344,8 @@ public final class RaftConsensus implements Consensus {
         d.getRaftLog().getLastCommittedIndex(),
         info.getLastAppliedIndex(),
         priorities,
-        placed.getOrDefault(number, List.of()));
+        placed.getOrDefault(number, List.of()),
+        globalVersion);
   }
 
   @Override
