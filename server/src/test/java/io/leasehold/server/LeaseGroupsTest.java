@@ -38,6 +38,7 @@ import io.leasehold.proto.v1.Role;
 import io.leasehold.proto.v1.SetPolicyRequest;
 import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.StatusResponse;
+import io.leasehold.server.raft.PeerTraffic;
 import io.leasehold.statemachine.core.LeaseCore;
 import io.leasehold.statemachine.core.LogFormat;
 import java.nio.file.Files;
@@ -116,6 +117,28 @@ class LeaseGroupsTest {
     assertTrue(metrics.contains("leasehold_raft_group_leader{group=\"2\"} 0.0"), metrics);
     assertTrue(metrics.contains("leasehold_raft_group_leader{group=\"3\"} 0.0"), metrics);
     assertTrue(metrics.contains("leasehold_raft_group_commit_index{group=\"0\"}"), metrics);
+    // The fault hook tells the groups' AppendEntries apart: n2 hears each group it follows.
+    Set<String> followed =
+        status("n2").getGroupsList().stream()
+            .filter(g -> g.getRole() == Role.FOLLOWER)
+            .map(GroupStatus::getGroupId)
+            .collect(Collectors.toSet());
+    assertTrue(followed.size() >= 2, followed::toString);
+    Set<String> heard = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    PeerTraffic traffic = cluster.node("n2").diagnostics().peerTraffic();
+    traffic.rule(
+        a -> {
+          heard.add(a.group());
+          return PeerTraffic.Verdict.DELIVER;
+        });
+    try {
+      await(
+          () -> "n2 hears AppendEntries of every group it follows " + followed + ": " + heard,
+          WAIT,
+          () -> heard.containsAll(followed));
+    } finally {
+      traffic.rule(null);
+    }
     // The meta group goes on serving writes beside them.
     assertEquals(
         Outcome.GRANTED,

@@ -15,6 +15,7 @@ import org.apache.ratis.proto.RaftProtos.RaftRpcRequestProto;
 import org.apache.ratis.proto.RaftProtos.ReadIndexRequestProto;
 import org.apache.ratis.proto.RaftProtos.RequestVoteRequestProto;
 import org.apache.ratis.proto.RaftProtos.StartLeaderElectionRequestProto;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.thirdparty.io.grpc.ForwardingServerCallListener;
 import org.apache.ratis.thirdparty.io.grpc.Metadata;
 import org.apache.ratis.thirdparty.io.grpc.ServerCall;
@@ -41,12 +42,13 @@ public final class PeerTraffic {
   }
 
   /**
-   * An AppendEntries request as the rule sees it: who sent it in which term, the entry before its
-   * entries, its entries' span (none for a heartbeat: first index -1) and the leader's commit
-   * index.
+   * An AppendEntries request as the rule sees it: who sent it in which term and for which Raft
+   * group (its id's UUID: the meta group's or a lease group's), the entry before its entries, its
+   * entries' span (none for a heartbeat: first index -1) and the leader's commit index.
    */
   public record Append(
       String from,
+      String group,
       long term,
       long previousIndex,
       long previousTerm,
@@ -64,6 +66,7 @@ public final class PeerTraffic {
       LogEntryProto last = n == 0 ? null : r.getEntries(n - 1);
       return new Append(
           r.getServerRequest().getRequestorId().toStringUtf8(),
+          RaftGroupId.valueOf(r.getServerRequest().getRaftGroupId().getId()).getUuid().toString(),
           r.getLeaderTerm(),
           r.hasPreviousLog() ? r.getPreviousLog().getIndex() : -1,
           r.hasPreviousLog() ? r.getPreviousLog().getTerm() : -1,
