@@ -61,7 +61,7 @@ final class GlobalSync implements AutoCloseable {
             });
   }
 
-  /** Starts the meta leader's sweep; only a node that hosts lease groups needs it. */
+  /** Starts the sweep of the lease groups this node leads; a node that hosts none has none. */
   void start() {
     if (!groups.hostedNumbers().isEmpty()) {
       timer.scheduleWithFixedDelay(
@@ -122,8 +122,7 @@ final class GlobalSync implements AutoCloseable {
                           + number
                           + " has not taken it yet ("
                           + (error != null ? RaftErrors.unwrap(error).getMessage() : reply)
-                          + "); the meta group's leader copies it there once the group has a"
-                          + " leader",
+                          + "); the group's leader copies it there once the group has one",
                       error == null ? null : RaftErrors.unwrap(error)));
             });
   }
