@@ -107,12 +107,10 @@ final class NodeMetricsSource implements NodeMetrics.Source {
 
   @Override
   public Counters.Snapshot counters() {
-    Counters.Snapshot sum = null;
-    for (LeaseCore core : cores()) {
-      Counters.Snapshot c = core.counters().snapshot();
-      sum = sum == null ? c : sum.plus(c);
-    }
-    return sum;
+    return cores().stream()
+        .map(core -> core.counters().snapshot())
+        .reduce(Counters.Snapshot::plus)
+        .orElseThrow(); // the meta group's is always there
   }
 
   @Override

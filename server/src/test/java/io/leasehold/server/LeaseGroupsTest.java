@@ -165,18 +165,7 @@ class LeaseGroupsTest {
   @Test
   void namespacesArePlacedOnLeaseGroupsAndEveryNodeRoutesTheirCommands() throws Exception {
     cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3).metricsPort(0));
-    await(
-        () -> "every lease group led by the member its priority names: " + views(),
-        WAIT,
-        () ->
-            cluster.ids().stream()
-                .allMatch(id -> leaders(id).equals(Map.of(1, "n1", 2, "n2", 3, "n3"))));
-    await(
-        "the meta group applies log format 6 on every member",
-        WAIT,
-        () ->
-            cluster.running().stream()
-                .allMatch(n -> n.consensus().logFormat() == LogFormat.GROUPS));
+    awaitGroupsPlaceable();
 
     // First writes place each namespace on the lease group with the fewest, from any node.
     AcquireResponse alpha = cluster.leases("n1").acquire(acquire("alpha/a", "runner-1", 30));
@@ -346,18 +335,7 @@ class LeaseGroupsTest {
   @Test
   void policiesBansAndRevocationsReachTheLeaseGroups() throws Exception {
     cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3));
-    await(
-        () -> "every lease group led: " + views(),
-        WAIT,
-        () ->
-            cluster.ids().stream()
-                .allMatch(id -> leaders(id).equals(Map.of(1, "n1", 2, "n2", 3, "n3"))));
-    await(
-        "the meta group applies log format 6 on every member",
-        WAIT,
-        () ->
-            cluster.running().stream()
-                .allMatch(n -> n.consensus().logFormat() == LogFormat.GROUPS));
+    awaitGroupsPlaceable();
     AcquireResponse first = cluster.leases("n1").acquire(acquire("alpha/a", "runner-1", 30));
     assertEquals(Outcome.GRANTED, first.getOutcome(), first::toString);
     // Answered once the meta group's leader applied the placement; every node applies it in turn.
@@ -445,6 +423,25 @@ class LeaseGroupsTest {
     assertTrue(
         cluster.node("n1").stateMachine().core().placement("unplaced").isEmpty(),
         "a revocation places nothing");
+  }
+
+  /**
+   * Waits until each lease group is led by the member its priority names and every member applies
+   * log format 6, so that first writes place their namespaces on lease groups.
+   */
+  private void awaitGroupsPlaceable() {
+    await(
+        () -> "every lease group led by the member its priority names: " + views(),
+        WAIT,
+        () ->
+            cluster.ids().stream()
+                .allMatch(id -> leaders(id).equals(Map.of(1, "n1", 2, "n2", 3, "n3"))));
+    await(
+        "the meta group applies log format 6 on every member",
+        WAIT,
+        () ->
+            cluster.running().stream()
+                .allMatch(n -> n.consensus().logFormat() == LogFormat.GROUPS));
   }
 
   /** The version of the global state lease group {@code group} holds on node {@code n}. */

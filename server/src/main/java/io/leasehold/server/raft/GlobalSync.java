@@ -140,6 +140,7 @@ final class GlobalSync implements AutoCloseable {
         return;
       }
       long version = core.globalVersion();
+      CopyGlobal state = null; // read from the store once a sweep, if some group needs it
       for (int number : groups.hostedNumbers()) {
         Optional<LeaseGroup> g = groups.hosted(number);
         if (g.isEmpty()
@@ -148,7 +149,10 @@ final class GlobalSync implements AutoCloseable {
             || !sweeping.add(number)) {
           continue;
         }
-        copyTo(number, core.globalState())
+        if (state == null) {
+          state = core.globalState();
+        }
+        copyTo(number, state)
             .whenComplete(
                 (ok, error) -> {
                   sweeping.remove(number);
