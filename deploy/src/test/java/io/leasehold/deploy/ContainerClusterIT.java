@@ -37,6 +37,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -330,7 +331,17 @@ class ContainerClusterIT {
             .blocking()
             .acquire("lock/rolling", LeaseOptions.defaults().withTtl(Duration.ofSeconds(6)));
     List<LeaseState> states = new CopyOnWriteArrayList<>();
-    held.addListener(t -> states.add(t.to()));
+    // Each transition with the step it happened in and when, so a failure says what caused it.
+    List<String> transitions = new CopyOnWriteArrayList<>();
+    AtomicReference<String> step = new AtomicReference<>("before the upgrade");
+    long began = System.nanoTime();
+    held.addListener(
+        t -> {
+          states.add(t.to());
+          transitions.add(
+              String.format(
+                  "%s at %d ms, %s", t, (System.nanoTime() - began) / 1_000_000, step.get()));
+        });
     List<WatchEvent> events = new CopyOnWriteArrayList<>();
     Watch watch =
         client.watch("rolling/", client.blocking().list("rolling/").revision() + 1, events::add);
@@ -368,6 +379,7 @@ class ContainerClusterIT {
       order.remove(leader);
       order.add(leader);
       for (String id : order) {
+        step.set("stopping " + id + " at " + (System.nanoTime() - began) / 1_000_000 + " ms");
         GenericContainer<?> old = nodes.get(id);
         docker
             .stopContainerCmd(old.getContainerId())
@@ -376,8 +388,11 @@ class ContainerClusterIT {
         docker.removeContainerCmd(old.getContainerId()).exec(); // its named volume stays
         GenericContainer<?> upgraded = node(id, next);
         nodes.put(id, upgraded);
+        step.set("starting " + id + " at " + (System.nanoTime() - began) / 1_000_000 + " ms");
         upgraded.start();
+        step.set("catching up " + id + " at " + (System.nanoTime() - began) / 1_000_000 + " ms");
         awaitAllCaughtUp();
+        step.set("upgraded " + id + " at " + (System.nanoTime() - began) / 1_000_000 + " ms");
         int seen = acknowledged.size();
         Containers.await(
             "writes go on after " + id + " was upgraded",
@@ -411,7 +426,10 @@ class ContainerClusterIT {
           "the watch saw " + name);
     }
     watch.close();
-    assertFalse(states.contains(LeaseState.LOST), "the renewed lease was never lost: " + states);
+    LoggerFactory.getLogger(ContainerClusterIT.class)
+        .info("the renewed lease through the upgrade: {}", transitions);
+    assertFalse(
+        states.contains(LeaseState.LOST), "the renewed lease was never lost: " + transitions);
     assertEquals(
         held.token(),
         client.blocking().get("lock/rolling").orElseThrow().token(),
