@@ -57,6 +57,9 @@ import org.slf4j.LoggerFactory;
 public final class LeaseholdNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseholdNode.class);
 
+  /** The shortest a clean stop waits for its leaderships to be handed over. */
+  private static final Duration MIN_HAND_OVER_WAIT = Duration.ofSeconds(3);
+
   private final NodeConfig config;
   private final NodeTls tls;
   private final LifecycleLog lifecycle;
@@ -466,6 +469,25 @@ public final class LeaseholdNode implements AutoCloseable {
    */
   public Counters.Snapshot counters() {
     return stateMachine.core().counters().snapshot();
+  }
+
+  /**
+   * A clean stop, as on SIGTERM: every group this node leads is first handed to a caught-up
+   * follower, so its clients wait for one vote rather than an election timeout and an election (a
+   * rolling restart then costs each group one short pause); then {@link #close}. The hand-over
+   * waits at most twice the longest election timeout, and no less than three seconds.
+   */
+  public void stop() {
+    if (!closed) {
+      Duration bound = config.electionTimeoutMax().multipliedBy(2);
+      try {
+        consensus.handOverLeadership(
+            bound.compareTo(MIN_HAND_OVER_WAIT) < 0 ? MIN_HAND_OVER_WAIT : bound);
+      } catch (RuntimeException e) {
+        LOG.warn("leadership not handed over before stopping: {}", e.toString());
+      }
+    }
+    close();
   }
 
   @Override

@@ -210,13 +210,25 @@ public final class TestCluster implements AutoCloseable {
 
   /** Stops a node (closes its servers and store); its data dir stays for {@link #startNode}. */
   public void stopNode(String id) {
+    stopNode(id, LeaseholdNode::close);
+  }
+
+  /**
+   * Stops a node as SIGTERM does ({@link LeaseholdNode#stop}: its leaderships handed over first);
+   * its data dir stays for {@link #startNode}.
+   */
+  public void stopNodeCleanly(String id) {
+    stopNode(id, LeaseholdNode::stop);
+  }
+
+  private void stopNode(String id, Consumer<LeaseholdNode> how) {
     LeaseholdNode node = nodes.put(id, null);
     if (node != null) {
       ManagedChannel ch = channels.remove(id);
       if (ch != null) {
         ch.shutdownNow();
       }
-      node.close();
+      how.accept(node);
     }
   }
 

@@ -400,7 +400,7 @@ public final class ServerCommand implements Callable<Integer> {
     Thread hook =
         new Thread(
             () -> {
-              node.close();
+              node.stop(); // hands its leaderships over first
               stopped.complete(null);
             },
             "leasehold-shutdown");

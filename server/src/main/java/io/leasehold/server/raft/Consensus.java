@@ -125,6 +125,14 @@ public interface Consensus {
   CompletableFuture<Snapshot> takeSnapshot(Duration timeout);
 
   /**
+   * Before a clean stop: hands every group this node leads to a caught-up follower, waiting at most
+   * {@code bound}; a group not handed over elects once this node stops, as it would have.
+   *
+   * @return each group handed over (group UUID) and its new leader
+   */
+  Map<String, String> handOverLeadership(Duration bound);
+
+  /**
    * A probe that asks other members for their own account, over the peer port; the caller closes
    * it.
    */

@@ -455,6 +455,14 @@ public final class RaftConsensus implements Consensus {
     }
   }
 
+  @Override
+  public Map<String, String> handOverLeadership(Duration bound) {
+    Map<String, String> handed = raft.handOverLeadership(bound);
+    handed.forEach(
+        (group, to) -> lifecycle.event("leadership_handed_over", "group", group, "to", to));
+    return handed;
+  }
+
   /**
    * Stops membership and snapshot calls (the first to close: an operator's call in flight fails).
    */
