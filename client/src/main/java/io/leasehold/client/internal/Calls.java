@@ -130,6 +130,10 @@ public final class Calls {
     final long attemptNanos;
     final int maxAttempts;
     final CallOptions options;
+
+    /** The namespace a write acts in, which says where it goes; null for a read. */
+    final String namespace;
+
     final CompletableFuture<Sent<R>> result = new CompletableFuture<>();
     int attempt;
     long firstSentNanos;
@@ -154,6 +158,7 @@ public final class Calls {
       this.deadlineNanos = deadlineNanos;
       this.attemptNanos = attemptNanos;
       this.maxAttempts = maxAttempts;
+      this.namespace = target == Target.WRITE ? Routing.namespace(request) : null;
       this.options =
           executor == null ? CallOptions.DEFAULT : CallOptions.DEFAULT.withExecutor(executor);
       result.whenComplete(
@@ -176,7 +181,8 @@ public final class Calls {
       attempt++;
       long now = System.nanoTime();
       long timeout = Math.max(1, Math.min(attemptNanos, deadlineNanos - now));
-      Endpoint endpoint = target == Target.WRITE ? connection.forWrites() : connection.forReads();
+      Endpoint endpoint =
+          target == Target.WRITE ? connection.forWrites(namespace) : connection.forReads();
       ClientCall<Q, R> call;
       try {
         call =
@@ -232,6 +238,9 @@ public final class Calls {
             @Override
             public void onClose(Status status, Metadata trailers) {
               if (status.isOk() && reply != null) {
+                if (target == Target.WRITE) {
+                  connection.wrote(namespace);
+                }
                 result.complete(new Sent<>(reply, sent));
               } else if (status.isOk()) {
                 failed(endpoint, Status.INTERNAL.withDescription("no reply message"), trailers);

@@ -6,10 +6,14 @@ import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import io.leasehold.proto.v1.ClusterGrpc;
+import io.leasehold.proto.v1.GroupStatus;
 import io.leasehold.proto.v1.Member;
 import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.StatusResponse;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -27,10 +31,22 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The leader and the members are learned from {@code Cluster.Status}, asked at start and after
  * every failure, and from the leader hint a node puts on an UNAVAILABLE reply.
+ *
+ * <p>On a cluster with lease groups the same answer says which group each placed namespace lives in
+ * and who leads it: a write that acts in one namespace goes to its group's leader ({@link
+ * #forWrites(String)}), where it is proposed without a hop. The table is asked again when a write
+ * names a namespace it does not hold (placed since), when a group's leader fails, and when it is
+ * older than {@link #ROUTES_MAX_AGE_NANOS}; until then a write may reach a node that no longer
+ * leads its group, which forwards it as any node does.
  */
 public final class Connection implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
   private static final long PROBE_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+  /** How long a table of group leaders is used before it is asked for again. */
+  static final long ROUTES_MAX_AGE_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  private static final int MAX_MISSED = 1024;
 
   private final ClientSettings settings;
   private final ConnectionDiagnosis diagnosis;
@@ -40,6 +56,11 @@ public final class Connection implements AutoCloseable {
   private final AtomicInteger home = new AtomicInteger();
   private final AtomicBoolean probing = new AtomicBoolean();
   private volatile Endpoint leader;
+  private volatile Routes routes = Routes.NONE;
+
+  /** When a write last asked for the table because it lacked the namespace, by namespace. */
+  private final Map<String, Long> missed = new ConcurrentHashMap<>();
+
   private volatile long lastProbeNanos = System.nanoTime() - PROBE_GAP_NANOS;
   private volatile boolean closed;
 
@@ -67,6 +88,54 @@ public final class Connection implements AutoCloseable {
   public Endpoint forWrites() {
     Endpoint l = leader;
     return settings.preferLeader() && l != null ? l : forReads();
+  }
+
+  /**
+   * Where a write that acts in {@code namespace} goes: the leader of the lease group it is placed
+   * on, when known; otherwise (null, one group, placed nowhere yet) as {@link #forWrites()}.
+   */
+  public Endpoint forWrites(String namespace) {
+    Routes r = routes;
+    if (namespace == null || !r.leaseGroups || !settings.preferLeader()) {
+      return forWrites();
+    }
+    if (System.nanoTime() - r.learnedNanos > ROUTES_MAX_AGE_NANOS) {
+      probe(); // leaders may have moved: this write goes as known, the next ones learn
+    }
+    Endpoint e = r.byNamespace.get(namespace);
+    return e != null ? e : forWrites();
+  }
+
+  /**
+   * A write that acts in {@code namespace} was answered: if the table lacks the namespace (its
+   * first write placed it), ask for a new one, so that the next writes go to its group's leader.
+   * Asked after the answer, not before the write, so that the placement is there to be learned.
+   */
+  public void wrote(String namespace) {
+    Routes r = routes;
+    if (namespace != null
+        && r.leaseGroups
+        && !r.byNamespace.containsKey(namespace)
+        && firstMiss(namespace, System.nanoTime())) {
+      probe();
+    }
+  }
+
+  /**
+   * Whether a write naming {@code namespace}, which the table lacks, should ask for a new one: once
+   * per {@link #ROUTES_MAX_AGE_NANOS} a namespace, so that writes the meta group keeps (or that
+   * never place their namespace, being refused) do not ask on every call.
+   */
+  private boolean firstMiss(String namespace, long now) {
+    Long last = missed.get(namespace);
+    if (last != null && now - last <= ROUTES_MAX_AGE_NANOS) {
+      return false;
+    }
+    if (missed.size() >= MAX_MISSED) {
+      missed.clear(); // a client writing to ever new namespaces: forget, rather than grow
+    }
+    missed.put(namespace, now);
+    return true;
   }
 
   /**
@@ -114,6 +183,10 @@ public final class Connection implements AutoCloseable {
     if (nodeTrouble) {
       if (leader == e) {
         leader = null;
+      }
+      Routes r = routes;
+      if (r.byNamespace.containsValue(e)) {
+        routes = r.without(e);
       }
       int h = home.get();
       if (endpoints.get(Math.floorMod(h, endpoints.size())) == e && home.compareAndSet(h, h + 1)) {
@@ -206,6 +279,45 @@ public final class Connection implements AutoCloseable {
       if (l != null && leaderIs(l)) {
         LOG.debug("leader is {} ({})", status.getLeaderId(), l);
       }
+    }
+    learnRoutes(status);
+  }
+
+  /**
+   * Each namespace placed on a lease group, and that group's leader, as the answering node knows.
+   */
+  private void learnRoutes(StatusResponse status) {
+    Map<String, String> addresses = new HashMap<>();
+    for (Member m : status.getMembersList()) {
+      addresses.put(m.getId(), m.getClientAddress());
+    }
+    Map<String, Endpoint> byNamespace = new HashMap<>();
+    boolean leaseGroups = false;
+    for (GroupStatus g : status.getGroupsList()) {
+      leaseGroups |= g.getNumber() > 0;
+      String address = addresses.get(g.getLeaderId());
+      if (g.getNumber() == 0 || address == null || address.isEmpty()) {
+        continue; // the meta group's writes go to the leader; a group without one, anywhere
+      }
+      Endpoint e = endpoint(address, settings.discoverMembers());
+      if (e != null) {
+        g.getNamespacesList().forEach(ns -> byNamespace.put(ns, e));
+      }
+    }
+    routes = new Routes(leaseGroups, Map.copyOf(byNamespace), System.nanoTime());
+  }
+
+  /** Whether the cluster runs lease groups, and their leaders by namespace, when learned. */
+  private record Routes(boolean leaseGroups, Map<String, Endpoint> byNamespace, long learnedNanos) {
+    static final Routes NONE = new Routes(false, Map.of(), System.nanoTime());
+
+    /**
+     * Without the namespaces whose leader is {@code failed}: theirs go to the leader until asked.
+     */
+    Routes without(Endpoint failed) {
+      Map<String, Endpoint> kept = new HashMap<>(byNamespace);
+      kept.values().removeIf(e -> e == failed);
+      return new Routes(leaseGroups, Map.copyOf(kept), learnedNanos);
     }
   }
 
