@@ -28,6 +28,7 @@ import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.PlacementResponse;
 import io.leasehold.proto.v1.Policy;
 import io.leasehold.proto.v1.RejectReason;
+import io.leasehold.proto.v1.RemoveMemberRequest;
 import io.leasehold.proto.v1.RenewItem;
 import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.RenewResponse;
@@ -38,6 +39,7 @@ import io.leasehold.proto.v1.Role;
 import io.leasehold.proto.v1.SetPolicyRequest;
 import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.StatusResponse;
+import io.leasehold.server.raft.Consensus;
 import io.leasehold.server.raft.PeerTraffic;
 import io.leasehold.statemachine.core.LeaseCore;
 import io.leasehold.statemachine.core.LogFormat;
@@ -448,6 +450,51 @@ class LeaseGroupsTest {
   private static long copiedVersion(LeaseholdNode n, int group) {
     LeaseCore core = n.consensus().leaseGroupCores().get(group);
     return core == null ? -1 : core.globalVersion();
+  }
+
+  @Test
+  void aRemovedMemberLeavesEveryLeaseGroupAndTheirWritesGoOn() throws Exception {
+    cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3));
+    awaitGroupsPlaceable();
+    List<String> namespaces = List.of("alpha", "beta", "gamma");
+    for (String ns : namespaces) {
+      assertEquals(
+          Outcome.GRANTED,
+          cluster.leases("n1").acquire(acquire(ns + "/before", "h", 60)).getOutcome(),
+          ns);
+    }
+    assertEquals(
+        Set.of(1, 2, 3),
+        cluster.node("n1").consensus().groups().stream()
+            .filter(g -> !g.namespaces().isEmpty())
+            .map(Consensus.GroupStatus::number)
+            .collect(Collectors.toSet()),
+        "one namespace on each lease group");
+    cluster.stopNode("n3");
+
+    cluster
+        .cluster("n1")
+        .withDeadlineAfter(120, TimeUnit.SECONDS)
+        .removeMember(RemoveMemberRequest.newBuilder().setId("n3").build());
+
+    // Answered once every lease group's configuration lost n3, as the node that served it sees it.
+    for (Consensus.GroupStatus g : cluster.node("n1").consensus().groups()) {
+      assertEquals(
+          Set.of("n1", "n2"), g.priorities().keySet(), "group " + g.number() + "'s members");
+    }
+    await(
+        () -> "n2 applies every group's new configuration: " + views(),
+        WAIT,
+        () ->
+            cluster.node("n2").consensus().groups().stream()
+                .allMatch(g -> g.priorities().keySet().equals(Set.of("n1", "n2"))));
+    // Every lease group, the one n3 led included, still takes writes on its two members.
+    for (String ns : namespaces) {
+      assertEquals(
+          Outcome.GRANTED,
+          cluster.leases("n2").acquire(acquire(ns + "/after", "h", 60)).getOutcome(),
+          ns);
+    }
   }
 
   @Test

@@ -58,6 +58,10 @@ public final class ClusterAdmin implements AutoCloseable {
   private final Supplier<RaftServer.Division> division;
   private final LifecycleLog lifecycle;
   private final Supplier<CompletableFuture<?>> readBarrier;
+
+  /** Empty for the meta group; a lease group's number, which its membership events carry. */
+  private final Optional<Integer> leaseGroup;
+
   private final ClientId snapshotClientId = ClientId.randomId();
   private final AtomicLong snapshotCallId = new AtomicLong();
   private final ExecutorService thread =
@@ -82,6 +86,32 @@ public final class ClusterAdmin implements AutoCloseable {
       Supplier<RaftServer.Division> division,
       LifecycleLog lifecycle,
       Supplier<CompletableFuture<?>> readBarrier) {
+    this(
+        client,
+        retries,
+        server,
+        groupId,
+        selfId,
+        stateMachine,
+        division,
+        lifecycle,
+        readBarrier,
+        Optional.empty());
+  }
+
+  /** As the other constructor, for lease group {@code leaseGroup}'s membership. */
+  ClusterAdmin(
+      RaftClient client,
+      Retries retries,
+      RaftServer server,
+      RaftGroupId groupId,
+      RaftPeerId selfId,
+      LeaseStateMachine stateMachine,
+      Supplier<RaftServer.Division> division,
+      LifecycleLog lifecycle,
+      Supplier<CompletableFuture<?>> readBarrier,
+      Optional<Integer> leaseGroup) {
+    this.leaseGroup = leaseGroup;
     this.retries = retries;
     this.readBarrier = readBarrier;
     this.client = client;
@@ -152,7 +182,11 @@ public final class ClusterAdmin implements AutoCloseable {
                   .setServersInNewConf(next)
                   .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
                   .build());
-          lifecycle.event("member_removed", "member", id);
+          if (leaseGroup.isPresent()) {
+            lifecycle.event("member_removed", "member", id, "lease_group", leaseGroup.get());
+          } else {
+            lifecycle.event("member_removed", "member", id);
+          }
           return awaitConfiguration(c -> c.stream().noneMatch(p -> p.getId().equals(target)));
         });
   }

@@ -162,7 +162,7 @@ final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
   }
 
   /** The group's division on this node's server; empty before the bind or once it is removed. */
-  private Optional<RaftServer.Division> division() {
+  Optional<RaftServer.Division> division() {
     RaftServer s = server;
     if (s == null) {
       return Optional.empty();

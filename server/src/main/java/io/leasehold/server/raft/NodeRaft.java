@@ -151,8 +151,8 @@ final class NodeRaft implements AutoCloseable {
     return newClient(group, properties, retries);
   }
 
-  private RaftClient newClient(
-      RaftGroup raftGroup, RaftProperties properties, RetryPolicy retries) {
+  /** As {@link #newClient(RaftProperties, RetryPolicy)}, of {@code raftGroup}. */
+  RaftClient newClient(RaftGroup raftGroup, RaftProperties properties, RetryPolicy retries) {
     RaftClient c =
         RaftClient.newBuilder()
             .setProperties(properties)

@@ -28,6 +28,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -69,6 +71,18 @@ public final class RaftConsensus implements Consensus {
   private final Placement placement;
   private final GlobalSync globalSync;
   private final LeaseStateMachine metaMachine;
+
+  /** Each hosted lease group's membership admin, made when a membership change first needs it. */
+  private final Map<Integer, ClusterAdmin> leaseGroupAdmins = new ConcurrentHashMap<>();
+
+  /**
+   * A linearizable read of a name no one holds: once answered, the node has applied all that its
+   * group had committed.
+   */
+  private static final ReadQuery READ_BARRIER =
+      ReadQuery.newBuilder()
+          .setGet(GetRequest.newBuilder().setName("leasehold/read-barrier"))
+          .build();
 
   public RaftConsensus(
       NodeConfig config,
@@ -117,10 +131,7 @@ public final class RaftConsensus implements Consensus {
             this::caughtUp,
             raft.leaseGroups());
     this.globalSync = new GlobalSync(stateMachine::core, this::caughtUp, raft.leaseGroups());
-    ClusterAdmin.Retries adminRetries =
-        new ClusterAdmin.Retries(
-            RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                10, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)));
+    ClusterAdmin.Retries adminRetries = adminRetries();
     this.admin =
         new ClusterAdmin(
             raft.newClient(RaftSettings.adminClient(), adminRetries),
@@ -133,12 +144,18 @@ public final class RaftConsensus implements Consensus {
             lifecycle,
             // A linearizable read of any name: once answered, this node has applied all that was
             // committed.
-            () ->
-                replicator.read(
-                    ReadQuery.newBuilder()
-                        .setGet(GetRequest.newBuilder().setName("leasehold/read-barrier"))
-                        .build(),
-                    false));
+            () -> replicator.read(READ_BARRIER, false));
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+  }
+
+  /** A membership admin's retries: ten, half a second apart. */
+  private static ClusterAdmin.Retries adminRetries() {
+    return new ClusterAdmin.Retries(
+        RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+            10, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)));
   }
 
   /**
@@ -415,9 +432,76 @@ public final class RaftConsensus implements Consensus {
         admin.addMember(id, peerAddress, clientAddress).thenApply(this::members));
   }
 
+  /**
+   * Removes the member from the meta group, then from every lease group this node hosts, one after
+   * another: a member gone from the meta group but left in a lease group would count towards that
+   * group's majority for good. Each step is idempotent, so a call that failed part-way (a lease
+   * group without a leader) is repeated to finish; the failure names the group.
+   */
   @Override
   public CompletableFuture<List<Member>> removeMember(String id) {
-    return RaftErrors.mapped(admin.removeMember(id).thenApply(this::members));
+    return RaftErrors.mapped(
+        admin
+            .removeMember(id)
+            .thenCompose(
+                members -> {
+                  CompletableFuture<?> chain = CompletableFuture.completedFuture(null);
+                  for (int number : raft.leaseGroups().hostedNumbers()) {
+                    chain =
+                        chain.thenCompose(
+                            v ->
+                                leaseGroupAdmin(number)
+                                    .map(a -> a.removeMember(id))
+                                    .orElseGet(() -> CompletableFuture.completedFuture(null))
+                                    .exceptionally(
+                                        e -> {
+                                          Throwable cause = unwrap(e);
+                                          throw new CompletionException(
+                                              new ConsensusUnavailableException(
+                                                  "removed "
+                                                      + id
+                                                      + " from the meta group, not yet from lease"
+                                                      + " group "
+                                                      + number
+                                                      + " (repeat the call to finish): "
+                                                      + cause.getMessage(),
+                                                  cause));
+                                        }));
+                  }
+                  return chain.thenApply(v -> members);
+                })
+            .thenApply(this::members));
+  }
+
+  /** The membership admin of lease group {@code number}, made on first use, if hosted here. */
+  private Optional<ClusterAdmin> leaseGroupAdmin(int number) {
+    Optional<LeaseGroup> hosted = raft.leaseGroups().hosted(number);
+    if (hosted.isEmpty()) {
+      return Optional.empty();
+    }
+    LeaseGroup g = hosted.get();
+    return Optional.of(
+        leaseGroupAdmins.computeIfAbsent(
+            number,
+            k -> {
+              ClusterAdmin.Retries retries = adminRetries();
+              return new ClusterAdmin(
+                  raft.newClient(raft.leaseGroups().group(k), RaftSettings.adminClient(), retries),
+                  retries,
+                  raft.server(),
+                  g.id(),
+                  raft.selfId(),
+                  g.machine(),
+                  () ->
+                      g.division()
+                          .orElseThrow(
+                              () ->
+                                  new IllegalStateException(
+                                      "lease group " + k + " is not on this server")),
+                  lifecycle,
+                  () -> g.read(READ_BARRIER, false),
+                  Optional.of(k));
+            }));
   }
 
   @Override
@@ -468,6 +552,7 @@ public final class RaftConsensus implements Consensus {
    */
   public void closeAdmin() {
     admin.close();
+    leaseGroupAdmins.values().forEach(ClusterAdmin::close);
   }
 
   /** Closes the Raft client of proposals and reads; those in flight fail. */
