@@ -27,7 +27,8 @@ import java.util.Set;
  * @param leaseGroups the Raft groups this node hosts besides the meta group when the cluster forms
  *     ({@code --lease-groups}): 1, the default, is the meta group alone; N above 1 adds lease
  *     groups 1..N, each with its own log, state and leader, their leaders spread over the members
- *     by priority. No namespace is placed on them yet (docs/design/multi-raft.md, "Build order")
+ *     by priority (docs/design/multi-raft.md). A joining node given the cluster's N hosts them
+ *     empty until a member adds it to each
  * @param metricsPort the port of the Prometheus HTTP endpoint ({@code /metrics}), if any
  * @param metricsPlaintext serve the metrics port over plain HTTP even when the client port speaks
  *     TLS (etcd's {@code --listen-metrics-urls http://…}): for probes and scrapers that hold no
@@ -610,13 +611,6 @@ public record NodeConfig(
       require(
           leaseGroups >= 1 && leaseGroups <= MAX_LEASE_GROUPS,
           "lease-groups: must be between 1 and " + MAX_LEASE_GROUPS + ", got " + leaseGroups);
-      // A joining node has no group of its own; the lease groups' members are the peers the
-      // cluster formed with, and adding members to them is not built yet.
-      require(
-          !join || leaseGroups == DEFAULT_LEASE_GROUPS,
-          "lease-groups: a joining node hosts the meta group only (leave --lease-groups out with"
-              + " --join), got "
-              + leaseGroups);
       require(
           logSegmentSizeBytes >= 16 << 10,
           "log-segment-size: must be at least 16 KiB, got " + logSegmentSizeBytes);

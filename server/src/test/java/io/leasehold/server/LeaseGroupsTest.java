@@ -17,6 +17,7 @@ import io.leasehold.proto.v1.AcquireManyRequest;
 import io.leasehold.proto.v1.AcquireManyResponse;
 import io.leasehold.proto.v1.AcquireManyResult;
 import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.AddMemberRequest;
 import io.leasehold.proto.v1.BanRequest;
 import io.leasehold.proto.v1.DeadlineSource;
 import io.leasehold.proto.v1.GetResponse;
@@ -450,6 +451,73 @@ class LeaseGroupsTest {
   private static long copiedVersion(LeaseholdNode n, int group) {
     LeaseCore core = n.consensus().leaseGroupCores().get(group);
     return core == null ? -1 : core.globalVersion();
+  }
+
+  @Test
+  void aJoiningNodeIsAddedToEveryLeaseGroupAndOneWithoutThemIsRefused() throws Exception {
+    // n4 joins with the cluster's lease groups; n5 without them.
+    cluster = TestCluster.start(3, dir, (id, b) -> id.equals("n5") ? b : b.leaseGroups(3));
+    awaitGroupsPlaceable();
+    for (String ns : List.of("alpha", "beta", "gamma")) {
+      assertEquals(
+          Outcome.GRANTED,
+          cluster.leases("n1").acquire(acquire(ns + "/before", "h", 60)).getOutcome(),
+          ns);
+    }
+    cluster.startJoiningNode("n4");
+
+    cluster
+        .cluster("n1")
+        .withDeadlineAfter(120, TimeUnit.SECONDS)
+        .addMember(AddMemberRequest.newBuilder().setMember(cluster.member("n4")).build());
+
+    // Answered once every group's configuration has n4, as the serving node sees it.
+    for (Consensus.GroupStatus g : cluster.node("n1").consensus().groups()) {
+      assertEquals(
+          Set.of("n1", "n2", "n3", "n4"),
+          g.priorities().keySet(),
+          "group " + g.number() + "'s members");
+    }
+    Map<Integer, Long> committed = new java.util.HashMap<>();
+    cluster
+        .node("n1")
+        .consensus()
+        .groups()
+        .forEach(g -> committed.put(g.number(), g.commitIndex()));
+    await(
+        () -> "n4 follows every group and applied what it had committed: " + views(),
+        WAIT,
+        () ->
+            cluster.node("n4").consensus().groups().stream()
+                    .filter(
+                        g ->
+                            g.role() == Consensus.Role.FOLLOWER
+                                && g.appliedIndex() >= committed.get(g.number()))
+                    .count()
+                == 4);
+
+    cluster.startJoiningNode("n5");
+    StatusRuntimeException refused =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                cluster
+                    .cluster("n1")
+                    .withDeadlineAfter(60, TimeUnit.SECONDS)
+                    .addMember(
+                        AddMemberRequest.newBuilder().setMember(cluster.member("n5")).build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, refused.getStatus().getCode());
+    assertTrue(
+        refused.getStatus().getDescription().contains("member.id")
+            && refused
+                .getStatus()
+                .getDescription()
+                .contains("does not host lease groups [1, 2, 3]"),
+        refused.getStatus().getDescription());
+    assertEquals(
+        Set.of("n1", "n2", "n3", "n4"),
+        cluster.node("n1").consensus().groups().get(0).priorities().keySet(),
+        "n5 was refused before any change");
   }
 
   @Test

@@ -257,8 +257,8 @@ public final class ServerCommand implements Callable<Integer> {
   boolean join;
 
   /**
-   * Hidden until namespaces can be placed on lease groups: until then they only elect and
-   * replicate, which is what their cost is measured on (docs/design/multi-raft.md).
+   * Hidden until sessions and watches follow namespaces into lease groups
+   * (docs/design/multi-raft.md, "Build order").
    */
   @Option(
       names = "--lease-groups",
@@ -267,7 +267,8 @@ public final class ServerCommand implements Callable<Integer> {
       defaultValue = "" + NodeConfig.DEFAULT_LEASE_GROUPS,
       description =
           "Raft groups when the cluster forms: 1 is the meta group alone; N adds lease groups"
-              + " 1..N beside it (no namespace is placed on them yet).")
+              + " 1..N beside it, over which namespaces are placed. A node started with --join"
+              + " takes the cluster's N.")
   int leaseGroups;
 
   // From the environment too, so that the container image's HEALTHCHECK, which probes

@@ -144,15 +144,33 @@ public final class ClusterAdmin implements AutoCloseable {
                   .setServersInNewConf(List.of(peer))
                   .setMode(SetConfigurationRequest.Mode.ADD)
                   .build());
-          lifecycle.event(
-              "member_added",
-              "member",
-              id,
-              "peer_address",
-              peerAddress,
-              "client_address",
-              clientAddress);
+          if (leaseGroup.isPresent()) {
+            lifecycle.event("member_added", "member", id, "lease_group", leaseGroup.get());
+          } else {
+            lifecycle.event(
+                "member_added",
+                "member",
+                id,
+                "peer_address",
+                peerAddress,
+                "client_address",
+                clientAddress);
+          }
           return awaitConfiguration(c -> c.stream().anyMatch(p -> p.getId().equals(peer.getId())));
+        });
+  }
+
+  /**
+   * The Raft groups the node at {@code peerAddress} hosts, as its own server lists them: a node to
+   * be added must host every lease group the cluster runs, or the additions could never stage.
+   */
+  public CompletableFuture<List<RaftGroupId>> groupsHostedBy(
+      String id, String peerAddress, String clientAddress) {
+    RaftPeer peer = validMember(id, peerAddress, clientAddress);
+    return run(
+        () -> {
+          client.getClientRpc().addRaftPeers(List.of(peer));
+          return List.copyOf(client.getGroupManagementApi(peer.getId()).list().getGroupIds());
         });
   }
 

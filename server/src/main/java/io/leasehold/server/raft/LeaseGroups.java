@@ -197,9 +197,11 @@ final class LeaseGroups {
   /**
    * Adds to the started server the lease groups it does not host yet: all of them when the cluster
    * forms, none on a restart (Ratis recovered them from their directories under {@code
-   * <data-dir>/raft}).
+   * <data-dir>/raft}). A joining node adds them without members, as it starts its meta group: it
+   * never stands for election in them, and learns each one's configuration from its leader once a
+   * member adds it.
    */
-  void addMissing(RaftServer server) throws IOException {
+  void addMissing(RaftServer server, boolean join) throws IOException {
     Set<RaftGroupId> present = new HashSet<>();
     server.getGroupIds().forEach(present::add);
     for (int k = 1; k <= formed; k++) {
@@ -212,7 +214,7 @@ final class LeaseGroups {
                   ClientId.randomId(),
                   RaftPeerId.valueOf(config.id()),
                   callIds.incrementAndGet(),
-                  group(k)));
+                  join ? RaftGroup.valueOf(ids.get(k - 1)) : group(k)));
       if (!reply.isSuccess()) {
         throw new IOException(
             "lease group "

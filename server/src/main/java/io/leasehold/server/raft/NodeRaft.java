@@ -183,9 +183,8 @@ final class NodeRaft implements AutoCloseable {
     }
     startedDivision = division();
     knowMembers(division().getRaftConf().getCurrentPeers());
-    if (!config.join()) {
-      leaseGroups.addMissing(server);
-    }
+    // A joining node adds its lease groups empty, as its meta group: a member adds it to each.
+    leaseGroups.addMissing(server, config.join());
   }
 
   /** AppendEntries requests (and their bytes) this node's Raft server received from leaders. */

@@ -13,6 +13,7 @@ import io.leasehold.server.admin.LogFormatUpgrade;
 import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.server.tls.NodeTls;
 import io.leasehold.statemachine.core.ApplyResult;
+import io.leasehold.statemachine.core.InvalidArgumentException;
 import io.leasehold.statemachine.core.LeaseCore;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import io.leasehold.statemachine.store.RocksDbStore;
@@ -34,6 +35,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -425,11 +427,95 @@ public final class RaftConsensus implements Consensus {
     return raft.clientAddressOf(memberId);
   }
 
+  /**
+   * Adds the member to the meta group, then to every lease group this node hosts, one after
+   * another. On a cluster with lease groups the new node must host each of them (started with
+   * {@code --join} and the cluster's {@code --lease-groups}); one that does not is refused before
+   * any change, naming the groups it lacks. Each step is idempotent, so a call that failed part-way
+   * is repeated to finish; the failure names the group.
+   */
   @Override
   public CompletableFuture<List<Member>> addMember(
       String id, String peerAddress, String clientAddress) {
+    List<Integer> hosted = raft.leaseGroups().hostedNumbers();
+    if (hosted.isEmpty()) {
+      return RaftErrors.mapped(
+          admin.addMember(id, peerAddress, clientAddress).thenApply(this::members));
+    }
     return RaftErrors.mapped(
-        admin.addMember(id, peerAddress, clientAddress).thenApply(this::members));
+        admin
+            .groupsHostedBy(id, peerAddress, clientAddress)
+            .thenCompose(
+                present -> {
+                  List<Integer> lacking =
+                      hosted.stream()
+                          .filter(
+                              k ->
+                                  raft.leaseGroups()
+                                      .hosted(k)
+                                      .map(g -> !present.contains(g.id()))
+                                      .orElse(false))
+                          .toList();
+                  if (!lacking.isEmpty()) {
+                    throw new InvalidArgumentException(
+                        "member.id",
+                        id
+                            + " does not host lease groups "
+                            + lacking
+                            + ": start it with --join --lease-groups "
+                            + raft.leaseGroups().formed()
+                            + ", as the cluster was formed");
+                  }
+                  return admin.addMember(id, peerAddress, clientAddress);
+                })
+            .thenCompose(
+                members ->
+                    eachLeaseGroup(
+                            id, "added", "to", a -> a.addMember(id, peerAddress, clientAddress))
+                        .thenApply(v -> members))
+            .thenApply(this::members));
+  }
+
+  /**
+   * {@code change} applied to every hosted lease group's membership in turn; a failure names the
+   * group, the member and that the meta group has it already.
+   */
+  private CompletableFuture<Void> eachLeaseGroup(
+      String id,
+      String done,
+      String preposition,
+      Function<ClusterAdmin, CompletableFuture<?>> change) {
+    CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+    for (int number : raft.leaseGroups().hostedNumbers()) {
+      chain =
+          chain.thenCompose(
+              v ->
+                  leaseGroupAdmin(number)
+                      .<CompletableFuture<?>>map(change)
+                      .orElseGet(() -> CompletableFuture.completedFuture(null))
+                      .handle(
+                          (r, e) -> {
+                            if (e == null) {
+                              return null;
+                            }
+                            Throwable cause = unwrap(e);
+                            throw new CompletionException(
+                                new ConsensusUnavailableException(
+                                    done
+                                        + " "
+                                        + id
+                                        + " "
+                                        + preposition
+                                        + " the meta group, not yet "
+                                        + preposition
+                                        + " lease group "
+                                        + number
+                                        + " (repeat the call to finish): "
+                                        + cause.getMessage(),
+                                    cause));
+                          }));
+    }
+    return chain;
   }
 
   /**
@@ -444,32 +530,9 @@ public final class RaftConsensus implements Consensus {
         admin
             .removeMember(id)
             .thenCompose(
-                members -> {
-                  CompletableFuture<?> chain = CompletableFuture.completedFuture(null);
-                  for (int number : raft.leaseGroups().hostedNumbers()) {
-                    chain =
-                        chain.thenCompose(
-                            v ->
-                                leaseGroupAdmin(number)
-                                    .map(a -> a.removeMember(id))
-                                    .orElseGet(() -> CompletableFuture.completedFuture(null))
-                                    .exceptionally(
-                                        e -> {
-                                          Throwable cause = unwrap(e);
-                                          throw new CompletionException(
-                                              new ConsensusUnavailableException(
-                                                  "removed "
-                                                      + id
-                                                      + " from the meta group, not yet from lease"
-                                                      + " group "
-                                                      + number
-                                                      + " (repeat the call to finish): "
-                                                      + cause.getMessage(),
-                                                  cause));
-                                        }));
-                  }
-                  return chain.thenApply(v -> members);
-                })
+                members ->
+                    eachLeaseGroup(id, "removed", "from", a -> a.removeMember(id))
+                        .thenApply(v -> members))
             .thenApply(this::members));
   }
 
