@@ -556,6 +556,11 @@ class LeaseGroupsTest {
         () ->
             cluster.node("n2").consensus().groups().stream()
                 .allMatch(g -> g.priorities().keySet().equals(Set.of("n1", "n2"))));
+    // The leaderships spread again over what is left: groups 1 and 3 on n1, group 2 on n2.
+    await(
+        () -> "every lease group led by the member its new priority names: " + views(),
+        WAIT,
+        () -> leaders("n1").equals(Map.of(1, "n1", 2, "n2", 3, "n1")));
     // Every lease group, the one n3 led included, still takes writes on its two members.
     for (String ns : namespaces) {
       assertEquals(

@@ -8,7 +8,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -137,7 +139,7 @@ public final class ClusterAdmin implements AutoCloseable {
               throw new InvalidArgumentException(
                   "member.id", "" + id + " is already a member at " + existing.get().getAddress());
             }
-            return now;
+            return spreadLeadership(now);
           }
           setConfiguration(
               SetConfigurationRequest.Arguments.newBuilder()
@@ -156,7 +158,8 @@ public final class ClusterAdmin implements AutoCloseable {
                 "client_address",
                 clientAddress);
           }
-          return awaitConfiguration(c -> c.stream().anyMatch(p -> p.getId().equals(peer.getId())));
+          return spreadLeadership(
+              awaitConfiguration(c -> c.stream().anyMatch(p -> p.getId().equals(peer.getId()))));
         });
   }
 
@@ -185,7 +188,7 @@ public final class ClusterAdmin implements AutoCloseable {
         () -> {
           List<RaftPeer> now = upToDateConfiguration();
           if (now.stream().noneMatch(p -> p.getId().equals(target))) {
-            return now;
+            return spreadLeadership(now);
           }
           List<RaftPeer> next = now.stream().filter(p -> !p.getId().equals(target)).toList();
           if (next.isEmpty()) {
@@ -205,8 +208,42 @@ public final class ClusterAdmin implements AutoCloseable {
           } else {
             lifecycle.event("member_removed", "member", id);
           }
-          return awaitConfiguration(c -> c.stream().noneMatch(p -> p.getId().equals(target)));
+          return spreadLeadership(
+              awaitConfiguration(c -> c.stream().noneMatch(p -> p.getId().equals(target))));
         });
+  }
+
+  /**
+   * A lease group's members after a change get priorities that spread the groups' leaderships: the
+   * member at {@code (number - 1) mod members} of the configuration sorted by id gets 1, the others
+   * 0, as the cluster formed them; Ratis's leader hands over to that member once it is caught up.
+   * The meta group has no priorities. Returns the configuration after it.
+   */
+  private List<RaftPeer> spreadLeadership(List<RaftPeer> now) throws IOException, TimeoutException {
+    if (leaseGroup.isEmpty() || now.isEmpty()) {
+      return now;
+    }
+    List<RaftPeer> sorted =
+        now.stream().sorted(Comparator.comparing(p -> p.getId().toString())).toList();
+    RaftPeerId lead = sorted.get((leaseGroup.get() - 1) % sorted.size()).getId();
+    Map<RaftPeerId, Integer> wanted = new HashMap<>();
+    now.forEach(p -> wanted.put(p.getId(), p.getId().equals(lead) ? 1 : 0));
+    if (now.stream().allMatch(p -> p.getPriority() == wanted.get(p.getId()))) {
+      return now;
+    }
+    List<RaftPeer> next =
+        now.stream()
+            .map(p -> RaftPeer.newBuilder(p).setPriority(wanted.get(p.getId())).build())
+            .toList();
+    setConfiguration(
+        SetConfigurationRequest.Arguments.newBuilder()
+            .setServersInCurrentConf(now)
+            .setServersInNewConf(next)
+            .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
+            .build());
+    lifecycle.event("leadership_spread", "lease_group", leaseGroup.get(), "lead", lead);
+    return awaitConfiguration(
+        c -> c.stream().allMatch(p -> p.getPriority() == wanted.getOrDefault(p.getId(), -1)));
   }
 
   /**
