@@ -62,6 +62,15 @@ import org.slf4j.LoggerFactory;
 public final class RaftConsensus implements Consensus {
   private static final Logger LOG = LoggerFactory.getLogger(RaftConsensus.class);
 
+  /**
+   * A linearizable read of a name no one holds: once answered, the node has applied all that its
+   * group had committed.
+   */
+  private static final ReadQuery READ_BARRIER =
+      ReadQuery.newBuilder()
+          .setGet(GetRequest.newBuilder().setName("leasehold/read-barrier"))
+          .build();
+
   private final NodeConfig config;
   private final LifecycleLog lifecycle;
   private final NodeRaft raft;
@@ -76,15 +85,6 @@ public final class RaftConsensus implements Consensus {
 
   /** Each hosted lease group's membership admin, made when a membership change first needs it. */
   private final Map<Integer, ClusterAdmin> leaseGroupAdmins = new ConcurrentHashMap<>();
-
-  /**
-   * A linearizable read of a name no one holds: once answered, the node has applied all that its
-   * group had committed.
-   */
-  private static final ReadQuery READ_BARRIER =
-      ReadQuery.newBuilder()
-          .setGet(GetRequest.newBuilder().setName("leasehold/read-barrier"))
-          .build();
 
   public RaftConsensus(
       NodeConfig config,
