@@ -123,7 +123,7 @@ class ContainerClusterIT {
         .withNetworkAliases(id)
         .withEnv("LEASEHOLD_PEERS", PEERS)
         .withEnv("JAVA_TOOL_OPTIONS", "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Xmx256m")
-        .withCommand("server", "--id", id, "--listen-host", "0.0.0.0", "--data-dir", "/data/" + id)
+        .withCommand(Containers.serverCommand(id))
         .withExposedPorts(7400, 7402)
         .withCreateContainerCmdModifier(
             cmd -> {

@@ -20,6 +20,26 @@ import org.testcontainers.images.builder.ImageFromDockerfile;
 /** What the container tests share: the engine check, the images and waits. */
 final class Containers {
   static final String BASE_IMAGE = "leasehold-base:jre17";
+
+  /**
+   * Election timeouts of 1-1.9 s, as the in-JVM tests' steady elections, for the container clusters
+   * whose tests count on a 6 s lease outliving a leader's stop. With the default 400-650 ms, two
+   * such clusters (six JVMs) on two shared cores made the surviving pair trade leadership for
+   * seconds, each leader stepping down when its one follower answered late; these tests are about
+   * the image and the failover, not the default timeouts under that load.
+   */
+  static final List<String> STEADY_ELECTIONS =
+      List.of("--election-timeout-min", "1s", "--election-timeout-max", "1900ms");
+
+  /** The command of cluster node {@code id} in a container: its data under /data/{id}. */
+  static String[] serverCommand(String id) {
+    List<String> command =
+        new java.util.ArrayList<>(
+            List.of("server", "--id", id, "--listen-host", "0.0.0.0", "--data-dir", "/data/" + id));
+    command.addAll(STEADY_ELECTIONS);
+    return command.toArray(String[]::new);
+  }
+
   static final Path DEPLOY = Path.of(System.getProperty("leasehold.deploy", "."));
   static final Path JAR =
       Path.of(System.getProperty("leasehold.jar", "../cli/target/leasehold.jar"));

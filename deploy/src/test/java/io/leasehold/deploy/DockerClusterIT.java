@@ -58,8 +58,7 @@ class DockerClusterIT {
               .withNetworkAliases(id)
               .withEnv("LEASEHOLD_PEERS", peers)
               .withEnv("JAVA_TOOL_OPTIONS", "-XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Xmx256m")
-              .withCommand(
-                  "server", "--id", id, "--listen-host", "0.0.0.0", "--data-dir", "/data/" + id)
+              .withCommand(Containers.serverCommand(id))
               .withExposedPorts(7400, metricsPort)
               .withLogConsumer(
                   new Slf4jLogConsumer(LoggerFactory.getLogger("container." + id))

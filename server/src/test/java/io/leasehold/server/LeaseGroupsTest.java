@@ -454,30 +454,32 @@ class LeaseGroupsTest {
   }
 
   @Test
-  void aJoiningNodeIsAddedToEveryLeaseGroupAndOneWithoutThemIsRefused() throws Exception {
+  void membersJoinAndLeaveEveryLeaseGroupAndTheLeadershipsSpreadOverThem() throws Exception {
     // n4 joins with the cluster's lease groups; n5 without them.
     cluster = TestCluster.start(3, dir, (id, b) -> id.equals("n5") ? b : b.leaseGroups(3));
     awaitGroupsPlaceable();
-    for (String ns : List.of("alpha", "beta", "gamma")) {
+    List<String> namespaces = List.of("alpha", "beta", "gamma");
+    for (String ns : namespaces) {
       assertEquals(
           Outcome.GRANTED,
           cluster.leases("n1").acquire(acquire(ns + "/before", "h", 60)).getOutcome(),
           ns);
     }
-    cluster.startJoiningNode("n4");
+    assertEquals(
+        Set.of(1, 2, 3),
+        cluster.node("n1").consensus().groups().stream()
+            .filter(g -> !g.namespaces().isEmpty())
+            .map(Consensus.GroupStatus::number)
+            .collect(Collectors.toSet()),
+        "one namespace on each lease group");
 
+    cluster.startJoiningNode("n4");
     cluster
         .cluster("n1")
         .withDeadlineAfter(120, TimeUnit.SECONDS)
         .addMember(AddMemberRequest.newBuilder().setMember(cluster.member("n4")).build());
-
     // Answered once every group's configuration has n4, as the serving node sees it.
-    for (Consensus.GroupStatus g : cluster.node("n1").consensus().groups()) {
-      assertEquals(
-          Set.of("n1", "n2", "n3", "n4"),
-          g.priorities().keySet(),
-          "group " + g.number() + "'s members");
-    }
+    assertMembers("n1", Set.of("n1", "n2", "n3", "n4"));
     Map<Integer, Long> committed = new java.util.HashMap<>();
     cluster
         .node("n1")
@@ -514,59 +516,38 @@ class LeaseGroupsTest {
                 .getDescription()
                 .contains("does not host lease groups [1, 2, 3]"),
         refused.getStatus().getDescription());
-    assertEquals(
-        Set.of("n1", "n2", "n3", "n4"),
-        cluster.node("n1").consensus().groups().get(0).priorities().keySet(),
-        "n5 was refused before any change");
-  }
+    assertMembers("n1", Set.of("n1", "n2", "n3", "n4")); // n5 was refused before any change
 
-  @Test
-  void aRemovedMemberLeavesEveryLeaseGroupAndTheirWritesGoOn() throws Exception {
-    cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3));
-    awaitGroupsPlaceable();
-    List<String> namespaces = List.of("alpha", "beta", "gamma");
-    for (String ns : namespaces) {
-      assertEquals(
-          Outcome.GRANTED,
-          cluster.leases("n1").acquire(acquire(ns + "/before", "h", 60)).getOutcome(),
-          ns);
-    }
-    assertEquals(
-        Set.of(1, 2, 3),
-        cluster.node("n1").consensus().groups().stream()
-            .filter(g -> !g.namespaces().isEmpty())
-            .map(Consensus.GroupStatus::number)
-            .collect(Collectors.toSet()),
-        "one namespace on each lease group");
     cluster.stopNode("n3");
-
     cluster
         .cluster("n1")
         .withDeadlineAfter(120, TimeUnit.SECONDS)
         .removeMember(RemoveMemberRequest.newBuilder().setId("n3").build());
-
-    // Answered once every lease group's configuration lost n3, as the node that served it sees it.
-    for (Consensus.GroupStatus g : cluster.node("n1").consensus().groups()) {
-      assertEquals(
-          Set.of("n1", "n2"), g.priorities().keySet(), "group " + g.number() + "'s members");
-    }
+    assertMembers("n1", Set.of("n1", "n2", "n4"));
     await(
         () -> "n2 applies every group's new configuration: " + views(),
         WAIT,
         () ->
             cluster.node("n2").consensus().groups().stream()
-                .allMatch(g -> g.priorities().keySet().equals(Set.of("n1", "n2"))));
-    // The leaderships spread again over what is left: groups 1 and 3 on n1, group 2 on n2.
+                .allMatch(g -> g.priorities().keySet().equals(Set.of("n1", "n2", "n4"))));
+    // The leaderships spread over the members sorted by id: group 3, n3's, goes to n4.
     await(
         () -> "every lease group led by the member its new priority names: " + views(),
         WAIT,
-        () -> leaders("n1").equals(Map.of(1, "n1", 2, "n2", 3, "n1")));
-    // Every lease group, the one n3 led included, still takes writes on its two members.
+        () -> leaders("n1").equals(Map.of(1, "n1", 2, "n2", 3, "n4")));
+    // Every lease group, the one n3 led included, still takes writes.
     for (String ns : namespaces) {
       assertEquals(
           Outcome.GRANTED,
           cluster.leases("n2").acquire(acquire(ns + "/after", "h", 60)).getOutcome(),
           ns);
+    }
+  }
+
+  /** Every group's members as node {@code id} sees them. */
+  private void assertMembers(String id, Set<String> members) {
+    for (Consensus.GroupStatus g : cluster.node(id).consensus().groups()) {
+      assertEquals(members, g.priorities().keySet(), "group " + g.number() + "'s members");
     }
   }
 
