@@ -33,7 +33,7 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
 @AddLifecycleHook(value = ApiFuzzing.Session.class, propagateTo = PropagationMode.ALL_DESCENDANTS)
 abstract class ApiFuzzing {
   static final long DEFAULT_SEED = 4_113_712_083_190_451L;
-  static final int DEFAULT_TRIES = 3_000;
+  static final int DEFAULT_TRIES = 2_000;
 
   /** The cluster and identities this container fuzzes. */
   protected abstract FuzzVariant variant();

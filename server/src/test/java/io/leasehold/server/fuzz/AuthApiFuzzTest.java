@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  * the seed and the number of calls.
  */
 class AuthApiFuzzTest extends ApiFuzzing {
-  static final int TRIES = 1_500;
+  static final int TRIES = 1_000;
   static final List<String> CLIENTS = List.of("h1", "h2", "h3", "h4");
 
   /** What the built-in reader role allows: reads, lists, watches and the cluster's status. */
