@@ -16,13 +16,26 @@ import io.leasehold.proto.v1.AcquireManyItem;
 import io.leasehold.proto.v1.AcquireManyRequest;
 import io.leasehold.proto.v1.AcquireManyResponse;
 import io.leasehold.proto.v1.AcquireManyResult;
+import io.leasehold.proto.v1.AcquireRequest;
 import io.leasehold.proto.v1.AcquireResponse;
 import io.leasehold.proto.v1.AddMemberRequest;
 import io.leasehold.proto.v1.BanRequest;
+import io.leasehold.proto.v1.CloseSessionRequest;
+import io.leasehold.proto.v1.CloseSessionResponse;
+import io.leasehold.proto.v1.CreateSessionRequest;
+import io.leasehold.proto.v1.CreateSessionResponse;
 import io.leasehold.proto.v1.DeadlineSource;
+import io.leasehold.proto.v1.EndedLease;
+import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.GetResponse;
+import io.leasehold.proto.v1.GetSessionRequest;
+import io.leasehold.proto.v1.GetSessionResponse;
 import io.leasehold.proto.v1.GroupMember;
 import io.leasehold.proto.v1.GroupStatus;
+import io.leasehold.proto.v1.HistoryRequest;
+import io.leasehold.proto.v1.HistoryResponse;
+import io.leasehold.proto.v1.KeepAliveRequest;
+import io.leasehold.proto.v1.KeepAliveResult;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.Outcome;
@@ -426,6 +439,114 @@ class LeaseGroupsTest {
     assertTrue(
         cluster.node("n1").stateMachine().core().placement("unplaced").isEmpty(),
         "a revocation places nothing");
+  }
+
+  /**
+   * A session lives in the meta group and has a part in each lease group a lease of it lives in
+   * (docs/design/multi-raft.md, "Sessions"): one keep-alive keeps leases in several groups, a close
+   * ends them all before it is answered, and a session that expires ends its leases in every group.
+   */
+  @Test
+  void oneSessionHoldsLeasesInSeveralGroupsAndTheirEndFollowsIt() throws Exception {
+    cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3));
+    awaitGroupsPlaceable();
+    long session = createSession("n3", "proxy-1", 3);
+
+    // First attachments place alpha and beta on lease groups, through nodes that lead neither.
+    for (String name : List.of("alpha/a", "beta/b")) {
+      AcquireResponse r = cluster.leases("n3").acquire(attached(name, "proxy-1", session));
+      assertEquals(Outcome.GRANTED, r.getOutcome(), r::toString);
+      assertEquals(session, r.getLease().getSession());
+    }
+    LeaseCore meta = cluster.node("n3").stateMachine().core();
+    int alphaGroup = meta.placement("alpha").orElseThrow().getGroup();
+    int betaGroup = meta.placement("beta").orElseThrow().getGroup();
+    assertTrue(alphaGroup > 0 && betaGroup > 0 && alphaGroup != betaGroup, "two lease groups");
+
+    // One keep-alive a second, through every node in turn, keeps both for three TTLs.
+    long start = System.nanoTime();
+    for (int k = 0; k < 9; k++) {
+      long due = start + TimeUnit.SECONDS.toNanos(k);
+      await("keep-alive " + k + " is due", WAIT, () -> System.nanoTime() - due >= 0);
+      KeepAliveResult kept =
+          cluster
+              .leases(cluster.ids().get(k % 3))
+              .keepAlive(KeepAliveRequest.newBuilder().addSessions(session).build())
+              .getResults(0);
+      assertEquals(Outcome.RENEWED, kept.getOutcome(), kept::toString);
+      assertEquals(2, kept.getLeases(), () -> "the leases of every group: " + kept);
+    }
+    for (String name : List.of("alpha/a", "beta/b")) {
+      assertTrue(cluster.leases("n1").get(get(name)).getFound(), name + " outlived its TTL");
+    }
+    GetSessionResponse got =
+        cluster.leases("n2").getSession(GetSessionRequest.newBuilder().setSession(session).build());
+    assertEquals(List.of("alpha/a", "beta/b"), got.getLeasesList(), got::toString);
+    assertEquals(2, got.getSession().getLeases());
+
+    // A close ends both before it is answered.
+    CloseSessionResponse closed =
+        cluster
+            .leases("n2")
+            .closeSession(CloseSessionRequest.newBuilder().setSession(session).build());
+    assertEquals(Outcome.CLOSED, closed.getOutcome());
+    assertEquals(2, closed.getLeasesEnded(), closed::toString);
+    for (String name : List.of("alpha/a", "beta/b")) {
+      assertFalse(cluster.leases("n1").get(get(name)).getFound(), name + " ended with its session");
+    }
+    // Their history is kept in their groups; a read by name goes there, one by holder to all.
+    for (String name : List.of("alpha/a", "beta/b")) {
+      HistoryResponse byName =
+          cluster.admin("n1").history(HistoryRequest.newBuilder().setName(name).build());
+      assertEquals(
+          List.of(Event.Reason.REASON_SESSION_CLOSED),
+          byName.getLeasesList().stream().map(EndedLease::getReason).toList(),
+          byName::toString);
+    }
+    HistoryResponse byHolder =
+        cluster.admin("n2").history(HistoryRequest.newBuilder().setHolder("proxy-1").build());
+    assertEquals(
+        Set.of("alpha/a", "beta/b"),
+        byHolder.getLeasesList().stream().map(EndedLease::getName).collect(Collectors.toSet()),
+        byHolder::toString);
+    AcquireResponse late = cluster.leases("n1").acquire(attached("alpha/z", "proxy-1", session));
+    assertEquals(RejectReason.NO_SESSION, late.getRejection().getReason(), late::toString);
+
+    // A session nobody keeps alive expires in the meta group, and its leases in the lease group.
+    long lapsed = createSession("n1", "proxy-2", 2);
+    AcquireResponse held = cluster.leases("n2").acquire(attached("alpha/b", "proxy-2", lapsed));
+    assertEquals(Outcome.GRANTED, held.getOutcome(), held::toString);
+    await(
+        "alpha/b ends with its session, and no node holds the session or a part of it",
+        WAIT,
+        () ->
+            !cluster.leases("n3").get(get("alpha/b")).getFound()
+                && cluster.running().stream()
+                    .allMatch(
+                        n ->
+                            n.stateMachine().core().sessionEnded(lapsed)
+                                && n.consensus()
+                                    .leaseGroupCores()
+                                    .get(alphaGroup)
+                                    .storedSession(lapsed)
+                                    .isEmpty()));
+  }
+
+  private long createSession(String node, String holder, long ttlSeconds) {
+    CreateSessionResponse r =
+        cluster
+            .leases(node)
+            .createSession(
+                CreateSessionRequest.newBuilder()
+                    .setHolder(holder)
+                    .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(ttlSeconds))
+                    .build());
+    assertEquals(Outcome.GRANTED, r.getOutcome(), r::toString);
+    return r.getSession().getId();
+  }
+
+  private static AcquireRequest attached(String name, String holder, long session) {
+    return AcquireRequest.newBuilder().setName(name).setHolder(holder).setSession(session).build();
   }
 
   /**

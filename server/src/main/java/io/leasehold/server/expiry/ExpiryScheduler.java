@@ -313,6 +313,10 @@ public final class ExpiryScheduler {
   }
 
   private void putSession(long id, StoredSession session, long nowNanos) {
+    if (session.getPart()) {
+      // A lease group's part of a meta-group session ends with the session, not on this clock.
+      return;
+    }
     SessionDeadline d =
         new SessionDeadline(
             id,

@@ -44,14 +44,21 @@ final class GlobalSync implements AutoCloseable {
   private final LeaseGroups groups;
   private final ScheduledExecutorService timer;
 
+  /** What else each sweep does on this node's lease groups (ending ended sessions' parts). */
+  private final Runnable alsoEverySweep;
+
   /** The groups the sweep has a copy in flight to: one at a time each. */
   private final Set<Integer> sweeping = ConcurrentHashMap.newKeySet();
 
   GlobalSync(
-      Supplier<LeaseCore> meta, Supplier<CompletableFuture<?>> metaCaughtUp, LeaseGroups groups) {
+      Supplier<LeaseCore> meta,
+      Supplier<CompletableFuture<?>> metaCaughtUp,
+      LeaseGroups groups,
+      Runnable alsoEverySweep) {
     this.meta = meta;
     this.metaCaughtUp = metaCaughtUp;
     this.groups = groups;
+    this.alsoEverySweep = alsoEverySweep;
     this.timer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -66,6 +73,17 @@ final class GlobalSync implements AutoCloseable {
     if (!groups.hostedNumbers().isEmpty()) {
       timer.scheduleWithFixedDelay(
           this::sweep, SWEEP.toMillis(), SWEEP.toMillis(), TimeUnit.MILLISECONDS);
+      timer.scheduleWithFixedDelay(
+          () -> {
+            try {
+              alsoEverySweep.run();
+            } catch (RuntimeException e) {
+              LOG.warn("sweeping the lease groups: {}", e.toString());
+            }
+          },
+          SWEEP.toMillis(),
+          SWEEP.toMillis(),
+          TimeUnit.MILLISECONDS);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.leasehold.server.raft;
 
+import com.google.protobuf.util.Timestamps;
 import io.leasehold.proto.v1.AcquireManyItem;
 import io.leasehold.proto.v1.AcquireManyRequest;
 import io.leasehold.proto.v1.AcquireManyResponse;
@@ -7,6 +8,8 @@ import io.leasehold.proto.v1.AdoptNamespace;
 import io.leasehold.proto.v1.DeadlineQuery;
 import io.leasehold.proto.v1.DeadlineQueryItem;
 import io.leasehold.proto.v1.DeadlineReply;
+import io.leasehold.proto.v1.EndedLease;
+import io.leasehold.proto.v1.GetSessionResponse;
 import io.leasehold.proto.v1.Lease;
 import io.leasehold.proto.v1.ListRequest;
 import io.leasehold.proto.v1.ListResponse;
@@ -59,6 +62,7 @@ final class Placement {
   private final BiFunction<ReadQuery, Boolean, CompletableFuture<ReadReply>> readMeta;
   private final Supplier<CompletableFuture<?>> metaCaughtUp;
   private final LeaseGroups groups;
+  private final SessionParts sessionParts;
 
   /** First placements in flight on this node, by namespace: one meta write each. */
   private final Map<String, CompletableFuture<Integer>> placing = new ConcurrentHashMap<>();
@@ -68,12 +72,14 @@ final class Placement {
       Function<LogCommand, CompletableFuture<LogReply>> proposeToMeta,
       BiFunction<ReadQuery, Boolean, CompletableFuture<ReadReply>> readMeta,
       Supplier<CompletableFuture<?>> metaCaughtUp,
-      LeaseGroups groups) {
+      LeaseGroups groups,
+      SessionParts sessionParts) {
     this.meta = meta;
     this.proposeToMeta = proposeToMeta;
     this.readMeta = readMeta;
     this.metaCaughtUp = metaCaughtUp;
     this.groups = groups;
+    this.sessionParts = sessionParts;
   }
 
   /** Whether this node serves lease groups: otherwise everything is the meta group's. */
@@ -85,6 +91,16 @@ final class Placement {
 
   /** Proposes a command to the group(s) its names live in; others to the meta group. */
   CompletableFuture<LogReply> propose(LogCommand command) {
+    // Sessions live in the meta group; their parts in lease groups follow it (SessionParts).
+    if (command.getCommandCase() == LogCommand.CommandCase.KEEP_ALIVE) {
+      return proposeToMeta.apply(command).thenCompose(sessionParts::afterKeepAlive);
+    }
+    if (command.getCommandCase() == LogCommand.CommandCase.CLOSE_SESSION) {
+      long session = command.getCloseSession().getSession();
+      return proposeToMeta
+          .apply(command)
+          .thenCompose(reply -> sessionParts.afterClose(session, reply));
+    }
     List<String> names = names(command);
     if (names.isEmpty()) {
       return proposeToMeta.apply(command);
@@ -159,6 +175,12 @@ final class Placement {
     Optional<LeaseGroup> g = groups.hosted(group);
     if (g.isEmpty()) {
       return notHosted(group);
+    }
+    long session = SessionParts.attaches(command);
+    if (session != 0) {
+      return sessionParts
+          .prepare(g.get(), command, session)
+          .thenCompose(prepared -> g.get().propose(command));
     }
     return g.get().propose(command);
   }
@@ -415,10 +437,7 @@ final class Placement {
   /** The lease names a client command carries, in its order; empty for other commands. */
   static List<String> names(LogCommand c) {
     return switch (c.getCommandCase()) {
-      // Leases attached to a session stay with the session, in the meta group (session parts in
-      // lease groups come later).
-      case ACQUIRE ->
-          c.getAcquire().getSession() != 0 ? List.of() : List.of(c.getAcquire().getName());
+      case ACQUIRE -> List.of(c.getAcquire().getName());
       case RELEASE -> List.of(c.getRelease().getName());
       case UPDATE -> List.of(c.getUpdate().getName());
       case TRANSFER -> List.of(c.getTransfer().getName());
@@ -426,9 +445,7 @@ final class Placement {
       case REVOKE -> List.of(c.getRevoke().getName());
       case RENEW -> c.getRenew().getItemsList().stream().map(RenewItem::getName).toList();
       case ACQUIRE_MANY ->
-          c.getAcquireMany().getSession() != 0
-              ? List.of()
-              : c.getAcquireMany().getItemsList().stream().map(AcquireManyItem::getName).toList();
+          c.getAcquireMany().getItemsList().stream().map(AcquireManyItem::getName).toList();
       default -> List.of();
     };
   }
@@ -476,6 +493,10 @@ final class Placement {
         switch (query.getQueryCase()) {
           case GET -> Optional.of(LeaseCore.namespaceOf(query.getGet().getName()));
           case SERVICE -> Optional.of("service");
+          case HISTORY ->
+              query.getHistory().getName().isEmpty()
+                  ? Optional.empty()
+                  : Optional.of(LeaseCore.namespaceOf(query.getHistory().getName()));
           case LIST ->
               query.getList().getPrefix().indexOf('/') > 0
                   ? Optional.of(LeaseCore.namespaceOf(query.getList().getPrefix()))
@@ -488,7 +509,91 @@ final class Placement {
     if (query.getQueryCase() == ReadQuery.QueryCase.LIST) {
       return listEverywhere(query, stale);
     }
+    if (query.getQueryCase() == ReadQuery.QueryCase.GET_SESSION) {
+      return sessionEverywhere(query, stale);
+    }
+    if (query.getQueryCase() == ReadQuery.QueryCase.HISTORY) {
+      return holderHistoryEverywhere(query, stale);
+    }
     return readMeta.apply(query, stale);
+  }
+
+  /**
+   * A holder's ended leases in every group, newest first by their leader-stamped end (revisions of
+   * different groups do not compare), cut to the limit asked.
+   */
+  private CompletableFuture<ReadReply> holderHistoryEverywhere(ReadQuery query, boolean stale) {
+    List<Integer> all = new ArrayList<>();
+    all.add(0);
+    all.addAll(groups.hostedNumbers());
+    List<CompletableFuture<ReadReply>> reads =
+        all.stream().map(g -> readGroup(g, query, stale)).toList();
+    int limit = query.getHistory().getLimit();
+    return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+        .thenApply(
+            ignored -> {
+              List<EndedLease> ended = new ArrayList<>();
+              reads.forEach(r -> ended.addAll(r.join().getHistory().getLeasesList()));
+              ended.sort(
+                  Comparator.comparing(
+                          (EndedLease e) -> Timestamps.toMicros(e.getEndedAt()),
+                          Comparator.reverseOrder())
+                      .thenComparing(EndedLease::getName));
+              List<EndedLease> page =
+                  limit > 0 && ended.size() > limit ? ended.subList(0, limit) : ended;
+              return ReadReply.newBuilder()
+                  .setHistory(
+                      reads.get(0).join().getHistory().toBuilder().clearLeases().addAllLeases(page))
+                  .build();
+            });
+  }
+
+  /**
+   * A session as the meta group holds it, with the leases attached to its parts in every lease
+   * group: their names merged in name order and cut to the page, and counted.
+   */
+  private CompletableFuture<ReadReply> sessionEverywhere(ReadQuery query, boolean stale) {
+    List<Integer> all = new ArrayList<>();
+    all.add(0);
+    all.addAll(groups.hostedNumbers());
+    List<CompletableFuture<ReadReply>> reads =
+        all.stream().map(g -> readGroup(g, query, stale)).toList();
+    int limit =
+        query.getGetSession().getLimit() <= 0
+            ? Limits.MAX_LIST_LIMIT
+            : query.getGetSession().getLimit();
+    return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+        .thenApply(
+            ignored -> {
+              GetSessionResponse whole = reads.get(0).join().getGetSession();
+              if (!whole.getFound()) {
+                return reads.get(0).join();
+              }
+              List<String> leases = new ArrayList<>(whole.getLeasesList());
+              long attached = whole.getSession().getLeases();
+              boolean more = whole.getMore();
+              for (int i = 1; i < reads.size(); i++) {
+                GetSessionResponse part = reads.get(i).join().getGetSession();
+                if (part.getFound()) {
+                  leases.addAll(part.getLeasesList());
+                  attached += part.getSession().getLeases();
+                  more |= part.getMore();
+                }
+              }
+              leases.sort(Comparator.naturalOrder());
+              if (leases.size() > limit) {
+                leases = leases.subList(0, limit);
+                more = true;
+              }
+              return ReadReply.newBuilder()
+                  .setGetSession(
+                      whole.toBuilder()
+                          .clearLeases()
+                          .addAllLeases(leases)
+                          .setMore(more)
+                          .setSession(whole.getSession().toBuilder().setLeases(attached)))
+                  .build();
+            });
   }
 
   private CompletableFuture<Integer> locateForRead(String ns, boolean stale) {

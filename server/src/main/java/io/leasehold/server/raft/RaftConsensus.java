@@ -125,14 +125,22 @@ public final class RaftConsensus implements Consensus {
             config.maxPendingWrites(),
             config.requestTimeout(),
             traffic);
+    SessionParts sessionParts =
+        new SessionParts(
+            stateMachine::core,
+            command -> RaftErrors.mapped(replicator.propose(command)),
+            this::caughtUp,
+            raft.leaseGroups());
     this.placement =
         new Placement(
             stateMachine::core,
             command -> RaftErrors.mapped(replicator.propose(command)),
             (query, stale) -> RaftErrors.mapped(replicator.read(query, stale)),
             this::caughtUp,
-            raft.leaseGroups());
-    this.globalSync = new GlobalSync(stateMachine::core, this::caughtUp, raft.leaseGroups());
+            raft.leaseGroups(),
+            sessionParts);
+    this.globalSync =
+        new GlobalSync(stateMachine::core, this::caughtUp, raft.leaseGroups(), sessionParts::sweep);
     ClusterAdmin.Retries adminRetries = adminRetries();
     this.admin =
         new ClusterAdmin(

@@ -430,6 +430,18 @@ public final class LeaseCore {
             .setCopyGlobal(global.apply(tx, command.getCopyGlobal()))
             .build();
       }
+      case CREATE_SESSION_PART -> {
+        leaseGroupOnly("create_session_part");
+        yield LogReply.newBuilder()
+            .setSessionParts(sessions.createPart(tx, command.getCreateSessionPart()))
+            .build();
+      }
+      case END_SESSION_PARTS -> {
+        leaseGroupOnly("end_session_parts");
+        yield LogReply.newBuilder()
+            .setSessionParts(sessions.endParts(tx, command.getEndSessionParts()))
+            .build();
+      }
       // Format 1 knows no batches: applied as no command, as a node that predates them applies it.
       case BATCH ->
           throw new InvalidArgumentException(
@@ -437,6 +449,13 @@ public final class LeaseCore {
       case COMMAND_NOT_SET ->
           throw new InvalidArgumentException("command", "the log entry carries no command");
     };
+  }
+
+  private void leaseGroupOnly(String field) {
+    if (placements.group() == 0) {
+      throw new InvalidArgumentException(
+          field, "the meta group holds sessions whole; only lease groups hold parts of them");
+    }
   }
 
   private static LogReply refused(RefusedException e) {
@@ -733,6 +752,25 @@ public final class LeaseCore {
   /** Visits every session in one consistent view; returns the revision the view reflects. */
   public long forEachSession(BiConsumer<Long, StoredSession> visitor) {
     return reads.forEachSession(visitor);
+  }
+
+  /** A session (or a lease group's part of one) as this replica holds it; any thread. */
+  public Optional<StoredSession> storedSession(long id) {
+    return store.read(view -> view.get(Space.SESSIONS, Sessions.key(id)).map(Sessions::parse));
+  }
+
+  /**
+   * Whether the meta group's session {@code id} has ended for good: this replica applied the entry
+   * that created it (ids are tokens, which grow with the log; the meta group's carry no offset) and
+   * holds it no longer. Sessions never come back, so a lagging replica may answer false, never
+   * wrongly true. Any thread.
+   */
+  public boolean sessionEnded(long id) {
+    return store.read(
+        view -> {
+          long next = LogFormat.token(logFormat, view.applied().index() + 1, 0);
+          return id < next && view.get(Space.SESSIONS, Sessions.key(id)).isEmpty();
+        });
   }
 
   public GetSessionResponse getSession(GetSessionRequest r, long nowMicros) {

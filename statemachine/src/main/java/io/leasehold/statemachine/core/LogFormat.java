@@ -64,7 +64,8 @@ public final class LogFormat {
       case ACQUIRE -> c.getAcquire().getSession() != 0 ? SESSIONS : FIRST;
       case EXPIRE -> c.getExpire().getSessionsCount() > 0 ? SESSIONS : FIRST;
       case ACQUIRE_MANY -> MANY;
-      case PLACE_NAMESPACE, ADOPT_NAMESPACE, COPY_GLOBAL -> GROUPS;
+      case PLACE_NAMESPACE, ADOPT_NAMESPACE, COPY_GLOBAL, CREATE_SESSION_PART, END_SESSION_PARTS ->
+          GROUPS;
       default -> FIRST;
     };
   }

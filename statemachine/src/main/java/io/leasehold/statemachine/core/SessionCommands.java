@@ -2,8 +2,10 @@ package io.leasehold.statemachine.core;
 
 import io.leasehold.proto.v1.CloseSessionRequest;
 import io.leasehold.proto.v1.CloseSessionResponse;
+import io.leasehold.proto.v1.CreateSessionPart;
 import io.leasehold.proto.v1.CreateSessionRequest;
 import io.leasehold.proto.v1.CreateSessionResponse;
+import io.leasehold.proto.v1.EndSessionParts;
 import io.leasehold.proto.v1.ExpireCommand;
 import io.leasehold.proto.v1.ExpireResponse;
 import io.leasehold.proto.v1.ExpireSessionItem;
@@ -12,6 +14,7 @@ import io.leasehold.proto.v1.KeepAliveResponse;
 import io.leasehold.proto.v1.KeepAliveResult;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.Rejection;
+import io.leasehold.proto.v1.SessionPartsResponse;
 import io.leasehold.proto.v1.StoredSession;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -144,6 +147,66 @@ final class SessionCommands {
   }
 
   /**
+   * A lease group's part of a meta-group session (docs/design/multi-raft.md, "Sessions"), made from
+   * the session as the meta group holds it; a part that exists is left as it is. A caller, if the
+   * command names one, must be the holder.
+   */
+  SessionPartsResponse createPart(Tx tx, CreateSessionPart c) {
+    if (c.getSession() <= 0) {
+      throw new InvalidArgumentException(
+          "session", "must name a session by its id, above 0; got " + c.getSession());
+    }
+    if (c.getHolder().isEmpty()) {
+      throw new InvalidArgumentException("holder", "must name the session's holder");
+    }
+    if (c.getTtlMicros() <= 0) {
+      throw new InvalidArgumentException("ttl_micros", "must be above 0; got " + c.getTtlMicros());
+    }
+    if (!tx.caller.isEmpty() && !tx.caller.equals(c.getHolder())) {
+      throw new RefusedException(
+          RefusedException.Kind.PERMISSION_DENIED,
+          "holder",
+          "session " + c.getSession() + " belongs to " + c.getHolder() + ", not to " + tx.caller);
+    }
+    SessionPartsResponse.Builder reply = SessionPartsResponse.newBuilder().setRevision(tx.index);
+    if (tx.session(c.getSession()).isPresent()) {
+      return reply.build();
+    }
+    tx.putSession(
+        c.getSession(),
+        StoredSession.newBuilder()
+            .setHolder(state.index.holder(c.getHolder()))
+            .setTtlMicros(c.getTtlMicros())
+            .setCreatedAtMicros(tx.now)
+            .setRenewedAtMicros(tx.now)
+            .setLastRenewRevision(tx.index)
+            .setHeartbeatMicros(c.getHeartbeatMicros())
+            .setPart(true)
+            .build());
+    return reply.setCreated(1).build();
+  }
+
+  /** Ends session parts, and their leases, whose sessions ended in the meta group. */
+  SessionPartsResponse endParts(Tx tx, EndSessionParts c) {
+    LeaseEvent.Type type =
+        c.getClosed() ? LeaseEvent.Type.SESSION_CLOSED : LeaseEvent.Type.SESSION_EXPIRED;
+    int ended = 0;
+    long leasesEnded = 0;
+    for (long id : c.getSessionsList()) {
+      Optional<StoredSession> part = id <= 0 ? Optional.empty() : tx.session(id);
+      if (part.isPresent() && part.get().getPart()) {
+        leasesEnded += tx.endSession(id, type);
+        ended++;
+      }
+    }
+    return SessionPartsResponse.newBuilder()
+        .setEnded(ended)
+        .setLeasesEnded(leasesEnded)
+        .setRevision(tx.index)
+        .build();
+  }
+
+  /**
    * Ends the sessions the leader's ticker found past their deadline, but only those not kept alive
    * since the revision it saw: a racing keep-alive wins, as a racing renewal does for a lease.
    */
@@ -157,7 +220,9 @@ final class SessionCommands {
     for (ExpireSessionItem item : c.getSessionsList()) {
       Optional<StoredSession> current =
           item.getSession() <= 0 ? Optional.empty() : tx.session(item.getSession());
+      // A lease group's part ends with its session in the meta group (EndSessionParts), never here.
       if (current.isPresent()
+          && !current.get().getPart()
           && current.get().getLastRenewRevision() <= item.getLastRenewRevision()) {
         ended += tx.endSession(item.getSession(), LeaseEvent.Type.SESSION_EXPIRED);
         expired++;
