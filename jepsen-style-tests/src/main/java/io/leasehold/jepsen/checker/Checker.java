@@ -24,4 +24,16 @@ public interface Checker {
         new PartitionChecker("partitions/"),
         new LivenessChecker());
   }
+
+  /**
+   * The checkers of a run on a cluster with lease groups (docs/design/multi-raft.md): tokens are
+   * checked per namespace, and there is no watch checker (watches follow the meta group only as
+   * built, so such a run has no watch workload).
+   */
+  static List<Checker> withLeaseGroups() {
+    return all().stream()
+        .filter(c -> !(c instanceof WatchChecker))
+        .map(c -> c instanceof FencingChecker ? FencingChecker.perNamespace() : c)
+        .toList();
+  }
 }

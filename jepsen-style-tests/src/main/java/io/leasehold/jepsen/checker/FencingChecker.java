@@ -16,17 +16,66 @@ import java.util.Set;
  * Fencing: every token the cluster granted is unique (one name, one holder) and grants that do not
  * overlap in real time got increasing tokens; per resource, the tokens the fenced register accepted
  * never go down, and each was granted for that resource.
+ *
+ * <p>On a cluster with lease groups the first two hold per namespace, as the README promises
+ * (tokens compare within a namespace: names of different namespaces are granted by different Raft
+ * groups, whose tokens are unrelated): {@link #perNamespace()} checks them so.
  */
 public final class FencingChecker implements Checker {
+  private final boolean perNamespace;
+
+  /** Tokens unique and increasing over every grant of the cluster. */
+  public FencingChecker() {
+    this(false);
+  }
+
+  private FencingChecker(boolean perNamespace) {
+    this.perNamespace = perNamespace;
+  }
+
+  /** Tokens unique and increasing over every grant in one namespace, for lease groups. */
+  public static FencingChecker perNamespace() {
+    return new FencingChecker(true);
+  }
+
+  /** The grants whose tokens must be unique and increasing together. */
+  private String scope(Completed g) {
+    String name = g.invoke().key();
+    int slash = name.indexOf('/');
+    return !perNamespace ? "" : slash < 0 ? name : name.substring(0, slash);
+  }
+
   @Override
   public Verdict check(History h) {
     List<String> problems = new ArrayList<>();
-    List<Completed> grants = Grants.of(h);
-    Map<Long, Completed> byToken = new HashMap<>();
+    List<Completed> all = Grants.of(h);
+    Map<String, List<Completed>> scopes = new java.util.TreeMap<>();
+    for (Completed g : all) {
+      scopes.computeIfAbsent(scope(g), s -> new ArrayList<>()).add(g);
+    }
     Set<String> grantedFor = new HashSet<>();
+    for (Completed g : all) {
+      grantedFor.add(g.invoke().key() + "#" + Grants.token(g));
+    }
+    for (List<Completed> grants : scopes.values()) {
+      checkTokens(h, grants, problems);
+    }
+    checkRegister(h, grantedFor, problems);
+    return Verdict.of(
+        "fencing",
+        problems,
+        all.size()
+            + " grants with unique tokens"
+            + (perNamespace ? " in each of " + scopes.size() + " namespaces" : "")
+            + "; "
+            + registerSummary(h));
+  }
+
+  /** Uniqueness and real-time order of the tokens of {@code grants}, one scope's. */
+  private static void checkTokens(History h, List<Completed> grants, List<String> problems) {
+    Map<Long, Completed> byToken = new HashMap<>();
     for (Completed g : grants) {
       long t = Grants.token(g);
-      grantedFor.add(g.invoke().key() + "#" + t);
       Completed first = byToken.putIfAbsent(t, g);
       if (first != null
           && !(first.invoke().key().equals(g.invoke().key())
@@ -88,17 +137,25 @@ public final class FencingChecker implements Checker {
                 + " completed");
       }
     }
+  }
+
+  private static String registerSummary(History h) {
+    long accepted = h.registerWrites().stream().filter(RegisterWrite::accepted).count();
+    return accepted
+        + " register writes accepted, "
+        + (h.registerWrites().size() - accepted)
+        + " stale ones refused";
+  }
+
+  /** Per resource, the register's accepted tokens never go down, each granted for it. */
+  private static void checkRegister(History h, Set<String> grantedFor, List<String> problems) {
     Map<String, RegisterWrite> highest = new HashMap<>();
     List<RegisterWrite> writes = new ArrayList<>(h.registerWrites());
     writes.sort(Comparator.comparingLong(RegisterWrite::seq));
-    int accepted = 0;
-    int refused = 0;
     for (RegisterWrite w : writes) {
       if (!w.accepted()) {
-        refused++;
         continue;
       }
-      accepted++;
       RegisterWrite top = highest.get(w.resource());
       if (top != null && w.token() < top.token()) {
         problems.add(
@@ -132,14 +189,5 @@ public final class FencingChecker implements Checker {
                 + ") that no acknowledged grant of that name carried");
       }
     }
-    return Verdict.of(
-        "fencing",
-        problems,
-        grants.size()
-            + " grants with unique tokens; "
-            + accepted
-            + " register writes accepted, "
-            + refused
-            + " stale ones refused");
   }
 }

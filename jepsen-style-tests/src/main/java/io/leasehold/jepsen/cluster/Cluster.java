@@ -99,6 +99,15 @@ public final class Cluster implements AutoCloseable {
    * Raft ports of every node, client certificates required.
    */
   public static Cluster start(int n, Path jar, Path dir, Optional<Certificates> tls) {
+    return start(n, jar, dir, tls, List.of());
+  }
+
+  /**
+   * As {@link #start(int, Path, Path, Optional)}, each node's {@code server} command given {@code
+   * serverArgs} too (e.g. {@code --lease-groups 3}), on every start, a rejoin's included.
+   */
+  public static Cluster start(
+      int n, Path jar, Path dir, Optional<Certificates> tls, List<String> serverArgs) {
     if (!Files.isReadable(jar)) {
       throw new IllegalStateException(
           "the server jar " + jar.toAbsolutePath() + " is missing: build the cli module first");
@@ -112,7 +121,7 @@ public final class Cluster implements AutoCloseable {
     Optional<Faketime> faketime = Faketime.find(why);
     Cluster c = new Cluster(dir, network, faketime, why.toString(), tls);
     try {
-      c.launch(n, jar);
+      c.launch(n, jar, serverArgs);
     } catch (RuntimeException e) {
       c.close();
       throw e;
@@ -120,7 +129,7 @@ public final class Cluster implements AutoCloseable {
     return c;
   }
 
-  private void launch(int n, Path jar) {
+  private void launch(int n, Path jar, List<String> serverArgs) {
     try {
       Files.createDirectories(dir.resolve("pids"));
       Runtime.getRuntime().addShutdownHook(hook);
@@ -160,6 +169,7 @@ public final class Cluster implements AutoCloseable {
         if (tls.isPresent()) {
           args.addAll(tlsArgs(tls.get(), id, network.host(i)));
         }
+        args.addAll(serverArgs);
         List<String> env = faketime.map(f -> f.environment(clock)).orElse(List.of());
         // Beside the data directories, so that the run removes it with them.
         Path tmp = Files.createDirectories(dir.resolve("data").resolve("tmp").resolve(id));

@@ -57,6 +57,37 @@ class FencingCheckerTest {
     assertEquals(Verdict.Result.INVALID, checker.check(bad).result());
   }
 
+  /**
+   * With lease groups, names of different namespaces are granted by different Raft groups: their
+   * tokens may repeat and go back across namespaces, never within one.
+   */
+  @Test
+  void perNamespaceTokensMayRepeatAcrossNamespacesButNotWithinOne() {
+    History across =
+        new Histories()
+            .granted("a", "lock/x", 9, 0, 10)
+            .granted("b", "service/y", 9, 20, 30)
+            .granted("c", "election/z", 7, 40, 50)
+            .build();
+    assertEquals(Verdict.Result.INVALID, checker.check(across).result(), "cluster-wide: caught");
+    Verdict v = FencingChecker.perNamespace().check(across);
+    assertEquals(Verdict.Result.VALID, v.result(), v.toString());
+    assertEquals(true, v.summary().contains("in each of 3 namespaces"), v.toString());
+
+    History within =
+        new Histories()
+            .granted("a", "lock/x", 9, 0, 10)
+            .granted("b", "service/y", 9, 20, 30)
+            .granted("c", "lock/z", 7, 40, 50)
+            .granted("d", "service/w", 9, 60, 70)
+            .build();
+    Verdict bad = FencingChecker.perNamespace().check(within);
+    assertEquals(Verdict.Result.INVALID, bad.result());
+    assertEquals(2, bad.problems().size(), bad.toString());
+    assertEquals(true, bad.problems().get(0).contains("token went back"), bad.toString());
+    assertEquals(true, bad.problems().get(1).contains("token 9 granted twice"), bad.toString());
+  }
+
   @Test
   void aTokenGrantedToTwoHoldersIsCaught() {
     History h =

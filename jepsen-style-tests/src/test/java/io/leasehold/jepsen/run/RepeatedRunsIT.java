@@ -19,12 +19,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The short schedule (or the mutual-TLS one) many times in a row, each with a fresh seed, and a
- * table of every run: seed, every checker's verdict, operations, duration. A schedule that passes
- * once proves little; this is how a claim of "N runs in a row" is made. {@code
- * jepsen-style-tests/repeat.sh} runs it ({@code -Pjepsen-repeat}); it goes on after a failed run,
- * so the table shows them all, and fails at the end if any run found a violation. The table is
- * printed and written to {@code target/jepsen/repeat-<schedule>.tsv}.
+ * The short schedule (or the mutual-TLS one, or the short one on nodes with three lease groups)
+ * many times in a row, each with a fresh seed, and a table of every run: seed, every checker's
+ * verdict, operations, duration. A schedule that passes once proves little; this is how a claim of
+ * "N runs in a row" is made. {@code jepsen-style-tests/repeat.sh} runs it ({@code
+ * -Pjepsen-repeat}); it goes on after a failed run, so the table shows them all, and fails at the
+ * end if any run found a violation. The table is printed and written to {@code
+ * target/jepsen/repeat-<schedule>.tsv}.
  */
 class RepeatedRunsIT {
   @TempDir Path certs;
@@ -35,12 +36,14 @@ class RepeatedRunsIT {
     String schedule = System.getProperty("jepsen.repeat.schedule", "short");
     boolean tls =
         switch (schedule) {
-          case "short" -> false;
+          case "short", "groups" -> false;
           case "tls" -> true;
           default ->
               throw new IllegalArgumentException(
-                  "jepsen.repeat.schedule: short or tls, got " + schedule);
+                  "jepsen.repeat.schedule: short, tls or groups, got " + schedule);
         };
+    // groups: the short schedule on nodes with three lease groups (docs/design/multi-raft.md).
+    int leaseGroups = schedule.equals("groups") ? 3 : 1;
     Random seeds = new Random(Long.getLong("jepsen.seed", System.nanoTime()));
     Path table = Runs.reports().resolve("repeat-" + schedule + ".tsv");
     Files.createDirectories(table.getParent());
@@ -59,7 +62,7 @@ class RepeatedRunsIT {
         r =
             JepsenRun.run(
                 new JepsenRun.Config(
-                    tls ? "tls" : "short",
+                    schedule,
                     Runs.nodes(),
                     Runs.jar(),
                     Runs.reports(),
@@ -67,7 +70,8 @@ class RepeatedRunsIT {
                     tls ? Schedules::mutualTlsSchedule : Schedules::shortSchedule,
                     Duration.ofSeconds(10),
                     2,
-                    certificates));
+                    certificates,
+                    leaseGroups));
       } catch (Exception e) {
         String line = String.format(Locale.ROOT, "%d\t%d\tRUN FAILED: %s", i, seed, e);
         System.out.println(line);
