@@ -339,7 +339,7 @@ public final class ClientCore implements AutoCloseable {
         slots.enqueue(name, w);
       }
     }
-    return Deliveries.deliverAll(this, ordered, results);
+    return Deliveries.deliverAll(callbackExecutor(), ordered, results, allOrNothing);
   }
 
   /**

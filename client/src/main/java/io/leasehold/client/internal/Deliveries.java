@@ -5,6 +5,7 @@ import io.leasehold.client.AcquireResult;
 import io.leasehold.client.Granted;
 import io.leasehold.client.InvalidRequestException;
 import io.leasehold.client.Lease;
+import io.leasehold.client.LeaseLostException;
 import io.leasehold.client.LeaseholdException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -13,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 
@@ -40,7 +42,7 @@ public final class Deliveries {
                   releaseQuietly(g.lease());
                 }
               };
-          onCallbacks(core, hand);
+          onCallbacks(core.callbackExecutor(), hand);
         });
     out.whenComplete(
         (v, e) -> {
@@ -56,9 +58,17 @@ public final class Deliveries {
    * acquisition failed is listed with why; if every name failed, or one failed in an unexpected
    * way, the failure is the result and the leases granted to the others are released. A caller that
    * stopped waiting (cancelled) has every granted lease released.
+   *
+   * <p>All or nothing: the cluster grants every name in one entry or none, but a granted name can
+   * still fail here, lost before it could be handed over (its answer came as its TTL ran out on
+   * this client's clock, and the names of one answer are settled one after another). Then none is
+   * handed over: the others are given back and fail too, so a caller never holds some of them.
    */
   static CompletableFuture<AcquireAllResult> deliverAll(
-      ClientCore core, List<String> names, List<CompletableFuture<AcquireResult>> results) {
+      Executor callbacks,
+      List<String> names,
+      List<CompletableFuture<AcquireResult>> results,
+      boolean allOrNothing) {
     CompletableFuture<AcquireAllResult> out = new CompletableFuture<>();
     CompletableFuture.allOf(
             results.stream().map(f -> f.handle((r, e) -> null)).toArray(CompletableFuture[]::new))
@@ -90,6 +100,22 @@ public final class Deliveries {
                   }
                 }
               }
+              List<Lease> givenBack = new ArrayList<>();
+              if (allOrNothing && !granted.isEmpty() && !failed.isEmpty()) {
+                String lost = String.join(", ", failed.keySet());
+                granted.forEach(
+                    (name, lease) ->
+                        failed.put(
+                            name,
+                            new LeaseLostException(
+                                name
+                                    + ": granted in one entry with "
+                                    + lost
+                                    + ", which failed before it could be handed over; given"
+                                    + " back, as all or nothing hands over every name or none")));
+                givenBack.addAll(granted.values());
+                granted.clear();
+              }
               // Every name failed (the cluster could not be reached, the client closed): the
               // failure is the result. Some did: they are listed, the others stand.
               if (failure == null && !failed.isEmpty() && failed.size() == names.size()) {
@@ -102,11 +128,12 @@ public final class Deliveries {
                         error != null
                             ? out.completeExceptionally(error)
                             : out.complete(new AcquireAllResult(granted, refused, skipped, failed));
+                    givenBack.forEach(Deliveries::releaseQuietly);
                     if (error != null || !delivered) {
                       granted.values().forEach(Deliveries::releaseQuietly);
                     }
                   };
-              onCallbacks(core, hand);
+              onCallbacks(callbacks, hand);
             });
     out.whenComplete(
         (v, e) -> {
@@ -118,9 +145,9 @@ public final class Deliveries {
   }
 
   /** Runs {@code hand} on the callback executor, or here once that has shut down. */
-  private static void onCallbacks(ClientCore core, Runnable hand) {
+  private static void onCallbacks(Executor callbacks, Runnable hand) {
     try {
-      core.callbackExecutor().execute(hand);
+      callbacks.execute(hand);
     } catch (RejectedExecutionException shutDown) {
       hand.run();
     }
