@@ -150,7 +150,10 @@ public final class LeaseholdNode implements AutoCloseable {
             LeaseholdNode::wallClockMicros,
             storeMemory,
             () -> new ExpiryTicker(config.tickInterval(), config.stallThreshold(), clock),
-            acquireWaits::onApplied);
+            result -> {
+              acquireWaits.onApplied(result);
+              serviceWaits.onApplied(result);
+            });
     consensus.timeWritesWith(metrics::written);
     consensus.listen(
         new Consensus.Listener() {

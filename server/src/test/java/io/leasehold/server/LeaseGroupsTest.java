@@ -41,12 +41,17 @@ import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.PlacementResponse;
 import io.leasehold.proto.v1.Policy;
+import io.leasehold.proto.v1.RegisterRequest;
+import io.leasehold.proto.v1.RegisterResponse;
+import io.leasehold.proto.v1.RegistryGrpc;
 import io.leasehold.proto.v1.RejectReason;
 import io.leasehold.proto.v1.RemoveMemberRequest;
 import io.leasehold.proto.v1.RenewItem;
 import io.leasehold.proto.v1.RenewRequest;
 import io.leasehold.proto.v1.RenewResponse;
 import io.leasehold.proto.v1.RenewResult;
+import io.leasehold.proto.v1.ResolveRequest;
+import io.leasehold.proto.v1.ResolveResponse;
 import io.leasehold.proto.v1.RevokeRequest;
 import io.leasehold.proto.v1.RevokeResponse;
 import io.leasehold.proto.v1.Role;
@@ -442,13 +447,17 @@ class LeaseGroupsTest {
   }
 
   /**
-   * A session lives in the meta group and has a part in each lease group a lease of it lives in
+   * A lease group serves its namespaces as the meta group serves its own. A session lives in the
+   * meta group and has a part in each lease group a lease of it lives in
    * (docs/design/multi-raft.md, "Sessions"): one keep-alive keeps leases in several groups, a close
    * ends them all before it is answered, and a session that expires ends its leases in every group.
+   * Histories are read from the names' groups, a blocking Resolve of a service in a lease group
+   * answers on the next change there, and each group's event history is compacted within the node's
+   * bounds.
    */
   @Test
-  void oneSessionHoldsLeasesInSeveralGroupsAndTheirEndFollowsIt() throws Exception {
-    cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3));
+  void sessionsRegistryAndHistoriesFollowTheirNamespacesIntoLeaseGroups() throws Exception {
+    cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3).history(20, Duration.ofHours(1)));
     awaitGroupsPlaceable();
     long session = createSession("n3", "proxy-1", 3);
 
@@ -459,6 +468,10 @@ class LeaseGroupsTest {
       assertEquals(session, r.getLease().getSession());
     }
     LeaseCore meta = cluster.node("n3").stateMachine().core();
+    await(
+        "n3 applies both placements",
+        WAIT,
+        () -> meta.placement("alpha").isPresent() && meta.placement("beta").isPresent());
     int alphaGroup = meta.placement("alpha").orElseThrow().getGroup();
     int betaGroup = meta.placement("beta").orElseThrow().getGroup();
     assertTrue(alphaGroup > 0 && betaGroup > 0 && alphaGroup != betaGroup, "two lease groups");
@@ -530,6 +543,80 @@ class LeaseGroupsTest {
                                     .get(alphaGroup)
                                     .storedSession(lapsed)
                                     .isEmpty()));
+
+    // The registry's namespace, in a lease group of its own: a blocking Resolve answers on the
+    // next change there, and the group's event history is kept within the node's bounds.
+    RegisterResponse first =
+        cluster
+            .registry("n1")
+            .register(
+                RegisterRequest.newBuilder()
+                    .setService("orders")
+                    .setInstance("i-1")
+                    .setAddress("10.0.0.1:80")
+                    .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60))
+                    .build());
+    await(
+        "every node applies the registry's placement",
+        WAIT,
+        () ->
+            cluster.running().stream()
+                .allMatch(n -> n.stateMachine().core().placement("service").isPresent()));
+    int group =
+        cluster.node("n1").stateMachine().core().placement("service").orElseThrow().getGroup();
+    assertTrue(group > 0, "the registry's namespace lives in a lease group");
+    ResolveResponse read =
+        cluster.registry("n2").resolve(ResolveRequest.newBuilder().setService("orders").build());
+    assertEquals(first.getRevision(), read.getVersion(), "the version is the group's revision");
+
+    var waiting =
+        RegistryGrpc.newFutureStub(cluster.channel("n2"))
+            .withDeadlineAfter(60, TimeUnit.SECONDS)
+            .resolve(
+                ResolveRequest.newBuilder()
+                    .setService("orders")
+                    .setWaitForVersion(read.getVersion())
+                    .setWait(com.google.protobuf.Duration.newBuilder().setSeconds(50))
+                    .build());
+    await(
+        "the blocking Resolve is held on n2",
+        WAIT,
+        () -> cluster.node("n2").waitingResolves() == 1);
+    RegisterResponse second =
+        cluster
+            .registry("n3")
+            .register(
+                RegisterRequest.newBuilder()
+                    .setService("orders")
+                    .setInstance("i-2")
+                    .setAddress("10.0.0.2:80")
+                    .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60))
+                    .build());
+    ResolveResponse changed = waiting.get(10, TimeUnit.SECONDS);
+    assertEquals(second.getRevision(), changed.getVersion(), "woken by the change, not the wait");
+
+    // Forty grants and releases in the group: its leader keeps its history to 20 events.
+    for (int i = 0; i < 20; i++) {
+      AcquireResponse a = cluster.leases("n1").acquire(acquire("service/churn-" + i, "runner", 30));
+      assertEquals(Outcome.GRANTED, a.getOutcome(), a::toString);
+      cluster.leases("n1").release(release("service/churn-" + i, a.getLease().getToken()));
+    }
+    await(
+        () ->
+            "lease group "
+                + group
+                + " compacted its history on every node: "
+                + cluster.running().stream()
+                    .map(n -> n.consensus().leaseGroupCores().get(group).history().toString())
+                    .toList(),
+        WAIT,
+        () ->
+            cluster.running().stream()
+                .allMatch(
+                    n -> {
+                      var h = n.consensus().leaseGroupCores().get(group).history();
+                      return h.getCompactRevision() > 0 && h.getCount() <= 20;
+                    }));
   }
 
   private long createSession(String node, String holder, long ttlSeconds) {

@@ -8,11 +8,14 @@ import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ReadReply;
 import io.leasehold.proto.v1.SetLogFormat;
 import io.leasehold.server.expiry.ExpiryTicker;
+import io.leasehold.server.watch.HistoryCompactor;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
@@ -39,11 +42,12 @@ final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
   private final ExpiryTicker ticker;
   private volatile RaftServer server;
   private volatile Replicator replicator;
+  private volatile HistoryCompactor compactor;
 
   /** The log format the meta group applies; this group's rises to it. */
   private volatile IntSupplier metaFormat = () -> 0;
 
-  /** Told of every entry the group applies (the node's waiting acquisitions). */
+  /** Told of every entry the group applies (the node's waiting acquisitions and Resolves). */
   private final Consumer<ApplyResult> applied;
 
   /**
@@ -79,16 +83,25 @@ final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
     return machine;
   }
 
-  /** Connects the group to the started server, its Raft client's door and the meta group. */
-  void bind(RaftServer server, Replicator replicator, IntSupplier metaFormat) {
+  /**
+   * Connects the group to the started server, its Raft client's door and the meta group, and starts
+   * its history compactor, which keeps the group's event history within the node's bounds while
+   * this node leads the group.
+   */
+  void bind(
+      RaftServer server,
+      Replicator replicator,
+      IntSupplier metaFormat,
+      BiFunction<
+              Function<LogCommand, CompletableFuture<LogReply>>, BooleanSupplier, HistoryCompactor>
+          newCompactor) {
     this.server = server;
     this.metaFormat = metaFormat;
     this.replicator = replicator;
-    ticker.bind(
-        machine,
-        command -> RaftErrors.mapped(replicator.proposeHere(command)),
-        this::isLeader,
-        this::commitIndex);
+    Function<LogCommand, CompletableFuture<LogReply>> proposeHere =
+        command -> RaftErrors.mapped(replicator.proposeHere(command));
+    ticker.bind(machine, proposeHere, this::isLeader, this::commitIndex);
+    this.compactor = newCompactor.apply(proposeHere, this::isLeader);
   }
 
   /** Proposes through the group's leader (forwarded when another node leads it). */
@@ -228,6 +241,10 @@ final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
   @Override
   public void close() {
     ticker.close();
+    HistoryCompactor c = compactor;
+    if (c != null) {
+      c.close();
+    }
     Replicator r = replicator;
     if (r != null) {
       try {

@@ -3,12 +3,14 @@ package io.leasehold.server.raft;
 import io.leasehold.server.NodeConfig;
 import io.leasehold.server.Peer;
 import io.leasehold.server.expiry.ExpiryTicker;
+import io.leasehold.server.watch.HistoryCompactor;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import io.leasehold.statemachine.store.RocksDbStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -161,7 +163,19 @@ final class LeaseGroups {
       IntSupplier metaFormat) {
     for (LeaseGroup g : groups.values()) {
       if (!g.bound()) {
-        g.bind(server, newReplicator.apply(group(g.number()), g.machine()), metaFormat);
+        g.bind(
+            server,
+            newReplicator.apply(group(g.number()), g.machine()),
+            metaFormat,
+            (proposeHere, isLeader) ->
+                new HistoryCompactor(
+                    g.machine()::core,
+                    proposeHere,
+                    isLeader,
+                    wallClockMicros,
+                    config.historyMaxEvents(),
+                    config.historyMaxAge(),
+                    Duration.ofSeconds(1)));
       }
     }
   }
