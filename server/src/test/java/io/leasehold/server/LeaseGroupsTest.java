@@ -673,6 +673,14 @@ class LeaseGroupsTest {
           cluster.leases("n1").acquire(acquire(ns + "/before", "h", 60)).getOutcome(),
           ns);
     }
+    // A write n1 forwarded is answered once the meta leader applied its placement; n1 in turn.
+    await(
+        "n1 applies the three placements",
+        WAIT,
+        () ->
+            namespaces.stream()
+                .allMatch(
+                    ns -> cluster.node("n1").stateMachine().core().placement(ns).isPresent()));
     assertEquals(
         Set.of(1, 2, 3),
         cluster.node("n1").consensus().groups().stream()

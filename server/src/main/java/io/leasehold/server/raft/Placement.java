@@ -523,17 +523,12 @@ final class Placement {
    * different groups do not compare), cut to the limit asked.
    */
   private CompletableFuture<ReadReply> holderHistoryEverywhere(ReadQuery query, boolean stale) {
-    List<Integer> all = new ArrayList<>();
-    all.add(0);
-    all.addAll(groups.hostedNumbers());
-    List<CompletableFuture<ReadReply>> reads =
-        all.stream().map(g -> readGroup(g, query, stale)).toList();
     int limit = query.getHistory().getLimit();
-    return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+    return readEverywhere(query, stale)
         .thenApply(
-            ignored -> {
+            replies -> {
               List<EndedLease> ended = new ArrayList<>();
-              reads.forEach(r -> ended.addAll(r.join().getHistory().getLeasesList()));
+              replies.forEach(r -> ended.addAll(r.getHistory().getLeasesList()));
               ended.sort(
                   Comparator.comparing(
                           (EndedLease e) -> Timestamps.toMicros(e.getEndedAt()),
@@ -543,7 +538,7 @@ final class Placement {
                   limit > 0 && ended.size() > limit ? ended.subList(0, limit) : ended;
               return ReadReply.newBuilder()
                   .setHistory(
-                      reads.get(0).join().getHistory().toBuilder().clearLeases().addAllLeases(page))
+                      replies.get(0).getHistory().toBuilder().clearLeases().addAllLeases(page))
                   .build();
             });
   }
@@ -553,27 +548,22 @@ final class Placement {
    * group: their names merged in name order and cut to the page, and counted.
    */
   private CompletableFuture<ReadReply> sessionEverywhere(ReadQuery query, boolean stale) {
-    List<Integer> all = new ArrayList<>();
-    all.add(0);
-    all.addAll(groups.hostedNumbers());
-    List<CompletableFuture<ReadReply>> reads =
-        all.stream().map(g -> readGroup(g, query, stale)).toList();
     int limit =
         query.getGetSession().getLimit() <= 0
             ? Limits.MAX_LIST_LIMIT
             : query.getGetSession().getLimit();
-    return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+    return readEverywhere(query, stale)
         .thenApply(
-            ignored -> {
-              GetSessionResponse whole = reads.get(0).join().getGetSession();
+            replies -> {
+              GetSessionResponse whole = replies.get(0).getGetSession();
               if (!whole.getFound()) {
-                return reads.get(0).join();
+                return replies.get(0);
               }
               List<String> leases = new ArrayList<>(whole.getLeasesList());
               long attached = whole.getSession().getLeases();
               boolean more = whole.getMore();
-              for (int i = 1; i < reads.size(); i++) {
-                GetSessionResponse part = reads.get(i).join().getGetSession();
+              for (ReadReply reply : replies.subList(1, replies.size())) {
+                GetSessionResponse part = reply.getGetSession();
                 if (part.getFound()) {
                   leases.addAll(part.getLeasesList());
                   attached += part.getSession().getLeases();
@@ -627,26 +617,16 @@ final class Placement {
    * group's namespaces).
    */
   private CompletableFuture<ReadReply> listEverywhere(ReadQuery query, boolean stale) {
-    List<Integer> all = new ArrayList<>();
-    all.add(0);
-    all.addAll(groups.hostedNumbers());
-    List<CompletableFuture<ReadReply>> pages =
-        all.stream().map(g -> readGroup(g, query, stale)).toList();
     ListRequest asked = query.getList();
     int limit = asked.getLimit() <= 0 ? Limits.MAX_LIST_LIMIT : asked.getLimit();
-    return CompletableFuture.allOf(pages.toArray(CompletableFuture[]::new))
+    return readEverywhere(query, stale)
         .thenApply(
-            ignored -> {
+            pages -> {
               List<Lease> leases = new ArrayList<>();
               boolean more = false;
-              long revision = 0;
-              for (int i = 0; i < pages.size(); i++) {
-                ListResponse page = pages.get(i).join().getList();
-                leases.addAll(page.getLeasesList());
-                more |= page.getMore();
-                if (i == 0) {
-                  revision = page.getRevision();
-                }
+              for (ReadReply page : pages) {
+                leases.addAll(page.getList().getLeasesList());
+                more |= page.getList().getMore();
               }
               leases.sort(Comparator.comparing(Lease::getName));
               if (leases.size() > limit) {
@@ -657,9 +637,20 @@ final class Placement {
                   .setList(
                       ListResponse.newBuilder()
                           .addAllLeases(leases)
-                          .setRevision(revision)
+                          .setRevision(pages.get(0).getList().getRevision())
                           .setMore(more))
                   .build();
             });
+  }
+
+  /** {@code query} read in the meta group and in every lease group this node hosts, in order. */
+  private CompletableFuture<List<ReadReply>> readEverywhere(ReadQuery query, boolean stale) {
+    List<Integer> all = new ArrayList<>();
+    all.add(0);
+    all.addAll(groups.hostedNumbers());
+    List<CompletableFuture<ReadReply>> reads =
+        all.stream().map(g -> readGroup(g, query, stale)).toList();
+    return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+        .thenApply(ignored -> reads.stream().map(CompletableFuture::join).toList());
   }
 }
