@@ -768,7 +768,12 @@ public final class LeaseCore {
   public boolean sessionEnded(long id) {
     return store.read(
         view -> {
-          long next = LogFormat.token(logFormat, view.applied().index() + 1, 0);
+          // The format as of the view: a later one could count tokens the view has not applied.
+          int format =
+              view.get(Space.META, FORMAT_KEY)
+                  .map(b -> ByteBuffer.wrap(b).getInt())
+                  .orElse(LogFormat.FIRST);
+          long next = LogFormat.token(format, view.applied().index() + 1, 0);
           return id < next && view.get(Space.SESSIONS, Sessions.key(id)).isEmpty();
         });
   }
