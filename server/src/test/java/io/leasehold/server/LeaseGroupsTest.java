@@ -73,6 +73,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -195,15 +196,7 @@ class LeaseGroupsTest {
     for (AcquireResponse r : List.of(alpha, beta, gamma)) {
       assertEquals(Outcome.GRANTED, r.getOutcome(), r::toString);
     }
-    await(
-        "every member applied the three placements",
-        WAIT,
-        () ->
-            cluster.running().stream()
-                .allMatch(
-                    n ->
-                        Set.of("alpha", "beta", "gamma").stream()
-                            .allMatch(ns -> n.stateMachine().core().placement(ns).isPresent())));
+    awaitPlaced(cluster.running(), "alpha", "beta", "gamma");
     LeaseCore meta = cluster.node("n2").stateMachine().core();
     Map<String, Integer> placed = new java.util.TreeMap<>();
     for (String ns : List.of("alpha", "beta", "gamma")) {
@@ -359,13 +352,7 @@ class LeaseGroupsTest {
     awaitGroupsPlaceable();
     AcquireResponse first = cluster.leases("n1").acquire(acquire("alpha/a", "runner-1", 30));
     assertEquals(Outcome.GRANTED, first.getOutcome(), first::toString);
-    // Answered once the meta group's leader applied the placement; every node applies it in turn.
-    await(
-        "every node applies alpha's placement",
-        WAIT,
-        () ->
-            cluster.running().stream()
-                .allMatch(n -> n.stateMachine().core().placement("alpha").isPresent()));
+    awaitPlaced(cluster.running(), "alpha");
     int group =
         cluster.node("n1").stateMachine().core().placement("alpha").orElseThrow().getGroup();
     assertTrue(group > 0, "alpha lives in a lease group");
@@ -468,10 +455,7 @@ class LeaseGroupsTest {
       assertEquals(session, r.getLease().getSession());
     }
     LeaseCore meta = cluster.node("n3").stateMachine().core();
-    await(
-        "n3 applies both placements",
-        WAIT,
-        () -> meta.placement("alpha").isPresent() && meta.placement("beta").isPresent());
+    awaitPlaced(List.of(cluster.node("n3")), "alpha", "beta");
     int alphaGroup = meta.placement("alpha").orElseThrow().getGroup();
     int betaGroup = meta.placement("beta").orElseThrow().getGroup();
     assertTrue(alphaGroup > 0 && betaGroup > 0 && alphaGroup != betaGroup, "two lease groups");
@@ -556,12 +540,7 @@ class LeaseGroupsTest {
                     .setAddress("10.0.0.1:80")
                     .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(60))
                     .build());
-    await(
-        "every node applies the registry's placement",
-        WAIT,
-        () ->
-            cluster.running().stream()
-                .allMatch(n -> n.stateMachine().core().placement("service").isPresent()));
+    awaitPlaced(cluster.running(), "service");
     int group =
         cluster.node("n1").stateMachine().core().placement("service").orElseThrow().getGroup();
     assertTrue(group > 0, "the registry's namespace lives in a lease group");
@@ -655,6 +634,27 @@ class LeaseGroupsTest {
                 .allMatch(n -> n.consensus().logFormat() == LogFormat.GROUPS));
   }
 
+  /**
+   * Waits until each of {@code nodes} has applied the placement of every one of {@code namespaces}:
+   * a write is answered once the meta group's leader applied the placement it made, and the other
+   * nodes apply it in their turn.
+   */
+  private static void awaitPlaced(List<LeaseholdNode> nodes, String... namespaces) {
+    await(
+        () ->
+            "placements of "
+                + List.of(namespaces)
+                + " applied on "
+                + nodes.stream().map(LeaseholdNode::id).toList(),
+        WAIT,
+        () ->
+            nodes.stream()
+                .allMatch(
+                    n ->
+                        Stream.of(namespaces)
+                            .allMatch(ns -> n.stateMachine().core().placement(ns).isPresent())));
+  }
+
   /** The version of the global state lease group {@code group} holds on node {@code n}. */
   private static long copiedVersion(LeaseholdNode n, int group) {
     LeaseCore core = n.consensus().leaseGroupCores().get(group);
@@ -673,14 +673,7 @@ class LeaseGroupsTest {
           cluster.leases("n1").acquire(acquire(ns + "/before", "h", 60)).getOutcome(),
           ns);
     }
-    // A write n1 forwarded is answered once the meta leader applied its placement; n1 in turn.
-    await(
-        "n1 applies the three placements",
-        WAIT,
-        () ->
-            namespaces.stream()
-                .allMatch(
-                    ns -> cluster.node("n1").stateMachine().core().placement(ns).isPresent()));
+    awaitPlaced(List.of(cluster.node("n1")), namespaces.toArray(String[]::new));
     assertEquals(
         Set.of(1, 2, 3),
         cluster.node("n1").consensus().groups().stream()

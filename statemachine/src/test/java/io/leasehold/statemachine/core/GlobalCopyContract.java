@@ -12,7 +12,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.leasehold.proto.v1.AddRoleRequest;
-import io.leasehold.proto.v1.AdoptNamespace;
 import io.leasehold.proto.v1.AuthRole;
 import io.leasehold.proto.v1.CopyGlobal;
 import io.leasehold.proto.v1.CopyGlobalResponse;
@@ -22,12 +21,8 @@ import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.Permission;
 import io.leasehold.proto.v1.RejectReason;
-import io.leasehold.proto.v1.SetLogFormat;
-import io.leasehold.statemachine.store.KvStore;
 import java.io.IOException;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,40 +31,9 @@ import org.junit.jupiter.api.Test;
  * group takes the meta group's whole global state as a copy, keeps only the newest, and ends a
  * newly banned holder's leases in its own entry.
  */
-abstract class GlobalCopyContract extends CoreFixture {
-  private KvStore groupStore;
-  private LeaseCore group;
-  private long groupIndex;
-
-  @BeforeEach
-  void openGroup() throws IOException {
-    groupStore = newStore(tempDir.resolve("group-1"));
-    group = new LeaseCore(groupStore, 1);
-    toGroup(format());
-    toGroup(
-        LogCommand.newBuilder()
-            .setAdoptNamespace(
-                AdoptNamespace.newBuilder().setNamespace("lock").setEpoch(1).setGroup(1)));
-  }
-
-  @AfterEach
-  void closeGroup() {
-    if (groupStore != null) {
-      groupStore.close();
-    }
-  }
-
-  private static LogCommand.Builder format() {
-    return LogCommand.newBuilder()
-        .setSetLogFormat(SetLogFormat.newBuilder().setFormat(LogFormat.GROUPS));
-  }
-
+abstract class GlobalCopyContract extends LeaseGroupFixture {
   private static LogCommand.Builder copy(CopyGlobal state) {
     return LogCommand.newBuilder().setCopyGlobal(state);
-  }
-
-  private LogReply toGroup(LogCommand.Builder command) throws IOException {
-    return group.apply(TERM, ++groupIndex, command.setLeaderTimeMicros(T0).build()).reply();
   }
 
   /** The meta group's state as a node sends it, applied in the lease group. */

@@ -12,7 +12,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.leasehold.proto.v1.AdoptNamespace;
 import io.leasehold.proto.v1.CreateSessionPart;
 import io.leasehold.proto.v1.EndSessionParts;
 import io.leasehold.proto.v1.GetRequest;
@@ -21,12 +20,8 @@ import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.RejectReason;
 import io.leasehold.proto.v1.SessionPartsResponse;
-import io.leasehold.proto.v1.SetLogFormat;
-import io.leasehold.statemachine.store.KvStore;
 import java.io.IOException;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,34 +30,7 @@ import org.junit.jupiter.api.Test;
  * by an Expire (its group's ticker does not decide it), and ends with its leases by
  * EndSessionParts. The meta group holds sessions whole and refuses parts.
  */
-abstract class SessionPartContract extends CoreFixture {
-  private KvStore groupStore;
-  private LeaseCore group;
-  private long groupIndex;
-
-  @BeforeEach
-  void openGroup() throws IOException {
-    groupStore = newStore(tempDir.resolve("group-1"));
-    group = new LeaseCore(groupStore, 1);
-    toGroup(format());
-    toGroup(
-        LogCommand.newBuilder()
-            .setAdoptNamespace(
-                AdoptNamespace.newBuilder().setNamespace("lock").setEpoch(1).setGroup(1)));
-  }
-
-  @AfterEach
-  void closeGroup() {
-    if (groupStore != null) {
-      groupStore.close();
-    }
-  }
-
-  private static LogCommand.Builder format() {
-    return LogCommand.newBuilder()
-        .setSetLogFormat(SetLogFormat.newBuilder().setFormat(LogFormat.GROUPS));
-  }
-
+abstract class SessionPartContract extends LeaseGroupFixture {
   private static LogCommand.Builder part(long session, String holder) {
     return LogCommand.newBuilder()
         .setCreateSessionPart(
@@ -76,14 +44,6 @@ abstract class SessionPartContract extends CoreFixture {
     return LogCommand.newBuilder()
         .setEndSessionParts(
             EndSessionParts.newBuilder().addAllSessions(List.of(sessions)).setClosed(closed));
-  }
-
-  private ApplyResult toGroup(LogCommand.Builder command, long timeMicros) throws IOException {
-    return group.apply(TERM, ++groupIndex, command.setLeaderTimeMicros(timeMicros).build());
-  }
-
-  private LogReply toGroup(LogCommand.Builder command) throws IOException {
-    return toGroup(command, T0).reply();
   }
 
   /** A session created in the meta group; its id. */
