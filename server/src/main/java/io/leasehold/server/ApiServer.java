@@ -27,7 +27,7 @@ import io.leasehold.server.health.NodeHealth;
 import io.leasehold.server.raft.Consensus;
 import io.leasehold.server.rpc.LeaderHeader;
 import io.leasehold.server.tls.NodeTls;
-import io.leasehold.server.watch.WatchHub;
+import io.leasehold.server.watch.WatchService;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -83,7 +83,7 @@ final class ApiServer {
       NodeConfig config,
       NodeTls tls,
       Consensus consensus,
-      WatchHub hub,
+      WatchService hub,
       AcquireWaits acquireWaits,
       ServiceWaits serviceWaits,
       NodeAuth auth,

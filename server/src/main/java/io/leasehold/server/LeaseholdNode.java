@@ -27,9 +27,11 @@ import io.leasehold.server.raft.Replicator;
 import io.leasehold.server.raft.WriteTrace;
 import io.leasehold.server.tls.NodeTls;
 import io.leasehold.server.ui.Dashboard;
+import io.leasehold.server.watch.GroupWatches;
 import io.leasehold.server.watch.HistoryCompactor;
 import io.leasehold.server.watch.WatchHub;
 import io.leasehold.statemachine.core.Counters;
+import io.leasehold.statemachine.core.LeaseCore;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import io.leasehold.statemachine.store.RocksDbStore;
 import java.io.IOException;
@@ -65,6 +67,10 @@ public final class LeaseholdNode implements AutoCloseable {
   private final LifecycleLog lifecycle;
   private final NodeDiagnostics diagnostics;
   private final WatchHub watchHub;
+
+  /** Watch as the node serves it: the meta group's hub, and one per lease group it hosts. */
+  private final GroupWatches groupWatches;
+
   private final NodeMetrics metrics;
   private final LeaseStateMachine stateMachine;
 
@@ -108,6 +114,21 @@ public final class LeaseholdNode implements AutoCloseable {
             config.watchMessageRate(),
             config.watchMaxDelay(),
             config.watchSenders());
+    this.groupWatches =
+        new GroupWatches(
+            watchHub,
+            this::leaseGroupCore,
+            new GroupWatches.Placements() {
+              @Override
+              public boolean active() {
+                return consensus.servesLeaseGroups();
+              }
+
+              @Override
+              public CompletableFuture<Integer> groupToFollow(String namespace) {
+                return consensus.groupToFollow(namespace);
+              }
+            });
     // Proposes through the consensus made a few lines below, once calls arrive.
     this.acquireWaits = new AcquireWaits(this::propose);
     this.metrics =
@@ -150,9 +171,10 @@ public final class LeaseholdNode implements AutoCloseable {
             LeaseholdNode::wallClockMicros,
             storeMemory,
             () -> new ExpiryTicker(config.tickInterval(), config.stallThreshold(), clock),
-            result -> {
+            (result, group) -> {
               acquireWaits.onApplied(result);
               serviceWaits.onApplied(result);
+              groupWatches.onApplied(result, group);
             });
     consensus.timeWritesWith(metrics::written);
     consensus.listen(
@@ -193,7 +215,7 @@ public final class LeaseholdNode implements AutoCloseable {
             config,
             tls,
             consensus,
-            watchHub,
+            groupWatches,
             acquireWaits,
             serviceWaits,
             auth,
@@ -202,6 +224,10 @@ public final class LeaseholdNode implements AutoCloseable {
             clusterService,
             consensus::leaderClientAddress,
             LeaseholdNode::wallClockMicros);
+  }
+
+  private Optional<LeaseCore> leaseGroupCore(int number) {
+    return consensus.leaseGroupCore(number);
   }
 
   private CompletableFuture<LogReply> propose(LogCommand command) {
@@ -316,13 +342,13 @@ public final class LeaseholdNode implements AutoCloseable {
             consensus::liveness,
             config.electionTimeoutMax(),
             config.requestTimeout(),
-            new LeasesService(consensus, watchHub, leaderHint),
+            new LeasesService(consensus, groupWatches, leaderHint),
             new RoutingService(consensus, leaderHint),
             new AdminService(consensus, leaderHint, LeaseholdNode::wallClockMicros),
             clusterService,
             consensus.newPeerProbe(),
             auth.authorizer(),
-            watchHub,
+            groupWatches::hubs,
             metrics.registry());
     metrics.addContext("/ui", dashboard::handle);
   }

@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.grpc.ClientCall;
+import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.leasehold.proto.v1.AcquireManyItem;
@@ -36,6 +38,7 @@ import io.leasehold.proto.v1.HistoryRequest;
 import io.leasehold.proto.v1.HistoryResponse;
 import io.leasehold.proto.v1.KeepAliveRequest;
 import io.leasehold.proto.v1.KeepAliveResult;
+import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.Outcome;
@@ -58,6 +61,8 @@ import io.leasehold.proto.v1.Role;
 import io.leasehold.proto.v1.SetPolicyRequest;
 import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.StatusResponse;
+import io.leasehold.proto.v1.WatchRequest;
+import io.leasehold.proto.v1.WatchResponse;
 import io.leasehold.server.raft.Consensus;
 import io.leasehold.server.raft.PeerTraffic;
 import io.leasehold.statemachine.core.LeaseCore;
@@ -70,6 +75,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
@@ -443,7 +450,7 @@ class LeaseGroupsTest {
    * bounds.
    */
   @Test
-  void sessionsRegistryAndHistoriesFollowTheirNamespacesIntoLeaseGroups() throws Exception {
+  void sessionsRegistryHistoriesAndWatchesFollowTheirNamespacesIntoLeaseGroups() throws Exception {
     cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3).history(20, Duration.ofHours(1)));
     awaitGroupsPlaceable();
     long session = createSession("n3", "proxy-1", 3);
@@ -574,6 +581,37 @@ class LeaseGroupsTest {
     ResolveResponse changed = waiting.get(10, TimeUnit.SECONDS);
     assertEquals(second.getRevision(), changed.getVersion(), "woken by the change, not the wait");
 
+    // A watch of a namespace no write has placed places it, and follows its lease group. A list
+    // of the namespace returns that group's revision: a watch from the next one, on another node,
+    // misses nothing and repeats nothing. A watch across namespaces is refused.
+    try (Watching gamma = new Watching(cluster.channel("n2"), "gamma/", 0)) {
+      awaitPlaced(cluster.running(), "gamma");
+      int gammaGroup = meta.placement("gamma").orElseThrow().getGroup();
+      assertTrue(gammaGroup > 0, "the watched namespace lives in a lease group");
+      gamma.awaitStarted();
+      AcquireResponse x = cluster.leases("n3").acquire(acquire("gamma/x", "runner", 30));
+      Event seen = gamma.nextEvent();
+      assertEquals(
+          List.of(Event.Type.ACQUIRED, "gamma/x"), List.of(seen.getType(), seen.getName()));
+      assertEquals(x.getRevision(), seen.getRevision(), "the group's revision");
+
+      long listed = cluster.leases("n1").list(list("gamma/")).getRevision();
+      assertTrue(listed >= x.getRevision(), "the list's revision is the group's");
+      AcquireResponse y = cluster.leases("n1").acquire(acquire("gamma/y", "runner", 30));
+      try (Watching resumed = new Watching(cluster.channel("n3"), "gamma/", listed + 1)) {
+        Event next = resumed.nextEvent();
+        assertEquals("gamma/y", next.getName(), "from the list's revision on, nothing repeated");
+        assertEquals(y.getRevision(), next.getRevision());
+      }
+      assertEquals("gamma/y", gamma.nextEvent().getName());
+    }
+    try (Watching everything = new Watching(cluster.channel("n1"), "", 0)) {
+      StatusRuntimeException refused = everything.awaitError();
+      assertEquals(Status.Code.FAILED_PRECONDITION, refused.getStatus().getCode());
+      assertTrue(
+          refused.getStatus().getDescription().contains("spans namespaces"), refused::toString);
+    }
+
     // Forty grants and releases in the group: its leader keeps its history to 20 events.
     for (int i = 0; i < 20; i++) {
       AcquireResponse a = cluster.leases("n1").acquire(acquire("service/churn-" + i, "runner", 30));
@@ -596,6 +634,73 @@ class LeaseGroupsTest {
                       var h = n.consensus().leaseGroupCores().get(group).history();
                       return h.getCompactRevision() > 0 && h.getCount() <= 20;
                     }));
+  }
+
+  /** A Watch stream whose messages and end are queued for the test to take. */
+  private static final class Watching implements AutoCloseable {
+    private final BlockingQueue<Object> received = new LinkedBlockingQueue<>();
+    private final ClientCall<WatchRequest, WatchResponse> call;
+
+    Watching(io.grpc.Channel channel, String prefix, long startRevision) {
+      call = channel.newCall(LeasesGrpc.getWatchMethod(), io.grpc.CallOptions.DEFAULT);
+      call.start(
+          new ClientCall.Listener<>() {
+            @Override
+            public void onMessage(WatchResponse message) {
+              received.add(message);
+              call.request(1);
+            }
+
+            @Override
+            public void onClose(Status status, Metadata trailers) {
+              received.add(status.asRuntimeException(trailers));
+            }
+          },
+          new Metadata());
+      call.sendMessage(
+          WatchRequest.newBuilder().setPrefix(prefix).setStartRevision(startRevision).build());
+      call.halfClose();
+      call.request(1);
+    }
+
+    private Object take() throws InterruptedException {
+      Object o = received.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertTrue(o != null, "a watch message or its end within " + WAIT);
+      return o;
+    }
+
+    /** Waits for the first message, which says where a watch from now starts. */
+    void awaitStarted() throws InterruptedException {
+      Object o = take();
+      assertTrue(o instanceof WatchResponse, () -> "the watch started: " + o);
+    }
+
+    /** The next event, skipping progress messages. */
+    Event nextEvent() throws InterruptedException {
+      while (true) {
+        Object o = take();
+        assertTrue(o instanceof WatchResponse, () -> "an event, not the stream's end: " + o);
+        WatchResponse r = (WatchResponse) o;
+        if (r.getEventsCount() > 0) {
+          assertEquals(1, r.getEventsCount(), r::toString);
+          return r.getEvents(0);
+        }
+      }
+    }
+
+    StatusRuntimeException awaitError() throws InterruptedException {
+      while (true) {
+        Object o = take();
+        if (o instanceof StatusRuntimeException e) {
+          return e;
+        }
+      }
+    }
+
+    @Override
+    public void close() {
+      call.cancel("test done", null);
+    }
   }
 
   private long createSession(String node, String holder, long ttlSeconds) {

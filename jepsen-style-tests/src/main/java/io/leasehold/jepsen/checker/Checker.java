@@ -27,12 +27,11 @@ public interface Checker {
 
   /**
    * The checkers of a run on a cluster with lease groups (docs/design/multi-raft.md): tokens are
-   * checked per namespace, and there is no watch checker (watches follow the meta group only as
-   * built, so such a run has no watch workload).
+   * checked per namespace. The watch checker stays: its watchers follow one namespace, whose events
+   * and revisions are one group's.
    */
   static List<Checker> withLeaseGroups() {
     return all().stream()
-        .filter(c -> !(c instanceof WatchChecker))
         .map(c -> c instanceof FencingChecker ? FencingChecker.perNamespace() : c)
         .toList();
   }

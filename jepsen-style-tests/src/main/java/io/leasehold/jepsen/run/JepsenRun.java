@@ -78,8 +78,8 @@ public final class JepsenRun {
    * @param tls the certificates of a run with mutual TLS on every port and client certificates
    *     required; every client identity presents its own
    * @param leaseGroups the server's {@code --lease-groups}: above 1, the workloads' namespaces are
-   *     placed on lease groups (docs/design/multi-raft.md); watches follow the meta group only as
-   *     built, so such a run has no watch workload and no watch checker
+   *     placed on lease groups (docs/design/multi-raft.md), and the watch workload's watches follow
+   *     the lease group of the namespace they watch
    */
   public record Config(
       String name,
@@ -263,13 +263,10 @@ public final class JepsenRun {
     cluster.awaitLeader(java.time.Duration.ofSeconds(300));
     cluster.awaitAllUp(java.time.Duration.ofSeconds(300));
     setUpPolicies(cluster);
-    boolean watched = config.leaseGroups() <= 1;
-    if (!watched) {
+    boolean grouped = config.leaseGroups() > 1;
+    if (grouped) {
       awaitLeaseGroups(cluster, config.leaseGroups());
-      setup
-          .append("- lease groups: ")
-          .append(config.leaseGroups())
-          .append(" (watches follow the meta group only as built: no watch workload or checker)\n");
+      setup.append("- lease groups: ").append(config.leaseGroups()).append('\n');
     }
     NemesisContext nctx = new NemesisContext(cluster, new Random(config.seed()), clientFaults);
     WorkloadContext wctx = new WorkloadContext(cluster, rec, clientFaults);
@@ -286,9 +283,7 @@ public final class JepsenRun {
             new HandoffWorkload(3, 2),
             new ElectionWorkload(3),
             new PartitionWorkload(3));
-    if (watched) {
-      watch.start(wctx);
-    }
+    watch.start(wctx);
     workloads.forEach(w -> w.start(wctx));
     try {
       Pacing.sleep(java.time.Duration.ofSeconds(3));
@@ -308,10 +303,9 @@ public final class JepsenRun {
     rec.liveness(
         probeLiveness(cluster, healed, config.livenessBound(), "lock/liveness-" + config.seed()));
     workloads.forEach(Workload::stop);
-    if (watched) {
-      awaitWatchers(cluster, watch);
-      watch.stop();
-    } else {
+    awaitWatchers(cluster, watch);
+    watch.stop();
+    if (grouped) {
       setup.append("- namespaces placed: ").append(placedOnLeaseGroups(cluster)).append('\n');
     }
     restartAll(cluster);

@@ -45,7 +45,7 @@ import io.leasehold.proto.v1.WatchResponse;
 import io.leasehold.server.auth.Caller;
 import io.leasehold.server.raft.Consensus;
 import io.leasehold.server.watch.WatchFrame;
-import io.leasehold.server.watch.WatchHub;
+import io.leasehold.server.watch.WatchService;
 import io.leasehold.statemachine.core.LogFormat;
 import io.leasehold.statemachine.core.Validation;
 import java.util.ArrayList;
@@ -60,7 +60,7 @@ import java.util.function.Supplier;
  */
 public final class LeasesService extends LeasesGrpc.LeasesImplBase {
   private final ReplicatedCalls calls;
-  private final WatchHub watchHub;
+  private final WatchService watchHub;
   private final AcquireWaits waits;
   private final LeaseDeadlines deadlines;
 
@@ -69,13 +69,13 @@ public final class LeasesService extends LeasesGrpc.LeasesImplBase {
    * needs.
    */
   public LeasesService(
-      Consensus consensus, WatchHub watchHub, Supplier<Optional<String>> leaderHint) {
+      Consensus consensus, WatchService watchHub, Supplier<Optional<String>> leaderHint) {
     this(consensus, watchHub, null, leaderHint);
   }
 
   public LeasesService(
       Consensus consensus,
-      WatchHub watchHub,
+      WatchService watchHub,
       AcquireWaits waits,
       Supplier<Optional<String>> leaderHint) {
     this.calls = new ReplicatedCalls(consensus, leaderHint);

@@ -16,9 +16,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
+import java.util.function.ObjIntConsumer;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
 import org.slf4j.Logger;
@@ -47,8 +47,11 @@ final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
   /** The log format the meta group applies; this group's rises to it. */
   private volatile IntSupplier metaFormat = () -> 0;
 
-  /** Told of every entry the group applies (the node's waiting acquisitions and Resolves). */
-  private final Consumer<ApplyResult> applied;
+  /**
+   * Told of every entry the group applies, with the group's number (the node's waiting acquisitions
+   * and Resolves, and the group's watch hub).
+   */
+  private final ObjIntConsumer<ApplyResult> applied;
 
   /**
    * @param newMachine makes the group's state machine, which reports to the listener it is given
@@ -58,7 +61,7 @@ final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
       RaftGroupId id,
       Function<LeaseStateMachine.Listener, LeaseStateMachine> newMachine,
       ExpiryTicker ticker,
-      Consumer<ApplyResult> applied) {
+      ObjIntConsumer<ApplyResult> applied) {
     this.number = number;
     this.id = id;
     this.ticker = ticker;
@@ -194,7 +197,7 @@ final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
       r.applied(result.revision());
     }
     ticker.onApplied(result);
-    applied.accept(result);
+    applied.accept(result, number);
   }
 
   @Override

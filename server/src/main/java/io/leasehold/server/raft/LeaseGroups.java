@@ -21,9 +21,9 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
-import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.ObjIntConsumer;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.GroupManagementRequest;
@@ -69,7 +69,7 @@ final class LeaseGroups {
 
   private final Map<RaftGroupId, LeaseGroup> groups = new ConcurrentHashMap<>();
   private final Supplier<ExpiryTicker> newTicker;
-  private final Consumer<ApplyResult> applied;
+  private final ObjIntConsumer<ApplyResult> applied;
   private final AtomicLong callIds = new AtomicLong();
 
   /**
@@ -81,7 +81,7 @@ final class LeaseGroups {
       LongSupplier wallClockMicros,
       RocksDbStore.Memory storeMemory,
       Supplier<ExpiryTicker> newTicker,
-      Consumer<ApplyResult> applied) {
+      ObjIntConsumer<ApplyResult> applied) {
     this.config = config;
     this.newTicker = newTicker;
     this.applied = applied;

@@ -23,8 +23,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.ObjIntConsumer;
 import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.Parameters;
@@ -102,7 +102,7 @@ final class NodeRaft implements AutoCloseable {
       LongSupplier wallClockMicros,
       RocksDbStore.Memory storeMemory,
       Supplier<ExpiryTicker> newTicker,
-      Consumer<ApplyResult> leaseGroupApplied)
+      ObjIntConsumer<ApplyResult> leaseGroupApplied)
       throws IOException {
     this.config = config;
     this.tls = tls;

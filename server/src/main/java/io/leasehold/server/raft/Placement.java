@@ -64,6 +64,9 @@ final class Placement {
   private final LeaseGroups groups;
   private final SessionParts sessionParts;
 
+  /** What {@link #located} answers for a namespace that has no placement and got none. */
+  private static final int UNPLACED = -1;
+
   /** First placements in flight on this node, by namespace: one meta write each. */
   private final Map<String, CompletableFuture<Integer>> placing = new ConcurrentHashMap<>();
 
@@ -190,12 +193,20 @@ final class Placement {
    * meta group's format carries placements), placed now.
    */
   private CompletableFuture<Integer> groupOf(String ns, boolean placeIfNone) {
+    return located(ns, placeIfNone).thenApply(g -> Math.max(g, 0));
+  }
+
+  /**
+   * As {@link #groupOf}, but {@link #UNPLACED} where the namespace has no placement and none was
+   * made (not asked to, or no lease group could take it yet).
+   */
+  private CompletableFuture<Integer> located(String ns, boolean placeIfNone) {
     Optional<PlacementResponse> p = meta.get().placement(ns);
     if (p.isPresent()) {
       return CompletableFuture.completedFuture(p.get().getGroup());
     }
     if (!placeIfNone || meta.get().logFormat() < LogFormat.GROUPS) {
-      return CompletableFuture.completedFuture(0);
+      return CompletableFuture.completedFuture(UNPLACED);
     }
     CompletableFuture<Integer> mine = new CompletableFuture<>();
     CompletableFuture<Integer> running = placing.putIfAbsent(ns, mine);
@@ -220,7 +231,7 @@ final class Placement {
     if (led.isEmpty()) {
       // No lease group has a leader yet (the cluster is forming, or a rolling restart is adding
       // groups): the namespace stays unplaced, the meta group's, until one has.
-      return CompletableFuture.completedFuture(0);
+      return CompletableFuture.completedFuture(UNPLACED);
     }
     LogCommand place =
         LogCommand.newBuilder()
@@ -487,6 +498,35 @@ final class Placement {
         .thenApply(joined -> DeadlineReply.newBuilder().addAllItems(joined.results()).build());
   }
 
+  /**
+   * The group whose revisions a list or a watch of {@code ns} reports and follows (0: the meta
+   * group). A namespace without a placement is placed now, as its first grant would place it: a
+   * list read from the meta group would otherwise return a meta revision that a watch could not
+   * follow once a grant had placed the namespace on a lease group, whose revisions are its own.
+   * Fails (unavailable, to retry) while lease groups serve this node but none can take it yet.
+   */
+  CompletableFuture<Integer> groupToFollow(String ns) {
+    Optional<PlacementResponse> p = meta.get().placement(ns);
+    if (p.isPresent() || !active()) {
+      return CompletableFuture.completedFuture(p.map(PlacementResponse::getGroup).orElse(0));
+    }
+    // Placed since this node last heard? Catch up with the meta group before placing.
+    return metaCaughtUp
+        .get()
+        .thenCompose(caughtUp -> located(ns, true))
+        .thenCompose(
+            g ->
+                g != UNPLACED
+                    ? CompletableFuture.completedFuture(g)
+                    : CompletableFuture.failedFuture(
+                        new ConsensusUnavailableException(
+                            "namespace "
+                                + ns
+                                + " has no lease group yet, and none can take it now (the"
+                                + " cluster's lease groups are starting); retry",
+                            null)));
+  }
+
   /** A read of the group a name's namespace lives in; a list across namespaces, of every group. */
   CompletableFuture<ReadReply> read(ReadQuery query, boolean stale) {
     Optional<String> ns =
@@ -504,7 +544,12 @@ final class Placement {
           default -> Optional.empty();
         };
     if (ns.isPresent()) {
-      return locateForRead(ns.get(), stale).thenCompose(g -> readGroup(g, query, stale));
+      // A list's revision is where a watch of the same prefix starts: both follow one group.
+      CompletableFuture<Integer> group =
+          query.getQueryCase() == ReadQuery.QueryCase.LIST
+              ? groupToFollow(ns.get())
+              : locateForRead(ns.get(), stale);
+      return group.thenCompose(g -> readGroup(g, query, stale));
     }
     if (query.getQueryCase() == ReadQuery.QueryCase.LIST) {
       return listEverywhere(query, stale);

@@ -34,10 +34,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
+import java.util.function.ObjIntConsumer;
 import java.util.function.Supplier;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
@@ -96,7 +96,7 @@ public final class RaftConsensus implements Consensus {
       LongSupplier wallClockMicros,
       RocksDbStore.Memory storeMemory,
       Supplier<ExpiryTicker> newTicker,
-      Consumer<ApplyResult> leaseGroupApplied)
+      ObjIntConsumer<ApplyResult> leaseGroupApplied)
       throws IOException {
     this.config = config;
     this.lifecycle = lifecycle;
@@ -314,6 +314,24 @@ public final class RaftConsensus implements Consensus {
   @Override
   public Replication replication() {
     return new Replication(raft.appends().requests(), raft.appends().bytes(), raft.logFlushes());
+  }
+
+  /** Whether lease groups serve namespaces on this node (docs/design/multi-raft.md). */
+  public boolean servesLeaseGroups() {
+    return placement.active();
+  }
+
+  /**
+   * The group whose revisions a watch of {@code namespace} follows: 0 for the meta group. Places
+   * the namespace if it has no placement yet (see {@link Placement#groupToFollow}).
+   */
+  public CompletableFuture<Integer> groupToFollow(String namespace) {
+    return RaftErrors.mapped(placement.groupToFollow(namespace));
+  }
+
+  /** Lease group {@code number}'s state on this node, if it hosts the group. */
+  public Optional<LeaseCore> leaseGroupCore(int number) {
+    return raft.leaseGroups().hosted(number).map(g -> g.machine().core());
   }
 
   @Override

@@ -86,14 +86,14 @@ public final class Dashboard implements AutoCloseable {
       io.leasehold.server.api.ClusterService cluster,
       PeerProbe peers,
       Authorizer authorizer,
-      WatchHub hub,
+      java.util.function.Supplier<java.util.List<WatchHub>> hubs,
       PrometheusRegistry registry) {
     this.api =
         new DashboardApi(
             nodeId, liveness, electionTimeoutMax, timeout, leases, routing, admin, cluster, peers);
     this.peers = peers;
     this.authorizer = authorizer;
-    this.tail = new EventTail(hub);
+    this.tail = new EventTail(hubs);
     this.rates =
         new RateHistory(
             registry, RateHistory.DEFAULT_INTERVAL, RateHistory.DEFAULT_SAMPLES, nodeId);

@@ -6,18 +6,22 @@ import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.server.watch.WatchFrame;
 import io.leasehold.server.watch.WatchHub;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The dashboard's live event tail: ONE subscription to the node's {@link WatchHub} (every lease,
- * every type but RENEWED), opened while at least one browser tab listens and fanned out to all of
- * them. Each tab has a bounded queue; a tab that falls {@link #TAB_QUEUE} events behind is dropped
- * (it reconnects), so a slow browser never holds back the hub or the other tabs.
+ * The dashboard's live event tail: ONE subscription to each of the node's {@link WatchHub}s (the
+ * meta group's and each lease group's; every lease, every type but RENEWED), opened while at least
+ * one browser tab listens and fanned out to all of them. Groups' events interleave as they come.
+ * Each tab has a bounded queue; a tab that falls {@link #TAB_QUEUE} events behind is dropped (it
+ * reconnects), so a slow browser never holds back the hub or the other tabs.
  */
 final class EventTail implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EventTail.class);
@@ -42,39 +46,51 @@ final class EventTail implements AutoCloseable {
     }
   }
 
-  private final WatchHub hub;
+  private final Supplier<List<WatchHub>> hubs;
   private final Set<Tab> tabs = new CopyOnWriteArraySet<>();
-  private Subscription subscription;
+  private List<Subscription> subscriptions = List.of();
   private boolean closed;
 
-  EventTail(WatchHub hub) {
-    this.hub = hub;
+  /**
+   * @param hubs the node's hubs, asked each time the tail opens
+   */
+  EventTail(Supplier<List<WatchHub>> hubs) {
+    this.hubs = hubs;
   }
 
-  /** Adds a tab; the first one opens the hub subscription. */
+  /** Adds a tab; the first one opens the hub subscriptions. */
   synchronized Tab open(String prefix, Set<Event.Type> types) {
     Tab tab = new Tab(prefix, types);
     tabs.add(tab);
-    if (subscription == null && !closed) {
-      subscription = new Subscription();
-      hub.watch(WatchRequest.getDefaultInstance(), subscription);
-      subscription.start();
+    if (subscriptions.isEmpty() && !closed) {
+      List<Subscription> opened = new ArrayList<>();
+      for (WatchHub hub : hubs.get()) {
+        Subscription s = new Subscription();
+        hub.watch(WatchRequest.getDefaultInstance(), s);
+        opened.add(s);
+      }
+      subscriptions = List.copyOf(opened);
+      subscriptions.forEach(Subscription::start);
     }
     return tab;
   }
 
-  /** Removes a tab; the last one closes the hub subscription. */
+  /** Removes a tab; the last one closes the hub subscriptions. */
   synchronized void close(Tab tab) {
     tabs.remove(tab);
-    if (tabs.isEmpty() && subscription != null) {
-      subscription.cancel();
-      subscription = null;
+    if (tabs.isEmpty()) {
+      cancelAll();
     }
   }
 
-  /** How many hub watchers the dashboard holds: 0 or 1. */
+  private void cancelAll() {
+    subscriptions.forEach(Subscription::cancel);
+    subscriptions = List.of();
+  }
+
+  /** How many hub watchers the dashboard holds: none, or one per hub. */
   synchronized int hubWatchers() {
-    return subscription == null ? 0 : 1;
+    return subscriptions.size();
   }
 
   int tabs() {
@@ -109,10 +125,10 @@ final class EventTail implements AutoCloseable {
    * reconnects.
    */
   private synchronized void ended(Subscription s, Throwable why) {
-    if (subscription != s) {
+    if (!subscriptions.contains(s)) {
       return;
     }
-    subscription = null;
+    cancelAll();
     LOG.debug("dashboard event tail ended: {}", why == null ? "completed" : why.toString());
     for (Tab tab : tabs) {
       tab.dropped = true;
@@ -124,10 +140,7 @@ final class EventTail implements AutoCloseable {
   @Override
   public synchronized void close() {
     closed = true;
-    if (subscription != null) {
-      subscription.cancel();
-      subscription = null;
-    }
+    cancelAll();
     for (Tab tab : tabs) {
       tab.dropped = true;
       tab.queue.offer("");

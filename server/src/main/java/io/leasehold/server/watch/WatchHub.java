@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * each node serves Watch from its own applied state, so every node streams the same events in the
  * same order.
  */
-public final class WatchHub implements AutoCloseable {
+public final class WatchHub implements WatchService, AutoCloseable {
   private final Supplier<LeaseCore> core;
   private final int queueLimit;
   private final long progressIntervalNanos;
@@ -39,13 +39,19 @@ public final class WatchHub implements AutoCloseable {
   private final ConcurrentHashMap<WatchGroup.Key, WatchGroup> groups = new ConcurrentHashMap<>();
 
   /** Event messages sent, and how many of them were built by another watcher of the same group. */
-  private final LongAdder eventMessages = new LongAdder();
+  private final LongAdder eventMessages;
 
-  private final LongAdder sharedMessages = new LongAdder();
+  private final LongAdder sharedMessages;
   private final AtomicInteger renewalWatchers = new AtomicInteger();
   private final ExecutorService senders;
   private final ScheduledExecutorService ticker;
   private final EventLog log = new EventLog();
+
+  /**
+   * The hubs of this node's lease groups ({@link #forGroup}), which share this hub's threads and
+   * counters; null in such a hub itself.
+   */
+  private final List<WatchHub> groupHubs;
 
   /**
    * Held while a watcher takes the log's end as its cursor and joins {@link #watchers}, and while
@@ -129,7 +135,51 @@ public final class WatchHub implements AutoCloseable {
     this.ticker =
         Executors.newSingleThreadScheduledExecutor(
             r -> daemon(new Thread(r, "leasehold-watch-ticker")));
+    this.eventMessages = new LongAdder();
+    this.sharedMessages = new LongAdder();
+    this.groupHubs = new java.util.concurrent.CopyOnWriteArrayList<>();
     ticker.schedule(this::tick, tickNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** A lease group's hub: the same settings, threads and counters as {@code node}'s. */
+  private WatchHub(WatchHub node, Supplier<LeaseCore> core) {
+    this.messageRate = node.messageRate;
+    this.maxDelayNanos = node.maxDelayNanos;
+    this.core = core;
+    this.queueLimit = node.queueLimit;
+    this.progressIntervalNanos = node.progressIntervalNanos;
+    this.senders = node.senders;
+    this.ticker = node.ticker;
+    this.eventMessages = node.eventMessages;
+    this.sharedMessages = node.sharedMessages;
+    this.groupHubs = null;
+    ticker.schedule(this::tick, tickNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * A hub for the events of one lease group (docs/design/multi-raft.md, "Watches"): its own log,
+   * watchers and revisions, on this hub's sender threads and ticker, so that a node's watch sending
+   * stays within the same threads however many groups it hosts. Its watchers and messages count in
+   * this hub's figures; it closes with this hub.
+   */
+  public WatchHub forGroup(Supplier<LeaseCore> groupCore) {
+    if (groupHubs == null) {
+      throw new IllegalStateException("a lease group's hub has no groups of its own");
+    }
+    WatchHub hub = new WatchHub(this, groupCore);
+    groupHubs.add(hub);
+    return hub;
+  }
+
+  /** This hub and its lease groups' hubs. */
+  private List<WatchHub> withGroups() {
+    if (groupHubs == null || groupHubs.isEmpty()) {
+      return List.of(this);
+    }
+    List<WatchHub> all = new ArrayList<>(1 + groupHubs.size());
+    all.add(this);
+    all.addAll(groupHubs);
+    return all;
   }
 
   private static Thread daemon(Thread t) {
@@ -250,8 +300,51 @@ public final class WatchHub implements AutoCloseable {
     }
   }
 
-  /** Starts a watch; the request was validated by the API. */
+  @Override
   public void watch(WatchRequest request, ServerCallStreamObserver<WatchFrame> out) {
+    Watcher watcher = open(request, out);
+    out.setOnCancelHandler(watcher::cancelled);
+    out.setOnReadyHandler(watcher::onReady);
+  }
+
+  /**
+   * Starts a watch whose stream's cancel and ready handlers the caller forwards to the returned
+   * stream itself (gRPC takes them only while the service method runs, which may be before the
+   * watch's group is known).
+   */
+  public WatchStream start(WatchRequest request, ServerCallStreamObserver<WatchFrame> out) {
+    Watcher watcher = open(request, out);
+    return new WatchStream() {
+      @Override
+      public void ready() {
+        watcher.onReady();
+      }
+
+      @Override
+      public void cancelled() {
+        watcher.cancelled();
+      }
+
+      @Override
+      public void close(Status status) {
+        watcher.close(status);
+      }
+    };
+  }
+
+  /** A started watch, told what happens to its stream. */
+  public interface WatchStream {
+    /** The stream can take messages (again). */
+    void ready();
+
+    /** The client went away. */
+    void cancelled();
+
+    /** Ends the stream with {@code status} once what it holds is sent. */
+    void close(Status status);
+  }
+
+  private Watcher open(WatchRequest request, ServerCallStreamObserver<WatchFrame> out) {
     WatchFilter filter = WatchFilter.of(request);
     WatchGroup.Key key =
         new WatchGroup.Key(filter, request.getView() == EventView.EVENT_VIEW_BASIC);
@@ -263,11 +356,9 @@ public final class WatchHub implements AutoCloseable {
               joined.members++;
               return joined;
             });
+    Watcher watcher;
     synchronized (cursors) {
-      Watcher watcher =
-          new Watcher(this, log, group, request.getStartRevision(), out, senders, queueLimit);
-      out.setOnCancelHandler(watcher::cancelled);
-      out.setOnReadyHandler(watcher::onReady);
+      watcher = new Watcher(this, log, group, request.getStartRevision(), out, senders, queueLimit);
       if (filter.wantsRenewals()) {
         renewalWatchers.incrementAndGet();
       }
@@ -279,6 +370,7 @@ public final class WatchHub implements AutoCloseable {
       watchers.add(watcher);
     }
     updateCoalescing();
+    return watcher;
   }
 
   void remove(Watcher watcher) {
@@ -304,8 +396,13 @@ public final class WatchHub implements AutoCloseable {
     return core.get();
   }
 
+  /** Watchers of this hub and of its lease groups' hubs. */
   public int watchers() {
-    return watchers.size();
+    int n = 0;
+    for (WatchHub h : withGroups()) {
+      n += h.watchers.size();
+    }
+    return n;
   }
 
   /**
@@ -313,17 +410,23 @@ public final class WatchHub implements AutoCloseable {
    * watcher cut off at the queue limit had reached it.
    */
   public long maxLagEvents() {
-    long end = log.endSeq();
     long lag = 0;
-    for (Watcher w : watchers) {
-      lag = Math.max(lag, end - w.readSeq());
+    for (WatchHub h : withGroups()) {
+      long end = h.log.endSeq();
+      for (Watcher w : h.watchers) {
+        lag = Math.max(lag, end - w.readSeq());
+      }
     }
     return lag;
   }
 
-  /** Groups of watchers with the same filter and view (see {@link WatchGroup}). */
+  /** Groups of watchers with the same filter and view (see {@link WatchGroup}), in every hub. */
   public int watchGroups() {
-    return groups.size();
+    int n = 0;
+    for (WatchHub h : withGroups()) {
+      n += h.groups.size();
+    }
+    return n;
   }
 
   /** Messages with events sent to watchers since the node started. */
@@ -346,10 +449,15 @@ public final class WatchHub implements AutoCloseable {
   /** Ends every stream with UNAVAILABLE and the revision to resume from on another node. */
   @Override
   public void close() {
-    for (Watcher w : watchers) {
-      w.close(
-          Status.UNAVAILABLE.withDescription(
-              "this node is stopping; resume the watch on another node"));
+    for (WatchHub h : withGroups()) {
+      for (Watcher w : h.watchers) {
+        w.close(
+            Status.UNAVAILABLE.withDescription(
+                "this node is stopping; resume the watch on another node"));
+      }
+    }
+    if (groupHubs == null) {
+      return; // a lease group's hub: the node's closes the threads
     }
     ticker.shutdownNow();
     senders.shutdown();

@@ -1,0 +1,196 @@
+package io.leasehold.server.watch;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.leasehold.proto.v1.WatchRequest;
+import io.leasehold.server.rpc.GrpcErrors;
+import io.leasehold.statemachine.core.ApplyResult;
+import io.leasehold.statemachine.core.LeaseCore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.IntFunction;
+
+/**
+ * Serves Watch on a node whose namespaces may live in lease groups (docs/design/multi-raft.md,
+ * "Watches, lists and revisions"). Each group has a hub of its own, fed by that group's applied
+ * entries and counting that group's revisions. A watch of one namespace (a prefix with a {@code /})
+ * follows the group the namespace lives in, as a list of the same prefix reads it, so a list's
+ * revision is where the watch resumes. A namespace with no placement yet is placed first, as its
+ * first grant would place it.
+ *
+ * <p>A watch whose prefix spans namespaces is not served while lease groups are on: its events
+ * would come from several groups whose revisions do not compare, and a merged stream with resume
+ * tokens is not built yet. It is refused, rather than served from the meta group alone.
+ */
+public final class GroupWatches implements WatchService {
+  /** Where namespaces live, as this node's placement says. */
+  public interface Placements {
+    /** Whether lease groups serve namespaces on this node; if not, the meta group serves all. */
+    boolean active();
+
+    /**
+     * The group whose revisions a watch of {@code namespace} follows (0: the meta group), placing
+     * the namespace first if it has no placement.
+     */
+    CompletableFuture<Integer> groupToFollow(String namespace);
+  }
+
+  private final WatchHub meta;
+  private final IntFunction<Optional<LeaseCore>> groupCore;
+  private final Placements placements;
+  private final ConcurrentHashMap<Integer, WatchHub> hubs = new ConcurrentHashMap<>();
+
+  /**
+   * @param meta the node's hub, which serves the meta group
+   * @param groupCore lease group {@code n}'s state on this node, if it hosts the group
+   */
+  public GroupWatches(
+      WatchHub meta, IntFunction<Optional<LeaseCore>> groupCore, Placements placements) {
+    this.meta = meta;
+    this.groupCore = groupCore;
+    this.placements = placements;
+  }
+
+  /** From lease group {@code group}'s apply thread: its entry's events, to its hub. */
+  public void onApplied(ApplyResult result, int group) {
+    hub(group).onApplied(result);
+  }
+
+  /** Group {@code group}'s hub (0: the meta group's), made on first use. */
+  WatchHub hub(int group) {
+    if (group == 0) {
+      return meta;
+    }
+    return hubs.computeIfAbsent(
+        group,
+        g ->
+            meta.forGroup(
+                () ->
+                    groupCore
+                        .apply(g)
+                        .orElseThrow(
+                            () ->
+                                new IllegalStateException(
+                                    "lease group " + g + " is not hosted on this node"))));
+  }
+
+  /** Every hub: the meta group's, then the lease groups' this node has heard from, in order. */
+  public List<WatchHub> hubs() {
+    List<WatchHub> all = new ArrayList<>();
+    all.add(meta);
+    new java.util.TreeMap<>(hubs).values().forEach(all::add);
+    return all;
+  }
+
+  /** The namespace a watch of {@code prefix} stays within, if it names one. */
+  static Optional<String> namespaceOf(String prefix) {
+    int slash = prefix.indexOf('/');
+    return slash > 0 ? Optional.of(prefix.substring(0, slash)) : Optional.empty();
+  }
+
+  @Override
+  public void watch(WatchRequest request, ServerCallStreamObserver<WatchFrame> out) {
+    if (!placements.active()) {
+      meta.watch(request, out);
+      return;
+    }
+    Optional<String> ns = namespaceOf(request.getPrefix());
+    if (ns.isEmpty()) {
+      out.onError(
+          Status.FAILED_PRECONDITION
+              .withDescription(
+                  "prefix \""
+                      + request.getPrefix()
+                      + "\" spans namespaces, and this cluster spreads namespaces over lease"
+                      + " groups, whose revisions do not compare: watch each namespace (a prefix"
+                      + " such as \"service/\")")
+              .asRuntimeException());
+      return;
+    }
+    // gRPC takes the stream's handlers only during this call; the group may be known later.
+    Deferred deferred = new Deferred(out);
+    out.setOnCancelHandler(deferred::cancelled);
+    out.setOnReadyHandler(deferred::ready);
+    placements
+        .groupToFollow(ns.get())
+        .whenComplete(
+            (group, error) -> {
+              if (error != null) {
+                deferred.fail(GrpcErrors.toStatus(unwrap(error), Optional.empty()));
+              } else {
+                deferred.attach(s -> hub(group).start(request, s), out);
+              }
+            });
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    Throwable e = t;
+    while ((e instanceof java.util.concurrent.CompletionException
+            || e instanceof java.util.concurrent.ExecutionException)
+        && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+
+  /**
+   * A stream whose watch starts once its group is known: what gRPC reports before then (ready,
+   * cancelled) is passed on when it starts.
+   */
+  private static final class Deferred {
+    private final ServerCallStreamObserver<WatchFrame> out;
+    private volatile WatchHub.WatchStream stream;
+    private volatile boolean cancelled;
+    private boolean failed;
+
+    Deferred(ServerCallStreamObserver<WatchFrame> out) {
+      this.out = out;
+    }
+
+    void ready() {
+      WatchHub.WatchStream s = stream;
+      if (s != null) {
+        s.ready();
+      }
+    }
+
+    void cancelled() {
+      cancelled = true;
+      WatchHub.WatchStream s = stream;
+      if (s != null) {
+        s.cancelled();
+      }
+    }
+
+    void attach(
+        Function<ServerCallStreamObserver<WatchFrame>, WatchHub.WatchStream> start,
+        ServerCallStreamObserver<WatchFrame> out) {
+      WatchHub.WatchStream s = start.apply(out);
+      stream = s;
+      // Whatever gRPC reported before the stream was set went nowhere: report it again. A ready
+      // reported twice only schedules the watcher once.
+      if (cancelled) {
+        s.cancelled();
+      } else if (out.isReady()) {
+        s.ready();
+      }
+    }
+
+    synchronized void fail(StatusRuntimeException status) {
+      if (failed || cancelled) {
+        return;
+      }
+      failed = true;
+      try {
+        out.onError(status);
+      } catch (RuntimeException alreadyGone) {
+        // The client went away first.
+      }
+    }
+  }
+}
