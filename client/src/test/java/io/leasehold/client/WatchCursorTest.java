@@ -11,6 +11,8 @@ import io.grpc.stub.StreamObserver;
 import io.leasehold.proto.v1.Event;
 import io.leasehold.proto.v1.Lease;
 import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.ListRequest;
+import io.leasehold.proto.v1.ListResponse;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.proto.v1.WatchResponse;
 import java.net.InetSocketAddress;
@@ -118,6 +120,113 @@ class WatchCursorTest {
           requests.get(1).getStartRevision(),
           "resumed at the revision whose events may be incomplete");
       w.close();
+    }
+  }
+
+  /** A message of a watch across lease groups: one group's, with a resume token. */
+  private static WatchResponse grouped(int group, long revision, String token, Event... events) {
+    return message(revision, events).toBuilder()
+        .setGroup(group)
+        .setResumeToken(com.google.protobuf.ByteString.copyFromUtf8(token))
+        .build();
+  }
+
+  @Test
+  void aWatchAcrossLeaseGroupsResumesFromItsTokenAndKeepsEachGroupsCursor() throws Exception {
+    List<WatchRequest> requests = new CopyOnWriteArrayList<>();
+    String endpoint =
+        serve(
+            requests,
+            (request, out) -> {
+              if (requests.size() == 1) {
+                out.onNext(grouped(0, 10, "t1", event(Event.Type.ACQUIRED, 10, "a/x")));
+                // Group 2's revision 6 is split: this message claims only 5.
+                out.onNext(
+                    grouped(
+                        2,
+                        5,
+                        "t2",
+                        event(Event.Type.ACQUIRED, 5, "b/x"),
+                        event(Event.Type.EXPIRED, 6, "b/y")));
+                out.onError(
+                    Status.UNAVAILABLE
+                        .withDescription("node stopping")
+                        .asRuntimeException(new Metadata()));
+              } else {
+                out.onNext(
+                    grouped(
+                        2,
+                        6,
+                        "t3",
+                        event(Event.Type.EXPIRED, 6, "b/y"),
+                        event(Event.Type.EXPIRED, 6, "b/z")));
+                out.onNext(grouped(0, 12, "t4", event(Event.Type.RELEASED, 12, "a/x")));
+                // Below the meta group's 12, but group 2's own next revision.
+                out.onNext(grouped(2, 7, "t5", event(Event.Type.ACQUIRED, 7, "b/w")));
+              }
+            });
+    List<String> seen = new CopyOnWriteArrayList<>();
+    try (LeaseholdClient client = client(endpoint)) {
+      Watch w = client.watch("", 0, e -> seen.add(e.revision() + ":" + e.name()));
+      Fixtures.await(
+          "the watch resumed and caught up", Duration.ofSeconds(10), () -> seen.size() >= 6);
+      assertEquals(List.of("10:a/x", "5:b/x", "6:b/y", "6:b/z", "12:a/x", "7:b/w"), seen);
+      assertEquals(
+          "t2",
+          requests.get(1).getResumeToken().toStringUtf8(),
+          "resumed from the last message's token");
+      assertEquals(0, requests.get(1).getStartRevision());
+      assertEquals(12, w.revision(), "the meta group's position");
+      w.close();
+    }
+  }
+
+  @Test
+  void aRoutingTableAcrossLeaseGroupsWatchesFromItsListsToken() throws Exception {
+    List<WatchRequest> requests = new CopyOnWriteArrayList<>();
+    server =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .addService(
+                new LeasesGrpc.LeasesImplBase() {
+                  @Override
+                  public void list(ListRequest request, StreamObserver<ListResponse> out) {
+                    out.onNext(
+                        ListResponse.newBuilder()
+                            .setRevision(40)
+                            .setResumeToken(com.google.protobuf.ByteString.copyFromUtf8("listed"))
+                            .build());
+                    out.onCompleted();
+                  }
+
+                  @Override
+                  public void watch(WatchRequest request, StreamObserver<WatchResponse> out) {
+                    requests.add(request);
+                    Event up =
+                        event(Event.Type.ACQUIRED, 7, "svc/a").toBuilder()
+                            .setLease(
+                                Lease.newBuilder()
+                                    .setName("svc/a")
+                                    .setHolder("h")
+                                    .setToken(7)
+                                    .setAttributes(
+                                        io.leasehold.proto.v1.Attributes.newBuilder()
+                                            .setAddress("10.0.0.1:80")))
+                            .build();
+                    // Group 2's revision 7, below the meta group's 40: still a change to show.
+                    out.onNext(grouped(2, 7, "t1", up));
+                  }
+                })
+            .build()
+            .start();
+    try (LeaseholdClient client = client("127.0.0.1:" + server.getPort())) {
+      RoutingTable table = client.routingTable("").get(10, java.util.concurrent.TimeUnit.SECONDS);
+      Fixtures.await(
+          "the group's route is in the table",
+          Duration.ofSeconds(10),
+          () -> table.lookup("svc/a").isPresent());
+      assertEquals("listed", requests.get(0).getResumeToken().toStringUtf8());
+      assertEquals(0, requests.get(0).getStartRevision());
+      table.close();
     }
   }
 

@@ -128,6 +128,11 @@ public final class LeaseholdNode implements AutoCloseable {
               public CompletableFuture<Integer> groupToFollow(String namespace) {
                 return consensus.groupToFollow(namespace);
               }
+
+              @Override
+              public java.util.List<Integer> hostedGroups() {
+                return java.util.List.copyOf(consensus.leaseGroupCores().keySet());
+              }
             });
     // Proposes through the consensus made a few lines below, once calls arrive.
     this.acquireWaits = new AcquireWaits(this::propose);

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
 import io.grpc.ClientCall;
 import io.grpc.Metadata;
 import io.grpc.Status;
@@ -39,6 +40,7 @@ import io.leasehold.proto.v1.HistoryResponse;
 import io.leasehold.proto.v1.KeepAliveRequest;
 import io.leasehold.proto.v1.KeepAliveResult;
 import io.leasehold.proto.v1.LeasesGrpc;
+import io.leasehold.proto.v1.ListResponse;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.Outcome;
@@ -604,12 +606,53 @@ class LeaseGroupsTest {
         assertEquals(y.getRevision(), next.getRevision());
       }
       assertEquals("gamma/y", gamma.nextEvent().getName());
+      cluster.leases("n1").release(release("gamma/x", x.getLease().getToken()));
+      cluster.leases("n1").release(release("gamma/y", y.getLease().getToken()));
+      assertEquals("gamma/x", gamma.nextEvent().getName());
+      assertEquals("gamma/y", gamma.nextEvent().getName());
     }
+
+    // A watch of every name follows every group on one stream: each message names its group and
+    // carries a resume token. Resumed from a token on another node, it misses nothing and
+    // repeats nothing in any group; so does one from a list's token.
+    ByteString token;
     try (Watching everything = new Watching(cluster.channel("n1"), "", 0)) {
-      StatusRuntimeException refused = everything.awaitError();
+      everything.awaitStarted();
+      AcquireResponse a = cluster.leases("n2").acquire(acquire("alpha/w", "runner", 60));
+      AcquireResponse g = cluster.leases("n3").acquire(acquire("gamma/z", "runner", 60));
+      Map<String, WatchResponse> seen = everything.eventMessages(2);
+      assertEquals(Set.of("alpha/w", "gamma/z"), seen.keySet());
+      assertEquals(alphaGroup, seen.get("alpha/w").getGroup());
+      assertEquals(a.getRevision(), seen.get("alpha/w").getEvents(0).getRevision());
+      assertEquals(
+          meta.placement("gamma").orElseThrow().getGroup(), seen.get("gamma/z").getGroup());
+      assertEquals(g.getRevision(), seen.get("gamma/z").getEvents(0).getRevision());
+      token = everything.lastToken();
+      assertFalse(token.isEmpty(), "every message carries a resume token");
+    }
+    cluster.leases("n3").acquire(acquire("alpha/u", "runner", 60));
+    cluster.leases("n1").acquire(acquire("gamma/v", "runner", 60));
+    try (Watching resumed = new Watching(cluster.channel("n3"), "", token)) {
+      assertEquals(Set.of("alpha/u", "gamma/v"), resumed.eventMessages(2).keySet());
+    }
+    ListResponse listedAll = cluster.leases("n2").list(list(""));
+    assertFalse(listedAll.getResumeToken().isEmpty(), "a list across groups returns a token");
+    cluster.leases("n2").acquire(acquire("beta/t", "runner", 60));
+    try (Watching fromList = new Watching(cluster.channel("n1"), "", listedAll.getResumeToken())) {
+      assertEquals(Set.of("beta/t"), fromList.eventMessages(1).keySet());
+    }
+    try (Watching byRevision = new Watching(cluster.channel("n1"), "", 5)) {
+      StatusRuntimeException refused = byRevision.awaitError();
       assertEquals(Status.Code.FAILED_PRECONDITION, refused.getStatus().getCode());
-      assertTrue(
-          refused.getStatus().getDescription().contains("spans namespaces"), refused::toString);
+      assertTrue(refused.getStatus().getDescription().contains("resume_token"), refused::toString);
+    }
+    try (Watching both =
+        new Watching(
+            cluster.channel("n1"),
+            WatchRequest.newBuilder().setStartRevision(5).setResumeToken(token))) {
+      StatusRuntimeException refused = both.awaitError();
+      assertEquals(Status.Code.INVALID_ARGUMENT, refused.getStatus().getCode());
+      assertTrue(refused.getStatus().getDescription().contains("resume_token"), refused::toString);
     }
 
     // Forty grants and releases in the group: its leader keeps its history to 20 events.
@@ -640,8 +683,17 @@ class LeaseGroupsTest {
   private static final class Watching implements AutoCloseable {
     private final BlockingQueue<Object> received = new LinkedBlockingQueue<>();
     private final ClientCall<WatchRequest, WatchResponse> call;
+    private ByteString lastToken = ByteString.EMPTY;
 
     Watching(io.grpc.Channel channel, String prefix, long startRevision) {
+      this(channel, WatchRequest.newBuilder().setPrefix(prefix).setStartRevision(startRevision));
+    }
+
+    Watching(io.grpc.Channel channel, String prefix, ByteString resumeToken) {
+      this(channel, WatchRequest.newBuilder().setPrefix(prefix).setResumeToken(resumeToken));
+    }
+
+    Watching(io.grpc.Channel channel, WatchRequest.Builder request) {
       call = channel.newCall(LeasesGrpc.getWatchMethod(), io.grpc.CallOptions.DEFAULT);
       call.start(
           new ClientCall.Listener<>() {
@@ -657,8 +709,7 @@ class LeaseGroupsTest {
             }
           },
           new Metadata());
-      call.sendMessage(
-          WatchRequest.newBuilder().setPrefix(prefix).setStartRevision(startRevision).build());
+      call.sendMessage(request.build());
       call.halfClose();
       call.request(1);
     }
@@ -666,7 +717,33 @@ class LeaseGroupsTest {
     private Object take() throws InterruptedException {
       Object o = received.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
       assertTrue(o != null, "a watch message or its end within " + WAIT);
+      if (o instanceof WatchResponse r) {
+        lastToken = r.getResumeToken();
+      }
       return o;
+    }
+
+    /** The resume token of the last message taken. */
+    ByteString lastToken() {
+      return lastToken;
+    }
+
+    /**
+     * The next {@code count} messages with events, by their event's name; fails on a name seen
+     * twice.
+     */
+    Map<String, WatchResponse> eventMessages(int count) throws InterruptedException {
+      Map<String, WatchResponse> byName = new java.util.HashMap<>();
+      while (byName.size() < count) {
+        Object o = take();
+        assertTrue(o instanceof WatchResponse, () -> "an event, not the stream's end: " + o);
+        WatchResponse r = (WatchResponse) o;
+        for (Event e : r.getEventsList()) {
+          assertEquals(1, r.getEventsCount(), r::toString);
+          assertTrue(byName.put(e.getName(), r) == null, () -> "seen twice: " + e);
+        }
+      }
+      return byName;
     }
 
     /** Waits for the first message, which says where a watch from now starts. */

@@ -418,6 +418,15 @@ public final class ClientCore implements AutoCloseable {
     return new ResumingWatch(this, options, listener, executor);
   }
 
+  /** An internal watch from a list's resume token (a list across lease groups). */
+  ResumingWatch internalWatch(
+      WatchOptions options,
+      com.google.protobuf.ByteString startToken,
+      WatchListener listener,
+      Executor executor) {
+    return new ResumingWatch(this, options, startToken, listener, executor);
+  }
+
   /** A user's watch: its listener runs on the callback executor. Started. */
   public Watch watch(WatchOptions options, WatchListener listener) {
     Objects.requireNonNull(options, "options");

@@ -1,5 +1,6 @@
 package io.leasehold.client.internal;
 
+import com.google.protobuf.ByteString;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.Metadata;
@@ -16,12 +17,15 @@ import io.leasehold.proto.v1.LeasesGrpc;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.proto.v1.WatchResponse;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -70,7 +74,41 @@ public final class ResumingWatch implements Watch {
   private volatile long complete;
   private volatile long lastMessageNanos;
 
+  /**
+   * A watch across lease groups (its messages carry a resume token): the token of the last message
+   * handled, which the next stream resumes from instead of a revision; and each group's cursor.
+   * Revisions of different groups do not compare, so events are checked against their own group's
+   * cursor; {@link #complete} follows the meta group's.
+   */
+  private ByteString resumeToken = ByteString.EMPTY;
+
+  private final Map<Integer, GroupCursor> groupCursors = new HashMap<>();
+
+  /**
+   * A lease group's cursor in a watch across groups: every event up to {@code complete} was
+   * delivered, and of each later revision (one split over messages), the events in {@code partial}.
+   * A stream resumed from a token starts each group right after its {@code complete}.
+   */
+  private static final class GroupCursor {
+    long complete;
+    final NavigableMap<Long, Set<String>> partial = new TreeMap<>();
+  }
+
   ResumingWatch(ClientCore core, WatchOptions options, WatchListener listener, Executor executor) {
+    this(core, options, ByteString.EMPTY, listener, executor);
+  }
+
+  /**
+   * @param startToken where to start instead of the options' revision: a list's resume token (a
+   *     list across lease groups); empty for none
+   */
+  ResumingWatch(
+      ClientCore core,
+      WatchOptions options,
+      ByteString startToken,
+      WatchListener listener,
+      Executor executor) {
+    this.resumeToken = startToken;
     this.core = core;
     this.options = options;
     this.listener = listener;
@@ -128,10 +166,18 @@ public final class ResumingWatch implements Watch {
   /** On the delivery executor: a new stream from the cursor. */
   private void open() {
     long start = complete < 0 ? 0 : (tail.isEmpty() ? complete + 1 : complete);
+    WatchRequest.Builder builder = WatchRequest.newBuilder();
+    if (resumeToken.isEmpty()) {
+      builder.setStartRevision(start);
+    } else {
+      // Every group from where this watch's last message left it (split revisions repeat, and
+      // are dropped by each group's cursor).
+      builder.setResumeToken(resumeToken);
+      start = 0;
+    }
     WatchRequest request =
-        WatchRequest.newBuilder()
+        builder
             .setPrefix(options.prefix())
-            .setStartRevision(start)
             .addAllTypes(Protos.eventTypes(options.types()))
             .setIncludeRenewals(options.includeRenewals())
             .setRoutesOnly(options.routesOnly())
@@ -207,6 +253,10 @@ public final class ResumingWatch implements Watch {
       connected = true;
       diagnosed.clear();
     }
+    if (!message.getResumeToken().isEmpty()) {
+      handleGroup(c, message);
+      return;
+    }
     long before = complete;
     List<WatchEvent> out = new ArrayList<>(message.getEventsCount());
     List<String> keys = new ArrayList<>(message.getEventsCount());
@@ -245,6 +295,9 @@ public final class ResumingWatch implements Watch {
       }
     }
     complete = after;
+    if (!message.getResumeToken().isEmpty()) {
+      resumeToken = message.getResumeToken();
+    }
     if (after >= 0) {
       try {
         listener.onProgress(after);
@@ -253,6 +306,50 @@ public final class ResumingWatch implements Watch {
       }
     }
     c.request(1);
+  }
+
+  /**
+   * A message of a watch across lease groups: its events are checked against their group's own
+   * cursor, and progress is the meta group's alone (revisions of groups do not compare).
+   */
+  private void handleGroup(ClientCall<WatchRequest, WatchResponse> c, WatchResponse message) {
+    GroupCursor cursor = groupCursors.computeIfAbsent(message.getGroup(), g -> new GroupCursor());
+    List<WatchEvent> out = new ArrayList<>(message.getEventsCount());
+    for (Event e : message.getEventsList()) {
+      long r = e.getRevision();
+      if (r <= cursor.complete
+          || !cursor.partial.computeIfAbsent(r, k -> new HashSet<>()).add(key(e))) {
+        continue; // delivered before this stream resumed
+      }
+      out.add(Protos.event(e));
+    }
+    for (WatchEvent e : out) {
+      if (c != call()) {
+        return; // closed by the listener
+      }
+      try {
+        listener.onEvent(e);
+      } catch (RuntimeException ex) {
+        LOG.warn("watch listener threw on {} at revision {}", e.name(), e.revision(), ex);
+      }
+    }
+    cursor.complete = Math.max(cursor.complete, message.getRevision());
+    cursor.partial.headMap(cursor.complete, true).clear();
+    resumeToken = message.getResumeToken();
+    if (message.getGroup() == 0) {
+      // The meta group's position is the watch's revision; lease groups' do not compare with it.
+      complete = cursor.complete;
+      try {
+        listener.onProgress(cursor.complete);
+      } catch (RuntimeException ex) {
+        LOG.warn("watch listener threw on progress {}", cursor.complete, ex);
+      }
+    }
+    c.request(1);
+  }
+
+  private synchronized ClientCall<WatchRequest, WatchResponse> call() {
+    return closed ? null : call;
   }
 
   private static String key(Event e) {

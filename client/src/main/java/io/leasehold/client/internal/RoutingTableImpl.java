@@ -183,15 +183,16 @@ public final class RoutingTableImpl implements RoutingTable {
       }
       failures = 0;
       previous = watch;
+      WatchOptions options =
+          WatchOptions.of(prefix).withView(WatchView.BASIC).withFilter(serviceFilter);
+      // A list across lease groups returns each group's revision as a token; revisions of
+      // different groups do not compare, so the watch starts from the token.
+      com.google.protobuf.ByteString token = pages.get(0).getResumeToken();
       next =
           watch =
-              core.internalWatch(
-                  WatchOptions.of(prefix)
-                      .withFromRevision(listed + 1)
-                      .withView(WatchView.BASIC)
-                      .withFilter(serviceFilter),
-                  new Follower(),
-                  work);
+              token.isEmpty()
+                  ? core.internalWatch(options.withFromRevision(listed + 1), new Follower(), work)
+                  : core.internalWatch(options, token, new Follower(), work);
     }
     if (previous != null) {
       previous.close();

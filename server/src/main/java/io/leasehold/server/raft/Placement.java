@@ -21,6 +21,7 @@ import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ReadReply;
 import io.leasehold.proto.v1.RenewItem;
 import io.leasehold.proto.v1.RenewResponse;
+import io.leasehold.proto.v1.ResumeToken;
 import io.leasehold.statemachine.core.InvalidArgumentException;
 import io.leasehold.statemachine.core.LeaseCore;
 import io.leasehold.statemachine.core.Limits;
@@ -658,20 +659,24 @@ final class Placement {
 
   /**
    * A list that may span namespaces: every group's page, merged by name and cut to the page size.
-   * Its revision is the meta group's (revisions are per group: a watch from it follows the meta
-   * group's namespaces).
+   * Its revision is the meta group's; its resume token holds every group's (revisions are per
+   * group), for a watch across namespaces to start from.
    */
   private CompletableFuture<ReadReply> listEverywhere(ReadQuery query, boolean stale) {
     ListRequest asked = query.getList();
     int limit = asked.getLimit() <= 0 ? Limits.MAX_LIST_LIMIT : asked.getLimit();
-    return readEverywhere(query, stale)
+    List<Integer> numbers = everyGroup();
+    return readEverywhere(numbers, query, stale)
         .thenApply(
             pages -> {
               List<Lease> leases = new ArrayList<>();
               boolean more = false;
-              for (ReadReply page : pages) {
+              ResumeToken.Builder token = ResumeToken.newBuilder();
+              for (int i = 0; i < pages.size(); i++) {
+                ReadReply page = pages.get(i);
                 leases.addAll(page.getList().getLeasesList());
                 more |= page.getList().getMore();
+                token.putThrough(numbers.get(i), page.getList().getRevision());
               }
               leases.sort(Comparator.comparing(Lease::getName));
               if (leases.size() > limit) {
@@ -683,6 +688,7 @@ final class Placement {
                       ListResponse.newBuilder()
                           .addAllLeases(leases)
                           .setRevision(pages.get(0).getList().getRevision())
+                          .setResumeToken(token.build().toByteString())
                           .setMore(more))
                   .build();
             });
@@ -690,9 +696,19 @@ final class Placement {
 
   /** {@code query} read in the meta group and in every lease group this node hosts, in order. */
   private CompletableFuture<List<ReadReply>> readEverywhere(ReadQuery query, boolean stale) {
+    return readEverywhere(everyGroup(), query, stale);
+  }
+
+  /** The meta group (0) and every lease group this node hosts, in order. */
+  private List<Integer> everyGroup() {
     List<Integer> all = new ArrayList<>();
     all.add(0);
     all.addAll(groups.hostedNumbers());
+    return all;
+  }
+
+  private CompletableFuture<List<ReadReply>> readEverywhere(
+      List<Integer> all, ReadQuery query, boolean stale) {
     List<CompletableFuture<ReadReply>> reads =
         all.stream().map(g -> readGroup(g, query, stale)).toList();
     return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))

@@ -9,7 +9,9 @@ import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.core.LeaseCore;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -23,9 +25,9 @@ import java.util.function.IntFunction;
  * revision is where the watch resumes. A namespace with no placement yet is placed first, as its
  * first grant would place it.
  *
- * <p>A watch whose prefix spans namespaces is not served while lease groups are on: its events
- * would come from several groups whose revisions do not compare, and a merged stream with resume
- * tokens is not built yet. It is refused, rather than served from the meta group alone.
+ * <p>A watch whose prefix spans namespaces, or that resumes from a token, follows every group at
+ * once ({@link MergedWatch}): its messages carry their group and a resume token, since the groups'
+ * revisions do not compare. Such a watch resumes from a token, never from a bare revision.
  */
 public final class GroupWatches implements WatchService {
   /** Where namespaces live, as this node's placement says. */
@@ -38,6 +40,9 @@ public final class GroupWatches implements WatchService {
      * the namespace first if it has no placement.
      */
     CompletableFuture<Integer> groupToFollow(String namespace);
+
+    /** The lease groups this node hosts, by number. */
+    List<Integer> hostedGroups();
   }
 
   private final WatchHub meta;
@@ -95,21 +100,36 @@ public final class GroupWatches implements WatchService {
 
   @Override
   public void watch(WatchRequest request, ServerCallStreamObserver<WatchFrame> out) {
+    Map<Integer, Long> token = Map.of();
+    if (!request.getResumeToken().isEmpty()) {
+      if (request.getStartRevision() != 0) {
+        out.onError(GrpcErrors.invalid("resume_token", "set it or start_revision, not both"));
+        return;
+      }
+      try {
+        token = MergedWatch.parse(request.getResumeToken());
+      } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+        out.onError(
+            GrpcErrors.invalid(
+                "resume_token", "is not a token a Watch or a List of this cluster returned"));
+        return;
+      }
+    }
     if (!placements.active()) {
-      meta.watch(request, out);
+      // One group: a token holds the meta group's position alone.
+      meta.watch(
+          token.isEmpty()
+              ? request
+              : request.toBuilder()
+                  .clearResumeToken()
+                  .setStartRevision(Math.max(1, token.getOrDefault(0, 0L) + 1))
+                  .build(),
+          out);
       return;
     }
     Optional<String> ns = namespaceOf(request.getPrefix());
-    if (ns.isEmpty()) {
-      out.onError(
-          Status.FAILED_PRECONDITION
-              .withDescription(
-                  "prefix \""
-                      + request.getPrefix()
-                      + "\" spans namespaces, and this cluster spreads namespaces over lease"
-                      + " groups, whose revisions do not compare: watch each namespace (a prefix"
-                      + " such as \"service/\")")
-              .asRuntimeException());
+    if (ns.isEmpty() || !token.isEmpty()) {
+      merged(request, token, out);
       return;
     }
     // gRPC takes the stream's handlers only during this call; the group may be known later.
@@ -126,6 +146,43 @@ public final class GroupWatches implements WatchService {
                 deferred.attach(s -> hub(group).start(request, s), out);
               }
             });
+  }
+
+  /**
+   * A watch across every group this node serves, merged on one stream: from the token's positions,
+   * or from now.
+   */
+  private void merged(
+      WatchRequest request, Map<Integer, Long> token, ServerCallStreamObserver<WatchFrame> out) {
+    if (token.isEmpty() && request.getStartRevision() != 0) {
+      out.onError(
+          Status.FAILED_PRECONDITION
+              .withDescription(
+                  "prefix \""
+                      + request.getPrefix()
+                      + "\" spans namespaces, and this cluster spreads them over lease groups,"
+                      + " whose revisions do not compare: resume from a resume_token (each"
+                      + " message of such a watch carries one, and so does a list across"
+                      + " namespaces), not from start_revision")
+              .asRuntimeException());
+      return;
+    }
+    Map<Integer, WatchHub> all = new TreeMap<>();
+    all.put(0, meta);
+    for (int g : placements.hostedGroups()) {
+      all.put(g, hub(g));
+    }
+    Map<Integer, Long> from = new TreeMap<>();
+    for (Map.Entry<Integer, WatchHub> e : all.entrySet()) {
+      int g = e.getKey();
+      from.put(
+          g,
+          token.isEmpty()
+              ? e.getValue().core().applied().index() + 1
+              // A group the token does not know (it came later): from its first revision.
+              : Math.max(1, token.getOrDefault(g, 0L) + 1));
+    }
+    MergedWatch.start(request, all, from, out);
   }
 
   private static Throwable unwrap(Throwable t) {

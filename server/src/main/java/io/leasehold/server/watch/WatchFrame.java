@@ -30,6 +30,9 @@ public final class WatchFrame {
   private final long revision;
   private final boolean basic;
 
+  /** Fields encoded after the revision (a merged watch's group and resume token); often empty. */
+  private final byte[] suffix;
+
   /** The whole message, once {@link #shared()} was called (racing callers build the same bytes). */
   private volatile byte[] encoded;
 
@@ -42,9 +45,22 @@ public final class WatchFrame {
   private int length = -1;
 
   public WatchFrame(List<WireEvent> events, long revision, boolean basic) {
+    this(events, revision, basic, new byte[0]);
+  }
+
+  private WatchFrame(List<WireEvent> events, long revision, boolean basic, byte[] suffix) {
     this.events = events;
     this.revision = revision;
     this.basic = basic;
+    this.suffix = suffix;
+  }
+
+  /**
+   * This frame with more fields of the message after its own, already encoded ({@code
+   * WatchResponse} fields other than events and revision): the same events, not encoded again.
+   */
+  WatchFrame withFields(byte[] encodedFields) {
+    return new WatchFrame(events, revision, basic, encodedFields);
   }
 
   /** A frame of full events. */
@@ -86,7 +102,7 @@ public final class WatchFrame {
       if (e != null) {
         n = e.length;
       } else {
-        n = revisionField().length;
+        n = revisionField().length + suffix.length;
         for (WireEvent event : events) {
           n += event.wire(basic).length;
         }
@@ -155,13 +171,26 @@ public final class WatchFrame {
   static WatchFrame of(WatchResponse response) {
     List<WireEvent> events = new ArrayList<>(response.getEventsCount());
     response.getEventsList().forEach(e -> events.add(WireEvent.of(e)));
-    return new WatchFrame(events, response.getRevision());
+    byte[] fields =
+        WatchResponse.newBuilder()
+            .setResumeToken(response.getResumeToken())
+            .setGroup(response.getGroup())
+            .build()
+            .toByteArray();
+    return new WatchFrame(events, response.getRevision(), false, fields);
   }
 
   /** The message this frame encodes. */
   public WatchResponse toResponse() {
     WatchResponse.Builder b = WatchResponse.newBuilder().setRevision(revision);
     events.forEach(e -> b.addEvents(e.event(basic)));
+    if (suffix.length > 0) {
+      try {
+        b.mergeFrom(suffix);
+      } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+        throw new IllegalStateException("a frame's own fields do not parse", e);
+      }
+    }
     return b.build();
   }
 
@@ -240,6 +269,7 @@ public final class WatchFrame {
           target.write(e.wire(frame.basic));
         }
         target.write(revisionField);
+        target.write(frame.suffix);
       } else {
         byte[] gathered = GATHER.get(n);
         gather(gathered);
@@ -258,6 +288,8 @@ public final class WatchFrame {
         at += wire.length;
       }
       System.arraycopy(revisionField, 0, into, at, revisionField.length);
+      at += revisionField.length;
+      System.arraycopy(frame.suffix, 0, into, at, frame.suffix.length);
     }
 
     @Override

@@ -5,13 +5,17 @@ import io.grpc.Metadata;
 /**
  * What a Watch stream's closing status carries for the client to go on: the revision the history
  * now starts at (a start revision that was compacted), or the revision to resume from (a watcher
- * cut off for lagging).
+ * cut off for lagging), or for a watch across lease groups the resume token.
  */
 final class WatchTrailers {
   static final Metadata.Key<String> COMPACT_REVISION =
       Metadata.Key.of("leasehold-compact-revision", Metadata.ASCII_STRING_MARSHALLER);
   static final Metadata.Key<String> RESUME_REVISION =
       Metadata.Key.of("leasehold-resume-revision", Metadata.ASCII_STRING_MARSHALLER);
+
+  /** A watch across lease groups: the resume token, in place of a resume revision. */
+  static final Metadata.Key<byte[]> RESUME_TOKEN =
+      Metadata.Key.of("leasehold-resume-token-bin", Metadata.BINARY_BYTE_MARSHALLER);
 
   private WatchTrailers() {}
 

@@ -78,6 +78,45 @@ class WatchFrameTest {
   }
 
   /**
+   * A merged watch's frame: the group's frame with its group and resume token after it, exactly as
+   * protobuf would encode the whole message, drained, gathered, shared or read byte-wise.
+   */
+  @Test
+  void aFrameWithAGroupAndTokenEncodesExactlyAsProtobufWould() throws Exception {
+    List<Event> events =
+        List.of(event(41, "svc/a", Event.Type.ACQUIRED), event(42, "svc/b", Event.Type.RELEASED));
+    byte[] fields =
+        WatchResponse.newBuilder()
+            .setGroup(2)
+            .setResumeToken(com.google.protobuf.ByteString.copyFromUtf8("token"))
+            .build()
+            .toByteArray();
+    for (int n = 0; n <= events.size(); n++) {
+      WatchResponse expected =
+          WatchResponse.newBuilder()
+              .addAllEvents(events.subList(0, n))
+              .setRevision(42)
+              .setGroup(2)
+              .setResumeToken(com.google.protobuf.ByteString.copyFromUtf8("token"))
+              .build();
+      WatchFrame frame =
+          new WatchFrame(events.subList(0, n).stream().map(WireEvent::of).toList(), 42)
+              .withFields(fields);
+      assertArrayEquals(expected.toByteArray(), drained(frame), n + " events");
+      assertEquals(expected, frame.toResponse());
+      assertEquals(
+          expected, WatchResponse.parseFrom(WatchFrame.MARSHALLER.stream(frame).readAllBytes()));
+      assertArrayEquals(expected.toByteArray(), drained(frame.shared()), "shared, " + n);
+      assertEquals(
+          expected,
+          WatchFrame.MARSHALLER
+              .parse(new java.io.ByteArrayInputStream(expected.toByteArray()))
+              .toResponse(),
+          "parsed back with its group and token");
+    }
+  }
+
+  /**
    * Frames are gathered into one reused array per thread up to {@link WatchFrame#GATHER_LIMIT}: one
    * that outgrows the array, one beyond the limit (written event by event), and a small one after
    * them (the array still holds the bytes of the larger ones) are each exactly right.
