@@ -7,7 +7,8 @@ package io.leasehold.client;
 public interface Watch extends AutoCloseable {
   /**
    * Every event up to this revision has been delivered to the listener (0 before the first
-   * message).
+   * message). On a cluster with lease groups, a watch of one namespace counts its group's
+   * revisions, and one across namespaces the meta group's (see docs/client.md).
    *
    * @return the revision delivered up to (0 before the first message)
    */

@@ -969,7 +969,7 @@ class LeaseGroupsTest {
   }
 
   @Test
-  void aStandaloneNodeLeadsEveryGroupAndRecoversThemOnRestart() throws Exception {
+  void aStandaloneNodeLeadsEveryGroupRecoversThemOnRestartAndRefusesABackup() throws Exception {
     cluster = TestCluster.start(1, dir, b -> b.leaseGroups(2));
     await(
         () -> "n1 leads every group: " + views(),
@@ -985,6 +985,18 @@ class LeaseGroupsTest {
         () -> leaders("n1").equals(Map.of(1, "n1", 2, "n1")));
     assertEquals(
         before, status("n1").getGroupsList().stream().map(GroupStatus::getGroupId).toList());
+
+    // A backup would hold the meta group alone: it is refused, not taken incomplete.
+    StatusRuntimeException refused =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                cluster
+                    .cluster("n1")
+                    .backup(io.leasehold.proto.v1.BackupRequest.getDefaultInstance())
+                    .hasNext());
+    assertEquals(Status.Code.FAILED_PRECONDITION, refused.getStatus().getCode());
+    assertTrue(refused.getStatus().getDescription().contains("lease groups"), refused::toString);
   }
 
   @Test

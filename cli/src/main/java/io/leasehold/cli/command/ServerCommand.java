@@ -257,8 +257,8 @@ public final class ServerCommand implements Callable<Integer> {
   boolean join;
 
   /**
-   * Hidden until watches follow namespaces into lease groups (docs/design/multi-raft.md, "Build
-   * order").
+   * Hidden until backups cover every group and namespaces can move (docs/design/multi-raft.md,
+   * "Build order").
    */
   @Option(
       names = "--lease-groups",
