@@ -295,9 +295,6 @@ public final class ResumingWatch implements Watch {
       }
     }
     complete = after;
-    if (!message.getResumeToken().isEmpty()) {
-      resumeToken = message.getResumeToken();
-    }
     if (after >= 0) {
       try {
         listener.onProgress(after);

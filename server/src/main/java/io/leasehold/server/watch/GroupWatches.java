@@ -84,11 +84,13 @@ public final class GroupWatches implements WatchService {
                                     "lease group " + g + " is not hosted on this node"))));
   }
 
-  /** Every hub: the meta group's, then the lease groups' this node has heard from, in order. */
+  /** Every hub: the meta group's, then each hosted lease group's, in order. */
   public List<WatchHub> hubs() {
     List<WatchHub> all = new ArrayList<>();
     all.add(meta);
-    new java.util.TreeMap<>(hubs).values().forEach(all::add);
+    for (int g : placements.hostedGroups()) {
+      all.add(hub(g));
+    }
     return all;
   }
 
@@ -146,6 +148,7 @@ public final class GroupWatches implements WatchService {
                 deferred.attach(s -> hub(group).start(request, s), out);
               }
             });
+    deferred.methodReturns();
   }
 
   /**
@@ -205,6 +208,13 @@ public final class GroupWatches implements WatchService {
     private volatile boolean cancelled;
     private boolean failed;
 
+    /**
+     * Whether gRPC's thread may still be in the service method: a watch started then must not be
+     * woken here, as gRPC reports the stream ready once the method has returned, and the stream
+     * must not be written from two threads at once (see {@link Watcher}).
+     */
+    private volatile boolean inMethod = true;
+
     Deferred(ServerCallStreamObserver<WatchFrame> out) {
       this.out = out;
     }
@@ -224,16 +234,21 @@ public final class GroupWatches implements WatchService {
       }
     }
 
+    void methodReturns() {
+      inMethod = false;
+    }
+
     void attach(
         Function<ServerCallStreamObserver<WatchFrame>, WatchHub.WatchStream> start,
         ServerCallStreamObserver<WatchFrame> out) {
       WatchHub.WatchStream s = start.apply(out);
       stream = s;
-      // Whatever gRPC reported before the stream was set went nowhere: report it again. A ready
-      // reported twice only schedules the watcher once.
+      // Set before the check: a ready gRPC reports from here on reaches the watch. One it
+      // reported before went nowhere, so it is reported again, unless the method is still
+      // running (gRPC reports ready only after it). A ready reported twice schedules once.
       if (cancelled) {
         s.cancelled();
-      } else if (out.isReady()) {
+      } else if (!inMethod && out.isReady()) {
         s.ready();
       }
     }
