@@ -28,11 +28,15 @@ public interface Checker {
   /**
    * The checkers of a run on a cluster with lease groups (docs/design/multi-raft.md): tokens are
    * checked per namespace. The watch checker stays: its watchers follow one namespace, whose events
-   * and revisions are one group's.
+   * and revisions are one group's; the watches of every name are judged per namespace.
    */
   static List<Checker> withLeaseGroups() {
-    return all().stream()
-        .map(c -> c instanceof FencingChecker ? FencingChecker.perNamespace() : c)
-        .toList();
+    List<Checker> checkers =
+        new java.util.ArrayList<>(
+            all().stream()
+                .map(c -> c instanceof FencingChecker ? FencingChecker.perNamespace() : c)
+                .toList());
+    checkers.add(new AcrossWatchChecker());
+    return List.copyOf(checkers);
   }
 }

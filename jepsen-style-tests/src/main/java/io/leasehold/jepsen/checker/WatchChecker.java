@@ -3,6 +3,7 @@ package io.leasehold.jepsen.checker;
 import io.leasehold.jepsen.history.Completed;
 import io.leasehold.jepsen.history.History;
 import io.leasehold.jepsen.history.WatchedEvent;
+import io.leasehold.jepsen.workload.WatchWorkload;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -30,13 +31,16 @@ public final class WatchChecker implements Checker {
 
   @Override
   public Verdict check(History h) {
-    if (h.watchers().isEmpty()) {
+    List<String> watchers =
+        h.watchers().stream().filter(w -> !w.startsWith(WatchWorkload.ACROSS)).toList();
+    if (watchers.isEmpty()) {
       return Verdict.unknown("watch", "no watchers");
     }
     Map<String, List<WatchedEvent>> streams = new LinkedHashMap<>();
-    h.watchers().forEach(w -> streams.put(w, new ArrayList<>()));
-    h.watchedEvents()
-        .forEach(e -> streams.computeIfAbsent(e.watcher(), w -> new ArrayList<>()).add(e));
+    watchers.forEach(w -> streams.put(w, new ArrayList<>()));
+    h.watchedEvents().stream()
+        .filter(e -> streams.containsKey(e.watcher()))
+        .forEach(e -> streams.get(e.watcher()).add(e));
     List<String> problems = new ArrayList<>();
     List<WatchedEvent> longest = List.of();
     for (Map.Entry<String, List<WatchedEvent>> s : streams.entrySet()) {

@@ -270,7 +270,7 @@ public final class JepsenRun {
     }
     NemesisContext nctx = new NemesisContext(cluster, new Random(config.seed()), clientFaults);
     WorkloadContext wctx = new WorkloadContext(cluster, rec, clientFaults);
-    WatchWorkload watch = new WatchWorkload();
+    WatchWorkload watch = new WatchWorkload(grouped);
     List<Workload> workloads =
         List.of(
             new LockOpsWorkload(3, config.lockNames()),

@@ -10,18 +10,43 @@ import io.leasehold.jepsen.history.WatchedEvent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Watch: one watcher pinned to each node (it resumes on that node only, after a kill or a pause)
  * and one that roams over every node, all from revision 1 on {@code lock/}; each records the events
  * it is given, in order.
+ *
+ * <p>With {@code across}, on a cluster with lease groups, two more watch every name from now (one
+ * pinned to the first node, one roaming): their streams interleave every group's events and resume
+ * from resume tokens. They are named {@link #ACROSS} plus a suffix, and judged per namespace by
+ * {@code AcrossWatchChecker}. The workload returns from {@link #start} once they have started, so
+ * every grant of the run comes after their start.
  */
 public final class WatchWorkload implements Workload {
   public static final String PREFIX = "lock/";
+
+  /** How the names of the watchers of every name begin. */
+  public static final String ACROSS = "across-";
+
+  private final boolean across;
   private final List<LeaseholdClient> clients = new ArrayList<>();
   private final List<Watch> watches = new ArrayList<>();
   private final ConcurrentHashMap<String, AtomicLong> seen = new ConcurrentHashMap<>();
+
+  /** The watchers of {@code lock/} alone. */
+  public WatchWorkload() {
+    this(false);
+  }
+
+  /**
+   * @param across whether watchers of every name run too (a cluster with lease groups)
+   */
+  public WatchWorkload(boolean across) {
+    this.across = across;
+  }
 
   @Override
   public String name() {
@@ -37,6 +62,57 @@ public final class WatchWorkload implements Workload {
           ctx.client("watcher-" + i, List.of(ctx.cluster().endpoint(i)), false));
     }
     watch(ctx, "watch-roaming", ctx.client("watcher-roaming"));
+    if (across) {
+      List<CountDownLatch> started =
+          List.of(
+              watchEverything(
+                  ctx,
+                  ACROSS + ctx.cluster().node(0).id(),
+                  ctx.client("watcher-across-0", List.of(ctx.cluster().endpoint(0)), false)),
+              watchEverything(ctx, ACROSS + "roaming", ctx.client("watcher-across-roaming")));
+      for (CountDownLatch s : started) {
+        try {
+          if (!s.await(120, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("a watch of every name did not start in 120 s");
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while a watch of every name started", e);
+        }
+      }
+    }
+  }
+
+  /**
+   * A watch of every name from now; the latch opens with its first message (the meta group's
+   * position), after which every write is in its stream.
+   */
+  private CountDownLatch watchEverything(WorkloadContext ctx, String name, LeaseholdClient client) {
+    ctx.recorder().watcher(name);
+    clients.add(client);
+    CountDownLatch started = new CountDownLatch(1);
+    watches.add(
+        client.watch(
+            WatchOptions.of(""),
+            new WatchListener() {
+              @Override
+              public void onEvent(WatchEvent e) {
+                ctx.recorder()
+                    .watched(
+                        new WatchedEvent(
+                            name,
+                            e.revision(),
+                            e.type().name(),
+                            e.name(),
+                            e.lease().map(LeaseInfo::token).orElse(0L)));
+              }
+
+              @Override
+              public void onProgress(long revision) {
+                started.countDown();
+              }
+            }));
+    return started;
   }
 
   private void watch(WorkloadContext ctx, String name, LeaseholdClient client) {
