@@ -25,6 +25,7 @@ import io.leasehold.server.raft.RaftConsensus;
 import io.leasehold.server.raft.ReplicationTrace;
 import io.leasehold.server.raft.Replicator;
 import io.leasehold.server.raft.WriteTrace;
+import io.leasehold.server.rpc.GrpcErrors;
 import io.leasehold.server.tls.NodeTls;
 import io.leasehold.server.ui.Dashboard;
 import io.leasehold.server.watch.GroupWatches;
@@ -126,7 +127,17 @@ public final class LeaseholdNode implements AutoCloseable {
 
               @Override
               public CompletableFuture<Integer> groupToFollow(String namespace) {
-                return consensus.groupToFollow(namespace);
+                return consensus
+                    .groupToFollow(namespace)
+                    .exceptionallyCompose(
+                        e ->
+                            CompletableFuture.failedFuture(
+                                GrpcErrors.toStatus(
+                                    e instanceof java.util.concurrent.CompletionException
+                                            && e.getCause() != null
+                                        ? e.getCause()
+                                        : e,
+                                    Optional.empty())));
               }
 
               @Override

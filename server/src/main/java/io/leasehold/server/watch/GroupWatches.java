@@ -4,7 +4,6 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.leasehold.proto.v1.WatchRequest;
-import io.leasehold.server.rpc.GrpcErrors;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.core.LeaseCore;
 import java.util.ArrayList;
@@ -37,7 +36,7 @@ public final class GroupWatches implements WatchService {
 
     /**
      * The group whose revisions a watch of {@code namespace} follows (0: the meta group), placing
-     * the namespace first if it has no placement.
+     * the namespace first if it has no placement; fails with the status the watch ends with.
      */
     CompletableFuture<Integer> groupToFollow(String namespace);
 
@@ -105,15 +104,13 @@ public final class GroupWatches implements WatchService {
     Map<Integer, Long> token = Map.of();
     if (!request.getResumeToken().isEmpty()) {
       if (request.getStartRevision() != 0) {
-        out.onError(GrpcErrors.invalid("resume_token", "set it or start_revision, not both"));
+        out.onError(invalid("set it or start_revision, not both"));
         return;
       }
       try {
         token = MergedWatch.parse(request.getResumeToken());
       } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-        out.onError(
-            GrpcErrors.invalid(
-                "resume_token", "is not a token a Watch or a List of this cluster returned"));
+        out.onError(invalid("is not a token a Watch or a List of this cluster returned"));
         return;
       }
     }
@@ -143,7 +140,7 @@ public final class GroupWatches implements WatchService {
         .whenComplete(
             (group, error) -> {
               if (error != null) {
-                deferred.fail(GrpcErrors.toStatus(unwrap(error), Optional.empty()));
+                deferred.fail(Status.fromThrowable(unwrap(error)).asRuntimeException());
               } else {
                 deferred.attach(s -> hub(group).start(request, s), out);
               }
@@ -186,6 +183,10 @@ public final class GroupWatches implements WatchService {
               : Math.max(1, token.getOrDefault(g, 0L) + 1));
     }
     MergedWatch.start(request, all, from, out);
+  }
+
+  private static StatusRuntimeException invalid(String rule) {
+    return Status.INVALID_ARGUMENT.withDescription("resume_token: " + rule).asRuntimeException();
   }
 
   private static Throwable unwrap(Throwable t) {
