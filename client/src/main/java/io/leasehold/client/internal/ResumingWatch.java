@@ -70,6 +70,14 @@ public final class ResumingWatch implements Watch {
 
   // Touched only on the delivery executor.
   private final Set<String> tail = new HashSet<>();
+
+  /**
+   * Events delivered at revisions above the cursor: the server claims a revision only once all its
+   * events are sent, so the first part of one it split over two messages lies beyond the cursor. A
+   * stream that breaks in between sends that part again, which is dropped here.
+   */
+  private final NavigableMap<Long, Set<String>> ahead = new TreeMap<>();
+
   private long streamStart;
   private volatile long complete;
   private volatile long lastMessageNanos;
@@ -271,6 +279,9 @@ public final class ResumingWatch implements Watch {
       if (r == before && tail.contains(key)) {
         continue;
       }
+      if (r > before && ahead.getOrDefault(r, Set.of()).contains(key)) {
+        continue; // the start of a split revision, delivered before the stream broke
+      }
       out.add(Protos.event(e));
       keys.add(key);
       revisions.add(r);
@@ -288,10 +299,15 @@ public final class ResumingWatch implements Watch {
     long after = Math.max(before, message.getRevision());
     if (after > before) {
       tail.clear();
+      tail.addAll(ahead.getOrDefault(after, Set.of()));
     }
+    ahead.headMap(after, true).clear();
     for (int i = 0; i < keys.size(); i++) {
-      if (revisions.get(i) == after) {
+      long r = revisions.get(i);
+      if (r == after) {
         tail.add(keys.get(i));
+      } else if (r > after) {
+        ahead.computeIfAbsent(r, k -> new HashSet<>()).add(keys.get(i));
       }
     }
     complete = after;
