@@ -37,7 +37,8 @@ import picocli.CommandLine.Parameters;
     mixinStandardHelpOptions = true,
     description = {
       "Takes a consistent backup of the cluster's state from one node into DIR (created; must hold no backup).",
-      "Restore it with: leasehold restore --from DIR --data-dir NEW_DIR",
+      "On a cluster with lease groups it holds a snapshot of every group.",
+      "Restore it with: leasehold restore --from DIR --data-dir NEW_DIR (and --peers, for lease groups)",
       ""
     },
     sortOptions = false)
@@ -112,6 +113,7 @@ public final class BackupCommand implements Callable<Integer> {
                     .withDeadline(deadline)
                     .backup(
                         BackupRequest.newBuilder()
+                            .setEveryGroup(true)
                             .setTimeout(
                                 com.google.protobuf.Duration.newBuilder()
                                     .setSeconds(
@@ -123,6 +125,13 @@ public final class BackupCommand implements Callable<Integer> {
             .printf(
                 "backup of node %s at term %d, index %d (%d bytes, md5 %s) written to %s%n",
                 m.nodeId(), m.term(), m.index(), m.sizeBytes(), m.md5(), dir.toAbsolutePath());
+        for (NodeBackup.GroupFile g : m.leaseGroups()) {
+          spec.commandLine()
+              .getOut()
+              .printf(
+                  "  lease group %d at term %d, index %d (%d bytes, md5 %s)%n",
+                  g.number(), g.term(), g.index(), g.sizeBytes(), g.md5());
+        }
         return LeaseholdCommand.EXIT_OK;
       } catch (StatusRuntimeException e) {
         if (e.getStatus().getCode() != Status.Code.UNAVAILABLE) {

@@ -2,9 +2,12 @@ package io.leasehold.cli.command;
 
 import io.leasehold.cli.LeaseholdCommand;
 import io.leasehold.server.NodeConfig;
+import io.leasehold.server.Peer;
 import io.leasehold.server.backup.NodeBackup;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -21,7 +24,7 @@ import picocli.CommandLine.Option;
     description = {
       "Writes a new data directory that starts from a backup (see leasehold backup). Offline: the node must not run.",
       "To rebuild a lost cluster, restore the same backup into each member's data dir, then start every member",
-      "with its usual --id and --peers.",
+      "with its usual --id and --peers. A backup with lease groups also needs --peers here.",
       ""
     },
     sortOptions = false)
@@ -49,15 +52,48 @@ public final class RestoreCommand implements Callable<Integer> {
           "The cluster the node will run in; as given to leasehold server (default: ${DEFAULT-VALUE}).")
   String clusterName;
 
+  @Option(
+      names = "--peers",
+      paramLabel = "ID=HOST:PEER_PORT:CLIENT_PORT,...",
+      description = {
+        "Every member of the cluster, as the nodes will start with (--peers of leasehold server; for a",
+        "--standalone node, n1=127.0.0.1:7401:7400 with its ports). Needed for a backup with lease groups:",
+        "each is restored with these members. Also from LEASEHOLD_PEERS."
+      },
+      defaultValue = "${env:LEASEHOLD_PEERS}")
+  String peers;
+
   @Override
   public Integer call() {
+    List<Peer> members = new ArrayList<>();
+    if (peers != null) {
+      try {
+        for (String part : peers.split(",")) {
+          if (!part.isBlank()) {
+            members.add(Peer.parse(part.trim()));
+          }
+        }
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--peers: " + e.getMessage());
+      }
+    }
     try {
-      NodeBackup.Manifest m = NodeBackup.restore(from, dataDir, clusterName);
+      NodeBackup.Manifest m = NodeBackup.restore(from, dataDir, clusterName, members);
       spec.commandLine()
           .getOut()
           .printf(
               "restored %s (node %s, term %d, index %d, taken %s) into %s%n",
               from, m.nodeId(), m.term(), m.index(), m.takenAt(), dataDir.toAbsolutePath());
+      for (NodeBackup.GroupFile g : m.leaseGroups()) {
+        spec.commandLine()
+            .getOut()
+            .printf(
+                "  lease group %d at term %d, index %d, members %s%n",
+                g.number(),
+                g.term(),
+                g.index(),
+                String.join(",", members.stream().map(Peer::id).toList()));
+      }
       return LeaseholdCommand.EXIT_OK;
     } catch (IOException e) {
       spec.commandLine().getErr().println("leasehold restore: " + e.getMessage());

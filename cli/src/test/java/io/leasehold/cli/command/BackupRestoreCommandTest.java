@@ -8,11 +8,14 @@ import io.leasehold.cli.Cli;
 import io.leasehold.cli.Cli.Run;
 import io.leasehold.cli.LeaseholdCommand;
 import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.server.NodeConfig;
 import io.leasehold.server.TestCluster;
+import io.leasehold.server.raft.RaftConsensus;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -212,5 +215,75 @@ class BackupRestoreCommandTest {
             dir.resolve("new/n1").toString());
     assertEquals(1, overwrite.exit());
     assertTrue(overwrite.err().contains("not empty"), overwrite.err());
+  }
+
+  @Test
+  void aBackupWithLeaseGroupsIsRestoredWithThePeersTheNodesStartWith() throws Exception {
+    cluster = TestCluster.start(1, dir.resolve("cluster"), b -> b.leaseGroups(2));
+    TestCluster.await(
+        "both lease groups applied a write (a copy of the global state)",
+        Duration.ofSeconds(60),
+        () -> {
+          var cores = cluster.node("n1").consensus().leaseGroupCores();
+          return cores.size() == 2 && cores.values().stream().allMatch(c -> c.globalVersion() > 0);
+        });
+    Run backup =
+        run(
+            new BackupCommand(),
+            dir.resolve("backup").toString(),
+            "--endpoint",
+            cluster.node("n1").clientAddress());
+    assertEquals(0, backup.exit(), backup.toString());
+    assertTrue(backup.out().contains("\n  lease group 1 at term "), backup.out());
+    assertTrue(backup.out().contains("\n  lease group 2 at term "), backup.out());
+
+    Path target = dir.resolve("new/n1");
+    Run noPeers =
+        run(
+            new RestoreCommand(),
+            "--from",
+            dir.resolve("backup").toString(),
+            "--data-dir",
+            "" + target);
+    assertEquals(LeaseholdCommand.EXIT_FAILED, noPeers.exit(), noPeers.toString());
+    assertTrue(noPeers.err().startsWith("leasehold restore: --peers: "), noPeers.toString());
+    assertFalse(Files.exists(target), "nothing written without the members");
+
+    Run badPeers =
+        run(
+            new RestoreCommand(),
+            "--from",
+            dir.resolve("backup").toString(),
+            "--data-dir",
+            "" + target,
+            "--peers",
+            "n1");
+    assertTrue(badPeers.exit() != 0, badPeers.toString());
+    assertTrue(badPeers.err().contains("--peers: peer \"n1\""), badPeers.toString());
+    assertFalse(Files.exists(target), "nothing written after a usage error");
+
+    Run restore =
+        run(
+            new RestoreCommand(),
+            "--from",
+            dir.resolve("backup").toString(),
+            "--data-dir",
+            "" + target,
+            "--peers",
+            "n1=127.0.0.1:7401:7400");
+    assertEquals(0, restore.exit(), restore.toString());
+    assertTrue(
+        restore.out().contains("\n  lease group 2 at term ")
+            && restore.out().contains("members n1"),
+        restore.out());
+    for (int group : new int[] {1, 2}) {
+      Path current =
+          target
+              .resolve("raft")
+              .resolve(
+                  RaftConsensus.leaseGroupUuid(NodeConfig.DEFAULT_CLUSTER_NAME, group).toString())
+              .resolve("current");
+      assertTrue(Files.isRegularFile(current.resolve("raft-meta.conf")), current.toString());
+    }
   }
 }

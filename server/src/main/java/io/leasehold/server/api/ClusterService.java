@@ -35,6 +35,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -174,8 +175,9 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   }
 
   /**
-   * Streams a fresh snapshot: a header, then the file in chunks, respecting the client's flow
-   * control.
+   * Streams fresh snapshots: for each group, a header, then its file in chunks, respecting the
+   * client's flow control. A node without lease groups sends the meta group's alone, as it always
+   * has.
    */
   @Override
   public void backup(BackupRequest request, StreamObserver<BackupChunk> response) {
@@ -186,54 +188,63 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
       response.onError(GrpcErrors.invalid(e));
       return;
     }
-    if (!node.consensus().leaseGroupCores().isEmpty()) {
-      // A backup is one group's snapshot: here it would leave out every namespace the lease
-      // groups hold, and a restore from it would lose their leases and tokens.
+    if (!node.consensus().leaseGroupCores().isEmpty() && !request.getEveryGroup()) {
+      // A client that does not ask for every group keeps one file: the meta group's alone would
+      // leave out every namespace the lease groups hold, and a restore from it would lose their
+      // leases and tokens.
       response.onError(
           Status.FAILED_PRECONDITION
               .withDescription(
-                  "this node serves lease groups, and a backup holds the meta group's snapshot"
-                      + " only: it would leave out every namespace placed on a lease group, so it"
-                      + " is refused (backups of every group are not built yet;"
-                      + " docs/design/multi-raft.md)")
+                  "every_group: this node serves lease groups, and its backup is a snapshot of"
+                      + " each group; this client asked for one file, which would leave out every"
+                      + " namespace placed on a lease group. Take the backup with a leasehold CLI"
+                      + " that backs up every group")
               .asRuntimeException());
       return;
     }
     ServerCallStreamObserver<BackupChunk> out = (ServerCallStreamObserver<BackupChunk>) response;
-    // gRPC takes these handlers only before this method returns; the sender comes once the snapshot
-    // is done.
+    // gRPC takes these handlers only before this method returns; the sender comes once the
+    // snapshots are done.
     AtomicReference<Sender> sender = new AtomicReference<>();
     out.setOnReadyHandler(() -> Optional.ofNullable(sender.get()).ifPresent(Sender::run));
     out.setOnCancelHandler(() -> Optional.ofNullable(sender.get()).ifPresent(Sender::closeQuietly));
-    audited("backup", node.id(), "", () -> node.consensus().takeSnapshot(timeout))
+    audited("backup", node.id(), "", () -> node.consensus().takeGroupSnapshots(timeout))
         .get()
         .whenComplete(
-            (snapshot, error) -> {
+            (snapshots, error) -> {
               if (error != null) {
                 out.onError(status(error));
                 return;
               }
+              List<Sender.Part> parts = new ArrayList<>();
               try {
-                InputStream in = Files.newInputStream(snapshot.file());
-                BackupHeader header =
-                    BackupHeader.newBuilder()
-                        .setNodeId(node.id())
-                        .setGroupId(node.consensus().status().groupId())
-                        .setTerm(snapshot.term())
-                        .setIndex(snapshot.index())
-                        .setSizeBytes(size(snapshot))
-                        .setMd5(snapshot.md5())
-                        .setTakenAt(
-                            Timestamp.newBuilder()
-                                .setSeconds(
-                                    Files.getLastModifiedTime(snapshot.file())
-                                        .toInstant()
-                                        .getEpochSecond()))
-                        .build();
-                Sender s = new Sender(out, in, header);
+                for (Consensus.GroupSnapshot g : snapshots) {
+                  Consensus.Snapshot snapshot = g.snapshot();
+                  parts.add(
+                      new Sender.Part(
+                          BackupHeader.newBuilder()
+                              .setNodeId(node.id())
+                              .setGroupId(g.groupId())
+                              .setGroup(g.group())
+                              .setTerm(snapshot.term())
+                              .setIndex(snapshot.index())
+                              .setSizeBytes(size(snapshot))
+                              .setMd5(snapshot.md5())
+                              .setTakenAt(
+                                  Timestamp.newBuilder()
+                                      .setSeconds(
+                                          Files.getLastModifiedTime(snapshot.file())
+                                              .toInstant()
+                                              .getEpochSecond()))
+                              .build(),
+                          // Opened now: a snapshot taken by the node meanwhile may delete this one.
+                          Files.newInputStream(snapshot.file())));
+                }
+                Sender s = new Sender(out, parts);
                 sender.set(s);
                 s.run();
               } catch (IOException e) {
+                parts.forEach(Sender.Part::closeQuietly);
                 out.onError(
                     Status.INTERNAL
                         .withDescription("reading the snapshot: " + e)
@@ -242,17 +253,31 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
             });
   }
 
-  /** Sends chunks while the stream is ready; gRPC calls back when it can take more. */
+  /**
+   * Sends each part's header and then its file in chunks while the stream is ready; gRPC calls back
+   * when it can take more.
+   */
   private static final class Sender implements Runnable {
+    /** One group's snapshot: its header, then its file. */
+    record Part(BackupHeader header, InputStream in) {
+      void closeQuietly() {
+        try {
+          in.close();
+        } catch (IOException e) {
+          // Nothing more to read from it.
+        }
+      }
+    }
+
     private final ServerCallStreamObserver<BackupChunk> out;
-    private final InputStream in;
+    private final java.util.Deque<Part> parts;
+    private InputStream in;
     private BackupHeader header;
     private boolean done;
 
-    Sender(ServerCallStreamObserver<BackupChunk> out, InputStream in, BackupHeader header) {
+    Sender(ServerCallStreamObserver<BackupChunk> out, List<Part> parts) {
       this.out = out;
-      this.in = in;
-      this.header = header;
+      this.parts = new java.util.ArrayDeque<>(parts);
     }
 
     @Override
@@ -264,6 +289,16 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
           return;
         }
         while (!done && out.isReady()) {
+          if (in == null) {
+            Part next = parts.poll();
+            if (next == null) {
+              done = true;
+              out.onCompleted();
+              return;
+            }
+            in = next.in();
+            header = next.header();
+          }
           byte[] buf = in.readNBytes(CHUNK);
           BackupChunk.Builder chunk = BackupChunk.newBuilder().setData(ByteString.copyFrom(buf));
           if (header != null) {
@@ -274,9 +309,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
             out.onNext(chunk.build());
           }
           if (buf.length < CHUNK) {
-            done = true;
             closeQuietly();
-            out.onCompleted();
           }
         }
       } catch (IOException | RuntimeException e) {
@@ -287,11 +320,19 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
       }
     }
 
-    private void closeQuietly() {
-      try {
-        in.close();
-      } catch (IOException e) {
-        // Nothing more to read from it.
+    /** Closes the file being sent; on cancel or failure ({@code done}), every other one too. */
+    private synchronized void closeQuietly() {
+      if (in != null) {
+        try {
+          in.close();
+        } catch (IOException e) {
+          // Nothing more to read from it.
+        }
+        in = null;
+      }
+      if (done || out.isCancelled()) {
+        parts.forEach(Part::closeQuietly);
+        parts.clear();
       }
     }
   }

@@ -2,6 +2,7 @@ package io.leasehold.server.backup;
 
 import io.leasehold.proto.v1.BackupChunk;
 import io.leasehold.proto.v1.BackupHeader;
+import io.leasehold.server.Peer;
 import io.leasehold.server.raft.RaftConsensus;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,17 +16,25 @@ import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
+import org.apache.ratis.protocol.RaftPeer;
 
 /**
  * Backups of a node's state and their restore into a new data directory.
  *
- * <p>A backup is a directory holding one snapshot file (the whole replicated state at one log
- * position, as a node writes it) and {@value #MANIFEST}: the position, size, MD5 and origin. It is
- * taken online through {@code Cluster/Backup} from any one member.
+ * <p>A backup is a directory holding one snapshot file per group (the whole replicated state of the
+ * group at one log position, as a node writes it) and {@value #MANIFEST}: each file's group,
+ * position, size and MD5, and the origin. A cluster without lease groups has one file, the meta
+ * group's. It is taken online through {@code Cluster/Backup} from any one member, the lease groups
+ * one after another and the meta group last, so that the meta group's placement table knows every
+ * namespace a lease group's snapshot holds.
  *
  * <p>Restoring writes a data directory that starts from that snapshot: the snapshot where Ratis
  * looks for it, and Raft metadata with the snapshot's term, so the node's log continues after the
@@ -39,7 +48,10 @@ public final class NodeBackup {
 
   private NodeBackup() {}
 
-  /** What a backup holds. */
+  /**
+   * What a backup holds: the meta group's snapshot (its group, position, size, MD5 and file), and
+   * each lease group's.
+   */
   public record Manifest(
       String nodeId,
       String groupId,
@@ -48,7 +60,12 @@ public final class NodeBackup {
       long sizeBytes,
       String md5,
       Instant takenAt,
-      String file) {
+      String file,
+      List<GroupFile> leaseGroups) {
+    public Manifest {
+      leaseGroups = List.copyOf(leaseGroups);
+    }
+
     Properties toProperties() {
       Properties p = new Properties();
       p.setProperty("node", nodeId);
@@ -59,11 +76,42 @@ public final class NodeBackup {
       p.setProperty("md5", md5);
       p.setProperty("taken_at", takenAt.toString());
       p.setProperty("file", file);
+      if (!leaseGroups.isEmpty()) {
+        p.setProperty(
+            "lease_groups",
+            String.join(",", leaseGroups.stream().map(g -> Integer.toString(g.number())).toList()));
+        for (GroupFile g : leaseGroups) {
+          String k = "lease_group." + g.number() + ".";
+          p.setProperty(k + "group", g.groupId());
+          p.setProperty(k + "term", Long.toString(g.term()));
+          p.setProperty(k + "index", Long.toString(g.index()));
+          p.setProperty(k + "size", Long.toString(g.sizeBytes()));
+          p.setProperty(k + "md5", g.md5());
+          p.setProperty(k + "file", g.file());
+        }
+      }
       return p;
     }
 
     static Manifest of(Properties p) throws IOException {
       try {
+        List<GroupFile> groups = new ArrayList<>();
+        String numbers = p.getProperty("lease_groups", "").trim();
+        if (!numbers.isEmpty()) {
+          for (String n : numbers.split(",")) {
+            int number = Integer.parseInt(n.trim());
+            String k = "lease_group." + number + ".";
+            groups.add(
+                new GroupFile(
+                    number,
+                    p.getProperty(k + "group", ""),
+                    Long.parseLong(p.getProperty(k + "term")),
+                    Long.parseLong(p.getProperty(k + "index")),
+                    Long.parseLong(p.getProperty(k + "size")),
+                    p.getProperty(k + "md5", ""),
+                    java.util.Objects.requireNonNull(p.getProperty(k + "file"), k + "file")));
+          }
+        }
         return new Manifest(
             p.getProperty("node", ""),
             p.getProperty("group", ""),
@@ -72,16 +120,22 @@ public final class NodeBackup {
             Long.parseLong(p.getProperty("size")),
             p.getProperty("md5", ""),
             Instant.parse(p.getProperty("taken_at")),
-            p.getProperty("file"));
+            java.util.Objects.requireNonNull(p.getProperty("file"), "file"),
+            groups);
       } catch (RuntimeException e) {
         throw new IOException("not a Leasehold backup manifest: " + e.getMessage(), e);
       }
     }
   }
 
+  /** A lease group's snapshot in a backup. */
+  public record GroupFile(
+      int number, String groupId, long term, long index, long sizeBytes, String md5, String file) {}
+
   /**
    * Writes the chunks of a {@code Cluster/Backup} stream into {@code dir} (created if missing, must
-   * hold no backup yet) and checks size and MD5 against the header.
+   * hold no backup yet): one file per group, each starting at its header, each checked for size and
+   * MD5 against its header. A stream cut off or damaged leaves no file behind.
    */
   public static Manifest receive(Iterator<BackupChunk> stream, Path dir) throws IOException {
     Files.createDirectories(dir);
@@ -91,62 +145,108 @@ public final class NodeBackup {
     if (!stream.hasNext()) {
       throw new IOException("the backup stream was empty");
     }
-    BackupChunk first = stream.next();
-    if (!first.hasHeader()) {
+    BackupChunk chunk = stream.next();
+    if (!chunk.hasHeader()) {
       throw new IOException("the backup stream did not start with its header");
     }
-    BackupHeader h = first.getHeader();
-    String name = "snapshot." + h.getTerm() + "_" + h.getIndex();
-    Path partial = dir.resolve(name + ".partial");
-    MessageDigest md5 = md5();
-    long size = 0;
-    try (OutputStream out = Files.newOutputStream(partial)) {
-      BackupChunk chunk = first;
-      while (true) {
-        chunk.getData().writeTo(out);
-        md5.update(chunk.getData().asReadOnlyByteBuffer());
-        size += chunk.getData().size();
-        if (!stream.hasNext()) {
-          break;
+    List<Path> written = new ArrayList<>();
+    List<GroupFile> leaseGroups = new ArrayList<>();
+    Manifest meta = null;
+    try {
+      while (chunk != null) {
+        BackupHeader h = chunk.getHeader();
+        int group = h.getGroup();
+        String name =
+            (group == 0 ? "" : "lease-group-" + group + ".")
+                + "snapshot."
+                + h.getTerm()
+                + "_"
+                + h.getIndex();
+        if ((group == 0 && meta != null)
+            || leaseGroups.stream().anyMatch(g -> g.number() == group)) {
+          throw new IOException("the backup stream holds group " + group + " twice");
         }
-        chunk = stream.next();
+        Path partial = dir.resolve(name + ".partial");
+        written.add(partial);
+        MessageDigest md5 = md5();
+        long size = 0;
+        try (OutputStream out = Files.newOutputStream(partial)) {
+          while (true) {
+            chunk.getData().writeTo(out);
+            md5.update(chunk.getData().asReadOnlyByteBuffer());
+            size += chunk.getData().size();
+            if (!stream.hasNext()) {
+              chunk = null;
+              break;
+            }
+            chunk = stream.next();
+            if (chunk.hasHeader()) {
+              break; // the next group's file
+            }
+          }
+        }
+        String digest = HexFormat.of().formatHex(md5.digest());
+        if (size != h.getSizeBytes()
+            || (!h.getMd5().isEmpty() && !h.getMd5().equalsIgnoreCase(digest))) {
+          throw new IOException(
+              "the backup arrived damaged: "
+                  + (group == 0 ? "the meta group's" : "lease group " + group + "'s")
+                  + " snapshot has "
+                  + size
+                  + " bytes with MD5 "
+                  + digest
+                  + ", expected "
+                  + h.getSizeBytes()
+                  + " bytes with MD5 "
+                  + h.getMd5());
+        }
+        Files.move(partial, dir.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+        written.add(dir.resolve(name));
+        if (group == 0) {
+          meta =
+              new Manifest(
+                  h.getNodeId(),
+                  h.getGroupId(),
+                  h.getTerm(),
+                  h.getIndex(),
+                  size,
+                  digest,
+                  Instant.ofEpochSecond(h.getTakenAt().getSeconds()),
+                  name,
+                  List.of());
+        } else {
+          leaseGroups.add(
+              new GroupFile(group, h.getGroupId(), h.getTerm(), h.getIndex(), size, digest, name));
+        }
+      }
+      if (meta == null) {
+        throw new IOException("the backup stream ended without the meta group's snapshot");
       }
     } catch (IOException | RuntimeException e) {
       // A stream cut off midway (the node stopped, the deadline passed): the caller may try
-      // another node into the same directory, and a half file would only be in the way.
-      Files.deleteIfExists(partial);
+      // another node into the same directory, and half a backup would only be in the way.
+      for (Path p : written) {
+        Files.deleteIfExists(p);
+      }
       throw e;
     }
-    String digest = HexFormat.of().formatHex(md5.digest());
-    if (size != h.getSizeBytes()
-        || (!h.getMd5().isEmpty() && !h.getMd5().equalsIgnoreCase(digest))) {
-      Files.deleteIfExists(partial);
-      throw new IOException(
-          "the backup arrived damaged: "
-              + size
-              + " bytes with MD5 "
-              + digest
-              + ", expected "
-              + h.getSizeBytes()
-              + " bytes with MD5 "
-              + h.getMd5());
-    }
-    Files.move(partial, dir.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+    leaseGroups.sort(java.util.Comparator.comparingInt(GroupFile::number));
     Manifest m =
         new Manifest(
-            h.getNodeId(),
-            h.getGroupId(),
-            h.getTerm(),
-            h.getIndex(),
-            size,
-            digest,
-            Instant.ofEpochSecond(h.getTakenAt().getSeconds()),
-            name);
+            meta.nodeId(),
+            meta.groupId(),
+            meta.term(),
+            meta.index(),
+            meta.sizeBytes(),
+            meta.md5(),
+            meta.takenAt(),
+            meta.file(),
+            leaseGroups);
     writeProperties(m.toProperties(), dir.resolve(MANIFEST), "Leasehold backup");
     return m;
   }
 
-  /** Reads and checks a backup directory: the manifest, and the snapshot file's size and MD5. */
+  /** Reads and checks a backup directory: the manifest, and each snapshot file's size and MD5. */
   public static Manifest verify(Path dir) throws IOException {
     Path manifest = dir.resolve(MANIFEST);
     if (!Files.exists(manifest)) {
@@ -157,30 +257,83 @@ public final class NodeBackup {
       p.load(in);
     }
     Manifest m = Manifest.of(p);
-    Path file = dir.resolve(m.file());
-    if (!Files.exists(file) || Files.size(file) != m.sizeBytes()) {
-      throw new IOException(
-          "backup file " + file + " is missing or not " + m.sizeBytes() + " bytes");
+    check(dir.resolve(m.file()), m.sizeBytes(), m.md5());
+    for (GroupFile g : m.leaseGroups()) {
+      check(dir.resolve(g.file()), g.sizeBytes(), g.md5());
+    }
+    return m;
+  }
+
+  private static void check(Path file, long size, String expectedMd5) throws IOException {
+    if (!Files.exists(file) || Files.size(file) != size) {
+      throw new IOException("backup file " + file + " is missing or not " + size + " bytes");
     }
     MessageDigest md5 = md5();
     try (InputStream in = new DigestInputStream(Files.newInputStream(file), md5)) {
       in.transferTo(OutputStream.nullOutputStream());
     }
     String digest = HexFormat.of().formatHex(md5.digest());
-    if (!digest.equalsIgnoreCase(m.md5())) {
+    if (!digest.equalsIgnoreCase(expectedMd5)) {
       throw new IOException(
-          "backup file " + file + " has MD5 " + digest + ", the manifest says " + m.md5());
+          "backup file " + file + " has MD5 " + digest + ", the manifest says " + expectedMd5);
     }
-    return m;
   }
 
   /**
    * Makes {@code dataDir} (missing or empty) the data directory of a node of cluster {@code
-   * clusterName} that starts from the backup in {@code backupDir}.
+   * clusterName} that starts from the backup in {@code backupDir}, for a backup without lease
+   * groups.
    */
   public static Manifest restore(Path backupDir, Path dataDir, String clusterName)
       throws IOException {
+    return restore(backupDir, dataDir, clusterName, List.of());
+  }
+
+  /**
+   * Makes {@code dataDir} (missing or empty) the data directory of a node of cluster {@code
+   * clusterName} that starts from the backup in {@code backupDir}. A backup with lease groups needs
+   * {@code peers}, the members the nodes will start with ({@code --peers}): each lease group is
+   * restored with them as its members, with the priorities that spread its leadership, as the
+   * cluster formed it.
+   */
+  public static Manifest restore(Path backupDir, Path dataDir, String clusterName, List<Peer> peers)
+      throws IOException {
     Manifest m = verify(backupDir);
+    String metaId = RaftConsensus.groupUuid(clusterName).toString();
+    if (!m.groupId().isEmpty() && !m.groupId().equals(metaId)) {
+      throw new IOException(
+          "the backup is of group "
+              + m.groupId()
+              + ", not of cluster '"
+              + clusterName
+              + "' (group "
+              + metaId
+              + "): give the --cluster-name the backed-up cluster ran with");
+    }
+    for (GroupFile g : m.leaseGroups()) {
+      String id = RaftConsensus.leaseGroupUuid(clusterName, g.number()).toString();
+      if (!g.groupId().isEmpty() && !g.groupId().equals(id)) {
+        throw new IOException(
+            "lease group "
+                + g.number()
+                + " of the backup is group "
+                + g.groupId()
+                + ", not lease group "
+                + g.number()
+                + " of cluster '"
+                + clusterName
+                + "' ("
+                + id
+                + ")");
+      }
+    }
+    if (!m.leaseGroups().isEmpty() && peers.isEmpty()) {
+      throw new IOException(
+          "--peers: the backup holds lease groups "
+              + m.leaseGroups().stream().map(g -> Integer.toString(g.number())).toList()
+              + ", and each is restored with the members the nodes will start with: give the"
+              + " --peers the nodes start with");
+    }
     if (Files.exists(dataDir)) {
       try (var entries = Files.list(dataDir)) {
         if (entries.findAny().isPresent()) {
@@ -191,18 +344,58 @@ public final class NodeBackup {
         }
       }
     }
-    Path group = dataDir.resolve("raft").resolve(RaftConsensus.groupUuid(clusterName).toString());
+    Path raft = dataDir.resolve("raft");
+    writeGroup(backupDir.resolve(m.file()), raft.resolve(metaId), m.term(), m.index());
+    for (GroupFile g : m.leaseGroups()) {
+      Path group = raft.resolve(RaftConsensus.leaseGroupUuid(clusterName, g.number()).toString());
+      writeGroup(backupDir.resolve(g.file()), group, g.term(), g.index());
+      writeConfiguration(
+          group.resolve("current"),
+          g.term(),
+          g.index(),
+          RaftConsensus.leaseGroupMembers(peers, g.number()));
+    }
+    return m;
+  }
+
+  /**
+   * A group's directory under {@code <data-dir>/raft} that starts from a snapshot: the snapshot
+   * where the consensus layer looks for it, and Raft metadata with the snapshot's term, so the log
+   * resumes after it in a term no older.
+   */
+  private static void writeGroup(Path file, Path group, long term, long index) throws IOException {
     Path sm = Files.createDirectories(group.resolve("sm"));
     Path current = Files.createDirectories(group.resolve("current"));
-    Path snapshot = sm.resolve("snapshot." + m.term() + "_" + m.index());
-    Files.copy(backupDir.resolve(m.file()), snapshot);
+    Path snapshot = sm.resolve("snapshot." + term + "_" + index);
+    Files.copy(file, snapshot);
     writeMd5File(snapshot);
-    // Ratis's Raft metadata: the snapshot's term, so the log resumes after it in a term no older.
     Properties meta = new Properties();
-    meta.setProperty("term", Long.toString(m.term()));
+    meta.setProperty("term", Long.toString(term));
     meta.setProperty("votedFor", "");
     writeProperties(meta, current.resolve("raft-meta"), "");
-    return m;
+  }
+
+  /**
+   * A lease group's members, where the consensus layer reads a group's configuration when it
+   * recovers the group from its directory at start: the meta group gets its members from {@code
+   * --peers} at start instead, and a lease group recovered with none would never elect a leader.
+   */
+  private static void writeConfiguration(
+      Path current, long term, long index, List<RaftPeer> members) throws IOException {
+    LogEntryProto conf =
+        LogEntryProto.newBuilder()
+            .setTerm(term)
+            .setIndex(index)
+            .setConfigurationEntry(
+                RaftConfigurationProto.newBuilder()
+                    .addAllPeers(members.stream().map(RaftPeer::getRaftPeerProto).toList()))
+            .build();
+    Path file = current.resolve("raft-meta.conf");
+    Path partial = file.resolveSibling(file.getFileName() + ".partial");
+    try (OutputStream out = Files.newOutputStream(partial)) {
+      conf.writeTo(out);
+    }
+    Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
   }
 
   /**

@@ -125,6 +125,15 @@ public interface Consensus {
   CompletableFuture<Snapshot> takeSnapshot(Duration timeout);
 
   /**
+   * Takes a snapshot of every group this node hosts, one after another: each lease group's in
+   * number order, then the meta group's, each holding every write acknowledged in that group before
+   * it was asked for. The meta group comes last so that its placement table knows every namespace
+   * the lease groups' snapshots adopted. A lease group that has applied no write has no state and
+   * is left out. With no lease groups, the meta group's snapshot alone.
+   */
+  CompletableFuture<List<GroupSnapshot>> takeGroupSnapshots(Duration timeout);
+
+  /**
    * Before a clean stop: hands every group this node leads to a caught-up follower, waiting at most
    * {@code bound}; a group not handed over elects once this node stops, as it would have.
    *
@@ -226,6 +235,9 @@ public interface Consensus {
 
   /** A snapshot on this node's disk; {@code md5} is empty when none was recorded. */
   record Snapshot(long term, long index, Path file, String md5) {}
+
+  /** A group's snapshot: group 0 is the meta group, 1 and up the lease groups. */
+  record GroupSnapshot(int group, String groupId, Snapshot snapshot) {}
 
   /** Another member's own account of itself, as it answered a probe. */
   record MemberReport(

@@ -115,7 +115,11 @@ final class LeaseGroups {
    * members each member leads one.
    */
   RaftGroup group(int number) {
-    List<Peer> peers = config.peers();
+    return RaftGroup.valueOf(ids.get(number - 1), members(config.peers(), number));
+  }
+
+  /** The members of lease group {@code number} of a cluster formed with {@code peers}. */
+  static List<RaftPeer> members(List<Peer> peers, int number) {
     int lead = (number - 1) % peers.size();
     List<RaftPeer> members = new ArrayList<>(peers.size());
     for (int i = 0; i < peers.size(); i++) {
@@ -124,7 +128,7 @@ final class LeaseGroups {
               .setPriority(i == lead ? 1 : 0)
               .build());
     }
-    return RaftGroup.valueOf(ids.get(number - 1), members);
+    return members;
   }
 
   /** The state machine Ratis asks for when it adds or recovers a lease group's division. */

@@ -9,6 +9,7 @@ import io.leasehold.proto.v1.ReadQuery;
 import io.leasehold.proto.v1.ReadReply;
 import io.leasehold.server.LifecycleLog;
 import io.leasehold.server.NodeConfig;
+import io.leasehold.server.Peer;
 import io.leasehold.server.admin.LogFormatUpgrade;
 import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.server.tls.NodeTls;
@@ -174,6 +175,19 @@ public final class RaftConsensus implements Consensus {
    */
   public static UUID groupUuid(String clusterName) {
     return NodeRaft.groupUuid(clusterName);
+  }
+
+  /** The id of lease group {@code number} of a cluster, as every member derives it. */
+  public static UUID leaseGroupUuid(String clusterName, int number) {
+    return LeaseGroups.id(clusterName, number).getUuid();
+  }
+
+  /**
+   * The members lease group {@code number} of a cluster forms with from {@code peers}, with the
+   * priorities that spread the groups' leaderships.
+   */
+  public static List<RaftPeer> leaseGroupMembers(List<Peer> peers, int number) {
+    return LeaseGroups.members(peers, number);
   }
 
   /** Starts the Ratis server on the peer port. */
@@ -601,6 +615,52 @@ public final class RaftConsensus implements Consensus {
   @Override
   public CompletableFuture<Snapshot> takeSnapshot(Duration timeout) {
     return RaftErrors.mapped(admin.takeSnapshot(timeout).thenApply(RaftConsensus::snapshot));
+  }
+
+  @Override
+  public CompletableFuture<List<GroupSnapshot>> takeGroupSnapshots(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    List<GroupSnapshot> taken = new ArrayList<>();
+    CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+    for (int k : raft.leaseGroups().hostedNumbers()) {
+      Optional<ClusterAdmin> a = leaseGroupAdmin(k);
+      Optional<LeaseGroup> g = raft.leaseGroups().hosted(k);
+      if (a.isEmpty() || g.isEmpty()) {
+        continue; // closed since it was listed: the node is stopping, and the meta group's fails
+      }
+      String id = g.get().id().getUuid().toString();
+      chain =
+          chain.thenCompose(
+              v ->
+                  a.get()
+                      .takeSnapshot(remaining(deadline))
+                      .handle(
+                          (s, error) -> {
+                            if (error == null) {
+                              taken.add(new GroupSnapshot(k, id, snapshot(s)));
+                            } else if (!(unwrap(error) instanceof NothingToSnapshotException)) {
+                              throw new CompletionException(
+                                  "lease group " + k + ": " + unwrap(error).getMessage(),
+                                  unwrap(error));
+                            }
+                            return null;
+                          }));
+    }
+    String metaId = raft.groupId().getUuid().toString();
+    return RaftErrors.mapped(
+        chain
+            .thenCompose(v -> admin.takeSnapshot(remaining(deadline)))
+            .thenApply(
+                s -> {
+                  taken.add(new GroupSnapshot(0, metaId, snapshot(s)));
+                  return List.copyOf(taken);
+                }));
+  }
+
+  /** What is left of a deadline, at least a second (the call then fails on its own clock). */
+  private static Duration remaining(long deadlineNanos) {
+    return Duration.ofNanos(
+        Math.max(TimeUnit.SECONDS.toNanos(1), deadlineNanos - System.nanoTime()));
   }
 
   @Override
