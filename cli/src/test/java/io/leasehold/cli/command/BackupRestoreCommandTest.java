@@ -238,39 +238,25 @@ class BackupRestoreCommandTest {
     assertTrue(backup.out().contains("\n  lease group 2 at term "), backup.out());
 
     Path target = dir.resolve("new/n1");
-    Run noPeers =
-        run(
-            new RestoreCommand(),
-            "--from",
-            dir.resolve("backup").toString(),
-            "--data-dir",
-            "" + target);
+    java.util.function.Function<String[], Run> restoreTo =
+        peers -> {
+          List<String> args =
+              new java.util.ArrayList<>(
+                  List.of("--from", dir.resolve("backup").toString(), "--data-dir", "" + target));
+          args.addAll(List.of(peers));
+          return run(new RestoreCommand(), args.toArray(String[]::new));
+        };
+    Run noPeers = restoreTo.apply(new String[0]);
     assertEquals(LeaseholdCommand.EXIT_FAILED, noPeers.exit(), noPeers.toString());
     assertTrue(noPeers.err().startsWith("leasehold restore: --peers: "), noPeers.toString());
     assertFalse(Files.exists(target), "nothing written without the members");
 
-    Run badPeers =
-        run(
-            new RestoreCommand(),
-            "--from",
-            dir.resolve("backup").toString(),
-            "--data-dir",
-            "" + target,
-            "--peers",
-            "n1");
+    Run badPeers = restoreTo.apply(new String[] {"--peers", "n1"});
     assertTrue(badPeers.exit() != 0, badPeers.toString());
     assertTrue(badPeers.err().contains("--peers: peer \"n1\""), badPeers.toString());
     assertFalse(Files.exists(target), "nothing written after a usage error");
 
-    Run restore =
-        run(
-            new RestoreCommand(),
-            "--from",
-            dir.resolve("backup").toString(),
-            "--data-dir",
-            "" + target,
-            "--peers",
-            "n1=127.0.0.1:7401:7400");
+    Run restore = restoreTo.apply(new String[] {"--peers", "n1=127.0.0.1:7401:7400"});
     assertEquals(0, restore.exit(), restore.toString());
     assertTrue(
         restore.out().contains("\n  lease group 2 at term ")
