@@ -155,6 +155,7 @@ public final class ExpiryTicker implements AutoCloseable {
    * bars.
    */
   public void onApplied(ApplyResult result) {
+    arrived(result);
     if ((result.events().isEmpty() && result.bars().isEmpty() && result.sessions().isEmpty())
         || !scheduler.isActive()) {
       return;
@@ -169,6 +170,38 @@ public final class ExpiryTicker implements AutoCloseable {
     for (TimedBar b : result.bars()) {
       scheduler.onBar(b, now);
     }
+  }
+
+  /**
+   * A namespace's leases that became live in this entry without events: adopted from a move's
+   * source, or unfrozen where a move was abandoned. They start from a full TTL now, as the leases a
+   * new leader finds do.
+   */
+  private void arrived(ApplyResult result) {
+    LogReply reply = result.reply();
+    String namespace;
+    if (reply.hasAdoptNamespace()
+        && reply.getAdoptNamespace().getEpoch() > 1
+        && reply.getAdoptNamespace().getRevision() == result.revision()) {
+      namespace = reply.getAdoptNamespace().getNamespace();
+    } else if (reply.hasUnfreezeNamespace()) {
+      namespace = reply.getUnfreezeNamespace().getNamespace();
+    } else {
+      return;
+    }
+    LeaseStateMachine sm = stateMachine;
+    if (sm == null || !scheduler.isActive()) {
+      return;
+    }
+    long now = monotonicNanos.getAsLong();
+    String prefix = namespace + "/";
+    sm.core()
+        .forEachLease(
+            (name, lease) -> {
+              if (name.startsWith(prefix)) {
+                scheduler.track(name, lease, now);
+              }
+            });
   }
 
   /** Ratis says this node leads and has applied its term's first entry. */

@@ -105,7 +105,9 @@ final class AdminCommands {
     long until = AdminValidation.banEnd(r, tx.now);
     List<String> names = state.index.namesHeldBy(r.getHolder());
     for (String name : names) {
-      tx.end(name, tx.get(name).orElseThrow(), LeaseEvent.Type.BANNED, r.getReason());
+      if (!state.frozen(name)) { // a moving lease ends where its move takes it (NamespaceMoves)
+        tx.end(name, tx.get(name).orElseThrow(), LeaseEvent.Type.BANNED, r.getReason());
+      }
     }
     BanRecord ban =
         BanRecord.newBuilder()
@@ -175,7 +177,9 @@ final class AdminCommands {
     int lifted = 0;
     for (LiftLockDelayItem item : c.getItemsList()) {
       Optional<StoredLockDelay> bar = tx.lockDelay(item.getName());
-      if (bar.isPresent() && bar.get().getRevision() == item.getRevision()) {
+      if (bar.isPresent()
+          && bar.get().getRevision() == item.getRevision()
+          && !state.frozen(item.getName())) {
         tx.clearLockDelay(item.getName());
         lifted++;
       }

@@ -33,6 +33,21 @@ final class CoreState {
   /** {@code leases.size()}, for readers on other threads (the metrics endpoint). */
   volatile int liveLeases;
 
+  /**
+   * The namespaces a move froze in this group (kept by {@link Placements}): nothing the group
+   * decides changes their state until the move ends.
+   */
+  final java.util.Set<String> frozen = new java.util.HashSet<>(0);
+
+  /** Whether {@code name} is in a namespace a move froze in this group. */
+  boolean frozen(String name) {
+    if (frozen.isEmpty()) {
+      return false;
+    }
+    int slash = name.indexOf('/');
+    return slash > 0 && frozen.contains(name.substring(0, slash));
+  }
+
   void load(KvStore store) {
     leases.clear();
     index.clear();

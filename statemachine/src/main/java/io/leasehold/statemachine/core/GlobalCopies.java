@@ -157,8 +157,10 @@ final class GlobalCopies {
       }
       bansAdded++;
       for (String name : state.index.namesHeldBy(holder)) {
-        tx.end(name, tx.get(name).orElseThrow(), LeaseEvent.Type.BANNED, ban.getReason());
-        ended++;
+        if (!state.frozen(name)) { // a moving lease ends where its move takes it (NamespaceMoves)
+          tx.end(name, tx.get(name).orElseThrow(), LeaseEvent.Type.BANNED, ban.getReason());
+          ended++;
+        }
       }
     }
     replace(tx, Space.AUTH_ROLES, held.getRolesMap(), c.getRolesMap());

@@ -475,7 +475,9 @@ final class LeaseCommands {
     for (WithdrawOfferItem item : c.getItemsList()) {
       Optional<StoredOffer> offer =
           item.getName().isEmpty() ? Optional.empty() : tx.offer(item.getName());
-      if (offer.isPresent() && offer.get().getRevision() == item.getRevision()) {
+      if (offer.isPresent()
+          && offer.get().getRevision() == item.getRevision()
+          && !state.frozen(item.getName())) {
         tx.removeOffer(item.getName());
         withdrawn++;
       } else {
@@ -663,7 +665,8 @@ final class LeaseCommands {
       if (current.isPresent()
           && current.get().getToken() == item.getToken()
           && current.get().getSession() == 0
-          && current.get().getLastRenewRevision() <= item.getLastRenewRevision()) {
+          && current.get().getLastRenewRevision() <= item.getLastRenewRevision()
+          && !state.frozen(item.getName())) {
         tx.end(item.getName(), current.get(), LeaseEvent.Type.EXPIRED, "");
         expired++;
       } else {

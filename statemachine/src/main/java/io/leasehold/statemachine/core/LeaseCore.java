@@ -2,6 +2,7 @@ package io.leasehold.statemachine.core;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.leasehold.proto.v1.AcquireResponse;
+import io.leasehold.proto.v1.AdoptNamespace;
 import io.leasehold.proto.v1.AuditRecordResponse;
 import io.leasehold.proto.v1.CommandBatch;
 import io.leasehold.proto.v1.CopyGlobal;
@@ -20,6 +21,7 @@ import io.leasehold.proto.v1.ListSessionsResponse;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogFormatReply;
 import io.leasehold.proto.v1.LogReply;
+import io.leasehold.proto.v1.Moving;
 import io.leasehold.proto.v1.PlacementResponse;
 import io.leasehold.proto.v1.PlacementTable;
 import io.leasehold.proto.v1.ReadQuery;
@@ -94,6 +96,8 @@ public final class LeaseCore {
   /** Which namespaces this group applies commands to, and its token offset. */
   private final Placements placements;
 
+  private final NamespaceMoves moves;
+
   /** The meta group's policies, bans and roles: its own, or a lease group's copy of them. */
   private final GlobalCopies global;
 
@@ -108,7 +112,9 @@ public final class LeaseCore {
    */
   public LeaseCore(KvStore store, int group) {
     this.store = store;
-    this.placements = new Placements(group);
+    this.placements = new Placements(group, state.frozen);
+    this.moves =
+        new NamespaceMoves(state, placements, index -> LogFormat.token(logFormat, index, 0));
     this.reads = new LeaseReads(store);
     this.history = new EventHistory(store);
     this.admin = new AdminCommands(store, state);
@@ -320,6 +326,15 @@ public final class LeaseCore {
           .setWrongGroup(WrongGroup.newBuilder().setNamespace(foreign.get()))
           .build();
     }
+    Optional<String> moving = placements.moving(command);
+    if (moving.isPresent()) {
+      return LogReply.newBuilder()
+          .setMoving(
+              Moving.newBuilder()
+                  .setNamespace(moving.get())
+                  .setMove(placements.frozenBy(moving.get())))
+          .build();
+    }
     if (placements.group() != 0 && GlobalCopies.global(command)) {
       throw new InvalidArgumentException(
           "command",
@@ -415,11 +430,46 @@ public final class LeaseCore {
                   placements.place(
                       tx, command.getPlaceNamespace(), this::holdsState, token(tx.index + 1, 0)))
               .build();
-      case ADOPT_NAMESPACE ->
+      case ADOPT_NAMESPACE -> {
+        AdoptNamespace c = command.getAdoptNamespace();
+        if (c.getEpoch() >= 1 && (c.getMove() < 0 || (c.getMove() == 0) != (c.getEpoch() == 1))) {
+          throw new InvalidArgumentException(
+              "adopt_namespace.move",
+              "a first placement (epoch 1) carries no move, and a move's adoption (epoch 2 on)"
+                  + " names its move, above 0; got epoch "
+                  + c.getEpoch()
+                  + ", move "
+                  + c.getMove());
+        }
+        if (c.getMove() == 0 && c.hasState()) {
+          throw new InvalidArgumentException(
+              "adopt_namespace.state", "only a move's adoption carries state");
+        }
+        PlacementResponse adopted =
+            placements.adopt(tx, c, LogFormat.token(logFormat, tx.index + 1, 0));
+        if (c.getMove() != 0 && adopted.getRevision() == tx.index) {
+          moves.adoptState(tx, c);
+        }
+        yield LogReply.newBuilder().setAdoptNamespace(adopted).build();
+      }
+      case FREEZE_NAMESPACE -> {
+        String ns = command.getFreezeNamespace().getNamespace();
+        if (!ns.isEmpty() && !placements.owns(ns)) {
+          yield LogReply.newBuilder()
+              .setWrongGroup(WrongGroup.newBuilder().setNamespace(ns))
+              .build();
+        }
+        yield LogReply.newBuilder()
+            .setFreezeNamespace(moves.freeze(tx, command.getFreezeNamespace()))
+            .build();
+      }
+      case UNFREEZE_NAMESPACE ->
           LogReply.newBuilder()
-              .setAdoptNamespace(
-                  placements.adopt(
-                      tx, command.getAdoptNamespace(), LogFormat.token(logFormat, tx.index + 1, 0)))
+              .setUnfreezeNamespace(moves.unfreeze(tx, command.getUnfreezeNamespace()))
+              .build();
+      case DROP_NAMESPACE ->
+          LogReply.newBuilder()
+              .setDropNamespace(moves.drop(tx, command.getDropNamespace()))
               .build();
       case COPY_GLOBAL -> {
         if (placements.group() == 0) {

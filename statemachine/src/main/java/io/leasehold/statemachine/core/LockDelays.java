@@ -39,6 +39,18 @@ final class LockDelays {
     byName.remove(name);
   }
 
+  /** Every entry whose name starts with {@code prefix}. */
+  Map<String, StoredLockDelay> withPrefix(String prefix) {
+    Map<String, StoredLockDelay> out = new java.util.TreeMap<>();
+    byName.forEach(
+        (name, value) -> {
+          if (name.startsWith(prefix)) {
+            out.put(name, value);
+          }
+        });
+    return out;
+  }
+
   void load(KvStore store) {
     byName.clear();
     store.read(

@@ -64,7 +64,14 @@ public final class LogFormat {
       case ACQUIRE -> c.getAcquire().getSession() != 0 ? SESSIONS : FIRST;
       case EXPIRE -> c.getExpire().getSessionsCount() > 0 ? SESSIONS : FIRST;
       case ACQUIRE_MANY -> MANY;
-      case PLACE_NAMESPACE, ADOPT_NAMESPACE, COPY_GLOBAL, CREATE_SESSION_PART, END_SESSION_PARTS ->
+      case PLACE_NAMESPACE,
+          ADOPT_NAMESPACE,
+          COPY_GLOBAL,
+          CREATE_SESSION_PART,
+          END_SESSION_PARTS,
+          FREEZE_NAMESPACE,
+          UNFREEZE_NAMESPACE,
+          DROP_NAMESPACE ->
           GROUPS;
       default -> FIRST;
     };

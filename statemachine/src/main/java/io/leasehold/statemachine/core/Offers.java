@@ -30,6 +30,18 @@ final class Offers {
     byName.remove(name);
   }
 
+  /** Every entry whose name starts with {@code prefix}. */
+  Map<String, StoredOffer> withPrefix(String prefix) {
+    Map<String, StoredOffer> out = new java.util.TreeMap<>();
+    byName.forEach(
+        (name, value) -> {
+          if (name.startsWith(prefix)) {
+            out.put(name, value);
+          }
+        });
+    return out;
+  }
+
   void load(KvStore store) {
     byName.clear();
     store.read(

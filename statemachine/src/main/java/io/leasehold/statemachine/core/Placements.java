@@ -36,13 +36,16 @@ final class Placements {
 
   private final int group;
   private final Map<String, StoredPlacement> byNamespace = new ConcurrentHashMap<>();
+  private final java.util.Set<String> frozen;
   private long tokenOffset;
 
   /**
    * @param group this group's number: 0 for the meta group, 1 and up for lease groups
+   * @param frozen the namespaces a move froze in this group, kept here for the apply thread
    */
-  Placements(int group) {
+  Placements(int group, java.util.Set<String> frozen) {
     this.group = group;
+    this.frozen = frozen;
   }
 
   int group() {
@@ -55,6 +58,7 @@ final class Placements {
 
   void load(KvStore store) {
     byNamespace.clear();
+    frozen.clear();
     store.read(
         view -> {
           view.scan(
@@ -62,7 +66,12 @@ final class Placements {
               new byte[0],
               new byte[0],
               (key, value) -> {
-                byNamespace.put(new String(key, StandardCharsets.UTF_8), parse(value));
+                String ns = new String(key, StandardCharsets.UTF_8);
+                StoredPlacement p = parse(value);
+                byNamespace.put(ns, p);
+                if (p.getFrozenBy() != 0) {
+                  frozen.add(ns);
+                }
                 return true;
               });
           return null;
@@ -125,6 +134,91 @@ final class Placements {
               .findFirst();
       default -> Optional.empty();
     };
+  }
+
+  /** The move that froze {@code namespace} in this group; 0 if none did. */
+  long frozenBy(String namespace) {
+    StoredPlacement p = byNamespace.get(namespace);
+    return p == null ? 0 : p.getFrozenBy();
+  }
+
+  /**
+   * The first namespace among the names a client's lease command carries that a move froze in this
+   * group; empty if none.
+   */
+  Optional<String> moving(LogCommand command) {
+    if (frozen.isEmpty()) {
+      return Optional.empty();
+    }
+    return switch (command.getCommandCase()) {
+      case ACQUIRE -> moving(command.getAcquire().getName());
+      case RELEASE -> moving(command.getRelease().getName());
+      case UPDATE -> moving(command.getUpdate().getName());
+      case TRANSFER -> moving(command.getTransfer().getName());
+      case ACCEPT_TRANSFER -> moving(command.getAcceptTransfer().getName());
+      case REVOKE -> moving(command.getRevoke().getName());
+      case RENEW ->
+          command.getRenew().getItemsList().stream()
+              .map(i -> moving(i.getName()))
+              .flatMap(Optional::stream)
+              .findFirst();
+      case ACQUIRE_MANY ->
+          command.getAcquireMany().getItemsList().stream()
+              .map(i -> moving(i.getName()))
+              .flatMap(Optional::stream)
+              .findFirst();
+      default -> Optional.empty();
+    };
+  }
+
+  private Optional<String> moving(String name) {
+    int slash = name.indexOf('/');
+    String ns = slash > 0 ? name.substring(0, slash) : name;
+    return frozen.contains(ns) ? Optional.of(ns) : Optional.empty();
+  }
+
+  /**
+   * A move's source: freezes a namespace this group owns for move {@code move}. The meta group
+   * records it on the namespace's record (made at epoch 1 where it had none: the meta group owned
+   * it unplaced); a lease group on the record of its adoption.
+   */
+  void freeze(Tx tx, String ns, long move) {
+    StoredPlacement p = byNamespace.get(ns);
+    StoredPlacement.Builder b =
+        p == null
+            ? StoredPlacement.newBuilder().setGroup(group).setEpoch(1).setRevision(tx.index)
+            : p.toBuilder();
+    put(tx, ns, b.setFrozenBy(move).build());
+    tx.afterCommit(() -> frozen.add(ns));
+  }
+
+  /** Ends the freeze of move {@code move}; returns false if that move did not freeze it. */
+  boolean unfreeze(Tx tx, String ns, long move) {
+    StoredPlacement p = byNamespace.get(ns);
+    if (p == null || p.getFrozenBy() != move) {
+      return false;
+    }
+    put(tx, ns, p.toBuilder().setFrozenBy(0).build());
+    tx.afterCommit(() -> frozen.remove(ns));
+    return true;
+  }
+
+  /**
+   * A lease group forgets a namespace move {@code move} froze here: it no longer owns it. Returns
+   * false if that move did not freeze it (dropped already, or never frozen by it).
+   */
+  boolean drop(Tx tx, String ns, long move) {
+    StoredPlacement p = byNamespace.get(ns);
+    if (group == 0 || p == null || p.getFrozenBy() != move) {
+      return false;
+    }
+    tx.extra.add(Change.delete(Space.PLACEMENTS, ns.getBytes(StandardCharsets.UTF_8)));
+    tx.afterCommit(
+        () -> {
+          byNamespace.remove(ns);
+          frozen.remove(ns);
+        });
+    return true;
   }
 
   private Optional<String> foreign(String name) {
@@ -223,7 +317,7 @@ final class Placements {
     tx.afterCommit(() -> byNamespace.put(ns, p));
   }
 
-  private static String namespace(String ns, String field) {
+  static String namespace(String ns, String field) {
     if (ns.isEmpty() || ns.indexOf('/') >= 0) {
       throw new InvalidArgumentException(
           field, "must be a namespace: the part of a name before its first '/', not empty");

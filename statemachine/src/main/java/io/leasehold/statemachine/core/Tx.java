@@ -147,7 +147,9 @@ final class Tx {
     int ended = 0;
     for (String name : state.sessions.leasesOf(id)) {
       Optional<LeaseRecord> lease = get(name);
-      if (lease.isPresent() && lease.get().getSession() == id) {
+      // A moving lease ends where its move takes it, which finds its session gone
+      // (NamespaceMoves).
+      if (lease.isPresent() && lease.get().getSession() == id && !state.frozen(name)) {
         end(name, lease.get(), type, "session " + id);
         ended++;
       }
@@ -257,6 +259,12 @@ final class Tx {
       lockDelays.put(name, Optional.empty());
       bars.add(TimedBar.removed(TimedBar.Kind.LOCK_DELAY, name));
     }
+  }
+
+  /** A lock-delay a moved namespace brings: it holds here until this group's leader lifts it. */
+  void putLockDelay(String name, StoredLockDelay bar) {
+    lockDelays.put(name, Optional.of(bar));
+    bars.add(TimedBar.set(TimedBar.Kind.LOCK_DELAY, name, bar.getRevision(), bar.getDelayMicros()));
   }
 
   void event(LeaseEvent.Type type, String name, LeaseRecord lease) {

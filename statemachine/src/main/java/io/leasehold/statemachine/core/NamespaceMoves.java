@@ -1,0 +1,251 @@
+package io.leasehold.statemachine.core;
+
+import io.leasehold.proto.v1.AdoptNamespace;
+import io.leasehold.proto.v1.DropNamespace;
+import io.leasehold.proto.v1.FreezeNamespace;
+import io.leasehold.proto.v1.FreezeNamespaceResponse;
+import io.leasehold.proto.v1.LeaseRecord;
+import io.leasehold.proto.v1.NamespaceState;
+import io.leasehold.proto.v1.PlacementResponse;
+import io.leasehold.proto.v1.StoredLockDelay;
+import io.leasehold.proto.v1.StoredSession;
+import io.leasehold.proto.v1.UnfreezeNamespace;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.LongUnaryOperator;
+
+/**
+ * A namespace's state leaving one group and arriving in another (docs/design/multi-raft.md, "Moving
+ * a namespace"): the source's Freeze, which carries the state out, and Unfreeze or Drop, which end
+ * the move there; and the destination's adoption of that state.
+ *
+ * <p>A frozen namespace stays in the source's tables, so reads keep answering, but nothing changes
+ * it: client commands are answered Moving ({@link Placements#moving}), and what the group decides
+ * on its own (expiry, lock-delay lifts, offer withdrawals, session ends, bans) passes its names by
+ * ({@link CoreState#frozen}). The state a Freeze reply carries is thus what the source holds for as
+ * long as the move lasts, and what the destination adopts.
+ */
+final class NamespaceMoves {
+  /**
+   * The namespace a move cannot carry: a service's version is its group's revision of its last
+   * change, which the destination's revisions would not keep increasing.
+   */
+  static final String REGISTRY = "service";
+
+  private final CoreState state;
+  private final Placements placements;
+
+  /** The token, without any offset, of an entry's first grant: index to token. */
+  private final LongUnaryOperator tokenOf;
+
+  NamespaceMoves(CoreState state, Placements placements, LongUnaryOperator tokenOf) {
+    this.state = state;
+    this.placements = placements;
+    this.tokenOf = tokenOf;
+  }
+
+  /**
+   * Freezes a namespace this group owns and answers with its state and the floor: one above every
+   * token this group granted. The caller answers WrongGroup for a namespace this group does not
+   * own.
+   */
+  FreezeNamespaceResponse freeze(Tx tx, FreezeNamespace c) {
+    String ns = Placements.namespace(c.getNamespace(), "freeze_namespace.namespace");
+    if (ns.equals(REGISTRY)) {
+      throw new InvalidArgumentException(
+          "freeze_namespace.namespace",
+          "the registry's namespace '"
+              + REGISTRY
+              + "' cannot move: a service's version is its group's revision of its last change");
+    }
+    if (c.getMove() < 1) {
+      throw new InvalidArgumentException("freeze_namespace.move", "must be 1 or more");
+    }
+    long frozenBy = placements.frozenBy(ns);
+    if (frozenBy != 0 && frozenBy != c.getMove()) {
+      throw new InvalidArgumentException(
+          "freeze_namespace.move",
+          "namespace '" + ns + "' is frozen by move " + frozenBy + ", not " + c.getMove());
+    }
+    if (frozenBy == 0) {
+      placements.freeze(tx, ns, c.getMove());
+    }
+    return FreezeNamespaceResponse.newBuilder()
+        .setNamespace(ns)
+        .setMove(c.getMove())
+        .setFloor(placements.tokenOffset() + tokenOf.applyAsLong(tx.index + 1))
+        .setState(export(ns))
+        .setRevision(tx.index)
+        .build();
+  }
+
+  /** The live state of {@code ns} in this group, as of the entry being applied. */
+  private NamespaceState export(String ns) {
+    String prefix = ns + "/";
+    NamespaceState.Builder b = NamespaceState.newBuilder();
+    state.leases.forEach(
+        (name, lease) -> {
+          if (name.startsWith(prefix)) {
+            b.putLeases(name, lease);
+            if (lease.getSession() != 0) {
+              StoredSession s = state.sessions.get(lease.getSession());
+              if (s != null) {
+                b.putSessions(lease.getSession(), s);
+              }
+            }
+          }
+        });
+    b.putAllLockDelays(state.lockDelays.withPrefix(prefix));
+    b.putAllOffers(state.offers.withPrefix(prefix));
+    return b.build();
+  }
+
+  /**
+   * Ends a move in its source before its destination adopted the namespace: the group applies
+   * commands to it again. Its leases' deadlines start again on the leader (the ticker tracks them
+   * anew on this reply), and a lease whose session ended or whose holder was banned meanwhile ends
+   * now, as it would have then.
+   */
+  PlacementResponse unfreeze(Tx tx, UnfreezeNamespace c) {
+    String ns = Placements.namespace(c.getNamespace(), "unfreeze_namespace.namespace");
+    if (c.getMove() < 1) {
+      throw new InvalidArgumentException("unfreeze_namespace.move", "must be 1 or more");
+    }
+    if (placements.unfreeze(tx, ns, c.getMove())) {
+      endWhatEndedMeanwhile(tx, ns);
+    }
+    return placements.get(ns).orElse(unplaced(ns));
+  }
+
+  /**
+   * A move's last step in a lease group that was its source: the namespace's state goes without
+   * ending anything (it lives on in the destination), and the group no longer owns it. Dropping
+   * again changes nothing.
+   */
+  PlacementResponse drop(Tx tx, DropNamespace c) {
+    String ns = Placements.namespace(c.getNamespace(), "drop_namespace.namespace");
+    if (c.getMove() < 1) {
+      throw new InvalidArgumentException("drop_namespace.move", "must be 1 or more");
+    }
+    if (placements.group() == 0) {
+      throw new InvalidArgumentException(
+          "drop_namespace", "the meta group keeps a moved namespace's state until moves from it");
+    }
+    if (placements.drop(tx, ns, c.getMove())) {
+      String prefix = ns + "/";
+      state.leases.forEach(
+          (name, lease) -> {
+            if (name.startsWith(prefix)) {
+              tx.writes.put(name, Optional.empty());
+            }
+          });
+      state.lockDelays.withPrefix(prefix).keySet().forEach(tx::clearLockDelay);
+      state.offers.withPrefix(prefix).keySet().forEach(tx::removeOffer);
+    }
+    return placements.get(ns).orElse(unplaced(ns));
+  }
+
+  /**
+   * The destination's half of an adoption that carries a move's state: the state becomes live in
+   * this entry, without events (watchers saw it in the source). Leases keep their tokens and
+   * attributes; their guards are this group's (renewed at this entry, as the source's revisions
+   * mean nothing here), and the ticker gives them a full TTL from the leader on this reply. Each
+   * session they are attached to gets a part here if the group has none; a part whose session has
+   * ended since is ended by the group's sweep, with its leases.
+   */
+  void adoptState(Tx tx, AdoptNamespace c) {
+    NamespaceState moved = c.getState();
+    String prefix = c.getNamespace() + "/";
+    for (Map.Entry<String, LeaseRecord> e : moved.getLeasesMap().entrySet()) {
+      String name = e.getKey();
+      if (!name.startsWith(prefix)) {
+        throw new InvalidArgumentException(
+            "adopt_namespace.state.leases", "'" + name + "' is not in '" + c.getNamespace() + "'");
+      }
+      LeaseRecord lease = e.getValue();
+      tx.writes.put(
+          name,
+          Optional.of(
+              lease.toBuilder()
+                  .setHolder(state.index.holder(lease.getHolder()))
+                  .setLastRenewRevision(tx.index)
+                  .setModRevision(tx.index)
+                  .build()));
+    }
+    for (Map.Entry<Long, StoredSession> e : moved.getSessionsMap().entrySet()) {
+      if (tx.session(e.getKey()).isEmpty()) {
+        StoredSession s = e.getValue();
+        tx.putSession(
+            e.getKey(),
+            StoredSession.newBuilder()
+                .setHolder(state.index.holder(s.getHolder()))
+                .setTtlMicros(s.getTtlMicros())
+                .setCreatedAtMicros(tx.now)
+                .setRenewedAtMicros(tx.now)
+                .setLastRenewRevision(tx.index)
+                .setHeartbeatMicros(s.getHeartbeatMicros())
+                .setPart(true)
+                .build());
+      }
+    }
+    for (Map.Entry<String, StoredLockDelay> e : moved.getLockDelaysMap().entrySet()) {
+      if (!e.getKey().startsWith(prefix)) {
+        throw new InvalidArgumentException(
+            "adopt_namespace.state.lock_delays",
+            "'" + e.getKey() + "' is not in '" + c.getNamespace() + "'");
+      }
+      tx.putLockDelay(e.getKey(), e.getValue());
+    }
+    moved
+        .getOffersMap()
+        .forEach(
+            (name, offer) -> {
+              if (!name.startsWith(prefix)) {
+                throw new InvalidArgumentException(
+                    "adopt_namespace.state.offers",
+                    "'" + name + "' is not in '" + c.getNamespace() + "'");
+              }
+              tx.putOffer(name, offer);
+            });
+    endWhatEndedMeanwhile(tx, c.getNamespace());
+  }
+
+  /**
+   * Ends the leases of {@code ns}, as this entry leaves them so far, whose holder this group holds
+   * banned or whose session it no longer holds: what the group passed by while the namespace was
+   * frozen, or what the destination decided while the source held it frozen.
+   */
+  private void endWhatEndedMeanwhile(Tx tx, String ns) {
+    String prefix = ns + "/";
+    java.util.TreeMap<String, LeaseRecord> live = new java.util.TreeMap<>();
+    state.leases.forEach(
+        (name, lease) -> {
+          if (name.startsWith(prefix)) {
+            live.put(name, lease);
+          }
+        });
+    tx.writes.forEach(
+        (name, lease) -> {
+          if (name.startsWith(prefix)) {
+            if (lease.isPresent()) {
+              live.put(name, lease.get());
+            } else {
+              live.remove(name);
+            }
+          }
+        });
+    live.forEach(
+        (name, lease) -> {
+          Optional<io.leasehold.proto.v1.BanRecord> ban = state.bans.get(lease.getHolder());
+          if (ban.isPresent()) {
+            tx.end(name, lease, LeaseEvent.Type.BANNED, ban.get().getReason());
+          } else if (lease.getSession() != 0 && tx.session(lease.getSession()).isEmpty()) {
+            tx.end(name, lease, LeaseEvent.Type.SESSION_EXPIRED, "session " + lease.getSession());
+          }
+        });
+  }
+
+  private static PlacementResponse unplaced(String ns) {
+    return PlacementResponse.newBuilder().setNamespace(ns).build();
+  }
+}

@@ -1,0 +1,296 @@
+package io.leasehold.statemachine.core;
+
+import static io.leasehold.statemachine.core.Cmds.T0;
+import static io.leasehold.statemachine.core.Cmds.acquire;
+import static io.leasehold.statemachine.core.Cmds.ban;
+import static io.leasehold.statemachine.core.Cmds.expire;
+import static io.leasehold.statemachine.core.Cmds.renew;
+import static io.leasehold.statemachine.core.Cmds.secondsMicros;
+import static io.leasehold.statemachine.core.Cmds.transfer;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.leasehold.proto.v1.AcceptTransferRequest;
+import io.leasehold.proto.v1.AdoptNamespace;
+import io.leasehold.proto.v1.CreateSessionPart;
+import io.leasehold.proto.v1.DropNamespace;
+import io.leasehold.proto.v1.EndSessionParts;
+import io.leasehold.proto.v1.FreezeNamespace;
+import io.leasehold.proto.v1.FreezeNamespaceResponse;
+import io.leasehold.proto.v1.GetRequest;
+import io.leasehold.proto.v1.LeaseRecord;
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.LogReply;
+import io.leasehold.proto.v1.Outcome;
+import io.leasehold.proto.v1.ReadQuery;
+import io.leasehold.proto.v1.UnfreezeNamespace;
+import io.leasehold.statemachine.store.KvStore;
+import java.io.IOException;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A namespace moving between lease groups in the core (docs/design/multi-raft.md, "Moving a
+ * namespace"): the source freezes it and answers with its state and a floor, the destination adopts
+ * that state in one entry, and the source then drops it, or, when the move is abandoned, unfreezes
+ * it. Lease group 1 ({@link #group}) is the source of namespace {@code lock}; lease group 2 the
+ * destination.
+ */
+abstract class MoveContract extends LeaseGroupFixture {
+  private static final long MOVE = 77;
+
+  private KvStore destinationStore;
+  private LeaseCore destination;
+  private long destinationIndex;
+
+  @BeforeEach
+  void openDestination() throws IOException {
+    destinationStore = newStore(tempDir.resolve("group-2"));
+    destination = new LeaseCore(destinationStore, 2);
+    toDestination(format());
+  }
+
+  @AfterEach
+  void closeDestination() {
+    if (destinationStore != null) {
+      destinationStore.close();
+    }
+  }
+
+  private LogReply toDestination(LogCommand.Builder command) throws IOException {
+    return destination
+        .apply(TERM, ++destinationIndex, command.setLeaderTimeMicros(T0).build())
+        .reply();
+  }
+
+  private static LogCommand.Builder freeze(String ns, long move) {
+    return LogCommand.newBuilder()
+        .setFreezeNamespace(FreezeNamespace.newBuilder().setNamespace(ns).setMove(move));
+  }
+
+  private static LogCommand.Builder adopt(FreezeNamespaceResponse frozen, long epoch, long move) {
+    return LogCommand.newBuilder()
+        .setAdoptNamespace(
+            AdoptNamespace.newBuilder()
+                .setNamespace(frozen.getNamespace())
+                .setEpoch(epoch)
+                .setGroup(2)
+                .setFloor(frozen.getFloor())
+                .setMove(move)
+                .setState(frozen.getState()));
+  }
+
+  private static LogCommand.Builder drop(String ns, long move) {
+    return LogCommand.newBuilder()
+        .setDropNamespace(DropNamespace.newBuilder().setNamespace(ns).setMove(move));
+  }
+
+  private static LogCommand.Builder unfreeze(String ns, long move) {
+    return LogCommand.newBuilder()
+        .setUnfreezeNamespace(UnfreezeNamespace.newBuilder().setNamespace(ns).setMove(move));
+  }
+
+  private static LogCommand.Builder part(long session, String holder) {
+    return LogCommand.newBuilder()
+        .setCreateSessionPart(
+            CreateSessionPart.newBuilder()
+                .setSession(session)
+                .setHolder(holder)
+                .setTtlMicros(secondsMicros(10)));
+  }
+
+  private static LogCommand.Builder acquireIn(String name, String holder, long session) {
+    LogCommand.Builder c = acquire(name, holder);
+    c.getAcquireBuilder().setSession(session);
+    return c;
+  }
+
+  private static java.util.Optional<LeaseRecord> stored(KvStore store, String name) {
+    return store
+        .get(
+            io.leasehold.statemachine.store.Space.LEASES,
+            name.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+        .map(LeaseCore::parse);
+  }
+
+  private static boolean found(LeaseCore core, String name) {
+    return core.query(
+            ReadQuery.newBuilder().setGet(GetRequest.newBuilder().setName(name)).build(), T0)
+        .getGet()
+        .getFound();
+  }
+
+  private static long token(LogReply r) {
+    assertEquals(Outcome.GRANTED, r.getAcquire().getOutcome(), r::toString);
+    return r.getAcquire().getLease().getToken();
+  }
+
+  @Test
+  void aMoveCarriesEveryLeaseSessionAndOfferAndTokensKeepIncreasing() throws IOException {
+    long a = token(toGroup(acquire("lock/a", "alice")));
+    toGroup(part(500, "bob"));
+    long b = token(toGroup(acquireIn("lock/b", "bob", 500)));
+    LogCommand.Builder offer30s = transfer("lock/a", a, "carol");
+    offer30s
+        .getTransferBuilder()
+        .setAcceptWithin(com.google.protobuf.Duration.newBuilder().setSeconds(30));
+    LogReply offered = toGroup(offer30s);
+    assertEquals(Outcome.OFFERED, offered.getTransfer().getOutcome(), offered::toString);
+    long offer = offered.getTransfer().getOffer();
+
+    LogReply frozenReply = toGroup(freeze("lock", MOVE));
+    FreezeNamespaceResponse frozen = frozenReply.getFreezeNamespace();
+    assertEquals(
+        List.of("lock/a", "lock/b"),
+        frozen.getState().getLeasesMap().keySet().stream().sorted().toList(),
+        frozenReply::toString);
+    assertEquals(List.of(500L), List.copyOf(frozen.getState().getSessionsMap().keySet()));
+    assertTrue(frozen.getState().getOffersMap().containsKey("lock/a"));
+    assertTrue(frozen.getFloor() > Math.max(a, b), "the floor is above every token granted");
+
+    // Frozen: reads answer, writes are refused as moving, and nothing the group decides applies.
+    assertTrue(found(group, "lock/a"));
+    LogReply refused = toGroup(acquire("lock/c", "dave"));
+    assertEquals("lock", refused.getMoving().getNamespace(), refused::toString);
+    assertEquals(MOVE, refused.getMoving().getMove());
+    assertEquals("lock", toGroup(renew("lock/a", a)).getMoving().getNamespace());
+    LeaseRecord heldA = stored(groupStore, "lock/a").orElseThrow();
+    assertEquals(
+        0,
+        toGroup(expire("lock/a", a, heldA.getLastRenewRevision())).getExpire().getExpired(),
+        "a frozen lease does not expire in its source");
+    assertEquals(
+        frozen.getState(),
+        toGroup(freeze("lock", MOVE)).getFreezeNamespace().getState(),
+        "freezing again for the same move answers the same state");
+    assertEquals(
+        "freeze_namespace.move",
+        toGroup(freeze("lock", MOVE + 1)).getInvalid().getField(),
+        "another move cannot freeze it meanwhile");
+
+    ApplyResult adoption =
+        destination.apply(
+            TERM, ++destinationIndex, adopt(frozen, 2, MOVE).setLeaderTimeMicros(T0).build());
+    assertEquals(2, adoption.reply().getAdoptNamespace().getEpoch(), adoption.reply()::toString);
+    assertTrue(adoption.events().isEmpty(), "watchers saw these leases in the source");
+    assertEquals(a, stored(destinationStore, "lock/a").orElseThrow().getToken());
+    assertEquals(b, stored(destinationStore, "lock/b").orElseThrow().getToken());
+    assertEquals(
+        destinationIndex,
+        stored(destinationStore, "lock/a").orElseThrow().getLastRenewRevision(),
+        "the adopted lease's guards are the destination's");
+    long c = token(toDestination(acquire("lock/c", "dave")));
+    assertTrue(c >= frozen.getFloor(), "the destination grants above the floor: " + c);
+    assertEquals(
+        Outcome.RENEWED, toDestination(renew("lock/a", a)).getRenew().getResults(0).getOutcome());
+    LogReply accepted =
+        toDestination(
+            LogCommand.newBuilder()
+                .setAcceptTransfer(
+                    AcceptTransferRequest.newBuilder()
+                        .setName("lock/a")
+                        .setOffer(offer)
+                        .setHolder("carol")));
+    assertEquals(
+        Outcome.TRANSFERRED, accepted.getAcceptTransfer().getOutcome(), accepted::toString);
+    assertTrue(accepted.getAcceptTransfer().getLease().getToken() > c);
+    assertEquals(
+        2,
+        toDestination(adopt(frozen, 2, MOVE)).getAdoptNamespace().getEpoch(),
+        "adopting again changes nothing");
+    assertEquals("carol", stored(destinationStore, "lock/a").orElseThrow().getHolder());
+
+    ApplyResult dropped = toGroupResult(drop("lock", MOVE));
+    assertTrue(dropped.events().isEmpty(), "a drop ends nothing: the leases live on");
+    assertFalse(found(group, "lock/a"));
+    assertEquals("lock", toGroup(acquire("lock/d", "erin")).getWrongGroup().getNamespace());
+    assertTrue(toGroupResult(drop("lock", MOVE)).events().isEmpty(), "dropping again: nothing");
+
+    LeaseCore reloaded = new LeaseCore(destinationStore, 2);
+    assertTrue(found(reloaded, "lock/b"), "adopted state is stored");
+    assertEquals(500, stored(destinationStore, "lock/b").orElseThrow().getSession());
+  }
+
+  private ApplyResult toGroupResult(LogCommand.Builder command) throws IOException {
+    return toGroup(command, T0);
+  }
+
+  @Test
+  void aFrozenNamespaceIsPassedByAndUnfreezingEndsWhatEndedMeanwhile() throws IOException {
+    apply(1, T0, format());
+    long a = token(toGroup(acquire("lock/a", "mallory")));
+    toGroup(part(600, "bob"));
+    token(toGroup(acquireIn("lock/s", "bob", 600)));
+    toGroup(freeze("lock", MOVE));
+
+    apply(2, T0, ban("mallory", "abuse"));
+    LogReply copied = toGroup(LogCommand.newBuilder().setCopyGlobal(core.globalState()));
+    assertEquals(0, copied.getCopyGlobal().getLeasesEnded(), copied::toString);
+    LogReply ended =
+        toGroup(
+            LogCommand.newBuilder()
+                .setEndSessionParts(EndSessionParts.newBuilder().addSessions(600)));
+    assertEquals(0, ended.getSessionParts().getLeasesEnded(), ended::toString);
+    assertTrue(found(group, "lock/a") && found(group, "lock/s"), "both still held, frozen");
+
+    ApplyResult unfrozen = toGroupResult(unfreeze("lock", MOVE));
+    assertEquals(
+        List.of("BANNED lock/a", "SESSION_EXPIRED lock/s"),
+        unfrozen.events().stream().map(e -> e.type() + " " + e.name()).sorted().toList());
+    assertFalse(found(group, "lock/a"));
+    long next = token(toGroup(acquire("lock/b", "alice")));
+    assertTrue(next > a, "writes apply again");
+    assertTrue(
+        toGroupResult(unfreeze("lock", MOVE)).events().isEmpty(), "unfreezing again: nothing");
+  }
+
+  @Test
+  void aFreezeSurvivesAReloadAndOnlyItsMoveDropsIt() throws IOException {
+    token(toGroup(acquire("lock/a", "alice")));
+    toGroup(freeze("lock", MOVE));
+    group = new LeaseCore(groupStore, 1);
+    assertEquals("lock", toGroup(acquire("lock/b", "bob")).getMoving().getNamespace());
+    toGroup(drop("lock", MOVE + 1));
+    assertTrue(found(group, "lock/a"), "another move's drop changes nothing");
+  }
+
+  @Test
+  void movesNameWhatTheyMayNot() throws IOException {
+    assertEquals("freeze_namespace.move", toGroup(freeze("lock", 0)).getInvalid().getField());
+    assertEquals("service", toGroup(freeze("service", MOVE)).getWrongGroup().getNamespace());
+    toGroup(
+        LogCommand.newBuilder()
+            .setAdoptNamespace(
+                AdoptNamespace.newBuilder().setNamespace("service").setEpoch(1).setGroup(1)));
+    assertEquals(
+        "freeze_namespace.namespace", toGroup(freeze("service", MOVE)).getInvalid().getField());
+    assertEquals("other", toGroup(freeze("other", MOVE)).getWrongGroup().getNamespace());
+    assertEquals(
+        "adopt_namespace.move",
+        toDestination(
+                LogCommand.newBuilder()
+                    .setAdoptNamespace(
+                        AdoptNamespace.newBuilder().setNamespace("x").setEpoch(2).setGroup(2)))
+            .getInvalid()
+            .getField());
+    assertEquals(
+        "adopt_namespace.state.leases",
+        toDestination(
+                LogCommand.newBuilder()
+                    .setAdoptNamespace(
+                        AdoptNamespace.newBuilder()
+                            .setNamespace("x")
+                            .setEpoch(2)
+                            .setGroup(2)
+                            .setMove(MOVE)
+                            .setState(
+                                io.leasehold.proto.v1.NamespaceState.newBuilder()
+                                    .putLeases("y/z", LeaseRecord.getDefaultInstance()))))
+            .getInvalid()
+            .getField());
+    assertFalse(destination.placement("x").isPresent(), "a refused adoption adopts nothing");
+  }
+}
