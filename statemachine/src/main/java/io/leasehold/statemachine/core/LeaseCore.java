@@ -467,6 +467,14 @@ public final class LeaseCore {
           LogReply.newBuilder()
               .setUnfreezeNamespace(moves.unfreeze(tx, command.getUnfreezeNamespace()))
               .build();
+      case RECORD_MOVE ->
+          LogReply.newBuilder()
+              .setRecordMove(placements.recordMove(tx, command.getRecordMove()))
+              .build();
+      case FINISH_MOVE ->
+          LogReply.newBuilder()
+              .setFinishMove(placements.finishMove(tx, command.getFinishMove()))
+              .build();
       case DROP_NAMESPACE ->
           LogReply.newBuilder()
               .setDropNamespace(moves.drop(tx, command.getDropNamespace()))
@@ -837,6 +845,11 @@ public final class LeaseCore {
   }
 
   /** Visits every lease in one consistent view; returns the revision the view reflects. */
+  /** Every placement this group has applied, by namespace; safe from any thread. */
+  public List<PlacementResponse> placements() {
+    return placements.all();
+  }
+
   public long forEachLease(BiConsumer<String, LeaseRecord> visitor) {
     return reads.forEachLease(visitor);
   }

@@ -71,7 +71,9 @@ public final class LogFormat {
           END_SESSION_PARTS,
           FREEZE_NAMESPACE,
           UNFREEZE_NAMESPACE,
-          DROP_NAMESPACE ->
+          DROP_NAMESPACE,
+          RECORD_MOVE,
+          FINISH_MOVE ->
           GROUPS;
       default -> FIRST;
     };

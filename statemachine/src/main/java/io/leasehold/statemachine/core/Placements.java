@@ -332,7 +332,112 @@ final class Placements {
         .setEpoch(p.getEpoch())
         .setRevision(p.getRevision())
         .setFloor(p.getFloor())
+        .setMove(p.getMove())
+        .setMovingTo(p.getMovingTo())
+        .setDropFrom(p.getDropFrom())
         .build();
+  }
+
+  /** Every placement this group has applied, by namespace; safe from any thread. */
+  List<PlacementResponse> all() {
+    return new java.util.TreeMap<>(byNamespace)
+        .entrySet().stream().map(e -> response(e.getKey(), e.getValue())).toList();
+  }
+
+  /**
+   * Meta group: records a move of a namespace placed on a lease group to another lease group. The
+   * move's id is this entry's index.
+   */
+  PlacementResponse recordMove(Tx tx, io.leasehold.proto.v1.RecordMove c) {
+    if (group != 0) {
+      throw new InvalidArgumentException(
+          "record_move", "only the meta group records moves, not lease group " + group);
+    }
+    String ns = namespace(c.getNamespace(), "record_move.namespace");
+    if (ns.equals(NamespaceMoves.REGISTRY)) {
+      throw new InvalidArgumentException(
+          "record_move.namespace",
+          "the registry's namespace '"
+              + ns
+              + "' cannot move: a service's version is its group's revision of its last change");
+    }
+    if (c.getToGroup() < 1) {
+      throw new InvalidArgumentException(
+          "record_move.to_group", "must be a lease group, 1 or more");
+    }
+    StoredPlacement p = byNamespace.get(ns);
+    if (p == null || p.getGroup() == 0) {
+      throw new InvalidArgumentException(
+          "record_move.namespace",
+          "namespace '"
+              + ns
+              + "' is "
+              + (p == null ? "not placed on a lease group" : "in the meta group")
+              + "; only a namespace placed on a lease group can move");
+    }
+    if (p.getMove() != 0) {
+      if (p.getMovingTo() == c.getToGroup()) {
+        return response(ns, p); // the same move, asked again
+      }
+      throw new InvalidArgumentException(
+          "record_move.namespace",
+          "namespace '"
+              + ns
+              + "' is moving already (move "
+              + p.getMove()
+              + (p.getMovingTo() != 0
+                  ? " to group " + p.getMovingTo()
+                  : ", waiting for group " + p.getDropFrom() + " to drop it")
+              + ")");
+    }
+    if (p.getGroup() == c.getToGroup()) {
+      throw new InvalidArgumentException(
+          "record_move.to_group",
+          "namespace '" + ns + "' is in group " + c.getToGroup() + " already");
+    }
+    StoredPlacement moving =
+        p.toBuilder().setMove(tx.index).setMovingTo(c.getToGroup()).setDropFrom(0).build();
+    put(tx, ns, moving);
+    return response(ns, moving);
+  }
+
+  /**
+   * Meta group: a step of the move the namespace's placement records; any other changes nothing.
+   */
+  PlacementResponse finishMove(Tx tx, io.leasehold.proto.v1.FinishMove c) {
+    if (group != 0) {
+      throw new InvalidArgumentException(
+          "finish_move", "only the meta group records moves, not lease group " + group);
+    }
+    String ns = namespace(c.getNamespace(), "finish_move.namespace");
+    StoredPlacement p = byNamespace.get(ns);
+    if (p == null || p.getMove() == 0 || p.getMove() != c.getMove()) {
+      return p == null ? PlacementResponse.newBuilder().setNamespace(ns).build() : response(ns, p);
+    }
+    StoredPlacement next =
+        switch (c.getOutcome()) {
+          case MOVE_DONE ->
+              p.getMovingTo() == 0
+                  ? p
+                  : p.toBuilder()
+                      .setGroup(p.getMovingTo())
+                      .setEpoch(p.getEpoch() + 1)
+                      .setRevision(tx.index)
+                      .setMovingTo(0)
+                      .setDropFrom(p.getGroup())
+                      .build();
+          case MOVE_ABORTED ->
+              p.getMovingTo() == 0 ? p : p.toBuilder().setMove(0).setMovingTo(0).build();
+          case MOVE_DROPPED ->
+              p.getDropFrom() == 0 ? p : p.toBuilder().setMove(0).setDropFrom(0).build();
+          default ->
+              throw new InvalidArgumentException(
+                  "finish_move.outcome", "must be MOVE_DONE, MOVE_ABORTED or MOVE_DROPPED");
+        };
+    if (next != p) {
+      put(tx, ns, next);
+    }
+    return response(ns, next);
   }
 
   static StoredPlacement parse(byte[] bytes) {

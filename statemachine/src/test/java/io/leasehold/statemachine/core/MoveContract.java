@@ -293,4 +293,84 @@ abstract class MoveContract extends LeaseGroupFixture {
             .getField());
     assertFalse(destination.placement("x").isPresent(), "a refused adoption adopts nothing");
   }
+
+  private static LogCommand.Builder recordMove(String ns, int to) {
+    return LogCommand.newBuilder()
+        .setRecordMove(
+            io.leasehold.proto.v1.RecordMove.newBuilder().setNamespace(ns).setToGroup(to));
+  }
+
+  private static LogCommand.Builder finishMove(
+      String ns, long move, io.leasehold.proto.v1.MoveOutcome outcome) {
+    return LogCommand.newBuilder()
+        .setFinishMove(
+            io.leasehold.proto.v1.FinishMove.newBuilder()
+                .setNamespace(ns)
+                .setMove(move)
+                .setOutcome(outcome));
+  }
+
+  @Test
+  void theMetaGroupRecordsAMoveAndEachOfItsSteps() throws IOException {
+    apply(1, T0, format());
+    apply(
+        2,
+        T0,
+        LogCommand.newBuilder()
+            .setPlaceNamespace(
+                io.leasehold.proto.v1.PlaceNamespace.newBuilder()
+                    .setNamespace("lock")
+                    .addGroups(1)));
+    io.leasehold.proto.v1.PlacementResponse recorded =
+        apply(3, T0, recordMove("lock", 2)).reply().getRecordMove();
+    assertEquals(1, recorded.getGroup(), "routed to its source until the move is done");
+    assertEquals(3, recorded.getMove(), "the move's id is the entry that recorded it");
+    assertEquals(2, recorded.getMovingTo());
+    assertEquals(recorded, apply(4, T0, recordMove("lock", 2)).reply().getRecordMove());
+    assertEquals("record_move.namespace", invalid(apply(5, T0, recordMove("lock", 3))).getField());
+    assertEquals(
+        recorded,
+        apply(6, T0, finishMove("lock", 99, io.leasehold.proto.v1.MoveOutcome.MOVE_DONE))
+            .reply()
+            .getFinishMove(),
+        "another move's step changes nothing");
+
+    io.leasehold.proto.v1.PlacementResponse done =
+        apply(7, T0, finishMove("lock", 3, io.leasehold.proto.v1.MoveOutcome.MOVE_DONE))
+            .reply()
+            .getFinishMove();
+    assertEquals(
+        List.of(2, 2, 1), List.of(done.getGroup(), (int) done.getEpoch(), done.getDropFrom()));
+    assertEquals(done, core.placement("lock").orElseThrow());
+    assertEquals(
+        "record_move.namespace",
+        invalid(apply(8, T0, recordMove("lock", 1))).getField(),
+        "no new move before the source dropped it");
+    io.leasehold.proto.v1.PlacementResponse over =
+        apply(9, T0, finishMove("lock", 3, io.leasehold.proto.v1.MoveOutcome.MOVE_DROPPED))
+            .reply()
+            .getFinishMove();
+    assertEquals(
+        List.of(2, 0, 0), List.of(over.getGroup(), (int) over.getMove(), over.getDropFrom()));
+
+    long second = 10;
+    apply(second, T0, recordMove("lock", 1));
+    io.leasehold.proto.v1.PlacementResponse aborted =
+        apply(11, T0, finishMove("lock", second, io.leasehold.proto.v1.MoveOutcome.MOVE_ABORTED))
+            .reply()
+            .getFinishMove();
+    assertEquals(
+        List.of(2, 0, 0),
+        List.of(aborted.getGroup(), (int) aborted.getMove(), aborted.getMovingTo()));
+    assertEquals(2, aborted.getEpoch(), "an abandoned move leaves the epoch as it was");
+    assertEquals(aborted, new LeaseCore(store).placement("lock").orElseThrow(), "kept on reload");
+
+    assertEquals("record_move.to_group", invalid(apply(12, T0, recordMove("lock", 2))).getField());
+    assertEquals("record_move.to_group", invalid(apply(13, T0, recordMove("lock", 0))).getField());
+    assertEquals(
+        "record_move.namespace", invalid(apply(14, T0, recordMove("unplaced", 1))).getField());
+    assertEquals(
+        "record_move.namespace", invalid(apply(15, T0, recordMove("service", 1))).getField());
+    assertEquals("record_move", toGroup(recordMove("lock", 2)).getInvalid().getField());
+  }
 }
