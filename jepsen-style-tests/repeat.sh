@@ -8,7 +8,8 @@
 #
 # short: the short schedule of `mvn verify` (every supported nemesis once); tls: the mutual-TLS
 # one; groups: the short schedule on nodes started with --lease-groups 3, the workloads'
-# namespaces placed on lease groups (no watch workload: watches follow the meta group only). --hog keeps every core busy for the whole time (stress-ng if installed, else busy shell
+# namespaces placed on lease groups, watched per namespace and across every group. --hog keeps
+# every core busy for the whole time (stress-ng if installed, else busy shell
 # loops), because timing faults hide on a quiet machine. The build is installed first (tests
 # skipped), then the runs go through Maven's failsafe like the ITs of `mvn verify`.
 set -euo pipefail

@@ -971,6 +971,153 @@ class LeaseGroupsTest {
   }
 
   @Test
+  void aNamespaceMovesToAnotherLeaseGroupWhileItsLeasesAreHeldAndWritten() throws Exception {
+    cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3));
+    awaitGroupsPlaceable();
+    AcquireResponse held = cluster.leases("n1").acquire(acquire("alpha/held", "runner-1", 600));
+    AcquireResponse brief = cluster.leases("n2").acquire(acquire("alpha/brief", "runner-2", 2));
+    assertEquals(Outcome.GRANTED, held.getOutcome(), held::toString);
+    assertEquals(Outcome.GRANTED, brief.getOutcome(), brief::toString);
+    awaitPlaced(cluster.running(), "alpha");
+    int from = cluster.node("n1").stateMachine().core().placement("alpha").orElseThrow().getGroup();
+    int to = from % 3 + 1;
+
+    // A writer keeps taking and giving back names of the namespace through every node while it
+    // moves: each call waits out the move, and tokens keep increasing across it.
+    java.util.concurrent.atomic.AtomicBoolean writing =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    List<Long> tokens = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    List<Throwable> failures = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    Thread writer =
+        new Thread(
+            () -> {
+              for (int i = 0; writing.get() && failures.isEmpty(); i++) {
+                String via = "n" + (1 + i % 3);
+                try {
+                  AcquireResponse r =
+                      cluster.leases(via).acquire(acquire("alpha/w-" + i, "writer", 30));
+                  assertEquals(Outcome.GRANTED, r.getOutcome(), r::toString);
+                  tokens.add(r.getLease().getToken());
+                  cluster.leases(via).release(release("alpha/w-" + i, r.getLease().getToken()));
+                } catch (Throwable e) {
+                  failures.add(e);
+                }
+              }
+            },
+            "alpha-writer");
+    Watching watchAlpha = new Watching(cluster.channel("n2"), "alpha/", 0);
+    watchAlpha.awaitStarted();
+    writer.start();
+    await("the writer is writing", WAIT, () -> tokens.size() >= 3 || !failures.isEmpty());
+
+    io.leasehold.proto.v1.MoveNamespaceResponse moved =
+        cluster
+            .cluster("n3")
+            .moveNamespace(
+                io.leasehold.proto.v1.MoveNamespaceRequest.newBuilder()
+                    .setNamespace("alpha")
+                    .setToGroup(to)
+                    .build());
+    assertEquals(to, moved.getGroup(), moved::toString);
+    assertEquals(2, moved.getEpoch(), moved::toString);
+    int before = tokens.size();
+    await(
+        "the writer goes on after the move",
+        WAIT,
+        () -> tokens.size() >= before + 3 || !failures.isEmpty());
+    writing.set(false);
+    writer.join(30_000);
+    assertEquals(List.of(), failures, "every write waited out the move");
+    for (int i = 1; i < tokens.size(); i++) {
+      assertTrue(tokens.get(i) > tokens.get(i - 1), "tokens increase across the move: " + tokens);
+    }
+
+    awaitPlaced(cluster.running(), "alpha");
+    await(
+        () -> "every node routes alpha to group " + to + " and the source dropped it: " + views(),
+        WAIT,
+        () ->
+            cluster.running().stream()
+                .allMatch(
+                    n -> {
+                      PlacementResponse p =
+                          n.stateMachine().core().placement("alpha").orElseThrow();
+                      return p.getGroup() == to
+                          && p.getMove() == 0
+                          && n.consensus().leaseGroupCores().get(from).placement("alpha").isEmpty();
+                    }));
+    for (String id : cluster.ids()) {
+      GetResponse got = cluster.leases(id).get(get("alpha/held"));
+      assertTrue(got.getFound(), () -> "alpha/held after the move, through " + id);
+      assertEquals(held.getLease().getToken(), got.getLease().getToken(), "it keeps its token");
+      assertEquals("runner-1", got.getLease().getHolder());
+    }
+    assertEquals(
+        1,
+        cluster.leases("n1").list(list("")).getLeasesList().stream()
+            .filter(l -> l.getName().equals("alpha/held"))
+            .count(),
+        "a list across every group has it once");
+    RenewResponse renewed =
+        cluster
+            .leases("n2")
+            .renew(
+                RenewRequest.newBuilder()
+                    .addItems(
+                        RenewItem.newBuilder()
+                            .setName("alpha/held")
+                            .setToken(held.getLease().getToken()))
+                    .build());
+    assertEquals(Outcome.RENEWED, renewed.getResults(0).getOutcome(), renewed::toString);
+    // A lease nobody renews ends in its new group, on that group's leader's clock.
+    await(
+        "alpha/brief expires in group " + to,
+        WAIT,
+        () -> !cluster.leases("n1").get(get("alpha/brief")).getFound());
+    // A watch of the namespace in its old group ends once that group dropped it; its client lists
+    // again, from the new group, and watches from there.
+    try (watchAlpha) {
+      StatusRuntimeException ended = watchAlpha.awaitError();
+      assertEquals(Status.Code.OUT_OF_RANGE, ended.getStatus().getCode(), ended::toString);
+      assertTrue(ended.getStatus().getDescription().contains("moved"), ended::toString);
+    }
+    ListResponse listed = cluster.leases("n3").list(list("alpha/"));
+    try (Watching again = new Watching(cluster.channel("n1"), "alpha/", listed.getRevision() + 1)) {
+      AcquireResponse after = cluster.leases("n1").acquire(acquire("alpha/after", "runner-3", 30));
+      assertTrue(
+          after.getLease().getToken() > tokens.get(tokens.size() - 1),
+          "a grant after the move is above every token before it");
+      assertEquals("alpha/after", again.nextEvent().getName());
+    }
+
+    StatusRuntimeException toNowhere =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                cluster
+                    .cluster("n1")
+                    .moveNamespace(
+                        io.leasehold.proto.v1.MoveNamespaceRequest.newBuilder()
+                            .setNamespace("alpha")
+                            .setToGroup(9)
+                            .build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, toNowhere.getStatus().getCode());
+    assertTrue(toNowhere.getStatus().getDescription().contains("to_group"), toNowhere::toString);
+    StatusRuntimeException registry =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                cluster
+                    .cluster("n1")
+                    .moveNamespace(
+                        io.leasehold.proto.v1.MoveNamespaceRequest.newBuilder()
+                            .setNamespace("service")
+                            .setToGroup(1)
+                            .build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, registry.getStatus().getCode());
+  }
+
+  @Test
   void aStandaloneNodeLeadsEveryGroupRecoversThemOnRestartAndRefusesABackupOfOneGroup()
       throws Exception {
     cluster = TestCluster.start(1, dir, b -> b.leaseGroups(2));

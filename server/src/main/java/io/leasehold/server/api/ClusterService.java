@@ -15,6 +15,8 @@ import io.leasehold.proto.v1.GroupMember;
 import io.leasehold.proto.v1.GroupStatus;
 import io.leasehold.proto.v1.Member;
 import io.leasehold.proto.v1.MembershipResponse;
+import io.leasehold.proto.v1.MoveNamespaceRequest;
+import io.leasehold.proto.v1.MoveNamespaceResponse;
 import io.leasehold.proto.v1.RemoveMemberRequest;
 import io.leasehold.proto.v1.Role;
 import io.leasehold.proto.v1.StatusRequest;
@@ -28,6 +30,7 @@ import io.leasehold.server.raft.Consensus;
 import io.leasehold.server.raft.LeadershipTransferException;
 import io.leasehold.server.raft.MembershipChangeException;
 import io.leasehold.server.raft.MembershipChangeInProgressException;
+import io.leasehold.server.raft.MoveAbandonedException;
 import io.leasehold.server.raft.NothingToSnapshotException;
 import io.leasehold.server.rpc.GrpcErrors;
 import io.leasehold.statemachine.core.InvalidArgumentException;
@@ -54,6 +57,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
   private static final int CHUNK = 1 << 20;
   private static final Duration DEFAULT_TRANSFER_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration DEFAULT_SNAPSHOT_TIMEOUT = Duration.ofSeconds(60);
+  private static final Duration DEFAULT_MOVE_TIMEOUT = Duration.ofSeconds(60);
 
   private final LocalMember node;
 
@@ -170,6 +174,41 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
                 .setTerm(s.term())
                 .setIndex(s.index())
                 .setSizeBytes(size(s))
+                .build(),
+        response);
+  }
+
+  @Override
+  public void moveNamespace(
+      MoveNamespaceRequest request, StreamObserver<MoveNamespaceResponse> response) {
+    Duration timeout;
+    try {
+      timeout = timeout(request.hasTimeout(), request.getTimeout(), DEFAULT_MOVE_TIMEOUT);
+      if (request.getNamespace().isEmpty() || request.getNamespace().indexOf('/') >= 0) {
+        throw new InvalidArgumentException(
+            "namespace", "must be a namespace: the part of a name before its first '/', not empty");
+      }
+      if (request.getToGroup() < 1) {
+        throw new InvalidArgumentException("to_group", "must be a lease group, 1 or more");
+      }
+    } catch (InvalidArgumentException e) {
+      response.onError(GrpcErrors.invalid(e));
+      return;
+    }
+    answer(
+        audited(
+            "move_namespace",
+            request.getNamespace(),
+            "to group " + request.getToGroup(),
+            () ->
+                node.consensus()
+                    .moveNamespace(request.getNamespace(), request.getToGroup(), timeout)),
+        p ->
+            MoveNamespaceResponse.newBuilder()
+                .setNamespace(p.getNamespace())
+                .setGroup(p.getGroup())
+                .setEpoch(p.getEpoch())
+                .setMove(p.getMove())
                 .build(),
         response);
   }
@@ -444,6 +483,9 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
       return Status.FAILED_PRECONDITION
           .withDescription("membership change refused: " + cause.getMessage())
           .asRuntimeException();
+    }
+    if (cause instanceof MoveAbandonedException) {
+      return Status.FAILED_PRECONDITION.withDescription(cause.getMessage()).asRuntimeException();
     }
     if (cause instanceof NothingToSnapshotException) {
       return Status.FAILED_PRECONDITION.withDescription(cause.getMessage()).asRuntimeException();

@@ -22,9 +22,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
-import org.apache.ratis.proto.RaftProtos.LogEntryProto;
-import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
-import org.apache.ratis.protocol.RaftPeer;
 
 /**
  * Backups of a node's state and their restore into a new data directory.
@@ -349,11 +346,8 @@ public final class NodeBackup {
     for (GroupFile g : m.leaseGroups()) {
       Path group = raft.resolve(RaftConsensus.leaseGroupUuid(clusterName, g.number()).toString());
       writeGroup(backupDir.resolve(g.file()), group, g.term(), g.index());
-      writeConfiguration(
-          group.resolve("current"),
-          g.term(),
-          g.index(),
-          RaftConsensus.leaseGroupMembers(peers, g.number()));
+      RaftConsensus.writeLeaseGroupMembers(
+          group.resolve("current"), g.term(), g.index(), peers, g.number());
     }
     return m;
   }
@@ -373,29 +367,6 @@ public final class NodeBackup {
     meta.setProperty("term", Long.toString(term));
     meta.setProperty("votedFor", "");
     writeProperties(meta, current.resolve("raft-meta"), "");
-  }
-
-  /**
-   * A lease group's members, where the consensus layer reads a group's configuration when it
-   * recovers the group from its directory at start: the meta group gets its members from {@code
-   * --peers} at start instead, and a lease group recovered with none would never elect a leader.
-   */
-  private static void writeConfiguration(
-      Path current, long term, long index, List<RaftPeer> members) throws IOException {
-    LogEntryProto conf =
-        LogEntryProto.newBuilder()
-            .setTerm(term)
-            .setIndex(index)
-            .setConfigurationEntry(
-                RaftConfigurationProto.newBuilder()
-                    .addAllPeers(members.stream().map(RaftPeer::getRaftPeerProto).toList()))
-            .build();
-    Path file = current.resolve("raft-meta.conf");
-    Path partial = file.resolveSibling(file.getFileName() + ".partial");
-    try (OutputStream out = Files.newOutputStream(partial)) {
-      conf.writeTo(out);
-    }
-    Files.move(partial, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
   }
 
   /**

@@ -119,6 +119,14 @@ public interface Consensus {
   CompletableFuture<String> transferLeadership(Optional<String> id, Duration timeout);
 
   /**
+   * Moves a namespace to lease group {@code toGroup} (docs/design/multi-raft.md, "Moving a
+   * namespace"); completes with its placement once the destination serves it, or fails with {@link
+   * MoveAbandonedException} if the move was abandoned.
+   */
+  CompletableFuture<io.leasehold.proto.v1.PlacementResponse> moveNamespace(
+      String namespace, int toGroup, Duration timeout);
+
+  /**
    * Takes a snapshot on this node that holds every write acknowledged before it was asked for;
    * fails with {@link NothingToSnapshotException} before the first write.
    */

@@ -26,14 +26,17 @@ import io.leasehold.statemachine.core.InvalidArgumentException;
 import io.leasehold.statemachine.core.LeaseCore;
 import io.leasehold.statemachine.core.Limits;
 import io.leasehold.statemachine.core.LogFormat;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -93,8 +96,24 @@ final class Placement {
 
   // ---- writes ----
 
+  /**
+   * How long a command naming a namespace that is moving waits for the move to end before it fails
+   * as unavailable (the client retries).
+   */
+  static final Duration MOVE_WAIT = Duration.ofSeconds(10);
+
+  /** The pause before a command answered Moving goes again. */
+  private static final Duration MOVE_PAUSE = Duration.ofMillis(50);
+
   /** Proposes a command to the group(s) its names live in; others to the meta group. */
   CompletableFuture<LogReply> propose(LogCommand command) {
+    return propose(command, System.nanoTime() + MOVE_WAIT.toNanos());
+  }
+
+  /**
+   * As {@link #propose(LogCommand)}; a move of its namespace is waited for until {@code deadline}.
+   */
+  private CompletableFuture<LogReply> propose(LogCommand command, long deadline) {
     // Sessions live in the meta group; their parts in lease groups follow it (SessionParts).
     if (command.getCommandCase() == LogCommand.CommandCase.KEEP_ALIVE) {
       return proposeToMeta.apply(command).thenCompose(sessionParts::afterKeepAlive);
@@ -125,18 +144,24 @@ final class Placement {
                 groupOf.put(namespaces.get(i), located.get(i).join());
               }
               if (groupOf.values().stream().distinct().count() == 1) {
-                return sendWithRepair(groupOf.values().iterator().next(), command, true);
+                return sendWithRepair(groupOf.values().iterator().next(), command, true, deadline);
               }
-              return split(command, groupOf);
+              return split(command, groupOf, deadline);
             });
   }
 
-  /** Sends to {@code group}; a WrongGroup answer is repaired and the command sent once more. */
+  /**
+   * Sends to {@code group}; a WrongGroup answer is repaired and the command sent once more, and a
+   * Moving answer waited out until {@code deadline}.
+   */
   private CompletableFuture<LogReply> sendWithRepair(
-      int group, LogCommand command, boolean mayRetry) {
+      int group, LogCommand command, boolean mayRetry, long deadline) {
     return send(group, command)
         .thenCompose(
             reply -> {
+              if (reply.hasMoving()) {
+                return afterMove(reply.getMoving().getNamespace(), command, deadline);
+              }
               if (!reply.hasWrongGroup()) {
                 return CompletableFuture.completedFuture(reply);
               }
@@ -151,8 +176,28 @@ final class Placement {
                             + " that this node's placement names; retry",
                         null));
               }
-              return repair(ns).thenCompose(g -> sendWithRepair(g, command, false));
+              return repair(ns).thenCompose(g -> sendWithRepair(g, command, false, deadline));
             });
+  }
+
+  /**
+   * A group answered that {@code ns} is moving, and applied nothing: once this node's meta replica
+   * has caught up, the command goes again wherever the namespace then lives, after a short pause,
+   * until {@code deadline}.
+   */
+  private CompletableFuture<LogReply> afterMove(String ns, LogCommand command, long deadline) {
+    long now = System.nanoTime();
+    if (now > deadline) {
+      return CompletableFuture.failedFuture(
+          new ConsensusUnavailableException(
+              "namespace " + ns + " is moving to another lease group; retry", null));
+    }
+    long pauseMillis =
+        Math.min(TimeUnit.NANOSECONDS.toMillis(deadline - now) + 1, MOVE_PAUSE.toMillis());
+    return CompletableFuture.runAsync(
+            () -> {}, CompletableFuture.delayedExecutor(pauseMillis, TimeUnit.MILLISECONDS))
+        .thenCompose(paused -> metaCaughtUp.get())
+        .thenCompose(caughtUp -> propose(command, deadline));
   }
 
   /**
@@ -305,7 +350,8 @@ final class Placement {
    * One command per group for a Renew or AcquireMany whose names live in several groups, joined in
    * the caller's order. An all-or-nothing AcquireMany must stay within one group.
    */
-  private CompletableFuture<LogReply> split(LogCommand command, Map<String, Integer> groupOf) {
+  private CompletableFuture<LogReply> split(
+      LogCommand command, Map<String, Integer> groupOf, long deadline) {
     switch (command.getCommandCase()) {
       case RENEW -> {
         return scatter(
@@ -317,7 +363,8 @@ final class Placement {
                         command.toBuilder()
                             .setRenew(command.getRenew().toBuilder().clearItems().addAllItems(part))
                             .build(),
-                        true),
+                        true,
+                        deadline),
                 reply -> reply.getRenew().getResultsList())
             .thenApply(
                 joined -> {
@@ -358,7 +405,7 @@ final class Placement {
                     request.setRequestId(asked.getRequestId() + "/" + group);
                   }
                   return sendWithRepair(
-                      group, command.toBuilder().setAcquireMany(request).build(), true);
+                      group, command.toBuilder().setAcquireMany(request).build(), true, deadline);
                 },
                 reply -> reply.getAcquireMany().getResultsList())
             .thenApply(
@@ -669,16 +716,29 @@ final class Placement {
     return readEverywhere(numbers, query, stale)
         .thenApply(
             pages -> {
-              List<Lease> leases = new ArrayList<>();
+              // A namespace that moved (or is moving) may have a copy in its source until the
+              // source drops it: each name is taken from the group its placement names.
+              Map<String, Lease> byName = new java.util.TreeMap<>();
+              Map<String, Integer> from = new java.util.HashMap<>();
               boolean more = false;
               ResumeToken.Builder token = ResumeToken.newBuilder();
               for (int i = 0; i < pages.size(); i++) {
                 ReadReply page = pages.get(i);
-                leases.addAll(page.getList().getLeasesList());
+                int group = numbers.get(i);
+                for (Lease lease : page.getList().getLeasesList()) {
+                  OptionalInt owner = movedTo(LeaseCore.namespaceOf(lease.getName()));
+                  if (owner.isPresent() && owner.getAsInt() != group) {
+                    continue;
+                  }
+                  Integer before = from.putIfAbsent(lease.getName(), group);
+                  if (before == null) {
+                    byName.put(lease.getName(), lease);
+                  }
+                }
                 more |= page.getList().getMore();
-                token.putThrough(numbers.get(i), page.getList().getRevision());
+                token.putThrough(group, page.getList().getRevision());
               }
-              leases.sort(Comparator.comparing(Lease::getName));
+              List<Lease> leases = new ArrayList<>(byName.values());
               if (leases.size() > limit) {
                 leases = leases.subList(0, limit);
                 more = true;
@@ -692,6 +752,17 @@ final class Placement {
                           .setMore(more))
                   .build();
             });
+  }
+
+  /**
+   * The group that alone holds a namespace's live state, if a move of it has begun or ended (the
+   * source may still hold a copy); empty for any other namespace, which only one group holds.
+   */
+  private OptionalInt movedTo(String namespace) {
+    Optional<PlacementResponse> p = meta.get().placement(namespace);
+    return p.isPresent() && (p.get().getEpoch() > 1 || p.get().getMove() != 0)
+        ? OptionalInt.of(p.get().getGroup())
+        : OptionalInt.empty();
   }
 
   /** {@code query} read in the meta group and in every lease group this node hosts, in order. */

@@ -82,6 +82,7 @@ public final class RaftConsensus implements Consensus {
   private final LongSupplier wallClockMicros;
   private final Placement placement;
   private final GlobalSync globalSync;
+  private final NamespaceMover mover;
   private final LeaseStateMachine metaMachine;
 
   /** Each hosted lease group's membership admin, made when a membership change first needs it. */
@@ -142,6 +143,12 @@ public final class RaftConsensus implements Consensus {
             sessionParts);
     this.globalSync =
         new GlobalSync(stateMachine::core, this::caughtUp, raft.leaseGroups(), sessionParts::sweep);
+    this.mover =
+        new NamespaceMover(
+            stateMachine::core,
+            command -> RaftErrors.mapped(replicator.propose(command)),
+            this::isLeader,
+            raft.leaseGroups());
     ClusterAdmin.Retries adminRetries = adminRetries();
     this.admin =
         new ClusterAdmin(
@@ -183,11 +190,36 @@ public final class RaftConsensus implements Consensus {
   }
 
   /**
-   * The members lease group {@code number} of a cluster forms with from {@code peers}, with the
-   * priorities that spread the groups' leaderships.
+   * Writes lease group {@code number}'s members, as the cluster formed it from {@code peers} (with
+   * the priorities that spread the groups' leaderships), into a restored group's {@code current}
+   * directory, where Ratis reads a group's configuration when it recovers the group from disk at
+   * start: the meta group gets its members from {@code --peers} at start instead, and a lease group
+   * recovered with none would never elect a leader.
    */
-  public static List<RaftPeer> leaseGroupMembers(List<Peer> peers, int number) {
-    return LeaseGroups.members(peers, number);
+  public static void writeLeaseGroupMembers(
+      java.nio.file.Path current, long term, long index, List<Peer> peers, int number)
+      throws IOException {
+    org.apache.ratis.proto.RaftProtos.LogEntryProto conf =
+        org.apache.ratis.proto.RaftProtos.LogEntryProto.newBuilder()
+            .setTerm(term)
+            .setIndex(index)
+            .setConfigurationEntry(
+                org.apache.ratis.proto.RaftProtos.RaftConfigurationProto.newBuilder()
+                    .addAllPeers(
+                        LeaseGroups.members(peers, number).stream()
+                            .map(RaftPeer::getRaftPeerProto)
+                            .toList()))
+            .build();
+    java.nio.file.Path file = current.resolve("raft-meta.conf");
+    java.nio.file.Path partial = file.resolveSibling(file.getFileName() + ".partial");
+    try (java.io.OutputStream out = java.nio.file.Files.newOutputStream(partial)) {
+      conf.writeTo(out);
+    }
+    java.nio.file.Files.move(
+        partial,
+        file,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
   }
 
   /** Starts the Ratis server on the peer port. */
@@ -209,6 +241,7 @@ public final class RaftConsensus implements Consensus {
                     traffic),
             replicator::logFormat);
     globalSync.start();
+    mover.start();
   }
 
   /** Hears how long each answered write took, in nanoseconds, for the node's metrics. */
@@ -618,6 +651,12 @@ public final class RaftConsensus implements Consensus {
   }
 
   @Override
+  public CompletableFuture<io.leasehold.proto.v1.PlacementResponse> moveNamespace(
+      String namespace, int toGroup, Duration timeout) {
+    return RaftErrors.mapped(mover.move(namespace, toGroup, timeout));
+  }
+
+  @Override
   public CompletableFuture<List<GroupSnapshot>> takeGroupSnapshots(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     List<GroupSnapshot> taken = new ArrayList<>();
@@ -707,6 +746,7 @@ public final class RaftConsensus implements Consensus {
   /** Closes the Raft client of proposals and reads; those in flight fail. */
   public void closeClient() {
     globalSync.close();
+    mover.close();
     raft.leaseGroups().closeGroups();
     try {
       replicator.close();

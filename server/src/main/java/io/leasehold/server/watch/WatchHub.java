@@ -218,6 +218,28 @@ public final class WatchHub implements WatchService, AutoCloseable {
         w.schedule();
       }
     }
+    if (result.reply().hasDropNamespace()) {
+      movedAway(result.reply().getDropNamespace().getNamespace());
+    }
+  }
+
+  /**
+   * A namespace moved to another group and this group dropped it: a watch that stays within it
+   * would hear nothing more here, so it ends, and its client lists again (the list reads the
+   * namespace's new group) and watches from there, as after a compaction.
+   */
+  private void movedAway(String namespace) {
+    String prefix = namespace + "/";
+    for (Watcher w : watchers) {
+      if (w.filter().prefix().startsWith(prefix)) {
+        w.close(
+            Status.OUT_OF_RANGE.withDescription(
+                "namespace "
+                    + namespace
+                    + " moved to another lease group, whose revisions are not this one's;"
+                    + " list (which returns a revision R) and watch from R + 1"));
+      }
+    }
   }
 
   /**

@@ -183,6 +183,13 @@ class RpcRoleMatrixTest {
             "NNNNNY"),
         row(ClusterGrpc.getBackupMethod(), BackupRequest.getDefaultInstance(), "NNNNNY"),
         row(
+            ClusterGrpc.getMoveNamespaceMethod(),
+            io.leasehold.proto.v1.MoveNamespaceRequest.newBuilder()
+                .setNamespace("lock")
+                .setToGroup(1)
+                .build(),
+            "NNNNNY"),
+        row(
             AdminGrpc.getGetPolicyMethod(),
             GetPolicyRequest.newBuilder().setNamespace("lock").build(),
             "NNNNNY"),

@@ -1,0 +1,373 @@
+package io.leasehold.server.raft;
+
+import io.leasehold.proto.v1.AdoptNamespace;
+import io.leasehold.proto.v1.DropNamespace;
+import io.leasehold.proto.v1.FinishMove;
+import io.leasehold.proto.v1.FreezeNamespace;
+import io.leasehold.proto.v1.FreezeNamespaceResponse;
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.LogReply;
+import io.leasehold.proto.v1.MoveOutcome;
+import io.leasehold.proto.v1.PlacementResponse;
+import io.leasehold.proto.v1.RecordMove;
+import io.leasehold.proto.v1.UnfreezeNamespace;
+import io.leasehold.statemachine.core.InvalidArgumentException;
+import io.leasehold.statemachine.core.LeaseCore;
+import io.leasehold.statemachine.core.LogFormat;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Moves namespaces between lease groups (docs/design/multi-raft.md, "Moving a namespace"). A move
+ * is recorded in the meta group ({@link #move}); the meta group's leader drives every recorded move
+ * to its end, one step after another, each a log entry that is idempotent under the move's id: the
+ * source freezes the namespace and answers with its state, the destination adopts that state, the
+ * meta group places the namespace there, and the source drops it. A new meta leader, or this one
+ * after a failed step, takes each move up where the placement table says it is.
+ *
+ * <p>Until the adoption is sent a move may be abandoned (the source or the destination refused it
+ * as invalid): the source unfreezes and the meta group forgets the move. Once sent, the adoption is
+ * only sent again until the destination answers, as it may have applied it.
+ */
+final class NamespaceMover implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(NamespaceMover.class);
+
+  /** How often the meta leader looks for moves to drive, and a waiting caller for their end. */
+  static final Duration TICK = Duration.ofMillis(100);
+
+  private final Supplier<LeaseCore> meta;
+  private final Function<LogCommand, CompletableFuture<LogReply>> proposeToMeta;
+  private final BooleanSupplier leadsMeta;
+  private final LeaseGroups groups;
+  private final ScheduledExecutorService timer;
+
+  /** Namespaces with a step in flight from this node: one at a time each. */
+  private final Set<String> driving = ConcurrentHashMap.newKeySet();
+
+  NamespaceMover(
+      Supplier<LeaseCore> meta,
+      Function<LogCommand, CompletableFuture<LogReply>> proposeToMeta,
+      BooleanSupplier leadsMeta,
+      LeaseGroups groups) {
+    this.meta = meta;
+    this.proposeToMeta = proposeToMeta;
+    this.leadsMeta = leadsMeta;
+    this.groups = groups;
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "leasehold-namespace-mover");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /** Starts driving recorded moves while this node leads the meta group. */
+  void start() {
+    if (!groups.hostedNumbers().isEmpty()) {
+      timer.scheduleWithFixedDelay(
+          this::sweep, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * Records a move of {@code namespace} to lease group {@code to} (or finds the same move under
+   * way) and completes once it is done, with the namespace's placement; fails if it was abandoned
+   * or {@code timeout} passed first.
+   */
+  CompletableFuture<PlacementResponse> move(String namespace, int to, Duration timeout) {
+    if (groups.hostedNumbers().isEmpty()) {
+      return CompletableFuture.failedFuture(
+          new InvalidArgumentException(
+              "to_group", "this cluster has no lease groups: every namespace is the meta group's"));
+    }
+    if (!groups.hostedNumbers().contains(to)) {
+      return CompletableFuture.failedFuture(
+          new InvalidArgumentException(
+              "to_group",
+              "must be a lease group of this cluster, one of "
+                  + groups.hostedNumbers()
+                  + "; got "
+                  + to));
+    }
+    LogCommand record =
+        LogCommand.newBuilder()
+            .setRecordMove(RecordMove.newBuilder().setNamespace(namespace).setToGroup(to))
+            .build();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    return proposeToMeta
+        .apply(record)
+        .thenCompose(
+            reply -> {
+              if (reply.hasInvalid()) {
+                return CompletableFuture.failedFuture(
+                    new InvalidArgumentException(
+                        reply.getInvalid().getField().replaceFirst("^record_move\\.", ""),
+                        reply.getInvalid().getMessage()));
+              }
+              if (!reply.hasRecordMove()) {
+                return CompletableFuture.failedFuture(
+                    new IllegalStateException("the meta group answered a move with " + reply));
+              }
+              return awaitEnd(reply.getRecordMove(), deadline);
+            });
+  }
+
+  /** Completes once this node's meta replica shows the move's end. */
+  private CompletableFuture<PlacementResponse> awaitEnd(PlacementResponse recorded, long deadline) {
+    CompletableFuture<PlacementResponse> done = new CompletableFuture<>();
+    String ns = recorded.getNamespace();
+    Runnable check =
+        new Runnable() {
+          @Override
+          public void run() {
+            LeaseCore core = meta.get();
+            // The record's entry is the move's id: until this replica applied it, it knows
+            // nothing of the move.
+            boolean knowsMove = core.applied().index() >= recorded.getMove();
+            Optional<PlacementResponse> now = core.placement(ns);
+            if (knowsMove && now.isPresent() && now.get().getEpoch() > recorded.getEpoch()) {
+              done.complete(now.get().toBuilder().setMove(recorded.getMove()).build());
+              return;
+            }
+            if (knowsMove && now.isPresent() && now.get().getMove() != recorded.getMove()) {
+              done.completeExceptionally(
+                  new MoveAbandonedException(
+                      "move "
+                          + recorded.getMove()
+                          + " of namespace '"
+                          + ns
+                          + "' to group "
+                          + recorded.getMovingTo()
+                          + " was abandoned: a group refused it (the meta leader's log says why);"
+                          + " it stays in group "
+                          + now.get().getGroup()));
+              return;
+            }
+            if (System.nanoTime() > deadline) {
+              done.completeExceptionally(
+                  new ConsensusUnavailableException(
+                      "namespace '"
+                          + ns
+                          + "' is still moving to group "
+                          + recorded.getMovingTo()
+                          + " (move "
+                          + recorded.getMove()
+                          + "); the meta group's leader goes on with it: ask again to wait",
+                      null));
+              return;
+            }
+            try {
+              timer.schedule(this, TICK.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+              done.completeExceptionally(
+                  new ConsensusUnavailableException("the node is stopping", null));
+            }
+          }
+        };
+    check.run();
+    return done;
+  }
+
+  /** On the meta leader: one step of every move under way that has none in flight. */
+  private void sweep() {
+    try {
+      if (!leadsMeta.getAsBoolean() || meta.get().logFormat() < LogFormat.GROUPS) {
+        return;
+      }
+      for (PlacementResponse p : meta.get().placements()) {
+        if (p.getMove() != 0 && driving.add(p.getNamespace())) {
+          step(p)
+              .whenComplete(
+                  (ok, error) -> {
+                    driving.remove(p.getNamespace());
+                    if (error != null) {
+                      LOG.info(
+                          "move {} of namespace {}: will try again: {}",
+                          p.getMove(),
+                          p.getNamespace(),
+                          RaftErrors.unwrap(error).toString());
+                    }
+                  });
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("driving namespace moves: {}", e.toString());
+    }
+  }
+
+  /** The next steps of a move, as the placement records it, to its end or a failure. */
+  private CompletableFuture<Void> step(PlacementResponse p) {
+    try {
+      return steps(p);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private CompletableFuture<Void> steps(PlacementResponse p) {
+    String ns = p.getNamespace();
+    long move = p.getMove();
+    if (p.getMovingTo() != 0) {
+      LeaseGroup source = hosted(p.getGroup());
+      LeaseGroup destination = hosted(p.getMovingTo());
+      return source
+          .propose(freeze(ns, move))
+          .thenCompose(
+              frozen -> {
+                if (!frozen.hasFreezeNamespace()) {
+                  return abandon(p, source, "group " + p.getGroup() + " answered " + frozen);
+                }
+                return destination
+                    .raiseFormat(meta.get().logFormat())
+                    .thenCompose(
+                        raised ->
+                            destination.propose(
+                                adopt(p, frozen.getFreezeNamespace(), destination.number())))
+                    .thenCompose(
+                        adopted -> {
+                          if (adopted.hasInvalid()) {
+                            return abandon(
+                                p, source, "group " + p.getMovingTo() + " answered " + adopted);
+                          }
+                          if (!adopted.hasAdoptNamespace()
+                              || adopted.getAdoptNamespace().getEpoch() != p.getEpoch() + 1) {
+                            throw new CompletionException(
+                                new IllegalStateException(
+                                    "group " + p.getMovingTo() + " answered " + adopted));
+                          }
+                          LOG.info(
+                              "move {}: namespace {} adopted by group {} at epoch {} ({} leases)",
+                              move,
+                              ns,
+                              p.getMovingTo(),
+                              p.getEpoch() + 1,
+                              frozen.getFreezeNamespace().getState().getLeasesCount());
+                          return finish(ns, move, MoveOutcome.MOVE_DONE)
+                              .thenCompose(
+                                  done ->
+                                      drop(
+                                          done.getNamespace(), move, p.getGroup(), done.getMove()));
+                        });
+              });
+    }
+    if (p.getDropFrom() != 0) {
+      return drop(ns, move, p.getDropFrom(), move);
+    }
+    return CompletableFuture.completedFuture(null);
+  }
+
+  /** The source drops the namespace, then the meta group forgets the move. */
+  private CompletableFuture<Void> drop(String ns, long move, int from, long recorded) {
+    if (recorded != move) {
+      return CompletableFuture.completedFuture(null); // another driver finished it meanwhile
+    }
+    LogCommand drop =
+        LogCommand.newBuilder()
+            .setDropNamespace(DropNamespace.newBuilder().setNamespace(ns).setMove(move))
+            .build();
+    return hosted(from)
+        .propose(drop)
+        .thenCompose(
+            dropped -> {
+              if (!dropped.hasDropNamespace()) {
+                throw new CompletionException(
+                    new IllegalStateException("group " + from + " answered " + dropped));
+              }
+              return finish(ns, move, MoveOutcome.MOVE_DROPPED);
+            })
+        .thenAccept(over -> LOG.info("move {}: namespace {} dropped by group {}", move, ns, from));
+  }
+
+  /** Before the adoption was sent: the source unfreezes, and the meta group forgets the move. */
+  private CompletableFuture<Void> abandon(PlacementResponse p, LeaseGroup source, String why) {
+    LOG.warn(
+        "move {} of namespace {} to group {} abandoned: {}",
+        p.getMove(),
+        p.getNamespace(),
+        p.getMovingTo(),
+        why);
+    LogCommand unfreeze =
+        LogCommand.newBuilder()
+            .setUnfreezeNamespace(
+                UnfreezeNamespace.newBuilder().setNamespace(p.getNamespace()).setMove(p.getMove()))
+            .build();
+    return source
+        .propose(unfreeze)
+        .thenCompose(
+            unfrozen -> {
+              if (!unfrozen.hasUnfreezeNamespace()) {
+                throw new CompletionException(
+                    new IllegalStateException(
+                        "group " + p.getGroup() + " answered " + unfrozen + " to an unfreeze"));
+              }
+              return finish(p.getNamespace(), p.getMove(), MoveOutcome.MOVE_ABORTED);
+            })
+        .thenAccept(over -> {});
+  }
+
+  private CompletableFuture<PlacementResponse> finish(String ns, long move, MoveOutcome outcome) {
+    LogCommand finish =
+        LogCommand.newBuilder()
+            .setFinishMove(
+                FinishMove.newBuilder().setNamespace(ns).setMove(move).setOutcome(outcome))
+            .build();
+    return proposeToMeta
+        .apply(finish)
+        .thenApply(
+            reply -> {
+              if (!reply.hasFinishMove()) {
+                throw new CompletionException(
+                    new IllegalStateException("the meta group answered " + reply));
+              }
+              return reply.getFinishMove();
+            });
+  }
+
+  private static LogCommand freeze(String ns, long move) {
+    return LogCommand.newBuilder()
+        .setFreezeNamespace(FreezeNamespace.newBuilder().setNamespace(ns).setMove(move))
+        .build();
+  }
+
+  private static LogCommand adopt(PlacementResponse p, FreezeNamespaceResponse frozen, int group) {
+    return LogCommand.newBuilder()
+        .setAdoptNamespace(
+            AdoptNamespace.newBuilder()
+                .setNamespace(p.getNamespace())
+                .setEpoch(p.getEpoch() + 1)
+                .setGroup(group)
+                .setFloor(frozen.getFloor())
+                .setMove(p.getMove())
+                .setState(frozen.getState()))
+        .build();
+  }
+
+  private LeaseGroup hosted(int number) {
+    return groups
+        .hosted(number)
+        .orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "lease group "
+                        + number
+                        + " is not hosted on this node: it cannot drive moves"));
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}
