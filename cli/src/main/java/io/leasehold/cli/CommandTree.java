@@ -6,6 +6,7 @@ import io.leasehold.cli.command.ClusterCommand;
 import io.leasehold.cli.command.CompletionCommand;
 import io.leasehold.cli.command.EndpointCommand;
 import io.leasehold.cli.command.LeaseCommand;
+import io.leasehold.cli.command.NamespaceCommand;
 import io.leasehold.cli.command.PolicyCommand;
 import io.leasehold.cli.command.RouteCommand;
 import io.leasehold.cli.command.ServiceCommand;
@@ -39,6 +40,7 @@ public final class CommandTree {
           Map.entry(PolicyCommand.class, PolicyCommand.SUBCOMMANDS),
           Map.entry(BanCommand.class, BanCommand.SUBCOMMANDS),
           Map.entry(ClusterCommand.class, ClusterCommand.SUBCOMMANDS),
+          Map.entry(NamespaceCommand.class, NamespaceCommand.SUBCOMMANDS),
           Map.entry(EndpointCommand.class, EndpointCommand.SUBCOMMANDS),
           Map.entry(AuthCommand.class, AuthCommand.SUBCOMMANDS),
           Map.entry(AuthCommand.RoleCommand.class, AuthCommand.RoleCommand.SUBCOMMANDS),

@@ -10,6 +10,7 @@ import io.leasehold.cli.command.ElectCommand;
 import io.leasehold.cli.command.EndpointCommand;
 import io.leasehold.cli.command.LeaseCommand;
 import io.leasehold.cli.command.LockCommand;
+import io.leasehold.cli.command.NamespaceCommand;
 import io.leasehold.cli.command.PolicyCommand;
 import io.leasehold.cli.command.RestoreCommand;
 import io.leasehold.cli.command.RouteCommand;
@@ -74,6 +75,7 @@ public final class LeaseholdCommand implements Runnable {
           PolicyCommand.class,
           BanCommand.class,
           ClusterCommand.class,
+          NamespaceCommand.class,
           EndpointCommand.class,
           AuthCommand.class,
           AuditCommand.class,

@@ -56,6 +56,54 @@ class ClusterStatusCommandTest {
   }
 
   @Test
+  void namespaceMoveTakesANamespaceToAnotherLeaseGroupWithItsLeases() {
+    TestCluster.await(
+        "every lease group led and format 6 applied",
+        seconds(60),
+        () ->
+            cluster.running().stream()
+                    .allMatch(
+                        n ->
+                            n.consensus().logFormat()
+                                == io.leasehold.statemachine.core.LogFormat.GROUPS)
+                && StreamSupport.stream(
+                        run(cluster, "cluster", "groups", "-o", "json").ok().array().spliterator(),
+                        false)
+                    .allMatch(g -> !g.getAsJsonObject().get("leader").isJsonNull()));
+    JsonObject held =
+        run(cluster, "lease", "acquire", "reports/weekly", "--ttl", "2m", "-o", "json")
+            .ok()
+            .object();
+    long token = held.get("token").getAsLong();
+    int from =
+        TestCluster.eventually(
+            "reports placed on a lease group",
+            seconds(30),
+            () ->
+                cluster
+                    .node("n1")
+                    .stateMachine()
+                    .core()
+                    .placement("reports")
+                    .map(p -> p.getGroup())
+                    .filter(g -> g > 0));
+    int to = from % 3 + 1;
+
+    JsonObject moved =
+        run(cluster, "namespace", "move", "reports", "--to", "" + to, "-o", "json").ok().object();
+    assertEquals(to, moved.get("group").getAsInt(), moved::toString);
+    assertEquals(2, moved.get("epoch").getAsInt(), moved::toString);
+    JsonObject after = run(cluster, "lease", "get", "reports/weekly", "-o", "json").ok().object();
+    assertEquals(token, after.get("token").getAsLong(), "the lease keeps its token: " + after);
+
+    Cli.Run again = run(cluster, "namespace", "move", "reports", "--to", "" + to).ok();
+    assertTrue(again.out().contains("reports"), again.out());
+    Cli.Run nowhere = run(cluster, "namespace", "move", "reports", "--to", "9");
+    assertEquals(2, nowhere.exit(), nowhere.toString());
+    assertTrue(nowhere.err().contains("to_group"), nowhere.toString());
+  }
+
+  @Test
   void groupsListsTheMetaGroupAndEachLeaseGroupLedByTheMemberItsPriorityNames() {
     TestCluster.await(
         "lease group k led by n<k>",

@@ -84,6 +84,21 @@ public final class ClusterAdmin {
   }
 
   /**
+   * Moves a namespace to another lease group, online: every lease keeps its token and holder, and
+   * tokens of its names keep increasing; writes to it wait while it moves. Asking again for the
+   * same move waits for it, or answers at once if it is over.
+   *
+   * @param namespace the namespace (the part of names before the first '/')
+   * @param toGroup the lease group it goes to, 1 or more
+   * @return completes once the destination serves it; fails with {@link InvalidRequestException} if
+   *     it cannot move there, and with a {@link LeaseholdException} of code {@code
+   *     FAILED_PRECONDITION} if the move was abandoned (a group refused it; it stays where it was)
+   */
+  public CompletableFuture<NamespaceMove> moveNamespace(String namespace, int toGroup) {
+    return calls.moveNamespace(namespace, toGroup);
+  }
+
+  /**
    * Takes a snapshot on the node this client reads from (each node snapshots its own state).
    *
    * @return completes with the snapshot taken

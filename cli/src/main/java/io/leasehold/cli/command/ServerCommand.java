@@ -256,7 +256,10 @@ public final class ServerCommand implements Callable<Integer> {
           "Start without a group of its own and wait to be added to a running cluster; --peers need list only this node.")
   boolean join;
 
-  /** Hidden until namespaces can move between groups (docs/design/multi-raft.md, "Build order"). */
+  /**
+   * Hidden until the fault schedule moves namespaces between groups (docs/design/multi-raft.md,
+   * "Build order").
+   */
   @Option(
       names = "--lease-groups",
       paramLabel = "N",

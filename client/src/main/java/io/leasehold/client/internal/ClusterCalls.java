@@ -6,12 +6,14 @@ import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import io.leasehold.client.ClusterMember;
+import io.leasehold.client.NamespaceMove;
 import io.leasehold.client.NodeStatus;
 import io.leasehold.client.SnapshotResult;
 import io.leasehold.proto.v1.AddMemberRequest;
 import io.leasehold.proto.v1.ClusterGrpc;
 import io.leasehold.proto.v1.Member;
 import io.leasehold.proto.v1.MembershipResponse;
+import io.leasehold.proto.v1.MoveNamespaceRequest;
 import io.leasehold.proto.v1.RemoveMemberRequest;
 import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.StatusResponse;
@@ -132,6 +134,22 @@ public final class ClusterCalls {
             TransferLeadershipRequest.getDefaultInstance(),
             "Cluster.TransferLeadership")
         .thenApply(r -> r.getLeaderId());
+  }
+
+  public CompletableFuture<NamespaceMove> moveNamespace(String namespace, int toGroup) {
+    Objects.requireNonNull(namespace, "namespace");
+    return slow(
+            ClusterGrpc.getMoveNamespaceMethod(),
+            MoveNamespaceRequest.newBuilder()
+                .setNamespace(namespace)
+                .setToGroup(toGroup)
+                .setTimeout(
+                    com.google.protobuf.Duration.newBuilder()
+                        .setSeconds(SLOW_ATTEMPT.minusSeconds(5).toSeconds()))
+                .build(),
+            "Cluster.MoveNamespace " + namespace)
+        .thenApply(
+            r -> new NamespaceMove(r.getNamespace(), r.getGroup(), r.getEpoch(), r.getMove()));
   }
 
   public CompletableFuture<SnapshotResult> takeSnapshot() {

@@ -121,7 +121,12 @@ final class NamespaceMover implements AutoCloseable {
                 return CompletableFuture.failedFuture(
                     new IllegalStateException("the meta group answered a move with " + reply));
               }
-              return awaitEnd(reply.getRecordMove(), deadline);
+              PlacementResponse recorded = reply.getRecordMove();
+              if (recorded.getMove() == 0 || recorded.getGroup() == to) {
+                // In that group already: moved before, or this move is done but for the drop.
+                return CompletableFuture.completedFuture(recorded);
+              }
+              return awaitEnd(recorded, deadline);
             });
   }
 

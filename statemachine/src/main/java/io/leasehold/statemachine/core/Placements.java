@@ -376,8 +376,9 @@ final class Placements {
               + "; only a namespace placed on a lease group can move");
     }
     if (p.getMove() != 0) {
-      if (p.getMovingTo() == c.getToGroup()) {
-        return response(ns, p); // the same move, asked again
+      if (p.getMovingTo() == c.getToGroup()
+          || (p.getMovingTo() == 0 && p.getGroup() == c.getToGroup())) {
+        return response(ns, p); // the same move, asked again (under way, or done but for the drop)
       }
       throw new InvalidArgumentException(
           "record_move.namespace",
@@ -391,9 +392,7 @@ final class Placements {
               + ")");
     }
     if (p.getGroup() == c.getToGroup()) {
-      throw new InvalidArgumentException(
-          "record_move.to_group",
-          "namespace '" + ns + "' is in group " + c.getToGroup() + " already");
+      return response(ns, p); // there already (a retried move that ended): nothing to do
     }
     StoredPlacement moving =
         p.toBuilder().setMove(tx.index).setMovingTo(c.getToGroup()).setDropFrom(0).build();

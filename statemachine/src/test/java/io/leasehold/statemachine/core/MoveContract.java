@@ -346,17 +346,21 @@ abstract class MoveContract extends LeaseGroupFixture {
         "record_move.namespace",
         invalid(apply(8, T0, recordMove("lock", 1))).getField(),
         "no new move before the source dropped it");
+    assertEquals(
+        done,
+        apply(9, T0, recordMove("lock", 2)).reply().getRecordMove(),
+        "the same move asked again once done: answered as it stands");
     io.leasehold.proto.v1.PlacementResponse over =
-        apply(9, T0, finishMove("lock", 3, io.leasehold.proto.v1.MoveOutcome.MOVE_DROPPED))
+        apply(10, T0, finishMove("lock", 3, io.leasehold.proto.v1.MoveOutcome.MOVE_DROPPED))
             .reply()
             .getFinishMove();
     assertEquals(
         List.of(2, 0, 0), List.of(over.getGroup(), (int) over.getMove(), over.getDropFrom()));
 
-    long second = 10;
+    long second = 11;
     apply(second, T0, recordMove("lock", 1));
     io.leasehold.proto.v1.PlacementResponse aborted =
-        apply(11, T0, finishMove("lock", second, io.leasehold.proto.v1.MoveOutcome.MOVE_ABORTED))
+        apply(12, T0, finishMove("lock", second, io.leasehold.proto.v1.MoveOutcome.MOVE_ABORTED))
             .reply()
             .getFinishMove();
     assertEquals(
@@ -365,12 +369,15 @@ abstract class MoveContract extends LeaseGroupFixture {
     assertEquals(2, aborted.getEpoch(), "an abandoned move leaves the epoch as it was");
     assertEquals(aborted, new LeaseCore(store).placement("lock").orElseThrow(), "kept on reload");
 
-    assertEquals("record_move.to_group", invalid(apply(12, T0, recordMove("lock", 2))).getField());
-    assertEquals("record_move.to_group", invalid(apply(13, T0, recordMove("lock", 0))).getField());
     assertEquals(
-        "record_move.namespace", invalid(apply(14, T0, recordMove("unplaced", 1))).getField());
+        aborted,
+        apply(13, T0, recordMove("lock", 2)).reply().getRecordMove(),
+        "a move to the group it is in records nothing: a retried move that ended");
+    assertEquals("record_move.to_group", invalid(apply(14, T0, recordMove("lock", 0))).getField());
     assertEquals(
-        "record_move.namespace", invalid(apply(15, T0, recordMove("service", 1))).getField());
+        "record_move.namespace", invalid(apply(15, T0, recordMove("unplaced", 1))).getField());
+    assertEquals(
+        "record_move.namespace", invalid(apply(16, T0, recordMove("service", 1))).getField());
     assertEquals("record_move", toGroup(recordMove("lock", 2)).getInvalid().getField());
   }
 }
