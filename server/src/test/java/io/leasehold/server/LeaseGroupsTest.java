@@ -1010,14 +1010,7 @@ class LeaseGroupsTest {
     writer.start();
     await("the writer is writing", WAIT, () -> tokens.size() >= 3 || !failures.isEmpty());
 
-    io.leasehold.proto.v1.MoveNamespaceResponse moved =
-        cluster
-            .cluster("n3")
-            .moveNamespace(
-                io.leasehold.proto.v1.MoveNamespaceRequest.newBuilder()
-                    .setNamespace("alpha")
-                    .setToGroup(to)
-                    .build());
+    io.leasehold.proto.v1.MoveNamespaceResponse moved = moveNamespace("n3", "alpha", to);
     assertEquals(to, moved.getGroup(), moved::toString);
     assertEquals(2, moved.getEpoch(), moved::toString);
     int before = tokens.size();
@@ -1091,30 +1084,23 @@ class LeaseGroupsTest {
     }
 
     StatusRuntimeException toNowhere =
-        assertThrows(
-            StatusRuntimeException.class,
-            () ->
-                cluster
-                    .cluster("n1")
-                    .moveNamespace(
-                        io.leasehold.proto.v1.MoveNamespaceRequest.newBuilder()
-                            .setNamespace("alpha")
-                            .setToGroup(9)
-                            .build()));
+        assertThrows(StatusRuntimeException.class, () -> moveNamespace("n1", "alpha", 9));
     assertEquals(Status.Code.INVALID_ARGUMENT, toNowhere.getStatus().getCode());
     assertTrue(toNowhere.getStatus().getDescription().contains("to_group"), toNowhere::toString);
     StatusRuntimeException registry =
-        assertThrows(
-            StatusRuntimeException.class,
-            () ->
-                cluster
-                    .cluster("n1")
-                    .moveNamespace(
-                        io.leasehold.proto.v1.MoveNamespaceRequest.newBuilder()
-                            .setNamespace("service")
-                            .setToGroup(1)
-                            .build()));
+        assertThrows(StatusRuntimeException.class, () -> moveNamespace("n1", "service", 1));
     assertEquals(Status.Code.INVALID_ARGUMENT, registry.getStatus().getCode());
+  }
+
+  private io.leasehold.proto.v1.MoveNamespaceResponse moveNamespace(
+      String via, String namespace, int to) {
+    return cluster
+        .cluster(via)
+        .moveNamespace(
+            io.leasehold.proto.v1.MoveNamespaceRequest.newBuilder()
+                .setNamespace(namespace)
+                .setToGroup(to)
+                .build());
   }
 
   @Test
