@@ -356,7 +356,9 @@ final class NamespaceMover implements AutoCloseable {
                 .setGroup(group)
                 .setFloor(frozen.getFloor())
                 .setMove(p.getMove())
-                .setState(frozen.getState()))
+                .setState(frozen.getState())
+                .setFromGroup(p.getGroup())
+                .setFrozenAt(frozen.getRevision()))
         .build();
   }
 

@@ -3,12 +3,14 @@ package io.leasehold.server.watch;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
+import io.leasehold.proto.v1.PlacementResponse;
 import io.leasehold.proto.v1.ResumeToken;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.proto.v1.WatchResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -17,6 +19,13 @@ import java.util.TreeMap;
  * one stream as they come. Each message is one group's, as its watcher built it, with the group and
  * a resume token added: every group's revision up to which all its events were sent. A client that
  * resumes from the token misses nothing and gets nothing twice, in any group, on any node.
+ *
+ * <p>A namespace that moved between groups keeps its order too: a group that adopted it in a move
+ * records the group it came from and the entry that froze it there, after which that group sent no
+ * event of it. This node's replicas apply the two groups independently, so the new group's first
+ * events of the namespace can come before the old group's last ones; a message of the new group
+ * with such events waits, with every later one of that group, until this stream has passed the
+ * freeze in the old group (its events, or its progress, which comes within a second when idle).
  *
  * <p>Ends as soon as any group's watcher ends (cut off for lagging, a compacted start, the node
  * stopping), with the token in the trailers.
@@ -28,34 +37,54 @@ final class MergedWatch {
   private final Map<Integer, Long> through = new TreeMap<>();
 
   private final List<WatchHub.WatchStream> parts = new ArrayList<>();
+
+  /** Each group's watcher, to wake it once its held messages are sent. */
+  private final Map<Integer, WatchHub.WatchStream> partOf =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Each group's hub, whose state says which namespaces it adopted in moves. */
+  private final Map<Integer, WatchHub> hubs;
+
+  /** Guarded by this: each group's messages held back, in order, until a move's source passed. */
+  private final Map<Integer, java.util.ArrayDeque<WatchFrame>> held = new TreeMap<>();
+
   private volatile boolean ended;
 
-  private MergedWatch(ServerCallStreamObserver<WatchFrame> out) {
+  private MergedWatch(ServerCallStreamObserver<WatchFrame> out, Map<Integer, WatchHub> hubs) {
     this.out = out;
+    this.hubs = Map.copyOf(hubs);
   }
 
   /**
    * Starts a watcher in each hub, group {@code g} from revision {@code from.get(g)}, and wires the
    * stream's handlers to them all; called during the service method.
    */
-  static void start(
+  static MergedWatch start(
       WatchRequest request,
       Map<Integer, WatchHub> hubs,
       Map<Integer, Long> from,
       ServerCallStreamObserver<WatchFrame> out) {
-    MergedWatch merged = new MergedWatch(out);
+    MergedWatch merged = new MergedWatch(out, hubs);
     from.forEach((g, start) -> merged.through.put(g, start - 1));
     List<WatchHub.WatchStream> started = new ArrayList<>();
     for (Map.Entry<Integer, WatchHub> e : hubs.entrySet()) {
       WatchRequest part =
           request.toBuilder().clearResumeToken().setStartRevision(from.get(e.getKey())).build();
-      started.add(e.getValue().start(part, merged.new Part(e.getKey())));
+      WatchHub.WatchStream stream = e.getValue().start(part, merged.new Part(e.getKey()));
+      merged.partOf.put(e.getKey(), stream);
+      started.add(stream);
     }
     synchronized (merged) {
       merged.parts.addAll(started);
     }
     out.setOnCancelHandler(merged::cancelled);
     out.setOnReadyHandler(() -> started.forEach(WatchHub.WatchStream::ready));
+    return merged;
+  }
+
+  /** How many messages wait for a move's source to pass its freeze; for tests. */
+  synchronized int held() {
+    return held.values().stream().mapToInt(java.util.ArrayDeque::size).sum();
   }
 
   /** The groups' revisions a token holds, each the last one delivered. */
@@ -77,10 +106,68 @@ final class MergedWatch {
     all.forEach(WatchHub.WatchStream::cancelled);
   }
 
-  private synchronized void send(int group, WatchFrame frame) {
-    if (ended) {
-      return;
+  private void send(int group, WatchFrame frame) {
+    List<WatchHub.WatchStream> wake = new ArrayList<>();
+    synchronized (this) {
+      if (ended) {
+        return;
+      }
+      java.util.ArrayDeque<WatchFrame> mine = held.get(group);
+      if ((mine != null && !mine.isEmpty()) || waitsForSource(group, frame)) {
+        held.computeIfAbsent(group, g -> new java.util.ArrayDeque<>()).add(frame);
+        return;
+      }
+      emit(group, frame);
+      // What this group's progress lets go of the other groups' held messages.
+      boolean sent = true;
+      while (sent) {
+        sent = false;
+        for (Map.Entry<Integer, java.util.ArrayDeque<WatchFrame>> e : held.entrySet()) {
+          java.util.ArrayDeque<WatchFrame> q = e.getValue();
+          while (!q.isEmpty() && !waitsForSource(e.getKey(), q.peek())) {
+            emit(e.getKey(), q.poll());
+            sent = true;
+            if (q.isEmpty()) {
+              Optional.ofNullable(partOf.get(e.getKey())).ifPresent(wake::add);
+            }
+          }
+        }
+      }
     }
+    wake.forEach(WatchHub.WatchStream::ready);
+  }
+
+  /**
+   * Whether {@code frame} of {@code group} carries an event of a namespace the group adopted in a
+   * move, from its adoption on, while this stream has not yet passed the freeze in its old group.
+   */
+  private boolean waitsForSource(int group, WatchFrame frame) {
+    WatchHub hub = hubs.get(group);
+    if (hub == null || frame.events().isEmpty()) {
+      return false;
+    }
+    for (WireEvent e : frame.events()) {
+      String name = e.name();
+      int slash = name.indexOf('/');
+      if (slash <= 0) {
+        continue;
+      }
+      Optional<PlacementResponse> p = hub.core().placement(name.substring(0, slash));
+      if (p.isEmpty() || p.get().getMovedFrom() == 0 || p.get().getMovedFrom() == group) {
+        continue;
+      }
+      Long sourceThrough = through.get(p.get().getMovedFrom());
+      if (frame.revision() >= p.get().getRevision()
+          && sourceThrough != null
+          && sourceThrough < p.get().getFrozenAt()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Sends a group's message with the stream's resume token; under this. */
+  private void emit(int group, WatchFrame frame) {
     through.merge(group, frame.revision(), Math::max);
     byte[] fields =
         WatchResponse.newBuilder()
@@ -148,7 +235,9 @@ final class MergedWatch {
     @Override
     public boolean isReady() {
       synchronized (MergedWatch.this) {
-        return !ended && out.isReady();
+        java.util.ArrayDeque<WatchFrame> mine = held.get(group);
+        // A group with held messages waits: its watcher builds no more until they are sent.
+        return !ended && out.isReady() && (mine == null || mine.isEmpty());
       }
     }
 

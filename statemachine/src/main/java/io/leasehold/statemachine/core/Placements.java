@@ -300,6 +300,8 @@ final class Placements {
             .setEpoch(c.getEpoch())
             .setRevision(tx.index)
             .setFloor(c.getFloor())
+            .setMovedFrom(c.getFromGroup())
+            .setFrozenAt(c.getFrozenAt())
             .build();
     put(tx, ns, owned);
     long needed = c.getFloor() - nextToken;
@@ -335,6 +337,8 @@ final class Placements {
         .setMove(p.getMove())
         .setMovingTo(p.getMovingTo())
         .setDropFrom(p.getDropFrom())
+        .setMovedFrom(p.getMovedFrom())
+        .setFrozenAt(p.getFrozenAt())
         .build();
   }
 

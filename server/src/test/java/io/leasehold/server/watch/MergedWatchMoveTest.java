@@ -1,0 +1,152 @@
+package io.leasehold.server.watch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.google.protobuf.Duration;
+import io.leasehold.proto.v1.AcquireRequest;
+import io.leasehold.proto.v1.AdoptNamespace;
+import io.leasehold.proto.v1.Event;
+import io.leasehold.proto.v1.FreezeNamespace;
+import io.leasehold.proto.v1.FreezeNamespaceResponse;
+import io.leasehold.proto.v1.LogCommand;
+import io.leasehold.proto.v1.ReleaseRequest;
+import io.leasehold.proto.v1.SetLogFormat;
+import io.leasehold.proto.v1.WatchRequest;
+import io.leasehold.proto.v1.WatchResponse;
+import io.leasehold.server.TestCluster;
+import io.leasehold.statemachine.core.ApplyResult;
+import io.leasehold.statemachine.core.LeaseCore;
+import io.leasehold.statemachine.core.LogFormat;
+import io.leasehold.statemachine.store.InMemoryStore;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A watch across groups keeps a moved namespace's events in order (docs/design/multi-raft.md,
+ * "Watches, lists and revisions"): this node's replicas of the two groups apply independently, and
+ * here the test holds back the old group's replica, as a lagging one would, while the new group's
+ * replica applies the adoption and a release of the moved lease.
+ */
+class MergedWatchMoveTest {
+  private static final long NOW = 1_000_000_000L;
+
+  private final LeaseCore source = new LeaseCore(new InMemoryStore(), 1);
+  private final LeaseCore destination = new LeaseCore(new InMemoryStore(), 2);
+  private final WatchHub sourceHub =
+      new WatchHub(() -> source, 100_000, java.time.Duration.ofMillis(50), 1_000_000, 1);
+  private final WatchHub destinationHub =
+      new WatchHub(() -> destination, 100_000, java.time.Duration.ofMillis(50), 1_000_000, 1);
+  private long sourceIndex;
+  private long destinationIndex;
+
+  @AfterEach
+  void close() {
+    sourceHub.close();
+    destinationHub.close();
+  }
+
+  private ApplyResult toSource(LogCommand.Builder c) throws IOException {
+    return source.apply(1, ++sourceIndex, c.setLeaderTimeMicros(NOW).build());
+  }
+
+  private ApplyResult toDestination(LogCommand.Builder c) throws IOException {
+    return destination.apply(1, ++destinationIndex, c.setLeaderTimeMicros(NOW).build());
+  }
+
+  private static LogCommand.Builder format() {
+    return LogCommand.newBuilder()
+        .setSetLogFormat(SetLogFormat.newBuilder().setFormat(LogFormat.GROUPS));
+  }
+
+  /** What the stream sent: each event as "group TYPE name", in order. */
+  private static final class Sent extends TestStream {
+    final List<String> events = new CopyOnWriteArrayList<>();
+    volatile Runnable onReady = () -> {};
+
+    @Override
+    public void setOnReadyHandler(Runnable handler) {
+      onReady = handler;
+    }
+
+    @Override
+    public void onNext(WatchFrame frame) {
+      WatchResponse r = frame.toResponse();
+      for (Event e : r.getEventsList()) {
+        events.add(r.getGroup() + " " + e.getType() + " " + e.getName());
+      }
+    }
+  }
+
+  @Test
+  void aMovedNamespacesEventsInItsNewGroupWaitForItsLastOnesInTheOld() throws Exception {
+    sourceHub.onApplied(toSource(format()));
+    sourceHub.onApplied(
+        toSource(
+            LogCommand.newBuilder()
+                .setAdoptNamespace(
+                    AdoptNamespace.newBuilder().setNamespace("ns").setEpoch(1).setGroup(1))));
+    destinationHub.onApplied(toDestination(format()));
+    Sent out = new Sent();
+    out.ready = true;
+    MergedWatch merged =
+        MergedWatch.start(
+            WatchRequest.newBuilder().setPrefix("").build(),
+            Map.of(1, sourceHub, 2, destinationHub),
+            Map.of(1, sourceIndex + 1, 2, destinationIndex + 1),
+            out);
+    out.onReady.run(); // as gRPC does once the call is set up
+
+    // The old group grants ns/a, then freezes ns for the move; this node's replica of it lags,
+    // so its hub hears of neither yet.
+    ApplyResult granted =
+        toSource(
+            LogCommand.newBuilder()
+                .setAcquire(
+                    AcquireRequest.newBuilder()
+                        .setName("ns/a")
+                        .setHolder("alice")
+                        .setTtl(Duration.newBuilder().setSeconds(30))));
+    long token = granted.reply().getAcquire().getLease().getToken();
+    ApplyResult frozen =
+        toSource(
+            LogCommand.newBuilder()
+                .setFreezeNamespace(FreezeNamespace.newBuilder().setNamespace("ns").setMove(7)));
+    FreezeNamespaceResponse f = frozen.reply().getFreezeNamespace();
+
+    // The new group adopts it and the lease is released there; its replica here is quick.
+    destinationHub.onApplied(
+        toDestination(
+            LogCommand.newBuilder()
+                .setAdoptNamespace(
+                    AdoptNamespace.newBuilder()
+                        .setNamespace("ns")
+                        .setEpoch(2)
+                        .setGroup(2)
+                        .setFloor(f.getFloor())
+                        .setMove(7)
+                        .setState(f.getState())
+                        .setFromGroup(1)
+                        .setFrozenAt(f.getRevision()))));
+    destinationHub.onApplied(
+        toDestination(
+            LogCommand.newBuilder()
+                .setRelease(ReleaseRequest.newBuilder().setName("ns/a").setToken(token))));
+    TestCluster.await(
+        "the new group's release waits for the old group's stream",
+        java.time.Duration.ofSeconds(10),
+        () -> merged.held() == 1);
+    assertEquals(List.of(), out.events, "nothing of ns is sent out of order");
+
+    // The lagging replica catches up: the grant goes first, then the release.
+    sourceHub.onApplied(granted);
+    sourceHub.onApplied(frozen);
+    TestCluster.await(
+        "both events sent", java.time.Duration.ofSeconds(10), () -> out.events.size() == 2);
+    assertEquals(List.of("1 ACQUIRED ns/a", "2 RELEASED ns/a"), out.events);
+    assertEquals(0, merged.held());
+  }
+}
