@@ -61,6 +61,14 @@ public final class Rpc {
           "leasehold.v1.Auth/RevokeRole");
 
   /**
+   * Calls that only a cluster with lease groups accepts; the fuzzed clusters have none, so these
+   * are checked for being refused cleanly (INVALID_ARGUMENT, nothing changed), never for an OK.
+   * LeaseGroupsTest covers their accepted side.
+   */
+  static final java.util.Set<String> NEEDS_LEASE_GROUPS =
+      java.util.Set.of("leasehold.v1.Cluster/MoveNamespace");
+
+  /**
    * How often the generator picks each call, relative to the others. Cluster calls that take a
    * snapshot or hand over leadership cost far more than the rest and are picked rarely.
    */
@@ -93,6 +101,7 @@ public final class Rpc {
           Map.entry("leasehold.v1.Cluster/TransferLeadership", 1),
           Map.entry("leasehold.v1.Cluster/TakeSnapshot", 1),
           Map.entry("leasehold.v1.Cluster/Backup", 1),
+          Map.entry("leasehold.v1.Cluster/MoveNamespace", 2),
           Map.entry("leasehold.v1.Admin/GetPolicy", 2),
           Map.entry("leasehold.v1.Admin/ListPolicies", 1),
           Map.entry("leasehold.v1.Admin/SetPolicy", 4),

@@ -206,9 +206,19 @@ final class Templates {
         yield b.build();
       }
       case "leasehold.v1.Cluster/Backup" -> {
-        BackupRequest.Builder b = BackupRequest.newBuilder();
+        BackupRequest.Builder b = BackupRequest.newBuilder().setEveryGroup(v.chance(0.5));
         if (v.chance(0.5)) {
           b.setTimeout(seconds(v.pickOf(5L, 30L, 3600L)));
+        }
+        yield b.build();
+      }
+      case "leasehold.v1.Cluster/MoveNamespace" -> {
+        io.leasehold.proto.v1.MoveNamespaceRequest.Builder b =
+            io.leasehold.proto.v1.MoveNamespaceRequest.newBuilder()
+                .setNamespace(namespace(v))
+                .setToGroup(v.pickOf(1, 2, 3));
+        if (v.chance(0.5)) {
+          b.setTimeout(seconds(v.pickOf(5L, 30L)));
         }
         yield b.build();
       }
