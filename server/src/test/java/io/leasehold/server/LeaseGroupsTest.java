@@ -1092,6 +1092,59 @@ class LeaseGroupsTest {
     assertEquals(Status.Code.INVALID_ARGUMENT, registry.getStatus().getCode());
   }
 
+  @Test
+  void aBackupIsNotTakenWhileANamespaceMoves() throws Exception {
+    cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3));
+    awaitGroupsPlaceable();
+    assertEquals(
+        Outcome.GRANTED,
+        cluster.leases("n1").acquire(acquire("alpha/a", "runner", 60)).getOutcome());
+    awaitPlaced(cluster.running(), "alpha");
+    // A move that cannot go on (no lease group 9): the namespace stays moving until aborted.
+    LeaseholdNode leader = cluster.awaitLeader();
+    LogReply recorded =
+        leader
+            .replicator()
+            .propose(
+                LogCommand.newBuilder()
+                    .setRecordMove(
+                        io.leasehold.proto.v1.RecordMove.newBuilder()
+                            .setNamespace("alpha")
+                            .setToGroup(9))
+                    .build())
+            .get(30, TimeUnit.SECONDS);
+    long move = recorded.getRecordMove().getMove();
+    assertTrue(move > 0, recorded::toString);
+    StatusRuntimeException refused =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                NodeBackup.receive(
+                    cluster
+                        .cluster("n2")
+                        .backup(BackupRequest.newBuilder().setEveryGroup(true).build()),
+                    dir.resolve("refused")));
+    assertEquals(Status.Code.FAILED_PRECONDITION, refused.getStatus().getCode());
+    assertTrue(refused.getStatus().getDescription().contains("alpha"), refused::toString);
+
+    leader
+        .replicator()
+        .propose(
+            LogCommand.newBuilder()
+                .setFinishMove(
+                    io.leasehold.proto.v1.FinishMove.newBuilder()
+                        .setNamespace("alpha")
+                        .setMove(move)
+                        .setOutcome(io.leasehold.proto.v1.MoveOutcome.MOVE_ABORTED))
+                .build())
+        .get(30, TimeUnit.SECONDS);
+    NodeBackup.Manifest m =
+        NodeBackup.receive(
+            cluster.cluster("n2").backup(BackupRequest.newBuilder().setEveryGroup(true).build()),
+            dir.resolve("taken"));
+    assertEquals(3, m.leaseGroups().size(), m::toString);
+  }
+
   private io.leasehold.proto.v1.MoveNamespaceResponse moveNamespace(
       String via, String namespace, int to) {
     return cluster

@@ -31,6 +31,7 @@ import io.leasehold.server.raft.LeadershipTransferException;
 import io.leasehold.server.raft.MembershipChangeException;
 import io.leasehold.server.raft.MembershipChangeInProgressException;
 import io.leasehold.server.raft.MoveAbandonedException;
+import io.leasehold.server.raft.MovingNamespaceException;
 import io.leasehold.server.raft.NothingToSnapshotException;
 import io.leasehold.server.rpc.GrpcErrors;
 import io.leasehold.statemachine.core.InvalidArgumentException;
@@ -483,6 +484,9 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
       return Status.FAILED_PRECONDITION
           .withDescription("membership change refused: " + cause.getMessage())
           .asRuntimeException();
+    }
+    if (cause instanceof MovingNamespaceException) {
+      return Status.FAILED_PRECONDITION.withDescription(cause.getMessage()).asRuntimeException();
     }
     if (cause instanceof MoveAbandonedException) {
       return Status.FAILED_PRECONDITION.withDescription(cause.getMessage()).asRuntimeException();

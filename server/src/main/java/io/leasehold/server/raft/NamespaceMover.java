@@ -53,6 +53,9 @@ final class NamespaceMover implements AutoCloseable {
   private final LeaseGroups groups;
   private final ScheduledExecutorService timer;
 
+  /** The move of each namespace whose failed step was last logged at INFO. */
+  private final java.util.Map<String, Long> told = new ConcurrentHashMap<>();
+
   /** Namespaces with a step in flight from this node: one at a time each. */
   private final Set<String> driving = ConcurrentHashMap.newKeySet();
 
@@ -199,11 +202,24 @@ final class NamespaceMover implements AutoCloseable {
                   (ok, error) -> {
                     driving.remove(p.getNamespace());
                     if (error != null) {
-                      LOG.info(
-                          "move {} of namespace {}: will try again: {}",
-                          p.getMove(),
-                          p.getNamespace(),
-                          RaftErrors.unwrap(error).toString());
+                      // Once per move at INFO: a step that keeps failing is tried every tick.
+                      boolean first =
+                          !Long.valueOf(p.getMove())
+                              .equals(told.put(p.getNamespace(), p.getMove()));
+                      String why = RaftErrors.unwrap(error).toString();
+                      if (first) {
+                        LOG.info(
+                            "move {} of namespace {}: will try again: {}",
+                            p.getMove(),
+                            p.getNamespace(),
+                            why);
+                      } else {
+                        LOG.debug(
+                            "move {} of namespace {}: will try again: {}",
+                            p.getMove(),
+                            p.getNamespace(),
+                            why);
+                      }
                     }
                   });
         }

@@ -658,6 +658,62 @@ public final class RaftConsensus implements Consensus {
 
   @Override
   public CompletableFuture<List<GroupSnapshot>> takeGroupSnapshots(Duration timeout) {
+    if (raft.leaseGroups().hostedNumbers().isEmpty()) {
+      return snapshotEveryGroup(timeout);
+    }
+    // Groups are snapshotted one after another: a namespace moving meanwhile could be in both
+    // snapshots or in neither. So no move may be under way when the backup starts, nor begin or
+    // end before the meta group's snapshot, taken last, which this replica has caught up with.
+    return RaftErrors.mapped(
+        caughtUp()
+            .thenCompose(
+                c -> {
+                  Map<String, String> before = placedWhere();
+                  Optional<String> moving = moving();
+                  if (moving.isPresent()) {
+                    return CompletableFuture.failedFuture(
+                        new MovingNamespaceException(
+                            "namespace "
+                                + moving.get()
+                                + " is moving between lease groups: take the backup once the move"
+                                + " is over"));
+                  }
+                  return snapshotEveryGroup(timeout)
+                      .thenApply(
+                          taken -> {
+                            Map<String, String> after = placedWhere();
+                            boolean unchanged =
+                                before.entrySet().stream()
+                                    .allMatch(e -> e.getValue().equals(after.get(e.getKey())));
+                            if (!unchanged || moving().isPresent()) {
+                              throw new CompletionException(
+                                  new MovingNamespaceException(
+                                      "a namespace moved between lease groups while the backup"
+                                          + " was taken: take it again"));
+                            }
+                            return taken;
+                          });
+                }));
+  }
+
+  /** Each namespace's group and epoch, as this node's meta replica has them. */
+  private Map<String, String> placedWhere() {
+    Map<String, String> out = new java.util.HashMap<>();
+    for (io.leasehold.proto.v1.PlacementResponse p : metaMachine.core().placements()) {
+      out.put(p.getNamespace(), p.getGroup() + "@" + p.getEpoch());
+    }
+    return out;
+  }
+
+  /** A namespace with a move under way, as this node's meta replica has it. */
+  private Optional<String> moving() {
+    return metaMachine.core().placements().stream()
+        .filter(p -> p.getMove() != 0)
+        .map(io.leasehold.proto.v1.PlacementResponse::getNamespace)
+        .findFirst();
+  }
+
+  private CompletableFuture<List<GroupSnapshot>> snapshotEveryGroup(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     List<GroupSnapshot> taken = new ArrayList<>();
     CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
