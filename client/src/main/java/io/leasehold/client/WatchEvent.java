@@ -18,6 +18,9 @@ import java.util.Optional;
  * @param message for REVOKED, the reason the operator gave
  * @param previousAttributes for UPDATED, the lease's attributes before the change (in the full
  *     view, from nodes that keep them); empty for every other type
+ * @param group in a watch across namespaces on a cluster with lease groups, the Raft group that
+ *     applied the change, whose revisions it carries (revisions compare only within a group, and a
+ *     namespace's group changes when it moves); otherwise 0
  */
 public record WatchEvent(
     EventType type,
@@ -27,7 +30,8 @@ public record WatchEvent(
     Optional<EndReason> reason,
     Instant time,
     Optional<String> message,
-    Optional<LeaseAttributes> previousAttributes) {
+    Optional<LeaseAttributes> previousAttributes,
+    int group) {
   /**
    * Checks that every field is given.
    *
@@ -40,6 +44,7 @@ public record WatchEvent(
    * @param time the leader's wall-clock time of the change
    * @param message for REVOKED, the reason the operator gave
    * @param previousAttributes for UPDATED, the attributes before the change
+   * @param group in a watch across namespaces with lease groups, the group that applied it; else 0
    */
   public WatchEvent {
     Objects.requireNonNull(type, "type");
@@ -49,6 +54,30 @@ public record WatchEvent(
     Objects.requireNonNull(time, "time");
     Objects.requireNonNull(message, "message");
     Objects.requireNonNull(previousAttributes, "previousAttributes");
+  }
+
+  /**
+   * An event of a watch within one group (group 0).
+   *
+   * @param type what happened
+   * @param revision the log index of the entry that made the change
+   * @param name the lease's name
+   * @param lease the lease after the change; for endings, as it was
+   * @param reason why the lease ended
+   * @param time the leader's wall-clock time of the change
+   * @param message for REVOKED, the reason the operator gave
+   * @param previousAttributes for UPDATED, the attributes before the change
+   */
+  public WatchEvent(
+      EventType type,
+      long revision,
+      String name,
+      Optional<LeaseInfo> lease,
+      Optional<EndReason> reason,
+      Instant time,
+      Optional<String> message,
+      Optional<LeaseAttributes> previousAttributes) {
+    this(type, revision, name, lease, reason, time, message, previousAttributes, 0);
   }
 
   /**
@@ -70,7 +99,7 @@ public record WatchEvent(
       Optional<EndReason> reason,
       Instant time,
       Optional<String> message) {
-    this(type, revision, name, lease, reason, time, message, Optional.empty());
+    this(type, revision, name, lease, reason, time, message, Optional.empty(), 0);
   }
 
   /**

@@ -195,6 +195,11 @@ public final class Protos {
   }
 
   public static WatchEvent event(Event e) {
+    return event(e, 0);
+  }
+
+  /** An event as the group {@code group} applied it (0: the meta group). */
+  public static WatchEvent event(Event e, int group) {
     Optional<EndReason> reason =
         e.getReason() == Event.Reason.REASON_UNSPECIFIED
             ? Optional.empty()
@@ -217,7 +222,8 @@ public final class Protos {
         e.getMessage().isEmpty() ? Optional.empty() : Optional.of(e.getMessage()),
         e.hasPreviousAttributes()
             ? Optional.of(attributes(e.getPreviousAttributes()))
-            : Optional.empty());
+            : Optional.empty(),
+        group);
   }
 
   /** The route of a lease, if it carries an address. */

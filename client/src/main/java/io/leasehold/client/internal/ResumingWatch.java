@@ -334,7 +334,7 @@ public final class ResumingWatch implements Watch {
           || !cursor.partial.computeIfAbsent(r, k -> new HashSet<>()).add(key(e))) {
         continue; // delivered before this stream resumed
       }
-      out.add(Protos.event(e));
+      out.add(Protos.event(e, message.getGroup()));
     }
     for (WatchEvent e : out) {
       if (c != call()) {

@@ -5,6 +5,7 @@ import io.leasehold.jepsen.history.History;
 import io.leasehold.jepsen.history.WatchedEvent;
 import io.leasehold.jepsen.workload.WatchWorkload;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,11 +16,12 @@ import java.util.TreeMap;
 /**
  * Watches of every name on a cluster with lease groups ({@link WatchWorkload#ACROSS} watchers):
  * their streams interleave the groups' events, whose revisions compare only within a group, and a
- * namespace's events are one group's. So each watcher's stream is cut per namespace, and each cut
- * must be as a watch of that namespace alone would be: in revision order, no duplicate, a prefix of
- * one common sequence (the longest watcher's), and holding every acknowledged grant of the
- * namespace up to the highest token that sequence reached. The watchers start before any grant of
- * the run, so every grant is owed.
+ * namespace's events are one group's at a time (a move takes it to another). So each watcher's
+ * stream is cut per namespace, and each cut must be as a watch of that namespace alone would be: in
+ * revision order within each group, no duplicate, a prefix of one common sequence (the longest
+ * watcher's, which orders the groups' events as the namespace's moves did), and holding every
+ * acknowledged grant of the namespace up to the highest token that sequence reached. The watchers
+ * start before any grant of the run, so every grant is owed.
  */
 public final class AcrossWatchChecker implements Checker {
   @Override
@@ -48,16 +50,25 @@ public final class AcrossWatchChecker implements Checker {
       for (String w : watchers) {
         List<WatchedEvent> cut = cuts.get(w).getOrDefault(ns, List.of());
         Set<String> seen = new HashSet<>();
-        long last = 0;
+        Map<Integer, Long> last = new HashMap<>();
         for (WatchedEvent e : cut) {
-          if (!seen.add(e.identity())) {
+          if (!seen.add(e.group() + ":" + e.identity())) {
             problems.add(w + " saw a duplicate in " + ns + ": " + e.identity());
           }
-          if (e.revision() < last) {
+          long before = last.getOrDefault(e.group(), 0L);
+          if (e.revision() < before) {
             problems.add(
-                w + " went back in " + ns + " from revision " + last + " to " + e.revision());
+                w
+                    + " went back in "
+                    + ns
+                    + " (group "
+                    + e.group()
+                    + ") from revision "
+                    + before
+                    + " to "
+                    + e.revision());
           }
-          last = Math.max(last, e.revision());
+          last.merge(e.group(), e.revision(), Math::max);
         }
         if (cut.size() > longest.size()) {
           longest = cut;
@@ -67,7 +78,8 @@ public final class AcrossWatchChecker implements Checker {
       for (String w : watchers) {
         List<WatchedEvent> cut = cuts.get(w).getOrDefault(ns, List.of());
         for (int i = 0; i < cut.size(); i++) {
-          if (!cut.get(i).identity().equals(longest.get(i).identity())) {
+          if (!(cut.get(i).group() + ":" + cut.get(i).identity())
+              .equals(longest.get(i).group() + ":" + longest.get(i).identity())) {
             problems.add(
                 w
                     + " diverges in "

@@ -39,4 +39,11 @@ public interface Checker {
     checkers.add(new AcrossWatchChecker());
     return List.copyOf(checkers);
   }
+
+  /** As {@link #withLeaseGroups()}, on a run whose namespaces move between the lease groups. */
+  static List<Checker> withMoves() {
+    List<Checker> checkers = new java.util.ArrayList<>(withLeaseGroups());
+    checkers.add(new MoveChecker());
+    return List.copyOf(checkers);
+  }
 }

@@ -28,6 +28,7 @@ import io.leasehold.jepsen.workload.ElectionWorkload;
 import io.leasehold.jepsen.workload.FencedLockWorkload;
 import io.leasehold.jepsen.workload.HandoffWorkload;
 import io.leasehold.jepsen.workload.LockOpsWorkload;
+import io.leasehold.jepsen.workload.NamespaceMoveWorkload;
 import io.leasehold.jepsen.workload.PartitionWorkload;
 import io.leasehold.jepsen.workload.PolicyWorkload;
 import io.leasehold.jepsen.workload.RegistryWorkload;
@@ -80,6 +81,8 @@ public final class JepsenRun {
    * @param leaseGroups the server's {@code --lease-groups}: above 1, the workloads' namespaces are
    *     placed on lease groups (docs/design/multi-raft.md), and the watch workload's watches follow
    *     the lease group of the namespace they watch
+   * @param moves with lease groups: namespaces also move between them throughout the schedule
+   *     ({@link NamespaceMoveWorkload})
    */
   public record Config(
       String name,
@@ -91,7 +94,34 @@ public final class JepsenRun {
       java.time.Duration livenessBound,
       int lockNames,
       Optional<Certificates> tls,
-      int leaseGroups) {
+      int leaseGroups,
+      boolean moves) {
+    /** A run whose namespaces stay where their first grants place them. */
+    public Config(
+        String name,
+        int nodes,
+        Path jar,
+        Path reports,
+        long seed,
+        Function<List<Nemesis>, Schedule> schedule,
+        java.time.Duration livenessBound,
+        int lockNames,
+        Optional<Certificates> tls,
+        int leaseGroups) {
+      this(
+          name,
+          nodes,
+          jar,
+          reports,
+          seed,
+          schedule,
+          livenessBound,
+          lockNames,
+          tls,
+          leaseGroups,
+          false);
+    }
+
     /** A run with one Raft group. */
     public Config(
         String name,
@@ -221,7 +251,10 @@ public final class JepsenRun {
       }
       History h = rec.snapshot();
       List<Verdict> verdicts = new ArrayList<>();
-      for (Checker c : config.leaseGroups() > 1 ? Checker.withLeaseGroups() : Checker.all()) {
+      for (Checker c :
+          config.leaseGroups() > 1
+              ? (config.moves() ? Checker.withMoves() : Checker.withLeaseGroups())
+              : Checker.all()) {
         verdicts.add(c.check(h));
       }
       verdicts.forEach(v -> LOG.info("verdict {}", v));
@@ -272,17 +305,22 @@ public final class JepsenRun {
     WorkloadContext wctx = new WorkloadContext(cluster, rec, clientFaults);
     WatchWorkload watch = new WatchWorkload(grouped);
     List<Workload> workloads =
-        List.of(
-            new LockOpsWorkload(3, config.lockNames()),
-            new FencedLockWorkload(4, 2),
-            new BulkLockWorkload(3, 8),
-            new RegistryWorkload(2, 2),
-            new PolicyWorkload(),
-            new DeadlineRenewalWorkload(4),
-            new SessionLockWorkload(3, 3),
-            new HandoffWorkload(3, 2),
-            new ElectionWorkload(3),
-            new PartitionWorkload(3));
+        new ArrayList<>(
+            List.of(
+                new LockOpsWorkload(3, config.lockNames()),
+                new FencedLockWorkload(4, 2),
+                new BulkLockWorkload(3, 8),
+                new RegistryWorkload(2, 2),
+                new PolicyWorkload(),
+                new DeadlineRenewalWorkload(4),
+                new SessionLockWorkload(3, 3),
+                new HandoffWorkload(3, 2),
+                new ElectionWorkload(3),
+                new PartitionWorkload(3)));
+    if (grouped && config.moves()) {
+      workloads.add(new NamespaceMoveWorkload(config.leaseGroups()));
+      setup.append("- namespaces moving: ").append(NamespaceMoveWorkload.NAMESPACES).append('\n');
+    }
     watch.start(wctx);
     workloads.forEach(w -> w.start(wctx));
     try {

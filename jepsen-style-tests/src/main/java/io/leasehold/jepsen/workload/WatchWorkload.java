@@ -104,7 +104,8 @@ public final class WatchWorkload implements Workload {
                             e.revision(),
                             e.type().name(),
                             e.name(),
-                            e.lease().map(LeaseInfo::token).orElse(0L)));
+                            e.lease().map(LeaseInfo::token).orElse(0L),
+                            e.group()));
               }
 
               @Override

@@ -82,6 +82,59 @@ class AcrossWatchCheckerTest {
   }
 
   @Test
+  void aNamespaceThatMovedIsInOrderWithinEachGroupNotAcrossThem() {
+    History moved =
+        new Histories()
+            .granted("a", "election/e", 900, 0, 10)
+            .granted("b", "election/f", 4_100, 0, 10)
+            .build();
+    // election moved from group 1 (revisions near 900) to group 3 (whose log is shorter).
+    List<String> events =
+        List.of(
+            "g1 900 ACQUIRED election/e 900",
+            "g1 902 RELEASED election/e 900",
+            "g3 41 ACQUIRED election/f 4100");
+    Verdict v =
+        checker.check(
+            with(
+                moved,
+                List.of(
+                    stream("across-n1", events.toArray(String[]::new)),
+                    stream("across-roaming", events.toArray(String[]::new)))));
+    assertEquals(Verdict.Result.VALID, v.result(), v.toString());
+
+    Verdict back =
+        checker.check(
+            with(
+                moved,
+                List.of(
+                    stream(
+                        "across-n1",
+                        "g1 902 RELEASED election/e 900",
+                        "g1 900 ACQUIRED election/e 900",
+                        "g3 41 ACQUIRED election/f 4100"))));
+    assertTrue(
+        back.problems().stream().anyMatch(p -> p.contains("went back in election (group 1)")),
+        back.toString());
+
+    Verdict reordered =
+        checker.check(
+            with(
+                moved,
+                List.of(
+                    stream("across-n1", events.toArray(String[]::new)),
+                    stream(
+                        "across-roaming",
+                        "g1 900 ACQUIRED election/e 900",
+                        "g3 41 ACQUIRED election/f 4100",
+                        "g1 902 RELEASED election/e 900"))));
+    assertTrue(
+        reordered.problems().stream()
+            .anyMatch(p -> p.contains("across-roaming diverges in election")),
+        reordered.toString());
+  }
+
+  @Test
   void anAcknowledgedGrantMissingFromItsNamespaceIsCaught() {
     History h =
         with(

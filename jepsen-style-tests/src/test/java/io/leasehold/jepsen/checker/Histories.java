@@ -164,6 +164,18 @@ final class Histories {
     return this;
   }
 
+  /** A namespace move answered {@code type}: with the epoch it reached when OK (0: none). */
+  Histories moved(String namespace, Op.Type type, long epoch, long from, long to) {
+    done(
+        invoke(400, "move", namespace, null, OptionalLong.empty(), from),
+        type,
+        null,
+        epoch > 0 ? OptionalLong.of(epoch) : OptionalLong.empty(),
+        "",
+        to);
+    return this;
+  }
+
   History build() {
     return History.empty().withOps(ops).withValidities(validities);
   }

@@ -18,7 +18,14 @@ class WatchCheckerTest {
     List<WatchedEvent> out = new ArrayList<>();
     for (String e : events) {
       String[] p = e.split(" ");
-      out.add(new WatchedEvent(watcher, Long.parseLong(p[0]), p[1], p[2], Long.parseLong(p[3])));
+      // "revision TYPE name token", or with the group first: "g2 revision TYPE name token"
+      int group = 0;
+      if (p[0].startsWith("g")) {
+        group = Integer.parseInt(p[0].substring(1));
+        p = java.util.Arrays.copyOfRange(p, 1, p.length);
+      }
+      out.add(
+          new WatchedEvent(watcher, Long.parseLong(p[0]), p[1], p[2], Long.parseLong(p[3]), group));
     }
     return out;
   }

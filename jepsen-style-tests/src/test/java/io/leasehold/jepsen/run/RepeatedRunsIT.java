@@ -36,14 +36,16 @@ class RepeatedRunsIT {
     String schedule = System.getProperty("jepsen.repeat.schedule", "short");
     boolean tls =
         switch (schedule) {
-          case "short", "groups" -> false;
+          case "short", "groups", "moves" -> false;
           case "tls" -> true;
           default ->
               throw new IllegalArgumentException(
-                  "jepsen.repeat.schedule: short, tls or groups, got " + schedule);
+                  "jepsen.repeat.schedule: short, tls, groups or moves, got " + schedule);
         };
-    // groups: the short schedule on nodes with three lease groups (docs/design/multi-raft.md).
-    int leaseGroups = schedule.equals("groups") ? 3 : 1;
+    // groups: the short schedule on nodes with three lease groups (docs/design/multi-raft.md);
+    // moves: the same, with namespaces moving between the lease groups throughout.
+    boolean moves = schedule.equals("moves");
+    int leaseGroups = schedule.equals("groups") || moves ? 3 : 1;
     Random seeds = new Random(Long.getLong("jepsen.seed", System.nanoTime()));
     Path table = Runs.reports().resolve("repeat-" + schedule + ".tsv");
     Files.createDirectories(table.getParent());
@@ -71,7 +73,8 @@ class RepeatedRunsIT {
                     Duration.ofSeconds(10),
                     2,
                     certificates,
-                    leaseGroups));
+                    leaseGroups,
+                    moves));
       } catch (Exception e) {
         String line = String.format(Locale.ROOT, "%d\t%d\tRUN FAILED: %s", i, seed, e);
         System.out.println(line);
