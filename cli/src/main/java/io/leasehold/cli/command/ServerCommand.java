@@ -257,8 +257,8 @@ public final class ServerCommand implements Callable<Integer> {
   boolean join;
 
   /**
-   * Hidden until the fault schedule moves namespaces between groups (docs/design/multi-raft.md,
-   * "Build order").
+   * Hidden until the fault schedule that moves namespaces between groups has passed many runs in a
+   * row (docs/design/multi-raft.md, "Build order").
    */
   @Option(
       names = "--lease-groups",
