@@ -1145,6 +1145,46 @@ class LeaseGroupsTest {
     assertEquals(3, m.leaseGroups().size(), m::toString);
   }
 
+  @Test
+  void aNamespaceTooLargeForOneEntryStaysWhereItIs() throws Exception {
+    cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3));
+    awaitGroupsPlaceable();
+    // Each lease carries about 240 KB of metadata: eighteen are more than one Raft entry takes
+    // (4 MiB), so without the limit the move would stay frozen, retried for ever.
+    io.leasehold.proto.v1.Attributes.Builder big = io.leasehold.proto.v1.Attributes.newBuilder();
+    for (int k = 0; k < 60; k++) {
+      big.putMetadata("k" + k, "x".repeat(4000));
+    }
+    for (int i = 0; i < 18; i++) {
+      AcquireResponse r =
+          cluster
+              .leases("n" + (1 + i % 3))
+              .acquire(acquire("bulky/" + i, "runner", 600).toBuilder().setAttributes(big).build());
+      assertEquals(Outcome.GRANTED, r.getOutcome(), r::toString);
+    }
+    awaitPlaced(cluster.running(), "bulky");
+    int from = cluster.node("n1").stateMachine().core().placement("bulky").orElseThrow().getGroup();
+    StatusRuntimeException abandoned =
+        assertThrows(
+            StatusRuntimeException.class, () -> moveNamespace("n2", "bulky", from % 3 + 1));
+    assertEquals(
+        Status.Code.FAILED_PRECONDITION, abandoned.getStatus().getCode(), abandoned::toString);
+    await(
+        "bulky stays in group " + from + ", unfrozen, on every node",
+        WAIT,
+        () ->
+            cluster.running().stream()
+                .allMatch(
+                    n -> {
+                      PlacementResponse p =
+                          n.stateMachine().core().placement("bulky").orElseThrow();
+                      return p.getGroup() == from && p.getMove() == 0 && p.getEpoch() == 1;
+                    }));
+    AcquireResponse after = cluster.leases("n3").acquire(acquire("bulky/after", "runner", 60));
+    assertEquals(Outcome.GRANTED, after.getOutcome(), "writes go on in its group: " + after);
+    assertTrue(cluster.leases("n1").get(get("bulky/0")).getFound());
+  }
+
   private io.leasehold.proto.v1.MoveNamespaceResponse moveNamespace(
       String via, String namespace, int to) {
     return cluster

@@ -44,6 +44,13 @@ import org.slf4j.LoggerFactory;
 final class NamespaceMover implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NamespaceMover.class);
 
+  /**
+   * The most a move's adoption may carry: the state travels in one Raft entry, and Ratis refuses an
+   * entry above its appender's buffer (4 MiB at least, RaftSettings). A larger namespace's move is
+   * abandoned before the adoption is sent; copying it in chunks would lift this.
+   */
+  static final int MAX_ADOPTION_BYTES = 3 << 20;
+
   /** How often the meta leader looks for moves to drive, and a waiting caller for their end. */
   static final Duration TICK = Duration.ofMillis(100);
 
@@ -250,6 +257,18 @@ final class NamespaceMover implements AutoCloseable {
               frozen -> {
                 if (!frozen.hasFreezeNamespace()) {
                   return abandon(p, source, "group " + p.getGroup() + " answered " + frozen);
+                }
+                int bytes =
+                    adopt(p, frozen.getFreezeNamespace(), destination.number()).getSerializedSize();
+                if (bytes > MAX_ADOPTION_BYTES) {
+                  return abandon(
+                      p,
+                      source,
+                      "its state is "
+                          + bytes
+                          + " bytes, above the "
+                          + MAX_ADOPTION_BYTES
+                          + " a move carries in one entry");
                 }
                 return destination
                     .raiseFormat(meta.get().logFormat())
