@@ -34,7 +34,12 @@ import org.junit.jupiter.api.Test;
 class MergedWatchMoveTest {
   private static final long NOW = 1_000_000_000L;
 
+  /** This node's replica of the old group, which the test holds back. */
   private final LeaseCore source = new LeaseCore(new InMemoryStore(), 1);
+
+  /** Another replica of the old group (its leader's), which applies each entry at once. */
+  private final LeaseCore sourceLeader = new LeaseCore(new InMemoryStore(), 1);
+
   private final LeaseCore destination = new LeaseCore(new InMemoryStore(), 2);
   private final WatchHub sourceHub =
       new WatchHub(() -> source, 100_000, java.time.Duration.ofMillis(50), 1_000_000, 1);
@@ -49,8 +54,22 @@ class MergedWatchMoveTest {
     destinationHub.close();
   }
 
+  /** Applies an entry of the old group on its leader's replica; this node's applies it later. */
+  private LogCommand toSourceLeader(LogCommand.Builder c) throws IOException {
+    LogCommand entry = c.setLeaderTimeMicros(NOW).build();
+    sourceLeader.apply(1, sourceIndex + 1, entry);
+    return entry;
+  }
+
+  /** This node's replica of the old group applies its next entry, and its hub hears of it. */
+  private ApplyResult toSource(LogCommand entry) throws IOException {
+    ApplyResult r = source.apply(1, ++sourceIndex, entry);
+    sourceHub.onApplied(r);
+    return r;
+  }
+
   private ApplyResult toSource(LogCommand.Builder c) throws IOException {
-    return source.apply(1, ++sourceIndex, c.setLeaderTimeMicros(NOW).build());
+    return toSource(toSourceLeader(c));
   }
 
   private ApplyResult toDestination(LogCommand.Builder c) throws IOException {
@@ -83,12 +102,11 @@ class MergedWatchMoveTest {
 
   @Test
   void aMovedNamespacesEventsInItsNewGroupWaitForItsLastOnesInTheOld() throws Exception {
-    sourceHub.onApplied(toSource(format()));
-    sourceHub.onApplied(
-        toSource(
-            LogCommand.newBuilder()
-                .setAdoptNamespace(
-                    AdoptNamespace.newBuilder().setNamespace("ns").setEpoch(1).setGroup(1))));
+    toSource(format());
+    toSource(
+        LogCommand.newBuilder()
+            .setAdoptNamespace(
+                AdoptNamespace.newBuilder().setNamespace("ns").setEpoch(1).setGroup(1)));
     destinationHub.onApplied(toDestination(format()));
     Sent out = new Sent();
     out.ready = true;
@@ -100,22 +118,26 @@ class MergedWatchMoveTest {
             out);
     out.onReady.run(); // as gRPC does once the call is set up
 
-    // The old group grants ns/a, then freezes ns for the move; this node's replica of it lags,
-    // so its hub hears of neither yet.
-    ApplyResult granted =
-        toSource(
-            LogCommand.newBuilder()
-                .setAcquire(
-                    AcquireRequest.newBuilder()
-                        .setName("ns/a")
-                        .setHolder("alice")
-                        .setTtl(Duration.newBuilder().setSeconds(30))));
-    long token = granted.reply().getAcquire().getLease().getToken();
-    ApplyResult frozen =
-        toSource(
-            LogCommand.newBuilder()
-                .setFreezeNamespace(FreezeNamespace.newBuilder().setNamespace("ns").setMove(7)));
-    FreezeNamespaceResponse f = frozen.reply().getFreezeNamespace();
+    // The old group grants ns/a, then freezes ns for the move, on its leader; this node's
+    // replica of it lags and has applied neither yet.
+    LogCommand grant =
+        LogCommand.newBuilder()
+            .setAcquire(
+                AcquireRequest.newBuilder()
+                    .setName("ns/a")
+                    .setHolder("alice")
+                    .setTtl(Duration.newBuilder().setSeconds(30)))
+            .setLeaderTimeMicros(NOW)
+            .build();
+    long token =
+        sourceLeader.apply(1, sourceIndex + 1, grant).reply().getAcquire().getLease().getToken();
+    LogCommand freeze =
+        LogCommand.newBuilder()
+            .setFreezeNamespace(FreezeNamespace.newBuilder().setNamespace("ns").setMove(7))
+            .setLeaderTimeMicros(NOW)
+            .build();
+    FreezeNamespaceResponse f =
+        sourceLeader.apply(1, sourceIndex + 2, freeze).reply().getFreezeNamespace();
 
     // The new group adopts it and the lease is released there; its replica here is quick.
     destinationHub.onApplied(
@@ -142,8 +164,8 @@ class MergedWatchMoveTest {
     assertEquals(List.of(), out.events, "nothing of ns is sent out of order");
 
     // The lagging replica catches up: the grant goes first, then the release.
-    sourceHub.onApplied(granted);
-    sourceHub.onApplied(frozen);
+    toSource(grant);
+    toSource(freeze);
     TestCluster.await(
         "both events sent", java.time.Duration.ofSeconds(10), () -> out.events.size() == 2);
     assertEquals(List.of("1 ACQUIRED ns/a", "2 RELEASED ns/a"), out.events);

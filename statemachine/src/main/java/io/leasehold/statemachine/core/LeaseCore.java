@@ -114,7 +114,7 @@ public final class LeaseCore {
     this.store = store;
     this.placements = new Placements(group, state.frozen);
     this.moves =
-        new NamespaceMoves(state, placements, index -> LogFormat.token(logFormat, index, 0));
+        new NamespaceMoves(state, store, placements, index -> LogFormat.token(logFormat, index, 0));
     this.reads = new LeaseReads(store);
     this.history = new EventHistory(store);
     this.admin = new AdminCommands(store, state);

@@ -71,6 +71,26 @@ final class LeaseHistory {
     return b == null ? new long[] {0, 0} : b.clone();
   }
 
+  /** Every owner of {@code space} with a history whose name starts with {@code prefix}. */
+  List<String> ownersWithPrefix(Space space, String prefix) {
+    List<String> out = new ArrayList<>();
+    map(space)
+        .keySet()
+        .forEach(
+            o -> {
+              if (o.startsWith(prefix)) {
+                out.add(o);
+              }
+            });
+    out.sort(null);
+    return out;
+  }
+
+  /** The owner's history is gone (its records deleted in the same entry). */
+  void forget(Space space, String owner) {
+    map(space).remove(owner);
+  }
+
   void publish(Space space, String owner, Pending p) {
     map(space).put(owner, new long[] {p.newFirst(), p.newNext()});
   }

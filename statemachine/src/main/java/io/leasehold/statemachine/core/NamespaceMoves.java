@@ -4,12 +4,17 @@ import io.leasehold.proto.v1.AdoptNamespace;
 import io.leasehold.proto.v1.DropNamespace;
 import io.leasehold.proto.v1.FreezeNamespace;
 import io.leasehold.proto.v1.FreezeNamespaceResponse;
+import io.leasehold.proto.v1.HistoryRecord;
 import io.leasehold.proto.v1.LeaseRecord;
+import io.leasehold.proto.v1.NameHistory;
 import io.leasehold.proto.v1.NamespaceState;
 import io.leasehold.proto.v1.PlacementResponse;
 import io.leasehold.proto.v1.StoredLockDelay;
 import io.leasehold.proto.v1.StoredSession;
 import io.leasehold.proto.v1.UnfreezeNamespace;
+import io.leasehold.statemachine.store.KvStore;
+import io.leasehold.statemachine.store.Space;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongUnaryOperator;
@@ -18,6 +23,10 @@ import java.util.function.LongUnaryOperator;
  * A namespace's state leaving one group and arriving in another (docs/design/multi-raft.md, "Moving
  * a namespace"): the source's Freeze, which carries the state out, and Unfreeze or Drop, which end
  * the move there; and the destination's adoption of that state.
+ *
+ * <p>The namespace's live state travels, and so does the ended-lease history of its names, which a
+ * history read by name then finds in the destination; a holder's history stays where it was written
+ * (reads of it merge every group's).
  *
  * <p>A frozen namespace stays in the source's tables, so reads keep answering, but nothing changes
  * it: client commands are answered Moving ({@link Placements#moving}), and what the group decides
@@ -34,12 +43,14 @@ final class NamespaceMoves {
 
   private final CoreState state;
   private final Placements placements;
+  private final KvStore store;
 
   /** The token, without any offset, of an entry's first grant: index to token. */
   private final LongUnaryOperator tokenOf;
 
-  NamespaceMoves(CoreState state, Placements placements, LongUnaryOperator tokenOf) {
+  NamespaceMoves(CoreState state, KvStore store, Placements placements, LongUnaryOperator tokenOf) {
     this.state = state;
+    this.store = store;
     this.placements = placements;
     this.tokenOf = tokenOf;
   }
@@ -97,6 +108,22 @@ final class NamespaceMoves {
         });
     b.putAllLockDelays(state.lockDelays.withPrefix(prefix));
     b.putAllOffers(state.offers.withPrefix(prefix));
+    // The ended leases of its names, as stored (the entry being applied ends none of them).
+    Map<String, NameHistory.Builder> history = new java.util.TreeMap<>();
+    store.read(
+        view -> {
+          view.scan(
+              Space.NAME_HISTORY,
+              prefix.getBytes(StandardCharsets.UTF_8),
+              new byte[0],
+              (key, value) -> {
+                HistoryRecord r = LeaseHistory.parse(value);
+                history.computeIfAbsent(r.getName(), n -> NameHistory.newBuilder()).addRecords(r);
+                return true;
+              });
+          return null;
+        });
+    history.forEach((name, h) -> b.putHistory(name, h.build()));
     return b.build();
   }
 
@@ -141,6 +168,7 @@ final class NamespaceMoves {
           });
       state.lockDelays.withPrefix(prefix).keySet().forEach(tx::clearLockDelay);
       state.offers.withPrefix(prefix).keySet().forEach(tx::removeOffer);
+      state.history.ownersWithPrefix(Space.NAME_HISTORY, prefix).forEach(tx::forgetHistory);
     }
     return placements.get(ns).orElse(unplaced(ns));
   }
@@ -206,6 +234,17 @@ final class NamespaceMoves {
                     "'" + name + "' is not in '" + c.getNamespace() + "'");
               }
               tx.putOffer(name, offer);
+            });
+    moved
+        .getHistoryMap()
+        .forEach(
+            (name, h) -> {
+              if (!name.startsWith(prefix)) {
+                throw new InvalidArgumentException(
+                    "adopt_namespace.state.history",
+                    "'" + name + "' is not in '" + c.getNamespace() + "'");
+              }
+              tx.adoptHistory(name, h.getRecordsList());
             });
     endWhatEndedMeanwhile(tx, c.getNamespace());
   }

@@ -261,6 +261,24 @@ final class Tx {
     }
   }
 
+  /** A name's ended leases a moved namespace brings, oldest first, after any this group keeps. */
+  void adoptHistory(String name, List<HistoryRecord> records) {
+    LeaseHistory.Pending p =
+        nameHistory.computeIfAbsent(
+            name, n -> new LeaseHistory.Pending(state.history.bounds(Space.NAME_HISTORY, n)));
+    int limit = state.policies.forName(name).historyLimit();
+    records.forEach(r -> p.add(r.toByteArray(), limit));
+  }
+
+  /** A name's ended leases go with its namespace, which moved to another group. */
+  void forgetHistory(String name) {
+    long[] b = state.history.bounds(Space.NAME_HISTORY, name);
+    for (long seq = b[0]; seq < b[1]; seq++) {
+      extra.add(Change.delete(Space.NAME_HISTORY, LeaseHistory.key(name, seq)));
+    }
+    afterCommit(() -> state.history.forget(Space.NAME_HISTORY, name));
+  }
+
   /** A lock-delay a moved namespace brings: it holds here until this group's leader lifts it. */
   void putLockDelay(String name, StoredLockDelay bar) {
     lockDelays.put(name, Optional.of(bar));

@@ -123,6 +123,20 @@ abstract class MoveContract extends LeaseGroupFixture {
         .getFound();
   }
 
+  private static List<Long> historyTokens(LeaseCore core, String name) {
+    return core
+        .query(
+            ReadQuery.newBuilder()
+                .setHistory(io.leasehold.proto.v1.HistoryRequest.newBuilder().setName(name))
+                .build(),
+            T0)
+        .getHistory()
+        .getLeasesList()
+        .stream()
+        .map(io.leasehold.proto.v1.EndedLease::getToken)
+        .toList();
+  }
+
   private static long token(LogReply r) {
     assertEquals(Outcome.GRANTED, r.getAcquire().getOutcome(), r::toString);
     return r.getAcquire().getLease().getToken();
@@ -130,6 +144,8 @@ abstract class MoveContract extends LeaseGroupFixture {
 
   @Test
   void aMoveCarriesEveryLeaseSessionAndOfferAndTokensKeepIncreasing() throws IOException {
+    long gone = token(toGroup(acquire("lock/gone", "zoe")));
+    toGroup(Cmds.release("lock/gone", gone));
     long a = token(toGroup(acquire("lock/a", "alice")));
     toGroup(part(500, "bob"));
     long b = token(toGroup(acquireIn("lock/b", "bob", 500)));
@@ -203,7 +219,14 @@ abstract class MoveContract extends LeaseGroupFixture {
         "adopting again changes nothing");
     assertEquals("carol", stored(destinationStore, "lock/a").orElseThrow().getHolder());
 
+    assertEquals(
+        List.of(gone),
+        historyTokens(destination, "lock/gone"),
+        "the ended leases of its names come along");
+    assertEquals(1, frozen.getState().getHistoryMap().get("lock/gone").getRecordsCount());
+
     ApplyResult dropped = toGroupResult(drop("lock", MOVE));
+    assertEquals(List.of(), historyTokens(group, "lock/gone"), "and leave the source");
     assertTrue(dropped.events().isEmpty(), "a drop ends nothing: the leases live on");
     assertFalse(found(group, "lock/a"));
     assertEquals("lock", toGroup(acquire("lock/d", "erin")).getWrongGroup().getNamespace());
