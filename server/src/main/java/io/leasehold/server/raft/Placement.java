@@ -56,9 +56,12 @@ import java.util.function.Supplier;
  * AcquireMany) is split into one command per group, sent in parallel, and the replies joined in the
  * caller's order.
  *
- * <p>A placement never changes once applied (moves come later), so a namespace this node sees
- * placed is routed without asking the meta group; a linearizable read of a namespace it sees
- * unplaced first catches up with the meta group, which may have placed it since.
+ * <p>A namespace this node sees placed is routed without asking the meta group; a linearizable read
+ * of a namespace it sees unplaced first catches up with the meta group, which may have placed it
+ * since. A placement changes only by a move ({@link NamespaceMover}): a group that froze the
+ * namespace answers {@code Moving} and applies nothing, and the command goes again once this node's
+ * meta replica has caught up, wherever the namespace then lives; an old placement costs a
+ * WrongGroup answer and a retry, as above.
  */
 final class Placement {
   private final Supplier<LeaseCore> meta;
