@@ -451,6 +451,27 @@ public final class ExpiryScheduler {
   }
 
   /**
+   * A namespace's leases left this group's hands without an ending (a move froze or dropped the
+   * namespace here): their deadlines are forgotten, and no Expire is proposed for them. A move
+   * abandoned later unfreezes them, and they are tracked again from a full TTL.
+   */
+  public synchronized void forgetNamespace(String namespace) {
+    String prefix = namespace + "/";
+    List<String> names = new java.util.ArrayList<>();
+    deadlines.forEach(
+        d -> {
+          if (d.name.startsWith(prefix)) {
+            names.add(d.name);
+          }
+        });
+    for (String name : names) {
+      // Its heap entry stays behind, stale, until it surfaces or the heap is rebuilt.
+      deadlines.remove(name);
+      proposedLeases.remove(name);
+    }
+  }
+
+  /**
    * The clock was moved forward on purpose by {@code nanos} ({@link ExpiryClock#advance}): the
    * deadlines stay where they are, so they come nearer, but the gap it makes between two turns, or
    * since the apply loop last moved, is not a stall.

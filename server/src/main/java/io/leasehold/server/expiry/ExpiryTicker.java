@@ -179,6 +179,14 @@ public final class ExpiryTicker implements AutoCloseable {
    */
   private void arrived(ApplyResult result) {
     LogReply reply = result.reply();
+    if (reply.hasFreezeNamespace() || reply.hasDropNamespace()) {
+      // Frozen or dropped here: their expiry is decided where the move takes them.
+      scheduler.forgetNamespace(
+          reply.hasFreezeNamespace()
+              ? reply.getFreezeNamespace().getNamespace()
+              : reply.getDropNamespace().getNamespace());
+      return;
+    }
     String namespace;
     if (reply.hasAdoptNamespace()
         && reply.getAdoptNamespace().getEpoch() > 1

@@ -113,6 +113,22 @@ class ExpirySchedulerTest {
   }
 
   @Test
+  void aNamespaceThatMovesAwayIsForgottenAndNothingOfItExpiresHere() {
+    scheduler.promote(now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 5, "moved/a", lease(5, 5, 2000), 0), now);
+    scheduler.onEvent(
+        new LeaseEvent(LeaseEvent.Type.ACQUIRED, 6, "moveda/b", lease(6, 6, 2000), 0), now);
+    scheduler.forgetNamespace("moved");
+    // Unanswered here, an Expire is proposed again and again: a dropped lease would be for ever.
+    List<ExpireItem> expired = runFor(10_000);
+    assertEquals(
+        java.util.Set.of("moveda/b"),
+        expired.stream().map(ExpireItem::getName).collect(java.util.stream.Collectors.toSet()),
+        "only the other namespace's lease is proposed");
+  }
+
+  @Test
   void leaseExpiresOneTtlAfterItsGrantWasApplied() {
     scheduler.promote(now);
     scheduler.onEvent(
