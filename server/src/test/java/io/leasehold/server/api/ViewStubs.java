@@ -29,12 +29,21 @@ final class ViewStubs {
   }
 
   /**
-   * Every lease, without the read-time fields "remaining" and the deadline's, which change by
-   * themselves.
+   * Every lease, without the read-time fields "remaining" and the deadline's (with where it came
+   * from: the leader's, or the estimate when the leader did not answer in time on a busy machine),
+   * which change by themselves.
    */
   static List<Lease> leasesNow(LeasesGrpc.LeasesBlockingStub leases) {
     return leases.list(ListRequest.getDefaultInstance()).getLeasesList().stream()
-        .map(l -> l.toBuilder().clearRemaining().clearDeadline().clearDeadlineRemaining().build())
+        .map(
+            l ->
+                l.toBuilder()
+                    .clearRemaining()
+                    .clearDeadline()
+                    .clearDeadlineRemaining()
+                    .clearDeadlineSource()
+                    .clearExtensions()
+                    .build())
         .toList();
   }
 
