@@ -152,14 +152,13 @@ final class MergedWatch {
       if (slash <= 0) {
         continue;
       }
-      Optional<PlacementResponse> p = hub.core().placement(name.substring(0, slash));
-      if (p.isEmpty() || p.get().getMovedFrom() == 0 || p.get().getMovedFrom() == group) {
+      // The adoption this message's events follow, even if the namespace has moved on since.
+      Optional<PlacementResponse> p = hub.arrivalBefore(name.substring(0, slash), frame.revision());
+      if (p.isEmpty() || p.get().getMovedFrom() == group) {
         continue;
       }
       Long sourceThrough = through.get(p.get().getMovedFrom());
-      if (frame.revision() >= p.get().getRevision()
-          && sourceThrough != null
-          && sourceThrough < p.get().getFrozenAt()) {
+      if (sourceThrough != null && sourceThrough < p.get().getFrozenAt()) {
         return true;
       }
     }

@@ -4,6 +4,7 @@ import io.grpc.Status;
 import io.grpc.netty.shaded.io.netty.util.concurrent.FastThreadLocalThread;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.leasehold.proto.v1.EventView;
+import io.leasehold.proto.v1.PlacementResponse;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.core.Events;
@@ -12,6 +13,8 @@ import io.leasehold.statemachine.core.LeaseEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -62,6 +65,14 @@ public final class WatchHub implements WatchService, AutoCloseable {
 
   /** Every event up to this revision is in the log (or was applied while nobody watched). */
   private volatile long appliedRevision;
+
+  /**
+   * The namespaces this group adopted in moves while this hub ran, each adoption's placement (its
+   * revision, the group it came from and that group's Freeze entry), oldest first: a watch across
+   * groups keeps the order of a moved namespace's events by them, even once the namespace has moved
+   * on and this group no longer records where it came from.
+   */
+  private final Map<String, List<PlacementResponse>> arrivals = new ConcurrentHashMap<>();
 
   /** Event messages per second the hub aims to send to all its watchers together, at most. */
   private final int messageRate;
@@ -221,6 +232,32 @@ public final class WatchHub implements WatchService, AutoCloseable {
     if (result.reply().hasDropNamespace()) {
       movedAway(result.reply().getDropNamespace().getNamespace());
     }
+    PlacementResponse adopted = result.reply().getAdoptNamespace();
+    if (result.reply().hasAdoptNamespace()
+        && adopted.getMovedFrom() != 0
+        && adopted.getRevision() == result.revision()) {
+      arrivals
+          .computeIfAbsent(
+              adopted.getNamespace(), ns -> new java.util.concurrent.CopyOnWriteArrayList<>())
+          .add(adopted);
+    }
+  }
+
+  /**
+   * The move that brought {@code namespace} here most recently at or before {@code revision}: from
+   * this hub's record of adoptions, else from the group's placement (an adoption before this hub
+   * started, of a namespace the group still holds); empty if none.
+   */
+  Optional<PlacementResponse> arrivalBefore(String namespace, long revision) {
+    List<PlacementResponse> seen = arrivals.getOrDefault(namespace, List.of());
+    for (int i = seen.size() - 1; i >= 0; i--) {
+      if (seen.get(i).getRevision() <= revision) {
+        return Optional.of(seen.get(i));
+      }
+    }
+    return core()
+        .placement(namespace)
+        .filter(p -> p.getMovedFrom() != 0 && p.getRevision() <= revision);
   }
 
   /**

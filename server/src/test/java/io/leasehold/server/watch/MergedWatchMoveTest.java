@@ -171,4 +171,86 @@ class MergedWatchMoveTest {
     assertEquals(List.of("1 ACQUIRED ns/a", "2 RELEASED ns/a"), out.events);
     assertEquals(0, merged.held());
   }
+
+  @Test
+  void theOrderHoldsWhenTheNamespaceMovesOnBeforeTheOldGroupsStreamCaughtUp() throws Exception {
+    toSource(format());
+    toSource(
+        LogCommand.newBuilder()
+            .setAdoptNamespace(
+                AdoptNamespace.newBuilder().setNamespace("ns").setEpoch(1).setGroup(1)));
+    destinationHub.onApplied(toDestination(format()));
+    Sent out = new Sent();
+    out.ready = true;
+    MergedWatch merged =
+        MergedWatch.start(
+            WatchRequest.newBuilder().setPrefix("").build(),
+            Map.of(1, sourceHub, 2, destinationHub),
+            Map.of(1, sourceIndex + 1, 2, destinationIndex + 1),
+            out);
+    out.onReady.run();
+
+    LogCommand grant =
+        LogCommand.newBuilder()
+            .setAcquire(
+                AcquireRequest.newBuilder()
+                    .setName("ns/a")
+                    .setHolder("alice")
+                    .setTtl(Duration.newBuilder().setSeconds(30)))
+            .setLeaderTimeMicros(NOW)
+            .build();
+    long token =
+        sourceLeader.apply(1, sourceIndex + 1, grant).reply().getAcquire().getLease().getToken();
+    LogCommand freeze =
+        LogCommand.newBuilder()
+            .setFreezeNamespace(FreezeNamespace.newBuilder().setNamespace("ns").setMove(7))
+            .setLeaderTimeMicros(NOW)
+            .build();
+    FreezeNamespaceResponse f =
+        sourceLeader.apply(1, sourceIndex + 2, freeze).reply().getFreezeNamespace();
+
+    // The new group adopts ns, releases the lease, and hands ns on to a third group, dropping it,
+    // all before its hub here hears of any of it: it no longer records where ns came from.
+    List<ApplyResult> destination =
+        List.of(
+            toDestination(
+                LogCommand.newBuilder()
+                    .setAdoptNamespace(
+                        AdoptNamespace.newBuilder()
+                            .setNamespace("ns")
+                            .setEpoch(2)
+                            .setGroup(2)
+                            .setFloor(f.getFloor())
+                            .setMove(7)
+                            .setState(f.getState())
+                            .setFromGroup(1)
+                            .setFrozenAt(f.getRevision()))),
+            toDestination(
+                LogCommand.newBuilder()
+                    .setRelease(ReleaseRequest.newBuilder().setName("ns/a").setToken(token))),
+            toDestination(
+                LogCommand.newBuilder()
+                    .setFreezeNamespace(
+                        FreezeNamespace.newBuilder().setNamespace("ns").setMove(9))),
+            toDestination(
+                LogCommand.newBuilder()
+                    .setDropNamespace(
+                        io.leasehold.proto.v1.DropNamespace.newBuilder()
+                            .setNamespace("ns")
+                            .setMove(9))));
+    assertEquals(
+        java.util.Optional.empty(), this.destination.placement("ns"), "the new group let ns go");
+    destination.forEach(destinationHub::onApplied);
+    TestCluster.await(
+        "the new group's release waits for the old group's stream",
+        java.time.Duration.ofSeconds(10),
+        () -> merged.held() == 1);
+    assertEquals(List.of(), out.events, "nothing of ns is sent out of order");
+
+    toSource(grant);
+    toSource(freeze);
+    TestCluster.await(
+        "both events sent", java.time.Duration.ofSeconds(10), () -> out.events.size() == 2);
+    assertEquals(List.of("1 ACQUIRED ns/a", "2 RELEASED ns/a"), out.events);
+  }
 }
