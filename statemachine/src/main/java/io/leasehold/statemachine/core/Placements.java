@@ -115,24 +115,21 @@ final class Placements {
     if (group == 0 && byNamespace.isEmpty()) {
       return Optional.empty(); // the common case: one group, which owns everything
     }
+    return leaseNames(command).map(LeaseIndex::namespace).filter(ns -> !owns(ns)).findFirst();
+  }
+
+  /** The names a client's lease command carries, in order; none for any other command. */
+  private static java.util.stream.Stream<String> leaseNames(LogCommand command) {
     return switch (command.getCommandCase()) {
-      case ACQUIRE -> foreign(command.getAcquire().getName());
-      case RELEASE -> foreign(command.getRelease().getName());
-      case UPDATE -> foreign(command.getUpdate().getName());
-      case TRANSFER -> foreign(command.getTransfer().getName());
-      case ACCEPT_TRANSFER -> foreign(command.getAcceptTransfer().getName());
-      case REVOKE -> foreign(command.getRevoke().getName());
-      case RENEW ->
-          command.getRenew().getItemsList().stream()
-              .map(i -> LeaseIndex.namespace(i.getName()))
-              .filter(ns -> !owns(ns))
-              .findFirst();
-      case ACQUIRE_MANY ->
-          command.getAcquireMany().getItemsList().stream()
-              .map(i -> LeaseIndex.namespace(i.getName()))
-              .filter(ns -> !owns(ns))
-              .findFirst();
-      default -> Optional.empty();
+      case ACQUIRE -> java.util.stream.Stream.of(command.getAcquire().getName());
+      case RELEASE -> java.util.stream.Stream.of(command.getRelease().getName());
+      case UPDATE -> java.util.stream.Stream.of(command.getUpdate().getName());
+      case TRANSFER -> java.util.stream.Stream.of(command.getTransfer().getName());
+      case ACCEPT_TRANSFER -> java.util.stream.Stream.of(command.getAcceptTransfer().getName());
+      case REVOKE -> java.util.stream.Stream.of(command.getRevoke().getName());
+      case RENEW -> command.getRenew().getItemsList().stream().map(i -> i.getName());
+      case ACQUIRE_MANY -> command.getAcquireMany().getItemsList().stream().map(i -> i.getName());
+      default -> java.util.stream.Stream.empty();
     };
   }
 
@@ -150,31 +147,13 @@ final class Placements {
     if (frozen.isEmpty()) {
       return Optional.empty();
     }
-    return switch (command.getCommandCase()) {
-      case ACQUIRE -> moving(command.getAcquire().getName());
-      case RELEASE -> moving(command.getRelease().getName());
-      case UPDATE -> moving(command.getUpdate().getName());
-      case TRANSFER -> moving(command.getTransfer().getName());
-      case ACCEPT_TRANSFER -> moving(command.getAcceptTransfer().getName());
-      case REVOKE -> moving(command.getRevoke().getName());
-      case RENEW ->
-          command.getRenew().getItemsList().stream()
-              .map(i -> moving(i.getName()))
-              .flatMap(Optional::stream)
-              .findFirst();
-      case ACQUIRE_MANY ->
-          command.getAcquireMany().getItemsList().stream()
-              .map(i -> moving(i.getName()))
-              .flatMap(Optional::stream)
-              .findFirst();
-      default -> Optional.empty();
-    };
+    return leaseNames(command).map(Placements::namespaceOf).filter(frozen::contains).findFirst();
   }
 
-  private Optional<String> moving(String name) {
+  /** A name's namespace, or the name itself if it has none (invalid: refused later). */
+  private static String namespaceOf(String name) {
     int slash = name.indexOf('/');
-    String ns = slash > 0 ? name.substring(0, slash) : name;
-    return frozen.contains(ns) ? Optional.of(ns) : Optional.empty();
+    return slash > 0 ? name.substring(0, slash) : name;
   }
 
   /**
@@ -219,11 +198,6 @@ final class Placements {
           frozen.remove(ns);
         });
     return true;
-  }
-
-  private Optional<String> foreign(String name) {
-    String ns = LeaseIndex.namespace(name);
-    return owns(ns) ? Optional.empty() : Optional.of(ns);
   }
 
   /**
