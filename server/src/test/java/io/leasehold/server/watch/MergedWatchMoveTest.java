@@ -100,27 +100,35 @@ class MergedWatchMoveTest {
     }
   }
 
-  @Test
-  void aMovedNamespacesEventsInItsNewGroupWaitForItsLastOnesInTheOld() throws Exception {
+  private Sent out;
+  private MergedWatch merged;
+  private LogCommand grant;
+  private LogCommand freeze;
+  private long token;
+  private FreezeNamespaceResponse f;
+
+  /**
+   * Both groups at format 6, the old one owning ns; a watch of every name started; then, on the old
+   * group's leader only, a grant of ns/a and the Freeze of ns for move 7: this node's replica of
+   * the old group lags and has applied neither yet.
+   */
+  private void watchThenGrantAndFreezeOnTheOldGroupsLeader() throws IOException {
     toSource(format());
     toSource(
         LogCommand.newBuilder()
             .setAdoptNamespace(
                 AdoptNamespace.newBuilder().setNamespace("ns").setEpoch(1).setGroup(1)));
     destinationHub.onApplied(toDestination(format()));
-    Sent out = new Sent();
+    out = new Sent();
     out.ready = true;
-    MergedWatch merged =
+    merged =
         MergedWatch.start(
             WatchRequest.newBuilder().setPrefix("").build(),
             Map.of(1, sourceHub, 2, destinationHub),
             Map.of(1, sourceIndex + 1, 2, destinationIndex + 1),
             out);
     out.onReady.run(); // as gRPC does once the call is set up
-
-    // The old group grants ns/a, then freezes ns for the move, on its leader; this node's
-    // replica of it lags and has applied neither yet.
-    LogCommand grant =
+    grant =
         LogCommand.newBuilder()
             .setAcquire(
                 AcquireRequest.newBuilder()
@@ -129,30 +137,37 @@ class MergedWatchMoveTest {
                     .setTtl(Duration.newBuilder().setSeconds(30)))
             .setLeaderTimeMicros(NOW)
             .build();
-    long token =
+    token =
         sourceLeader.apply(1, sourceIndex + 1, grant).reply().getAcquire().getLease().getToken();
-    LogCommand freeze =
+    freeze =
         LogCommand.newBuilder()
             .setFreezeNamespace(FreezeNamespace.newBuilder().setNamespace("ns").setMove(7))
             .setLeaderTimeMicros(NOW)
             .build();
-    FreezeNamespaceResponse f =
-        sourceLeader.apply(1, sourceIndex + 2, freeze).reply().getFreezeNamespace();
+    f = sourceLeader.apply(1, sourceIndex + 2, freeze).reply().getFreezeNamespace();
+  }
+
+  /** The new group's adoption of ns in move 7, with the state and floor the Freeze answered. */
+  private LogCommand.Builder adoption() {
+    return LogCommand.newBuilder()
+        .setAdoptNamespace(
+            AdoptNamespace.newBuilder()
+                .setNamespace("ns")
+                .setEpoch(2)
+                .setGroup(2)
+                .setFloor(f.getFloor())
+                .setMove(7)
+                .setState(f.getState())
+                .setFromGroup(1)
+                .setFrozenAt(f.getRevision()));
+  }
+
+  @Test
+  void aMovedNamespacesEventsInItsNewGroupWaitForItsLastOnesInTheOld() throws Exception {
+    watchThenGrantAndFreezeOnTheOldGroupsLeader();
 
     // The new group adopts it and the lease is released there; its replica here is quick.
-    destinationHub.onApplied(
-        toDestination(
-            LogCommand.newBuilder()
-                .setAdoptNamespace(
-                    AdoptNamespace.newBuilder()
-                        .setNamespace("ns")
-                        .setEpoch(2)
-                        .setGroup(2)
-                        .setFloor(f.getFloor())
-                        .setMove(7)
-                        .setState(f.getState())
-                        .setFromGroup(1)
-                        .setFrozenAt(f.getRevision()))));
+    destinationHub.onApplied(toDestination(adoption()));
     destinationHub.onApplied(
         toDestination(
             LogCommand.newBuilder()
@@ -174,57 +189,13 @@ class MergedWatchMoveTest {
 
   @Test
   void theOrderHoldsWhenTheNamespaceMovesOnBeforeTheOldGroupsStreamCaughtUp() throws Exception {
-    toSource(format());
-    toSource(
-        LogCommand.newBuilder()
-            .setAdoptNamespace(
-                AdoptNamespace.newBuilder().setNamespace("ns").setEpoch(1).setGroup(1)));
-    destinationHub.onApplied(toDestination(format()));
-    Sent out = new Sent();
-    out.ready = true;
-    MergedWatch merged =
-        MergedWatch.start(
-            WatchRequest.newBuilder().setPrefix("").build(),
-            Map.of(1, sourceHub, 2, destinationHub),
-            Map.of(1, sourceIndex + 1, 2, destinationIndex + 1),
-            out);
-    out.onReady.run();
-
-    LogCommand grant =
-        LogCommand.newBuilder()
-            .setAcquire(
-                AcquireRequest.newBuilder()
-                    .setName("ns/a")
-                    .setHolder("alice")
-                    .setTtl(Duration.newBuilder().setSeconds(30)))
-            .setLeaderTimeMicros(NOW)
-            .build();
-    long token =
-        sourceLeader.apply(1, sourceIndex + 1, grant).reply().getAcquire().getLease().getToken();
-    LogCommand freeze =
-        LogCommand.newBuilder()
-            .setFreezeNamespace(FreezeNamespace.newBuilder().setNamespace("ns").setMove(7))
-            .setLeaderTimeMicros(NOW)
-            .build();
-    FreezeNamespaceResponse f =
-        sourceLeader.apply(1, sourceIndex + 2, freeze).reply().getFreezeNamespace();
+    watchThenGrantAndFreezeOnTheOldGroupsLeader();
 
     // The new group adopts ns, releases the lease, and hands ns on to a third group, dropping it,
     // all before its hub here hears of any of it: it no longer records where ns came from.
     List<ApplyResult> destination =
         List.of(
-            toDestination(
-                LogCommand.newBuilder()
-                    .setAdoptNamespace(
-                        AdoptNamespace.newBuilder()
-                            .setNamespace("ns")
-                            .setEpoch(2)
-                            .setGroup(2)
-                            .setFloor(f.getFloor())
-                            .setMove(7)
-                            .setState(f.getState())
-                            .setFromGroup(1)
-                            .setFrozenAt(f.getRevision()))),
+            toDestination(adoption()),
             toDestination(
                 LogCommand.newBuilder()
                     .setRelease(ReleaseRequest.newBuilder().setName("ns/a").setToken(token))),
