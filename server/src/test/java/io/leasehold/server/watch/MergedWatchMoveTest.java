@@ -162,6 +162,10 @@ class MergedWatchMoveTest {
                 .setFrozenAt(f.getRevision()));
   }
 
+  // The first message held is one with an event of ns; every later one of its group waits behind
+  // it. A watcher that reads the new group's history only after the new group applied the entries
+  // (a busy machine) sends that history and its progress in one go, so more than one may wait.
+
   @Test
   void aMovedNamespacesEventsInItsNewGroupWaitForItsLastOnesInTheOld() throws Exception {
     watchThenGrantAndFreezeOnTheOldGroupsLeader();
@@ -175,7 +179,7 @@ class MergedWatchMoveTest {
     TestCluster.await(
         "the new group's release waits for the old group's stream",
         java.time.Duration.ofSeconds(10),
-        () -> merged.held() == 1);
+        () -> merged.held() >= 1);
     assertEquals(List.of(), out.events, "nothing of ns is sent out of order");
 
     // The lagging replica catches up: the grant goes first, then the release.
@@ -215,7 +219,7 @@ class MergedWatchMoveTest {
     TestCluster.await(
         "the new group's release waits for the old group's stream",
         java.time.Duration.ofSeconds(10),
-        () -> merged.held() == 1);
+        () -> merged.held() >= 1);
     assertEquals(List.of(), out.events, "nothing of ns is sent out of order");
 
     toSource(grant);
