@@ -18,9 +18,10 @@ import java.util.Optional;
  * @param message for REVOKED, the reason the operator gave
  * @param previousAttributes for UPDATED, the lease's attributes before the change (in the full
  *     view, from nodes that keep them); empty for every other type
- * @param group in a watch across namespaces on a cluster with lease groups, the Raft group that
- *     applied the change, whose revisions it carries (revisions compare only within a group, and a
- *     namespace's group changes when it moves); otherwise 0
+ * @param group on a cluster with lease groups, the Raft group that applied the change, whose
+ *     revisions it carries (revisions compare only within a group, and a namespace's group changes
+ *     when it moves; a watch resumes from a revision with its group, {@link
+ *     WatchOptions#withFromRevision(long, int)}); otherwise 0
  */
 public record WatchEvent(
     EventType type,

@@ -21,6 +21,13 @@ import java.util.Set;
  *     left the filter. Events about no lease (policy changes) are not filtered by it. {@link
  *     ServiceFilter#all()}: every lease. A node older than this filter sends every event: check
  *     {@link ServiceFilter#matches} when that matters.
+ * @param fromGroup the group {@code fromRevision} counts in, as a {@link LeaseListing#group()} or a
+ *     {@link WatchEvent#group()} gave it; -1: not said. On a cluster with lease groups each group
+ *     counts its own revisions and a namespace may move between them: with its group, a watch of a
+ *     namespace that moved since goes on in its new group (or, where it would miss events, ends
+ *     with {@link WatchCompactedException}); without, a revision of a namespace that has moved is
+ *     refused unless no other group could have given it. {@link #withStartAfter(LeaseListing)} sets
+ *     both.
  */
 public record WatchOptions(
     String prefix,
@@ -29,7 +36,8 @@ public record WatchOptions(
     boolean includeRenewals,
     boolean routesOnly,
     WatchView view,
-    ServiceFilter filter) {
+    ServiceFilter filter,
+    int fromGroup) {
   /**
    * Checks the fields and copies the types.
    *
@@ -41,6 +49,7 @@ public record WatchOptions(
    * @param view how much of each event to send: {@link WatchView#FULL} (the default) or {@link
    *     WatchView#BASIC}
    * @param filter what the leases' attributes must hold ({@link ServiceFilter#all()}: nothing)
+   * @param fromGroup the group {@code fromRevision} counts in (-1: not said)
    */
   public WatchOptions {
     Objects.requireNonNull(prefix, "prefix");
@@ -54,6 +63,33 @@ public record WatchOptions(
     if (types.contains(EventType.UNKNOWN)) {
       throw new IllegalArgumentException("types: UNKNOWN is not an event type one can ask for");
     }
+    if (fromGroup < -1) {
+      throw new IllegalArgumentException(
+          "fromGroup: must be a group (0: the meta group) or -1 (not said), got " + fromGroup);
+    }
+  }
+
+  /**
+   * Every lease's events in {@code view}, with only the leases whose attributes pass {@code
+   * filter}.
+   *
+   * @param prefix names starting with this ({@code ""}: every name)
+   * @param fromRevision the first revision to deliver (0: from now on)
+   * @param types event types to deliver (empty: every type but RENEWED)
+   * @param includeRenewals whether to deliver RENEWED events
+   * @param routesOnly whether to deliver only the events of leases with an address
+   * @param view how much of each event to send
+   * @param filter what the leases' attributes must hold ({@link ServiceFilter#all()}: nothing)
+   */
+  public WatchOptions(
+      String prefix,
+      long fromRevision,
+      Set<EventType> types,
+      boolean includeRenewals,
+      boolean routesOnly,
+      WatchView view,
+      ServiceFilter filter) {
+    this(prefix, fromRevision, types, includeRenewals, routesOnly, view, filter, -1);
   }
 
   /**
@@ -111,7 +147,30 @@ public record WatchOptions(
    * @return the options
    */
   public WatchOptions withFromRevision(long revision) {
-    return new WatchOptions(prefix, revision, types, includeRenewals, routesOnly, view, filter);
+    return withFromRevision(revision, -1);
+  }
+
+  /**
+   * These options, from {@code revision} of {@code group}.
+   *
+   * @param revision the first revision to deliver (0: from now on)
+   * @param group the group it counts in, as a listing or an event gave it (-1: not said)
+   * @return the options
+   */
+  public WatchOptions withFromRevision(long revision, int group) {
+    return new WatchOptions(
+        prefix, revision, types, includeRenewals, routesOnly, view, filter, group);
+  }
+
+  /**
+   * These options, from right after {@code listing}: its revision + 1, in its group. A list of the
+   * same prefix followed by this watch misses nothing and repeats nothing.
+   *
+   * @param listing a listing of this prefix
+   * @return the options
+   */
+  public WatchOptions withStartAfter(LeaseListing listing) {
+    return withFromRevision(listing.revision() + 1, listing.group());
   }
 
   /**
@@ -121,7 +180,8 @@ public record WatchOptions(
    * @return the options
    */
   public WatchOptions withTypes(Set<EventType> types) {
-    return new WatchOptions(prefix, fromRevision, types, includeRenewals, routesOnly, view, filter);
+    return new WatchOptions(
+        prefix, fromRevision, types, includeRenewals, routesOnly, view, filter, fromGroup);
   }
 
   /**
@@ -131,7 +191,8 @@ public record WatchOptions(
    * @return the options
    */
   public WatchOptions withRenewals(boolean include) {
-    return new WatchOptions(prefix, fromRevision, types, include, routesOnly, view, filter);
+    return new WatchOptions(
+        prefix, fromRevision, types, include, routesOnly, view, filter, fromGroup);
   }
 
   /**
@@ -141,7 +202,8 @@ public record WatchOptions(
    * @return the options
    */
   public WatchOptions withRoutesOnly(boolean routesOnly) {
-    return new WatchOptions(prefix, fromRevision, types, includeRenewals, routesOnly, view, filter);
+    return new WatchOptions(
+        prefix, fromRevision, types, includeRenewals, routesOnly, view, filter, fromGroup);
   }
 
   /**
@@ -151,7 +213,8 @@ public record WatchOptions(
    * @return the options
    */
   public WatchOptions withView(WatchView view) {
-    return new WatchOptions(prefix, fromRevision, types, includeRenewals, routesOnly, view, filter);
+    return new WatchOptions(
+        prefix, fromRevision, types, includeRenewals, routesOnly, view, filter, fromGroup);
   }
 
   /**
@@ -162,6 +225,7 @@ public record WatchOptions(
    * @return the options
    */
   public WatchOptions withFilter(ServiceFilter filter) {
-    return new WatchOptions(prefix, fromRevision, types, includeRenewals, routesOnly, view, filter);
+    return new WatchOptions(
+        prefix, fromRevision, types, includeRenewals, routesOnly, view, filter, fromGroup);
   }
 }

@@ -268,6 +268,80 @@ class WatchCursorTest {
   }
 
   @Test
+  void aWatchOfOneNamespaceResumesInItsGroupAndEndsIfTheGroupChanges() throws Exception {
+    List<WatchRequest> requests = new CopyOnWriteArrayList<>();
+    String endpoint =
+        serve(
+            requests,
+            (request, out) -> {
+              switch (requests.size()) {
+                case 1 -> {
+                  out.onNext(
+                      message(8, event(Event.Type.ACQUIRED, 8, "c/x")).toBuilder()
+                          .setGroup(3)
+                          .build());
+                  out.onError(Status.UNAVAILABLE.asRuntimeException());
+                }
+                // A node that serves another group's revisions (none does): the cursor cannot
+                // go on from there.
+                default -> out.onNext(message(4).toBuilder().setGroup(1).build());
+              }
+            });
+    List<String> seen = new CopyOnWriteArrayList<>();
+    java.util.concurrent.CompletableFuture<LeaseholdException> ended =
+        new java.util.concurrent.CompletableFuture<>();
+    try (LeaseholdClient client = client(endpoint)) {
+      client.watch(
+          WatchOptions.of("c/").withStartAfter(new LeaseListing(List.of(), 7, 3)),
+          new WatchListener() {
+            @Override
+            public void onEvent(WatchEvent e) {
+              seen.add(e.group() + ":" + e.revision() + ":" + e.name());
+            }
+
+            @Override
+            public void onError(LeaseholdException error) {
+              ended.complete(error);
+            }
+          });
+      LeaseholdException error = ended.get(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertTrue(error instanceof WatchCompactedException, error::toString);
+      assertEquals(List.of("3:8:c/x"), seen);
+      assertEquals(8, requests.get(0).getStartRevision());
+      assertEquals(3, requests.get(0).getStartGroup(), "a listing's group");
+      assertEquals(8, requests.get(1).getStartRevision(), "at the last revision, as always");
+      assertTrue(requests.get(1).hasStartGroup());
+      assertEquals(3, requests.get(1).getStartGroup(), "resumed in the group of its messages");
+    }
+  }
+
+  @Test
+  void aBareRevisionIsSentWithoutAGroupUntilAMessageSaysOne() throws Exception {
+    List<WatchRequest> requests = new CopyOnWriteArrayList<>();
+    String endpoint =
+        serve(
+            requests,
+            (request, out) -> {
+              if (requests.size() == 1) {
+                out.onNext(message(5, event(Event.Type.ACQUIRED, 5, "d/x")));
+                out.onError(Status.UNAVAILABLE.asRuntimeException());
+              } else {
+                out.onNext(message(6, event(Event.Type.ACQUIRED, 6, "d/y")));
+              }
+            });
+    List<String> seen = new CopyOnWriteArrayList<>();
+    try (LeaseholdClient client = client(endpoint)) {
+      Watch w = client.watch("d/", 5, e -> seen.add(e.revision() + ":" + e.name()));
+      Fixtures.await("caught up", Duration.ofSeconds(10), () -> w.revision() >= 6);
+      assertEquals(List.of("5:d/x", "6:d/y"), seen);
+      assertTrue(!requests.get(0).hasStartGroup(), "a revision alone says no group");
+      assertEquals(0, requests.get(1).getStartGroup(), "the meta group's messages");
+      assertTrue(requests.get(1).hasStartGroup());
+      w.close();
+    }
+  }
+
+  @Test
   void aNodeThatIsBehindRepeatsNothingAndACompleteRevisionResumesAfterIt() throws Exception {
     List<WatchRequest> requests = new CopyOnWriteArrayList<>();
     String endpoint =

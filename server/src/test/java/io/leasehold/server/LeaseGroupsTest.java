@@ -749,9 +749,10 @@ class LeaseGroupsTest {
     }
 
     /** Waits for the first message, which says where a watch from now starts. */
-    void awaitStarted() throws InterruptedException {
+    WatchResponse awaitStarted() throws InterruptedException {
       Object o = take();
       assertTrue(o instanceof WatchResponse, () -> "the watch started: " + o);
+      return (WatchResponse) o;
     }
 
     /** The next event, skipping progress messages. */
@@ -981,6 +982,10 @@ class LeaseGroupsTest {
     awaitPlaced(cluster.running(), "alpha");
     int from = cluster.node("n1").stateMachine().core().placement("alpha").orElseThrow().getGroup();
     int to = from % 3 + 1;
+    // Revisions come with their group: a list's, an acquisition's, a watch message's.
+    assertEquals(from, held.getGroup(), held::toString);
+    ListResponse listedBefore = cluster.leases("n2").list(list("alpha/"));
+    assertEquals(from, listedBefore.getGroup(), listedBefore::toString);
 
     // A writer keeps taking and giving back names of the namespace through every node while it
     // moves: each call waits out the move, and tokens keep increasing across it.
@@ -1007,7 +1012,7 @@ class LeaseGroupsTest {
             },
             "alpha-writer");
     Watching watchAlpha = new Watching(cluster.channel("n2"), "alpha/", 0);
-    watchAlpha.awaitStarted();
+    assertEquals(from, watchAlpha.awaitStarted().getGroup());
     writer.start();
     await("the writer is writing", WAIT, () -> tokens.size() >= 3 || !failures.isEmpty());
 
@@ -1081,12 +1086,65 @@ class LeaseGroupsTest {
       assertTrue(ended.getStatus().getDescription().contains("moved"), ended::toString);
     }
     ListResponse listed = cluster.leases("n3").list(list("alpha/"));
-    try (Watching again = new Watching(cluster.channel("n1"), "alpha/", listed.getRevision() + 1)) {
+    assertEquals(to, listed.getGroup(), listed::toString);
+    try (Watching again =
+        new Watching(
+            cluster.channel("n1"),
+            WatchRequest.newBuilder()
+                .setPrefix("alpha/")
+                .setStartRevision(listed.getRevision() + 1)
+                .setStartGroup(listed.getGroup()))) {
       AcquireResponse after = acquireRetrying("n1", acquire("alpha/after", "runner-3", 30));
+      assertEquals(to, after.getGroup(), after::toString);
       assertTrue(
           after.getLease().getToken() > tokens.get(tokens.size() - 1),
           "a grant after the move is above every token before it");
       assertEquals("alpha/after", again.nextEvent().getName());
+    }
+    // A watch resumed from a revision of the old group is refused, since the new group's revisions
+    // are not the same: with the old group said, or with a bare revision from before the
+    // namespace came (no other group could have given it); a bare revision past that could be of
+    // either group, so it is refused as ambiguous.
+    long adopted =
+        cluster
+            .node("n1")
+            .consensus()
+            .leaseGroupCores()
+            .get(to)
+            .placement("alpha")
+            .orElseThrow()
+            .getRevision();
+    for (String id : cluster.ids()) {
+      StatusRuntimeException oldGroup =
+          watchEnd(
+              id,
+              WatchRequest.newBuilder()
+                  .setPrefix("alpha/")
+                  .setStartRevision(listedBefore.getRevision() + 1)
+                  .setStartGroup(from));
+      assertEquals(Status.Code.OUT_OF_RANGE, oldGroup.getStatus().getCode(), oldGroup::toString);
+      assertTrue(
+          oldGroup.getStatus().getDescription().contains("of group " + from), oldGroup::toString);
+      StatusRuntimeException beforeIt =
+          watchEnd(id, WatchRequest.newBuilder().setPrefix("alpha/").setStartRevision(adopted));
+      assertEquals(Status.Code.OUT_OF_RANGE, beforeIt.getStatus().getCode(), beforeIt::toString);
+      StatusRuntimeException sameGroupBeforeIt =
+          watchEnd(
+              id,
+              WatchRequest.newBuilder()
+                  .setPrefix("alpha/")
+                  .setStartRevision(adopted)
+                  .setStartGroup(to));
+      assertEquals(
+          Status.Code.OUT_OF_RANGE,
+          sameGroupBeforeIt.getStatus().getCode(),
+          sameGroupBeforeIt::toString);
+      StatusRuntimeException ambiguous =
+          watchEnd(id, WatchRequest.newBuilder().setPrefix("alpha/").setStartRevision(adopted + 1));
+      assertEquals(
+          Status.Code.FAILED_PRECONDITION, ambiguous.getStatus().getCode(), ambiguous::toString);
+      assertTrue(
+          ambiguous.getStatus().getDescription().contains("start_group"), ambiguous::toString);
     }
 
     StatusRuntimeException toNowhere =
@@ -1353,6 +1411,37 @@ class LeaseGroupsTest {
     assertEquals(Role.LEADER, meta.getRole());
     assertTrue(s.getCommitIndex() <= meta.getCommitIndex());
     assertTrue(Files.notExists(dir.resolve("n1").resolve("groups")));
+    // Its one group's revisions are every namespace's: a revision of a lease group is not one.
+    ListResponse listed = cluster.leases("n1").list(list("alpha/"));
+    assertEquals(0, listed.getGroup());
+    StatusRuntimeException noSuchGroup =
+        watchEnd(
+            "n1",
+            WatchRequest.newBuilder()
+                .setPrefix("alpha/")
+                .setStartRevision(listed.getRevision() + 1)
+                .setStartGroup(2));
+    assertEquals(Status.Code.OUT_OF_RANGE, noSuchGroup.getStatus().getCode());
+    assertTrue(noSuchGroup.getStatus().getDescription().contains("start_group"));
+    try (Watching inMeta =
+        new Watching(
+            cluster.channel("n1"),
+            WatchRequest.newBuilder()
+                .setPrefix("alpha/")
+                .setStartRevision(listed.getRevision() + 1)
+                .setStartGroup(0))) {
+      assertEquals(0, inMeta.awaitStarted().getGroup());
+    }
+  }
+
+  /** How a watch through node {@code id} ends, which it must do before sending anything. */
+  private StatusRuntimeException watchEnd(String id, WatchRequest.Builder request)
+      throws InterruptedException {
+    try (Watching w = new Watching(cluster.channel(id), request)) {
+      Object o = w.take();
+      assertTrue(o instanceof StatusRuntimeException, () -> "refused through " + id + ": " + o);
+      return (StatusRuntimeException) o;
+    }
   }
 
   private StatusResponse status(String id) {

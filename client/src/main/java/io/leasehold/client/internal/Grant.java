@@ -21,6 +21,8 @@ import java.util.Optional;
  * @param ttl the granted lease's TTL
  * @param heartbeat the renewal interval the cluster suggests
  * @param session the session the lease lives with; 0: its own TTL
+ * @param group the group whose log index the revision is, where the answer says it (an Acquire's);
+ *     -1 otherwise
  */
 record Grant(
     Outcome outcome,
@@ -32,7 +34,8 @@ record Grant(
     LeaseAttributes attributes,
     Optional<Conflict> conflict,
     Optional<Rejection> rejection,
-    long session) {
+    long session,
+    int group) {
 
   static Grant of(AcquireResponse r) {
     return new Grant(
@@ -47,7 +50,8 @@ record Grant(
         Protos.attributes(r.getLease().getAttributes()),
         r.hasConflict() ? Optional.of(Protos.conflict(r.getConflict())) : Optional.empty(),
         r.hasRejection() ? Optional.of(Protos.rejection(r.getRejection())) : Optional.empty(),
-        r.getLease().getSession());
+        r.getLease().getSession(),
+        r.getGroup());
   }
 
   /** One name's answer in an AcquireMany reply. */
@@ -64,7 +68,8 @@ record Grant(
         Protos.attributes(x.getLease().getAttributes()),
         x.hasConflict() ? Optional.of(Protos.conflict(x.getConflict())) : Optional.empty(),
         x.hasRejection() ? Optional.of(Protos.rejection(x.getRejection())) : Optional.empty(),
-        x.getLease().getSession());
+        x.getLease().getSession(),
+        -1);
   }
 
   /** A name of an all-or-nothing batch that was not sent, since another name was refused. */
@@ -79,7 +84,8 @@ record Grant(
         LeaseAttributes.NONE,
         Optional.empty(),
         Optional.empty(),
-        0);
+        0,
+        -1);
   }
 
   /**
@@ -106,6 +112,7 @@ record Grant(
         attributes,
         r.hasConflict() ? Optional.of(Protos.conflict(r.getConflict())) : Optional.empty(),
         r.hasRejection() ? Optional.of(Protos.rejection(r.getRejection())) : Optional.empty(),
-        r.getInstance().getSession());
+        r.getInstance().getSession(),
+        -1);
   }
 }

@@ -52,7 +52,7 @@ public final class LeaseReads {
     Objects.requireNonNull(prefix, "prefix");
     core.ensureOpen("list " + prefix);
     CompletableFuture<LeaseListing> all = new CompletableFuture<>();
-    listFrom(ListRequest.newBuilder().setPrefix(prefix).build(), new ArrayList<>(), -1, all);
+    listFrom(ListRequest.newBuilder().setPrefix(prefix).build(), new ArrayList<>(), -1, 0, all);
     return core.onCallbacks(all);
   }
 
@@ -68,6 +68,7 @@ public final class LeaseReads {
         ListRequest.newBuilder().setHolder(holder).setPrefix(prefix).build(),
         new ArrayList<>(),
         -1,
+        0,
         all);
     return core.onCallbacks(all);
   }
@@ -159,6 +160,7 @@ public final class LeaseReads {
       ListRequest request,
       List<LeaseInfo> leases,
       long revision,
+      int group,
       CompletableFuture<LeaseListing> all) {
     core.calls()
         .call(Calls.Target.READ, LeasesGrpc.getListMethod(), request, "List " + request.getPrefix())
@@ -170,6 +172,7 @@ public final class LeaseReads {
               }
               page.getLeasesList().forEach(l -> leases.add(Protos.lease(l)));
               long r = revision < 0 ? page.getRevision() : revision;
+              int g = revision < 0 ? page.getGroup() : group;
               if (page.getMore() && page.getLeasesCount() > 0) {
                 listFrom(
                     request.toBuilder()
@@ -177,9 +180,10 @@ public final class LeaseReads {
                         .build(),
                     leases,
                     r,
+                    g,
                     all);
               } else {
-                all.complete(new LeaseListing(leases, r));
+                all.complete(new LeaseListing(leases, r, g));
               }
             });
   }

@@ -393,7 +393,7 @@ final class NameSlot implements LeaseHandle.Owner {
               open =
                   core.internalWatch(
                       WatchOptions.of(name)
-                          .withFromRevision(g.revision() + 1)
+                          .withFromRevision(g.revision() + 1, g.group())
                           .withView(WatchView.BASIC),
                       new EndingListener());
         }

@@ -79,6 +79,14 @@ public final class ResumingWatch implements Watch {
   private final NavigableMap<Long, Set<String>> ahead = new TreeMap<>();
 
   private long streamStart;
+
+  /**
+   * The group whose revisions the cursor counts (a watch of one namespace on a cluster with lease
+   * groups; 0: the meta group; -1: not known yet). A resumed stream says it, so that a node refuses
+   * to go on from it in a group the namespace moved to (revisions of two groups do not compare).
+   */
+  private int cursorGroup;
+
   private volatile long complete;
   private volatile long lastMessageNanos;
 
@@ -123,6 +131,7 @@ public final class ResumingWatch implements Watch {
     this.delivery = new SerialExecutor(executor);
     // Before the first message of a from-now watch the position is unknown (-1).
     this.complete = options.fromRevision() > 0 ? options.fromRevision() - 1 : -1;
+    this.cursorGroup = options.fromRevision() > 0 ? options.fromGroup() : -1;
   }
 
   /** Opens the first stream. */
@@ -177,6 +186,9 @@ public final class ResumingWatch implements Watch {
     WatchRequest.Builder builder = WatchRequest.newBuilder();
     if (resumeToken.isEmpty()) {
       builder.setStartRevision(start);
+      if (start > 0 && cursorGroup >= 0) {
+        builder.setStartGroup(cursorGroup);
+      }
     } else {
       // Every group from where this watch's last message left it (split revisions repeat, and
       // are dropped by each group's cursor).
@@ -265,6 +277,25 @@ public final class ResumingWatch implements Watch {
       handleGroup(c, message);
       return;
     }
+    if (message.getGroup() != cursorGroup) {
+      if (cursorGroup >= 0) {
+        // A node never switches a watch of one namespace to another group (it ends it when the
+        // namespace moves): revisions of two groups do not compare, so this cursor cannot go on.
+        c.cancel("the watch's group changed", null);
+        terminate(
+            new WatchCompactedException(
+                "watch of \""
+                    + options.prefix()
+                    + "\": a message of group "
+                    + message.getGroup()
+                    + " in a watch of group "
+                    + cursorGroup
+                    + "; list again and watch from there",
+                0));
+        return;
+      }
+      cursorGroup = message.getGroup();
+    }
     long before = complete;
     List<WatchEvent> out = new ArrayList<>(message.getEventsCount());
     List<String> keys = new ArrayList<>(message.getEventsCount());
@@ -282,7 +313,7 @@ public final class ResumingWatch implements Watch {
       if (r > before && ahead.getOrDefault(r, Set.of()).contains(key)) {
         continue; // the start of a split revision, delivered before the stream broke
       }
-      out.add(Protos.event(e));
+      out.add(Protos.event(e, cursorGroup));
       keys.add(key);
       revisions.add(r);
     }

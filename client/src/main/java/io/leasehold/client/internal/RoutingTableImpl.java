@@ -191,7 +191,10 @@ public final class RoutingTableImpl implements RoutingTable {
       next =
           watch =
               token.isEmpty()
-                  ? core.internalWatch(options.withFromRevision(listed + 1), new Follower(), work)
+                  ? core.internalWatch(
+                      options.withFromRevision(listed + 1, pages.get(0).getGroup()),
+                      new Follower(),
+                      work)
                   : core.internalWatch(options, token, new Follower(), work);
     }
     if (previous != null) {

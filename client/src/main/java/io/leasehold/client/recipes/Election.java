@@ -331,9 +331,7 @@ public final class Election implements AutoCloseable {
                     return;
                   }
                   tell(now);
-                  current =
-                      client.watch(
-                          WatchOptions.of(name).withFromRevision(listing.revision() + 1), this);
+                  current = client.watch(WatchOptions.of(name).withStartAfter(listing), this);
                 }
               });
     }

@@ -65,10 +65,7 @@ final class PartitionView implements WatchListener {
     listing.leases().forEach(l -> leases.put(l.name(), l));
     watch =
         client.watch(
-            WatchOptions.of(prefix)
-                .withFromRevision(listing.revision() + 1)
-                .withView(WatchView.BASIC),
-            this);
+            WatchOptions.of(prefix).withStartAfter(listing).withView(WatchView.BASIC), this);
     changed.run();
   }
 

@@ -209,9 +209,7 @@ public final class Semaphore {
     private CompletableFuture<Void> tryFree(LeaseListing listing) {
       synchronized (this) {
         if (watch == null && !result.isDone()) {
-          watch =
-              client.watch(
-                  WatchOptions.of(prefix()).withFromRevision(listing.revision() + 1), this);
+          watch = client.watch(WatchOptions.of(prefix()).withStartAfter(listing), this);
         }
       }
       List<Integer> free = new ArrayList<>();

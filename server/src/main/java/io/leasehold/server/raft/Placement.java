@@ -229,12 +229,18 @@ final class Placement {
       return notHosted(group);
     }
     long session = SessionParts.attaches(command);
-    if (session != 0) {
-      return sessionParts
-          .prepare(g.get(), command, session)
-          .thenCompose(prepared -> g.get().propose(command));
-    }
-    return g.get().propose(command);
+    CompletableFuture<LogReply> reply =
+        session != 0
+            ? sessionParts
+                .prepare(g.get(), command, session)
+                .thenCompose(prepared -> g.get().propose(command))
+            : g.get().propose(command);
+    // An acquisition's revision with its group: a blocked acquirer watches the name from there.
+    return reply.thenApply(
+        r ->
+            r.hasAcquire()
+                ? r.toBuilder().setAcquire(r.getAcquire().toBuilder().setGroup(group)).build()
+                : r);
   }
 
   /**
@@ -600,7 +606,17 @@ final class Placement {
           query.getQueryCase() == ReadQuery.QueryCase.LIST
               ? groupToFollow(ns.get())
               : locateForRead(ns.get(), stale);
-      return group.thenCompose(g -> readGroup(g, query, stale));
+      return group.thenCompose(
+          g ->
+              readGroup(g, query, stale)
+                  .thenApply(
+                      reply ->
+                          reply.hasList() && g != 0
+                              // A list's revision with its group: where a watch starts.
+                              ? reply.toBuilder()
+                                  .setList(reply.getList().toBuilder().setGroup(g))
+                                  .build()
+                              : reply));
     }
     if (query.getQueryCase() == ReadQuery.QueryCase.LIST) {
       return listEverywhere(query, stale);

@@ -3,6 +3,7 @@ package io.leasehold.server.watch;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
+import io.leasehold.proto.v1.PlacementResponse;
 import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.statemachine.core.ApplyResult;
 import io.leasehold.statemachine.core.LeaseCore;
@@ -115,6 +116,17 @@ public final class GroupWatches implements WatchService {
       }
     }
     if (!placements.active()) {
+      if (request.hasStartGroup() && request.getStartGroup() != 0) {
+        out.onError(
+            Status.OUT_OF_RANGE
+                .withDescription(
+                    "start_group "
+                        + request.getStartGroup()
+                        + ": this cluster has no lease groups, so start_revision is not a"
+                        + " revision of it; list (which returns a revision R) and watch from R + 1")
+                .asRuntimeException());
+        return;
+      }
       // One group: a token holds the meta group's position alone.
       meta.watch(
           token.isEmpty()
@@ -141,11 +153,126 @@ public final class GroupWatches implements WatchService {
             (group, error) -> {
               if (error != null) {
                 deferred.fail(Status.fromThrowable(unwrap(error)).asRuntimeException());
-              } else {
-                deferred.attach(s -> hub(group).start(request, s), out);
+                return;
               }
+              String namespace = ns.get();
+              try {
+                checkStart(group, namespace, request);
+              } catch (StatusRuntimeException refused) {
+                deferred.fail(refused);
+                return;
+              }
+              deferred.attach(
+                  s -> {
+                    WatchHub.WatchStream stream = hub(group).start(request, s);
+                    // Registered: a move from here on ends it. One that ended the namespace here
+                    // between the check and the registration would leave it waiting for nothing.
+                    if (group != 0 && hub(group).departed(namespace) && !holds(group, namespace)) {
+                      stream.close(behind(group, namespace).getStatus());
+                    }
+                    return stream;
+                  },
+                  out);
             });
     deferred.methodReturns();
+  }
+
+  /**
+   * Checks that a watch of {@code namespace}, followed in {@code group}, can start at the request's
+   * start_revision: that it is a revision of {@code group} from since the namespace came to it.
+   * Fails with the status the watch ends with otherwise: OUT_OF_RANGE (a revision of a group the
+   * namespace has left, or from before it came: list again), FAILED_PRECONDITION (a bare
+   * start_revision on a namespace that has moved, which could be of any group it lived in),
+   * UNAVAILABLE (this node's replicas are behind the namespace's move: retry).
+   */
+  void checkStart(int group, String namespace, WatchRequest request) {
+    long start = request.getStartRevision();
+    boolean grouped = request.hasStartGroup();
+    int startGroup = request.getStartGroup();
+    if (group == 0) {
+      if (grouped && startGroup != 0) {
+        throw moved(namespace, start, startGroup, group);
+      }
+      return;
+    }
+    Optional<PlacementResponse> held = hub(group).core().placement(namespace);
+    if (held.isEmpty() || held.get().getGroup() != group) {
+      long epoch = meta.core().placement(namespace).map(PlacementResponse::getEpoch).orElse(0L);
+      if (epoch >= 2 || hub(group).departed(namespace)) {
+        throw behind(group, namespace);
+      }
+      // Placed for the first time, and the group's adoption not applied here yet: the namespace
+      // has had no revisions of another group.
+      if (start > 0 && grouped && startGroup != group) {
+        throw moved(namespace, start, startGroup, group);
+      }
+      return;
+    }
+    if (start == 0) {
+      return;
+    }
+    PlacementResponse p = held.get();
+    boolean moved = p.getEpoch() >= 2;
+    long adopted = p.getRevision();
+    if (grouped && startGroup != group) {
+      if (placements.hostedGroups().contains(startGroup)
+          && hub(startGroup)
+              .core()
+              .placement(namespace)
+              .filter(q -> q.getGroup() == startGroup && q.getEpoch() > p.getEpoch())
+              .isPresent()) {
+        // The namespace moved to the client's group and this node's meta replica has not heard.
+        throw behind(group, namespace);
+      }
+      throw moved(namespace, start, startGroup, group);
+    }
+    if (moved && start <= adopted) {
+      throw moved(namespace, start, grouped ? startGroup : -1, group);
+    }
+    if (moved && !grouped) {
+      throw Status.FAILED_PRECONDITION
+          .withDescription(
+              "namespace "
+                  + namespace
+                  + " has moved between lease groups, whose revisions do not compare, so"
+                  + " start_revision "
+                  + start
+                  + " alone does not say which group it counts in: pass start_group too (a list's"
+                  + " or a watch message's group)")
+          .asRuntimeException();
+    }
+  }
+
+  /** Whether this node's replica of lease group {@code group} holds {@code namespace}. */
+  private boolean holds(int group, String namespace) {
+    return hub(group).core().placement(namespace).filter(p -> p.getGroup() == group).isPresent();
+  }
+
+  private static StatusRuntimeException moved(
+      String namespace, long start, int startGroup, int group) {
+    return Status.OUT_OF_RANGE
+        .withDescription(
+            "start_revision "
+                + start
+                + (startGroup >= 0 ? " of group " + startGroup : "")
+                + " is from before namespace "
+                + namespace
+                + " came to group "
+                + group
+                + ", whose revisions are not the same: list (which returns a revision R and its"
+                + " group) and watch from R + 1")
+        .asRuntimeException();
+  }
+
+  private static StatusRuntimeException behind(int group, String namespace) {
+    return Status.UNAVAILABLE
+        .withDescription(
+            "this node has not applied the latest move of namespace "
+                + namespace
+                + " in every group yet (it follows group "
+                + group
+                + "); retry")
+        .asRuntimeException();
   }
 
   /**

@@ -34,6 +34,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class WatchHub implements WatchService, AutoCloseable {
   private final Supplier<LeaseCore> core;
+
+  /** Namespaces this group dropped (moved away), by the revision it did; until they return. */
+  private final Map<String, Long> departures = new ConcurrentHashMap<>();
+
+  /** See {@link #frameFields()}; built on first use, once the group's state exists. */
+  private volatile byte[] frameFields;
+
   private final int queueLimit;
   private final long progressIntervalNanos;
   private final Set<Watcher> watchers = ConcurrentHashMap.newKeySet();
@@ -230,9 +237,14 @@ public final class WatchHub implements WatchService, AutoCloseable {
       }
     }
     if (result.reply().hasDropNamespace()) {
-      movedAway(result.reply().getDropNamespace().getNamespace());
+      String ns = result.reply().getDropNamespace().getNamespace();
+      departures.put(ns, result.revision());
+      movedAway(ns);
     }
     PlacementResponse adopted = result.reply().getAdoptNamespace();
+    if (result.reply().hasAdoptNamespace()) {
+      departures.remove(adopted.getNamespace());
+    }
     if (result.reply().hasAdoptNamespace()
         && adopted.getMovedFrom() != 0
         && adopted.getRevision() == result.revision()) {
@@ -241,6 +253,11 @@ public final class WatchHub implements WatchService, AutoCloseable {
               adopted.getNamespace(), ns -> new java.util.concurrent.CopyOnWriteArrayList<>())
           .add(adopted);
     }
+  }
+
+  /** Whether this hub saw this group drop {@code namespace} and has not seen it come back. */
+  boolean departed(String namespace) {
+    return departures.containsKey(namespace);
   }
 
   /**
@@ -263,7 +280,8 @@ public final class WatchHub implements WatchService, AutoCloseable {
   /**
    * A namespace moved to another group and this group dropped it: a watch that stays within it
    * would hear nothing more here, so it ends, and its client lists again (the list reads the
-   * namespace's new group) and watches from there, as after a compaction.
+   * namespace's new group and says which) and watches from there, as after a compaction. A watch of
+   * one namespace never changes group: its revisions are one group's.
    */
   private void movedAway(String namespace) {
     String prefix = namespace + "/";
@@ -274,9 +292,29 @@ public final class WatchHub implements WatchService, AutoCloseable {
                 "namespace "
                     + namespace
                     + " moved to another lease group, whose revisions are not this one's;"
-                    + " list (which returns a revision R) and watch from R + 1"));
+                    + " list (which returns a revision R and its group) and watch from R + 1"));
       }
     }
+  }
+
+  /**
+   * The fields every message of this hub carries after its revision: a lease group's number, so a
+   * watch of one namespace knows whose revisions it was sent (none for the meta group's hub).
+   */
+  byte[] frameFields() {
+    byte[] fields = frameFields;
+    if (fields == null) {
+      int group = core().group();
+      fields =
+          group == 0
+              ? new byte[0]
+              : io.leasehold.proto.v1.WatchResponse.newBuilder()
+                  .setGroup(group)
+                  .build()
+                  .toByteArray();
+      frameFields = fields;
+    }
+    return fields;
   }
 
   /**

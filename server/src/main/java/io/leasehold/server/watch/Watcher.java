@@ -350,7 +350,8 @@ final class Watcher {
                     1,
                     Math.min(MAX_EVENTS_PER_MESSAGE, Math.min(log.endSeq(), stopSeq) - readSeq)));
     boolean splitsARevision = read(batch, stopSeq);
-    WatchFrame frame = batch.isEmpty() ? null : WatchFrame.of(batch, splitsARevision, basic);
+    WatchFrame frame =
+        batch.isEmpty() ? null : framed(WatchFrame.of(batch, splitsARevision, basic));
     if (!behind && sentRevision < firstRevision) {
       // Every event read was new to this watcher, so the message is the same for any member
       // standing where this one stood.
@@ -448,7 +449,7 @@ final class Watcher {
       boolean splitsARevision =
           end < history.size()
               && history.get(end).revision() == chunk.get(chunk.size() - 1).revision();
-      send(WatchFrame.of(chunk, splitsARevision, basic), false);
+      send(framed(WatchFrame.of(chunk, splitsARevision, basic)), false);
     }
     // Everything up to the view's revision has been delivered, matching or not.
     send(Math.max(sentRevision, read.revision()));
@@ -462,7 +463,13 @@ final class Watcher {
 
   /** A message with no events: where the stream stands. */
   private void send(long revision) {
-    send(new WatchFrame(List.of(), revision, basic), false);
+    send(framed(new WatchFrame(List.of(), revision, basic)), false);
+  }
+
+  /** With the fields every message of the hub carries (a lease group's number). */
+  private WatchFrame framed(WatchFrame frame) {
+    byte[] fields = hub.frameFields();
+    return fields.length == 0 ? frame : frame.withFields(fields);
   }
 
   private void send(WatchFrame frame, boolean shared) {

@@ -282,6 +282,10 @@ public final class Validation {
       throw new InvalidArgumentException(
           "start_revision", "must be >= 0 (0: from now on), got " + r.getStartRevision());
     }
+    if (r.hasStartGroup() && r.getStartRevision() == 0) {
+      throw new InvalidArgumentException(
+          "start_group", "is the group start_revision counts in: set it only with start_revision");
+    }
     for (int i = 0; i < r.getTypesCount(); i++) {
       int value = r.getTypesValue(i);
       Event.Type type = Event.Type.forNumber(value);

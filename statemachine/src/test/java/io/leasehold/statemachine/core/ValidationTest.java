@@ -423,6 +423,14 @@ class ValidationTest {
         "start_revision", () -> Validation.watch(watch().setStartRevision(revision).build()));
   }
 
+  @Test
+  void aWatchStartGroupGoesOnlyWithAStartRevision() {
+    assertInvalid("start_group", () -> Validation.watch(watch().setStartGroup(2).build()));
+    assertInvalid("start_group", () -> Validation.watch(watch().setStartGroup(0).build()));
+    Validation.watch(watch().setStartRevision(7).setStartGroup(0).build());
+    Validation.watch(watch().setStartRevision(7).setStartGroup(2).build());
+  }
+
   @ParameterizedTest
   @ValueSource(longs = {0, 1, Long.MAX_VALUE})
   void nonNegativeWatchStartRevisionIsAccepted(long revision) {

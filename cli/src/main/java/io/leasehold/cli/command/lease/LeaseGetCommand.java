@@ -86,8 +86,7 @@ public final class LeaseGetCommand extends ClientCommand {
     show(view, listing.leases().stream().filter(l -> l.name().equals(name)).findFirst());
     // One element per change of the name, or the watch's failure.
     BlockingQueue<Object> changes = new LinkedBlockingQueue<>();
-    WatchOptions options =
-        WatchOptions.of(name).withFromRevision(listing.revision() + 1).withRenewals(true);
+    WatchOptions options = WatchOptions.of(name).withStartAfter(listing).withRenewals(true);
     try (UntilInterrupted ignored = UntilInterrupted.install(Duration.ofSeconds(5));
         Watch w =
             client.watch(
