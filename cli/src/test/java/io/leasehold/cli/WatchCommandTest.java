@@ -159,6 +159,17 @@ class WatchCommandTest {
   }
 
   @Test
+  void aGroupGoesWithARevision() {
+    run(cluster, "watch", "x/", "--from-group", "2")
+        .failed(LeaseholdCommand.EXIT_USAGE, "--from-group");
+    run(cluster, "watch", "x/", "--from-revision", "3", "--from-group", "-1")
+        .failed(LeaseholdCommand.EXIT_USAGE, "--from-group");
+    // This cluster has no lease groups: a revision of group 2 is not one of its revisions.
+    run(cluster, "watch", "x/", "--from-revision", "3", "--from-group", "2")
+        .failed(LeaseholdCommand.EXIT_FAILED, "start_group");
+  }
+
+  @Test
   void anUnknownTypeIsAUsageError() {
     run(cluster, "watch", "x/", "--types", "EXPLODED")
         .failed(LeaseholdCommand.EXIT_USAGE, "--types");

@@ -55,6 +55,15 @@ public final class WatchCommand extends ClientCommand {
   long fromRevision;
 
   @Option(
+      names = "--from-group",
+      paramLabel = "G",
+      description =
+          "With --from-revision, on a cluster with lease groups: the group R counts in, as a"
+              + " watched event's \"group\" shows it (-o json). Needed for a namespace that has"
+              + " moved between groups.")
+  Integer fromGroup;
+
+  @Option(
       names = "--types",
       split = ",",
       paramLabel = "TYPE,...",
@@ -89,13 +98,19 @@ public final class WatchCommand extends ClientCommand {
     if (fromRevision < 0) {
       throw usage("--from-revision: must not be negative, got " + fromRevision);
     }
+    if (fromGroup != null && fromRevision == 0) {
+      throw usage("--from-group: goes with --from-revision, the revision it is the group of");
+    }
+    if (fromGroup != null && fromGroup < 0) {
+      throw usage("--from-group: must not be negative (0: the meta group), got " + fromGroup);
+    }
     Set<EventType> wanted = types.isEmpty() ? Set.of() : EnumSet.copyOf(types);
     if (wanted.contains(EventType.UNKNOWN)) {
       throw usage("--types: not an event type: UNKNOWN");
     }
     WatchOptions options =
         WatchOptions.of(prefix)
-            .withFromRevision(fromRevision)
+            .withFromRevision(fromRevision, fromGroup == null ? -1 : fromGroup)
             .withTypes(wanted)
             .withRenewals(wanted.contains(EventType.RENEWED))
             .withFilter(ServiceFilters.narrowed(ServiceFilter.all(), zones, metadata, statuses));

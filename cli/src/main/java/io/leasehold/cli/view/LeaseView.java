@@ -334,6 +334,15 @@ public final class LeaseView {
   }
 
   public static Map<String, Object> json(WatchEvent e) {
+    Map<String, Object> json = watchEvent(e);
+    if (e.group() != 0) {
+      // On a cluster with lease groups: whose revision it is (a watch's --from-group).
+      json.put("group", e.group());
+    }
+    return json;
+  }
+
+  private static Map<String, Object> watchEvent(WatchEvent e) {
     return Json.object(
         "revision", e.revision(),
         "type", type(e.type()),
