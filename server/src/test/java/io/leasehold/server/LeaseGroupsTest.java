@@ -1156,6 +1156,86 @@ class LeaseGroupsTest {
     assertEquals(Status.Code.INVALID_ARGUMENT, registry.getStatus().getCode());
   }
 
+  /**
+   * A cluster that turned lease groups on keeps the namespaces it had in the meta group, which hold
+   * their leases there; a move takes one to a lease group, leases, sessions and history along.
+   */
+  @Test
+  void aNamespaceTheMetaGroupHeldBeforeLeaseGroupsMovesToOne() throws Exception {
+    AtomicInteger groups = new AtomicInteger(1);
+    cluster = TestCluster.start(3, dir, (id, b) -> b.leaseGroups(groups.get()));
+    AcquireResponse gone = acquireRetrying("n1", acquire("legacy/gone", "zoe", 30));
+    cluster.leases("n1").release(release("legacy/gone", gone.getLease().getToken()));
+    AcquireResponse held = acquireRetrying("n1", acquire("legacy/held", "runner-1", 600));
+    long session = createSession("n2", "runner-2", 30);
+    AcquireResponse attached =
+        acquireRetrying(
+            "n2",
+            acquire("legacy/attached", "runner-2", 0).toBuilder()
+                .clearTtl()
+                .setSession(session)
+                .build());
+    assertEquals(Outcome.GRANTED, attached.getOutcome(), attached::toString);
+    groups.set(3);
+    for (String id : List.of("n1", "n2", "n3")) {
+      cluster.stopNode(id);
+      cluster.startNode(id);
+      cluster.awaitLeader();
+    }
+    awaitGroupsPlaceable();
+    // A grant places the namespace where its state is: on the meta group itself.
+    AcquireResponse more = acquireRetrying("n3", acquire("legacy/more", "runner-3", 600));
+    assertEquals(0, more.getGroup(), more::toString);
+    awaitPlaced(cluster.running(), "legacy");
+    assertEquals(
+        0, cluster.node("n1").stateMachine().core().placement("legacy").orElseThrow().getGroup());
+    Watching watchLegacy = new Watching(cluster.channel("n3"), "legacy/", 0);
+    assertEquals(0, watchLegacy.awaitStarted().getGroup());
+
+    io.leasehold.proto.v1.MoveNamespaceResponse moved = moveNamespace("n2", "legacy", 2);
+    assertEquals(List.of(2, 2L), List.of(moved.getGroup(), moved.getEpoch()), moved::toString);
+    await(
+        () -> "every node places legacy on group 2 and the meta group let it go: " + views(),
+        WAIT,
+        () ->
+            cluster.running().stream()
+                .allMatch(
+                    n -> {
+                      PlacementResponse p =
+                          n.stateMachine().core().placement("legacy").orElseThrow();
+                      return p.getGroup() == 2
+                          && p.getMove() == 0
+                          && n.consensus().leaseGroupCores().get(2).placement("legacy").isPresent();
+                    }));
+    for (String id : cluster.ids()) {
+      GetResponse got = cluster.leases(id).get(get("legacy/held"));
+      assertEquals(held.getLease().getToken(), got.getLease().getToken(), () -> "through " + id);
+      assertEquals(
+          session,
+          cluster.leases(id).get(get("legacy/attached")).getLease().getSession(),
+          "the attached lease keeps its session");
+    }
+    HistoryResponse history =
+        cluster.admin("n1").history(HistoryRequest.newBuilder().setName("legacy/gone").build());
+    assertEquals(1, history.getLeasesCount(), history::toString);
+    AcquireResponse after = acquireRetrying("n1", acquire("legacy/after", "runner-3", 30));
+    assertEquals(2, after.getGroup(), after::toString);
+    assertTrue(
+        after.getLease().getToken() > more.getLease().getToken(),
+        "a grant in the new group is above every token the meta group granted in it");
+    try (watchLegacy) {
+      StatusRuntimeException ended = watchLegacy.awaitError();
+      assertEquals(Status.Code.OUT_OF_RANGE, ended.getStatus().getCode(), ended::toString);
+    }
+    // The session still holds its lease, now a part of it in group 2: a close ends it there.
+    cluster.leases("n3").closeSession(CloseSessionRequest.newBuilder().setSession(session).build());
+    await(
+        "the session's lease ends with it, in its new group",
+        WAIT,
+        () -> !cluster.leases("n1").get(get("legacy/attached")).getFound());
+    assertTrue(cluster.leases("n2").get(get("legacy/held")).getFound());
+  }
+
   @Test
   void aBackupIsNotTakenWhileANamespaceMoves() throws Exception {
     cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3));

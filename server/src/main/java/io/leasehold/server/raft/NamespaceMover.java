@@ -30,12 +30,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moves namespaces between lease groups (docs/design/multi-raft.md, "Moving a namespace"). A move
- * is recorded in the meta group ({@link #move}); the meta group's leader drives every recorded move
- * to its end, one step after another, each a log entry that is idempotent under the move's id: the
- * source freezes the namespace and answers with its state, the destination adopts that state, the
- * meta group places the namespace there, and the source drops it. A new meta leader, or this one
- * after a failed step, takes each move up where the placement table says it is.
+ * Moves namespaces to lease groups (docs/design/multi-raft.md, "Moving a namespace"), from another
+ * lease group or from the meta group. A move is recorded in the meta group ({@link #move}); the
+ * meta group's leader drives every recorded move to its end, one step after another, each a log
+ * entry that is idempotent under the move's id: the source freezes the namespace and answers with
+ * its state, the destination adopts that state, the meta group places the namespace there, and the
+ * source drops it (the meta group, as a source, in the entry that places it). A new meta leader, or
+ * this one after a failed step, takes each move up where the placement table says it is.
  *
  * <p>Until the adoption is sent a move may be abandoned (the source or the destination refused it
  * as invalid): the source unfreezes and the meta group forgets the move. Once sent, the adoption is
@@ -249,10 +250,10 @@ final class NamespaceMover implements AutoCloseable {
     String ns = p.getNamespace();
     long move = p.getMove();
     if (p.getMovingTo() != 0) {
-      LeaseGroup source = hosted(p.getGroup());
+      Function<LogCommand, CompletableFuture<LogReply>> source = proposer(p.getGroup());
       LeaseGroup destination = hosted(p.getMovingTo());
       return source
-          .propose(freeze(ns, move))
+          .apply(freeze(ns, move))
           .thenCompose(
               frozen -> {
                 if (!frozen.hasFreezeNamespace()) {
@@ -297,9 +298,16 @@ final class NamespaceMover implements AutoCloseable {
                               frozen.getFreezeNamespace().getState().getLeasesCount());
                           return finish(ns, move, MoveOutcome.MOVE_DONE)
                               .thenCompose(
-                                  done ->
-                                      drop(
-                                          done.getNamespace(), move, p.getGroup(), done.getMove()));
+                                  done -> {
+                                    if (p.getGroup() == 0) {
+                                      // The meta group forgot it in the same entry.
+                                      LOG.info(
+                                          "move {}: namespace {} left the meta group", move, ns);
+                                      return CompletableFuture.completedFuture(null);
+                                    }
+                                    return drop(
+                                        done.getNamespace(), move, p.getGroup(), done.getMove());
+                                  });
                         });
               });
     }
@@ -332,7 +340,8 @@ final class NamespaceMover implements AutoCloseable {
   }
 
   /** Before the adoption was sent: the source unfreezes, and the meta group forgets the move. */
-  private CompletableFuture<Void> abandon(PlacementResponse p, LeaseGroup source, String why) {
+  private CompletableFuture<Void> abandon(
+      PlacementResponse p, Function<LogCommand, CompletableFuture<LogReply>> source, String why) {
     LOG.warn(
         "move {} of namespace {} to group {} abandoned: {}",
         p.getMove(),
@@ -345,7 +354,7 @@ final class NamespaceMover implements AutoCloseable {
                 UnfreezeNamespace.newBuilder().setNamespace(p.getNamespace()).setMove(p.getMove()))
             .build();
     return source
-        .propose(unfreeze)
+        .apply(unfreeze)
         .thenCompose(
             unfrozen -> {
               if (!unfrozen.hasUnfreezeNamespace()) {
@@ -395,6 +404,11 @@ final class NamespaceMover implements AutoCloseable {
                 .setFromGroup(p.getGroup())
                 .setFrozenAt(frozen.getRevision()))
         .build();
+  }
+
+  /** Where a move's source proposes: the meta group (0) or a lease group this node hosts. */
+  private Function<LogCommand, CompletableFuture<LogReply>> proposer(int group) {
+    return group == 0 ? proposeToMeta : hosted(group)::propose;
   }
 
   private LeaseGroup hosted(int number) {

@@ -241,6 +241,14 @@ public final class WatchHub implements WatchService, AutoCloseable {
       departures.put(ns, result.revision());
       movedAway(ns);
     }
+    PlacementResponse switched = result.reply().getFinishMove();
+    if (result.reply().hasFinishMove()
+        && switched.getGroup() != 0
+        && switched.getRevision() == result.revision()) {
+      // The meta group placed a namespace on a lease group in this entry: if it was the meta
+      // group's own, its watches here hear nothing more of it.
+      movedAway(switched.getNamespace());
+    }
     PlacementResponse adopted = result.reply().getAdoptNamespace();
     if (result.reply().hasAdoptNamespace()) {
       departures.remove(adopted.getNamespace());

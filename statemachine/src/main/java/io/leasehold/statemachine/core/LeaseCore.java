@@ -471,10 +471,18 @@ public final class LeaseCore {
           LogReply.newBuilder()
               .setRecordMove(placements.recordMove(tx, command.getRecordMove()))
               .build();
-      case FINISH_MOVE ->
-          LogReply.newBuilder()
-              .setFinishMove(placements.finishMove(tx, command.getFinishMove()))
-              .build();
+      case FINISH_MOVE -> {
+        Optional<PlacementResponse> before = placements.get(command.getFinishMove().getNamespace());
+        PlacementResponse after = placements.finishMove(tx, command.getFinishMove());
+        if (before.isPresent()
+            && before.get().getGroup() == 0
+            && before.get().getMovingTo() != 0
+            && after.getGroup() != 0) {
+          // A move from the meta group is done: its state lives on in the group that adopted it.
+          moves.forget(tx, after.getNamespace());
+        }
+        yield LogReply.newBuilder().setFinishMove(after).build();
+      }
       case DROP_NAMESPACE ->
           LogReply.newBuilder()
               .setDropNamespace(moves.drop(tx, command.getDropNamespace()))

@@ -156,21 +156,31 @@ final class NamespaceMoves {
     }
     if (placements.group() == 0) {
       throw new InvalidArgumentException(
-          "drop_namespace", "the meta group keeps a moved namespace's state until moves from it");
+          "drop_namespace",
+          "the meta group forgets a namespace it moved away when it places it on its new group");
     }
     if (placements.drop(tx, ns, c.getMove())) {
-      String prefix = ns + "/";
-      state.leases.forEach(
-          (name, lease) -> {
-            if (name.startsWith(prefix)) {
-              tx.writes.put(name, Optional.empty());
-            }
-          });
-      state.lockDelays.withPrefix(prefix).keySet().forEach(tx::clearLockDelay);
-      state.offers.withPrefix(prefix).keySet().forEach(tx::removeOffer);
-      state.history.ownersWithPrefix(Space.NAME_HISTORY, prefix).forEach(tx::forgetHistory);
+      forget(tx, ns);
     }
     return placements.get(ns).orElse(unplaced(ns));
+  }
+
+  /**
+   * The state of {@code ns} in this group goes, without ending anything: it lives on in the group
+   * that adopted it. A lease group's drop; the meta group's own move's end, in the entry that
+   * places the namespace on its new group.
+   */
+  void forget(Tx tx, String ns) {
+    String prefix = ns + "/";
+    state.leases.forEach(
+        (name, lease) -> {
+          if (name.startsWith(prefix)) {
+            tx.writes.put(name, Optional.empty());
+          }
+        });
+    state.lockDelays.withPrefix(prefix).keySet().forEach(tx::clearLockDelay);
+    state.offers.withPrefix(prefix).keySet().forEach(tx::removeOffer);
+    state.history.ownersWithPrefix(Space.NAME_HISTORY, prefix).forEach(tx::forgetHistory);
   }
 
   /**

@@ -323,8 +323,9 @@ final class Placements {
   }
 
   /**
-   * Meta group: records a move of a namespace placed on a lease group to another lease group. The
-   * move's id is this entry's index.
+   * Meta group: records a move of a namespace to a lease group, from the lease group it is placed
+   * on or from the meta group itself (a namespace placed here, or never placed: the meta group owns
+   * it). The move's id is this entry's index.
    */
   PlacementResponse recordMove(Tx tx, io.leasehold.proto.v1.RecordMove c) {
     if (group != 0) {
@@ -344,14 +345,9 @@ final class Placements {
           "record_move.to_group", "must be a lease group, 1 or more");
     }
     StoredPlacement p = byNamespace.get(ns);
-    if (p == null || p.getGroup() == 0) {
-      throw new InvalidArgumentException(
-          "record_move.namespace",
-          "namespace '"
-              + ns
-              + "' is "
-              + (p == null ? "not placed on a lease group" : "in the meta group")
-              + "; only a namespace placed on a lease group can move");
+    if (p == null) {
+      // The meta group owns it unplaced: it moves from here, at epoch 1.
+      p = StoredPlacement.newBuilder().setGroup(0).setEpoch(1).setRevision(tx.index).build();
     }
     if (p.getMove() != 0) {
       if (p.getMovingTo() == c.getToGroup()
@@ -393,16 +389,27 @@ final class Placements {
     }
     StoredPlacement next =
         switch (c.getOutcome()) {
+          // From the meta group itself: no other group drops it, the meta group forgets its state
+          // in this entry (see LeaseCore), and the move is over.
           case MOVE_DONE ->
               p.getMovingTo() == 0
                   ? p
-                  : p.toBuilder()
-                      .setGroup(p.getMovingTo())
-                      .setEpoch(p.getEpoch() + 1)
-                      .setRevision(tx.index)
-                      .setMovingTo(0)
-                      .setDropFrom(p.getGroup())
-                      .build();
+                  : p.getGroup() == 0
+                      ? p.toBuilder()
+                          .setGroup(p.getMovingTo())
+                          .setEpoch(p.getEpoch() + 1)
+                          .setRevision(tx.index)
+                          .setMovingTo(0)
+                          .setMove(0)
+                          .setFrozenBy(0)
+                          .build()
+                      : p.toBuilder()
+                          .setGroup(p.getMovingTo())
+                          .setEpoch(p.getEpoch() + 1)
+                          .setRevision(tx.index)
+                          .setMovingTo(0)
+                          .setDropFrom(p.getGroup())
+                          .build();
           case MOVE_ABORTED ->
               p.getMovingTo() == 0 ? p : p.toBuilder().setMove(0).setMovingTo(0).build();
           case MOVE_DROPPED ->
@@ -413,6 +420,9 @@ final class Placements {
         };
     if (next != p) {
       put(tx, ns, next);
+      if (p.getFrozenBy() != 0 && next.getFrozenBy() == 0) {
+        tx.afterCommit(() -> frozen.remove(ns));
+      }
     }
     return response(ns, next);
   }

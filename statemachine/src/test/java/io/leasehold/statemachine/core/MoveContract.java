@@ -333,6 +333,96 @@ abstract class MoveContract extends LeaseGroupFixture {
                 .setOutcome(outcome));
   }
 
+  /**
+   * A namespace the meta group holds (placed on it because it held state when groups came, or never
+   * placed) moves to a lease group as any does; the meta group forgets its state in the entry that
+   * places it on its new group, as no other group drops it.
+   */
+  @Test
+  void aNamespaceMovesOutOfTheMetaGroup() throws IOException {
+    long i = 0;
+    apply(++i, T0, format());
+    long gone =
+        apply(++i, T0, acquire("legacy/gone", "zoe")).reply().getAcquire().getLease().getToken();
+    apply(++i, T0, Cmds.release("legacy/gone", gone));
+    long a =
+        apply(++i, T0, acquire("legacy/a", "alice")).reply().getAcquire().getLease().getToken();
+    long session =
+        apply(
+                ++i,
+                T0,
+                Cmds.createSession(
+                    "bob", com.google.protobuf.Duration.newBuilder().setSeconds(10).build()))
+            .reply()
+            .getCreateSession()
+            .getSession()
+            .getId();
+    long b =
+        apply(++i, T0, Cmds.acquireIn("legacy/b", "bob", session))
+            .reply()
+            .getAcquire()
+            .getLease()
+            .getToken();
+
+    long move = ++i;
+    io.leasehold.proto.v1.PlacementResponse recorded =
+        apply(move, T0, recordMove("legacy", 2)).reply().getRecordMove();
+    assertEquals(
+        List.of(0, 1, 2, (int) move),
+        List.of(
+            recorded.getGroup(),
+            (int) recorded.getEpoch(),
+            recorded.getMovingTo(),
+            (int) recorded.getMove()),
+        recorded::toString);
+    FreezeNamespaceResponse frozen =
+        apply(++i, T0, freeze("legacy", move)).reply().getFreezeNamespace();
+    assertEquals(
+        List.of("legacy/a", "legacy/b"),
+        frozen.getState().getLeasesMap().keySet().stream().sorted().toList());
+    assertEquals(List.of(session), List.copyOf(frozen.getState().getSessionsMap().keySet()));
+    assertTrue(frozen.getFloor() > Math.max(a, b));
+    assertEquals(
+        "legacy", apply(++i, T0, acquire("legacy/c", "carol")).reply().getMoving().getNamespace());
+
+    LogCommand.Builder adoption = adopt(frozen, 2, move);
+    adoption.getAdoptNamespaceBuilder().setFromGroup(0).setFrozenAt(frozen.getRevision());
+    assertEquals(2, toDestination(adoption).getAdoptNamespace().getEpoch());
+    ApplyResult done =
+        apply(++i, T0, finishMove("legacy", move, io.leasehold.proto.v1.MoveOutcome.MOVE_DONE));
+    io.leasehold.proto.v1.PlacementResponse placed = done.reply().getFinishMove();
+    assertEquals(
+        List.of(2, 2, 0, 0),
+        List.of(
+            placed.getGroup(),
+            (int) placed.getEpoch(),
+            (int) placed.getMove(),
+            placed.getDropFrom()),
+        "placed on its new group, and over: the meta group dropped it in the same entry");
+    assertTrue(done.events().isEmpty(), "nothing ends: the leases live on in group 2");
+    assertEquals(java.util.Optional.empty(), stored(store, "legacy/a"));
+    assertEquals(java.util.Optional.empty(), stored(store, "legacy/b"));
+    assertEquals(List.of(), historyTokens(core, "legacy/gone"));
+    assertEquals(
+        "legacy",
+        apply(++i, T0, acquire("legacy/c", "carol")).reply().getWrongGroup().getNamespace(),
+        "no longer frozen here: placed elsewhere");
+    assertTrue(
+        apply(++i, T0, Cmds.keepAlive(session)).reply().hasKeepAlive(),
+        "the session stays in the meta group");
+
+    assertEquals(a, stored(destinationStore, "legacy/a").orElseThrow().getToken());
+    assertEquals(session, stored(destinationStore, "legacy/b").orElseThrow().getSession());
+    assertEquals(List.of(gone), historyTokens(destination, "legacy/gone"));
+    assertTrue(token(toDestination(acquire("legacy/c", "carol"))) >= frozen.getFloor());
+    assertEquals(placed, new LeaseCore(store).placement("legacy").orElseThrow(), "on reload");
+
+    // A namespace the meta group owns unplaced moves the same way.
+    io.leasehold.proto.v1.PlacementResponse unplaced =
+        apply(++i, T0, recordMove("fresh", 2)).reply().getRecordMove();
+    assertEquals(List.of(0, 2), List.of(unplaced.getGroup(), unplaced.getMovingTo()));
+  }
+
   @Test
   void theMetaGroupRecordsAMoveAndEachOfItsSteps() throws IOException {
     apply(1, T0, format());
@@ -397,8 +487,6 @@ abstract class MoveContract extends LeaseGroupFixture {
         apply(13, T0, recordMove("lock", 2)).reply().getRecordMove(),
         "a move to the group it is in records nothing: a retried move that ended");
     assertEquals("record_move.to_group", invalid(apply(14, T0, recordMove("lock", 0))).getField());
-    assertEquals(
-        "record_move.namespace", invalid(apply(15, T0, recordMove("unplaced", 1))).getField());
     assertEquals(
         "record_move.namespace", invalid(apply(16, T0, recordMove("service", 1))).getField());
     assertEquals("record_move", toGroup(recordMove("lock", 2)).getInvalid().getField());
