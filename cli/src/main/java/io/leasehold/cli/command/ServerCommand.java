@@ -256,19 +256,14 @@ public final class ServerCommand implements Callable<Integer> {
           "Start without a group of its own and wait to be added to a running cluster; --peers need list only this node.")
   boolean join;
 
-  /**
-   * Hidden until the fault schedule that moves namespaces between groups has passed many runs in a
-   * row (docs/design/multi-raft.md, "Build order").
-   */
   @Option(
       names = "--lease-groups",
       paramLabel = "N",
-      hidden = true,
       defaultValue = "" + NodeConfig.DEFAULT_LEASE_GROUPS,
       description =
-          "Raft groups when the cluster forms: 1 is the meta group alone; N adds lease groups"
-              + " 1..N beside it, over which namespaces are placed. A node started with --join"
-              + " takes the cluster's N.")
+          "Lease groups beside the meta group, each a Raft group with a leader of its own, over"
+              + " which namespaces spread (default: ${DEFAULT-VALUE}, the meta group alone). The"
+              + " same N on every member; a node started with --join takes the cluster's N.")
   int leaseGroups;
 
   // From the environment too, so that the container image's HEALTHCHECK, which probes

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 public final class NamespaceMoveWorkload implements Workload {
   /**
    * The namespaces that move: the election's and the partitions'. The registry's cannot move, and
-   * {@code lock}'s watchers of one namespace would have to list again after each move.
+   * the watch checker judges {@code lock}'s watchers as one stream from revision 1, which a move
+   * ends.
    */
   public static final List<String> NAMESPACES = List.of("election", "partitions");
 
