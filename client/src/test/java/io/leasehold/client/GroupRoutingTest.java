@@ -93,6 +93,28 @@ class GroupRoutingTest {
         NAMESPACES.stream().map(this::leaderAddress).distinct().count(),
         "one namespace a group, each group led by another node");
 
+    // alpha moves to gamma's group. The next answer says the placement changed, so the client
+    // asks for the table again at once rather than when it is ten seconds old: a first write in a
+    // new namespace has just had it asked, and all of this happens well within those ten seconds.
+    client.blocking().acquire("delta/first", ttl(60));
+    long fresh = System.nanoTime();
+    await("the table holds delta", WAIT, () -> statusCalls.get() > 0 && routed("delta"));
+    String to = leaderAddress("gamma").orElseThrow();
+    int gammaGroup = groupOf("gamma");
+    int asked = statusCalls.get();
+    client.cluster().moveNamespace("alpha", gammaGroup).get(60, TimeUnit.SECONDS);
+    await(
+        () -> "alpha's writes reach " + to + " after its move: " + lastAcquireAt,
+        Duration.ofSeconds(8),
+        () -> {
+          acquireAndRelease("alpha/moved");
+          return to.equals(lastAcquireAt.get("alpha"));
+        });
+    assertTrue(statusCalls.get() > asked, "the client asked for the table again");
+    assertTrue(
+        System.nanoTime() - fresh < TimeUnit.SECONDS.toNanos(10),
+        "before the table was old enough to be asked again anyway");
+
     // The node leading beta's group stops: beta's writes go on through the others.
     String address = leaderAddress("beta").orElseThrow();
     String gone =
@@ -117,6 +139,24 @@ class GroupRoutingTest {
     }
   }
 
+  /** Whether {@code ns}'s last Acquire went to its group's leader. */
+  private boolean routed(String ns) {
+    acquireAndRelease(ns + "/routed");
+    return leaderAddress(ns).map(a -> a.equals(lastAcquireAt.get(ns))).orElse(false);
+  }
+
+  /** The lease group {@code ns} is placed on. */
+  private int groupOf(String ns) {
+    for (LeaseholdNode n : cluster.running()) {
+      for (Consensus.GroupStatus g : n.consensus().groups()) {
+        if (g.number() > 0 && g.namespaces().contains(ns)) {
+          return g.number();
+        }
+      }
+    }
+    throw new AssertionError(ns + " is placed on no lease group");
+  }
+
   /** The client address of the node leading the lease group {@code ns} is placed on. */
   private Optional<String> leaderAddress(String ns) {
     Map<String, String> addresses = new HashMap<>();
@@ -131,11 +171,18 @@ class GroupRoutingTest {
     return Optional.empty();
   }
 
-  /** Records where each namespace's Acquire calls go. */
+  /** Cluster/Status calls the client made: how it asks for the placement table. */
+  final java.util.concurrent.atomic.AtomicInteger statusCalls =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  /** Records where each namespace's Acquire calls go, and counts Cluster/Status calls. */
   private final class AcquireTargets implements ClientInterceptor {
     @Override
     public <Q, R> ClientCall<Q, R> interceptCall(
         MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+      if (method.getFullMethodName().equals("leasehold.v1.Cluster/Status")) {
+        statusCalls.incrementAndGet();
+      }
       return new io.grpc.ForwardingClientCall.SimpleForwardingClientCall<>(
           next.newCall(method, options)) {
         @Override

@@ -231,6 +231,11 @@ public final class Calls {
             private R reply;
 
             @Override
+            public void onHeaders(Metadata headers) {
+              connection.answeredWith(headers);
+            }
+
+            @Override
             public void onMessage(R message) {
               reply = message;
             }

@@ -122,6 +122,27 @@ public final class Connection implements AutoCloseable {
   }
 
   /**
+   * A node answered with the version of its placement table ({@link Errors#PLACEMENT_VERSION}): if
+   * it is newer than the table's, a namespace was placed or moved since, and the table is asked
+   * again (at most every {@code PROBE_GAP_NANOS}, as every probe).
+   */
+  public void answeredWith(Metadata headers) {
+    String v = headers == null ? null : headers.get(Errors.PLACEMENT_VERSION);
+    if (v == null) {
+      return;
+    }
+    long seen;
+    try {
+      seen = Long.parseLong(v);
+    } catch (NumberFormatException ignored) {
+      return;
+    }
+    if (seen > routes.version()) {
+      probe();
+    }
+  }
+
+  /**
    * Whether a write naming {@code namespace}, which the table lacks, should ask for a new one: once
    * per {@link #ROUTES_MAX_AGE_NANOS} a namespace, so that writes the meta group keeps (or that
    * never place their namespace, being refused) do not ask on every call.
@@ -304,12 +325,18 @@ public final class Connection implements AutoCloseable {
         g.getNamespacesList().forEach(ns -> byNamespace.put(ns, e));
       }
     }
-    routes = new Routes(leaseGroups, Map.copyOf(byNamespace), System.nanoTime());
+    routes =
+        new Routes(
+            leaseGroups, Map.copyOf(byNamespace), System.nanoTime(), status.getPlacementVersion());
   }
 
-  /** Whether the cluster runs lease groups, and their leaders by namespace, when learned. */
-  private record Routes(boolean leaseGroups, Map<String, Endpoint> byNamespace, long learnedNanos) {
-    static final Routes NONE = new Routes(false, Map.of(), System.nanoTime());
+  /**
+   * Whether the cluster runs lease groups, and their leaders by namespace, when learned, from a
+   * placement table of {@code version}.
+   */
+  private record Routes(
+      boolean leaseGroups, Map<String, Endpoint> byNamespace, long learnedNanos, long version) {
+    static final Routes NONE = new Routes(false, Map.of(), System.nanoTime(), 0);
 
     /**
      * Without the namespaces whose leader is {@code failed}: theirs go to the leader until asked.
@@ -317,7 +344,7 @@ public final class Connection implements AutoCloseable {
     Routes without(Endpoint failed) {
       Map<String, Endpoint> kept = new HashMap<>(byNamespace);
       kept.values().removeIf(e -> e == failed);
-      return new Routes(leaseGroups, Map.copyOf(kept), learnedNanos);
+      return new Routes(leaseGroups, Map.copyOf(kept), learnedNanos, version);
     }
   }
 

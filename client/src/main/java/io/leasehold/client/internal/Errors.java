@@ -15,6 +15,10 @@ public final class Errors {
   public static final Metadata.Key<String> LEADER_HINT =
       Metadata.Key.of("leasehold-leader", Metadata.ASCII_STRING_MARSHALLER);
 
+  /** On a cluster with lease groups: the version of the placement table the node answered with. */
+  public static final Metadata.Key<String> PLACEMENT_VERSION =
+      Metadata.Key.of("leasehold-placement-version", Metadata.ASCII_STRING_MARSHALLER);
+
   public static final Metadata.Key<String> COMPACT_REVISION =
       Metadata.Key.of("leasehold-compact-revision", Metadata.ASCII_STRING_MARSHALLER);
 

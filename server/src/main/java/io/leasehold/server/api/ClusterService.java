@@ -85,6 +85,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
               node.consensus().clientAddressOf(leader).ifPresent(b::setLeaderClientAddress);
             });
     b.addAllMembers(members(status.members()));
+    b.setPlacementVersion(node.consensus().placementVersion());
     for (Consensus.GroupStatus g : node.consensus().groups()) {
       GroupStatus.Builder group =
           GroupStatus.newBuilder()

@@ -81,6 +81,14 @@ public interface Consensus {
   }
 
   /**
+   * With lease groups: the meta group's index of the last change to where namespaces live, as this
+   * node applied it; 0 without lease groups.
+   */
+  default long placementVersion() {
+    return 0;
+  }
+
+  /**
    * What replication cost this node since it started: AppendEntries requests (heartbeats included)
    * received from a leader and their bytes as serialized, and the flushes of its Raft log to disk
    * (-1 when unknown).

@@ -382,6 +382,11 @@ public final class RaftConsensus implements Consensus {
   }
 
   @Override
+  public long placementVersion() {
+    return raft.leaseGroups().hostedNumbers().isEmpty() ? 0 : metaMachine.core().placementVersion();
+  }
+
+  @Override
   public Map<Integer, LeaseCore> leaseGroupCores() {
     Map<Integer, LeaseCore> cores = new java.util.TreeMap<>();
     for (int number : raft.leaseGroups().hostedNumbers()) {

@@ -740,6 +740,14 @@ public final class LeaseCore {
     return placements.get(namespace);
   }
 
+  /**
+   * The meta group: the index of the last entry that changed where a namespace lives (a placement,
+   * a move's switch), as this replica applied it; 0 before any. Any thread.
+   */
+  public long placementVersion() {
+    return placements.version();
+  }
+
   /** The namespaces placed on each group in this replica's placement table, sorted; any thread. */
   public Map<Integer, List<String>> namespacesByGroup() {
     return placements.namespacesByGroup();

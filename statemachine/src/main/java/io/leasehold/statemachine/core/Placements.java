@@ -39,6 +39,9 @@ final class Placements {
   private final java.util.Set<String> frozen;
   private long tokenOffset;
 
+  /** See {@link #version()}: the highest revision of a record, kept as records are applied. */
+  private volatile long version;
+
   /**
    * @param group this group's number: 0 for the meta group, 1 and up for lease groups
    * @param frozen the namespaces a move froze in this group, kept here for the apply thread
@@ -52,12 +55,21 @@ final class Placements {
     return group;
   }
 
+  /**
+   * The index of the last entry that changed where a namespace lives in this group's table (a
+   * placement, a move's switch), as applied; 0 before any. Safe from any thread.
+   */
+  long version() {
+    return version;
+  }
+
   long tokenOffset() {
     return tokenOffset;
   }
 
   void load(KvStore store) {
     byNamespace.clear();
+    version = 0;
     frozen.clear();
     store.read(
         view -> {
@@ -69,6 +81,7 @@ final class Placements {
                 String ns = new String(key, StandardCharsets.UTF_8);
                 StoredPlacement p = parse(value);
                 byNamespace.put(ns, p);
+                version = Math.max(version, p.getRevision());
                 if (p.getFrozenBy() != 0) {
                   frozen.add(ns);
                 }
@@ -290,7 +303,11 @@ final class Placements {
   private void put(Tx tx, String ns, StoredPlacement p) {
     tx.extra.add(
         Change.put(Space.PLACEMENTS, ns.getBytes(StandardCharsets.UTF_8), p.toByteArray()));
-    tx.afterCommit(() -> byNamespace.put(ns, p));
+    tx.afterCommit(
+        () -> {
+          byNamespace.put(ns, p);
+          version = Math.max(version, p.getRevision());
+        });
   }
 
   static String namespace(String ns, String field) {

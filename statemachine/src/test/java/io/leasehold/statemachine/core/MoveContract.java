@@ -390,6 +390,7 @@ abstract class MoveContract extends LeaseGroupFixture {
     assertEquals(2, toDestination(adoption).getAdoptNamespace().getEpoch());
     ApplyResult done =
         apply(++i, T0, finishMove("legacy", move, io.leasehold.proto.v1.MoveOutcome.MOVE_DONE));
+    assertEquals(i, core.placementVersion(), "the table's version is the switch's entry");
     io.leasehold.proto.v1.PlacementResponse placed = done.reply().getFinishMove();
     assertEquals(
         List.of(2, 2, 0, 0),
@@ -416,6 +417,8 @@ abstract class MoveContract extends LeaseGroupFixture {
     assertEquals(List.of(gone), historyTokens(destination, "legacy/gone"));
     assertTrue(token(toDestination(acquire("legacy/c", "carol"))) >= frozen.getFloor());
     assertEquals(placed, new LeaseCore(store).placement("legacy").orElseThrow(), "on reload");
+    assertEquals(
+        placed.getRevision(), new LeaseCore(store).placementVersion(), "the version on reload");
 
     // A namespace the meta group owns unplaced moves the same way.
     io.leasehold.proto.v1.PlacementResponse unplaced =
