@@ -25,8 +25,7 @@ import io.leasehold.server.api.StrictProtobuf;
 import io.leasehold.server.auth.NodeAuth;
 import io.leasehold.server.health.NodeHealth;
 import io.leasehold.server.raft.Consensus;
-import io.leasehold.server.rpc.LeaderHeader;
-import io.leasehold.server.rpc.PlacementHeader;
+import io.leasehold.server.rpc.RoutingHeaders;
 import io.leasehold.server.tls.NodeTls;
 import io.leasehold.server.watch.WatchService;
 import java.io.IOException;
@@ -78,8 +77,7 @@ final class ApiServer {
   private final RequestLimits requestLimits;
   private final NodeAuth auth;
   private final Server server;
-  private final LeaderHeader leaderHeader;
-  private final PlacementHeader placementHeader;
+  private final RoutingHeaders routingHeaders;
 
   ApiServer(
       NodeConfig config,
@@ -96,8 +94,8 @@ final class ApiServer {
       LongSupplier wallClockMicros) {
     this.requestLimits = requestLimits;
     this.auth = auth;
-    this.leaderHeader = new LeaderHeader(consensus::isLeader, leaderHint);
-    this.placementHeader = new PlacementHeader(consensus::placementVersion);
+    this.routingHeaders =
+        new RoutingHeaders(consensus::isLeader, leaderHint, consensus::placementVersion);
     this.server =
         NettyServerBuilder.forAddress(
                 new InetSocketAddress(config.bindHost(), config.self().clientPort()),
@@ -162,14 +160,13 @@ final class ApiServer {
    * A Leasehold service as served: every call passes the authorization point, which sees the
    * request parsed (and strictly: a malformed body is INVALID_ARGUMENT, {@link StrictProtobuf}),
    * then the limits against abuse, which see only authorized calls and their caller. A follower's
-   * responses name the leader ({@link LeaderHeader}); with lease groups, every response says the
-   * placement table's version ({@link PlacementHeader}).
+   * responses name the leader, and with lease groups every response says the placement table's
+   * version ({@link RoutingHeaders}).
    */
   private ServerServiceDefinition guarded(ServerServiceDefinition service) {
     // The last interceptor listed runs first.
     return StrictProtobuf.wrap(
-        ServerInterceptors.intercept(
-            service, requestLimits, auth.authorizer(), leaderHeader, placementHeader));
+        ServerInterceptors.intercept(service, requestLimits, auth.authorizer(), routingHeaders));
   }
 
   /**

@@ -1032,19 +1032,7 @@ class LeaseGroupsTest {
     }
 
     awaitPlaced(cluster.running(), "alpha");
-    await(
-        () -> "every node routes alpha to group " + to + " and the source dropped it: " + views(),
-        WAIT,
-        () ->
-            cluster.running().stream()
-                .allMatch(
-                    n -> {
-                      PlacementResponse p =
-                          n.stateMachine().core().placement("alpha").orElseThrow();
-                      return p.getGroup() == to
-                          && p.getMove() == 0
-                          && n.consensus().leaseGroupCores().get(from).placement("alpha").isEmpty();
-                    }));
+    awaitMoved("alpha", from, to);
     for (String id : cluster.ids()) {
       GetResponse got = cluster.leases(id).get(get("alpha/held"));
       assertTrue(got.getFound(), () -> "alpha/held after the move, through " + id);
@@ -1194,19 +1182,7 @@ class LeaseGroupsTest {
 
     io.leasehold.proto.v1.MoveNamespaceResponse moved = moveNamespace("n2", "legacy", 2);
     assertEquals(List.of(2, 2L), List.of(moved.getGroup(), moved.getEpoch()), moved::toString);
-    await(
-        () -> "every node places legacy on group 2 and the meta group let it go: " + views(),
-        WAIT,
-        () ->
-            cluster.running().stream()
-                .allMatch(
-                    n -> {
-                      PlacementResponse p =
-                          n.stateMachine().core().placement("legacy").orElseThrow();
-                      return p.getGroup() == 2
-                          && p.getMove() == 0
-                          && n.consensus().leaseGroupCores().get(2).placement("legacy").isPresent();
-                    }));
+    awaitMoved("legacy", 0, 2);
     for (String id : cluster.ids()) {
       GetResponse got = cluster.leases(id).get(get("legacy/held"));
       assertEquals(held.getLease().getToken(), got.getLease().getToken(), () -> "through " + id);
@@ -1512,6 +1488,28 @@ class LeaseGroupsTest {
                 .setStartGroup(0))) {
       assertEquals(0, inMeta.awaitStarted().getGroup());
     }
+  }
+
+  /**
+   * Every node places {@code ns} on group {@code to} with no move under way, its replica of {@code
+   * to} holds it, and its replica of lease group {@code from} (0: the meta group) no longer does.
+   */
+  private void awaitMoved(String ns, int from, int to) {
+    await(
+        () ->
+            "every node places " + ns + " on group " + to + ", moved from " + from + ": " + views(),
+        WAIT,
+        () ->
+            cluster.running().stream()
+                .allMatch(
+                    n -> {
+                      PlacementResponse p = n.stateMachine().core().placement(ns).orElseThrow();
+                      Map<Integer, LeaseCore> cores = n.consensus().leaseGroupCores();
+                      return p.getGroup() == to
+                          && p.getMove() == 0
+                          && cores.get(to).placement(ns).isPresent()
+                          && (from == 0 || cores.get(from).placement(ns).isEmpty());
+                    }));
   }
 
   /** How a watch through node {@code id} ends, which it must do before sending anything. */
