@@ -261,8 +261,9 @@ public final class ServerCommand implements Callable<Integer> {
       paramLabel = "N",
       defaultValue = "" + NodeConfig.DEFAULT_LEASE_GROUPS,
       description =
-          "Lease groups beside the meta group, each a Raft group with a leader of its own, over"
-              + " which namespaces spread (default: ${DEFAULT-VALUE}, the meta group alone). The"
+          "Raft groups for leases when the cluster forms (default: ${DEFAULT-VALUE}; 1 is the"
+              + " meta group alone, which takes every write). N above 1 adds lease groups 1..N"
+              + " beside it, each with a leader of its own, over which namespaces spread. The"
               + " same N on every member; a node started with --join takes the cluster's N.")
   int leaseGroups;
 

@@ -32,6 +32,7 @@ class ServerDefaultsTest {
           entry("--client-port", c -> c.self().clientPort()),
           entry("--peer-port", c -> c.self().peerPort()),
           entry("--cluster-name", NodeConfig::clusterName),
+          entry("--lease-groups", NodeConfig::leaseGroups),
           entry("--election-timeout-min", NodeConfig::electionTimeoutMin),
           entry("--election-timeout-max", NodeConfig::electionTimeoutMax),
           entry("--tick-interval", NodeConfig::tickInterval),
