@@ -83,6 +83,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -868,10 +869,13 @@ class LeaseGroupsTest {
         "one namespace on each lease group");
 
     cluster.startJoiningNode("n4");
-    cluster
-        .cluster("n1")
-        .withDeadlineAfter(120, TimeUnit.SECONDS)
-        .addMember(AddMemberRequest.newBuilder().setMember(cluster.member("n4")).build());
+    repeatedUntilDone(
+        "adding n4",
+        () ->
+            cluster
+                .cluster("n1")
+                .withDeadlineAfter(120, TimeUnit.SECONDS)
+                .addMember(AddMemberRequest.newBuilder().setMember(cluster.member("n4")).build()));
     // Answered once every group's configuration has n4, as the serving node sees it.
     assertMembers("n1", Set.of("n1", "n2", "n3", "n4"));
     Map<Integer, Long> committed = new java.util.HashMap<>();
@@ -913,10 +917,13 @@ class LeaseGroupsTest {
     assertMembers("n1", Set.of("n1", "n2", "n3", "n4")); // n5 was refused before any change
 
     cluster.stopNode("n3");
-    cluster
-        .cluster("n1")
-        .withDeadlineAfter(120, TimeUnit.SECONDS)
-        .removeMember(RemoveMemberRequest.newBuilder().setId("n3").build());
+    repeatedUntilDone(
+        "removing n3",
+        () ->
+            cluster
+                .cluster("n1")
+                .withDeadlineAfter(120, TimeUnit.SECONDS)
+                .removeMember(RemoveMemberRequest.newBuilder().setId("n3").build()));
     assertMembers("n1", Set.of("n1", "n2", "n4"));
     await(
         () -> "n2 applies every group's new configuration: " + views(),
@@ -936,6 +943,27 @@ class LeaseGroupsTest {
           cluster.leases("n2").acquire(acquire(ns + "/after", "h", 60)).getOutcome(),
           ns);
     }
+  }
+
+  /**
+   * A membership change, repeated while it answers UNAVAILABLE: a group that had no leader for a
+   * moment (a busy machine) fails the call naming it, and repeating it finishes the change, each
+   * step being idempotent (docs/operations.md, "Membership").
+   */
+  private void repeatedUntilDone(String what, Supplier<?> call) {
+    TestCluster.eventually(
+        what,
+        WAIT,
+        () -> {
+          try {
+            return Optional.of(call.get());
+          } catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() == Status.Code.UNAVAILABLE) {
+              return Optional.empty();
+            }
+            throw e;
+          }
+        });
   }
 
   /** Every group's members as node {@code id} sees them. */

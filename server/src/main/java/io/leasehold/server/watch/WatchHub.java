@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
 public final class WatchHub implements WatchService, AutoCloseable {
   private final Supplier<LeaseCore> core;
 
-  /** Namespaces this group dropped (moved away), by the revision it did; until they return. */
-  private final Map<String, Long> departures = new ConcurrentHashMap<>();
+  /** Namespaces this group dropped (moved away), until they return. */
+  private final Set<String> departures = ConcurrentHashMap.newKeySet();
 
   /** See {@link #frameFields()}; built on first use, once the group's state exists. */
   private volatile byte[] frameFields;
@@ -238,7 +238,7 @@ public final class WatchHub implements WatchService, AutoCloseable {
     }
     if (result.reply().hasDropNamespace()) {
       String ns = result.reply().getDropNamespace().getNamespace();
-      departures.put(ns, result.revision());
+      departures.add(ns);
       movedAway(ns);
     }
     PlacementResponse switched = result.reply().getFinishMove();
@@ -265,7 +265,7 @@ public final class WatchHub implements WatchService, AutoCloseable {
 
   /** Whether this hub saw this group drop {@code namespace} and has not seen it come back. */
   boolean departed(String namespace) {
-    return departures.containsKey(namespace);
+    return departures.contains(namespace);
   }
 
   /**
