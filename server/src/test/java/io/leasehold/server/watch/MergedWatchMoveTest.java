@@ -166,6 +166,24 @@ class MergedWatchMoveTest {
   // it. A watcher that reads the new group's history only after the new group applied the entries
   // (a busy machine) sends that history and its progress in one go, so more than one may wait.
 
+  /** The new group's release of ns/a is held back, and nothing of ns has been sent. */
+  private void assertTheReleaseWaits() {
+    TestCluster.await(
+        "the new group's release waits for the old group's stream",
+        java.time.Duration.ofSeconds(10),
+        () -> merged.held() >= 1);
+    assertEquals(List.of(), out.events, "nothing of ns is sent out of order");
+  }
+
+  /** This node's replica of the old group applies the grant and the Freeze: both events go out. */
+  private void catchUpAndSeeTheGrantBeforeTheRelease() throws IOException {
+    toSource(grant);
+    toSource(freeze);
+    TestCluster.await(
+        "both events sent", java.time.Duration.ofSeconds(10), () -> out.events.size() == 2);
+    assertEquals(List.of("1 ACQUIRED ns/a", "2 RELEASED ns/a"), out.events);
+  }
+
   @Test
   void aMovedNamespacesEventsInItsNewGroupWaitForItsLastOnesInTheOld() throws Exception {
     watchThenGrantAndFreezeOnTheOldGroupsLeader();
@@ -176,18 +194,10 @@ class MergedWatchMoveTest {
         toDestination(
             LogCommand.newBuilder()
                 .setRelease(ReleaseRequest.newBuilder().setName("ns/a").setToken(token))));
-    TestCluster.await(
-        "the new group's release waits for the old group's stream",
-        java.time.Duration.ofSeconds(10),
-        () -> merged.held() >= 1);
-    assertEquals(List.of(), out.events, "nothing of ns is sent out of order");
+    assertTheReleaseWaits();
 
     // The lagging replica catches up: the grant goes first, then the release.
-    toSource(grant);
-    toSource(freeze);
-    TestCluster.await(
-        "both events sent", java.time.Duration.ofSeconds(10), () -> out.events.size() == 2);
-    assertEquals(List.of("1 ACQUIRED ns/a", "2 RELEASED ns/a"), out.events);
+    catchUpAndSeeTheGrantBeforeTheRelease();
     assertEquals(0, merged.held());
   }
 
@@ -216,16 +226,8 @@ class MergedWatchMoveTest {
     assertEquals(
         java.util.Optional.empty(), this.destination.placement("ns"), "the new group let ns go");
     destination.forEach(destinationHub::onApplied);
-    TestCluster.await(
-        "the new group's release waits for the old group's stream",
-        java.time.Duration.ofSeconds(10),
-        () -> merged.held() >= 1);
-    assertEquals(List.of(), out.events, "nothing of ns is sent out of order");
+    assertTheReleaseWaits();
 
-    toSource(grant);
-    toSource(freeze);
-    TestCluster.await(
-        "both events sent", java.time.Duration.ofSeconds(10), () -> out.events.size() == 2);
-    assertEquals(List.of("1 ACQUIRED ns/a", "2 RELEASED ns/a"), out.events);
+    catchUpAndSeeTheGrantBeforeTheRelease();
   }
 }
