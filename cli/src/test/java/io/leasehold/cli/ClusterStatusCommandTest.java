@@ -104,6 +104,58 @@ class ClusterStatusCommandTest {
   }
 
   @Test
+  void policyGetSaysWhichCopyOfThePoliciesTheNamespacesGroupHolds() {
+    TestCluster.await(
+        "the meta group applies log format 6 and every lease group is led",
+        seconds(60),
+        () ->
+            cluster.running().stream()
+                    .allMatch(
+                        n ->
+                            n.consensus().logFormat()
+                                == io.leasehold.statemachine.core.LogFormat.GROUPS)
+                && StreamSupport.stream(
+                        run(cluster, "cluster", "groups", "-o", "json").ok().array().spliterator(),
+                        false)
+                    .allMatch(g -> !g.getAsJsonObject().get("leader").isJsonNull()));
+    run(cluster, "lease", "acquire", "quota/first", "--ttl", "1m").ok();
+    run(cluster, "policy", "set", "quota", "--max-ttl", "5m").ok();
+    int group =
+        TestCluster.eventually(
+            "quota placed on a lease group",
+            seconds(30),
+            () ->
+                cluster
+                    .node("n1")
+                    .stateMachine()
+                    .core()
+                    .placement("quota")
+                    .map(p -> p.getGroup())
+                    .filter(g -> g > 0));
+    // Answered once the group's leader holds the policy; the answering node's replica follows.
+    JsonObject got =
+        TestCluster.eventually(
+            "quota's group holds the newest copy on the answering node",
+            seconds(30),
+            () -> {
+              JsonObject p = run(cluster, "policy", "get", "quota", "-o", "json").ok().object();
+              JsonArray copies = p.getAsJsonArray("copies");
+              return copies.size() == 1
+                      && copies.get(0).getAsJsonObject().get("current").getAsBoolean()
+                  ? java.util.Optional.of(p)
+                  : java.util.Optional.empty();
+            });
+    JsonObject copy = got.getAsJsonArray("copies").get(0).getAsJsonObject();
+    assertEquals(group, copy.get("group").getAsInt(), got::toString);
+    assertEquals(got.get("globalVersion").getAsLong(), copy.get("globalVersion").getAsLong());
+    assertTrue(
+        got.get("globalVersion").getAsLong() >= got.get("revision").getAsLong(),
+        "the copy holds the policy: " + got);
+    String table = run(cluster, "policy", "get", "quota").ok().out();
+    assertTrue(table.contains("in force in group " + group + " (copy "), table);
+  }
+
+  @Test
   void groupsListsTheMetaGroupAndEachLeaseGroupLedByTheMemberItsPriorityNames() {
     TestCluster.await(
         "lease group k led by n<k>",

@@ -31,9 +31,12 @@ import io.leasehold.proto.v1.CreateSessionResponse;
 import io.leasehold.proto.v1.DeadlineSource;
 import io.leasehold.proto.v1.EndedLease;
 import io.leasehold.proto.v1.Event;
+import io.leasehold.proto.v1.GetPolicyRequest;
+import io.leasehold.proto.v1.GetPolicyResponse;
 import io.leasehold.proto.v1.GetResponse;
 import io.leasehold.proto.v1.GetSessionRequest;
 import io.leasehold.proto.v1.GetSessionResponse;
+import io.leasehold.proto.v1.GroupCopy;
 import io.leasehold.proto.v1.GroupMember;
 import io.leasehold.proto.v1.GroupStatus;
 import io.leasehold.proto.v1.HistoryRequest;
@@ -112,12 +115,16 @@ class LeaseGroupsTest {
   @Test
   void eachMemberLeadsTheLeaseGroupItsPriorityNamesAndTakesItBackAfterARestart() throws Exception {
     cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3).metricsPort(0));
+    // The meta group's priority names the member after the last lease group's: 3 mod 3, n1.
     await(
-        () -> "lease group k led by n<k> on every member: " + views(),
+        () -> "lease group k led by n<k>, the meta group by n1, on every member: " + views(),
         WAIT,
         () ->
             cluster.ids().stream()
-                .allMatch(id -> leaders(id).equals(Map.of(1, "n1", 2, "n2", 3, "n3"))));
+                .allMatch(
+                    id ->
+                        leaders(id).equals(Map.of(1, "n1", 2, "n2", 3, "n3"))
+                            && metaLeader(id).equals("n1")));
     StatusResponse n1 = status("n1");
     assertEquals(
         List.of(0, 1, 2, 3),
@@ -131,14 +138,14 @@ class LeaseGroupsTest {
           List.of("n1", "n2", "n3"),
           g.getMembersList().stream().map(GroupMember::getId).toList(),
           "every group sits on the three members");
+      assertEquals(
+          g.getNumber() == 0 ? "n1" : "n" + g.getNumber(),
+          g.getMembersList().stream()
+              .filter(m -> m.getPriority() == 1)
+              .map(GroupMember::getId)
+              .collect(Collectors.joining(",")),
+          "one member of group " + g.getNumber() + " has the higher priority");
       if (g.getNumber() > 0) {
-        assertEquals(
-            "n" + g.getNumber(),
-            g.getMembersList().stream()
-                .filter(m -> m.getPriority() == 1)
-                .map(GroupMember::getId)
-                .collect(Collectors.joining(",")),
-            "one member has the higher priority");
         assertTrue(
             Files.isDirectory(
                 dir.resolve("n1").resolve("groups").resolve(g.getGroupId()).resolve("state")),
@@ -423,6 +430,30 @@ class LeaseGroupsTest {
                 && groups.stream()
                     .allMatch(g -> g.getGlobalVersion() == groups.get(0).getGlobalVersion());
           });
+      // A policy's answer says which copy the groups it governs hold there: alpha's group for
+      // alpha, every lease group for the default policy, none for a namespace the meta group holds.
+      long metaVersion = status(id).getGroups(0).getGlobalVersion();
+      GetPolicyResponse alpha =
+          cluster.admin(id).getPolicy(GetPolicyRequest.newBuilder().setNamespace("alpha").build());
+      assertEquals(metaVersion, alpha.getGlobalVersion(), alpha::toString);
+      assertEquals(
+          List.of(GroupCopy.newBuilder().setGroup(group).setGlobalVersion(metaVersion).build()),
+          alpha.getCopiesList());
+      GetPolicyResponse defaults =
+          cluster.admin(id).getPolicy(GetPolicyRequest.newBuilder().setNamespace("").build());
+      assertEquals(
+          List.of(1, 2, 3),
+          defaults.getCopiesList().stream().map(GroupCopy::getGroup).toList(),
+          defaults::toString);
+      assertTrue(
+          defaults.getCopiesList().stream().allMatch(c -> c.getGlobalVersion() == metaVersion),
+          defaults::toString);
+      GetPolicyResponse unplaced =
+          cluster
+              .admin(id)
+              .getPolicy(GetPolicyRequest.newBuilder().setNamespace("nowhere").build());
+      assertEquals(metaVersion, unplaced.getGlobalVersion());
+      assertEquals(0, unplaced.getCopiesCount(), unplaced::toString);
     }
 
     // Revoke by name ends the lease in its group, through a node that does not lead it.
@@ -878,6 +909,13 @@ class LeaseGroupsTest {
                 .addMember(AddMemberRequest.newBuilder().setMember(cluster.member("n4")).build()));
     // Answered once every group's configuration has n4, as the serving node sees it.
     assertMembers("n1", Set.of("n1", "n2", "n3", "n4"));
+    // n4 leads no lease group (slots 0..2 of four members), so the meta group's slot, 3, is its.
+    await(
+        () -> "the meta group led by n4, the lease groups as before: " + views(),
+        WAIT,
+        () ->
+            metaLeader("n1").equals("n4")
+                && leaders("n1").equals(Map.of(1, "n1", 2, "n2", 3, "n3")));
     Map<Integer, Long> committed = new java.util.HashMap<>();
     cluster
         .node("n1")
@@ -885,13 +923,19 @@ class LeaseGroupsTest {
         .groups()
         .forEach(g -> committed.put(g.number(), g.commitIndex()));
     await(
-        () -> "n4 follows every group and applied what it had committed: " + views(),
+        () ->
+            "n4 follows every lease group, leads the meta group and applied what each had"
+                + " committed: "
+                + views(),
         WAIT,
         () ->
             cluster.node("n4").consensus().groups().stream()
                     .filter(
                         g ->
-                            g.role() == Consensus.Role.FOLLOWER
+                            g.role()
+                                    == (g.number() == 0
+                                        ? Consensus.Role.LEADER
+                                        : Consensus.Role.FOLLOWER)
                                 && g.appliedIndex() >= committed.get(g.number()))
                     .count()
                 == 4);
@@ -931,11 +975,14 @@ class LeaseGroupsTest {
         () ->
             cluster.node("n2").consensus().groups().stream()
                 .allMatch(g -> g.priorities().keySet().equals(Set.of("n1", "n2", "n4"))));
-    // The leaderships spread over the members sorted by id: group 3, n3's, goes to n4.
+    // The leaderships spread over the members sorted by id: group 3, n3's, goes to n4, and the
+    // meta group's slot, 3 mod 3, names n1.
     await(
-        () -> "every lease group led by the member its new priority names: " + views(),
+        () -> "every group led by the member its new priority names: " + views(),
         WAIT,
-        () -> leaders("n1").equals(Map.of(1, "n1", 2, "n2", 3, "n4")));
+        () ->
+            leaders("n1").equals(Map.of(1, "n1", 2, "n2", 3, "n4"))
+                && metaLeader("n1").equals("n1"));
     // Every lease group, the one n3 led included, still takes writes.
     for (String ns : namespaces) {
       assertEquals(
@@ -1495,6 +1542,10 @@ class LeaseGroupsTest {
     assertEquals(Role.LEADER, meta.getRole());
     assertTrue(s.getCommitIndex() <= meta.getCommitIndex());
     assertTrue(Files.notExists(dir.resolve("n1").resolve("groups")));
+    GetPolicyResponse policy =
+        cluster.admin("n1").getPolicy(GetPolicyRequest.newBuilder().setNamespace("").build());
+    assertEquals(0, policy.getGlobalVersion(), "no copies to compare with: " + policy);
+    assertEquals(0, policy.getCopiesCount(), policy::toString);
     // Its one group's revisions are every namespace's: a revision of a lease group is not one.
     ListResponse listed = cluster.leases("n1").list(list("alpha/"));
     assertEquals(0, listed.getGroup());
@@ -1561,6 +1612,11 @@ class LeaseGroupsTest {
         .collect(Collectors.toMap(GroupStatus::getNumber, GroupStatus::getLeaderId));
   }
 
+  /** The meta group's leader as node {@code id} sees it, empty when it knows none. */
+  private String metaLeader(String id) {
+    return status(id).getGroups(0).getLeaderId();
+  }
+
   private String views() {
     StringBuilder b = new StringBuilder();
     for (String id : cluster.ids()) {
@@ -1570,7 +1626,18 @@ class LeaseGroupsTest {
       } catch (RuntimeException e) {
         view = Optional.empty();
       }
-      b.append(id).append('=').append(view.map(Object::toString).orElse("down")).append(' ');
+      String meta;
+      try {
+        meta = metaLeader(id);
+      } catch (RuntimeException e) {
+        meta = "?";
+      }
+      b.append(id)
+          .append('=')
+          .append(view.map(Object::toString).orElse("down"))
+          .append(" meta:")
+          .append(meta)
+          .append(' ');
     }
     return b.toString().trim();
   }

@@ -47,6 +47,22 @@ public final class PolicyCommand implements Runnable {
         spec.commandLine(), "a subcommand is required: get, set, delete or list");
   }
 
+  /**
+   * A policy as {@code get} and {@code set} show it: the fields, then, with lease groups, which
+   * copy of the policies each governing group holds.
+   */
+  private static void show(PolicyInfo p, Output out, CommandLine.Model.CommandSpec spec) {
+    out.print(AdminView.json(p), AdminView.detail(p));
+    if (!out.json()) {
+      AdminView.copies(p)
+          .ifPresent(
+              line -> {
+                spec.commandLine().getOut().println(line);
+                spec.commandLine().getOut().flush();
+              });
+    }
+  }
+
   @Command(
       name = "get",
       mixinStandardHelpOptions = true,
@@ -59,8 +75,7 @@ public final class PolicyCommand implements Runnable {
 
     @Override
     protected int run(LeaseholdClient client, Output out) {
-      PolicyInfo p = Await.of(client.admin().policy(namespace));
-      out.print(AdminView.json(p), AdminView.detail(p));
+      show(Await.of(client.admin().policy(namespace)), out, spec);
       return 0;
     }
   }
@@ -182,8 +197,7 @@ public final class PolicyCommand implements Runnable {
         p.historyLimit(historyLimit);
       }
       Await.of(client.admin().setPolicy(namespace, p.build()));
-      PolicyInfo now = Await.of(client.admin().policy(namespace));
-      out.print(AdminView.json(now), AdminView.detail(now));
+      show(Await.of(client.admin().policy(namespace)), out, spec);
       return 0;
     }
   }

@@ -36,14 +36,61 @@ public final class AdminView {
         "historyLimit", p.historyLimit().isPresent() ? p.historyLimit().getAsInt() : null);
   }
 
+  /**
+   * A policy; with lease groups ({@code policy get}), also the meta group's version of the global
+   * state and each governing lease group's copy: {@code "globalVersion"} and {@code "copies"}, an
+   * array of {@code {"group", "globalVersion", "current"}}.
+   */
   public static Map<String, Object> json(PolicyInfo p) {
-    return Json.object(
-        "namespace", p.namespace(),
-        "inherited", p.inherited(),
-        "revision", p.revision(),
-        "updatedAt", p.updatedAt().map(Object::toString).orElse(null),
-        "policy", p.own().map(AdminView::json).orElse(null),
-        "effective", p.effective().map(AdminView::json).orElse(null));
+    Map<String, Object> json =
+        new java.util.LinkedHashMap<>(
+            Json.object(
+                "namespace", p.namespace(),
+                "inherited", p.inherited(),
+                "revision", p.revision(),
+                "updatedAt", p.updatedAt().map(Object::toString).orElse(null),
+                "policy", p.own().map(AdminView::json).orElse(null),
+                "effective", p.effective().map(AdminView::json).orElse(null)));
+    if (p.globalVersion() > 0) {
+      json.put("globalVersion", p.globalVersion());
+      List<Map<String, Object>> copies = new ArrayList<>();
+      new java.util.TreeMap<>(p.groupCopies())
+          .forEach(
+              (group, version) ->
+                  copies.add(
+                      Json.object(
+                          "group", group,
+                          "globalVersion", version,
+                          "current", version >= p.globalVersion())));
+      json.put("copies", copies);
+    }
+    return json;
+  }
+
+  /**
+   * With lease groups, the line under {@code policy get}'s table that says which copy of the
+   * policies each governing lease group holds: {@code in force in group 2 (copy 812, current)}.
+   */
+  public static Optional<String> copies(PolicyInfo p) {
+    if (p.globalVersion() <= 0) {
+      return Optional.empty();
+    }
+    if (p.groupCopies().isEmpty()) {
+      return Optional.of("in force in the meta group (version " + p.globalVersion() + ")");
+    }
+    List<String> each = new ArrayList<>();
+    new java.util.TreeMap<>(p.groupCopies())
+        .forEach(
+            (group, version) ->
+                each.add(
+                    "group "
+                        + group
+                        + " (copy "
+                        + version
+                        + (version >= p.globalVersion()
+                            ? ", current)"
+                            : ", behind " + p.globalVersion() + ")")));
+    return Optional.of("in force in " + String.join(", ", each));
   }
 
   /**

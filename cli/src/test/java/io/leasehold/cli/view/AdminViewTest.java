@@ -54,4 +54,37 @@ class AdminViewTest {
     assertEquals(null, json.get("maxTtlMs"));
     assertFalse(json.containsKey("minTtl"), json.toString());
   }
+
+  @Test
+  void withLeaseGroupsEachGoverningGroupsCopyShowsWhetherItIsCurrent() {
+    PolicyInfo copies =
+        new PolicyInfo(
+            "",
+            Optional.empty(),
+            Optional.of(OWN),
+            0,
+            Optional.empty(),
+            812,
+            Map.of(2, 812L, 1, 790L));
+    assertEquals(
+        Optional.of("in force in group 1 (copy 790, behind 812), group 2 (copy 812, current)"),
+        AdminView.copies(copies));
+    assertFalse(copies.copiesCurrent());
+    Map<String, Object> json = AdminView.json(copies);
+    assertEquals(812L, json.get("globalVersion"));
+    assertEquals(
+        List.of(
+            Map.of("group", 1, "globalVersion", 790L, "current", false),
+            Map.of("group", 2, "globalVersion", 812L, "current", true)),
+        json.get("copies"));
+
+    PolicyInfo inMeta =
+        new PolicyInfo(
+            "jobs", Optional.empty(), Optional.of(OWN), 0, Optional.empty(), 812, Map.of());
+    assertEquals(Optional.of("in force in the meta group (version 812)"), AdminView.copies(inMeta));
+    assertTrue(inMeta.copiesCurrent());
+
+    assertEquals(Optional.empty(), AdminView.copies(INFO), "no line without lease groups");
+    assertFalse(AdminView.json(INFO).containsKey("copies"));
+  }
 }

@@ -47,16 +47,7 @@ public final class AdminCalls {
             AdminGrpc.getGetPolicyMethod(),
             GetPolicyRequest.newBuilder().setNamespace(namespace).build(),
             "GetPolicy " + namespace)
-        .thenApply(
-            r ->
-                r.hasPolicy()
-                    ? Protos.withEffective(Protos.policyInfo(r.getPolicy()), r.getEffective())
-                    : new PolicyInfo(
-                        namespace,
-                        Optional.empty(),
-                        Optional.of(Protos.policy(r.getEffective())),
-                        0,
-                        Optional.empty()));
+        .thenApply(r -> Protos.policyInfo(namespace, r));
   }
 
   public CompletableFuture<List<PolicyInfo>> policies() {

@@ -421,9 +421,21 @@ public final class Protos {
         p.hasUpdatedAt() ? Optional.of(instant(p.getUpdatedAt())) : Optional.empty());
   }
 
-  public static PolicyInfo withEffective(PolicyInfo p, io.leasehold.proto.v1.Policy effective) {
+  /** Namespace {@code namespace}'s policy as {@code GetPolicy} answered it, with the copies. */
+  public static PolicyInfo policyInfo(String namespace, io.leasehold.proto.v1.GetPolicyResponse r) {
+    Map<Integer, Long> copies = new java.util.TreeMap<>();
+    r.getCopiesList().forEach(c -> copies.put(c.getGroup(), c.getGlobalVersion()));
+    NamespacePolicy own = r.getPolicy();
     return new PolicyInfo(
-        p.namespace(), p.own(), Optional.of(policy(effective)), p.revision(), p.updatedAt());
+        namespace,
+        r.hasPolicy() ? Optional.of(policy(own.getPolicy())) : Optional.empty(),
+        Optional.of(policy(r.getEffective())),
+        r.hasPolicy() ? own.getRevision() : 0,
+        r.hasPolicy() && own.hasUpdatedAt()
+            ? Optional.of(instant(own.getUpdatedAt()))
+            : Optional.empty(),
+        r.getGlobalVersion(),
+        copies);
   }
 
   public static BanInfo ban(Ban b) {

@@ -8,6 +8,7 @@ import io.leasehold.proto.v1.DeletePolicyRequest;
 import io.leasehold.proto.v1.DeletePolicyResponse;
 import io.leasehold.proto.v1.GetPolicyRequest;
 import io.leasehold.proto.v1.GetPolicyResponse;
+import io.leasehold.proto.v1.GroupCopy;
 import io.leasehold.proto.v1.HistoryRequest;
 import io.leasehold.proto.v1.HistoryResponse;
 import io.leasehold.proto.v1.ListBansRequest;
@@ -26,6 +27,7 @@ import io.leasehold.proto.v1.UnbanRequest;
 import io.leasehold.proto.v1.UnbanResponse;
 import io.leasehold.server.raft.Consensus;
 import io.leasehold.statemachine.core.AdminValidation;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -36,11 +38,13 @@ import java.util.function.Supplier;
  * leaves the stored policy alone); reads are linearizable unless stale.
  */
 public final class AdminService extends AdminGrpc.AdminImplBase {
+  private final Consensus consensus;
   private final ReplicatedCalls calls;
   private final LongSupplier wallClockMicros;
 
   public AdminService(
       Consensus consensus, Supplier<Optional<String>> leaderHint, LongSupplier wallClockMicros) {
+    this.consensus = consensus;
     this.calls = new ReplicatedCalls(consensus, leaderHint);
     this.wallClockMicros = wallClockMicros;
   }
@@ -51,8 +55,31 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
         () -> AdminValidation.getPolicy(request),
         () -> ReadQuery.newBuilder().setGetPolicy(request).build(),
         request.getStale(),
-        ReadReply::getGetPolicy,
+        reply -> withCopies(reply.getGetPolicy(), request.getNamespace()),
         response);
+  }
+
+  /**
+   * With lease groups, a policy's answer says which copy of the global state each lease group it
+   * governs holds on this node (the namespace's group; every one for the default policy), and the
+   * meta group's version to compare them with: a policy set is answered once every group's leader
+   * holds it, and a member's replica follows.
+   */
+  private GetPolicyResponse withCopies(GetPolicyResponse answer, String namespace) {
+    List<Consensus.GroupStatus> groups = consensus.groups();
+    if (groups.size() < 2) {
+      return answer;
+    }
+    GetPolicyResponse.Builder b = answer.toBuilder();
+    for (Consensus.GroupStatus g : groups) {
+      if (g.number() == 0) {
+        b.setGlobalVersion(g.globalVersion());
+      } else if (namespace.isEmpty() || g.namespaces().contains(namespace)) {
+        b.addCopies(
+            GroupCopy.newBuilder().setGroup(g.number()).setGlobalVersion(g.globalVersion()));
+      }
+    }
+    return b.build();
   }
 
   @Override

@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -64,6 +65,13 @@ public final class ClusterAdmin implements AutoCloseable {
   /** Empty for the meta group; a lease group's number, which its membership events carry. */
   private final Optional<Integer> leaseGroup;
 
+  /**
+   * Where the member this group's priority names sits among the members sorted by id (modulo their
+   * number); empty for a group without priorities (the meta group of a cluster without lease
+   * groups).
+   */
+  private final OptionalInt leadSlot;
+
   private final ClientId snapshotClientId = ClientId.randomId();
   private final AtomicLong snapshotCallId = new AtomicLong();
   private final ExecutorService thread =
@@ -77,31 +85,10 @@ public final class ClusterAdmin implements AutoCloseable {
   /**
    * @param client a Raft client with a request timeout long enough for a new member to catch up
    * @param retries the retry policy {@code client} was built with
+   * @param leaseGroup the lease group's number, empty for the meta group
+   * @param leadSlot where the member the group's priority names sits (see {@link
+   *     #spreadLeadership}), empty for a group without priorities
    */
-  public ClusterAdmin(
-      RaftClient client,
-      Retries retries,
-      RaftServer server,
-      RaftGroupId groupId,
-      RaftPeerId selfId,
-      LeaseStateMachine stateMachine,
-      Supplier<RaftServer.Division> division,
-      LifecycleLog lifecycle,
-      Supplier<CompletableFuture<?>> readBarrier) {
-    this(
-        client,
-        retries,
-        server,
-        groupId,
-        selfId,
-        stateMachine,
-        division,
-        lifecycle,
-        readBarrier,
-        Optional.empty());
-  }
-
-  /** As the other constructor, for lease group {@code leaseGroup}'s membership. */
   ClusterAdmin(
       RaftClient client,
       Retries retries,
@@ -112,8 +99,10 @@ public final class ClusterAdmin implements AutoCloseable {
       Supplier<RaftServer.Division> division,
       LifecycleLog lifecycle,
       Supplier<CompletableFuture<?>> readBarrier,
-      Optional<Integer> leaseGroup) {
+      Optional<Integer> leaseGroup,
+      OptionalInt leadSlot) {
     this.leaseGroup = leaseGroup;
+    this.leadSlot = leadSlot;
     this.retries = retries;
     this.readBarrier = readBarrier;
     this.client = client;
@@ -214,18 +203,20 @@ public final class ClusterAdmin implements AutoCloseable {
   }
 
   /**
-   * A lease group's members after a change get priorities that spread the groups' leaderships: the
-   * member at {@code (number - 1) mod members} of the configuration sorted by id gets 1, the others
-   * 0, as the cluster formed them; Ratis's leader hands over to that member once it is caught up.
-   * The meta group has no priorities. Returns the configuration after it.
+   * A group's members after a change get priorities that spread the groups' leaderships: the member
+   * at the group's slot modulo the number of members, sorted by id, gets 1, the others 0, as the
+   * cluster formed them (lease group k's slot is k - 1; with N lease groups the meta group's is N,
+   * so it goes to the member leading the fewest lease groups). Ratis's leader hands over to that
+   * member once it is caught up. A group without a slot keeps its configuration. Returns the
+   * configuration after it.
    */
   private List<RaftPeer> spreadLeadership(List<RaftPeer> now) throws IOException, TimeoutException {
-    if (leaseGroup.isEmpty() || now.isEmpty()) {
+    if (leadSlot.isEmpty() || now.isEmpty()) {
       return now;
     }
     List<RaftPeer> sorted =
         now.stream().sorted(Comparator.comparing(p -> p.getId().toString())).toList();
-    RaftPeerId lead = sorted.get((leaseGroup.get() - 1) % sorted.size()).getId();
+    RaftPeerId lead = sorted.get(leadSlot.getAsInt() % sorted.size()).getId();
     Map<RaftPeerId, Integer> wanted = new HashMap<>();
     now.forEach(p -> wanted.put(p.getId(), p.getId().equals(lead) ? 1 : 0));
     if (now.stream().allMatch(p -> p.getPriority() == wanted.get(p.getId()))) {
@@ -241,7 +232,8 @@ public final class ClusterAdmin implements AutoCloseable {
             .setServersInNewConf(next)
             .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
             .build());
-    lifecycle.event("leadership_spread", "lease_group", leaseGroup.get(), "lead", lead);
+    lifecycle.event(
+        "leadership_spread", "group", leaseGroup.map(String::valueOf).orElse("meta"), "lead", lead);
     return awaitConfiguration(
         c -> c.stream().allMatch(p -> p.getPriority() == wanted.getOrDefault(p.getId(), -1)));
   }

@@ -115,12 +115,16 @@ final class LeaseGroups {
    * members each member leads one.
    */
   RaftGroup group(int number) {
-    return RaftGroup.valueOf(ids.get(number - 1), members(config.peers(), number));
+    return RaftGroup.valueOf(ids.get(number - 1), members(config.peers(), number - 1));
   }
 
-  /** The members of lease group {@code number} of a cluster formed with {@code peers}. */
-  static List<RaftPeer> members(List<Peer> peers, int number) {
-    int lead = (number - 1) % peers.size();
+  /**
+   * The members of a group of a cluster formed with {@code peers}: the one at {@code leadSlot} mod
+   * their number has priority 1, the others 0. Lease group k's slot is k - 1; with N lease groups
+   * the meta group's is N.
+   */
+  static List<RaftPeer> members(List<Peer> peers, int leadSlot) {
+    int lead = leadSlot % peers.size();
     List<RaftPeer> members = new ArrayList<>(peers.size());
     for (int i = 0; i < peers.size(); i++) {
       members.add(

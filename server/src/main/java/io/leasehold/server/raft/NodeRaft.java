@@ -109,8 +109,16 @@ final class NodeRaft implements AutoCloseable {
     this.groupId = groupId(config.clusterName());
     this.leaseGroups =
         new LeaseGroups(config, wallClockMicros, storeMemory, newTicker, leaseGroupApplied);
+    // With N lease groups the meta group's priority names the peer at N mod peers, the one that
+    // leads the fewest lease groups (lease group k's names the one at k - 1): ClusterAdmin keeps
+    // the same spread after membership changes. Without lease groups it has no priorities.
+    int formed = leaseGroups.formed();
     this.group =
-        RaftGroup.valueOf(groupId, config.peers().stream().map(Members::raftPeer).toList());
+        RaftGroup.valueOf(
+            groupId,
+            formed > 0
+                ? LeaseGroups.members(config.peers(), formed)
+                : config.peers().stream().map(Members::raftPeer).toList());
     // A joining node has no group of its own: it never stands for election, and learns the
     // configuration from the leader once a member adds it. A restart recovers it from disk.
     RaftGroup initialGroup = config.join() ? RaftGroup.valueOf(groupId) : group;
@@ -305,9 +313,9 @@ final class NodeRaft implements AutoCloseable {
   /**
    * Before a clean stop: hands each group this node leads to its most caught-up follower, so its
    * clients wait for one vote instead of an election timeout and an election. Ratis transfers only
-   * to a member of the highest priority, so a lease group whose priority names this node is left to
-   * elect as it would have. Returns once every transfer ended, or after {@code bound}; a transfer
-   * that failed only means that group elects.
+   * to a member of the highest priority, so a group whose priority names this node is left to elect
+   * as it would have. Returns once every transfer ended, or after {@code bound}; a transfer that
+   * failed only means that group elects.
    *
    * @return the groups handed over, each as {@code group uuid -> new leader}
    */

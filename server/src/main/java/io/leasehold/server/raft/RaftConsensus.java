@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -162,7 +163,12 @@ public final class RaftConsensus implements Consensus {
             lifecycle,
             // A linearizable read of any name: once answered, this node has applied all that was
             // committed.
-            () -> replicator.read(READ_BARRIER, false));
+            () -> replicator.read(READ_BARRIER, false),
+            Optional.empty(),
+            // With lease groups, the meta group's leadership goes where theirs do not.
+            raft.leaseGroups().formed() > 0
+                ? OptionalInt.of(raft.leaseGroups().formed())
+                : OptionalInt.empty());
   }
 
   private static Throwable unwrap(Throwable e) {
@@ -206,7 +212,7 @@ public final class RaftConsensus implements Consensus {
             .setConfigurationEntry(
                 org.apache.ratis.proto.RaftProtos.RaftConfigurationProto.newBuilder()
                     .addAllPeers(
-                        LeaseGroups.members(peers, number).stream()
+                        LeaseGroups.members(peers, number - 1).stream()
                             .map(RaftPeer::getRaftPeerProto)
                             .toList()))
             .build();
@@ -641,7 +647,8 @@ public final class RaftConsensus implements Consensus {
                                       "lease group " + k + " is not on this server")),
                   lifecycle,
                   () -> g.read(READ_BARRIER, false),
-                  Optional.of(k));
+                  Optional.of(k),
+                  OptionalInt.of(k - 1));
             }));
   }
 

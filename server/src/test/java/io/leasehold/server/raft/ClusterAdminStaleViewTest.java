@@ -113,7 +113,9 @@ class ClusterAdminStaleViewTest {
         () -> {
           view.set(List.of(N1, N2, N3));
           return CompletableFuture.completedFuture(null);
-        });
+        },
+        java.util.Optional.empty(),
+        java.util.OptionalInt.empty());
   }
 
   @Test
