@@ -65,7 +65,7 @@ class ClusterStatusCommandTest {
                     .allMatch(
                         n ->
                             n.consensus().logFormat()
-                                == io.leasehold.statemachine.core.LogFormat.GROUPS)
+                                >= io.leasehold.statemachine.core.LogFormat.GROUPS)
                 && StreamSupport.stream(
                         run(cluster, "cluster", "groups", "-o", "json").ok().array().spliterator(),
                         false)
@@ -113,7 +113,7 @@ class ClusterStatusCommandTest {
                     .allMatch(
                         n ->
                             n.consensus().logFormat()
-                                == io.leasehold.statemachine.core.LogFormat.GROUPS)
+                                >= io.leasehold.statemachine.core.LogFormat.GROUPS)
                 && StreamSupport.stream(
                         run(cluster, "cluster", "groups", "-o", "json").ok().array().spliterator(),
                         false)
@@ -179,7 +179,7 @@ class ClusterStatusCommandTest {
                 .allMatch(
                     n ->
                         n.consensus().logFormat()
-                            == io.leasehold.statemachine.core.LogFormat.GROUPS));
+                            >= io.leasehold.statemachine.core.LogFormat.GROUPS));
     run(cluster, "lease", "acquire", "jobs/nightly", "--ttl", "2m").ok();
     TestCluster.await(
         "jobs is listed on a lease group",

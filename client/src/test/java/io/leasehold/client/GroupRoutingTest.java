@@ -63,7 +63,7 @@ class GroupRoutingTest {
             cluster.running().stream()
                 .allMatch(
                     n ->
-                        n.consensus().logFormat() == LogFormat.GROUPS
+                        n.consensus().logFormat() >= LogFormat.GROUPS
                             && n.consensus().groups().stream()
                                 .allMatch(
                                     g ->

@@ -24,6 +24,9 @@ import java.util.Set;
  * @param join start without a group of its own: the node waits to be added to a running cluster
  *     ({@code Cluster/AddMember}) and then catches up from the leader; {@code peers} need list only
  *     this node, though other members make a leader known sooner
+ * @param movePartBytes the most of a moving namespace's state one Raft entry carries: a larger
+ *     state is staged in its destination in parts of at most this size before its adoption (log
+ *     format 7; docs/design/multi-raft.md, "Moving a namespace")
  * @param leaseGroups the Raft groups this node hosts besides the meta group when the cluster forms
  *     ({@code --lease-groups}): 1, the default, is the meta group alone; N above 1 adds lease
  *     groups 1..N, each with its own log, state and leader, their leaders spread over the members
@@ -86,6 +89,7 @@ public record NodeConfig(
     Duration grpcKeepaliveTimeout,
     boolean join,
     int leaseGroups,
+    int movePartBytes,
     Optional<Integer> metricsPort,
     boolean metricsPlaintext,
     boolean ui,
@@ -116,6 +120,14 @@ public record NodeConfig(
   public static final long DEFAULT_SNAPSHOT_THRESHOLD = 100_000;
   public static final int DEFAULT_LEASE_GROUPS = 1;
   public static final int MAX_LEASE_GROUPS = 16;
+  public static final int DEFAULT_MOVE_PART_BYTES = 1 << 20;
+
+  /**
+   * The most a move's part may be: with its command around it, an entry well within what Ratis
+   * appends (4 MiB at least, RaftSettings).
+   */
+  public static final int MAX_MOVE_PART_BYTES = 3 << 20;
+
   public static final long DEFAULT_LOG_SEGMENT_SIZE_BYTES = 32L << 20;
   public static final long DEFAULT_LOG_PURGE_GAP = 1024;
   public static final long DEFAULT_HISTORY_MAX_EVENTS = 100_000;
@@ -247,6 +259,7 @@ public record NodeConfig(
     private Duration grpcKeepaliveTimeout = DEFAULT_GRPC_KEEPALIVE_TIMEOUT;
     private boolean join;
     private int leaseGroups = DEFAULT_LEASE_GROUPS;
+    private int movePartBytes = DEFAULT_MOVE_PART_BYTES;
     private Integer metricsPort;
     private boolean metricsPlaintext;
     private boolean ui = true;
@@ -417,6 +430,16 @@ public record NodeConfig(
      */
     public Builder leaseGroups(int groups) {
       this.leaseGroups = groups;
+      return this;
+    }
+
+    /**
+     * The most of a moving namespace's state one Raft entry carries (1 KiB to 3 MiB; 1 MiB by
+     * default): a larger state is staged in parts. The fault tests make it small so that every move
+     * stages.
+     */
+    public Builder movePartBytes(int bytes) {
+      this.movePartBytes = bytes;
       return this;
     }
 
@@ -612,6 +635,12 @@ public record NodeConfig(
           leaseGroups >= 1 && leaseGroups <= MAX_LEASE_GROUPS,
           "lease-groups: must be between 1 and " + MAX_LEASE_GROUPS + ", got " + leaseGroups);
       require(
+          movePartBytes >= 1 << 10 && movePartBytes <= MAX_MOVE_PART_BYTES,
+          "move-part-bytes: must be between 1024 and "
+              + MAX_MOVE_PART_BYTES
+              + ", got "
+              + movePartBytes);
+      require(
           logSegmentSizeBytes >= 16 << 10,
           "log-segment-size: must be at least 16 KiB, got " + logSegmentSizeBytes);
       require(logPurgeGap > 0, "log-purge-gap: must be positive, got " + logPurgeGap);
@@ -735,6 +764,7 @@ public record NodeConfig(
           grpcKeepaliveTimeout,
           join,
           leaseGroups,
+          movePartBytes,
           Optional.ofNullable(metricsPort),
           metricsPlaintext,
           ui,

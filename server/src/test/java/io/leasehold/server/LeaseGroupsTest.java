@@ -848,7 +848,7 @@ class LeaseGroupsTest {
         WAIT,
         () ->
             cluster.running().stream()
-                .allMatch(n -> n.consensus().logFormat() == LogFormat.GROUPS));
+                .allMatch(n -> n.consensus().logFormat() >= LogFormat.GROUPS));
   }
 
   /**
@@ -1339,44 +1339,55 @@ class LeaseGroupsTest {
     assertEquals(3, m.leaseGroups().size(), m::toString);
   }
 
+  /**
+   * A namespace whose state is larger than one Raft entry takes moves in parts (log format 7): the
+   * destination stages each part in an entry of its own, and the adoption makes them live at once.
+   */
   @Test
-  void aNamespaceTooLargeForOneEntryStaysWhereItIs() throws Exception {
+  void aNamespaceTooLargeForOneEntryMovesInStagedParts() throws Exception {
     cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3));
     awaitGroupsPlaceable();
     // Each lease carries about 240 KB of metadata: eighteen are more than one Raft entry takes
-    // (4 MiB), so without the limit the move would stay frozen, retried for ever.
+    // (4 MiB), and five parts of at most 1 MiB carry them.
     io.leasehold.proto.v1.Attributes.Builder big = io.leasehold.proto.v1.Attributes.newBuilder();
     for (int k = 0; k < 60; k++) {
       big.putMetadata("k" + k, "x".repeat(4000));
     }
+    Map<String, Long> tokens = new java.util.TreeMap<>();
     for (int i = 0; i < 18; i++) {
       AcquireResponse r =
           acquireRetrying(
               "n" + (1 + i % 3),
               acquire("bulky/" + i, "runner", 600).toBuilder().setAttributes(big).build());
       assertEquals(Outcome.GRANTED, r.getOutcome(), r::toString);
+      tokens.put("bulky/" + i, r.getLease().getToken());
     }
     awaitPlaced(cluster.running(), "bulky");
     int from = cluster.node("n1").stateMachine().core().placement("bulky").orElseThrow().getGroup();
-    StatusRuntimeException abandoned =
-        assertThrows(
-            StatusRuntimeException.class, () -> moveNamespace("n2", "bulky", from % 3 + 1));
-    assertEquals(
-        Status.Code.FAILED_PRECONDITION, abandoned.getStatus().getCode(), abandoned::toString);
-    await(
-        "bulky stays in group " + from + ", unfrozen, on every node",
-        WAIT,
-        () ->
-            cluster.running().stream()
-                .allMatch(
-                    n -> {
-                      PlacementResponse p =
-                          n.stateMachine().core().placement("bulky").orElseThrow();
-                      return p.getGroup() == from && p.getMove() == 0 && p.getEpoch() == 1;
-                    }));
+    int to = from % 3 + 1;
+    io.leasehold.proto.v1.MoveNamespaceResponse moved = moveNamespace("n2", "bulky", to);
+    assertEquals(to, moved.getGroup(), moved::toString);
+    awaitMoved("bulky", from, to);
+    for (String id : cluster.ids()) {
+      for (Map.Entry<String, Long> e : tokens.entrySet()) {
+        GetResponse got = cluster.leases(id).get(get(e.getKey()));
+        assertTrue(got.getFound(), id + " finds " + e.getKey());
+        assertEquals(e.getValue(), got.getLease().getToken(), e.getKey() + " keeps its token");
+        assertEquals(
+            big.getMetadataMap(),
+            got.getLease().getAttributes().getMetadataMap(),
+            "with its metadata");
+      }
+    }
     AcquireResponse after = cluster.leases("n3").acquire(acquire("bulky/after", "runner", 60));
-    assertEquals(Outcome.GRANTED, after.getOutcome(), "writes go on in its group: " + after);
-    assertTrue(cluster.leases("n1").get(get("bulky/0")).getFound());
+    assertEquals(Outcome.GRANTED, after.getOutcome(), "writes go on in its new group: " + after);
+    assertTrue(
+        after.getLease().getToken() > java.util.Collections.max(tokens.values()),
+        "tokens keep increasing across the move");
+    for (LeaseholdNode n : cluster.running()) {
+      LeaseCore d = n.consensus().leaseGroupCores().get(to);
+      assertTrue(d.logFormat() >= LogFormat.STAGED_MOVES, "the destination staged under format 7");
+    }
   }
 
   /**

@@ -309,6 +309,16 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Removed: ignored, with a warning.")
   Duration commitPushDelay;
 
+  /** For the fault tests: small parts make every namespace move stage its state. */
+  @Option(
+      names = "--move-part-bytes",
+      paramLabel = "BYTES",
+      hidden = true,
+      description =
+          "The most of a moving namespace's state one Raft entry carries; a larger state is staged"
+              + " in parts (default 1 MiB, at most 3 MiB).")
+  Integer movePartBytes;
+
   /** For the fault tests only: a file that names Raft traffic to hold (FaultControl). */
   @Option(
       names = "--fault-control",
@@ -504,6 +514,9 @@ public final class ServerCommand implements Callable<Integer> {
           .println(
               "leasehold server: --commit-push-delay is ignored: followers hear of commits "
                   + "through Raft's own appends and heartbeats; remove the option");
+    }
+    if (movePartBytes != null) {
+      b.movePartBytes(movePartBytes);
     }
     if (faultControl != null) {
       b.faultControl(faultControl);

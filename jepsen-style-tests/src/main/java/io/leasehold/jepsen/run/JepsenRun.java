@@ -71,6 +71,27 @@ import org.slf4j.LoggerFactory;
  * report. The cluster is always torn down.
  */
 public final class JepsenRun {
+  /**
+   * The servers' options beyond the cluster's own: the lease groups, and with moves, parts of 4 KiB
+   * (a test-only bound), so that every move of a namespace with more state than that stages it in
+   * parts in its destination before the adoption, as a namespace too large for one entry does.
+   */
+  static List<String> serverArgs(Config config) {
+    if (config.leaseGroups() <= 1) {
+      return List.of();
+    }
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of("--lease-groups", Integer.toString(config.leaseGroups())));
+    if (config.moves()) {
+      args.addAll(List.of("--move-part-bytes", Integer.toString(MOVE_PART_BYTES)));
+    }
+    return List.copyOf(args);
+  }
+
+  /** The parts moves stage in the fault schedule with moves. */
+  static final int MOVE_PART_BYTES = 4096;
+
   private static final Logger LOG = LoggerFactory.getLogger(JepsenRun.class);
 
   /**
@@ -211,14 +232,13 @@ public final class JepsenRun {
     try {
       try {
         cluster =
-            Cluster.start(
-                config.nodes(),
-                config.jar(),
-                dir,
-                config.tls(),
-                config.leaseGroups() > 1
-                    ? List.of("--lease-groups", Integer.toString(config.leaseGroups()))
-                    : List.of());
+            Cluster.start(config.nodes(), config.jar(), dir, config.tls(), serverArgs(config));
+        if (config.moves()) {
+          setup
+              .append("- moves stage a namespace's state in parts of at most ")
+              .append(MOVE_PART_BYTES)
+              .append(" bytes\n");
+        }
         setup
             .append("- nodes: ")
             .append(config.nodes())

@@ -8,15 +8,20 @@ import io.leasehold.proto.v1.FreezeNamespaceResponse;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.MoveOutcome;
+import io.leasehold.proto.v1.NamespaceState;
 import io.leasehold.proto.v1.PlacementResponse;
 import io.leasehold.proto.v1.RecordMove;
+import io.leasehold.proto.v1.StageNamespace;
 import io.leasehold.proto.v1.UnfreezeNamespace;
 import io.leasehold.statemachine.core.InvalidArgumentException;
 import io.leasehold.statemachine.core.LeaseCore;
 import io.leasehold.statemachine.core.LogFormat;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,11 +51,21 @@ final class NamespaceMover implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NamespaceMover.class);
 
   /**
-   * The most a move's adoption may carry: the state travels in one Raft entry, and Ratis refuses an
-   * entry above its appender's buffer (4 MiB at least, RaftSettings). A larger namespace's move is
-   * abandoned before the adoption is sent; copying it in chunks would lift this.
+   * Under log format 6, the most a move's adoption may carry: the state travels in one Raft entry,
+   * and Ratis refuses an entry above its appender's buffer (4 MiB at least, RaftSettings). A larger
+   * namespace's move is abandoned before the adoption is sent. Format 7 stages it in parts.
    */
   static final int MAX_ADOPTION_BYTES = 3 << 20;
+
+  /**
+   * From log format 7, the most state a move carries at all: the source's Freeze answers with the
+   * whole state, and a Ratis reply is one gRPC message (64 MiB by default). A larger namespace is
+   * not frozen, and its move is abandoned.
+   */
+  static final long MAX_MOVE_BYTES = 48L << 20;
+
+  /** The field an adoption names when a part it names is not staged: the move goes on. */
+  private static final String MISSING_PARTS = "adopt_namespace.staged_parts";
 
   /** How often the meta leader looks for moves to drive, and a waiting caller for their end. */
   static final Duration TICK = Duration.ofMillis(100);
@@ -59,6 +74,7 @@ final class NamespaceMover implements AutoCloseable {
   private final Function<LogCommand, CompletableFuture<LogReply>> proposeToMeta;
   private final BooleanSupplier leadsMeta;
   private final LeaseGroups groups;
+  private final int partBytes;
   private final ScheduledExecutorService timer;
 
   /** The move of each namespace whose failed step was last logged at INFO. */
@@ -71,7 +87,9 @@ final class NamespaceMover implements AutoCloseable {
       Supplier<LeaseCore> meta,
       Function<LogCommand, CompletableFuture<LogReply>> proposeToMeta,
       BooleanSupplier leadsMeta,
-      LeaseGroups groups) {
+      LeaseGroups groups,
+      int partBytes) {
+    this.partBytes = partBytes;
     this.meta = meta;
     this.proposeToMeta = proposeToMeta;
     this.leadsMeta = leadsMeta;
@@ -252,36 +270,54 @@ final class NamespaceMover implements AutoCloseable {
     if (p.getMovingTo() != 0) {
       Function<LogCommand, CompletableFuture<LogReply>> source = proposer(p.getGroup());
       LeaseGroup destination = hosted(p.getMovingTo());
+      int format = meta.get().logFormat();
+      boolean staging = format >= LogFormat.STAGED_MOVES;
       return source
-          .apply(freeze(ns, move))
+          .apply(freeze(ns, move, staging ? MAX_MOVE_BYTES : 0))
           .thenCompose(
               frozen -> {
                 if (!frozen.hasFreezeNamespace()) {
-                  return abandon(p, source, "group " + p.getGroup() + " answered " + frozen);
+                  return abandon(
+                      p, source, destination, "group " + p.getGroup() + " answered " + frozen);
                 }
-                int bytes =
-                    adopt(p, frozen.getFreezeNamespace(), destination.number()).getSerializedSize();
-                if (bytes > MAX_ADOPTION_BYTES) {
+                LogCommand whole = adopt(p, frozen.getFreezeNamespace(), destination.number());
+                int bytes = whole.getSerializedSize();
+                if (!staging && bytes > MAX_ADOPTION_BYTES) {
                   return abandon(
                       p,
                       source,
+                      destination,
                       "its state is "
                           + bytes
                           + " bytes, above the "
                           + MAX_ADOPTION_BYTES
-                          + " a move carries in one entry");
+                          + " a move carries in one entry before log format "
+                          + LogFormat.STAGED_MOVES);
                 }
                 return destination
-                    .raiseFormat(meta.get().logFormat())
+                    .raiseFormat(format)
                     .thenCompose(
                         raised ->
-                            destination.propose(
-                                adopt(p, frozen.getFreezeNamespace(), destination.number())))
+                            bytes <= partBytes
+                                ? destination.propose(whole)
+                                : stageThenAdopt(destination, whole))
                     .thenCompose(
                         adopted -> {
+                          if (adopted.hasInvalid()
+                              && adopted.getInvalid().getField().equals(MISSING_PARTS)) {
+                            // Another coordinator's stage of another move, or its adoption, took
+                            // parts away meanwhile: this is no refusal of the move, and abandoning
+                            // it could race an adoption that still applies. Stage them again.
+                            throw new CompletionException(
+                                new IllegalStateException(
+                                    "group " + p.getMovingTo() + " answered " + adopted));
+                          }
                           if (adopted.hasInvalid()) {
                             return abandon(
-                                p, source, "group " + p.getMovingTo() + " answered " + adopted);
+                                p,
+                                source,
+                                destination,
+                                "group " + p.getMovingTo() + " answered " + adopted);
                           }
                           if (!adopted.hasAdoptNamespace()
                               || adopted.getAdoptNamespace().getEpoch() != p.getEpoch() + 1) {
@@ -290,12 +326,14 @@ final class NamespaceMover implements AutoCloseable {
                                     "group " + p.getMovingTo() + " answered " + adopted));
                           }
                           LOG.info(
-                              "move {}: namespace {} adopted by group {} at epoch {} ({} leases)",
+                              "move {}: namespace {} adopted by group {} at epoch {} ({} leases,"
+                                  + " {} bytes)",
                               move,
                               ns,
                               p.getMovingTo(),
                               p.getEpoch() + 1,
-                              frozen.getFreezeNamespace().getState().getLeasesCount());
+                              frozen.getFreezeNamespace().getState().getLeasesCount(),
+                              bytes);
                           return finish(ns, move, MoveOutcome.MOVE_DONE)
                               .thenCompose(
                                   done -> {
@@ -315,6 +353,104 @@ final class NamespaceMover implements AutoCloseable {
       return drop(ns, move, p.getDropFrom(), move);
     }
     return CompletableFuture.completedFuture(null);
+  }
+
+  /**
+   * Stages a state too large for one entry in the destination, part after part, then sends the
+   * adoption that names the parts. Completes with the adoption's reply, or with the first stage's
+   * that was not staged (an invalid one abandons the move: the adoption was not sent).
+   */
+  private CompletableFuture<LogReply> stageThenAdopt(LeaseGroup destination, LogCommand whole) {
+    AdoptNamespace adoption = whole.getAdoptNamespace();
+    List<NamespaceState> parts = split(adoption.getState(), partBytes);
+    CompletableFuture<LogReply> staging = CompletableFuture.completedFuture(null);
+    for (int i = 0; i < parts.size(); i++) {
+      LogCommand stage =
+          LogCommand.newBuilder()
+              .setStageNamespace(
+                  StageNamespace.newBuilder()
+                      .setNamespace(adoption.getNamespace())
+                      .setMove(adoption.getMove())
+                      .setPart(i)
+                      .setPartBytes(partBytes)
+                      .setState(parts.get(i)))
+              .build();
+      staging =
+          staging.thenCompose(
+              before ->
+                  before == null || before.hasStageNamespace()
+                      ? destination.propose(stage)
+                      : CompletableFuture.completedFuture(before));
+    }
+    LogCommand staged =
+        LogCommand.newBuilder()
+            .setAdoptNamespace(
+                adoption.toBuilder()
+                    .clearState()
+                    .setStagedParts(parts.size())
+                    .setStagedPartBytes(partBytes)
+                    .setStagedEntries(entries(adoption.getState())))
+            .build();
+    return staging.thenCompose(
+        last -> {
+          if (!last.hasStageNamespace()) {
+            return CompletableFuture.completedFuture(last);
+          }
+          LOG.info(
+              "move {}: namespace {} staged in group {} in {} parts",
+              adoption.getMove(),
+              adoption.getNamespace(),
+              destination.number(),
+              parts.size());
+          return destination.propose(staged);
+        });
+  }
+
+  /**
+   * A namespace's state in parts of at most {@code partBytes} each (an entry above that size is a
+   * part of its own), whose merge is the state: its leases, lock-delays, offers, sessions and
+   * names' histories, each map's entries sorted by key and each entry whole in one part. The same
+   * state and size always give the same parts, so parts staged by two coordinators of one move fit
+   * together (docs/design/multi-raft.md, "Moving a namespace").
+   */
+  static List<NamespaceState> split(NamespaceState state, int partBytes) {
+    List<NamespaceState> parts = new ArrayList<>();
+    NamespaceState.Builder part = NamespaceState.newBuilder();
+    long size = 0;
+    List<NamespaceState> entries = new ArrayList<>();
+    new TreeMap<>(state.getLeasesMap())
+        .forEach((k, v) -> entries.add(NamespaceState.newBuilder().putLeases(k, v).build()));
+    new TreeMap<>(state.getLockDelaysMap())
+        .forEach((k, v) -> entries.add(NamespaceState.newBuilder().putLockDelays(k, v).build()));
+    new TreeMap<>(state.getOffersMap())
+        .forEach((k, v) -> entries.add(NamespaceState.newBuilder().putOffers(k, v).build()));
+    new TreeMap<>(state.getSessionsMap())
+        .forEach((k, v) -> entries.add(NamespaceState.newBuilder().putSessions(k, v).build()));
+    new TreeMap<>(state.getHistoryMap())
+        .forEach((k, v) -> entries.add(NamespaceState.newBuilder().putHistory(k, v).build()));
+    for (NamespaceState entry : entries) {
+      int bytes = entry.getSerializedSize();
+      if (size > 0 && size + bytes > partBytes) {
+        parts.add(part.build());
+        part = NamespaceState.newBuilder();
+        size = 0;
+      }
+      part.mergeFrom(entry);
+      size += bytes;
+    }
+    if (size > 0 || parts.isEmpty()) {
+      parts.add(part.build());
+    }
+    return parts;
+  }
+
+  /** The entries a state holds, as an adoption of its parts names them. */
+  private static int entries(NamespaceState s) {
+    return s.getLeasesCount()
+        + s.getLockDelaysCount()
+        + s.getOffersCount()
+        + s.getSessionsCount()
+        + s.getHistoryCount();
   }
 
   /** The source drops the namespace, then the meta group forgets the move. */
@@ -339,22 +475,42 @@ final class NamespaceMover implements AutoCloseable {
         .thenAccept(over -> LOG.info("move {}: namespace {} dropped by group {}", move, ns, from));
   }
 
-  /** Before the adoption was sent: the source unfreezes, and the meta group forgets the move. */
+  /**
+   * Before the adoption was sent: the destination forgets what it staged (from log format 7; a
+   * failure there leaves the parts until the namespace's next move to it), the source unfreezes,
+   * and the meta group forgets the move.
+   */
   private CompletableFuture<Void> abandon(
-      PlacementResponse p, Function<LogCommand, CompletableFuture<LogReply>> source, String why) {
+      PlacementResponse p,
+      Function<LogCommand, CompletableFuture<LogReply>> source,
+      LeaseGroup destination,
+      String why) {
     LOG.warn(
         "move {} of namespace {} to group {} abandoned: {}",
         p.getMove(),
         p.getNamespace(),
         p.getMovingTo(),
         why);
+    CompletableFuture<?> discarded =
+        destination.logFormat() >= LogFormat.STAGED_MOVES
+            ? destination
+                .propose(
+                    LogCommand.newBuilder()
+                        .setStageNamespace(
+                            StageNamespace.newBuilder()
+                                .setNamespace(p.getNamespace())
+                                .setMove(p.getMove())
+                                .setDiscard(true))
+                        .build())
+                .handle((reply, error) -> null)
+            : CompletableFuture.completedFuture(null);
     LogCommand unfreeze =
         LogCommand.newBuilder()
             .setUnfreezeNamespace(
                 UnfreezeNamespace.newBuilder().setNamespace(p.getNamespace()).setMove(p.getMove()))
             .build();
-    return source
-        .apply(unfreeze)
+    return discarded
+        .thenCompose(d -> source.apply(unfreeze))
         .thenCompose(
             unfrozen -> {
               if (!unfrozen.hasUnfreezeNamespace()) {
@@ -385,9 +541,13 @@ final class NamespaceMover implements AutoCloseable {
             });
   }
 
-  private static LogCommand freeze(String ns, long move) {
+  private static LogCommand freeze(String ns, long move, long maxStateBytes) {
     return LogCommand.newBuilder()
-        .setFreezeNamespace(FreezeNamespace.newBuilder().setNamespace(ns).setMove(move))
+        .setFreezeNamespace(
+            FreezeNamespace.newBuilder()
+                .setNamespace(ns)
+                .setMove(move)
+                .setMaxStateBytes(maxStateBytes))
         .build();
   }
 

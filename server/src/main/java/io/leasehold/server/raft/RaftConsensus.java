@@ -149,7 +149,8 @@ public final class RaftConsensus implements Consensus {
             stateMachine::core,
             command -> RaftErrors.mapped(replicator.propose(command)),
             this::isLeader,
-            raft.leaseGroups());
+            raft.leaseGroups(),
+            config.movePartBytes());
     ClusterAdmin.Retries adminRetries = adminRetries();
     this.admin =
         new ClusterAdmin(

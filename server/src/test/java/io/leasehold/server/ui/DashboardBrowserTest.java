@@ -229,7 +229,7 @@ class DashboardBrowserTest {
       TestCluster.await(
           "the meta group applies log format 6",
           Duration.ofSeconds(30),
-          () -> node.consensus().logFormat() == io.leasehold.statemachine.core.LogFormat.GROUPS);
+          () -> node.consensus().logFormat() >= io.leasehold.statemachine.core.LogFormat.GROUPS);
       TestCluster.await(
           "both lease groups led",
           Duration.ofSeconds(30),

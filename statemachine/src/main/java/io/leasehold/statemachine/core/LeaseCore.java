@@ -441,14 +441,16 @@ public final class LeaseCore {
                   + ", move "
                   + c.getMove());
         }
-        if (c.getMove() == 0 && c.hasState()) {
+        if (c.getMove() == 0 && (c.hasState() || c.getStagedParts() != 0)) {
           throw new InvalidArgumentException(
               "adopt_namespace.state", "only a move's adoption carries state");
         }
         PlacementResponse adopted =
             placements.adopt(tx, c, LogFormat.token(logFormat, tx.index + 1, 0));
         if (c.getMove() != 0 && adopted.getRevision() == tx.index) {
-          moves.adoptState(tx, c);
+          // A new adoption: its staged parts must all be here (an adoption applied already
+          // changes nothing, and its parts are gone).
+          moves.adoptState(tx, c, moves.adopted(tx, c));
         }
         yield LogReply.newBuilder().setAdoptNamespace(adopted).build();
       }
@@ -463,6 +465,10 @@ public final class LeaseCore {
             .setFreezeNamespace(moves.freeze(tx, command.getFreezeNamespace()))
             .build();
       }
+      case STAGE_NAMESPACE ->
+          LogReply.newBuilder()
+              .setStageNamespace(moves.stage(tx, command.getStageNamespace()))
+              .build();
       case UNFREEZE_NAMESPACE ->
           LogReply.newBuilder()
               .setUnfreezeNamespace(moves.unfreeze(tx, command.getUnfreezeNamespace()))

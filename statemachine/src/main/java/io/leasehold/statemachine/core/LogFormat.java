@@ -29,6 +29,9 @@ import io.leasehold.proto.v1.LogCommand;
  *       lease group's copy of the meta group's global state (docs/design/multi-raft.md). A group's
  *       token is its offset plus the format 5 token; the offset is 0 until an adoption raises it,
  *       so a cluster with one group grants the same tokens as under format 5.
+ *   <li>7: as 6, and a move may carry a namespace's state in parts, each staged in the destination
+ *       by its own entry before the adoption that makes them live, and a freeze may refuse a state
+ *       above a size (docs/design/multi-raft.md, "Moving a namespace").
  * </ul>
  */
 public final class LogFormat {
@@ -40,9 +43,10 @@ public final class LogFormat {
   public static final int SESSIONS = 4;
   public static final int MANY = 5;
   public static final int GROUPS = 6;
+  public static final int STAGED_MOVES = 7;
 
   /** The newest format this code applies. */
-  public static final int NEWEST = GROUPS;
+  public static final int NEWEST = STAGED_MOVES;
 
   /** Bits of a token below the entry index, in formats 2 to 4. */
   static final int POSITION_BITS = 8;
@@ -64,12 +68,14 @@ public final class LogFormat {
       case ACQUIRE -> c.getAcquire().getSession() != 0 ? SESSIONS : FIRST;
       case EXPIRE -> c.getExpire().getSessionsCount() > 0 ? SESSIONS : FIRST;
       case ACQUIRE_MANY -> MANY;
+      case STAGE_NAMESPACE -> STAGED_MOVES;
+      case ADOPT_NAMESPACE -> c.getAdoptNamespace().getStagedParts() != 0 ? STAGED_MOVES : GROUPS;
+      case FREEZE_NAMESPACE ->
+          c.getFreezeNamespace().getMaxStateBytes() != 0 ? STAGED_MOVES : GROUPS;
       case PLACE_NAMESPACE,
-          ADOPT_NAMESPACE,
           COPY_GLOBAL,
           CREATE_SESSION_PART,
           END_SESSION_PARTS,
-          FREEZE_NAMESPACE,
           UNFREEZE_NAMESPACE,
           DROP_NAMESPACE,
           RECORD_MOVE,

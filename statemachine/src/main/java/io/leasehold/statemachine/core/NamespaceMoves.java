@@ -1,5 +1,6 @@
 package io.leasehold.statemachine.core;
 
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.leasehold.proto.v1.AdoptNamespace;
 import io.leasehold.proto.v1.DropNamespace;
 import io.leasehold.proto.v1.FreezeNamespace;
@@ -9,11 +10,16 @@ import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.proto.v1.NameHistory;
 import io.leasehold.proto.v1.NamespaceState;
 import io.leasehold.proto.v1.PlacementResponse;
+import io.leasehold.proto.v1.StageNamespace;
+import io.leasehold.proto.v1.StageNamespaceResponse;
+import io.leasehold.proto.v1.StagedPart;
 import io.leasehold.proto.v1.StoredLockDelay;
 import io.leasehold.proto.v1.StoredSession;
 import io.leasehold.proto.v1.UnfreezeNamespace;
+import io.leasehold.statemachine.store.Change;
 import io.leasehold.statemachine.store.KvStore;
 import io.leasehold.statemachine.store.Space;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
@@ -78,6 +84,22 @@ final class NamespaceMoves {
           "freeze_namespace.move",
           "namespace '" + ns + "' is frozen by move " + frozenBy + ", not " + c.getMove());
     }
+    if (c.getMaxStateBytes() < 0) {
+      throw new InvalidArgumentException(
+          "freeze_namespace.max_state_bytes", "must not be negative");
+    }
+    NamespaceState exported = export(ns);
+    if (c.getMaxStateBytes() > 0 && exported.getSerializedSize() > c.getMaxStateBytes()) {
+      throw new InvalidArgumentException(
+          "freeze_namespace.max_state_bytes",
+          "namespace '"
+              + ns
+              + "' holds "
+              + exported.getSerializedSize()
+              + " bytes of state, above the "
+              + c.getMaxStateBytes()
+              + " a move carries: it stays where it is");
+    }
     if (frozenBy == 0) {
       placements.freeze(tx, ns, c.getMove());
     }
@@ -85,9 +107,177 @@ final class NamespaceMoves {
         .setNamespace(ns)
         .setMove(c.getMove())
         .setFloor(placements.tokenOffset() + tokenOf.applyAsLong(tx.index + 1))
-        .setState(export(ns))
+        .setState(exported)
         .setRevision(tx.index)
         .build();
+  }
+
+  /**
+   * The destination keeps a part of a move's state aside until the adoption (format 7 on). Parts of
+   * an earlier move of the namespace are forgotten first; a group that owns the namespace already
+   * (the move's adoption applied, and the coordinator is going over its steps again) keeps nothing.
+   */
+  StageNamespaceResponse stage(Tx tx, StageNamespace c) {
+    String ns = Placements.namespace(c.getNamespace(), "stage_namespace.namespace");
+    if (placements.group() == 0) {
+      throw new InvalidArgumentException(
+          "stage_namespace", "a move stages its state in the lease group it goes to");
+    }
+    if (c.getMove() < 1) {
+      throw new InvalidArgumentException("stage_namespace.move", "must be 1 or more");
+    }
+    if (c.getPart() < 0) {
+      throw new InvalidArgumentException("stage_namespace.part", "must not be negative");
+    }
+    if (!c.getDiscard() && c.getPartBytes() < 1) {
+      throw new InvalidArgumentException("stage_namespace.part_bytes", "must be 1 or more");
+    }
+    Map<Layout, StagedPart> staged = staged(ns);
+    StageNamespaceResponse.Builder answer =
+        StageNamespaceResponse.newBuilder().setNamespace(ns).setMove(c.getMove());
+    if (placements.owns(ns)) {
+      return answer.setParts(0).build();
+    }
+    Layout mine = new Layout(c.getPartBytes(), c.getPart());
+    int kept = 0;
+    for (Map.Entry<Layout, StagedPart> e : staged.entrySet()) {
+      if (c.getDiscard() || e.getValue().getMove() != c.getMove()) {
+        tx.extra.add(Change.delete(Space.META, stagedKey(ns, e.getKey())));
+      } else if (e.getKey().partBytes() == mine.partBytes() && !e.getKey().equals(mine)) {
+        kept++;
+      }
+    }
+    if (c.getDiscard()) {
+      return answer.setParts(0).build();
+    }
+    for (String name : names(c.getState())) {
+      if (!name.startsWith(ns + "/")) {
+        throw new InvalidArgumentException(
+            "stage_namespace.state", "'" + name + "' is not in '" + ns + "'");
+      }
+    }
+    tx.extra.add(
+        Change.put(
+            Space.META,
+            stagedKey(ns, mine),
+            StagedPart.newBuilder()
+                .setMove(c.getMove())
+                .setState(c.getState())
+                .build()
+                .toByteArray()));
+    return answer.setParts(kept + 1).build();
+  }
+
+  /**
+   * The state an adoption makes live: its own, merged with the parts it names (format 7 on), which
+   * this entry forgets. A part missing, or staged for another move, makes the adoption invalid.
+   */
+  NamespaceState adopted(Tx tx, AdoptNamespace c) {
+    if (c.getStagedParts() < 0) {
+      throw new InvalidArgumentException("adopt_namespace.staged_parts", "must not be negative");
+    }
+    if (c.getStagedParts() == 0) {
+      return c.getState();
+    }
+    Map<Layout, StagedPart> staged = staged(c.getNamespace());
+    NamespaceState.Builder state = NamespaceState.newBuilder();
+    for (int part = 0; part < c.getStagedParts(); part++) {
+      StagedPart p = staged.get(new Layout(c.getStagedPartBytes(), part));
+      if (p == null || p.getMove() != c.getMove()) {
+        throw new InvalidArgumentException(
+            "adopt_namespace.staged_parts",
+            "part "
+                + part
+                + " of "
+                + c.getStagedPartBytes()
+                + " bytes of move "
+                + c.getMove()
+                + " of namespace '"
+                + c.getNamespace()
+                + "' is not staged here");
+      }
+      state.mergeFrom(p.getState());
+    }
+    NamespaceState merged = state.mergeFrom(c.getState()).build();
+    int entries = entries(merged);
+    if (entries != c.getStagedEntries()) {
+      throw new InvalidArgumentException(
+          "adopt_namespace.staged_parts",
+          "the parts of move "
+              + c.getMove()
+              + " of namespace '"
+              + c.getNamespace()
+              + "' hold "
+              + entries
+              + " entries, not the "
+              + c.getStagedEntries()
+              + " the adoption names");
+    }
+    staged
+        .keySet()
+        .forEach(
+            part -> tx.extra.add(Change.delete(Space.META, stagedKey(c.getNamespace(), part))));
+    return merged;
+  }
+
+  /** How many entries a state holds: leases, lock-delays, offers, sessions, names' histories. */
+  static int entries(NamespaceState s) {
+    return s.getLeasesCount()
+        + s.getLockDelaysCount()
+        + s.getOffersCount()
+        + s.getSessionsCount()
+        + s.getHistoryCount();
+  }
+
+  /** A staged part's place: the layout it was cut with, and its number in it. */
+  record Layout(int partBytes, int part) {}
+
+  /** The parts staged for {@code ns} in this group, by layout and number. */
+  private Map<Layout, StagedPart> staged(String ns) {
+    byte[] prefix = stagedPrefix(ns);
+    Map<Layout, StagedPart> parts = new java.util.HashMap<>();
+    store.read(
+        view -> {
+          view.scan(
+              Space.META,
+              prefix,
+              new byte[0],
+              (key, value) -> {
+                ByteBuffer at = ByteBuffer.wrap(key, prefix.length, 8);
+                Layout part = new Layout(at.getInt(), at.getInt());
+                try {
+                  parts.put(part, StagedPart.parseFrom(value));
+                } catch (InvalidProtocolBufferException e) {
+                  throw new IllegalStateException("staged part " + part + " of " + ns, e);
+                }
+                return true;
+              });
+          return null;
+        });
+    return parts;
+  }
+
+  /** Where a part of a move of {@code ns} waits, in {@link Space#META}. */
+  static byte[] stagedKey(String ns, Layout part) {
+    byte[] prefix = stagedPrefix(ns);
+    return ByteBuffer.allocate(prefix.length + 8)
+        .put(prefix)
+        .putInt(part.partBytes())
+        .putInt(part.part())
+        .array();
+  }
+
+  private static byte[] stagedPrefix(String ns) {
+    return ("staged/" + ns + "\0").getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Every name a state carries, for the check that they are all in its namespace. */
+  private static java.util.Set<String> names(NamespaceState state) {
+    java.util.Set<String> names = new java.util.HashSet<>(state.getLeasesMap().keySet());
+    names.addAll(state.getLockDelaysMap().keySet());
+    names.addAll(state.getOffersMap().keySet());
+    names.addAll(state.getHistoryMap().keySet());
+    return names;
   }
 
   /** The live state of {@code ns} in this group, as of the entry being applied. */
@@ -191,8 +381,7 @@ final class NamespaceMoves {
    * session they are attached to gets a part here if the group has none; a part whose session has
    * ended since is ended by the group's sweep, with its leases.
    */
-  void adoptState(Tx tx, AdoptNamespace c) {
-    NamespaceState moved = c.getState();
+  void adoptState(Tx tx, AdoptNamespace c, NamespaceState moved) {
     String prefix = c.getNamespace() + "/";
     for (Map.Entry<String, LeaseRecord> e : moved.getLeasesMap().entrySet()) {
       String name = e.getKey();

@@ -22,8 +22,10 @@ import io.leasehold.proto.v1.GetRequest;
 import io.leasehold.proto.v1.LeaseRecord;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
+import io.leasehold.proto.v1.NamespaceState;
 import io.leasehold.proto.v1.Outcome;
 import io.leasehold.proto.v1.ReadQuery;
+import io.leasehold.proto.v1.StageNamespace;
 import io.leasehold.proto.v1.UnfreezeNamespace;
 import io.leasehold.statemachine.store.KvStore;
 import java.io.IOException;
@@ -235,6 +237,160 @@ abstract class MoveContract extends LeaseGroupFixture {
     LeaseCore reloaded = new LeaseCore(destinationStore, 2);
     assertTrue(found(reloaded, "lock/b"), "adopted state is stored");
     assertEquals(500, stored(destinationStore, "lock/b").orElseThrow().getSession());
+  }
+
+  /** The part size the tests stage with. */
+  private static final int LAYOUT = 1000;
+
+  private static LogCommand.Builder stage(String ns, long move, int part, NamespaceState state) {
+    return stage(ns, move, LAYOUT, part, state);
+  }
+
+  private static LogCommand.Builder stage(
+      String ns, long move, int partBytes, int part, NamespaceState state) {
+    return LogCommand.newBuilder()
+        .setStageNamespace(
+            StageNamespace.newBuilder()
+                .setNamespace(ns)
+                .setMove(move)
+                .setPart(part)
+                .setPartBytes(partBytes)
+                .setState(state));
+  }
+
+  private static LogCommand.Builder staged(FreezeNamespaceResponse frozen, int parts) {
+    LogCommand.Builder c = adopt(frozen, 2, MOVE);
+    c.getAdoptNamespaceBuilder()
+        .clearState()
+        .setStagedParts(parts)
+        .setStagedPartBytes(LAYOUT)
+        .setStagedEntries(NamespaceMoves.entries(frozen.getState()));
+    return c;
+  }
+
+  private static LogCommand.Builder format7() {
+    return LogCommand.newBuilder()
+        .setSetLogFormat(
+            io.leasehold.proto.v1.SetLogFormat.newBuilder().setFormat(LogFormat.STAGED_MOVES));
+  }
+
+  private boolean stagedHere(String ns, int part) {
+    return destinationStore
+        .get(
+            io.leasehold.statemachine.store.Space.META,
+            NamespaceMoves.stagedKey(ns, new NamespaceMoves.Layout(LAYOUT, part)))
+        .isPresent();
+  }
+
+  @Test
+  void aStateTooLargeForOneEntryMovesInPartsStagedBeforeTheAdoption() throws IOException {
+    long gone = token(toGroup(acquire("lock/gone", "zoe")));
+    toGroup(Cmds.release("lock/gone", gone));
+    long a = token(toGroup(acquire("lock/a", "alice")));
+    long b = token(toGroup(acquire("lock/b", "bob")));
+    long c = token(toGroup(acquire("lock/c", "carol")));
+    NamespaceState one =
+        NamespaceState.newBuilder().putLeases("lock/x", LeaseRecord.getDefaultInstance()).build();
+    assertEquals(
+        "command",
+        toDestination(stage("lock", MOVE, 0, one)).getInvalid().getField(),
+        "format 6 stages nothing");
+
+    toGroup(format7());
+    toDestination(format7());
+    LogCommand.Builder tooSmall = freeze("lock", MOVE);
+    tooSmall.getFreezeNamespaceBuilder().setMaxStateBytes(16);
+    assertEquals(
+        "freeze_namespace.max_state_bytes",
+        toGroup(tooSmall).getInvalid().getField(),
+        "a state above the bound is refused");
+    // The namespace was not frozen: it still takes writes.
+    toGroup(Cmds.release("lock/d", token(toGroup(acquire("lock/d", "dave")))));
+
+    FreezeNamespaceResponse frozen = toGroup(freeze("lock", MOVE)).getFreezeNamespace();
+    NamespaceState all = frozen.getState();
+    NamespaceState part0 =
+        NamespaceState.newBuilder()
+            .putLeases("lock/a", all.getLeasesOrThrow("lock/a"))
+            .putLeases("lock/b", all.getLeasesOrThrow("lock/b"))
+            .build();
+    NamespaceState part1 =
+        NamespaceState.newBuilder()
+            .putLeases("lock/c", all.getLeasesOrThrow("lock/c"))
+            .putAllHistory(all.getHistoryMap())
+            .build();
+
+    // An earlier, abandoned move's part is forgotten when this move stages its first.
+    assertEquals(1, toDestination(stage("lock", MOVE - 1, 0, one)).getStageNamespace().getParts());
+    assertEquals(1, toDestination(stage("lock", MOVE, 0, part0)).getStageNamespace().getParts());
+    assertEquals(
+        "stage_namespace.state",
+        toDestination(
+                stage(
+                    "lock",
+                    MOVE,
+                    1,
+                    one.toBuilder().putLeases("mail/x", LeaseRecord.getDefaultInstance()).build()))
+            .getInvalid()
+            .getField(),
+        "a part holds names of its namespace only");
+    assertEquals(2, toDestination(stage("lock", MOVE, 1, part1)).getStageNamespace().getParts());
+    assertEquals(
+        2,
+        toDestination(stage("lock", MOVE, 1, part1)).getStageNamespace().getParts(),
+        "staging again replaces");
+
+    assertEquals(
+        "adopt_namespace.staged_parts",
+        toDestination(staged(frozen, 3)).getInvalid().getField(),
+        "an adoption naming a part not staged is refused");
+    // A part cut with another size is another layout's: it completes none of this one's.
+    assertEquals(
+        1, toDestination(stage("lock", MOVE, 500, 2, part1)).getStageNamespace().getParts());
+    assertEquals(
+        "adopt_namespace.staged_parts",
+        toDestination(staged(frozen, 3)).getInvalid().getField(),
+        "a part of another layout does not complete this one");
+    LogCommand.Builder short1 = staged(frozen, 1);
+    assertEquals(
+        "adopt_namespace.staged_parts",
+        toDestination(short1).getInvalid().getField(),
+        "parts that hold fewer entries than the state does are refused");
+    assertEquals(
+        "lock",
+        toDestination(acquire("lock/e", "erin")).getWrongGroup().getNamespace(),
+        "and adopted nothing");
+
+    // The parts are in the store: a reloaded destination adopts them.
+    destination = new LeaseCore(destinationStore, 2);
+    ApplyResult adoption =
+        destination.apply(
+            TERM, ++destinationIndex, staged(frozen, 2).setLeaderTimeMicros(T0).build());
+    assertEquals(2, adoption.reply().getAdoptNamespace().getEpoch(), adoption.reply()::toString);
+    assertTrue(adoption.events().isEmpty());
+    assertEquals(a, stored(destinationStore, "lock/a").orElseThrow().getToken());
+    assertEquals(b, stored(destinationStore, "lock/b").orElseThrow().getToken());
+    assertEquals(c, stored(destinationStore, "lock/c").orElseThrow().getToken());
+    assertEquals(List.of(gone), historyTokens(destination, "lock/gone"));
+    assertFalse(stagedHere("lock", 0) || stagedHere("lock", 1), "the adoption forgot its parts");
+    assertTrue(token(toDestination(acquire("lock/e", "erin"))) >= frozen.getFloor());
+
+    // Going over the steps again after the adoption applied: nothing is staged, nothing changes.
+    assertEquals(0, toDestination(stage("lock", MOVE, 0, part0)).getStageNamespace().getParts());
+    assertFalse(stagedHere("lock", 0));
+    assertEquals(2, toDestination(staged(frozen, 2)).getAdoptNamespace().getEpoch());
+    assertTrue(found(destination, "lock/e"), "the resent adoption changed nothing");
+
+    // An abandoned move's parts are discarded.
+    assertEquals(
+        1,
+        toDestination(stage("mail", 9, 0, NamespaceState.getDefaultInstance()))
+            .getStageNamespace()
+            .getParts());
+    LogCommand.Builder discard = stage("mail", 9, 0, NamespaceState.getDefaultInstance());
+    discard.getStageNamespaceBuilder().setDiscard(true);
+    assertEquals(0, toDestination(discard).getStageNamespace().getParts());
+    assertFalse(stagedHere("mail", 0));
   }
 
   private ApplyResult toGroupResult(LogCommand.Builder command) throws IOException {
