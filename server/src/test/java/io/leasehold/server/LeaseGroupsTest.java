@@ -1037,6 +1037,18 @@ class LeaseGroupsTest {
         () ->
             cluster.ids().stream()
                 .allMatch(id -> leaders(id).equals(Map.of(1, "n1", 2, "n2", 3, "n3"))));
+    // The meta group kept its configuration from before, without priorities: its leader gives it
+    // the ones that spread the leaderships (3 mod 3 names n1).
+    await(
+        () -> "the meta group led by the member its new priority names: " + status("n2"),
+        WAIT,
+        () ->
+            status("n2").getGroups(0).getMembersList().stream()
+                    .filter(m -> m.getPriority() == 1)
+                    .map(GroupMember::getId)
+                    .toList()
+                    .equals(List.of("n1"))
+                && metaLeader("n2").equals("n1"));
     groups.set(1);
     cluster.stopNode("n3");
     cluster.startNode("n3");

@@ -129,6 +129,10 @@ public final class AppliedEntries implements LeaseStateMachine.Listener {
   public void onLeaderReady() {
     expiry.promote(currentTerm());
     logFormatUpgrade.promote();
+    RaftConsensus c = consensus;
+    if (c != null) {
+      c.metaLeaderReady();
+    }
     events.event("leader_ready", "term", raft.division().getInfo().getCurrentTerm());
     wakeHeldWrites();
   }

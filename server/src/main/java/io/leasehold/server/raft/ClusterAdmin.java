@@ -239,6 +239,15 @@ public final class ClusterAdmin implements AutoCloseable {
   }
 
   /**
+   * Gives the group's members the priorities that spread the leaderships, if its configuration
+   * lacks them (a cluster that turned lease groups on by a rolling restart keeps the meta group's
+   * configuration from before, which has none); returns the configuration after it.
+   */
+  public CompletableFuture<List<RaftPeer>> spreadLeadership() {
+    return run(() -> spreadLeadership(upToDateConfiguration()));
+  }
+
+  /**
    * Asks the leader to hand over to {@code id} (another member when empty); returns the new leader.
    */
   public CompletableFuture<RaftPeerId> transferLeadership(Optional<String> id, Duration timeout) {

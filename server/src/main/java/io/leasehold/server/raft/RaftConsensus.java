@@ -788,6 +788,29 @@ public final class RaftConsensus implements Consensus {
     }
   }
 
+  /**
+   * From the state machine: this node leads the meta group and has applied its term's first entry.
+   * With lease groups, the meta group's configuration gets the priorities that spread leaderships
+   * if it lacks them; a failure (a membership change under way) waits for the next election or
+   * change.
+   */
+  void metaLeaderReady() {
+    if (raft.leaseGroups().formed() == 0) {
+      return;
+    }
+    admin
+        .spreadLeadership()
+        .whenComplete(
+            (members, error) -> {
+              if (error != null) {
+                LOG.info(
+                    "{}: the meta group's priorities not set: {}",
+                    config.id(),
+                    RaftErrors.unwrap(error).toString());
+              }
+            });
+  }
+
   /** From the state machine: the configuration changed. */
   void membersChanged(Collection<RaftPeer> members) {
     List<String> ids = members.stream().map(p -> p.getId().toString()).toList();
