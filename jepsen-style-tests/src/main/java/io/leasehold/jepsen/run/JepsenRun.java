@@ -72,7 +72,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class JepsenRun {
   /**
-   * The servers' options beyond the cluster's own: the lease groups, and with moves, parts of 4 KiB
+   * The servers' options beyond the cluster's own: the lease groups, and with moves, parts of 1 KiB
    * (a test-only bound), so that every move of a namespace with more state than that stages it in
    * parts in its destination before the adoption, as a namespace too large for one entry does.
    */
@@ -90,7 +90,7 @@ public final class JepsenRun {
   }
 
   /** The parts moves stage in the fault schedule with moves. */
-  static final int MOVE_PART_BYTES = 4096;
+  static final int MOVE_PART_BYTES = 1024;
 
   private static final Logger LOG = LoggerFactory.getLogger(JepsenRun.class);
 
