@@ -272,8 +272,14 @@ final class NamespaceMover implements AutoCloseable {
       LeaseGroup destination = hosted(p.getMovingTo());
       int format = meta.get().logFormat();
       boolean staging = format >= LogFormat.STAGED_MOVES;
-      return source
-          .apply(freeze(ns, move, staging ? MAX_MOVE_BYTES : 0))
+      // A lease group's format follows the meta group's within a second or so; a Freeze that
+      // bounds the state needs format 7 in the source, so the source is raised first.
+      CompletableFuture<Void> sourceReady =
+          p.getGroup() == 0
+              ? CompletableFuture.completedFuture(null)
+              : hosted(p.getGroup()).raiseFormat(format);
+      return sourceReady
+          .thenCompose(ready -> source.apply(freeze(ns, move, staging ? MAX_MOVE_BYTES : 0)))
           .thenCompose(
               frozen -> {
                 if (!frozen.hasFreezeNamespace()) {
@@ -298,7 +304,7 @@ final class NamespaceMover implements AutoCloseable {
                     .raiseFormat(format)
                     .thenCompose(
                         raised ->
-                            bytes <= partBytes
+                            !staging || bytes <= partBytes
                                 ? destination.propose(whole)
                                 : stageThenAdopt(destination, whole))
                     .thenCompose(
