@@ -309,7 +309,7 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Removed: ignored, with a warning.")
   Duration commitPushDelay;
 
-  /** For the fault tests: small parts make every namespace move stage its state. */
+  /** For the fault tests: small parts make namespace moves stage their state in parts. */
   @Option(
       names = "--move-part-bytes",
       paramLabel = "BYTES",
