@@ -17,6 +17,11 @@ import java.util.Set;
  * common sequence reached, appears in it as ACQUIRED with its token. Tokens rise with log order, so
  * "up to" is judged by token: every grant with a token at or below the highest granted in the
  * common sequence.
+ *
+ * <p>When the watched namespace moves between lease groups, each watcher's watch ends with the
+ * move, and it lists again and watches from the listing in the new group ({@link
+ * WatchWorkload#LISTED}): its stream is then segments, each gap-free in one group from its start
+ * (revision 1, or the listing's revision + 1). They are judged per segment ({@link #segments}).
  */
 public final class WatchChecker implements Checker {
   private final String prefix;
@@ -41,6 +46,11 @@ public final class WatchChecker implements Checker {
     h.watchedEvents().stream()
         .filter(e -> streams.containsKey(e.watcher()))
         .forEach(e -> streams.get(e.watcher()).add(e));
+    if (streams.values().stream()
+        .flatMap(List::stream)
+        .anyMatch(e -> e.type().equals(WatchWorkload.LISTED))) {
+      return segments(h, streams);
+    }
     List<String> problems = new ArrayList<>();
     List<WatchedEvent> longest = List.of();
     for (Map.Entry<String, List<WatchedEvent>> s : streams.entrySet()) {
@@ -115,5 +125,154 @@ public final class WatchChecker implements Checker {
             + "; "
             + grants
             + " acknowledged grants found in them");
+  }
+
+  /** A stretch of one watcher's stream in one group, from {@code start} on, gap-free. */
+  private record Segment(String watcher, int group, long start, List<WatchedEvent> events) {}
+
+  /**
+   * Streams cut into segments by listings. Within each segment: no duplicate, revisions never go
+   * back, one group. Across segments of one group: every event any segment saw at a revision
+   * another segment covers (from its start to before its last event's) is in that one too, so no
+   * segment has a gap where another saw an event, and none saw a different event there. And every
+   * acknowledged grant whose token lies within the tokens a segment granted (from 0, for a segment
+   * from revision 1) is in that segment: within one group tokens rise with revisions, and a
+   * namespace's tokens rise across its moves.
+   */
+  private Verdict segments(History h, Map<String, List<WatchedEvent>> streams) {
+    List<String> problems = new ArrayList<>();
+    List<Segment> segments = new ArrayList<>();
+    for (Map.Entry<String, List<WatchedEvent>> s : streams.entrySet()) {
+      Segment current = null;
+      for (WatchedEvent e : s.getValue()) {
+        if (e.type().equals(WatchWorkload.LISTED)) {
+          current = new Segment(s.getKey(), e.group(), e.revision() + 1, new ArrayList<>());
+          segments.add(current);
+          continue;
+        }
+        if (current == null) {
+          current = new Segment(s.getKey(), e.group(), 1, new ArrayList<>());
+          segments.add(current);
+        }
+        if (e.group() != current.group()) {
+          problems.add(
+              s.getKey()
+                  + " saw an event of group "
+                  + e.group()
+                  + " in a watch of group "
+                  + current.group()
+                  + ": "
+                  + e.identity());
+        }
+        current.events().add(e);
+      }
+    }
+    Map<Integer, java.util.NavigableMap<Long, Set<String>>> seenAt = new java.util.HashMap<>();
+    for (Segment seg : segments) {
+      Set<String> seen = new HashSet<>();
+      long last = 0;
+      for (WatchedEvent e : seg.events()) {
+        if (!seen.add(e.identity())) {
+          problems.add(seg.watcher() + " saw a duplicate: " + e.identity());
+        }
+        if (e.revision() < last) {
+          problems.add(seg.watcher() + " went back from revision " + last + " to " + e.revision());
+        }
+        if (e.revision() < seg.start()) {
+          problems.add(
+              seg.watcher()
+                  + " saw revision "
+                  + e.revision()
+                  + " in a watch from "
+                  + seg.start()
+                  + " of group "
+                  + seg.group());
+        }
+        last = Math.max(last, e.revision());
+        seenAt
+            .computeIfAbsent(seg.group(), g -> new java.util.TreeMap<>())
+            .computeIfAbsent(e.revision(), r -> new HashSet<>())
+            .add(e.identity());
+      }
+    }
+    for (Segment seg : segments) {
+      if (seg.events().isEmpty()) {
+        continue;
+      }
+      long end = seg.events().get(seg.events().size() - 1).revision();
+      Set<String> mine = new HashSet<>();
+      seg.events().forEach(e -> mine.add(e.identity()));
+      // The last revision a segment reached may have reached it in part (a watch closed between
+      // two messages of one entry): it is judged up to the one before.
+      for (Map.Entry<Long, Set<String>> at :
+          seenAt.get(seg.group()).subMap(seg.start(), true, end, false).entrySet()) {
+        for (String event : at.getValue()) {
+          if (!mine.contains(event)) {
+            problems.add(
+                seg.watcher()
+                    + "'s watch of group "
+                    + seg.group()
+                    + " from revision "
+                    + seg.start()
+                    + " lacks "
+                    + event
+                    + ", which another watch of the group saw");
+          }
+        }
+      }
+    }
+    int grants = 0;
+    for (Segment seg : segments) {
+      Set<String> acquired = new HashSet<>();
+      long low = Long.MAX_VALUE;
+      long high = 0;
+      for (WatchedEvent e : seg.events()) {
+        if (e.type().equals("ACQUIRED")) {
+          acquired.add(e.name() + "@" + e.token());
+          low = Math.min(low, e.token());
+          high = Math.max(high, e.token());
+        }
+      }
+      if (seg.start() == 1) {
+        low = 0;
+      }
+      for (Completed c : h.completed()) {
+        if (Grants.isGrant(c)
+            && c.invoke().key().startsWith(prefix)
+            && Grants.token(c) >= low
+            && Grants.token(c) <= high) {
+          grants++;
+          if (!acquired.contains(c.invoke().key() + "@" + Grants.token(c))) {
+            problems.add(
+                "acknowledged grant missing from "
+                    + seg.watcher()
+                    + "'s watch of group "
+                    + seg.group()
+                    + " from revision "
+                    + seg.start()
+                    + ", whose grants span its token: "
+                    + c.completion());
+          }
+        }
+      }
+    }
+    long listings =
+        streams.values().stream()
+            .flatMap(List::stream)
+            .filter(e -> e.type().equals(WatchWorkload.LISTED))
+            .count();
+    return Verdict.of(
+        "watch",
+        problems,
+        streams.size()
+            + " watchers in "
+            + segments.size()
+            + " segments ("
+            + listings
+            + " listings after moves) in groups "
+            + new java.util.TreeSet<>(seenAt.keySet())
+            + "; "
+            + grants
+            + " acknowledged grants checked against the segments that span them");
   }
 }

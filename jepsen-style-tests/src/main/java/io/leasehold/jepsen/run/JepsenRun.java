@@ -323,7 +323,8 @@ public final class JepsenRun {
     }
     NemesisContext nctx = new NemesisContext(cluster, new Random(config.seed()), clientFaults);
     WorkloadContext wctx = new WorkloadContext(cluster, rec, clientFaults);
-    WatchWorkload watch = new WatchWorkload(grouped);
+    // With moves, lock moves too: its watchers list again when a move ends their watch.
+    WatchWorkload watch = new WatchWorkload(grouped, grouped && config.moves());
     List<Workload> workloads =
         new ArrayList<>(
             List.of(

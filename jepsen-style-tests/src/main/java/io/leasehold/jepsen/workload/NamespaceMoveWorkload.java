@@ -21,11 +21,10 @@ import java.util.concurrent.TimeUnit;
  */
 public final class NamespaceMoveWorkload implements Workload {
   /**
-   * The namespaces that move: the election's and the partitions'. The registry's cannot move, and
-   * the watch checker judges {@code lock}'s watchers as one stream from revision 1, which a move
-   * ends.
+   * The namespaces that move: the locks' (whose watchers list again after each move, {@link
+   * WatchWorkload}), the election's and the partitions'. The registry's cannot move.
    */
-  public static final List<String> NAMESPACES = List.of("election", "partitions");
+  public static final List<String> NAMESPACES = List.of("lock", "election", "partitions");
 
   private final int leaseGroups;
   private final Threads threads = new Threads();

@@ -2,13 +2,15 @@ package io.leasehold.jepsen.workload;
 
 import io.leasehold.client.LeaseInfo;
 import io.leasehold.client.LeaseholdClient;
+import io.leasehold.client.LeaseholdException;
 import io.leasehold.client.Watch;
+import io.leasehold.client.WatchCompactedException;
 import io.leasehold.client.WatchEvent;
 import io.leasehold.client.WatchListener;
 import io.leasehold.client.WatchOptions;
 import io.leasehold.jepsen.history.WatchedEvent;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +26,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * from resume tokens. They are named {@link #ACROSS} plus a suffix, and judged per namespace by
  * {@code AcrossWatchChecker}. The workload returns from {@link #start} once they have started, so
  * every grant of the run comes after their start.
+ *
+ * <p>With {@code relist} ({@code lock} moves between lease groups), a watcher of {@code lock/}
+ * whose watch ends because the namespace moved lists {@code lock/} again and watches from that
+ * listing, in the namespace's new group, as the SDK's recipes do; the listing is recorded as a
+ * {@link #LISTED} event, where a new segment of its stream begins.
  */
 public final class WatchWorkload implements Workload {
   public static final String PREFIX = "lock/";
@@ -31,9 +38,17 @@ public final class WatchWorkload implements Workload {
   /** How the names of the watchers of every name begin. */
   public static final String ACROSS = "across-";
 
+  /**
+   * The type of the event that records a listing a watcher watches from after its watch ended: its
+   * revision is the listing's, its group the listing's.
+   */
+  public static final String LISTED = "LISTED";
+
   private final boolean across;
-  private final List<LeaseholdClient> clients = new ArrayList<>();
-  private final List<Watch> watches = new ArrayList<>();
+  private final boolean relist;
+  private final List<LeaseholdClient> clients = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<Watch> watches = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private volatile boolean stopped;
   private final ConcurrentHashMap<String, AtomicLong> seen = new ConcurrentHashMap<>();
 
   /** The watchers of {@code lock/} alone. */
@@ -45,7 +60,17 @@ public final class WatchWorkload implements Workload {
    * @param across whether watchers of every name run too (a cluster with lease groups)
    */
   public WatchWorkload(boolean across) {
+    this(across, false);
+  }
+
+  /**
+   * @param across whether watchers of every name run too (a cluster with lease groups)
+   * @param relist whether a watcher of {@code lock/} lists again when its watch ends because the
+   *     namespace moved
+   */
+  public WatchWorkload(boolean across, boolean relist) {
     this.across = across;
+    this.relist = relist;
   }
 
   @Override
@@ -121,9 +146,18 @@ public final class WatchWorkload implements Workload {
     AtomicLong last = new AtomicLong();
     seen.put(name, last);
     clients.add(client);
+    watchFrom(ctx, name, client, WatchOptions.of(PREFIX).withFromRevision(1), last);
+  }
+
+  private void watchFrom(
+      WorkloadContext ctx,
+      String name,
+      LeaseholdClient client,
+      WatchOptions options,
+      AtomicLong last) {
     watches.add(
         client.watch(
-            WatchOptions.of(PREFIX).withFromRevision(1),
+            options,
             new WatchListener() {
               @Override
               public void onEvent(WatchEvent e) {
@@ -134,7 +168,8 @@ public final class WatchWorkload implements Workload {
                             e.revision(),
                             e.type().name(),
                             e.name(),
-                            e.lease().map(LeaseInfo::token).orElse(0L)));
+                            e.lease().map(LeaseInfo::token).orElse(0L),
+                            e.group()));
                 last.accumulateAndGet(e.revision(), Math::max);
               }
 
@@ -142,7 +177,36 @@ public final class WatchWorkload implements Workload {
               public void onProgress(long revision) {
                 last.accumulateAndGet(revision, Math::max);
               }
+
+              @Override
+              public void onError(LeaseholdException error) {
+                if (relist && !stopped && error instanceof WatchCompactedException) {
+                  relist(ctx, name, client, last);
+                }
+              }
             }));
+  }
+
+  /** Lists {@code lock/} again (retrying while the cluster fails it) and watches from there. */
+  private void relist(WorkloadContext ctx, String name, LeaseholdClient client, AtomicLong last) {
+    client
+        .list(PREFIX)
+        .whenComplete(
+            (listing, error) -> {
+              if (stopped) {
+                return;
+              }
+              if (error != null) {
+                CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS)
+                    .execute(() -> relist(ctx, name, client, last));
+                return;
+              }
+              ctx.recorder()
+                  .watched(
+                      new WatchedEvent(name, listing.revision(), LISTED, "", 0, listing.group()));
+              last.set(listing.revision());
+              watchFrom(ctx, name, client, WatchOptions.of(PREFIX).withStartAfter(listing), last);
+            });
   }
 
   /** The lowest revision every watcher has reached (events or progress). */
@@ -156,6 +220,7 @@ public final class WatchWorkload implements Workload {
 
   @Override
   public void stop() {
+    stopped = true;
     watches.forEach(Watch::close);
     clients.forEach(LeaseholdClient::close);
   }

@@ -103,4 +103,110 @@ class WatchCheckerTest {
         checker.check(missing).problems().get(0).contains("missing from the watch streams"),
         checker.check(missing).toString());
   }
+
+  /**
+   * lock moves from group 1 to group 2: each watcher's watch in group 1 ends, it lists again in
+   * group 2 (revision 20) and watches from there. Grants: lock/x at token 5 and lock/y at 7 in
+   * group 1; lock/z at token 100 and lock/w at 110 in group 2, after the listing.
+   */
+  final History moved =
+      new Histories()
+          .granted("a", "lock/x", 5, 0, 10)
+          .granted("b", "lock/y", 7, 0, 10)
+          .granted("c", "lock/z", 100, 0, 10)
+          .granted("d", "lock/w", 110, 0, 10)
+          .build();
+
+  @Test
+  void segmentsAfterMovesPassWhenEachIsGapFreeInItsGroup() {
+    History h =
+        with(
+            moved,
+            List.of(
+                stream(
+                    "w1",
+                    "g1 5 ACQUIRED lock/x 5",
+                    "g1 7 ACQUIRED lock/y 7",
+                    "g2 20 LISTED - 0",
+                    "g2 21 ACQUIRED lock/z 100",
+                    "g2 23 ACQUIRED lock/w 110"),
+                stream(
+                    "w2",
+                    "g1 5 ACQUIRED lock/x 5",
+                    "g2 20 LISTED - 0",
+                    "g2 21 ACQUIRED lock/z 100",
+                    "g2 23 ACQUIRED lock/w 110",
+                    "g2 24 RELEASED lock/w 110")));
+    Verdict v = checker.check(h);
+    assertEquals(Verdict.Result.VALID, v.result(), v.toString());
+    assertTrue(v.summary().contains("4 segments"), v.toString());
+  }
+
+  @Test
+  void aGapInASegmentThatAnotherSegmentOfTheGroupCoversIsCaught() {
+    History h =
+        with(
+            moved,
+            List.of(
+                stream(
+                    "w1",
+                    "g1 5 ACQUIRED lock/x 5",
+                    "g1 7 ACQUIRED lock/y 7",
+                    "g2 20 LISTED - 0",
+                    "g2 21 ACQUIRED lock/z 100",
+                    "g2 22 RELEASED lock/z 100",
+                    "g2 23 ACQUIRED lock/w 110"),
+                stream(
+                    "w2",
+                    "g1 5 ACQUIRED lock/x 5",
+                    "g1 7 ACQUIRED lock/y 7",
+                    "g2 20 LISTED - 0",
+                    "g2 21 ACQUIRED lock/z 100",
+                    "g2 23 ACQUIRED lock/w 110")));
+    Verdict v = checker.check(h);
+    assertEquals(Verdict.Result.INVALID, v.result(), v.toString());
+    assertTrue(
+        v.problems().get(0).contains("w2's watch of group 2 from revision 21 lacks 22 RELEASED"),
+        v.toString());
+  }
+
+  @Test
+  void aGrantWithinASegmentsTokensButMissingFromItIsCaught() {
+    History h =
+        with(
+            moved,
+            List.of(
+                stream(
+                    "w1",
+                    "g1 5 ACQUIRED lock/x 5",
+                    "g1 7 ACQUIRED lock/y 7",
+                    "g2 20 LISTED - 0",
+                    "g2 21 ACQUIRED lock/z 100",
+                    "g2 25 ACQUIRED lock/v 120")));
+    Verdict v = checker.check(h);
+    assertEquals(Verdict.Result.INVALID, v.result(), v.toString());
+    assertTrue(
+        v.problems().get(0).contains("acknowledged grant missing from w1's watch of group 2"),
+        v.toString());
+  }
+
+  @Test
+  void anEventOfAnotherGroupOrBeforeTheListingIsCaught() {
+    History h =
+        with(
+            moved,
+            List.of(
+                stream(
+                    "w1",
+                    "g1 5 ACQUIRED lock/x 5",
+                    "g1 7 ACQUIRED lock/y 7",
+                    "g2 20 LISTED - 0",
+                    "g2 19 RELEASED lock/q 90",
+                    "g1 21 ACQUIRED lock/z 100")));
+    Verdict v = checker.check(h);
+    assertEquals(Verdict.Result.INVALID, v.result(), v.toString());
+    assertTrue(v.problems().stream().anyMatch(p -> p.contains("in a watch from 21")), v.toString());
+    assertTrue(
+        v.problems().stream().anyMatch(p -> p.contains("an event of group 1")), v.toString());
+  }
 }
