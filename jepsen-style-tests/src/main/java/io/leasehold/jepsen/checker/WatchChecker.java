@@ -273,6 +273,7 @@ public final class WatchChecker implements Checker {
             + new java.util.TreeSet<>(seenAt.keySet())
             + "; "
             + grants
-            + " acknowledged grants checked against the segments that span them");
+            + " acknowledged grants looked for in the segments whose tokens span them"
+            + " (once per segment)");
   }
 }
