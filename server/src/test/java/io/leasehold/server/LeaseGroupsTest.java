@@ -1352,6 +1352,90 @@ class LeaseGroupsTest {
   }
 
   /**
+   * A node whose meta replica has not applied a move yet routes a read of the namespace to its old
+   * group, which has dropped it (or holds the copy it froze). The read must not be answered from
+   * there: the node catches up with the meta group and reads the new group. Found by the fault
+   * schedule with moves (a read found no lease 441 ms after its renewal was acknowledged, and one
+   * found a lease that had been released); reproduced here by dropping the meta group's entries to
+   * n3 while the move and a write after it happen.
+   */
+  @Test
+  void aReadThroughANodeWhoseMetaReplicaLagsAMoveWaitsForItAndReadsTheNewGroup() throws Exception {
+    cluster = TestCluster.start(3, dir, b -> b.leaseGroups(3));
+    awaitGroupsPlaceable();
+    assertEquals(
+        Outcome.GRANTED, cluster.leases("n1").acquire(acquire("alpha/a", "h", 60)).getOutcome());
+    awaitPlaced(cluster.running(), "alpha");
+    int from = cluster.node("n1").stateMachine().core().placement("alpha").orElseThrow().getGroup();
+    int to = from % 3 + 1;
+    String meta = status("n1").getGroupId();
+    PeerTraffic traffic = cluster.node("n3").diagnostics().peerTraffic();
+    // n3 keeps hearing the meta leader's heartbeats (no election) but gets none of its entries.
+    traffic.rule(
+        a ->
+            a.group().equals(meta) && !a.heartbeat()
+                ? PeerTraffic.Verdict.DROP
+                : PeerTraffic.Verdict.DELIVER);
+    try {
+      moveNamespace("n1", "alpha", to);
+      AcquireResponse after = cluster.leases("n1").acquire(acquire("alpha/b", "h", 60));
+      assertEquals(Outcome.GRANTED, after.getOutcome(), after::toString);
+      await(
+          "n3's group " + from + " dropped alpha while its meta replica still places it there",
+          WAIT,
+          () ->
+              cluster
+                      .node("n3")
+                      .consensus()
+                      .leaseGroupCores()
+                      .get(from)
+                      .placement("alpha")
+                      .isEmpty()
+                  && cluster
+                          .node("n3")
+                          .stateMachine()
+                          .core()
+                          .placement("alpha")
+                          .orElseThrow()
+                          .getGroup()
+                      == from);
+      // Not answered from group `from` (it would say alpha/b does not exist): n3 waits to catch
+      // up with the meta group, which it cannot yet.
+      StatusRuntimeException waited =
+          assertThrows(
+              StatusRuntimeException.class,
+              () -> cluster.leases("n3").withDeadlineAfter(3, TimeUnit.SECONDS).get(get("alpha/b")),
+              "a read through n3 answered from the group alpha left");
+      assertTrue(
+          waited.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED
+              || waited.getStatus().getCode() == Status.Code.UNAVAILABLE,
+          waited::toString);
+      StatusRuntimeException listed =
+          assertThrows(
+              StatusRuntimeException.class,
+              () ->
+                  cluster.leases("n3").withDeadlineAfter(3, TimeUnit.SECONDS).list(list("alpha/")),
+              "a list through n3 answered from the group alpha left");
+      assertTrue(
+          listed.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED
+              || listed.getStatus().getCode() == Status.Code.UNAVAILABLE,
+          listed::toString);
+    } finally {
+      traffic.rule(null);
+    }
+    GetResponse found = cluster.leases("n3").get(get("alpha/b"));
+    assertTrue(found.getFound(), "once n3 caught up, it reads alpha's new group: " + found);
+    assertEquals(
+        cluster.leases("n1").get(get("alpha/b")).getLease().getToken(),
+        found.getLease().getToken());
+    ListResponse alpha = cluster.leases("n3").list(list("alpha/"));
+    assertEquals(to, alpha.getGroup(), alpha::toString);
+    assertEquals(
+        List.of("alpha/a", "alpha/b"),
+        alpha.getLeasesList().stream().map(io.leasehold.proto.v1.Lease::getName).toList());
+  }
+
+  /**
    * A namespace whose state is larger than one Raft entry takes moves in parts (log format 7): the
    * destination stages each part in an entry of its own, and the adoption makes them live at once.
    */

@@ -601,25 +601,10 @@ final class Placement {
           default -> Optional.empty();
         };
     if (ns.isPresent()) {
-      // A list's revision is where a watch of the same prefix starts: both follow one group.
-      CompletableFuture<Integer> group =
-          query.getQueryCase() == ReadQuery.QueryCase.LIST
-              ? groupToFollow(ns.get())
-              : locateForRead(ns.get(), stale);
-      return group.thenCompose(
-          g ->
-              readGroup(g, query, stale)
-                  .thenApply(
-                      reply ->
-                          reply.hasList() && g != 0
-                              // A list's revision with its group: where a watch starts.
-                              ? reply.toBuilder()
-                                  .setList(reply.getList().toBuilder().setGroup(g))
-                                  .build()
-                              : reply));
+      return readNamespace(ns.get(), query, stale, System.nanoTime() + MOVE_WAIT.toNanos());
     }
     if (query.getQueryCase() == ReadQuery.QueryCase.LIST) {
-      return listEverywhere(query, stale);
+      return listEverywhere(query, stale, System.nanoTime() + MOVE_WAIT.toNanos());
     }
     if (query.getQueryCase() == ReadQuery.QueryCase.GET_SESSION) {
       return sessionEverywhere(query, stale);
@@ -628,6 +613,72 @@ final class Placement {
       return holderHistoryEverywhere(query, stale);
     }
     return readMeta.apply(query, stale);
+  }
+
+  /**
+   * A read of one namespace, from the group this node's placement table names. A linearizable one
+   * is kept only if that group owned the namespace, not frozen for a move, from the revision it
+   * read at until it answered ({@link LeaseCore#servesReads}): a table behind a move names the
+   * group the namespace left, which has dropped it or holds only the copy it froze. Otherwise this
+   * node catches up with the meta group and reads again where the namespace then lives, after a
+   * short pause while it moves, until {@code deadline}. A stale read is answered where it is.
+   */
+  private CompletableFuture<ReadReply> readNamespace(
+      String ns, ReadQuery query, boolean stale, long deadline) {
+    // A list's revision is where a watch of the same prefix starts: both follow one group.
+    CompletableFuture<Integer> group =
+        query.getQueryCase() == ReadQuery.QueryCase.LIST
+            ? groupToFollow(ns)
+            : locateForRead(ns, stale);
+    return group.thenCompose(
+        g ->
+            readGroup(g, query, stale)
+                .thenCompose(
+                    reply -> {
+                      if (stale || served(g, ns, reply)) {
+                        return CompletableFuture.completedFuture(
+                            reply.hasList() && g != 0
+                                // A list's revision with its group: where a watch starts.
+                                ? reply.toBuilder()
+                                    .setList(reply.getList().toBuilder().setGroup(g))
+                                    .build()
+                                : reply);
+                      }
+                      long now = System.nanoTime();
+                      if (now > deadline) {
+                        return CompletableFuture.failedFuture(
+                            new ConsensusUnavailableException(
+                                "namespace "
+                                    + ns
+                                    + " is moving, or this node has not caught up with where it"
+                                    + " lives; retry",
+                                null));
+                      }
+                      long pauseMillis =
+                          Math.min(
+                              TimeUnit.NANOSECONDS.toMillis(deadline - now) + 1,
+                              MOVE_PAUSE.toMillis());
+                      return CompletableFuture.runAsync(
+                              () -> {},
+                              CompletableFuture.delayedExecutor(pauseMillis, TimeUnit.MILLISECONDS))
+                          .thenCompose(paused -> metaCaughtUp.get())
+                          .thenCompose(caughtUp -> readNamespace(ns, query, stale, deadline));
+                    }));
+  }
+
+  /** Whether group {@code g}'s answer to a read of {@code ns} is the namespace's live state. */
+  private boolean served(int g, String ns, ReadReply reply) {
+    long revision =
+        switch (reply.getReplyCase()) {
+          case GET -> reply.getGet().getRevision();
+          case LIST -> reply.getList().getRevision();
+          case HISTORY -> reply.getHistory().getRevision();
+          case SERVICE -> reply.getService().getList().getRevision();
+          default -> Long.MAX_VALUE;
+        };
+    Optional<LeaseCore> core =
+        g == 0 ? Optional.of(meta.get()) : groups.hosted(g).map(h -> h.machine().core());
+    return core.map(c -> c.servesReads(ns, revision)).orElse(false);
   }
 
   /**
@@ -728,49 +779,120 @@ final class Placement {
    * Its revision is the meta group's; its resume token holds every group's (revisions are per
    * group), for a watch across namespaces to start from.
    */
-  private CompletableFuture<ReadReply> listEverywhere(ReadQuery query, boolean stale) {
-    ListRequest asked = query.getList();
-    int limit = asked.getLimit() <= 0 ? Limits.MAX_LIST_LIMIT : asked.getLimit();
+  private CompletableFuture<ReadReply> listEverywhere(
+      ReadQuery query, boolean stale, long deadline) {
     List<Integer> numbers = everyGroup();
     return readEverywhere(numbers, query, stale)
-        .thenApply(
+        .thenCompose(
             pages -> {
-              // A namespace that moved (or is moving) may have a copy in its source until the
-              // source drops it: each name is taken from the group its placement names.
-              Map<String, Lease> byName = new java.util.TreeMap<>();
-              Map<String, Integer> from = new java.util.HashMap<>();
-              boolean more = false;
-              ResumeToken.Builder token = ResumeToken.newBuilder();
-              for (int i = 0; i < pages.size(); i++) {
-                ReadReply page = pages.get(i);
-                int group = numbers.get(i);
-                for (Lease lease : page.getList().getLeasesList()) {
-                  OptionalInt owner = movedTo(LeaseCore.namespaceOf(lease.getName()));
-                  if (owner.isPresent() && owner.getAsInt() != group) {
-                    continue;
-                  }
-                  Integer before = from.putIfAbsent(lease.getName(), group);
-                  if (before == null) {
-                    byName.put(lease.getName(), lease);
-                  }
-                }
-                more |= page.getList().getMore();
-                token.putThrough(group, page.getList().getRevision());
+              // Where this node's table says each moved namespace lives, once for both steps.
+              Map<String, Integer> moved = new java.util.HashMap<>();
+              for (PlacementResponse p : meta.get().placements()) {
+                movedTo(p.getNamespace()).ifPresent(g -> moved.put(p.getNamespace(), g));
               }
-              List<Lease> leases = new ArrayList<>(byName.values());
-              if (leases.size() > limit) {
-                leases = leases.subList(0, limit);
-                more = true;
+              Optional<String> unserved =
+                  stale ? Optional.empty() : unserved(numbers, pages, moved);
+              if (unserved.isEmpty()) {
+                return CompletableFuture.completedFuture(merged(query, numbers, pages, moved));
               }
-              return ReadReply.newBuilder()
-                  .setList(
-                      ListResponse.newBuilder()
-                          .addAllLeases(leases)
-                          .setRevision(pages.get(0).getList().getRevision())
-                          .setResumeToken(token.build().toByteString())
-                          .setMore(more))
-                  .build();
+              long now = System.nanoTime();
+              if (now > deadline) {
+                return CompletableFuture.failedFuture(
+                    new ConsensusUnavailableException(
+                        "namespace "
+                            + unserved.get()
+                            + " is moving, or this node has not caught up with where it lives;"
+                            + " retry",
+                        null));
+              }
+              long pauseMillis =
+                  Math.min(
+                      TimeUnit.NANOSECONDS.toMillis(deadline - now) + 1, MOVE_PAUSE.toMillis());
+              return CompletableFuture.runAsync(
+                      () -> {},
+                      CompletableFuture.delayedExecutor(pauseMillis, TimeUnit.MILLISECONDS))
+                  .thenCompose(paused -> metaCaughtUp.get())
+                  .thenCompose(caughtUp -> listEverywhere(query, stale, deadline));
             });
+  }
+
+  /**
+   * Of the namespaces in {@code pages} (each read in the group of {@code numbers} at its index),
+   * the first one a linearizable list must not take as read: one whose names a page holds, or that
+   * this node's table says moved, read in a group that did not own it, unfrozen, from its page's
+   * revision on ({@link LeaseCore#servesReads}). {@code moved}: where this node's table says each
+   * namespace that moved (or is moving) lives.
+   */
+  private Optional<String> unserved(
+      List<Integer> numbers, List<ReadReply> pages, Map<String, Integer> moved) {
+    for (int i = 0; i < pages.size(); i++) {
+      int group = numbers.get(i);
+      ReadReply page = pages.get(i);
+      java.util.Set<String> namespaces = new java.util.TreeSet<>();
+      for (Lease lease : page.getList().getLeasesList()) {
+        String ns = LeaseCore.namespaceOf(lease.getName());
+        if (moved.getOrDefault(ns, group) == group) {
+          namespaces.add(ns);
+        }
+      }
+      moved.forEach(
+          (ns, owner) -> {
+            if (owner == group) {
+              namespaces.add(ns);
+            }
+          });
+      for (String ns : namespaces) {
+        if (!served(group, ns, page)) {
+          return Optional.of(ns);
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * One page of every group's leases merged by name and cut to the page size. Its revision is the
+   * meta group's; its resume token holds every group's (revisions are per group).
+   */
+  private ReadReply merged(
+      ReadQuery query, List<Integer> numbers, List<ReadReply> pages, Map<String, Integer> moved) {
+    ListRequest asked = query.getList();
+    int limit = asked.getLimit() <= 0 ? Limits.MAX_LIST_LIMIT : asked.getLimit();
+
+    // A namespace that moved (or is moving) may have a copy in its source until the
+    // source drops it: each name is taken from the group its placement names.
+    Map<String, Lease> byName = new java.util.TreeMap<>();
+    Map<String, Integer> from = new java.util.HashMap<>();
+    boolean more = false;
+    ResumeToken.Builder token = ResumeToken.newBuilder();
+    for (int i = 0; i < pages.size(); i++) {
+      ReadReply page = pages.get(i);
+      int group = numbers.get(i);
+      for (Lease lease : page.getList().getLeasesList()) {
+        if (moved.getOrDefault(LeaseCore.namespaceOf(lease.getName()), group) != group) {
+          continue;
+        }
+        Integer before = from.putIfAbsent(lease.getName(), group);
+        if (before == null) {
+          byName.put(lease.getName(), lease);
+        }
+      }
+      more |= page.getList().getMore();
+      token.putThrough(group, page.getList().getRevision());
+    }
+    List<Lease> leases = new ArrayList<>(byName.values());
+    if (leases.size() > limit) {
+      leases = leases.subList(0, limit);
+      more = true;
+    }
+    return ReadReply.newBuilder()
+        .setList(
+            ListResponse.newBuilder()
+                .addAllLeases(leases)
+                .setRevision(pages.get(0).getList().getRevision())
+                .setResumeToken(token.build().toByteString())
+                .setMore(more))
+        .build();
   }
 
   /**

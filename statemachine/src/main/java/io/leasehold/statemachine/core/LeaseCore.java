@@ -747,6 +747,16 @@ public final class LeaseCore {
   }
 
   /**
+   * Whether this group's read of {@code namespace} at {@code revision} is the namespace's live
+   * state: it owned the namespace from that revision until now and does not hold it frozen for a
+   * move. A node whose placement table is behind a move may read the group the namespace left,
+   * which has dropped it or holds only the copy it froze. Any thread.
+   */
+  public boolean servesReads(String namespace, long revision) {
+    return placements.servesReads(namespace, revision);
+  }
+
+  /**
    * The meta group: the index of the last entry that changed where a namespace lives (a placement,
    * a move's switch), as this replica applied it; 0 before any. Any thread.
    */

@@ -34,11 +34,12 @@ import java.util.function.LongUnaryOperator;
  * history read by name then finds in the destination; a holder's history stays where it was written
  * (reads of it merge every group's).
  *
- * <p>A frozen namespace stays in the source's tables, so reads keep answering, but nothing changes
- * it: client commands are answered Moving ({@link Placements#moving}), and what the group decides
- * on its own (expiry, lock-delay lifts, offer withdrawals, session ends, bans) passes its names by
- * ({@link CoreState#frozen}). The state a Freeze reply carries is thus what the source holds for as
- * long as the move lasts, and what the destination adopts.
+ * <p>A frozen namespace stays in the source's tables, so stale reads keep answering (linearizable
+ * ones wait for the move, {@link LeaseCore#servesReads}), but nothing changes it: client commands
+ * are answered Moving ({@link Placements#moving}), and what the group decides on its own (expiry,
+ * lock-delay lifts, offer withdrawals, session ends, bans) passes its names by ({@link
+ * CoreState#frozen}). The state a Freeze reply carries is thus what the source holds for as long as
+ * the move lasts, and what the destination adopts.
  */
 final class NamespaceMoves {
   /**

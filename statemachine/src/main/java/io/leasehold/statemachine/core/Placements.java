@@ -121,6 +121,21 @@ final class Placements {
   }
 
   /**
+   * Whether a read of {@code namespace} this group answered at {@code revision} is the namespace's
+   * live state: the group owned it from that revision at the latest until now, and does not hold it
+   * frozen for a move (once the move switches, the copy it froze is not the live state any more).
+   * The meta group owns a namespace placed nowhere or on itself. Safe from any thread.
+   */
+  boolean servesReads(String namespace, long revision) {
+    StoredPlacement p = byNamespace.get(namespace);
+    if (group == 0) {
+      return p == null
+          || (p.getGroup() == 0 && p.getFrozenBy() == 0 && p.getRevision() <= revision);
+    }
+    return p != null && p.getFrozenBy() == 0 && p.getRevision() <= revision;
+  }
+
+  /**
    * The first namespace among the names a client's lease command carries that this group does not
    * own; empty if it owns them all, or the command names no lease.
    */

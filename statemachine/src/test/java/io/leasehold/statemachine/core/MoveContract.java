@@ -393,6 +393,26 @@ abstract class MoveContract extends LeaseGroupFixture {
     assertFalse(stagedHere("mail", 0));
   }
 
+  @Test
+  void aGroupServesReadsOfANamespaceOnlyWhileItOwnsItUnfrozen() throws IOException {
+    long now = Long.MAX_VALUE;
+    assertTrue(group.servesReads("lock", now), "the source owns lock");
+    assertFalse(group.servesReads("mail", now), "and nothing it did not adopt");
+    assertFalse(destination.servesReads("lock", now), "the destination does not own it yet");
+    FreezeNamespaceResponse frozen = toGroup(freeze("lock", MOVE)).getFreezeNamespace();
+    assertFalse(group.servesReads("lock", now), "a frozen copy is not served once it may be stale");
+    ApplyResult adoption =
+        destination.apply(
+            TERM, ++destinationIndex, adopt(frozen, 2, MOVE).setLeaderTimeMicros(T0).build());
+    long at = adoption.revision();
+    assertTrue(destination.servesReads("lock", at), "from its adoption on");
+    assertFalse(destination.servesReads("lock", at - 1), "a read from before it is not");
+    toGroup(drop("lock", MOVE));
+    assertFalse(group.servesReads("lock", now), "dropped");
+    assertTrue(
+        core.servesReads("never-placed", now), "the meta group serves what is placed nowhere");
+  }
+
   private ApplyResult toGroupResult(LogCommand.Builder command) throws IOException {
     return toGroup(command, T0);
   }
