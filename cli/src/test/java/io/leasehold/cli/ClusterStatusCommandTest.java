@@ -55,8 +55,23 @@ class ClusterStatusCommandTest {
     return run(cluster, all.toArray(String[]::new)).ok();
   }
 
-  @Test
-  void namespaceMoveTakesANamespaceToAnotherLeaseGroupWithItsLeases() {
+  /** The lease group n1's placement table puts {@code ns} on, once it has one. */
+  private static int leaseGroupOf(String ns) {
+    return TestCluster.eventually(
+        ns + " placed on a lease group",
+        seconds(30),
+        () ->
+            cluster
+                .node("n1")
+                .stateMachine()
+                .core()
+                .placement(ns)
+                .map(p -> p.getGroup())
+                .filter(g -> g > 0));
+  }
+
+  /** Every member applies log format 6 or later and every group has a leader. */
+  private static void awaitGroupsLed() {
     TestCluster.await(
         "every lease group led and format 6 applied",
         seconds(60),
@@ -70,23 +85,17 @@ class ClusterStatusCommandTest {
                         run(cluster, "cluster", "groups", "-o", "json").ok().array().spliterator(),
                         false)
                     .allMatch(g -> !g.getAsJsonObject().get("leader").isJsonNull()));
+  }
+
+  @Test
+  void namespaceMoveTakesANamespaceToAnotherLeaseGroupWithItsLeases() {
+    awaitGroupsLed();
     JsonObject held =
         run(cluster, "lease", "acquire", "reports/weekly", "--ttl", "2m", "-o", "json")
             .ok()
             .object();
     long token = held.get("token").getAsLong();
-    int from =
-        TestCluster.eventually(
-            "reports placed on a lease group",
-            seconds(30),
-            () ->
-                cluster
-                    .node("n1")
-                    .stateMachine()
-                    .core()
-                    .placement("reports")
-                    .map(p -> p.getGroup())
-                    .filter(g -> g > 0));
+    int from = leaseGroupOf("reports");
     int to = from % 3 + 1;
 
     JsonObject moved =
@@ -105,33 +114,10 @@ class ClusterStatusCommandTest {
 
   @Test
   void policyGetSaysWhichCopyOfThePoliciesTheNamespacesGroupHolds() {
-    TestCluster.await(
-        "the meta group applies log format 6 and every lease group is led",
-        seconds(60),
-        () ->
-            cluster.running().stream()
-                    .allMatch(
-                        n ->
-                            n.consensus().logFormat()
-                                >= io.leasehold.statemachine.core.LogFormat.GROUPS)
-                && StreamSupport.stream(
-                        run(cluster, "cluster", "groups", "-o", "json").ok().array().spliterator(),
-                        false)
-                    .allMatch(g -> !g.getAsJsonObject().get("leader").isJsonNull()));
+    awaitGroupsLed();
     run(cluster, "lease", "acquire", "quota/first", "--ttl", "1m").ok();
     run(cluster, "policy", "set", "quota", "--max-ttl", "5m").ok();
-    int group =
-        TestCluster.eventually(
-            "quota placed on a lease group",
-            seconds(30),
-            () ->
-                cluster
-                    .node("n1")
-                    .stateMachine()
-                    .core()
-                    .placement("quota")
-                    .map(p -> p.getGroup())
-                    .filter(g -> g > 0));
+    int group = leaseGroupOf("quota");
     // Answered once the group's leader holds the policy; the answering node's replica follows.
     JsonObject got =
         TestCluster.eventually(

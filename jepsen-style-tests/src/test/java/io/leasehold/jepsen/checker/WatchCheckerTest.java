@@ -117,19 +117,25 @@ class WatchCheckerTest {
           .granted("d", "lock/w", 110, 0, 10)
           .build();
 
+  /**
+   * A watcher's stream that saw lock/x and lock/y granted in group 1, listed again in group 2 at
+   * revision 20 after the move, and then saw {@code after}.
+   */
+  static List<WatchedEvent> afterMove(String watcher, String... after) {
+    List<String> events =
+        new ArrayList<>(
+            List.of("g1 5 ACQUIRED lock/x 5", "g1 7 ACQUIRED lock/y 7", "g2 20 LISTED - 0"));
+    events.addAll(List.of(after));
+    return stream(watcher, events.toArray(String[]::new));
+  }
+
   @Test
   void segmentsAfterMovesPassWhenEachIsGapFreeInItsGroup() {
     History h =
         with(
             moved,
             List.of(
-                stream(
-                    "w1",
-                    "g1 5 ACQUIRED lock/x 5",
-                    "g1 7 ACQUIRED lock/y 7",
-                    "g2 20 LISTED - 0",
-                    "g2 21 ACQUIRED lock/z 100",
-                    "g2 23 ACQUIRED lock/w 110"),
+                afterMove("w1", "g2 21 ACQUIRED lock/z 100", "g2 23 ACQUIRED lock/w 110"),
                 stream(
                     "w2",
                     "g1 5 ACQUIRED lock/x 5",
@@ -148,21 +154,12 @@ class WatchCheckerTest {
         with(
             moved,
             List.of(
-                stream(
+                afterMove(
                     "w1",
-                    "g1 5 ACQUIRED lock/x 5",
-                    "g1 7 ACQUIRED lock/y 7",
-                    "g2 20 LISTED - 0",
                     "g2 21 ACQUIRED lock/z 100",
                     "g2 22 RELEASED lock/z 100",
                     "g2 23 ACQUIRED lock/w 110"),
-                stream(
-                    "w2",
-                    "g1 5 ACQUIRED lock/x 5",
-                    "g1 7 ACQUIRED lock/y 7",
-                    "g2 20 LISTED - 0",
-                    "g2 21 ACQUIRED lock/z 100",
-                    "g2 23 ACQUIRED lock/w 110")));
+                afterMove("w2", "g2 21 ACQUIRED lock/z 100", "g2 23 ACQUIRED lock/w 110")));
     Verdict v = checker.check(h);
     assertEquals(Verdict.Result.INVALID, v.result(), v.toString());
     assertTrue(
@@ -175,14 +172,7 @@ class WatchCheckerTest {
     History h =
         with(
             moved,
-            List.of(
-                stream(
-                    "w1",
-                    "g1 5 ACQUIRED lock/x 5",
-                    "g1 7 ACQUIRED lock/y 7",
-                    "g2 20 LISTED - 0",
-                    "g2 21 ACQUIRED lock/z 100",
-                    "g2 25 ACQUIRED lock/v 120")));
+            List.of(afterMove("w1", "g2 21 ACQUIRED lock/z 100", "g2 25 ACQUIRED lock/v 120")));
     Verdict v = checker.check(h);
     assertEquals(Verdict.Result.INVALID, v.result(), v.toString());
     assertTrue(
@@ -195,14 +185,7 @@ class WatchCheckerTest {
     History h =
         with(
             moved,
-            List.of(
-                stream(
-                    "w1",
-                    "g1 5 ACQUIRED lock/x 5",
-                    "g1 7 ACQUIRED lock/y 7",
-                    "g2 20 LISTED - 0",
-                    "g2 19 RELEASED lock/q 90",
-                    "g1 21 ACQUIRED lock/z 100")));
+            List.of(afterMove("w1", "g2 19 RELEASED lock/q 90", "g1 21 ACQUIRED lock/z 100")));
     Verdict v = checker.check(h);
     assertEquals(Verdict.Result.INVALID, v.result(), v.toString());
     assertTrue(v.problems().stream().anyMatch(p -> p.contains("in a watch from 21")), v.toString());

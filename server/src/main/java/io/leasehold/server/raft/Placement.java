@@ -189,18 +189,28 @@ final class Placement {
    * until {@code deadline}.
    */
   private CompletableFuture<LogReply> afterMove(String ns, LogCommand command, long deadline) {
+    return again(
+        deadline,
+        "namespace " + ns + " is moving to another lease group; retry",
+        () -> propose(command, deadline));
+  }
+
+  /**
+   * After a short pause and once this node's meta replica has caught up, {@code call} again; fails
+   * {@code UNAVAILABLE} with {@code why} once {@code deadline} has passed.
+   */
+  private <T> CompletableFuture<T> again(
+      long deadline, String why, Supplier<CompletableFuture<T>> call) {
     long now = System.nanoTime();
     if (now > deadline) {
-      return CompletableFuture.failedFuture(
-          new ConsensusUnavailableException(
-              "namespace " + ns + " is moving to another lease group; retry", null));
+      return CompletableFuture.failedFuture(new ConsensusUnavailableException(why, null));
     }
     long pauseMillis =
         Math.min(TimeUnit.NANOSECONDS.toMillis(deadline - now) + 1, MOVE_PAUSE.toMillis());
     return CompletableFuture.runAsync(
             () -> {}, CompletableFuture.delayedExecutor(pauseMillis, TimeUnit.MILLISECONDS))
         .thenCompose(paused -> metaCaughtUp.get())
-        .thenCompose(caughtUp -> propose(command, deadline));
+        .thenCompose(caughtUp -> call.get());
   }
 
   /**
@@ -644,26 +654,15 @@ final class Placement {
                                     .build()
                                 : reply);
                       }
-                      long now = System.nanoTime();
-                      if (now > deadline) {
-                        return CompletableFuture.failedFuture(
-                            new ConsensusUnavailableException(
-                                "namespace "
-                                    + ns
-                                    + " is moving, or this node has not caught up with where it"
-                                    + " lives; retry",
-                                null));
-                      }
-                      long pauseMillis =
-                          Math.min(
-                              TimeUnit.NANOSECONDS.toMillis(deadline - now) + 1,
-                              MOVE_PAUSE.toMillis());
-                      return CompletableFuture.runAsync(
-                              () -> {},
-                              CompletableFuture.delayedExecutor(pauseMillis, TimeUnit.MILLISECONDS))
-                          .thenCompose(paused -> metaCaughtUp.get())
-                          .thenCompose(caughtUp -> readNamespace(ns, query, stale, deadline));
+                      return again(
+                          deadline, notServed(ns), () -> readNamespace(ns, query, stale, deadline));
                     }));
+  }
+
+  private static String notServed(String ns) {
+    return "namespace "
+        + ns
+        + " is moving, or this node has not caught up with where it lives; retry";
   }
 
   /** Whether group {@code g}'s answer to a read of {@code ns} is the namespace's live state. */
@@ -795,24 +794,10 @@ final class Placement {
               if (unserved.isEmpty()) {
                 return CompletableFuture.completedFuture(merged(query, numbers, pages, moved));
               }
-              long now = System.nanoTime();
-              if (now > deadline) {
-                return CompletableFuture.failedFuture(
-                    new ConsensusUnavailableException(
-                        "namespace "
-                            + unserved.get()
-                            + " is moving, or this node has not caught up with where it lives;"
-                            + " retry",
-                        null));
-              }
-              long pauseMillis =
-                  Math.min(
-                      TimeUnit.NANOSECONDS.toMillis(deadline - now) + 1, MOVE_PAUSE.toMillis());
-              return CompletableFuture.runAsync(
-                      () -> {},
-                      CompletableFuture.delayedExecutor(pauseMillis, TimeUnit.MILLISECONDS))
-                  .thenCompose(paused -> metaCaughtUp.get())
-                  .thenCompose(caughtUp -> listEverywhere(query, stale, deadline));
+              return again(
+                  deadline,
+                  notServed(unserved.get()),
+                  () -> listEverywhere(query, stale, deadline));
             });
   }
 
