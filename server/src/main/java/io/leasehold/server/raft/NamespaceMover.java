@@ -395,7 +395,7 @@ final class NamespaceMover implements AutoCloseable {
                     .clearState()
                     .setStagedParts(parts.size())
                     .setStagedPartBytes(partBytes)
-                    .setStagedEntries(entries(adoption.getState())))
+                    .setStagedEntries(LeaseCore.stateEntries(adoption.getState())))
             .build();
     return staging.thenCompose(
         last -> {
@@ -448,15 +448,6 @@ final class NamespaceMover implements AutoCloseable {
       parts.add(part.build());
     }
     return parts;
-  }
-
-  /** The entries a state holds, as an adoption of its parts names them. */
-  private static int entries(NamespaceState s) {
-    return s.getLeasesCount()
-        + s.getLockDelaysCount()
-        + s.getOffersCount()
-        + s.getSessionsCount()
-        + s.getHistoryCount();
   }
 
   /** The source drops the namespace, then the meta group forgets the move. */

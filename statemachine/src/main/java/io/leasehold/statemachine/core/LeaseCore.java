@@ -747,6 +747,14 @@ public final class LeaseCore {
   }
 
   /**
+   * How many entries a moving namespace's state holds (leases, lock-delays, offers, sessions,
+   * names' histories), as an adoption of staged parts names them ({@code staged_entries}).
+   */
+  public static int stateEntries(io.leasehold.proto.v1.NamespaceState state) {
+    return NamespaceMoves.entries(state);
+  }
+
+  /**
    * Whether this group's read of {@code namespace} at {@code revision} is the namespace's live
    * state: it owned the namespace from that revision until now and does not hold it frozen for a
    * move. A node whose placement table is behind a move may read the group the namespace left,
