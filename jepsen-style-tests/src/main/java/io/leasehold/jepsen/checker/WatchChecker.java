@@ -54,17 +54,7 @@ public final class WatchChecker implements Checker {
     List<String> problems = new ArrayList<>();
     List<WatchedEvent> longest = List.of();
     for (Map.Entry<String, List<WatchedEvent>> s : streams.entrySet()) {
-      Set<String> seen = new HashSet<>();
-      long last = 0;
-      for (WatchedEvent e : s.getValue()) {
-        if (!seen.add(e.identity())) {
-          problems.add(s.getKey() + " saw a duplicate: " + e.identity());
-        }
-        if (e.revision() < last) {
-          problems.add(s.getKey() + " went back from revision " + last + " to " + e.revision());
-        }
-        last = Math.max(last, e.revision());
-      }
+      inOrder(s.getKey(), s.getValue(), problems);
       if (s.getValue().size() > longest.size()) {
         longest = s.getValue();
       }
@@ -127,6 +117,21 @@ public final class WatchChecker implements Checker {
             + " acknowledged grants found in them");
   }
 
+  /** One stream (or segment) of {@code watcher}: no duplicate, and no revision going back. */
+  private static void inOrder(String watcher, List<WatchedEvent> events, List<String> problems) {
+    Set<String> seen = new HashSet<>();
+    long last = 0;
+    for (WatchedEvent e : events) {
+      if (!seen.add(e.identity())) {
+        problems.add(watcher + " saw a duplicate: " + e.identity());
+      }
+      if (e.revision() < last) {
+        problems.add(watcher + " went back from revision " + last + " to " + e.revision());
+      }
+      last = Math.max(last, e.revision());
+    }
+  }
+
   /** A stretch of one watcher's stream in one group, from {@code start} on, gap-free. */
   private record Segment(String watcher, int group, long start, List<WatchedEvent> events) {}
 
@@ -169,15 +174,8 @@ public final class WatchChecker implements Checker {
     }
     Map<Integer, java.util.NavigableMap<Long, Set<String>>> seenAt = new java.util.HashMap<>();
     for (Segment seg : segments) {
-      Set<String> seen = new HashSet<>();
-      long last = 0;
+      inOrder(seg.watcher(), seg.events(), problems);
       for (WatchedEvent e : seg.events()) {
-        if (!seen.add(e.identity())) {
-          problems.add(seg.watcher() + " saw a duplicate: " + e.identity());
-        }
-        if (e.revision() < last) {
-          problems.add(seg.watcher() + " went back from revision " + last + " to " + e.revision());
-        }
         if (e.revision() < seg.start()) {
           problems.add(
               seg.watcher()
@@ -188,7 +186,6 @@ public final class WatchChecker implements Checker {
                   + " of group "
                   + seg.group());
         }
-        last = Math.max(last, e.revision());
         seenAt
             .computeIfAbsent(seg.group(), g -> new java.util.TreeMap<>())
             .computeIfAbsent(e.revision(), r -> new HashSet<>())

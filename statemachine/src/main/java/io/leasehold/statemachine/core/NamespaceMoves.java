@@ -133,12 +133,12 @@ final class NamespaceMoves {
     if (!c.getDiscard() && c.getPartBytes() < 1) {
       throw new InvalidArgumentException("stage_namespace.part_bytes", "must be 1 or more");
     }
-    Map<Layout, StagedPart> staged = staged(ns);
     StageNamespaceResponse.Builder answer =
         StageNamespaceResponse.newBuilder().setNamespace(ns).setMove(c.getMove());
     if (placements.owns(ns)) {
       return answer.setParts(0).build();
     }
+    Map<Layout, StagedPart> staged = staged(ns);
     Layout mine = new Layout(c.getPartBytes(), c.getPart());
     int kept = 0;
     for (Map.Entry<Layout, StagedPart> e : staged.entrySet()) {
