@@ -144,6 +144,11 @@ public final class LeaseholdNode implements AutoCloseable {
               public java.util.List<Integer> hostedGroups() {
                 return java.util.List.copyOf(consensus.leaseGroupCores().keySet());
               }
+
+              @Override
+              public java.util.List<Integer> reachedGroups() {
+                return consensus.reachedLeaseGroups();
+              }
             });
     // Proposes through the consensus made a few lines below, once calls arrive.
     this.acquireWaits = new AcquireWaits(this::propose);

@@ -32,6 +32,11 @@ import java.util.Set;
  *     groups 1..N, each with its own log, state and leader, their leaders spread over the members
  *     by priority (docs/design/multi-raft.md). A joining node given the cluster's N hosts them
  *     empty until a member adds it to each
+ * @param leaseGroupSize how many of the peers each lease group sits on when the cluster forms
+ *     ({@code --lease-group-size}): 0, the default, puts every lease group on every peer; R puts
+ *     lease group k on the R peers from position {@code (k - 1) × R mod peers} of {@code peers} on,
+ *     and the node serves the other groups through their members (docs/design/multi-raft.md,
+ *     "Groups on subsets of the nodes")
  * @param metricsPort the port of the Prometheus HTTP endpoint ({@code /metrics}), if any
  * @param metricsPlaintext serve the metrics port over plain HTTP even when the client port speaks
  *     TLS (etcd's {@code --listen-metrics-urls http://…}): for probes and scrapers that hold no
@@ -89,6 +94,7 @@ public record NodeConfig(
     Duration grpcKeepaliveTimeout,
     boolean join,
     int leaseGroups,
+    int leaseGroupSize,
     int movePartBytes,
     Optional<Integer> metricsPort,
     boolean metricsPlaintext,
@@ -259,6 +265,7 @@ public record NodeConfig(
     private Duration grpcKeepaliveTimeout = DEFAULT_GRPC_KEEPALIVE_TIMEOUT;
     private boolean join;
     private int leaseGroups = DEFAULT_LEASE_GROUPS;
+    private int leaseGroupSize;
     private int movePartBytes = DEFAULT_MOVE_PART_BYTES;
     private Integer metricsPort;
     private boolean metricsPlaintext;
@@ -430,6 +437,15 @@ public record NodeConfig(
      */
     public Builder leaseGroups(int groups) {
       this.leaseGroups = groups;
+      return this;
+    }
+
+    /**
+     * How many of the peers each lease group sits on: 0 (the default) for every peer, or an odd
+     * number from 3 up to the number of peers.
+     */
+    public Builder leaseGroupSize(int size) {
+      this.leaseGroupSize = size;
       return this;
     }
 
@@ -635,6 +651,19 @@ public record NodeConfig(
           leaseGroups >= 1 && leaseGroups <= MAX_LEASE_GROUPS,
           "lease-groups: must be between 1 and " + MAX_LEASE_GROUPS + ", got " + leaseGroups);
       require(
+          leaseGroupSize == 0
+              || (leaseGroupSize >= 3
+                  && leaseGroupSize % 2 == 1
+                  && (join || leaseGroupSize <= peers.size())),
+          "lease-group-size: must be 0 (every peer) or an odd number from 3 up to the number of"
+              + " peers ("
+              + peers.size()
+              + "), got "
+              + leaseGroupSize);
+      require(
+          leaseGroupSize == 0 || leaseGroups > 1,
+          "lease-group-size: needs --lease-groups above 1, got --lease-groups " + leaseGroups);
+      require(
           movePartBytes >= 1 << 10 && movePartBytes <= MAX_MOVE_PART_BYTES,
           "move-part-bytes: must be between 1024 and "
               + MAX_MOVE_PART_BYTES
@@ -764,6 +793,7 @@ public record NodeConfig(
           grpcKeepaliveTimeout,
           join,
           leaseGroups,
+          leaseGroupSize,
           movePartBytes,
           Optional.ofNullable(metricsPort),
           metricsPlaintext,

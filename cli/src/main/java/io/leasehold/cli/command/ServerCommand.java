@@ -309,6 +309,18 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Removed: ignored, with a warning.")
   Duration commitPushDelay;
 
+  /** Hidden until the fault schedule on subsets of the nodes has passed many runs in a row. */
+  @Option(
+      names = "--lease-group-size",
+      paramLabel = "R",
+      hidden = true,
+      defaultValue = "0",
+      description =
+          "How many of the peers each lease group sits on when the cluster forms (default 0:"
+              + " every peer). R puts lease group k on R consecutive peers of --peers; a node"
+              + " serves the groups it does not host through their members.")
+  int leaseGroupSize;
+
   /** For the fault tests: small parts make namespace moves stage their state in parts. */
   @Option(
       names = "--move-part-bytes",
@@ -507,7 +519,8 @@ public final class ServerCommand implements Callable<Integer> {
         .grpcKeepaliveInterval(grpcKeepaliveInterval)
         .grpcKeepaliveTimeout(grpcKeepaliveTimeout)
         .join(join)
-        .leaseGroups(leaseGroups);
+        .leaseGroups(leaseGroups)
+        .leaseGroupSize(leaseGroupSize);
     if (commitPushDelay != null) {
       spec.commandLine()
           .getErr()

@@ -6,6 +6,7 @@ import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import io.leasehold.proto.v1.ClusterGrpc;
+import io.leasehold.proto.v1.GroupRoute;
 import io.leasehold.proto.v1.GroupStatus;
 import io.leasehold.proto.v1.Member;
 import io.leasehold.proto.v1.StatusRequest;
@@ -323,6 +324,18 @@ public final class Connection implements AutoCloseable {
       Endpoint e = endpoint(address, settings.discoverMembers());
       if (e != null) {
         g.getNamespacesList().forEach(ns -> byNamespace.put(ns, e));
+      }
+    }
+    // Groups on subsets of the nodes: those the answering node serves through their members.
+    for (GroupRoute g : status.getReachedGroupsList()) {
+      leaseGroups = true;
+      String address = addresses.get(g.getLeaderId());
+      if (address == null || address.isEmpty()) {
+        continue;
+      }
+      Endpoint e = endpoint(address, settings.discoverMembers());
+      if (e != null) {
+        g.getNamespacesList().forEach(ns -> byNamespace.putIfAbsent(ns, e));
       }
     }
     routes =

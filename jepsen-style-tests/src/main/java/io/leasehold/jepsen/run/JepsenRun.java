@@ -59,6 +59,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -86,6 +87,9 @@ public final class JepsenRun {
     if (config.moves()) {
       args.addAll(List.of("--move-part-bytes", Integer.toString(MOVE_PART_BYTES)));
     }
+    if (config.leaseGroupSize() > 0) {
+      args.addAll(List.of("--lease-group-size", Integer.toString(config.leaseGroupSize())));
+    }
     return List.copyOf(args);
   }
 
@@ -104,6 +108,8 @@ public final class JepsenRun {
    *     the lease group of the namespace they watch
    * @param moves with lease groups: namespaces also move between them throughout the schedule
    *     ({@link NamespaceMoveWorkload})
+   * @param leaseGroupSize the server's {@code --lease-group-size}: above 0, each lease group sits
+   *     on that many of the nodes, and the others serve it through its members
    */
   public record Config(
       String name,
@@ -116,7 +122,36 @@ public final class JepsenRun {
       int lockNames,
       Optional<Certificates> tls,
       int leaseGroups,
-      boolean moves) {
+      boolean moves,
+      int leaseGroupSize) {
+    /** A run whose lease groups sit on every node. */
+    public Config(
+        String name,
+        int nodes,
+        Path jar,
+        Path reports,
+        long seed,
+        Function<List<Nemesis>, Schedule> schedule,
+        java.time.Duration livenessBound,
+        int lockNames,
+        Optional<Certificates> tls,
+        int leaseGroups,
+        boolean moves) {
+      this(
+          name,
+          nodes,
+          jar,
+          reports,
+          seed,
+          schedule,
+          livenessBound,
+          lockNames,
+          tls,
+          leaseGroups,
+          moves,
+          0);
+    }
+
     /** A run whose namespaces stay where their first grants place them. */
     public Config(
         String name,
@@ -320,6 +355,14 @@ public final class JepsenRun {
     if (grouped) {
       awaitLeaseGroups(cluster, config.leaseGroups());
       setup.append("- lease groups: ").append(config.leaseGroups()).append('\n');
+      if (config.leaseGroupSize() > 0) {
+        setup
+            .append("- each lease group on ")
+            .append(config.leaseGroupSize())
+            .append(" of the ")
+            .append(config.nodes())
+            .append(" nodes\n");
+      }
     }
     NemesisContext nctx = new NemesisContext(cluster, new Random(config.seed()), clientFaults);
     WorkloadContext wctx = new WorkloadContext(cluster, rec, clientFaults);
@@ -453,21 +496,33 @@ public final class JepsenRun {
         "every lease group led and holding the global state",
         java.time.Duration.ofSeconds(300),
         () -> {
-          try {
-            StatusResponse s =
-                ClusterGrpc.newBlockingStub(cluster.channel(cluster.leader().orElse(0)))
-                    .withDeadlineAfter(3, TimeUnit.SECONDS)
-                    .status(StatusRequest.getDefaultInstance());
-            return s.getGroupsCount() == leaseGroups + 1
-                && s.getGroupsList().stream()
-                    .allMatch(
-                        g ->
-                            !g.getLeaderId().isEmpty()
-                                && (g.getNumber() == 0 || g.getGlobalVersion() > 0));
-          } catch (RuntimeException e) {
-            return false;
+          // Each group as one of its members reports it: a node reports the groups it hosts.
+          Set<Integer> ready = new java.util.HashSet<>();
+          for (StatusResponse s : statuses(cluster)) {
+            for (GroupStatus g : s.getGroupsList()) {
+              if (!g.getLeaderId().isEmpty() && (g.getNumber() == 0 || g.getGlobalVersion() > 0)) {
+                ready.add(g.getNumber());
+              }
+            }
           }
+          return ready.size() == leaseGroups + 1;
         });
+  }
+
+  /** The status of every node that answers within a few seconds. */
+  private static List<StatusResponse> statuses(Cluster cluster) {
+    List<StatusResponse> all = new java.util.ArrayList<>();
+    for (int i = 0; i < cluster.size(); i++) {
+      try {
+        all.add(
+            ClusterGrpc.newBlockingStub(cluster.channel(i))
+                .withDeadlineAfter(3, TimeUnit.SECONDS)
+                .status(StatusRequest.getDefaultInstance()));
+      } catch (RuntimeException e) {
+        // Down or cut off: the others tell.
+      }
+    }
+    return all;
   }
 
   /**
@@ -475,27 +530,22 @@ public final class JepsenRun {
    * namespace in the meta group tested nothing of the lease groups, and stops.
    */
   private static String placedOnLeaseGroups(Cluster cluster) {
-    java.util.concurrent.atomic.AtomicReference<StatusResponse> status =
+    java.util.concurrent.atomic.AtomicReference<List<StatusResponse>> status =
         new java.util.concurrent.atomic.AtomicReference<>();
     cluster.awaitCondition(
         "a node's status",
         java.time.Duration.ofSeconds(60),
         () -> {
-          try {
-            status.set(
-                ClusterGrpc.newBlockingStub(cluster.channel(cluster.leader().orElse(0)))
-                    .withDeadlineAfter(3, TimeUnit.SECONDS)
-                    .status(StatusRequest.getDefaultInstance()));
-            return true;
-          } catch (RuntimeException e) {
-            return false;
-          }
+          status.set(statuses(cluster));
+          return !status.get().isEmpty();
         });
-    StatusResponse s = status.get();
+    // Each node reports the groups it hosts (all of them, unless groups sit on subsets).
     Map<Integer, List<String>> placed = new java.util.TreeMap<>();
-    for (GroupStatus g : s.getGroupsList()) {
-      if (g.getNumber() > 0 && g.getNamespacesCount() > 0) {
-        placed.put(g.getNumber(), g.getNamespacesList());
+    for (StatusResponse s : status.get()) {
+      for (GroupStatus g : s.getGroupsList()) {
+        if (g.getNumber() > 0 && g.getNamespacesCount() > 0) {
+          placed.putIfAbsent(g.getNumber(), g.getNamespacesList());
+        }
       }
     }
     if (placed.isEmpty()) {

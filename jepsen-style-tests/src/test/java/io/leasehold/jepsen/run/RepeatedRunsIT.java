@@ -36,16 +36,21 @@ class RepeatedRunsIT {
     String schedule = System.getProperty("jepsen.repeat.schedule", "short");
     boolean tls =
         switch (schedule) {
-          case "short", "groups", "moves" -> false;
+          case "short", "groups", "moves", "subsets" -> false;
           case "tls" -> true;
           default ->
               throw new IllegalArgumentException(
-                  "jepsen.repeat.schedule: short, tls, groups or moves, got " + schedule);
+                  "jepsen.repeat.schedule: short, tls, groups, moves or subsets, got " + schedule);
         };
     // groups: the short schedule on nodes with three lease groups (docs/design/multi-raft.md);
-    // moves: the same, with namespaces moving between the lease groups throughout.
-    boolean moves = schedule.equals("moves");
-    int leaseGroups = schedule.equals("groups") || moves ? 3 : 1;
+    // moves: the same, with namespaces moving between the lease groups throughout; subsets: moves
+    // on five nodes with two lease groups of three, each node serving the group it is not a member
+    // of through that group's members.
+    boolean subsets = schedule.equals("subsets");
+    boolean moves = schedule.equals("moves") || subsets;
+    int leaseGroups = subsets ? 2 : schedule.equals("groups") || moves ? 3 : 1;
+    int nodes = subsets ? 5 : Runs.nodes();
+    int leaseGroupSize = subsets ? 3 : 0;
     Random seeds = new Random(Long.getLong("jepsen.seed", System.nanoTime()));
     Path table = Runs.reports().resolve("repeat-" + schedule + ".tsv");
     Files.createDirectories(table.getParent());
@@ -65,7 +70,7 @@ class RepeatedRunsIT {
             JepsenRun.run(
                 new JepsenRun.Config(
                     schedule,
-                    Runs.nodes(),
+                    nodes,
                     Runs.jar(),
                     Runs.reports(),
                     seed,
@@ -74,7 +79,8 @@ class RepeatedRunsIT {
                     2,
                     certificates,
                     leaseGroups,
-                    moves));
+                    moves,
+                    leaseGroupSize));
       } catch (Exception e) {
         String line = String.format(Locale.ROOT, "%d\t%d\tRUN FAILED: %s", i, seed, e);
         System.out.println(line);

@@ -104,6 +104,15 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
                   group.addMembers(GroupMember.newBuilder().setId(id).setPriority(priority)));
       b.addGroups(group);
     }
+    for (Consensus.GroupRoute r : node.consensus().reachedGroups()) {
+      io.leasehold.proto.v1.GroupRoute.Builder route =
+          io.leasehold.proto.v1.GroupRoute.newBuilder()
+              .setNumber(r.number())
+              .addAllMemberIds(r.members())
+              .addAllNamespaces(r.namespaces());
+      r.leaderId().ifPresent(route::setLeaderId);
+      b.addReachedGroups(route);
+    }
     response.onNext(b.build());
     response.onCompleted();
   }

@@ -81,6 +81,18 @@ public interface Consensus {
   }
 
   /**
+   * The lease groups this node serves through their members (lease groups on subsets of the nodes),
+   * by number, as it last learned them; empty when it hosts every group it serves.
+   */
+  default List<GroupRoute> reachedGroups() {
+    return List.of();
+  }
+
+  /** A lease group this node is not a member of: its leader and members as last learned. */
+  record GroupRoute(
+      int number, Optional<String> leaderId, List<String> members, List<String> namespaces) {}
+
+  /**
    * With lease groups: the meta group's index of the last change to where namespaces live, as this
    * node applied it; 0 without lease groups.
    */

@@ -109,18 +109,18 @@ final class GlobalSync implements AutoCloseable {
 
   private CompletableFuture<Void> copyEverywhere(CopyGlobal state) {
     List<CompletableFuture<Void>> copies =
-        groups.hostedNumbers().stream().map(n -> copyTo(n, state)).toList();
+        groups.all().stream().map(n -> copyTo(n, state)).toList();
     return CompletableFuture.allOf(copies.toArray(CompletableFuture[]::new));
   }
 
   /** Has lease group {@code number} hold {@code state} or a newer copy. */
   private CompletableFuture<Void> copyTo(int number, CopyGlobal state) {
-    Optional<LeaseGroup> g = groups.hosted(number);
+    Optional<GroupDoor> g = groups.door(number);
     if (g.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
-    LeaseGroup group = g.get();
-    if (group.machine().core().globalVersion() >= state.getVersion()) {
+    GroupDoor group = g.get();
+    if (group.localCore().map(c -> c.globalVersion() >= state.getVersion()).orElse(false)) {
       return CompletableFuture.completedFuture(null); // applied here, so committed in the group
     }
     LogCommand copy = LogCommand.newBuilder().setCopyGlobal(state).build();

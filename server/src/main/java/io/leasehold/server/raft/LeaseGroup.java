@@ -10,6 +10,7 @@ import io.leasehold.proto.v1.SetLogFormat;
 import io.leasehold.server.expiry.ExpiryTicker;
 import io.leasehold.server.watch.HistoryCompactor;
 import io.leasehold.statemachine.core.ApplyResult;
+import io.leasehold.statemachine.core.LeaseCore;
 import io.leasehold.statemachine.ratis.LeaseStateMachine;
 import java.io.IOException;
 import java.util.Optional;
@@ -33,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * <p>Its log format follows the meta group's: once this node leads the group, it raises the group's
  * format to the one the meta group applies, which every member's code already knows.
  */
-final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
+final class LeaseGroup implements GroupDoor, LeaseStateMachine.Listener, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseGroup.class);
 
   private final int number;
@@ -74,7 +75,8 @@ final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
     return replicator != null;
   }
 
-  int number() {
+  @Override
+  public int number() {
     return number;
   }
 
@@ -84,6 +86,11 @@ final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
 
   LeaseStateMachine machine() {
     return machine;
+  }
+
+  @Override
+  public Optional<LeaseCore> localCore() {
+    return Optional.of(machine.core());
   }
 
   /**
@@ -108,7 +115,8 @@ final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
   }
 
   /** Proposes through the group's leader (forwarded when another node leads it). */
-  CompletableFuture<LogReply> propose(LogCommand command) {
+  @Override
+  public CompletableFuture<LogReply> propose(LogCommand command) {
     Replicator r = replicator;
     if (r == null) {
       return CompletableFuture.failedFuture(
@@ -118,7 +126,8 @@ final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
   }
 
   /** A read of the group's state on this node: linearizable unless {@code stale}. */
-  CompletableFuture<ReadReply> read(ReadQuery query, boolean stale) {
+  @Override
+  public CompletableFuture<ReadReply> read(ReadQuery query, boolean stale) {
     Replicator r = replicator;
     if (r == null) {
       return CompletableFuture.failedFuture(
@@ -128,7 +137,8 @@ final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
   }
 
   /** Asks the group's leader for the deadlines its expiry ticker keeps. */
-  CompletableFuture<DeadlineReply> leaderDeadlines(DeadlineQuery query) {
+  @Override
+  public CompletableFuture<DeadlineReply> leaderDeadlines(DeadlineQuery query) {
     Replicator r = replicator;
     org.apache.ratis.protocol.RaftPeerId leader =
         division().map(d -> d.getInfo().getLeaderId()).orElse(null);
@@ -141,7 +151,8 @@ final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
   }
 
   /** The log format the group applies on this node. */
-  int logFormat() {
+  @Override
+  public int logFormat() {
     return machine.core().logFormat();
   }
 
@@ -149,7 +160,8 @@ final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
    * Raises the group's log format to {@code format} if it is below (a SetLogFormat entry, which
    * only ever raises): proposed through the group's leader, answered once applied.
    */
-  CompletableFuture<Void> raiseFormat(int format) {
+  @Override
+  public CompletableFuture<Void> raiseFormat(int format) {
     if (logFormat() >= format) {
       return CompletableFuture.completedFuture(null);
     }
@@ -161,7 +173,8 @@ final class LeaseGroup implements LeaseStateMachine.Listener, AutoCloseable {
   }
 
   /** Whether this node knows a leader of the group (itself or another member). */
-  boolean hasLeader() {
+  @Override
+  public boolean hasLeader() {
     return division().map(d -> d.getInfo().getLeaderId() != null).orElse(false);
   }
 

@@ -68,6 +68,17 @@ final class LeaseGroups {
   }
 
   private final Map<RaftGroupId, LeaseGroup> groups = new ConcurrentHashMap<>();
+
+  /**
+   * How many peers each lease group sits on when the cluster forms; 0 for every peer. With a size,
+   * a node serves the groups it is not a member of through their members.
+   */
+  private final int size;
+
+  /** The lease groups this node reaches through their members, made on first use. */
+  private final Map<Integer, RemoteGroup> remote = new ConcurrentHashMap<>();
+
+  private volatile java.util.function.IntFunction<RemoteGroup> newRemote;
   private final Supplier<ExpiryTicker> newTicker;
   private final ObjIntConsumer<ApplyResult> applied;
   private final AtomicLong callIds = new AtomicLong();
@@ -93,6 +104,12 @@ final class LeaseGroups {
     }
     this.ids = List.copyOf(list);
     this.formed = config.leaseGroups() > 1 ? config.leaseGroups() : 0;
+    this.size = formed > 0 ? config.leaseGroupSize() : 0;
+  }
+
+  /** How many peers each lease group sits on when the cluster forms; 0 for every peer. */
+  int size() {
+    return size;
   }
 
   /** The id of lease group {@code number} of a cluster: every member derives the same one. */
@@ -109,13 +126,102 @@ final class LeaseGroups {
     return i < 0 ? Optional.empty() : Optional.of(i + 1);
   }
 
-  /**
-   * Lease group {@code number} as the cluster forms it: the peers it formed with, the one at {@code
-   * (number - 1) mod members} with priority 1 and the others 0, so that with as many groups as
-   * members each member leads one.
-   */
+  /** Lease group {@code number} as the cluster forms it ({@link #formation}). */
   RaftGroup group(int number) {
-    return RaftGroup.valueOf(ids.get(number - 1), members(config.peers(), number - 1));
+    return RaftGroup.valueOf(ids.get(number - 1), formation(config.peers(), number, size));
+  }
+
+  /**
+   * Lease group {@code number}'s members when a cluster forms with {@code peers}. Without a size
+   * (0): every peer, the one at {@code (number - 1) mod peers} with priority 1 and the others 0, so
+   * that with as many groups as members each member leads one. With a size R: the R peers from
+   * position {@code (number - 1) × R mod peers} on (wrapping), the one at {@code (number - 1) mod
+   * R} of them with priority 1: nine peers and three groups of three make n1–n3, n4–n6 and n7–n9,
+   * led by n1, n5 and n9; three groups of three on three peers are the groups without a size.
+   */
+  static List<RaftPeer> formation(List<Peer> peers, int number, int size) {
+    if (size == 0) {
+      return members(peers, number - 1);
+    }
+    int start = (number - 1) * size % peers.size();
+    List<Peer> chosen = new ArrayList<>(size);
+    for (int i = 0; i < Math.min(size, peers.size()); i++) {
+      chosen.add(peers.get((start + i) % peers.size()));
+    }
+    return members(chosen, (number - 1) % size);
+  }
+
+  /**
+   * The slot of the meta group's priority among {@code peers}: without a size, the one after the
+   * last lease group's ({@code groups mod peers}); with one, the first peer that leads no lease
+   * group at formation, or that slot again if every peer leads one.
+   */
+  static int metaLeadSlot(List<Peer> peers, int groups, int size) {
+    if (size == 0) {
+      return groups;
+    }
+    Set<Integer> leading = new HashSet<>();
+    for (int k = 1; k <= groups; k++) {
+      leading.add(((k - 1) * size + (k - 1) % size) % peers.size());
+    }
+    for (int i = 0; i < peers.size(); i++) {
+      if (!leading.contains(i)) {
+        return i;
+      }
+    }
+    return groups;
+  }
+
+  /** Whether this node is one of lease group {@code number}'s members when the cluster forms. */
+  private boolean memberAtFormation(int number) {
+    return group(number).getPeers().stream()
+        .anyMatch(p -> p.getId().toString().equals(config.id()));
+  }
+
+  /**
+   * How this node reaches lease group {@code number}: as a member, or through the members where
+   * lease groups sit on subsets of the nodes; empty for a group this node cannot reach.
+   */
+  Optional<GroupDoor> door(int number) {
+    Optional<LeaseGroup> hosted = hosted(number);
+    if (hosted.isPresent()) {
+      return Optional.of(hosted.get());
+    }
+    java.util.function.IntFunction<RemoteGroup> make = newRemote;
+    if (size == 0 || number < 1 || number > formed || make == null) {
+      return Optional.empty();
+    }
+    return Optional.of(remote.computeIfAbsent(number, make::apply));
+  }
+
+  /**
+   * Every lease group this node reaches, by number: those it hosts and, where lease groups sit on
+   * subsets of the nodes, every group of the cluster.
+   */
+  List<Integer> all() {
+    if (size == 0) {
+      return hostedNumbers();
+    }
+    Set<Integer> all = new java.util.TreeSet<>(hostedNumbers());
+    for (int k = 1; k <= formed; k++) {
+      all.add(k);
+    }
+    return List.copyOf(all);
+  }
+
+  /** Whether lease groups serve this node's namespaces: it hosts one, or reaches them remotely. */
+  boolean any() {
+    return !all().isEmpty();
+  }
+
+  /** Makes the doors of the groups this node reaches through their members. */
+  void reachRemotelyWith(java.util.function.IntFunction<RemoteGroup> make) {
+    this.newRemote = make;
+  }
+
+  /** Lease group {@code number}'s id. */
+  RaftGroupId idOf(int number) {
+    return ids.get(number - 1);
   }
 
   /**
@@ -209,6 +315,7 @@ final class LeaseGroups {
   /** Closes every lease group's ticker and Raft client (the server closes their divisions). */
   void closeGroups() {
     groups.values().forEach(LeaseGroup::close);
+    remote.values().forEach(RemoteGroup::close);
   }
 
   /** Where lease group {@code id}'s RocksDB lives on a node with data directory {@code dataDir}. */
@@ -228,6 +335,11 @@ final class LeaseGroups {
     server.getGroupIds().forEach(present::add);
     for (int k = 1; k <= formed; k++) {
       if (present.contains(ids.get(k - 1))) {
+        continue;
+      }
+      if (size > 0 && (join || !memberAtFormation(k))) {
+        // On a subset of the nodes: a node hosts only the groups it forms with, and a joining
+        // node none (it serves them through their members).
         continue;
       }
       RaftClientReply reply =

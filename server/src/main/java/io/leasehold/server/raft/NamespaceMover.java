@@ -105,7 +105,7 @@ final class NamespaceMover implements AutoCloseable {
 
   /** Starts driving recorded moves while this node leads the meta group. */
   void start() {
-    if (!groups.hostedNumbers().isEmpty()) {
+    if (groups.any()) {
       timer.scheduleWithFixedDelay(
           this::sweep, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -117,19 +117,16 @@ final class NamespaceMover implements AutoCloseable {
    * or {@code timeout} passed first.
    */
   CompletableFuture<PlacementResponse> move(String namespace, int to, Duration timeout) {
-    if (groups.hostedNumbers().isEmpty()) {
+    if (!groups.any()) {
       return CompletableFuture.failedFuture(
           new InvalidArgumentException(
               "to_group", "this cluster has no lease groups: every namespace is the meta group's"));
     }
-    if (!groups.hostedNumbers().contains(to)) {
+    if (!groups.all().contains(to)) {
       return CompletableFuture.failedFuture(
           new InvalidArgumentException(
               "to_group",
-              "must be a lease group of this cluster, one of "
-                  + groups.hostedNumbers()
-                  + "; got "
-                  + to));
+              "must be a lease group of this cluster, one of " + groups.all() + "; got " + to));
     }
     LogCommand record =
         LogCommand.newBuilder()
@@ -269,7 +266,7 @@ final class NamespaceMover implements AutoCloseable {
     long move = p.getMove();
     if (p.getMovingTo() != 0) {
       Function<LogCommand, CompletableFuture<LogReply>> source = proposer(p.getGroup());
-      LeaseGroup destination = hosted(p.getMovingTo());
+      GroupDoor destination = reached(p.getMovingTo());
       int format = meta.get().logFormat();
       boolean staging = format >= LogFormat.STAGED_MOVES;
       // A lease group's format follows the meta group's within a second or so; a Freeze that
@@ -277,7 +274,7 @@ final class NamespaceMover implements AutoCloseable {
       CompletableFuture<Void> sourceReady =
           p.getGroup() == 0
               ? CompletableFuture.completedFuture(null)
-              : hosted(p.getGroup()).raiseFormat(format);
+              : reached(p.getGroup()).raiseFormat(format);
       return sourceReady
           .thenCompose(ready -> source.apply(freeze(ns, move, staging ? MAX_MOVE_BYTES : 0)))
           .thenCompose(
@@ -366,7 +363,7 @@ final class NamespaceMover implements AutoCloseable {
    * adoption that names the parts. Completes with the adoption's reply, or with the first stage's
    * that was not staged (an invalid one abandons the move: the adoption was not sent).
    */
-  private CompletableFuture<LogReply> stageThenAdopt(LeaseGroup destination, LogCommand whole) {
+  private CompletableFuture<LogReply> stageThenAdopt(GroupDoor destination, LogCommand whole) {
     AdoptNamespace adoption = whole.getAdoptNamespace();
     List<NamespaceState> parts = split(adoption.getState(), partBytes);
     CompletableFuture<LogReply> staging = CompletableFuture.completedFuture(null);
@@ -459,7 +456,7 @@ final class NamespaceMover implements AutoCloseable {
         LogCommand.newBuilder()
             .setDropNamespace(DropNamespace.newBuilder().setNamespace(ns).setMove(move))
             .build();
-    return hosted(from)
+    return reached(from)
         .propose(drop)
         .thenCompose(
             dropped -> {
@@ -480,7 +477,7 @@ final class NamespaceMover implements AutoCloseable {
   private CompletableFuture<Void> abandon(
       PlacementResponse p,
       Function<LogCommand, CompletableFuture<LogReply>> source,
-      LeaseGroup destination,
+      GroupDoor destination,
       String why) {
     LOG.warn(
         "move {} of namespace {} to group {} abandoned: {}",
@@ -563,20 +560,20 @@ final class NamespaceMover implements AutoCloseable {
         .build();
   }
 
-  /** Where a move's source proposes: the meta group (0) or a lease group this node hosts. */
+  /** Where a move's source proposes: the meta group (0) or a lease group this node reaches. */
   private Function<LogCommand, CompletableFuture<LogReply>> proposer(int group) {
-    return group == 0 ? proposeToMeta : hosted(group)::propose;
+    return group == 0 ? proposeToMeta : reached(group)::propose;
   }
 
-  private LeaseGroup hosted(int number) {
+  private GroupDoor reached(int number) {
     return groups
-        .hosted(number)
+        .door(number)
         .orElseThrow(
             () ->
                 new IllegalStateException(
                     "lease group "
                         + number
-                        + " is not hosted on this node: it cannot drive moves"));
+                        + " is not reachable from this node: it cannot drive moves"));
   }
 
   @Override

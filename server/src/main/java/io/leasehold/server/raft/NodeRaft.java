@@ -117,7 +117,9 @@ final class NodeRaft implements AutoCloseable {
         RaftGroup.valueOf(
             groupId,
             formed > 0
-                ? LeaseGroups.members(config.peers(), formed)
+                ? LeaseGroups.members(
+                    config.peers(),
+                    LeaseGroups.metaLeadSlot(config.peers(), formed, leaseGroups.size()))
                 : config.peers().stream().map(Members::raftPeer).toList());
     // A joining node has no group of its own: it never stands for election, and learns the
     // configuration from the leader once a member adds it. A restart recovers it from disk.

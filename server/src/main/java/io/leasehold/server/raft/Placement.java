@@ -46,8 +46,8 @@ import java.util.function.Supplier;
  * (docs/design/multi-raft.md, "Placement" and "Requests that span groups"). The meta group's
  * placement table, as this node has applied it, says where a namespace lives; a namespace without a
  * placement is the meta group's for reads, and is placed by its first write: the meta group records
- * the placement (on the hosted lease group with the fewest namespaces), the lease group adopts the
- * namespace, and the write goes there.
+ * the placement (on the lease group with the fewest namespaces that has a leader this node knows
+ * of), the lease group adopts the namespace, and the write goes there.
  *
  * <p>A group refuses commands for a namespace it does not own ({@code WrongGroup}), so an old table
  * never lets two groups take writes for one namespace: this node catches up with the meta group,
@@ -94,7 +94,7 @@ final class Placement {
 
   /** Whether this node serves lease groups: otherwise everything is the meta group's. */
   boolean active() {
-    return !groups.hostedNumbers().isEmpty();
+    return groups.any();
   }
 
   // ---- writes ----
@@ -234,7 +234,7 @@ final class Placement {
     if (group == 0) {
       return proposeToMeta.apply(command);
     }
-    Optional<LeaseGroup> g = groups.hosted(group);
+    Optional<GroupDoor> g = groups.door(group);
     if (g.isEmpty()) {
       return notHosted(group);
     }
@@ -316,10 +316,10 @@ final class Placement {
             });
   }
 
-  /** The hosted lease groups this node knows a leader of, by number. */
+  /** The lease groups this node reaches and knows a leader of, by number. */
   private List<Integer> ledGroups() {
-    return groups.hostedNumbers().stream()
-        .filter(g -> groups.hosted(g).map(LeaseGroup::hasLeader).orElse(false))
+    return groups.all().stream()
+        .filter(g -> groups.door(g).map(GroupDoor::hasLeader).orElse(false))
         .toList();
   }
 
@@ -329,7 +329,7 @@ final class Placement {
    */
   private CompletableFuture<Integer> adopt(PlacementResponse placed) {
     int number = placed.getGroup();
-    Optional<LeaseGroup> g = groups.hosted(number);
+    Optional<GroupDoor> g = groups.door(number);
     if (g.isEmpty()) {
       return notHosted(number);
     }
@@ -509,7 +509,8 @@ final class Placement {
   private static <T> CompletableFuture<T> notHosted(int group) {
     return CompletableFuture.failedFuture(
         new ConsensusUnavailableException(
-            "lease group " + group + " is not hosted on this node", null));
+            "lease group " + group + " is neither hosted on this node nor reachable from it",
+            null));
   }
 
   /** The lease names a client command carries, in its order; empty for other commands. */
@@ -557,7 +558,7 @@ final class Placement {
                 return metaLeader.apply(asked);
               }
               return groups
-                  .hosted(group)
+                  .door(group)
                   .map(g -> g.leaderDeadlines(asked))
                   .orElseGet(() -> notHosted(group));
             },
@@ -640,19 +641,21 @@ final class Placement {
         query.getQueryCase() == ReadQuery.QueryCase.LIST
             ? groupToFollow(ns)
             : locateForRead(ns, stale);
+    ReadQuery checked = stale ? query : query.toBuilder().addCheckServed(ns).build();
     return group.thenCompose(
         g ->
-            readGroup(g, query, stale)
+            readGroup(g, checked, stale)
                 .thenCompose(
                     reply -> {
-                      if (stale || served(g, ns, reply)) {
+                      if (stale || reply.getServedList().contains(ns)) {
+                        ReadReply answer = reply.toBuilder().clearServed().build();
                         return CompletableFuture.completedFuture(
-                            reply.hasList() && g != 0
+                            answer.hasList() && g != 0
                                 // A list's revision with its group: where a watch starts.
-                                ? reply.toBuilder()
-                                    .setList(reply.getList().toBuilder().setGroup(g))
+                                ? answer.toBuilder()
+                                    .setList(answer.getList().toBuilder().setGroup(g))
                                     .build()
-                                : reply);
+                                : answer);
                       }
                       return again(
                           deadline, notServed(ns), () -> readNamespace(ns, query, stale, deadline));
@@ -663,21 +666,6 @@ final class Placement {
     return "namespace "
         + ns
         + " is moving, or this node has not caught up with where it lives; retry";
-  }
-
-  /** Whether group {@code g}'s answer to a read of {@code ns} is the namespace's live state. */
-  private boolean served(int g, String ns, ReadReply reply) {
-    long revision =
-        switch (reply.getReplyCase()) {
-          case GET -> reply.getGet().getRevision();
-          case LIST -> reply.getList().getRevision();
-          case HISTORY -> reply.getHistory().getRevision();
-          case SERVICE -> reply.getService().getList().getRevision();
-          default -> Long.MAX_VALUE;
-        };
-    Optional<LeaseCore> core =
-        g == 0 ? Optional.of(meta.get()) : groups.hosted(g).map(h -> h.machine().core());
-    return core.map(c -> c.servesReads(ns, revision)).orElse(false);
   }
 
   /**
@@ -766,7 +754,7 @@ final class Placement {
     if (group == 0) {
       return readMeta.apply(query, stale);
     }
-    Optional<LeaseGroup> g = groups.hosted(group);
+    Optional<GroupDoor> g = groups.door(group);
     if (g.isEmpty()) {
       return notHosted(group);
     }
@@ -781,14 +769,31 @@ final class Placement {
   private CompletableFuture<ReadReply> listEverywhere(
       ReadQuery query, boolean stale, long deadline) {
     List<Integer> numbers = everyGroup();
-    return readEverywhere(numbers, query, stale)
+    // Where this node's table says each moved namespace lives, once for every step.
+    Map<String, Integer> moved = new java.util.HashMap<>();
+    for (PlacementResponse p : meta.get().placements()) {
+      movedTo(p.getNamespace()).ifPresent(g -> moved.put(p.getNamespace(), g));
+    }
+    List<CompletableFuture<ReadReply>> reads = new ArrayList<>();
+    for (int group : numbers) {
+      ReadQuery.Builder checked = query.toBuilder();
+      if (!stale) {
+        // Each group says which namespaces of its page, and of those the table says moved to it,
+        // it served (unserved below).
+        checked.setCheckListed(true);
+        moved.forEach(
+            (ns, owner) -> {
+              if (owner == group) {
+                checked.addCheckServed(ns);
+              }
+            });
+      }
+      reads.add(readGroup(group, checked.build(), stale));
+    }
+    return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+        .thenApply(ignored -> reads.stream().map(CompletableFuture::join).toList())
         .thenCompose(
             pages -> {
-              // Where this node's table says each moved namespace lives, once for both steps.
-              Map<String, Integer> moved = new java.util.HashMap<>();
-              for (PlacementResponse p : meta.get().placements()) {
-                movedTo(p.getNamespace()).ifPresent(g -> moved.put(p.getNamespace(), g));
-              }
               Optional<String> unserved =
                   stale ? Optional.empty() : unserved(numbers, pages, moved);
               if (unserved.isEmpty()) {
@@ -827,7 +832,7 @@ final class Placement {
             }
           });
       for (String ns : namespaces) {
-        if (!served(group, ns, page)) {
+        if (!page.getServedList().contains(ns)) {
           return Optional.of(ns);
         }
       }
@@ -896,11 +901,11 @@ final class Placement {
     return readEverywhere(everyGroup(), query, stale);
   }
 
-  /** The meta group (0) and every lease group this node hosts, in order. */
+  /** The meta group (0) and every lease group this node reaches, in order. */
   private List<Integer> everyGroup() {
     List<Integer> all = new ArrayList<>();
     all.add(0);
-    all.addAll(groups.hostedNumbers());
+    all.addAll(groups.all());
     return all;
   }
 

@@ -120,11 +120,10 @@ public final class RaftConsensus implements Consensus {
     this.replicator =
         new Replicator(
             raft.client(),
-            raft.server(),
+            Replicator.member(
+                raft.server(), raft.groupId(), raft.selfId(), stateMachine, wallClockMicros),
             raft.groupId(),
             raft.selfId(),
-            stateMachine,
-            wallClockMicros,
             config.maxPendingWrites(),
             config.requestTimeout(),
             traffic);
@@ -168,9 +167,62 @@ public final class RaftConsensus implements Consensus {
             Optional.empty(),
             // With lease groups, the meta group's leadership goes where theirs do not.
             raft.leaseGroups().formed() > 0
-                ? OptionalInt.of(raft.leaseGroups().formed())
+                ? OptionalInt.of(
+                    LeaseGroups.metaLeadSlot(
+                        config.peers(), raft.leaseGroups().formed(), raft.leaseGroups().size()))
                 : OptionalInt.empty());
+    raft.leaseGroups().reachRemotelyWith(this::remoteGroup);
   }
+
+  /**
+   * The door of a lease group this node is not a member of: its members learned from the meta
+   * group's, its writes and reads sent to them ({@link RemoteGroup}).
+   */
+  private RemoteGroup remoteGroup(int number) {
+    RaftGroupId id = raft.leaseGroups().idOf(number);
+    return new RemoteGroup(
+        number,
+        id,
+        raft.selfId(),
+        peer -> {
+          try {
+            return infoClient().getGroupManagementApi(peer).info(id);
+          } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        },
+        () ->
+            raft.division().getRaftConf().getCurrentPeers().stream().map(RaftPeer::getId).toList(),
+        raft::writeClient,
+        client ->
+            seat ->
+                new Replicator(
+                    client,
+                    seat,
+                    id,
+                    raft.selfId(),
+                    config.maxPendingWrites(),
+                    config.requestTimeout(),
+                    traffic),
+        traffic,
+        config.requestTimeout());
+  }
+
+  /** Asks other nodes about the groups they host (Ratis group info); made on first use. */
+  private org.apache.ratis.client.RaftClient infoClient() {
+    org.apache.ratis.client.RaftClient c = infoClient;
+    if (c == null) {
+      synchronized (this) {
+        if (infoClient == null) {
+          infoClient = raft.newClient(RaftSettings.client(config), RetryPolicies.noRetry());
+        }
+        c = infoClient;
+      }
+    }
+    return c;
+  }
+
+  private volatile org.apache.ratis.client.RaftClient infoClient;
 
   private static Throwable unwrap(Throwable e) {
     return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
@@ -238,11 +290,10 @@ public final class RaftConsensus implements Consensus {
             (group, machine) ->
                 new Replicator(
                     raft.writeClient(group),
-                    raft.server(),
+                    Replicator.member(
+                        raft.server(), group.getGroupId(), raft.selfId(), machine, wallClockMicros),
                     group.getGroupId(),
                     raft.selfId(),
-                    machine,
-                    wallClockMicros,
                     config.maxPendingWrites(),
                     config.requestTimeout(),
                     traffic),
@@ -389,8 +440,43 @@ public final class RaftConsensus implements Consensus {
   }
 
   @Override
+  public List<GroupRoute> reachedGroups() {
+    if (raft.leaseGroups().size() == 0) {
+      return List.of();
+    }
+    Map<Integer, List<String>> placed = metaMachine.core().namespacesByGroup();
+    List<GroupRoute> out = new ArrayList<>();
+    for (int k : raft.leaseGroups().all()) {
+      if (raft.leaseGroups().hosted(k).isPresent()) {
+        continue;
+      }
+      raft.leaseGroups()
+          .door(k)
+          .filter(RemoteGroup.class::isInstance)
+          .map(RemoteGroup.class::cast)
+          .ifPresent(
+              r ->
+                  out.add(
+                      new GroupRoute(
+                          k,
+                          Optional.ofNullable(r.leader()).map(RaftPeerId::toString),
+                          r.members().stream().map(RaftPeerId::toString).toList(),
+                          placed.getOrDefault(k, List.of()))));
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * Every lease group this node serves requests of, by number: those it hosts and, where lease
+   * groups sit on subsets of the nodes, every group of the cluster.
+   */
+  public List<Integer> reachedLeaseGroups() {
+    return raft.leaseGroups().all();
+  }
+
+  @Override
   public long placementVersion() {
-    return raft.leaseGroups().hostedNumbers().isEmpty() ? 0 : metaMachine.core().placementVersion();
+    return raft.leaseGroups().any() ? metaMachine.core().placementVersion() : 0;
   }
 
   @Override
@@ -523,7 +609,9 @@ public final class RaftConsensus implements Consensus {
   public CompletableFuture<List<Member>> addMember(
       String id, String peerAddress, String clientAddress) {
     List<Integer> hosted = raft.leaseGroups().hostedNumbers();
-    if (hosted.isEmpty()) {
+    if (hosted.isEmpty() || raft.leaseGroups().size() > 0) {
+      // Where lease groups sit on subsets of the nodes, a new node joins the meta group only, and
+      // serves the lease groups through their members.
       return RaftErrors.mapped(
           admin.addMember(id, peerAddress, clientAddress).thenApply(this::members));
     }
@@ -611,6 +699,24 @@ public final class RaftConsensus implements Consensus {
    */
   @Override
   public CompletableFuture<List<Member>> removeMember(String id) {
+    if (raft.leaseGroups().size() > 0) {
+      return RaftErrors.mapped(
+          leaseGroupsOf(id)
+              .thenCompose(
+                  of -> {
+                    if (!of.isEmpty()) {
+                      throw new InvalidArgumentException(
+                          "member.id",
+                          id
+                              + " is a member of lease groups "
+                              + of
+                              + ": a lease group's members cannot be changed yet where lease"
+                              + " groups sit on subsets of the nodes");
+                    }
+                    return admin.removeMember(id);
+                  })
+              .thenApply(this::members));
+    }
     return RaftErrors.mapped(
         admin
             .removeMember(id)
@@ -619,6 +725,30 @@ public final class RaftConsensus implements Consensus {
                     eachLeaseGroup(id, "removed", "from", a -> a.removeMember(id))
                         .thenApply(v -> members))
             .thenApply(this::members));
+  }
+
+  /** The lease groups {@code id} is a member of, as this node learns their configurations. */
+  private CompletableFuture<List<Integer>> leaseGroupsOf(String id) {
+    RaftPeerId member = RaftPeerId.valueOf(id);
+    List<CompletableFuture<Optional<Integer>>> each = new ArrayList<>();
+    for (int k : raft.leaseGroups().all()) {
+      Optional<LeaseGroup> hosted = raft.leaseGroups().hosted(k);
+      if (hosted.isPresent()) {
+        boolean in =
+            hosted.get().division().map(d -> d.getGroup().getPeer(member) != null).orElse(false);
+        each.add(CompletableFuture.completedFuture(in ? Optional.of(k) : Optional.empty()));
+        continue;
+      }
+      Optional<GroupDoor> door = raft.leaseGroups().door(k);
+      if (door.isPresent() && door.get() instanceof RemoteGroup r) {
+        each.add(
+            r.learnedMembers()
+                .thenApply(m -> m.contains(member) ? Optional.of(k) : Optional.empty()));
+      }
+    }
+    return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+        .thenApply(
+            v -> each.stream().map(CompletableFuture::join).flatMap(Optional::stream).toList());
   }
 
   /** The membership admin of lease group {@code number}, made on first use, if hosted here. */
@@ -671,8 +801,14 @@ public final class RaftConsensus implements Consensus {
 
   @Override
   public CompletableFuture<List<GroupSnapshot>> takeGroupSnapshots(Duration timeout) {
-    if (raft.leaseGroups().hostedNumbers().isEmpty()) {
+    if (raft.leaseGroups().hostedNumbers().isEmpty() && raft.leaseGroups().size() == 0) {
       return snapshotEveryGroup(timeout);
+    }
+    if (raft.leaseGroups().size() > 0) {
+      return CompletableFuture.failedFuture(
+          new InvalidArgumentException(
+              "backup",
+              "backups of lease groups that sit on subsets of the nodes are not built yet"));
     }
     // Groups are snapshotted one after another: a namespace moving meanwhile could be in both
     // snapshots or in neither. So no move may be under way when the backup starts, nor begin or
@@ -840,6 +976,14 @@ public final class RaftConsensus implements Consensus {
     globalSync.close();
     mover.close();
     raft.leaseGroups().closeGroups();
+    org.apache.ratis.client.RaftClient info = infoClient;
+    if (info != null) {
+      try {
+        info.close();
+      } catch (IOException e) {
+        LOG.warn("closing the group-info client: {}", e.toString());
+      }
+    }
     try {
       replicator.close();
     } catch (IOException e) {

@@ -67,16 +67,18 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The expiry ticker instead submits to this server only, so a node that lost leadership cannot
  * get its Expire proposals applied elsewhere.
+ *
+ * <p>A node reaches a group it does not host (lease groups on subsets of the nodes) through the
+ * same door: its {@link Seat} has no division here, so every write goes over the transport to the
+ * group's members, and a read is answered by a member that has applied the read's barrier.
  */
 public final class Replicator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Replicator.class);
 
   private final RaftClient client;
-  private final RaftServer server;
+  private final Seat seat;
   private final RaftGroupId groupId;
   private final RaftPeerId selfId;
-  private final LeaseStateMachine stateMachine;
-  private final LongSupplier wallClockMicros;
   private final ClientId tickerClientId = ClientId.randomId();
   private final AtomicLong tickerCallId = new AtomicLong();
   private final ClientId writeClientId = ClientId.randomId();
@@ -105,13 +107,123 @@ public final class Replicator implements AutoCloseable {
   private static final long NOT_READY_PAUSE_MILLIS = 10;
   private static final long CLOSED_STREAM_PAUSE_MILLIS = 2;
 
-  Replicator(
-      RaftClient client,
+  /**
+   * What the door needs of its group on this node: the division this node holds of it ({@link
+   * #member}), or none, for a group reached through its members ({@link RemoteGroup}).
+   */
+  interface Seat {
+    /** The group's leader as this node knows it, or null. */
+    RaftPeerId leader();
+
+    /** The group's members. */
+    List<RaftPeerId> members();
+
+    /** Whether this node's division leads the group; false where it holds none. */
+    boolean leadsHere();
+
+    /** The last index this node applied of the group: the largest where it holds no replica. */
+    long appliedIndex();
+
+    /** The group's log format as this node knows it. */
+    int logFormat();
+
+    /** Hands a request to this node's division; fails where it holds none. */
+    CompletableFuture<RaftClientReply> submitHere(RaftClientRequest request) throws IOException;
+
+    /** Answers {@code query} from a replica that has applied at least {@code minIndex}. */
+    CompletableFuture<ReadReply> query(ReadQuery query, long minIndex);
+
+    /** This node's state machine, asked directly (the leader's deadlines); null where none. */
+    LeaseStateMachine machine();
+
+    /** The group's leader answered (or a member named it): for seats that keep no division. */
+    default void heardLeader(RaftPeerId leader) {}
+  }
+
+  /** The seat of a group this node hosts: its division on {@code server}. */
+  static Seat member(
       RaftServer server,
       RaftGroupId groupId,
       RaftPeerId selfId,
       LeaseStateMachine stateMachine,
-      LongSupplier wallClockMicros,
+      LongSupplier wallClockMicros) {
+    return new Seat() {
+      @Override
+      public RaftPeerId leader() {
+        try {
+          return server.getDivision(groupId).getInfo().getLeaderId();
+        } catch (IOException e) {
+          return null;
+        }
+      }
+
+      @Override
+      public List<RaftPeerId> members() {
+        try {
+          return server.getDivision(groupId).getGroup().getPeers().stream()
+              .map(RaftPeer::getId)
+              .toList();
+        } catch (IOException e) {
+          return List.of();
+        }
+      }
+
+      @Override
+      public boolean leadsHere() {
+        try {
+          return server.getDivision(groupId).getInfo().isLeader();
+        } catch (IOException e) {
+          return false;
+        }
+      }
+
+      @Override
+      public long appliedIndex() {
+        return stateMachine.getLastAppliedTermIndex().getIndex();
+      }
+
+      @Override
+      public int logFormat() {
+        return stateMachine.core().logFormat();
+      }
+
+      /**
+       * Hands a request to this node's Raft division on the calling thread. {@code RaftServer}'s
+       * own entry point runs it on Ratis's client pool and blocks the caller until it has been
+       * appended: two thread hand-offs and a blocked thread per entry, and the caller is often the
+       * thread that completed the previous batch.
+       */
+      @Override
+      public CompletableFuture<RaftClientReply> submitHere(RaftClientRequest request)
+          throws IOException {
+        RaftServer.Division division = server.getDivision(groupId);
+        return division instanceof RaftClientAsynchronousProtocol direct
+            ? direct.submitClientRequestAsync(request)
+            : server.submitClientRequestAsync(request);
+      }
+
+      @Override
+      public CompletableFuture<ReadReply> query(ReadQuery query, long minIndex) {
+        try {
+          return CompletableFuture.completedFuture(
+              stateMachine.core().query(query, wallClockMicros.getAsLong()));
+        } catch (RuntimeException e) {
+          return CompletableFuture.failedFuture(e);
+        }
+      }
+
+      @Override
+      public LeaseStateMachine machine() {
+        return stateMachine;
+      }
+    };
+  }
+
+  Replicator(
+      RaftClient client,
+      Seat seat,
+      RaftGroupId groupId,
+      RaftPeerId selfId,
       int maxPendingWrites,
       Duration requestTimeout,
       PeerTraffic traffic) {
@@ -120,12 +232,10 @@ public final class Replicator implements AutoCloseable {
     this.pendingWrites = new Semaphore(maxPendingWrites);
     this.maxPendingWrites = maxPendingWrites;
     this.client = client;
-    this.server = server;
+    this.seat = seat;
     this.groupId = groupId;
     this.selfId = selfId;
-    this.stateMachine = stateMachine;
-    this.wallClockMicros = wallClockMicros;
-    this.batcher = new WriteBatcher(this::send, () -> stateMachine.core().logFormat(), 1);
+    this.batcher = new WriteBatcher(this::send, seat::logFormat, 1);
     this.barrier =
         new ReadBarrier(
             command -> send(command, () -> false),
@@ -152,15 +262,11 @@ public final class Replicator implements AutoCloseable {
   }
 
   private boolean isLeaderHere() {
-    try {
-      return server.getDivision(groupId).getInfo().isLeader();
-    } catch (IOException e) {
-      return false;
-    }
+    return seat.leadsHere();
   }
 
   private long appliedIndex() {
-    return stateMachine.getLastAppliedTermIndex().getIndex();
+    return seat.appliedIndex();
   }
 
   /** From the apply path: this node applied up to {@code index}. */
@@ -171,7 +277,7 @@ public final class Replicator implements AutoCloseable {
   /** Writes waiting for an answer now: for tests that must know no resend is left. */
   /** The log format in force in this node's applied state. */
   public int logFormat() {
-    return stateMachine.core().logFormat();
+    return seat.logFormat();
   }
 
   public int pendingWrites() {
@@ -284,7 +390,7 @@ public final class Replicator implements AutoCloseable {
     try {
       sent =
           target.equals(selfId)
-              ? submitHere(addressed)
+              ? seat.submitHere(addressed)
               : traffic.isCutOff(target.toString())
                   ? CompletableFuture.failedFuture(new PeerTraffic.CutOffException(target))
                   : client.getClientRpc().sendRequestAsyncUnordered(addressed);
@@ -295,6 +401,9 @@ public final class Replicator implements AutoCloseable {
         (reply, error) -> {
           Throwable failure =
               error != null ? unwrap(error) : reply.isSuccess() ? null : reply.getException();
+          if (failure == null) {
+            seat.heardLeader(target);
+          }
           if (failure == null
               || !(failure instanceof IOException)
               || failure instanceof StateMachineException) {
@@ -324,6 +433,7 @@ public final class Replicator implements AutoCloseable {
           RaftPeer suggested =
               failure instanceof NotLeaderException nle ? nle.getSuggestedLeader() : null;
           if (suggested != null && !suggested.getId().equals(target)) {
+            seat.heardLeader(suggested.getId());
             // A fresh hint is followed at once, but two nodes pointing at each other during an
             // election must not be bounced between without a pause.
             next = suggested.getId();
@@ -384,41 +494,25 @@ public final class Replicator implements AutoCloseable {
     held.wakeAll();
   }
 
-  /**
-   * Hands a request to this node's Raft division on the calling thread. {@code RaftServer}'s own
-   * entry point runs it on Ratis's client pool and blocks the caller until it has been appended:
-   * two thread hand-offs and a blocked thread per entry, and the caller is often the thread that
-   * completed the previous batch.
-   */
-  private CompletableFuture<RaftClientReply> submitHere(RaftClientRequest request)
-      throws IOException {
-    RaftServer.Division division = server.getDivision(groupId);
-    return division instanceof RaftClientAsynchronousProtocol direct
-        ? direct.submitClientRequestAsync(request)
-        : server.submitClientRequestAsync(request);
+  /** The leader this node knows of; else this node where it is a member, or the first member. */
+  private RaftPeerId leaderOrSelf() {
+    RaftPeerId leader = seat.leader();
+    if (leader != null) {
+      return leader;
+    }
+    List<RaftPeerId> members = seat.members();
+    return members.isEmpty() || members.contains(selfId) ? selfId : first(members);
   }
 
-  private RaftPeerId leaderOrSelf() {
-    try {
-      RaftPeerId leader = server.getDivision(groupId).getInfo().getLeaderId();
-      return leader != null ? leader : selfId;
-    } catch (IOException e) {
-      return selfId;
-    }
+  private static RaftPeerId first(List<RaftPeerId> members) {
+    return members.stream().min(Comparator.comparing(RaftPeerId::toString)).orElseThrow();
   }
 
   private RaftPeerId nextPeer(RaftPeerId after) {
-    try {
-      List<RaftPeerId> peers =
-          server.getDivision(groupId).getGroup().getPeers().stream()
-              .map(RaftPeer::getId)
-              .sorted(Comparator.comparing(RaftPeerId::toString))
-              .toList();
-      int i = peers.indexOf(after);
-      return peers.isEmpty() ? selfId : peers.get((i + 1) % peers.size());
-    } catch (IOException e) {
-      return selfId;
-    }
+    List<RaftPeerId> peers =
+        seat.members().stream().sorted(Comparator.comparing(RaftPeerId::toString)).toList();
+    int i = peers.indexOf(after);
+    return peers.isEmpty() ? selfId : peers.get((i + 1) % peers.size());
   }
 
   private RaftClientRequest writeRequest(
@@ -446,31 +540,22 @@ public final class Replicator implements AutoCloseable {
     RaftClientRequest request =
         writeRequest(tickerClientId, tickerCallId.incrementAndGet(), message(command), selfId);
     try {
-      return submitHere(request).thenApply(Replicator::logReply);
+      return seat.submitHere(request).thenApply(Replicator::logReply);
     } catch (IOException e) {
       return CompletableFuture.failedFuture(e);
     }
   }
 
   /**
-   * A read on this node. A linearizable read is answered from this node's state once it has applied
-   * a barrier entry proposed after the read arrived ({@link ReadBarrier}); a stale read at once
-   * from what this node has applied, with the revision it reflects.
+   * A read of the group. A linearizable read is answered from a replica that has applied a barrier
+   * entry proposed after the read arrived ({@link ReadBarrier}): this node's, where it hosts the
+   * group. A stale read at once from what that replica has applied, with the revision it reflects.
    */
   public CompletableFuture<ReadReply> read(ReadQuery query, boolean stale) {
     if (stale) {
-      return queryHere(query);
+      return seat.query(query, 0);
     }
-    return barrier.await().thenCompose(index -> queryHere(query));
-  }
-
-  private CompletableFuture<ReadReply> queryHere(ReadQuery query) {
-    try {
-      return CompletableFuture.completedFuture(
-          stateMachine.core().query(query, wallClockMicros.getAsLong()));
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
+    return barrier.await().thenCompose(index -> seat.query(query, index));
   }
 
   /**
@@ -511,8 +596,8 @@ public final class Replicator implements AutoCloseable {
   public CompletableFuture<DeadlineReply> deadlinesOf(RaftPeerId leader, DeadlineQuery query) {
     Message ask = message(ReadQuery.newBuilder().setDeadlines(query).build());
     CompletableFuture<ByteBuffer> answer;
-    if (leader.equals(selfId)) {
-      answer = stateMachine.query(ask).thenApply(m -> m.getContent().asReadOnlyByteBuffer());
+    if (leader.equals(selfId) && seat.machine() != null) {
+      answer = seat.machine().query(ask).thenApply(m -> m.getContent().asReadOnlyByteBuffer());
     } else if (traffic.isCutOff(leader.toString())) {
       return CompletableFuture.failedFuture(new PeerTraffic.CutOffException(leader));
     } else if (deadlineAsks.tryAcquire()) {
@@ -538,7 +623,7 @@ public final class Replicator implements AutoCloseable {
 
   private final Semaphore deadlineAsks = new Semaphore(MAX_DEADLINE_ASKS);
 
-  private static Message message(MessageLite m) {
+  static Message message(MessageLite m) {
     return Message.valueOf(UnsafeByteOperations.unsafeWrap(m.toByteArray()));
   }
 
@@ -550,7 +635,7 @@ public final class Replicator implements AutoCloseable {
     }
   }
 
-  private static ByteBuffer content(RaftClientReply reply) {
+  static ByteBuffer content(RaftClientReply reply) {
     if (!reply.isSuccess()) {
       throw new CompletionException(reply.getException());
     }

@@ -56,6 +56,9 @@ final class SessionParts {
   private final Supplier<CompletableFuture<?>> metaCaughtUp;
   private final LeaseGroups groups;
 
+  /** The parts this node made in groups it does not host, most recent first. */
+  private final PartsMade partsMade = new PartsMade();
+
   /** The groups a sweep has an ending in flight in: one at a time each. */
   private final Set<Integer> sweeping = ConcurrentHashMap.newKeySet();
 
@@ -86,7 +89,7 @@ final class SessionParts {
    * none. A session the meta group no longer holds gets no part, and any part of it left in the
    * group is ended first, so the group refuses the attachment as the meta group would.
    */
-  CompletableFuture<Void> prepare(LeaseGroup group, LogCommand command, long session) {
+  CompletableFuture<Void> prepare(GroupDoor group, LogCommand command, long session) {
     CompletableFuture<Boolean> ended;
     if (command.getCommandCase() == LogCommand.CommandCase.TRANSFER) {
       // The caller is the lease's holder, not the session's: nothing to renew on its behalf.
@@ -136,6 +139,9 @@ final class SessionParts {
                         .thenCompose(raised -> group.propose(create))
                         .thenApply(
                             reply -> {
+                              if (reply.hasSessionParts() && group.localCore().isEmpty()) {
+                                partsMade.add(group.number(), session);
+                              }
                               if (!reply.hasSessionParts()) {
                                 throw new java.util.concurrent.CompletionException(
                                     new ConsensusUnavailableException(
@@ -160,7 +166,7 @@ final class SessionParts {
    * sessions in any case, and the next keep-alive counts them.
    */
   CompletableFuture<LogReply> afterKeepAlive(LogReply reply) {
-    if (!reply.hasKeepAlive() || groups.hostedNumbers().isEmpty()) {
+    if (!reply.hasKeepAlive() || !groups.any()) {
       return CompletableFuture.completedFuture(reply);
     }
     List<Long> renewed =
@@ -172,12 +178,17 @@ final class SessionParts {
       return CompletableFuture.completedFuture(reply);
     }
     List<CompletableFuture<KeepAliveResponse>> parts = new ArrayList<>();
-    for (int number : groups.hostedNumbers()) {
-      Optional<LeaseGroup> g = groups.hosted(number);
+    for (int number : groups.all()) {
+      Optional<GroupDoor> g = groups.door(number);
       if (g.isEmpty()) {
         continue;
       }
-      List<Long> here = renewed.stream().filter(id -> hasPart(g.get(), id)).toList();
+      // A group this node does not host may hold parts other nodes made: it is sent every
+      // renewed session, and answers for those it holds a part of.
+      List<Long> here =
+          g.get().localCore().isEmpty()
+              ? renewed
+              : renewed.stream().filter(id -> hasPart(g.get(), id)).toList();
       if (here.isEmpty()) {
         continue;
       }
@@ -235,13 +246,13 @@ final class SessionParts {
   CompletableFuture<LogReply> afterClose(long session, LogReply reply) {
     if (!reply.hasCloseSession()
         || reply.getCloseSession().getOutcome() != Outcome.CLOSED
-        || groups.hostedNumbers().isEmpty()) {
+        || !groups.any()) {
       return CompletableFuture.completedFuture(reply);
     }
     List<CompletableFuture<Long>> ended = new ArrayList<>();
-    for (int number : groups.hostedNumbers()) {
+    for (int number : groups.all()) {
       groups
-          .hosted(number)
+          .door(number)
           .ifPresent(
               g ->
                   ended.add(
@@ -309,16 +320,52 @@ final class SessionParts {
     }
   }
 
-  private static boolean hasPart(LeaseGroup group, long session) {
-    return group.machine().core().storedSession(session).map(StoredSession::getPart).orElse(false);
+  /**
+   * Whether {@code group} holds a part of {@code session}: as this node's replica shows it, or, for
+   * a group it does not host, as far as this node made the part (sessions never come back, so a
+   * part once made lasts as long as its session).
+   */
+  private boolean hasPart(GroupDoor group, long session) {
+    return group
+        .localCore()
+        .map(core -> core.storedSession(session).map(StoredSession::getPart).orElse(false))
+        .orElseGet(() -> partsMade.contains(group.number(), session));
   }
 
-  private CompletableFuture<LogReply> end(LeaseGroup group, List<Long> sessions, boolean closed) {
+  private CompletableFuture<LogReply> end(GroupDoor group, List<Long> sessions, boolean closed) {
     LogCommand end =
         LogCommand.newBuilder()
             .setEndSessionParts(
                 EndSessionParts.newBuilder().addAllSessions(sessions).setClosed(closed))
             .build();
     return group.raiseFormat(meta.get().logFormat()).thenCompose(raised -> group.propose(end));
+  }
+
+  /**
+   * Parts this node made in groups it reaches through their members, so that the next attachment of
+   * the same session there sends no second CreateSessionPart. Bounded: a part forgotten is made
+   * again, which changes nothing in the group.
+   */
+  private static final class PartsMade {
+    private static final int MAX = 10_000;
+
+    private record Part(int group, long session) {}
+
+    private final Map<Part, Boolean> made =
+        java.util.Collections.synchronizedMap(
+            new java.util.LinkedHashMap<>(16, 0.75f, true) {
+              @Override
+              protected boolean removeEldestEntry(Map.Entry<Part, Boolean> eldest) {
+                return size() > MAX;
+              }
+            });
+
+    void add(int group, long session) {
+      made.put(new Part(group, session), Boolean.TRUE);
+    }
+
+    boolean contains(int group, long session) {
+      return made.containsKey(new Part(group, session));
+    }
   }
 }

@@ -43,6 +43,14 @@ public final class GroupWatches implements WatchService {
 
     /** The lease groups this node hosts, by number. */
     List<Integer> hostedGroups();
+
+    /**
+     * Every lease group this node serves requests of, by number: those it hosts and, where lease
+     * groups sit on subsets of the nodes, those it reaches through their members.
+     */
+    default List<Integer> reachedGroups() {
+      return hostedGroups();
+    }
   }
 
   private final WatchHub meta;
@@ -156,6 +164,10 @@ public final class GroupWatches implements WatchService {
                 return;
               }
               String namespace = ns.get();
+              if (group != 0 && !placements.hostedGroups().contains(group)) {
+                deferred.fail(notHosted(List.of(group), "namespace " + namespace + " lives in"));
+                return;
+              }
               try {
                 checkStart(group, namespace, request);
               } catch (StatusRuntimeException refused) {
@@ -294,6 +306,14 @@ public final class GroupWatches implements WatchService {
               .asRuntimeException());
       return;
     }
+    List<Integer> missing =
+        placements.reachedGroups().stream()
+            .filter(g -> !placements.hostedGroups().contains(g))
+            .toList();
+    if (!missing.isEmpty()) {
+      out.onError(notHosted(missing, "a watch across namespaces follows every lease group, and"));
+      return;
+    }
     Map<Integer, WatchHub> all = new TreeMap<>();
     all.put(0, meta);
     for (int g : placements.hostedGroups()) {
@@ -310,6 +330,22 @@ public final class GroupWatches implements WatchService {
               : Math.max(1, token.getOrDefault(g, 0L) + 1));
     }
     MergedWatch.start(request, all, from, out);
+  }
+
+  /**
+   * A watch this node cannot serve: lease groups sit on subsets of the nodes, and it is not a
+   * member of {@code groups}. UNAVAILABLE, so that a client tries another node; the SDK's watches
+   * do.
+   */
+  private static StatusRuntimeException notHosted(List<Integer> groups, String why) {
+    return Status.UNAVAILABLE
+        .withDescription(
+            why
+                + " lease "
+                + (groups.size() == 1 ? "group " + groups.get(0) : "groups " + groups)
+                + ", which this node is not a member of: watch through a member (leasehold"
+                + " cluster groups lists each group's members)")
+        .asRuntimeException();
   }
 
   private static StatusRuntimeException invalid(String rule) {

@@ -640,8 +640,43 @@ public final class LeaseCore {
 
   // ---- reads ----
 
-  /** Answers a read from one consistent view; {@code nowMicros} only fills {@code remaining}. */
+  /**
+   * Answers a read from one consistent view; {@code nowMicros} only fills {@code remaining}. With
+   * {@code check_served}, the answer names which of those namespaces (and, with {@code
+   * check_listed}, of the listed leases' namespaces) this group served from the answer's revision
+   * until now ({@link #servesReads}).
+   */
   public ReadReply query(ReadQuery query, long nowMicros) {
+    ReadReply reply = answer(query, nowMicros);
+    if (query.getCheckServedCount() == 0 && !query.getCheckListed()) {
+      return reply;
+    }
+    java.util.Set<String> asked = new java.util.TreeSet<>(query.getCheckServedList());
+    if (query.getCheckListed() && reply.hasList()) {
+      reply.getList().getLeasesList().forEach(l -> asked.add(namespaceOf(l.getName())));
+    }
+    long revision = revisionOf(reply);
+    ReadReply.Builder checked = reply.toBuilder();
+    for (String ns : asked) {
+      if (servesReads(ns, revision)) {
+        checked.addServed(ns);
+      }
+    }
+    return checked.build();
+  }
+
+  /** The revision a read's answer reflects; the largest for an answer that carries none. */
+  private static long revisionOf(ReadReply reply) {
+    return switch (reply.getReplyCase()) {
+      case GET -> reply.getGet().getRevision();
+      case LIST -> reply.getList().getRevision();
+      case HISTORY -> reply.getHistory().getRevision();
+      case SERVICE -> reply.getService().getList().getRevision();
+      default -> Long.MAX_VALUE;
+    };
+  }
+
+  private ReadReply answer(ReadQuery query, long nowMicros) {
     return switch (query.getQueryCase()) {
       case GET -> ReadReply.newBuilder().setGet(get(query.getGet(), nowMicros)).build();
       case LIST -> ReadReply.newBuilder().setList(list(query.getList(), nowMicros)).build();
