@@ -151,7 +151,7 @@ public final class LeaseholdNode implements AutoCloseable {
               }
             });
     // Proposes through the consensus made a few lines below, once calls arrive.
-    this.acquireWaits = new AcquireWaits(this::propose);
+    this.acquireWaits = new AcquireWaits(this::propose, name -> consensus().appliesEntriesOf(name));
     this.metrics =
         new NodeMetrics(
             new NodeMetricsSource(

@@ -1491,19 +1491,7 @@ class LeaseGroupsTest {
    * group electing a leader on a busy machine), within {@link #WAIT}.
    */
   private AcquireResponse acquireRetrying(String node, AcquireRequest request) {
-    return TestCluster.eventually(
-        "an answer to " + request.getName(),
-        WAIT,
-        () -> {
-          try {
-            return Optional.of(cluster.leases(node).acquire(request));
-          } catch (StatusRuntimeException e) {
-            if (e.getStatus().getCode() == Status.Code.UNAVAILABLE) {
-              return Optional.empty();
-            }
-            throw e;
-          }
-        });
+    return cluster.acquireRetrying(node, request, WAIT);
   }
 
   private io.leasehold.proto.v1.MoveNamespaceResponse moveNamespace(

@@ -53,46 +53,28 @@ class NodeConfigTest {
 
   @Test
   void aLeaseGroupSizeIsAnOddNumberOfThePeersAndNeedsLeaseGroups() {
-    String five =
-        "n1=127.0.0.1:7401:7400,n2=127.0.0.1:7411:7410,n3=127.0.0.1:7421:7420,"
-            + "n4=127.0.0.1:7431:7430,n5=127.0.0.1:7441:7440";
+    java.util.function.IntFunction<NodeConfig.Builder> ofFive =
+        size ->
+            NodeConfig.builder()
+                .id("n1")
+                .dataDir(Path.of("d"))
+                .peers(
+                    "n1=127.0.0.1:7401:7400,n2=127.0.0.1:7411:7410,n3=127.0.0.1:7421:7420,"
+                        + "n4=127.0.0.1:7431:7430,n5=127.0.0.1:7441:7440")
+                .leaseGroupSize(size);
     assertEquals(
         0, NodeConfig.standalone().dataDir(Path.of("d")).build().leaseGroupSize(), "every peer");
-    assertEquals(
-        3,
-        NodeConfig.builder()
-            .id("n1")
-            .dataDir(Path.of("d"))
-            .peers(five)
-            .leaseGroups(2)
-            .leaseGroupSize(3)
-            .build()
-            .leaseGroupSize());
+    assertEquals(3, ofFive.apply(3).leaseGroups(2).build().leaseGroupSize());
     for (int size : new int[] {1, 2, 4, 7}) {
       assertEquals(
           "lease-group-size: must be 0 (every peer) or an odd number from 3 up to the number of"
               + " peers (5), got "
               + size,
-          error(
-              () ->
-                  NodeConfig.builder()
-                      .id("n1")
-                      .dataDir(Path.of("d"))
-                      .peers(five)
-                      .leaseGroups(2)
-                      .leaseGroupSize(size)
-                      .build()));
+          error(() -> ofFive.apply(size).leaseGroups(2).build()));
     }
     assertEquals(
         "lease-group-size: needs --lease-groups above 1, got --lease-groups 1",
-        error(
-            () ->
-                NodeConfig.builder()
-                    .id("n1")
-                    .dataDir(Path.of("d"))
-                    .peers(five)
-                    .leaseGroupSize(3)
-                    .build()));
+        error(() -> ofFive.apply(3).build()));
     // A joining node names only itself: the size is the cluster's.
     assertEquals(
         3,

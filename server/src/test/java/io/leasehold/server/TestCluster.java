@@ -410,6 +410,27 @@ public final class TestCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * An Acquire through {@code node}, sent again while the cluster answers UNAVAILABLE (a lease
+   * group electing a leader on a busy machine), within {@code timeout}.
+   */
+  public io.leasehold.proto.v1.AcquireResponse acquireRetrying(
+      String node, io.leasehold.proto.v1.AcquireRequest request, Duration timeout) {
+    return eventually(
+        "an answer to " + request.getName() + " through " + node,
+        timeout,
+        () -> {
+          try {
+            return Optional.of(leases(node).acquire(request));
+          } catch (io.grpc.StatusRuntimeException e) {
+            if (e.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE) {
+              return Optional.empty();
+            }
+            throw e;
+          }
+        });
+  }
+
   public static <T> T eventually(String what, Duration timeout, Supplier<Optional<T>> attempt) {
     Object[] box = new Object[1];
     await(

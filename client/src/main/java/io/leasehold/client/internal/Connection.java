@@ -6,11 +6,13 @@ import io.grpc.Status;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import io.leasehold.proto.v1.ClusterGrpc;
+import io.leasehold.proto.v1.GroupMember;
 import io.leasehold.proto.v1.GroupRoute;
 import io.leasehold.proto.v1.GroupStatus;
 import io.leasehold.proto.v1.Member;
 import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.StatusResponse;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -83,6 +85,20 @@ public final class Connection implements AutoCloseable {
   /** Where reads and watches go. */
   public Endpoint forReads() {
     return endpoints.get(Math.floorMod(home.get(), endpoints.size()));
+  }
+
+  /**
+   * Where a watch of {@code namespace} goes: where lease groups sit on subsets of the nodes, a node
+   * that hosts the namespace's group (this client's home node if it is one), since the others end
+   * such a watch; otherwise (null, no subsets, placed nowhere yet) as {@link #forReads()}.
+   */
+  public Endpoint forWatch(String namespace) {
+    Endpoint home = forReads();
+    List<Endpoint> hosts = namespace == null ? null : routes.hostsByNamespace.get(namespace);
+    if (hosts == null || hosts.isEmpty() || hosts.contains(home)) {
+      return home;
+    }
+    return hosts.get(Math.floorMod(this.home.get(), hosts.size()));
   }
 
   /** Where writes go. */
@@ -314,9 +330,20 @@ public final class Connection implements AutoCloseable {
       addresses.put(m.getId(), m.getClientAddress());
     }
     Map<String, Endpoint> byNamespace = new HashMap<>();
+    // Only where groups sit on subsets of the nodes (the answering node reaches some through their
+    // members): which nodes host each namespace's group, for watches.
+    boolean subsets = status.getReachedGroupsCount() > 0;
+    Map<String, List<Endpoint>> hostsByNamespace = new HashMap<>();
     boolean leaseGroups = false;
     for (GroupStatus g : status.getGroupsList()) {
       leaseGroups |= g.getNumber() > 0;
+      if (subsets && g.getNumber() > 0) {
+        hosts(
+            g.getMembersList().stream().map(GroupMember::getId).toList(),
+            addresses,
+            g.getNamespacesList(),
+            hostsByNamespace);
+      }
       String address = addresses.get(g.getLeaderId());
       if (g.getNumber() == 0 || address == null || address.isEmpty()) {
         continue; // the meta group's writes go to the leader; a group without one, anywhere
@@ -329,6 +356,7 @@ public final class Connection implements AutoCloseable {
     // Groups on subsets of the nodes: those the answering node serves through their members.
     for (GroupRoute g : status.getReachedGroupsList()) {
       leaseGroups = true;
+      hosts(g.getMemberIdsList(), addresses, g.getNamespacesList(), hostsByNamespace);
       String address = addresses.get(g.getLeaderId());
       if (address == null || address.isEmpty()) {
         continue;
@@ -340,7 +368,33 @@ public final class Connection implements AutoCloseable {
     }
     routes =
         new Routes(
-            leaseGroups, Map.copyOf(byNamespace), System.nanoTime(), status.getPlacementVersion());
+            leaseGroups,
+            Map.copyOf(byNamespace),
+            Map.copyOf(hostsByNamespace),
+            System.nanoTime(),
+            status.getPlacementVersion());
+  }
+
+  /** Puts the endpoints of {@code members} as the hosts of each of {@code namespaces}. */
+  private void hosts(
+      List<String> members,
+      Map<String, String> addresses,
+      List<String> namespaces,
+      Map<String, List<Endpoint>> into) {
+    List<Endpoint> endpoints = new ArrayList<>();
+    for (String id : members) {
+      String address = addresses.get(id);
+      Endpoint e =
+          address == null || address.isEmpty()
+              ? null
+              : endpoint(address, settings.discoverMembers());
+      if (e != null) {
+        endpoints.add(e);
+      }
+    }
+    if (!endpoints.isEmpty()) {
+      namespaces.forEach(ns -> into.put(ns, List.copyOf(endpoints)));
+    }
   }
 
   /**
@@ -348,8 +402,12 @@ public final class Connection implements AutoCloseable {
    * placement table of {@code version}.
    */
   private record Routes(
-      boolean leaseGroups, Map<String, Endpoint> byNamespace, long learnedNanos, long version) {
-    static final Routes NONE = new Routes(false, Map.of(), System.nanoTime(), 0);
+      boolean leaseGroups,
+      Map<String, Endpoint> byNamespace,
+      Map<String, List<Endpoint>> hostsByNamespace,
+      long learnedNanos,
+      long version) {
+    static final Routes NONE = new Routes(false, Map.of(), Map.of(), System.nanoTime(), 0);
 
     /**
      * Without the namespaces whose leader is {@code failed}: theirs go to the leader until asked.
@@ -357,7 +415,7 @@ public final class Connection implements AutoCloseable {
     Routes without(Endpoint failed) {
       Map<String, Endpoint> kept = new HashMap<>(byNamespace);
       kept.values().removeIf(e -> e == failed);
-      return new Routes(leaseGroups, Map.copyOf(kept), learnedNanos, version);
+      return new Routes(leaseGroups, Map.copyOf(kept), hostsByNamespace, learnedNanos, version);
     }
   }
 

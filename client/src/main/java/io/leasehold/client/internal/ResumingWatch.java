@@ -215,7 +215,7 @@ public final class ResumingWatch implements Watch {
       if (closed) {
         return;
       }
-      endpoint = core.connection().forReads();
+      endpoint = core.connection().forWatch(Routing.of(options.prefix()));
       try {
         c = endpoint.channel().newCall(LeasesGrpc.getWatchMethod(), CallOptions.DEFAULT);
       } catch (RuntimeException shutDown) {

@@ -29,7 +29,24 @@ import java.util.stream.Collectors;
  */
 public final class MembershipNemesis implements Nemesis {
   private static final Duration CHANGE_WITHIN = Duration.ofSeconds(60);
+  private final Optional<String> unsupported;
   private Integer removed;
+
+  public MembershipNemesis() {
+    this(Optional.empty());
+  }
+
+  /**
+   * @param unsupported why this cluster cannot take a member out and back, if it cannot
+   */
+  public MembershipNemesis(Optional<String> unsupported) {
+    this.unsupported = unsupported;
+  }
+
+  @Override
+  public Optional<String> unsupportedReason() {
+    return unsupported;
+  }
 
   /** The member a RemoveMember was attempted on whose outcome is unknown. */
   private Integer attempted;

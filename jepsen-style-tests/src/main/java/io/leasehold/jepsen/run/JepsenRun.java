@@ -226,6 +226,14 @@ public final class JepsenRun {
 
   /** Every nemesis, as this cluster supports it: fault durations are chosen by the schedule. */
   public static List<Nemesis> nemeses(Cluster cluster) {
+    return nemeses(cluster, 0);
+  }
+
+  /**
+   * As {@link #nemeses(Cluster)}, on nodes whose lease groups sit on {@code leaseGroupSize} of them
+   * (0: on every node).
+   */
+  static List<Nemesis> nemeses(Cluster cluster, int leaseGroupSize) {
     var noPartition = cluster.network().partitionUnsupportedReason();
     var noClock =
         cluster.faketime().isPresent()
@@ -242,7 +250,12 @@ public final class JepsenRun {
         new ClockNemesis(noClock),
         new LeaderChurnNemesis(java.time.Duration.ofSeconds(3)),
         new ClientDelayNemesis(2500),
-        new MembershipNemesis(),
+        new MembershipNemesis(
+            leaseGroupSize > 0
+                ? Optional.of(
+                    "every node is a member of a lease group, and a lease group's members cannot"
+                        + " be changed yet where lease groups sit on subsets of the nodes")
+                : Optional.empty()),
         new PeerDelayNemesis());
   }
 
@@ -295,7 +308,7 @@ public final class JepsenRun {
             .append("- seed: ")
             .append(config.seed())
             .append('\n');
-        nemeses = nemeses(cluster);
+        nemeses = nemeses(cluster, config.leaseGroupSize());
         Schedule schedule = config.schedule().apply(nemeses);
         scheduled = schedule.steps().stream().map(Schedule.Step::nemesis).distinct().toList();
         drive(config, cluster, nemeses, schedule, rec, timeline, clientFaults, setup);

@@ -63,6 +63,16 @@ public final class AcquireWaits implements AutoCloseable {
    */
   private static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
 
+  /**
+   * How long a head waits before it asks again where this node does not apply the name's entries
+   * (lease groups on subsets of the nodes, a group this node is not a member of): no end reaches it
+   * as an event, so it asks at this pace instead.
+   */
+  static final long UNHEARD_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+  /** Whether this node applies a name's entries, and so hears its lease end. */
+  private final java.util.function.Predicate<String> heardHere;
+
   private final Function<LogCommand, CompletableFuture<LogReply>> propose;
   private final ScheduledExecutorService executor;
   private final long recheckNanos;
@@ -79,7 +89,17 @@ public final class AcquireWaits implements AutoCloseable {
   private boolean closed;
 
   public AcquireWaits(Function<LogCommand, CompletableFuture<LogReply>> propose) {
-    this(propose, newExecutor(), RECHECK_NANOS);
+    this(propose, name -> true);
+  }
+
+  /**
+   * @param heardHere whether this node applies a name's entries: where it does not, a waiting head
+   *     asks again every {@link #UNHEARD_RECHECK_NANOS} rather than on the end of the lease
+   */
+  public AcquireWaits(
+      Function<LogCommand, CompletableFuture<LogReply>> propose,
+      java.util.function.Predicate<String> heardHere) {
+    this(propose, newExecutor(), RECHECK_NANOS, heardHere);
   }
 
   /**
@@ -90,9 +110,18 @@ public final class AcquireWaits implements AutoCloseable {
       Function<LogCommand, CompletableFuture<LogReply>> propose,
       ScheduledExecutorService executor,
       long recheckNanos) {
+    this(propose, executor, recheckNanos, name -> true);
+  }
+
+  AcquireWaits(
+      Function<LogCommand, CompletableFuture<LogReply>> propose,
+      ScheduledExecutorService executor,
+      long recheckNanos,
+      java.util.function.Predicate<String> heardHere) {
     this.propose = propose;
     this.executor = executor;
     this.recheckNanos = recheckNanos;
+    this.heardHere = heardHere;
     this.idPrefix = "~w" + Long.toString(new SecureRandom().nextLong() & Long.MAX_VALUE, 36) + ".";
   }
 
@@ -326,7 +355,11 @@ public final class AcquireWaits implements AutoCloseable {
         q.heldToken = Math.max(q.heldToken, r.getConflict().getToken());
         // An end this node never applies as an event (it caught up by a snapshot) must not
         // stall the queue: the head asks again after a while in any case.
-        q.recheck = executor.schedule(() -> recheck(name), recheckNanos, TimeUnit.NANOSECONDS);
+        q.recheck =
+            executor.schedule(
+                () -> recheck(name),
+                heardHere.test(name) ? recheckNanos : Math.min(recheckNanos, UNHEARD_RECHECK_NANOS),
+                TimeUnit.NANOSECONDS);
       }
     }
     pump(name);

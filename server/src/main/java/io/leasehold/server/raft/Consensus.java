@@ -81,6 +81,14 @@ public interface Consensus {
   }
 
   /**
+   * Whether this node applies the entries that change {@code name} (and so hears its events): it
+   * hosts the group the name lives in.
+   */
+  default boolean appliesEntriesOf(String name) {
+    return true;
+  }
+
+  /**
    * The lease groups this node serves through their members (lease groups on subsets of the nodes),
    * by number, as it last learned them; empty when it hosts every group it serves.
    */

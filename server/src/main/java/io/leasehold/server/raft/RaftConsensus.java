@@ -467,6 +467,24 @@ public final class RaftConsensus implements Consensus {
   }
 
   /**
+   * Whether this node applies the entries that change {@code name}: it hosts the group its
+   * namespace lives in (always, unless lease groups sit on subsets of the nodes).
+   */
+  @Override
+  public boolean appliesEntriesOf(String name) {
+    if (raft.leaseGroups().size() == 0) {
+      return true;
+    }
+    int group =
+        metaMachine
+            .core()
+            .placement(LeaseCore.namespaceOf(name))
+            .map(io.leasehold.proto.v1.PlacementResponse::getGroup)
+            .orElse(0);
+    return group == 0 || raft.leaseGroups().hosted(group).isPresent();
+  }
+
+  /**
    * Every lease group this node serves requests of, by number: those it hosts and, where lease
    * groups sit on subsets of the nodes, every group of the cluster.
    */

@@ -98,6 +98,10 @@ public final class RaftErrors {
         || t instanceof RaftRetryFailureException
         || t instanceof ReadIndexException
         || t instanceof ReadException
+        // A replica behind the read's minimum index, or a node that does not host the group: a
+        // group reached through its members asks again elsewhere until its deadline.
+        || t instanceof org.apache.ratis.protocol.exceptions.StaleReadException
+        || t instanceof org.apache.ratis.protocol.exceptions.GroupMismatchException
         || t instanceof ResourceUnavailableException
         || t instanceof AlreadyClosedException
         || t instanceof TimeoutException

@@ -148,33 +148,30 @@ public final class Replicator implements AutoCloseable {
       LeaseStateMachine stateMachine,
       LongSupplier wallClockMicros) {
     return new Seat() {
+      /** The division, or empty once it is gone (closing). */
+      private java.util.Optional<RaftServer.Division> division() {
+        try {
+          return java.util.Optional.of(server.getDivision(groupId));
+        } catch (IOException e) {
+          return java.util.Optional.empty();
+        }
+      }
+
       @Override
       public RaftPeerId leader() {
-        try {
-          return server.getDivision(groupId).getInfo().getLeaderId();
-        } catch (IOException e) {
-          return null;
-        }
+        return division().map(d -> d.getInfo().getLeaderId()).orElse(null);
       }
 
       @Override
       public List<RaftPeerId> members() {
-        try {
-          return server.getDivision(groupId).getGroup().getPeers().stream()
-              .map(RaftPeer::getId)
-              .toList();
-        } catch (IOException e) {
-          return List.of();
-        }
+        return division()
+            .map(d -> d.getGroup().getPeers().stream().map(RaftPeer::getId).toList())
+            .orElse(List.of());
       }
 
       @Override
       public boolean leadsHere() {
-        try {
-          return server.getDivision(groupId).getInfo().isLeader();
-        } catch (IOException e) {
-          return false;
-        }
+        return division().map(d -> d.getInfo().isLeader()).orElse(false);
       }
 
       @Override

@@ -235,6 +235,34 @@ class AcquireWaitsQueueTest {
   }
 
   @Test
+  void aHeadOnANodeThatDoesNotApplyTheNamesEntriesAsksAgainSoon() throws Exception {
+    // Lease groups on subsets of the nodes: no end of the lease reaches this node as an event, so
+    // the head asks at its own pace, not after the long recheck.
+    AcquireWaits unheard =
+        new AcquireWaits(this::propose, thread, TimeUnit.HOURS.toNanos(1), name -> false);
+    Caller a = new Caller();
+    unheard.submit(
+        LogCommand.newBuilder()
+            .setAcquire(AcquireRequest.newBuilder().setName(NAME).setHolder("a"))
+            .build(),
+        TimeUnit.SECONDS.toNanos(60),
+        a,
+        a);
+    drain();
+    reply(nextProposal(), conflict(70, 800));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    Proposal again = null;
+    while (again == null && System.nanoTime() < deadline) {
+      thread.schedule(() -> {}, 20, TimeUnit.MILLISECONDS).get(10, TimeUnit.SECONDS);
+      again = nextProposal();
+    }
+    assertNotNull(again, "the head asked again without an end, well before an hour");
+    reply(again, granted(80, 900, "a"));
+    assertEquals(Outcome.GRANTED, a.outcome());
+    unheard.close();
+  }
+
+  @Test
   void aGrantToACallThatWentAwayIsLeftToItsHolder() throws Exception {
     // The caller's attempt is out when its call goes away (a deadline, a dropped connection)...
     Caller a = submit("a");

@@ -54,7 +54,9 @@ class RaftErrorsTest {
                 null, 3, org.apache.ratis.retry.RetryPolicies.noRetry(), null),
             new ReadIndexException("no majority"),
             new ResourceUnavailableException("full"),
-            new AlreadyClosedException("closed"))) {
+            new AlreadyClosedException("closed"),
+            new org.apache.ratis.protocol.exceptions.StaleReadException("behind index 7"),
+            new org.apache.ratis.protocol.exceptions.GroupMismatchException("not hosted"))) {
       assertInstanceOf(
           ConsensusUnavailableException.class, RaftErrors.map(unavailable), unavailable.toString());
     }
