@@ -21,8 +21,8 @@
 #   --out DIR     each run's report and the table (default ./subset-writes-results)
 #
 # Prints a row a run: cycles (acquire + release) a second, acquire p50 and p99, the nodes' CPU
-# (cores) summed, the CPU a cycle costs them together, and each node's CPU and the groups it
-# leads. Ports 27000-27399.
+# (cores) summed, the CPU a cycle costs them together, each node's CPU and the groups it leads,
+# and the namespaces each group holds. Ports 27000-27399.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -53,6 +53,10 @@ while [ $# -gt 0 ]; do
 done
 mkdir -p "$out"
 "$root/leasehold" --version > /dev/null
+# The nodes' and the CLI's class-data caches, made now as local-cluster.sh makes them before its
+# nodes start: otherwise one node of the first run trains it while the others serve.
+"$root/deploy/jvm.sh" cache > /dev/null
+"$root/deploy/jvm.sh" cli-cache > /dev/null
 
 pids=()
 stop_nodes() {
@@ -63,7 +67,7 @@ stop_nodes() {
 trap stop_nodes EXIT
 
 table="$out/runs.tsv"
-[ -f "$table" ] || printf 'round\tgroup size\tcycles/s\tacquire p50 ms\tacquire p99 ms\tsum cores\tCPU ms a cycle\tcores by node\tgroups led by node\n' > "$table"
+[ -f "$table" ] || printf 'round\tgroup size\tcycles/s\tacquire p50 ms\tacquire p99 ms\tsum cores\tCPU ms a cycle\tcores by node\tgroups led by node\tnamespaces by group\n' > "$table"
 n=0
 for r in $(seq 1 "$rounds"); do
   for k in 0 1; do
@@ -88,12 +92,13 @@ for r in $(seq 1 "$rounds"); do
         --data-dir "$dir/n$i" "${opts[@]}" > "$dir/n$i.log" 2>&1 &
       pids+=($!)
     done
-    # Every group led (the meta group and each lease group), so the first writes place their
+    # Every group led (the meta group and each lease group) and holding the global state, which it
+    # takes once the meta group applies log format 6: from then on the first writes place their
     # namespaces on lease groups.
     led=no
     for _ in $(seq 1 240); do
       if LEASEHOLD_BUILD=never "$root/leasehold" --endpoints "$eps" cluster groups -o json 2> /dev/null \
-        | python3 -c 'import json,sys; gs=json.load(sys.stdin); sys.exit(0 if len(gs) == int(sys.argv[1]) + 1 and all(x["leader"] for x in gs) else 1)' "$groups"; then
+        | python3 -c 'import json,sys; gs=json.load(sys.stdin); sys.exit(0 if len(gs) == int(sys.argv[1]) + 1 and all(x["leader"] and (x["number"] == 0 or any((m.get("globalVersion") or 0) > 0 for m in x["members"])) for x in gs) else 1)' "$groups" 2> /dev/null; then
         led=yes
         break
       fi
@@ -121,15 +126,18 @@ res = b["results"]
 cores = [n.get("cores") or 0.0 for n in b.get("nodes", [])]
 cycles = res["cycles_per_s"]
 led = {}
+placed = "?"
 try:
-    for g in json.load(open(d + "/groups.json")):
+    groups = json.load(open(d + "/groups.json"))
+    for g in groups:
         if g.get("leader"):
             led[g["leader"]] = led.get(g["leader"], 0) + 1
+    placed = " ".join("%d:%s" % (x["number"], ",".join(x.get("namespaces", [])) or "-") for x in groups)
 except Exception:
     pass
 cells = [r, s if s != "0" else "all", "%.0f" % cycles, str(res["acquire"]["p50_ms"]), str(res["acquire"]["p99_ms"])]
 cells += ["%.2f" % sum(cores), "%.3f" % (1000 * sum(cores) / cycles if cycles else 0)]
-cells += [" ".join("%.2f" % c for c in cores), " ".join(str(led.get("n%d" % i, 0)) for i in range(1, nodes + 1))]
+cells += [" ".join("%.2f" % c for c in cores), " ".join(str(led.get("n%d" % i, 0)) for i in range(1, nodes + 1)), placed]
 print("\t".join(cells))
 PY
     tail -1 "$table"

@@ -111,8 +111,17 @@ class SubsetLeaseGroupsTest {
         members,
         "the meta group on every node, each lease group on three");
 
-    // First writes through n3 and n4 place namespaces; whichever group each lands on, one of the
-    // two nodes is not a member of it.
+    // Each node learns, on its own, who leads the group it is not a member of.
+    await(
+        () -> "n3 and n4 know the leaders of the groups they are not members of: " + views(),
+        WAIT,
+        () ->
+            status("n3").getReachedGroupsList().stream().anyMatch(r -> r.getLeaderId().equals("n5"))
+                && status("n4").getReachedGroupsList().stream()
+                    .anyMatch(r -> r.getLeaderId().equals("n1")));
+    // First writes through n3 and n4, one after another, place namespaces on the group with the
+    // fewest, lowest number first, whichever node places them: each group gets two, and for each
+    // namespace one of n3 and n4 is not a member of its group.
     List<String> namespaces = List.of("alpha", "beta", "gamma", "delta");
     Map<String, Long> tokens = new java.util.HashMap<>();
     for (int i = 0; i < namespaces.size(); i++) {
@@ -122,9 +131,11 @@ class SubsetLeaseGroupsTest {
       assertEquals(Outcome.GRANTED, r.getOutcome(), name);
       tokens.put(name, r.getLease().getToken());
     }
-    Set<Integer> used =
-        namespaces.stream().map(ns -> placement("n1", ns).getGroup()).collect(Collectors.toSet());
-    assertTrue(used.contains(2), "a namespace was placed on lease group 2: " + used);
+    assertEquals(
+        Map.of("alpha", 1, "beta", 2, "gamma", 1, "delta", 2),
+        namespaces.stream()
+            .collect(Collectors.toMap(ns -> ns, ns -> placement("n1", ns).getGroup())),
+        "placed evenly, through nodes that host one group each");
 
     for (String ns : namespaces) {
       int group = placement("n1", ns).getGroup();

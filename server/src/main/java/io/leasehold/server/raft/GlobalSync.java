@@ -70,6 +70,12 @@ final class GlobalSync implements AutoCloseable {
 
   /** Starts the sweep of the lease groups this node leads; a node that hosts none has none. */
   void start() {
+    if (groups.size() > 0) {
+      // Groups on subsets of the nodes: learn where the others are and who leads them now, so that
+      // the first writes place namespaces on every group, not only on those this node hosts.
+      timer.scheduleWithFixedDelay(
+          groups::learnLeaders, 0, SWEEP.toMillis(), TimeUnit.MILLISECONDS);
+    }
     if (!groups.hostedNumbers().isEmpty()) {
       timer.scheduleWithFixedDelay(
           this::sweep, SWEEP.toMillis(), SWEEP.toMillis(), TimeUnit.MILLISECONDS);

@@ -214,6 +214,18 @@ final class LeaseGroups {
     return !all().isEmpty();
   }
 
+  /**
+   * Has each group this node reaches through its members learn its members and leader, where it
+   * does not know them yet (a group-info request at most once a second each).
+   */
+  void learnLeaders() {
+    for (int k : all()) {
+      if (hosted(k).isEmpty()) {
+        door(k).ifPresent(GroupDoor::hasLeader);
+      }
+    }
+  }
+
   /** Makes the doors of the groups this node reaches through their members. */
   void reachRemotelyWith(java.util.function.IntFunction<RemoteGroup> make) {
     this.newRemote = make;
@@ -325,10 +337,10 @@ final class LeaseGroups {
 
   /**
    * Adds to the started server the lease groups it does not host yet: all of them when the cluster
-   * forms, none on a restart (Ratis recovered them from their directories under {@code
-   * <data-dir>/raft}). A joining node adds them without members, as it starts its meta group: it
-   * never stands for election in them, and learns each one's configuration from its leader once a
-   * member adds it.
+   * forms (where lease groups sit on subsets of the nodes, those this node forms with), none on a
+   * restart (Ratis recovered them from their directories under {@code <data-dir>/raft}). A joining
+   * node adds them without members, as it starts its meta group: it never stands for election in
+   * them, and learns each one's configuration from its leader once a member adds it.
    */
   void addMissing(RaftServer server, boolean join) throws IOException {
     Set<RaftGroupId> present = new HashSet<>();

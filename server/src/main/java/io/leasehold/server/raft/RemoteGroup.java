@@ -266,11 +266,50 @@ final class RemoteGroup implements GroupDoor, Replicator.Seat, AutoCloseable {
 
   @Override
   public boolean hasLeader() {
-    if (leader == null && replicator == null) {
-      door(); // learn the members, and whom they follow, for the next time asked
+    if (leader == null) {
+      if (replicator == null) {
+        door(); // learn the members, and whom they follow, for the next time asked
+      } else {
+        askLeader();
+      }
     }
     return leader != null;
   }
+
+  /** Asks the members whom they follow, at most once a second, for the next time asked. */
+  private void askLeader() {
+    long now = System.nanoTime();
+    long last = leaderAsked.get();
+    if (now - last < TimeUnit.SECONDS.toNanos(1) || !leaderAsked.compareAndSet(last, now)) {
+      return;
+    }
+    try {
+      asker.execute(
+          () -> {
+            for (RaftPeerId member : members) {
+              if (leader != null || closed) {
+                return;
+              }
+              if (traffic.isCutOff(member.toString())) {
+                continue;
+              }
+              try {
+                GroupInfoReply info = groupInfo.apply(member);
+                if (info != null && info.isSuccess()) {
+                  leaderFrom(member, info.getRoleInfoProto()).ifPresent(l -> leader = l);
+                }
+              } catch (RuntimeException e) {
+                // Not reachable: the next member.
+              }
+            }
+          });
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      // Closed meanwhile.
+    }
+  }
+
+  private final java.util.concurrent.atomic.AtomicLong leaderAsked =
+      new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(1));
 
   @Override
   public Optional<LeaseCore> localCore() {
