@@ -225,10 +225,21 @@ final class RemoteGroup implements GroupDoor, Replicator.Seat, AutoCloseable {
 
   @Override
   public CompletableFuture<LogReply> propose(LogCommand command) {
+    // The door stops resending once the caller's gRPC call is over, which it learns from the
+    // call's context: carried over when learning the members finishes on another thread.
+    io.grpc.Context caller = io.grpc.Context.current();
     return RaftErrors.mapped(
         door()
             .thenCompose(r -> learnFormat().handle((ok, e) -> r))
-            .thenCompose(r -> r.propose(command)));
+            .thenCompose(
+                r -> {
+                  io.grpc.Context previous = caller.attach();
+                  try {
+                    return r.propose(command);
+                  } finally {
+                    caller.detach(previous);
+                  }
+                }));
   }
 
   @Override
