@@ -40,7 +40,9 @@ import org.slf4j.LoggerFactory;
  * #forWrites(String)}), where it is proposed without a hop. The table is asked again when a write
  * names a namespace it does not hold (placed since), when a group's leader fails, and when it is
  * older than {@link #ROUTES_MAX_AGE_NANOS}; until then a write may reach a node that no longer
- * leads its group, which forwards it as any node does.
+ * leads its group, which forwards it as any node does. Where lease groups sit on subsets of the
+ * nodes, the answer also says which nodes host each group, and a watch of one namespace opens on
+ * one of them ({@link #forWatch}).
  */
 public final class Connection implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
