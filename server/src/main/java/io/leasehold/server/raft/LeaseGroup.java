@@ -261,13 +261,6 @@ final class LeaseGroup implements GroupDoor, LeaseStateMachine.Listener, AutoClo
     if (c != null) {
       c.close();
     }
-    Replicator r = replicator;
-    if (r != null) {
-      try {
-        r.close();
-      } catch (IOException e) {
-        LOG.warn("lease group {}: closing its Raft client: {}", number, e.toString());
-      }
-    }
+    Replicator.closeGroupDoor(replicator, number);
   }
 }

@@ -439,13 +439,6 @@ final class RemoteGroup implements GroupDoor, Replicator.Seat, AutoCloseable {
   public void close() {
     closed = true;
     asker.shutdownNow();
-    Replicator r = replicator;
-    if (r != null) {
-      try {
-        r.close();
-      } catch (IOException e) {
-        LOG.warn("lease group {}: closing its Raft client: {}", number, e.toString());
-      }
-    }
+    Replicator.closeGroupDoor(replicator, number);
   }
 }

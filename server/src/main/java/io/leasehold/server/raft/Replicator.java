@@ -639,6 +639,18 @@ public final class Replicator implements AutoCloseable {
     return reply.getMessage().getContent().asReadOnlyByteBuffer();
   }
 
+  /** Closes lease group {@code number}'s door, if it has one, saying so if that fails. */
+  static void closeGroupDoor(Replicator door, int number) {
+    if (door == null) {
+      return;
+    }
+    try {
+      door.close();
+    } catch (IOException e) {
+      LOG.warn("lease group {}: closing its Raft client: {}", number, e.toString());
+    }
+  }
+
   @Override
   public void close() throws IOException {
     closed = true;
