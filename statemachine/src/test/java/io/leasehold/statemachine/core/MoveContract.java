@@ -20,6 +20,7 @@ import io.leasehold.proto.v1.FreezeNamespace;
 import io.leasehold.proto.v1.FreezeNamespaceResponse;
 import io.leasehold.proto.v1.GetRequest;
 import io.leasehold.proto.v1.LeaseRecord;
+import io.leasehold.proto.v1.ListRequest;
 import io.leasehold.proto.v1.LogCommand;
 import io.leasehold.proto.v1.LogReply;
 import io.leasehold.proto.v1.NamespaceState;
@@ -411,6 +412,34 @@ abstract class MoveContract extends LeaseGroupFixture {
     assertFalse(group.servesReads("lock", now), "dropped");
     assertTrue(
         core.servesReads("never-placed", now), "the meta group serves what is placed nowhere");
+  }
+
+  @Test
+  void aReadAsksTheGroupWhichNamespacesItServedAndAFrozenOneIsNotAmongThem() throws IOException {
+    apply(1, T0, format());
+    toGroup(acquire("lock/a", "alice"));
+    ReadQuery get =
+        ReadQuery.newBuilder()
+            .setGet(GetRequest.newBuilder().setName("lock/a"))
+            .addCheckServed("lock")
+            .addCheckServed("mail")
+            .build();
+    assertEquals(List.of("lock"), group.query(get, T0).getServedList(), "it owns lock, not mail");
+    ReadQuery listed =
+        ReadQuery.newBuilder()
+            .setList(ListRequest.newBuilder().setPrefix(""))
+            .setCheckListed(true)
+            .build();
+    assertEquals(
+        List.of("lock"),
+        group.query(listed, T0).getServedList(),
+        "with check_listed, the namespaces of the leases it lists");
+    assertEquals(
+        List.of(),
+        group.query(get.toBuilder().clearCheckServed().build(), T0).getServedList(),
+        "nothing asked, nothing said");
+    toGroup(freeze("lock", MOVE));
+    assertEquals(List.of(), group.query(get, T0).getServedList(), "a frozen copy is not served");
   }
 
   private ApplyResult toGroupResult(LogCommand.Builder command) throws IOException {
