@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -91,22 +92,22 @@ class SubsetRoutingTest {
         () -> "beta's writes reach its group's leader " + leader + ": " + sentTo,
         WAIT,
         () -> {
-          try {
-            client.blocking().acquire("beta/routed", ttl(60)).release().get();
-          } catch (Exception e) {
-            throw new AssertionError(e);
-          }
+          acquireAndRelease("beta/routed");
           List<String> acquires = sentTo.getOrDefault("Acquire", List.of());
           return leader.equals(acquires.get(acquires.size() - 1));
         });
 
+    // A watch from now sees what is written once its stream is open, which the call does not wait
+    // for: a grant and a release each round until one reaches it.
     List<WatchEvent> events = new CopyOnWriteArrayList<>();
-    try (Watch w = client.watch("beta/", 0, events::add)) {
-      client.blocking().acquire("beta/watched", ttl(60));
+    try (Watch watch = client.watch("beta/", 0, events::add)) {
       await(
-          () -> "the watch sees beta/watched: " + events,
+          () -> "the watch sees a grant of beta/watched: " + events + " (" + watch + ")",
           WAIT,
-          () -> events.stream().anyMatch(e -> e.name().equals("beta/watched")));
+          () -> {
+            acquireAndRelease("beta/watched");
+            return events.stream().anyMatch(e -> e.name().equals("beta/watched"));
+          });
     }
     List<String> watches = sentTo.getOrDefault("Watch", List.of());
     assertEquals(
@@ -114,6 +115,14 @@ class SubsetRoutingTest {
         watches.stream().filter(a -> !members.contains(a)).toList(),
         "every watch opened on a member of beta's group " + members + ": " + watches);
     assertTrue(!watches.isEmpty(), "a watch was opened");
+  }
+
+  private void acquireAndRelease(String name) {
+    try {
+      client.blocking().acquire(name, ttl(60)).release().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("acquire and release of " + name, e);
+    }
   }
 
   /** The client address of the node leading lease group {@code group}. */

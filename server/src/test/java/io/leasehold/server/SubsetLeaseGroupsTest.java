@@ -246,8 +246,8 @@ class SubsetLeaseGroupsTest {
   @Test
   void aWatchGoesToAMemberAndAMemberOfALeaseGroupIsNotRemoved() throws Exception {
     startFormed();
-    assertEquals(
-        Outcome.GRANTED, acquireRetrying("n1", acquire("alpha/a", "runner-1", 30)).getOutcome());
+    AcquireResponse a = acquireRetrying("n1", acquire("alpha/a", "runner-1", 30));
+    assertEquals(Outcome.GRANTED, a.getOutcome());
     int group = placement("n1", "alpha").getGroup();
     String outsider = group == 1 ? "n4" : "n3";
     String member = group == 1 ? "n3" : "n4";
@@ -270,12 +270,17 @@ class SubsetLeaseGroupsTest {
           refused.getStatus().getDescription());
     }
 
-    // Through a member, the watch follows the group.
+    // Through a member, the watch follows the group: from just after alpha/a's grant, so that it
+    // sees the next one whenever its stream opens.
     Iterator<WatchResponse> watch =
         cluster
             .leases(member)
             .withDeadlineAfter(WAIT.toSeconds(), TimeUnit.SECONDS)
-            .watch(WatchRequest.newBuilder().setPrefix("alpha/").build());
+            .watch(
+                WatchRequest.newBuilder()
+                    .setPrefix("alpha/")
+                    .setStartRevision(a.getRevision() + 1)
+                    .build());
     AcquireResponse b = acquireRetrying(outsider, acquire("alpha/b", "runner-2", 30));
     Optional<io.leasehold.proto.v1.Event> granted = Optional.empty();
     while (granted.isEmpty() && watch.hasNext()) {
