@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -61,6 +62,15 @@ final class Fixtures {
 
   static LeaseholdClient client(TestCluster cluster) {
     return client(cluster, b -> b);
+  }
+
+  /** Acquires {@code name} for a minute through {@code client} and releases it, within 30 s. */
+  static void acquireAndRelease(LeaseholdClient client, String name) {
+    try {
+      client.blocking().acquire(name, ttl(60)).release().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("acquire and release of " + name, e);
+    }
   }
 
   static LeaseOptions ttl(long seconds) {

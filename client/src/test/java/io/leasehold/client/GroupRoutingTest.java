@@ -132,11 +132,7 @@ class GroupRoutingTest {
   }
 
   private void acquireAndRelease(String name) {
-    try {
-      client.blocking().acquire(name, ttl(60)).release().get(30, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new AssertionError("acquire and release of " + name, e);
-    }
+    Fixtures.acquireAndRelease(client, name);
   }
 
   /** Whether {@code ns}'s last Acquire went to its group's leader. */

@@ -1,7 +1,6 @@
 package io.leasehold.client;
 
 import static io.leasehold.client.Fixtures.await;
-import static io.leasehold.client.Fixtures.ttl;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,7 +21,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -118,11 +116,7 @@ class SubsetRoutingTest {
   }
 
   private void acquireAndRelease(String name) {
-    try {
-      client.blocking().acquire(name, ttl(60)).release().get(30, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new AssertionError("acquire and release of " + name, e);
-    }
+    Fixtures.acquireAndRelease(client, name);
   }
 
   /** The client address of the node leading lease group {@code group}. */

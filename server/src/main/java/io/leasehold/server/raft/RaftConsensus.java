@@ -41,6 +41,7 @@ import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import java.util.function.ObjIntConsumer;
 import java.util.function.Supplier;
+import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
@@ -118,15 +119,11 @@ public final class RaftConsensus implements Consensus {
             newTicker,
             leaseGroupApplied);
     this.replicator =
-        new Replicator(
+        door(
             raft.client(),
             Replicator.member(
                 raft.server(), raft.groupId(), raft.selfId(), stateMachine, wallClockMicros),
-            raft.groupId(),
-            raft.selfId(),
-            config.maxPendingWrites(),
-            config.requestTimeout(),
-            traffic);
+            raft.groupId());
     SessionParts sessionParts =
         new SessionParts(
             stateMachine::core,
@@ -194,23 +191,26 @@ public final class RaftConsensus implements Consensus {
         () ->
             raft.division().getRaftConf().getCurrentPeers().stream().map(RaftPeer::getId).toList(),
         raft::writeClient,
-        client ->
-            seat ->
-                new Replicator(
-                    client,
-                    seat,
-                    id,
-                    raft.selfId(),
-                    config.maxPendingWrites(),
-                    config.requestTimeout(),
-                    traffic),
+        client -> seat -> door(client, seat, id),
         traffic,
         config.requestTimeout());
   }
 
+  /** The door for proposals and reads of group {@code id}, through {@code client}, seated so. */
+  private Replicator door(RaftClient client, Replicator.Seat seat, RaftGroupId id) {
+    return new Replicator(
+        client,
+        seat,
+        id,
+        raft.selfId(),
+        config.maxPendingWrites(),
+        config.requestTimeout(),
+        traffic);
+  }
+
   /** Asks other nodes about the groups they host (Ratis group info); made on first use. */
-  private org.apache.ratis.client.RaftClient infoClient() {
-    org.apache.ratis.client.RaftClient c = infoClient;
+  private RaftClient infoClient() {
+    RaftClient c = infoClient;
     if (c == null) {
       synchronized (this) {
         if (infoClient == null) {
@@ -222,7 +222,7 @@ public final class RaftConsensus implements Consensus {
     return c;
   }
 
-  private volatile org.apache.ratis.client.RaftClient infoClient;
+  private volatile RaftClient infoClient;
 
   private static Throwable unwrap(Throwable e) {
     return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
@@ -288,15 +288,11 @@ public final class RaftConsensus implements Consensus {
         .bind(
             raft.server(),
             (group, machine) ->
-                new Replicator(
+                door(
                     raft.writeClient(group),
                     Replicator.member(
                         raft.server(), group.getGroupId(), raft.selfId(), machine, wallClockMicros),
-                    group.getGroupId(),
-                    raft.selfId(),
-                    config.maxPendingWrites(),
-                    config.requestTimeout(),
-                    traffic),
+                    group.getGroupId()),
             replicator::logFormat);
     globalSync.start();
     mover.start();
@@ -819,14 +815,14 @@ public final class RaftConsensus implements Consensus {
 
   @Override
   public CompletableFuture<List<GroupSnapshot>> takeGroupSnapshots(Duration timeout) {
-    if (raft.leaseGroups().hostedNumbers().isEmpty() && raft.leaseGroups().size() == 0) {
-      return snapshotEveryGroup(timeout);
-    }
     if (raft.leaseGroups().size() > 0) {
       return CompletableFuture.failedFuture(
           new InvalidArgumentException(
               "backup",
               "backups of lease groups that sit on subsets of the nodes are not built yet"));
+    }
+    if (raft.leaseGroups().hostedNumbers().isEmpty()) {
+      return snapshotEveryGroup(timeout);
     }
     // Groups are snapshotted one after another: a namespace moving meanwhile could be in both
     // snapshots or in neither. So no move may be under way when the backup starts, nor begin or
@@ -994,7 +990,7 @@ public final class RaftConsensus implements Consensus {
     globalSync.close();
     mover.close();
     raft.leaseGroups().closeGroups();
-    org.apache.ratis.client.RaftClient info = infoClient;
+    RaftClient info = infoClient;
     if (info != null) {
       try {
         info.close();
