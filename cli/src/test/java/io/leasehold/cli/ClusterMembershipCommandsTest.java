@@ -19,7 +19,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code cluster add|remove|transfer-leader|snapshot} against a real three-node cluster. */
+/**
+ * {@code cluster add|remove|group-members|transfer-leader|snapshot} against a real three-node
+ * cluster.
+ */
 class ClusterMembershipCommandsTest {
   @TempDir Path dir;
   TestCluster cluster;
@@ -111,6 +114,11 @@ class ClusterMembershipCommandsTest {
     run(cluster, "cluster", "add", "n9", "--client-address", "127.0.0.1:1")
         .failed(2, "--peer-address");
     run(cluster, "cluster", "remove").failed(2, "ID");
+    run(cluster, "cluster", "group-members").failed(2, "GROUP");
+    // A lease group's members are changed where lease groups sit on subsets of the nodes only
+    // (SubsetGroupMembersTest changes them).
+    run(cluster, "cluster", "group-members", "1", "--add", "n1")
+        .failed(LeaseholdCommand.EXIT_FAILED, "this cluster has no lease groups");
     // Removal is idempotent: removing a member that is not there changes nothing and says so by the
     // list.
     assertEquals(

@@ -65,6 +65,27 @@ public final class ClusterAdmin {
   }
 
   /**
+   * Changes the members of one lease group, where lease groups sit on subsets of the nodes: adds
+   * each of {@code add} (nodes that are members of the cluster already), each brought up to date
+   * before it counts, then removes each of {@code remove}, which drops its replica and serves the
+   * group through its members. To replace a failed member, add another node and remove it in one
+   * call. Each step is idempotent: repeat a call that failed part-way. With neither, returns the
+   * group's members.
+   *
+   * @param group the lease group, 1 or more
+   * @param add ids of members of the cluster to add to the group
+   * @param remove ids of the group's members to remove from it
+   * @return completes with the group's members after the change; fails with {@link
+   *     InvalidRequestException} naming the field for a group or id the cluster lacks, and with a
+   *     {@link LeaseholdException} of code {@code FAILED_PRECONDITION} where every lease group sits
+   *     on every node
+   */
+  public CompletableFuture<List<ClusterMember>> setGroupMembers(
+      int group, List<String> add, List<String> remove) {
+    return calls.setGroupMembers(group, add, remove);
+  }
+
+  /**
    * Hands leadership to {@code id}; returns the new leader's id.
    *
    * @param id the id of the member to hand leadership to

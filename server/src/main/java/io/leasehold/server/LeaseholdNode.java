@@ -197,6 +197,7 @@ public final class LeaseholdNode implements AutoCloseable {
               serviceWaits.onApplied(result);
               groupWatches.onApplied(result, group);
             });
+    consensus.onLeaseGroupLeft(groupWatches::left);
     consensus.timeWritesWith(metrics::written);
     consensus.listen(
         new Consensus.Listener() {

@@ -39,6 +39,7 @@ public final class ClusterCommand implements Runnable {
           ClusterCommand.Groups.class,
           ClusterCommand.Add.class,
           ClusterCommand.Remove.class,
+          ClusterCommand.GroupMembers.class,
           ClusterCommand.TransferLeader.class,
           ClusterCommand.Snapshot.class);
 
@@ -48,7 +49,8 @@ public final class ClusterCommand implements Runnable {
   public void run() {
     throw new CommandLine.ParameterException(
         spec.commandLine(),
-        "a subcommand is required: status, groups, add, remove, transfer-leader or snapshot");
+        "a subcommand is required: status, groups, add, remove, group-members, transfer-leader"
+            + " or snapshot");
   }
 
   @Command(
@@ -236,6 +238,44 @@ public final class ClusterCommand implements Runnable {
     @Override
     protected int run(LeaseholdClient client, Output out) throws Exception {
       printMembers(out, Await.of(client.cluster().removeMember(id)));
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "group-members",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Changes the members of one lease group, where lease groups sit on subsets of the nodes",
+        "(--lease-group-size): adds each --add (a member of the cluster already; it gets a replica of the",
+        "group and is brought up to date before it counts), then removes each --remove (it drops its replica",
+        "and serves the group through its members). To replace a failed member: --add another node --remove",
+        "it. Repeat a call that failed part-way to finish it. With neither option, prints the group's",
+        "members. Prints the group's members after the change.",
+        ""
+      })
+  public static final class GroupMembers extends ClientCommand {
+    @CommandLine.Parameters(
+        index = "0",
+        paramLabel = "GROUP",
+        description = "The lease group, 1 or more (`leasehold cluster groups` lists them).")
+    int group;
+
+    @CommandLine.Option(
+        names = "--add",
+        paramLabel = "ID",
+        description = "A member of the cluster to add to the group (repeatable).")
+    List<String> add = new ArrayList<>();
+
+    @CommandLine.Option(
+        names = "--remove",
+        paramLabel = "ID",
+        description = "A member of the group to remove from it (repeatable).")
+    List<String> remove = new ArrayList<>();
+
+    @Override
+    protected int run(LeaseholdClient client, Output out) throws Exception {
+      printMembers(out, Await.of(client.cluster().setGroupMembers(group, add, remove)));
       return 0;
     }
   }

@@ -15,6 +15,7 @@ import io.leasehold.proto.v1.Member;
 import io.leasehold.proto.v1.MembershipResponse;
 import io.leasehold.proto.v1.MoveNamespaceRequest;
 import io.leasehold.proto.v1.RemoveMemberRequest;
+import io.leasehold.proto.v1.SetGroupMembersRequest;
 import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.StatusResponse;
 import io.leasehold.proto.v1.TakeSnapshotRequest;
@@ -116,6 +117,21 @@ public final class ClusterCalls {
             ClusterGrpc.getRemoveMemberMethod(),
             RemoveMemberRequest.newBuilder().setId(id).build(),
             "Cluster.RemoveMember " + id)
+        .thenApply(ClusterCalls::members);
+  }
+
+  public CompletableFuture<List<ClusterMember>> setGroupMembers(
+      int group, List<String> add, List<String> remove) {
+    Objects.requireNonNull(add, "add");
+    Objects.requireNonNull(remove, "remove");
+    return slow(
+            ClusterGrpc.getSetGroupMembersMethod(),
+            SetGroupMembersRequest.newBuilder()
+                .setGroup(group)
+                .addAllAdd(add)
+                .addAllRemove(remove)
+                .build(),
+            "Cluster.SetGroupMembers " + group)
         .thenApply(ClusterCalls::members);
   }
 

@@ -12,6 +12,7 @@ import io.leasehold.jepsen.history.Recorder;
 import io.leasehold.jepsen.nemesis.ClientDelayNemesis;
 import io.leasehold.jepsen.nemesis.ClientFaults;
 import io.leasehold.jepsen.nemesis.ClockNemesis;
+import io.leasehold.jepsen.nemesis.GroupMembersNemesis;
 import io.leasehold.jepsen.nemesis.KillNemesis;
 import io.leasehold.jepsen.nemesis.LeaderChurnNemesis;
 import io.leasehold.jepsen.nemesis.MembershipNemesis;
@@ -253,9 +254,15 @@ public final class JepsenRun {
         new MembershipNemesis(
             leaseGroupSize > 0
                 ? Optional.of(
-                    "every node is a member of a lease group, and a lease group's members cannot"
-                        + " be changed yet where lease groups sit on subsets of the nodes")
+                    "every node is a member of a lease group, and leaves the cluster only once it"
+                        + " is out of each; the group-members nemesis changes the lease groups'"
+                        + " members instead")
                 : Optional.empty()),
+        new GroupMembersNemesis(
+            leaseGroupSize > 0
+                ? Optional.empty()
+                : Optional.of(
+                    "every lease group sits on every node: their members follow the cluster's")),
         new PeerDelayNemesis());
   }
 

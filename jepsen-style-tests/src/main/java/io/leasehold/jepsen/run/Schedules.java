@@ -26,6 +26,7 @@ public final class Schedules {
           "leader-churn",
           "client-delay",
           "membership",
+          "group-members",
           "peer-delay-leader-follower");
 
   /**

@@ -19,6 +19,7 @@ import io.leasehold.proto.v1.MoveNamespaceRequest;
 import io.leasehold.proto.v1.MoveNamespaceResponse;
 import io.leasehold.proto.v1.RemoveMemberRequest;
 import io.leasehold.proto.v1.Role;
+import io.leasehold.proto.v1.SetGroupMembersRequest;
 import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.StatusResponse;
 import io.leasehold.proto.v1.TakeSnapshotRequest;
@@ -221,6 +222,27 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
                 .setEpoch(p.getEpoch())
                 .setMove(p.getMove())
                 .build(),
+        response);
+  }
+
+  @Override
+  public void setGroupMembers(
+      SetGroupMembersRequest request, StreamObserver<MembershipResponse> response) {
+    answer(
+        audited(
+            "set_group_members",
+            "group " + request.getGroup(),
+            "add " + request.getAddList() + ", remove " + request.getRemoveList(),
+            () ->
+                node.consensus()
+                    .setGroupMembers(
+                        request.getGroup(), request.getAddList(), request.getRemoveList())),
+        g -> {
+          MembershipResponse.Builder b =
+              MembershipResponse.newBuilder().addAllMembers(members(g.members()));
+          g.leaderId().ifPresent(b::setLeaderId);
+          return b.build();
+        },
         response);
   }
 

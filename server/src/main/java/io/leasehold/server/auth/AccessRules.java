@@ -294,6 +294,7 @@ public final class AccessRules {
     put(r, ClusterGrpc.getTakeSnapshotMethod(), Permission.ADMIN, everything, null);
     put(r, ClusterGrpc.getBackupMethod(), Permission.ADMIN, everything, null);
     put(r, ClusterGrpc.getMoveNamespaceMethod(), Permission.ADMIN, everything, null);
+    put(r, ClusterGrpc.getSetGroupMembersMethod(), Permission.ADMIN, everything, null);
     // Admin: a namespace's policy and a name's lease or history for an admin over it; the rest
     // cluster-wide
     put(

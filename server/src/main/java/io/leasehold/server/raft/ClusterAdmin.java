@@ -62,6 +62,15 @@ public final class ClusterAdmin implements AutoCloseable {
   private final LifecycleLog lifecycle;
   private final Supplier<CompletableFuture<?>> readBarrier;
 
+  /** Where the group's configuration is read: this node's replica, or the group's leader. */
+  private final Configuration configuration;
+
+  /** Reads a group's current configuration. */
+  @FunctionalInterface
+  interface Configuration {
+    List<RaftPeer> peers() throws IOException;
+  }
+
   /** Empty for the meta group; a lease group's number, which its membership events carry. */
   private final Optional<Integer> leaseGroup;
 
@@ -101,6 +110,35 @@ public final class ClusterAdmin implements AutoCloseable {
       Supplier<CompletableFuture<?>> readBarrier,
       Optional<Integer> leaseGroup,
       OptionalInt leadSlot) {
+    this(
+        client,
+        retries,
+        server,
+        groupId,
+        selfId,
+        stateMachine,
+        division,
+        () -> List.copyOf(division.get().getRaftConf().getCurrentPeers()),
+        lifecycle,
+        readBarrier,
+        leaseGroup,
+        leadSlot);
+  }
+
+  private ClusterAdmin(
+      RaftClient client,
+      Retries retries,
+      RaftServer server,
+      RaftGroupId groupId,
+      RaftPeerId selfId,
+      LeaseStateMachine stateMachine,
+      Supplier<RaftServer.Division> division,
+      Configuration configuration,
+      LifecycleLog lifecycle,
+      Supplier<CompletableFuture<?>> readBarrier,
+      Optional<Integer> leaseGroup,
+      OptionalInt leadSlot) {
+    this.configuration = configuration;
     this.leaseGroup = leaseGroup;
     this.leadSlot = leadSlot;
     this.retries = retries;
@@ -114,10 +152,51 @@ public final class ClusterAdmin implements AutoCloseable {
     this.lifecycle = lifecycle;
   }
 
+  /**
+   * The membership admin of lease group {@code leaseGroup}, which this node is not a member of: the
+   * configuration is read from the group's leader (whose configuration is the group's latest), and
+   * changes go to it through {@code client}, a Raft client of the group. It changes members only:
+   * it takes no snapshot and transfers no leadership.
+   */
+  static ClusterAdmin ofRemoteGroup(
+      RaftClient client,
+      Retries retries,
+      RaftServer server,
+      RaftGroupId groupId,
+      RaftPeerId selfId,
+      Configuration leaderConfiguration,
+      LifecycleLog lifecycle,
+      int leaseGroup,
+      int leadSlot) {
+    return new ClusterAdmin(
+        client,
+        retries,
+        server,
+        groupId,
+        selfId,
+        null,
+        () -> {
+          throw new IllegalStateException("lease group " + leaseGroup + " is not on this node");
+        },
+        leaderConfiguration,
+        lifecycle,
+        () -> CompletableFuture.completedFuture(null),
+        Optional.of(leaseGroup),
+        OptionalInt.of(leadSlot));
+  }
+
   /** Adds a member (started in join mode) and returns the configuration after the change. */
   public CompletableFuture<List<RaftPeer>> addMember(
       String id, String peerAddress, String clientAddress) {
-    RaftPeer peer = validMember(id, peerAddress, clientAddress);
+    return addMember(validMember(id, peerAddress, clientAddress));
+  }
+
+  /**
+   * Adds {@code peer} (whose node hosts the group, started in join mode or added empty) and returns
+   * the configuration after the change.
+   */
+  CompletableFuture<List<RaftPeer>> addMember(RaftPeer peer) {
+    String id = peer.getId().toString();
     return run(
         () -> {
           List<RaftPeer> now = upToDateConfiguration();
@@ -143,9 +222,9 @@ public final class ClusterAdmin implements AutoCloseable {
                 "member",
                 id,
                 "peer_address",
-                peerAddress,
+                peer.getAddress(),
                 "client_address",
-                clientAddress);
+                peer.getClientAddress());
           }
           return spreadLeadership(
               awaitConfiguration(c -> c.stream().anyMatch(p -> p.getId().equals(peer.getId()))));
@@ -164,6 +243,83 @@ public final class ClusterAdmin implements AutoCloseable {
           client.getClientRpc().addRaftPeers(List.of(peer));
           return List.copyOf(client.getGroupManagementApi(peer.getId()).list().getGroupIds());
         });
+  }
+
+  /** The group's configuration once this node has caught up with the leader's commit index. */
+  CompletableFuture<List<RaftPeer>> configuration() {
+    return run(this::upToDateConfiguration);
+  }
+
+  /**
+   * Has the node of {@code peer} host a replica of this group, empty and without members (as a
+   * joining node starts its groups), unless it hosts one already; then adds it as a member, staged.
+   * Returns the configuration after the change.
+   */
+  CompletableFuture<List<RaftPeer>> hostAndAdd(RaftPeer peer) {
+    return run(() -> {
+          client.getClientRpc().addRaftPeers(List.of(peer));
+          org.apache.ratis.client.api.GroupManagementApi api =
+              client.getGroupManagementApi(peer.getId());
+          boolean hosts = api.list().getGroupIds().contains(groupId);
+          boolean member =
+              upToDateConfiguration().stream().anyMatch(p -> p.getId().equals(peer.getId()));
+          if (member && !hosts) {
+            // A voter given an empty replica would vote without the entries it acknowledged.
+            throw new InvalidArgumentException(
+                "add",
+                peer.getId()
+                    + " is a member of "
+                    + groupName()
+                    + " but holds no replica of it (its data is gone): remove it from the"
+                    + " group first, then add it again");
+          }
+          if (!hosts) {
+            check(api.add(org.apache.ratis.protocol.RaftGroup.valueOf(groupId)));
+          }
+          return null;
+        })
+        .thenCompose(v -> addMember(peer));
+  }
+
+  /**
+   * Removes member {@code id}, then has its node drop its replica of the group (its Raft directory
+   * is deleted) if it can be reached; one that cannot drops it once it learns it was removed.
+   * Returns the configuration after the change.
+   */
+  CompletableFuture<List<RaftPeer>> removeAndDrop(String id) {
+    RaftPeerId target = RaftPeerId.valueOf(id);
+    return run(() -> {
+          // Its address, for the request to drop the replica once it is no longer a member.
+          current().stream()
+              .filter(p -> p.getId().equals(target))
+              .findFirst()
+              .ifPresent(p -> client.getClientRpc().addRaftPeers(List.of(p)));
+          return null;
+        })
+        .thenCompose(v -> removeMember(id))
+        .thenCompose(
+            after ->
+                run(
+                    () -> {
+                      try {
+                        RaftClientReply reply =
+                            client.getGroupManagementApi(target).remove(groupId, true, false);
+                        if (!reply.isSuccess()) {
+                          LOG.info(
+                              "{} keeps its replica of {} for now: {}",
+                              id,
+                              groupId,
+                              reply.getException());
+                        }
+                      } catch (IOException unreachable) {
+                        LOG.info(
+                            "{} not reached to drop its replica of {}: {}",
+                            id,
+                            groupId,
+                            unreachable.toString());
+                      }
+                      return after;
+                    }));
   }
 
   /** Removes a member and returns the configuration after the change. */
@@ -391,12 +547,12 @@ public final class ClusterAdmin implements AutoCloseable {
     }
   }
 
-  private List<RaftPeer> current() {
-    return List.copyOf(division.get().getRaftConf().getCurrentPeers());
+  private List<RaftPeer> current() throws IOException {
+    return configuration.peers();
   }
 
   private List<RaftPeer> awaitConfiguration(Predicate<List<RaftPeer>> done)
-      throws TimeoutException {
+      throws IOException, TimeoutException {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (!done.test(current())) {
       pause(deadline, "this node to apply the new configuration");
@@ -448,7 +604,7 @@ public final class ClusterAdmin implements AutoCloseable {
       if (broken.isEmpty()) {
         throw e;
       }
-      RaftPeerId leader = division.get().getInfo().getLeaderId();
+      RaftPeerId leader = leaderOrNull();
       lifecycle.event(
           "leader_step_down",
           "leader",
@@ -465,6 +621,19 @@ public final class ClusterAdmin implements AutoCloseable {
   }
 
   private static final Duration STEP_DOWN_TIMEOUT = Duration.ofSeconds(10);
+
+  private String groupName() {
+    return leaseGroup.map(k -> "lease group " + k).orElse("the meta group");
+  }
+
+  /** The leader this node's replica follows, for the record; null where it has no replica. */
+  private RaftPeerId leaderOrNull() {
+    try {
+      return division.get().getInfo().getLeaderId();
+    } catch (IllegalStateException notHere) {
+      return null;
+    }
+  }
 
   /**
    * The admin client's retry policy: {@code delegate}'s, except that a failure of the leader's own

@@ -141,6 +141,13 @@ public interface Consensus {
   CompletableFuture<List<Member>> removeMember(String id);
 
   /**
+   * Changes lease group {@code group}'s members where lease groups sit on subsets of the nodes:
+   * adds each of {@code add} (members of the cluster), then removes each of {@code remove};
+   * completes with the group's members and leader after the change.
+   */
+  CompletableFuture<GroupMembers> setGroupMembers(int group, List<String> add, List<String> remove);
+
+  /**
    * Asks the leader to hand over to {@code id} (another member when empty); completes with the new
    * leader's id.
    */
@@ -212,6 +219,9 @@ public interface Consensus {
 
   /** A member of the configuration: its id, Raft address and, if known, gRPC API address. */
   record Member(String id, String peerAddress, Optional<String> clientAddress) {}
+
+  /** A lease group's members, and its leader if one is known. */
+  record GroupMembers(List<Member> members, Optional<String> leaderId) {}
 
   /** This node's own account of its consensus state. */
   record Status(

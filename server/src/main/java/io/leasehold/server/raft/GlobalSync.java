@@ -76,7 +76,8 @@ final class GlobalSync implements AutoCloseable {
       timer.scheduleWithFixedDelay(
           groups::learnLeaders, 0, SWEEP.toMillis(), TimeUnit.MILLISECONDS);
     }
-    if (!groups.hostedNumbers().isEmpty()) {
+    // Where lease groups sit on subsets of the nodes, a node may become a member of a group later.
+    if (!groups.hostedNumbers().isEmpty() || groups.size() > 0) {
       timer.scheduleWithFixedDelay(
           this::sweep, SWEEP.toMillis(), SWEEP.toMillis(), TimeUnit.MILLISECONDS);
       timer.scheduleWithFixedDelay(

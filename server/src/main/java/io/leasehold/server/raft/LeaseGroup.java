@@ -203,6 +203,28 @@ final class LeaseGroup implements GroupDoor, LeaseStateMachine.Listener, AutoClo
     }
   }
 
+  /**
+   * Whether this node's replica holds a committed configuration without this node, after one that
+   * held it: this node was removed from the group. A replica added empty, still being brought up to
+   * date, has not held itself a member yet and is not taken for removed; nor is one whose
+   * configuration without this node is not committed (a leader deposed before it committed it).
+   */
+  boolean removedFromConfiguration(org.apache.ratis.protocol.RaftPeerId self) {
+    Optional<RaftServer.Division> d = division();
+    if (d.isEmpty()) {
+      return false;
+    }
+    org.apache.ratis.server.RaftConfiguration conf = d.get().getRaftConf();
+    if (conf.getAllPeers().stream().anyMatch(p -> p.getId().equals(self))) {
+      heldAsMember = true;
+      return false;
+    }
+    return heldAsMember && conf.getLogEntryIndex() <= d.get().getRaftLog().getLastCommittedIndex();
+  }
+
+  /** Whether this replica's configuration has held this node, since it was bound. */
+  private volatile boolean heldAsMember;
+
   @Override
   public void onApplied(ApplyResult result) {
     Replicator r = replicator;

@@ -219,9 +219,98 @@ final class LeaseGroups {
    * does not know them yet (a group-info request at most once a second each).
    */
   void learnLeaders() {
+    followMembership();
     for (int k : all()) {
       if (hosted(k).isEmpty()) {
-        door(k).ifPresent(GroupDoor::hasLeader);
+        door(k)
+            .ifPresent(
+                d -> {
+                  d.hasLeader();
+                  if (d instanceof RemoteGroup r) {
+                    r.refreshMembers();
+                  }
+                });
+      }
+    }
+  }
+
+  /**
+   * Follows the changes of the lease groups this node is a member of, where they sit on subsets of
+   * the nodes ({@code Cluster/SetGroupMembers}): a replica added since the start is bound and
+   * served here, and the group is no longer reached through its members; a replica Ratis removed is
+   * closed, and the group is reached through its members again; a replica whose committed
+   * configuration no longer holds this node is removed (with its Raft directory), as the admin that
+   * removed this node asks when it reaches it.
+   */
+  void followMembership() {
+    Binder b = binder;
+    if (size == 0 || b == null) {
+      return;
+    }
+    Set<RaftGroupId> present = new HashSet<>();
+    b.server().getGroupIds().forEach(present::add);
+    // A dropped replica's state goes once Ratis has closed its state machine (unless the group is
+    // back here meanwhile: a new replica's state is made anew, see machine).
+    for (LeaseGroup g : dropped) {
+      if (g.machine().isClosed()) {
+        dropped.remove(g);
+        synchronized (this) {
+          if (!groups.containsKey(g.id())) {
+            try {
+              RocksDbStore.deleteRecursively(stateDir(config.dataDir(), g.id()).getParent());
+            } catch (IOException e) {
+              LOG.warn(
+                  "{}: lease group {}'s state not deleted: {}",
+                  config.id(),
+                  g.number(),
+                  e.toString());
+            }
+          }
+        }
+      }
+    }
+    for (LeaseGroup g : groups.values()) {
+      if (!g.bound() && present.contains(g.id())) {
+        bindOne(g, b);
+        RemoteGroup r = remote.remove(g.number());
+        if (r != null) {
+          r.close();
+        }
+        LOG.info("{}: lease group {} is hosted here now", config.id(), g.number());
+      } else if (g.bound() && !present.contains(g.id())) {
+        if (groups.remove(g.id(), g)) {
+          g.close();
+          left.accept(g.number());
+          dropped.add(g);
+          LOG.info("{}: lease group {} is no longer hosted here", config.id(), g.number());
+        }
+      } else if (g.bound() && g.removedFromConfiguration(RaftPeerId.valueOf(config.id()))) {
+        LOG.info(
+            "{}: removed from lease group {}'s members; dropping its replica",
+            config.id(),
+            g.number());
+        try {
+          RaftClientReply reply =
+              b.server()
+                  .groupManagement(
+                      GroupManagementRequest.newRemove(
+                          ClientId.randomId(),
+                          RaftPeerId.valueOf(config.id()),
+                          callIds.incrementAndGet(),
+                          g.id(),
+                          true,
+                          false));
+          if (!reply.isSuccess()) {
+            LOG.warn(
+                "{}: replica of lease group {} not dropped: {}", config.id(), g.number(), reply);
+          }
+        } catch (IOException e) {
+          LOG.warn(
+              "{}: replica of lease group {} not dropped: {}",
+              config.id(),
+              g.number(),
+              e.toString());
+        }
       }
     }
   }
@@ -254,7 +343,25 @@ final class LeaseGroups {
   }
 
   /** The state machine Ratis asks for when it adds or recovers a lease group's division. */
-  LeaseStateMachine machine(RaftGroupId id) {
+  synchronized LeaseStateMachine machine(RaftGroupId id) {
+    if (recovered) {
+      // A new replica (Ratis recovered every replica on disk before): its state comes from the
+      // group's leader, by log or snapshot. A state left by an earlier replica of the same group on
+      // this node (removed since) must not be taken for it.
+      LeaseGroup old = groups.get(id);
+      if (old != null && old.division().isPresent()) {
+        return old.machine(); // its replica is still there: not a new one
+      }
+      if (old != null && groups.remove(id, old)) {
+        old.close();
+        left.accept(old.number());
+      }
+      try {
+        RocksDbStore.deleteRecursively(stateDir(config.dataDir(), id));
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
     return groups
         .computeIfAbsent(
             id,
@@ -287,24 +394,59 @@ final class LeaseGroups {
       RaftServer server,
       BiFunction<RaftGroup, LeaseStateMachine, Replicator> newReplicator,
       IntSupplier metaFormat) {
+    Binder b = new Binder(server, newReplicator, metaFormat);
+    this.binder = b;
     for (LeaseGroup g : groups.values()) {
       if (!g.bound()) {
-        g.bind(
-            server,
-            newReplicator.apply(group(g.number()), g.machine()),
-            metaFormat,
-            (proposeHere, isLeader) ->
-                new HistoryCompactor(
-                    g.machine()::core,
-                    proposeHere,
-                    isLeader,
-                    wallClockMicros,
-                    config.historyMaxEvents(),
-                    config.historyMaxAge(),
-                    Duration.ofSeconds(1)));
+        bindOne(g, b);
       }
     }
   }
+
+  private void bindOne(LeaseGroup g, Binder b) {
+    g.bind(
+        b.server(),
+        b.newReplicator().apply(group(g.number()), g.machine()),
+        b.metaFormat(),
+        (proposeHere, isLeader) ->
+            new HistoryCompactor(
+                g.machine()::core,
+                proposeHere,
+                isLeader,
+                wallClockMicros,
+                config.historyMaxEvents(),
+                config.historyMaxAge(),
+                Duration.ofSeconds(1)));
+  }
+
+  /** What binds a group's replica to the started server: kept for replicas added later. */
+  private record Binder(
+      RaftServer server,
+      BiFunction<RaftGroup, LeaseStateMachine, Replicator> newReplicator,
+      IntSupplier metaFormat) {}
+
+  private volatile Binder binder;
+
+  /** Replicas Ratis removed whose state is still on disk. */
+  private final Set<LeaseGroup> dropped = ConcurrentHashMap.newKeySet();
+
+  /** Told the number of a lease group whose replica this node no longer hosts. */
+  private volatile java.util.function.IntConsumer left = number -> {};
+
+  /** Hears of each lease group whose replica this node no longer hosts (its watch hub ends). */
+  void onLeft(java.util.function.IntConsumer left) {
+    this.left = left;
+  }
+
+  /**
+   * Marks the end of Ratis's recovery of the groups on disk: a replica made after it is new (added
+   * at formation or by a membership change), and starts from an empty state.
+   */
+  void recovered() {
+    recovered = true;
+  }
+
+  private volatile boolean recovered;
 
   /** Lease group {@code number} as this node hosts it, if it does. */
   Optional<LeaseGroup> hosted(int number) {

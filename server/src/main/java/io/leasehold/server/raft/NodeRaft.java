@@ -191,6 +191,7 @@ final class NodeRaft implements AutoCloseable {
               + (e.getCause() == null ? e.getMessage() : rootCause(e.getCause())),
           e);
     }
+    leaseGroups.recovered();
     startedDivision = division();
     knowMembers(division().getRaftConf().getCurrentPeers());
     // A joining node adds its lease groups empty, as its meta group: a member adds it to each.

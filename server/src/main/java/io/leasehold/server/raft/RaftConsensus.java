@@ -298,6 +298,22 @@ public final class RaftConsensus implements Consensus {
     mover.start();
   }
 
+  /**
+   * Hears of each lease group whose replica this node no longer hosts (removed from its members,
+   * where lease groups sit on subsets of the nodes).
+   */
+  public void onLeaseGroupLeft(java.util.function.IntConsumer left) {
+    raft.leaseGroups()
+        .onLeft(
+            number -> {
+              ClusterAdmin admin = leaseGroupAdmins.remove(number);
+              if (admin != null) {
+                admin.close();
+              }
+              left.accept(number);
+            });
+  }
+
   /** Hears how long each answered write took, in nanoseconds, for the node's metrics. */
   public void timeWritesWith(LongConsumer timer) {
     replicator.timeWritesWith(timer);
@@ -724,8 +740,9 @@ public final class RaftConsensus implements Consensus {
                           id
                               + " is a member of lease groups "
                               + of
-                              + ": a lease group's members cannot be changed yet where lease"
-                              + " groups sit on subsets of the nodes");
+                              + ": take it out of each first (cluster group-members G --remove "
+                              + id
+                              + ", with another node added in its place)");
                     }
                     return admin.removeMember(id);
                   })
@@ -739,6 +756,155 @@ public final class RaftConsensus implements Consensus {
                     eachLeaseGroup(id, "removed", "from", a -> a.removeMember(id))
                         .thenApply(v -> members))
             .thenApply(this::members));
+  }
+
+  /**
+   * Changes lease group {@code group}'s members where lease groups sit on subsets of the nodes:
+   * each node of {@code add}, a member of the meta group, is given an empty replica of the group
+   * and added (staged: the leader brings it up to date before the change commits); then each of
+   * {@code remove} is removed and, if reachable, drops its replica. Both go through the group's
+   * leader, from a member's admin here or, where this node is not a member, from the group's admin
+   * reached through its members. Each step is idempotent; a call that failed part-way is repeated
+   * to finish.
+   */
+  @Override
+  public CompletableFuture<GroupMembers> setGroupMembers(
+      int group, List<String> add, List<String> remove) {
+    LeaseGroups groups = raft.leaseGroups();
+    if (groups.size() == 0) {
+      return CompletableFuture.failedFuture(
+          new MembershipChangeException(
+              groups.formed() == 0
+                  ? "this cluster has no lease groups"
+                  : "every lease group sits on every node of this cluster: their members follow"
+                      + " cluster add and cluster remove",
+              null));
+    }
+    if (group < 1 || group > groups.formed()) {
+      return CompletableFuture.failedFuture(
+          new InvalidArgumentException(
+              "group",
+              "must be a lease group of this cluster, 1 to " + groups.formed() + "; got " + group));
+    }
+    Map<String, RaftPeer> cluster = new LinkedHashMap<>();
+    raft.division()
+        .getRaftConf()
+        .getCurrentPeers()
+        .forEach(p -> cluster.put(p.getId().toString(), p));
+    List<RaftPeer> adding = new ArrayList<>();
+    for (int i = 0; i < add.size(); i++) {
+      String id = add.get(i);
+      if (id == null || id.isBlank()) {
+        return CompletableFuture.failedFuture(
+            new InvalidArgumentException("add[" + i + "]", "must name a member"));
+      }
+      RaftPeer p = cluster.get(id);
+      if (p == null) {
+        return CompletableFuture.failedFuture(
+            new InvalidArgumentException(
+                "add[" + i + "]",
+                id
+                    + " is not a member of the cluster (members: "
+                    + String.join(", ", cluster.keySet())
+                    + "): add its node with cluster add first"));
+      }
+      adding.add(RaftPeer.newBuilder(p).setPriority(0).build());
+    }
+    for (int i = 0; i < remove.size(); i++) {
+      String id = remove.get(i);
+      if (id == null || id.isBlank()) {
+        return CompletableFuture.failedFuture(
+            new InvalidArgumentException("remove[" + i + "]", "must name a member"));
+      }
+      if (add.contains(id)) {
+        return CompletableFuture.failedFuture(
+            new InvalidArgumentException(
+                "remove[" + i + "]",
+                id + " is also in add: a member is added or removed, not both"));
+      }
+    }
+    Optional<ClusterAdmin> hosted = leaseGroupAdmin(group);
+    if (hosted.isPresent()) {
+      ClusterAdmin admin = hosted.get();
+      return RaftErrors.mapped(
+          changeMembers(admin, group, adding, remove)
+              .thenApply(
+                  peers ->
+                      new GroupMembers(
+                          members(peers),
+                          groups
+                              .hosted(group)
+                              .flatMap(g -> g.division())
+                              .flatMap(d -> idOf(d.getInfo().getLeaderId())))));
+    }
+    RemoteGroup remote =
+        groups
+            .door(group)
+            .filter(RemoteGroup.class::isInstance)
+            .map(RemoteGroup.class::cast)
+            .orElseThrow(() -> new IllegalStateException("lease group " + group + " has no door"));
+    return RaftErrors.mapped(
+        CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    return remote.leaderConfiguration();
+                  } catch (IOException e) {
+                    throw new CompletionException(e);
+                  }
+                })
+            .thenCompose(
+                peers -> {
+                  ClusterAdmin.Retries retries = adminRetries();
+                  ClusterAdmin admin =
+                      ClusterAdmin.ofRemoteGroup(
+                          raft.newClient(
+                              org.apache.ratis.protocol.RaftGroup.valueOf(
+                                  groups.idOf(group), peers),
+                              RaftSettings.adminClient(),
+                              retries),
+                          retries,
+                          raft.server(),
+                          groups.idOf(group),
+                          raft.selfId(),
+                          remote::leaderConfiguration,
+                          lifecycle,
+                          group,
+                          group - 1);
+                  return changeMembers(admin, group, adding, remove)
+                      .whenComplete((r, e) -> admin.close());
+                })
+            .thenApply(
+                peers ->
+                    new GroupMembers(
+                        members(peers),
+                        Optional.ofNullable(remote.leader()).map(RaftPeerId::toString))));
+  }
+
+  /** The additions, then the removals, one after another; completes with the last configuration. */
+  private CompletableFuture<List<RaftPeer>> changeMembers(
+      ClusterAdmin admin, int group, List<RaftPeer> adding, List<String> removing) {
+    CompletableFuture<List<RaftPeer>> chain = admin.configuration();
+    for (RaftPeer p : adding) {
+      chain = chain.thenCompose(v -> admin.hostAndAdd(p));
+    }
+    for (String id : removing) {
+      chain = chain.thenCompose(v -> admin.removeAndDrop(id));
+    }
+    return chain.exceptionallyCompose(
+        e -> {
+          Throwable cause = unwrap(e);
+          if (cause instanceof InvalidArgumentException
+              || cause instanceof MembershipChangeException) {
+            return CompletableFuture.failedFuture(cause);
+          }
+          return CompletableFuture.failedFuture(
+              new ConsensusUnavailableException(
+                  "lease group "
+                      + group
+                      + "'s members not changed, or changed in part (repeat the call to finish): "
+                      + cause.getMessage(),
+                  cause));
+        });
   }
 
   /** The lease groups {@code id} is a member of, as this node learns their configurations. */

@@ -213,6 +213,107 @@ final class RemoteGroup implements GroupDoor, Replicator.Seat, AutoCloseable {
     return Optional.empty();
   }
 
+  /**
+   * The group's configuration as its leader holds it (the group's latest, with each member's
+   * priority): the known leader is asked first, then each member, and whom they follow. What it
+   * learns becomes the group's members and leader here. Blocks (Ratis's group-info call); for the
+   * membership admin's thread.
+   */
+  List<RaftPeer> leaderConfiguration() throws IOException {
+    try {
+      learnedMembers().join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+    }
+    List<RaftPeerId> order = new ArrayList<>();
+    if (leader != null) {
+      order.add(leader);
+    }
+    for (RaftPeerId m : members) {
+      if (!order.contains(m)) {
+        order.add(m);
+      }
+    }
+    for (int i = 0; i < order.size() && !closed; i++) {
+      RaftPeerId peer = order.get(i);
+      GroupInfoReply info;
+      try {
+        info = groupInfo.apply(peer);
+      } catch (RuntimeException e) {
+        continue; // not reachable, or no longer a member
+      }
+      if (info == null || !info.isSuccess()) {
+        continue;
+      }
+      if (info.getRoleInfoProto().getRole() == RaftPeerRole.LEADER) {
+        adopt(peer, info);
+        return List.copyOf(info.getGroup().getPeers());
+      }
+      Optional<RaftPeerId> followed = leaderFrom(peer, info.getRoleInfoProto());
+      if (followed.isPresent() && !order.contains(followed.get())) {
+        order.add(i + 1, followed.get());
+      }
+    }
+    throw new ConsensusUnavailableException(
+        "no leader of lease group " + number + " answered (asked " + order + "); retry", null);
+  }
+
+  /**
+   * Takes the group's members and leader from a member's answer, and makes the new members'
+   * addresses known to the group's client.
+   */
+  private void adopt(RaftPeerId answered, GroupInfoReply info) {
+    List<RaftPeer> peers = List.copyOf(info.getGroup().getPeers());
+    if (peers.isEmpty()) {
+      return;
+    }
+    List<RaftPeerId> now =
+        peers.stream()
+            .map(RaftPeer::getId)
+            .sorted(Comparator.comparing(RaftPeerId::toString))
+            .toList();
+    RaftClient c = client;
+    if (c != null && !now.equals(members)) {
+      c.getClientRpc().addRaftPeers(peers);
+      LOG.info("{}: lease group {}'s members are now {}", selfId, number, now);
+    }
+    members = now;
+    leaderFrom(answered, info.getRoleInfoProto()).ifPresent(l -> leader = l);
+  }
+
+  /**
+   * Asks the group's leader (else a member) for its members, at most once every {@link
+   * #REFRESH_NANOS}, so that a change of the group's members is learned here: whom the SDK is sent
+   * to, and whom reads ask.
+   */
+  void refreshMembers() {
+    long now = System.nanoTime();
+    long last = membersAsked.get();
+    if (replicator == null
+        || now - last < REFRESH_NANOS
+        || !membersAsked.compareAndSet(last, now)) {
+      return;
+    }
+    try {
+      asker.execute(
+          () -> {
+            try {
+              leaderConfiguration();
+            } catch (IOException | RuntimeException e) {
+              LOG.debug("lease group {}: members not refreshed: {}", number, e.toString());
+            }
+          });
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      // Closed meanwhile.
+    }
+  }
+
+  /** How often a node asks again who a group it is not a member of is made of. */
+  private static final long REFRESH_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+  private final java.util.concurrent.atomic.AtomicLong membersAsked =
+      new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+
   /** Learns the group's log format, once, for the batcher: batches go out from format 2. */
   private CompletableFuture<Void> learnFormat() {
     if (format >= LogFormat.BATCHES) {

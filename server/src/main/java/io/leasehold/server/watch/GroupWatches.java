@@ -92,6 +92,21 @@ public final class GroupWatches implements WatchService {
                                     "lease group " + g + " is not hosted on this node"))));
   }
 
+  /**
+   * Lease group {@code group} is no longer hosted on this node (removed from its members): its
+   * hub's streams end UNAVAILABLE, and a later replica of the group gets a new hub.
+   */
+  public void left(int group) {
+    WatchHub h = hubs.remove(group);
+    if (h != null) {
+      meta.dropGroup(
+          h,
+          "this node is no longer a member of lease group "
+              + group
+              + "; watch again, on a member of the group");
+    }
+  }
+
   /** Every hub: the meta group's, then each hosted lease group's, in order. */
   public List<WatchHub> hubs() {
     List<WatchHub> all = new ArrayList<>();

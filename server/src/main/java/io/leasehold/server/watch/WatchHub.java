@@ -189,6 +189,18 @@ public final class WatchHub implements WatchService, AutoCloseable {
     return hub;
   }
 
+  /**
+   * Forgets a lease group's hub ({@link #forGroup}) whose group this node no longer hosts, and ends
+   * its streams with UNAVAILABLE and {@code why}.
+   */
+  public void dropGroup(WatchHub hub, String why) {
+    if (groupHubs != null && groupHubs.remove(hub)) {
+      for (Watcher w : hub.watchers) {
+        w.close(Status.UNAVAILABLE.withDescription(why));
+      }
+    }
+  }
+
   /** This hub and its lease groups' hubs. */
   private List<WatchHub> withGroups() {
     if (groupHubs == null || groupHubs.isEmpty()) {

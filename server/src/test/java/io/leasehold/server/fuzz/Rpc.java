@@ -61,12 +61,14 @@ public final class Rpc {
           "leasehold.v1.Auth/RevokeRole");
 
   /**
-   * Calls that only a cluster with lease groups accepts; the fuzzed clusters have none, so these
-   * are checked for being refused cleanly (INVALID_ARGUMENT, nothing changed), never for an OK.
-   * LeaseGroupsTest covers their accepted side.
+   * Calls that only a cluster with lease groups accepts (SetGroupMembers only where they sit on
+   * subsets of the nodes); the fuzzed clusters have none, so these are checked for being refused
+   * cleanly (INVALID_ARGUMENT or FAILED_PRECONDITION, nothing changed), never for an OK.
+   * LeaseGroupsTest and SubsetGroupMembersTest cover their accepted side.
    */
   static final java.util.Set<String> NEEDS_LEASE_GROUPS =
-      java.util.Set.of("leasehold.v1.Cluster/MoveNamespace");
+      java.util.Set.of(
+          "leasehold.v1.Cluster/MoveNamespace", "leasehold.v1.Cluster/SetGroupMembers");
 
   /**
    * How often the generator picks each call, relative to the others. Cluster calls that take a
@@ -102,6 +104,7 @@ public final class Rpc {
           Map.entry("leasehold.v1.Cluster/TakeSnapshot", 1),
           Map.entry("leasehold.v1.Cluster/Backup", 1),
           Map.entry("leasehold.v1.Cluster/MoveNamespace", 2),
+          Map.entry("leasehold.v1.Cluster/SetGroupMembers", 1),
           Map.entry("leasehold.v1.Admin/GetPolicy", 2),
           Map.entry("leasehold.v1.Admin/ListPolicies", 1),
           Map.entry("leasehold.v1.Admin/SetPolicy", 4),

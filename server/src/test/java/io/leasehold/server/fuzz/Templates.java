@@ -222,6 +222,18 @@ final class Templates {
         }
         yield b.build();
       }
+      case "leasehold.v1.Cluster/SetGroupMembers" -> {
+        io.leasehold.proto.v1.SetGroupMembersRequest.Builder b =
+            io.leasehold.proto.v1.SetGroupMembersRequest.newBuilder()
+                .setGroup(v.pickOf(0, 1, 2, 3, -1));
+        if (v.chance(0.5)) {
+          b.addAdd(v.pickOf("n9", "gone-1", "N1", ""));
+        }
+        if (v.chance(0.5)) {
+          b.addRemove(v.pickOf("n9", "gone-1", "x.y_z"));
+        }
+        yield b.build();
+      }
       case "leasehold.v1.Admin/GetPolicy" ->
           GetPolicyRequest.newBuilder().setNamespace(namespace(v)).setStale(v.chance(0.3)).build();
       case "leasehold.v1.Admin/ListPolicies" ->

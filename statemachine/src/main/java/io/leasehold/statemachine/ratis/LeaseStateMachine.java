@@ -506,6 +506,14 @@ public final class LeaseStateMachine extends BaseStateMachine {
     if (s != null) {
       s.close();
     }
+    closed = true;
+  }
+
+  private volatile boolean closed;
+
+  /** Whether {@link #close} has finished: the store is closed, and its directory may go. */
+  public boolean isClosed() {
+    return closed;
   }
 
   /**

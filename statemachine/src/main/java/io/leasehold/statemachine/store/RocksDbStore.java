@@ -403,7 +403,8 @@ public final class RocksDbStore implements KvStore {
     return handle;
   }
 
-  private static void deleteRecursively(Path path) throws IOException {
+  /** Deletes a store's directory (or any tree), if it exists. */
+  public static void deleteRecursively(Path path) throws IOException {
     if (!Files.exists(path)) {
       return;
     }
