@@ -75,6 +75,16 @@ class SubsetGroupMembersTest {
     MembershipResponse replaced = setMembers("n5", 1, List.of("n4"), List.of("n3"));
     assertEquals(List.of("n1", "n2", "n4"), ids(replaced), replaced.toString());
     await("n4 hosts group 1 with every lease", WAIT, () -> holdsEvery("n4", tokens));
+    // n3 comes back: it recovers its replica of group 1 with the members it had, and no member
+    // talks to it. Its replica knows no leader, so it asks the group's leader, and drops it.
+    cluster.startNode("n3");
+    await(
+        "n3 drops the replica of a group it was removed from while down",
+        WAIT,
+        () -> !hosts("n3", 1));
+    GetResponse viaN3 = cluster.leases("n3").get(get("jobs/0"));
+    assertEquals(tokens.get("jobs/0"), viaN3.getLease().getToken(), viaN3.toString());
+    cluster.stopNode("n3");
     // n3 is in no lease group now, so it leaves the cluster as any node does.
     MembershipResponse cluster3 =
         cluster.cluster("n1").removeMember(RemoveMemberRequest.newBuilder().setId("n3").build());
@@ -118,6 +128,24 @@ class SubsetGroupMembersTest {
                                 .sorted()
                                 .toList()
                                 .equals(List.of("n1", "n4", "n5"))));
+
+    // Restarted, n2 does not bring its replica of group 1 back as the cluster formed it (an empty
+    // voter of a configuration that is gone): it serves the group through its members.
+    cluster.stopNode("n2");
+    cluster.startNode("n2");
+    GetResponse after =
+        TestCluster.eventually(
+            "n2 serves jobs/next again",
+            WAIT,
+            () -> {
+              try {
+                return Optional.of(cluster.leases("n2").get(get("jobs/next")));
+              } catch (StatusRuntimeException e) {
+                return Optional.empty();
+              }
+            });
+    assertEquals(next.getLease().getToken(), after.getLease().getToken());
+    assertFalse(hosts("n2", 1), "n2 hosts no replica of group 1 after its restart");
 
     // With neither list, the call lists the group's members.
     assertEquals(List.of("n1", "n4", "n5"), ids(setMembers("n4", 1, List.of(), List.of())));

@@ -285,32 +285,9 @@ final class LeaseGroups {
           LOG.info("{}: lease group {} is no longer hosted here", config.id(), g.number());
         }
       } else if (g.bound() && g.removedFromConfiguration(RaftPeerId.valueOf(config.id()))) {
-        LOG.info(
-            "{}: removed from lease group {}'s members; dropping its replica",
-            config.id(),
-            g.number());
-        try {
-          RaftClientReply reply =
-              b.server()
-                  .groupManagement(
-                      GroupManagementRequest.newRemove(
-                          ClientId.randomId(),
-                          RaftPeerId.valueOf(config.id()),
-                          callIds.incrementAndGet(),
-                          g.id(),
-                          true,
-                          false));
-          if (!reply.isSuccess()) {
-            LOG.warn(
-                "{}: replica of lease group {} not dropped: {}", config.id(), g.number(), reply);
-          }
-        } catch (IOException e) {
-          LOG.warn(
-              "{}: replica of lease group {} not dropped: {}",
-              config.id(),
-              g.number(),
-              e.toString());
-        }
+        dropReplica(b, g, "its configuration no longer holds this node");
+      } else if (g.bound()) {
+        checkWhenLeaderless(b, g);
       }
     }
   }
@@ -419,6 +396,96 @@ final class LeaseGroups {
                 Duration.ofSeconds(1)));
   }
 
+  /** Removes this node's replica of {@code g} from the server, with its Raft directory. */
+  private void dropReplica(Binder b, LeaseGroup g, String why) {
+    LOG.info("{}: dropping its replica of lease group {}: {}", config.id(), g.number(), why);
+    try {
+      RaftClientReply reply =
+          b.server()
+              .groupManagement(
+                  GroupManagementRequest.newRemove(
+                      ClientId.randomId(),
+                      RaftPeerId.valueOf(config.id()),
+                      callIds.incrementAndGet(),
+                      g.id(),
+                      true,
+                      false));
+      if (!reply.isSuccess()) {
+        LOG.warn("{}: replica of lease group {} not dropped: {}", config.id(), g.number(), reply);
+      }
+    } catch (IOException e) {
+      LOG.warn(
+          "{}: replica of lease group {} not dropped: {}", config.id(), g.number(), e.toString());
+    }
+  }
+
+  /**
+   * How long a replica goes without a leader before this node asks whether it is still a member.
+   */
+  private static final long LEADERLESS_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+
+  /** Per lease group: since when its replica here has known no leader, and what was asked. */
+  private final Map<Integer, Leaderless> leaderless = new ConcurrentHashMap<>();
+
+  /**
+   * @param since when the replica was first seen without a leader
+   * @param excludedAt when the group's leader last answered with a configuration without this node,
+   *     or 0
+   * @param asking whether an ask is under way
+   */
+  private record Leaderless(long since, long excludedAt, boolean asking) {}
+
+  /**
+   * A replica that has known no leader for {@link #LEADERLESS_NANOS} may belong to a node removed
+   * from the group while it was down: it recovered the replica with the members it had then, and no
+   * member talks to it. So the node asks the group's leader, through the other nodes, for the
+   * group's configuration; once two answers at least {@link #LEADERLESS_NANOS} apart leave this
+   * node out (a change under way when the first was given has long committed or failed by the
+   * second), it drops its replica and reaches the group through its members.
+   */
+  private void checkWhenLeaderless(Binder b, LeaseGroup g) {
+    int number = g.number();
+    if (g.hasLeader()) {
+      leaderless.remove(number);
+      return;
+    }
+    long now = System.nanoTime();
+    Leaderless state = leaderless.computeIfAbsent(number, k -> new Leaderless(now, 0, false));
+    if (state.asking() || now - state.since() < LEADERLESS_NANOS) {
+      return;
+    }
+    java.util.function.IntFunction<RemoteGroup> make = newRemote;
+    if (make == null) {
+      return;
+    }
+    leaderless.put(number, new Leaderless(now, state.excludedAt(), true));
+    java.util.concurrent.CompletableFuture.runAsync(
+        () -> {
+          long excludedAt = 0;
+          try (RemoteGroup probe = make.apply(number)) {
+            boolean member =
+                probe.leaderConfiguration().stream()
+                    .anyMatch(p -> p.getId().toString().equals(config.id()));
+            if (!member) {
+              long asked = System.nanoTime();
+              if (state.excludedAt() != 0 && asked - state.excludedAt() >= LEADERLESS_NANOS) {
+                dropReplica(b, g, "the group's leader has left this node out of its members");
+                leaderless.remove(number);
+                return;
+              }
+              excludedAt = state.excludedAt() != 0 ? state.excludedAt() : asked;
+            }
+          } catch (IOException | RuntimeException e) {
+            LOG.debug(
+                "{}: lease group {}'s members not learned: {}", config.id(), number, e.toString());
+            excludedAt = state.excludedAt();
+          }
+          // Asked again after another while without a leader.
+          leaderless.put(number, new Leaderless(System.nanoTime(), excludedAt, false));
+        });
+  }
+
+  /** What binds a group's replica to the started server: kept for replicas added later. */
   /** What binds a group's replica to the started server: kept for replicas added later. */
   private record Binder(
       RaftServer server,
@@ -479,12 +546,20 @@ final class LeaseGroups {
 
   /**
    * Adds to the started server the lease groups it does not host yet: all of them when the cluster
-   * forms (where lease groups sit on subsets of the nodes, those this node forms with), none on a
-   * restart (Ratis recovered them from their directories under {@code <data-dir>/raft}). A joining
-   * node adds them without members, as it starts its meta group: it never stands for election in
-   * them, and learns each one's configuration from its leader once a member adds it.
+   * forms (where lease groups sit on subsets of the nodes, those this node forms with, once: the
+   * marker {@code <data-dir>/groups/formed} says it was done), none on a restart (Ratis recovered
+   * them from their directories under {@code <data-dir>/raft}). A joining node adds them without
+   * members, as it starts its meta group: it never stands for election in them, and learns each
+   * one's configuration from its leader once a member adds it.
    */
   void addMissing(RaftServer server, boolean join) throws IOException {
+    Path formedMarker = config.dataDir().resolve("groups").resolve("formed");
+    if (size > 0 && java.nio.file.Files.exists(formedMarker)) {
+      // On subsets of the nodes, after the first start the groups' members decide which replicas
+      // this node holds (Cluster/SetGroupMembers): a replica dropped since must not come back,
+      // empty and with the members of formation, as a voter of a configuration that is gone.
+      return;
+    }
     Set<RaftGroupId> present = new HashSet<>();
     server.getGroupIds().forEach(present::add);
     for (int k = 1; k <= formed; k++) {
@@ -512,6 +587,13 @@ final class LeaseGroups {
             reply.getException());
       }
       LOG.info("{}: lease group {} ({}) added", config.id(), k, ids.get(k - 1).getUuid());
+    }
+    if (size > 0) {
+      java.nio.file.Files.createDirectories(formedMarker.getParent());
+      java.nio.file.Files.writeString(
+          formedMarker,
+          "lease groups formed on subsets of the nodes; their members now decide which this node"
+              + " hosts\n");
     }
   }
 }
