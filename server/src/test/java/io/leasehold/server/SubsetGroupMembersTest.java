@@ -147,10 +147,15 @@ class SubsetGroupMembersTest {
     assertEquals(next.getLease().getToken(), after.getLease().getToken());
     assertFalse(hosts("n2", 1), "n2 hosts no replica of group 1 after its restart");
 
+    // n2 is put back in place of n5: a new replica, brought up to date from the leader.
+    assertEquals(List.of("n1", "n2", "n4"), ids(setMembers("n5", 1, List.of("n2"), List.of("n5"))));
+    await("n2 hosts group 1 again with every lease", WAIT, () -> holdsEvery("n2", tokens));
+    await("n5 no longer hosts group 1", WAIT, () -> !hosts("n5", 1));
+
     // With neither list, the call lists the group's members.
-    assertEquals(List.of("n1", "n4", "n5"), ids(setMembers("n4", 1, List.of(), List.of())));
+    assertEquals(List.of("n1", "n2", "n4"), ids(setMembers("n4", 1, List.of(), List.of())));
     // Repeating a finished change changes nothing.
-    assertEquals(List.of("n1", "n4", "n5"), ids(setMembers("n1", 1, List.of("n5"), List.of("n2"))));
+    assertEquals(List.of("n1", "n2", "n4"), ids(setMembers("n1", 1, List.of("n2"), List.of("n5"))));
   }
 
   @Test

@@ -207,7 +207,8 @@ final class LeaseGroup implements GroupDoor, LeaseStateMachine.Listener, AutoClo
    * Whether this node's replica holds a committed configuration without this node, after one that
    * held it: this node was removed from the group. A replica added empty, still being brought up to
    * date, has not held itself a member yet and is not taken for removed; nor is one whose
-   * configuration without this node is not committed (a leader deposed before it committed it).
+   * configuration without this node is not committed (a leader deposed before it committed it), nor
+   * one that still leads (a leader removed steps down first).
    */
   boolean removedFromConfiguration(org.apache.ratis.protocol.RaftPeerId self) {
     Optional<RaftServer.Division> d = division();
@@ -217,13 +218,29 @@ final class LeaseGroup implements GroupDoor, LeaseStateMachine.Listener, AutoClo
     org.apache.ratis.server.RaftConfiguration conf = d.get().getRaftConf();
     if (conf.getAllPeers().stream().anyMatch(p -> p.getId().equals(self))) {
       heldAsMember = true;
+      removedSince = 0;
       return false;
     }
-    return heldAsMember && conf.getLogEntryIndex() <= d.get().getRaftLog().getLastCommittedIndex();
+    if (!heldAsMember
+        || d.get().getInfo().isLeader()
+        || conf.getLogEntryIndex() > d.get().getRaftLog().getLastCommittedIndex()) {
+      return false;
+    }
+    // The admin that removed this node asks it to drop the replica at once; this node drops it
+    // itself only if that request has not come a while after.
+    long now = System.nanoTime();
+    if (removedSince == 0) {
+      removedSince = now;
+      return false;
+    }
+    return now - removedSince > java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
   }
 
   /** Whether this replica's configuration has held this node, since it was bound. */
   private volatile boolean heldAsMember;
+
+  /** When this replica was first seen removed from its committed configuration, or 0. */
+  private volatile long removedSince;
 
   @Override
   public void onApplied(ApplyResult result) {

@@ -325,13 +325,15 @@ final class LeaseGroups {
       // A new replica (Ratis recovered every replica on disk before): its state comes from the
       // group's leader, by log or snapshot. A state left by an earlier replica of the same group on
       // this node (removed since) must not be taken for it.
+      // Ratis asks only for a group it does not hold (it refuses to add one it holds), so a
+      // LeaseGroup still here is an earlier replica's, removed since. (Its division must not be
+      // looked up here: Ratis has put the new one's, still being made on this thread, in its
+      // place, and the lookup would wait for itself.)
       LeaseGroup old = groups.get(id);
-      if (old != null && old.division().isPresent()) {
-        return old.machine(); // its replica is still there: not a new one
-      }
       if (old != null && groups.remove(id, old)) {
         old.close();
         left.accept(old.number());
+        awaitClosed(old);
       }
       try {
         RocksDbStore.deleteRecursively(stateDir(config.dataDir(), id));
@@ -396,26 +398,54 @@ final class LeaseGroups {
                 Duration.ofSeconds(1)));
   }
 
-  /** Removes this node's replica of {@code g} from the server, with its Raft directory. */
+  /**
+   * Removes this node's replica of {@code g} from the server, with its Raft directory, unless a
+   * removal is under way. Asynchronous: the sweep goes on meanwhile, and closes the group once
+   * Ratis no longer holds it.
+   */
   private void dropReplica(Binder b, LeaseGroup g, String why) {
+    if (!dropping.add(g)) {
+      return;
+    }
     LOG.info("{}: dropping its replica of lease group {}: {}", config.id(), g.number(), why);
-    try {
-      RaftClientReply reply =
-          b.server()
-              .groupManagement(
-                  GroupManagementRequest.newRemove(
-                      ClientId.randomId(),
-                      RaftPeerId.valueOf(config.id()),
-                      callIds.incrementAndGet(),
-                      g.id(),
-                      true,
-                      false));
-      if (!reply.isSuccess()) {
-        LOG.warn("{}: replica of lease group {} not dropped: {}", config.id(), g.number(), reply);
+    b.server()
+        .groupManagementAsync(
+            GroupManagementRequest.newRemove(
+                ClientId.randomId(),
+                RaftPeerId.valueOf(config.id()),
+                callIds.incrementAndGet(),
+                g.id(),
+                true,
+                false))
+        .whenComplete(
+            (reply, error) -> {
+              dropping.remove(g);
+              if (error != null || !reply.isSuccess()) {
+                LOG.info(
+                    "{}: replica of lease group {} not dropped: {}",
+                    config.id(),
+                    g.number(),
+                    error != null ? error.toString() : reply);
+              }
+            });
+  }
+
+  /** Replicas whose removal this node asked for and Ratis has not answered yet. */
+  private final Set<LeaseGroup> dropping = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Waits a little for Ratis to finish closing an earlier replica's state machine, so that its
+   * store is closed before its directory is emptied for a new one.
+   */
+  private static void awaitClosed(LeaseGroup old) {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    while (!old.machine().isClosed() && System.nanoTime() - deadline < 0) {
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
       }
-    } catch (IOException e) {
-      LOG.warn(
-          "{}: replica of lease group {} not dropped: {}", config.id(), g.number(), e.toString());
     }
   }
 
