@@ -273,8 +273,29 @@ public final class ClusterAdmin implements AutoCloseable {
                     + " but holds no replica of it (its data is gone): remove it from the"
                     + " group first, then add it again");
           }
-          if (!hosts) {
-            check(api.add(org.apache.ratis.protocol.RaftGroup.valueOf(groupId)));
+          // Ratis closes the replica of a node removed from a group on its own and leaves its
+          // directory, which that node deletes within a second or two: until it has, a new
+          // replica cannot be made there, and the add is asked again.
+          long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+          while (!hosts) {
+            IOException failure;
+            try {
+              RaftClientReply reply = api.add(org.apache.ratis.protocol.RaftGroup.valueOf(groupId));
+              if (reply.isSuccess()) {
+                break;
+              }
+              failure =
+                  reply.getException() != null
+                      ? reply.getException()
+                      : new IOException("refused: " + reply);
+            } catch (IOException e) {
+              failure = e;
+            }
+            if (!String.valueOf(failure.getMessage()).contains("existing directories")) {
+              throw failure;
+            }
+            pause(deadline, peer.getId() + " to delete the replica it was removed from");
+            hosts = api.list().getGroupIds().contains(groupId);
           }
           return null;
         })

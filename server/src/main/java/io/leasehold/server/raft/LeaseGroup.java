@@ -236,6 +236,25 @@ final class LeaseGroup implements GroupDoor, LeaseStateMachine.Listener, AutoClo
     return now - removedSince > java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
   }
 
+  /**
+   * Whether this replica has applied a configuration without this node: committed, so this node is
+   * out of the group, and the replica's data is of no more use here once Ratis closes it (Ratis
+   * closes a removed leader's replica on its own, directory and all left on disk).
+   */
+  boolean appliedOwnRemoval() {
+    return appliedOwnRemoval;
+  }
+
+  private volatile boolean appliedOwnRemoval;
+
+  @Override
+  public void onConfigurationChanged(java.util.List<org.apache.ratis.protocol.RaftPeer> members) {
+    RaftServer s = server;
+    if (s != null && !members.isEmpty()) {
+      appliedOwnRemoval = members.stream().noneMatch(p -> p.getId().equals(s.getId()));
+    }
+  }
+
   /** Whether this replica's configuration has held this node, since it was bound. */
   private volatile boolean heldAsMember;
 

@@ -258,6 +258,12 @@ final class LeaseGroups {
           if (!groups.containsKey(g.id())) {
             try {
               RocksDbStore.deleteRecursively(stateDir(config.dataDir(), g.id()).getParent());
+              if (g.appliedOwnRemoval() && !contains(b.server().getGroupIds(), g.id())) {
+                // Closed by Ratis on its own (a removed leader's replica): its Raft directory is
+                // left, and a later replica of the group could not be made beside it.
+                RocksDbStore.deleteRecursively(
+                    config.dataDir().resolve("raft").resolve(g.id().getUuid().toString()));
+              }
             } catch (IOException e) {
               LOG.warn(
                   "{}: lease group {}'s state not deleted: {}",
@@ -428,6 +434,15 @@ final class LeaseGroups {
                     error != null ? error.toString() : reply);
               }
             });
+  }
+
+  private static boolean contains(Iterable<RaftGroupId> ids, RaftGroupId id) {
+    for (RaftGroupId i : ids) {
+      if (i.equals(id)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Replicas whose removal this node asked for and Ratis has not answered yet. */
