@@ -11,13 +11,17 @@ import io.leasehold.cli.ClientTls;
 import io.leasehold.cli.DurationConverter;
 import io.leasehold.cli.LeaseholdCommand;
 import io.leasehold.client.internal.ConnectionDiagnosis;
+import io.leasehold.proto.v1.BackupChunk;
 import io.leasehold.proto.v1.BackupRequest;
 import io.leasehold.proto.v1.ClusterGrpc;
 import io.leasehold.proto.v1.StatusRequest;
+import io.leasehold.proto.v1.StatusResponse;
 import io.leasehold.server.backup.NodeBackup;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -107,19 +111,25 @@ public final class BackupCommand implements Callable<Integer> {
               .ifPresent(d -> cannotConnect.put(node.trim(), d));
           continue;
         }
+        StatusResponse status =
+            ClusterGrpc.newBlockingStub(channel)
+                .withDeadline(deadline)
+                .status(StatusRequest.getDefaultInstance());
         NodeBackup.Manifest m =
-            NodeBackup.receive(
-                ClusterGrpc.newBlockingStub(channel)
-                    .withDeadline(deadline)
-                    .backup(
-                        BackupRequest.newBuilder()
-                            .setEveryGroup(true)
-                            .setTimeout(
-                                com.google.protobuf.Duration.newBuilder()
-                                    .setSeconds(
-                                        Math.max(1, deadline.timeRemaining(TimeUnit.SECONDS))))
-                            .build()),
-                dir);
+            status.getLeaseGroupSize() > 0
+                ? backupOfSubsets(channel, status, credentials, deadline)
+                : NodeBackup.receive(
+                    ClusterGrpc.newBlockingStub(channel)
+                        .withDeadline(deadline)
+                        .backup(
+                            BackupRequest.newBuilder()
+                                .setEveryGroup(true)
+                                .setTimeout(
+                                    com.google.protobuf.Duration.newBuilder()
+                                        .setSeconds(
+                                            Math.max(1, deadline.timeRemaining(TimeUnit.SECONDS))))
+                                .build()),
+                    dir);
         spec.commandLine()
             .getOut()
             .printf(
@@ -179,6 +189,150 @@ public final class BackupCommand implements Callable<Integer> {
       }
       throw e;
     }
+  }
+
+  /**
+   * Where lease groups sit on subsets of the nodes no node hosts every group: each lease group's
+   * snapshot is asked of one of its members (its leader first), then the meta group's of {@code
+   * home}, last. Each request carries the placement version the backup began at: a namespace placed
+   * or moved meanwhile fails the backup (take it again) rather than leave it in two snapshots or in
+   * none.
+   */
+  private NodeBackup.Manifest backupOfSubsets(
+      ManagedChannel home, StatusResponse status, ChannelCredentials credentials, Deadline deadline)
+      throws IOException {
+    Map<String, String> addresses = new LinkedHashMap<>();
+    status.getMembersList().forEach(m -> addresses.put(m.getId(), m.getClientAddress()));
+    Map<Integer, List<String>> groups = new java.util.TreeMap<>();
+    for (io.leasehold.proto.v1.GroupStatus g : status.getGroupsList()) {
+      if (g.getNumber() > 0) {
+        groups.put(
+            g.getNumber(),
+            leaderFirst(
+                g.getLeaderId(),
+                g.getMembersList().stream()
+                    .map(io.leasehold.proto.v1.GroupMember::getId)
+                    .toList()));
+      }
+    }
+    for (io.leasehold.proto.v1.GroupRoute r : status.getReachedGroupsList()) {
+      groups.put(r.getNumber(), leaderFirst(r.getLeaderId(), r.getMemberIdsList()));
+    }
+    long placementVersion = status.getPlacementVersion();
+    List<ManagedChannel> opened = new ArrayList<>();
+    try {
+      List<java.util.function.Supplier<Iterator<BackupChunk>>> parts = new ArrayList<>();
+      groups.forEach(
+          (group, members) ->
+              parts.add(
+                  () -> {
+                    StatusRuntimeException last = null;
+                    for (String member : members) {
+                      String address = addresses.get(member);
+                      if (address == null || address.isEmpty()) {
+                        continue;
+                      }
+                      ManagedChannel c = Grpc.newChannelBuilder(address, credentials).build();
+                      opened.add(c);
+                      try {
+                        Iterator<BackupChunk> it =
+                            backupOf(c, deadline, List.of(group), placementVersion);
+                        if (!it.hasNext()) {
+                          return it; // a group that has applied no write has no state
+                        }
+                        return prepend(it.next(), it);
+                      } catch (StatusRuntimeException e) {
+                        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE) {
+                          throw e;
+                        }
+                        last = e; // the next member
+                      }
+                    }
+                    throw Status.UNAVAILABLE
+                        .withDescription(
+                            "no member of lease group "
+                                + group
+                                + " "
+                                + members
+                                + " answered"
+                                + (last == null ? "" : " (last error " + describe(last) + ")"))
+                        .asRuntimeException();
+                  }));
+      parts.add(() -> backupOf(home, deadline, List.of(0), placementVersion));
+      return NodeBackup.receive(concat(parts), dir);
+    } finally {
+      opened.forEach(ManagedChannel::shutdownNow);
+    }
+  }
+
+  private Iterator<BackupChunk> backupOf(
+      ManagedChannel channel, Deadline deadline, List<Integer> groups, long placementVersion) {
+    return ClusterGrpc.newBlockingStub(channel)
+        .withDeadline(deadline)
+        .backup(
+            BackupRequest.newBuilder()
+                .setEveryGroup(true)
+                .addAllGroups(groups)
+                .setPlacementVersion(placementVersion)
+                .setTimeout(
+                    com.google.protobuf.Duration.newBuilder()
+                        .setSeconds(Math.max(1, deadline.timeRemaining(TimeUnit.SECONDS))))
+                .build());
+  }
+
+  private static List<String> leaderFirst(String leader, List<String> members) {
+    List<String> out = new ArrayList<>();
+    if (!leader.isEmpty()) {
+      out.add(leader);
+    }
+    members.stream().filter(m -> !m.equals(leader)).forEach(out::add);
+    return out;
+  }
+
+  private static Iterator<BackupChunk> prepend(BackupChunk first, Iterator<BackupChunk> rest) {
+    return new Iterator<>() {
+      private BackupChunk head = first;
+
+      @Override
+      public boolean hasNext() {
+        return head != null || rest.hasNext();
+      }
+
+      @Override
+      public BackupChunk next() {
+        if (head != null) {
+          BackupChunk h = head;
+          head = null;
+          return h;
+        }
+        return rest.next();
+      }
+    };
+  }
+
+  /** The streams one after another, each opened once the one before has ended. */
+  private static Iterator<BackupChunk> concat(
+      List<java.util.function.Supplier<Iterator<BackupChunk>>> parts) {
+    Iterator<java.util.function.Supplier<Iterator<BackupChunk>>> next = parts.iterator();
+    return new Iterator<>() {
+      private Iterator<BackupChunk> current = java.util.Collections.emptyIterator();
+
+      @Override
+      public boolean hasNext() {
+        while (!current.hasNext() && next.hasNext()) {
+          current = next.next().get();
+        }
+        return current.hasNext();
+      }
+
+      @Override
+      public BackupChunk next() {
+        if (!hasNext()) {
+          throw new java.util.NoSuchElementException();
+        }
+        return current.next();
+      }
+    };
   }
 
   /** The nodes to try in turn, and the option or variable that named them. */

@@ -63,6 +63,15 @@ public final class RestoreCommand implements Callable<Integer> {
       defaultValue = "${env:LEASEHOLD_PEERS}")
   String peers;
 
+  @Option(
+      names = "--id",
+      paramLabel = "ID",
+      description = {
+        "The id of the node this data directory is for. Needed for a backup whose lease groups sat on",
+        "subsets of the nodes (--lease-group-size): each node gets the lease groups it forms with."
+      })
+  String id;
+
   @Override
   public Integer call() {
     List<Peer> members = new ArrayList<>();
@@ -78,13 +87,20 @@ public final class RestoreCommand implements Callable<Integer> {
       }
     }
     try {
-      NodeBackup.Manifest m = NodeBackup.restore(from, dataDir, clusterName, members);
+      NodeBackup.Manifest m =
+          NodeBackup.restore(
+              from, dataDir, clusterName, members, java.util.Optional.ofNullable(id));
       spec.commandLine()
           .getOut()
           .printf(
               "restored %s (node %s, term %d, index %d, taken %s) into %s%n",
               from, m.nodeId(), m.term(), m.index(), m.takenAt(), dataDir.toAbsolutePath());
       for (NodeBackup.GroupFile g : m.leaseGroups()) {
+        if (m.leaseGroupSize() > 0
+            && !io.leasehold.server.raft.RaftConsensus.formsLeaseGroup(
+                members, g.number(), m.leaseGroupSize(), id)) {
+          continue;
+        }
         spec.commandLine()
             .getOut()
             .printf(
@@ -92,7 +108,15 @@ public final class RestoreCommand implements Callable<Integer> {
                 g.number(),
                 g.term(),
                 g.index(),
-                String.join(",", members.stream().map(Peer::id).toList()));
+                String.join(
+                    ",",
+                    members.stream()
+                        .map(Peer::id)
+                        .filter(
+                            p ->
+                                io.leasehold.server.raft.RaftConsensus.formsLeaseGroup(
+                                    members, g.number(), m.leaseGroupSize(), p))
+                        .toList()));
       }
       return LeaseholdCommand.EXIT_OK;
     } catch (IOException e) {

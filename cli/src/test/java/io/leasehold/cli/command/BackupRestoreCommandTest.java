@@ -272,4 +272,139 @@ class BackupRestoreCommandTest {
       assertTrue(Files.isRegularFile(current.resolve("raft-meta.conf")), current.toString());
     }
   }
+
+  @Test
+  void aBackupOfLeaseGroupsOnSubsetsIsTakenFromTheirMembersAndEachNodeGetsItsOwn()
+      throws Exception {
+    Duration wait = Duration.ofSeconds(60);
+    // Five nodes, lease group 1 on n1-n3, lease group 2 on n4, n5 and n1: no node but n1 hosts
+    // both, and the backup is asked of n4, which hosts group 2 only.
+    cluster =
+        TestCluster.start(5, dir.resolve("original"), b -> b.leaseGroups(2).leaseGroupSize(3));
+    TestCluster.await(
+        "every node knows the meta group's leader",
+        wait,
+        () -> cluster.running().stream().allMatch(n -> n.consensus().leaderId().isPresent()));
+    java.util.Map<String, Long> tokens = new java.util.TreeMap<>();
+    for (String ns : List.of("alpha", "beta")) {
+      for (int i = 0; i < 3; i++) {
+        String name = ns + "/job-" + i;
+        var r =
+            cluster.acquireRetrying(
+                "n" + (2 + i),
+                AcquireRequest.newBuilder()
+                    .setName(name)
+                    .setHolder("runner-" + i)
+                    .setTtl(com.google.protobuf.Duration.newBuilder().setSeconds(600))
+                    .build(),
+                wait);
+        tokens.put(name, r.getLease().getToken());
+      }
+    }
+    cluster
+        .cluster("n1")
+        .moveNamespace(
+            io.leasehold.proto.v1.MoveNamespaceRequest.newBuilder()
+                .setNamespace("alpha")
+                .setToGroup(1)
+                .build());
+    cluster
+        .cluster("n1")
+        .moveNamespace(
+            io.leasehold.proto.v1.MoveNamespaceRequest.newBuilder()
+                .setNamespace("beta")
+                .setToGroup(2)
+                .build());
+
+    Path backupDir = dir.resolve("backup");
+    Run backup =
+        run(
+            new BackupCommand(),
+            backupDir.toString(),
+            "--endpoint",
+            cluster.node("n4").clientAddress());
+    assertEquals(0, backup.exit(), backup.toString());
+    io.leasehold.server.backup.NodeBackup.Manifest m =
+        io.leasehold.server.backup.NodeBackup.verify(backupDir);
+    assertEquals(3, m.leaseGroupSize(), m.toString());
+    assertEquals(
+        List.of(1, 2),
+        m.leaseGroups().stream()
+            .map(io.leasehold.server.backup.NodeBackup.GroupFile::number)
+            .toList(),
+        m.toString());
+    List<io.leasehold.server.Peer> peers = cluster.ids().stream().map(cluster::peer).toList();
+    String peerList =
+        String.join(
+            ",",
+            peers.stream()
+                .map(p -> p.id() + "=127.0.0.1:" + p.peerPort() + ":" + p.clientPort())
+                .toList());
+    cluster.close();
+    cluster = null;
+
+    Path restored = dir.resolve("restored");
+    Run noId =
+        run(
+            new RestoreCommand(),
+            "--from",
+            backupDir.toString(),
+            "--data-dir",
+            restored.resolve("n1").toString(),
+            "--peers",
+            peerList);
+    assertEquals(LeaseholdCommand.EXIT_FAILED, noId.exit(), noId.toString());
+    assertTrue(noId.err().startsWith("leasehold restore: --id: "), noId.toString());
+    for (io.leasehold.server.Peer p : peers) {
+      Run restore =
+          run(
+              new RestoreCommand(),
+              "--from",
+              backupDir.toString(),
+              "--data-dir",
+              restored.resolve(p.id()).toString(),
+              "--peers",
+              peerList,
+              "--id",
+              p.id());
+      assertEquals(0, restore.exit(), restore.toString());
+    }
+    // Each node holds its own lease groups only.
+    for (String id : List.of("n2", "n4")) {
+      int own = id.equals("n2") ? 1 : 2;
+      int other = 3 - own;
+      Path raft = restored.resolve(id).resolve("raft");
+      assertTrue(Files.isDirectory(raft.resolve(groupUuid(own))), id + " holds group " + own);
+      assertFalse(Files.exists(raft.resolve(groupUuid(other))), id + " holds no group " + other);
+    }
+
+    cluster = TestCluster.start(5, restored, b -> b.leaseGroups(2).leaseGroupSize(3).peers(peers));
+    for (String id : cluster.ids()) {
+      for (java.util.Map.Entry<String, Long> e : tokens.entrySet()) {
+        var got =
+            TestCluster.eventually(
+                e.getKey() + " read through " + id,
+                wait,
+                () -> {
+                  try {
+                    return java.util.Optional.of(
+                        cluster
+                            .leases(id)
+                            .get(
+                                io.leasehold.proto.v1.GetRequest.newBuilder()
+                                    .setName(e.getKey())
+                                    .build()));
+                  } catch (io.grpc.StatusRuntimeException unavailable) {
+                    return java.util.Optional.empty();
+                  }
+                });
+        assertTrue(got.getFound(), () -> e.getKey() + " restored, read through " + id);
+        assertEquals(e.getValue(), got.getLease().getToken(), e.getKey());
+      }
+    }
+  }
+
+  private static String groupUuid(int group) {
+    return RaftConsensus.leaseGroupUuid(NodeConfig.DEFAULT_CLUSTER_NAME, group).toString();
+  }
 }

@@ -87,6 +87,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
             });
     b.addAllMembers(members(status.members()));
     b.setPlacementVersion(node.consensus().placementVersion());
+    b.setLeaseGroupSize(node.consensus().leaseGroupSize());
     for (Consensus.GroupStatus g : node.consensus().groups()) {
       GroupStatus.Builder group =
           GroupStatus.newBuilder()
@@ -280,7 +281,14 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
     AtomicReference<Sender> sender = new AtomicReference<>();
     out.setOnReadyHandler(() -> Optional.ofNullable(sender.get()).ifPresent(Sender::run));
     out.setOnCancelHandler(() -> Optional.ofNullable(sender.get()).ifPresent(Sender::closeQuietly));
-    audited("backup", node.id(), "", () -> node.consensus().takeGroupSnapshots(timeout))
+    audited(
+            "backup",
+            node.id(),
+            request.getGroupsList().isEmpty() ? "" : "groups " + request.getGroupsList(),
+            () ->
+                node.consensus()
+                    .takeGroupSnapshots(
+                        timeout, request.getGroupsList(), request.getPlacementVersion()))
         .get()
         .whenComplete(
             (snapshots, error) -> {
@@ -298,6 +306,7 @@ public final class ClusterService extends ClusterGrpc.ClusterImplBase {
                               .setNodeId(node.id())
                               .setGroupId(g.groupId())
                               .setGroup(g.group())
+                              .setLeaseGroupSize(node.consensus().leaseGroupSize())
                               .setTerm(snapshot.term())
                               .setIndex(snapshot.index())
                               .setSizeBytes(size(snapshot))

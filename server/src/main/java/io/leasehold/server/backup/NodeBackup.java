@@ -21,6 +21,7 @@ import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Properties;
 
 /**
@@ -58,7 +59,8 @@ public final class NodeBackup {
       String md5,
       Instant takenAt,
       String file,
-      List<GroupFile> leaseGroups) {
+      List<GroupFile> leaseGroups,
+      int leaseGroupSize) {
     public Manifest {
       leaseGroups = List.copyOf(leaseGroups);
     }
@@ -73,6 +75,9 @@ public final class NodeBackup {
       p.setProperty("md5", md5);
       p.setProperty("taken_at", takenAt.toString());
       p.setProperty("file", file);
+      if (leaseGroupSize > 0) {
+        p.setProperty("lease_group_size", Integer.toString(leaseGroupSize));
+      }
       if (!leaseGroups.isEmpty()) {
         p.setProperty(
             "lease_groups",
@@ -118,7 +123,8 @@ public final class NodeBackup {
             p.getProperty("md5", ""),
             Instant.parse(p.getProperty("taken_at")),
             java.util.Objects.requireNonNull(p.getProperty("file"), "file"),
-            groups);
+            groups,
+            Integer.parseInt(p.getProperty("lease_group_size", "0")));
       } catch (RuntimeException e) {
         throw new IOException("not a Leasehold backup manifest: " + e.getMessage(), e);
       }
@@ -210,7 +216,8 @@ public final class NodeBackup {
                   digest,
                   Instant.ofEpochSecond(h.getTakenAt().getSeconds()),
                   name,
-                  List.of());
+                  List.of(),
+                  h.getLeaseGroupSize());
         } else {
           leaseGroups.add(
               new GroupFile(group, h.getGroupId(), h.getTerm(), h.getIndex(), size, digest, name));
@@ -238,7 +245,8 @@ public final class NodeBackup {
             meta.md5(),
             meta.takenAt(),
             meta.file(),
-            leaseGroups);
+            leaseGroups,
+            meta.leaseGroupSize());
     writeProperties(m.toProperties(), dir.resolve(MANIFEST), "Leasehold backup");
     return m;
   }
@@ -295,6 +303,18 @@ public final class NodeBackup {
    */
   public static Manifest restore(Path backupDir, Path dataDir, String clusterName, List<Peer> peers)
       throws IOException {
+    return restore(backupDir, dataDir, clusterName, peers, Optional.empty());
+  }
+
+  /**
+   * As {@link #restore(Path, Path, String, List)}, for node {@code id}: a backup whose lease groups
+   * sat on subsets of the nodes ({@code --lease-group-size}) restores into a node's data directory
+   * the lease groups that node forms with among {@code peers}, each with its members of formation,
+   * and needs the id.
+   */
+  public static Manifest restore(
+      Path backupDir, Path dataDir, String clusterName, List<Peer> peers, Optional<String> id)
+      throws IOException {
     Manifest m = verify(backupDir);
     String metaId = RaftConsensus.groupUuid(clusterName).toString();
     if (!m.groupId().isEmpty() && !m.groupId().equals(metaId)) {
@@ -308,8 +328,8 @@ public final class NodeBackup {
               + "): give the --cluster-name the backed-up cluster ran with");
     }
     for (GroupFile g : m.leaseGroups()) {
-      String id = RaftConsensus.leaseGroupUuid(clusterName, g.number()).toString();
-      if (!g.groupId().isEmpty() && !g.groupId().equals(id)) {
+      String expected = RaftConsensus.leaseGroupUuid(clusterName, g.number()).toString();
+      if (!g.groupId().isEmpty() && !g.groupId().equals(expected)) {
         throw new IOException(
             "lease group "
                 + g.number()
@@ -320,9 +340,25 @@ public final class NodeBackup {
                 + " of cluster '"
                 + clusterName
                 + "' ("
-                + id
+                + expected
                 + ")");
       }
+    }
+    if (m.leaseGroupSize() > 0 && id.isEmpty()) {
+      throw new IOException(
+          "--id: the backup's lease groups sat on "
+              + m.leaseGroupSize()
+              + " nodes each (--lease-group-size), and a node gets only its own: give the id of the"
+              + " node this data directory is for");
+    }
+    if (id.isPresent() && peers.stream().noneMatch(p -> p.id().equals(id.get()))) {
+      throw new IOException("--id: " + id.get() + " is not one of --peers");
+    }
+    if (m.leaseGroupSize() > peers.size() && !m.leaseGroups().isEmpty()) {
+      throw new IOException(
+          "--peers: the backup's lease groups sat on "
+              + m.leaseGroupSize()
+              + " nodes each; give at least that many peers");
     }
     if (!m.leaseGroups().isEmpty() && peers.isEmpty()) {
       throw new IOException(
@@ -344,10 +380,14 @@ public final class NodeBackup {
     Path raft = dataDir.resolve("raft");
     writeGroup(backupDir.resolve(m.file()), raft.resolve(metaId), m.term(), m.index());
     for (GroupFile g : m.leaseGroups()) {
+      if (m.leaseGroupSize() > 0
+          && !RaftConsensus.formsLeaseGroup(peers, g.number(), m.leaseGroupSize(), id.get())) {
+        continue; // not one of this node's groups
+      }
       Path group = raft.resolve(RaftConsensus.leaseGroupUuid(clusterName, g.number()).toString());
       writeGroup(backupDir.resolve(g.file()), group, g.term(), g.index());
       RaftConsensus.writeLeaseGroupMembers(
-          group.resolve("current"), g.term(), g.index(), peers, g.number());
+          group.resolve("current"), g.term(), g.index(), peers, g.number(), m.leaseGroupSize());
     }
     return m;
   }

@@ -177,6 +177,20 @@ public interface Consensus {
   CompletableFuture<List<GroupSnapshot>> takeGroupSnapshots(Duration timeout);
 
   /**
+   * As {@link #takeGroupSnapshots(Duration)}, of the groups named only (0: the meta group; lease
+   * groups this node hosts), lease groups first: where lease groups sit on subsets of the nodes, a
+   * backup asks a member of each. Refused while a move is under way, or if the meta group's
+   * placement version is not {@code placementVersion} (unless 0) before each snapshot.
+   */
+  CompletableFuture<List<GroupSnapshot>> takeGroupSnapshots(
+      Duration timeout, List<Integer> groups, long placementVersion);
+
+  /** How many nodes each lease group sat on when the cluster formed; 0: every node. */
+  default int leaseGroupSize() {
+    return 0;
+  }
+
+  /**
    * Before a clean stop: hands every group this node leads to a caught-up follower, waiting at most
    * {@code bound}; a group not handed over elects once this node stops, as it would have.
    *

@@ -256,7 +256,7 @@ public final class RaftConsensus implements Consensus {
    * recovered with none would never elect a leader.
    */
   public static void writeLeaseGroupMembers(
-      java.nio.file.Path current, long term, long index, List<Peer> peers, int number)
+      java.nio.file.Path current, long term, long index, List<Peer> peers, int number, int size)
       throws IOException {
     org.apache.ratis.proto.RaftProtos.LogEntryProto conf =
         org.apache.ratis.proto.RaftProtos.LogEntryProto.newBuilder()
@@ -265,7 +265,7 @@ public final class RaftConsensus implements Consensus {
             .setConfigurationEntry(
                 org.apache.ratis.proto.RaftProtos.RaftConfigurationProto.newBuilder()
                     .addAllPeers(
-                        LeaseGroups.members(peers, number - 1).stream()
+                        LeaseGroups.formation(peers, number, size).stream()
                             .map(RaftPeer::getRaftPeerProto)
                             .toList()))
             .build();
@@ -279,6 +279,15 @@ public final class RaftConsensus implements Consensus {
         file,
         java.nio.file.StandardCopyOption.ATOMIC_MOVE,
         java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  /**
+   * Whether node {@code id} is one of lease group {@code number}'s members when a cluster forms
+   * with {@code peers} and lease groups of {@code size} (0: every peer).
+   */
+  public static boolean formsLeaseGroup(List<Peer> peers, int number, int size, String id) {
+    return LeaseGroups.formation(peers, number, size).stream()
+        .anyMatch(p -> p.getId().toString().equals(id));
   }
 
   /** Starts the Ratis server on the peer port. */
@@ -984,8 +993,9 @@ public final class RaftConsensus implements Consensus {
     if (raft.leaseGroups().size() > 0) {
       return CompletableFuture.failedFuture(
           new InvalidArgumentException(
-              "backup",
-              "backups of lease groups that sit on subsets of the nodes are not built yet"));
+              "groups",
+              "lease groups sit on subsets of the nodes, and no node hosts every group: name the"
+                  + " groups, each asked of one of its members (leasehold backup does)"));
     }
     if (raft.leaseGroups().hostedNumbers().isEmpty()) {
       return snapshotEveryGroup(timeout);
@@ -1025,6 +1035,84 @@ public final class RaftConsensus implements Consensus {
                 }));
   }
 
+  @Override
+  public CompletableFuture<List<GroupSnapshot>> takeGroupSnapshots(
+      Duration timeout, List<Integer> groups, long placementVersion) {
+    if (groups.isEmpty()) {
+      return takeGroupSnapshots(timeout);
+    }
+    LeaseGroups lg = raft.leaseGroups();
+    List<Integer> lease = new ArrayList<>();
+    boolean meta = false;
+    for (int i = 0; i < groups.size(); i++) {
+      int k = groups.get(i);
+      String field = "groups[" + i + "]";
+      if (k == 0 ? meta : lease.contains(k)) {
+        return CompletableFuture.failedFuture(
+            new InvalidArgumentException(field, "group " + k + " is named twice"));
+      }
+      if (k == 0) {
+        meta = true;
+        continue;
+      }
+      if (k < 0 || k > lg.formed()) {
+        return CompletableFuture.failedFuture(
+            new InvalidArgumentException(
+                field,
+                "must be 0 (the meta group) or a lease group of this cluster, 1 to "
+                    + lg.formed()
+                    + "; got "
+                    + k));
+      }
+      if (lg.hosted(k).isEmpty()) {
+        return CompletableFuture.failedFuture(
+            new InvalidArgumentException(
+                field,
+                config.id()
+                    + " is not a member of lease group "
+                    + k
+                    + ": ask one of its members"
+                    + lg.door(k)
+                        .filter(RemoteGroup.class::isInstance)
+                        .map(d -> " (" + ((RemoteGroup) d).members() + ")")
+                        .orElse("")));
+      }
+      lease.add(k);
+    }
+    java.util.Collections.sort(lease);
+    // Asked of each group's member in turn, the groups' snapshots are consistent only while no
+    // namespace is placed or moved between the first and the meta group's, taken last.
+    Supplier<CompletableFuture<?>> unmoved =
+        () ->
+            caughtUp()
+                .thenAccept(
+                    c -> {
+                      Optional<String> moving = moving();
+                      if (moving.isPresent()) {
+                        throw new CompletionException(
+                            new MovingNamespaceException(
+                                "namespace "
+                                    + moving.get()
+                                    + " is moving between lease groups: take the backup once the"
+                                    + " move is over"));
+                      }
+                      long now = metaMachine.core().placementVersion();
+                      if (placementVersion != 0 && now != placementVersion) {
+                        throw new CompletionException(
+                            new MovingNamespaceException(
+                                "namespaces were placed or moved since the backup began"
+                                    + " (placement version "
+                                    + placementVersion
+                                    + ", now "
+                                    + now
+                                    + "): take it again"));
+                      }
+                    });
+    boolean withMeta = meta;
+    return RaftErrors.mapped(
+        unmoved.get().thenCompose(v -> snapshotGroups(lease, withMeta, timeout, unmoved)));
+  }
+
   /** Each namespace's group and epoch, as this node's meta replica has them. */
   private Map<String, String> placedWhere() {
     Map<String, String> out = new java.util.HashMap<>();
@@ -1043,10 +1131,26 @@ public final class RaftConsensus implements Consensus {
   }
 
   private CompletableFuture<List<GroupSnapshot>> snapshotEveryGroup(Duration timeout) {
+    return snapshotGroups(
+        raft.leaseGroups().hostedNumbers(),
+        true,
+        timeout,
+        () -> CompletableFuture.completedFuture(null));
+  }
+
+  /**
+   * Snapshots of lease groups {@code lease} (hosted here), one after another, then, with {@code
+   * withMeta}, the meta group's once {@code beforeMeta} completes.
+   */
+  private CompletableFuture<List<GroupSnapshot>> snapshotGroups(
+      List<Integer> lease,
+      boolean withMeta,
+      Duration timeout,
+      Supplier<CompletableFuture<?>> beforeMeta) {
     long deadline = System.nanoTime() + timeout.toNanos();
     List<GroupSnapshot> taken = new ArrayList<>();
     CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-    for (int k : raft.leaseGroups().hostedNumbers()) {
+    for (int k : lease) {
       Optional<ClusterAdmin> a = leaseGroupAdmin(k);
       Optional<LeaseGroup> g = raft.leaseGroups().hosted(k);
       if (a.isEmpty() || g.isEmpty()) {
@@ -1070,15 +1174,24 @@ public final class RaftConsensus implements Consensus {
                             return null;
                           }));
     }
+    if (!withMeta) {
+      return RaftErrors.mapped(chain.thenApply(v -> List.copyOf(taken)));
+    }
     String metaId = raft.groupId().getUuid().toString();
     return RaftErrors.mapped(
         chain
+            .thenCompose(v -> beforeMeta.get())
             .thenCompose(v -> admin.takeSnapshot(remaining(deadline)))
             .thenApply(
                 s -> {
                   taken.add(new GroupSnapshot(0, metaId, snapshot(s)));
                   return List.copyOf(taken);
                 }));
+  }
+
+  @Override
+  public int leaseGroupSize() {
+    return raft.leaseGroups().size();
   }
 
   /** What is left of a deadline, at least a second (the call then fails on its own clock). */
