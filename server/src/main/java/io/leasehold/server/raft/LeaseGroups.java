@@ -328,13 +328,11 @@ final class LeaseGroups {
   /** The state machine Ratis asks for when it adds or recovers a lease group's division. */
   synchronized LeaseStateMachine machine(RaftGroupId id) {
     if (recovered) {
-      // A new replica (Ratis recovered every replica on disk before): its state comes from the
-      // group's leader, by log or snapshot. A state left by an earlier replica of the same group on
-      // this node (removed since) must not be taken for it.
-      // Ratis asks only for a group it does not hold (it refuses to add one it holds), so a
-      // LeaseGroup still here is an earlier replica's, removed since. (Its division must not be
-      // looked up here: Ratis has put the new one's, still being made on this thread, in its
-      // place, and the lookup would wait for itself.)
+      // A new replica (Ratis recovered every replica on disk before), whose state comes from the
+      // group's leader: a state or a LeaseGroup left by an earlier replica of the group on this
+      // node, removed since, must not be taken for it. Ratis asks only for a group it does not
+      // hold, so a LeaseGroup still here is such. (Its division must not be looked up: Ratis has
+      // put the new one, still being made on this thread, in its place, and would wait for it.)
       LeaseGroup old = groups.get(id);
       if (old != null && groups.remove(id, old)) {
         old.close();
