@@ -190,6 +190,13 @@ class RpcRoleMatrixTest {
                 .build(),
             "NNNNNY"),
         row(
+            ClusterGrpc.getSetGroupMembersMethod(),
+            io.leasehold.proto.v1.SetGroupMembersRequest.newBuilder()
+                .setGroup(1)
+                .addRemove("n9")
+                .build(),
+            "NNNNNY"),
+        row(
             AdminGrpc.getGetPolicyMethod(),
             GetPolicyRequest.newBuilder().setNamespace("lock").build(),
             "NNNNNY"),
