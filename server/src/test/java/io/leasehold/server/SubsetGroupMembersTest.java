@@ -154,6 +154,19 @@ class SubsetGroupMembersTest {
 
     // With neither list, the call lists the group's members.
     assertEquals(List.of("n1", "n2", "n4"), ids(setMembers("n4", 1, List.of(), List.of())));
+    // The group's leader, n1, is moved out and back: its leadership is moved away first (Ratis
+    // closes a removed leader's replica on its own, and keeps it), so n1 can host the group again.
+    await(
+        "n1 leads group 1",
+        WAIT,
+        () ->
+            cluster.node("n1").consensus().groups().stream()
+                .anyMatch(g -> g.number() == 1 && g.leaderId().equals(Optional.of("n1"))));
+    assertEquals(List.of("n2", "n4", "n5"), ids(setMembers("n4", 1, List.of("n5"), List.of("n1"))));
+    await("n1 no longer hosts group 1", WAIT, () -> !hosts("n1", 1));
+    assertEquals(List.of("n1", "n2", "n4"), ids(setMembers("n4", 1, List.of("n1"), List.of("n5"))));
+    await("n1 hosts group 1 again with every lease", WAIT, () -> holdsEvery("n1", tokens));
+
     // Repeating a finished change changes nothing.
     assertEquals(List.of("n1", "n2", "n4"), ids(setMembers("n1", 1, List.of("n2"), List.of("n5"))));
   }

@@ -69,6 +69,11 @@ public final class ClusterAdmin implements AutoCloseable {
   @FunctionalInterface
   interface Configuration {
     List<RaftPeer> peers() throws IOException;
+
+    /** The group's leader as last learned; empty while none is known. */
+    default Optional<RaftPeerId> leader() {
+      return Optional.empty();
+    }
   }
 
   /** Empty for the meta group; a lease group's number, which its membership events carry. */
@@ -118,7 +123,17 @@ public final class ClusterAdmin implements AutoCloseable {
         selfId,
         stateMachine,
         division,
-        () -> List.copyOf(division.get().getRaftConf().getCurrentPeers()),
+        new Configuration() {
+          @Override
+          public List<RaftPeer> peers() {
+            return List.copyOf(division.get().getRaftConf().getCurrentPeers());
+          }
+
+          @Override
+          public Optional<RaftPeerId> leader() {
+            return Optional.ofNullable(division.get().getInfo().getLeaderId());
+          }
+        },
         lifecycle,
         readBarrier,
         leaseGroup,
@@ -310,11 +325,17 @@ public final class ClusterAdmin implements AutoCloseable {
   CompletableFuture<List<RaftPeer>> removeAndDrop(String id) {
     RaftPeerId target = RaftPeerId.valueOf(id);
     return run(() -> {
+          List<RaftPeer> now = upToDateConfiguration();
           // Its address, for the request to drop the replica once it is no longer a member.
-          current().stream()
+          now.stream()
               .filter(p -> p.getId().equals(target))
               .findFirst()
               .ifPresent(p -> client.getClientRpc().addRaftPeers(List.of(p)));
+          if (now.size() > 1
+              && now.stream().anyMatch(p -> p.getId().equals(target))
+              && configuration.leader().filter(target::equals).isPresent()) {
+            handOverFrom(target, now);
+          }
           return null;
         })
         .thenCompose(v -> removeMember(id))
@@ -341,6 +362,52 @@ public final class ClusterAdmin implements AutoCloseable {
                       }
                       return after;
                     }));
+  }
+
+  /**
+   * Moves the leadership away from {@code leader}, about to be removed: Ratis closes a removed
+   * leader's replica on its own and keeps it, and its node could not host the group again until it
+   * restarts. Ratis transfers leadership only to a member of the highest priority, so another
+   * member gets priority 1 and the leader 0, and the leader hands over once that member is caught
+   * up.
+   */
+  private void handOverFrom(RaftPeerId leader, List<RaftPeer> now)
+      throws IOException, TimeoutException {
+    RaftPeerId next =
+        now.stream()
+            .map(RaftPeer::getId)
+            .filter(p -> !p.equals(leader))
+            .min(Comparator.comparing(RaftPeerId::toString))
+            .orElseThrow();
+    if (!now.stream().allMatch(p -> p.getPriority() == (p.getId().equals(next) ? 1 : 0))) {
+      setConfiguration(
+          SetConfigurationRequest.Arguments.newBuilder()
+              .setServersInCurrentConf(now)
+              .setServersInNewConf(
+                  now.stream()
+                      .map(
+                          p ->
+                              RaftPeer.newBuilder(p)
+                                  .setPriority(p.getId().equals(next) ? 1 : 0)
+                                  .build())
+                      .toList())
+              .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET)
+              .build());
+    }
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (configuration.leader().map(leader::equals).orElse(true)) {
+      pause(
+          deadline, "the leadership of " + groupName() + " to move from " + leader + " to " + next);
+      configuration.peers(); // where the group is reached through its members: asks who leads
+    }
+    lifecycle.event(
+        "leadership_moved",
+        "group",
+        groupName(),
+        "from",
+        leader,
+        "to",
+        configuration.leader().map(RaftPeerId::toString).orElse(""));
   }
 
   /** Removes a member and returns the configuration after the change. */

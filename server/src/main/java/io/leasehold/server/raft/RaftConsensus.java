@@ -875,7 +875,17 @@ public final class RaftConsensus implements Consensus {
                           raft.server(),
                           groups.idOf(group),
                           raft.selfId(),
-                          remote::leaderConfiguration,
+                          new ClusterAdmin.Configuration() {
+                            @Override
+                            public List<RaftPeer> peers() throws IOException {
+                              return remote.leaderConfiguration();
+                            }
+
+                            @Override
+                            public Optional<RaftPeerId> leader() {
+                              return Optional.ofNullable(remote.leader());
+                            }
+                          },
                           lifecycle,
                           group,
                           group - 1);
