@@ -270,6 +270,52 @@ class SubsetLeaseGroupsTest {
           refused.getStatus().getDescription());
     }
 
+    // A watch of some groups only, for a client merging one stream per group: the outsider serves
+    // the meta group and its own lease group, not alpha's.
+    int own = group == 1 ? 2 : 1;
+    Iterator<WatchResponse> some =
+        cluster
+            .leases(outsider)
+            .withDeadlineAfter(WAIT.toSeconds(), TimeUnit.SECONDS)
+            .watch(WatchRequest.newBuilder().setPrefix("").addGroups(own).addGroups(0).build());
+    java.util.Set<Integer> seen = new java.util.TreeSet<>();
+    while (seen.size() < 2) {
+      WatchResponse m = some.next();
+      seen.add(m.getGroup());
+      assertEquals(
+          java.util.Set.of(0, own),
+          io.leasehold.proto.v1.ResumeToken.parseFrom(m.getResumeToken()).getThroughMap().keySet(),
+          "the token holds the groups followed");
+    }
+    assertEquals(java.util.Set.of(0, own), seen);
+    Map<WatchRequest, Status.Code> refusals =
+        Map.of(
+            WatchRequest.newBuilder().setPrefix("").addGroups(group).build(),
+            Status.Code.UNAVAILABLE,
+            WatchRequest.newBuilder().setPrefix("").addGroups(9).build(),
+            Status.Code.INVALID_ARGUMENT,
+            WatchRequest.newBuilder().setPrefix("").addGroups(own).addGroups(own).build(),
+            Status.Code.INVALID_ARGUMENT,
+            WatchRequest.newBuilder().setPrefix("beta/").addGroups(own).build(),
+            Status.Code.INVALID_ARGUMENT);
+    for (Map.Entry<WatchRequest, Status.Code> r : refusals.entrySet()) {
+      StatusRuntimeException refused =
+          assertThrows(
+              StatusRuntimeException.class,
+              () ->
+                  cluster
+                      .leases(outsider)
+                      .withDeadlineAfter(WAIT.toSeconds(), TimeUnit.SECONDS)
+                      .watch(r.getKey())
+                      .hasNext());
+      assertEquals(r.getValue(), refused.getStatus().getCode(), refused.toString());
+      if (r.getValue() == Status.Code.INVALID_ARGUMENT) {
+        assertTrue(
+            refused.getStatus().getDescription().startsWith("groups: "),
+            refused.getStatus().getDescription());
+      }
+    }
+
     // Through a member, the watch follows the group: from just after alpha/a's grant, so that it
     // sees the next one whenever its stream opens.
     Iterator<WatchResponse> watch =

@@ -138,7 +138,27 @@ public final class GroupWatches implements WatchService {
         return;
       }
     }
+    if (request.getGroupsCount() > 0
+        && !(namespaceOf(request.getPrefix()).isEmpty() || !token.isEmpty())) {
+      out.onError(
+          Status.INVALID_ARGUMENT
+              .withDescription(
+                  "groups: only for a watch across namespaces (a prefix without a \"/\", or one"
+                      + " resumed from a resume_token); a watch of namespace "
+                      + namespaceOf(request.getPrefix()).get()
+                      + " follows its own group")
+              .asRuntimeException());
+      return;
+    }
     if (!placements.active()) {
+      if (request.getGroupsList().stream().anyMatch(g -> g != 0)) {
+        out.onError(
+            Status.INVALID_ARGUMENT
+                .withDescription(
+                    "groups: this cluster has no lease groups; the meta group (0) is its only one")
+                .asRuntimeException());
+        return;
+      }
       if (request.hasStartGroup() && request.getStartGroup() != 0) {
         out.onError(
             Status.OUT_OF_RANGE
@@ -321,17 +341,26 @@ public final class GroupWatches implements WatchService {
               .asRuntimeException());
       return;
     }
+    List<Integer> wanted;
+    try {
+      wanted = groupsOf(request);
+    } catch (StatusRuntimeException refused) {
+      out.onError(refused);
+      return;
+    }
     List<Integer> missing =
-        placements.reachedGroups().stream()
-            .filter(g -> !placements.hostedGroups().contains(g))
-            .toList();
+        wanted.stream().filter(g -> g != 0 && !placements.hostedGroups().contains(g)).toList();
     if (!missing.isEmpty()) {
-      out.onError(notHosted(missing, "a watch across namespaces follows every lease group, and"));
+      out.onError(
+          notHosted(
+              missing,
+              request.getGroupsCount() == 0
+                  ? "a watch across namespaces follows every lease group, and"
+                  : "this watch follows"));
       return;
     }
     Map<Integer, WatchHub> all = new TreeMap<>();
-    all.put(0, meta);
-    for (int g : placements.hostedGroups()) {
+    for (int g : wanted) {
       all.put(g, hub(g));
     }
     Map<Integer, Long> from = new TreeMap<>();
@@ -345,6 +374,39 @@ public final class GroupWatches implements WatchService {
               : Math.max(1, token.getOrDefault(g, 0L) + 1));
     }
     MergedWatch.start(request, all, from, out);
+  }
+
+  /**
+   * The groups a watch across namespaces follows: those its request names, each the meta group (0)
+   * or a lease group of the cluster, or else the meta group and every lease group the node serves.
+   */
+  private List<Integer> groupsOf(WatchRequest request) {
+    List<Integer> reached = placements.reachedGroups();
+    if (request.getGroupsCount() == 0) {
+      List<Integer> all = new ArrayList<>();
+      all.add(0);
+      all.addAll(reached);
+      return all;
+    }
+    java.util.TreeSet<Integer> named = new java.util.TreeSet<>();
+    for (int g : request.getGroupsList()) {
+      if (g != 0 && !reached.contains(g)) {
+        throw Status.INVALID_ARGUMENT
+            .withDescription(
+                "groups: "
+                    + Integer.toUnsignedString(g)
+                    + " is not a group of this cluster (0, the meta group, or a lease group: "
+                    + reached
+                    + ")")
+            .asRuntimeException();
+      }
+      if (!named.add(g)) {
+        throw Status.INVALID_ARGUMENT
+            .withDescription("groups: " + g + " is named twice")
+            .asRuntimeException();
+      }
+    }
+    return List.copyOf(named);
   }
 
   /**

@@ -165,6 +165,32 @@ final class MergedWatch {
     return false;
   }
 
+  /**
+   * For a watch of some groups only: the groups outside it that {@code frame}'s events of moved
+   * namespaces came from, each with the freeze there that a client merging streams waits for.
+   */
+  private Map<Integer, Long> outsideSources(int group, WatchFrame frame) {
+    WatchHub hub = hubs.get(group);
+    Map<Integer, Long> after = new TreeMap<>();
+    if (hub == null || frame.events().isEmpty()) {
+      return after;
+    }
+    for (WireEvent e : frame.events()) {
+      int slash = e.name().indexOf('/');
+      if (slash <= 0) {
+        continue;
+      }
+      Optional<PlacementResponse> p =
+          hub.arrivalBefore(e.name().substring(0, slash), frame.revision());
+      if (p.isPresent()
+          && p.get().getMovedFrom() != group
+          && !hubs.containsKey(p.get().getMovedFrom())) {
+        after.merge(p.get().getMovedFrom(), p.get().getFrozenAt(), Math::max);
+      }
+    }
+    return after;
+  }
+
   /** Sends a group's message with the stream's resume token; under this. */
   private void emit(int group, WatchFrame frame) {
     through.merge(group, frame.revision(), Math::max);
@@ -172,6 +198,7 @@ final class MergedWatch {
         WatchResponse.newBuilder()
             .setResumeToken(com.google.protobuf.ByteString.copyFrom(token(through)))
             .setGroup(group)
+            .putAllAfter(outsideSources(group, frame))
             .build()
             .toByteArray();
     WatchFrame framed = frame.withFields(fields);

@@ -84,6 +84,7 @@ class MergedWatchMoveTest {
   /** What the stream sent: each event as "group TYPE name", in order. */
   private static final class Sent extends TestStream {
     final List<String> events = new CopyOnWriteArrayList<>();
+    final List<WatchResponse> responses = new CopyOnWriteArrayList<>();
     volatile Runnable onReady = () -> {};
 
     @Override
@@ -94,6 +95,7 @@ class MergedWatchMoveTest {
     @Override
     public void onNext(WatchFrame frame) {
       WatchResponse r = frame.toResponse();
+      responses.add(r);
       for (Event e : r.getEventsList()) {
         events.add(r.getGroup() + " " + e.getType() + " " + e.getName());
       }
@@ -199,6 +201,46 @@ class MergedWatchMoveTest {
     // The lagging replica catches up: the grant goes first, then the release.
     catchUpAndSeeTheGrantBeforeTheRelease();
     assertEquals(0, merged.held());
+  }
+
+  @Test
+  void aWatchOfTheNewGroupAloneNamesTheFreezeItsClientWaitsFor() throws Exception {
+    watchThenGrantAndFreezeOnTheOldGroupsLeader();
+    // A client merging one stream per group follows the new group here and the old one elsewhere.
+    Sent alone = new Sent();
+    List<WatchResponse> sent = alone.responses;
+    alone.ready = true;
+    MergedWatch.start(
+        WatchRequest.newBuilder().setPrefix("").addGroups(2).build(),
+        Map.of(2, destinationHub),
+        Map.of(2, destinationIndex + 1),
+        alone);
+    alone.onReady.run();
+    destinationHub.onApplied(toDestination(adoption()));
+    destinationHub.onApplied(
+        toDestination(
+            LogCommand.newBuilder()
+                .setRelease(ReleaseRequest.newBuilder().setName("ns/a").setToken(token))));
+    TestCluster.await(
+        "the new group's release is sent",
+        java.time.Duration.ofSeconds(10),
+        () -> sent.stream().anyMatch(r -> r.getEventsCount() > 0));
+    WatchResponse release = sent.stream().filter(r -> r.getEventsCount() > 0).findFirst().get();
+    assertEquals("ns/a", release.getEvents(0).getName());
+    assertEquals(2, release.getGroup());
+    assertEquals(
+        Map.of(1, f.getRevision()),
+        release.getAfterMap(),
+        "the release names the old group's freeze, which its client's stream of that group must"
+            + " pass first");
+    assertEquals(
+        Map.of(2, release.getRevision()),
+        MergedWatch.parse(release.getResumeToken()),
+        "the token holds the new group alone");
+    assertEquals(
+        List.of(),
+        sent.stream().filter(r -> r.getEventsCount() == 0 && r.getAfterCount() > 0).toList(),
+        "a message without events waits for nothing");
   }
 
   @Test
