@@ -115,6 +115,118 @@ class SubsetRoutingTest {
     assertTrue(!watches.isEmpty(), "a watch was opened");
   }
 
+  @Test
+  void aWatchAcrossNamespacesMergesAStreamPerGroupWhereNoNodeHostsEveryGroup() throws Exception {
+    // Lease group 1 on n1, n2, n3; 2 on n4, n5, n1; 3 on n2, n3, n4: no node is a member of all.
+    cluster = TestCluster.start(5, dir, b -> b.leaseGroups(3).leaseGroupSize(3));
+    await(
+        "every hosted group led, log format 6 on every node",
+        WAIT,
+        () ->
+            cluster.running().stream()
+                .allMatch(
+                    n ->
+                        n.consensus().logFormat() >= LogFormat.GROUPS
+                            && n.consensus().groups().stream()
+                                .allMatch(g -> g.leaderId().isPresent())));
+    // alpha in lease group 1, beta in lease group 3, which the client's home node n1 is not in.
+    Map<String, Integer> home = Map.of("alpha", 1, "beta", 3);
+    for (Map.Entry<String, Integer> ns : home.entrySet()) {
+      cluster.acquireRetrying(
+          "n1", io.leasehold.server.Requests.acquire(ns.getKey() + "/first", "runner", 60), WAIT);
+      await(
+          "every node applied the placement of " + ns.getKey(),
+          WAIT,
+          () ->
+              cluster.running().stream()
+                  .allMatch(n -> n.stateMachine().core().placement(ns.getKey()).isPresent()));
+      if (cluster.node("n1").stateMachine().core().placement(ns.getKey()).orElseThrow().getGroup()
+          != ns.getValue()) {
+        cluster
+            .cluster("n1")
+            .moveNamespace(
+                io.leasehold.proto.v1.MoveNamespaceRequest.newBuilder()
+                    .setNamespace(ns.getKey())
+                    .setToGroup(ns.getValue())
+                    .build());
+      }
+    }
+    client = Fixtures.client(Fixtures.endpoints(cluster, "n1"), b -> b.interceptor(new Targets()));
+    Set<String> groupThree =
+        Set.of(
+            cluster.node("n2").clientAddress(),
+            cluster.node("n3").clientAddress(),
+            cluster.node("n4").clientAddress());
+
+    List<WatchEvent> events = new CopyOnWriteArrayList<>();
+    try (Watch watch = client.watch("", 0, events::add)) {
+      // A watch from now sees what is written once its streams are open: a grant and a release in
+      // each namespace, each round, until both reach it.
+      await(
+          () -> "the watch sees alpha/w and beta/w: " + events + " (" + watch + ")",
+          WAIT,
+          () -> {
+            acquireAndRelease("alpha/w");
+            acquireAndRelease("beta/w");
+            return seen(events, "alpha/w") && seen(events, "beta/w");
+          });
+      List<String> order = sentTo.get("Watch");
+      assertTrue(
+          order.contains(cluster.node("n1").clientAddress())
+              && order.stream().anyMatch(groupThree::contains),
+          "a stream on n1 and one on a member of group 3: " + order);
+      assertEquals(Set.of(1), groupsOf(events, "alpha/w"), "alpha's events of its group");
+      assertEquals(Set.of(3), groupsOf(events, "beta/w"), "beta's events of its group");
+
+      // The node that serves group 3's stream stops: the watch resumes there on another member,
+      // missing nothing of either group and repeating nothing.
+      String served = order.stream().filter(groupThree::contains).reduce((a, b) -> b).orElseThrow();
+      String stopped =
+          cluster.running().stream()
+              .filter(n -> n.clientAddress().equals(served))
+              .findFirst()
+              .orElseThrow()
+              .id();
+      int before = order.size();
+      cluster.stopNode(stopped);
+      await(
+          () -> "the watch resumes and sees alpha/after and beta/after: " + events,
+          WAIT,
+          () -> {
+            acquireAndRelease("alpha/after");
+            acquireAndRelease("beta/after");
+            return seen(events, "alpha/after") && seen(events, "beta/after");
+          });
+      assertTrue(
+          sentTo.get("Watch").subList(before, sentTo.get("Watch").size()).stream()
+              .anyMatch(a -> groupThree.contains(a) && !a.equals(served)),
+          "group 3's stream resumed on another member: " + sentTo.get("Watch"));
+      Map<String, Long> counts =
+          events.stream()
+              .collect(
+                  Collectors.groupingBy(
+                      e -> e.group() + " " + e.revision() + " " + e.type() + " " + e.name(),
+                      Collectors.counting()));
+      assertEquals(
+          Map.of(),
+          counts.entrySet().stream()
+              .filter(c -> c.getValue() > 1)
+              .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)),
+          "no event delivered twice");
+    }
+  }
+
+  private static boolean seen(List<WatchEvent> events, String name) {
+    return events.stream().anyMatch(e -> e.name().equals(name));
+  }
+
+  private static Set<Integer> groupsOf(List<WatchEvent> events, String name) {
+    return events.stream()
+        .filter(e -> e.name().equals(name))
+        .map(WatchEvent::group)
+        .collect(Collectors.toSet());
+  }
+
   private void acquireAndRelease(String name) {
     Fixtures.acquireAndRelease(client, name);
   }

@@ -14,8 +14,10 @@ import io.leasehold.proto.v1.StatusRequest;
 import io.leasehold.proto.v1.StatusResponse;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
@@ -53,6 +55,9 @@ public final class Connection implements AutoCloseable {
 
   private static final int MAX_MISSED = 1024;
 
+  /** How long a node a call failed on is passed over when a watch picks among a group's members. */
+  static final long TROUBLE_NANOS = TimeUnit.SECONDS.toNanos(5);
+
   private final ClientSettings settings;
   private final ConnectionDiagnosis diagnosis;
   private final ScheduledExecutorService scheduler;
@@ -65,6 +70,9 @@ public final class Connection implements AutoCloseable {
 
   /** When a write last asked for the table because it lacked the namespace, by namespace. */
   private final Map<String, Long> missed = new ConcurrentHashMap<>();
+
+  /** When a call last failed on each endpoint for the node's sake (stopped, unreachable). */
+  private final Map<Endpoint, Long> troubledAt = new ConcurrentHashMap<>();
 
   private volatile long lastProbeNanos = System.nanoTime() - PROBE_GAP_NANOS;
   private volatile boolean closed;
@@ -100,7 +108,58 @@ public final class Connection implements AutoCloseable {
     if (hosts == null || hosts.isEmpty() || hosts.contains(home)) {
       return home;
     }
-    return hosts.get(Math.floorMod(this.home.get(), hosts.size()));
+    return pick(hosts);
+  }
+
+  /** One of {@code hosts}, by this client's home, skipping those that failed lately if it can. */
+  private Endpoint pick(List<Endpoint> hosts) {
+    List<Endpoint> well = hosts.stream().filter(e -> !troubled(e)).toList();
+    List<Endpoint> from = well.isEmpty() ? hosts : well;
+    return from.get(Math.floorMod(this.home.get(), from.size()));
+  }
+
+  /** Whether a call to {@code e} failed for the node's sake in the last few seconds. */
+  private boolean troubled(Endpoint e) {
+    Long at = troubledAt.get(e);
+    return at != null && System.nanoTime() - at < TROUBLE_NANOS;
+  }
+
+  /**
+   * Where a watch across namespaces goes, as each endpoint and the groups it follows there. One
+   * entry with no groups: one stream of every group, on this client's home node or, where lease
+   * groups sit on subsets of the nodes, on a node that hosts every one. Where no node does, one
+   * stream per node chosen, each of the groups it hosts, so that each lease group is followed on
+   * one of its members (the home node's first, then nodes already chosen) and the meta group with
+   * the first; the client merges them ({@link FanInWatchCall}).
+   */
+  public Map<Endpoint, List<Integer>> forWatchAcross() {
+    Endpoint home = forReads();
+    Map<Integer, List<Endpoint>> byGroup = routes.hostsByGroup;
+    if (byGroup.isEmpty() || byGroup.values().stream().anyMatch(List::isEmpty)) {
+      return Map.of(home, List.of());
+    }
+    List<Endpoint> candidates = new ArrayList<>();
+    candidates.add(home);
+    byGroup.values().forEach(candidates::addAll);
+    for (Endpoint e : candidates) {
+      if (!troubled(e) && byGroup.values().stream().allMatch(hosts -> hosts.contains(e))) {
+        return Map.of(e, List.of());
+      }
+    }
+    Map<Endpoint, List<Integer>> plan = new LinkedHashMap<>();
+    for (Map.Entry<Integer, List<Endpoint>> g : new TreeMap<>(byGroup).entrySet()) {
+      List<Endpoint> hosts = g.getValue();
+      Endpoint chosen =
+          hosts.contains(home) && !troubled(home)
+              ? home
+              : plan.keySet().stream()
+                  .filter(hosts::contains)
+                  .findFirst()
+                  .orElseGet(() -> pick(hosts));
+      plan.computeIfAbsent(chosen, e -> new ArrayList<>()).add(g.getKey());
+    }
+    plan.values().iterator().next().add(0, 0);
+    return plan;
   }
 
   /** Where writes go. */
@@ -221,6 +280,7 @@ public final class Connection implements AutoCloseable {
     String hint = trailers == null ? null : trailers.get(Errors.LEADER_HINT);
     boolean nodeTrouble = Errors.nodeTrouble(status.getCode());
     if (nodeTrouble) {
+      troubledAt.put(e, System.nanoTime());
       if (leader == e) {
         leader = null;
       }
@@ -336,6 +396,7 @@ public final class Connection implements AutoCloseable {
     // members): which nodes host each namespace's group, for watches.
     boolean subsets = status.getReachedGroupsCount() > 0;
     Map<String, List<Endpoint>> hostsByNamespace = new HashMap<>();
+    Map<Integer, List<Endpoint>> hostsByGroup = new HashMap<>();
     boolean leaseGroups = false;
     for (GroupStatus g : status.getGroupsList()) {
       leaseGroups |= g.getNumber() > 0;
@@ -343,8 +404,10 @@ public final class Connection implements AutoCloseable {
         hosts(
             g.getMembersList().stream().map(GroupMember::getId).toList(),
             addresses,
+            g.getNumber(),
             g.getNamespacesList(),
-            hostsByNamespace);
+            hostsByNamespace,
+            hostsByGroup);
       }
       String address = addresses.get(g.getLeaderId());
       if (g.getNumber() == 0 || address == null || address.isEmpty()) {
@@ -358,7 +421,13 @@ public final class Connection implements AutoCloseable {
     // Groups on subsets of the nodes: those the answering node serves through their members.
     for (GroupRoute g : status.getReachedGroupsList()) {
       leaseGroups = true;
-      hosts(g.getMemberIdsList(), addresses, g.getNamespacesList(), hostsByNamespace);
+      hosts(
+          g.getMemberIdsList(),
+          addresses,
+          g.getNumber(),
+          g.getNamespacesList(),
+          hostsByNamespace,
+          hostsByGroup);
       String address = addresses.get(g.getLeaderId());
       if (address == null || address.isEmpty()) {
         continue;
@@ -373,16 +442,22 @@ public final class Connection implements AutoCloseable {
             leaseGroups,
             Map.copyOf(byNamespace),
             Map.copyOf(hostsByNamespace),
+            Map.copyOf(hostsByGroup),
             System.nanoTime(),
             status.getPlacementVersion());
   }
 
-  /** Puts the endpoints of {@code members} as the hosts of each of {@code namespaces}. */
+  /**
+   * Puts the endpoints of {@code members} as the hosts of lease group {@code group} and of each of
+   * its {@code namespaces}.
+   */
   private void hosts(
       List<String> members,
       Map<String, String> addresses,
+      int group,
       List<String> namespaces,
-      Map<String, List<Endpoint>> into) {
+      Map<String, List<Endpoint>> into,
+      Map<Integer, List<Endpoint>> byGroup) {
     List<Endpoint> endpoints = new ArrayList<>();
     for (String id : members) {
       String address = addresses.get(id);
@@ -394,6 +469,9 @@ public final class Connection implements AutoCloseable {
         endpoints.add(e);
       }
     }
+    // A group whose members' addresses are unknown is kept, empty: a watch across namespaces
+    // then goes to one node, which refuses it unless it hosts every group, rather than missing it.
+    byGroup.put(group, List.copyOf(endpoints));
     if (!endpoints.isEmpty()) {
       namespaces.forEach(ns -> into.put(ns, List.copyOf(endpoints)));
     }
@@ -407,9 +485,11 @@ public final class Connection implements AutoCloseable {
       boolean leaseGroups,
       Map<String, Endpoint> byNamespace,
       Map<String, List<Endpoint>> hostsByNamespace,
+      Map<Integer, List<Endpoint>> hostsByGroup,
       long learnedNanos,
       long version) {
-    static final Routes NONE = new Routes(false, Map.of(), Map.of(), System.nanoTime(), 0);
+    static final Routes NONE =
+        new Routes(false, Map.of(), Map.of(), Map.of(), System.nanoTime(), 0);
 
     /**
      * Without the namespaces whose leader is {@code failed}: theirs go to the leader until asked.
@@ -417,7 +497,8 @@ public final class Connection implements AutoCloseable {
     Routes without(Endpoint failed) {
       Map<String, Endpoint> kept = new HashMap<>(byNamespace);
       kept.values().removeIf(e -> e == failed);
-      return new Routes(leaseGroups, Map.copyOf(kept), hostsByNamespace, learnedNanos, version);
+      return new Routes(
+          leaseGroups, Map.copyOf(kept), hostsByNamespace, hostsByGroup, learnedNanos, version);
     }
   }
 

@@ -215,9 +215,22 @@ public final class ResumingWatch implements Watch {
       if (closed) {
         return;
       }
-      endpoint = core.connection().forWatch(Routing.of(options.prefix()));
+      String namespace = Routing.of(options.prefix());
+      Map<Endpoint, List<Integer>> plan =
+          namespace == null ? core.connection().forWatchAcross() : Map.of();
       try {
-        c = endpoint.channel().newCall(LeasesGrpc.getWatchMethod(), CallOptions.DEFAULT);
+        if (plan.size() > 1) {
+          // No node hosts every lease group: one stream per chosen node, merged here.
+          FanInWatchCall fanIn = new FanInWatchCall(plan);
+          endpoint = fanIn.endpoint();
+          c = fanIn;
+        } else {
+          endpoint =
+              plan.isEmpty()
+                  ? core.connection().forWatch(namespace)
+                  : plan.keySet().iterator().next();
+          c = endpoint.channel().newCall(LeasesGrpc.getWatchMethod(), CallOptions.DEFAULT);
+        }
       } catch (RuntimeException shutDown) {
         return; // the client is closing
       }
@@ -406,8 +419,8 @@ public final class ResumingWatch implements Watch {
       if (closed || gen != generation || call == null) {
         return; // closed, superseded, or this stream's end was already handled
       }
+      failedAt = call instanceof FanInWatchCall fanIn ? fanIn.endpoint() : endpoint;
       call = null;
-      failedAt = endpoint;
     }
     switch (status.getCode()) {
       case INVALID_ARGUMENT,
