@@ -4,14 +4,15 @@
 # jepsen-style-tests/target/jepsen/repeat-<schedule>.tsv. Exits non-zero if any run found a
 # violation.
 #
-#   jepsen-style-tests/repeat.sh [short|tls|groups|moves|subsets] [RUNS] [--hog]
+#   jepsen-style-tests/repeat.sh [short|tls|groups|moves|subsets|spread] [RUNS] [--hog]
 #
 # short: the short schedule of `mvn verify` (every supported nemesis once); tls: the mutual-TLS
 # one; groups: the short schedule on nodes started with --lease-groups 3, the workloads'
 # namespaces placed on lease groups, watched per namespace and across every group; moves: the
 # groups schedule with the election's and the partitions' namespaces moving between the lease
 # groups throughout; subsets: moves on five nodes with two lease groups of three each (every
-# node serves the group it is not a member of through that group's members). --hog keeps
+# node serves the group it is not a member of through that group's members); spread: subsets
+# with three lease groups of three, so that no node is a member of every group. --hog keeps
 # every core busy for the whole time (stress-ng if installed, else busy shell
 # loops), because timing faults hide on a quiet machine. The build is installed first (tests
 # skipped), then the runs go through Maven's failsafe like the ITs of `mvn verify`.
@@ -20,9 +21,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 schedule=${1:-short}
 runs=${2:-10}
 hog=${3:-}
-case "$schedule" in short|tls|groups|moves|subsets) ;; *) echo "usage: $0 [short|tls|groups|moves|subsets] [RUNS] [--hog]" >&2; exit 2 ;; esac
+case "$schedule" in short|tls|groups|moves|subsets|spread) ;; *) echo "usage: $0 [short|tls|groups|moves|subsets|spread] [RUNS] [--hog]" >&2; exit 2 ;; esac
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "RUNS: a positive number, got $runs" >&2; exit 2; }
-case "$hog" in ""|--hog) ;; *) echo "usage: $0 [short|tls|groups|moves|subsets] [RUNS] [--hog]" >&2; exit 2 ;; esac
+case "$hog" in ""|--hog) ;; *) echo "usage: $0 [short|tls|groups|moves|subsets|spread] [RUNS] [--hog]" >&2; exit 2 ;; esac
 
 mvn -B -q -DskipTests install -pl jepsen-style-tests -am
 # The runs start node processes from a copy, so a rebuild meanwhile does not change what they run.

@@ -28,8 +28,10 @@ import java.util.TreeMap;
  * stream follows) is held, and so is its stream, until the other stream has passed the move's
  * freeze: the moved names' events stay in order across the two groups.
  *
- * <p>Each stream has at most one message here at a time: the next is asked of it once its message
- * was passed on. The first stream to end ends the call, with the token in the trailers.
+ * <p>Nothing is passed on until every stream has sent a message, so that a watch from now sees
+ * every write after its first message, as on one node. Each stream has at most one message here at
+ * a time: the next is asked of it once its message was passed on. The first stream to end ends the
+ * call, with the token in the trailers.
  */
 final class FanInWatchCall extends ClientCall<WatchRequest, WatchResponse> {
   static final Metadata.Key<byte[]> RESUME_TOKEN =
@@ -65,6 +67,13 @@ final class FanInWatchCall extends ClientCall<WatchRequest, WatchResponse> {
 
   /** Messages that wait for another stream to pass a move's freeze, in the order they came. */
   private final List<Received> held = new ArrayList<>();
+
+  /**
+   * The streams that sent a message: nothing is passed on before each has, so that from the first
+   * message on every group's stream is registered on its node, as one node's stream of every group
+   * is before its first message (a watch from now sees every later write).
+   */
+  private final java.util.Set<Part> answered = new java.util.HashSet<>();
 
   private int demand;
   private boolean ended;
@@ -192,6 +201,7 @@ final class FanInWatchCall extends ClientCall<WatchRequest, WatchResponse> {
       if (ended) {
         return;
       }
+      answered.add(part);
       Received r = new Received(part, message);
       if (waits(message)) {
         held.add(r);
@@ -224,6 +234,9 @@ final class FanInWatchCall extends ClientCall<WatchRequest, WatchResponse> {
    */
   private List<Part> pass() {
     List<Part> ask = new ArrayList<>();
+    if (answered.size() < parts.size()) {
+      return ask;
+    }
     while (!ended && demand > 0 && !ready.isEmpty()) {
       Received r = ready.poll();
       demand--;

@@ -159,6 +159,15 @@ class FanInWatchCallTest {
   }
 
   @Test
+  void nothingIsPassedOnUntilEveryStreamHasAnswered() {
+    start(WatchRequest.newBuilder().setPrefix("").build());
+    metaAndOne.listener.onMessage(message(0, 6));
+    assertEquals(List.of(), outer.sent(), "group 2's stream may not be registered on its node yet");
+    two.listener.onMessage(message(2, 4));
+    assertEquals(List.of("0@6", "2@4"), outer.sent());
+  }
+
+  @Test
   void aMovedNamespacesEventsWaitUntilTheOldGroupsStreamPassedItsFreeze() throws Exception {
     start(
         WatchRequest.newBuilder()
@@ -200,6 +209,8 @@ class FanInWatchCallTest {
             .setResumeToken(token(Map.of(0, 5L, 1, 7L, 2, 3L)))
             .build());
     metaAndOne.listener.onMessage(message(1, 8, "a/x"));
+    two.listener.onMessage(message(2, 3));
+    assertEquals(List.of("1@8", "2@3"), outer.sent());
     Metadata trailers = new Metadata();
     trailers.put(Errors.COMPACT_REVISION, "4");
     two.listener.onClose(Status.OUT_OF_RANGE.withDescription("compacted"), trailers);
@@ -215,7 +226,7 @@ class FanInWatchCallTest {
 
     // Nothing is passed on after the end.
     metaAndOne.listener.onMessage(message(1, 9, "a/y"));
-    assertEquals(List.of("1@8"), outer.sent());
+    assertEquals(List.of("1@8", "2@3"), outer.sent());
 
     // A stream that completes without an error is an end all the same.
     Outer again = new Outer();

@@ -234,6 +234,28 @@ public final class JepsenRun {
    * As {@link #nemeses(Cluster)}, on nodes whose lease groups sit on {@code leaseGroupSize} of them
    * (0: on every node).
    */
+  /**
+   * Whether, as the cluster forms, some node is a member of every lease group: always without a
+   * group size; with one, group k sits on the {@code size} nodes from position (k - 1) × size on,
+   * wrapping (the server's formation).
+   */
+  static boolean someNodeHostsEveryGroup(int nodes, int groups, int size) {
+    if (size == 0) {
+      return true;
+    }
+    for (int node = 0; node < nodes; node++) {
+      boolean all = true;
+      for (int k = 1; k <= groups && all; k++) {
+        int offset = Math.floorMod(node - (k - 1) * size, nodes);
+        all = offset < size;
+      }
+      if (all) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   static List<Nemesis> nemeses(Cluster cluster, int leaseGroupSize) {
     var noPartition = cluster.network().partitionUnsupportedReason();
     var noClock =
@@ -387,7 +409,11 @@ public final class JepsenRun {
     NemesisContext nctx = new NemesisContext(cluster, new Random(config.seed()), clientFaults);
     WorkloadContext wctx = new WorkloadContext(cluster, rec, clientFaults);
     // With moves, lock moves too: its watchers list again when a move ends their watch.
-    WatchWorkload watch = new WatchWorkload(grouped, grouped && config.moves());
+    WatchWorkload watch =
+        new WatchWorkload(
+            grouped,
+            grouped && config.moves(),
+            someNodeHostsEveryGroup(config.nodes(), config.leaseGroups(), config.leaseGroupSize()));
     List<Workload> workloads =
         new ArrayList<>(
             List.of(

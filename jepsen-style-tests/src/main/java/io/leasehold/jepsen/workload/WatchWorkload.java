@@ -22,10 +22,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * it is given, in order.
  *
  * <p>With {@code across}, on a cluster with lease groups, two more watch every name from now (one
- * pinned to the first node, one roaming): their streams interleave every group's events and resume
- * from resume tokens. They are named {@link #ACROSS} plus a suffix, and judged per namespace by
- * {@code AcrossWatchChecker}. The workload returns from {@link #start} once they have started, so
- * every grant of the run comes after their start.
+ * pinned to the first node, unless no node is a member of every lease group, and one roaming):
+ * their streams interleave every group's events and resume from resume tokens. They are named
+ * {@link #ACROSS} plus a suffix, and judged per namespace by {@code AcrossWatchChecker}. The
+ * workload returns from {@link #start} once they have started, so every grant of the run comes
+ * after their start.
  *
  * <p>With {@code relist} ({@code lock} moves between lease groups), a watcher of {@code lock/}
  * whose watch ends because the namespace moved lists {@code lock/} again and watches from that
@@ -45,6 +46,7 @@ public final class WatchWorkload implements Workload {
   public static final String LISTED = "LISTED";
 
   private final boolean across;
+  private final boolean pinnedAcross;
   private final boolean relist;
   private final List<LeaseholdClient> clients = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final List<Watch> watches = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -69,8 +71,21 @@ public final class WatchWorkload implements Workload {
    *     namespace moved
    */
   public WatchWorkload(boolean across, boolean relist) {
+    this(across, relist, true);
+  }
+
+  /**
+   * @param across whether watchers of every name run too (a cluster with lease groups)
+   * @param relist whether a watcher of {@code lock/} lists again when its watch ends because the
+   *     namespace moved
+   * @param pinnedAcross whether one watcher of every name is pinned to the first node: not where no
+   *     node is a member of every lease group, since one node then cannot serve it alone (the
+   *     roaming one merges a stream per group)
+   */
+  public WatchWorkload(boolean across, boolean relist, boolean pinnedAcross) {
     this.across = across;
     this.relist = relist;
+    this.pinnedAcross = pinnedAcross;
   }
 
   @Override
@@ -88,13 +103,15 @@ public final class WatchWorkload implements Workload {
     }
     watch(ctx, "watch-roaming", ctx.client("watcher-roaming"));
     if (across) {
-      List<CountDownLatch> started =
-          List.of(
-              watchEverything(
-                  ctx,
-                  ACROSS + ctx.cluster().node(0).id(),
-                  ctx.client("watcher-across-0", List.of(ctx.cluster().endpoint(0)), false)),
-              watchEverything(ctx, ACROSS + "roaming", ctx.client("watcher-across-roaming")));
+      List<CountDownLatch> started = new java.util.ArrayList<>();
+      if (pinnedAcross) {
+        started.add(
+            watchEverything(
+                ctx,
+                ACROSS + ctx.cluster().node(0).id(),
+                ctx.client("watcher-across-0", List.of(ctx.cluster().endpoint(0)), false)));
+      }
+      started.add(watchEverything(ctx, ACROSS + "roaming", ctx.client("watcher-across-roaming")));
       for (CountDownLatch s : started) {
         try {
           if (!s.await(120, TimeUnit.SECONDS)) {

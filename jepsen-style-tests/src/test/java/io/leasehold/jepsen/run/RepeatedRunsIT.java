@@ -36,19 +36,22 @@ class RepeatedRunsIT {
     String schedule = System.getProperty("jepsen.repeat.schedule", "short");
     boolean tls =
         switch (schedule) {
-          case "short", "groups", "moves", "subsets" -> false;
+          case "short", "groups", "moves", "subsets", "spread" -> false;
           case "tls" -> true;
           default ->
               throw new IllegalArgumentException(
-                  "jepsen.repeat.schedule: short, tls, groups, moves or subsets, got " + schedule);
+                  "jepsen.repeat.schedule: short, tls, groups, moves, subsets or spread, got "
+                      + schedule);
         };
     // groups: the short schedule on nodes with three lease groups (docs/design/multi-raft.md);
     // moves: the same, with namespaces moving between the lease groups throughout; subsets: moves
     // on five nodes with two lease groups of three, each node serving the group it is not a member
-    // of through that group's members.
-    boolean subsets = schedule.equals("subsets");
+    // of through that group's members; spread: subsets with three lease groups of three, so that
+    // no node is a member of every group and a watch of every name merges a stream per group.
+    boolean spread = schedule.equals("spread");
+    boolean subsets = schedule.equals("subsets") || spread;
     boolean moves = schedule.equals("moves") || subsets;
-    int leaseGroups = subsets ? 2 : schedule.equals("groups") || moves ? 3 : 1;
+    int leaseGroups = subsets && !spread ? 2 : schedule.equals("groups") || moves ? 3 : 1;
     int nodes = subsets ? 5 : Runs.nodes();
     int leaseGroupSize = subsets ? 3 : 0;
     Random seeds = new Random(Long.getLong("jepsen.seed", System.nanoTime()));
