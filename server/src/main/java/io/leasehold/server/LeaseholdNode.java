@@ -149,6 +149,20 @@ public final class LeaseholdNode implements AutoCloseable {
               public java.util.List<Integer> reachedGroups() {
                 return consensus.reachedLeaseGroups();
               }
+
+              @Override
+              public java.util.Map<Integer, java.util.List<String>> memberAddresses() {
+                java.util.Map<Integer, java.util.List<String>> out = new java.util.TreeMap<>();
+                for (io.leasehold.server.raft.Consensus.GroupRoute r : consensus.reachedGroups()) {
+                  out.put(
+                      r.number(),
+                      r.members().stream()
+                          .map(consensus::clientAddressOf)
+                          .flatMap(Optional::stream)
+                          .toList());
+                }
+                return out;
+              }
             });
     // Proposes through the consensus made a few lines below, once calls arrive.
     this.acquireWaits = new AcquireWaits(this::propose, name -> consensus().appliesEntriesOf(name));

@@ -268,6 +268,21 @@ class SubsetLeaseGroupsTest {
       assertTrue(
           refused.getStatus().getDescription().contains("not a member"),
           refused.getStatus().getDescription());
+      // Where to go instead: the group's members' client addresses.
+      String trailer =
+          refused
+              .getTrailers()
+              .get(
+                  io.grpc.Metadata.Key.of(
+                      "leasehold-group-members", io.grpc.Metadata.ASCII_STRING_MARSHALLER));
+      assertTrue(trailer != null && trailer.startsWith(group + "="), String.valueOf(trailer));
+      assertEquals(
+          cluster.running().stream()
+              .filter(n -> n.consensus().leaseGroupCores().containsKey(group))
+              .map(LeaseholdNode::clientAddress)
+              .collect(java.util.stream.Collectors.toSet()),
+          java.util.Set.of(trailer.substring(trailer.indexOf('=') + 1).split(",")),
+          trailer);
     }
 
     // A watch of some groups only, for a client merging one stream per group: the outsider serves

@@ -1,5 +1,6 @@
 package io.leasehold.server.watch;
 
+import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -50,6 +51,14 @@ public final class GroupWatches implements WatchService {
      */
     default List<Integer> reachedGroups() {
       return hostedGroups();
+    }
+
+    /**
+     * The client addresses of each lease group's members, as this node last learned them, for the
+     * groups it reaches through their members; empty where it hosts every group.
+     */
+    default Map<Integer, List<String>> memberAddresses() {
+      return Map.of();
     }
   }
 
@@ -414,15 +423,30 @@ public final class GroupWatches implements WatchService {
    * member of {@code groups}. UNAVAILABLE, so that a client tries another node; the SDK's watches
    * do.
    */
-  private static StatusRuntimeException notHosted(List<Integer> groups, String why) {
+  private StatusRuntimeException notHosted(List<Integer> groups, String why) {
+    Map<Integer, List<String>> addresses = placements.memberAddresses();
+    StringBuilder members = new StringBuilder();
+    for (int g : groups) {
+      List<String> of = addresses.getOrDefault(g, List.of());
+      if (!of.isEmpty()) {
+        members.append(members.length() == 0 ? "" : ";").append(g).append('=');
+        members.append(String.join(",", of));
+      }
+    }
+    Metadata trailers = new Metadata();
+    if (members.length() > 0) {
+      trailers.put(WatchTrailers.GROUP_MEMBERS, members.toString());
+    }
     return Status.UNAVAILABLE
         .withDescription(
             why
                 + " lease "
                 + (groups.size() == 1 ? "group " + groups.get(0) : "groups " + groups)
-                + ", which this node is not a member of: watch through a member (leasehold"
-                + " cluster groups lists each group's members)")
-        .asRuntimeException();
+                + ", which this node is not a member of: watch through a member (trailer "
+                + WatchTrailers.GROUP_MEMBERS.name()
+                + " names them; a watch across namespaces may follow some groups on each, with"
+                + " groups set)")
+        .asRuntimeException(trailers);
   }
 
   private static StatusRuntimeException invalid(String rule) {

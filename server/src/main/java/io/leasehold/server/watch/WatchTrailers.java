@@ -17,6 +17,13 @@ final class WatchTrailers {
   static final Metadata.Key<byte[]> RESUME_TOKEN =
       Metadata.Key.of("leasehold-resume-token-bin", Metadata.BINARY_BYTE_MARSHALLER);
 
+  /**
+   * A watch a node cannot serve, for it is not a member of the groups it follows: each such lease
+   * group and its members' client addresses, as {@code 1=host:port,host:port;3=host:port}.
+   */
+  static final Metadata.Key<String> GROUP_MEMBERS =
+      Metadata.Key.of("leasehold-group-members", Metadata.ASCII_STRING_MARSHALLER);
+
   private WatchTrailers() {}
 
   static Metadata compactRevision(long revision) {
