@@ -46,6 +46,9 @@ final class FanInWatchCall extends ClientCall<WatchRequest, WatchResponse> {
     final List<Integer> groups;
     final ClientCall<WatchRequest, WatchResponse> call;
 
+    /** When it was asked for a message it has not sent yet; 0 while it has none to send. */
+    volatile long askedNanos;
+
     Part(Target t) {
       this.endpoint = t.endpoint();
       this.groups = List.copyOf(t.groups());
@@ -56,6 +59,7 @@ final class FanInWatchCall extends ClientCall<WatchRequest, WatchResponse> {
   private record Received(Part part, WatchResponse message) {}
 
   private final List<Part> parts = new ArrayList<>();
+  private final java.util.function.LongSupplier clock;
   private Listener<WatchResponse> listener;
 
   // Guarded by this.
@@ -95,7 +99,29 @@ final class FanInWatchCall extends ClientCall<WatchRequest, WatchResponse> {
   }
 
   FanInWatchCall(List<Target> targets) {
+    this(targets, System::nanoTime);
+  }
+
+  FanInWatchCall(List<Target> targets, java.util.function.LongSupplier clock) {
+    this.clock = clock;
     targets.forEach(t -> parts.add(new Part(t)));
+  }
+
+  /**
+   * How long the stream silent the longest has been asked for a message and sent none. A node sends
+   * each stream its progress within a second when idle, so a long silence is a stream that died;
+   * the other streams' messages do not show it, so the watch checks this as well.
+   */
+  long silentNanos() {
+    long now = clock.getAsLong();
+    long longest = 0;
+    for (Part p : parts) {
+      long asked = p.askedNanos;
+      if (asked != 0) {
+        longest = Math.max(longest, now - asked);
+      }
+    }
+    return longest;
   }
 
   /** The node whose stream ended the call first; the first node before then. */
@@ -131,6 +157,7 @@ final class FanInWatchCall extends ClientCall<WatchRequest, WatchResponse> {
             }
           },
           h);
+      p.askedNanos = clock.getAsLong();
       p.call.request(1);
     }
   }
@@ -196,6 +223,7 @@ final class FanInWatchCall extends ClientCall<WatchRequest, WatchResponse> {
   }
 
   private void received(Part part, WatchResponse message) {
+    part.askedNanos = 0;
     List<Part> ask;
     synchronized (this) {
       if (ended) {
@@ -262,6 +290,7 @@ final class FanInWatchCall extends ClientCall<WatchRequest, WatchResponse> {
 
   private void ask(List<Part> ask) {
     for (Part p : ask) {
+      p.askedNanos = clock.getAsLong();
       try {
         p.call.request(1);
       } catch (RuntimeException gone) {

@@ -545,6 +545,10 @@ public final class ResumingWatch implements Watch {
       c = call;
     }
     long silent = System.nanoTime() - lastMessageNanos;
+    if (c instanceof FanInWatchCall fanIn) {
+      // One group's stream can die while the others' messages keep this watch busy.
+      silent = Math.max(silent, fanIn.silentNanos());
+    }
     if (c != null && silent > core.settings().watchSilenceTimeout().toNanos()) {
       c.cancel("no message for " + silent / 1_000_000 + " ms", null);
     }

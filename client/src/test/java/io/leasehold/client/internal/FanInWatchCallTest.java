@@ -102,12 +102,15 @@ class FanInWatchCallTest {
   private final Fake two = new Fake();
   private final Outer outer = new Outer();
 
+  private final long[] now = {1_000};
+
   private FanInWatchCall start(WatchRequest request) {
     FanInWatchCall call =
         new FanInWatchCall(
             List.of(
                 new FanInWatchCall.Target(null, metaAndOne.channel(), List.of(0, 1)),
-                new FanInWatchCall.Target(null, two.channel(), List.of(2))));
+                new FanInWatchCall.Target(null, two.channel(), List.of(2))),
+            () -> now[0]);
     outer.call = call;
     call.start(outer, new Metadata());
     call.request(1);
@@ -165,6 +168,20 @@ class FanInWatchCallTest {
     assertEquals(List.of(), outer.sent(), "group 2's stream may not be registered on its node yet");
     two.listener.onMessage(message(2, 4));
     assertEquals(List.of("0@6", "2@4"), outer.sent());
+  }
+
+  @Test
+  void aStreamAskedForAMessageThatSendsNoneIsSilent() {
+    FanInWatchCall call = start(WatchRequest.newBuilder().setPrefix("").build());
+    now[0] = 6_000;
+    assertEquals(5_000, call.silentNanos(), "both asked at 1,000");
+    metaAndOne.listener.onMessage(message(0, 6));
+    now[0] = 8_000;
+    assertEquals(7_000, call.silentNanos(), "group 2's stream still owes its first message");
+    two.listener.onMessage(message(2, 4));
+    assertEquals(0, call.silentNanos(), "both passed on and asked again just now");
+    now[0] = 9_500;
+    assertEquals(1_500, call.silentNanos());
   }
 
   @Test
