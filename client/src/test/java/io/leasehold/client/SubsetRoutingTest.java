@@ -55,16 +55,7 @@ class SubsetRoutingTest {
   void writesGoToTheGroupsLeaderAndWatchesToAMember() throws Exception {
     // Lease group 1 on n1, n2, n3; lease group 2 on n4, n5, n1.
     cluster = TestCluster.start(5, dir, b -> b.leaseGroups(2).leaseGroupSize(3));
-    await(
-        "every hosted group led, log format 6 on every node",
-        WAIT,
-        () ->
-            cluster.running().stream()
-                .allMatch(
-                    n ->
-                        n.consensus().logFormat() >= LogFormat.GROUPS
-                            && n.consensus().groups().stream()
-                                .allMatch(g -> g.leaderId().isPresent())));
+    awaitFormed();
     cluster.acquireRetrying(
         "n4", io.leasehold.server.Requests.acquire("beta/first", "runner", 60), WAIT);
     await(
@@ -119,16 +110,7 @@ class SubsetRoutingTest {
   void aWatchAcrossNamespacesMergesAStreamPerGroupWhereNoNodeHostsEveryGroup() throws Exception {
     // Lease group 1 on n1, n2, n3; 2 on n4, n5, n1; 3 on n2, n3, n4: no node is a member of all.
     cluster = TestCluster.start(5, dir, b -> b.leaseGroups(3).leaseGroupSize(3));
-    await(
-        "every hosted group led, log format 6 on every node",
-        WAIT,
-        () ->
-            cluster.running().stream()
-                .allMatch(
-                    n ->
-                        n.consensus().logFormat() >= LogFormat.GROUPS
-                            && n.consensus().groups().stream()
-                                .allMatch(g -> g.leaderId().isPresent())));
+    awaitFormed();
     // alpha in lease group 1, beta in lease group 3, which the client's home node n1 is not in.
     Map<String, Integer> home = Map.of("alpha", 1, "beta", 3);
     for (Map.Entry<String, Integer> ns : home.entrySet()) {
@@ -214,6 +196,20 @@ class SubsetRoutingTest {
               .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)),
           "no event delivered twice");
     }
+  }
+
+  /** Every node at log format 6, each group it hosts led. */
+  private void awaitFormed() {
+    await(
+        "every hosted group led, log format 6 on every node",
+        WAIT,
+        () ->
+            cluster.running().stream()
+                .allMatch(
+                    n ->
+                        n.consensus().logFormat() >= LogFormat.GROUPS
+                            && n.consensus().groups().stream()
+                                .allMatch(g -> g.leaderId().isPresent())));
   }
 
   private static boolean seen(List<WatchEvent> events, String name) {

@@ -256,14 +256,7 @@ class SubsetLeaseGroupsTest {
     // so does one that hosts only some of the groups, for a watch across namespaces.
     for (String prefix : List.of("alpha/", "")) {
       StatusRuntimeException refused =
-          assertThrows(
-              StatusRuntimeException.class,
-              () ->
-                  cluster
-                      .leases(outsider)
-                      .withDeadlineAfter(WAIT.toSeconds(), TimeUnit.SECONDS)
-                      .watch(WatchRequest.newBuilder().setPrefix(prefix).build())
-                      .hasNext());
+          refusedWatch(outsider, WatchRequest.newBuilder().setPrefix(prefix).build());
       assertEquals(Status.Code.UNAVAILABLE, refused.getStatus().getCode(), refused.toString());
       assertTrue(
           refused.getStatus().getDescription().contains("not a member"),
@@ -314,15 +307,7 @@ class SubsetLeaseGroupsTest {
             WatchRequest.newBuilder().setPrefix("beta/").addGroups(own).build(),
             Status.Code.INVALID_ARGUMENT);
     for (Map.Entry<WatchRequest, Status.Code> r : refusals.entrySet()) {
-      StatusRuntimeException refused =
-          assertThrows(
-              StatusRuntimeException.class,
-              () ->
-                  cluster
-                      .leases(outsider)
-                      .withDeadlineAfter(WAIT.toSeconds(), TimeUnit.SECONDS)
-                      .watch(r.getKey())
-                      .hasNext());
+      StatusRuntimeException refused = refusedWatch(outsider, r.getKey());
       assertEquals(r.getValue(), refused.getStatus().getCode(), refused.toString());
       if (r.getValue() == Status.Code.INVALID_ARGUMENT) {
         assertTrue(
@@ -363,6 +348,18 @@ class SubsetLeaseGroupsTest {
     assertTrue(
         kept.getStatus().getDescription().contains("lease groups [1]"),
         kept.getStatus().getDescription());
+  }
+
+  /** How node {@code id} ends a watch it refuses. */
+  private StatusRuntimeException refusedWatch(String id, WatchRequest request) {
+    return assertThrows(
+        StatusRuntimeException.class,
+        () ->
+            cluster
+                .leases(id)
+                .withDeadlineAfter(WAIT.toSeconds(), TimeUnit.SECONDS)
+                .watch(request)
+                .hasNext());
   }
 
   private AcquireResponse acquireRetrying(
