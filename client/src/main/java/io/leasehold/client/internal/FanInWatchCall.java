@@ -230,6 +230,7 @@ final class FanInWatchCall extends ClientCall<WatchRequest, WatchResponse> {
         return;
       }
       answered.add(part);
+      learnPositions(part, message);
       Received r = new Received(part, message);
       if (waits(message)) {
         held.add(r);
@@ -240,6 +241,39 @@ final class FanInWatchCall extends ClientCall<WatchRequest, WatchResponse> {
     }
     ask(ask);
     flush();
+  }
+
+  /**
+   * A watch from now learns where each group's stream started from that stream's messages, so that
+   * the first token passed on already holds every group (a token without a group resumes it from
+   * its first revision). Each message's token holds every group of its stream: the others as they
+   * stood before it (none of their messages is waiting here, one message a stream at a time), its
+   * own group up to it, so before it, for a message with events, their first revision less one.
+   * Under this.
+   */
+  private void learnPositions(Part part, WatchResponse message) {
+    if (message.getResumeToken().isEmpty()) {
+      return;
+    }
+    Map<Integer, Long> positions;
+    try {
+      positions = ResumeToken.parseFrom(message.getResumeToken()).getThroughMap();
+    } catch (InvalidProtocolBufferException e) {
+      return; // not a token: the group's position is learned as its messages are passed on
+    }
+    for (Map.Entry<Integer, Long> p : positions.entrySet()) {
+      int g = p.getKey();
+      if (!part.groups.contains(g) || through.containsKey(g)) {
+        continue;
+      }
+      if (g != message.getGroup()) {
+        through.put(g, p.getValue());
+      } else if (message.getEventsCount() > 0) {
+        through.put(g, message.getEvents(0).getRevision() - 1);
+      } else {
+        through.put(g, message.getRevision());
+      }
+    }
   }
 
   /**

@@ -171,6 +171,27 @@ class FanInWatchCallTest {
   }
 
   @Test
+  void theFirstTokenOfAWatchFromNowHoldsEveryGroup() throws Exception {
+    start(WatchRequest.newBuilder().setPrefix("").build());
+    metaAndOne.listener.onMessage(
+        message(0, 6).toBuilder().setResumeToken(token(Map.of(0, 6L, 1, 3L))).build());
+    two.listener.onMessage(
+        WatchResponse.newBuilder()
+            .setGroup(2)
+            .setRevision(9)
+            .addEvents(Event.newBuilder().setName("b/y").setRevision(8))
+            .addEvents(Event.newBuilder().setName("b/z").setRevision(9))
+            .setResumeToken(token(Map.of(2, 9L)))
+            .build());
+    assertEquals(List.of("0@6", "2@9"), outer.sent());
+    assertEquals(
+        Map.of(0, 6L, 1, 3L, 2, 7L),
+        through(outer.messages.get(0)),
+        "group 2 from before its first message's events: a resume there misses none of them");
+    assertEquals(Map.of(0, 6L, 1, 3L, 2, 9L), through(outer.messages.get(1)));
+  }
+
+  @Test
   void aStreamAskedForAMessageThatSendsNoneIsSilent() {
     FanInWatchCall call = start(WatchRequest.newBuilder().setPrefix("").build());
     now[0] = 6_000;
