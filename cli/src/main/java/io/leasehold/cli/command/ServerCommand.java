@@ -309,16 +309,16 @@ public final class ServerCommand implements Callable<Integer> {
       description = "Removed: ignored, with a warning.")
   Duration commitPushDelay;
 
-  /** Hidden until the fault schedule on subsets of the nodes has passed many runs in a row. */
   @Option(
       names = "--lease-group-size",
       paramLabel = "R",
-      hidden = true,
       defaultValue = "0",
       description =
-          "How many of the peers each lease group sits on when the cluster forms (default 0:"
-              + " every peer). R puts lease group k on R consecutive peers of --peers; a node"
-              + " serves the groups it does not host through their members.")
+          "How many of the peers each lease group sits on when the cluster forms (default:"
+              + " ${DEFAULT-VALUE}; 0 is every peer, else an odd number from 3 up to the peers,"
+              + " with --lease-groups above 1). R puts lease group k on R consecutive peers of"
+              + " --peers; a node serves the groups it does not host through their members. The"
+              + " same R on every member.")
   int leaseGroupSize;
 
   /** For the fault tests: small parts make namespace moves stage their state in parts. */

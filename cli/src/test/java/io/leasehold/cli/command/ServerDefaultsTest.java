@@ -33,6 +33,7 @@ class ServerDefaultsTest {
           entry("--peer-port", c -> c.self().peerPort()),
           entry("--cluster-name", NodeConfig::clusterName),
           entry("--lease-groups", NodeConfig::leaseGroups),
+          entry("--lease-group-size", NodeConfig::leaseGroupSize),
           entry("--election-timeout-min", NodeConfig::electionTimeoutMin),
           entry("--election-timeout-max", NodeConfig::electionTimeoutMax),
           entry("--tick-interval", NodeConfig::tickInterval),
