@@ -13,9 +13,12 @@ import io.leasehold.proto.v1.WatchRequest;
 import io.leasehold.proto.v1.WatchResponse;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.LongSupplier;
 
 /**
  * A watch across namespaces where no node is a member of every lease group: one stream per node
@@ -59,7 +62,7 @@ final class FanInWatchCall extends ClientCall<WatchRequest, WatchResponse> {
   private record Received(Part part, WatchResponse message) {}
 
   private final List<Part> parts = new ArrayList<>();
-  private final java.util.function.LongSupplier clock;
+  private final LongSupplier clock;
   private Listener<WatchResponse> listener;
 
   // Guarded by this.
@@ -77,7 +80,7 @@ final class FanInWatchCall extends ClientCall<WatchRequest, WatchResponse> {
    * message on every group's stream is registered on its node, as one node's stream of every group
    * is before its first message (a watch from now sees every later write).
    */
-  private final java.util.Set<Part> answered = new java.util.HashSet<>();
+  private final Set<Part> answered = new HashSet<>();
 
   private int demand;
   private boolean ended;
@@ -102,7 +105,7 @@ final class FanInWatchCall extends ClientCall<WatchRequest, WatchResponse> {
     this(targets, System::nanoTime);
   }
 
-  FanInWatchCall(List<Target> targets, java.util.function.LongSupplier clock) {
+  FanInWatchCall(List<Target> targets, LongSupplier clock) {
     this.clock = clock;
     targets.forEach(t -> parts.add(new Part(t)));
   }

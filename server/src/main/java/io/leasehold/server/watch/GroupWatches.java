@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -397,7 +398,7 @@ public final class GroupWatches implements WatchService {
       all.addAll(reached);
       return all;
     }
-    java.util.TreeSet<Integer> named = new java.util.TreeSet<>();
+    TreeSet<Integer> named = new TreeSet<>();
     for (int g : request.getGroupsList()) {
       if (g != 0 && !reached.contains(g)) {
         throw Status.INVALID_ARGUMENT
