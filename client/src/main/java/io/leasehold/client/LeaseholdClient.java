@@ -199,6 +199,10 @@ public final class LeaseholdClient implements AutoCloseable {
   /**
    * As {@link #acquireAll}, all or nothing: every name is granted in one replicated entry, or none
    * is — the refused names say why, and the others are {@link AcquireAllResult#skipped() skipped}.
+   * The caller gets every lease or none: if one granted name cannot be handed over (its answer came
+   * after its TTL ran out here, or it came back with the token of an earlier lease of this client
+   * whose release was never confirmed, which the client gives back), the call fails with {@link
+   * LeaseLostException} and every lease granted with it is released.
    *
    * @param names at most 1,000 distinct lease names, {@code namespace/rest}
    * @param options TTL and attributes of every lease (the wait bound is ignored: it never waits)

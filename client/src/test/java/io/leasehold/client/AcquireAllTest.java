@@ -12,6 +12,9 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -112,6 +115,76 @@ class AcquireAllTest {
           a.blocking().acquireAllOrNothing(List.of("shard/4", "shard/5"), LeaseOptions.defaults());
       assertTrue(all.allGranted());
       assertEquals(2, all.granted().size());
+    }
+  }
+
+  /**
+   * A fault run found it: a release this client could not confirm left its lease on the cluster,
+   * and an all-or-nothing call granted every name in one entry, that one with its old token. The
+   * client gives such a grant back (no two handles share a token); asking for that name alone then
+   * met another holder, and the call answered some names granted and one not. The test holds or
+   * lets through each call that matters, so every run takes the same path.
+   */
+  @Test
+  void aNameGrantedWithAnEarlierHandlesTokenIsNeverAskedForAloneUnderAllOrNothing()
+      throws Exception {
+    Partition cutOff = new Partition();
+    CallGate acquires = new CallGate("leasehold.v1.Leases/Acquire", CallGate.Side.REQUEST);
+    List<String> names = List.of("reuse/0", "reuse/1", "reuse/2");
+    try (LeaseholdClient a =
+            Fixtures.client(
+                cluster,
+                c ->
+                    c.interceptor(cutOff)
+                        .interceptor(acquires)
+                        .requestTimeout(Duration.ofSeconds(2)));
+        LeaseholdClient b = Fixtures.client(cluster)) {
+      Lease earlier = a.blocking().acquire("reuse/2", ttl(30));
+      // Its release never reaches the cluster: the handle ends unconfirmed, the lease stays.
+      cutOff.cut();
+      assertThrows(ExecutionException.class, () -> earlier.release().get(30, TimeUnit.SECONDS));
+      cutOff.heal();
+      assertEquals(earlier.token(), b.blocking().get("reuse/2").orElseThrow().token());
+
+      acquires.close();
+      CompletableFuture<AcquireAllResult> pending = a.acquireAllOrNothing(names, ttl(30));
+      // The grant of reuse/2 carries the earlier token and is given back. Before the fix the
+      // client then asked for reuse/2 alone: that Acquire is held until another holder has it.
+      Fixtures.await(
+          "the call to end, or an Acquire of the given-back name",
+          Duration.ofSeconds(30),
+          () -> pending.isDone() || acquires.heldCalls() > 0);
+      if (acquires.heldCalls() > 0) {
+        Fixtures.await(
+            "another holder to take the given-back name",
+            Duration.ofSeconds(30),
+            () -> b.blocking().tryAcquire("reuse/2", ttl(30)).isGranted());
+      }
+      acquires.open();
+      Set<String> handedOver;
+      try {
+        AcquireAllResult r = pending.get(30, TimeUnit.SECONDS);
+        assertTrue(
+            r.allGranted() || r.granted().isEmpty(),
+            () -> "all or nothing answered some: granted " + r.granted().keySet());
+        handedOver = r.granted().keySet();
+      } catch (ExecutionException failed) {
+        assertInstanceOf(LeaseLostException.class, failed.getCause(), failed::toString);
+        handedOver = Set.of();
+      }
+      Set<String> kept = handedOver;
+      Fixtures.await(
+          "what the call did not hand over to be given back",
+          Duration.ofSeconds(30),
+          () ->
+              names.stream()
+                  .filter(name -> !kept.contains(name))
+                  .noneMatch(
+                      name ->
+                          b.blocking()
+                              .get(name)
+                              .filter(l -> l.holder().equals(a.holder()))
+                              .isPresent()));
     }
   }
 

@@ -1,5 +1,6 @@
 package io.leasehold.client.internal;
 
+import io.leasehold.client.LeaseLostException;
 import io.leasehold.client.LeaseOptions;
 import io.leasehold.client.LeaseholdException;
 import io.leasehold.proto.v1.AcquireManyItem;
@@ -32,7 +33,8 @@ import java.util.concurrent.ScheduledFuture;
  * of its own.
  *
  * <p>All or nothing: if a name was answered without a call, nothing is sent and every name that
- * joined is {@link Outcome#SKIPPED}, as the cluster would have answered.
+ * joined is {@link Outcome#SKIPPED}, as the cluster would have answered. A name whose slot asks
+ * again after the batch went fails, and the whole call with it.
  */
 final class AcquireBatch {
   private final ClientCore core;
@@ -52,7 +54,12 @@ final class AcquireBatch {
     this.allOrNothing = allOrNothing;
   }
 
-  /** The attempt of {@code name}'s waiter: joins the batch, or after it went, an Acquire alone. */
+  /**
+   * The attempt of {@code name}'s waiter: joins the batch, or after it went, an Acquire alone. All
+   * or nothing never asks for one name alone: that could get it where the others were not, or miss
+   * it where they were. Such a name fails instead, and the others granted with it are given back
+   * ({@link Deliveries#deliverAll}).
+   */
   CompletableFuture<Calls.Sent<Grant>> attempt(String name) {
     CompletableFuture<Calls.Sent<Grant>> f;
     synchronized (this) {
@@ -64,6 +71,14 @@ final class AcquireBatch {
       }
     }
     if (f == null) {
+      if (allOrNothing) {
+        return CompletableFuture.failedFuture(
+            new LeaseLostException(
+                name
+                    + ": granted with the token of an earlier lease of this client whose release"
+                    + " was not confirmed, so given back; all or nothing does not ask for one name"
+                    + " alone"));
+      }
       return core.acquireAttempt(name, options, Duration.ZERO);
     }
     sendIfComplete();
