@@ -255,7 +255,9 @@ final class FanInWatchCall extends ClientCall<WatchRequest, WatchResponse> {
    * Under this.
    */
   private void learnPositions(Part part, WatchResponse message) {
-    if (message.getResumeToken().isEmpty()) {
+    // Known already (from this stream's first message, or from the token resumed from): the
+    // token of every later message is not parsed.
+    if (message.getResumeToken().isEmpty() || through.keySet().containsAll(part.groups)) {
       return;
     }
     Map<Integer, Long> positions;
